@@ -1,0 +1,10 @@
+/* mxp — mixed-precision numerics.  The umbrella header: include this one. */
+#ifndef MXP_H
+#define MXP_H
+
+#include "mxp/common.h"
+#include "mxp/dtype.h"
+#include "mxp/convert.h"
+#include "mxp/cpu.h"
+
+#endif

@@ -1,0 +1,54 @@
+/* mxp — CPU features and the ISA level used by optimized kernels. */
+#ifndef MXP_CPU_H
+#define MXP_CPU_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernel levels, each including the ones before it. */
+typedef enum mxp_isa {
+    MXP_ISA_SCALAR = 0,  /* portable reference code */
+    MXP_ISA_AVX2,        /* AVX2 + FMA + F16C */
+    MXP_ISA_AVX512,      /* AVX-512 F/BW/VL/DQ (+ F16C) */
+    MXP_ISA_AVX512BF16,  /* + AVX512_BF16 and AVX512_VNNI */
+    MXP_ISA_COUNT
+} mxp_isa;
+
+/* Feature bits (CPUID and OS support via XCR0 both checked). */
+#define MXP_CPU_SSE2        (1ull << 0)
+#define MXP_CPU_AVX         (1ull << 1)
+#define MXP_CPU_AVX2        (1ull << 2)
+#define MXP_CPU_FMA         (1ull << 3)
+#define MXP_CPU_F16C        (1ull << 4)
+#define MXP_CPU_AVX512F     (1ull << 5)
+#define MXP_CPU_AVX512BW    (1ull << 6)
+#define MXP_CPU_AVX512VL    (1ull << 7)
+#define MXP_CPU_AVX512DQ    (1ull << 8)
+#define MXP_CPU_AVX512BF16  (1ull << 9)
+#define MXP_CPU_AVX512VNNI  (1ull << 10)
+#define MXP_CPU_AVX512FP16  (1ull << 11)
+#define MXP_CPU_AVXVNNI     (1ull << 12)
+
+MXP_API uint64_t mxp_cpu_features(void);
+/* Names of the detected features, space separated: "sse2 avx avx2 ...". */
+MXP_API const char *mxp_cpu_features_string(void);
+/* Model string from CPUID ("AMD EPYC 9R14 ..."), "" where unknown. */
+MXP_API const char *mxp_cpu_brand(void);
+
+/* The highest level this machine supports. */
+MXP_API mxp_isa mxp_isa_supported(void);
+/* The level kernels use now: min(supported, MXP_ISA env, mxp_set_isa). */
+MXP_API mxp_isa mxp_isa_current(void);
+/* Caps the level for this process (tests use it to run every level).
+ * A level above the supported one is capped to it. */
+MXP_API mxp_status mxp_set_isa(mxp_isa level);
+MXP_API const char *mxp_isa_name(mxp_isa level); /* "scalar", "avx2", "avx512", "avx512bf16" */
+MXP_API mxp_isa mxp_isa_from_name(const char *name); /* MXP_ISA_COUNT if unknown */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,28 @@
+/* Internal: the table of SIMD conversion kernels and how one is chosen. */
+#ifndef MXP_CONVERT_CONFIG_H
+#define MXP_CONVERT_CONFIG_H
+
+#include "convert/convert-kernel.h"
+#include "mxp/cpu.h"
+
+/* Rounding modes a kernel implements, as a bit set of (1 << mxp_rounding). */
+#define MXP_MODES_RNE (1u << MXP_ROUND_NEAREST_EVEN)
+#define MXP_MODES_ALL ((1u << MXP_ROUNDING_COUNT) - 1)
+#define MXP_MODES_EXACT MXP_MODES_ALL /* widening: every mode gives the same result */
+
+typedef struct mxp_cvt_kernel {
+    mxp_dtype dst, src;
+    mxp_isa isa;
+    unsigned modes;
+    mxp_cvt_fn fn;
+    const char *name;
+} mxp_cvt_kernel;
+
+/* The most capable kernel at or below `isa` for the pair and mode, or NULL
+ * (then the reference converter is used). */
+const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa);
+
+/* All kernels, for tests and `mxp info`. */
+const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);
+
+#endif

@@ -1,0 +1,65 @@
+/* Internal: what a conversion kernel is given, and the stochastic-rounding
+ * random stream every implementation (reference and SIMD) shares.
+ * Kernels include this and nothing above it. */
+#ifndef MXP_CONVERT_KERNEL_H
+#define MXP_CONVERT_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mxp/convert.h"
+
+typedef struct mxp_cvt_params {
+    mxp_rounding rounding;
+    mxp_overflow overflow;
+    uint64_t seed;
+    uint64_t index0;          /* logical index of element 0 (stochastic rounding) */
+    mxp_convert_flags *flags; /* only the reference path counts; kernels see NULL */
+} mxp_cvt_params;
+
+/* Converts n contiguous elements.  Kernels never validate and never fail. */
+typedef void (*mxp_cvt_fn)(void *dst, const void *src, size_t n, const mxp_cvt_params *p);
+
+/* Stochastic rounding draws 32 random bits r per element from (seed, index):
+ * the magnitude rounds up iff r < floor(frac * 2^32), frac being the
+ * discarded part of an ulp.  The stream depends only on seed and the element
+ * index, so thread count and ISA cannot change a result.  SIMD kernels
+ * compute the same three multiply-xorshift rounds lane by lane.
+ *   key1, key2 = two 32-bit halves of splitmix64(seed ^ hi32(index))
+ *   r = mix(mix(lo32(index) + key1) ^ key2)                                  */
+static inline uint64_t mxp_splitmix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+typedef struct mxp_sr_key { uint32_t k1, k2; } mxp_sr_key;
+
+static inline mxp_sr_key mxp_sr_key_for(uint64_t seed, uint64_t index)
+{
+    uint64_t z = mxp_splitmix64(seed ^ ((index >> 32) * 0xd1b54a32d192ed03ull));
+    mxp_sr_key k = { (uint32_t)z, (uint32_t)(z >> 32) };
+    return k;
+}
+
+/* lowbias32 (C. Wellons' hash-prospector) then one more round. */
+static inline uint32_t mxp_sr_mix(uint32_t x, mxp_sr_key k)
+{
+    x += k.k1;
+    x ^= x >> 16; x *= 0x7feb352du;
+    x ^= x >> 15; x *= 0x846ca68bu;
+    x ^= x >> 16;
+    x ^= k.k2;
+    x *= 0x9e3779b1u;
+    x ^= x >> 16;
+    return x;
+}
+
+static inline uint32_t mxp_sr_random(uint64_t seed, uint64_t index)
+{
+    return mxp_sr_mix((uint32_t)index, mxp_sr_key_for(seed, index));
+}
+
+#endif

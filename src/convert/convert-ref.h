@@ -1,0 +1,13 @@
+/* Internal: the portable reference converter.  Every pair, every mode,
+ * exactly one rounding from the exact source value.  It is the twin that
+ * every SIMD kernel is tested against, and the path taken when counters are
+ * requested or no kernel exists. */
+#ifndef MXP_CONVERT_REF_H
+#define MXP_CONVERT_REF_H
+
+#include "convert/convert-kernel.h"
+
+void mxp_convert_ref(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
+                     size_t n, const mxp_cvt_params *p);
+
+#endif

@@ -1,0 +1,223 @@
+/* mxp_convert: argument checks, dispatch to the best kernel for the pair,
+ * mode and ISA level, and the strided variant. */
+#include <string.h>
+#include <strings.h>
+
+#include "convert/convert-config.h"
+#include "convert/convert-ref.h"
+#include "core/error.h"
+#include "mxp/cpu.h"
+
+static const char *const rounding_names[MXP_ROUNDING_COUNT] = {
+    "nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic",
+};
+static const char *const overflow_names[MXP_OVERFLOW_COUNT] = { "inf", "saturate" };
+
+const char *mxp_rounding_name(mxp_rounding r)
+{
+    return (unsigned)r < MXP_ROUNDING_COUNT ? rounding_names[r] : "invalid";
+}
+
+mxp_rounding mxp_rounding_from_name(const char *name)
+{
+    static const struct { const char *name; mxp_rounding r; } aliases[] = {
+        { "rne", MXP_ROUND_NEAREST_EVEN }, { "nearest", MXP_ROUND_NEAREST_EVEN },
+        { "rna", MXP_ROUND_NEAREST_AWAY }, { "rtz", MXP_ROUND_TOWARD_ZERO },
+        { "zero", MXP_ROUND_TOWARD_ZERO }, { "truncate", MXP_ROUND_TOWARD_ZERO },
+        { "ru", MXP_ROUND_UP }, { "ceil", MXP_ROUND_UP }, { "rd", MXP_ROUND_DOWN },
+        { "floor", MXP_ROUND_DOWN }, { "sr", MXP_ROUND_STOCHASTIC },
+    };
+    if (!name)
+        return MXP_ROUNDING_COUNT;
+    for (int i = 0; i < MXP_ROUNDING_COUNT; i++) {
+        if (!strcasecmp(name, rounding_names[i]))
+            return (mxp_rounding)i;
+    }
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        if (!strcasecmp(name, aliases[i].name))
+            return aliases[i].r;
+    }
+    return MXP_ROUNDING_COUNT;
+}
+
+const char *mxp_overflow_name(mxp_overflow o)
+{
+    return (unsigned)o < MXP_OVERFLOW_COUNT ? overflow_names[o] : "invalid";
+}
+
+mxp_overflow mxp_overflow_from_name(const char *name)
+{
+    if (!name)
+        return MXP_OVERFLOW_COUNT;
+    for (int i = 0; i < MXP_OVERFLOW_COUNT; i++) {
+        if (!strcasecmp(name, overflow_names[i]))
+            return (mxp_overflow)i;
+    }
+    if (!strcasecmp(name, "ieee"))
+        return MXP_OVERFLOW_INF;
+    if (!strcasecmp(name, "sat") || !strcasecmp(name, "satfinite"))
+        return MXP_OVERFLOW_SATURATE;
+    return MXP_OVERFLOW_COUNT;
+}
+
+static mxp_status check_opts(const mxp_convert_opts *opts)
+{
+    if (!opts)
+        return MXP_OK;
+    if ((unsigned)opts->rounding >= MXP_ROUNDING_COUNT)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT,
+                         "rounding mode %d is not one of mxp_rounding's (0..%d)",
+                         (int)opts->rounding, MXP_ROUNDING_COUNT - 1);
+    if ((unsigned)opts->overflow >= MXP_OVERFLOW_COUNT)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT,
+                         "overflow mode %d is not one of mxp_overflow's (0..%d)",
+                         (int)opts->overflow, MXP_OVERFLOW_COUNT - 1);
+    return MXP_OK;
+}
+
+static mxp_status check_types(mxp_dtype dst_type, mxp_dtype src_type)
+{
+    if (!mxp_dtype_is_valid(src_type))
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "source dtype %d is not a valid mxp_dtype", (int)src_type);
+    if (!mxp_dtype_is_valid(dst_type))
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "destination dtype %d is not a valid mxp_dtype", (int)dst_type);
+    return MXP_OK;
+}
+
+/* [lo, hi) byte span of n elements of size `size` at p with byte stride s. */
+static void span(const void *p, ptrdiff_t s, size_t n, size_t size, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t a = (uintptr_t)p, last = a + (uintptr_t)((ptrdiff_t)(n - 1) * s);
+    *lo = s < 0 ? last : a;
+    *hi = (s < 0 ? a : last) + size;
+}
+
+static mxp_status check_common(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stride, const void *src,
+                               mxp_dtype src_type, ptrdiff_t src_stride, size_t n,
+                               const mxp_convert_opts *opts)
+{
+    mxp_status st = check_types(dst_type, src_type);
+    if (st == MXP_OK)
+        st = check_opts(opts);
+    if (st != MXP_OK || n == 0)
+        return st;
+    if (!src || !dst)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_convert: %s is NULL but n = %zu",
+                         !src ? "src" : "dst", n);
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    /* Every byte offset (n-1)*|stride| + itemsize must fit in ptrdiff_t. */
+    const size_t max_off = (size_t)PTRDIFF_MAX - 8;
+    size_t as = (size_t)(src_stride < 0 ? -src_stride : src_stride);
+    size_t ad = (size_t)(dst_stride < 0 ? -dst_stride : dst_stride);
+    if (n > max_off / (ss > ds ? ss : ds) || (as && n - 1 > max_off / as) || (ad && n - 1 > max_off / ad))
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW,
+                         "mxp_convert: n = %zu elements with strides %td/%td bytes overflow the address space",
+                         n, dst_stride, src_stride);
+    if (n > 1 && dst_stride == 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_convert_strided: dst_stride is 0 with n = %zu", n);
+    uintptr_t slo, shi, dlo, dhi;
+    span(src, src_stride, n, ss, &slo, &shi);
+    span(dst, dst_stride, n, ds, &dlo, &dhi);
+    if (slo < dhi && dlo < shi) {
+        int in_place = (const void *)dst == src && dst_stride == src_stride && ds <= ss &&
+                       (size_t)(dst_stride < 0 ? -dst_stride : dst_stride) >= ss;
+        if (!in_place)
+            return mxp_error(MXP_ERR_OVERLAP,
+                             "mxp_convert: source and destination overlap; only dst == src with "
+                             "equal strides and itemsize(%s) <= itemsize(%s) is allowed",
+                             mxp_dtype_name(dst_type), mxp_dtype_name(src_type));
+    }
+    return MXP_OK;
+}
+
+static mxp_cvt_params make_params(const mxp_convert_opts *opts)
+{
+    mxp_cvt_params p = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+    if (opts) {
+        p.rounding = opts->rounding;
+        p.overflow = opts->overflow;
+        p.seed = opts->seed;
+        p.flags = opts->flags;
+    }
+    return p;
+}
+
+/* Contiguous conversion of n elements starting at logical index p->index0. */
+static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
+                        const mxp_cvt_params *p)
+{
+    const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_isa_current());
+    if (k)
+        k->fn(dst, src, n, p);
+    else
+        mxp_convert_ref(dst, dst_type, src, src_type, n, p);
+}
+
+mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
+                       const mxp_convert_opts *opts)
+{
+    ptrdiff_t ss = (ptrdiff_t)mxp_dtype_itemsize(src_type), ds = (ptrdiff_t)mxp_dtype_itemsize(dst_type);
+    mxp_status st = check_common(dst, dst_type, ds, src, src_type, ss, n, opts);
+    if (st != MXP_OK || n == 0)
+        return st;
+    mxp_cvt_params p = make_params(opts);
+    convert_run(dst, dst_type, src, src_type, n, &p);
+    return MXP_OK;
+}
+
+enum { STRIDED_BLOCK = 512 };
+
+mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stride, const void *src,
+                               mxp_dtype src_type, ptrdiff_t src_stride, size_t n,
+                               const mxp_convert_opts *opts)
+{
+    mxp_status st = check_common(dst, dst_type, dst_stride, src, src_type, src_stride, n, opts);
+    if (st != MXP_OK || n == 0)
+        return st;
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    mxp_cvt_params p = make_params(opts);
+    if (src_stride == (ptrdiff_t)ss && dst_stride == (ptrdiff_t)ds) {
+        convert_run(dst, dst_type, src, src_type, n, &p);
+        return MXP_OK;
+    }
+    /* Gather a block, convert it contiguously, scatter it. */
+    _Alignas(64) unsigned char in[STRIDED_BLOCK * 8], out[STRIDED_BLOCK * 8];
+    for (size_t i0 = 0; i0 < n; i0 += STRIDED_BLOCK) {
+        size_t m = n - i0 < STRIDED_BLOCK ? n - i0 : STRIDED_BLOCK;
+        const unsigned char *s = (const unsigned char *)src + (ptrdiff_t)i0 * src_stride;
+        unsigned char *d = (unsigned char *)dst + (ptrdiff_t)i0 * dst_stride;
+        for (size_t i = 0; i < m; i++)
+            memcpy(in + i * ss, s + (ptrdiff_t)i * src_stride, ss);
+        p.index0 = i0;
+        convert_run(out, dst_type, in, src_type, m, &p);
+        for (size_t i = 0; i < m; i++)
+            memcpy(d + (ptrdiff_t)i * dst_stride, out + i * ds, ds);
+    }
+    return MXP_OK;
+}
+
+const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, const mxp_convert_opts *opts)
+{
+    if (check_types(dst_type, src_type) != MXP_OK || check_opts(opts) != MXP_OK)
+        return "invalid";
+    mxp_cvt_params p = make_params(opts);
+    const mxp_cvt_kernel *k = p.flags ? NULL : mxp_cvt_find(dst_type, src_type, p.rounding, mxp_isa_current());
+    return k ? k->name : "reference";
+}
+
+/* ---- scalar conveniences --------------------------------------------- */
+
+static void convert_one(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type)
+{
+    mxp_cvt_params p = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+    mxp_convert_ref(dst, dst_type, src, src_type, 1, &p);
+}
+
+uint16_t mxp_f32_to_bf16(float x) { uint16_t y; convert_one(&y, MXP_BF16, &x, MXP_F32); return y; }
+float mxp_bf16_to_f32(uint16_t x) { float y; convert_one(&y, MXP_F32, &x, MXP_BF16); return y; }
+uint16_t mxp_f32_to_f16(float x) { uint16_t y; convert_one(&y, MXP_F16, &x, MXP_F32); return y; }
+float mxp_f16_to_f32(uint16_t x) { float y; convert_one(&y, MXP_F32, &x, MXP_F16); return y; }
+uint8_t mxp_f32_to_e4m3(float x) { uint8_t y; convert_one(&y, MXP_E4M3, &x, MXP_F32); return y; }
+float mxp_e4m3_to_f32(uint8_t x) { float y; convert_one(&y, MXP_F32, &x, MXP_E4M3); return y; }
+uint8_t mxp_f32_to_e5m2(float x) { uint8_t y; convert_one(&y, MXP_E5M2, &x, MXP_F32); return y; }
+float mxp_e5m2_to_f32(uint8_t x) { float y; convert_one(&y, MXP_F32, &x, MXP_E5M2); return y; }

@@ -1,0 +1,180 @@
+/* CPU feature detection (CPUID + XCR0) and the ISA level cap.
+ * Queries are plain functions that report nothing on non-x86 machines. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "mxp/cpu.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define MXP_X86 1
+#endif
+
+static uint64_t features;
+static char features_str[256];
+static char brand[49];
+static mxp_isa supported_isa = MXP_ISA_SCALAR;
+static atomic_int isa_cap;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#ifdef MXP_X86
+static uint64_t read_xcr0(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+static void detect_x86(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return;
+    features |= (d & (1u << 26)) ? MXP_CPU_SSE2 : 0;     /* CPUID.1:EDX.SSE2[26] */
+    bool osxsave = c & (1u << 27);                         /* CPUID.1:ECX.OSXSAVE[27] */
+    uint64_t xcr0 = osxsave ? read_xcr0() : 0;
+    bool os_ymm = (xcr0 & 0x6) == 0x6;                     /* XCR0: SSE[1] and AVX[2] state */
+    bool os_zmm = os_ymm && (xcr0 & 0xe0) == 0xe0;         /* XCR0: opmask[5], ZMM_Hi256[6], Hi16_ZMM[7] */
+    if (os_ymm) {
+        features |= (c & (1u << 28)) ? MXP_CPU_AVX : 0;    /* CPUID.1:ECX.AVX[28] */
+        features |= (c & (1u << 12)) ? MXP_CPU_FMA : 0;    /* CPUID.1:ECX.FMA[12] */
+        features |= (c & (1u << 29)) ? MXP_CPU_F16C : 0;   /* CPUID.1:ECX.F16C[29] */
+    }
+    unsigned max_leaf = __get_cpuid_max(0, NULL);
+    if (max_leaf >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        if (os_ymm) {
+            features |= (b & (1u << 5)) ? MXP_CPU_AVX2 : 0;       /* CPUID.7.0:EBX.AVX2[5] */
+        }
+        if (os_zmm) {
+            features |= (b & (1u << 16)) ? MXP_CPU_AVX512F : 0;   /* EBX.AVX512F[16] */
+            features |= (b & (1u << 17)) ? MXP_CPU_AVX512DQ : 0;  /* EBX.AVX512DQ[17] */
+            features |= (b & (1u << 30)) ? MXP_CPU_AVX512BW : 0;  /* EBX.AVX512BW[30] */
+            features |= (b & (1u << 31)) ? MXP_CPU_AVX512VL : 0;  /* EBX.AVX512VL[31] */
+            features |= (c & (1u << 11)) ? MXP_CPU_AVX512VNNI : 0; /* ECX.AVX512_VNNI[11] */
+            features |= (d & (1u << 23)) ? MXP_CPU_AVX512FP16 : 0; /* EDX.AVX512_FP16[23] */
+            unsigned a1, b1, c1, d1;
+            __cpuid_count(7, 1, a1, b1, c1, d1);
+            features |= (a1 & (1u << 5)) ? MXP_CPU_AVX512BF16 : 0; /* CPUID.7.1:EAX.AVX512_BF16[5] */
+            (void)b1; (void)c1; (void)d1;
+        }
+        if (os_ymm) {
+            unsigned a1, b1, c1, d1;
+            __cpuid_count(7, 1, a1, b1, c1, d1);
+            features |= (a1 & (1u << 4)) ? MXP_CPU_AVXVNNI : 0;   /* CPUID.7.1:EAX.AVX_VNNI[4] */
+            (void)b1; (void)c1; (void)d1;
+        }
+    }
+    unsigned ext = __get_cpuid_max(0x80000000u, NULL);
+    if (ext >= 0x80000004u) {
+        unsigned *w = (unsigned *)(void *)brand;
+        for (unsigned leaf = 0; leaf < 3; leaf++)
+            __get_cpuid(0x80000002u + leaf, &w[4 * leaf], &w[4 * leaf + 1], &w[4 * leaf + 2], &w[4 * leaf + 3]);
+        brand[48] = '\0';
+    }
+}
+#endif
+
+static const struct { uint64_t bit; const char *name; } feature_names[] = {
+    { MXP_CPU_SSE2, "sse2" }, { MXP_CPU_AVX, "avx" }, { MXP_CPU_AVX2, "avx2" },
+    { MXP_CPU_FMA, "fma" }, { MXP_CPU_F16C, "f16c" }, { MXP_CPU_AVX512F, "avx512f" },
+    { MXP_CPU_AVX512BW, "avx512bw" }, { MXP_CPU_AVX512VL, "avx512vl" },
+    { MXP_CPU_AVX512DQ, "avx512dq" }, { MXP_CPU_AVX512BF16, "avx512bf16" },
+    { MXP_CPU_AVX512VNNI, "avx512vnni" }, { MXP_CPU_AVX512FP16, "avx512fp16" },
+    { MXP_CPU_AVXVNNI, "avxvnni" },
+};
+
+static const char *const isa_names[MXP_ISA_COUNT] = { "scalar", "avx2", "avx512", "avx512bf16" };
+
+static void init(void)
+{
+#ifdef MXP_X86
+    detect_x86();
+#endif
+    for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++) {
+        if (features & feature_names[i].bit) {
+            if (features_str[0])
+                strcat(features_str, " ");
+            strcat(features_str, feature_names[i].name);
+        }
+    }
+    const uint64_t avx2 = MXP_CPU_AVX2 | MXP_CPU_FMA | MXP_CPU_F16C;
+    const uint64_t avx512 = avx2 | MXP_CPU_AVX512F | MXP_CPU_AVX512BW | MXP_CPU_AVX512VL | MXP_CPU_AVX512DQ;
+    const uint64_t bf16 = avx512 | MXP_CPU_AVX512BF16 | MXP_CPU_AVX512VNNI;
+    if ((features & bf16) == bf16)
+        supported_isa = MXP_ISA_AVX512BF16;
+    else if ((features & avx512) == avx512)
+        supported_isa = MXP_ISA_AVX512;
+    else if ((features & avx2) == avx2)
+        supported_isa = MXP_ISA_AVX2;
+    mxp_isa cap = supported_isa;
+    const char *env = getenv("MXP_ISA");
+    if (env && *env) {
+        mxp_isa want = mxp_isa_from_name(env);
+        if (want < cap)
+            cap = want;
+    }
+    atomic_store(&isa_cap, (int)cap);
+}
+
+uint64_t mxp_cpu_features(void)
+{
+    pthread_once(&once, init);
+    return features;
+}
+
+const char *mxp_cpu_features_string(void)
+{
+    pthread_once(&once, init);
+    return features_str;
+}
+
+const char *mxp_cpu_brand(void)
+{
+    pthread_once(&once, init);
+    const char *p = brand;
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+mxp_isa mxp_isa_supported(void)
+{
+    pthread_once(&once, init);
+    return supported_isa;
+}
+
+mxp_isa mxp_isa_current(void)
+{
+    pthread_once(&once, init);
+    return (mxp_isa)atomic_load_explicit(&isa_cap, memory_order_relaxed);
+}
+
+mxp_status mxp_set_isa(mxp_isa level)
+{
+    pthread_once(&once, init);
+    if ((unsigned)level >= MXP_ISA_COUNT)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "ISA level %d is not one of mxp_isa's (0..%d)",
+                         (int)level, MXP_ISA_COUNT - 1);
+    atomic_store(&isa_cap, (int)(level < supported_isa ? level : supported_isa));
+    return MXP_OK;
+}
+
+const char *mxp_isa_name(mxp_isa level)
+{
+    return (unsigned)level < MXP_ISA_COUNT ? isa_names[level] : "invalid";
+}
+
+mxp_isa mxp_isa_from_name(const char *name)
+{
+    if (!name)
+        return MXP_ISA_COUNT;
+    for (int i = 0; i < MXP_ISA_COUNT; i++) {
+        if (!strcmp(name, isa_names[i]))
+            return (mxp_isa)i;
+    }
+    return MXP_ISA_COUNT;
+}
