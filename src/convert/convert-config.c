@@ -1,11 +1,7 @@
 /* The conversion kernel table, expanded from src/kernels/cvt-list.inc.
  * Entries are listed most capable ISA first within a pair. */
 #include "convert/convert-config.h"
-
-#define MXP_CVT_KERNEL(dst, src, isa, modes, fname) \
-    void fname(void *d, const void *s, size_t n, const mxp_cvt_params *p);
-#include "kernels/cvt-list.inc"
-#undef MXP_CVT_KERNEL
+#include "kernels/cvt-kernels.h"
 
 static const mxp_cvt_kernel kernels[] = {
 #define MXP_CVT_KERNEL(dst, src, isa, modes, fname) { dst, src, isa, modes, fname, #fname },

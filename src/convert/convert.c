@@ -147,10 +147,24 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
                         const mxp_cvt_params *p)
 {
     const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_isa_current());
-    if (k)
-        k->fn(dst, src, n, p);
-    else
+    if (!k) {
         mxp_convert_ref(dst, dst_type, src, src_type, n, p);
+        return;
+    }
+    if (p->rounding != MXP_ROUND_STOCHASTIC) {
+        k->fn(dst, src, n, p);
+        return;
+    }
+    /* Kernels draw the random stream for one 2^32-index block per call. */
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    mxp_cvt_params q = *p;
+    for (size_t done = 0; done < n;) {
+        uint64_t room = (1ull << 32) - (uint32_t)q.index0;
+        size_t m = (uint64_t)(n - done) < room ? n - done : (size_t)room;
+        k->fn((unsigned char *)dst + done * ds, (const unsigned char *)src + done * ss, m, &q);
+        done += m;
+        q.index0 += m;
+    }
 }
 
 mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,

@@ -1,0 +1,202 @@
+/* float32 -> bf16, f16, e4m3, e5m2, s8, u8 with AVX-512F, every rounding
+ * mode, 16 lanes per step, masked tails.  Forward, reading a vector before
+ * writing it: safe for in-place narrowing (dst == src). */
+#include "kernels/cvt-kernels.h"
+#include "kernels/f32-vcvt/round-avx512.h"
+
+typedef enum { OUT_U16, OUT_U8 } out_kind;
+
+MXP_INLINE void store_lanes(void *dst, size_t i, __m512i r, out_kind out, __mmask16 mask, int stream)
+{
+    if (out == OUT_U16) {
+        uint16_t *d = (uint16_t *)dst + i;
+        if (mask != 0xffff)
+            _mm512_mask_cvtepi32_storeu_epi16(d, mask, r);
+        else if (stream)
+            _mm256_stream_si256((__m256i *)d, _mm512_cvtepi32_epi16(r));
+        else
+            _mm256_storeu_si256((__m256i *)d, _mm512_cvtepi32_epi16(r));
+    } else {
+        uint8_t *d = (uint8_t *)dst + i;
+        if (mask != 0xffff)
+            _mm512_mask_cvtepi32_storeu_epi8(d, mask, r);
+        else if (stream)
+            _mm_stream_si128((__m128i *)d, _mm512_cvtepi32_epi8(r));
+        else
+            _mm_storeu_si128((__m128i *)d, _mm512_cvtepi32_epi8(r));
+    }
+}
+
+/* fmt.bits == 0 selects an integer target with range [lo, hi]. */
+typedef struct target {
+    mxp_narrow_fmt fmt;
+    int lo, hi;
+} target;
+
+MXP_INLINE __m512i convert16(__m512i x, target t, mxp_rounding mode, int saturate, __m512i rnd)
+{
+    if (t.fmt.bits)
+        return mxp_f32_to_narrow_avx512(x, t.fmt, mode, saturate, rnd);
+    return mxp_f32_to_small_int_avx512(x, t.lo, t.hi, mode, rnd);
+}
+
+/* Converts elements [i, i + count), count <= 16, with masked loads and stores. */
+MXP_INLINE void partial(void *dst, const float *src, size_t i, size_t count, target t, mxp_rounding mode,
+                        int saturate, __m512i rnd)
+{
+    const out_kind out = t.fmt.bits == 16 ? OUT_U16 : OUT_U8;
+    __mmask16 mask = (__mmask16)((1u << count) - 1);
+    __m512i x = _mm512_maskz_loadu_epi32(mask, src + i);
+    store_lanes(dst, i, convert16(x, t, mode, saturate, rnd), out, mask, 0);
+}
+
+MXP_INLINE void loop(void *dst, const float *src, size_t n, const mxp_cvt_params *p, target t,
+                     mxp_rounding mode)
+{
+    const out_kind out = t.fmt.bits == 16 ? OUT_U16 : OUT_U8;
+    const size_t out_size = out == OUT_U16 ? 2 : 1, vec_bytes = 16 * out_size;
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    __m512i idx = mxp_sr_index_avx512(p->index0);
+    __m512i rnd = _mm512_setzero_si512();
+    size_t i = 0;
+    /* Large outputs bypass the cache (as memcpy does): no read-for-ownership
+     * of the destination.  The head is converted until dst is aligned. */
+    int stream = n * (4 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    if (stream) {
+        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
+        if (head) {
+            if (mode == MXP_ROUND_STOCHASTIC)
+                rnd = mxp_sr_mix_avx512(idx, key);
+            partial(dst, src, 0, head, t, mode, saturate, rnd);
+            idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
+            i = head;
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m512i x = _mm512_loadu_si512((const void *)(src + i));
+        if (mode == MXP_ROUND_STOCHASTIC) {
+            rnd = mxp_sr_mix_avx512(idx, key);
+            idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
+        }
+        store_lanes(dst, i, convert16(x, t, mode, saturate, rnd), out, 0xffff, stream);
+    }
+    if (i < n) {
+        if (mode == MXP_ROUND_STOCHASTIC)
+            rnd = mxp_sr_mix_avx512(idx, key);
+        partial(dst, src, i, n - i, t, mode, saturate, rnd);
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+/* One instantiation of the loop per rounding mode, so the mode is a constant. */
+MXP_INLINE void by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p, target t)
+{
+    const float *s = (const float *)src;
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: loop(dst, s, n, p, t, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_AWAY: loop(dst, s, n, p, t, MXP_ROUND_NEAREST_AWAY); break;
+    case MXP_ROUND_TOWARD_ZERO: loop(dst, s, n, p, t, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: loop(dst, s, n, p, t, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: loop(dst, s, n, p, t, MXP_ROUND_DOWN); break;
+    default: loop(dst, s, n, p, t, MXP_ROUND_STOCHASTIC); break;
+    }
+}
+
+void mxp_f32_bf16_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 16, 7, 127, 1 }, 0, 0 });
+}
+
+/* float16 in the four IEEE directed/nearest modes: vcvtps2ph.  It reads
+ * float32 subnormals as zero under MXCSR.DAZ (its output ignores FTZ), which
+ * only matters when rounding away from zero: those lanes are fixed up. */
+MXP_INLINE __m256i cvtps_ph(__m512 x, mxp_rounding mode)
+{
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: return _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_TOWARD_ZERO: return _mm512_cvtps_ph(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_UP: return _mm512_cvtps_ph(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    default: return _mm512_cvtps_ph(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    }
+}
+
+MXP_INLINE __m256i f16_hw16(__m512i x, mxp_rounding mode, int saturate)
+{
+    __m256i r = cvtps_ph(_mm512_castsi512_ps(x), mode);
+    if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
+        __mmask16 tiny = _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7f800000)) &
+                         _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x7fffffff));
+        __mmask16 neg = _mm512_movepi32_mask(x);
+        tiny &= mode == MXP_ROUND_UP ? (__mmask16)~neg : neg;
+        r = _mm256_mask_mov_epi16(r, tiny, _mm256_set1_epi16(mode == MXP_ROUND_UP ? 0x0001 : (short)0x8001));
+    }
+    if (saturate) {
+        __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(0x7c00));
+        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1)); /* +-inf - 1 ulp = +-max */
+    }
+    return r;
+}
+
+MXP_INLINE void f16_hw_loop(void *dst, const float *src, size_t n, const mxp_cvt_params *p, mxp_rounding mode)
+{
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    uint16_t *d = dst;
+    size_t i = 0;
+    int stream = n * 6 >= MXP_STREAM_BYTES && (uintptr_t)dst % 2 == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / 2;
+        if (head) {
+            __mmask16 mask = (__mmask16)((1u << head) - 1);
+            __m256i r = f16_hw16(_mm512_maskz_loadu_epi32(mask, src), mode, saturate);
+            _mm256_mask_storeu_epi16(d, mask, r);
+            i = head;
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m256i r = f16_hw16(_mm512_loadu_si512((const void *)(src + i)), mode, saturate);
+        if (stream)
+            _mm256_stream_si256((__m256i *)(d + i), r);
+        else
+            _mm256_storeu_si256((__m256i *)(d + i), r);
+    }
+    if (i < n) {
+        __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
+        _mm256_mask_storeu_epi16(d + i, mask, f16_hw16(_mm512_maskz_loadu_epi32(mask, src + i), mode, saturate));
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+void mxp_f32_f16_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    const float *s = src;
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: f16_hw_loop(dst, s, n, p, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_TOWARD_ZERO: f16_hw_loop(dst, s, n, p, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: f16_hw_loop(dst, s, n, p, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: f16_hw_loop(dst, s, n, p, MXP_ROUND_DOWN); break;
+    default: by_mode(dst, src, n, p, (target){ { 16, 10, 15, 1 }, 0, 0 }); break;
+    }
+}
+
+void mxp_f32_e4m3_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 8, 3, 7, 0 }, 0, 0 });
+}
+
+void mxp_f32_e5m2_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 8, 2, 15, 1 }, 0, 0 });
+}
+
+void mxp_f32_s8_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 0, 0, 0, 0 }, -128, 127 });
+}
+
+void mxp_f32_u8_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 0, 0, 0, 0 }, 0, 255 });
+}

@@ -1,0 +1,182 @@
+/* AVX-512 rounding of float32 lanes to a narrower binary format or to an
+ * integer, in integer arithmetic, every rounding mode.  Shared by the
+ * f32 -> {bf16, f16, e4m3, e5m2, s8, u8} kernels in avx512f.c and by the
+ * subnormal fix-up of avx512bf16.c.  The result equals the reference
+ * converter's bit for bit, whatever the MXCSR FTZ/DAZ state (no FP ops).
+ *
+ *   f32:  s eeeeeeee mmmmmmmmmmmmmmmmmmmmmmm   value = sig * 2^(E' - 150),
+ *         sig = 1.m (E > 0) or 0.m (E == 0), E' = max(E, 1)
+ *
+ * For a target with M mantissa bits and smallest normal exponent emin, the
+ * d low bits of sig are dropped: d = 23 - M in the target's normal range and
+ * more below it.  frac32 = the dropped bits as a 32-bit fraction of one
+ * target ulp (exact for d <= 32, and < 2^-8 ulp otherwise), which decides
+ * every mode:  RNE  frac32 > 1/2, or == 1/2 and the kept part is odd
+ *              RNA  frac32 >= 1/2          RU/RD  anything dropped, by sign
+ *              SR   random32 < frac32                                       */
+#ifndef MXP_KERNELS_ROUND_AVX512_H
+#define MXP_KERNELS_ROUND_AVX512_H
+
+#include <immintrin.h>
+
+#include "convert/convert-kernel.h"
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+
+/* Outputs of at least this many bytes moved are written with streaming
+ * (non-temporal) stores, as glibc's memcpy does for large copies. */
+#define MXP_STREAM_BYTES (4u << 20)
+
+typedef struct mxp_narrow_fmt {
+    int bits;    /* 8 or 16 */
+    int mbits;   /* mantissa bits */
+    int bias;
+    int has_inf; /* 0: OCP E4M3 style, S.1111.111 is the only NaN */
+} mxp_narrow_fmt;
+
+/* The stochastic-rounding stream of convert-kernel.h, 16 lanes at a time:
+ * lanes hold lo32(index) for consecutive indices. */
+MXP_INLINE __m512i mxp_sr_mix_avx512(__m512i x, mxp_sr_key k)
+{
+    x = _mm512_add_epi32(x, _mm512_set1_epi32((int)k.k1));
+    x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
+    x = _mm512_mullo_epi32(x, _mm512_set1_epi32(0x7feb352d));
+    x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 15));
+    x = _mm512_mullo_epi32(x, _mm512_set1_epi32((int)0x846ca68bu));
+    x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
+    x = _mm512_xor_si512(x, _mm512_set1_epi32((int)k.k2));
+    x = _mm512_mullo_epi32(x, _mm512_set1_epi32((int)0x9e3779b1u));
+    return _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
+}
+
+/* Whether to add one ulp to the kept magnitude `base`. */
+MXP_INLINE __mmask16 mxp_round_up_avx512(mxp_rounding mode, __m512i base, __m512i frac32, __mmask16 neg,
+                                         __mmask16 far, __m512i rnd)
+{
+    const __m512i half = _mm512_set1_epi32((int)0x80000000u);
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: {
+        __mmask16 gt = _mm512_cmpgt_epu32_mask(frac32, half);
+        __mmask16 tie = _mm512_cmpeq_epi32_mask(frac32, half);
+        __mmask16 odd = _mm512_test_epi32_mask(base, _mm512_set1_epi32(1));
+        return gt | (tie & odd);
+    }
+    case MXP_ROUND_NEAREST_AWAY:
+        return _mm512_cmpge_epu32_mask(frac32, half);
+    case MXP_ROUND_TOWARD_ZERO:
+        return 0;
+    case MXP_ROUND_UP:
+        return (_mm512_test_epi32_mask(frac32, frac32) | far) & (__mmask16)~neg;
+    case MXP_ROUND_DOWN:
+        return (_mm512_test_epi32_mask(frac32, frac32) | far) & neg;
+    default:
+        return _mm512_cmplt_epu32_mask(rnd, frac32);
+    }
+}
+
+/* Target bits (in the low 8/16 bits of each lane) of 16 float32 lanes. */
+MXP_INLINE __m512i mxp_f32_to_narrow_avx512(__m512i x, mxp_narrow_fmt f, mxp_rounding mode, int saturate,
+                                            __m512i rnd)
+{
+    const int d0 = 23 - f.mbits;
+    const int emin_biased = 127 + 1 - f.bias; /* f32 biased exponent of the target's min normal */
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
+    const unsigned mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const unsigned inf_enc = eall << f.mbits;
+    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    const __mmask16 neg = _mm512_movepi32_mask(x);
+    const __m512i e = _mm512_srli_epi32(a, 23);
+    const __mmask16 special = _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(255));
+    const __m512i c32 = _mm512_set1_epi32(32);
+
+    /* Lanes in the target's normal range (the common case): the exponent
+     * field rebiases by a subtraction and d = d0 is a constant. */
+    const __m512i rebias = _mm512_set1_epi32((127 - f.bias) << f.mbits);
+    __m512i base = _mm512_sub_epi32(_mm512_srli_epi32(a, d0), rebias);
+    __m512i frac32 = _mm512_slli_epi32(a, 32 - d0);
+    __mmask16 far = 0;
+    const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+    const __mmask16 sub = _mm512_cmplt_epi32_mask(e, _mm512_set1_epi32(emin_biased)) & nonzero;
+    if (sub) {
+        /* Below the target's normal range: d = d0 + emin_biased - max(E, 1). */
+        const __m512i m = _mm512_and_si512(a, _mm512_set1_epi32(0x7fffff));
+        const __m512i sig = _mm512_mask_or_epi32(m, _mm512_test_epi32_mask(e, e), m, _mm512_set1_epi32(0x800000));
+        const __m512i d = _mm512_sub_epi32(_mm512_set1_epi32(emin_biased + d0), _mm512_max_epi32(e, _mm512_set1_epi32(1)));
+        base = _mm512_mask_srlv_epi32(base, sub, sig, d);
+        frac32 = _mm512_mask_mov_epi32(frac32, sub,
+                                       _mm512_or_si512(_mm512_sllv_epi32(sig, _mm512_sub_epi32(c32, d)),
+                                                       _mm512_srlv_epi32(sig, _mm512_sub_epi32(d, c32))));
+        far = _mm512_cmpgt_epi32_mask(d, c32) & sub;
+    }
+    const __mmask16 up = mxp_round_up_avx512(mode, base, frac32, neg, far, rnd);
+    __m512i r = _mm512_mask_add_epi32(base, up, base, _mm512_set1_epi32(1));
+    if (f.bias != 127) /* zeros: the rebias above made them negative */
+        r = _mm512_maskz_mov_epi32(nonzero, r);
+
+    /* Overflow of finite values: IEEE by mode, or saturation. */
+    const __mmask16 ovf = _mm512_cmpgt_epu32_mask(r, _mm512_set1_epi32((int)max_enc)) & (__mmask16)~special;
+    if (ovf) {
+        __mmask16 to_inf;
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: to_inf = 0; break;
+        case MXP_ROUND_UP: to_inf = (__mmask16)~neg; break;
+        case MXP_ROUND_DOWN: to_inf = neg; break;
+        default: to_inf = 0xffff; break;
+        }
+        if (saturate)
+            to_inf = 0;
+        r = _mm512_mask_mov_epi32(r, ovf, _mm512_set1_epi32((int)max_enc));
+        r = _mm512_mask_mov_epi32(r, ovf & to_inf, _mm512_set1_epi32((int)(f.has_inf ? inf_enc : nan_enc)));
+    }
+    if (special) {
+        const __m512i m = _mm512_and_si512(a, _mm512_set1_epi32(0x7fffff));
+        const __mmask16 is_nan = _mm512_test_epi32_mask(m, m) & special;
+        const __mmask16 is_inf = special & (__mmask16)~is_nan;
+        unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
+        r = _mm512_mask_mov_epi32(r, is_inf, _mm512_set1_epi32((int)inf_out));
+        __m512i nan = _mm512_set1_epi32((int)nan_enc);
+        if (f.has_inf) /* quiet NaN keeping the top payload bits */
+            nan = _mm512_or_si512(nan, _mm512_srli_epi32(m, d0));
+        r = _mm512_mask_mov_epi32(r, is_nan, nan);
+    }
+    const __m512i sign = _mm512_srli_epi32(_mm512_and_si512(x, _mm512_set1_epi32((int)0x80000000u)), 32 - f.bits);
+    return _mm512_or_si512(r, sign);
+}
+
+/* 16 float32 lanes to int32 lanes holding an integer in [lo, hi], rounded by
+ * the mode then saturated; NaN -> 0.  For targets of at most 16 bits. */
+MXP_INLINE __m512i mxp_f32_to_small_int_avx512(__m512i x, int lo, int hi, mxp_rounding mode, __m512i rnd)
+{
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    const __mmask16 neg = _mm512_movepi32_mask(x);
+    const __m512i e = _mm512_srli_epi32(a, 23);
+    const __m512i m = _mm512_and_si512(a, _mm512_set1_epi32(0x7fffff));
+    const __m512i sig = _mm512_mask_or_epi32(m, _mm512_test_epi32_mask(e, e), m, _mm512_set1_epi32(0x800000));
+    /* value = sig * 2^(max(E,1) - 150): d = 150 - max(E, 1) bits are fraction. */
+    const __m512i d = _mm512_sub_epi32(_mm512_set1_epi32(150), _mm512_max_epi32(e, _mm512_set1_epi32(1)));
+    const __mmask16 big = _mm512_cmple_epi32_mask(d, _mm512_set1_epi32(8)); /* |x| >= 2^15: saturates */
+    const __m512i c32 = _mm512_set1_epi32(32);
+    const __m512i base = _mm512_srlv_epi32(sig, d);
+    const __m512i frac32 = _mm512_or_si512(_mm512_sllv_epi32(sig, _mm512_sub_epi32(c32, d)),
+                                           _mm512_srlv_epi32(sig, _mm512_sub_epi32(d, c32)));
+    const __mmask16 far = _mm512_cmpgt_epi32_mask(d, c32) & _mm512_test_epi32_mask(sig, sig);
+    const __mmask16 up = mxp_round_up_avx512(mode, base, frac32, neg, far, rnd);
+    __m512i mag = _mm512_mask_add_epi32(base, up, base, _mm512_set1_epi32(1));
+    mag = _mm512_mask_mov_epi32(mag, big, _mm512_set1_epi32(1 << 16));
+    __m512i v = _mm512_mask_sub_epi32(mag, neg, _mm512_setzero_si512(), mag);
+    v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
+    const __mmask16 nan = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x7f800000));
+    return _mm512_mask_mov_epi32(v, nan, _mm512_setzero_si512());
+}
+
+/* Lanes of lo32(index0 + i + lane) for the stochastic stream. */
+MXP_INLINE __m512i mxp_sr_index_avx512(uint64_t index)
+{
+    return _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)index),
+                            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+}
+
+#endif

@@ -1,0 +1,249 @@
+/* Every SIMD conversion kernel against the reference converter, bit for bit:
+ * the rounding-deciding values of cases.c and random bits, every mode the
+ * kernel claims, both overflow policies, odd lengths and offsets for the
+ * tails, with and without MXCSR FTZ/DAZ; and mxp_convert at every ISA level
+ * the machine has.  Levels the machine lacks are skipped, and say so. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+#include "convert/cases.h"
+#include "convert/convert-config.h"
+#include "convert/convert-ref.h"
+#include "mxp.h"
+
+enum { CAP = 1 << 17 };
+
+static uint64_t *bits;
+static unsigned char *src, *want, *got;
+
+static void set_ftz_daz(int on)
+{
+#if defined(__SSE__)
+    unsigned csr = _mm_getcsr();
+    _mm_setcsr(on ? csr | 0x8040u : csr & ~0x8040u);
+#else
+    (void)on;
+#endif
+}
+
+static size_t compare(const void *a, const void *b, size_t n, size_t size, const char *what, const uint64_t *in)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = 0, y = 0;
+        memcpy(&x, (const unsigned char *)a + i * size, size);
+        memcpy(&y, (const unsigned char *)b + i * size, size);
+        if (x != y && bad++ < 8)
+            print_error("%s: element %zu (src 0x%llx): kernel 0x%llx, reference 0x%llx\n", what, i,
+                        (unsigned long long)(in ? in[i] : 0), (unsigned long long)y, (unsigned long long)x);
+    }
+    return bad;
+}
+
+/* One kernel, one mode, one overflow policy, over the case set. */
+static size_t check_kernel_mode(const mxp_cvt_kernel *k, size_t n, mxp_rounding mode, mxp_overflow ov,
+                                uint64_t index0)
+{
+    size_t ds = mxp_dtype_itemsize(k->dst);
+    mxp_cvt_params p = { mode, ov, 0x1234567887654321ull, index0, NULL };
+    char what[160];
+    snprintf(what, sizeof what, "%s %s/%s index0=%llu", k->name, mxp_rounding_name(mode), mxp_overflow_name(ov),
+             (unsigned long long)index0);
+    mxp_convert_ref(want, k->dst, src, k->src, n, &p);
+    memset(got, 0xa5, n * ds + 64);
+    k->fn(got, src, n, &p);
+    size_t bad = compare(want, got, n, ds, what, bits);
+    /* Nothing past the end is written. */
+    for (size_t i = n * ds; i < n * ds + 64; i++)
+        if (got[i] != 0xa5 && bad++ < 8)
+            print_error("%s: wrote past the end (byte %zu)\n", what, i);
+    /* Odd lengths and offsets exercise the masked tails. */
+    for (size_t len = 0; len < 70 && len < n; len += 7) {
+        size_t off = (len * 13) % 17;
+        if (off + len > n)
+            continue;
+        p.index0 = index0 + off;
+        mxp_convert_ref(want, k->dst, src + off * mxp_dtype_itemsize(k->src), k->src, len, &p);
+        memset(got, 0xa5, len * ds + 64);
+        k->fn(got, src + off * mxp_dtype_itemsize(k->src), len, &p);
+        bad += compare(want, got, len, ds, what, bits + off);
+        for (size_t i = len * ds; i < len * ds + 64; i++)
+            bad += got[i] != 0xa5;
+    }
+    return bad;
+}
+
+/* Large arrays take the streaming-store path, with a destination that
+ * starts off alignment so the head is converted separately. */
+static size_t check_kernel_large(const mxp_cvt_kernel *k, mxp_rounding mode)
+{
+    enum { N = (1 << 20) + 13 };
+    size_t ss = mxp_dtype_itemsize(k->src), ds = mxp_dtype_itemsize(k->dst);
+    unsigned char *in = malloc(N * ss), *a = malloc(N * ds + 64), *b = malloc(N * ds + 64);
+    assert_non_null(in);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint64_t rng = 7;
+    for (size_t i = 0; i < N; i++) {
+        uint64_t v = cases_rand64(&rng);
+        memcpy(in + i * ss, &v, ss);
+    }
+    mxp_cvt_params p = { mode, MXP_OVERFLOW_INF, 3, 0, NULL };
+    mxp_convert_ref(a + ds, k->dst, in, k->src, N, &p);
+    k->fn(b + ds, in, N, &p);
+    char what[128];
+    snprintf(what, sizeof what, "%s %s large", k->name, mxp_rounding_name(mode));
+    size_t bad = compare(a + ds, b + ds, N, ds, what, NULL);
+    free(in);
+    free(a);
+    free(b);
+    return bad;
+}
+
+static void check_kernels(int ftz_daz)
+{
+    size_t count, tested = 0, skipped = 0, bad = 0;
+    const mxp_cvt_kernel *ks = mxp_cvt_kernels(&count);
+    for (size_t i = 0; i < count; i++) {
+        const mxp_cvt_kernel *k = &ks[i];
+        if (k->isa > mxp_isa_supported()) {
+            if (!ftz_daz)
+                print_message("skipped %s: this machine lacks %s\n", k->name, mxp_isa_name(k->isa));
+            skipped++;
+            continue;
+        }
+        size_t n = cases_build(k->src, k->dst, bits, CAP, 0xc0ffee + i, 50000);
+        cases_store(src, k->src, bits, n);
+        set_ftz_daz(ftz_daz);
+        for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
+            if (!(k->modes >> mode & 1u))
+                continue;
+            for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                bad += check_kernel_mode(k, n, (mxp_rounding)mode, (mxp_overflow)ov, 0);
+                if (mode == MXP_ROUND_STOCHASTIC)
+                    bad += check_kernel_mode(k, n, (mxp_rounding)mode, (mxp_overflow)ov, (5ull << 32) + 77);
+            }
+        }
+        if (!ftz_daz) {
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+                if (k->modes >> mode & 1u)
+                    bad += check_kernel_large(k, (mxp_rounding)mode);
+        }
+        set_ftz_daz(0);
+        tested++;
+    }
+    print_message("%zu kernels checked%s, %zu skipped\n", tested, ftz_daz ? " with FTZ/DAZ set" : "", skipped);
+    assert_true(tested + skipped == count);
+    if (bad)
+        fail_msg("%zu kernel results differ from the reference", bad);
+}
+
+static void test_every_kernel_matches_reference_bit_for_bit(void **state)
+{
+    (void)state;
+    check_kernels(0);
+}
+
+static void test_every_kernel_ignores_mxcsr_ftz_daz(void **state)
+{
+    (void)state;
+    check_kernels(1);
+}
+
+/* Through the public entry point, at every level: same bits as scalar. */
+static void test_mxp_convert_gives_same_bits_at_every_isa_level(void **state)
+{
+    (void)state;
+    const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8, MXP_S32 };
+    const size_t nt = sizeof types / sizeof types[0];
+    size_t bad = 0;
+    for (size_t a = 0; a < nt; a++) {
+        for (size_t b = 0; b < nt; b++) {
+            mxp_dtype st = types[a], dt = types[b];
+            size_t n = cases_build(st, dt, bits, CAP, 99 + a * 16 + b, 5000);
+            cases_store(src, st, bits, n);
+            size_t ds = mxp_dtype_itemsize(dt);
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
+                mxp_convert_opts o = { (mxp_rounding)mode, MXP_OVERFLOW_INF, 42, NULL };
+                assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
+                assert_int_equal(mxp_convert(want, dt, src, st, n, &o), MXP_OK);
+                for (int isa = MXP_ISA_AVX2; isa <= (int)mxp_isa_supported(); isa++) {
+                    assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+                    assert_int_equal(mxp_convert(got, dt, src, st, n, &o), MXP_OK);
+                    char what[128];
+                    snprintf(what, sizeof what, "%s->%s %s at %s (%s)", mxp_dtype_name(st), mxp_dtype_name(dt),
+                             mxp_rounding_name((mxp_rounding)mode), mxp_isa_name((mxp_isa)isa),
+                             mxp_convert_kernel_name(dt, st, &o));
+                    bad += compare(want, got, n, ds, what, bits);
+                }
+            }
+        }
+    }
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    if (bad)
+        fail_msg("%zu results depend on the ISA level", bad);
+}
+
+static void test_every_required_pair_has_a_simd_kernel_here(void **state)
+{
+    (void)state;
+    if (mxp_isa_supported() < MXP_ISA_AVX512) {
+        print_message("skipped: needs AVX-512\n");
+        skip();
+    }
+    const struct { mxp_dtype dst, src; } pairs[] = {
+        { MXP_BF16, MXP_F32 }, { MXP_F32, MXP_BF16 }, { MXP_F16, MXP_F32 }, { MXP_F32, MXP_F16 },
+        { MXP_BF16, MXP_F64 }, { MXP_F16, MXP_F64 }, { MXP_E4M3, MXP_F32 }, { MXP_F32, MXP_E4M3 },
+        { MXP_E5M2, MXP_F32 }, { MXP_F32, MXP_E5M2 }, { MXP_S8, MXP_F32 },
+    };
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
+            mxp_convert_opts o = { (mxp_rounding)mode, MXP_OVERFLOW_INF, 0, NULL };
+            const char *name = mxp_convert_kernel_name(pairs[i].dst, pairs[i].src, &o);
+            if (!strcmp(name, "reference"))
+                fail_msg("%s -> %s %s has no SIMD kernel", mxp_dtype_name(pairs[i].src),
+                         mxp_dtype_name(pairs[i].dst), mxp_rounding_name((mxp_rounding)mode));
+        }
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    bits = malloc(CAP * sizeof *bits);
+    src = malloc(CAP * 8 + 64);
+    want = malloc(CAP * 8 + 64);
+    got = malloc(CAP * 8 + 64);
+    return !bits || !src || !want || !got;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(bits);
+    free(src);
+    free(want);
+    free(got);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_kernel_matches_reference_bit_for_bit),
+        cmocka_unit_test(test_every_kernel_ignores_mxcsr_ftz_daz),
+        cmocka_unit_test(test_mxp_convert_gives_same_bits_at_every_isa_level),
+        cmocka_unit_test(test_every_required_pair_has_a_simd_kernel_here),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
