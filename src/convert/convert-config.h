@@ -7,6 +7,8 @@
 
 /* Rounding modes a kernel implements, as a bit set of (1 << mxp_rounding). */
 #define MXP_MODES_RNE (1u << MXP_ROUND_NEAREST_EVEN)
+#define MXP_MODES_IEEE ((1u << MXP_ROUND_NEAREST_EVEN) | (1u << MXP_ROUND_TOWARD_ZERO) | \
+                        (1u << MXP_ROUND_UP) | (1u << MXP_ROUND_DOWN))
 #define MXP_MODES_ALL ((1u << MXP_ROUNDING_COUNT) - 1)
 #define MXP_MODES_EXACT MXP_MODES_ALL /* widening: every mode gives the same result */
 
