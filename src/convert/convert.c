@@ -119,8 +119,11 @@ static mxp_status check_common(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
     span(src, src_stride, n, ss, &slo, &shi);
     span(dst, dst_stride, n, ds, &dlo, &dhi);
     if (slo < dhi && dlo < shi) {
-        int in_place = (const void *)dst == src && dst_stride == src_stride && ds <= ss &&
-                       (size_t)(dst_stride < 0 ? -dst_stride : dst_stride) >= ss;
+        /* In place: each output element lies within its own input element
+         * or within input elements already read. */
+        int in_place = (const void *)dst == src && ds <= ss &&
+                       ((dst_stride == src_stride && as >= ss) ||
+                        (dst_stride == (ptrdiff_t)ds && src_stride == (ptrdiff_t)ss));
         if (!in_place)
             return mxp_error(MXP_ERR_OVERLAP,
                              "mxp_convert: source and destination overlap; only dst == src with "

@@ -1,0 +1,132 @@
+/* Stochastic rounding: reproducible for a seed at every ISA level, each
+ * result one of the two neighbours, and unbiased: over 10^6 trials the mean
+ * is within 3 sigma of the input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+
+enum { N = 1000000 };
+
+/* Converts N copies of x (given as float64) from src_type to dst_type and
+ * back to float64; checks the neighbours and the mean. */
+static void check_unbiased(mxp_dtype src_type, double x, mxp_dtype dst_type, uint64_t seed)
+{
+    size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    unsigned char *src = malloc(N * ss), *dst = malloc(N * ds);
+    double *back = malloc(N * sizeof *back);
+    assert_non_null(src);
+    assert_non_null(dst);
+    assert_non_null(back);
+    unsigned char one[8];
+    assert_int_equal(mxp_convert(one, src_type, &x, MXP_F64, 1, NULL), MXP_OK);
+    double exact;
+    assert_int_equal(mxp_convert(&exact, MXP_F64, one, src_type, 1, NULL), MXP_OK);
+    for (size_t i = 0; i < N; i++)
+        memcpy(src + i * ss, one, ss);
+    mxp_convert_opts down = { MXP_ROUND_DOWN, MXP_OVERFLOW_INF, 0, NULL };
+    mxp_convert_opts up = { MXP_ROUND_UP, MXP_OVERFLOW_INF, 0, NULL };
+    mxp_convert_opts sr = { MXP_ROUND_STOCHASTIC, MXP_OVERFLOW_INF, seed, NULL };
+    unsigned char lo_b[8], hi_b[8];
+    double lo, hi;
+    mxp_convert(lo_b, dst_type, one, src_type, 1, &down);
+    mxp_convert(hi_b, dst_type, one, src_type, 1, &up);
+    mxp_convert(&lo, MXP_F64, lo_b, dst_type, 1, NULL);
+    mxp_convert(&hi, MXP_F64, hi_b, dst_type, 1, NULL);
+    assert_int_equal(mxp_convert(dst, dst_type, src, src_type, N, &sr), MXP_OK);
+    assert_int_equal(mxp_convert(back, MXP_F64, dst, dst_type, N, NULL), MXP_OK);
+    double sum = 0;
+    size_t n_hi = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (back[i] != lo && back[i] != hi)
+            fail_msg("%s -> %s: %.17g became %.17g, not a neighbour (%.17g, %.17g)", mxp_dtype_name(src_type),
+                     mxp_dtype_name(dst_type), exact, back[i], lo, hi);
+        n_hi += back[i] == hi && hi != lo;
+        sum += back[i];
+    }
+    double mean = sum / N;
+    if (hi != lo) {
+        double p = (exact - lo) / (hi - lo);
+        double sigma = (hi - lo) * sqrt(p * (1 - p) / N);
+        if (fabs(mean - exact) > 3 * sigma)
+            fail_msg("%s -> %s of %.17g: mean %.17g is %.2f sigma away (p = %g, up %zu times)",
+                     mxp_dtype_name(src_type), mxp_dtype_name(dst_type), exact, mean,
+                     fabs(mean - exact) / sigma, p, n_hi);
+    } else {
+        assert_true(mean == exact); /* exact values never move */
+    }
+    free(src);
+    free(dst);
+    free(back);
+}
+
+static void at_every_level(void (*check)(void))
+{
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        check();
+    }
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+}
+
+static void unbiased(void)
+{
+    check_unbiased(MXP_F32, 1.0 + 0x1p-10, MXP_BF16, 1);        /* p = 1/8 */
+    check_unbiased(MXP_F32, -(1.0 + 0x1p-20), MXP_BF16, 2);     /* p = 2^-13 */
+    check_unbiased(MXP_F32, 0.1, MXP_F16, 3);
+    check_unbiased(MXP_F32, 3e-7, MXP_F16, 4);                  /* subnormal float16 */
+    check_unbiased(MXP_F32, 0.3, MXP_E4M3, 5);
+    check_unbiased(MXP_F32, 1000.7, MXP_E5M2, 6);
+    check_unbiased(MXP_F32, 0.3, MXP_S8, 7);
+    check_unbiased(MXP_F32, -2.75, MXP_S8, 8);
+    check_unbiased(MXP_F64, 0.1, MXP_BF16, 9);
+    check_unbiased(MXP_F64, 1.0 / 3.0, MXP_F16, 10);
+    check_unbiased(MXP_F64, 1.0 / 3.0, MXP_F32, 11);
+    check_unbiased(MXP_S32, 16777217.0, MXP_BF16, 12);
+    check_unbiased(MXP_F32, 1.5, MXP_BF16, 13);                 /* exact */
+}
+
+static void test_stochastic_rounding_is_unbiased_and_picks_neighbours(void **state)
+{
+    (void)state;
+    at_every_level(unbiased);
+}
+
+static void test_same_seed_same_bits_other_seed_other_bits(void **state)
+{
+    (void)state;
+    enum { M = 4096 };
+    static float src[M];
+    static uint16_t a[M], b[M], c[M];
+    for (int i = 0; i < M; i++)
+        src[i] = 1.0f + (float)i * 0x1p-17f;
+    mxp_convert_opts o = { MXP_ROUND_STOCHASTIC, MXP_OVERFLOW_INF, 12345, NULL };
+    assert_int_equal(mxp_convert(a, MXP_BF16, src, MXP_F32, M, &o), MXP_OK);
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        mxp_set_isa((mxp_isa)isa);
+        assert_int_equal(mxp_convert(b, MXP_BF16, src, MXP_F32, M, &o), MXP_OK);
+        assert_memory_equal(a, b, sizeof a);
+    }
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    o.seed = 12346;
+    assert_int_equal(mxp_convert(c, MXP_BF16, src, MXP_F32, M, &o), MXP_OK);
+    int differ = 0;
+    for (int i = 0; i < M; i++)
+        differ += a[i] != c[i];
+    assert_true(differ > M / 10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stochastic_rounding_is_unbiased_and_picks_neighbours),
+        cmocka_unit_test(test_same_seed_same_bits_other_seed_other_bits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

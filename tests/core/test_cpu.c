@@ -1,0 +1,51 @@
+/* CPU features and the ISA cap. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+
+static void test_supported_level_matches_the_feature_bits(void **state)
+{
+    (void)state;
+    uint64_t f = mxp_cpu_features();
+    mxp_isa s = mxp_isa_supported();
+    if (s >= MXP_ISA_AVX2)
+        assert_true((f & (MXP_CPU_AVX2 | MXP_CPU_FMA | MXP_CPU_F16C)) == (MXP_CPU_AVX2 | MXP_CPU_FMA | MXP_CPU_F16C));
+    if (s >= MXP_ISA_AVX512)
+        assert_true(f & MXP_CPU_AVX512F && f & MXP_CPU_AVX512BW && f & MXP_CPU_AVX512VL && f & MXP_CPU_AVX512DQ);
+    if (s >= MXP_ISA_AVX512BF16)
+        assert_true(f & MXP_CPU_AVX512BF16 && f & MXP_CPU_AVX512VNNI);
+    if (f & MXP_CPU_AVX2)
+        assert_non_null(strstr(mxp_cpu_features_string(), "avx2"));
+    assert_non_null(mxp_cpu_brand());
+}
+
+static void test_set_isa_caps_and_clamps(void **state)
+{
+    (void)state;
+    mxp_isa s = mxp_isa_supported();
+    assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
+    assert_int_equal(mxp_isa_current(), MXP_ISA_SCALAR);
+    assert_int_equal(mxp_set_isa(MXP_ISA_AVX512BF16), MXP_OK);
+    assert_int_equal(mxp_isa_current(), s); /* never above what the machine has */
+    assert_int_equal(mxp_set_isa((mxp_isa)17), MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "ISA"));
+    assert_int_equal(mxp_isa_current(), s);
+    for (int i = 0; i < MXP_ISA_COUNT; i++)
+        assert_int_equal(mxp_isa_from_name(mxp_isa_name((mxp_isa)i)), i);
+    assert_int_equal(mxp_isa_from_name("sse9"), MXP_ISA_COUNT);
+    assert_string_equal(mxp_isa_name((mxp_isa)9), "invalid");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_supported_level_matches_the_feature_bits),
+        cmocka_unit_test(test_set_isa_caps_and_clamps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
