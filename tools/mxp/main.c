@@ -1,1 +1,85 @@
-int main(void){return 0;}
+/* mxp — the command-line tool: finds the subcommand and runs it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} cli_command;
+
+static const cli_command commands[] = {
+    { "info", cli_info, "version, CPU, ISA level, every dtype's traits, conversion kernels in use" },
+    { "tour", cli_tour, "a guided report: the machine, dtypes, rounding error, speed (make demo)" },
+    { "bench", cli_bench, "benchmarks: mxp bench convert [options]" },
+    { "cast-value", cli_cast_value, "convert one number to a dtype; show its bits and flags" },
+};
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, "usage: mxp <command> [options]\n"
+               "       mxp --help | --version\n\n"
+               "mxp %s — mixed-precision numerics.  Commands:\n\n", mxp_version());
+    for (int i = 0; i < COMMAND_COUNT; i++)
+        fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'mxp <command> --help' describes a command's options.\n"
+               "Environment: MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the kernels used.\n");
+}
+
+static const cli_command *find_command(const char *name)
+{
+    for (int i = 0; i < COMMAND_COUNT; i++) {
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    }
+    return NULL;
+}
+
+/* "mxp help [command]" is "mxp [command] --help". */
+static int run_help(int argc, char **argv)
+{
+    if (argc < 3) {
+        print_usage(stdout);
+        return CLI_OK;
+    }
+    const cli_command *c = find_command(argv[2]);
+    if (!c)
+        return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+    char help[] = "--help";
+    char *sub_argv[] = { argv[2], help, NULL };
+    return c->run(2, sub_argv);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *name = argv[1];
+    if (cli_is_help(name)) {
+        print_usage(stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(name, "--version") || !strcmp(name, "-V")) {
+        printf("mxp %s\n", mxp_version());
+        return CLI_OK;
+    }
+    if (!strcmp(name, "help"))
+        return run_help(argc, argv);
+    const cli_command *c = find_command(name);
+    if (!c) {
+        if (name[0] == '-')
+            return cli_usage_error(NULL, "unknown option '%s'", name);
+        return cli_usage_error(NULL, "unknown command '%s'", name);
+    }
+    int rc = c->run(argc - 1, argv + 1);
+    if (fflush(stdout) != 0 && rc == CLI_OK) {
+        perror("mxp: writing the output");
+        rc = CLI_FAILED;
+    }
+    return rc;
+}

@@ -1,0 +1,141 @@
+/* make check-exhaustive: every one of the 2^32 float32 patterns to bfloat16,
+ * float16, float8_e4m3fn and float8_e5m2 in the five deterministic modes,
+ * bit for bit, at every ISA level this machine has.
+ *
+ * Step 1 proves the reference converter equal to the MPFR oracle on the
+ * stratified set (every exponent, the rounding-deciding mantissas, 2M random
+ * patterns).  Step 2 compares every SIMD kernel with the reference on all
+ * 2^32 inputs, in two threads.  Prints a progress line. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert/cases.h"
+#include "convert/convert-config.h"
+#include "convert/convert-ref.h"
+#include "convert/oracle.h"
+#include "mxp.h"
+
+enum { CHUNK = 1 << 20, THREADS = 2, N_MODES = 5 };
+
+static const mxp_dtype targets[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
+enum { N_TARGETS = sizeof targets / sizeof targets[0] };
+
+static atomic_ullong chunks_done, mismatches;
+
+static size_t oracle_step(void)
+{
+    enum { CAP = 1 << 22 };
+    uint64_t *bits = malloc(CAP * sizeof *bits);
+    uint32_t *src = malloc(CAP * 4);
+    uint16_t *dst = malloc(CAP * 2);
+    size_t bad = 0, checked = 0;
+    mxp_set_isa(MXP_ISA_SCALAR);
+    for (int t = 0; t < N_TARGETS; t++) {
+        size_t n = cases_build(MXP_F32, targets[t], bits, CAP, 2024 + t, 2000000);
+        cases_store(src, MXP_F32, bits, n);
+        size_t ds = mxp_dtype_itemsize(targets[t]);
+        for (int mode = 0; mode < N_MODES; mode++) {
+            mxp_convert_opts o = { (mxp_rounding)mode, MXP_OVERFLOW_INF, 0, NULL };
+            mxp_convert(dst, targets[t], src, MXP_F32, n, &o);
+            for (size_t i = 0; i < n; i++) {
+                oracle_result want = oracle_convert(targets[t], MXP_F32, bits[i], (mxp_rounding)mode, MXP_OVERFLOW_INF);
+                uint64_t got = test_load_bits(dst, i, ds);
+                if (!oracle_matches(&want, got, targets[t]) && bad++ < 10)
+                    fprintf(stderr, "oracle: f32 0x%08llx -> %s %s: reference 0x%llx, oracle 0x%llx\n",
+                            (unsigned long long)bits[i], mxp_dtype_name(targets[t]),
+                            mxp_rounding_name((mxp_rounding)mode), (unsigned long long)got,
+                            (unsigned long long)want.bits);
+            }
+            checked += n;
+        }
+    }
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    free(bits);
+    free(src);
+    free(dst);
+    printf("step 1: reference equals the MPFR oracle on %zu stratified conversions (%zu differ)\n", checked, bad);
+    return bad;
+}
+
+/* The distinct kernels used at some ISA level for (target, mode). */
+static size_t kernels_for(mxp_dtype t, mxp_rounding mode, const mxp_cvt_kernel **out)
+{
+    size_t n = 0;
+    for (int isa = MXP_ISA_AVX2; isa <= (int)mxp_isa_supported(); isa++) {
+        const mxp_cvt_kernel *k = mxp_cvt_find(t, MXP_F32, mode, (mxp_isa)isa);
+        if (k && (n == 0 || out[n - 1] != k))
+            out[n++] = k;
+    }
+    return n;
+}
+
+static void *worker(void *arg)
+{
+    const uint64_t first = (uint64_t)(uintptr_t)arg, total_chunks = (1ull << 32) / CHUNK;
+    uint32_t *src = malloc(CHUNK * 4);
+    uint16_t *want = malloc(CHUNK * 2), *got = malloc(CHUNK * 2);
+    for (uint64_t c = first; c < total_chunks; c += THREADS) {
+        for (uint32_t i = 0; i < CHUNK; i++)
+            src[i] = (uint32_t)(c * CHUNK + i);
+        for (int t = 0; t < N_TARGETS; t++) {
+            size_t ds = mxp_dtype_itemsize(targets[t]);
+            for (int mode = 0; mode < N_MODES; mode++) {
+                const mxp_cvt_kernel *ks[MXP_ISA_COUNT];
+                size_t nk = kernels_for(targets[t], (mxp_rounding)mode, ks);
+                mxp_cvt_params p = { (mxp_rounding)mode, MXP_OVERFLOW_INF, 0, c * CHUNK, NULL };
+                mxp_convert_ref(want, targets[t], src, MXP_F32, CHUNK, &p);
+                for (size_t k = 0; k < nk; k++) {
+                    ks[k]->fn(got, src, CHUNK, &p);
+                    if (memcmp(want, got, CHUNK * ds) == 0)
+                        continue;
+                    for (uint32_t i = 0; i < CHUNK; i++) {
+                        uint64_t a = test_load_bits(want, i, ds), b = test_load_bits(got, i, ds);
+                        if (a != b && atomic_fetch_add(&mismatches, 1) < 10)
+                            fprintf(stderr, "\n%s %s: f32 0x%08x: kernel 0x%llx, reference 0x%llx\n", ks[k]->name,
+                                    mxp_rounding_name((mxp_rounding)mode), src[i], (unsigned long long)b,
+                                    (unsigned long long)a);
+                    }
+                }
+            }
+        }
+        unsigned long long done = atomic_fetch_add(&chunks_done, 1) + 1;
+        if (first == 0 || done == total_chunks) {
+            printf("\rstep 2: %5.1f%% of 2^32 float32 patterns, %llu mismatches", 100.0 * (double)done / (double)total_chunks,
+                   (unsigned long long)atomic_load(&mismatches));
+            fflush(stdout);
+        }
+    }
+    free(src);
+    free(want);
+    free(got);
+    return NULL;
+}
+
+int main(void)
+{
+    if (oracle_step() != 0)
+        return 1;
+    printf("step 2: kernels compared with the reference:");
+    for (int t = 0; t < N_TARGETS; t++) {
+        for (int mode = 0; mode < N_MODES; mode++) {
+            const mxp_cvt_kernel *ks[MXP_ISA_COUNT];
+            size_t nk = kernels_for(targets[t], (mxp_rounding)mode, ks);
+            for (size_t k = 0; k < nk; k++)
+                printf(" %s/%s", ks[k]->name + 4, mxp_rounding_name((mxp_rounding)mode));
+        }
+    }
+    printf("\n");
+    pthread_t th[THREADS];
+    for (uintptr_t i = 0; i < THREADS; i++)
+        pthread_create(&th[i], NULL, worker, (void *)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(th[i], NULL);
+    unsigned long long bad = atomic_load(&mismatches);
+    printf("\n%s: all 2^32 float32 patterns x %d targets x %d modes, %llu mismatches\n", bad ? "FAILED" : "PASSED",
+           N_TARGETS, N_MODES, bad);
+    printf("%d passed, %d failed\n", bad ? 0 : 1, bad ? 1 : 0);
+    return bad != 0;
+}

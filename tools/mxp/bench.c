@@ -1,0 +1,41 @@
+/* mxp bench — the list of benchmarks; each one lives in bench_<name>.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct cli_benchmark {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} cli_benchmark;
+
+static const cli_benchmark benchmarks[] = {
+    { "convert", cli_bench_convert, "mxp_convert throughput per dtype pair and rounding mode, vs memcpy" },
+};
+enum { BENCHMARK_COUNT = sizeof benchmarks / sizeof benchmarks[0] };
+
+static void print_usage(FILE *f)
+{
+    fprintf(f, "usage: mxp bench <benchmark> [options]\n\nBenchmarks:\n\n");
+    for (int i = 0; i < BENCHMARK_COUNT; i++)
+        fprintf(f, "  %-9s %s\n", benchmarks[i].name, benchmarks[i].summary);
+    fprintf(f, "\n'mxp bench <benchmark> --help' describes its options.\n");
+}
+
+int cli_bench(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_usage(stderr);
+        return CLI_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        print_usage(stdout);
+        return CLI_OK;
+    }
+    for (int i = 0; i < BENCHMARK_COUNT; i++) {
+        if (!strcmp(argv[1], benchmarks[i].name))
+            return benchmarks[i].run(argc - 1, argv + 1);
+    }
+    return cli_usage_error("bench", "unknown benchmark '%s'", argv[1]);
+}

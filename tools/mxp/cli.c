@@ -1,0 +1,198 @@
+/* Helpers shared by the subcommands: errors, option parsing, number
+ * formatting, the machine summary, timing, aligned buffers, random data. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+const mxp_dtype cli_float_types[6] = { MXP_F64, MXP_F32, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
+
+const cli_pair cli_main_pairs[11] = {
+    { MXP_F32, MXP_BF16 }, { MXP_BF16, MXP_F32 }, { MXP_F32, MXP_F16 }, { MXP_F16, MXP_F32 },
+    { MXP_F64, MXP_BF16 }, { MXP_F64, MXP_F16 }, { MXP_F32, MXP_E4M3 }, { MXP_E4M3, MXP_F32 },
+    { MXP_F32, MXP_E5M2 }, { MXP_E5M2, MXP_F32 }, { MXP_F32, MXP_S8 },
+};
+
+/* ---- errors and options ------------------------------------------------ */
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mxp%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'mxp%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
+    return CLI_USAGE;
+}
+
+int cli_mxp_error(const char *what, mxp_status st)
+{
+    fprintf(stderr, "mxp: %s failed: %s: %s\n", what, mxp_status_str(st), mxp_last_error());
+    return CLI_FAILED;
+}
+
+int cli_is_help(const char *arg)
+{
+    return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+int cli_option(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(name);
+    if (strncmp(arg, name, len) != 0)
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+        return 1;
+    }
+    if (arg[len] != '\0')
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *value = argv[++*i];
+    return 1;
+}
+
+int cli_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end != '\0' || v > (SIZE_MAX >> shift))
+        return -1;
+    *out = (size_t)v << shift;
+    return 0;
+}
+
+/* ---- numbers ----------------------------------------------------------- */
+
+const char *cli_num(char *buf, size_t size, double v)
+{
+    if (isnan(v))
+        snprintf(buf, size, "nan");
+    else if (isinf(v))
+        snprintf(buf, size, "%sinf", v < 0 ? "-" : "");
+    else
+        snprintf(buf, size, "%.5g", v);
+    return buf;
+}
+
+const char *cli_exact_int(char *buf, size_t size, uint64_t v)
+{
+    int k = 0;
+    while (k < 63 && (v >> (k + 1)) != 0)
+        k++; /* k = index of the top bit */
+    if (v >= 1024 && v == (uint64_t)1 << k)
+        snprintf(buf, size, "2^%d", k);
+    else if (v >= 1023 && (v == UINT64_MAX || v + 1 == (uint64_t)1 << (k + 1)))
+        snprintf(buf, size, "2^%d-1", k + 1);
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+mxp_status cli_round_trip(double x, mxp_dtype type, const mxp_convert_opts *opts, double *out)
+{
+    uint64_t stored = 0;
+    mxp_status st = mxp_convert(&stored, type, &x, MXP_F64, 1, opts);
+    if (st == MXP_OK)
+        st = mxp_convert(out, MXP_F64, &stored, type, 1, NULL);
+    return st;
+}
+
+void cli_print_machine(const char *indent)
+{
+    const char *brand = mxp_cpu_brand();
+    printf("%scpu        %s\n", indent, brand[0] ? brand : "(unknown)");
+    printf("%sfeatures   %s\n", indent, mxp_cpu_features_string());
+    printf("%sisa level  %s in use (this machine supports up to %s)\n", indent,
+           mxp_isa_name(mxp_isa_current()), mxp_isa_name(mxp_isa_supported()));
+}
+
+/* ---- timing, buffers, random data -------------------------------------- */
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void *cli_alloc(size_t bytes)
+{
+    size_t rounded = (bytes + 63) / 64 * 64;
+    return aligned_alloc(64, rounded ? rounded : 64);
+}
+
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *state)
+{
+    return (double)(next_random(state) >> 11) * 0x1p-53;
+}
+
+/* Irwin-Hall: the sum of four uniforms, scaled to mean 0 and variance 1. */
+static double normalish(uint64_t *state)
+{
+    double s = uniform01(state) + uniform01(state) + uniform01(state) + uniform01(state);
+    return (s - 2.0) * 1.7320508075688772;
+}
+
+/* One value for `type`: N(0,1) for floats, one in 61 of them in the
+ * subnormal range; integers spread over a quarter of their range. */
+static double random_value(const mxp_dtype_traits *t, size_t i, uint64_t *state)
+{
+    if (t->kind == MXP_KIND_BOOL)
+        return (double)(next_random(state) & 1);
+    if (t->kind != MXP_KIND_FLOAT) {
+        double v = normalish(state) * t->max / 8.0;
+        return t->kind == MXP_KIND_UINT ? fabs(v) : v;
+    }
+    if (i % 61 == 0)
+        return (next_random(state) & 1 ? -1 : 1) * t->min_normal * uniform01(state);
+    return normalish(state);
+}
+
+mxp_status cli_fill_random(void *buf, mxp_dtype type, size_t n, uint64_t seed)
+{
+    enum { CHUNK = 4096 };
+    const mxp_dtype_traits *t = mxp_dtype_get_traits(type);
+    if (!t)
+        return mxp_convert(buf, type, NULL, MXP_F64, 0, NULL); /* sets the error */
+    double chunk[CHUNK];
+    uint64_t state = seed;
+    for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
+        size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
+        for (size_t i = 0; i < m; i++)
+            chunk[i] = random_value(t, i0 + i, &state);
+        mxp_status st = mxp_convert((char *)buf + i0 * t->itemsize, type, chunk, MXP_F64, m, NULL);
+        if (st != MXP_OK)
+            return st;
+    }
+    return MXP_OK;
+}

@@ -1,0 +1,104 @@
+/* The mxp command-line tool: what the subcommand files share.
+ * Exit codes: 0 success, 1 an mxp call failed, 2 bad usage. */
+#ifndef MXP_CLI_H
+#define MXP_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mxp.h"
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define CLI_PRINTF(fmt, args)
+#endif
+
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+/* Subcommands: argv[0] is the command's own name ("info", "convert" ...). */
+int cli_info(int argc, char **argv);
+int cli_tour(int argc, char **argv);
+int cli_bench(int argc, char **argv);
+int cli_bench_convert(int argc, char **argv);
+int cli_cast_value(int argc, char **argv);
+
+/* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
+int tour_sums(void);
+void tour_heading(int number, const char *title);
+
+/* ---- errors and options (cli.c) ------------------------------------- */
+
+/* Prints "mxp <cmd>: <message>" and a hint to use --help; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* Prints what failed with mxp_status_str(st) and mxp_last_error(); returns CLI_FAILED. */
+int cli_mxp_error(const char *what, mxp_status st);
+
+int cli_is_help(const char *arg); /* "--help" or "-h" */
+
+/* Matches argv[*i] against option `name` given as "name VALUE" or
+ * "name=VALUE".  Returns 1 and sets *value (advancing *i past a separate
+ * value), 0 if argv[*i] is another argument, -1 if the value is missing. */
+int cli_option(int argc, char **argv, int *i, const char *name, const char **value);
+
+/* Parses a whole decimal size ("65536", "16M", "1G": binary suffixes).
+ * Returns 0 on success. */
+int cli_parse_size(const char *s, size_t *out);
+
+/* ---- numbers and dtypes (cli.c) ------------------------------------- */
+
+/* Compact %g-style number into buf ("1.18e-38", "65504", "inf"). */
+const char *cli_num(char *buf, size_t size, double v);
+
+/* Largest exactly-representable integer, compactly: "2^24", "2^63-1", "255". */
+const char *cli_exact_int(char *buf, size_t size, uint64_t v);
+
+/* Converts one float64 through `type` and back: the value stored. */
+mxp_status cli_round_trip(double x, mxp_dtype type, const mxp_convert_opts *opts, double *out);
+
+/* The floating dtypes from widest to narrowest, for the tour's tables. */
+extern const mxp_dtype cli_float_types[6];
+
+/* The conversion pairs shown by `info` and `tour` (dst, src). */
+typedef struct cli_pair { mxp_dtype src, dst; } cli_pair;
+extern const cli_pair cli_main_pairs[11];
+
+/* Prints brand, features and ISA levels, each line starting with `indent`. */
+void cli_print_machine(const char *indent);
+
+/* ---- timing and benchmark core (cli.c, bench_convert.c) ------------- */
+
+double cli_now(void); /* seconds, CLOCK_MONOTONIC */
+
+/* 64-byte aligned allocation of at least `bytes`; NULL on failure. */
+void *cli_alloc(size_t bytes);
+
+/* Fills n elements of `type` with normal-ish random values (a few of them
+ * subnormal for float types); integer types get values in their range. */
+mxp_status cli_fill_random(void *buf, mxp_dtype type, size_t n, uint64_t seed);
+
+/* One benchmark case: convert n elements src -> dst with `opts`, and copy
+ * the same number of bytes with memcpy, alternating, reps times each. */
+typedef struct cli_bench_case {
+    mxp_dtype src, dst;
+    mxp_convert_opts opts;
+    size_t n;
+    int reps;
+} cli_bench_case;
+
+typedef struct cli_bench_result {
+    double mxp_s, memcpy_s;       /* median seconds per run */
+    double mxp_gbps, memcpy_gbps; /* bytes moved / median time / 1e9 */
+    size_t bytes;                 /* moved per run: src + dst bytes */
+} cli_bench_result;
+
+/* Bytes one memcpy run copies: half of what the conversion reads + writes,
+ * so both move the same total.  src holds c->n filled elements of c->src;
+ * both buffers must also have room for this many bytes. */
+size_t cli_bench_copy_bytes(const cli_bench_case *c);
+
+/* Fills r with the medians of c->reps alternating runs. */
+mxp_status cli_bench_run(const cli_bench_case *c, const void *src, void *dst, cli_bench_result *r);
+
+#endif

@@ -1,0 +1,71 @@
+/* mxp info — what this build and this machine give: version, CPU, ISA
+ * level, the traits of every dtype and the conversion kernels in use. */
+#include <stdio.h>
+
+#include "cli.h"
+
+static void print_help(void)
+{
+    printf("usage: mxp info\n\n"
+           "Prints the mxp version, the CPU brand and features, the ISA level kernels\n"
+           "use, one row of traits per dtype, and the kernel mxp_convert picks for the\n"
+           "main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap\n"
+           "the level and see what changes.\n");
+}
+
+static void print_traits_header(void)
+{
+    printf("  %-14s %-5s %4s %4s %4s %3s %4s %5s %10s %11s %12s %11s %11s %3s %3s %7s\n",
+           "name", "short", "size", "kind", "bits", "exp", "mant", "bias", "eps", "max", "lowest",
+           "min_normal", "min_subnrm", "inf", "nan", "max_int");
+}
+
+static void print_traits_row(const mxp_dtype_traits *t)
+{
+    char eps[16], max[16], lowest[16], mnorm[16], msub[16], mint[16];
+    printf("  %-14s %-5s %4zu %4c %4d %3d %4d %5d %10s %11s %12s %11s %11s %3s %3s %7s\n",
+           t->name, t->short_name, t->itemsize, (char)t->kind, t->bits, t->exp_bits, t->mant_bits,
+           t->bias, cli_num(eps, sizeof eps, t->eps), cli_num(max, sizeof max, t->max),
+           cli_num(lowest, sizeof lowest, t->lowest), cli_num(mnorm, sizeof mnorm, t->min_normal),
+           cli_num(msub, sizeof msub, t->min_subnormal), t->has_inf ? "yes" : "no",
+           t->has_nan ? "yes" : "no", cli_exact_int(mint, sizeof mint, t->max_exact_int));
+}
+
+static void print_kernels(void)
+{
+    const mxp_convert_opts rne = { .rounding = MXP_ROUND_NEAREST_EVEN };
+    const mxp_convert_opts sr = { .rounding = MXP_ROUND_STOCHASTIC };
+    printf("  %-14s %-30s %s\n", "pair", mxp_rounding_name(rne.rounding), mxp_rounding_name(sr.rounding));
+    for (size_t i = 0; i < sizeof cli_main_pairs / sizeof cli_main_pairs[0]; i++) {
+        const cli_pair *p = &cli_main_pairs[i];
+        char pair[32];
+        snprintf(pair, sizeof pair, "%s -> %s", mxp_dtype_get_traits(p->src)->short_name,
+                 mxp_dtype_get_traits(p->dst)->short_name);
+        printf("  %-14s %-30s %s\n", pair, mxp_convert_kernel_name(p->dst, p->src, &rne),
+               mxp_convert_kernel_name(p->dst, p->src, &sr));
+    }
+}
+
+int cli_info(int argc, char **argv)
+{
+    if (argc > 1) {
+        if (cli_is_help(argv[1])) {
+            print_help();
+            return CLI_OK;
+        }
+        return cli_usage_error("info", "unexpected argument '%s'", argv[1]);
+    }
+    printf("mxp %s\n\n", mxp_version());
+    cli_print_machine("  ");
+    printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level for a process)\n\n");
+
+    printf("dtypes (kind: b bool, i signed, u unsigned, f float; max_int: every integer\n"
+           "in [0, max_int] is exact)\n\n");
+    print_traits_header();
+    for (int dt = 1; dt < MXP_DTYPE_COUNT; dt++)
+        print_traits_row(mxp_dtype_get_traits((mxp_dtype)dt));
+
+    printf("\nconversion kernels in use (\"reference\": the portable converter)\n\n");
+    print_kernels();
+    return CLI_OK;
+}
