@@ -44,6 +44,10 @@ typedef struct mxp_convert_opts {
     mxp_overflow overflow;
     uint64_t seed;             /* stochastic rounding: same seed, same result */
     mxp_convert_flags *flags;  /* optional: counters to add to (slower path) */
+    uint64_t index_offset;     /* stochastic rounding: element 0 of this call is
+                                  element index_offset of the random stream, so
+                                  an array split across calls or threads gets
+                                  the bits of one whole call */
 } mxp_convert_opts;
 
 /* Converts n contiguous elements.  src and dst must not overlap, except

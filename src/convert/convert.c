@@ -141,6 +141,7 @@ static mxp_cvt_params make_params(const mxp_convert_opts *opts)
         p.overflow = opts->overflow;
         p.seed = opts->seed;
         p.flags = opts->flags;
+        p.index0 = opts->index_offset;
     }
     return p;
 }
@@ -193,6 +194,7 @@ mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
         return st;
     const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
     mxp_cvt_params p = make_params(opts);
+    const uint64_t index0 = p.index0;
     if (src_stride == (ptrdiff_t)ss && dst_stride == (ptrdiff_t)ds) {
         convert_run(dst, dst_type, src, src_type, n, &p);
         return MXP_OK;
@@ -205,7 +207,7 @@ mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
         unsigned char *d = (unsigned char *)dst + (ptrdiff_t)i0 * dst_stride;
         for (size_t i = 0; i < m; i++)
             memcpy(in + i * ss, s + (ptrdiff_t)i * src_stride, ss);
-        p.index0 = i0;
+        p.index0 = index0 + i0;
         convert_run(out, dst_type, in, src_type, m, &p);
         for (size_t i = 0; i < m; i++)
             memcpy(d + (ptrdiff_t)i * dst_stride, out + i * ds, ds);

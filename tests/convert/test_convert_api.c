@@ -25,9 +25,9 @@ static void test_bad_arguments_give_a_status_and_a_sentence_and_write_nothing(vo
     expect_error(mxp_convert(NULL, MXP_BF16, src, MXP_F32, 4, NULL), MXP_ERR_INVALID_ARGUMENT, "dst");
     expect_error(mxp_convert(dst, (mxp_dtype)0, src, MXP_F32, 4, NULL), MXP_ERR_INVALID_DTYPE, "destination");
     expect_error(mxp_convert(dst, MXP_BF16, src, (mxp_dtype)77, 4, NULL), MXP_ERR_INVALID_DTYPE, "source");
-    mxp_convert_opts bad = { (mxp_rounding)9, MXP_OVERFLOW_INF, 0, NULL };
+    mxp_convert_opts bad = { .rounding = (mxp_rounding)9, .overflow = MXP_OVERFLOW_INF, .seed = 0, .flags = NULL };
     expect_error(mxp_convert(dst, MXP_BF16, src, MXP_F32, 4, &bad), MXP_ERR_INVALID_ARGUMENT, "rounding");
-    mxp_convert_opts bad2 = { MXP_ROUND_UP, (mxp_overflow)5, 0, NULL };
+    mxp_convert_opts bad2 = { .rounding = MXP_ROUND_UP, .overflow = (mxp_overflow)5, .seed = 0, .flags = NULL };
     expect_error(mxp_convert(dst, MXP_BF16, src, MXP_F32, 4, &bad2), MXP_ERR_INVALID_ARGUMENT, "overflow");
     expect_error(mxp_convert(dst, MXP_BF16, src, MXP_F32, SIZE_MAX / 2, NULL), MXP_ERR_SIZE_OVERFLOW, "overflow");
     expect_error(mxp_convert_strided(dst, MXP_BF16, 0, src, MXP_F32, 4, 4, NULL), MXP_ERR_INVALID_ARGUMENT, "dst_stride");
@@ -111,7 +111,7 @@ static void test_strided_equals_contiguous_for_long_arrays_and_stochastic(void *
     static uint16_t a[N], b[2 * N];
     for (int i = 0; i < N; i++)
         src[i] = 1.0f + (float)i * 1e-5f;
-    mxp_convert_opts o = { MXP_ROUND_STOCHASTIC, MXP_OVERFLOW_INF, 99, NULL };
+    mxp_convert_opts o = { .rounding = MXP_ROUND_STOCHASTIC, .overflow = MXP_OVERFLOW_INF, .seed = 99, .flags = NULL };
     assert_int_equal(mxp_convert(a, MXP_BF16, src, MXP_F32, N, &o), MXP_OK);
     assert_int_equal(mxp_convert_strided(b, MXP_BF16, 4, src, MXP_F32, 4, N, &o), MXP_OK);
     for (int i = 0; i < N; i++)

@@ -173,7 +173,7 @@ static void test_mxp_convert_gives_same_bits_at_every_isa_level(void **state)
             cases_store(src, st, bits, n);
             size_t ds = mxp_dtype_itemsize(dt);
             for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
-                mxp_convert_opts o = { (mxp_rounding)mode, MXP_OVERFLOW_INF, 42, NULL };
+                mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = MXP_OVERFLOW_INF, .seed = 42, .flags = NULL };
                 assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
                 assert_int_equal(mxp_convert(want, dt, src, st, n, &o), MXP_OK);
                 for (int isa = MXP_ISA_AVX2; isa <= (int)mxp_isa_supported(); isa++) {
@@ -208,7 +208,7 @@ static void test_every_required_pair_has_a_simd_kernel_here(void **state)
     mxp_set_isa(MXP_ISA_COUNT - 1);
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
-            mxp_convert_opts o = { (mxp_rounding)mode, MXP_OVERFLOW_INF, 0, NULL };
+            mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = MXP_OVERFLOW_INF, .seed = 0, .flags = NULL };
             const char *name = mxp_convert_kernel_name(pairs[i].dst, pairs[i].src, &o);
             if (!strcmp(name, "reference"))
                 fail_msg("%s -> %s %s has no SIMD kernel", mxp_dtype_name(pairs[i].src),

@@ -28,7 +28,7 @@ static size_t check_pair(mxp_dtype dst, mxp_dtype src)
     size_t bad = 0, checked = 0;
     for (int mode = 0; mode < MXP_ROUND_STOCHASTIC; mode++) {
         for (int ov = 0; ov < n_overflow; ov++) {
-            mxp_convert_opts o = { (mxp_rounding)mode, (mxp_overflow)ov, 0, NULL };
+            mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)ov, .seed = 0, .flags = NULL };
             assert_int_equal(mxp_convert(dst_buf, dst, src_buf, src, n, &o), MXP_OK);
             for (size_t i = 0; i < n; i++) {
                 oracle_result want = oracle_convert(dst, src, bits_buf[i], (mxp_rounding)mode, (mxp_overflow)ov);

@@ -13,7 +13,7 @@
 static uint64_t cvt(mxp_dtype dst, mxp_dtype src, uint64_t bits, mxp_rounding mode, mxp_overflow ov)
 {
     uint64_t out = 0;
-    mxp_convert_opts o = { mode, ov, 0, NULL };
+    mxp_convert_opts o = { .rounding = mode, .overflow = ov, .seed = 0, .flags = NULL };
     assert_int_equal(mxp_convert(&out, dst, &bits, src, 1, &o), MXP_OK);
     return out;
 }
@@ -241,7 +241,7 @@ static void test_flags_count_what_happened(void **state)
     const double in[] = { 1.0, 0.1, 1e10, 1e-10, __builtin_nan(""), -3e-5 };
     uint16_t out[6];
     mxp_convert_flags fl = { 0, 0, 0, 0 };
-    mxp_convert_opts o = { RNE, INF, 0, &fl };
+    mxp_convert_opts o = { .rounding = RNE, .overflow = INF, .seed = 0, .flags = &fl };
     assert_int_equal(mxp_convert(out, MXP_F16, in, MXP_F64, 6, &o), MXP_OK);
     assert_int_equal(fl.inexact, 4);   /* 0.1, 1e10, 1e-10, -3e-5 */
     assert_int_equal(fl.overflow, 1);  /* 1e10 */

@@ -30,9 +30,9 @@ static void check_unbiased(mxp_dtype src_type, double x, mxp_dtype dst_type, uin
     assert_int_equal(mxp_convert(&exact, MXP_F64, one, src_type, 1, NULL), MXP_OK);
     for (size_t i = 0; i < N; i++)
         memcpy(src + i * ss, one, ss);
-    mxp_convert_opts down = { MXP_ROUND_DOWN, MXP_OVERFLOW_INF, 0, NULL };
-    mxp_convert_opts up = { MXP_ROUND_UP, MXP_OVERFLOW_INF, 0, NULL };
-    mxp_convert_opts sr = { MXP_ROUND_STOCHASTIC, MXP_OVERFLOW_INF, seed, NULL };
+    mxp_convert_opts down = { .rounding = MXP_ROUND_DOWN, .overflow = MXP_OVERFLOW_INF, .seed = 0, .flags = NULL };
+    mxp_convert_opts up = { .rounding = MXP_ROUND_UP, .overflow = MXP_OVERFLOW_INF, .seed = 0, .flags = NULL };
+    mxp_convert_opts sr = { .rounding = MXP_ROUND_STOCHASTIC, .overflow = MXP_OVERFLOW_INF, .seed = seed, .flags = NULL };
     unsigned char lo_b[8], hi_b[8];
     double lo, hi;
     mxp_convert(lo_b, dst_type, one, src_type, 1, &down);
@@ -106,7 +106,7 @@ static void test_same_seed_same_bits_other_seed_other_bits(void **state)
     static uint16_t a[M], b[M], c[M];
     for (int i = 0; i < M; i++)
         src[i] = 1.0f + (float)i * 0x1p-17f;
-    mxp_convert_opts o = { MXP_ROUND_STOCHASTIC, MXP_OVERFLOW_INF, 12345, NULL };
+    mxp_convert_opts o = { .rounding = MXP_ROUND_STOCHASTIC, .overflow = MXP_OVERFLOW_INF, .seed = 12345, .flags = NULL };
     assert_int_equal(mxp_convert(a, MXP_BF16, src, MXP_F32, M, &o), MXP_OK);
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         mxp_set_isa((mxp_isa)isa);
@@ -122,11 +122,46 @@ static void test_same_seed_same_bits_other_seed_other_bits(void **state)
     assert_true(differ > M / 10);
 }
 
+/* An array converted in pieces with index_offset gives the bits of one
+ * whole call, also across a 2^32-index block boundary of the stream. */
+static void test_index_offset_splits_an_array_without_changing_bits(void **state)
+{
+    (void)state;
+    enum { M = 3000 };
+    static double src[M];
+    static uint16_t whole[M], parts[M];
+    for (int i = 0; i < M; i++)
+        src[i] = 0.1 * (i + 1);
+    const uint64_t offsets[] = { 0, (1ull << 32) - 1000, (7ull << 32) + 5 };
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        mxp_set_isa((mxp_isa)isa);
+        for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; k++) {
+            mxp_convert_opts o = { .rounding = MXP_ROUND_STOCHASTIC, .overflow = MXP_OVERFLOW_INF, .seed = 77, .flags = NULL, .index_offset = offsets[k] };
+            assert_int_equal(mxp_convert(whole, MXP_BF16, src, MXP_F64, M, &o), MXP_OK);
+            for (size_t at = 0; at < M; at += 700) {
+                size_t len = M - at < 700 ? M - at : 700;
+                mxp_convert_opts q = o;
+                q.index_offset = offsets[k] + at;
+                assert_int_equal(mxp_convert(parts + at, MXP_BF16, src + at, MXP_F64, len, &q), MXP_OK);
+            }
+            assert_memory_equal(whole, parts, sizeof whole);
+            /* The reference path (counters requested) agrees. */
+            mxp_convert_flags fl = { 0, 0, 0, 0 };
+            mxp_convert_opts r = o;
+            r.flags = &fl;
+            assert_int_equal(mxp_convert(parts, MXP_BF16, src, MXP_F64, M, &r), MXP_OK);
+            assert_memory_equal(whole, parts, sizeof whole);
+        }
+    }
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stochastic_rounding_is_unbiased_and_picks_neighbours),
         cmocka_unit_test(test_same_seed_same_bits_other_seed_other_bits),
+        cmocka_unit_test(test_index_offset_splits_an_array_without_changing_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,7 @@ static size_t oracle_step(void)
         cases_store(src, MXP_F32, bits, n);
         size_t ds = mxp_dtype_itemsize(targets[t]);
         for (int mode = 0; mode < N_MODES; mode++) {
-            mxp_convert_opts o = { (mxp_rounding)mode, MXP_OVERFLOW_INF, 0, NULL };
+            mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = MXP_OVERFLOW_INF, .seed = 0, .flags = NULL };
             mxp_convert(dst, targets[t], src, MXP_F32, n, &o);
             for (size_t i = 0; i < n; i++) {
                 oracle_result want = oracle_convert(targets[t], MXP_F32, bits[i], (mxp_rounding)mode, MXP_OVERFLOW_INF);
@@ -102,7 +102,7 @@ static void *worker(void *arg)
             }
         }
         unsigned long long done = atomic_fetch_add(&chunks_done, 1) + 1;
-        if (first == 0 || done == total_chunks) {
+        if (done * 1000 / total_chunks != (done - 1) * 1000 / total_chunks) {
             printf("\rstep 2: %5.1f%% of 2^32 float32 patterns, %llu mismatches", 100.0 * (double)done / (double)total_chunks,
                    (unsigned long long)atomic_load(&mismatches));
             fflush(stdout);
