@@ -111,48 +111,76 @@ MXP_INLINE __m512i f64_to_narrow8(__m512i x, wide_fmt f, mxp_rounding mode, int 
     return _mm512_or_si512(r, sign);
 }
 
-MXP_INLINE void store8(void *dst, size_t i, __m512i r, int bits, __mmask8 mask)
+MXP_INLINE void store8(void *dst, size_t i, __m512i r, int bits, __mmask8 mask, int stream)
 {
     if (bits == 32) {
-        if (mask == 0xff)
-            _mm256_storeu_si256((__m256i *)((uint32_t *)dst + i), _mm512_cvtepi64_epi32(r));
+        __m256i *d = (__m256i *)((uint32_t *)dst + i);
+        if (mask != 0xff)
+            _mm512_mask_cvtepi64_storeu_epi32(d, mask, r);
+        else if (stream)
+            _mm256_stream_si256(d, _mm512_cvtepi64_epi32(r));
         else
-            _mm512_mask_cvtepi64_storeu_epi32((uint32_t *)dst + i, mask, r);
+            _mm256_storeu_si256(d, _mm512_cvtepi64_epi32(r));
     } else if (bits == 16) {
-        if (mask == 0xff)
-            _mm_storeu_si128((__m128i *)((uint16_t *)dst + i), _mm512_cvtepi64_epi16(r));
+        __m128i *d = (__m128i *)((uint16_t *)dst + i);
+        if (mask != 0xff)
+            _mm512_mask_cvtepi64_storeu_epi16(d, mask, r);
+        else if (stream)
+            _mm_stream_si128(d, _mm512_cvtepi64_epi16(r));
         else
-            _mm512_mask_cvtepi64_storeu_epi16((uint16_t *)dst + i, mask, r);
+            _mm_storeu_si128(d, _mm512_cvtepi64_epi16(r));
     } else {
-        if (mask == 0xff)
-            _mm_storel_epi64((__m128i *)((uint8_t *)dst + i), _mm512_cvtepi64_epi8(r));
+        uint8_t *d = (uint8_t *)dst + i;
+        if (mask != 0xff)
+            _mm512_mask_cvtepi64_storeu_epi8(d, mask, r);
+        else if (stream)
+            _mm_stream_si64((long long *)(void *)d, _mm_cvtsi128_si64(_mm512_cvtepi64_epi8(r)));
         else
-            _mm512_mask_cvtepi64_storeu_epi8((uint8_t *)dst + i, mask, r);
+            _mm_storel_epi64((__m128i *)d, _mm512_cvtepi64_epi8(r));
     }
+}
+
+/* Elements [i, i + count), count <= 8, with masked loads and stores. */
+MXP_INLINE void partial(void *dst, const double *src, size_t i, size_t count, wide_fmt f, mxp_rounding mode,
+                        int saturate, __m256i idx, mxp_sr_key key)
+{
+    __mmask8 mask = (__mmask8)((1u << count) - 1);
+    __m512i x = _mm512_maskz_loadu_epi64(mask, src + i);
+    __m512i rnd = mode == MXP_ROUND_STOCHASTIC ? _mm512_cvtepu32_epi64(sr_mix8(idx, key)) : _mm512_setzero_si512();
+    store8(dst, i, f64_to_narrow8(x, f, mode, saturate, rnd), f.bits, mask, 0);
 }
 
 MXP_INLINE void loop(void *dst, const double *src, size_t n, const mxp_cvt_params *p, wide_fmt f, mxp_rounding mode)
 {
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const size_t out_size = (size_t)f.bits / 8, vec_bytes = 8 * out_size;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     __m256i idx = _mm256_add_epi32(_mm256_set1_epi32((int)(uint32_t)p->index0), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     __m512i rnd = _mm512_setzero_si512();
     size_t i = 0;
+    /* Large outputs bypass the cache, as memcpy does; the head is converted
+     * until dst is aligned. */
+    int stream = n * (8 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    if (stream) {
+        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
+        if (head) {
+            partial(dst, src, 0, head < n ? head : n, f, mode, saturate, idx, key);
+            idx = _mm256_add_epi32(idx, _mm256_set1_epi32((int)head));
+            i = head;
+        }
+    }
     for (; i + 8 <= n; i += 8) {
         __m512i x = _mm512_loadu_si512((const void *)(src + i));
         if (mode == MXP_ROUND_STOCHASTIC) {
             rnd = _mm512_cvtepu32_epi64(sr_mix8(idx, key));
             idx = _mm256_add_epi32(idx, _mm256_set1_epi32(8));
         }
-        store8(dst, i, f64_to_narrow8(x, f, mode, saturate, rnd), f.bits, 0xff);
+        store8(dst, i, f64_to_narrow8(x, f, mode, saturate, rnd), f.bits, 0xff, stream);
     }
-    if (i < n) {
-        __mmask8 mask = (__mmask8)((1u << (n - i)) - 1);
-        __m512i x = _mm512_maskz_loadu_epi64(mask, src + i);
-        if (mode == MXP_ROUND_STOCHASTIC)
-            rnd = _mm512_cvtepu32_epi64(sr_mix8(idx, key));
-        store8(dst, i, f64_to_narrow8(x, f, mode, saturate, rnd), f.bits, mask);
-    }
+    if (i < n)
+        partial(dst, src, i, n - i, f, mode, saturate, idx, key);
+    if (stream)
+        _mm_sfence();
 }
 
 MXP_INLINE void by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p, wide_fmt f)

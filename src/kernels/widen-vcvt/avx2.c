@@ -1,4 +1,4 @@
-/* bf16, f16, s8, u8 -> float32 with AVX2 (+F16C), exact in every mode.
+/* Widening conversions with AVX2 (+F16C): bf16, f16, s8, u8 -> float32, exact in every mode.
  * Tails go through a small zero-padded buffer. */
 #include <immintrin.h>
 #include <string.h>
