@@ -26,7 +26,8 @@ typedef void (*mxp_cvt_fn)(void *dst, const void *src, size_t n, const mxp_cvt_p
  * index, so thread count and ISA cannot change a result.  SIMD kernels
  * compute the same three multiply-xorshift rounds lane by lane.
  *   key1, key2 = two 32-bit halves of splitmix64(seed ^ hi32(index))
- *   r = mix(mix(lo32(index) + key1) ^ key2)                                  */
+ *   x = lo32(index) + key1;  x ^= x >> 16;  x *= 0x7feb352d;
+ *   x ^= x >> 15;  x ^= key2;  x *= 0x846ca68b;  r = x ^ (x >> 16)            */
 static inline uint64_t mxp_splitmix64(uint64_t z)
 {
     z += 0x9e3779b97f4a7c15ull;
@@ -44,15 +45,13 @@ static inline mxp_sr_key mxp_sr_key_for(uint64_t seed, uint64_t index)
     return k;
 }
 
-/* lowbias32 (C. Wellons' hash-prospector) then one more round. */
+/* lowbias32 (C. Wellons' hash-prospector) with the second key mixed in
+ * between its two multiply rounds. */
 static inline uint32_t mxp_sr_mix(uint32_t x, mxp_sr_key k)
 {
     x += k.k1;
     x ^= x >> 16; x *= 0x7feb352du;
-    x ^= x >> 15; x *= 0x846ca68bu;
-    x ^= x >> 16;
-    x ^= k.k2;
-    x *= 0x9e3779b1u;
+    x ^= x >> 15; x ^= k.k2; x *= 0x846ca68bu;
     x ^= x >> 16;
     return x;
 }

@@ -111,19 +111,31 @@ static xnum decode_int(uint64_t bits, int size, int is_signed)
     return x;
 }
 
-static xnum decode(mxp_dtype t, uint64_t bits)
+/* What the loop needs to know about a type, looked up once per call. */
+typedef struct codec {
+    const fmt *f;                /* float types */
+    const mxp_dtype_traits *t;
+    int is_bool;
+    size_t size;
+} codec;
+
+static codec codec_for(mxp_dtype t)
 {
-    const fmt *f = float_fmt(t);
-    if (f)
-        return decode_float(f, bits);
-    if (t == MXP_BOOL) {
+    codec c = { float_fmt(t), mxp_dtype_get_traits(t), t == MXP_BOOL, mxp_dtype_itemsize(t) };
+    return c;
+}
+
+static xnum decode(const codec *c, uint64_t bits)
+{
+    if (c->f)
+        return decode_float(c->f, bits);
+    if (c->is_bool) {
         xnum x = { 0 };
         x.cls = bits ? X_FINITE : X_ZERO;
         x.mant = bits ? 1 : 0;
         return x;
     }
-    const mxp_dtype_traits *tr = mxp_dtype_get_traits(t);
-    return decode_int(bits, (int)tr->itemsize, tr->is_signed);
+    return decode_int(bits, (int)c->size, c->t->is_signed);
 }
 
 /* ---- rounding ------------------------------------------------------------ */
@@ -294,20 +306,19 @@ static uint64_t encode_int(const mxp_dtype_traits *t, const xnum *x, const encod
     return bits == 64 ? v : v & umax;
 }
 
-static uint64_t encode(mxp_dtype t, const xnum *x, const encoder *en, uint32_t rnd)
+static uint64_t encode(const codec *c, const xnum *x, const encoder *en, uint32_t rnd)
 {
-    const fmt *f = float_fmt(t);
-    if (f)
-        return encode_float(f, x, en, rnd);
-    if (t == MXP_BOOL)
+    if (c->f)
+        return encode_float(c->f, x, en, rnd);
+    if (c->is_bool)
         return x->cls != X_ZERO;
-    return encode_int(mxp_dtype_get_traits(t), x, en, rnd);
+    return encode_int(c->t, x, en, rnd);
 }
 
 void mxp_convert_ref(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
                      size_t n, const mxp_cvt_params *p)
 {
-    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    const codec in = codec_for(src_type), out = codec_for(dst_type);
     const encoder en = { p->rounding, p->overflow, p->flags };
     const int stochastic = p->rounding == MXP_ROUND_STOCHASTIC;
     uint64_t key_block = ~0ull;
@@ -322,7 +333,7 @@ void mxp_convert_ref(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype s
             }
             rnd = mxp_sr_mix((uint32_t)index, key);
         }
-        xnum x = decode(src_type, load_bits(src, i, ss));
-        store_bits(dst, i, ds, encode(dst_type, &x, &en, rnd));
+        xnum x = decode(&in, load_bits(src, i, in.size));
+        store_bits(dst, i, out.size, encode(&out, &x, &en, rnd));
     }
 }

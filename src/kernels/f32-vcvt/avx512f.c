@@ -36,7 +36,7 @@ typedef struct target {
 MXP_INLINE __m512i convert16(__m512i x, target t, mxp_rounding mode, int saturate, __m512i rnd)
 {
     if (t.fmt.bits)
-        return mxp_f32_to_narrow_avx512(x, t.fmt, mode, saturate, rnd);
+        return mxp_f32_to_narrow_fast_avx512(x, t.fmt, mode, saturate, rnd);
     return mxp_f32_to_small_int_avx512(x, t.lo, t.hi, mode, rnd);
 }
 
@@ -72,6 +72,21 @@ MXP_INLINE void loop(void *dst, const float *src, size_t n, const mxp_cvt_params
             idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
             i = head;
         }
+    }
+    /* Two vectors a step: independent work for the out-of-order core. */
+    for (; i + 32 <= n; i += 32) {
+        __m512i x0 = _mm512_loadu_si512((const void *)(src + i));
+        __m512i x1 = _mm512_loadu_si512((const void *)(src + i + 16));
+        __m512i rnd1 = rnd;
+        if (mode == MXP_ROUND_STOCHASTIC) {
+            rnd = mxp_sr_mix_avx512(idx, key);
+            rnd1 = mxp_sr_mix_avx512(_mm512_add_epi32(idx, _mm512_set1_epi32(16)), key);
+            idx = _mm512_add_epi32(idx, _mm512_set1_epi32(32));
+        }
+        __m512i r0 = convert16(x0, t, mode, saturate, rnd);
+        __m512i r1 = convert16(x1, t, mode, saturate, rnd1);
+        store_lanes(dst, i, r0, out, 0xffff, stream);
+        store_lanes(dst, i + 16, r1, out, 0xffff, stream);
     }
     for (; i + 16 <= n; i += 16) {
         __m512i x = _mm512_loadu_si512((const void *)(src + i));

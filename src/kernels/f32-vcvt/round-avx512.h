@@ -42,10 +42,8 @@ MXP_INLINE __m512i mxp_sr_mix_avx512(__m512i x, mxp_sr_key k)
     x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
     x = _mm512_mullo_epi32(x, _mm512_set1_epi32(0x7feb352d));
     x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 15));
-    x = _mm512_mullo_epi32(x, _mm512_set1_epi32((int)0x846ca68bu));
-    x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
     x = _mm512_xor_si512(x, _mm512_set1_epi32((int)k.k2));
-    x = _mm512_mullo_epi32(x, _mm512_set1_epi32((int)0x9e3779b1u));
+    x = _mm512_mullo_epi32(x, _mm512_set1_epi32((int)0x846ca68bu));
     return _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
 }
 
@@ -144,6 +142,75 @@ MXP_INLINE __m512i mxp_f32_to_narrow_avx512(__m512i x, mxp_narrow_fmt f, mxp_rou
     }
     const __m512i sign = _mm512_srli_epi32(_mm512_and_si512(x, _mm512_set1_epi32((int)0x80000000u)), 32 - f.bits);
     return _mm512_or_si512(r, sign);
+}
+
+/* The same result by "add, then shift": the value's bits v (float32 bits
+ * rebiased, or the significand below the target's normal range) plus a
+ * mode-dependent c, shifted right by d, is the target's bit pattern
+ * (carries ripple into the exponent field); overflow is a clamp.  Valid
+ * when every lane drops at most 31 bits and none is inf/NaN; other vectors
+ * (rare: |x| below ~2^-17 for float8, NaN, inf) take the general path. */
+MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mxp_rounding mode, int saturate,
+                                                 __m512i rnd)
+{
+    const int d0 = 23 - f.mbits;
+    const int emin_biased = 127 + 1 - f.bias;
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
+    const unsigned mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const __m512i one = _mm512_set1_epi32(1);
+
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    const __m512i e1 = _mm512_max_epi32(_mm512_srli_epi32(a, 23), one); /* max(E, 1) */
+    __m512i d = _mm512_add_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(emin_biased), e1),
+                                                  _mm512_setzero_si512()),
+                                 _mm512_set1_epi32(d0));
+    const __mmask16 rare = (_mm512_cmpgt_epi32_mask(d, _mm512_set1_epi32(31)) & _mm512_test_epi32_mask(a, a)) |
+                           _mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(0x7f800000));
+    if (rare)
+        return mxp_f32_to_narrow_avx512(x, f, mode, saturate, rnd);
+    d = _mm512_min_epi32(d, _mm512_set1_epi32(31)); /* zeros */
+    /* v = a - (min(max(E,1), emin_biased) - 1) << 23: rebiased bits in the
+     * normal range, the significand below it. */
+    const __m512i ek = _mm512_min_epi32(e1, _mm512_set1_epi32(emin_biased));
+    const __m512i v = _mm512_sub_epi32(a, _mm512_slli_epi32(_mm512_sub_epi32(ek, one), 23));
+    const __m512i sign = _mm512_srai_epi32(x, 31);
+    __m512i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: {
+        __m512i half = _mm512_sllv_epi32(one, _mm512_sub_epi32(d, one));
+        c = _mm512_add_epi32(_mm512_sub_epi32(half, one), _mm512_and_si512(_mm512_srlv_epi32(v, d), one));
+        break;
+    }
+    case MXP_ROUND_NEAREST_AWAY:
+        c = _mm512_sllv_epi32(one, _mm512_sub_epi32(d, one));
+        break;
+    case MXP_ROUND_TOWARD_ZERO:
+        c = _mm512_setzero_si512();
+        break;
+    case MXP_ROUND_UP:
+        c = _mm512_andnot_si512(sign, _mm512_sub_epi32(_mm512_sllv_epi32(one, d), one));
+        break;
+    case MXP_ROUND_DOWN:
+        c = _mm512_and_si512(sign, _mm512_sub_epi32(_mm512_sllv_epi32(one, d), one));
+        break;
+    default: /* up iff rnd < frac32  <=>  frac + (~rnd >> (32 - d)) carries */
+        c = _mm512_srlv_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), _mm512_sub_epi32(_mm512_set1_epi32(32), d));
+        break;
+    }
+    __m512i r = _mm512_srlv_epi32(_mm512_add_epi32(v, c), d);
+    /* Overflow: the pattern after max is infinity (float8_e4m3fn: NaN). */
+    __m512i limit = _mm512_set1_epi32((int)max_enc);
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm512_add_epi32(limit, _mm512_add_epi32(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm512_sub_epi32(limit, sign); break;
+        default: limit = _mm512_add_epi32(limit, one); break;
+        }
+    }
+    r = _mm512_min_epu32(r, limit);
+    return _mm512_or_si512(r, _mm512_slli_epi32(_mm512_srli_epi32(x, 31), f.bits - 1));
 }
 
 /* 16 float32 lanes to int32 lanes holding an integer in [lo, hi], rounded by

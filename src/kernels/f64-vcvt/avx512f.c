@@ -22,10 +22,8 @@ MXP_INLINE __m256i sr_mix8(__m256i x, mxp_sr_key k)
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
     x = _mm256_mullo_epi32(x, _mm256_set1_epi32(0x7feb352d));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
-    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)0x846ca68bu));
-    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
     x = _mm256_xor_si256(x, _mm256_set1_epi32((int)k.k2));
-    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)0x9e3779b1u));
+    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)0x846ca68bu));
     return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
 }
 
