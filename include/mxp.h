@@ -6,5 +6,7 @@
 #include "mxp/dtype.h"
 #include "mxp/convert.h"
 #include "mxp/cpu.h"
+#include "mxp/alloc.h"
+#include "mxp/array.h"
 
 #endif

@@ -35,6 +35,10 @@ typedef enum mxp_status {
     MXP_ERR_UNSUPPORTED,      /* valid, but not implemented for these types */
     MXP_ERR_IO,               /* a file could not be read or written */
     MXP_ERR_FORMAT,           /* malformed input data (file header, ...) */
+    MXP_ERR_SHAPE,            /* shapes that do not broadcast, a reshape that needs a copy */
+    MXP_ERR_INDEX,            /* an index, axis or slice out of range */
+    MXP_ERR_READONLY,         /* writing into a read-only array */
+    MXP_ERR_CASTING,          /* a conversion the casting rule forbids */
     MXP_STATUS_COUNT
 } mxp_status;
 

@@ -15,6 +15,10 @@ static const char *const status_names[MXP_STATUS_COUNT] = {
     [MXP_ERR_UNSUPPORTED] = "MXP_ERR_UNSUPPORTED",
     [MXP_ERR_IO] = "MXP_ERR_IO",
     [MXP_ERR_FORMAT] = "MXP_ERR_FORMAT",
+    [MXP_ERR_SHAPE] = "MXP_ERR_SHAPE",
+    [MXP_ERR_INDEX] = "MXP_ERR_INDEX",
+    [MXP_ERR_READONLY] = "MXP_ERR_READONLY",
+    [MXP_ERR_CASTING] = "MXP_ERR_CASTING",
 };
 
 const char *mxp_status_str(mxp_status status)
