@@ -5,7 +5,7 @@ PREFIX   ?= /usr/local
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo check check-exhaustive check-sanitize bench install clean
+.PHONY: all deps build demo check check-exhaustive check-sanitize check-fuzz bench install clean
 
 all: build
 
@@ -30,6 +30,23 @@ check-sanitize: deps
 	@cmake --build build-sanitize -j $(JOBS)
 	@cd build-sanitize && ctest --output-on-failure -j $(JOBS) -LE exhaustive
 
+# The .npy reader under libFuzzer + ASan + UBSan for FUZZ_TIME seconds.  The
+# library sources are compiled directly, without the SIMD kernels (the
+# reference converter serves every pair).  Findings land in build-fuzz/
+# (crash-*, leak-*): fix them, then add the file to tests/fuzz/regressions/.
+FUZZ_CC   ?= clang-14
+FUZZ_TIME ?= 60
+FUZZ_SOURCES = $(wildcard src/core/*.c src/convert/*.c src/array/*.c src/io/*.c)
+
+check-fuzz:
+	@scripts/install-deps.sh fuzz
+	@mkdir -p build-fuzz/corpus
+	$(FUZZ_CC) -std=c11 -g -O1 -Wall -Wextra -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -Iinclude -Isrc $(FUZZ_SOURCES) tests/fuzz/fuzz_npy.c -o build-fuzz/fuzz_npy -lm -pthread
+	build-fuzz/fuzz_npy tests/fuzz/regressions/*.npy
+	build-fuzz/fuzz_npy -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/npy.dict -artifact_prefix=build-fuzz/ \
+	  build-fuzz/corpus tests/fuzz/corpus
+
 bench: build
 	@$(BUILD)/mxp bench convert
 
@@ -39,4 +56,4 @@ install: build
 	@cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-sanitize
+	rm -rf $(BUILD) build-sanitize build-fuzz

@@ -8,5 +8,7 @@
 #include "mxp/cpu.h"
 #include "mxp/alloc.h"
 #include "mxp/array.h"
+#include "mxp/io.h"
+#include "mxp/ops.h"
 
 #endif

@@ -3,11 +3,15 @@
 # those that are missing.  Idempotent; safe to run before every build.
 #   scripts/install-deps.sh            build + test packages
 #   scripts/install-deps.sh bench      also the benchmark peers
+#   scripts/install-deps.sh fuzz       also clang and libFuzzer (make check-fuzz)
 set -euo pipefail
 
-pkgs=(gcc make cmake pkg-config libmpfr-dev libgmp-dev libcmocka-dev python3 python3-numpy)
+pkgs=(gcc make cmake pkg-config libmpfr-dev libgmp-dev libcmocka-dev python3 python3-numpy python3-pytest)
 if [ "${1:-}" = bench ]; then
   pkgs+=(libopenblas-dev libdnnl-dev)
+fi
+if [ "${1:-}" = fuzz ]; then
+  pkgs+=(clang-14 libclang-rt-14-dev)
 fi
 
 missing=()

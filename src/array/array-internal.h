@@ -45,6 +45,9 @@ void mxp_array_copy_rows(mxp_array *dst, const mxp_array *src, const mxp_convert
 
 mxp_status mxp_require_array(const mxp_array *a, const char *name);
 
+/* Do the byte ranges the two arrays can touch intersect? */
+bool mxp_arrays_may_overlap(const mxp_array *a, const mxp_array *b);
+
 /* The release function of wrapped memory that mxp must not free. */
 void mxp_wrap_keep(void *ctx, void *data);
 

@@ -17,17 +17,24 @@ mxp_status mxp_check_shape(int ndim, const int64_t *shape, mxp_dtype dt, int64_t
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "ndim %d is outside 0..%d", ndim, MXP_MAXDIMS);
     if (ndim > 0 && !shape)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "shape is NULL with ndim %d", ndim);
+    /* NumPy's rule: the product of the nonzero dimensions must fit too,
+     * since strides are computed from it even when the array is empty. */
     const int64_t limit = PTRDIFF_MAX / (int64_t)mxp_dtype_itemsize(dt);
     int64_t n = 1;
+    bool empty = false;
     for (int i = 0; i < ndim; i++) {
         if (shape[i] < 0)
             return mxp_error(MXP_ERR_INVALID_ARGUMENT, "shape[%d] = %lld is negative", i, (long long)shape[i]);
-        if (shape[i] && n > limit / shape[i])
+        if (shape[i] == 0) {
+            empty = true;
+            continue;
+        }
+        if (n > limit / shape[i])
             return mxp_error(MXP_ERR_SIZE_OVERFLOW, "shape[%d] = %lld makes the array larger than memory", i,
                              (long long)shape[i]);
         n *= shape[i];
     }
-    *size = n;
+    *size = empty ? 0 : n;
     return MXP_OK;
 }
 

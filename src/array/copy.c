@@ -100,7 +100,7 @@ mxp_status mxp_array_astype(mxp_array **out, const mxp_array *a, mxp_dtype dt, c
 }
 
 /* Do the byte ranges the two arrays can touch intersect? */
-static bool may_overlap(const mxp_array *a, const mxp_array *b)
+bool mxp_arrays_may_overlap(const mxp_array *a, const mxp_array *b)
 {
     if (mxp_array_size(a) == 0 || mxp_array_size(b) == 0)
         return false;
@@ -142,7 +142,7 @@ mxp_status mxp_array_copyto(mxp_array *dst, const mxp_array *src, mxp_casting ca
     st = mxp_array_broadcast_to(&b, src, dst->ndim, dst->shape);
     if (st != MXP_OK)
         return st;
-    if (may_overlap(dst, b)) { /* as NumPy: read everything before writing */
+    if (mxp_arrays_may_overlap(dst, b)) { /* as NumPy: read everything before writing */
         st = mxp_array_astype(&tmp, b, b->dtype, NULL);
         if (st != MXP_OK) {
             mxp_array_free(b);

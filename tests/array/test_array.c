@@ -292,6 +292,8 @@ static void test_bad_input_is_refused(void **state)
     const int64_t neg[1] = { -1 }, huge[2] = { INT64_MAX / 2, 4 };
     assert_int_equal(mxp_array_empty(&a, MXP_F32, 1, neg), MXP_ERR_INVALID_ARGUMENT);
     assert_int_equal(mxp_array_empty(&a, MXP_F32, 2, huge), MXP_ERR_SIZE_OVERFLOW);
+    const int64_t empty_huge[2] = { 0, INT64_MAX }; /* empty, but its strides would overflow */
+    assert_int_equal(mxp_array_empty(&a, MXP_U64, 2, empty_huge), MXP_ERR_SIZE_OVERFLOW);
     assert_int_equal(mxp_array_empty(&a, MXP_F32, 33, huge), MXP_ERR_INVALID_ARGUMENT);
     assert_int_equal(mxp_array_empty(&a, (mxp_dtype)99, 1, neg), MXP_ERR_INVALID_DTYPE);
     assert_int_equal(mxp_array_arange(&a, MXP_F32, 0, 1, 0), MXP_ERR_INVALID_ARGUMENT);

@@ -55,19 +55,10 @@ static int parse_option(cast_args *a, int argc, char **argv, int *i)
     if ((m = cli_option(argc, argv, i, "--to", &v)) > 0) {
         if ((a->to = mxp_dtype_from_name(v)) == MXP_DTYPE_INVALID)
             return cli_usage_error("cast-value", "unknown dtype '%s'", v);
-    } else if (m == 0 && (m = cli_option(argc, argv, i, "--rounding", &v)) > 0) {
-        if ((a->opts.rounding = mxp_rounding_from_name(v)) == MXP_ROUNDING_COUNT)
-            return cli_usage_error("cast-value", "unknown rounding mode '%s'", v);
-    } else if (m == 0 && (m = cli_option(argc, argv, i, "--overflow", &v)) > 0) {
-        if ((a->opts.overflow = mxp_overflow_from_name(v)) == MXP_OVERFLOW_COUNT)
-            return cli_usage_error("cast-value", "unknown overflow mode '%s' (inf or saturate)", v);
-    } else if (m == 0 && (m = cli_option(argc, argv, i, "--seed", &v)) > 0) {
-        char *end;
-        errno = 0;
-        a->opts.seed = strtoull(v, &end, 0);
-        if (errno || end == v || *end != '\0')
-            return cli_usage_error("cast-value", "--seed wants an integer, not '%s'", v);
     } else if (m == 0) {
+        int rc = cli_convert_option("cast-value", argc, argv, i, &a->opts);
+        if (rc >= 0)
+            return rc;
         return cli_usage_error("cast-value", "unknown option '%s'", argv[*i]);
     }
     if (m < 0)

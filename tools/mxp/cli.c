@@ -61,6 +61,28 @@ int cli_option(int argc, char **argv, int *i, const char *name, const char **val
     return 1;
 }
 
+int cli_convert_option(const char *cmd, int argc, char **argv, int *i, mxp_convert_opts *opts)
+{
+    const char *v = NULL;
+    int m;
+    if ((m = cli_option(argc, argv, i, "--rounding", &v)) > 0) {
+        if ((opts->rounding = mxp_rounding_from_name(v)) == MXP_ROUNDING_COUNT)
+            return cli_usage_error(cmd, "unknown rounding mode '%s'", v);
+    } else if (m == 0 && (m = cli_option(argc, argv, i, "--overflow", &v)) > 0) {
+        if ((opts->overflow = mxp_overflow_from_name(v)) == MXP_OVERFLOW_COUNT)
+            return cli_usage_error(cmd, "unknown overflow mode '%s' (inf or saturate)", v);
+    } else if (m == 0 && (m = cli_option(argc, argv, i, "--seed", &v)) > 0) {
+        char *end;
+        errno = 0;
+        opts->seed = strtoull(v, &end, 0);
+        if (errno || end == v || *end != '\0')
+            return cli_usage_error(cmd, "--seed wants an integer, not '%s'", v);
+    }
+    if (m < 0)
+        return cli_usage_error(cmd, "option '%s' needs a value", argv[*i]);
+    return m > 0 ? CLI_OK : -1;
+}
+
 int cli_parse_size(const char *s, size_t *out)
 {
     char *end;
@@ -84,6 +106,18 @@ int cli_parse_size(const char *s, size_t *out)
 }
 
 /* ---- numbers ----------------------------------------------------------- */
+
+const char *cli_shape(char *buf, size_t size, const mxp_array *a)
+{
+    const int ndim = mxp_array_ndim(a);
+    const int64_t *shape = mxp_array_shape(a);
+    size_t n = (size_t)snprintf(buf, size, "(");
+    for (int i = 0; i < ndim && n < size; i++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? ", " : "", (long long)shape[i]);
+    if (n < size)
+        snprintf(buf + n, size - n, "%s)", ndim == 1 ? "," : "");
+    return buf;
+}
 
 const char *cli_num(char *buf, size_t size, double v)
 {

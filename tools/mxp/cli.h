@@ -22,6 +22,8 @@ int cli_tour(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_bench_convert(int argc, char **argv);
 int cli_cast_value(int argc, char **argv);
+int cli_stat(int argc, char **argv);
+int cli_cast(int argc, char **argv);
 
 /* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
 int tour_sums(void);
@@ -42,6 +44,12 @@ int cli_is_help(const char *arg); /* "--help" or "-h" */
  * value), 0 if argv[*i] is another argument, -1 if the value is missing. */
 int cli_option(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* Matches the conversion options --rounding MODE, --overflow inf|saturate
+ * and --seed N at argv[*i] into opts.  Returns CLI_OK when one matched,
+ * CLI_USAGE (message printed) for a bad or missing value, and -1 when
+ * argv[*i] is none of them. */
+int cli_convert_option(const char *cmd, int argc, char **argv, int *i, mxp_convert_opts *opts);
+
 /* Parses a whole decimal size ("65536", "16M", "1G": binary suffixes).
  * Returns 0 on success. */
 int cli_parse_size(const char *s, size_t *out);
@@ -50,6 +58,9 @@ int cli_parse_size(const char *s, size_t *out);
 
 /* Compact %g-style number into buf ("1.18e-38", "65504", "inf"). */
 const char *cli_num(char *buf, size_t size, double v);
+
+/* An array's shape as Python writes a tuple: "()", "(5,)", "(3, 4)". */
+const char *cli_shape(char *buf, size_t size, const mxp_array *a);
 
 /* Largest exactly-representable integer, compactly: "2^24", "2^63-1", "255". */
 const char *cli_exact_int(char *buf, size_t size, uint64_t v);

@@ -1,0 +1,40 @@
+/* mxp — NumPy .npy files.  Format support, the representation of bfloat16
+ * and float8 (which NumPy lacks), limits and errors: docs/npy.md. */
+#ifndef MXP_IO_H
+#define MXP_IO_H
+
+#include "array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads a .npy file (format 1.0, 2.0 or 3.0; any byte order; C or Fortran
+ * order) into a new array that owns its data, laid out as the file is.
+ * NumPy's bool, int8..int64, uint8..uint64, float16/32/64 load as themselves;
+ * bfloat16 and float8 load from the one-field structured dtypes mxp_npy_save
+ * writes.  Errors: MXP_ERR_IO (open/read), MXP_ERR_FORMAT (not a .npy file,
+ * a malformed header, fewer data bytes than the shape needs),
+ * MXP_ERR_UNSUPPORTED (a valid dtype that mxp lacks: complex, strings,
+ * objects, ...), MXP_ERR_NO_MEMORY.  On error *out is NULL. */
+MXP_API mxp_status mxp_npy_load(mxp_array **out, const char *path);
+
+/* As mxp_npy_load, from size bytes in memory (copied; data may be freed
+ * after the call).  Bytes after the array's data are ignored. */
+MXP_API mxp_status mxp_npy_load_buffer(mxp_array **out, const void *data, size_t size);
+
+/* Writes a as a .npy file (format 1.0, byte for byte what NumPy's np.save
+ * writes for NumPy's types): in Fortran order when a is F-contiguous and
+ * not C-contiguous, else in C order (a C-order copy when a is neither).
+ * A failed write removes the file.  Errors: MXP_ERR_INVALID_ARGUMENT,
+ * MXP_ERR_IO, MXP_ERR_NO_MEMORY. */
+MXP_API mxp_status mxp_npy_save(const char *path, const mxp_array *a);
+
+/* As mxp_npy_save, into a new buffer of *size bytes from mxp_malloc; the
+ * caller releases it with mxp_free.  On error *data is NULL, *size 0. */
+MXP_API mxp_status mxp_npy_save_buffer(void **data, size_t *size, const mxp_array *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

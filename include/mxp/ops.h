@@ -1,0 +1,132 @@
+/* mxp — elementwise operations on arrays, with NumPy broadcasting and type
+ * promotion.  See docs/ops.md. */
+#ifndef MXP_OPS_H
+#define MXP_OPS_H
+
+#include "array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mxp_binary_op {
+    MXP_OP_ADD = 0,
+    MXP_OP_SUBTRACT,
+    MXP_OP_MULTIPLY,
+    MXP_OP_DIVIDE,        /* true division: integer inputs give float64, as NumPy */
+    MXP_OP_MAXIMUM,       /* NaN propagates */
+    MXP_OP_MINIMUM,
+    MXP_OP_POWER,
+    MXP_OP_EQUAL,         /* comparisons give bool */
+    MXP_OP_NOT_EQUAL,
+    MXP_OP_LESS,
+    MXP_OP_LESS_EQUAL,
+    MXP_OP_GREATER,
+    MXP_OP_GREATER_EQUAL,
+    MXP_BINARY_OP_COUNT
+} mxp_binary_op;
+
+typedef enum mxp_unary_op {
+    MXP_OP_NEGATIVE = 0,
+    MXP_OP_ABS,
+    MXP_OP_SQRT,
+    MXP_OP_EXP,
+    MXP_OP_LOG,
+    MXP_OP_TANH,
+    MXP_OP_SIGMOID,
+    MXP_OP_RELU,
+    MXP_OP_GELU,          /* x/2 (1 + erf(x / sqrt 2)) */
+    MXP_OP_GELU_TANH,     /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
+    MXP_OP_SILU,          /* x * sigmoid(x) */
+    MXP_UNARY_OP_COUNT
+} mxp_unary_op;
+
+/* Zero-initialized (or NULL) means: the result dtype by NumPy's rules, round
+ * to nearest even. */
+typedef struct mxp_ops_opts {
+    mxp_dtype out_dtype;      /* 0: promoted (comparisons: bool) */
+    mxp_convert_opts convert; /* how the result is rounded to the output dtype */
+} mxp_ops_opts;
+
+/* out = a op b in a new C-contiguous array. */
+MXP_API mxp_status mxp_binary(mxp_array **out, mxp_binary_op op, const mxp_array *a, const mxp_array *b,
+                              const mxp_ops_opts *opts);
+/* Writes into an existing array whose shape is the broadcast shape (its
+ * dtype is the output dtype; opts->out_dtype must be 0 or equal). */
+MXP_API mxp_status mxp_binary_into(mxp_array *out, mxp_binary_op op, const mxp_array *a, const mxp_array *b,
+                                   const mxp_ops_opts *opts);
+MXP_API mxp_status mxp_unary(mxp_array **out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts);
+MXP_API mxp_status mxp_unary_into(mxp_array *out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts);
+
+MXP_API const char *mxp_binary_op_name(mxp_binary_op op); /* "add", ... */
+MXP_API const char *mxp_unary_op_name(mxp_unary_op op);   /* "gelu_tanh", ... */
+
+/* The result dtype of a op b (or op a with b == MXP_DTYPE_INVALID for
+ * unary ops) without opts->out_dtype. */
+MXP_API mxp_dtype mxp_binary_result_type(mxp_binary_op op, mxp_dtype a, mxp_dtype b);
+MXP_API mxp_dtype mxp_unary_result_type(mxp_unary_op op, mxp_dtype a);
+
+/* ---- custom elementwise operators ---------------------------------------- */
+
+/* A caller's elementwise kernel: n contiguous elements in, n out, of the
+ * dtype it was registered for.  It must not fail; ctx is passed through. */
+typedef void (*mxp_unary_kernel_fn)(void *out, const void *in, size_t n, void *ctx);
+
+/* Registers fn under name for one dtype.  A kernel registered for MXP_F32
+ * or MXP_F64 also serves every dtype without its own: mxp converts blocks
+ * of the input exactly to that type, calls fn, and rounds the result once to
+ * the output dtype (opts->out_dtype, else the input's float dtype, else
+ * float64 for integers).  Registering a name and dtype again replaces it.
+ * Up to 256 registrations. */
+MXP_API mxp_status mxp_register_unary_op(const char *name, mxp_dtype dtype, mxp_unary_kernel_fn fn, void *ctx);
+/* Removes every registration of name. */
+MXP_API mxp_status mxp_unregister_op(const char *name);
+/* Calls a registered operator like a built-in unary one. */
+MXP_API mxp_status mxp_call_unary_op(mxp_array **out, const char *name, const mxp_array *a, const mxp_ops_opts *opts);
+
+/* ---- reductions -------------------------------------------------------- */
+
+typedef enum mxp_reduce_op {
+    MXP_REDUCE_SUM = 0,
+    MXP_REDUCE_MEAN,
+    MXP_REDUCE_PROD,
+    MXP_REDUCE_MAX,    /* NaN propagates (the first NaN wins) */
+    MXP_REDUCE_MIN,
+    MXP_REDUCE_ARGMAX, /* int64 index along one axis (or into the flattened array) */
+    MXP_REDUCE_ARGMIN,
+    MXP_REDUCE_NORM2,  /* sqrt(sum x^2) */
+    MXP_REDUCE_VAR,    /* sum (x - mean)^2 / (n - ddof), two passes */
+    MXP_REDUCE_STD,
+    MXP_REDUCE_OP_COUNT
+} mxp_reduce_op;
+
+typedef enum mxp_sum_algorithm {
+    MXP_SUM_PAIRWISE = 0, /* default: error grows as log n */
+    MXP_SUM_KAHAN,        /* compensated: error independent of n */
+    MXP_SUM_NAIVE         /* left to right in the accumulator type */
+} mxp_sum_algorithm;
+
+/* Zero-initialized (or NULL) means: all defaults (see docs/ops.md). */
+typedef struct mxp_reduce_opts {
+    mxp_dtype acc_dtype;        /* 0: float32 for 8/16-bit floats, float64 for
+                                   float32/float64 (float64 for norm2/var/std),
+                                   int64/uint64 for integer sums */
+    mxp_sum_algorithm algorithm;
+    mxp_dtype out_dtype;        /* 0: the input's float type (float64 for
+                                   integer means), int64 for integer sums and
+                                   for argmax/argmin */
+    bool keepdims;
+    int64_t ddof;               /* var/std */
+    mxp_convert_opts convert;   /* rounding of the result to out_dtype */
+} mxp_reduce_opts;
+
+/* Reduces a over the naxes axes listed (axes NULL: every axis; negative
+ * axes count from the end).  argmax/argmin take one axis or all. */
+MXP_API mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
+                              const mxp_reduce_opts *opts);
+MXP_API const char *mxp_reduce_op_name(mxp_reduce_op op); /* "sum", "argmax", ... */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

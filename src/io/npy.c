@@ -1,0 +1,272 @@
+/* NumPy .npy files: mxp_npy_load / mxp_npy_save and their in-memory twins.
+ * The header is parsed (npy-header.c) and the data size is checked against
+ * the bytes present before the array is allocated, so a short or hostile
+ * file costs no more memory than its own size.  See docs/npy.md. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "array/array-internal.h"
+#include "core/error.h"
+#include "io/npy-internal.h"
+#include "mxp/io.h"
+
+/* "npy: PATH: sentence" for a file, "npy: sentence" for a buffer. */
+static mxp_status npy_error(mxp_status st, const char *path, const char *msg)
+{
+    if (path)
+        return mxp_error(st, "npy: %s: %s", path, msg);
+    return mxp_error(st, "npy: %s", msg);
+}
+
+static mxp_status io_error(const char *path, const char *what, int err)
+{
+    return mxp_error(MXP_ERR_IO, "npy: %s: %s: %s", path, what, err ? strerror(err) : "unknown error");
+}
+
+/* "(3, 4) float32" for messages. */
+static const char *describe(char *buf, size_t cap, const mxp_npy_header *h)
+{
+    int n = snprintf(buf, cap, "(");
+    for (int i = 0; i < h->ndim && (size_t)n < cap; i++)
+        n += snprintf(buf + n, cap - (size_t)n, "%s%lld", i ? ", " : "", (long long)h->shape[i]);
+    if ((size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, "%s) %s", h->ndim == 1 ? "," : "", mxp_dtype_name(h->dtype));
+    return buf;
+}
+
+static mxp_status short_data(const mxp_npy_header *h, const char *path, uint64_t have)
+{
+    char msg[MXP_NPY_MSG], shape[160];
+    snprintf(msg, sizeof msg, "file has %llu data bytes, shape %s needs %zu", (unsigned long long)have,
+             describe(shape, sizeof shape, h), h->data_bytes);
+    return npy_error(MXP_ERR_FORMAT, path, msg);
+}
+
+/* A new owner laid out as the file says; the data is filled by the caller. */
+static mxp_status new_array(mxp_array **out, const mxp_npy_header *h)
+{
+    mxp_status st = mxp_array_new_owner(out, h->dtype, h->ndim, h->shape);
+    if (st != MXP_OK || !h->fortran)
+        return st;
+    mxp_array *a = *out;
+    int64_t s = (int64_t)mxp_dtype_itemsize(a->dtype);
+    for (int i = 0; i < a->ndim; i++) {
+        a->strides[i] = s;
+        s *= a->shape[i] ? a->shape[i] : 1;
+    }
+    mxp_array_update_flags(a);
+    return MXP_OK;
+}
+
+/* Reverses the bytes of each element stored in the other byte order. */
+static void swap_bytes(mxp_array *a, const mxp_npy_header *h)
+{
+    const size_t size = mxp_dtype_itemsize(h->dtype);
+    if (!h->swap || size == 1)
+        return;
+    unsigned char *p = (unsigned char *)a->data;
+    for (int64_t i = 0; i < h->size; i++, p += size) {
+        for (size_t j = 0; j < size / 2; j++) {
+            unsigned char t = p[j];
+            p[j] = p[size - 1 - j];
+            p[size - 1 - j] = t;
+        }
+    }
+}
+
+/* ---- loading --------------------------------------------------------- */
+
+mxp_status mxp_npy_load_buffer(mxp_array **out, const void *data, size_t size)
+{
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_npy_load_buffer: out is NULL");
+    *out = NULL;
+    if (!data && size)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_npy_load_buffer: data is NULL with size %zu", size);
+    const unsigned char *p = data;
+    mxp_npy_header h;
+    char msg[MXP_NPY_MSG];
+    mxp_status st = mxp_npy_parse_preamble(p, size < MXP_NPY_PREAMBLE_MAX ? size : MXP_NPY_PREAMBLE_MAX, &h, msg);
+    if (st == MXP_OK && h.data_offset > size) {
+        size_t pre = h.data_offset - h.header_len;
+        snprintf(msg, sizeof msg, "the file ends inside the header (%zu of %zu header bytes)", size - pre,
+                 h.header_len);
+        st = MXP_ERR_FORMAT;
+    }
+    if (st == MXP_OK)
+        st = mxp_npy_parse_header((const char *)p + (h.data_offset - h.header_len), &h, msg);
+    if (st != MXP_OK)
+        return npy_error(st, NULL, msg);
+    if (h.data_bytes > size - h.data_offset)
+        return short_data(&h, NULL, size - h.data_offset);
+    mxp_array *a = NULL;
+    if ((st = new_array(&a, &h)) != MXP_OK)
+        return st;
+    if (h.data_bytes)
+        memcpy(a->data, p + h.data_offset, h.data_bytes);
+    swap_bytes(a, &h);
+    *out = a;
+    return MXP_OK;
+}
+
+/* Reads exactly n bytes; a short read is MXP_ERR_FORMAT (the file ended)
+ * or MXP_ERR_IO (the system failed), *got says how many came. */
+static mxp_status read_exact(FILE *f, void *buf, size_t n, size_t *got, const char *path)
+{
+    *got = n ? fread(buf, 1, n, f) : 0;
+    if (*got == n)
+        return MXP_OK;
+    return ferror(f) ? io_error(path, "read failed", errno) : MXP_ERR_FORMAT;
+}
+
+/* Parses preamble and header from f; *h is ready for the data. */
+static mxp_status read_header(FILE *f, const char *path, mxp_npy_header *h)
+{
+    unsigned char pre[MXP_NPY_PREAMBLE_MAX];
+    char msg[MXP_NPY_MSG];
+    size_t got;
+    mxp_status st = read_exact(f, pre, sizeof pre, &got, path);
+    if (st == MXP_ERR_IO)
+        return st;
+    if ((st = mxp_npy_parse_preamble(pre, got, h, msg)) != MXP_OK)
+        return npy_error(st, path, msg);
+    /* A 1.0 preamble is 10 bytes: the last 2 read are header text. */
+    const size_t pre_len = h->data_offset - h->header_len, extra = got - pre_len;
+    char *text = mxp_malloc(h->header_len + 1);
+    if (!text)
+        return MXP_ERR_NO_MEMORY;
+    memcpy(text, pre + pre_len, extra < h->header_len ? extra : h->header_len);
+    if (extra < h->header_len) {
+        st = read_exact(f, text + extra, h->header_len - extra, &got, path);
+        if (st == MXP_ERR_FORMAT) {
+            snprintf(msg, sizeof msg, "the file ends inside the header (%zu of %zu header bytes)", extra + got,
+                     h->header_len);
+            st = npy_error(st, path, msg);
+        }
+    } /* else a 0- or 1-byte header, which the parser refuses */
+    if (st == MXP_OK && (st = mxp_npy_parse_header(text, h, msg)) != MXP_OK)
+        st = npy_error(st, path, msg);
+    mxp_free(text);
+    return st;
+}
+
+static mxp_status load_file(mxp_array **out, FILE *f, const char *path)
+{
+    mxp_npy_header h;
+    mxp_status st = read_header(f, path, &h);
+    if (st != MXP_OK)
+        return st;
+    /* A regular file's size tells whether the data is there before a byte
+     * is allocated; a pipe is checked as it is read. */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode)) {
+        uint64_t have = (uint64_t)sb.st_size > h.data_offset ? (uint64_t)sb.st_size - h.data_offset : 0;
+        if (h.data_bytes > have)
+            return short_data(&h, path, have);
+    }
+    mxp_array *a = NULL;
+    if ((st = new_array(&a, &h)) != MXP_OK)
+        return st;
+    size_t got;
+    st = read_exact(f, a->data, h.data_bytes, &got, path);
+    if (st != MXP_OK) {
+        mxp_array_free(a);
+        return st == MXP_ERR_FORMAT ? short_data(&h, path, got) : st;
+    }
+    swap_bytes(a, &h);
+    *out = a;
+    return MXP_OK;
+}
+
+mxp_status mxp_npy_load(mxp_array **out, const char *path)
+{
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_npy_load: out is NULL");
+    *out = NULL;
+    if (!path)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_npy_load: path is NULL");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return io_error(path, "cannot open", errno);
+    mxp_status st = load_file(out, f, path);
+    fclose(f);
+    return st;
+}
+
+/* ---- saving ---------------------------------------------------------- */
+
+/* What is written: the prefix, then the data of c (a itself when it is
+ * C- or F-contiguous, else a C-order copy). */
+typedef struct npy_out {
+    char prefix[MXP_NPY_PREFIX_MAX];
+    size_t prefix_len;
+    mxp_array *c;
+    size_t data_bytes;
+} npy_out;
+
+static mxp_status prepare(npy_out *o, const mxp_array *a, const char *fn)
+{
+    o->c = NULL;
+    if (!a)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: array is NULL", fn);
+    const bool fortran = !(a->flags & MXP_ARRAY_C_CONTIGUOUS) && (a->flags & MXP_ARRAY_F_CONTIGUOUS);
+    mxp_status st = mxp_array_ascontiguous(&o->c, a, fortran ? 'F' : 'C');
+    if (st != MXP_OK)
+        return st;
+    o->prefix_len = mxp_npy_format_prefix(o->prefix, a->dtype, fortran, a->ndim, a->shape);
+    o->data_bytes = (size_t)mxp_array_size(a) * mxp_dtype_itemsize(a->dtype);
+    return MXP_OK;
+}
+
+mxp_status mxp_npy_save_buffer(void **data, size_t *size, const mxp_array *a)
+{
+    if (!data || !size)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_npy_save_buffer: data or size is NULL");
+    *data = NULL;
+    *size = 0;
+    npy_out o;
+    mxp_status st = prepare(&o, a, "mxp_npy_save_buffer");
+    if (st != MXP_OK)
+        return st;
+    char *buf = mxp_malloc(o.prefix_len + o.data_bytes);
+    if (buf) {
+        memcpy(buf, o.prefix, o.prefix_len);
+        if (o.data_bytes)
+            memcpy(buf + o.prefix_len, o.c->data, o.data_bytes);
+        *data = buf;
+        *size = o.prefix_len + o.data_bytes;
+    }
+    mxp_array_free(o.c);
+    return buf ? MXP_OK : MXP_ERR_NO_MEMORY;
+}
+
+mxp_status mxp_npy_save(const char *path, const mxp_array *a)
+{
+    if (!path)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_npy_save: path is NULL");
+    npy_out o;
+    mxp_status st = prepare(&o, a, "mxp_npy_save");
+    if (st != MXP_OK)
+        return st;
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        st = io_error(path, "cannot create", errno);
+    } else {
+        bool ok = fwrite(o.prefix, 1, o.prefix_len, f) == o.prefix_len &&
+                  (!o.data_bytes || fwrite(o.c->data, 1, o.data_bytes, f) == o.data_bytes);
+        int err = errno;
+        if (fclose(f) != 0 && ok) {
+            ok = false;
+            err = errno;
+        }
+        if (!ok) {
+            st = io_error(path, "write failed", err);
+            remove(path); /* no half-written file stays behind */
+        }
+    }
+    mxp_array_free(o.c);
+    return st;
+}

@@ -1,0 +1,100 @@
+/* mxp cast — a .npy file converted to another dtype: mxp_npy_load,
+ * mxp_array_astype with the rounding options, mxp_npy_save. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct cast_args {
+    const char *in, *out;
+    mxp_dtype to;
+    mxp_convert_opts opts;
+} cast_args;
+
+static void print_help(void)
+{
+    printf("usage: mxp cast IN.npy OUT.npy --to TYPE [--rounding MODE]\n"
+           "                [--overflow inf|saturate] [--seed N]\n\n"
+           "Converts every element of IN.npy to TYPE with mxp_array_astype and writes\n"
+           "OUT.npy (C order).  bfloat16 and float8 are written as one-field structured\n"
+           "arrays that NumPy reads without mxp (docs/npy.md).  Prints one line: what\n"
+           "was converted and the flags counted (inexact, overflow, underflow, invalid).\n\n"
+           "  --to TYPE         any dtype name: float32, f32, bf16, half, e4m3, int8, u8 ...\n"
+           "  --rounding MODE   nearest_even (default), nearest_away, toward_zero, up, down,\n"
+           "                    stochastic (aliases: rne, rtz, ceil, floor, sr ...)\n"
+           "  --overflow MODE   inf (default: the IEEE result) or saturate (clamp to max)\n"
+           "  --seed N          seed for stochastic rounding (default 0)\n");
+}
+
+static int parse_args(cast_args *a, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m, rc;
+        if (cli_is_help(argv[i])) {
+            print_help();
+            return -1;
+        }
+        if (!strncmp(argv[i], "--", 2)) {
+            if ((m = cli_option(argc, argv, &i, "--to", &v)) > 0) {
+                if ((a->to = mxp_dtype_from_name(v)) == MXP_DTYPE_INVALID)
+                    return cli_usage_error("cast", "unknown dtype '%s'", v);
+            } else if (m < 0) {
+                return cli_usage_error("cast", "option '--to' needs a value");
+            } else if ((rc = cli_convert_option("cast", argc, argv, &i, &a->opts)) != CLI_OK) {
+                return rc > 0 ? rc : cli_usage_error("cast", "unknown option '%s'", argv[i]);
+            }
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("cast", "unknown option '%s'", argv[i]);
+        } else if (!a->in) {
+            a->in = argv[i];
+        } else if (!a->out) {
+            a->out = argv[i];
+        } else {
+            return cli_usage_error("cast", "more than two files ('%s')", argv[i]);
+        }
+    }
+    if (!a->out)
+        return cli_usage_error("cast", "missing %s", a->in ? "OUT.npy" : "IN.npy and OUT.npy");
+    if (a->to == MXP_DTYPE_INVALID)
+        return cli_usage_error("cast", "missing --to TYPE");
+    return CLI_OK;
+}
+
+static int cast(cast_args *a)
+{
+    mxp_convert_flags flags = { 0 };
+    mxp_array *x = NULL, *y = NULL;
+    a->opts.flags = &flags;
+    mxp_status st = mxp_npy_load(&x, a->in);
+    if (st != MXP_OK)
+        return cli_mxp_error("mxp_npy_load", st);
+    if ((st = mxp_array_astype(&y, x, a->to, &a->opts)) != MXP_OK) {
+        mxp_array_free(x);
+        return cli_mxp_error("mxp_array_astype", st);
+    }
+    st = mxp_npy_save(a->out, y);
+    if (st == MXP_OK) {
+        char shape[800];
+        printf("%s %s %s -> %s %s, rounding %s", a->in, cli_shape(shape, sizeof shape, x),
+               mxp_dtype_name(mxp_array_dtype(x)), a->out, mxp_dtype_name(a->to), mxp_rounding_name(a->opts.rounding));
+        if (a->opts.rounding == MXP_ROUND_STOCHASTIC)
+            printf(" (seed %llu)", (unsigned long long)a->opts.seed);
+        printf(", overflow %s: %lld elements, inexact %llu, overflow %llu, underflow %llu, invalid %llu\n",
+               mxp_overflow_name(a->opts.overflow), (long long)mxp_array_size(x),
+               (unsigned long long)flags.inexact, (unsigned long long)flags.overflow,
+               (unsigned long long)flags.underflow, (unsigned long long)flags.invalid);
+    }
+    mxp_array_free(y);
+    mxp_array_free(x);
+    return st == MXP_OK ? CLI_OK : cli_mxp_error("mxp_npy_save", st);
+}
+
+int cli_cast(int argc, char **argv)
+{
+    cast_args a = { 0 };
+    int rc = parse_args(&a, argc, argv);
+    if (rc != CLI_OK)
+        return rc < 0 ? CLI_OK : rc;
+    return cast(&a);
+}
