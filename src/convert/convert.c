@@ -150,6 +150,14 @@ static mxp_cvt_params make_params(const mxp_convert_opts *opts)
 static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                         const mxp_cvt_params *p)
 {
+    /* The same dtype is a copy, bits kept (signalling NaNs too), unless
+     * bytes need normalizing (bool) or infinities saturating. */
+    if (dst_type == src_type && dst_type != MXP_BOOL &&
+        (p->overflow == MXP_OVERFLOW_INF || !mxp_dtype_get_traits(dst_type)->has_inf)) {
+        if (dst != src)
+            memmove(dst, src, n * mxp_dtype_itemsize(src_type));
+        return;
+    }
     const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_isa_current());
     if (!k) {
         mxp_convert_ref(dst, dst_type, src, src_type, n, p);

@@ -76,8 +76,11 @@ static mxp_dtype binary_compute_type(mxp_binary_op op, mxp_dtype a, mxp_dtype b,
     int widest = float_bits(a);
     widest = float_bits(b) > widest ? float_bits(b) : widest;
     widest = float_bits(out) > widest ? float_bits(out) : widest;
-    bool small = widest <= 16 && (is_float(a) || mxp_dtype_itemsize(a) == 1) && (is_float(b) || mxp_dtype_itemsize(b) == 1);
-    return small && op != MXP_OP_POWER ? MXP_F32 : MXP_F64;
+    bool narrow_in = (is_float(a) || mxp_dtype_itemsize(a) == 1) && (is_float(b) || mxp_dtype_itemsize(b) == 1);
+    /* float32 when its one rounding is the final one (a float32 output), or
+     * when 24 bits >= 2p + 2 for every float involved (p <= 11). */
+    bool f32_ok = narrow_in && (widest <= 16 || (out == MXP_F32 && float_bits(a) <= 32 && float_bits(b) <= 32));
+    return f32_ok && op != MXP_OP_POWER ? MXP_F32 : MXP_F64;
 }
 
 static mxp_dtype unary_compute_type(mxp_unary_op op, mxp_dtype a, mxp_dtype out)
@@ -131,15 +134,23 @@ static void run(const plan *p)
     for (int64_t row = 0; row < n / len; row++) {
         for (int64_t j = 0; j < len; j += BLOCK) {
             size_t m = (size_t)(len - j < BLOCK ? len - j : BLOCK);
-            for (int k = 0; k < p->nin; k++)
-                mxp_convert_strided(in_buf[k], p->ct, (ptrdiff_t)cs, in[k] + j * is[k], p->in[k]->dtype,
-                                    (ptrdiff_t)is[k], m, NULL);
+            const void *args[2] = { in_buf[0], in_buf[1] };
+            for (int k = 0; k < p->nin; k++) {
+                if (p->in[k]->dtype == p->ct && is[k] == (int64_t)cs) /* already the compute type: no copy */
+                    args[k] = in[k] + j * is[k];
+                else
+                    mxp_convert_strided(in_buf[k], p->ct, (ptrdiff_t)cs, in[k] + j * is[k], p->in[k]->dtype,
+                                        (ptrdiff_t)is[k], m, NULL);
+            }
+            const bool direct = out->dtype == p->ct && os == (int64_t)cs;
+            void *res = direct ? (void *)(o + j * os) : (void *)out_buf;
             if (p->custom)
-                p->custom(out_buf, in_buf[0], m, p->custom_ctx);
+                p->custom(res, args[0], m, p->custom_ctx);
             else
-                p->fn(p->op, out_buf, in_buf[0], in_buf[1], m);
+                p->fn(p->op, res, args[0], args[1], m);
             co.index_offset = offset0 + (uint64_t)(row * len + j);
-            mxp_convert_strided(o + j * os, out->dtype, (ptrdiff_t)os, out_buf, p->ct, (ptrdiff_t)cs, m, &co);
+            if (!direct)
+                mxp_convert_strided(o + j * os, out->dtype, (ptrdiff_t)os, out_buf, p->ct, (ptrdiff_t)cs, m, &co);
         }
         for (int ax = last - 1; ax >= 0 && !flat; ax--) {
             o += out->strides[ax];
