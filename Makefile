@@ -49,6 +49,7 @@ check-fuzz:
 
 bench: build
 	@$(BUILD)/mxp bench convert
+	@$(BUILD)/mxp bench ops
 
 install: build
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null

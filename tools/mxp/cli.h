@@ -21,12 +21,14 @@ int cli_info(int argc, char **argv);
 int cli_tour(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_bench_convert(int argc, char **argv);
+int cli_bench_ops(int argc, char **argv);
 int cli_cast_value(int argc, char **argv);
 int cli_stat(int argc, char **argv);
 int cli_cast(int argc, char **argv);
 
 /* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
 int tour_sums(void);
+int tour_arrays(void); /* part 7, tour_arrays.c */
 void tour_heading(int number, const char *title);
 
 /* ---- errors and options (cli.c) ------------------------------------- */

@@ -207,7 +207,7 @@ int cli_tour(int argc, char **argv)
             return cli_usage_error("tour", "unknown option '%s'", argv[i]);
         bench = 0;
     }
-    printf("mxp tour: mixed precision in six short parts.\n");
+    printf("mxp tour: mixed precision in seven short parts.\n");
     section_machine();
     section_formats();
     int rc = section_round_trips();
@@ -215,5 +215,7 @@ int cli_tour(int argc, char **argv)
         rc = tour_sums();
     if (rc == CLI_OK && bench)
         rc = section_speed();
+    if (rc == CLI_OK)
+        rc = tour_arrays();
     return rc;
 }
