@@ -286,6 +286,59 @@ static void test_strided_inputs_match_contiguous(void **state)
     mxp_array_free(c);
 }
 
+/* Operations and reductions: every allocation failure is reported as
+ * MXP_ERR_NO_MEMORY and leaks nothing. */
+static mxp_status ops_workload(void)
+{
+    mxp_array *a = NULL, *b = NULL, *t = NULL, *r1 = NULL, *r2 = NULL, *r3 = NULL, *r4 = NULL;
+    const int64_t shape[2] = { 9, 5 }, row = 5;
+    const int ax = 0;
+    mxp_reduce_opts keep = { .keepdims = true };
+    mxp_status st = mxp_array_random_normal(&a, MXP_BF16, 2, shape, 0, 1, 1);
+    if (st == MXP_OK)
+        st = mxp_array_random_normal(&b, MXP_F16, 1, &row, 0, 1, 2);
+    if (st == MXP_OK)
+        st = mxp_array_transpose(&t, a, NULL);
+    if (st == MXP_OK)
+        st = mxp_binary(&r1, MXP_OP_MULTIPLY, a, b, NULL);
+    if (st == MXP_OK)
+        st = mxp_unary(&r2, MXP_OP_SILU, t, NULL);
+    if (st == MXP_OK)
+        st = mxp_reduce(&r3, MXP_REDUCE_STD, a, 1, &ax, &keep);
+    if (st == MXP_OK)
+        st = mxp_binary_into(r1, MXP_OP_ADD, r1, b, NULL);
+    if (st == MXP_OK)
+        st = mxp_reduce(&r4, MXP_REDUCE_ARGMAX, t, 1, &ax, NULL);
+    mxp_array_free(a);
+    mxp_array_free(b);
+    mxp_array_free(t);
+    mxp_array_free(r1);
+    mxp_array_free(r2);
+    mxp_array_free(r3);
+    mxp_array_free(r4);
+    return st;
+}
+
+static void test_every_allocation_failure_is_reported_and_leaks_nothing(void **state)
+{
+    (void)state;
+    mxp_memory_stats before, after;
+    mxp_memory_stats_get(&before);
+    int failures = 0;
+    for (uint64_t nth = 1;; nth++) {
+        mxp_set_alloc_fail_after(nth);
+        mxp_status st = ops_workload();
+        mxp_set_alloc_fail_after(0);
+        mxp_memory_stats_get(&after);
+        assert_int_equal(after.current_bytes, before.current_bytes);
+        if (st == MXP_OK)
+            break;
+        assert_int_equal(st, MXP_ERR_NO_MEMORY);
+        failures++;
+    }
+    assert_true(failures >= 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_integers_comparisons_and_nan),
         cmocka_unit_test(test_broadcasting_output_dtype_rounding_and_in_place),
         cmocka_unit_test(test_strided_inputs_match_contiguous),
+        cmocka_unit_test(test_every_allocation_failure_is_reported_and_leaks_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
