@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "support/alloc_failures.h"
 
 static float f32_at(const mxp_array *a, int64_t i, int64_t j)
 {
@@ -391,21 +392,7 @@ static mxp_status workload(void)
 static void test_every_allocation_failure_is_reported_and_leaks_nothing(void **state)
 {
     (void)state;
-    mxp_memory_stats before, after;
-    mxp_memory_stats_get(&before);
-    int failures = 0;
-    for (uint64_t nth = 1;; nth++) {
-        mxp_set_alloc_fail_after(nth);
-        mxp_status st = workload();
-        mxp_set_alloc_fail_after(0);
-        mxp_memory_stats_get(&after);
-        assert_int_equal(after.current_bytes, before.current_bytes);
-        if (st == MXP_OK)
-            break;
-        assert_int_equal(st, MXP_ERR_NO_MEMORY);
-        failures++;
-    }
-    assert_true(failures >= 8);
+    assert_true(check_every_allocation_failure(workload) >= 8);
 }
 
 int main(void)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "npy_util.h"
+#include "support/alloc_failures.h"
 
 /* Deterministic bytes: every bit pattern a dtype has is fair game (NaN
  * payloads, negative zero, e4m3's NaN), since .npy must keep bits exactly. */
@@ -349,21 +350,7 @@ static mxp_status io_workload(void)
 static void test_npy_every_allocation_failure_is_reported_and_leaks_nothing(void **state)
 {
     (void)state;
-    mxp_memory_stats before, after;
-    mxp_memory_stats_get(&before);
-    int failures = 0;
-    for (uint64_t nth = 1;; nth++) {
-        mxp_set_alloc_fail_after(nth);
-        mxp_status st = io_workload();
-        mxp_set_alloc_fail_after(0);
-        mxp_memory_stats_get(&after);
-        assert_int_equal(after.current_bytes, before.current_bytes);
-        if (st == MXP_OK)
-            break;
-        assert_int_equal(st, MXP_ERR_NO_MEMORY);
-        failures++;
-    }
-    assert_true(failures >= 8);
+    assert_true(check_every_allocation_failure(io_workload) >= 8);
     remove("test_npy_alloc.npy");
 }
 

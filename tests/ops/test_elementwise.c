@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "support/alloc_failures.h"
 
 /* A 1-d array of n random bit patterns of dt (any value, NaN and inf too). */
 static mxp_array *random_bits(mxp_dtype dt, int64_t n, uint64_t seed)
@@ -322,21 +323,7 @@ static mxp_status ops_workload(void)
 static void test_every_allocation_failure_is_reported_and_leaks_nothing(void **state)
 {
     (void)state;
-    mxp_memory_stats before, after;
-    mxp_memory_stats_get(&before);
-    int failures = 0;
-    for (uint64_t nth = 1;; nth++) {
-        mxp_set_alloc_fail_after(nth);
-        mxp_status st = ops_workload();
-        mxp_set_alloc_fail_after(0);
-        mxp_memory_stats_get(&after);
-        assert_int_equal(after.current_bytes, before.current_bytes);
-        if (st == MXP_OK)
-            break;
-        assert_int_equal(st, MXP_ERR_NO_MEMORY);
-        failures++;
-    }
-    assert_true(failures >= 10);
+    assert_true(check_every_allocation_failure(ops_workload) >= 10);
 }
 
 int main(void)
