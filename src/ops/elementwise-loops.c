@@ -9,7 +9,15 @@
 #define SQRT1_2 0.70710678118654752440
 #define SQRT_2_OVER_PI 0.79788456080286535588
 
-static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+/* Written so nothing cancels or overflows on the way: for x < 0,
+ * e^x / (1 + e^x) keeps the tiny values that 1 / (1 + e^-x) loses. */
+static double sigmoid(double x)
+{
+    if (x >= 0)
+        return 1.0 / (1.0 + exp(-x));
+    double e = exp(x);
+    return e / (1.0 + e);
+}
 
 static double apply_unary(int op, double x)
 {
@@ -21,9 +29,11 @@ static double apply_unary(int op, double x)
     case MXP_OP_LOG: return log(x);
     case MXP_OP_TANH: return tanh(x);
     case MXP_OP_SIGMOID: return sigmoid(x);
-    case MXP_OP_RELU: return x > 0 ? x : (x == x ? 0.0 * x : x); /* NaN stays NaN; -0 -> -0 * 0 */
-    case MXP_OP_GELU: return 0.5 * x * (1.0 + erf(x * SQRT1_2));
-    case MXP_OP_GELU_TANH: return 0.5 * x * (1.0 + tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)));
+    case MXP_OP_RELU: return x > 0 ? x : x == x ? 0.0 : x; /* NaN stays NaN */
+    /* erfc and the sigmoid form instead of 1 + erf / 1 + tanh, which cancel
+     * for negative x: 0.5 (1 + tanh z) = 1 / (1 + e^-2z). */
+    case MXP_OP_GELU: return 0.5 * x * erfc(-x * SQRT1_2);
+    case MXP_OP_GELU_TANH: return x * sigmoid(2.0 * SQRT_2_OVER_PI * (x + 0.044715 * x * x * x));
     default: return x * sigmoid(x); /* silu */
     }
 }

@@ -44,6 +44,8 @@ mxp_dtype mxp_binary_result_type(mxp_binary_op op, mxp_dtype a, mxp_dtype b)
         return MXP_BOOL;
     if (op == MXP_OP_DIVIDE && !is_float(p))
         return MXP_F64; /* true division, as NumPy */
+    if (op == MXP_OP_POWER && p == MXP_BOOL)
+        return MXP_S8; /* NumPy has no bool power loop */
     return p;
 }
 

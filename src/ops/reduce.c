@@ -272,6 +272,12 @@ static mxp_dtype default_acc(mxp_reduce_op op, mxp_dtype in)
     return mxp_dtype_get_traits(in)->bits <= 16 ? MXP_F32 : MXP_F64;
 }
 
+/* NumPy's max(n - ddof, 0): more ddof than elements divides by zero. */
+static double dof(int64_t count, int64_t ddof)
+{
+    return count > ddof ? (double)(count - ddof) : 0.0;
+}
+
 /* The value an accumulator gives, in double (or raw integer bits). */
 static void finish(acc *a, mxp_reduce_op op, int64_t ddof, double *d, uint64_t *bits, bool *integer)
 {
@@ -290,8 +296,8 @@ static void finish(acc *a, mxp_reduce_op op, int64_t ddof, double *d, uint64_t *
         *d = rnd(a, (a->kind == MXP_F64 ? float_sum(a) : (double)(int64_t)a->itotal) / (double)a->count);
         break;
     case MXP_REDUCE_NORM2: *d = rnd(a, sqrt(float_sum(a))); break;
-    case MXP_REDUCE_VAR: *d = rnd(a, float_sum(a) / (double)(a->count - ddof)); break;
-    case MXP_REDUCE_STD: *d = rnd(a, sqrt(rnd(a, float_sum(a) / (double)(a->count - ddof)))); break;
+    case MXP_REDUCE_VAR: *d = rnd(a, float_sum(a) / dof(a->count, ddof)); break;
+    case MXP_REDUCE_STD: *d = rnd(a, sqrt(rnd(a, float_sum(a) / dof(a->count, ddof)))); break;
     case MXP_REDUCE_ARGMAX:
     case MXP_REDUCE_ARGMIN:
         *bits = (uint64_t)a->best_at;

@@ -13,7 +13,7 @@ mxp_status_str name) and the mxp_last_error() sentence.
 """
 import ctypes
 import os
-from ctypes import POINTER, c_bool, c_char, c_char_p, c_double, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import POINTER, c_bool, c_char, c_char_p, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
 
 import numpy as np
 
