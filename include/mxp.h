@@ -10,5 +10,6 @@
 #include "mxp/array.h"
 #include "mxp/io.h"
 #include "mxp/ops.h"
+#include "mxp/gemm.h"
 
 #endif

@@ -193,6 +193,31 @@ mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype
 
 enum { STRIDED_BLOCK = 512 };
 
+/* Strided element copies with the size known to the compiler (a memcpy
+ * call per element would cost more than the conversion). */
+static void copy_strided(unsigned char *dst, ptrdiff_t dst_stride, const unsigned char *src, ptrdiff_t src_stride,
+                         size_t size, size_t m)
+{
+    switch (size) {
+    case 1:
+        for (size_t i = 0; i < m; i++)
+            dst[(ptrdiff_t)i * dst_stride] = src[(ptrdiff_t)i * src_stride];
+        break;
+    case 2:
+        for (size_t i = 0; i < m; i++)
+            memcpy(dst + (ptrdiff_t)i * dst_stride, src + (ptrdiff_t)i * src_stride, 2);
+        break;
+    case 4:
+        for (size_t i = 0; i < m; i++)
+            memcpy(dst + (ptrdiff_t)i * dst_stride, src + (ptrdiff_t)i * src_stride, 4);
+        break;
+    default:
+        for (size_t i = 0; i < m; i++)
+            memcpy(dst + (ptrdiff_t)i * dst_stride, src + (ptrdiff_t)i * src_stride, 8);
+        break;
+    }
+}
+
 mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stride, const void *src,
                                mxp_dtype src_type, ptrdiff_t src_stride, size_t n,
                                const mxp_convert_opts *opts)
@@ -207,18 +232,22 @@ mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
         convert_run(dst, dst_type, src, src_type, n, &p);
         return MXP_OK;
     }
+    if (dst_type == src_type && dst_type != MXP_BOOL &&
+        (p.overflow == MXP_OVERFLOW_INF || !mxp_dtype_get_traits(dst_type)->has_inf)) {
+        /* a strided copy (see convert_run: the same dtype keeps the bits) */
+        copy_strided(dst, dst_stride, src, src_stride, ss, n);
+        return MXP_OK;
+    }
     /* Gather a block, convert it contiguously, scatter it. */
     _Alignas(64) unsigned char in[STRIDED_BLOCK * 8], out[STRIDED_BLOCK * 8];
     for (size_t i0 = 0; i0 < n; i0 += STRIDED_BLOCK) {
         size_t m = n - i0 < STRIDED_BLOCK ? n - i0 : STRIDED_BLOCK;
         const unsigned char *s = (const unsigned char *)src + (ptrdiff_t)i0 * src_stride;
         unsigned char *d = (unsigned char *)dst + (ptrdiff_t)i0 * dst_stride;
-        for (size_t i = 0; i < m; i++)
-            memcpy(in + i * ss, s + (ptrdiff_t)i * src_stride, ss);
+        copy_strided(in, (ptrdiff_t)ss, s, src_stride, ss, m);
         p.index0 = index0 + i0;
         convert_run(out, dst_type, in, src_type, m, &p);
-        for (size_t i = 0; i < m; i++)
-            memcpy(d + (ptrdiff_t)i * dst_stride, out + i * ds, ds);
+        copy_strided(d, dst_stride, out, (ptrdiff_t)ds, ds, m);
     }
     return MXP_OK;
 }

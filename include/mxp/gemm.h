@@ -1,0 +1,44 @@
+/* mxp — general matrix multiply in mixed precision, BLAS-like, row-major:
+ *     C = alpha * op(A) * op(B) + beta * C
+ * with op(A) M x K, op(B) K x N, C M x N.  See docs/gemm.md. */
+#ifndef MXP_GEMM_H
+#define MXP_GEMM_H
+
+#include "convert.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mxp_trans {
+    MXP_NO_TRANS = 0,
+    MXP_TRANS = 1
+} mxp_trans;
+
+/* Zero-initialized (or NULL) means: the default accumulator for the input
+ * types (float64 for float64, float32 for float32/f16/bf16/fp8), the result
+ * rounded to C's dtype to nearest even. */
+typedef struct mxp_gemm_opts {
+    mxp_dtype acc_dtype;      /* 0: default; MXP_F32 or MXP_F64 */
+    mxp_convert_opts convert; /* how the accumulated result is rounded into C */
+} mxp_gemm_opts;
+
+/* Row-major GEMM.  lda/ldb/ldc are in elements and at least the row length
+ * of the matrix as stored (A: K if NO_TRANS else M; B: N if NO_TRANS else
+ * K; C: N).  Supported today: A, B and C of any floating dtype (float64,
+ * float32, float16, bfloat16, float8_e4m3fn, float8_e5m2), converted
+ * exactly to the accumulator while packing.  beta == 0 ignores what C holds
+ * (NaN included); alpha == 0 leaves beta*C.  On error C is untouched. */
+MXP_API mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
+                            double alpha, const void *a, mxp_dtype a_type, size_t lda,
+                            const void *b, mxp_dtype b_type, size_t ldb,
+                            double beta, void *c, mxp_dtype c_type, size_t ldc,
+                            const mxp_gemm_opts *opts);
+
+/* The micro-kernel mxp_gemm would use for these types now ("f32_gemm_6x32__avx512f"). */
+MXP_API const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

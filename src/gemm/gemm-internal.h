@@ -1,0 +1,51 @@
+/* Internal: GEMM configurations (micro-kernel + tile and block sizes) and
+ * the layers below the API: driver (blocking, knows no dtype), packing
+ * (convert while packing), micro-kernels (src/kernels/<acc>-gemm/). */
+#ifndef MXP_GEMM_INTERNAL_H
+#define MXP_GEMM_INTERNAL_H
+
+#include <stddef.h>
+
+#include "mxp/cpu.h"
+#include "mxp/gemm.h"
+
+/* c (mr x nr of ldc elements, accumulator type) = alpha * A~ B~ + beta * c,
+ * where A~ is an MR x kc packed panel ([k][MR]) and B~ a kc x NR one
+ * ([k][NR]), zero-padded.  beta == 0 overwrites c, NaN included. */
+typedef void (*mxp_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                    size_t ldc, double alpha, double beta);
+
+typedef struct mxp_gemm_config {
+    const char *name;
+    mxp_dtype acc;            /* MXP_F32 or MXP_F64: packed panels and C tiles */
+    mxp_isa isa;
+    size_t mr, nr;            /* micro-tile */
+    size_t mc, kc, nc;        /* cache blocks: mc % mr == 0, nc % nr == 0 */
+    mxp_gemm_ukernel_fn ukernel;
+} mxp_gemm_config;
+
+/* The most capable configuration at or below isa for the accumulator. */
+const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_isa isa);
+
+/* One operand as stored: element (r, c) of op(X) is at
+ * base + (trans ? c * ld + r : r * ld + c) * itemsize. */
+typedef struct mxp_gemm_operand {
+    const unsigned char *base;
+    mxp_dtype dtype;
+    size_t ld;
+    int trans;
+} mxp_gemm_operand;
+
+/* Packs op(A)[i0 .. i0+mc, p0 .. p0+kc] into MR-row panels of acc type. */
+void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+                     size_t kc, void *dst);
+/* Packs op(B)[p0 .. p0+kc, j0 .. j0+nc] into NR-column panels of acc type. */
+void mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                     size_t nc, void *dst);
+
+/* The five loops.  Writes alpha*AB + beta*C into the acc-typed matrix w
+ * (ldw elements; w may be C itself when C has the accumulator's dtype). */
+mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
+                          const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw);
+
+#endif

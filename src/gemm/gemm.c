@@ -1,0 +1,153 @@
+/* mxp_gemm: argument checks, the accumulator and configuration, the
+ * workspace when C is not of the accumulator's dtype, and the final
+ * rounding into C. */
+#include <string.h>
+
+#include "core/error.h"
+#include "gemm/gemm-internal.h"
+#include "mxp/alloc.h"
+
+static bool is_float(mxp_dtype t)
+{
+    return mxp_dtype_is_valid(t) && mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT;
+}
+
+static mxp_status check_type(mxp_dtype t, const char *which)
+{
+    if (!mxp_dtype_is_valid(t))
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_gemm: %s dtype %d is not a valid mxp_dtype", which, (int)t);
+    if (!is_float(t))
+        return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: %s is %s; integer GEMM is not implemented yet "
+                                              "(floating types only)", which, mxp_dtype_name(t));
+    return MXP_OK;
+}
+
+/* A stored matrix of `rows` x `cols` (as stored) with leading dimension ld. */
+static mxp_status check_matrix(const char *name, const void *p, size_t rows, size_t cols, size_t ld, mxp_dtype t)
+{
+    if (ld < cols || ld == 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: ld%s = %zu is smaller than its stored row of %zu",
+                         name, ld, cols ? cols : 1);
+    if (rows == 0 || cols == 0)
+        return MXP_OK;
+    if (!p)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: %s is NULL for a %zu x %zu matrix", name, rows, cols);
+    size_t size = mxp_dtype_itemsize(t);
+    if (rows - 1 > (PTRDIFF_MAX / size - cols) / ld)
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: %s (%zu x %zu, ld %zu) overflows the address space", name,
+                         rows, cols, ld);
+    return MXP_OK;
+}
+
+static mxp_dtype acc_for(mxp_dtype at, mxp_dtype bt, const mxp_gemm_opts *opts)
+{
+    if (opts && opts->acc_dtype)
+        return opts->acc_dtype;
+    return at == MXP_F64 || bt == MXP_F64 ? MXP_F64 : MXP_F32;
+}
+
+static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, const void *a, mxp_dtype at,
+                            size_t lda, const void *b, mxp_dtype bt, size_t ldb, void *c, mxp_dtype ct, size_t ldc,
+                            const mxp_gemm_opts *opts)
+{
+    if ((unsigned)ta > MXP_TRANS || (unsigned)tb > MXP_TRANS)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: transpose flags must be MXP_NO_TRANS or MXP_TRANS");
+    mxp_status st = check_type(at, "A");
+    if (st == MXP_OK)
+        st = check_type(bt, "B");
+    if (st == MXP_OK)
+        st = check_type(ct, "C");
+    if (st == MXP_OK && opts) {
+        if (opts->acc_dtype && opts->acc_dtype != MXP_F32 && opts->acc_dtype != MXP_F64)
+            st = mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: accumulator %s: use float32 or float64",
+                           mxp_dtype_name(opts->acc_dtype));
+        else
+            st = mxp_convert(NULL, MXP_F32, NULL, MXP_F32, 0, &opts->convert);
+    }
+    if (st != MXP_OK)
+        return st;
+    size_t kk = m && n ? k : 0; /* A and B are not read when C is empty */
+    st = check_matrix("a", a, ta ? kk : (m && n ? m : 0), ta ? (m && n ? m : 0) : kk, lda, at);
+    if (st == MXP_OK)
+        st = check_matrix("b", b, tb ? (m && n ? n : 0) : kk, tb ? kk : (m && n ? n : 0), ldb, bt);
+    if (st == MXP_OK)
+        st = check_matrix("c", c, m, n, ldc, ct);
+    return st;
+}
+
+/* C = beta * C, rounded into C's dtype; beta == 0 writes zeros. */
+static void scale_c(size_t m, size_t n, double beta, void *c, mxp_dtype ct, size_t ldc, const mxp_convert_opts *co)
+{
+    double row[256];
+    const size_t size = mxp_dtype_itemsize(ct);
+    for (size_t i = 0; i < m; i++) {
+        unsigned char *r = (unsigned char *)c + i * ldc * size;
+        for (size_t j = 0; j < n; j += 256) {
+            size_t len = n - j < 256 ? n - j : 256;
+            if (beta == 0) {
+                memset(row, 0, len * sizeof row[0]);
+            } else {
+                mxp_convert(row, MXP_F64, r + j * size, ct, len, NULL);
+                for (size_t q = 0; q < len; q++)
+                    row[q] *= beta;
+            }
+            mxp_convert(r + j * size, ct, row, MXP_F64, len, co);
+        }
+    }
+}
+
+/* Converts rows between C (ct, ldc) and the workspace (acc, n). */
+static void copy_rows(void *dst, mxp_dtype dt, size_t ldd, const void *src, mxp_dtype st, size_t lds, size_t m,
+                      size_t n, const mxp_convert_opts *co)
+{
+    const size_t ds = mxp_dtype_itemsize(dt), ss = mxp_dtype_itemsize(st);
+    mxp_convert_opts o = co ? *co : (mxp_convert_opts){ .rounding = MXP_ROUND_NEAREST_EVEN };
+    const uint64_t offset0 = o.index_offset;
+    for (size_t i = 0; i < m; i++) {
+        o.index_offset = offset0 + i * n; /* stochastic rounding: C's elements in row-major order */
+        mxp_convert((unsigned char *)dst + i * ldd * ds, dt, (const unsigned char *)src + i * lds * ss, st, n, &o);
+    }
+}
+
+mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                    mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
+                    mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
+{
+    mxp_status st = check_all(ta, tb, m, n, k, a, a_type, lda, b, b_type, ldb, c, c_type, ldc, opts);
+    if (st != MXP_OK || m == 0 || n == 0)
+        return st;
+    const mxp_convert_opts *co = opts ? &opts->convert : NULL;
+    if (k == 0 || alpha == 0) {
+        scale_c(m, n, beta, c, c_type, ldc, co);
+        return MXP_OK;
+    }
+    const mxp_dtype acc = acc_for(a_type, b_type, opts);
+    const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, mxp_isa_current());
+    const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
+    if (c_type == acc) /* accumulate in C itself */
+        return mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);
+    /* Otherwise a workspace of the accumulator's type, rounded into C once. */
+    const size_t as = mxp_dtype_itemsize(acc);
+    if (m > SIZE_MAX / as / n)
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu workspace is too large", m, n);
+    void *w = mxp_malloc(m * n * as);
+    if (!w)
+        return MXP_ERR_NO_MEMORY;
+    if (beta != 0)
+        copy_rows(w, acc, n, c, c_type, ldc, m, n, NULL);
+    st = mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, w, n);
+    if (st == MXP_OK)
+        copy_rows(c, c_type, ldc, w, acc, n, m, n, co);
+    mxp_free(w);
+    return st;
+}
+
+const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts)
+{
+    if (!is_float(a_type) || !is_float(b_type))
+        return "invalid";
+    mxp_dtype acc = acc_for(a_type, b_type, opts);
+    if (acc != MXP_F32 && acc != MXP_F64)
+        return "invalid";
+    return mxp_gemm_config_for(acc, mxp_isa_current())->name;
+}

@@ -1,0 +1,47 @@
+/* float32 GEMM micro-kernel, 6 x 16, AVX2 + FMA: 12 accumulators of 8 lanes.
+ * Partial tiles are written through a small buffer (AVX2 has no masked
+ * stores of arbitrary width without maskmov's cost). */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/gemm-kernels.h"
+
+#define MR 6
+
+void mxp_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                     size_t ldc, double alpha, double beta)
+{
+    const float *pa = a, *pb = b;
+    __m256 acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        acc0[i] = acc1[i] = _mm256_setzero_ps();
+    for (size_t p = 0; p < kc; p++) {
+        const __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            const __m256 ai = _mm256_broadcast_ss(pa + i);
+            acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
+            acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
+        }
+        pa += MR;
+        pb += 16;
+    }
+    const __m256 va = _mm256_set1_ps((float)alpha), vb = _mm256_set1_ps((float)beta);
+    float *pc = c;
+    for (size_t i = 0; i < mr; i++) {
+        float *row = pc + i * ldc, tmp[16];
+        float *dst = nr == 16 ? row : tmp;
+        if (nr < 16 && beta != 0)
+            memcpy(tmp, row, nr * sizeof(float));
+        __m256 x0 = _mm256_mul_ps(va, acc0[i]), x1 = _mm256_mul_ps(va, acc1[i]);
+        if (beta != 0) {
+            x0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(dst), x0);
+            x1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(dst + 8), x1);
+        }
+        _mm256_storeu_ps(dst, x0);
+        _mm256_storeu_ps(dst + 8, x1);
+        if (nr < 16)
+            memcpy(row, tmp, nr * sizeof(float));
+    }
+}

@@ -1,0 +1,42 @@
+/* float32 GEMM micro-kernel, 6 x 32, AVX-512F: 12 accumulators of 16 lanes,
+ * each k step loads one 32-wide row of B~ and broadcasts 6 values of A~. */
+#include <immintrin.h>
+
+#include "kernels/gemm-kernels.h"
+
+#define MR 6
+
+void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                        size_t ldc, double alpha, double beta)
+{
+    const float *pa = a, *pb = b;
+    __m512 acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        acc0[i] = acc1[i] = _mm512_setzero_ps();
+    for (size_t p = 0; p < kc; p++) {
+        const __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            const __m512 ai = _mm512_set1_ps(pa[i]);
+            acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+            acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+        }
+        pa += MR;
+        pb += 32;
+    }
+    const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
+    const __mmask16 m1 = nr >= 32 ? 0xffff : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1) : 0;
+    const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
+    float *pc = c;
+    for (size_t i = 0; i < mr; i++) {
+        float *row = pc + i * ldc;
+        __m512 x0 = _mm512_mul_ps(va, acc0[i]), x1 = _mm512_mul_ps(va, acc1[i]);
+        if (beta != 0) {
+            x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), x0);
+            x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), x1);
+        }
+        _mm512_mask_storeu_ps(row, m0, x0);
+        _mm512_mask_storeu_ps(row + 16, m1, x1);
+    }
+}

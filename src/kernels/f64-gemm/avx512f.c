@@ -1,0 +1,41 @@
+/* float64 GEMM micro-kernel, 6 x 16, AVX-512F: 12 accumulators of 8 lanes. */
+#include <immintrin.h>
+
+#include "kernels/gemm-kernels.h"
+
+#define MR 6
+
+void mxp_f64_gemm_ukernel_6x16__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                        size_t ldc, double alpha, double beta)
+{
+    const double *pa = a, *pb = b;
+    __m512d acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        acc0[i] = acc1[i] = _mm512_setzero_pd();
+    for (size_t p = 0; p < kc; p++) {
+        const __m512d b0 = _mm512_loadu_pd(pb), b1 = _mm512_loadu_pd(pb + 8);
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            const __m512d ai = _mm512_set1_pd(pa[i]);
+            acc0[i] = _mm512_fmadd_pd(ai, b0, acc0[i]);
+            acc1[i] = _mm512_fmadd_pd(ai, b1, acc1[i]);
+        }
+        pa += MR;
+        pb += 16;
+    }
+    const __mmask8 m0 = nr >= 8 ? 0xff : (__mmask8)((1u << nr) - 1);
+    const __mmask8 m1 = nr >= 16 ? 0xff : nr > 8 ? (__mmask8)((1u << (nr - 8)) - 1) : 0;
+    const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    double *pc = c;
+    for (size_t i = 0; i < mr; i++) {
+        double *row = pc + i * ldc;
+        __m512d x0 = _mm512_mul_pd(va, acc0[i]), x1 = _mm512_mul_pd(va, acc1[i]);
+        if (beta != 0) {
+            x0 = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(m0, row), x0);
+            x1 = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(m1, row + 8), x1);
+        }
+        _mm512_mask_storeu_pd(row, m0, x0);
+        _mm512_mask_storeu_pd(row + 8, m1, x1);
+    }
+}
