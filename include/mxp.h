@@ -11,5 +11,6 @@
 #include "mxp/io.h"
 #include "mxp/ops.h"
 #include "mxp/gemm.h"
+#include "mxp/threads.h"
 
 #endif

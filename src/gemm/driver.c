@@ -1,10 +1,61 @@
 /* The BLIS loops, the same for every dtype: jc over NC columns of B and C,
- * pc over KC of the shared dimension (B's panel packed once), ic over MC
- * rows of A (packed), then jr/ir over the micro-tiles.  The first pc step
- * applies beta; later ones add. */
+ * pc over KC of the shared dimension (B's panel packed once, shared), ic
+ * over MC rows of A (each thread packs its own blocks), then jr/ir over the
+ * micro-tiles.  The first pc step applies beta; later ones add.  A C tile
+ * is always computed by one thread in the same order, so results do not
+ * depend on the thread count. */
 #include "core/error.h"
-#include "mxp/alloc.h"
+#include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
+#include "mxp/alloc.h"
+#include "mxp/threads.h"
+
+enum { MAX_THREADS = 64 };
+
+typedef struct step {
+    const mxp_gemm_config *cfg;
+    const mxp_gemm_operand *a;
+    size_t m, jc, nc, pc, kc;
+    double alpha, beta;
+    const unsigned char *pb;
+    unsigned char *pa[MAX_THREADS];
+    unsigned char *w;
+    size_t ldw;
+} step;
+
+/* Thread t's share of one (jc, pc) step: ic blocks t, t + T, ... */
+static void run_blocks(void *ctx, int t, int nthreads)
+{
+    const step *s = ctx;
+    const mxp_gemm_config *cfg = s->cfg;
+    const size_t as = mxp_dtype_itemsize(cfg->acc);
+    unsigned char *pa = s->pa[t];
+    for (size_t ic = (size_t)t * cfg->mc; ic < s->m; ic += (size_t)nthreads * cfg->mc) {
+        size_t mc = s->m - ic < cfg->mc ? s->m - ic : cfg->mc;
+        mxp_gemm_pack_a(cfg, s->a, ic, mc, s->pc, s->kc, pa);
+        for (size_t jr = 0; jr < s->nc; jr += cfg->nr) {
+            size_t nr = s->nc - jr < cfg->nr ? s->nc - jr : cfg->nr;
+            const unsigned char *bp = s->pb + jr * s->kc * as;
+            for (size_t ir = 0; ir < mc; ir += cfg->mr) {
+                size_t mr = mc - ir < cfg->mr ? mc - ir : cfg->mr;
+                unsigned char *c = s->w + ((ic + ir) * s->ldw + s->jc + jr) * as;
+                cfg->ukernel(mr, nr, s->kc, pa + ir * s->kc * as, bp, c, s->ldw, s->alpha, s->beta);
+            }
+        }
+    }
+}
+
+/* Threads pay off from a few million multiply-adds, one per MC block. */
+static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k)
+{
+    int t = mxp_get_num_threads();
+    size_t blocks = (m + cfg->mc - 1) / cfg->mc;
+    if ((double)m * (double)n * (double)k < 4e6)
+        t = 1;
+    if ((size_t)t > blocks)
+        t = (int)blocks;
+    return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
+}
 
 mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
                           const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw)
@@ -13,35 +64,32 @@ mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t
     const size_t kc_max = k < cfg->kc ? k : cfg->kc;
     const size_t mc_max = (m < cfg->mc ? (m + cfg->mr - 1) / cfg->mr * cfg->mr : cfg->mc);
     const size_t nc_max = (n < cfg->nc ? (n + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
-    unsigned char *pa = mxp_malloc(mc_max * kc_max * as), *pb = mxp_malloc(nc_max * kc_max * as);
-    if (!pa || !pb) {
-        mxp_free(pa);
-        mxp_free(pb);
-        return MXP_ERR_NO_MEMORY;
+    const int nthreads = threads_for(cfg, m, n, k);
+    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, NULL, { NULL }, w, ldw };
+    unsigned char *pb = mxp_malloc(nc_max * kc_max * as);
+    mxp_status st = pb ? MXP_OK : MXP_ERR_NO_MEMORY;
+    for (int t = 0; t < nthreads && st == MXP_OK; t++) {
+        s.pa[t] = mxp_malloc(mc_max * kc_max * as);
+        if (!s.pa[t])
+            st = MXP_ERR_NO_MEMORY;
     }
-    unsigned char *wb = w;
-    for (size_t jc = 0; jc < n; jc += cfg->nc) {
-        size_t nc = n - jc < cfg->nc ? n - jc : cfg->nc;
+    s.pb = pb;
+    for (size_t jc = 0; jc < n && st == MXP_OK; jc += cfg->nc) {
+        s.jc = jc;
+        s.nc = n - jc < cfg->nc ? n - jc : cfg->nc;
         for (size_t pc = 0; pc < k; pc += cfg->kc) {
-            size_t kc = k - pc < cfg->kc ? k - pc : cfg->kc;
-            double beta_here = pc == 0 ? beta : 1.0;
-            mxp_gemm_pack_b(cfg, b, pc, kc, jc, nc, pb);
-            for (size_t ic = 0; ic < m; ic += cfg->mc) {
-                size_t mc = m - ic < cfg->mc ? m - ic : cfg->mc;
-                mxp_gemm_pack_a(cfg, a, ic, mc, pc, kc, pa);
-                for (size_t jr = 0; jr < nc; jr += cfg->nr) {
-                    size_t nr = nc - jr < cfg->nr ? nc - jr : cfg->nr;
-                    const unsigned char *bp = pb + jr * kc * as;
-                    for (size_t ir = 0; ir < mc; ir += cfg->mr) {
-                        size_t mr = mc - ir < cfg->mr ? mc - ir : cfg->mr;
-                        unsigned char *c = wb + ((ic + ir) * ldw + jc + jr) * as;
-                        cfg->ukernel(mr, nr, kc, pa + ir * kc * as, bp, c, ldw, alpha, beta_here);
-                    }
-                }
-            }
+            s.pc = pc;
+            s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
+            s.beta = pc == 0 ? beta : 1.0;
+            mxp_gemm_pack_b(cfg, b, pc, s.kc, jc, s.nc, pb);
+            if (nthreads > 1)
+                mxp_parallel(nthreads, run_blocks, &s);
+            else
+                run_blocks(&s, 0, 1);
         }
     }
-    mxp_free(pa);
+    for (int t = 0; t < nthreads; t++)
+        mxp_free(s.pa[t]);
     mxp_free(pb);
-    return MXP_OK;
+    return st;
 }
