@@ -48,8 +48,10 @@ check-fuzz:
 	  build-fuzz/corpus tests/fuzz/corpus
 
 bench: build
+	@scripts/install-deps.sh bench
 	@$(BUILD)/mxp bench convert
 	@$(BUILD)/mxp bench ops
+	@$(BUILD)/mxp bench gemm --set standard
 
 install: build
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null

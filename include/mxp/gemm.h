@@ -27,7 +27,9 @@ typedef struct mxp_gemm_opts {
  * of the matrix as stored (A: K if NO_TRANS else M; B: N if NO_TRANS else
  * K; C: N).  Supported today: A, B and C of any floating dtype (float64,
  * float32, float16, bfloat16, float8_e4m3fn, float8_e5m2), converted
- * exactly to the accumulator while packing.  beta == 0 ignores what C holds
+ * exactly to the accumulator while packing (bfloat16/float8 stay bfloat16
+ * for the AVX512_BF16 dot-product kernel; see docs/gemm.md for its float32
+ * subnormal flushing).  beta == 0 ignores what C holds
  * (NaN included); alpha == 0 leaves beta*C.  On error C is untouched. */
 MXP_API mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                             double alpha, const void *a, mxp_dtype a_type, size_t lda,

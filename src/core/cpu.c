@@ -17,6 +17,7 @@ static uint64_t features;
 static char features_str[256];
 static char brand[49];
 static mxp_isa supported_isa = MXP_ISA_SCALAR;
+static mxp_isa env_cap = MXP_ISA_COUNT; /* MXP_ISA, or none */
 static atomic_int isa_cap;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -110,14 +111,10 @@ static void init(void)
         supported_isa = MXP_ISA_AVX512;
     else if ((features & avx2) == avx2)
         supported_isa = MXP_ISA_AVX2;
-    mxp_isa cap = supported_isa;
     const char *env = getenv("MXP_ISA");
-    if (env && *env) {
-        mxp_isa want = mxp_isa_from_name(env);
-        if (want < cap)
-            cap = want;
-    }
-    atomic_store(&isa_cap, (int)cap);
+    if (env && *env)
+        env_cap = mxp_isa_from_name(env); /* unknown names cap nothing */
+    atomic_store(&isa_cap, (int)(env_cap < supported_isa ? env_cap : supported_isa));
 }
 
 uint64_t mxp_cpu_features(void)
@@ -159,7 +156,8 @@ mxp_status mxp_set_isa(mxp_isa level)
     if ((unsigned)level >= MXP_ISA_COUNT)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "ISA level %d is not one of mxp_isa's (0..%d)",
                          (int)level, MXP_ISA_COUNT - 1);
-    atomic_store(&isa_cap, (int)(level < supported_isa ? level : supported_isa));
+    mxp_isa cap = level < supported_isa ? level : supported_isa;
+    atomic_store(&isa_cap, (int)(env_cap < cap ? env_cap : cap)); /* MXP_ISA still caps */
     return MXP_OK;
 }
 

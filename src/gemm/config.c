@@ -6,18 +6,35 @@
 
 static const mxp_gemm_config configs[] = {
 #if MXP_HAVE_X86_KERNELS
-    { "f32_gemm_6x32__avx512f", MXP_F32, MXP_ISA_AVX512, 6, 32, 96, 256, 2048, mxp_f32_gemm_ukernel_6x32__avx512f },
-    { "f32_gemm_6x16__avx2", MXP_F32, MXP_ISA_AVX2, 6, 16, 96, 256, 2048, mxp_f32_gemm_ukernel_6x16__avx2 },
-    { "f64_gemm_6x16__avx512f", MXP_F64, MXP_ISA_AVX512, 6, 16, 72, 256, 1024, mxp_f64_gemm_ukernel_6x16__avx512f },
+    { "bf16_gemm_6x32__avx512bf16", MXP_F32, MXP_BF16, 2, MXP_ISA_AVX512BF16, 6, 32, 96, 512, 2048,
+      mxp_bf16_gemm_ukernel_6x32__avx512bf16 },
+    { "f32_gemm_6x32__avx512f", MXP_F32, MXP_F32, 1, MXP_ISA_AVX512, 6, 32, 96, 256, 2048,
+      mxp_f32_gemm_ukernel_6x32__avx512f },
+    { "f32_gemm_6x16__avx2", MXP_F32, MXP_F32, 1, MXP_ISA_AVX2, 6, 16, 96, 256, 2048, mxp_f32_gemm_ukernel_6x16__avx2 },
+    { "f64_gemm_6x16__avx512f", MXP_F64, MXP_F64, 1, MXP_ISA_AVX512, 6, 16, 72, 256, 1024,
+      mxp_f64_gemm_ukernel_6x16__avx512f },
 #endif
-    { "f32_gemm_4x8__scalar", MXP_F32, MXP_ISA_SCALAR, 4, 8, 64, 256, 1024, mxp_f32_gemm_ukernel_4x8__scalar },
-    { "f64_gemm_4x4__scalar", MXP_F64, MXP_ISA_SCALAR, 4, 4, 64, 256, 1024, mxp_f64_gemm_ukernel_4x4__scalar },
+    { "f32_gemm_4x8__scalar", MXP_F32, MXP_F32, 1, MXP_ISA_SCALAR, 4, 8, 64, 256, 1024,
+      mxp_f32_gemm_ukernel_4x8__scalar },
+    { "f64_gemm_4x4__scalar", MXP_F64, MXP_F64, 1, MXP_ISA_SCALAR, 4, 4, 64, 256, 1024,
+      mxp_f64_gemm_ukernel_4x4__scalar },
 };
 
-const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_isa isa)
+/* Can the packed dtype hold every value of t exactly?  (bfloat16 holds the
+ * float8 types; the accumulator's own type holds every input.) */
+static bool packs(mxp_dtype packed, mxp_dtype acc, mxp_dtype t)
 {
-    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
-        if (configs[i].acc == acc && configs[i].isa <= isa)
-            return &configs[i]; /* listed most capable first */
+    if (packed == acc)
+        return true;
+    return packed == MXP_BF16 && (t == MXP_BF16 || t == MXP_E4M3 || t == MXP_E5M2);
+}
+
+const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_dtype b_type, mxp_isa isa)
+{
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++) {
+        const mxp_gemm_config *c = &configs[i];
+        if (c->acc == acc && c->isa <= isa && packs(c->packed, acc, a_type) && packs(c->packed, acc, b_type))
+            return c; /* listed most capable first */
+    }
     return NULL;
 }

@@ -28,18 +28,19 @@ static void run_blocks(void *ctx, int t, int nthreads)
 {
     const step *s = ctx;
     const mxp_gemm_config *cfg = s->cfg;
-    const size_t as = mxp_dtype_itemsize(cfg->acc);
+    const size_t ps = mxp_dtype_itemsize(cfg->packed), cs = mxp_dtype_itemsize(cfg->acc);
+    const size_t kcp = (s->kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack; /* packed depth */
     unsigned char *pa = s->pa[t];
     for (size_t ic = (size_t)t * cfg->mc; ic < s->m; ic += (size_t)nthreads * cfg->mc) {
         size_t mc = s->m - ic < cfg->mc ? s->m - ic : cfg->mc;
         mxp_gemm_pack_a(cfg, s->a, ic, mc, s->pc, s->kc, pa);
         for (size_t jr = 0; jr < s->nc; jr += cfg->nr) {
             size_t nr = s->nc - jr < cfg->nr ? s->nc - jr : cfg->nr;
-            const unsigned char *bp = s->pb + jr * s->kc * as;
+            const unsigned char *bp = s->pb + jr * kcp * ps;
             for (size_t ir = 0; ir < mc; ir += cfg->mr) {
                 size_t mr = mc - ir < cfg->mr ? mc - ir : cfg->mr;
-                unsigned char *c = s->w + ((ic + ir) * s->ldw + s->jc + jr) * as;
-                cfg->ukernel(mr, nr, s->kc, pa + ir * s->kc * as, bp, c, s->ldw, s->alpha, s->beta);
+                unsigned char *c = s->w + ((ic + ir) * s->ldw + s->jc + jr) * cs;
+                cfg->ukernel(mr, nr, kcp, pa + ir * kcp * ps, bp, c, s->ldw, s->alpha, s->beta);
             }
         }
     }
@@ -60,8 +61,8 @@ static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k)
 mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
                           const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw)
 {
-    const size_t as = mxp_dtype_itemsize(cfg->acc);
-    const size_t kc_max = k < cfg->kc ? k : cfg->kc;
+    const size_t as = mxp_dtype_itemsize(cfg->packed);
+    const size_t kc_max = (k < cfg->kc ? k : cfg->kc) + cfg->kpack - 1;
     const size_t mc_max = (m < cfg->mc ? (m + cfg->mr - 1) / cfg->mr * cfg->mr : cfg->mc);
     const size_t nc_max = (n < cfg->nc ? (n + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
     const int nthreads = threads_for(cfg, m, n, k);

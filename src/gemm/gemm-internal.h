@@ -10,22 +10,26 @@
 #include "mxp/gemm.h"
 
 /* c (mr x nr of ldc elements, accumulator type) = alpha * A~ B~ + beta * c,
- * where A~ is an MR x kc packed panel ([k][MR]) and B~ a kc x NR one
- * ([k][NR]), zero-padded.  beta == 0 overwrites c, NaN included. */
+ * where A~ is an MR x kc packed panel ([k][MR], or [k/2][MR][2] when the
+ * config packs pairs) and B~ a kc x NR one likewise, zero-padded; kc is a
+ * multiple of the config's kpack.  beta == 0 overwrites c, NaN included. */
 typedef void (*mxp_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                     size_t ldc, double alpha, double beta);
 
 typedef struct mxp_gemm_config {
     const char *name;
-    mxp_dtype acc;            /* MXP_F32 or MXP_F64: packed panels and C tiles */
+    mxp_dtype acc;            /* MXP_F32 or MXP_F64: C tiles */
+    mxp_dtype packed;         /* dtype of the packed panels (acc, or bf16 for dot-product kernels) */
+    size_t kpack;             /* k values per packed group: 1, or 2 for [k/2][width][2] (vdpbf16ps) */
     mxp_isa isa;
     size_t mr, nr;            /* micro-tile */
     size_t mc, kc, nc;        /* cache blocks: mc % mr == 0, nc % nr == 0 */
     mxp_gemm_ukernel_fn ukernel;
 } mxp_gemm_config;
 
-/* The most capable configuration at or below isa for the accumulator. */
-const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_isa isa);
+/* The most capable configuration at or below isa for the accumulator and
+ * input types (a packed dtype must hold every input value exactly). */
+const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_dtype b_type, mxp_isa isa);
 
 /* One operand as stored: element (r, c) of op(X) is at
  * base + (trans ? c * ld + r : r * ld + c) * itemsize. */

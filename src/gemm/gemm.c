@@ -33,10 +33,28 @@ static mxp_status check_matrix(const char *name, const void *p, size_t rows, siz
     if (!p)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: %s is NULL for a %zu x %zu matrix", name, rows, cols);
     size_t size = mxp_dtype_itemsize(t);
-    if (rows - 1 > (PTRDIFF_MAX / size - cols) / ld)
+    if (cols > (size_t)PTRDIFF_MAX / size || rows - 1 > ((size_t)PTRDIFF_MAX / size - cols) / ld)
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: %s (%zu x %zu, ld %zu) overflows the address space", name,
                          rows, cols, ld);
     return MXP_OK;
+}
+
+/* vdpbf16ps reads bf16 subnormals as zero and flushes float32 results
+ * below 2^-126.  Inputs with a nonzero |x| < 2^-63 (so a product could be
+ * that small) take the float32 kernel instead: a pass over A and B, small
+ * next to the multiply. */
+static bool has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, size_t ld)
+{
+    if (t != MXP_BF16)
+        return false;
+    const uint16_t *p = x;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) {
+            uint16_t v = p[r * ld + c] & 0x7fff;
+            if (v != 0 && v < ((127 - 63) << 7))
+                return true;
+        }
+    return false;
 }
 
 static mxp_dtype acc_for(mxp_dtype at, mxp_dtype bt, const mxp_gemm_opts *opts)
@@ -51,7 +69,8 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
                             const mxp_gemm_opts *opts)
 {
     if ((unsigned)ta > MXP_TRANS || (unsigned)tb > MXP_TRANS)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: transpose flags must be MXP_NO_TRANS or MXP_TRANS");
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: %s = %d must be MXP_NO_TRANS or MXP_TRANS",
+                         (unsigned)ta > MXP_TRANS ? "ta" : "tb", (unsigned)ta > MXP_TRANS ? (int)ta : (int)tb);
     mxp_status st = check_type(at, "A");
     if (st == MXP_OK)
         st = check_type(bt, "B");
@@ -122,7 +141,10 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
         return MXP_OK;
     }
     const mxp_dtype acc = acc_for(a_type, b_type, opts);
-    const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, mxp_isa_current());
+    const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current());
+    if (cfg->packed == MXP_BF16 && (has_tiny_bf16(a, a_type, ta ? k : m, ta ? m : k, lda) ||
+                                    has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb)))
+        cfg = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current()); /* keep tiny values exact */
     const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
     if (c_type == acc) /* accumulate in C itself */
         return mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);
@@ -149,5 +171,5 @@ const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_g
     mxp_dtype acc = acc_for(a_type, b_type, opts);
     if (acc != MXP_F32 && acc != MXP_F64)
         return "invalid";
-    return mxp_gemm_config_for(acc, mxp_isa_current())->name;
+    return mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current())->name;
 }

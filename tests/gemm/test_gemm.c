@@ -1,0 +1,1413 @@
+/* mxp_gemm against a reference GEMM computed here in long double: every
+ * transpose pair and edge shape, tolerances per accumulator and output
+ * dtype, exact results where the arithmetic is exact (small integers,
+ * subnormal inputs), leading dimensions with padding and guard bytes that
+ * must survive, alpha/beta semantics (beta == 0 ignores NaN in C, alpha == 0
+ * does not read A or B), every ISA level, any thread count, directed
+ * rounding of the output, bad arguments (C untouched; sizes beyond the
+ * address space checked in a child process), allocation failures and kernel
+ * names. */
+#define _POSIX_C_SOURCE 200809L /* fork, waitpid, alarm */
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+#include "support/alloc_failures.h"
+
+#define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
+#define GUARD 64 /* canary bytes before and after every matrix buffer */
+
+/* ---- deterministic random numbers -------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1]. */
+static double uniform_pm1(uint64_t *s)
+{
+    return (double)(splitmix64(s) >> 11) * 0x1p-52 - 1.0;
+}
+
+/* An integer in [-vmax, vmax]. */
+static double small_int(uint64_t *s, int vmax)
+{
+    return (double)((int)(splitmix64(s) % (uint64_t)(2 * vmax + 1)) - vmax);
+}
+
+/* ---- matrices as stored: rows x cols, leading dimension ld ------------- */
+
+typedef struct mat {
+    mxp_dtype dt;
+    size_t rows, cols, ld, isz;
+    size_t bytes;        /* GUARD + rows * ld * isz + GUARD */
+    unsigned char *buf;  /* the whole allocation, guards included */
+    unsigned char *data; /* buf + GUARD: element (r, c) at data + (r * ld + c) * isz */
+} mat;
+
+/* Inputs get 0xff everywhere outside their elements (NaN in every float
+ * dtype, so a read of padding poisons the result); outputs get 0xfe 0xed. */
+static mat mat_new(mxp_dtype dt, size_t rows, size_t cols, size_t ld, bool output)
+{
+    mat x;
+    x.dt = dt;
+    x.rows = rows;
+    x.cols = cols;
+    x.ld = ld;
+    x.isz = mxp_dtype_itemsize(dt);
+    assert_true(x.isz > 0);
+    x.bytes = 2 * GUARD + rows * ld * x.isz;
+    x.buf = malloc(x.bytes);
+    assert_non_null(x.buf);
+    for (size_t i = 0; i < x.bytes; i++)
+        x.buf[i] = output ? ((i & 1) ? 0xed : 0xfe) : 0xff;
+    x.data = x.buf + GUARD;
+    return x;
+}
+
+static void mat_free(mat *x)
+{
+    free(x->buf);
+    x->buf = x->data = NULL;
+}
+
+/* v: rows x cols, row-major, rounded to nearest even into the dtype. */
+static void mat_set(mat *x, const double *v)
+{
+    for (size_t r = 0; r < x->rows; r++)
+        assert_int_equal(mxp_convert(x->data + r * x->ld * x->isz, x->dt, v + r * x->cols, MXP_F64, x->cols, NULL),
+                         MXP_OK);
+}
+
+static void mat_get(const mat *x, double *v)
+{
+    for (size_t r = 0; r < x->rows; r++)
+        assert_int_equal(mxp_convert(v + r * x->cols, MXP_F64, x->data + r * x->ld * x->isz, x->dt, x->cols, NULL),
+                         MXP_OK);
+}
+
+static bool is_element_byte(const mat *x, size_t off)
+{
+    if (off < GUARD || off >= x->bytes - GUARD)
+        return false;
+    size_t e = (off - GUARD) / x->isz;
+    return e % x->ld < x->cols;
+}
+
+/* Every byte outside the elements (guards, row padding) equals `before`. */
+static void expect_padding_untouched(const mat *x, const unsigned char *before, const char *desc)
+{
+    for (size_t i = 0; i < x->bytes; i++)
+        if (!is_element_byte(x, i) && x->buf[i] != before[i])
+            fail_msg("%s: byte %td (relative to C's first element) outside C's elements changed 0x%02x -> 0x%02x",
+                     desc, (ptrdiff_t)i - GUARD, before[i], x->buf[i]);
+}
+
+static unsigned char *dup_bytes(const unsigned char *p, size_t n)
+{
+    unsigned char *q = malloc(n ? n : 1);
+    assert_non_null(q);
+    memcpy(q, p, n);
+    return q;
+}
+
+static double *alloc_f64(size_t n)
+{
+    double *p = malloc((n ? n : 1) * sizeof *p);
+    assert_non_null(p);
+    return p;
+}
+
+/* ---- the oracle ---------------------------------------------------------- */
+
+/* ref = alpha * op(A) op(B) + beta * C0 in long double, rounded once to
+ * double.  av is A as stored (rows x cols, compact: K x M if ta else M x K),
+ * bv likewise (N x K if tb else K x N), c0 is M x N.  alpha == 0 ignores A and
+ * B, beta == 0 ignores C0 (NaN included), as BLAS does.  bound (optional) gets
+ * |alpha| sum_k |a b| + |beta c0|, the scale of the rounding errors. */
+static void ref_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const double *av,
+                     const double *bv, double beta, const double *c0, double *ref, double *bound)
+{
+    double *opa = alloc_f64(m * k), *opbt = alloc_f64(n * k);
+    for (size_t i = 0; i < m; i++)
+        for (size_t p = 0; p < k; p++)
+            opa[i * k + p] = ta ? av[p * m + i] : av[i * k + p];
+    for (size_t j = 0; j < n; j++)
+        for (size_t p = 0; p < k; p++)
+            opbt[j * k + p] = tb ? bv[j * k + p] : bv[p * n + j];
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            const double *x = opa + i * k, *y = opbt + j * k;
+            long double s = 0;
+            double abs_sum = 0;
+            for (size_t p = 0; p < k; p++) {
+                long double prod = (long double)x[p] * y[p];
+                s += prod;
+                abs_sum += fabs((double)prod);
+            }
+            long double r = alpha != 0 ? (long double)alpha * s : 0.0L;
+            double b = alpha != 0 ? fabs(alpha) * abs_sum : 0.0;
+            if (beta != 0) {
+                r += (long double)beta * c0[i * n + j];
+                b += fabs(beta * c0[i * n + j]);
+            }
+            ref[i * n + j] = (double)r;
+            if (bound)
+                bound[i * n + j] = b;
+        }
+    free(opa);
+    free(opbt);
+}
+
+/* ---- one GEMM case, checked ----------------------------------------------- */
+
+enum gen { GEN_UNIFORM, GEN_INT, GEN_GRID, GEN_NAN };
+enum check { CHECK_TOL, CHECK_EXACT };
+
+typedef struct gemm_case {
+    mxp_trans ta, tb;
+    size_t m, n, k;
+    double alpha, beta;
+    mxp_dtype at, bt, ct;
+    size_t pad_a, pad_b, pad_c;  /* ld = row length + pad */
+    const mxp_gemm_opts *opts;
+    enum gen gen_ab, gen_c;
+    int vmax;                    /* GEN_INT: integers in [-vmax, vmax] */
+    enum check check;
+    uint64_t seed;
+} gemm_case;
+
+static double gen_value(enum gen g, int vmax, uint64_t *s)
+{
+    switch (g) {
+    case GEN_INT: return small_int(s, vmax);
+    case GEN_GRID: return small_int(s, 128) / 128.0; /* i/128: exact in every float type but fp8 */
+    case GEN_NAN: return NAN;
+    default: return uniform_pm1(s);
+    }
+}
+
+static mxp_dtype acc_of(mxp_dtype at, mxp_dtype bt, const mxp_gemm_opts *o)
+{
+    if (o && o->acc_dtype)
+        return o->acc_dtype;
+    return at == MXP_F64 || bt == MXP_F64 ? MXP_F64 : MXP_F32;
+}
+
+/* Documented tolerance: |got - ref| <= acc_tol * bound + half an ulp of C's
+ * dtype (relative 2^-(mant+1) of the accumulated value, plus half the
+ * smallest subnormal) when C is narrower than the accumulator. */
+static double acc_tolerance(mxp_dtype acc, size_t k)
+{
+    const double eps = acc == MXP_F64 ? 0x1p-52 : 0x1p-23;
+    return (double)(k + 2) * eps * 4; /* + 2: alpha and beta * C */
+}
+
+static void describe(char *d, size_t size, const gemm_case *gc)
+{
+    snprintf(d, size, "%s x %s -> %s (acc %s), ta=%d tb=%d m=%zu n=%zu k=%zu pads %zu/%zu/%zu alpha=%g beta=%g isa %s",
+             mxp_dtype_name(gc->at), mxp_dtype_name(gc->bt), mxp_dtype_name(gc->ct),
+             mxp_dtype_name(acc_of(gc->at, gc->bt, gc->opts)), (int)gc->ta, (int)gc->tb, gc->m, gc->n, gc->k,
+             gc->pad_a, gc->pad_b, gc->pad_c, gc->alpha, gc->beta, mxp_isa_name(mxp_isa_current()));
+}
+
+static size_t ld_for(size_t cols, size_t pad)
+{
+    size_t ld = cols + pad;
+    return ld ? ld : 1;
+}
+
+/* Runs the case: padding and guards of C unchanged, A and B unchanged, the
+ * result within tolerance of (or, CHECK_EXACT, equal to the correctly rounded)
+ * reference.  Returns a copy of C's bytes (rows * ldc elements) to free. */
+static unsigned char *run_case(const gemm_case *gc)
+{
+    char desc[512];
+    describe(desc, sizeof desc, gc);
+    const size_t m = gc->m, n = gc->n, k = gc->k;
+    const size_t ar = gc->ta ? k : m, ac = gc->ta ? m : k, br = gc->tb ? n : k, bc = gc->tb ? k : n;
+    mat A = mat_new(gc->at, ar, ac, ld_for(ac, gc->pad_a), false);
+    mat B = mat_new(gc->bt, br, bc, ld_for(bc, gc->pad_b), false);
+    mat C = mat_new(gc->ct, m, n, ld_for(n, gc->pad_c), true);
+    double *av = alloc_f64(ar * ac), *bv = alloc_f64(br * bc), *cv = alloc_f64(m * n);
+    uint64_t s = gc->seed;
+    for (size_t i = 0; i < ar * ac; i++)
+        av[i] = gen_value(gc->gen_ab, gc->vmax, &s);
+    for (size_t i = 0; i < br * bc; i++)
+        bv[i] = gen_value(gc->gen_ab, gc->vmax, &s);
+    for (size_t i = 0; i < m * n; i++)
+        cv[i] = gen_value(gc->gen_c, gc->vmax, &s);
+    mat_set(&A, av);
+    mat_set(&B, bv);
+    mat_set(&C, cv);
+    mat_get(&A, av); /* the values as stored are what the reference multiplies */
+    mat_get(&B, bv);
+    mat_get(&C, cv);
+    unsigned char *a0 = dup_bytes(A.buf, A.bytes), *b0 = dup_bytes(B.buf, B.bytes), *c0 = dup_bytes(C.buf, C.bytes);
+
+    mxp_status st = mxp_gemm(gc->ta, gc->tb, m, n, k, gc->alpha, A.data, A.dt, A.ld, B.data, B.dt, B.ld, gc->beta,
+                             C.data, C.dt, C.ld, gc->opts);
+    if (st != MXP_OK)
+        fail_msg("%s: %s (%s)", desc, mxp_status_str(st), mxp_last_error());
+    if (memcmp(A.buf, a0, A.bytes))
+        fail_msg("%s: A (or bytes around it) was modified", desc);
+    if (memcmp(B.buf, b0, B.bytes))
+        fail_msg("%s: B (or bytes around it) was modified", desc);
+    expect_padding_untouched(&C, c0, desc);
+
+    double *ref = alloc_f64(m * n), *bound = alloc_f64(m * n), *got = alloc_f64(m * n);
+    ref_gemm(gc->ta, gc->tb, m, n, k, gc->alpha, av, bv, gc->beta, cv, ref, bound);
+    mat_get(&C, got);
+    const mxp_dtype acc = acc_of(gc->at, gc->bt, gc->opts);
+    const mxp_dtype_traits *tc = mxp_dtype_get_traits(gc->ct), *tacc = mxp_dtype_get_traits(acc);
+    const bool narrow = tc->mant_bits < tacc->mant_bits;
+    const double half_ulp = narrow ? ldexp(1.0, -(tc->mant_bits + 1)) : 0.0;
+    const double abs_tol = narrow ? tc->min_subnormal / 2 : 0.0;
+    const double tol = acc_tolerance(acc, k);
+    double *want = NULL;
+    if (gc->check == CHECK_EXACT) {
+        /* The correctly rounded reference, in C's dtype, with the options' rounding. */
+        unsigned char *tmp = malloc((m * n + 1) * tc->itemsize);
+        assert_non_null(tmp);
+        want = alloc_f64(m * n);
+        assert_int_equal(mxp_convert(tmp, gc->ct, ref, MXP_F64, m * n, gc->opts ? &gc->opts->convert : NULL), MXP_OK);
+        assert_int_equal(mxp_convert(want, MXP_F64, tmp, gc->ct, m * n, NULL), MXP_OK);
+        free(tmp);
+    }
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < n; j++) {
+            const double g = got[i * n + j], r = ref[i * n + j];
+            if (want) {
+                const double w = want[i * n + j];
+                if (isnan(w) ? !isnan(g) : g != w)
+                    fail_msg("%s: C[%zu][%zu] = %.17g, want exactly %.17g (reference %.17g)", desc, i, j, g, w, r);
+                continue;
+            }
+            if (isnan(r) || isinf(r)) {
+                if (isnan(r) ? !isnan(g) : g != r)
+                    fail_msg("%s: C[%zu][%zu] = %.17g, want %g", desc, i, j, g, r);
+                continue;
+            }
+            const double bd = bound[i * n + j], e = tol * bd;
+            const double lim = e + half_ulp * (fabs(r) + e) + abs_tol;
+            if (!(fabs(g - r) <= lim))
+                fail_msg("%s: C[%zu][%zu] = %.17g, reference %.17g: error %.3g > tolerance %.3g (scale %.3g)", desc,
+                         i, j, g, r, fabs(g - r), lim, bd);
+        }
+    unsigned char *result = dup_bytes(C.data, m * C.ld * C.isz);
+    free(want);
+    free(ref);
+    free(bound);
+    free(got);
+    free(a0);
+    free(b0);
+    free(c0);
+    free(av);
+    free(bv);
+    free(cv);
+    mat_free(&A);
+    mat_free(&B);
+    mat_free(&C);
+    return result;
+}
+
+static void check_case(const gemm_case *gc)
+{
+    free(run_case(gc));
+}
+
+static gemm_case base_case(mxp_dtype at, mxp_dtype bt, mxp_dtype ct)
+{
+    gemm_case gc;
+    memset(&gc, 0, sizeof gc);
+    gc.alpha = 1.0;
+    gc.beta = 0.0;
+    gc.at = at;
+    gc.bt = bt;
+    gc.ct = ct;
+    gc.gen_ab = GEN_UNIFORM;
+    gc.gen_c = GEN_UNIFORM;
+    gc.vmax = 4;
+    gc.check = CHECK_TOL;
+    gc.seed = 1;
+    return gc;
+}
+
+static const mxp_trans trans_pairs[4][2] = {
+    { MXP_NO_TRANS, MXP_NO_TRANS }, { MXP_NO_TRANS, MXP_TRANS }, { MXP_TRANS, MXP_NO_TRANS }, { MXP_TRANS, MXP_TRANS },
+};
+
+static int restore_defaults(void **state)
+{
+    (void)state;
+    mxp_set_alloc_fail_after(0);
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+    mxp_set_num_threads(0);
+    return 0;
+}
+
+/* ---- 1. the oracle --------------------------------------------------------- */
+
+static void test_gemm_reference_oracle_is_right(void **state)
+{
+    (void)state;
+    /* [1 2 3; 4 5 6] [7 8; 9 10; 11 12] = [58 64; 139 154] */
+    const double a[6] = { 1, 2, 3, 4, 5, 6 }, at[6] = { 1, 4, 2, 5, 3, 6 };
+    const double b[6] = { 7, 8, 9, 10, 11, 12 }, bt[6] = { 7, 9, 11, 8, 10, 12 };
+    const double c0[4] = { 1, -1, NAN, 2 };
+    const double plain[4] = { 58, 64, 139, 154 }, general[4] = { 115.5, 128.5, NAN, 307 };
+    for (int t = 0; t < 4; t++) {
+        const mxp_trans ta = trans_pairs[t][0], tb = trans_pairs[t][1];
+        double r[4], bound[4];
+        ref_gemm(ta, tb, 2, 2, 3, 1.0, ta ? at : a, tb ? bt : b, 0.0, c0, r, bound); /* beta 0: NaN in C0 ignored */
+        for (int i = 0; i < 4; i++) {
+            assert_true(r[i] == plain[i]);
+            assert_true(bound[i] == plain[i]);
+        }
+        ref_gemm(ta, tb, 2, 2, 3, 2.0, ta ? at : a, tb ? bt : b, -0.5, c0, r, NULL);
+        for (int i = 0; i < 4; i++)
+            assert_true(isnan(general[i]) ? isnan(r[i]) : r[i] == general[i]);
+        /* alpha == 0 ignores NaN in A */
+        const double anan[6] = { NAN, NAN, NAN, NAN, NAN, NAN };
+        ref_gemm(ta, tb, 2, 2, 3, 0.0, anan, tb ? bt : b, 3.0, c0, r, NULL);
+        assert_true(r[0] == 3.0 && r[1] == -3.0 && isnan(r[2]) && r[3] == 6.0);
+    }
+    /* and mxp_gemm agrees exactly on it, float32 */
+    for (int t = 0; t < 4; t++) {
+        const mxp_trans ta = trans_pairs[t][0], tb = trans_pairs[t][1];
+        float fa[6], fb[6], fc[4] = { 1, -1, 5, 2 };
+        for (int i = 0; i < 6; i++) {
+            fa[i] = (float)(ta ? at[i] : a[i]);
+            fb[i] = (float)(tb ? bt[i] : b[i]);
+        }
+        assert_int_equal(mxp_gemm(ta, tb, 2, 2, 3, 2.0, fa, MXP_F32, ta ? 2 : 3, fb, MXP_F32, tb ? 3 : 2, -0.5, fc,
+                                  MXP_F32, 2, NULL), MXP_OK);
+        assert_true(fc[0] == 115.5f && fc[1] == 128.5f && fc[2] == 275.5f && fc[3] == 307.0f);
+    }
+}
+
+/* ---- 2. shapes x transposes, float32 and float64 ---------------------------- */
+
+static const size_t shape_set[] = { 0, 1, 2, 3, 7, 31, 64, 65, 127, 131 };
+
+static void test_gemm_f32_and_f64_match_reference_on_every_shape_and_transpose(void **state)
+{
+    (void)state;
+    const mxp_dtype types[] = { MXP_F32, MXP_F64 };
+    const size_t ks[] = { 1, 7, 64, 131 };
+    uint64_t seed = 100;
+    for (size_t d = 0; d < NELEMS(types); d++)
+        for (int t = 0; t < 4; t++) {
+            gemm_case gc = base_case(types[d], types[d], types[d]);
+            gc.ta = trans_pairs[t][0];
+            gc.tb = trans_pairs[t][1];
+            for (size_t im = 0; im < NELEMS(shape_set); im++)
+                for (size_t in = 0; in < NELEMS(shape_set); in++)
+                    for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                        gc.m = shape_set[im];
+                        gc.n = shape_set[in];
+                        gc.k = ks[ik];
+                        gc.seed = seed++;
+                        check_case(&gc);
+                    }
+            gc.m = gc.n = 31;
+            for (size_t ik = 0; ik < NELEMS(shape_set); ik++) {
+                gc.k = shape_set[ik];
+                gc.seed = seed++;
+                check_case(&gc);
+            }
+        }
+}
+
+/* ---- low-precision and mixed dtypes, accumulator option -------------------- */
+
+static void test_gemm_low_precision_and_mixed_dtypes_within_tolerance(void **state)
+{
+    (void)state;
+    static const mxp_gemm_opts acc64 = { .acc_dtype = MXP_F64 };
+    static const mxp_gemm_opts acc32 = { .acc_dtype = MXP_F32 };
+    const struct {
+        mxp_dtype a, b, c;
+        const mxp_gemm_opts *opts;
+    } combos[] = {
+        { MXP_BF16, MXP_BF16, MXP_F32, NULL },  { MXP_F16, MXP_F16, MXP_F32, NULL },
+        { MXP_E4M3, MXP_E4M3, MXP_F32, NULL },  { MXP_E5M2, MXP_E5M2, MXP_F32, NULL },
+        { MXP_BF16, MXP_F32, MXP_F32, NULL },   { MXP_F16, MXP_F32, MXP_F32, NULL },
+        { MXP_E4M3, MXP_E5M2, MXP_BF16, NULL }, { MXP_BF16, MXP_BF16, MXP_BF16, NULL },
+        { MXP_F16, MXP_F16, MXP_F16, NULL },    { MXP_F32, MXP_F32, MXP_E4M3, NULL },
+        { MXP_F32, MXP_F32, MXP_E5M2, NULL },   { MXP_F32, MXP_F32, MXP_F32, &acc64 },
+        { MXP_F32, MXP_F32, MXP_BF16, &acc64 }, { MXP_BF16, MXP_F16, MXP_F64, &acc64 },
+        { MXP_F64, MXP_F64, MXP_F32, NULL },    { MXP_F64, MXP_F64, MXP_BF16, NULL },
+        { MXP_F64, MXP_F32, MXP_F64, NULL },    { MXP_BF16, MXP_BF16, MXP_F64, &acc32 },
+    };
+    const size_t mns[] = { 1, 3, 31, 65 }, ks[] = { 1, 7, 64, 131 };
+    uint64_t seed = 5000;
+    for (size_t c = 0; c < NELEMS(combos); c++)
+        for (int t = 0; t < 4; t++)
+            for (size_t im = 0; im < NELEMS(mns); im++)
+                for (size_t in = 0; in < NELEMS(mns); in++)
+                    for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                        gemm_case gc = base_case(combos[c].a, combos[c].b, combos[c].c);
+                        gc.opts = combos[c].opts;
+                        gc.ta = trans_pairs[t][0];
+                        gc.tb = trans_pairs[t][1];
+                        gc.m = mns[im];
+                        gc.n = mns[in];
+                        gc.k = ks[ik];
+                        gc.alpha = (t & 1) ? 1.0 : 0.75;
+                        gc.beta = (ik & 1) ? 0.0 : -0.5;
+                        gc.seed = seed++;
+                        check_case(&gc);
+                    }
+}
+
+/* ---- shapes beyond the cache blocks (KC, MC, NC), alpha and beta -------- */
+
+static void test_gemm_large_shapes_cross_every_cache_block(void **state)
+{
+    (void)state;
+    const struct {
+        size_t m, n, k;
+    } shapes[] = { { 200, 70, 600 }, { 7, 2100, 300 }, { 97, 1029, 259 } };
+    const mxp_dtype types[] = { MXP_F32, MXP_F64 };
+    uint64_t seed = 9000;
+    for (size_t s = 0; s < NELEMS(shapes); s++) {
+        for (size_t d = 0; d < NELEMS(types); d++)
+            for (int t = 0; t < 4; t++) {
+                gemm_case gc = base_case(types[d], types[d], types[d]);
+                gc.ta = trans_pairs[t][0];
+                gc.tb = trans_pairs[t][1];
+                gc.m = shapes[s].m;
+                gc.n = shapes[s].n;
+                gc.k = shapes[s].k;
+                gc.alpha = 2.0;
+                gc.beta = -0.5;
+                gc.pad_a = (size_t)t;
+                gc.pad_c = 3;
+                gc.seed = seed++;
+                check_case(&gc);
+            }
+        /* narrow C through the workspace, beta applied once across K blocks */
+        gemm_case gc = base_case(MXP_BF16, MXP_E4M3, MXP_BF16);
+        gc.ta = MXP_TRANS;
+        gc.m = shapes[s].m;
+        gc.n = shapes[s].n;
+        gc.k = shapes[s].k;
+        gc.alpha = -1.5;
+        gc.beta = 0.25;
+        gc.pad_c = 1;
+        gc.seed = seed++;
+        check_case(&gc);
+    }
+}
+
+/* ---- 3. leading dimensions with padding, guards, inputs untouched --------- */
+
+static void test_gemm_padded_leading_dimensions_leave_padding_guards_and_inputs_untouched(void **state)
+{
+    (void)state;
+    /* run_case checks every byte of C's guards and padding, and A and B with
+     * their padding (NaN there: a read would show in the result). */
+    const mxp_dtype types[][3] = {
+        { MXP_F32, MXP_F32, MXP_F32 }, { MXP_F64, MXP_F64, MXP_F64 }, { MXP_BF16, MXP_BF16, MXP_BF16 },
+        { MXP_F16, MXP_F32, MXP_F32 }, { MXP_E4M3, MXP_E5M2, MXP_E4M3 }, { MXP_F32, MXP_F32, MXP_F64 },
+    };
+    const size_t pads[] = { 1, 5 };
+    const size_t shapes[][3] = { { 1, 1, 1 }, { 3, 7, 5 }, { 13, 33, 17 }, { 65, 31, 70 }, { 7, 70, 300 } };
+    uint64_t seed = 20000;
+    for (size_t d = 0; d < NELEMS(types); d++)
+        for (int t = 0; t < 4; t++)
+            for (size_t p = 0; p < NELEMS(pads); p++)
+                for (size_t s = 0; s < NELEMS(shapes); s++) {
+                    gemm_case gc = base_case(types[d][0], types[d][1], types[d][2]);
+                    gc.ta = trans_pairs[t][0];
+                    gc.tb = trans_pairs[t][1];
+                    gc.m = shapes[s][0];
+                    gc.n = shapes[s][1];
+                    gc.k = shapes[s][2];
+                    gc.pad_a = pads[p];
+                    gc.pad_b = pads[1 - p];
+                    gc.pad_c = pads[p];
+                    gc.beta = (s & 1) ? 0.5 : 0.0;
+                    gc.seed = seed++;
+                    check_case(&gc);
+                }
+}
+
+/* ---- 4. alpha and beta ------------------------------------------------------ */
+
+static void test_gemm_beta_zero_ignores_nan_and_inf_in_c(void **state)
+{
+    (void)state;
+    const mxp_dtype types[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_F16, MXP_E5M2 };
+    uint64_t seed = 30000;
+    for (size_t d = 0; d < NELEMS(types); d++)
+        for (int t = 0; t < 4; t++) {
+            gemm_case gc = base_case(types[d] == MXP_F64 ? MXP_F64 : MXP_F32, types[d] == MXP_F64 ? MXP_F64 : MXP_F32,
+                                     types[d]);
+            gc.ta = trans_pairs[t][0];
+            gc.tb = trans_pairs[t][1];
+            gc.m = 19;
+            gc.n = 37;
+            gc.k = 300;
+            gc.gen_c = GEN_NAN;
+            gc.pad_c = 2;
+            gc.seed = seed++;
+            check_case(&gc); /* the reference ignores C: every element must be finite and right */
+        }
+    /* infinities in C too, by hand */
+    float c[4] = { INFINITY, -INFINITY, NAN, -NAN };
+    const float a[2] = { 1, 2 }, b[2] = { 3, 4 };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 1, 1.0, a, MXP_F32, 1, b, MXP_F32, 2, 0.0, c, MXP_F32, 2,
+                              NULL), MXP_OK);
+    assert_true(c[0] == 3 && c[1] == 4 && c[2] == 6 && c[3] == 8);
+}
+
+static void test_gemm_alpha_zero_gives_beta_c_without_reading_a_or_b(void **state)
+{
+    (void)state;
+    const mxp_dtype types[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3 };
+    const double betas[] = { 0.0, 1.0, -0.5, 3.0 };
+    uint64_t seed = 31000;
+    for (size_t d = 0; d < NELEMS(types); d++)
+        for (size_t bi = 0; bi < NELEMS(betas); bi++)
+            for (int t = 0; t < 4; t++) {
+                /* A and B are all NaN: with alpha == 0 they must not reach C */
+                gemm_case gc = base_case(types[d], types[d], types[d]);
+                gc.ta = trans_pairs[t][0];
+                gc.tb = trans_pairs[t][1];
+                gc.m = 9;
+                gc.n = 21;
+                gc.k = 11;
+                gc.alpha = 0.0;
+                gc.beta = betas[bi];
+                gc.gen_ab = GEN_NAN;
+                gc.gen_c = bi == 0 ? GEN_NAN : GEN_UNIFORM;
+                gc.check = CHECK_EXACT; /* round(beta * c) exactly */
+                gc.seed = seed++;
+                check_case(&gc);
+            }
+}
+
+static void test_gemm_beta_one_accumulates_and_general_alpha_beta(void **state)
+{
+    (void)state;
+    const mxp_dtype types[] = { MXP_F32, MXP_F64 };
+    uint64_t seed = 32000;
+    for (size_t d = 0; d < NELEMS(types); d++)
+        for (int t = 0; t < 4; t++) {
+            const mxp_dtype dt = types[d];
+            gemm_case gc = base_case(dt, dt, dt);
+            gc.ta = trans_pairs[t][0];
+            gc.tb = trans_pairs[t][1];
+            gc.m = 23;
+            gc.n = 41;
+            gc.k = 290;
+            gc.beta = 1.0;
+            gc.seed = seed++;
+            check_case(&gc);
+            gc.alpha = 2.0;
+            gc.beta = -0.5;
+            gc.seed = seed++;
+            check_case(&gc);
+            gc.alpha = 0.1; /* not exact in float32 */
+            gc.beta = 1.0 / 3.0;
+            gc.seed = seed++;
+            check_case(&gc);
+        }
+    /* beta = 1 twice: C0 + 2 AB, exactly with integers */
+    float a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 7, 8, 9, 10, 11, 12 }, c[4] = { 1, 2, 3, 4 };
+    for (int rep = 0; rep < 2; rep++)
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, 1.0, a, MXP_F32, 3, b, MXP_F32, 2, 1.0, c,
+                                  MXP_F32, 2, NULL), MXP_OK);
+    assert_true(c[0] == 117 && c[1] == 130 && c[2] == 281 && c[3] == 312);
+}
+
+/* NaN and infinity in A or B reach exactly the elements they should, at every
+ * level (no "skip zero" shortcuts, no lost NaN in edge tiles). */
+static void test_gemm_nan_and_inf_in_inputs_propagate_at_every_level(void **state)
+{
+    (void)state;
+    const mxp_dtype types[] = { MXP_F32, MXP_F64, MXP_BF16 };
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        mxp_set_isa((mxp_isa)isa);
+        for (size_t d = 0; d < NELEMS(types); d++) {
+            const mxp_dtype dt = types[d], ct = dt == MXP_F64 ? MXP_F64 : MXP_F32;
+            const size_t m = 13, n = 35, k = 9;
+            mat A = mat_new(dt, m, k, k, false), B = mat_new(dt, k, n, n, false), C = mat_new(ct, m, n, n, true);
+            double av[13 * 9], bv[9 * 35], ref[13 * 35], got[13 * 35], c0[13 * 35] = { 0 };
+            uint64_t s = 77 + (uint64_t)d;
+            for (size_t i = 0; i < m * k; i++)
+                av[i] = small_int(&s, 3);
+            for (size_t i = 0; i < k * n; i++)
+                bv[i] = small_int(&s, 3);
+            av[5 * k + 2] = NAN;      /* row 5 of C all NaN */
+            bv[4 * n + 33] = INFINITY; /* column 33 +-inf, NaN where A[i][4] == 0 */
+            av[11 * k + 4] = 0.0;
+            av[12 * k + 4] = -2.0;
+            mat_set(&A, av);
+            mat_set(&B, bv);
+            mat_set(&C, c0);
+            assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.0, A.data, dt, A.ld, B.data, dt, B.ld,
+                                      0.0, C.data, ct, C.ld, NULL), MXP_OK);
+            ref_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.0, av, bv, 0.0, c0, ref, NULL);
+            mat_get(&C, got);
+            for (size_t i = 0; i < m * n; i++)
+                if (isnan(ref[i]) ? !isnan(got[i]) : got[i] != ref[i])
+                    fail_msg("%s level %s: C[%zu][%zu] = %g, want %g", mxp_dtype_name(dt), mxp_isa_name((mxp_isa)isa),
+                             i / n, i % n, got[i], ref[i]);
+            assert_true(isnan(got[5 * n + 0]) && isnan(got[11 * n + 33]) && got[12 * n + 33] == -INFINITY);
+            mat_free(&A);
+            mat_free(&B);
+            mat_free(&C);
+        }
+    }
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+}
+
+/* ---- 5. exact where the arithmetic is exact --------------------------------- */
+
+static void test_gemm_small_integers_are_exact_in_every_dtype(void **state)
+{
+    (void)state;
+    /* Integers in [-4, 4] are exact in every float dtype; products <= 16 and
+     * sums <= 64 * 16 are exact in float32, so the accumulator holds the exact
+     * value and C gets it rounded once: exact in f32/f64, correctly rounded (=
+     * mxp_convert of the exact value) in the narrow dtypes. */
+    const mxp_dtype pairs[][2] = {
+        { MXP_F64, MXP_F64 }, { MXP_F32, MXP_F32 },   { MXP_F16, MXP_F16 },   { MXP_BF16, MXP_BF16 },
+        { MXP_E4M3, MXP_E4M3 }, { MXP_E5M2, MXP_E5M2 }, { MXP_BF16, MXP_F32 },  { MXP_F16, MXP_F32 },
+        { MXP_E4M3, MXP_E5M2 }, { MXP_F64, MXP_F32 },   { MXP_E5M2, MXP_BF16 }, { MXP_F16, MXP_E4M3 },
+    };
+    const size_t mns[] = { 1, 5, 17 }, ks[] = { 1, 2, 7, 16, 33, 64 };
+    uint64_t seed = 40000;
+    for (size_t p = 0; p < NELEMS(pairs); p++) {
+        const mxp_dtype outs[] = { MXP_F32, MXP_F64, pairs[p][0] };
+        for (size_t o = 0; o < NELEMS(outs); o++)
+            for (int t = 0; t < 4; t++)
+                for (size_t im = 0; im < NELEMS(mns); im++)
+                    for (size_t in = 0; in < NELEMS(mns); in++)
+                        for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                            gemm_case gc = base_case(pairs[p][0], pairs[p][1], outs[o]);
+                            gc.ta = trans_pairs[t][0];
+                            gc.tb = trans_pairs[t][1];
+                            gc.m = mns[im];
+                            gc.n = mns[in];
+                            gc.k = ks[ik];
+                            gc.gen_ab = gc.gen_c = GEN_INT;
+                            gc.vmax = 4;
+                            gc.check = CHECK_EXACT;
+                            if (outs[o] != pairs[p][0]) { /* wide C: alpha and beta exact too */
+                                gc.alpha = (ik & 1) ? 2.0 : 1.0;
+                                gc.beta = (ik & 2) ? -3.0 : 0.0;
+                            }
+                            gc.seed = seed++;
+                            check_case(&gc);
+                        }
+    }
+}
+
+/* Subnormal inputs of every dtype, times values that make the products
+ * normal (or subnormal results in float32/float64): exact at every level —
+ * nothing flushes them to zero, as gemm.h promises ("converted exactly to the
+ * accumulator").  (vdpbf16ps reads bf16 subnormals as zero and flushes
+ * subnormal results: the bf16 kernel must not be used where that shows.) */
+
+static void test_gemm_subnormals_are_exact_at_every_level(void **state)
+{
+    (void)state;
+    const struct {
+        mxp_dtype dt;
+        double unit, normal, scale; /* A: {0, +-1, +-2, +-3} * unit or +-normal; B: {0, +-1, +-2, +-3} * scale */
+    } cases[] = {
+        /* subnormal inputs (normal = the smallest normal), products normal in the accumulator */
+        { MXP_BF16, 0x1p-130, 0x1p-126, 0x1p100 },  { MXP_F16, 0x1p-22, 0x1p-14, 0x1p10 },
+        { MXP_E4M3, 0x1p-9, 0x1p-6, 0x1p6 },        { MXP_E5M2, 0x1p-16, 0x1p-14, 0x1p13 },
+        { MXP_F32, 0x1p-140, 0x1p-126, 0x1p100 },   { MXP_F64, 0x1p-1060, 0x1p-1022, 0x1p1000 },
+        /* normal inputs, subnormal products and results (multiples of 2^-140 / 2^-1060) */
+        { MXP_F32, 0x1p-100, 0x1p-90, 0x1p-40 },    { MXP_F64, 0x1p-1000, 0x1p-990, 0x1p-60 },
+        { MXP_BF16, 0x1p-70, 0x1p-65, 0x1p-70 },
+    };
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        mxp_set_isa((mxp_isa)isa);
+        for (size_t c = 0; c < NELEMS(cases); c++)
+            for (int t = 0; t < 4; t++) {
+                const mxp_dtype dt = cases[c].dt, ct = dt == MXP_F64 ? MXP_F64 : MXP_F32;
+                const mxp_trans ta = trans_pairs[t][0], tb = trans_pairs[t][1];
+                const size_t m = 11, n = 37, k = 29;
+                double *av = alloc_f64(m * k), *bv = alloc_f64(k * n), *ref = alloc_f64(m * n), *got = alloc_f64(m * n);
+                double c0[1] = { 0 };
+                uint64_t s = 500 + c;
+                const bool swap = t & 1; /* odd transposes: the subnormals in B */
+                double *small = swap ? bv : av, *large = swap ? av : bv;
+                const size_t n_small = swap ? k * n : m * k, n_large = swap ? m * k : k * n;
+                for (size_t i = 0; i < n_small; i++)
+                    small[i] = (splitmix64(&s) % 5 == 0) ? cases[c].normal * (small_int(&s, 1) > 0 ? 1 : -1)
+                                                         : small_int(&s, 3) * cases[c].unit;
+                for (size_t i = 0; i < n_large; i++)
+                    large[i] = small_int(&s, 3) * cases[c].scale;
+                mat A = mat_new(dt, ta ? k : m, ta ? m : k, ta ? m : k, false);
+                mat B = mat_new(dt, tb ? n : k, tb ? k : n, tb ? k : n, false);
+                mat C = mat_new(ct, m, n, n, true);
+                mat_set(&A, av);
+                mat_get(&A, got); /* (scratch) every value is exact in dt */
+                for (size_t i = 0; i < m * k; i++)
+                    assert_true(got[i] == av[i]);
+                mat_set(&B, bv);
+                assert_int_equal(mxp_gemm(ta, tb, m, n, k, 1.0, A.data, dt, A.ld, B.data, dt, B.ld, 0.0, C.data, ct,
+                                          C.ld, NULL), MXP_OK);
+                ref_gemm(ta, tb, m, n, k, 1.0, av, bv, 0.0, c0, ref, NULL);
+                mat_get(&C, got);
+                for (size_t i = 0; i < m * n; i++)
+                    if (got[i] != ref[i])
+                        fail_msg("%s subnormal case %zu (in %s), level %s (%s), ta=%d tb=%d: C[%zu][%zu] = %a, want %a",
+                                 mxp_dtype_name(dt), c, swap ? "B" : "A", mxp_isa_name((mxp_isa)isa),
+                                 mxp_gemm_kernel_name(dt, dt, NULL), (int)ta, (int)tb, i / n, i % n, got[i], ref[i]);
+                mat_free(&A);
+                mat_free(&B);
+                mat_free(&C);
+                free(av);
+                free(bv);
+                free(ref);
+                free(got);
+            }
+    }
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+}
+
+/* ---- 6. every ISA level ------------------------------------------------------ */
+
+/* docs/gemm.md: results may differ in the last bits between levels (FMA
+ * versus multiply then add in the scalar reference), within the tolerances;
+ * where all arithmetic is exact (small integers) every level is bit for bit
+ * the same.  So: random inputs within tolerance at every level (differences
+ * are only reported), small integers identical at every level. */
+
+static void test_gemm_every_isa_level_matches_reference(void **state)
+{
+    (void)state;
+    const struct {
+        mxp_dtype a, b, c;
+        bool exact; /* small integers: the same bits at every level */
+    } combos[] = {
+        { MXP_F64, MXP_F64, MXP_F64, false },  { MXP_F32, MXP_F32, MXP_F32, false },
+        { MXP_BF16, MXP_BF16, MXP_F32, false }, { MXP_F16, MXP_F16, MXP_BF16, false },
+        { MXP_E4M3, MXP_E5M2, MXP_F32, false }, { MXP_F64, MXP_F64, MXP_F64, true },
+        { MXP_F32, MXP_F32, MXP_F32, true },    { MXP_BF16, MXP_BF16, MXP_F32, true },
+        { MXP_E4M3, MXP_E5M2, MXP_BF16, true }, { MXP_F16, MXP_F16, MXP_F16, true },
+    };
+    const int top = (int)mxp_isa_supported();
+    const mxp_isa level_before = mxp_isa_current();
+    for (size_t d = 0; d < NELEMS(combos); d++)
+        for (int t = 0; t < 4; t++) {
+            unsigned char *first = NULL;
+            double *first_v = NULL;
+            for (int isa = 0; isa <= top; isa++) {
+                assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+                gemm_case gc = base_case(combos[d].a, combos[d].b, combos[d].c);
+                if (combos[d].exact) {
+                    gc.gen_ab = gc.gen_c = GEN_INT;
+                    gc.check = CHECK_EXACT;
+                }
+                gc.ta = trans_pairs[t][0];
+                gc.tb = trans_pairs[t][1];
+                gc.m = 37;
+                gc.n = 45;
+                gc.k = 53;
+                gc.alpha = 1.5;
+                gc.beta = -0.5;
+                gc.seed = 777 + (uint64_t)t;
+                unsigned char *r = run_case(&gc); /* within tolerance (or exact) at this level */
+                const mxp_dtype ct = combos[d].c;
+                const size_t bytes = gc.m * gc.n * mxp_dtype_itemsize(ct);
+                double *v = alloc_f64(gc.m * gc.n);
+                assert_int_equal(mxp_convert(v, MXP_F64, r, ct, gc.m * gc.n, NULL), MXP_OK);
+                if (!first) {
+                    first = r;
+                    first_v = v;
+                    continue;
+                }
+                size_t differ = 0;
+                for (size_t i = 0; i < gc.m * gc.n; i++)
+                    differ += v[i] != first_v[i];
+                if (combos[d].exact && memcmp(first, r, bytes))
+                    fail_msg("small integers, %s x %s -> %s ta=%d tb=%d: level %s differs from scalar in %zu "
+                             "elements", mxp_dtype_name(gc.at), mxp_dtype_name(gc.bt), mxp_dtype_name(ct), (int)gc.ta,
+                             (int)gc.tb, mxp_isa_name((mxp_isa)isa), differ);
+                if (differ && t == 0)
+                    print_message("%s x %s -> %s: level %s differs from scalar in %zu of %zu elements (within "
+                                  "tolerance)\n", mxp_dtype_name(gc.at), mxp_dtype_name(gc.bt), mxp_dtype_name(ct),
+                                  mxp_isa_name((mxp_isa)isa), differ, gc.m * gc.n);
+                free(r);
+                free(v);
+            }
+            free(first);
+            free(first_v);
+        }
+    assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
+    assert_int_equal(mxp_isa_current(), level_before); /* restored (MXP_ISA in the environment may cap it) */
+}
+
+/* ---- threads ------------------------------------------------------------------- */
+
+/* docs/gemm.md: every C tile is computed by one thread in one order, so the
+ * results are identical for any thread count. */
+static void test_gemm_results_identical_for_any_thread_count(void **state)
+{
+    (void)state;
+    const struct {
+        mxp_dtype a, b, c;
+        double beta;
+    } combos[] = {
+        { MXP_F32, MXP_F32, MXP_F32, 0.0 },
+        { MXP_F64, MXP_F64, MXP_F64, -0.5 },
+        { MXP_BF16, MXP_BF16, MXP_BF16, 1.0 },
+        { MXP_E4M3, MXP_F16, MXP_F32, 0.25 },
+    };
+    const int counts[] = { 1, 2, 3, 5, 8 };
+    const size_t m = 301, n = 130, k = 300; /* 11.7 million multiply-adds, 4 MC blocks */
+    for (size_t d = 0; d < NELEMS(combos); d++)
+        for (int t = 0; t < 4; t += 3) {
+            const mxp_trans ta = trans_pairs[t][0], tb = trans_pairs[t][1];
+            mat A = mat_new(combos[d].a, ta ? k : m, ta ? m : k, (ta ? m : k) + 1, false);
+            mat B = mat_new(combos[d].b, tb ? n : k, tb ? k : n, tb ? k : n, false);
+            mat C = mat_new(combos[d].c, m, n, n + 2, true);
+            double *v = alloc_f64(m * (n + k) + k * n);
+            uint64_t s = 4242 + d;
+            for (size_t i = 0; i < m * (n + k) + k * n; i++)
+                v[i] = uniform_pm1(&s);
+            mat_set(&A, v);
+            mat_set(&B, v + m * k);
+            mat_set(&C, v + m * k + k * n);
+            unsigned char *c_init = dup_bytes(C.buf, C.bytes), *first = NULL;
+            for (size_t ci = 0; ci < NELEMS(counts); ci++) {
+                assert_int_equal(mxp_set_num_threads(counts[ci]), MXP_OK);
+                assert_int_equal(mxp_get_num_threads(), counts[ci]);
+                memcpy(C.buf, c_init, C.bytes);
+                assert_int_equal(mxp_gemm(ta, tb, m, n, k, 1.25, A.data, A.dt, A.ld, B.data, B.dt, B.ld,
+                                          combos[d].beta, C.data, C.dt, C.ld, NULL), MXP_OK);
+                expect_padding_untouched(&C, c_init, "threads");
+                if (!first)
+                    first = dup_bytes(C.buf, C.bytes);
+                else if (memcmp(first, C.buf, C.bytes))
+                    fail_msg("%s x %s -> %s ta=%d tb=%d: %d threads give other bits than 1",
+                             mxp_dtype_name(combos[d].a), mxp_dtype_name(combos[d].b), mxp_dtype_name(combos[d].c),
+                             (int)ta, (int)tb, counts[ci]);
+            }
+            free(first);
+            free(c_init);
+            free(v);
+            mat_free(&A);
+            mat_free(&B);
+            mat_free(&C);
+        }
+    assert_int_equal(mxp_set_num_threads(0), MXP_OK);
+    assert_true(mxp_get_num_threads() >= 1);
+}
+
+/* ---- 7. bad input ------------------------------------------------------------ */
+
+/* Whether msg names the argument: `word` as a whole word (not part of a
+ * longer identifier). */
+static bool mentions(const char *msg, const char *word)
+{
+    const size_t len = strlen(word);
+    for (const char *p = strstr(msg, word); p; p = strstr(p + 1, word)) {
+        const bool start = p == msg || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+                                         (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'));
+        const char e = p[len];
+        const bool end = !(e == '_' || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9'));
+        if (start && end)
+            return true;
+    }
+    return false;
+}
+
+typedef struct bad_call {
+    const char *what;
+    mxp_status want;
+    const char *word, *word2; /* the message names one of these */
+    mxp_trans ta, tb;
+    size_t m, n, k;
+    bool null_a, null_b, null_c;
+    mxp_dtype at, bt, ct;
+    size_t lda, ldb, ldc;
+    const mxp_gemm_opts *opts;
+} bad_call;
+
+static void test_gemm_bad_arguments_give_a_status_and_a_sentence_and_leave_c_untouched(void **state)
+{
+    (void)state;
+    static float a[64], b[64];
+    static float c[64];
+    static const mxp_gemm_opts bad_acc = { .acc_dtype = MXP_BF16 };
+    static const mxp_gemm_opts bad_acc2 = { .acc_dtype = (mxp_dtype)99 };
+    static const mxp_gemm_opts bad_round = { .convert = { .rounding = (mxp_rounding)17 } };
+    static const mxp_gemm_opts bad_overflow = { .convert = { .overflow = (mxp_overflow)9 } };
+    const size_t big = SIZE_MAX / 16; /* 2^60 float32: 2^62 bytes, fits in a ptrdiff_t */
+    const mxp_trans N = MXP_NO_TRANS, T = MXP_TRANS;
+    const bad_call calls[] = {
+        /* leading dimensions: m = 3, n = 4, k = 5 */
+        { "lda < k", MXP_ERR_INVALID_ARGUMENT, "lda", NULL, N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 4, 4, 4, NULL },
+        { "lda < m (A transposed)", MXP_ERR_INVALID_ARGUMENT, "lda", NULL, T, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 2, 4, 4, NULL },
+        { "ldb < n", MXP_ERR_INVALID_ARGUMENT, "ldb", NULL, N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 3, 4, NULL },
+        { "ldb < k (B transposed)", MXP_ERR_INVALID_ARGUMENT, "ldb", NULL, N, T, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, NULL },
+        { "ldc < n", MXP_ERR_INVALID_ARGUMENT, "ldc", NULL, N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 3, NULL },
+        /* NULL pointers with nonzero sizes */
+        { "a NULL", MXP_ERR_INVALID_ARGUMENT, "a", "A", N, N, 3, 4, 5, 1, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, NULL },
+        { "b NULL", MXP_ERR_INVALID_ARGUMENT, "b", "B", N, N, 3, 4, 5, 0, 1, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, NULL },
+        { "c NULL", MXP_ERR_INVALID_ARGUMENT, "c", "C", N, N, 3, 4, 5, 0, 0, 1, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, NULL },
+        { "c NULL, k = 0", MXP_ERR_INVALID_ARGUMENT, "c", "C", N, N, 3, 4, 0, 1, 1, 1, MXP_F32, MXP_F32, MXP_F32, 1, 4, 4, NULL },
+        /* dtypes */
+        { "a_type 0", MXP_ERR_INVALID_DTYPE, "a_type", "A", N, N, 3, 4, 5, 0, 0, 0, (mxp_dtype)0, MXP_F32, MXP_F32, 5, 4, 4, NULL },
+        { "b_type 77", MXP_ERR_INVALID_DTYPE, "b_type", "B", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, (mxp_dtype)77, MXP_F32, 5, 4, 4, NULL },
+        { "c_type -1", MXP_ERR_INVALID_DTYPE, "c_type", "C", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, (mxp_dtype)-1, 5, 4, 4, NULL },
+        { "a_type s32", MXP_ERR_UNSUPPORTED, "a_type", "A", N, N, 3, 4, 5, 0, 0, 0, MXP_S32, MXP_F32, MXP_F32, 5, 4, 4, NULL },
+        { "b_type bool", MXP_ERR_UNSUPPORTED, "b_type", "B", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_BOOL, MXP_F32, 5, 4, 4, NULL },
+        { "c_type s32", MXP_ERR_UNSUPPORTED, "c_type", "C", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_S32, 5, 4, 4, NULL },
+        /* transpose flags */
+        { "ta = 5", MXP_ERR_INVALID_ARGUMENT, "ta", NULL, (mxp_trans)5, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, NULL },
+        { "tb = 5", MXP_ERR_INVALID_ARGUMENT, "tb", NULL, N, (mxp_trans)5, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, NULL },
+        /* sizes that overflow the address space, one matrix at a time (the
+         * others, 2^62 bytes at most, would fit) */
+        { "m * lda overflows", MXP_ERR_SIZE_OVERFLOW, "a", "A", N, N, big, 1, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 1, 1, NULL },
+        { "m * lda overflows, SIZE_MAX/2", MXP_ERR_SIZE_OVERFLOW, "a", "A", N, N, SIZE_MAX / 2, 1, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 1, 1, NULL },
+        { "k * lda overflows (A transposed)", MXP_ERR_SIZE_OVERFLOW, "a", "A", T, T, 3, 1, big, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 3, big, 1, NULL },
+        { "k * ldb overflows", MXP_ERR_SIZE_OVERFLOW, "b", "B", N, N, 1, 4, big, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, big, 4, 4, NULL },
+        { "m * ldc overflows", MXP_ERR_SIZE_OVERFLOW, "c", "C", N, N, big, 4, 1, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 1, 4, 4, NULL },
+        /* options */
+        { "acc bfloat16", MXP_ERR_UNSUPPORTED, "accumulator", "acc_dtype", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, &bad_acc },
+        { "acc 99", MXP_ERR_UNSUPPORTED, "accumulator", "acc_dtype", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, &bad_acc2 },
+        { "rounding 17", MXP_ERR_INVALID_ARGUMENT, "rounding", NULL, N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_BF16, 5, 4, 4, &bad_round },
+        { "overflow 9", MXP_ERR_INVALID_ARGUMENT, "overflow", NULL, N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_BF16, 5, 4, 4, &bad_overflow },
+    };
+    for (size_t i = 0; i < 64; i++) {
+        a[i] = (float)i;
+        b[i] = (float)(64 - i);
+    }
+    int wrong = 0;
+    for (size_t i = 0; i < NELEMS(calls); i++) {
+        const bad_call *bc = &calls[i];
+        for (size_t j = 0; j < 64; j++)
+            c[j] = -7.25f;
+        mxp_clear_error();
+        mxp_status st = mxp_gemm(bc->ta, bc->tb, bc->m, bc->n, bc->k, 1.0, bc->null_a ? NULL : a, bc->at, bc->lda,
+                                 bc->null_b ? NULL : b, bc->bt, bc->ldb, 0.0, bc->null_c ? NULL : c, bc->ct, bc->ldc,
+                                 bc->opts);
+        const char *msg = mxp_last_error();
+        const bool also_ok = bc->opts == &bad_acc2 && st == MXP_ERR_INVALID_DTYPE; /* not a dtype at all */
+        bool ok = true;
+        if (st != bc->want && !also_ok) {
+            print_error("%s: got %s (\"%s\"), want %s\n", bc->what, mxp_status_str(st), msg,
+                        mxp_status_str(bc->want));
+            ok = false;
+        } else if (!msg[0]) {
+            print_error("%s: %s without a message\n", bc->what, mxp_status_str(st));
+            ok = false;
+        } else if (!mentions(msg, bc->word) && !(bc->word2 && mentions(msg, bc->word2))) {
+            print_error("%s: the message \"%s\" does not name '%s'%s%s\n", bc->what, msg, bc->word,
+                        bc->word2 ? " or " : "", bc->word2 ? bc->word2 : "");
+            ok = false;
+        }
+        for (size_t j = 0; j < 64 && ok; j++)
+            if (c[j] != -7.25f) {
+                print_error("%s: C[%zu] was written\n", bc->what, j);
+                ok = false;
+            }
+        wrong += !ok;
+    }
+    if (wrong)
+        fail_msg("%d of %zu bad calls were not refused as documented", wrong, NELEMS(calls));
+    /* the kernel name of a bad pair says so */
+    assert_string_equal(mxp_gemm_kernel_name((mxp_dtype)0, MXP_F32, NULL), "invalid");
+}
+
+/* Runs one float32 call in a child process and returns its status, or
+ * -signal if it crashed or hung (an accepted call with a huge k or n would
+ * read and write far beyond the buffers). */
+static int status_in_child(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, size_t lda, size_t ldb,
+                           size_t ldc)
+{
+    static float a[64], b[64], c[64];
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* cmocka's handlers would turn a crash into a longjmp back into the runner */
+        signal(SIGSEGV, SIG_DFL);
+        signal(SIGBUS, SIG_DFL);
+        signal(SIGILL, SIG_DFL);
+        signal(SIGFPE, SIG_DFL);
+        alarm(3);
+        const mxp_status st = mxp_gemm(ta, tb, m, n, k, 1.0, a, MXP_F32, lda, b, MXP_F32, ldb, 0.0, c, MXP_F32, ldc,
+                                       NULL);
+        _exit((int)st);
+    }
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? -WTERMSIG(ws) : -1000;
+}
+
+/* One row longer than the address space: (rows - 1) * ld stays small, the
+ * row itself (SIZE_MAX / 2 float32 elements) does not fit. */
+static void test_gemm_rows_longer_than_the_address_space_overflow(void **state)
+{
+    (void)state;
+    const size_t big = SIZE_MAX / 2;
+    const struct {
+        const char *what;
+        mxp_trans ta, tb;
+        size_t m, n, k, lda, ldb, ldc;
+    } calls[] = {
+        { "A and B one row of k = SIZE_MAX/2", MXP_NO_TRANS, MXP_TRANS, 1, 1, big, big, big, 1 },
+        { "A two rows of k = SIZE_MAX/2", MXP_NO_TRANS, MXP_TRANS, 2, 1, big, big, big, 1 },
+        { "B and C one row of n = SIZE_MAX/2", MXP_NO_TRANS, MXP_NO_TRANS, 1, big, 1, 1, big, big },
+    };
+    int wrong = 0;
+    for (size_t i = 0; i < NELEMS(calls); i++) {
+        const int got = status_in_child(calls[i].ta, calls[i].tb, calls[i].m, calls[i].n, calls[i].k, calls[i].lda,
+                                        calls[i].ldb, calls[i].ldc);
+        if (got == MXP_ERR_SIZE_OVERFLOW)
+            continue;
+        wrong++;
+        if (got < 0)
+            print_error("%s: the call was accepted and then killed by signal %d (want MXP_ERR_SIZE_OVERFLOW)\n",
+                        calls[i].what, -got);
+        else
+            print_error("%s: %s, want MXP_ERR_SIZE_OVERFLOW\n", calls[i].what, mxp_status_str((mxp_status)got));
+    }
+    if (wrong)
+        fail_msg("%d of %zu calls with an over-long row were not refused", wrong, NELEMS(calls));
+}
+
+/* m, n or k == 0: NULL pointers where nothing is read or written. */
+static void test_gemm_zero_sizes_allow_null_and_k_zero_scales_c(void **state)
+{
+    (void)state;
+    float c[12];
+    const float a[12] = { 1 }, b[12] = { 1 };
+    /* m == 0 or n == 0: nothing happens, any pointer may be NULL */
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 0, 4, 5, 1.0, NULL, MXP_F32, 5, NULL, MXP_F32, 4, 0.0, NULL,
+                              MXP_F32, 4, NULL), MXP_OK);
+    assert_int_equal(mxp_gemm(MXP_TRANS, MXP_TRANS, 3, 0, 5, 1.0, NULL, MXP_F32, 3, NULL, MXP_F32, 5, 0.0, NULL,
+                              MXP_F32, 1, NULL), MXP_OK);
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 0, 0, 0, 1.0, NULL, MXP_BF16, 1, NULL, MXP_BF16, 1, 0.0, NULL,
+                              MXP_BF16, 1, NULL), MXP_OK);
+    for (int i = 0; i < 12; i++)
+        c[i] = NAN;
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 0, 4, 5, 1.0, a, MXP_F32, 5, b, MXP_F32, 4, 0.0, c, MXP_F32,
+                              4, NULL), MXP_OK);
+    for (int i = 0; i < 12; i++)
+        assert_true(isnan(c[i])); /* untouched */
+    /* k == 0: C = beta * C, A and B may be NULL */
+    for (int i = 0; i < 12; i++)
+        c[i] = (float)i - 5.5f;
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 3, 4, 0, 1.0, NULL, MXP_F32, 1, NULL, MXP_F32, 4, -0.5, c,
+                              MXP_F32, 4, NULL), MXP_OK);
+    for (int i = 0; i < 12; i++)
+        assert_true(c[i] == ((float)i - 5.5f) * -0.5f);
+    for (int i = 0; i < 12; i++)
+        c[i] = NAN;
+    assert_int_equal(mxp_gemm(MXP_TRANS, MXP_TRANS, 3, 4, 0, 1.0, NULL, MXP_F32, 3, NULL, MXP_F32, 1, 0.0, c, MXP_F32,
+                              4, NULL), MXP_OK);
+    for (int i = 0; i < 12; i++)
+        assert_true(c[i] == 0.0f);
+    /* k == 0 with a padded, narrow C: padding kept */
+    uint16_t cb[3 * 6];
+    for (int i = 0; i < 18; i++)
+        cb[i] = (i % 6) < 4 ? mxp_f32_to_bf16((float)i) : 0xfeed;
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 3, 4, 0, 1.0, NULL, MXP_F32, 1, NULL, MXP_F32, 4, 3.0, cb,
+                              MXP_BF16, 6, NULL), MXP_OK);
+    for (int i = 0; i < 18; i++)
+        if ((i % 6) < 4)
+            assert_int_equal(cb[i], mxp_f32_to_bf16(3.0f * (float)i));
+        else
+            assert_int_equal(cb[i], 0xfeed);
+}
+
+/* ---- 8. rounding of the output ------------------------------------------------ */
+
+static void test_gemm_output_rounding_options_are_applied_once(void **state)
+{
+    (void)state;
+    /* Inputs i/128 (|i| <= 128), exact in bf16 and float32: products are
+     * multiples of 2^-14 and sums of up to 300 of them are exact in float32, so
+     * the accumulator is exact and C must equal mxp_convert of the exact
+     * value with the same options. */
+    static mxp_gemm_opts opts[8];
+    const mxp_rounding modes[] = { MXP_ROUND_UP, MXP_ROUND_DOWN, MXP_ROUND_TOWARD_ZERO, MXP_ROUND_NEAREST_AWAY };
+    const mxp_dtype outs[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
+    const mxp_dtype ins[] = { MXP_BF16, MXP_F32 };
+    const size_t ks[] = { 3, 17, 64, 300 };
+    uint64_t seed = 60000;
+    for (size_t r = 0; r < NELEMS(modes); r++)
+        for (size_t o = 0; o < NELEMS(outs); o++)
+            for (size_t in = 0; in < NELEMS(ins); in++)
+                for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                    memset(&opts[r], 0, sizeof opts[r]);
+                    opts[r].convert.rounding = modes[r];
+                    gemm_case gc = base_case(ins[in], ins[in], outs[o]);
+                    gc.opts = &opts[r];
+                    gc.ta = trans_pairs[ik][0];
+                    gc.tb = trans_pairs[ik][1];
+                    gc.m = 17;
+                    gc.n = 29;
+                    gc.k = ks[ik];
+                    gc.gen_ab = GEN_GRID;
+                    gc.check = CHECK_EXACT;
+                    gc.seed = seed++;
+                    check_case(&gc);
+                }
+    /* and explicitly: UP >= reference >= DOWN, element by element, bf16 */
+    const size_t m = 31, n = 33, k = 70;
+    float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b);
+    double *av = alloc_f64(m * k), *bv = alloc_f64(k * n), *ref = alloc_f64(m * n), *up = alloc_f64(m * n),
+           *down = alloc_f64(m * n), *st = alloc_f64(m * n);
+    uint16_t *c = malloc(m * n * sizeof *c);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    uint64_t s = 61;
+    for (size_t i = 0; i < m * k; i++)
+        a[i] = (float)(av[i] = small_int(&s, 128) / 128.0);
+    for (size_t i = 0; i < k * n; i++)
+        b[i] = (float)(bv[i] = small_int(&s, 128) / 128.0);
+    const double zero = 0;
+    ref_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.0, av, bv, 0.0, &zero, ref, NULL);
+    double *outs_v[3] = { up, down, st };
+    const mxp_rounding dir[3] = { MXP_ROUND_UP, MXP_ROUND_DOWN, MXP_ROUND_STOCHASTIC };
+    int inexact = 0;
+    for (int d = 0; d < 3; d++) {
+        mxp_gemm_opts o;
+        memset(&o, 0, sizeof o);
+        o.convert.rounding = dir[d];
+        o.convert.seed = 12345;
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.0, a, MXP_F32, k, b, MXP_F32, n, 0.0, c,
+                                  MXP_BF16, n, &o), MXP_OK);
+        assert_int_equal(mxp_convert(outs_v[d], MXP_F64, c, MXP_BF16, m * n, NULL), MXP_OK);
+    }
+    for (size_t i = 0; i < m * n; i++) {
+        if (!(up[i] >= ref[i]) || !(down[i] <= ref[i]))
+            fail_msg("element %zu: round down %.17g, reference %.17g, round up %.17g", i, down[i], ref[i], up[i]);
+        if ((up[i] != down[i]) != (up[i] != ref[i] || down[i] != ref[i]))
+            fail_msg("element %zu: round down %.17g and up %.17g of %.17g", i, down[i], up[i], ref[i]);
+        inexact += up[i] != down[i];
+        if (st[i] != up[i] && st[i] != down[i])
+            fail_msg("element %zu: stochastic rounding gave %.17g, not %.17g or %.17g", i, st[i], down[i], up[i]);
+    }
+    assert_true(inexact > 100); /* the test exercises rounding */
+    /* overflow option: saturate instead of NaN/inf (e4m3, sums up to +-1024) */
+    static mxp_gemm_opts sat;
+    memset(&sat, 0, sizeof sat);
+    sat.convert.overflow = MXP_OVERFLOW_SATURATE;
+    gemm_case gc = base_case(MXP_E4M3, MXP_E4M3, MXP_E4M3);
+    gc.opts = &sat;
+    gc.m = 20;
+    gc.n = 20;
+    gc.k = 64;
+    gc.gen_ab = GEN_INT;
+    gc.vmax = 4;
+    gc.alpha = 4.0;
+    gc.check = CHECK_EXACT;
+    gc.seed = 62;
+    check_case(&gc);
+    free(a);
+    free(b);
+    free(c);
+    free(av);
+    free(bv);
+    free(ref);
+    free(up);
+    free(down);
+    free(st);
+}
+
+/* ---- 9. allocation failures --------------------------------------------------- */
+
+typedef struct alloc_job {
+    mxp_trans ta, tb;
+    size_t m, n, k;
+    double alpha, beta;
+    mxp_dtype at, bt, ct;
+    size_t lda, ldb, ldc;
+    unsigned char *a, *b, *c, *c_init, *c_want;
+    size_t c_bytes;
+} alloc_job;
+
+static alloc_job alloc_jobs[5];
+
+static mxp_status alloc_job_run(alloc_job *j)
+{
+    memcpy(j->c, j->c_init, j->c_bytes);
+    return mxp_gemm(j->ta, j->tb, j->m, j->n, j->k, j->alpha, j->a, j->at, j->lda, j->b, j->bt, j->ldb, j->beta, j->c,
+                    j->ct, j->ldc, NULL);
+}
+
+static mxp_status gemm_workload(void)
+{
+    for (size_t i = 0; i < NELEMS(alloc_jobs); i++) {
+        alloc_job *j = &alloc_jobs[i];
+        mxp_status st = alloc_job_run(j);
+        if (st != MXP_OK) {
+            if (memcmp(j->c, j->c_init, j->c_bytes))
+                fail_msg("job %zu: %s, but C was written", i, mxp_status_str(st));
+            return st;
+        }
+        if (memcmp(j->c, j->c_want, j->c_bytes))
+            fail_msg("job %zu: the result after earlier failed attempts differs", i);
+    }
+    return MXP_OK;
+}
+
+static void test_gemm_every_allocation_failure_is_reported_and_leaves_c_untouched(void **state)
+{
+    (void)state;
+    const struct {
+        mxp_trans ta, tb;
+        size_t m, n, k;
+        double alpha, beta;
+        mxp_dtype at, bt, ct;
+    } spec[NELEMS(alloc_jobs)] = {
+        { MXP_NO_TRANS, MXP_NO_TRANS, 70, 70, 70, 1.0, 0.0, MXP_F32, MXP_F32, MXP_F32 },
+        { MXP_TRANS, MXP_NO_TRANS, 30, 40, 300, 2.0, 0.5, MXP_BF16, MXP_E4M3, MXP_BF16 },
+        { MXP_NO_TRANS, MXP_TRANS, 50, 20, 270, 1.0, -1.0, MXP_F64, MXP_F64, MXP_F64 },
+        { MXP_TRANS, MXP_TRANS, 9, 2100, 5, 1.0, 1.0, MXP_F16, MXP_F32, MXP_F64 },
+        { MXP_NO_TRANS, MXP_NO_TRANS, 200, 100, 260, 1.0, 0.5, MXP_F32, MXP_F32, MXP_F32 }, /* threaded */
+    };
+    uint64_t s = 90;
+    for (size_t i = 0; i < NELEMS(alloc_jobs); i++) {
+        alloc_job *j = &alloc_jobs[i];
+        j->ta = spec[i].ta;
+        j->tb = spec[i].tb;
+        j->m = spec[i].m;
+        j->n = spec[i].n;
+        j->k = spec[i].k;
+        j->alpha = spec[i].alpha;
+        j->beta = spec[i].beta;
+        j->at = spec[i].at;
+        j->bt = spec[i].bt;
+        j->ct = spec[i].ct;
+        j->lda = (j->ta ? j->m : j->k) + 1;
+        j->ldb = (j->tb ? j->k : j->n) + 2;
+        j->ldc = j->n + 3;
+        const size_t na = (j->ta ? j->k : j->m) * j->lda, nb = (j->tb ? j->n : j->k) * j->ldb, nc = j->m * j->ldc;
+        double *tmp = alloc_f64(na > nb ? (na > nc ? na : nc) : (nb > nc ? nb : nc));
+        j->a = malloc(na * mxp_dtype_itemsize(j->at));
+        j->b = malloc(nb * mxp_dtype_itemsize(j->bt));
+        j->c_bytes = nc * mxp_dtype_itemsize(j->ct);
+        j->c = malloc(j->c_bytes);
+        j->c_init = malloc(j->c_bytes);
+        j->c_want = malloc(j->c_bytes);
+        assert_true(j->a && j->b && j->c && j->c_init && j->c_want);
+        for (size_t q = 0; q < na; q++)
+            tmp[q] = uniform_pm1(&s);
+        assert_int_equal(mxp_convert(j->a, j->at, tmp, MXP_F64, na, NULL), MXP_OK);
+        for (size_t q = 0; q < nb; q++)
+            tmp[q] = uniform_pm1(&s);
+        assert_int_equal(mxp_convert(j->b, j->bt, tmp, MXP_F64, nb, NULL), MXP_OK);
+        for (size_t q = 0; q < nc; q++)
+            tmp[q] = uniform_pm1(&s);
+        assert_int_equal(mxp_convert(j->c_init, j->ct, tmp, MXP_F64, nc, NULL), MXP_OK);
+        free(tmp);
+        assert_int_equal(alloc_job_run(j), MXP_OK);
+        memcpy(j->c_want, j->c, j->c_bytes);
+    }
+    const int failures = check_every_allocation_failure(gemm_workload);
+    assert_int_equal(mxp_set_num_threads(3), MXP_OK);
+    const int failures3 = check_every_allocation_failure(gemm_workload);
+    assert_int_equal(mxp_set_num_threads(0), MXP_OK);
+    print_message("mxp_gemm workload: %d allocation failures checked (%d with 3 threads)\n", failures, failures3);
+    assert_true(failures3 >= failures);
+    for (size_t i = 0; i < NELEMS(alloc_jobs); i++) {
+        alloc_job *j = &alloc_jobs[i];
+        free(j->a);
+        free(j->b);
+        free(j->c);
+        free(j->c_init);
+        free(j->c_want);
+    }
+}
+
+/* ---- 10. kernel names ----------------------------------------------------------- */
+
+static void test_gemm_kernel_name_names_the_kernel_or_says_invalid(void **state)
+{
+    (void)state;
+    static const mxp_gemm_opts acc64 = { .acc_dtype = MXP_F64 };
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        mxp_set_isa((mxp_isa)isa);
+        const char *f32 = mxp_gemm_kernel_name(MXP_F32, MXP_F32, NULL);
+        const char *f64 = mxp_gemm_kernel_name(MXP_F64, MXP_F64, NULL);
+        assert_non_null(f32);
+        assert_non_null(f64);
+        assert_true(f32[0] != '\0' && f64[0] != '\0');
+        assert_string_not_equal(f32, "invalid");
+        assert_string_not_equal(f64, "invalid");
+        assert_string_not_equal(f32, f64);
+        print_message("level %s: f32 %s, f64 %s\n", mxp_isa_name((mxp_isa)isa), f32, f64);
+        /* every float pair has a kernel; acc_dtype F64 picks float64's */
+        const mxp_dtype lows[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
+        for (size_t i = 0; i < NELEMS(lows); i++)
+            for (size_t j = 0; j < NELEMS(lows); j++) {
+                const char *name = mxp_gemm_kernel_name(lows[i], lows[j], NULL);
+                assert_non_null(name);
+                assert_true(name[0] != '\0');
+                assert_string_not_equal(name, "invalid");
+            }
+        assert_string_equal(mxp_gemm_kernel_name(MXP_F32, MXP_F32, &acc64), f64);
+        assert_string_equal(mxp_gemm_kernel_name(MXP_BF16, MXP_F16, &acc64), f64);
+        assert_string_equal(mxp_gemm_kernel_name(MXP_F16, MXP_F32, NULL), f32);
+    }
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+    assert_string_equal(mxp_gemm_kernel_name((mxp_dtype)0, MXP_F32, NULL), "invalid");
+    assert_string_equal(mxp_gemm_kernel_name(MXP_F32, (mxp_dtype)77, NULL), "invalid");
+    const char *s32 = mxp_gemm_kernel_name(MXP_S32, MXP_S32, NULL);
+    assert_non_null(s32);
+    assert_true(s32[0] != '\0');
+    static const mxp_gemm_opts bad_acc = { .acc_dtype = MXP_BF16 };
+    assert_string_equal(mxp_gemm_kernel_name(MXP_F32, MXP_F32, &bad_acc), "invalid");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_gemm_reference_oracle_is_right, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_f32_and_f64_match_reference_on_every_shape_and_transpose, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_low_precision_and_mixed_dtypes_within_tolerance, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_large_shapes_cross_every_cache_block, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_padded_leading_dimensions_leave_padding_guards_and_inputs_untouched,
+                                  restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_beta_zero_ignores_nan_and_inf_in_c, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_alpha_zero_gives_beta_c_without_reading_a_or_b, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_beta_one_accumulates_and_general_alpha_beta, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_nan_and_inf_in_inputs_propagate_at_every_level, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_small_integers_are_exact_in_every_dtype, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_subnormals_are_exact_at_every_level, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_every_isa_level_matches_reference, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_results_identical_for_any_thread_count, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_bad_arguments_give_a_status_and_a_sentence_and_leave_c_untouched,
+                                  restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_rows_longer_than_the_address_space_overflow, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_zero_sizes_allow_null_and_k_zero_scales_c, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_output_rounding_options_are_applied_once, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_every_allocation_failure_is_reported_and_leaves_c_untouched,
+                                  restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_kernel_name_names_the_kernel_or_says_invalid, restore_defaults),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

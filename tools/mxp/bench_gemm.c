@@ -1,0 +1,928 @@
+/* mxp bench gemm — mxp_gemm throughput beside the GEMM libraries it is
+ * compared with, timed in this process with the runs alternating:
+ *   f32   OpenBLAS cblas_sgemm, oneDNN dnnl_sgemm
+ *   f64   OpenBLAS cblas_dgemm
+ *   bf16  the oneDNN matmul primitive, bf16 x bf16 -> f32
+ *   f16, e4m3, e5m2: no peer; mxp's own f32 GEMM on the same values
+ *         widened to f32 (and NumPy's float16 matmul for small f16 cases).
+ * The peers are loaded with dlopen at run time, so neither mxp nor this tool
+ * links them and the build needs none of their headers; a missing one prints
+ * "-" and the Debian package to install.  See /work/shared/peers for the
+ * stand-alone peer measurement this follows. */
+#define _POSIX_C_SOURCE 200809L /* dlopen, dlsym, setenv, popen, mkstemp, fdopen */
+#include <dlfcn.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { MAX_REPS = 1000, MAX_SHAPES = 16, MAX_DTYPES = 6, MAX_THREADS = 256 };
+enum { MAX_DIM = 1 << 20 };
+
+static const char *const cmd_name = "bench gemm";
+
+/* ---- options -------------------------------------------------------------- */
+
+typedef struct gemm_shape { size_t m, n, k; } gemm_shape;
+
+typedef struct gemm_args {
+    mxp_dtype dtypes[MAX_DTYPES];
+    int dtype_count;
+    gemm_shape shapes[MAX_SHAPES];
+    int shape_count;
+    size_t m, n, k; /* the single case */
+    int shape_given, dtype_given, standard;
+    int threads, reps, json;
+} gemm_args;
+
+/* The standard set (make bench): square sizes, then the LLM shapes: one
+ * token (M = 1, a matrix-vector product that streams B), a small and a
+ * larger batch against a 4096 x 4096 weight matrix. */
+static const gemm_shape standard_shapes[] = {
+    { 256, 256, 256 }, { 512, 512, 512 }, { 1024, 1024, 1024 }, { 2048, 2048, 2048 },
+    { 1, 4096, 4096 }, { 16, 4096, 4096 }, { 128, 4096, 4096 },
+};
+static const mxp_dtype standard_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16 };
+static const mxp_dtype supported_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
+
+static void print_help(void)
+{
+    printf("usage: mxp bench gemm [--dtype D] [--m M] [--n N] [--k K] [--threads T] [--reps R] [--json]\n"
+           "       mxp bench gemm --set standard [--dtype D] [--threads T] [--reps R] [--json]\n\n"
+           "Times C = A * B (row-major, no transposes, alpha 1, beta 0) with mxp_gemm and\n"
+           "with the peer library for the dtype, in this process: each run of R goes\n"
+           "through every implementation in turn (the starting one rotating), after one\n"
+           "untimed warm-up call each, and the median time per implementation is\n"
+           "reported.  A and B hold random normal values of the dtype (a few subnormal);\n"
+           "C is float32, float64 for f64.\n\n"
+           "  --dtype D      f32, f64, bf16, f16, e4m3 or e5m2 (default f32)\n"
+           "  --m M, --n N, --k K\n"
+           "                 A is M x K, B is K x N (default 1024 each; suffixes K, M)\n"
+           "  --threads T    threads for mxp (mxp_set_num_threads) and for the peers\n"
+           "                 (OPENBLAS_NUM_THREADS / openblas_set_num_threads, OMP_NUM_THREADS /\n"
+           "                 omp_set_num_threads for oneDNN's OpenMP); default 1.  mxp splits\n"
+           "                 the rows of C in blocks, so a small M uses fewer threads.  With\n"
+           "                 T > 1 each library's idle threads may spin while the next one\n"
+           "                 runs; on a shared machine such figures are rough\n"
+           "  --reps R       timed runs of each implementation, median reported (default 7)\n"
+           "  --set standard the standard set, as `make bench` runs it: M = N = K = 256,\n"
+           "                 512, 1024, 2048, then M = 1, 16, 128 with N = K = 4096, for\n"
+           "                 f32, f64 and bf16 (or only --dtype D); not with --m/--n/--k\n"
+           "  --json         one JSON object per implementation and case, one per line:\n"
+           "                 dtype m n k threads reps impl available seconds gflops ratio\n"
+           "                 b_gbps diff detail (null where a column shows \"-\"); the\n"
+           "                 header lines go to stderr\n\n"
+           "Implementations compared (the row \"mxp\" is mxp_gemm on the dtype itself):\n"
+           "  f32            OpenBLAS cblas_sgemm and oneDNN dnnl_sgemm\n"
+           "  f64            OpenBLAS cblas_dgemm\n"
+           "  bf16           oneDNN matmul primitive, bf16 x bf16 -> f32\n"
+           "  f16, e4m3, e5m2\n"
+           "                 no library multiplies these on a CPU: the row \"mxp f32\" is\n"
+           "                 mxp_gemm on A and B widened to float32 beforehand (outside\n"
+           "                 the timing), i.e. what the narrow inputs save or cost; for\n"
+           "                 f16 with 2*M*N*K <= 1.1e8, NumPy's float16 matmul is also\n"
+           "                 timed, by /usr/bin/python3 in a child process (its output is\n"
+           "                 float16; it runs at well under 1 GFLOPS)\n\n"
+           "Columns:\n"
+           "  GFLOPS         2*M*N*K / median time / 1e9\n"
+           "  ms             median time of one call, milliseconds\n"
+           "  mxp/this       mxp's GFLOPS / this row's GFLOPS: above 1, mxp is faster;\n"
+           "                 on the memcpy row, mxp's B GB/s / memcpy's B GB/s\n"
+           "  B GB/s         M = 1 only: K*N*itemsize (B's bytes) / median time, the rate\n"
+           "                 at which the call streams B; the memcpy row copies B's bytes\n"
+           "                 to another buffer in the same alternation (it reads and\n"
+           "                 writes them, so it moves twice what the column counts)\n"
+           "  diff           max |C - C_mxp| / max |C_mxp| over C, from the warm-up calls:\n"
+           "                 a check that both computed the same product (a warning is\n"
+           "                 printed above 1e-3, 1e-10 for f64)\n"
+           "  kernel / notes mxp's micro-kernel; the peer's library, version and\n"
+           "                 implementation; or why a peer is missing\n\n"
+           "Peers (optional; loaded with dlopen, absent ones print \"-\"):\n"
+           "  OpenBLAS       /usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3 or\n"
+           "                 libopenblas.so.0: Debian package libopenblas0-pthread\n"
+           "                 (libopenblas-dev pulls it in)\n"
+           "  oneDNN         libdnnl.so.2 (or .so.3): Debian 12 package libdnnl2\n"
+           "                 (libdnnl-dev pulls it in)\n"
+           "  `scripts/install-deps.sh bench` installs both; `make bench` runs it first.\n");
+}
+
+static int parse_dim(const char *opt, const char *v, size_t *out)
+{
+    if (cli_parse_size(v, out) || *out == 0 || *out > MAX_DIM)
+        return cli_usage_error(cmd_name, "%s wants 1..%d, not '%s'", opt, MAX_DIM, v);
+    return CLI_OK;
+}
+
+static int parse_int(const char *opt, const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end != '\0' || x < lo || x > hi)
+        return cli_usage_error(cmd_name, "%s wants %d..%d, not '%s'", opt, lo, hi, v);
+    *out = (int)x;
+    return CLI_OK;
+}
+
+static int parse_dtype(gemm_args *a, const char *v)
+{
+    mxp_dtype t = mxp_dtype_from_name(v);
+    for (size_t i = 0; t && i < sizeof supported_dtypes / sizeof supported_dtypes[0]; i++) {
+        if (supported_dtypes[i] == t) {
+            a->dtypes[0] = t;
+            a->dtype_count = 1;
+            a->dtype_given = 1;
+            return CLI_OK;
+        }
+    }
+    return cli_usage_error(cmd_name, "--dtype wants f32, f64, bf16, f16, e4m3 or e5m2, not '%s'", v);
+}
+
+static int parse_option(gemm_args *a, int argc, char **argv, int *i)
+{
+    const char *v = NULL;
+    int m;
+    if (!strcmp(argv[*i], "--json")) {
+        a->json = 1;
+        return CLI_OK;
+    }
+    if ((m = cli_option(argc, argv, i, "--dtype", &v)) > 0)
+        return parse_dtype(a, v);
+    if (m == 0 && (m = cli_option(argc, argv, i, "--m", &v)) > 0)
+        return a->shape_given = 1, parse_dim("--m", v, &a->m);
+    if (m == 0 && (m = cli_option(argc, argv, i, "--n", &v)) > 0)
+        return a->shape_given = 1, parse_dim("--n", v, &a->n);
+    if (m == 0 && (m = cli_option(argc, argv, i, "--k", &v)) > 0)
+        return a->shape_given = 1, parse_dim("--k", v, &a->k);
+    if (m == 0 && (m = cli_option(argc, argv, i, "--threads", &v)) > 0)
+        return parse_int("--threads", v, 1, MAX_THREADS, &a->threads);
+    if (m == 0 && (m = cli_option(argc, argv, i, "--reps", &v)) > 0)
+        return parse_int("--reps", v, 1, MAX_REPS, &a->reps);
+    if (m == 0 && (m = cli_option(argc, argv, i, "--set", &v)) > 0) {
+        if (strcmp(v, "standard"))
+            return cli_usage_error(cmd_name, "--set knows only 'standard', not '%s'", v);
+        a->standard = 1;
+        return CLI_OK;
+    }
+    if (m < 0)
+        return cli_usage_error(cmd_name, "option '%s' needs a value", argv[*i]);
+    return cli_usage_error(cmd_name, "unknown option '%s'", argv[*i]);
+}
+
+/* ---- peers, through dlopen ------------------------------------------------ */
+
+/* dlsym's object pointer as a function pointer, the POSIX way. */
+_Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function pointers must fit a void *");
+#define LOAD_SYM(lib, fp, name)                \
+    do {                                       \
+        void *sym_ = dlsym((lib), (name));     \
+        memcpy(&(fp), &sym_, sizeof(fp));      \
+    } while (0)
+
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
+
+typedef struct blas_peer {
+    int tried;
+    void *lib;
+    const char *path;
+    void (*sgemm)(int, int, int, int, int, int, float, const float *, int, const float *, int, float, float *, int);
+    void (*dgemm)(int, int, int, int, int, int, double, const double *, int, const double *, int, double, double *,
+                  int);
+    int threads; /* as OpenBLAS reports it, 0 if it cannot */
+    char about[96];
+} blas_peer;
+
+/* The oneDNN C API, declared here with the few types it needs so the build
+ * does not need libdnnl-dev.  Version 2 (Debian 12: libdnnl.so.2) keeps
+ * memory and operation descriptors in structs the caller owns: opaque,
+ * generously sized buffers here (696 and 2800 bytes in 2.6).  Version 3
+ * made them handles. */
+typedef int dnnl_status; /* dnnl_success = 0 */
+typedef struct dnnl_arg { int arg; void *memory; } dnnl_arg; /* dnnl_exec_arg_t */
+enum {
+    DNNL_CPU = 1,                            /* dnnl_cpu */
+    DNNL_STREAM_DEFAULT = 1,                 /* dnnl_stream_default_flags */
+    DNNL_BF16 = 2, DNNL_F32 = 3,             /* dnnl_data_type_t */
+    DNNL_TAG_AB = 3,                         /* dnnl_ab: row-major 2-D */
+    DNNL_ARG_SRC = 1, DNNL_ARG_DST = 17, DNNL_ARG_WEIGHTS = 33,
+    DNNL_QUERY_IMPL_INFO_STR_V2 = 8,         /* dnnl_query_impl_info_str in 2.x */
+};
+typedef union dnnl_md_v2 { max_align_t align; unsigned char bytes[4096]; } dnnl_md_v2;
+typedef union dnnl_matmul_desc_v2 { max_align_t align; unsigned char bytes[16384]; } dnnl_matmul_desc_v2;
+
+typedef struct dnnl_peer {
+    int tried;
+    void *lib;
+    const char *path;
+    int major, minor, patch;
+    void *engine, *stream;
+    int threads; /* OpenMP's max threads, 0 if unknown */
+    char about[96];
+    dnnl_status (*sgemm)(char, char, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *,
+                         int64_t, float, float *, int64_t);
+    dnnl_status (*engine_create)(void **engine, int kind, size_t index);
+    dnnl_status (*stream_create)(void **stream, void *engine, unsigned flags);
+    dnnl_status (*stream_wait)(void *stream);
+    dnnl_status (*pd_query)(const void *pd, int what, int index, void *result);
+    dnnl_status (*pd_destroy)(void *pd);
+    dnnl_status (*primitive_create)(void **prim, const void *pd);
+    dnnl_status (*primitive_execute)(const void *prim, void *stream, int nargs, const dnnl_arg *args);
+    dnnl_status (*primitive_destroy)(void *prim);
+    dnnl_status (*memory_create)(void **mem, const void *md, void *engine, void *handle);
+    dnnl_status (*memory_destroy)(void *mem);
+    /* 2.x */
+    dnnl_status (*md_init_by_tag)(void *md, int ndims, const int64_t *dims, int data_type, int tag);
+    dnnl_status (*matmul_desc_init)(void *desc, const void *src, const void *weights, const void *bias,
+                                    const void *dst);
+    dnnl_status (*pd_create)(void **pd, const void *op_desc, const void *attr, void *engine, const void *hint);
+    /* 3.x */
+    dnnl_status (*md_create_with_tag)(void **md, int ndims, const int64_t *dims, int data_type, int tag);
+    dnnl_status (*md_destroy)(void *md);
+    dnnl_status (*matmul_pd_create)(void **pd, void *engine, const void *src, const void *weights, const void *bias,
+                                    const void *dst, const void *attr);
+} dnnl_peer;
+
+static blas_peer openblas;
+static dnnl_peer onednn;
+
+static void set_env_threads(const char *name, int threads)
+{
+    char v[16];
+    snprintf(v, sizeof v, "%d", threads);
+    setenv(name, v, 1);
+}
+
+static void load_openblas(int threads)
+{
+    static const char *const paths[] = {
+        "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", /* Debian's libopenblas0-pthread */
+        "libopenblas.so.0",
+    };
+    if (openblas.tried)
+        return;
+    openblas.tried = 1;
+    set_env_threads("OPENBLAS_NUM_THREADS", threads); /* read when the library loads */
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0] && !openblas.lib; i++) {
+        void *lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
+        if (!lib)
+            continue;
+        const char *(*config)(void) = NULL;
+        LOAD_SYM(lib, config, "openblas_get_config"); /* libblas.so.3 finds it in libopenblas.so.0 */
+        if (!config) { /* some other BLAS under that name */
+            dlclose(lib);
+            continue;
+        }
+        openblas.lib = lib;
+        openblas.path = paths[i];
+        LOAD_SYM(lib, openblas.sgemm, "cblas_sgemm");
+        LOAD_SYM(lib, openblas.dgemm, "cblas_dgemm");
+        void (*set_threads)(int) = NULL;
+        int (*get_threads)(void) = NULL;
+        const char *(*corename)(void) = NULL;
+        LOAD_SYM(lib, set_threads, "openblas_set_num_threads");
+        LOAD_SYM(lib, get_threads, "openblas_get_num_threads");
+        LOAD_SYM(lib, corename, "openblas_get_corename");
+        if (set_threads)
+            set_threads(threads);
+        openblas.threads = get_threads ? get_threads() : 0;
+        /* "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64": name, version, core */
+        char version[32] = "";
+        sscanf(config(), "OpenBLAS %31s", version);
+        snprintf(openblas.about, sizeof openblas.about, "OpenBLAS %s %s", version, corename ? corename() : "");
+    }
+}
+
+static int load_onednn_v2(dnnl_peer *d)
+{
+    LOAD_SYM(d->lib, d->md_init_by_tag, "dnnl_memory_desc_init_by_tag");
+    LOAD_SYM(d->lib, d->matmul_desc_init, "dnnl_matmul_desc_init");
+    LOAD_SYM(d->lib, d->pd_create, "dnnl_primitive_desc_create");
+    return d->md_init_by_tag && d->matmul_desc_init && d->pd_create;
+}
+
+static int load_onednn_v3(dnnl_peer *d)
+{
+    LOAD_SYM(d->lib, d->md_create_with_tag, "dnnl_memory_desc_create_with_tag");
+    LOAD_SYM(d->lib, d->md_destroy, "dnnl_memory_desc_destroy");
+    LOAD_SYM(d->lib, d->matmul_pd_create, "dnnl_matmul_primitive_desc_create");
+    return d->md_create_with_tag && d->md_destroy && d->matmul_pd_create;
+}
+
+static void load_onednn(int threads)
+{
+    static const char *const paths[] = { "libdnnl.so.2", "libdnnl.so.3" };
+    dnnl_peer *d = &onednn;
+    if (d->tried)
+        return;
+    d->tried = 1;
+    set_env_threads("OMP_NUM_THREADS", threads); /* Debian's oneDNN runs on OpenMP (libgomp) */
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0] && !d->lib; i++) {
+        if ((d->lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL)) != NULL)
+            d->path = paths[i];
+    }
+    if (!d->lib)
+        return;
+    const int *version = NULL; /* dnnl_version_t starts with int major, minor, patch */
+    const int *(*get_version)(void) = NULL;
+    LOAD_SYM(d->lib, get_version, "dnnl_version");
+    if (get_version && (version = get_version()) != NULL) {
+        d->major = version[0];
+        d->minor = version[1];
+        d->patch = version[2];
+    }
+    LOAD_SYM(d->lib, d->sgemm, "dnnl_sgemm");
+    LOAD_SYM(d->lib, d->engine_create, "dnnl_engine_create");
+    LOAD_SYM(d->lib, d->stream_create, "dnnl_stream_create");
+    LOAD_SYM(d->lib, d->stream_wait, "dnnl_stream_wait");
+    LOAD_SYM(d->lib, d->pd_query, "dnnl_primitive_desc_query");
+    LOAD_SYM(d->lib, d->pd_destroy, "dnnl_primitive_desc_destroy");
+    LOAD_SYM(d->lib, d->primitive_create, "dnnl_primitive_create");
+    LOAD_SYM(d->lib, d->primitive_execute, "dnnl_primitive_execute");
+    LOAD_SYM(d->lib, d->primitive_destroy, "dnnl_primitive_destroy");
+    LOAD_SYM(d->lib, d->memory_create, "dnnl_memory_create");
+    LOAD_SYM(d->lib, d->memory_destroy, "dnnl_memory_destroy");
+    int ok = d->engine_create && d->stream_create && d->stream_wait && d->pd_destroy && d->primitive_create &&
+             d->primitive_execute && d->primitive_destroy && d->memory_create && d->memory_destroy;
+    ok = ok && (d->major == 2 ? load_onednn_v2(d) : d->major == 3 ? load_onednn_v3(d) : 0);
+    if (!ok || d->engine_create(&d->engine, DNNL_CPU, 0) != 0 ||
+        d->stream_create(&d->stream, d->engine, DNNL_STREAM_DEFAULT) != 0) {
+        d->engine = NULL; /* dnnl_sgemm alone still works */
+    }
+    void (*omp_set)(int) = NULL;
+    int (*omp_max)(void) = NULL;
+    LOAD_SYM(d->lib, omp_set, "omp_set_num_threads"); /* found in libgomp, which libdnnl loaded */
+    LOAD_SYM(d->lib, omp_max, "omp_get_max_threads");
+    if (omp_set)
+        omp_set(threads);
+    d->threads = omp_max ? omp_max() : 0;
+    snprintf(d->about, sizeof d->about, "oneDNN %d.%d.%d", d->major, d->minor, d->patch);
+}
+
+static const char openblas_missing[] = "OpenBLAS not found: apt-get install libopenblas0-pthread";
+static const char onednn_missing[] = "oneDNN not found: apt-get install libdnnl2";
+
+/* The bf16 matmul primitive for one shape, on the caller's buffers. */
+typedef struct dnnl_matmul {
+    void *pd, *prim, *mem[3];
+    void *md3[3]; /* 3.x descriptors */
+    const char *impl;
+} dnnl_matmul;
+
+static void dnnl_matmul_destroy(dnnl_matmul *mm)
+{
+    dnnl_peer *d = &onednn;
+    for (int i = 0; i < 3; i++) {
+        if (mm->mem[i])
+            d->memory_destroy(mm->mem[i]);
+        if (mm->md3[i])
+            d->md_destroy(mm->md3[i]);
+    }
+    if (mm->prim)
+        d->primitive_destroy(mm->prim);
+    if (mm->pd)
+        d->pd_destroy(mm->pd);
+    memset(mm, 0, sizeof *mm);
+}
+
+/* Returns NULL or why the primitive is not there. */
+static const char *dnnl_matmul_create(dnnl_matmul *mm, size_t m, size_t n, size_t k, void *a, void *b, void *c)
+{
+    dnnl_peer *d = &onednn;
+    const int64_t dims[3][2] = { { (int64_t)m, (int64_t)k }, { (int64_t)k, (int64_t)n }, { (int64_t)m, (int64_t)n } };
+    const int types[3] = { DNNL_BF16, DNNL_BF16, DNNL_F32 };
+    void *handles[3] = { a, b, c };
+    const void *md[3] = { NULL, NULL, NULL };
+    memset(mm, 0, sizeof *mm);
+    if (!d->lib)
+        return onednn_missing;
+    if (!d->engine)
+        return "oneDNN: no CPU engine, or an API version this tool does not know";
+    dnnl_status st = 0;
+    if (d->major == 2) {
+        static dnnl_md_v2 md2[3];
+        static dnnl_matmul_desc_v2 desc;
+        for (int i = 0; i < 3 && st == 0; i++) {
+            st = d->md_init_by_tag(&md2[i], 2, dims[i], types[i], DNNL_TAG_AB);
+            md[i] = &md2[i];
+        }
+        if (st == 0)
+            st = d->matmul_desc_init(&desc, md[0], md[1], NULL, md[2]);
+        if (st == 0)
+            st = d->pd_create(&mm->pd, &desc, NULL, d->engine, NULL);
+    } else {
+        for (int i = 0; i < 3 && st == 0; i++) {
+            st = d->md_create_with_tag(&mm->md3[i], 2, dims[i], types[i], DNNL_TAG_AB);
+            md[i] = mm->md3[i];
+        }
+        if (st == 0)
+            st = d->matmul_pd_create(&mm->pd, d->engine, md[0], md[1], NULL, md[2], NULL);
+    }
+    if (st != 0) {
+        mm->pd = NULL;
+        dnnl_matmul_destroy(mm);
+        return "oneDNN has no bf16 matmul for this CPU";
+    }
+    for (int i = 0; i < 3 && st == 0; i++)
+        st = d->memory_create(&mm->mem[i], md[i], d->engine, handles[i]);
+    if (st == 0)
+        st = d->primitive_create(&mm->prim, mm->pd);
+    if (st != 0) {
+        dnnl_matmul_destroy(mm);
+        return "oneDNN: creating the bf16 matmul failed";
+    }
+    /* The query's number changed in 3.x: ask only the version known here. */
+    mm->impl = NULL;
+    if (d->major == 2 && d->pd_query && d->pd_query(mm->pd, DNNL_QUERY_IMPL_INFO_STR_V2, 0, &mm->impl) != 0)
+        mm->impl = NULL;
+    return NULL;
+}
+
+/* ---- one case ------------------------------------------------------------- */
+
+typedef enum impl_kind {
+    IMPL_MXP,
+    IMPL_MXP_F32, /* mxp on A and B widened to f32 */
+    IMPL_OPENBLAS,
+    IMPL_DNNL_SGEMM,
+    IMPL_DNNL_BF16,
+    IMPL_MEMCPY, /* B's bytes, M == 1 */
+    IMPL_NUMPY,  /* f16, small cases; timed in a child process */
+    IMPL_MAX = 6
+} impl_kind;
+
+typedef struct impl {
+    impl_kind kind;
+    const char *label, *id;
+    char detail[128]; /* kernel, library, or why it is missing */
+    int available;
+    double *times;
+    double seconds; /* median */
+    double diff;    /* < 0: not compared */
+} impl;
+
+typedef struct gemm_case {
+    mxp_dtype type, c_type;
+    size_t m, n, k;
+    void *a, *b;         /* of `type` */
+    float *a32, *b32;    /* f16 / fp8: widened copies */
+    void *c_mxp, *c_out; /* of c_type: mxp's result, the others' */
+    void *copy;          /* memcpy's destination, B's size */
+    size_t b_bytes;
+    dnnl_matmul mm;
+    impl impls[IMPL_MAX];
+    int count;
+} gemm_case;
+
+/* One call: 0 on success; mxp's rows return the mxp_status. */
+static int run_impl(gemm_case *c, impl *im)
+{
+    const int m = (int)c->m, n = (int)c->n, k = (int)c->k;
+    switch (im->kind) {
+    case IMPL_MXP:
+        return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a, c->type, c->k, c->b, c->type,
+                        c->n, 0.0, c->c_mxp, c->c_type, c->n, NULL);
+    case IMPL_MXP_F32:
+        return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a32, MXP_F32, c->k, c->b32, MXP_F32,
+                        c->n, 0.0, c->c_out, MXP_F32, c->n, NULL);
+    case IMPL_OPENBLAS:
+        if (c->type == MXP_F64)
+            openblas.dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0, c->a, k, c->b, n, 0.0,
+                           c->c_out, n);
+        else
+            openblas.sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, c->a, k, c->b, n, 0.0f,
+                           c->c_out, n);
+        return 0;
+    case IMPL_DNNL_SGEMM: /* row-major, like every oneDNN GEMM */
+        return onednn.sgemm('N', 'N', m, n, k, 1.0f, c->a, k, c->b, n, 0.0f, c->c_out, n) != 0;
+    case IMPL_DNNL_BF16: {
+        dnnl_arg args[3] = { { DNNL_ARG_SRC, c->mm.mem[0] }, { DNNL_ARG_WEIGHTS, c->mm.mem[1] },
+                             { DNNL_ARG_DST, c->mm.mem[2] } };
+        if (onednn.primitive_execute(c->mm.prim, onednn.stream, 3, args) != 0)
+            return 1;
+        return onednn.stream_wait(onednn.stream) != 0;
+    }
+    case IMPL_MEMCPY:
+        memcpy(c->copy, c->b, c->b_bytes);
+        return 0;
+    case IMPL_NUMPY:
+        break;
+    }
+    return 1;
+}
+
+static impl *add_impl(gemm_case *c, impl_kind kind, const char *label, const char *id)
+{
+    impl *im = &c->impls[c->count++];
+    im->kind = kind;
+    im->label = label;
+    im->id = id;
+    im->available = 1;
+    im->diff = -1;
+    return im;
+}
+
+static void set_missing(impl *im, const char *why)
+{
+    im->available = 0;
+    snprintf(im->detail, sizeof im->detail, "%s", why);
+}
+
+/* Which implementations this case compares, and what each row says. */
+static void choose_impls(gemm_case *c, int threads)
+{
+    impl *im = add_impl(c, IMPL_MXP, "mxp", "mxp");
+    snprintf(im->detail, sizeof im->detail, "%s", mxp_gemm_kernel_name(c->type, c->type, NULL));
+    switch (c->type) {
+    case MXP_F32:
+    case MXP_F64:
+        load_openblas(threads);
+        im = c->type == MXP_F32 ? add_impl(c, IMPL_OPENBLAS, "OpenBLAS sgemm", "openblas_sgemm")
+                                : add_impl(c, IMPL_OPENBLAS, "OpenBLAS dgemm", "openblas_dgemm");
+        if (!openblas.lib || !(c->type == MXP_F32 ? openblas.sgemm != NULL : openblas.dgemm != NULL))
+            set_missing(im, openblas_missing);
+        else
+            snprintf(im->detail, sizeof im->detail, "%s", openblas.about);
+        if (c->type == MXP_F64)
+            break;
+        load_onednn(threads);
+        im = add_impl(c, IMPL_DNNL_SGEMM, "oneDNN sgemm", "onednn_sgemm");
+        if (!onednn.lib || !onednn.sgemm)
+            set_missing(im, onednn_missing);
+        else
+            snprintf(im->detail, sizeof im->detail, "%s", onednn.about);
+        break;
+    case MXP_BF16: {
+        load_onednn(threads);
+        im = add_impl(c, IMPL_DNNL_BF16, "oneDNN bf16 matmul", "onednn_bf16_matmul");
+        const char *why = dnnl_matmul_create(&c->mm, c->m, c->n, c->k, c->a, c->b, c->c_out);
+        if (why)
+            set_missing(im, why);
+        else
+            snprintf(im->detail, sizeof im->detail, "%s %s", onednn.about, c->mm.impl ? c->mm.impl : "");
+        break;
+    }
+    default:
+        im = add_impl(c, IMPL_MXP_F32, "mxp f32", "mxp_f32");
+        snprintf(im->detail, sizeof im->detail, "%s, A and B widened beforehand",
+                 mxp_gemm_kernel_name(MXP_F32, MXP_F32, NULL));
+        break;
+    }
+    if (c->m == 1) {
+        im = add_impl(c, IMPL_MEMCPY, "memcpy of B", "memcpy");
+        snprintf(im->detail, sizeof im->detail, "%zu bytes", c->b_bytes);
+    }
+}
+
+static double element(const void *p, mxp_dtype t, size_t i)
+{
+    return t == MXP_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+/* max |x - ref| / max |ref| (or the absolute difference if ref is all 0). */
+static double relative_diff(const void *x, const void *ref, mxp_dtype t, size_t count)
+{
+    double most = 0, scale = 0;
+    for (size_t i = 0; i < count; i++) {
+        double r = element(ref, t, i), d = fabs(element(x, t, i) - r);
+        if (d > most || d != d)
+            most = d != d ? INFINITY : d;
+        if (fabs(r) > scale)
+            scale = fabs(r);
+    }
+    return scale > 0 ? most / scale : most;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ---- NumPy float16 -------------------------------------------------------- */
+
+static const double numpy_max_flop = 1.1e8; /* ~0.3 s a call at NumPy's float16 speed */
+
+static const char *const numpy_script =
+    "import sys, time\n"
+    "import numpy as np\n"
+    "m, n, k, reps = map(int, sys.argv[1:5])\n"
+    "rng = np.random.default_rng(1)\n"
+    "a = rng.standard_normal((m, k)).astype(np.float16)\n"
+    "b = rng.standard_normal((k, n)).astype(np.float16)\n"
+    "np.matmul(a, b)\n"
+    "ts = []\n"
+    "for r in range(reps):\n"
+    "    t0 = time.perf_counter(); np.matmul(a, b); ts.append(time.perf_counter() - t0)\n"
+    "ts.sort()\n"
+    "print(ts[len(ts) // 2] if len(ts) % 2 else 0.5 * (ts[len(ts) // 2 - 1] + ts[len(ts) // 2]))\n";
+
+/* Median seconds of NumPy's float16 matmul, 0 if it could not run. */
+static double time_numpy_f16(size_t m, size_t n, size_t k, int reps)
+{
+    char path[] = "/tmp/mxp-bench-gemm-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 0;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        remove(path);
+        return 0;
+    }
+    fputs(numpy_script, f);
+    fclose(f);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %zu %zu %zu %d 2>/dev/null", path, m, n, k, reps);
+    double s = 0;
+    FILE *p = popen(cmd, "r");
+    if (p) {
+        if (fscanf(p, "%lf", &s) != 1)
+            s = 0;
+        pclose(p);
+    }
+    remove(path);
+    return s;
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void json_string(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", (unsigned char)*s);
+        else
+            putchar(*s);
+    }
+    putchar('"');
+}
+
+static void json_number(const char *key, double v, int present)
+{
+    if (present)
+        printf(",\"%s\":%.6g", key, v);
+    else
+        printf(",\"%s\":null", key);
+}
+
+static void print_row(const gemm_args *a, const gemm_case *c, const impl *im, const impl *mxp)
+{
+    const double flop = 2.0 * (double)c->m * (double)c->n * (double)c->k;
+    const int timed = im->available && im->seconds > 0;
+    const int is_copy = im->kind == IMPL_MEMCPY;
+    const double gflops = timed ? flop / im->seconds * 1e-9 : 0;
+    const double mxp_gflops = flop / mxp->seconds * 1e-9;
+    const int has_gbps = timed && c->m == 1 && im->kind != IMPL_NUMPY;
+    const double gbps = has_gbps ? (double)c->b_bytes / im->seconds * 1e-9 : 0;
+    const double mxp_gbps = (double)c->b_bytes / mxp->seconds * 1e-9;
+    const int has_ratio = timed && im != mxp;
+    const double ratio = !has_ratio ? 0 : is_copy ? mxp_gbps / gbps : mxp_gflops / gflops;
+    const char *dtype = mxp_dtype_get_traits(c->type)->short_name;
+    if (a->json) {
+        printf("{\"bench\":\"gemm\",\"dtype\":\"%s\",\"m\":%zu,\"n\":%zu,\"k\":%zu,\"threads\":%d,\"reps\":%d,"
+               "\"impl\":\"%s\",\"available\":%s",
+               dtype, c->m, c->n, c->k, a->threads, a->reps, im->id, im->available ? "true" : "false");
+        json_number("seconds", im->seconds, timed);
+        json_number("gflops", gflops, timed && !is_copy);
+        json_number("ratio", ratio, has_ratio);
+        json_number("b_gbps", gbps, has_gbps);
+        json_number("diff", im->diff, im->diff >= 0);
+        printf(",\"detail\":");
+        json_string(im->detail);
+        printf("}\n");
+    } else {
+        char g[32] = "-", ms[32] = "-", r[32] = "-", bw[32] = "-", d[32] = "-";
+        if (timed && !is_copy)
+            snprintf(g, sizeof g, "%.1f", gflops);
+        if (timed)
+            snprintf(ms, sizeof ms, "%.3f", im->seconds * 1e3);
+        if (has_ratio)
+            snprintf(r, sizeof r, "%.2f", ratio);
+        if (has_gbps)
+            snprintf(bw, sizeof bw, "%.1f", gbps);
+        if (im->diff >= 0)
+            snprintf(d, sizeof d, "%.1e", im->diff);
+        printf("%-5s %5zu %5zu %5zu  %-18s %8s %10s %8s %7s %8s  %s\n", dtype, c->m, c->n, c->k, im->label, g, ms,
+               r, bw, d, im->detail);
+    }
+}
+
+static void print_header(const gemm_args *a)
+{
+    FILE *f = a->json ? stderr : stdout; /* JSON lines stay pure on stdout */
+    if (!a->json)
+        fprintf(f, "# mxp bench gemm: C = A*B row-major, alpha 1, beta 0; C float32 (float64 for f64);\n"
+                   "# median of %d runs, implementations alternating; GFLOPS = 2*M*N*K / time;\n"
+                   "# mxp/this = mxp GFLOPS / this GFLOPS; diff = max|C - C_mxp| / max|C_mxp|\n",
+                a->reps);
+    fprintf(f, "# threads: %d (mxp %d", a->threads, mxp_get_num_threads());
+    if (openblas.lib)
+        fprintf(f, ", OpenBLAS %d", openblas.threads);
+    if (onednn.lib && onednn.threads)
+        fprintf(f, ", oneDNN OpenMP %d", onednn.threads);
+    fprintf(f, "); mxp ISA %s\n", mxp_isa_name(mxp_isa_current()));
+    if (openblas.tried)
+        fprintf(f, "# OpenBLAS: %s\n", openblas.lib ? openblas.path : "not found (Debian: libopenblas0-pthread)");
+    if (onednn.tried)
+        fprintf(f, "# oneDNN: %s\n", onednn.lib ? onednn.path : "not found (Debian: libdnnl2)");
+    if (!a->json)
+        printf("%-5s %5s %5s %5s  %-18s %8s %10s %8s %7s %8s  %s\n", "dtype", "M", "N", "K", "implementation",
+               "GFLOPS", "ms", "mxp/this", "B GB/s", "diff", "kernel / notes");
+    fflush(f);
+}
+
+/* ---- running a case ------------------------------------------------------- */
+
+static void free_case(gemm_case *c)
+{
+    if (c->mm.prim || c->mm.pd)
+        dnnl_matmul_destroy(&c->mm);
+    free(c->a);
+    free(c->b);
+    free(c->a32);
+    free(c->b32);
+    free(c->c_mxp);
+    free(c->c_out);
+    free(c->copy);
+    for (int i = 0; i < c->count; i++)
+        free(c->impls[i].times);
+}
+
+static mxp_status alloc_case(gemm_case *c)
+{
+    const size_t size = mxp_dtype_itemsize(c->type), csize = mxp_dtype_itemsize(c->c_type);
+    const int widen = c->type != MXP_F32 && c->type != MXP_F64 && c->type != MXP_BF16;
+    c->b_bytes = c->k * c->n * size;
+    c->a = cli_alloc(c->m * c->k * size);
+    c->b = cli_alloc(c->b_bytes);
+    c->c_mxp = cli_alloc(c->m * c->n * csize);
+    c->c_out = cli_alloc(c->m * c->n * csize);
+    if (widen) {
+        c->a32 = cli_alloc(c->m * c->k * sizeof(float));
+        c->b32 = cli_alloc(c->k * c->n * sizeof(float));
+    }
+    if (c->m == 1)
+        c->copy = cli_alloc(c->b_bytes);
+    if (!c->a || !c->b || !c->c_mxp || !c->c_out || (widen && (!c->a32 || !c->b32)) || (c->m == 1 && !c->copy))
+        return MXP_ERR_NO_MEMORY;
+    mxp_status st = cli_fill_random(c->a, c->type, c->m * c->k, 1);
+    if (st == MXP_OK)
+        st = cli_fill_random(c->b, c->type, c->k * c->n, 2);
+    if (st == MXP_OK && widen)
+        st = mxp_convert(c->a32, MXP_F32, c->a, c->type, c->m * c->k, NULL);
+    if (st == MXP_OK && widen)
+        st = mxp_convert(c->b32, MXP_F32, c->b, c->type, c->k * c->n, NULL);
+    memset(c->c_mxp, 0, c->m * c->n * csize);
+    memset(c->c_out, 0, c->m * c->n * csize);
+    if (c->copy)
+        memset(c->copy, 0, c->b_bytes);
+    return st;
+}
+
+static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
+{
+    gemm_case c;
+    memset(&c, 0, sizeof c);
+    c.type = type;
+    c.c_type = type == MXP_F64 ? MXP_F64 : MXP_F32;
+    c.m = shape->m;
+    c.n = shape->n;
+    c.k = shape->k;
+    char what[96];
+    snprintf(what, sizeof what, "%s %zux%zux%zu", mxp_dtype_name(type), c.m, c.n, c.k);
+    mxp_status st = alloc_case(&c);
+    if (st != MXP_OK) {
+        free_case(&c);
+        return cli_mxp_error(what, st);
+    }
+    choose_impls(&c, a->threads);
+    const double tolerance = type == MXP_F64 ? 1e-10 : 1e-3;
+    /* Warm-up: one untimed call each (first-call allocations, JIT), which
+     * also gives the results compared in the diff column. */
+    for (int i = 0; i < c.count; i++) {
+        impl *im = &c.impls[i];
+        im->times = malloc((size_t)a->reps * sizeof im->times[0]);
+        if (!im->times) {
+            free_case(&c);
+            return cli_mxp_error(what, MXP_ERR_NO_MEMORY);
+        }
+        if (!im->available)
+            continue;
+        int failed = run_impl(&c, im);
+        if (failed && (im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32)) {
+            free_case(&c);
+            return cli_mxp_error(what, (mxp_status)failed);
+        }
+        if (failed) {
+            set_missing(im, "the call failed");
+            continue;
+        }
+        if (im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY) {
+            im->diff = relative_diff(c.c_out, c.c_mxp, c.c_type, c.m * c.n);
+            if (!(im->diff <= tolerance))
+                fprintf(stderr, "mxp bench gemm: warning: %s: %s and mxp differ by %.2g (relative to max |C|)\n",
+                        what, im->label, im->diff);
+        }
+    }
+    /* Timed runs, alternating, the first implementation rotating. */
+    for (int r = 0; r < a->reps; r++) {
+        for (int j = 0; j < c.count; j++) {
+            impl *im = &c.impls[(r + j) % c.count];
+            if (!im->available)
+                continue;
+            double t0 = cli_now();
+            int failed = run_impl(&c, im);
+            im->times[r] = cli_now() - t0;
+            if (failed) {
+                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32;
+                if (!mxp_row)
+                    fprintf(stderr, "mxp bench gemm: %s: %s failed\n", what, im->label);
+                free_case(&c);
+                return mxp_row ? cli_mxp_error(what, (mxp_status)failed) : CLI_FAILED;
+            }
+        }
+    }
+    for (int i = 0; i < c.count; i++) {
+        if (c.impls[i].available)
+            c.impls[i].seconds = median(c.impls[i].times, a->reps);
+    }
+    for (int i = 0; i < c.count; i++)
+        print_row(a, &c, &c.impls[i], &c.impls[0]);
+    if (type == MXP_F16) {
+        impl np = { .kind = IMPL_NUMPY, .label = "NumPy f16 matmul", .id = "numpy_f16", .diff = -1 };
+        const double flop = 2.0 * (double)c.m * (double)c.n * (double)c.k;
+        if (flop > numpy_max_flop) {
+            snprintf(np.detail, sizeof np.detail, "skipped: 2*M*N*K above %.2g", numpy_max_flop);
+        } else {
+            np.seconds = time_numpy_f16(c.m, c.n, c.k, a->reps < 5 ? a->reps : 5);
+            np.available = np.seconds > 0;
+            snprintf(np.detail, sizeof np.detail, "%s",
+                     np.available ? "python3 child process, output float16" : "/usr/bin/python3 with numpy not found");
+        }
+        print_row(a, &c, &np, &c.impls[0]);
+    }
+    fflush(stdout);
+    free_case(&c);
+    return CLI_OK;
+}
+
+int cli_bench_gemm(int argc, char **argv)
+{
+    gemm_args a = { .m = 1024, .n = 1024, .k = 1024, .threads = 1, .reps = 7 };
+    a.dtypes[0] = MXP_F32;
+    a.dtype_count = 1;
+    int rc = CLI_OK;
+    for (int i = 1; i < argc && rc == CLI_OK; i++) {
+        if (cli_is_help(argv[i])) {
+            print_help();
+            return CLI_OK;
+        }
+        rc = parse_option(&a, argc, argv, &i);
+    }
+    if (rc != CLI_OK)
+        return rc;
+    if (a.standard && a.shape_given)
+        return cli_usage_error(cmd_name, "--set standard fixes the shapes: drop --m, --n and --k");
+    if (a.standard) {
+        a.shape_count = (int)(sizeof standard_shapes / sizeof standard_shapes[0]);
+        memcpy(a.shapes, standard_shapes, sizeof standard_shapes);
+        if (!a.dtype_given) {
+            a.dtype_count = (int)(sizeof standard_dtypes / sizeof standard_dtypes[0]);
+            memcpy(a.dtypes, standard_dtypes, sizeof standard_dtypes);
+        }
+    } else {
+        if ((double)a.m * (double)a.k > 0x1p31 || (double)a.k * (double)a.n > 0x1p31 ||
+            (double)a.m * (double)a.n > 0x1p31)
+            return cli_usage_error(cmd_name, "M*K, K*N and M*N must each stay below 2^31 elements");
+        a.shapes[0] = (gemm_shape){ a.m, a.n, a.k };
+        a.shape_count = 1;
+    }
+    mxp_status st = mxp_set_num_threads(a.threads);
+    if (st != MXP_OK)
+        return cli_mxp_error("mxp_set_num_threads", st);
+    /* Load the peers the dtypes need now, so the header can name them. */
+    for (int d = 0; d < a.dtype_count; d++) {
+        if (a.dtypes[d] == MXP_F32 || a.dtypes[d] == MXP_F64)
+            load_openblas(a.threads);
+        if (a.dtypes[d] == MXP_F32 || a.dtypes[d] == MXP_BF16)
+            load_onednn(a.threads);
+    }
+    print_header(&a);
+    for (int d = 0; d < a.dtype_count && rc == CLI_OK; d++)
+        for (int s = 0; s < a.shape_count && rc == CLI_OK; s++)
+            rc = run_case(&a, a.dtypes[d], &a.shapes[s]);
+    if (rc == CLI_OK && !a.json && ((openblas.tried && !openblas.lib) || (onednn.tried && !onednn.lib)))
+        printf("(missing peers: `scripts/install-deps.sh bench` installs libopenblas-dev and libdnnl-dev)\n");
+    return rc;
+}
