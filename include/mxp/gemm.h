@@ -15,12 +15,46 @@ typedef enum mxp_trans {
     MXP_TRANS = 1
 } mxp_trans;
 
+typedef enum mxp_activation {
+    MXP_ACT_NONE = 0,
+    MXP_ACT_RELU,
+    MXP_ACT_GELU,      /* erf form */
+    MXP_ACT_GELU_TANH,
+    MXP_ACT_SILU
+} mxp_activation;
+
+typedef enum mxp_bias_kind {
+    MXP_BIAS_NONE = 0,
+    MXP_BIAS_PER_ROW,  /* bias[i] added to row i (m values) */
+    MXP_BIAS_PER_COL   /* bias[j] added to column j (n values) */
+} mxp_bias_kind;
+
 /* Zero-initialized (or NULL) means: the default accumulator for the input
- * types (float64 for float64, float32 for float32/f16/bf16/fp8), the result
- * rounded to C's dtype to nearest even. */
+ * types (float64 for float64, float32 for float32/f16/bf16/fp8, int32 for
+ * int8), no epilogue, the result rounded to C's dtype to nearest even.
+ *
+ * The epilogue runs on each tile in the accumulator's precision, in this
+ * order:  t = alpha * A B (+ beta * C)  [int8: t = scale * (acc - ...)]
+ *         t += bias;  t = activation(t);  t = clamp(t, lo, hi);
+ *         C = round(t) into C's dtype with `convert` (int8 C: + c_zero_point,
+ *         saturated). */
 typedef struct mxp_gemm_opts {
-    mxp_dtype acc_dtype;      /* 0: default; MXP_F32 or MXP_F64 */
-    mxp_convert_opts convert; /* how the accumulated result is rounded into C */
+    mxp_dtype acc_dtype;      /* 0: default; MXP_F32 or MXP_F64 (MXP_S32 for int8) */
+    mxp_convert_opts convert; /* how the result is rounded into C */
+    /* epilogue */
+    const void *bias;         /* NULL: none */
+    mxp_dtype bias_dtype;     /* any float dtype */
+    mxp_bias_kind bias_kind;
+    mxp_activation activation;
+    bool clamp;
+    double clamp_lo, clamp_hi;
+    /* int8 x int8 (A uint8 or int8, B int8): zero points subtracted from
+     * the inputs; for int8/uint8 C (requantize) or float C (dequantize) the
+     * int32 sums are multiplied by scales (1 per tensor, or n per output
+     * column) and C's zero point added.  NULL scales mean 1.0. */
+    int32_t a_zero_point, b_zero_point, c_zero_point;
+    const float *scales;
+    size_t n_scales;          /* 1 or n */
 } mxp_gemm_opts;
 
 /* Row-major GEMM.  lda/ldb/ldc are in elements and at least the row length

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "gemm/gemm-internal.h"
 #include "mxp/alloc.h"
+#include "ops/ops-internal.h"
 
 static bool is_float(mxp_dtype t)
 {
@@ -64,6 +65,33 @@ static mxp_dtype acc_for(mxp_dtype at, mxp_dtype bt, const mxp_gemm_opts *opts)
     return at == MXP_F64 || bt == MXP_F64 ? MXP_F64 : MXP_F32;
 }
 
+static bool has_epilogue(const mxp_gemm_opts *o)
+{
+    return o && (o->bias || o->bias_kind || o->activation || o->clamp);
+}
+
+static mxp_status check_epilogue(const mxp_gemm_opts *o)
+{
+    if (!has_epilogue(o))
+        return MXP_OK;
+    if ((unsigned)o->bias_kind > MXP_BIAS_PER_COL)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: bias_kind %d is not one of mxp_bias_kind's",
+                         (int)o->bias_kind);
+    if (!o->bias != !o->bias_kind)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: bias %s but bias_kind is %s",
+                         o->bias ? "is given" : "is NULL", o->bias_kind ? "set" : "MXP_BIAS_NONE");
+    if (o->bias && !is_float(o->bias_dtype))
+        return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: bias dtype %s: use a floating type",
+                         mxp_dtype_name(o->bias_dtype));
+    if ((unsigned)o->activation > MXP_ACT_SILU)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: activation %d is not one of mxp_activation's",
+                         (int)o->activation);
+    if (o->clamp && !(o->clamp_lo <= o->clamp_hi))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: clamp needs clamp_lo <= clamp_hi (got %g, %g)",
+                         o->clamp_lo, o->clamp_hi);
+    return MXP_OK;
+}
+
 static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, const void *a, mxp_dtype at,
                             size_t lda, const void *b, mxp_dtype bt, size_t ldb, void *c, mxp_dtype ct, size_t ldc,
                             const mxp_gemm_opts *opts)
@@ -82,6 +110,8 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
                            mxp_dtype_name(opts->acc_dtype));
         else
             st = mxp_convert(NULL, MXP_F32, NULL, MXP_F32, 0, &opts->convert);
+        if (st == MXP_OK)
+            st = check_epilogue(opts);
     }
     if (st != MXP_OK)
         return st;
@@ -111,6 +141,52 @@ static void scale_c(size_t m, size_t n, double beta, void *c, mxp_dtype ct, size
                     row[q] *= beta;
             }
             mxp_convert(r + j * size, ct, row, MXP_F64, len, co);
+        }
+    }
+}
+
+/* The epilogue on one row of float64 values: bias, activation, clamp. */
+static void epilogue_row(const mxp_gemm_opts *o, double *t, size_t i, size_t j0, size_t len, double *tmp)
+{
+    if (o->bias) {
+        const size_t bs = mxp_dtype_itemsize(o->bias_dtype);
+        if (o->bias_kind == MXP_BIAS_PER_COL) {
+            mxp_convert(tmp, MXP_F64, (const unsigned char *)o->bias + j0 * bs, o->bias_dtype, len, NULL);
+            for (size_t q = 0; q < len; q++)
+                t[q] += tmp[q];
+        } else {
+            double b;
+            mxp_convert(&b, MXP_F64, (const unsigned char *)o->bias + i * bs, o->bias_dtype, 1, NULL);
+            for (size_t q = 0; q < len; q++)
+                t[q] += b;
+        }
+    }
+    if (o->activation) {
+        static const mxp_unary_op act_op[] = { MXP_OP_RELU, MXP_OP_RELU, MXP_OP_GELU, MXP_OP_GELU_TANH, MXP_OP_SILU };
+        mxp_unary_kernel(MXP_F64)((int)act_op[o->activation], t, t, NULL, len);
+    }
+    if (o->clamp)
+        for (size_t q = 0; q < len; q++)
+            t[q] = t[q] < o->clamp_lo ? o->clamp_lo : t[q] > o->clamp_hi ? o->clamp_hi : t[q]; /* NaN stays */
+}
+
+/* The workspace into C with the epilogue, rounded once: rows in chunks of
+ * float64 (exact for float32/float64 accumulators). */
+static void finish_rows(void *c, mxp_dtype ct, size_t ldc, const void *w, mxp_dtype acc, size_t m, size_t n,
+                        const mxp_gemm_opts *o)
+{
+    enum { CHUNK = 512 };
+    double t[CHUNK], tmp[CHUNK];
+    const size_t cs = mxp_dtype_itemsize(ct), as = mxp_dtype_itemsize(acc);
+    mxp_convert_opts co = o->convert;
+    const uint64_t offset0 = co.index_offset;
+    for (size_t i = 0; i < m; i++) {
+        for (size_t j = 0; j < n; j += CHUNK) {
+            size_t len = n - j < CHUNK ? n - j : CHUNK;
+            mxp_convert(t, MXP_F64, (const unsigned char *)w + (i * n + j) * as, acc, len, NULL);
+            epilogue_row(o, t, i, j, len, tmp);
+            co.index_offset = offset0 + i * n + j;
+            mxp_convert((unsigned char *)c + (i * ldc + j) * cs, ct, t, MXP_F64, len, &co);
         }
     }
 }
@@ -146,7 +222,8 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
                                     has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb)))
         cfg = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current()); /* keep tiny values exact */
     const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
-    if (c_type == acc) /* accumulate in C itself */
+    const bool epilogue = has_epilogue(opts);
+    if (c_type == acc && !epilogue) /* accumulate in C itself */
         return mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);
     /* Otherwise a workspace of the accumulator's type, rounded into C once. */
     const size_t as = mxp_dtype_itemsize(acc);
@@ -158,7 +235,9 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
     if (beta != 0)
         copy_rows(w, acc, n, c, c_type, ldc, m, n, NULL);
     st = mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, w, n);
-    if (st == MXP_OK)
+    if (st == MXP_OK && epilogue)
+        finish_rows(c, c_type, ldc, w, acc, m, n, opts);
+    else if (st == MXP_OK)
         copy_rows(c, c_type, ldc, w, acc, n, m, n, co);
     mxp_free(w);
     return st;

@@ -1,0 +1,135 @@
+/* The GEMM epilogue: bias (per row, per column, any float dtype),
+ * activation, clamp, then one rounding into C; and its bad input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+
+enum { M = 13, N = 37, K = 29 };
+
+static float a[M * K], b[K * N];
+static double plain[M * N]; /* A B in float64, exact for these inputs */
+
+static void setup_inputs(void)
+{
+    for (int i = 0; i < M * K; i++)
+        a[i] = (float)((i * 37) % 17 - 8) / 8.0f;
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)((i * 11) % 13 - 6) / 4.0f;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double s = 0;
+            for (int p = 0; p < K; p++)
+                s += (double)a[i * K + p] * b[p * N + j];
+            plain[i * N + j] = s;
+        }
+}
+
+static void test_bias_relu_clamp_match_a_float64_reference(void **state)
+{
+    (void)state;
+    setup_inputs();
+    uint16_t bias[N]; /* bfloat16 bias per column */
+    for (int j = 0; j < N; j++)
+        bias[j] = mxp_f32_to_bf16((float)(j % 7) - 3.0f);
+    float c[M * N];
+    mxp_gemm_opts o = { .bias = bias, .bias_dtype = MXP_BF16, .bias_kind = MXP_BIAS_PER_COL,
+                        .activation = MXP_ACT_RELU, .clamp = true, .clamp_lo = 0.5, .clamp_hi = 6.0 };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, c, MXP_F32,
+                              N, &o),
+                     MXP_OK);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double t = plain[i * N + j] + mxp_bf16_to_f32(bias[j]);
+            t = t > 0 ? t : 0;
+            t = t < 0.5 ? 0.5 : t > 6.0 ? 6.0 : t;
+            if (c[i * N + j] != (float)t)
+                fail_msg("C[%d][%d] = %g, want %g", i, j, c[i * N + j], t);
+        }
+    /* Per-row bias in float64, bf16 output, rounded up. */
+    double rbias[M];
+    for (int i = 0; i < M; i++)
+        rbias[i] = 0.1 * i;
+    uint16_t cb[M * N];
+    mxp_gemm_opts o2 = { .bias = rbias, .bias_dtype = MXP_F64, .bias_kind = MXP_BIAS_PER_ROW,
+                         .convert = { .rounding = MXP_ROUND_UP } };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 2.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, cb, MXP_BF16,
+                              N, &o2),
+                     MXP_OK);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            /* the float32 accumulator holds 2*AB exactly; + bias in float64; one rounding up */
+            double t = (double)(float)(2.0 * plain[i * N + j]) + rbias[i];
+            uint16_t want;
+            mxp_convert_opts up = { .rounding = MXP_ROUND_UP };
+            mxp_convert(&want, MXP_BF16, &t, MXP_F64, 1, &up);
+            assert_int_equal(cb[i * N + j], want);
+        }
+}
+
+static void test_gelu_epilogue_equals_gemm_then_gelu(void **state)
+{
+    (void)state;
+    setup_inputs();
+    float c1[M * N], c2[M * N];
+    const mxp_activation acts[3] = { MXP_ACT_GELU, MXP_ACT_GELU_TANH, MXP_ACT_SILU };
+    const mxp_unary_op ops[3] = { MXP_OP_GELU, MXP_OP_GELU_TANH, MXP_OP_SILU };
+    for (int t = 0; t < 3; t++) {
+        mxp_gemm_opts o = { .activation = acts[t] };
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, K, 0.0, c1,
+                                  MXP_F32, N, &o),
+                         MXP_OK);
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, K, 0.0, c2,
+                                  MXP_F32, N, NULL),
+                         MXP_OK);
+        mxp_array *x = NULL, *y = NULL;
+        const int64_t shape[2] = { M, N };
+        assert_int_equal(mxp_array_wrap(&x, c2, MXP_F32, 2, shape, NULL, true, NULL, NULL), MXP_OK);
+        assert_int_equal(mxp_unary(&y, ops[t], x, NULL), MXP_OK);
+        assert_memory_equal(c1, mxp_array_data(y), sizeof c1);
+        mxp_array_free(y);
+        mxp_array_free(x);
+    }
+}
+
+static void test_bad_epilogue_is_refused_and_c_untouched(void **state)
+{
+    (void)state;
+    setup_inputs();
+    float c[M * N], keep[M * N];
+    for (int i = 0; i < M * N; i++)
+        c[i] = keep[i] = -7.0f;
+    int32_t ibias[N] = { 0 };
+    struct { mxp_gemm_opts o; mxp_status want; const char *word; } cases[] = {
+        { { .bias = ibias, .bias_dtype = MXP_F32 }, MXP_ERR_INVALID_ARGUMENT, "bias_kind" },
+        { { .bias_kind = MXP_BIAS_PER_COL }, MXP_ERR_INVALID_ARGUMENT, "bias" },
+        { { .bias = ibias, .bias_dtype = MXP_S32, .bias_kind = MXP_BIAS_PER_COL }, MXP_ERR_UNSUPPORTED, "bias" },
+        { { .bias = ibias, .bias_dtype = MXP_F32, .bias_kind = (mxp_bias_kind)9 }, MXP_ERR_INVALID_ARGUMENT, "bias_kind" },
+        { { .activation = (mxp_activation)42 }, MXP_ERR_INVALID_ARGUMENT, "activation" },
+        { { .clamp = true, .clamp_lo = 2, .clamp_hi = 1 }, MXP_ERR_INVALID_ARGUMENT, "clamp" },
+        { { .clamp = true, .clamp_lo = NAN, .clamp_hi = 1 }, MXP_ERR_INVALID_ARGUMENT, "clamp" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mxp_status st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, c,
+                                 MXP_F32, N, &cases[i].o);
+        assert_int_equal(st, cases[i].want);
+        assert_non_null(strstr(mxp_last_error(), cases[i].word));
+        assert_memory_equal(c, keep, sizeof c);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bias_relu_clamp_match_a_float64_reference),
+        cmocka_unit_test(test_gelu_epilogue_equals_gemm_then_gelu),
+        cmocka_unit_test(test_bad_epilogue_is_refused_and_c_untouched),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
