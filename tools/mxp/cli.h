@@ -26,6 +26,8 @@ int cli_bench_gemm(int argc, char **argv);
 int cli_cast_value(int argc, char **argv);
 int cli_stat(int argc, char **argv);
 int cli_cast(int argc, char **argv);
+int cli_check(int argc, char **argv);
+int cli_check_gemm(int argc, char **argv);
 
 /* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
 int tour_sums(void);

@@ -14,6 +14,7 @@ static const cli_command commands[] = {
     { "info", cli_info, "version, CPU, ISA level, every dtype's traits, conversion kernels in use" },
     { "tour", cli_tour, "a guided report: the machine, dtypes, rounding error, speed (make demo)" },
     { "bench", cli_bench, "benchmarks: mxp bench convert|ops|gemm [options]" },
+    { "check", cli_check, "consistency checks: mxp check gemm (every implementation vs float64)" },
     { "cast-value", cli_cast_value, "convert one number to a dtype; show its bits and flags" },
     { "stat", cli_stat, "what a .npy file holds: shape, dtype, order, min/max/mean/std, NaN/inf counts" },
     { "cast", cli_cast, "convert a .npy file to another dtype: mxp cast IN.npy OUT.npy --to bf16" },

@@ -1,0 +1,145 @@
+/* mxp check gemm — runs every GEMM implementation this machine has (each
+ * ISA level, the scalar reference included) over a set of shapes and
+ * transposes for each input dtype, against a float64 reference, and prints
+ * the largest error of each as a table.  Exit 1 if one exceeds its
+ * documented tolerance. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct shape { size_t m, n, k; } shape;
+
+static const shape quick[] = { { 1, 1, 1 }, { 7, 31, 65 }, { 33, 17, 129 }, { 64, 65, 300 } };
+static const shape full[] = { { 1, 1, 1 }, { 3, 7, 2 }, { 7, 31, 65 }, { 33, 17, 129 }, { 64, 65, 300 },
+                              { 97, 131, 511 }, { 200, 150, 1030 } };
+
+static uint64_t next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Random values in [-1, 1] rounded to dt; also returned as float64. */
+static void *fill(mxp_dtype dt, size_t count, uint64_t seed, double **as_f64)
+{
+    double *d = malloc(count * sizeof *d + 8);
+    void *x = malloc(count * mxp_dtype_itemsize(dt) + 8);
+    for (size_t i = 0; i < count; i++)
+        d[i] = (double)(next(&seed) >> 11) * 0x1p-52 - 1.0;
+    mxp_convert(x, dt, d, MXP_F64, count, NULL);
+    mxp_convert(d, MXP_F64, x, dt, count, NULL);
+    *as_f64 = d;
+    return x;
+}
+
+/* Max over C of |got - ref| / sum_k |a b| (the scale BLAS tests use). */
+static double case_error(mxp_dtype dt, const shape *s, int ta, int tb, mxp_status *st)
+{
+    double *a64, *b64;
+    void *a = fill(dt, s->m * s->k, 1 + s->m, &a64), *b = fill(dt, s->k * s->n, 2 + s->n, &b64);
+    mxp_dtype ct = dt == MXP_F64 ? MXP_F64 : MXP_F32;
+    double *c = malloc(s->m * s->n * sizeof *c + 8);
+    void *cc = malloc(s->m * s->n * 8 + 8);
+    size_t lda = ta ? s->m : s->k, ldb = tb ? s->k : s->n;
+    *st = mxp_gemm(ta, tb, s->m, s->n, s->k, 1.0, a, dt, lda, b, dt, ldb, 0.0, cc, ct, s->n, NULL);
+    double worst = 0;
+    if (*st == MXP_OK) {
+        mxp_convert(c, MXP_F64, cc, ct, s->m * s->n, NULL);
+        for (size_t i = 0; i < s->m; i++)
+            for (size_t j = 0; j < s->n; j++) {
+                double ref = 0, scale = 0;
+                for (size_t p = 0; p < s->k; p++) {
+                    double x = ta ? a64[p * s->m + i] : a64[i * s->k + p];
+                    double y = tb ? b64[j * s->k + p] : b64[p * s->n + j];
+                    ref += x * y;
+                    scale += fabs(x * y);
+                }
+                double e = fabs(c[i * s->n + j] - ref) / (scale > 0 ? scale : 1);
+                worst = e > worst ? e : worst;
+            }
+    }
+    free(a);
+    free(b);
+    free(a64);
+    free(b64);
+    free(c);
+    free(cc);
+    return worst;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mxp check gemm [--full]\n\n"
+               "Runs mxp_gemm at every ISA level this machine has (scalar reference included)\n"
+               "for float64, float32, float16, bfloat16, float8_e4m3fn and float8_e5m2 inputs\n"
+               "(C float64 for float64, else float32), all four transposes, over a set of\n"
+               "shapes (--full: larger ones), against a float64 reference.  Prints the largest\n"
+               "error relative to sum_k |a b| per implementation, and the tolerance:\n"
+               "K * 4 * eps of the accumulator (inputs convert exactly, so only the\n"
+               "accumulation rounds).  Exit status 1 if any exceeds it.\n");
+}
+
+int cli_check_gemm(int argc, char **argv)
+{
+    int use_full = 0;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (strcmp(argv[i], "--full"))
+            return cli_usage_error("check gemm", "unknown option '%s'", argv[i]);
+        use_full = 1;
+    }
+    const shape *shapes = use_full ? full : quick;
+    const size_t nshapes = use_full ? sizeof full / sizeof full[0] : sizeof quick / sizeof quick[0];
+    const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2 };
+    const mxp_isa saved = mxp_isa_current();
+    size_t kmax = 0;
+    for (size_t s = 0; s < nshapes; s++)
+        kmax = shapes[s].k > kmax ? shapes[s].k : kmax;
+    printf("%-14s %-11s %-28s %12s %12s  %s\n", "inputs", "level", "kernel", "max error", "tolerance", "");
+    int bad = 0;
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const double eps = types[t] == MXP_F64 ? 0x1p-52 : 0x1p-23;
+        const double tol = (double)kmax * 4 * eps;
+        for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+            mxp_set_isa((mxp_isa)isa);
+            double worst = 0;
+            for (size_t s = 0; s < nshapes; s++)
+                for (int tr = 0; tr < 4; tr++) {
+                    mxp_status st;
+                    double e = case_error(types[t], &shapes[s], tr >> 1, tr & 1, &st);
+                    if (st != MXP_OK) {
+                        mxp_set_isa(saved);
+                        return cli_mxp_error("check gemm", st);
+                    }
+                    worst = e > worst ? e : worst;
+                }
+            int ok = worst <= tol;
+            bad += !ok;
+            printf("%-14s %-11s %-28s %12.3e %12.3e  %s\n", mxp_dtype_name(types[t]), mxp_isa_name((mxp_isa)isa),
+                   mxp_gemm_kernel_name(types[t], types[t], NULL), worst, tol, ok ? "ok" : "EXCEEDS");
+        }
+    }
+    mxp_set_isa(saved);
+    printf("%s\n", bad ? "some implementations exceed their tolerance" : "every implementation is within tolerance");
+    return bad ? CLI_FAILED : CLI_OK;
+}
+
+int cli_check(int argc, char **argv)
+{
+    if (argc < 2 || cli_is_help(argv[1])) {
+        fprintf(argc < 2 ? stderr : stdout, "usage: mxp check gemm [--full]\n\n"
+                                            "  gemm   every GEMM implementation against a float64 reference\n");
+        return argc < 2 ? CLI_USAGE : CLI_OK;
+    }
+    if (!strcmp(argv[1], "gemm"))
+        return cli_check_gemm(argc - 1, argv + 1);
+    return cli_usage_error("check", "unknown check '%s'", argv[1]);
+}
