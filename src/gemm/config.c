@@ -20,13 +20,13 @@ static const mxp_gemm_config configs[] = {
       mxp_f64_gemm_ukernel_4x4__scalar },
 };
 
-/* Can the packed dtype hold every value of t exactly?  (bfloat16 holds the
- * float8 types; the accumulator's own type holds every input.) */
+/* Does this packed dtype serve inputs of type t?  The accumulator's own
+ * type holds every input exactly.  bfloat16 panels take bfloat16 inputs
+ * only: float8 would fit exactly too, but its conversion to bfloat16 has no
+ * SIMD kernel yet, so the float32 path is faster for it. */
 static bool packs(mxp_dtype packed, mxp_dtype acc, mxp_dtype t)
 {
-    if (packed == acc)
-        return true;
-    return packed == MXP_BF16 && (t == MXP_BF16 || t == MXP_E4M3 || t == MXP_E5M2);
+    return packed == acc || (packed == MXP_BF16 && t == MXP_BF16);
 }
 
 const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_dtype b_type, mxp_isa isa)

@@ -32,6 +32,7 @@ int cli_check_gemm(int argc, char **argv);
 /* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
 int tour_sums(void);
 int tour_arrays(void); /* part 7, tour_arrays.c */
+int tour_gemm(void);   /* part 8, tour_gemm.c */
 void tour_heading(int number, const char *title);
 
 /* ---- errors and options (cli.c) ------------------------------------- */

@@ -207,7 +207,7 @@ int cli_tour(int argc, char **argv)
             return cli_usage_error("tour", "unknown option '%s'", argv[i]);
         bench = 0;
     }
-    printf("mxp tour: mixed precision in seven short parts.\n");
+    printf("mxp tour: mixed precision in eight short parts.\n");
     section_machine();
     section_formats();
     int rc = section_round_trips();
@@ -217,5 +217,7 @@ int cli_tour(int argc, char **argv)
         rc = section_speed();
     if (rc == CLI_OK)
         rc = tour_arrays();
+    if (rc == CLI_OK && bench)
+        rc = tour_gemm();
     return rc;
 }
