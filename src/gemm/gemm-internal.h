@@ -52,4 +52,14 @@ void mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size
 mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
                           const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw);
 
+/* t[0..len) holds row i, columns j0.., of alpha*AB + beta*C in float64;
+ * adds the bias, applies the activation and the clamp of o.  tmp has room
+ * for len values. */
+void mxp_gemm_epilogue_row(const mxp_gemm_opts *o, double *t, size_t i, size_t j0, size_t len, double *tmp);
+
+/* M = 1 without packing when a GEMV kernel serves the types: returns true
+ * and sets *st when it handled the call. */
+bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
+                   double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st);
+
 #endif

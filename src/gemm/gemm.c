@@ -6,7 +6,6 @@
 #include "core/error.h"
 #include "gemm/gemm-internal.h"
 #include "mxp/alloc.h"
-#include "ops/ops-internal.h"
 
 static bool is_float(mxp_dtype t)
 {
@@ -145,31 +144,6 @@ static void scale_c(size_t m, size_t n, double beta, void *c, mxp_dtype ct, size
     }
 }
 
-/* The epilogue on one row of float64 values: bias, activation, clamp. */
-static void epilogue_row(const mxp_gemm_opts *o, double *t, size_t i, size_t j0, size_t len, double *tmp)
-{
-    if (o->bias) {
-        const size_t bs = mxp_dtype_itemsize(o->bias_dtype);
-        if (o->bias_kind == MXP_BIAS_PER_COL) {
-            mxp_convert(tmp, MXP_F64, (const unsigned char *)o->bias + j0 * bs, o->bias_dtype, len, NULL);
-            for (size_t q = 0; q < len; q++)
-                t[q] += tmp[q];
-        } else {
-            double b;
-            mxp_convert(&b, MXP_F64, (const unsigned char *)o->bias + i * bs, o->bias_dtype, 1, NULL);
-            for (size_t q = 0; q < len; q++)
-                t[q] += b;
-        }
-    }
-    if (o->activation) {
-        static const mxp_unary_op act_op[] = { MXP_OP_RELU, MXP_OP_RELU, MXP_OP_GELU, MXP_OP_GELU_TANH, MXP_OP_SILU };
-        mxp_unary_kernel(MXP_F64)((int)act_op[o->activation], t, t, NULL, len);
-    }
-    if (o->clamp)
-        for (size_t q = 0; q < len; q++)
-            t[q] = t[q] < o->clamp_lo ? o->clamp_lo : t[q] > o->clamp_hi ? o->clamp_hi : t[q]; /* NaN stays */
-}
-
 /* The workspace into C with the epilogue, rounded once: rows in chunks of
  * float64 (exact for float32/float64 accumulators). */
 static void finish_rows(void *c, mxp_dtype ct, size_t ldc, const void *w, mxp_dtype acc, size_t m, size_t n,
@@ -184,7 +158,7 @@ static void finish_rows(void *c, mxp_dtype ct, size_t ldc, const void *w, mxp_dt
         for (size_t j = 0; j < n; j += CHUNK) {
             size_t len = n - j < CHUNK ? n - j : CHUNK;
             mxp_convert(t, MXP_F64, (const unsigned char *)w + (i * n + j) * as, acc, len, NULL);
-            epilogue_row(o, t, i, j, len, tmp);
+            mxp_gemm_epilogue_row(o, t, i, j, len, tmp);
             co.index_offset = offset0 + i * n + j;
             mxp_convert((unsigned char *)c + (i * ldc + j) * cs, ct, t, MXP_F64, len, &co);
         }
@@ -222,6 +196,8 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
                                     has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb)))
         cfg = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current()); /* keep tiny values exact */
     const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
+    if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, &st))
+        return st;
     const bool epilogue = has_epilogue(opts);
     if (c_type == acc && !epilogue) /* accumulate in C itself */
         return mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);
