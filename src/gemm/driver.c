@@ -17,7 +17,8 @@ typedef struct step {
     const mxp_gemm_operand *a;
     size_t m, jc, nc, pc, kc;
     double alpha, beta;
-    const unsigned char *pb;
+    const mxp_gemm_operand *b;
+    unsigned char *pb;
     unsigned char *pa[MAX_THREADS];
     unsigned char *w;
     size_t ldw;
@@ -46,6 +47,19 @@ static void run_blocks(void *ctx, int t, int nthreads)
     }
 }
 
+/* Thread t's share of packing B for one (jc, pc) step: NR panels t, t + T, ... */
+static void pack_b_share(void *ctx, int t, int nthreads)
+{
+    const step *s = ctx;
+    const mxp_gemm_config *cfg = s->cfg;
+    const size_t ps = mxp_dtype_itemsize(cfg->packed);
+    const size_t kcp = (s->kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
+    for (size_t jr = (size_t)t * cfg->nr; jr < s->nc; jr += (size_t)nthreads * cfg->nr) {
+        size_t nr = s->nc - jr < cfg->nr ? s->nc - jr : cfg->nr;
+        mxp_gemm_pack_b(cfg, s->b, s->pc, s->kc, s->jc + jr, nr, s->pb + jr * kcp * ps);
+    }
+}
+
 /* Threads pay off from a few million multiply-adds, one per MC block. */
 static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k)
 {
@@ -66,7 +80,7 @@ mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t
     const size_t mc_max = (m < cfg->mc ? (m + cfg->mr - 1) / cfg->mr * cfg->mr : cfg->mc);
     const size_t nc_max = (n < cfg->nc ? (n + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
     const int nthreads = threads_for(cfg, m, n, k);
-    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, NULL, { NULL }, w, ldw };
+    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw };
     unsigned char *pb = mxp_malloc(nc_max * kc_max * as);
     mxp_status st = pb ? MXP_OK : MXP_ERR_NO_MEMORY;
     for (int t = 0; t < nthreads && st == MXP_OK; t++) {
@@ -82,11 +96,13 @@ mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t
             s.pc = pc;
             s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
             s.beta = pc == 0 ? beta : 1.0;
-            mxp_gemm_pack_b(cfg, b, pc, s.kc, jc, s.nc, pb);
-            if (nthreads > 1)
+            if (nthreads > 1) { /* both phases split by thread; tiles never shared */
+                mxp_parallel(nthreads, pack_b_share, &s);
                 mxp_parallel(nthreads, run_blocks, &s);
-            else
+            } else {
+                mxp_gemm_pack_b(cfg, b, pc, s.kc, jc, s.nc, pb);
                 run_blocks(&s, 0, 1);
+            }
         }
     }
     for (int t = 0; t < nthreads; t++)
