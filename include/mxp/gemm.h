@@ -34,7 +34,8 @@ typedef enum mxp_bias_kind {
  * int8), no epilogue, the result rounded to C's dtype to nearest even.
  *
  * The epilogue runs on each tile in the accumulator's precision, in this
- * order:  t = alpha * A B (+ beta * C)  [int8: t = scale * (acc - ...)]
+ * order:  t = alpha * A B (+ beta * C)  [integer: t = alpha * scale_j * acc
+ *         (+ beta * C for a float C), in float64]
  *         t += bias;  t = activation(t);  t = clamp(t, lo, hi);
  *         C = round(t) into C's dtype with `convert` (int8 C: + c_zero_point,
  *         saturated). */
@@ -49,12 +50,16 @@ typedef struct mxp_gemm_opts {
     bool clamp;
     double clamp_lo, clamp_hi;
     /* int8 x int8 (A uint8 or int8, B int8): zero points subtracted from
-     * the inputs; for int8/uint8 C (requantize) or float C (dequantize) the
-     * int32 sums are multiplied by scales (1 per tensor, or n per output
-     * column) and C's zero point added.  NULL scales mean 1.0. */
+     * the inputs (each within its type's range), giving exact int32 sums
+     * acc[i][j] = sum_k (A[i][k] - a_zero_point) (B[k][j] - b_zero_point);
+     * for int8/uint8 C (requantize) or float C (dequantize) the sums are
+     * multiplied by scales (1 per tensor, or n per output column) and, for
+     * int8/uint8 C, C's zero point added after the rounding, saturated.
+     * NULL scales mean 1.0 (n_scales 0).  int32 C takes no scales, zero
+     * point or epilogue.  See docs/gemm.md, "Integer GEMM". */
     int32_t a_zero_point, b_zero_point, c_zero_point;
     const float *scales;
-    size_t n_scales;          /* 1 or n */
+    size_t n_scales;          /* 1 or n (0 with NULL scales) */
 } mxp_gemm_opts;
 
 /* Row-major GEMM.  lda/ldb/ldc are in elements and at least the row length
@@ -63,7 +68,12 @@ typedef struct mxp_gemm_opts {
  * float32, float16, bfloat16, float8_e4m3fn, float8_e5m2), converted
  * exactly to the accumulator while packing (bfloat16/float8 stay bfloat16
  * for the AVX512_BF16 dot-product kernel; see docs/gemm.md for its float32
- * subnormal flushing).  beta == 0 ignores what C holds
+ * subnormal flushing).  Or integers: uint8 or int8 A by int8 B into
+ * int32 C (alpha 1, beta 0 or 1: C + acc saturated), int8/uint8 C
+ * (requantized, beta 0) or a float C (dequantized); K is limited so that
+ * no int32 sum can overflow (MXP_ERR_SIZE_OVERFLOW beyond: 65793 for
+ * uint8 x int8 with zero points 0, at least 33025 for any zero points).
+ * beta == 0 ignores what C holds
  * (NaN included); alpha == 0 leaves beta*C.  On error C is untouched. */
 MXP_API mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                             double alpha, const void *a, mxp_dtype a_type, size_t lda,

@@ -4,6 +4,7 @@
 #define MXP_OPS_H
 
 #include "array.h"
+#include "gemm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -125,6 +126,37 @@ typedef struct mxp_reduce_opts {
 MXP_API mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
                               const mxp_reduce_opts *opts);
 MXP_API const char *mxp_reduce_op_name(mxp_reduce_op op); /* "sum", "argmax", ... */
+
+/* ---- matrix multiplication --------------------------------------------- */
+
+/* NumPy's matmul: a 1-d a is a row (1, k) and a 1-d b a column (k, 1), the
+ * added axis removed from the result; arrays with more than 2 dimensions
+ * are stacks of matrices in the last two axes, whose batch axes broadcast
+ * (NumPy rules).  0-d inputs and a k that differs are MXP_ERR_SHAPE.  The
+ * result dtype is mxp_promote_types(a, b); each matrix is one mxp_gemm
+ * (alpha 1, beta 0) with opts (NULL: defaults; its epilogue applies to
+ * every matrix; stochastic rounding indexes the result's elements in C
+ * order).  Integer inputs get whatever mxp_gemm does for those types.
+ * C- and F-ordered matrices, transposed views and row slices are read in
+ * place; other layouts are copied first.  See docs/ops.md. */
+MXP_API mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts);
+/* Writes into an existing array of the result's shape, in its dtype
+ * (read-only: MXP_ERR_READONLY); inputs that overlap it are copied first. */
+MXP_API mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b,
+                                   const mxp_gemm_opts *opts);
+
+/* batch GEMMs: C_i = alpha op(A_i) op(B_i) + beta C_i with X_i = x + i *
+ * stride_x elements (stride_a or stride_b 0: one matrix for every i; C's
+ * matrices must not overlap, else MXP_ERR_OVERLAP; offsets that overflow:
+ * MXP_ERR_SIZE_OVERFLOW).  A loop of mxp_gemm: the arguments are checked
+ * as mxp_gemm checks them before any matrix is written; stochastic
+ * rounding indexes C_0's elements, then C_1's, ...  An out-of-memory
+ * failure partway leaves the earlier C_i written. */
+MXP_API mxp_status mxp_gemm_strided_batched(size_t batch, mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
+                                            double alpha, const void *a, mxp_dtype a_type, size_t lda,
+                                            ptrdiff_t stride_a, const void *b, mxp_dtype b_type, size_t ldb,
+                                            ptrdiff_t stride_b, double beta, void *c, mxp_dtype c_type, size_t ldc,
+                                            ptrdiff_t stride_c, const mxp_gemm_opts *opts);
 
 #ifdef __cplusplus
 }

@@ -62,4 +62,15 @@ void mxp_gemm_epilogue_row(const mxp_gemm_opts *o, double *t, size_t i, size_t j
 bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
                    double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st);
 
+/* Integer GEMM (src/gemm/int8.c): uint8 or int8 A by int8 B.  Is t an
+ * integer input type?  Are these types a combination mxp_gemm takes (float
+ * x float -> float, or integer)?  mxp_gemm_int8 runs once the common
+ * checks passed; the kernel name for integer types. */
+bool mxp_gemm_int8_input(mxp_dtype t);
+mxp_status mxp_gemm_int8_check_types(mxp_dtype a_type, mxp_dtype b_type, mxp_dtype c_type);
+mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                         mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
+                         void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts);
+const char *mxp_gemm_int8_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts);
+
 #endif

@@ -16,9 +16,9 @@ static mxp_status check_type(mxp_dtype t, const char *which)
 {
     if (!mxp_dtype_is_valid(t))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_gemm: %s dtype %d is not a valid mxp_dtype", which, (int)t);
-    if (!is_float(t))
-        return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: %s is %s; integer GEMM is not implemented yet "
-                                              "(floating types only)", which, mxp_dtype_name(t));
+    if (!is_float(t) && !mxp_gemm_int8_input(t) && !(t == MXP_S32 && which[0] == 'C'))
+        return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: %s is %s; GEMM takes floating types, or uint8/int8 A by "
+                                              "int8 B (docs/gemm.md)", which, mxp_dtype_name(t));
     return MXP_OK;
 }
 
@@ -103,10 +103,14 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
         st = check_type(bt, "B");
     if (st == MXP_OK)
         st = check_type(ct, "C");
+    if (st == MXP_OK)
+        st = mxp_gemm_int8_check_types(at, bt, ct); /* the integer combinations */
     if (st == MXP_OK && opts) {
-        if (opts->acc_dtype && opts->acc_dtype != MXP_F32 && opts->acc_dtype != MXP_F64)
-            st = mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: accumulator %s: use float32 or float64",
-                           mxp_dtype_name(opts->acc_dtype));
+        const bool int8 = mxp_gemm_int8_input(at);
+        if (opts->acc_dtype && (int8 ? opts->acc_dtype != MXP_S32
+                                     : opts->acc_dtype != MXP_F32 && opts->acc_dtype != MXP_F64))
+            st = mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: accumulator %s: use %s", mxp_dtype_name(opts->acc_dtype),
+                           int8 ? "int32 for integer inputs" : "float32 or float64");
         else
             st = mxp_convert(NULL, MXP_F32, NULL, MXP_F32, 0, &opts->convert);
         if (st == MXP_OK)
@@ -124,10 +128,13 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
 }
 
 /* C = beta * C, rounded into C's dtype; beta == 0 writes zeros. */
-static void scale_c(size_t m, size_t n, double beta, void *c, mxp_dtype ct, size_t ldc, const mxp_convert_opts *co)
+static void scale_c(size_t m, size_t n, double beta, void *c, mxp_dtype ct, size_t ldc, const mxp_convert_opts *opts)
 {
     double row[256];
     const size_t size = mxp_dtype_itemsize(ct);
+    mxp_convert_opts o = opts ? *opts : (mxp_convert_opts){ .rounding = MXP_ROUND_NEAREST_EVEN };
+    const mxp_convert_opts *co = &o;
+    const uint64_t offset0 = o.index_offset; /* stochastic rounding: C's elements in row-major order */
     for (size_t i = 0; i < m; i++) {
         unsigned char *r = (unsigned char *)c + i * ldc * size;
         for (size_t j = 0; j < n; j += 256) {
@@ -139,6 +146,7 @@ static void scale_c(size_t m, size_t n, double beta, void *c, mxp_dtype ct, size
                 for (size_t q = 0; q < len; q++)
                     row[q] *= beta;
             }
+            o.index_offset = offset0 + i * n + j;
             mxp_convert(r + j * size, ct, row, MXP_F64, len, co);
         }
     }
@@ -183,6 +191,8 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
                     mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
 {
     mxp_status st = check_all(ta, tb, m, n, k, a, a_type, lda, b, b_type, ldb, c, c_type, ldc, opts);
+    if (st == MXP_OK && mxp_gemm_int8_input(a_type)) /* src/gemm/int8.c */
+        return mxp_gemm_int8(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc, opts);
     if (st != MXP_OK || m == 0 || n == 0)
         return st;
     const mxp_convert_opts *co = opts ? &opts->convert : NULL;
@@ -221,6 +231,8 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
 
 const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts)
 {
+    if (mxp_gemm_int8_input(a_type) || mxp_gemm_int8_input(b_type))
+        return mxp_gemm_int8_kernel_name(a_type, b_type, opts);
     if (!is_float(a_type) || !is_float(b_type))
         return "invalid";
     mxp_dtype acc = acc_for(a_type, b_type, opts);

@@ -4,6 +4,7 @@
 #define MXP_KERNELS_GEMM_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define MXP_GEMM_UKERNEL(name) \
     void name(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c, size_t ldc, double alpha, \
@@ -17,4 +18,16 @@ MXP_GEMM_UKERNEL(mxp_f64_gemm_ukernel_6x16__avx512f)
 MXP_GEMM_UKERNEL(mxp_bf16_gemm_ukernel_6x32__avx512bf16)
 
 #undef MXP_GEMM_UKERNEL
+
+/* Integer micro-kernels (src/gemm/int8-internal.h): on one tile,
+ * c = (row_off ? row_off[i] + col_off[j] : c) + A~ B~ modulo 2^32, with A~
+ * uint8 [kc/4][MR][4] and B~ int8 [kc/4][NR][4], kc a multiple of 4. */
+#define MXP_U8S8_GEMM_UKERNEL(name) \
+    void name(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b, int32_t *c, size_t ldc, \
+              const int32_t *row_off, const int32_t *col_off);
+
+MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_4x8__scalar)
+MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_8x48__avx512vnni)
+
+#undef MXP_U8S8_GEMM_UKERNEL
 #endif

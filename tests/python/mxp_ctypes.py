@@ -146,6 +146,9 @@ _proto("mxp_binary_op_name", c_char_p, c_int)
 _proto("mxp_unary_op_name", c_char_p, c_int)
 _proto("mxp_reduce", c_int, PP, c_int, P, c_int, IP, POINTER(ReduceOpts))
 _proto("mxp_reduce_op_name", c_char_p, c_int)
+# opts (const mxp_gemm_opts *) is passed as NULL: the defaults.
+_proto("mxp_matmul", c_int, PP, P, P, c_void_p)
+_proto("mxp_matmul_into", c_int, P, P, P, c_void_p)
 
 # ---- errors -------------------------------------------------------------
 
@@ -395,6 +398,18 @@ def reduce(op, a, axis=None, keepdims=False, ddof=0, out_dtype=None, acc_dtype=N
     check(lib.mxp_reduce(ctypes.byref(out), REDUCE_OPS.index(op), a.ptr, naxes, axes, ctypes.byref(o)),
           "mxp_reduce(%s)" % op)
     return Array(out.value)
+
+
+def matmul(a, b):
+    """mxp_matmul(a, b) with default options -> a new Array."""
+    out = c_void_p()
+    check(lib.mxp_matmul(ctypes.byref(out), a.ptr, b.ptr, None), "mxp_matmul")
+    return Array(out.value)
+
+
+def matmul_into(out, a, b):
+    """mxp_matmul_into(out, a, b) with default options."""
+    check(lib.mxp_matmul_into(out.ptr, a.ptr, b.ptr, None), "mxp_matmul_into")
 
 
 def binary_result_type(op, a, b):

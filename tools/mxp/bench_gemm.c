@@ -3,6 +3,7 @@
  *   f32   OpenBLAS cblas_sgemm, oneDNN dnnl_sgemm
  *   f64   OpenBLAS cblas_dgemm
  *   bf16  the oneDNN matmul primitive, bf16 x bf16 -> f32
+ *   u8s8  oneDNN dnnl_gemm_u8s8s32: uint8 A x int8 B -> int32 C
  *   f16, e4m3, e5m2: no peer; mxp's own f32 GEMM on the same values
  *         widened to f32 (and NumPy's float16 matmul for small f16 cases).
  * The peers are loaded with dlopen at run time, so neither mxp nor this tool
@@ -47,7 +48,7 @@ static const gemm_shape standard_shapes[] = {
     { 1, 4096, 4096 }, { 16, 4096, 4096 }, { 128, 4096, 4096 },
 };
 static const mxp_dtype standard_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16 };
-static const mxp_dtype supported_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
+static const mxp_dtype supported_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_U8 };
 
 static void print_help(void)
 {
@@ -59,7 +60,8 @@ static void print_help(void)
            "untimed warm-up call each, and the median time per implementation is\n"
            "reported.  A and B hold random normal values of the dtype (a few subnormal);\n"
            "C is float32, float64 for f64.\n\n"
-           "  --dtype D      f32, f64, bf16, f16, e4m3 or e5m2 (default f32)\n"
+           "  --dtype D      f32, f64, bf16, f16, e4m3, e5m2 or u8s8 (uint8 A x int8 B ->\n"
+           "                 int32 C; GFLOPS then counts integer operations) (default f32)\n"
            "  --m M, --n N, --k K\n"
            "                 A is M x K, B is K x N (default 1024 each; suffixes K, M)\n"
            "  --threads T    threads for mxp (mxp_set_num_threads) and for the peers\n"
@@ -80,6 +82,7 @@ static void print_help(void)
            "  f32            OpenBLAS cblas_sgemm and oneDNN dnnl_sgemm\n"
            "  f64            OpenBLAS cblas_dgemm\n"
            "  bf16           oneDNN matmul primitive, bf16 x bf16 -> f32\n"
+           "  u8s8           oneDNN dnnl_gemm_u8s8s32, zero points 0\n"
            "  f16, e4m3, e5m2\n"
            "                 no library multiplies these on a CPU: the row \"mxp f32\" is\n"
            "                 mxp_gemm on A and B widened to float32 beforehand (outside\n"
@@ -129,7 +132,9 @@ static int parse_int(const char *opt, const char *v, int lo, int hi, int *out)
 
 static int parse_dtype(gemm_args *a, const char *v)
 {
-    mxp_dtype t = mxp_dtype_from_name(v);
+    mxp_dtype t = strcmp(v, "u8s8") ? mxp_dtype_from_name(v) : MXP_U8; /* MXP_U8 stands for u8 x s8 */
+    if (t == MXP_U8 && strcmp(v, "u8s8"))
+        t = 0;
     for (size_t i = 0; t && i < sizeof supported_dtypes / sizeof supported_dtypes[0]; i++) {
         if (supported_dtypes[i] == t) {
             a->dtypes[0] = t;
@@ -138,7 +143,7 @@ static int parse_dtype(gemm_args *a, const char *v)
             return CLI_OK;
         }
     }
-    return cli_usage_error(cmd_name, "--dtype wants f32, f64, bf16, f16, e4m3 or e5m2, not '%s'", v);
+    return cli_usage_error(cmd_name, "--dtype wants f32, f64, bf16, f16, e4m3, e5m2 or u8s8, not '%s'", v);
 }
 
 static int parse_option(gemm_args *a, int argc, char **argv, int *i)
@@ -223,6 +228,8 @@ typedef struct dnnl_peer {
     char about[96];
     dnnl_status (*sgemm)(char, char, int64_t, int64_t, int64_t, float, const float *, int64_t, const float *,
                          int64_t, float, float *, int64_t);
+    dnnl_status (*gemm_u8s8s32)(char, char, char, int64_t, int64_t, int64_t, float, const uint8_t *, int64_t,
+                                uint8_t, const int8_t *, int64_t, int8_t, float, int32_t *, int64_t, const int32_t *);
     dnnl_status (*engine_create)(void **engine, int kind, size_t index);
     dnnl_status (*stream_create)(void **stream, void *engine, unsigned flags);
     dnnl_status (*stream_wait)(void *stream);
@@ -334,6 +341,7 @@ static void load_onednn(int threads)
         d->patch = version[2];
     }
     LOAD_SYM(d->lib, d->sgemm, "dnnl_sgemm");
+    LOAD_SYM(d->lib, d->gemm_u8s8s32, "dnnl_gemm_u8s8s32");
     LOAD_SYM(d->lib, d->engine_create, "dnnl_engine_create");
     LOAD_SYM(d->lib, d->stream_create, "dnnl_stream_create");
     LOAD_SYM(d->lib, d->stream_wait, "dnnl_stream_wait");
@@ -448,6 +456,7 @@ typedef enum impl_kind {
     IMPL_OPENBLAS,
     IMPL_DNNL_SGEMM,
     IMPL_DNNL_BF16,
+    IMPL_DNNL_U8S8,
     IMPL_MEMCPY, /* B's bytes, M == 1 */
     IMPL_NUMPY,  /* f16, small cases; timed in a child process */
     IMPL_MAX = 6
@@ -482,8 +491,8 @@ static int run_impl(gemm_case *c, impl *im)
     const int m = (int)c->m, n = (int)c->n, k = (int)c->k;
     switch (im->kind) {
     case IMPL_MXP:
-        return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a, c->type, c->k, c->b, c->type,
-                        c->n, 0.0, c->c_mxp, c->c_type, c->n, NULL);
+        return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a, c->type, c->k, c->b,
+                        c->type == MXP_U8 ? MXP_S8 : c->type, c->n, 0.0, c->c_mxp, c->c_type, c->n, NULL);
     case IMPL_MXP_F32:
         return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a32, MXP_F32, c->k, c->b32, MXP_F32,
                         c->n, 0.0, c->c_out, MXP_F32, c->n, NULL);
@@ -503,6 +512,10 @@ static int run_impl(gemm_case *c, impl *im)
         if (onednn.primitive_execute(c->mm.prim, onednn.stream, 3, args) != 0)
             return 1;
         return onednn.stream_wait(onednn.stream) != 0;
+    }
+    case IMPL_DNNL_U8S8: { /* 'F': one fixed offset of C, 0 */
+        const int32_t zero = 0;
+        return onednn.gemm_u8s8s32('N', 'N', 'F', m, n, k, 1.0f, c->a, k, 0, c->b, n, 0, 0.0f, c->c_out, n, &zero) != 0;
     }
     case IMPL_MEMCPY:
         memcpy(c->copy, c->b, c->b_bytes);
@@ -534,7 +547,8 @@ static void set_missing(impl *im, const char *why)
 static void choose_impls(gemm_case *c, int threads)
 {
     impl *im = add_impl(c, IMPL_MXP, "mxp", "mxp");
-    snprintf(im->detail, sizeof im->detail, "%s", mxp_gemm_kernel_name(c->type, c->type, NULL));
+    snprintf(im->detail, sizeof im->detail, "%s",
+             mxp_gemm_kernel_name(c->type, c->type == MXP_U8 ? MXP_S8 : c->type, NULL));
     switch (c->type) {
     case MXP_F32:
     case MXP_F64:
@@ -564,6 +578,14 @@ static void choose_impls(gemm_case *c, int threads)
             snprintf(im->detail, sizeof im->detail, "%s %s", onednn.about, c->mm.impl ? c->mm.impl : "");
         break;
     }
+    case MXP_U8:
+        load_onednn(threads);
+        im = add_impl(c, IMPL_DNNL_U8S8, "oneDNN u8s8s32", "onednn_gemm_u8s8s32");
+        if (!onednn.lib || !onednn.gemm_u8s8s32)
+            set_missing(im, onednn_missing);
+        else
+            snprintf(im->detail, sizeof im->detail, "%s", onednn.about);
+        break;
     default:
         im = add_impl(c, IMPL_MXP_F32, "mxp f32", "mxp_f32");
         snprintf(im->detail, sizeof im->detail, "%s, A and B widened beforehand",
@@ -578,6 +600,8 @@ static void choose_impls(gemm_case *c, int threads)
 
 static double element(const void *p, mxp_dtype t, size_t i)
 {
+    if (t == MXP_S32)
+        return (double)((const int32_t *)p)[i];
     return t == MXP_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
@@ -688,7 +712,7 @@ static void print_row(const gemm_args *a, const gemm_case *c, const impl *im, co
     const double mxp_gbps = (double)c->b_bytes / mxp->seconds * 1e-9;
     const int has_ratio = timed && im != mxp;
     const double ratio = !has_ratio ? 0 : is_copy ? mxp_gbps / gbps : mxp_gflops / gflops;
-    const char *dtype = mxp_dtype_get_traits(c->type)->short_name;
+    const char *dtype = c->type == MXP_U8 ? "u8s8" : mxp_dtype_get_traits(c->type)->short_name;
     if (a->json) {
         printf("{\"bench\":\"gemm\",\"dtype\":\"%s\",\"m\":%zu,\"n\":%zu,\"k\":%zu,\"threads\":%d,\"reps\":%d,"
                "\"impl\":\"%s\",\"available\":%s",
@@ -762,7 +786,7 @@ static void free_case(gemm_case *c)
 static mxp_status alloc_case(gemm_case *c)
 {
     const size_t size = mxp_dtype_itemsize(c->type), csize = mxp_dtype_itemsize(c->c_type);
-    const int widen = c->type != MXP_F32 && c->type != MXP_F64 && c->type != MXP_BF16;
+    const int widen = c->type != MXP_F32 && c->type != MXP_F64 && c->type != MXP_BF16 && c->type != MXP_U8;
     c->b_bytes = c->k * c->n * size;
     c->a = cli_alloc(c->m * c->k * size);
     c->b = cli_alloc(c->b_bytes);
@@ -778,7 +802,7 @@ static mxp_status alloc_case(gemm_case *c)
         return MXP_ERR_NO_MEMORY;
     mxp_status st = cli_fill_random(c->a, c->type, c->m * c->k, 1);
     if (st == MXP_OK)
-        st = cli_fill_random(c->b, c->type, c->k * c->n, 2);
+        st = cli_fill_random(c->b, c->type == MXP_U8 ? MXP_S8 : c->type, c->k * c->n, 2);
     if (st == MXP_OK && widen)
         st = mxp_convert(c->a32, MXP_F32, c->a, c->type, c->m * c->k, NULL);
     if (st == MXP_OK && widen)
@@ -795,7 +819,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
     gemm_case c;
     memset(&c, 0, sizeof c);
     c.type = type;
-    c.c_type = type == MXP_F64 ? MXP_F64 : MXP_F32;
+    c.c_type = type == MXP_F64 ? MXP_F64 : type == MXP_U8 ? MXP_S32 : MXP_F32;
     c.m = shape->m;
     c.n = shape->n;
     c.k = shape->k;
@@ -915,7 +939,7 @@ int cli_bench_gemm(int argc, char **argv)
     for (int d = 0; d < a.dtype_count; d++) {
         if (a.dtypes[d] == MXP_F32 || a.dtypes[d] == MXP_F64)
             load_openblas(a.threads);
-        if (a.dtypes[d] == MXP_F32 || a.dtypes[d] == MXP_BF16)
+        if (a.dtypes[d] == MXP_F32 || a.dtypes[d] == MXP_BF16 || a.dtypes[d] == MXP_U8)
             load_onednn(a.threads);
     }
     print_header(&a);

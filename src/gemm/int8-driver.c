@@ -1,0 +1,291 @@
+/* Integer GEMM below the API: configurations, K-quad packing, the
+ * zero-point corrections (row and column sums) and the BLIS loops, as in
+ * driver.c: jc over NC columns, pc over KC (B packed once per step, split
+ * across threads), ic over MC rows (each thread its own blocks), then
+ * jr/ir over micro-tiles.  The first pc step initializes the sums with the
+ * corrections, the last one hands each finished block to job->finish.
+ * Integer sums do not depend on their order, so neither do the results on
+ * the thread count. */
+#include <string.h>
+
+#include "core/threads-internal.h"
+#include "gemm/int8-internal.h"
+#include "kernels/gemm-kernels.h"
+#include "mxp/alloc.h"
+#include "mxp/threads.h"
+
+enum { MAX_THREADS = 64 };
+
+/* Blocks for a core with 32 KiB L1d and 1 MiB L2 (Zen 4), measured: an A
+ * micro-panel MR x KC (8 KiB) stays in L1 while the B micro-panel KC x NR
+ * (48 KiB) streams from L2, the A block MC x KC (192 KiB) stays in L2, the
+ * B block KC x NC (2 MiB) in L3.  KC = 1024 beats 512: C is read and
+ * written once per KC. */
+static const mxp_u8s8_gemm_config configs[] = {
+#if MXP_HAVE_X86_KERNELS
+    { "u8s8_gemm_8x48__avx512vnni", MXP_ISA_AVX512BF16, 8, 48, 192, 1024, 2016,
+      mxp_u8s8_gemm_ukernel_8x48__avx512vnni },
+#endif
+    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 8, 64, 256, 1024, mxp_u8s8_gemm_ukernel_4x8__scalar },
+};
+
+const mxp_u8s8_gemm_config *mxp_u8s8_gemm_config_for(mxp_isa isa)
+{
+    for (size_t i = 0; i < sizeof configs / sizeof configs[0]; i++)
+        if (configs[i].isa <= isa)
+            return &configs[i]; /* listed most capable first */
+    return &configs[sizeof configs / sizeof configs[0] - 1];
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* ---- packing --------------------------------------------------------------- */
+
+/* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels [kc/4][MR][4] of
+ * uint8, int8 A with its top bit flipped (A + 128); zero-padded. */
+static void pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+                   size_t kc, uint8_t *dst)
+{
+    const size_t mr = cfg->mr, kcp = (kc + 3) / 4 * 4;
+    const uint8_t flip = a->dtype == MXP_S8 ? 0x80 : 0;
+    const uint32_t flip4 = flip * 0x01010101u;
+    for (size_t i = 0; i < mc; i += mr, dst += mr * kcp) {
+        const size_t rows = min_size(mr, mc - i);
+        if (rows < mr || kcp != kc)
+            memset(dst, 0, mr * kcp);
+        if (!a->trans) { /* rows: k contiguous; the panel written in order, a quad per row */
+            const uint8_t *src = a->base + (i0 + i) * a->ld + p0;
+            size_t p = 0;
+            for (; p + 4 <= kc; p += 4)
+                for (size_t r = 0; r < rows; r++) {
+                    uint32_t q;
+                    memcpy(&q, src + r * a->ld + p, 4);
+                    q ^= flip4;
+                    memcpy(dst + p * mr + 4 * r, &q, 4);
+                }
+            for (; p < kc; p++)
+                for (size_t r = 0; r < rows; r++)
+                    dst[p / 4 * 4 * mr + 4 * r + p % 4] = src[r * a->ld + p] ^ flip;
+        } else { /* stored row p holds the panel's rows contiguously */
+            for (size_t p = 0; p < kc; p++) {
+                const uint8_t *src = a->base + (p0 + p) * a->ld + i0 + i;
+                uint8_t *d = dst + p / 4 * 4 * mr + p % 4;
+                for (size_t r = 0; r < rows; r++)
+                    d[4 * r] = src[r] ^ flip;
+            }
+        }
+    }
+}
+
+/* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/4][NR][4];
+ * zero-padded (the padding of A~ then multiplies zeros). */
+static void pack_b(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                   size_t nc, int8_t *dst)
+{
+    const size_t nr = cfg->nr, kcp = (kc + 3) / 4 * 4;
+    for (size_t j = 0; j < nc; j += nr, dst += nr * kcp) {
+        const size_t cols = min_size(nr, nc - j);
+        if (cols < nr || kcp != kc)
+            memset(dst, 0, nr * kcp);
+        if (b->trans) { /* column j is stored row j: copy quads */
+            for (size_t c = 0; c < cols; c++) {
+                const int8_t *src = (const int8_t *)b->base + (j0 + j + c) * b->ld + p0;
+                size_t p = 0;
+                for (; p + 4 <= kc; p += 4)
+                    memcpy(dst + p * nr + 4 * c, src + p, 4);
+                for (; p < kc; p++)
+                    dst[p / 4 * 4 * nr + 4 * c + p % 4] = src[p];
+            }
+            continue;
+        }
+        size_t p = 0; /* four stored rows interleaved into quads */
+        for (; p + 4 <= kc; p += 4) {
+            const int8_t *r0 = (const int8_t *)b->base + (p0 + p) * b->ld + j0 + j;
+            const int8_t *r1 = r0 + b->ld, *r2 = r1 + b->ld, *r3 = r2 + b->ld;
+            int8_t *d = dst + p * nr;
+            for (size_t c = 0; c < cols; c++) {
+                d[4 * c] = r0[c];
+                d[4 * c + 1] = r1[c];
+                d[4 * c + 2] = r2[c];
+                d[4 * c + 3] = r3[c];
+            }
+        }
+        for (; p < kc; p++) {
+            const int8_t *src = (const int8_t *)b->base + (p0 + p) * b->ld + j0 + j;
+            for (size_t c = 0; c < cols; c++)
+                dst[p / 4 * 4 * nr + 4 * c + p % 4] = src[c];
+        }
+    }
+}
+
+/* ---- the corrections: row_off[i] + col_off[j] ---------------------------- */
+
+/* sums[l] += element (l, p) over p < len, modulo 2^32, of `lines` lines of
+ * bytes: line l at base + l * ld when contiguous, else element p of every
+ * line at base + p * ld.  Bytes read as int8, or as uint8 after xor. */
+static void line_sums(const uint8_t *base, size_t ld, bool contiguous, bool is_signed, uint8_t flip, size_t lines,
+                      size_t len, uint32_t *sums)
+{
+    memset(sums, 0, lines * sizeof *sums);
+    for (size_t x = 0; x < (contiguous ? lines : len); x++) {
+        const uint8_t *row = base + x * ld;
+        if (contiguous) {
+            uint32_t s = 0;
+            for (size_t p = 0; p < len; p++)
+                s += is_signed ? (uint32_t)(int32_t)(int8_t)row[p] : (uint32_t)(uint8_t)(row[p] ^ flip);
+            sums[x] = s;
+        } else {
+            for (size_t l = 0; l < lines; l++)
+                sums[l] += is_signed ? (uint32_t)(int32_t)(int8_t)row[l] : (uint32_t)(uint8_t)(row[l] ^ flip);
+        }
+    }
+}
+
+static int32_t wrap_s32(uint32_t x)
+{
+    return x <= INT32_MAX ? (int32_t)x : -(int32_t)~x - 1;
+}
+
+/* row_off (m) and col_off (n), see int8-internal.h; sums only where a zero
+ * point needs them. */
+static void corrections(const mxp_int8_job *job, int32_t *row_off, int32_t *col_off)
+{
+    const int32_t za = job->a.dtype == MXP_S8 ? job->a_zero + 128 : job->a_zero, zb = job->b_zero;
+    const uint32_t kzz = (uint32_t)((int64_t)job->k * za * zb);
+    uint32_t *sums = (uint32_t *)row_off; /* computed in place */
+    if (zb != 0)
+        line_sums(job->a.base, job->a.ld, !job->a.trans, false, job->a.dtype == MXP_S8 ? 0x80 : 0, job->m, job->k,
+                  sums);
+    for (size_t i = 0; i < job->m; i++)
+        row_off[i] = wrap_s32(kzz - (zb != 0 ? (uint32_t)zb * sums[i] : 0));
+    sums = (uint32_t *)col_off;
+    if (za != 0)
+        line_sums(job->b.base, job->b.ld, job->b.trans, true, 0, job->n, job->k, sums);
+    for (size_t j = 0; j < job->n; j++)
+        col_off[j] = wrap_s32(za != 0 ? 0u - (uint32_t)za * sums[j] : 0);
+}
+
+/* ---- the loops ------------------------------------------------------------- */
+
+typedef struct step {
+    const mxp_u8s8_gemm_config *cfg;
+    const mxp_int8_job *job;
+    size_t mc_step, jc, nc, pc, kc;
+    bool first, last;
+    int8_t *pb;
+    uint8_t *pa[MAX_THREADS];
+    const int32_t *row_off, *col_off;
+    int32_t *w;       /* sum (i, j) at w[i * ldw + j - wcol] */
+    size_t ldw, wcol;
+} step;
+
+/* Thread t's share of one (jc, pc) step: ic blocks t, t + T, ...; on the
+ * last pc step each block, complete, goes to job->finish while in cache. */
+static void run_blocks(void *ctx, int t, int nthreads)
+{
+    const step *s = ctx;
+    const mxp_u8s8_gemm_config *cfg = s->cfg;
+    const mxp_int8_job *job = s->job;
+    const size_t kcp = (s->kc + 3) / 4 * 4;
+    uint8_t *pa = s->pa[t];
+    for (size_t ic = (size_t)t * s->mc_step; ic < job->m; ic += (size_t)nthreads * s->mc_step) {
+        const size_t mc = min_size(s->mc_step, job->m - ic);
+        int32_t *wb = s->w + ic * s->ldw + (s->jc - s->wcol);
+        pack_a(cfg, &job->a, ic, mc, s->pc, s->kc, pa);
+        for (size_t jr = 0; jr < s->nc; jr += cfg->nr) {
+            const size_t nr = min_size(cfg->nr, s->nc - jr);
+            const int8_t *bp = s->pb + jr * kcp;
+            for (size_t ir = 0; ir < mc; ir += cfg->mr)
+                cfg->ukernel(min_size(cfg->mr, mc - ir), nr, kcp, pa + ir * kcp, bp, wb + ir * s->ldw + jr, s->ldw,
+                             s->first ? s->row_off + ic + ir : NULL, s->first ? s->col_off + s->jc + jr : NULL);
+        }
+        if (s->last && job->finish)
+            job->finish(job->finish_ctx, ic, mc, s->jc, s->nc, wb, s->ldw);
+    }
+}
+
+/* Thread t's share of packing B for one (jc, pc) step: NR panels t, t + T, ... */
+static void pack_b_share(void *ctx, int t, int nthreads)
+{
+    const step *s = ctx;
+    const size_t nr = s->cfg->nr, kcp = (s->kc + 3) / 4 * 4;
+    for (size_t jr = (size_t)t * nr; jr < s->nc; jr += (size_t)nthreads * nr)
+        pack_b(s->cfg, &s->job->b, s->pc, s->kc, s->jc + jr, min_size(nr, s->nc - jr), s->pb + jr * kcp);
+}
+
+/* Threads pay off from a few million multiply-adds, one per MC block. */
+static int threads_for(const mxp_u8s8_gemm_config *cfg, const mxp_int8_job *job)
+{
+    int t = job->max_threads;
+    const size_t blocks = (job->m + cfg->mc - 1) / cfg->mc;
+    if ((double)job->m * (double)job->n * (double)job->k < 4e6)
+        t = 1;
+    if ((size_t)t > blocks)
+        t = (int)blocks;
+    return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
+}
+
+/* The step that splits `total` into as few blocks of at most `block` as
+ * it can, all about the same size (no thin last one), rounded up to a
+ * multiple of `unit` (block is one). */
+static size_t even_block(size_t total, size_t block, size_t unit)
+{
+    const size_t count = (total + block - 1) / block;
+    return ((total + count - 1) / count + unit - 1) / unit * unit;
+}
+
+mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_job *job)
+{
+    const size_t m = job->m, n = job->n, k = job->k;
+    const size_t kc_step = even_block(k, cfg->kc, 4), nc_step = even_block(n, cfg->nc, cfg->nr);
+    const int nthreads = threads_for(cfg, job);
+    /* MC blocks of about the same size, as many as a multiple of the threads */
+    const size_t per_thread = ((m + cfg->mc - 1) / cfg->mc + (size_t)nthreads - 1) / (size_t)nthreads;
+    const size_t mc_step = even_block(m, (m + per_thread * (size_t)nthreads - 1) / (per_thread * (size_t)nthreads),
+                                      cfg->mr);
+    step s;
+    memset(&s, 0, sizeof s);
+    s.cfg = cfg;
+    s.job = job;
+    s.mc_step = mc_step;
+    s.pb = mxp_malloc(nc_step * kc_step);
+    int32_t *off = mxp_malloc((m + n) * sizeof *off);
+    int32_t *ws = job->w ? NULL : mxp_malloc(m * min_size(n, nc_step) * sizeof *ws);
+    bool ok = s.pb && off && (job->w || ws);
+    for (int t = 0; t < nthreads && ok; t++)
+        ok = (s.pa[t] = mxp_malloc(mc_step * kc_step)) != NULL;
+    if (ok) {
+        corrections(job, off, off + m);
+        s.row_off = off;
+        s.col_off = off + m;
+        s.w = job->w ? job->w : ws;
+        s.ldw = job->w ? job->ldw : min_size(n, nc_step);
+    }
+    for (size_t jc = 0; jc < n && ok; jc += nc_step) {
+        s.jc = jc;
+        s.nc = min_size(nc_step, n - jc);
+        s.wcol = job->w ? 0 : jc;
+        for (size_t pc = 0; pc < k; pc += kc_step) {
+            s.pc = pc;
+            s.kc = min_size(kc_step, k - pc);
+            s.first = pc == 0;
+            s.last = pc + s.kc == k;
+            if (nthreads > 1) { /* both phases split by thread; tiles never shared */
+                mxp_parallel(nthreads, pack_b_share, &s);
+                mxp_parallel(nthreads, run_blocks, &s);
+            } else {
+                pack_b_share(&s, 0, 1);
+                run_blocks(&s, 0, 1);
+            }
+        }
+    }
+    for (int t = 0; t < nthreads; t++)
+        mxp_free(s.pa[t]);
+    mxp_free(ws);
+    mxp_free(off);
+    mxp_free(s.pb);
+    return ok ? MXP_OK : MXP_ERR_NO_MEMORY;
+}

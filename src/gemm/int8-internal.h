@@ -1,0 +1,59 @@
+/* Internal: integer GEMM below mxp_gemm_int8 (src/gemm/int8.c): the
+ * configurations, K-quad packing with the zero-point corrections, and the
+ * driver (src/gemm/int8-driver.c).
+ *
+ * The kernels multiply raw bytes, unsigned A~ by signed B~ (vpdpbusd's
+ * operand types).  int8 A is packed as A + 128 (the byte with its top bit
+ * flipped) and its zero point becomes za + 128, so with A' the packed A:
+ *
+ *   acc[i][j] = sum_k (A'[i][k] - za') (B[k][j] - zb)
+ *             = sum_k A' B  -  zb * rowsum(A')[i]  -  za' * colsum(B)[j]  +  K za' zb
+ *
+ * The last three terms are row_off[i] + col_off[j], added by the kernel on
+ * the first K block.  Everything runs modulo 2^32, so the result is exact
+ * whenever the true acc fits int32, which mxp_gemm_int8 guarantees by
+ * refusing K beyond its limit. */
+#ifndef MXP_GEMM_INT8_INTERNAL_H
+#define MXP_GEMM_INT8_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gemm/gemm-internal.h"
+
+typedef void (*mxp_u8s8_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
+                                         int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off);
+
+typedef struct mxp_u8s8_gemm_config {
+    const char *name;
+    mxp_isa isa;
+    size_t mr, nr;
+    size_t mc, kc, nc;        /* mc % mr == 0, nc % nr == 0, kc % 4 == 0 */
+    mxp_u8s8_gemm_ukernel_fn ukernel;
+} mxp_u8s8_gemm_config;
+
+/* The most capable configuration at or below isa (the scalar one always). */
+const mxp_u8s8_gemm_config *mxp_u8s8_gemm_config_for(mxp_isa isa);
+
+/* Called once for every finished block of sums, by the thread that computed
+ * it: rows i0 .. i0+mc, columns j0 .. j0+nc; w points at sum (i0, j0), rows
+ * ldw apart. */
+typedef void (*mxp_int8_finish_fn)(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const int32_t *w,
+                                   size_t ldw);
+
+typedef struct mxp_int8_job {
+    size_t m, n, k;              /* k > 0 */
+    mxp_gemm_operand a, b;       /* A uint8 or int8, B int8 */
+    int32_t a_zero, b_zero;      /* as the user gave them */
+    int32_t *w;                  /* the sums: C itself (ldw), or NULL for a workspace of one NC block */
+    size_t ldw;
+    mxp_int8_finish_fn finish;   /* NULL: the sums in w are the result */
+    void *finish_ctx;
+    int max_threads;
+} mxp_int8_job;
+
+/* The five loops.  Allocates everything first: MXP_ERR_NO_MEMORY leaves
+ * w and everything finish writes untouched. */
+mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_job *job);
+
+#endif

@@ -1,0 +1,355 @@
+/* mxp_matmul: NumPy's matmul on arrays, as calls of mxp_gemm over the
+ * broadcast batch axes; mxp_gemm_strided_batched, a loop of mxp_gemm.
+ *
+ * Each operand matrix is handed to mxp_gemm where it lies when its layout
+ * allows: row-major (last-axis stride = itemsize, lda = the other stride)
+ * or column-major (second-to-last stride = itemsize: MXP_TRANS with the
+ * last-axis stride as lda), which covers C- and F-ordered matrices,
+ * transposed views and row slices.  Anything else (negative or zero
+ * strides in the matrix axes, element steps, unaligned data) is copied to a
+ * C-contiguous temporary first; so is an input that overlaps the output.
+ * When B is the same matrix for the whole batch and the rows of A and C
+ * follow each other at one stride, the batch is folded into M: one GEMM
+ * that packs B once. */
+#include <stdio.h>
+#include <string.h>
+
+#include "array/array-internal.h"
+#include "core/error.h"
+#include "mxp/ops.h"
+
+/* mxp's spelling of a shape in messages: (3,4), (5,), (). */
+static void format_shape(char *buf, size_t cap, int ndim, const int64_t *shape)
+{
+    size_t at = (size_t)snprintf(buf, cap, "(");
+    for (int i = 0; i < ndim && at < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, i ? ",%lld" : "%lld", (long long)shape[i]);
+    if (at < cap)
+        snprintf(buf + at, cap - at, ndim == 1 ? ",)" : ")");
+}
+
+/* ---- one operand as mxp_gemm sees it ------------------------------------ */
+
+/* A stack of matrices: the array it lies in (kept for copies), the matrix
+ * axes (rows x cols as the operand, before any transposition) and the byte
+ * strides of the result's batch axes (0 where the operand is broadcast). */
+typedef struct operand {
+    const mxp_array *arr; /* the caller's array or a copy (owned if copy) */
+    mxp_array *copy;
+    int64_t rows, cols;   /* as the operand: A m x k, B k x n, C m x n */
+    int64_t rs, cs;       /* byte strides of rows and columns */
+    int64_t bs[MXP_MAXDIMS];
+    mxp_trans trans;
+    size_t ld;
+} operand;
+
+/* The matrix axes of x as a (promote 1-d: 'r' a row (1, k), 'c' a column
+ * (k, 1); 0 for a >= 2-d array). */
+static void matrix_axes(operand *o, const mxp_array *x, char promote)
+{
+    o->arr = x;
+    if (promote == 'r') {
+        o->rows = 1, o->cols = x->shape[0], o->rs = 0, o->cs = x->strides[0];
+    } else if (promote == 'c') {
+        o->rows = x->shape[0], o->cols = 1, o->rs = x->strides[0], o->cs = 0;
+    } else {
+        o->rows = x->shape[x->ndim - 2], o->cols = x->shape[x->ndim - 1];
+        o->rs = x->strides[x->ndim - 2], o->cs = x->strides[x->ndim - 1];
+    }
+}
+
+/* Can mxp_gemm read (or write, allow_trans false) the matrix where it is?
+ * Sets trans and ld.  Size-1 axes have no meaningful stride. */
+static bool gemm_layout(operand *o, bool allow_trans)
+{
+    const int64_t sz = (int64_t)mxp_dtype_itemsize(o->arr->dtype);
+    const int64_t r = o->rows, c = o->cols;
+    if (r == 0 || c == 0) { /* nothing is read or written */
+        o->trans = MXP_NO_TRANS;
+        o->ld = (size_t)(c > 1 ? c : 1);
+        return true;
+    }
+    if (!(o->arr->flags & MXP_ARRAY_ALIGNED))
+        return false;
+    if ((c == 1 || o->cs == sz) && (r == 1 || (o->rs > 0 && o->rs % sz == 0 && o->rs / sz >= c))) {
+        o->trans = MXP_NO_TRANS;
+        o->ld = (size_t)(r == 1 ? c : o->rs / sz);
+        return true;
+    }
+    if (allow_trans && (r == 1 || o->rs == sz) && (c == 1 || (o->cs > 0 && o->cs % sz == 0 && o->cs / sz >= r))) {
+        o->trans = MXP_TRANS;
+        o->ld = (size_t)(c == 1 ? r : o->cs / sz);
+        return true;
+    }
+    return false;
+}
+
+/* The byte strides of x's batch axes (its first nb_x axes) over the
+ * result's nb batch axes, right-aligned, 0 where broadcast. */
+static void batch_strides(operand *o, int nb_x, int nb, const int64_t *batch)
+{
+    const mxp_array *x = o->arr;
+    for (int i = 0; i < nb; i++) {
+        int j = i - (nb - nb_x);
+        o->bs[i] = j >= 0 && x->shape[j] == batch[i] ? x->strides[j] : 0;
+    }
+}
+
+/* Do the batch axes step through matrices that follow each other at one
+ * stride?  Then *ld is the row stride of the whole stack seen as one tall
+ * row-major matrix (m rows per batch element). */
+static bool stacks_rows(const operand *o, int nb, const int64_t *batch, int64_t m, size_t *ld)
+{
+    if (o->trans != MXP_NO_TRANS)
+        return false;
+    const int64_t sz = (int64_t)mxp_dtype_itemsize(o->arr->dtype);
+    int64_t row = (int64_t)o->ld * sz;
+    if (m == 1) { /* the row stride comes from the innermost batch axis that moves */
+        int i = nb - 1;
+        while (i >= 0 && batch[i] == 1)
+            i--;
+        if (i < 0)
+            return false;
+        row = o->bs[i];
+        if (row <= 0 || row % sz || row / sz < o->cols)
+            return false;
+    }
+    int64_t want = row * m;
+    for (int i = nb - 1; i >= 0; i--) {
+        if (batch[i] == 1)
+            continue;
+        if (o->bs[i] != want)
+            return false;
+        want *= batch[i];
+    }
+    *ld = (size_t)(row / sz);
+    return true;
+}
+
+/* ---- matmul ------------------------------------------------------------ */
+
+static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a, const mxp_array *b,
+                         const mxp_gemm_opts *opts)
+{
+    mxp_status st = mxp_require_array(a, "mxp_matmul: a");
+    if (st == MXP_OK)
+        st = mxp_require_array(b, "mxp_matmul: b");
+    if (st != MXP_OK)
+        return st;
+    if (a->ndim == 0 || b->ndim == 0)
+        return mxp_error(MXP_ERR_SHAPE, "matmul: %s is 0-d; matmul needs at least 1 dimension (multiply scalars "
+                                        "with mxp_binary)", a->ndim == 0 ? "a" : "b");
+    char sa[256], sb[256];
+    operand A = { 0 }, B = { 0 }, C = { 0 };
+    matrix_axes(&A, a, a->ndim == 1 ? 'r' : 0);
+    matrix_axes(&B, b, b->ndim == 1 ? 'c' : 0);
+    const int64_t m = A.rows, k = A.cols, n = B.cols;
+    if (B.rows != k) {
+        format_shape(sa, sizeof sa, a->ndim, a->shape);
+        format_shape(sb, sizeof sb, b->ndim, b->shape);
+        return mxp_error(MXP_ERR_SHAPE, "matmul: a has shape %s and b %s: %lld != %lld", sa, sb, (long long)k,
+                         (long long)B.rows);
+    }
+    /* The batch axes broadcast (NumPy rules). */
+    const int nba = a->ndim > 2 ? a->ndim - 2 : 0, nbb = b->ndim > 2 ? b->ndim - 2 : 0;
+    const int nb = nba > nbb ? nba : nbb;
+    int64_t shape[MXP_MAXDIMS], total = 1;
+    for (int i = 0; i < nb; i++) {
+        int ia = i - (nb - nba), ib = i - (nb - nbb);
+        int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
+        if (x != y && x != 1 && y != 1) {
+            char ba[256], bb[256];
+            format_shape(sa, sizeof sa, a->ndim, a->shape);
+            format_shape(sb, sizeof sb, b->ndim, b->shape);
+            format_shape(ba, sizeof ba, nba, a->shape);
+            format_shape(bb, sizeof bb, nbb, b->shape);
+            return mxp_error(MXP_ERR_SHAPE, "matmul: a has shape %s and b %s: the batch axes %s and %s are not "
+                                            "broadcastable", sa, sb, ba, bb);
+        }
+        shape[i] = x == 1 ? y : x;
+        /* saturated: an output that large is refused when it is made */
+        total = total == 0 || shape[i] == 0 ? 0 : total > INT64_MAX / shape[i] ? INT64_MAX : total * shape[i];
+    }
+    int nd = nb; /* the result: batch, then m unless a is 1-d, n unless b is 1-d */
+    if (a->ndim > 1)
+        shape[nd++] = m;
+    if (b->ndim > 1)
+        shape[nd++] = n;
+
+    const mxp_dtype rt = given ? given->dtype : mxp_promote_types(a->dtype, b->dtype);
+    if (rt == MXP_DTYPE_INVALID)
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "matmul: %s and %s have no common dtype", mxp_dtype_name(a->dtype),
+                         mxp_dtype_name(b->dtype));
+    if (given) {
+        if (!(given->flags & MXP_ARRAY_WRITEABLE))
+            return mxp_error(MXP_ERR_READONLY, "matmul: the output array is read-only");
+        if (given->ndim != nd || memcmp(given->shape, shape, (size_t)nd * sizeof shape[0])) {
+            format_shape(sa, sizeof sa, given->ndim, given->shape);
+            format_shape(sb, sizeof sb, nd, shape);
+            return mxp_error(MXP_ERR_SHAPE, "matmul: the output array has shape %s, the result %s", sa, sb);
+        }
+    }
+    /* Dtypes and options as mxp_gemm judges them, before anything is made. */
+    const size_t ldn = (size_t)(n > 1 ? n : 1);
+    st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 0, (size_t)n, 0, 1.0, NULL, a->dtype, 1, NULL, b->dtype, ldn, 0.0,
+                  NULL, rt, ldn, opts);
+    if (st != MXP_OK)
+        return st;
+
+    mxp_array *out = given, *tmp = NULL;
+    if (!given)
+        st = mxp_array_new_owner(&out, rt, nd, shape);
+    /* Inputs: copied when they overlap the output or mxp_gemm cannot read them. */
+    operand *in[2] = { &A, &B };
+    const mxp_array *orig[2] = { a, b };
+    for (int i = 0; i < 2 && st == MXP_OK; i++) {
+        const mxp_array *x = orig[i];
+        /* (astype, not ascontiguous: an unaligned C-contiguous array must be copied too) */
+        if ((given && mxp_arrays_may_overlap(given, x)) || !gemm_layout(in[i], true))
+            st = mxp_array_astype(&in[i]->copy, x, x->dtype, NULL);
+        if (st == MXP_OK && in[i]->copy) {
+            matrix_axes(in[i], in[i]->copy, x->ndim == 1 ? (i ? 'c' : 'r') : 0);
+            if (!gemm_layout(in[i], true)) /* a new C-contiguous array: never */
+                st = mxp_error(MXP_ERR_INVALID_ARGUMENT, "matmul: internal error: a copy mxp_gemm cannot read");
+        }
+    }
+    /* The output: written in place when row-major, else through a temporary. */
+    if (st == MXP_OK) {
+        C.arr = out;
+        C.rows = m, C.cols = n;
+        C.rs = a->ndim > 1 ? out->strides[nb] : 0;
+        C.cs = b->ndim > 1 ? out->strides[nd - 1] : 0;
+        batch_strides(&C, nb, nb, shape);
+        bool ok = gemm_layout(&C, false);
+        for (int i = 0; i < nb && ok; i++)
+            ok = shape[i] == 1 || C.bs[i] != 0; /* a batch axis that repeats one matrix */
+        if (!ok) {
+            st = mxp_array_new_owner(&tmp, rt, nd, shape);
+            if (st == MXP_OK) {
+                C.arr = tmp;
+                C.rs = a->ndim > 1 ? tmp->strides[nb] : 0;
+                C.cs = b->ndim > 1 ? tmp->strides[nd - 1] : 0;
+                batch_strides(&C, nb, nb, shape);
+                gemm_layout(&C, false);
+            }
+        }
+    }
+    if (st == MXP_OK && m > 0 && n > 0 && total > 0) {
+        batch_strides(&A, nba, nb, shape);
+        batch_strides(&B, nbb, nb, shape);
+        mxp_gemm_opts o = { 0 };
+        if (opts)
+            o = *opts;
+        const uint64_t offset0 = o.convert.index_offset;
+        const uint64_t per = (uint64_t)m * (uint64_t)n;
+        /* One GEMM when B is one matrix for the whole batch and the rows of A
+         * and C follow each other (not with a bias per row of m values). */
+        bool b_shared = true;
+        for (int i = 0; i < nb; i++)
+            b_shared = b_shared && (B.bs[i] == 0 || shape[i] == 1);
+        size_t lda = 0, ldc = 0;
+        const bool per_row = opts && opts->bias_kind == MXP_BIAS_PER_ROW;
+        if (total > 1 && b_shared && !per_row && stacks_rows(&A, nb, shape, m, &lda) &&
+            stacks_rows(&C, nb, shape, m, &ldc)) {
+            st = mxp_gemm(MXP_NO_TRANS, B.trans, (size_t)(total * m), (size_t)n, (size_t)k, 1.0, A.arr->data,
+                          A.arr->dtype, lda, B.arr->data, B.arr->dtype, B.ld, 0.0, C.arr->data, rt, ldc, &o);
+        } else {
+            int64_t idx[MXP_MAXDIMS] = { 0 };
+            const char *pa = A.arr->data, *pb = B.arr->data;
+            char *pc = C.arr->data;
+            for (int64_t t = 0; t < total && st == MXP_OK; t++) {
+                o.convert.index_offset = offset0 + (uint64_t)t * per; /* C's elements in C order */
+                st = mxp_gemm(A.trans, B.trans, (size_t)m, (size_t)n, (size_t)k, 1.0, pa, A.arr->dtype, A.ld, pb,
+                              B.arr->dtype, B.ld, 0.0, pc, rt, C.ld, &o);
+                for (int ax = nb - 1; ax >= 0; ax--) { /* next batch index, C order */
+                    pa += A.bs[ax], pb += B.bs[ax], pc += C.bs[ax];
+                    if (++idx[ax] < shape[ax])
+                        break;
+                    pa -= A.bs[ax] * shape[ax], pb -= B.bs[ax] * shape[ax], pc -= C.bs[ax] * shape[ax];
+                    idx[ax] = 0;
+                }
+            }
+        }
+    }
+    if (st == MXP_OK && tmp)
+        mxp_array_copy_rows(out, tmp, NULL); /* same dtype: exact */
+    mxp_array_free(A.copy);
+    mxp_array_free(B.copy);
+    mxp_array_free(tmp);
+    if (!given) {
+        if (st == MXP_OK)
+            *made = out;
+        else
+            mxp_array_free(out);
+    }
+    return st;
+}
+
+mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
+{
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_matmul: out is NULL");
+    *out = NULL;
+    return matmul(out, NULL, a, b, opts);
+}
+
+mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
+{
+    mxp_status st = mxp_require_array(out, "mxp_matmul_into: out");
+    return st == MXP_OK ? matmul(NULL, out, a, b, opts) : st;
+}
+
+/* ---- strided batched GEMM ---------------------------------------------- */
+
+/* Does i * stride elements of size sz fit in a ptrdiff_t for i < batch? */
+static bool stride_fits(size_t batch, ptrdiff_t stride, size_t sz)
+{
+    if (batch <= 1 || stride == 0)
+        return true;
+    size_t s = stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride;
+    return s <= (size_t)PTRDIFF_MAX / sz / (batch - 1);
+}
+
+static const void *advance(const void *p, size_t i, ptrdiff_t stride, size_t sz)
+{
+    return p ? (const char *)p + (ptrdiff_t)i * stride * (ptrdiff_t)sz : NULL;
+}
+
+mxp_status mxp_gemm_strided_batched(size_t batch, mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
+                                    double alpha, const void *a, mxp_dtype a_type, size_t lda, ptrdiff_t stride_a,
+                                    const void *b, mxp_dtype b_type, size_t ldb, ptrdiff_t stride_b, double beta,
+                                    void *c, mxp_dtype c_type, size_t ldc, ptrdiff_t stride_c,
+                                    const mxp_gemm_opts *opts)
+{
+    /* Transposes, dtypes, leading dimensions and options, as mxp_gemm judges them. */
+    mxp_status st = mxp_gemm(ta, tb, 0, n, k, alpha, NULL, a_type, lda, NULL, b_type, ldb, beta, NULL, c_type, ldc,
+                             opts);
+    if (st != MXP_OK || batch == 0 || m == 0 || n == 0)
+        return st;
+    const ptrdiff_t strides[3] = { stride_a, stride_b, stride_c };
+    const mxp_dtype types[3] = { a_type, b_type, c_type };
+    const char names[3] = { 'a', 'b', 'c' };
+    for (int i = 0; i < 3; i++)
+        if (!stride_fits(batch, strides[i], mxp_dtype_itemsize(types[i])))
+            return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm_strided_batched: %zu matrices %td elements apart "
+                                                    "(stride_%c) overflow the address space", batch, strides[i],
+                             names[i]);
+    /* C's matrices must not overlap: |stride_c| at least one matrix. */
+    size_t extent = m - 1 > (SIZE_MAX - n) / ldc ? SIZE_MAX : (m - 1) * ldc + n;
+    size_t sc = stride_c < 0 ? (size_t)0 - (size_t)stride_c : (size_t)stride_c;
+    if (batch > 1 && sc < extent)
+        return mxp_error(MXP_ERR_OVERLAP, "mxp_gemm_strided_batched: stride_c = %td is smaller than one %zu x %zu "
+                                          "C matrix with ldc %zu: the outputs would overlap", stride_c, m, n, ldc);
+    mxp_gemm_opts o = { 0 };
+    if (opts)
+        o = *opts;
+    const uint64_t offset0 = o.convert.index_offset;
+    const size_t as = mxp_dtype_itemsize(a_type), bsz = mxp_dtype_itemsize(b_type), cs = mxp_dtype_itemsize(c_type);
+    for (size_t i = 0; i < batch && st == MXP_OK; i++) {
+        o.convert.index_offset = offset0 + (uint64_t)i * m * n; /* stochastic rounding: matrix after matrix */
+        st = mxp_gemm(ta, tb, m, n, k, alpha, advance(a, i, stride_a, as), a_type, lda,
+                      advance(b, i, stride_b, bsz), b_type, ldb, beta, (void *)advance(c, i, stride_c, cs), c_type,
+                      ldc, &o);
+    }
+    return st;
+}
