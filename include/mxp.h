@@ -12,5 +12,7 @@
 #include "mxp/ops.h"
 #include "mxp/gemm.h"
 #include "mxp/threads.h"
+#include "mxp/analysis.h"
+#include "mxp/mx.h"
 
 #endif

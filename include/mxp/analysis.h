@@ -1,0 +1,95 @@
+/* mxp — precision analysis: how far one array is from another, what a
+ * round trip through a narrower dtype costs, and which dtype is the
+ * smallest that meets a requirement.  Definitions in docs/analysis.md. */
+#ifndef MXP_ANALYSIS_H
+#define MXP_ANALYSIS_H
+
+#include "array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MXP_COMPARE_BINS 32
+
+/* Error statistics of `test` against `reference`, computed in float64.
+ *
+ * Pairs where both values are finite enter the statistics; `count` is how
+ * many.  A pair where exactly one side is NaN is a NaN mismatch; a pair
+ * with no NaN where the infinities differ (one side infinite, or opposite
+ * infinities) is an inf mismatch.  Mismatches make max_abs_error and
+ * max_rel_error +inf (worst_index points at the first one) but are left
+ * out of every other statistic; NaN-NaN pairs and equal infinities are
+ * left out of all of them.
+ *
+ * Relative error is |t - r| / |r|; where r == 0 it is 0 if t == 0, else
+ * |t - r| / (the test dtype's smallest normal; 1 for integer types).
+ * ULP distance is |t - r| in units of the test dtype's ulp at r (1 for
+ * integer test dtypes).  Percentiles interpolate linearly between sorted
+ * values (NumPy's default).  The histogram counts relative errors in 32
+ * log-spaced bins with edges 10^(-12 + 15 i / 32), i = 0..32; values below
+ * 1e-12 (zero too) go to the first bin, above 1e3 to the last, so the
+ * counts sum to `count`.  PSNR = 10 log10(max|r|^2 / MSE) and SNR = 10
+ * log10(sum r^2 / sum (t-r)^2): +inf when there is no error. */
+typedef struct mxp_compare_report {
+    double max_abs_error, max_rel_error, mean_rel_error;
+    double p50_rel_error, p90_rel_error, p99_rel_error, p999_rel_error;
+    double mse, rmse, psnr_db, snr_db, cosine_similarity;
+    double max_ulp, mean_ulp;
+    int64_t worst_index; /* C-order index of the largest absolute error (-1: none) */
+    int64_t nan_mismatches, inf_mismatches;
+    int64_t count;       /* pairs in the statistics (both finite) */
+    int64_t histogram[MXP_COMPARE_BINS];
+    double histogram_edges[MXP_COMPARE_BINS + 1];
+} mxp_compare_report;
+
+/* Any dtypes and layouts; the same shape (else MXP_ERR_SHAPE); empty arrays
+ * are MXP_ERR_INVALID_ARGUMENT. */
+MXP_API mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report);
+
+/* x converted to `dtype` (nearest even, IEEE overflow) and compared with x. */
+typedef struct mxp_roundtrip_row {
+    mxp_dtype dtype;
+    size_t bytes;              /* size of x stored as dtype */
+    mxp_compare_report report; /* reference x, test x as dtype */
+    int64_t overflow;          /* finite input that became inf/NaN (integers: outside the range) */
+    int64_t underflow_to_zero; /* nonzero finite input that became zero */
+    int64_t subnormal;         /* nonzero results below the dtype's smallest normal */
+    int64_t nan;               /* NaN results from non-NaN input */
+} mxp_roundtrip_row;
+
+/* Fills rows[0..ncandidates-1], one per candidate dtype. */
+MXP_API mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
+                                          mxp_roundtrip_row *rows);
+
+typedef enum mxp_requirement_kind {
+    MXP_REQUIRE_MAX_REL_ERROR, /* report.max_rel_error <= value (value >= 0) */
+    MXP_REQUIRE_MIN_PSNR,      /* report.psnr_db >= value, no overflow or NaN */
+    MXP_REQUIRE_NO_OVERFLOW,   /* no overflow, no NaN, no mismatch; value unused */
+    MXP_REQUIREMENT_KIND_COUNT
+} mxp_requirement_kind;
+
+typedef struct mxp_requirement {
+    mxp_requirement_kind kind;
+    double value;
+} mxp_requirement;
+
+typedef struct mxp_advice {
+    mxp_dtype dtype;
+    char reason[256];    /* one sentence, e.g. "max |x| = 1.2e+05 exceeds float16's 65504; ..." */
+    mxp_roundtrip_row row; /* the chosen dtype's round trip */
+} mxp_advice;
+
+/* The number of float candidates mxp_recommend_dtype tries and their order
+ * (smallest first: e4m3, e5m2, float16, bfloat16, float32, float64). */
+#define MXP_ADVISOR_CANDIDATES 6
+MXP_API const mxp_dtype *mxp_advisor_candidates(void);
+
+/* The smallest float dtype whose round trip of x meets req; at equal size,
+ * the one with the better metric (lower max rel error, else higher PSNR). */
+MXP_API mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,120 @@
+/* mxp analyze — what storing a .npy file's values in each float dtype
+ * costs (a round trip per dtype), and the smallest dtype that meets a
+ * requirement.  See docs/analysis.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void print_help(void)
+{
+    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | --require relerr<=E | --require no-overflow]\n\n"
+           "Loads FILE.npy, converts its values to each float dtype (float8_e4m3fn,\n"
+           "float8_e5m2, float16, bfloat16, float32, float64; nearest even) and back,\n"
+           "and prints per dtype: memory, max and p99 relative error, PSNR and SNR\n"
+           "in dB, cosine similarity, and the counts of overflow (finite values that\n"
+           "became inf/NaN), underflow (nonzero values that became zero) and\n"
+           "subnormal results.  Then the smallest dtype meeting the requirement\n"
+           "(default psnr>=40) and why (mxp_recommend_dtype).  Definitions of the\n"
+           "metrics: docs/analysis.md.\n");
+}
+
+/* "psnr>=40", "relerr<=1e-3", "no-overflow". */
+static int parse_requirement(const char *s, mxp_requirement *req)
+{
+    char *end = NULL;
+    if (!strcmp(s, "no-overflow")) {
+        *req = (mxp_requirement){ MXP_REQUIRE_NO_OVERFLOW, 0 };
+        return 0;
+    }
+    if (!strncmp(s, "psnr>=", 6)) {
+        req->kind = MXP_REQUIRE_MIN_PSNR;
+        req->value = strtod(s + 6, &end);
+        return end == s + 6 || *end || !isfinite(req->value) ? -1 : 0;
+    }
+    if (!strncmp(s, "relerr<=", 8)) {
+        req->kind = MXP_REQUIRE_MAX_REL_ERROR;
+        req->value = strtod(s + 8, &end);
+        return end == s + 8 || *end || !(req->value >= 0) || isinf(req->value) ? -1 : 0;
+    }
+    return -1;
+}
+
+static const char *memory(char *buf, size_t size, size_t bytes)
+{
+    if (bytes >= (size_t)1 << 30)
+        snprintf(buf, size, "%.1f GiB", (double)bytes / (1 << 30));
+    else if (bytes >= (size_t)1 << 20)
+        snprintf(buf, size, "%.1f MiB", (double)bytes / (1 << 20));
+    else if (bytes >= (size_t)1 << 10)
+        snprintf(buf, size, "%.1f KiB", (double)bytes / (1 << 10));
+    else
+        snprintf(buf, size, "%zu B", bytes);
+    return buf;
+}
+
+int cli_analyze(int argc, char **argv)
+{
+    const char *path = NULL, *require = NULL;
+    mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 40 };
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            print_help();
+            return CLI_OK;
+        }
+        const char *value = NULL;
+        const int r = cli_option(argc, argv, &i, "--require", &value);
+        if (r < 0)
+            return cli_usage_error("analyze", "--require needs a value (psnr>=DB, relerr<=E or no-overflow)");
+        if (r > 0) {
+            if (require)
+                return cli_usage_error("analyze", "one --require at a time ('%s' and '%s')", require, value);
+            if (parse_requirement(value, &req) != 0)
+                return cli_usage_error("analyze", "bad requirement '%s' (psnr>=DB, relerr<=E or no-overflow)", value);
+            require = value;
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_usage_error("analyze", "unknown option '%s'", argv[i]);
+        if (path)
+            return cli_usage_error("analyze", "more than one FILE ('%s' and '%s')", path, argv[i]);
+        path = argv[i];
+    }
+    if (!path)
+        return cli_usage_error("analyze", "missing FILE.npy");
+
+    mxp_array *a = NULL;
+    mxp_status st = mxp_npy_load(&a, path);
+    if (st != MXP_OK)
+        return cli_mxp_error("mxp_npy_load", st);
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
+    if ((st = mxp_roundtrip_analysis(a, mxp_advisor_candidates(), MXP_ADVISOR_CANDIDATES, rows)) != MXP_OK) {
+        mxp_array_free(a);
+        return cli_mxp_error("mxp_roundtrip_analysis", st);
+    }
+    mxp_advice adv;
+    if ((st = mxp_recommend_dtype(a, &req, &adv)) != MXP_OK) {
+        mxp_array_free(a);
+        return cli_mxp_error("mxp_recommend_dtype", st);
+    }
+    char shape[800];
+    printf("file %s: shape %s, dtype %s, %lld elements\n\n", path, cli_shape(shape, sizeof shape, a),
+           mxp_dtype_name(mxp_array_dtype(a)), (long long)mxp_array_size(a));
+    printf("%-14s %10s %11s %11s %9s %9s %10s %9s %9s %9s\n", "dtype", "memory", "max relerr", "p99 relerr",
+           "PSNR dB", "SNR dB", "cosine", "overflow", "underflow", "subnormal");
+    for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++) {
+        const mxp_roundtrip_row *r = &rows[i];
+        char mem[32], b1[32], b2[32], b3[32], b4[32];
+        printf("%-14s %10s %11s %11s %9s %9s %10.7f %9lld %9lld %9lld\n", mxp_dtype_name(r->dtype),
+               memory(mem, sizeof mem, r->bytes), cli_num(b1, sizeof b1, r->report.max_rel_error),
+               cli_num(b2, sizeof b2, r->report.p99_rel_error), cli_num(b3, sizeof b3, r->report.psnr_db),
+               cli_num(b4, sizeof b4, r->report.snr_db), r->report.cosine_similarity, (long long)r->overflow,
+               (long long)r->underflow_to_zero, (long long)r->subnormal);
+    }
+    printf("\nrequirement  %s\nrecommended  %s\nreason       %s\n", require ? require : "psnr>=40 (default)",
+           mxp_dtype_name(adv.dtype), adv.reason);
+    mxp_array_free(a);
+    return CLI_OK;
+}
