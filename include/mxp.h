@@ -14,5 +14,6 @@
 #include "mxp/threads.h"
 #include "mxp/analysis.h"
 #include "mxp/mx.h"
+#include "mxp/quant.h"
 
 #endif

@@ -84,6 +84,58 @@ MXP_API mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
 /* The micro-kernel mxp_gemm would use for these types now ("f32_gemm_6x32__avx512f"). */
 MXP_API const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts);
 
+/* ---- Overflow handling for a low-precision C (docs/gemm.md, "Overflow
+ * handling (mxp_gemm_safe)") ---- */
+
+/* What mxp_gemm_safe does when the result may overflow C's dtype.  As a
+ * request, NONE (the zero value) computes as mxp_gemm would and only
+ * reports; as `applied` in the report, NONE means nothing was changed. */
+typedef enum mxp_overflow_strategy {
+    MXP_OVERFLOW_STRATEGY_NONE = 0, /* compute as mxp_gemm (IEEE overflow), report */
+    MXP_OVERFLOW_STRATEGY_REFUSE,   /* MXP_ERR_SIZE_OVERFLOW, C untouched */
+    MXP_OVERFLOW_STRATEGY_CLIP,     /* round saturating: |C| <= C's max, never inf */
+    MXP_OVERFLOW_STRATEGY_SCALE,    /* C = result * 2^-scale_exponent */
+    MXP_OVERFLOW_STRATEGY_PROMOTE   /* the result goes to promote_to; C untouched */
+} mxp_overflow_strategy;
+
+/* Zero-initialized (or NULL) means NONE. */
+typedef struct mxp_gemm_safe_opts {
+    mxp_overflow_strategy strategy;
+    /* PROMOTE only: an m x n float32 or float64 matrix (leading dimension
+     * ldp >= n) that receives alpha op(A) op(B) + beta C when C is at risk. */
+    void *promote_to;
+    mxp_dtype promote_dtype;
+    size_t ldp;
+} mxp_gemm_safe_opts;
+
+typedef struct mxp_gemm_safe_report {
+    double max_abs_a, max_abs_b;     /* over op(A), op(B) as stored (NaN ignored) */
+    double max_abs_c;                /* over C when beta != 0, else 0 */
+    double bound;                    /* K max|A| max|B| |alpha| + |beta| max|C|,
+                                        + max|bias|, capped by a clamp */
+    double c_max;                    /* largest finite value of C's dtype */
+    bool at_risk;                    /* bound > c_max */
+    mxp_overflow_strategy applied;   /* what was done (NONE: nothing needed or asked) */
+    int scale_exponent;              /* SCALE: C holds the result times 2^-scale_exponent */
+    char what[200];                  /* a sentence */
+} mxp_gemm_safe_report;
+
+/* mxp_gemm with an overflow check: the arguments of mxp_gemm, then safe
+ * (NULL: NONE) and report (NULL allowed).  The bound is computed in
+ * float64 from one pass over A, B (and C when beta != 0).  When
+ * bound <= c_max, or the strategy is NONE, C is what mxp_gemm writes, bit
+ * for bit.  Otherwise REFUSE returns MXP_ERR_SIZE_OVERFLOW (C untouched),
+ * CLIP/SCALE/PROMOTE compute in a float64 workspace (a float64
+ * accumulator when float32 could overflow) and round once into C (or
+ * promote_to).  Integer GEMM is MXP_ERR_UNSUPPORTED (it saturates by
+ * itself).  On error C and promote_to are untouched. */
+MXP_API mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
+                                 double alpha, const void *a, mxp_dtype a_type, size_t lda,
+                                 const void *b, mxp_dtype b_type, size_t ldb,
+                                 double beta, void *c, mxp_dtype c_type, size_t ldc,
+                                 const mxp_gemm_opts *opts, const mxp_gemm_safe_opts *safe,
+                                 mxp_gemm_safe_report *report);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,82 @@
+/* mxp — affine (scale, zero point) quantization of arrays to int8/uint8:
+ * quantization parameters, calibration and observers, quantize,
+ * dequantize, fake-quantize.  Formulas and policies are in docs/quant.md. */
+#ifndef MXP_QUANT_H
+#define MXP_QUANT_H
+
+#include "array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* q = clamp(round(x / scale) + zero_point, qmin, qmax);  x' = (q - zp) * scale.
+ * axis -1: one pair for the whole tensor.  axis k >= 0: one pair per index
+ * along axis k (count = shape[k]), or with group_size g > 0 one pair per g
+ * consecutive indices along axis k for every position of the other axes
+ * (count = size / g, indexed in C order of the array with axis k of length
+ * shape[k] / g).  The struct owns scales and zero_points. */
+typedef struct mxp_qparams {
+    mxp_dtype qtype;      /* MXP_S8 or MXP_U8 */
+    bool symmetric;       /* zero point 0 (s8) or 128 (u8), scale = amax / 127 */
+    int axis;             /* -1 per tensor, else per channel along axis */
+    int64_t group_size;   /* 0: none; else per group of this many along axis */
+    int64_t count;        /* number of (scale, zero point) pairs */
+    float *scales;        /* count entries, finite and > 0 */
+    int32_t *zero_points; /* count entries, within the qtype's range */
+} mxp_qparams;
+
+/* Frees scales and zero_points and zeroes the struct (NULL is fine). */
+MXP_API void mxp_qparams_free(mxp_qparams *qp);
+
+/* Min/max calibration over x (NaN and infinities are ignored).  *out is
+ * overwritten (not freed first). */
+MXP_API mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmetric, int axis,
+                                        int64_t group_size, mxp_qparams *out);
+
+/* Quantizes x (any real dtype) into a new array of qp->qtype, x's shape.
+ * opts: rounding (stochastic: seed, index_offset, element index in C order),
+ * flags; NULL is nearest even.  NaN gives the zero point, +-inf saturate. */
+MXP_API mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp,
+                                const mxp_convert_opts *opts);
+/* (q - zp) * scale computed exactly in float64, rounded once (nearest even)
+ * to out_dtype.  q must have dtype qp->qtype and a shape matching qp. */
+MXP_API mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype);
+/* dequantize(quantize(x)) in x's dtype. */
+MXP_API mxp_status mxp_fake_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp,
+                                     const mxp_convert_opts *opts);
+
+/* ---- observers: statistics fed batch by batch ----------------------------- */
+typedef enum mxp_calib_kind {
+    MXP_CALIB_MINMAX = 1,     /* running min and max */
+    MXP_CALIB_MOVING_AVERAGE, /* min, max = m * old + (1 - m) * batch's */
+    MXP_CALIB_PERCENTILE,     /* threshold: percentile of |x| (histogram) */
+    MXP_CALIB_MSE,            /* threshold minimizing the quantization MSE */
+    MXP_CALIB_KL              /* TensorRT entropy: threshold minimizing KL(P || Q) */
+} mxp_calib_kind;
+
+/* Zero-initialized (or NULL) means the defaults. */
+typedef struct mxp_observer_opts {
+    double momentum;    /* MOVING_AVERAGE: weight of the old value, [0, 1); 0: 0.9 */
+    double percentile;  /* PERCENTILE: (0, 100]; 0: 99.99 */
+    int64_t group_size; /* MINMAX, MOVING_AVERAGE with axis >= 0: 0 none */
+    int bins;           /* histogram kinds: 0: 2048 (KL needs >= 256) */
+} mxp_observer_opts;
+
+typedef struct mxp_observer mxp_observer; /* opaque */
+
+/* Histogram kinds (PERCENTILE, MSE, KL) are per tensor only: axis must be -1
+ * (else MXP_ERR_UNSUPPORTED). */
+MXP_API mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtype qtype, bool symmetric,
+                                       int axis, const mxp_observer_opts *opts);
+/* Per channel, every batch must have the same ndim and length along axis
+ * (else MXP_ERR_SHAPE); per tensor, any shape. */
+MXP_API mxp_status mxp_observer_update(mxp_observer *obs, const mxp_array *batch);
+/* MXP_ERR_INVALID_ARGUMENT if no batch was seen. */
+MXP_API mxp_status mxp_observer_compute(const mxp_observer *obs, mxp_qparams *out);
+MXP_API void mxp_observer_free(mxp_observer *obs);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,292 @@
+/* Affine quantization: q = clamp(round(x / scale) + zp, qmin, qmax).
+ * Formulas, the zero/NaN/infinity policy and layouts are in docs/quant.md. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "quant/quant-internal.h"
+#include "array/array-internal.h"
+#include "core/error.h"
+
+void mxp_qparams_free(mxp_qparams *qp)
+{
+    if (!qp)
+        return;
+    mxp_free(qp->scales);
+    mxp_free(qp->zero_points);
+    memset(qp, 0, sizeof *qp);
+}
+
+mxp_status mxp_quant_type_range(mxp_dtype qtype, const char *what, int32_t *qmin, int32_t *qmax)
+{
+    switch (qtype) {
+    case MXP_S8: *qmin = -128; *qmax = 127; return MXP_OK;
+    case MXP_U8: *qmin = 0; *qmax = 255; return MXP_OK;
+    default:
+        if (!mxp_dtype_is_valid(qtype))
+            return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %d is not a valid mxp_dtype", what, (int)qtype);
+        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: quantized type %s is not supported (int8, uint8)", what,
+                         mxp_dtype_name(qtype));
+    }
+}
+
+mxp_status mxp_quant_layout(const mxp_array *x, int axis, int64_t group, const char *what, quant_layout *L)
+{
+    if (!x)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: array is NULL", what);
+    int64_t size = mxp_array_size(x);
+    if (size == 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: the array is empty", what);
+    if (axis != -1 && (axis < 0 || axis >= x->ndim))
+        return mxp_error(MXP_ERR_INDEX, "%s: axis %d is out of range for %d dimensions (-1: per tensor)", what,
+                         axis, x->ndim);
+    if (group < 0 || (group > 0 && axis < 0))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: group_size %lld needs an axis >= 0 and must be >= 0", what,
+                         (long long)group);
+    L->axis = axis;
+    L->group = group;
+    L->size = size;
+    if (axis < 0) {
+        L->outer = 1, L->len = size, L->inner = 1, L->count = 1;
+        return MXP_OK;
+    }
+    L->outer = 1, L->inner = 1, L->len = x->shape[axis];
+    for (int k = 0; k < axis; k++)
+        L->outer *= x->shape[k];
+    for (int k = axis + 1; k < x->ndim; k++)
+        L->inner *= x->shape[k];
+    if (group > 0 && L->len % group != 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: group_size %lld does not divide axis %d of length %lld",
+                         what, (long long)group, axis, (long long)L->len);
+    L->count = group > 0 ? size / group : L->len;
+    return MXP_OK;
+}
+
+mxp_status mxp_quant_as_f64(mxp_array **out, const mxp_array *x)
+{
+    return mxp_array_astype(out, x, MXP_F64, NULL);
+}
+
+/* A float scale that is finite and > 0 (clamped to [FLT_MIN, FLT_MAX]). */
+static float finite_scale(double s)
+{
+    if (!(s > 0.0))
+        return 1.0f;
+    if (s < FLT_MIN)
+        return FLT_MIN;
+    if (s > FLT_MAX)
+        return FLT_MAX;
+    return (float)s;
+}
+
+mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symmetric, int axis, int64_t group,
+                                   int64_t count, const double *mins, const double *maxs)
+{
+    int32_t qmin = 0, qmax = 0;
+    mxp_status st = mxp_quant_type_range(qtype, "calibration", &qmin, &qmax);
+    if (st != MXP_OK)
+        return st;
+    float *scales = mxp_malloc((size_t)count * sizeof *scales);
+    int32_t *zps = mxp_malloc((size_t)count * sizeof *zps);
+    if (!scales || !zps) {
+        mxp_free(scales);
+        mxp_free(zps);
+        return mxp_error(MXP_ERR_NO_MEMORY, "calibration: out of memory for %lld pairs", (long long)count);
+    }
+    for (int64_t k = 0; k < count; k++) {
+        double lo = mins[k], hi = maxs[k];
+        if (!(lo <= hi))
+            lo = hi = 0.0;
+        lo = fmin(lo, 0.0); /* the range always holds 0 */
+        hi = fmax(hi, 0.0);
+        if (symmetric) {
+            double amax = fmax(-lo, hi);
+            scales[k] = amax > 0.0 ? finite_scale(amax / 127.0) : 1.0f;
+            zps[k] = qtype == MXP_S8 ? 0 : 128;
+        } else {
+            double span = (double)qmax - (double)qmin;
+            double s = hi / span - lo / span; /* no overflow for huge ranges */
+            scales[k] = s > 0.0 ? finite_scale(s) : 1.0f;
+            double zp = nearbyint((double)qmin - lo / (double)scales[k]);
+            zps[k] = (int32_t)fmin(fmax(zp, (double)qmin), (double)qmax);
+        }
+    }
+    out->qtype = qtype;
+    out->symmetric = symmetric;
+    out->axis = axis;
+    out->group_size = group;
+    out->count = count;
+    out->scales = scales;
+    out->zero_points = zps;
+    return MXP_OK;
+}
+
+mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmetric, int axis,
+                                int64_t group_size, mxp_qparams *out)
+{
+    const char *what = "mxp_calibrate_minmax";
+    int32_t qmin = 0, qmax = 0;
+    quant_layout L;
+    mxp_status st = mxp_quant_type_range(qtype, what, &qmin, &qmax);
+    if (st == MXP_OK)
+        st = mxp_quant_layout(x, axis, group_size, what, &L);
+    if (st == MXP_OK && !out)
+        st = mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
+    if (st != MXP_OK)
+        return st;
+    mxp_array *xd = NULL;
+    double *mins = mxp_malloc((size_t)L.count * sizeof *mins);
+    double *maxs = mxp_malloc((size_t)L.count * sizeof *maxs);
+    if (!mins || !maxs)
+        st = mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
+    if (st == MXP_OK)
+        st = mxp_quant_as_f64(&xd, x);
+    if (st == MXP_OK) {
+        const double *v = mxp_array_data(xd);
+        for (int64_t k = 0; k < L.count; k++)
+            mins[k] = INFINITY, maxs[k] = -INFINITY;
+        for (int64_t o = 0, e = 0; o < L.outer; o++)
+            for (int64_t a = 0; a < L.len; a++)
+                for (int64_t i = 0; i < L.inner; i++, e++) {
+                    if (!isfinite(v[e]))
+                        continue;
+                    int64_t k = quant_index(&L, o, a, i);
+                    mins[k] = fmin(mins[k], v[e]);
+                    maxs[k] = fmax(maxs[k], v[e]);
+                }
+        st = mxp_qparams_from_ranges(out, qtype, symmetric, axis, group_size, L.count, mins, maxs);
+    }
+    mxp_array_free(xd);
+    mxp_free(mins);
+    mxp_free(maxs);
+    return st;
+}
+
+/* Checks qp against an array of x's shape. */
+static mxp_status check_qparams(const mxp_qparams *qp, const mxp_array *x, const char *what, quant_layout *L,
+                                int32_t *qmin, int32_t *qmax)
+{
+    if (!qp)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: qparams is NULL", what);
+    mxp_status st = mxp_quant_type_range(qp->qtype, what, qmin, qmax);
+    if (st == MXP_OK)
+        st = mxp_quant_layout(x, qp->axis, qp->group_size, what, L);
+    if (st != MXP_OK)
+        return st;
+    if (qp->count != L->count || !qp->scales || !qp->zero_points)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: qparams hold %lld pairs, the array needs %lld", what,
+                         (long long)qp->count, (long long)L->count);
+    for (int64_t k = 0; k < qp->count; k++) {
+        float s = qp->scales[k];
+        int32_t z = qp->zero_points[k];
+        if (!(s > 0.0f) || !isfinite(s))
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: scale %lld is %g (must be finite and > 0)", what,
+                             (long long)k, (double)s);
+        if (z < *qmin || z > *qmax)
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: zero point %lld is %d, outside [%d, %d]", what,
+                             (long long)k, (int)z, (int)*qmin, (int)*qmax);
+    }
+    return MXP_OK;
+}
+
+mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+{
+    const char *what = "mxp_quantize";
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
+    *out = NULL;
+    quant_layout L;
+    int32_t qmin = 0, qmax = 0;
+    mxp_status st = check_qparams(qp, x, what, &L, &qmin, &qmax);
+    if (st != MXP_OK)
+        return st;
+    mxp_array *xd = NULL, *r = NULL;
+    st = mxp_quant_as_f64(&xd, x);
+    if (st == MXP_OK)
+        st = mxp_array_new_owner(&r, qp->qtype, x->ndim, x->shape);
+    int32_t *ri = NULL;
+    if (st == MXP_OK && !(ri = mxp_malloc((size_t)L.size * sizeof *ri)))
+        st = mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
+    if (st == MXP_OK) {
+        double *v = mxp_array_data(xd); /* our own copy: scaled in place */
+        for (int64_t o = 0, e = 0; o < L.outer; o++)
+            for (int64_t a = 0; a < L.len; a++)
+                for (int64_t i = 0; i < L.inner; i++, e++)
+                    v[e] /= (double)qp->scales[quant_index(&L, o, a, i)];
+        /* round(x / scale) by the mode, saturated to int32 (NaN -> 0) */
+        st = mxp_convert(ri, MXP_S32, v, MXP_F64, (size_t)L.size, opts);
+    }
+    if (st == MXP_OK) {
+        int8_t *s8 = mxp_array_data(r);
+        uint8_t *u8 = mxp_array_data(r);
+        for (int64_t o = 0, e = 0; o < L.outer; o++)
+            for (int64_t a = 0; a < L.len; a++)
+                for (int64_t i = 0; i < L.inner; i++, e++) {
+                    int64_t q = (int64_t)ri[e] + qp->zero_points[quant_index(&L, o, a, i)];
+                    q = q < qmin ? qmin : q > qmax ? qmax : q;
+                    if (qp->qtype == MXP_S8)
+                        s8[e] = (int8_t)q;
+                    else
+                        u8[e] = (uint8_t)q;
+                }
+        *out = r;
+        r = NULL;
+    }
+    mxp_free(ri);
+    mxp_array_free(xd);
+    mxp_array_free(r);
+    return st;
+}
+
+mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
+{
+    const char *what = "mxp_dequantize";
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
+    *out = NULL;
+    quant_layout L;
+    int32_t qmin = 0, qmax = 0;
+    mxp_status st = check_qparams(qp, q, what, &L, &qmin, &qmax);
+    if (st != MXP_OK)
+        return st;
+    if (q->dtype != qp->qtype)
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: q is %s, qparams say %s", what, mxp_dtype_name(q->dtype),
+                         mxp_dtype_name(qp->qtype));
+    if (!mxp_dtype_is_valid(out_dtype))
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %d is not a valid mxp_dtype", what, (int)out_dtype);
+    mxp_array *qd = NULL, *r = NULL;
+    st = mxp_quant_as_f64(&qd, q);
+    if (st == MXP_OK)
+        st = mxp_array_new_owner(&r, out_dtype, q->ndim, q->shape);
+    if (st == MXP_OK) {
+        double *v = mxp_array_data(qd);
+        for (int64_t o = 0, e = 0; o < L.outer; o++)
+            for (int64_t a = 0; a < L.len; a++)
+                for (int64_t i = 0; i < L.inner; i++, e++) {
+                    int64_t k = quant_index(&L, o, a, i);
+                    v[e] = (v[e] - (double)qp->zero_points[k]) * (double)qp->scales[k]; /* exact */
+                }
+        st = mxp_convert(mxp_array_data(r), out_dtype, v, MXP_F64, (size_t)L.size, NULL);
+    }
+    if (st == MXP_OK) {
+        *out = r;
+        r = NULL;
+    }
+    mxp_array_free(qd);
+    mxp_array_free(r);
+    return st;
+}
+
+mxp_status mxp_fake_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp,
+                             const mxp_convert_opts *opts)
+{
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_fake_quantize: out is NULL");
+    *out = NULL;
+    mxp_array *q = NULL;
+    mxp_status st = mxp_quantize(&q, x, qp, opts);
+    if (st == MXP_OK)
+        st = mxp_dequantize(out, q, qp, x->dtype);
+    mxp_array_free(q);
+    return st;
+}

@@ -1,0 +1,315 @@
+/* Observers: calibration statistics fed batch by batch (min/max, moving
+ * average, and histogram-based percentile, MSE and KL thresholds).
+ * The methods are described in docs/quant.md. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "quant/quant-internal.h"
+#include "array/array-internal.h"
+#include "core/error.h"
+
+enum { KL_TARGET_BINS = 128, DEFAULT_BINS = 2048, MSE_STEPS = 256 };
+
+struct mxp_observer {
+    mxp_calib_kind kind;
+    mxp_dtype qtype;
+    bool symmetric;
+    int axis;
+    int ndim;
+    int64_t axis_len;
+    mxp_observer_opts opts;
+    int64_t batches;
+    int64_t count;     /* pairs (min/max kinds), 1 for histograms */
+    double *mins, *maxs;
+    /* histogram of |x| over [0, hmax], opts.bins bins */
+    double *hist;
+    double hmax;
+};
+
+mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtype qtype, bool symmetric, int axis,
+                               const mxp_observer_opts *opts)
+{
+    const char *what = "mxp_observer_create";
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
+    *out = NULL;
+    int32_t qmin = 0, qmax = 0;
+    mxp_status st = mxp_quant_type_range(qtype, what, &qmin, &qmax);
+    if (st != MXP_OK)
+        return st;
+    if (kind < MXP_CALIB_MINMAX || kind > MXP_CALIB_KL)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %d is not an mxp_calib_kind", what, (int)kind);
+    mxp_observer_opts o = { 0 };
+    if (opts)
+        o = *opts;
+    if (o.momentum == 0.0)
+        o.momentum = 0.9;
+    if (o.percentile == 0.0)
+        o.percentile = 99.99;
+    if (o.bins == 0)
+        o.bins = DEFAULT_BINS;
+    bool hist = kind >= MXP_CALIB_PERCENTILE;
+    if (!(o.momentum > 0.0 && o.momentum < 1.0) || !(o.percentile > 0.0 && o.percentile <= 100.0) ||
+        o.bins < (kind == MXP_CALIB_KL ? 2 * KL_TARGET_BINS : 2) || o.group_size < 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: bad options (momentum %g, percentile %g, bins %d)", what,
+                         o.momentum, o.percentile, o.bins);
+    if (axis < -1)
+        return mxp_error(MXP_ERR_INDEX, "%s: axis %d is out of range (-1: per tensor)", what, axis);
+    if (hist && (axis != -1 || o.group_size != 0))
+        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: histogram observers are per tensor only (axis -1)", what);
+    if (o.group_size > 0 && axis < 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: group_size needs an axis >= 0", what);
+    mxp_observer *obs = mxp_malloc(sizeof *obs);
+    if (!obs)
+        return mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
+    memset(obs, 0, sizeof *obs);
+    obs->kind = kind;
+    obs->qtype = qtype;
+    obs->symmetric = symmetric;
+    obs->axis = axis;
+    obs->opts = o;
+    if (hist) {
+        obs->hist = mxp_malloc((size_t)o.bins * sizeof *obs->hist);
+        if (!obs->hist) {
+            mxp_free(obs);
+            return mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
+        }
+        memset(obs->hist, 0, (size_t)o.bins * sizeof *obs->hist);
+    }
+    *out = obs;
+    return MXP_OK;
+}
+
+void mxp_observer_free(mxp_observer *obs)
+{
+    if (!obs)
+        return;
+    mxp_free(obs->mins);
+    mxp_free(obs->maxs);
+    mxp_free(obs->hist);
+    mxp_free(obs);
+}
+
+/* Grows the histogram range to at least amax: old bins are moved by their
+ * centres (exact when nothing was recorded yet). */
+static void hist_grow(mxp_observer *obs, double amax)
+{
+    int nb = obs->opts.bins;
+    if (amax <= obs->hmax)
+        return;
+    double old = obs->hmax;
+    obs->hmax = amax;
+    if (old == 0.0)
+        return; /* only zeros so far, all in bin 0 */
+    double tmp[DEFAULT_BINS];
+    double *t = nb <= DEFAULT_BINS ? tmp : NULL;
+    double *heap = t ? NULL : mxp_malloc((size_t)nb * sizeof *heap);
+    t = t ? t : heap;
+    if (!t)
+        return; /* left as is: approximate, never wrong in kind */
+    memcpy(t, obs->hist, (size_t)nb * sizeof *t);
+    memset(obs->hist, 0, (size_t)nb * sizeof *t);
+    for (int b = 0; b < nb; b++) {
+        double c = (b + 0.5) * old / nb;
+        int64_t nbi = (int64_t)(c / amax * nb);
+        obs->hist[nbi < nb ? nbi : nb - 1] += t[b];
+    }
+    mxp_free(heap);
+}
+
+mxp_status mxp_observer_update(mxp_observer *obs, const mxp_array *batch)
+{
+    const char *what = "mxp_observer_update";
+    if (!obs)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: observer is NULL", what);
+    quant_layout L;
+    mxp_status st = mxp_quant_layout(batch, obs->axis, obs->opts.group_size, what, &L);
+    if (st != MXP_OK)
+        return st;
+    if (obs->batches > 0 && obs->axis >= 0 &&
+        (batch->ndim != obs->ndim || L.len != obs->axis_len || L.count != obs->count))
+        return mxp_error(MXP_ERR_SHAPE, "%s: the batch does not match the earlier ones along axis %d", what,
+                         obs->axis);
+    mxp_array *xd = NULL;
+    st = mxp_quant_as_f64(&xd, batch);
+    if (st != MXP_OK)
+        return st;
+    const double *v = mxp_array_data(xd);
+    double *bmin = mxp_malloc((size_t)L.count * sizeof *bmin);
+    double *bmax = mxp_malloc((size_t)L.count * sizeof *bmax);
+    if (!bmin || !bmax) {
+        st = mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
+        goto done;
+    }
+    for (int64_t k = 0; k < L.count; k++)
+        bmin[k] = INFINITY, bmax[k] = -INFINITY;
+    for (int64_t o = 0, e = 0; o < L.outer; o++)
+        for (int64_t a = 0; a < L.len; a++)
+            for (int64_t i = 0; i < L.inner; i++, e++) {
+                if (!isfinite(v[e]))
+                    continue;
+                int64_t k = quant_index(&L, o, a, i);
+                bmin[k] = fmin(bmin[k], v[e]);
+                bmax[k] = fmax(bmax[k], v[e]);
+            }
+    if (obs->batches == 0) {
+        obs->mins = bmin, obs->maxs = bmax, bmin = bmax = NULL;
+        obs->count = L.count;
+        obs->ndim = batch->ndim;
+        obs->axis_len = L.len;
+    } else {
+        for (int64_t k = 0; k < L.count; k++) {
+            if (obs->kind == MXP_CALIB_MOVING_AVERAGE && obs->mins[k] <= obs->maxs[k] && bmin[k] <= bmax[k]) {
+                double m = obs->opts.momentum;
+                obs->mins[k] = m * obs->mins[k] + (1 - m) * bmin[k];
+                obs->maxs[k] = m * obs->maxs[k] + (1 - m) * bmax[k];
+            } else if (obs->kind != MXP_CALIB_MOVING_AVERAGE || !(obs->mins[k] <= obs->maxs[k])) {
+                obs->mins[k] = fmin(obs->mins[k], bmin[k]);
+                obs->maxs[k] = fmax(obs->maxs[k], bmax[k]);
+            }
+        }
+    }
+    if (obs->hist) {
+        double amax = 0.0;
+        for (int64_t e = 0; e < L.size; e++)
+            if (isfinite(v[e]))
+                amax = fmax(amax, fabs(v[e]));
+        hist_grow(obs, amax);
+        int nb = obs->opts.bins;
+        for (int64_t e = 0; e < L.size; e++) {
+            if (!isfinite(v[e]))
+                continue;
+            int64_t b = obs->hmax > 0.0 ? (int64_t)(fabs(v[e]) / obs->hmax * nb) : 0;
+            obs->hist[b < nb ? b : nb - 1] += 1.0;
+        }
+    }
+    obs->batches++;
+done:
+    mxp_free(bmin);
+    mxp_free(bmax);
+    mxp_array_free(xd);
+    return st;
+}
+
+/* Threshold at percentile p of |x|, interpolated inside its bin. */
+static double percentile_threshold(const double *h, int nb, double width, double p)
+{
+    double total = 0.0;
+    for (int b = 0; b < nb; b++)
+        total += h[b];
+    double need = total * p / 100.0, cum = 0.0;
+    for (int b = 0; b < nb; b++) {
+        if (h[b] > 0.0 && cum + h[b] >= need)
+            return width * (b + (need - cum) / h[b]);
+        cum += h[b];
+    }
+    return width * nb;
+}
+
+/* Estimated squared error of symmetric quantization with threshold t of
+ * the histogram (bin centres stand for their elements). */
+static double mse_of(const double *h, int nb, double width, double t, double qmax)
+{
+    double s = t / qmax, err = 0.0;
+    for (int b = 0; b < nb; b++) {
+        if (h[b] == 0.0)
+            continue;
+        double c = (b + 0.5) * width;
+        double d = c > t ? c - t : c - nearbyint(c / s) * s;
+        err += h[b] * d * d;
+    }
+    return err;
+}
+
+/* TensorRT's entropy calibration: for i = 128 .. nb bins, P = h[0..i) with
+ * the tail folded into bin i-1, Q = h[0..i) merged into 128 bins and spread
+ * back over the non-empty bins; the i minimizing KL(P || Q) gives the
+ * threshold (i + 0.5) * width. */
+static double kl_threshold(const double *h, int nb, double width)
+{
+    double *p = mxp_malloc((size_t)nb * 2 * sizeof *p);
+    if (!p)
+        return width * nb;
+    double *q = p + nb;
+    double tail = 0.0;
+    for (int b = 0; b < nb; b++)
+        tail += h[b];
+    for (int b = 0; b < KL_TARGET_BINS; b++)
+        tail -= h[b];
+    double best = INFINITY;
+    int best_i = nb;
+    for (int i = KL_TARGET_BINS; i <= nb; i++) {
+        if (i > KL_TARGET_BINS)
+            tail -= h[i - 1];
+        memcpy(p, h, (size_t)i * sizeof *p);
+        p[i - 1] += tail;
+        int merged = i / KL_TARGET_BINS;
+        for (int j = 0; j < KL_TARGET_BINS; j++) {
+            int start = j * merged, stop = j == KL_TARGET_BINS - 1 ? i : start + merged;
+            double sum = 0.0;
+            int nonzero = 0;
+            for (int b = start; b < stop; b++) {
+                sum += h[b];
+                nonzero += h[b] != 0.0;
+            }
+            for (int b = start; b < stop; b++)
+                q[b] = h[b] != 0.0 ? sum / nonzero : 0.0;
+        }
+        double ps = 0.0, qs = 0.0;
+        for (int b = 0; b < i; b++)
+            ps += p[b], qs += q[b];
+        if (ps == 0.0 || qs == 0.0)
+            continue;
+        double kl = 0.0;
+        for (int b = 0; b < i; b++) {
+            if (p[b] == 0.0)
+                continue;
+            double pb = p[b] / ps, qb = q[b] / qs;
+            kl += qb > 0.0 ? pb * log(pb / qb) : pb * log(pb / 1e-12); /* P > 0 where Q is empty */
+        }
+        if (kl < best) {
+            best = kl;
+            best_i = i;
+        }
+    }
+    mxp_free(p);
+    return fmin((best_i + 0.5) * width, width * nb);
+}
+
+mxp_status mxp_observer_compute(const mxp_observer *obs, mxp_qparams *out)
+{
+    const char *what = "mxp_observer_compute";
+    if (!obs || !out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", what, !obs ? "observer" : "out");
+    if (obs->batches == 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: no batch was observed", what);
+    if (!obs->hist)
+        return mxp_qparams_from_ranges(out, obs->qtype, obs->symmetric, obs->axis, obs->opts.group_size,
+                                       obs->count, obs->mins, obs->maxs);
+    int nb = obs->opts.bins;
+    double width = obs->hmax / nb, t = obs->hmax;
+    if (obs->hmax > 0.0) {
+        if (obs->kind == MXP_CALIB_PERCENTILE) {
+            t = percentile_threshold(obs->hist, nb, width, obs->opts.percentile);
+        } else if (obs->kind == MXP_CALIB_MSE) {
+            double best = INFINITY;
+            for (int k = 1; k <= MSE_STEPS; k++) {
+                double c = obs->hmax * k / MSE_STEPS;
+                double e = mse_of(obs->hist, nb, width, c, 127.0);
+                if (e < best)
+                    best = e, t = c;
+            }
+        } else {
+            t = kl_threshold(obs->hist, nb, width);
+        }
+    }
+    double lo = obs->mins[0], hi = obs->maxs[0];
+    if (lo <= hi) {
+        lo = fmax(lo, -t);
+        hi = fmin(hi, t);
+    }
+    if (obs->symmetric) /* the threshold itself is the clipping range */
+        lo = -t, hi = t;
+    return mxp_qparams_from_ranges(out, obs->qtype, obs->symmetric, -1, 0, 1, &lo, &hi);
+}
