@@ -29,11 +29,14 @@ int cli_cast(int argc, char **argv);
 int cli_analyze(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_check_gemm(int argc, char **argv);
+int cli_quant_gemm(int argc, char **argv);
+int cli_bench_quant(int argc, char **argv);
 
 /* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
 int tour_sums(void);
 int tour_arrays(void); /* part 7, tour_arrays.c */
 int tour_gemm(void);   /* part 8, tour_gemm.c */
+int tour_quant(void);  /* part 9, tour_quant.c */
 void tour_heading(int number, const char *title);
 
 /* ---- errors and options (cli.c) ------------------------------------- */
@@ -118,5 +121,26 @@ size_t cli_bench_copy_bytes(const cli_bench_case *c);
 
 /* Fills r with the medians of c->reps alternating runs. */
 mxp_status cli_bench_run(const cli_bench_case *c, const void *src, void *dst, cli_bench_result *r);
+
+/* ---- the quantized pipeline (quant_gemm.c) ------------------------- */
+
+enum { QG_REPS = 5, QG_MAX_REPS = 32 };
+
+typedef struct quant_gemm_path {
+    double gemm_s, pipeline_s;  /* median seconds: GEMM alone; with the activations' quantization */
+    mxp_compare_report report;  /* against the float32 GEMM */
+} quant_gemm_path;
+
+typedef struct quant_gemm_result {
+    quant_gemm_path path[3]; /* float32 GEMM, int8 GEMM -> float32, int8 GEMM -> int8 */
+    double weights_s;        /* calibrating and quantizing B once */
+    double a_scale, out_scale;
+    int a_zero_point;
+} quant_gemm_result;
+
+extern const char *const quant_gemm_path_names[3];
+
+/* Runs the pipeline of `mxp quant-gemm` at M x N x K (reps timed runs each). */
+mxp_status quant_gemm_measure(size_t m, size_t n, size_t k, uint64_t seed, int reps, quant_gemm_result *r);
 
 #endif

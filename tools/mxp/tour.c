@@ -11,14 +11,17 @@
 static void print_help(void)
 {
     printf("usage: mxp tour [--no-bench]\n\n"
-           "A guided report in six parts, each table preceded by what to look at:\n"
+           "A guided report in nine parts, each table preceded by what to look at:\n"
            "  1. the machine: CPU, ISA level, conversion kernels chosen\n"
            "  2. the floating-point formats: range and precision\n"
            "  3. round trips float64 -> type -> float64 for a few values\n"
            "  4. adding 0.1 ten thousand times in each format, and with a float32 accumulator\n"
            "  5. the same sum in bfloat16 with stochastic rounding\n"
-           "  6. conversion speed next to memcpy (about a second)\n\n"
-           "  --no-bench   skip part 6\n");
+           "  6. conversion speed next to memcpy (about a second)\n"
+           "  7. arrays: a float32 array through every dtype, summation algorithms, memory\n"
+           "  8. GEMM throughput per dtype beside the measured instruction peak, and error\n"
+           "  9. quantization: round-trip table, the dtype advisor, the int8 GEMM pipeline\n\n"
+           "  --no-bench   skip the timed parts 6, 8 and 9\n");
 }
 
 void tour_heading(int number, const char *title)
@@ -207,7 +210,7 @@ int cli_tour(int argc, char **argv)
             return cli_usage_error("tour", "unknown option '%s'", argv[i]);
         bench = 0;
     }
-    printf("mxp tour: mixed precision in eight short parts.\n");
+    printf("mxp tour: mixed precision in nine short parts.\n");
     section_machine();
     section_formats();
     int rc = section_round_trips();
@@ -219,5 +222,7 @@ int cli_tour(int argc, char **argv)
         rc = tour_arrays();
     if (rc == CLI_OK && bench)
         rc = tour_gemm();
+    if (rc == CLI_OK && bench)
+        rc = tour_quant();
     return rc;
 }

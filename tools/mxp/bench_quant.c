@@ -1,0 +1,160 @@
+/* mxp bench quant — per-tensor int8 quantization of float32 with
+ * mxp_quantize, beside memcpy of the same bytes and PyTorch's
+ * torch.quantize_per_tensor in the same run (timed by /usr/bin/python3,
+ * when torch is installed). */
+#define _POSIX_C_SOURCE 200809L /* popen, mkstemp, fdopen */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *const torch_script =
+    "import sys, time\n"
+    "try:\n"
+    "    import torch\n"
+    "except Exception:\n"
+    "    print('notorch'); sys.exit(0)\n"
+    "n, reps = int(sys.argv[1]), int(sys.argv[2])\n"
+    "torch.manual_seed(1)\n"
+    "x = torch.randn(n, dtype=torch.float32)\n"
+    "s = float(x.abs().max()) / 127\n"
+    "ts = []\n"
+    "for r in range(reps):\n"
+    "    t0 = time.perf_counter()\n"
+    "    q = torch.quantize_per_tensor(x, s, 0, torch.qint8)\n"
+    "    ts.append(time.perf_counter() - t0)\n"
+    "print('torch', sorted(ts)[len(ts) // 2], torch.__version__)\n";
+
+/* Median seconds of torch.quantize_per_tensor; 0 without torch (or python),
+ * -1 when python ran but torch is not importable. */
+static double time_torch(size_t n, int reps, char *version, size_t vsize)
+{
+    char path[] = "/tmp/mxp-bench-quant-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 0;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        remove(path);
+        return 0;
+    }
+    fputs(torch_script, f);
+    fclose(f);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %zu %d 2>/dev/null", path, n, reps);
+    FILE *p = popen(cmd, "r");
+    double s = 0;
+    char word[16], ver[64];
+    if (p) {
+        int got = fscanf(p, "%15s", word);
+        if (got == 1 && !strcmp(word, "notorch"))
+            s = -1;
+        else if (got == 1 && !strcmp(word, "torch") && fscanf(p, "%lf %63s", &s, ver) == 2)
+            snprintf(version, vsize, "%s", ver);
+        else
+            s = 0;
+        pclose(p);
+    }
+    remove(path);
+    return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mxp bench quant [--n N] [--reps R]\n\n"
+               "Times per-tensor int8 quantization (mxp_quantize, symmetric min/max qparams\n"
+               "computed once, the output array allocated per call) of N float32 values\n"
+               "(default 16M; R runs, default 7, medians), alternating with memcpy moving\n"
+               "as many bytes (read 4N + write N), and torch.quantize_per_tensor through\n"
+               "/usr/bin/python3 when PyTorch is installed.  GB/s = 5N bytes / time.\n");
+}
+
+int cli_bench_quant(int argc, char **argv)
+{
+    size_t n = 16u << 20;
+    int reps = 7;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (cli_option(argc, argv, &i, "--n", &v) == 1) {
+            if (cli_parse_size(v, &n) || n == 0)
+                return cli_usage_error("bench quant", "--n wants a positive size, not '%s'", v);
+        } else if (cli_option(argc, argv, &i, "--reps", &v) == 1) {
+            reps = atoi(v);
+            if (reps < 1 || reps > 64)
+                return cli_usage_error("bench quant", "--reps wants 1..64, not '%s'", v);
+        } else {
+            return cli_usage_error("bench quant", "unknown option '%s'", argv[i]);
+        }
+    }
+    char torch_version[64] = "";
+    const double torch_s = time_torch(n, reps, torch_version, sizeof torch_version);
+    const size_t bytes = 5 * n, copy = bytes / 2;
+    void *m1 = cli_alloc(copy), *m2 = cli_alloc(copy);
+    if (!m1 || !m2) {
+        free(m1);
+        free(m2);
+        return cli_mxp_error("allocating the memcpy buffers", MXP_ERR_NO_MEMORY);
+    }
+    memset(m1, 1, copy);
+    memset(m2, 2, copy);
+    const int64_t len = (int64_t)n;
+    mxp_array *x = NULL;
+    mxp_qparams qp;
+    memset(&qp, 0, sizeof qp);
+    mxp_status st = mxp_array_random_normal(&x, MXP_F32, 1, &len, 0, 1, 1);
+    double tcal = cli_now();
+    if (st == MXP_OK)
+        st = mxp_calibrate_minmax(x, MXP_S8, true, -1, 0, &qp);
+    tcal = cli_now() - tcal;
+    double tq[64], tc[64];
+    for (int r = 0; r < reps && st == MXP_OK; r++) {
+        mxp_array *q = NULL;
+        double t0 = cli_now();
+        st = mxp_quantize(&q, x, &qp, NULL);
+        tq[r] = cli_now() - t0;
+        mxp_array_free(q);
+        t0 = cli_now();
+        memcpy(m2, m1, copy);
+        tc[r] = cli_now() - t0;
+    }
+    int rc = CLI_OK;
+    if (st != MXP_OK) {
+        rc = cli_mxp_error("bench quant", st);
+    } else {
+        qsort(tq, (size_t)reps, sizeof tq[0], cmp_double);
+        qsort(tc, (size_t)reps, sizeof tc[0], cmp_double);
+        const double sq = tq[reps / 2], sc = tc[reps / 2];
+        printf("# n = %zu float32 -> int8 per tensor (scale %.4g), median of %d runs, %d threads;\n"
+               "# GB/s = (4n read + n written) / time; calibration (min/max, once): %.2f ms\n",
+               n, (double)qp.scales[0], reps, mxp_get_num_threads(), tcal * 1e3);
+        printf("%-30s %10s %9s %10s\n", "operation", "ms", "GB/s", "vs memcpy");
+        printf("%-30s %10.3f %9.2f %10.2f\n", "mxp_quantize", sq * 1e3, (double)bytes / sq / 1e9, sc / sq);
+        printf("%-30s %10.3f %9.2f %10.2f\n", "memcpy (same bytes)", sc * 1e3, (double)bytes / sc / 1e9, 1.0);
+        if (torch_s > 0) {
+            char label[64];
+            snprintf(label, sizeof label, "torch.quantize_per_tensor %s", torch_version);
+            printf("%-30.30s %10.3f %9.2f %10.2f\n", label, torch_s * 1e3, (double)bytes / torch_s / 1e9,
+                   sc / torch_s);
+            printf("mxp_quantize is %.2fx PyTorch's speed\n", torch_s / sq);
+        } else if (torch_s < 0) {
+            printf("(PyTorch not installed: apt-get install python3-torch)\n");
+        } else {
+            printf("(PyTorch row empty: /usr/bin/python3 was not available)\n");
+        }
+    }
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+    free(m1);
+    free(m2);
+    return rc;
+}
