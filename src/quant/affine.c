@@ -189,6 +189,76 @@ static mxp_status check_qparams(const mxp_qparams *qp, const mxp_array *x, const
     return MXP_OK;
 }
 
+/* The default mode without mxp_convert's generic path: exactly what it
+ * gives for float64 -> int32 in nearest-even (saturation, NaN -> 0), with
+ * floor() and exact subtraction, so the FP rounding mode cannot change it. */
+static void round_even_to_int32(int32_t *dst, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double x = v[i];
+        x = x == x ? x : 0.0; /* NaN -> 0 */
+        x = x < -2147483648.0 ? -2147483648.0 : x > 2147483647.0 ? 2147483647.0 : x;
+        /* floor without libm or branches: truncate, then step down below zero */
+        int64_t t = (int64_t)x;
+        t -= x < (double)t;
+        double f = x - (double)t; /* exact: |x| < 2^52 */
+        t += (f > 0.5) | ((f == 0.5) & (int)(t & 1));
+        dst[i] = (int32_t)t;
+    }
+}
+
+/* The common case (contiguous input, nearest even) in blocks, without
+ * whole-array temporaries: the same arithmetic as the general path below. */
+static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const quant_layout *L,
+                                  int32_t qmin, int32_t qmax)
+{
+    enum { BLOCK = 1024 };
+    mxp_array *r = NULL;
+    mxp_status st = mxp_array_new_owner(&r, qp->qtype, x->ndim, x->shape);
+    if (st != MXP_OK)
+        return st;
+    const size_t xs = mxp_dtype_itemsize(x->dtype);
+    const char *src = x->data;
+    int8_t *s8 = mxp_array_data(r);
+    uint8_t *u8 = mxp_array_data(r);
+    double v[BLOCK];
+    int32_t ri[BLOCK];
+    int64_t o = 0, a = 0, i = 0; /* element e is (o, a, i) in the layout */
+    for (int64_t e0 = 0; e0 < L->size; e0 += BLOCK) {
+        size_t m = (size_t)(L->size - e0 < BLOCK ? L->size - e0 : BLOCK);
+        mxp_convert(v, MXP_F64, src + e0 * (int64_t)xs, x->dtype, m, NULL);
+        int64_t o1 = o, a1 = a, i1 = i;
+        for (size_t q = 0; q < m; q++) {
+            v[q] /= (double)qp->scales[quant_index(L, o1, a1, i1)];
+            if (++i1 == L->inner) {
+                i1 = 0;
+                if (++a1 == L->len) {
+                    a1 = 0;
+                    o1++;
+                }
+            }
+        }
+        round_even_to_int32(ri, v, m);
+        for (size_t q = 0; q < m; q++) {
+            int64_t k = (int64_t)ri[q] + qp->zero_points[quant_index(L, o, a, i)];
+            k = k < qmin ? qmin : k > qmax ? qmax : k;
+            if (qp->qtype == MXP_S8)
+                s8[e0 + (int64_t)q] = (int8_t)k;
+            else
+                u8[e0 + (int64_t)q] = (uint8_t)k;
+            if (++i == L->inner) {
+                i = 0;
+                if (++a == L->len) {
+                    a = 0;
+                    o++;
+                }
+            }
+        }
+    }
+    *out = r;
+    return MXP_OK;
+}
+
 mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     const char *what = "mxp_quantize";
@@ -200,6 +270,8 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
     mxp_status st = check_qparams(qp, x, what, &L, &qmin, &qmax);
     if (st != MXP_OK)
         return st;
+    if ((x->flags & MXP_ARRAY_C_CONTIGUOUS) && (!opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags)))
+        return quantize_blocks(out, x, qp, &L, qmin, qmax);
     mxp_array *xd = NULL, *r = NULL;
     st = mxp_quant_as_f64(&xd, x);
     if (st == MXP_OK)
@@ -214,7 +286,10 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
                 for (int64_t i = 0; i < L.inner; i++, e++)
                     v[e] /= (double)qp->scales[quant_index(&L, o, a, i)];
         /* round(x / scale) by the mode, saturated to int32 (NaN -> 0) */
-        st = mxp_convert(ri, MXP_S32, v, MXP_F64, (size_t)L.size, opts);
+        if (!opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags))
+            round_even_to_int32(ri, v, (size_t)L.size);
+        else
+            st = mxp_convert(ri, MXP_S32, v, MXP_F64, (size_t)L.size, opts);
     }
     if (st == MXP_OK) {
         int8_t *s8 = mxp_array_data(r);
