@@ -141,8 +141,8 @@ int cli_bench_quant(int argc, char **argv)
         printf("%-30s %10.3f %9.2f %10.2f\n", "mxp_quantize", sq * 1e3, (double)bytes / sq / 1e9, sc / sq);
         printf("%-30s %10.3f %9.2f %10.2f\n", "memcpy (same bytes)", sc * 1e3, (double)bytes / sc / 1e9, 1.0);
         if (torch_s > 0) {
-            char label[64];
-            snprintf(label, sizeof label, "torch.quantize_per_tensor %s", torch_version);
+            char label[128];
+            snprintf(label, sizeof label, "torch.quantize_per_tensor %.63s", torch_version);
             printf("%-30.30s %10.3f %9.2f %10.2f\n", label, torch_s * 1e3, (double)bytes / torch_s / 1e9,
                    sc / torch_s);
             printf("mxp_quantize is %.2fx PyTorch's speed\n", torch_s / sq);
