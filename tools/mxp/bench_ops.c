@@ -103,22 +103,9 @@ int cli_bench_ops(int argc, char **argv)
 {
     size_t n = 16u << 20;
     int reps = 7;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (cli_option(argc, argv, &i, "--n", &v) == 1) {
-            if (cli_parse_size(v, &n) || n == 0)
-                return cli_usage_error("bench ops", "--n wants a positive size, not '%s'", v);
-        } else if (cli_option(argc, argv, &i, "--reps", &v) == 1) {
-            reps = atoi(v);
-            if (reps < 1 || reps > 64)
-                return cli_usage_error("bench ops", "--reps wants 1..64, not '%s'", v);
-        } else {
-            return cli_usage_error("bench ops", "unknown option '%s'", argv[i]);
-        }
-    }
+    const int parsed = cli_parse_n_reps("bench ops", argc, argv, &n, &reps, usage);
+    if (parsed >= 0)
+        return parsed;
     numpy_times np;
     time_numpy(n, reps, &np);
     void *m1 = cli_alloc(n * 6), *m2 = cli_alloc(n * 6);

@@ -80,22 +80,9 @@ int cli_bench_quant(int argc, char **argv)
 {
     size_t n = 16u << 20;
     int reps = 7;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (cli_option(argc, argv, &i, "--n", &v) == 1) {
-            if (cli_parse_size(v, &n) || n == 0)
-                return cli_usage_error("bench quant", "--n wants a positive size, not '%s'", v);
-        } else if (cli_option(argc, argv, &i, "--reps", &v) == 1) {
-            reps = atoi(v);
-            if (reps < 1 || reps > 64)
-                return cli_usage_error("bench quant", "--reps wants 1..64, not '%s'", v);
-        } else {
-            return cli_usage_error("bench quant", "unknown option '%s'", argv[i]);
-        }
-    }
+    const int parsed = cli_parse_n_reps("bench quant", argc, argv, &n, &reps, usage);
+    if (parsed >= 0)
+        return parsed;
     char torch_version[64] = "";
     const double torch_s = time_torch(n, reps, torch_version, sizeof torch_version);
     const size_t bytes = 5 * n, copy = bytes / 2;

@@ -230,3 +230,24 @@ mxp_status cli_fill_random(void *buf, mxp_dtype type, size_t n, uint64_t seed)
     }
     return MXP_OK;
 }
+
+int cli_parse_n_reps(const char *cmd, int argc, char **argv, size_t *n, int *reps, void (*usage)(FILE *f))
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (cli_option(argc, argv, &i, "--n", &v) == 1) {
+            if (cli_parse_size(v, n) || *n == 0)
+                return cli_usage_error(cmd, "--n wants a positive size, not '%s'", v);
+        } else if (cli_option(argc, argv, &i, "--reps", &v) == 1) {
+            *reps = atoi(v);
+            if (*reps < 1 || *reps > 64)
+                return cli_usage_error(cmd, "--reps wants 1..64, not '%s'", v);
+        } else {
+            return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+        }
+    }
+    return -1;
+}

@@ -4,6 +4,7 @@
 #define MXP_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "mxp.h"
@@ -59,6 +60,10 @@ int cli_option(int argc, char **argv, int *i, const char *name, const char **val
  * CLI_USAGE (message printed) for a bad or missing value, and -1 when
  * argv[*i] is none of them. */
 int cli_convert_option(const char *cmd, int argc, char **argv, int *i, mxp_convert_opts *opts);
+
+/* Parses a benchmark's [--n N] [--reps R] [--help]: returns -1 to go on, or
+ * the exit code (help printed with usage, or a usage error). */
+int cli_parse_n_reps(const char *cmd, int argc, char **argv, size_t *n, int *reps, void (*usage)(FILE *f));
 
 /* Parses a whole decimal size ("65536", "16M", "1G": binary suffixes).
  * Returns 0 on success. */
