@@ -134,6 +134,9 @@ mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmet
         st = mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
     if (st != MXP_OK)
         return st;
+    double lo = 0, hi = 0;
+    if (axis < 0 && mxp_quant_fast_minmax(x, &lo, &hi)) /* per tensor, SIMD */
+        return mxp_qparams_from_ranges(out, qtype, symmetric, axis, group_size, 1, &lo, &hi);
     mxp_array *xd = NULL;
     double *mins = mxp_malloc((size_t)L.count * sizeof *mins);
     double *maxs = mxp_malloc((size_t)L.count * sizeof *maxs);
@@ -217,6 +220,12 @@ static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp
     mxp_status st = mxp_array_new_owner(&r, qp->qtype, x->ndim, x->shape);
     if (st != MXP_OK)
         return st;
+    int64_t run_len = 0;
+    if (mxp_quant_fast_runs(x, L, &run_len)) { /* SIMD kernels, same bytes */
+        mxp_quant_fast(mxp_array_data(r), x, L, run_len, qp, qmin, qmax);
+        *out = r;
+        return MXP_OK;
+    }
     const size_t xs = mxp_dtype_itemsize(x->dtype);
     const char *src = x->data;
     int8_t *s8 = mxp_array_data(r);

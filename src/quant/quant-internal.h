@@ -2,6 +2,8 @@
 #ifndef MXP_QUANT_INTERNAL_H
 #define MXP_QUANT_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "mxp/quant.h"
 
 /* x viewed as [outer, len, inner] around the axis (len = size, inner = 1
@@ -34,5 +36,17 @@ mxp_status mxp_quant_as_f64(mxp_array **out, const mxp_array *x);
  * maxs[k] when the pair saw no finite value: treated as [0, 0]). */
 mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symmetric, int axis, int64_t group,
                                    int64_t count, const double *mins, const double *maxs);
+
+/* Fast paths (affine-fast.c).  mxp_quant_fast_runs: true when x is
+ * C-contiguous, of a dtype float32 holds exactly, and its pairs apply to
+ * runs of >= 16 consecutive elements (*run_len; per tensor, per channel with
+ * inner >= 16, groups along the last axis).  mxp_quant_fast then writes the
+ * nearest-even codes' bytes of all of x into dst. */
+bool mxp_quant_fast_runs(const mxp_array *x, const quant_layout *L, int64_t *run_len);
+void mxp_quant_fast(uint8_t *dst, const mxp_array *x, const quant_layout *L, int64_t run_len,
+                    const mxp_qparams *qp, int32_t qmin, int32_t qmax);
+/* Finite min and max of a C-contiguous x of such a dtype (+inf/-inf when
+ * none); false (nothing done) for other arrays. */
+bool mxp_quant_fast_minmax(const mxp_array *x, double *lo, double *hi);
 
 #endif

@@ -1,0 +1,78 @@
+/* float32 -> int8/uint8 codes, 64 values per iteration: y = x * (1/scale),
+ * q = round_even(y), lanes near a rounding boundary (or not finite) sent to
+ * the reference (see quant-kernels.h for why the others are exact); the
+ * zero point is added and the clamp done in float32 (exact: small integers).
+ * Finite min/max with masked min/max. */
+#include <immintrin.h>
+
+#include "kernels/quant-kernels.h"
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+#define RNE (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+
+/* 16 codes of x[0..16) (masked by m); returns the lanes needing the reference. */
+MXP_INLINE __mmask16 quant16(uint8_t *dst, const float *x, __mmask16 m, __m512 r, __m512 zp, __m512 lo, __m512 hi,
+                             __m512 edge)
+{
+    const __m512 v = _mm512_maskz_loadu_ps(m, x);
+    const __m512 y = _mm512_mul_round_ps(v, r, RNE);
+    __m512 q = _mm512_roundscale_ps(y, RNE);
+    const __m512 d = _mm512_abs_ps(_mm512_sub_ps(y, q));
+    const __mmask16 bad = _mm512_cmp_ps_mask(d, edge, _CMP_NLE_UQ); /* near x.5, NaN, inf */
+    q = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(q, zp), lo), hi);
+    _mm512_mask_cvtepi32_storeu_epi8(dst, m, _mm512_cvtps_epi32(q));
+    return bad;
+}
+
+void mxp_f32_quant__avx512f(uint8_t *dst, const float *x, size_t n, float scale, int32_t zp, int32_t qmin,
+                            int32_t qmax)
+{
+    if (!(scale >= MXP_QUANT_SCALE_MIN && scale <= MXP_QUANT_SCALE_MAX)) {
+        mxp_f32_quant__scalar(dst, x, n, scale, zp, qmin, qmax);
+        return;
+    }
+    const __m512 r = _mm512_set1_ps(1.0f / scale), z = _mm512_set1_ps((float)zp);
+    const __m512 lo = _mm512_set1_ps((float)qmin), hi = _mm512_set1_ps((float)qmax);
+    const __m512 edge = _mm512_set1_ps(0.5f - MXP_QUANT_TIE_MARGIN);
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __mmask16 b0 = quant16(dst + i, x + i, 0xffff, r, z, lo, hi, edge);
+        const __mmask16 b1 = quant16(dst + i + 16, x + i + 16, 0xffff, r, z, lo, hi, edge);
+        const __mmask16 b2 = quant16(dst + i + 32, x + i + 32, 0xffff, r, z, lo, hi, edge);
+        const __mmask16 b3 = quant16(dst + i + 48, x + i + 48, 0xffff, r, z, lo, hi, edge);
+        if (b0 | b1 | b2 | b3)
+            mxp_f32_quant__scalar(dst + i, x + i, 64, scale, zp, qmin, qmax);
+    }
+    for (; i < n; i += 16) {
+        const size_t len = n - i < 16 ? n - i : 16;
+        const __mmask16 m = (__mmask16)((1u << len) - 1);
+        if (quant16(dst + i, x + i, m, r, z, lo, hi, edge) & m)
+            mxp_f32_quant__scalar(dst + i, x + i, len, scale, zp, qmin, qmax);
+    }
+}
+
+void mxp_f32_minmax__avx512f(const float *x, size_t n, float *lo, float *hi)
+{
+    const __m512 inf = _mm512_set1_ps(__builtin_inff());
+    __m512 a0 = _mm512_set1_ps(*lo), a1 = a0, b0 = _mm512_set1_ps(*hi), b1 = b0;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+        const __mmask16 f0 = _mm512_cmp_ps_mask(_mm512_abs_ps(v0), inf, _CMP_LT_OQ); /* finite */
+        const __mmask16 f1 = _mm512_cmp_ps_mask(_mm512_abs_ps(v1), inf, _CMP_LT_OQ);
+        a0 = _mm512_mask_min_ps(a0, f0, v0, a0);
+        b0 = _mm512_mask_max_ps(b0, f0, v0, b0);
+        a1 = _mm512_mask_min_ps(a1, f1, v1, a1);
+        b1 = _mm512_mask_max_ps(b1, f1, v1, b1);
+    }
+    for (; i < n; i += 16) {
+        const size_t len = n - i < 16 ? n - i : 16;
+        const __mmask16 m = (__mmask16)((1u << len) - 1);
+        const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        const __mmask16 f = _mm512_cmp_ps_mask(_mm512_abs_ps(v), inf, _CMP_LT_OQ) & m;
+        a0 = _mm512_mask_min_ps(a0, f, v, a0);
+        b0 = _mm512_mask_max_ps(b0, f, v, b0);
+    }
+    *lo = _mm512_reduce_min_ps(_mm512_min_ps(a0, a1));
+    *hi = _mm512_reduce_max_ps(_mm512_max_ps(b0, b1));
+}

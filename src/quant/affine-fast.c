@@ -1,0 +1,149 @@
+/* The fast paths of affine quantization: C-contiguous input of a dtype that
+ * float32 holds exactly, nearest-even rounding, and runs of elements that
+ * share one (scale, zero point) — per tensor, per channel on a leading axis,
+ * groups along the last axis.  Float32 kernels (src/kernels/f32-quant/)
+ * chosen by ISA level; other dtypes are widened in blocks.  Large arrays
+ * are split across threads (each element's code depends on it alone, so
+ * the bytes are the same for any thread count). */
+#include <math.h>
+
+#include "quant/quant-internal.h"
+#include "array/array-internal.h"
+#include "core/threads-internal.h"
+#include "kernels/quant-kernels.h"
+#include "mxp/convert.h"
+#include "mxp/cpu.h"
+#include "mxp/threads.h"
+
+static mxp_f32_quant_fn quant_kernel(void)
+{
+#if MXP_HAVE_X86_KERNELS
+    const mxp_isa isa = mxp_isa_current();
+    if (isa >= MXP_ISA_AVX512)
+        return mxp_f32_quant__avx512f;
+    if (isa >= MXP_ISA_AVX2)
+        return mxp_f32_quant__avx2;
+#endif
+    return mxp_f32_quant__scalar;
+}
+
+static mxp_f32_minmax_fn minmax_kernel(void)
+{
+#if MXP_HAVE_X86_KERNELS
+    const mxp_isa isa = mxp_isa_current();
+    if (isa >= MXP_ISA_AVX512)
+        return mxp_f32_minmax__avx512f;
+    if (isa >= MXP_ISA_AVX2)
+        return mxp_f32_minmax__avx2;
+#endif
+    return mxp_f32_minmax__scalar;
+}
+
+/* Dtypes whose every value float32 holds exactly. */
+static bool widens_exactly(mxp_dtype dt)
+{
+    switch (dt) {
+    case MXP_BOOL: case MXP_S8: case MXP_U8: case MXP_S16: case MXP_U16:
+    case MXP_F16: case MXP_BF16: case MXP_F32: case MXP_E4M3: case MXP_E5M2:
+        return true;
+    default:
+        return false;
+    }
+}
+
+enum { BLOCK = 2048, MIN_PER_THREAD = 1 << 18 };
+
+typedef struct quant_job {
+    const float *scales;
+    const int32_t *zps;
+    int64_t pairs; /* run r uses pair r % pairs */
+    const unsigned char *x;
+    mxp_dtype dtype;
+    size_t itemsize;
+    uint8_t *dst;
+    int64_t size, run_len;
+    mxp_f32_quant_fn fn;
+    int32_t qmin, qmax;
+} quant_job;
+
+/* Elements [e0, e1) of the job, split at run and block boundaries. */
+static void quant_range(const quant_job *J, int64_t e0, int64_t e1)
+{
+    float buf[BLOCK];
+    while (e0 < e1) {
+        const int64_t run = e0 / J->run_len, run_end = (run + 1) * J->run_len;
+        int64_t m = (run_end < e1 ? run_end : e1) - e0;
+        m = m < BLOCK ? m : BLOCK;
+        const float *src = (const float *)(J->x + (size_t)e0 * J->itemsize);
+        if (J->dtype != MXP_F32) {
+            mxp_convert(buf, MXP_F32, src, J->dtype, (size_t)m, NULL);
+            src = buf;
+        }
+        const int64_t k = run % J->pairs;
+        J->fn(J->dst + e0, src, (size_t)m, J->scales[k], J->zps[k], J->qmin, J->qmax);
+        e0 += m;
+    }
+}
+
+static void quant_thread(void *ctx, int t, int nt)
+{
+    const quant_job *J = ctx;
+    const int64_t per = (J->size + nt - 1) / nt;
+    const int64_t e0 = per * t, e1 = e0 + per < J->size ? e0 + per : J->size;
+    if (e0 < e1)
+        quant_range(J, e0, e1);
+}
+
+static int threads_for(int64_t size)
+{
+    const int64_t most = size / MIN_PER_THREAD;
+    const int nt = mxp_get_num_threads();
+    return most < 1 ? 1 : most < nt ? (int)most : nt;
+}
+
+bool mxp_quant_fast_runs(const mxp_array *x, const quant_layout *L, int64_t *run_len)
+{
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype))
+        return false;
+    if (L->axis < 0)
+        *run_len = L->size; /* per tensor: one run */
+    else if (L->group == 0 && L->inner >= 16)
+        *run_len = L->inner; /* per channel: pair a for inner consecutive elements */
+    else if (L->group > 0 && L->inner == 1 && L->group >= 16)
+        *run_len = L->group; /* groups along the last axis */
+    else
+        return false;
+    return true;
+}
+
+void mxp_quant_fast(uint8_t *dst, const mxp_array *x, const quant_layout *L, int64_t run_len,
+                    const mxp_qparams *qp, int32_t qmin, int32_t qmax)
+{
+    quant_job J = { .scales = qp->scales, .zps = qp->zero_points,
+                    .pairs = L->axis < 0 ? 1 : L->group == 0 ? L->len : L->count, .x = (const unsigned char *)x->data, .dtype = x->dtype, .itemsize = mxp_dtype_itemsize(x->dtype),
+                    .dst = dst, .size = L->size, .run_len = run_len, .fn = quant_kernel(),
+                    .qmin = qmin, .qmax = qmax };
+    mxp_parallel(threads_for(L->size), quant_thread, &J);
+}
+
+bool mxp_quant_fast_minmax(const mxp_array *x, double *lo, double *hi)
+{
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype))
+        return false;
+    const mxp_f32_minmax_fn fn = minmax_kernel();
+    const int64_t size = mxp_array_size(x);
+    const size_t is = mxp_dtype_itemsize(x->dtype);
+    float a = INFINITY, b = -INFINITY, buf[BLOCK];
+    for (int64_t e = 0; e < size; e += BLOCK) {
+        const size_t m = (size_t)(size - e < BLOCK ? size - e : BLOCK);
+        const float *src = (const float *)((const unsigned char *)x->data + (size_t)e * is);
+        if (x->dtype != MXP_F32) {
+            mxp_convert(buf, MXP_F32, src, x->dtype, m, NULL);
+            src = buf;
+        }
+        fn(src, m, &a, &b);
+    }
+    *lo = a;
+    *hi = b;
+    return true;
+}

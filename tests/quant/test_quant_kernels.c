@@ -1,0 +1,326 @@
+/* The float32 quantization kernels (src/kernels/f32-quant/) against an MPFR
+ * oracle (the quotient x / scale to 200 bits, rounded to an integer, nearest
+ * even) byte for byte: exact ties, one ulp either side of ties, NaN, +-inf,
+ * signed zeros, subnormals, huge values, scales at and beyond the SIMD
+ * kernels' range, int8/uint8/int4/uint4 ranges, every length and offset
+ * around the vector widths.  Then mxp_quantize's fast paths (per tensor,
+ * per channel, groups; float32/float16/bfloat16 input) at every ISA level
+ * and thread count against the same oracle, and the min/max kernels. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <mpfr.h>
+
+#include "mxp.h"
+#include "kernels/quant-kernels.h"
+
+typedef struct named_kernel {
+    const char *name;
+    mxp_f32_quant_fn quant;
+    mxp_f32_minmax_fn minmax;
+    mxp_isa needs;
+} named_kernel;
+
+static const named_kernel kernels[] = {
+    { "scalar", mxp_f32_quant__scalar, mxp_f32_minmax__scalar, MXP_ISA_SCALAR },
+#if defined(__x86_64__) || defined(_M_X64)
+    { "avx2", mxp_f32_quant__avx2, mxp_f32_minmax__avx2, MXP_ISA_AVX2 },
+    { "avx512f", mxp_f32_quant__avx512f, mxp_f32_minmax__avx512f, MXP_ISA_AVX512 },
+#endif
+};
+enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
+
+/* The oracle: clamp(rint_even(x / scale) + zp, qmin, qmax), NaN -> zp. */
+static uint8_t oracle(float x, float scale, int32_t zp, int32_t qmin, int32_t qmax)
+{
+    if (isnan(x))
+        return (uint8_t)(zp & 0xff);
+    long q;
+    if (isinf(x)) {
+        q = x > 0 ? qmax : qmin;
+    } else {
+        mpfr_t t, s;
+        mpfr_inits2(200, t, s, (mpfr_ptr)0);
+        mpfr_set_flt(t, x, MPFR_RNDN);
+        mpfr_set_flt(s, scale, MPFR_RNDN);
+        mpfr_div(t, t, s, MPFR_RNDN);
+        mpfr_rint(t, t, MPFR_RNDN); /* ties to even */
+        if (mpfr_cmp_si(t, 100000) > 0)
+            q = 100000;
+        else if (mpfr_cmp_si(t, -100000) < 0)
+            q = -100000;
+        else
+            q = mpfr_get_si(t, MPFR_RNDN);
+        mpfr_clears(t, s, (mpfr_ptr)0);
+        q += zp;
+        q = q < qmin ? qmin : q > qmax ? qmax : q;
+    }
+    return (uint8_t)(q & 0xff);
+}
+
+typedef struct qrange {
+    int32_t zp, qmin, qmax;
+} qrange;
+
+static const qrange ranges[] = {
+    { 0, -128, 127 },  /* int8 symmetric */
+    { -37, -128, 127 }, /* int8 asymmetric */
+    { 128, 0, 255 },   /* uint8 symmetric */
+    { 3, 0, 255 },     /* uint8 asymmetric */
+    { 255, 0, 255 },   /* zero point at the top */
+    { 0, -8, 7 },      /* int4 */
+    { 8, 0, 15 },      /* uint4 */
+};
+
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint32_t next_u32(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 11);
+}
+
+/* Inputs for a scale: ties (k + 1/2) * scale when exact, their float
+ * neighbours, random values of every magnitude around the code range,
+ * specials. */
+static size_t fill_inputs(float *x, size_t cap, float scale)
+{
+    size_t n = 0;
+    for (int k = -300; k <= 300 && n + 3 <= cap; k++) {
+        const float tie = (float)(((double)k + 0.5) * (double)scale);
+        if ((double)tie / (double)scale == (double)k + 0.5) { /* exactly a tie */
+            x[n++] = tie;
+            x[n++] = nextafterf(tie, INFINITY);
+            x[n++] = nextafterf(tie, -INFINITY);
+        } else {
+            x[n++] = tie;
+        }
+    }
+    const float specials[] = { NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, FLT_MIN, -FLT_MIN, 1e-45f,
+                               -1e-45f, FLT_MAX, -FLT_MAX, 1.0f, -1.0f, 0.5f, -0.5f, 1.5f, 2.5f };
+    for (size_t i = 0; i < sizeof specials / sizeof specials[0] && n < cap; i++)
+        x[n++] = specials[i];
+    while (n < cap) {
+        const uint32_t u = next_u32();
+        const double mag = ldexp(1.0, (int)(u % 24) - 14) * (double)scale * 16.0;
+        x[n++] = (float)((((double)next_u32() / 4294967296.0) * 2.0 - 1.0) * mag);
+        if (u % 97 == 0 && n < cap) /* random bit patterns too */
+            memcpy(&x[n++], &u, sizeof u);
+    }
+    /* shuffle so that the specials land in every lane position */
+    for (size_t i = n - 1; i > 0; i--) {
+        const size_t j = next_u32() % (i + 1);
+        const float t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+    return n;
+}
+
+static void test_kernels_vs_oracle(void **state)
+{
+    (void)state;
+    const float scales[] = { 1.0f, 0.375f, 0.1f, 1.0f / 127.0f, 3.0517578e-05f, 0.0123456f, 7.0f, 1e6f,
+                             0x1p-100f, 0x1.000002p-100f, 0x1.fffffep-101f, 0x1p100f, 0x1.000002p100f,
+                             FLT_MIN, FLT_MAX, 1e-30f };
+    enum { N = 4096 };
+    float *x = malloc(N * sizeof *x);
+    uint8_t *want = malloc(N), *got = malloc(N + 64);
+    assert_non_null(x);
+    assert_non_null(want);
+    assert_non_null(got);
+    long checked = 0;
+    for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++) {
+        const size_t n = fill_inputs(x, N, scales[si]);
+        for (size_t ri = 0; ri < sizeof ranges / sizeof ranges[0]; ri++) {
+            const qrange R = ranges[ri];
+            for (size_t i = 0; i < n; i++)
+                want[i] = oracle(x[i], scales[si], R.zp, R.qmin, R.qmax);
+            for (int k = 0; k < NKERNELS; k++) {
+                if (kernels[k].needs > mxp_isa_supported())
+                    continue;
+                memset(got, 0xa5, N + 64);
+                kernels[k].quant(got, x, n, scales[si], R.zp, R.qmin, R.qmax);
+                for (size_t i = 0; i < n; i++) {
+                    if (got[i] != want[i])
+                        fail_msg("%s: scale %a zp %d [%d, %d]: x[%zu] = %a gives %u, want %u", kernels[k].name,
+                                 (double)scales[si], R.zp, R.qmin, R.qmax, i, (double)x[i], got[i], want[i]);
+                }
+                for (size_t i = n; i < N + 64; i++)
+                    assert_int_equal(got[i], 0xa5); /* nothing written past the end */
+                checked += (long)n;
+            }
+        }
+    }
+    assert_true(checked > 100000);
+    free(x);
+    free(want);
+    free(got);
+}
+
+/* Lengths 0..200 at offsets 0..3: the vector loops, their tails and the
+ * per-vector fallback, with a tie planted at a moving position. */
+static void test_kernels_lengths_offsets(void **state)
+{
+    (void)state;
+    enum { N = 260 };
+    float x[N];
+    uint8_t want[N], got[N + 8];
+    const float scale = 0.25f;
+    for (size_t len = 0; len <= 200; len++)
+        for (size_t off = 0; off < 4; off++) {
+            for (size_t i = 0; i < N; i++)
+                x[i] = (float)((int)(next_u32() % 2001) - 1000) * 0.03125f;
+            if (len)
+                x[off + (len * 7) % len] = 2.625f; /* 10.5: a tie, -> 10 */
+            for (size_t i = 0; i < len; i++)
+                want[i] = oracle(x[off + i], scale, 3, -128, 127);
+            for (int k = 0; k < NKERNELS; k++) {
+                if (kernels[k].needs > mxp_isa_supported())
+                    continue;
+                memset(got, 0x5a, sizeof got);
+                kernels[k].quant(got + off, x + off, len, scale, 3, -128, 127);
+                for (size_t i = 0; i < off; i++)
+                    assert_int_equal(got[i], 0x5a);
+                assert_memory_equal(got + off, want, len);
+                for (size_t i = off + len; i < sizeof got; i++)
+                    assert_int_equal(got[i], 0x5a);
+            }
+        }
+}
+
+static void test_minmax_kernels(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    float x[N];
+    for (int trial = 0; trial < 200; trial++) {
+        const size_t len = next_u32() % N;
+        for (size_t i = 0; i < len; i++) {
+            const uint32_t u = next_u32();
+            x[i] = u % 7 == 0 ? NAN : u % 11 == 0 ? (u & 1 ? INFINITY : -INFINITY)
+                                                  : (float)((double)(int32_t)next_u32() * 1e-6);
+        }
+        if (trial % 10 == 0) /* no finite value at all */
+            for (size_t i = 0; i < len; i++)
+                x[i] = i & 1 ? NAN : INFINITY;
+        float wlo = INFINITY, whi = -INFINITY;
+        for (size_t i = 0; i < len; i++)
+            if (isfinite(x[i])) {
+                wlo = fminf(wlo, x[i]);
+                whi = fmaxf(whi, x[i]);
+            }
+        for (int k = 0; k < NKERNELS; k++) {
+            if (kernels[k].needs > mxp_isa_supported())
+                continue;
+            float lo = INFINITY, hi = -INFINITY;
+            kernels[k].minmax(x, len, &lo, &hi);
+            assert_true(lo == wlo);
+            assert_true(hi == whi);
+            lo = -5e9f, hi = 5e9f; /* folded into earlier values */
+            kernels[k].minmax(x, len, &lo, &hi);
+            assert_true(lo == -5e9f && hi == 5e9f);
+        }
+    }
+}
+
+/* mxp_quantize at every ISA level and 1 or 2 threads against the reference:
+ * per tensor (float32, float16, bfloat16), per channel on axis 0, groups of
+ * 32 along the last axis; large enough to be split across threads. */
+static void test_quantize_fast_paths(void **state)
+{
+    (void)state;
+    const int64_t shape[2] = { 64, 9024 }; /* 577536 elements: split across threads */
+    const mxp_dtype dts[] = { MXP_F32, MXP_F16, MXP_BF16 };
+    for (size_t di = 0; di < 3; di++) {
+        mxp_array *x = NULL, *xf = NULL;
+        assert_int_equal(mxp_array_random_normal(&x, dts[di], 2, shape, 0.0, 2.0, 7), MXP_OK);
+        assert_int_equal(mxp_array_astype(&xf, x, MXP_F32, NULL), MXP_OK);
+        const float *v = mxp_array_data(xf);
+        const int64_t size = mxp_array_size(x);
+        for (int layout = 0; layout < 3; layout++) {
+            mxp_qparams qp;
+            memset(&qp, 0, sizeof qp);
+            const int axis = layout == 0 ? -1 : layout == 1 ? 0 : 1;
+            const int64_t group = layout == 2 ? 32 : 0;
+            assert_int_equal(mxp_calibrate_minmax(x, layout == 1 ? MXP_U8 : MXP_S8, layout != 1, axis, group, &qp),
+                             MXP_OK);
+            /* expected: the reference kernel element by element (itself checked
+             * against MPFR above) */
+            uint8_t *want = malloc((size_t)size);
+            assert_non_null(want);
+            const int32_t lo = qp.qtype == MXP_S8 ? -128 : 0, hi = qp.qtype == MXP_S8 ? 127 : 255;
+            for (int64_t e = 0; e < size; e++) {
+                const int64_t k = layout == 0 ? 0 : layout == 1 ? e / shape[1] : e / 32;
+                mxp_f32_quant__scalar(want + e, v + e, 1, qp.scales[k], qp.zero_points[k], lo, hi);
+            }
+            for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    mxp_set_isa((mxp_isa)isa);
+                    mxp_set_num_threads(threads);
+                    mxp_array *q = NULL;
+                    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+                    const uint8_t *c = mxp_array_data(q);
+                    for (int64_t e = 0; e < size; e++)
+                        if (c[e] != want[e])
+                            fail_msg("dtype %s layout %d isa %d threads %d: element %lld (%a) gives %u, want %u",
+                                     mxp_dtype_name(dts[di]), layout, isa, threads, (long long)e, (double)v[e],
+                                     c[e], want[e]);
+                    mxp_array_free(q);
+                }
+            free(want);
+            mxp_qparams_free(&qp);
+        }
+        mxp_array_free(x);
+        mxp_array_free(xf);
+    }
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+    mxp_set_num_threads(0);
+}
+
+/* The SIMD calibration (per tensor, min/max kernels) equals the general
+ * per-channel path's result for one channel holding everything. */
+static void test_calibrate_fast_equals_general(void **state)
+{
+    (void)state;
+    int64_t shape[2] = { 1, 100003 };
+    mxp_array *x = NULL;
+    assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 2, shape, 0.5, 3.0, 11), MXP_OK);
+    float *v = mxp_array_data(x);
+    v[17] = NAN;
+    v[99] = INFINITY;
+    v[5000] = -INFINITY;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        mxp_set_isa((mxp_isa)isa);
+        for (int sym = 0; sym < 2; sym++) {
+            mxp_qparams a, b;
+            assert_int_equal(mxp_calibrate_minmax(x, MXP_U8, sym, -1, 0, &a), MXP_OK);
+            assert_int_equal(mxp_calibrate_minmax(x, MXP_U8, sym, 0, 0, &b), MXP_OK); /* general path */
+            assert_true(a.scales[0] == b.scales[0]);
+            assert_int_equal(a.zero_points[0], b.zero_points[0]);
+            mxp_qparams_free(&a);
+            mxp_qparams_free(&b);
+        }
+    }
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+    mxp_array_free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kernels_vs_oracle),
+        cmocka_unit_test(test_kernels_lengths_offsets),
+        cmocka_unit_test(test_minmax_kernels),
+        cmocka_unit_test(test_quantize_fast_paths),
+        cmocka_unit_test(test_calibrate_fast_equals_general),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
