@@ -1,4 +1,4 @@
-/* float32 -> int8/uint8 codes, 64 values per iteration: y = x * (1/scale),
+/* float32 -> int8/uint8 codes, 32 values per iteration: y = x * (1/scale),
  * q = round_even(y), lanes near a rounding boundary (or not finite) sent to
  * the reference (see quant-kernels.h for why the others are exact); the
  * zero point is added and the clamp done in float32 (exact: small integers).
@@ -10,18 +10,18 @@
 #define MXP_INLINE static inline __attribute__((always_inline))
 #define RNE (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 
-/* 16 codes of x[0..16) (masked by m); returns the lanes needing the reference. */
-MXP_INLINE __mmask16 quant16(uint8_t *dst, const float *x, __mmask16 m, __m512 r, __m512 zp, __m512 lo, __m512 hi,
-                             __m512 edge)
+/* Codes of 16 values as int32 lanes (x masked by m); *bad gathers the lanes
+ * that need the reference. */
+MXP_INLINE __m512i quant16(const float *x, __mmask16 m, __m512 r, __m512 zp, __m512 lo, __m512 hi, __m512 edge,
+                           __mmask16 *bad)
 {
-    const __m512 v = _mm512_maskz_loadu_ps(m, x);
+    const __m512 v = m == 0xffff ? _mm512_loadu_ps(x) : _mm512_maskz_loadu_ps(m, x);
     const __m512 y = _mm512_mul_round_ps(v, r, RNE);
     __m512 q = _mm512_roundscale_ps(y, RNE);
     const __m512 d = _mm512_abs_ps(_mm512_sub_ps(y, q));
-    const __mmask16 bad = _mm512_cmp_ps_mask(d, edge, _CMP_NLE_UQ); /* near x.5, NaN, inf */
+    *bad |= _mm512_cmp_ps_mask(d, edge, _CMP_NLE_UQ); /* near x.5, NaN, inf */
     q = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(q, zp), lo), hi);
-    _mm512_mask_cvtepi32_storeu_epi8(dst, m, _mm512_cvtps_epi32(q));
-    return bad;
+    return _mm512_cvtps_epi32(q);
 }
 
 void mxp_f32_quant__avx512f(uint8_t *dst, const float *x, size_t n, float scale, int32_t zp, int32_t qmin,
@@ -35,18 +35,24 @@ void mxp_f32_quant__avx512f(uint8_t *dst, const float *x, size_t n, float scale,
     const __m512 lo = _mm512_set1_ps((float)qmin), hi = _mm512_set1_ps((float)qmax);
     const __m512 edge = _mm512_set1_ps(0.5f - MXP_QUANT_TIE_MARGIN);
     size_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        const __mmask16 b0 = quant16(dst + i, x + i, 0xffff, r, z, lo, hi, edge);
-        const __mmask16 b1 = quant16(dst + i + 16, x + i + 16, 0xffff, r, z, lo, hi, edge);
-        const __mmask16 b2 = quant16(dst + i + 32, x + i + 32, 0xffff, r, z, lo, hi, edge);
-        const __mmask16 b3 = quant16(dst + i + 48, x + i + 48, 0xffff, r, z, lo, hi, edge);
-        if (b0 | b1 | b2 | b3)
-            mxp_f32_quant__scalar(dst + i, x + i, 64, scale, zp, qmin, qmax);
+    /* two vectors per iteration and 16-byte stores: measured faster out of
+     * cache on Zen 4 than four vectors with packs and one 64-byte store */
+    for (; i + 32 <= n; i += 32) {
+        __mmask16 bad = 0;
+        const __m512i q0 = quant16(x + i, 0xffff, r, z, lo, hi, edge, &bad);
+        const __m512i q1 = quant16(x + i + 16, 0xffff, r, z, lo, hi, edge, &bad);
+        _mm_storeu_si128((__m128i *)(dst + i), _mm512_cvtepi32_epi8(q0));
+        _mm_storeu_si128((__m128i *)(dst + i + 16), _mm512_cvtepi32_epi8(q1));
+        if (bad)
+            mxp_f32_quant__scalar(dst + i, x + i, 32, scale, zp, qmin, qmax);
     }
     for (; i < n; i += 16) {
         const size_t len = n - i < 16 ? n - i : 16;
         const __mmask16 m = (__mmask16)((1u << len) - 1);
-        if (quant16(dst + i, x + i, m, r, z, lo, hi, edge) & m)
+        __mmask16 bad = 0;
+        const __m512i q = quant16(x + i, m, r, z, lo, hi, edge, &bad);
+        _mm_mask_storeu_epi8(dst + i, m, _mm512_cvtepi32_epi8(q));
+        if (bad & m)
             mxp_f32_quant__scalar(dst + i, x + i, len, scale, zp, qmin, qmax);
     }
 }
