@@ -1,6 +1,7 @@
-/* mxp — affine (scale, zero point) quantization of arrays to int8/uint8:
- * quantization parameters, calibration and observers, quantize,
- * dequantize, fake-quantize.  Formulas and policies are in docs/quant.md. */
+/* mxp — affine (scale, zero point) quantization of arrays to int8, uint8,
+ * int4, uint4 and scaled float8: quantization parameters, calibration and
+ * observers, quantize, dequantize, fake-quantize, int4 packing.  Formulas
+ * and policies are in docs/quant.md. */
 #ifndef MXP_QUANT_H
 #define MXP_QUANT_H
 
@@ -10,6 +11,16 @@
 extern "C" {
 #endif
 
+/* Quantization-only code types: not array dtypes (mxp_dtype_is_valid() is
+ * false for them), only values of mxp_qparams.qtype and of the qtype
+ * arguments below.  Their codes live unpacked in int8 (int4, [-8, 7]) or
+ * uint8 (uint4, [0, 15]) arrays; mxp_pack_int4 stores two per byte. */
+#define MXP_QINT4 ((mxp_dtype)64)
+#define MXP_QUINT4 ((mxp_dtype)65)
+
+/* "int4", "uint4", else mxp_dtype_name(qtype). */
+MXP_API const char *mxp_qtype_name(mxp_dtype qtype);
+
 /* q = clamp(round(x / scale) + zero_point, qmin, qmax);  x' = (q - zp) * scale.
  * axis -1: one pair for the whole tensor.  axis k >= 0: one pair per index
  * along axis k (count = shape[k]), or with group_size g > 0 one pair per g
@@ -17,34 +28,60 @@ extern "C" {
  * (count = size / g, indexed in C order of the array with axis k of length
  * shape[k] / g).  The struct owns scales and zero_points. */
 typedef struct mxp_qparams {
-    mxp_dtype qtype;      /* MXP_S8 or MXP_U8 */
-    bool symmetric;       /* zero point 0 (s8) or 128 (u8), scale = amax / 127 */
+    mxp_dtype qtype;      /* MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4, MXP_E4M3, MXP_E5M2 */
+    bool symmetric;       /* zero point 0 (signed, float8) or 128 / 8 (uint8 /
+                             uint4), scale = amax / 127, 7, 448, 57344 */
     int axis;             /* -1 per tensor, else per channel along axis */
     int64_t group_size;   /* 0: none; else per group of this many along axis */
     int64_t count;        /* number of (scale, zero point) pairs */
     float *scales;        /* count entries, finite and > 0 */
-    int32_t *zero_points; /* count entries, within the qtype's range */
+    int32_t *zero_points; /* count entries, within the qtype's range (0 for float8) */
 } mxp_qparams;
 
 /* Frees scales and zero_points and zeroes the struct (NULL is fine). */
 MXP_API void mxp_qparams_free(mxp_qparams *qp);
 
 /* Min/max calibration over x (NaN and infinities are ignored).  *out is
- * overwritten (not freed first). */
+ * overwritten (not freed first).  float8 is symmetric only (asymmetric:
+ * MXP_ERR_UNSUPPORTED). */
 MXP_API mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmetric, int axis,
                                         int64_t group_size, mxp_qparams *out);
 
-/* Quantizes x (any real dtype) into a new array of qp->qtype, x's shape.
+/* Quantizes x (any real dtype) into a new array of x's shape: dtype
+ * qp->qtype, or int8 / uint8 holding unpacked codes for int4 / uint4.
  * opts: rounding (stochastic: seed, index_offset, element index in C order),
- * flags; NULL is nearest even.  NaN gives the zero point, +-inf saturate. */
+ * flags; NULL is nearest even.  Integers: NaN gives the zero point, +-inf
+ * saturate.  float8: x / scale rounded once, saturating (opts->overflow is
+ * ignored), +-inf to +-max, NaN stays NaN. */
 MXP_API mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp,
                                 const mxp_convert_opts *opts);
 /* (q - zp) * scale computed exactly in float64, rounded once (nearest even)
- * to out_dtype.  q must have dtype qp->qtype and a shape matching qp. */
+ * to out_dtype.  q must have a shape matching qp and the dtype that
+ * mxp_quantize gives (else MXP_ERR_INVALID_DTYPE); int4 / uint4 codes
+ * outside [-8, 7] / [0, 15]: MXP_ERR_INVALID_ARGUMENT. */
 MXP_API mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype);
 /* dequantize(quantize(x)) in x's dtype. */
 MXP_API mxp_status mxp_fake_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp,
                                      const mxp_convert_opts *opts);
+
+/* ---- int4 packing: two codes per byte ------------------------------------
+ * Each row (the last dimension, n elements) is packed on its own into
+ * ceil(n / 2) bytes: element 2j in the LOW nibble of byte j, element 2j+1 in
+ * the HIGH nibble (int4 as a two's complement nibble); an odd row's last
+ * byte has high nibble 0.  int4 codes [1, -1, 7] -> bytes [0xF1, 0x07]. */
+
+/* codes: int8 in [-8, 7] or uint8 in [0, 15], any layout (else
+ * MXP_ERR_INVALID_DTYPE / MXP_ERR_INVALID_ARGUMENT, and *out is NULL).
+ * *out: a new C-contiguous uint8 array of shape [..., ceil(n / 2)]; a 0-d
+ * input counts as shape [1]. */
+MXP_API mxp_status mxp_pack_int4(mxp_array **out, const mxp_array *codes);
+/* The inverse: packed is uint8 (else MXP_ERR_INVALID_DTYPE) with ndim >= 1
+ * and last dimension ceil(last_dim / 2) (else MXP_ERR_SHAPE); *out is a new
+ * C-contiguous array of code_dtype (MXP_S8: nibbles sign-extended, MXP_U8)
+ * and shape [..., last_dim].  The unused high nibble of an odd row's last
+ * byte is ignored. */
+MXP_API mxp_status mxp_unpack_int4(mxp_array **out, const mxp_array *packed, int64_t last_dim,
+                                   mxp_dtype code_dtype);
 
 /* ---- observers: statistics fed batch by batch ----------------------------- */
 typedef enum mxp_calib_kind {
@@ -60,13 +97,13 @@ typedef struct mxp_observer_opts {
     double momentum;    /* MOVING_AVERAGE: weight of the old value, [0, 1); 0: 0.9 */
     double percentile;  /* PERCENTILE: (0, 100]; 0: 99.99 */
     int64_t group_size; /* MINMAX, MOVING_AVERAGE with axis >= 0: 0 none */
-    int bins;           /* histogram kinds: 0: 2048 (KL needs >= 256) */
+    int bins;           /* histogram kinds: 0: 2048 (KL needs >= 256; 16 for 4-bit) */
 } mxp_observer_opts;
 
 typedef struct mxp_observer mxp_observer; /* opaque */
 
 /* Histogram kinds (PERCENTILE, MSE, KL) are per tensor only: axis must be -1
- * (else MXP_ERR_UNSUPPORTED). */
+ * (else MXP_ERR_UNSUPPORTED).  float8 qtypes: symmetric only. */
 MXP_API mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtype qtype, bool symmetric,
                                        int axis, const mxp_observer_opts *opts);
 /* Per channel, every batch must have the same ndim and length along axis

@@ -17,19 +17,6 @@ void mxp_qparams_free(mxp_qparams *qp)
     memset(qp, 0, sizeof *qp);
 }
 
-mxp_status mxp_quant_type_range(mxp_dtype qtype, const char *what, int32_t *qmin, int32_t *qmax)
-{
-    switch (qtype) {
-    case MXP_S8: *qmin = -128; *qmax = 127; return MXP_OK;
-    case MXP_U8: *qmin = 0; *qmax = 255; return MXP_OK;
-    default:
-        if (!mxp_dtype_is_valid(qtype))
-            return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %d is not a valid mxp_dtype", what, (int)qtype);
-        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: quantized type %s is not supported (int8, uint8)", what,
-                         mxp_dtype_name(qtype));
-    }
-}
-
 mxp_status mxp_quant_layout(const mxp_array *x, int axis, int64_t group, const char *what, quant_layout *L)
 {
     if (!x)
@@ -82,8 +69,8 @@ static float finite_scale(double s)
 mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symmetric, int axis, int64_t group,
                                    int64_t count, const double *mins, const double *maxs)
 {
-    int32_t qmin = 0, qmax = 0;
-    mxp_status st = mxp_quant_type_range(qtype, "calibration", &qmin, &qmax);
+    quant_type t = { 0 };
+    mxp_status st = mxp_quant_calib_type(qtype, symmetric, "calibration", &t);
     if (st != MXP_OK)
         return st;
     float *scales = mxp_malloc((size_t)count * sizeof *scales);
@@ -101,14 +88,14 @@ mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symme
         hi = fmax(hi, 0.0);
         if (symmetric) {
             double amax = fmax(-lo, hi);
-            scales[k] = amax > 0.0 ? finite_scale(amax / 127.0) : 1.0f;
-            zps[k] = qtype == MXP_S8 ? 0 : 128;
+            scales[k] = amax > 0.0 ? finite_scale(amax / t.sym_max) : 1.0f;
+            zps[k] = t.sym_zp;
         } else {
-            double span = (double)qmax - (double)qmin;
+            double span = (double)t.qmax - (double)t.qmin;
             double s = hi / span - lo / span; /* no overflow for huge ranges */
             scales[k] = s > 0.0 ? finite_scale(s) : 1.0f;
-            double zp = nearbyint((double)qmin - lo / (double)scales[k]);
-            zps[k] = (int32_t)fmin(fmax(zp, (double)qmin), (double)qmax);
+            double zp = nearbyint((double)t.qmin - lo / (double)scales[k]);
+            zps[k] = (int32_t)fmin(fmax(zp, (double)t.qmin), (double)t.qmax);
         }
     }
     out->qtype = qtype;
@@ -125,9 +112,9 @@ mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmet
                                 int64_t group_size, mxp_qparams *out)
 {
     const char *what = "mxp_calibrate_minmax";
-    int32_t qmin = 0, qmax = 0;
+    quant_type t = { 0 };
     quant_layout L;
-    mxp_status st = mxp_quant_type_range(qtype, what, &qmin, &qmax);
+    mxp_status st = mxp_quant_calib_type(qtype, symmetric, what, &t);
     if (st == MXP_OK)
         st = mxp_quant_layout(x, axis, group_size, what, &L);
     if (st == MXP_OK && !out)
@@ -167,11 +154,11 @@ mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmet
 
 /* Checks qp against an array of x's shape. */
 static mxp_status check_qparams(const mxp_qparams *qp, const mxp_array *x, const char *what, quant_layout *L,
-                                int32_t *qmin, int32_t *qmax)
+                                quant_type *t)
 {
     if (!qp)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: qparams is NULL", what);
-    mxp_status st = mxp_quant_type_range(qp->qtype, what, qmin, qmax);
+    mxp_status st = mxp_quant_type_info(qp->qtype, what, t);
     if (st == MXP_OK)
         st = mxp_quant_layout(x, qp->axis, qp->group_size, what, L);
     if (st != MXP_OK)
@@ -185,9 +172,9 @@ static mxp_status check_qparams(const mxp_qparams *qp, const mxp_array *x, const
         if (!(s > 0.0f) || !isfinite(s))
             return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: scale %lld is %g (must be finite and > 0)", what,
                              (long long)k, (double)s);
-        if (z < *qmin || z > *qmax)
-            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: zero point %lld is %d, outside [%d, %d]", what,
-                             (long long)k, (int)z, (int)*qmin, (int)*qmax);
+        if (z < t->qmin || z > t->qmax)
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: zero point %lld is %d, outside %s's [%d, %d]", what,
+                             (long long)k, (int)z, mxp_qtype_name(qp->qtype), (int)t->qmin, (int)t->qmax);
     }
     return MXP_OK;
 }
@@ -211,7 +198,9 @@ static void round_even_to_int32(int32_t *dst, const double *v, size_t n)
 }
 
 /* The common case (contiguous input, nearest even) in blocks, without
- * whole-array temporaries: the same arithmetic as the general path below. */
+ * whole-array temporaries: the same arithmetic as the general path below.
+ * qp->qtype is the code array's dtype (MXP_S8 or MXP_U8, also for int4 /
+ * uint4) and [qmin, qmax] the codes' range ([-8, 7], [0, 15] for 4 bits). */
 static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const quant_layout *L,
                                   int32_t qmin, int32_t qmax)
 {
@@ -275,18 +264,26 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
     *out = NULL;
     quant_layout L;
-    int32_t qmin = 0, qmax = 0;
-    mxp_status st = check_qparams(qp, x, what, &L, &qmin, &qmax);
+    quant_type t = { 0 };
+    mxp_status st = check_qparams(qp, x, what, &L, &t);
     if (st != MXP_OK)
         return st;
-    if ((x->flags & MXP_ARRAY_C_CONTIGUOUS) && (!opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags)))
+    const int32_t qmin = t.qmin, qmax = t.qmax;
+    mxp_qparams codes; /* int4 / uint4: the same pairs, qtype the code array's int8 / uint8 */
+    if (t.code != qp->qtype) {
+        codes = *qp;
+        codes.qtype = t.code;
+        qp = &codes;
+    }
+    const bool nearest = !opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags);
+    if (!t.is_float && nearest && (x->flags & MXP_ARRAY_C_CONTIGUOUS))
         return quantize_blocks(out, x, qp, &L, qmin, qmax);
     mxp_array *xd = NULL, *r = NULL;
     st = mxp_quant_as_f64(&xd, x);
     if (st == MXP_OK)
         st = mxp_array_new_owner(&r, qp->qtype, x->ndim, x->shape);
     int32_t *ri = NULL;
-    if (st == MXP_OK && !(ri = mxp_malloc((size_t)L.size * sizeof *ri)))
+    if (st == MXP_OK && !t.is_float && !(ri = mxp_malloc((size_t)L.size * sizeof *ri)))
         st = mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
     if (st == MXP_OK) {
         double *v = mxp_array_data(xd); /* our own copy: scaled in place */
@@ -294,13 +291,18 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
             for (int64_t a = 0; a < L.len; a++)
                 for (int64_t i = 0; i < L.inner; i++, e++)
                     v[e] /= (double)qp->scales[quant_index(&L, o, a, i)];
-        /* round(x / scale) by the mode, saturated to int32 (NaN -> 0) */
-        if (!opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags))
+        if (t.is_float) {
+            /* one rounding to float8 by the mode, saturating (+-inf too), NaN stays NaN */
+            mxp_convert_opts o = opts ? *opts : (mxp_convert_opts){ 0 };
+            o.overflow = MXP_OVERFLOW_SATURATE;
+            st = mxp_convert(mxp_array_data(r), qp->qtype, v, MXP_F64, (size_t)L.size, &o);
+        } else if (nearest) { /* round(x / scale) by the mode, saturated to int32 (NaN -> 0) */
             round_even_to_int32(ri, v, (size_t)L.size);
-        else
+        } else {
             st = mxp_convert(ri, MXP_S32, v, MXP_F64, (size_t)L.size, opts);
+        }
     }
-    if (st == MXP_OK) {
+    if (st == MXP_OK && !t.is_float) {
         int8_t *s8 = mxp_array_data(r);
         uint8_t *u8 = mxp_array_data(r);
         for (int64_t o = 0, e = 0; o < L.outer; o++)
@@ -313,6 +315,8 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
                     else
                         u8[e] = (uint8_t)q;
                 }
+    }
+    if (st == MXP_OK) {
         *out = r;
         r = NULL;
     }
@@ -329,26 +333,36 @@ mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
     *out = NULL;
     quant_layout L;
-    int32_t qmin = 0, qmax = 0;
-    mxp_status st = check_qparams(qp, q, what, &L, &qmin, &qmax);
+    quant_type t = { 0 };
+    mxp_status st = check_qparams(qp, q, what, &L, &t);
     if (st != MXP_OK)
         return st;
-    if (q->dtype != qp->qtype)
-        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: q is %s, qparams say %s", what, mxp_dtype_name(q->dtype),
-                         mxp_dtype_name(qp->qtype));
+    if (q->dtype != t.code)
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: q is %s, %s codes are %s", what, mxp_dtype_name(q->dtype),
+                         mxp_qtype_name(qp->qtype), mxp_dtype_name(t.code));
     if (!mxp_dtype_is_valid(out_dtype))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %d is not a valid mxp_dtype", what, (int)out_dtype);
     mxp_array *qd = NULL, *r = NULL;
     st = mxp_quant_as_f64(&qd, q);
     if (st == MXP_OK)
         st = mxp_array_new_owner(&r, out_dtype, q->ndim, q->shape);
+    if (st == MXP_OK && !t.is_float) { /* int4 / uint4 codes live in wider arrays */
+        const double *v = mxp_array_data(qd);
+        for (int64_t e = 0; e < L.size; e++)
+            if (v[e] < t.qmin || v[e] > t.qmax) {
+                st = mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: code %g at index %lld is outside %s's [%d, %d]", what,
+                               v[e], (long long)e, mxp_qtype_name(qp->qtype), (int)t.qmin, (int)t.qmax);
+                break;
+            }
+    }
     if (st == MXP_OK) {
         double *v = mxp_array_data(qd);
         for (int64_t o = 0, e = 0; o < L.outer; o++)
             for (int64_t a = 0; a < L.len; a++)
                 for (int64_t i = 0; i < L.inner; i++, e++) {
                     int64_t k = quant_index(&L, o, a, i);
-                    v[e] = (v[e] - (double)qp->zero_points[k]) * (double)qp->scales[k]; /* exact */
+                    /* exact: a 9-bit integer, or a float8 (4 significant bits), times a float32 */
+                    v[e] = (v[e] - (double)qp->zero_points[k]) * (double)qp->scales[k];
                 }
         st = mxp_convert(mxp_array_data(r), out_dtype, v, MXP_F64, (size_t)L.size, NULL);
     }

@@ -9,11 +9,12 @@
 #include "array/array-internal.h"
 #include "core/error.h"
 
-enum { KL_TARGET_BINS = 128, DEFAULT_BINS = 2048, MSE_STEPS = 256 };
+enum { DEFAULT_BINS = 2048, MSE_STEPS = 256, GRID_CHUNK = 256 };
 
 struct mxp_observer {
     mxp_calib_kind kind;
     mxp_dtype qtype;
+    quant_type qt;
     bool symmetric;
     int axis;
     int ndim;
@@ -34,8 +35,8 @@ mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtyp
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
     *out = NULL;
-    int32_t qmin = 0, qmax = 0;
-    mxp_status st = mxp_quant_type_range(qtype, what, &qmin, &qmax);
+    quant_type qt = { 0 };
+    mxp_status st = mxp_quant_calib_type(qtype, symmetric, what, &qt);
     if (st != MXP_OK)
         return st;
     if (kind < MXP_CALIB_MINMAX || kind > MXP_CALIB_KL)
@@ -51,7 +52,7 @@ mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtyp
         o.bins = DEFAULT_BINS;
     bool hist = kind >= MXP_CALIB_PERCENTILE;
     if (!(o.momentum > 0.0 && o.momentum < 1.0) || !(o.percentile > 0.0 && o.percentile <= 100.0) ||
-        o.bins < (kind == MXP_CALIB_KL ? 2 * KL_TARGET_BINS : 2) || o.group_size < 0)
+        o.bins < (kind == MXP_CALIB_KL ? 2 * qt.kl_bins : 2) || o.group_size < 0)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: bad options (momentum %g, percentile %g, bins %d)", what,
                          o.momentum, o.percentile, o.bins);
     if (axis < -1)
@@ -66,6 +67,7 @@ mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtyp
     memset(obs, 0, sizeof *obs);
     obs->kind = kind;
     obs->qtype = qtype;
+    obs->qt = qt;
     obs->symmetric = symmetric;
     obs->axis = axis;
     obs->opts = o;
@@ -207,26 +209,49 @@ static double percentile_threshold(const double *h, int nb, double width, double
     return width * nb;
 }
 
-/* Estimated squared error of symmetric quantization with threshold t of
- * the histogram (bin centres stand for their elements). */
-static double mse_of(const double *h, int nb, double width, double t, double qmax)
+/* v[0..n) (multiples of the scale) rounded to the qtype's symmetric grid:
+ * integers, or float8 values (nearest even, saturating). */
+static void round_to_grid(double *v, int n, const quant_type *qt)
 {
-    double s = t / qmax, err = 0.0;
-    for (int b = 0; b < nb; b++) {
-        if (h[b] == 0.0)
-            continue;
-        double c = (b + 0.5) * width;
-        double d = c > t ? c - t : c - nearbyint(c / s) * s;
-        err += h[b] * d * d;
+    if (!qt->is_float) {
+        for (int j = 0; j < n; j++)
+            v[j] = nearbyint(v[j]);
+        return;
+    }
+    static const mxp_convert_opts sat = { .overflow = MXP_OVERFLOW_SATURATE };
+    uint8_t q[GRID_CHUNK];
+    mxp_convert(q, qt->code, v, MXP_F64, (size_t)n, &sat);
+    mxp_convert(v, MXP_F64, q, qt->code, (size_t)n, NULL);
+}
+
+/* Estimated squared error of symmetric quantization with threshold t of
+ * the histogram (bin centres stand for their elements), on the grid of
+ * scale t / sym_max. */
+static double mse_of(const double *h, int nb, double width, double t, const quant_type *qt)
+{
+    double s = t / qt->sym_max, err = 0.0, c[GRID_CHUNK], g[GRID_CHUNK];
+    for (int b0 = 0; b0 < nb; b0 += GRID_CHUNK) {
+        int m = nb - b0 < GRID_CHUNK ? nb - b0 : GRID_CHUNK;
+        for (int j = 0; j < m; j++) {
+            c[j] = (b0 + j + 0.5) * width;
+            g[j] = c[j] / s;
+        }
+        round_to_grid(g, m, qt);
+        for (int j = 0; j < m; j++) {
+            if (h[b0 + j] == 0.0)
+                continue;
+            double d = c[j] > t ? c[j] - t : c[j] - g[j] * s;
+            err += h[b0 + j] * d * d;
+        }
     }
     return err;
 }
 
-/* TensorRT's entropy calibration: for i = 128 .. nb bins, P = h[0..i) with
- * the tail folded into bin i-1, Q = h[0..i) merged into 128 bins and spread
- * back over the non-empty bins; the i minimizing KL(P || Q) gives the
- * threshold (i + 0.5) * width. */
-static double kl_threshold(const double *h, int nb, double width)
+/* TensorRT's entropy calibration with `target` levels (128 for 8 bits):
+ * for i = target .. nb bins, P = h[0..i) with the tail folded into bin i-1,
+ * Q = h[0..i) merged into `target` bins and spread back over the non-empty
+ * bins; the i minimizing KL(P || Q) gives the threshold (i + 0.5) * width. */
+static double kl_threshold(const double *h, int nb, double width, int target)
 {
     double *p = mxp_malloc((size_t)nb * 2 * sizeof *p);
     if (!p)
@@ -235,18 +260,18 @@ static double kl_threshold(const double *h, int nb, double width)
     double tail = 0.0;
     for (int b = 0; b < nb; b++)
         tail += h[b];
-    for (int b = 0; b < KL_TARGET_BINS; b++)
+    for (int b = 0; b < target; b++)
         tail -= h[b];
     double best = INFINITY;
     int best_i = nb;
-    for (int i = KL_TARGET_BINS; i <= nb; i++) {
-        if (i > KL_TARGET_BINS)
+    for (int i = target; i <= nb; i++) {
+        if (i > target)
             tail -= h[i - 1];
         memcpy(p, h, (size_t)i * sizeof *p);
         p[i - 1] += tail;
-        int merged = i / KL_TARGET_BINS;
-        for (int j = 0; j < KL_TARGET_BINS; j++) {
-            int start = j * merged, stop = j == KL_TARGET_BINS - 1 ? i : start + merged;
+        int merged = i / target;
+        for (int j = 0; j < target; j++) {
+            int start = j * merged, stop = j == target - 1 ? i : start + merged;
             double sum = 0.0;
             int nonzero = 0;
             for (int b = start; b < stop; b++) {
@@ -296,12 +321,12 @@ mxp_status mxp_observer_compute(const mxp_observer *obs, mxp_qparams *out)
             double best = INFINITY;
             for (int k = 1; k <= MSE_STEPS; k++) {
                 double c = obs->hmax * k / MSE_STEPS;
-                double e = mse_of(obs->hist, nb, width, c, 127.0);
+                double e = mse_of(obs->hist, nb, width, c, &obs->qt);
                 if (e < best)
                     best = e, t = c;
             }
         } else {
-            t = kl_threshold(obs->hist, nb, width);
+            t = kl_threshold(obs->hist, nb, width, obs->qt.kl_bins);
         }
     }
     double lo = obs->mins[0], hi = obs->maxs[0];

@@ -22,7 +22,26 @@ static inline int64_t quant_index(const quant_layout *L, int64_t o, int64_t a, i
     return (o * (L->len / L->group) + a / L->group) * L->inner + i;
 }
 
-/* qmin and qmax of S8/U8; MXP_ERR_UNSUPPORTED / INVALID_DTYPE otherwise. */
+/* Everything about one quantized type (src/quant/qtype.c). */
+typedef struct quant_type {
+    mxp_dtype qtype;
+    mxp_dtype code;     /* dtype of the code array: S8, U8 (4-bit too), E4M3, E5M2 */
+    bool is_float;      /* float8: scale only, zero point 0, no integer rounding */
+    int32_t qmin, qmax; /* integer code range; [0, 0] (the zero point) for float8 */
+    double sym_max;     /* symmetric scale = amax / sym_max: 127, 7, 448, 57344 */
+    int32_t sym_zp;     /* symmetric zero point: 0, 128 (uint8), 8 (uint4) */
+    int kl_bins;        /* KL's target bins: the grid's non-negative levels (128, 8) */
+} quant_type;
+
+/* Fills *t; MXP_ERR_INVALID_DTYPE for a value that is neither a dtype nor
+ * a quantization type, MXP_ERR_UNSUPPORTED for other dtypes. */
+mxp_status mxp_quant_type_info(mxp_dtype qtype, const char *what, quant_type *t);
+
+/* As mxp_quant_type_info, and asymmetric float8 is MXP_ERR_UNSUPPORTED. */
+mxp_status mxp_quant_calib_type(mxp_dtype qtype, bool symmetric, const char *what, quant_type *t);
+
+/* qmin and qmax of the qtype's codes ([0, 0] for float8); errors as
+ * mxp_quant_type_info. */
 mxp_status mxp_quant_type_range(mxp_dtype qtype, const char *what, int32_t *qmin, int32_t *qmax);
 
 /* Checks x (non-empty), axis (-1 or in range: MXP_ERR_INDEX) and group_size

@@ -1,7 +1,9 @@
 /* Affine quantization: hand-computed qparams and codes, per-channel and
  * grouped layouts, zero/constant tensors, the NaN/infinity policy,
  * saturation, rounding modes, round-trip error bounds, the observers
- * (min/max, moving average, percentile, MSE, KL) and bad input. */
+ * (min/max, moving average, percentile, MSE, KL), int4 / uint4 codes and
+ * their packing (exact bytes), float8 with a scale, allocation failures
+ * and bad input. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "support/alloc_failures.h"
 
 static mxp_array *make(mxp_dtype dt, int ndim, const int64_t *shape, const double *v)
 {
@@ -41,11 +44,16 @@ static double at(const mxp_array *a, int64_t i)
     return d;
 }
 
+static void expect_first(const mxp_array *q, const double *want, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        assert_true(at(q, i) == want[i]);
+}
+
 static void expect_codes(const mxp_array *q, const double *want, int64_t n)
 {
     assert_int_equal(mxp_array_size(q), n);
-    for (int64_t i = 0; i < n; i++)
-        assert_true(at(q, i) == want[i]);
+    expect_first(q, want, n);
 }
 
 /* Caller-owned qparams (per tensor) pointing at static storage. */
@@ -337,6 +345,8 @@ static void test_round_trip_bound(void **state)
     struct { mxp_dtype t; bool sym; int axis; int64_t g; } cfg[] = {
         { MXP_S8, true, -1, 0 }, { MXP_U8, false, -1, 0 }, { MXP_S8, false, 1, 0 },
         { MXP_U8, true, 2, 0 },  { MXP_U8, false, 2, 4 }, { MXP_S8, true, 0, 2 },
+        { MXP_QINT4, true, -1, 0 }, { MXP_QUINT4, false, 2, 4 }, { MXP_QINT4, false, 1, 0 },
+        { MXP_QUINT4, true, 0, 2 },
     };
     mxp_rounding modes[2] = { MXP_ROUND_NEAREST_EVEN, MXP_ROUND_NEAREST_AWAY };
     for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++)
@@ -503,6 +513,768 @@ static void test_observer_kl(void **state)
     free(v);
 }
 
+/* ---- int4 / uint4 ------------------------------------------------------------ */
+
+static mxp_array *codes_of(mxp_dtype dt, int ndim, const int64_t *shape, const double *v)
+{
+    return make(dt, ndim, shape, v);
+}
+
+static void expect_bytes(const mxp_array *a, const uint8_t *want, int64_t n)
+{
+    assert_int_equal(mxp_array_dtype(a), MXP_U8);
+    assert_int_equal(mxp_array_size(a), n);
+    assert_true(mxp_array_flags(a) & MXP_ARRAY_C_CONTIGUOUS);
+    assert_memory_equal(mxp_array_data(a), want, (size_t)n);
+}
+
+static void test_qtype_names(void **state)
+{
+    (void)state;
+    assert_string_equal(mxp_qtype_name(MXP_QINT4), "int4");
+    assert_string_equal(mxp_qtype_name(MXP_QUINT4), "uint4");
+    assert_string_equal(mxp_qtype_name(MXP_S8), "int8");
+    assert_string_equal(mxp_qtype_name(MXP_E4M3), "float8_e4m3fn");
+    assert_false(mxp_dtype_is_valid(MXP_QINT4));
+    assert_false(mxp_dtype_is_valid(MXP_QUINT4));
+    assert_true((int)MXP_QINT4 >= (int)MXP_DTYPE_COUNT && (int)MXP_QUINT4 >= (int)MXP_DTYPE_COUNT);
+    mxp_array *x = vec((double[]){ 1, 2 }, 2);
+    mxp_qparams qp;
+    assert_int_equal(mxp_calibrate_minmax(x, (mxp_dtype)66, true, -1, 0, &qp), MXP_ERR_INVALID_DTYPE);
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_BF16, true, -1, 0, &qp), MXP_ERR_UNSUPPORTED);
+    assert_non_null(strstr(mxp_last_error(), "int4"));
+    mxp_array_free(x);
+}
+
+/* [-1, 0, 0.5, 1] int4 symmetric: scale (float)(1/7), a bit above 1/7, so
+ * 0.5 / scale = 3.4999998 -> 3.  With amax 7 the scale is 1 and the ties
+ * are exact: 2.5 -> 2, 3.5 -> 4 (nearest even); uint4 adds 8. */
+static void test_int4_symmetric(void **state)
+{
+    (void)state;
+    mxp_array *x = vec((double[]){ -1, 0, 0.5, 1 }, 4), *q = NULL, *d = NULL;
+    mxp_qparams qp;
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_QINT4, true, -1, 0, &qp), MXP_OK);
+    assert_int_equal(qp.qtype, MXP_QINT4);
+    assert_true(qp.scales[0] == (float)(1.0 / 7.0));
+    assert_int_equal(qp.zero_points[0], 0);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(q), MXP_S8);
+    expect_codes(q, (double[]){ -7, 0, 3, 7 }, 4);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+
+    x = vec((double[]){ -7, 0, 2.5, 3.5, 7 }, 5);
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_QINT4, true, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 1.0f);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ -7, 0, 2, 4, 7 }, 5);
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_OK);
+    assert_int_equal(mxp_array_dtype(d), MXP_F32);
+    expect_codes(d, (double[]){ -7, 0, 2, 4, 7 }, 5);
+    mxp_array_free(d);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_QUINT4, true, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 1.0f);
+    assert_int_equal(qp.zero_points[0], 8);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(q), MXP_U8);
+    expect_codes(q, (double[]){ 1, 8, 10, 12, 15 }, 5);
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F64), MXP_OK);
+    expect_codes(d, (double[]){ -7, 0, 2, 4, 7 }, 5);
+    mxp_array_free(d);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+}
+
+/* [-2, 1.75]: span 3.75 / 15 = 0.25 exactly; uint4 zp = round(0 + 8) = 8,
+ * int4 zp = round(-8 + 8) = 0.  0.125 / 0.25 = 0.5 -> 0, 0.375 -> 1.5 -> 2. */
+static void test_int4_asymmetric(void **state)
+{
+    (void)state;
+    mxp_array *x = vec((double[]){ -2, -1, 0, 0.125, 0.375, 1.75 }, 6), *q = NULL;
+    mxp_qparams qp;
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_QUINT4, false, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 0.25f);
+    assert_int_equal(qp.zero_points[0], 8);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ 0, 4, 8, 8, 10, 15 }, 6);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_QINT4, false, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 0.25f);
+    assert_int_equal(qp.zero_points[0], 0);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ -8, -4, 0, 0, 2, 7 }, 6);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+
+    /* [0, 3]: the range is [0, 3], scale (float)0.2, int4 zp = qmin = -8 */
+    x = vec((double[]){ 0, 1, 3 }, 3);
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_QINT4, false, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 0.2f);
+    assert_int_equal(qp.zero_points[0], -8);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ -8, -3, 7 }, 3); /* 1 / 0.2f = 4.99999993 -> 5 */
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+
+    /* per channel along axis 0 of [[1, -2, 0.5], [4, 0, -8]]: scales 2/7, 8/7 */
+    int64_t shape[2] = { 2, 3 };
+    x = make(MXP_F32, 2, shape, (double[]){ 1, -2, 0.5, 4, 0, -8 });
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_QINT4, true, 0, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == (float)(2.0 / 7) && qp.scales[1] == (float)(8.0 / 7));
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ 3, -7, 2, 3, 0, -7 }, 6); /* 3.4999998, 1.7499999 */
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+}
+
+/* NaN -> zero point, +-inf and out-of-range values saturate to the 4-bit
+ * range, in the fast path and the general one (other rounding modes). */
+static void test_int4_saturation(void **state)
+{
+    (void)state;
+    float s = 1.0f;
+    int32_t z = 0;
+    mxp_qparams qp = tensor_qp(MXP_QINT4, &s, &z);
+    mxp_array *x = vec((double[]){ NAN, INFINITY, -INFINITY, 100, -100, 7.5, -8.5, 0, 6.5 }, 9), *q = NULL;
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ 0, 7, -8, 7, -8, 7, -8, 0, 6 }, 9);
+    mxp_array_free(q);
+    mxp_convert_opts away = { .rounding = MXP_ROUND_NEAREST_AWAY };
+    assert_int_equal(mxp_quantize(&q, x, &qp, &away), MXP_OK);
+    assert_int_equal(mxp_array_dtype(q), MXP_S8);
+    expect_codes(q, (double[]){ 0, 7, -8, 7, -8, 7, -8, 0, 7 }, 9);
+    mxp_array_free(q);
+    qp.qtype = MXP_QUINT4;
+    z = 3;
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(q), MXP_U8);
+    expect_codes(q, (double[]){ 3, 15, 0, 15, 0, 11, 0, 3, 9 }, 9);
+    mxp_array_free(q);
+    assert_int_equal(mxp_quantize(&q, x, &qp, &away), MXP_OK);
+    expect_codes(q, (double[]){ 3, 15, 0, 15, 0, 11, 0, 3, 10 }, 9);
+    mxp_array_free(q);
+    /* a zero point at the edge: 1 + 7 saturates to 7 */
+    qp.qtype = MXP_QINT4;
+    z = 7;
+    mxp_array *one = vec((double[]){ 1, -15, -16 }, 3);
+    assert_int_equal(mxp_quantize(&q, one, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ 7, -8, -8 }, 3);
+    mxp_array_free(q);
+    mxp_array_free(one);
+    /* zero points outside the 4-bit range */
+    int32_t bad_s4[2] = { 8, -9 }, bad_u4[2] = { 16, -1 };
+    for (int i = 0; i < 2; i++) {
+        qp.qtype = MXP_QINT4;
+        z = bad_s4[i];
+        assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_ERR_INVALID_ARGUMENT);
+        assert_null(q);
+        qp.qtype = MXP_QUINT4;
+        z = bad_u4[i];
+        assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_ERR_INVALID_ARGUMENT);
+    }
+    assert_non_null(strstr(mxp_last_error(), "uint4"));
+    mxp_array_free(x);
+}
+
+/* (q - zp) * scale; codes outside the 4-bit range and wrong code dtypes are
+ * refused. */
+static void test_int4_dequantize(void **state)
+{
+    (void)state;
+    float s = 0.5f;
+    int32_t z = 1;
+    mxp_qparams qp = tensor_qp(MXP_QINT4, &s, &z);
+    int64_t n3 = 3, n1 = 1;
+    mxp_array *q = codes_of(MXP_S8, 1, &n3, (double[]){ -8, 7, 0 }), *d = NULL;
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_OK);
+    expect_codes(d, (double[]){ -4.5, 3, -0.5 }, 3);
+    mxp_array_free(d);
+    mxp_array_free(q);
+    double bad[2] = { 8, -9 };
+    for (int i = 0; i < 2; i++) {
+        q = codes_of(MXP_S8, 1, &n1, &bad[i]);
+        assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_ERR_INVALID_ARGUMENT);
+        assert_null(d);
+        mxp_array_free(q);
+    }
+    q = codes_of(MXP_U8, 1, &n3, (double[]){ 0, 15, 3 });
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_ERR_INVALID_DTYPE); /* int4 codes are int8 */
+    qp.qtype = MXP_QUINT4;
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_OK);
+    expect_codes(d, (double[]){ -0.5, 7, 1 }, 3);
+    mxp_array_free(d);
+    mxp_array_free(q);
+    q = codes_of(MXP_U8, 1, &n1, (double[]){ 16 });
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_ERR_INVALID_ARGUMENT);
+    mxp_array_free(q);
+    q = codes_of(MXP_F32, 1, &n1, (double[]){ 1 });
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_ERR_INVALID_DTYPE);
+    assert_null(d);
+    mxp_array_free(q);
+
+    /* fake quantization in x's dtype */
+    mxp_array *x = vec((double[]){ -1, 0.3, 1 }, 3), *f = NULL;
+    mxp_qparams c;
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_QINT4, true, -1, 0, &c), MXP_OK);
+    assert_int_equal(mxp_fake_quantize(&f, x, &c, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(f), MXP_F32);
+    double sc = c.scales[0];
+    expect_codes(f, (double[]){ (float)(-7 * sc), (float)(2 * sc), (float)(7 * sc) }, 3); /* 0.3 * 7 = 2.1 */
+    mxp_array_free(f);
+    mxp_qparams_free(&c);
+    mxp_array_free(x);
+}
+
+/* [1, -1, 7] -> [0xF1, 0x07]; rows are packed independently. */
+static void test_pack_int4_bytes(void **state)
+{
+    (void)state;
+    int64_t n3 = 3;
+    mxp_array *c = codes_of(MXP_S8, 1, &n3, (double[]){ 1, -1, 7 }), *p = NULL, *u = NULL;
+    assert_int_equal(mxp_pack_int4(&p, c), MXP_OK);
+    assert_int_equal(mxp_array_ndim(p), 1);
+    expect_bytes(p, (uint8_t[]){ 0xF1, 0x07 }, 2);
+    assert_int_equal(mxp_unpack_int4(&u, p, 3, MXP_S8), MXP_OK);
+    assert_int_equal(mxp_array_dtype(u), MXP_S8);
+    expect_codes(u, (double[]){ 1, -1, 7 }, 3);
+    mxp_array_free(u);
+    mxp_array_free(p);
+    mxp_array_free(c);
+
+    /* even rows */
+    int64_t s24[2] = { 2, 4 };
+    c = codes_of(MXP_S8, 2, s24, (double[]){ -8, 7, 0, -1, 3, -3, 5, 2 });
+    assert_int_equal(mxp_pack_int4(&p, c), MXP_OK);
+    assert_int_equal(mxp_array_ndim(p), 2);
+    assert_true(mxp_array_shape(p)[0] == 2 && mxp_array_shape(p)[1] == 2);
+    expect_bytes(p, (uint8_t[]){ 0x78, 0xF0, 0xD3, 0x25 }, 4);
+    assert_int_equal(mxp_unpack_int4(&u, p, 4, MXP_S8), MXP_OK);
+    assert_memory_equal(mxp_array_data(u), mxp_array_data(c), 8);
+    mxp_array_free(u);
+    mxp_array_free(p);
+    mxp_array_free(c);
+
+    /* odd rows: each row ends in its own byte with high nibble 0 */
+    int64_t s23[2] = { 2, 3 };
+    c = codes_of(MXP_S8, 2, s23, (double[]){ 1, 2, 3, -1, -2, -3 });
+    assert_int_equal(mxp_pack_int4(&p, c), MXP_OK);
+    assert_true(mxp_array_shape(p)[0] == 2 && mxp_array_shape(p)[1] == 2);
+    expect_bytes(p, (uint8_t[]){ 0x21, 0x03, 0xEF, 0x0D }, 4);
+    assert_int_equal(mxp_unpack_int4(&u, p, 3, MXP_S8), MXP_OK);
+    assert_true(mxp_array_shape(u)[0] == 2 && mxp_array_shape(u)[1] == 3);
+    assert_memory_equal(mxp_array_data(u), mxp_array_data(c), 6);
+    mxp_array_free(u);
+    /* 4 per row fits the same bytes: the last code is the zero nibble */
+    assert_int_equal(mxp_unpack_int4(&u, p, 4, MXP_S8), MXP_OK);
+    expect_codes(u, (double[]){ 1, 2, 3, 0, -1, -2, -3, 0 }, 8);
+    mxp_array_free(u);
+    /* the unused high nibble is ignored */
+    ((uint8_t *)mxp_array_data(p))[1] = 0xA3;
+    assert_int_equal(mxp_unpack_int4(&u, p, 3, MXP_S8), MXP_OK);
+    assert_memory_equal(mxp_array_data(u), mxp_array_data(c), 6);
+    mxp_array_free(u);
+    mxp_array_free(p);
+
+    /* a transposed (non-contiguous) input: [[1, -1], [2, -2], [3, -3]] */
+    mxp_array *t = NULL;
+    assert_int_equal(mxp_array_transpose(&t, c, NULL), MXP_OK);
+    assert_int_equal(mxp_pack_int4(&p, t), MXP_OK);
+    assert_true(mxp_array_shape(p)[0] == 3 && mxp_array_shape(p)[1] == 1);
+    expect_bytes(p, (uint8_t[]){ 0xF1, 0xE2, 0xD3 }, 3);
+    mxp_array_free(p);
+    mxp_array_free(t);
+    mxp_array_free(c);
+
+    /* uint4, and its unpacking as uint8 (no sign extension) */
+    int64_t n5 = 5;
+    c = codes_of(MXP_U8, 1, &n5, (double[]){ 0, 15, 9, 6, 10 });
+    assert_int_equal(mxp_pack_int4(&p, c), MXP_OK);
+    expect_bytes(p, (uint8_t[]){ 0xF0, 0x69, 0x0A }, 3);
+    assert_int_equal(mxp_unpack_int4(&u, p, 5, MXP_U8), MXP_OK);
+    assert_int_equal(mxp_array_dtype(u), MXP_U8);
+    expect_codes(u, (double[]){ 0, 15, 9, 6, 10 }, 5);
+    mxp_array_free(u);
+    assert_int_equal(mxp_unpack_int4(&u, p, 5, MXP_S8), MXP_OK);
+    expect_codes(u, (double[]){ 0, -1, -7, 6, -6 }, 5);
+    mxp_array_free(u);
+    mxp_array_free(p);
+    mxp_array_free(c);
+
+    /* a 0-d input counts as shape [1] */
+    c = codes_of(MXP_S8, 0, NULL, (double[]){ -3 });
+    assert_int_equal(mxp_pack_int4(&p, c), MXP_OK);
+    assert_int_equal(mxp_array_ndim(p), 1);
+    expect_bytes(p, (uint8_t[]){ 0x0D }, 1);
+    mxp_array_free(p);
+    mxp_array_free(c);
+
+    /* empty rows and no rows */
+    int64_t s20[2] = { 2, 0 }, s05[2] = { 0, 5 };
+    assert_int_equal(mxp_array_empty(&c, MXP_S8, 2, s20), MXP_OK);
+    assert_int_equal(mxp_pack_int4(&p, c), MXP_OK);
+    assert_true(mxp_array_shape(p)[0] == 2 && mxp_array_shape(p)[1] == 0);
+    assert_int_equal(mxp_unpack_int4(&u, p, 0, MXP_S8), MXP_OK);
+    assert_true(mxp_array_shape(u)[0] == 2 && mxp_array_shape(u)[1] == 0);
+    mxp_array_free(u);
+    mxp_array_free(p);
+    mxp_array_free(c);
+    assert_int_equal(mxp_array_empty(&c, MXP_U8, 2, s05), MXP_OK);
+    assert_int_equal(mxp_pack_int4(&p, c), MXP_OK);
+    assert_true(mxp_array_shape(p)[0] == 0 && mxp_array_shape(p)[1] == 3);
+    mxp_array_free(p);
+    mxp_array_free(c);
+}
+
+/* Every code in every position, even and odd rows, 3-d: unpack(pack(c)) == c. */
+static void test_pack_int4_round_trip(void **state)
+{
+    (void)state;
+    mxp_dtype dts[2] = { MXP_S8, MXP_U8 };
+    int64_t shapes[3][3] = { { 2, 3, 16 }, { 3, 2, 17 }, { 1, 1, 1 } };
+    for (int d = 0; d < 2; d++)
+        for (int k = 0; k < 3; k++) {
+            mxp_array *c = NULL, *p = NULL, *u = NULL;
+            assert_int_equal(mxp_array_empty(&c, dts[d], 3, shapes[k]), MXP_OK);
+            int8_t *v = mxp_array_data(c);
+            int64_t n = mxp_array_size(c);
+            for (int64_t i = 0; i < n; i++)
+                v[i] = (int8_t)(dts[d] == MXP_S8 ? (i * 7) % 16 - 8 : (i * 5) % 16);
+            assert_int_equal(mxp_pack_int4(&p, c), MXP_OK);
+            assert_int_equal(mxp_array_shape(p)[2], (shapes[k][2] + 1) / 2);
+            assert_int_equal(mxp_unpack_int4(&u, p, shapes[k][2], dts[d]), MXP_OK);
+            assert_int_equal(mxp_array_ndim(u), 3);
+            assert_memory_equal(mxp_array_shape(u), shapes[k], sizeof shapes[k]);
+            assert_memory_equal(mxp_array_data(u), v, (size_t)n);
+            mxp_array_free(u);
+            mxp_array_free(p);
+            mxp_array_free(c);
+        }
+
+    /* a [out, in] weight: per-row int4 codes packed along `in` and back */
+    int64_t shape[2] = { 4, 9 };
+    mxp_array *w = NULL, *q = NULL, *p = NULL, *u = NULL, *d1 = NULL, *d2 = NULL;
+    mxp_qparams qp;
+    assert_int_equal(mxp_array_random_normal(&w, MXP_F32, 2, shape, 0, 1, 3), MXP_OK);
+    assert_int_equal(mxp_calibrate_minmax(w, MXP_QINT4, true, 0, 0, &qp), MXP_OK);
+    assert_int_equal(mxp_quantize(&q, w, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_pack_int4(&p, q), MXP_OK);
+    assert_int_equal(mxp_array_shape(p)[1], 5);
+    assert_int_equal(mxp_unpack_int4(&u, p, 9, MXP_S8), MXP_OK);
+    assert_int_equal(mxp_dequantize(&d1, q, &qp, MXP_F32), MXP_OK);
+    assert_int_equal(mxp_dequantize(&d2, u, &qp, MXP_F32), MXP_OK);
+    assert_memory_equal(mxp_array_data(d1), mxp_array_data(d2), 36 * sizeof(float));
+    mxp_array_free(d1);
+    mxp_array_free(d2);
+    mxp_array_free(u);
+    mxp_array_free(p);
+    mxp_array_free(q);
+    mxp_array_free(w);
+    mxp_qparams_free(&qp);
+}
+
+static void test_pack_int4_bad_input(void **state)
+{
+    (void)state;
+    int64_t n2 = 2, n1 = 1, s22[2] = { 2, 2 };
+    mxp_array *p = NULL, *c = NULL;
+    struct { mxp_dtype dt; double v; mxp_status want; } cases[] = {
+        { MXP_S8, 8, MXP_ERR_INVALID_ARGUMENT }, { MXP_S8, -9, MXP_ERR_INVALID_ARGUMENT },
+        { MXP_U8, 16, MXP_ERR_INVALID_ARGUMENT }, { MXP_F32, 1, MXP_ERR_INVALID_DTYPE },
+        { MXP_S16, 1, MXP_ERR_INVALID_DTYPE },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        c = codes_of(cases[k].dt, 1, &n2, (double[]){ 0, cases[k].v });
+        p = (mxp_array *)c; /* must be reset to NULL */
+        assert_int_equal(mxp_pack_int4(&p, c), cases[k].want);
+        assert_null(p);
+        mxp_array_free(c);
+    }
+    assert_int_equal(mxp_pack_int4(&p, NULL), MXP_ERR_INVALID_ARGUMENT);
+    c = codes_of(MXP_S8, 1, &n1, (double[]){ 1 });
+    assert_int_equal(mxp_pack_int4(NULL, c), MXP_ERR_INVALID_ARGUMENT);
+    mxp_array_free(c);
+
+    mxp_array *u = NULL;
+    mxp_array *packed = codes_of(MXP_U8, 2, s22, (double[]){ 1, 2, 3, 4 });
+    assert_int_equal(mxp_unpack_int4(&u, packed, 5, MXP_S8), MXP_ERR_SHAPE); /* needs 3 bytes */
+    assert_int_equal(mxp_unpack_int4(&u, packed, 2, MXP_S8), MXP_ERR_SHAPE); /* needs 1 */
+    assert_int_equal(mxp_unpack_int4(&u, packed, -1, MXP_S8), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_unpack_int4(&u, packed, 4, MXP_F32), MXP_ERR_INVALID_DTYPE);
+    assert_int_equal(mxp_unpack_int4(&u, packed, 4, MXP_QINT4), MXP_ERR_INVALID_DTYPE);
+    assert_int_equal(mxp_unpack_int4(&u, NULL, 4, MXP_S8), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_unpack_int4(NULL, packed, 4, MXP_S8), MXP_ERR_INVALID_ARGUMENT);
+    assert_null(u);
+    mxp_array_free(packed);
+    packed = codes_of(MXP_S8, 2, s22, (double[]){ 1, 2, 3, 4 });
+    assert_int_equal(mxp_unpack_int4(&u, packed, 4, MXP_S8), MXP_ERR_INVALID_DTYPE);
+    mxp_array_free(packed);
+    packed = codes_of(MXP_U8, 0, NULL, (double[]){ 1 });
+    assert_int_equal(mxp_unpack_int4(&u, packed, 1, MXP_S8), MXP_ERR_SHAPE);
+    assert_null(u);
+    mxp_array_free(packed);
+}
+
+/* ---- float8 with a scale ------------------------------------------------------- */
+
+/* amax 448 gives scale 1 for e4m3: the codes are mxp_convert's of x. */
+static void test_fp8_scale_one(void **state)
+{
+    (void)state;
+    mxp_array *x = vec((double[]){ -448, 0, 1, 2.5, 0.1, 17, 19, 300 }, 8), *q = NULL, *d = NULL;
+    mxp_qparams qp;
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E4M3, true, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 1.0f);
+    assert_int_equal(qp.zero_points[0], 0);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(q), MXP_E4M3);
+    uint8_t want[8];
+    assert_int_equal(mxp_convert(want, MXP_E4M3, mxp_array_data(x), MXP_F32, 8, NULL), MXP_OK);
+    assert_memory_equal(mxp_array_data(q), want, 8);
+    /* 0.1 -> 13/128; 17 -> 16 and 19 -> 20 (ties to even); 300 -> 288 */
+    expect_codes(q, (double[]){ -448, 0, 1, 2.5, 0.1015625, 16, 20, 288 }, 8);
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_OK);
+    expect_codes(d, (double[]){ -448, 0, 1, 2.5, 0.1015625, 16, 20, 288 }, 8);
+    mxp_array_free(d);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+
+    /* e5m2: amax 57344 -> scale 1; 114688 -> scale 2 */
+    x = vec((double[]){ -57344, 3, 4.5, 5.5 }, 4);
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E5M2, true, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 1.0f);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(q), MXP_E5M2);
+    expect_codes(q, (double[]){ -57344, 3, 4, 6 }, 4); /* ties to the even mantissa */
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+    x = vec((double[]){ 114688, -7, 0 }, 3);
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E5M2, true, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 2.0f);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ 57344, -3.5, 0 }, 3);
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F64), MXP_OK);
+    expect_codes(d, (double[]){ 114688, -7, 0 }, 3);
+    mxp_array_free(d);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+
+    /* all zero: scale 1 */
+    x = vec((double[]){ 0, 0 }, 2);
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E4M3, true, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 1.0f && qp.zero_points[0] == 0);
+    mxp_qparams_free(&qp);
+    /* asymmetric float8: refused with a sentence */
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E4M3, false, -1, 0, &qp), MXP_ERR_UNSUPPORTED);
+    assert_non_null(strstr(mxp_last_error(), "symmetric only"));
+    mxp_observer *obs = NULL;
+    assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_MINMAX, MXP_E5M2, false, -1, NULL), MXP_ERR_UNSUPPORTED);
+    assert_null(obs);
+    mxp_array_free(x);
+}
+
+/* x / scale rounded once by the mode, saturating: scale 2, amax 896. */
+static void test_fp8_rounding_and_saturation(void **state)
+{
+    (void)state;
+    float s = 2.0f;
+    int32_t z = 0;
+    mxp_qparams qp = tensor_qp(MXP_E4M3, &s, &z);
+    mxp_array *x = vec((double[]){ 34, 38, 100, 1000, -1e30, INFINITY, -INFINITY, NAN, -0.0 }, 9), *q = NULL;
+    /* /2: 17 -> 16, 19 -> 20, 50 -> 48 (ties to even), 500 and the rest saturate */
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_first(q, (double[]){ 16, 20, 48, 448, -448, 448, -448 }, 7);
+    assert_true(isnan(at(q, 7)));
+    assert_true(at(q, 8) == 0 && signbit(at(q, 8)));
+    mxp_array *d = NULL;
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_OK);
+    expect_first(d, (double[]){ 32, 40, 96, 896, -896, 896, -896 }, 7);
+    assert_true(isnan(at(d, 7)));
+    mxp_array_free(d);
+    mxp_array_free(q);
+    struct { mxp_rounding r; double want[3]; } cases[] = {
+        { MXP_ROUND_NEAREST_AWAY, { 18, 20, 52 } },
+        { MXP_ROUND_TOWARD_ZERO, { 16, 18, 48 } },
+        { MXP_ROUND_UP, { 18, 20, 52 } },
+        { MXP_ROUND_DOWN, { 16, 18, 48 } },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mxp_convert_opts o = { .rounding = cases[c].r }; /* overflow INF is ignored: saturation */
+        assert_int_equal(mxp_quantize(&q, x, &qp, &o), MXP_OK);
+        expect_first(q, cases[c].want, 3);
+        assert_true(fabs(at(q, 3)) == 448 && fabs(at(q, 5)) == 448 && isnan(at(q, 7)));
+        mxp_array_free(q);
+    }
+    /* counters pass through */
+    mxp_convert_flags fl = { 0 };
+    mxp_convert_opts o = { .flags = &fl };
+    assert_int_equal(mxp_quantize(&q, x, &qp, &o), MXP_OK);
+    assert_true(fl.inexact >= 3 && fl.overflow >= 2);
+    mxp_array_free(q);
+    mxp_array_free(x);
+
+    /* stochastic: 17 -> 16 or 18, mean near 17; same seed, same codes */
+    enum { N = 4000 };
+    double *v = malloc(N * sizeof *v);
+    for (int i = 0; i < N; i++)
+        v[i] = 34;
+    x = vec(v, N);
+    free(v);
+    mxp_array *q2 = NULL;
+    mxp_convert_opts so = { .rounding = MXP_ROUND_STOCHASTIC, .seed = 7 };
+    assert_int_equal(mxp_quantize(&q, x, &qp, &so), MXP_OK);
+    assert_int_equal(mxp_quantize(&q2, x, &qp, &so), MXP_OK);
+    assert_memory_equal(mxp_array_data(q), mxp_array_data(q2), N);
+    double sum = 0;
+    for (int i = 0; i < N; i++) {
+        double c = at(q, i);
+        assert_true(c == 16 || c == 18);
+        sum += c;
+    }
+    assert_true(fabs(sum / N - 17) < 0.1);
+    mxp_array_free(q);
+    mxp_array_free(q2);
+    mxp_array_free(x);
+
+    /* zero points must be 0; codes must be the float8 type */
+    z = 1;
+    x = vec((double[]){ 1 }, 1);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_ERR_INVALID_ARGUMENT);
+    z = 0;
+    assert_int_equal(mxp_dequantize(&q, x, &qp, MXP_F32), MXP_ERR_INVALID_DTYPE);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    qp.qtype = MXP_E5M2;
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_ERR_INVALID_DTYPE);
+    assert_null(d);
+    mxp_array_free(q);
+    mxp_array_free(x);
+}
+
+/* Per channel: rows [1, -3.5, 0.5] (amax 3.5 -> scale 2^-7) and
+ * [448, 0, -896] (scale 2); dequantize rounds once into the out dtype. */
+static void test_fp8_per_channel(void **state)
+{
+    (void)state;
+    int64_t shape[2] = { 2, 3 };
+    mxp_array *x = make(MXP_F32, 2, shape, (double[]){ 1, -3.5, 0.5, 448, 0, -896 }), *q = NULL, *d = NULL;
+    mxp_qparams qp;
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E4M3, true, 0, 0, &qp), MXP_OK);
+    assert_int_equal(qp.count, 2);
+    assert_true(qp.scales[0] == 0x1p-7f && qp.scales[1] == 2.0f);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    expect_codes(q, (double[]){ 128, -448, 64, 224, 0, -448 }, 6);
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_BF16), MXP_OK);
+    assert_int_equal(mxp_array_dtype(d), MXP_BF16);
+    expect_codes(d, (double[]){ 1, -3.5, 0.5, 448, 0, -896 }, 6);
+    mxp_array_free(d);
+    /* a transposed view along its axis 1 gives the same codes */
+    mxp_array *t = NULL, *qt = NULL;
+    mxp_qparams qp2;
+    assert_int_equal(mxp_array_transpose(&t, x, NULL), MXP_OK);
+    assert_int_equal(mxp_calibrate_minmax(t, MXP_E4M3, true, 1, 0, &qp2), MXP_OK);
+    assert_int_equal(mxp_quantize(&qt, t, &qp2, NULL), MXP_OK);
+    for (int64_t r = 0; r < 2; r++)
+        for (int64_t c = 0; c < 3; c++)
+            assert_true(at(q, r * 3 + c) == at(qt, c * 2 + r));
+    mxp_array_free(qt);
+    mxp_array_free(t);
+    mxp_qparams_free(&qp2);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+
+    /* groups of 3 along axis 1 of a [2, 6] e5m2 tensor, and one float32
+     * rounding of code * scale: 1.25 * 0.1f */
+    float s[2] = { 0.1f, 0.5f };
+    int32_t z[2] = { 0, 0 };
+    mxp_qparams g = { .qtype = MXP_E5M2, .symmetric = true, .axis = 1, .group_size = 3, .count = 2,
+                      .scales = s, .zero_points = z };
+    int64_t s16[2] = { 1, 6 };
+    mxp_array *c = make(MXP_E5M2, 2, s16, (double[]){ 1.25, -2, 0, 1.25, 6, -0.0 });
+    assert_int_equal(mxp_dequantize(&d, c, &g, MXP_F32), MXP_OK);
+    expect_codes(d, (double[]){ (float)(1.25 * (double)0.1f), (float)(-2 * (double)0.1f), 0, 0.625, 3, 0 }, 6);
+    mxp_array_free(d);
+    mxp_array_free(c);
+    mxp_array_free(x);
+
+    /* fake quantization in x's dtype */
+    x = vec((double[]){ 0.3, -1, 0.05 }, 3);
+    mxp_array *f = NULL;
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E4M3, true, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == (float)(1.0 / 448));
+    assert_int_equal(mxp_fake_quantize(&f, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(f), MXP_F32);
+    for (int64_t i = 0; i < 3; i++) {
+        double want = at(x, i) / (double)qp.scales[0];
+        uint8_t code = 0;
+        assert_int_equal(mxp_convert(&code, MXP_E4M3, &want, MXP_F64, 1, NULL), MXP_OK);
+        want = mxp_e4m3_to_f32(code);
+        assert_true(at(f, i) == (double)(float)(want * (double)qp.scales[0]));
+        assert_true(fabs(at(f, i) - at(x, i)) <= fabs(at(x, i)) / 16);
+    }
+    mxp_array_free(f);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+}
+
+/* Observers for int4 and float8: min/max, the MSE grid and KL's levels. */
+static void test_observer_4bit_and_fp8(void **state)
+{
+    (void)state;
+    mxp_observer *obs = NULL;
+    mxp_qparams qp;
+    assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_MINMAX, MXP_QUINT4, false, -1, NULL), MXP_OK);
+    observe(obs, (double[]){ -2, 1 }, 2);
+    observe(obs, (double[]){ 1.75, -1 }, 2);
+    assert_int_equal(mxp_observer_compute(obs, &qp), MXP_OK);
+    assert_int_equal(qp.qtype, MXP_QUINT4);
+    assert_true(qp.scales[0] == 0.25f && qp.zero_points[0] == 8);
+    mxp_qparams_free(&qp);
+    mxp_observer_free(obs);
+
+    enum { N = 100000 };
+    double *v = malloc((N + 1) * sizeof *v);
+    for (int i = 0; i < N; i++)
+        v[i] = -1.0 + 2.0 * (i + 0.5) / N;
+    v[N] = 10.0;
+    /* int4: grid T / 7, so clipping near 1 beats the outlier's cost */
+    assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_MSE, MXP_QINT4, true, -1, NULL), MXP_OK);
+    observe(obs, v, N + 1);
+    assert_int_equal(mxp_observer_compute(obs, &qp), MXP_OK);
+    double t4 = qp.scales[0] * 7.0;
+    print_message("int4 MSE threshold %g\n", t4);
+    assert_true(t4 > 0.5 && t4 < 3.0);
+    mxp_qparams_free(&qp);
+    mxp_observer_free(obs);
+    /* e4m3: relative rounding error, nearly independent of T: no clipping */
+    assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_MSE, MXP_E4M3, true, -1, NULL), MXP_OK);
+    observe(obs, v, N + 1);
+    assert_int_equal(mxp_observer_compute(obs, &qp), MXP_OK);
+    double t8 = qp.scales[0] * 448.0;
+    print_message("e4m3 MSE threshold %g\n", t8);
+    assert_true(t8 > 8.0 && t8 <= 10.0 * (1 + 1e-6));
+    assert_int_equal(qp.zero_points[0], 0);
+    mxp_qparams_free(&qp);
+    mxp_observer_free(obs);
+
+    /* KL: 8 levels for 4 bits (bins >= 16), 128 for float8 */
+    for (int i = 0; i < N; i++) {
+        double u = (i + 0.5) / N - 0.5;
+        v[i] = (u < 0 ? 1 : -1) * log(1 - 2 * fabs(u));
+    }
+    v[N] = 1000.0;
+    mxp_observer_opts small = { .bins = 16 };
+    assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_KL, MXP_QINT4, true, -1, &small), MXP_OK);
+    mxp_observer_free(obs);
+    small.bins = 15;
+    assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_KL, MXP_QINT4, true, -1, &small), MXP_ERR_INVALID_ARGUMENT);
+    small.bins = 255;
+    assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_KL, MXP_S8, true, -1, &small), MXP_ERR_INVALID_ARGUMENT);
+    mxp_dtype kl_types[3] = { MXP_QINT4, MXP_QUINT4, MXP_E5M2 };
+    double sym_max[3] = { 7, 7, 57344 };
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_KL, kl_types[k], true, -1, NULL), MXP_OK);
+        observe(obs, v, N + 1);
+        assert_int_equal(mxp_observer_compute(obs, &qp), MXP_OK);
+        double t = qp.scales[0] * sym_max[k];
+        print_message("%s KL threshold %g\n", mxp_qtype_name(kl_types[k]), t);
+        assert_true(t < 500.0 && t > 1.0);
+        mxp_qparams_free(&qp);
+        mxp_observer_free(obs);
+    }
+    /* percentile: the threshold over the type's symmetric maximum */
+    mxp_observer_opts po = { .percentile = 50 };
+    assert_int_equal(mxp_observer_create(&obs, MXP_CALIB_PERCENTILE, MXP_QUINT4, true, -1, &po), MXP_OK);
+    for (int i = 0; i < 100; i++)
+        v[i] = i + 1;
+    observe(obs, v, 100);
+    assert_int_equal(mxp_observer_compute(obs, &qp), MXP_OK);
+    assert_float_equal(qp.scales[0] * 7.0, 50.0, 100.0 / 2048 * 1.01);
+    assert_int_equal(qp.zero_points[0], 8);
+    mxp_qparams_free(&qp);
+    mxp_observer_free(obs);
+    free(v);
+}
+
+/* ---- allocation failures ------------------------------------------------------- */
+
+static mxp_status quant_workload(void)
+{
+    int64_t shape[2] = { 3, 5 };
+    mxp_array *x = NULL, *t = NULL, *q = NULL, *p = NULL, *u = NULL, *d = NULL, *f = NULL;
+    mxp_qparams qp = { 0 }, q8 = { 0 };
+    mxp_observer *obs = NULL;
+    mxp_convert_opts away = { .rounding = MXP_ROUND_NEAREST_AWAY };
+    mxp_status st = mxp_array_random_normal(&x, MXP_F32, 2, shape, 0, 1, 5);
+    if (st == MXP_OK)
+        st = mxp_array_transpose(&t, x, NULL);
+    if (st == MXP_OK)
+        st = mxp_calibrate_minmax(x, MXP_QINT4, false, 0, 0, &qp);
+    if (st == MXP_OK)
+        st = mxp_quantize(&q, x, &qp, NULL);
+    if (st == MXP_OK)
+        st = mxp_pack_int4(&p, q);
+    if (st == MXP_OK)
+        st = mxp_unpack_int4(&u, p, 5, MXP_S8);
+    if (st == MXP_OK)
+        st = mxp_dequantize(&d, u, &qp, MXP_F16);
+    mxp_array_free(q);
+    mxp_array_free(p);
+    mxp_array_free(d);
+    q = p = d = NULL;
+    if (st == MXP_OK)
+        st = mxp_fake_quantize(&f, x, &qp, &away);
+    mxp_array *ut = NULL;
+    if (st == MXP_OK)
+        st = mxp_array_transpose(&ut, u, NULL);
+    if (st == MXP_OK)
+        st = mxp_pack_int4(&p, ut); /* a contiguous copy first */
+    mxp_array_free(ut);
+    if (st == MXP_OK)
+        st = mxp_calibrate_minmax(t, MXP_E4M3, true, 1, 0, &q8);
+    if (st == MXP_OK)
+        st = mxp_quantize(&q, t, &q8, NULL);
+    if (st == MXP_OK)
+        st = mxp_dequantize(&d, q, &q8, MXP_F32);
+    if (st == MXP_OK)
+        st = mxp_observer_create(&obs, MXP_CALIB_MSE, MXP_E5M2, true, -1, NULL);
+    if (st == MXP_OK)
+        st = mxp_observer_update(obs, x);
+    mxp_qparams_free(&q8);
+    if (st == MXP_OK)
+        st = mxp_observer_compute(obs, &q8);
+    mxp_observer_free(obs);
+    mxp_qparams_free(&qp);
+    mxp_qparams_free(&q8);
+    mxp_array_free(x);
+    mxp_array_free(t);
+    mxp_array_free(q);
+    mxp_array_free(p);
+    mxp_array_free(u);
+    mxp_array_free(d);
+    mxp_array_free(f);
+    return st;
+}
+
+static void test_int4_fp8_allocation_failures(void **state)
+{
+    (void)state;
+    int failures = check_every_allocation_failure(quant_workload);
+    print_message("int4 / float8 workload: %d allocation failures checked\n", failures);
+    assert_true(failures >= 10);
+}
+
 /* ---- bad input ------------------------------------------------------------- */
 
 static void test_bad_input(void **state)
@@ -580,6 +1352,19 @@ int main(void)
         cmocka_unit_test(test_observer_percentile),
         cmocka_unit_test(test_observer_mse),
         cmocka_unit_test(test_observer_kl),
+        cmocka_unit_test(test_qtype_names),
+        cmocka_unit_test(test_int4_symmetric),
+        cmocka_unit_test(test_int4_asymmetric),
+        cmocka_unit_test(test_int4_saturation),
+        cmocka_unit_test(test_int4_dequantize),
+        cmocka_unit_test(test_pack_int4_bytes),
+        cmocka_unit_test(test_pack_int4_round_trip),
+        cmocka_unit_test(test_pack_int4_bad_input),
+        cmocka_unit_test(test_fp8_scale_one),
+        cmocka_unit_test(test_fp8_rounding_and_saturation),
+        cmocka_unit_test(test_fp8_per_channel),
+        cmocka_unit_test(test_observer_4bit_and_fp8),
+        cmocka_unit_test(test_int4_fp8_allocation_failures),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
