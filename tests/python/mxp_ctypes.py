@@ -90,11 +90,25 @@ class ReduceOpts(ctypes.Structure):
                 ("ddof", c_int64), ("convert", ConvertOpts)]
 
 
+COMPARE_BINS = 32  # MXP_COMPARE_BINS (analysis.h)
+
+
+class CompareReport(ctypes.Structure):
+    """mxp_compare_report (analysis.h)."""
+    _fields_ = [(name, ctypes.c_double) for name in (
+        "max_abs_error", "max_rel_error", "mean_rel_error",
+        "p50_rel_error", "p90_rel_error", "p99_rel_error", "p999_rel_error",
+        "mse", "rmse", "psnr_db", "snr_db", "cosine_similarity", "max_ulp", "mean_ulp")] + [
+        ("worst_index", c_int64), ("nan_mismatches", c_int64), ("inf_mismatches", c_int64), ("count", c_int64),
+        ("histogram", c_int64 * COMPARE_BINS), ("histogram_edges", ctypes.c_double * (COMPARE_BINS + 1))]
+
+
 # Sizes from the C compiler on x86-64 / aarch64 Linux (sizeof in C).
 assert ctypes.sizeof(Slice) == 24
 assert ctypes.sizeof(ConvertOpts) == 32
 assert ctypes.sizeof(OpsOpts) == 40 and OpsOpts.convert.offset == 8
 assert ctypes.sizeof(ReduceOpts) == 56 and ReduceOpts.ddof.offset == 16 and ReduceOpts.convert.offset == 24
+assert ctypes.sizeof(CompareReport) == 664 and CompareReport.worst_index.offset == 112
 
 # ---- prototypes ---------------------------------------------------------
 
@@ -149,6 +163,7 @@ _proto("mxp_reduce_op_name", c_char_p, c_int)
 # opts (const mxp_gemm_opts *) is passed as NULL: the defaults.
 _proto("mxp_matmul", c_int, PP, P, P, c_void_p)
 _proto("mxp_matmul_into", c_int, P, P, P, c_void_p)
+_proto("mxp_compare", c_int, P, P, POINTER(CompareReport))
 
 # ---- errors -------------------------------------------------------------
 
@@ -410,6 +425,13 @@ def matmul(a, b):
 def matmul_into(out, a, b):
     """mxp_matmul_into(out, a, b) with default options."""
     check(lib.mxp_matmul_into(out.ptr, a.ptr, b.ptr, None), "mxp_matmul_into")
+
+
+def compare(reference, test):
+    """mxp_compare(reference, test) -> a CompareReport."""
+    rep = CompareReport()
+    check(lib.mxp_compare(reference.ptr, test.ptr, ctypes.byref(rep)), "mxp_compare")
+    return rep
 
 
 def binary_result_type(op, a, b):
