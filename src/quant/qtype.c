@@ -48,12 +48,3 @@ mxp_status mxp_quant_calib_type(mxp_dtype qtype, bool symmetric, const char *wha
                          what, mxp_qtype_name(qtype));
     return st;
 }
-
-mxp_status mxp_quant_type_range(mxp_dtype qtype, const char *what, int32_t *qmin, int32_t *qmax)
-{
-    quant_type t = { 0 };
-    mxp_status st = mxp_quant_type_info(qtype, what, &t);
-    if (st == MXP_OK)
-        *qmin = t.qmin, *qmax = t.qmax;
-    return st;
-}

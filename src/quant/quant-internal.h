@@ -40,10 +40,6 @@ mxp_status mxp_quant_type_info(mxp_dtype qtype, const char *what, quant_type *t)
 /* As mxp_quant_type_info, and asymmetric float8 is MXP_ERR_UNSUPPORTED. */
 mxp_status mxp_quant_calib_type(mxp_dtype qtype, bool symmetric, const char *what, quant_type *t);
 
-/* qmin and qmax of the qtype's codes ([0, 0] for float8); errors as
- * mxp_quant_type_info. */
-mxp_status mxp_quant_type_range(mxp_dtype qtype, const char *what, int32_t *qmin, int32_t *qmax);
-
 /* Checks x (non-empty), axis (-1 or in range: MXP_ERR_INDEX) and group_size
  * (needs axis >= 0 and to divide the axis length), fills *L. */
 mxp_status mxp_quant_layout(const mxp_array *x, int axis, int64_t group, const char *what, quant_layout *L);
