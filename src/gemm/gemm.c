@@ -48,12 +48,15 @@ static bool has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, 
     if (t != MXP_BF16)
         return false;
     const uint16_t *p = x;
-    for (size_t r = 0; r < rows; r++)
+    for (size_t r = 0; r < rows; r++) {
+        unsigned tiny = 0; /* branch-free over the row: the compiler vectorizes it */
         for (size_t c = 0; c < cols; c++) {
-            uint16_t v = p[r * ld + c] & 0x7fff;
-            if (v != 0 && v < ((127 - 63) << 7))
-                return true;
+            const unsigned v = p[r * ld + c] & 0x7fffu;
+            tiny |= (unsigned)(v - 1u < (unsigned)((127 - 63) << 7) - 1u); /* 0 < v < 2^-63's bits */
         }
+        if (tiny)
+            return true;
+    }
     return false;
 }
 

@@ -25,6 +25,40 @@ static void convert_line(const mxp_gemm_operand *x, size_t r, size_t c, int down
     mxp_convert_strided(dst, acc, dst_stride, src, x->dtype, src_stride, count, NULL);
 }
 
+/* pack_panel when the operand already has the packed dtype (4 or 8 bytes):
+ * bit copies, without mxp_convert's per-call cost (one call per k or per
+ * line was a sixth of a float32 GEMM's time). */
+#define PACK_COPY(T)                                                                                   \
+    do {                                                                                               \
+        T *dd = (T *)(void *)d;                                                                        \
+        if (across_contiguous) { /* the lines of one k are adjacent in memory */                       \
+            for (size_t p = 0; p < kc; p++)                                                            \
+                memcpy(dd + p * width, src + (p0 + p) * ld + l0, lines * sizeof(T));                   \
+        } else { /* each line is contiguous along k: interleave them */                                \
+            const T *rows[64];                                                                         \
+            for (size_t l = 0; l < lines; l++)                                                         \
+                rows[l] = src + (l0 + l) * ld + p0;                                                    \
+            for (size_t p = 0; p < kc; p++)                                                            \
+                for (size_t l = 0; l < lines; l++)                                                     \
+                    dd[p * width + l] = rows[l][p];                                                    \
+        }                                                                                              \
+    } while (0)
+
+static void pack_panel_copy(const mxp_gemm_operand *x, int lines_are_rows, int across_contiguous, size_t l0,
+                            size_t lines, size_t width, size_t p0, size_t kc, size_t as, unsigned char *d)
+{
+    (void)lines_are_rows; /* stored rows: k (across) or lines (not across) */
+    const size_t ld = x->ld;
+    if (as == 4) {
+        const uint32_t *src = (const uint32_t *)(const void *)x->base;
+        PACK_COPY(uint32_t);
+    } else {
+        const uint64_t *src = (const uint64_t *)(const void *)x->base;
+        PACK_COPY(uint64_t);
+    }
+}
+#undef PACK_COPY
+
 /* A panel of `width` lines (rows of A~ or columns of B~) by kc, written as
  * [k][width].  When the operand is contiguous across the lines (A
  * transposed, B not), one conversion per k covers the whole panel width;
@@ -37,6 +71,10 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
         memset(d, 0, width * kc * as);
     /* Lines are rows of op(A) (walk across k) or columns of op(B) (walk down k). */
     const int across_contiguous = lines_are_rows ? x->trans : !x->trans;
+    if (x->dtype == acc && (as == 4 || as == 8) && lines <= 64) { /* no conversion: plain copies */
+        pack_panel_copy(x, lines_are_rows, across_contiguous, l0, lines, width, p0, kc, as, d);
+        return;
+    }
     if (across_contiguous) {
         for (size_t p = 0; p < kc; p++) {
             size_t r = lines_are_rows ? l0 : p0 + p, c = lines_are_rows ? p0 + p : l0;
@@ -52,25 +90,41 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
 
 /* The pair layout [k/2][width][2] of dot-product kernels (vdpbf16ps):
  * even and odd k go to alternate slots; an odd kc gets a zero last pair. */
-/* The common case, bf16 already: plain 16-bit moves the compiler
- * vectorizes.  The stored matrix is walked row by row. */
+/* The common case, bf16 already: 32-bit moves of (k, k+1) pairs, the loops
+ * ordered so that reads run along stored rows.  An odd kc's last pair has
+ * a zero high half (the caller zeroed the panel). */
 static void pack_pairs_bf16(const mxp_gemm_operand *x, int lines_are_rows, size_t l0, size_t lines, size_t width,
                             size_t p0, size_t kc, uint16_t *d)
 {
     const uint16_t *base = (const uint16_t *)(const void *)x->base;
+    const size_t ld = x->ld, pairs = kc / 2;
+    uint32_t *d32 = (uint32_t *)(void *)d;
     /* Lines run along stored rows when a line is a row of op(A) not
      * transposed or a column of op(B) transposed. */
-    const bool line_is_stored_row = lines_are_rows != x->trans;
-    for (size_t l = 0; l < lines; l++) {
-        if (line_is_stored_row) { /* k contiguous: copy pairs as they are */
-            const uint16_t *src = base + (l0 + l) * x->ld + p0;
-            for (size_t p = 0; p < kc; p++)
-                d[(p / 2) * width * 2 + l * 2 + p % 2] = src[p];
-        } else { /* k strided by ld: interleave two stored rows */
-            const uint16_t *src = base + p0 * x->ld + l0 + l;
-            for (size_t p = 0; p < kc; p++)
-                d[(p / 2) * width * 2 + l * 2 + p % 2] = src[p * x->ld];
+    if (lines_are_rows != x->trans) { /* k contiguous in each line: pairs are adjacent */
+        for (size_t l = 0; l < lines; l++) {
+            const uint16_t *src = base + (l0 + l) * ld + p0;
+            for (size_t q = 0; q < pairs; q++) {
+                uint32_t v;
+                memcpy(&v, src + 2 * q, 4);
+                d32[q * width + l] = v;
+            }
+            if (kc % 2)
+                d32[pairs * width + l] = src[kc - 1];
         }
+        return;
+    }
+    /* k strided by ld: interleave two stored rows, lines contiguous */
+    for (size_t q = 0; q < pairs; q++) {
+        const uint16_t *r0 = base + (p0 + 2 * q) * ld + l0, *r1 = r0 + ld;
+        uint32_t *out = d32 + q * width;
+        for (size_t l = 0; l < lines; l++)
+            out[l] = (uint32_t)r0[l] | (uint32_t)r1[l] << 16;
+    }
+    if (kc % 2) {
+        const uint16_t *r0 = base + (p0 + kc - 1) * ld + l0;
+        for (size_t l = 0; l < lines; l++)
+            d32[pairs * width + l] = r0[l];
     }
 }
 

@@ -58,7 +58,7 @@ static void print_help(void)
            "with the peer library for the dtype, in this process: each run of R goes\n"
            "through every implementation in turn (the starting one rotating), after one\n"
            "untimed warm-up call each, and the median time per implementation is\n"
-           "reported.  A and B hold random normal values of the dtype (a few subnormal);\n"
+           "reported.  A and B hold random normal values of the dtype (no subnormals);\n"
            "C is float32, float64 for f64.\n\n"
            "  --dtype D      f32, f64, bf16, f16, e4m3, e5m2 or u8s8 (uint8 A x int8 B ->\n"
            "                 int32 C; GFLOPS then counts integer operations) (default f32)\n"
@@ -531,9 +531,9 @@ static mxp_status alloc_case(gemm_case *c)
         c->copy = cli_alloc(c->b_bytes);
     if (!c->a || !c->b || !c->c_mxp || !c->c_out || (widen && (!c->a32 || !c->b32)) || (c->m == 1 && !c->copy))
         return MXP_ERR_NO_MEMORY;
-    mxp_status st = cli_fill_random(c->a, c->type, c->m * c->k, 1);
+    mxp_status st = cli_fill_normal(c->a, c->type, c->m * c->k, 1);
     if (st == MXP_OK)
-        st = cli_fill_random(c->b, c->type == MXP_U8 ? MXP_S8 : c->type, c->k * c->n, 2);
+        st = cli_fill_normal(c->b, c->type == MXP_U8 ? MXP_S8 : c->type, c->k * c->n, 2);
     if (st == MXP_OK && widen)
         st = mxp_convert(c->a32, MXP_F32, c->a, c->type, c->m * c->k, NULL);
     if (st == MXP_OK && widen)

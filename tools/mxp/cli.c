@@ -197,9 +197,10 @@ static double normalish(uint64_t *state)
     return (s - 2.0) * 1.7320508075688772;
 }
 
-/* One value for `type`: N(0,1) for floats, one in 61 of them in the
- * subnormal range; integers spread over a quarter of their range. */
-static double random_value(const mxp_dtype_traits *t, size_t i, uint64_t *state)
+/* One value for `type`: N(0,1) for floats, with `subnormals` one in 61 of
+ * them in the subnormal range; integers spread over a quarter of their
+ * range. */
+static double random_value(const mxp_dtype_traits *t, size_t i, uint64_t *state, bool subnormals)
 {
     if (t->kind == MXP_KIND_BOOL)
         return (double)(next_random(state) & 1);
@@ -207,12 +208,12 @@ static double random_value(const mxp_dtype_traits *t, size_t i, uint64_t *state)
         double v = normalish(state) * t->max / 8.0;
         return t->kind == MXP_KIND_UINT ? fabs(v) : v;
     }
-    if (i % 61 == 0)
+    if (subnormals && i % 61 == 0)
         return (next_random(state) & 1 ? -1 : 1) * t->min_normal * uniform01(state);
     return normalish(state);
 }
 
-mxp_status cli_fill_random(void *buf, mxp_dtype type, size_t n, uint64_t seed)
+static mxp_status fill(void *buf, mxp_dtype type, size_t n, uint64_t seed, bool subnormals)
 {
     enum { CHUNK = 4096 };
     const mxp_dtype_traits *t = mxp_dtype_get_traits(type);
@@ -223,12 +224,22 @@ mxp_status cli_fill_random(void *buf, mxp_dtype type, size_t n, uint64_t seed)
     for (size_t i0 = 0; i0 < n; i0 += CHUNK) {
         size_t m = n - i0 < CHUNK ? n - i0 : CHUNK;
         for (size_t i = 0; i < m; i++)
-            chunk[i] = random_value(t, i0 + i, &state);
+            chunk[i] = random_value(t, i0 + i, &state, subnormals);
         mxp_status st = mxp_convert((char *)buf + i0 * t->itemsize, type, chunk, MXP_F64, m, NULL);
         if (st != MXP_OK)
             return st;
     }
     return MXP_OK;
+}
+
+mxp_status cli_fill_random(void *buf, mxp_dtype type, size_t n, uint64_t seed)
+{
+    return fill(buf, type, n, seed, true);
+}
+
+mxp_status cli_fill_normal(void *buf, mxp_dtype type, size_t n, uint64_t seed)
+{
+    return fill(buf, type, n, seed, false);
 }
 
 int cli_parse_n_reps(const char *cmd, int argc, char **argv, size_t *n, int *reps, void (*usage)(FILE *f))

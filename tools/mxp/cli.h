@@ -103,6 +103,10 @@ void *cli_alloc(size_t bytes);
 /* Fills n elements of `type` with normal-ish random values (a few of them
  * subnormal for float types); integer types get values in their range. */
 mxp_status cli_fill_random(void *buf, mxp_dtype type, size_t n, uint64_t seed);
+/* The same without subnormals (what GEMM benchmarks feed: real activations
+ * and weights hold none, and bfloat16 inputs with values below 2^-63 take
+ * the float32 kernel; see docs/gemm.md). */
+mxp_status cli_fill_normal(void *buf, mxp_dtype type, size_t n, uint64_t seed);
 
 /* One benchmark case: convert n elements src -> dst with `opts`, and copy
  * the same number of bytes with memcpy, alternating, reps times each. */

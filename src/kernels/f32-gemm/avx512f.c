@@ -10,6 +10,10 @@ void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const v
                                         size_t ldc, double alpha, double beta)
 {
     const float *pa = a, *pb = b;
+    for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
+        _mm_prefetch((const char *)((float *)c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)((float *)c + i * ldc + 31), _MM_HINT_T0);
+    }
     __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++)

@@ -10,8 +10,8 @@ uint64_t mxp_peak_bf16_dot__avx512bf16(uint64_t iters)
     __m512 acc[12];
     const __m512bh x = (__m512bh)_mm512_set1_epi32(0x3f803f80), y = (__m512bh)_mm512_set1_epi32(0x3f7f3f7f);
 #pragma GCC unroll 12
-    for (int i = 0; i < 12; i++)
-        acc[i] = _mm512_setzero_ps();
+    for (int i = 0; i < 12; i++) /* distinct, or the compiler merges the chains into one */
+        acc[i] = _mm512_set1_ps((float)i);
     for (uint64_t it = 0; it < iters; it++) {
 #pragma GCC unroll 12
         for (int i = 0; i < 12; i++)
@@ -30,8 +30,8 @@ uint64_t mxp_peak_u8s8_dot__avx512bf16(uint64_t iters)
     __m512i acc[12];
     const __m512i x = _mm512_set1_epi8(3), y = _mm512_set1_epi8(-2);
 #pragma GCC unroll 12
-    for (int i = 0; i < 12; i++)
-        acc[i] = _mm512_setzero_si512();
+    for (int i = 0; i < 12; i++) /* distinct, or the compiler merges the chains into one */
+        acc[i] = _mm512_set1_epi32(i);
     for (uint64_t it = 0; it < iters; it++) {
 #pragma GCC unroll 12
         for (int i = 0; i < 12; i++)
