@@ -52,6 +52,7 @@ bench: build
 	@$(BUILD)/mxp bench convert
 	@$(BUILD)/mxp bench ops
 	@$(BUILD)/mxp bench gemm --set standard
+	@$(BUILD)/mxp bench quant
 
 install: build
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null

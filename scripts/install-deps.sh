@@ -8,7 +8,7 @@ set -euo pipefail
 
 pkgs=(gcc make cmake pkg-config libmpfr-dev libgmp-dev libcmocka-dev python3 python3-numpy python3-pytest)
 if [ "${1:-}" = bench ]; then
-  pkgs+=(libopenblas-dev libdnnl-dev)
+  pkgs+=(libopenblas-dev libdnnl-dev python3-torch) # torch: mxp bench quant's peer
 fi
 if [ "${1:-}" = fuzz ]; then
   pkgs+=(clang-14 libclang-rt-14-dev)
