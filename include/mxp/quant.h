@@ -55,6 +55,14 @@ MXP_API mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, boo
  * ignored), +-inf to +-max, NaN stays NaN. */
 MXP_API mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp,
                                 const mxp_convert_opts *opts);
+/* mxp_quantize into an existing array: out must have x's shape, the code
+ * dtype mxp_quantize would give (else MXP_ERR_SHAPE / MXP_ERR_INVALID_DTYPE)
+ * and be writeable (MXP_ERR_READONLY); any layout; memory shared with x is
+ * handled (through a temporary).  The same codes as mxp_quantize, without
+ * allocating the output each call (fresh pages cost more than the
+ * quantization itself on large tensors). */
+MXP_API mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp,
+                                     const mxp_convert_opts *opts);
 /* (q - zp) * scale computed exactly in float64, rounded once (nearest even)
  * to out_dtype.  q must have a shape matching qp and the dtype that
  * mxp_quantize gives (else MXP_ERR_INVALID_DTYPE); int4 / uint4 codes

@@ -326,6 +326,38 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
     return st;
 }
 
+mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+{
+    const char *what = "mxp_quantize_into";
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
+    quant_layout L;
+    quant_type t = { 0 };
+    mxp_status st = check_qparams(qp, x, what, &L, &t);
+    if (st != MXP_OK)
+        return st;
+    if (out->dtype != t.code)
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: out is %s, the codes of %s are %s", what,
+                         mxp_dtype_name(out->dtype), mxp_qtype_name(qp->qtype), mxp_dtype_name(t.code));
+    if (out->ndim != x->ndim || memcmp(out->shape, x->shape, (size_t)x->ndim * sizeof x->shape[0]) != 0)
+        return mxp_error(MXP_ERR_SHAPE, "%s: out's shape differs from x's", what);
+    if (!(out->flags & MXP_ARRAY_WRITEABLE))
+        return mxp_error(MXP_ERR_READONLY, "%s: out is read-only", what);
+    const bool nearest = !opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags);
+    int64_t run_len = 0;
+    if (!t.is_float && nearest && (out->flags & MXP_ARRAY_C_CONTIGUOUS) && !mxp_arrays_may_overlap(out, x) &&
+        mxp_quant_fast_runs(x, &L, &run_len)) {
+        mxp_quant_fast(mxp_array_data(out), x, &L, run_len, qp, t.qmin, t.qmax);
+        return MXP_OK;
+    }
+    mxp_array *r = NULL; /* any other case: quantize, then copy */
+    st = mxp_quantize(&r, x, qp, opts);
+    if (st == MXP_OK)
+        st = mxp_array_copyto(out, r, MXP_CASTING_NO, NULL);
+    mxp_array_free(r);
+    return st;
+}
+
 mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
 {
     const char *what = "mxp_dequantize";

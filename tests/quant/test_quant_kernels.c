@@ -313,6 +313,89 @@ static void test_calibrate_fast_equals_general(void **state)
     mxp_array_free(x);
 }
 
+
+/* mxp_quantize_into gives mxp_quantize's codes for the fast path, a
+ * transposed (non-contiguous) output, int4, float8, stochastic rounding and
+ * an output sharing x's memory; bad outputs get clear errors. */
+static void expect_into_equals(const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts, bool transposed)
+{
+    mxp_array *want = NULL, *out = NULL, *view = NULL;
+    assert_int_equal(mxp_quantize(&want, x, qp, opts), MXP_OK);
+    const size_t bytes = (size_t)mxp_array_size(want) * mxp_array_itemsize(want);
+    if (!transposed) {
+        assert_int_equal(mxp_array_empty(&out, mxp_array_dtype(want), mxp_array_ndim(x), mxp_array_shape(x)), MXP_OK);
+        memset(mxp_array_data(out), 0x77, bytes);
+        assert_int_equal(mxp_quantize_into(out, x, qp, opts), MXP_OK);
+        assert_memory_equal(mxp_array_data(out), mxp_array_data(want), bytes);
+    } else { /* out = the transpose of a C array of the reversed shape */
+        const int64_t rev[2] = { mxp_array_shape(x)[1], mxp_array_shape(x)[0] };
+        assert_int_equal(mxp_array_empty(&out, mxp_array_dtype(want), 2, rev), MXP_OK);
+        assert_int_equal(mxp_array_transpose(&view, out, NULL), MXP_OK);
+        assert_int_equal(mxp_quantize_into(view, x, qp, opts), MXP_OK);
+        mxp_array *c = NULL;
+        assert_int_equal(mxp_array_ascontiguous(&c, view, 'C'), MXP_OK);
+        assert_memory_equal(mxp_array_data(c), mxp_array_data(want), bytes);
+        mxp_array_free(c);
+    }
+    mxp_array_free(view);
+    mxp_array_free(out);
+    mxp_array_free(want);
+}
+
+static void test_quantize_into(void **state)
+{
+    (void)state;
+    const int64_t shape[2] = { 37, 129 };
+    mxp_array *x = NULL;
+    assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 2, shape, 0.0, 1.0, 3), MXP_OK);
+    const mxp_dtype qtypes[] = { MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4, MXP_E4M3 };
+    for (size_t k = 0; k < sizeof qtypes / sizeof qtypes[0]; k++) {
+        mxp_qparams qp;
+        assert_int_equal(mxp_calibrate_minmax(x, qtypes[k], true, -1, 0, &qp), MXP_OK);
+        const mxp_convert_opts sr = { .rounding = MXP_ROUND_STOCHASTIC, .seed = 5 };
+        for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+            mxp_set_isa((mxp_isa)isa);
+            expect_into_equals(x, &qp, NULL, false);
+            expect_into_equals(x, &qp, NULL, true);
+            expect_into_equals(x, &qp, &sr, false);
+        }
+        mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+        mxp_qparams_free(&qp);
+    }
+    /* out shares x's memory: the int8 codes over the first bytes of x's floats */
+    mxp_qparams qp;
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_S8, true, -1, 0, &qp), MXP_OK);
+    mxp_array *want = NULL, *alias = NULL, *xc = NULL;
+    assert_int_equal(mxp_quantize(&want, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_astype(&xc, x, MXP_F32, NULL), MXP_OK); /* a copy to overwrite */
+    assert_int_equal(mxp_array_wrap(&alias, mxp_array_data(xc), MXP_S8, 2, shape, NULL, true, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_quantize_into(alias, xc, &qp, NULL), MXP_OK);
+    assert_memory_equal(mxp_array_data(alias), mxp_array_data(want), (size_t)mxp_array_size(want));
+    mxp_array_free(alias);
+    mxp_array_free(xc);
+    /* bad outputs: nothing written */
+    mxp_array *bad = NULL;
+    assert_int_equal(mxp_quantize_into(NULL, x, &qp, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_array_zeros(&bad, MXP_U8, 2, shape), MXP_OK);
+    assert_int_equal(mxp_quantize_into(bad, x, &qp, NULL), MXP_ERR_INVALID_DTYPE);
+    assert_non_null(strstr(mxp_last_error(), "int8"));
+    mxp_array_free(bad);
+    const int64_t other[2] = { 37, 128 };
+    assert_int_equal(mxp_array_zeros(&bad, MXP_S8, 2, other), MXP_OK);
+    assert_int_equal(mxp_quantize_into(bad, x, &qp, NULL), MXP_ERR_SHAPE);
+    mxp_array_free(bad);
+    int8_t buf[37 * 129];
+    memset(buf, 0, sizeof buf);
+    assert_int_equal(mxp_array_wrap(&bad, buf, MXP_S8, 2, shape, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_quantize_into(bad, x, &qp, NULL), MXP_ERR_READONLY);
+    for (size_t i = 0; i < sizeof buf; i++)
+        assert_int_equal(buf[i], 0);
+    mxp_array_free(bad);
+    mxp_array_free(want);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_minmax_kernels),
         cmocka_unit_test(test_quantize_fast_paths),
         cmocka_unit_test(test_calibrate_fast_equals_general),
+        cmocka_unit_test(test_quantize_into),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,11 +69,14 @@ static int cmp_double(const void *a, const void *b)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mxp bench quant [--n N] [--reps R]\n\n"
-               "Times per-tensor int8 quantization (mxp_quantize, symmetric min/max qparams\n"
-               "computed once, the output array allocated per call) of N float32 values\n"
-               "(default 16M; R runs, default 7, medians), alternating with memcpy moving\n"
-               "as many bytes (read 4N + write N), and torch.quantize_per_tensor through\n"
-               "/usr/bin/python3 when PyTorch is installed.  GB/s = 5N bytes / time.\n");
+               "Times per-tensor int8 quantization of N float32 values (symmetric min/max\n"
+               "qparams computed once; default 16M; R runs, default 7, medians; threads as\n"
+               "MXP_NUM_THREADS / mxp_set_num_threads): mxp_quantize_into (an output array\n"
+               "allocated once) and mxp_quantize (a new output array per call: its fresh\n"
+               "pages are part of the time), alternating with memcpy moving as many bytes\n"
+               "(read 4N + write N, into a buffer written before), and\n"
+               "torch.quantize_per_tensor through /usr/bin/python3 when PyTorch is\n"
+               "installed (make bench installs it).  GB/s = 5N bytes / time.\n");
 }
 
 int cli_bench_quant(int argc, char **argv)
@@ -103,36 +106,46 @@ int cli_bench_quant(int argc, char **argv)
     if (st == MXP_OK)
         st = mxp_calibrate_minmax(x, MXP_S8, true, -1, 0, &qp);
     tcal = cli_now() - tcal;
-    double tq[64], tc[64];
+    double tq[64], ti[64], tc[64];
+    mxp_array *into = NULL;
+    if (st == MXP_OK)
+        st = mxp_array_zeros(&into, MXP_S8, 1, &len); /* written once: its pages exist */
     for (int r = 0; r < reps && st == MXP_OK; r++) {
-        mxp_array *q = NULL;
         double t0 = cli_now();
-        st = mxp_quantize(&q, x, &qp, NULL);
+        st = mxp_quantize_into(into, x, &qp, NULL);
+        ti[r] = cli_now() - t0;
+        mxp_array *q = NULL;
+        t0 = cli_now();
+        if (st == MXP_OK)
+            st = mxp_quantize(&q, x, &qp, NULL);
         tq[r] = cli_now() - t0;
         mxp_array_free(q);
         t0 = cli_now();
         memcpy(m2, m1, copy);
         tc[r] = cli_now() - t0;
     }
+    mxp_array_free(into);
     int rc = CLI_OK;
     if (st != MXP_OK) {
         rc = cli_mxp_error("bench quant", st);
     } else {
         qsort(tq, (size_t)reps, sizeof tq[0], cmp_double);
+        qsort(ti, (size_t)reps, sizeof ti[0], cmp_double);
         qsort(tc, (size_t)reps, sizeof tc[0], cmp_double);
-        const double sq = tq[reps / 2], sc = tc[reps / 2];
+        const double sq = tq[reps / 2], si = ti[reps / 2], sc = tc[reps / 2];
         printf("# n = %zu float32 -> int8 per tensor (scale %.4g), median of %d runs, %d threads;\n"
                "# GB/s = (4n read + n written) / time; calibration (min/max, once): %.2f ms\n",
                n, (double)qp.scales[0], reps, mxp_get_num_threads(), tcal * 1e3);
         printf("%-30s %10s %9s %10s\n", "operation", "ms", "GB/s", "vs memcpy");
-        printf("%-30s %10.3f %9.2f %10.2f\n", "mxp_quantize", sq * 1e3, (double)bytes / sq / 1e9, sc / sq);
+        printf("%-30s %10.3f %9.2f %10.2f\n", "mxp_quantize_into", si * 1e3, (double)bytes / si / 1e9, sc / si);
+        printf("%-30s %10.3f %9.2f %10.2f\n", "mxp_quantize (new output)", sq * 1e3, (double)bytes / sq / 1e9, sc / sq);
         printf("%-30s %10.3f %9.2f %10.2f\n", "memcpy (same bytes)", sc * 1e3, (double)bytes / sc / 1e9, 1.0);
         if (torch_s > 0) {
             char label[128];
             snprintf(label, sizeof label, "torch.quantize_per_tensor %.63s", torch_version);
             printf("%-30.30s %10.3f %9.2f %10.2f\n", label, torch_s * 1e3, (double)bytes / torch_s / 1e9,
                    sc / torch_s);
-            printf("mxp_quantize is %.2fx PyTorch's speed\n", torch_s / sq);
+            printf("mxp_quantize_into is %.2fx PyTorch's speed, mxp_quantize %.2fx\n", torch_s / si, torch_s / sq);
         } else if (torch_s < 0) {
             printf("(PyTorch not installed: apt-get install python3-torch)\n");
         } else {
