@@ -204,13 +204,13 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
         return MXP_OK;
     }
     const mxp_dtype acc = acc_for(a_type, b_type, opts);
+    const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
+    if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, &st))
+        return st; /* widens exactly: no tiny-value question */
     const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current());
     if (cfg->packed == MXP_BF16 && (has_tiny_bf16(a, a_type, ta ? k : m, ta ? m : k, lda) ||
                                     has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb)))
         cfg = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current()); /* keep tiny values exact */
-    const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
-    if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, &st))
-        return st;
     const bool epilogue = has_epilogue(opts);
     if (c_type == acc && !epilogue) /* accumulate in C itself */
         return mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);

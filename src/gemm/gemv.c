@@ -1,34 +1,19 @@
 /* M = 1: C (1 x n) = alpha * x B + beta * C with B streamed once from the
  * caller's memory by a GEMV kernel (no packing), then the epilogue and one
  * rounding into C.  Used when the machine has AVX-512 and B is float32,
- * bfloat16 or float16 (float32 accumulation). */
+ * bfloat16 or float16 (float32 accumulation), or A and B are float64. */
 #include <string.h>
 
+#include "core/error.h"
 #include "gemm/gemm-internal.h"
 #include "kernels/gemv-kernels.h"
 #include "mxp/alloc.h"
 
-bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
-                   double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st)
+/* alpha * y + beta * C, the epilogue, one rounding into C (y float32 or
+ * float64: one of yf, yd). */
+static void finish_row(size_t n, double alpha, const float *yf, const double *yd, double beta, void *c,
+                       mxp_dtype c_type, const mxp_gemm_opts *opts)
 {
-#if MXP_HAVE_X86_KERNELS
-    int kind = b->dtype == MXP_F32 ? MXP_GEMV_F32 : b->dtype == MXP_BF16 ? MXP_GEMV_BF16
-             : b->dtype == MXP_F16 ? MXP_GEMV_F16 : -1;
-    if (kind < 0 || mxp_isa_current() < MXP_ISA_AVX512 || (opts && opts->acc_dtype && opts->acc_dtype != MXP_F32) ||
-        a->dtype == MXP_F64)
-        return false;
-    float *x = mxp_malloc(k * sizeof *x), *y = mxp_malloc(n * sizeof *y);
-    if (!x || !y) {
-        mxp_free(x);
-        mxp_free(y);
-        *st = MXP_ERR_NO_MEMORY;
-        return true;
-    }
-    /* x = the one row of op(A), widened exactly */
-    const size_t as = mxp_dtype_itemsize(a->dtype);
-    mxp_convert_strided(x, MXP_F32, 4, a->base, a->dtype, (ptrdiff_t)(a->trans ? a->ld * as : as), k, NULL);
-    mxp_gemv_f32acc__avx512f(b->trans, kind, k, n, x, b->base, b->ld * mxp_dtype_itemsize(b->dtype), y);
-    /* alpha * y + beta * C, the epilogue, one rounding */
     enum { CHUNK = 512 };
     double t[CHUNK], tmp[CHUNK];
     const size_t cs = mxp_dtype_itemsize(c_type);
@@ -38,21 +23,54 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
     const uint64_t offset0 = co.index_offset;
     for (size_t j = 0; j < n; j += CHUNK) {
         size_t len = n - j < CHUNK ? n - j : CHUNK;
+        for (size_t q = 0; q < len; q++)
+            t[q] = alpha * (yf ? (double)yf[j + q] : yd[j + q]);
         if (beta != 0) {
             mxp_convert(tmp, MXP_F64, (const unsigned char *)c + j * cs, c_type, len, NULL);
             for (size_t q = 0; q < len; q++)
-                t[q] = alpha * (double)y[j + q] + beta * tmp[q];
-        } else {
-            for (size_t q = 0; q < len; q++)
-                t[q] = alpha * (double)y[j + q];
+                t[q] += beta * tmp[q];
         }
         mxp_gemm_epilogue_row(o, t, 0, j, len, tmp);
         co.index_offset = offset0 + j;
         mxp_convert((unsigned char *)c + j * cs, c_type, t, MXP_F64, len, &co);
     }
+}
+
+bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
+                   double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() < MXP_ISA_AVX512)
+        return false;
+    const mxp_dtype acc = opts && opts->acc_dtype ? opts->acc_dtype : 0;
+    const size_t as = mxp_dtype_itemsize(a->dtype);
+    const ptrdiff_t a_step = (ptrdiff_t)(a->trans ? a->ld * as : as); /* along the one row of op(A) */
+    if (a->dtype == MXP_F64 && b->dtype == MXP_F64 && (!acc || acc == MXP_F64)) {
+        double *x = mxp_malloc(k * sizeof *x), *y = mxp_malloc(n * sizeof *y);
+        if (x && y) {
+            mxp_convert_strided(x, MXP_F64, 8, a->base, a->dtype, a_step, k, NULL);
+            mxp_gemv_f64__avx512f(b->trans, k, n, x, (const double *)(const void *)b->base, b->ld, y);
+            finish_row(n, alpha, NULL, y, beta, c, c_type, opts);
+        }
+        *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
+        mxp_free(x);
+        mxp_free(y);
+        return true;
+    }
+    int kind = b->dtype == MXP_F32 ? MXP_GEMV_F32 : b->dtype == MXP_BF16 ? MXP_GEMV_BF16
+             : b->dtype == MXP_F16 ? MXP_GEMV_F16 : -1;
+    if (kind < 0 || (acc && acc != MXP_F32) || a->dtype == MXP_F64)
+        return false;
+    float *x = mxp_malloc(k * sizeof *x), *y = mxp_malloc(n * sizeof *y);
+    if (x && y) {
+        /* x = the one row of op(A), widened exactly */
+        mxp_convert_strided(x, MXP_F32, 4, a->base, a->dtype, a_step, k, NULL);
+        mxp_gemv_f32acc__avx512f(b->trans, kind, k, n, x, b->base, b->ld * mxp_dtype_itemsize(b->dtype), y);
+        finish_row(n, alpha, y, NULL, beta, c, c_type, opts);
+    }
+    *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
     mxp_free(x);
     mxp_free(y);
-    *st = MXP_OK;
     return true;
 #else
     (void)n; (void)k; (void)alpha; (void)a; (void)b; (void)beta; (void)c; (void)c_type; (void)opts; (void)st;

@@ -11,7 +11,9 @@
 #include "core/threads-internal.h"
 #include "gemm/int8-internal.h"
 #include "kernels/gemm-kernels.h"
+#include "kernels/gemv-kernels.h"
 #include "mxp/alloc.h"
+#include "mxp/cpu.h"
 #include "mxp/threads.h"
 
 enum { MAX_THREADS = 64 };
@@ -237,8 +239,53 @@ static size_t even_block(size_t total, size_t block, size_t unit)
     return ((total + count - 1) / count + unit - 1) / unit * unit;
 }
 
+/* M = 1 (one token): B streamed once from the caller's memory, no packing.
+ * x = A - za in int16, y = x B exactly modulo 2^32, minus zb * sum(x). */
+static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() < MXP_ISA_AVX512 || job->b.dtype != MXP_S8)
+        return false;
+    const size_t n = job->n, k = job->k, n32 = (n + 31) / 32 * 32;
+    int16_t *x = mxp_malloc(k * sizeof *x);
+    int32_t *y = mxp_malloc(n32 * sizeof *y);
+    if (!x || !y) {
+        mxp_free(x);
+        mxp_free(y);
+        *st = MXP_ERR_NO_MEMORY;
+        return true;
+    }
+    const bool u8 = job->a.dtype == MXP_U8;
+    const size_t a_step = job->a.trans ? job->a.ld : 1; /* along the one row of op(A) */
+    uint32_t sum = 0;
+    for (size_t p = 0; p < k; p++) {
+        const unsigned char *e = job->a.base + p * a_step;
+        const int32_t v = (u8 ? (int32_t)*e : (int32_t)(int8_t)*e) - job->a_zero; /* |v| <= 255 + 128 */
+        x[p] = (int16_t)v;
+        sum += (uint32_t)v;
+    }
+    mxp_gemv_s16s8__avx512f(job->b.trans, k, n, x, (const int8_t *)(const void *)job->b.base, job->b.ld, y);
+    const uint32_t corr = (uint32_t)job->b_zero * sum;
+    int32_t *w = job->w ? job->w : y;
+    for (size_t j = 0; j < n; j++)
+        w[j] = (int32_t)((uint32_t)y[j] - corr);
+    if (job->finish)
+        job->finish(job->finish_ctx, 0, 1, 0, n, w, n);
+    mxp_free(x);
+    mxp_free(y);
+    *st = MXP_OK;
+    return true;
+#else
+    (void)job; (void)st;
+    return false;
+#endif
+}
+
 mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_job *job)
 {
+    mxp_status gst = MXP_OK;
+    if (job->m == 1 && int8_gemv(job, &gst))
+        return gst;
     const size_t m = job->m, n = job->n, k = job->k;
     const size_t kc_step = even_block(k, cfg->kc, 4), nc_step = even_block(n, cfg->nc, cfg->nr);
     const int nthreads = threads_for(cfg, job);

@@ -557,6 +557,43 @@ static void test_int8_edge_tiles_and_cache_blocks_at_every_level(void **state)
     }
 }
 
+/* M = 1 (the GEMV path at AVX-512 levels, the tiled one below them): long
+ * rows and columns with tails, every transpose pair, zero points, extreme
+ * and random values, int32 / requantized int8 / dequantized float32 C. */
+static void test_int8_one_row_at_every_level(void **state)
+{
+    (void)state;
+    const size_t ns[] = { 4096 + 5, 33, 1 }, ks[] = { 1003, 4, 1 };
+    const mxp_dtype cts[] = { MXP_S32, MXP_S8, MXP_F32 };
+    const enum gen gens[] = { GEN_RANDOM, GEN_EXTREME, GEN_HIGH };
+    float sc = 0.0123f;
+    uint64_t seed = 900;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        for (size_t s = 0; s < NELEMS(ns); s++)
+            for (int t = 0; t < 4; t++)
+                for (size_t g = 0; g < NELEMS(gens); g++) {
+                    icase c = base_case(g % 2 ? MXP_S8 : MXP_U8, cts[(s + g + (size_t)t) % 3]);
+                    c.ta = trans_pairs[t][0];
+                    c.tb = trans_pairs[t][1];
+                    c.m = 1;
+                    c.n = ns[s];
+                    c.k = ks[s];
+                    c.gen = gens[g];
+                    c.opts.a_zero_point = g % 2 ? -128 : 255;
+                    c.opts.b_zero_point = t % 2 ? 127 : -128;
+                    if (c.ct != MXP_S32) {
+                        c.opts.scales = &sc;
+                        c.opts.n_scales = 1;
+                    }
+                    c.pad_a = (size_t)t;
+                    c.pad_b = 3;
+                    c.seed = seed++;
+                    check_case(&c);
+                }
+    }
+}
+
 /* ---- 3. leading dimensions with padding ----------------------------------- */
 
 static void test_int8_padded_leading_dimensions_leave_padding_and_inputs_untouched(void **state)
@@ -1336,6 +1373,7 @@ int main(void)
         cmocka_unit_test_teardown(test_int8_reference_rounding_is_right, restore_defaults),
         cmocka_unit_test_teardown(test_int8_s32_is_exact_on_every_shape_transpose_and_zero_point, restore_defaults),
         cmocka_unit_test_teardown(test_int8_edge_tiles_and_cache_blocks_at_every_level, restore_defaults),
+        cmocka_unit_test_teardown(test_int8_one_row_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_int8_padded_leading_dimensions_leave_padding_and_inputs_untouched,
                                   restore_defaults),
         cmocka_unit_test_teardown(test_int8_k_limit_is_exact_at_the_limit_and_refused_beyond, restore_defaults),
