@@ -22,6 +22,9 @@ typedef struct step {
     unsigned char *pa[MAX_THREADS];
     unsigned char *w;
     size_t ldw;
+    bool last; /* the last pc step: blocks are complete */
+    mxp_gemm_finish_fn finish;
+    void *finish_ctx;
 } step;
 
 /* Thread t's share of one (jc, pc) step: ic blocks t, t + T, ... */
@@ -44,19 +47,24 @@ static void run_blocks(void *ctx, int t, int nthreads)
                 cfg->ukernel(mr, nr, kcp, pa + ir * kcp * ps, bp, c, s->ldw, s->alpha, s->beta);
             }
         }
+        if (s->last && s->finish) /* the finished MC x NC block, while in cache, by this thread */
+            s->finish(s->finish_ctx, ic, mc, s->jc, s->nc, s->w + (ic * s->ldw + s->jc) * cs, s->ldw);
     }
 }
 
-/* Thread t's share of packing B for one (jc, pc) step: NR panels t, t + T, ... */
+/* Thread t's share of packing B for one (jc, pc) step. */
 static void pack_b_share(void *ctx, int t, int nthreads)
 {
     const step *s = ctx;
     const mxp_gemm_config *cfg = s->cfg;
     const size_t ps = mxp_dtype_itemsize(cfg->packed);
     const size_t kcp = (s->kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
-    for (size_t jr = (size_t)t * cfg->nr; jr < s->nc; jr += (size_t)nthreads * cfg->nr) {
-        size_t nr = s->nc - jr < cfg->nr ? s->nc - jr : cfg->nr;
-        mxp_gemm_pack_b(cfg, s->b, s->pc, s->kc, s->jc + jr, nr, s->pb + jr * kcp * ps);
+    /* a contiguous range of panels per thread: rows of B are read in runs */
+    const size_t panels = (s->nc + cfg->nr - 1) / cfg->nr;
+    const size_t first = panels * (size_t)t / (size_t)nthreads, end = panels * (size_t)(t + 1) / (size_t)nthreads;
+    if (first < end) {
+        const size_t j0 = first * cfg->nr, j1 = end * cfg->nr < s->nc ? end * cfg->nr : s->nc;
+        mxp_gemm_pack_b(cfg, s->b, s->pc, s->kc, s->jc + j0, j1 - j0, s->pb + j0 * kcp * ps);
     }
 }
 
@@ -75,12 +83,19 @@ static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k)
 mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
                           const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw)
 {
+    return mxp_gemm_drive_finish(cfg, m, n, k, alpha, a, b, beta, w, ldw, NULL, NULL);
+}
+
+mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
+                                 const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
+                                 size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx)
+{
     const size_t as = mxp_dtype_itemsize(cfg->packed);
     const size_t kc_max = (k < cfg->kc ? k : cfg->kc) + cfg->kpack - 1;
     const size_t mc_max = (m < cfg->mc ? (m + cfg->mr - 1) / cfg->mr * cfg->mr : cfg->mc);
     const size_t nc_max = (n < cfg->nc ? (n + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
     const int nthreads = threads_for(cfg, m, n, k);
-    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw };
+    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw, false, finish, finish_ctx };
     unsigned char *pb = mxp_malloc(nc_max * kc_max * as);
     mxp_status st = pb ? MXP_OK : MXP_ERR_NO_MEMORY;
     for (int t = 0; t < nthreads && st == MXP_OK; t++) {
@@ -96,6 +111,7 @@ mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t
             s.pc = pc;
             s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
             s.beta = pc == 0 ? beta : 1.0;
+            s.last = pc + s.kc >= k;
             if (nthreads > 1) { /* both phases split by thread; tiles never shared */
                 mxp_parallel(nthreads, pack_b_share, &s);
                 mxp_parallel(nthreads, run_blocks, &s);

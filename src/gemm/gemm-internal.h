@@ -52,6 +52,16 @@ void mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size
 mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
                           const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw);
 
+/* Called once for every finished MC x NC block of w (rows i0.., columns
+ * j0..; wb points at element (i0, j0), rows ldw apart), by the thread that
+ * computed it, while the block is in cache. */
+typedef void (*mxp_gemm_finish_fn)(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const void *wb,
+                                   size_t ldw);
+/* mxp_gemm_drive, then finish on each block (NULL: none). */
+mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
+                                 const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
+                                 size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx);
+
 /* t[0..len) holds row i, columns j0.., of alpha*AB + beta*C in float64;
  * adds the bias, applies the activation and the clamp of o.  tmp has room
  * for len values. */

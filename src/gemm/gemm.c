@@ -157,21 +157,39 @@ static void scale_c(size_t m, size_t n, double beta, void *c, mxp_dtype ct, size
 
 /* The workspace into C with the epilogue, rounded once: rows in chunks of
  * float64 (exact for float32/float64 accumulators). */
-static void finish_rows(void *c, mxp_dtype ct, size_t ldc, const void *w, mxp_dtype acc, size_t m, size_t n,
-                        const mxp_gemm_opts *o)
+/* The rounding of finished workspace blocks into C: the epilogue (in
+ * float64) when there is one, else a conversion; stochastic rounding
+ * indexes C's elements in row-major order whichever thread runs a block. */
+typedef struct finish_ctx {
+    void *c;
+    mxp_dtype ct, acc;
+    size_t ldc, n;
+    const mxp_gemm_opts *o; /* NULL: no epilogue, nearest even */
+    bool epilogue;
+} finish_ctx;
+
+static void finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const void *wb, size_t ldw)
 {
     enum { CHUNK = 512 };
+    const finish_ctx *f = ctx;
     double t[CHUNK], tmp[CHUNK];
-    const size_t cs = mxp_dtype_itemsize(ct), as = mxp_dtype_itemsize(acc);
-    mxp_convert_opts co = o->convert;
+    const size_t cs = mxp_dtype_itemsize(f->ct), as = mxp_dtype_itemsize(f->acc);
+    mxp_convert_opts co = f->o ? f->o->convert : (mxp_convert_opts){ .rounding = MXP_ROUND_NEAREST_EVEN };
     const uint64_t offset0 = co.index_offset;
-    for (size_t i = 0; i < m; i++) {
-        for (size_t j = 0; j < n; j += CHUNK) {
-            size_t len = n - j < CHUNK ? n - j : CHUNK;
-            mxp_convert(t, MXP_F64, (const unsigned char *)w + (i * n + j) * as, acc, len, NULL);
-            mxp_gemm_epilogue_row(o, t, i, j, len, tmp);
-            co.index_offset = offset0 + i * n + j;
-            mxp_convert((unsigned char *)c + (i * ldc + j) * cs, ct, t, MXP_F64, len, &co);
+    for (size_t r = 0; r < mc; r++) {
+        const size_t i = i0 + r;
+        for (size_t q = 0; q < nc; q += CHUNK) {
+            const size_t len = nc - q < CHUNK ? nc - q : CHUNK, j = j0 + q;
+            const unsigned char *src = (const unsigned char *)wb + (r * ldw + q) * as;
+            unsigned char *dst = (unsigned char *)f->c + (i * f->ldc + j) * cs;
+            co.index_offset = offset0 + i * f->n + j;
+            if (f->epilogue) {
+                mxp_convert(t, MXP_F64, src, f->acc, len, NULL);
+                mxp_gemm_epilogue_row(f->o, t, i, j, len, tmp);
+                mxp_convert(dst, f->ct, t, MXP_F64, len, &co);
+            } else {
+                mxp_convert(dst, f->ct, src, f->acc, len, &co);
+            }
         }
     }
 }
@@ -223,11 +241,8 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
         return MXP_ERR_NO_MEMORY;
     if (beta != 0)
         copy_rows(w, acc, n, c, c_type, ldc, m, n, NULL);
-    st = mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, w, n);
-    if (st == MXP_OK && epilogue)
-        finish_rows(c, c_type, ldc, w, acc, m, n, opts);
-    else if (st == MXP_OK)
-        copy_rows(c, c_type, ldc, w, acc, n, m, n, co);
+    finish_ctx f = { c, c_type, acc, ldc, n, opts, epilogue };
+    st = mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f);
     mxp_free(w);
     return st;
 }

@@ -166,9 +166,57 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
     }
 }
 
+/* B not transposed, no conversion: all the NR panels of nc columns row by
+ * row of B, so that reads stream along B's rows (panel by panel they would
+ * jump ld elements every NR, which the prefetchers follow badly).  kpack 1:
+ * row p of B -> row p of each panel; kpack 2 (bf16 pairs): rows 2q, 2q+1
+ * interleaved.  Partial last panel and odd kc: zero-padded. */
+static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                        size_t nc, unsigned char *d)
+{
+    const size_t nr = cfg->nr, ps = mxp_dtype_itemsize(cfg->packed), ld = b->ld;
+    if (b->trans || b->dtype != cfg->packed || !(cfg->kpack == 1 || (cfg->kpack == 2 && ps == 2)) ||
+        (cfg->kpack == 1 && ps != 4 && ps != 8))
+        return false;
+    const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack, panel = nr * kcp * ps;
+    const size_t full = nc / nr, rest = nc % nr;
+    if (rest) /* the partial panel's padding columns (every other entry is written below) */
+        memset(d + full * panel, 0, panel);
+    if (cfg->kpack == 1) {
+        for (size_t p = 0; p < kc; p++) {
+            const unsigned char *src = b->base + ((p0 + p) * ld + j0) * ps;
+            for (size_t jp = 0; jp <= full; jp++) {
+                const size_t cols = jp < full ? nr : rest;
+                if (cols)
+                    memcpy(d + jp * panel + p * nr * ps, src + jp * nr * ps, cols * ps);
+            }
+        }
+        return true;
+    }
+    const uint16_t *base = (const uint16_t *)(const void *)b->base;
+    for (size_t q = 0; q < kcp / 2; q++) {
+        const uint16_t *r0 = base + (p0 + 2 * q) * ld + j0;
+        const uint16_t *r1 = 2 * q + 1 < kc ? r0 + ld : NULL;
+        for (size_t jp = 0; jp <= full; jp++) {
+            const size_t cols = jp < full ? nr : rest;
+            uint32_t *out = (uint32_t *)(void *)(d + jp * panel) + q * nr;
+            const uint16_t *a0 = r0 + jp * nr, *a1 = r1 ? r1 + jp * nr : NULL;
+            if (a1)
+                for (size_t l = 0; l < cols; l++)
+                    out[l] = (uint32_t)a0[l] | (uint32_t)a1[l] << 16;
+            else
+                for (size_t l = 0; l < cols; l++)
+                    out[l] = a0[l];
+        }
+    }
+    return true;
+}
+
 void mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                      size_t nc, void *dst)
 {
+    if (pack_b_rows(cfg, b, p0, kc, j0, nc, dst))
+        return;
     const size_t nr = cfg->nr, ps = mxp_dtype_itemsize(cfg->packed);
     const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
     unsigned char *d = dst;
