@@ -878,8 +878,20 @@ static void test_gemm_results_identical_for_any_thread_count(void **state)
         { MXP_F64, MXP_F64, MXP_F64, -0.5 },
         { MXP_BF16, MXP_BF16, MXP_BF16, 1.0 },
         { MXP_E4M3, MXP_F16, MXP_F32, 0.25 },
+        { MXP_BF16, MXP_F32, MXP_F16, 0.5 }, /* with the epilogue below, stochastic rounding */
     };
     const int counts[] = { 1, 2, 3, 5, 8 };
+    float bias[130];
+    for (int j = 0; j < 130; j++)
+        bias[j] = (float)j / 64.0f - 1.0f;
+    mxp_gemm_opts eo;
+    memset(&eo, 0, sizeof eo);
+    eo.bias = bias;
+    eo.bias_dtype = MXP_F32;
+    eo.bias_kind = MXP_BIAS_PER_COL;
+    eo.activation = MXP_ACT_GELU;
+    eo.convert.rounding = MXP_ROUND_STOCHASTIC;
+    eo.convert.seed = 77;
     const size_t m = 301, n = 130, k = 300; /* 11.7 million multiply-adds, 4 MC blocks */
     for (size_t d = 0; d < NELEMS(combos); d++)
         for (int t = 0; t < 4; t += 3) {
@@ -900,7 +912,7 @@ static void test_gemm_results_identical_for_any_thread_count(void **state)
                 assert_int_equal(mxp_get_num_threads(), counts[ci]);
                 memcpy(C.buf, c_init, C.bytes);
                 assert_int_equal(mxp_gemm(ta, tb, m, n, k, 1.25, A.data, A.dt, A.ld, B.data, B.dt, B.ld,
-                                          combos[d].beta, C.data, C.dt, C.ld, NULL), MXP_OK);
+                                          combos[d].beta, C.data, C.dt, C.ld, d == 4 ? &eo : NULL), MXP_OK);
                 expect_padding_untouched(&C, c_init, "threads");
                 if (!first)
                     first = dup_bytes(C.buf, C.bytes);
