@@ -1185,8 +1185,10 @@ static void test_gemm_output_rounding_options_are_applied_once(void **state)
                     gc.seed = seed++;
                     check_case(&gc);
                 }
-    /* and explicitly: UP >= reference >= DOWN, element by element, bf16 */
-    const size_t m = 31, n = 33, k = 70;
+    /* and explicitly: UP >= reference >= DOWN, element by element, bf16;
+     * stochastic rounding equal to mxp_convert's of the exact values with
+     * C's row-major element index (m beyond one MC block of rows) */
+    const size_t m = 131, n = 33, k = 70;
     float *a = malloc(m * k * sizeof *a), *b = malloc(k * n * sizeof *b);
     double *av = alloc_f64(m * k), *bv = alloc_f64(k * n), *ref = alloc_f64(m * n), *up = alloc_f64(m * n),
            *down = alloc_f64(m * n), *st = alloc_f64(m * n);
@@ -1223,6 +1225,17 @@ static void test_gemm_output_rounding_options_are_applied_once(void **state)
             fail_msg("element %zu: stochastic rounding gave %.17g, not %.17g or %.17g", i, st[i], down[i], up[i]);
     }
     assert_true(inexact > 100); /* the test exercises rounding */
+    uint16_t *want = malloc(m * n * sizeof *want);
+    assert_non_null(want);
+    const mxp_convert_opts sr = { .rounding = MXP_ROUND_STOCHASTIC, .seed = 12345 };
+    assert_int_equal(mxp_convert(want, MXP_BF16, ref, MXP_F64, m * n, &sr), MXP_OK);
+    double *wv = alloc_f64(m * n);
+    assert_int_equal(mxp_convert(wv, MXP_F64, want, MXP_BF16, m * n, NULL), MXP_OK);
+    for (size_t i = 0; i < m * n; i++)
+        if (wv[i] != st[i])
+            fail_msg("element %zu: stochastic rounding gave %.17g, mxp_convert %.17g", i, st[i], wv[i]);
+    free(want);
+    free(wv);
     /* overflow option: saturate instead of NaN/inf (e4m3, sums up to +-1024) */
     static mxp_gemm_opts sat;
     memset(&sat, 0, sizeof sat);
