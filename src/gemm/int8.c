@@ -9,6 +9,8 @@
 
 #include "core/error.h"
 #include "gemm/int8-internal.h"
+#include "kernels/requant-kernels.h"
+#include "mxp/cpu.h"
 #include "mxp/alloc.h"
 #include "mxp/threads.h"
 
@@ -154,23 +156,6 @@ static col_scale split_scale(float s)
     return c;
 }
 
-/* p / 2^s rounded to an integer with a deterministic mode, exactly, for
- * 1 <= s <= 62 and |p| < 2^55: requantization without floating point. */
-static inline int64_t round_shift(int64_t p, int s, mxp_rounding mode)
-{
-    const int64_t bias = (int64_t)1 << 62; /* a multiple of 2^s that makes p + bias positive */
-    const uint64_t u = (uint64_t)(p + bias);
-    const uint64_t rem = u & (((uint64_t)1 << s) - 1), half = (uint64_t)1 << (s - 1);
-    const int64_t fl = (int64_t)(u >> s) - (bias >> s); /* floor */
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN: return fl + (rem > half || (rem == half && fl % 2 != 0));
-    case MXP_ROUND_NEAREST_AWAY: return fl + (rem > half || (rem == half && p > 0));
-    case MXP_ROUND_TOWARD_ZERO: return fl + (rem != 0 && p < 0);
-    case MXP_ROUND_UP: return fl + (rem != 0);
-    default: return fl; /* down */
-    }
-}
-
 /* scale * acc in float64: exact when it fits 53 bits (|acc * m| < 2^53),
  * otherwise rounded to odd, which keeps the one later rounding into C (24
  * bits at most, 31 for an integer) the correct rounding of the exact
@@ -203,6 +188,10 @@ typedef struct finish {
     const col_scale *scale;   /* scale[j], or scale[0] for every column */
     bool per_col;
     int32_t zp, lo, hi;       /* int8/uint8 C */
+    const int32_t *qm, *qs;   /* shifts: the scales' m and shift, n entries (per_col) or 1 */
+    mxp_s32_requant_fn requant;
+    bool dequant_simd;        /* plain float32 C in a hardware rounding mode, AVX-512 */
+    float one_scale;          /* 1.0 when no scales are given */
 } finish;
 
 /* int32 C: the sums, or C + sums saturated to int32 when beta is 1. */
@@ -291,20 +280,13 @@ static void requantize(const finish *f, const double *t, unsigned char *c, size_
     }
 }
 
-/* Plain requantization in integers (f->shifts): round(acc m / 2^shift) +
- * zero point, saturated. */
-static inline void requantize_shifts(const finish *f, size_t j, unsigned char *c, const int32_t *acc, size_t len,
-                                     mxp_rounding mode)
+static mxp_s32_requant_fn requant_kernel(void)
 {
-    for (size_t q = 0; q < len; q++) {
-        const col_scale *s = &f->scale[f->per_col ? j + q : 0];
-        int64_t x = round_shift(acc[q] * s->m, s->shift, mode) + f->zp;
-        x = x < f->lo ? f->lo : x > f->hi ? f->hi : x;
-        if (f->ct == MXP_U8)
-            c[q] = (unsigned char)x;
-        else
-            ((int8_t *)(void *)c)[q] = (int8_t)x;
-    }
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() >= MXP_ISA_AVX512)
+        return mxp_s32_requant__avx512f;
+#endif
+    return mxp_s32_requant__scalar;
 }
 
 /* Sums acc[0 .. len) of row i, columns j .. j+len, into C. */
@@ -315,16 +297,18 @@ static void finish_chunk(const finish *f, size_t i, size_t j, size_t len, const 
         finish_s32(f, (int32_t *)(void *)crow, acc, len);
         return;
     }
-    if (f->shifts) {
-        switch (f->o->convert.rounding) { /* a loop for each mode, inlined */
-        case MXP_ROUND_NEAREST_EVEN: requantize_shifts(f, j, crow, acc, len, MXP_ROUND_NEAREST_EVEN); break;
-        case MXP_ROUND_NEAREST_AWAY: requantize_shifts(f, j, crow, acc, len, MXP_ROUND_NEAREST_AWAY); break;
-        case MXP_ROUND_TOWARD_ZERO: requantize_shifts(f, j, crow, acc, len, MXP_ROUND_TOWARD_ZERO); break;
-        case MXP_ROUND_UP: requantize_shifts(f, j, crow, acc, len, MXP_ROUND_UP); break;
-        default: requantize_shifts(f, j, crow, acc, len, MXP_ROUND_DOWN); break;
-        }
+    if (f->shifts) { /* plain requantization in integers: a kernel (src/kernels/s32-requant/) */
+        f->requant(crow, acc, len, f->qm + (f->per_col ? j : 0), f->qs + (f->per_col ? j : 0), f->per_col, f->zp,
+                   f->lo, f->hi, (int)f->o->convert.rounding);
         return;
     }
+#if MXP_HAVE_X86_KERNELS
+    if (f->dequant_simd && /* float32 C, plain, a hardware rounding mode: SIMD, the same bits */
+        mxp_s32_dequant_f32__avx512f((float *)(void *)crow, acc, len, f->o->scales ? f->o->scales + (f->per_col ? j : 0)
+                                                                                   : &f->one_scale,
+                                     f->per_col, (int)f->o->convert.rounding))
+        return;
+#endif
     mxp_convert_opts co = f->o->convert;
     co.index_offset += i * f->n + j; /* stochastic rounding: C's elements in row-major order */
     if (f->plain && f->ct == MXP_F64) {
@@ -375,7 +359,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     if (m > SIZE_MAX / sizeof(int32_t) / n)
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu int32 workspace is too large", m, n);
     finish f = { o, c_type, c, ldc, mxp_dtype_itemsize(c_type), n, alpha, beta, false, false, has_epilogue(o),
-                 NULL, o->scales && o->n_scales > 1, 0, 0, 0 };
+                 NULL, o->scales && o->n_scales > 1, 0, 0, 0, NULL, NULL, NULL, false, 1.0f };
     f.plain = alpha == 1 && beta == 0 && !f.epilogue;
     f.zp = o->c_zero_point;
     f.lo = c_type == MXP_U8 ? 0 : -128;
@@ -402,6 +386,28 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     f.shifts = f.plain && is_int8(c_type) && !o->convert.flags && o->convert.rounding != MXP_ROUND_STOCHASTIC;
     for (size_t j = 0; j < (f.per_col ? n : 1) && f.shifts; j++)
         f.shifts = f.scale[j].shift != 0;
+    const mxp_rounding rm = o->convert.rounding;
+    f.dequant_simd = f.plain && c_type == MXP_F32 && !o->convert.flags && o->convert.overflow == MXP_OVERFLOW_INF &&
+                     (rm == MXP_ROUND_NEAREST_EVEN || rm == MXP_ROUND_UP || rm == MXP_ROUND_DOWN ||
+                      rm == MXP_ROUND_TOWARD_ZERO) && mxp_isa_current() >= MXP_ISA_AVX512;
+    int32_t one_m = (int32_t)one.m, one_s = one.shift, *qms = NULL;
+    if (f.shifts) {
+        f.requant = requant_kernel();
+        f.qm = &one_m;
+        f.qs = &one_s;
+        if (f.per_col) {
+            if (!(qms = mxp_malloc(2 * n * sizeof *qms))) {
+                mxp_free(cols);
+                return MXP_ERR_NO_MEMORY;
+            }
+            for (size_t j = 0; j < n; j++) {
+                qms[j] = (int32_t)cols[j].m; /* |m| < 2^24 */
+                qms[n + j] = cols[j].shift;
+            }
+            f.qm = qms;
+            f.qs = qms + n;
+        }
+    }
     if (skip) { /* every row reads the same n zeros */
         zeros = mxp_malloc(n * sizeof *zeros);
         st = zeros ? MXP_OK : MXP_ERR_NO_MEMORY;
@@ -414,5 +420,6 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     }
     mxp_free(zeros);
     mxp_free(cols);
+    mxp_free(qms);
     return st;
 }
