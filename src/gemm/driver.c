@@ -27,7 +27,7 @@ typedef struct step {
     void *finish_ctx;
 } step;
 
-/* Thread t's share of one (jc, pc) step: ic blocks t, t + T, ... */
+/* Thread t's share of one (jc, pc) step: its rows of C, MC at a time. */
 static void run_blocks(void *ctx, int t, int nthreads)
 {
     const step *s = ctx;
@@ -35,8 +35,12 @@ static void run_blocks(void *ctx, int t, int nthreads)
     const size_t ps = mxp_dtype_itemsize(cfg->packed), cs = mxp_dtype_itemsize(cfg->acc);
     const size_t kcp = (s->kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack; /* packed depth */
     unsigned char *pa = s->pa[t];
-    for (size_t ic = (size_t)t * cfg->mc; ic < s->m; ic += (size_t)nthreads * cfg->mc) {
-        size_t mc = s->m - ic < cfg->mc ? s->m - ic : cfg->mc;
+    /* thread t: a contiguous range of rows, as equal as MR allows, in MC blocks */
+    const size_t panels = (s->m + cfg->mr - 1) / cfg->mr;
+    const size_t r0 = panels * (size_t)t / (size_t)nthreads * cfg->mr;
+    const size_t r1 = t + 1 == nthreads ? s->m : panels * (size_t)(t + 1) / (size_t)nthreads * cfg->mr;
+    for (size_t ic = r0; ic < r1; ic += cfg->mc) {
+        size_t mc = r1 - ic < cfg->mc ? r1 - ic : cfg->mc;
         mxp_gemm_pack_a(cfg, s->a, ic, mc, s->pc, s->kc, pa);
         for (size_t jr = 0; jr < s->nc; jr += cfg->nr) {
             size_t nr = s->nc - jr < cfg->nr ? s->nc - jr : cfg->nr;
@@ -68,11 +72,12 @@ static void pack_b_share(void *ctx, int t, int nthreads)
     }
 }
 
-/* Threads pay off from a few million multiply-adds, one per MC block. */
+/* Threads pay off from a few million multiply-adds, each with at least
+ * two MR panels of rows. */
 static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k)
 {
     int t = mxp_get_num_threads();
-    size_t blocks = (m + cfg->mc - 1) / cfg->mc;
+    size_t blocks = (m + 2 * cfg->mr - 1) / (2 * cfg->mr);
     if ((double)m * (double)n * (double)k < 4e6)
         t = 1;
     if ((size_t)t > blocks)
