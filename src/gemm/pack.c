@@ -75,6 +75,26 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
         pack_panel_copy(x, lines_are_rows, across_contiguous, l0, lines, width, p0, kc, as, d);
         return;
     }
+    if (!across_contiguous && (as == 4 || as == 8) && kc <= 1024) {
+        /* each line contiguous along k: converted whole (SIMD), then interleaved */
+        double tmp[1024];
+        const size_t xs = mxp_dtype_itemsize(x->dtype);
+        for (size_t l = 0; l < lines; l++) {
+            const size_t line = l0 + l; /* a stored row: k contiguous */
+            mxp_convert(tmp, acc, x->base + (line * x->ld + p0) * xs, x->dtype, kc, NULL);
+            if (as == 4) {
+                const float *t = (const float *)tmp;
+                float *o = (float *)(void *)d;
+                for (size_t p = 0; p < kc; p++)
+                    o[p * width + l] = t[p];
+            } else {
+                double *o = (double *)(void *)d;
+                for (size_t p = 0; p < kc; p++)
+                    o[p * width + l] = tmp[p];
+            }
+        }
+        return;
+    }
     if (across_contiguous) {
         for (size_t p = 0; p < kc; p++) {
             size_t r = lines_are_rows ? l0 : p0 + p, c = lines_are_rows ? p0 + p : l0;
@@ -175,7 +195,8 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
                         size_t nc, unsigned char *d)
 {
     const size_t nr = cfg->nr, ps = mxp_dtype_itemsize(cfg->packed), ld = b->ld;
-    if (b->trans || b->dtype != cfg->packed || !(cfg->kpack == 1 || (cfg->kpack == 2 && ps == 2)) ||
+    const bool convert = b->dtype != cfg->packed; /* kpack 1: float16, float8, ... widened by mxp_convert */
+    if (b->trans || (convert && cfg->kpack != 1) || !(cfg->kpack == 1 || (cfg->kpack == 2 && ps == 2)) ||
         (cfg->kpack == 1 && ps != 4 && ps != 8))
         return false;
     const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack, panel = nr * kcp * ps;
@@ -183,12 +204,20 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
     if (rest) /* the partial panel's padding columns (every other entry is written below) */
         memset(d + full * panel, 0, panel);
     if (cfg->kpack == 1) {
+        const size_t bs = mxp_dtype_itemsize(b->dtype);
+        enum { CHUNK = 512 }; /* columns converted at a time: a multiple of every NR */
+        double tmp[CHUNK];    /* room for CHUNK values of the packed dtype */
         for (size_t p = 0; p < kc; p++) {
-            const unsigned char *src = b->base + ((p0 + p) * ld + j0) * ps;
-            for (size_t jp = 0; jp <= full; jp++) {
-                const size_t cols = jp < full ? nr : rest;
-                if (cols)
-                    memcpy(d + jp * panel + p * nr * ps, src + jp * nr * ps, cols * ps);
+            const unsigned char *row = b->base + ((p0 + p) * ld + j0) * bs;
+            for (size_t c0 = 0; c0 < nc; c0 += CHUNK) {
+                const size_t cn = nc - c0 < CHUNK ? nc - c0 : CHUNK;
+                const unsigned char *src = row + c0 * bs;
+                if (convert) {
+                    mxp_convert(tmp, cfg->packed, src, b->dtype, cn, NULL);
+                    src = (const unsigned char *)tmp;
+                }
+                for (size_t c = 0; c < cn; c += nr) /* c0 + c starts a panel */
+                    memcpy(d + (c0 + c) / nr * panel + p * nr * ps, src + c * ps, (cn - c < nr ? cn - c : nr) * ps);
             }
         }
         return true;
