@@ -38,6 +38,15 @@ static void convert_line(const mxp_gemm_operand *x, size_t r, size_t c, int down
             const T *rows[64];                                                                         \
             for (size_t l = 0; l < lines; l++)                                                         \
                 rows[l] = src + (l0 + l) * ld + p0;                                                    \
+            if (lines == 6 && width == 6) { /* the usual MR: a fixed count the compiler unrolls */    \
+                const T *r0 = rows[0], *r1 = rows[1], *r2 = rows[2], *r3 = rows[3], *r4 = rows[4];      \
+                const T *r5 = rows[5];                                                                 \
+                for (size_t p = 0; p < kc; p++, dd += 6) {                                             \
+                    dd[0] = r0[p], dd[1] = r1[p], dd[2] = r2[p];                                       \
+                    dd[3] = r3[p], dd[4] = r4[p], dd[5] = r5[p];                                       \
+                }                                                                                      \
+                break;                                                                                 \
+            }                                                                                          \
             for (size_t p = 0; p < kc; p++)                                                            \
                 for (size_t l = 0; l < lines; l++)                                                     \
                     dd[p * width + l] = rows[l][p];                                                    \
