@@ -150,8 +150,10 @@ mxp_status mxp_compare_f64(const double *r, const double *t, int64_t n, mxp_dtyp
             rep->cosine_similarity = 1.0;
         else if (sum_ref2 == 0 || sum_test2 == 0)
             rep->cosine_similarity = 0.0;
-        else
-            rep->cosine_similarity = dot / (sqrt(sum_ref2) * sqrt(sum_test2));
+        else { /* equal norms divide by the sum itself: identical arrays give exactly 1 */
+            double c = sum_ref2 == sum_test2 ? dot / sum_ref2 : dot / (sqrt(sum_ref2) * sqrt(sum_test2));
+            rep->cosine_similarity = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c; /* rounding may step past +-1 */
+        }
     }
     mxp_free(rel);
     return MXP_OK;
