@@ -22,12 +22,15 @@ typedef struct step {
     unsigned char *pa[MAX_THREADS];
     unsigned char *w;
     size_t ldw;
-    bool last; /* the last pc step: blocks are complete */
+    bool last;    /* the last pc step: blocks are complete */
+    bool split_n; /* threads split the columns (few rows) instead of the rows */
     mxp_gemm_finish_fn finish;
     void *finish_ctx;
 } step;
 
-/* Thread t's share of one (jc, pc) step: its rows of C, MC at a time. */
+/* Thread t's share of one (jc, pc) step: its rows of C, MC at a time, all
+ * columns; or, with split_n (few rows), all rows and its range of NR
+ * panels (each thread packs the small A itself). */
 static void run_blocks(void *ctx, int t, int nthreads)
 {
     const step *s = ctx;
@@ -35,15 +38,24 @@ static void run_blocks(void *ctx, int t, int nthreads)
     const size_t ps = mxp_dtype_itemsize(cfg->packed), cs = mxp_dtype_itemsize(cfg->acc);
     const size_t kcp = (s->kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack; /* packed depth */
     unsigned char *pa = s->pa[t];
-    /* thread t: a contiguous range of rows, as equal as MR allows, in MC blocks */
-    const size_t panels = (s->m + cfg->mr - 1) / cfg->mr;
-    const size_t r0 = panels * (size_t)t / (size_t)nthreads * cfg->mr;
-    const size_t r1 = t + 1 == nthreads ? s->m : panels * (size_t)(t + 1) / (size_t)nthreads * cfg->mr;
+    size_t r0 = 0, r1 = s->m, j0 = 0, j1 = s->nc;
+    if (s->split_n) { /* a contiguous range of NR panels, as equal as can be */
+        const size_t panels = (s->nc + cfg->nr - 1) / cfg->nr;
+        j0 = panels * (size_t)t / (size_t)nthreads * cfg->nr;
+        j1 = panels * (size_t)(t + 1) / (size_t)nthreads * cfg->nr;
+        j1 = j1 < s->nc ? j1 : s->nc;
+        if (j0 >= j1)
+            return;
+    } else { /* a contiguous range of rows, as equal as MR allows */
+        const size_t panels = (s->m + cfg->mr - 1) / cfg->mr;
+        r0 = panels * (size_t)t / (size_t)nthreads * cfg->mr;
+        r1 = t + 1 == nthreads ? s->m : panels * (size_t)(t + 1) / (size_t)nthreads * cfg->mr;
+    }
     for (size_t ic = r0; ic < r1; ic += cfg->mc) {
         size_t mc = r1 - ic < cfg->mc ? r1 - ic : cfg->mc;
         mxp_gemm_pack_a(cfg, s->a, ic, mc, s->pc, s->kc, pa);
-        for (size_t jr = 0; jr < s->nc; jr += cfg->nr) {
-            size_t nr = s->nc - jr < cfg->nr ? s->nc - jr : cfg->nr;
+        for (size_t jr = j0; jr < j1; jr += cfg->nr) {
+            size_t nr = j1 - jr < cfg->nr ? j1 - jr : cfg->nr;
             const unsigned char *bp = s->pb + jr * kcp * ps;
             for (size_t ir = 0; ir < mc; ir += cfg->mr) {
                 size_t mr = mc - ir < cfg->mr ? mc - ir : cfg->mr;
@@ -51,8 +63,8 @@ static void run_blocks(void *ctx, int t, int nthreads)
                 cfg->ukernel(mr, nr, kcp, pa + ir * kcp * ps, bp, c, s->ldw, s->alpha, s->beta);
             }
         }
-        if (s->last && s->finish) /* the finished MC x NC block, while in cache, by this thread */
-            s->finish(s->finish_ctx, ic, mc, s->jc, s->nc, s->w + (ic * s->ldw + s->jc) * cs, s->ldw);
+        if (s->last && s->finish) /* the finished block, while in cache, by this thread */
+            s->finish(s->finish_ctx, ic, mc, s->jc + j0, j1 - j0, s->w + (ic * s->ldw + s->jc + j0) * cs, s->ldw);
     }
 }
 
@@ -73,15 +85,19 @@ static void pack_b_share(void *ctx, int t, int nthreads)
 }
 
 /* Threads pay off from a few million multiply-adds, each with at least
- * two MR panels of rows. */
-static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k)
+ * two MR panels of rows, or (split_n) two NR panels of columns when the
+ * rows are too few to share. */
+static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, bool *split_n)
 {
     int t = mxp_get_num_threads();
-    size_t blocks = (m + 2 * cfg->mr - 1) / (2 * cfg->mr);
+    const size_t row_shares = (m + 2 * cfg->mr - 1) / (2 * cfg->mr);
+    const size_t col_shares = (n + 2 * cfg->nr - 1) / (2 * cfg->nr);
     if ((double)m * (double)n * (double)k < 4e6)
         t = 1;
-    if ((size_t)t > blocks)
-        t = (int)blocks;
+    *split_n = t > 1 && row_shares < (size_t)t && col_shares > row_shares;
+    const size_t shares = *split_n ? col_shares : row_shares;
+    if ((size_t)t > shares)
+        t = (int)shares;
     return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
 }
 
@@ -99,8 +115,9 @@ mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n,
     const size_t kc_max = (k < cfg->kc ? k : cfg->kc) + cfg->kpack - 1;
     const size_t mc_max = (m < cfg->mc ? (m + cfg->mr - 1) / cfg->mr * cfg->mr : cfg->mc);
     const size_t nc_max = (n < cfg->nc ? (n + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
-    const int nthreads = threads_for(cfg, m, n, k);
-    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw, false, finish, finish_ctx };
+    bool split_n = false;
+    const int nthreads = threads_for(cfg, m, n, k, &split_n);
+    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw, false, split_n, finish, finish_ctx };
     unsigned char *pb = mxp_malloc(nc_max * kc_max * as);
     mxp_status st = pb ? MXP_OK : MXP_ERR_NO_MEMORY;
     for (int t = 0; t < nthreads && st == MXP_OK; t++) {

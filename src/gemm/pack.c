@@ -225,7 +225,11 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
                     mxp_convert(tmp, cfg->packed, src, b->dtype, cn, NULL);
                     src = (const unsigned char *)tmp;
                 }
-                for (size_t c = 0; c < cn; c += nr) /* c0 + c starts a panel */
+                size_t c = 0;
+                if (nr * ps == 128) /* f32 x 32, f64 x 16: a constant size the compiler inlines */
+                    for (; c + nr <= cn; c += nr)
+                        memcpy(d + (c0 + c) / nr * panel + p * 128, src + c * ps, 128);
+                for (; c < cn; c += nr) /* c0 + c starts a panel */
                     memcpy(d + (c0 + c) / nr * panel + p * nr * ps, src + c * ps, (cn - c < nr ? cn - c : nr) * ps);
             }
         }
