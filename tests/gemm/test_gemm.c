@@ -881,8 +881,8 @@ static void test_gemm_results_identical_for_any_thread_count(void **state)
         { MXP_BF16, MXP_F32, MXP_F16, 0.5 }, /* with the epilogue below, stochastic rounding */
     };
     const int counts[] = { 1, 2, 3, 5, 8 };
-    float bias[130];
-    for (int j = 0; j < 130; j++)
+    float bias[700];
+    for (int j = 0; j < 700; j++)
         bias[j] = (float)j / 64.0f - 1.0f;
     mxp_gemm_opts eo;
     memset(&eo, 0, sizeof eo);
@@ -892,9 +892,13 @@ static void test_gemm_results_identical_for_any_thread_count(void **state)
     eo.activation = MXP_ACT_GELU;
     eo.convert.rounding = MXP_ROUND_STOCHASTIC;
     eo.convert.seed = 77;
-    const size_t m = 301, n = 130, k = 300; /* 11.7 million multiply-adds, 4 MC blocks */
+    /* 11.7 million multiply-adds in 4 MC blocks (threads split the rows);
+     * 5 rows (threads split the columns) */
+    const size_t shapes[2][3] = { { 301, 130, 300 }, { 5, 700, 1200 } };
+    for (size_t sh = 0; sh < 2; sh++)
     for (size_t d = 0; d < NELEMS(combos); d++)
         for (int t = 0; t < 4; t += 3) {
+            const size_t m = shapes[sh][0], n = shapes[sh][1], k = shapes[sh][2];
             const mxp_trans ta = trans_pairs[t][0], tb = trans_pairs[t][1];
             mat A = mat_new(combos[d].a, ta ? k : m, ta ? m : k, (ta ? m : k) + 1, false);
             mat B = mat_new(combos[d].b, tb ? n : k, tb ? k : n, tb ? k : n, false);
