@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "gemm/gemm-internal.h"
+#include "kernels/gemm-kernels.h"
 #include "mxp/alloc.h"
 
 static bool is_float(mxp_dtype t)
@@ -48,6 +49,10 @@ static bool has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, 
     if (t != MXP_BF16)
         return false;
     const uint16_t *p = x;
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() >= MXP_ISA_AVX512)
+        return mxp_bf16_has_tiny__avx512f(p, rows, cols, ld);
+#endif
     for (size_t r = 0; r < rows; r++) {
         unsigned tiny = 0; /* branch-free over the row: the compiler vectorizes it */
         for (size_t c = 0; c < cols; c++) {

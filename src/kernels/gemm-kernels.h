@@ -3,6 +3,7 @@
 #ifndef MXP_KERNELS_GEMM_KERNELS_H
 #define MXP_KERNELS_GEMM_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,4 +31,10 @@ MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_4x8__scalar)
 MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_8x48__avx512vnni)
 
 #undef MXP_U8S8_GEMM_UKERNEL
+
+/* Does the rows x cols bfloat16 matrix (rows ld apart) hold a nonzero
+ * |x| < 2^-63 (whose products vdpbf16ps could flush)?  The GEMM's check
+ * before the bf16 kernel (src/gemm/gemm.c has the portable twin). */
+bool mxp_bf16_has_tiny__avx512f(const uint16_t *x, size_t rows, size_t cols, size_t ld);
+
 #endif
