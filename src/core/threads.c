@@ -1,9 +1,13 @@
-/* The thread count and a minimal parallel-for on pthreads: threads are
- * started per call (tens of microseconds), so callers use it only for work
- * of milliseconds; a persistent pool can replace it behind the same
- * interface. */
+/* The thread count and a minimal parallel-for on pthreads.  A persistent
+ * pool of workers (started on first use, never stopped, reset in a forked
+ * child) takes each job: a few microseconds to hand out instead of tens to
+ * start threads.  A call made while the pool is busy (another thread of
+ * the program, or a nested call from inside a job) starts its own threads
+ * (or, inside a worker, runs the shares in turn), so it never waits for
+ * the pool. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -55,23 +59,130 @@ static void *run_worker(void *p)
     return NULL;
 }
 
-void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
+/* Threads started for this call only: the fallback when the pool is busy. */
+static void parallel_spawn(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
 {
     worker w[MAX_THREADS];
     int started = 0;
-    if (nthreads > MAX_THREADS)
-        nthreads = MAX_THREADS;
     for (int t = 1; t < nthreads; t++) {
         w[t] = (worker){ 0, fn, ctx, t, nthreads };
         if (pthread_create(&w[t].thread, NULL, run_worker, &w[t]) != 0)
             break; /* fewer threads: the caller's split must not assume all ran */
         started = t;
     }
-    if (started + 1 < nthreads) { /* could not start them all: do the missing shares here */
-        for (int t = started + 1; t < nthreads; t++)
-            fn(ctx, t, nthreads);
-    }
+    for (int t = started + 1; t < nthreads; t++) /* could not start them all: the missing shares here */
+        fn(ctx, t, nthreads);
     fn(ctx, 0, nthreads);
     for (int t = 1; t <= started; t++)
         pthread_join(w[t].thread, NULL);
+}
+
+/* ---- the pool ------------------------------------------------------------ */
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t wake, done;
+    atomic_ulong generation; /* bumped (under mu) for each job */
+    void (*fn)(void *ctx, int thread, int nthreads);
+    void *ctx;
+    int nthreads, pending; /* the job's thread count; workers still in it */
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, NULL, 0, 0 };
+
+static pthread_mutex_t pool_busy = PTHREAD_MUTEX_INITIALIZER; /* one job at a time; guards `started` */
+static int started;                                          /* workers 1 .. started exist */
+static unsigned long start_generation[MAX_THREADS];          /* the generation a worker starts after */
+static _Thread_local int in_worker;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void *pool_worker(void *arg)
+{
+    const int index = (int)(intptr_t)arg;
+    in_worker = 1;
+    unsigned long seen = start_generation[index];
+    pthread_mutex_lock(&pool.mu);
+    for (;;) {
+        if (atomic_load(&pool.generation) == seen) {
+            /* a short spin first: the next job of a GEMM follows within microseconds */
+            pthread_mutex_unlock(&pool.mu);
+            for (int spin = 0; spin < 20000 && atomic_load(&pool.generation) == seen; spin++)
+                ;
+            pthread_mutex_lock(&pool.mu);
+            while (atomic_load(&pool.generation) == seen)
+                pthread_cond_wait(&pool.wake, &pool.mu);
+        }
+        seen = atomic_load(&pool.generation);
+        if (index < pool.nthreads) {
+            void (*fn)(void *, int, int) = pool.fn;
+            void *ctx = pool.ctx;
+            const int n = pool.nthreads;
+            pthread_mutex_unlock(&pool.mu);
+            fn(ctx, index, n);
+            pthread_mutex_lock(&pool.mu);
+            if (--pool.pending == 0)
+                pthread_cond_signal(&pool.done);
+        }
+    }
+    return NULL;
+}
+
+/* A forked child has none of the parent's workers. */
+static void pool_reset_in_child(void)
+{
+    started = 0;
+    pthread_mutex_init(&pool.mu, NULL);
+    pthread_cond_init(&pool.wake, NULL);
+    pthread_cond_init(&pool.done, NULL);
+    pthread_mutex_init(&pool_busy, NULL);
+    pool.pending = 0;
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, pool_reset_in_child);
+}
+
+void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
+{
+    if (nthreads > MAX_THREADS)
+        nthreads = MAX_THREADS;
+    if (nthreads <= 1 || in_worker) { /* inside a job: the shares in turn */
+        for (int t = nthreads - 1; t >= 0; t--)
+            fn(ctx, t, nthreads > 1 ? nthreads : 1);
+        return;
+    }
+    if (pthread_mutex_trylock(&pool_busy) != 0) {
+        parallel_spawn(nthreads, fn, ctx);
+        return;
+    }
+    pthread_once(&atfork_once, register_atfork);
+    while (started < nthreads - 1) { /* grow the pool */
+        const int index = started + 1;
+        start_generation[index] = atomic_load(&pool.generation);
+        pthread_attr_t attr;
+        pthread_t th;
+        int ok = pthread_attr_init(&attr) == 0;
+        ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+             pthread_create(&th, &attr, pool_worker, (void *)(intptr_t)index) == 0;
+        pthread_attr_destroy(&attr);
+        if (!ok)
+            break;
+        started = index;
+    }
+    const int workers = started < nthreads - 1 ? started : nthreads - 1;
+    pthread_mutex_lock(&pool.mu);
+    pool.fn = fn;
+    pool.ctx = ctx;
+    pool.nthreads = nthreads; /* workers take shares 1 .. workers */
+    pool.pending = workers;
+    atomic_fetch_add(&pool.generation, 1);
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.mu);
+    for (int t = workers + 1; t < nthreads; t++) /* shares no worker could be started for */
+        fn(ctx, t, nthreads);
+    fn(ctx, 0, nthreads);
+    pthread_mutex_lock(&pool.mu);
+    while (pool.pending > 0)
+        pthread_cond_wait(&pool.done, &pool.mu);
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool_busy);
 }
