@@ -28,6 +28,18 @@ void mxp_f32_minmax__scalar(const float *x, size_t n, float *lo, float *hi);
 void mxp_f32_minmax__avx2(const float *x, size_t n, float *lo, float *hi);
 void mxp_f32_minmax__avx512f(const float *x, size_t n, float *lo, float *hi);
 
+/* One (scale, zero point) per element (per channel on the last axis, one
+ * row at a time): dst[i] from x[i], scale[i], zp[i] as above; rinv[i] =
+ * 1 / scale[i] in float32, every scale within [2^-100, 2^100] (the caller
+ * checks). */
+void mxp_f32_quant_cols__scalar(uint8_t *dst, const float *x, size_t n, const float *rinv, const float *scale,
+                                const int32_t *zp, int32_t qmin, int32_t qmax);
+void mxp_f32_quant_cols__avx512f(uint8_t *dst, const float *x, size_t n, const float *rinv, const float *scale,
+                                 const int32_t *zp, int32_t qmin, int32_t qmax);
+/* Folds the finite x[i] into lo[i], hi[i] (one row into per-column ranges). */
+void mxp_f32_minmax_cols__scalar(const float *x, size_t n, float *lo, float *hi);
+void mxp_f32_minmax_cols__avx512f(const float *x, size_t n, float *lo, float *hi);
+
 /* The SIMD kernels estimate x / scale as x * (1 / scale) in float32 and
  * hand a vector to the reference when a lane lies within this distance of a
  * rounding boundary (x.5), is not finite, or the scale is outside

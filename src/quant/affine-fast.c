@@ -27,6 +27,19 @@ static mxp_f32_quant_fn quant_kernel(void)
     return mxp_f32_quant__scalar;
 }
 
+typedef void (*quant_cols_fn)(uint8_t *, const float *, size_t, const float *, const float *, const int32_t *,
+                              int32_t, int32_t);
+typedef void (*minmax_cols_fn)(const float *, size_t, float *, float *);
+
+static bool avx512(void)
+{
+#if MXP_HAVE_X86_KERNELS
+    return mxp_isa_current() >= MXP_ISA_AVX512;
+#else
+    return false;
+#endif
+}
+
 static mxp_f32_minmax_fn minmax_kernel(void)
 {
 #if MXP_HAVE_X86_KERNELS
@@ -145,5 +158,90 @@ bool mxp_quant_fast_minmax(const mxp_array *x, double *lo, double *hi)
     }
     *lo = a;
     *hi = b;
+    return true;
+}
+
+/* ---- per channel on the last axis: one pair per element of a row ---------- */
+
+typedef struct cols_job {
+    const unsigned char *x;
+    mxp_dtype dtype;
+    size_t itemsize;
+    uint8_t *dst;
+    int64_t rows, len;
+    const float *rinv, *scales;
+    const int32_t *zps;
+    quant_cols_fn fn;
+    int32_t qmin, qmax;
+} cols_job;
+
+static void cols_thread(void *ctx, int t, int nt)
+{
+    const cols_job *J = ctx;
+    float buf[BLOCK];
+    const int64_t r0 = J->rows * t / nt, r1 = J->rows * (t + 1) / nt;
+    for (int64_t r = r0; r < r1; r++)
+        for (int64_t c = 0; c < J->len; c += BLOCK) {
+            const int64_t m = J->len - c < BLOCK ? J->len - c : BLOCK, e = r * J->len + c;
+            const float *src = (const float *)(const void *)(J->x + (size_t)e * J->itemsize);
+            if (J->dtype != MXP_F32) {
+                mxp_convert(buf, MXP_F32, src, J->dtype, (size_t)m, NULL);
+                src = buf;
+            }
+            J->fn(J->dst + e, src, (size_t)m, J->rinv + c, J->scales + c, J->zps + c, J->qmin, J->qmax);
+        }
+}
+
+bool mxp_quant_fast_cols(uint8_t *dst, const mxp_array *x, const quant_layout *L, const mxp_qparams *qp,
+                         int32_t qmin, int32_t qmax)
+{
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || L->axis < 0 || L->inner != 1 ||
+        L->group != 0 || L->len < 16)
+        return false;
+    for (int64_t k = 0; k < L->len; k++)
+        if (!(qp->scales[k] >= MXP_QUANT_SCALE_MIN && qp->scales[k] <= MXP_QUANT_SCALE_MAX))
+            return false;
+    float *rinv = mxp_malloc((size_t)L->len * sizeof *rinv);
+    if (!rinv)
+        return false; /* the general path still works */
+    for (int64_t k = 0; k < L->len; k++)
+        rinv[k] = 1.0f / qp->scales[k];
+    cols_job J = { (const unsigned char *)x->data, x->dtype, mxp_dtype_itemsize(x->dtype), dst, L->outer, L->len,
+                   rinv, qp->scales, qp->zero_points,
+                   avx512() ? mxp_f32_quant_cols__avx512f : mxp_f32_quant_cols__scalar, qmin, qmax };
+    const int64_t most = L->size / MIN_PER_THREAD;
+    int nt = threads_for(L->size);
+    nt = most < 1 ? 1 : (int64_t)nt > L->outer ? (int)L->outer : nt;
+    mxp_parallel(nt, cols_thread, &J);
+    mxp_free(rinv);
+    return true;
+}
+
+bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, double *mins, double *maxs)
+{
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || L->axis < 0 || L->inner != 1 ||
+        L->group != 0)
+        return false;
+    float *lo = mxp_malloc((size_t)L->len * 2 * sizeof *lo);
+    if (!lo)
+        return false;
+    float *hi = lo + L->len, buf[BLOCK];
+    for (int64_t k = 0; k < L->len; k++)
+        lo[k] = INFINITY, hi[k] = -INFINITY;
+    const minmax_cols_fn fn = avx512() ? mxp_f32_minmax_cols__avx512f : mxp_f32_minmax_cols__scalar;
+    const size_t is = mxp_dtype_itemsize(x->dtype);
+    for (int64_t r = 0; r < L->outer; r++)
+        for (int64_t c = 0; c < L->len; c += BLOCK) {
+            const int64_t m = L->len - c < BLOCK ? L->len - c : BLOCK, e = r * L->len + c;
+            const float *src = (const float *)(const void *)((const unsigned char *)x->data + (size_t)e * is);
+            if (x->dtype != MXP_F32) {
+                mxp_convert(buf, MXP_F32, src, x->dtype, (size_t)m, NULL);
+                src = buf;
+            }
+            fn(src, (size_t)m, lo + c, hi + c);
+        }
+    for (int64_t k = 0; k < L->len; k++)
+        mins[k] = lo[k], maxs[k] = hi[k];
+    mxp_free(lo);
     return true;
 }

@@ -129,6 +129,12 @@ mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmet
     double *maxs = mxp_malloc((size_t)L.count * sizeof *maxs);
     if (!mins || !maxs)
         st = mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
+    if (st == MXP_OK && axis == x->ndim - 1 && group_size == 0 && mxp_quant_fast_minmax_cols(x, &L, mins, maxs)) {
+        st = mxp_qparams_from_ranges(out, qtype, symmetric, axis, group_size, L.count, mins, maxs);
+        mxp_free(mins);
+        mxp_free(maxs);
+        return st;
+    }
     if (st == MXP_OK)
         st = mxp_quant_as_f64(&xd, x);
     if (st == MXP_OK) {
@@ -212,6 +218,10 @@ static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp
     int64_t run_len = 0;
     if (mxp_quant_fast_runs(x, L, &run_len)) { /* SIMD kernels, same bytes */
         mxp_quant_fast(mxp_array_data(r), x, L, run_len, qp, qmin, qmax);
+        *out = r;
+        return MXP_OK;
+    }
+    if (mxp_quant_fast_cols(mxp_array_data(r), x, L, qp, qmin, qmax)) { /* per channel, last axis */
         *out = r;
         return MXP_OK;
     }
@@ -345,10 +355,13 @@ mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qpara
         return mxp_error(MXP_ERR_READONLY, "%s: out is read-only", what);
     const bool nearest = !opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags);
     int64_t run_len = 0;
-    if (!t.is_float && nearest && (out->flags & MXP_ARRAY_C_CONTIGUOUS) && !mxp_arrays_may_overlap(out, x) &&
-        mxp_quant_fast_runs(x, &L, &run_len)) {
-        mxp_quant_fast(mxp_array_data(out), x, &L, run_len, qp, t.qmin, t.qmax);
-        return MXP_OK;
+    if (!t.is_float && nearest && (out->flags & MXP_ARRAY_C_CONTIGUOUS) && !mxp_arrays_may_overlap(out, x)) {
+        if (mxp_quant_fast_runs(x, &L, &run_len)) {
+            mxp_quant_fast(mxp_array_data(out), x, &L, run_len, qp, t.qmin, t.qmax);
+            return MXP_OK;
+        }
+        if (mxp_quant_fast_cols(mxp_array_data(out), x, &L, qp, t.qmin, t.qmax))
+            return MXP_OK;
     }
     mxp_array *r = NULL; /* any other case: quantize, then copy */
     st = mxp_quantize(&r, x, qp, opts);

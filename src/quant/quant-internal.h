@@ -63,5 +63,12 @@ void mxp_quant_fast(uint8_t *dst, const mxp_array *x, const quant_layout *L, int
 /* Finite min and max of a C-contiguous x of such a dtype (+inf/-inf when
  * none); false (nothing done) for other arrays. */
 bool mxp_quant_fast_minmax(const mxp_array *x, double *lo, double *hi);
+/* Per channel on the last axis (a pair per element of each row, >= 16 of
+ * them, every scale in the SIMD kernels' range): the codes' bytes into dst,
+ * true; false (nothing written) for other layouts.  The calibration's
+ * counterpart fills per-column finite mins/maxs (+-inf when none). */
+bool mxp_quant_fast_cols(uint8_t *dst, const mxp_array *x, const quant_layout *L, const mxp_qparams *qp,
+                         int32_t qmin, int32_t qmax);
+bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, double *mins, double *maxs);
 
 #endif

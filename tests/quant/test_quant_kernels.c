@@ -196,6 +196,52 @@ static void test_kernels_lengths_offsets(void **state)
         }
 }
 
+/* One pair per element: the AVX-512 kernel against the MPFR oracle. */
+static void test_cols_kernels_vs_oracle(void **state)
+{
+    (void)state;
+    if (mxp_isa_supported() < MXP_ISA_AVX512)
+        skip();
+    enum { N = 1500 };
+    float *x = malloc(N * sizeof *x), *sc = malloc(N * sizeof *sc), *rinv = malloc(N * sizeof *rinv);
+    int32_t *zp = malloc(N * sizeof *zp);
+    uint8_t *got = malloc(N + 16);
+    assert_non_null(x);
+    assert_non_null(sc);
+    assert_non_null(rinv);
+    assert_non_null(zp);
+    assert_non_null(got);
+    const float scales[] = { 1.0f, 0.375f, 0.1f, 1.0f / 127.0f, 0.0123456f, 7.0f, 0x1p-100f, 0x1p100f };
+    for (int trial = 0; trial < 8; trial++) {
+        const qrange R = ranges[trial % (sizeof ranges / sizeof ranges[0])];
+        fill_inputs(x, N, scales[trial]);
+        for (size_t i = 0; i < N; i++) {
+            sc[i] = scales[(i * 7 + (size_t)trial) % 8];
+            rinv[i] = 1.0f / sc[i];
+            zp[i] = R.qmin + (int32_t)(next_u32() % (uint32_t)(R.qmax - R.qmin + 1));
+            if (next_u32() % 3 == 0) /* a tie of this element's scale */
+                x[i] = (float)(((double)(int)(next_u32() % 41) - 20.5) * (double)sc[i]);
+        }
+        for (size_t len = N - 7; len <= N; len += 7) {
+            memset(got, 0xa5, N + 16);
+            mxp_f32_quant_cols__avx512f(got, x, len, rinv, sc, zp, R.qmin, R.qmax);
+            for (size_t i = 0; i < len; i++) {
+                const uint8_t w = oracle(x[i], sc[i], zp[i], R.qmin, R.qmax);
+                if (got[i] != w)
+                    fail_msg("cols: x %a scale %a zp %d gives %u, want %u", (double)x[i], (double)sc[i], zp[i],
+                             got[i], w);
+            }
+            for (size_t i = len; i < N + 16; i++)
+                assert_int_equal(got[i], 0xa5);
+        }
+    }
+    free(x);
+    free(sc);
+    free(rinv);
+    free(zp);
+    free(got);
+}
+
 static void test_minmax_kernels(void **state)
 {
     (void)state;
@@ -245,12 +291,12 @@ static void test_quantize_fast_paths(void **state)
         assert_int_equal(mxp_array_astype(&xf, x, MXP_F32, NULL), MXP_OK);
         const float *v = mxp_array_data(xf);
         const int64_t size = mxp_array_size(x);
-        for (int layout = 0; layout < 3; layout++) {
+        for (int layout = 0; layout < 4; layout++) { /* tensor, axis 0, groups on axis 1, axis 1 */
             mxp_qparams qp;
             memset(&qp, 0, sizeof qp);
             const int axis = layout == 0 ? -1 : layout == 1 ? 0 : 1;
             const int64_t group = layout == 2 ? 32 : 0;
-            assert_int_equal(mxp_calibrate_minmax(x, layout == 1 ? MXP_U8 : MXP_S8, layout != 1, axis, group, &qp),
+            assert_int_equal(mxp_calibrate_minmax(x, layout % 2 ? MXP_U8 : MXP_S8, layout % 2 == 0, axis, group, &qp),
                              MXP_OK);
             /* expected: the reference kernel element by element (itself checked
              * against MPFR above) */
@@ -258,7 +304,7 @@ static void test_quantize_fast_paths(void **state)
             assert_non_null(want);
             const int32_t lo = qp.qtype == MXP_S8 ? -128 : 0, hi = qp.qtype == MXP_S8 ? 127 : 255;
             for (int64_t e = 0; e < size; e++) {
-                const int64_t k = layout == 0 ? 0 : layout == 1 ? e / shape[1] : e / 32;
+                const int64_t k = layout == 0 ? 0 : layout == 1 ? e / shape[1] : layout == 2 ? e / 32 : e % shape[1];
                 mxp_f32_quant__scalar(want + e, v + e, 1, qp.scales[k], qp.zero_points[k], lo, hi);
             }
             for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++)
@@ -309,10 +355,32 @@ static void test_calibrate_fast_equals_general(void **state)
             mxp_qparams_free(&b);
         }
     }
+    /* per channel on the last axis: the SIMD column ranges against the
+     * general path (the same data in Fortran order) */
+    int64_t shape2[2] = { 333, 47 };
+    mxp_array *y = NULL, *yf = NULL;
+    assert_int_equal(mxp_array_random_normal(&y, MXP_BF16, 2, shape2, -0.25, 2.0, 12), MXP_OK);
+    assert_int_equal(mxp_array_ascontiguous(&yf, y, 'F'), MXP_OK);
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        mxp_set_isa((mxp_isa)isa);
+        for (int sym = 0; sym < 2; sym++) {
+            mxp_qparams a, b;
+            assert_int_equal(mxp_calibrate_minmax(y, MXP_S8, sym, 1, 0, &a), MXP_OK);
+            assert_int_equal(mxp_calibrate_minmax(yf, MXP_S8, sym, 1, 0, &b), MXP_OK);
+            assert_int_equal(a.count, 47);
+            for (int64_t k = 0; k < 47; k++) {
+                assert_true(a.scales[k] == b.scales[k]);
+                assert_int_equal(a.zero_points[k], b.zero_points[k]);
+            }
+            mxp_qparams_free(&a);
+            mxp_qparams_free(&b);
+        }
+    }
+    mxp_array_free(y);
+    mxp_array_free(yf);
     mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
     mxp_array_free(x);
 }
-
 
 /* mxp_quantize_into gives mxp_quantize's codes for the fast path, a
  * transposed (non-contiguous) output, int4, float8, stochastic rounding and
@@ -401,6 +469,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernels_vs_oracle),
         cmocka_unit_test(test_kernels_lengths_offsets),
+        cmocka_unit_test(test_cols_kernels_vs_oracle),
         cmocka_unit_test(test_minmax_kernels),
         cmocka_unit_test(test_quantize_fast_paths),
         cmocka_unit_test(test_calibrate_fast_equals_general),

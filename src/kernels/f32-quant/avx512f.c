@@ -84,3 +84,39 @@ void mxp_f32_minmax__avx512f(const float *x, size_t n, float *lo, float *hi)
     *lo = _mm512_reduce_min_ps(_mm512_min_ps(a0, a1));
     *hi = _mm512_reduce_max_ps(_mm512_max_ps(b0, b1));
 }
+
+/* ---- one (scale, zero point) per element: per channel on the last axis --- */
+
+void mxp_f32_quant_cols__avx512f(uint8_t *dst, const float *x, size_t n, const float *rinv, const float *scale,
+                                 const int32_t *zp, int32_t qmin, int32_t qmax)
+{
+    const __m512 lo = _mm512_set1_ps((float)qmin), hi = _mm512_set1_ps((float)qmax);
+    const __m512 edge = _mm512_set1_ps(0.5f - MXP_QUANT_TIE_MARGIN);
+    for (size_t i = 0; i < n; i += 16) {
+        const size_t len = n - i < 16 ? n - i : 16;
+        const __mmask16 m = (__mmask16)((1u << len) - 1);
+        const __m512 r = _mm512_maskz_loadu_ps(m, rinv + i);
+        const __m512 z = _mm512_cvtepi32_ps(_mm512_maskz_loadu_epi32(m, zp + i));
+        __mmask16 bad = 0;
+        const __m512i q = quant16(x + i, m, r, z, lo, hi, edge, &bad);
+        _mm_mask_storeu_epi8(dst + i, m, _mm512_cvtepi32_epi8(q));
+        for (uint32_t b = bad & m; b; b &= b - 1) { /* lane by lane */
+            const size_t j = i + (size_t)__builtin_ctz(b);
+            mxp_f32_quant__scalar(dst + j, x + j, 1, scale[j], zp[j], qmin, qmax);
+        }
+    }
+}
+
+void mxp_f32_minmax_cols__avx512f(const float *x, size_t n, float *lo, float *hi)
+{
+    const __m512 inf = _mm512_set1_ps(__builtin_inff());
+    for (size_t i = 0; i < n; i += 16) {
+        const size_t len = n - i < 16 ? n - i : 16;
+        const __mmask16 m = (__mmask16)((1u << len) - 1);
+        const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        const __mmask16 f = _mm512_cmp_ps_mask(_mm512_abs_ps(v), inf, _CMP_LT_OQ) & m;
+        const __m512 a = _mm512_maskz_loadu_ps(m, lo + i), b = _mm512_maskz_loadu_ps(m, hi + i);
+        _mm512_mask_storeu_ps(lo + i, f, _mm512_min_ps(v, a));
+        _mm512_mask_storeu_ps(hi + i, f, _mm512_max_ps(v, b));
+    }
+}
