@@ -52,6 +52,7 @@ bench: build
 	@$(BUILD)/mxp bench convert
 	@$(BUILD)/mxp bench ops
 	@$(BUILD)/mxp bench gemm --set standard
+	@$(BUILD)/mxp bench gemm --set standard --threads 2
 	@$(BUILD)/mxp bench quant
 
 install: build

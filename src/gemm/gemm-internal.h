@@ -72,6 +72,13 @@ void mxp_gemm_epilogue_row(const mxp_gemm_opts *o, double *t, size_t i, size_t j
 bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
                    double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st);
 
+/* A GEMV kernel of src/kernels/gemv/ (kind MXP_GEMV_F32/BF16/F16 with
+ * float32 x and y, -1 float64, -2 int16 x by int8 B into int32 y with room
+ * for n rounded up to 32) over column ranges on mxp_get_num_threads()
+ * threads when B is large; ld in elements of B (itemsize bytes each). */
+void mxp_gemm_gemv_run(int kind, int trans_b, size_t k, size_t n, const void *x, const void *b, size_t ld,
+                       size_t itemsize, void *y);
+
 /* Integer GEMM (src/gemm/int8.c): uint8 or int8 A by int8 B.  Is t an
  * integer input type?  Are these types a combination mxp_gemm takes (float
  * x float -> float, or integer)?  mxp_gemm_int8 runs once the common

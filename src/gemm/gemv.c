@@ -5,9 +5,63 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
 #include "kernels/gemv-kernels.h"
 #include "mxp/alloc.h"
+#include "mxp/threads.h"
+
+/* The GEMV kernels on column ranges across threads: every y[j] is one
+ * thread's dot product in the same order, so the bits do not depend on the
+ * thread count.  Columns in multiples of 32 (the kernels' vectors). */
+#if MXP_HAVE_X86_KERNELS
+typedef struct gemv_job {
+    int kind; /* MXP_GEMV_F32/BF16/F16, or -1 for float64, -2 for int16 x int8 */
+    int trans_b;
+    size_t k, n, ld, itemsize; /* ld in elements of B */
+    const void *x, *b;
+    void *y;
+} gemv_job;
+
+static void gemv_share(void *ctx, int t, int nt)
+{
+    const gemv_job *g = ctx;
+    const size_t blocks = (g->n + 31) / 32;
+    const size_t j0 = blocks * (size_t)t / (size_t)nt * 32, j1e = blocks * (size_t)(t + 1) / (size_t)nt * 32;
+    const size_t j1 = j1e < g->n ? j1e : g->n;
+    if (j0 >= j1)
+        return;
+    /* B's columns j0..: along a row (not transposed) or whole rows (transposed) */
+    const unsigned char *b = (const unsigned char *)g->b + (g->trans_b ? j0 * g->ld : j0) * g->itemsize;
+    switch (g->kind) {
+    case -1:
+        mxp_gemv_f64__avx512f(g->trans_b, g->k, j1 - j0, g->x, (const double *)(const void *)b, g->ld,
+                              (double *)g->y + j0);
+        break;
+    case -2:
+        mxp_gemv_s16s8__avx512f(g->trans_b, g->k, j1 - j0, g->x, (const int8_t *)(const void *)b, g->ld,
+                                (int32_t *)g->y + j0);
+        break;
+    default:
+        mxp_gemv_f32acc__avx512f(g->trans_b, g->kind, g->k, j1 - j0, g->x, b, g->ld * g->itemsize,
+                                 (float *)g->y + j0);
+        break;
+    }
+}
+
+void mxp_gemm_gemv_run(int kind, int trans_b, size_t k, size_t n, const void *x, const void *b, size_t ld,
+                       size_t itemsize, void *y)
+{
+    gemv_job g = { kind, trans_b, k, n, ld, itemsize, x, b, y };
+    int nt = mxp_get_num_threads();
+    const double bytes = (double)k * (double)n * (double)itemsize;
+    if (bytes < (1 << 21)) /* a few microseconds of streaming: one thread */
+        nt = 1;
+    if ((size_t)nt > (n + 31) / 32)
+        nt = (int)((n + 31) / 32);
+    mxp_parallel(nt < 1 ? 1 : nt, gemv_share, &g);
+}
+#endif
 
 /* alpha * y + beta * C, the epilogue, one rounding into C (y float32 or
  * float64: one of yf, yd). */
@@ -49,7 +103,7 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
         double *x = mxp_malloc(k * sizeof *x), *y = mxp_malloc(n * sizeof *y);
         if (x && y) {
             mxp_convert_strided(x, MXP_F64, 8, a->base, a->dtype, a_step, k, NULL);
-            mxp_gemv_f64__avx512f(b->trans, k, n, x, (const double *)(const void *)b->base, b->ld, y);
+            mxp_gemm_gemv_run(-1, b->trans, k, n, x, b->base, b->ld, 8, y);
             finish_row(n, alpha, NULL, y, beta, c, c_type, opts);
         }
         *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
@@ -65,7 +119,7 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
     if (x && y) {
         /* x = the one row of op(A), widened exactly */
         mxp_convert_strided(x, MXP_F32, 4, a->base, a->dtype, a_step, k, NULL);
-        mxp_gemv_f32acc__avx512f(b->trans, kind, k, n, x, b->base, b->ld * mxp_dtype_itemsize(b->dtype), y);
+        mxp_gemm_gemv_run(kind, b->trans, k, n, x, b->base, b->ld, mxp_dtype_itemsize(b->dtype), y);
         finish_row(n, alpha, y, NULL, beta, c, c_type, opts);
     }
     *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");

@@ -264,7 +264,7 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
         x[p] = (int16_t)v;
         sum += (uint32_t)v;
     }
-    mxp_gemv_s16s8__avx512f(job->b.trans, k, n, x, (const int8_t *)(const void *)job->b.base, job->b.ld, y);
+    mxp_gemm_gemv_run(-2, job->b.trans, k, n, x, job->b.base, job->b.ld, 1, y);
     const uint32_t corr = (uint32_t)job->b_zero * sum;
     int32_t *w = job->w ? job->w : y;
     for (size_t j = 0; j < n; j++)

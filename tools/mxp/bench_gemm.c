@@ -47,7 +47,7 @@ static const gemm_shape standard_shapes[] = {
     { 256, 256, 256 }, { 512, 512, 512 }, { 1024, 1024, 1024 }, { 2048, 2048, 2048 },
     { 1, 4096, 4096 }, { 16, 4096, 4096 }, { 128, 4096, 4096 },
 };
-static const mxp_dtype standard_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16 };
+static const mxp_dtype standard_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_U8 };
 static const mxp_dtype supported_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_U8 };
 
 static void print_help(void)
@@ -67,13 +67,15 @@ static void print_help(void)
            "  --threads T    threads for mxp (mxp_set_num_threads) and for the peers\n"
            "                 (OPENBLAS_NUM_THREADS / openblas_set_num_threads, OMP_NUM_THREADS /\n"
            "                 omp_set_num_threads for oneDNN's OpenMP); default 1.  mxp splits\n"
-           "                 the rows of C in blocks, so a small M uses fewer threads.  With\n"
-           "                 T > 1 each library's idle threads may spin while the next one\n"
-           "                 runs; on a shared machine such figures are rough\n"
+           "                 the rows of C, or its columns when M is small.  With T > 1 the\n"
+           "                 peers' idle threads are asked not to spin through the others'\n"
+           "                 runs (OMP_WAIT_POLICY=passive, OPENBLAS_THREAD_TIMEOUT=4, unless\n"
+           "                 set); on a shared machine such figures are rough\n"
            "  --reps R       timed runs of each implementation, median reported (default 7)\n"
            "  --set standard the standard set, as `make bench` runs it: M = N = K = 256,\n"
            "                 512, 1024, 2048, then M = 1, 16, 128 with N = K = 4096, for\n"
-           "                 f32, f64 and bf16 (or only --dtype D); not with --m/--n/--k\n"
+           "                 f32, f64, bf16 and u8s8 (or only --dtype D); not with\n"
+           "                 --m/--n/--k\n"
            "  --json         one JSON object per implementation and case, one per line:\n"
            "                 dtype m n k threads reps impl available seconds gflops ratio\n"
            "                 b_gbps diff detail (null where a column shows \"-\"); the\n"

@@ -35,6 +35,8 @@ void load_openblas(int threads)
         return;
     openblas.tried = 1;
     set_env_threads("OPENBLAS_NUM_THREADS", threads); /* read when the library loads */
+    if (threads > 1) /* idle threads spin briefly, not through the next implementation's run */
+        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     for (size_t i = 0; i < sizeof paths / sizeof paths[0] && !openblas.lib; i++) {
         void *lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
         if (!lib)
@@ -89,6 +91,8 @@ void load_onednn(int threads)
         return;
     d->tried = 1;
     set_env_threads("OMP_NUM_THREADS", threads); /* Debian's oneDNN runs on OpenMP (libgomp) */
+    if (threads > 1) /* idle OpenMP threads sleep instead of spinning through the others' runs */
+        setenv("OMP_WAIT_POLICY", "passive", 0);
     for (size_t i = 0; i < sizeof paths / sizeof paths[0] && !d->lib; i++) {
         if ((d->lib = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL)) != NULL)
             d->path = paths[i];
