@@ -82,44 +82,61 @@ static void pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, s
     }
 }
 
+/* Four stored rows of B, cols columns, into one K-quad row of a panel. */
+static void interleave4(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
+                        int8_t *d)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() >= MXP_ISA_AVX512) {
+        mxp_s8_interleave4__avx512f(r0, r1, r2, r3, cols, d);
+        return;
+    }
+#endif
+    for (size_t c = 0; c < cols; c++) {
+        d[4 * c] = r0[c];
+        d[4 * c + 1] = r1[c];
+        d[4 * c + 2] = r2[c];
+        d[4 * c + 3] = r3[c];
+    }
+}
+
 /* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/4][NR][4];
- * zero-padded (the padding of A~ then multiplies zeros). */
+ * zero-padded (the padding of A~ then multiplies zeros).  Not transposed,
+ * four stored rows at a time across all the panels, so that reads run
+ * along B's rows. */
 static void pack_b(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                    size_t nc, int8_t *dst)
 {
     const size_t nr = cfg->nr, kcp = (kc + 3) / 4 * 4;
-    for (size_t j = 0; j < nc; j += nr, dst += nr * kcp) {
-        const size_t cols = min_size(nr, nc - j);
-        if (cols < nr || kcp != kc)
-            memset(dst, 0, nr * kcp);
-        if (b->trans) { /* column j is stored row j: copy quads */
+    for (size_t j = 0; j < nc; j += nr)
+        if (min_size(nr, nc - j) < nr || kcp != kc)
+            memset(dst + j / nr * nr * kcp, 0, nr * kcp);
+    if (b->trans) { /* column j is stored row j: copy quads */
+        for (size_t j = 0; j < nc; j += nr) {
+            const size_t cols = min_size(nr, nc - j);
+            int8_t *pd = dst + j / nr * nr * kcp;
             for (size_t c = 0; c < cols; c++) {
                 const int8_t *src = (const int8_t *)b->base + (j0 + j + c) * b->ld + p0;
                 size_t p = 0;
                 for (; p + 4 <= kc; p += 4)
-                    memcpy(dst + p * nr + 4 * c, src + p, 4);
+                    memcpy(pd + p * nr + 4 * c, src + p, 4);
                 for (; p < kc; p++)
-                    dst[p / 4 * 4 * nr + 4 * c + p % 4] = src[p];
-            }
-            continue;
-        }
-        size_t p = 0; /* four stored rows interleaved into quads */
-        for (; p + 4 <= kc; p += 4) {
-            const int8_t *r0 = (const int8_t *)b->base + (p0 + p) * b->ld + j0 + j;
-            const int8_t *r1 = r0 + b->ld, *r2 = r1 + b->ld, *r3 = r2 + b->ld;
-            int8_t *d = dst + p * nr;
-            for (size_t c = 0; c < cols; c++) {
-                d[4 * c] = r0[c];
-                d[4 * c + 1] = r1[c];
-                d[4 * c + 2] = r2[c];
-                d[4 * c + 3] = r3[c];
+                    pd[p / 4 * 4 * nr + 4 * c + p % 4] = src[p];
             }
         }
-        for (; p < kc; p++) {
-            const int8_t *src = (const int8_t *)b->base + (p0 + p) * b->ld + j0 + j;
-            for (size_t c = 0; c < cols; c++)
-                dst[p / 4 * 4 * nr + 4 * c + p % 4] = src[c];
-        }
+        return;
+    }
+    size_t p = 0;
+    for (; p + 4 <= kc; p += 4) {
+        const int8_t *r0 = (const int8_t *)b->base + (p0 + p) * b->ld + j0;
+        const int8_t *r1 = r0 + b->ld, *r2 = r1 + b->ld, *r3 = r2 + b->ld;
+        for (size_t j = 0; j < nc; j += nr)
+            interleave4(r0 + j, r1 + j, r2 + j, r3 + j, min_size(nr, nc - j), dst + j / nr * nr * kcp + p * nr);
+    }
+    for (; p < kc; p++) { /* the last rows of an incomplete quad (the rest stays zero) */
+        const int8_t *src = (const int8_t *)b->base + (p0 + p) * b->ld + j0;
+        for (size_t j = 0; j < nc; j++)
+            dst[j / nr * nr * kcp + p / 4 * 4 * nr + 4 * (j % nr) + p % 4] = src[j];
     }
 }
 
@@ -177,58 +194,13 @@ typedef struct step {
     const mxp_int8_job *job;
     size_t mc_step, jc, nc, pc, kc;
     bool first, last;
+    bool split_n; /* threads split the columns (few rows) instead of the rows */
     int8_t *pb;
     uint8_t *pa[MAX_THREADS];
     const int32_t *row_off, *col_off;
     int32_t *w;       /* sum (i, j) at w[i * ldw + j - wcol] */
     size_t ldw, wcol;
 } step;
-
-/* Thread t's share of one (jc, pc) step: ic blocks t, t + T, ...; on the
- * last pc step each block, complete, goes to job->finish while in cache. */
-static void run_blocks(void *ctx, int t, int nthreads)
-{
-    const step *s = ctx;
-    const mxp_u8s8_gemm_config *cfg = s->cfg;
-    const mxp_int8_job *job = s->job;
-    const size_t kcp = (s->kc + 3) / 4 * 4;
-    uint8_t *pa = s->pa[t];
-    for (size_t ic = (size_t)t * s->mc_step; ic < job->m; ic += (size_t)nthreads * s->mc_step) {
-        const size_t mc = min_size(s->mc_step, job->m - ic);
-        int32_t *wb = s->w + ic * s->ldw + (s->jc - s->wcol);
-        pack_a(cfg, &job->a, ic, mc, s->pc, s->kc, pa);
-        for (size_t jr = 0; jr < s->nc; jr += cfg->nr) {
-            const size_t nr = min_size(cfg->nr, s->nc - jr);
-            const int8_t *bp = s->pb + jr * kcp;
-            for (size_t ir = 0; ir < mc; ir += cfg->mr)
-                cfg->ukernel(min_size(cfg->mr, mc - ir), nr, kcp, pa + ir * kcp, bp, wb + ir * s->ldw + jr, s->ldw,
-                             s->first ? s->row_off + ic + ir : NULL, s->first ? s->col_off + s->jc + jr : NULL);
-        }
-        if (s->last && job->finish)
-            job->finish(job->finish_ctx, ic, mc, s->jc, s->nc, wb, s->ldw);
-    }
-}
-
-/* Thread t's share of packing B for one (jc, pc) step: NR panels t, t + T, ... */
-static void pack_b_share(void *ctx, int t, int nthreads)
-{
-    const step *s = ctx;
-    const size_t nr = s->cfg->nr, kcp = (s->kc + 3) / 4 * 4;
-    for (size_t jr = (size_t)t * nr; jr < s->nc; jr += (size_t)nthreads * nr)
-        pack_b(s->cfg, &s->job->b, s->pc, s->kc, s->jc + jr, min_size(nr, s->nc - jr), s->pb + jr * kcp);
-}
-
-/* Threads pay off from a few million multiply-adds, one per MC block. */
-static int threads_for(const mxp_u8s8_gemm_config *cfg, const mxp_int8_job *job)
-{
-    int t = job->max_threads;
-    const size_t blocks = (job->m + cfg->mc - 1) / cfg->mc;
-    if ((double)job->m * (double)job->n * (double)job->k < 4e6)
-        t = 1;
-    if ((size_t)t > blocks)
-        t = (int)blocks;
-    return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
-}
 
 /* The step that splits `total` into as few blocks of at most `block` as
  * it can, all about the same size (no thin last one), rounded up to a
@@ -237,6 +209,77 @@ static size_t even_block(size_t total, size_t block, size_t unit)
 {
     const size_t count = (total + block - 1) / block;
     return ((total + count - 1) / count + unit - 1) / unit * unit;
+}
+
+/* Thread t's share of one (jc, pc) step: a contiguous range of rows (equal
+ * to within MR) in MC blocks of about the same size, all columns; or, with
+ * split_n (few rows), all rows and a range of NR panels.  On the last pc
+ * step each block, complete, goes to job->finish while in cache. */
+static void run_blocks(void *ctx, int t, int nthreads)
+{
+    const step *s = ctx;
+    const mxp_u8s8_gemm_config *cfg = s->cfg;
+    const mxp_int8_job *job = s->job;
+    const size_t kcp = (s->kc + 3) / 4 * 4;
+    uint8_t *pa = s->pa[t];
+    size_t r0 = 0, r1 = job->m, j0 = 0, j1 = s->nc;
+    if (s->split_n) {
+        const size_t panels = (s->nc + cfg->nr - 1) / cfg->nr;
+        j0 = panels * (size_t)t / (size_t)nthreads * cfg->nr;
+        j1 = min_size(panels * (size_t)(t + 1) / (size_t)nthreads * cfg->nr, s->nc);
+    } else {
+        const size_t panels = (job->m + cfg->mr - 1) / cfg->mr;
+        r0 = panels * (size_t)t / (size_t)nthreads * cfg->mr;
+        r1 = t + 1 == nthreads ? job->m : panels * (size_t)(t + 1) / (size_t)nthreads * cfg->mr;
+    }
+    if (r0 >= r1 || j0 >= j1)
+        return;
+    const size_t mc_step = even_block(r1 - r0, s->mc_step, cfg->mr);
+    for (size_t ic = r0; ic < r1; ic += mc_step) {
+        const size_t mc = min_size(mc_step, r1 - ic);
+        int32_t *wb = s->w + ic * s->ldw + (s->jc - s->wcol);
+        pack_a(cfg, &job->a, ic, mc, s->pc, s->kc, pa);
+        for (size_t jr = j0; jr < j1; jr += cfg->nr) {
+            const size_t nr = min_size(cfg->nr, j1 - jr);
+            const int8_t *bp = s->pb + jr * kcp;
+            for (size_t ir = 0; ir < mc; ir += cfg->mr)
+                cfg->ukernel(min_size(cfg->mr, mc - ir), nr, kcp, pa + ir * kcp, bp, wb + ir * s->ldw + jr, s->ldw,
+                             s->first ? s->row_off + ic + ir : NULL, s->first ? s->col_off + s->jc + jr : NULL);
+        }
+        if (s->last && job->finish)
+            job->finish(job->finish_ctx, ic, mc, s->jc + j0, j1 - j0, wb + j0, s->ldw);
+    }
+}
+
+/* Thread t's share of packing B for one (jc, pc) step: a contiguous range
+ * of NR panels. */
+static void pack_b_share(void *ctx, int t, int nthreads)
+{
+    const step *s = ctx;
+    const size_t nr = s->cfg->nr, kcp = (s->kc + 3) / 4 * 4;
+    const size_t panels = (s->nc + nr - 1) / nr;
+    const size_t first = panels * (size_t)t / (size_t)nthreads, end = panels * (size_t)(t + 1) / (size_t)nthreads;
+    if (first < end) {
+        const size_t j0 = first * nr, j1 = min_size(end * nr, s->nc);
+        pack_b(s->cfg, &s->job->b, s->pc, s->kc, s->jc + j0, j1 - j0, s->pb + j0 * kcp);
+    }
+}
+
+/* Threads pay off from a few million multiply-adds, each with at least
+ * two MR panels of rows, or (split_n) two NR panels of columns when the
+ * rows are too few to share. */
+static int threads_for(const mxp_u8s8_gemm_config *cfg, const mxp_int8_job *job, bool *split_n)
+{
+    int t = job->max_threads;
+    const size_t row_shares = (job->m + 2 * cfg->mr - 1) / (2 * cfg->mr);
+    const size_t col_shares = (job->n + 2 * cfg->nr - 1) / (2 * cfg->nr);
+    if ((double)job->m * (double)job->n * (double)job->k < 4e6)
+        t = 1;
+    *split_n = t > 1 && row_shares < (size_t)t && col_shares > row_shares;
+    const size_t shares = *split_n ? col_shares : row_shares;
+    if ((size_t)t > shares)
+        t = (int)shares;
+    return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
 }
 
 /* M = 1 (one token): B streamed once from the caller's memory, no packing.
@@ -288,16 +331,16 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
         return gst;
     const size_t m = job->m, n = job->n, k = job->k;
     const size_t kc_step = even_block(k, cfg->kc, 4), nc_step = even_block(n, cfg->nc, cfg->nr);
-    const int nthreads = threads_for(cfg, job);
-    /* MC blocks of about the same size, as many as a multiple of the threads */
-    const size_t per_thread = ((m + cfg->mc - 1) / cfg->mc + (size_t)nthreads - 1) / (size_t)nthreads;
-    const size_t mc_step = even_block(m, (m + per_thread * (size_t)nthreads - 1) / (per_thread * (size_t)nthreads),
-                                      cfg->mr);
+    bool split_n = false;
+    const int nthreads = threads_for(cfg, job, &split_n);
+    /* each thread splits its rows in blocks of at most this (a multiple of MR) */
+    const size_t mc_step = min_size(cfg->mc, (m + cfg->mr - 1) / cfg->mr * cfg->mr);
     step s;
     memset(&s, 0, sizeof s);
     s.cfg = cfg;
     s.job = job;
     s.mc_step = mc_step;
+    s.split_n = split_n;
     s.pb = mxp_malloc(nc_step * kc_step);
     int32_t *off = mxp_malloc((m + n) * sizeof *off);
     int32_t *ws = job->w ? NULL : mxp_malloc(m * min_size(n, nc_step) * sizeof *ws);

@@ -32,6 +32,11 @@ MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_8x48__avx512vnni)
 
 #undef MXP_U8S8_GEMM_UKERNEL
 
+/* dst[4c + q] = r_q[c] for c < cols: four int8 rows into K-quads
+ * (src/kernels/s8-pack/). */
+void mxp_s8_interleave4__avx512f(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
+                                 int8_t *dst);
+
 /* Does the rows x cols bfloat16 matrix (rows ld apart) hold a nonzero
  * |x| < 2^-63 (whose products vdpbf16ps could flush)?  The GEMM's check
  * before the bf16 kernel (src/gemm/gemm.c has the portable twin). */
