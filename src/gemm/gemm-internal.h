@@ -62,6 +62,29 @@ mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n,
                                  const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
                                  size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx);
 
+/* Small M (a few rows of C): B is not packed but read in place by a
+ * micro-kernel with a row stride; A is packed [k][mr].  Only for B of the
+ * accumulator's dtype, not transposed. */
+typedef void (*mxp_gemm_direct_fn)(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
+                                   void *c, size_t ldc, double alpha, double beta);
+typedef struct mxp_gemm_direct_config {
+    const char *name;
+    mxp_dtype acc;
+    mxp_isa isa;
+    size_t mr, nr, kc;
+    size_t max_m; /* used for m <= max_m */
+    mxp_gemm_direct_fn ukernel;
+} mxp_gemm_direct_config;
+
+/* NULL when none serves acc at or below isa. */
+const mxp_gemm_direct_config *mxp_gemm_direct_config_for(mxp_dtype acc, mxp_isa isa);
+
+/* The small-M loops: pc over KC, A packed once per step, NR strips of
+ * columns split across threads, finish per thread's columns at the end. */
+mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, size_t n, size_t k, double alpha,
+                                 const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
+                                 size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx);
+
 /* t[0..len) holds row i, columns j0.., of alpha*AB + beta*C in float64;
  * adds the bias, applies the activation and the clamp of o.  tmp has room
  * for len values. */

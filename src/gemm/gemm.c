@@ -235,8 +235,12 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
                                     has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb)))
         cfg = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current()); /* keep tiny values exact */
     const bool epilogue = has_epilogue(opts);
+    const mxp_gemm_direct_config *dcfg = mxp_gemm_direct_config_for(acc, mxp_isa_current());
+    if (!(dcfg && m <= dcfg->max_m && b_type == acc && !B.trans && cfg->packed == acc))
+        dcfg = NULL; /* small M with B of the accumulator's dtype: read in place */
     if (c_type == acc && !epilogue) /* accumulate in C itself */
-        return mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);
+        return dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL)
+                    : mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);
     /* Otherwise a workspace of the accumulator's type, rounded into C once. */
     const size_t as = mxp_dtype_itemsize(acc);
     if (m > SIZE_MAX / as / n)
@@ -247,7 +251,8 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
     if (beta != 0)
         copy_rows(w, acc, n, c, c_type, ldc, m, n, NULL);
     finish_ctx f = { c, c_type, acc, ldc, n, opts, epilogue };
-    st = mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f);
+    st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f)
+              : mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f);
     mxp_free(w);
     return st;
 }

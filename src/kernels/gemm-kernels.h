@@ -20,6 +20,17 @@ MXP_GEMM_UKERNEL(mxp_bf16_gemm_ukernel_6x32__avx512bf16)
 
 #undef MXP_GEMM_UKERNEL
 
+/* Small-M micro-kernels reading B in place (rows ldb elements apart), A
+ * packed [k][MR]: c = alpha * A~B + beta * c on an mr x nr tile. */
+#define MXP_GEMM_DIRECT_UKERNEL(name) \
+    void name(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb, void *c, size_t ldc, \
+              double alpha, double beta);
+
+MXP_GEMM_DIRECT_UKERNEL(mxp_f32_gemm_direct_8x48__avx512f)
+MXP_GEMM_DIRECT_UKERNEL(mxp_f64_gemm_direct_8x24__avx512f)
+
+#undef MXP_GEMM_DIRECT_UKERNEL
+
 /* Integer micro-kernels (src/gemm/int8-internal.h): on one tile,
  * c = (row_off ? row_off[i] + col_off[j] : c) + A~ B~ modulo 2^32, with A~
  * uint8 [kc/4][MR][4] and B~ int8 [kc/4][NR][4], kc a multiple of 4. */

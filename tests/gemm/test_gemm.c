@@ -516,6 +516,39 @@ static void test_gemm_large_shapes_cross_every_cache_block(void **state)
     }
 }
 
+/* Small M reads B in place (AVX-512: the direct 8 x 48 / 8 x 24 kernels
+ * with rank-16 steps): tiles one column short and over, K around the steps
+ * and KC, padded B rows holding NaN that a stray read would show, at every
+ * ISA level. */
+static void test_gemm_small_m_reads_b_in_place_at_every_level(void **state)
+{
+    (void)state;
+    const size_t ms[] = { 2, 8, 9, 16 }, ns[] = { 1, 47, 48, 49, 97 }, ks[] = { 1, 15, 17, 257 };
+    const mxp_dtype types[] = { MXP_F32, MXP_F64 };
+    uint64_t seed = 9500;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        for (size_t d = 0; d < NELEMS(types); d++)
+            for (size_t im = 0; im < NELEMS(ms); im++)
+                for (size_t in = 0; in < NELEMS(ns); in++)
+                    for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                        gemm_case gc = base_case(types[d], types[d], types[d]);
+                        gc.ta = (im + ik) % 2 ? MXP_TRANS : MXP_NO_TRANS;
+                        gc.m = ms[im];
+                        gc.n = ns[in];
+                        gc.k = ks[ik];
+                        gc.alpha = 2.0;
+                        gc.beta = in % 2 ? -0.5 : 0.0;
+                        gc.pad_a = 1;
+                        gc.pad_b = 3;
+                        gc.pad_c = 2;
+                        gc.seed = seed++;
+                        check_case(&gc);
+                    }
+    }
+    assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
+}
+
 /* ---- 3. leading dimensions with padding, guards, inputs untouched --------- */
 
 static void test_gemm_padded_leading_dimensions_leave_padding_guards_and_inputs_untouched(void **state)
@@ -1419,6 +1452,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gemm_f32_and_f64_match_reference_on_every_shape_and_transpose, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_low_precision_and_mixed_dtypes_within_tolerance, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_large_shapes_cross_every_cache_block, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_small_m_reads_b_in_place_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_padded_leading_dimensions_leave_padding_guards_and_inputs_untouched,
                                   restore_defaults),
         cmocka_unit_test_teardown(test_gemm_beta_zero_ignores_nan_and_inf_in_c, restore_defaults),

@@ -44,3 +44,50 @@ void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const v
         _mm512_mask_storeu_ps(row + 16, m1, x1);
     }
 }
+
+/* Small M: 8 x 48 with B read in place (rows ldb apart, not packed: for a
+ * few rows of C, packing B would cost more than the multiply) and A packed
+ * [k][8].  24 accumulators; B's columns beyond nr are masked off, never
+ * read. */
+void mxp_f32_gemm_direct_8x48__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
+                                       void *c, size_t ldc, double alpha, double beta)
+{
+    const float *pa = a, *pb = b;
+    const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
+    const __mmask16 m1 = nr >= 32 ? 0xffff : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1) : 0;
+    const __mmask16 m2 = nr >= 48 ? 0xffff : nr > 32 ? (__mmask16)((1u << (nr - 32)) - 1) : 0;
+    __m512 acc0[8], acc1[8], acc2[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+        acc0[i] = acc1[i] = acc2[i] = _mm512_setzero_ps();
+    for (size_t p = 0; p < kc; p++) {
+        const __m512 b0 = _mm512_maskz_loadu_ps(m0, pb), b1 = _mm512_maskz_loadu_ps(m1, pb + 16);
+        const __m512 b2 = _mm512_maskz_loadu_ps(m2, pb + 32);
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
+            const __m512 ai = _mm512_set1_ps(pa[i]);
+            acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+            acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+            acc2[i] = _mm512_fmadd_ps(ai, b2, acc2[i]);
+        }
+        pa += 8;
+        pb += ldb;
+    }
+    const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
+    float *pc = c;
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) { /* constant indices: the accumulators stay in registers */
+        if ((size_t)i >= mr)
+            break;
+        float *row = pc + (size_t)i * ldc;
+        __m512 x0 = _mm512_mul_ps(va, acc0[i]), x1 = _mm512_mul_ps(va, acc1[i]), x2 = _mm512_mul_ps(va, acc2[i]);
+        if (beta != 0) {
+            x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), x0);
+            x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), x1);
+            x2 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m2, row + 32), x2);
+        }
+        _mm512_mask_storeu_ps(row, m0, x0);
+        _mm512_mask_storeu_ps(row + 16, m1, x1);
+        _mm512_mask_storeu_ps(row + 32, m2, x2);
+    }
+}

@@ -43,3 +43,47 @@ void mxp_f64_gemm_ukernel_6x16__avx512f(size_t mr, size_t nr, size_t kc, const v
         _mm512_mask_storeu_pd(row + 8, m1, x1);
     }
 }
+
+/* Small M: 8 x 24 with B read in place (see the float32 kernel). */
+void mxp_f64_gemm_direct_8x24__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
+                                       void *c, size_t ldc, double alpha, double beta)
+{
+    const double *pa = a, *pb = b;
+    const __mmask8 m0 = nr >= 8 ? 0xff : (__mmask8)((1u << nr) - 1);
+    const __mmask8 m1 = nr >= 16 ? 0xff : nr > 8 ? (__mmask8)((1u << (nr - 8)) - 1) : 0;
+    const __mmask8 m2 = nr >= 24 ? 0xff : nr > 16 ? (__mmask8)((1u << (nr - 16)) - 1) : 0;
+    __m512d acc0[8], acc1[8], acc2[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+        acc0[i] = acc1[i] = acc2[i] = _mm512_setzero_pd();
+    for (size_t p = 0; p < kc; p++) {
+        const __m512d b0 = _mm512_maskz_loadu_pd(m0, pb), b1 = _mm512_maskz_loadu_pd(m1, pb + 8);
+        const __m512d b2 = _mm512_maskz_loadu_pd(m2, pb + 16);
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
+            const __m512d ai = _mm512_set1_pd(pa[i]);
+            acc0[i] = _mm512_fmadd_pd(ai, b0, acc0[i]);
+            acc1[i] = _mm512_fmadd_pd(ai, b1, acc1[i]);
+            acc2[i] = _mm512_fmadd_pd(ai, b2, acc2[i]);
+        }
+        pa += 8;
+        pb += ldb;
+    }
+    const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+    double *pc = c;
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) { /* constant indices: the accumulators stay in registers */
+        if ((size_t)i >= mr)
+            break;
+        double *row = pc + (size_t)i * ldc;
+        __m512d x0 = _mm512_mul_pd(va, acc0[i]), x1 = _mm512_mul_pd(va, acc1[i]), x2 = _mm512_mul_pd(va, acc2[i]);
+        if (beta != 0) {
+            x0 = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(m0, row), x0);
+            x1 = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(m1, row + 8), x1);
+            x2 = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(m2, row + 16), x2);
+        }
+        _mm512_mask_storeu_pd(row, m0, x0);
+        _mm512_mask_storeu_pd(row + 8, m1, x1);
+        _mm512_mask_storeu_pd(row + 16, m2, x2);
+    }
+}
