@@ -245,3 +245,14 @@ bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, doubl
     mxp_free(lo);
     return true;
 }
+
+bool mxp_quant_fast_try(uint8_t *dst, const mxp_array *x, const quant_layout *L, const mxp_qparams *qp,
+                        int32_t qmin, int32_t qmax)
+{
+    int64_t run_len = 0;
+    if (mxp_quant_fast_runs(x, L, &run_len)) {
+        mxp_quant_fast(dst, x, L, run_len, qp, qmin, qmax);
+        return true;
+    }
+    return mxp_quant_fast_cols(dst, x, L, qp, qmin, qmax);
+}

@@ -215,13 +215,7 @@ static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp
     mxp_status st = mxp_array_new_owner(&r, qp->qtype, x->ndim, x->shape);
     if (st != MXP_OK)
         return st;
-    int64_t run_len = 0;
-    if (mxp_quant_fast_runs(x, L, &run_len)) { /* SIMD kernels, same bytes */
-        mxp_quant_fast(mxp_array_data(r), x, L, run_len, qp, qmin, qmax);
-        *out = r;
-        return MXP_OK;
-    }
-    if (mxp_quant_fast_cols(mxp_array_data(r), x, L, qp, qmin, qmax)) { /* per channel, last axis */
+    if (mxp_quant_fast_try(mxp_array_data(r), x, L, qp, qmin, qmax)) { /* SIMD kernels, same bytes */
         *out = r;
         return MXP_OK;
     }
@@ -354,15 +348,9 @@ mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qpara
     if (!(out->flags & MXP_ARRAY_WRITEABLE))
         return mxp_error(MXP_ERR_READONLY, "%s: out is read-only", what);
     const bool nearest = !opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags);
-    int64_t run_len = 0;
-    if (!t.is_float && nearest && (out->flags & MXP_ARRAY_C_CONTIGUOUS) && !mxp_arrays_may_overlap(out, x)) {
-        if (mxp_quant_fast_runs(x, &L, &run_len)) {
-            mxp_quant_fast(mxp_array_data(out), x, &L, run_len, qp, t.qmin, t.qmax);
-            return MXP_OK;
-        }
-        if (mxp_quant_fast_cols(mxp_array_data(out), x, &L, qp, t.qmin, t.qmax))
-            return MXP_OK;
-    }
+    if (!t.is_float && nearest && (out->flags & MXP_ARRAY_C_CONTIGUOUS) && !mxp_arrays_may_overlap(out, x) &&
+        mxp_quant_fast_try(mxp_array_data(out), x, &L, qp, t.qmin, t.qmax))
+        return MXP_OK;
     mxp_array *r = NULL; /* any other case: quantize, then copy */
     st = mxp_quantize(&r, x, qp, opts);
     if (st == MXP_OK)
