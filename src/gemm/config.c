@@ -41,16 +41,22 @@ const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_
 
 static const mxp_gemm_direct_config direct_configs[] = {
 #if MXP_HAVE_X86_KERNELS
-    { "f32_gemm_direct_8x48__avx512f", MXP_F32, MXP_ISA_AVX512, 8, 48, 256, 16, mxp_f32_gemm_direct_8x48__avx512f },
-    { "f64_gemm_direct_8x24__avx512f", MXP_F64, MXP_ISA_AVX512, 8, 24, 256, 16, mxp_f64_gemm_direct_8x24__avx512f },
+    { "bf16_gemm_direct_8x32__avx512bf16", MXP_F32, MXP_BF16, 2, MXP_ISA_AVX512BF16, 8, 32, 256, 16,
+      mxp_bf16_gemm_direct_8x32__avx512bf16 },
+    { "f32_gemm_direct_8x48__avx512f", MXP_F32, MXP_F32, 1, MXP_ISA_AVX512, 8, 48, 256, 16,
+      mxp_f32_gemm_direct_8x48__avx512f },
+    { "f64_gemm_direct_8x24__avx512f", MXP_F64, MXP_F64, 1, MXP_ISA_AVX512, 8, 24, 256, 16,
+      mxp_f64_gemm_direct_8x24__avx512f },
 #endif
-    { NULL, 0, MXP_ISA_SCALAR, 0, 0, 0, 0, NULL },
+    { NULL, 0, 0, 1, MXP_ISA_SCALAR, 0, 0, 0, 0, NULL },
 };
 
-const mxp_gemm_direct_config *mxp_gemm_direct_config_for(mxp_dtype acc, mxp_isa isa)
+const mxp_gemm_direct_config *mxp_gemm_direct_config_for(mxp_dtype acc, mxp_dtype b_type, mxp_isa isa)
 {
-    for (size_t i = 0; direct_configs[i].name; i++)
-        if (direct_configs[i].acc == acc && direct_configs[i].isa <= isa)
-            return &direct_configs[i];
+    for (size_t i = 0; direct_configs[i].name; i++) {
+        const mxp_gemm_direct_config *d = &direct_configs[i];
+        if (d->acc == acc && d->packed == b_type && d->isa <= isa)
+            return d;
+    }
     return NULL;
 }

@@ -156,9 +156,9 @@ enum { SUB = 16 };
 
 typedef struct direct_step {
     const mxp_gemm_direct_config *cfg;
-    size_t m, n, kc, mrp; /* mrp: rows of A~ rounded up to MR */
+    size_t m, n, kc, kcp; /* kcp: kc rounded up to the k-packing */
     double alpha, beta;
-    const unsigned char *pa; /* A~ of this pc step: ceil(m / MR) panels [kc][MR] */
+    const unsigned char *pa; /* A~ of this pc step: ceil(m / MR) panels of kcp x MR */
     const unsigned char *b;  /* B at (pc, 0) */
     size_t ldb;
     unsigned char *w;
@@ -172,7 +172,7 @@ static void run_direct(void *ctx, int t, int nthreads)
 {
     const direct_step *s = ctx;
     const mxp_gemm_direct_config *cfg = s->cfg;
-    const size_t as = mxp_dtype_itemsize(cfg->acc);
+    const size_t cs = mxp_dtype_itemsize(cfg->acc), ps = mxp_dtype_itemsize(cfg->packed);
     const size_t strips = (s->n + cfg->nr - 1) / cfg->nr;
     const size_t j0 = strips * (size_t)t / (size_t)nthreads * cfg->nr;
     size_t j1 = strips * (size_t)(t + 1) / (size_t)nthreads * cfg->nr;
@@ -189,27 +189,28 @@ static void run_direct(void *ctx, int t, int nthreads)
             const size_t nr = j1 - jr < cfg->nr ? j1 - jr : cfg->nr;
             for (size_t ir = 0; ir < s->m; ir += cfg->mr) {
                 const size_t mr = s->m - ir < cfg->mr ? s->m - ir : cfg->mr;
-                cfg->ukernel(mr, nr, sub, s->pa + (ir * s->kc + p * cfg->mr) * as, s->b + (p * s->ldb + jr) * as,
-                             s->ldb, s->w + (ir * s->ldw + jr) * as, s->ldw, s->alpha, beta);
+                cfg->ukernel(mr, nr, sub, s->pa + (ir * s->kcp + p * cfg->mr) * ps, s->b + (p * s->ldb + jr) * ps,
+                             s->ldb, s->w + (ir * s->ldw + jr) * cs, s->ldw, s->alpha, beta);
             }
         }
     }
     if (s->last && s->finish)
-        s->finish(s->finish_ctx, 0, s->m, j0, j1 - j0, s->w + j0 * as, s->ldw);
+        s->finish(s->finish_ctx, 0, s->m, j0, j1 - j0, s->w + j0 * cs, s->ldw);
 }
 
 mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, size_t n, size_t k, double alpha,
                                  const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
                                  size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx)
 {
-    const size_t as = mxp_dtype_itemsize(cfg->acc), mrp = (m + cfg->mr - 1) / cfg->mr * cfg->mr;
+    const size_t ps = mxp_dtype_itemsize(cfg->packed), mrp = (m + cfg->mr - 1) / cfg->mr * cfg->mr;
     const size_t kc_max = k < cfg->kc ? k : cfg->kc;
-    unsigned char *pa = mxp_malloc(mrp * kc_max * as);
+    const size_t kcp_max = (kc_max + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
+    unsigned char *pa = mxp_malloc(mrp * kcp_max * ps);
     if (!pa)
         return MXP_ERR_NO_MEMORY;
-    /* A's packing as a configuration of this MR (no conversion: A may be any float dtype) */
-    const mxp_gemm_config pack_cfg = { cfg->name, cfg->acc, cfg->acc, 1, cfg->isa, cfg->mr, cfg->nr, mrp, kc_max,
-                                       cfg->nr, NULL };
+    /* A's packing as a configuration of this MR (converting A exactly) */
+    const mxp_gemm_config pack_cfg = { cfg->name, cfg->acc, cfg->packed, cfg->kpack, cfg->isa, cfg->mr, cfg->nr,
+                                       mrp, kc_max, cfg->nr, NULL };
     int nthreads = mxp_get_num_threads();
     const size_t strips = (n + cfg->nr - 1) / cfg->nr;
     if ((double)m * (double)n * (double)k < 4e6)
@@ -217,12 +218,13 @@ mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, si
     if ((size_t)nthreads > (strips + 1) / 2)
         nthreads = (int)((strips + 1) / 2);
     nthreads = nthreads < 1 ? 1 : nthreads > MAX_THREADS ? MAX_THREADS : nthreads;
-    direct_step s = { cfg, m, n, 0, mrp, alpha, beta, pa, NULL, b->ld, w, ldw, false, finish, finish_ctx };
+    direct_step s = { cfg, m, n, 0, 0, alpha, beta, pa, NULL, b->ld, w, ldw, false, finish, finish_ctx };
     for (size_t pc = 0; pc < k; pc += cfg->kc) {
         s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
+        s.kcp = (s.kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
         s.beta = pc == 0 ? beta : 1.0;
         s.last = pc + s.kc >= k;
-        s.b = b->base + pc * b->ld * as;
+        s.b = b->base + pc * b->ld * ps;
         mxp_gemm_pack_a(&pack_cfg, a, 0, m, pc, s.kc, pa);
         if (nthreads > 1)
             mxp_parallel(nthreads, run_direct, &s);

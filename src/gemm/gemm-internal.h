@@ -63,21 +63,23 @@ mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n,
                                  size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx);
 
 /* Small M (a few rows of C): B is not packed but read in place by a
- * micro-kernel with a row stride; A is packed [k][mr].  Only for B of the
- * accumulator's dtype, not transposed. */
+ * micro-kernel with a row stride; A is packed [k][mr] (or in k-pairs).
+ * Only for B, not transposed, of the dtype the kernel multiplies. */
 typedef void (*mxp_gemm_direct_fn)(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
                                    void *c, size_t ldc, double alpha, double beta);
 typedef struct mxp_gemm_direct_config {
     const char *name;
     mxp_dtype acc;
+    mxp_dtype packed; /* A~'s dtype and B's (read in place) */
+    size_t kpack;     /* 1, or 2: A~ as [k/2][MR][2] (vdpbf16ps) */
     mxp_isa isa;
     size_t mr, nr, kc;
     size_t max_m; /* used for m <= max_m */
     mxp_gemm_direct_fn ukernel;
 } mxp_gemm_direct_config;
 
-/* NULL when none serves acc at or below isa. */
-const mxp_gemm_direct_config *mxp_gemm_direct_config_for(mxp_dtype acc, mxp_isa isa);
+/* NULL when none serves acc and B of dtype b_type at or below isa. */
+const mxp_gemm_direct_config *mxp_gemm_direct_config_for(mxp_dtype acc, mxp_dtype b_type, mxp_isa isa);
 
 /* The small-M loops: pc over KC, A packed once per step, NR strips of
  * columns split across threads, finish per thread's columns at the end. */

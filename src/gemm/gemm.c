@@ -235,9 +235,10 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
                                     has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb)))
         cfg = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current()); /* keep tiny values exact */
     const bool epilogue = has_epilogue(opts);
-    const mxp_gemm_direct_config *dcfg = mxp_gemm_direct_config_for(acc, mxp_isa_current());
-    if (!(dcfg && m <= dcfg->max_m && b_type == acc && !B.trans && cfg->packed == acc))
-        dcfg = NULL; /* small M with B of the accumulator's dtype: read in place */
+    /* small M with B of the dtype the packed configuration multiplies: read in place */
+    const mxp_gemm_direct_config *dcfg = mxp_gemm_direct_config_for(acc, b_type, mxp_isa_current());
+    if (!(dcfg && m <= dcfg->max_m && !B.trans && cfg->packed == dcfg->packed))
+        dcfg = NULL;
     if (c_type == acc && !epilogue) /* accumulate in C itself */
         return dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL)
                     : mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);

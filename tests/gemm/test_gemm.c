@@ -516,15 +516,15 @@ static void test_gemm_large_shapes_cross_every_cache_block(void **state)
     }
 }
 
-/* Small M reads B in place (AVX-512: the direct 8 x 48 / 8 x 24 kernels
- * with rank-16 steps): tiles one column short and over, K around the steps
+/* Small M reads B in place (AVX-512: the direct 8 x 48 / 8 x 24 / bf16
+ * 8 x 32 kernels with rank-16 steps): tiles one column short and over, K around the steps
  * and KC, padded B rows holding NaN that a stray read would show, at every
  * ISA level. */
 static void test_gemm_small_m_reads_b_in_place_at_every_level(void **state)
 {
     (void)state;
     const size_t ms[] = { 2, 8, 9, 16 }, ns[] = { 1, 47, 48, 49, 97 }, ks[] = { 1, 15, 17, 257 };
-    const mxp_dtype types[] = { MXP_F32, MXP_F64 };
+    const mxp_dtype types[] = { MXP_F32, MXP_F64, MXP_BF16 };
     uint64_t seed = 9500;
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);

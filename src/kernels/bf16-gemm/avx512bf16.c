@@ -52,3 +52,56 @@ void mxp_bf16_gemm_ukernel_6x32__avx512bf16(size_t mr, size_t nr, size_t kc, con
         _mm512_mask_storeu_ps(row + 16, m1, x1);
     }
 }
+
+/* Small M: 8 x 32 with bfloat16 B read in place (rows ldb elements apart):
+ * rows p and p+1 are interleaved into k-pairs in registers (vpunpck*wd
+ * works within 128-bit lanes, so the accumulators hold the columns in the
+ * order 0-3, 8-11, 16-19, 24-27 | 4-7, 12-15, 20-23, 28-31, put back in
+ * order before C is touched).  A packed [k/2][8][2]; an odd kc's last pair
+ * has a zero second row. */
+void mxp_bf16_gemm_direct_8x32__avx512bf16(size_t mr, size_t nr, size_t kc, const void *a, const void *b,
+                                           size_t ldb, void *c, size_t ldc, double alpha, double beta)
+{
+    const uint16_t *pa = a, *pb = b;
+    const __mmask32 mb = nr >= 32 ? ~0u : (__mmask32)((1u << nr) - 1);
+    __m512 lo[8], hi[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+        lo[i] = hi[i] = _mm512_setzero_ps();
+    for (size_t p = 0; p < kc; p += 2) {
+        const __m512i r0 = _mm512_maskz_loadu_epi16(mb, pb);
+        const __m512i r1 = p + 1 < kc ? _mm512_maskz_loadu_epi16(mb, pb + ldb) : _mm512_setzero_si512();
+        const __m512bh b0 = (__m512bh)_mm512_unpacklo_epi16(r0, r1), b1 = (__m512bh)_mm512_unpackhi_epi16(r0, r1);
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
+            int32_t pair;
+            memcpy(&pair, pa + 2 * i, 4);
+            const __m512bh ai = (__m512bh)_mm512_set1_epi32(pair);
+            lo[i] = _mm512_dpbf16_ps(lo[i], ai, b0);
+            hi[i] = _mm512_dpbf16_ps(hi[i], ai, b1);
+        }
+        pa += 16;
+        pb += 2 * ldb;
+    }
+    /* columns 0-15: lo chunk 0, hi chunk 0, lo chunk 1, hi chunk 1; 16-31 likewise from chunks 2, 3 */
+    const __m512i first = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+    const __m512i second = _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+    const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
+    const __mmask16 m1 = nr >= 32 ? 0xffff : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1) : 0;
+    const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
+    float *pc = c;
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++) { /* constant indices: the accumulators stay in registers */
+        if ((size_t)i >= mr)
+            break;
+        float *row = pc + (size_t)i * ldc;
+        __m512 x0 = _mm512_mul_ps(va, _mm512_permutex2var_ps(lo[i], first, hi[i]));
+        __m512 x1 = _mm512_mul_ps(va, _mm512_permutex2var_ps(lo[i], second, hi[i]));
+        if (beta != 0) {
+            x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), x0);
+            x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), x1);
+        }
+        _mm512_mask_storeu_ps(row, m0, x0);
+        _mm512_mask_storeu_ps(row + 16, m1, x1);
+    }
+}
