@@ -151,8 +151,6 @@ mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n,
 
 /* ---- small M: B read in place --------------------------------------------- */
 
-/* rows of B per rank update: 16 measured best (8 and 32 lose 10-30% at M = 8..16) */
-enum { SUB = 16 };
 
 typedef struct direct_step {
     const mxp_gemm_direct_config *cfg;
@@ -179,11 +177,12 @@ static void run_direct(void *ctx, int t, int nthreads)
     j1 = j1 < s->n ? j1 : s->n;
     if (j0 >= j1)
         return;
-    /* rank-SUB updates: SUB rows of B across all of this thread's strips,
+    /* rank-`step` updates: that many rows of B across all of this thread's strips,
      * so that B streams along its rows (strip by strip over all KC rows
      * would walk B down its columns); C stays in L2 */
-    for (size_t p = 0; p < s->kc; p += SUB) {
-        const size_t sub = s->kc - p < SUB ? s->kc - p : SUB;
+    const size_t rank = s->m > cfg->mr ? cfg->step_multi : cfg->step;
+    for (size_t p = 0; p < s->kc; p += rank) {
+        const size_t sub = s->kc - p < rank ? s->kc - p : rank;
         const double beta = p == 0 ? s->beta : 1.0;
         for (size_t jr = j0; jr < j1; jr += cfg->nr) {
             const size_t nr = j1 - jr < cfg->nr ? j1 - jr : cfg->nr;

@@ -74,6 +74,7 @@ typedef struct mxp_gemm_direct_config {
     size_t kpack;     /* 1, or 2: A~ as [k/2][MR][2] (vdpbf16ps) */
     mxp_isa isa;
     size_t mr, nr, kc;
+    size_t step, step_multi; /* rows of B per rank update (multiples of kpack): one row panel, several */
     size_t max_m; /* used for m <= max_m */
     mxp_gemm_direct_fn ukernel;
 } mxp_gemm_direct_config;
