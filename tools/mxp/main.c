@@ -13,7 +13,7 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     { "info", cli_info, "version, CPU, ISA level, every dtype's traits, conversion kernels in use" },
     { "tour", cli_tour, "a guided report: the machine, dtypes, rounding error, speed (make demo)" },
-    { "bench", cli_bench, "benchmarks: mxp bench convert|ops|gemm [options]" },
+    { "bench", cli_bench, "benchmarks: mxp bench convert|ops|gemm|quant [options]" },
     { "check", cli_check, "consistency checks: mxp check gemm (every implementation vs float64)" },
     { "cast-value", cli_cast_value, "convert one number to a dtype; show its bits and flags" },
     { "stat", cli_stat, "what a .npy file holds: shape, dtype, order, min/max/mean/std, NaN/inf counts" },
@@ -31,7 +31,8 @@ static void print_usage(FILE *f)
     for (int i = 0; i < COMMAND_COUNT; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\n'mxp <command> --help' describes a command's options.\n"
-               "Environment: MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the kernels used.\n");
+               "Environment: MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the kernels used;\n"
+               "MXP_NUM_THREADS=N sets the threads of GEMM and quantization (default: the CPUs).\n");
 }
 
 static const cli_command *find_command(const char *name)
