@@ -15,17 +15,14 @@
 #define MR 8
 #define NV 3 /* 16-lane vectors across NR = 48 */
 
-void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
-                                            int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
+#define MXP_INLINE static inline __attribute__((always_inline))
+
+/* The tile with the first nv of the NV vectors of B~ (nv a constant in each
+ * instance): an edge panel of at most 16 or 32 columns does no multiply-adds
+ * for columns it does not have (256 = 5 x 48 + 16: a sixth of the work). */
+MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b, int32_t *c,
+                     size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
-    /* C's tile is read or written only at the end: fetch it meanwhile */
-    for (size_t i = 0; i < mr; i++) {
-        const char *row = (const char *)(c + i * ldc); /* 192 bytes: 3 or 4 cache lines */
-        _mm_prefetch(row, _MM_HINT_T0);
-        _mm_prefetch(row + 64, _MM_HINT_T0);
-        _mm_prefetch(row + 128, _MM_HINT_T0);
-        _mm_prefetch(row + 191, _MM_HINT_T0);
-    }
     __m512i acc[MR][NV];
 #pragma GCC unroll 8
     for (int i = 0; i < MR; i++)
@@ -35,7 +32,7 @@ void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, con
     for (size_t q = 0; q < kc; q += 4) {
         __m512i bv[NV];
 #pragma GCC unroll 3
-        for (int v = 0; v < NV; v++)
+        for (int v = 0; v < nv; v++)
             bv[v] = _mm512_loadu_si512((const void *)(b + 64 * v));
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
@@ -43,7 +40,7 @@ void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, con
             memcpy(&quad, a + 4 * i, 4);
             const __m512i ai = _mm512_set1_epi32(quad);
 #pragma GCC unroll 3
-            for (int v = 0; v < NV; v++)
+            for (int v = 0; v < nv; v++)
                 acc[i][v] = _mm512_dpbusd_epi32(acc[i][v], ai, bv[v]);
         }
         a += 4 * MR;
@@ -62,10 +59,29 @@ void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, con
         int32_t *row = c + (size_t)i * ldc;
         const __m512i ri = row_off ? _mm512_set1_epi32(row_off[i]) : _mm512_setzero_si512();
 #pragma GCC unroll 3
-        for (int v = 0; v < NV; v++) {
+        for (int v = 0; v < nv; v++) {
             const __m512i base = row_off ? _mm512_add_epi32(ri, _mm512_maskz_loadu_epi32(mask[v], col_off + 16 * v))
                                          : _mm512_maskz_loadu_epi32(mask[v], row + 16 * v);
             _mm512_mask_storeu_epi32(row + 16 * v, mask[v], _mm512_add_epi32(base, acc[i][v]));
         }
     }
+}
+
+void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
+                                            int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
+{
+    /* C's tile is read or written only at the end: fetch it meanwhile */
+    for (size_t i = 0; i < mr; i++) {
+        const char *row = (const char *)(c + i * ldc); /* 192 bytes: 3 or 4 cache lines */
+        _mm_prefetch(row, _MM_HINT_T0);
+        _mm_prefetch(row + 64, _MM_HINT_T0);
+        _mm_prefetch(row + 128, _MM_HINT_T0);
+        _mm_prefetch(row + 191, _MM_HINT_T0);
+    }
+    if (nr <= 16)
+        tile(1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    else if (nr <= 32)
+        tile(2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    else
+        tile(3, mr, nr, kc, a, b, c, ldc, row_off, col_off);
 }
