@@ -61,6 +61,14 @@ static void pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, s
         if (!a->trans) { /* rows: k contiguous; the panel written in order, a quad per row */
             const uint8_t *src = a->base + (i0 + i) * a->ld + p0;
             size_t p = 0;
+            if (rows == 8 && mr == 8) /* the usual panel: a fixed count the compiler unrolls */
+                for (; p + 4 <= kc; p += 4)
+                    for (size_t r = 0; r < 8; r++) {
+                        uint32_t q;
+                        memcpy(&q, src + r * a->ld + p, 4);
+                        q ^= flip4;
+                        memcpy(dst + p * 8 + 4 * r, &q, 4);
+                    }
             for (; p + 4 <= kc; p += 4)
                 for (size_t r = 0; r < rows; r++) {
                     uint32_t q;
