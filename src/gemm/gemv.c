@@ -61,7 +61,6 @@ void mxp_gemm_gemv_run(int kind, int trans_b, size_t k, size_t n, const void *x,
         nt = (int)((n + 31) / 32);
     mxp_parallel(nt < 1 ? 1 : nt, gemv_share, &g);
 }
-#endif
 
 /* alpha * y + beta * C, the epilogue, one rounding into C (y float32 or
  * float64: one of yf, yd). */
@@ -89,6 +88,8 @@ static void finish_row(size_t n, double alpha, const float *yf, const double *yd
         mxp_convert((unsigned char *)c + j * cs, c_type, t, MXP_F64, len, &co);
     }
 }
+
+#endif
 
 bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
                    double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st)

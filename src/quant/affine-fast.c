@@ -1,7 +1,8 @@
 /* The fast paths of affine quantization: C-contiguous input of a dtype that
  * float32 holds exactly, nearest-even rounding, and runs of elements that
  * share one (scale, zero point) — per tensor, per channel on a leading axis,
- * groups along the last axis.  Float32 kernels (src/kernels/f32-quant/)
+ * groups along the last axis — or a pair per element of each row (per
+ * channel on the last axis).  Float32 kernels (src/kernels/f32-quant/)
  * chosen by ISA level; other dtypes are widened in blocks.  Large arrays
  * are split across threads (each element's code depends on it alone, so
  * the bytes are the same for any thread count). */
@@ -31,13 +32,22 @@ typedef void (*quant_cols_fn)(uint8_t *, const float *, size_t, const float *, c
                               int32_t, int32_t);
 typedef void (*minmax_cols_fn)(const float *, size_t, float *, float *);
 
-static bool avx512(void)
+static quant_cols_fn quant_cols_kernel(void)
 {
 #if MXP_HAVE_X86_KERNELS
-    return mxp_isa_current() >= MXP_ISA_AVX512;
-#else
-    return false;
+    if (mxp_isa_current() >= MXP_ISA_AVX512)
+        return mxp_f32_quant_cols__avx512f;
 #endif
+    return mxp_f32_quant_cols__scalar;
+}
+
+static minmax_cols_fn minmax_cols_kernel(void)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() >= MXP_ISA_AVX512)
+        return mxp_f32_minmax_cols__avx512f;
+#endif
+    return mxp_f32_minmax_cols__scalar;
 }
 
 static mxp_f32_minmax_fn minmax_kernel(void)
@@ -208,7 +218,7 @@ bool mxp_quant_fast_cols(uint8_t *dst, const mxp_array *x, const quant_layout *L
         rinv[k] = 1.0f / qp->scales[k];
     cols_job J = { (const unsigned char *)x->data, x->dtype, mxp_dtype_itemsize(x->dtype), dst, L->outer, L->len,
                    rinv, qp->scales, qp->zero_points,
-                   avx512() ? mxp_f32_quant_cols__avx512f : mxp_f32_quant_cols__scalar, qmin, qmax };
+                   quant_cols_kernel(), qmin, qmax };
     const int64_t most = L->size / MIN_PER_THREAD;
     int nt = threads_for(L->size);
     nt = most < 1 ? 1 : (int64_t)nt > L->outer ? (int)L->outer : nt;
@@ -228,7 +238,7 @@ bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, doubl
     float *hi = lo + L->len, buf[BLOCK];
     for (int64_t k = 0; k < L->len; k++)
         lo[k] = INFINITY, hi[k] = -INFINITY;
-    const minmax_cols_fn fn = avx512() ? mxp_f32_minmax_cols__avx512f : mxp_f32_minmax_cols__scalar;
+    const minmax_cols_fn fn = minmax_cols_kernel();
     const size_t is = mxp_dtype_itemsize(x->dtype);
     for (int64_t r = 0; r < L->outer; r++)
         for (int64_t c = 0; c < L->len; c += BLOCK) {
