@@ -464,6 +464,111 @@ static void test_quantize_into(void **state)
     mxp_array_free(x);
 }
 
+/* Dequantization, fake quantization in every rounding mode and the MX
+ * blocks give the same bytes at every ISA level (the scalar level is the
+ * reference twin); a float64 dequantization equals (q - zp) * scale
+ * computed here. */
+static void test_every_isa_level_same_bytes(void **state)
+{
+    (void)state;
+    const int64_t shape[2] = { 48, 160 };
+    mxp_array *x = NULL;
+    assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 2, shape, 0.1, 1.5, 21), MXP_OK);
+    const mxp_dtype qtypes[] = { MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4, MXP_E4M3, MXP_E5M2 };
+    const mxp_dtype outs[] = { MXP_F64, MXP_F32, MXP_BF16, MXP_F16 };
+    const mxp_rounding modes[] = { MXP_ROUND_NEAREST_EVEN, MXP_ROUND_UP, MXP_ROUND_STOCHASTIC };
+    for (size_t qi = 0; qi < sizeof qtypes / sizeof qtypes[0]; qi++)
+        for (int layout = 0; layout < 3; layout++) {
+            const bool fp8 = qtypes[qi] == MXP_E4M3 || qtypes[qi] == MXP_E5M2;
+            mxp_qparams qp;
+            assert_int_equal(mxp_calibrate_minmax(x, qtypes[qi], fp8 || layout != 1, layout == 0 ? -1 : layout == 1 ? 0 : 1,
+                                                  layout == 2 ? 32 : 0, &qp),
+                             MXP_OK);
+            for (size_t mi = 0; mi < 3; mi++) {
+                const mxp_convert_opts co = { .rounding = modes[mi], .seed = 9 };
+                unsigned char *want[5] = { NULL };
+                size_t bytes[5] = { 0 };
+                for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+                    mxp_set_isa((mxp_isa)isa);
+                    mxp_array *q = NULL, *fq = NULL;
+                    assert_int_equal(mxp_quantize(&q, x, &qp, &co), MXP_OK);
+                    assert_int_equal(mxp_fake_quantize(&fq, x, &qp, &co), MXP_OK);
+                    const mxp_array *res[5] = { q, fq, NULL, NULL, NULL };
+                    mxp_array *dq[3] = { NULL };
+                    for (int o = 0; o < 3; o++) {
+                        assert_int_equal(mxp_dequantize(&dq[o], q, &qp, outs[o + (mi % 2)]), MXP_OK);
+                        res[2 + o] = dq[o];
+                    }
+                    for (int r = 0; r < 5; r++) {
+                        const size_t b = (size_t)mxp_array_size(res[r]) * mxp_array_itemsize(res[r]);
+                        if (isa == 0) {
+                            want[r] = malloc(b);
+                            assert_non_null(want[r]);
+                            memcpy(want[r], mxp_array_data(res[r]), b);
+                            bytes[r] = b;
+                        } else {
+                            assert_int_equal(b, bytes[r]);
+                            if (memcmp(want[r], mxp_array_data(res[r]), b) != 0)
+                                fail_msg("%s layout %d mode %s: result %d differs at ISA level %s",
+                                         mxp_qtype_name(qtypes[qi]), layout, mxp_rounding_name(modes[mi]), r,
+                                         mxp_isa_name((mxp_isa)isa));
+                        }
+                    }
+                    if (isa == 0 && mi % 2 == 0) { /* float64 dequantization: (q - zp) * scale, exact */
+                        mxp_array *qd = NULL;
+                        assert_int_equal(mxp_array_astype(&qd, q, MXP_F64, NULL), MXP_OK);
+                        const double *qv = mxp_array_data(qd), *dv = mxp_array_data(dq[0]);
+                        for (int64_t e = 0; e < mxp_array_size(q); e++) {
+                            const int64_t k = layout == 0 ? 0 : layout == 1 ? e / shape[1] : e / 32;
+                            const double w = (qv[e] - (double)qp.zero_points[k]) * (double)qp.scales[k];
+                            if (!(dv[e] == w || (w != w && dv[e] != dv[e])))
+                                fail_msg("%s: dequantized %.17g, want %.17g", mxp_qtype_name(qtypes[qi]), dv[e], w);
+                        }
+                        mxp_array_free(qd);
+                    }
+                    for (int o = 0; o < 3; o++)
+                        mxp_array_free(dq[o]);
+                    mxp_array_free(q);
+                    mxp_array_free(fq);
+                }
+                for (int r = 0; r < 5; r++)
+                    free(want[r]);
+            }
+            mxp_qparams_free(&qp);
+        }
+    /* MX blocks */
+    enum { N = 32 * 40 + 7 };
+    float src[N], back[N];
+    const float *xv = mxp_array_data(x);
+    for (int i = 0; i < N; i++)
+        src[i] = xv[i] * (i % 97 == 0 ? 1000.0f : 1.0f);
+    const mxp_mx_format fmts[] = { MXP_MXFP8_E4M3, MXP_MXFP8_E5M2, MXP_MXFP4_E2M1, MXP_MXINT8 };
+    for (size_t f = 0; f < 4; f++)
+        for (size_t mi = 0; mi < 3; mi++) {
+            const mxp_convert_opts co = { .rounding = modes[mi], .seed = 4 };
+            const size_t nb = mxp_mx_bytes(fmts[f], N);
+            unsigned char *enc0 = malloc(nb), *enc = malloc(nb);
+            float *dec0 = malloc(sizeof back);
+            assert_non_null(enc0);
+            assert_non_null(enc);
+            assert_non_null(dec0);
+            for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+                mxp_set_isa((mxp_isa)isa);
+                assert_int_equal(mxp_mx_quantize(isa ? enc : enc0, fmts[f], src, N, &co), MXP_OK);
+                assert_int_equal(mxp_mx_dequantize(isa ? back : dec0, isa ? enc : enc0, fmts[f], N), MXP_OK);
+                if (isa) {
+                    assert_memory_equal(enc, enc0, nb);
+                    assert_memory_equal(back, dec0, sizeof back);
+                }
+            }
+            free(enc0);
+            free(enc);
+            free(dec0);
+        }
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+    mxp_array_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_quantize_fast_paths),
         cmocka_unit_test(test_calibrate_fast_equals_general),
         cmocka_unit_test(test_quantize_into),
+        cmocka_unit_test(test_every_isa_level_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
