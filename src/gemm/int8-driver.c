@@ -90,22 +90,29 @@ static void pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, s
     }
 }
 
-/* Four stored rows of B, cols columns, into one K-quad row of a panel. */
-static void interleave4(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
-                        int8_t *d)
+/* Four stored rows of B, cols columns, into one K-quad row of a panel: the
+ * portable twin of mxp_s8_interleave4__avx512f. */
+typedef void (*interleave4_fn)(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
+                               int8_t *d);
+
+static void interleave4_scalar(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
+                               int8_t *d)
 {
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() >= MXP_ISA_AVX512) {
-        mxp_s8_interleave4__avx512f(r0, r1, r2, r3, cols, d);
-        return;
-    }
-#endif
     for (size_t c = 0; c < cols; c++) {
         d[4 * c] = r0[c];
         d[4 * c + 1] = r1[c];
         d[4 * c + 2] = r2[c];
         d[4 * c + 3] = r3[c];
     }
+}
+
+static interleave4_fn interleave4_kernel(void)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() >= MXP_ISA_AVX512)
+        return mxp_s8_interleave4__avx512f;
+#endif
+    return interleave4_scalar;
 }
 
 /* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/4][NR][4];
@@ -134,6 +141,7 @@ static void pack_b(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, s
         }
         return;
     }
+    const interleave4_fn interleave4 = interleave4_kernel(); /* chosen once, not per panel */
     size_t p = 0;
     for (; p + 4 <= kc; p += 4) {
         const int8_t *r0 = (const int8_t *)b->base + (p0 + p) * b->ld + j0;
