@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/f32-tile-avx512.h"
 #include "kernels/gemm-kernels.h"
 
 #define MR 6
@@ -43,13 +44,8 @@ void mxp_bf16_gemm_ukernel_6x32__avx512bf16(size_t mr, size_t nr, size_t kc, con
     float *pc = c;
     for (size_t i = 0; i < mr; i++) {
         float *row = pc + i * ldc;
-        __m512 x0 = _mm512_mul_ps(va, acc0[i]), x1 = _mm512_mul_ps(va, acc1[i]);
-        if (beta != 0) {
-            x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), x0);
-            x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), x1);
-        }
-        _mm512_mask_storeu_ps(row, m0, x0);
-        _mm512_mask_storeu_ps(row + 16, m1, x1);
+        mxp_f32_row_update(row, acc0[i], m0, va, vb, beta != 0);
+        mxp_f32_row_update(row + 16, acc1[i], m1, va, vb, beta != 0);
     }
 }
 
@@ -95,13 +91,7 @@ void mxp_bf16_gemm_direct_8x32__avx512bf16(size_t mr, size_t nr, size_t kc, cons
         if ((size_t)i >= mr)
             break;
         float *row = pc + (size_t)i * ldc;
-        __m512 x0 = _mm512_mul_ps(va, _mm512_permutex2var_ps(lo[i], first, hi[i]));
-        __m512 x1 = _mm512_mul_ps(va, _mm512_permutex2var_ps(lo[i], second, hi[i]));
-        if (beta != 0) {
-            x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), x0);
-            x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), x1);
-        }
-        _mm512_mask_storeu_ps(row, m0, x0);
-        _mm512_mask_storeu_ps(row + 16, m1, x1);
+        mxp_f32_row_update(row, _mm512_permutex2var_ps(lo[i], first, hi[i]), m0, va, vb, beta != 0);
+        mxp_f32_row_update(row + 16, _mm512_permutex2var_ps(lo[i], second, hi[i]), m1, va, vb, beta != 0);
     }
 }

@@ -2,6 +2,7 @@
  * each k step loads one 32-wide row of B~ and broadcasts 6 values of A~. */
 #include <immintrin.h>
 
+#include "kernels/f32-tile-avx512.h"
 #include "kernels/gemm-kernels.h"
 
 #define MR 6
@@ -35,13 +36,8 @@ void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const v
     float *pc = c;
     for (size_t i = 0; i < mr; i++) {
         float *row = pc + i * ldc;
-        __m512 x0 = _mm512_mul_ps(va, acc0[i]), x1 = _mm512_mul_ps(va, acc1[i]);
-        if (beta != 0) {
-            x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), x0);
-            x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), x1);
-        }
-        _mm512_mask_storeu_ps(row, m0, x0);
-        _mm512_mask_storeu_ps(row + 16, m1, x1);
+        mxp_f32_row_update(row, acc0[i], m0, va, vb, beta != 0);
+        mxp_f32_row_update(row + 16, acc1[i], m1, va, vb, beta != 0);
     }
 }
 
@@ -80,14 +76,8 @@ void mxp_f32_gemm_direct_8x48__avx512f(size_t mr, size_t nr, size_t kc, const vo
         if ((size_t)i >= mr)
             break;
         float *row = pc + (size_t)i * ldc;
-        __m512 x0 = _mm512_mul_ps(va, acc0[i]), x1 = _mm512_mul_ps(va, acc1[i]), x2 = _mm512_mul_ps(va, acc2[i]);
-        if (beta != 0) {
-            x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, row), x0);
-            x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, row + 16), x1);
-            x2 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m2, row + 32), x2);
-        }
-        _mm512_mask_storeu_ps(row, m0, x0);
-        _mm512_mask_storeu_ps(row + 16, m1, x1);
-        _mm512_mask_storeu_ps(row + 32, m2, x2);
+        mxp_f32_row_update(row, acc0[i], m0, va, vb, beta != 0);
+        mxp_f32_row_update(row + 16, acc1[i], m1, va, vb, beta != 0);
+        mxp_f32_row_update(row + 32, acc2[i], m2, va, vb, beta != 0);
     }
 }
