@@ -7,17 +7,18 @@
 static const mxp_gemm_config configs[] = {
 #if MXP_HAVE_X86_KERNELS
     { "bf16_gemm_6x32__avx512bf16", MXP_F32, MXP_BF16, 2, MXP_ISA_AVX512BF16, 6, 32, 96, 512, 2048,
-      mxp_bf16_gemm_ukernel_6x32__avx512bf16 },
+      mxp_bf16_gemm_ukernel_6x32__avx512bf16,
+      mxp_bf16_gemm_ukernel_6x32_a__avx512bf16 },
     { "f32_gemm_6x32__avx512f", MXP_F32, MXP_F32, 1, MXP_ISA_AVX512, 6, 32, 72, 256, 2048,
-      mxp_f32_gemm_ukernel_6x32__avx512f },
-    { "f32_gemm_6x16__avx2", MXP_F32, MXP_F32, 1, MXP_ISA_AVX2, 6, 16, 96, 256, 2048, mxp_f32_gemm_ukernel_6x16__avx2 },
+      mxp_f32_gemm_ukernel_6x32__avx512f, mxp_f32_gemm_ukernel_6x32_a__avx512f },
+    { "f32_gemm_6x16__avx2", MXP_F32, MXP_F32, 1, MXP_ISA_AVX2, 6, 16, 96, 256, 2048, mxp_f32_gemm_ukernel_6x16__avx2, NULL },
     { "f64_gemm_6x16__avx512f", MXP_F64, MXP_F64, 1, MXP_ISA_AVX512, 6, 16, 72, 256, 1024,
-      mxp_f64_gemm_ukernel_6x16__avx512f },
+      mxp_f64_gemm_ukernel_6x16__avx512f, NULL },
 #endif
     { "f32_gemm_4x8__scalar", MXP_F32, MXP_F32, 1, MXP_ISA_SCALAR, 4, 8, 64, 256, 1024,
-      mxp_f32_gemm_ukernel_4x8__scalar },
+      mxp_f32_gemm_ukernel_4x8__scalar, NULL },
     { "f64_gemm_4x4__scalar", MXP_F64, MXP_F64, 1, MXP_ISA_SCALAR, 4, 4, 64, 256, 1024,
-      mxp_f64_gemm_ukernel_4x4__scalar },
+      mxp_f64_gemm_ukernel_4x4__scalar, NULL },
 };
 
 /* Does this packed dtype serve inputs of type t?  The accumulator's own

@@ -16,6 +16,11 @@
 typedef void (*mxp_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                     size_t ldc, double alpha, double beta);
 
+/* The same with A read in place (no A~): mr rows lda elements apart, k
+ * contiguous, kc a multiple of kpack; rows beyond mr are never read. */
+typedef void (*mxp_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+                                      void *c, size_t ldc, double alpha, double beta);
+
 typedef struct mxp_gemm_config {
     const char *name;
     mxp_dtype acc;            /* MXP_F32 or MXP_F64: C tiles */
@@ -25,6 +30,7 @@ typedef struct mxp_gemm_config {
     size_t mr, nr;            /* micro-tile */
     size_t mc, kc, nc;        /* cache blocks: mc % mr == 0, nc % nr == 0 */
     mxp_gemm_ukernel_fn ukernel;
+    mxp_gemm_ukernel_a_fn ukernel_a; /* NULL: A is always packed */
 } mxp_gemm_config;
 
 /* The most capable configuration at or below isa for the accumulator and

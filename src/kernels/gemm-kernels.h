@@ -20,6 +20,17 @@ MXP_GEMM_UKERNEL(mxp_bf16_gemm_ukernel_6x32__avx512bf16)
 
 #undef MXP_GEMM_UKERNEL
 
+/* The same with A read in place: mr rows lda elements apart, k contiguous
+ * (kc a multiple of the kernel's k-packing); rows beyond mr are not read. */
+#define MXP_GEMM_UKERNEL_A(name) \
+    void name(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b, void *c, size_t ldc, \
+              double alpha, double beta);
+
+MXP_GEMM_UKERNEL_A(mxp_f32_gemm_ukernel_6x32_a__avx512f)
+MXP_GEMM_UKERNEL_A(mxp_bf16_gemm_ukernel_6x32_a__avx512bf16)
+
+#undef MXP_GEMM_UKERNEL_A
+
 /* Small-M micro-kernels reading B in place (rows ldb elements apart), A
  * packed [k][MR]: c = alpha * A~B + beta * c on an mr x nr tile. */
 #define MXP_GEMM_DIRECT_UKERNEL(name) \

@@ -549,6 +549,61 @@ static void test_gemm_small_m_reads_b_in_place_at_every_level(void **state)
     assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
 }
 
+/* Up to n = 1024 the float32 and bfloat16 kernels read a non-transposed A
+ * where it is stored (rows beyond the tile's never read: the padding of A
+ * is NaN); a transposed copy of the same A is packed.  Both sum in the same
+ * order, so C must be identical bit for bit, on every edge of MR and KC. */
+static void test_gemm_a_read_in_place_equals_a_packed_bit_for_bit(void **state)
+{
+    (void)state;
+    const size_t ms[] = { 1, 5, 6, 7, 13, 71, 72, 73, 150 }, ks[] = { 2, 16, 254, 256, 258, 514 };
+    const size_t ns[] = { 1, 33, 100 };
+    const mxp_dtype types[] = { MXP_F32, MXP_BF16 };
+    uint64_t seed = 7700;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        for (size_t d = 0; d < NELEMS(types); d++)
+            for (size_t im = 0; im < NELEMS(ms); im++)
+                for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                    const size_t m = ms[im], k = ks[ik], n = ns[(im + ik) % NELEMS(ns)];
+                    mat A = mat_new(types[d], m, k, k + 3, false), At = mat_new(types[d], k, m, m + 1, false);
+                    mat B = mat_new(types[d], k, n, n, false);
+                    mat C1 = mat_new(MXP_F32, m, n, n, true), C2 = mat_new(MXP_F32, m, n, n, true);
+                    double *av = alloc_f64(m * k), *atv = alloc_f64(m * k), *bv = alloc_f64(k * n);
+                    for (size_t i = 0; i < m * k; i++)
+                        av[i] = uniform_pm1(&seed);
+                    for (size_t i = 0; i < k * n; i++)
+                        bv[i] = uniform_pm1(&seed);
+                    for (size_t i = 0; i < m; i++)
+                        for (size_t p = 0; p < k; p++)
+                            atv[p * m + i] = av[i * k + p];
+                    mat_set(&A, av);
+                    mat_set(&At, atv);
+                    mat_set(&B, bv);
+                    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.5, A.data, A.dt, A.ld, B.data,
+                                              B.dt, B.ld, 0.0, C1.data, C1.dt, C1.ld, NULL),
+                                     MXP_OK);
+                    assert_int_equal(mxp_gemm(MXP_TRANS, MXP_NO_TRANS, m, n, k, 1.5, At.data, At.dt, At.ld, B.data,
+                                              B.dt, B.ld, 0.0, C2.data, C2.dt, C2.ld, NULL),
+                                     MXP_OK);
+                    if (memcmp(C1.buf, C2.buf, C1.bytes))
+                        fail_msg("%s m=%zu n=%zu k=%zu isa %s: A in place and A packed differ",
+                                 mxp_dtype_name(types[d]), m, n, k, mxp_isa_name(mxp_isa_current()));
+                    float chk;
+                    memcpy(&chk, C1.data + ((m - 1) * n + n - 1) * 4, 4);
+                    assert_false(isnan(chk)); /* A's NaN padding was not read */
+                    free(av);
+                    free(atv);
+                    free(bv);
+                    mat_free(&A);
+                    mat_free(&At);
+                    mat_free(&B);
+                    mat_free(&C1);
+                    mat_free(&C2);
+                }
+    }
+}
+
 /* ---- 3. leading dimensions with padding, guards, inputs untouched --------- */
 
 static void test_gemm_padded_leading_dimensions_leave_padding_guards_and_inputs_untouched(void **state)
@@ -1453,6 +1508,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gemm_low_precision_and_mixed_dtypes_within_tolerance, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_large_shapes_cross_every_cache_block, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_small_m_reads_b_in_place_at_every_level, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_a_read_in_place_equals_a_packed_bit_for_bit, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_padded_leading_dimensions_leave_padding_guards_and_inputs_untouched,
                                   restore_defaults),
         cmocka_unit_test_teardown(test_gemm_beta_zero_ignores_nan_and_inf_in_c, restore_defaults),

@@ -12,13 +12,22 @@
 
 #define MR 6
 
-void mxp_bf16_gemm_ukernel_6x32__avx512bf16(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
-                                            size_t ldc, double alpha, double beta)
+/* The 6 x 32 tile with A's k-pairs read through six row pointers: the pair
+ * (p, p+1) of row i at a + i * row_stride + p / 2 * pair_stride elements
+ * (A~: 2 and 2 * MR; A in place: lda and 2).  Rows of a beyond `rows`
+ * repeat the last one: their sums are computed and never stored. */
+static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr, size_t kc, const uint16_t *a,
+                                                            size_t rows, size_t row_stride, size_t pair_stride,
+                                                            const uint16_t *pb, float *c, size_t ldc, double alpha,
+                                                            double beta)
 {
-    const uint16_t *pa = a, *pb = b;
+    const uint16_t *ar[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        ar[i] = a + ((size_t)i < rows ? (size_t)i : rows - 1) * row_stride;
     for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
-        _mm_prefetch((const char *)((float *)c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)((float *)c + i * ldc + 31), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 31), _MM_HINT_T0);
     }
     __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
@@ -27,26 +36,41 @@ void mxp_bf16_gemm_ukernel_6x32__avx512bf16(size_t mr, size_t nr, size_t kc, con
     for (size_t p = 0; p < kc; p += 2) {
         const __m512bh b0 = (__m512bh)_mm512_loadu_si512((const void *)pb);
         const __m512bh b1 = (__m512bh)_mm512_loadu_si512((const void *)(pb + 32));
+        const size_t q = p / 2 * pair_stride;
 #pragma GCC unroll 6
         for (int i = 0; i < MR; i++) {
             int32_t pair;
-            memcpy(&pair, pa + 2 * i, 4);
+            memcpy(&pair, ar[i] + q, 4);
             const __m512bh ai = (__m512bh)_mm512_set1_epi32(pair);
             acc0[i] = _mm512_dpbf16_ps(acc0[i], ai, b0);
             acc1[i] = _mm512_dpbf16_ps(acc1[i], ai, b1);
         }
-        pa += 2 * MR;
         pb += 64;
     }
     const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
     const __mmask16 m1 = nr >= 32 ? 0xffff : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1) : 0;
     const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
-    float *pc = c;
-    for (size_t i = 0; i < mr; i++) {
-        float *row = pc + i * ldc;
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++) { /* constant indices: the accumulators stay in registers */
+        if ((size_t)i >= mr)
+            break;
+        float *row = c + (size_t)i * ldc;
         mxp_f32_row_update(row, acc0[i], m0, va, vb, beta != 0);
         mxp_f32_row_update(row + 16, acc1[i], m1, va, vb, beta != 0);
     }
+}
+
+void mxp_bf16_gemm_ukernel_6x32__avx512bf16(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                            size_t ldc, double alpha, double beta)
+{
+    tile_6x32(mr, nr, kc, a, MR, 2, 2 * MR, b, c, ldc, alpha, beta);
+}
+
+/* A in place: rows lda elements apart, k contiguous, kc even. */
+void mxp_bf16_gemm_ukernel_6x32_a__avx512bf16(size_t mr, size_t nr, size_t kc, const void *a, size_t lda,
+                                              const void *b, void *c, size_t ldc, double alpha, double beta)
+{
+    tile_6x32(mr, nr, kc, a, mr, lda, 2, b, c, ldc, alpha, beta);
 }
 
 /* Small M: 8 x 32 with bfloat16 B read in place (rows ldb elements apart):

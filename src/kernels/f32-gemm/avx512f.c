@@ -7,13 +7,22 @@
 
 #define MR 6
 
-void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
-                                        size_t ldc, double alpha, double beta)
+/* The 6 x 32 tile with A read through six row pointers at an element
+ * stride along k (packed A~: rows 1 apart, k stride 6; A in place: rows
+ * lda apart, k stride 1).  Rows of a beyond `rows` repeat the last one:
+ * their sums are computed and never stored. */
+static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr, size_t kc, const float *a,
+                                                            size_t rows, size_t row_stride, size_t k_stride,
+                                                            const float *pb, float *c, size_t ldc, double alpha,
+                                                            double beta)
 {
-    const float *pa = a, *pb = b;
+    const float *ar[MR]; /* rows: how many rows of a may be read */
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        ar[i] = a + ((size_t)i < rows ? (size_t)i : rows - 1) * row_stride;
     for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
-        _mm_prefetch((const char *)((float *)c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)((float *)c + i * ldc + 31), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + 31), _MM_HINT_T0);
     }
     __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
@@ -21,24 +30,39 @@ void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const v
         acc0[i] = acc1[i] = _mm512_setzero_ps();
     for (size_t p = 0; p < kc; p++) {
         const __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
+        const size_t q = p * k_stride;
 #pragma GCC unroll 6
         for (int i = 0; i < MR; i++) {
-            const __m512 ai = _mm512_set1_ps(pa[i]);
+            const __m512 ai = _mm512_set1_ps(ar[i][q]);
             acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
             acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
         }
-        pa += MR;
         pb += 32;
     }
     const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
     const __mmask16 m1 = nr >= 32 ? 0xffff : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1) : 0;
     const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
-    float *pc = c;
-    for (size_t i = 0; i < mr; i++) {
-        float *row = pc + i * ldc;
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++) { /* constant indices: the accumulators stay in registers */
+        if ((size_t)i >= mr)
+            break;
+        float *row = c + (size_t)i * ldc;
         mxp_f32_row_update(row, acc0[i], m0, va, vb, beta != 0);
         mxp_f32_row_update(row + 16, acc1[i], m1, va, vb, beta != 0);
     }
+}
+
+void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                        size_t ldc, double alpha, double beta)
+{
+    tile_6x32(mr, nr, kc, a, MR, 1, MR, b, c, ldc, alpha, beta);
+}
+
+/* A in place: rows lda elements apart, k contiguous. */
+void mxp_f32_gemm_ukernel_6x32_a__avx512f(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+                                          void *c, size_t ldc, double alpha, double beta)
+{
+    tile_6x32(mr, nr, kc, a, mr, lda, 1, b, c, ldc, alpha, beta);
 }
 
 /* Small M: 8 x 48 with B read in place (rows ldb apart, not packed: for a
