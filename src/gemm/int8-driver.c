@@ -26,9 +26,9 @@ enum { MAX_THREADS = 64 };
 static const mxp_u8s8_gemm_config configs[] = {
 #if MXP_HAVE_X86_KERNELS
     { "u8s8_gemm_8x48__avx512vnni", MXP_ISA_AVX512BF16, 8, 48, 192, 1024, 2016,
-      mxp_u8s8_gemm_ukernel_8x48__avx512vnni },
+      mxp_u8s8_gemm_ukernel_8x48__avx512vnni, mxp_u8s8_gemm_ukernel_8x48_a__avx512vnni },
 #endif
-    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 8, 64, 256, 1024, mxp_u8s8_gemm_ukernel_4x8__scalar },
+    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 8, 64, 256, 1024, mxp_u8s8_gemm_ukernel_4x8__scalar, NULL },
 };
 
 const mxp_u8s8_gemm_config *mxp_u8s8_gemm_config_for(mxp_isa isa)
@@ -211,6 +211,7 @@ typedef struct step {
     size_t mc_step, jc, nc, pc, kc;
     bool first, last;
     bool split_n; /* threads split the columns (few rows) instead of the rows */
+    bool a_in_place; /* uint8 A read where it is stored (cfg->ukernel_a), not packed */
     int8_t *pb;
     uint8_t *pa[MAX_THREADS];
     const int32_t *row_off, *col_off;
@@ -254,13 +255,21 @@ static void run_blocks(void *ctx, int t, int nthreads)
     for (size_t ic = r0; ic < r1; ic += mc_step) {
         const size_t mc = min_size(mc_step, r1 - ic);
         int32_t *wb = s->w + ic * s->ldw + (s->jc - s->wcol);
-        pack_a(cfg, &job->a, ic, mc, s->pc, s->kc, pa);
+        if (!s->a_in_place)
+            pack_a(cfg, &job->a, ic, mc, s->pc, s->kc, pa);
         for (size_t jr = j0; jr < j1; jr += cfg->nr) {
             const size_t nr = min_size(cfg->nr, j1 - jr);
             const int8_t *bp = s->pb + jr * kcp;
-            for (size_t ir = 0; ir < mc; ir += cfg->mr)
-                cfg->ukernel(min_size(cfg->mr, mc - ir), nr, kcp, pa + ir * kcp, bp, wb + ir * s->ldw + jr, s->ldw,
-                             s->first ? s->row_off + ic + ir : NULL, s->first ? s->col_off + s->jc + jr : NULL);
+            for (size_t ir = 0; ir < mc; ir += cfg->mr) {
+                const size_t mr = min_size(cfg->mr, mc - ir);
+                int32_t *c = wb + ir * s->ldw + jr;
+                const int32_t *ro = s->first ? s->row_off + ic + ir : NULL, *co = s->first ? s->col_off + s->jc + jr : NULL;
+                if (s->a_in_place)
+                    cfg->ukernel_a(mr, nr, kcp, job->a.base + (ic + ir) * job->a.ld + s->pc, job->a.ld, bp, c, s->ldw,
+                                   ro, co);
+                else
+                    cfg->ukernel(mr, nr, kcp, pa + ir * kcp, bp, c, s->ldw, ro, co);
+            }
         }
         if (s->last && job->finish)
             job->finish(job->finish_ctx, ic, mc, s->jc + j0, j1 - j0, wb + j0, s->ldw);
@@ -361,7 +370,11 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
     int32_t *off = mxp_malloc((m + n) * sizeof *off);
     int32_t *ws = job->w ? NULL : mxp_malloc(m * min_size(n, nc_step) * sizeof *ws);
     bool ok = s.pb && off && (job->w || ws);
-    for (int t = 0; t < nthreads && ok; t++)
+    /* uint8 A in place (no flip, k contiguous in whole quads) when few
+     * columns reuse each packed block, as in driver.c (measured, one
+     * thread: 256^3 +5%, 512^3 +2%, 1024^3 +1%, 2048^3 -1%) */
+    s.a_in_place = cfg->ukernel_a && job->a.dtype == MXP_U8 && !job->a.trans && k % 4 == 0 && n <= 1024;
+    for (int t = 0; t < nthreads && ok && !s.a_in_place; t++)
         ok = (s.pa[t] = mxp_malloc(mc_step * kc_step)) != NULL;
     if (ok) {
         corrections(job, off, off + m);

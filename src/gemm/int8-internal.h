@@ -24,12 +24,19 @@
 typedef void (*mxp_u8s8_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
                                          int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off);
 
+/* The same with uint8 A read in place: mr rows lda bytes apart (rows beyond
+ * mr never read), kc % 4 == 0. */
+typedef void (*mxp_u8s8_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t lda,
+                                           const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
+                                           const int32_t *col_off);
+
 typedef struct mxp_u8s8_gemm_config {
     const char *name;
     mxp_isa isa;
     size_t mr, nr;
     size_t mc, kc, nc;        /* mc % mr == 0, nc % nr == 0, kc % 4 == 0 */
     mxp_u8s8_gemm_ukernel_fn ukernel;
+    mxp_u8s8_gemm_ukernel_a_fn ukernel_a; /* NULL: A is always packed */
 } mxp_u8s8_gemm_config;
 
 /* The most capable configuration at or below isa (the scalar one always). */

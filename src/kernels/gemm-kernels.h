@@ -55,6 +55,11 @@ MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_8x48__avx512vnni)
 
 #undef MXP_U8S8_GEMM_UKERNEL
 
+/* The same with uint8 A read in place: mr rows lda bytes apart, kc % 4 == 0. */
+void mxp_u8s8_gemm_ukernel_8x48_a__avx512vnni(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t lda,
+                                              const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
+                                              const int32_t *col_off);
+
 /* dst[4c + q] = r_q[c] for c < cols: four int8 rows into K-quads
  * (src/kernels/s8-pack/). */
 void mxp_s8_interleave4__avx512f(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,

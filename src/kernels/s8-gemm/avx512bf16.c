@@ -20,9 +20,18 @@
 /* The tile with the first nv of the NV vectors of B~ (nv a constant in each
  * instance): an edge panel of at most 16 or 32 columns does no multiply-adds
  * for columns it does not have (256 = 5 x 48 + 16: a sixth of the work). */
-MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b, int32_t *c,
-                     size_t ldc, const int32_t *row_off, const int32_t *col_off)
+/* A's quads are read through MR row pointers: the quad (q .. q+3) of row i at
+ * a + i * row_stride + q / 4 * quad_stride (A~: 4 and 4 * MR; A in place:
+ * lda and 4); rows of a beyond `rows` repeat the last one (their sums are
+ * never stored). */
+MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t rows, size_t row_stride,
+                     size_t quad_stride, const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
+                     const int32_t *col_off)
 {
+    const uint8_t *ar[MR];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++)
+        ar[i] = a + ((size_t)i < rows ? (size_t)i : rows - 1) * row_stride;
     __m512i acc[MR][NV];
 #pragma GCC unroll 8
     for (int i = 0; i < MR; i++)
@@ -37,13 +46,12 @@ MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const uint8_
 #pragma GCC unroll 8
         for (int i = 0; i < MR; i++) {
             int32_t quad;
-            memcpy(&quad, a + 4 * i, 4);
+            memcpy(&quad, ar[i] + q / 4 * quad_stride, 4);
             const __m512i ai = _mm512_set1_epi32(quad);
 #pragma GCC unroll 3
             for (int v = 0; v < nv; v++)
                 acc[i][v] = _mm512_dpbusd_epi32(acc[i][v], ai, bv[v]);
         }
-        a += 4 * MR;
         b += 64 * NV;
     }
     __mmask16 mask[NV];
@@ -67,8 +75,7 @@ MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const uint8_
     }
 }
 
-void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
-                                            int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
+MXP_INLINE void prefetch_c(size_t mr, const int32_t *c, size_t ldc)
 {
     /* C's tile is read or written only at the end: fetch it meanwhile */
     for (size_t i = 0; i < mr; i++) {
@@ -78,10 +85,30 @@ void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, con
         _mm_prefetch(row + 128, _MM_HINT_T0);
         _mm_prefetch(row + 191, _MM_HINT_T0);
     }
+}
+
+void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
+                                            int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
+{
+    prefetch_c(mr, c, ldc);
     if (nr <= 16)
-        tile(1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+        tile(1, mr, nr, kc, a, MR, 4, 4 * MR, b, c, ldc, row_off, col_off);
     else if (nr <= 32)
-        tile(2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+        tile(2, mr, nr, kc, a, MR, 4, 4 * MR, b, c, ldc, row_off, col_off);
     else
-        tile(3, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+        tile(3, mr, nr, kc, a, MR, 4, 4 * MR, b, c, ldc, row_off, col_off);
+}
+
+/* uint8 A in place: rows lda bytes apart, k contiguous, kc % 4 == 0. */
+void mxp_u8s8_gemm_ukernel_8x48_a__avx512vnni(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t lda,
+                                              const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
+                                              const int32_t *col_off)
+{
+    prefetch_c(mr, c, ldc);
+    if (nr <= 16)
+        tile(1, mr, nr, kc, a, mr, lda, 4, b, c, ldc, row_off, col_off);
+    else if (nr <= 32)
+        tile(2, mr, nr, kc, a, mr, lda, 4, b, c, ldc, row_off, col_off);
+    else
+        tile(3, mr, nr, kc, a, mr, lda, 4, b, c, ldc, row_off, col_off);
 }
