@@ -213,42 +213,54 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
     if (rest) /* the partial panel's padding columns (every other entry is written below) */
         memset(d + full * panel, 0, panel);
     if (cfg->kpack == 1) {
+        /* GROUP rows of B at a time, each panel's GROUP rows written
+         * together: one row at a time wrote a line in each of the nc / NR
+         * panels, every one a read-for-ownership of a line of a B~ block
+         * larger than L2 (M = 128, N = K = 4096: f32 +10%, f64 +9%) */
+        enum { GROUP = 8, CHUNK = 256 }; /* CHUNK: columns at a time, a multiple of every NR */
         const size_t bs = mxp_dtype_itemsize(b->dtype);
-        enum { CHUNK = 512 }; /* columns converted at a time: a multiple of every NR */
-        double tmp[CHUNK];    /* room for CHUNK values of the packed dtype */
-        for (size_t p = 0; p < kc; p++) {
-            const unsigned char *row = b->base + ((p0 + p) * ld + j0) * bs;
+        double tmp[GROUP * CHUNK]; /* room for the group's CHUNK values of the packed dtype */
+        for (size_t p = 0; p < kc; p += GROUP) {
+            const size_t g = kc - p < GROUP ? kc - p : GROUP;
             for (size_t c0 = 0; c0 < nc; c0 += CHUNK) {
                 const size_t cn = nc - c0 < CHUNK ? nc - c0 : CHUNK;
-                const unsigned char *src = row + c0 * bs;
-                if (convert) {
-                    mxp_convert(tmp, cfg->packed, src, b->dtype, cn, NULL);
-                    src = (const unsigned char *)tmp;
+                const unsigned char *src[GROUP];
+                for (size_t r = 0; r < g; r++) {
+                    src[r] = b->base + ((p0 + p + r) * ld + j0 + c0) * bs;
+                    if (convert) {
+                        mxp_convert(tmp + r * CHUNK, cfg->packed, src[r], b->dtype, cn, NULL);
+                        src[r] = (const unsigned char *)(tmp + r * CHUNK);
+                    }
                 }
                 size_t c = 0;
                 if (nr * ps == 128) /* f32 x 32, f64 x 16: a constant size the compiler inlines */
                     for (; c + nr <= cn; c += nr)
-                        memcpy(d + (c0 + c) / nr * panel + p * 128, src + c * ps, 128);
+                        for (size_t r = 0; r < g; r++)
+                            memcpy(d + (c0 + c) / nr * panel + (p + r) * 128, src[r] + c * ps, 128);
                 for (; c < cn; c += nr) /* c0 + c starts a panel */
-                    memcpy(d + (c0 + c) / nr * panel + p * nr * ps, src + c * ps, (cn - c < nr ? cn - c : nr) * ps);
+                    for (size_t r = 0; r < g; r++)
+                        memcpy(d + (c0 + c) / nr * panel + (p + r) * nr * ps, src[r] + c * ps,
+                               (cn - c < nr ? cn - c : nr) * ps);
             }
         }
         return true;
     }
     const uint16_t *base = (const uint16_t *)(const void *)b->base;
-    for (size_t q = 0; q < kcp / 2; q++) {
-        const uint16_t *r0 = base + (p0 + 2 * q) * ld + j0;
-        const uint16_t *r1 = 2 * q + 1 < kc ? r0 + ld : NULL;
+    enum { PAIRS = 4 }; /* pairs of rows at a time, each panel's written together (as above) */
+    for (size_t q0 = 0; q0 < kcp / 2; q0 += PAIRS) {
+        const size_t qn = kcp / 2 - q0 < PAIRS ? kcp / 2 - q0 : PAIRS;
         for (size_t jp = 0; jp <= full; jp++) {
             const size_t cols = jp < full ? nr : rest;
-            uint32_t *out = (uint32_t *)(void *)(d + jp * panel) + q * nr;
-            const uint16_t *a0 = r0 + jp * nr, *a1 = r1 ? r1 + jp * nr : NULL;
-            if (a1)
-                for (size_t l = 0; l < cols; l++)
-                    out[l] = (uint32_t)a0[l] | (uint32_t)a1[l] << 16;
-            else
-                for (size_t l = 0; l < cols; l++)
-                    out[l] = a0[l];
+            for (size_t q = q0; q < q0 + qn; q++) {
+                const uint16_t *a0 = base + (p0 + 2 * q) * ld + j0 + jp * nr;
+                uint32_t *out = (uint32_t *)(void *)(d + jp * panel) + q * nr;
+                if (2 * q + 1 < kc)
+                    for (size_t l = 0; l < cols; l++)
+                        out[l] = (uint32_t)a0[l] | (uint32_t)a0[ld + l] << 16;
+                else
+                    for (size_t l = 0; l < cols; l++)
+                        out[l] = a0[l];
+            }
         }
     }
     return true;
