@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "kernels/gemm-kernels.h"
 #include "support/alloc_failures.h"
 
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
@@ -878,6 +879,44 @@ static void test_gemm_subnormals_are_exact_at_every_level(void **state)
     mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
 }
 
+/* The scan that keeps the bf16 kernel away from values it would flush
+ * (src/kernels/bf16-scan/): one nonzero |x| < 2^-63 at every position of
+ * every row length 0..150 is found, in both signs and at the limit's
+ * neighbours; zeros, 2^-63 itself and larger values, and tiny values in
+ * the padding between rows, are not. */
+static void test_gemm_bf16_tiny_scan_finds_every_position(void **state)
+{
+    (void)state;
+#if defined(__x86_64__)
+    if (mxp_isa_supported() < MXP_ISA_AVX512)
+        skip();
+    const uint16_t limit = (127 - 63) << 7; /* 2^-63 */
+    const uint16_t tinies[] = { 0x0001, 0x8001, limit - 1, (uint16_t)(0x8000 | (limit - 1)), 0x0040 /* subnormal */ };
+    const uint16_t fine[] = { 0x0000, 0x8000, limit, (uint16_t)(0x8000 | limit), 0x3f80 /* 1 */, 0x7f80 /* inf */,
+                              0x7fc0 /* NaN */ };
+    enum { MAXC = 150, ROWS = 3, PAD = 5 };
+    uint16_t *x = malloc((size_t)ROWS * (MAXC + PAD) * sizeof *x);
+    assert_non_null(x);
+    for (size_t cols = 0; cols <= MAXC; cols++) {
+        const size_t ld = cols + PAD;
+        for (size_t i = 0; i < ROWS * ld; i++)
+            x[i] = (i % ld) >= cols ? 0x0001 : fine[i % NELEMS(fine)]; /* tiny only in the padding */
+        assert_false(mxp_bf16_has_tiny__avx512f(x, ROWS, cols, ld));
+        for (size_t pos = 0; pos < ROWS * cols; pos++) {
+            const size_t at = pos / cols * ld + pos % cols;
+            const uint16_t keep = x[at];
+            x[at] = tinies[pos % NELEMS(tinies)];
+            if (!mxp_bf16_has_tiny__avx512f(x, ROWS, cols, ld))
+                fail_msg("cols %zu: tiny 0x%04x at row %zu column %zu not found", cols, x[at], pos / cols, pos % cols);
+            x[at] = keep;
+        }
+    }
+    free(x);
+#else
+    skip();
+#endif
+}
+
 /* ---- 6. every ISA level ------------------------------------------------------ */
 
 /* docs/gemm.md: results may differ in the last bits between levels (FMA
@@ -1517,6 +1556,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gemm_nan_and_inf_in_inputs_propagate_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_small_integers_are_exact_in_every_dtype, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_subnormals_are_exact_at_every_level, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_bf16_tiny_scan_finds_every_position, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_every_isa_level_matches_reference, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_results_identical_for_any_thread_count, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_bad_arguments_give_a_status_and_a_sentence_and_leave_c_untouched,
