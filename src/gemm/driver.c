@@ -1,9 +1,13 @@
 /* The BLIS loops, the same for every dtype: jc over NC columns of B and C,
- * pc over KC of the shared dimension (B's panel packed once, shared), ic
- * over MC rows of A (each thread packs its own blocks), then jr/ir over the
- * micro-tiles.  The first pc step applies beta; later ones add.  A C tile
- * is always computed by one thread in the same order, so results do not
+ * pc over KC of the shared dimension (B's panel packed once), ic over MC
+ * rows of A (packed, or read in place), then jr/ir over the micro-tiles.
+ * The first pc step applies beta; later ones add.  Threads take a slab of
+ * columns each and run these loops independently (no barrier), or, with
+ * too few columns, share each step's B~ and split its rows.  A C tile is
+ * always computed by one thread in the same order, so results do not
  * depend on the thread count. */
+#include <string.h>
+
 #include "core/error.h"
 #include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
@@ -114,6 +118,51 @@ mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t
     return mxp_gemm_drive_finish(cfg, m, n, k, alpha, a, b, beta, w, ldw, NULL, NULL);
 }
 
+/* The jc and pc loops over columns j0 .. j1 on one thread: B packed into
+ * s->pb, then the blocks (run_blocks as thread 0 of 1). */
+static void serial_loops(step *s, const mxp_gemm_operand *b, size_t j0, size_t j1, size_t k, double beta)
+{
+    const mxp_gemm_config *cfg = s->cfg;
+    for (size_t jc = j0; jc < j1; jc += cfg->nc) {
+        s->jc = jc;
+        s->nc = j1 - jc < cfg->nc ? j1 - jc : cfg->nc;
+        for (size_t pc = 0; pc < k; pc += cfg->kc) {
+            s->pc = pc;
+            s->kc = k - pc < cfg->kc ? k - pc : cfg->kc;
+            s->beta = pc == 0 ? beta : 1.0;
+            s->last = pc + s->kc >= k;
+            mxp_gemm_pack_b(cfg, b, pc, s->kc, jc, s->nc, s->pb);
+            run_blocks(s, 0, 1);
+        }
+    }
+}
+
+/* Slabs: each thread an independent GEMM on its own range of columns (whole
+ * NR panels), packing its own B~ (pb[t]): no barrier between packing and
+ * multiplying, so one thread's packing (memory bound) overlaps the other's
+ * multiply-adds. */
+typedef struct slabs {
+    step base; /* pa[t]: thread t's A~ */
+    size_t n, k;
+    double beta;
+    unsigned char *pb[MAX_THREADS];
+} slabs;
+
+static void run_slab(void *ctx, int t, int nthreads)
+{
+    const slabs *S = ctx;
+    const size_t nr = S->base.cfg->nr, panels = (S->n + nr - 1) / nr;
+    const size_t j0 = panels * (size_t)t / (size_t)nthreads * nr;
+    size_t j1 = panels * (size_t)(t + 1) / (size_t)nthreads * nr;
+    j1 = j1 < S->n ? j1 : S->n;
+    if (j0 >= j1)
+        return;
+    step s = S->base;
+    s.pa[0] = S->base.pa[t];
+    s.pb = S->pb[t];
+    serial_loops(&s, s.b, j0, j1, S->k, S->beta);
+}
+
 mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
                                  const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
                                  size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx)
@@ -121,44 +170,63 @@ mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n,
     const size_t as = mxp_dtype_itemsize(cfg->packed);
     const size_t kc_max = (k < cfg->kc ? k : cfg->kc) + cfg->kpack - 1;
     const size_t mc_max = (m < cfg->mc ? (m + cfg->mr - 1) / cfg->mr * cfg->mr : cfg->mc);
-    const size_t nc_max = (n < cfg->nc ? (n + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
     bool split_n = false;
     const int nthreads = threads_for(cfg, m, n, k, &split_n);
-    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw, false, split_n, false, finish, finish_ctx };
+    /* Slabs of columns, one per thread, when each gets at least two NR
+     * panels (measured, two threads: 256^3 f32 0.78 -> 0.98x oneDNN, 512^3
+     * 0.74 -> 0.95x, M = 128, N = K = 4096 0.51-0.85 -> 0.99x; one panel
+     * each loses at N = 64).  Otherwise the threads share one B~ and split
+     * the rows (or, with few rows, the columns) of every (jc, pc) step. */
+    const bool use_slabs = nthreads > 1 && (n + cfg->nr - 1) / cfg->nr >= 2 * (size_t)nthreads;
+    const size_t width = use_slabs ? ((n + cfg->nr - 1) / cfg->nr + (size_t)nthreads - 1) / (size_t)nthreads * cfg->nr : n;
+    const size_t nc_max = (width < cfg->nc ? (width + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
+    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw, false, split_n && !use_slabs, false,
+               finish, finish_ctx };
     /* A in place when stored in the packed dtype with k contiguous, and k
      * fills whole k-groups (an odd k's last bf16 pair needs a zero).  Only
-     * for n <= 1024: packing an A block costs in proportion to the few
-     * columns that reuse it (256^3 f32: 5% of the time, 1024^3: 2%), while
-     * from n = 1536 on, reading A's rows in place loses 1-2% (measured). */
-    s.a_in_place = cfg->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0 && n <= 1024;
-    unsigned char *pb = mxp_malloc(nc_max * kc_max * as);
-    mxp_status st = pb ? MXP_OK : MXP_ERR_NO_MEMORY;
-    for (int t = 0; t < nthreads && st == MXP_OK && !s.a_in_place; t++) {
-        s.pa[t] = mxp_malloc(mc_max * kc_max * as);
-        if (!s.pa[t])
+     * when at most 1024 columns reuse each A block: packing it costs in
+     * proportion to the few columns that reuse it (256^3 f32: 5% of the
+     * time, 1024^3: 2%), while from 1536 on, reading A's rows in place
+     * loses 1-2% (measured). */
+    s.a_in_place = cfg->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0 && width <= 1024;
+    slabs S;
+    memset(&S, 0, sizeof S);
+    const int buffers_b = use_slabs ? nthreads : 1;
+    mxp_status st = MXP_OK;
+    for (int t = 0; t < buffers_b && st == MXP_OK; t++)
+        if (!(S.pb[t] = mxp_malloc(nc_max * kc_max * as)))
             st = MXP_ERR_NO_MEMORY;
-    }
-    s.pb = pb;
-    for (size_t jc = 0; jc < n && st == MXP_OK; jc += cfg->nc) {
-        s.jc = jc;
-        s.nc = n - jc < cfg->nc ? n - jc : cfg->nc;
-        for (size_t pc = 0; pc < k; pc += cfg->kc) {
-            s.pc = pc;
-            s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
-            s.beta = pc == 0 ? beta : 1.0;
-            s.last = pc + s.kc >= k;
-            if (nthreads > 1) { /* both phases split by thread; tiles never shared */
+    for (int t = 0; t < nthreads && st == MXP_OK && !s.a_in_place; t++)
+        if (!(s.pa[t] = mxp_malloc(mc_max * kc_max * as)))
+            st = MXP_ERR_NO_MEMORY;
+    s.pb = S.pb[0];
+    if (st == MXP_OK && use_slabs) {
+        S.base = s;
+        S.n = n;
+        S.k = k;
+        S.beta = beta;
+        mxp_parallel(nthreads, run_slab, &S);
+    } else if (st == MXP_OK && nthreads == 1) {
+        serial_loops(&s, b, 0, n, k, beta);
+    } else if (st == MXP_OK) {
+        for (size_t jc = 0; jc < n; jc += cfg->nc) {
+            s.jc = jc;
+            s.nc = n - jc < cfg->nc ? n - jc : cfg->nc;
+            for (size_t pc = 0; pc < k; pc += cfg->kc) {
+                s.pc = pc;
+                s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
+                s.beta = pc == 0 ? beta : 1.0;
+                s.last = pc + s.kc >= k;
+                /* both phases split by thread; tiles never shared */
                 mxp_parallel(nthreads, pack_b_share, &s);
                 mxp_parallel(nthreads, run_blocks, &s);
-            } else {
-                mxp_gemm_pack_b(cfg, b, pc, s.kc, jc, s.nc, pb);
-                run_blocks(&s, 0, 1);
             }
         }
     }
     for (int t = 0; t < nthreads; t++)
         mxp_free(s.pa[t]);
-    mxp_free(pb);
+    for (int t = 0; t < buffers_b; t++)
+        mxp_free(S.pb[t]);
     return st;
 }
 
