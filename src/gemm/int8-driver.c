@@ -359,62 +359,132 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
 #endif
 }
 
+/* The jc and pc loops over columns j0 .. j1 on one thread (thread 0 of 1
+ * in run_blocks): B packed into s->pb, NC columns at a time, the sums of
+ * each NC block in s->w (C, or a workspace of one block). */
+static void serial_loops(step *s, size_t j0, size_t j1, bool workspace)
+{
+    const mxp_u8s8_gemm_config *cfg = s->cfg;
+    const size_t k = s->job->k, kc_step = even_block(k, cfg->kc, 4), nc_step = even_block(j1 - j0, cfg->nc, cfg->nr);
+    for (size_t jc = j0; jc < j1; jc += nc_step) {
+        s->jc = jc;
+        s->nc = min_size(nc_step, j1 - jc);
+        s->wcol = workspace ? jc : 0;
+        for (size_t pc = 0; pc < k; pc += kc_step) {
+            s->pc = pc;
+            s->kc = min_size(kc_step, k - pc);
+            s->first = pc == 0;
+            s->last = pc + s->kc == k;
+            pack_b_share(s, 0, 1);
+            run_blocks(s, 0, 1);
+        }
+    }
+}
+
+/* Slabs: each thread an independent GEMM on its range of columns (whole NR
+ * panels) with its own B~, A~ and workspace, without barriers (as in
+ * driver.c). */
+typedef struct slabs {
+    step base;
+    int8_t *pb[MAX_THREADS];
+    int32_t *ws[MAX_THREADS];
+} slabs;
+
+static void run_slab(void *ctx, int t, int nthreads)
+{
+    const slabs *S = ctx;
+    const size_t nr = S->base.cfg->nr, n = S->base.job->n, panels = (n + nr - 1) / nr;
+    const size_t j0 = panels * (size_t)t / (size_t)nthreads * nr;
+    const size_t j1 = min_size(panels * (size_t)(t + 1) / (size_t)nthreads * nr, n);
+    if (j0 >= j1)
+        return;
+    step s = S->base;
+    s.pa[0] = S->base.pa[t];
+    s.pb = S->pb[t];
+    if (S->ws[t]) { /* sums into this thread's workspace, a block of its columns wide */
+        s.w = S->ws[t];
+        s.ldw = min_size(j1 - j0, even_block(j1 - j0, s.cfg->nc, nr));
+    }
+    serial_loops(&s, j0, j1, S->ws[t] != NULL);
+}
+
 mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_job *job)
 {
     mxp_status gst = MXP_OK;
     if (job->m == 1 && int8_gemv(job, &gst))
         return gst;
     const size_t m = job->m, n = job->n, k = job->k;
-    const size_t kc_step = even_block(k, cfg->kc, 4), nc_step = even_block(n, cfg->nc, cfg->nr);
     bool split_n = false;
     const int nthreads = threads_for(cfg, job, &split_n);
+    /* a slab of columns per thread when each gets at least two NR panels
+     * (as in driver.c) */
+    const size_t panels = (n + cfg->nr - 1) / cfg->nr;
+    const bool use_slabs = nthreads > 1 && panels >= 2 * (size_t)nthreads;
+    const size_t width = use_slabs ? (panels + (size_t)nthreads - 1) / (size_t)nthreads * cfg->nr : n;
+    const size_t kc_step = even_block(k, cfg->kc, 4);
+    /* at least any thread's widest NC block (even_block(x, NC, NR) <= NC and
+     * <= x rounded up to NR, but not monotonic in x) */
+    const size_t nc_max = min_size(cfg->nc, (width + cfg->nr - 1) / cfg->nr * cfg->nr);
     /* each thread splits its rows in blocks of at most this (a multiple of MR) */
     const size_t mc_step = min_size(cfg->mc, (m + cfg->mr - 1) / cfg->mr * cfg->mr);
+    slabs S;
+    memset(&S, 0, sizeof S);
     step s;
     memset(&s, 0, sizeof s);
     s.cfg = cfg;
     s.job = job;
     s.mc_step = mc_step;
-    s.split_n = split_n;
-    s.pb = mxp_malloc(nc_step * kc_step);
-    int32_t *off = mxp_malloc((m + n) * sizeof *off);
-    int32_t *ws = job->w ? NULL : mxp_malloc(m * min_size(n, nc_step) * sizeof *ws);
-    bool ok = s.pb && off && (job->w || ws);
+    s.split_n = split_n && !use_slabs;
     /* uint8 A in place (no flip, k contiguous in whole quads) when few
      * columns reuse each packed block, as in driver.c (measured, one
      * thread: 256^3 +5%, 512^3 +2%, 1024^3 +1%, 2048^3 -1%) */
-    s.a_in_place = cfg->ukernel_a && job->a.dtype == MXP_U8 && !job->a.trans && k % 4 == 0 && n <= 1024;
+    s.a_in_place = cfg->ukernel_a && job->a.dtype == MXP_U8 && !job->a.trans && k % 4 == 0 && width <= 1024;
+    const int shared = use_slabs ? nthreads : 1; /* B~ and workspaces */
+    int32_t *off = mxp_malloc((m + n) * sizeof *off);
+    bool ok = off != NULL;
+    for (int t = 0; t < shared && ok; t++) {
+        ok = (S.pb[t] = mxp_malloc(nc_max * kc_step)) != NULL;
+        if (ok && !job->w)
+            ok = (S.ws[t] = mxp_malloc(m * nc_max * sizeof *S.ws[t])) != NULL;
+    }
     for (int t = 0; t < nthreads && ok && !s.a_in_place; t++)
         ok = (s.pa[t] = mxp_malloc(mc_step * kc_step)) != NULL;
     if (ok) {
         corrections(job, off, off + m);
         s.row_off = off;
         s.col_off = off + m;
-        s.w = job->w ? job->w : ws;
-        s.ldw = job->w ? job->ldw : min_size(n, nc_step);
+        s.w = job->w ? job->w : S.ws[0];
+        s.ldw = job->w ? job->ldw : min_size(n, nc_max);
+        s.pb = S.pb[0];
     }
-    for (size_t jc = 0; jc < n && ok; jc += nc_step) {
-        s.jc = jc;
-        s.nc = min_size(nc_step, n - jc);
-        s.wcol = job->w ? 0 : jc;
-        for (size_t pc = 0; pc < k; pc += kc_step) {
-            s.pc = pc;
-            s.kc = min_size(kc_step, k - pc);
-            s.first = pc == 0;
-            s.last = pc + s.kc == k;
-            if (nthreads > 1) { /* both phases split by thread; tiles never shared */
+    if (ok && use_slabs) {
+        S.base = s;
+        mxp_parallel(nthreads, run_slab, &S);
+    } else if (ok && nthreads == 1) {
+        serial_loops(&s, 0, n, !job->w);
+    } else if (ok) {
+        const size_t nc_step = even_block(n, cfg->nc, cfg->nr);
+        for (size_t jc = 0; jc < n; jc += nc_step) {
+            s.jc = jc;
+            s.nc = min_size(nc_step, n - jc);
+            s.wcol = job->w ? 0 : jc;
+            for (size_t pc = 0; pc < k; pc += kc_step) {
+                s.pc = pc;
+                s.kc = min_size(kc_step, k - pc);
+                s.first = pc == 0;
+                s.last = pc + s.kc == k;
+                /* both phases split by thread; tiles never shared */
                 mxp_parallel(nthreads, pack_b_share, &s);
                 mxp_parallel(nthreads, run_blocks, &s);
-            } else {
-                pack_b_share(&s, 0, 1);
-                run_blocks(&s, 0, 1);
             }
         }
     }
     for (int t = 0; t < nthreads; t++)
         mxp_free(s.pa[t]);
-    mxp_free(ws);
+    for (int t = 0; t < shared; t++) {
+        mxp_free(S.ws[t]);
+        mxp_free(S.pb[t]);
+    }
     mxp_free(off);
-    mxp_free(s.pb);
     return ok ? MXP_OK : MXP_ERR_NO_MEMORY;
 }
