@@ -235,18 +235,20 @@ mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n,
 
 typedef struct direct_step {
     const mxp_gemm_direct_config *cfg;
-    size_t m, n, kc, kcp; /* kcp: kc rounded up to the k-packing */
+    const mxp_gemm_config *pack_cfg; /* A's packing as a configuration of this MR */
+    const mxp_gemm_operand *a, *b;
+    size_t m, n, k;
     double alpha, beta;
-    const unsigned char *pa; /* A~ of this pc step: ceil(m / MR) panels of kcp x MR */
-    const unsigned char *b;  /* B at (pc, 0) */
-    size_t ldb;
+    unsigned char *pa[MAX_THREADS]; /* each thread's A~: ceil(m / MR) panels of KC x MR */
     unsigned char *w;
     size_t ldw;
-    bool last;
     mxp_gemm_finish_fn finish;
     void *finish_ctx;
 } direct_step;
 
+/* Thread t's strips of columns, all of k: A packed by each thread for
+ * itself (a few rows: cheap), so that the threads never wait for each
+ * other. */
 static void run_direct(void *ctx, int t, int nthreads)
 {
     const direct_step *s = ctx;
@@ -262,19 +264,26 @@ static void run_direct(void *ctx, int t, int nthreads)
      * so that B streams along its rows (strip by strip over all KC rows
      * would walk B down its columns); C stays in L2 */
     const size_t rank = s->m > cfg->mr ? cfg->step_multi : cfg->step;
-    for (size_t p = 0; p < s->kc; p += rank) {
-        const size_t sub = s->kc - p < rank ? s->kc - p : rank;
-        const double beta = p == 0 ? s->beta : 1.0;
-        for (size_t jr = j0; jr < j1; jr += cfg->nr) {
-            const size_t nr = j1 - jr < cfg->nr ? j1 - jr : cfg->nr;
-            for (size_t ir = 0; ir < s->m; ir += cfg->mr) {
-                const size_t mr = s->m - ir < cfg->mr ? s->m - ir : cfg->mr;
-                cfg->ukernel(mr, nr, sub, s->pa + (ir * s->kcp + p * cfg->mr) * ps, s->b + (p * s->ldb + jr) * ps,
-                             s->ldb, s->w + (ir * s->ldw + jr) * cs, s->ldw, s->alpha, beta);
+    unsigned char *pa = s->pa[t];
+    for (size_t pc = 0; pc < s->k; pc += cfg->kc) {
+        const size_t kc = s->k - pc < cfg->kc ? s->k - pc : cfg->kc;
+        const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
+        const unsigned char *b = s->b->base + pc * s->b->ld * ps;
+        mxp_gemm_pack_a(s->pack_cfg, s->a, 0, s->m, pc, kc, pa);
+        for (size_t p = 0; p < kc; p += rank) {
+            const size_t sub = kc - p < rank ? kc - p : rank;
+            const double beta = pc == 0 && p == 0 ? s->beta : 1.0;
+            for (size_t jr = j0; jr < j1; jr += cfg->nr) {
+                const size_t nr = j1 - jr < cfg->nr ? j1 - jr : cfg->nr;
+                for (size_t ir = 0; ir < s->m; ir += cfg->mr) {
+                    const size_t mr = s->m - ir < cfg->mr ? s->m - ir : cfg->mr;
+                    cfg->ukernel(mr, nr, sub, pa + (ir * kcp + p * cfg->mr) * ps, b + (p * s->b->ld + jr) * ps,
+                                 s->b->ld, s->w + (ir * s->ldw + jr) * cs, s->ldw, s->alpha, beta);
+                }
             }
         }
     }
-    if (s->last && s->finish)
+    if (s->finish)
         s->finish(s->finish_ctx, 0, s->m, j0, j1 - j0, s->w + j0 * cs, s->ldw);
 }
 
@@ -285,9 +294,6 @@ mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, si
     const size_t ps = mxp_dtype_itemsize(cfg->packed), mrp = (m + cfg->mr - 1) / cfg->mr * cfg->mr;
     const size_t kc_max = k < cfg->kc ? k : cfg->kc;
     const size_t kcp_max = (kc_max + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
-    unsigned char *pa = mxp_malloc(mrp * kcp_max * ps);
-    if (!pa)
-        return MXP_ERR_NO_MEMORY;
     /* A's packing as a configuration of this MR (converting A exactly) */
     const mxp_gemm_config pack_cfg = { cfg->name, cfg->acc, cfg->packed, cfg->kpack, cfg->isa, cfg->mr, cfg->nr,
                                        mrp, kc_max, cfg->nr, NULL, NULL };
@@ -298,19 +304,18 @@ mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, si
     if ((size_t)nthreads > (strips + 1) / 2)
         nthreads = (int)((strips + 1) / 2);
     nthreads = nthreads < 1 ? 1 : nthreads > MAX_THREADS ? MAX_THREADS : nthreads;
-    direct_step s = { cfg, m, n, 0, 0, alpha, beta, pa, NULL, b->ld, w, ldw, false, finish, finish_ctx };
-    for (size_t pc = 0; pc < k; pc += cfg->kc) {
-        s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
-        s.kcp = (s.kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
-        s.beta = pc == 0 ? beta : 1.0;
-        s.last = pc + s.kc >= k;
-        s.b = b->base + pc * b->ld * ps;
-        mxp_gemm_pack_a(&pack_cfg, a, 0, m, pc, s.kc, pa);
+    direct_step s = { cfg, &pack_cfg, a, b, m, n, k, alpha, beta, { NULL }, w, ldw, finish, finish_ctx };
+    mxp_status st = MXP_OK;
+    for (int t = 0; t < nthreads && st == MXP_OK; t++)
+        if (!(s.pa[t] = mxp_malloc(mrp * kcp_max * ps)))
+            st = MXP_ERR_NO_MEMORY;
+    if (st == MXP_OK) {
         if (nthreads > 1)
             mxp_parallel(nthreads, run_direct, &s);
         else
             run_direct(&s, 0, 1);
     }
-    mxp_free(pa);
-    return MXP_OK;
+    for (int t = 0; t < nthreads; t++)
+        mxp_free(s.pa[t]);
+    return st;
 }
