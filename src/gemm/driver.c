@@ -264,21 +264,23 @@ static void run_direct(void *ctx, int t, int nthreads)
      * so that B streams along its rows (strip by strip over all KC rows
      * would walk B down its columns); C stays in L2 */
     const size_t rank = s->m > cfg->mr ? cfg->step_multi : cfg->step;
-    unsigned char *pa = s->pa[t];
+    const size_t m = s->m, mr_max = cfg->mr, nr_max = cfg->nr, ldb = s->b->ld, ldw = s->ldw;
+    const mxp_gemm_direct_fn ukernel = cfg->ukernel;
+    unsigned char *pa = s->pa[t], *w = s->w;
     for (size_t pc = 0; pc < s->k; pc += cfg->kc) {
         const size_t kc = s->k - pc < cfg->kc ? s->k - pc : cfg->kc;
         const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
-        const unsigned char *b = s->b->base + pc * s->b->ld * ps;
-        mxp_gemm_pack_a(s->pack_cfg, s->a, 0, s->m, pc, kc, pa);
+        const unsigned char *b = s->b->base + pc * ldb * ps;
+        mxp_gemm_pack_a(s->pack_cfg, s->a, 0, m, pc, kc, pa);
         for (size_t p = 0; p < kc; p += rank) {
             const size_t sub = kc - p < rank ? kc - p : rank;
             const double beta = pc == 0 && p == 0 ? s->beta : 1.0;
-            for (size_t jr = j0; jr < j1; jr += cfg->nr) {
-                const size_t nr = j1 - jr < cfg->nr ? j1 - jr : cfg->nr;
-                for (size_t ir = 0; ir < s->m; ir += cfg->mr) {
-                    const size_t mr = s->m - ir < cfg->mr ? s->m - ir : cfg->mr;
-                    cfg->ukernel(mr, nr, sub, pa + (ir * kcp + p * cfg->mr) * ps, b + (p * s->b->ld + jr) * ps,
-                                 s->b->ld, s->w + (ir * s->ldw + jr) * cs, s->ldw, s->alpha, beta);
+            for (size_t jr = j0; jr < j1; jr += nr_max) {
+                const size_t nr = j1 - jr < nr_max ? j1 - jr : nr_max;
+                for (size_t ir = 0; ir < m; ir += mr_max) {
+                    const size_t mr = m - ir < mr_max ? m - ir : mr_max;
+                    ukernel(mr, nr, sub, pa + (ir * kcp + p * mr_max) * ps, b + (p * ldb + jr) * ps, ldb,
+                            w + (ir * ldw + jr) * cs, ldw, s->alpha, beta);
                 }
             }
         }
