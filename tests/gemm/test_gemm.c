@@ -1043,9 +1043,9 @@ static void test_gemm_results_identical_for_any_thread_count(void **state)
         { MXP_BF16, MXP_F32, MXP_F16, 0.5 }, /* with the epilogue below, stochastic rounding */
     };
     const int counts[] = { 1, 2, 3, 5, 8 };
-    float bias[1000];
-    for (int j = 0; j < 1000; j++)
-        bias[j] = (float)j / 64.0f - 1.0f;
+    static float bias[4200];
+    for (int j = 0; j < 4200; j++)
+        bias[j] = (float)(j % 1000) / 64.0f - 1.0f;
     mxp_gemm_opts eo;
     memset(&eo, 0, sizeof eo);
     eo.bias = bias;
@@ -1054,10 +1054,12 @@ static void test_gemm_results_identical_for_any_thread_count(void **state)
     eo.activation = MXP_ACT_GELU;
     eo.convert.rounding = MXP_ROUND_STOCHASTIC;
     eo.convert.seed = 77;
-    /* 11.7 million multiply-adds in 4 MC blocks (threads split the rows);
-     * 5 rows (threads split the columns); one row (the GEMV's column ranges) */
-    const size_t shapes[3][3] = { { 301, 130, 300 }, { 5, 700, 1200 }, { 1, 1000, 1100 } }; /* and a GEMV */
-    for (size_t sh = 0; sh < 3; sh++)
+    /* 11.7 million multiply-adds in 4 MC blocks (two threads: a slab of
+     * columns each; more: a shared B~, rows split); two slabs of two NC
+     * blocks each; 5 rows (small M: the threads split the columns); one row
+     * (the GEMV's column ranges) */
+    const size_t shapes[4][3] = { { 301, 130, 300 }, { 20, 4200, 60 }, { 5, 700, 1200 }, { 1, 1000, 1100 } };
+    for (size_t sh = 0; sh < 4; sh++)
     for (size_t d = 0; d < NELEMS(combos); d++)
         for (int t = 0; t < 4; t += 3) {
             const size_t m = shapes[sh][0], n = shapes[sh][1], k = shapes[sh][2];

@@ -1073,13 +1073,16 @@ static void test_int8_every_level_gives_the_same_bits(void **state)
 static void test_int8_results_identical_for_any_thread_count(void **state)
 {
     (void)state;
-    float col[260];
+    static float col[8200];
     uint64_t s = 1300;
     for (size_t j = 0; j < NELEMS(col); j++)
         col[j] = (float)uniform(&s, 1e-4, 3e-3);
     const int top = (int)mxp_isa_supported();
-    for (size_t w = 0; w < 5; w++) {
-        const icase c = mixed_case(w, 450, 260, 140, col); /* several MC blocks */
+    /* several MC blocks, a slab of columns per thread; two slabs of two NC
+     * blocks each; columns too few for slabs (a shared B~, rows split) */
+    const size_t shapes[][3] = { { 450, 260, 140 }, { 20, 8200, 40 }, { 450, 60, 300 } };
+    for (size_t w = 0; w < 9; w++) {
+        const icase c = mixed_case(w, shapes[w % 3][0], shapes[w % 3][1], shapes[w % 3][2], col);
         unsigned char *one = run_at(&c, top, 1);
         for (int t = 2; t <= 3; t++) {
             unsigned char *got = run_at(&c, top, t);
