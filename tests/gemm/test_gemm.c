@@ -917,35 +917,46 @@ static void test_gemm_bf16_tiny_scan_finds_every_position(void **state)
 #endif
 }
 
-/* A large B is scanned for tiny values by all the threads (one share of
- * rows each): a single 2^-70 anywhere in a 1024 x 1024 B times 2^-63 in A
- * (not tiny itself) gives C = 2^-133 (the float32 path; vdpbf16ps would
- * flush it to 0). */
+/* Tiny bf16 values in a large B, scanned by all the threads (one share of
+ * rows each) before the product: a single 2^-70 anywhere in a 1024 x 1024
+ * B times 2^-63 in A (not tiny itself) gives C = 2^-133 exactly (vdpbf16ps
+ * would flush it to 0), into float32 C (accumulated in place) and
+ * bfloat16 C (a workspace), beta 0 and 1, with 1-3 threads. */
 static void test_gemm_bf16_tiny_value_anywhere_in_a_large_b_is_exact_with_threads(void **state)
 {
     (void)state;
-    const size_t m = 4, n = 1024, k = 1024;
+    const size_t m = 20, n = 1024, k = 1024;
     uint16_t *a = calloc(m * k, sizeof *a), *b = calloc(k * n, sizeof *b);
     float *c = malloc(m * n * sizeof *c);
     assert_true(a && b && c);
     const uint16_t tiny = (127 - 70) << 7, limit = (127 - 63) << 7; /* 2^-70, 2^-63 */
     const size_t spots[][2] = { { 0, 0 }, { 511, 700 }, { 512, 3 }, { 1023, 1023 } };
+    const mxp_dtype cts[] = { MXP_F32, MXP_BF16 };
     for (int threads = 1; threads <= 3; threads++) {
         assert_int_equal(mxp_set_num_threads(threads), MXP_OK);
-        for (size_t sp = 0; sp < NELEMS(spots); sp++) {
-            const size_t p = spots[sp][0], j = spots[sp][1];
-            a[2 * k + p] = limit; /* row 2 of A */
-            b[p * n + j] = tiny;
-            assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.0, a, MXP_BF16, k, b, MXP_BF16, n, 0.0,
-                                      c, MXP_F32, n, NULL),
-                             MXP_OK);
-            for (size_t i = 0; i < m * n; i++)
-                if (c[i] != (i == 2 * n + j ? 0x1p-133f : 0.0f))
-                    fail_msg("%d threads, tiny B[%zu][%zu]: C[%zu][%zu] = %a", threads, p, j, i / n, i % n,
-                             (double)c[i]);
-            a[2 * k + p] = 0;
-            b[p * n + j] = 0;
-        }
+        for (size_t sp = 0; sp < NELEMS(spots); sp++)
+            for (size_t v = 0; v < 4; v++) {
+                const size_t p = spots[sp][0], j = spots[sp][1];
+                const mxp_dtype ct = cts[v % 2];
+                const double beta = v < 2 ? 0.0 : 1.0;
+                a[2 * k + p] = limit; /* row 2 of A */
+                b[p * n + j] = tiny;
+                memset(c, 0, m * n * sizeof *c); /* zeros in either C dtype */
+                assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.0, a, MXP_BF16, k, b, MXP_BF16, n,
+                                          beta, c, ct, n, NULL),
+                                 MXP_OK);
+                double got[1];
+                for (size_t i = 0; i < m * n; i++) {
+                    assert_int_equal(
+                        mxp_convert(got, MXP_F64, (const unsigned char *)c + i * mxp_dtype_itemsize(ct), ct, 1, NULL),
+                        MXP_OK);
+                    if (got[0] != (i == 2 * n + j ? 0x1p-133 : 0.0))
+                        fail_msg("%d threads, %s C, beta %g, tiny B[%zu][%zu]: C[%zu][%zu] = %a", threads,
+                                 mxp_dtype_name(ct), beta, p, j, i / n, i % n, got[0]);
+                }
+                a[2 * k + p] = 0;
+                b[p * n + j] = 0;
+            }
     }
     free(a);
     free(b);
@@ -1442,7 +1453,7 @@ typedef struct alloc_job {
     size_t c_bytes;
 } alloc_job;
 
-static alloc_job alloc_jobs[5];
+static alloc_job alloc_jobs[6];
 
 static mxp_status alloc_job_run(alloc_job *j)
 {
@@ -1481,6 +1492,8 @@ static void test_gemm_every_allocation_failure_is_reported_and_leaves_c_untouche
         { MXP_NO_TRANS, MXP_TRANS, 50, 20, 270, 1.0, -1.0, MXP_F64, MXP_F64, MXP_F64 },
         { MXP_TRANS, MXP_TRANS, 9, 2100, 5, 1.0, 1.0, MXP_F16, MXP_F32, MXP_F64 },
         { MXP_NO_TRANS, MXP_NO_TRANS, 200, 100, 260, 1.0, 0.5, MXP_F32, MXP_F32, MXP_F32 }, /* threaded */
+        /* a tiny value in B (below): the float32 kernel */
+        { MXP_NO_TRANS, MXP_NO_TRANS, 40, 70, 50, 1.0, 0.0, MXP_BF16, MXP_BF16, MXP_BF16 },
     };
     uint64_t s = 90;
     for (size_t i = 0; i < NELEMS(alloc_jobs); i++) {
@@ -1512,6 +1525,8 @@ static void test_gemm_every_allocation_failure_is_reported_and_leaves_c_untouche
         assert_int_equal(mxp_convert(j->a, j->at, tmp, MXP_F64, na, NULL), MXP_OK);
         for (size_t q = 0; q < nb; q++)
             tmp[q] = uniform_pm1(&s);
+        if (i == NELEMS(alloc_jobs) - 1)
+            tmp[7 * j->ldb + 3] = 0x1p-70;
         assert_int_equal(mxp_convert(j->b, j->bt, tmp, MXP_F64, nb, NULL), MXP_OK);
         for (size_t q = 0; q < nc; q++)
             tmp[q] = uniform_pm1(&s);
