@@ -440,15 +440,23 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
      * thread: 256^3 +5%, 512^3 +2%, 1024^3 +1%, 2048^3 -1%) */
     s.a_in_place = cfg->ukernel_a && job->a.dtype == MXP_U8 && !job->a.trans && k % 4 == 0 && width <= 1024;
     const int shared = use_slabs ? nthreads : 1; /* B~ and workspaces */
-    int32_t *off = mxp_malloc((m + n) * sizeof *off);
-    bool ok = off != NULL;
+    /* every buffer in one block (see driver.c: several made glibc trim and
+     * fault its pages in again on every call) */
+    const int a_buffers = s.a_in_place ? 0 : nthreads;
+    const size_t off_bytes = ((m + n) * sizeof(int32_t) + 63) / 64 * 64, b_bytes = (nc_max * kc_step + 63) / 64 * 64;
+    const size_t ws_bytes = job->w ? 0 : (m * nc_max * sizeof(int32_t) + 63) / 64 * 64;
+    const size_t a_bytes = (mc_step * kc_step + 63) / 64 * 64;
+    unsigned char *block =
+        mxp_malloc(off_bytes + (size_t)shared * (b_bytes + ws_bytes) + (size_t)a_buffers * a_bytes);
+    const bool ok = block != NULL;
+    int32_t *off = (int32_t *)(void *)block;
     for (int t = 0; t < shared && ok; t++) {
-        ok = (S.pb[t] = mxp_malloc(nc_max * kc_step)) != NULL;
-        if (ok && !job->w)
-            ok = (S.ws[t] = mxp_malloc(m * nc_max * sizeof *S.ws[t])) != NULL;
+        unsigned char *mine = block + off_bytes + (size_t)t * (b_bytes + ws_bytes);
+        S.pb[t] = (int8_t *)mine;
+        S.ws[t] = job->w ? NULL : (int32_t *)(void *)(mine + b_bytes);
     }
-    for (int t = 0; t < nthreads && ok && !s.a_in_place; t++)
-        ok = (s.pa[t] = mxp_malloc(mc_step * kc_step)) != NULL;
+    for (int t = 0; t < a_buffers && ok; t++)
+        s.pa[t] = block + off_bytes + (size_t)shared * (b_bytes + ws_bytes) + (size_t)t * a_bytes;
     if (ok) {
         corrections(job, off, off + m);
         s.row_off = off;
@@ -479,12 +487,6 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
             }
         }
     }
-    for (int t = 0; t < nthreads; t++)
-        mxp_free(s.pa[t]);
-    for (int t = 0; t < shared; t++) {
-        mxp_free(S.ws[t]);
-        mxp_free(S.pb[t]);
-    }
-    mxp_free(off);
+    mxp_free(block);
     return ok ? MXP_OK : MXP_ERR_NO_MEMORY;
 }

@@ -1538,7 +1538,8 @@ static void test_gemm_every_allocation_failure_is_reported_and_leaves_c_untouche
     assert_int_equal(mxp_set_num_threads(1), MXP_OK);
     const int failures = check_every_allocation_failure(gemm_workload);
     /* the threaded job: 2 threads take a slab of columns each (a B~ each),
-     * 3 threads share one B~ (too few columns for three slabs) */
+     * 3 threads share one B~ (too few columns for three slabs); the
+     * buffers are one block either way */
     assert_int_equal(mxp_set_num_threads(2), MXP_OK);
     const int failures2 = check_every_allocation_failure(gemm_workload);
     assert_int_equal(mxp_set_num_threads(3), MXP_OK);
@@ -1546,7 +1547,7 @@ static void test_gemm_every_allocation_failure_is_reported_and_leaves_c_untouche
     assert_int_equal(mxp_set_num_threads(0), MXP_OK);
     print_message("mxp_gemm workload: %d allocation failures checked (%d with 2 threads, %d with 3)\n", failures,
                   failures2, failures3);
-    assert_true(failures2 > failures);
+    assert_true(failures2 >= failures);
     assert_true(failures3 >= failures);
     for (size_t i = 0; i < NELEMS(alloc_jobs); i++) {
         alloc_job *j = &alloc_jobs[i];
