@@ -118,7 +118,7 @@ static void *pool_worker(void *arg)
     pthread_mutex_lock(&pool.mu);
     for (;;) {
         if (atomic_load(&pool.generation) == seen) {
-            /* a short spin first: the next job of a GEMM follows within microseconds */
+            /* poll first: the next job of a GEMM follows within microseconds */
             pthread_mutex_unlock(&pool.mu);
             for (int spin = 0; spin < SPIN && atomic_load(&pool.generation) == seen; spin++)
                 cpu_relax();
