@@ -278,6 +278,16 @@ static void run_direct(void *ctx, int t, int nthreads)
             const double beta = pc == 0 && p == 0 ? s->beta : 1.0;
             for (size_t jr = j0; jr < j1; jr += nr_max) {
                 const size_t nr = j1 - jr < nr_max ? j1 - jr : nr_max;
+                /* the next strip's rows of B, from memory, while this one
+                 * is multiplied: B's rows are sub separate streams, more
+                 * than the prefetchers follow (M = 16, N = K = 4096: f32
+                 * and f64 +9%; one strip ahead beat two and three) */
+                if (jr + nr_max < j1)
+                    for (size_t r = 0; r < sub; r++) {
+                        const unsigned char *row = b + ((p + r) * ldb + jr + nr_max) * ps;
+                        for (size_t o = 0; o < nr_max * ps; o += 64)
+                            __builtin_prefetch(row + o, 0, 3);
+                    }
                 for (size_t ir = 0; ir < m; ir += mr_max) {
                     const size_t mr = m - ir < mr_max ? m - ir : mr_max;
                     ukernel(mr, nr, sub, pa + (ir * kcp + p * mr_max) * ps, b + (p * ldb + jr) * ps, ldb,
