@@ -39,17 +39,7 @@ static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr
         }
         pb += 32;
     }
-    const __mmask16 m0 = nr >= 16 ? 0xffff : (__mmask16)((1u << nr) - 1);
-    const __mmask16 m1 = nr >= 32 ? 0xffff : nr > 16 ? (__mmask16)((1u << (nr - 16)) - 1) : 0;
-    const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++) { /* constant indices: the accumulators stay in registers */
-        if ((size_t)i >= mr)
-            break;
-        float *row = c + (size_t)i * ldc;
-        mxp_f32_row_update(row, acc0[i], m0, va, vb, beta != 0);
-        mxp_f32_row_update(row + 16, acc1[i], m1, va, vb, beta != 0);
-    }
+    mxp_f32_tile_store_6x32(c, ldc, mr, nr, acc0, acc1, alpha, beta);
 }
 
 void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
