@@ -220,14 +220,14 @@ static void finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, 
     const finish_ctx *f = ctx;
     double t[CHUNK], tmp[CHUNK];
     const size_t cs = mxp_dtype_itemsize(f->ct), as = mxp_dtype_itemsize(f->acc);
-    mxp_convert_opts co = f->o ? f->o->convert : (mxp_convert_opts){ .rounding = MXP_ROUND_NEAREST_EVEN };
-    const uint64_t offset0 = co.index_offset;
     if (f->kernel) {
         for (size_t r = 0; r < mc; r++)
             f->kernel->fn((unsigned char *)f->c + ((i0 + r) * f->ldc + j0) * cs,
                           (const unsigned char *)wb + r * ldw * as, nc, &f->params);
         return;
     }
+    mxp_convert_opts co = f->o ? f->o->convert : (mxp_convert_opts){ .rounding = MXP_ROUND_NEAREST_EVEN };
+    const uint64_t offset0 = co.index_offset;
     for (size_t r = 0; r < mc; r++) {
         const size_t i = i0 + r;
         for (size_t q = 0; q < nc; q += CHUNK) {
