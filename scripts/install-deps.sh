@@ -6,9 +6,10 @@
 #   scripts/install-deps.sh fuzz       also clang and libFuzzer (make check-fuzz)
 set -euo pipefail
 
-pkgs=(gcc make cmake pkg-config libmpfr-dev libgmp-dev libcmocka-dev python3 python3-numpy python3-pytest)
+pkgs=(gcc make cmake pkg-config libmpfr-dev libgmp-dev libcmocka-dev python3 python3-numpy python3-pytest
+      python3-dev python3-setuptools python3-pip python3-venv python3-torch) # torch: the Python tests' bfloat16/DLPack peer
 if [ "${1:-}" = bench ]; then
-  pkgs+=(libopenblas-dev libdnnl-dev python3-torch) # torch: mxp bench quant's peer
+  pkgs+=(libopenblas-dev libdnnl-dev)
 fi
 if [ "${1:-}" = fuzz ]; then
   pkgs+=(clang-14 libclang-rt-14-dev)

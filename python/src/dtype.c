@@ -1,0 +1,322 @@
+/* The dtypes: one descriptor and one set of array functions per row of
+ * mxpy_floats[], registered with NumPy as user-defined types.
+ *
+ * kind 'V', as ml_dtypes does: NumPy 1.24 lets legacy user dtypes promote
+ * only through the casts they declare safe (registered in casts.c), and
+ * code that ports from ml_dtypes sees the same dtype.kind. */
+#include <math.h>
+#include <string.h>
+
+#include "mxpy.h"
+
+mxpy_float mxpy_floats[MXPY_NFLOATS] = {
+    [MXPY_BF16] = { MXP_BF16, "bfloat16", 'E', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E4M3] = { MXP_E4M3, "float8_e4m3fn", '4', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E5M2] = { MXP_E5M2, "float8_e5m2", '5', NULL, NULL, NPY_NOTYPE },
+};
+
+static PyArray_Descr descrs[MXPY_NFLOATS];
+static PyArray_ArrFuncs funcs[MXPY_NFLOATS];
+
+mxpy_float *mxpy_float_by_typenum(int typenum)
+{
+    for (int i = 0; i < MXPY_NFLOATS; i++)
+        if (mxpy_floats[i].typenum == typenum && typenum != NPY_NOTYPE)
+            return &mxpy_floats[i];
+    return NULL;
+}
+
+mxpy_float *mxpy_float_by_scalar_type(PyTypeObject *type)
+{
+    for (int i = 0; i < MXPY_NFLOATS; i++)
+        if (mxpy_floats[i].scalar_type == type)
+            return &mxpy_floats[i];
+    return NULL;
+}
+
+mxpy_float *mxpy_float_by_dtype(mxp_dtype dt)
+{
+    for (int i = 0; i < MXPY_NFLOATS; i++)
+        if (mxpy_floats[i].dt == dt)
+            return &mxpy_floats[i];
+    return NULL;
+}
+
+/* C types by size, so `long` and `long long` both map on LP64. */
+static mxp_dtype int_dtype(size_t size, bool is_signed)
+{
+    switch (size) {
+    case 1: return is_signed ? MXP_S8 : MXP_U8;
+    case 2: return is_signed ? MXP_S16 : MXP_U16;
+    case 4: return is_signed ? MXP_S32 : MXP_U32;
+    case 8: return is_signed ? MXP_S64 : MXP_U64;
+    default: return MXP_DTYPE_INVALID;
+    }
+}
+
+mxp_dtype mxpy_dtype_from_typenum(int typenum)
+{
+    switch (typenum) {
+    case NPY_BOOL: return MXP_BOOL;
+    case NPY_BYTE: return MXP_S8;
+    case NPY_UBYTE: return MXP_U8;
+    case NPY_SHORT: return int_dtype(sizeof(short), true);
+    case NPY_USHORT: return int_dtype(sizeof(short), false);
+    case NPY_INT: return int_dtype(sizeof(int), true);
+    case NPY_UINT: return int_dtype(sizeof(int), false);
+    case NPY_LONG: return int_dtype(sizeof(long), true);
+    case NPY_ULONG: return int_dtype(sizeof(long), false);
+    case NPY_LONGLONG: return int_dtype(sizeof(long long), true);
+    case NPY_ULONGLONG: return int_dtype(sizeof(long long), false);
+    case NPY_HALF: return MXP_F16;
+    case NPY_FLOAT: return MXP_F32;
+    case NPY_DOUBLE: return MXP_F64;
+    default: break;
+    }
+    mxpy_float *t = mxpy_float_by_typenum(typenum);
+    return t ? t->dt : MXP_DTYPE_INVALID;
+}
+
+int mxpy_typenum_from_dtype(mxp_dtype dt)
+{
+    switch (dt) {
+    case MXP_BOOL: return NPY_BOOL;
+    case MXP_S8: return NPY_INT8;
+    case MXP_S16: return NPY_INT16;
+    case MXP_S32: return NPY_INT32;
+    case MXP_S64: return NPY_INT64;
+    case MXP_U8: return NPY_UINT8;
+    case MXP_U16: return NPY_UINT16;
+    case MXP_U32: return NPY_UINT32;
+    case MXP_U64: return NPY_UINT64;
+    case MXP_F16: return NPY_HALF;
+    case MXP_F32: return NPY_FLOAT;
+    case MXP_F64: return NPY_DOUBLE;
+    default: break;
+    }
+    mxpy_float *t = mxpy_float_by_dtype(dt);
+    return t ? t->typenum : NPY_NOTYPE;
+}
+
+/* ---- array functions ------------------------------------------------------
+ * NumPy passes the array (or NULL) last; its descriptor says which row. */
+
+static mxpy_float *arr_float(void *arr)
+{
+    return arr ? mxpy_float_by_typenum(PyArray_DESCR((PyArrayObject *)arr)->type_num) : NULL;
+}
+
+static uint16_t load(const mxpy_float *t, const void *p)
+{
+    uint16_t bits = 0;
+    memcpy(&bits, p, mxp_dtype_itemsize(t->dt)); /* little-endian: 1-byte types in the low byte */
+    return bits;
+}
+
+static void store(const mxpy_float *t, void *p, uint16_t bits)
+{
+    memcpy(p, &bits, mxp_dtype_itemsize(t->dt));
+}
+
+static PyObject *getitem(int idx, void *p)
+{
+    return mxpy_scalar_new(&mxpy_floats[idx], load(&mxpy_floats[idx], p));
+}
+
+static int setitem(int idx, PyObject *item, void *p)
+{
+    uint16_t bits;
+    if (mxpy_bits_from_object(&mxpy_floats[idx], item, &bits) < 0)
+        return -1;
+    store(&mxpy_floats[idx], p, bits);
+    return 0;
+}
+
+/* NumPy may call getitem/setitem with no array (so no descriptor): each
+ * row gets its own one-line entry points. */
+static PyObject *getitem_bf16(void *p, void *arr) { (void)arr; return getitem(MXPY_BF16, p); }
+static PyObject *getitem_e4m3(void *p, void *arr) { (void)arr; return getitem(MXPY_E4M3, p); }
+static PyObject *getitem_e5m2(void *p, void *arr) { (void)arr; return getitem(MXPY_E5M2, p); }
+static int setitem_bf16(PyObject *o, void *p, void *arr) { (void)arr; return setitem(MXPY_BF16, o, p); }
+static int setitem_e4m3(PyObject *o, void *p, void *arr) { (void)arr; return setitem(MXPY_E4M3, o, p); }
+static int setitem_e5m2(PyObject *o, void *p, void *arr) { (void)arr; return setitem(MXPY_E5M2, o, p); }
+
+static PyArray_GetItemFunc *const getitems[MXPY_NFLOATS] = { getitem_bf16, getitem_e4m3, getitem_e5m2 };
+static PyArray_SetItemFunc *const setitems[MXPY_NFLOATS] = { setitem_bf16, setitem_e4m3, setitem_e5m2 };
+
+/* By element size, not by row: NumPy may pass no array. */
+static void copy_elements(char *d, npy_intp dstride, const char *s, npy_intp sstride, npy_intp n, size_t size,
+                          int swap)
+{
+    for (npy_intp i = 0; s && i < n; i++, d += dstride, s += sstride) {
+        memmove(d, s, size);
+        if (swap && size == 2) {
+            char c = d[0];
+            d[0] = d[1];
+            d[1] = c;
+        }
+    }
+}
+
+static void copyswapn_1(void *d, npy_intp ds, void *s, npy_intp ss, npy_intp n, int swap, void *arr)
+{
+    (void)arr;
+    copy_elements(d, ds, s, ss, n, 1, swap);
+}
+
+static void copyswapn_2(void *d, npy_intp ds, void *s, npy_intp ss, npy_intp n, int swap, void *arr)
+{
+    (void)arr;
+    copy_elements(d, ds, s, ss, n, 2, swap);
+}
+
+static void copyswap_1(void *d, void *s, int swap, void *arr) { copyswapn_1(d, 0, s, 0, 1, swap, arr); }
+static void copyswap_2(void *d, void *s, int swap, void *arr) { copyswapn_2(d, 0, s, 0, 1, swap, arr); }
+
+static npy_bool nonzero(void *p, void *arr)
+{
+    mxpy_float *t = arr_float(arr);
+    return mxpy_to_double(t, load(t, p)) != 0;
+}
+
+/* arange: start, start + delta, ... from the first two elements, each
+ * computed in float64 and rounded once. */
+static int fill(void *buffer, npy_intp n, void *arr)
+{
+    mxpy_float *t = arr_float(arr);
+    size_t size = mxp_dtype_itemsize(t->dt);
+    char *b = buffer;
+    double start = mxpy_to_double(t, load(t, b)), delta = mxpy_to_double(t, load(t, b + size)) - start;
+    for (npy_intp i = 2; i < n; i++)
+        store(t, b + (size_t)i * size, mxpy_from_double(t, start + (double)i * delta));
+    return 0;
+}
+
+/* A dot product in float64 of the exactly widened elements, rounded once.
+ * np.dot of 2-d arrays calls it once per output element (NumPy has no
+ * other hook for user types); `@` and np.matmul go to mxp_gemm. */
+static void dot(int idx, char *ip1, npy_intp is1, char *ip2, npy_intp is2, char *op, npy_intp n)
+{
+    const mxpy_float *t = &mxpy_floats[idx];
+    enum { CHUNK = 512 };
+    double x[CHUNK], y[CHUNK], sum = 0;
+    for (npy_intp i = 0; i < n; i += CHUNK) {
+        size_t m = (size_t)(n - i < CHUNK ? n - i : CHUNK);
+        mxp_convert_strided(x, MXP_F64, sizeof(double), ip1 + i * is1, t->dt, is1, m, NULL);
+        mxp_convert_strided(y, MXP_F64, sizeof(double), ip2 + i * is2, t->dt, is2, m, NULL);
+        for (size_t j = 0; j < m; j++)
+            sum += x[j] * y[j];
+    }
+    store(t, op, mxpy_from_double(t, sum));
+}
+
+static void dot_bf16(void *a, npy_intp as, void *b, npy_intp bs, void *o, npy_intp n, void *arr)
+{
+    (void)arr;
+    dot(MXPY_BF16, a, as, b, bs, o, n);
+}
+
+static void dot_e4m3(void *a, npy_intp as, void *b, npy_intp bs, void *o, npy_intp n, void *arr)
+{
+    (void)arr;
+    dot(MXPY_E4M3, a, as, b, bs, o, n);
+}
+
+static void dot_e5m2(void *a, npy_intp as, void *b, npy_intp bs, void *o, npy_intp n, void *arr)
+{
+    (void)arr;
+    dot(MXPY_E5M2, a, as, b, bs, o, n);
+}
+
+static PyArray_DotFunc *const dots[MXPY_NFLOATS] = { dot_bf16, dot_e4m3, dot_e5m2 };
+
+/* Sorting order: NaNs last, as NumPy sorts floats. */
+static int compare(const void *a, const void *b, void *arr)
+{
+    mxpy_float *t = arr_float(arr);
+    double x = mxpy_to_double(t, load(t, a)), y = mxpy_to_double(t, load(t, b));
+    if (isnan(x) || isnan(y))
+        return isnan(x) - isnan(y);
+    return (x > y) - (x < y);
+}
+
+/* The first NaN wins, as NumPy's argmax/argmin of floats. */
+static int arg_extreme(char *data, npy_intp n, npy_intp *index, void *arr, int sign)
+{
+    mxpy_float *t = arr_float(arr);
+    size_t size = mxp_dtype_itemsize(t->dt);
+    double best = 0;
+    *index = 0;
+    for (npy_intp i = 0; i < n; i++) {
+        double v = mxpy_to_double(t, load(t, data + (size_t)i * size));
+        if (isnan(v)) {
+            *index = i;
+            return 0;
+        }
+        if (i == 0 || sign * (v - best) > 0) {
+            best = v;
+            *index = i;
+        }
+    }
+    return 0;
+}
+
+static int argmax(void *data, npy_intp n, npy_intp *index, void *arr) { return arg_extreme(data, n, index, arr, 1); }
+static int argmin(void *data, npy_intp n, npy_intp *index, void *arr) { return arg_extreme(data, n, index, arr, -1); }
+
+static int register_one(int i)
+{
+    mxpy_float *t = &mxpy_floats[i];
+    char qualified[64];
+    snprintf(qualified, sizeof qualified, "mxp.%s", t->name);
+    extern PyTypeObject *mxpy_make_scalar_type(const char *qualified_name);
+    t->scalar_type = mxpy_make_scalar_type(qualified);
+    if (!t->scalar_type)
+        return -1;
+
+    PyArray_ArrFuncs *f = &funcs[i];
+    PyArray_InitArrFuncs(f);
+    f->getitem = getitems[i];
+    f->setitem = setitems[i];
+    bool one = mxp_dtype_itemsize(t->dt) == 1;
+    f->copyswapn = one ? copyswapn_1 : copyswapn_2;
+    f->copyswap = one ? copyswap_1 : copyswap_2;
+    f->nonzero = nonzero;
+    f->fill = fill;
+    f->dotfunc = dots[i];
+    f->compare = compare;
+    f->argmax = argmax;
+    f->argmin = argmin;
+
+    PyArray_Descr *d = &descrs[i];
+    memset(d, 0, sizeof *d);
+    Py_SET_TYPE(d, &PyArrayDescr_Type);
+    Py_SET_REFCNT(d, 1);
+    Py_INCREF(t->scalar_type);
+    d->typeobj = t->scalar_type;
+    d->kind = 'V';
+    d->type = t->typechar;
+    d->byteorder = mxp_dtype_itemsize(t->dt) > 1 ? '=' : '|';
+    d->flags = 0;
+    d->elsize = (int)mxp_dtype_itemsize(t->dt);
+    d->alignment = d->elsize;
+    d->f = f;
+    d->hash = -1;
+    t->typenum = PyArray_RegisterDataType(d);
+    if (t->typenum < 0)
+        return -1;
+    t->descr = PyArray_DescrFromType(t->typenum);
+    return t->descr ? 0 : -1;
+}
+
+int mxpy_init_dtypes(PyObject *module)
+{
+    for (int i = 0; i < MXPY_NFLOATS; i++) {
+        if (register_one(i) < 0)
+            return -1;
+        Py_INCREF(mxpy_floats[i].scalar_type);
+        if (PyModule_AddObject(module, mxpy_floats[i].name, (PyObject *)mxpy_floats[i].scalar_type) < 0)
+            return -1;
+    }
+    return 0;
+}

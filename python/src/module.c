@@ -1,0 +1,96 @@
+/* The module mxp._mxp: set-up in dependency order (dtypes, casts, ufunc
+ * loops, matmul), the mapping of mxp_status to Python exceptions, and
+ * the small functions the pure-Python part builds on. */
+#define MXPY_IMPORT_NUMPY
+#include "mxpy.h"
+
+PyObject *mxpy_raise(mxp_status st)
+{
+    PyObject *type = PyExc_ValueError;
+    switch (st) {
+    case MXP_ERR_NO_MEMORY: type = PyExc_MemoryError; break;
+    case MXP_ERR_INVALID_DTYPE:
+    case MXP_ERR_UNSUPPORTED:
+    case MXP_ERR_CASTING: type = PyExc_TypeError; break;
+    case MXP_ERR_IO: type = PyExc_OSError; break;
+    case MXP_ERR_INDEX: type = PyExc_IndexError; break;
+    case MXP_ERR_SIZE_OVERFLOW: type = PyExc_OverflowError; break;
+    default: break;
+    }
+    PyErr_SetString(type, mxp_last_error());
+    return NULL;
+}
+
+/* An mxp dtype from a name ("bfloat16", "bf16", "float32") or anything
+ * np.dtype() accepts. */
+static mxp_dtype dtype_from_object(PyObject *obj)
+{
+    if (PyUnicode_Check(obj)) {
+        mxp_dtype dt = mxp_dtype_from_name(PyUnicode_AsUTF8(obj));
+        if (dt != MXP_DTYPE_INVALID)
+            return dt;
+    }
+    PyArray_Descr *d = NULL;
+    if (!PyArray_DescrConverter2(obj, &d) || !d) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError, "%R is not a dtype", obj);
+        return MXP_DTYPE_INVALID;
+    }
+    mxp_dtype dt = mxpy_dtype_from_typenum(d->type_num);
+    if (dt == MXP_DTYPE_INVALID || !PyArray_ISNBO(d->byteorder))
+        PyErr_Format(PyExc_TypeError, "mxp has no dtype %R", (PyObject *)d);
+    Py_DECREF(d);
+    return PyErr_Occurred() ? MXP_DTYPE_INVALID : dt;
+}
+
+/* _traits(dtype) -> dict: mxp_dtype_traits as Python values, and the
+ * NumPy dtype it is. */
+static PyObject *traits(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    mxp_dtype dt = dtype_from_object(arg);
+    if (dt == MXP_DTYPE_INVALID)
+        return NULL;
+    const mxp_dtype_traits *t = mxp_dtype_get_traits(dt);
+    PyArray_Descr *d = PyArray_DescrFromType(mxpy_typenum_from_dtype(dt));
+    if (!d)
+        return NULL;
+    return Py_BuildValue("{s:s,s:s,s:N,s:n,s:C,s:i,s:i,s:i,s:i,s:d,s:d,s:d,s:d,s:d,s:O,s:O,s:O,s:K}",
+                         "name", t->name, "short_name", t->short_name, "dtype", (PyObject *)d,
+                         "itemsize", (Py_ssize_t)t->itemsize, "kind", (int)t->kind, "bits", t->bits,
+                         "exp_bits", t->exp_bits, "mant_bits", t->mant_bits, "bias", t->bias, "eps", t->eps,
+                         "max", t->max, "lowest", t->lowest, "min_normal", t->min_normal,
+                         "min_subnormal", t->min_subnormal, "has_inf", t->has_inf ? Py_True : Py_False,
+                         "has_nan", t->has_nan ? Py_True : Py_False, "is_signed",
+                         t->is_signed ? Py_True : Py_False, "max_exact_int", (unsigned long long)t->max_exact_int);
+}
+
+static PyMethodDef methods[] = {
+    { "_traits", traits, METH_O, "_traits(dtype) -> dict of mxp_dtype_traits." },
+    { "from_dlpack", mxpy_from_dlpack, METH_O,
+      "from_dlpack(x) -> ndarray viewing the memory of x (an object with __dlpack__, or a DLPack capsule)." },
+    { "to_dlpack", mxpy_to_dlpack, METH_O, "to_dlpack(a) -> a DLPack capsule viewing the array a (no copy)." },
+    { NULL, NULL, 0, NULL },
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "mxp._mxp", "mxp's NumPy extension (C); use the package mxp.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__mxp(void);
+PyMODINIT_FUNC PyInit__mxp(void)
+{
+    import_array();
+    import_umath();
+    PyObject *m = PyModule_Create(&moduledef);
+    PyObject *numpy = PyImport_ImportModule("numpy");
+    if (!m || !numpy || mxpy_init_dtypes(m) < 0 || mxpy_init_casts() < 0 || mxpy_init_promotion() < 0 || mxpy_fix_float8_casts() < 0 || mxpy_init_ufuncs(numpy) < 0 ||
+        mxpy_init_matmul(numpy) < 0 || PyModule_AddStringConstant(m, "__version__", mxp_version()) < 0) {
+        Py_XDECREF(numpy);
+        Py_XDECREF(m);
+        return NULL;
+    }
+    Py_DECREF(numpy);
+    return m;
+}

@@ -1,0 +1,81 @@
+/* mxp's NumPy extension: what its C files share.
+ *
+ * One generic "mxp float dtype" serves bfloat16 and both float8 types: a
+ * table of per-dtype facts (mxpy_floats[]) and functions that take a row
+ * of it, never a copy of the code per type.  Numerics come from libmxp
+ * (mxp_convert, mxp_binary_strided, mxp_gemm ...); this layer only maps
+ * NumPy's calling conventions onto them. */
+#ifndef MXPY_H
+#define MXPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL mxpy_ARRAY_API
+#define PY_UFUNC_UNIQUE_SYMBOL mxpy_UFUNC_API
+#ifndef MXPY_IMPORT_NUMPY
+#define NO_IMPORT_ARRAY
+#define NO_IMPORT_UFUNC
+#endif
+#include <numpy/arrayobject.h>
+#include <numpy/ufuncobject.h>
+
+#include <mxp.h>
+
+/* One row per dtype NumPy lacks. */
+typedef struct mxpy_float {
+    mxp_dtype dt;             /* MXP_BF16, ... */
+    const char *name;         /* "bfloat16": the scalar type's and dtype's name */
+    char typechar;            /* dtype.char */
+    PyTypeObject *scalar_type;
+    PyArray_Descr *descr;     /* the registered descriptor */
+    int typenum;              /* NumPy's number for it, after registration */
+} mxpy_float;
+
+enum { MXPY_BF16, MXPY_E4M3, MXPY_E5M2, MXPY_NFLOATS };
+extern mxpy_float mxpy_floats[MXPY_NFLOATS];
+
+/* The scalar object: the raw bits of one element (1 or 2 bytes). */
+typedef struct mxpy_scalar {
+    PyObject_HEAD
+    uint16_t bits;
+} mxpy_scalar;
+
+/* The row whose typenum, scalar type or mxp dtype this is, or NULL. */
+mxpy_float *mxpy_float_by_typenum(int typenum);
+mxpy_float *mxpy_float_by_scalar_type(PyTypeObject *type);
+mxpy_float *mxpy_float_by_dtype(mxp_dtype dt);
+
+/* NumPy type number <-> mxp dtype for every type both know (NPY_NOTYPE /
+ * MXP_DTYPE_INVALID otherwise). */
+mxp_dtype mxpy_dtype_from_typenum(int typenum);
+int mxpy_typenum_from_dtype(mxp_dtype dt);
+
+/* Scalars: one element's bits <-> double (exact from the type; to the type
+ * rounded once to nearest even). */
+double mxpy_to_double(const mxpy_float *t, uint16_t bits);
+uint16_t mxpy_from_double(const mxpy_float *t, double v);
+/* A new scalar object of type t. */
+PyObject *mxpy_scalar_new(const mxpy_float *t, uint16_t bits);
+/* Reads a Python number (int, float, NumPy scalar, an mxp scalar, a
+ * string) into t's bits, rounded once.  -1 with an exception set on error. */
+int mxpy_bits_from_object(const mxpy_float *t, PyObject *obj, uint16_t *bits);
+
+/* Raises the exception that fits st, with mxp_last_error()'s sentence;
+ * returns NULL so callers can `return mxpy_raise(st);`. */
+PyObject *mxpy_raise(mxp_status st);
+
+/* Module set-up, one per file; 0 or -1 with an exception set. */
+int mxpy_init_dtypes(PyObject *module);
+int mxpy_init_casts(void);
+int mxpy_init_promotion(void);
+int mxpy_fix_float8_casts(void);
+int mxpy_init_ufuncs(PyObject *numpy);
+int mxpy_init_matmul(PyObject *numpy);
+
+/* Module functions defined in other files. */
+PyObject *mxpy_from_dlpack(PyObject *self, PyObject *obj);
+PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj);
+
+#endif

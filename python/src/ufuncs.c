@@ -1,0 +1,225 @@
+/* NumPy ufunc loops for the mxp float dtypes.  Every loop is one call of
+ * the library's 1-d strided entry points (mxp_binary_strided,
+ * mxp_unary_strided): inputs widened exactly in blocks, the operation in
+ * float32 or float64, one rounding into the output, SIMD conversions.
+ *
+ * Operations are found by name (the library names its ops as NumPy's
+ * ufuncs), so this file holds only the table of which ufunc has which
+ * shape of loop.  add.reduce and multiply.reduce -- NumPy calls the loop
+ * with the output aliasing the first input at stride 0 -- accumulate the
+ * whole run in float64 and round once (np.sum, np.mean, np.prod). */
+#include <string.h>
+
+#include "mxpy.h"
+
+typedef enum loop_kind {
+    BINARY,    /* (T, T) -> T */
+    PREDICATE2, /* (T, T) -> bool: comparisons, logical_and/or/xor */
+    UNARY,     /* T -> T */
+    PREDICATE, /* T -> bool */
+    FREXP,     /* T -> (T, int32) */
+    LDEXP,     /* (T, int) -> T */
+} loop_kind;
+
+typedef struct ufunc_entry {
+    const char *numpy_name;
+    const char *mxp_name; /* NULL: the same */
+    loop_kind kind;
+} ufunc_entry;
+
+static const ufunc_entry table[] = {
+    { "add", NULL, BINARY }, { "subtract", NULL, BINARY }, { "multiply", NULL, BINARY },
+    { "true_divide", "divide", BINARY }, { "floor_divide", NULL, BINARY }, { "remainder", NULL, BINARY },
+    { "fmod", NULL, BINARY }, { "power", NULL, BINARY }, { "maximum", NULL, BINARY }, { "minimum", NULL, BINARY },
+    { "fmax", NULL, BINARY }, { "fmin", NULL, BINARY }, { "arctan2", NULL, BINARY }, { "hypot", NULL, BINARY },
+    { "copysign", NULL, BINARY }, { "nextafter", NULL, BINARY },
+    { "equal", NULL, PREDICATE2 }, { "not_equal", NULL, PREDICATE2 }, { "less", NULL, PREDICATE2 },
+    { "less_equal", NULL, PREDICATE2 }, { "greater", NULL, PREDICATE2 }, { "greater_equal", NULL, PREDICATE2 },
+    { "logical_and", NULL, PREDICATE2 }, { "logical_or", NULL, PREDICATE2 }, { "logical_xor", NULL, PREDICATE2 },
+    { "negative", NULL, UNARY }, { "positive", NULL, UNARY }, { "absolute", "abs", UNARY }, { "fabs", "abs", UNARY },
+    { "sign", NULL, UNARY }, { "reciprocal", NULL, UNARY }, { "square", NULL, UNARY }, { "sqrt", NULL, UNARY },
+    { "cbrt", NULL, UNARY }, { "exp", NULL, UNARY }, { "exp2", NULL, UNARY }, { "expm1", NULL, UNARY },
+    { "log", NULL, UNARY }, { "log2", NULL, UNARY }, { "log10", NULL, UNARY }, { "log1p", NULL, UNARY },
+    { "sin", NULL, UNARY }, { "cos", NULL, UNARY }, { "tan", NULL, UNARY }, { "arcsin", NULL, UNARY },
+    { "arccos", NULL, UNARY }, { "arctan", NULL, UNARY }, { "sinh", NULL, UNARY }, { "cosh", NULL, UNARY },
+    { "tanh", NULL, UNARY }, { "arcsinh", NULL, UNARY }, { "arccosh", NULL, UNARY }, { "arctanh", NULL, UNARY },
+    { "floor", NULL, UNARY }, { "ceil", NULL, UNARY }, { "rint", NULL, UNARY }, { "trunc", NULL, UNARY },
+    { "spacing", NULL, UNARY },
+    { "isnan", NULL, PREDICATE }, { "isinf", NULL, PREDICATE }, { "isfinite", NULL, PREDICATE },
+    { "signbit", NULL, PREDICATE }, { "logical_not", NULL, PREDICATE },
+    { "frexp", NULL, FREXP }, { "ldexp", NULL, LDEXP },
+};
+enum { NUFUNCS = sizeof table / sizeof table[0] };
+
+/* What a registered loop needs: its dtype and the library's op(s). */
+typedef struct loop_data {
+    const mxpy_float *t;
+    int op, op2; /* op2: frexp's exponent */
+    bool is_add, is_multiply;
+} loop_data;
+
+static loop_data loops[MXPY_NFLOATS][NUFUNCS];
+
+static int find_binary(const char *name)
+{
+    for (int op = 0; op < MXP_BINARY_OP_COUNT; op++)
+        if (!strcmp(mxp_binary_op_name((mxp_binary_op)op), name))
+            return op;
+    return -1;
+}
+
+static int find_unary(const char *name)
+{
+    for (int op = 0; op < MXP_UNARY_OP_COUNT; op++)
+        if (!strcmp(mxp_unary_op_name((mxp_unary_op)op), name))
+            return op;
+    return -1;
+}
+
+static void raise_in_loop(mxp_status st)
+{
+    NPY_ALLOW_C_API_DEF
+    NPY_ALLOW_C_API
+    mxpy_raise(st);
+    NPY_DISABLE_C_API
+}
+
+/* add.reduce / multiply.reduce: out = out op (the whole run), one rounding. */
+static mxp_status reduce_run(const loop_data *d, char *out, const char *in, npy_intp stride, npy_intp n)
+{
+    double run = 0, acc = 0;
+    mxp_convert(&acc, MXP_F64, out, d->t->dt, 1, NULL);
+    mxp_status st = d->is_add ? mxp_sum_strided(&run, in, d->t->dt, stride, (size_t)n, MXP_F64)
+                              : mxp_prod_strided(&run, in, d->t->dt, stride, (size_t)n, MXP_F64);
+    double r = d->is_add ? acc + run : acc * run;
+    if (st == MXP_OK)
+        st = mxp_convert(out, d->t->dt, &r, MXP_F64, 1, NULL);
+    return st;
+}
+
+static void binary_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
+{
+    const loop_data *d = data;
+    mxp_dtype dt = d->t->dt;
+    mxp_status st = MXP_OK;
+    bool reduce = args[0] == args[2] && steps[0] == 0 && steps[2] == 0;
+    if (reduce && (d->is_add || d->is_multiply)) {
+        st = reduce_run(d, args[2], args[1], steps[1], dims[0]);
+    } else if (reduce) { /* sequential semantics: one element at a time */
+        for (npy_intp i = 0; i < dims[0] && st == MXP_OK; i++)
+            st = mxp_binary_strided((mxp_binary_op)d->op, 1, args[2], dt, 0, args[0], dt, 0, args[1] + i * steps[1],
+                                    dt, 0, NULL);
+    } else {
+        st = mxp_binary_strided((mxp_binary_op)d->op, (size_t)dims[0], args[2], dt, steps[2], args[0], dt, steps[0],
+                                args[1], dt, steps[1], NULL);
+    }
+    if (st != MXP_OK)
+        raise_in_loop(st);
+}
+
+static void predicate2_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
+{
+    const loop_data *d = data;
+    mxp_status st = mxp_binary_strided((mxp_binary_op)d->op, (size_t)dims[0], args[2], MXP_BOOL, steps[2], args[0],
+                                       d->t->dt, steps[0], args[1], d->t->dt, steps[1], NULL);
+    if (st != MXP_OK)
+        raise_in_loop(st);
+}
+
+static void unary_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
+{
+    const loop_data *d = data;
+    mxp_status st = mxp_unary_strided((mxp_unary_op)d->op, (size_t)dims[0], args[1], d->t->dt, steps[1], args[0],
+                                      d->t->dt, steps[0], NULL);
+    if (st != MXP_OK)
+        raise_in_loop(st);
+}
+
+static void predicate_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
+{
+    const loop_data *d = data;
+    mxp_status st = mxp_unary_strided((mxp_unary_op)d->op, (size_t)dims[0], args[1], MXP_BOOL, steps[1], args[0],
+                                      d->t->dt, steps[0], NULL);
+    if (st != MXP_OK)
+        raise_in_loop(st);
+}
+
+static void frexp_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
+{
+    const loop_data *d = data;
+    mxp_status st = mxp_unary_strided((mxp_unary_op)d->op, (size_t)dims[0], args[1], d->t->dt, steps[1], args[0],
+                                      d->t->dt, steps[0], NULL);
+    if (st == MXP_OK)
+        st = mxp_unary_strided((mxp_unary_op)d->op2, (size_t)dims[0], args[2], MXP_S32, steps[2], args[0], d->t->dt,
+                               steps[0], NULL);
+    if (st != MXP_OK)
+        raise_in_loop(st);
+}
+
+/* ldexp's exponent is int32 or int64 (NumPy's 'fi->f' and 'fl->f'). */
+static void ldexp_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data, mxp_dtype exp_type)
+{
+    const loop_data *d = data;
+    mxp_status st = mxp_binary_strided((mxp_binary_op)d->op, (size_t)dims[0], args[2], d->t->dt, steps[2], args[0],
+                                       d->t->dt, steps[0], args[1], exp_type, steps[1], NULL);
+    if (st != MXP_OK)
+        raise_in_loop(st);
+}
+
+static void ldexp_int_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
+{
+    ldexp_loop(args, dims, steps, data, mxpy_dtype_from_typenum(NPY_INT));
+}
+
+static void ldexp_long_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
+{
+    ldexp_loop(args, dims, steps, data, mxpy_dtype_from_typenum(NPY_LONG));
+}
+
+static int add_loop(PyObject *ufunc, const mxpy_float *t, PyUFuncGenericFunction fn, const int *types, void *data)
+{
+    return PyUFunc_RegisterLoopForType((PyUFuncObject *)ufunc, t->typenum, fn, (int *)types, data);
+}
+
+static int register_entry(PyObject *ufunc, const ufunc_entry *e, const mxpy_float *t, loop_data *d)
+{
+    const char *name = e->mxp_name ? e->mxp_name : e->numpy_name;
+    int T = t->typenum;
+    d->t = t;
+    d->is_add = !strcmp(name, "add");
+    d->is_multiply = !strcmp(name, "multiply");
+    bool binary = e->kind == BINARY || e->kind == PREDICATE2 || e->kind == LDEXP;
+    d->op = binary ? find_binary(name) : e->kind == FREXP ? find_unary("frexp_mantissa") : find_unary(name);
+    d->op2 = e->kind == FREXP ? find_unary("frexp_exponent") : 0;
+    if (d->op < 0 || d->op2 < 0) {
+        PyErr_Format(PyExc_RuntimeError, "libmxp has no operation for numpy.%s", e->numpy_name);
+        return -1;
+    }
+    switch (e->kind) {
+    case BINARY: return add_loop(ufunc, t, binary_loop, (int[]){ T, T, T }, d);
+    case PREDICATE2: return add_loop(ufunc, t, predicate2_loop, (int[]){ T, T, NPY_BOOL }, d);
+    case UNARY: return add_loop(ufunc, t, unary_loop, (int[]){ T, T }, d);
+    case PREDICATE: return add_loop(ufunc, t, predicate_loop, (int[]){ T, NPY_BOOL }, d);
+    case FREXP: return add_loop(ufunc, t, frexp_loop, (int[]){ T, T, NPY_INT }, d);
+    default:
+        if (add_loop(ufunc, t, ldexp_int_loop, (int[]){ T, NPY_INT, T }, d) < 0)
+            return -1;
+        return add_loop(ufunc, t, ldexp_long_loop, (int[]){ T, NPY_LONG, T }, d);
+    }
+}
+
+int mxpy_init_ufuncs(PyObject *numpy)
+{
+    for (int k = 0; k < NUFUNCS; k++) {
+        PyObject *ufunc = PyObject_GetAttrString(numpy, table[k].numpy_name);
+        if (!ufunc)
+            return -1;
+        int rc = 0;
+        for (int i = 0; i < MXPY_NFLOATS && rc == 0; i++)
+            rc = register_entry(ufunc, &table[k], &mxpy_floats[i], &loops[i][k]);
+        Py_DECREF(ufunc);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
