@@ -28,7 +28,7 @@ def _mxp_view(a):
     bits = a[names[0]]
     if not field.isnative:
         bits = bits.byteswap().view(bits.dtype.newbyteorder())
-    return np.ascontiguousarray(bits).view(want) if bits.ndim else bits.reshape(1).view(want).reshape(())
+    return np.require(bits, requirements="C").view(want)
 
 
 def load(file):
@@ -47,7 +47,7 @@ def save(file, arr):
     name = arr.dtype.type.__name__
     if arr.dtype in _TYPES.values():
         bits = "<u2" if arr.dtype.itemsize == 2 else "u1"
-        arr = np.ascontiguousarray(arr).view(np.uint16 if arr.dtype.itemsize == 2 else np.uint8)
+        arr = np.require(arr, requirements="C").view(np.uint16 if arr.dtype.itemsize == 2 else np.uint8)
         arr = arr.astype(bits, copy=False).view([(name, bits)])
     if not isinstance(file, (str, os.PathLike)):
         np.save(file, arr, allow_pickle=False)

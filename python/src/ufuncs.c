@@ -84,16 +84,46 @@ static void raise_in_loop(mxp_status st)
     NPY_DISABLE_C_API
 }
 
-/* add.reduce / multiply.reduce: out = out op (the whole run), one rounding. */
+/* add.reduce / multiply.reduce: out = out op (the whole run), one rounding.
+ *
+ * NumPy feeds a long reduction in chunks of its buffer size (8192), and
+ * the running value passes through `out` -- in the low-precision type --
+ * between chunks.  So that it is rounded once, not once per chunk, each
+ * thread remembers where its last reduction stopped: when the next call
+ * continues it (same output, the input right after the last chunk, the
+ * output still holding the bits written), the float64 running value is
+ * picked up instead of the rounded one.  Anything else starts afresh. */
+typedef struct carry {
+    char *out;
+    const char *next_in;
+    npy_intp stride;
+    uint16_t bits;
+    bool is_add;
+    double acc;
+} carry;
+
+static _Thread_local carry last;
+
 static mxp_status reduce_run(const loop_data *d, char *out, const char *in, npy_intp stride, npy_intp n)
 {
-    double run = 0, acc = 0;
-    mxp_convert(&acc, MXP_F64, out, d->t->dt, 1, NULL);
+    size_t size = mxp_dtype_itemsize(d->t->dt);
+    uint16_t now = 0;
+    memcpy(&now, out, size);
+    double acc = 0, run = 0;
+    bool resume = last.out == out && last.next_in == in && last.stride == stride && last.bits == now &&
+                  last.is_add == d->is_add;
+    if (resume)
+        acc = last.acc;
+    else
+        mxp_convert(&acc, MXP_F64, out, d->t->dt, 1, NULL);
     mxp_status st = d->is_add ? mxp_sum_strided(&run, in, d->t->dt, stride, (size_t)n, MXP_F64)
                               : mxp_prod_strided(&run, in, d->t->dt, stride, (size_t)n, MXP_F64);
-    double r = d->is_add ? acc + run : acc * run;
-    if (st == MXP_OK)
-        st = mxp_convert(out, d->t->dt, &r, MXP_F64, 1, NULL);
+    if (st != MXP_OK)
+        return st;
+    acc = d->is_add ? acc + run : acc * run;
+    st = mxp_convert(out, d->t->dt, &acc, MXP_F64, 1, NULL);
+    memcpy(&now, out, size);
+    last = (carry){ out, in + n * stride, stride, now, d->is_add, acc };
     return st;
 }
 

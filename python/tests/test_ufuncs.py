@@ -1,0 +1,172 @@
+"""ufuncs on the mxp dtypes: every bit pattern (or a grid with subnormals,
++-0, +-inf, NaN) against a float64 reference rounded once; result dtypes;
+reductions accumulated wide and rounded once."""
+import math
+
+import numpy as np
+import pytest
+
+import mxp
+from conftest import FLOATS, all_values, bits
+
+EXACT_UNARY = ["negative", "positive", "absolute", "fabs", "sign", "reciprocal", "square", "sqrt", "floor", "ceil",
+               "rint", "trunc"]
+TRANSCENDENTAL = ["cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
+                  "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"]
+EXACT_BINARY = ["add", "subtract", "multiply", "true_divide", "maximum", "minimum", "fmax", "fmin", "copysign",
+                "floor_divide", "remainder", "fmod"]
+BINARY_MATH = ["power", "arctan2", "hypot"]
+COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
+           "logical_xor"]
+PREDICATES = ["isnan", "isinf", "isfinite", "signbit", "logical_not"]
+
+
+def same(a, b):
+    """Bitwise equal, any NaN equal to any NaN."""
+    a, b = np.asarray(a), np.asarray(b)
+    na, nb = np.isnan(a.astype(np.float32)), np.isnan(b.astype(np.float32))
+    return np.array_equal(na, nb) and np.array_equal(bits(a)[~na], bits(b)[~nb])
+
+
+def ulps_apart(a, b, t):
+    """Distance in units in the last place of t (NaN with NaN: 0)."""
+    fa, fb = a.astype(np.float64), b.astype(np.float64)
+    both_nan = np.isnan(fa) & np.isnan(fb)
+    ia = bits(a).astype(np.int64)
+    ib = bits(b).astype(np.int64)
+    sign = 1 << (8 * np.dtype(t).itemsize - 1)
+    ia = np.where(ia & sign, sign - ia, ia)  # sign-magnitude to a monotone integer line
+    ib = np.where(ib & sign, sign - ib, ib)
+    d = np.abs(ia - ib)
+    return np.where(both_nan, 0, d)
+
+
+def grid(t):
+    v = all_values(t)
+    return v if v.size <= 256 else v[::3]
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("name", EXACT_UNARY)
+def test_exact_unary_equals_float64_rounded_once(t, name):
+    x = all_values(t)
+    f = getattr(np, name)
+    with np.errstate(all="ignore"):
+        got, want = f(x), f(x.astype(np.float64)).astype(t)
+    assert got.dtype == np.dtype(t)
+    assert same(got, want)
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("name", TRANSCENDENTAL)
+def test_transcendental_within_one_ulp_of_float64_rounded_once(t, name):
+    x = all_values(t)
+    f = getattr(np, name)
+    with np.errstate(all="ignore"):
+        got, want = f(x), f(x.astype(np.float64)).astype(t)
+    assert got.dtype == np.dtype(t)
+    d = ulps_apart(got, want, t)
+    assert d.max() <= 1 and np.mean(d == 0) >= 0.999, (int(d.max()), float(np.mean(d == 0)))
+
+
+def pairs(t):
+    g = grid(t) if np.dtype(t).itemsize == 1 else all_values(t)[::257]
+    a, b = np.meshgrid(g, g)
+    return a.ravel(), b.ravel()
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("name", EXACT_BINARY + BINARY_MATH)
+def test_binary_equals_float64_rounded_once(t, name):
+    a, b = pairs(t)
+    f = getattr(np, name)
+    with np.errstate(all="ignore"):
+        got, want = f(a, b), f(a.astype(np.float64), b.astype(np.float64)).astype(t)
+    assert got.dtype == np.dtype(t)
+    if name in EXACT_BINARY:
+        assert same(got, want)
+    else:
+        assert ulps_apart(got, want, t).max() <= 1
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("name", COMPARE)
+def test_comparisons_and_logical(t, name):
+    a, b = pairs(t)
+    f = getattr(np, name)
+    got, want = f(a, b), f(a.astype(np.float64), b.astype(np.float64))
+    assert got.dtype == np.bool_ and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("name", PREDICATES)
+def test_predicates(t, name):
+    x = all_values(t)
+    got, want = getattr(np, name)(x), getattr(np, name)(x.astype(np.float64))
+    assert got.dtype == np.bool_ and np.array_equal(got, want)
+
+
+def test_nextafter_spacing_frexp_ldexp_step_in_the_type():
+    one = np.array([1.0], mxp.bfloat16)
+    assert float(np.nextafter(one, np.array([2.0], mxp.bfloat16))[0]) == 1 + 2**-7
+    assert float(np.nextafter(one, np.array([0.0], mxp.bfloat16))[0]) == 1 - 2**-8
+    assert float(np.spacing(one)[0]) == 2**-7
+    assert float(np.spacing(np.array([1.0], mxp.float8_e4m3fn))[0]) == 2**-3
+    assert float(np.nextafter(np.array([0.0], mxp.float8_e5m2), np.array([1.0], mxp.float8_e5m2))[0]) == 2**-16
+    m, e = np.frexp(np.array([12.0, 0.375, 0.0], mxp.bfloat16))
+    assert m.dtype == np.dtype(mxp.bfloat16) and m.tolist() == [0.75, 0.75, 0.0] and e.tolist() == [4, -1, 0]
+    r = np.ldexp(np.array([1.5, 3.0], mxp.bfloat16), np.array([3, -1], np.int32))
+    assert r.dtype == np.dtype(mxp.bfloat16) and r.tolist() == [12.0, 1.5]
+    r = np.ldexp(np.array([1.5], mxp.bfloat16), np.array([2], np.int64))
+    assert r.tolist() == [6.0]
+
+
+@pytest.mark.parametrize("t", FLOATS)
+def test_strided_broadcast_and_out(t):
+    x = np.arange(40, dtype=np.float32).reshape(5, 8).astype(t)
+    y = x[:, ::-3] + x[:, :3]
+    assert same(y, (x[:, ::-3].astype(np.float64) + x[:, :3].astype(np.float64)).astype(t))
+    z = x * np.array([2.0], t)
+    assert same(z, (x.astype(np.float64) * 2).astype(t))
+    out = np.empty_like(x)
+    np.multiply(x, x, out=out)
+    assert same(out, (x.astype(np.float64) ** 2).astype(t))
+    x2 = x.copy()
+    x2 += x  # in place
+    assert same(x2, (2 * x.astype(np.float64)).astype(t))
+
+
+def test_mixed_types_give_the_promoted_type():
+    a = np.ones(4, mxp.bfloat16)
+    assert (a + np.float16(1)).dtype == np.float32
+    assert (a + np.ones(4, np.float32)).dtype == np.float32
+    assert (a + np.ones(4, np.int8)).dtype == np.dtype(mxp.bfloat16)
+    assert (np.ones(4, mxp.float8_e4m3fn) + np.ones(4, mxp.float8_e5m2)).dtype == np.float16
+    assert (np.ones(4, mxp.float8_e4m3fn) * a).dtype == np.dtype(mxp.bfloat16)
+    assert (a == np.ones(4, np.float32)).dtype == np.bool_
+
+
+def test_sum_of_2_24_normal_values_within_one_ulp():
+    x = np.random.default_rng(0).standard_normal(2**24).astype(mxp.bfloat16)
+    exact = math.fsum(x.astype(np.float64))
+    s = np.sum(x)
+    assert type(s) is mxp.bfloat16
+    ulp = float(np.spacing(np.array([exact], mxp.bfloat16))[0])
+    assert abs(float(s) - exact) <= ulp, (float(s), exact)
+    assert abs(float(np.add.reduce(x)) - exact) <= ulp
+    assert abs(float(np.mean(x)) - exact / 2**24) <= float(np.spacing(np.array([exact / 2**24], mxp.bfloat16))[0])
+
+
+@pytest.mark.parametrize("t", FLOATS)
+def test_reductions_along_axes(t):
+    x = np.random.default_rng(1).standard_normal((30, 50)).astype(t)
+    for axis in (None, 1):
+        got = np.sum(x, axis=axis)
+        want = np.sum(x.astype(np.float64), axis=axis).astype(t)
+        assert same(got, want)
+    assert same(np.prod(x[0, :6]), np.array(np.prod(x[0, :6].astype(np.float64)), t))
+    assert same(np.max(x), np.array(np.max(x.astype(np.float64)), t))
+    assert same(np.min(x, axis=0), np.min(x.astype(np.float64), axis=0).astype(t))
+    y = x.copy()
+    y[3, 7] = np.nan
+    assert math.isnan(float(np.max(y))) and math.isnan(float(np.sum(y)))
