@@ -1,0 +1,159 @@
+"""make bench's Python part: mxp's NumPy dtypes beside PyTorch, NumPy and
+mxp's own C entry points (through ctypes on libmxp.so), in one process.
+
+Prints medians (ms) and the ratios the Python issue sets as goals:
+  bf16 a @ b, n = 1024     >= 0.9x mxp_gemm called from C
+  astype f32 <-> bf16      >= 0.8x mxp_convert, >= 3x torch .to()
+  bf16 add                 >= 0.5x memcpy of the same bytes
+and float16 add/sum beside NumPy.  "cold" is the first call in the
+process (thread pool start, page faults of a new result), the rest are
+medians of warm calls.  Usage: python3 bench_python.py [--quick]
+"""
+import ctypes
+import os
+import sys
+import time
+
+import numpy as np
+
+import mxp
+
+try:
+    import torch
+except ImportError:  # the peer is optional here; make bench installs it
+    torch = None
+
+QUICK = "--quick" in sys.argv
+REPS = 5 if QUICK else 15
+LIB = ctypes.CDLL(os.environ.get("MXP_LIB", os.path.join(os.path.dirname(__file__), "..", "..", "build", "libmxp.so")))
+F16, BF16, F32 = 10, 11, 12
+
+
+def median_ms(fn, reps=REPS):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return 1e3 * sorted(ts)[len(ts) // 2]
+
+
+def cold_ms(fn):
+    t0 = time.perf_counter()
+    fn()
+    return 1e3 * (time.perf_counter() - t0)
+
+
+def row(name, ms, peers, unit=""):
+    parts = [f"{name:<34} {ms:9.3f} ms{unit}"]
+    for label, other in peers:
+        parts.append(f"{label} {other / ms:6.2f}x" if other else f"{label}    n/a")
+    print("  ".join(parts))
+
+
+def tensor_bf16(a):
+    return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+
+
+def bench_matmul():
+    n = 512 if QUICK else 1024
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n)).astype(mxp.bfloat16)
+    b = rng.standard_normal((n, n)).astype(mxp.bfloat16)
+    c = np.empty((n, n), mxp.bfloat16)
+    cold = cold_ms(lambda: np.matmul(a, b, out=c))
+    ours = median_ms(lambda: np.matmul(a, b, out=c))
+    gemm = LIB.mxp_gemm
+    gemm.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_double,
+                     ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t,
+                     ctypes.c_double, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p]
+    c_call = median_ms(lambda: gemm(0, 0, n, n, n, 1.0, a.ctypes.data, BF16, n, b.ctypes.data, BF16, n, 0.0,
+                                    c.ctypes.data, BF16, n, None))
+    th = None
+    if torch is not None:
+        ta, tb = tensor_bf16(a), tensor_bf16(b)
+        th = median_ms(lambda: ta @ tb, reps=3)
+    gflops = 2 * n**3 / (ours * 1e6)
+    print(f"bfloat16 a @ b, n = {n}: {gflops:.0f} GFLOPS, cold first call {cold:.1f} ms")
+    row("  np.matmul (mxp loop)", ours, [("vs C mxp_gemm:", c_call), ("vs torch:", th)])
+
+
+def bench_astype():
+    n = 1 << (22 if QUICK else 24)
+    x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+    out = np.empty(n, mxp.bfloat16)
+    cold = cold_ms(lambda: x.astype(mxp.bfloat16))
+    ours_new = median_ms(lambda: x.astype(mxp.bfloat16))
+    ours = median_ms(lambda: np.copyto(out, x, casting="unsafe"))
+    conv = LIB.mxp_convert
+    conv.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p]
+    c_call = median_ms(lambda: conv(out.ctypes.data, BF16, x.ctypes.data, F32, n, None))
+    th = None
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        th = median_ms(lambda: tx.to(torch.bfloat16))
+    print(f"astype float32 -> bfloat16, 2^{n.bit_length() - 1} values (cold first call {cold:.1f} ms)")
+    row("  np.copyto into bf16 (mxp cast)", ours, [("vs C mxp_convert:", c_call), ("vs torch .to():", th)])
+    row("  x.astype(bf16), new array", ours_new, [("vs C mxp_convert:", c_call), ("vs torch .to():", th)])
+    back = np.empty(n, np.float32)
+    ours_b = median_ms(lambda: np.copyto(back, out, casting="unsafe"))
+    c_b = median_ms(lambda: conv(back.ctypes.data, F32, out.ctypes.data, BF16, n, None))
+    th_b = None
+    if torch is not None:
+        tb = tensor_bf16(out)
+        th_b = median_ms(lambda: tb.to(torch.float32))
+    row("  bfloat16 -> float32 (copyto)", ours_b, [("vs C mxp_convert:", c_b), ("vs torch .to():", th_b)])
+
+
+def bench_add():
+    n = 1 << (22 if QUICK else 24)
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal(n).astype(mxp.bfloat16)
+    b = rng.standard_normal(n).astype(mxp.bfloat16)
+    out = np.empty(n, mxp.bfloat16)
+    src = np.ones(3 * n, np.uint16)
+    dst = np.empty_like(src)
+    memcpy = median_ms(lambda: np.copyto(dst, src))  # 6n bytes read and written, as the add
+    ours = median_ms(lambda: np.add(a, b, out=out))
+    ours_new = median_ms(lambda: a + b)
+    th = None
+    if torch is not None:
+        ta, tb, to = tensor_bf16(a), tensor_bf16(b), tensor_bf16(out)
+        th = median_ms(lambda: torch.add(ta, tb, out=to))
+    gbs = 6 * n / (ours * 1e6)
+    print(f"bfloat16 add, 2^{n.bit_length() - 1} values: {gbs:.1f} GB/s (memcpy of the same bytes {6 * n / (memcpy * 1e6):.1f})")
+    row("  np.add(a, b, out=) (mxp loop)", ours, [("vs memcpy:", memcpy), ("vs torch:", th)])
+    row("  a + b, new array", ours_new, [("vs memcpy:", memcpy), ("vs torch:", th)])
+    s = median_ms(lambda: np.sum(a))
+    print(f"  np.sum(bfloat16), float64 accumulation: {s:.3f} ms ({2 * n / (s * 1e6):.1f} GB/s)")
+
+
+def bench_float16():
+    n = 1 << (22 if QUICK else 24)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(n).astype(np.float16)
+    b = rng.standard_normal(n).astype(np.float16)
+    out = np.empty(n, np.float16)
+    numpy_add = median_ms(lambda: np.add(a, b, out=out))
+    f = LIB.mxp_binary_strided
+    f.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p,
+                  ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p]
+    ours = median_ms(lambda: f(0, n, out.ctypes.data, F16, 2, a.ctypes.data, F16, 2, b.ctypes.data, F16, 2, None))
+    numpy_sum = median_ms(lambda: np.sum(a))
+    s = LIB.mxp_sum_strided
+    s.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_size_t,
+                  ctypes.c_int]
+    r = ctypes.c_double()
+    ours_sum = median_ms(lambda: s(ctypes.byref(r), a.ctypes.data, F16, 2, n, F32))
+    print(f"float16, 2^{n.bit_length() - 1} values (NumPy's own float16 loops vs mxp's)")
+    row("  add: mxp_binary_strided", ours, [("vs NumPy np.add:", numpy_add)])
+    row("  sum: mxp_sum_strided", ours_sum, [("vs NumPy np.sum:", numpy_sum)])
+
+
+if __name__ == "__main__":
+    print(f"mxp {mxp.__version__} Python benchmark ({'quick' if QUICK else 'full'}); ratios > 1: mxp is faster")
+    bench_matmul()
+    bench_astype()
+    bench_add()
+    bench_float16()
