@@ -3,17 +3,30 @@
 ``import mxp`` gives NumPy real ``bfloat16``, ``float8_e4m3fn`` and
 ``float8_e5m2`` dtypes (the names ml_dtypes uses), computed by the mxp C
 library: casts rounded once, ufuncs through its SIMD paths, sums accumulated
-in float64 and rounded once, ``a @ b`` through ``mxp_gemm``.  See
+in float64 and rounded once, ``a @ b`` through ``mxp_gemm``.  On top:
+``astype`` in every rounding mode, ``matmul``/``gemm`` with epilogues and
+int8, quantization and observers, OCP MX blocks, precision analysis and
+plots (``mxp.plot``).  ``python3 -m mxp`` runs a short tour.  See
 docs/python.md.
 """
 from . import _mxp
 from ._mxp import bfloat16, float8_e4m3fn, float8_e5m2, from_dlpack, to_dlpack
 from ._info import finfo, iinfo
 from ._npy import load, save
+from ._api import (Result, astype, convert_stats, matmul, gemm, gemm_safe, info, memory_stats, set_num_threads,
+                   get_num_threads)
+from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, fake_quantize, pack_int4,
+                     unpack_int4, MinMaxObserver, MovingAverageObserver, PercentileObserver, MSEObserver, KLObserver,
+                     MXTensor, mx_quantize, mx_dequantize)
+from ._analysis import CompareResult, RoundtripTable, compare, roundtrip, recommend_dtype
 
 __version__ = _mxp.__version__
 
 __all__ = [
-    "bfloat16", "float8_e4m3fn", "float8_e5m2",
-    "finfo", "iinfo", "from_dlpack", "to_dlpack", "load", "save",
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "finfo", "iinfo", "from_dlpack", "to_dlpack", "load", "save",
+    "astype", "convert_stats", "matmul", "gemm", "gemm_safe", "info", "memory_stats", "set_num_threads",
+    "get_num_threads", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
+    "pack_int4", "unpack_int4", "MinMaxObserver", "MovingAverageObserver", "PercentileObserver", "MSEObserver",
+    "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "compare", "roundtrip", "recommend_dtype",
+    "CompareResult", "RoundtripTable", "Result",
 ]

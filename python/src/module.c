@@ -21,34 +21,12 @@ PyObject *mxpy_raise(mxp_status st)
     return NULL;
 }
 
-/* An mxp dtype from a name ("bfloat16", "bf16", "float32") or anything
- * np.dtype() accepts. */
-static mxp_dtype dtype_from_object(PyObject *obj)
-{
-    if (PyUnicode_Check(obj)) {
-        mxp_dtype dt = mxp_dtype_from_name(PyUnicode_AsUTF8(obj));
-        if (dt != MXP_DTYPE_INVALID)
-            return dt;
-    }
-    PyArray_Descr *d = NULL;
-    if (!PyArray_DescrConverter2(obj, &d) || !d) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_TypeError, "%R is not a dtype", obj);
-        return MXP_DTYPE_INVALID;
-    }
-    mxp_dtype dt = mxpy_dtype_from_typenum(d->type_num);
-    if (dt == MXP_DTYPE_INVALID || !PyArray_ISNBO(d->byteorder))
-        PyErr_Format(PyExc_TypeError, "mxp has no dtype %R", (PyObject *)d);
-    Py_DECREF(d);
-    return PyErr_Occurred() ? MXP_DTYPE_INVALID : dt;
-}
-
 /* _traits(dtype) -> dict: mxp_dtype_traits as Python values, and the
  * NumPy dtype it is. */
 static PyObject *traits(PyObject *self, PyObject *arg)
 {
     (void)self;
-    mxp_dtype dt = dtype_from_object(arg);
+    mxp_dtype dt = mxpy_dtype_arg(arg, "_traits");
     if (dt == MXP_DTYPE_INVALID)
         return NULL;
     const mxp_dtype_traits *t = mxp_dtype_get_traits(dt);
@@ -86,7 +64,9 @@ PyMODINIT_FUNC PyInit__mxp(void)
     PyObject *m = PyModule_Create(&moduledef);
     PyObject *numpy = PyImport_ImportModule("numpy");
     if (!m || !numpy || mxpy_init_dtypes(m) < 0 || mxpy_init_casts() < 0 || mxpy_init_promotion() < 0 || mxpy_fix_float8_casts() < 0 || mxpy_init_ufuncs(numpy) < 0 ||
-        mxpy_init_matmul(numpy) < 0 || PyModule_AddStringConstant(m, "__version__", mxp_version()) < 0) {
+        mxpy_init_matmul(numpy) < 0 || PyModule_AddFunctions(m, mxpy_runtime_methods) < 0 ||
+        PyModule_AddFunctions(m, mxpy_gemm_methods) < 0 || PyModule_AddFunctions(m, mxpy_quant_methods) < 0 ||
+        PyModule_AddFunctions(m, mxpy_analysis_methods) < 0 || PyModule_AddStringConstant(m, "__version__", mxp_version()) < 0) {
         Py_XDECREF(numpy);
         Py_XDECREF(m);
         return NULL;

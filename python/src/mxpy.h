@@ -62,9 +62,23 @@ PyObject *mxpy_scalar_new(const mxpy_float *t, uint16_t bits);
  * string) into t's bits, rounded once.  -1 with an exception set on error. */
 int mxpy_bits_from_object(const mxpy_float *t, PyObject *obj, uint16_t *bits);
 
+/* mxp_convert_opts from the Python spellings ("nearest_even", "inf"); -1
+ * with ValueError for an unknown name. */
+int mxpy_convert_opts(const char *rounding, const char *overflow, unsigned long long seed, mxp_convert_opts *o);
+
 /* Raises the exception that fits st, with mxp_last_error()'s sentence;
  * returns NULL so callers can `return mxpy_raise(st);`. */
 PyObject *mxpy_raise(mxp_status st);
+
+/* NumPy arrays <-> mxp_array without copies (bridge.c).  mxpy_wrap: a view
+ * of the array (NULL with an exception: not an ndarray, a dtype mxp lacks,
+ * read-only when writeable is asked); what names the argument in messages.
+ * mxpy_unwrap: a NumPy array owning m (steals it; NULL m passes through). */
+mxp_array *mxpy_wrap(PyObject *obj, const char *what, bool writeable);
+PyObject *mxpy_unwrap(mxp_array *m);
+/* A dtype from a name ("bf16", "float8_e4m3fn") or anything np.dtype()
+ * takes; MXP_DTYPE_INVALID with an exception set. */
+mxp_dtype mxpy_dtype_arg(PyObject *obj, const char *what);
 
 /* Module set-up, one per file; 0 or -1 with an exception set. */
 int mxpy_init_dtypes(PyObject *module);
@@ -74,7 +88,9 @@ int mxpy_fix_float8_casts(void);
 int mxpy_init_ufuncs(PyObject *numpy);
 int mxpy_init_matmul(PyObject *numpy);
 
-/* Module functions defined in other files. */
+/* Module functions defined in other files: the method tables of the api_*.c
+ * files, and DLPack. */
+extern PyMethodDef mxpy_runtime_methods[], mxpy_gemm_methods[], mxpy_quant_methods[], mxpy_analysis_methods[];
 PyObject *mxpy_from_dlpack(PyObject *self, PyObject *obj);
 PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj);
 

@@ -1,0 +1,225 @@
+"""mxp.astype, mxp.matmul, mxp.gemm, mxp.gemm_safe and the runtime
+functions: keyword parsing and result shapes in Python, the work in the C
+library (GIL released)."""
+import numpy as np
+
+from . import _mxp
+
+ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic")
+ACTIVATIONS = (None, "relu", "gelu", "gelu_tanh", "silu")
+
+
+class Result(dict):
+    """A dict whose keys are also attributes (r.psnr_db == r["psnr_db"])."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def as_dict(self):
+        return dict(self)
+
+
+def _check_rounding(rounding, overflow="inf"):
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding {rounding!r} is not one of {', '.join(ROUNDINGS)}")
+    if overflow not in ("inf", "saturate"):
+        raise ValueError(f"overflow {overflow!r} is not 'inf' or 'saturate'")
+
+
+def _seed(seed):
+    seed = int(seed)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed {seed} is not in [0, 2**64)")
+    return seed
+
+
+def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, stats=False):
+    """x converted to dtype, rounded once in the given mode.
+
+    rounding: nearest_even (default), nearest_away, toward_zero, up, down,
+    stochastic (reproducible: the same seed gives the same bits; element i
+    of the C-order result draws from position i of the stream).
+    overflow: "inf" (IEEE; float8_e4m3fn gives NaN) or "saturate" (+-max).
+    out: an existing array of x's shape to write into (any layout).
+    stats=True returns (result, counts) with counts of inexact, overflow,
+    underflow and invalid elements (a slower, counting path).
+    """
+    _check_rounding(rounding, overflow)
+    x = np.asarray(x)
+    if out is not None:
+        if not isinstance(out, np.ndarray):
+            raise TypeError("astype: out must be a numpy.ndarray")
+        if out.shape != x.shape:
+            raise ValueError(f"astype: out has shape {out.shape}, x has {x.shape}")
+    result, counts = _mxp._astype(x, dtype, rounding, overflow, _seed(seed), out, bool(stats))
+    return (result, Result(counts)) if stats else result
+
+
+def convert_stats(x, dtype, rounding="nearest_even", overflow="inf", seed=0):
+    """The counts astype(x, dtype, ...) would give: inexact, overflow,
+    underflow, invalid (docs/conversions.md defines each)."""
+    return astype(x, dtype, rounding, overflow, seed, stats=True)[1]
+
+
+def _matmul_shape(sa, sb):
+    a1, b1 = len(sa) == 1, len(sb) == 1
+    if not sa or not sb:
+        raise ValueError("matmul: 0-d operands have no matrix product (use *)")
+    sa2 = (1,) + tuple(sa) if a1 else tuple(sa)
+    sb2 = tuple(sb) + (1,) if b1 else tuple(sb)
+    if sa2[-1] != sb2[-2]:
+        raise ValueError(f"matmul: shapes {tuple(sa)} and {tuple(sb)}: k {sa2[-1]} != {sb2[-2]}")
+    try:
+        batch = np.broadcast_shapes(sa2[:-2], sb2[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: batch shapes {sa2[:-2]} and {sb2[:-2]} do not broadcast") from None
+    shape = batch + (sa2[-2], sb2[-1])
+    if a1:
+        shape = shape[:-2] + shape[-1:]
+    if b1:
+        shape = shape[:-1]
+    return shape
+
+
+def _vector(v, sizes, what, dtype=None):
+    """A 1-d contiguous array of one of the sizes (bias: any float dtype)."""
+    if v is None:
+        return None
+    v = np.asarray(v, dtype=dtype)
+    if dtype is None and v.dtype.kind != "f" and v.dtype not in _mxp_float_dtypes():
+        v = v.astype(np.float64)
+    if v.ndim > 1 or v.size not in sizes:
+        raise ValueError(f"{what}: expected {' or '.join(map(str, sizes))} values, got shape {v.shape}")
+    return np.ascontiguousarray(v.reshape(-1))
+
+
+def _mxp_float_dtypes():
+    return (np.dtype(_mxp.bfloat16), np.dtype(_mxp.float8_e4m3fn), np.dtype(_mxp.float8_e5m2))
+
+
+def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zp, b_zp, c_zp, scales):
+    _check_rounding(rounding, overflow)
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation {activation!r} is not one of None, 'relu', 'gelu', 'gelu_tanh', 'silu'")
+    if clamp is not None:
+        lo, hi = (float(c) for c in clamp)
+        if not lo <= hi:
+            raise ValueError(f"clamp: low {lo} > high {hi}")
+        clamp = (lo, hi)
+    bias = _vector(bias, (n,), "bias")
+    scales = _vector(scales, (1, n), "scales", np.float32)
+    return (compute, bias, activation, clamp, scales, rounding, overflow, _seed(seed), int(a_zp), int(b_zp), int(c_zp))
+
+
+def _default_out_dtype(a, b):
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        return np.dtype(np.int32)
+    return np.result_type(a, b)
+
+
+def matmul(a, b, *, out_dtype=None, compute=None, bias=None, activation=None, clamp=None, rounding="nearest_even",
+           overflow="inf", seed=0, out=None, a_zero_point=0, b_zero_point=0, c_zero_point=0, scales=None):
+    """NumPy's matmul on mxp's GEMM, with the result rounded once.
+
+    Any float dtype (float16, bfloat16, float8, float32, float64) for a and
+    b; out_dtype (default: NumPy's result type) may differ; compute is the
+    accumulator (float32, float64; None: float32 for <= 32-bit floats).
+    Epilogue per output element, in this order: + bias[j] (n values),
+    activation ("relu", "gelu", "gelu_tanh", "silu"), clamp=(lo, hi), then
+    one rounding into out_dtype with `rounding`.
+
+    Integers: uint8 or int8 a by int8 b (zero points subtracted, exact int32
+    sums) into int32 (default), or with `scales` (1 or n float32) into
+    int8/uint8 (requantized, + c_zero_point, saturated) or a float dtype
+    (dequantized).  Quantized tensors from mxp.quantize may be passed for a
+    and b: their scales and zero points are used (see docs/python.md).
+    Batch dimensions broadcast as in NumPy; 1-d operands are vectors.
+    """
+    from ._quant import QuantizedTensor, quantized_matmul_args
+    if isinstance(a, QuantizedTensor) or isinstance(b, QuantizedTensor):
+        a, b, a_zero_point, b_zero_point, scales, out_dtype = quantized_matmul_args(a, b, scales, out_dtype)
+    a, b = np.asarray(a), np.asarray(b)
+    shape = _matmul_shape(a.shape, b.shape)
+    if out is None:
+        dt = np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b)
+        out = np.empty(shape, dt)
+    elif not isinstance(out, np.ndarray) or out.shape != shape:
+        raise ValueError(f"matmul: out must be an array of shape {shape}")
+    elif out_dtype is not None and np.dtype(out_dtype) != out.dtype:
+        raise ValueError(f"matmul: out_dtype {np.dtype(out_dtype)} differs from out's {out.dtype}")
+    n = shape[-1] if b.ndim > 1 else 1
+    args = _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zero_point, b_zero_point,
+                      c_zero_point, scales)
+    return _mxp._matmul(a, b, out, *args)
+
+
+def _as_matrix(x, what):
+    x = np.asarray(x)
+    if x.ndim != 2:
+        raise ValueError(f"{what}: expected a 2-d array, got {x.ndim}-d")
+    if x.shape[1] > 1 and x.strides[1] != x.itemsize or x.strides[0] < 0 or x.strides[0] % x.itemsize:
+        x = np.ascontiguousarray(x)
+    return x
+
+
+def _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, promote_to, kw):
+    a, b = _as_matrix(a, "gemm: a"), _as_matrix(b, "gemm: b")
+    m = a.shape[1] if trans_a else a.shape[0]
+    n = b.shape[0] if trans_b else b.shape[1]
+    if c is None:
+        c = np.zeros((m, n), np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b))
+    elif not isinstance(c, np.ndarray):
+        raise TypeError("gemm: c must be a numpy.ndarray (it is written in place)")
+    args = _gemm_args(n, **kw)
+    report = _mxp._gemm(bool(trans_a), bool(trans_b), float(alpha), a, b, float(beta), c, *args, strategy, promote_to)
+    return c, report
+
+
+def _kw(compute=None, bias=None, activation=None, clamp=None, rounding="nearest_even", overflow="inf", seed=0,
+        a_zero_point=0, b_zero_point=0, c_zero_point=0, scales=None):
+    return dict(compute=compute, bias=bias, activation=activation, clamp=clamp, rounding=rounding, overflow=overflow,
+                seed=seed, a_zp=a_zero_point, b_zp=b_zero_point, c_zp=c_zero_point, scales=scales)
+
+
+def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, out_dtype=None, **epilogue):
+    """BLAS GEMM: c = alpha op(a) op(b) + beta c, in place in c (a new
+    zero array of out_dtype when c is None); returns c.  c's rows must be
+    contiguous.  Keywords as matmul (compute, bias, activation, clamp,
+    rounding, overflow, seed, zero points, scales)."""
+    return _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, None, None, _kw(**epilogue))[0]
+
+
+def gemm_safe(a, b, c=None, *, strategy="clip", promote_to=None, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
+              out_dtype=None, **epilogue):
+    """gemm with an overflow check for a low-precision c.  strategy: "none"
+    (compute and report), "refuse" (OverflowError when at risk, c untouched),
+    "clip" (saturate), "scale" (c = result * 2^-scale_exponent), "promote"
+    (the result goes to promote_to, a float32/float64 array of c's shape).
+    Returns (c, report): report.at_risk, .applied, .bound, .scale_exponent,
+    .what (a sentence)."""
+    if strategy not in ("none", "refuse", "clip", "scale", "promote"):
+        raise ValueError(f"strategy {strategy!r} is not one of none, refuse, clip, scale, promote")
+    if (strategy == "promote") != (promote_to is not None):
+        raise ValueError("gemm_safe: promote_to is given exactly with strategy='promote'")
+    c, report = _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, promote_to, _kw(**epilogue))
+    return c, Result(report)
+
+
+def info():
+    """Version, ISA level in use and supported, CPU, features, threads and
+    the kernels mxp picks for the main GEMM and conversion pairs."""
+    return Result(_mxp._info())
+
+
+def memory_stats(reset=False):
+    """mxp's allocator statistics (current/peak bytes, allocations, frees,
+    pool hits, bytes copied/converted); reset=True zeroes the counters
+    after reading."""
+    return Result(_mxp._memory_stats(bool(reset)))
+
+
+set_num_threads = _mxp.set_num_threads
+get_num_threads = _mxp.get_num_threads

@@ -1,0 +1,286 @@
+"""Quantization on NumPy arrays: affine int8/uint8/int4/uint4/float8 with
+scales and zero points (per tensor, per channel, per group), observers fed
+batch by batch, int4 packing and OCP MX blocks.  Formulas and policies:
+docs/quant.md and docs/mx.md; the work is the C library's."""
+import numpy as np
+
+from . import _mxp
+from ._api import ROUNDINGS, _seed
+
+QTYPES = ("int8", "uint8", "int4", "uint4", "float8_e4m3fn", "float8_e5m2")
+
+
+class QParams:
+    """Quantization parameters: q = clamp(round(x / scale) + zero_point).
+
+    qtype, symmetric, axis (None: per tensor), group_size (None: none),
+    scales (float32) and zero_points (int32), one pair per tensor, channel
+    or group.
+    """
+
+    def __init__(self, qtype, scales, zero_points=None, *, symmetric=True, axis=None, group_size=None):
+        if qtype not in QTYPES:
+            raise ValueError(f"qtype {qtype!r} is not one of {', '.join(QTYPES)}")
+        self.qtype, self.symmetric = qtype, bool(symmetric)
+        self.axis, self.group_size = axis, group_size
+        self.scales = np.ascontiguousarray(np.atleast_1d(np.asarray(scales, np.float32)))
+        zp = np.zeros(self.scales.shape, np.int32) if zero_points is None else zero_points
+        self.zero_points = np.ascontiguousarray(np.atleast_1d(np.asarray(zp, np.int32)))
+        if self.scales.ndim != 1 or self.scales.shape != self.zero_points.shape:
+            raise ValueError("QParams: scales and zero_points must be 1-d of one length")
+
+    @property
+    def scale(self):
+        """The per-tensor scale (a float); ValueError when there are several."""
+        if self.scales.size != 1:
+            raise ValueError(f"{self.scales.size} scales (per channel); use .scales")
+        return float(self.scales[0])
+
+    @property
+    def zero_point(self):
+        if self.zero_points.size != 1:
+            raise ValueError(f"{self.zero_points.size} zero points (per channel); use .zero_points")
+        return int(self.zero_points[0])
+
+    def _tuple(self):
+        axis = -1 if self.axis is None else int(self.axis)
+        return (self.qtype, self.symmetric, axis, int(self.group_size or 0), self.scales, self.zero_points)
+
+    @classmethod
+    def _from_tuple(cls, t):
+        qtype, symmetric, axis, group, scales, zps = t
+        return cls(qtype, scales, zps, symmetric=symmetric, axis=None if axis < 0 else axis,
+                   group_size=group or None)
+
+    def __repr__(self):
+        where = "per tensor" if self.axis is None else f"axis {self.axis}" + (
+            f", groups of {self.group_size}" if self.group_size else "")
+        if self.scales.size == 1:
+            return f"QParams({self.qtype}, {where}, scale={self.scale:.6g}, zero_point={self.zero_point})"
+        return f"QParams({self.qtype}, {where}, {self.scales.size} scales)"
+
+
+class QuantizedTensor:
+    """Codes plus the QParams that made them: what mxp.quantize returns and
+    mxp.dequantize / mxp.matmul accept.  int4/uint4 codes are unpacked (one
+    per int8/uint8); pack them with mxp.pack_int4."""
+
+    def __init__(self, codes, qparams):
+        self.codes, self.qparams = codes, qparams
+
+    shape = property(lambda self: self.codes.shape)
+    qtype = property(lambda self: self.qparams.qtype)
+    scale = property(lambda self: self.qparams.scale)
+    zero_point = property(lambda self: self.qparams.zero_point)
+
+    def dequantize(self, dtype=np.float32):
+        return dequantize(self, dtype)
+
+    def __repr__(self):
+        return f"QuantizedTensor(shape={self.codes.shape}, {self.qparams!r})"
+
+
+def _norm_axis(axis, ndim):
+    if axis is None:
+        return None
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of range for {ndim} dimensions")
+    return axis % ndim
+
+
+def _check_rounding(rounding):
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding {rounding!r} is not one of {', '.join(ROUNDINGS)}")
+
+
+def calibrate(x, qtype="int8", *, symmetric=True, axis=None, group_size=None):
+    """Min/max calibration of x (NaN and infinities ignored) -> QParams."""
+    if qtype not in QTYPES:
+        raise ValueError(f"qtype {qtype!r} is not one of {', '.join(QTYPES)}")
+    x = np.asarray(x)
+    axis = _norm_axis(axis, x.ndim)
+    t = _mxp._calibrate(x, qtype, bool(symmetric), -1 if axis is None else axis, int(group_size or 0))
+    return QParams._from_tuple(t)
+
+
+def quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rounding="nearest_even", seed=0,
+             qparams=None):
+    """x quantized to qtype -> QuantizedTensor (codes + QParams).
+
+    Without qparams, they come from min/max calibration of x itself (per
+    tensor, or per channel along axis, or per group_size along axis).
+    rounding: as mxp.astype (stochastic is reproducible with seed)."""
+    _check_rounding(rounding)
+    x = np.asarray(x)
+    qp = qparams if qparams is not None else calibrate(x, qtype, symmetric=symmetric, axis=axis,
+                                                       group_size=group_size)
+    if not isinstance(qp, QParams):
+        raise TypeError("quantize: qparams must be an mxp.QParams")
+    codes = _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), False)
+    return QuantizedTensor(codes, qp)
+
+
+def dequantize(q, dtype=np.float32, qparams=None):
+    """(codes - zero_point) * scale, exact in float64, rounded once to dtype.
+    q: a QuantizedTensor, or codes with qparams."""
+    if isinstance(q, QuantizedTensor):
+        codes, qp = q.codes, q.qparams
+    elif qparams is not None:
+        codes, qp = np.asarray(q), qparams
+    else:
+        raise TypeError("dequantize: pass a QuantizedTensor, or codes and qparams")
+    return _mxp._dequantize(codes, qp._tuple(), dtype)
+
+
+def fake_quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rounding="nearest_even", seed=0,
+                  qparams=None):
+    """dequantize(quantize(x)) in x's dtype: the values quantization keeps."""
+    _check_rounding(rounding)
+    x = np.asarray(x)
+    qp = qparams if qparams is not None else calibrate(x, qtype, symmetric=symmetric, axis=axis,
+                                                       group_size=group_size)
+    return _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), True)
+
+
+def pack_int4(codes):
+    """Two int4/uint4 codes per byte along the last axis, element 2j in the
+    low nibble of byte j (docs/quant.md)."""
+    return _mxp._pack_int4(np.asarray(codes))
+
+
+def unpack_int4(packed, n, signed=True):
+    """The inverse of pack_int4: n codes per row, int8 (signed) or uint8."""
+    return _mxp._unpack_int4(np.asarray(packed), int(n), bool(signed))
+
+
+def quantized_matmul_args(a, b, scales, out_dtype):
+    """matmul of quantized tensors: the codes, zero points and the combined
+    scales (a.scale * b.scale per output column), float32 out by default."""
+    if not (isinstance(a, QuantizedTensor) and isinstance(b, QuantizedTensor)):
+        raise TypeError("matmul: pass both operands quantized (or neither)")
+    if a.qtype not in ("int8", "uint8") or b.qtype != "int8":
+        raise ValueError("matmul: quantized operands must be uint8/int8 a and int8 b")
+    if a.qparams.scales.size != 1:
+        raise ValueError("matmul: a must be quantized per tensor")
+    bq = b.qparams
+    if bq.scales.size != 1 and not (bq.axis == b.codes.ndim - 1 and not bq.group_size):
+        raise ValueError("matmul: b must be quantized per tensor or per output column (axis=-1)")
+    if np.any(bq.zero_points != bq.zero_points[0]):
+        raise ValueError("matmul: b's zero points must be equal (symmetric per-column quantization)")
+    if scales is not None:
+        raise ValueError("matmul: scales come from the quantized operands")
+    combined = (np.float64(a.scale) * bq.scales.astype(np.float64)).astype(np.float32)
+    return a.codes, b.codes, a.zero_point, int(bq.zero_points[0]), combined, out_dtype or np.float32
+
+
+# ---- observers --------------------------------------------------------------
+
+class _Observer:
+    _kind = 0
+
+    def __init__(self, qtype="int8", *, symmetric=True, axis=None, momentum=0.0, percentile=0.0, group_size=None,
+                 bins=0):
+        if qtype not in QTYPES:
+            raise ValueError(f"qtype {qtype!r} is not one of {', '.join(QTYPES)}")
+        self.qtype, self.axis = qtype, axis
+        self._axis = -1 if axis is None else int(axis)
+        if self._axis < -1:
+            raise ValueError("observers take a non-negative axis (or None)")
+        self._obs = _mxp._observer_new(self._kind, qtype, bool(symmetric), self._axis, float(momentum),
+                                       float(percentile), int(group_size or 0), int(bins))
+
+    def update(self, batch):
+        """Feeds one batch; returns self."""
+        _mxp._observer_update(self._obs, np.asarray(batch))
+        return self
+
+    def qparams(self):
+        """The QParams for what was seen so far (ValueError before any batch)."""
+        return QParams._from_tuple(_mxp._observer_compute(self._obs))
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.qtype})"
+
+
+class MinMaxObserver(_Observer):
+    """Running min and max (per tensor, or per channel along axis, or per group)."""
+    _kind = 1
+
+    def __init__(self, qtype="int8", *, symmetric=True, axis=None, group_size=None):
+        super().__init__(qtype, symmetric=symmetric, axis=axis, group_size=group_size)
+
+
+class MovingAverageObserver(_Observer):
+    """min, max = momentum * old + (1 - momentum) * the batch's (default 0.9)."""
+    _kind = 2
+
+    def __init__(self, qtype="int8", *, symmetric=True, axis=None, momentum=0.9, group_size=None):
+        if not 0 <= momentum < 1:
+            raise ValueError("momentum must be in [0, 1)")
+        super().__init__(qtype, symmetric=symmetric, axis=axis, momentum=momentum or 1e-300, group_size=group_size)
+
+
+class PercentileObserver(_Observer):
+    """Threshold at a percentile of |x| (default 99.99) from a histogram."""
+    _kind = 3
+
+    def __init__(self, qtype="int8", *, symmetric=True, percentile=99.99, bins=2048):
+        if not 0 < percentile <= 100:
+            raise ValueError("percentile must be in (0, 100]")
+        super().__init__(qtype, symmetric=symmetric, percentile=percentile, bins=bins)
+
+
+class MSEObserver(_Observer):
+    """Threshold minimising the quantization MSE over a histogram."""
+    _kind = 4
+
+    def __init__(self, qtype="int8", *, symmetric=True, bins=2048):
+        super().__init__(qtype, symmetric=symmetric, bins=bins)
+
+
+class KLObserver(_Observer):
+    """TensorRT-style entropy calibration: the threshold minimising KL(P || Q)."""
+    _kind = 5
+
+    def __init__(self, qtype="int8", *, symmetric=True, bins=2048):
+        super().__init__(qtype, symmetric=symmetric, bins=bins)
+
+
+# ---- OCP MX ------------------------------------------------------------------
+
+MX_FORMATS = {"mxfp8_e4m3": 1, "mxfp8_e5m2": 2, "mxfp4": 3, "mxint8": 4}
+
+
+class MXTensor:
+    """OCP MX blocks: 32 elements share an E8M0 scale; data is the packed
+    bytes (docs/mx.md), shape the original shape."""
+
+    def __init__(self, data, fmt, shape):
+        self.data, self.format, self.shape = data, fmt, tuple(shape)
+
+    @property
+    def nbytes(self):
+        return self.data.nbytes
+
+    def __repr__(self):
+        return f"MXTensor({self.format}, shape={self.shape}, {self.nbytes} bytes)"
+
+
+def mx_quantize(x, fmt="mxfp8_e4m3", rounding="nearest_even", seed=0):
+    """x (any float dtype, converted exactly or rounded once to float32) in
+    OCP MX blocks of 32 along the flattened C order -> MXTensor."""
+    if fmt not in MX_FORMATS:
+        raise ValueError(f"format {fmt!r} is not one of {', '.join(MX_FORMATS)}")
+    _check_rounding(rounding)
+    x = np.asarray(x)
+    flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
+    return MXTensor(_mxp._mx_quantize(flat, MX_FORMATS[fmt], rounding, _seed(seed)), fmt, x.shape)
+
+
+def mx_dequantize(t):
+    """An MXTensor back to float32, in its shape."""
+    if not isinstance(t, MXTensor):
+        raise TypeError("mx_dequantize: expected an MXTensor")
+    n = int(np.prod(t.shape, dtype=np.int64))
+    return _mxp._mx_dequantize(t.data, MX_FORMATS[t.format], n).reshape(t.shape)

@@ -1,0 +1,82 @@
+"""Figures of mxp's analysis (matplotlib, imported only here; no display
+needed: figures are drawn on matplotlib.figure.Figure and saved to a file
+when `path` is given).  Each function returns the Figure."""
+import numpy as np
+
+
+def _figure(size=(7, 4)):
+    from matplotlib.figure import Figure
+    return Figure(figsize=size, dpi=100, layout="tight")
+
+
+def _done(fig, path):
+    if path is not None:
+        fig.savefig(path)
+    return fig
+
+
+def error_histogram(reference, test, path=None, title=None):
+    """The distribution of relative errors of test against reference (the
+    32 log-spaced bins of mxp.compare), with the percentiles marked."""
+    from ._analysis import compare
+    r = compare(reference, test)
+    fig = _figure()
+    ax = fig.add_subplot()
+    edges, counts = r.histogram_edges, r.histogram
+    ax.bar(np.log10(edges[:-1]), counts, width=np.diff(np.log10(edges)), align="edge", color="#4472c4")
+    for name, style in (("p50_rel_error", ":"), ("p99_rel_error", "--"), ("max_rel_error", "-")):
+        v = r[name]
+        if np.isfinite(v) and v > 0:
+            ax.axvline(np.log10(v), color="#c00000", linestyle=style, label=f"{name[:-10] or 'max'} {v:.2g}")
+    ax.set_xlabel("log10 relative error")
+    ax.set_ylabel("elements")
+    ax.set_title(title or f"relative error (PSNR {r.psnr_db:.1f} dB, {r.count} elements)")
+    ax.legend()
+    return _done(fig, path)
+
+
+def roundtrip(x, dtypes=None, path=None):
+    """Mean and max relative error and bytes per dtype for a round trip of x."""
+    from ._analysis import roundtrip as rt
+    rows = rt(x, dtypes)
+    fig = _figure((8, 4))
+    ax, ax2 = fig.subplots(1, 2)
+    names = [r.dtype for r in rows]
+    pos = np.arange(len(rows))
+    floor = 1e-18
+    ax.bar(pos - 0.2, [max(r.mean_rel_error, floor) for r in rows], 0.4, label="mean", color="#4472c4")
+    ax.bar(pos + 0.2, [max(r.max_rel_error, floor) if np.isfinite(r.max_rel_error) else 1e3 for r in rows], 0.4,
+           label="max", color="#ed7d31")
+    ax.set_yscale("log")
+    ax.set_xticks(pos, names, rotation=30)
+    ax.set_ylabel("relative error")
+    ax.legend()
+    ax2.bar(pos, [r.bytes for r in rows], color="#70ad47")
+    ax2.set_xticks(pos, names, rotation=30)
+    ax2.set_ylabel("bytes")
+    return _done(fig, path)
+
+
+def quantization(x, qtype="int8", symmetric=True, path=None, bins=256):
+    """The histogram of x's values with the clipping range and the code grid
+    of its min/max quantization."""
+    from ._quant import calibrate
+    x = np.asarray(x, dtype=np.float64).ravel()
+    qp = calibrate(x, qtype, symmetric=symmetric)
+    lo_code, hi_code = {"int8": (-128, 127), "uint8": (0, 255), "int4": (-8, 7), "uint4": (0, 15)}.get(
+        qtype, (None, None))
+    fig = _figure()
+    ax = fig.add_subplot()
+    ax.hist(x[np.isfinite(x)], bins=bins, color="#4472c4")
+    if lo_code is not None:
+        s, z = qp.scale, qp.zero_point
+        lo, hi = (lo_code - z) * s, (hi_code - z) * s
+        ax.axvspan(lo, hi, color="#70ad47", alpha=0.15, label=f"range [{lo:.3g}, {hi:.3g}]")
+        grid = (np.arange(lo_code, hi_code + 1) - z) * s
+        step = max(1, len(grid) // 64)
+        ax.vlines(grid[::step], 0, ax.get_ylim()[1] * 0.05, color="#c00000", linewidth=0.5,
+                  label=f"code grid (every {step})")
+    ax.set_title(f"{qtype} quantization, {qp!r}")
+    ax.set_xlabel("value")
+    ax.legend()
+    return _done(fig, path)

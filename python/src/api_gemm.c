@@ -1,0 +1,216 @@
+/* Module functions: mxp.matmul and mxp.gemm / mxp.gemm_safe with the whole
+ * epilogue (bias, activation, clamp, rounding), accumulator choice and the
+ * integer GEMM's zero points and scales.  The Python layer (mxp/_api.py)
+ * checks and normalises the arguments; this file maps them onto
+ * mxp_gemm_opts and calls the library with the GIL released. */
+#include <string.h>
+
+#include "mxpy.h"
+
+
+typedef struct gemm_args {
+    PyObject *acc, *bias, *activation, *clamp, *scales;
+    const char *rounding, *overflow;
+    unsigned long long seed;
+    int a_zp, b_zp, c_zp;
+} gemm_args;
+
+static int activation_from_name(PyObject *name, mxp_activation *act)
+{
+    static const char *const names[] = { "none", "relu", "gelu", "gelu_tanh", "silu" };
+    const char *s = name == Py_None ? "none" : PyUnicode_AsUTF8(name);
+    for (int i = 0; s && i < 5; i++)
+        if (!strcmp(s, names[i])) {
+            *act = (mxp_activation)i;
+            return 0;
+        }
+    if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "activation %R is not one of None, 'relu', 'gelu', 'gelu_tanh', 'silu'", name);
+    return -1;
+}
+
+/* A 1-d C-contiguous array argument (bias, scales) already made by the
+ * Python layer; NULL pointer for None. */
+static int vector_arg(PyObject *obj, const char *what, const void **data, mxp_dtype *dt, size_t *n)
+{
+    *data = NULL;
+    *n = 0;
+    if (obj == Py_None)
+        return 0;
+    if (!PyArray_Check(obj) || PyArray_NDIM((PyArrayObject *)obj) != 1 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a 1-d contiguous array", what);
+        return -1;
+    }
+    *dt = mxpy_dtype_from_typenum(PyArray_TYPE((PyArrayObject *)obj));
+    *data = PyArray_DATA((PyArrayObject *)obj);
+    *n = (size_t)PyArray_DIM((PyArrayObject *)obj, 0);
+    return 0;
+}
+
+static int build_opts(const gemm_args *g, mxp_gemm_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    if (mxpy_convert_opts(g->rounding, g->overflow, g->seed, &o->convert) < 0)
+        return -1;
+    if (g->acc != Py_None && (o->acc_dtype = mxpy_dtype_arg(g->acc, "compute")) == MXP_DTYPE_INVALID)
+        return -1;
+    mxp_dtype bias_dt = MXP_F32, scale_dt = MXP_F32;
+    size_t nbias;
+    if (vector_arg(g->bias, "bias", &o->bias, &bias_dt, &nbias) < 0 ||
+        vector_arg(g->scales, "scales", (const void **)&o->scales, &scale_dt, &o->n_scales) < 0 ||
+        activation_from_name(g->activation, &o->activation) < 0)
+        return -1;
+    if (o->scales && scale_dt != MXP_F32) {
+        PyErr_SetString(PyExc_TypeError, "scales: expected float32");
+        return -1;
+    }
+    o->bias_dtype = bias_dt;
+    o->bias_kind = o->bias ? MXP_BIAS_PER_COL : MXP_BIAS_NONE;
+    if (g->clamp != Py_None) {
+        o->clamp = true;
+        if (!PyArg_ParseTuple(g->clamp, "dd", &o->clamp_lo, &o->clamp_hi))
+            return -1;
+    }
+    o->a_zero_point = g->a_zp;
+    o->b_zero_point = g->b_zp;
+    o->c_zero_point = g->c_zp;
+    return 0;
+}
+
+#define GEMM_ARGS_FORMAT "OOOOOssKiii"
+#define GEMM_ARGS_PTRS(g) &g.acc, &g.bias, &g.activation, &g.clamp, &g.scales, &g.rounding, &g.overflow, &g.seed, \
+                          &g.a_zp, &g.b_zp, &g.c_zp
+
+/* _matmul(a, b, out, <gemm args>) -> out */
+static PyObject *matmul(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *a, *b, *out;
+    gemm_args g;
+    mxp_gemm_opts o;
+    if (!PyArg_ParseTuple(args, "OOO" GEMM_ARGS_FORMAT, &a, &b, &out, GEMM_ARGS_PTRS(g)) || build_opts(&g, &o) < 0)
+        return NULL;
+    mxp_array *ma = mxpy_wrap(a, "matmul: a", false);
+    mxp_array *mb = ma ? mxpy_wrap(b, "matmul: b", false) : NULL;
+    mxp_array *mo = mb ? mxpy_wrap(out, "matmul: out", true) : NULL;
+    mxp_status st = MXP_OK;
+    if (mo) {
+        Py_BEGIN_ALLOW_THREADS
+        st = mxp_matmul_into(mo, ma, mb, &o);
+        Py_END_ALLOW_THREADS
+    }
+    mxp_array_free(ma);
+    mxp_array_free(mb);
+    mxp_array_free(mo);
+    if (!mo)
+        return NULL;
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    Py_INCREF(out);
+    return out;
+}
+
+/* A 2-d array whose rows are contiguous: its leading dimension. */
+static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *ld)
+{
+    if (!PyArray_Check(obj) || PyArray_NDIM((PyArrayObject *)obj) != 2) {
+        PyErr_Format(PyExc_ValueError, "%s: expected a 2-d array", what);
+        return -1;
+    }
+    PyArrayObject *x = (PyArrayObject *)obj;
+    npy_intp s = PyArray_ITEMSIZE(x);
+    if ((PyArray_STRIDE(x, 1) != s && PyArray_DIM(x, 1) > 1) || PyArray_STRIDE(x, 0) % s ||
+        PyArray_STRIDE(x, 0) < 0 || (writeable && !PyArray_ISWRITEABLE(x))) {
+        PyErr_Format(PyExc_ValueError, "%s: rows must be contiguous with a non-negative row stride%s", what,
+                     writeable ? ", and the array writeable" : "");
+        return -1;
+    }
+    npy_intp rs = PyArray_STRIDE(x, 0) / s;
+    *ld = (size_t)(rs >= PyArray_DIM(x, 1) && rs > 0 ? rs : (PyArray_DIM(x, 1) > 0 ? PyArray_DIM(x, 1) : 1));
+    return 0;
+}
+
+static PyObject *report_dict(const mxp_gemm_safe_report *r)
+{
+    static const char *const names[] = { "none", "refuse", "clip", "scale", "promote" };
+    return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:O,s:s,s:i,s:s}", "max_abs_a", r->max_abs_a, "max_abs_b", r->max_abs_b,
+                         "max_abs_c", r->max_abs_c, "bound", r->bound, "c_max", r->c_max, "at_risk",
+                         r->at_risk ? Py_True : Py_False, "applied", names[r->applied], "scale_exponent",
+                         r->scale_exponent, "what", r->what);
+}
+
+static int strategy_from_name(const char *s, mxp_overflow_strategy *out)
+{
+    static const char *const names[] = { "none", "refuse", "clip", "scale", "promote" };
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(s, names[i])) {
+            *out = (mxp_overflow_strategy)i;
+            return 0;
+        }
+    PyErr_Format(PyExc_ValueError, "strategy '%s' is not one of none, refuse, clip, scale, promote", s);
+    return -1;
+}
+
+/* _gemm(ta, tb, alpha, a, b, beta, c, <gemm args>, strategy or None, promote_to or None)
+ * -> None, or the gemm_safe report as a dict */
+static PyObject *gemm(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int ta, tb;
+    double alpha, beta;
+    PyObject *a, *b, *c, *strategy, *promote;
+    gemm_args g;
+    mxp_gemm_opts o;
+    if (!PyArg_ParseTuple(args, "ppdOOdO" GEMM_ARGS_FORMAT "OO", &ta, &tb, &alpha, &a, &b, &beta, &c,
+                          GEMM_ARGS_PTRS(g), &strategy, &promote) ||
+        build_opts(&g, &o) < 0)
+        return NULL;
+    size_t lda, ldb, ldc, ldp = 0;
+    if (matrix_arg(a, "gemm: a", false, &lda) < 0 || matrix_arg(b, "gemm: b", false, &ldb) < 0 ||
+        matrix_arg(c, "gemm: c", true, &ldc) < 0 || (promote != Py_None && matrix_arg(promote, "gemm: promote_to", true, &ldp) < 0))
+        return NULL;
+    PyArrayObject *A = (PyArrayObject *)a, *B = (PyArrayObject *)b, *C = (PyArrayObject *)c;
+    size_t m = (size_t)PyArray_DIM(C, 0), n = (size_t)PyArray_DIM(C, 1);
+    size_t k = (size_t)PyArray_DIM(A, ta ? 0 : 1);
+    size_t am = (size_t)PyArray_DIM(A, ta ? 1 : 0), bk = (size_t)PyArray_DIM(B, tb ? 1 : 0),
+           bn = (size_t)PyArray_DIM(B, tb ? 0 : 1);
+    if (am != m || bk != k || bn != n)
+        return PyErr_Format(PyExc_ValueError, "gemm: op(a) is %zu x %zu, op(b) %zu x %zu and c %zu x %zu", am, k, bk,
+                            bn, m, n);
+    mxp_dtype at = mxpy_dtype_from_typenum(PyArray_TYPE(A)), bt = mxpy_dtype_from_typenum(PyArray_TYPE(B)),
+              ct = mxpy_dtype_from_typenum(PyArray_TYPE(C));
+    if (!at || !bt || !ct)
+        return PyErr_Format(PyExc_TypeError, "gemm: a, b and c must have dtypes mxp knows");
+    mxp_gemm_safe_opts so = { 0 };
+    mxp_gemm_safe_report rep;
+    memset(&rep, 0, sizeof rep);
+    if (strategy != Py_None && strategy_from_name(PyUnicode_AsUTF8(strategy), &so.strategy) < 0)
+        return NULL;
+    if (promote != Py_None) {
+        so.promote_to = PyArray_DATA((PyArrayObject *)promote);
+        so.promote_dtype = mxpy_dtype_from_typenum(PyArray_TYPE((PyArrayObject *)promote));
+        so.ldp = ldp;
+    }
+    mxp_status st;
+    mxp_trans TA = ta ? MXP_TRANS : MXP_NO_TRANS, TB = tb ? MXP_TRANS : MXP_NO_TRANS;
+    Py_BEGIN_ALLOW_THREADS
+    if (strategy == Py_None)
+        st = mxp_gemm(TA, TB, m, n, k, alpha, PyArray_DATA(A), at, lda, PyArray_DATA(B), bt, ldb, beta,
+                      PyArray_DATA(C), ct, ldc, &o);
+    else
+        st = mxp_gemm_safe(TA, TB, m, n, k, alpha, PyArray_DATA(A), at, lda, PyArray_DATA(B), bt, ldb, beta,
+                           PyArray_DATA(C), ct, ldc, &o, &so, &rep);
+    Py_END_ALLOW_THREADS
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    if (strategy == Py_None)
+        Py_RETURN_NONE;
+    return report_dict(&rep);
+}
+
+PyMethodDef mxpy_gemm_methods[] = {
+    { "_matmul", matmul, METH_VARARGS, NULL },
+    { "_gemm", gemm, METH_VARARGS, NULL },
+    { NULL, NULL, 0, NULL },
+};

@@ -1,0 +1,310 @@
+/* Module functions: affine quantization (calibrate, quantize, dequantize,
+ * fake-quantize, int4 packing), observers and OCP MX blocks.
+ *
+ * Quantization parameters cross the boundary as a tuple
+ * (qtype name, symmetric, axis, group_size, scales float32[count],
+ * zero_points int32[count]); mxp.QParams (mxp/_quant.py) holds them. */
+#include <string.h>
+
+#include "mxpy.h"
+
+
+static int qtype_from_name(const char *s, mxp_dtype *qt)
+{
+    *qt = !strcmp(s, "int4") ? MXP_QINT4 : !strcmp(s, "uint4") ? MXP_QUINT4 : mxp_dtype_from_name(s);
+    if (*qt == MXP_S8 || *qt == MXP_U8 || *qt == MXP_QINT4 || *qt == MXP_QUINT4 || *qt == MXP_E4M3 || *qt == MXP_E5M2)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "qtype '%s' is not one of int8, uint8, int4, uint4, float8_e4m3fn, float8_e5m2", s);
+    return -1;
+}
+
+/* The tuple form of qp (copies its arrays). */
+static PyObject *qparams_tuple(const mxp_qparams *qp)
+{
+    npy_intp n = (npy_intp)qp->count;
+    PyObject *scales = PyArray_SimpleNew(1, &n, NPY_FLOAT32);
+    PyObject *zps = PyArray_SimpleNew(1, &n, NPY_INT32);
+    if (!scales || !zps) {
+        Py_XDECREF(scales);
+        Py_XDECREF(zps);
+        return NULL;
+    }
+    memcpy(PyArray_DATA((PyArrayObject *)scales), qp->scales, (size_t)n * sizeof(float));
+    memcpy(PyArray_DATA((PyArrayObject *)zps), qp->zero_points, (size_t)n * sizeof(int32_t));
+    return Py_BuildValue("(sOiLNN)", mxp_qtype_name(qp->qtype), qp->symmetric ? Py_True : Py_False, qp->axis,
+                         (long long)qp->group_size, scales, zps);
+}
+
+/* qp viewing the tuple's arrays (not owning them: never mxp_qparams_free). */
+static int qparams_from_tuple(PyObject *t, mxp_qparams *qp)
+{
+    const char *qtype;
+    int symmetric, axis;
+    long long group;
+    PyObject *scales, *zps;
+    memset(qp, 0, sizeof *qp);
+    if (!PyArg_ParseTuple(t, "spiLOO", &qtype, &symmetric, &axis, &group, &scales, &zps) ||
+        qtype_from_name(qtype, &qp->qtype) < 0)
+        return -1;
+    if (!PyArray_Check(scales) || !PyArray_Check(zps) || PyArray_TYPE((PyArrayObject *)scales) != NPY_FLOAT32 ||
+        PyArray_TYPE((PyArrayObject *)zps) != NPY_INT32 || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)scales) ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)zps) ||
+        PyArray_SIZE((PyArrayObject *)scales) != PyArray_SIZE((PyArrayObject *)zps)) {
+        PyErr_SetString(PyExc_TypeError, "qparams: scales must be contiguous float32 and zero_points int32 of one size");
+        return -1;
+    }
+    qp->symmetric = symmetric;
+    qp->axis = axis;
+    qp->group_size = group;
+    qp->count = PyArray_SIZE((PyArrayObject *)scales);
+    qp->scales = PyArray_DATA((PyArrayObject *)scales);
+    qp->zero_points = PyArray_DATA((PyArrayObject *)zps);
+    return 0;
+}
+
+/* _calibrate(x, qtype, symmetric, axis, group_size) -> qparams tuple */
+static PyObject *calibrate(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x;
+    const char *qtype;
+    int symmetric, axis;
+    long long group;
+    mxp_dtype qt;
+    if (!PyArg_ParseTuple(args, "OspiL", &x, &qtype, &symmetric, &axis, &group) || qtype_from_name(qtype, &qt) < 0)
+        return NULL;
+    mxp_array *mx = mxpy_wrap(x, "calibrate: x", false);
+    if (!mx)
+        return NULL;
+    mxp_qparams qp;
+    memset(&qp, 0, sizeof qp);
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mxp_calibrate_minmax(mx, qt, symmetric, axis, group, &qp);
+    Py_END_ALLOW_THREADS
+    mxp_array_free(mx);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *r = qparams_tuple(&qp);
+    mxp_qparams_free(&qp);
+    return r;
+}
+
+enum { QUANTIZE, FAKE_QUANTIZE };
+
+/* _quantize(x, qparams, rounding, seed, fake) -> codes (or x's dtype when fake) */
+static PyObject *quantize(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x, *qpt;
+    const char *rounding;
+    unsigned long long seed;
+    int fake;
+    mxp_qparams qp;
+    mxp_convert_opts o;
+    if (!PyArg_ParseTuple(args, "OOsKp", &x, &qpt, &rounding, &seed, &fake) || qparams_from_tuple(qpt, &qp) < 0 ||
+        mxpy_convert_opts(rounding, "inf", seed, &o) < 0)
+        return NULL;
+    mxp_array *mx = mxpy_wrap(x, fake ? "fake_quantize: x" : "quantize: x", false), *out = NULL;
+    if (!mx)
+        return NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = fake ? mxp_fake_quantize(&out, mx, &qp, &o) : mxp_quantize(&out, mx, &qp, &o);
+    Py_END_ALLOW_THREADS
+    mxp_array_free(mx);
+    return st == MXP_OK ? mxpy_unwrap(out) : mxpy_raise(st);
+}
+
+/* _dequantize(q, qparams, out_dtype) -> array */
+static PyObject *dequantize(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *q, *qpt, *dtype;
+    mxp_qparams qp;
+    if (!PyArg_ParseTuple(args, "OOO", &q, &qpt, &dtype) || qparams_from_tuple(qpt, &qp) < 0)
+        return NULL;
+    mxp_dtype dt = mxpy_dtype_arg(dtype, "dequantize: dtype");
+    mxp_array *mq = dt ? mxpy_wrap(q, "dequantize: codes", false) : NULL, *out = NULL;
+    if (!mq)
+        return NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mxp_dequantize(&out, mq, &qp, dt);
+    Py_END_ALLOW_THREADS
+    mxp_array_free(mq);
+    return st == MXP_OK ? mxpy_unwrap(out) : mxpy_raise(st);
+}
+
+/* _pack_int4(codes) / _unpack_int4(packed, last_dim, signed) */
+static PyObject *pack_int4(PyObject *self, PyObject *codes)
+{
+    (void)self;
+    mxp_array *mc = mxpy_wrap(codes, "pack_int4: codes", false), *out = NULL;
+    if (!mc)
+        return NULL;
+    mxp_status st = mxp_pack_int4(&out, mc);
+    mxp_array_free(mc);
+    return st == MXP_OK ? mxpy_unwrap(out) : mxpy_raise(st);
+}
+
+static PyObject *unpack_int4(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *packed;
+    long long last;
+    int is_signed;
+    if (!PyArg_ParseTuple(args, "OLp", &packed, &last, &is_signed))
+        return NULL;
+    mxp_array *mp = mxpy_wrap(packed, "unpack_int4: packed", false), *out = NULL;
+    if (!mp)
+        return NULL;
+    mxp_status st = mxp_unpack_int4(&out, mp, last, is_signed ? MXP_S8 : MXP_U8);
+    mxp_array_free(mp);
+    return st == MXP_OK ? mxpy_unwrap(out) : mxpy_raise(st);
+}
+
+/* ---- observers ------------------------------------------------------------ */
+
+static void observer_destructor(PyObject *capsule)
+{
+    mxp_observer_free(PyCapsule_GetPointer(capsule, "mxp.observer"));
+}
+
+/* _observer_new(kind, qtype, symmetric, axis, momentum, percentile, group_size, bins) -> capsule */
+static PyObject *observer_new(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int kind, symmetric, axis, bins;
+    const char *qtype;
+    double momentum, percentile;
+    long long group;
+    mxp_dtype qt;
+    if (!PyArg_ParseTuple(args, "ispiddLi", &kind, &qtype, &symmetric, &axis, &momentum, &percentile, &group, &bins) ||
+        qtype_from_name(qtype, &qt) < 0)
+        return NULL;
+    mxp_observer_opts o = { momentum, percentile, group, bins };
+    mxp_observer *obs = NULL;
+    mxp_status st = mxp_observer_create(&obs, (mxp_calib_kind)kind, qt, symmetric, axis, &o);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *cap = PyCapsule_New(obs, "mxp.observer", observer_destructor);
+    if (!cap)
+        mxp_observer_free(obs);
+    return cap;
+}
+
+static mxp_observer *observer_of(PyObject *cap)
+{
+    return PyCapsule_GetPointer(cap, "mxp.observer");
+}
+
+static PyObject *observer_update(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *batch;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &batch))
+        return NULL;
+    mxp_observer *obs = observer_of(cap);
+    mxp_array *mb = obs ? mxpy_wrap(batch, "update: batch", false) : NULL;
+    if (!mb)
+        return NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mxp_observer_update(obs, mb);
+    Py_END_ALLOW_THREADS
+    mxp_array_free(mb);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *observer_compute(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    mxp_observer *obs = observer_of(cap);
+    if (!obs)
+        return NULL;
+    mxp_qparams qp;
+    memset(&qp, 0, sizeof qp);
+    mxp_status st = mxp_observer_compute(obs, &qp);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *r = qparams_tuple(&qp);
+    mxp_qparams_free(&qp);
+    return r;
+}
+
+/* ---- OCP MX blocks ---------------------------------------------------------- */
+
+/* _mx_quantize(x float32 contiguous, format, rounding, seed) -> uint8 bytes */
+static PyObject *mx_quantize(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x;
+    int fmt;
+    const char *rounding;
+    unsigned long long seed;
+    mxp_convert_opts o;
+    if (!PyArg_ParseTuple(args, "OisK", &x, &fmt, &rounding, &seed) || mxpy_convert_opts(rounding, "inf", seed, &o) < 0)
+        return NULL;
+    if (!PyArray_Check(x) || PyArray_TYPE((PyArrayObject *)x) != NPY_FLOAT32 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)x))
+        return PyErr_Format(PyExc_TypeError, "mx_quantize: expected a contiguous float32 array");
+    size_t n = (size_t)PyArray_SIZE((PyArrayObject *)x);
+    npy_intp nbytes = (npy_intp)mxp_mx_bytes((mxp_mx_format)fmt, n);
+    PyObject *out = PyArray_SimpleNew(1, &nbytes, NPY_UINT8);
+    if (!out)
+        return NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mxp_mx_quantize(PyArray_DATA((PyArrayObject *)out), (mxp_mx_format)fmt, PyArray_DATA((PyArrayObject *)x), n, &o);
+    Py_END_ALLOW_THREADS
+    if (st != MXP_OK) {
+        Py_DECREF(out);
+        return mxpy_raise(st);
+    }
+    return out;
+}
+
+/* _mx_dequantize(bytes uint8 contiguous, format, n) -> float32[n] */
+static PyObject *mx_dequantize(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *b;
+    int fmt;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "Oin", &b, &fmt, &n))
+        return NULL;
+    if (!PyArray_Check(b) || PyArray_TYPE((PyArrayObject *)b) != NPY_UINT8 ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)b) || n < 0)
+        return PyErr_Format(PyExc_TypeError, "mx_dequantize: expected contiguous uint8 bytes and n >= 0");
+    if ((size_t)PyArray_NBYTES((PyArrayObject *)b) < mxp_mx_bytes((mxp_mx_format)fmt, (size_t)n))
+        return PyErr_Format(PyExc_ValueError, "mx_dequantize: %zd bytes hold fewer than %zd elements",
+                            (Py_ssize_t)PyArray_NBYTES((PyArrayObject *)b), n);
+    npy_intp dim = n;
+    PyObject *out = PyArray_SimpleNew(1, &dim, NPY_FLOAT32);
+    if (!out)
+        return NULL;
+    mxp_status st = mxp_mx_dequantize(PyArray_DATA((PyArrayObject *)out), PyArray_DATA((PyArrayObject *)b),
+                                      (mxp_mx_format)fmt, (size_t)n);
+    if (st != MXP_OK) {
+        Py_DECREF(out);
+        return mxpy_raise(st);
+    }
+    return out;
+}
+
+PyMethodDef mxpy_quant_methods[] = {
+    { "_calibrate", calibrate, METH_VARARGS, NULL },
+    { "_quantize", quantize, METH_VARARGS, NULL },
+    { "_dequantize", dequantize, METH_VARARGS, NULL },
+    { "_pack_int4", pack_int4, METH_O, NULL },
+    { "_unpack_int4", unpack_int4, METH_VARARGS, NULL },
+    { "_observer_new", observer_new, METH_VARARGS, NULL },
+    { "_observer_update", observer_update, METH_VARARGS, NULL },
+    { "_observer_compute", observer_compute, METH_O, NULL },
+    { "_mx_quantize", mx_quantize, METH_VARARGS, NULL },
+    { "_mx_dequantize", mx_dequantize, METH_VARARGS, NULL },
+    { NULL, NULL, 0, NULL },
+};

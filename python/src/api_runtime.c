@@ -1,0 +1,146 @@
+/* Module functions: casts with every rounding mode (mxp.astype) and the
+ * runtime (mxp.info, threads, allocator statistics). */
+#include "mxpy.h"
+
+int mxpy_convert_opts(const char *rounding, const char *overflow, unsigned long long seed, mxp_convert_opts *o)
+{
+    *o = (mxp_convert_opts){ 0 };
+    o->rounding = mxp_rounding_from_name(rounding ? rounding : "nearest_even");
+    o->overflow = mxp_overflow_from_name(overflow ? overflow : "inf");
+    o->seed = seed;
+    if (o->rounding == MXP_ROUNDING_COUNT) {
+        PyErr_Format(PyExc_ValueError, "rounding '%s' is not one of nearest_even, nearest_away, toward_zero, up, "
+                     "down, stochastic", rounding);
+        return -1;
+    }
+    if (o->overflow == MXP_OVERFLOW_COUNT) {
+        PyErr_Format(PyExc_ValueError, "overflow '%s' is not 'inf' or 'saturate'", overflow);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *flags_dict(const mxp_convert_flags *f)
+{
+    return Py_BuildValue("{s:K,s:K,s:K,s:K}", "inexact", (unsigned long long)f->inexact, "overflow",
+                         (unsigned long long)f->overflow, "underflow", (unsigned long long)f->underflow, "invalid",
+                         (unsigned long long)f->invalid);
+}
+
+/* _astype(x, dtype, rounding, overflow, seed, out, stats) -> (array, stats dict or None) */
+static PyObject *astype(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x, *dtype, *out;
+    const char *rounding, *overflow;
+    unsigned long long seed;
+    int stats;
+    if (!PyArg_ParseTuple(args, "OOssKOp", &x, &dtype, &rounding, &overflow, &seed, &out, &stats))
+        return NULL;
+    mxp_convert_opts o;
+    mxp_convert_flags flags = { 0 };
+    mxp_dtype dt = out == Py_None ? mxpy_dtype_arg(dtype, "astype") : MXP_DTYPE_INVALID;
+    if ((out == Py_None && dt == MXP_DTYPE_INVALID) || mxpy_convert_opts(rounding, overflow, seed, &o) < 0)
+        return NULL;
+    if (stats)
+        o.flags = &flags;
+    mxp_array *src = mxpy_wrap(x, "astype: x", false);
+    mxp_array *dst = src && out != Py_None ? mxpy_wrap(out, "astype: out", true) : NULL;
+    if (!src || (out != Py_None && !dst)) {
+        mxp_array_free(src);
+        return NULL;
+    }
+    mxp_array *made = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = dst ? mxp_array_copyto(dst, src, MXP_CASTING_UNSAFE, &o) : mxp_array_astype(&made, src, dt, &o);
+    Py_END_ALLOW_THREADS
+    mxp_array_free(src);
+    mxp_array_free(dst);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *result = dst ? (Py_INCREF(out), out) : mxpy_unwrap(made);
+    if (!result)
+        return NULL;
+    PyObject *f = stats ? flags_dict(&flags) : (Py_INCREF(Py_None), Py_None);
+    return Py_BuildValue("(NN)", result, f);
+}
+
+static PyObject *info(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    PyObject *kernels = PyDict_New();
+    const mxp_dtype gemm_types[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3, MXP_U8 };
+    for (size_t i = 0; kernels && i < sizeof gemm_types / sizeof gemm_types[0]; i++) {
+        mxp_dtype b = gemm_types[i] == MXP_U8 ? MXP_S8 : gemm_types[i];
+        char key[64];
+        snprintf(key, sizeof key, "gemm %s", mxp_dtype_name(gemm_types[i]));
+        PyObject *v = PyUnicode_FromString(mxp_gemm_kernel_name(gemm_types[i], b, NULL));
+        if (!v || PyDict_SetItemString(kernels, key, v) < 0)
+            Py_CLEAR(kernels);
+        Py_XDECREF(v);
+    }
+    const mxp_dtype cvt[][2] = { { MXP_BF16, MXP_F32 }, { MXP_F32, MXP_BF16 }, { MXP_F16, MXP_F32 },
+                                 { MXP_E4M3, MXP_F32 }, { MXP_E5M2, MXP_F32 }, { MXP_BF16, MXP_F64 } };
+    for (size_t i = 0; kernels && i < sizeof cvt / sizeof cvt[0]; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "convert %s -> %s", mxp_dtype_name(cvt[i][1]), mxp_dtype_name(cvt[i][0]));
+        PyObject *v = PyUnicode_FromString(mxp_convert_kernel_name(cvt[i][0], cvt[i][1], NULL));
+        if (!v || PyDict_SetItemString(kernels, key, v) < 0)
+            Py_CLEAR(kernels);
+        Py_XDECREF(v);
+    }
+    if (!kernels)
+        return NULL;
+    return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:i,s:N}", "version", mxp_version(), "isa",
+                         mxp_isa_name(mxp_isa_current()), "isa_supported", mxp_isa_name(mxp_isa_supported()), "cpu",
+                         mxp_cpu_brand(), "features", mxp_cpu_features_string(), "threads", mxp_get_num_threads(),
+                         "kernels", kernels);
+}
+
+static PyObject *set_num_threads(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    long n = PyLong_AsLong(arg);
+    if (n == -1 && PyErr_Occurred())
+        return NULL;
+    if (n < 0 || n > 1024)
+        return PyErr_Format(PyExc_ValueError, "set_num_threads: %ld is not in [0, 1024] (0: the default)", n);
+    mxp_status st = mxp_set_num_threads((int)n);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+static PyObject *get_num_threads(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    return PyLong_FromLong(mxp_get_num_threads());
+}
+
+static PyObject *memory_stats(PyObject *self, PyObject *reset)
+{
+    (void)self;
+    mxp_memory_stats s;
+    mxp_memory_stats_get(&s);
+    if (PyObject_IsTrue(reset))
+        mxp_memory_stats_reset();
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "current_bytes", (unsigned long long)s.current_bytes,
+                         "peak_bytes", (unsigned long long)s.peak_bytes, "allocations",
+                         (unsigned long long)s.allocations, "frees", (unsigned long long)s.frees, "pool_hits",
+                         (unsigned long long)s.pool_hits, "pool_bytes", (unsigned long long)s.pool_bytes,
+                         "bytes_copied", (unsigned long long)s.bytes_copied, "bytes_converted",
+                         (unsigned long long)s.bytes_converted);
+}
+
+PyMethodDef mxpy_runtime_methods[] = {
+    { "_astype", astype, METH_VARARGS, NULL },
+    { "_info", info, METH_NOARGS, NULL },
+    { "set_num_threads", set_num_threads, METH_O,
+      "set_num_threads(n): threads for mxp's GEMM and other parallel work (0: the default)." },
+    { "get_num_threads", get_num_threads, METH_NOARGS, "get_num_threads() -> the threads mxp uses." },
+    { "_memory_stats", memory_stats, METH_O, NULL },
+    { NULL, NULL, 0, NULL },
+};
