@@ -1,0 +1,86 @@
+"""compare / roundtrip / recommend_dtype against NumPy float64 metrics, the
+plots (files written without a display) and the tour."""
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mxp
+
+
+def test_compare_metrics_match_numpy():
+    rng = np.random.default_rng(0)
+    ref = rng.standard_normal(10000) + 3
+    test = ref.astype(mxp.bfloat16)
+    r = mxp.compare(ref, test)
+    t = test.astype(np.float64)
+    err = np.abs(t - ref)
+    assert r.max_abs_error == err.max() and r.count == 10000
+    assert r.max_rel_error == pytest.approx((err / np.abs(ref)).max(), rel=1e-12)
+    assert r.mse == pytest.approx(np.mean(err**2), rel=1e-12)
+    assert r.psnr_db == pytest.approx(10 * np.log10(np.abs(ref).max() ** 2 / np.mean(err**2)), rel=1e-12)
+    assert r.cosine_similarity == pytest.approx(ref @ t / np.linalg.norm(ref) / np.linalg.norm(t), rel=1e-12)
+    assert r.p50_rel_error == pytest.approx(np.percentile(err / np.abs(ref), 50), rel=1e-9)
+    assert r.histogram.sum() == r.count and r.histogram_edges.shape == (33,)
+    assert set(r.as_dict()) >= {"psnr_db", "snr_db", "max_ulp", "nan_mismatches", "histogram"}
+    with pytest.raises(ValueError):
+        mxp.compare(np.ones(3), np.ones(4))
+
+
+def test_roundtrip_rows_equal_compare_of_the_cast():
+    x = np.random.default_rng(1).standard_normal(5000) * 100
+    rows = mxp.roundtrip(x, ["float16", mxp.bfloat16, "float8_e4m3fn"])
+    assert [r.dtype for r in rows] == ["float16", "bfloat16", "float8_e4m3fn"]
+    for r in rows:
+        c = mxp.compare(x, x.astype(np.dtype(r.dtype) if r.dtype == "float16" else getattr(mxp, r.dtype)))
+        assert r.max_rel_error == c.max_rel_error and r.psnr_db == c.psnr_db
+    assert rows[0].bytes == 10000 and "float16" in str(rows)
+
+
+def test_recommend_dtype():
+    x = np.random.default_rng(2).standard_normal(10000)
+    assert mxp.recommend_dtype(x, "psnr>=30").dtype == "float8_e4m3fn"
+    assert mxp.recommend_dtype(x * 1e4, "no-overflow").dtype == "float8_e5m2"
+    assert mxp.recommend_dtype(x * 1e5, "no-overflow").dtype == "bfloat16"  # beyond float16's 65504 too
+    a = mxp.recommend_dtype(x, "relerr<=1e-6")
+    assert a.dtype == "float32" and "float32" in a.reason and a.row.max_rel_error <= 1e-6
+    for bad in ("psnr=40", "psnr<=40", "speed>=1", 40):
+        with pytest.raises(ValueError):
+            mxp.recommend_dtype(x, bad)
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", head[16:24])
+
+
+def test_plots_are_written_without_a_display(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(2000)
+    from mxp import plot
+    plot.error_histogram(x, x.astype(mxp.bfloat16), path=tmp_path / "e.png")
+    plot.roundtrip(x, path=tmp_path / "r.png")
+    plot.quantization(x, "int8", path=tmp_path / "q.png")
+    assert png_size(tmp_path / "e.png") == (700, 400)
+    assert png_size(tmp_path / "r.png") == (800, 400)
+    assert png_size(tmp_path / "q.png") == (700, 400)
+    assert all(os.path.getsize(tmp_path / f) > 5000 for f in ("e.png", "r.png", "q.png"))
+
+
+def test_tour_runs_and_writes_its_figures(tmp_path):
+    pytest.importorskip("matplotlib")
+    env = dict(os.environ)
+    env.pop("DISPLAY", None)
+    r = subprocess.run([sys.executable, "-m", "mxp", "--out", str(tmp_path / "tour"), "--n", "64"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    for word in ("bfloat16", "stochastic", "PSNR", "float8_e5m2", "figures"):
+        assert word in r.stdout
+    assert len(os.listdir(tmp_path / "tour")) == 3

@@ -1,0 +1,106 @@
+"""Quantization, observers and MX blocks against PyTorch's quantization
+(codes and parameters), the C library's definitions and the OCP MX rules."""
+import numpy as np
+import pytest
+
+import mxp
+
+torch = pytest.importorskip("torch")
+
+
+def test_per_tensor_codes_equal_torch_quantize_per_tensor():
+    x = np.random.default_rng(0).standard_normal(100000).astype(np.float32) * 3
+    for qtype, tdtype, sym in [("int8", torch.qint8, True), ("uint8", torch.quint8, False)]:
+        q = mxp.quantize(x, qtype, symmetric=sym)
+        t = torch.quantize_per_tensor(torch.from_numpy(x), q.scale, q.zero_point, tdtype)
+        assert np.array_equal(q.codes, t.int_repr().numpy())
+        assert np.array_equal(mxp.dequantize(q), t.dequantize().numpy())
+
+
+def test_per_channel_codes_equal_torch_quantize_per_channel():
+    w = np.random.default_rng(1).standard_normal((16, 40)).astype(np.float32)
+    q = mxp.quantize(w, "int8", axis=0)
+    assert q.qparams.scales.shape == (16,) and q.codes.dtype == np.int8
+    t = torch.quantize_per_channel(torch.from_numpy(w), torch.from_numpy(q.qparams.scales.astype(np.float64)),
+                                   torch.from_numpy(q.qparams.zero_points.astype(np.int64)), 0, torch.qint8)
+    assert np.array_equal(q.codes, t.int_repr().numpy())
+
+
+def test_minmax_and_moving_average_observers_match_torch():
+    from torch.ao.quantization.observer import MinMaxObserver, MovingAverageMinMaxObserver
+    rng = np.random.default_rng(2)
+    batches = [rng.standard_normal(1000).astype(np.float32) * (i + 1) for i in range(4)]
+    ours = mxp.MinMaxObserver("uint8", symmetric=False)
+    theirs = MinMaxObserver(dtype=torch.quint8, qscheme=torch.per_tensor_affine)
+    ours_ma = mxp.MovingAverageObserver("uint8", symmetric=False, momentum=0.9)
+    theirs_ma = MovingAverageMinMaxObserver(averaging_constant=0.1, dtype=torch.quint8,
+                                            qscheme=torch.per_tensor_affine)
+    for b in batches:
+        ours.update(b)
+        theirs(torch.from_numpy(b))
+        ours_ma.update(b)
+        theirs_ma(torch.from_numpy(b))
+    for o, t in ((ours, theirs), (ours_ma, theirs_ma)):
+        s, z = t.calculate_qparams()
+        qp = o.qparams()
+        assert qp.scale == pytest.approx(float(s), rel=1e-6) and abs(qp.zero_point - int(z)) <= 1
+
+
+def test_histogram_observers_clip_outliers():
+    x = np.random.default_rng(3).standard_normal(200000).astype(np.float32)
+    x[:10] = 1000.0
+    full = mxp.MinMaxObserver("int8").update(x).qparams().scale
+    for obs in (mxp.PercentileObserver("int8", percentile=99.9), mxp.KLObserver("int8")):
+        s = obs.update(x[:100000]).update(x[100000:]).qparams().scale
+        assert s < full / 10, type(obs).__name__
+    # MSE weighs the 10 clipped outliers (error ~1e7) against the rounding
+    # of 200000 values: it keeps them here, so its scale is the full range's
+    assert mxp.MSEObserver("int8").update(x).qparams().scale <= full
+    with pytest.raises(ValueError):
+        mxp.KLObserver("int8").qparams()  # nothing seen yet
+
+
+def test_fake_quantize_int4_pack_and_float8():
+    x = np.linspace(-1, 1, 33).astype(np.float32)
+    fq = mxp.fake_quantize(x, "int4")
+    q = mxp.quantize(x, "int4")
+    assert fq.dtype == np.float32 and np.array_equal(fq, mxp.dequantize(q))
+    assert q.codes.min() >= -8 and q.codes.max() <= 7
+    packed = mxp.pack_int4(q.codes)
+    assert packed.shape == (17,) and np.array_equal(mxp.unpack_int4(packed, 33), q.codes)
+    assert mxp.pack_int4(np.array([1, -1, 7], np.int8)).tolist() == [0xF1, 0x07]
+    f8 = mxp.quantize(x * 1000, "float8_e4m3fn")
+    assert f8.codes.dtype == np.dtype(mxp.float8_e4m3fn) and f8.scale == pytest.approx(1000 / 448)
+    g = mxp.quantize(np.ones((4, 64), np.float32), "int8", axis=1, group_size=32)
+    assert g.qparams.scales.shape == (8,)
+
+
+def test_quant_bad_arguments():
+    with pytest.raises(ValueError, match="qtype"):
+        mxp.quantize(np.ones(3), "int3")
+    with pytest.raises(ValueError, match="axis"):
+        mxp.quantize(np.ones(3), "int8", axis=2)
+    with pytest.raises(ValueError, match="rounding"):
+        mxp.quantize(np.ones(3), rounding="banker")
+    with pytest.raises(TypeError):
+        mxp.dequantize(np.ones(3, np.int8))
+    with pytest.raises(ValueError):
+        mxp.pack_int4(np.array([9], np.int8))
+
+
+def test_mx_blocks_follow_the_ocp_rules():
+    x = np.ones(32, np.float32)
+    t = mxp.mx_quantize(x, "mxfp8_e4m3")
+    # shared exponent floor(log2(amax)) - emax_elem(8) = -8: E8M0 byte 127 - 8,
+    # elements 1 / 2^-8 = 256 = e4m3 0x78 (1.0 x 2^8)
+    assert t.nbytes == 33 and t.data[0] == 119 and np.all(t.data[1:] == 0x78)
+    assert np.array_equal(mxp.mx_dequantize(t), x)
+    y = np.random.default_rng(4).standard_normal((3, 50)).astype(np.float32)
+    for fmt, tol in (("mxfp8_e4m3", 2**-3), ("mxfp8_e5m2", 2**-2), ("mxint8", 2**-5), ("mxfp4", 0.5)):
+        r = mxp.mx_dequantize(mxp.mx_quantize(y, fmt))
+        assert r.shape == y.shape
+        amax = np.abs(y).max()
+        assert np.all(np.abs(r - y) <= tol * amax + 1e-7), fmt
+    assert mxp.mx_quantize(np.ones(64), "mxfp4").nbytes == 2 * 17
+    with pytest.raises(ValueError):
+        mxp.mx_quantize(y, "mxfp6")
