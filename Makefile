@@ -54,6 +54,7 @@ bench: build
 	@$(BUILD)/mxp bench gemm --set standard
 	@$(BUILD)/mxp bench gemm --set standard --threads 2
 	@$(BUILD)/mxp bench quant
+	@PYTHONPATH=$(BUILD)/python MXP_LIB=$(BUILD)/libmxp.so /usr/bin/python3 python/benchmarks/bench_python.py
 
 install: build
 	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null

@@ -151,9 +151,60 @@ def bench_float16():
     row("  sum: mxp_sum_strided", ours_sum, [("vs NumPy np.sum:", numpy_sum)])
 
 
+def bench_api():
+    """The Python API issue's goals: float16 mxp.matmul >= 0.9x the C float32
+    GEMM; int8 mxp.matmul beside torch's quantized linear; mxp.quantize per
+    tensor >= 0.8x memcpy."""
+    n = 512 if QUICK else 1024
+    rng = np.random.default_rng(4)
+    a16, b16 = rng.standard_normal((n, n)).astype(np.float16), rng.standard_normal((n, n)).astype(np.float16)
+    a32, b32 = a16.astype(np.float32), b16.astype(np.float32)
+    c16 = np.empty((n, n), np.float16)
+    ours = median_ms(lambda: mxp.matmul(a16, b16, out=c16))
+    c32 = np.empty((n, n), np.float32)
+    gemm = LIB.mxp_gemm
+    c_f32 = median_ms(lambda: gemm(0, 0, n, n, n, 1.0, a32.ctypes.data, F32, n, b32.ctypes.data, F32, n, 0.0,
+                                   c32.ctypes.data, F32, n, None))
+    m = 128 if QUICK else 256  # NumPy's float16 matmul is ~0.4 GFLOPS: a smaller size
+    np16 = median_ms(lambda: a16[:m, :m] @ b16[:m, :m], reps=3) * (n / m) ** 3
+    print(f"float16 mxp.matmul, n = {n}: {2 * n**3 / (ours * 1e6):.0f} GFLOPS")
+    row("  mxp.matmul(float16)", ours, [("vs C float32 mxp_gemm:", c_f32), ("vs NumPy float16 @ (scaled):", np16)])
+
+    x = rng.standard_normal((n, n)).astype(np.float32)
+    w = rng.standard_normal((n, n)).astype(np.float32)
+    qx, qw = mxp.quantize(x, "uint8", symmetric=False), mxp.quantize(w, "int8", axis=1)
+    y = np.empty((n, n), np.float32)
+    ours_q = median_ms(lambda: mxp.matmul(qx, qw, out=y))
+    th = None
+    if torch is not None and "fbgemm" in torch.backends.quantized.supported_engines:
+        torch.backends.quantized.engine = "fbgemm"
+        tw = torch.quantize_per_channel(torch.from_numpy(w.T.copy()), torch.from_numpy(qw.qparams.scales.astype(
+            np.float64)), torch.zeros(n, dtype=torch.int64), 0, torch.qint8)
+        packed = torch.ops.quantized.linear_prepack(tw, None)
+        tx = torch.quantize_per_tensor(torch.from_numpy(x), qx.scale, qx.zero_point, torch.quint8)
+        th = median_ms(lambda: torch.ops.quantized.linear(tx, packed, 1.0, 0).dequantize(), reps=5)
+    print(f"int8 mxp.matmul (uint8 x int8 -> float32), n = {n}: {2 * n**3 / (ours_q * 1e6):.0f} GOPS")
+    row("  mxp.matmul(quantized)", ours_q, [("vs torch quantized linear:", th)])
+
+    big = rng.standard_normal(1 << (22 if QUICK else 24)).astype(np.float32)
+    # quantize reads 4n bytes and writes n: memcpy of 2.5n bytes moves as many
+    srcb = np.ones(big.size * 5 // 2, np.uint8)
+    dst = np.empty_like(srcb)
+    memcpy = median_ms(lambda: np.copyto(dst, srcb))
+    qp = mxp.calibrate(big, "int8")
+    ours_quant = median_ms(lambda: mxp.quantize(big, qparams=qp))
+    tq = None
+    if torch is not None:
+        tb = torch.from_numpy(big)
+        tq = median_ms(lambda: torch.quantize_per_tensor(tb, qp.scale, 0, torch.qint8))
+    print(f"mxp.quantize per tensor (int8, given qparams), 2^{big.size.bit_length() - 1} values, new codes each call")
+    row("  mxp.quantize", ours_quant, [("vs memcpy of the bytes:", memcpy), ("vs torch.quantize_per_tensor:", tq)])
+
+
 if __name__ == "__main__":
     print(f"mxp {mxp.__version__} Python benchmark ({'quick' if QUICK else 'full'}); ratios > 1: mxp is faster")
     bench_matmul()
     bench_astype()
     bench_add()
     bench_float16()
+    bench_api()
