@@ -16,7 +16,7 @@
 enum result_rule {
     R_PROMOTE,         /* p */
     R_PROMOTE_NO_BOOL, /* p, bool -> int8 (NumPy has no bool loop) */
-    R_FLOAT,           /* p if float, else the float NumPy gives the integer */
+    R_FLOAT,           /* p if float, else the float NumPy gives the integers */
     R_TRUE_DIVIDE,     /* p if float, else float64 */
     R_BOOL,
     R_LDEXP,           /* a's float type; b must be an integer */
@@ -137,7 +137,9 @@ static mxp_dtype result_type(const op_info *info, mxp_dtype a, mxp_dtype b, mxp_
     switch (info->result) {
     case R_PROMOTE: return p;
     case R_PROMOTE_NO_BOOL: return p == MXP_BOOL ? MXP_S8 : p;
-    case R_FLOAT: return float_of(p);
+    /* NumPy's first float loop both inputs cast to safely: int8 with uint8
+     * is float16, not the float of their int16 */
+    case R_FLOAT: return is_float(p) ? p : mxp_promote_types(float_of(a), float_of(b));
     case R_TRUE_DIVIDE: return is_float(p) ? p : MXP_F64;
     case R_BOOL: return MXP_BOOL;
     case R_LDEXP: return ldexp_exponent_ok(b) ? float_of(a) : MXP_DTYPE_INVALID;
