@@ -4,30 +4,66 @@
  * 1-d strided entry points that NumPy ufunc inner loops map onto. */
 #include <stdint.h>
 
+#include "convert/convert-config.h"
 #include "core/error.h"
 #include "ops/ops-internal.h"
 
-enum { BLOCK = 1024 };
+/* Scratch per operand in bytes: blocks of 2048 float32 (1024 float64)
+ * compute elements, 24 KiB of stack in all */
+enum { SCRATCH = 8192 };
+
+/* A conversion looked up once per row: its kernel, called directly on
+ * contiguous blocks (mxp_convert's checks and lookup on every block took
+ * roughly a fifth of a contiguous bfloat16 add), else mxp_convert_strided
+ * (strides, stochastic rounding, counters, the same dtype) with opts. */
+typedef struct block_cvt {
+    mxp_dtype dst, src;
+    const mxp_cvt_kernel *kernel;
+    mxp_cvt_params params;
+    const mxp_convert_opts *opts;
+} block_cvt;
+
+static block_cvt find_cvt(mxp_dtype dst, mxp_dtype src, const mxp_convert_opts *o, mxp_isa isa)
+{
+    block_cvt c = { dst, src, NULL, { o->rounding, o->overflow, o->seed, 0, NULL }, o };
+    if (dst != src && o->rounding != MXP_ROUND_STOCHASTIC && !o->flags)
+        c.kernel = mxp_cvt_find(dst, src, o->rounding, isa);
+    return c;
+}
+
+static void convert_block(const block_cvt *c, void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, size_t m)
+{
+    if (c->kernel && ds == (ptrdiff_t)mxp_dtype_itemsize(c->dst) && ss == (ptrdiff_t)mxp_dtype_itemsize(c->src))
+        c->kernel->fn(dst, src, m, &c->params);
+    else
+        mxp_convert_strided(dst, c->dst, ds, src, c->src, ss, m, c->opts);
+}
 
 void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, const char *const in[2],
                    const ptrdiff_t is[2], uint64_t index0)
 {
-    _Alignas(64) double in_buf[2][BLOCK], out_buf[BLOCK];
+    _Alignas(64) unsigned char in_buf[2][SCRATCH], out_buf[SCRATCH];
     const ptrdiff_t cs = (ptrdiff_t)mxp_dtype_itemsize(p->ct);
+    const size_t block = SCRATCH / (size_t)cs;
+    const mxp_isa isa = mxp_isa_current();
+    static const mxp_convert_opts exact = { .rounding = MXP_ROUND_NEAREST_EVEN };
+    const block_cvt widen[2] = { find_cvt(p->ct, p->in[0], &exact, isa),
+                                 find_cvt(p->ct, p->nin > 1 ? p->in[1] : p->ct, &exact, isa) };
+    mxp_convert_opts co = p->convert; /* index_offset set per block */
+    const block_cvt narrow = find_cvt(p->out, p->ct, &co, isa);
     const void *args[2] = { in_buf[0], in_buf[1] };
     bool fixed[2] = { false, false };
     for (int k = 0; k < p->nin; k++) {
         if (is[k] == 0 && n > 1) { /* a broadcast scalar: converted once */
-            mxp_convert_strided(in_buf[k], p->ct, cs, in[k], p->in[k], 0, n < BLOCK ? n : BLOCK, NULL);
+            mxp_convert_strided(in_buf[k], p->ct, cs, in[k], p->in[k], 0, n < block ? n : block, NULL);
             fixed[k] = true;
         }
     }
     /* The compute type is the output's: the loop writes it where it lies
      * (unless infinities must saturate, which is a conversion's job). */
-    const bool direct_out = p->out == p->ct && os == cs && p->convert.overflow == MXP_OVERFLOW_INF;
-    mxp_convert_opts co = p->convert;
-    for (size_t j = 0; j < n; j += BLOCK) {
-        const size_t m = n - j < BLOCK ? n - j : BLOCK;
+    const bool direct_out = p->out == p->ct && os == cs && co.overflow == MXP_OVERFLOW_INF;
+    for (size_t j = 0; j < n; j += block) {
+        const size_t m = n - j < block ? n - j : block;
         for (int k = 0; k < p->nin; k++) {
             const char *src = in[k] + (ptrdiff_t)j * is[k];
             if (fixed[k])
@@ -35,7 +71,7 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
             if (p->in[k] == p->ct && is[k] == cs) { /* already the compute type: no copy */
                 args[k] = src;
             } else {
-                mxp_convert_strided(in_buf[k], p->ct, cs, src, p->in[k], is[k], m, NULL);
+                convert_block(&widen[k], in_buf[k], cs, src, is[k], m);
                 args[k] = in_buf[k];
             }
         }
@@ -47,7 +83,7 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
             p->fn(&p->ctx, res, args[0], args[1], m);
         if (!direct_out) {
             co.index_offset = p->convert.index_offset + index0 + j;
-            mxp_convert_strided(dst, p->out, os, out_buf, p->ct, cs, m, &co);
+            convert_block(&narrow, dst, os, out_buf, cs, m);
         }
     }
 }
