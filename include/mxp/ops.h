@@ -86,8 +86,8 @@ typedef enum mxp_unary_op {
     MXP_OP_ISFINITE,
     MXP_OP_SIGNBIT,
     MXP_OP_LOGICAL_NOT,
-    MXP_OP_FREXP_MANTISSA, /* NumPy's frexp as two operations: m in [0.5, 1) ... */
-    MXP_OP_FREXP_EXPONENT, /* ... and e (int32) with x = m 2^e; 0 for 0, inf and NaN */
+    MXP_OP_FREXP_MANTISSA, /* NumPy's frexp in two: m in [0.5, 1) with x = m 2^e, */
+    MXP_OP_FREXP_EXPONENT, /* and e (int32; 0 for zeros, infinities and NaN) */
     MXP_UNARY_OP_COUNT
 } mxp_unary_op;
 
