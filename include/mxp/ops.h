@@ -10,6 +10,9 @@
 extern "C" {
 #endif
 
+/* The operations are NumPy's ufuncs of the same names; docs/ops.md has the
+ * result dtypes and the semantics of NaN, infinities, zeros and integers.
+ * New operations are added before the COUNT values, so existing values stay. */
 typedef enum mxp_binary_op {
     MXP_OP_ADD = 0,
     MXP_OP_SUBTRACT,
@@ -24,6 +27,19 @@ typedef enum mxp_binary_op {
     MXP_OP_LESS_EQUAL,
     MXP_OP_GREATER,
     MXP_OP_GREATER_EQUAL,
+    MXP_OP_FLOOR_DIVIDE,  /* floor(a / b), NumPy's (Python's) divmod; integers: b = 0 gives 0 */
+    MXP_OP_REMAINDER,     /* a - b floor(a / b): the sign of b (np.remainder, Python's %) */
+    MXP_OP_FMOD,          /* C fmod: the sign of a */
+    MXP_OP_FMAX,          /* NaN ignored (NaN only when both are NaN) */
+    MXP_OP_FMIN,
+    MXP_OP_ARCTAN2,       /* arctan2(a, b) = the angle of (b, a) */
+    MXP_OP_HYPOT,
+    MXP_OP_COPYSIGN,
+    MXP_OP_NEXTAFTER,     /* the neighbour of a toward b in the output dtype */
+    MXP_OP_LOGICAL_AND,   /* logical operations give bool; NaN is true */
+    MXP_OP_LOGICAL_OR,
+    MXP_OP_LOGICAL_XOR,
+    MXP_OP_LDEXP,         /* a * 2^b, b of an integer dtype (not uint64) */
     MXP_BINARY_OP_COUNT
 } mxp_binary_op;
 
@@ -39,6 +55,39 @@ typedef enum mxp_unary_op {
     MXP_OP_GELU,          /* x/2 (1 + erf(x / sqrt 2)) */
     MXP_OP_GELU_TANH,     /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
     MXP_OP_SILU,          /* x * sigmoid(x) */
+    MXP_OP_POSITIVE,
+    MXP_OP_SIGN,          /* -1, 0 (for both zeros: +0) or 1; NaN stays NaN */
+    MXP_OP_RECIPROCAL,    /* 1/x; integers: 0 for |x| > 1 and for 0 */
+    MXP_OP_SQUARE,
+    MXP_OP_CBRT,
+    MXP_OP_EXP2,
+    MXP_OP_EXPM1,
+    MXP_OP_LOG2,
+    MXP_OP_LOG10,
+    MXP_OP_LOG1P,
+    MXP_OP_SIN,
+    MXP_OP_COS,
+    MXP_OP_TAN,
+    MXP_OP_ARCSIN,
+    MXP_OP_ARCCOS,
+    MXP_OP_ARCTAN,
+    MXP_OP_SINH,
+    MXP_OP_COSH,
+    MXP_OP_ARCSINH,
+    MXP_OP_ARCCOSH,
+    MXP_OP_ARCTANH,
+    MXP_OP_FLOOR,
+    MXP_OP_CEIL,
+    MXP_OP_RINT,          /* to the nearest integer, ties to even */
+    MXP_OP_TRUNC,
+    MXP_OP_SPACING,       /* the gap from x to its neighbour away from zero, in the output dtype */
+    MXP_OP_ISNAN,         /* predicates give bool */
+    MXP_OP_ISINF,
+    MXP_OP_ISFINITE,
+    MXP_OP_SIGNBIT,
+    MXP_OP_LOGICAL_NOT,
+    MXP_OP_FREXP_MANTISSA, /* NumPy's frexp in two: m in [0.5, 1) with x = m 2^e, */
+    MXP_OP_FREXP_EXPONENT, /* and e (int32; 0 for zeros, infinities and NaN) */
     MXP_UNARY_OP_COUNT
 } mxp_unary_op;
 
@@ -66,6 +115,33 @@ MXP_API const char *mxp_unary_op_name(mxp_unary_op op);   /* "gelu_tanh", ... */
  * unary ops) without opts->out_dtype. */
 MXP_API mxp_dtype mxp_binary_result_type(mxp_binary_op op, mxp_dtype a, mxp_dtype b);
 MXP_API mxp_dtype mxp_unary_result_type(mxp_unary_op op, mxp_dtype a);
+
+/* ---- 1-d strided loops (NumPy ufunc inner loops) ----------------------- */
+
+/* out[i*out_stride] = a[i*a_stride] op b[i*b_stride] for i < n, with byte
+ * strides (any sign, 0 allowed for inputs: a broadcast scalar), computed as
+ * mxp_binary computes it for these dtypes and rounded once into out_type
+ * with convert (NULL: nearest even).  For ufunc-style callers: no array
+ * objects, no allocation on the hot path (stack scratch), in place allowed
+ * when out and an input are the same elements (same pointer and stride,
+ * itemsize(out) <= itemsize(input)); other overlap is MXP_ERR_OVERLAP. */
+MXP_API mxp_status mxp_binary_strided(mxp_binary_op op, size_t n,
+                                      void *out, mxp_dtype out_type, ptrdiff_t out_stride,
+                                      const void *a, mxp_dtype a_type, ptrdiff_t a_stride,
+                                      const void *b, mxp_dtype b_type, ptrdiff_t b_stride,
+                                      const mxp_convert_opts *convert);
+MXP_API mxp_status mxp_unary_strided(mxp_unary_op op, size_t n,
+                                     void *out, mxp_dtype out_type, ptrdiff_t out_stride,
+                                     const void *a, mxp_dtype a_type, ptrdiff_t a_stride,
+                                     const mxp_convert_opts *convert);
+/* Sum (or product) of n strided elements accumulated in acc_type (MXP_F32
+ * or MXP_F64; the sum pairwise, the product left to right, as mxp_reduce
+ * does), returned as a double (exact for the accumulator).  n = 0 gives 0
+ * (a product: 1). */
+MXP_API mxp_status mxp_sum_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,
+                                   mxp_dtype acc_type);
+MXP_API mxp_status mxp_prod_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,
+                                    mxp_dtype acc_type);
 
 /* ---- custom elementwise operators ---------------------------------------- */
 

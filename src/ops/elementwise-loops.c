@@ -1,178 +1,209 @@
-/* The elementwise loops per compute type.  One loop per operation, so the
- * compiler vectorizes the simple ones; NaN propagates through maximum and
- * minimum (as NumPy's). */
+/* The elementwise loops per compute type.  The cheap operations have a loop
+ * of their own, so the compiler vectorizes them; the rest call
+ * mxp_ew_binary1/mxp_ew_unary1 per element.  float32 has loops for the hot
+ * arithmetic only and runs everything else through float64 in chunks: for
+ * the operations computed in float32 (exact ones, and + - * / sqrt, which
+ * double then float rounds correctly: 53 >= 2 * 24 + 2) that gives float32's
+ * result. */
 #include <math.h>
 #include <stdint.h>
 
 #include "ops/ops-internal.h"
 
-#define SQRT1_2 0.70710678118654752440
-#define SQRT_2_OVER_PI 0.79788456080286535588
-
-/* Written so nothing cancels or overflows on the way: for x < 0,
- * e^x / (1 + e^x) keeps the tiny values that 1 / (1 + e^-x) loses. */
-static double sigmoid(double x)
-{
-    if (x >= 0)
-        return 1.0 / (1.0 + exp(-x));
-    double e = exp(x);
-    return e / (1.0 + e);
-}
-
-static double apply_unary(int op, double x)
-{
-    switch (op) {
-    case MXP_OP_NEGATIVE: return -x;
-    case MXP_OP_ABS: return fabs(x);
-    case MXP_OP_SQRT: return sqrt(x);
-    case MXP_OP_EXP: return exp(x);
-    case MXP_OP_LOG: return log(x);
-    case MXP_OP_TANH: return tanh(x);
-    case MXP_OP_SIGMOID: return sigmoid(x);
-    case MXP_OP_RELU: return x > 0 ? x : x == x ? 0.0 : x; /* NaN stays NaN */
-    /* erfc and the sigmoid form instead of 1 + erf / 1 + tanh, which cancel
-     * for negative x: 0.5 (1 + tanh z) = 1 / (1 + e^-2z). */
-    case MXP_OP_GELU: return 0.5 * x * erfc(-x * SQRT1_2);
-    case MXP_OP_GELU_TANH: return x * sigmoid(2.0 * SQRT_2_OVER_PI * (x + 0.044715 * x * x * x));
-    default: return x * sigmoid(x); /* silu */
-    }
-}
-
-static double apply_binary(int op, double x, double y)
-{
-    switch (op) {
-    case MXP_OP_ADD: return x + y;
-    case MXP_OP_SUBTRACT: return x - y;
-    case MXP_OP_MULTIPLY: return x * y;
-    case MXP_OP_DIVIDE: return x / y;
-    case MXP_OP_MAXIMUM: return x != x ? x : y != y ? y : x > y ? x : y;
-    case MXP_OP_MINIMUM: return x != x ? x : y != y ? y : x < y ? x : y;
-    case MXP_OP_POWER: return pow(x, y);
-    case MXP_OP_EQUAL: return x == y;
-    case MXP_OP_NOT_EQUAL: return x != y;
-    case MXP_OP_LESS: return x < y;
-    case MXP_OP_LESS_EQUAL: return x <= y;
-    case MXP_OP_GREATER: return x > y;
-    default: return x >= y;
-    }
-}
-
-static void f64_binary(int op, void *out, const void *a, const void *b, size_t n)
+static void f64_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     double *r = out;
     const double *x = a, *y = b;
-    switch (op) {
+    switch (c->op) {
     case MXP_OP_ADD: for (size_t i = 0; i < n; i++) r[i] = x[i] + y[i]; break;
     case MXP_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = x[i] - y[i]; break;
     case MXP_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = x[i] * y[i]; break;
     case MXP_OP_DIVIDE: for (size_t i = 0; i < n; i++) r[i] = x[i] / y[i]; break;
-    default: for (size_t i = 0; i < n; i++) r[i] = apply_binary(op, x[i], y[i]); break;
+    case MXP_OP_MAXIMUM: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_maximum(x[i], y[i]); break;
+    case MXP_OP_MINIMUM: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_minimum(x[i], y[i]); break;
+    case MXP_OP_FMAX: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_fmax(x[i], y[i]); break;
+    case MXP_OP_FMIN: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_fmin(x[i], y[i]); break;
+    case MXP_OP_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] == y[i]; break;
+    case MXP_OP_NOT_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] != y[i]; break;
+    case MXP_OP_LESS: for (size_t i = 0; i < n; i++) r[i] = x[i] < y[i]; break;
+    case MXP_OP_LESS_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] <= y[i]; break;
+    case MXP_OP_GREATER: for (size_t i = 0; i < n; i++) r[i] = x[i] > y[i]; break;
+    case MXP_OP_GREATER_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] >= y[i]; break;
+    case MXP_OP_COPYSIGN: for (size_t i = 0; i < n; i++) r[i] = copysign(x[i], y[i]); break;
+    default: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_binary1(c, x[i], y[i]); break;
     }
 }
 
-static void f32_binary(int op, void *out, const void *a, const void *b, size_t n)
+static void f64_unary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    double *r = out;
+    const double *x = a;
+    switch (c->op) {
+    case MXP_OP_NEGATIVE: for (size_t i = 0; i < n; i++) r[i] = -x[i]; break;
+    case MXP_OP_ABS: for (size_t i = 0; i < n; i++) r[i] = fabs(x[i]); break;
+    case MXP_OP_POSITIVE: for (size_t i = 0; i < n; i++) r[i] = x[i]; break;
+    case MXP_OP_SQRT: for (size_t i = 0; i < n; i++) r[i] = sqrt(x[i]); break;
+    case MXP_OP_SQUARE: for (size_t i = 0; i < n; i++) r[i] = x[i] * x[i]; break;
+    case MXP_OP_RECIPROCAL: for (size_t i = 0; i < n; i++) r[i] = 1.0 / x[i]; break;
+    case MXP_OP_ISNAN: for (size_t i = 0; i < n; i++) r[i] = x[i] != x[i]; break;
+    case MXP_OP_LOGICAL_NOT: for (size_t i = 0; i < n; i++) r[i] = x[i] == 0; break;
+    default: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_unary1(c, x[i]); break;
+    }
+}
+
+enum { WIDE = 256 }; /* float32 through float64: chunk of the stack buffers */
+
+/* The float32 loop through float64 (f64 = f64_binary or f64_unary). */
+static void f32_via_f64(mxp_kernel_fn f64, const mxp_ew_ctx *c, float *r, const float *x, const float *y, size_t n)
+{
+    double xd[WIDE], yd[WIDE], rd[WIDE];
+    for (size_t j = 0; j < n; j += WIDE) {
+        const size_t m = n - j < WIDE ? n - j : WIDE;
+        for (size_t i = 0; i < m; i++)
+            xd[i] = x[j + i];
+        for (size_t i = 0; i < m && y; i++)
+            yd[i] = y[j + i];
+        f64(c, rd, xd, yd, m);
+        for (size_t i = 0; i < m; i++)
+            r[j + i] = (float)rd[i];
+    }
+}
+
+static void f32_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     float *r = out;
     const float *x = a, *y = b;
-    switch (op) {
+    switch (c->op) {
     case MXP_OP_ADD: for (size_t i = 0; i < n; i++) r[i] = x[i] + y[i]; break;
     case MXP_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = x[i] - y[i]; break;
     case MXP_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = x[i] * y[i]; break;
     case MXP_OP_DIVIDE: for (size_t i = 0; i < n; i++) r[i] = x[i] / y[i]; break;
-    default: for (size_t i = 0; i < n; i++) r[i] = (float)apply_binary(op, x[i], y[i]); break;
+    default: f32_via_f64(f64_binary, c, r, x, y, n); break;
     }
 }
 
-/* Integer arithmetic wraps in 64 bits (through uint64_t: no undefined
- * behaviour); the result is then converted, saturating, to the output. */
-static void s64_binary(int op, void *out, const void *a, const void *b, size_t n)
+static void f32_unary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    float *r = out;
+    const float *x = a;
+    switch (c->op) {
+    case MXP_OP_NEGATIVE: for (size_t i = 0; i < n; i++) r[i] = -x[i]; break;
+    case MXP_OP_SQUARE: for (size_t i = 0; i < n; i++) r[i] = x[i] * x[i]; break;
+    default: f32_via_f64(f64_unary, c, r, x, NULL, n); break;
+    }
+}
+
+/* ---- integers: arithmetic wraps in 64 bits (through uint64_t: no
+ * undefined behaviour), then converts, saturating, to the output; division
+ * by zero gives 0, as NumPy's. */
+
+/* Python's floor division and remainder (the sign of y); INT64_MIN // -1
+ * wraps to INT64_MIN as NumPy's int64 loop does. */
+static int64_t s64_floor_divide(int64_t x, int64_t y)
+{
+    if (y == 0)
+        return 0;
+    if (y == -1)
+        return (int64_t)(0 - (uint64_t)x);
+    int64_t q = x / y;
+    return (x % y != 0 && (x < 0) != (y < 0)) ? q - 1 : q;
+}
+
+static int64_t s64_remainder(int64_t x, int64_t y, bool floored)
+{
+    if (y == 0 || y == -1)
+        return 0;
+    int64_t m = x % y;
+    return floored && m != 0 && (m < 0) != (y < 0) ? m + y : m;
+}
+
+static void s64_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     int64_t *r = out;
     const int64_t *x = a, *y = b;
     for (size_t i = 0; i < n; i++) {
         uint64_t ux = (uint64_t)x[i], uy = (uint64_t)y[i];
-        switch (op) {
+        switch (c->op) {
         case MXP_OP_ADD: r[i] = (int64_t)(ux + uy); break;
         case MXP_OP_SUBTRACT: r[i] = (int64_t)(ux - uy); break;
         case MXP_OP_MULTIPLY: r[i] = (int64_t)(ux * uy); break;
-        case MXP_OP_MAXIMUM: r[i] = x[i] > y[i] ? x[i] : y[i]; break;
-        case MXP_OP_MINIMUM: r[i] = x[i] < y[i] ? x[i] : y[i]; break;
+        case MXP_OP_MAXIMUM:
+        case MXP_OP_FMAX: r[i] = x[i] > y[i] ? x[i] : y[i]; break;
+        case MXP_OP_MINIMUM:
+        case MXP_OP_FMIN: r[i] = x[i] < y[i] ? x[i] : y[i]; break;
         case MXP_OP_EQUAL: r[i] = x[i] == y[i]; break;
         case MXP_OP_NOT_EQUAL: r[i] = x[i] != y[i]; break;
         case MXP_OP_LESS: r[i] = x[i] < y[i]; break;
         case MXP_OP_LESS_EQUAL: r[i] = x[i] <= y[i]; break;
         case MXP_OP_GREATER: r[i] = x[i] > y[i]; break;
-        default: r[i] = x[i] >= y[i]; break;
+        case MXP_OP_GREATER_EQUAL: r[i] = x[i] >= y[i]; break;
+        case MXP_OP_FLOOR_DIVIDE: r[i] = s64_floor_divide(x[i], y[i]); break;
+        case MXP_OP_REMAINDER: r[i] = s64_remainder(x[i], y[i], true); break;
+        default: r[i] = s64_remainder(x[i], y[i], false); break; /* fmod */
         }
     }
 }
 
-static void u64_binary(int op, void *out, const void *a, const void *b, size_t n)
+static void u64_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     uint64_t *r = out;
     const uint64_t *x = a, *y = b;
     for (size_t i = 0; i < n; i++) {
-        switch (op) {
+        switch (c->op) {
         case MXP_OP_ADD: r[i] = x[i] + y[i]; break;
         case MXP_OP_SUBTRACT: r[i] = x[i] - y[i]; break;
         case MXP_OP_MULTIPLY: r[i] = x[i] * y[i]; break;
-        case MXP_OP_MAXIMUM: r[i] = x[i] > y[i] ? x[i] : y[i]; break;
-        case MXP_OP_MINIMUM: r[i] = x[i] < y[i] ? x[i] : y[i]; break;
+        case MXP_OP_MAXIMUM:
+        case MXP_OP_FMAX: r[i] = x[i] > y[i] ? x[i] : y[i]; break;
+        case MXP_OP_MINIMUM:
+        case MXP_OP_FMIN: r[i] = x[i] < y[i] ? x[i] : y[i]; break;
         case MXP_OP_EQUAL: r[i] = x[i] == y[i]; break;
         case MXP_OP_NOT_EQUAL: r[i] = x[i] != y[i]; break;
         case MXP_OP_LESS: r[i] = x[i] < y[i]; break;
         case MXP_OP_LESS_EQUAL: r[i] = x[i] <= y[i]; break;
         case MXP_OP_GREATER: r[i] = x[i] > y[i]; break;
-        default: r[i] = x[i] >= y[i]; break;
+        case MXP_OP_GREATER_EQUAL: r[i] = x[i] >= y[i]; break;
+        case MXP_OP_FLOOR_DIVIDE: r[i] = y[i] ? x[i] / y[i] : 0; break;
+        default: r[i] = y[i] ? x[i] % y[i] : 0; break; /* remainder, fmod */
         }
     }
 }
 
-static void f64_unary(int op, void *out, const void *a, const void *b, size_t n)
-{
-    (void)b;
-    double *r = out;
-    const double *x = a;
-    for (size_t i = 0; i < n; i++)
-        r[i] = apply_unary(op, x[i]);
-}
-
-static void f32_unary(int op, void *out, const void *a, const void *b, size_t n)
-{
-    (void)b;
-    float *r = out;
-    const float *x = a;
-    if (op == MXP_OP_SQRT) {
-        for (size_t i = 0; i < n; i++)
-            r[i] = sqrtf(x[i]);
-        return;
-    }
-    for (size_t i = 0; i < n; i++)
-        r[i] = (float)apply_unary(op, x[i]);
-}
-
-static void s64_unary(int op, void *out, const void *a, const void *b, size_t n)
+static void s64_unary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     (void)b;
     int64_t *r = out;
     const int64_t *x = a;
     for (size_t i = 0; i < n; i++) {
         uint64_t ux = (uint64_t)x[i];
-        switch (op) {
+        switch (c->op) {
         case MXP_OP_NEGATIVE: r[i] = (int64_t)(0 - ux); break;
         case MXP_OP_ABS: r[i] = x[i] < 0 ? (int64_t)(0 - ux) : x[i]; break;
+        case MXP_OP_POSITIVE: r[i] = x[i]; break;
+        case MXP_OP_SIGN: r[i] = (x[i] > 0) - (x[i] < 0); break;
+        case MXP_OP_SQUARE: r[i] = (int64_t)(ux * ux); break;
+        case MXP_OP_RECIPROCAL: r[i] = x[i] == 1 || x[i] == -1 ? x[i] : 0; break; /* 1/0: 0 */
         default: r[i] = x[i] > 0 ? x[i] : 0; break; /* relu */
         }
     }
 }
 
-static void u64_unary(int op, void *out, const void *a, const void *b, size_t n)
+static void u64_unary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     (void)b;
     uint64_t *r = out;
     const uint64_t *x = a;
-    for (size_t i = 0; i < n; i++)
-        r[i] = op == MXP_OP_NEGATIVE ? 0 - x[i] : x[i];
+    for (size_t i = 0; i < n; i++) {
+        switch (c->op) {
+        case MXP_OP_NEGATIVE: r[i] = 0 - x[i]; break;
+        case MXP_OP_SIGN: r[i] = x[i] != 0; break;
+        case MXP_OP_SQUARE: r[i] = x[i] * x[i]; break;
+        case MXP_OP_RECIPROCAL: r[i] = x[i] == 1; break;
+        default: r[i] = x[i]; break; /* abs, positive, relu */
+        }
+    }
 }
 
 mxp_kernel_fn mxp_binary_kernel(mxp_dtype ct)

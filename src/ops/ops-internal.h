@@ -1,5 +1,6 @@
-/* Internal: the loops that apply an operation on contiguous scratch in a
- * compute type (float32, float64, int64 or uint64). */
+/* Internal: elementwise operations as plans (types, compute loop, rounding)
+ * run over 1-d strided rows, and the loops that apply an operation on
+ * contiguous scratch in a compute type (float32, float64, int64 or uint64). */
 #ifndef MXP_OPS_INTERNAL_H
 #define MXP_OPS_INTERNAL_H
 
@@ -7,12 +8,62 @@
 
 #include "mxp/ops.h"
 
+/* What a compute loop is told besides its data. */
+typedef struct mxp_ew_ctx {
+    int op;                      /* an mxp_binary_op or mxp_unary_op */
+    bool f32;                    /* the compute type is float32: floor_divide and
+                                    remainder round every step to float32, as
+                                    NumPy's float32 (and float16) loops do */
+    const mxp_dtype_traits *out; /* the output dtype: nextafter and spacing step
+                                    in it, ldexp clamps to its range; NULL: float64 */
+} mxp_ew_ctx;
+
 /* out[i] = a[i] op b[i] (b unused by unary ops), n elements of the compute
- * type the function was chosen for. */
-typedef void (*mxp_kernel_fn)(int op, void *out, const void *a, const void *b, size_t n);
+ * type the function was chosen for.  out may be a or b (in place). */
+typedef void (*mxp_kernel_fn)(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n);
 
 mxp_kernel_fn mxp_binary_kernel(mxp_dtype compute_type);
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
+
+/* NumPy's maximum/minimum (NaN propagates) and fmax/fmin (NaN ignored);
+ * for equal values (+0 and -0) y, as NumPy's float32/float64 loops. */
+static inline double mxp_ew_maximum(double x, double y) { return x != x ? x : y != y ? y : x > y ? x : y; }
+static inline double mxp_ew_minimum(double x, double y) { return x != x ? x : y != y ? y : x < y ? x : y; }
+static inline double mxp_ew_fmax(double x, double y) { return y != y ? x : x != x ? y : x > y ? x : y; }
+static inline double mxp_ew_fmin(double x, double y) { return y != y ? x : x != x ? y : x < y ? x : y; }
+
+/* One element in float64 (src/ops/elementwise-math.c): the loops' path for
+ * the operations they have no loop of their own for. */
+double mxp_ew_binary1(const mxp_ew_ctx *c, double x, double y);
+double mxp_ew_unary1(const mxp_ew_ctx *c, double x);
+
+/* An elementwise operation prepared for given dtypes. */
+typedef struct mxp_ew_plan {
+    int nin;
+    mxp_dtype in[2], out;
+    mxp_dtype ct;                /* compute type */
+    mxp_kernel_fn fn;
+    mxp_ew_ctx ctx;
+    mxp_unary_kernel_fn custom;  /* a caller's kernel instead of fn (src/ops/registry.c) */
+    void *custom_ctx;
+    mxp_convert_opts convert;    /* the one rounding into out */
+} mxp_ew_plan;
+
+/* Plans for valid ops and dtypes (src/ops/op-info.c); convert NULL: nearest even. */
+void mxp_ew_plan_binary(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype b, mxp_dtype out,
+                        const mxp_convert_opts *convert);
+void mxp_ew_plan_unary(mxp_ew_plan *p, mxp_unary_op op, mxp_dtype a, mxp_dtype out, const mxp_convert_opts *convert);
+
+/* Checks an op's operand dtypes (ldexp's exponent must be an integer). */
+mxp_status mxp_ew_check_binary(mxp_binary_op op, mxp_dtype a, mxp_dtype b);
+
+/* out[i*os] = in[0][i*is[0]] op in[1][i*is[1]] for i < n: blocks of the
+ * inputs converted exactly to the compute type (or read where they lie when
+ * they are of it and contiguous), the loop applied, the result rounded once
+ * into out.  Element 0 is element index0 of stochastic rounding's stream.
+ * No checks; in place as mxp_binary_strided allows.  (src/ops/strided.c) */
+void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, const char *const in[2],
+                   const ptrdiff_t is[2], uint64_t index0);
 
 /* Runs a caller's kernel over a (compute type ct) into a new array of
  * dtype rt; for src/ops/registry.c. */

@@ -216,10 +216,25 @@ typedef struct job {
     mxp_dtype in_kind;  /* what rows are converted to */
 } job;
 
+/* Feeds len elements of dtype at row (byte stride) in chunks converted to
+ * the accumulator's input kind; element 0 has flat index first. */
+static void walk_row(acc *a, const char *row, mxp_dtype dtype, ptrdiff_t stride, int64_t len, mxp_dtype in_kind,
+                     int64_t first)
+{
+    _Alignas(64) double buf[CHUNK];
+    /* pairwise float32 sums read the chunk as float32 (see feed) */
+    const bool f32 = a->f32 && a->alg == MXP_SUM_PAIRWISE && a->kind == MXP_F64 &&
+                     (a->op == MXP_REDUCE_SUM || a->op == MXP_REDUCE_MEAN);
+    for (int64_t k = 0; k < len; k += CHUNK) {
+        size_t m = (size_t)(len - k < CHUNK ? len - k : CHUNK);
+        mxp_convert_strided(buf, f32 ? MXP_F32 : in_kind, f32 ? 4 : 8, row + k * stride, dtype, stride, m, NULL);
+        feed(a, buf, m, first + k);
+    }
+}
+
 /* Walks the reduced block at base (axes nkeep..ndim-1) in C order. */
 static void walk_block(const job *j, const char *base, acc *a)
 {
-    _Alignas(64) double buf[CHUNK];
     const mxp_array *v = j->v;
     const int nd = v->ndim;
     int64_t len = nd > j->nkeep ? v->shape[nd - 1] : 1, rows = 1;
@@ -231,14 +246,7 @@ static void walk_block(const job *j, const char *base, acc *a)
     int64_t idx[MXP_MAXDIMS] = { 0 };
     const char *row = base;
     for (int64_t r = 0; r < rows && len > 0; r++) {
-        for (int64_t k = 0; k < len; k += CHUNK) {
-            size_t m = (size_t)(len - k < CHUNK ? len - k : CHUNK);
-            bool f32 = a->f32 && a->alg == MXP_SUM_PAIRWISE && a->kind == MXP_F64 &&
-                       (a->op == MXP_REDUCE_SUM || a->op == MXP_REDUCE_MEAN);
-            mxp_convert_strided(buf, f32 ? MXP_F32 : j->in_kind, f32 ? 4 : 8, row + k * stride, v->dtype,
-                                (ptrdiff_t)stride, m, NULL);
-            feed(a, buf, m, r * len + k);
-        }
+        walk_row(a, row, v->dtype, (ptrdiff_t)stride, len, j->in_kind, r * len);
         for (int ax = nd - 2; ax >= j->nkeep; ax--) {
             row += v->strides[ax];
             if (++idx[ax] < v->shape[ax])
@@ -453,4 +461,44 @@ mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int
     else
         mxp_array_free(r);
     return st;
+}
+
+/* ---- 1-d strided sum and product (NumPy ufunc reduce loops) ------------ */
+
+static mxp_status reduce_strided(const char *fn, double *result, mxp_reduce_op op, const void *a, mxp_dtype a_type,
+                                 ptrdiff_t a_stride, size_t n, mxp_dtype acc_type)
+{
+    if (!result)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: result is NULL", fn);
+    if (!mxp_dtype_is_valid(a_type))
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: a_type %d is not a valid mxp_dtype", fn, (int)a_type);
+    if (acc_type != MXP_F32 && acc_type != MXP_F64)
+        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: accumulator dtype %s: use float32 or float64", fn,
+                         mxp_dtype_name(acc_type));
+    if (n > 0 && !a)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: a is NULL with n = %zu", fn, n);
+    const size_t s = a_stride < 0 ? (size_t)0 - (size_t)a_stride : (size_t)a_stride;
+    if (n > INT64_MAX || (s && n > 0 && n - 1 > ((size_t)PTRDIFF_MAX - 8) / s))
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: n = %zu elements at a stride of %td bytes overflow the address space",
+                         fn, n, a_stride);
+    const mxp_reduce_opts o = { .algorithm = MXP_SUM_PAIRWISE };
+    acc x;
+    acc_init(&x, op, &o, acc_type, MXP_F64);
+    walk_row(&x, a, a_type, a_stride, (int64_t)n, MXP_F64, 0);
+    uint64_t bits;
+    bool integer;
+    finish(&x, op, 0, result, &bits, &integer);
+    return MXP_OK;
+}
+
+mxp_status mxp_sum_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,
+                           mxp_dtype acc_type)
+{
+    return reduce_strided("mxp_sum_strided", result, MXP_REDUCE_SUM, a, a_type, a_stride, n, acc_type);
+}
+
+mxp_status mxp_prod_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,
+                            mxp_dtype acc_type)
+{
+    return reduce_strided("mxp_prod_strided", result, MXP_REDUCE_PROD, a, a_type, a_stride, n, acc_type);
 }

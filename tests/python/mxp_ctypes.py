@@ -13,7 +13,7 @@ mxp_status_str name) and the mxp_last_error() sentence.
 """
 import ctypes
 import os
-from ctypes import POINTER, c_bool, c_char, c_char_p, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import POINTER, c_bool, c_char, c_char_p, c_int, c_int64, c_size_t, c_ssize_t, c_uint, c_uint64, c_void_p
 
 import numpy as np
 
@@ -56,8 +56,14 @@ OVERFLOW_INF, OVERFLOW_SATURATE = range(2)
 
 # mxp_binary_op, mxp_unary_op (ops.h)
 BINARY_OPS = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
-              "equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
-UNARY_OPS = ["negative", "abs", "sqrt", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_tanh", "silu"]
+              "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+              "floor_divide", "remainder", "fmod", "fmax", "fmin", "arctan2", "hypot", "copysign", "nextafter",
+              "logical_and", "logical_or", "logical_xor", "ldexp"]
+UNARY_OPS = ["negative", "abs", "sqrt", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_tanh", "silu",
+             "positive", "sign", "reciprocal", "square", "cbrt", "exp2", "expm1", "log2", "log10", "log1p",
+             "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+             "floor", "ceil", "rint", "trunc", "spacing", "isnan", "isinf", "isfinite", "signbit", "logical_not",
+             "frexp_mantissa", "frexp_exponent"]
 
 # mxp_reduce_op, mxp_sum_algorithm (ops.h)
 REDUCE_OPS = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "norm2", "var", "std"]
@@ -157,6 +163,9 @@ _proto("mxp_unary", c_int, PP, c_int, P, POINTER(OpsOpts))
 _proto("mxp_binary_result_type", c_int, c_int, c_int, c_int)
 _proto("mxp_unary_result_type", c_int, c_int, c_int)
 _proto("mxp_binary_op_name", c_char_p, c_int)
+_proto("mxp_binary_strided", c_int, c_int, c_size_t, P, c_int, c_ssize_t, P, c_int, c_ssize_t, P, c_int, c_ssize_t,
+       POINTER(ConvertOpts))
+_proto("mxp_unary_strided", c_int, c_int, c_size_t, P, c_int, c_ssize_t, P, c_int, c_ssize_t, POINTER(ConvertOpts))
 _proto("mxp_unary_op_name", c_char_p, c_int)
 _proto("mxp_reduce", c_int, PP, c_int, P, c_int, IP, POINTER(ReduceOpts))
 _proto("mxp_reduce_op_name", c_char_p, c_int)
@@ -440,6 +449,26 @@ def binary_result_type(op, a, b):
 
 def unary_result_type(op, a):
     return lib.mxp_unary_result_type(UNARY_OPS.index(op), dtype_code(a))
+
+
+def _strided_operand(arr):
+    """(address, byte stride) of a 1-d NumPy array."""
+    assert arr.ndim == 1
+    return arr.__array_interface__["data"][0] or None, arr.strides[0]
+
+
+def binary_strided(op, out, out_dtype, a, a_dtype, b, b_dtype):
+    """mxp_binary_strided over 1-d NumPy arrays (any strides) into out."""
+    (o, os), (pa, sa), (pb, sb) = _strided_operand(out), _strided_operand(a), _strided_operand(b)
+    check(lib.mxp_binary_strided(BINARY_OPS.index(op), len(out), o, dtype_code(out_dtype), os, pa,
+                                 dtype_code(a_dtype), sa, pb, dtype_code(b_dtype), sb, None),
+          "mxp_binary_strided(%s)" % op)
+
+
+def unary_strided(op, out, out_dtype, a, a_dtype):
+    (o, os), (pa, sa) = _strided_operand(out), _strided_operand(a)
+    check(lib.mxp_unary_strided(UNARY_OPS.index(op), len(out), o, dtype_code(out_dtype), os, pa,
+                                dtype_code(a_dtype), sa, None), "mxp_unary_strided(%s)" % op)
 
 
 def np_dtype(code):
