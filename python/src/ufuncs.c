@@ -56,6 +56,7 @@ typedef struct loop_data {
     const mxpy_float *t;
     int op, op2; /* op2: frexp's exponent */
     bool is_add, is_multiply;
+    bool associative; /* maximum, minimum, fmax, fmin: reduced as a tree */
 } loop_data;
 
 static loop_data loops[MXPY_NFLOATS][NUFUNCS];
@@ -127,6 +128,32 @@ static mxp_status reduce_run(const loop_data *d, char *out, const char *in, npy_
     return st;
 }
 
+/* maximum.reduce and friends: order does not change the result, so each
+ * block is halved in place until one value is left -- log2(block) calls
+ * of the vector loop instead of one call per element. */
+static mxp_status reduce_tree(const loop_data *d, char *out, const char *in, npy_intp stride, npy_intp n)
+{
+    enum { BLOCK = 4096 };
+    mxp_dtype dt = d->t->dt;
+    const ptrdiff_t size = (ptrdiff_t)mxp_dtype_itemsize(dt);
+    _Alignas(64) uint16_t buf[BLOCK]; /* elements of at most 2 bytes */
+    mxp_binary_op op = (mxp_binary_op)d->op;
+    mxp_status st = MXP_OK;
+    for (npy_intp i = 0; i < n && st == MXP_OK; i += BLOCK) {
+        size_t m = (size_t)(n - i < BLOCK ? n - i : BLOCK);
+        st = mxp_convert_strided(buf, dt, size, in + i * stride, dt, stride, m, NULL);
+        while (st == MXP_OK && m > 1) {
+            size_t h = m / 2; /* buf[0, h) = op(buf[0, h), buf[m - h, m)): disjoint halves */
+            st = mxp_binary_strided(op, h, buf, dt, size, buf, dt, size, (char *)buf + (m - h) * (size_t)size, dt,
+                                    size, NULL);
+            m -= h;
+        }
+        if (st == MXP_OK)
+            st = mxp_binary_strided(op, 1, out, dt, size, out, dt, size, buf, dt, size, NULL);
+    }
+    return st;
+}
+
 static void binary_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
 {
     const loop_data *d = data;
@@ -135,6 +162,8 @@ static void binary_loop(char **args, npy_intp const *dims, npy_intp const *steps
     bool reduce = args[0] == args[2] && steps[0] == 0 && steps[2] == 0;
     if (reduce && (d->is_add || d->is_multiply)) {
         st = reduce_run(d, args[2], args[1], steps[1], dims[0]);
+    } else if (reduce && d->associative) {
+        st = reduce_tree(d, args[2], args[1], steps[1], dims[0]);
     } else if (reduce) { /* sequential semantics: one element at a time */
         for (npy_intp i = 0; i < dims[0] && st == MXP_OK; i++)
             st = mxp_binary_strided((mxp_binary_op)d->op, 1, args[2], dt, 0, args[0], dt, 0, args[1] + i * steps[1],
@@ -218,6 +247,8 @@ static int register_entry(PyObject *ufunc, const ufunc_entry *e, const mxpy_floa
     d->t = t;
     d->is_add = !strcmp(name, "add");
     d->is_multiply = !strcmp(name, "multiply");
+    d->associative = !strcmp(name, "maximum") || !strcmp(name, "minimum") || !strcmp(name, "fmax") ||
+                     !strcmp(name, "fmin");
     bool binary = e->kind == BINARY || e->kind == PREDICATE2 || e->kind == LDEXP;
     d->op = binary ? find_binary(name) : e->kind == FREXP ? find_unary("frexp_mantissa") : find_unary(name);
     d->op2 = e->kind == FREXP ? find_unary("frexp_exponent") : 0;

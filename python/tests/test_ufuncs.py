@@ -170,3 +170,14 @@ def test_reductions_along_axes(t):
     y = x.copy()
     y[3, 7] = np.nan
     assert math.isnan(float(np.max(y))) and math.isnan(float(np.sum(y)))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin"])
+def test_extreme_reductions_over_many_blocks(name):
+    x = np.random.default_rng(5).standard_normal(50001).astype(mxp.bfloat16)
+    f = getattr(np, name)
+    assert same(f.reduce(x), np.array(f.reduce(x.astype(np.float64)), mxp.bfloat16))
+    x[40000] = np.nan  # in a later block
+    with np.errstate(invalid="ignore"):
+        assert same(f.reduce(x), np.array(f.reduce(x.astype(np.float64)), mxp.bfloat16))
+    assert same(f.reduce(x[::-3]), np.array(f.reduce(x[::-3].astype(np.float64)), mxp.bfloat16))

@@ -225,9 +225,22 @@ static void walk_row(acc *a, const char *row, mxp_dtype dtype, ptrdiff_t stride,
     /* pairwise float32 sums read the chunk as float32 (see feed) */
     const bool f32 = a->f32 && a->alg == MXP_SUM_PAIRWISE && a->kind == MXP_F64 &&
                      (a->op == MXP_REDUCE_SUM || a->op == MXP_REDUCE_MEAN);
+    /* floats of up to 32 bits reach float64 through float32: both steps are
+     * exact, and float32 has SIMD converters from every such type where a
+     * direct float64 one may be missing (the reference converter is ~30x
+     * slower) */
+    const mxp_dtype_traits *t = mxp_dtype_get_traits(dtype);
+    const bool via_f32 = !f32 && in_kind == MXP_F64 && t->kind == MXP_KIND_FLOAT && t->bits <= 32;
+    _Alignas(64) float narrow[CHUNK];
     for (int64_t k = 0; k < len; k += CHUNK) {
         size_t m = (size_t)(len - k < CHUNK ? len - k : CHUNK);
-        mxp_convert_strided(buf, f32 ? MXP_F32 : in_kind, f32 ? 4 : 8, row + k * stride, dtype, stride, m, NULL);
+        if (via_f32) {
+            mxp_convert_strided(narrow, MXP_F32, 4, row + k * stride, dtype, stride, m, NULL);
+            for (size_t i = 0; i < m; i++)
+                buf[i] = narrow[i];
+        } else {
+            mxp_convert_strided(buf, f32 ? MXP_F32 : in_kind, f32 ? 4 : 8, row + k * stride, dtype, stride, m, NULL);
+        }
         feed(a, buf, m, first + k);
     }
 }
