@@ -176,8 +176,10 @@ def bench_api():
     y = np.empty((n, n), np.float32)
     ours_q = median_ms(lambda: mxp.matmul(qx, qw, out=y))
     th = None
-    if torch is not None and "fbgemm" in torch.backends.quantized.supported_engines:
-        torch.backends.quantized.engine = "fbgemm"
+    engines = torch.backends.quantized.supported_engines if torch is not None else []
+    engine = next((e for e in ("fbgemm", "x86", "onednn", "qnnpack") if e in engines), None)
+    if engine is not None:
+        torch.backends.quantized.engine = engine
         tw = torch.quantize_per_channel(torch.from_numpy(w.T.copy()), torch.from_numpy(qw.qparams.scales.astype(
             np.float64)), torch.zeros(n, dtype=torch.int64), 0, torch.qint8)
         packed = torch.ops.quantized.linear_prepack(tw, None)
@@ -193,12 +195,16 @@ def bench_api():
     memcpy = median_ms(lambda: np.copyto(dst, srcb))
     qp = mxp.calibrate(big, "int8")
     ours_quant = median_ms(lambda: mxp.quantize(big, qparams=qp))
+    codes = np.empty(big.shape, np.int8)
+    ours_into = median_ms(lambda: mxp.quantize(big, qparams=qp, out=codes))
     tq = None
     if torch is not None:
         tb = torch.from_numpy(big)
         tq = median_ms(lambda: torch.quantize_per_tensor(tb, qp.scale, 0, torch.qint8))
     print(f"mxp.quantize per tensor (int8, given qparams), 2^{big.size.bit_length() - 1} values, new codes each call")
     row("  mxp.quantize", ours_quant, [("vs memcpy of the bytes:", memcpy), ("vs torch.quantize_per_tensor:", tq)])
+    row("  mxp.quantize(out=codes)", ours_into, [("vs memcpy of the bytes:", memcpy),
+                                                  ("vs torch.quantize_per_tensor:", tq)])
 
 
 if __name__ == "__main__":

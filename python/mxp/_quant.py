@@ -105,19 +105,22 @@ def calibrate(x, qtype="int8", *, symmetric=True, axis=None, group_size=None):
 
 
 def quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rounding="nearest_even", seed=0,
-             qparams=None):
+             qparams=None, out=None):
     """x quantized to qtype -> QuantizedTensor (codes + QParams).
 
     Without qparams, they come from min/max calibration of x itself (per
     tensor, or per channel along axis, or per group_size along axis).
-    rounding: as mxp.astype (stochastic is reproducible with seed)."""
+    rounding: as mxp.astype (stochastic is reproducible with seed).
+    out: an existing codes array (x's shape, the code dtype) to write into:
+    no new pages per call, which on large tensors cost more than the
+    quantization itself."""
     _check_rounding(rounding)
     x = np.asarray(x)
     qp = qparams if qparams is not None else calibrate(x, qtype, symmetric=symmetric, axis=axis,
                                                        group_size=group_size)
     if not isinstance(qp, QParams):
         raise TypeError("quantize: qparams must be an mxp.QParams")
-    codes = _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), False)
+    codes = _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), False, out)
     return QuantizedTensor(codes, qp)
 
 
@@ -140,7 +143,7 @@ def fake_quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None
     x = np.asarray(x)
     qp = qparams if qparams is not None else calibrate(x, qtype, symmetric=symmetric, axis=axis,
                                                        group_size=group_size)
-    return _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), True)
+    return _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), True, None)
 
 
 def pack_int4(codes):

@@ -92,28 +92,40 @@ static PyObject *calibrate(PyObject *self, PyObject *args)
 
 enum { QUANTIZE, FAKE_QUANTIZE };
 
-/* _quantize(x, qparams, rounding, seed, fake) -> codes (or x's dtype when fake) */
+/* _quantize(x, qparams, rounding, seed, fake, out or None) -> codes (or x's
+ * dtype when fake); with out, the codes are written there (mxp_quantize_into) */
 static PyObject *quantize(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *x, *qpt;
+    PyObject *x, *qpt, *out_obj;
     const char *rounding;
     unsigned long long seed;
     int fake;
     mxp_qparams qp;
     mxp_convert_opts o;
-    if (!PyArg_ParseTuple(args, "OOsKp", &x, &qpt, &rounding, &seed, &fake) || qparams_from_tuple(qpt, &qp) < 0 ||
-        mxpy_convert_opts(rounding, "inf", seed, &o) < 0)
+    if (!PyArg_ParseTuple(args, "OOsKpO", &x, &qpt, &rounding, &seed, &fake, &out_obj) ||
+        qparams_from_tuple(qpt, &qp) < 0 || mxpy_convert_opts(rounding, "inf", seed, &o) < 0)
         return NULL;
     mxp_array *mx = mxpy_wrap(x, fake ? "fake_quantize: x" : "quantize: x", false), *out = NULL;
-    if (!mx)
+    mxp_array *into = mx && out_obj != Py_None ? mxpy_wrap(out_obj, "quantize: out", true) : NULL;
+    if (!mx || (out_obj != Py_None && !into)) {
+        mxp_array_free(mx);
         return NULL;
+    }
     mxp_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = fake ? mxp_fake_quantize(&out, mx, &qp, &o) : mxp_quantize(&out, mx, &qp, &o);
+    st = into ? mxp_quantize_into(into, mx, &qp, &o) : fake ? mxp_fake_quantize(&out, mx, &qp, &o)
+                                                          : mxp_quantize(&out, mx, &qp, &o);
     Py_END_ALLOW_THREADS
     mxp_array_free(mx);
-    return st == MXP_OK ? mxpy_unwrap(out) : mxpy_raise(st);
+    mxp_array_free(into);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    if (into) {
+        Py_INCREF(out_obj);
+        return out_obj;
+    }
+    return mxpy_unwrap(out);
 }
 
 /* _dequantize(q, qparams, out_dtype) -> array */

@@ -60,6 +60,18 @@ def test_histogram_observers_clip_outliers():
         mxp.KLObserver("int8").qparams()  # nothing seen yet
 
 
+def test_quantize_into_an_existing_array():
+    x = np.random.default_rng(6).standard_normal((4, 100)).astype(np.float32)
+    want = mxp.quantize(x, "int8")
+    out = np.zeros((4, 100), np.int8)
+    got = mxp.quantize(x, qparams=want.qparams, out=out)
+    assert got.codes is out and np.array_equal(out, want.codes)
+    with pytest.raises(TypeError):
+        mxp.quantize(x, qparams=want.qparams, out=np.zeros((4, 100), np.uint8))
+    with pytest.raises(ValueError):
+        mxp.quantize(x, qparams=want.qparams, out=np.zeros((4, 99), np.int8))
+
+
 def test_fake_quantize_int4_pack_and_float8():
     x = np.linspace(-1, 1, 33).astype(np.float32)
     fq = mxp.fake_quantize(x, "int4")
