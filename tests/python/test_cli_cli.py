@@ -63,6 +63,8 @@ ERRORS = [
     (["tour", "extra"], 2, "tour", "unexpected argument 'extra'"),
     (["stat"], 2, "stat", "missing FILE.npy"),
     (["stat", "no-such-file.npy"], 1, "stat", "no-such-file.npy: cannot open"),
+    (["show", "no-such-file.npy"], 1, "show", "no-such-file.npy: cannot open"),
+    (["show", SEED, "--precision", "x"], 2, "show", "--precision wants"),
     (["cast", "in.npy", "--to", "f32"], 2, "cast", "missing OUT.npy"),
     (["cast", "no-such-file.npy", "out.npy", "--to", "f32"], 1, "cast", "no-such-file.npy: cannot open"),
     (["analyze", "no-such-file.npy"], 1, "analyze", "no-such-file.npy: cannot open"),
@@ -86,7 +88,7 @@ def test_errors_are_one_line_mxp_cmd_colon(args, status, cmd, text):
 
 @pytest.mark.parametrize("name", ["npz", "empty_npz"])
 def test_npz_archive_is_named(files, name):
-    for cmd in ("stat", "analyze"):
+    for cmd in ("stat", "show", "analyze"):
         r = mxp(cmd, files[name])
         assert r.returncode == 1
         assert r.stderr.startswith(f"mxp {cmd}: npy: {files[name]}: not a .npy file (an .npz archive?"), r.stderr
@@ -112,7 +114,7 @@ def test_one_thread_is_singular():
         assert "1 thread;" in r.stdout and "1 threads" not in r.stdout, r.stdout
 
 
-@pytest.mark.parametrize("args", [["info"], ["check", "gemm"], ["stat", SEED], ["analyze", SEED],
+@pytest.mark.parametrize("args", [["info"], ["check", "gemm"], ["stat", SEED], ["analyze", SEED], ["show", SEED],
                                   ["tour", "--no-bench"], ["--help"], ["quant-gemm", "--help"]])
 def test_no_trailing_spaces(args):
     for isa in ("scalar", "avx512bf16"):

@@ -18,6 +18,7 @@ static const cli_command commands[] = {
     { "check", cli_check, "consistency checks: mxp check gemm (every implementation vs float64)" },
     { "cast-value", cli_cast_value, "convert one number to a dtype; show its bits and flags" },
     { "stat", cli_stat, "what a .npy file holds: shape, dtype, order, min/max/mean/std, NaN/inf counts" },
+    { "show", cli_show, "print a .npy file's array as NumPy prints it" },
     { "cast", cli_cast, "convert a .npy file to another dtype: mxp cast IN.npy OUT.npy --to bf16" },
     { "quant-gemm", cli_quant_gemm, "the int8 pipeline: calibrate, quantize, int8 GEMM, vs float32 GEMM" },
     { "analyze", cli_analyze, "error of a .npy file in each float dtype; the smallest meeting --require" },
