@@ -2,8 +2,13 @@
 # gives the short names and installs what is missing first.
 BUILD    ?= build
 PREFIX   ?= /usr/local
+INSTALL_BUILD ?= build-install
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+
+# CMake's makefiles call make within make: without this, every level says
+# "Entering directory" around every target and buries the compiler's words.
+MAKEFLAGS += --no-print-directory
 
 .PHONY: all deps build demo check check-exhaustive check-sanitize check-fuzz bench install clean
 
@@ -56,10 +61,18 @@ bench: build
 	@$(BUILD)/mxp bench quant
 	@PYTHONPATH=$(BUILD)/python MXP_LIB=$(BUILD)/libmxp.so /usr/bin/python3 python/benchmarks/bench_python.py
 
-install: build
-	@cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
-	@cmake --install $(BUILD)
+# make install [PREFIX=/usr/local]: the library (shared and static), headers,
+# the mxp command, pkg-config and CMake files, and the Python package when
+# Python's headers and NumPy are there -- built in $(INSTALL_BUILD) without
+# the tests, so it needs only the build packages (install-deps.sh build).
+# Into /usr or /usr/local as root it refreshes the loader's cache.
+install:
+	@scripts/install-deps.sh build
+	@cmake -S . -B $(INSTALL_BUILD) -DCMAKE_BUILD_TYPE=Release -DMXP_BUILD_TESTS=OFF \
+	  -DCMAKE_INSTALL_PREFIX=$(abspath $(PREFIX)) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(INSTALL_BUILD) -j $(JOBS)
+	@cmake --install $(INSTALL_BUILD)
+	@case "$(abspath $(PREFIX))" in /usr|/usr/local) [ "$$(id -u)" -ne 0 ] || ldconfig;; esac
 
 clean:
-	rm -rf $(BUILD) build-sanitize build-fuzz
+	rm -rf $(BUILD) $(INSTALL_BUILD) build-sanitize build-fuzz

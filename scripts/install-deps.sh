@@ -2,18 +2,23 @@
 # Installs the Debian packages mxp's build, tests and benchmarks need, only
 # those that are missing.  Idempotent; safe to run before every build.
 #   scripts/install-deps.sh            build + test packages
+#   scripts/install-deps.sh build      only what `make install` builds with: the
+#                                      compiler, make, CMake, pkg-config, and
+#                                      Python's headers + NumPy for the Python package
 #   scripts/install-deps.sh bench      also the benchmark peers
 #   scripts/install-deps.sh fuzz       also clang and libFuzzer (make check-fuzz)
 set -euo pipefail
 
-pkgs=(gcc make cmake pkg-config libmpfr-dev libgmp-dev libcmocka-dev python3 python3-numpy python3-pytest
-      python3-dev python3-setuptools python3-pip python3-venv python3-torch) # torch: the Python tests' bfloat16/DLPack peer
-if [ "${1:-}" = bench ]; then
-  pkgs+=(libopenblas-dev libdnnl-dev)
-fi
-if [ "${1:-}" = fuzz ]; then
-  pkgs+=(clang-14 libclang-rt-14-dev)
-fi
+build_pkgs=(gcc make cmake pkg-config python3 python3-dev python3-numpy)
+test_pkgs=(libmpfr-dev libgmp-dev libcmocka-dev python3-pytest python3-setuptools python3-pip python3-venv
+           python3-torch) # torch: the Python tests' bfloat16/DLPack peer
+case "${1:-}" in
+  build) pkgs=("${build_pkgs[@]}") ;;
+  "") pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+  bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" libopenblas-dev libdnnl-dev) ;;
+  fuzz) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" clang-14 libclang-rt-14-dev) ;;
+  *) echo "install-deps: unknown set '$1' (build, bench or fuzz; none: build + test)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -37,6 +37,11 @@ size_t mxp_npy_preamble_len(int major)
 
 mxp_status mxp_npy_parse_preamble(const unsigned char *p, size_t n, mxp_npy_header *h, char msg[MXP_NPY_MSG])
 {
+    /* np.savez writes a zip archive of .npy files: local file header "PK\3\4",
+     * or an empty archive's end record "PK\5\6". */
+    if (n >= 4 && (!memcmp(p, "PK\3\4", 4) || !memcmp(p, "PK\5\6", 4)))
+        return fail(msg, "not a .npy file (an .npz archive? it is a zip of .npy files: unzip it, "
+                         "or save one array with np.save(\"x.npy\", np.load(path)[\"name\"]))");
     if (n < MXP_NPY_MAGIC_LEN || memcmp(p, npy_magic, MXP_NPY_MAGIC_LEN) != 0)
         return fail(msg, "not a .npy file (it does not start with \"\\x93NUMPY\")");
     if (n < 10)

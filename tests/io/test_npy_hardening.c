@@ -43,6 +43,19 @@ static void test_npy_refuses_bad_magic_and_versions(void **state)
     assert_int_equal(mxp_npy_load_buffer(&a, buf, n), MXP_ERR_FORMAT);
 }
 
+static void test_npy_names_npz_archives(void **state)
+{
+    (void)state;
+    mxp_array *a = NULL;
+    const unsigned char npz[] = { 'P', 'K', 3, 4, 20, 0, 0, 0, 0, 0, 0, 0 };     /* np.savez's first member */
+    const unsigned char empty[] = { 'P', 'K', 5, 6, 0, 0, 0, 0, 0, 0, 0, 0 };  /* np.savez() of nothing */
+    assert_int_equal(mxp_npy_load_buffer(&a, npz, sizeof npz), MXP_ERR_FORMAT);
+    assert_null(a);
+    npy_assert_contains(mxp_last_error(), "npy: not a .npy file (an .npz archive?");
+    assert_int_equal(mxp_npy_load_buffer(&a, empty, sizeof empty), MXP_ERR_FORMAT);
+    npy_assert_contains(mxp_last_error(), "(an .npz archive?");
+}
+
 static void test_npy_refuses_headers_over_64k(void **state)
 {
     (void)state;
@@ -337,6 +350,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_npy_refuses_bad_magic_and_versions),
+        cmocka_unit_test(test_npy_names_npz_archives),
         cmocka_unit_test(test_npy_refuses_headers_over_64k),
         cmocka_unit_test(test_npy_header_is_a_dict_with_exactly_three_keys),
         cmocka_unit_test(test_npy_each_value_is_validated),

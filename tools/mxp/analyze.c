@@ -10,7 +10,7 @@
 
 static void print_help(void)
 {
-    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | --require relerr<=E | --require no-overflow]\n\n"
+    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | relerr<=E | no-overflow] [--json]\n\n"
            "Loads FILE.npy, converts its values to each float dtype (float8_e4m3fn,\n"
            "float8_e5m2, float16, bfloat16, float32, float64; nearest even) and back,\n"
            "and prints per dtype: memory, max and p99 relative error, PSNR and SNR\n"
@@ -18,7 +18,12 @@ static void print_help(void)
            "became inf/NaN), underflow (nonzero values that became zero) and\n"
            "subnormal results.  Then the smallest dtype meeting the requirement\n"
            "(default psnr>=40) and why (mxp_recommend_dtype).  Definitions of the\n"
-           "metrics: docs/analysis.md.\n");
+           "metrics: docs/analysis.md.\n\n"
+           "  --json   one JSON object: file, shape, dtype, elements, candidates (one\n"
+           "           object per dtype: dtype, bytes, max_rel_error, p99_rel_error,\n"
+           "           psnr_db, snr_db, cosine, overflow, underflow, subnormal; null\n"
+           "           where a value is not finite, such as the PSNR of an exact\n"
+           "           round trip), requirement, recommended, reason\n");
 }
 
 /* "psnr>=40", "relerr<=1e-3", "no-overflow". */
@@ -55,50 +60,8 @@ static const char *memory(char *buf, size_t size, size_t bytes)
     return buf;
 }
 
-int cli_analyze(int argc, char **argv)
+static void print_table(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows)
 {
-    const char *path = NULL, *require = NULL;
-    mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 40 };
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            print_help();
-            return CLI_OK;
-        }
-        const char *value = NULL;
-        const int r = cli_option(argc, argv, &i, "--require", &value);
-        if (r < 0)
-            return cli_usage_error("analyze", "--require needs a value (psnr>=DB, relerr<=E or no-overflow)");
-        if (r > 0) {
-            if (require)
-                return cli_usage_error("analyze", "one --require at a time ('%s' and '%s')", require, value);
-            if (parse_requirement(value, &req) != 0)
-                return cli_usage_error("analyze", "bad requirement '%s' (psnr>=DB, relerr<=E or no-overflow)", value);
-            require = value;
-            continue;
-        }
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error("analyze", "unknown option '%s'", argv[i]);
-        if (path)
-            return cli_usage_error("analyze", "more than one FILE ('%s' and '%s')", path, argv[i]);
-        path = argv[i];
-    }
-    if (!path)
-        return cli_usage_error("analyze", "missing FILE.npy");
-
-    mxp_array *a = NULL;
-    mxp_status st = mxp_npy_load(&a, path);
-    if (st != MXP_OK)
-        return cli_mxp_error("mxp_npy_load", st);
-    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
-    if ((st = mxp_roundtrip_analysis(a, mxp_advisor_candidates(), MXP_ADVISOR_CANDIDATES, rows)) != MXP_OK) {
-        mxp_array_free(a);
-        return cli_mxp_error("mxp_roundtrip_analysis", st);
-    }
-    mxp_advice adv;
-    if ((st = mxp_recommend_dtype(a, &req, &adv)) != MXP_OK) {
-        mxp_array_free(a);
-        return cli_mxp_error("mxp_recommend_dtype", st);
-    }
     char shape[800];
     printf("file %s: shape %s, dtype %s, %lld elements\n\n", path, cli_shape(shape, sizeof shape, a),
            mxp_dtype_name(mxp_array_dtype(a)), (long long)mxp_array_size(a));
@@ -113,8 +76,106 @@ int cli_analyze(int argc, char **argv)
                cli_num(b4, sizeof b4, r->report.snr_db), r->report.cosine_similarity, (long long)r->overflow,
                (long long)r->underflow_to_zero, (long long)r->subnormal);
     }
-    printf("\nrequirement  %s\nrecommended  %s\nreason       %s\n", require ? require : "psnr>=40 (default)",
-           mxp_dtype_name(adv.dtype), adv.reason);
+}
+
+static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows, const char *require,
+                       const mxp_advice *adv)
+{
+    cli_json_begin("analyze");
+    cli_json_str("file", path);
+    cli_json_shape("shape", a);
+    cli_json_str("dtype", mxp_dtype_name(mxp_array_dtype(a)));
+    cli_json_int("elements", (long long)mxp_array_size(a));
+    cli_json_array("candidates");
+    for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++) {
+        const mxp_roundtrip_row *r = &rows[i];
+        cli_json_object(NULL);
+        cli_json_str("dtype", mxp_dtype_name(r->dtype));
+        cli_json_int("bytes", (long long)r->bytes);
+        cli_json_num("max_rel_error", r->report.max_rel_error);
+        cli_json_num("p99_rel_error", r->report.p99_rel_error);
+        cli_json_num("psnr_db", r->report.psnr_db);
+        cli_json_num("snr_db", r->report.snr_db);
+        cli_json_num("cosine", r->report.cosine_similarity);
+        cli_json_int("overflow", (long long)r->overflow);
+        cli_json_int("underflow", (long long)r->underflow_to_zero);
+        cli_json_int("subnormal", (long long)r->subnormal);
+        cli_json_close();
+    }
+    cli_json_close();
+    cli_json_str("requirement", require ? require : "psnr>=40");
+    cli_json_str("recommended", mxp_dtype_name(adv->dtype));
+    cli_json_str("reason", adv->reason);
+    cli_json_end();
+}
+
+/* One round trip per candidate (a step of the progress line each), then the advice. */
+static mxp_status measure(const mxp_array *a, const mxp_requirement *req, mxp_roundtrip_row *rows, mxp_advice *adv)
+{
+    static char phases[MXP_ADVISOR_CANDIDATES][48];
+    const mxp_dtype *cand = mxp_advisor_candidates();
+    mxp_status st = MXP_OK;
+    for (int i = 0; i < MXP_ADVISOR_CANDIDATES && st == MXP_OK; i++) {
+        snprintf(phases[i], sizeof phases[i], "round trip through %s", mxp_dtype_name(cand[i]));
+        cli_progress_set(phases[i], (double)i / (MXP_ADVISOR_CANDIDATES + 1));
+        st = mxp_roundtrip_analysis(a, &cand[i], 1, &rows[i]);
+    }
+    cli_progress_set("choosing the dtype", (double)MXP_ADVISOR_CANDIDATES / (MXP_ADVISOR_CANDIDATES + 1));
+    return st == MXP_OK ? mxp_recommend_dtype(a, req, adv) : st;
+}
+
+int cli_analyze(int argc, char **argv)
+{
+    const char *path = NULL, *require = NULL;
+    mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 40 };
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
+            print_help();
+            return CLI_OK;
+        }
+        if (!strcmp(argv[i], "--json")) {
+            json = true;
+            continue;
+        }
+        const char *value = NULL;
+        const int r = cli_option(argc, argv, &i, "--require", &value);
+        if (r < 0)
+            return cli_usage_error("analyze", "--require needs a value (psnr>=DB, relerr<=E or no-overflow)");
+        if (r > 0) {
+            if (require)
+                return cli_usage_error("analyze", "one --require at a time ('%s' and '%s')", require, value);
+            if (parse_requirement(value, &req) != 0)
+                return cli_usage_error("analyze", "bad requirement '%s' (psnr>=DB, relerr<=E or no-overflow)", value);
+            require = value;
+            continue;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0')
+            return cli_bad_argument("analyze", argv[i]);
+        if (path)
+            return cli_usage_error("analyze", "more than one FILE ('%s' and '%s')", path, argv[i]);
+        path = argv[i];
+    }
+    if (!path)
+        return cli_usage_error("analyze", "missing FILE.npy");
+
+    mxp_array *a = NULL;
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
+    mxp_advice adv;
+    cli_progress_begin("analyze");
+    cli_progress_set("loading", -1);
+    int rc = cli_load_npy("analyze", path, &a);
+    mxp_status st = rc == CLI_OK ? measure(a, &req, rows, &adv) : MXP_OK;
+    cli_progress_end();
+    if (st != MXP_OK)
+        rc = cli_mxp_error("analyze", NULL, st);
+    if (rc == CLI_OK && json) {
+        print_json(path, a, rows, require, &adv);
+    } else if (rc == CLI_OK) {
+        print_table(path, a, rows);
+        printf("\nrequirement  %s\nrecommended  %s\nreason       %s\n", require ? require : "psnr>=40 (default)",
+               mxp_dtype_name(adv.dtype), adv.reason);
+    }
     mxp_array_free(a);
-    return CLI_OK;
+    return rc;
 }

@@ -43,7 +43,10 @@ static void print_help(void)
            "  --modes LIST  rounding modes (default: nearest_even, toward_zero, up, down,\n"
            "                nearest_away, stochastic for narrowing pairs; nearest_even only\n"
            "                for widening pairs, where every mode gives the same result)\n"
-           "  --json        one JSON object per line instead of the table\n", default_pairs);
+           "  --json        one JSON object instead of the table: n, reps, isa and\n"
+           "                results, one object per pair and mode (pair, src, dst, mode,\n"
+           "                kernel, bytes, mxp_s, memcpy_s, mxp_gbps, memcpy_gbps, ratio)\n",
+           default_pairs);
 }
 
 /* "f32:bf16,bf16:f32" -> pairs. */
@@ -118,7 +121,7 @@ static int parse_option(bench_args *a, int argc, char **argv, int *i)
         return parse_modes(a, v);
     if (m < 0)
         return cli_usage_error("bench convert", "option '%s' needs a value", argv[*i]);
-    return cli_usage_error("bench convert", "unknown option '%s'", argv[*i]);
+    return cli_bad_argument("bench convert", argv[*i]);
 }
 
 /* ---- measuring ---------------------------------------------------------- */
@@ -179,15 +182,23 @@ static void print_row(const bench_args *a, const cli_bench_case *c, const cli_be
     double ratio = r->mxp_gbps / r->memcpy_gbps;
     char pair[32];
     snprintf(pair, sizeof pair, "%s:%s", s->short_name, d->short_name);
-    if (a->json)
-        printf("{\"bench\":\"convert\",\"pair\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\",\"mode\":\"%s\","
-               "\"kernel\":\"%s\",\"isa\":\"%s\",\"n\":%zu,\"reps\":%d,\"bytes\":%zu,\"mxp_s\":%.6g,"
-               "\"memcpy_s\":%.6g,\"mxp_gbps\":%.4g,\"memcpy_gbps\":%.4g,\"ratio\":%.4g}\n",
-               pair, s->name, d->name, mode, kernel, mxp_isa_name(mxp_isa_current()), c->n, c->reps,
-               r->bytes, r->mxp_s, r->memcpy_s, r->mxp_gbps, r->memcpy_gbps, ratio);
-    else
-        printf("%-10s %-13s %-30s %9.2f %11.2f %10.3f\n", pair, mode, kernel, r->mxp_gbps,
-               r->memcpy_gbps, ratio);
+    if (a->json) {
+        cli_json_object(NULL);
+        cli_json_str("pair", pair);
+        cli_json_str("src", s->name);
+        cli_json_str("dst", d->name);
+        cli_json_str("mode", mode);
+        cli_json_str("kernel", kernel);
+        cli_json_int("bytes", (long long)r->bytes);
+        cli_json_num("mxp_s", r->mxp_s);
+        cli_json_num("memcpy_s", r->memcpy_s);
+        cli_json_num("mxp_gbps", r->mxp_gbps);
+        cli_json_num("memcpy_gbps", r->memcpy_gbps);
+        cli_json_num("ratio", ratio);
+        cli_json_close();
+    } else {
+        printf("%-10s %-13s %-30s %9.2f %11.2f %10.3f\n", pair, mode, kernel, r->mxp_gbps, r->memcpy_gbps, ratio);
+    }
     fflush(stdout);
 }
 
@@ -209,7 +220,7 @@ static int run_pair(const bench_args *a, const cli_pair *p, void *src, void *dst
 {
     mxp_status st = cli_fill_random(src, p->src, a->n, 42);
     if (st != MXP_OK)
-        return cli_mxp_error("filling the source", st);
+        return cli_mxp_error("bench convert", NULL, st);
     /* Widening is exact, so by default it runs once, with nearest_even. */
     const mxp_rounding *modes = a->mode_count ? a->modes : default_modes;
     int count = a->mode_count;
@@ -221,7 +232,7 @@ static int run_pair(const bench_args *a, const cli_pair *p, void *src, void *dst
         c.opts.rounding = modes[m];
         c.opts.seed = 1;
         if ((st = cli_bench_run(&c, src, dst, &r)) != MXP_OK)
-            return cli_mxp_error("mxp_convert", st);
+            return cli_mxp_error("bench convert", NULL, st);
         print_row(a, &c, &r);
     }
     return CLI_OK;
@@ -239,13 +250,22 @@ static int run(const bench_args *a)
     if (rc == CLI_OK) {
         memset(src, 0, src_bytes); /* the copy may read past the filled source */
         memset(dst, 0, dst_bytes);
-        if (!a->json)
+        if (a->json) {
+            cli_json_begin("bench convert");
+            cli_json_int("n", (long long)a->n);
+            cli_json_int("reps", a->reps);
+            cli_json_str("isa", mxp_isa_name(mxp_isa_current()));
+            cli_json_array("results");
+        } else {
             printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time\n"
                    "%-10s %-13s %-30s %9s %11s %10s\n", a->n, a->reps, "pair", "mode", "kernel",
                    "mxp GB/s", "memcpy GB/s", "mxp/memcpy");
+        }
     }
     for (int i = 0; i < a->pair_count && rc == CLI_OK; i++)
         rc = run_pair(a, &a->pairs[i], src, dst);
+    if (rc == CLI_OK && a->json)
+        cli_json_end();
     free(src);
     free(dst);
     return rc;

@@ -8,8 +8,7 @@
  *         widened to f32 (and NumPy's float16 matmul for small f16 cases).
  * The peers are loaded with dlopen at run time, so neither mxp nor this tool
  * links them and the build needs none of their headers; a missing one prints
- * "-" and the Debian package to install.  See /work/shared/peers for the
- * stand-alone peer measurement this follows. */
+ * "-" and the Debian package to install. */
 #define _POSIX_C_SOURCE 200809L /* dlopen, dlsym, setenv, popen, mkstemp, fdopen */
 #include <dlfcn.h>
 #include <math.h>
@@ -78,10 +77,11 @@ static void print_help(void)
            "                 512, 1024, 2048, then M = 1, 16, 128 with N = K = 4096, for\n"
            "                 f32, f64, bf16 and u8s8 (or only --dtype D); not with\n"
            "                 --m/--n/--k\n"
-           "  --json         one JSON object per implementation and case, one per line:\n"
-           "                 dtype m n k threads reps impl available seconds gflops ratio\n"
-           "                 b_gbps diff detail (null where a column shows \"-\"); the\n"
-           "                 header lines go to stderr\n\n"
+           "  --json         one JSON object instead of the table: threads, reps, isa,\n"
+           "                 peers (the libraries found, null for missing ones) and\n"
+           "                 results, one object per implementation and case: dtype m n\n"
+           "                 k impl available seconds gflops ratio b_gbps diff detail\n"
+           "                 (null where a column shows \"-\")\n\n"
            "Implementations compared (the row \"mxp\" is mxp_gemm on the dtype itself):\n"
            "  f32            OpenBLAS cblas_sgemm and oneDNN dnnl_sgemm\n"
            "  f64            OpenBLAS cblas_dgemm\n"
@@ -178,7 +178,7 @@ static int parse_option(gemm_args *a, int argc, char **argv, int *i)
     }
     if (m < 0)
         return cli_usage_error(cmd_name, "option '%s' needs a value", argv[*i]);
-    return cli_usage_error(cmd_name, "unknown option '%s'", argv[*i]);
+    return cli_bad_argument(cmd_name, argv[*i]);
 }
 
 #include "bench_gemm_peers.h"
@@ -413,28 +413,6 @@ static double time_numpy_f16(size_t m, size_t n, size_t k, int reps)
 
 /* ---- output --------------------------------------------------------------- */
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", (unsigned char)*s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
-static void json_number(const char *key, double v, int present)
-{
-    if (present)
-        printf(",\"%s\":%.6g", key, v);
-    else
-        printf(",\"%s\":null", key);
-}
-
 static void print_row(const gemm_args *a, const gemm_case *c, const impl *im, const impl *mxp)
 {
     const double flop = 2.0 * (double)c->m * (double)c->n * (double)c->k;
@@ -449,17 +427,20 @@ static void print_row(const gemm_args *a, const gemm_case *c, const impl *im, co
     const double ratio = !has_ratio ? 0 : is_copy ? mxp_gbps / gbps : mxp_gflops / gflops;
     const char *dtype = c->type == MXP_U8 ? "u8s8" : mxp_dtype_get_traits(c->type)->short_name;
     if (a->json) {
-        printf("{\"bench\":\"gemm\",\"dtype\":\"%s\",\"m\":%zu,\"n\":%zu,\"k\":%zu,\"threads\":%d,\"reps\":%d,"
-               "\"impl\":\"%s\",\"available\":%s",
-               dtype, c->m, c->n, c->k, a->threads, a->reps, im->id, im->available ? "true" : "false");
-        json_number("seconds", im->seconds, timed);
-        json_number("gflops", gflops, timed && !is_copy);
-        json_number("ratio", ratio, has_ratio);
-        json_number("b_gbps", gbps, has_gbps);
-        json_number("diff", im->diff, im->diff >= 0);
-        printf(",\"detail\":");
-        json_string(im->detail);
-        printf("}\n");
+        cli_json_object(NULL);
+        cli_json_str("dtype", dtype);
+        cli_json_int("m", (long long)c->m);
+        cli_json_int("n", (long long)c->n);
+        cli_json_int("k", (long long)c->k);
+        cli_json_str("impl", im->id);
+        cli_json_bool("available", im->available);
+        cli_json_num("seconds", timed ? im->seconds : NAN);
+        cli_json_num("gflops", timed && !is_copy ? gflops : NAN);
+        cli_json_num("ratio", has_ratio ? ratio : NAN);
+        cli_json_num("b_gbps", has_gbps ? gbps : NAN);
+        cli_json_num("diff", im->diff >= 0 ? im->diff : NAN);
+        cli_json_str("detail", im->detail);
+        cli_json_close();
     } else {
         char g[32] = "-", ms[32] = "-", r[32] = "-", bw[32] = "-", d[32] = "-";
         if (timed && !is_copy)
@@ -477,28 +458,50 @@ static void print_row(const gemm_args *a, const gemm_case *c, const impl *im, co
     }
 }
 
+static void print_json_header(const gemm_args *a)
+{
+    cli_json_begin("bench gemm");
+    cli_json_int("threads", a->threads);
+    cli_json_int("reps", a->reps);
+    cli_json_str("isa", mxp_isa_name(mxp_isa_current()));
+    cli_json_object("peers");
+    if (openblas.tried) {
+        cli_json_str("openblas", openblas.lib ? openblas.path : NULL);
+        if (openblas.lib)
+            cli_json_int("openblas_threads", openblas.threads);
+    }
+    if (onednn.tried) {
+        cli_json_str("onednn", onednn.lib ? onednn.path : NULL);
+        if (onednn.lib && onednn.threads)
+            cli_json_int("onednn_threads", onednn.threads);
+    }
+    cli_json_close();
+    cli_json_array("results");
+}
+
 static void print_header(const gemm_args *a)
 {
-    FILE *f = a->json ? stderr : stdout; /* JSON lines stay pure on stdout */
-    if (!a->json)
-        fprintf(f, "# mxp bench gemm: C = A*B row-major, alpha 1, beta 0; C float32 (float64 for f64);\n"
-                   "# median of %d runs, implementations alternating; GFLOPS = 2*M*N*K / time;\n"
-                   "# mxp/this = mxp GFLOPS / this GFLOPS; diff = max|C - C_mxp| / max|C_mxp|\n",
-                a->reps);
-    fprintf(f, "# threads: %d (mxp %d", a->threads, mxp_get_num_threads());
+    if (a->json) {
+        print_json_header(a);
+        return;
+    }
+    printf("# mxp bench gemm: C = A*B row-major, alpha 1, beta 0; C float32 (float64 for f64);\n"
+           "# median of %d runs, implementations alternating; GFLOPS = 2*M*N*K / time;\n"
+           "# mxp/this = mxp GFLOPS / this GFLOPS; diff = max|C - C_mxp| / max|C_mxp|\n",
+           a->reps);
+    printf("# threads: %d (mxp %d", a->threads, mxp_get_num_threads());
     if (openblas.lib)
-        fprintf(f, ", OpenBLAS %d", openblas.threads);
+        printf(", OpenBLAS %d", openblas.threads);
     if (onednn.lib && onednn.threads)
-        fprintf(f, ", oneDNN OpenMP %d", onednn.threads);
-    fprintf(f, "); mxp ISA %s\n", mxp_isa_name(mxp_isa_current()));
+        printf(", oneDNN OpenMP %d", onednn.threads);
+    printf("); mxp ISA %s\n", mxp_isa_name(mxp_isa_current()));
     if (openblas.tried)
-        fprintf(f, "# OpenBLAS: %s\n", openblas.lib ? openblas.path : "not found (Debian: libopenblas0-pthread)");
+        printf("# OpenBLAS: %s\n", openblas.lib ? openblas.path : "not found (Debian: libopenblas0-pthread)");
     if (onednn.tried)
-        fprintf(f, "# oneDNN: %s\n", onednn.lib ? onednn.path : "not found (Debian: libdnnl2)");
-    if (!a->json)
-        printf("%-5s %5s %5s %5s  %-18s %8s %10s %8s %7s %8s  %s\n", "dtype", "M", "N", "K", "implementation",
-               "GFLOPS", "ms", "mxp/this", "B GB/s", "diff", "kernel / notes");
-    fflush(f);
+        printf("# oneDNN: %s\n", onednn.lib ? onednn.path : "not found (Debian: libdnnl2)");
+    printf("%-5s %5s %5s %5s  %-18s %8s %10s %8s %7s %8s  %s\n", "dtype", "M", "N", "K", "implementation",
+           "GFLOPS", "ms", "mxp/this", "B GB/s", "diff", "kernel / notes");
+    fflush(stdout);
 }
 
 /* ---- running a case ------------------------------------------------------- */
@@ -563,7 +566,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
     mxp_status st = alloc_case(&c);
     if (st != MXP_OK) {
         free_case(&c);
-        return cli_mxp_error(what, st);
+        return cli_mxp_error(cmd_name, what, st);
     }
     choose_impls(&c, a->threads);
     const double tolerance = type == MXP_F64 ? 1e-10 : 1e-3;
@@ -574,14 +577,14 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
         im->times = malloc((size_t)a->reps * sizeof im->times[0]);
         if (!im->times) {
             free_case(&c);
-            return cli_mxp_error(what, MXP_ERR_NO_MEMORY);
+            return cli_mxp_error(cmd_name, what, MXP_ERR_NO_MEMORY);
         }
         if (!im->available)
             continue;
         int failed = run_impl(&c, im);
         if (failed && (im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32)) {
             free_case(&c);
-            return cli_mxp_error(what, (mxp_status)failed);
+            return cli_mxp_error(cmd_name, what, (mxp_status)failed);
         }
         if (failed) {
             set_missing(im, "the call failed");
@@ -626,7 +629,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
                 if (!mxp_row)
                     fprintf(stderr, "mxp bench gemm: %s: %s failed\n", what, im->label);
                 free_case(&c);
-                return mxp_row ? cli_mxp_error(what, (mxp_status)failed) : CLI_FAILED;
+                return mxp_row ? cli_mxp_error(cmd_name, what, (mxp_status)failed) : CLI_FAILED;
             }
         }
     }
@@ -687,7 +690,7 @@ int cli_bench_gemm(int argc, char **argv)
     }
     mxp_status st = mxp_set_num_threads(a.threads);
     if (st != MXP_OK)
-        return cli_mxp_error("mxp_set_num_threads", st);
+        return cli_mxp_error(cmd_name, NULL, st);
     /* Load the peers the dtypes need now, so the header can name them. */
     for (int d = 0; d < a.dtype_count; d++) {
         if (a.dtypes[d] == MXP_F32 || a.dtypes[d] == MXP_F64)
@@ -699,6 +702,8 @@ int cli_bench_gemm(int argc, char **argv)
     for (int d = 0; d < a.dtype_count && rc == CLI_OK; d++)
         for (int s = 0; s < a.shape_count && rc == CLI_OK; s++)
             rc = run_case(&a, a.dtypes[d], &a.shapes[s]);
+    if (rc == CLI_OK && a.json)
+        cli_json_end();
     if (rc == CLI_OK && !a.json && ((openblas.tried && !openblas.lib) || (onednn.tried && !onednn.lib)))
         printf("(missing peers: `scripts/install-deps.sh bench` installs libopenblas-dev and libdnnl-dev)\n");
     return rc;

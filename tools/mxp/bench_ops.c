@@ -2,6 +2,7 @@
  * bfloat16, beside memcpy of the same bytes and NumPy's float32/float16 in
  * the same run (NumPy is timed by /usr/bin/python3, when it is there). */
 #define _POSIX_C_SOURCE 200809L /* popen, mkstemp, fdopen */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,64 +93,104 @@ static mxp_status measure(int op, mxp_array *a, mxp_array *b, mxp_array *c, void
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mxp bench ops [--n N] [--reps R]\n\n"
+    fprintf(f, "usage: mxp bench ops [--n N] [--reps R] [--json]\n\n"
                "Times elementwise add (out = a + b) and a sum over all elements in float32,\n"
                "float16 and bfloat16 (N elements, default 16M; R runs, default 7, medians),\n"
                "beside memcpy of the same bytes and NumPy float32/float16 in the same run.\n"
-               "GB/s counts bytes read + written (add: 3 arrays; sum: 1).\n");
+               "GB/s counts bytes read + written (add: 3 arrays; sum: 1).\n\n"
+               "  --json   one JSON object: n, reps, numpy (whether NumPy ran) and results,\n"
+               "           one object per dtype and op: dtype, op, mxp_gbps, numpy_gbps,\n"
+               "           memcpy_gbps, mxp_over_memcpy, mxp_over_numpy (null without NumPy)\n");
+}
+
+/* One row; ns: NumPy's median seconds, 0 if it did not run. */
+static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing *tm, double ns)
+{
+    const double g = (double)bytes / tm->mxp / 1e9, gc = (double)bytes / tm->copy / 1e9;
+    const double gn = ns > 0 ? (double)bytes / ns / 1e9 : NAN, vs_numpy = ns > 0 ? ns / tm->mxp : NAN;
+    if (json) {
+        cli_json_object(NULL);
+        cli_json_str("dtype", mxp_dtype_name(t));
+        cli_json_str("op", op == 0 ? "add" : "sum");
+        cli_json_num("mxp_gbps", g);
+        cli_json_num("numpy_gbps", gn);
+        cli_json_num("memcpy_gbps", gc);
+        cli_json_num("mxp_over_memcpy", g / gc);
+        cli_json_num("mxp_over_numpy", vs_numpy);
+        cli_json_close();
+        return;
+    }
+    char npb[32] = "-", ratio[32] = "-";
+    if (ns > 0) {
+        snprintf(npb, sizeof npb, "%.2f", gn);
+        snprintf(ratio, sizeof ratio, "%.1fx", vs_numpy);
+    }
+    printf("%-9s %-4s %9.2f %11s %11.2f %10.2f %9s\n", mxp_dtype_name(t), op == 0 ? "add" : "sum", g, npb, gc, g / gc,
+           ratio);
+}
+
+static mxp_status run_dtype(bool json, mxp_dtype t, size_t n, int reps, const numpy_times *np, void *m1, void *m2)
+{
+    const int64_t len = (int64_t)n;
+    const int k = t == MXP_F32 ? 0 : t == MXP_F16 ? 1 : -1; /* NumPy's column */
+    mxp_array *a = NULL, *b = NULL, *c = NULL;
+    mxp_status st = mxp_array_random_normal(&a, t, 1, &len, 0, 1, 1);
+    if (st == MXP_OK)
+        st = mxp_array_random_normal(&b, t, 1, &len, 0, 1, 2);
+    if (st == MXP_OK)
+        st = mxp_array_empty(&c, t, 1, &len);
+    for (int op = 0; op < 2 && st == MXP_OK; op++) {
+        const size_t bytes = (op == 0 ? 3 : 1) * n * mxp_dtype_itemsize(t);
+        timing tm;
+        st = measure(op, a, b, c, m1, m2, bytes / 2, reps, &tm);
+        if (st == MXP_OK)
+            print_row(json, t, op, bytes, &tm, k >= 0 && np->ok ? (op == 0 ? np->add[k] : np->sum[k]) : 0);
+    }
+    mxp_array_free(a);
+    mxp_array_free(b);
+    mxp_array_free(c);
+    return st;
 }
 
 int cli_bench_ops(int argc, char **argv)
 {
     size_t n = 16u << 20;
     int reps = 7;
-    const int parsed = cli_parse_n_reps("bench ops", argc, argv, &n, &reps, usage);
+    bool json = false;
+    const int parsed = cli_parse_n_reps("bench ops", argc, argv, &n, &reps, &json, usage);
     if (parsed >= 0)
         return parsed;
     numpy_times np;
     time_numpy(n, reps, &np);
     void *m1 = cli_alloc(n * 6), *m2 = cli_alloc(n * 6);
-    if (!m1 || !m2)
-        return cli_mxp_error("allocating the memcpy buffers", MXP_ERR_NO_MEMORY);
+    if (!m1 || !m2) {
+        free(m1);
+        free(m2);
+        return cli_mxp_error("bench ops", "allocating the memcpy buffers", MXP_ERR_NO_MEMORY);
+    }
     memset(m1, 1, n * 6);
     memset(m2, 2, n * 6);
-    printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time\n", n, reps);
-    printf("%-9s %-4s %9s %11s %11s %10s %9s\n", "dtype", "op", "mxp GB/s", "numpy GB/s", "memcpy GB/s",
-           "mxp/memcpy", "mxp/numpy");
+    if (json) {
+        cli_json_begin("bench ops");
+        cli_json_int("n", (long long)n);
+        cli_json_int("reps", reps);
+        cli_json_bool("numpy", np.ok > 0);
+        cli_json_array("results");
+    } else {
+        printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time\n", n, reps);
+        printf("%-9s %-4s %9s %11s %11s %10s %9s\n", "dtype", "op", "mxp GB/s", "numpy GB/s", "memcpy GB/s",
+               "mxp/memcpy", "mxp/numpy");
+    }
     const mxp_dtype types[3] = { MXP_F32, MXP_F16, MXP_BF16 };
-    const int64_t len = (int64_t)n;
     int rc = CLI_OK;
     for (int t = 0; t < 3 && rc == CLI_OK; t++) {
-        mxp_array *a = NULL, *b = NULL, *c = NULL;
-        mxp_status st = mxp_array_random_normal(&a, types[t], 1, &len, 0, 1, 1);
-        if (st == MXP_OK)
-            st = mxp_array_random_normal(&b, types[t], 1, &len, 0, 1, 2);
-        if (st == MXP_OK)
-            st = mxp_array_empty(&c, types[t], 1, &len);
-        const size_t size = mxp_dtype_itemsize(types[t]);
-        for (int op = 0; op < 2 && st == MXP_OK; op++) {
-            size_t bytes = (op == 0 ? 3 : 1) * n * size;
-            timing tm;
-            st = measure(op, a, b, c, m1, m2, bytes / 2, reps, &tm);
-            if (st != MXP_OK)
-                break;
-            double g = (double)bytes / tm.mxp / 1e9, gc = (double)bytes / tm.copy / 1e9;
-            double ns = t < 2 && np.ok ? (op == 0 ? np.add[t] : np.sum[t]) : 0;
-            char npb[32] = "-", ratio[32] = "-";
-            if (ns > 0) {
-                snprintf(npb, sizeof npb, "%.2f", (double)bytes / ns / 1e9);
-                snprintf(ratio, sizeof ratio, "%.1fx", ns / tm.mxp);
-            }
-            printf("%-9s %-4s %9.2f %11s %11.2f %10.2f %9s\n", mxp_dtype_name(types[t]), op == 0 ? "add" : "sum", g,
-                   npb, gc, g / gc, ratio);
-        }
+        mxp_status st = run_dtype(json, types[t], n, reps, &np, m1, m2);
         if (st != MXP_OK)
-            rc = cli_mxp_error("bench ops", st);
-        mxp_array_free(a);
-        mxp_array_free(b);
-        mxp_array_free(c);
+            rc = cli_mxp_error("bench ops", NULL, st);
     }
-    if (!np.ok)
+    if (rc == CLI_OK && json)
+        cli_json_end();
+    else if (rc == CLI_OK && !np.ok)
         printf("(NumPy columns empty: /usr/bin/python3 with numpy was not available)\n");
     free(m1);
     free(m2);

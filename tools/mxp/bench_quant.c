@@ -68,7 +68,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mxp bench quant [--n N] [--reps R]\n\n"
+    fprintf(f, "usage: mxp bench quant [--n N] [--reps R] [--json]\n\n"
                "Times per-tensor int8 quantization of N float32 values (symmetric min/max\n"
                "qparams computed once; default 16M; R runs, default 7, medians; threads as\n"
                "MXP_NUM_THREADS / mxp_set_num_threads): mxp_quantize_into (an output array\n"
@@ -76,42 +76,92 @@ static void usage(FILE *f)
                "pages are part of the time), alternating with memcpy moving as many bytes\n"
                "(read 4N + write N, into a buffer written before), and\n"
                "torch.quantize_per_tensor through /usr/bin/python3 when PyTorch is\n"
-               "installed (make bench installs it).  GB/s = 5N bytes / time.\n");
+               "installed (make bench installs it).  GB/s = 5N bytes / time.\n\n"
+               "  --json   one JSON object: n, reps, threads, scale, calibration_ms, torch\n"
+               "           (its version, or null) and results, one object per operation:\n"
+               "           operation, ms, gbps, vs_memcpy\n");
 }
 
-int cli_bench_quant(int argc, char **argv)
+typedef struct quant_times {
+    double into, fresh, copy, torch; /* median seconds; torch <= 0: not timed */
+    double calibration, scale;
+} quant_times;
+
+static void print_row(bool json, const char *label, double seconds, double bytes, double copy_s)
 {
-    size_t n = 16u << 20;
-    int reps = 7;
-    const int parsed = cli_parse_n_reps("bench quant", argc, argv, &n, &reps, usage);
-    if (parsed >= 0)
-        return parsed;
-    char torch_version[64] = "";
-    const double torch_s = time_torch(n, reps, torch_version, sizeof torch_version);
-    const size_t bytes = 5 * n, copy = bytes / 2;
-    void *m1 = cli_alloc(copy), *m2 = cli_alloc(copy);
-    if (!m1 || !m2) {
-        free(m1);
-        free(m2);
-        return cli_mxp_error("allocating the memcpy buffers", MXP_ERR_NO_MEMORY);
+    if (json) {
+        cli_json_object(NULL);
+        cli_json_str("operation", label);
+        cli_json_num("ms", seconds * 1e3);
+        cli_json_num("gbps", bytes / seconds / 1e9);
+        cli_json_num("vs_memcpy", copy_s / seconds);
+        cli_json_close();
+    } else {
+        printf("%-30.30s %10.3f %9.2f %10.2f\n", label, seconds * 1e3, bytes / seconds / 1e9, copy_s / seconds);
     }
-    memset(m1, 1, copy);
-    memset(m2, 2, copy);
+}
+
+static void print_results(bool json, size_t n, int reps, const quant_times *t, const char *torch_version)
+{
+    const double bytes = 5.0 * (double)n;
+    const int threads = mxp_get_num_threads();
+    char label[128];
+    snprintf(label, sizeof label, "torch.quantize_per_tensor %.63s", torch_version);
+    if (json) {
+        cli_json_begin("bench quant");
+        cli_json_int("n", (long long)n);
+        cli_json_int("reps", reps);
+        cli_json_int("threads", threads);
+        cli_json_num("scale", t->scale);
+        cli_json_num("calibration_ms", t->calibration * 1e3);
+        cli_json_str("torch", t->torch > 0 ? torch_version : NULL);
+        cli_json_array("results");
+    } else {
+        printf("# n = %zu float32 -> int8 per tensor (scale %.4g), median of %d runs, %d thread%s;\n"
+               "# GB/s = (4n read + n written) / time; calibration (min/max, once): %.2f ms\n",
+               n, t->scale, reps, threads, threads == 1 ? "" : "s", t->calibration * 1e3);
+        printf("%-30s %10s %9s %10s\n", "operation", "ms", "GB/s", "vs memcpy");
+    }
+    print_row(json, "mxp_quantize_into", t->into, bytes, t->copy);
+    print_row(json, "mxp_quantize (new output)", t->fresh, bytes, t->copy);
+    print_row(json, "memcpy (same bytes)", t->copy, bytes, t->copy);
+    if (t->torch > 0)
+        print_row(json, label, t->torch, bytes, t->copy);
+    if (json)
+        cli_json_end();
+    else if (t->torch > 0)
+        printf("mxp_quantize_into is %.2fx PyTorch's speed, mxp_quantize %.2fx\n", t->torch / t->into,
+               t->torch / t->fresh);
+    else if (t->torch < 0)
+        printf("(PyTorch not installed: apt-get install python3-torch)\n");
+    else
+        printf("(PyTorch row empty: /usr/bin/python3 was not available)\n");
+}
+
+static double median(double *v, int reps)
+{
+    qsort(v, (size_t)reps, sizeof v[0], cmp_double);
+    return v[reps / 2];
+}
+
+/* mxp_quantize_into, mxp_quantize and memcpy, alternating. */
+static mxp_status measure(size_t n, int reps, void *m1, void *m2, quant_times *t)
+{
     const int64_t len = (int64_t)n;
-    mxp_array *x = NULL;
+    const size_t copy = 5 * n / 2;
+    mxp_array *x = NULL, *into = NULL;
     mxp_qparams qp;
     memset(&qp, 0, sizeof qp);
     mxp_status st = mxp_array_random_normal(&x, MXP_F32, 1, &len, 0, 1, 1);
-    double tcal = cli_now();
+    double t0 = cli_now();
     if (st == MXP_OK)
         st = mxp_calibrate_minmax(x, MXP_S8, true, -1, 0, &qp);
-    tcal = cli_now() - tcal;
+    t->calibration = cli_now() - t0;
     double tq[64], ti[64], tc[64];
-    mxp_array *into = NULL;
     if (st == MXP_OK)
         st = mxp_array_zeros(&into, MXP_S8, 1, &len); /* written once: its pages exist */
     for (int r = 0; r < reps && st == MXP_OK; r++) {
-        double t0 = cli_now();
+        t0 = cli_now();
         st = mxp_quantize_into(into, x, &qp, NULL);
         ti[r] = cli_now() - t0;
         mxp_array *q = NULL;
@@ -124,37 +174,43 @@ int cli_bench_quant(int argc, char **argv)
         memcpy(m2, m1, copy);
         tc[r] = cli_now() - t0;
     }
-    mxp_array_free(into);
-    int rc = CLI_OK;
-    if (st != MXP_OK) {
-        rc = cli_mxp_error("bench quant", st);
-    } else {
-        qsort(tq, (size_t)reps, sizeof tq[0], cmp_double);
-        qsort(ti, (size_t)reps, sizeof ti[0], cmp_double);
-        qsort(tc, (size_t)reps, sizeof tc[0], cmp_double);
-        const double sq = tq[reps / 2], si = ti[reps / 2], sc = tc[reps / 2];
-        printf("# n = %zu float32 -> int8 per tensor (scale %.4g), median of %d runs, %d threads;\n"
-               "# GB/s = (4n read + n written) / time; calibration (min/max, once): %.2f ms\n",
-               n, (double)qp.scales[0], reps, mxp_get_num_threads(), tcal * 1e3);
-        printf("%-30s %10s %9s %10s\n", "operation", "ms", "GB/s", "vs memcpy");
-        printf("%-30s %10.3f %9.2f %10.2f\n", "mxp_quantize_into", si * 1e3, (double)bytes / si / 1e9, sc / si);
-        printf("%-30s %10.3f %9.2f %10.2f\n", "mxp_quantize (new output)", sq * 1e3, (double)bytes / sq / 1e9, sc / sq);
-        printf("%-30s %10.3f %9.2f %10.2f\n", "memcpy (same bytes)", sc * 1e3, (double)bytes / sc / 1e9, 1.0);
-        if (torch_s > 0) {
-            char label[128];
-            snprintf(label, sizeof label, "torch.quantize_per_tensor %.63s", torch_version);
-            printf("%-30.30s %10.3f %9.2f %10.2f\n", label, torch_s * 1e3, (double)bytes / torch_s / 1e9,
-                   sc / torch_s);
-            printf("mxp_quantize_into is %.2fx PyTorch's speed, mxp_quantize %.2fx\n", torch_s / si, torch_s / sq);
-        } else if (torch_s < 0) {
-            printf("(PyTorch not installed: apt-get install python3-torch)\n");
-        } else {
-            printf("(PyTorch row empty: /usr/bin/python3 was not available)\n");
-        }
+    if (st == MXP_OK) {
+        t->into = median(ti, reps);
+        t->fresh = median(tq, reps);
+        t->copy = median(tc, reps);
+        t->scale = qp.scales[0];
     }
+    mxp_array_free(into);
     mxp_qparams_free(&qp);
     mxp_array_free(x);
+    return st;
+}
+
+int cli_bench_quant(int argc, char **argv)
+{
+    size_t n = 16u << 20;
+    int reps = 7;
+    bool json = false;
+    const int parsed = cli_parse_n_reps("bench quant", argc, argv, &n, &reps, &json, usage);
+    if (parsed >= 0)
+        return parsed;
+    quant_times t;
+    char torch_version[64] = "";
+    t.torch = time_torch(n, reps, torch_version, sizeof torch_version);
+    const size_t copy = 5 * n / 2;
+    void *m1 = cli_alloc(copy), *m2 = cli_alloc(copy);
+    if (!m1 || !m2) {
+        free(m1);
+        free(m2);
+        return cli_mxp_error("bench quant", "allocating the memcpy buffers", MXP_ERR_NO_MEMORY);
+    }
+    memset(m1, 1, copy);
+    memset(m2, 2, copy);
+    mxp_status st = measure(n, reps, m1, m2, &t);
     free(m1);
     free(m2);
-    return rc;
+    if (st != MXP_OK)
+        return cli_mxp_error("bench quant", NULL, st);
+    print_results(json, n, reps, &t, torch_version);
+    return CLI_OK;
 }

@@ -23,7 +23,8 @@ static void print_help(void)
            "  --rounding MODE   nearest_even (default), nearest_away, toward_zero, up, down,\n"
            "                    stochastic (aliases: rne, rtz, ceil, floor, sr ...)\n"
            "  --overflow MODE   inf (default: the IEEE result) or saturate (clamp to max)\n"
-           "  --seed N          seed for stochastic rounding (default 0)\n");
+           "  --seed N          seed for stochastic rounding (default 0)\n\n"
+           "On a terminal, a cast that takes over a second shows its progress on stderr.\n");
 }
 
 static int parse_args(cast_args *a, int argc, char **argv)
@@ -42,10 +43,10 @@ static int parse_args(cast_args *a, int argc, char **argv)
             } else if (m < 0) {
                 return cli_usage_error("cast", "option '--to' needs a value");
             } else if ((rc = cli_convert_option("cast", argc, argv, &i, &a->opts)) != CLI_OK) {
-                return rc > 0 ? rc : cli_usage_error("cast", "unknown option '%s'", argv[i]);
+                return rc > 0 ? rc : cli_bad_argument("cast", argv[i]);
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("cast", "unknown option '%s'", argv[i]);
+            return cli_bad_argument("cast", argv[i]);
         } else if (!a->in) {
             a->in = argv[i];
         } else if (!a->out) {
@@ -61,33 +62,64 @@ static int parse_args(cast_args *a, int argc, char **argv)
     return CLI_OK;
 }
 
+/* y = x as a->to, in slices of CHUNK elements in C order: the progress line
+ * moves between them, and index_offset gives stochastic rounding the bits
+ * of one whole call, so the result is mxp_array_astype's. */
+static mxp_status convert(mxp_array **y, const mxp_array *x, cast_args *a)
+{
+    enum { CHUNK = 1 << 22 };
+    mxp_array *c = NULL;
+    mxp_status st = mxp_array_ascontiguous(&c, x, 'C');
+    if (st == MXP_OK)
+        st = mxp_array_empty(y, a->to, mxp_array_ndim(x), mxp_array_shape(x));
+    const uint64_t n = (uint64_t)mxp_array_size(x);
+    const size_t sx = mxp_array_itemsize(x), sy = mxp_dtype_itemsize(a->to);
+    for (uint64_t i = 0; st == MXP_OK && i < n; i += CHUNK) {
+        cli_progress_set("converting", (double)i / (double)n);
+        const size_t count = n - i < CHUNK ? (size_t)(n - i) : CHUNK;
+        mxp_convert_opts opts = a->opts;
+        opts.index_offset = a->opts.index_offset + i;
+        st = mxp_convert((char *)mxp_array_data(*y) + i * sy, a->to, (const char *)mxp_array_data(c) + i * sx,
+                         mxp_array_dtype(x), count, &opts);
+    }
+    mxp_array_free(c);
+    return st;
+}
+
+static void print_summary(const cast_args *a, const mxp_array *x, const mxp_convert_flags *flags)
+{
+    char shape[800];
+    printf("%s %s %s -> %s %s, rounding %s", a->in, cli_shape(shape, sizeof shape, x),
+           mxp_dtype_name(mxp_array_dtype(x)), a->out, mxp_dtype_name(a->to), mxp_rounding_name(a->opts.rounding));
+    if (a->opts.rounding == MXP_ROUND_STOCHASTIC)
+        printf(" (seed %llu)", (unsigned long long)a->opts.seed);
+    printf(", overflow %s: %lld elements, inexact %llu, overflow %llu, underflow %llu, invalid %llu\n",
+           mxp_overflow_name(a->opts.overflow), (long long)mxp_array_size(x), (unsigned long long)flags->inexact,
+           (unsigned long long)flags->overflow, (unsigned long long)flags->underflow,
+           (unsigned long long)flags->invalid);
+}
+
 static int cast(cast_args *a)
 {
     mxp_convert_flags flags = { 0 };
     mxp_array *x = NULL, *y = NULL;
     a->opts.flags = &flags;
-    mxp_status st = mxp_npy_load(&x, a->in);
+    cli_progress_begin("cast");
+    cli_progress_set("loading", -1);
+    int rc = cli_load_npy("cast", a->in, &x);
+    mxp_status st = rc == CLI_OK ? convert(&y, x, a) : MXP_OK;
+    if (rc == CLI_OK && st == MXP_OK) {
+        cli_progress_set("writing", -1);
+        st = mxp_npy_save(a->out, y);
+    }
+    cli_progress_end();
     if (st != MXP_OK)
-        return cli_mxp_error("mxp_npy_load", st);
-    if ((st = mxp_array_astype(&y, x, a->to, &a->opts)) != MXP_OK) {
-        mxp_array_free(x);
-        return cli_mxp_error("mxp_array_astype", st);
-    }
-    st = mxp_npy_save(a->out, y);
-    if (st == MXP_OK) {
-        char shape[800];
-        printf("%s %s %s -> %s %s, rounding %s", a->in, cli_shape(shape, sizeof shape, x),
-               mxp_dtype_name(mxp_array_dtype(x)), a->out, mxp_dtype_name(a->to), mxp_rounding_name(a->opts.rounding));
-        if (a->opts.rounding == MXP_ROUND_STOCHASTIC)
-            printf(" (seed %llu)", (unsigned long long)a->opts.seed);
-        printf(", overflow %s: %lld elements, inexact %llu, overflow %llu, underflow %llu, invalid %llu\n",
-               mxp_overflow_name(a->opts.overflow), (long long)mxp_array_size(x),
-               (unsigned long long)flags.inexact, (unsigned long long)flags.overflow,
-               (unsigned long long)flags.underflow, (unsigned long long)flags.invalid);
-    }
+        rc = cli_mxp_error("cast", NULL, st);
+    else if (rc == CLI_OK)
+        print_summary(a, x, &flags);
     mxp_array_free(y);
     mxp_array_free(x);
-    return st == MXP_OK ? CLI_OK : cli_mxp_error("mxp_npy_save", st);
+    return rc;
 }
 
 int cli_cast(int argc, char **argv)

@@ -137,7 +137,7 @@ static int cast(cast_args *a)
     a->opts.flags = &flags;
     mxp_status st = mxp_convert(&buf, a->to, &a->value, MXP_F64, 1, &a->opts);
     if (st != MXP_OK)
-        return cli_mxp_error("mxp_convert", st);
+        return cli_mxp_error("cast-value", NULL, st);
     memcpy(&in_bits, &a->value, sizeof in_bits);
     printf("input     %.17g (float64 0x%016llx)\n", a->value, (unsigned long long)in_bits);
     printf("to        %s, rounding %s, overflow %s", t->name, mxp_rounding_name(a->opts.rounding),
@@ -147,7 +147,7 @@ static int cast(cast_args *a)
     printf("\nbits      0x%0*llx\n", (int)(2 * t->itemsize),
            (unsigned long long)stored_bits(&buf, t->itemsize));
     if ((st = print_stored(&buf, t, &back)) != MXP_OK)
-        return cli_mxp_error("mxp_convert (back to float64)", st);
+        return cli_mxp_error("cast-value", NULL, st);
     if (isfinite(a->value) && isfinite(back) && a->value != 0 && back != a->value)
         printf("error     %+.6g (relative %+.3g)\n", back - a->value, (back - a->value) / fabs(a->value));
     print_flags(&flags);

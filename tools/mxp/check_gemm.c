@@ -74,27 +74,66 @@ static double case_error(mxp_dtype dt, const shape *s, int ta, int tb, mxp_statu
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mxp check gemm [--full]\n\n"
+    fprintf(f, "usage: mxp check gemm [--full] [--json]\n\n"
                "Runs mxp_gemm at every ISA level this machine has (scalar reference included)\n"
                "for float64, float32, float16, bfloat16, float8_e4m3fn and float8_e5m2 inputs\n"
                "(C float64 for float64, else float32), all four transposes, over a set of\n"
                "shapes (--full: larger ones), against a float64 reference.  Prints the largest\n"
                "error relative to sum_k |a b| per implementation, and the tolerance:\n"
                "K * 4 * eps of the accumulator (inputs convert exactly, so only the\n"
-               "accumulation rounds).  Exit status 1 if any exceeds it.\n");
+               "accumulation rounds).  Exit status 1 if any exceeds it.\n\n"
+               "  --full   larger shapes too\n"
+               "  --json   one JSON object: full, results (one object per implementation:\n"
+               "           inputs, level, kernel, max_error, tolerance, ok), ok\n");
+}
+
+static void print_row(bool json, mxp_dtype t, int isa, double worst, double tol)
+{
+    const char *kernel = mxp_gemm_kernel_name(t, t, NULL);
+    if (json) {
+        cli_json_object(NULL);
+        cli_json_str("inputs", mxp_dtype_name(t));
+        cli_json_str("level", mxp_isa_name((mxp_isa)isa));
+        cli_json_str("kernel", kernel);
+        cli_json_num("max_error", worst);
+        cli_json_num("tolerance", tol);
+        cli_json_bool("ok", worst <= tol);
+        cli_json_close();
+    } else {
+        printf("%-14s %-11s %-28s %12.3e %12.3e  %s\n", mxp_dtype_name(t), mxp_isa_name((mxp_isa)isa), kernel, worst,
+               tol, worst <= tol ? "ok" : "EXCEEDS");
+    }
+}
+
+/* The largest error over the shapes and transposes at the current level. */
+static mxp_status worst_error(mxp_dtype t, const shape *shapes, size_t nshapes, double *worst)
+{
+    *worst = 0;
+    for (size_t s = 0; s < nshapes; s++)
+        for (int tr = 0; tr < 4; tr++) {
+            mxp_status st;
+            double e = case_error(t, &shapes[s], tr >> 1, tr & 1, &st);
+            if (st != MXP_OK)
+                return st;
+            *worst = e > *worst ? e : *worst;
+        }
+    return MXP_OK;
 }
 
 int cli_check_gemm(int argc, char **argv)
 {
-    int use_full = 0;
+    bool use_full = false, json = false;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             usage(stdout);
             return CLI_OK;
         }
-        if (strcmp(argv[i], "--full"))
-            return cli_usage_error("check gemm", "unknown option '%s'", argv[i]);
-        use_full = 1;
+        if (!strcmp(argv[i], "--full"))
+            use_full = true;
+        else if (!strcmp(argv[i], "--json"))
+            json = true;
+        else
+            return cli_bad_argument("check gemm", argv[i]);
     }
     const shape *shapes = use_full ? full : quick;
     const size_t nshapes = use_full ? sizeof full / sizeof full[0] : sizeof quick / sizeof quick[0];
@@ -103,39 +142,44 @@ int cli_check_gemm(int argc, char **argv)
     size_t kmax = 0;
     for (size_t s = 0; s < nshapes; s++)
         kmax = shapes[s].k > kmax ? shapes[s].k : kmax;
-    printf("%-14s %-11s %-28s %12s %12s  %s\n", "inputs", "level", "kernel", "max error", "tolerance", "");
+    if (json) {
+        cli_json_begin("check gemm");
+        cli_json_bool("full", use_full);
+        cli_json_array("results");
+    } else {
+        printf("%-14s %-11s %-28s %12s %12s\n", "inputs", "level", "kernel", "max error", "tolerance");
+    }
     int bad = 0;
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const double eps = types[t] == MXP_F64 ? 0x1p-52 : 0x1p-23;
         const double tol = (double)kmax * 4 * eps;
         for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
             mxp_set_isa((mxp_isa)isa);
-            double worst = 0;
-            for (size_t s = 0; s < nshapes; s++)
-                for (int tr = 0; tr < 4; tr++) {
-                    mxp_status st;
-                    double e = case_error(types[t], &shapes[s], tr >> 1, tr & 1, &st);
-                    if (st != MXP_OK) {
-                        mxp_set_isa(saved);
-                        return cli_mxp_error("check gemm", st);
-                    }
-                    worst = e > worst ? e : worst;
-                }
-            int ok = worst <= tol;
-            bad += !ok;
-            printf("%-14s %-11s %-28s %12.3e %12.3e  %s\n", mxp_dtype_name(types[t]), mxp_isa_name((mxp_isa)isa),
-                   mxp_gemm_kernel_name(types[t], types[t], NULL), worst, tol, ok ? "ok" : "EXCEEDS");
+            double worst;
+            mxp_status st = worst_error(types[t], shapes, nshapes, &worst);
+            if (st != MXP_OK) {
+                mxp_set_isa(saved);
+                return cli_mxp_error("check gemm", NULL, st);
+            }
+            bad += !(worst <= tol);
+            print_row(json, types[t], isa, worst, tol);
         }
     }
     mxp_set_isa(saved);
-    printf("%s\n", bad ? "some implementations exceed their tolerance" : "every implementation is within tolerance");
+    if (json) {
+        cli_json_close();
+        cli_json_bool("ok", bad == 0);
+        cli_json_end();
+    } else {
+        printf("%s\n", bad ? "some implementations exceed their tolerance" : "every implementation is within tolerance");
+    }
     return bad ? CLI_FAILED : CLI_OK;
 }
 
 int cli_check(int argc, char **argv)
 {
     if (argc < 2 || cli_is_help(argv[1])) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: mxp check gemm [--full]\n\n"
+        fprintf(argc < 2 ? stderr : stdout, "usage: mxp check gemm [--full] [--json]\n\n"
                                             "  gemm   every GEMM implementation against a float64 reference\n");
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }

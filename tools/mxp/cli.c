@@ -32,10 +32,25 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
-int cli_mxp_error(const char *what, mxp_status st)
+int cli_mxp_error(const char *cmd, const char *what, mxp_status st)
 {
-    fprintf(stderr, "mxp: %s failed: %s: %s\n", what, mxp_status_str(st), mxp_last_error());
+    const char *why = mxp_last_error();
+    fprintf(stderr, "mxp %s: %s%s%s\n", cmd, what ? what : "", what ? ": " : "",
+            why && *why ? why : mxp_status_str(st));
     return CLI_FAILED;
+}
+
+int cli_bad_argument(const char *cmd, const char *arg)
+{
+    if (arg[0] == '-' && arg[1] != '\0')
+        return cli_usage_error(cmd, "unknown option '%s'", arg);
+    return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+}
+
+int cli_load_npy(const char *cmd, const char *path, mxp_array **out)
+{
+    mxp_status st = mxp_npy_load(out, path);
+    return st == MXP_OK ? CLI_OK : cli_mxp_error(cmd, NULL, st);
 }
 
 int cli_is_help(const char *arg)
@@ -153,11 +168,21 @@ mxp_status cli_round_trip(double x, mxp_dtype type, const mxp_convert_opts *opts
     return st;
 }
 
+const char *cli_cpu_brand(void)
+{
+    static char brand[64];
+    snprintf(brand, sizeof brand, "%s", mxp_cpu_brand());
+    size_t n = strlen(brand);
+    while (n > 0 && brand[n - 1] == ' ')
+        brand[--n] = '\0';
+    return n ? brand : "(unknown)";
+}
+
 void cli_print_machine(const char *indent)
 {
-    const char *brand = mxp_cpu_brand();
-    printf("%scpu        %s\n", indent, brand[0] ? brand : "(unknown)");
-    printf("%sfeatures   %s\n", indent, mxp_cpu_features_string());
+    const char *features = mxp_cpu_features_string();
+    printf("%scpu        %s\n", indent, cli_cpu_brand());
+    printf("%sfeatures   %s\n", indent, features[0] ? features : "(none that mxp uses)");
     printf("%sisa level  %s in use (this machine supports up to %s)\n", indent,
            mxp_isa_name(mxp_isa_current()), mxp_isa_name(mxp_isa_supported()));
 }
@@ -242,13 +267,16 @@ mxp_status cli_fill_normal(void *buf, mxp_dtype type, size_t n, uint64_t seed)
     return fill(buf, type, n, seed, false);
 }
 
-int cli_parse_n_reps(const char *cmd, int argc, char **argv, size_t *n, int *reps, void (*usage)(FILE *f))
+int cli_parse_n_reps(const char *cmd, int argc, char **argv, size_t *n, int *reps, bool *json,
+                     void (*usage)(FILE *f))
 {
     for (int i = 1; i < argc; i++) {
         const char *v;
         if (cli_is_help(argv[i])) {
             usage(stdout);
             return CLI_OK;
+        } else if (!strcmp(argv[i], "--json")) {
+            *json = true;
         } else if (cli_option(argc, argv, &i, "--n", &v) == 1) {
             if (cli_parse_size(v, n) || *n == 0)
                 return cli_usage_error(cmd, "--n wants a positive size, not '%s'", v);
@@ -257,7 +285,7 @@ int cli_parse_n_reps(const char *cmd, int argc, char **argv, size_t *n, int *rep
             if (*reps < 1 || *reps > 64)
                 return cli_usage_error(cmd, "--reps wants 1..64, not '%s'", v);
         } else {
-            return cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+            return cli_bad_argument(cmd, argv[i]);
         }
     }
     return -1;

@@ -3,6 +3,7 @@
 #ifndef MXP_CLI_H
 #define MXP_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -32,6 +33,7 @@ int cli_check(int argc, char **argv);
 int cli_check_gemm(int argc, char **argv);
 int cli_quant_gemm(int argc, char **argv);
 int cli_bench_quant(int argc, char **argv);
+int cli_show(int argc, char **argv);
 
 /* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
 int tour_sums(void);
@@ -45,8 +47,16 @@ void tour_heading(int number, const char *title);
 /* Prints "mxp <cmd>: <message>" and a hint to use --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
-/* Prints what failed with mxp_status_str(st) and mxp_last_error(); returns CLI_FAILED. */
-int cli_mxp_error(const char *what, mxp_status st);
+/* Prints "mxp <cmd>: <what>: <mxp_last_error()>" (what may be NULL; the
+ * status's name when there is no sentence); returns CLI_FAILED. */
+int cli_mxp_error(const char *cmd, const char *what, mxp_status st);
+
+/* The usage error for an argument nothing took: "unknown option '-x'" or
+ * "unexpected argument 'x'"; returns CLI_USAGE. */
+int cli_bad_argument(const char *cmd, const char *arg);
+
+/* mxp_npy_load, its failure printed as cli_mxp_error does: CLI_OK or CLI_FAILED. */
+int cli_load_npy(const char *cmd, const char *path, mxp_array **out);
 
 int cli_is_help(const char *arg); /* "--help" or "-h" */
 
@@ -61,13 +71,44 @@ int cli_option(int argc, char **argv, int *i, const char *name, const char **val
  * argv[*i] is none of them. */
 int cli_convert_option(const char *cmd, int argc, char **argv, int *i, mxp_convert_opts *opts);
 
-/* Parses a benchmark's [--n N] [--reps R] [--help]: returns -1 to go on, or
- * the exit code (help printed with usage, or a usage error). */
-int cli_parse_n_reps(const char *cmd, int argc, char **argv, size_t *n, int *reps, void (*usage)(FILE *f));
+/* Parses a benchmark's [--n N] [--reps R] [--json] [--help]: returns -1 to
+ * go on, or the exit code (help printed with usage, or a usage error). */
+int cli_parse_n_reps(const char *cmd, int argc, char **argv, size_t *n, int *reps, bool *json,
+                     void (*usage)(FILE *f));
 
 /* Parses a whole decimal size ("65536", "16M", "1G": binary suffixes).
  * Returns 0 on success. */
 int cli_parse_size(const char *s, size_t *out);
+
+/* ---- --json (cli_json.c) -------------------------------------------- */
+
+/* One JSON object on stdout per command, written as the command goes:
+ * cli_json_begin("stat") opens it with "command":"stat", members follow
+ * with their keys (NULL for the elements of an array), cli_json_end closes
+ * whatever is open and ends the line.  Numbers that are not finite (a
+ * PSNR of an exact round trip, a missing peer's time) are written null. */
+void cli_json_begin(const char *command);
+void cli_json_end(void);
+void cli_json_object(const char *key);
+void cli_json_array(const char *key);
+void cli_json_close(void);
+void cli_json_str(const char *key, const char *v); /* NULL: null */
+void cli_json_num(const char *key, double v);
+void cli_json_int(const char *key, long long v);
+void cli_json_uint(const char *key, unsigned long long v);
+void cli_json_bool(const char *key, bool v);
+void cli_json_null(const char *key);
+void cli_json_shape(const char *key, const mxp_array *a); /* [3, 4] */
+
+/* ---- progress (cli_progress.c) -------------------------------------- */
+
+/* Work that may take more than about a second says what it is doing on
+ * stderr -- "mxp cast: converting  42%  (3 s)", redrawn a few times a
+ * second from the first second on (MXP_PROGRESS_DELAY=S: after S seconds)
+ * and erased at the end -- but only when stderr is a terminal. */
+void cli_progress_begin(const char *cmd);
+void cli_progress_set(const char *phase, double fraction); /* fraction < 0: unknown */
+void cli_progress_end(void);
 
 /* ---- numbers and dtypes (cli.c) ------------------------------------- */
 
@@ -92,6 +133,10 @@ extern const cli_pair cli_main_pairs[11];
 
 /* Prints brand, features and ISA levels, each line starting with `indent`. */
 void cli_print_machine(const char *indent);
+
+/* The CPU's brand string without the padding CPUID leaves around it, or
+ * "(unknown)". */
+const char *cli_cpu_brand(void);
 
 /* ---- timing and benchmark core (cli.c, bench_convert.c) ------------- */
 
@@ -131,9 +176,27 @@ size_t cli_bench_copy_bytes(const cli_bench_case *c);
 /* Fills r with the medians of c->reps alternating runs. */
 mxp_status cli_bench_run(const cli_bench_case *c, const void *src, void *dst, cli_bench_result *r);
 
-/* ---- the quantized pipeline (quant_gemm.c) ------------------------- */
+/* ---- NumPy's element formats, for mxp show (show_format.c) ----------- */
 
-enum { QG_REPS = 5, QG_MAX_REPS = 32 };
+typedef struct show_format {
+    mxp_dtype dtype;
+    mxp_kind kind;
+    size_t itemsize;
+    int ndim, precision;
+    bool exp_format;                                /* floats: scientific notation */
+    int pad_left, pad_right, exp_size, frac_digits; /* floats */
+    int width;                                      /* integers */
+} show_format;
+
+/* Sets f up to print like NumPy the `count` elements (pointers to values
+ * of dtype dt, as NumPy would show them: all, or a summary's corners). */
+void show_format_init(show_format *f, mxp_dtype dt, int ndim, int precision, const void *const *elems, size_t count);
+/* One element, padded to the width every element of the set gets. */
+void show_format_element(const show_format *f, const void *elem, char *out, size_t size);
+
+/* ---- the quantized pipeline (quant_gemm_pipeline.c) ---------------- */
+
+enum { QG_REPS = 5, QG_MAX_REPS = 32, QG_OUTLIERS = 8 };
 
 typedef struct quant_gemm_path {
     double gemm_s, pipeline_s;  /* median seconds: GEMM alone; with the activations' quantization */
@@ -149,7 +212,12 @@ typedef struct quant_gemm_result {
 
 extern const char *const quant_gemm_path_names[3];
 
-/* Runs the pipeline of `mxp quant-gemm` at M x N x K (reps timed runs each). */
-mxp_status quant_gemm_measure(size_t m, size_t n, size_t k, uint64_t seed, int reps, quant_gemm_result *r);
+/* The random inputs: A (M x K) N(0, 1), B (K x N) N(0, 0.05) with
+ * QG_OUTLIERS weights of +-1, float32. */
+mxp_status quant_gemm_random(size_t m, size_t n, size_t k, uint64_t seed, mxp_array **a, mxp_array **b);
+
+/* Runs the pipeline on A (M x K) and B (K x N), both float32 and
+ * C-contiguous, reps timed runs each. */
+mxp_status quant_gemm_measure(const mxp_array *a, const mxp_array *b, int reps, quant_gemm_result *r);
 
 #endif

@@ -1,16 +1,21 @@
 /* mxp info — what this build and this machine give: version, CPU, ISA
  * level, the traits of every dtype and the conversion kernels in use. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
 static void print_help(void)
 {
-    printf("usage: mxp info\n\n"
+    printf("usage: mxp info [--json]\n\n"
            "Prints the mxp version, the CPU brand and features, the ISA level kernels\n"
            "use, one row of traits per dtype, and the kernel mxp_convert picks for the\n"
            "main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap\n"
-           "the level and see what changes.\n");
+           "the level and see what changes.\n\n"
+           "  --json   one JSON object: version, cpu (brand, features, isa, isa_supported),\n"
+           "           dtypes (one object of traits per dtype, named as in the table;\n"
+           "           null for values that are not finite), kernels (src, dst, and the\n"
+           "           kernel per rounding mode)\n");
 }
 
 static void print_traits_header(void)
@@ -46,14 +51,87 @@ static void print_kernels(void)
     }
 }
 
+static void json_traits(const mxp_dtype_traits *t)
+{
+    const mxp_kind k = t->kind;
+    const char *kind = k == MXP_KIND_BOOL ? "bool" : k == MXP_KIND_INT ? "int" : k == MXP_KIND_UINT ? "uint" : "float";
+    cli_json_object(NULL);
+    cli_json_str("name", t->name);
+    cli_json_str("short", t->short_name);
+    cli_json_int("size", (long long)t->itemsize);
+    cli_json_str("kind", kind);
+    cli_json_int("bits", t->bits);
+    cli_json_int("exp", t->exp_bits);
+    cli_json_int("mant", t->mant_bits);
+    cli_json_int("bias", t->bias);
+    cli_json_num("eps", t->eps);
+    cli_json_num("max", t->max);
+    cli_json_num("lowest", t->lowest);
+    cli_json_num("min_normal", t->min_normal);
+    cli_json_num("min_subnormal", t->min_subnormal);
+    cli_json_bool("inf", t->has_inf);
+    cli_json_bool("nan", t->has_nan);
+    cli_json_uint("max_int", t->max_exact_int);
+    cli_json_close();
+}
+
+static void print_json(void)
+{
+    const mxp_convert_opts rne = { .rounding = MXP_ROUND_NEAREST_EVEN };
+    const mxp_convert_opts sr = { .rounding = MXP_ROUND_STOCHASTIC };
+    char features[512];
+    cli_json_begin("info");
+    cli_json_str("version", mxp_version());
+    cli_json_object("cpu");
+    cli_json_str("brand", cli_cpu_brand());
+    cli_json_array("features");
+    snprintf(features, sizeof features, "%s", mxp_cpu_features_string());
+    for (char *w = features, *end; *w; w = end) {
+        while (*w == ' ')
+            w++;
+        for (end = w; *end && *end != ' '; end++)
+            ;
+        if (*end)
+            *end++ = '\0';
+        if (*w)
+            cli_json_str(NULL, w);
+    }
+    cli_json_close();
+    cli_json_str("isa", mxp_isa_name(mxp_isa_current()));
+    cli_json_str("isa_supported", mxp_isa_name(mxp_isa_supported()));
+    cli_json_close();
+    cli_json_array("dtypes");
+    for (int dt = 1; dt < MXP_DTYPE_COUNT; dt++)
+        json_traits(mxp_dtype_get_traits((mxp_dtype)dt));
+    cli_json_close();
+    cli_json_array("kernels");
+    for (size_t i = 0; i < sizeof cli_main_pairs / sizeof cli_main_pairs[0]; i++) {
+        const cli_pair *p = &cli_main_pairs[i];
+        cli_json_object(NULL);
+        cli_json_str("src", mxp_dtype_name(p->src));
+        cli_json_str("dst", mxp_dtype_name(p->dst));
+        cli_json_str(mxp_rounding_name(rne.rounding), mxp_convert_kernel_name(p->dst, p->src, &rne));
+        cli_json_str(mxp_rounding_name(sr.rounding), mxp_convert_kernel_name(p->dst, p->src, &sr));
+        cli_json_close();
+    }
+    cli_json_end();
+}
+
 int cli_info(int argc, char **argv)
 {
-    if (argc > 1) {
-        if (cli_is_help(argv[1])) {
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (cli_is_help(argv[i])) {
             print_help();
             return CLI_OK;
         }
-        return cli_usage_error("info", "unexpected argument '%s'", argv[1]);
+        if (strcmp(argv[i], "--json") != 0)
+            return cli_bad_argument("info", argv[i]);
+        json = true;
+    }
+    if (json) {
+        print_json();
+        return CLI_OK;
     }
     printf("mxp %s\n\n", mxp_version());
     cli_print_machine("  ");

@@ -1,4 +1,5 @@
 /* mxp — the command-line tool: finds the subcommand and runs it. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,10 +14,11 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     { "info", cli_info, "version, CPU, ISA level, every dtype's traits, conversion kernels in use" },
     { "tour", cli_tour, "a guided report: the machine, dtypes, rounding error, speed (make demo)" },
-    { "bench", cli_bench, "benchmarks: mxp bench convert|ops|gemm|quant [options]" },
+    { "bench", cli_bench, "benchmarks: mxp bench convert|ops|gemm|quant [options] [--json]" },
     { "check", cli_check, "consistency checks: mxp check gemm (every implementation vs float64)" },
     { "cast-value", cli_cast_value, "convert one number to a dtype; show its bits and flags" },
     { "stat", cli_stat, "what a .npy file holds: shape, dtype, order, min/max/mean/std, NaN/inf counts" },
+    { "show", cli_show, "print a .npy file's array as NumPy prints it" },
     { "cast", cli_cast, "convert a .npy file to another dtype: mxp cast IN.npy OUT.npy --to bf16" },
     { "quant-gemm", cli_quant_gemm, "the int8 pipeline: calibrate, quantize, int8 GEMM, vs float32 GEMM" },
     { "analyze", cli_analyze, "error of a .npy file in each float dtype; the smallest meeting --require" },
@@ -30,9 +32,14 @@ static void print_usage(FILE *f)
                "mxp %s — mixed-precision numerics.  Commands:\n\n", mxp_version());
     for (int i = 0; i < COMMAND_COUNT; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\n'mxp <command> --help' describes a command's options.\n"
+    fprintf(f, "\n'mxp <command> --help' describes a command's options.  info, stat, analyze,\n"
+               "check gemm, quant-gemm and every bench take --json: one JSON object on stdout.\n"
+               "Errors go to stderr as 'mxp <command>: what went wrong'; the exit status is 1\n"
+               "when the work failed, 2 for a usage error.  cast and analyze show their\n"
+               "progress on stderr when it is a terminal and the work takes over a second.\n\n"
                "Environment: MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the kernels used;\n"
-               "MXP_NUM_THREADS=N sets the threads of GEMM and quantization (default: the CPUs).\n");
+               "MXP_NUM_THREADS=N sets the threads of GEMM and quantization (default: the CPUs);\n"
+               "MXP_PROGRESS_DELAY=S shows progress after S seconds instead of 1.\n");
 }
 
 static const cli_command *find_command(const char *name)
@@ -84,7 +91,7 @@ int main(int argc, char **argv)
     }
     int rc = c->run(argc - 1, argv + 1);
     if (fflush(stdout) != 0 && rc == CLI_OK) {
-        perror("mxp: writing the output");
+        fprintf(stderr, "mxp %s: writing the output: %s\n", name, strerror(errno));
         rc = CLI_FAILED;
     }
     return rc;

@@ -1,172 +1,39 @@
-/* mxp quant-gemm — the quantized pipeline end to end: float32 activations
- * and weights, min/max calibration (activations uint8 asymmetric per
- * tensor, weights int8 symmetric per output channel), quantization, the
- * int8 GEMM with int32 sums dequantized to float32 or requantized to int8,
- * each compared with the float32 GEMM.  The tour's part 9 uses
- * quant_gemm_measure too. */
-#include <math.h>
+/* mxp quant-gemm — the quantized pipeline (quant_gemm_pipeline.c) on
+ * random data or on A and B from .npy files, each path compared with the
+ * float32 GEMM, as a table or one JSON object. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-enum { QG_OUTLIERS = 8 };
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof t[0], cmp_double);
-    return t[n / 2];
-}
-
-/* A few weights 20 standard deviations out (+-1.0 for N(0, 0.05)), at
- * fixed scattered places: what per-channel scales are for. */
-static void add_outliers(mxp_array *b)
-{
-    float *w = mxp_array_data(b);
-    const uint64_t size = (uint64_t)mxp_array_size(b);
-    for (uint64_t i = 0; i < QG_OUTLIERS; i++)
-        w[(i * 2654435761u + 12345u) % size] = i % 2 ? -1.0f : 1.0f;
-}
-
-/* Calibrates and quantizes the activations (uint8 asymmetric per tensor)
- * and fills the per-column scales a_scale * b_scale[j] / out_scale. */
-static mxp_status quantize_activations(const mxp_array *a, const mxp_qparams *pb, double out_scale, mxp_qparams *pa,
-                                       mxp_array **qa, float *scales)
-{
-    mxp_qparams_free(pa);
-    mxp_array_free(*qa);
-    *qa = NULL;
-    mxp_status st = mxp_calibrate_minmax(a, MXP_U8, false, -1, 0, pa);
-    if (st == MXP_OK)
-        st = mxp_quantize(qa, a, pa, NULL);
-    for (int64_t j = 0; st == MXP_OK && j < pb->count; j++)
-        scales[j] = (float)((double)pa->scales[0] * pb->scales[j] / out_scale);
-    return st;
-}
-
-mxp_status quant_gemm_measure(size_t m, size_t n, size_t k, uint64_t seed, int reps, quant_gemm_result *r)
-{
-    memset(r, 0, sizeof *r);
-    if (reps < 1 || reps > QG_MAX_REPS)
-        return MXP_ERR_INVALID_ARGUMENT;
-    const int64_t sa[2] = { (int64_t)m, (int64_t)k }, sb[2] = { (int64_t)k, (int64_t)n }, sc[2] = { (int64_t)m, (int64_t)n };
-    mxp_array *a = NULL, *b = NULL, *c32 = NULL, *cdq = NULL, *c8 = NULL, *c8f = NULL, *qa = NULL, *qb = NULL;
-    mxp_qparams pa, pb;
-    memset(&pa, 0, sizeof pa);
-    memset(&pb, 0, sizeof pb);
-    float *scales = malloc(n * sizeof *scales);
-    mxp_status st = scales ? MXP_OK : MXP_ERR_NO_MEMORY;
-    if (st == MXP_OK)
-        st = mxp_array_random_normal(&a, MXP_F32, 2, sa, 0, 1, seed);
-    if (st == MXP_OK)
-        st = mxp_array_random_normal(&b, MXP_F32, 2, sb, 0, 0.05, seed + 1);
-    if (st == MXP_OK) {
-        add_outliers(b);
-        st = mxp_array_empty(&c32, MXP_F32, 2, sc);
-    }
-    if (st == MXP_OK)
-        st = mxp_array_empty(&cdq, MXP_F32, 2, sc);
-    if (st == MXP_OK)
-        st = mxp_array_empty(&c8, MXP_S8, 2, sc);
-    if (st == MXP_OK)
-        st = mxp_array_empty(&c8f, MXP_F32, 2, sc);
-    /* The weights are quantized once, ahead of time: per output channel,
-     * which is B's column, axis 1 of the K x N array. */
-    double t0 = cli_now();
-    if (st == MXP_OK)
-        st = mxp_calibrate_minmax(b, MXP_S8, true, 1, 0, &pb);
-    if (st == MXP_OK)
-        st = mxp_quantize(&qb, b, &pb, NULL);
-    r->weights_s = cli_now() - t0;
-    double tg[QG_MAX_REPS], tp[QG_MAX_REPS];
-    /* float32 reference */
-    for (int i = 0; i < reps && st == MXP_OK; i++) {
-        t0 = cli_now();
-        st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.0, mxp_array_data(a), MXP_F32, k, mxp_array_data(b),
-                      MXP_F32, n, 0.0, mxp_array_data(c32), MXP_F32, n, NULL);
-        tg[i] = cli_now() - t0;
-    }
-    if (st == MXP_OK)
-        r->path[0].gemm_s = r->path[0].pipeline_s = median(tg, reps);
-    /* The output scale of the requantized path: the float result's range,
-     * calibrated in advance (symmetric int8, zero point 0). */
-    double amax = 0;
-    const float *cf = mxp_array_data(c32);
-    for (size_t i = 0; st == MXP_OK && i < m * n; i++)
-        amax = fmax(amax, fabs((double)cf[i]));
-    r->out_scale = amax > 0 ? amax / 127 : 1;
-    for (int p = 1; p < 3 && st == MXP_OK; p++) {
-        const double out_scale = p == 1 ? 1.0 : r->out_scale;
-        mxp_array *c = p == 1 ? cdq : c8;
-        for (int i = 0; i < reps && st == MXP_OK; i++) {
-            t0 = cli_now();
-            st = quantize_activations(a, &pb, out_scale, &pa, &qa, scales);
-            const double t1 = cli_now();
-            mxp_gemm_opts opts;
-            memset(&opts, 0, sizeof opts);
-            opts.a_zero_point = st == MXP_OK ? pa.zero_points[0] : 0;
-            opts.scales = scales;
-            opts.n_scales = n;
-            if (st == MXP_OK)
-                st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, n, k, 1.0, mxp_array_data(qa), MXP_U8, k,
-                              mxp_array_data(qb), MXP_S8, n, 0.0, mxp_array_data(c), mxp_array_dtype(c), n, &opts);
-            const double t2 = cli_now();
-            tg[i] = t2 - t1;
-            tp[i] = t2 - t0;
-        }
-        if (st == MXP_OK) {
-            r->path[p].gemm_s = median(tg, reps);
-            r->path[p].pipeline_s = median(tp, reps);
-        }
-    }
-    if (st == MXP_OK) {
-        r->a_scale = pa.scales[0];
-        r->a_zero_point = pa.zero_points[0];
-        const int8_t *q = mxp_array_data(c8);
-        float *d = mxp_array_data(c8f);
-        for (size_t i = 0; i < m * n; i++)
-            d[i] = (float)(q[i] * r->out_scale);
-        st = mxp_compare(c32, c32, &r->path[0].report);
-    }
-    if (st == MXP_OK)
-        st = mxp_compare(c32, cdq, &r->path[1].report);
-    if (st == MXP_OK)
-        st = mxp_compare(c32, c8f, &r->path[2].report);
-    mxp_qparams_free(&pa);
-    mxp_qparams_free(&pb);
-    free(scales);
-    mxp_array_free(a);
-    mxp_array_free(b);
-    mxp_array_free(c32);
-    mxp_array_free(cdq);
-    mxp_array_free(c8);
-    mxp_array_free(c8f);
-    mxp_array_free(qa);
-    mxp_array_free(qb);
-    return st;
-}
-
-const char *const quant_gemm_path_names[3] = { "float32 GEMM", "int8 GEMM -> float32", "int8 GEMM -> int8" };
+typedef struct qg_args {
+    size_t m, n, k;
+    uint64_t seed;
+    const char *a_path, *b_path;
+    bool dims_given, seed_given, json;
+} qg_args;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mxp quant-gemm [--m M] [--n N] [--k K] [--seed S]\n\n"
+    fprintf(f, "usage: mxp quant-gemm [--m M] [--n N] [--k K] [--seed S] [--json]\n"
+               "       mxp quant-gemm --a A.npy --b B.npy [--json]\n\n"
                "The quantized pipeline: C = A B with A (M x K, default 128 x 1024) float32\n"
                "N(0,1) activations and B (K x N, default 1024 x 1024) N(0, 0.05) weights with\n"
-               "%d outliers of +-1.  Min/max calibration: A uint8 asymmetric per tensor, B int8\n"
-               "symmetric per output channel (B's columns; B is quantized once, ahead of time).\n"
-               "The int8 GEMM sums in int32 and either dequantizes to float32 (scale\n"
-               "a_scale * b_scale[j] per column) or requantizes to int8 (output scale from\n"
-               "the float result's range).  Each path is compared with the float32 GEMM.\n"
-               "Times: median of %d runs, GEMM alone and the pipeline with the activations'\n"
-               "calibration and quantization; threads: mxp's default.\n",
+               "%d outliers of +-1, or A and B read from .npy files: 2-d float32 or float64\n"
+               "(rounded to float32), A's columns as many as B's rows.  Min/max calibration:\n"
+               "A uint8 asymmetric per tensor, B int8 symmetric per output channel (B's\n"
+               "columns; B is quantized once, ahead of time).  The int8 GEMM sums in int32\n"
+               "and either dequantizes to float32 (scale a_scale * b_scale[j] per column) or\n"
+               "requantizes to int8 (output scale from the float result's range).  Each path\n"
+               "is compared with the float32 GEMM.  Times: median of %d runs, GEMM alone and\n"
+               "the pipeline with the activations' calibration and quantization; threads:\n"
+               "mxp's default (MXP_NUM_THREADS).\n\n"
+               "  --json   one JSON object: inputs (\"random\" or \"files\"), a, b, seed, m, n,\n"
+               "           k, a_scale, a_zero_point, out_scale, weights_ms, reps, threads, and\n"
+               "           paths (one object per path: path, gemm_ms, pipeline_ms,\n"
+               "           gemm_speedup, pipeline_speedup, psnr_db, max_abs_error,\n"
+               "           p99_rel_error; null where not finite)\n",
             QG_OUTLIERS, QG_REPS);
 }
 
@@ -177,59 +44,178 @@ static int parse_dim(const char *opt, const char *v, size_t *out)
     return CLI_OK;
 }
 
-int cli_quant_gemm(int argc, char **argv)
+static int parse_args(qg_args *q, int argc, char **argv)
 {
-    size_t m = 128, n = 1024, k = 1024;
-    uint64_t seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int rc = CLI_OK;
         if (cli_is_help(argv[i])) {
             usage(stdout);
-            return CLI_OK;
+            return -1;
+        } else if (!strcmp(argv[i], "--json")) {
+            q->json = true;
         } else if (cli_option(argc, argv, &i, "--m", &v) == 1) {
-            rc = parse_dim("--m", v, &m);
+            rc = parse_dim("--m", v, &q->m);
+            q->dims_given = true;
         } else if (cli_option(argc, argv, &i, "--n", &v) == 1) {
-            rc = parse_dim("--n", v, &n);
+            rc = parse_dim("--n", v, &q->n);
+            q->dims_given = true;
         } else if (cli_option(argc, argv, &i, "--k", &v) == 1) {
-            rc = parse_dim("--k", v, &k);
+            rc = parse_dim("--k", v, &q->k);
+            q->dims_given = true;
+        } else if (cli_option(argc, argv, &i, "--a", &v) == 1) {
+            q->a_path = v;
+        } else if (cli_option(argc, argv, &i, "--b", &v) == 1) {
+            q->b_path = v;
         } else if (cli_option(argc, argv, &i, "--seed", &v) == 1) {
             char *end;
-            seed = strtoull(v, &end, 10);
+            q->seed = strtoull(v, &end, 10);
+            q->seed_given = true;
             if (!*v || *end)
                 rc = cli_usage_error("quant-gemm", "--seed wants an integer, not '%s'", v);
         } else {
-            return cli_usage_error("quant-gemm", "unknown option '%s'", argv[i]);
+            return cli_bad_argument("quant-gemm", argv[i]);
         }
         if (rc != CLI_OK)
             return rc;
     }
-    quant_gemm_result r;
-    mxp_status st = quant_gemm_measure(m, n, k, seed, QG_REPS, &r);
-    if (st != MXP_OK)
-        return cli_mxp_error("quant-gemm", st);
-    printf("# C = A B: A %zu x %zu float32 N(0,1), B %zu x %zu float32 N(0, 0.05) with %d outliers; seed %llu\n",
-           m, k, k, n, QG_OUTLIERS, (unsigned long long)seed);
+    if (!q->a_path != !q->b_path)
+        return cli_usage_error("quant-gemm", "--a and --b go together (missing %s)", q->a_path ? "--b" : "--a");
+    if (q->a_path && (q->dims_given || q->seed_given))
+        return cli_usage_error("quant-gemm", "--m, --n, --k and --seed shape the random data: not with --a and --b");
+    return CLI_OK;
+}
+
+/* A 2-d float32 or float64 .npy file as a C-contiguous float32 array. */
+static int load_operand(const char *opt, const char *path, mxp_array **out)
+{
+    mxp_array *x = NULL;
+    if (cli_load_npy("quant-gemm", path, &x) != CLI_OK)
+        return CLI_FAILED;
+    const mxp_dtype dt = mxp_array_dtype(x);
+    char shape[800];
+    int rc = CLI_OK;
+    if (mxp_array_ndim(x) != 2 || mxp_array_size(x) == 0 || (dt != MXP_F32 && dt != MXP_F64)) {
+        fprintf(stderr, "mxp quant-gemm: %s %s holds %s %s; it must be a 2-d float32 or float64 matrix\n", opt, path,
+                mxp_dtype_name(dt), cli_shape(shape, sizeof shape, x));
+        rc = CLI_FAILED;
+    } else {
+        mxp_status st = mxp_array_astype(out, x, MXP_F32, NULL);
+        if (st != MXP_OK)
+            rc = cli_mxp_error("quant-gemm", path, st);
+    }
+    mxp_array_free(x);
+    return rc;
+}
+
+static int load_inputs(const qg_args *q, mxp_array **a, mxp_array **b)
+{
+    if (!q->a_path) {
+        mxp_status st = quant_gemm_random(q->m, q->n, q->k, q->seed, a, b);
+        return st == MXP_OK ? CLI_OK : cli_mxp_error("quant-gemm", NULL, st);
+    }
+    if (load_operand("--a", q->a_path, a) != CLI_OK || load_operand("--b", q->b_path, b) != CLI_OK)
+        return CLI_FAILED;
+    const int64_t *sa = mxp_array_shape(*a), *sb = mxp_array_shape(*b);
+    if (sa[1] != sb[0]) {
+        fprintf(stderr, "mxp quant-gemm: A (%lld x %lld) and B (%lld x %lld) do not multiply: A has %lld columns, "
+                        "B %lld rows\n", (long long)sa[0], (long long)sa[1], (long long)sb[0], (long long)sb[1],
+                (long long)sa[1], (long long)sb[0]);
+        return CLI_FAILED;
+    }
+    return CLI_OK;
+}
+
+static void print_json(const qg_args *q, size_t m, size_t n, size_t k, const quant_gemm_result *r)
+{
+    cli_json_begin("quant-gemm");
+    cli_json_str("inputs", q->a_path ? "files" : "random");
+    cli_json_str("a", q->a_path);
+    cli_json_str("b", q->b_path);
+    if (q->a_path)
+        cli_json_null("seed");
+    else
+        cli_json_uint("seed", q->seed);
+    cli_json_int("m", (long long)m);
+    cli_json_int("n", (long long)n);
+    cli_json_int("k", (long long)k);
+    cli_json_num("a_scale", r->a_scale);
+    cli_json_int("a_zero_point", r->a_zero_point);
+    cli_json_num("out_scale", r->out_scale);
+    cli_json_num("weights_ms", r->weights_s * 1e3);
+    cli_json_int("reps", QG_REPS);
+    cli_json_int("threads", mxp_get_num_threads());
+    cli_json_array("paths");
+    for (int p = 0; p < 3; p++) {
+        const quant_gemm_path *qp = &r->path[p];
+        cli_json_object(NULL);
+        cli_json_str("path", quant_gemm_path_names[p]);
+        cli_json_num("gemm_ms", qp->gemm_s * 1e3);
+        cli_json_num("pipeline_ms", qp->pipeline_s * 1e3);
+        cli_json_num("gemm_speedup", r->path[0].gemm_s / qp->gemm_s);
+        cli_json_num("pipeline_speedup", r->path[0].gemm_s / qp->pipeline_s);
+        cli_json_num("psnr_db", qp->report.psnr_db);
+        cli_json_num("max_abs_error", qp->report.max_abs_error);
+        cli_json_num("p99_rel_error", qp->report.p99_rel_error);
+        cli_json_close();
+    }
+    cli_json_end();
+}
+
+static void print_table(const qg_args *q, size_t m, size_t n, size_t k, const quant_gemm_result *r)
+{
+    const int threads = mxp_get_num_threads();
+    if (q->a_path)
+        printf("# C = A B: A %s (%zu x %zu), B %s (%zu x %zu), as float32\n", q->a_path, m, k, q->b_path, k, n);
+    else
+        printf("# C = A B: A %zu x %zu float32 N(0,1), B %zu x %zu float32 N(0, 0.05) with %d outliers; seed %llu\n",
+               m, k, k, n, QG_OUTLIERS, (unsigned long long)q->seed);
     printf("# A: uint8 asymmetric per tensor (scale %.4g, zero point %d); B: int8 symmetric per column\n"
            "# (%zu scales, quantized once in %.2f ms); int32 sums; int8 C: output scale %.4g\n",
-           r.a_scale, r.a_zero_point, n, r.weights_s * 1e3, r.out_scale);
-    printf("# times: median of %d runs, %d threads; speed-up = float32 GEMM time / this time\n", QG_REPS,
-           mxp_get_num_threads());
+           r->a_scale, r->a_zero_point, n, r->weights_s * 1e3, r->out_scale);
+    printf("# times: median of %d runs, %d thread%s; speed-up = float32 GEMM time / this time\n", QG_REPS, threads,
+           threads == 1 ? "" : "s");
     printf("%-22s %9s %12s %9s %12s %8s %12s %12s\n", "path", "GEMM ms", "pipeline ms", "GEMM x", "pipeline x",
            "PSNR dB", "max abs err", "p99 rel err");
     for (int p = 0; p < 3; p++) {
-        const quant_gemm_path *q = &r.path[p];
+        const quant_gemm_path *qp = &r->path[p];
         char psnr[32] = "ref", maxabs[32] = "0", p99[32] = "0";
         if (p > 0) {
-            snprintf(psnr, sizeof psnr, "%.1f", q->report.psnr_db);
-            snprintf(maxabs, sizeof maxabs, "%.3g", q->report.max_abs_error);
-            snprintf(p99, sizeof p99, "%.3g", q->report.p99_rel_error);
+            snprintf(psnr, sizeof psnr, "%.1f", qp->report.psnr_db);
+            snprintf(maxabs, sizeof maxabs, "%.3g", qp->report.max_abs_error);
+            snprintf(p99, sizeof p99, "%.3g", qp->report.p99_rel_error);
         }
-        printf("%-22s %9.3f %12.3f %8.2fx %11.2fx %8s %12s %12s\n", quant_gemm_path_names[p], q->gemm_s * 1e3,
-               q->pipeline_s * 1e3, r.path[0].gemm_s / q->gemm_s, r.path[0].gemm_s / q->pipeline_s, psnr, maxabs,
+        printf("%-22s %9.3f %12.3f %8.2fx %11.2fx %8s %12s %12s\n", quant_gemm_path_names[p], qp->gemm_s * 1e3,
+               qp->pipeline_s * 1e3, r->path[0].gemm_s / qp->gemm_s, r->path[0].gemm_s / qp->pipeline_s, psnr, maxabs,
                p99);
     }
     printf("(p99 relative error is large where C is near 0: the error is absolute, about the\n"
            "quantization step of the inputs times sqrt(K); PSNR relates it to max |C|.)\n");
-    return CLI_OK;
+}
+
+int cli_quant_gemm(int argc, char **argv)
+{
+    qg_args q = { .m = 128, .n = 1024, .k = 1024, .seed = 1 };
+    int rc = parse_args(&q, argc, argv);
+    if (rc != CLI_OK)
+        return rc < 0 ? CLI_OK : rc;
+    mxp_array *a = NULL, *b = NULL;
+    rc = load_inputs(&q, &a, &b);
+    quant_gemm_result r;
+    if (rc == CLI_OK) {
+        mxp_status st = quant_gemm_measure(a, b, QG_REPS, &r);
+        if (st != MXP_OK)
+            rc = cli_mxp_error("quant-gemm", NULL, st);
+    }
+    if (rc == CLI_OK) {
+        const size_t m = (size_t)mxp_array_shape(a)[0], k = (size_t)mxp_array_shape(a)[1];
+        const size_t n = (size_t)mxp_array_shape(b)[1];
+        if (q.json)
+            print_json(&q, m, n, k, &r);
+        else
+            print_table(&q, m, n, k, &r);
+    }
+    mxp_array_free(a);
+    mxp_array_free(b);
+    return rc;
 }

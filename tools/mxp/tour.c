@@ -99,7 +99,7 @@ static int round_trip_row(double v, int first, mxp_dtype type)
     double out;
     mxp_status st = cli_round_trip(v, type, NULL, &out);
     if (st != MXP_OK)
-        return cli_mxp_error("mxp_convert", st);
+        return cli_mxp_error("tour", NULL, st);
     char vbuf[24] = "", rel[24] = "0";
     if (first)
         snprintf(vbuf, sizeof vbuf, "%g", v);
@@ -156,7 +156,7 @@ static int speed_row(mxp_dtype dst_type, const float *src, void *dst, size_t n)
     cli_bench_result r;
     mxp_status st = cli_bench_run(&c, src, dst, &r);
     if (st != MXP_OK)
-        return cli_mxp_error("mxp_convert", st);
+        return cli_mxp_error("tour", NULL, st);
     char pair[24];
     snprintf(pair, sizeof pair, "f32 -> %s", mxp_dtype_get_traits(dst_type)->short_name);
     printf("  %-12s %-28s %9.2f %12.2f %8.2f\n", pair, mxp_convert_kernel_name(dst_type, MXP_F32, NULL),
@@ -177,7 +177,7 @@ static int section_speed(void)
         memset(dst, 0, (size_t)SPEED_N * 3);
         mxp_status st = cli_fill_random(src, MXP_F32, SPEED_N, 42);
         if (st != MXP_OK)
-            rc = cli_mxp_error("filling the source", st);
+            rc = cli_mxp_error("tour", NULL, st);
     }
     if (rc == CLI_OK) {
         size_t n = speed_size(src, dst);
@@ -207,7 +207,7 @@ int cli_tour(int argc, char **argv)
             return CLI_OK;
         }
         if (strcmp(argv[i], "--no-bench") != 0)
-            return cli_usage_error("tour", "unknown option '%s'", argv[i]);
+            return cli_bad_argument("tour", argv[i]);
         bench = 0;
     }
     printf("mxp tour: mixed precision in nine short parts.\n");

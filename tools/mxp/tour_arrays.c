@@ -86,7 +86,7 @@ int tour_arrays(void)
         st = mxp_array_astype(&xd, x, MXP_F64, NULL);
     }
     if (st != MXP_OK)
-        return cli_mxp_error("tour arrays", st);
+        return cli_mxp_error("tour", NULL, st);
     const double *ref = mxp_array_data(xd);
     printf("  %-14s %9s %12s %12s %10s %10s\n", "type", "memory", "max rel.err", "rms rel.err", "to zero", "inf/nan");
     for (int t = 0; t < 6 && st == MXP_OK; t++)
@@ -104,7 +104,7 @@ int tour_arrays(void)
     mxp_array_free(xd);
     mxp_array_free(x);
     if (st != MXP_OK)
-        return cli_mxp_error("tour arrays", st);
+        return cli_mxp_error("tour", NULL, st);
     mxp_memory_stats m;
     mxp_memory_stats_get(&m);
     printf("\nmxp's allocator so far: peak %.1f MiB, %llu allocations, %.1f MiB converted.\n",

@@ -110,5 +110,5 @@ int tour_gemm(void)
     mxp_array_free(y);
     mxp_array_free(ex);
     mxp_array_free(ey);
-    return st == MXP_OK ? CLI_OK : cli_mxp_error("tour gemm", st);
+    return st == MXP_OK ? CLI_OK : cli_mxp_error("tour", NULL, st);
 }

@@ -1,6 +1,6 @@
 /* mxp tour, part 9: quantization — what a realistic weight tensor loses in
  * each float dtype and in int8 (per-tensor affine), what the advisor picks,
- * and the int8 GEMM next to the float32 one (quant_gemm.c). */
+ * and the int8 GEMM next to the float32 one (quant_gemm_pipeline.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +66,12 @@ static mxp_status section(const mxp_array *x)
            "(step = max |x| / 127).  Per-channel scales or clipping the outliers (mxp's\n"
            "percentile, MSE and KL observers) are the usual cures.\n\n");
     quant_gemm_result r;
-    st = quant_gemm_measure(TQ_GEMM_M, TQ_GEMM_NK, TQ_GEMM_NK, 1, QG_REPS, &r);
+    mxp_array *a = NULL, *b = NULL;
+    st = quant_gemm_random(TQ_GEMM_M, TQ_GEMM_NK, TQ_GEMM_NK, 1, &a, &b);
+    if (st == MXP_OK)
+        st = quant_gemm_measure(a, b, QG_REPS, &r);
+    mxp_array_free(a);
+    mxp_array_free(b);
     if (st != MXP_OK)
         return st;
     printf("The quantized GEMM (`mxp quant-gemm`), M = %d, N = K = %d: uint8 activations per\n"
@@ -102,5 +107,5 @@ int tour_quant(void)
         st = section(x);
     }
     mxp_array_free(x);
-    return st == MXP_OK ? CLI_OK : cli_mxp_error("tour quant", st);
+    return st == MXP_OK ? CLI_OK : cli_mxp_error("tour", NULL, st);
 }

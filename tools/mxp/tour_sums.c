@@ -106,7 +106,7 @@ static int section_sums(sum_row *rows)
     for (int i = 0; i < SUM_TYPES; i++) {
         mxp_status st = compute_row(sum_types[i], &rows[i]);
         if (st != MXP_OK)
-            return cli_mxp_error("mxp_convert", st);
+            return cli_mxp_error("tour", NULL, st);
     }
     print_table(rows);
     explain(rows);
@@ -126,7 +126,7 @@ static int section_stochastic(const sum_row *rows)
     int last_change;
     mxp_status st = sum_in_type(MXP_BF16, bf16->x, MXP_ROUND_STOCHASTIC, &sr, &last_change);
     if (st != MXP_OK)
-        return cli_mxp_error("mxp_convert", st);
+        return cli_mxp_error("tour", NULL, st);
     printf("  bfloat16 sum, nearest_even  %8.7g\n", bf16->naive);
     printf("  bfloat16 sum, stochastic    %8.7g\n", sr);
     printf("  exact                       %8.7g   (%d x bfloat16(0.1) = %d x %.9g = %.7g)\n", exact_sum,

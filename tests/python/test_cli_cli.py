@@ -1,0 +1,185 @@
+"""The mxp command as a newcomer meets it.
+
+- Every error, usage or run-time, is one line 'mxp CMD: what went wrong'
+  on stderr, with exit status 2 for usage and 1 for failed work; an .npz
+  archive is named as such; a stray word is an 'unexpected argument'.
+- `mxp stat` on integers prints no subnormal/NaN/inf counts.
+- One thread is "1 thread"; text output has no trailing spaces.
+- `mxp quant-gemm --a A.npy --b B.npy` runs on float32/float64 files and
+  refuses the wrong dtypes and shapes.
+- cast and analyze show progress on stderr only when it is a terminal.
+
+Run by ctest (pytest_cli_cli) with MXP_CLI naming the mxp binary.
+"""
+import json
+import os
+import pty
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+MXP = os.environ.get("MXP_CLI")
+pytestmark = pytest.mark.skipif(not MXP, reason="MXP_CLI is not set (run through ctest)")
+SEED = os.path.join(os.path.dirname(__file__), "..", "fuzz", "corpus", "f32_2x3.npy")
+
+
+def mxp(*args, env=None):
+    full = dict(os.environ, **(env or {}))
+    return subprocess.run([MXP, *map(str, args)], capture_output=True, text=True, env=full)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    rng = np.random.default_rng(1)
+    f = {
+        "ints": d / "ints.npy", "npz": d / "x.npz", "empty_npz": d / "e.npz", "a32": d / "a32.npy",
+        "b64": d / "b64.npy", "b_bad_k": d / "b_bad_k.npy", "int8": d / "i8.npy", "vec": d / "vec.npy",
+    }
+    np.save(f["ints"], np.array([[3, -1, 0], [7, 0, 2]], np.int32))
+    np.savez(f["npz"], a=np.arange(3.0))
+    np.savez(f["empty_npz"])
+    np.save(f["a32"], rng.standard_normal((24, 40)).astype(np.float32))
+    np.save(f["b64"], rng.standard_normal((40, 16)) * 0.05)
+    np.save(f["b_bad_k"], rng.standard_normal((39, 16)).astype(np.float32))
+    np.save(f["int8"], np.ones((40, 16), np.int8))
+    np.save(f["vec"], np.ones(40, np.float32))
+    return {k: str(v) for k, v in f.items()}
+
+
+# (arguments, exit status, the command named in 'mxp CMD:', text the message holds)
+ERRORS = [
+    (["no-such-command"], 2, None, "unknown command 'no-such-command'"),
+    (["--frobnicate"], 2, None, "unknown option '--frobnicate'"),
+    (["info", "extra"], 2, "info", "unexpected argument 'extra'"),
+    (["info", "--bad"], 2, "info", "unknown option '--bad'"),
+    (["check", "gemm", "extra"], 2, "check gemm", "unexpected argument 'extra'"),
+    (["check", "gemm", "--fast"], 2, "check gemm", "unknown option '--fast'"),
+    (["bench", "ops", "extra"], 2, "bench ops", "unexpected argument 'extra'"),
+    (["bench", "convert", "--pairs", "f32:nope"], 2, "bench convert", "unknown dtype 'nope'"),
+    (["bench", "gemm", "extra"], 2, "bench gemm", "unexpected argument 'extra'"),
+    (["tour", "extra"], 2, "tour", "unexpected argument 'extra'"),
+    (["stat"], 2, "stat", "missing FILE.npy"),
+    (["stat", "no-such-file.npy"], 1, "stat", "no-such-file.npy: cannot open"),
+    (["show", "no-such-file.npy"], 1, "show", "no-such-file.npy: cannot open"),
+    (["show", SEED, "--precision", "x"], 2, "show", "--precision wants"),
+    (["cast", "in.npy", "--to", "f32"], 2, "cast", "missing OUT.npy"),
+    (["cast", "no-such-file.npy", "out.npy", "--to", "f32"], 1, "cast", "no-such-file.npy: cannot open"),
+    (["analyze", "no-such-file.npy"], 1, "analyze", "no-such-file.npy: cannot open"),
+    (["quant-gemm", "--m", "0"], 2, "quant-gemm", "--m wants 1..65536"),
+]
+
+
+@pytest.mark.parametrize("args,status,cmd,text", ERRORS, ids=[" ".join(e[0]) for e in ERRORS])
+def test_errors_are_one_line_mxp_cmd_colon(args, status, cmd, text):
+    r = mxp(*args)
+    assert r.returncode == status, r.stderr
+    assert r.stdout == ""
+    first = r.stderr.splitlines()[0]
+    prefix = f"mxp {cmd}: " if cmd else "mxp: "
+    assert first.startswith(prefix), first
+    assert text in first, first
+    assert "MXP_ERR" not in r.stderr and "failed:" not in r.stderr  # words, not status names
+    if status == 2:  # usage errors point at the help
+        assert r.stderr.splitlines()[1].startswith("Try 'mxp")
+
+
+@pytest.mark.parametrize("name", ["npz", "empty_npz"])
+def test_npz_archive_is_named(files, name):
+    for cmd in ("stat", "show", "analyze"):
+        r = mxp(cmd, files[name])
+        assert r.returncode == 1
+        assert r.stderr.startswith(f"mxp {cmd}: npy: {files[name]}: not a .npy file (an .npz archive?"), r.stderr
+
+
+def test_stat_on_integers_counts_no_subnormals_or_nans(files):
+    r = mxp("stat", files["ints"])
+    assert r.returncode == 0, r.stderr
+    names = [line.split()[0] for line in r.stdout.splitlines()]
+    assert names == ["file", "shape", "dtype", "order", "bytes", "elements", "zero", "min", "max", "mean", "std"]
+    assert re.search(r"^zero +2$", r.stdout, re.M) and re.search(r"^min +-1$", r.stdout, re.M)
+    doc = json.loads(mxp("stat", files["ints"], "--json").stdout)
+    assert not {"finite", "subnormal", "nan", "inf"} & set(doc) and doc["zero"] == 2
+    floats = json.loads(mxp("stat", SEED, "--json").stdout)
+    assert {"finite", "subnormal", "nan", "inf"} <= set(floats)
+
+
+def test_one_thread_is_singular():
+    one = {"MXP_NUM_THREADS": "1"}
+    for args in (["quant-gemm", "--m", "8", "--n", "16", "--k", "16"], ["bench", "quant", "--n", "1024", "--reps", "1"]):
+        r = mxp(*args, env=one)
+        assert r.returncode == 0, r.stderr
+        assert "1 thread;" in r.stdout and "1 threads" not in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("args", [["info"], ["check", "gemm"], ["stat", SEED], ["analyze", SEED], ["show", SEED],
+                                  ["tour", "--no-bench"], ["--help"], ["quant-gemm", "--help"]])
+def test_no_trailing_spaces(args):
+    for isa in ("scalar", "avx512bf16"):
+        r = mxp(*args, env={"MXP_ISA": isa})
+        assert r.returncode == 0, r.stderr
+        bad = [line for line in r.stdout.splitlines() if line != line.rstrip()]
+        assert not bad, bad
+
+
+def test_quant_gemm_runs_on_files(files):
+    r = mxp("quant-gemm", "--a", files["a32"], "--b", files["b64"], "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert (doc["inputs"], doc["m"], doc["k"], doc["n"], doc["seed"]) == ("files", 24, 40, 16, None)
+    dequantized = doc["paths"][1]
+    assert dequantized["path"] == "int8 GEMM -> float32" and dequantized["psnr_db"] > 30
+    text = mxp("quant-gemm", "--a", files["a32"], "--b", files["b64"])
+    assert text.returncode == 0 and f"A {files['a32']} (24 x 40)" in text.stdout
+
+
+@pytest.mark.parametrize("a,b,status,text", [
+    ("a32", "b_bad_k", 1, "do not multiply: A has 40 columns, B 39 rows"),
+    ("a32", "int8", 1, "holds int8 (40, 16); it must be a 2-d float32 or float64 matrix"),
+    ("vec", "b64", 1, "holds float32 (40,); it must be a 2-d"),
+    ("npz", "b64", 1, "not a .npy file (an .npz archive?"),
+])
+def test_quant_gemm_refuses_bad_files(files, a, b, status, text):
+    r = mxp("quant-gemm", "--a", files[a], "--b", files[b])
+    assert r.returncode == status and r.stderr.startswith("mxp quant-gemm: ") and text in r.stderr, r.stderr
+
+
+def test_quant_gemm_file_usage_errors(files):
+    for args in (["--a", files["a32"]], ["--b", files["b64"]], ["--a", files["a32"], "--b", files["b64"], "--m", "8"]):
+        r = mxp("quant-gemm", *args)
+        assert r.returncode == 2 and r.stderr.startswith("mxp quant-gemm: "), r.stderr
+
+
+def on_terminal(args, env):
+    """Runs mxp with stderr on a pseudo-terminal; returns (status, what the terminal got)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([MXP, *args], stdout=subprocess.DEVNULL, stderr=slave, env=dict(os.environ, **env))
+    os.close(slave)
+    got = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        got += chunk
+    os.close(master)
+    return p.wait(), got.decode(errors="replace")
+
+
+def test_progress_only_on_a_terminal(tmp_path):
+    x = tmp_path / "x.npy"
+    np.save(x, np.random.default_rng(2).standard_normal(1 << 16).astype(np.float32))
+    now = {"MXP_PROGRESS_DELAY": "0"}  # show it at once, however short the work
+    status, seen = on_terminal(["cast", str(x), str(tmp_path / "y.npy"), "--to", "bf16"], now)
+    assert status == 0 and "mxp cast: converting" in seen and seen.endswith("\r\x1b[K"), repr(seen)
+    status, seen = on_terminal(["analyze", str(x)], now)
+    assert status == 0 and "mxp analyze: round trip through float16" in seen, repr(seen)
+    for args in (["cast", str(x), str(tmp_path / "y.npy"), "--to", "bf16"], ["analyze", str(x)]):
+        r = mxp(*args, env=now)  # stderr a pipe: nothing
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+    status, seen = on_terminal(["cast", str(x), str(tmp_path / "y.npy"), "--to", "bf16"], {})
+    assert status == 0 and seen == "", repr(seen)  # well under a second: nothing either
