@@ -11,6 +11,7 @@
 #include "array/array-internal.h"
 #include "core/error.h"
 #include "io/npy-internal.h"
+#include "io/write-file.h"
 #include "mxp/io.h"
 
 /* "npy: PATH: sentence" for a file, "npy: sentence" for a buffer. */
@@ -251,22 +252,8 @@ mxp_status mxp_npy_save(const char *path, const mxp_array *a)
     mxp_status st = prepare(&o, a, "mxp_npy_save");
     if (st != MXP_OK)
         return st;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        st = io_error(path, "cannot create", errno);
-    } else {
-        bool ok = fwrite(o.prefix, 1, o.prefix_len, f) == o.prefix_len &&
-                  (!o.data_bytes || fwrite(o.c->data, 1, o.data_bytes, f) == o.data_bytes);
-        int err = errno;
-        if (fclose(f) != 0 && ok) {
-            ok = false;
-            err = errno;
-        }
-        if (!ok) {
-            st = io_error(path, "write failed", err);
-            remove(path); /* no half-written file stays behind */
-        }
-    }
+    const mxp_write_piece pieces[2] = { { o.prefix, o.prefix_len }, { o.c->data, o.data_bytes } };
+    st = mxp_write_file("npy", path, pieces, 2);
     mxp_array_free(o.c);
     return st;
 }
