@@ -5,6 +5,11 @@ a rename, so OUT == IN works, and a write that fails (a file size limit
 here) leaves the input byte for byte with no temporary file behind;
 /dev/null as OUT is written, never removed.
 
+Memory bounds: a stream on a pipe that declares 8 GiB in a few bytes is
+refused having held about 1 MiB; `mxp stat` of a sparse file (its holes are
+zeros a read delivers) peaks near the file's data size, not at 3x it in
+float64 copies.  Peak RSS is skipped under the sanitizers (shadow memory).
+
 Run by ctest (pytest_cli_reliability) with MXP_CLI naming the mxp binary.
 """
 import os
@@ -17,6 +22,8 @@ import numpy as np
 import pytest
 
 MXP = os.environ.get("MXP_CLI")
+SANITIZED = os.environ.get("MXP_SANITIZE", "").upper() in ("ON", "1", "TRUE", "YES")
+MiB = 1 << 20
 pytestmark = pytest.mark.skipif(not MXP, reason="MXP_CLI is not set (run through ctest)")
 
 
@@ -28,6 +35,8 @@ def run(*args, limit_file_size=None, stdin=None):
             resource.setrlimit(resource.RLIMIT_FSIZE, (limit_file_size, limit_file_size))
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         p = subprocess.Popen([MXP, *map(str, args)], stdin=stdin, stdout=out, stderr=err, preexec_fn=limits)
+        if stdin is not None:
+            stdin.close()  # the child has its own copy
         _, status, usage = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
@@ -65,3 +74,42 @@ def test_cast_to_dev_null_writes_it_and_keeps_it(tmp_path):
     r, _ = run("cast", path, "/dev/null", "--to", "bf16")
     assert r.returncode == 0, r.stderr
     assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def npy_header(descr, shape):
+    """A version 1.0 preamble and header, padded to 64 bytes as np.save does."""
+    text = "{'descr': '%s', 'fortran_order': False, 'shape': (%s,), }" % (descr, shape)
+    text += " " * (63 - (10 + len(text)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode()
+
+
+def peak_rss(usage):
+    return usage.ru_maxrss * 1024  # Linux: KiB
+
+
+def test_stat_of_a_stream_declaring_8_gib_fails_in_bounded_memory(tmp_path):
+    image = npy_header("<f8", 1 << 30) + bytes(16)
+    assert len(image) == 144
+    read_end, write_end = os.pipe()
+    os.write(write_end, image)
+    os.close(write_end)
+    r, usage = run("stat", "/dev/stdin", stdin=os.fdopen(read_end, "rb"))
+    assert r.returncode == 1
+    assert "the stream ended after 16 data bytes, shape (1073741824,) float64 needs 8589934592" in r.stderr
+    if not SANITIZED:
+        assert peak_rss(usage) < 32 * MiB
+
+
+def test_stat_of_a_sparse_file_stays_near_its_data_size(tmp_path):
+    path = tmp_path / "sparse.npy"
+    data = 64 * MiB  # float32 zeros: holes on disk
+    with open(path, "wb") as f:
+        f.write(npy_header("<f4", data // 4))
+        f.truncate(f.tell() + data)
+    assert os.stat(path).st_blocks * 512 < MiB
+    r, usage = run("stat", path)
+    assert r.returncode == 0, r.stderr
+    s = dict(line.split(None, 1) for line in r.stdout.strip().splitlines())
+    assert (s["elements"], s["zero"], s["max"], s["std"]) == (str(data // 4), str(data // 4), "0", "0")
+    if not SANITIZED:  # was 64 MiB + a 128 MiB float64 copy
+        assert peak_rss(usage) < data + 24 * MiB
