@@ -218,8 +218,8 @@ static mxp_status fill_narrow(rt_stream *s)
     s->narrow = mxp_malloc(total * sizeof *s->narrow + 1);
     mxp_status st = s->narrow ? MXP_OK : MXP_ERR_NO_MEMORY;
     for (int c = 0; st == MXP_OK && c < s->ncand; c++) {
-        const size_t p = (size_t)1 << (8 * mxp_dtype_itemsize(s->cand[c]));
-        for (size_t i = 0; s->column[c] != SIZE_MAX && i < p && st == MXP_OK; i += MXP_ANALYSIS_CHUNK) {
+        const size_t p = s->column[c] == SIZE_MAX ? 0 : (size_t)1 << (8 * mxp_dtype_itemsize(s->cand[c]));
+        for (size_t i = 0; i < p && st == MXP_OK; i += MXP_ANALYSIS_CHUNK) {
             const size_t k = p - i < MXP_ANALYSIS_CHUNK ? p - i : MXP_ANALYSIS_CHUNK;
             for (size_t j = 0; j < k; j++) { /* patterns i .. i + k, native byte order */
                 if (p == 256)
