@@ -26,10 +26,11 @@ extern "C" {
  * |t - r| / (the test dtype's smallest normal; 1 for integer types).
  * ULP distance is |t - r| in units of the test dtype's ulp at r (1 for
  * integer test dtypes).  Percentiles interpolate linearly between sorted
- * values (NumPy's default).  The histogram counts relative errors in 32
- * log-spaced bins with edges 10^(-12 + 15 i / 32), i = 0..32; values below
- * 1e-12 (zero too) go to the first bin, above 1e3 to the last, so the
- * counts sum to `count`.  PSNR = 10 log10(max|r|^2 / MSE) and SNR = 10
+ * values (NumPy's default); they are exact.  The histogram counts relative
+ * errors in 32 log-spaced bins with edges 10^(-12 + 15 i / 32), i = 0..32;
+ * values below 1e-12 (zero too) go to the first bin, above 1e3 (+inf too)
+ * to the last, so the counts sum to `count`.  The arrays are streamed in C
+ * order: memory does not grow with them (docs/analysis.md).  PSNR = 10 log10(max|r|^2 / MSE) and SNR = 10
  * log10(sum r^2 / sum (t-r)^2): +inf when there is no error. */
 typedef struct mxp_compare_report {
     double max_abs_error, max_rel_error, mean_rel_error;
@@ -88,6 +89,13 @@ MXP_API const mxp_dtype *mxp_advisor_candidates(void);
 /* The smallest float dtype whose round trip of x meets req; at equal size,
  * the one with the better metric (lower max rel error, else higher PSNR). */
 MXP_API mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice);
+
+/* As mxp_recommend_dtype, and rows[0..MXP_ADVISOR_CANDIDATES-1] (unless
+ * NULL) get every candidate's round trip, as mxp_roundtrip_analysis with
+ * mxp_advisor_candidates() gives them: the table and the advice from one
+ * analysis (what `mxp analyze` prints). */
+MXP_API mxp_status mxp_recommend_dtype_rows(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
+                                            mxp_roundtrip_row *rows);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,13 @@ MXP_API mxp_status mxp_npy_load_buffer(mxp_array **out, const void *data, size_t
 /* Writes a as a .npy file (format 1.0, byte for byte what NumPy's np.save
  * writes for NumPy's types): in Fortran order when a is F-contiguous and
  * not C-contiguous, else in C order (a C-order copy when a is neither).
- * A failed write removes the file.  Errors: MXP_ERR_INVALID_ARGUMENT,
+ * An existing regular file is replaced atomically: the bytes go to a
+ * temporary file in the same directory (".NAME.XXXXXX", with the old
+ * file's permissions, else 0666 & ~umask), are fsync'ed and renamed over
+ * path, so a failure (full disk, size limit, a kill) leaves the old file
+ * byte for byte and removes only the temporary file.  A character device
+ * (/dev/null), FIFO or socket at path is written in place and never
+ * removed.  See docs/npy.md, "Saving".  Errors: MXP_ERR_INVALID_ARGUMENT,
  * MXP_ERR_IO, MXP_ERR_NO_MEMORY. */
 MXP_API mxp_status mxp_npy_save(const char *path, const mxp_array *a);
 

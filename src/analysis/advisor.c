@@ -1,4 +1,5 @@
-/* Round-trip analysis and the dtype advisor. */
+/* mxp_roundtrip_analysis (streamed in roundtrip.c) and the dtype advisor:
+ * one round trip of every candidate, then the choice and its sentence. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,40 +16,6 @@ const mxp_dtype *mxp_advisor_candidates(void)
     return advisor_candidates;
 }
 
-/* One row: x (as float64 in xd, n values) through dt and back. */
-static mxp_status roundtrip_row(const mxp_array *x, const double *xd, int64_t n, mxp_dtype dt, mxp_roundtrip_row *row)
-{
-    const mxp_dtype_traits *t = mxp_dtype_get_traits(dt);
-    if (!t)
-        return mxp_error(MXP_ERR_INVALID_DTYPE, "roundtrip analysis: candidate dtype %d is not valid", (int)dt);
-    mxp_array *y = NULL, *yd = NULL;
-    mxp_status st = mxp_array_astype(&y, x, dt, NULL);
-    if (st == MXP_OK)
-        st = mxp_array_astype(&yd, y, MXP_F64, NULL);
-    if (st == MXP_OK) {
-        const double *v = mxp_array_data(yd);
-        memset(row, 0, sizeof *row);
-        row->dtype = dt;
-        row->bytes = (size_t)n * t->itemsize;
-        st = mxp_compare_f64(xd, v, n, dt, &row->report);
-        for (int64_t i = 0; st == MXP_OK && i < n; i++) {
-            const double a = xd[i], b = v[i];
-            if (isfinite(a) &&
-                (!isfinite(b) || (t->kind != MXP_KIND_FLOAT && (a > t->max || a < t->lowest))))
-                row->overflow++;
-            if (isfinite(a) && a != 0 && b == 0)
-                row->underflow_to_zero++;
-            if (t->kind == MXP_KIND_FLOAT && b != 0 && fabs(b) < t->min_normal)
-                row->subnormal++;
-            if (!isnan(a) && isnan(b))
-                row->nan++;
-        }
-    }
-    mxp_array_free(y);
-    mxp_array_free(yd);
-    return st;
-}
-
 mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
                                   mxp_roundtrip_row *rows)
 {
@@ -63,13 +30,7 @@ mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidate
             return mxp_error(MXP_ERR_INVALID_DTYPE, "roundtrip analysis: candidate %d (dtype %d) is not valid", i,
                              (int)candidates[i]);
     }
-    mxp_array *xd = NULL;
-    if ((st = mxp_array_astype(&xd, x, MXP_F64, NULL)) != MXP_OK)
-        return st;
-    for (int i = 0; st == MXP_OK && i < ncandidates; i++)
-        st = roundtrip_row(x, mxp_array_data(xd), mxp_array_size(xd), candidates[i], &rows[i]);
-    mxp_array_free(xd);
-    return st;
+    return mxp_roundtrip_rows(x, candidates, ncandidates, rows, NULL);
 }
 
 static bool meets(const mxp_roundtrip_row *row, const mxp_requirement *req)
@@ -102,48 +63,32 @@ static void append(char *buf, size_t size, const char *s)
         memcpy(buf + len, s, strlen(s) + 1);
 }
 
-mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice)
+/* Checks the requirement. */
+static mxp_status check_requirement(const mxp_requirement *req)
 {
-    if (!x)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "recommend dtype: array is NULL");
-    if (!req || !advice)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "recommend dtype: requirement or advice is NULL");
     switch (req->kind) {
     case MXP_REQUIRE_MAX_REL_ERROR:
         if (!(req->value >= 0) || isinf(req->value))
             return mxp_error(MXP_ERR_INVALID_ARGUMENT,
                              "recommend dtype: max relative error %g must be finite and >= 0", req->value);
-        break;
+        return MXP_OK;
     case MXP_REQUIRE_MIN_PSNR:
         if (!isfinite(req->value))
             return mxp_error(MXP_ERR_INVALID_ARGUMENT, "recommend dtype: minimum PSNR %g must be finite",
                              req->value);
-        break;
+        return MXP_OK;
     case MXP_REQUIRE_NO_OVERFLOW:
-        break;
+        return MXP_OK;
     default:
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "recommend dtype: requirement kind %d is not one of mxp_requirement_kind",
                          (int)req->kind);
     }
-    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
-    mxp_status st = mxp_roundtrip_analysis(x, advisor_candidates, MXP_ADVISOR_CANDIDATES, rows);
-    if (st != MXP_OK)
-        return st;
+}
 
-    /* max |x| over the finite values, for the sentence. */
-    double max_abs = 0;
-    {
-        mxp_array *xd = NULL;
-        if ((st = mxp_array_astype(&xd, x, MXP_F64, NULL)) != MXP_OK)
-            return st;
-        const double *v = mxp_array_data(xd);
-        for (int64_t i = 0; i < mxp_array_size(xd); i++) {
-            if (isfinite(v[i]) && fabs(v[i]) > max_abs)
-                max_abs = fabs(v[i]);
-        }
-        mxp_array_free(xd);
-    }
-
+/* The choice and its sentence, from the candidates' rows. */
+static void advise(const mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES], double max_abs,
+                   const mxp_requirement *req, mxp_advice *advice)
+{
     /* Groups of equal size, smallest first; within a group the better one. */
     int chosen = -1;
     for (int i = 0; i < MXP_ADVISOR_CANDIDATES && chosen < 0;) {
@@ -212,5 +157,31 @@ mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, m
     advice->dtype = c->dtype;
     advice->row = *c;
     memcpy(advice->reason, reason, sizeof reason);
+}
+
+mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice)
+{
+    return mxp_recommend_dtype_rows(x, req, advice, NULL);
+}
+
+mxp_status mxp_recommend_dtype_rows(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
+                                    mxp_roundtrip_row *rows_out)
+{
+    if (!x)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "recommend dtype: array is NULL");
+    if (!req || !advice)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "recommend dtype: requirement or advice is NULL");
+    mxp_status st = check_requirement(req);
+    if (st == MXP_OK)
+        st = mxp_analysis_check_pair(x, x);
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
+    double max_abs = 0; /* over the finite values, for the sentence */
+    if (st == MXP_OK)
+        st = mxp_roundtrip_rows(x, advisor_candidates, MXP_ADVISOR_CANDIDATES, rows, &max_abs);
+    if (st != MXP_OK)
+        return st;
+    if (rows_out)
+        memcpy(rows_out, rows, sizeof rows);
+    advise(rows, max_abs, req, advice);
     return MXP_OK;
 }

@@ -1,9 +1,7 @@
-/* mxp_compare: error statistics of one array against another, in float64. */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
+/* mxp_compare: error statistics of one array against another, in float64,
+ * streamed (errstats.c holds the statistics). */
 #include "analysis/analysis-internal.h"
+#include "array/array-internal.h"
 #include "core/error.h"
 #include "mxp/alloc.h"
 
@@ -26,137 +24,30 @@ mxp_status mxp_analysis_check_pair(const mxp_array *reference, const mxp_array *
     return MXP_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Both arrays through the accumulator in C order, a chunk at a time in
+ * float64, as many passes as the percentiles need.  Memory: two chunks
+ * and the accumulator's tables, whatever the arrays' size. */
+static mxp_status compare_stream(const mxp_array *r, const mxp_array *t, mxp_err_acc *acc)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* NumPy's default (linear) percentile of n sorted values, q in [0, 1]. */
-static double percentile(const double *sorted, int64_t n, double q)
-{
-    if (n == 0)
-        return 0;
-    const double pos = q * (double)(n - 1);
-    const int64_t lo = (int64_t)floor(pos);
-    const int64_t hi = lo + 1 < n ? lo + 1 : lo;
-    const double f = pos - (double)lo;
-    return sorted[lo] + f * (sorted[hi] - sorted[lo]);
-}
-
-/* The test dtype's ulp at value r. */
-static double ulp_at(double r, const mxp_dtype_traits *t)
-{
-    if (t->kind != MXP_KIND_FLOAT)
-        return 1.0;
-    const int emin = 1 - t->bias;
-    int e = emin;
-    if (r != 0) {
-        (void)frexp(r, &e); /* |r| = m 2^e, m in [0.5, 1) */
-        e -= 1;
-        if (e < emin)
-            e = emin;
-    }
-    return ldexp(1.0, e - t->mant_bits);
-}
-
-static int bin_of(double rel)
-{
-    if (!(rel > 1e-12))
-        return 0;
-    const int b = (int)floor((log10(rel) + 12.0) * MXP_COMPARE_BINS / 15.0);
-    return b < 0 ? 0 : b >= MXP_COMPARE_BINS ? MXP_COMPARE_BINS - 1 : b;
-}
-
-mxp_status mxp_compare_f64(const double *r, const double *t, int64_t n, mxp_dtype test_dt,
-                           mxp_compare_report *rep)
-{
-    const mxp_dtype_traits *tt = mxp_dtype_get_traits(test_dt);
-    if (!tt)
-        return mxp_error(MXP_ERR_INVALID_DTYPE, "compare: test dtype %d is not valid", (int)test_dt);
-    memset(rep, 0, sizeof *rep);
-    rep->worst_index = -1;
-    for (int i = 0; i <= MXP_COMPARE_BINS; i++)
-        rep->histogram_edges[i] = pow(10.0, -12.0 + 15.0 * i / MXP_COMPARE_BINS);
-    double *rel = mxp_malloc((size_t)n * sizeof *rel);
-    if (!rel)
-        return mxp_error(MXP_ERR_NO_MEMORY, "compare: no memory for %lld relative errors", (long long)n);
-    const double zero_scale = tt->kind == MXP_KIND_FLOAT ? tt->min_normal : 1.0;
-    double sum_rel = 0, sum_ulp = 0, sum_sq = 0, sum_ref2 = 0, sum_test2 = 0, dot = 0, max_ref = 0;
-    bool mismatch = false;
-    int64_t m = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const double a = r[i], b = t[i];
-        if (isnan(a) || isnan(b)) {
-            if (isnan(a) != isnan(b)) {
-                rep->nan_mismatches++;
-                if (!mismatch) {
-                    mismatch = true;
-                    rep->worst_index = i;
-                }
-            }
-            continue;
+    double *rb = mxp_malloc(2 * MXP_ANALYSIS_CHUNK * sizeof *rb), *tb = rb + MXP_ANALYSIS_CHUNK;
+    if (!rb)
+        return MXP_ERR_NO_MEMORY;
+    const int64_t n = mxp_array_size(r);
+    mxp_status st = MXP_OK;
+    for (bool again = true; st == MXP_OK && again;) {
+        for (int64_t i = 0; st == MXP_OK && i < n; i += MXP_ANALYSIS_CHUNK) {
+            const int64_t k = n - i < MXP_ANALYSIS_CHUNK ? n - i : MXP_ANALYSIS_CHUNK;
+            st = mxp_array_convert_range(r, i, k, rb, MXP_F64);
+            if (st == MXP_OK)
+                st = mxp_array_convert_range(t, i, k, tb, MXP_F64);
+            if (st == MXP_OK)
+                mxp_err_acc_add(acc, rb, tb, k);
         }
-        if (isinf(a) || isinf(b)) {
-            if (a != b) {
-                rep->inf_mismatches++;
-                if (!mismatch) {
-                    mismatch = true;
-                    rep->worst_index = i;
-                }
-            }
-            continue;
-        }
-        const double d = fabs(b - a);
-        const double e = a != 0 ? d / fabs(a) : d / zero_scale;
-        const double u = d / ulp_at(a, tt);
-        if (!mismatch && (rep->worst_index < 0 || d > rep->max_abs_error))
-            rep->worst_index = i;
-        if (d > rep->max_abs_error)
-            rep->max_abs_error = d;
-        if (e > rep->max_rel_error)
-            rep->max_rel_error = e;
-        if (u > rep->max_ulp)
-            rep->max_ulp = u;
-        if (fabs(a) > max_ref)
-            max_ref = fabs(a);
-        sum_rel += e;
-        sum_ulp += u;
-        sum_sq += d * d;
-        sum_ref2 += a * a;
-        sum_test2 += b * b;
-        dot += a * b;
-        rep->histogram[bin_of(e)]++;
-        rel[m++] = e;
+        if (st == MXP_OK)
+            st = mxp_err_acc_end_pass(acc, &again);
     }
-    rep->count = m;
-    if (mismatch) {
-        rep->max_abs_error = INFINITY;
-        rep->max_rel_error = INFINITY;
-    }
-    if (m > 0) {
-        qsort(rel, (size_t)m, sizeof *rel, cmp_double);
-        rep->p50_rel_error = percentile(rel, m, 0.5);
-        rep->p90_rel_error = percentile(rel, m, 0.9);
-        rep->p99_rel_error = percentile(rel, m, 0.99);
-        rep->p999_rel_error = percentile(rel, m, 0.999);
-        rep->mean_rel_error = sum_rel / (double)m;
-        rep->mean_ulp = sum_ulp / (double)m;
-        rep->mse = sum_sq / (double)m;
-        rep->rmse = sqrt(rep->mse);
-        rep->psnr_db = sum_sq == 0 ? INFINITY : 10.0 * log10(max_ref * max_ref / rep->mse);
-        rep->snr_db = sum_sq == 0 ? INFINITY : 10.0 * log10(sum_ref2 / sum_sq);
-        if (sum_ref2 == 0 && sum_test2 == 0)
-            rep->cosine_similarity = 1.0;
-        else if (sum_ref2 == 0 || sum_test2 == 0)
-            rep->cosine_similarity = 0.0;
-        else { /* equal norms divide by the sum itself: identical arrays give exactly 1 */
-            double c = sum_ref2 == sum_test2 ? dot / sum_ref2 : dot / (sqrt(sum_ref2) * sqrt(sum_test2));
-            rep->cosine_similarity = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c; /* rounding may step past +-1 */
-        }
-    }
-    mxp_free(rel);
-    return MXP_OK;
+    mxp_free(rb);
+    return st;
 }
 
 mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report)
@@ -166,11 +57,10 @@ mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_co
         return st;
     if (!report)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "compare: report is NULL");
-    mxp_array *r = NULL, *t = NULL;
-    if ((st = mxp_array_astype(&r, reference, MXP_F64, NULL)) == MXP_OK &&
-        (st = mxp_array_astype(&t, test, MXP_F64, NULL)) == MXP_OK)
-        st = mxp_compare_f64(mxp_array_data(r), mxp_array_data(t), mxp_array_size(r), mxp_array_dtype(test), report);
-    mxp_array_free(r);
-    mxp_array_free(t);
+    mxp_err_acc acc;
+    if ((st = mxp_err_acc_init(&acc, mxp_array_dtype(test), report)) != MXP_OK)
+        return st;
+    st = compare_stream(reference, test, &acc);
+    mxp_err_acc_free(&acc);
     return st;
 }

@@ -43,6 +43,11 @@ mxp_status mxp_normalize_axis(int *axis, int ndim, const char *what);
  * conversion; stochastic rounding indexes elements in C order. */
 void mxp_array_copy_rows(mxp_array *dst, const mxp_array *src, const mxp_convert_opts *opts);
 
+/* Elements [start, start + n) of a in C order, converted to dt into the
+ * contiguous buffer dst (nearest even, no flags): a whole array streamed a
+ * chunk at a time without a copy of it (range.c). */
+mxp_status mxp_array_convert_range(const mxp_array *a, int64_t start, int64_t n, void *dst, mxp_dtype dt);
+
 mxp_status mxp_require_array(const mxp_array *a, const char *name);
 
 /* Do the byte ranges the two arrays can touch intersect? */

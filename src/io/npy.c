@@ -1,7 +1,9 @@
 /* NumPy .npy files: mxp_npy_load / mxp_npy_save and their in-memory twins.
  * The header is parsed (npy-header.c) and the data size is checked against
- * the bytes present before the array is allocated, so a short or hostile
- * file costs no more memory than its own size.  See docs/npy.md. */
+ * the bytes present before the array is allocated (a buffer's size, a
+ * regular file's size; a pipe's data as it arrives), so a short or hostile
+ * input costs no more memory than a small multiple of what it delivers.
+ * Saving goes through write-file.c (atomic replace).  See docs/npy.md. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +13,10 @@
 #include "array/array-internal.h"
 #include "core/error.h"
 #include "io/npy-internal.h"
+#include "io/write-file.h"
 #include "mxp/io.h"
+
+enum { NPY_FIRST_READ = 1 << 20 }; /* a stream's data is read 1 MiB first, then doubling */
 
 /* "npy: PATH: sentence" for a file, "npy: sentence" for a buffer. */
 static mxp_status npy_error(mxp_status st, const char *path, const char *msg)
@@ -37,10 +42,12 @@ static const char *describe(char *buf, size_t cap, const mxp_npy_header *h)
     return buf;
 }
 
-static mxp_status short_data(const mxp_npy_header *h, const char *path, uint64_t have)
+/* "file has 16 data bytes, shape (2,) float64 needs 16"; a stream says
+ * "the stream ended after". */
+static mxp_status short_data(const mxp_npy_header *h, const char *path, const char *has, uint64_t have)
 {
     char msg[MXP_NPY_MSG], shape[160];
-    snprintf(msg, sizeof msg, "file has %llu data bytes, shape %s needs %zu", (unsigned long long)have,
+    snprintf(msg, sizeof msg, "%s %llu data bytes, shape %s needs %zu", has, (unsigned long long)have,
              describe(shape, sizeof shape, h), h->data_bytes);
     return npy_error(MXP_ERR_FORMAT, path, msg);
 }
@@ -101,7 +108,7 @@ mxp_status mxp_npy_load_buffer(mxp_array **out, const void *data, size_t size)
     if (st != MXP_OK)
         return npy_error(st, NULL, msg);
     if (h.data_bytes > size - h.data_offset)
-        return short_data(&h, NULL, size - h.data_offset);
+        return short_data(&h, NULL, "file has", size - h.data_offset);
     mxp_array *a = NULL;
     if ((st = new_array(&a, &h)) != MXP_OK)
         return st;
@@ -153,32 +160,78 @@ static mxp_status read_header(FILE *f, const char *path, mxp_npy_header *h)
     return st;
 }
 
+/* Reads up to limit bytes into a buffer that starts at 1 MiB and doubles
+ * as it fills, so that it never holds much more than what has arrived.
+ * *buf (the caller frees it) and *have say what came. */
+static mxp_status read_growing(FILE *f, const char *path, size_t limit, char **buf, size_t *have)
+{
+    size_t cap = 0;
+    while (*have < limit) {
+        if (*have == cap) {
+            const size_t next = !cap ? (limit < NPY_FIRST_READ ? limit : NPY_FIRST_READ)
+                                     : cap > limit / 2 ? limit : 2 * cap;
+            char *b = mxp_malloc(next);
+            if (!b)
+                return MXP_ERR_NO_MEMORY;
+            if (*have)
+                memcpy(b, *buf, *have);
+            mxp_free(*buf);
+            *buf = b;
+            cap = next;
+        }
+        size_t got;
+        mxp_status st = read_exact(f, *buf + *have, cap - *have, &got, path);
+        *have += got;
+        if (st != MXP_OK)
+            return st;
+    }
+    return MXP_OK;
+}
+
+/* The data.  A regular file holds the bytes its size says (a sparse
+ * file's holes read as zeros), checked before the array is allocated.
+ * Any other source (a pipe, a device, a socket) is believed only as it
+ * delivers: the first half of the declared data is read into a growing
+ * buffer, and only then is the array allocated and the rest read into it.
+ * So memory stays within 3x the bytes read (1 MiB at least), whatever the
+ * header declares, and a whole stream peaks at 1.5x its data. */
+static mxp_status read_data(mxp_array **out, FILE *f, const char *path, const mxp_npy_header *h)
+{
+    struct stat sb;
+    const bool sized = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+    if (sized) {
+        uint64_t have = (uint64_t)sb.st_size > h->data_offset ? (uint64_t)sb.st_size - h->data_offset : 0;
+        if (h->data_bytes > have)
+            return short_data(h, path, "file has", have);
+    }
+    char *buf = NULL;
+    size_t have = 0, got = 0;
+    mxp_status st = sized ? MXP_OK : read_growing(f, path, h->data_bytes / 2, &buf, &have);
+    if (st == MXP_OK && (st = new_array(out, h)) == MXP_OK) {
+        if (have)
+            memcpy((*out)->data, buf, have);
+        st = read_exact(f, (*out)->data + have, h->data_bytes - have, &got, path);
+        have += got;
+    }
+    mxp_free(buf);
+    if (st != MXP_OK) {
+        mxp_array_free(*out);
+        *out = NULL;
+    }
+    if (st == MXP_ERR_FORMAT)
+        return short_data(h, path, sized ? "file has" : "the stream ended after", have);
+    return st;
+}
+
 static mxp_status load_file(mxp_array **out, FILE *f, const char *path)
 {
     mxp_npy_header h;
     mxp_status st = read_header(f, path, &h);
-    if (st != MXP_OK)
-        return st;
-    /* A regular file's size tells whether the data is there before a byte
-     * is allocated; a pipe is checked as it is read. */
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode)) {
-        uint64_t have = (uint64_t)sb.st_size > h.data_offset ? (uint64_t)sb.st_size - h.data_offset : 0;
-        if (h.data_bytes > have)
-            return short_data(&h, path, have);
-    }
-    mxp_array *a = NULL;
-    if ((st = new_array(&a, &h)) != MXP_OK)
-        return st;
-    size_t got;
-    st = read_exact(f, a->data, h.data_bytes, &got, path);
-    if (st != MXP_OK) {
-        mxp_array_free(a);
-        return st == MXP_ERR_FORMAT ? short_data(&h, path, got) : st;
-    }
-    swap_bytes(a, &h);
-    *out = a;
-    return MXP_OK;
+    if (st == MXP_OK)
+        st = read_data(out, f, path, &h);
+    if (st == MXP_OK)
+        swap_bytes(*out, &h);
+    return st;
 }
 
 mxp_status mxp_npy_load(mxp_array **out, const char *path)
@@ -251,22 +304,8 @@ mxp_status mxp_npy_save(const char *path, const mxp_array *a)
     mxp_status st = prepare(&o, a, "mxp_npy_save");
     if (st != MXP_OK)
         return st;
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        st = io_error(path, "cannot create", errno);
-    } else {
-        bool ok = fwrite(o.prefix, 1, o.prefix_len, f) == o.prefix_len &&
-                  (!o.data_bytes || fwrite(o.c->data, 1, o.data_bytes, f) == o.data_bytes);
-        int err = errno;
-        if (fclose(f) != 0 && ok) {
-            ok = false;
-            err = errno;
-        }
-        if (!ok) {
-            st = io_error(path, "write failed", err);
-            remove(path); /* no half-written file stays behind */
-        }
-    }
+    const mxp_write_piece pieces[2] = { { o.prefix, o.prefix_len }, { o.c->data, o.data_bytes } };
+    st = mxp_write_file("npy", path, pieces, 2);
     mxp_array_free(o.c);
     return st;
 }

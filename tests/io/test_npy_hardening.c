@@ -1,8 +1,10 @@
 /* .npy input that must be refused, one test per rule of docs/npy.md's
- * "What is refused", each checking the status and the sentence; and the
+ * "What is refused", each checking the status and the sentence; memory
+ * bounds on pipes and sparse files (docs/reliability.md); and the
  * fuzzer's findings (tests/fuzz/regressions/) replayed. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "npy_util.h"
@@ -216,6 +220,140 @@ static void test_npy_truncated_data_is_refused_before_any_allocation(void **stat
     remove("test_npy_huge.npy");
 }
 
+/* A pipe holding image[0..n) and then its end (a child writes what does
+ * not fit the pipe's buffer); returns "/dev/fd/N" for mxp_npy_load. */
+static const char *pipe_of(const unsigned char *image, size_t n, int *fd, pid_t *writer)
+{
+    static char path[32];
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    *writer = fork();
+    assert_true(*writer >= 0);
+    if (*writer == 0) {
+        close(p[0]);
+        for (size_t off = 0; off < n;) {
+            const ssize_t w = write(p[1], image + off, n - off);
+            if (w <= 0)
+                _exit(1);
+            off += (size_t)w;
+        }
+        _exit(0);
+    }
+    close(p[1]);
+    *fd = p[0];
+    snprintf(path, sizeof path, "/dev/fd/%d", p[0]);
+    return path;
+}
+
+static void close_pipe(int fd, pid_t writer)
+{
+    close(fd);
+    int status;
+    assert_int_equal(waitpid(writer, &status, 0), writer);
+}
+
+/* Under 150 bytes on a pipe that declare 8 GiB: refused, having held no
+ * more than the stream's first 1 MiB buffer. */
+static void test_npy_stream_declaring_8_gib_allocates_only_as_data_arrives(void **state)
+{
+    (void)state;
+    unsigned char image[256];
+    const size_t n = npy_build(image, sizeof image, 1, HEADER("'<f8'", "False", "(1073741824,)"), zeros, 16);
+    assert_true(n < 150);
+    int fd;
+    pid_t writer;
+    const char *path = pipe_of(image, n, &fd, &writer);
+    mxp_memory_stats before, after;
+    mxp_memory_stats_get(&before);
+    mxp_memory_stats_reset();
+    mxp_array *a = NULL;
+    assert_int_equal(mxp_npy_load(&a, path), MXP_ERR_FORMAT);
+    assert_null(a);
+    mxp_memory_stats_get(&after);
+    assert_true(after.peak_bytes - before.current_bytes <= (1u << 20) + 4096);
+    assert_int_equal(after.current_bytes, before.current_bytes);
+    npy_assert_contains(mxp_last_error(),
+                        "the stream ended after 16 data bytes, shape (1073741824,) float64 needs 8589934592");
+    close_pipe(fd, writer);
+}
+
+/* A whole 6 MiB stream loads through the growing buffer, bit for bit, at a
+ * peak of 1.5x its data. */
+static void test_npy_stream_loads_whole_at_bounded_peak(void **state)
+{
+    (void)state;
+    const int64_t count = 3 << 20; /* float16: 6 MiB */
+    mxp_array *a = NULL, *b = NULL;
+    assert_int_equal(mxp_array_random_uniform(&a, MXP_F16, 1, &count, -1, 1, 9), MXP_OK);
+    void *image = NULL;
+    size_t n = 0;
+    assert_int_equal(mxp_npy_save_buffer(&image, &n, a), MXP_OK);
+    int fd;
+    pid_t writer;
+    const char *path = pipe_of(image, n, &fd, &writer);
+    mxp_memory_stats before, after;
+    mxp_memory_stats_get(&before);
+    mxp_memory_stats_reset();
+    assert_int_equal(mxp_npy_load(&b, path), MXP_OK);
+    mxp_memory_stats_get(&after);
+    close_pipe(fd, writer);
+    const uint64_t data = (uint64_t)count * 2;
+    assert_true(after.peak_bytes - before.current_bytes <= data + data / 2 + 4096);
+    assert_memory_equal(mxp_array_data(b), mxp_array_data(a), data);
+    /* and cut anywhere: refused, nothing kept */
+    for (size_t cut = n - 1; cut > 200; cut /= 3) {
+        mxp_array_free(b);
+        b = NULL;
+        path = pipe_of(image, cut, &fd, &writer);
+        assert_int_equal(mxp_npy_load(&b, path), MXP_ERR_FORMAT);
+        npy_assert_contains(mxp_last_error(), "the stream ended after");
+        close_pipe(fd, writer);
+    }
+    mxp_free(image);
+    mxp_array_free(a);
+    mxp_array_free(b);
+}
+
+/* A sparse file (a few KiB on disk): a size that cannot hold the declared
+ * data is refused before any allocation; one that can loads at one times
+ * its data, no more (its holes are zeros that a read delivers). */
+static void test_npy_sparse_file_costs_its_data_size_at_most(void **state)
+{
+    (void)state;
+    const char *path = "test_npy_sparse.npy";
+    unsigned char image[256];
+    const struct { const char *shape; mxp_status st; } cases[] = {
+        { "(1073741824,)", MXP_ERR_FORMAT }, /* 8 GiB declared in 16 MiB */
+        { "(2097152,)", MXP_OK },            /* 16 MiB declared in 16 MiB */
+    };
+    for (int i = 0; i < 2; i++) {
+        char h[128];
+        snprintf(h, sizeof h, HEADER("'<f8'", "False", "%s"), cases[i].shape);
+        const size_t n = npy_build(image, sizeof image, 1, h, NULL, 0);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(image, 1, n, f), n);
+        assert_int_equal(ftruncate(fileno(f), (off_t)(n + (16u << 20))), 0);
+        fclose(f);
+        mxp_memory_stats before, after;
+        mxp_memory_stats_get(&before);
+        mxp_memory_stats_reset();
+        mxp_array *a = NULL;
+        assert_int_equal(mxp_npy_load(&a, path), cases[i].st);
+        mxp_memory_stats_get(&after);
+        const uint64_t peak = after.peak_bytes - before.current_bytes;
+        if (a) {
+            assert_true(peak <= (16u << 20) + 4096);
+            assert_int_equal(((const double *)mxp_array_data(a))[12345], 0.0);
+        } else {
+            assert_true(peak <= 4096); /* the header text only */
+            npy_assert_contains(mxp_last_error(), "file has 16777216 data bytes");
+        }
+        mxp_array_free(a);
+    }
+    remove(path);
+}
+
 static void test_npy_refuses_objects_pickles_and_unsupported_descrs(void **state)
 {
     (void)state;
@@ -357,6 +495,9 @@ int main(void)
         cmocka_unit_test(test_npy_shape_entries_are_non_negative_integers_up_to_32_dims),
         cmocka_unit_test(test_npy_shape_size_overflow_is_refused),
         cmocka_unit_test(test_npy_truncated_data_is_refused_before_any_allocation),
+        cmocka_unit_test(test_npy_stream_declaring_8_gib_allocates_only_as_data_arrives),
+        cmocka_unit_test(test_npy_stream_loads_whole_at_bounded_peak),
+        cmocka_unit_test(test_npy_sparse_file_costs_its_data_size_at_most),
         cmocka_unit_test(test_npy_refuses_objects_pickles_and_unsupported_descrs),
         cmocka_unit_test(test_npy_nul_bytes_and_garbage_in_the_header_are_refused),
         cmocka_unit_test(test_npy_fuzz_regressions_are_refused_and_seeds_load),

@@ -17,8 +17,10 @@ static void print_help(void)
            "in dB, cosine similarity, and the counts of overflow (finite values that\n"
            "became inf/NaN), underflow (nonzero values that became zero) and\n"
            "subnormal results.  Then the smallest dtype meeting the requirement\n"
-           "(default psnr>=40) and why (mxp_recommend_dtype).  Definitions of the\n"
-           "metrics: docs/analysis.md.\n\n"
+           "(default psnr>=40) and why (mxp_recommend_dtype_rows: one analysis for\n"
+           "both).  The values are streamed: memory is the file's data plus a few MiB\n"
+           "(at most 22 MiB more for 2-byte inputs).  Definitions of the metrics:\n"
+           "docs/analysis.md.\n\n"
            "  --json   one JSON object: file, shape, dtype, elements, candidates (one\n"
            "           object per dtype: dtype, bytes, max_rel_error, p99_rel_error,\n"
            "           psnr_db, snr_db, cosine, overflow, underflow, subnormal; null\n"
@@ -109,19 +111,11 @@ static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip
     cli_json_end();
 }
 
-/* One round trip per candidate (a step of the progress line each), then the advice. */
+/* The table and the advice from one streamed analysis. */
 static mxp_status measure(const mxp_array *a, const mxp_requirement *req, mxp_roundtrip_row *rows, mxp_advice *adv)
 {
-    static char phases[MXP_ADVISOR_CANDIDATES][48];
-    const mxp_dtype *cand = mxp_advisor_candidates();
-    mxp_status st = MXP_OK;
-    for (int i = 0; i < MXP_ADVISOR_CANDIDATES && st == MXP_OK; i++) {
-        snprintf(phases[i], sizeof phases[i], "round trip through %s", mxp_dtype_name(cand[i]));
-        cli_progress_set(phases[i], (double)i / (MXP_ADVISOR_CANDIDATES + 1));
-        st = mxp_roundtrip_analysis(a, &cand[i], 1, &rows[i]);
-    }
-    cli_progress_set("choosing the dtype", (double)MXP_ADVISOR_CANDIDATES / (MXP_ADVISOR_CANDIDATES + 1));
-    return st == MXP_OK ? mxp_recommend_dtype(a, req, adv) : st;
+    cli_progress_set("round trips through every candidate", -1);
+    return mxp_recommend_dtype_rows(a, req, adv, rows);
 }
 
 int cli_analyze(int argc, char **argv)

@@ -14,8 +14,10 @@ static void print_help(void)
            "  float types: counts of finite, zero, subnormal (nonzero |x| below the\n"
            "  dtype's smallest normal), nan and inf values; other types: zero;\n"
            "  min, max, mean and std (population, ddof 0) of the finite values.\n"
-           "Values are converted to float64 first (exact for every float type; int64\n"
-           "and uint64 beyond 2^53 are rounded).  'n/a' where there is no finite value.\n\n"
+           "Values are converted to float64 (exact for every float type; int64 and\n"
+           "uint64 beyond 2^53 are rounded), 65536 at a time: memory is the file's data\n"
+           "plus 512 KiB.  'n/a' where there is no finite value.  FILE may be a pipe\n"
+           "(mxp stat /dev/stdin); its data is believed only as it arrives.\n\n"
            "  --json   one JSON object with the same names as keys (shape a list;\n"
            "           null for n/a; the counts only for float types)\n");
 }
@@ -23,37 +25,84 @@ static void print_help(void)
 typedef struct stats {
     int64_t finite, zero, subnormal, nan, inf;
     double min, max, mean, std;
+    double sum;              /* of the finite values, left to right: the mean */
+    double run_mean, m2;     /* the finite values so far: their mean and sum of squared deviations */
+    double min_normal;
+    bool is_float;
 } stats;
 
-static void compute(const double *x, int64_t n, double min_normal, bool is_float, stats *s)
+enum { CHUNK = 1 << 16 }; /* values converted to float64 at a time */
+
+/* The counts and extremes of a chunk; its finite values are moved to the
+ * front of x, their number returned. */
+static int64_t add_values(double *x, int64_t n, stats *s)
 {
-    double sum = 0;
-    memset(s, 0, sizeof *s);
-    s->min = INFINITY;
-    s->max = -INFINITY;
+    int64_t m = 0;
     for (int64_t i = 0; i < n; i++) {
         if (isnan(x[i])) {
             s->nan++;
         } else if (isinf(x[i])) {
             s->inf++;
         } else {
-            s->finite++;
             s->zero += x[i] == 0;
-            s->subnormal += is_float && x[i] != 0 && fabs(x[i]) < min_normal;
+            s->subnormal += s->is_float && x[i] != 0 && fabs(x[i]) < s->min_normal;
             s->min = x[i] < s->min ? x[i] : s->min;
             s->max = x[i] > s->max ? x[i] : s->max;
-            sum += x[i];
+            s->sum += x[i];
+            x[m++] = x[i];
         }
     }
-    if (!s->finite)
+    return m;
+}
+
+/* The spread of m finite values, merged into the running one (Chan et
+ * al.'s pairwise update: the chunk's squared deviations from its own mean,
+ * then the shift between the means; no cancellation). */
+static void add_spread(const double *x, int64_t m, stats *s)
+{
+    if (m == 0)
         return;
-    s->mean = sum / (double)s->finite;
-    double sq = 0; /* a second pass: no cancellation */
-    for (int64_t i = 0; i < n; i++) {
-        if (isfinite(x[i]))
-            sq += (x[i] - s->mean) * (x[i] - s->mean);
+    double sum = 0, m2 = 0;
+    for (int64_t i = 0; i < m; i++)
+        sum += x[i];
+    const double mean = sum / (double)m;
+    for (int64_t i = 0; i < m; i++)
+        m2 += (x[i] - mean) * (x[i] - mean);
+    const double n = (double)s->finite, total = n + (double)m, delta = mean - s->run_mean;
+    s->m2 += m2 + delta * delta * n * (double)m / total;
+    s->run_mean += delta * (double)m / total;
+    s->finite += m;
+}
+
+/* One pass over a's values (C- or F-contiguous, as loaded: its buffer in
+ * memory order), CHUNK at a time in float64: memory stays at the file's
+ * own size plus 512 KiB, and each value is converted once. */
+static mxp_status compute(const mxp_array *a, stats *s)
+{
+    const mxp_dtype_traits *t = mxp_dtype_get_traits(mxp_array_dtype(a));
+    memset(s, 0, sizeof *s);
+    s->min = INFINITY;
+    s->max = -INFINITY;
+    s->min_normal = t->min_normal;
+    s->is_float = t->kind == MXP_KIND_FLOAT;
+    double *buf = mxp_malloc(CHUNK * sizeof *buf);
+    if (!buf)
+        return MXP_ERR_NO_MEMORY;
+    const unsigned char *p = mxp_array_data(a);
+    const int64_t n = mxp_array_size(a);
+    mxp_status st = MXP_OK;
+    for (int64_t i = 0; st == MXP_OK && i < n; i += CHUNK) {
+        const int64_t k = n - i < CHUNK ? n - i : CHUNK;
+        st = mxp_convert(buf, MXP_F64, p + (size_t)i * t->itemsize, t->dtype, (size_t)k, NULL);
+        if (st == MXP_OK)
+            add_spread(buf, add_values(buf, k, s), s);
     }
-    s->std = sqrt(sq / (double)s->finite);
+    mxp_free(buf);
+    if (s->finite) {
+        s->mean = s->sum / (double)s->finite;
+        s->std = sqrt(s->m2 / (double)s->finite);
+    }
+    return st;
 }
 
 static void print_value(const char *name, double v, bool have, int digits, bool json)
@@ -140,19 +189,21 @@ int cli_stat(int argc, char **argv)
     if (!path)
         return cli_usage_error("stat", "missing FILE.npy");
 
-    mxp_array *a = NULL, *d = NULL;
+    mxp_array *a = NULL, *c = NULL;
     if (cli_load_npy("stat", path, &a) != CLI_OK)
         return CLI_FAILED;
-    mxp_status st = mxp_array_astype(&d, a, MXP_F64, NULL);
+    mxp_status st = MXP_OK;
+    if (!(mxp_array_flags(a) & (MXP_ARRAY_C_CONTIGUOUS | MXP_ARRAY_F_CONTIGUOUS)))
+        st = mxp_array_ascontiguous(&c, a, 'C'); /* a loaded array always is one */
+    stats s;
+    if (st == MXP_OK)
+        st = compute(c ? c : a, &s);
+    mxp_array_free(c);
     if (st != MXP_OK) {
         mxp_array_free(a);
         return cli_mxp_error("stat", NULL, st);
     }
-    const mxp_dtype_traits *t = mxp_dtype_get_traits(mxp_array_dtype(a));
-    stats s;
-    compute(mxp_array_data(d), mxp_array_size(a), t->min_normal, t->kind == MXP_KIND_FLOAT, &s);
     print_stats(path, a, &s, json);
-    mxp_array_free(d);
     mxp_array_free(a);
     return CLI_OK;
 }
