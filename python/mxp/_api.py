@@ -36,7 +36,7 @@ def _seed(seed):
     return seed
 
 
-def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, stats=False):
+def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, stats=False, index_offset=0):
     """x converted to dtype, rounded once in the given mode.
 
     rounding: nearest_even (default), nearest_away, toward_zero, up, down,
@@ -46,6 +46,9 @@ def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, 
     out: an existing array of x's shape to write into (any layout).
     stats=True returns (result, counts) with counts of inexact, overflow,
     underflow and invalid elements (a slower, counting path).
+    index_offset: stochastic rounding treats element 0 of x as element
+    index_offset of a larger array, so pieces of an array converted apart
+    (chunks, rows) get the bits of one whole conversion.
     """
     _check_rounding(rounding, overflow)
     x = np.asarray(x)
@@ -54,7 +57,7 @@ def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, 
             raise TypeError("astype: out must be a numpy.ndarray")
         if out.shape != x.shape:
             raise ValueError(f"astype: out has shape {out.shape}, x has {x.shape}")
-    result, counts = _mxp._astype(x, dtype, rounding, overflow, _seed(seed), out, bool(stats))
+    result, counts = _mxp._astype(x, dtype, rounding, overflow, _seed(seed), out, bool(stats), _seed(index_offset))
     return (result, Result(counts)) if stats else result
 
 

@@ -27,15 +27,15 @@ static PyObject *flags_dict(const mxp_convert_flags *f)
                          (unsigned long long)f->invalid);
 }
 
-/* _astype(x, dtype, rounding, overflow, seed, out, stats) -> (array, stats dict or None) */
+/* _astype(x, dtype, rounding, overflow, seed, out, stats, index_offset) -> (array, stats dict or None) */
 static PyObject *astype(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *x, *dtype, *out;
     const char *rounding, *overflow;
-    unsigned long long seed;
+    unsigned long long seed, offset;
     int stats;
-    if (!PyArg_ParseTuple(args, "OOssKOp", &x, &dtype, &rounding, &overflow, &seed, &out, &stats))
+    if (!PyArg_ParseTuple(args, "OOssKOpK", &x, &dtype, &rounding, &overflow, &seed, &out, &stats, &offset))
         return NULL;
     mxp_convert_opts o;
     mxp_convert_flags flags = { 0 };
@@ -44,6 +44,7 @@ static PyObject *astype(PyObject *self, PyObject *args)
         return NULL;
     if (stats)
         o.flags = &flags;
+    o.index_offset = offset;
     mxp_array *src = mxpy_wrap(x, "astype: x", false);
     mxp_array *dst = src && out != Py_None ? mxpy_wrap(out, "astype: out", true) : NULL;
     if (!src || (out != Py_None && !dst)) {

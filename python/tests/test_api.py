@@ -53,6 +53,14 @@ def test_astype_saturate_out_strided_and_stats():
     assert np.array_equal(bits(a), bits(b)) and len(set(bits(a).tolist())) == 2
 
 
+def test_stochastic_pieces_with_index_offset_equal_the_whole():
+    x = np.random.default_rng(9).standard_normal((6, 7))
+    whole = mxp.astype(x, mxp.bfloat16, rounding="stochastic", seed=3)
+    rows = [mxp.astype(x[i], mxp.bfloat16, rounding="stochastic", seed=3, index_offset=7 * i) for i in range(6)]
+    assert np.array_equal(bits(np.stack(rows)), bits(whole))
+    assert not np.array_equal(bits(rows[1]), bits(mxp.astype(x[1], mxp.bfloat16, rounding="stochastic", seed=3)))
+
+
 def test_astype_bad_arguments():
     with pytest.raises(ValueError, match="rounding"):
         mxp.astype([1.0], mxp.bfloat16, rounding="nearest")
