@@ -237,6 +237,8 @@ typedef struct mxp_tensor_stats {
     double max_abs;      /* largest finite |x| (0 if none) */
     double min_abs;      /* smallest nonzero finite |x| (0 if none) */
     double overflow_share, underflow_share;
+    double underflow_norm_share; /* share of the squared norm held by the values that
+                                    would flush: how much of the signal is lost */
     unsigned flags;      /* MXP_MONITOR_* */
 } mxp_tensor_stats;
 

@@ -133,6 +133,8 @@ static void json_record(sbuf *b, const mxp_tensor_stats *r)
     sb_num(b, r->overflow_share);
     sb_printf(b, ", \"underflow_share\": ");
     sb_num(b, r->underflow_share);
+    sb_printf(b, ", \"underflow_norm_share\": ");
+    sb_num(b, r->underflow_norm_share);
     sb_printf(b, ", \"flags\": [%s]}", flag_list(r->flags, flags, sizeof flags, ", ", "\""));
 }
 

@@ -180,7 +180,7 @@ static mxp_status push_record(const mxp_monitor *m, mon_tensor *t, const mxp_ten
 static void measure(const mxp_monitor *m, const mxp_array *c, mxp_tensor_stats *r, int64_t *hist)
 {
     const int64_t n = mxp_array_size(c);
-    double buf[TRAIN_CHUNK], sumsq = 0.0;
+    double buf[TRAIN_CHUNK], sumsq = 0.0, flushed_sq = 0.0;
     r->count = n;
     r->min_abs = INFINITY;
     for (int64_t off = 0; off < n; off += TRAIN_CHUNK) {
@@ -209,8 +209,10 @@ static void measure(const mxp_monitor *m, const mxp_array *c, mxp_tensor_stats *
             hist[(e < EXP_LO ? EXP_LO : e > EXP_HI ? EXP_HI : e) - EXP_LO]++;
             if (a > m->over_t || (a == m->over_t && m->over_tie))
                 r->overflow++;
-            else if (a <= m->flush_t)
+            else if (a <= m->flush_t) {
                 r->underflow++;
+                flushed_sq += a * a;
+            }
             else if (a < m->sub_hi)
                 r->subnormal++;
         }
@@ -221,6 +223,7 @@ static void measure(const mxp_monitor *m, const mxp_array *c, mxp_tensor_stats *
     const int64_t finite = n - r->nan - r->inf, nonzero = finite - r->zeros;
     r->overflow_share = finite ? (double)r->overflow / (double)finite : 0.0;
     r->underflow_share = nonzero ? (double)r->underflow / (double)nonzero : 0.0;
+    r->underflow_norm_share = sumsq > 0.0 ? flushed_sq / sumsq : 0.0;
 }
 
 static unsigned flags_of(const mxp_monitor *m, const mon_tensor *t, const mxp_tensor_stats *r)

@@ -60,24 +60,43 @@ void mxp_train_read_f64(const mxp_array *a, int64_t off, size_t n, double *out)
         (void)mxp_convert(out, MXP_F64, p, dt, n, NULL); /* widening: exact, cannot fail */
 }
 
+/* inf/NaN by their bits: the exponent field all ones (float8_e4m3fn has no
+ * infinity and one NaN pattern per sign, S.1111.111). */
+static int64_t nonfinite_bits(const void *data, int64_t n, const mxp_dtype_traits *t)
+{
+    const unsigned width = (unsigned)t->bits - 1; /* bits below the sign */
+    const uint64_t abs_mask = (width == 63 ? ~0ull >> 1 : (1ull << width) - 1);
+    const uint64_t exp_mask = abs_mask & ~((1ull << t->mant_bits) - 1);
+    const uint64_t limit = t->has_inf ? exp_mask : abs_mask; /* e4m3: only S.1111.111 */
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        if (t->itemsize == 1) {
+            v = ((const uint8_t *)data)[i];
+        } else if (t->itemsize == 2) {
+            uint16_t h;
+            memcpy(&h, (const char *)data + 2 * i, 2);
+            v = h;
+        } else if (t->itemsize == 4) {
+            uint32_t w;
+            memcpy(&w, (const char *)data + 4 * i, 4);
+            v = w;
+        } else {
+            memcpy(&v, (const char *)data + 8 * i, 8);
+        }
+        count += (v & abs_mask) >= limit;
+    }
+    return count;
+}
+
 mxp_status mxp_train_count_nonfinite(const mxp_array *a, int64_t *count)
 {
     mxp_array *c = NULL;
     mxp_status st = mxp_array_ascontiguous(&c, a, 'C');
     if (st != MXP_OK)
         return st;
-    *count = 0;
     const mxp_dtype_traits *t = mxp_dtype_get_traits(mxp_array_dtype(c));
-    if (t->kind == MXP_KIND_FLOAT) {
-        const int64_t n = mxp_array_size(c);
-        double buf[TRAIN_CHUNK];
-        for (int64_t off = 0; off < n; off += TRAIN_CHUNK) {
-            size_t m = (size_t)(n - off < TRAIN_CHUNK ? n - off : TRAIN_CHUNK);
-            mxp_train_read_f64(c, off, m, buf);
-            for (size_t i = 0; i < m; i++)
-                *count += !isfinite(buf[i]);
-        }
-    }
+    *count = t->kind == MXP_KIND_FLOAT ? nonfinite_bits(mxp_array_data(c), mxp_array_size(c), t) : 0;
     mxp_array_free(c);
     return MXP_OK;
 }

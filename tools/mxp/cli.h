@@ -32,6 +32,7 @@ int cli_check(int argc, char **argv);
 int cli_check_gemm(int argc, char **argv);
 int cli_quant_gemm(int argc, char **argv);
 int cli_bench_quant(int argc, char **argv);
+int cli_train(int argc, char **argv);
 
 /* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
 int tour_sums(void);
