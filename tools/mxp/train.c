@@ -15,7 +15,8 @@ enum { N_CONFIGS = sizeof train_configs / sizeof train_configs[0] };
 
 static void print_help(void)
 {
-    printf("usage: mxp train [--epochs N] [--json] [--data DIR] [--seed S] [--configs K,K..] [--monitor]\n\n"
+    printf("usage: mxp train [--epochs N] [--json] [--data DIR] [--seed S] [--hidden H] [--configs K,K..]\n"
+           "                 [--monitor]\n\n"
            "Trains an MLP 64-512-512-10 (relu; forward and backward on mxp_gemm) on the\n"
            "digits data set (1797 8x8 images, 20%% held out for testing) with SGD\n"
            "(momentum 0.9, batch 64) in five configurations, then deploys the float32\n"
@@ -31,6 +32,7 @@ static void print_help(void)
            "  --data DIR      where digits_x.npy and digits_y.npy are (default: data/digits\n"
            "                  here, in the source tree, or the installed copy)\n"
            "  --seed S        initialization, shuffling and split (default 1)\n"
+           "  --hidden H      width of both hidden layers (default 512)\n"
            "  --configs K,..  training configurations to run (default all):\n");
     for (int i = 0; i < N_CONFIGS; i++)
         printf("                  %-14s %s\n", train_configs[i].key, train_configs[i].name);
@@ -107,6 +109,12 @@ static int parse(int argc, char **argv, options *o)
             char *end = NULL;
             if (m < 0 || (o->s.seed = strtoull(v, &end, 0), *end) || !*v)
                 return cli_usage_error("train", "--seed wants an integer");
+        } else if ((m = cli_option(argc, argv, &i, "--hidden", &v)) != 0) {
+            char *end = NULL;
+            long h = m > 0 ? strtol(v, &end, 10) : 0;
+            if (m < 0 || *end || h < 1 || h > 65536)
+                return cli_usage_error("train", "--hidden wants 1..65536");
+            o->s.sizes[1] = o->s.sizes[2] = h;
         } else if ((m = cli_option(argc, argv, &i, "--data", &v)) != 0) {
             if (m < 0)
                 return cli_usage_error("train", "--data wants a directory");
