@@ -102,7 +102,7 @@ typedef struct mxp_loss_scaler_opts {
     double backoff_factor;   /* 0: 0.5; in (0, 1) */
     int64_t growth_interval; /* 0: 2000; > 0 */
     double min_scale;        /* 0: 2^-126 (float32's smallest normal) */
-    double max_scale;        /* 0: 2^127 (float32's largest power of two) */
+    double max_scale;        /* 0: FLT_MAX (float32's largest finite value) */
     bool fixed;              /* static loss scaling: the scale stays init_scale
                                 (steps with inf/NaN are still skipped) */
 } mxp_loss_scaler_opts;
@@ -147,8 +147,8 @@ MXP_API mxp_status mxp_loss_scaler_step(mxp_loss_scaler *s, mxp_optimizer *opt, 
 /* GradScaler.update: ends the step.  inf/NaN found: skipped + 1, the scale
  * times backoff_factor (at least min_scale), the tracker 0.  Otherwise the
  * tracker + 1; when it reaches growth_interval the scale grows by
- * growth_factor unless that passes max_scale (then it becomes max_scale, or
- * stays if already there), and the tracker restarts at 0. */
+ * growth_factor unless that would pass max_scale (then it stays, as torch's
+ * stays when the growth would give inf), and the tracker restarts at 0. */
 MXP_API mxp_status mxp_loss_scaler_update(mxp_loss_scaler *s);
 
 MXP_API mxp_status mxp_loss_scaler_get_state(const mxp_loss_scaler *s, mxp_loss_scaler_state *out);

@@ -36,7 +36,7 @@ static mxp_status check_opts(mxp_loss_scaler_opts *o)
     if (o->min_scale == 0.0)
         o->min_scale = FLT_MIN;
     if (o->max_scale == 0.0)
-        o->max_scale = 0x1p127;
+        o->max_scale = FLT_MAX;
     if (!good_scale(o->min_scale, FLT_MIN, FLT_MAX) || !good_scale(o->max_scale, o->min_scale, FLT_MAX))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: min_scale %g and max_scale %g must be normal float32 "
                          "values with min_scale <= max_scale", what, o->min_scale, o->max_scale);
@@ -209,10 +209,9 @@ mxp_status mxp_loss_scaler_update(mxp_loss_scaler *s)
         }
         s->tracker = 0;
     } else if (!o->fixed && s->tracker + 1 >= o->growth_interval) {
-        float next = (float)((double)s->scale * o->growth_factor);
-        if (!((double)next <= o->max_scale)) /* inf too: torch keeps the scale finite */
-            next = o->max_scale > (double)s->scale ? (float)o->max_scale : s->scale;
-        s->scale = next;
+        const float next = (float)((double)s->scale * o->growth_factor);
+        if ((double)next <= o->max_scale) /* torch refuses a growth to inf the same way */
+            s->scale = next;
         s->tracker = 0;
     } else if (!o->fixed) {
         s->tracker++;

@@ -119,8 +119,8 @@ static void test_scaler_follows_gradscaler_rules_with_injected_inf_nan(void **st
     mxp_loss_scaler_free(s);
 }
 
-/* Growth every step from 2^120 reaches 2^127 (the default max_scale) and
- * stays: torch refuses the growth to inf the same way. */
+/* Growth every step from 2^120 reaches 2^127 and stays: the growth to inf
+ * passes the default max_scale (FLT_MAX) and is refused, as torch does. */
 static void test_scaler_growth_stops_below_infinity(void **state)
 {
     (void)state;
@@ -159,15 +159,17 @@ static void test_scaler_backoff_stops_at_min_scale(void **state)
     mxp_loss_scaler_free(s);
 }
 
-/* A user's [min_scale, max_scale]: growth past max lands on max, back-off
- * below min on min. */
+/* A user's [min_scale, max_scale]: a growth past max is refused (the
+ * scale stays), a back-off below min lands on min. */
 static void test_scaler_respects_min_and_max_scale(void **state)
 {
     (void)state;
-    mxp_loss_scaler_opts o = { .init_scale = 512, .min_scale = 100, .max_scale = 1000, .growth_interval = 1,
+    mxp_loss_scaler_opts o = { .init_scale = 250, .min_scale = 100, .max_scale = 1000, .growth_interval = 1,
                                .backoff_factor = 0.25 };
     mxp_loss_scaler *s = NULL;
     assert_int_equal(mxp_loss_scaler_create(&s, &o), MXP_OK);
+    assert_int_equal(mxp_loss_scaler_update(s), MXP_OK);
+    assert_true(mxp_loss_scaler_scale(s) == 500);
     assert_int_equal(mxp_loss_scaler_update(s), MXP_OK);
     assert_true(mxp_loss_scaler_scale(s) == 1000);
     assert_int_equal(mxp_loss_scaler_update(s), MXP_OK);
