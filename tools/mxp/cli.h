@@ -39,6 +39,7 @@ int tour_sums(void);
 int tour_arrays(void); /* part 7, tour_arrays.c */
 int tour_gemm(void);   /* part 8, tour_gemm.c */
 int tour_quant(void);  /* part 9, tour_quant.c */
+int tour_train(int bench); /* part 10, tour_train.c (bench: the timed short run) */
 void tour_heading(int number, const char *title);
 
 /* ---- errors and options (cli.c) ------------------------------------- */
