@@ -24,15 +24,16 @@ static void print_help(void)
            "test accuracy, final loss, steps skipped by the loss scaler, seconds per\n"
            "epoch, bytes of weights + one batch's activations.\n\n"
            "The loss is multiplied by 2^-20 (the learning rate divided by as much): float32\n"
-           "trains exactly as without it, while the gradients become as small as those of\n"
-           "large models (1e-8 and below), under what float16 can hold unless the loss is\n"
-           "scaled.\n\n"
+           "trains as without it (SGD is linear in the gradient), while the gradients become\n"
+           "as small as those of large models (1e-8 and below), under what float16 can\n"
+           "hold unless the loss is scaled.\n\n"
            "  --epochs N      epochs per configuration (default 20)\n"
            "  --json          one JSON object on stdout (progress goes to stderr)\n"
            "  --data DIR      where digits_x.npy and digits_y.npy are (default: data/digits\n"
            "                  here, in the source tree, or the installed copy)\n"
            "  --seed S        initialization, shuffling and split (default 1)\n"
            "  --hidden H      width of both hidden layers (default 512)\n"
+           "  --loss-weight W the loss weight (default 2^-20 = 9.5367e-07; 1: none)\n"
            "  --configs K,..  training configurations to run (default all):\n");
     for (int i = 0; i < N_CONFIGS; i++)
         printf("                  %-14s %s\n", train_configs[i].key, train_configs[i].name);
@@ -115,6 +116,12 @@ static int parse(int argc, char **argv, options *o)
             if (m < 0 || *end || h < 1 || h > 65536)
                 return cli_usage_error("train", "--hidden wants 1..65536");
             o->s.sizes[1] = o->s.sizes[2] = h;
+        } else if ((m = cli_option(argc, argv, &i, "--loss-weight", &v)) != 0) {
+            char *end = NULL;
+            double w = m > 0 ? strtod(v, &end) : 0;
+            if (m < 0 || *end || !(w > 0 && w <= 1e30))
+                return cli_usage_error("train", "--loss-weight wants a positive number");
+            o->s.loss_weight = w;
         } else if ((m = cli_option(argc, argv, &i, "--data", &v)) != 0) {
             if (m < 0)
                 return cli_usage_error("train", "--data wants a directory");
@@ -362,10 +369,10 @@ int cli_train(int argc, char **argv)
     o.s.progress = o.json ? stderr : stdout;
     const train_setup *s = &o.s;
     fprintf(o.s.progress, "mxp train: MLP %lld-%lld-%lld-%lld (relu), SGD lr %g momentum %g, batch %lld, %d epochs, "
-            "seed %llu\ndata: %s: %lld training and %lld test images; loss weighted by 2^%.0f\n\n",
+            "seed %llu\ndata: %s: %lld training and %lld test images; loss weighted by %g\n\n",
             (long long)s->sizes[0], (long long)s->sizes[1], (long long)s->sizes[2], (long long)s->sizes[3], s->lr,
             s->momentum, (long long)s->batch, s->epochs, (unsigned long long)s->seed, dir, (long long)d.n_train,
-            (long long)d.n_test, log2(s->loss_weight));
+            (long long)d.n_test, s->loss_weight);
     rc = run_all(&o, dir, &d);
     digits_free(&d);
     return rc;
