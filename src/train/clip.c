@@ -34,6 +34,8 @@ mxp_status mxp_clip_grad_norm(mxp_array *const *grads, size_t n, double max_norm
         if (st != MXP_OK)
             return st;
     }
+    fenv_t env;
+    mxp_train_fenv_enter(&env);
     double sum = 0.0;
     for (size_t i = 0; i < n; i++)
         sum += mxp_train_sum_squares(grads[i]);
@@ -45,5 +47,6 @@ mxp_status mxp_clip_grad_norm(mxp_array *const *grads, size_t n, double max_norm
         for (size_t i = 0; i < n; i++)
             scale_in_place(grads[i], coef);
     }
+    mxp_train_fenv_leave(&env);
     return MXP_OK;
 }

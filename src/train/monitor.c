@@ -281,7 +281,10 @@ mxp_status mxp_monitor_record(mxp_monitor *m, int64_t step, const char *name, mx
     memset(&r, 0, sizeof r);
     r.step = step;
     int64_t hist[EXP_BINS] = { 0 };
+    fenv_t env;
+    mxp_train_fenv_enter(&env);
     measure(m, c, &r, hist);
+    mxp_train_fenv_leave(&env);
     mxp_array_free(c);
     mon_tensor *t = find(m, name);
     if (!t && (st = add_tensor(m, name, role, &t)) != MXP_OK)

@@ -329,6 +329,8 @@ mxp_status mxp_optimizer_step_scaled(mxp_optimizer *opt, double grad_scale)
     if (!(isfinite(grad_scale) && grad_scale > 0.0))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_optimizer_step_scaled: grad_scale %g must be finite and > 0",
                          grad_scale);
+    fenv_t env;
+    mxp_train_fenv_enter(&env);
     double mult = grad_scale;
     opt->last_norm = NAN;
     if (opt->o.max_grad_norm > 0.0) {
@@ -341,13 +343,13 @@ mxp_status mxp_optimizer_step_scaled(mxp_optimizer *opt, double grad_scale)
         if (isfinite(norm) && coef < 1.0)
             mult *= coef;
     }
-    for (size_t i = 0; i < opt->count; i++) {
-        mxp_status st = step_param(opt, i, (float)mult);
-        if (st != MXP_OK)
-            return st;
-    }
-    opt->steps++;
-    return MXP_OK;
+    mxp_status st = MXP_OK;
+    for (size_t i = 0; i < opt->count && st == MXP_OK; i++)
+        st = step_param(opt, i, (float)mult);
+    mxp_train_fenv_leave(&env);
+    if (st == MXP_OK)
+        opt->steps++;
+    return st;
 }
 
 mxp_status mxp_optimizer_step(mxp_optimizer *opt)

@@ -114,6 +114,17 @@ double mxp_train_sum_squares(const mxp_array *a)
     return sum;
 }
 
+void mxp_train_fenv_enter(fenv_t *saved)
+{
+    (void)fegetenv(saved);
+    (void)fesetenv(FE_DFL_ENV); /* x86: MXCSR 0x1f80, FTZ and DAZ off */
+}
+
+void mxp_train_fenv_leave(const fenv_t *saved)
+{
+    (void)fesetenv(saved);
+}
+
 uint64_t mxp_train_mix(uint64_t x)
 {
     uint64_t z = x + 0x9e3779b97f4a7c15ull;

@@ -5,6 +5,7 @@
  * rounding (unbiased), low-precision gradients, master_init, clipping by
  * global norm, reproducible stochastic rounding, allocation failures and
  * bad input. */
+#include <fenv.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +17,10 @@
 
 #include "mxp.h"
 #include "support/alloc_failures.h"
+
+#if defined(__SSE2__)
+#include <xmmintrin.h> /* the test sets MXCSR's FTZ and DAZ as a caller might */
+#endif
 
 enum { N = 37, STEPS = 6 };
 
@@ -287,6 +292,56 @@ static void test_clip_grad_norm(void **state)
     mxp_array_free(b);
 }
 
+/* Three Adam steps on a bfloat16 parameter with tiny (float32-subnormal)
+ * gradients; returns the parameter's bits and the master's. */
+static void adam_steps(uint16_t *w_out, float *master_out)
+{
+    mxp_optimizer_opts o = { .lr = 1e-3, .weight_decay = 0.1, .eps = 1e-30 };
+    mxp_optimizer *opt = NULL;
+    assert_int_equal(mxp_optimizer_create(&opt, MXP_OPTIM_ADAMW, &o), MXP_OK);
+    mxp_array *w = vec(MXP_BF16, N), *g = vec(MXP_F32, N);
+    for (int i = 0; i < N; i++) {
+        ((uint16_t *)mxp_array_data(w))[i] = (uint16_t)(0x3f00 + 7 * i);
+        ((float *)mxp_array_data(g))[i] = (float)(i - 18) * 1e-39f; /* subnormal */
+    }
+    assert_int_equal(mxp_optimizer_add_param(opt, w, g, NULL), MXP_OK);
+    for (int t = 0; t < 3; t++)
+        assert_int_equal(mxp_optimizer_step(opt), MXP_OK);
+    memcpy(w_out, mxp_array_data(w), N * sizeof *w_out);
+    memcpy(master_out, mxp_array_data(mxp_optimizer_master(opt, 0)), N * sizeof *master_out);
+    mxp_array_free(w);
+    mxp_array_free(g);
+    mxp_optimizer_free(opt);
+}
+
+/* The caller's rounding direction and flush-to-zero modes change nothing,
+ * and are restored. */
+static void test_optimizer_ignores_the_callers_fp_environment(void **state)
+{
+    (void)state;
+    uint16_t w0[N], w1[N];
+    float m0[N], m1[N];
+    adam_steps(w0, m0);
+    fenv_t env;
+    assert_int_equal(fegetenv(&env), 0);
+    assert_int_equal(fesetround(FE_UPWARD), 0);
+#if defined(__SSE2__)
+    _mm_setcsr(_mm_getcsr() | 0x8040); /* FTZ | DAZ */
+#endif
+    adam_steps(w1, m1);
+    const int round = fegetround();
+#if defined(__SSE2__)
+    const unsigned csr = _mm_getcsr();
+#endif
+    assert_int_equal(fesetenv(&env), 0);
+    assert_int_equal(round, FE_UPWARD);
+#if defined(__SSE2__)
+    assert_true((csr & 0x8040) == 0x8040);
+#endif
+    assert_memory_equal(w0, w1, sizeof w0);
+    assert_memory_equal(m0, m1, sizeof m0);
+}
+
 static mxp_status alloc_workload(void)
 {
     mxp_optimizer_opts o = { .lr = 0.01, .momentum = 0.9 };
@@ -380,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_stochastic_rounding_is_reproducible),
         cmocka_unit_test(test_master_init_and_grad_scale),
         cmocka_unit_test(test_clip_grad_norm),
+        cmocka_unit_test(test_optimizer_ignores_the_callers_fp_environment),
         cmocka_unit_test(test_optimizer_allocation_failures_leak_nothing),
         cmocka_unit_test(test_optimizer_rejects_bad_input),
     };
