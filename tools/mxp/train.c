@@ -235,17 +235,27 @@ static void json_array(const double *v, int64_t n, double mult)
     printf("]");
 }
 
+/* A JSON number: null when not finite (a diverged run's loss). */
+static void json_num(const char *key, double v, const char *after)
+{
+    if (isfinite(v))
+        printf("\"%s\": %.6g%s", key, v, after);
+    else
+        printf("\"%s\": null%s", key, after);
+}
+
 static void json_training(const options *o, const train_result *r)
 {
     const train_config *c = r->config;
     printf("    {\"key\": \"%s\", \"name\": \"%s\", \"policy\": \"%s\", \"loss_scaling\": %s, \"master_weights\": %s, "
            "\"rounding\": \"%s\",\n", c->key, c->name, c->policy, c->scaler ? "true" : "false",
            c->master ? "true" : "false", mxp_rounding_name(c->rounding));
-    printf("     \"test_accuracy\": %.6g, \"final_loss\": %.6g, \"steps\": %lld, \"skipped_steps\": %lld, "
-           "\"epoch_seconds\": %.6g, \"weight_bytes\": %lld, \"activation_bytes\": %lld, "
-           "\"loss_grad_norm_flushed\": %.6g,\n",
-           r->test_accuracy, isfinite(r->final_loss) ? r->final_loss : -1.0, (long long)r->steps,
-           (long long)r->skipped, r->epoch_s, (long long)r->weight_bytes, (long long)r->act_bytes, r->grad_flushed);
+    printf("     \"test_accuracy\": %.6g, ", r->test_accuracy);
+    json_num("final_loss", r->final_loss, ", ");
+    printf("\"steps\": %lld, \"skipped_steps\": %lld, \"epoch_seconds\": %.6g, \"weight_bytes\": %lld, "
+           "\"activation_bytes\": %lld, \"loss_grad_norm_flushed\": %.6g,\n",
+           (long long)r->steps, (long long)r->skipped, r->epoch_s, (long long)r->weight_bytes,
+           (long long)r->act_bytes, r->grad_flushed);
     printf("     \"epoch_loss\": ");
     json_array(r->epoch_loss, o->s.epochs, 1.0);
     printf(",\n     \"epoch_test_accuracy\": ");
