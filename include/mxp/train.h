@@ -53,9 +53,8 @@ typedef struct mxp_optimizer mxp_optimizer; /* opaque */
 MXP_API mxp_status mxp_optimizer_create(mxp_optimizer **out, mxp_optimizer_kind kind, const mxp_optimizer_opts *opts);
 MXP_API void mxp_optimizer_free(mxp_optimizer *opt);
 
-/* Registers param and its gradient; the optimizer keeps a view of each
- * (they stay valid after the caller frees its references) and reads grad
- * at every step.  master_init NULL: the master is param, widened exactly;
+/* Registers param and its gradient; the optimizer holds a reference to
+ * each (the caller may free its own) and reads grad at every step.  master_init NULL: the master is param, widened exactly;
  * else an array of param's shape (any float dtype) that the master starts
  * from, and param is overwritten with it rounded once (opts.rounding).
  * Errors: a float64 or non-float param (MXP_ERR_UNSUPPORTED), shapes that
