@@ -15,8 +15,8 @@ enum { N_CONFIGS = sizeof train_configs / sizeof train_configs[0] };
 
 static void print_help(void)
 {
-    printf("usage: mxp train [--epochs N] [--json] [--data DIR] [--seed S] [--hidden H] [--configs K,K..]\n"
-           "                 [--monitor]\n\n"
+    printf("usage: mxp train [--epochs N] [--json] [--data DIR] [--seed S] [--hidden H] [--loss-weight W]\n"
+           "                 [--configs K,K..] [--monitor]\n\n"
            "Trains an MLP 64-512-512-10 (relu; forward and backward on mxp_gemm) on the\n"
            "digits data set (1797 8x8 images, 20%% held out for testing) with SGD\n"
            "(momentum 0.9, batch 64) in five configurations, then deploys the float32\n"
@@ -349,7 +349,7 @@ static int run_all(const options *o, const char *dir, const digits *d)
             print_goals(&g, pq);
         for (int i = 0; o->monitor && i < N_CONFIGS; i++)
             if (o->run[i])
-                printf("\n%s: %s", train_configs[i].name, tr[i].monitor_json);
+                printf("\n%s: %s", train_configs[i].name, tr[i].monitor_text);
     }
     for (int i = 0; i < N_CONFIGS; i++)
         train_result_free(&tr[i]);

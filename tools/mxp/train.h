@@ -110,7 +110,7 @@ typedef struct train_result {
     double grad_flushed;                         /* mean share of the loss gradient's squared norm
                                                     in values that flush to zero in the matmul dtype */
     mxp_array *weights[2 * MLP_MAX_LAYERS];      /* trained float32 masters (w0, b0, ...) */
-    char *monitor_json;                          /* the monitor's JSON report */
+    char *monitor_json, *monitor_text;           /* the monitor's reports */
 } train_result;
 
 extern const train_config train_configs[5];

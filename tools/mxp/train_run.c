@@ -260,6 +260,8 @@ static mxp_status finish(run *u, train_result *r)
     }
     if (st == MXP_OK)
         st = mxp_monitor_report(u->mon, true, &r->monitor_json);
+    if (st == MXP_OK)
+        st = mxp_monitor_report(u->mon, false, &r->monitor_text);
     return st;
 }
 
@@ -310,5 +312,6 @@ void train_result_free(train_result *r)
     for (int i = 0; i < 2 * MLP_MAX_LAYERS; i++)
         mxp_array_free(r->weights[i]);
     mxp_free(r->monitor_json);
+    mxp_free(r->monitor_text);
     memset(r, 0, sizeof *r);
 }
