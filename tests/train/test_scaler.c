@@ -267,6 +267,22 @@ static void test_scaler_check_reads_any_layout(void **state)
     assert_true(mxp_loss_scaler_found_inf(s));
     assert_true(((uint16_t *)mxp_array_data(a))[5] == 0xff80);
     assert_true(mxp_loss_scaler_scale_loss(s, 0.5) == 32768.0);
+    /* float8 by their bits: e4m3 0x7e is 448 (finite), 0x7f NaN; e5m2 0x7c is inf */
+    const int64_t n8 = 1;
+    mxp_array *e4 = NULL, *e5 = NULL;
+    assert_int_equal(mxp_array_zeros(&e4, MXP_E4M3, 1, &n8), MXP_OK);
+    assert_int_equal(mxp_array_zeros(&e5, MXP_E5M2, 1, &n8), MXP_OK);
+    const uint8_t codes[][2] = { { 0x7e, 0x7b }, { 0xfe, 0xfb }, { 0x7f, 0x00 }, { 0x00, 0x7c }, { 0x00, 0xfd } };
+    for (int k = 0; k < 5; k++) {
+        assert_int_equal(mxp_loss_scaler_update(s), MXP_OK);
+        *(uint8_t *)mxp_array_data(e4) = codes[k][0];
+        *(uint8_t *)mxp_array_data(e5) = codes[k][1];
+        assert_int_equal(mxp_loss_scaler_check(s, e4), MXP_OK);
+        assert_int_equal(mxp_loss_scaler_check(s, e5), MXP_OK);
+        assert_int_equal(mxp_loss_scaler_found_inf(s), k >= 2);
+    }
+    mxp_array_free(e4);
+    mxp_array_free(e5);
     mxp_array_free(t);
     mxp_array_free(a);
     mxp_loss_scaler_free(s);
