@@ -15,5 +15,6 @@
 #include "mxp/analysis.h"
 #include "mxp/mx.h"
 #include "mxp/quant.h"
+#include "mxp/train.h"
 
 #endif

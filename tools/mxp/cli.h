@@ -34,12 +34,14 @@ int cli_check_gemm(int argc, char **argv);
 int cli_quant_gemm(int argc, char **argv);
 int cli_bench_quant(int argc, char **argv);
 int cli_show(int argc, char **argv);
+int cli_train(int argc, char **argv);
 
 /* The tour's parts 4 and 5 (tour_sums.c) and its heading style (tour.c). */
 int tour_sums(void);
 int tour_arrays(void); /* part 7, tour_arrays.c */
 int tour_gemm(void);   /* part 8, tour_gemm.c */
 int tour_quant(void);  /* part 9, tour_quant.c */
+int tour_train(int bench); /* part 10, tour_train.c (bench: the timed short run) */
 void tour_heading(int number, const char *title);
 
 /* ---- errors and options (cli.c) ------------------------------------- */

@@ -11,7 +11,7 @@
 static void print_help(void)
 {
     printf("usage: mxp tour [--no-bench]\n\n"
-           "A guided report in nine parts, each table preceded by what to look at:\n"
+           "A guided report in ten parts, each table preceded by what to look at:\n"
            "  1. the machine: CPU, ISA level, conversion kernels chosen\n"
            "  2. the floating-point formats: range and precision\n"
            "  3. round trips float64 -> type -> float64 for a few values\n"
@@ -20,8 +20,9 @@ static void print_help(void)
            "  6. conversion speed next to memcpy (about a second)\n"
            "  7. arrays: a float32 array through every dtype, summation algorithms, memory\n"
            "  8. GEMM throughput per dtype beside the measured instruction peak, and error\n"
-           "  9. quantization: round-trip table, the dtype advisor, the int8 GEMM pipeline\n\n"
-           "  --no-bench   skip the timed parts 6, 8 and 9\n");
+           "  9. quantization: round-trip table, the dtype advisor, the int8 GEMM pipeline\n"
+           " 10. training: the autocast table, the loss scaler, a short `mxp train`\n\n"
+           "  --no-bench   skip the timed parts 6, 8 and 9 and the run in 10\n");
 }
 
 void tour_heading(int number, const char *title)
@@ -210,7 +211,7 @@ int cli_tour(int argc, char **argv)
             return cli_bad_argument("tour", argv[i]);
         bench = 0;
     }
-    printf("mxp tour: mixed precision in nine short parts.\n");
+    printf("mxp tour: mixed precision in ten short parts.\n");
     section_machine();
     section_formats();
     int rc = section_round_trips();
@@ -224,5 +225,7 @@ int cli_tour(int argc, char **argv)
         rc = tour_gemm();
     if (rc == CLI_OK && bench)
         rc = tour_quant();
+    if (rc == CLI_OK)
+        rc = tour_train(bench);
     return rc;
 }

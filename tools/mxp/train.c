@@ -1,0 +1,389 @@
+/* mxp train — trains the demo MLP on the digits in each precision
+ * configuration, quantizes the float32 model for deployment, and prints the
+ * table (or JSON with every curve: losses per epoch, the loss scale per
+ * step).  The network is in train_mlp.c, a run in train_run.c, the
+ * quantized inference in train_ptq.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "train.h"
+
+enum { N_CONFIGS = sizeof train_configs / sizeof train_configs[0] };
+
+static void print_help(void)
+{
+    printf("usage: mxp train [--epochs N] [--json] [--data DIR] [--seed S] [--hidden H] [--loss-weight W]\n"
+           "                 [--configs K,K..] [--monitor]\n\n"
+           "Trains an MLP 64-512-512-10 (relu; forward and backward on mxp_gemm) on the\n"
+           "digits data set (1797 8x8 images, 20%% held out for testing) with SGD\n"
+           "(momentum 0.9, batch 64) in five configurations, then deploys the float32\n"
+           "model in int8 (four activation observers) and float8 e4m3, and prints a table:\n"
+           "test accuracy, final loss, steps skipped by the loss scaler, seconds per\n"
+           "epoch, bytes of weights + one batch's activations.\n\n"
+           "The loss is multiplied by 2^-20 (the learning rate divided by as much): float32\n"
+           "trains as without it (SGD is linear in the gradient), while the gradients become\n"
+           "as small as those of large models (1e-8 and below), under what float16 can\n"
+           "hold unless the loss is scaled.\n\n"
+           "  --epochs N      epochs per configuration (default 20)\n"
+           "  --json          one JSON object on stdout (progress goes to stderr)\n"
+           "  --data DIR      where digits_x.npy and digits_y.npy are (default: data/digits\n"
+           "                  here, in the source tree, or the installed copy)\n"
+           "  --seed S        initialization, shuffling and split (default 1)\n"
+           "  --hidden H      width of both hidden layers (default 512)\n"
+           "  --loss-weight W the loss weight (default 2^-20 = 9.5367e-07; 1: none)\n"
+           "  --configs K,..  training configurations to run (default all):\n");
+    for (int i = 0; i < N_CONFIGS; i++)
+        printf("                  %-14s %s\n", train_configs[i].key, train_configs[i].name);
+    printf("                  int8 and float8 rows need fp32\n"
+           "  --monitor       add each run's stability monitor report\n");
+}
+
+void train_default_setup(train_setup *s)
+{
+    memset(s, 0, sizeof *s);
+    s->epochs = 20;
+    s->batch = 64;
+    s->nlayers = 3;
+    s->sizes[0] = 64;
+    s->sizes[1] = 512;
+    s->sizes[2] = 512;
+    s->sizes[3] = 10;
+    s->lr = 0.05;
+    s->momentum = 0.9;
+    s->loss_weight = 0x1p-20;
+    s->growth_interval = 20;
+    s->seed = 1;
+}
+
+typedef struct options {
+    train_setup s;
+    const char *data;
+    bool json, monitor;
+    bool run[N_CONFIGS];
+} options;
+
+static int parse_configs(const char *v, bool *run)
+{
+    for (int i = 0; i < N_CONFIGS; i++)
+        run[i] = false;
+    while (*v) {
+        size_t len = strcspn(v, ",");
+        int found = 0;
+        for (int i = 0; i < N_CONFIGS; i++) {
+            if (strlen(train_configs[i].key) == len && !strncmp(train_configs[i].key, v, len)) {
+                run[i] = true;
+                found = 1;
+            }
+        }
+        if (!found)
+            return cli_usage_error("train", "unknown configuration '%.*s'", (int)len, v);
+        v += len + (v[len] == ',');
+    }
+    return -1;
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    train_default_setup(&o->s);
+    for (int i = 0; i < N_CONFIGS; i++)
+        o->run[i] = true;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (cli_is_help(argv[i])) {
+            print_help();
+            return CLI_OK;
+        } else if (!strcmp(argv[i], "--json")) {
+            o->json = true;
+        } else if (!strcmp(argv[i], "--monitor")) {
+            o->monitor = true;
+        } else if ((m = cli_option(argc, argv, &i, "--epochs", &v)) != 0) {
+            char *end = NULL;
+            long e = m > 0 ? strtol(v, &end, 10) : 0;
+            if (m < 0 || *end || e < 1 || e > 10000)
+                return cli_usage_error("train", "--epochs wants 1..10000");
+            o->s.epochs = (int)e;
+        } else if ((m = cli_option(argc, argv, &i, "--seed", &v)) != 0) {
+            char *end = NULL;
+            if (m < 0 || (o->s.seed = strtoull(v, &end, 0), *end) || !*v)
+                return cli_usage_error("train", "--seed wants an integer");
+        } else if ((m = cli_option(argc, argv, &i, "--hidden", &v)) != 0) {
+            char *end = NULL;
+            long h = m > 0 ? strtol(v, &end, 10) : 0;
+            if (m < 0 || *end || h < 1 || h > 65536)
+                return cli_usage_error("train", "--hidden wants 1..65536");
+            o->s.sizes[1] = o->s.sizes[2] = h;
+        } else if ((m = cli_option(argc, argv, &i, "--loss-weight", &v)) != 0) {
+            char *end = NULL;
+            double w = m > 0 ? strtod(v, &end) : 0;
+            if (m < 0 || *end || !(w > 0 && w <= 1e30))
+                return cli_usage_error("train", "--loss-weight wants a positive number");
+            o->s.loss_weight = w;
+        } else if ((m = cli_option(argc, argv, &i, "--data", &v)) != 0) {
+            if (m < 0)
+                return cli_usage_error("train", "--data wants a directory");
+            o->data = v;
+        } else if ((m = cli_option(argc, argv, &i, "--configs", &v)) != 0) {
+            int rc = m < 0 ? cli_usage_error("train", "--configs wants a list") : parse_configs(v, o->run);
+            if (rc >= 0)
+                return rc;
+        } else {
+            return cli_usage_error("train", "unknown option '%s'", argv[i]);
+        }
+    }
+    return -1;
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+static const char *bytes_str(char *buf, size_t size, int64_t b)
+{
+    snprintf(buf, size, "%.2f MB", (double)b / 1e6);
+    return buf;
+}
+
+static void print_table(const options *o, const train_result *tr, const ptq_result *pq, bool have_ptq)
+{
+    char w[24], a[24];
+    printf("\n  %-32s %9s %10s %8s %9s %10s %10s %9s  %s\n", "configuration", "test acc", "final loss", "skipped",
+           "s/epoch", "weights", "act/batch", "grad lost", "monitor flags (gradients)");
+    for (int i = 0; i < N_CONFIGS; i++) {
+        if (!o->run[i])
+            continue;
+        const train_result *r = &tr[i];
+        char skipped[24] = "-", flags[64] = "";
+        if (r->config->scaler)
+            snprintf(skipped, sizeof skipped, "%lld", (long long)r->skipped);
+        size_t n = 0;
+        for (unsigned f = 1; f <= MXP_MONITOR_VANISHING; f <<= 1) {
+            if (r->grad_flags & f)
+                n += (size_t)snprintf(flags + n, sizeof flags - n, "%s%s", n ? "," : "", mxp_monitor_flag_name(f));
+        }
+        printf("  %-32s %8.2f%% %10.4f %8s %9.4f %10s %10s %8.1f%%  %s\n", r->config->name, 100.0 * r->test_accuracy,
+               r->final_loss, skipped, r->epoch_s, bytes_str(w, sizeof w, r->weight_bytes),
+               bytes_str(a, sizeof a, r->act_bytes), 100.0 * r->grad_flushed, n ? flags : "-");
+    }
+    for (int k = 0; have_ptq && k < PTQ_ROWS; k++) {
+        printf("  %-32s %8.2f%% %10s %8s %9s %10s %10s\n", pq[k].name, 100.0 * pq[k].test_accuracy, "-", "-", "-",
+               bytes_str(w, sizeof w, pq[k].weight_bytes), bytes_str(a, sizeof a, pq[k].act_bytes));
+    }
+}
+
+/* The goals, measured: accuracy gaps to float32 and time ratios. */
+typedef struct goals {
+    bool have[5];
+    double bf16_gap, fp16_gap, int8_gap, unscaled_gap, bf16_time;
+    int best_obs;
+} goals;
+
+static goals measure_goals(const options *o, const train_result *tr, const ptq_result *pq, bool have_ptq)
+{
+    goals g;
+    memset(&g, 0, sizeof g);
+    if (!o->run[0])
+        return g;
+    const double ref = tr[0].test_accuracy;
+    if ((g.have[0] = o->run[1])) {
+        g.bf16_gap = 100.0 * (tr[1].test_accuracy - ref);
+        g.bf16_time = tr[1].epoch_s / tr[0].epoch_s;
+    }
+    if ((g.have[1] = o->run[2]))
+        g.fp16_gap = 100.0 * (tr[2].test_accuracy - ref);
+    if ((g.have[2] = o->run[3]))
+        g.unscaled_gap = 100.0 * (tr[3].test_accuracy - ref);
+    if ((g.have[3] = have_ptq)) {
+        for (int k = 1; k < PTQ_ROWS - 1; k++)
+            g.best_obs = pq[k].test_accuracy > pq[g.best_obs].test_accuracy ? k : g.best_obs;
+        g.int8_gap = 100.0 * (pq[g.best_obs].test_accuracy - ref);
+    }
+    return g;
+}
+
+static void print_goals(const goals *g, const ptq_result *pq)
+{
+    printf("\nGoals (against float32's test accuracy):\n");
+    if (g->have[0])
+        printf("  bfloat16 + master within 0.5 pp      %+6.2f pp  %s\n"
+               "  bfloat16 epoch time <= 0.8x float32  %6.2fx    %s\n", g->bf16_gap,
+               fabs(g->bf16_gap) <= 0.5 || g->bf16_gap > 0 ? "met" : "NOT met", g->bf16_time,
+               g->bf16_time <= 0.8 ? "met" : "NOT met");
+    if (g->have[1])
+        printf("  float16 + loss scaling within 0.5 pp %+6.2f pp  %s\n", g->fp16_gap,
+               fabs(g->fp16_gap) <= 0.5 || g->fp16_gap > 0 ? "met" : "NOT met");
+    if (g->have[3])
+        printf("  int8 PTQ, best observer within 1 pp  %+6.2f pp  %s (%s)\n", g->int8_gap,
+               fabs(g->int8_gap) <= 1.0 || g->int8_gap > 0 ? "met" : "NOT met", pq[g->best_obs].name);
+    if (g->have[2])
+        printf("  float16 without scaling worse        %+6.2f pp  %s\n", g->unscaled_gap,
+               g->unscaled_gap < -0.5 ? "visibly worse" : "NOT visibly worse");
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+static void json_array(const double *v, int64_t n, double mult)
+{
+    printf("[");
+    for (int64_t i = 0; i < n; i++) {
+        if (isfinite(v[i]))
+            printf("%s%.6g", i ? ", " : "", v[i] * mult);
+        else
+            printf("%snull", i ? ", " : "");
+    }
+    printf("]");
+}
+
+/* A JSON number: null when not finite (a diverged run's loss). */
+static void json_num(const char *key, double v, const char *after)
+{
+    if (isfinite(v))
+        printf("\"%s\": %.6g%s", key, v, after);
+    else
+        printf("\"%s\": null%s", key, after);
+}
+
+static void json_training(const options *o, const train_result *r)
+{
+    const train_config *c = r->config;
+    printf("    {\"key\": \"%s\", \"name\": \"%s\", \"policy\": \"%s\", \"loss_scaling\": %s, \"master_weights\": %s, "
+           "\"rounding\": \"%s\",\n", c->key, c->name, c->policy, c->scaler ? "true" : "false",
+           c->master ? "true" : "false", mxp_rounding_name(c->rounding));
+    printf("     \"test_accuracy\": %.6g, ", r->test_accuracy);
+    json_num("final_loss", r->final_loss, ", ");
+    printf("\"steps\": %lld, \"skipped_steps\": %lld, \"epoch_seconds\": %.6g, \"weight_bytes\": %lld, "
+           "\"activation_bytes\": %lld, \"loss_grad_norm_flushed\": %.6g,\n",
+           (long long)r->steps, (long long)r->skipped, r->epoch_s, (long long)r->weight_bytes,
+           (long long)r->act_bytes, r->grad_flushed);
+    printf("     \"epoch_loss\": ");
+    json_array(r->epoch_loss, o->s.epochs, 1.0);
+    printf(",\n     \"epoch_test_accuracy\": ");
+    json_array(r->epoch_acc, o->s.epochs, 1.0);
+    printf(",\n     \"epoch_time\": ");
+    json_array(r->epoch_time, o->s.epochs, 1.0);
+    printf(",\n     \"loss_scale\": ");
+    json_array(r->scale, r->nscale, 1.0);
+    printf(",\n     \"grad_flags\": [");
+    int n = 0;
+    for (unsigned f = 1; f <= MXP_MONITOR_VANISHING; f <<= 1) {
+        if (r->grad_flags & f)
+            printf("%s\"%s\"", n++ ? ", " : "", mxp_monitor_flag_name(f));
+    }
+    printf("], \"grad_dtype_suggestions\": [");
+    for (int l = 0; l < o->s.nlayers; l++)
+        printf("%s\"%s\"", l ? ", " : "", r->suggest[l]);
+    printf("]");
+    if (o->monitor)
+        printf(",\n     \"monitor\": %s", r->monitor_json);
+    printf("}");
+}
+
+static void print_json(const options *o, const char *dir, const digits *d, const train_result *tr,
+                       const ptq_result *pq, bool have_ptq)
+{
+    const train_setup *s = &o->s;
+    printf("{\"setup\": {\"model\": \"mlp\", \"sizes\": [");
+    for (int l = 0; l <= s->nlayers; l++)
+        printf("%s%lld", l ? ", " : "", (long long)s->sizes[l]);
+    printf("], \"activation\": \"relu\", \"optimizer\": \"sgd\", \"lr\": %g, \"momentum\": %g, \"batch\": %lld, "
+           "\"epochs\": %d, \"loss_weight\": %g, \"scaler_growth_interval\": %lld, \"seed\": %llu, "
+           "\"threads\": %d},\n", s->lr, s->momentum, (long long)s->batch, s->epochs, s->loss_weight,
+           (long long)s->growth_interval, (unsigned long long)s->seed, mxp_get_num_threads());
+    printf(" \"data\": {\"name\": \"digits\", \"dir\": \"%s\", \"train\": %lld, \"test\": %lld},\n", dir,
+           (long long)d->n_train, (long long)d->n_test);
+    printf(" \"training\": [");
+    int n = 0;
+    for (int i = 0; i < N_CONFIGS; i++) {
+        if (o->run[i]) {
+            printf("%s\n", n++ ? "," : "");
+            json_training(o, &tr[i]);
+        }
+    }
+    printf("],\n \"inference\": [");
+    for (int k = 0; have_ptq && k < PTQ_ROWS; k++)
+        printf("%s\n    {\"key\": \"%s\", \"name\": \"%s\", \"test_accuracy\": %.6g, \"infer_seconds\": %.6g, "
+               "\"weight_bytes\": %lld, \"activation_bytes\": %lld}", k ? "," : "", pq[k].key, pq[k].name,
+               pq[k].test_accuracy, pq[k].infer_s, (long long)pq[k].weight_bytes, (long long)pq[k].act_bytes);
+    const goals g = measure_goals(o, tr, pq, have_ptq);
+    printf("],\n \"goals\": {");
+    n = 0;
+    if (g.have[0])
+        printf("%s\"bf16_accuracy_gap_pp\": %.4g, \"bf16_epoch_time_ratio\": %.4g", n++ ? ", " : "", g.bf16_gap,
+               g.bf16_time);
+    if (g.have[1])
+        printf("%s\"fp16_scaled_accuracy_gap_pp\": %.4g", n++ ? ", " : "", g.fp16_gap);
+    if (g.have[2])
+        printf("%s\"fp16_unscaled_accuracy_gap_pp\": %.4g", n++ ? ", " : "", g.unscaled_gap);
+    if (g.have[3])
+        printf("%s\"int8_best_accuracy_gap_pp\": %.4g, \"int8_best_observer\": \"%s\"", n++ ? ", " : "", g.int8_gap,
+               pq[g.best_obs].key);
+    printf("}}\n");
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+static int run_all(const options *o, const char *dir, const digits *d)
+{
+    train_result tr[N_CONFIGS];
+    ptq_result pq[PTQ_ROWS];
+    memset(tr, 0, sizeof tr);
+    memset(pq, 0, sizeof pq);
+    mxp_status st = MXP_OK;
+    for (int i = 0; i < N_CONFIGS && st == MXP_OK; i++) {
+        if (o->run[i])
+            st = train_run(&o->s, d, &train_configs[i], &tr[i]);
+    }
+    const bool have_ptq = st == MXP_OK && o->run[0];
+    if (have_ptq)
+        st = train_ptq(&o->s, d, &tr[0], pq);
+    int rc = CLI_OK;
+    if (st != MXP_OK) {
+        rc = cli_mxp_error("mxp train", st);
+    } else if (o->json) {
+        print_json(o, dir, d, tr, pq, have_ptq);
+    } else {
+        print_table(o, tr, pq, have_ptq);
+        const goals g = measure_goals(o, tr, pq, have_ptq);
+        if (o->run[0])
+            print_goals(&g, pq);
+        for (int i = 0; o->monitor && i < N_CONFIGS; i++)
+            if (o->run[i])
+                printf("\n%s: %s", train_configs[i].name, tr[i].monitor_text);
+    }
+    for (int i = 0; i < N_CONFIGS; i++)
+        train_result_free(&tr[i]);
+    return rc;
+}
+
+int cli_train(int argc, char **argv)
+{
+    options o;
+    memset(&o, 0, sizeof o);
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char *dir = o.data ? o.data : digits_find_dir();
+    if (!dir) {
+        fprintf(stderr, "mxp train: the digits data is not in data/digits, the source tree or the installed "
+                        "copy; give --data DIR (scripts/export-digits.py writes it)\n");
+        return CLI_FAILED;
+    }
+    digits d;
+    char err[512];
+    mxp_status st = digits_load(&d, dir, 0.2, o.s.seed, err, sizeof err);
+    if (st != MXP_OK) {
+        fprintf(stderr, "mxp train: %s\n", err);
+        return CLI_FAILED;
+    }
+    o.s.progress = o.json ? stderr : stdout;
+    const train_setup *s = &o.s;
+    fprintf(o.s.progress, "mxp train: MLP %lld-%lld-%lld-%lld (relu), SGD lr %g momentum %g, batch %lld, %d epochs, "
+            "seed %llu\ndata: %s: %lld training and %lld test images; loss weighted by %g\n\n",
+            (long long)s->sizes[0], (long long)s->sizes[1], (long long)s->sizes[2], (long long)s->sizes[3], s->lr,
+            s->momentum, (long long)s->batch, s->epochs, (unsigned long long)s->seed, dir, (long long)d.n_train,
+            (long long)d.n_test, s->loss_weight);
+    rc = run_all(&o, dir, &d);
+    digits_free(&d);
+    return rc;
+}
