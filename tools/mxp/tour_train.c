@@ -115,5 +115,5 @@ int tour_train(int bench)
     }
     if (st == MXP_OK && bench)
         st = short_run();
-    return st == MXP_OK ? CLI_OK : cli_mxp_error("tour train", st);
+    return st == MXP_OK ? CLI_OK : cli_mxp_error("tour", "train", st);
 }

@@ -131,7 +131,7 @@ static int parse(int argc, char **argv, options *o)
             if (rc >= 0)
                 return rc;
         } else {
-            return cli_usage_error("train", "unknown option '%s'", argv[i]);
+            return cli_bad_argument("train", argv[i]);
         }
     }
     return -1;
@@ -339,7 +339,7 @@ static int run_all(const options *o, const char *dir, const digits *d)
         st = train_ptq(&o->s, d, &tr[0], pq);
     int rc = CLI_OK;
     if (st != MXP_OK) {
-        rc = cli_mxp_error("mxp train", st);
+        rc = cli_mxp_error("train", NULL, st);
     } else if (o->json) {
         print_json(o, dir, d, tr, pq, have_ptq);
     } else {
