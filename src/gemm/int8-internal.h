@@ -1,6 +1,6 @@
 /* Internal: integer GEMM below mxp_gemm_int8 (src/gemm/int8.c): the
- * configurations, K-quad packing with the zero-point corrections, and the
- * driver (src/gemm/int8-driver.c).
+ * configurations, the zero-point corrections and the driver
+ * (src/gemm/int8-driver.c), K-quad packing (src/gemm/int8-pack.c).
  *
  * The kernels multiply raw bytes, unsigned A~ by signed B~ (vpdpbusd's
  * operand types).  int8 A is packed as A + 128 (the byte with its top bit
@@ -41,6 +41,14 @@ typedef struct mxp_u8s8_gemm_config {
 
 /* The most capable configuration at or below isa (the scalar one always). */
 const mxp_u8s8_gemm_config *mxp_u8s8_gemm_config_for(mxp_isa isa);
+
+/* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels, op(B)[p0 .. p0+kc,
+ * j0 .. j0+nc] as NR-column panels, in the kernels' layout
+ * (src/gemm/int8-pack.c). */
+void mxp_int8_pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+                     size_t kc, uint8_t *dst);
+void mxp_int8_pack_b(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                     size_t nc, int8_t *dst);
 
 /* Called once for every finished block of sums, by the thread that computed
  * it: rows i0 .. i0+mc, columns j0 .. j0+nc; w points at sum (i0, j0), rows
