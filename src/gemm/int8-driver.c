@@ -23,13 +23,19 @@ enum { MAX_THREADS = 64 };
  * (48 KiB) streams from L2, the A block MC x KC (192 KiB) stays in L2, the
  * B block KC x NC (4 MiB) in L3.  KC = 1024 beats 512: C is read and
  * written once per KC.  NC = 4032 rather than 2016: A is packed once per NC
- * columns (2048^3: 0.95 -> 1.00x oneDNN, M = 128: +2%). */
+ * columns (2048^3: 0.95 -> 1.00x oneDNN, M = 128: +2%).
+ *
+ * AVX2 (Zen 3: 32 KiB L1d, 512 KiB L2), panels of int16: the B micro-panel
+ * KC x NR (32 KiB) is reused by the 16 A micro-panels of an MC x KC block
+ * (192 KiB, in L2).  KC = 1024 beats 512 by 4% at 1024^3 (C read and
+ * written once); MC 48-192 and NC 2016 or 4032 are within noise. */
 static const mxp_u8s8_gemm_config configs[] = {
 #if MXP_HAVE_X86_KERNELS
-    { "u8s8_gemm_8x48__avx512vnni", MXP_ISA_AVX512BF16, 8, 48, 192, 1024, 4032,
+    { "u8s8_gemm_8x48__avx512vnni", MXP_ISA_AVX512BF16, 4, 8, 48, 192, 1024, 4032,
       mxp_u8s8_gemm_ukernel_8x48__avx512vnni, mxp_u8s8_gemm_ukernel_8x48_a__avx512vnni },
+    { "u8s8_gemm_6x16__avx2", MXP_ISA_AVX2, 2, 6, 16, 96, 1024, 2016, mxp_u8s8_gemm_ukernel_6x16__avx2, NULL },
 #endif
-    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 8, 64, 256, 1024, mxp_u8s8_gemm_ukernel_4x8__scalar, NULL },
+    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 4, 8, 64, 256, 1024, mxp_u8s8_gemm_ukernel_4x8__scalar, NULL },
 };
 
 const mxp_u8s8_gemm_config *mxp_u8s8_gemm_config_for(mxp_isa isa)
@@ -126,7 +132,7 @@ static void run_blocks(void *ctx, int t, int nthreads)
     const step *s = ctx;
     const mxp_u8s8_gemm_config *cfg = s->cfg;
     const mxp_int8_job *job = s->job;
-    const size_t kcp = (s->kc + 3) / 4 * 4;
+    const size_t kcp = (s->kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
     uint8_t *pa = s->pa[t];
     size_t r0 = 0, r1 = job->m, j0 = 0, j1 = s->nc;
     if (s->split_n) {
@@ -148,7 +154,7 @@ static void run_blocks(void *ctx, int t, int nthreads)
             mxp_int8_pack_a(cfg, &job->a, ic, mc, s->pc, s->kc, pa);
         for (size_t jr = j0; jr < j1; jr += cfg->nr) {
             const size_t nr = min_size(cfg->nr, j1 - jr);
-            const int8_t *bp = s->pb + jr * kcp;
+            const int8_t *bp = s->pb + mxp_int8_panel_bytes(cfg, jr, s->kc);
             for (size_t ir = 0; ir < mc; ir += cfg->mr) {
                 const size_t mr = min_size(cfg->mr, mc - ir);
                 int32_t *c = wb + ir * s->ldw + jr;
@@ -157,7 +163,7 @@ static void run_blocks(void *ctx, int t, int nthreads)
                     cfg->ukernel_a(mr, nr, kcp, job->a.base + (ic + ir) * job->a.ld + s->pc, job->a.ld, bp, c, s->ldw,
                                    ro, co);
                 else
-                    cfg->ukernel(mr, nr, kcp, pa + ir * kcp, bp, c, s->ldw, ro, co);
+                    cfg->ukernel(mr, nr, kcp, pa + mxp_int8_panel_bytes(cfg, ir, s->kc), bp, c, s->ldw, ro, co);
             }
         }
         if (s->last && job->finish)
@@ -170,12 +176,13 @@ static void run_blocks(void *ctx, int t, int nthreads)
 static void pack_b_share(void *ctx, int t, int nthreads)
 {
     const step *s = ctx;
-    const size_t nr = s->cfg->nr, kcp = (s->kc + 3) / 4 * 4;
+    const size_t nr = s->cfg->nr;
     const size_t panels = (s->nc + nr - 1) / nr;
     const size_t first = panels * (size_t)t / (size_t)nthreads, end = panels * (size_t)(t + 1) / (size_t)nthreads;
     if (first < end) {
         const size_t j0 = first * nr, j1 = min_size(end * nr, s->nc);
-        mxp_int8_pack_b(s->cfg, &s->job->b, s->pc, s->kc, s->jc + j0, j1 - j0, s->pb + j0 * kcp);
+        mxp_int8_pack_b(s->cfg, &s->job->b, s->pc, s->kc, s->jc + j0, j1 - j0,
+                        s->pb + mxp_int8_panel_bytes(s->cfg, j0, s->kc));
     }
 }
 
@@ -244,7 +251,8 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
 static void serial_loops(step *s, size_t j0, size_t j1, bool workspace)
 {
     const mxp_u8s8_gemm_config *cfg = s->cfg;
-    const size_t k = s->job->k, kc_step = even_block(k, cfg->kc, 4), nc_step = even_block(j1 - j0, cfg->nc, cfg->nr);
+    const size_t k = s->job->k, kc_step = even_block(k, cfg->kc, cfg->kpack);
+    const size_t nc_step = even_block(j1 - j0, cfg->nc, cfg->nr);
     for (size_t jc = j0; jc < j1; jc += nc_step) {
         s->jc = jc;
         s->nc = min_size(nc_step, j1 - jc);
@@ -300,7 +308,7 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
     const size_t panels = (n + cfg->nr - 1) / cfg->nr;
     const bool use_slabs = nthreads > 1 && panels >= 2 * (size_t)nthreads;
     const size_t width = use_slabs ? (panels + (size_t)nthreads - 1) / (size_t)nthreads * cfg->nr : n;
-    const size_t kc_step = even_block(k, cfg->kc, 4);
+    const size_t kc_step = even_block(k, cfg->kc, cfg->kpack);
     /* at least any thread's widest NC block (even_block(x, NC, NR) <= NC and
      * <= x rounded up to NR, but not monotonic in x) */
     const size_t nc_max = min_size(cfg->nc, (width + cfg->nr - 1) / cfg->nr * cfg->nr);
@@ -322,9 +330,10 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
     /* every buffer in one block (see driver.c: several made glibc trim and
      * fault its pages in again on every call) */
     const int a_buffers = s.a_in_place ? 0 : nthreads;
-    const size_t off_bytes = ((m + n) * sizeof(int32_t) + 63) / 64 * 64, b_bytes = (nc_max * kc_step + 63) / 64 * 64;
+    const size_t off_bytes = ((m + n) * sizeof(int32_t) + 63) / 64 * 64;
+    const size_t b_bytes = (mxp_int8_panel_bytes(cfg, nc_max, kc_step) + 63) / 64 * 64;
     const size_t ws_bytes = job->w ? 0 : (m * nc_max * sizeof(int32_t) + 63) / 64 * 64;
-    const size_t a_bytes = (mc_step * kc_step + 63) / 64 * 64;
+    const size_t a_bytes = (mxp_int8_panel_bytes(cfg, mc_step, kc_step) + 63) / 64 * 64;
     unsigned char *block =
         mxp_malloc(off_bytes + (size_t)shared * (b_bytes + ws_bytes) + (size_t)a_buffers * a_bytes);
     const bool ok = block != NULL;
