@@ -1,11 +1,11 @@
-/* Integer GEMM below the API: configurations, K-quad packing, the
+/* Integer GEMM below the API: configurations, the
  * zero-point corrections (row and column sums) and the BLIS loops, as in
  * driver.c: jc over NC columns, pc over KC (B packed once per step, split
  * across threads), ic over MC rows (each thread its own blocks), then
  * jr/ir over micro-tiles.  The first pc step initializes the sums with the
  * corrections, the last one hands each finished block to job->finish.
  * Integer sums do not depend on their order, so neither do the results on
- * the thread count. */
+ * the thread count.  Packing is in int8-pack.c. */
 #include <string.h>
 
 #include "core/threads-internal.h"
@@ -23,13 +23,19 @@ enum { MAX_THREADS = 64 };
  * (48 KiB) streams from L2, the A block MC x KC (192 KiB) stays in L2, the
  * B block KC x NC (4 MiB) in L3.  KC = 1024 beats 512: C is read and
  * written once per KC.  NC = 4032 rather than 2016: A is packed once per NC
- * columns (2048^3: 0.95 -> 1.00x oneDNN, M = 128: +2%). */
+ * columns (2048^3: 0.95 -> 1.00x oneDNN, M = 128: +2%).
+ *
+ * AVX2 (Zen 3: 32 KiB L1d, 512 KiB L2), panels of int16: the B micro-panel
+ * KC x NR (32 KiB) is reused by the 16 A micro-panels of an MC x KC block
+ * (192 KiB, in L2).  KC = 1024 beats 512 by 4% at 1024^3 (C read and
+ * written once); MC 48-192 and NC 2016 or 4032 are within noise. */
 static const mxp_u8s8_gemm_config configs[] = {
 #if MXP_HAVE_X86_KERNELS
-    { "u8s8_gemm_8x48__avx512vnni", MXP_ISA_AVX512BF16, 8, 48, 192, 1024, 4032,
+    { "u8s8_gemm_8x48__avx512vnni", MXP_ISA_AVX512BF16, 4, 8, 48, 192, 1024, 4032,
       mxp_u8s8_gemm_ukernel_8x48__avx512vnni, mxp_u8s8_gemm_ukernel_8x48_a__avx512vnni },
+    { "u8s8_gemm_6x16__avx2", MXP_ISA_AVX2, 2, 6, 16, 96, 1024, 2016, mxp_u8s8_gemm_ukernel_6x16__avx2, NULL },
 #endif
-    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 8, 64, 256, 1024, mxp_u8s8_gemm_ukernel_4x8__scalar, NULL },
+    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 4, 8, 64, 256, 1024, mxp_u8s8_gemm_ukernel_4x8__scalar, NULL },
 };
 
 const mxp_u8s8_gemm_config *mxp_u8s8_gemm_config_for(mxp_isa isa)
@@ -43,127 +49,6 @@ const mxp_u8s8_gemm_config *mxp_u8s8_gemm_config_for(mxp_isa isa)
 static size_t min_size(size_t a, size_t b)
 {
     return a < b ? a : b;
-}
-
-/* ---- packing --------------------------------------------------------------- */
-
-/* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels [kc/4][MR][4] of
- * uint8, int8 A with its top bit flipped (A + 128); zero-padded. */
-static void pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
-                   size_t kc, uint8_t *dst)
-{
-    const size_t mr = cfg->mr, kcp = (kc + 3) / 4 * 4;
-    const uint8_t flip = a->dtype == MXP_S8 ? 0x80 : 0;
-    const uint32_t flip4 = flip * 0x01010101u;
-    for (size_t i = 0; i < mc; i += mr, dst += mr * kcp) {
-        const size_t rows = min_size(mr, mc - i);
-        if (rows < mr || kcp != kc)
-            memset(dst, 0, mr * kcp);
-        if (!a->trans) { /* rows: k contiguous; the panel written in order, a quad per row */
-            const uint8_t *src = a->base + (i0 + i) * a->ld + p0;
-            size_t p = 0;
-            if (rows == 8 && mr == 8) /* the usual panel: a fixed count the compiler unrolls */
-                for (; p + 4 <= kc; p += 4)
-                    for (size_t r = 0; r < 8; r++) {
-                        uint32_t q;
-                        memcpy(&q, src + r * a->ld + p, 4);
-                        q ^= flip4;
-                        memcpy(dst + p * 8 + 4 * r, &q, 4);
-                    }
-            for (; p + 4 <= kc; p += 4)
-                for (size_t r = 0; r < rows; r++) {
-                    uint32_t q;
-                    memcpy(&q, src + r * a->ld + p, 4);
-                    q ^= flip4;
-                    memcpy(dst + p * mr + 4 * r, &q, 4);
-                }
-            for (; p < kc; p++)
-                for (size_t r = 0; r < rows; r++)
-                    dst[p / 4 * 4 * mr + 4 * r + p % 4] = src[r * a->ld + p] ^ flip;
-        } else { /* stored row p holds the panel's rows contiguously */
-            for (size_t p = 0; p < kc; p++) {
-                const uint8_t *src = a->base + (p0 + p) * a->ld + i0 + i;
-                uint8_t *d = dst + p / 4 * 4 * mr + p % 4;
-                for (size_t r = 0; r < rows; r++)
-                    d[4 * r] = src[r] ^ flip;
-            }
-        }
-    }
-}
-
-/* Four stored rows of B, cols columns, into one K-quad row of a panel: the
- * portable twin of mxp_s8_interleave4__avx512f. */
-typedef void (*interleave4_fn)(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
-                               int8_t *d);
-
-static void interleave4_scalar(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
-                               int8_t *d)
-{
-    for (size_t c = 0; c < cols; c++) {
-        d[4 * c] = r0[c];
-        d[4 * c + 1] = r1[c];
-        d[4 * c + 2] = r2[c];
-        d[4 * c + 3] = r3[c];
-    }
-}
-
-static interleave4_fn interleave4_kernel(void)
-{
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() >= MXP_ISA_AVX512)
-        return mxp_s8_interleave4__avx512f;
-#endif
-    return interleave4_scalar;
-}
-
-/* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/4][NR][4];
- * zero-padded (the padding of A~ then multiplies zeros).  Not transposed,
- * four stored rows at a time across all the panels, so that reads run
- * along B's rows. */
-static void pack_b(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
-                   size_t nc, int8_t *dst)
-{
-    const size_t nr = cfg->nr, kcp = (kc + 3) / 4 * 4;
-    for (size_t j = 0; j < nc; j += nr)
-        if (min_size(nr, nc - j) < nr || kcp != kc)
-            memset(dst + j / nr * nr * kcp, 0, nr * kcp);
-    if (b->trans) { /* column j is stored row j: copy quads */
-        for (size_t j = 0; j < nc; j += nr) {
-            const size_t cols = min_size(nr, nc - j);
-            int8_t *pd = dst + j / nr * nr * kcp;
-            for (size_t c = 0; c < cols; c++) {
-                const int8_t *src = (const int8_t *)b->base + (j0 + j + c) * b->ld + p0;
-                size_t p = 0;
-                for (; p + 4 <= kc; p += 4)
-                    memcpy(pd + p * nr + 4 * c, src + p, 4);
-                for (; p < kc; p++)
-                    pd[p / 4 * 4 * nr + 4 * c + p % 4] = src[p];
-            }
-        }
-        return;
-    }
-    const interleave4_fn interleave4 = interleave4_kernel(); /* chosen once, not per panel */
-    /* QUADS quads of rows at a time, each panel's written together: one
-     * quad at a time wrote lines in every panel of a B~ block larger than
-     * L2, each a read-for-ownership (as in pack.c) */
-    enum { QUADS = 2 }; /* M = 128, N = K = 4096: +4% over 1 (4: no better) */
-    const size_t whole = kc / 4 * 4;
-    size_t p = 0;
-    for (; p < whole; p += 4 * QUADS) {
-        const size_t pe = min_size(whole, p + 4 * QUADS);
-        for (size_t j = 0; j < nc; j += nr)
-            for (size_t pq = p; pq < pe; pq += 4) {
-                const int8_t *r0 = (const int8_t *)b->base + (p0 + pq) * b->ld + j0 + j;
-                interleave4(r0, r0 + b->ld, r0 + 2 * b->ld, r0 + 3 * b->ld, min_size(nr, nc - j),
-                            dst + j / nr * nr * kcp + pq * nr);
-            }
-    }
-    p = whole;
-    for (; p < kc; p++) { /* the last rows of an incomplete quad (the rest stays zero) */
-        const int8_t *src = (const int8_t *)b->base + (p0 + p) * b->ld + j0;
-        for (size_t j = 0; j < nc; j++)
-            dst[j / nr * nr * kcp + p / 4 * 4 * nr + 4 * (j % nr) + p % 4] = src[j];
-    }
 }
 
 /* ---- the corrections: row_off[i] + col_off[j] ---------------------------- */
@@ -247,7 +132,7 @@ static void run_blocks(void *ctx, int t, int nthreads)
     const step *s = ctx;
     const mxp_u8s8_gemm_config *cfg = s->cfg;
     const mxp_int8_job *job = s->job;
-    const size_t kcp = (s->kc + 3) / 4 * 4;
+    const size_t kcp = (s->kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
     uint8_t *pa = s->pa[t];
     size_t r0 = 0, r1 = job->m, j0 = 0, j1 = s->nc;
     if (s->split_n) {
@@ -266,10 +151,10 @@ static void run_blocks(void *ctx, int t, int nthreads)
         const size_t mc = min_size(mc_step, r1 - ic);
         int32_t *wb = s->w + ic * s->ldw + (s->jc - s->wcol);
         if (!s->a_in_place)
-            pack_a(cfg, &job->a, ic, mc, s->pc, s->kc, pa);
+            mxp_int8_pack_a(cfg, &job->a, ic, mc, s->pc, s->kc, pa);
         for (size_t jr = j0; jr < j1; jr += cfg->nr) {
             const size_t nr = min_size(cfg->nr, j1 - jr);
-            const int8_t *bp = s->pb + jr * kcp;
+            const int8_t *bp = s->pb + mxp_int8_panel_bytes(cfg, jr, s->kc);
             for (size_t ir = 0; ir < mc; ir += cfg->mr) {
                 const size_t mr = min_size(cfg->mr, mc - ir);
                 int32_t *c = wb + ir * s->ldw + jr;
@@ -278,7 +163,7 @@ static void run_blocks(void *ctx, int t, int nthreads)
                     cfg->ukernel_a(mr, nr, kcp, job->a.base + (ic + ir) * job->a.ld + s->pc, job->a.ld, bp, c, s->ldw,
                                    ro, co);
                 else
-                    cfg->ukernel(mr, nr, kcp, pa + ir * kcp, bp, c, s->ldw, ro, co);
+                    cfg->ukernel(mr, nr, kcp, pa + mxp_int8_panel_bytes(cfg, ir, s->kc), bp, c, s->ldw, ro, co);
             }
         }
         if (s->last && job->finish)
@@ -291,12 +176,13 @@ static void run_blocks(void *ctx, int t, int nthreads)
 static void pack_b_share(void *ctx, int t, int nthreads)
 {
     const step *s = ctx;
-    const size_t nr = s->cfg->nr, kcp = (s->kc + 3) / 4 * 4;
+    const size_t nr = s->cfg->nr;
     const size_t panels = (s->nc + nr - 1) / nr;
     const size_t first = panels * (size_t)t / (size_t)nthreads, end = panels * (size_t)(t + 1) / (size_t)nthreads;
     if (first < end) {
         const size_t j0 = first * nr, j1 = min_size(end * nr, s->nc);
-        pack_b(s->cfg, &s->job->b, s->pc, s->kc, s->jc + j0, j1 - j0, s->pb + j0 * kcp);
+        mxp_int8_pack_b(s->cfg, &s->job->b, s->pc, s->kc, s->jc + j0, j1 - j0,
+                        s->pb + mxp_int8_panel_bytes(s->cfg, j0, s->kc));
     }
 }
 
@@ -365,7 +251,8 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
 static void serial_loops(step *s, size_t j0, size_t j1, bool workspace)
 {
     const mxp_u8s8_gemm_config *cfg = s->cfg;
-    const size_t k = s->job->k, kc_step = even_block(k, cfg->kc, 4), nc_step = even_block(j1 - j0, cfg->nc, cfg->nr);
+    const size_t k = s->job->k, kc_step = even_block(k, cfg->kc, cfg->kpack);
+    const size_t nc_step = even_block(j1 - j0, cfg->nc, cfg->nr);
     for (size_t jc = j0; jc < j1; jc += nc_step) {
         s->jc = jc;
         s->nc = min_size(nc_step, j1 - jc);
@@ -421,7 +308,7 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
     const size_t panels = (n + cfg->nr - 1) / cfg->nr;
     const bool use_slabs = nthreads > 1 && panels >= 2 * (size_t)nthreads;
     const size_t width = use_slabs ? (panels + (size_t)nthreads - 1) / (size_t)nthreads * cfg->nr : n;
-    const size_t kc_step = even_block(k, cfg->kc, 4);
+    const size_t kc_step = even_block(k, cfg->kc, cfg->kpack);
     /* at least any thread's widest NC block (even_block(x, NC, NR) <= NC and
      * <= x rounded up to NR, but not monotonic in x) */
     const size_t nc_max = min_size(cfg->nc, (width + cfg->nr - 1) / cfg->nr * cfg->nr);
@@ -443,9 +330,10 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
     /* every buffer in one block (see driver.c: several made glibc trim and
      * fault its pages in again on every call) */
     const int a_buffers = s.a_in_place ? 0 : nthreads;
-    const size_t off_bytes = ((m + n) * sizeof(int32_t) + 63) / 64 * 64, b_bytes = (nc_max * kc_step + 63) / 64 * 64;
+    const size_t off_bytes = ((m + n) * sizeof(int32_t) + 63) / 64 * 64;
+    const size_t b_bytes = (mxp_int8_panel_bytes(cfg, nc_max, kc_step) + 63) / 64 * 64;
     const size_t ws_bytes = job->w ? 0 : (m * nc_max * sizeof(int32_t) + 63) / 64 * 64;
-    const size_t a_bytes = (mc_step * kc_step + 63) / 64 * 64;
+    const size_t a_bytes = (mxp_int8_panel_bytes(cfg, mc_step, kc_step) + 63) / 64 * 64;
     unsigned char *block =
         mxp_malloc(off_bytes + (size_t)shared * (b_bytes + ws_bytes) + (size_t)a_buffers * a_bytes);
     const bool ok = block != NULL;

@@ -44,13 +44,17 @@ MXP_GEMM_DIRECT_UKERNEL(mxp_bf16_gemm_direct_8x32__avx512bf16)
 #undef MXP_GEMM_DIRECT_UKERNEL
 
 /* Integer micro-kernels (src/gemm/int8-internal.h): on one tile,
- * c = (row_off ? row_off[i] + col_off[j] : c) + A~ B~ modulo 2^32, with A~
- * uint8 [kc/4][MR][4] and B~ int8 [kc/4][NR][4], kc a multiple of 4. */
+ * c = (row_off ? row_off[i] + col_off[j] : c) + A~ B~ modulo 2^32, kc a
+ * multiple of the kernel's K-group: K-quads of bytes, A~ uint8
+ * [kc/4][MR][4] and B~ int8 [kc/4][NR][4] (vpdpbusd, the scalar twin), or
+ * K-pairs widened to int16, A~ [kc/2][MR][2] and B~ [kc/2][NR][2]
+ * (vpmaddwd, AVX2). */
 #define MXP_U8S8_GEMM_UKERNEL(name) \
-    void name(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b, int32_t *c, size_t ldc, \
+    void name(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c, size_t ldc, \
               const int32_t *row_off, const int32_t *col_off);
 
 MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_4x8__scalar)
+MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_6x16__avx2)
 MXP_U8S8_GEMM_UKERNEL(mxp_u8s8_gemm_ukernel_8x48__avx512vnni)
 
 #undef MXP_U8S8_GEMM_UKERNEL
@@ -64,6 +68,17 @@ void mxp_u8s8_gemm_ukernel_8x48_a__avx512vnni(size_t mr, size_t nr, size_t kc, c
  * (src/kernels/s8-pack/). */
 void mxp_s8_interleave4__avx512f(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
                                  int8_t *dst);
+
+/* Pairs of int8 rows into 16-column panels of int16 K-pairs [pairs][16][2]
+ * (`panel` int16 apart): dst[c / 16 * panel + 32q + 2 (c % 16) + t] =
+ * src[(2q + t) * ld + c] for q < pairs, c < cols, t < 2; a last panel's
+ * columns from cols on are not written. */
+void mxp_s8_s16_pack_b16__avx2(const int8_t *src, size_t ld, size_t pairs, size_t cols, int16_t *dst, size_t panel);
+
+/* dst[p/2][r][p%2] = src[r * ld + p] ^ flip for r < 6, p < k (int16
+ * [ceil(k/2)][6][2]; an odd k's last pair ends with 0): six rows of uint8
+ * A into int16 K-pairs. */
+void mxp_u8_s16_pack6__avx2(const uint8_t *src, size_t ld, size_t k, uint8_t flip, int16_t *dst);
 
 /* Does the rows x cols bfloat16 matrix (rows ld apart) hold a nonzero
  * |x| < 2^-63 (whose products vdpbf16ps could flush)?  The GEMM's check

@@ -1,8 +1,8 @@
 /* mxp check gemm — runs every GEMM implementation this machine has (each
  * ISA level, the scalar reference included) over a set of shapes and
- * transposes for each input dtype, against a float64 reference, and prints
- * the largest error of each as a table.  Exit 1 if one exceeds its
- * documented tolerance. */
+ * transposes for each input dtype, against a float64 reference (integer
+ * GEMM: exact int64 sums), and prints the largest error of each as a
+ * table.  Exit 1 if one exceeds its documented tolerance (integer: 0). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +72,41 @@ static double case_error(mxp_dtype dt, const shape *s, int ta, int tb, mxp_statu
     return worst;
 }
 
+/* Integer GEMM, A (uint8 or int8) by int8 B into int32 C with zero points,
+ * against exact int64 sums: the largest |C - sum| (0 when exact). */
+static double int8_case_error(mxp_dtype at, const shape *s, int ta, int tb, mxp_status *st)
+{
+    uint64_t seed = 7 + s->m * 31 + s->k;
+    unsigned char *a = malloc(s->m * s->k + 1), *b = malloc(s->k * s->n + 1);
+    int32_t *c = malloc(s->m * s->n * sizeof *c + 4);
+    for (size_t i = 0; i < s->m * s->k; i++)
+        a[i] = (unsigned char)next(&seed);
+    for (size_t i = 0; i < s->k * s->n; i++)
+        b[i] = (unsigned char)next(&seed);
+    mxp_gemm_opts o;
+    memset(&o, 0, sizeof o);
+    o.a_zero_point = at == MXP_U8 ? 131 : -9;
+    o.b_zero_point = 5;
+    size_t lda = ta ? s->m : s->k, ldb = tb ? s->k : s->n;
+    *st = mxp_gemm(ta, tb, s->m, s->n, s->k, 1.0, a, at, lda, b, MXP_S8, ldb, 0.0, c, MXP_S32, s->n, &o);
+    double worst = 0;
+    for (size_t i = 0; i < s->m && *st == MXP_OK; i++)
+        for (size_t j = 0; j < s->n; j++) {
+            int64_t ref = 0;
+            for (size_t p = 0; p < s->k; p++) {
+                const unsigned char x = ta ? a[p * s->m + i] : a[i * s->k + p];
+                const int64_t y = (int8_t)(tb ? b[j * s->k + p] : b[p * s->n + j]);
+                ref += ((at == MXP_U8 ? (int64_t)x : (int64_t)(int8_t)x) - o.a_zero_point) * (y - o.b_zero_point);
+            }
+            double e = fabs((double)(c[i * s->n + j] - ref));
+            worst = e > worst ? e : worst;
+        }
+    free(a);
+    free(b);
+    free(c);
+    return worst;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mxp check gemm [--full] [--json]\n\n"
@@ -81,18 +116,19 @@ static void usage(FILE *f)
                "shapes (--full: larger ones), against a float64 reference.  Prints the largest\n"
                "error relative to sum_k |a b| per implementation, and the tolerance:\n"
                "K * 4 * eps of the accumulator (inputs convert exactly, so only the\n"
-               "accumulation rounds).  Exit status 1 if any exceeds it.\n\n"
+               "accumulation rounds).  Integer GEMM (uint8 or int8 A by int8 B into int32\n"
+               "with zero points) against exact sums: tolerance 0.  Exit status 1 if any\n"
+               "exceeds its tolerance.\n\n"
                "  --full   larger shapes too\n"
                "  --json   one JSON object: full, results (one object per implementation:\n"
                "           inputs, level, kernel, max_error, tolerance, ok), ok\n");
 }
 
-static void print_row(bool json, mxp_dtype t, int isa, double worst, double tol)
+static void print_row(bool json, const char *inputs, int isa, const char *kernel, double worst, double tol)
 {
-    const char *kernel = mxp_gemm_kernel_name(t, t, NULL);
     if (json) {
         cli_json_object(NULL);
-        cli_json_str("inputs", mxp_dtype_name(t));
+        cli_json_str("inputs", inputs);
         cli_json_str("level", mxp_isa_name((mxp_isa)isa));
         cli_json_str("kernel", kernel);
         cli_json_num("max_error", worst);
@@ -100,8 +136,8 @@ static void print_row(bool json, mxp_dtype t, int isa, double worst, double tol)
         cli_json_bool("ok", worst <= tol);
         cli_json_close();
     } else {
-        printf("%-14s %-11s %-28s %12.3e %12.3e  %s\n", mxp_dtype_name(t), mxp_isa_name((mxp_isa)isa), kernel, worst,
-               tol, worst <= tol ? "ok" : "EXCEEDS");
+        printf("%-14s %-11s %-28s %12.3e %12.3e  %s\n", inputs, mxp_isa_name((mxp_isa)isa), kernel, worst, tol,
+               worst <= tol ? "ok" : "EXCEEDS");
     }
 }
 
@@ -162,9 +198,29 @@ int cli_check_gemm(int argc, char **argv)
                 return cli_mxp_error("check gemm", NULL, st);
             }
             bad += !(worst <= tol);
-            print_row(json, types[t], isa, worst, tol);
+            print_row(json, mxp_dtype_name(types[t]), isa, mxp_gemm_kernel_name(types[t], types[t], NULL), worst, tol);
         }
     }
+    const mxp_dtype int_types[] = { MXP_U8, MXP_S8 };
+    for (size_t t = 0; t < sizeof int_types / sizeof int_types[0]; t++)
+        for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+            mxp_set_isa((mxp_isa)isa);
+            double worst = 0;
+            for (size_t s = 0; s < nshapes; s++)
+                for (int tr = 0; tr < 4; tr++) {
+                    mxp_status st;
+                    double e = int8_case_error(int_types[t], &shapes[s], tr >> 1, tr & 1, &st);
+                    if (st != MXP_OK) {
+                        mxp_set_isa(saved);
+                        return cli_mxp_error("check gemm", NULL, st);
+                    }
+                    worst = e > worst ? e : worst;
+                }
+            bad += worst != 0;
+            char inputs[32];
+            snprintf(inputs, sizeof inputs, "%s x int8", mxp_dtype_name(int_types[t]));
+            print_row(json, inputs, isa, mxp_gemm_kernel_name(int_types[t], MXP_S8, NULL), worst, 0.0);
+        }
     mxp_set_isa(saved);
     if (json) {
         cli_json_close();

@@ -87,8 +87,8 @@ MXP_INLINE void prefetch_c(size_t mr, const int32_t *c, size_t ldc)
     }
 }
 
-void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
-                                            int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
+void mxp_u8s8_gemm_ukernel_8x48__avx512vnni(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
+                                            size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
     prefetch_c(mr, c, ldc);
     if (nr <= 16)

@@ -17,9 +17,11 @@ static int32_t wrap_s32(uint32_t x)
     return x <= INT32_MAX ? (int32_t)x : -(int32_t)~x - 1;
 }
 
-void mxp_u8s8_gemm_ukernel_4x8__scalar(size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
-                                       int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
+void mxp_u8s8_gemm_ukernel_4x8__scalar(size_t mr, size_t nr, size_t kc, const void *pa, const void *pb, int32_t *c,
+                                       size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
+    const uint8_t *a = pa;
+    const int8_t *b = pb;
     uint32_t acc[MR][NR] = { { 0 } };
     for (size_t q = 0; q < kc; q += 4, a += 4 * MR, b += 4 * NR)
         for (int i = 0; i < MR; i++)

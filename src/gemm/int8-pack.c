@@ -1,0 +1,256 @@
+/* Packing for the integer GEMM (src/gemm/int8-driver.c): op(A) and op(B)
+ * blocks into the micro-kernels' panels, zero-padded, in the config's
+ * layout: K-quads of bytes, [kc/4][MR][4] uint8 (int8 A with its top bit
+ * flipped) and [kc/4][NR][4] int8 (vpdpbusd, the scalar kernel), or the
+ * same values widened to int16 in K-pairs, [kc/2][MR][2] and [kc/2][NR][2]
+ * (vpmaddwd, AVX2). */
+#include <assert.h>
+#include <string.h>
+
+#include "gemm/int8-internal.h"
+#include "kernels/gemm-kernels.h"
+#include "mxp/cpu.h"
+
+static size_t min_size(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+/* ---- K-quads of bytes ------------------------------------------------------ */
+
+/* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels [kc/4][MR][4] of
+ * uint8, int8 A with its top bit flipped (A + 128); zero-padded. */
+static void pack_a_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+                         size_t kc, uint8_t *dst)
+{
+    const size_t mr = cfg->mr, kcp = (kc + 3) / 4 * 4;
+    const uint8_t flip = a->dtype == MXP_S8 ? 0x80 : 0;
+    const uint32_t flip4 = flip * 0x01010101u;
+    for (size_t i = 0; i < mc; i += mr, dst += mr * kcp) {
+        const size_t rows = min_size(mr, mc - i);
+        if (rows < mr || kcp != kc)
+            memset(dst, 0, mr * kcp);
+        if (!a->trans) { /* rows: k contiguous; the panel written in order, a quad per row */
+            const uint8_t *src = a->base + (i0 + i) * a->ld + p0;
+            size_t p = 0;
+            if (rows == 8 && mr == 8) /* the usual panel: a fixed count the compiler unrolls */
+                for (; p + 4 <= kc; p += 4)
+                    for (size_t r = 0; r < 8; r++) {
+                        uint32_t q;
+                        memcpy(&q, src + r * a->ld + p, 4);
+                        q ^= flip4;
+                        memcpy(dst + p * 8 + 4 * r, &q, 4);
+                    }
+            for (; p + 4 <= kc; p += 4)
+                for (size_t r = 0; r < rows; r++) {
+                    uint32_t q;
+                    memcpy(&q, src + r * a->ld + p, 4);
+                    q ^= flip4;
+                    memcpy(dst + p * mr + 4 * r, &q, 4);
+                }
+            for (; p < kc; p++)
+                for (size_t r = 0; r < rows; r++)
+                    dst[p / 4 * 4 * mr + 4 * r + p % 4] = src[r * a->ld + p] ^ flip;
+        } else { /* stored row p holds the panel's rows contiguously */
+            for (size_t p = 0; p < kc; p++) {
+                const uint8_t *src = a->base + (p0 + p) * a->ld + i0 + i;
+                uint8_t *d = dst + p / 4 * 4 * mr + p % 4;
+                for (size_t r = 0; r < rows; r++)
+                    d[4 * r] = src[r] ^ flip;
+            }
+        }
+    }
+}
+
+/* Four stored rows of B, cols columns, into one K-quad row of a panel: the
+ * portable twin of mxp_s8_interleave4__avx512f. */
+typedef void (*interleave4_fn)(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
+                               int8_t *d);
+
+static void interleave4_scalar(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
+                               int8_t *d)
+{
+    for (size_t c = 0; c < cols; c++) {
+        d[4 * c] = r0[c];
+        d[4 * c + 1] = r1[c];
+        d[4 * c + 2] = r2[c];
+        d[4 * c + 3] = r3[c];
+    }
+}
+
+static interleave4_fn interleave4_kernel(void)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() >= MXP_ISA_AVX512)
+        return mxp_s8_interleave4__avx512f;
+#endif
+    return interleave4_scalar;
+}
+
+/* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/4][NR][4];
+ * zero-padded (the padding of A~ then multiplies zeros).  Not transposed,
+ * four stored rows at a time across all the panels, so that reads run
+ * along B's rows. */
+static void pack_b_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                         size_t nc, int8_t *dst)
+{
+    const size_t nr = cfg->nr, kcp = (kc + 3) / 4 * 4;
+    for (size_t j = 0; j < nc; j += nr)
+        if (min_size(nr, nc - j) < nr || kcp != kc)
+            memset(dst + j / nr * nr * kcp, 0, nr * kcp);
+    if (b->trans) { /* column j is stored row j: copy quads */
+        for (size_t j = 0; j < nc; j += nr) {
+            const size_t cols = min_size(nr, nc - j);
+            int8_t *pd = dst + j / nr * nr * kcp;
+            for (size_t c = 0; c < cols; c++) {
+                const int8_t *src = (const int8_t *)b->base + (j0 + j + c) * b->ld + p0;
+                size_t p = 0;
+                for (; p + 4 <= kc; p += 4)
+                    memcpy(pd + p * nr + 4 * c, src + p, 4);
+                for (; p < kc; p++)
+                    pd[p / 4 * 4 * nr + 4 * c + p % 4] = src[p];
+            }
+        }
+        return;
+    }
+    const interleave4_fn interleave4 = interleave4_kernel(); /* chosen once, not per panel */
+    /* QUADS quads of rows at a time, each panel's written together: one
+     * quad at a time wrote lines in every panel of a B~ block larger than
+     * L2, each a read-for-ownership (as in pack.c) */
+    enum { QUADS = 2 }; /* M = 128, N = K = 4096: +4% over 1 (4: no better) */
+    const size_t whole = kc / 4 * 4;
+    size_t p = 0;
+    for (; p < whole; p += 4 * QUADS) {
+        const size_t pe = min_size(whole, p + 4 * QUADS);
+        for (size_t j = 0; j < nc; j += nr)
+            for (size_t pq = p; pq < pe; pq += 4) {
+                const int8_t *r0 = (const int8_t *)b->base + (p0 + pq) * b->ld + j0 + j;
+                interleave4(r0, r0 + b->ld, r0 + 2 * b->ld, r0 + 3 * b->ld, min_size(nr, nc - j),
+                            dst + j / nr * nr * kcp + pq * nr);
+            }
+    }
+    p = whole;
+    for (; p < kc; p++) { /* the last rows of an incomplete quad (the rest stays zero) */
+        const int8_t *src = (const int8_t *)b->base + (p0 + p) * b->ld + j0;
+        for (size_t j = 0; j < nc; j++)
+            dst[j / nr * nr * kcp + p / 4 * 4 * nr + 4 * (j % nr) + p % 4] = src[j];
+    }
+}
+
+/* ---- K-pairs of int16 ------------------------------------------------------ */
+
+/* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels [kc/2][MR][2] of int16:
+ * the uint8 values (int8 A with its top bit flipped) widened. */
+static void pack_a_pairs(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+                         size_t kc, int16_t *dst)
+{
+    const size_t mr = cfg->mr, kcp = (kc + 1) / 2 * 2;
+    const uint8_t flip = a->dtype == MXP_S8 ? 0x80 : 0;
+#if MXP_HAVE_X86_KERNELS /* whole panels of six stored rows: mxp_u8_s16_pack6__avx2 */
+    const bool simd = mr == 6 && !a->trans && mxp_isa_current() >= MXP_ISA_AVX2;
+#endif
+    for (size_t i = 0; i < mc; i += mr, dst += mr * kcp) {
+        const size_t rows = min_size(mr, mc - i);
+#if MXP_HAVE_X86_KERNELS
+        if (simd && rows == 6) {
+            mxp_u8_s16_pack6__avx2(a->base + (i0 + i) * a->ld + p0, a->ld, kc, flip, dst);
+            continue;
+        }
+#endif
+        if (rows < mr || kcp != kc)
+            memset(dst, 0, mr * kcp * sizeof *dst);
+        if (!a->trans) { /* rows: k contiguous */
+            for (size_t r = 0; r < rows; r++) {
+                const uint8_t *src = a->base + (i0 + i + r) * a->ld + p0;
+                for (size_t p = 0; p < kc; p++)
+                    dst[p / 2 * 2 * mr + 2 * r + p % 2] = (int16_t)(src[p] ^ flip);
+            }
+        } else { /* stored row p holds the panel's rows contiguously */
+            for (size_t p = 0; p < kc; p++) {
+                const uint8_t *src = a->base + (p0 + p) * a->ld + i0 + i;
+                int16_t *d = dst + p / 2 * 2 * mr + p % 2;
+                for (size_t r = 0; r < rows; r++)
+                    d[2 * r] = (int16_t)(src[r] ^ flip);
+            }
+        }
+    }
+}
+
+/* Pairs of stored rows of B into 16-column panels `panel` int16 apart:
+ * the portable twin of mxp_s8_s16_pack_b16__avx2. */
+typedef void (*pack_b16_fn)(const int8_t *src, size_t ld, size_t pairs, size_t cols, int16_t *dst, size_t panel);
+
+static void pack_b16_scalar(const int8_t *src, size_t ld, size_t pairs, size_t cols, int16_t *dst, size_t panel)
+{
+    for (size_t c = 0; c < cols; c++)
+        for (size_t q = 0; q < pairs; q++) {
+            int16_t *d = dst + c / 16 * panel + 32 * q + 2 * (c % 16);
+            d[0] = src[2 * q * ld + c];
+            d[1] = src[(2 * q + 1) * ld + c];
+        }
+}
+
+static pack_b16_fn pack_b16_kernel(void)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (mxp_isa_current() >= MXP_ISA_AVX2)
+        return mxp_s8_s16_pack_b16__avx2;
+#endif
+    return pack_b16_scalar;
+}
+
+/* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/2][NR][2] of
+ * int16; not transposed, eight stored rows at a time across all the
+ * panels, as in pack_b_quads. */
+static void pack_b_pairs(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                         size_t nc, int16_t *dst)
+{
+    const size_t nr = cfg->nr, kcp = (kc + 1) / 2 * 2;
+    for (size_t j = 0; j < nc; j += nr)
+        if (min_size(nr, nc - j) < nr || kcp != kc)
+            memset(dst + j / nr * nr * kcp, 0, nr * kcp * sizeof *dst);
+    if (b->trans) { /* column j is stored row j */
+        for (size_t j = 0; j < nc; j += nr) {
+            const size_t cols = min_size(nr, nc - j);
+            int16_t *pd = dst + j / nr * nr * kcp;
+            for (size_t c = 0; c < cols; c++) {
+                const int8_t *src = (const int8_t *)b->base + (j0 + j + c) * b->ld + p0;
+                for (size_t p = 0; p < kc; p++)
+                    pd[p / 2 * 2 * nr + 2 * c + p % 2] = src[p];
+            }
+        }
+        return;
+    }
+    assert(nr == 16); /* the width of the K-pair kernels */
+    const pack_b16_fn pack_b16 = pack_b16_kernel();
+    enum { PAIRS = 4 };
+    const size_t whole = kc / 2 * 2;
+    for (size_t p = 0; p < whole; p += 2 * PAIRS)
+        pack_b16((const int8_t *)b->base + (p0 + p) * b->ld + j0, b->ld, (min_size(whole, p + 2 * PAIRS) - p) / 2, nc,
+                 dst + p * nr, nr * kcp);
+    if (kc % 2) { /* the last row, alone in its pair (the other stays zero) */
+        const int8_t *src = (const int8_t *)b->base + (p0 + kc - 1) * b->ld + j0;
+        for (size_t j = 0; j < nc; j++)
+            dst[j / nr * nr * kcp + (kc - 1) * nr + 2 * (j % nr)] = src[j];
+    }
+}
+
+/* ---- by layout --------------------------------------------------------------- */
+
+void mxp_int8_pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+                     size_t kc, void *dst)
+{
+    if (cfg->kpack == 2)
+        pack_a_pairs(cfg, a, i0, mc, p0, kc, dst);
+    else
+        pack_a_quads(cfg, a, i0, mc, p0, kc, dst);
+}
+
+void mxp_int8_pack_b(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                     size_t nc, void *dst)
+{
+    if (cfg->kpack == 2)
+        pack_b_pairs(cfg, b, p0, kc, j0, nc, dst);
+    else
+        pack_b_quads(cfg, b, p0, kc, j0, nc, dst);
+}

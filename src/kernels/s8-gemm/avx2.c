@@ -1,0 +1,91 @@
+/* uint8 x int8 GEMM micro-kernel, MR x NR = 6 x 16, AVX2 (no VNNI).
+ * vpmaddubsw would multiply the bytes as they are, but it saturates its
+ * int16 sum of two products (255 * 127 * 2 > 32767), so the panels hold
+ * int16, widened while packing: A~ [kc/2][6][2] (0 .. 255) and B~
+ * [kc/2][16][2] (-128 .. 127), a K-pair per 32-bit lane.  vpmaddwd adds the
+ * two exact products of a pair (|sum| <= 2 * 255 * 128 < 2^31) into each
+ * int32 lane, vpaddd accumulates modulo 2^32: the scalar twin's sums, bit
+ * for bit.  12 accumulators, 2 vectors of B~, a broadcast pair of A~ and a
+ * product: the 16 ymm registers. */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/gemm-kernels.h"
+
+#define MR 6
+#define NV 2 /* 8-lane vectors across NR = 16 */
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+
+/* The tile with the first nv of the NV vectors of B~ (nv a constant in each
+ * instance): a panel of at most 8 columns multiplies only those. */
+MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const int16_t *a, const int16_t *b, int32_t *c,
+                     size_t ldc, const int32_t *row_off, const int32_t *col_off)
+{
+    __m256i acc[MR][NV];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+        for (int v = 0; v < NV; v++)
+            acc[i][v] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (size_t p = 0; p < kc; p += 2) {
+        __m256i bv[NV];
+#pragma GCC unroll 2
+        for (int v = 0; v < nv; v++)
+            bv[v] = _mm256_loadu_si256((const __m256i *)(const void *)(b + 16 * v));
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            int32_t pair;
+            memcpy(&pair, a + 2 * i, 4);
+            const __m256i ai = _mm256_set1_epi32(pair);
+#pragma GCC unroll 2
+            for (int v = 0; v < nv; v++)
+                acc[i][v] = _mm256_add_epi32(acc[i][v], _mm256_madd_epi16(ai, bv[v]));
+        }
+        a += 2 * MR;
+        b += 2 * 8 * NV;
+    }
+    /* the sums leave the registers at once: with them live across the
+     * stores below, GCC spilled accumulators inside the loop */
+    uint32_t sums[MR][8 * NV];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+#pragma GCC unroll 2
+        for (int v = 0; v < nv; v++)
+            _mm256_storeu_si256((__m256i *)(void *)&sums[i][8 * v], acc[i][v]);
+    for (size_t i = 0; i < mr; i++) {
+        int32_t *row = c + i * ldc;
+        if (nr == 8 * (size_t)nv) {
+            const __m256i ri = row_off ? _mm256_set1_epi32(row_off[i]) : _mm256_setzero_si256();
+            for (int v = 0; v < nv; v++) {
+                const __m256i *src = (const __m256i *)(const void *)((row_off ? col_off : row) + 8 * v);
+                const __m256i base = row_off ? _mm256_add_epi32(ri, _mm256_loadu_si256(src)) : _mm256_loadu_si256(src);
+                const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)&sums[i][8 * v]);
+                _mm256_storeu_si256((__m256i *)(void *)(row + 8 * v), _mm256_add_epi32(base, x));
+            }
+        } else { /* a partial row: no masked stores of any width in AVX2 */
+            for (size_t j = 0; j < nr; j++) {
+                const uint32_t base = row_off ? (uint32_t)row_off[i] + (uint32_t)col_off[j] : (uint32_t)row[j];
+                const uint32_t x = base + sums[i][j];
+                memcpy(row + j, &x, 4); /* the int32 with x's bits */
+            }
+        }
+    }
+}
+
+void mxp_u8s8_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
+                                      size_t ldc, const int32_t *row_off, const int32_t *col_off)
+{
+    /* C's tile is read or written only at the end: fetch it meanwhile */
+    for (size_t i = 0; i < mr; i++) {
+        const char *row = (const char *)(c + i * ldc); /* 64 bytes: 1 or 2 cache lines */
+        _mm_prefetch(row, _MM_HINT_T0);
+        _mm_prefetch(row + 63, _MM_HINT_T0);
+    }
+    if (nr <= 8)
+        tile(1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    else
+        tile(2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+}
