@@ -5,6 +5,7 @@
 
 #include "analysis/analysis-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
 static const mxp_dtype advisor_candidates[MXP_ADVISOR_CANDIDATES] = {
     MXP_E4M3, MXP_E5M2, MXP_F16, MXP_BF16, MXP_F32, MXP_F64,
@@ -49,8 +50,8 @@ static mxp_status roundtrip_row(const mxp_array *x, const double *xd, int64_t n,
     return st;
 }
 
-mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
-                                  mxp_roundtrip_row *rows)
+static mxp_status roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
+                                     mxp_roundtrip_row *rows)
 {
     mxp_status st = mxp_analysis_check_pair(x, x);
     if (st != MXP_OK)
@@ -69,6 +70,15 @@ mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidate
     for (int i = 0; st == MXP_OK && i < ncandidates; i++)
         st = roundtrip_row(x, mxp_array_data(xd), mxp_array_size(xd), candidates[i], &rows[i]);
     mxp_array_free(xd);
+    return st;
+}
+
+mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
+                                  mxp_roundtrip_row *rows)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = roundtrip_analysis(x, candidates, ncandidates, rows);
+    mxp_fpenv_leave(env);
     return st;
 }
 
@@ -102,7 +112,7 @@ static void append(char *buf, size_t size, const char *s)
         memcpy(buf + len, s, strlen(s) + 1);
 }
 
-mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice)
+static mxp_status recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice)
 {
     if (!x)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "recommend dtype: array is NULL");
@@ -213,4 +223,12 @@ mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, m
     advice->row = *c;
     memcpy(advice->reason, reason, sizeof reason);
     return MXP_OK;
+}
+
+mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = recommend_dtype(x, req, advice);
+    mxp_fpenv_leave(env);
+    return st;
 }

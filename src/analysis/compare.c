@@ -5,6 +5,7 @@
 
 #include "analysis/analysis-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "mxp/alloc.h"
 
 mxp_status mxp_analysis_check_pair(const mxp_array *reference, const mxp_array *test)
@@ -159,7 +160,7 @@ mxp_status mxp_compare_f64(const double *r, const double *t, int64_t n, mxp_dtyp
     return MXP_OK;
 }
 
-mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report)
+static mxp_status compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report)
 {
     mxp_status st = mxp_analysis_check_pair(reference, test);
     if (st != MXP_OK)
@@ -172,5 +173,13 @@ mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_co
         st = mxp_compare_f64(mxp_array_data(r), mxp_array_data(t), mxp_array_size(r), mxp_array_dtype(test), report);
     mxp_array_free(r);
     mxp_array_free(t);
+    return st;
+}
+
+mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = compare(reference, test, report);
+    mxp_fpenv_leave(env);
     return st;
 }

@@ -4,7 +4,8 @@
  * start threads.  A call made while the pool is busy (another thread of
  * the program, or a nested call from inside a job) starts its own threads
  * (or, inside a worker, runs the shares in turn), so it never waits for
- * the pool. */
+ * the pool.  Every share of every job runs in the library's floating-point
+ * environment (core/fpenv.h), whichever thread runs it. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "core/threads-internal.h"
 #include "mxp/threads.h"
 
@@ -55,7 +57,9 @@ typedef struct worker {
 static void *run_worker(void *p)
 {
     worker *w = p;
+    const mxp_fpenv env = mxp_fpenv_enter();
     w->fn(w->ctx, w->index, w->count);
+    mxp_fpenv_leave(env);
     return NULL;
 }
 
@@ -132,7 +136,9 @@ static void *pool_worker(void *arg)
             void *ctx = pool.ctx;
             const int n = pool.nthreads;
             pthread_mutex_unlock(&pool.mu);
+            const mxp_fpenv env = mxp_fpenv_enter();
             fn(ctx, index, n);
+            mxp_fpenv_leave(env);
             pthread_mutex_lock(&pool.mu);
             if (atomic_fetch_sub(&pool.pending, 1) == 1)
                 pthread_cond_signal(&pool.done);
@@ -157,7 +163,7 @@ static void register_atfork(void)
     pthread_atfork(NULL, NULL, pool_reset_in_child);
 }
 
-void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
+static void parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
 {
     if (nthreads > MAX_THREADS)
         nthreads = MAX_THREADS;
@@ -203,4 +209,11 @@ void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads),
         pthread_cond_wait(&pool.done, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
     pthread_mutex_unlock(&pool_busy);
+}
+
+void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
+{
+    const mxp_fpenv env = mxp_fpenv_enter(); /* the caller's shares; workers set their own */
+    parallel(nthreads, fn, ctx);
+    mxp_fpenv_leave(env);
 }

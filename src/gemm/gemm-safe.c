@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "mxp/alloc.h"
 #include "mxp/gemm.h"
 
@@ -89,10 +90,10 @@ static mxp_status finish(mxp_status st, mxp_gemm_safe_report *report, const mxp_
     return st;
 }
 
-mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
-                         mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
-                         void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts,
-                         const mxp_gemm_safe_opts *safe, mxp_gemm_safe_report *report)
+static mxp_status gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                            mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
+                            void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts,
+                            const mxp_gemm_safe_opts *safe, mxp_gemm_safe_report *report)
 {
     static const mxp_gemm_safe_opts no_safe;
     const mxp_gemm_safe_opts *so = safe ? safe : &no_safe;
@@ -230,4 +231,16 @@ mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     }
     mxp_free(w);
     return finish(st, report, &r);
+}
+
+mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                         mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
+                         void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts,
+                         const mxp_gemm_safe_opts *safe, mxp_gemm_safe_report *report)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = gemm_safe(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc,
+                                    opts, safe, report);
+    mxp_fpenv_leave(env);
+    return st;
 }

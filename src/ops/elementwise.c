@@ -12,6 +12,7 @@
 
 #include "array/array-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "ops/ops-internal.h"
 
 static const char *const binary_names[MXP_BINARY_OP_COUNT] = {
@@ -203,7 +204,7 @@ static mxp_status check_opts(const mxp_ops_opts *opts)
 }
 
 /* Shared by binary and unary: broadcast, make or check out, run. */
-static mxp_status execute(mxp_array **made, mxp_array *given, plan *p, mxp_dtype rt, const mxp_ops_opts *opts)
+static mxp_status execute_plan(mxp_array **made, mxp_array *given, plan *p, mxp_dtype rt, const mxp_ops_opts *opts)
 {
     int nd = p->in[0]->ndim;
     int64_t shape[MXP_MAXDIMS];
@@ -238,6 +239,16 @@ static mxp_status execute(mxp_array **made, mxp_array *given, plan *p, mxp_dtype
         mxp_array_free(out);
     else if (!given)
         *made = out;
+    return st;
+}
+
+/* execute_plan in the library's floating-point environment (custom
+ * kernels run in it too). */
+static mxp_status execute(mxp_array **made, mxp_array *given, plan *p, mxp_dtype rt, const mxp_ops_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = execute_plan(made, given, p, rt, opts);
+    mxp_fpenv_leave(env);
     return st;
 }
 

@@ -16,6 +16,7 @@
 
 #include "array/array-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "mxp/ops.h"
 
 /* mxp's spelling of a shape in messages: (3,4), (5,), (). */
@@ -290,13 +291,21 @@ mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, c
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_matmul: out is NULL");
     *out = NULL;
-    return matmul(out, NULL, a, b, opts);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = matmul(out, NULL, a, b, opts);
+    mxp_fpenv_leave(env);
+    return st;
 }
 
 mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
 {
     mxp_status st = mxp_require_array(out, "mxp_matmul_into: out");
-    return st == MXP_OK ? matmul(NULL, out, a, b, opts) : st;
+    if (st != MXP_OK)
+        return st;
+    const mxp_fpenv env = mxp_fpenv_enter();
+    st = matmul(NULL, out, a, b, opts);
+    mxp_fpenv_leave(env);
+    return st;
 }
 
 /* ---- strided batched GEMM ---------------------------------------------- */

@@ -10,6 +10,7 @@
 
 #include "array/array-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "mxp/ops.h"
 
 static const char *const names[MXP_REDUCE_OP_COUNT] = {
@@ -373,8 +374,8 @@ static void acc_init(acc *x, mxp_reduce_op op, const mxp_reduce_opts *o, mxp_dty
     }
 }
 
-mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
-                      const mxp_reduce_opts *opts)
+static mxp_status reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
+                         const mxp_reduce_opts *opts)
 {
     const mxp_reduce_opts defaults = { .algorithm = MXP_SUM_PAIRWISE };
     const mxp_reduce_opts *o = opts ? opts : &defaults;
@@ -452,5 +453,14 @@ mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int
         *out = r;
     else
         mxp_array_free(r);
+    return st;
+}
+
+mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
+                      const mxp_reduce_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = reduce(out, op, a, naxes, axes, opts);
+    mxp_fpenv_leave(env);
     return st;
 }
