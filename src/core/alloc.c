@@ -47,6 +47,20 @@ static mxp_memory_stats stats;
 
 enum { POOL_MAX_BYTES = 1u << 30 };
 
+/* fork: the lock is taken before and released after in both processes, so
+ * that a child never inherits it held by a thread that does not exist
+ * there (its first mxp_malloc would wait forever).  The lock is a leaf:
+ * nothing else is locked or called while it is held, so taking it here
+ * cannot deadlock with the other handlers.  Registered at load, before any
+ * thread of the program can hold it. */
+static void lock_before_fork(void) { pthread_mutex_lock(&lock); }
+static void unlock_after_fork(void) { pthread_mutex_unlock(&lock); }
+
+__attribute__((constructor)) static void register_atfork(void)
+{
+    pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
+}
+
 void mxp_set_allocator(const mxp_allocator *a)
 {
     pthread_mutex_lock(&lock);

@@ -112,7 +112,6 @@ static pthread_mutex_t pool_busy = PTHREAD_MUTEX_INITIALIZER; /* one job at a ti
 static int started;                                          /* workers 1 .. started exist */
 static unsigned long start_generation[MAX_THREADS];          /* the generation a worker starts after */
 static _Thread_local int in_worker;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 static void *pool_worker(void *arg)
 {
@@ -147,7 +146,9 @@ static void *pool_worker(void *arg)
     return NULL;
 }
 
-/* A forked child has none of the parent's workers. */
+/* A forked child has only the thread that called fork: none of the
+ * parent's workers, and locks that threads now gone may have held.  The
+ * pool starts afresh (its next job starts new workers). */
 static void pool_reset_in_child(void)
 {
     started = 0;
@@ -158,7 +159,9 @@ static void pool_reset_in_child(void)
     atomic_store(&pool.pending, 0);
 }
 
-static void register_atfork(void)
+/* At load, before any thread of the library exists (registering on first
+ * use would leave a window in which a concurrent fork misses it). */
+__attribute__((constructor)) static void register_atfork(void)
 {
     pthread_atfork(NULL, NULL, pool_reset_in_child);
 }
@@ -176,7 +179,6 @@ static void parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthread
         parallel_spawn(nthreads, fn, ctx);
         return;
     }
-    pthread_once(&atfork_once, register_atfork);
     while (started < nthreads - 1) { /* grow the pool */
         const int index = started + 1;
         start_generation[index] = atomic_load(&pool.generation);
