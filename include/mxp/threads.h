@@ -10,8 +10,13 @@
 extern "C" {
 #endif
 
+/* The most threads one call uses (mxp_set_num_threads, MXP_NUM_THREADS). */
+#define MXP_MAX_THREADS 256
+
 /* n >= 1 threads from now on; 0 restores the default: MXP_NUM_THREADS from
- * the environment, else the number of online processors. */
+ * the environment (read once per process; a value that is not a positive
+ * integer is ignored, one above MXP_MAX_THREADS capped, each with a message
+ * on stderr), else the number of online processors. */
 MXP_API mxp_status mxp_set_num_threads(int n);
 MXP_API int mxp_get_num_threads(void);
 

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,20 +18,58 @@
 #include "core/threads-internal.h"
 #include "mxp/threads.h"
 
-enum { MAX_THREADS = 256 };
+enum { MAX_THREADS = MXP_MAX_THREADS };
 
 static atomic_int requested; /* 0: default */
 
+/* ---- the default: MXP_NUM_THREADS, else the online processors ----------- */
+
+static int env_threads;  /* MXP_NUM_THREADS when valid, else 0 */
+static int online_cpus;  /* capped at MAX_THREADS */
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+/* Decimal digits only: no sign, no spaces, no suffix ("4abc", " 4", "+4",
+ * "0x4" are not counts).  *value saturates at INT64_MAX. */
+static bool parse_count(const char *s, int64_t *value)
+{
+    int64_t v = 0;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        const int d = *s - '0';
+        v = v > (INT64_MAX - d) / 10 ? INT64_MAX : v * 10 + d;
+    }
+    *value = v;
+    return true;
+}
+
+/* Read once per process, with one message on stderr for a value that is
+ * not used as given (docs/reliability.md, "Environment variables"). */
+static void read_defaults(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    online_cpus = cpus >= 1 ? (cpus < MAX_THREADS ? (int)cpus : MAX_THREADS) : 1;
+    const char *env = getenv("MXP_NUM_THREADS");
+    if (!env || !*env)
+        return;
+    int64_t n = 0;
+    if (!parse_count(env, &n) || n < 1) {
+        fprintf(stderr, "mxp: MXP_NUM_THREADS='%.40s' is not a positive integer; ignored\n", env);
+    } else if (n > MAX_THREADS) {
+        fprintf(stderr, "mxp: MXP_NUM_THREADS='%.40s' is above the maximum of %d threads; using %d\n", env,
+                MAX_THREADS, MAX_THREADS);
+        env_threads = MAX_THREADS;
+    } else {
+        env_threads = (int)n;
+    }
+}
+
 static int default_threads(void)
 {
-    const char *env = getenv("MXP_NUM_THREADS");
-    if (env && *env) {
-        int n = atoi(env);
-        if (n >= 1)
-            return n < MAX_THREADS ? n : MAX_THREADS;
-    }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus >= 1 ? (cpus < MAX_THREADS ? (int)cpus : MAX_THREADS) : 1;
+    pthread_once(&defaults_once, read_defaults);
+    return env_threads ? env_threads : online_cpus;
 }
 
 mxp_status mxp_set_num_threads(int n)
