@@ -27,4 +27,5 @@ cmake --build "$tmp/consumer/build" >/dev/null
 "$tmp/consumer/build/first" | grep -q '0x3f80'
 echo "find_package(mxp): ok"
 test -x "$tmp/prefix/bin/mxp"
+test -f "$tmp/prefix/share/mxp/mxp.supp"
 "$tmp/prefix/bin/mxp" --version
