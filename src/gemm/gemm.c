@@ -168,6 +168,8 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
         st = check_matrix("b", b, tb ? (m && n ? n : 0) : kk, tb ? kk : (m && n ? n : 0), ldb, bt);
     if (st == MXP_OK)
         st = check_matrix("c", c, m, n, ldc, ct);
+    if (st == MXP_OK)
+        st = mxp_gemm_check_buffers("mxp_gemm", ta, tb, m, n, k, a, at, lda, b, bt, ldb, c, ct, ldc, opts);
     return st;
 }
 
