@@ -4,6 +4,7 @@
 #   scripts/install-deps.sh            build + test packages
 #   scripts/install-deps.sh bench      also the benchmark peers
 #   scripts/install-deps.sh fuzz       also clang and libFuzzer (make check-fuzz)
+#   scripts/install-deps.sh coverage   also gcovr (make coverage)
 set -euo pipefail
 
 pkgs=(gcc make cmake pkg-config libmpfr-dev libgmp-dev libcmocka-dev python3 python3-numpy python3-pytest)
@@ -12,6 +13,9 @@ if [ "${1:-}" = bench ]; then
 fi
 if [ "${1:-}" = fuzz ]; then
   pkgs+=(clang-14 libclang-rt-14-dev)
+fi
+if [ "${1:-}" = coverage ]; then
+  pkgs+=(gcovr)
 fi
 
 missing=()
