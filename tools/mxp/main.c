@@ -87,5 +87,6 @@ int main(int argc, char **argv)
         perror("mxp: writing the output");
         rc = CLI_FAILED;
     }
+    mxp_shutdown(); /* the pool's workers joined: nothing of mxp's left for a leak checker */
     return rc;
 }
