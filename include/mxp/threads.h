@@ -26,8 +26,9 @@ MXP_API int mxp_get_num_threads(void);
  * the allocator caches (mxp_set_pool), so that leak checkers (valgrind
  * --leak-check=full) find nothing of mxp's at exit.  Waits for a job that
  * another thread is running on the pool.  mxp stays usable: the next
- * parallel call starts new workers.  Called from inside a job (a custom
- * operator's kernel) it does nothing.  Where calling it is not possible,
+ * parallel call starts new workers.  Called from inside one of mxp's
+ * parallel jobs (from a callback such as a custom allocator's) it does
+ * nothing.  Where calling it is not possible,
  * share/mxp/mxp.supp is a valgrind suppression file for the workers. */
 MXP_API void mxp_shutdown(void);
 
