@@ -7,6 +7,7 @@
 #                                      Python's headers + NumPy for the Python package
 #   scripts/install-deps.sh bench      also the benchmark peers
 #   scripts/install-deps.sh fuzz       also clang and libFuzzer (make check-fuzz)
+#   scripts/install-deps.sh coverage   also gcovr (make coverage)
 set -euo pipefail
 
 build_pkgs=(gcc make cmake pkg-config python3 python3-dev python3-numpy)
@@ -17,7 +18,8 @@ case "${1:-}" in
   "") pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
   bench) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" libopenblas-dev libdnnl-dev) ;;
   fuzz) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" clang-14 libclang-rt-14-dev) ;;
-  *) echo "install-deps: unknown set '$1' (build, bench or fuzz; none: build + test)" >&2; exit 2 ;;
+  coverage) pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}" gcovr) ;;
+  *) echo "install-deps: unknown set '$1' (build, bench, fuzz or coverage; none: build + test)" >&2; exit 2 ;;
 esac
 
 missing=()

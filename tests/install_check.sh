@@ -44,6 +44,8 @@ cmake -S consumer -B consumer/build >/dev/null
 cmake --build consumer/build >/dev/null
 consumer/build/first | grep -q '0x3f80'
 echo "find_package(mxp) + mxp::mxp: ok"
+test -f "$PREFIX/share/mxp/mxp.supp"
+echo "valgrind suppressions: ok"
 mxp --version
 if ls -d "$PREFIX"/lib/python3*/dist-packages/mxp >/dev/null 2>&1; then
     /usr/bin/python3 -c 'import mxp, sys; assert mxp.__file__.startswith(sys.argv[1]), mxp.__file__' "$PREFIX"

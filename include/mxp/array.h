@@ -62,8 +62,10 @@ MXP_API mxp_status mxp_array_random_uniform(mxp_array **out, mxp_dtype dt, int n
                                             double low, double high, uint64_t seed);
 MXP_API mxp_status mxp_array_random_normal(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape,
                                            double mean, double stddev, uint64_t seed);
-/* Wraps a caller's buffer without copying.  strides NULL means C order.
- * release(ctx, data) is called when the last view goes (may be NULL). */
+/* Wraps a caller's buffer without copying.  strides NULL means C order;
+ * byte offsets that overflow int64 or leave the address space are
+ * MXP_ERR_SIZE_OVERFLOW.  release(ctx, data) is called when the last view
+ * goes (may be NULL). */
 MXP_API mxp_status mxp_array_wrap(mxp_array **out, void *data, mxp_dtype dt, int ndim, const int64_t *shape,
                                   const int64_t *strides, bool writeable, void (*release)(void *ctx, void *data),
                                   void *ctx);

@@ -46,7 +46,7 @@ MXP_API mxp_isa mxp_isa_current(void);
  * A level above the supported one is capped to it. */
 MXP_API mxp_status mxp_set_isa(mxp_isa level);
 MXP_API const char *mxp_isa_name(mxp_isa level); /* "scalar", "avx2", "avx512", "avx512bf16" */
-MXP_API mxp_isa mxp_isa_from_name(const char *name); /* MXP_ISA_COUNT if unknown */
+MXP_API mxp_isa mxp_isa_from_name(const char *name); /* any case; MXP_ISA_COUNT if unknown */
 
 #ifdef __cplusplus
 }

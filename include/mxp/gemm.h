@@ -60,6 +60,11 @@ typedef struct mxp_gemm_opts {
     int32_t a_zero_point, b_zero_point, c_zero_point;
     const float *scales;
     size_t n_scales;          /* 1 or n (0 with NULL scales) */
+    /* The number of values at bias.  0: not given, and mxp_gemm reads the
+     * m (MXP_BIAS_PER_ROW) or n (PER_COL) values it needs there, as it reads
+     * A and B; otherwise fewer than it needs is MXP_ERR_INVALID_ARGUMENT.
+     * mxp_matmul and mxp_matmul_into require it with a bias. */
+    size_t bias_len;
 } mxp_gemm_opts;
 
 /* Row-major GEMM.  lda/ldb/ldc are in elements and at least the row length
@@ -74,7 +79,10 @@ typedef struct mxp_gemm_opts {
  * no int32 sum can overflow (MXP_ERR_SIZE_OVERFLOW beyond: 65793 for
  * uint8 x int8 with zero points 0, at least 33025 for any zero points).
  * beta == 0 ignores what C holds
- * (NaN included); alpha == 0 leaves beta*C.  On error C is untouched. */
+ * (NaN included); alpha == 0 leaves beta*C.  C must not share memory with
+ * A, B, the bias or the scales (MXP_ERR_OVERLAP; matrices side by side in
+ * one buffer, rows interleaved but no byte shared, are fine).  On error C
+ * is untouched. */
 MXP_API mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                             double alpha, const void *a, mxp_dtype a_type, size_t lda,
                             const void *b, mxp_dtype b_type, size_t ldb,
@@ -128,7 +136,8 @@ typedef struct mxp_gemm_safe_report {
  * CLIP/SCALE/PROMOTE compute in a float64 workspace (a float64
  * accumulator when float32 could overflow) and round once into C (or
  * promote_to).  Integer GEMM is MXP_ERR_UNSUPPORTED (it saturates by
- * itself).  On error C and promote_to are untouched. */
+ * itself).  promote_to must not share memory with A, B, C or the bias
+ * (MXP_ERR_OVERLAP).  On error C and promote_to are untouched. */
 MXP_API mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                                  double alpha, const void *a, mxp_dtype a_type, size_t lda,
                                  const void *b, mxp_dtype b_type, size_t ldb,

@@ -211,8 +211,9 @@ MXP_API const char *mxp_reduce_op_name(mxp_reduce_op op); /* "sum", "argmax", ..
  * (NumPy rules).  0-d inputs and a k that differs are MXP_ERR_SHAPE.  The
  * result dtype is mxp_promote_types(a, b); each matrix is one mxp_gemm
  * (alpha 1, beta 0) with opts (NULL: defaults; its epilogue applies to
- * every matrix; stochastic rounding indexes the result's elements in C
- * order).  Integer inputs get whatever mxp_gemm does for those types.
+ * every matrix, and a bias needs opts->bias_len >= m or n, else
+ * MXP_ERR_INVALID_ARGUMENT; stochastic rounding indexes the result's
+ * elements in C order).  Integer inputs get whatever mxp_gemm does for those types.
  * C- and F-ordered matrices, transposed views and row slices are read in
  * place; other layouts are copied first.  See docs/ops.md. */
 MXP_API mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts);
@@ -223,7 +224,8 @@ MXP_API mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp
 
 /* batch GEMMs: C_i = alpha op(A_i) op(B_i) + beta C_i with X_i = x + i *
  * stride_x elements (stride_a or stride_b 0: one matrix for every i; C's
- * matrices must not overlap, else MXP_ERR_OVERLAP; offsets that overflow:
+ * matrices must not overlap, nor a C_i its A_i, B_i, the bias or the
+ * scales, else MXP_ERR_OVERLAP before any C_i is written; offsets that overflow:
  * MXP_ERR_SIZE_OVERFLOW).  A loop of mxp_gemm: the arguments are checked
  * as mxp_gemm checks them before any matrix is written; stochastic
  * rounding indexes C_0's elements, then C_1's, ...  An out-of-memory

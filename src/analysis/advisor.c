@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis/analysis-internal.h"
+#include "core/fpenv.h"
 #include "core/error.h"
 
 static const mxp_dtype advisor_candidates[MXP_ADVISOR_CANDIDATES] = {
@@ -16,7 +17,7 @@ const mxp_dtype *mxp_advisor_candidates(void)
     return advisor_candidates;
 }
 
-mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
+static mxp_status roundtrip_analysis_in_env(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
                                   mxp_roundtrip_row *rows)
 {
     mxp_status st = mxp_analysis_check_pair(x, x);
@@ -31,6 +32,16 @@ mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidate
                              (int)candidates[i]);
     }
     return mxp_roundtrip_rows(x, candidates, ncandidates, rows, NULL);
+}
+
+/* Under the library's floating-point environment (core/fpenv.h). */
+mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
+                                  mxp_roundtrip_row *rows)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    mxp_status st = roundtrip_analysis_in_env(x, candidates, ncandidates, rows);
+    mxp_fpenv_leave(env);
+    return st;
 }
 
 static bool meets(const mxp_roundtrip_row *row, const mxp_requirement *req)
@@ -164,7 +175,7 @@ mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, m
     return mxp_recommend_dtype_rows(x, req, advice, NULL);
 }
 
-mxp_status mxp_recommend_dtype_rows(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
+static mxp_status recommend_dtype_rows_in_env(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
                                     mxp_roundtrip_row *rows_out)
 {
     if (!x)
@@ -184,4 +195,14 @@ mxp_status mxp_recommend_dtype_rows(const mxp_array *x, const mxp_requirement *r
         memcpy(rows_out, rows, sizeof rows);
     advise(rows, max_abs, req, advice);
     return MXP_OK;
+}
+
+/* Under the library's floating-point environment (core/fpenv.h). */
+mxp_status mxp_recommend_dtype_rows(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
+                                    mxp_roundtrip_row *rows_out)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    mxp_status st = recommend_dtype_rows_in_env(x, req, advice, rows_out);
+    mxp_fpenv_leave(env);
+    return st;
 }

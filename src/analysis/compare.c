@@ -3,6 +3,7 @@
 #include "analysis/analysis-internal.h"
 #include "array/array-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "mxp/alloc.h"
 
 mxp_status mxp_analysis_check_pair(const mxp_array *reference, const mxp_array *test)
@@ -50,7 +51,7 @@ static mxp_status compare_stream(const mxp_array *r, const mxp_array *t, mxp_err
     return st;
 }
 
-mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report)
+static mxp_status compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report)
 {
     mxp_status st = mxp_analysis_check_pair(reference, test);
     if (st != MXP_OK)
@@ -62,5 +63,13 @@ mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_co
         return st;
     st = compare_stream(reference, test, &acc);
     mxp_err_acc_free(&acc);
+    return st;
+}
+
+mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = compare(reference, test, report);
+    mxp_fpenv_leave(env);
     return st;
 }

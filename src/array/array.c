@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "array/array-internal.h"
+#include "core/checked.h"
 #include "core/error.h"
 
 mxp_status mxp_require_array(const mxp_array *a, const char *name)
@@ -159,6 +160,31 @@ void mxp_array_free(mxp_array *a)
     mxp_free(a);
 }
 
+/* Every byte a wrapped array can reach, data + sum_i k_i strides[i] + the
+ * element's bytes for 0 <= k_i < shape[i], is an address: the offsets fit
+ * int64 and stay within [0, UINTPTR_MAX] from data.  (Copies and views
+ * step through them with int64 and pointer arithmetic.) */
+static mxp_status check_reach(const void *data, mxp_dtype dt, int ndim, const int64_t *shape,
+                              const int64_t *strides, int64_t size)
+{
+    if (size == 0) /* no element: nothing is ever reached */
+        return MXP_OK;
+    int64_t lo = 0, hi = (int64_t)mxp_dtype_itemsize(dt) - 1; /* reached bytes, relative to data */
+    for (int i = 0; i < ndim; i++) {
+        int64_t extent = 0;
+        if (!mxp_checked_mul_i64(shape[i] - 1, strides[i], &extent) ||
+            !mxp_checked_add_i64(extent < 0 ? lo : hi, extent, extent < 0 ? &lo : &hi))
+            return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_array_wrap: axis %d (%lld elements %lld bytes apart) "
+                             "reaches byte offsets that overflow int64", i, (long long)shape[i],
+                             (long long)strides[i]);
+    }
+    const uintptr_t p = (uintptr_t)data;
+    if ((uint64_t)0 - (uint64_t)lo > p || (uint64_t)hi > UINTPTR_MAX - p)
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_array_wrap: the strides reach bytes %lld .. %lld from data %p, "
+                         "beyond the address space", (long long)lo, (long long)hi, data);
+    return MXP_OK;
+}
+
 mxp_status mxp_array_wrap(mxp_array **out, void *data, mxp_dtype dt, int ndim, const int64_t *shape,
                           const int64_t *strides, bool writeable, void (*release)(void *ctx, void *data), void *ctx)
 {
@@ -171,6 +197,10 @@ mxp_status mxp_array_wrap(mxp_array **out, void *data, mxp_dtype dt, int ndim, c
         return st;
     if (!data && n > 0)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_array_wrap: data is NULL for %lld elements", (long long)n);
+    if (strides)
+        st = check_reach(data, dt, ndim, shape, strides, n);
+    if (st != MXP_OK)
+        return st;
     mxp_array *a = alloc_struct();
     if (!a)
         return MXP_ERR_NO_MEMORY;
@@ -182,6 +212,10 @@ mxp_status mxp_array_wrap(mxp_array **out, void *data, mxp_dtype dt, int ndim, c
         memcpy(a->strides, strides, (size_t)ndim * sizeof *strides);
     else
         c_strides(a);
+    if (!strides && (st = check_reach(data, dt, ndim, a->shape, a->strides, n)) != MXP_OK) {
+        mxp_free(a);
+        return st;
+    }
     a->data = a->memory = data;
     a->release = release ? release : mxp_wrap_keep; /* without one, never freed by mxp */
     a->release_ctx = ctx;

@@ -5,8 +5,10 @@
 #include "array/array-internal.h"
 #include "core/alloc-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
-void mxp_array_copy_rows(mxp_array *dst, const mxp_array *src, const mxp_convert_opts *opts)
+/* Row by row (one environment switch for all rows, not one per row). */
+static void copy_rows(mxp_array *dst, const mxp_array *src, const mxp_convert_opts *opts)
 {
     const int64_t n = mxp_array_size(dst);
     if (n == 0)
@@ -40,6 +42,13 @@ void mxp_array_copy_rows(mxp_array *dst, const mxp_array *src, const mxp_convert
             idx[ax] = 0;
         }
     }
+}
+
+void mxp_array_copy_rows(mxp_array *dst, const mxp_array *src, const mxp_convert_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    copy_rows(dst, src, opts);
+    mxp_fpenv_leave(env);
 }
 
 /* A new owner with the shape of a in the given order. */

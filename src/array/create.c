@@ -7,6 +7,7 @@
 #include "array/array-internal.h"
 #include "convert/convert-kernel.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
 enum { CHUNK = 1024 };
 
@@ -40,8 +41,11 @@ static mxp_status make(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *s
     mxp_status st = mxp_convert(NULL, dt, NULL, MXP_F64, 0, opts); /* dtype and options */
     if (st == MXP_OK)
         st = mxp_array_new_owner(out, dt, ndim, shape);
-    if (st == MXP_OK && f)
+    if (st == MXP_OK && f) {
+        const mxp_fpenv env = mxp_fpenv_enter(); /* the values are computed in float64 */
         fill(*out, f, ctx, opts);
+        mxp_fpenv_leave(env);
+    }
     return st;
 }
 

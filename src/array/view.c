@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "array/array-internal.h"
+#include "core/checked.h"
 #include "core/error.h"
 
 static mxp_status check_in(mxp_array **out, const mxp_array *a, const char *fn)
@@ -63,10 +64,20 @@ mxp_status mxp_array_slice(mxp_array **out, const mxp_array *a, int nslices, con
         mxp_status st = resolve_slice(slices[i], a->shape[i], &start, &len);
         if (st != MXP_OK)
             return st;
-        if (len > 0)
-            data += start * a->strides[i];
+        int64_t offset = 0;
+        if (len > 0 && !mxp_checked_mul_i64(start, a->strides[i], &offset))
+            return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_array_slice: axis %d: start %lld times stride %lld "
+                             "overflows", i, (long long)start, (long long)a->strides[i]);
+        data += offset;
         shape[i] = len;
-        strides[i] = a->strides[i] * slices[i].step;
+        if (!mxp_checked_mul_i64(a->strides[i], slices[i].step, &strides[i])) {
+            /* A step beyond the axis (a[::2**63-1]): at most one element,
+             * the step never taken, so the axis keeps its stride. */
+            if (len > 1)
+                return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_array_slice: axis %d: stride %lld times step %lld "
+                                 "overflows", i, (long long)a->strides[i], (long long)slices[i].step);
+            strides[i] = a->strides[i];
+        }
     }
     return mxp_array_new_view(out, a, a->ndim, shape, strides, data);
 }
@@ -197,6 +208,9 @@ mxp_status mxp_array_reshape(mxp_array **out, const mxp_array *a, int ndim, cons
         return st0;
     int64_t resolved[MXP_MAXDIMS], strides[MXP_MAXDIMS];
     mxp_status st = resolve_shape(a, ndim, shape, resolved);
+    int64_t size = 0;
+    if (st == MXP_OK) /* NumPy's rule: an empty array's nonzero dimensions must fit too (its strides use them) */
+        st = mxp_check_shape(ndim, resolved, a->dtype, &size);
     if (st != MXP_OK)
         return st;
     if (mxp_array_size(a) == 0) {

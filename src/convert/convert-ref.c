@@ -284,10 +284,12 @@ static uint64_t encode_int(const mxp_dtype_traits *t, const xnum *x, const encod
         mag = UINT64_MAX;
         invalid = 1;
     } else if (x->exp >= 0) {
-        if (top_bit(x->mant) + x->exp >= 64)
+        if (top_bit(x->mant) + x->exp >= 64) { /* >= 2^64: beyond every type, even when UINT64_MAX is lim */
             mag = UINT64_MAX;
-        else
+            invalid = 1;
+        } else {
             mag = x->mant << x->exp;
+        }
     } else {
         rounded r = round_shift(x->mant, -x->exp, x->sign, en->mode, rnd);
         mag = r.kept + (uint64_t)r.up;

@@ -6,6 +6,7 @@
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "mxp/cpu.h"
 
 static const char *const rounding_names[MXP_ROUNDING_COUNT] = {
@@ -187,7 +188,9 @@ mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype
     if (st != MXP_OK || n == 0)
         return st;
     mxp_cvt_params p = make_params(opts);
+    const mxp_fpenv env = mxp_fpenv_enter(); /* the SIMD kernels compute in floating point */
     convert_run(dst, dst_type, src, src_type, n, &p);
+    mxp_fpenv_leave(env);
     return MXP_OK;
 }
 
@@ -218,6 +221,22 @@ static void copy_strided(unsigned char *dst, ptrdiff_t dst_stride, const unsigne
     }
 }
 
+/* Gathers blocks, converts each contiguously, scatters it. */
+static void convert_blocks(unsigned char *dst, mxp_dtype dst_type, ptrdiff_t dst_stride, const unsigned char *src,
+                           mxp_dtype src_type, ptrdiff_t src_stride, size_t n, mxp_cvt_params *p)
+{
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    const uint64_t index0 = p->index0;
+    _Alignas(64) unsigned char in[STRIDED_BLOCK * 8], out[STRIDED_BLOCK * 8];
+    for (size_t i0 = 0; i0 < n; i0 += STRIDED_BLOCK) {
+        size_t m = n - i0 < STRIDED_BLOCK ? n - i0 : STRIDED_BLOCK;
+        copy_strided(in, (ptrdiff_t)ss, src + (ptrdiff_t)i0 * src_stride, src_stride, ss, m);
+        p->index0 = index0 + i0;
+        convert_run(out, dst_type, in, src_type, m, p);
+        copy_strided(dst + (ptrdiff_t)i0 * dst_stride, dst_stride, out, (ptrdiff_t)ds, ds, m);
+    }
+}
+
 mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stride, const void *src,
                                mxp_dtype src_type, ptrdiff_t src_stride, size_t n,
                                const mxp_convert_opts *opts)
@@ -227,28 +246,18 @@ mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
         return st;
     const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
     mxp_cvt_params p = make_params(opts);
-    const uint64_t index0 = p.index0;
-    if (src_stride == (ptrdiff_t)ss && dst_stride == (ptrdiff_t)ds) {
-        convert_run(dst, dst_type, src, src_type, n, &p);
-        return MXP_OK;
-    }
-    if (dst_type == src_type && dst_type != MXP_BOOL &&
+    if (dst_type == src_type && dst_type != MXP_BOOL && (src_stride != (ptrdiff_t)ss || dst_stride != (ptrdiff_t)ds) &&
         (p.overflow == MXP_OVERFLOW_INF || !mxp_dtype_get_traits(dst_type)->has_inf)) {
         /* a strided copy (see convert_run: the same dtype keeps the bits) */
         copy_strided(dst, dst_stride, src, src_stride, ss, n);
         return MXP_OK;
     }
-    /* Gather a block, convert it contiguously, scatter it. */
-    _Alignas(64) unsigned char in[STRIDED_BLOCK * 8], out[STRIDED_BLOCK * 8];
-    for (size_t i0 = 0; i0 < n; i0 += STRIDED_BLOCK) {
-        size_t m = n - i0 < STRIDED_BLOCK ? n - i0 : STRIDED_BLOCK;
-        const unsigned char *s = (const unsigned char *)src + (ptrdiff_t)i0 * src_stride;
-        unsigned char *d = (unsigned char *)dst + (ptrdiff_t)i0 * dst_stride;
-        copy_strided(in, (ptrdiff_t)ss, s, src_stride, ss, m);
-        p.index0 = index0 + i0;
-        convert_run(out, dst_type, in, src_type, m, &p);
-        copy_strided(d, dst_stride, out, (ptrdiff_t)ds, ds, m);
-    }
+    const mxp_fpenv env = mxp_fpenv_enter(); /* the SIMD kernels compute in floating point */
+    if (src_stride == (ptrdiff_t)ss && dst_stride == (ptrdiff_t)ds)
+        convert_run(dst, dst_type, src, src_type, n, &p);
+    else
+        convert_blocks(dst, dst_type, dst_stride, src, src_type, src_stride, n, &p);
+    mxp_fpenv_leave(env);
     return MXP_OK;
 }
 

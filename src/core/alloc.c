@@ -47,6 +47,20 @@ static mxp_memory_stats stats;
 
 enum { POOL_MAX_BYTES = 1u << 30 };
 
+/* fork: the lock is taken before and released after in both processes, so
+ * that a child never inherits it held by a thread that does not exist
+ * there (its first mxp_malloc would wait forever).  The lock is a leaf:
+ * nothing else is locked or called while it is held, so taking it here
+ * cannot deadlock with the other handlers.  Registered at load, before any
+ * thread of the program can hold it. */
+static void lock_before_fork(void) { pthread_mutex_lock(&lock); }
+static void unlock_after_fork(void) { pthread_mutex_unlock(&lock); }
+
+__attribute__((constructor)) static void register_atfork(void)
+{
+    pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
+}
+
 void mxp_set_allocator(const mxp_allocator *a)
 {
     pthread_mutex_lock(&lock);
@@ -77,21 +91,36 @@ static void release_block(hdr *h)
     h->allocator.free(h->allocator.ctx, h->base, h->total);
 }
 
-void mxp_set_pool(bool enabled)
+/* Empties the pool (under the lock), then releases its blocks. */
+static void release_pooled(bool keep_on)
 {
     pthread_mutex_lock(&lock);
-    pool_on = enabled;
-    hdr *list = enabled ? NULL : pool_head;
-    if (!enabled) {
-        pool_head = NULL;
-        stats.pool_bytes = 0;
-    }
+    pool_on = keep_on ? pool_on : false;
+    hdr *list = pool_head;
+    pool_head = NULL;
+    stats.pool_bytes = 0;
     pthread_mutex_unlock(&lock);
     while (list) {
         hdr *next = list->next;
         release_block(list);
         list = next;
     }
+}
+
+void mxp_set_pool(bool enabled)
+{
+    if (!enabled) {
+        release_pooled(false);
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    pool_on = true;
+    pthread_mutex_unlock(&lock);
+}
+
+void mxp_alloc_release_cache(void)
+{
+    release_pooled(true);
 }
 
 void mxp_memory_stats_get(mxp_memory_stats *out)

@@ -2,8 +2,10 @@
  * Queries are plain functions that report nothing on non-x86 machines. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/error.h"
 #include "mxp/cpu.h"
@@ -112,8 +114,11 @@ static void init(void)
     else if ((features & avx2) == avx2)
         supported_isa = MXP_ISA_AVX2;
     const char *env = getenv("MXP_ISA");
-    if (env && *env)
-        env_cap = mxp_isa_from_name(env); /* unknown names cap nothing */
+    if (env && *env) {
+        env_cap = mxp_isa_from_name(env);
+        if (env_cap == MXP_ISA_COUNT) /* caps nothing, but not silently */
+            fprintf(stderr, "mxp: MXP_ISA='%.40s' is not one of scalar, avx2, avx512, avx512bf16; ignored\n", env);
+    }
     atomic_store(&isa_cap, (int)(env_cap < supported_isa ? env_cap : supported_isa));
 }
 
@@ -171,7 +176,7 @@ mxp_isa mxp_isa_from_name(const char *name)
     if (!name)
         return MXP_ISA_COUNT;
     for (int i = 0; i < MXP_ISA_COUNT; i++) {
-        if (!strcmp(name, isa_names[i]))
+        if (!strcasecmp(name, isa_names[i]))
             return (mxp_isa)i;
     }
     return MXP_ISA_COUNT;

@@ -1,34 +1,77 @@
 /* The thread count and a minimal parallel-for on pthreads.  A persistent
- * pool of workers (started on first use, never stopped, reset in a forked
- * child) takes each job: a few microseconds to hand out instead of tens to
- * start threads.  A call made while the pool is busy (another thread of
- * the program, or a nested call from inside a job) starts its own threads
- * (or, inside a worker, runs the shares in turn), so it never waits for
- * the pool. */
+ * pool of workers (started on first use, joined by mxp_shutdown, rebuilt
+ * on the next use; in a forked child, where they do not exist, forgotten
+ * and rebuilt) takes each job: a few microseconds to hand out instead of
+ * tens to start threads.  A call made while the pool is busy (another
+ * thread of the program, or a nested call from inside a job) starts its
+ * own threads (or, inside a worker, runs the shares in turn), so it never
+ * waits for the pool.  Every share of every job runs in the library's
+ * floating-point environment (core/fpenv.h), whichever thread runs it. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "core/alloc-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "core/threads-internal.h"
 #include "mxp/threads.h"
 
-enum { MAX_THREADS = 256 };
+enum { MAX_THREADS = MXP_MAX_THREADS };
 
 static atomic_int requested; /* 0: default */
 
+/* ---- the default: MXP_NUM_THREADS, else the online processors ----------- */
+
+static int env_threads;  /* MXP_NUM_THREADS when valid, else 0 */
+static int online_cpus;  /* capped at MAX_THREADS */
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+/* Decimal digits only: no sign, no spaces, no suffix ("4abc", " 4", "+4",
+ * "0x4" are not counts).  *value saturates at INT64_MAX. */
+static bool parse_count(const char *s, int64_t *value)
+{
+    int64_t v = 0;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return false;
+        const int d = *s - '0';
+        v = v > (INT64_MAX - d) / 10 ? INT64_MAX : v * 10 + d;
+    }
+    *value = v;
+    return true;
+}
+
+/* Read once per process, with one message on stderr for a value that is
+ * not used as given (docs/reliability.md, "Environment variables"). */
+static void read_defaults(void)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    online_cpus = cpus >= 1 ? (cpus < MAX_THREADS ? (int)cpus : MAX_THREADS) : 1;
+    const char *env = getenv("MXP_NUM_THREADS");
+    if (!env || !*env)
+        return;
+    int64_t n = 0;
+    if (!parse_count(env, &n) || n < 1) {
+        fprintf(stderr, "mxp: MXP_NUM_THREADS='%.40s' is not a positive integer; ignored\n", env);
+    } else if (n > MAX_THREADS) {
+        fprintf(stderr, "mxp: MXP_NUM_THREADS='%.40s' is above the maximum of %d threads; using %d\n", env,
+                MAX_THREADS, MAX_THREADS);
+        env_threads = MAX_THREADS;
+    } else {
+        env_threads = (int)n;
+    }
+}
+
 static int default_threads(void)
 {
-    const char *env = getenv("MXP_NUM_THREADS");
-    if (env && *env) {
-        int n = atoi(env);
-        if (n >= 1)
-            return n < MAX_THREADS ? n : MAX_THREADS;
-    }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus >= 1 ? (cpus < MAX_THREADS ? (int)cpus : MAX_THREADS) : 1;
+    pthread_once(&defaults_once, read_defaults);
+    return env_threads ? env_threads : online_cpus;
 }
 
 mxp_status mxp_set_num_threads(int n)
@@ -45,6 +88,8 @@ int mxp_get_num_threads(void)
     return n ? n : default_threads();
 }
 
+/* ---- threads started for one call: the fallback when the pool is busy ---- */
+
 typedef struct worker {
     pthread_t thread;
     void (*fn)(void *ctx, int thread, int nthreads);
@@ -55,25 +100,26 @@ typedef struct worker {
 static void *run_worker(void *p)
 {
     worker *w = p;
+    const mxp_fpenv env = mxp_fpenv_enter();
     w->fn(w->ctx, w->index, w->count);
+    mxp_fpenv_leave(env);
     return NULL;
 }
 
-/* Threads started for this call only: the fallback when the pool is busy. */
 static void parallel_spawn(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
 {
     worker w[MAX_THREADS];
-    int started = 0;
+    int started_here = 0;
     for (int t = 1; t < nthreads; t++) {
         w[t] = (worker){ 0, fn, ctx, t, nthreads };
         if (pthread_create(&w[t].thread, NULL, run_worker, &w[t]) != 0)
             break; /* fewer threads: the caller's split must not assume all ran */
-        started = t;
+        started_here = t;
     }
-    for (int t = started + 1; t < nthreads; t++) /* could not start them all: the missing shares here */
+    for (int t = started_here + 1; t < nthreads; t++) /* could not start them all: the missing shares here */
         fn(ctx, t, nthreads);
     fn(ctx, 0, nthreads);
-    for (int t = 1; t <= started; t++)
+    for (int t = 1; t <= started_here; t++)
         pthread_join(w[t].thread, NULL);
 }
 
@@ -82,12 +128,13 @@ static void parallel_spawn(int nthreads, void (*fn)(void *ctx, int thread, int n
 static struct {
     pthread_mutex_t mu;
     pthread_cond_t wake, done;
-    atomic_ulong generation; /* bumped (under mu) for each job */
+    atomic_ulong generation; /* bumped (under mu) for each job, and to stop */
     void (*fn)(void *ctx, int thread, int nthreads);
     void *ctx;
     int nthreads;       /* the job's thread count */
     atomic_int pending; /* workers still in the job */
-} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, NULL, 0, 0 };
+    bool stop;          /* under mu: workers return (mxp_shutdown) */
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, NULL, 0, 0, false };
 
 /* Polls before sleeping on a condition variable, both the idle workers
  * and the caller waiting for them: a sleeping thread takes 5-20 us to
@@ -104,11 +151,12 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static pthread_mutex_t pool_busy = PTHREAD_MUTEX_INITIALIZER; /* one job at a time; guards `started` */
+static pthread_mutex_t pool_busy = PTHREAD_MUTEX_INITIALIZER; /* one job at a time; guards started, workers */
 static int started;                                          /* workers 1 .. started exist */
+static pthread_t workers[MAX_THREADS];                       /* joinable: mxp_shutdown joins them */
 static unsigned long start_generation[MAX_THREADS];          /* the generation a worker starts after */
-static _Thread_local int in_worker;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static _Thread_local int in_worker;                          /* this thread is a pool worker */
+static _Thread_local int in_job;                             /* this thread holds pool_busy */
 
 static void *pool_worker(void *arg)
 {
@@ -127,21 +175,28 @@ static void *pool_worker(void *arg)
                 pthread_cond_wait(&pool.wake, &pool.mu);
         }
         seen = atomic_load(&pool.generation);
+        if (pool.stop)
+            break;
         if (index < pool.nthreads) {
             void (*fn)(void *, int, int) = pool.fn;
             void *ctx = pool.ctx;
             const int n = pool.nthreads;
             pthread_mutex_unlock(&pool.mu);
+            const mxp_fpenv env = mxp_fpenv_enter();
             fn(ctx, index, n);
+            mxp_fpenv_leave(env);
             pthread_mutex_lock(&pool.mu);
             if (atomic_fetch_sub(&pool.pending, 1) == 1)
                 pthread_cond_signal(&pool.done);
         }
     }
+    pthread_mutex_unlock(&pool.mu);
     return NULL;
 }
 
-/* A forked child has none of the parent's workers. */
+/* A forked child has only the thread that called fork: none of the
+ * parent's workers, and locks that threads now gone may have held.  The
+ * pool starts afresh (its next job starts new workers). */
 static void pool_reset_in_child(void)
 {
     started = 0;
@@ -150,50 +205,41 @@ static void pool_reset_in_child(void)
     pthread_cond_init(&pool.done, NULL);
     pthread_mutex_init(&pool_busy, NULL);
     atomic_store(&pool.pending, 0);
+    pool.stop = false;
 }
 
-static void register_atfork(void)
+/* At load, before any thread of the library exists (registering on first
+ * use would leave a window in which a concurrent fork misses it). */
+__attribute__((constructor)) static void register_atfork(void)
 {
     pthread_atfork(NULL, NULL, pool_reset_in_child);
 }
 
-void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
+/* Workers 1 .. nthreads-1, as many as can be started; returns how many exist. */
+static int grow_pool(int nthreads)
 {
-    if (nthreads > MAX_THREADS)
-        nthreads = MAX_THREADS;
-    if (nthreads <= 1 || in_worker) { /* inside a job: the shares in turn */
-        for (int t = nthreads - 1; t >= 0; t--)
-            fn(ctx, t, nthreads > 1 ? nthreads : 1);
-        return;
-    }
-    if (pthread_mutex_trylock(&pool_busy) != 0) {
-        parallel_spawn(nthreads, fn, ctx);
-        return;
-    }
-    pthread_once(&atfork_once, register_atfork);
-    while (started < nthreads - 1) { /* grow the pool */
+    while (started < nthreads - 1) {
         const int index = started + 1;
         start_generation[index] = atomic_load(&pool.generation);
-        pthread_attr_t attr;
-        pthread_t th;
-        int ok = pthread_attr_init(&attr) == 0;
-        ok = ok && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
-             pthread_create(&th, &attr, pool_worker, (void *)(intptr_t)index) == 0;
-        pthread_attr_destroy(&attr);
-        if (!ok)
+        if (pthread_create(&workers[index], NULL, pool_worker, (void *)(intptr_t)index) != 0)
             break;
         started = index;
     }
-    const int workers = started < nthreads - 1 ? started : nthreads - 1;
+    return started < nthreads - 1 ? started : nthreads - 1;
+}
+
+static void parallel_pool(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
+{
+    const int workers_used = grow_pool(nthreads);
     pthread_mutex_lock(&pool.mu);
     pool.fn = fn;
     pool.ctx = ctx;
-    pool.nthreads = nthreads; /* workers take shares 1 .. workers */
-    atomic_store(&pool.pending, workers);
+    pool.nthreads = nthreads; /* workers take shares 1 .. workers_used */
+    atomic_store(&pool.pending, workers_used);
     atomic_fetch_add(&pool.generation, 1);
     pthread_cond_broadcast(&pool.wake);
     pthread_mutex_unlock(&pool.mu);
-    for (int t = workers + 1; t < nthreads; t++) /* shares no worker could be started for */
+    for (int t = workers_used + 1; t < nthreads; t++) /* shares no worker could be started for */
         fn(ctx, t, nthreads);
     fn(ctx, 0, nthreads);
     for (int spin = 0; spin < SPIN && atomic_load(&pool.pending) > 0; spin++) /* the workers end soon */
@@ -202,5 +248,43 @@ void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads),
     while (atomic_load(&pool.pending) > 0)
         pthread_cond_wait(&pool.done, &pool.mu);
     pthread_mutex_unlock(&pool.mu);
+}
+
+void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx)
+{
+    const mxp_fpenv env = mxp_fpenv_enter(); /* the caller's shares; workers set their own */
+    if (nthreads > MAX_THREADS)
+        nthreads = MAX_THREADS;
+    if (nthreads <= 1 || in_worker) { /* inside a job: the shares in turn */
+        for (int t = nthreads - 1; t >= 0; t--)
+            fn(ctx, t, nthreads > 1 ? nthreads : 1);
+    } else if (pthread_mutex_trylock(&pool_busy) != 0) {
+        parallel_spawn(nthreads, fn, ctx);
+    } else {
+        in_job = 1;
+        parallel_pool(nthreads, fn, ctx);
+        in_job = 0;
+        pthread_mutex_unlock(&pool_busy);
+    }
+    mxp_fpenv_leave(env);
+}
+
+void mxp_shutdown(void)
+{
+    if (in_worker || in_job) /* from inside a job: the pool is in use by this very call */
+        return;
+    pthread_mutex_lock(&pool_busy); /* a job of another thread finishes first */
+    if (started > 0) {
+        pthread_mutex_lock(&pool.mu);
+        pool.stop = true;
+        atomic_fetch_add(&pool.generation, 1);
+        pthread_cond_broadcast(&pool.wake);
+        pthread_mutex_unlock(&pool.mu);
+        for (int t = 1; t <= started; t++)
+            pthread_join(workers[t], NULL);
+        started = 0;
+        pool.stop = false; /* no worker left to read it */
+    }
     pthread_mutex_unlock(&pool_busy);
+    mxp_alloc_release_cache();
 }

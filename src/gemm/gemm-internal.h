@@ -94,6 +94,25 @@ mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, si
                                  const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
                                  size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx);
 
+/* A matrix as stored, in bytes: rows of width bytes, stride bytes apart
+ * (stride >= width; nothing when rows or width is 0). */
+typedef struct mxp_gemm_region {
+    const void *base;
+    size_t rows, width, stride;
+} mxp_gemm_region;
+
+/* rows x cols elements of t, rows ld elements apart. */
+mxp_gemm_region mxp_gemm_region_of(const void *p, size_t rows, size_t cols, size_t ld, mxp_dtype t);
+/* Do two stored matrices share a byte?  Exact: interleaved rows that share
+ * none do not overlap. */
+bool mxp_gemm_regions_overlap(const mxp_gemm_region *x, const mxp_gemm_region *y);
+/* After the sizes were checked: a bias_len too short for the bias kind is
+ * MXP_ERR_INVALID_ARGUMENT, C sharing memory with A, B, the bias or the
+ * scales MXP_ERR_OVERLAP (fn names the caller in the sentence). */
+mxp_status mxp_gemm_check_buffers(const char *fn, mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
+                                  const void *a, mxp_dtype at, size_t lda, const void *b, mxp_dtype bt, size_t ldb,
+                                  const void *c, mxp_dtype ct, size_t ldc, const mxp_gemm_opts *opts);
+
 /* t[0..len) holds row i, columns j0.., of alpha*AB + beta*C in float64;
  * adds the bias, applies the activation and the clamp of o.  tmp has room
  * for len values. */

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/fpenv.h"
+#include "gemm/gemm-internal.h"
 #include "mxp/alloc.h"
 #include "mxp/gemm.h"
 
@@ -82,6 +84,28 @@ static void round_rows(void *dst, mxp_dtype dt, size_t ldd, const double *w, siz
         }
 }
 
+/* promote_to is written while A, B, C (with beta) and the bias are read:
+ * it must share no byte with them (C is documented untouched, too). */
+static mxp_status check_promote_apart(const mxp_gemm_safe_opts *so, mxp_trans ta, mxp_trans tb, size_t m, size_t n,
+                                      size_t k, const void *a, mxp_dtype at, size_t lda, const void *b, mxp_dtype bt,
+                                      size_t ldb, const void *c, mxp_dtype ct, size_t ldc, const mxp_gemm_opts *o)
+{
+    const mxp_gemm_region p = mxp_gemm_region_of(so->promote_to, m, n, so->ldp, so->promote_dtype);
+    const size_t bias_n = o && o->bias ? (o->bias_kind == MXP_BIAS_PER_ROW ? m : n) : 0;
+    const mxp_gemm_region others[4] = {
+        mxp_gemm_region_of(a, ta ? k : m, ta ? m : k, lda, at),
+        mxp_gemm_region_of(b, tb ? n : k, tb ? k : n, ldb, bt),
+        mxp_gemm_region_of(c, m, n, ldc, ct),
+        mxp_gemm_region_of(bias_n ? o->bias : NULL, bias_n ? 1 : 0, bias_n, bias_n, bias_n ? o->bias_dtype : MXP_F64),
+    };
+    static const char *const names[4] = { "A", "B", "C", "the bias" };
+    for (int i = 0; i < 4; i++)
+        if (mxp_gemm_regions_overlap(&p, &others[i]))
+            return mxp_error(MXP_ERR_OVERLAP, "mxp_gemm_safe: promote_to overlaps %s; give it a buffer of its own",
+                             names[i]);
+    return MXP_OK;
+}
+
 static mxp_status finish(mxp_status st, mxp_gemm_safe_report *report, const mxp_gemm_safe_report *r)
 {
     if (report)
@@ -89,10 +113,10 @@ static mxp_status finish(mxp_status st, mxp_gemm_safe_report *report, const mxp_
     return st;
 }
 
-mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
-                         mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
-                         void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts,
-                         const mxp_gemm_safe_opts *safe, mxp_gemm_safe_report *report)
+static mxp_status gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                            mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
+                            void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts,
+                            const mxp_gemm_safe_opts *safe, mxp_gemm_safe_report *report)
 {
     static const mxp_gemm_safe_opts no_safe;
     const mxp_gemm_safe_opts *so = safe ? safe : &no_safe;
@@ -128,6 +152,11 @@ mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
         else
             st = check_matrix("p (promote_to)", so->promote_to, m, n, so->ldp, so->promote_dtype);
     }
+    if (st == MXP_OK)
+        st = mxp_gemm_check_buffers("mxp_gemm_safe", ta, tb, m, n, k, a, a_type, lda, b, b_type, ldb, c, c_type, ldc,
+                                    opts);
+    if (st == MXP_OK && so->strategy == MXP_OVERFLOW_STRATEGY_PROMOTE && mm)
+        st = check_promote_apart(so, ta, tb, m, n, kk, a, a_type, lda, b, b_type, ldb, c, c_type, ldc, opts);
     if (st != MXP_OK)
         return finish(st, report, &r);
 
@@ -230,4 +259,16 @@ mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     }
     mxp_free(w);
     return finish(st, report, &r);
+}
+
+mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                         mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
+                         void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts,
+                         const mxp_gemm_safe_opts *safe, mxp_gemm_safe_report *report)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = gemm_safe(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc,
+                                    opts, safe, report);
+    mxp_fpenv_leave(env);
+    return st;
 }

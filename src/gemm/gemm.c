@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "convert/convert-config.h"
+#include "core/fpenv.h"
 #include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
 #include "kernels/gemm-kernels.h"
@@ -167,6 +168,8 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
         st = check_matrix("b", b, tb ? (m && n ? n : 0) : kk, tb ? kk : (m && n ? n : 0), ldb, bt);
     if (st == MXP_OK)
         st = check_matrix("c", c, m, n, ldc, ct);
+    if (st == MXP_OK)
+        st = mxp_gemm_check_buffers("mxp_gemm", ta, tb, m, n, k, a, at, lda, b, bt, ldb, c, ct, ldc, opts);
     return st;
 }
 
@@ -259,9 +262,9 @@ static void copy_rows(void *dst, mxp_dtype dt, size_t ldd, const void *src, mxp_
     }
 }
 
-mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
-                    mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
-                    mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
+static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                       mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
+                       void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
 {
     mxp_status st = check_all(ta, tb, m, n, k, a, a_type, lda, b, b_type, ldb, c, c_type, ldc, opts);
     if (st == MXP_OK && mxp_gemm_int8_input(a_type)) /* src/gemm/int8.c */
@@ -308,6 +311,16 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
     st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f)
               : mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f);
     mxp_free(w);
+    return st;
+}
+
+mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                    mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
+                    mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = gemm(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc, opts);
+    mxp_fpenv_leave(env);
     return st;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "array/array-internal.h"
+#include "core/fpenv.h"
 #include "core/error.h"
 #include "ops/ops-internal.h"
 
@@ -85,7 +86,7 @@ static mxp_status check_opts(const mxp_ops_opts *opts)
 }
 
 /* Shared by binary and unary: broadcast, make or check out, run. */
-static mxp_status execute(mxp_array **made, mxp_array *given, const mxp_ew_plan *p, operands *x,
+static mxp_status execute_in_env(mxp_array **made, mxp_array *given, const mxp_ew_plan *p, operands *x,
                           const mxp_ops_opts *opts)
 {
     int nd = x->in[0]->ndim;
@@ -121,6 +122,16 @@ static mxp_status execute(mxp_array **made, mxp_array *given, const mxp_ew_plan 
         mxp_array_free(out);
     else if (!given)
         *made = out;
+    return st;
+}
+
+/* Under the library's floating-point environment (core/fpenv.h). */
+static mxp_status execute(mxp_array **made, mxp_array *given, const mxp_ew_plan *p, operands *x,
+                          const mxp_ops_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    mxp_status st = execute_in_env(made, given, p, x, opts);
+    mxp_fpenv_leave(env);
     return st;
 }
 

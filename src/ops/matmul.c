@@ -16,6 +16,8 @@
 
 #include "array/array-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
+#include "gemm/gemm-internal.h"
 #include "mxp/ops.h"
 
 /* mxp's spelling of a shape in messages: (3,4), (5,), (). */
@@ -128,6 +130,22 @@ static bool stacks_rows(const operand *o, int nb, const int64_t *batch, int64_t 
 
 /* ---- matmul ------------------------------------------------------------ */
 
+/* The bias is an array of bias_len values here, like every other operand:
+ * the length is required and must cover m (per row) or n (per column). */
+static mxp_status check_bias_len(const mxp_gemm_opts *o, int64_t m, int64_t n)
+{
+    const bool per_row = o->bias_kind == MXP_BIAS_PER_ROW;
+    const int64_t need = per_row ? m : n;
+    if (o->bias_len == 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "matmul: opts->bias needs opts->bias_len, the number of values at "
+                                                   "bias (%lld: one per %s)", (long long)need,
+                         per_row ? "row of the result" : "column of the result");
+    if (o->bias_len < (uint64_t)need)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "matmul: bias_len = %zu, but a bias per %s needs %lld values",
+                         o->bias_len, per_row ? "row" : "column", (long long)need);
+    return MXP_OK;
+}
+
 static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a, const mxp_array *b,
                          const mxp_gemm_opts *opts)
 {
@@ -193,6 +211,8 @@ static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a,
     const size_t ldn = (size_t)(n > 1 ? n : 1);
     st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 0, (size_t)n, 0, 1.0, NULL, a->dtype, 1, NULL, b->dtype, ldn, 0.0,
                   NULL, rt, ldn, opts);
+    if (st == MXP_OK && opts && opts->bias)
+        st = check_bias_len(opts, m, n);
     if (st != MXP_OK)
         return st;
 
@@ -290,13 +310,21 @@ mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, c
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_matmul: out is NULL");
     *out = NULL;
-    return matmul(out, NULL, a, b, opts);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = matmul(out, NULL, a, b, opts);
+    mxp_fpenv_leave(env);
+    return st;
 }
 
 mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
 {
     mxp_status st = mxp_require_array(out, "mxp_matmul_into: out");
-    return st == MXP_OK ? matmul(NULL, out, a, b, opts) : st;
+    if (st != MXP_OK)
+        return st;
+    const mxp_fpenv env = mxp_fpenv_enter();
+    st = matmul(NULL, out, a, b, opts);
+    mxp_fpenv_leave(env);
+    return st;
 }
 
 /* ---- strided batched GEMM ---------------------------------------------- */
@@ -334,6 +362,14 @@ mxp_status mxp_gemm_strided_batched(size_t batch, mxp_trans ta, mxp_trans tb, si
             return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm_strided_batched: %zu matrices %td elements apart "
                                                     "(stride_%c) overflow the address space", batch, strides[i],
                              names[i]);
+    /* Each C_i apart from its A_i, B_i, the bias and the scales, before any is written. */
+    const size_t as = mxp_dtype_itemsize(a_type), bsz = mxp_dtype_itemsize(b_type), cs = mxp_dtype_itemsize(c_type);
+    for (size_t i = 0; i < batch && st == MXP_OK; i++)
+        st = mxp_gemm_check_buffers("mxp_gemm_strided_batched", ta, tb, m, n, k, advance(a, i, stride_a, as), a_type,
+                                    lda, advance(b, i, stride_b, bsz), b_type, ldb, advance(c, i, stride_c, cs),
+                                    c_type, ldc, opts);
+    if (st != MXP_OK)
+        return st;
     /* C's matrices must not overlap: |stride_c| at least one matrix. */
     size_t extent = m - 1 > (SIZE_MAX - n) / ldc ? SIZE_MAX : (m - 1) * ldc + n;
     size_t sc = stride_c < 0 ? (size_t)0 - (size_t)stride_c : (size_t)stride_c;
@@ -344,7 +380,6 @@ mxp_status mxp_gemm_strided_batched(size_t batch, mxp_trans ta, mxp_trans tb, si
     if (opts)
         o = *opts;
     const uint64_t offset0 = o.convert.index_offset;
-    const size_t as = mxp_dtype_itemsize(a_type), bsz = mxp_dtype_itemsize(b_type), cs = mxp_dtype_itemsize(c_type);
     for (size_t i = 0; i < batch && st == MXP_OK; i++) {
         o.convert.index_offset = offset0 + (uint64_t)i * m * n; /* stochastic rounding: matrix after matrix */
         st = mxp_gemm(ta, tb, m, n, k, alpha, advance(a, i, stride_a, as), a_type, lda,

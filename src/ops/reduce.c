@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "array/array-internal.h"
+#include "core/fpenv.h"
 #include "core/error.h"
 #include "mxp/ops.h"
 
@@ -394,7 +395,7 @@ static void acc_init(acc *x, mxp_reduce_op op, const mxp_reduce_opts *o, mxp_dty
     }
 }
 
-mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
+static mxp_status reduce_in_env(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
                       const mxp_reduce_opts *opts)
 {
     const mxp_reduce_opts defaults = { .algorithm = MXP_SUM_PAIRWISE };
@@ -476,9 +477,19 @@ mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int
     return st;
 }
 
+/* Under the library's floating-point environment (core/fpenv.h). */
+mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
+                      const mxp_reduce_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    mxp_status st = reduce_in_env(out, op, a, naxes, axes, opts);
+    mxp_fpenv_leave(env);
+    return st;
+}
+
 /* ---- 1-d strided sum and product (NumPy ufunc reduce loops) ------------ */
 
-static mxp_status reduce_strided(const char *fn, double *result, mxp_reduce_op op, const void *a, mxp_dtype a_type,
+static mxp_status reduce_strided_in_env(const char *fn, double *result, mxp_reduce_op op, const void *a, mxp_dtype a_type,
                                  ptrdiff_t a_stride, size_t n, mxp_dtype acc_type)
 {
     if (!result)
@@ -502,6 +513,16 @@ static mxp_status reduce_strided(const char *fn, double *result, mxp_reduce_op o
     bool integer;
     finish(&x, op, 0, result, &bits, &integer);
     return MXP_OK;
+}
+
+/* Under the library's floating-point environment (core/fpenv.h). */
+static mxp_status reduce_strided(const char *fn, double *result, mxp_reduce_op op, const void *a, mxp_dtype a_type,
+                                 ptrdiff_t a_stride, size_t n, mxp_dtype acc_type)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    mxp_status st = reduce_strided_in_env(fn, result, op, a, a_type, a_stride, n, acc_type);
+    mxp_fpenv_leave(env);
+    return st;
 }
 
 mxp_status mxp_sum_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,

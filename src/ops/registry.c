@@ -17,7 +17,18 @@ typedef struct entry {
 
 static entry table[MAX_OPS];
 static int used;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* a leaf: nothing else is locked or called under it */
+
+/* fork: taken before, released after in parent and child (see
+ * src/core/alloc.c), so that a child's lookup never waits for a thread
+ * that does not exist there. */
+static void lock_before_fork(void) { pthread_mutex_lock(&lock); }
+static void unlock_after_fork(void) { pthread_mutex_unlock(&lock); }
+
+__attribute__((constructor)) static void register_atfork(void)
+{
+    pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
+}
 
 static mxp_status check_name(const char *name)
 {

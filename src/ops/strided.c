@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "convert/convert-config.h"
+#include "core/fpenv.h"
 #include "core/error.h"
 #include "ops/ops-internal.h"
 
@@ -157,7 +158,7 @@ static mxp_status check_dtypes(const char *fn, mxp_dtype out, mxp_dtype a, mxp_d
 }
 
 /* Checks done, or an error: runs p over the n elements. */
-static mxp_status run_strided(const char *fn, const mxp_ew_plan *p, size_t n, void *out, ptrdiff_t os,
+static mxp_status run_strided_in_env(const char *fn, const mxp_ew_plan *p, size_t n, void *out, ptrdiff_t os,
                               const void *a, ptrdiff_t as, const void *b, ptrdiff_t bs)
 {
     const char *const in[2] = { a, b };
@@ -168,6 +169,16 @@ static mxp_status run_strided(const char *fn, const mxp_ew_plan *p, size_t n, vo
     st = check_strided(fn, p, n, out, os, in, is);
     if (st == MXP_OK)
         mxp_ew_run_1d(p, n, out, os, in, is, 0);
+    return st;
+}
+
+/* Under the library's floating-point environment (core/fpenv.h). */
+static mxp_status run_strided(const char *fn, const mxp_ew_plan *p, size_t n, void *out, ptrdiff_t os,
+                              const void *a, ptrdiff_t as, const void *b, ptrdiff_t bs)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    mxp_status st = run_strided_in_env(fn, p, n, out, os, a, as, b, bs);
+    mxp_fpenv_leave(env);
     return st;
 }
 

@@ -7,6 +7,7 @@
 #include "quant/quant-internal.h"
 #include "array/array-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
 void mxp_qparams_free(mxp_qparams *qp)
 {
@@ -108,8 +109,8 @@ mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symme
     return MXP_OK;
 }
 
-mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmetric, int axis,
-                                int64_t group_size, mxp_qparams *out)
+static mxp_status calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmetric, int axis,
+                                   int64_t group_size, mxp_qparams *out)
 {
     const char *what = "mxp_calibrate_minmax";
     quant_type t = { 0 };
@@ -155,6 +156,15 @@ mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmet
     mxp_array_free(xd);
     mxp_free(mins);
     mxp_free(maxs);
+    return st;
+}
+
+mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmetric, int axis,
+                                int64_t group_size, mxp_qparams *out)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = calibrate_minmax(x, qtype, symmetric, axis, group_size, out);
+    mxp_fpenv_leave(env);
     return st;
 }
 
@@ -261,7 +271,7 @@ static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp
     return MXP_OK;
 }
 
-mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+static mxp_status quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     const char *what = "mxp_quantize";
     if (!out)
@@ -330,7 +340,15 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
     return st;
 }
 
-mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = quantize(out, x, qp, opts);
+    mxp_fpenv_leave(env);
+    return st;
+}
+
+static mxp_status quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     const char *what = "mxp_quantize_into";
     if (!out)
@@ -359,7 +377,15 @@ mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qpara
     return st;
 }
 
-mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
+mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = quantize_into(out, x, qp, opts);
+    mxp_fpenv_leave(env);
+    return st;
+}
+
+static mxp_status dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
 {
     const char *what = "mxp_dequantize";
     if (!out)
@@ -405,6 +431,14 @@ mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams
     }
     mxp_array_free(qd);
     mxp_array_free(r);
+    return st;
+}
+
+mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = dequantize(out, q, qp, out_dtype);
+    mxp_fpenv_leave(env);
     return st;
 }
 

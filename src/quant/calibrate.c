@@ -8,6 +8,7 @@
 #include "quant/quant-internal.h"
 #include "array/array-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
 enum { DEFAULT_BINS = 2048, MSE_STEPS = 256, GRID_CHUNK = 256 };
 
@@ -120,7 +121,7 @@ static void hist_grow(mxp_observer *obs, double amax)
     mxp_free(heap);
 }
 
-mxp_status mxp_observer_update(mxp_observer *obs, const mxp_array *batch)
+static mxp_status observer_update(mxp_observer *obs, const mxp_array *batch)
 {
     const char *what = "mxp_observer_update";
     if (!obs)
@@ -191,6 +192,14 @@ done:
     mxp_free(bmin);
     mxp_free(bmax);
     mxp_array_free(xd);
+    return st;
+}
+
+mxp_status mxp_observer_update(mxp_observer *obs, const mxp_array *batch)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = observer_update(obs, batch);
+    mxp_fpenv_leave(env);
     return st;
 }
 
@@ -302,7 +311,7 @@ static double kl_threshold(const double *h, int nb, double width, int target)
     return fmin((best_i + 0.5) * width, width * nb);
 }
 
-mxp_status mxp_observer_compute(const mxp_observer *obs, mxp_qparams *out)
+static mxp_status observer_compute(const mxp_observer *obs, mxp_qparams *out)
 {
     const char *what = "mxp_observer_compute";
     if (!obs || !out)
@@ -337,4 +346,12 @@ mxp_status mxp_observer_compute(const mxp_observer *obs, mxp_qparams *out)
     if (obs->symmetric) /* the threshold itself is the clipping range */
         lo = -t, hi = t;
     return mxp_qparams_from_ranges(out, obs->qtype, obs->symmetric, -1, 0, 1, &lo, &hi);
+}
+
+mxp_status mxp_observer_compute(const mxp_observer *obs, mxp_qparams *out)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = observer_compute(obs, out);
+    mxp_fpenv_leave(env);
+    return st;
 }

@@ -6,6 +6,7 @@
 #include "mxp/mx.h"
 #include "core/error.h"
 #include "convert/convert-kernel.h"
+#include "core/fpenv.h"
 
 enum { BLOCK = MXP_MX_BLOCK, E8M0_NAN = 0xFF, E8M0_BIAS = 127 };
 
@@ -117,8 +118,8 @@ static uint8_t encode_int8(double s, mxp_rounding r, uint64_t seed, uint64_t ind
     return (uint8_t)(neg ? -k : k);
 }
 
-mxp_status mxp_mx_quantize(void *dst, mxp_mx_format f, const float *src, size_t n,
-                           const mxp_convert_opts *opts)
+static mxp_status mx_quantize(void *dst, mxp_mx_format f, const float *src, size_t n,
+                              const mxp_convert_opts *opts)
 {
     if (!format_ok(f))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_mx_quantize: %d is not an mxp_mx_format", (int)f);
@@ -203,7 +204,16 @@ mxp_status mxp_mx_quantize(void *dst, mxp_mx_format f, const float *src, size_t 
     return MXP_OK;
 }
 
-mxp_status mxp_mx_dequantize(float *dst, const void *src, mxp_mx_format f, size_t n)
+mxp_status mxp_mx_quantize(void *dst, mxp_mx_format f, const float *src, size_t n,
+                           const mxp_convert_opts *opts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = mx_quantize(dst, f, src, n, opts);
+    mxp_fpenv_leave(env);
+    return st;
+}
+
+static mxp_status mx_dequantize(float *dst, const void *src, mxp_mx_format f, size_t n)
 {
     if (!format_ok(f))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_mx_dequantize: %d is not an mxp_mx_format", (int)f);
@@ -253,4 +263,12 @@ mxp_status mxp_mx_dequantize(float *dst, const void *src, mxp_mx_format f, size_
             out[i] = (float)(p[i] * x);
     }
     return MXP_OK;
+}
+
+mxp_status mxp_mx_dequantize(float *dst, const void *src, mxp_mx_format f, size_t n)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = mx_dequantize(dst, src, f, n);
+    mxp_fpenv_leave(env);
+    return st;
 }

@@ -263,6 +263,54 @@ static void test_flags_count_what_happened(void **state)
     assert_memory_equal(u, u2, 5);
 }
 
+/* Every float value beyond an integer type's range saturates and counts
+ * as invalid, for every integer type: 2^64 and above into uint64 too
+ * (where the saturated value, UINT64_MAX, is the type's own maximum). */
+static void test_flags_count_invalid_beyond_every_integer_range(void **state)
+{
+    (void)state;
+    static const mxp_dtype types[] = { MXP_S8, MXP_S16, MXP_S32, MXP_S64, MXP_U8, MXP_U16, MXP_U32, MXP_U64 };
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const mxp_dtype_traits *tr = mxp_dtype_get_traits(types[t]);
+        const int bits = 8 * (int)tr->itemsize;
+        const double above = __builtin_ldexp(1.0, tr->is_signed ? bits - 1 : bits); /* max + 1 */
+        const double below = tr->is_signed ? -__builtin_ldexp(1.0, bits) : -1.0;   /* under min */
+        const double in[] = { above, 2 * above, 1e300, __builtin_inf(), below, -1e300, -__builtin_inf(),
+                              __builtin_nan("") };
+        const size_t n = sizeof in / sizeof in[0];
+        uint64_t out[sizeof in / sizeof in[0]];
+        mxp_convert_flags fl = { 0, 0, 0, 0 };
+        const mxp_convert_opts o = { .rounding = RNE, .flags = &fl };
+        for (int src = 0; src < 2; src++) {
+            memset(&fl, 0, sizeof fl);
+            memset(out, 0, sizeof out);
+            float f[sizeof in / sizeof in[0]];
+            for (size_t i = 0; i < n; i++)
+                f[i] = (float)in[i]; /* 1e300 becomes inf */
+            assert_int_equal(mxp_convert(out, types[t], src ? (const void *)f : (const void *)in,
+                                         src ? MXP_F32 : MXP_F64, n, &o), MXP_OK);
+            if (fl.invalid != n || fl.inexact != 0) {
+                print_error("%s -> %s: invalid %llu, inexact %llu; want %zu and 0\n", src ? "float32" : "float64",
+                            tr->name, (unsigned long long)fl.invalid, (unsigned long long)fl.inexact, n);
+                fail();
+            }
+            /* saturated: max, max, max, max, min, min, min; NaN 0 (bit patterns of the type) */
+            const uint64_t mask = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
+            const uint64_t max = tr->is_signed ? mask >> 1 : mask, min = tr->is_signed ? (mask >> 1) + 1 : 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t v = 0;
+                memcpy(&v, (const unsigned char *)out + i * tr->itemsize, tr->itemsize); /* little-endian */
+                const uint64_t want = i < 4 ? max : i < 7 ? min : 0;
+                if (v != want) {
+                    print_error("%s -> %s: element %zu is 0x%llx, want 0x%llx\n", src ? "float32" : "float64",
+                                tr->name, i, (unsigned long long)v, (unsigned long long)want);
+                    fail();
+                }
+            }
+        }
+    }
+}
+
 static void test_scalar_helpers(void **state)
 {
     (void)state;
@@ -286,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_nan_keeps_sign_and_payload_policy),
         cmocka_unit_test(test_integers_round_by_mode_then_saturate),
         cmocka_unit_test(test_flags_count_what_happened),
+        cmocka_unit_test(test_flags_count_invalid_beyond_every_integer_range),
         cmocka_unit_test(test_scalar_helpers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,9 @@
  * the right (thread, nthreads), for counts growing and shrinking; nested
  * calls (from a worker and from the caller's share) complete; several
  * program threads calling at once (the busy pool's fallback) all complete;
- * a forked child gets a working pool; the thread-count API. */
+ * a forked child gets a working pool; the thread-count API; mxp_shutdown
+ * joins the workers, the pool restarts after it, and it is harmless from
+ * inside a job and while other threads run jobs. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "mxp.h"
 #include "core/threads-internal.h"
@@ -117,6 +120,9 @@ static void test_concurrent_callers_complete(void **state)
 static void test_forked_child_has_a_working_pool(void **state)
 {
     (void)state;
+#ifdef __SANITIZE_THREAD__
+    skip(); /* ThreadSanitizer does not support threads started after a multi-threaded fork */
+#endif
     expect_each_share_once(4); /* the parent's pool exists */
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -149,6 +155,74 @@ static void test_thread_count_api(void **state)
     assert_true(mxp_get_num_threads() >= 1);
 }
 
+/* Threads of this process, from /proc (-1 where there is none). */
+static int count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static void test_shutdown_joins_the_workers_and_the_pool_restarts(void **state)
+{
+    (void)state;
+    mxp_shutdown();
+    const int before = count_threads();
+    for (int round = 0; round < 3; round++) {
+        expect_each_share_once(4); /* 3 workers */
+        if (before >= 0)
+            assert_int_equal(count_threads(), before + 3);
+        mxp_shutdown();
+        if (before >= 0)
+            assert_int_equal(count_threads(), before);
+        mxp_shutdown(); /* twice: nothing left to join */
+    }
+    expect_each_share_once(16);
+    mxp_shutdown();
+}
+
+static void shutdown_share(void *ctx, int t, int n)
+{
+    mxp_shutdown(); /* from inside a job, on the caller's thread (t = 0) and on workers: nothing */
+    count_share(ctx, t, n);
+}
+
+static void test_shutdown_inside_a_job_does_nothing(void **state)
+{
+    (void)state;
+    for (int rep = 0; rep < 20; rep++) {
+        job j;
+        memset(&j, 0, sizeof j);
+        j.expect_n = 3;
+        mxp_parallel(3, shutdown_share, &j);
+        assert_int_equal(atomic_load(&j.bad), 0);
+        for (int t = 0; t < 3; t++)
+            assert_int_equal(atomic_load(&j.hits[t]), 1);
+    }
+    mxp_shutdown();
+}
+
+static void test_shutdown_while_other_threads_run_jobs(void **state)
+{
+    (void)state;
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, program_thread, NULL), 0);
+    for (int rep = 0; rep < 200; rep++)
+        mxp_shutdown();
+    for (int i = 0; i < 3; i++) {
+        void *r = (void *)1;
+        assert_int_equal(pthread_join(th[i], &r), 0);
+        assert_null(r);
+    }
+    mxp_shutdown();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +231,9 @@ int main(void)
         cmocka_unit_test(test_concurrent_callers_complete),
         cmocka_unit_test(test_forked_child_has_a_working_pool),
         cmocka_unit_test(test_thread_count_api),
+        cmocka_unit_test(test_shutdown_joins_the_workers_and_the_pool_restarts),
+        cmocka_unit_test(test_shutdown_inside_a_job_does_nothing),
+        cmocka_unit_test(test_shutdown_while_other_threads_run_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,5 +95,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "mxp %s: writing the output: %s\n", name, strerror(errno));
         rc = CLI_FAILED;
     }
+    mxp_shutdown(); /* the pool's workers joined: nothing of mxp's left for a leak checker */
     return rc;
 }
