@@ -67,6 +67,7 @@ static int build_opts(const gemm_args *g, mxp_gemm_opts *o)
     }
     o->bias_dtype = bias_dt;
     o->bias_kind = o->bias ? MXP_BIAS_PER_COL : MXP_BIAS_NONE;
+    o->bias_len = nbias;
     if (g->clamp != Py_None) {
         o->clamp = true;
         if (!PyArg_ParseTuple(g->clamp, "dd", &o->clamp_lo, &o->clamp_hi))
