@@ -80,3 +80,36 @@ def quantization(x, qtype="int8", symmetric=True, path=None, bins=256):
     ax.set_xlabel("value")
     ax.legend()
     return _done(fig, path)
+
+
+def training(report, path=None):
+    """The figure of `mxp train --json`: test loss per epoch of every
+    configuration (log scale) and the dynamic loss scale over the steps.
+    report: the parsed JSON object, or the path of a file holding it."""
+    import json
+    if not isinstance(report, dict):
+        with open(report) as f:
+            report = json.load(f)
+    runs = report.get("training")
+    if not runs:
+        raise ValueError("training: not the output of `mxp train --json` (no 'training' list)")
+    fig = _figure((9, 4))
+    ax, ax2 = fig.subplots(1, 2)
+    for r in runs:
+        losses = np.asarray(r["epoch_loss"], dtype=np.float64)
+        ax.plot(np.arange(1, losses.size + 1), np.maximum(losses, 1e-12), marker=".",
+                label=f"{r['name']} ({100 * r['test_accuracy']:.1f}%)")
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("training loss")
+    ax.legend(fontsize=7)
+    scaled = [r for r in runs if r.get("loss_scale")]
+    for r in scaled:
+        ax2.plot(np.log2(np.asarray(r["loss_scale"], dtype=np.float64)), label=r["name"])
+    ax2.set_xlabel("step")
+    ax2.set_ylabel("log2 loss scale")
+    if scaled:
+        ax2.legend(fontsize=7)
+    else:
+        ax2.text(0.5, 0.5, "no loss scaling", ha="center", transform=ax2.transAxes)
+    return _done(fig, path)

@@ -84,3 +84,19 @@ def test_tour_runs_and_writes_its_figures(tmp_path):
     for word in ("bfloat16", "stochastic", "PSNR", "float8_e5m2", "figures"):
         assert word in r.stdout
     assert len(os.listdir(tmp_path / "tour")) == 3
+
+
+def test_training_figure_from_mxp_train_json(tmp_path):
+    pytest.importorskip("matplotlib")
+    cli = os.environ.get("MXP_CLI")
+    if not cli:
+        pytest.skip("MXP_CLI not set (ctest sets it)")
+    r = subprocess.run([cli, "train", "--epochs", "1", "--configs", "fp32,fp16_scaled", "--json"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "t.json").write_text(r.stdout)
+    from mxp import plot
+    plot.training(tmp_path / "t.json", path=tmp_path / "t.png")
+    assert png_size(tmp_path / "t.png") == (900, 400)
+    with pytest.raises(ValueError):
+        plot.training({"nothing": 1})
