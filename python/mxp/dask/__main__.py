@@ -63,7 +63,7 @@ def _client(args):
             yield client
         return
     with LocalCluster(n_workers=args.workers, threads_per_worker=args.threads, memory_limit=args.memory_limit,
-                      processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
+                      processes=True, dashboard_address=":0") as cluster, Client(cluster) as client:
         yield client
 
 
