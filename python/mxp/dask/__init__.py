@@ -19,7 +19,7 @@ python3-dask; python3-distributed for clusters, python3-zarr for zarr);
 ``import mxp`` alone never imports it.
 """
 try:
-    import dask.array  # noqa: F401
+    import dask.array  # noqa: F401  (the import is the check)
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError("mxp.dask needs Dask: apt-get install python3-dask python3-distributed python3-zarr "
                       "(or pip install 'dask[array]' distributed zarr)") from e

@@ -13,7 +13,6 @@ import os
 import sys
 import time
 
-import numpy as np
 
 from .._api import ROUNDINGS
 from .._quant import QTYPES

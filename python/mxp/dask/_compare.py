@@ -195,11 +195,12 @@ def _percentiles(m, buckets, refine, exact):
 # ---- compare ---------------------------------------------------------------------
 
 def _pairs(reference, test):
-    r = as_dask(reference, "compare: reference")
-    if not hasattr(test, "chunks") and isinstance(test, np.ndarray):
-        import dask.array as da
-        test = da.from_array(test, chunks=r.chunks)
-    t = as_dask(test, "compare: test")
+    import dask.array as da
+    if isinstance(reference, da.Array) and isinstance(test, np.ndarray) and test.shape == reference.shape:
+        test = da.from_array(test, chunks=reference.chunks)     # a NumPy side is chunked like the Dask one
+    if isinstance(test, da.Array) and isinstance(reference, np.ndarray) and test.shape == reference.shape:
+        reference = da.from_array(reference, chunks=test.chunks)
+    r, t = as_dask(reference, "compare: reference"), as_dask(test, "compare: test")
     if r.shape != t.shape:
         raise ValueError(f"compare: reference has shape {r.shape}, test {t.shape}")
     if r.chunks != t.chunks:
@@ -215,7 +216,7 @@ def _pairs(reference, test):
 
 def compare(reference, test, *, exact_percentiles=False):
     """mxp.compare(reference, test) for Dask arrays of one shape and one
-    chunking (any dtypes; a NumPy test is chunked like reference) ->
+    chunking (any dtypes; a NumPy array is chunked like the other) ->
     mxp.CompareResult with every metric of mxp.compare, plus
     percentile_bounds: how far each percentile may be from the exact one
     (0.0 where it is exact).  exact_percentiles=True makes them exact with

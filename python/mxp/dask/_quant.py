@@ -10,7 +10,7 @@ fixed-bin histograms of |x| over [0, max |x|] counted per block
 whole array in one batch, bit for bit (docs/quant.md, docs/scale-out.md)."""
 import numpy as np
 import dask
-import dask.array as da
+from dask.base import tokenize
 
 from .. import _mxp
 from .. import _quant as q
@@ -181,6 +181,13 @@ def _quantize_block(b, qp, rounding, seed, block_info=None):
     return out
 
 
+def _shipped(qp):
+    """qp as one key of the graph: sent to each worker once, not with every
+    task (per-group scales can be megabytes)."""
+    token = tokenize(qp.qtype, qp.symmetric, qp.axis, qp.group_size, qp.scales, qp.zero_points)
+    return dask.delayed(qp, name="mxp-qparams-" + token, traverse=False)
+
+
 def _check_qparams(x, qp, what):
     if not isinstance(qp, q.QParams):
         raise TypeError(f"{what}: qparams must be an mxp.QParams")
@@ -207,7 +214,7 @@ def quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rou
                             **observer_options)
     qp = _check_qparams(x, qparams, "quantize")
     dt = np.dtype(_CODE_DTYPE[qp.qtype])
-    codes = x.map_blocks(_quantize_block, qp, rounding, _seed(seed), dtype=dt, meta=meta(x.ndim, dt))
+    codes = x.map_blocks(_quantize_block, _shipped(qp), rounding, _seed(seed), dtype=dt, meta=meta(x.ndim, dt))
     return q.QuantizedTensor(codes, qp)
 
 
@@ -230,4 +237,4 @@ def dequantize(t, dtype=np.float32, qparams=None):
     codes = as_dask(codes, "dequantize")
     qp = _check_qparams(codes, qparams, "dequantize")
     dt = np.dtype(dtype)
-    return codes.map_blocks(_dequantize_block, qp, dt, dtype=dt, meta=meta(codes.ndim, dt))
+    return codes.map_blocks(_dequantize_block, _shipped(qp), dt, dtype=dt, meta=meta(codes.ndim, dt))
