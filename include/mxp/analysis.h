@@ -48,6 +48,31 @@ typedef struct mxp_compare_report {
  * are MXP_ERR_INVALID_ARGUMENT. */
 MXP_API mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report);
 
+/* ---- comparing in pieces ----------------------------------------------------
+ * A pair too large for one machine is compared piece by piece (blocks of a
+ * distributed array, mxp.dask): mxp_compare_piece gives each piece's report
+ * without the percentiles, with the sums its means and ratios come from and
+ * optionally the relative errors themselves; the pieces' sums merge by
+ * addition (max_ref by max) and mxp_compare_finish turns the merged sums
+ * into the report's means and ratios exactly as mxp_compare does. */
+typedef struct mxp_compare_sums {
+    double rel, ulp;         /* sum of the relative errors, of the ulp distances */
+    double sq;               /* sum of (t - r)^2 */
+    double ref2, test2, dot; /* sums of r^2, t^2, r t */
+    double max_ref;          /* max |r| */
+} mxp_compare_sums;         /* all over the finite pairs */
+
+/* As mxp_compare but in one pass: p50..p999_rel_error are left 0.  *sums
+ * gets the piece's sums; rel_errors (NULL, or room for as many doubles as
+ * the arrays have elements) gets the relative error of each finite pair in
+ * C order, report->count of them. */
+MXP_API mxp_status mxp_compare_piece(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report,
+                                     mxp_compare_sums *sums, double *rel_errors);
+/* Sets report's mean_rel_error, mean_ulp, mse, rmse, psnr_db, snr_db and
+ * cosine_similarity from sums over report->count finite pairs (count 0:
+ * they are set to 0); every other field is left as it is. */
+MXP_API void mxp_compare_finish(mxp_compare_report *report, const mxp_compare_sums *sums);
+
 /* x converted to `dtype` (nearest even, IEEE overflow) and compared with x. */
 typedef struct mxp_roundtrip_row {
     mxp_dtype dtype;

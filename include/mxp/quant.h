@@ -121,6 +121,26 @@ MXP_API mxp_status mxp_observer_update(mxp_observer *obs, const mxp_array *batch
 MXP_API mxp_status mxp_observer_compute(const mxp_observer *obs, mxp_qparams *out);
 MXP_API void mxp_observer_free(mxp_observer *obs);
 
+/* ---- histogram observers in pieces -----------------------------------------
+ * A histogram observer counts |x| in opts.bins equal bins over [0, hmax]:
+ * bin floor(|x| / hmax * bins), NaN and infinities left out.  Counted piece
+ * by piece with one hmax (the largest finite |x| of all the data), the
+ * counts add up, and the threshold follows from their sum: a calibration
+ * spread over machines (mxp.dask) gets the qparams of one observer fed all
+ * the data in one batch. */
+
+/* Adds the counts of x's finite |values| to counts[0..bins); values above
+ * hmax count in the last bin, and hmax 0 puts everything in bin 0. */
+MXP_API mxp_status mxp_histogram_abs(const mxp_array *x, double hmax, int bins, double *counts);
+/* The qparams mxp_observer_compute gives for an observer of kind
+ * PERCENTILE, MSE or KL (opts as for mxp_observer_create; counts has
+ * opts->bins entries, or 2048 when 0) whose histogram is `counts` over
+ * [0, hmax] and whose data's finite range is [lo, hi] (lo > hi: no finite
+ * value).  *out is overwritten (not freed first). */
+MXP_API mxp_status mxp_observer_qparams_from_histogram(mxp_qparams *out, mxp_calib_kind kind, mxp_dtype qtype,
+                                                       bool symmetric, const mxp_observer_opts *opts,
+                                                       const double *counts, double hmax, double lo, double hi);
+
 #ifdef __cplusplus
 }
 #endif

@@ -105,7 +105,7 @@ def calibrate(x, qtype="int8", *, symmetric=True, axis=None, group_size=None):
 
 
 def quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rounding="nearest_even", seed=0,
-             qparams=None, out=None):
+             qparams=None, out=None, index_offset=0):
     """x quantized to qtype -> QuantizedTensor (codes + QParams).
 
     Without qparams, they come from min/max calibration of x itself (per
@@ -113,14 +113,17 @@ def quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rou
     rounding: as mxp.astype (stochastic is reproducible with seed).
     out: an existing codes array (x's shape, the code dtype) to write into:
     no new pages per call, which on large tensors cost more than the
-    quantization itself."""
+    quantization itself.
+    index_offset: stochastic rounding treats element 0 of x as element
+    index_offset of a larger C-order array (pieces quantized apart get the
+    codes of one whole quantization)."""
     _check_rounding(rounding)
     x = np.asarray(x)
     qp = qparams if qparams is not None else calibrate(x, qtype, symmetric=symmetric, axis=axis,
                                                        group_size=group_size)
     if not isinstance(qp, QParams):
         raise TypeError("quantize: qparams must be an mxp.QParams")
-    codes = _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), False, out)
+    codes = _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), False, out, _seed(index_offset))
     return QuantizedTensor(codes, qp)
 
 

@@ -60,6 +60,73 @@ static PyObject *compare(PyObject *self, PyObject *args)
     return st == MXP_OK ? report_dict(&r) : mxpy_raise(st);
 }
 
+static PyObject *sums_tuple(const mxp_compare_sums *s)
+{
+    return Py_BuildValue("(ddddddd)", s->rel, s->ulp, s->sq, s->ref2, s->test2, s->dot, s->max_ref);
+}
+
+/* _compare_piece(reference, test, want_rel) -> (dict without percentiles, sums tuple, relative errors or None):
+ * sums (rel, ulp, sq, ref2, test2, dot, max_ref); the relative errors of the finite pairs, float64, in C order */
+static PyObject *compare_piece(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ref, *test, *rel = NULL;
+    int want_rel;
+    if (!PyArg_ParseTuple(args, "OOp", &ref, &test, &want_rel))
+        return NULL;
+    mxp_array *mr = mxpy_wrap(ref, "compare: reference", false);
+    mxp_array *mt = mr ? mxpy_wrap(test, "compare: test", false) : NULL;
+    if (mt && want_rel) {
+        npy_intp n = (npy_intp)mxp_array_size(mr);
+        rel = PyArray_SimpleNew(1, &n, NPY_FLOAT64);
+    }
+    mxp_compare_report r;
+    mxp_compare_sums sums;
+    mxp_status st = MXP_OK;
+    if (mt && (rel || !want_rel)) {
+        double *out = rel ? PyArray_DATA((PyArrayObject *)rel) : NULL;
+        Py_BEGIN_ALLOW_THREADS
+        st = mxp_compare_piece(mr, mt, &r, &sums, out);
+        Py_END_ALLOW_THREADS
+    }
+    mxp_array_free(mr);
+    mxp_array_free(mt);
+    if (!mt || (want_rel && !rel))
+        return NULL;
+    if (st != MXP_OK) {
+        Py_XDECREF(rel);
+        return mxpy_raise(st);
+    }
+    if (rel) { /* only the finite pairs' errors were written */
+        PyObject *head = PySequence_GetSlice(rel, 0, (Py_ssize_t)r.count);
+        Py_DECREF(rel);
+        if (!head)
+            return NULL;
+        rel = head;
+    } else {
+        Py_INCREF(Py_None);
+        rel = Py_None;
+    }
+    return Py_BuildValue("(NNN)", report_dict(&r), sums_tuple(&sums), rel);
+}
+
+/* _compare_finish(count, sums tuple) -> dict of the means and ratios mxp_compare_finish sets */
+static PyObject *compare_finish(PyObject *self, PyObject *args)
+{
+    (void)self;
+    long long count;
+    mxp_compare_sums s;
+    if (!PyArg_ParseTuple(args, "L(ddddddd)", &count, &s.rel, &s.ulp, &s.sq, &s.ref2, &s.test2, &s.dot, &s.max_ref))
+        return NULL;
+    mxp_compare_report r;
+    memset(&r, 0, sizeof r);
+    r.count = count;
+    mxp_compare_finish(&r, &s);
+    return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:d,s:d}", "mean_rel_error", r.mean_rel_error, "mean_ulp", r.mean_ulp,
+                         "mse", r.mse, "rmse", r.rmse, "psnr_db", r.psnr_db, "snr_db", r.snr_db, "cosine_similarity",
+                         r.cosine_similarity);
+}
+
 /* _roundtrip(x, [dtype, ...]) -> [dict, ...] */
 static PyObject *roundtrip(PyObject *self, PyObject *args)
 {
@@ -125,6 +192,8 @@ static PyObject *recommend(PyObject *self, PyObject *args)
 
 PyMethodDef mxpy_analysis_methods[] = {
     { "_compare", compare, METH_VARARGS, NULL },
+    { "_compare_piece", compare_piece, METH_VARARGS, NULL },
+    { "_compare_finish", compare_finish, METH_VARARGS, NULL },
     { "_roundtrip", roundtrip, METH_VARARGS, NULL },
     { "_recommend", recommend, METH_VARARGS, NULL },
     { NULL, NULL, 0, NULL },

@@ -92,20 +92,22 @@ static PyObject *calibrate(PyObject *self, PyObject *args)
 
 enum { QUANTIZE, FAKE_QUANTIZE };
 
-/* _quantize(x, qparams, rounding, seed, fake, out or None) -> codes (or x's
- * dtype when fake); with out, the codes are written there (mxp_quantize_into) */
+/* _quantize(x, qparams, rounding, seed, fake, out or None, index_offset) ->
+ * codes (or x's dtype when fake); with out, the codes are written there
+ * (mxp_quantize_into) */
 static PyObject *quantize(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *x, *qpt, *out_obj;
     const char *rounding;
-    unsigned long long seed;
+    unsigned long long seed, offset = 0;
     int fake;
     mxp_qparams qp;
     mxp_convert_opts o;
-    if (!PyArg_ParseTuple(args, "OOsKpO", &x, &qpt, &rounding, &seed, &fake, &out_obj) ||
+    if (!PyArg_ParseTuple(args, "OOsKpO|K", &x, &qpt, &rounding, &seed, &fake, &out_obj, &offset) ||
         qparams_from_tuple(qpt, &qp) < 0 || mxpy_convert_opts(rounding, "inf", seed, &o) < 0)
         return NULL;
+    o.index_offset = offset;
     mxp_array *mx = mxpy_wrap(x, fake ? "fake_quantize: x" : "quantize: x", false), *out = NULL;
     mxp_array *into = mx && out_obj != Py_None ? mxpy_wrap(out_obj, "quantize: out", true) : NULL;
     if (!mx || (out_obj != Py_None && !into)) {
@@ -247,6 +249,65 @@ static PyObject *observer_compute(PyObject *self, PyObject *cap)
     return r;
 }
 
+/* _histogram_abs(x, hmax, bins) -> float64[bins]: counts of x's finite |values| */
+static PyObject *histogram_abs(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x;
+    double hmax;
+    int bins;
+    if (!PyArg_ParseTuple(args, "Odi", &x, &hmax, &bins))
+        return NULL;
+    if (bins < 1)
+        return PyErr_Format(PyExc_ValueError, "histogram: bins %d must be >= 1", bins);
+    npy_intp n = bins;
+    PyObject *counts = PyArray_ZEROS(1, &n, NPY_FLOAT64, 0);
+    mxp_array *mx = counts ? mxpy_wrap(x, "histogram: x", false) : NULL;
+    if (!mx) {
+        Py_XDECREF(counts);
+        return NULL;
+    }
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mxp_histogram_abs(mx, hmax, bins, PyArray_DATA((PyArrayObject *)counts));
+    Py_END_ALLOW_THREADS
+    mxp_array_free(mx);
+    if (st != MXP_OK) {
+        Py_DECREF(counts);
+        return mxpy_raise(st);
+    }
+    return counts;
+}
+
+/* _observer_from_histogram(kind, qtype, symmetric, percentile, counts float64[bins], hmax, lo, hi)
+ * -> qparams tuple */
+static PyObject *observer_from_histogram(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int kind, symmetric;
+    const char *qtype;
+    double percentile, hmax, lo, hi;
+    PyObject *counts;
+    mxp_dtype qt;
+    if (!PyArg_ParseTuple(args, "ispdOddd", &kind, &qtype, &symmetric, &percentile, &counts, &hmax, &lo, &hi) ||
+        qtype_from_name(qtype, &qt) < 0)
+        return NULL;
+    if (!PyArray_Check(counts) || PyArray_TYPE((PyArrayObject *)counts) != NPY_FLOAT64 ||
+        PyArray_NDIM((PyArrayObject *)counts) != 1 || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)counts) ||
+        PyArray_SIZE((PyArrayObject *)counts) < 1 || PyArray_SIZE((PyArrayObject *)counts) > (1 << 30))
+        return PyErr_Format(PyExc_TypeError, "observer: counts must be a contiguous 1-d float64 array");
+    mxp_observer_opts o = { .percentile = percentile, .bins = (int)PyArray_SIZE((PyArrayObject *)counts) };
+    mxp_qparams qp;
+    memset(&qp, 0, sizeof qp);
+    mxp_status st = mxp_observer_qparams_from_histogram(&qp, (mxp_calib_kind)kind, qt, symmetric, &o,
+                                                        PyArray_DATA((PyArrayObject *)counts), hmax, lo, hi);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *r = qparams_tuple(&qp);
+    mxp_qparams_free(&qp);
+    return r;
+}
+
 /* ---- OCP MX blocks ---------------------------------------------------------- */
 
 /* _mx_quantize(x float32 contiguous, format, rounding, seed) -> uint8 bytes */
@@ -316,6 +377,8 @@ PyMethodDef mxpy_quant_methods[] = {
     { "_observer_new", observer_new, METH_VARARGS, NULL },
     { "_observer_update", observer_update, METH_VARARGS, NULL },
     { "_observer_compute", observer_compute, METH_O, NULL },
+    { "_histogram_abs", histogram_abs, METH_VARARGS, NULL },
+    { "_observer_from_histogram", observer_from_histogram, METH_VARARGS, NULL },
     { "_mx_quantize", mx_quantize, METH_VARARGS, NULL },
     { "_mx_dequantize", mx_dequantize, METH_VARARGS, NULL },
     { NULL, NULL, 0, NULL },

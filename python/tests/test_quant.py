@@ -72,6 +72,30 @@ def test_quantize_into_an_existing_array():
         mxp.quantize(x, qparams=want.qparams, out=np.zeros((4, 99), np.int8))
 
 
+def test_stochastic_quantize_pieces_with_index_offset_equal_the_whole():
+    x = np.random.default_rng(4).standard_normal((5, 9)).astype(np.float32)
+    for qtype in ("int8", "float8_e4m3fn"):
+        whole = mxp.quantize(x, qtype, rounding="stochastic", seed=11)
+        rows = [mxp.quantize(x[i], qparams=whole.qparams, rounding="stochastic", seed=11, index_offset=9 * i).codes
+                for i in range(5)]
+        assert np.array_equal(np.stack(rows).view(np.uint8), whole.codes.view(np.uint8))
+
+
+def test_histogram_observer_from_pieces_equals_one_batch():
+    from mxp import _mxp
+    x = np.random.default_rng(5).standard_normal(5000).astype(np.float32)
+    x[3] = np.nan
+    fin = x[np.isfinite(x)]
+    lo, hi = float(fin.min()), float(fin.max())
+    counts = _mxp._histogram_abs(x[:1700], max(-lo, hi), 2048) + _mxp._histogram_abs(x[1700:], max(-lo, hi), 2048)
+    assert counts.sum() == 4999
+    for kind, cls in ((3, mxp.PercentileObserver), (4, mxp.MSEObserver), (5, mxp.KLObserver)):
+        want = cls("uint8", symmetric=False).update(x).qparams()
+        got = mxp.QParams._from_tuple(_mxp._observer_from_histogram(kind, "uint8", False, 99.99, counts,
+                                                                    max(-lo, hi), lo, hi))
+        assert got.scales.tobytes() == want.scales.tobytes() and got.zero_point == want.zero_point
+
+
 def test_fake_quantize_int4_pack_and_float8():
     x = np.linspace(-1, 1, 33).astype(np.float32)
     fq = mxp.fake_quantize(x, "int4")

@@ -40,11 +40,20 @@ typedef struct mxp_err_acc {
     double max_ref;
     double *rel;         /* a chunk's relative errors, for the select */
     mxp_select sel;
+    bool piece;          /* mxp_compare_piece: one pass, no percentiles */
+    double *rel_out;     /* piece: every relative error, in C order (or NULL) */
 } mxp_err_acc;
 
 /* Ready for the first pass; test_dt decides the ulp and the relative
  * error at r == 0.  rep is filled in by the last mxp_err_acc_end_pass. */
 mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep);
+
+/* As mxp_err_acc_init for one pass without percentiles (mxp_compare_piece);
+ * rel_out as there. */
+mxp_status mxp_err_acc_init_piece(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep, double *rel_out);
+
+/* The sums so far (mxp_compare_piece's). */
+mxp_compare_sums mxp_err_acc_sums(const mxp_err_acc *acc);
 
 /* The next n <= MXP_ANALYSIS_CHUNK pairs of this pass, in C order. */
 void mxp_err_acc_add(mxp_err_acc *acc, const double *r, const double *t, int64_t n);

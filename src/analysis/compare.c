@@ -73,3 +73,30 @@ mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_co
     mxp_fpenv_leave(env);
     return st;
 }
+
+static mxp_status compare_piece(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report,
+                                 mxp_compare_sums *sums, double *rel_errors)
+{
+    mxp_status st = mxp_analysis_check_pair(reference, test);
+    if (st != MXP_OK)
+        return st;
+    if (!report || !sums)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "compare: %s is NULL", !report ? "report" : "sums");
+    mxp_err_acc acc;
+    if ((st = mxp_err_acc_init_piece(&acc, mxp_array_dtype(test), report, rel_errors)) != MXP_OK)
+        return st;
+    st = compare_stream(reference, test, &acc);
+    if (st == MXP_OK)
+        *sums = mxp_err_acc_sums(&acc);
+    mxp_err_acc_free(&acc);
+    return st;
+}
+
+mxp_status mxp_compare_piece(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report,
+                             mxp_compare_sums *sums, double *rel_errors)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = compare_piece(reference, test, report, sums, rel_errors);
+    mxp_fpenv_leave(env);
+    return st;
+}

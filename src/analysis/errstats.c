@@ -111,7 +111,8 @@ static void mismatch_at(mxp_err_acc *acc, int64_t i, int64_t *counter)
 
 /* ---- the passes -------------------------------------------------------- */
 
-mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep)
+static mxp_status acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep, bool piece,
+                           double *rel_out)
 {
     const mxp_dtype_traits *tt = mxp_dtype_get_traits(test_dt);
     if (!tt)
@@ -119,6 +120,8 @@ mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_rep
     pthread_once(&bins_once, fill_bins);
     memset(acc, 0, sizeof *acc);
     memset(rep, 0, sizeof *rep);
+    acc->piece = piece;
+    acc->rel_out = rel_out;
     acc->rep = rep;
     rep->worst_index = -1;
     acc->first_worst = -1;
@@ -129,13 +132,23 @@ mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_rep
     acc->emin = 1 - tt->bias;
     acc->mant = tt->mant_bits;
     acc->rel = mxp_malloc(MXP_ANALYSIS_CHUNK * sizeof *acc->rel);
-    mxp_status st = acc->rel ? mxp_select_init(&acc->sel) : MXP_ERR_NO_MEMORY;
+    mxp_status st = !acc->rel ? MXP_ERR_NO_MEMORY : acc->piece ? MXP_OK : mxp_select_init(&acc->sel);
     if (st != MXP_OK) {
         mxp_free(acc->rel);
         acc->rel = NULL;
         return mxp_error(st, "compare: no memory for the statistics");
     }
     return MXP_OK;
+}
+
+mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep)
+{
+    return acc_init(acc, test_dt, rep, false, NULL);
+}
+
+mxp_status mxp_err_acc_init_piece(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep, double *rel_out)
+{
+    return acc_init(acc, test_dt, rep, true, rel_out);
 }
 
 static inline mxp_err_terms terms(double a, double b, double d, double e, double u)
@@ -197,8 +210,11 @@ static void add_all(mxp_err_acc *acc, const double *r, const double *t, int64_t 
         add_terms(&acc->sum, &tm);
         acc->rel[m++] = e;
     }
+    if (acc->rel_out)
+        memcpy(acc->rel_out + rep->count, acc->rel, (size_t)m * sizeof *acc->rel);
     rep->count += m;
-    mxp_select_add(&acc->sel, acc->rel, m);
+    if (!acc->piece)
+        mxp_select_add(&acc->sel, acc->rel, m);
 }
 
 /* As add_all for a pair occurring count times, first at index first; the
@@ -274,6 +290,36 @@ static double percentile(const mxp_err_acc *acc, int64_t m, int q)
     return lo + (pos - floor(pos)) * (hi - lo);
 }
 
+mxp_compare_sums mxp_err_acc_sums(const mxp_err_acc *acc)
+{
+    const mxp_err_terms *s = &acc->sum;
+    return (mxp_compare_sums){ s->rel, s->ulp, s->sq, s->ref2, s->test2, s->dot, acc->max_ref };
+}
+
+void mxp_compare_finish(mxp_compare_report *rep, const mxp_compare_sums *s)
+{
+    const int64_t m = rep->count;
+    if (m <= 0) {
+        rep->mean_rel_error = rep->mean_ulp = rep->mse = rep->rmse = 0.0;
+        rep->psnr_db = rep->snr_db = rep->cosine_similarity = 0.0;
+        return;
+    }
+    rep->mean_rel_error = s->rel / (double)m;
+    rep->mean_ulp = s->ulp / (double)m;
+    rep->mse = s->sq / (double)m;
+    rep->rmse = sqrt(rep->mse);
+    rep->psnr_db = s->sq == 0 ? INFINITY : 10.0 * log10(s->max_ref * s->max_ref / rep->mse);
+    rep->snr_db = s->sq == 0 ? INFINITY : 10.0 * log10(s->ref2 / s->sq);
+    if (s->ref2 == 0 && s->test2 == 0) {
+        rep->cosine_similarity = 1.0;
+    } else if (s->ref2 == 0 || s->test2 == 0) {
+        rep->cosine_similarity = 0.0;
+    } else { /* equal norms divide by the sum itself: identical arrays give exactly 1 */
+        const double c = s->ref2 == s->test2 ? s->dot / s->ref2 : s->dot / (sqrt(s->ref2) * sqrt(s->test2));
+        rep->cosine_similarity = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c; /* rounding may step past +-1 */
+    }
+}
+
 /* The report from the sums, once the percentiles are known. */
 static void finish(mxp_err_acc *acc)
 {
@@ -287,31 +333,20 @@ static void finish(mxp_err_acc *acc)
     }
     if (m == 0)
         return;
-    double *p[4] = { &rep->p50_rel_error, &rep->p90_rel_error, &rep->p99_rel_error, &rep->p999_rel_error };
-    for (int q = 0; q < 4; q++)
-        *p[q] = percentile(acc, m, q);
-    rep->mean_rel_error = acc->sum.rel / (double)m;
-    rep->mean_ulp = acc->sum.ulp / (double)m;
-    rep->mse = acc->sum.sq / (double)m;
-    rep->rmse = sqrt(rep->mse);
-    rep->psnr_db = acc->sum.sq == 0 ? INFINITY : 10.0 * log10(acc->max_ref * acc->max_ref / rep->mse);
-    rep->snr_db = acc->sum.sq == 0 ? INFINITY : 10.0 * log10(acc->sum.ref2 / acc->sum.sq);
-    if (acc->sum.ref2 == 0 && acc->sum.test2 == 0) {
-        rep->cosine_similarity = 1.0;
-    } else if (acc->sum.ref2 == 0 || acc->sum.test2 == 0) {
-        rep->cosine_similarity = 0.0;
-    } else { /* equal norms divide by the sum itself: identical arrays give exactly 1 */
-        const double c = acc->sum.ref2 == acc->sum.test2 ? acc->sum.dot / acc->sum.ref2
-                                                         : acc->sum.dot / (sqrt(acc->sum.ref2) * sqrt(acc->sum.test2));
-        rep->cosine_similarity = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c; /* rounding may step past +-1 */
+    if (!acc->piece) {
+        double *p[4] = { &rep->p50_rel_error, &rep->p90_rel_error, &rep->p99_rel_error, &rep->p999_rel_error };
+        for (int q = 0; q < 4; q++)
+            *p[q] = percentile(acc, m, q);
     }
+    const mxp_compare_sums sums = mxp_err_acc_sums(acc);
+    mxp_compare_finish(rep, &sums);
 }
 
 mxp_status mxp_err_acc_end_pass(mxp_err_acc *acc, bool *again)
 {
     const int64_t m = acc->rep->count;
     *again = false;
-    if (m > 0) {
+    if (m > 0 && !acc->piece) {
         int64_t ranks[8];
         ranks_of(m, ranks);
         mxp_status st = mxp_select_next(&acc->sel, ranks, 8, again);
@@ -326,7 +361,8 @@ mxp_status mxp_err_acc_end_pass(mxp_err_acc *acc, bool *again)
 
 void mxp_err_acc_free(mxp_err_acc *acc)
 {
-    mxp_select_free(&acc->sel);
+    if (!acc->piece)
+        mxp_select_free(&acc->sel);
     mxp_free(acc->rel);
     acc->rel = NULL;
 }

@@ -7,8 +7,8 @@
 
 #include "quant/quant-internal.h"
 #include "array/array-internal.h"
-#include "core/error.h"
 #include "core/fpenv.h"
+#include "core/error.h"
 
 enum { DEFAULT_BINS = 2048, MSE_STEPS = 256, GRID_CHUNK = 256 };
 
@@ -29,6 +29,26 @@ struct mxp_observer {
     double hmax;
 };
 
+/* opts with the defaults filled in, checked for kind and qt. */
+static mxp_status observer_opts(mxp_calib_kind kind, const quant_type *qt, const mxp_observer_opts *opts,
+                                const char *what, mxp_observer_opts *o)
+{
+    *o = opts ? *opts : (mxp_observer_opts){ 0 };
+    if (kind < MXP_CALIB_MINMAX || kind > MXP_CALIB_KL)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %d is not an mxp_calib_kind", what, (int)kind);
+    if (o->momentum == 0.0)
+        o->momentum = 0.9;
+    if (o->percentile == 0.0)
+        o->percentile = 99.99;
+    if (o->bins == 0)
+        o->bins = DEFAULT_BINS;
+    if (!(o->momentum > 0.0 && o->momentum < 1.0) || !(o->percentile > 0.0 && o->percentile <= 100.0) ||
+        o->bins < (kind == MXP_CALIB_KL ? 2 * qt->kl_bins : 2) || o->group_size < 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: bad options (momentum %g, percentile %g, bins %d)", what,
+                         o->momentum, o->percentile, o->bins);
+    return MXP_OK;
+}
+
 mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtype qtype, bool symmetric, int axis,
                                const mxp_observer_opts *opts)
 {
@@ -40,22 +60,10 @@ mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtyp
     mxp_status st = mxp_quant_calib_type(qtype, symmetric, what, &qt);
     if (st != MXP_OK)
         return st;
-    if (kind < MXP_CALIB_MINMAX || kind > MXP_CALIB_KL)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %d is not an mxp_calib_kind", what, (int)kind);
-    mxp_observer_opts o = { 0 };
-    if (opts)
-        o = *opts;
-    if (o.momentum == 0.0)
-        o.momentum = 0.9;
-    if (o.percentile == 0.0)
-        o.percentile = 99.99;
-    if (o.bins == 0)
-        o.bins = DEFAULT_BINS;
+    mxp_observer_opts o;
+    if ((st = observer_opts(kind, &qt, opts, what, &o)) != MXP_OK)
+        return st;
     bool hist = kind >= MXP_CALIB_PERCENTILE;
-    if (!(o.momentum > 0.0 && o.momentum < 1.0) || !(o.percentile > 0.0 && o.percentile <= 100.0) ||
-        o.bins < (kind == MXP_CALIB_KL ? 2 * qt.kl_bins : 2) || o.group_size < 0)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: bad options (momentum %g, percentile %g, bins %d)", what,
-                         o.momentum, o.percentile, o.bins);
     if (axis < -1)
         return mxp_error(MXP_ERR_INDEX, "%s: axis %d is out of range (-1: per tensor)", what, axis);
     if (hist && (axis != -1 || o.group_size != 0))
@@ -121,6 +129,19 @@ static void hist_grow(mxp_observer *obs, double amax)
     mxp_free(heap);
 }
 
+/* Counts the finite |v[e]| in bins of width hmax / nb over [0, hmax]:
+ * bin floor(|v| / hmax * nb), the last bin closed (and holding anything
+ * above hmax); hmax 0: bin 0. */
+static void hist_add(double *hist, int nb, double hmax, const double *v, int64_t n)
+{
+    for (int64_t e = 0; e < n; e++) {
+        if (!isfinite(v[e]))
+            continue;
+        int64_t b = hmax > 0.0 ? (int64_t)(fabs(v[e]) / hmax * nb) : 0;
+        hist[b < nb ? b : nb - 1] += 1.0;
+    }
+}
+
 static mxp_status observer_update(mxp_observer *obs, const mxp_array *batch)
 {
     const char *what = "mxp_observer_update";
@@ -179,13 +200,7 @@ static mxp_status observer_update(mxp_observer *obs, const mxp_array *batch)
             if (isfinite(v[e]))
                 amax = fmax(amax, fabs(v[e]));
         hist_grow(obs, amax);
-        int nb = obs->opts.bins;
-        for (int64_t e = 0; e < L.size; e++) {
-            if (!isfinite(v[e]))
-                continue;
-            int64_t b = obs->hmax > 0.0 ? (int64_t)(fabs(v[e]) / obs->hmax * nb) : 0;
-            obs->hist[b < nb ? b : nb - 1] += 1.0;
-        }
+        hist_add(obs->hist, obs->opts.bins, obs->hmax, v, L.size);
     }
     obs->batches++;
 done:
@@ -195,6 +210,7 @@ done:
     return st;
 }
 
+/* Under the library's floating-point environment (core/fpenv.h). */
 mxp_status mxp_observer_update(mxp_observer *obs, const mxp_array *batch)
 {
     const mxp_fpenv env = mxp_fpenv_enter();
@@ -311,6 +327,38 @@ static double kl_threshold(const double *h, int nb, double width, int target)
     return fmin((best_i + 0.5) * width, width * nb);
 }
 
+/* The qparams of a histogram observer: threshold from the counts over
+ * [0, hmax], then the finite range [lo, hi] (lo > hi: none) clipped to it,
+ * or [-T, T] when symmetric.  opts and qt are checked. */
+static mxp_status hist_qparams(mxp_qparams *out, mxp_calib_kind kind, const quant_type *qt, bool symmetric,
+                               const mxp_observer_opts *o, const double *hist, double hmax, double lo, double hi)
+{
+    int nb = o->bins;
+    double width = hmax / nb, t = hmax;
+    if (hmax > 0.0) {
+        if (kind == MXP_CALIB_PERCENTILE) {
+            t = percentile_threshold(hist, nb, width, o->percentile);
+        } else if (kind == MXP_CALIB_MSE) {
+            double best = INFINITY;
+            for (int k = 1; k <= MSE_STEPS; k++) {
+                double c = hmax * k / MSE_STEPS;
+                double e = mse_of(hist, nb, width, c, qt);
+                if (e < best)
+                    best = e, t = c;
+            }
+        } else {
+            t = kl_threshold(hist, nb, width, qt->kl_bins);
+        }
+    }
+    if (lo <= hi) {
+        lo = fmax(lo, -t);
+        hi = fmin(hi, t);
+    }
+    if (symmetric) /* the threshold itself is the clipping range */
+        lo = -t, hi = t;
+    return mxp_qparams_from_ranges(out, qt->qtype, symmetric, -1, 0, 1, &lo, &hi);
+}
+
 static mxp_status observer_compute(const mxp_observer *obs, mxp_qparams *out)
 {
     const char *what = "mxp_observer_compute";
@@ -321,37 +369,84 @@ static mxp_status observer_compute(const mxp_observer *obs, mxp_qparams *out)
     if (!obs->hist)
         return mxp_qparams_from_ranges(out, obs->qtype, obs->symmetric, obs->axis, obs->opts.group_size,
                                        obs->count, obs->mins, obs->maxs);
-    int nb = obs->opts.bins;
-    double width = obs->hmax / nb, t = obs->hmax;
-    if (obs->hmax > 0.0) {
-        if (obs->kind == MXP_CALIB_PERCENTILE) {
-            t = percentile_threshold(obs->hist, nb, width, obs->opts.percentile);
-        } else if (obs->kind == MXP_CALIB_MSE) {
-            double best = INFINITY;
-            for (int k = 1; k <= MSE_STEPS; k++) {
-                double c = obs->hmax * k / MSE_STEPS;
-                double e = mse_of(obs->hist, nb, width, c, &obs->qt);
-                if (e < best)
-                    best = e, t = c;
-            }
-        } else {
-            t = kl_threshold(obs->hist, nb, width, obs->qt.kl_bins);
-        }
-    }
-    double lo = obs->mins[0], hi = obs->maxs[0];
-    if (lo <= hi) {
-        lo = fmax(lo, -t);
-        hi = fmin(hi, t);
-    }
-    if (obs->symmetric) /* the threshold itself is the clipping range */
-        lo = -t, hi = t;
-    return mxp_qparams_from_ranges(out, obs->qtype, obs->symmetric, -1, 0, 1, &lo, &hi);
+    return hist_qparams(out, obs->kind, &obs->qt, obs->symmetric, &obs->opts, obs->hist, obs->hmax, obs->mins[0],
+                        obs->maxs[0]);
 }
 
+/* Under the library's floating-point environment (core/fpenv.h). */
 mxp_status mxp_observer_compute(const mxp_observer *obs, mxp_qparams *out)
 {
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = observer_compute(obs, out);
+    mxp_fpenv_leave(env);
+    return st;
+}
+
+/* ---- histograms in pieces ------------------------------------------------- */
+
+static mxp_status histogram_abs(const mxp_array *x, double hmax, int bins, double *counts)
+{
+    const char *what = "mxp_histogram_abs";
+    if (!counts)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: counts is NULL", what);
+    if (!x)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: x is NULL", what);
+    if (!(hmax >= 0.0 && isfinite(hmax)) || bins < 1)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: hmax %g (finite, >= 0) and bins %d (>= 1)", what, hmax,
+                         bins);
+    if (mxp_array_size(x) == 0)
+        return MXP_OK;
+    mxp_array *xd = NULL;
+    mxp_status st = mxp_quant_as_f64(&xd, x);
+    if (st != MXP_OK)
+        return st;
+    hist_add(counts, bins, hmax, mxp_array_data(xd), mxp_array_size(xd));
+    mxp_array_free(xd);
+    return MXP_OK;
+}
+
+/* Under the library's floating-point environment (core/fpenv.h). */
+mxp_status mxp_histogram_abs(const mxp_array *x, double hmax, int bins, double *counts)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = histogram_abs(x, hmax, bins, counts);
+    mxp_fpenv_leave(env);
+    return st;
+}
+
+static mxp_status qparams_from_histogram(mxp_qparams *out, mxp_calib_kind kind, mxp_dtype qtype,
+                                               bool symmetric, const mxp_observer_opts *opts, const double *counts,
+                                               double hmax, double lo, double hi)
+{
+    const char *what = "mxp_observer_qparams_from_histogram";
+    if (!out || !counts)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", what, !out ? "out" : "counts");
+    quant_type qt = { 0 };
+    mxp_status st = mxp_quant_calib_type(qtype, symmetric, what, &qt);
+    if (st != MXP_OK)
+        return st;
+    mxp_observer_opts o;
+    if ((st = observer_opts(kind, &qt, opts, what, &o)) != MXP_OK)
+        return st;
+    if (kind < MXP_CALIB_PERCENTILE)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: kind %d is not a histogram kind (percentile, MSE, KL)", what,
+                         (int)kind);
+    if (!(hmax >= 0.0 && isfinite(hmax)) || (lo <= hi && !(isfinite(lo) && isfinite(hi))))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: hmax %g must be finite and >= 0, the range [%g, %g] finite",
+                         what, hmax, lo, hi);
+    for (int b = 0; b < o.bins; b++)
+        if (!(counts[b] >= 0.0 && isfinite(counts[b])))
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: count %g in bin %d", what, counts[b], b);
+    return hist_qparams(out, kind, &qt, symmetric, &o, counts, hmax, lo, hi);
+}
+
+/* Under the library's floating-point environment (core/fpenv.h). */
+mxp_status mxp_observer_qparams_from_histogram(mxp_qparams *out, mxp_calib_kind kind, mxp_dtype qtype,
+                                               bool symmetric, const mxp_observer_opts *opts, const double *counts,
+                                               double hmax, double lo, double hi)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = qparams_from_histogram(out, kind, qtype, symmetric, opts, counts, hmax, lo, hi);
     mxp_fpenv_leave(env);
     return st;
 }

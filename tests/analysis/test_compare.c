@@ -254,6 +254,67 @@ static void test_percentiles_and_histogram(void **state)
     mxp_array_free(b);
 }
 
+/* mxp_compare_piece: mxp_compare's report without the percentiles, the
+ * relative errors in C order, and sums that, merged over two pieces and
+ * finished, give the whole pair's means and ratios (to rounding). */
+static void test_compare_pieces(void **state)
+{
+    (void)state;
+    enum { N = 3000, H = 1234 };
+    double r[N], t[N];
+    for (int i = 0; i < N; i++) {
+        r[i] = sin(i * 0.37) * (1 + i % 7);
+        t[i] = r[i] + cos(i * 1.3) * 1e-3;
+    }
+    r[5] = 0.0;
+    t[9] = NAN;
+    t[11] = INFINITY;
+    mxp_array *a = from_doubles(r, N, MXP_F64), *b = from_doubles(t, N, MXP_BF16);
+    mxp_compare_report whole, piece;
+    mxp_compare_sums sums;
+    double *rel = malloc(N * sizeof *rel);
+    assert_int_equal(mxp_compare(a, b, &whole), MXP_OK);
+    assert_int_equal(mxp_compare_piece(a, b, &piece, &sums, rel), MXP_OK);
+    assert_true(piece.p50_rel_error == 0 && piece.p999_rel_error == 0);
+    piece.p50_rel_error = whole.p50_rel_error, piece.p90_rel_error = whole.p90_rel_error;
+    piece.p99_rel_error = whole.p99_rel_error, piece.p999_rel_error = whole.p999_rel_error;
+    assert_memory_equal(&piece, &whole, sizeof whole); /* every other field, bit for bit */
+    qsort(rel, (size_t)piece.count, sizeof *rel, cmp_d);
+    assert_true(pct(rel, piece.count, 0.5) == whole.p50_rel_error);
+    assert_true(pct(rel, piece.count, 0.999) == whole.p999_rel_error);
+
+    /* two pieces merged */
+    mxp_array *a1 = from_doubles(r, H, MXP_F64), *b1 = from_doubles(t, H, MXP_BF16);
+    mxp_array *a2 = from_doubles(r + H, N - H, MXP_F64), *b2 = from_doubles(t + H, N - H, MXP_BF16);
+    mxp_compare_report p1, p2;
+    mxp_compare_sums s1, s2;
+    assert_int_equal(mxp_compare_piece(a1, b1, &p1, &s1, NULL), MXP_OK);
+    assert_int_equal(mxp_compare_piece(a2, b2, &p2, &s2, NULL), MXP_OK);
+    mxp_compare_sums m = { s1.rel + s2.rel, s1.ulp + s2.ulp, s1.sq + s2.sq, s1.ref2 + s2.ref2,
+                           s1.test2 + s2.test2, s1.dot + s2.dot, fmax(s1.max_ref, s2.max_ref) };
+    mxp_compare_report merged = { .count = p1.count + p2.count };
+    mxp_compare_finish(&merged, &m);
+    assert_int_equal(merged.count, whole.count);
+    assert_close(merged.mean_rel_error, whole.mean_rel_error, 1e-13);
+    assert_close(merged.mean_ulp, whole.mean_ulp, 1e-13);
+    assert_close(merged.mse, whole.mse, 1e-13);
+    assert_close(merged.psnr_db, whole.psnr_db, 1e-13);
+    assert_close(merged.snr_db, whole.snr_db, 1e-13);
+    assert_close(merged.cosine_similarity, whole.cosine_similarity, 1e-15);
+    mxp_compare_report none = { .count = 0, .mse = 5 };
+    mxp_compare_finish(&none, &m);
+    assert_true(none.mse == 0 && none.psnr_db == 0);
+    assert_int_equal(mxp_compare_piece(a, b, &piece, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_compare_piece(a, b1, &piece, &sums, NULL), MXP_ERR_SHAPE);
+    free(rel);
+    mxp_array_free(a);
+    mxp_array_free(b);
+    mxp_array_free(a1);
+    mxp_array_free(b1);
+    mxp_array_free(a2);
+    mxp_array_free(b2);
+}
+
 static void test_roundtrip(void **state)
 {
     (void)state;
@@ -401,6 +462,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ulp),
         cmocka_unit_test(test_nan_inf_mismatches),
         cmocka_unit_test(test_percentiles_and_histogram),
+        cmocka_unit_test(test_compare_pieces),
         cmocka_unit_test(test_roundtrip),
         cmocka_unit_test(test_advisor),
         cmocka_unit_test(test_bad_input),

@@ -513,6 +513,88 @@ static void test_observer_kl(void **state)
     free(v);
 }
 
+/* Histograms counted in pieces with the whole data's max |x| add up to the
+ * histogram of one observer fed everything in one batch, and the qparams
+ * from them are that observer's, bit for bit, for every histogram kind. */
+static void test_observer_from_histogram_pieces(void **state)
+{
+    (void)state;
+    enum { N = 20000, BINS = 512 };
+    double *v = malloc(N * sizeof *v);
+    uint64_t r = 42;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < N; i++) {
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        double u = ((double)(r >> 11) + 0.5) * 0x1p-53;
+        v[i] = (float)((u < 0.5 ? -1 : 1) * log(1 - 2 * fabs(u - 0.5)) * 0.7 + 0.3); /* Laplace, shifted; vec() is float32 */
+        lo = fmin(lo, v[i]);
+        hi = fmax(hi, v[i]);
+    }
+    v[17] = NAN;
+    v[99] = -INFINITY;
+    const double hmax = fmax(-lo, hi);
+    const mxp_calib_kind kinds[3] = { MXP_CALIB_PERCENTILE, MXP_CALIB_MSE, MXP_CALIB_KL };
+    const struct { mxp_dtype qt; bool sym; } types[4] = { { MXP_S8, true }, { MXP_U8, false }, { MXP_QINT4, true },
+                                                          { MXP_E4M3, true } };
+    double counts[BINS];
+    memset(counts, 0, sizeof counts);
+    mxp_array *p1 = vec(v, 7001), *p2 = vec(v + 7001, N - 7001), *all = vec(v, N);
+    assert_int_equal(mxp_histogram_abs(p2, hmax, BINS, counts), MXP_OK);
+    assert_int_equal(mxp_histogram_abs(p1, hmax, BINS, counts), MXP_OK);
+    double total = 0;
+    for (int b = 0; b < BINS; b++)
+        total += counts[b];
+    assert_true(total == N - 2); /* NaN and -inf left out */
+    for (int k = 0; k < 3; k++)
+        for (int t = 0; t < 4; t++) {
+            mxp_observer_opts o = { .percentile = 99.9, .bins = BINS };
+            mxp_observer *obs = NULL;
+            mxp_qparams want, got;
+            assert_int_equal(mxp_observer_create(&obs, kinds[k], types[t].qt, types[t].sym, -1, &o), MXP_OK);
+            assert_int_equal(mxp_observer_update(obs, all), MXP_OK);
+            assert_int_equal(mxp_observer_compute(obs, &want), MXP_OK);
+            assert_int_equal(mxp_observer_qparams_from_histogram(&got, kinds[k], types[t].qt, types[t].sym, &o,
+                                                                 counts, hmax, lo, hi),
+                             MXP_OK);
+            assert_int_equal(got.count, 1);
+            assert_memory_equal(got.scales, want.scales, sizeof(float));
+            assert_int_equal(got.zero_points[0], want.zero_points[0]);
+            mxp_qparams_free(&want);
+            mxp_qparams_free(&got);
+            mxp_observer_free(obs);
+        }
+    /* bad input */
+    mxp_qparams qp;
+    mxp_observer_opts o = { .bins = BINS };
+    assert_int_equal(mxp_histogram_abs(p1, -1.0, BINS, counts), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_histogram_abs(p1, hmax, 0, counts), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_histogram_abs(p1, hmax, BINS, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_observer_qparams_from_histogram(&qp, MXP_CALIB_MINMAX, MXP_S8, true, &o, counts, hmax, lo,
+                                                         hi),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_observer_qparams_from_histogram(&qp, MXP_CALIB_KL, MXP_S8, true, &(mxp_observer_opts){ .bins = 100 },
+                                                         counts, hmax, lo, hi),
+                     MXP_ERR_INVALID_ARGUMENT); /* KL needs 256 bins for 8 bits */
+    assert_int_equal(mxp_observer_qparams_from_histogram(&qp, MXP_CALIB_MSE, MXP_E4M3, false, &o, counts, hmax, lo, hi),
+                     MXP_ERR_UNSUPPORTED);
+    assert_int_equal(mxp_observer_qparams_from_histogram(&qp, MXP_CALIB_MSE, MXP_S8, true, &o, counts, NAN, lo, hi),
+                     MXP_ERR_INVALID_ARGUMENT);
+    counts[3] = -1.0;
+    assert_int_equal(mxp_observer_qparams_from_histogram(&qp, MXP_CALIB_MSE, MXP_S8, true, &o, counts, hmax, lo, hi),
+                     MXP_ERR_INVALID_ARGUMENT);
+    /* no finite value: hmax 0, the range empty -> scale 1 */
+    memset(counts, 0, sizeof counts);
+    assert_int_equal(mxp_observer_qparams_from_histogram(&qp, MXP_CALIB_PERCENTILE, MXP_U8, false, &o, counts, 0.0,
+                                                         INFINITY, -INFINITY),
+                     MXP_OK);
+    assert_true(qp.scales[0] == 1.0f);
+    mxp_qparams_free(&qp);
+    mxp_array_free(p1);
+    mxp_array_free(p2);
+    mxp_array_free(all);
+    free(v);
+}
+
 /* ---- int4 / uint4 ------------------------------------------------------------ */
 
 static mxp_array *codes_of(mxp_dtype dt, int ndim, const int64_t *shape, const double *v)
@@ -1352,6 +1434,7 @@ int main(void)
         cmocka_unit_test(test_observer_percentile),
         cmocka_unit_test(test_observer_mse),
         cmocka_unit_test(test_observer_kl),
+        cmocka_unit_test(test_observer_from_histogram_pieces),
         cmocka_unit_test(test_qtype_names),
         cmocka_unit_test(test_int4_symmetric),
         cmocka_unit_test(test_int4_asymmetric),
