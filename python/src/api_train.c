@@ -31,7 +31,7 @@ static PyObject *optim_new(PyObject *self, PyObject *args)
     double lr, momentum, dampening, wd, b1, b2, eps, maxnorm;
     const char *rounding;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "iddpddddddpsK", &kind, &lr, &momentum, &dampening, &nesterov, &wd, &b1, &b2, &eps,
+    if (!PyArg_ParseTuple(args, "idddpdddddpsK", &kind, &lr, &momentum, &dampening, &nesterov, &wd, &b1, &b2, &eps,
                           &maxnorm, &master, &rounding, &seed))
         return NULL;
     mxp_optimizer_opts o;
