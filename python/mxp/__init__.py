@@ -5,7 +5,8 @@
 library: casts rounded once, ufuncs through its SIMD paths, sums accumulated
 in float64 and rounded once, ``a @ b`` through ``mxp_gemm``.  On top:
 ``astype`` in every rounding mode, ``matmul``/``gemm`` with epilogues and
-int8, quantization and observers, OCP MX blocks, precision analysis and
+int8, quantization and observers, OCP MX blocks, mixed-precision training
+(optimizers with master weights, loss scaling, a monitor), precision analysis and
 plots (``mxp.plot``).  ``python3 -m mxp`` runs a short tour.  See
 docs/python.md.
 """
@@ -19,6 +20,8 @@ from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, 
                      unpack_int4, MinMaxObserver, MovingAverageObserver, PercentileObserver, MSEObserver, KLObserver,
                      MXTensor, mx_quantize, mx_dequantize)
 from ._analysis import CompareResult, RoundtripTable, compare, roundtrip, recommend_dtype
+from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, autocast_policy, Monitor,
+                     AUTOCAST_OPS)
 
 __version__ = _mxp.__version__
 
@@ -28,5 +31,6 @@ __all__ = [
     "get_num_threads", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
     "pack_int4", "unpack_int4", "MinMaxObserver", "MovingAverageObserver", "PercentileObserver", "MSEObserver",
     "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "compare", "roundtrip", "recommend_dtype",
-    "CompareResult", "RoundtripTable", "Result",
+    "CompareResult", "RoundtripTable", "Result", "SGD", "Adam", "AdamW", "clip_grad_norm", "LossScaler",
+    "Autocast", "autocast_policy", "Monitor", "AUTOCAST_OPS",
 ]

@@ -90,7 +90,8 @@ int mxpy_init_matmul(PyObject *numpy);
 
 /* Module functions defined in other files: the method tables of the api_*.c
  * files, and DLPack. */
-extern PyMethodDef mxpy_runtime_methods[], mxpy_gemm_methods[], mxpy_quant_methods[], mxpy_analysis_methods[];
+extern PyMethodDef mxpy_runtime_methods[], mxpy_gemm_methods[], mxpy_quant_methods[], mxpy_analysis_methods[],
+    mxpy_train_methods[];
 PyObject *mxpy_from_dlpack(PyObject *self, PyObject *obj);
 PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj);
 
