@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import mxp
-from conftest import MXP_DTYPE, bits
+from mxptest import MXP_DTYPE, bits
 
 MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic"]
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import mxp
-from conftest import FLOATS, all_values, bits, c_convert
+from mxptest import FLOATS, all_values, bits, c_convert
 
 torch = pytest.importorskip("torch")
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mxp
-from conftest import bits
+from mxptest import bits
 
 torch = pytest.importorskip("torch")
 import torch.utils.dlpack as tdl  # noqa: E402

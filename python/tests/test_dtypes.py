@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mxp
-from conftest import FLOATS, all_values, bits
+from mxptest import FLOATS, all_values, bits
 
 
 @pytest.mark.parametrize("t,size", [(mxp.bfloat16, 2), (mxp.float8_e4m3fn, 1), (mxp.float8_e5m2, 1)])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import mxp
-from conftest import FLOATS, bits
+from mxptest import FLOATS, bits
 
 
 def rand(shape, t, seed=0):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mxp
-from conftest import FLOATS, bits
+from mxptest import FLOATS, bits
 
 
 @pytest.mark.parametrize("t", FLOATS)

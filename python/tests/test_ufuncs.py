@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mxp
-from conftest import FLOATS, all_values, bits
+from mxptest import FLOATS, all_values, bits
 
 EXACT_UNARY = ["negative", "positive", "absolute", "fabs", "sign", "reciprocal", "square", "sqrt", "floor", "ceil",
                "rint", "trunc"]
