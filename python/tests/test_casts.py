@@ -115,12 +115,3 @@ def test_result_type_follows_the_dtype_rules():
         assert np.result_type(a, b) == np.dtype(want), (a, b)
         assert np.promote_types(a, b) == np.dtype(want), (a, b)
     assert np.concatenate([np.ones(2, bf), np.ones(2, np.float16)]).dtype == np.float32
-
-
-def test_mixed_array_operations_give_the_promoted_type():
-    a = np.ones(4, mxp.bfloat16)
-    assert (a + np.float16(1)).dtype == np.float32
-    assert (a + np.ones(4, np.float32)).dtype == np.float32
-    assert (a + np.ones(4, np.int8)).dtype == np.dtype(mxp.bfloat16)
-    assert (np.ones(4, mxp.float8_e4m3fn) + np.ones(4, mxp.float8_e5m2)).dtype == np.float16
-    assert (np.ones(4, mxp.float8_e4m3fn) * a).dtype == np.dtype(mxp.bfloat16)
