@@ -13,7 +13,8 @@ set -euo pipefail
 build_pkgs=(gcc make cmake pkg-config python3 python3-dev python3-numpy)
 test_pkgs=(libmpfr-dev libgmp-dev libcmocka-dev python3-pytest python3-setuptools python3-pip python3-venv
            python3-torch # torch: the Python tests' bfloat16/DLPack peer
-           python3-dask python3-distributed python3-zarr) # mxp.dask and its tests
+           python3-dask python3-distributed python3-zarr # mxp.dask and its tests
+           python3-matplotlib valgrind) # mxp.plot's figures; the leak checks
 case "${1:-}" in
   build) pkgs=("${build_pkgs[@]}") ;;
   "") pkgs=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
