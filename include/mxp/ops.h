@@ -209,7 +209,8 @@ MXP_API const char *mxp_reduce_op_name(mxp_reduce_op op); /* "sum", "argmax", ..
  * added axis removed from the result; arrays with more than 2 dimensions
  * are stacks of matrices in the last two axes, whose batch axes broadcast
  * (NumPy rules).  0-d inputs and a k that differs are MXP_ERR_SHAPE.  The
- * result dtype is mxp_promote_types(a, b); each matrix is one mxp_gemm
+ * result dtype is mxp_promote_types(a, b), except uint8/int8 by int8: int32
+ * (the quantized product, exact sums); each matrix is one mxp_gemm
  * (alpha 1, beta 0) with opts (NULL: defaults; its epilogue applies to
  * every matrix, and a bias needs opts->bias_len >= m or n, else
  * MXP_ERR_INVALID_ARGUMENT; stochastic rounding indexes the result's

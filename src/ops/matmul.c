@@ -194,7 +194,10 @@ static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a,
     if (b->ndim > 1)
         shape[nd++] = n;
 
-    const mxp_dtype rt = given ? given->dtype : mxp_promote_types(a->dtype, b->dtype);
+    /* uint8/int8 by int8 is the quantized product: exact int32 sums, as
+     * mxp_gemm computes them (NumPy's promotion would say int16) */
+    const bool quantized = (a->dtype == MXP_U8 || a->dtype == MXP_S8) && b->dtype == MXP_S8;
+    const mxp_dtype rt = given ? given->dtype : quantized ? MXP_S32 : mxp_promote_types(a->dtype, b->dtype);
     if (rt == MXP_DTYPE_INVALID)
         return mxp_error(MXP_ERR_INVALID_DTYPE, "matmul: %s and %s have no common dtype", mxp_dtype_name(a->dtype),
                          mxp_dtype_name(b->dtype));
