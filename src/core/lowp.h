@@ -37,24 +37,24 @@ static inline mxp_lowp mxp_lowp_for(mxp_dtype dt)
     return dt == MXP_F16 ? (mxp_lowp){ 10, -14, 15, 65504.0 } : (mxp_lowp){ 7, -126, 127, 0x1.fep127 };
 }
 
+/* Branch-free, so loops over it vectorize: NaN and infinities come out
+ * of the same arithmetic (c is finite, inf + c - c = inf, NaN stays NaN),
+ * zeros too ((0 + c) - c = 0, the sign put back), and the exponent is
+ * clamped to [emin, emax + 1]: below emin the target's subnormal step,
+ * above emax a value that rounds past max, hence inf. */
 static inline double mxp_lowp_round(const mxp_lowp *f, double x)
 {
     const double a = fabs(x);
-    if (!(a <= DBL_MAX) || a == 0) /* NaN, infinities, zeros */
-        return x;
     uint64_t u;
     memcpy(&u, &a, sizeof u);
-    int e = (int)(u >> 52) - 1023; /* a in [2^e, 2^(e+1)) (double subnormals: e = -1023) */
-    if (e > f->emax)
-        return copysign(INFINITY, x);
-    if (e < f->emin)
-        e = f->emin; /* the target's subnormals: a fixed step */
+    int64_t e = (int64_t)(u >> 52) - 1023; /* a in [2^e, 2^(e+1)) */
+    e = e < f->emin ? f->emin : e;
+    e = e > f->emax + 1 ? f->emax + 1 : e;
     const uint64_t cbits = (uint64_t)(e - f->mant + 52 + 1023) << 52;
     double c;
     memcpy(&c, &cbits, sizeof c); /* c = ulp * 2^52: a + c has that ulp */
     double r = (a + c) - c;       /* no -ffast-math: not folded */
-    if (r > f->max)
-        r = INFINITY;
+    r = r > f->max ? INFINITY : r;
     return copysign(r, x);
 }
 
