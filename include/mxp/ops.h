@@ -135,7 +135,7 @@ MXP_API mxp_status mxp_unary_strided(mxp_unary_op op, size_t n,
                                      const void *a, mxp_dtype a_type, ptrdiff_t a_stride,
                                      const mxp_convert_opts *convert);
 /* Sum (or product) of n strided elements accumulated in acc_type (MXP_F32
- * or MXP_F64; the sum pairwise, the product left to right, as mxp_reduce
+ * or MXP_F64, or MXP_F16 / MXP_BF16 as mxp_reduce_opts.acc_dtype; the sum pairwise, the product left to right, as mxp_reduce
  * does), returned as a double (exact for the accumulator).  n = 0 gives 0
  * (a product: 1). */
 MXP_API mxp_status mxp_sum_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,
@@ -187,7 +187,9 @@ typedef enum mxp_sum_algorithm {
 typedef struct mxp_reduce_opts {
     mxp_dtype acc_dtype;        /* 0: float32 for 8/16-bit floats, float64 for
                                    float32/float64 (float64 for norm2/var/std),
-                                   int64/uint64 for integer sums */
+                                   int64/uint64 for integer sums.  MXP_F16 /
+                                   MXP_BF16: inputs and every step rounded to
+                                   that format (an emulation, docs/ops.md) */
     mxp_sum_algorithm algorithm;
     mxp_dtype out_dtype;        /* 0: the input's float type (float64 for
                                    integer means), int64 for integer sums and
