@@ -4,6 +4,8 @@
 #ifndef MXP_ARRAY_H
 #define MXP_ARRAY_H
 
+#include <stdio.h>
+
 #include "convert.h"
 
 #ifdef __cplusplus
@@ -40,6 +42,37 @@ MXP_API const mxp_array *mxp_array_base(const mxp_array *a);
 /* Address of the element at idx (ndim indices, negative counts from the
  * end); NULL and an error for an index out of range. */
 MXP_API void *mxp_array_at(const mxp_array *a, const int64_t *idx);
+
+/* The element at idx (ndim indices, negative counts from the end) as a
+ * double: exact for every dtype but int64/uint64 beyond 2^53 (rounded to
+ * nearest even).  MXP_ERR_INDEX for an index out of range (nothing
+ * written to *out), MXP_ERR_INVALID_ARGUMENT for NULL pointers (idx may
+ * be NULL for a 0-d array). */
+MXP_API mxp_status mxp_array_get_f64(const mxp_array *a, const int64_t *idx, double *out);
+
+/* ---- printing (NumPy's str and repr) -------------------------------------- */
+
+#define MXP_PRINT_PRECISION_NONE (-1) /* precision 0: no digits after the point */
+
+/* Zero-initialized (or NULL) means NumPy's defaults: str(a). */
+typedef struct mxp_print_opts {
+    int precision;     /* digits after the point at most: 1..40; 0: 8; MXP_PRINT_PRECISION_NONE: 0 */
+    int edgeitems;     /* elements at each end of a summarised axis: 1..1000; 0: 3 */
+    int64_t threshold; /* more elements than this are summarised with "..."; 0: 1000 */
+    int linewidth;     /* characters per line; 0: 75 */
+    bool repr;         /* repr(a): "array([1., 2.], dtype=float32)"; false: str(a), print(a) */
+} mxp_print_opts;
+
+/* The text NumPy 1.24 prints for a (np.array2string / repr with the same
+ * options) in a new NUL-terminated buffer from mxp_malloc (release it with
+ * mxp_free); *len (NULL allowed) gets its length.  Floats print the fewest
+ * digits that read back as the same value of a's dtype; bfloat16 and
+ * float8 print like NumPy's floats with their own precision.  On error
+ * *out is NULL.  See docs/arrays.md, "Printing". */
+MXP_API mxp_status mxp_array_format(char **out, size_t *len, const mxp_array *a, const mxp_print_opts *opts);
+/* The same text and a newline written to f, as print(a) writes it
+ * (MXP_ERR_IO if the write fails). */
+MXP_API mxp_status mxp_array_fprint(FILE *f, const mxp_array *a, const mxp_print_opts *opts);
 
 /* ---- creation ------------------------------------------------------------ */
 MXP_API mxp_status mxp_array_empty(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape);

@@ -96,6 +96,14 @@ class ReduceOpts(ctypes.Structure):
                 ("ddof", c_int64), ("convert", ConvertOpts)]
 
 
+class PrintOpts(ctypes.Structure):
+    """mxp_print_opts (array.h)."""
+    _fields_ = [("precision", c_int), ("edgeitems", c_int), ("threshold", c_int64), ("linewidth", c_int),
+                ("repr", c_bool)]
+
+
+PRINT_PRECISION_NONE = -1
+
 COMPARE_BINS = 32  # MXP_COMPARE_BINS (analysis.h)
 
 
@@ -173,6 +181,9 @@ _proto("mxp_reduce_op_name", c_char_p, c_int)
 _proto("mxp_matmul", c_int, PP, P, P, c_void_p)
 _proto("mxp_matmul_into", c_int, P, P, P, c_void_p)
 _proto("mxp_compare", c_int, P, P, POINTER(CompareReport))
+_proto("mxp_array_format", c_int, POINTER(ctypes.c_char_p), POINTER(c_size_t), P, POINTER(PrintOpts))
+_proto("mxp_array_get_f64", c_int, P, I64P, POINTER(ctypes.c_double))
+_proto("mxp_free", None, c_void_p)
 
 # ---- errors -------------------------------------------------------------
 
@@ -422,6 +433,25 @@ def reduce(op, a, axis=None, keepdims=False, ddof=0, out_dtype=None, acc_dtype=N
     check(lib.mxp_reduce(ctypes.byref(out), REDUCE_OPS.index(op), a.ptr, naxes, axes, ctypes.byref(o)),
           "mxp_reduce(%s)" % op)
     return Array(out.value)
+
+
+def format_array(a, repr=False, precision=0, edgeitems=0, threshold=0, linewidth=0):
+    """mxp_array_format(a, opts) -> str (NumPy's str(a), or repr(a))."""
+    out = ctypes.c_char_p()
+    n = c_size_t()
+    o = PrintOpts(precision, edgeitems, threshold, linewidth, repr)
+    check(lib.mxp_array_format(ctypes.byref(out), ctypes.byref(n), a.ptr, ctypes.byref(o)), "mxp_array_format")
+    try:
+        return ctypes.string_at(out, n.value).decode()
+    finally:
+        lib.mxp_free(ctypes.cast(out, c_void_p))
+
+
+def get_f64(a, idx):
+    """mxp_array_get_f64(a, idx) -> float."""
+    v = ctypes.c_double()
+    check(lib.mxp_array_get_f64(a.ptr, _i64(idx) if len(idx) else None, ctypes.byref(v)), "mxp_array_get_f64")
+    return v.value
 
 
 def matmul(a, b):
