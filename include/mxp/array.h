@@ -81,6 +81,9 @@ MXP_API mxp_status mxp_array_ones(mxp_array **out, mxp_dtype dt, int ndim, const
 /* value is converted once to dt with opts (NULL: nearest even). */
 MXP_API mxp_status mxp_array_full(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double value,
                                   const mxp_convert_opts *opts);
+/* A 0-d array of dtype dt holding value rounded to nearest even
+ * (np.array(value, dtype=dt)). */
+MXP_API mxp_status mxp_array_scalar(mxp_array **out, double value, mxp_dtype dt);
 /* NumPy's arange: ceil((stop - start) / step) elements start + i*step,
  * computed in float64 and rounded once to dt. */
 MXP_API mxp_status mxp_array_arange(mxp_array **out, mxp_dtype dt, double start, double stop, double step);

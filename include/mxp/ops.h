@@ -108,6 +108,33 @@ MXP_API mxp_status mxp_binary_into(mxp_array *out, mxp_binary_op op, const mxp_a
 MXP_API mxp_status mxp_unary(mxp_array **out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts);
 MXP_API mxp_status mxp_unary_into(mxp_array *out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts);
 
+/* ---- Python-style scalar operands (docs/ops.md, "Scalar operands") ------ */
+
+/* a op value, value a Python float (a * 0.5 is one call), and the other
+ * forms: a Python int, the scalar first (value op a).  The result dtype is
+ * NumPy 1.24's for a Python scalar (value-based): a float scalar with a
+ * float array keeps the array's dtype unless the value overflows it
+ * (float16 * 1e5 is float32); with an integer or bool array it gives
+ * float64; an int scalar with an int array keeps the array's dtype if the
+ * value fits (int8 + 1 is int8, int8 + 200 int16, uint8 - 1 ... see
+ * mxp_scalar_int_result_type); bfloat16 and float8 keep their dtype for
+ * any scalar within their range.  The scalar is rounded once to the result
+ * dtype; then as mxp_binary(out, op, a, scalar, opts). */
+MXP_API mxp_status mxp_binary_scalar(mxp_array **out, mxp_binary_op op, const mxp_array *a, double value,
+                                     const mxp_ops_opts *opts);
+MXP_API mxp_status mxp_binary_scalar_int(mxp_array **out, mxp_binary_op op, const mxp_array *a, int64_t value,
+                                         const mxp_ops_opts *opts);
+MXP_API mxp_status mxp_scalar_binary(mxp_array **out, mxp_binary_op op, double value, const mxp_array *a,
+                                     const mxp_ops_opts *opts);
+MXP_API mxp_status mxp_scalar_int_binary(mxp_array **out, mxp_binary_op op, int64_t value, const mxp_array *a,
+                                         const mxp_ops_opts *opts);
+/* np.result_type(array, value) for an array of dtype a with ndim
+ * dimensions (0-d arrays take no part in value-based casting: the
+ * scalar counts as float64 / int64) and a Python float or int;
+ * MXP_DTYPE_INVALID for an invalid a. */
+MXP_API mxp_dtype mxp_scalar_result_type(mxp_dtype a, int ndim, double value);
+MXP_API mxp_dtype mxp_scalar_int_result_type(mxp_dtype a, int ndim, int64_t value);
+
 MXP_API const char *mxp_binary_op_name(mxp_binary_op op); /* "add", ... */
 MXP_API const char *mxp_unary_op_name(mxp_unary_op op);   /* "gelu_tanh", ... */
 
