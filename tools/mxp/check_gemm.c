@@ -232,7 +232,7 @@ int cli_check_gemm(int argc, char **argv)
     const shape *shapes = use_full ? full : quick;
     const size_t nshapes = use_full ? sizeof full / sizeof full[0] : sizeof quick / sizeof quick[0];
     const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2 };
-    const mxp_isa saved = mxp_isa_current();
+    const mxp_isa saved = mxp_get_isa();
     size_t kmax = 0;
     for (size_t s = 0; s < nshapes; s++)
         kmax = shapes[s].k > kmax ? shapes[s].k : kmax;

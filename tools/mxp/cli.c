@@ -184,7 +184,7 @@ void cli_print_machine(const char *indent)
     printf("%scpu        %s\n", indent, cli_cpu_brand());
     printf("%sfeatures   %s\n", indent, features[0] ? features : "(none that mxp uses)");
     printf("%sisa level  %s in use (this machine supports up to %s)\n", indent,
-           mxp_isa_name(mxp_isa_current()), mxp_isa_name(mxp_isa_supported()));
+           mxp_isa_name(mxp_get_isa()), mxp_isa_name(mxp_isa_supported()));
 }
 
 /* ---- timing, buffers, random data -------------------------------------- */

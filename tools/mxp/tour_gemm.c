@@ -64,7 +64,7 @@ int tour_gemm(void)
            "speed and memory with precision; look at the last column.\n\n", N, NE);
     const int saved_threads = mxp_get_num_threads();
     mxp_set_num_threads(1);
-    const bool avx512 = mxp_isa_current() >= MXP_ISA_AVX512, bf16 = mxp_isa_current() >= MXP_ISA_AVX512BF16;
+    const bool avx512 = mxp_get_isa() >= MXP_ISA_AVX512, bf16 = mxp_get_isa() >= MXP_ISA_AVX512BF16;
     const double p32 = avx512 ? peak(mxp_peak_f32_fma__avx512f) : 0, p64 = avx512 ? peak(mxp_peak_f64_fma__avx512f) : 0;
     const double pbf = bf16 ? peak(mxp_peak_bf16_dot__avx512bf16) : 0;
     const int64_t big = (int64_t)N * N, small = NE * NE;
