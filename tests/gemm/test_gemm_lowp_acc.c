@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/lowp.h"
 #include "mxp.h"
 
 /* x rounded to dt (nearest even) through the library's converter. */
@@ -198,9 +199,55 @@ static void test_refused_combinations(void **state)
     assert_true(c[0] == 6.0f);
 }
 
+/* core/lowp.h's arithmetic rounding against the converter: every
+ * float16 value, the midpoints between neighbours and just off them, and
+ * random doubles over every exponent (subnormals, overflow, inf, NaN). */
+static void test_rounding_matches_the_converter(void **state)
+{
+    (void)state;
+    const mxp_dtype dts[2] = { MXP_F16, MXP_BF16 };
+    for (int q = 0; q < 2; q++) {
+        const mxp_lowp f = mxp_lowp_for(dts[q]);
+        for (uint32_t bits = 0; bits < 0x10000; bits++) {
+            double v, w;
+            uint16_t h = (uint16_t)bits, h2 = (uint16_t)(bits + 1);
+            assert_int_equal(mxp_convert(&v, MXP_F64, &h, dts[q], 1, NULL), MXP_OK);
+            assert_int_equal(mxp_convert(&w, MXP_F64, &h2, dts[q], 1, NULL), MXP_OK);
+            const double mid = v + (w - v) / 2;
+            const double xs[5] = { v, mid, nextafter(mid, 0), nextafter(mid, INFINITY), -mid };
+            for (int i = 0; i < 5; i++) {
+                if (isnan(v) || isnan(w) || isinf(v))
+                    continue;
+                const double got = mxp_lowp_round(&f, xs[i]), want = to(dts[q], xs[i]);
+                if (!(memcmp(&got, &want, 8) == 0)) {
+                    print_message("%s: %a -> %a, converter %a\n", mxp_dtype_name(dts[q]), xs[i], got, want);
+                    fail();
+                }
+            }
+        }
+        uint64_t s = 99;
+        for (int i = 0; i < 200000; i++) {
+            s = s * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t u = s;
+            double x;
+            memcpy(&x, &u, 8);
+            const double got = mxp_lowp_round(&f, x), want = to(dts[q], x);
+            if (isnan(x)) {
+                assert_true(isnan(got));
+                continue;
+            }
+            if (memcmp(&got, &want, 8) != 0) {
+                print_message("%s: %a -> %a, converter %a\n", mxp_dtype_name(dts[q]), x, got, want);
+                fail();
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rounding_matches_the_converter),
         cmocka_unit_test(test_sums_that_stall),
         cmocka_unit_test(test_against_the_reference_every_layout_and_thread_count),
         cmocka_unit_test(test_refused_combinations),
