@@ -335,7 +335,8 @@ static mxp_status qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *
                          wc->ndim);
     const int64_t n = wc->shape[0], k = wc->shape[1];
     if (x->ndim < 1 || x->shape[x->ndim - 1] != k)
-        return mxp_error(MXP_ERR_SHAPE, "%s: x's last axis has %lld values, the weight [%lld, %lld] takes %lld", what,
+        return mxp_error(MXP_ERR_SHAPE, "%s: x's last axis has %lld values, the weight [out_features %lld, in_features %lld] "
+                         "takes %lld", what,
                          x->ndim < 1 ? 0LL : (long long)x->shape[x->ndim - 1], (long long)n, (long long)k,
                          (long long)k);
     if (bias) {
