@@ -188,6 +188,23 @@ def bench_api():
     print(f"int8 mxp.matmul (uint8 x int8 -> float32), n = {n}: {2 * n**3 / (ours_q * 1e6):.0f} GOPS")
     row("  mxp.matmul(quantized)", ours_q, [("vs torch quantized linear:", th)])
 
+    # a dynamic quantized linear layer: x [m, K] float32 quantized every call
+    m, k = (64, 512) if QUICK else (128, 1024)
+    xl = rng.standard_normal((m, k)).astype(np.float32)
+    wl = (rng.standard_normal((k, k)) * 0.05).astype(np.float32)
+    bl = rng.standard_normal(k).astype(np.float32)
+    wq = mxp.quantize_weight(wl)
+    ours_l = median_ms(lambda: mxp.qlinear(xl, wq, bl))
+    f32_l = median_ms(lambda: xl @ wl.T + bl)
+    tl = None
+    if engine is not None:
+        layer = torch.ao.nn.quantized.dynamic.Linear(k, k, dtype=torch.qint8)
+        tx = torch.from_numpy(xl)
+        tl = median_ms(lambda: layer(tx))
+    print(f"mxp.qlinear (dynamic int8 linear layer), x [{m}, {k}], W [{k}, {k}] per channel: "
+          f"{2 * m * k * k / (ours_l * 1e6):.0f} GOPS")
+    row("  mxp.qlinear", ours_l, [("vs torch dynamic quantized Linear:", tl), ("vs NumPy float32 x @ W.T + b:", f32_l)])
+
     big = rng.standard_normal(1 << (22 if QUICK else 24)).astype(np.float32)
     # quantize reads 4n bytes and writes n: memcpy of 2.5n bytes moves as many
     srcb = np.ones(big.size * 5 // 2, np.uint8)
