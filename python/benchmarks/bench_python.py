@@ -195,15 +195,16 @@ def bench_api():
     bl = rng.standard_normal(k).astype(np.float32)
     wq = mxp.quantize_weight(wl)
     ours_l = median_ms(lambda: mxp.qlinear(xl, wq, bl))
-    f32_l = median_ms(lambda: xl @ wl.T + bl)
-    tl = None
+    tl = tf = None
     if engine is not None:
         layer = torch.ao.nn.quantized.dynamic.Linear(k, k, dtype=torch.qint8)
-        tx = torch.from_numpy(xl)
+        tx, tw32, tb32 = torch.from_numpy(xl), torch.from_numpy(wl), torch.from_numpy(bl)
         tl = median_ms(lambda: layer(tx))
+        tf = median_ms(lambda: torch.nn.functional.linear(tx, tw32, tb32))
     print(f"mxp.qlinear (dynamic int8 linear layer), x [{m}, {k}], W [{k}, {k}] per channel: "
           f"{2 * m * k * k / (ours_l * 1e6):.0f} GOPS")
-    row("  mxp.qlinear", ours_l, [("vs torch dynamic quantized Linear:", tl), ("vs NumPy float32 x @ W.T + b:", f32_l)])
+    row("  mxp.qlinear", ours_l, [("vs torch dynamic quantized Linear:", tl),
+                                  ("vs torch float32 F.linear:", tf)])
 
     big = rng.standard_normal(1 << (22 if QUICK else 24)).astype(np.float32)
     # quantize reads 4n bytes and writes n: memcpy of 2.5n bytes moves as many
