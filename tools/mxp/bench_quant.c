@@ -28,7 +28,6 @@ static const char *const torch_script =
     "    q = torch.quantize_per_tensor(x, s, 0, torch.qint8)\n"
     "    ts.append(time.perf_counter() - t0)\n"
     "tq = sorted(ts)[len(ts) // 2]\n"
-    "torch.set_num_threads(int(sys.argv[6]))\n"
     "lin = torch.ao.nn.quantized.dynamic.Linear(lk, ln, dtype=torch.qint8)\n"
     "xl = torch.randn(lm, lk)\n"
     "lin(xl)\n"
@@ -37,7 +36,7 @@ static const char *const torch_script =
     "    t0 = time.perf_counter()\n"
     "    y = lin(xl)\n"
     "    ts.append(time.perf_counter() - t0)\n"
-    "print('torch', tq, torch.__version__, sorted(ts)[len(ts) // 2])\n";
+    "print('torch', tq, torch.__version__, sorted(ts)[len(ts) // 2], torch.get_num_threads())\n";
 
 /* The linear layer's shape: x [m, k], W [n, k]. */
 typedef struct lin_shape {
@@ -47,9 +46,11 @@ typedef struct lin_shape {
 /* Median seconds of torch.quantize_per_tensor; 0 without torch (or python),
  * -1 when python ran but torch is not importable.  *linear: the median
  * seconds of torch's dynamic quantized Linear of shape L (0: not timed). */
-static double time_torch(size_t n, int reps, const lin_shape *L, double *linear, char *version, size_t vsize)
+static double time_torch(size_t n, int reps, const lin_shape *L, double *linear, int *threads, char *version,
+                         size_t vsize)
 {
     *linear = 0;
+    *threads = 0;
     char path[] = "/tmp/mxp-bench-quant-XXXXXX";
     int fd = mkstemp(path);
     if (fd < 0)
@@ -62,8 +63,7 @@ static double time_torch(size_t n, int reps, const lin_shape *L, double *linear,
     fputs(torch_script, f);
     fclose(f);
     char cmd[384];
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %zu %d %zu %zu %zu %d 2>/dev/null", path, n, reps, L->m, L->n,
-             L->k, mxp_get_num_threads());
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %zu %d %zu %zu %zu 2>/dev/null", path, n, reps, L->m, L->n, L->k);
     FILE *p = popen(cmd, "r");
     double s = 0;
     char word[16], ver[64];
@@ -73,7 +73,7 @@ static double time_torch(size_t n, int reps, const lin_shape *L, double *linear,
             s = -1;
         else if (got == 1 && !strcmp(word, "torch") && fscanf(p, "%lf %63s", &s, ver) == 2) {
             snprintf(version, vsize, "%s", ver);
-            if (fscanf(p, "%lf", linear) != 1)
+            if (fscanf(p, "%lf %d", linear, threads) != 2)
                 *linear = 0;
         }
         else
@@ -105,13 +105,14 @@ static void usage(FILE *f)
                "(default 128x1024x1024): mxp_qlinear (x quantized to uint8 from its min/max\n"
                "every call, W int8 per output channel once, exact int32 sums, float32 out)\n"
                "beside the float32 mxp_gemm of the same shape with the bias in its epilogue,\n"
-               "and torch.ao.nn.quantized.dynamic.Linear (PyTorch's threads set to mxp's).\n"
+               "and torch.ao.nn.quantized.dynamic.Linear (with PyTorch's own thread count,\n"
+               "shown; compare at MXP_NUM_THREADS=1 where PyTorch runs one thread).\n"
                "GOPS = 2MNK / time; PSNR of mxp_qlinear against the float32 layer.\n\n"
                "  --linear MxNxK  the layer's shape\n"
                "  --json   one JSON object: n, reps, threads, scale, calibration_ms, torch\n"
                "           (its version, or null), results, one object per operation:\n"
                "           operation, ms, gbps, vs_memcpy; and linear: shape [M, N, K],\n"
-               "           psnr_db, rows (operation, ms, gops, vs_f32_gemm)\n");
+               "           psnr_db, torch_threads, rows (operation, ms, gops, vs_f32_gemm)\n");
 }
 
 typedef struct quant_times {
@@ -120,6 +121,7 @@ typedef struct quant_times {
     lin_shape lin;
     double qlinear, f32_gemm, torch_linear; /* median seconds; torch_linear <= 0: not timed */
     double psnr_db;                         /* mxp_qlinear against the float32 layer */
+    int torch_threads;                      /* torch.get_num_threads() */
 } quant_times;
 
 static void print_row(bool json, const char *label, double seconds, double bytes, double copy_s)
@@ -155,7 +157,7 @@ static void print_linear(bool json, const quant_times *t, const char *torch_vers
     const lin_shape *L = &t->lin;
     const double ops = 2.0 * (double)L->m * (double)L->n * (double)L->k;
     char label[128];
-    snprintf(label, sizeof label, "torch dynamic quantized Linear %.63s", torch_version);
+    snprintf(label, sizeof label, "torch dynamic qLinear %.20s, %d thr", torch_version, t->torch_threads);
     if (json) {
         cli_json_object("linear");
         cli_json_array("shape");
@@ -164,6 +166,10 @@ static void print_linear(bool json, const quant_times *t, const char *torch_vers
         cli_json_int(NULL, (long long)L->k);
         cli_json_close();
         cli_json_num("psnr_db", t->psnr_db);
+        if (t->torch_linear > 0)
+            cli_json_int("torch_threads", t->torch_threads);
+        else
+            cli_json_null("torch_threads");
         cli_json_array("rows");
     } else {
         printf("\n# linear layer y = x W^T + bias, x [%zu, %zu] float32, W [%zu, %zu]; median of the runs;\n"
@@ -357,7 +363,7 @@ int cli_bench_quant(int argc, char **argv)
     if (parsed >= 0)
         return parsed;
     char torch_version[64] = "";
-    t.torch = time_torch(n, reps, &t.lin, &t.torch_linear, torch_version, sizeof torch_version);
+    t.torch = time_torch(n, reps, &t.lin, &t.torch_linear, &t.torch_threads, torch_version, sizeof torch_version);
     const size_t copy = 5 * n / 2;
     void *m1 = cli_alloc(copy), *m2 = cli_alloc(copy);
     if (!m1 || !m2) {
