@@ -5,11 +5,19 @@
  *   | ... padding ... | hdr | user bytes (size) |
  *
  * prefix is a multiple of the alignment large enough for the header, which
- * records what mxp_free needs (the allocator that made the block). */
+ * records what mxp_free needs (the allocator that made the block).
+ *
+ * Large blocks of the default allocator are 2 MiB-aligned and advised as
+ * huge pages (MADV_HUGEPAGE), as NumPy does: one fault maps 2 MiB instead
+ * of 4 KiB.  GEMM workspaces (mxp_workspace_get/put) are kept between
+ * calls in a small cache under the same lock. */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/alloc-internal.h"
 #include "core/error.h"
@@ -21,9 +29,91 @@ typedef struct hdr {
     struct hdr *next; /* pool free list */
 } hdr;
 
+/* ---- huge pages ----------------------------------------------------------- */
+
+enum { HUGE_PAGE = 2u << 20 };
+
+static atomic_int huge_requested = -1;          /* -1: not set by mxp_set_hugepages */
+static atomic_size_t huge_threshold = 4u << 20; /* bytes; see docs/architecture.md */
+static int huge_env = -1;                       /* MXP_HUGEPAGES: 0, 1, or -1 unset/invalid */
+static pthread_once_t huge_once = PTHREAD_ONCE_INIT;
+static atomic_ullong huge_count;                /* allocations advised (stats.hugepage_allocations) */
+
+/* Read once per process; a value other than 0 or 1 is ignored with one
+ * message, as MXP_NUM_THREADS is (docs/reliability.md). */
+static void read_huge_env(void)
+{
+    const char *env = getenv("MXP_HUGEPAGES");
+    if (!env || !*env)
+        return;
+    if (!strcmp(env, "0") || !strcmp(env, "1"))
+        huge_env = env[0] - '0';
+    else
+        fprintf(stderr, "mxp: MXP_HUGEPAGES='%.40s' is not 0 or 1; ignored\n", env);
+}
+
+void mxp_set_hugepages(bool enabled)
+{
+    atomic_store(&huge_requested, enabled ? 1 : 0);
+}
+
+bool mxp_hugepages_enabled(void)
+{
+    const int r = atomic_load(&huge_requested);
+    if (r >= 0)
+        return r;
+    pthread_once(&huge_once, read_huge_env);
+    return huge_env != 0; /* on by default */
+}
+
+mxp_status mxp_set_hugepage_threshold(size_t bytes)
+{
+    if (bytes < HUGE_PAGE)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "huge-page threshold %zu bytes is below one huge page (2 MiB)",
+                         bytes);
+    atomic_store(&huge_threshold, bytes);
+    return MXP_OK;
+}
+
+size_t mxp_hugepage_threshold(void)
+{
+    return atomic_load(&huge_threshold);
+}
+
+const char *mxp_hugepages_system_mode(void)
+{
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+    char line[128] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        fclose(f);
+    }
+    static const char *const modes[] = { "always", "madvise", "never" };
+    for (int i = 0; i < 3; i++) {
+        char want[16];
+        snprintf(want, sizeof want, "[%s]", modes[i]);
+        if (strstr(line, want))
+            return modes[i];
+    }
+    return "unavailable";
+}
+
 static void *default_alloc(void *ctx, size_t size, size_t align)
 {
     (void)ctx;
+#ifdef MADV_HUGEPAGE
+    if (size >= atomic_load(&huge_threshold) && size <= SIZE_MAX - HUGE_PAGE && mxp_hugepages_enabled()) {
+        /* whole huge pages, so that every 2 MiB of the block can be one */
+        const size_t rounded = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        void *p = aligned_alloc(HUGE_PAGE, rounded);
+        if (p) {
+            if (madvise(p, rounded, MADV_HUGEPAGE) == 0) /* EINVAL without THP: small pages, still correct */
+                atomic_fetch_add(&huge_count, 1);
+            return p;
+        }
+    }
+#endif
     size_t rounded = (size + align - 1) / align * align;
     return aligned_alloc(align, rounded);
 }
@@ -121,6 +211,7 @@ void mxp_set_pool(bool enabled)
 void mxp_alloc_release_cache(void)
 {
     release_pooled(true);
+    mxp_release_workspaces();
 }
 
 void mxp_memory_stats_get(mxp_memory_stats *out)
@@ -128,16 +219,19 @@ void mxp_memory_stats_get(mxp_memory_stats *out)
     pthread_mutex_lock(&lock);
     *out = stats;
     pthread_mutex_unlock(&lock);
+    out->hugepage_allocations = atomic_load(&huge_count);
 }
 
 void mxp_memory_stats_reset(void)
 {
     pthread_mutex_lock(&lock);
-    uint64_t cur = stats.current_bytes, pool = stats.pool_bytes;
+    uint64_t cur = stats.current_bytes, pool = stats.pool_bytes, ws = stats.workspace_bytes;
     memset(&stats, 0, sizeof stats);
     stats.current_bytes = stats.peak_bytes = cur;
     stats.pool_bytes = pool;
+    stats.workspace_bytes = ws;
     pthread_mutex_unlock(&lock);
+    atomic_store(&huge_count, 0);
 }
 
 void mxp_set_alloc_fail_after(uint64_t n)
@@ -231,4 +325,118 @@ void mxp_free(void *ptr)
     pthread_mutex_unlock(&lock);
     if (!keep)
         release_block(h);
+}
+
+/* ---- workspaces: scratch kept between calls ------------------------------- */
+
+/* Idle workspaces, under `lock`.  A call takes one (the smallest that is
+ * large enough) and gives it back when it returns, so calls running at
+ * once on several threads never share one; they are as many as the calls
+ * that ever ran at once, at most WS_SLOTS are kept. */
+enum { WS_SLOTS = 16 };
+static const uint64_t WS_MAX_BYTES = (uint64_t)1 << 30;
+static hdr *ws_idle[WS_SLOTS];
+static int ws_count;
+
+static hdr *header_of(void *ptr)
+{
+    return (hdr *)(void *)((unsigned char *)ptr - sizeof(hdr));
+}
+
+/* Removes idle workspace i (under the lock). */
+static hdr *ws_remove(int i)
+{
+    hdr *h = ws_idle[i];
+    ws_idle[i] = ws_idle[--ws_count];
+    stats.workspace_bytes -= h->total;
+    return h;
+}
+
+void *mxp_workspace_get(size_t size)
+{
+    hdr *drop = NULL;
+    pthread_mutex_lock(&lock);
+    if (!fail_after) { /* the test mode sees every allocation a call can make */
+        int best = -1, small = -1, stale = -1;
+        for (int i = 0; i < ws_count; i++) {
+            const hdr *h = ws_idle[i];
+            if (h->allocator.alloc != current.alloc || h->allocator.ctx != current.ctx || h->align != alignment)
+                stale = i; /* made by another allocator (or alignment): not handed out */
+            else if (h->size >= size && (best < 0 || h->size < ws_idle[best]->size))
+                best = i;
+            else if (h->size < size && (small < 0 || h->size > ws_idle[small]->size))
+                small = i;
+        }
+        /* one block released per call: a stale one, else (when none fits)
+         * the largest that is too small, which the new one replaces */
+        const int release = stale >= 0 ? stale : best < 0 ? small : -1;
+        hdr *h = best >= 0 ? ws_idle[best] : NULL;
+        if (release >= 0) {
+            drop = ws_remove(release);
+            stats.frees++;
+        }
+        if (h) {
+            for (int i = 0; i < ws_count; i++) /* its index may have moved */
+                if (ws_idle[i] == h)
+                    ws_remove(i);
+            stats.workspace_reuses++;
+            stats.current_bytes += h->size;
+            if (stats.current_bytes > stats.peak_bytes)
+                stats.peak_bytes = stats.current_bytes;
+            pthread_mutex_unlock(&lock);
+            if (drop)
+                release_block(drop);
+            return (unsigned char *)h + sizeof(hdr);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (drop)
+        release_block(drop);
+    /* grown by an eighth, so that slowly growing sizes reuse it */
+    const size_t grown = size <= SIZE_MAX / 9 * 8 ? size + size / 8 : size;
+    return mxp_malloc(grown);
+}
+
+void mxp_workspace_put(void *ptr)
+{
+    if (!ptr)
+        return;
+    hdr *h = header_of(ptr), *evict = h;
+    pthread_mutex_lock(&lock);
+    stats.current_bytes -= h->size;
+    if (stats.workspace_bytes + h->total <= WS_MAX_BYTES) {
+        if (ws_count == WS_SLOTS) { /* full: the smallest goes */
+            int small = 0;
+            for (int i = 1; i < ws_count; i++)
+                if (ws_idle[i]->size < ws_idle[small]->size)
+                    small = i;
+            evict = ws_idle[small]->size < h->size ? ws_remove(small) : h;
+        } else {
+            evict = NULL;
+        }
+        if (evict != h) {
+            ws_idle[ws_count++] = h;
+            stats.workspace_bytes += h->total;
+        }
+    }
+    if (evict)
+        stats.frees++;
+    pthread_mutex_unlock(&lock);
+    if (evict)
+        release_block(evict);
+}
+
+void mxp_release_workspaces(void)
+{
+    hdr *list[WS_SLOTS];
+    pthread_mutex_lock(&lock);
+    const int n = ws_count;
+    for (int i = 0; i < n; i++)
+        list[i] = ws_idle[i];
+    ws_count = 0;
+    stats.workspace_bytes = 0;
+    stats.frees += (uint64_t)n;
+    pthread_mutex_unlock(&lock);
+    for (int i = 0; i < n; i++)
+        release_block(list[i]);
 }
