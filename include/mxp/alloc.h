@@ -53,10 +53,10 @@ MXP_API void mxp_memory_stats_reset(void);
 MXP_API void mxp_set_alloc_fail_after(uint64_t n);
 
 /* Huge pages.  Blocks of at least the threshold (default 4 MiB) from the
- * default allocator are 2 MiB-aligned, rounded up to whole 2 MiB, and
- * advised with madvise(MADV_HUGEPAGE), so that the kernel maps them in
- * 2 MiB pages when its transparent huge pages are in "madvise" or "always"
- * mode (one page fault and one TLB entry per 2 MiB).  On by default;
+ * default allocator are 2 MiB-aligned and their whole 2 MiB pages advised
+ * with madvise(MADV_HUGEPAGE), so that the kernel maps them in 2 MiB
+ * pages when its transparent huge pages are in "madvise" or "always" mode
+ * (one page fault and one TLB entry per 2 MiB).  On by default;
  * MXP_HUGEPAGES=0 or 1 in the environment (read once; another value is
  * ignored with a message on stderr), then mxp_set_hugepages, decide.
  * Memory of an allocator set with mxp_set_allocator is never advised (it

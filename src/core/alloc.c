@@ -104,11 +104,13 @@ static void *default_alloc(void *ctx, size_t size, size_t align)
     (void)ctx;
 #ifdef MADV_HUGEPAGE
     if (size >= atomic_load(&huge_threshold) && size <= SIZE_MAX - HUGE_PAGE && mxp_hugepages_enabled()) {
-        /* whole huge pages, so that every 2 MiB of the block can be one */
-        const size_t rounded = (size + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        /* 2 MiB-aligned; the whole 2 MiB pages inside the block are
+         * advised, the tail stays in 4 KiB pages (a 4 MiB array plus its
+         * header takes 4 MiB + 4 KiB, not 6 MiB) */
+        const size_t rounded = (size + 4095) / 4096 * 4096, advised = size / HUGE_PAGE * HUGE_PAGE;
         void *p = aligned_alloc(HUGE_PAGE, rounded);
         if (p) {
-            if (madvise(p, rounded, MADV_HUGEPAGE) == 0) /* EINVAL without THP: small pages, still correct */
+            if (madvise(p, advised, MADV_HUGEPAGE) == 0) /* EINVAL without THP: small pages, still correct */
                 atomic_fetch_add(&huge_count, 1);
             return p;
         }
