@@ -11,7 +11,7 @@
  * huge pages (MADV_HUGEPAGE), as NumPy does: one fault maps 2 MiB instead
  * of 4 KiB.  GEMM workspaces (mxp_workspace_get/put) are kept between
  * calls in a small cache under the same lock. */
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE, posix_memalign */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -108,8 +108,8 @@ static void *default_alloc(void *ctx, size_t size, size_t align)
          * advised, the tail stays in 4 KiB pages (a 4 MiB array plus its
          * header takes 4 MiB + 4 KiB, not 6 MiB) */
         const size_t rounded = (size + 4095) / 4096 * 4096, advised = size / HUGE_PAGE * HUGE_PAGE;
-        void *p = aligned_alloc(HUGE_PAGE, rounded);
-        if (p) {
+        void *p = NULL; /* posix_memalign: C11's aligned_alloc wants a size in whole alignments */
+        if (posix_memalign(&p, HUGE_PAGE, rounded) == 0 && p) {
             if (madvise(p, advised, MADV_HUGEPAGE) == 0) /* EINVAL without THP: small pages, still correct */
                 atomic_fetch_add(&huge_count, 1);
             return p;
