@@ -7,11 +7,12 @@
  * prefix is a multiple of the alignment large enough for the header, which
  * records what mxp_free needs (the allocator that made the block).
  *
- * Large blocks of the default allocator are 2 MiB-aligned and advised as
- * huge pages (MADV_HUGEPAGE), as NumPy does: one fault maps 2 MiB instead
- * of 4 KiB.  GEMM workspaces (mxp_workspace_get/put) are kept between
+ * Large blocks of the default allocator are mxp's own mappings, 2 MiB-
+ * aligned and advised as huge pages (MADV_HUGEPAGE), as NumPy advises its
+ * large arrays: one fault maps 2 MiB instead of 4 KiB; a few freed ones
+ * are kept for the next block of their size.  GEMM workspaces (mxp_workspace_get/put) are kept between
  * calls in a small cache under the same lock. */
-#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE, posix_memalign */
+#define _DEFAULT_SOURCE /* mmap, madvise, MADV_HUGEPAGE */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 typedef struct hdr {
     void *base;
     size_t size, total, align;
+    size_t mapped; /* nonzero: base is mxp's own huge-page mapping of this length */
     mxp_allocator allocator;
     struct hdr *next; /* pool free list */
 } hdr;
@@ -102,20 +104,6 @@ const char *mxp_hugepages_system_mode(void)
 static void *default_alloc(void *ctx, size_t size, size_t align)
 {
     (void)ctx;
-#ifdef MADV_HUGEPAGE
-    if (size >= atomic_load(&huge_threshold) && size <= SIZE_MAX - HUGE_PAGE && mxp_hugepages_enabled()) {
-        /* 2 MiB-aligned; the whole 2 MiB pages inside the block are
-         * advised, the tail stays in 4 KiB pages (a 4 MiB array plus its
-         * header takes 4 MiB + 4 KiB, not 6 MiB) */
-        const size_t rounded = (size + 4095) / 4096 * 4096, advised = size / HUGE_PAGE * HUGE_PAGE;
-        void *p = NULL; /* posix_memalign: C11's aligned_alloc wants a size in whole alignments */
-        if (posix_memalign(&p, HUGE_PAGE, rounded) == 0 && p) {
-            if (madvise(p, advised, MADV_HUGEPAGE) == 0) /* EINVAL without THP: small pages, still correct */
-                atomic_fetch_add(&huge_count, 1);
-            return p;
-        }
-    }
-#endif
     size_t rounded = (size + align - 1) / align * align;
     return aligned_alloc(align, rounded);
 }
@@ -138,6 +126,116 @@ static uint64_t fail_after; /* 0: off */
 static mxp_memory_stats stats;
 
 enum { POOL_MAX_BYTES = 1u << 30 };
+
+/* ---- huge-page blocks: mxp's own mappings, and the freed ones kept --------- */
+
+/* A freed block of mxp's own is kept for the next block of about its size
+ * (at most HUGE_CACHE_BLOCKS, HUGE_CACHE_MAX bytes; the oldest go first):
+ * its pages stay mapped, so a new array of a size used before is written
+ * at memory speed instead of faulting and zeroing every page again. */
+enum { HUGE_CACHE_BLOCKS = 4 };
+static const size_t HUGE_CACHE_MAX = (size_t)256 << 20;
+static struct { void *base; size_t len; } huge_cache[HUGE_CACHE_BLOCKS]; /* under lock, oldest first */
+static int huge_cached;
+
+static void huge_unmap(void *base, size_t len)
+{
+    munmap(base, len);
+}
+
+/* A 2 MiB-aligned mapping of at least total bytes (*mapped: its length),
+ * whole 2 MiB pages advised; NULL when huge pages are off or the block is
+ * small (the caller then uses the allocator). */
+static void *huge_alloc(size_t total, size_t *mapped)
+{
+#ifdef MADV_HUGEPAGE
+    if (total < atomic_load(&huge_threshold) || total > SIZE_MAX / 2 || !mxp_hugepages_enabled())
+        return NULL;
+    const size_t len = (total + 4095) / 4096 * 4096;
+    pthread_mutex_lock(&lock);
+    int best = -1;
+    for (int i = 0; i < huge_cached; i++) /* the smallest that fits, wasting at most a quarter */
+        if (huge_cache[i].len >= len && huge_cache[i].len - len <= len / 4 &&
+            (best < 0 || huge_cache[i].len < huge_cache[best].len))
+            best = i;
+    if (best >= 0) {
+        void *base = huge_cache[best].base;
+        *mapped = huge_cache[best].len;
+        stats.hugepage_cache_bytes -= *mapped;
+        stats.hugepage_cache_hits++;
+        for (int i = best; i + 1 < huge_cached; i++)
+            huge_cache[i] = huge_cache[i + 1];
+        huge_cached--;
+        pthread_mutex_unlock(&lock);
+        return base;
+    }
+    pthread_mutex_unlock(&lock);
+    unsigned char *m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    unsigned char *start = m + ((HUGE_PAGE - (uintptr_t)m % HUGE_PAGE) % HUGE_PAGE);
+    if (start > m)
+        munmap(m, (size_t)(start - m));
+    if (start + len < m + len + HUGE_PAGE)
+        munmap(start + len, (size_t)(m + len + HUGE_PAGE - (start + len)));
+    /* the tail after the last whole 2 MiB stays in 4 KiB pages (a 4 MiB
+     * array with its header takes 4 MiB + 4 KiB, not 6 MiB); EINVAL
+     * without THP: small pages, still correct */
+    if (madvise(start, total / HUGE_PAGE * HUGE_PAGE, MADV_HUGEPAGE) == 0)
+        atomic_fetch_add(&huge_count, 1);
+    *mapped = len;
+    return start;
+#else
+    (void)total;
+    (void)mapped;
+    return NULL;
+#endif
+}
+
+static void huge_free(void *base, size_t len)
+{
+    void *drop[HUGE_CACHE_BLOCKS];
+    size_t drop_len[HUGE_CACHE_BLOCKS];
+    int dropped = 0;
+    pthread_mutex_lock(&lock);
+    const bool keep = len <= HUGE_CACHE_MAX;
+    while (keep && (huge_cached == HUGE_CACHE_BLOCKS || stats.hugepage_cache_bytes + len > HUGE_CACHE_MAX)) {
+        drop[dropped] = huge_cache[0].base; /* the oldest */
+        drop_len[dropped++] = huge_cache[0].len;
+        stats.hugepage_cache_bytes -= huge_cache[0].len;
+        for (int i = 0; i + 1 < huge_cached; i++)
+            huge_cache[i] = huge_cache[i + 1];
+        huge_cached--;
+    }
+    if (keep) {
+        huge_cache[huge_cached].base = base;
+        huge_cache[huge_cached++].len = len;
+        stats.hugepage_cache_bytes += len;
+    }
+    pthread_mutex_unlock(&lock);
+    for (int i = 0; i < dropped; i++)
+        huge_unmap(drop[i], drop_len[i]);
+    if (!keep)
+        huge_unmap(base, len);
+}
+
+/* Unmaps the kept blocks. */
+static void huge_drain(void)
+{
+    void *drop[HUGE_CACHE_BLOCKS];
+    size_t drop_len[HUGE_CACHE_BLOCKS];
+    pthread_mutex_lock(&lock);
+    const int n = huge_cached;
+    for (int i = 0; i < n; i++) {
+        drop[i] = huge_cache[i].base;
+        drop_len[i] = huge_cache[i].len;
+    }
+    huge_cached = 0;
+    stats.hugepage_cache_bytes = 0;
+    pthread_mutex_unlock(&lock);
+    for (int i = 0; i < n; i++)
+        huge_unmap(drop[i], drop_len[i]);
+}
 
 /* fork: the lock is taken before and released after in both processes, so
  * that a child never inherits it held by a thread that does not exist
@@ -180,7 +278,10 @@ size_t mxp_alignment(void)
 
 static void release_block(hdr *h)
 {
-    h->allocator.free(h->allocator.ctx, h->base, h->total);
+    if (h->mapped)
+        huge_free(h->base, h->mapped);
+    else
+        h->allocator.free(h->allocator.ctx, h->base, h->total);
 }
 
 /* Empties the pool (under the lock), then releases its blocks. */
@@ -228,10 +329,12 @@ void mxp_memory_stats_reset(void)
 {
     pthread_mutex_lock(&lock);
     uint64_t cur = stats.current_bytes, pool = stats.pool_bytes, ws = stats.workspace_bytes;
+    uint64_t huge = stats.hugepage_cache_bytes;
     memset(&stats, 0, sizeof stats);
     stats.current_bytes = stats.peak_bytes = cur;
     stats.pool_bytes = pool;
     stats.workspace_bytes = ws;
+    stats.hugepage_cache_bytes = huge;
     pthread_mutex_unlock(&lock);
     atomic_store(&huge_count, 0);
 }
@@ -287,8 +390,11 @@ void *mxp_malloc(size_t size)
             mxp_error(MXP_ERR_SIZE_OVERFLOW, "allocation of %zu bytes is too large", size);
             return NULL;
         }
-        size_t total = prefix + (size ? size : 1);
-        unsigned char *base = a.alloc(a.ctx, total, align);
+        size_t total = prefix + (size ? size : 1), mapped = 0;
+        /* large blocks of the default allocator: mxp's own huge-page mapping */
+        unsigned char *base = a.alloc == default_alloc ? huge_alloc(total, &mapped) : NULL;
+        if (!base)
+            base = a.alloc(a.ctx, total, align);
         if (!base) {
             mxp_error(MXP_ERR_NO_MEMORY, "allocation of %zu bytes failed", size);
             return NULL;
@@ -298,6 +404,7 @@ void *mxp_malloc(size_t size)
         h->size = size;
         h->total = total;
         h->align = align;
+        h->mapped = mapped;
         h->allocator = a;
     }
     h->next = NULL;
@@ -441,4 +548,5 @@ void mxp_release_workspaces(void)
     pthread_mutex_unlock(&lock);
     for (int i = 0; i < n; i++)
         release_block(list[i]);
+    huge_drain(); /* after the workspaces: some of them land there */
 }

@@ -5,6 +5,9 @@
  * kernel's "hg" flag (MADV_HUGEPAGE, /proc/self/smaps VmFlags) when the
  * kernel's THP mode is madvise or always (skipped otherwise); with it off,
  * or below the threshold, or from a caller's allocator, nothing is advised.
+ * A freed block is kept and handed out again for a block of about its
+ * size, its pages still there (no page fault to write it), until
+ * mxp_release_workspaces.
  *
  * Workspaces: repeated and alternating GEMM calls (float, with and without
  * an accumulator workspace; int8) allocate nothing after the first call of
@@ -12,6 +15,7 @@
  * mxp_release_workspaces / mxp_shutdown give every byte back. */
 #define _GNU_SOURCE /* getline */
 #include <setjmp.h>
+#include <sys/resource.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -147,6 +151,64 @@ static void test_hugepages_on_aligns_and_advises_large_blocks(void **state)
     mxp_memory_stats_get(&after);
     assert_int_equal(after.hugepage_allocations, before.hugepage_allocations);
     mxp_free(p);
+}
+
+static long minor_faults(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+static void test_hugepage_blocks_kept_and_reused(void **state)
+{
+    (void)state;
+    mxp_set_hugepages(true);
+    mxp_release_workspaces();
+    mxp_memory_stats before, after;
+    const size_t size = 12u * MIB;
+    unsigned char *p = mxp_malloc(size);
+    assert_non_null(p);
+    memset(p, 3, size);
+    mxp_memory_stats_get(&before);
+    mxp_free(p);
+    mxp_memory_stats_get(&after);
+    assert_int_equal(after.current_bytes, before.current_bytes - size);
+    assert_true(after.hugepage_cache_bytes >= before.hugepage_cache_bytes + size);
+    /* a block of about the size: the same pages, nothing to fault in */
+    unsigned char *q = mxp_malloc(size - 100 * 1024);
+    assert_ptr_equal(q, p);
+    const long faults = minor_faults();
+    memset(q, 4, size - 100 * 1024);
+    const long new_faults = minor_faults() - faults;
+    mxp_memory_stats_get(&after);
+    assert_int_equal(after.hugepage_cache_hits, before.hugepage_cache_hits + 1);
+    if (new_faults > 8) {
+        print_error("writing a reused 12 MiB block took %ld page faults\n", new_faults);
+        fail();
+    }
+    /* much smaller: a block of its own (the kept one would waste too much) */
+    unsigned char *r = mxp_malloc(5u * MIB);
+    assert_non_null(r);
+    mxp_free(q);
+    mxp_free(r);
+    mxp_memory_stats_get(&after);
+    assert_true(after.hugepage_cache_bytes >= 17u * MIB);
+    mxp_release_workspaces();
+    mxp_memory_stats_get(&after);
+    assert_int_equal(after.hugepage_cache_bytes, 0);
+    /* at most four are kept */
+    void *blocks[6];
+    for (int i = 0; i < 6; i++)
+        assert_non_null(blocks[i] = mxp_malloc((5u + (size_t)i) * MIB));
+    for (int i = 0; i < 6; i++)
+        mxp_free(blocks[i]);
+    mxp_memory_stats_get(&after);
+    assert_true(after.hugepage_cache_bytes >= (7u + 8 + 9 + 10) * MIB); /* the newest four */
+    assert_true(after.hugepage_cache_bytes < (7u + 8 + 9 + 10 + 5) * MIB);
+    mxp_shutdown();
+    mxp_memory_stats_get(&after);
+    assert_int_equal(after.hugepage_cache_bytes, 0);
 }
 
 static void test_hugepage_threshold_is_checked_and_used(void **state)
@@ -408,6 +470,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_hugepages_off_advises_nothing, restore),
         cmocka_unit_test_teardown(test_hugepages_on_aligns_and_advises_large_blocks, restore),
+        cmocka_unit_test_teardown(test_hugepage_blocks_kept_and_reused, restore),
         cmocka_unit_test_teardown(test_hugepage_threshold_is_checked_and_used, restore),
         cmocka_unit_test_teardown(test_hugepages_leave_a_callers_allocator_alone, restore),
         cmocka_unit_test_teardown(test_workspaces_reused_one_thread, restore),
