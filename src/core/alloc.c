@@ -25,8 +25,7 @@
 
 typedef struct hdr {
     void *base;
-    size_t size, total, align;
-    size_t mapped; /* nonzero: base is mxp's own huge-page mapping of this length */
+    size_t size, total, align; /* total: the length of the mapping for mxp's own (is_mapped) */
     mxp_allocator allocator;
     struct hdr *next; /* pool free list */
 } hdr;
@@ -99,6 +98,17 @@ const char *mxp_hugepages_system_mode(void)
             return modes[i];
     }
     return "unavailable";
+}
+
+/* The header stays 64 bytes (one prefix at the default alignment; a
+ * pointer to the block's start keeps it "reachable" for leak checkers), so
+ * mxp's own mappings are marked by the allocator's ctx, not by a field. */
+_Static_assert(sizeof(hdr) <= 64, "the block header fits the default 64-byte prefix");
+static char mapped_tag;
+
+static bool is_mapped(const hdr *h)
+{
+    return h->allocator.ctx == &mapped_tag;
 }
 
 static void *default_alloc(void *ctx, size_t size, size_t align)
@@ -278,8 +288,8 @@ size_t mxp_alignment(void)
 
 static void release_block(hdr *h)
 {
-    if (h->mapped)
-        huge_free(h->base, h->mapped);
+    if (is_mapped(h))
+        huge_free(h->base, h->total);
     else
         h->allocator.free(h->allocator.ctx, h->base, h->total);
 }
@@ -402,10 +412,11 @@ void *mxp_malloc(size_t size)
         h = (hdr *)(void *)(base + prefix - sizeof(hdr));
         h->base = base;
         h->size = size;
-        h->total = total;
+        h->total = mapped ? mapped : total;
         h->align = align;
-        h->mapped = mapped;
         h->allocator = a;
+        if (mapped)
+            h->allocator.ctx = &mapped_tag;
     }
     h->next = NULL;
     pthread_mutex_lock(&lock);
@@ -469,7 +480,8 @@ void *mxp_workspace_get(size_t size)
         int best = -1, small = -1, stale = -1;
         for (int i = 0; i < ws_count; i++) {
             const hdr *h = ws_idle[i];
-            if (h->allocator.alloc != current.alloc || h->allocator.ctx != current.ctx || h->align != alignment)
+            if (h->allocator.alloc != current.alloc || (h->allocator.ctx != current.ctx && !is_mapped(h)) ||
+                h->align != alignment)
                 stale = i; /* made by another allocator (or alignment): not handed out */
             else if (h->size >= size && (best < 0 || h->size < ws_idle[best]->size))
                 best = i;
