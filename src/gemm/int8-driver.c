@@ -212,11 +212,11 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
     if (mxp_isa_current() < MXP_ISA_AVX512 || job->b.dtype != MXP_S8)
         return false;
     const size_t n = job->n, k = job->k, n32 = (n + 31) / 32 * 32;
-    int16_t *x = mxp_malloc(k * sizeof *x);
-    int32_t *y = mxp_malloc(n32 * sizeof *y);
+    int16_t *x = mxp_workspace_get(k * sizeof *x); /* kept between calls */
+    int32_t *y = mxp_workspace_get(n32 * sizeof *y);
     if (!x || !y) {
-        mxp_free(x);
-        mxp_free(y);
+        mxp_workspace_put(x);
+        mxp_workspace_put(y);
         *st = MXP_ERR_NO_MEMORY;
         return true;
     }
@@ -236,8 +236,8 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
         w[j] = (int32_t)((uint32_t)y[j] - corr);
     if (job->finish)
         job->finish(job->finish_ctx, 0, 1, 0, n, w, n);
-    mxp_free(x);
-    mxp_free(y);
+    mxp_workspace_put(x);
+    mxp_workspace_put(y);
     *st = MXP_OK;
     return true;
 #else

@@ -280,6 +280,8 @@ static const shape shapes[] = {
     { 90, 100, 200, MXP_F64, MXP_F64 },
     { 70, 96, 128, MXP_U8, MXP_S32 },    /* int8: packing and offsets */
     { 70, 96, 128, MXP_U8, MXP_F32 },    /* int8: an int32 workspace, dequantized */
+    { 1, 300, 200, MXP_F32, MXP_F32 },   /* M = 1: GEMV's two vectors */
+    { 1, 96, 128, MXP_U8, MXP_S32 },     /* the int8 GEMV */
 };
 enum { SHAPES = sizeof shapes / sizeof shapes[0] };
 
