@@ -38,8 +38,9 @@ check-sanitize: deps
 # The tests labelled tsan under ThreadSanitizer (gcc): test_concurrency
 # (program threads running GEMM, conversions, quantization and operations at
 # once, each result compared bit for bit with a one-thread run, while the
-# pool is shut down and restarted), test_threads (the pool), test_fpenv.
-TSAN_TESTS = test_concurrency test_threads test_fpenv
+# pool is shut down and restarted), test_threads (the pool), test_fpenv,
+# test_memory (GEMM workspaces and huge-page blocks at one and two threads).
+TSAN_TESTS = test_concurrency test_threads test_fpenv test_memory
 
 check-tsan: deps
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMXP_WERROR=ON -DMXP_SANITIZE_THREAD=ON >/dev/null

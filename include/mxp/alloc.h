@@ -41,6 +41,11 @@ typedef struct mxp_memory_stats {
     uint64_t pool_bytes;      /* bytes held by the pool now */
     uint64_t bytes_copied;    /* by array copies of the same dtype */
     uint64_t bytes_converted; /* source bytes through array dtype conversions */
+    uint64_t workspace_bytes; /* idle GEMM workspaces kept for the next call (not in current_bytes) */
+    uint64_t workspace_reuses; /* workspaces a call took from those kept, instead of allocating */
+    uint64_t hugepage_allocations; /* blocks mapped 2 MiB-aligned and advised as huge pages */
+    uint64_t hugepage_cache_bytes; /* freed huge-page blocks kept for reuse (not in current_bytes) */
+    uint64_t hugepage_cache_hits;  /* allocations served by one of those, its pages already there */
 } mxp_memory_stats;
 
 /* The statistics now (out NULL: nothing). */
@@ -55,6 +60,36 @@ MXP_API void mxp_memory_stats_reset(void);
  * it fail; 0 turns it off.  Lets tests check that every failure path
  * returns MXP_ERR_NO_MEMORY and leaks nothing. */
 MXP_API void mxp_set_alloc_fail_after(uint64_t n);
+
+/* Huge pages.  Blocks of at least the threshold (default 4 MiB) from the
+ * default allocator are mappings of mxp's own (mmap), 2 MiB-aligned, their
+ * whole 2 MiB pages advised with madvise(MADV_HUGEPAGE), so that the
+ * kernel maps them in 2 MiB pages when its transparent huge pages are in
+ * "madvise" or "always" mode (one page fault and one TLB entry per 2 MiB).
+ * Up to 4 freed ones (256 MiB) are kept and reused for a block of about
+ * their size, pages and all (mxp_release_workspaces and mxp_shutdown give
+ * them back).  On by default;
+ * MXP_HUGEPAGES=0 or 1 in the environment (read once; another value is
+ * ignored with a message on stderr), then mxp_set_hugepages, decide.
+ * Memory of an allocator set with mxp_set_allocator is never advised (it
+ * is not mxp's): such an allocator can madvise its own blocks. */
+MXP_API void mxp_set_hugepages(bool enabled);
+MXP_API bool mxp_hugepages_enabled(void);
+/* Bytes from which a block is advised: at least 2 MiB, else
+ * MXP_ERR_INVALID_ARGUMENT. */
+MXP_API mxp_status mxp_set_hugepage_threshold(size_t bytes);
+MXP_API size_t mxp_hugepage_threshold(void);
+/* The kernel's transparent huge page mode: "always", "madvise", "never",
+ * or "unavailable" (no /sys/kernel/mm/transparent_hugepage/enabled). */
+MXP_API const char *mxp_hugepages_system_mode(void);
+
+/* GEMM keeps its packing buffers and accumulator workspaces between calls
+ * (one per call running at once, grown when a larger call needs more), so
+ * that a call does not allocate and fault in fresh pages.  This releases
+ * the idle ones and the freed huge-page blocks kept for reuse (mxp_shutdown
+ * does too); memory_stats.workspace_bytes and hugepage_cache_bytes say what
+ * they hold. */
+MXP_API void mxp_release_workspaces(void);
 
 /* Raw buffers from the current allocator, with the statistics. */
 MXP_API void *mxp_malloc(size_t size);

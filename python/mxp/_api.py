@@ -221,8 +221,9 @@ def info():
 
 def memory_stats(reset=False):
     """mxp's allocator statistics (current/peak bytes, allocations, frees,
-    pool hits, bytes copied/converted); reset=True zeroes the counters
-    after reading."""
+    pool hits, bytes copied/converted, idle GEMM workspaces and their
+    reuses, huge-page blocks advised, kept and reused); reset=True zeroes
+    the counters after reading."""
     return Result(_mxp._memory_stats(bool(reset)))
 
 

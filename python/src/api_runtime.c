@@ -128,12 +128,18 @@ static PyObject *memory_stats(PyObject *self, PyObject *reset)
     mxp_get_memory_stats(&s);
     if (PyObject_IsTrue(reset))
         mxp_reset_memory_stats();
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "current_bytes", (unsigned long long)s.current_bytes,
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "current_bytes",
+                         (unsigned long long)s.current_bytes,
                          "peak_bytes", (unsigned long long)s.peak_bytes, "allocations",
                          (unsigned long long)s.allocations, "frees", (unsigned long long)s.frees, "pool_hits",
                          (unsigned long long)s.pool_hits, "pool_bytes", (unsigned long long)s.pool_bytes,
                          "bytes_copied", (unsigned long long)s.bytes_copied, "bytes_converted",
-                         (unsigned long long)s.bytes_converted);
+                         (unsigned long long)s.bytes_converted, "workspace_bytes",
+                         (unsigned long long)s.workspace_bytes, "workspace_reuses",
+                         (unsigned long long)s.workspace_reuses, "hugepage_allocations",
+                         (unsigned long long)s.hugepage_allocations, "hugepage_cache_bytes",
+                         (unsigned long long)s.hugepage_cache_bytes, "hugepage_cache_hits",
+                         (unsigned long long)s.hugepage_cache_hits);
 }
 
 PyMethodDef mxpy_runtime_methods[] = {

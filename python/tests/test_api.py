@@ -218,3 +218,16 @@ def test_no_reference_leaks_over_repeated_calls():
     gc.collect()
     assert (sys.getrefcount(a), sys.getrefcount(x)) == refs
     assert mxp.memory_stats().current_bytes == base
+
+
+def test_memory_stats_show_kept_workspaces_and_huge_pages():
+    a = np.ones((64, 64), np.float32)
+    mxp.matmul(a, a)
+    before = mxp.memory_stats()
+    for _ in range(5):
+        mxp.matmul(a, a)
+    after = mxp.memory_stats()
+    assert after.workspace_reuses >= before.workspace_reuses + 5  # GEMM's packing buffers kept
+    assert after.workspace_bytes > 0
+    for key in ("hugepage_allocations", "hugepage_cache_bytes", "hugepage_cache_hits"):
+        assert getattr(after, key) >= 0

@@ -7,7 +7,18 @@
 /* Counts bytes copied (same dtype) or converted (source bytes). */
 void mxp_stats_add_copied(uint64_t bytes, bool converted);
 
-/* Releases the blocks the pool caches (the pool stays on if it was). */
+/* Releases the blocks the pool caches (the pool stays on if it was) and
+ * the idle workspaces (mxp_shutdown). */
 void mxp_alloc_release_cache(void);
+
+/* Scratch kept between calls (GEMM packing buffers and accumulators): a
+ * block of at least size bytes, from the idle workspaces when one is large
+ * enough (not counted as an allocation), else newly allocated (with some
+ * room to grow); NULL with MXP_ERR_NO_MEMORY set when that fails.  Give it
+ * back with mxp_workspace_put (not mxp_free): it stays for the next call
+ * until mxp_release_workspaces or mxp_shutdown.  While it is out, it is
+ * the caller's alone and counts in current_bytes. */
+void *mxp_workspace_get(size_t size);
+void mxp_workspace_put(void *ptr);
 
 #endif

@@ -8,6 +8,7 @@
  * depend on the thread count. */
 #include <string.h>
 
+#include "core/alloc-internal.h"
 #include "core/error.h"
 #include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
@@ -191,13 +192,13 @@ mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n,
     s.a_in_place = cfg->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0 && width <= 1024;
     slabs S;
     memset(&S, 0, sizeof S);
-    /* All the buffers in one block: with several, glibc gave the freed heap
-     * top back to the kernel after every call (its trim threshold follows
-     * the largest single block), and every call faulted the pages in again
-     * (two threads at 256^3: 4% of the time). */
+    /* All the buffers in one block, a workspace kept between calls (and
+     * between calls of other libraries): allocated afresh, glibc gave the
+     * freed pages back to the kernel and every call faulted them in again
+     * (two threads at 256^3: 4% of the time; docs/gemm.md, Workspaces). */
     const int buffers_b = use_slabs ? nthreads : 1, buffers_a = s.a_in_place ? 0 : nthreads;
     const size_t b_bytes = (nc_max * kc_max * as + 63) / 64 * 64, a_bytes = (mc_max * kc_max * as + 63) / 64 * 64;
-    unsigned char *block = mxp_malloc((size_t)buffers_b * b_bytes + (size_t)buffers_a * a_bytes);
+    unsigned char *block = mxp_workspace_get((size_t)buffers_b * b_bytes + (size_t)buffers_a * a_bytes);
     mxp_status st = block ? MXP_OK : MXP_ERR_NO_MEMORY;
     for (int t = 0; t < buffers_b && block; t++)
         S.pb[t] = block + (size_t)t * b_bytes;
@@ -227,7 +228,7 @@ mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n,
             }
         }
     }
-    mxp_free(block);
+    mxp_workspace_put(block);
     return st;
 }
 
@@ -319,7 +320,7 @@ mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, si
     nthreads = nthreads < 1 ? 1 : nthreads > MAX_THREADS ? MAX_THREADS : nthreads;
     direct_step s = { cfg, &pack_cfg, a, b, m, n, k, alpha, beta, { NULL }, w, ldw, finish, finish_ctx };
     const size_t a_bytes = (mrp * kcp_max * ps + 63) / 64 * 64;
-    unsigned char *block = mxp_malloc((size_t)nthreads * a_bytes); /* one block: see mxp_gemm_drive_finish */
+    unsigned char *block = mxp_workspace_get((size_t)nthreads * a_bytes); /* see mxp_gemm_drive_finish */
     if (!block)
         return MXP_ERR_NO_MEMORY;
     for (int t = 0; t < nthreads; t++)
@@ -328,6 +329,6 @@ mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, si
         mxp_parallel(nthreads, run_direct, &s);
     else
         run_direct(&s, 0, 1);
-    mxp_free(block);
+    mxp_workspace_put(block);
     return MXP_OK;
 }

@@ -3,6 +3,7 @@
  * rounding into C. */
 #include <string.h>
 
+#include "core/alloc-internal.h"
 #include "core/error.h"
 #include "convert/convert-config.h"
 #include "core/fpenv.h"
@@ -301,7 +302,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     const size_t as = mxp_dtype_itemsize(acc);
     if (m > SIZE_MAX / as / n)
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu workspace is too large", m, n);
-    void *w = mxp_malloc(m * n * as);
+    void *w = mxp_workspace_get(m * n * as); /* kept for the next call (docs/gemm.md, Workspaces) */
     if (!w)
         return MXP_ERR_NO_MEMORY;
     if (beta != 0)
@@ -315,7 +316,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
         f.kernel = mxp_cvt_find(c_type, acc, f.params.rounding, mxp_isa_current());
     st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f)
               : mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f);
-    mxp_free(w);
+    mxp_workspace_put(w);
     return st;
 }
 

@@ -4,6 +4,7 @@
  * bfloat16 or float16 (float32 accumulation), or A and B are float64. */
 #include <string.h>
 
+#include "core/alloc-internal.h"
 #include "core/error.h"
 #include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
@@ -101,22 +102,22 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
     const size_t as = mxp_dtype_itemsize(a->dtype);
     const ptrdiff_t a_step = (ptrdiff_t)(a->trans ? a->ld * as : as); /* along the one row of op(A) */
     if (a->dtype == MXP_F64 && b->dtype == MXP_F64 && (!acc || acc == MXP_F64)) {
-        double *x = mxp_malloc(k * sizeof *x), *y = mxp_malloc(n * sizeof *y);
+        double *x = mxp_workspace_get(k * sizeof *x), *y = mxp_workspace_get(n * sizeof *y); /* kept between calls */
         if (x && y) {
             mxp_convert_strided(x, MXP_F64, 8, a->base, a->dtype, a_step, k, NULL);
             mxp_gemm_gemv_run(-1, b->trans, k, n, x, b->base, b->ld, 8, y);
             finish_row(n, alpha, NULL, y, beta, c, c_type, opts);
         }
         *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
-        mxp_free(x);
-        mxp_free(y);
+        mxp_workspace_put(x);
+        mxp_workspace_put(y);
         return true;
     }
     int kind = b->dtype == MXP_F32 ? MXP_GEMV_F32 : b->dtype == MXP_BF16 ? MXP_GEMV_BF16
              : b->dtype == MXP_F16 ? MXP_GEMV_F16 : -1;
     if (kind < 0 || (acc && acc != MXP_F32) || a->dtype == MXP_F64)
         return false;
-    float *x = mxp_malloc(k * sizeof *x), *y = mxp_malloc(n * sizeof *y);
+    float *x = mxp_workspace_get(k * sizeof *x), *y = mxp_workspace_get(n * sizeof *y); /* kept between calls */
     if (x && y) {
         /* x = the one row of op(A), widened exactly */
         mxp_convert_strided(x, MXP_F32, 4, a->base, a->dtype, a_step, k, NULL);
@@ -124,8 +125,8 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
         finish_row(n, alpha, y, NULL, beta, c, c_type, opts);
     }
     *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
-    mxp_free(x);
-    mxp_free(y);
+    mxp_workspace_put(x);
+    mxp_workspace_put(y);
     return true;
 #else
     (void)n; (void)k; (void)alpha; (void)a; (void)b; (void)beta; (void)c; (void)c_type; (void)opts; (void)st;

@@ -8,6 +8,7 @@
  * the thread count.  Packing is in int8-pack.c. */
 #include <string.h>
 
+#include "core/alloc-internal.h"
 #include "core/threads-internal.h"
 #include "gemm/int8-internal.h"
 #include "kernels/gemm-kernels.h"
@@ -211,11 +212,11 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
     if (mxp_isa_current() < MXP_ISA_AVX512 || job->b.dtype != MXP_S8)
         return false;
     const size_t n = job->n, k = job->k, n32 = (n + 31) / 32 * 32;
-    int16_t *x = mxp_malloc(k * sizeof *x);
-    int32_t *y = mxp_malloc(n32 * sizeof *y);
+    int16_t *x = mxp_workspace_get(k * sizeof *x); /* kept between calls */
+    int32_t *y = mxp_workspace_get(n32 * sizeof *y);
     if (!x || !y) {
-        mxp_free(x);
-        mxp_free(y);
+        mxp_workspace_put(x);
+        mxp_workspace_put(y);
         *st = MXP_ERR_NO_MEMORY;
         return true;
     }
@@ -235,8 +236,8 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
         w[j] = (int32_t)((uint32_t)y[j] - corr);
     if (job->finish)
         job->finish(job->finish_ctx, 0, 1, 0, n, w, n);
-    mxp_free(x);
-    mxp_free(y);
+    mxp_workspace_put(x);
+    mxp_workspace_put(y);
     *st = MXP_OK;
     return true;
 #else
@@ -327,15 +328,16 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
      * thread: 256^3 +5%, 512^3 +2%, 1024^3 +1%, 2048^3 -1%) */
     s.a_in_place = cfg->ukernel_a && job->a.dtype == MXP_U8 && !job->a.trans && k % 4 == 0 && width <= 1024;
     const int shared = use_slabs ? nthreads : 1; /* B~ and workspaces */
-    /* every buffer in one block (see driver.c: several made glibc trim and
-     * fault its pages in again on every call) */
+    /* every buffer in one block, a workspace kept between calls (see
+     * driver.c: allocated afresh, glibc trimmed the freed pages and every
+     * call faulted them in again) */
     const int a_buffers = s.a_in_place ? 0 : nthreads;
     const size_t off_bytes = ((m + n) * sizeof(int32_t) + 63) / 64 * 64;
     const size_t b_bytes = (mxp_int8_panel_bytes(cfg, nc_max, kc_step) + 63) / 64 * 64;
     const size_t ws_bytes = job->w ? 0 : (m * nc_max * sizeof(int32_t) + 63) / 64 * 64;
     const size_t a_bytes = (mxp_int8_panel_bytes(cfg, mc_step, kc_step) + 63) / 64 * 64;
     unsigned char *block =
-        mxp_malloc(off_bytes + (size_t)shared * (b_bytes + ws_bytes) + (size_t)a_buffers * a_bytes);
+        mxp_workspace_get(off_bytes + (size_t)shared * (b_bytes + ws_bytes) + (size_t)a_buffers * a_bytes);
     const bool ok = block != NULL;
     int32_t *off = (int32_t *)(void *)block;
     for (int t = 0; t < shared && ok; t++) {
@@ -375,6 +377,6 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
             }
         }
     }
-    mxp_free(block);
+    mxp_workspace_put(block);
     return ok ? MXP_OK : MXP_ERR_NO_MEMORY;
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/alloc-internal.h"
 #include "core/error.h"
 #include "gemm/int8-internal.h"
 #include "kernels/requant-kernels.h"
@@ -386,7 +387,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     }
     col_scale one = split_scale(o->scales ? o->scales[0] : 1.0f), *cols = NULL;
     int32_t *zeros = NULL;
-    if (f.per_col && !(cols = mxp_malloc(n * sizeof *cols)))
+    if (f.per_col && !(cols = mxp_workspace_get(n * sizeof *cols))) /* kept between calls */
         return MXP_ERR_NO_MEMORY;
     for (size_t j = 0; f.per_col && j < n; j++)
         cols[j] = split_scale(o->scales[j]);
@@ -418,8 +419,8 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
         f.qm = &one_m;
         f.qs = &one_s;
         if (f.per_col) {
-            if (!(qms = mxp_malloc(2 * n * sizeof *qms))) {
-                mxp_free(cols);
+            if (!(qms = mxp_workspace_get(2 * n * sizeof *qms))) {
+                mxp_workspace_put(cols);
                 return MXP_ERR_NO_MEMORY;
             }
             for (size_t j = 0; j < n; j++) {
@@ -441,7 +442,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
         st = mxp_int8_gemm_drive(cfg, &job);
     }
     mxp_free(zeros);
-    mxp_free(cols);
-    mxp_free(qms);
+    mxp_workspace_put(cols);
+    mxp_workspace_put(qms);
     return st;
 }

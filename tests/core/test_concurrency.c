@@ -2,7 +2,8 @@
  * bfloat16, int8, matmul), conversions (stochastic rounding too),
  * quantization, MX blocks, elementwise operations, reductions and a custom
  * operator, in its own order, while another thread turns the allocator's
- * pool on and off and calls mxp_shutdown; every result must equal, bit for
+ * pool and huge pages on and off, releases the GEMM workspaces and calls
+ * mxp_shutdown; every result must equal, bit for
  * bit, the one computed first on one thread.  `make check-tsan` runs this
  * under ThreadSanitizer, which also reports any data race on the way. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
@@ -188,12 +189,16 @@ static void *caller(void *arg)
     return NULL;
 }
 
-/* Meanwhile: the allocator's pool toggled, the thread pool shut down. */
+/* Meanwhile: the allocator's pool toggled, huge pages turned on and off,
+ * the idle GEMM workspaces released, the thread pool shut down. */
 static void *disturber(void *arg)
 {
     (void)arg;
     for (unsigned i = 0; !atomic_load(&stop); i++) {
         mxp_set_pool(i % 2 == 0);
+        mxp_set_hugepages(i % 3 != 0);
+        if (i % 4 == 2)
+            mxp_release_workspaces();
         if (i % 8 == 0)
             mxp_shutdown();
         mxp_memory_stats s;
@@ -258,8 +263,12 @@ static void test_concurrent_callers_get_the_one_thread_bits(void **state)
         free(expected[j]);
     assert_int_equal(mxp_unregister_op("test_concurrency_twice"), MXP_OK);
     mxp_set_pool(false);
+    mxp_set_hugepages(true);
     assert_int_equal(mxp_set_num_threads(0), MXP_OK);
     mxp_shutdown();
+    mxp_memory_stats ms;
+    mxp_memory_stats_get(&ms);
+    assert_int_equal(ms.workspace_bytes, 0); /* every caller's workspace was given back, then released */
 }
 
 int main(void)

@@ -1,4 +1,4 @@
-/* MXP_NUM_THREADS and MXP_ISA are parsed strictly: a value that is not
+/* MXP_NUM_THREADS, MXP_ISA and MXP_HUGEPAGES are parsed strictly: a value that is not
  * what the variable takes is ignored with one message on stderr (not
  * silently, and not half-read as atoi would: "4abc" is not 4); a thread
  * count above MXP_MAX_THREADS is capped with a message; ISA names are
@@ -18,7 +18,7 @@
 
 #include "mxp.h"
 
-typedef enum { ASK_THREADS, ASK_ISA } question;
+typedef enum { ASK_THREADS, ASK_ISA, ASK_HUGEPAGES } question;
 
 /* Runs the question in a child with name=value in its environment (value
  * NULL: unset); *said gets what the child wrote to stderr, the return
@@ -37,9 +37,13 @@ static int ask_child(question q, const char *name, const char *value, char *said
             setenv(name, value, 1);
         else
             unsetenv(name);
-        const int answer = q == ASK_THREADS ? mxp_get_num_threads() : (int)mxp_isa_current();
+        const int answer = q == ASK_THREADS ? mxp_get_num_threads()
+                         : q == ASK_ISA     ? (int)mxp_isa_current()
+                                            : (int)mxp_hugepages_enabled();
         /* asked again: no second message */
-        const int again = q == ASK_THREADS ? mxp_get_num_threads() : (int)mxp_isa_current();
+        const int again = q == ASK_THREADS ? mxp_get_num_threads()
+                        : q == ASK_ISA     ? (int)mxp_isa_current()
+                                           : (int)mxp_hugepages_enabled();
         dprintf(fds[1], "answer=%d\n", answer == again ? answer : -1);
         exit(0); /* not _exit: a --coverage build writes the child's counts at exit */
     }
@@ -132,12 +136,37 @@ static void test_env_isa_names_are_case_insensitive_and_unknown_ones_said(void *
     assert_int_equal(mxp_isa_from_name("avx-512"), MXP_ISA_COUNT);
 }
 
+static void test_env_hugepages_takes_0_or_1_only(void **state)
+{
+    (void)state;
+    char said[512];
+    assert_int_equal(ask_child(ASK_HUGEPAGES, "MXP_HUGEPAGES", NULL, said, sizeof said), 1); /* default on */
+    assert_string_equal(said, "");
+    assert_int_equal(ask_child(ASK_HUGEPAGES, "MXP_HUGEPAGES", "0", said, sizeof said), 0);
+    assert_string_equal(said, "");
+    assert_int_equal(ask_child(ASK_HUGEPAGES, "MXP_HUGEPAGES", "1", said, sizeof said), 1);
+    assert_string_equal(said, "");
+    assert_int_equal(ask_child(ASK_HUGEPAGES, "MXP_HUGEPAGES", "", said, sizeof said), 1);
+    assert_string_equal(said, "");
+    static const char *const bad[] = { "yes", "2", "01", " 0", "0 ", "off", "-1" };
+    char want[160];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const int on = ask_child(ASK_HUGEPAGES, "MXP_HUGEPAGES", bad[i], said, sizeof said);
+        snprintf(want, sizeof want, "mxp: MXP_HUGEPAGES='%s' is not 0 or 1; ignored\n", bad[i]);
+        if (strcmp(said, want) != 0 || on != 1) {
+            print_error("MXP_HUGEPAGES='%s': %d, stderr \"%s\"; want 1 and \"%s\"\n", bad[i], on, said, want);
+            fail();
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_env_num_threads_rejects_what_is_not_a_positive_integer),
         cmocka_unit_test(test_env_num_threads_takes_a_count_and_caps_it),
         cmocka_unit_test(test_env_isa_names_are_case_insensitive_and_unknown_ones_said),
+        cmocka_unit_test(test_env_hugepages_takes_0_or_1_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

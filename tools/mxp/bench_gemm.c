@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 
@@ -35,8 +36,9 @@ typedef struct gemm_args {
     gemm_shape shapes[MAX_SHAPES];
     int shape_count;
     size_t m, n, k; /* the single case */
-    int shape_given, dtype_given, standard;
+    int shape_given, dtype_given, standard; /* standard: 1 standard, 2 small */
     int threads, reps, json;
+    int alternate, reps_given; /* --alternate: no warm-up, one call at a time */
 } gemm_args;
 
 /* The standard set (make bench): square sizes, then the LLM shapes: one
@@ -46,13 +48,18 @@ static const gemm_shape standard_shapes[] = {
     { 256, 256, 256 }, { 512, 512, 512 }, { 1024, 1024, 1024 }, { 2048, 2048, 2048 },
     { 1, 4096, 4096 }, { 16, 4096, 4096 }, { 128, 4096, 4096 },
 };
+/* --set small: where per-call costs (checks, dispatch, workspaces,
+ * threads) show next to the arithmetic. */
+static const gemm_shape small_shapes[] = { { 32, 32, 32 }, { 64, 64, 64 }, { 128, 128, 128 } };
 static const mxp_dtype standard_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_U8 };
 static const mxp_dtype supported_dtypes[] = { MXP_F32, MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_U8 };
 
 static void print_help(void)
 {
-    printf("usage: mxp bench gemm [--dtype D] [--m M] [--n N] [--k K] [--threads T] [--reps R] [--json]\n"
-           "       mxp bench gemm --set standard [--dtype D] [--threads T] [--reps R] [--json]\n\n"
+    printf("usage: mxp bench gemm [--dtype D] [--m M] [--n N] [--k K] [--threads T] [--reps R]\n"
+           "                      [--alternate] [--json]\n"
+           "       mxp bench gemm --set standard|small [--dtype D] [--threads T] [--reps R]\n"
+           "                      [--alternate] [--json]\n\n"
            "Times C = A * B (row-major, no transposes, alpha 1, beta 0) with mxp_gemm and\n"
            "with the peer library for the dtype, in this process: each run of R goes\n"
            "through every implementation in turn (the starting one rotating), after one\n"
@@ -72,11 +79,22 @@ static void print_help(void)
            "                 peers' idle threads are asked not to spin through the others'\n"
            "                 runs (OMP_WAIT_POLICY=passive, OPENBLAS_THREAD_TIMEOUT=4, unless\n"
            "                 set); on a shared machine such figures are rough\n"
-           "  --reps R       timed runs of each implementation, median reported (default 7)\n"
+           "  --reps R       timed runs of each implementation, median reported (default 7;\n"
+           "                 31 with --alternate)\n"
+           "  --alternate    cold calls: no warm-up and no batches; from the first call on,\n"
+           "                 mxp and the peers are called in turn, one call each per round\n"
+           "                 (the first one rotating), each call timed alone, so every mxp\n"
+           "                 call follows another library's (its allocations, its use of the\n"
+           "                 caches).  ms is the median per call; the notes add the first\n"
+           "                 call's time and the minor page faults per call (getrusage,\n"
+           "                 the process's: other threads' too).  Shows what per-call setup\n"
+           "                 (workspaces, page faults, thread start) costs\n"
            "  --set standard the standard set, as `make bench` runs it: M = N = K = 256,\n"
            "                 512, 1024, 2048, then M = 1, 16, 128 with N = K = 4096, for\n"
            "                 f32, f64, bf16 and u8s8 (or only --dtype D); not with\n"
            "                 --m/--n/--k\n"
+           "  --set small    M = N = K = 32, 64, 128 of --dtype D (default f32): the\n"
+           "                 per-call costs next to the arithmetic\n"
            "  --json         one JSON object instead of the table: threads, reps, isa,\n"
            "                 peers (the libraries found, null for missing ones) and\n"
            "                 results, one object per implementation and case: dtype m n\n"
@@ -158,6 +176,10 @@ static int parse_option(gemm_args *a, int argc, char **argv, int *i)
         a->json = 1;
         return CLI_OK;
     }
+    if (!strcmp(argv[*i], "--alternate")) {
+        a->alternate = 1;
+        return CLI_OK;
+    }
     if ((m = cli_option(argc, argv, i, "--dtype", &v)) > 0)
         return parse_dtype(a, v);
     if (m == 0 && (m = cli_option(argc, argv, i, "--m", &v)) > 0)
@@ -169,11 +191,11 @@ static int parse_option(gemm_args *a, int argc, char **argv, int *i)
     if (m == 0 && (m = cli_option(argc, argv, i, "--threads", &v)) > 0)
         return parse_int("--threads", v, 1, MAX_THREADS, &a->threads);
     if (m == 0 && (m = cli_option(argc, argv, i, "--reps", &v)) > 0)
-        return parse_int("--reps", v, 1, MAX_REPS, &a->reps);
+        return a->reps_given = 1, parse_int("--reps", v, 1, MAX_REPS, &a->reps);
     if (m == 0 && (m = cli_option(argc, argv, i, "--set", &v)) > 0) {
-        if (strcmp(v, "standard"))
-            return cli_usage_error(cmd_name, "--set knows only 'standard', not '%s'", v);
-        a->standard = 1;
+        if (strcmp(v, "standard") && strcmp(v, "small"))
+            return cli_usage_error(cmd_name, "--set knows 'standard' and 'small', not '%s'", v);
+        a->standard = strcmp(v, "small") ? 1 : 2;
         return CLI_OK;
     }
     if (m < 0)
@@ -463,6 +485,7 @@ static void print_json_header(const gemm_args *a)
     cli_json_begin("bench gemm");
     cli_json_int("threads", a->threads);
     cli_json_int("reps", a->reps);
+    cli_json_bool("alternate", a->alternate);
     cli_json_str("isa", mxp_isa_name(mxp_get_isa()));
     cli_json_object("peers");
     if (openblas.tried) {
@@ -486,9 +509,9 @@ static void print_header(const gemm_args *a)
         return;
     }
     printf("# mxp bench gemm: C = A*B row-major, alpha 1, beta 0; C float32 (float64 for f64);\n"
-           "# median of %d runs, implementations alternating; GFLOPS = 2*M*N*K / time;\n"
+           "# median of %d runs, implementations alternating%s; GFLOPS = 2*M*N*K / time;\n"
            "# mxp/this = mxp GFLOPS / this GFLOPS; diff = max|C - C_mxp| / max|C_mxp|\n",
-           a->reps);
+           a->reps, a->alternate ? " call by call, no warm-up (--alternate)" : "");
     printf("# threads: %d (mxp %d", a->threads, mxp_get_num_threads());
     if (openblas.lib)
         printf(", OpenBLAS %d", openblas.threads);
@@ -552,6 +575,68 @@ static mxp_status alloc_case(gemm_case *c)
     return st;
 }
 
+static void check_diff(gemm_case *c, impl *im, const char *what, double tolerance)
+{
+    im->diff = relative_diff(c->c_out, c->c_mxp, c->c_type, c->m * c->n);
+    if (!(im->diff <= tolerance))
+        fprintf(stderr, "mxp bench gemm: warning: %s: %s and mxp differ by %.2g (relative to max |C|)\n", what,
+                im->label, im->diff);
+}
+
+/* --alternate: every call timed alone, from the first, the implementations
+ * in turn (mxp's first call is the first of the case). */
+static int run_case_alternate(const gemm_args *a, gemm_case *c, const char *what, double tolerance)
+{
+    for (int i = 0; i < c->count; i++) {
+        c->impls[i].times = malloc((size_t)a->reps * sizeof c->impls[i].times[0]);
+        if (!c->impls[i].times) {
+            free_case(c);
+            return cli_mxp_error(cmd_name, what, MXP_ERR_NO_MEMORY);
+        }
+    }
+    double first[IMPL_MAX] = { 0 };
+    long faults[IMPL_MAX] = { 0 }; /* minor page faults over all calls */
+    for (int r = 0; r < a->reps; r++) {
+        for (int j = 0; j < c->count; j++) {
+            impl *im = &c->impls[(r + j) % c->count];
+            if (!im->available)
+                continue;
+            struct rusage u0, u1;
+            getrusage(RUSAGE_SELF, &u0);
+            const double t0 = cli_now();
+            const int failed = run_impl(c, im);
+            im->times[r] = cli_now() - t0;
+            getrusage(RUSAGE_SELF, &u1);
+            faults[im - c->impls] += u1.ru_minflt - u0.ru_minflt;
+            if (failed) {
+                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32;
+                if (!mxp_row)
+                    fprintf(stderr, "mxp bench gemm: %s: %s failed\n", what, im->label);
+                free_case(c);
+                return mxp_row ? cli_mxp_error(cmd_name, what, (mxp_status)failed) : CLI_FAILED;
+            }
+            if (r == 0)
+                first[im - c->impls] = im->times[0];
+            if (r == 0 && im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY)
+                check_diff(c, im, what, tolerance); /* mxp's C is written in round 0 before any peer's */
+        }
+    }
+    for (int i = 0; i < c->count; i++) {
+        impl *im = &c->impls[i];
+        if (!im->available)
+            continue;
+        im->seconds = median(im->times, a->reps);
+        const size_t len = strlen(im->detail);
+        snprintf(im->detail + len, sizeof im->detail - len, "%sfirst call %.3f ms; %.1f page faults/call",
+                 len ? "; " : "", first[i] * 1e3, (double)faults[i] / a->reps);
+    }
+    for (int i = 0; i < c->count; i++)
+        print_row(a, c, &c->impls[i], &c->impls[0]);
+    fflush(stdout);
+    free_case(c);
+    return CLI_OK;
+}
+
 static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
 {
     gemm_case c;
@@ -570,6 +655,8 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
     }
     choose_impls(&c, a->threads);
     const double tolerance = type == MXP_F64 ? 1e-10 : 1e-3;
+    if (a->alternate)
+        return run_case_alternate(a, &c, what, tolerance);
     /* Warm-up: one untimed call each (first-call allocations, JIT), which
      * also gives the results compared in the diff column. */
     for (int i = 0; i < c.count; i++) {
@@ -672,9 +759,14 @@ int cli_bench_gemm(int argc, char **argv)
     }
     if (rc != CLI_OK)
         return rc;
+    if (a.alternate && !a.reps_given)
+        a.reps = 31;
     if (a.standard && a.shape_given)
-        return cli_usage_error(cmd_name, "--set standard fixes the shapes: drop --m, --n and --k");
-    if (a.standard) {
+        return cli_usage_error(cmd_name, "--set fixes the shapes: drop --m, --n and --k");
+    if (a.standard == 2) {
+        a.shape_count = (int)(sizeof small_shapes / sizeof small_shapes[0]);
+        memcpy(a.shapes, small_shapes, sizeof small_shapes);
+    } else if (a.standard) {
         a.shape_count = (int)(sizeof standard_shapes / sizeof standard_shapes[0]);
         memcpy(a.shapes, standard_shapes, sizeof standard_shapes);
         if (!a.dtype_given) {

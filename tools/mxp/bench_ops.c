@@ -1,6 +1,8 @@
 /* mxp bench ops — elementwise add and a full sum in float32, float16 and
  * bfloat16, beside memcpy of the same bytes and NumPy's float32/float16 in
- * the same run (NumPy is timed by /usr/bin/python3, when it is there). */
+ * the same run (NumPy is timed by /usr/bin/python3, when it is there).
+ * The add runs into an existing array and into a new one, the new one
+ * with mxp's huge pages on and off, so the cost of fresh pages shows. */
 #define _POSIX_C_SOURCE 200809L /* popen, mkstemp, fdopen */
 #include <math.h>
 #include <stdio.h>
@@ -16,15 +18,19 @@ static const char *const numpy_script =
     "rng = np.random.default_rng(1)\n"
     "for t in ('float32', 'float16'):\n"
     "    a = rng.standard_normal(n).astype(t); b = rng.standard_normal(n).astype(t); c = np.empty_like(a)\n"
-    "    for op in ('add', 'sum'):\n"
+    "    for op in ('add', 'new', 'sum'):\n"
     "        ts = []\n"
     "        for r in range(reps):\n"
     "            t0 = time.perf_counter()\n"
-    "            np.add(a, b, out=c) if op == 'add' else a.sum()\n"
+    "            np.add(a, b, out=c) if op == 'add' else (a + b) if op == 'new' else a.sum()\n"
     "            ts.append(time.perf_counter() - t0)\n"
     "        print(t, op, sorted(ts)[len(ts) // 2])\n";
 
-typedef struct numpy_times { double add[2], sum[2]; int ok; } numpy_times; /* [float32, float16] */
+enum { OP_ADD, OP_ADD_NEW, OP_ADD_NEW_4K, OP_SUM, OP_SUM_LOWP, OPS };
+static const char *const op_names[OPS] = { "add", "add_new", "add_new_4k", "sum", "sum_lowp" };
+static const char *const op_labels[OPS] = { "add", "add new", "add new 4k", "sum", "sum_lowp" };
+
+typedef struct numpy_times { double add[2], fresh[2], sum[2]; int ok; } numpy_times; /* [float32, float16] */
 
 static void time_numpy(size_t n, int reps, numpy_times *t)
 {
@@ -45,6 +51,8 @@ static void time_numpy(size_t n, int reps, numpy_times *t)
         int k = !strcmp(type, "float16");
         if (!strcmp(op, "add"))
             t->add[k] = s;
+        else if (!strcmp(op, "new"))
+            t->fresh[k] = s;
         else
             t->sum[k] = s;
         t->ok++;
@@ -62,29 +70,38 @@ static int cmp_double(const void *a, const void *b)
 
 typedef struct timing { double mxp, copy; } timing;
 
-/* Alternates the operation and a memcpy of copy_bytes; medians. */
+/* Alternates the operation and a memcpy of copy_bytes; medians.  The new
+ * arrays are freed outside the timing, as a program drops them later. */
 static mxp_status measure(int op, mxp_array *a, mxp_array *b, mxp_array *c, void *m1, void *m2, size_t copy_bytes,
                           int reps, timing *out)
 {
     double tm[64], tc[64];
-    for (int r = 0; r < reps; r++) {
+    const bool huge = mxp_hugepages_enabled();
+    if (op == OP_ADD_NEW_4K)
+        mxp_set_hugepages(false);
+    mxp_status st = MXP_OK;
+    for (int r = 0; r < reps && st == MXP_OK; r++) {
+        mxp_array *fresh = NULL;
         double t0 = cli_now();
-        mxp_status st;
-        if (op == 0) {
+        if (op == OP_ADD) {
             st = mxp_binary_into(c, MXP_OP_ADD, a, b, NULL);
-        } else { /* op 2: accumulated in the input's own 16-bit dtype (the emulation) */
-            mxp_array *s = NULL;
+        } else if (op == OP_SUM) {
+            st = mxp_reduce(&fresh, MXP_REDUCE_SUM, a, 0, NULL, NULL);
+        } else if (op == OP_SUM_LOWP) { /* accumulated in the input's own 16-bit dtype (the emulation) */
             const mxp_reduce_opts lowp = { .acc_dtype = mxp_array_dtype(a) };
-            st = mxp_reduce(&s, MXP_REDUCE_SUM, a, 0, NULL, op == 2 ? &lowp : NULL);
-            mxp_array_free(s);
+            st = mxp_reduce(&fresh, MXP_REDUCE_SUM, a, 0, NULL, &lowp);
+        } else {
+            st = mxp_binary(&fresh, MXP_OP_ADD, a, b, NULL);
         }
         tm[r] = cli_now() - t0;
-        if (st != MXP_OK)
-            return st;
+        mxp_array_free(fresh);
         t0 = cli_now();
         memcpy(m2, m1, copy_bytes);
         tc[r] = cli_now() - t0;
     }
+    mxp_set_hugepages(huge);
+    if (st != MXP_OK)
+        return st;
     qsort(tm, (size_t)reps, sizeof tm[0], cmp_double);
     qsort(tc, (size_t)reps, sizeof tc[0], cmp_double);
     out->mxp = tm[reps / 2];
@@ -97,21 +114,24 @@ static void usage(FILE *f)
     fprintf(f, "usage: mxp bench ops [--n N] [--reps R] [--json]\n\n"
                "Times elementwise add (out = a + b) and a sum over all elements in float32,\n"
                "float16 and bfloat16 (N elements, default 16M; R runs, default 7, medians),\n"
-               "beside memcpy of the same bytes and NumPy float32/float16 in the same run.\n"
-               "GB/s counts bytes read + written (add: 3 arrays; sum: 1).  sum_lowp (float16,\n"
-               "bfloat16): the sum with acc_dtype the input's own dtype, every step rounded to\n"
-               "it (an emulation of a 16-bit accumulator, docs/ops.md; no NumPy column).\n\n"
+               "beside memcpy of the same bytes (into a buffer written before) and NumPy\n"
+               "float32/float16 in the same run.  GB/s counts bytes read + written (add:\n"
+               "3 arrays; sum: 1).  Rows:\n"
+               "  add          mxp_binary_into: out is an existing array (np.add(a, b, out=c))\n"
+               "  add new      mxp_binary: a new output array each call, its pages faulted\n"
+               "               in by the add (NumPy: a + b); mxp's huge pages as set\n"
+               "               (MXP_HUGEPAGES, default on: arrays of 4 MiB and more)\n"
+               "  add new 4k   the same with mxp's huge pages off: 4 KiB pages\n"
+               "  sum          mxp_reduce over all elements\n"
+               "  sum_lowp     (float16, bfloat16) the sum with acc_dtype the input's own\n"
+               "               dtype, every step rounded to it (an emulation of a 16-bit\n"
+               "               accumulator, docs/ops.md; no NumPy column)\n\n"
                "  --json   one JSON object: n, reps, numpy (whether NumPy ran) and results,\n"
                "           one object per dtype and op: dtype, op, mxp_gbps, numpy_gbps,\n"
                "           memcpy_gbps, mxp_over_memcpy, mxp_over_numpy (null without NumPy)\n");
 }
 
 /* One row; ns: NumPy's median seconds, 0 if it did not run. */
-static const char *op_name(int op)
-{
-    return op == 0 ? "add" : op == 1 ? "sum" : "sum_lowp";
-}
-
 static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing *tm, double ns)
 {
     const double g = (double)bytes / tm->mxp / 1e9, gc = (double)bytes / tm->copy / 1e9;
@@ -119,7 +139,7 @@ static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing
     if (json) {
         cli_json_object(NULL);
         cli_json_str("dtype", mxp_dtype_name(t));
-        cli_json_str("op", op_name(op));
+        cli_json_str("op", op_names[op]);
         cli_json_num("mxp_gbps", g);
         cli_json_num("numpy_gbps", gn);
         cli_json_num("memcpy_gbps", gc);
@@ -133,7 +153,8 @@ static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing
         snprintf(npb, sizeof npb, "%.2f", gn);
         snprintf(ratio, sizeof ratio, "%.1fx", vs_numpy);
     }
-    printf("%-9s %-8s %9.2f %11s %11.2f %10.2f %9s\n", mxp_dtype_name(t), op_name(op), g, npb, gc, g / gc, ratio);
+    printf("%-9s %-11s %9.2f %11s %11.2f %10.2f %9s\n", mxp_dtype_name(t), op_labels[op], g, npb, gc, g / gc,
+           ratio);
 }
 
 static mxp_status run_dtype(bool json, mxp_dtype t, size_t n, int reps, const numpy_times *np, void *m1, void *m2)
@@ -146,12 +167,19 @@ static mxp_status run_dtype(bool json, mxp_dtype t, size_t n, int reps, const nu
         st = mxp_array_random_normal(&b, t, 1, &len, 0, 1, 2);
     if (st == MXP_OK)
         st = mxp_array_empty(&c, t, 1, &len);
-    for (int op = 0; op < (t == MXP_F32 ? 2 : 3) && st == MXP_OK; op++) {
-        const size_t bytes = (op == 0 ? 3 : 1) * n * mxp_dtype_itemsize(t);
+    for (int op = 0; op < OPS && st == MXP_OK; op++) {
+        if (op == OP_SUM_LOWP && t == MXP_F32)
+            continue;
+        const size_t bytes = (op >= OP_SUM ? 1 : 3) * n * mxp_dtype_itemsize(t);
         timing tm;
         st = measure(op, a, b, c, m1, m2, bytes / 2, reps, &tm);
+        const double ns = k < 0 || !np->ok ? 0
+                        : op == OP_ADD     ? np->add[k]
+                        : op == OP_SUM     ? np->sum[k]
+                        : op == OP_ADD_NEW ? np->fresh[k]
+                                           : 0;
         if (st == MXP_OK)
-            print_row(json, t, op, bytes, &tm, k >= 0 && np->ok && op < 2 ? (op == 0 ? np->add[k] : np->sum[k]) : 0);
+            print_row(json, t, op, bytes, &tm, ns);
     }
     mxp_array_free(a);
     mxp_array_free(b);
@@ -184,8 +212,10 @@ int cli_bench_ops(int argc, char **argv)
         cli_json_bool("numpy", np.ok > 0);
         cli_json_array("results");
     } else {
-        printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time\n", n, reps);
-        printf("%-9s %-8s %9s %11s %11s %10s %9s\n", "dtype", "op", "mxp GB/s", "numpy GB/s", "memcpy GB/s",
+        printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time;\n"
+               "# \"add new\": into a new array (huge pages %s), \"add new 4k\": the same with huge pages off\n",
+               n, reps, mxp_hugepages_enabled() ? "on" : "off");
+        printf("%-9s %-11s %9s %11s %11s %10s %9s\n", "dtype", "op", "mxp GB/s", "numpy GB/s", "memcpy GB/s",
                "mxp/memcpy", "mxp/numpy");
     }
     const mxp_dtype types[3] = { MXP_F32, MXP_F16, MXP_BF16 };

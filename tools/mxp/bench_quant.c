@@ -97,7 +97,9 @@ static void usage(FILE *f)
                "qparams computed once; default 16M; R runs, default 7, medians; threads as\n"
                "MXP_NUM_THREADS / mxp_set_num_threads): mxp_quantize_into (an output array\n"
                "allocated once) and mxp_quantize (a new output array per call: its fresh\n"
-               "pages are part of the time), alternating with memcpy moving as many bytes\n"
+               "pages are part of the time; once with mxp's huge pages as set, default on\n"
+               "for arrays of 4 MiB and more, once with them off, \"4k\"), alternating with\n"
+               "memcpy moving as many bytes\n"
                "(read 4N + write N, into a buffer written before), and\n"
                "torch.quantize_per_tensor through /usr/bin/python3 when PyTorch is\n"
                "installed (make bench installs it).  GB/s = 5N bytes / time.\n\n"
@@ -116,7 +118,7 @@ static void usage(FILE *f)
 }
 
 typedef struct quant_times {
-    double into, fresh, copy, torch; /* median seconds; torch <= 0: not timed */
+    double into, fresh, fresh_4k, copy, torch; /* median seconds; torch <= 0: not timed */
     double calibration, scale;
     lin_shape lin;
     double qlinear, f32_gemm, torch_linear; /* median seconds; torch_linear <= 0: not timed */
@@ -212,7 +214,9 @@ static void print_results(bool json, size_t n, int reps, const quant_times *t, c
         printf("%-30s %10s %9s %10s\n", "operation", "ms", "GB/s", "vs memcpy");
     }
     print_row(json, "mxp_quantize_into", t->into, bytes, t->copy);
-    print_row(json, "mxp_quantize (new output)", t->fresh, bytes, t->copy);
+    print_row(json, mxp_hugepages_enabled() ? "mxp_quantize (new output)" : "mxp_quantize (new, hp off)", t->fresh,
+              bytes, t->copy);
+    print_row(json, "mxp_quantize (new output, 4k)", t->fresh_4k, bytes, t->copy);
     print_row(json, "memcpy (same bytes)", t->copy, bytes, t->copy);
     if (t->torch > 0)
         print_row(json, label, t->torch, bytes, t->copy);
@@ -223,8 +227,8 @@ static void print_results(bool json, size_t n, int reps, const quant_times *t, c
         return;
     }
     else if (t->torch > 0)
-        printf("mxp_quantize_into is %.2fx PyTorch's speed, mxp_quantize %.2fx\n", t->torch / t->into,
-               t->torch / t->fresh);
+        printf("mxp_quantize_into is %.2fx PyTorch's speed, mxp_quantize %.2fx (%.2fx with 4 KiB pages)\n",
+               t->torch / t->into, t->torch / t->fresh, t->torch / t->fresh_4k);
     else if (t->torch < 0)
         printf("(PyTorch not installed: apt-get install python3-torch)\n");
     else
@@ -251,7 +255,8 @@ static mxp_status measure(size_t n, int reps, void *m1, void *m2, quant_times *t
     if (st == MXP_OK)
         st = mxp_calibrate_minmax(x, MXP_S8, true, -1, 0, &qp);
     t->calibration = cli_now() - t0;
-    double tq[64], ti[64], tc[64];
+    double tq[64], t4[64], ti[64], tc[64];
+    const bool huge = mxp_hugepages_enabled();
     if (st == MXP_OK)
         st = mxp_array_zeros(&into, MXP_S8, 1, &len); /* written once: its pages exist */
     for (int r = 0; r < reps && st == MXP_OK; r++) {
@@ -264,6 +269,14 @@ static mxp_status measure(size_t n, int reps, void *m1, void *m2, quant_times *t
             st = mxp_quantize(&q, x, &qp, NULL);
         tq[r] = cli_now() - t0;
         mxp_array_free(q);
+        q = NULL;
+        mxp_set_hugepages(false); /* the same with 4 KiB pages */
+        t0 = cli_now();
+        if (st == MXP_OK)
+            st = mxp_quantize(&q, x, &qp, NULL);
+        t4[r] = cli_now() - t0;
+        mxp_set_hugepages(huge);
+        mxp_array_free(q);
         t0 = cli_now();
         memcpy(m2, m1, copy);
         tc[r] = cli_now() - t0;
@@ -271,6 +284,7 @@ static mxp_status measure(size_t n, int reps, void *m1, void *m2, quant_times *t
     if (st == MXP_OK) {
         t->into = median(ti, reps);
         t->fresh = median(tq, reps);
+        t->fresh_4k = median(t4, reps);
         t->copy = median(tc, reps);
         t->scale = qp.scales[0];
     }

@@ -162,6 +162,7 @@ typedef struct cli_bench_case {
     mxp_convert_opts opts;
     size_t n;
     int reps;
+    int fresh; /* 1: each run converts into a new buffer from mxp_malloc (freed untimed) */
 } cli_bench_case;
 
 typedef struct cli_bench_result {

@@ -12,7 +12,11 @@ static void print_help(void)
            "use, one row of traits per dtype, and the kernel mxp_convert picks for the\n"
            "main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap\n"
            "the level and see what changes.\n\n"
+           "It also shows the memory settings: the kernel's transparent huge page\n"
+           "mode and whether mxp advises large blocks as huge pages (MXP_HUGEPAGES=0|1,\n"
+           "mxp_set_hugepages) and from what size.\n\n"
            "  --json   one JSON object: version, cpu (brand, features, isa, isa_supported),\n"
+           "           memory (thp_mode, hugepages, hugepage_threshold in bytes),\n"
            "           dtypes (one object of traits per dtype, named as in the table;\n"
            "           null for values that are not finite), kernels (src, dst, and the\n"
            "           kernel per rounding mode)\n");
@@ -100,6 +104,11 @@ static void print_json(void)
     cli_json_str("isa", mxp_isa_name(mxp_get_isa()));
     cli_json_str("isa_supported", mxp_isa_name(mxp_isa_supported()));
     cli_json_close();
+    cli_json_object("memory");
+    cli_json_str("thp_mode", mxp_hugepages_system_mode());
+    cli_json_bool("hugepages", mxp_hugepages_enabled());
+    cli_json_int("hugepage_threshold", (long long)mxp_hugepage_threshold());
+    cli_json_close();
     cli_json_array("dtypes");
     for (int dt = 1; dt < MXP_DTYPE_COUNT; dt++)
         json_traits(mxp_dtype_get_traits((mxp_dtype)dt));
@@ -135,7 +144,10 @@ int cli_info(int argc, char **argv)
     }
     printf("mxp %s\n\n", mxp_version());
     cli_print_machine("  ");
-    printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level for a process)\n\n");
+    printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level for a process)\n");
+    printf("  memory: kernel transparent huge pages \"%s\"; mxp huge pages %s for blocks of %zu MiB and more\n"
+           "  (MXP_HUGEPAGES=0|1; with THP \"never\" the advice has no effect)\n\n",
+           mxp_hugepages_system_mode(), mxp_hugepages_enabled() ? "on" : "off", mxp_hugepage_threshold() >> 20);
 
     printf("dtypes (kind: b bool, i signed, u unsigned, f float; max_int: every integer\n"
            "in [0, max_int] is exact)\n\n");
