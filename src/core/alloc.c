@@ -38,6 +38,18 @@ static atomic_int huge_requested = -1;          /* -1: not set by mxp_set_hugepa
 static atomic_size_t huge_threshold = 4u << 20; /* bytes; see docs/architecture.md */
 static int huge_env = -1;                       /* MXP_HUGEPAGES: 0, 1, or -1 unset/invalid */
 static pthread_once_t huge_once = PTHREAD_ONCE_INIT;
+/* On by default, except under AddressSanitizer, which does not see mxp's own
+ * mappings: there every block comes from malloc, so overruns are caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define HUGE_DEFAULT 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HUGE_DEFAULT 0
+#endif
+#endif
+#ifndef HUGE_DEFAULT
+#define HUGE_DEFAULT 1
+#endif
 static atomic_ullong huge_count;                /* allocations advised (stats.hugepage_allocations) */
 
 /* Read once per process; a value other than 0 or 1 is ignored with one
@@ -64,7 +76,7 @@ bool mxp_hugepages_enabled(void)
     if (r >= 0)
         return r;
     pthread_once(&huge_once, read_huge_env);
-    return huge_env != 0; /* on by default */
+    return huge_env >= 0 ? huge_env : HUGE_DEFAULT;
 }
 
 mxp_status mxp_set_hugepage_threshold(size_t bytes)
