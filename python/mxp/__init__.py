@@ -15,7 +15,7 @@ from ._mxp import bfloat16, float8_e4m3fn, float8_e5m2, from_dlpack, to_dlpack
 from ._info import finfo, iinfo
 from ._npy import load, save
 from ._api import (Result, astype, convert_stats, matmul, gemm, gemm_safe, info, memory_stats, set_num_threads,
-                   get_num_threads)
+                   get_num_threads, hugepages, release_workspaces)
 from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, fake_quantize, pack_int4,
                      unpack_int4, quantize_weight, qlinear, MinMaxObserver, MovingAverageObserver,
                      PercentileObserver, MSEObserver, KLObserver, MXTensor, mx_quantize, mx_dequantize)
@@ -28,7 +28,7 @@ __version__ = _mxp.__version__
 __all__ = [
     "bfloat16", "float8_e4m3fn", "float8_e5m2", "finfo", "iinfo", "from_dlpack", "to_dlpack", "load", "save",
     "astype", "convert_stats", "matmul", "gemm", "gemm_safe", "info", "memory_stats", "set_num_threads",
-    "get_num_threads", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
+    "get_num_threads", "hugepages", "release_workspaces", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
     "pack_int4", "unpack_int4", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",
     "PercentileObserver", "MSEObserver",
     "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "compare", "roundtrip", "recommend_dtype",

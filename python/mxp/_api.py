@@ -227,5 +227,7 @@ def memory_stats(reset=False):
     return Result(_mxp._memory_stats(bool(reset)))
 
 
+hugepages = _mxp.hugepages
+release_workspaces = _mxp.release_workspaces
 set_num_threads = _mxp.set_num_threads
 get_num_threads = _mxp.get_num_threads

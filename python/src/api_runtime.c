@@ -142,7 +142,48 @@ static PyObject *memory_stats(PyObject *self, PyObject *reset)
                          (unsigned long long)s.hugepage_cache_hits);
 }
 
+static PyObject *set_hugepages(PyObject *self, PyObject *args, PyObject *kw)
+{
+    (void)self;
+    static char *names[] = { "enabled", "threshold", NULL };
+    PyObject *enabled = Py_None, *threshold = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OO:hugepages", names, &enabled, &threshold))
+        return NULL;
+    if (threshold != Py_None) {
+        Py_ssize_t t = PyNumber_AsSsize_t(threshold, PyExc_OverflowError);
+        if (t == -1 && PyErr_Occurred())
+            return NULL;
+        if (t < 0)
+            return PyErr_Format(PyExc_ValueError, "hugepages: threshold %zd bytes is negative", t);
+        mxp_status st = mxp_set_hugepage_threshold((size_t)t);
+        if (st != MXP_OK)
+            return mxpy_raise(st);
+    }
+    if (enabled != Py_None) {
+        int on = PyObject_IsTrue(enabled);
+        if (on < 0)
+            return NULL;
+        mxp_set_hugepages(on != 0);
+    }
+    return Py_BuildValue("{s:O,s:n}", "enabled", mxp_hugepages_enabled() ? Py_True : Py_False, "threshold",
+                         (Py_ssize_t)mxp_hugepage_threshold());
+}
+
+static PyObject *release_workspaces(PyObject *self, PyObject *noargs)
+{
+    (void)self;
+    (void)noargs;
+    mxp_release_workspaces();
+    Py_RETURN_NONE;
+}
+
 PyMethodDef mxpy_runtime_methods[] = {
+    { "hugepages", (PyCFunction)(void (*)(void))set_hugepages, METH_VARARGS | METH_KEYWORDS,
+      "hugepages(*, enabled=None, threshold=None) -> {'enabled': bool, 'threshold': bytes}: mxp's huge pages for\n"
+      "buffers of threshold bytes and more (default on, 4 MiB; MXP_HUGEPAGES=0|1); sets what is given, returns\n"
+      "the setting." },
+    { "release_workspaces", release_workspaces, METH_NOARGS,
+      "release_workspaces(): frees mxp's idle GEMM workspaces and the freed huge-page blocks it keeps for reuse." },
     { "_astype", astype, METH_VARARGS, NULL },
     { "_info", info, METH_NOARGS, NULL },
     { "set_num_threads", set_num_threads, METH_O,

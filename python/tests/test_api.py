@@ -231,3 +231,33 @@ def test_memory_stats_show_kept_workspaces_and_huge_pages():
     assert after.workspace_bytes > 0
     for key in ("hugepage_allocations", "hugepage_cache_bytes", "hugepage_cache_hits"):
         assert getattr(after, key) >= 0
+
+
+def test_hugepages_switch_and_release_workspaces():
+    start = mxp.hugepages()
+    assert set(start) == {"enabled", "threshold"} and start["threshold"] >= 2 << 20
+    try:
+        assert mxp.hugepages(enabled=False) == {"enabled": False, "threshold": start["threshold"]}
+        before = mxp.memory_stats().hugepage_allocations
+        big = mxp.quantize(np.ones(3 << 20, np.float32))  # 3 MiB codes ...
+        del big
+        assert mxp.memory_stats().hugepage_allocations == before  # ... from malloc when off
+        assert mxp.hugepages(enabled=True, threshold=2 << 20) == {"enabled": True, "threshold": 2 << 20}
+        big = mxp.quantize(np.ones(3 << 20, np.float32))
+        assert mxp.memory_stats().hugepage_allocations == before + 1
+        assert mxp.dequantize(big)[-1] == 1.0
+        del big
+        with pytest.raises(ValueError, match="below one huge page"):
+            mxp.hugepages(threshold=4096)
+        with pytest.raises(ValueError, match="negative"):
+            mxp.hugepages(threshold=-1)
+        with pytest.raises(TypeError):
+            mxp.hugepages(True)  # keyword-only
+    finally:
+        mxp.hugepages(enabled=start["enabled"], threshold=start["threshold"])
+    a = np.ones((64, 64), np.float32)
+    mxp.matmul(a, a)
+    assert mxp.memory_stats().workspace_bytes > 0
+    mxp.release_workspaces()
+    stats = mxp.memory_stats()
+    assert stats.workspace_bytes == 0 and stats.hugepage_cache_bytes == 0
