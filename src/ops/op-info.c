@@ -7,7 +7,9 @@
  * result is exact (maximum, floor, copysign, comparisons ...) whenever
  * float32 holds the inputs — float64 otherwise and for the transcendental
  * functions; int64 (uint64 when the common type is uint64) for integer
- * arithmetic. */
+ * arithmetic.  exp, log, tanh, sin, cos and the activations of inputs
+ * float32 holds, into float outputs of at most 32 bits, go through SLEEF
+ * (plan_init): in float32 for a float32 output, else in float64. */
 #include "core/error.h"
 #include "ops/ops-internal.h"
 
@@ -207,6 +209,20 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
     *p = (mxp_ew_plan){ .nin = nin, .in = { a, b }, .out = out };
     p->ct = compute_type(info, nin, p->in, out);
     p->fn = nin == 2 ? mxp_binary_kernel(p->ct) : mxp_unary_kernel(p->ct);
+    if (nin == 1 && fits_f32(a) && is_float(out) && float_bits(out) <= 32) {
+        /* SLEEF's loops (src/ops/elementwise-vmath.c) where they exist at
+         * this ISA level: float32 ones (1 ulp) for a float32 output, float64
+         * ones rounded once otherwise (and for the activations) */
+        const mxp_isa isa = mxp_isa_current();
+        mxp_kernel_fn vm = out == MXP_F32 ? mxp_vmath_kernel(MXP_F32, op, isa) : NULL;
+        if (vm) {
+            p->ct = MXP_F32;
+        } else {
+            vm = mxp_vmath_kernel(MXP_F64, op, isa);
+        }
+        if (vm)
+            p->fn = vm;
+    }
     p->ctx = (mxp_ew_ctx){ op, p->ct == MXP_F32, is_float(out) ? mxp_dtype_get_traits(out) : NULL };
     if (convert)
         p->convert = *convert;

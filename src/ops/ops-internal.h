@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "mxp/cpu.h"
 #include "mxp/ops.h"
 
 /* What a compute loop is told besides its data. */
@@ -24,6 +25,14 @@ typedef void (*mxp_kernel_fn)(const mxp_ew_ctx *c, void *out, const void *a, con
 
 mxp_kernel_fn mxp_binary_kernel(mxp_dtype compute_type);
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
+
+/* The SLEEF loop for unary op in compute type ct (float32: exp, log, tanh,
+ * sin, cos; float64: those and sigmoid, silu, gelu, gelu_tanh) at ISA level
+ * isa, or NULL: none (scalar level, another op, a build without SLEEF).
+ * src/ops/elementwise-vmath.c */
+mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa);
+/* Whether this build has SLEEF's loops at all. */
+bool mxp_vmath_available(void);
 
 /* NumPy's maximum/minimum (NaN propagates) and fmax/fmin (NaN ignored);
  * for equal values (+0 and -0) y, as NumPy's float32/float64 loops. */
