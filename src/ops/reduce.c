@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "convert/convert-config.h"
 #include "array/array-internal.h"
 #include "core/fpenv.h"
 #include "core/error.h"
@@ -231,7 +232,9 @@ static void walk_row(acc *a, const char *row, mxp_dtype dtype, ptrdiff_t stride,
      * direct float64 one may be missing (the reference converter is ~30x
      * slower) */
     const mxp_dtype_traits *t = mxp_dtype_get_traits(dtype);
-    const bool via_f32 = !f32 && in_kind == MXP_F64 && t->kind == MXP_KIND_FLOAT && t->bits <= 32;
+    const bool via_f32 = !f32 && in_kind == MXP_F64 && t->kind == MXP_KIND_FLOAT && t->bits <= 32 &&
+                         !(dtype == MXP_F32 && stride == 4 && /* contiguous float32: one SIMD widening */
+                           mxp_cvt_find(MXP_F64, MXP_F32, MXP_ROUND_NEAREST_EVEN, mxp_isa_current()));
     _Alignas(64) float narrow[CHUNK];
     for (int64_t k = 0; k < len; k += CHUNK) {
         size_t m = (size_t)(len - k < CHUNK ? len - k : CHUNK);

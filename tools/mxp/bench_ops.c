@@ -1,6 +1,9 @@
-/* mxp bench ops — elementwise add and a full sum in float32, float16 and
- * bfloat16, beside memcpy of the same bytes and NumPy's float32/float16 in
- * the same run (NumPy is timed by /usr/bin/python3, when it is there). */
+/* mxp bench ops — elementwise add, a full sum, exp, tanh, gelu and gelu_tanh
+ * in float32, float16 and bfloat16, beside memcpy of the same bytes and
+ * NumPy's float32/float16 in the same run (NumPy is timed by
+ * /usr/bin/python3, when it is there; NumPy has no gelu: its peer is the
+ * tanh form as NumPy users write it, 0.5 x (1 + tanh(0.79788456 (x +
+ * 0.044715 x^3)))). */
 #define _POSIX_C_SOURCE 200809L /* popen, mkstemp, fdopen */
 #include <math.h>
 #include <stdio.h>
@@ -14,17 +17,27 @@ static const char *const numpy_script =
     "import numpy as np\n"
     "n, reps = int(sys.argv[1]), int(sys.argv[2])\n"
     "rng = np.random.default_rng(1)\n"
+    "def gelu(a):\n"
+    "    return 0.5 * a * (1 + np.tanh(0.7978845608 * (a + 0.044715 * a * a * a)))\n"
     "for t in ('float32', 'float16'):\n"
     "    a = rng.standard_normal(n).astype(t); b = rng.standard_normal(n).astype(t); c = np.empty_like(a)\n"
-    "    for op in ('add', 'sum'):\n"
+    "    fns = {'add': lambda: np.add(a, b, out=c), 'sum': lambda: a.sum(), 'exp': lambda: np.exp(a, out=c),\n"
+    "           'tanh': lambda: np.tanh(a, out=c), 'gelu': lambda: gelu(a), 'gelu_tanh': lambda: gelu(a)}\n"
+    "    for op, fn in fns.items():\n"
     "        ts = []\n"
     "        for r in range(reps):\n"
     "            t0 = time.perf_counter()\n"
-    "            np.add(a, b, out=c) if op == 'add' else a.sum()\n"
+    "            fn()\n"
     "            ts.append(time.perf_counter() - t0)\n"
     "        print(t, op, sorted(ts)[len(ts) // 2])\n";
 
-typedef struct numpy_times { double add[2], sum[2]; int ok; } numpy_times; /* [float32, float16] */
+/* The rows: add, sum, then unary operations (NumPy's script prints them in
+ * this order and with these names). */
+enum { NOPS = 6 };
+static const char *const op_names[NOPS] = { "add", "sum", "exp", "tanh", "gelu", "gelu_tanh" };
+static const mxp_unary_op unary_ops[NOPS] = { 0, 0, MXP_OP_EXP, MXP_OP_TANH, MXP_OP_GELU, MXP_OP_GELU_TANH };
+
+typedef struct numpy_times { double s[NOPS][2]; int ok; } numpy_times; /* [op][float32, float16] */
 
 static void time_numpy(size_t n, int reps, numpy_times *t)
 {
@@ -39,14 +52,13 @@ static void time_numpy(size_t n, int reps, numpy_times *t)
     char cmd[256];
     snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %zu %d 2>/dev/null", path, n, reps);
     FILE *p = popen(cmd, "r");
-    char type[16], op[8];
+    char type[16], op[16];
     double s;
-    while (p && fscanf(p, "%15s %7s %lf", type, op, &s) == 3) {
+    while (p && fscanf(p, "%15s %15s %lf", type, op, &s) == 3) {
         int k = !strcmp(type, "float16");
-        if (!strcmp(op, "add"))
-            t->add[k] = s;
-        else
-            t->sum[k] = s;
+        for (int o = 0; o < NOPS; o++)
+            if (!strcmp(op, op_names[o]))
+                t->s[o][k] = s;
         t->ok++;
     }
     if (p)
@@ -72,10 +84,12 @@ static mxp_status measure(int op, mxp_array *a, mxp_array *b, mxp_array *c, void
         mxp_status st;
         if (op == 0) {
             st = mxp_binary_into(c, MXP_OP_ADD, a, b, NULL);
-        } else {
+        } else if (op == 1) {
             mxp_array *s = NULL;
             st = mxp_reduce(&s, MXP_REDUCE_SUM, a, 0, NULL, NULL);
             mxp_array_free(s);
+        } else {
+            st = mxp_unary_into(c, unary_ops[op], a, NULL);
         }
         tm[r] = cli_now() - t0;
         if (st != MXP_OK)
@@ -94,10 +108,13 @@ static mxp_status measure(int op, mxp_array *a, mxp_array *b, mxp_array *c, void
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mxp bench ops [--n N] [--reps R] [--json]\n\n"
-               "Times elementwise add (out = a + b) and a sum over all elements in float32,\n"
-               "float16 and bfloat16 (N elements, default 16M; R runs, default 7, medians),\n"
-               "beside memcpy of the same bytes and NumPy float32/float16 in the same run.\n"
-               "GB/s counts bytes read + written (add: 3 arrays; sum: 1).\n\n"
+               "Times elementwise add (out = a + b), a sum over all elements, and exp, tanh,\n"
+               "gelu and gelu_tanh into an existing array, in float32, float16 and bfloat16\n"
+               "(N elements, default 16M; R runs, default 7, medians), beside memcpy of the\n"
+               "same bytes and NumPy float32/float16 in the same run (NumPy has no gelu: both\n"
+               "gelu rows compare with NumPy's tanh form, 0.5*x*(1+np.tanh(0.79788456*(x+\n"
+               "0.044715*x**3)))).  GB/s counts bytes read + written (add: 3 arrays; sum: 1;\n"
+               "the others: 2).\n\n"
                "  --json   one JSON object: n, reps, numpy (whether NumPy ran) and results,\n"
                "           one object per dtype and op: dtype, op, mxp_gbps, numpy_gbps,\n"
                "           memcpy_gbps, mxp_over_memcpy, mxp_over_numpy (null without NumPy)\n");
@@ -111,7 +128,7 @@ static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing
     if (json) {
         cli_json_object(NULL);
         cli_json_str("dtype", mxp_dtype_name(t));
-        cli_json_str("op", op == 0 ? "add" : "sum");
+        cli_json_str("op", op_names[op]);
         cli_json_num("mxp_gbps", g);
         cli_json_num("numpy_gbps", gn);
         cli_json_num("memcpy_gbps", gc);
@@ -125,8 +142,7 @@ static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing
         snprintf(npb, sizeof npb, "%.2f", gn);
         snprintf(ratio, sizeof ratio, "%.1fx", vs_numpy);
     }
-    printf("%-9s %-4s %9.2f %11s %11.2f %10.2f %9s\n", mxp_dtype_name(t), op == 0 ? "add" : "sum", g, npb, gc, g / gc,
-           ratio);
+    printf("%-9s %-9s %9.2f %11s %11.2f %10.2f %9s\n", mxp_dtype_name(t), op_names[op], g, npb, gc, g / gc, ratio);
 }
 
 static mxp_status run_dtype(bool json, mxp_dtype t, size_t n, int reps, const numpy_times *np, void *m1, void *m2)
@@ -139,12 +155,12 @@ static mxp_status run_dtype(bool json, mxp_dtype t, size_t n, int reps, const nu
         st = mxp_array_random_normal(&b, t, 1, &len, 0, 1, 2);
     if (st == MXP_OK)
         st = mxp_array_empty(&c, t, 1, &len);
-    for (int op = 0; op < 2 && st == MXP_OK; op++) {
-        const size_t bytes = (op == 0 ? 3 : 1) * n * mxp_dtype_itemsize(t);
+    for (int op = 0; op < NOPS && st == MXP_OK; op++) {
+        const size_t bytes = (op == 0 ? 3 : op == 1 ? 1 : 2) * n * mxp_dtype_itemsize(t);
         timing tm;
         st = measure(op, a, b, c, m1, m2, bytes / 2, reps, &tm);
         if (st == MXP_OK)
-            print_row(json, t, op, bytes, &tm, k >= 0 && np->ok ? (op == 0 ? np->add[k] : np->sum[k]) : 0);
+            print_row(json, t, op, bytes, &tm, k >= 0 && np->ok ? np->s[op][k] : 0);
     }
     mxp_array_free(a);
     mxp_array_free(b);
@@ -178,7 +194,7 @@ int cli_bench_ops(int argc, char **argv)
         cli_json_array("results");
     } else {
         printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time\n", n, reps);
-        printf("%-9s %-4s %9s %11s %11s %10s %9s\n", "dtype", "op", "mxp GB/s", "numpy GB/s", "memcpy GB/s",
+        printf("%-9s %-9s %9s %11s %11s %10s %9s\n", "dtype", "op", "mxp GB/s", "numpy GB/s", "memcpy GB/s",
                "mxp/memcpy", "mxp/numpy");
     }
     const mxp_dtype types[3] = { MXP_F32, MXP_F16, MXP_BF16 };
