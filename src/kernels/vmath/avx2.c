@@ -37,7 +37,24 @@ static __m256d sigmoid(__m256d x)
     const __m256d e = Sleef_expd4_u10avx2(negabs);
     const __m256d d = _mm256_add_pd(one, e);
     const __m256d pos = _mm256_cmp_pd(x, zero, _CMP_GE_OQ);
-    return _mm256_blendv_pd(_mm256_div_pd(e, d), _mm256_div_pd(one, d), pos);
+    return _mm256_div_pd(_mm256_blendv_pd(e, one, pos), d); /* one division: e/d or 1/d */
+}
+
+/* silu, gelu and gelu_tanh of 2^-1000 < |x| < 2^-54: the next double above
+ * x/2 (see avx512f.c); r elsewhere. */
+static __m256d tiny_nudge(__m256d x, __m256d r)
+{
+    const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+    const __m256d tiny = _mm256_and_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-54), _CMP_LT_OQ),
+                                       _mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-1000), _CMP_GT_OQ));
+    if (_mm256_testz_pd(tiny, tiny))
+        return r;
+    const __m256d h = _mm256_mul_pd(x, _mm256_set1_pd(0.5));
+    const __m256i b = _mm256_castpd_si256(h), one = _mm256_set1_epi64x(1);
+    const __m256d pos = _mm256_cmp_pd(h, _mm256_setzero_pd(), _CMP_GT_OQ);
+    const __m256d up = _mm256_blendv_pd(_mm256_castsi256_pd(_mm256_sub_epi64(b, one)),
+                                        _mm256_castsi256_pd(_mm256_add_epi64(b, one)), pos);
+    return _mm256_blendv_pd(r, up, tiny);
 }
 
 static __m256d apply(int fn, __m256d x)
@@ -49,15 +66,15 @@ static __m256d apply(int fn, __m256d x)
     case MXP_VMATH_SIN: return Sleef_sind4_u10avx2(x);
     case MXP_VMATH_COS: return Sleef_cosd4_u10avx2(x);
     case MXP_VMATH_SIGMOID: return sigmoid(x);
-    case MXP_VMATH_SILU: return _mm256_mul_pd(x, sigmoid(x));
+    case MXP_VMATH_SILU: return tiny_nudge(x, _mm256_mul_pd(x, sigmoid(x)));
     case MXP_VMATH_GELU: {
         const __m256d z = _mm256_mul_pd(_mm256_sub_pd(_mm256_setzero_pd(), x), _mm256_set1_pd(0.70710678118654752440));
-        return _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), x), Sleef_erfcd4_u15avx2(z));
+        return tiny_nudge(x, _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), x), Sleef_erfcd4_u15avx2(z)));
     }
     default: { /* gelu_tanh */
         const __m256d c3 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.044715), x), x), x);
         const __m256d z = _mm256_mul_pd(_mm256_set1_pd(2.0 * 0.79788456080286535588), _mm256_add_pd(x, c3));
-        return _mm256_mul_pd(x, sigmoid(z));
+        return tiny_nudge(x, _mm256_mul_pd(x, sigmoid(z)));
     }
     }
 }

@@ -33,7 +33,26 @@ static __m512d sigmoid(__m512d x)
     const __m512d e = Sleef_expd8_u10avx512f(_mm512_sub_pd(_mm512_setzero_pd(), _mm512_abs_pd(x))); /* e^-|x| */
     const __m512d d = _mm512_add_pd(one, e);
     const __mmask8 pos = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GE_OQ);
-    return _mm512_mask_blend_pd(pos, _mm512_div_pd(e, d), _mm512_div_pd(one, d));
+    return _mm512_div_pd(_mm512_mask_blend_pd(pos, e, one), d); /* one division: e/d or 1/d */
+}
+
+/* silu, gelu and gelu_tanh are x/2 + k x^2 + ... with k > 0: for
+ * 2^-1000 < |x| < 2^-54 (k x^2 below x/2's ulp) the value lies strictly
+ * between x/2 and the next double above it, which therefore rounds as it
+ * does into any narrower format; x/2 itself can be a tie there (subnormal
+ * float32 and bfloat16 x) that rounds the wrong way.  r elsewhere. */
+static __m512d tiny_nudge(__m512d x, __m512d r)
+{
+    const __m512d ax = _mm512_abs_pd(x);
+    const __mmask8 tiny = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1p-54), _CMP_LT_OQ) &
+                          _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1p-1000), _CMP_GT_OQ);
+    if (!tiny)
+        return r;
+    const __m512d h = _mm512_mul_pd(x, _mm512_set1_pd(0.5));
+    const __m512i b = _mm512_castpd_si512(h), one = _mm512_set1_epi64(1);
+    const __mmask8 pos = _mm512_cmp_pd_mask(h, _mm512_setzero_pd(), _CMP_GT_OQ);
+    const __m512i up = _mm512_mask_blend_epi64(pos, _mm512_sub_epi64(b, one), _mm512_add_epi64(b, one));
+    return _mm512_mask_blend_pd(tiny, r, _mm512_castsi512_pd(up));
 }
 
 static __m512d apply(int fn, __m512d x)
@@ -45,15 +64,15 @@ static __m512d apply(int fn, __m512d x)
     case MXP_VMATH_SIN: return Sleef_sind8_u10avx512f(x);
     case MXP_VMATH_COS: return Sleef_cosd8_u10avx512f(x);
     case MXP_VMATH_SIGMOID: return sigmoid(x);
-    case MXP_VMATH_SILU: return _mm512_mul_pd(x, sigmoid(x));
+    case MXP_VMATH_SILU: return tiny_nudge(x, _mm512_mul_pd(x, sigmoid(x)));
     case MXP_VMATH_GELU: {
         const __m512d z = _mm512_mul_pd(_mm512_sub_pd(_mm512_setzero_pd(), x), _mm512_set1_pd(0.70710678118654752440));
-        return _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.5), x), Sleef_erfcd8_u15avx512f(z));
+        return tiny_nudge(x, _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.5), x), Sleef_erfcd8_u15avx512f(z)));
     }
     default: { /* gelu_tanh */
         const __m512d c3 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.044715), x), x), x);
         const __m512d z = _mm512_mul_pd(_mm512_set1_pd(2.0 * 0.79788456080286535588), _mm512_add_pd(x, c3));
-        return _mm512_mul_pd(x, sigmoid(z));
+        return tiny_nudge(x, _mm512_mul_pd(x, sigmoid(z)));
     }
     }
 }
