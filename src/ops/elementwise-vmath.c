@@ -67,11 +67,10 @@ mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa)
 #endif
 }
 
-bool mxp_vmath_available(void)
+const char *mxp_vector_math(void)
 {
-#ifdef MXP_HAVE_SLEEF
-    return true;
-#else
-    return false;
-#endif
+    const mxp_isa isa = mxp_isa_current();
+    if (!mxp_vmath_kernel(MXP_F32, MXP_OP_EXP, isa))
+        return "libm";
+    return isa >= MXP_ISA_AVX512 ? "sleef-avx512" : "sleef-avx2";
 }

@@ -31,8 +31,6 @@ mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
  * isa, or NULL: none (scalar level, another op, a build without SLEEF).
  * src/ops/elementwise-vmath.c */
 mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa);
-/* Whether this build has SLEEF's loops at all. */
-bool mxp_vmath_available(void);
 
 /* NumPy's maximum/minimum (NaN propagates) and fmax/fmin (NaN ignored);
  * for equal values (+0 and -0) y, as NumPy's float32/float64 loops. */

@@ -304,6 +304,25 @@ static void against_reference(mxp_unary_op op, mxp_dtype t, const uint64_t *in, 
 
 int main(int argc, char **argv)
 {
+    /* mxp_vector_math names the path: libm at the scalar level */
+    const mxp_isa level = mxp_isa_current();
+    mxp_set_isa(MXP_ISA_SCALAR);
+    if (strcmp(mxp_vector_math(), "libm") != 0) {
+        fprintf(stderr, "FAIL: mxp_vector_math() at the scalar level is %s\n", mxp_vector_math());
+        failures++;
+    }
+    mxp_set_isa(level);
+    const char *vm = mxp_vector_math();
+    if (strcmp(vm, "libm") && strcmp(vm, level >= MXP_ISA_AVX512 ? "sleef-avx512" : "sleef-avx2")) {
+        fprintf(stderr, "FAIL: mxp_vector_math() at %s is %s\n", mxp_isa_name(level), vm);
+        failures++;
+    }
+#ifdef MXP_TEST_EXPECT_SLEEF
+    if (level >= MXP_ISA_AVX2 && !strncmp(vm, "libm", 4)) {
+        fprintf(stderr, "FAIL: built with SLEEF, but mxp_vector_math() at %s is libm\n", mxp_isa_name(level));
+        failures++;
+    }
+#endif
     const bool table = argc > 1 && !strcmp(argv[1], "--table");
     const bool full = table || (argc > 1 && !strcmp(argv[1], "--full"));
     const int scale = full ? 1 : 16;
@@ -335,6 +354,6 @@ int main(int argc, char **argv)
         printf("\n");
     }
     printf("(max ulp error; in parentheses the number of results not correctly rounded)\n");
-    printf("ISA level %s, %s\n", mxp_isa_name(mxp_isa_current()), failures ? "FAILED" : "ok");
+    printf("ISA level %s, vector math %s, %s\n", mxp_isa_name(mxp_isa_current()), vm, failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }

@@ -9,10 +9,12 @@ static void print_help(void)
 {
     printf("usage: mxp info [--json]\n\n"
            "Prints the mxp version, the CPU brand and features, the ISA level kernels\n"
-           "use, one row of traits per dtype, and the kernel mxp_convert picks for the\n"
-           "main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap\n"
-           "the level and see what changes.\n\n"
+           "use, what computes exp, log, tanh, sin, cos and the activations (SLEEF or\n"
+           "libm), one row of traits per dtype, and the kernel mxp_convert picks for\n"
+           "the main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to\n"
+           "cap the level and see what changes.\n\n"
            "  --json   one JSON object: version, cpu (brand, features, isa, isa_supported),\n"
+           "           vector_math (sleef-avx512, sleef-avx2 or libm),\n"
            "           dtypes (one object of traits per dtype, named as in the table;\n"
            "           null for values that are not finite), kernels (src, dst, and the\n"
            "           kernel per rounding mode)\n");
@@ -100,6 +102,7 @@ static void print_json(void)
     cli_json_str("isa", mxp_isa_name(mxp_isa_current()));
     cli_json_str("isa_supported", mxp_isa_name(mxp_isa_supported()));
     cli_json_close();
+    cli_json_str("vector_math", mxp_vector_math());
     cli_json_array("dtypes");
     for (int dt = 1; dt < MXP_DTYPE_COUNT; dt++)
         json_traits(mxp_dtype_get_traits((mxp_dtype)dt));
@@ -135,7 +138,8 @@ int cli_info(int argc, char **argv)
     }
     printf("mxp %s\n\n", mxp_version());
     cli_print_machine("  ");
-    printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level for a process)\n\n");
+    printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level for a process)\n");
+    printf("  vector math (exp, log, tanh, sin, cos, sigmoid, silu, gelu): %s\n\n", mxp_vector_math());
 
     printf("dtypes (kind: b bool, i signed, u unsigned, f float; max_int: every integer\n"
            "in [0, max_int] is exact)\n\n");
