@@ -211,10 +211,12 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
     p->fn = nin == 2 ? mxp_binary_kernel(p->ct) : mxp_unary_kernel(p->ct);
     if (nin == 1 && fits_f32(a) && is_float(out) && float_bits(out) <= 32) {
         /* SLEEF's loops (src/ops/elementwise-vmath.c) where they exist at
-         * this ISA level: float32 ones (1 ulp) for a float32 output, float64
-         * ones rounded once otherwise (and for the activations) */
+         * this ISA level: float32 ones for a float32 output rounded to
+         * nearest even without flag counters (the kernel's result is the
+         * rounded one), float64 ones rounded once by the conversion otherwise */
         const mxp_isa isa = mxp_isa_current();
-        mxp_kernel_fn vm = out == MXP_F32 ? mxp_vmath_kernel(MXP_F32, op, isa) : NULL;
+        const bool nearest = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN && !convert->flags);
+        mxp_kernel_fn vm = out == MXP_F32 && nearest ? mxp_vmath_kernel(MXP_F32, op, isa) : NULL;
         if (vm) {
             p->ct = MXP_F32;
         } else {

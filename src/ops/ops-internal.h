@@ -26,9 +26,10 @@ typedef void (*mxp_kernel_fn)(const mxp_ew_ctx *c, void *out, const void *a, con
 mxp_kernel_fn mxp_binary_kernel(mxp_dtype compute_type);
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
 
-/* The SLEEF loop for unary op in compute type ct (float32: exp, log, tanh,
- * sin, cos; float64: those and sigmoid, silu, gelu, gelu_tanh) at ISA level
- * isa, or NULL: none (scalar level, another op, a build without SLEEF).
+/* The SLEEF loop for unary op (exp, log, tanh, sin, cos, sigmoid, silu,
+ * gelu, gelu_tanh) in compute type ct (float32: results rounded to nearest
+ * even; float64) at ISA level isa, or NULL: none (scalar level, another op,
+ * a build without SLEEF).
  * src/ops/elementwise-vmath.c */
 mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa);
 

@@ -7,7 +7,8 @@
  * 2^18)th pattern plus |x| <= 128 likewise (~0.5M).  Also: the result at
  * the current ISA level (SLEEF above scalar, when built with it) against the
  * libm reference (MXP_ISA=scalar's path, computed here as float64 libm
- * rounded once): float16/bfloat16 bit for bit, float32 within 1 ulp.
+ * rounded once): float16/bfloat16 bit for bit, float32 within 1 ulp (also
+ * rounded toward zero; bit for bit rounded stochastically).
  *
  *   test_vmath            the ctest: float32/float64 samples 1/16 the size
  *   test_vmath --full     the table's samples (make check-exhaustive)
@@ -302,6 +303,48 @@ static void against_reference(mxp_unary_op op, mxp_dtype t, const uint64_t *in, 
     free(ref);
 }
 
+/* float32 outputs in another rounding mode (toward zero, stochastic) take
+ * the float64 path and the conversion's rounding, as libm's float64 does:
+ * the same bits as the scalar level's. */
+static void rounding_modes_take_the_float64_path(const uint64_t *in, size_t n)
+{
+    float *a = malloc(n * 4), *got = malloc(n * 4), *ref = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t b = (uint32_t)in[i];
+        memcpy(&a[i], &b, 4);
+    }
+    const mxp_convert_opts modes[2] = { { .rounding = MXP_ROUND_TOWARD_ZERO },
+                                        { .rounding = MXP_ROUND_STOCHASTIC, .seed = 7 } };
+    for (int m = 0; m < 2; m++) {
+        for (int f = 0; f < NFN; f++) {
+            const mxp_isa isa = mxp_isa_current();
+            mxp_set_isa(MXP_ISA_SCALAR);
+            int rc = mxp_unary_strided(fns[f], n, ref, MXP_F32, 4, a, MXP_F32, 4, &modes[m]);
+            mxp_set_isa(isa);
+            rc |= mxp_unary_strided(fns[f], n, got, MXP_F32, 4, a, MXP_F32, 4, &modes[m]);
+            /* toward zero: within 1 ulp, as float64 results a float64 ulp
+             * apart (SLEEF's, libm's) straddle a float32 value where the exact
+             * one lies that close to it (tanh of tiny x, cos near 0) */
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++) {
+                int32_t gb, rb;
+                memcpy(&gb, &got[i], 4);
+                memcpy(&rb, &ref[i], 4);
+                const bool one_ulp = m == 0 && (gb ^ rb) >= 0 && (gb - rb == 1 || rb - gb == 1);
+                bad += gb != rb && !(isnan(got[i]) && isnan(ref[i])) && !one_ulp;
+            }
+            if (rc != MXP_OK || bad) {
+                fprintf(stderr, "FAIL: float32 %s rounded %s: %zu results differ from the scalar level's\n",
+                        mxp_unary_op_name(fns[f]), mxp_rounding_name(modes[m].rounding), bad);
+                failures++;
+            }
+        }
+    }
+    free(a);
+    free(got);
+    free(ref);
+}
+
 int main(int argc, char **argv)
 {
     /* mxp_vector_math names the path: libm at the scalar level */
@@ -343,6 +386,8 @@ int main(int argc, char **argv)
             }
             against_reference(fns[f], types[ti], in, n);
         }
+        if (types[ti] == MXP_F32)
+            rounding_modes_take_the_float64_path(in, n);
         if (!table)
             printf("%s: %zu inputs\n", mxp_dtype_name(types[ti]), n);
         free(in);

@@ -14,20 +14,6 @@ static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
     [MXP_VMATH_COS] = Sleef_cosf8_u10avx2,
 };
 
-void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
-{
-    const f32_fn f = f32_fns[fn];
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, f(_mm256_loadu_ps(x + i)));
-    if (i < n) {
-        float t[8] = { 0 };
-        memcpy(t, x + i, (n - i) * sizeof t[0]);
-        _mm256_storeu_ps(t, f(_mm256_loadu_ps(t)));
-        memcpy(y + i, t, (n - i) * sizeof t[0]);
-    }
-}
-
 /* The reference's formulas (src/ops/elementwise-math.c), operation for
  * operation, with SLEEF's exp and erfc. */
 static __m256d sigmoid(__m256d x)
@@ -76,6 +62,33 @@ static __m256d apply(int fn, __m256d x)
         const __m256d z = _mm256_mul_pd(_mm256_set1_pd(2.0 * 0.79788456080286535588), _mm256_add_pd(x, c3));
         return tiny_nudge(x, _mm256_mul_pd(x, sigmoid(z)));
     }
+    }
+}
+
+/* The activations of float32: widened to float64, computed as
+ * mxp_vmath_f64__avx2 does, rounded to nearest even once (cvtpd_ps under
+ * the library's floating-point environment). */
+static __m256 f32_via_f64(int fn, __m256 v)
+{
+    const __m128 lo = _mm256_cvtpd_ps(apply(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+    const __m128 hi = _mm256_cvtpd_ps(apply(fn, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+}
+
+void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
+{
+    const f32_fn f = fn < MXP_VMATH_F32_COUNT ? f32_fns[fn] : NULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_ps(y + i, f ? f(v) : f32_via_f64(fn, v));
+    }
+    if (i < n) {
+        float t[8] = { 0 };
+        memcpy(t, x + i, (n - i) * sizeof t[0]);
+        const __m256 v = _mm256_loadu_ps(t);
+        _mm256_storeu_ps(t, f ? f(v) : f32_via_f64(fn, v));
+        memcpy(y + i, t, (n - i) * sizeof t[0]);
     }
 }
 

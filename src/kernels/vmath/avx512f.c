@@ -13,18 +13,6 @@ static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
     [MXP_VMATH_COS] = Sleef_cosf16_u10avx512f,
 };
 
-void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n)
-{
-    const f32_fn f = f32_fns[fn];
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(x + i)));
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_ps(y + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
-    }
-}
-
 /* The reference's formulas (src/ops/elementwise-math.c), operation for
  * operation, with SLEEF's exp and erfc. */
 static __m512d sigmoid(__m512d x)
@@ -74,6 +62,37 @@ static __m512d apply(int fn, __m512d x)
         const __m512d z = _mm512_mul_pd(_mm512_set1_pd(2.0 * 0.79788456080286535588), _mm512_add_pd(x, c3));
         return tiny_nudge(x, _mm512_mul_pd(x, sigmoid(z)));
     }
+    }
+}
+
+/* The activations of float32: widened to float64, computed as
+ * mxp_vmath_f64__avx512f does, rounded to nearest even once (cvtpd_ps under
+ * the library's floating-point environment). */
+static __m512 f32_via_f64(int fn, __m512 v)
+{
+    const __m256 lo = _mm512_cvtpd_ps(apply(fn, _mm512_cvtps_pd(_mm512_castps512_ps256(v))));
+    const __m256 hi = _mm512_cvtpd_ps(apply(fn, _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1))));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+}
+
+void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n)
+{
+    size_t i = 0;
+    if (fn >= MXP_VMATH_F32_COUNT) {
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_ps(y + i, f32_via_f64(fn, _mm512_loadu_ps(x + i)));
+        if (i < n) {
+            const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+            _mm512_mask_storeu_ps(y + i, m, f32_via_f64(fn, _mm512_maskz_loadu_ps(m, x + i)));
+        }
+        return;
+    }
+    const f32_fn f = f32_fns[fn];
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(x + i)));
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
     }
 }
 
