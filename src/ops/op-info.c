@@ -12,6 +12,7 @@
  * (plan_init): in float32 for a float32 output, else in float64. */
 #include "core/error.h"
 #include "ops/ops-internal.h"
+#include "kernels/h16-ew-kernels.h"
 
 /* The result dtype from the promoted input type p (NumPy 1.24's ufunc type
  * resolution for NumPy's types; bfloat16 and float8 follow float16). */
@@ -230,10 +231,35 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
         p->convert = *convert;
 }
 
+/* The fused float16/bfloat16 kernel for a + b, a - b, a * b of one 16-bit
+ * type into the same type, rounded to nearest even (infinities kept, no
+ * flag counters): the bits of the blocked float32 path. */
+static void plan_h16(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype b, mxp_dtype out,
+                     const mxp_convert_opts *convert)
+{
+#ifdef MXP_HAVE_X86_KERNELS
+    const int h = op == MXP_OP_ADD ? MXP_H16_ADD : op == MXP_OP_SUBTRACT ? MXP_H16_SUB
+                : op == MXP_OP_MULTIPLY ? MXP_H16_MUL : -1;
+    const bool plain = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN &&
+                                    convert->overflow == MXP_OVERFLOW_INF && !convert->flags);
+    const mxp_isa isa = mxp_isa_current();
+    if (h < 0 || !plain || a != b || a != out || (a != MXP_F16 && a != MXP_BF16) || isa < MXP_ISA_AVX2)
+        return;
+    if (a == MXP_F16)
+        p->h16 = isa >= MXP_ISA_AVX512 ? mxp_f16_binary__avx512f : mxp_f16_binary__avx2;
+    else
+        p->h16 = isa >= MXP_ISA_AVX512 ? mxp_bf16_binary__avx512f : mxp_bf16_binary__avx2;
+    p->h16_op = h;
+#else
+    (void)p, (void)op, (void)a, (void)b, (void)out, (void)convert;
+#endif
+}
+
 void mxp_ew_plan_binary(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype b, mxp_dtype out,
                         const mxp_convert_opts *convert)
 {
     plan_init(p, &binary_info[op], (int)op, 2, a, b, out, convert);
+    plan_h16(p, op, a, b, out, convert);
 }
 
 void mxp_ew_plan_unary(mxp_ew_plan *p, mxp_unary_op op, mxp_dtype a, mxp_dtype out, const mxp_convert_opts *convert)

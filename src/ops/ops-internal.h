@@ -5,6 +5,7 @@
 #define MXP_OPS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mxp/cpu.h"
 #include "mxp/ops.h"
@@ -55,6 +56,10 @@ typedef struct mxp_ew_plan {
     mxp_unary_kernel_fn custom;  /* a caller's kernel instead of fn (src/ops/registry.c) */
     void *custom_ctx;
     mxp_convert_opts convert;    /* the one rounding into out */
+    /* float16/bfloat16 + - x fused into one pass (src/kernels/h16-ew/) for
+     * contiguous, 2-byte aligned operands; NULL: none */
+    void (*h16)(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n);
+    int h16_op;
 } mxp_ew_plan;
 
 /* Plans for valid ops and dtypes (src/ops/op-info.c); convert NULL: nearest even. */
