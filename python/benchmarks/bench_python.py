@@ -170,8 +170,9 @@ def bench_float32():
     sm = LIB.mxp_sum_strided
     sm.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_size_t,
                    ctypes.c_int]
-    vm = LIB.mxp_vector_math
-    vm.restype = ctypes.c_char_p
+    vm = getattr(LIB, "mxp_vector_math", None)  # absent before mxp 0.1's SLEEF path
+    if vm is not None:
+        vm.restype = ctypes.c_char_p
     ops = {"exp": 3, "tanh": 5, "gelu": 8, "gelu_tanh": 9}  # mxp_unary_op values
 
     def unary(op):
@@ -181,7 +182,8 @@ def bench_float32():
         return 0.5 * a * (1 + np.tanh(0.7978845608 * (a + 0.044715 * a * a * a)))
 
     r = ctypes.c_double()
-    print(f"float32, 2^{n.bit_length() - 1} values, vector math: {vm().decode()} (NumPy in this process)")
+    path = vm().decode() if vm is not None else "libm"
+    print(f"float32, 2^{n.bit_length() - 1} values, vector math: {path} (NumPy in this process)")
     row("  exp: mxp_unary_strided", median_ms(unary("exp")), [("vs np.exp(out=):", median_ms(
         lambda: np.exp(a, out=out)))])
     row("  tanh: mxp_unary_strided", median_ms(unary("tanh")), [("vs np.tanh(out=):", median_ms(
