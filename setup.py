@@ -18,8 +18,12 @@ class build_with_cmake(build_ext):
         subprocess.check_call(["cmake", "-S", ROOT, "-B", lib_dir, "-DCMAKE_BUILD_TYPE=Release",
                                "-DMXP_BUILD_TESTS=OFF", "-DMXP_PYTHON=OFF"], stdout=subprocess.DEVNULL)
         subprocess.check_call(["cmake", "--build", lib_dir, "--target", "mxp_static", "-j", str(os.cpu_count() or 2)])
+        # libraries libmxp.a needs besides libm and pthreads (SLEEF when CMake found it)
+        with open(os.path.join(lib_dir, "mxp-private-libs.txt")) as f:
+            private_libs = f.read().split()
         for ext in self.extensions:
             ext.extra_objects = [os.path.join(lib_dir, "libmxp.a")]
+            ext.libraries = private_libs + ext.libraries
         super().run()
 
 

@@ -10,7 +10,8 @@
 #   scripts/install-deps.sh coverage   also gcovr (make coverage)
 set -euo pipefail
 
-build_pkgs=(gcc make cmake pkg-config python3 python3-dev python3-numpy)
+build_pkgs=(gcc make cmake pkg-config python3 python3-dev python3-numpy
+            libsleef-dev) # vector math (exp, log, tanh, sin, cos, activations); optional to CMake
 test_pkgs=(libmpfr-dev libgmp-dev libcmocka-dev python3-pytest python3-setuptools python3-pip python3-venv
            python3-torch # torch: the Python tests' bfloat16/DLPack peer
            python3-dask python3-distributed python3-zarr # mxp.dask and its tests

@@ -138,6 +138,13 @@ MXP_API mxp_dtype mxp_scalar_int_result_type(mxp_dtype a, int ndim, int64_t valu
 MXP_API const char *mxp_binary_op_name(mxp_binary_op op); /* "add", ... */
 MXP_API const char *mxp_unary_op_name(mxp_unary_op op);   /* "gelu_tanh", ... */
 
+/* What computes exp, log, tanh, sin, cos, sigmoid, silu, gelu and gelu_tanh
+ * into float outputs of at most 32 bits at the current ISA level:
+ * "sleef-avx512" or "sleef-avx2" (SLEEF's vector functions), or "libm"
+ * (float64 libm per element: the scalar level, non-x86 machines, a build
+ * without SLEEF).  docs/ops.md gives each one's accuracy. */
+MXP_API const char *mxp_vector_math(void);
+
 /* The result dtype of a op b (or op a with b == MXP_DTYPE_INVALID for
  * unary ops) without opts->out_dtype. */
 MXP_API mxp_dtype mxp_binary_result_type(mxp_binary_op op, mxp_dtype a, mxp_dtype b);

@@ -5,7 +5,8 @@ Prints medians (ms) and the ratios the Python issue sets as goals:
   bf16 a @ b, n = 1024     >= 0.9x mxp_gemm called from C
   astype f32 <-> bf16      >= 0.8x mxp_convert, >= 3x torch .to()
   bf16 add                 >= 0.5x memcpy of the same bytes
-and float16 add/sum beside NumPy.  "cold" is the first call in the
+float16 add/sum beside NumPy, and float32 exp, tanh, gelu, add, sum beside
+NumPy (goals: exp and gelu >= 3x, add and sum >= 1x).  "cold" is the first call in the
 process (thread pool start, page faults of a new result), the rest are
 medians of warm calls.  Usage: python3 bench_python.py [--quick]
 """
@@ -151,6 +152,55 @@ def bench_float16():
     row("  sum: mxp_sum_strided", ours_sum, [("vs NumPy np.sum:", numpy_sum)])
 
 
+def bench_float32():
+    """The elementwise issue's goals, NumPy in the same process: float32 exp
+    and gelu >= 3x NumPy's (NumPy has no gelu: its peer is the tanh form as
+    NumPy users write it), float32 add and sum >= 1x."""
+    n = 1 << (22 if QUICK else 24)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    out = np.empty(n, np.float32)
+    un = LIB.mxp_unary_strided
+    un.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p,
+                   ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p]
+    bi = LIB.mxp_binary_strided
+    bi.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p,
+                   ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p]
+    sm = LIB.mxp_sum_strided
+    sm.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_size_t,
+                   ctypes.c_int]
+    vm = getattr(LIB, "mxp_vector_math", None)  # absent before mxp 0.1's SLEEF path
+    if vm is not None:
+        vm.restype = ctypes.c_char_p
+    ops = {"exp": 3, "tanh": 5, "gelu": 8, "gelu_tanh": 9}  # mxp_unary_op values
+
+    def unary(op):
+        return lambda: un(ops[op], n, out.ctypes.data, F32, 4, a.ctypes.data, F32, 4, None)
+
+    def np_gelu():
+        return 0.5 * a * (1 + np.tanh(0.7978845608 * (a + 0.044715 * a * a * a)))
+
+    r = ctypes.c_double()
+    path = vm().decode() if vm is not None else "libm"
+    print(f"float32, 2^{n.bit_length() - 1} values, vector math: {path} (NumPy in this process)")
+    row("  exp: mxp_unary_strided", median_ms(unary("exp")), [("vs np.exp(out=):", median_ms(
+        lambda: np.exp(a, out=out)))])
+    row("  tanh: mxp_unary_strided", median_ms(unary("tanh")), [("vs np.tanh(out=):", median_ms(
+        lambda: np.tanh(a, out=out)))])
+    g = median_ms(np_gelu)
+    row("  gelu (erf): mxp_unary_strided", median_ms(unary("gelu")), [("vs NumPy tanh-form gelu:", g)])
+    row("  gelu_tanh: mxp_unary_strided", median_ms(unary("gelu_tanh")), [("vs NumPy tanh-form gelu:", g)])
+    row("  add: mxp_binary_strided", median_ms(lambda: bi(0, n, out.ctypes.data, F32, 4, a.ctypes.data, F32, 4,
+                                                           b.ctypes.data, F32, 4, None)),
+        [("vs np.add(out=):", median_ms(lambda: np.add(a, b, out=out)))])
+    row("  sum (float32 acc): mxp_sum_strided", median_ms(lambda: sm(ctypes.byref(r), a.ctypes.data, F32, 4, n, F32)),
+        [("vs np.sum:", median_ms(lambda: np.sum(a)))])
+    row("  sum (float64 acc): mxp_sum_strided", median_ms(lambda: sm(ctypes.byref(r), a.ctypes.data, F32, 4, n,
+                                                                      13)), [("vs np.sum:", median_ms(
+        lambda: np.sum(a)))])
+
+
 def bench_api():
     """The Python API issue's goals: float16 mxp.matmul >= 0.9x the C float32
     GEMM; int8 mxp.matmul beside torch's quantized linear; mxp.quantize per
@@ -232,4 +282,5 @@ if __name__ == "__main__":
     bench_astype()
     bench_add()
     bench_float16()
+    bench_float32()
     bench_api()

@@ -141,6 +141,19 @@ static double sigmoid(double x)
     return e / (1.0 + e);
 }
 
+/* silu, gelu and gelu_tanh are x/2 + k x^2 + ... with k > 0: for
+ * 2^-1000 < |x| < 2^-54 the value lies strictly between x/2 and the next
+ * double above, which rounds as it does into a format of at most 32 bits
+ * (x/2 can be a tie there: subnormal float32 and bfloat16 x).  A float64
+ * output keeps r (x/2 is then the right float64). */
+static double tiny_nudge(const mxp_ew_ctx *c, double x, double r)
+{
+    const double a = fabs(x);
+    if (a < 0x1p-54 && a > 0x1p-1000 && c->out && c->out->bits <= 32)
+        return nextafter(0.5 * x, INFINITY);
+    return r;
+}
+
 static double frexp_part(double x, bool exponent)
 {
     if (x == 0 || !isfinite(x))
@@ -163,9 +176,9 @@ double mxp_ew_unary1(const mxp_ew_ctx *c, double x)
     case MXP_OP_RELU: return x > 0 ? x : x == x ? 0.0 : x; /* NaN stays NaN */
     /* erfc and the sigmoid form instead of 1 + erf / 1 + tanh, which cancel
      * for negative x: 0.5 (1 + tanh z) = 1 / (1 + e^-2z). */
-    case MXP_OP_GELU: return 0.5 * x * erfc(-x * SQRT1_2);
-    case MXP_OP_GELU_TANH: return x * sigmoid(2.0 * SQRT_2_OVER_PI * (x + 0.044715 * x * x * x));
-    case MXP_OP_SILU: return x * sigmoid(x);
+    case MXP_OP_GELU: return tiny_nudge(c, x, 0.5 * x * erfc(-x * SQRT1_2));
+    case MXP_OP_GELU_TANH: return tiny_nudge(c, x, x * sigmoid(2.0 * SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)));
+    case MXP_OP_SILU: return tiny_nudge(c, x, x * sigmoid(x));
     case MXP_OP_POSITIVE: return x;
     case MXP_OP_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x;
     case MXP_OP_RECIPROCAL: return 1.0 / x;

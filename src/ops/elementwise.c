@@ -104,11 +104,16 @@ static mxp_status execute_in_env(mxp_array **made, mxp_array *given, const mxp_e
         st = mxp_array_new_owner(&out, p->out, nd, shape);
     mxp_array *views[2] = { NULL, NULL }, *copies[2] = { NULL, NULL };
     for (int k = 0; k < x->nin && st == MXP_OK; k++) {
-        st = mxp_array_broadcast_to(&views[k], x->in[k], nd, shape);
+        /* an input of the broadcast shape is used as it is (no view to make) */
+        const bool same_shape = x->in[k]->ndim == nd &&
+                                !memcmp(x->in[k]->shape, shape, (size_t)nd * sizeof shape[0]);
+        if (!same_shape)
+            st = mxp_array_broadcast_to(&views[k], x->in[k], nd, shape);
+        const mxp_array *in = views[k] ? views[k] : x->in[k];
         if (st == MXP_OK && given)
-            st = separate(given, views[k], &copies[k]);
+            st = separate(given, in, &copies[k]);
         if (st == MXP_OK)
-            x->in[k] = copies[k] ? copies[k] : views[k];
+            x->in[k] = copies[k] ? copies[k] : in;
     }
     if (st == MXP_OK) {
         x->out = out;

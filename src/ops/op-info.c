@@ -7,9 +7,12 @@
  * result is exact (maximum, floor, copysign, comparisons ...) whenever
  * float32 holds the inputs — float64 otherwise and for the transcendental
  * functions; int64 (uint64 when the common type is uint64) for integer
- * arithmetic. */
+ * arithmetic.  exp, log, tanh, sin, cos and the activations of inputs
+ * float32 holds, into float outputs of at most 32 bits, go through SLEEF
+ * (plan_init): in float32 for a float32 output, else in float64. */
 #include "core/error.h"
 #include "ops/ops-internal.h"
+#include "kernels/h16-ew-kernels.h"
 
 /* The result dtype from the promoted input type p (NumPy 1.24's ufunc type
  * resolution for NumPy's types; bfloat16 and float8 follow float16). */
@@ -207,15 +210,65 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
     *p = (mxp_ew_plan){ .nin = nin, .in = { a, b }, .out = out };
     p->ct = compute_type(info, nin, p->in, out);
     p->fn = nin == 2 ? mxp_binary_kernel(p->ct) : mxp_unary_kernel(p->ct);
+    if (nin == 1 && fits_f32(a) && is_float(out) && float_bits(out) <= 32) {
+        /* SLEEF's loops (src/ops/elementwise-vmath.c) where they exist at
+         * this ISA level: float32 ones for a float32 output rounded to
+         * nearest even without flag counters (the kernel's result is the
+         * rounded one), float64 ones rounded once by the conversion otherwise */
+        const mxp_isa isa = mxp_isa_current();
+        const bool nearest = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN && !convert->flags);
+        /* bfloat16 exp, log, tanh, sin, cos and float16 tanh of their own
+         * type also take the float32 kernel: its result rounded once more is
+         * the correctly rounded one on every one of the 65,536 inputs
+         * (test_vmath checks it exhaustively; float16 exp, log, sin, cos
+         * miss 1-4 inputs each, and the activations miss bfloat16
+         * subnormals, so those keep the float64 kernel) */
+        const bool f32_exact = (a == MXP_BF16 && out == MXP_BF16 && op != MXP_OP_SIGMOID && op != MXP_OP_SILU &&
+                                op != MXP_OP_GELU && op != MXP_OP_GELU_TANH) ||
+                               (a == MXP_F16 && out == MXP_F16 && op == MXP_OP_TANH);
+        mxp_kernel_fn vm = (out == MXP_F32 || f32_exact) && nearest ? mxp_vmath_kernel(MXP_F32, op, isa) : NULL;
+        if (vm) {
+            p->ct = MXP_F32;
+        } else {
+            vm = mxp_vmath_kernel(MXP_F64, op, isa);
+        }
+        if (vm)
+            p->fn = vm;
+    }
     p->ctx = (mxp_ew_ctx){ op, p->ct == MXP_F32, is_float(out) ? mxp_dtype_get_traits(out) : NULL };
     if (convert)
         p->convert = *convert;
+}
+
+/* The fused float16/bfloat16 kernel for a + b, a - b, a * b of one 16-bit
+ * type into the same type, rounded to nearest even (infinities kept, no
+ * flag counters): the bits of the blocked float32 path. */
+static void plan_h16(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype b, mxp_dtype out,
+                     const mxp_convert_opts *convert)
+{
+#ifdef MXP_HAVE_X86_KERNELS
+    const int h = op == MXP_OP_ADD ? MXP_H16_ADD : op == MXP_OP_SUBTRACT ? MXP_H16_SUB
+                : op == MXP_OP_MULTIPLY ? MXP_H16_MUL : -1;
+    const bool plain = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN &&
+                                    convert->overflow == MXP_OVERFLOW_INF && !convert->flags);
+    const mxp_isa isa = mxp_isa_current();
+    if (h < 0 || !plain || a != b || a != out || (a != MXP_F16 && a != MXP_BF16) || isa < MXP_ISA_AVX2)
+        return;
+    if (a == MXP_F16)
+        p->h16 = isa >= MXP_ISA_AVX512 ? mxp_f16_binary__avx512f : mxp_f16_binary__avx2;
+    else
+        p->h16 = isa >= MXP_ISA_AVX512 ? mxp_bf16_binary__avx512f : mxp_bf16_binary__avx2;
+    p->h16_op = h;
+#else
+    (void)p, (void)op, (void)a, (void)b, (void)out, (void)convert;
+#endif
 }
 
 void mxp_ew_plan_binary(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype b, mxp_dtype out,
                         const mxp_convert_opts *convert)
 {
     plan_init(p, &binary_info[op], (int)op, 2, a, b, out, convert);
+    plan_h16(p, op, a, b, out, convert);
 }
 
 void mxp_ew_plan_unary(mxp_ew_plan *p, mxp_unary_op op, mxp_dtype a, mxp_dtype out, const mxp_convert_opts *convert)

@@ -5,7 +5,9 @@
 #define MXP_OPS_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "mxp/cpu.h"
 #include "mxp/ops.h"
 
 /* What a compute loop is told besides its data. */
@@ -24,6 +26,13 @@ typedef void (*mxp_kernel_fn)(const mxp_ew_ctx *c, void *out, const void *a, con
 
 mxp_kernel_fn mxp_binary_kernel(mxp_dtype compute_type);
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
+
+/* The SLEEF loop for unary op (exp, log, tanh, sin, cos, sigmoid, silu,
+ * gelu, gelu_tanh) in compute type ct (float32: results rounded to nearest
+ * even; float64) at ISA level isa, or NULL: none (scalar level, another op,
+ * a build without SLEEF).
+ * src/ops/elementwise-vmath.c */
+mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa);
 
 /* NumPy's maximum/minimum (NaN propagates) and fmax/fmin (NaN ignored);
  * for equal values (+0 and -0) y, as NumPy's float32/float64 loops. */
@@ -47,6 +56,10 @@ typedef struct mxp_ew_plan {
     mxp_unary_kernel_fn custom;  /* a caller's kernel instead of fn (src/ops/registry.c) */
     void *custom_ctx;
     mxp_convert_opts convert;    /* the one rounding into out */
+    /* float16/bfloat16 + - x fused into one pass (src/kernels/h16-ew/) for
+     * contiguous, 2-byte aligned operands; NULL: none */
+    void (*h16)(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n);
+    int h16_op;
 } mxp_ew_plan;
 
 /* Plans for valid ops and dtypes (src/ops/op-info.c); convert NULL: nearest even. */

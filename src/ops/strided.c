@@ -20,29 +20,50 @@ enum { SCRATCH = 8192 };
 typedef struct block_cvt {
     mxp_dtype dst, src;
     const mxp_cvt_kernel *kernel;
+    const mxp_cvt_kernel *to_f32; /* widening to float64 without a direct kernel: src -> float32 -> float64 */
     mxp_cvt_params params;
     const mxp_convert_opts *opts;
 } block_cvt;
 
 static block_cvt find_cvt(mxp_dtype dst, mxp_dtype src, const mxp_convert_opts *o, mxp_isa isa)
 {
-    block_cvt c = { dst, src, NULL, { o->rounding, o->overflow, o->seed, 0, NULL }, o };
+    block_cvt c = { dst, src, NULL, NULL, { o->rounding, o->overflow, o->seed, 0, NULL }, o };
     if (dst != src && o->rounding != MXP_ROUND_STOCHASTIC && !o->flags)
         c.kernel = mxp_cvt_find(dst, src, o->rounding, isa);
+    const mxp_dtype_traits *t = mxp_dtype_get_traits(src);
+    /* float16, bfloat16, float8 have SIMD kernels to float32 but not to
+     * float64 (the reference converter is ~30x slower); both steps are exact */
+    if (!c.kernel && dst == MXP_F64 && t->kind == MXP_KIND_FLOAT && t->bits < 32)
+        c.to_f32 = mxp_cvt_find(MXP_F32, src, MXP_ROUND_NEAREST_EVEN, isa);
     return c;
 }
 
-static void convert_block(const block_cvt *c, void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, size_t m)
+/* tmp: scratch for m float32 (the two-step widening) */
+static void convert_block(const block_cvt *c, void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, size_t m,
+                          float *tmp)
 {
-    if (c->kernel && ds == (ptrdiff_t)mxp_dtype_itemsize(c->dst) && ss == (ptrdiff_t)mxp_dtype_itemsize(c->src))
+    const bool contiguous = ds == (ptrdiff_t)mxp_dtype_itemsize(c->dst) && ss == (ptrdiff_t)mxp_dtype_itemsize(c->src);
+    if (c->kernel && contiguous) {
         c->kernel->fn(dst, src, m, &c->params);
-    else
+    } else if (c->to_f32 && contiguous) {
+        c->to_f32->fn(tmp, src, m, &c->params);
+        double *d = dst;
+        for (size_t i = 0; i < m; i++)
+            d[i] = tmp[i];
+    } else {
         mxp_convert_strided(dst, c->dst, ds, src, c->src, ss, m, c->opts);
+    }
 }
 
 void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, const char *const in[2],
                    const ptrdiff_t is[2], uint64_t index0)
 {
+    if (p->h16 && os == 2 && is[0] == 2 && is[1] == 2 &&
+        !(((uintptr_t)out | (uintptr_t)in[0] | (uintptr_t)in[1]) & 1)) { /* one pass, no scratch */
+        p->h16(p->h16_op, (uint16_t *)(void *)out, (const uint16_t *)(const void *)in[0],
+               (const uint16_t *)(const void *)in[1], n);
+        return;
+    }
     _Alignas(64) unsigned char in_buf[2][SCRATCH], out_buf[SCRATCH];
     const ptrdiff_t cs = (ptrdiff_t)mxp_dtype_itemsize(p->ct);
     const size_t block = SCRATCH / (size_t)cs;
@@ -72,7 +93,7 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
             if (p->in[k] == p->ct && is[k] == cs) { /* already the compute type: no copy */
                 args[k] = src;
             } else {
-                convert_block(&widen[k], in_buf[k], cs, src, is[k], m);
+                convert_block(&widen[k], in_buf[k], cs, src, is[k], m, (float *)(void *)out_buf); /* free until the loop */
                 args[k] = in_buf[k];
             }
         }
@@ -84,7 +105,7 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
             p->fn(&p->ctx, res, args[0], args[1], m);
         if (!direct_out) {
             co.index_offset = p->convert.index_offset + index0 + j;
-            convert_block(&narrow, dst, os, out_buf, cs, m);
+            convert_block(&narrow, dst, os, out_buf, cs, m, NULL);
         }
     }
 }

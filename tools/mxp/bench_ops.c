@@ -1,8 +1,11 @@
-/* mxp bench ops — elementwise add and a full sum in float32, float16 and
- * bfloat16, beside memcpy of the same bytes and NumPy's float32/float16 in
- * the same run (NumPy is timed by /usr/bin/python3, when it is there).
- * The add runs into an existing array and into a new one, the new one
- * with mxp's huge pages on and off, so the cost of fresh pages shows. */
+/* mxp bench ops — elementwise add, a full sum, exp, tanh, gelu and gelu_tanh
+ * in float32, float16 and bfloat16, beside memcpy of the same bytes and
+ * NumPy's float32/float16 in the same run (NumPy is timed by
+ * /usr/bin/python3, when it is there; NumPy has no gelu: its peer is the
+ * tanh form as NumPy users write it, 0.5 x (1 + tanh(0.79788456 (x +
+ * 0.044715 x^3)))).  The add runs into an existing array and into a new
+ * one, the new one with mxp's huge pages on and off, so the cost of fresh
+ * pages shows. */
 #define _POSIX_C_SOURCE 200809L /* popen, mkstemp, fdopen */
 #include <math.h>
 #include <stdio.h>
@@ -16,21 +19,31 @@ static const char *const numpy_script =
     "import numpy as np\n"
     "n, reps = int(sys.argv[1]), int(sys.argv[2])\n"
     "rng = np.random.default_rng(1)\n"
+    "def gelu(a):\n"
+    "    return 0.5 * a * (1 + np.tanh(0.7978845608 * (a + 0.044715 * a * a * a)))\n"
     "for t in ('float32', 'float16'):\n"
     "    a = rng.standard_normal(n).astype(t); b = rng.standard_normal(n).astype(t); c = np.empty_like(a)\n"
-    "    for op in ('add', 'new', 'sum'):\n"
+    "    fns = {'add': lambda: np.add(a, b, out=c), 'add_new': lambda: a + b, 'sum': lambda: a.sum(),\n"
+    "           'exp': lambda: np.exp(a, out=c), 'tanh': lambda: np.tanh(a, out=c), 'gelu': lambda: gelu(a),\n"
+    "           'gelu_tanh': lambda: gelu(a)}\n"
+    "    for op, fn in fns.items():\n"
     "        ts = []\n"
     "        for r in range(reps):\n"
     "            t0 = time.perf_counter()\n"
-    "            np.add(a, b, out=c) if op == 'add' else (a + b) if op == 'new' else a.sum()\n"
+    "            fn()\n"
     "            ts.append(time.perf_counter() - t0)\n"
     "        print(t, op, sorted(ts)[len(ts) // 2])\n";
 
-enum { OP_ADD, OP_ADD_NEW, OP_ADD_NEW_4K, OP_SUM, OP_SUM_LOWP, OPS };
-static const char *const op_names[OPS] = { "add", "add_new", "add_new_4k", "sum", "sum_lowp" };
-static const char *const op_labels[OPS] = { "add", "add new", "add new 4k", "sum", "sum_lowp" };
+/* The rows; NumPy's script prints its times under these names. */
+enum { OP_ADD, OP_ADD_NEW, OP_ADD_NEW_4K, OP_SUM, OP_SUM_LOWP, OP_EXP, OP_TANH, OP_GELU, OP_GELU_TANH, OPS };
+static const char *const op_names[OPS] = { "add", "add_new", "add_new_4k", "sum", "sum_lowp",
+                                           "exp", "tanh", "gelu", "gelu_tanh" };
+static const char *const op_labels[OPS] = { "add", "add new", "add new 4k", "sum", "sum_lowp",
+                                            "exp", "tanh", "gelu", "gelu_tanh" };
+static const mxp_unary_op unary_ops[OPS] = { [OP_EXP] = MXP_OP_EXP, [OP_TANH] = MXP_OP_TANH,
+                                             [OP_GELU] = MXP_OP_GELU, [OP_GELU_TANH] = MXP_OP_GELU_TANH };
 
-typedef struct numpy_times { double add[2], fresh[2], sum[2]; int ok; } numpy_times; /* [float32, float16] */
+typedef struct numpy_times { double s[OPS][2]; int ok; } numpy_times; /* [op][float32, float16]; 0: none */
 
 static void time_numpy(size_t n, int reps, numpy_times *t)
 {
@@ -45,16 +58,13 @@ static void time_numpy(size_t n, int reps, numpy_times *t)
     char cmd[256];
     snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s %zu %d 2>/dev/null", path, n, reps);
     FILE *p = popen(cmd, "r");
-    char type[16], op[8];
+    char type[16], op[16];
     double s;
-    while (p && fscanf(p, "%15s %7s %lf", type, op, &s) == 3) {
+    while (p && fscanf(p, "%15s %15s %lf", type, op, &s) == 3) {
         int k = !strcmp(type, "float16");
-        if (!strcmp(op, "add"))
-            t->add[k] = s;
-        else if (!strcmp(op, "new"))
-            t->fresh[k] = s;
-        else
-            t->sum[k] = s;
+        for (int o = 0; o < OPS; o++)
+            if (!strcmp(op, op_names[o]))
+                t->s[o][k] = s;
         t->ok++;
     }
     if (p)
@@ -90,6 +100,8 @@ static mxp_status measure(int op, mxp_array *a, mxp_array *b, mxp_array *c, void
         } else if (op == OP_SUM_LOWP) { /* accumulated in the input's own 16-bit dtype (the emulation) */
             const mxp_reduce_opts lowp = { .acc_dtype = mxp_array_dtype(a) };
             st = mxp_reduce(&fresh, MXP_REDUCE_SUM, a, 0, NULL, &lowp);
+        } else if (op >= OP_EXP) {
+            st = mxp_unary_into(c, unary_ops[op], a, NULL);
         } else {
             st = mxp_binary(&fresh, MXP_OP_ADD, a, b, NULL);
         }
@@ -112,11 +124,11 @@ static mxp_status measure(int op, mxp_array *a, mxp_array *b, mxp_array *c, void
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mxp bench ops [--n N] [--reps R] [--json]\n\n"
-               "Times elementwise add (out = a + b) and a sum over all elements in float32,\n"
-               "float16 and bfloat16 (N elements, default 16M; R runs, default 7, medians),\n"
-               "beside memcpy of the same bytes (into a buffer written before) and NumPy\n"
-               "float32/float16 in the same run.  GB/s counts bytes read + written (add:\n"
-               "3 arrays; sum: 1).  Rows:\n"
+               "Times elementwise add (out = a + b), a sum over all elements, and exp, tanh,\n"
+               "gelu and gelu_tanh in float32, float16 and bfloat16 (N elements, default 16M;\n"
+               "R runs, default 7, medians), beside memcpy of the same bytes (into a buffer\n"
+               "written before) and NumPy float32/float16 in the same run.  GB/s counts\n"
+               "bytes read + written (add: 3 arrays; sum: 1; the others: 2).  Rows:\n"
                "  add          mxp_binary_into: out is an existing array (np.add(a, b, out=c))\n"
                "  add new      mxp_binary: a new output array each call, its pages faulted\n"
                "               in by the add (NumPy: a + b); mxp's huge pages as set\n"
@@ -125,7 +137,10 @@ static void usage(FILE *f)
                "  sum          mxp_reduce over all elements\n"
                "  sum_lowp     (float16, bfloat16) the sum with acc_dtype the input's own\n"
                "               dtype, every step rounded to it (an emulation of a 16-bit\n"
-               "               accumulator, docs/ops.md; no NumPy column)\n\n"
+               "               accumulator, docs/ops.md; no NumPy column)\n"
+               "  exp, tanh    mxp_unary_into an existing array (np.exp(a, out=c) ...)\n"
+               "  gelu, gelu_tanh  the same; NumPy has no gelu: both compare with NumPy's\n"
+               "               tanh form, 0.5*x*(1+np.tanh(0.79788456*(x+0.044715*x**3)))\n\n"
                "  --json   one JSON object: n, reps, numpy (whether NumPy ran) and results,\n"
                "           one object per dtype and op: dtype, op, mxp_gbps, numpy_gbps,\n"
                "           memcpy_gbps, mxp_over_memcpy, mxp_over_numpy (null without NumPy)\n");
@@ -170,14 +185,10 @@ static mxp_status run_dtype(bool json, mxp_dtype t, size_t n, int reps, const nu
     for (int op = 0; op < OPS && st == MXP_OK; op++) {
         if (op == OP_SUM_LOWP && t == MXP_F32)
             continue;
-        const size_t bytes = (op >= OP_SUM ? 1 : 3) * n * mxp_dtype_itemsize(t);
+        const size_t bytes = (op >= OP_EXP ? 2 : op >= OP_SUM ? 1 : 3) * n * mxp_dtype_itemsize(t);
         timing tm;
         st = measure(op, a, b, c, m1, m2, bytes / 2, reps, &tm);
-        const double ns = k < 0 || !np->ok ? 0
-                        : op == OP_ADD     ? np->add[k]
-                        : op == OP_SUM     ? np->sum[k]
-                        : op == OP_ADD_NEW ? np->fresh[k]
-                                           : 0;
+        const double ns = k < 0 || !np->ok ? 0 : np->s[op][k];
         if (st == MXP_OK)
             print_row(json, t, op, bytes, &tm, ns);
     }

@@ -9,13 +9,15 @@ static void print_help(void)
 {
     printf("usage: mxp info [--json]\n\n"
            "Prints the mxp version, the CPU brand and features, the ISA level kernels\n"
-           "use, one row of traits per dtype, and the kernel mxp_convert picks for the\n"
-           "main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap\n"
-           "the level and see what changes.\n\n"
+           "use, what computes exp, log, tanh, sin, cos and the activations (SLEEF or\n"
+           "libm), one row of traits per dtype, and the kernel mxp_convert picks for\n"
+           "the main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to\n"
+           "cap the level and see what changes.\n\n"
            "It also shows the memory settings: the kernel's transparent huge page\n"
            "mode and whether mxp advises large blocks as huge pages (MXP_HUGEPAGES=0|1,\n"
            "mxp_set_hugepages) and from what size.\n\n"
            "  --json   one JSON object: version, cpu (brand, features, isa, isa_supported),\n"
+           "           vector_math (sleef-avx512, sleef-avx2 or libm),\n"
            "           memory (thp_mode, hugepages, hugepage_threshold in bytes),\n"
            "           dtypes (one object of traits per dtype, named as in the table;\n"
            "           null for values that are not finite), kernels (src, dst, and the\n"
@@ -104,6 +106,7 @@ static void print_json(void)
     cli_json_str("isa", mxp_isa_name(mxp_get_isa()));
     cli_json_str("isa_supported", mxp_isa_name(mxp_isa_supported()));
     cli_json_close();
+    cli_json_str("vector_math", mxp_vector_math());
     cli_json_object("memory");
     cli_json_str("thp_mode", mxp_hugepages_system_mode());
     cli_json_bool("hugepages", mxp_hugepages_enabled());
@@ -145,6 +148,7 @@ int cli_info(int argc, char **argv)
     printf("mxp %s\n\n", mxp_version());
     cli_print_machine("  ");
     printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level for a process)\n");
+    printf("  vector math (exp, log, tanh, sin, cos, sigmoid, silu, gelu): %s\n", mxp_vector_math());
     printf("  memory: kernel transparent huge pages \"%s\"; mxp huge pages %s for blocks of %zu MiB and more\n"
            "  (MXP_HUGEPAGES=0|1; with THP \"never\" the advice has no effect)\n\n",
            mxp_hugepages_system_mode(), mxp_hugepages_enabled() ? "on" : "off", mxp_hugepage_threshold() >> 20);

@@ -12,7 +12,7 @@ typedef struct cli_command {
 } cli_command;
 
 static const cli_command commands[] = {
-    { "info", cli_info, "version, CPU, ISA level, every dtype's traits, conversion kernels in use" },
+    { "info", cli_info, "version, CPU, ISA level, vector math (SLEEF/libm), dtype traits, conversion kernels" },
     { "tour", cli_tour, "a guided report: the machine, dtypes, rounding error, speed (make demo)" },
     { "bench", cli_bench, "benchmarks: mxp bench convert|ops|gemm|quant [options] [--json]" },
     { "check", cli_check, "consistency checks: mxp check gemm (every implementation vs float64)" },

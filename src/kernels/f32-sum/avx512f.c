@@ -1,0 +1,33 @@
+/* Pairwise float32 -> float64 sums, AVX-512: the 8 running sums are one
+ * register.  See sum-kernels.h. */
+#include <immintrin.h>
+
+#include "kernels/sum-kernels.h"
+
+static double block(const float *x, size_t n) /* 8 <= n <= 128 */
+{
+    __m512d r = _mm512_cvtps_pd(_mm256_loadu_ps(x));
+    size_t i = 8;
+    for (; i + 8 <= n; i += 8)
+        r = _mm512_add_pd(r, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
+    double v[8];
+    _mm512_storeu_pd(v, r);
+    double s = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+    for (; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+double mxp_sum_f32_f64__avx512f(const float *x, size_t n)
+{
+    if (n < 8) {
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+            s += x[i];
+        return s;
+    }
+    if (n <= 128)
+        return block(x, n);
+    const size_t h = n / 2 / 8 * 8;
+    return mxp_sum_f32_f64__avx512f(x, h) + mxp_sum_f32_f64__avx512f(x + h, n - h);
+}

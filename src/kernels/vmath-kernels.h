@@ -1,0 +1,42 @@
+/* Vector math through SLEEF (src/kernels/vmath/): exp, log, tanh, sin, cos
+ * and the activations on contiguous arrays, one file per ISA.  Built only
+ * with SLEEF (MXP_HAVE_SLEEF); the reference twin is the libm path of
+ * src/ops/elementwise-math.c (mxp_ew_unary1), which the tests compare them
+ * with (tests/ops/test_vmath.c).
+ *
+ * float32 kernels: SLEEF's float32 u10 functions (max error 1.0 ulp) for
+ * the functions that are one SLEEF call (exp, log, tanh, sin, cos); the
+ * activations widened to float64, computed as below and rounded to nearest
+ * even once in the kernel (so only for round-to-nearest-even outputs).
+ * float64 kernels: SLEEF's float64 functions (u10; erfc u15) and float64
+ * arithmetic in the reference's formulas (sigmoid as 1/(1 + e^-x) or
+ * e^x/(1 + e^x), gelu as 0.5 x erfc(-x/sqrt2) ...): a few float64 ulp, so
+ * one rounding to float32 or narrower is within 1 ulp and in practice
+ * correctly rounded. */
+#ifndef MXP_KERNELS_VMATH_KERNELS_H
+#define MXP_KERNELS_VMATH_KERNELS_H
+
+#include <stddef.h>
+
+enum mxp_vmath_fn {
+    MXP_VMATH_EXP,
+    MXP_VMATH_LOG,
+    MXP_VMATH_TANH,
+    MXP_VMATH_SIN,
+    MXP_VMATH_COS,
+    MXP_VMATH_F32_COUNT, /* the float32 kernels stop here */
+    MXP_VMATH_SIGMOID = MXP_VMATH_F32_COUNT,
+    MXP_VMATH_SILU,
+    MXP_VMATH_GELU,      /* 0.5 x erfc(-x / sqrt 2) */
+    MXP_VMATH_GELU_TANH, /* x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) */
+    MXP_VMATH_COUNT
+};
+
+/* y[i] = fn(x[i]) for i < n; y may be x.  The float32 kernels round the
+ * activations to nearest even (the environment's mode: mxp's fpenv). */
+void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n);
+void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n);
+void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n);
+void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n);
+
+#endif

@@ -1,0 +1,109 @@
+/* Vector math through SLEEF, AVX2: 8 float32 or 4 float64 lanes; the tail
+ * through a padded copy.  See vmath-kernels.h. */
+#include "kernels/vmath-kernels.h"
+
+#ifdef MXP_HAVE_SLEEF
+#include <immintrin.h>
+#include <sleef.h>
+#include <string.h>
+
+typedef __m256 (*f32_fn)(__m256);
+static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
+    [MXP_VMATH_EXP] = Sleef_expf8_u10avx2, [MXP_VMATH_LOG] = Sleef_logf8_u10avx2,
+    [MXP_VMATH_TANH] = Sleef_tanhf8_u10avx2, [MXP_VMATH_SIN] = Sleef_sinf8_u10avx2,
+    [MXP_VMATH_COS] = Sleef_cosf8_u10avx2,
+};
+
+/* The reference's formulas (src/ops/elementwise-math.c), operation for
+ * operation, with SLEEF's exp and erfc. */
+static __m256d sigmoid(__m256d x)
+{
+    const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+    const __m256d negabs = _mm256_or_pd(x, _mm256_set1_pd(-0.0)); /* -|x| */
+    const __m256d e = Sleef_expd4_u10avx2(negabs);
+    const __m256d d = _mm256_add_pd(one, e);
+    const __m256d pos = _mm256_cmp_pd(x, zero, _CMP_GE_OQ);
+    return _mm256_div_pd(_mm256_blendv_pd(e, one, pos), d); /* one division: e/d or 1/d */
+}
+
+/* silu, gelu and gelu_tanh of 2^-1000 < |x| < 2^-54: the next double above
+ * x/2 (see avx512f.c); r elsewhere. */
+static __m256d tiny_nudge(__m256d x, __m256d r)
+{
+    const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+    const __m256d tiny = _mm256_and_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-54), _CMP_LT_OQ),
+                                       _mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-1000), _CMP_GT_OQ));
+    if (_mm256_testz_pd(tiny, tiny))
+        return r;
+    const __m256d h = _mm256_mul_pd(x, _mm256_set1_pd(0.5));
+    const __m256i b = _mm256_castpd_si256(h), one = _mm256_set1_epi64x(1);
+    const __m256d pos = _mm256_cmp_pd(h, _mm256_setzero_pd(), _CMP_GT_OQ);
+    const __m256d up = _mm256_blendv_pd(_mm256_castsi256_pd(_mm256_sub_epi64(b, one)),
+                                        _mm256_castsi256_pd(_mm256_add_epi64(b, one)), pos);
+    return _mm256_blendv_pd(r, up, tiny);
+}
+
+static __m256d apply(int fn, __m256d x)
+{
+    switch (fn) {
+    case MXP_VMATH_EXP: return Sleef_expd4_u10avx2(x);
+    case MXP_VMATH_LOG: return Sleef_logd4_u10avx2(x);
+    case MXP_VMATH_TANH: return Sleef_tanhd4_u10avx2(x);
+    case MXP_VMATH_SIN: return Sleef_sind4_u10avx2(x);
+    case MXP_VMATH_COS: return Sleef_cosd4_u10avx2(x);
+    case MXP_VMATH_SIGMOID: return sigmoid(x);
+    case MXP_VMATH_SILU: return tiny_nudge(x, _mm256_mul_pd(x, sigmoid(x)));
+    case MXP_VMATH_GELU: {
+        const __m256d z = _mm256_mul_pd(_mm256_sub_pd(_mm256_setzero_pd(), x), _mm256_set1_pd(0.70710678118654752440));
+        return tiny_nudge(x, _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.5), x), Sleef_erfcd4_u15avx2(z)));
+    }
+    default: { /* gelu_tanh */
+        const __m256d c3 = _mm256_mul_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(0.044715), x), x), x);
+        const __m256d z = _mm256_mul_pd(_mm256_set1_pd(2.0 * 0.79788456080286535588), _mm256_add_pd(x, c3));
+        return tiny_nudge(x, _mm256_mul_pd(x, sigmoid(z)));
+    }
+    }
+}
+
+/* The activations of float32: widened to float64, computed as
+ * mxp_vmath_f64__avx2 does, rounded to nearest even once (cvtpd_ps under
+ * the library's floating-point environment). */
+static __m256 f32_via_f64(int fn, __m256 v)
+{
+    const __m128 lo = _mm256_cvtpd_ps(apply(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+    const __m128 hi = _mm256_cvtpd_ps(apply(fn, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
+}
+
+void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
+{
+    const f32_fn f = fn < MXP_VMATH_F32_COUNT ? f32_fns[fn] : NULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_ps(y + i, f ? f(v) : f32_via_f64(fn, v));
+    }
+    if (i < n) {
+        float t[8] = { 0 };
+        memcpy(t, x + i, (n - i) * sizeof t[0]);
+        const __m256 v = _mm256_loadu_ps(t);
+        _mm256_storeu_ps(t, f ? f(v) : f32_via_f64(fn, v));
+        memcpy(y + i, t, (n - i) * sizeof t[0]);
+    }
+}
+
+void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        _mm256_storeu_pd(y + i, apply(fn, _mm256_loadu_pd(x + i)));
+    if (i < n) {
+        double t[4] = { 0 };
+        memcpy(t, x + i, (n - i) * sizeof t[0]);
+        _mm256_storeu_pd(t, apply(fn, _mm256_loadu_pd(t)));
+        memcpy(y + i, t, (n - i) * sizeof t[0]);
+    }
+}
+#else
+typedef int mxp_vmath_avx2_unused; /* built without SLEEF: nothing here */
+#endif

@@ -1,0 +1,111 @@
+/* Vector math through SLEEF, AVX-512: 16 float32 or 8 float64 lanes; the
+ * tail through masked loads and stores.  See vmath-kernels.h. */
+#include "kernels/vmath-kernels.h"
+
+#ifdef MXP_HAVE_SLEEF
+#include <immintrin.h>
+#include <sleef.h>
+
+typedef __m512 (*f32_fn)(__m512);
+static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
+    [MXP_VMATH_EXP] = Sleef_expf16_u10avx512f, [MXP_VMATH_LOG] = Sleef_logf16_u10avx512f,
+    [MXP_VMATH_TANH] = Sleef_tanhf16_u10avx512f, [MXP_VMATH_SIN] = Sleef_sinf16_u10avx512f,
+    [MXP_VMATH_COS] = Sleef_cosf16_u10avx512f,
+};
+
+/* The reference's formulas (src/ops/elementwise-math.c), operation for
+ * operation, with SLEEF's exp and erfc. */
+static __m512d sigmoid(__m512d x)
+{
+    const __m512d one = _mm512_set1_pd(1.0);
+    const __m512d e = Sleef_expd8_u10avx512f(_mm512_sub_pd(_mm512_setzero_pd(), _mm512_abs_pd(x))); /* e^-|x| */
+    const __m512d d = _mm512_add_pd(one, e);
+    const __mmask8 pos = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GE_OQ);
+    return _mm512_div_pd(_mm512_mask_blend_pd(pos, e, one), d); /* one division: e/d or 1/d */
+}
+
+/* silu, gelu and gelu_tanh are x/2 + k x^2 + ... with k > 0: for
+ * 2^-1000 < |x| < 2^-54 (k x^2 below x/2's ulp) the value lies strictly
+ * between x/2 and the next double above it, which therefore rounds as it
+ * does into any narrower format; x/2 itself can be a tie there (subnormal
+ * float32 and bfloat16 x) that rounds the wrong way.  r elsewhere. */
+static __m512d tiny_nudge(__m512d x, __m512d r)
+{
+    const __m512d ax = _mm512_abs_pd(x);
+    const __mmask8 tiny = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1p-54), _CMP_LT_OQ) &
+                          _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1p-1000), _CMP_GT_OQ);
+    if (!tiny)
+        return r;
+    const __m512d h = _mm512_mul_pd(x, _mm512_set1_pd(0.5));
+    const __m512i b = _mm512_castpd_si512(h), one = _mm512_set1_epi64(1);
+    const __mmask8 pos = _mm512_cmp_pd_mask(h, _mm512_setzero_pd(), _CMP_GT_OQ);
+    const __m512i up = _mm512_mask_blend_epi64(pos, _mm512_sub_epi64(b, one), _mm512_add_epi64(b, one));
+    return _mm512_mask_blend_pd(tiny, r, _mm512_castsi512_pd(up));
+}
+
+static __m512d apply(int fn, __m512d x)
+{
+    switch (fn) {
+    case MXP_VMATH_EXP: return Sleef_expd8_u10avx512f(x);
+    case MXP_VMATH_LOG: return Sleef_logd8_u10avx512f(x);
+    case MXP_VMATH_TANH: return Sleef_tanhd8_u10avx512f(x);
+    case MXP_VMATH_SIN: return Sleef_sind8_u10avx512f(x);
+    case MXP_VMATH_COS: return Sleef_cosd8_u10avx512f(x);
+    case MXP_VMATH_SIGMOID: return sigmoid(x);
+    case MXP_VMATH_SILU: return tiny_nudge(x, _mm512_mul_pd(x, sigmoid(x)));
+    case MXP_VMATH_GELU: {
+        const __m512d z = _mm512_mul_pd(_mm512_sub_pd(_mm512_setzero_pd(), x), _mm512_set1_pd(0.70710678118654752440));
+        return tiny_nudge(x, _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.5), x), Sleef_erfcd8_u15avx512f(z)));
+    }
+    default: { /* gelu_tanh */
+        const __m512d c3 = _mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(0.044715), x), x), x);
+        const __m512d z = _mm512_mul_pd(_mm512_set1_pd(2.0 * 0.79788456080286535588), _mm512_add_pd(x, c3));
+        return tiny_nudge(x, _mm512_mul_pd(x, sigmoid(z)));
+    }
+    }
+}
+
+/* The activations of float32: widened to float64, computed as
+ * mxp_vmath_f64__avx512f does, rounded to nearest even once (cvtpd_ps under
+ * the library's floating-point environment). */
+static __m512 f32_via_f64(int fn, __m512 v)
+{
+    const __m256 lo = _mm512_cvtpd_ps(apply(fn, _mm512_cvtps_pd(_mm512_castps512_ps256(v))));
+    const __m256 hi = _mm512_cvtpd_ps(apply(fn, _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1))));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+}
+
+void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n)
+{
+    size_t i = 0;
+    if (fn >= MXP_VMATH_F32_COUNT) {
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_ps(y + i, f32_via_f64(fn, _mm512_loadu_ps(x + i)));
+        if (i < n) {
+            const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+            _mm512_mask_storeu_ps(y + i, m, f32_via_f64(fn, _mm512_maskz_loadu_ps(m, x + i)));
+        }
+        return;
+    }
+    const f32_fn f = f32_fns[fn];
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(x + i)));
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
+    }
+}
+
+void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm512_storeu_pd(y + i, apply(fn, _mm512_loadu_pd(x + i)));
+    if (i < n) {
+        const __mmask8 m = (__mmask8)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_pd(y + i, m, apply(fn, _mm512_maskz_loadu_pd(m, x + i)));
+    }
+}
+#else
+typedef int mxp_vmath_avx512f_unused; /* built without SLEEF: nothing here */
+#endif

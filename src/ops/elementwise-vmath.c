@@ -1,0 +1,76 @@
+/* The vector-math loops: exp, log, tanh, sin, cos and the activations
+ * through SLEEF (src/kernels/vmath/), chosen by ISA level; none at the
+ * scalar level or in a build without SLEEF, where mxp_ew_unary1 (libm in
+ * float64, the reference) computes them. */
+#include "ops/ops-internal.h"
+
+#include "kernels/vmath-kernels.h"
+
+#ifdef MXP_HAVE_SLEEF
+static int vmath_fn(int op)
+{
+    switch (op) {
+    case MXP_OP_EXP: return MXP_VMATH_EXP;
+    case MXP_OP_LOG: return MXP_VMATH_LOG;
+    case MXP_OP_TANH: return MXP_VMATH_TANH;
+    case MXP_OP_SIN: return MXP_VMATH_SIN;
+    case MXP_OP_COS: return MXP_VMATH_COS;
+    case MXP_OP_SIGMOID: return MXP_VMATH_SIGMOID;
+    case MXP_OP_SILU: return MXP_VMATH_SILU;
+    case MXP_OP_GELU: return MXP_VMATH_GELU;
+    case MXP_OP_GELU_TANH: return MXP_VMATH_GELU_TANH;
+    default: return -1;
+    }
+}
+
+static void f32_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    mxp_vmath_f32__avx2(vmath_fn(c->op), out, a, n);
+}
+
+static void f32_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    mxp_vmath_f32__avx512f(vmath_fn(c->op), out, a, n);
+}
+
+static void f64_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    mxp_vmath_f64__avx2(vmath_fn(c->op), out, a, n);
+}
+
+static void f64_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    mxp_vmath_f64__avx512f(vmath_fn(c->op), out, a, n);
+}
+#endif
+
+mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa)
+{
+#ifdef MXP_HAVE_SLEEF
+    const int fn = vmath_fn(op);
+    if (fn < 0 || isa < MXP_ISA_AVX2)
+        return NULL;
+    if (ct == MXP_F32)
+        return isa >= MXP_ISA_AVX512 ? f32_avx512 : f32_avx2;
+    if (ct == MXP_F64)
+        return isa >= MXP_ISA_AVX512 ? f64_avx512 : f64_avx2;
+    return NULL;
+#else
+    (void)ct;
+    (void)op;
+    (void)isa;
+    return NULL;
+#endif
+}
+
+const char *mxp_vector_math(void)
+{
+    const mxp_isa isa = mxp_isa_current();
+    if (!mxp_vmath_kernel(MXP_F32, MXP_OP_EXP, isa))
+        return "libm";
+    return isa >= MXP_ISA_AVX512 ? "sleef-avx512" : "sleef-avx2";
+}

@@ -1,0 +1,404 @@
+/* The ulp table of docs/ops.md, asserted: exp, log, tanh, sin, cos,
+ * sigmoid, silu, gelu and gelu_tanh of float32, float16, bfloat16 and
+ * float64 inputs (result of the same dtype) measured against MPFR, each
+ * error at most the bound the table claims.  Inputs: every float16 and
+ * bfloat16 bit pattern; float32: every 2039th bit pattern of all 2^32 and
+ * every 1021st of those with |x| <= 128 (~4.3M), float64: every (2^64 /
+ * 2^18)th pattern plus |x| <= 128 likewise (~0.5M).  Also: the result at
+ * the current ISA level (SLEEF above scalar, when built with it) against the
+ * libm reference (MXP_ISA=scalar's path, computed here as float64 libm
+ * rounded once): float16/bfloat16 bit for bit, float32 within 1 ulp (also
+ * rounded toward zero; bit for bit rounded stochastically).
+ *
+ *   test_vmath            the ctest: float32/float64 samples 1/16 the size
+ *   test_vmath --full     the table's samples (make check-exhaustive)
+ *   test_vmath --table    --full, and print docs/ops.md's table rows */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MPFR_USE_INTMAX_T 1
+#include <mpfr.h>
+
+#include "mxp.h"
+
+enum { NFN = 9, NTYPE = 4 };
+static const mxp_unary_op fns[NFN] = { MXP_OP_EXP,  MXP_OP_LOG,  MXP_OP_TANH, MXP_OP_SIN,      MXP_OP_COS,
+                                       MXP_OP_SIGMOID, MXP_OP_SILU, MXP_OP_GELU, MXP_OP_GELU_TANH };
+static const mxp_dtype types[NTYPE] = { MXP_F32, MXP_F16, MXP_BF16, MXP_F64 };
+
+/* The bounds docs/ops.md claims (max ulp error against the exact value),
+ * [function][float32, float16, bfloat16, float64].  0.5: correctly rounded. */
+static const double bound[NFN][NTYPE] = {
+    /* SLEEF's float32 u10 functions: 1 ulp (tanh: 1.00000002 at x ~ -7.5e-8) */
+    /* exp */ { 1.000001, 0.5, 0.5, 0.51 },
+    /* log */ { 1.000001, 0.5, 0.5, 0.51 },
+    /* tanh */ { 1.000001, 0.5, 0.5, 2.0 },
+    /* sin */ { 1.000001, 0.5, 0.5, 0.52 },
+    /* cos */ { 1.000001, 0.5, 0.5, 0.52 },
+    /* float64 arithmetic rounded once; float64 outputs carry libm's own
+     * error, and the float64 formulas lose accuracy where the result is tiny
+     * (silu for x < -708, where e^x is subnormal; gelu and gelu_tanh for
+     * x < -5 or so, where erfc and exp magnify the argument's rounding) */
+    /* sigmoid */ { 0.5, 0.5, 0.5, 2.0 },
+    /* silu */ { 0.5, 0.5, 0.5, 400 },
+    /* gelu */ { 0.5, 0.5, 0.5, 1500 },
+    /* gelu_tanh */ { 0.5, 0.5, 0.5, 1200 },
+};
+
+typedef struct fmt { int mbits, emin; double max; } fmt; /* emin: of the normals */
+static fmt format_of(mxp_dtype t)
+{
+    switch (t) {
+    case MXP_F16: return (fmt){ 10, -14, 65504.0 };
+    case MXP_BF16: return (fmt){ 7, -126, 0x1.fep127 };
+    case MXP_F32: return (fmt){ 23, -126, 0x1.fffffep127 };
+    default: return (fmt){ 52, -1022, 0x1.fffffffffffffp1023 };
+    }
+}
+
+/* Bits -> double, written here (ldexp), not with mxp's decoder. */
+static double decode(mxp_dtype t, uint64_t b)
+{
+    if (t == MXP_F64) {
+        double d;
+        memcpy(&d, &b, 8);
+        return d;
+    }
+    if (t == MXP_F32 || t == MXP_BF16) {
+        uint32_t u = t == MXP_BF16 ? (uint32_t)b << 16 : (uint32_t)b;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    const int s = (int)(b >> 15) & 1, e = (int)(b >> 10) & 31, m = (int)(b & 1023);
+    double v = e == 31 ? (m ? NAN : INFINITY) : e == 0 ? ldexp(m, -24) : ldexp(1024 + m, e - 25);
+    return s ? -v : v;
+}
+
+/* The exact f(x) into r (precision 160). */
+static void exact(mpfr_t r, mxp_unary_op op, double xd)
+{
+    mpfr_t x, t, u;
+    mpfr_inits2(160, x, t, u, (mpfr_ptr)0);
+    mpfr_set_d(x, xd, MPFR_RNDN);
+    switch (op) {
+    case MXP_OP_EXP: mpfr_exp(r, x, MPFR_RNDN); break;
+    case MXP_OP_LOG: mpfr_log(r, x, MPFR_RNDN); break;
+    case MXP_OP_TANH: mpfr_tanh(r, x, MPFR_RNDN); break;
+    case MXP_OP_SIN: mpfr_sin(r, x, MPFR_RNDN); break;
+    case MXP_OP_COS: mpfr_cos(r, x, MPFR_RNDN); break;
+    case MXP_OP_GELU: /* x/2 erfc(-x/sqrt 2) */
+        mpfr_set_ui(t, 2, MPFR_RNDN);
+        mpfr_sqrt(t, t, MPFR_RNDN);
+        mpfr_div(t, x, t, MPFR_RNDN);
+        mpfr_neg(t, t, MPFR_RNDN);
+        mpfr_erfc(t, t, MPFR_RNDN);
+        mpfr_mul(r, t, x, MPFR_RNDN);
+        mpfr_div_ui(r, r, 2, MPFR_RNDN);
+        break;
+    default: /* x/(1 + e^-z): sigmoid z = x, silu z = x, gelu_tanh z = 2 sqrt(2/pi) (x + 0.044715 x^3) */
+        mpfr_set(t, x, MPFR_RNDN);
+        if (op == MXP_OP_GELU_TANH) {
+            mpfr_pow_ui(t, x, 3, MPFR_RNDN);
+            mpfr_set_str(u, "0.044715", 10, MPFR_RNDN);
+            mpfr_mul(t, t, u, MPFR_RNDN);
+            mpfr_add(t, t, x, MPFR_RNDN);
+            mpfr_const_pi(u, MPFR_RNDN);
+            mpfr_ui_div(u, 8, u, MPFR_RNDN);
+            mpfr_sqrt(u, u, MPFR_RNDN); /* 2 sqrt(2/pi) */
+            mpfr_mul(t, t, u, MPFR_RNDN);
+        }
+        mpfr_neg(t, t, MPFR_RNDN);
+        mpfr_exp(t, t, MPFR_RNDN);
+        mpfr_add_ui(t, t, 1, MPFR_RNDN);
+        if (op == MXP_OP_SIGMOID)
+            mpfr_ui_div(r, 1, t, MPFR_RNDN);
+        else
+            mpfr_div(r, x, t, MPFR_RNDN);
+        break;
+    }
+    mpfr_clears(x, t, u, (mpfr_ptr)0);
+}
+
+/* |got - exact| in ulps of the format at the exact value (the subnormals'
+ * ulp below the normals); 0 for the same NaN/infinity, an overflow to inf;
+ * inf for a NaN or infinity where there should be none. */
+static double ulp_error(mpfr_t ex, double got, mxp_dtype t)
+{
+    const fmt f = format_of(t);
+    if (mpfr_nan_p(ex))
+        return isnan(got) ? 0 : INFINITY;
+    if (isnan(got))
+        return INFINITY;
+    if (mpfr_inf_p(ex))
+        return isinf(got) && (got > 0) == (mpfr_sgn(ex) > 0) ? 0 : INFINITY;
+    if (isinf(got)) /* beyond max, rounding to inf is right */
+        return mpfr_cmp_d(ex, got > 0 ? f.max : -f.max) * (got > 0 ? 1 : -1) > 0 ? 0 : INFINITY;
+    long e = mpfr_zero_p(ex) ? f.emin : mpfr_get_exp(ex) - 1; /* ex in [2^e, 2^(e+1)) */
+    if (e < f.emin)
+        e = f.emin;
+    mpfr_t d;
+    mpfr_init2(d, 200);
+    mpfr_set_d(d, got, MPFR_RNDN);
+    mpfr_sub(d, d, ex, MPFR_RNDN);
+    mpfr_abs(d, d, MPFR_RNDN);
+    mpfr_mul_2si(d, d, -(e - f.mbits), MPFR_RNDN);
+    const double r = mpfr_get_d(d, MPFR_RNDU);
+    mpfr_clear(d);
+    return r;
+}
+
+/* ---- the inputs -------------------------------------------------------- */
+
+static uint64_t *inputs(mxp_dtype t, int scale, size_t *n)
+{
+    size_t cap = 1u << 23, k = 0;
+    uint64_t *v = malloc(cap * sizeof *v);
+    if (t == MXP_F16 || t == MXP_BF16) {
+        for (uint64_t b = 0; b < 65536; b++)
+            v[k++] = b;
+    } else if (t == MXP_F32) {
+        const uint64_t step = 2039ull * (uint64_t)scale, near = 1021ull * (uint64_t)scale;
+        for (uint64_t b = 0; b < (1ull << 32); b += step)
+            v[k++] = b;
+        for (uint64_t b = 0; b <= 0x43000000u; b += near) { /* |x| <= 128, both signs */
+            v[k++] = b;
+            v[k++] = b | 0x80000000u;
+        }
+    } else {
+        const uint64_t step = (1ull << 46) * (uint64_t)scale, near = ((1ull << 45) + 4099) * (uint64_t)scale;
+        for (uint64_t b = 0; b < (1ull << 63) / 2 && k + 2 < cap; b += step / 2) {
+            v[k++] = 2 * b + 12345; /* every binade, both signs */
+            v[k++] = (2 * b + 12345) | (1ull << 63);
+        }
+        for (uint64_t b = 0; b <= 0x4060000000000000ull && k + 2 < cap; b += near) {
+            v[k++] = b;
+            v[k++] = b | (1ull << 63);
+        }
+    }
+    *n = k;
+    return v;
+}
+
+/* ---- one (function, dtype): worker threads over the inputs --------------- */
+
+typedef struct job {
+    mxp_unary_op op;
+    mxp_dtype t;
+    const uint64_t *in;
+    const unsigned char *out;
+    size_t n, lo, hi;
+    double max_err, worst_x;
+    size_t over_half; /* results not correctly rounded */
+} job;
+
+static void *work(void *arg)
+{
+    job *j = arg;
+    const size_t size = mxp_dtype_itemsize(j->t);
+    mpfr_t ex;
+    mpfr_init2(ex, 160);
+    for (size_t i = j->lo; i < j->hi; i++) {
+        uint64_t gb = 0;
+        memcpy(&gb, j->out + i * size, size);
+        const double x = decode(j->t, j->in[i]), got = decode(j->t, gb);
+        exact(ex, j->op, x);
+        const double err = ulp_error(ex, got, j->t);
+        if (err > 0.5)
+            j->over_half++;
+        if (err > j->max_err || (isnan(err))) {
+            j->max_err = err;
+            j->worst_x = x;
+        }
+    }
+    mpfr_clear(ex);
+    mpfr_free_cache();
+    return NULL;
+}
+
+static int failures;
+
+/* The max ulp error of op over t's inputs, at the current ISA level. */
+static double measure(mxp_unary_op op, mxp_dtype t, const uint64_t *in, size_t n, double *worst_x, size_t *wrong)
+{
+    const size_t size = mxp_dtype_itemsize(t);
+    unsigned char *a = malloc(n * size), *out = malloc(n * size);
+    for (size_t i = 0; i < n; i++)
+        memcpy(a + i * size, &in[i], size);
+    if (mxp_unary_strided(op, n, out, t, (ptrdiff_t)size, a, t, (ptrdiff_t)size, NULL) != MXP_OK) {
+        fprintf(stderr, "FAIL: mxp_unary_strided(%s, %s): %s\n", mxp_unary_op_name(op), mxp_dtype_name(t),
+                mxp_last_error());
+        failures++;
+    }
+    enum { NT = 4 };
+    job jobs[NT];
+    pthread_t th[NT];
+    for (int k = 0; k < NT; k++) {
+        jobs[k] = (job){ op, t, in, out, n, n * (size_t)k / NT, n * (size_t)(k + 1) / NT, 0, 0, 0 };
+        pthread_create(&th[k], NULL, work, &jobs[k]);
+    }
+    double max_err = 0;
+    *wrong = 0;
+    for (int k = 0; k < NT; k++) {
+        pthread_join(th[k], NULL);
+        *wrong += jobs[k].over_half;
+        if (jobs[k].max_err > max_err || isnan(jobs[k].max_err)) {
+            max_err = jobs[k].max_err;
+            *worst_x = jobs[k].worst_x;
+        }
+    }
+    free(a);
+    free(out);
+    return max_err;
+}
+
+/* float16/bfloat16: bit for bit libm's float64 rounded once (the scalar
+ * level's path); float32: within 1 ulp of it. */
+static void against_reference(mxp_unary_op op, mxp_dtype t, const uint64_t *in, size_t n)
+{
+    if (t == MXP_F64)
+        return;
+    const size_t size = mxp_dtype_itemsize(t);
+    unsigned char *a = malloc(n * size), *out = malloc(n * size), *ref = malloc(n * size);
+    for (size_t i = 0; i < n; i++)
+        memcpy(a + i * size, &in[i], size);
+    const mxp_isa isa = mxp_isa_current();
+    mxp_set_isa(MXP_ISA_SCALAR);
+    int rc = mxp_unary_strided(op, n, ref, t, (ptrdiff_t)size, a, t, (ptrdiff_t)size, NULL);
+    mxp_set_isa(isa);
+    rc |= mxp_unary_strided(op, n, out, t, (ptrdiff_t)size, a, t, (ptrdiff_t)size, NULL);
+    if (rc != MXP_OK) {
+        fprintf(stderr, "FAIL: %s(%s) did not run\n", mxp_unary_op_name(op), mxp_dtype_name(t));
+        failures++;
+    }
+    size_t bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t g = 0, r = 0;
+        memcpy(&g, out + i * size, size);
+        memcpy(&r, ref + i * size, size);
+        const double gd = decode(t, g), rd = decode(t, r);
+        if (g == r || (isnan(gd) && isnan(rd)))
+            continue;
+        const int64_t go = (int64_t)(g & 0x7fffffff), ro = (int64_t)(r & 0x7fffffff);
+        const bool same_sign = (gd < 0) == (rd < 0) && !isinf(gd) && !isinf(rd) && !isnan(gd) && !isnan(rd);
+        if (t == MXP_F32 && same_sign && gd != 0 && rd != 0 && (go - ro == 1 || ro - go == 1))
+            continue; /* SLEEF's float32 function: within 1 ulp */
+        if (!bad++)
+            worst = decode(t, in[i]);
+    }
+    if (bad) {
+        fprintf(stderr, "FAIL: %s(%s) at ISA %s: %zu results beyond %s the libm reference (first x = %.9g)\n",
+                mxp_unary_op_name(op), mxp_dtype_name(t), mxp_isa_name(isa), bad,
+                t == MXP_F32 ? "1 ulp of" : "the bits of", worst);
+        failures++;
+    }
+    free(a);
+    free(out);
+    free(ref);
+}
+
+/* float32 outputs in another rounding mode (toward zero, stochastic) take
+ * the float64 path and the conversion's rounding, as libm's float64 does:
+ * the same bits as the scalar level's. */
+static void rounding_modes_take_the_float64_path(const uint64_t *in, size_t n)
+{
+    float *a = malloc(n * 4), *got = malloc(n * 4), *ref = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t b = (uint32_t)in[i];
+        memcpy(&a[i], &b, 4);
+    }
+    const mxp_convert_opts modes[2] = { { .rounding = MXP_ROUND_TOWARD_ZERO },
+                                        { .rounding = MXP_ROUND_STOCHASTIC, .seed = 7 } };
+    for (int m = 0; m < 2; m++) {
+        for (int f = 0; f < NFN; f++) {
+            const mxp_isa isa = mxp_isa_current();
+            mxp_set_isa(MXP_ISA_SCALAR);
+            int rc = mxp_unary_strided(fns[f], n, ref, MXP_F32, 4, a, MXP_F32, 4, &modes[m]);
+            mxp_set_isa(isa);
+            rc |= mxp_unary_strided(fns[f], n, got, MXP_F32, 4, a, MXP_F32, 4, &modes[m]);
+            /* toward zero: within 1 ulp, as float64 results a float64 ulp
+             * apart (SLEEF's, libm's) straddle a float32 value where the exact
+             * one lies that close to it (tanh of tiny x, cos near 0) */
+            size_t bad = 0;
+            for (size_t i = 0; i < n; i++) {
+                int32_t gb, rb;
+                memcpy(&gb, &got[i], 4);
+                memcpy(&rb, &ref[i], 4);
+                const bool one_ulp = m == 0 && (gb ^ rb) >= 0 && (gb - rb == 1 || rb - gb == 1);
+                bad += gb != rb && !(isnan(got[i]) && isnan(ref[i])) && !one_ulp;
+            }
+            if (rc != MXP_OK || bad) {
+                fprintf(stderr, "FAIL: float32 %s rounded %s: %zu results differ from the scalar level's\n",
+                        mxp_unary_op_name(fns[f]), mxp_rounding_name(modes[m].rounding), bad);
+                failures++;
+            }
+        }
+    }
+    free(a);
+    free(got);
+    free(ref);
+}
+
+int main(int argc, char **argv)
+{
+    /* mxp_vector_math names the path: libm at the scalar level */
+    const mxp_isa level = mxp_isa_current();
+    mxp_set_isa(MXP_ISA_SCALAR);
+    if (strcmp(mxp_vector_math(), "libm") != 0) {
+        fprintf(stderr, "FAIL: mxp_vector_math() at the scalar level is %s\n", mxp_vector_math());
+        failures++;
+    }
+    mxp_set_isa(level);
+    const char *vm = mxp_vector_math();
+    if (strcmp(vm, "libm") && strcmp(vm, level >= MXP_ISA_AVX512 ? "sleef-avx512" : "sleef-avx2")) {
+        fprintf(stderr, "FAIL: mxp_vector_math() at %s is %s\n", mxp_isa_name(level), vm);
+        failures++;
+    }
+#ifdef MXP_TEST_EXPECT_SLEEF
+    if (level >= MXP_ISA_AVX2 && !strncmp(vm, "libm", 4)) {
+        fprintf(stderr, "FAIL: built with SLEEF, but mxp_vector_math() at %s is libm\n", mxp_isa_name(level));
+        failures++;
+    }
+#endif
+    const bool table = argc > 1 && !strcmp(argv[1], "--table");
+    const bool full = table || (argc > 1 && !strcmp(argv[1], "--full"));
+    const int scale = full ? 1 : 16;
+    if (table)
+        printf("| function | float32 | float16 | bfloat16 | float64 |\n|---|---|---|---|---|\n");
+    double got[NFN][NTYPE];
+    size_t wrong[NFN][NTYPE];
+    for (int ti = 0; ti < NTYPE; ti++) {
+        size_t n;
+        uint64_t *in = inputs(types[ti], scale, &n);
+        for (int f = 0; f < NFN; f++) {
+            double wx = 0;
+            got[f][ti] = measure(fns[f], types[ti], in, n, &wx, &wrong[f][ti]);
+            if (!(got[f][ti] <= bound[f][ti])) {
+                fprintf(stderr, "FAIL: %s(%s): max error %.9g ulp at x = %.17g, the table claims %.9g\n",
+                        mxp_unary_op_name(fns[f]), mxp_dtype_name(types[ti]), got[f][ti], wx, bound[f][ti]);
+                failures++;
+            }
+            against_reference(fns[f], types[ti], in, n);
+        }
+        if (types[ti] == MXP_F32)
+            rounding_modes_take_the_float64_path(in, n);
+        if (!table)
+            printf("%s: %zu inputs\n", mxp_dtype_name(types[ti]), n);
+        free(in);
+    }
+    for (int f = 0; f < NFN; f++) {
+        printf(table ? "| %s |" : "%-10s", mxp_unary_op_name(fns[f]));
+        for (int ti = 0; ti < NTYPE; ti++)
+            printf(table ? " %.3f (%zu) |" : " %8.3f (%6zu)", got[f][ti], wrong[f][ti]);
+        printf("\n");
+    }
+    printf("(max ulp error; in parentheses the number of results not correctly rounded)\n");
+    printf("ISA level %s, vector math %s, %s\n", mxp_isa_name(mxp_isa_current()), vm, failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
+}
