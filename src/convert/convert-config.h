@@ -24,6 +24,11 @@ typedef struct mxp_cvt_kernel {
  * (then the reference converter is used). */
 const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa);
 
+/* The same choice for a given microarchitecture (mxp_uarch's value), for
+ * tests; and whether k was chosen over a higher level for this CPU. */
+const mxp_cvt_kernel *mxp_cvt_find_for(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa, int uarch);
+int mxp_cvt_is_preferred(const mxp_cvt_kernel *k);
+
 /* All kernels, for tests and `mxp info`. */
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);
 

@@ -18,6 +18,7 @@
 #include "convert/cases.h"
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
+#include "core/cpu-internal.h"
 #include "mxp.h"
 
 enum { CAP = 1 << 17 };
@@ -217,6 +218,49 @@ static void test_every_required_pair_has_a_simd_kernel_here(void **state)
     }
 }
 
+static const mxp_cvt_kernel *kernel_named(const char *name)
+{
+    size_t count;
+    const mxp_cvt_kernel *ks = mxp_cvt_kernels(&count);
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(ks[i].name, name))
+            return &ks[i];
+    return NULL;
+}
+
+/* Where kernels give the same bits, the choice follows the CPU family:
+ * on Zen 4 the AVX2 float32 -> bfloat16 kernel beats both AVX-512 ones. */
+static void test_kernel_choice_follows_the_cpu_family(void **state)
+{
+    (void)state;
+    const mxp_cvt_kernel *avx2 = kernel_named("mxp_f32_bf16_vcvt__avx2");
+    const mxp_cvt_kernel *bf16 = kernel_named("mxp_f32_bf16_vcvt__avx512bf16");
+    const mxp_cvt_kernel *f = kernel_named("mxp_f32_bf16_vcvt__avx512f");
+    if (!avx2 || !bf16 || !f) {
+        print_message("skipped: no x86 kernels in this build\n");
+        skip();
+    }
+    const mxp_isa top = MXP_ISA_AVX512BF16;
+    for (int u = 0; u < MXP_UARCH_COUNT; u++) {
+        const mxp_cvt_kernel *rne = u == MXP_UARCH_ZEN4 ? avx2 : bf16;
+        assert_ptr_equal(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, top, u), rne);
+        /* a mode the preferred kernel lacks: the highest level that has it */
+        assert_ptr_equal(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_TOWARD_ZERO, top, u), f);
+        assert_ptr_equal(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, MXP_ISA_AVX512, u),
+                         u == MXP_UARCH_ZEN4 ? avx2 : f);
+        assert_ptr_equal(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, MXP_ISA_AVX2, u), avx2);
+        assert_null(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, MXP_ISA_SCALAR, u));
+    }
+    /* The dispatch uses this machine's family. */
+    const mxp_uarch here = mxp_cpu_uarch_id();
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++)
+        for (int m = 0; m < MXP_ROUNDING_COUNT; m++)
+            assert_ptr_equal(mxp_cvt_find(MXP_BF16, MXP_F32, (mxp_rounding)m, (mxp_isa)isa),
+                             mxp_cvt_find_for(MXP_BF16, MXP_F32, (mxp_rounding)m, (mxp_isa)isa, here));
+    assert_int_equal(mxp_cvt_is_preferred(avx2), here == MXP_UARCH_ZEN4);
+    assert_false(mxp_cvt_is_preferred(bf16));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -244,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_every_kernel_ignores_mxcsr_ftz_daz),
         cmocka_unit_test(test_mxp_convert_gives_same_bits_at_every_isa_level),
         cmocka_unit_test(test_every_required_pair_has_a_simd_kernel_here),
+        cmocka_unit_test(test_kernel_choice_follows_the_cpu_family),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

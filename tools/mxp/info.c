@@ -10,9 +10,11 @@ static void print_help(void)
     printf("usage: mxp info [--json]\n\n"
            "Prints the mxp version, the CPU brand and features, the ISA level kernels\n"
            "use, one row of traits per dtype, and the kernel mxp_convert picks for the\n"
-           "main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap\n"
-           "the level and see what changes.\n\n"
-           "  --json   one JSON object: version, cpu (brand, features, isa, isa_supported),\n"
+           "main conversion pairs (where kernels give the same bits, the one measured\n"
+           "fastest on this CPU family: the uarch of the cpuid line).  Set\n"
+           "MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap the level and see what changes.\n\n"
+           "  --json   one JSON object: version, cpu (brand, vendor, family, model, uarch,\n"
+           "           features, isa, isa_supported),\n"
            "           dtypes (one object of traits per dtype, named as in the table;\n"
            "           null for values that are not finite), kernels (src, dst, and the\n"
            "           kernel per rounding mode)\n");
@@ -84,6 +86,10 @@ static void print_json(void)
     cli_json_str("version", mxp_version());
     cli_json_object("cpu");
     cli_json_str("brand", cli_cpu_brand());
+    cli_json_str("vendor", mxp_cpu_vendor());
+    cli_json_int("family", (long long)mxp_cpu_family());
+    cli_json_int("model", (long long)mxp_cpu_model());
+    cli_json_str("uarch", mxp_cpu_uarch());
     cli_json_array("features");
     snprintf(features, sizeof features, "%s", mxp_cpu_features_string());
     for (char *w = features, *end; *w; w = end) {
@@ -143,7 +149,8 @@ int cli_info(int argc, char **argv)
     for (int dt = 1; dt < MXP_DTYPE_COUNT; dt++)
         print_traits_row(mxp_dtype_get_traits((mxp_dtype)dt));
 
-    printf("\nconversion kernels in use (\"reference\": the portable converter)\n\n");
+    printf("\nconversion kernels in use (\"reference\": the portable converter; a kernel\n"
+           "of a lower level than the one in use was measured faster on this CPU)\n\n");
     print_kernels();
     return CLI_OK;
 }
