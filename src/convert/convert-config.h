@@ -29,6 +29,10 @@ const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mo
 const mxp_cvt_kernel *mxp_cvt_find_for(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa, int uarch);
 int mxp_cvt_is_preferred(const mxp_cvt_kernel *k);
 
+/* Threads mxp_convert uses for n contiguous elements (convert.c): one per
+ * 4 MiB moved, at most mxp_get_num_threads(); 1 for in-place narrowing. */
+int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n);
+
 /* All kernels, for tests and `mxp info`. */
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);
 

@@ -7,7 +7,9 @@
 #include "convert/convert-ref.h"
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/threads-internal.h"
 #include "mxp/cpu.h"
+#include "mxp/threads.h"
 
 static const char *const rounding_names[MXP_ROUNDING_COUNT] = {
     "nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic",
@@ -180,6 +182,80 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
     }
 }
 
+/* ---- large arrays over the thread pool ---------------------------------- */
+
+/* Each thread gets at least this many bytes (read + written), so that every
+ * share still takes the kernels' streaming-store path (MXP_STREAM_BYTES). */
+#define MXP_CVT_SHARE_BYTES ((size_t)4 << 20)
+
+typedef struct cvt_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    mxp_dtype dst_type, src_type;
+    size_t n;
+    const mxp_cvt_params *p;
+    mxp_convert_flags counts[MXP_MAX_THREADS];
+} cvt_job;
+
+/* Share t of T: elements [lo, hi), boundaries on multiples of 64 elements
+ * (whole cache lines of both arrays).  Each element is converted by exactly
+ * one share, with its own index in the stochastic stream, so bits do not
+ * depend on T; counters are summed after. */
+static void cvt_share(void *ctx, int t, int nthreads)
+{
+    cvt_job *j = ctx;
+    const size_t blocks = (j->n + 63) / 64;
+    size_t lo = blocks * (size_t)t / (size_t)nthreads * 64, hi = blocks * (size_t)(t + 1) / (size_t)nthreads * 64;
+    hi = hi < j->n ? hi : j->n;
+    if (lo >= hi)
+        return;
+    mxp_cvt_params q = *j->p;
+    q.index0 += lo;
+    q.flags = j->p->flags ? &j->counts[t] : NULL;
+    convert_run(j->dst + lo * mxp_dtype_itemsize(j->dst_type), j->dst_type,
+                j->src + lo * mxp_dtype_itemsize(j->src_type), j->src_type, hi - lo, &q);
+}
+
+/* Threads for a contiguous conversion: one per MXP_CVT_SHARE_BYTES, at
+ * most mxp_get_num_threads().  In-place narrowing stays on one thread (a
+ * later share would overwrite input an earlier one has not read yet). */
+int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n)
+{
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    if (dst == src && ds != ss)
+        return 1;
+    const size_t shares = n / (MXP_CVT_SHARE_BYTES / (ss + ds));
+    const int most = mxp_get_num_threads();
+    return shares < 2 ? 1 : shares < (size_t)most ? (int)shares : most;
+}
+
+static void convert_contiguous(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
+                               const mxp_cvt_params *p)
+{
+    const int nthreads = mxp_cvt_threads(dst, dst_type, src, src_type, n);
+    if (nthreads <= 1) {
+        convert_run(dst, dst_type, src, src_type, n, p);
+        return;
+    }
+    cvt_job job, *j = &job; /* 8 KiB of counters */
+    memset(j->counts, 0, (size_t)nthreads * sizeof j->counts[0]);
+    j->dst = dst;
+    j->src = src;
+    j->dst_type = dst_type;
+    j->src_type = src_type;
+    j->n = n;
+    j->p = p;
+    mxp_parallel(nthreads, cvt_share, j);
+    if (p->flags) {
+        for (int t = 0; t < nthreads; t++) {
+            p->flags->inexact += j->counts[t].inexact;
+            p->flags->overflow += j->counts[t].overflow;
+            p->flags->underflow += j->counts[t].underflow;
+            p->flags->invalid += j->counts[t].invalid;
+        }
+    }
+}
+
 mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                        const mxp_convert_opts *opts)
 {
@@ -189,7 +265,7 @@ mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype
         return st;
     mxp_cvt_params p = make_params(opts);
     const mxp_fpenv env = mxp_fpenv_enter(); /* the SIMD kernels compute in floating point */
-    convert_run(dst, dst_type, src, src_type, n, &p);
+    convert_contiguous(dst, dst_type, src, src_type, n, &p);
     mxp_fpenv_leave(env);
     return MXP_OK;
 }
@@ -254,7 +330,7 @@ mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
     }
     const mxp_fpenv env = mxp_fpenv_enter(); /* the SIMD kernels compute in floating point */
     if (src_stride == (ptrdiff_t)ss && dst_stride == (ptrdiff_t)ds)
-        convert_run(dst, dst_type, src, src_type, n, &p);
+        convert_contiguous(dst, dst_type, src, src_type, n, &p);
     else
         convert_blocks(dst, dst_type, dst_stride, src, src_type, src_stride, n, &p);
     mxp_fpenv_leave(env);
