@@ -1,5 +1,6 @@
 /* mxp_convert: argument checks, dispatch to the best kernel for the pair,
  * mode and ISA level, and the strided variant. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -149,6 +150,55 @@ static mxp_cvt_params make_params(const mxp_convert_opts *opts)
     return p;
 }
 
+/* ---- two kernels through float32 ---------------------------------------- */
+
+/* Sources that float32 holds exactly: converting through float32 is then
+ * still one rounding from the exact value (NaNs keep sign and top payload
+ * bits either way; widening never overflows), so a pair without a kernel of
+ * its own runs as two: widen a block into float32 in L1, convert that. */
+static int widens_to_f32_exactly(mxp_dtype t)
+{
+    return t == MXP_BF16 || t == MXP_F16 || t == MXP_E4M3 || t == MXP_E5M2 || t == MXP_S8 || t == MXP_U8;
+}
+
+typedef struct cvt_chain {
+    const mxp_cvt_kernel *widen, *narrow; /* src -> f32, f32 -> dst */
+} cvt_chain;
+
+static cvt_chain chain_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa)
+{
+    cvt_chain c = { NULL, NULL };
+    if (!widens_to_f32_exactly(src_type) || dst_type == MXP_F32)
+        return c;
+    c.widen = mxp_cvt_find(MXP_F32, src_type, MXP_ROUND_NEAREST_EVEN, isa);
+    c.narrow = mxp_cvt_find(dst_type, MXP_F32, mode, isa);
+    if (!c.widen || !c.narrow)
+        c.widen = c.narrow = NULL;
+    return c;
+}
+
+enum { CHAIN_BLOCK = 1024 };
+
+static void chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
+                      size_t n, const mxp_cvt_params *p)
+{
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    /* Infinities stay infinite in float32; the second step saturates. */
+    const mxp_cvt_params w = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+    mxp_cvt_params q = *p;
+    _Alignas(64) float buf[CHAIN_BLOCK];
+    for (size_t done = 0; done < n;) {
+        size_t m = n - done < CHAIN_BLOCK ? n - done : CHAIN_BLOCK;
+        /* kernels draw the stochastic stream within one 2^32-index block */
+        uint64_t room = (1ull << 32) - (uint32_t)q.index0;
+        m = (uint64_t)m < room ? m : (size_t)room;
+        c->widen->fn(buf, (const unsigned char *)src + done * ss, m, &w);
+        c->narrow->fn((unsigned char *)dst + done * ds, buf, m, &q);
+        done += m;
+        q.index0 += m;
+    }
+}
+
 /* Contiguous conversion of n elements starting at logical index p->index0. */
 static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                         const mxp_cvt_params *p)
@@ -163,7 +213,12 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
     }
     const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_isa_current());
     if (!k) {
-        mxp_convert_ref(dst, dst_type, src, src_type, n, p);
+        const cvt_chain c = p->flags ? (cvt_chain){ NULL, NULL }
+                                     : chain_find(dst_type, src_type, p->rounding, mxp_isa_current());
+        if (c.widen)
+            chain_run(&c, dst, dst_type, src, src_type, n, p);
+        else
+            mxp_convert_ref(dst, dst_type, src, src_type, n, p);
         return;
     }
     if (p->rounding != MXP_ROUND_STOCHASTIC) {
@@ -342,8 +397,17 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     if (check_types(dst_type, src_type) != MXP_OK || check_opts(opts) != MXP_OK)
         return "invalid";
     mxp_cvt_params p = make_params(opts);
-    const mxp_cvt_kernel *k = p.flags ? NULL : mxp_cvt_find(dst_type, src_type, p.rounding, mxp_isa_current());
-    return k ? k->name : "reference";
+    if (p.flags)
+        return "reference";
+    const mxp_cvt_kernel *k = mxp_cvt_find(dst_type, src_type, p.rounding, mxp_isa_current());
+    if (k)
+        return k->name;
+    const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_isa_current());
+    if (!c.widen)
+        return "reference";
+    static _Thread_local char name[160]; /* "widen+narrow" */
+    snprintf(name, sizeof name, "%s+%s", c.widen->name, c.narrow->name);
+    return name;
 }
 
 /* ---- scalar conveniences --------------------------------------------- */

@@ -173,16 +173,22 @@ static void test_mxp_convert_gives_same_bits_at_every_isa_level(void **state)
             size_t n = cases_build(st, dt, bits, CAP, 99 + a * 16 + b, 5000);
             cases_store(src, st, bits, n);
             size_t ds = mxp_dtype_itemsize(dt);
-            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
-                mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = MXP_OVERFLOW_INF, .seed = 42, .flags = NULL };
+            /* both overflow policies; stochastic also from an index just
+             * below 2^32 (the stream's key changes at 2^32) */
+            for (int run = 0; run < 2 * MXP_ROUNDING_COUNT + 1; run++) {
+                const int mode = run < 2 * MXP_ROUNDING_COUNT ? run / 2 : MXP_ROUND_STOCHASTIC;
+                mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)(run % 2), .seed = 42, .flags = NULL };
+                if (run == 2 * MXP_ROUNDING_COUNT)
+                    o.index_offset = (1ull << 32) - 777;
                 assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
                 assert_int_equal(mxp_convert(want, dt, src, st, n, &o), MXP_OK);
                 for (int isa = MXP_ISA_AVX2; isa <= (int)mxp_isa_supported(); isa++) {
                     assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
                     assert_int_equal(mxp_convert(got, dt, src, st, n, &o), MXP_OK);
-                    char what[128];
-                    snprintf(what, sizeof what, "%s->%s %s at %s (%s)", mxp_dtype_name(st), mxp_dtype_name(dt),
-                             mxp_rounding_name((mxp_rounding)mode), mxp_isa_name((mxp_isa)isa),
+                    char what[256];
+                    snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(st), mxp_dtype_name(dt),
+                             mxp_rounding_name((mxp_rounding)mode), mxp_overflow_name(o.overflow),
+                             mxp_isa_name((mxp_isa)isa),
                              mxp_convert_kernel_name(dt, st, &o));
                     bad += compare(want, got, n, ds, what, bits);
                 }
@@ -216,6 +222,37 @@ static void test_every_required_pair_has_a_simd_kernel_here(void **state)
                          mxp_dtype_name(pairs[i].dst), mxp_rounding_name((mxp_rounding)mode));
         }
     }
+}
+
+/* Pairs without a kernel whose source float32 holds exactly run as two
+ * kernels through float32 (checked bit for bit by the test above). */
+static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
+{
+    (void)state;
+    if (mxp_isa_supported() < MXP_ISA_AVX512) {
+        print_message("skipped: needs AVX-512\n");
+        skip();
+    }
+    const mxp_dtype srcs[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8 };
+    const mxp_dtype dsts[] = { MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_S8 };
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    for (size_t a = 0; a < sizeof srcs / sizeof srcs[0]; a++)
+        for (size_t b = 0; b < sizeof dsts / sizeof dsts[0]; b++) {
+            if (srcs[a] == dsts[b])
+                continue;
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
+                mxp_convert_opts o = { .rounding = (mxp_rounding)mode };
+                const char *name = mxp_convert_kernel_name(dsts[b], srcs[a], &o);
+                if (!strchr(name, '+'))
+                    fail_msg("%s -> %s %s: %s, not two kernels", mxp_dtype_name(srcs[a]), mxp_dtype_name(dsts[b]),
+                             mxp_rounding_name((mxp_rounding)mode), name);
+            }
+            mxp_convert_flags f = { 0 };
+            mxp_convert_opts counted = { .flags = &f };
+            assert_string_equal(mxp_convert_kernel_name(dsts[b], srcs[a], &counted), "reference");
+        }
+    mxp_convert_opts o = { 0 };
+    assert_string_equal(mxp_convert_kernel_name(MXP_BF16, MXP_S32, &o), "reference"); /* int32: not exact */
 }
 
 static const mxp_cvt_kernel *kernel_named(const char *name)
@@ -289,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_mxp_convert_gives_same_bits_at_every_isa_level),
         cmocka_unit_test(test_every_required_pair_has_a_simd_kernel_here),
         cmocka_unit_test(test_kernel_choice_follows_the_cpu_family),
+        cmocka_unit_test(test_pairs_from_exact_sources_chain_two_kernels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
