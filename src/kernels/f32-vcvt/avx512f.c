@@ -35,6 +35,8 @@ typedef struct target {
 
 MXP_INLINE __m512i convert16(__m512i x, target t, mxp_rounding mode, int saturate, __m512i rnd)
 {
+    if (t.fmt.bits == 16 && t.fmt.mbits == 7)
+        return mxp_f32_to_bf16_avx512(x, mode, saturate, rnd);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_fast_avx512(x, t.fmt, mode, saturate, rnd);
     return mxp_f32_to_small_int_avx512(x, t.lo, t.hi, mode, rnd);

@@ -213,6 +213,40 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
     return _mm512_or_si512(r, _mm512_slli_epi32(_mm512_srli_epi32(x, 31), f.bits - 1));
 }
 
+/* bfloat16 is the top half of float32 (same exponent field, subnormals
+ * included), so every mode is "add, then shift by 16" on the bits: c =
+ * 0x7fff + the kept lsb (nearest even), 0x8000 (away), 0 (toward zero),
+ * 0xffff on the side being rounded away from zero (up/down), or
+ * (~random) >> 16 (stochastic: carries iff random < the dropped 16 bits
+ * << 16).  Carries ripple into the exponent; overflow lands on infinity or
+ * stays at max exactly as IEEE says for the mode.  NaN lanes (where the add
+ * could carry into the sign) are quieted instead.  Result in the low 16
+ * bits of each lane. */
+MXP_INLINE __m512i mxp_f32_to_bf16_avx512(__m512i x, mxp_rounding mode, int saturate, __m512i rnd)
+{
+    const __m512i sign = _mm512_srai_epi32(x, 31);
+    __m512i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        c = _mm512_add_epi32(_mm512_set1_epi32(0x7fff), _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1)));
+        break;
+    case MXP_ROUND_NEAREST_AWAY: c = _mm512_set1_epi32(0x8000); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
+    case MXP_ROUND_UP: c = _mm512_andnot_si512(sign, _mm512_set1_epi32(0xffff)); break;
+    case MXP_ROUND_DOWN: c = _mm512_and_si512(sign, _mm512_set1_epi32(0xffff)); break;
+    default: c = _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 16); break;
+    }
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, c), 16);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
+                                                  _mm512_set1_epi32(0x7f800000));
+    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40));
+    if (saturate) { /* +-inf - 1 ulp = +-max */
+        __mmask16 inf = _mm512_cmpeq_epi32_mask(_mm512_and_si512(r, _mm512_set1_epi32(0x7fff)), _mm512_set1_epi32(0x7f80));
+        r = _mm512_mask_sub_epi32(r, inf, r, _mm512_set1_epi32(1));
+    }
+    return r;
+}
+
 /* 16 float32 lanes to int32 lanes holding an integer in [lo, hi], rounded by
  * the mode then saturated; NaN -> 0.  For targets of at most 16 bits. */
 MXP_INLINE __m512i mxp_f32_to_small_int_avx512(__m512i x, int lo, int hi, mxp_rounding mode, __m512i rnd)
