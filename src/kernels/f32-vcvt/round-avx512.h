@@ -147,9 +147,10 @@ MXP_INLINE __m512i mxp_f32_to_narrow_avx512(__m512i x, mxp_narrow_fmt f, mxp_rou
 /* The same result by "add, then shift": the value's bits v (float32 bits
  * rebiased, or the significand below the target's normal range) plus a
  * mode-dependent c, shifted right by d, is the target's bit pattern
- * (carries ripple into the exponent field); overflow is a clamp.  Valid
- * when every lane drops at most 31 bits and none is inf/NaN; other vectors
- * (rare: |x| below ~2^-17 for float8, NaN, inf) take the general path. */
+ * (carries ripple into the exponent field); overflow is a clamp.  Lanes
+ * dropping more than 31 bits (|x| below ~2^-17 for float8: float32
+ * subnormals, say) round to 0 or the smallest subnormal, by a fix-up;
+ * vectors holding inf or NaN take the general path. */
 MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mxp_rounding mode, int saturate,
                                                  __m512i rnd)
 {
@@ -165,11 +166,13 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
     __m512i d = _mm512_add_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(emin_biased), e1),
                                                   _mm512_setzero_si512()),
                                  _mm512_set1_epi32(d0));
-    const __mmask16 rare = (_mm512_cmpgt_epi32_mask(d, _mm512_set1_epi32(31)) & _mm512_test_epi32_mask(a, a)) |
-                           _mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(0x7f800000));
-    if (rare)
+    if (_mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(0x7f800000))) /* inf, NaN */
         return mxp_f32_to_narrow_avx512(x, f, mode, saturate, rnd);
-    d = _mm512_min_epi32(d, _mm512_set1_epi32(31)); /* zeros */
+    /* Lanes dropping more than 31 bits (|x| far below the smallest
+     * subnormal; float32 subnormals among them) are fixed up below. */
+    const __mmask16 tiny = _mm512_cmpgt_epi32_mask(d, _mm512_set1_epi32(31)) & _mm512_test_epi32_mask(a, a);
+    const __m512i dfull = d;
+    d = _mm512_min_epi32(d, _mm512_set1_epi32(31)); /* zeros too */
     /* v = a - (min(max(E,1), emin_biased) - 1) << 23: rebiased bits in the
      * normal range, the significand below it. */
     const __m512i ek = _mm512_min_epi32(e1, _mm512_set1_epi32(emin_biased));
@@ -199,6 +202,22 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
         break;
     }
     __m512i r = _mm512_srlv_epi32(_mm512_add_epi32(v, c), d);
+    if (tiny) {
+        /* 0 or the smallest subnormal: away from zero only when rounding
+         * up a positive, down a negative, or stochastically with
+         * probability frac32 = v >> (d - 32) (0 for d >= 64). */
+        const __mmask16 neg = _mm512_movepi32_mask(x);
+        __mmask16 up;
+        switch (mode) {
+        case MXP_ROUND_UP: up = (__mmask16)~neg; break;
+        case MXP_ROUND_DOWN: up = neg; break;
+        case MXP_ROUND_STOCHASTIC:
+            up = _mm512_cmplt_epu32_mask(rnd, _mm512_srlv_epi32(v, _mm512_sub_epi32(dfull, _mm512_set1_epi32(32))));
+            break;
+        default: up = 0; break;
+        }
+        r = _mm512_mask_mov_epi32(r, tiny, _mm512_maskz_mov_epi32(up, one));
+    }
     /* Overflow: the pattern after max is infinity (float8_e4m3fn: NaN). */
     __m512i limit = _mm512_set1_epi32((int)max_enc);
     if (!saturate) {
