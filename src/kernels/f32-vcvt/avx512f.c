@@ -296,3 +296,82 @@ void mxp_f32_u8_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp
 {
     small_int_hw(dst, src, n, p, 1);
 }
+
+/* ---- float32 -> e5m2 through float16 rounded to odd ------------------------
+ * float8_e5m2 is the top byte of a float16 (same exponent field and bias,
+ * subnormals included).  vcvtps2ph toward zero, with the last bit set where
+ * that was inexact ("round to odd"), keeps 8 more bits than e5m2 and the
+ * sticky bit, so rounding that float16 by "add, then shift by 8" in any
+ * deterministic mode gives the rounding of the float32.  Beyond float16's
+ * range the float16 is max (odd), which overflows e5m2 as the float32 does.
+ * NaNs: the float16 NaN's top byte (quiet bit and top payload bit).
+ * Runs in the library's MXCSR (no DAZ), set here. */
+MXP_INLINE __m128i e5m2_via_f16_16(__m512i x, mxp_rounding mode, int saturate)
+{
+    __m256i h = _mm512_cvtps_ph(_mm512_castsi512_ps(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h)), x);
+    h = _mm256_or_si256(h, _mm256_maskz_mov_epi16(inexact, _mm256_set1_epi16(1)));
+    const __m256i m = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
+    const __m256i sign = _mm256_srai_epi16(h, 15);
+    __m256i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        c = _mm256_add_epi16(_mm256_set1_epi16(0x7f), _mm256_and_si256(_mm256_srli_epi16(m, 8), _mm256_set1_epi16(1)));
+        break;
+    case MXP_ROUND_NEAREST_AWAY: c = _mm256_set1_epi16(0x80); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm256_setzero_si256(); break;
+    case MXP_ROUND_UP: c = _mm256_andnot_si256(sign, _mm256_set1_epi16(0xff)); break;
+    default: c = _mm256_and_si256(sign, _mm256_set1_epi16(0xff)); break;
+    }
+    const __mmask16 nan = _mm256_cmpgt_epu16_mask(m, _mm256_set1_epi16(0x7c00));
+    c = _mm256_maskz_mov_epi16((__mmask16)~nan, c);
+    __m256i r = _mm256_srli_epi16(_mm256_add_epi16(m, c), 8);
+    if (saturate) {
+        __mmask16 inf = _mm256_cmpeq_epi16_mask(r, _mm256_set1_epi16(0x7c));
+        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1));
+    }
+    r = _mm256_or_si256(r, _mm256_and_si256(sign, _mm256_set1_epi16(0x80)));
+    return _mm256_cvtepi16_epi8(r);
+}
+
+MXP_INLINE void e5m2_f16_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int saturate)
+{
+    size_t i = 0;
+    int stream = n * 5 >= MXP_STREAM_BYTES;
+    if (stream) {
+        size_t head = (16 - (uintptr_t)d % 16) % 16;
+        head = head < n ? head : n;
+        if (head) {
+            __mmask16 mask = (__mmask16)((1u << head) - 1);
+            _mm_mask_storeu_epi8(d, mask, e5m2_via_f16_16(_mm512_maskz_loadu_epi32(mask, s), mode, saturate));
+            i = head;
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m128i r = e5m2_via_f16_16(_mm512_loadu_si512((const void *)(s + i)), mode, saturate);
+        if (stream)
+            _mm_stream_si128((__m128i *)(d + i), r);
+        else
+            _mm_storeu_si128((__m128i *)(d + i), r);
+    }
+    if (i < n) {
+        __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
+        _mm_mask_storeu_epi8(d + i, mask, e5m2_via_f16_16(_mm512_maskz_loadu_epi32(mask, s + i), mode, saturate));
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+void mxp_f32_e5m2_vcvt__avx512f_f16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_fpenv env = mxp_fpenv_enter();
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: e5m2_f16_loop(dst, src, n, MXP_ROUND_NEAREST_EVEN, saturate); break;
+    case MXP_ROUND_NEAREST_AWAY: e5m2_f16_loop(dst, src, n, MXP_ROUND_NEAREST_AWAY, saturate); break;
+    case MXP_ROUND_TOWARD_ZERO: e5m2_f16_loop(dst, src, n, MXP_ROUND_TOWARD_ZERO, saturate); break;
+    case MXP_ROUND_UP: e5m2_f16_loop(dst, src, n, MXP_ROUND_UP, saturate); break;
+    default: e5m2_f16_loop(dst, src, n, MXP_ROUND_DOWN, saturate); break;
+    }
+    mxp_fpenv_leave(env);
+}
