@@ -1,6 +1,9 @@
 /* float32 -> bf16, f16, e4m3, e5m2, s8, u8 with AVX-512F, every rounding
- * mode, 16 lanes per step, masked tails.  Forward, reading a vector before
- * writing it: safe for in-place narrowing (dst == src). */
+ * mode, 16 lanes per step, masked tails; then faster kernels for some modes
+ * by hardware conversions: int8/uint8 by vcvtps2dq, e5m2 and e4m3 through
+ * vcvtps2ph rounded to odd.  Forward, reading a vector before writing it:
+ * safe for in-place narrowing (dst == src). */
+#include "core/fpenv.h"
 #include "kernels/cvt-kernels.h"
 #include "kernels/f32-vcvt/round-avx512.h"
 
@@ -219,34 +222,8 @@ void mxp_f32_u8_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cv
 }
 
 /* ---- float32 -> int8/uint8 by vcvtps2dq ------------------------------------
- * The IEEE modes by hardware: |x| above 256 (infinities too) is first
- * clamped to +-256, which every mode keeps and the saturating narrowing
- * (vpmovsdb, or vpmovusdb after max(., 0)) then clips; NaN lanes give 0.
- * Runs in the library's MXCSR (DAZ would read float32 subnormals as zero,
- * which matters rounding up or down), set here. */
-#include "core/fpenv.h"
-
-MXP_INLINE __m128i small_int_hw16(__m512i x, mxp_rounding mode, int is_unsigned)
-{
-    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
-    const __mmask16 big = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x43800000)); /* 256.0f, inf, NaN */
-    const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
-    __m512i c = _mm512_mask_ternarylogic_epi32(x, big, _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x43800000),
-                                               0xea); /* (x & sign) | 256.0f */
-    __m512 f = _mm512_castsi512_ps(c);
-    __m512i i;
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
-    case MXP_ROUND_TOWARD_ZERO: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-    case MXP_ROUND_UP: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    default: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    }
-    i = _mm512_maskz_mov_epi32((__mmask16)~nan, i);
-    if (is_unsigned)
-        return _mm512_cvtusepi32_epi8(_mm512_max_epi32(i, _mm512_setzero_si512()));
-    return _mm512_cvtsepi32_epi8(i);
-}
-
+ * The IEEE modes by hardware (mxp_f32_to_small_int_hw_avx512), in the
+ * library's MXCSR, set here. */
 MXP_INLINE void small_int_hw_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int is_unsigned)
 {
     size_t i = 0;
@@ -256,12 +233,12 @@ MXP_INLINE void small_int_hw_loop(uint8_t *d, const float *s, size_t n, mxp_roun
         head = head < n ? head : n;
         if (head) {
             __mmask16 mask = (__mmask16)((1u << head) - 1);
-            _mm_mask_storeu_epi8(d, mask, small_int_hw16(_mm512_maskz_loadu_epi32(mask, s), mode, is_unsigned));
+            _mm_mask_storeu_epi8(d, mask, mxp_f32_to_small_int_hw_avx512(_mm512_maskz_loadu_epi32(mask, s), mode, is_unsigned));
             i = head;
         }
     }
     for (; i + 16 <= n; i += 16) {
-        __m128i r = small_int_hw16(_mm512_loadu_si512((const void *)(s + i)), mode, is_unsigned);
+        __m128i r = mxp_f32_to_small_int_hw_avx512(_mm512_loadu_si512((const void *)(s + i)), mode, is_unsigned);
         if (stream)
             _mm_stream_si128((__m128i *)(d + i), r);
         else
@@ -269,7 +246,7 @@ MXP_INLINE void small_int_hw_loop(uint8_t *d, const float *s, size_t n, mxp_roun
     }
     if (i < n) {
         __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
-        _mm_mask_storeu_epi8(d + i, mask, small_int_hw16(_mm512_maskz_loadu_epi32(mask, s + i), mode, is_unsigned));
+        _mm_mask_storeu_epi8(d + i, mask, mxp_f32_to_small_int_hw_avx512(_mm512_maskz_loadu_epi32(mask, s + i), mode, is_unsigned));
     }
     if (stream)
         _mm_sfence();

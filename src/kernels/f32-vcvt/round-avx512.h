@@ -292,6 +292,33 @@ MXP_INLINE __m512i mxp_f32_to_small_int_avx512(__m512i x, int lo, int hi, mxp_ro
     return _mm512_mask_mov_epi32(v, nan, _mm512_setzero_si512());
 }
 
+/* 16 float32 lanes to int8 (or uint8) bytes in the IEEE modes by
+ * vcvtps2dq: |x| above 256 (infinities too) is first clamped to +-256,
+ * which every mode keeps and the saturating narrowing (vpmovsdb, or
+ * vpmovusdb after max(., 0)) then clips; NaN lanes give 0.  Needs the
+ * library's MXCSR (DAZ would read float32 subnormals as zero, which
+ * matters rounding up or down): callers set it. */
+MXP_INLINE __m128i mxp_f32_to_small_int_hw_avx512(__m512i x, mxp_rounding mode, int is_unsigned)
+{
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    const __mmask16 big = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x43800000)); /* 256.0f, inf, NaN */
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
+    __m512i c = _mm512_mask_ternarylogic_epi32(x, big, _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x43800000),
+                                               0xea); /* (x & sign) | 256.0f */
+    __m512 f = _mm512_castsi512_ps(c);
+    __m512i i;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_TOWARD_ZERO: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    default: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    }
+    i = _mm512_maskz_mov_epi32((__mmask16)~nan, i);
+    if (is_unsigned)
+        return _mm512_cvtusepi32_epi8(_mm512_max_epi32(i, _mm512_setzero_si512()));
+    return _mm512_cvtsepi32_epi8(i);
+}
+
 /* Lanes of lo32(index0 + i + lane) for the stochastic stream. */
 MXP_INLINE __m512i mxp_sr_index_avx512(uint64_t index)
 {

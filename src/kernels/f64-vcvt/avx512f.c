@@ -290,7 +290,16 @@ MXP_INLINE void odd_step(void *dst, const double *src, size_t i, size_t count, o
         x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
     }
     const __m512i v = f64_to_f32_odd16(x0, x1);
-    if (t == ODD_BF16 || t == ODD_F16) {
+    if (t == ODD_S8 && mode != MXP_ROUND_NEAREST_AWAY) { /* vcvtps2dq rounds the odd float32 itself */
+        __m128i r = mxp_f32_to_small_int_hw_avx512(v, mode, 0);
+        uint8_t *d = (uint8_t *)dst + i;
+        if (count != 16)
+            _mm_mask_storeu_epi8(d, mask, r);
+        else if (stream)
+            _mm_stream_si128((__m128i *)d, r);
+        else
+            _mm_storeu_si128((__m128i *)d, r);
+    } else if (t == ODD_BF16 || t == ODD_F16) {
         __m256i r = t == ODD_F16 && mode != MXP_ROUND_NEAREST_AWAY ? odd_f16_hw(v, mode, saturate)
                                                                    : _mm512_cvtepi32_epi16(odd_narrow16(v, t, mode, saturate));
         uint16_t *d = (uint16_t *)dst + i;
