@@ -283,34 +283,6 @@ void mxp_f32_u8_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp
  * range the float16 is max (odd), which overflows e5m2 as the float32 does.
  * NaNs: the float16 NaN's top byte (quiet bit and top payload bit).
  * Runs in the library's MXCSR (no DAZ), set here. */
-MXP_INLINE __m128i e5m2_via_f16_16(__m512i x, mxp_rounding mode, int saturate)
-{
-    __m256i h = _mm512_cvtps_ph(_mm512_castsi512_ps(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h)), x);
-    h = _mm256_or_si256(h, _mm256_maskz_mov_epi16(inexact, _mm256_set1_epi16(1)));
-    const __m256i m = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
-    const __m256i sign = _mm256_srai_epi16(h, 15);
-    __m256i c;
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN:
-        c = _mm256_add_epi16(_mm256_set1_epi16(0x7f), _mm256_and_si256(_mm256_srli_epi16(m, 8), _mm256_set1_epi16(1)));
-        break;
-    case MXP_ROUND_NEAREST_AWAY: c = _mm256_set1_epi16(0x80); break;
-    case MXP_ROUND_TOWARD_ZERO: c = _mm256_setzero_si256(); break;
-    case MXP_ROUND_UP: c = _mm256_andnot_si256(sign, _mm256_set1_epi16(0xff)); break;
-    default: c = _mm256_and_si256(sign, _mm256_set1_epi16(0xff)); break;
-    }
-    const __mmask16 nan = _mm256_cmpgt_epu16_mask(m, _mm256_set1_epi16(0x7c00));
-    c = _mm256_maskz_mov_epi16((__mmask16)~nan, c);
-    __m256i r = _mm256_srli_epi16(_mm256_add_epi16(m, c), 8);
-    if (saturate) {
-        __mmask16 inf = _mm256_cmpeq_epi16_mask(r, _mm256_set1_epi16(0x7c));
-        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1));
-    }
-    r = _mm256_or_si256(r, _mm256_and_si256(sign, _mm256_set1_epi16(0x80)));
-    return _mm256_cvtepi16_epi8(r);
-}
-
 MXP_INLINE void e5m2_f16_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int saturate)
 {
     size_t i = 0;
@@ -320,12 +292,12 @@ MXP_INLINE void e5m2_f16_loop(uint8_t *d, const float *s, size_t n, mxp_rounding
         head = head < n ? head : n;
         if (head) {
             __mmask16 mask = (__mmask16)((1u << head) - 1);
-            _mm_mask_storeu_epi8(d, mask, e5m2_via_f16_16(_mm512_maskz_loadu_epi32(mask, s), mode, saturate));
+            _mm_mask_storeu_epi8(d, mask, mxp_f32_to_e5m2_via_f16_avx512(_mm512_maskz_loadu_epi32(mask, s), mode, saturate));
             i = head;
         }
     }
     for (; i + 16 <= n; i += 16) {
-        __m128i r = e5m2_via_f16_16(_mm512_loadu_si512((const void *)(s + i)), mode, saturate);
+        __m128i r = mxp_f32_to_e5m2_via_f16_avx512(_mm512_loadu_si512((const void *)(s + i)), mode, saturate);
         if (stream)
             _mm_stream_si128((__m128i *)(d + i), r);
         else
@@ -333,7 +305,7 @@ MXP_INLINE void e5m2_f16_loop(uint8_t *d, const float *s, size_t n, mxp_rounding
     }
     if (i < n) {
         __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
-        _mm_mask_storeu_epi8(d + i, mask, e5m2_via_f16_16(_mm512_maskz_loadu_epi32(mask, s + i), mode, saturate));
+        _mm_mask_storeu_epi8(d + i, mask, mxp_f32_to_e5m2_via_f16_avx512(_mm512_maskz_loadu_epi32(mask, s + i), mode, saturate));
     }
     if (stream)
         _mm_sfence();
@@ -361,66 +333,12 @@ void mxp_f32_e5m2_vcvt__avx512f_f16(void *dst, const void *src, size_t n, const 
  * 7 in e4m3's normal range and up to 15 below it (subnormals).  Overflow is
  * a clamp to max or to the NaN pattern after it; inf and NaN give NaN, or
  * max for an infinity under saturation. */
-MXP_INLINE __m512i f16_odd32(__m512i x0, __m512i x1)
-{
-    __m256i h0 = _mm512_cvtps_ph(_mm512_castsi512_ps(x0), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __m256i h1 = _mm512_cvtps_ph(_mm512_castsi512_ps(x1), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __mmask16 in0 = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h0)), x0);
-    __mmask16 in1 = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h1)), x1);
-    __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(h0), h1, 1);
-    __mmask32 inexact = (__mmask32)in0 | (__mmask32)in1 << 16;
-    return _mm512_or_si512(h, _mm512_maskz_mov_epi16(inexact, _mm512_set1_epi16(1)));
-}
-
-MXP_INLINE __m256i e4m3_via_f16_32(__m512i x0, __m512i x1, mxp_rounding mode, int saturate)
-{
-    const __m512i one = _mm512_set1_epi16(1);
-    const __m512i h = f16_odd32(x0, x1);
-    const __m512i m = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
-    const __m512i sign = _mm512_srai_epi16(h, 15);
-    const __m512i e1 = _mm512_max_epu16(_mm512_srli_epi16(m, 10), one);             /* max(E, 1) */
-    const __m512i ek = _mm512_min_epu16(e1, _mm512_set1_epi16(9));                  /* 9: e4m3's min normal */
-    const __m512i v = _mm512_sub_epi16(m, _mm512_slli_epi16(_mm512_sub_epi16(ek, one), 10));
-    const __m512i d = _mm512_add_epi16(_mm512_set1_epi16(7), _mm512_subs_epu16(_mm512_set1_epi16(9), e1));
-    __m512i c;
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN: {
-        __m512i half = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one));
-        c = _mm512_add_epi16(_mm512_sub_epi16(half, one), _mm512_and_si512(_mm512_srlv_epi16(v, d), one));
-        break;
-    }
-    case MXP_ROUND_NEAREST_AWAY: c = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one)); break;
-    case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
-    case MXP_ROUND_UP: c = _mm512_andnot_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
-    default: c = _mm512_and_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
-    }
-    __m512i r = _mm512_srlv_epi16(_mm512_add_epi16(v, c), d);
-    __m512i limit = _mm512_set1_epi16(0x7e); /* max; 0x7f is NaN */
-    if (!saturate) {
-        switch (mode) {
-        case MXP_ROUND_TOWARD_ZERO: break;
-        case MXP_ROUND_UP: limit = _mm512_add_epi16(limit, _mm512_add_epi16(one, sign)); break;
-        case MXP_ROUND_DOWN: limit = _mm512_sub_epi16(limit, sign); break;
-        default: limit = _mm512_add_epi16(limit, one); break;
-        }
-    }
-    r = _mm512_min_epu16(r, limit);
-    const __mmask32 special = _mm512_cmpge_epu16_mask(m, _mm512_set1_epi16(0x7c00));
-    if (special) {
-        __mmask32 inf = saturate ? _mm512_cmpeq_epi16_mask(m, _mm512_set1_epi16(0x7c00)) : 0;
-        r = _mm512_mask_mov_epi16(r, special, _mm512_set1_epi16(0x7f));
-        r = _mm512_mask_mov_epi16(r, inf, _mm512_set1_epi16(0x7e));
-    }
-    r = _mm512_or_si512(r, _mm512_and_si512(sign, _mm512_set1_epi16(0x80)));
-    return _mm512_cvtepi16_epi8(r);
-}
-
 /* Elements [i, i + count), count <= 32. */
 MXP_INLINE void e4m3_f16_step(uint8_t *d, const float *s, size_t i, size_t count, mxp_rounding mode, int saturate,
                               int stream)
 {
     if (count == 32) {
-        __m256i r = e4m3_via_f16_32(_mm512_loadu_si512((const void *)(s + i)),
+        __m256i r = mxp_f32_to_e4m3_via_f16_avx512(_mm512_loadu_si512((const void *)(s + i)),
                                     _mm512_loadu_si512((const void *)(s + i + 16)), mode, saturate);
         if (stream)
             _mm256_stream_si256((__m256i *)(d + i), r);
@@ -429,7 +347,7 @@ MXP_INLINE void e4m3_f16_step(uint8_t *d, const float *s, size_t i, size_t count
         return;
     }
     const __mmask32 mask = (__mmask32)((1ull << count) - 1);
-    __m256i r = e4m3_via_f16_32(_mm512_maskz_loadu_epi32((__mmask16)mask, s + i),
+    __m256i r = mxp_f32_to_e4m3_via_f16_avx512(_mm512_maskz_loadu_epi32((__mmask16)mask, s + i),
                                 _mm512_maskz_loadu_epi32((__mmask16)(mask >> 16), s + i + 16), mode, saturate);
     _mm256_mask_storeu_epi8(d + i, mask, r);
 }

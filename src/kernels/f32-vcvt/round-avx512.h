@@ -319,6 +319,93 @@ MXP_INLINE __m128i mxp_f32_to_small_int_hw_avx512(__m512i x, mxp_rounding mode, 
     return _mm512_cvtsepi32_epi8(i);
 }
 
+/* float32 -> float8 through float16 rounded to odd (the kernels'
+ * comments in avx512f.c): vcvtps2ph toward zero with inexact lanes made
+ * odd, then "add, then shift" on the float16 bits.  Deterministic modes
+ * only; callers set the library's MXCSR (no DAZ).  e5m2: 16 lanes to 16
+ * bytes; e4m3: 32 lanes (x0 the low 16) to 32 bytes. */
+MXP_INLINE __m128i mxp_f32_to_e5m2_via_f16_avx512(__m512i x, mxp_rounding mode, int saturate)
+{
+    __m256i h = _mm512_cvtps_ph(_mm512_castsi512_ps(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h)), x);
+    h = _mm256_or_si256(h, _mm256_maskz_mov_epi16(inexact, _mm256_set1_epi16(1)));
+    const __m256i m = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
+    const __m256i sign = _mm256_srai_epi16(h, 15);
+    __m256i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        c = _mm256_add_epi16(_mm256_set1_epi16(0x7f), _mm256_and_si256(_mm256_srli_epi16(m, 8), _mm256_set1_epi16(1)));
+        break;
+    case MXP_ROUND_NEAREST_AWAY: c = _mm256_set1_epi16(0x80); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm256_setzero_si256(); break;
+    case MXP_ROUND_UP: c = _mm256_andnot_si256(sign, _mm256_set1_epi16(0xff)); break;
+    default: c = _mm256_and_si256(sign, _mm256_set1_epi16(0xff)); break;
+    }
+    const __mmask16 nan = _mm256_cmpgt_epu16_mask(m, _mm256_set1_epi16(0x7c00));
+    c = _mm256_maskz_mov_epi16((__mmask16)~nan, c);
+    __m256i r = _mm256_srli_epi16(_mm256_add_epi16(m, c), 8);
+    if (saturate) {
+        __mmask16 inf = _mm256_cmpeq_epi16_mask(r, _mm256_set1_epi16(0x7c));
+        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1));
+    }
+    r = _mm256_or_si256(r, _mm256_and_si256(sign, _mm256_set1_epi16(0x80)));
+    return _mm256_cvtepi16_epi8(r);
+}
+
+MXP_INLINE __m512i mxp_f32_to_f16_odd_avx512(__m512i x0, __m512i x1)
+{
+    __m256i h0 = _mm512_cvtps_ph(_mm512_castsi512_ps(x0), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256i h1 = _mm512_cvtps_ph(_mm512_castsi512_ps(x1), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __mmask16 in0 = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h0)), x0);
+    __mmask16 in1 = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h1)), x1);
+    __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(h0), h1, 1);
+    __mmask32 inexact = (__mmask32)in0 | (__mmask32)in1 << 16;
+    return _mm512_or_si512(h, _mm512_maskz_mov_epi16(inexact, _mm512_set1_epi16(1)));
+}
+
+MXP_INLINE __m256i mxp_f32_to_e4m3_via_f16_avx512(__m512i x0, __m512i x1, mxp_rounding mode, int saturate)
+{
+    const __m512i one = _mm512_set1_epi16(1);
+    const __m512i h = mxp_f32_to_f16_odd_avx512(x0, x1);
+    const __m512i m = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
+    const __m512i sign = _mm512_srai_epi16(h, 15);
+    const __m512i e1 = _mm512_max_epu16(_mm512_srli_epi16(m, 10), one);             /* max(E, 1) */
+    const __m512i ek = _mm512_min_epu16(e1, _mm512_set1_epi16(9));                  /* 9: e4m3's min normal */
+    const __m512i v = _mm512_sub_epi16(m, _mm512_slli_epi16(_mm512_sub_epi16(ek, one), 10));
+    const __m512i d = _mm512_add_epi16(_mm512_set1_epi16(7), _mm512_subs_epu16(_mm512_set1_epi16(9), e1));
+    __m512i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: {
+        __m512i half = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one));
+        c = _mm512_add_epi16(_mm512_sub_epi16(half, one), _mm512_and_si512(_mm512_srlv_epi16(v, d), one));
+        break;
+    }
+    case MXP_ROUND_NEAREST_AWAY: c = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one)); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
+    case MXP_ROUND_UP: c = _mm512_andnot_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
+    default: c = _mm512_and_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
+    }
+    __m512i r = _mm512_srlv_epi16(_mm512_add_epi16(v, c), d);
+    __m512i limit = _mm512_set1_epi16(0x7e); /* max; 0x7f is NaN */
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm512_add_epi16(limit, _mm512_add_epi16(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm512_sub_epi16(limit, sign); break;
+        default: limit = _mm512_add_epi16(limit, one); break;
+        }
+    }
+    r = _mm512_min_epu16(r, limit);
+    const __mmask32 special = _mm512_cmpge_epu16_mask(m, _mm512_set1_epi16(0x7c00));
+    if (special) {
+        __mmask32 inf = saturate ? _mm512_cmpeq_epi16_mask(m, _mm512_set1_epi16(0x7c00)) : 0;
+        r = _mm512_mask_mov_epi16(r, special, _mm512_set1_epi16(0x7f));
+        r = _mm512_mask_mov_epi16(r, inf, _mm512_set1_epi16(0x7e));
+    }
+    r = _mm512_or_si512(r, _mm512_and_si512(sign, _mm512_set1_epi16(0x80)));
+    return _mm512_cvtepi16_epi8(r);
+}
+
 /* Lanes of lo32(index0 + i + lane) for the stochastic stream. */
 MXP_INLINE __m512i mxp_sr_index_avx512(uint64_t index)
 {

@@ -229,6 +229,10 @@ void mxp_f64_e5m2_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_
  * deterministic mode gives the rounding of the float64.  Beyond float32's
  * range the result is FLT_MAX (odd), which overflows every target as the
  * float64 does.  NaNs keep sign and top payload bits, as both roundings do.
+ * Into e5m2 the odd float32 is rounded to odd once more, to float16
+ * (rounding to odd composes: odd-of-odd is odd of the float64), and the
+ * float16 bits are rounded as in f32-vcvt's e5m2 kernel (for e4m3, 16
+ * lanes at a time, that measured slower than the float32 integer step).
  * Stochastic rounding needs the whole discarded fraction: the kernels above.
  * The kernel computes in the library's MXCSR (no FTZ/DAZ), set here too. */
 #include "core/fpenv.h"
@@ -292,6 +296,15 @@ MXP_INLINE void odd_step(void *dst, const double *src, size_t i, size_t count, o
     const __m512i v = f64_to_f32_odd16(x0, x1);
     if (t == ODD_S8 && mode != MXP_ROUND_NEAREST_AWAY) { /* vcvtps2dq rounds the odd float32 itself */
         __m128i r = mxp_f32_to_small_int_hw_avx512(v, mode, 0);
+        uint8_t *d = (uint8_t *)dst + i;
+        if (count != 16)
+            _mm_mask_storeu_epi8(d, mask, r);
+        else if (stream)
+            _mm_stream_si128((__m128i *)d, r);
+        else
+            _mm_storeu_si128((__m128i *)d, r);
+    } else if (t == ODD_E5M2) { /* round to odd again, to float16 (it composes) */
+        __m128i r = mxp_f32_to_e5m2_via_f16_avx512(v, mode, saturate);
         uint8_t *d = (uint8_t *)dst + i;
         if (count != 16)
             _mm_mask_storeu_epi8(d, mask, r);
