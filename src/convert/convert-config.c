@@ -91,3 +91,18 @@ const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count)
     *count = sizeof kernels / sizeof kernels[0] - 1;
     return kernels;
 }
+
+mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (isa >= MXP_ISA_AVX512) {
+        if (name)
+            *name = "mxp_lut8_u8__avx512f";
+        return mxp_lut8_u8__avx512f;
+    }
+#endif
+    (void)isa;
+    if (name)
+        *name = NULL;
+    return NULL;
+}

@@ -34,6 +34,11 @@ int mxp_cvt_is_preferred(const mxp_cvt_kernel *k);
  * 4 MiB moved, at most mxp_get_num_threads(); 1 for in-place narrowing. */
 int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n);
 
+/* The byte table-lookup kernel at or below `isa` (8-bit sources to 8-bit
+ * results, src/kernels/u8-lut), or NULL; its name. */
+typedef void (*mxp_cvt_lut8_fn)(void *dst, const void *src, size_t n, const uint8_t *table);
+mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name);
+
 /* All kernels, for tests and `mxp info`. */
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);
 

@@ -199,6 +199,33 @@ static void chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const v
     }
 }
 
+/* ---- 8-bit sources to 8-bit results: a table ------------------------------ */
+
+/* An 8-bit source has 256 patterns: in a deterministic mode the reference
+ * converter fills a 256-entry table once per call and a lookup kernel
+ * applies it, for arrays long enough to pay for the table. */
+enum { LUT_MIN = 32768 }; /* the table costs ~2 us (256 reference conversions) */
+
+static mxp_cvt_lut8_fn lut_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa,
+                                const char **name)
+{
+    if (mxp_dtype_itemsize(src_type) != 1 || mxp_dtype_itemsize(dst_type) != 1 || mode == MXP_ROUND_STOCHASTIC)
+        return NULL;
+    return mxp_cvt_find_lut8(isa, name);
+}
+
+static void lut_run(mxp_cvt_lut8_fn fn, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
+                    size_t n, const mxp_cvt_params *p)
+{
+    uint8_t all[256], table[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (uint8_t)i;
+    mxp_cvt_params q = *p;
+    q.flags = NULL;
+    mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
+    fn(dst, src, n, table);
+}
+
 /* Contiguous conversion of n elements starting at logical index p->index0. */
 static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                         const mxp_cvt_params *p)
@@ -213,6 +240,12 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
     }
     const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_isa_current());
     if (!k) {
+        const mxp_cvt_lut8_fn lut =
+            p->flags || n < LUT_MIN ? NULL : lut_find(dst_type, src_type, p->rounding, mxp_isa_current(), NULL);
+        if (lut) {
+            lut_run(lut, dst, dst_type, src, src_type, n, p);
+            return;
+        }
         const cvt_chain c = p->flags ? (cvt_chain){ NULL, NULL }
                                      : chain_find(dst_type, src_type, p->rounding, mxp_isa_current());
         if (c.widen)
@@ -402,6 +435,9 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     const mxp_cvt_kernel *k = mxp_cvt_find(dst_type, src_type, p.rounding, mxp_isa_current());
     if (k)
         return k->name;
+    const char *lut_name = NULL;
+    if (lut_find(dst_type, src_type, p.rounding, mxp_isa_current(), &lut_name))
+        return lut_name; /* from LUT_MIN elements on */
     const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_isa_current());
     if (!c.widen)
         return "reference";

@@ -225,7 +225,8 @@ static void test_every_required_pair_has_a_simd_kernel_here(void **state)
 }
 
 /* Pairs without a kernel whose source float32 holds exactly run as two
- * kernels through float32 (checked bit for bit by the test above). */
+ * kernels through float32, or 8-bit to 8-bit through a table (checked bit
+ * for bit by the test above). */
 static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
 {
     (void)state;
@@ -243,7 +244,10 @@ static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
             for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
                 mxp_convert_opts o = { .rounding = (mxp_rounding)mode };
                 const char *name = mxp_convert_kernel_name(dsts[b], srcs[a], &o);
-                if (!strchr(name, '+'))
+                /* 8-bit to 8-bit, deterministic modes: a table instead */
+                const int table = mxp_dtype_itemsize(srcs[a]) == 1 && mxp_dtype_itemsize(dsts[b]) == 1 &&
+                                  mode != MXP_ROUND_STOCHASTIC;
+                if (table ? strcmp(name, "mxp_lut8_u8__avx512f") != 0 : !strchr(name, '+'))
                     fail_msg("%s -> %s %s: %s, not two kernels", mxp_dtype_name(srcs[a]), mxp_dtype_name(dsts[b]),
                              mxp_rounding_name((mxp_rounding)mode), name);
             }
@@ -253,6 +257,72 @@ static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
         }
     mxp_convert_opts o = { 0 };
     assert_string_equal(mxp_convert_kernel_name(MXP_BF16, MXP_S32, &o), "reference"); /* int32: not exact */
+}
+
+/* The byte table lookup against its twin: random tables, every length to
+ * 200 and long ones, offsets, in place, nothing written past the end. */
+static void test_lut8_kernel_matches_its_twin(void **state)
+{
+    (void)state;
+    const char *name = NULL;
+    mxp_cvt_lut8_fn fn = mxp_cvt_find_lut8(mxp_isa_supported(), &name);
+    if (!fn) {
+        print_message("skipped: no table-lookup kernel at this level\n");
+        skip();
+    }
+    uint8_t table[256];
+    uint64_t rng = 77;
+    size_t bad = 0;
+    for (int t = 0; t < 4; t++) {
+        for (int i = 0; i < 256; i++)
+            table[i] = t == 0 ? (uint8_t)(255 - i) : (uint8_t)cases_rand64(&rng);
+        for (size_t i = 0; i < 70000; i++)
+            src[i] = (unsigned char)cases_rand64(&rng);
+        for (size_t len = 0; len < 70000; len = len < 200 ? len + 1 : len * 3 + 17) {
+            size_t off = len % 13;
+            mxp_lut8_ref(want, src + off, len, table);
+            memset(got, 0xa5, len + 64);
+            fn(got, src + off, len, table);
+            bad += memcmp(want, got, len) != 0;
+            for (size_t i = len; i < len + 64; i++)
+                bad += got[i] != 0xa5;
+        }
+        memcpy(got, src, 70000); /* in place */
+        fn(got, got, 70000, table);
+        mxp_lut8_ref(want, src, 70000, table);
+        bad += memcmp(want, got, 70000) != 0;
+    }
+    print_message("%s checked\n", name);
+    assert_int_equal(bad, 0);
+}
+
+/* 8-bit to 8-bit arrays long enough for the table: mxp_convert's bits at
+ * the top level equal the scalar level's, every deterministic mode, both
+ * overflow policies. */
+static void test_table_pairs_through_mxp_convert(void **state)
+{
+    (void)state;
+    enum { N = 40000 };
+    const mxp_dtype types[] = { MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8, MXP_BOOL };
+    uint64_t rng = 5;
+    for (size_t i = 0; i < N; i++)
+        src[i] = (unsigned char)cases_rand64(&rng);
+    size_t bad = 0;
+    for (size_t a = 0; a < 5; a++)
+        for (size_t b = 0; b < 5; b++)
+            for (int mode = 0; mode < MXP_ROUND_STOCHASTIC; mode++)
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)ov };
+                    assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
+                    assert_int_equal(mxp_convert(want, types[b], src, types[a], N, &o), MXP_OK);
+                    mxp_set_isa(MXP_ISA_COUNT - 1);
+                    assert_int_equal(mxp_convert(got, types[b], src, types[a], N, &o), MXP_OK);
+                    if (memcmp(want, got, N) != 0 && bad++ < 8)
+                        print_error("%s -> %s %s/%s (%s) differs from the reference\n", mxp_dtype_name(types[a]),
+                                    mxp_dtype_name(types[b]), mxp_rounding_name(o.rounding),
+                                    mxp_overflow_name(o.overflow), mxp_convert_kernel_name(types[b], types[a], &o));
+                }
+    assert_int_equal(bad, 0);
 }
 
 static const mxp_cvt_kernel *kernel_named(const char *name)
@@ -327,6 +397,8 @@ int main(void)
         cmocka_unit_test(test_every_required_pair_has_a_simd_kernel_here),
         cmocka_unit_test(test_kernel_choice_follows_the_cpu_family),
         cmocka_unit_test(test_pairs_from_exact_sources_chain_two_kernels),
+        cmocka_unit_test(test_lut8_kernel_matches_its_twin),
+        cmocka_unit_test(test_table_pairs_through_mxp_convert),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
