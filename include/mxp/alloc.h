@@ -23,11 +23,14 @@ MXP_API void mxp_set_allocator(const mxp_allocator *allocator);
 
 /* Alignment of new buffers in bytes: a power of two, 16 .. 4096.  Default 64. */
 MXP_API mxp_status mxp_set_alignment(size_t align);
+MXP_API size_t mxp_get_alignment(void);
+/* The old name of mxp_get_alignment, kept as an alias. */
 MXP_API size_t mxp_alignment(void);
 
 /* A cache of freed buffers reused by size (off by default).  Turning it
  * off releases what it holds. */
 MXP_API void mxp_set_pool(bool enabled);
+MXP_API bool mxp_get_pool(void); /* whether the pool is on */
 
 typedef struct mxp_memory_stats {
     uint64_t current_bytes;   /* live buffer bytes */
@@ -40,8 +43,12 @@ typedef struct mxp_memory_stats {
     uint64_t bytes_converted; /* source bytes through array dtype conversions */
 } mxp_memory_stats;
 
-MXP_API void mxp_memory_stats_get(mxp_memory_stats *out);
+/* The statistics now (out NULL: nothing). */
+MXP_API void mxp_get_memory_stats(mxp_memory_stats *out);
 /* Resets the counters (not current/pool bytes) and sets peak = current. */
+MXP_API void mxp_reset_memory_stats(void);
+/* The old names of the two above, kept as aliases. */
+MXP_API void mxp_memory_stats_get(mxp_memory_stats *out);
 MXP_API void mxp_memory_stats_reset(void);
 
 /* Test mode: the nth allocation from now (1 = the next) and the ones after

@@ -4,6 +4,8 @@
 #ifndef MXP_ARRAY_H
 #define MXP_ARRAY_H
 
+#include <stdio.h>
+
 #include "convert.h"
 
 #ifdef __cplusplus
@@ -41,6 +43,37 @@ MXP_API const mxp_array *mxp_array_base(const mxp_array *a);
  * end); NULL and an error for an index out of range. */
 MXP_API void *mxp_array_at(const mxp_array *a, const int64_t *idx);
 
+/* The element at idx (ndim indices, negative counts from the end) as a
+ * double: exact for every dtype but int64/uint64 beyond 2^53 (rounded to
+ * nearest even).  MXP_ERR_INDEX for an index out of range (nothing
+ * written to *out), MXP_ERR_INVALID_ARGUMENT for NULL pointers (idx may
+ * be NULL for a 0-d array). */
+MXP_API mxp_status mxp_array_get_f64(const mxp_array *a, const int64_t *idx, double *out);
+
+/* ---- printing (NumPy's str and repr) -------------------------------------- */
+
+#define MXP_PRINT_PRECISION_NONE (-1) /* precision 0: no digits after the point */
+
+/* Zero-initialized (or NULL) means NumPy's defaults: str(a). */
+typedef struct mxp_print_opts {
+    int precision;     /* digits after the point at most: 1..40; 0: 8; MXP_PRINT_PRECISION_NONE: 0 */
+    int edgeitems;     /* elements at each end of a summarised axis: 1..1000; 0: 3 */
+    int64_t threshold; /* more elements than this are summarised with "..."; 0: 1000 */
+    int linewidth;     /* characters per line; 0: 75 */
+    bool repr;         /* repr(a): "array([1., 2.], dtype=float32)"; false: str(a), print(a) */
+} mxp_print_opts;
+
+/* The text NumPy 1.24 prints for a (np.array2string / repr with the same
+ * options) in a new NUL-terminated buffer from mxp_malloc (release it with
+ * mxp_free); *len (NULL allowed) gets its length.  Floats print the fewest
+ * digits that read back as the same value of a's dtype; bfloat16 and
+ * float8 print like NumPy's floats with their own precision.  On error
+ * *out is NULL.  See docs/arrays.md, "Printing". */
+MXP_API mxp_status mxp_array_format(char **out, size_t *len, const mxp_array *a, const mxp_print_opts *opts);
+/* The same text and a newline written to f, as print(a) writes it
+ * (MXP_ERR_IO if the write fails). */
+MXP_API mxp_status mxp_array_fprint(FILE *f, const mxp_array *a, const mxp_print_opts *opts);
+
 /* ---- creation ------------------------------------------------------------ */
 MXP_API mxp_status mxp_array_empty(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape);
 MXP_API mxp_status mxp_array_zeros(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape);
@@ -48,6 +81,9 @@ MXP_API mxp_status mxp_array_ones(mxp_array **out, mxp_dtype dt, int ndim, const
 /* value is converted once to dt with opts (NULL: nearest even). */
 MXP_API mxp_status mxp_array_full(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double value,
                                   const mxp_convert_opts *opts);
+/* A 0-d array of dtype dt holding value rounded to nearest even
+ * (np.array(value, dtype=dt)). */
+MXP_API mxp_status mxp_array_scalar(mxp_array **out, double value, mxp_dtype dt);
 /* NumPy's arange: ceil((stop - start) / step) elements start + i*step,
  * computed in float64 and rounded once to dt. */
 MXP_API mxp_status mxp_array_arange(mxp_array **out, mxp_dtype dt, double start, double stop, double step);

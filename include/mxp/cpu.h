@@ -50,6 +50,8 @@ MXP_API const char *mxp_cpu_uarch(void);
 /* The highest level this machine supports. */
 MXP_API mxp_isa mxp_isa_supported(void);
 /* The level kernels use now: min(supported, MXP_ISA env, mxp_set_isa). */
+MXP_API mxp_isa mxp_get_isa(void);
+/* The old name of mxp_get_isa, kept as an alias. */
 MXP_API mxp_isa mxp_isa_current(void);
 /* Caps the level for this process (tests use it to run every level).
  * A level above the supported one is capped to it. */

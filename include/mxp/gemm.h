@@ -40,7 +40,11 @@ typedef enum mxp_bias_kind {
  *         C = round(t) into C's dtype with `convert` (int8 C: + c_zero_point,
  *         saturated). */
 typedef struct mxp_gemm_opts {
-    mxp_dtype acc_dtype;      /* 0: default; MXP_F32 or MXP_F64 (MXP_S32 for int8) */
+    mxp_dtype acc_dtype;      /* 0: default; MXP_F32 or MXP_F64 (MXP_S32 for int8);
+                                 MXP_F16 / MXP_BF16: an emulation of a unit that
+                                 accumulates in them — float32 products, the
+                                 running sum rounded after every addition, K in
+                                 order; a slow reference path (docs/gemm.md) */
     mxp_convert_opts convert; /* how the result is rounded into C */
     /* epilogue */
     const void *bias;         /* NULL: none */

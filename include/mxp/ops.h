@@ -108,6 +108,33 @@ MXP_API mxp_status mxp_binary_into(mxp_array *out, mxp_binary_op op, const mxp_a
 MXP_API mxp_status mxp_unary(mxp_array **out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts);
 MXP_API mxp_status mxp_unary_into(mxp_array *out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts);
 
+/* ---- Python-style scalar operands (docs/ops.md, "Scalar operands") ------ */
+
+/* a op value, value a Python float (a * 0.5 is one call), and the other
+ * forms: a Python int, the scalar first (value op a).  The result dtype is
+ * NumPy 1.24's for a Python scalar (value-based): a float scalar with a
+ * float array keeps the array's dtype unless the value overflows it
+ * (float16 * 1e5 is float32); with an integer or bool array it gives
+ * float64; an int scalar with an int array keeps the array's dtype if the
+ * value fits (int8 + 1 is int8, int8 + 200 int16, uint8 - 1 ... see
+ * mxp_scalar_int_result_type); bfloat16 and float8 keep their dtype for
+ * any scalar within their range.  The scalar is rounded once to the result
+ * dtype; then as mxp_binary(out, op, a, scalar, opts). */
+MXP_API mxp_status mxp_binary_scalar(mxp_array **out, mxp_binary_op op, const mxp_array *a, double value,
+                                     const mxp_ops_opts *opts);
+MXP_API mxp_status mxp_binary_scalar_int(mxp_array **out, mxp_binary_op op, const mxp_array *a, int64_t value,
+                                         const mxp_ops_opts *opts);
+MXP_API mxp_status mxp_scalar_binary(mxp_array **out, mxp_binary_op op, double value, const mxp_array *a,
+                                     const mxp_ops_opts *opts);
+MXP_API mxp_status mxp_scalar_int_binary(mxp_array **out, mxp_binary_op op, int64_t value, const mxp_array *a,
+                                         const mxp_ops_opts *opts);
+/* np.result_type(array, value) for an array of dtype a with ndim
+ * dimensions (0-d arrays take no part in value-based casting: the
+ * scalar counts as float64 / int64) and a Python float or int;
+ * MXP_DTYPE_INVALID for an invalid a. */
+MXP_API mxp_dtype mxp_scalar_result_type(mxp_dtype a, int ndim, double value);
+MXP_API mxp_dtype mxp_scalar_int_result_type(mxp_dtype a, int ndim, int64_t value);
+
 MXP_API const char *mxp_binary_op_name(mxp_binary_op op); /* "add", ... */
 MXP_API const char *mxp_unary_op_name(mxp_unary_op op);   /* "gelu_tanh", ... */
 
@@ -135,7 +162,7 @@ MXP_API mxp_status mxp_unary_strided(mxp_unary_op op, size_t n,
                                      const void *a, mxp_dtype a_type, ptrdiff_t a_stride,
                                      const mxp_convert_opts *convert);
 /* Sum (or product) of n strided elements accumulated in acc_type (MXP_F32
- * or MXP_F64; the sum pairwise, the product left to right, as mxp_reduce
+ * or MXP_F64, or MXP_F16 / MXP_BF16 as mxp_reduce_opts.acc_dtype; the sum pairwise, the product left to right, as mxp_reduce
  * does), returned as a double (exact for the accumulator).  n = 0 gives 0
  * (a product: 1). */
 MXP_API mxp_status mxp_sum_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,
@@ -187,7 +214,9 @@ typedef enum mxp_sum_algorithm {
 typedef struct mxp_reduce_opts {
     mxp_dtype acc_dtype;        /* 0: float32 for 8/16-bit floats, float64 for
                                    float32/float64 (float64 for norm2/var/std),
-                                   int64/uint64 for integer sums */
+                                   int64/uint64 for integer sums.  MXP_F16 /
+                                   MXP_BF16: inputs and every step rounded to
+                                   that format (an emulation, docs/ops.md) */
     mxp_sum_algorithm algorithm;
     mxp_dtype out_dtype;        /* 0: the input's float type (float64 for
                                    integer means), int64 for integer sums and

@@ -141,6 +141,65 @@ MXP_API mxp_status mxp_observer_qparams_from_histogram(mxp_qparams *out, mxp_cal
                                                        bool symmetric, const mxp_observer_opts *opts,
                                                        const double *counts, double hmax, double lo, double hi);
 
+/* ---- quantized tensors: codes with their parameters ------------------------
+ * An mxp_qtensor is the codes array plus the mxp_qparams that made them;
+ * mxp_qmatmul and mxp_qlinear take them and combine the scales and zero
+ * points themselves.  See docs/quant.md, "Quantized tensors and layers". */
+typedef struct mxp_qtensor mxp_qtensor; /* opaque */
+
+/* x quantized (nearest even) into a new *out.  qp non-NULL: those
+ * parameters (copied; checked as mxp_quantize checks them), and qtype /
+ * axis must be 0 / -1 or equal qp's.  qp NULL: min/max calibration of x
+ * (mxp_calibrate_minmax) for qtype: symmetric for MXP_S8, MXP_QINT4 and
+ * float8, asymmetric for MXP_U8 and MXP_QUINT4; axis -1 per tensor, k >= 0
+ * one pair per index along axis k (axis 0 of an [out, in] weight: per
+ * output channel). */
+MXP_API mxp_status mxp_quantize_tensor(mxp_qtensor **out, const mxp_array *x, const mxp_qparams *qp, mxp_dtype qtype,
+                                       int axis);
+/* A quantized tensor from existing codes: codes must have the dtype
+ * mxp_quantize gives for qp->qtype and a shape qp fits (else
+ * MXP_ERR_INVALID_DTYPE / MXP_ERR_INVALID_ARGUMENT / MXP_ERR_INDEX); int4 /
+ * uint4 codes outside [-8, 7] / [0, 15]: MXP_ERR_INVALID_ARGUMENT.  The
+ * qtensor keeps a view of the codes (no copy: their memory lives as long as
+ * either does) and a copy of qp. */
+MXP_API mxp_status mxp_qtensor_create(mxp_qtensor **out, const mxp_array *codes, const mxp_qparams *qp);
+MXP_API void mxp_qtensor_free(mxp_qtensor *qt); /* NULL is fine */
+/* The codes and the parameters, owned by qt (valid until mxp_qtensor_free). */
+MXP_API const mxp_array *mxp_qtensor_codes(const mxp_qtensor *qt);
+MXP_API const mxp_qparams *mxp_qtensor_qparams(const mxp_qtensor *qt);
+/* mxp_dequantize(codes, qparams, out_dtype). */
+MXP_API mxp_status mxp_qtensor_dequantize(mxp_array **out, const mxp_qtensor *qt, mxp_dtype out_dtype);
+
+/* C = A B of quantized matrices through the int8 GEMM: a [M, K] uint8 or
+ * int8 per tensor, b [K, N] int8 per tensor or per column (axis 1; every
+ * zero point equal, as symmetric quantization gives).  The exact int32 sums
+ * acc = sum_k (a - za)(b - zb) become, by out_dtype:
+ *   MXP_S32:        acc (out_params NULL);
+ *   a float dtype:  round(scale_j * acc), scale_j = float32(sa * sb_j)
+ *                   (out_params NULL): the correctly rounded product;
+ *   MXP_S8, MXP_U8: saturate(round(scale_j * acc) + zo), scale_j =
+ *                   float32(sa * sb_j / so), with out_params per tensor
+ *                   of qtype out_dtype (scale so, zero point zo).
+ * *out is a new [M, N] array.  Other types, layouts or shapes:
+ * MXP_ERR_INVALID_DTYPE / MXP_ERR_UNSUPPORTED / MXP_ERR_SHAPE. */
+MXP_API mxp_status mxp_qmatmul(mxp_array **out, const mxp_qtensor *a, const mxp_qtensor *b, mxp_dtype out_dtype,
+                               const mxp_qparams *out_params);
+
+/* A quantized linear layer, y = x W^T + bias, as PyTorch's dynamic
+ * quantized Linear: x [..., K] of a float dtype is quantized per tensor
+ * (x_params: uint8 or int8, per tensor; NULL: uint8 asymmetric from the
+ * min/max of this x, each call), w is the int8 weight [N, K] (torch's
+ * [out_features, in_features]) quantized per tensor or per output channel
+ * (axis 0, every zero point equal), bias NULL or N values of a float
+ * dtype.  y [..., N] of float dtype out_dtype is
+ *   y[i, j] = round(float32(sx * sw_j) * acc[i, j] + bias[j]),
+ *   acc[i, j] = sum_k (xq[i, k] - zx) (wq[j, k] - zw)  (exact int32),
+ * the product and the sum in float64, one rounding into out_dtype.
+ * Bad shapes: MXP_ERR_SHAPE; wrong dtypes: MXP_ERR_INVALID_DTYPE; w with
+ * groups, another axis or unequal zero points: MXP_ERR_UNSUPPORTED. */
+MXP_API mxp_status mxp_qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *w, const mxp_array *bias,
+                               mxp_dtype out_dtype, const mxp_qparams *x_params);
+
 #ifdef __cplusplus
 }
 #endif

@@ -188,6 +188,25 @@ def bench_api():
     print(f"int8 mxp.matmul (uint8 x int8 -> float32), n = {n}: {2 * n**3 / (ours_q * 1e6):.0f} GOPS")
     row("  mxp.matmul(quantized)", ours_q, [("vs torch quantized linear:", th)])
 
+    # a dynamic quantized linear layer: x [m, K] float32 quantized every call
+    m, k = (64, 512) if QUICK else (128, 1024)
+    xl = rng.standard_normal((m, k)).astype(np.float32)
+    wl = (rng.standard_normal((k, k)) * 0.05).astype(np.float32)
+    bl = rng.standard_normal(k).astype(np.float32)
+    wq = mxp.quantize_weight(wl)
+    ours_l = median_ms(lambda: mxp.qlinear(xl, wq, bl))
+    f32_l = median_ms(lambda: mxp.matmul(xl, wl.T, bias=bl))  # the float32 layer on mxp's GEMM
+    tl = None
+    if engine is not None:
+        layer = torch.ao.nn.quantized.dynamic.Linear(k, k, dtype=torch.qint8)
+        tx = torch.from_numpy(xl)
+        tl = median_ms(lambda: layer(tx))  # torch's own thread count (1 on the 2-core machine: see docs/quant.md)
+    print(f"mxp.qlinear (dynamic int8 linear layer), x [{m}, {k}], W [{k}, {k}] per channel: "
+          f"{2 * m * k * k / (ours_l * 1e6):.0f} GOPS, {mxp.get_num_threads()} mxp threads"
+          + (f", {torch.get_num_threads()} torch threads" if torch is not None else ""))
+    row("  mxp.qlinear", ours_l, [("vs torch dynamic quantized Linear:", tl),
+                                  ("vs float32 mxp.matmul + bias:", f32_l)])
+
     big = rng.standard_normal(1 << (22 if QUICK else 24)).astype(np.float32)
     # quantize reads 4n bytes and writes n: memcpy of 2.5n bytes moves as many
     srcb = np.ones(big.size * 5 // 2, np.uint8)

@@ -17,8 +17,8 @@ from ._npy import load, save
 from ._api import (Result, astype, convert_stats, matmul, gemm, gemm_safe, info, memory_stats, set_num_threads,
                    get_num_threads)
 from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, fake_quantize, pack_int4,
-                     unpack_int4, MinMaxObserver, MovingAverageObserver, PercentileObserver, MSEObserver, KLObserver,
-                     MXTensor, mx_quantize, mx_dequantize)
+                     unpack_int4, quantize_weight, qlinear, MinMaxObserver, MovingAverageObserver,
+                     PercentileObserver, MSEObserver, KLObserver, MXTensor, mx_quantize, mx_dequantize)
 from ._analysis import CompareResult, RoundtripTable, compare, roundtrip, recommend_dtype
 from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, autocast_policy, Monitor,
                      AUTOCAST_OPS)
@@ -29,7 +29,8 @@ __all__ = [
     "bfloat16", "float8_e4m3fn", "float8_e5m2", "finfo", "iinfo", "from_dlpack", "to_dlpack", "load", "save",
     "astype", "convert_stats", "matmul", "gemm", "gemm_safe", "info", "memory_stats", "set_num_threads",
     "get_num_threads", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
-    "pack_int4", "unpack_int4", "MinMaxObserver", "MovingAverageObserver", "PercentileObserver", "MSEObserver",
+    "pack_int4", "unpack_int4", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",
+    "PercentileObserver", "MSEObserver",
     "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "compare", "roundtrip", "recommend_dtype",
     "CompareResult", "RoundtripTable", "Result", "SGD", "Adam", "AdamW", "clip_grad_norm", "LossScaler",
     "Autocast", "autocast_policy", "Monitor", "AUTOCAST_OPS",

@@ -129,7 +129,9 @@ def matmul(a, b, *, out_dtype=None, compute=None, bias=None, activation=None, cl
 
     Any float dtype (float16, bfloat16, float8, float32, float64) for a and
     b; out_dtype (default: NumPy's result type) may differ; compute is the
-    accumulator (float32, float64; None: float32 for <= 32-bit floats).
+    accumulator (float32, float64; None: float32 for <= 32-bit floats;
+    float16 or bfloat16: an emulation of hardware accumulating in them, the
+    running sum rounded after every addition, slow; docs/gemm.md).
     Epilogue per output element, in this order: + bias[j] (n values),
     activation ("relu", "gelu", "gelu_tanh", "silu"), clamp=(lo, hi), then
     one rounding into out_dtype with `rounding`.

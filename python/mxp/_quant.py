@@ -180,6 +180,35 @@ def quantized_matmul_args(a, b, scales, out_dtype):
     return a.codes, b.codes, a.zero_point, int(bq.zero_points[0]), combined, out_dtype or np.float32
 
 
+def quantize_weight(w, *, per_channel=True):
+    """A linear layer's weight [out_features, in_features] quantized once for
+    mxp.qlinear: int8 symmetric (zero point 0), one scale per output channel
+    (axis 0; per tensor with per_channel=False), from w's min/max."""
+    w = np.asarray(w)
+    if w.ndim != 2:
+        raise ValueError(f"quantize_weight: w must be 2-d [out_features, in_features], not {w.ndim}-d")
+    return quantize(w, "int8", symmetric=True, axis=0 if per_channel else None)
+
+
+def qlinear(x, weight, bias=None, *, out_dtype=np.float32, x_qparams=None):
+    """A quantized linear layer, y = x @ W.T + bias, as PyTorch's dynamic
+    quantized Linear: x [..., in_features] (a float dtype) is quantized per
+    tensor to uint8 from its own min/max each call (or with x_qparams:
+    uint8/int8, per tensor), multiplied by the int8 weight (a
+    QuantizedTensor [out_features, in_features] from quantize_weight) in
+    exact int32 sums, scaled by float32(x_scale * w_scale[j]), plus bias,
+    rounded once to out_dtype -> [..., out_features] (docs/quant.md)."""
+    if not isinstance(weight, QuantizedTensor):
+        raise TypeError("qlinear: weight must be an mxp.QuantizedTensor (mxp.quantize_weight(w))")
+    if x_qparams is not None and not isinstance(x_qparams, QParams):
+        raise TypeError("qlinear: x_qparams must be an mxp.QParams")
+    x = np.asarray(x)
+    if bias is not None:
+        bias = np.asarray(bias)
+    return _mxp._qlinear(x, weight.codes, weight.qparams._tuple(), bias, out_dtype,
+                         None if x_qparams is None else x_qparams._tuple())
+
+
 # ---- observers --------------------------------------------------------------
 
 class _Observer:

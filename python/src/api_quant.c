@@ -368,7 +368,44 @@ static PyObject *mx_dequantize(PyObject *self, PyObject *args)
     return out;
 }
 
+/* _qlinear(x, w_codes, w_qparams, bias or None, out_dtype, x_qparams or None)
+ * -> y: mxp_qlinear on a quantized tensor viewing the weight's codes */
+static PyObject *qlinear(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x, *wcodes, *wqt, *bias_obj, *dtype, *xqt;
+    mxp_qparams wqp, xqp;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &x, &wcodes, &wqt, &bias_obj, &dtype, &xqt) ||
+        qparams_from_tuple(wqt, &wqp) < 0 || (xqt != Py_None && qparams_from_tuple(xqt, &xqp) < 0))
+        return NULL;
+    mxp_dtype dt = mxpy_dtype_arg(dtype, "qlinear: out_dtype");
+    if (!dt)
+        return NULL;
+    mxp_array *mx = mxpy_wrap(x, "qlinear: x", false);
+    mxp_array *mw = mx ? mxpy_wrap(wcodes, "qlinear: weight codes", false) : NULL;
+    mxp_array *mb = mw && bias_obj != Py_None ? mxpy_wrap(bias_obj, "qlinear: bias", false) : NULL;
+    mxp_array *y = NULL;
+    mxp_qtensor *w = NULL;
+    mxp_status st = MXP_OK;
+    if (mx && mw && (bias_obj == Py_None || mb)) {
+        Py_BEGIN_ALLOW_THREADS
+        st = mxp_qtensor_create(&w, mw, &wqp);
+        if (st == MXP_OK)
+            st = mxp_qlinear(&y, mx, w, mb, dt, xqt != Py_None ? &xqp : NULL);
+        Py_END_ALLOW_THREADS
+    }
+    const bool wrapped = mx && mw && (bias_obj == Py_None || mb);
+    mxp_qtensor_free(w);
+    mxp_array_free(mx);
+    mxp_array_free(mw);
+    mxp_array_free(mb);
+    if (!wrapped)
+        return NULL;
+    return st == MXP_OK ? mxpy_unwrap(y) : mxpy_raise(st);
+}
+
 PyMethodDef mxpy_quant_methods[] = {
+    { "_qlinear", qlinear, METH_VARARGS, NULL },
     { "_calibrate", calibrate, METH_VARARGS, NULL },
     { "_quantize", quantize, METH_VARARGS, NULL },
     { "_dequantize", dequantize, METH_VARARGS, NULL },

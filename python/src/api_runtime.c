@@ -95,7 +95,7 @@ static PyObject *info(PyObject *self, PyObject *noargs)
     if (!kernels)
         return NULL;
     return Py_BuildValue("{s:s,s:s,s:s,s:s,s:s,s:i,s:N}", "version", mxp_version(), "isa",
-                         mxp_isa_name(mxp_isa_current()), "isa_supported", mxp_isa_name(mxp_isa_supported()), "cpu",
+                         mxp_isa_name(mxp_get_isa()), "isa_supported", mxp_isa_name(mxp_isa_supported()), "cpu",
                          mxp_cpu_brand(), "features", mxp_cpu_features_string(), "threads", mxp_get_num_threads(),
                          "kernels", kernels);
 }
@@ -125,9 +125,9 @@ static PyObject *memory_stats(PyObject *self, PyObject *reset)
 {
     (void)self;
     mxp_memory_stats s;
-    mxp_memory_stats_get(&s);
+    mxp_get_memory_stats(&s);
     if (PyObject_IsTrue(reset))
-        mxp_memory_stats_reset();
+        mxp_reset_memory_stats();
     return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:K,s:K}", "current_bytes", (unsigned long long)s.current_bytes,
                          "peak_bytes", (unsigned long long)s.peak_bytes, "allocations",
                          (unsigned long long)s.allocations, "frees", (unsigned long long)s.frees, "pool_hits",

@@ -106,3 +106,39 @@ def test_matmul_bad_shapes_raise():
         np.ones((2, 3), mxp.bfloat16) @ np.ones((4, 2), mxp.bfloat16)
     with pytest.raises(ValueError):
         np.ones(3, mxp.bfloat16) @ np.ones((), mxp.bfloat16)
+
+
+def _f16_acc_loop(a, b):
+    """NumPy emulation of a float16-accumulating unit: float32 products,
+    the running sum rounded to np.float16 after every addition, k in order."""
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float16)
+    for p in range(a.shape[1]):
+        prod = np.outer(a32[:, p], b32[p, :]).astype(np.float32)  # one float32 rounding per product
+        acc = (acc.astype(np.float64) + prod.astype(np.float64)).astype(np.float16)
+    return acc
+
+
+@pytest.mark.parametrize("t", [np.float16, np.float32])
+def test_compute_float16_is_a_float16_accumulator_bit_for_bit(t):
+    a, b = rand((5, 200), t, 1), rand((200, 7), t, 2)
+    want = _f16_acc_loop(a, b)
+    got = mxp.matmul(a, b, out_dtype=np.float16, compute=np.float16)
+    assert got.dtype == np.float16
+    assert bits(got).tolist() == bits(want).tolist()
+    # float32 accumulation differs on the same data: the float16 sum loses
+    c32 = mxp.matmul(a, b, out_dtype=np.float16, compute=np.float32)
+    assert bits(c32).tolist() != bits(want).tolist()
+
+
+def test_compute_float16_stalls_at_2048():
+    ones = np.ones((1, 4096), np.float16)
+    assert float(mxp.matmul(ones, ones.T, out_dtype=np.float32, compute=np.float16)[0, 0]) == 2048.0
+    assert float(mxp.matmul(ones, ones.T, out_dtype=np.float32, compute="bfloat16")[0, 0]) == 256.0
+    assert float(mxp.matmul(ones, ones.T, out_dtype=np.float32)[0, 0]) == 4096.0
+
+
+def test_compute_float8_is_refused():
+    a = np.ones((2, 2), np.float32)
+    with pytest.raises(Exception, match="accumulator float8_e4m3fn"):
+        mxp.matmul(a, a, compute="float8_e4m3fn")

@@ -270,3 +270,23 @@ void *mxp_array_at(const mxp_array *a, const int64_t *idx)
     }
     return p;
 }
+
+mxp_status mxp_array_get_f64(const mxp_array *a, const int64_t *idx, double *out)
+{
+    mxp_status st = mxp_require_array(a, "mxp_array_get_f64: array");
+    if (st != MXP_OK)
+        return st;
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_array_get_f64: out is NULL");
+    if (a->ndim && !idx)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_array_get_f64: idx is NULL for a %d-d array", a->ndim);
+    const char *p = a->data;
+    for (int i = 0; i < a->ndim; i++) {
+        const int64_t k = idx[i] < 0 ? idx[i] + a->shape[i] : idx[i];
+        if (k < 0 || k >= a->shape[i])
+            return mxp_error(MXP_ERR_INDEX, "mxp_array_get_f64: index %lld is out of range for axis %d of size %lld",
+                             (long long)idx[i], i, (long long)a->shape[i]);
+        p += k * a->strides[i];
+    }
+    return mxp_convert(out, MXP_F64, p, a->dtype, 1, NULL);
+}

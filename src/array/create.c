@@ -183,3 +183,13 @@ mxp_status mxp_array_random_normal(mxp_array **out, mxp_dtype dt, int ndim, cons
     rnd r = { mean, stddev, seed };
     return make(out, dt, ndim, shape, normal_value, &r, NULL);
 }
+
+mxp_status mxp_array_scalar(mxp_array **out, double value, mxp_dtype dt)
+{
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_array_scalar: out is NULL");
+    *out = NULL;
+    if (!mxp_dtype_is_valid(dt))
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_array_scalar: dtype %d is not a valid mxp_dtype", (int)dt);
+    return mxp_array_full(out, dt, 0, NULL, value, NULL);
+}

@@ -238,16 +238,16 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
             memmove(dst, src, n * mxp_dtype_itemsize(src_type));
         return;
     }
-    const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_isa_current());
+    const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_get_isa());
     if (!k) {
         const mxp_cvt_lut8_fn lut =
-            p->flags || n < LUT_MIN ? NULL : lut_find(dst_type, src_type, p->rounding, mxp_isa_current(), NULL);
+            p->flags || n < LUT_MIN ? NULL : lut_find(dst_type, src_type, p->rounding, mxp_get_isa(), NULL);
         if (lut) {
             lut_run(lut, dst, dst_type, src, src_type, n, p);
             return;
         }
         const cvt_chain c = p->flags ? (cvt_chain){ NULL, NULL }
-                                     : chain_find(dst_type, src_type, p->rounding, mxp_isa_current());
+                                     : chain_find(dst_type, src_type, p->rounding, mxp_get_isa());
         if (c.widen)
             chain_run(&c, dst, dst_type, src, src_type, n, p);
         else
@@ -432,13 +432,13 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     mxp_cvt_params p = make_params(opts);
     if (p.flags)
         return "reference";
-    const mxp_cvt_kernel *k = mxp_cvt_find(dst_type, src_type, p.rounding, mxp_isa_current());
+    const mxp_cvt_kernel *k = mxp_cvt_find(dst_type, src_type, p.rounding, mxp_get_isa());
     if (k)
         return k->name;
     const char *lut_name = NULL;
-    if (lut_find(dst_type, src_type, p.rounding, mxp_isa_current(), &lut_name))
+    if (lut_find(dst_type, src_type, p.rounding, mxp_get_isa(), &lut_name))
         return lut_name; /* from LUT_MIN elements on */
-    const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_isa_current());
+    const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_get_isa());
     if (!c.widen)
         return "reference";
     static _Thread_local char name[160]; /* "widen+narrow" */

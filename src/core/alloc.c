@@ -78,12 +78,17 @@ mxp_status mxp_set_alignment(size_t align)
     return MXP_OK;
 }
 
-size_t mxp_alignment(void)
+size_t mxp_get_alignment(void)
 {
     pthread_mutex_lock(&lock);
     size_t a = alignment;
     pthread_mutex_unlock(&lock);
     return a;
+}
+
+size_t mxp_alignment(void) /* the old name */
+{
+    return mxp_get_alignment();
 }
 
 static void release_block(hdr *h)
@@ -118,19 +123,39 @@ void mxp_set_pool(bool enabled)
     pthread_mutex_unlock(&lock);
 }
 
+bool mxp_get_pool(void)
+{
+    pthread_mutex_lock(&lock);
+    const bool on = pool_on;
+    pthread_mutex_unlock(&lock);
+    return on;
+}
+
 void mxp_alloc_release_cache(void)
 {
     release_pooled(true);
 }
 
-void mxp_memory_stats_get(mxp_memory_stats *out)
+void mxp_get_memory_stats(mxp_memory_stats *out)
 {
+    if (!out)
+        return;
     pthread_mutex_lock(&lock);
     *out = stats;
     pthread_mutex_unlock(&lock);
 }
 
-void mxp_memory_stats_reset(void)
+void mxp_memory_stats_get(mxp_memory_stats *out) /* the old name */
+{
+    mxp_get_memory_stats(out);
+}
+
+void mxp_memory_stats_reset(void) /* the old name */
+{
+    mxp_reset_memory_stats();
+}
+
+void mxp_reset_memory_stats(void)
 {
     pthread_mutex_lock(&lock);
     uint64_t cur = stats.current_bytes, pool = stats.pool_bytes;

@@ -210,7 +210,12 @@ mxp_isa mxp_isa_supported(void)
     return supported_isa;
 }
 
-mxp_isa mxp_isa_current(void)
+mxp_isa mxp_isa_current(void) /* the old name */
+{
+    return mxp_get_isa();
+}
+
+mxp_isa mxp_get_isa(void)
 {
     pthread_once(&once, init);
     return (mxp_isa)atomic_load_explicit(&isa_cap, memory_order_relaxed);

@@ -116,6 +116,12 @@ mxp_status mxp_gemm_check_buffers(const char *fn, mxp_trans ta, mxp_trans tb, si
 /* t[0..len) holds row i, columns j0.., of alpha*AB + beta*C in float64;
  * adds the bias, applies the activation and the clamp of o.  tmp has room
  * for len values. */
+/* A float16 or bfloat16 accumulator (lowp-acc.c): the portable emulation,
+ * for float inputs; m, n, k > 0 and alpha != 0. */
+mxp_status mxp_gemm_lowp_acc(mxp_dtype acc, size_t m, size_t n, size_t k, double alpha, const mxp_gemm_operand *a,
+                             const mxp_gemm_operand *b, double beta, void *c, mxp_dtype ct, size_t ldc,
+                             const mxp_gemm_opts *opts, bool epilogue);
+
 void mxp_gemm_epilogue_row(const mxp_gemm_opts *o, double *t, size_t i, size_t j0, size_t len, double *tmp);
 
 /* M = 1 without packing when a GEMV kernel serves the types: returns true

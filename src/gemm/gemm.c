@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "convert/convert-config.h"
 #include "core/fpenv.h"
+#include "core/lowp.h"
 #include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
 #include "kernels/gemm-kernels.h"
@@ -152,9 +153,11 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
     if (st == MXP_OK && opts) {
         const bool int8 = mxp_gemm_int8_input(at);
         if (opts->acc_dtype && (int8 ? opts->acc_dtype != MXP_S32
-                                     : opts->acc_dtype != MXP_F32 && opts->acc_dtype != MXP_F64))
+                                     : opts->acc_dtype != MXP_F32 && opts->acc_dtype != MXP_F64 &&
+                                           !mxp_lowp_dtype(opts->acc_dtype)))
             st = mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: accumulator %s: use %s", mxp_dtype_name(opts->acc_dtype),
-                           int8 ? "int32 for integer inputs" : "float32 or float64");
+                           int8 ? "int32 for integer inputs"
+                                : "float32 or float64 (or float16/bfloat16: an emulation, docs/gemm.md)");
         else
             st = mxp_convert(NULL, MXP_F32, NULL, MXP_F32, 0, &opts->convert);
         if (st == MXP_OK)
@@ -278,6 +281,8 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     }
     const mxp_dtype acc = acc_for(a_type, b_type, opts);
     const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
+    if (mxp_lowp_dtype(acc)) /* src/gemm/lowp-acc.c */
+        return mxp_gemm_lowp_acc(acc, m, n, k, alpha, &A, &B, beta, c, c_type, ldc, opts, has_epilogue(opts));
     if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, &st))
         return st; /* widens exactly: no tiny-value question */
     const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current());
@@ -331,6 +336,10 @@ const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_g
     if (!is_float(a_type) || !is_float(b_type))
         return "invalid";
     mxp_dtype acc = acc_for(a_type, b_type, opts);
+    if (acc == MXP_F16)
+        return "f16_acc_gemm_ref";
+    if (acc == MXP_BF16)
+        return "bf16_acc_gemm_ref";
     if (acc != MXP_F32 && acc != MXP_F64)
         return "invalid";
     return mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current())->name;

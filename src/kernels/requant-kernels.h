@@ -27,5 +27,12 @@ void mxp_s32_requant__avx512f(uint8_t *dst, const int32_t *acc, size_t len, cons
  * mxp_convert of the float64 product rounded to odd (src/gemm/int8.c). */
 bool mxp_s32_dequant_f32__avx512f(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
                                   int mode);
+/* The same plus a float32 bias per column: dst[q] = round(acc[q] * scale +
+ * bias[q]), the product exact (or rounded to odd) in float64, the sum in
+ * float64 (nearest even), one rounding with mode: the bits of the general
+ * epilogue (scale * acc, bias added in float64, mxp_convert).  bias: len
+ * finite values. */
+bool mxp_s32_dequant_bias_f32__avx512f(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
+                                       const float *bias, int mode);
 
 #endif

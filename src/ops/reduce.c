@@ -4,12 +4,16 @@
  *
  * Arithmetic in a float32 accumulator is done in double and rounded back to
  * float after every operation: for + - * / and sqrt that equals float32
- * arithmetic exactly (53 >= 2*24 + 2), so one code path serves both. */
+ * arithmetic exactly (53 >= 2*24 + 2), so one code path serves both.  A
+ * float16 or bfloat16 accumulator (an emulation of hardware that
+ * accumulates in them) is the same path rounding to that format instead
+ * (core/lowp.h), every input element rounded to it first. */
 #include <math.h>
 #include <string.h>
 
 #include "array/array-internal.h"
 #include "core/fpenv.h"
+#include "core/lowp.h"
 #include "core/error.h"
 #include "mxp/ops.h"
 
@@ -28,6 +32,8 @@ typedef struct acc {
     mxp_reduce_op op;
     mxp_sum_algorithm alg;
     bool f32;       /* round every step to float32 */
+    bool lowp;      /* round every step to float16/bfloat16 (fmt) */
+    mxp_lowp fmt;
     mxp_dtype kind; /* MXP_F64 (floats, in double), MXP_S64 or MXP_U64 */
     /* float sums */
     double level_sum[LEVELS];
@@ -45,7 +51,10 @@ typedef struct acc {
     float *fbuf; /* pairwise float32 sums read the chunk as float32 */
 } acc;
 
-static double rnd(const acc *a, double x) { return a->f32 ? (double)(float)x : x; }
+static double rnd(const acc *a, double x)
+{
+    return a->lowp ? mxp_lowp_round(&a->fmt, x) : a->f32 ? (double)(float)x : x;
+}
 
 /* NumPy's pairwise summation: 8 running sums over blocks of up to 128
  * elements, halves above that.  Written once per type so the compiler
@@ -100,6 +109,34 @@ static double pairwise_f64(const double *x, size_t n)
     return pairwise_f64(x, h) + pairwise_f64(x + h, n - h);
 }
 
+/* pairwise_f64's order with every addition rounded to a low-precision
+ * accumulator. */
+static double pairwise_lowp(const acc *a, const double *x, size_t n)
+{
+    if (n < 8) {
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+            s = rnd(a, s + x[i]);
+        return s;
+    }
+    if (n <= 128) {
+        double r[8];
+        for (int k = 0; k < 8; k++)
+            r[k] = x[k];
+        size_t i = 8;
+        for (; i + 8 <= n; i += 8)
+            for (int k = 0; k < 8; k++)
+                r[k] = rnd(a, r[k] + x[i + k]);
+        double s = rnd(a, rnd(a, rnd(a, r[0] + r[1]) + rnd(a, r[2] + r[3])) +
+                              rnd(a, rnd(a, r[4] + r[5]) + rnd(a, r[6] + r[7])));
+        for (; i < n; i++)
+            s = rnd(a, s + x[i]);
+        return s;
+    }
+    size_t h = n / 2 / 8 * 8;
+    return rnd(a, pairwise_lowp(a, x, h) + pairwise_lowp(a, x + h, n - h));
+}
+
 /* Pairwise across chunks: partial sums of equal size merge, like a binary
  * counter, so the whole sum keeps the log n error growth. */
 static void push_chunk(acc *a, double s, int64_t n)
@@ -128,7 +165,10 @@ static void add_floats(acc *a, const double *x, size_t n)
             a->total = rnd(a, a->total + x[i]);
         break;
     default:
-        push_chunk(a, a->f32 ? (double)pairwise_f32(a->fbuf, n) : pairwise_f64(x, n), (int64_t)n);
+        push_chunk(a, a->f32    ? (double)pairwise_f32(a->fbuf, n)
+                      : a->lowp ? pairwise_lowp(a, x, n)
+                                : pairwise_f64(x, n),
+                   (int64_t)n);
         break;
     }
 }
@@ -149,6 +189,10 @@ static void feed(acc *a, void *buf, size_t n, int64_t first)
     double *x = buf;
     const int64_t *s = buf;
     const uint64_t *u = buf;
+    if (a->lowp && a->kind == MXP_F64 && a->op != MXP_REDUCE_MAX && a->op != MXP_REDUCE_MIN &&
+        a->op != MXP_REDUCE_ARGMAX && a->op != MXP_REDUCE_ARGMIN)
+        for (size_t i = 0; i < n; i++) /* the inputs enter the accumulator's format */
+            x[i] = rnd(a, x[i]);
     switch (a->op) {
     case MXP_REDUCE_SUM:
     case MXP_REDUCE_MEAN:
@@ -352,8 +396,9 @@ static mxp_status check(mxp_array **out, mxp_reduce_op op, const mxp_array *a, c
     if (o->out_dtype && !mxp_dtype_is_valid(o->out_dtype))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "out_dtype %d is not a valid mxp_dtype", (int)o->out_dtype);
     if (o->acc_dtype && o->acc_dtype != MXP_F32 && o->acc_dtype != MXP_F64 && o->acc_dtype != MXP_S64 &&
-        o->acc_dtype != MXP_U64)
-        return mxp_error(MXP_ERR_UNSUPPORTED, "accumulator dtype %s: use float32, float64, int64 or uint64",
+        o->acc_dtype != MXP_U64 && !mxp_lowp_dtype(o->acc_dtype))
+        return mxp_error(MXP_ERR_UNSUPPORTED,
+                         "accumulator dtype %s: use float16, bfloat16, float32, float64, int64 or uint64",
                          mxp_dtype_name(o->acc_dtype));
     return mxp_convert(NULL, MXP_F32, NULL, MXP_F32, 0, &o->convert);
 }
@@ -388,6 +433,9 @@ static void acc_init(acc *x, mxp_reduce_op op, const mxp_reduce_opts *o, mxp_dty
     x->op = op;
     x->alg = o->algorithm;
     x->f32 = acc_type == MXP_F32;
+    x->lowp = mxp_lowp_dtype(acc_type);
+    if (x->lowp)
+        x->fmt = mxp_lowp_for(acc_type);
     x->kind = kind;
     if (op == MXP_REDUCE_PROD) {
         x->total = 1;
@@ -408,7 +456,7 @@ static mxp_status reduce_in_env(mxp_array **out, mxp_reduce_op op, const mxp_arr
         return st;
     const mxp_dtype out_type = o->out_dtype ? o->out_dtype : default_out(op, a->dtype);
     const mxp_dtype acc_type = o->acc_dtype ? o->acc_dtype : default_acc(op, a->dtype);
-    mxp_dtype kind = acc_type == MXP_F32 ? MXP_F64 : acc_type;
+    mxp_dtype kind = acc_type == MXP_F32 || mxp_lowp_dtype(acc_type) ? MXP_F64 : acc_type;
     if (op >= MXP_REDUCE_MEAN && op != MXP_REDUCE_PROD && op != MXP_REDUCE_MAX && op != MXP_REDUCE_MIN &&
         op != MXP_REDUCE_ARGMAX && op != MXP_REDUCE_ARGMIN)
         kind = MXP_F64; /* mean, norm2, var, std work in floats */
@@ -496,9 +544,9 @@ static mxp_status reduce_strided_in_env(const char *fn, double *result, mxp_redu
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: result is NULL", fn);
     if (!mxp_dtype_is_valid(a_type))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: a_type %d is not a valid mxp_dtype", fn, (int)a_type);
-    if (acc_type != MXP_F32 && acc_type != MXP_F64)
-        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: accumulator dtype %s: use float32 or float64", fn,
-                         mxp_dtype_name(acc_type));
+    if (acc_type != MXP_F32 && acc_type != MXP_F64 && !mxp_lowp_dtype(acc_type))
+        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: accumulator dtype %s: use float16, bfloat16, float32 or float64",
+                         fn, mxp_dtype_name(acc_type));
     if (n > 0 && !a)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: a is NULL with n = %zu", fn, n);
     const size_t s = a_stride < 0 ? (size_t)0 - (size_t)a_stride : (size_t)a_stride;

@@ -195,6 +195,13 @@ static mxp_status check_qparams(const mxp_qparams *qp, const mxp_array *x, const
     return MXP_OK;
 }
 
+mxp_status mxp_quant_check_qparams(const mxp_qparams *qp, const mxp_array *x, const char *what)
+{
+    quant_layout L;
+    quant_type t;
+    return check_qparams(qp, x, what, &L, &t);
+}
+
 /* The default mode without mxp_convert's generic path: exactly what it
  * gives for float64 -> int32 in nearest-even (saturation, NaN -> 0), with
  * floor() and exact subtraction, so the FP rounding mode cannot change it. */

@@ -44,6 +44,9 @@ mxp_status mxp_quant_calib_type(mxp_dtype qtype, bool symmetric, const char *wha
  * (needs axis >= 0 and to divide the axis length), fills *L. */
 mxp_status mxp_quant_layout(const mxp_array *x, int axis, int64_t group, const char *what, quant_layout *L);
 
+/* qp checked against an array of x's shape, as mxp_quantize checks it. */
+mxp_status mxp_quant_check_qparams(const mxp_qparams *qp, const mxp_array *x, const char *what);
+
 /* x as a C-contiguous float64 array (a new reference). */
 mxp_status mxp_quant_as_f64(mxp_array **out, const mxp_array *x);
 

@@ -203,7 +203,8 @@ static void test_mxp_convert_gives_same_bits_at_every_isa_level(void **state)
 static void test_every_required_pair_has_a_simd_kernel_here(void **state)
 {
     (void)state;
-    if (mxp_isa_supported() < MXP_ISA_AVX512) {
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    if (mxp_isa_current() < MXP_ISA_AVX512) { /* the machine or MXP_ISA */
         print_message("skipped: needs AVX-512\n");
         skip();
     }
@@ -230,7 +231,8 @@ static void test_every_required_pair_has_a_simd_kernel_here(void **state)
 static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
 {
     (void)state;
-    if (mxp_isa_supported() < MXP_ISA_AVX512) {
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    if (mxp_get_isa() < MXP_ISA_AVX512) { /* the machine or MXP_ISA */
         print_message("skipped: needs AVX-512\n");
         skip();
     }

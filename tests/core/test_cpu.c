@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -44,6 +45,9 @@ static void test_set_isa_caps_and_clamps(void **state)
 {
     (void)state;
     mxp_isa s = mxp_isa_supported();
+    const char *env = getenv("MXP_ISA"); /* a cap that mxp_set_isa never lifts */
+    if (env && mxp_isa_from_name(env) < s)
+        s = (mxp_isa)mxp_isa_from_name(env);
     assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
     assert_int_equal(mxp_isa_current(), MXP_ISA_SCALAR);
     assert_int_equal(mxp_set_isa(MXP_ISA_AVX512BF16), MXP_OK);

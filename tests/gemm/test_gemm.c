@@ -1146,7 +1146,7 @@ static void test_gemm_bad_arguments_give_a_status_and_a_sentence_and_leave_c_unt
     (void)state;
     static float a[64], b[64];
     static float c[64];
-    static const mxp_gemm_opts bad_acc = { .acc_dtype = MXP_BF16 };
+    static const mxp_gemm_opts bad_acc = { .acc_dtype = MXP_E5M2 };
     static const mxp_gemm_opts bad_acc2 = { .acc_dtype = (mxp_dtype)99 };
     static const mxp_gemm_opts bad_round = { .convert = { .rounding = (mxp_rounding)17 } };
     static const mxp_gemm_opts bad_overflow = { .convert = { .overflow = (mxp_overflow)9 } };
@@ -1182,7 +1182,7 @@ static void test_gemm_bad_arguments_give_a_status_and_a_sentence_and_leave_c_unt
         { "k * ldb overflows", MXP_ERR_SIZE_OVERFLOW, "b", "B", N, N, 1, 4, big, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, big, 4, 4, NULL },
         { "m * ldc overflows", MXP_ERR_SIZE_OVERFLOW, "c", "C", N, N, big, 4, 1, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 1, 4, 4, NULL },
         /* options */
-        { "acc bfloat16", MXP_ERR_UNSUPPORTED, "accumulator", "acc_dtype", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, &bad_acc },
+        { "acc float8_e5m2", MXP_ERR_UNSUPPORTED, "accumulator", "acc_dtype", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, &bad_acc },
         { "acc 99", MXP_ERR_UNSUPPORTED, "accumulator", "acc_dtype", N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_F32, 5, 4, 4, &bad_acc2 },
         { "rounding 17", MXP_ERR_INVALID_ARGUMENT, "rounding", NULL, N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_BF16, 5, 4, 4, &bad_round },
         { "overflow 9", MXP_ERR_INVALID_ARGUMENT, "overflow", NULL, N, N, 3, 4, 5, 0, 0, 0, MXP_F32, MXP_F32, MXP_BF16, 5, 4, 4, &bad_overflow },
@@ -1595,7 +1595,7 @@ static void test_gemm_kernel_name_names_the_kernel_or_says_invalid(void **state)
     const char *s32 = mxp_gemm_kernel_name(MXP_S32, MXP_S32, NULL);
     assert_non_null(s32);
     assert_true(s32[0] != '\0');
-    static const mxp_gemm_opts bad_acc = { .acc_dtype = MXP_BF16 };
+    static const mxp_gemm_opts bad_acc = { .acc_dtype = MXP_E5M2 };
     assert_string_equal(mxp_gemm_kernel_name(MXP_F32, MXP_F32, &bad_acc), "invalid");
 }
 

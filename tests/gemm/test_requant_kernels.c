@@ -152,7 +152,9 @@ static void test_requant_ties(void **state)
 /* float32 C: the AVX-512 dequantization against mxp_convert of the product
  * computed exactly here (int64, then to double rounded to odd by hand) for
  * the four hardware modes: scales of every kind (subnormal, negative, +-0,
- * huge enough to overflow), int32 extremes, per tensor and per column. */
+ * huge enough to overflow), int32 extremes, per tensor and per column.
+ * With a bias per column (mxp_s32_dequant_bias_f32__avx512f): that product
+ * plus the bias in float64, then mxp_convert, as the general epilogue. */
 static double product_odd(int32_t acc, float scale)
 {
     uint32_t bits;
@@ -187,7 +189,7 @@ static void test_dequant_f32_vs_convert(void **state)
     long checked = 0;
     for (int trial = 0; trial < 4000; trial++) {
         int32_t acc[N];
-        float sc[N], got[N + 4], want[N];
+        float sc[N], got[N + 4], want[N], bias[N], want_b[N];
         const int per_col = trial % 2;
         const mxp_rounding mode = modes[trial % 4];
         const size_t len = (size_t)(trial % (N + 1));
@@ -204,11 +206,19 @@ static void test_dequant_f32_vs_convert(void **state)
                 uint32_t b = next() & 0xff7fffffu; /* finite: exponent never all ones */
                 memcpy(&sc[q], &b, 4);
             }
+            const uint32_t v = next() & 0xff7fffffu; /* any finite float, or one near the product */
+            memcpy(&bias[q], &v, 4);
+            if (v % 3 == 0)
+                bias[q] = (float)(-(double)acc[q] * sc[per_col ? q : 0] * (1 + (double)(v % 7) * 0x1p-30));
+            if (v % 11 == 0)
+                bias[q] = v % 2 ? -0.0f : 0.5f;
         }
         const mxp_convert_opts co = { .rounding = mode };
         for (size_t q = 0; q < len; q++) {
             const double x = product_odd(acc[q], sc[per_col ? q : 0]);
             assert_int_equal(mxp_convert(&want[q], MXP_F32, &x, MXP_F64, 1, &co), MXP_OK);
+            const double xb = x + (double)bias[q];
+            assert_int_equal(mxp_convert(&want_b[q], MXP_F32, &xb, MXP_F64, 1, &co), MXP_OK);
         }
         memset(got, 0x5c, sizeof got);
         assert_true(mxp_s32_dequant_f32__avx512f(got, acc, len, sc, per_col, (int)mode));
@@ -217,6 +227,14 @@ static void test_dequant_f32_vs_convert(void **state)
                 fail_msg("%s: %d * %a gives %a, want %a", mxp_rounding_name(mode), acc[q],
                          (double)sc[per_col ? q : 0], (double)got[q], (double)want[q]);
         const unsigned char *tail = (const unsigned char *)(got + len);
+        for (size_t b = 0; b < (N + 4 - len) * 4; b++)
+            assert_int_equal(tail[b], 0x5c);
+        memset(got, 0x5c, sizeof got);
+        assert_true(mxp_s32_dequant_bias_f32__avx512f(got, acc, len, sc, per_col, bias, (int)mode));
+        for (size_t q = 0; q < len; q++)
+            if (memcmp(&got[q], &want_b[q], 4) != 0)
+                fail_msg("%s: %d * %a + %a gives %a, want %a", mxp_rounding_name(mode), acc[q],
+                         (double)sc[per_col ? q : 0], (double)bias[q], (double)got[q], (double)want_b[q]);
         for (size_t b = 0; b < (N + 4 - len) * 4; b++)
             assert_int_equal(tail[b], 0x5c);
         checked += (long)len;

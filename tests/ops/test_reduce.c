@@ -78,6 +78,72 @@ static void test_sum_of_ones_in_bfloat16_does_not_stop_at_256(void **state)
     mxp_array_free(a);
 }
 
+/* A float16 accumulator rounds the running sum after every addition: the
+ * naive sum of 4096 ones stalls at 2048 (2048 + 1 is a tie, to even 2048),
+ * bfloat16's at 256; pairwise and Kahan summation in the same format get
+ * 4096 exactly. */
+static double sum_with(const mxp_array *a, mxp_dtype acc, mxp_sum_algorithm alg, mxp_reduce_op op)
+{
+    mxp_array *r = NULL;
+    mxp_reduce_opts o = { .acc_dtype = acc, .algorithm = alg, .out_dtype = MXP_F64 };
+    assert_int_equal(mxp_reduce(&r, op, a, 0, NULL, &o), MXP_OK);
+    const double v = scalar(r);
+    mxp_array_free(r);
+    return v;
+}
+
+static void test_low_precision_accumulators(void **state)
+{
+    (void)state;
+    const int64_t n = 4096;
+    mxp_array *ones = NULL, *ones32 = NULL, *tenths = NULL;
+    assert_int_equal(mxp_array_ones(&ones, MXP_F16, 1, &n), MXP_OK);
+    assert_int_equal(mxp_array_ones(&ones32, MXP_F32, 1, &n), MXP_OK);
+    for (int lvl = MXP_ISA_SCALAR; lvl <= (int)mxp_isa_supported(); lvl++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)lvl), MXP_OK);
+        assert_true(sum_with(ones, MXP_F16, MXP_SUM_NAIVE, MXP_REDUCE_SUM) == 2048.0);
+        assert_true(sum_with(ones32, MXP_F16, MXP_SUM_NAIVE, MXP_REDUCE_SUM) == 2048.0);
+        assert_true(sum_with(ones, MXP_BF16, MXP_SUM_NAIVE, MXP_REDUCE_SUM) == 256.0);
+        assert_true(sum_with(ones, MXP_F16, MXP_SUM_PAIRWISE, MXP_REDUCE_SUM) == 4096.0);
+        assert_true(sum_with(ones, MXP_F16, MXP_SUM_KAHAN, MXP_REDUCE_SUM) == 4096.0);
+        assert_true(sum_with(ones, MXP_F32, MXP_SUM_NAIVE, MXP_REDUCE_SUM) == 4096.0);
+        /* mean: the stalled sum / n, rounded to float16 */
+        assert_true(sum_with(ones, MXP_F16, MXP_SUM_NAIVE, MXP_REDUCE_MEAN) == 0.5);
+    }
+    assert_int_equal(mxp_set_isa(mxp_isa_supported()), MXP_OK);
+    /* float16 0.1 is 0.0999755859375; ten of them added left to right in
+     * float16 (each sum rounded: 0.5, 0.60009765625, 0.7001953125, ...,
+     * as NumPy's np.float16 loop gives) reach 1.0, the float32 sum is the
+     * exact 0.999755859375.  Float64 inputs enter the accumulator's
+     * format first: the same sums. */
+    const int64_t ten = 10;
+    mxp_array *tenths16 = NULL;
+    assert_int_equal(mxp_array_full(&tenths16, MXP_F16, 1, &ten, 0.1, NULL), MXP_OK);
+    assert_int_equal(mxp_array_full(&tenths, MXP_F64, 1, &ten, 0.1, NULL), MXP_OK);
+    assert_true(sum_with(tenths16, MXP_F16, MXP_SUM_NAIVE, MXP_REDUCE_SUM) == 1.0);
+    assert_true(sum_with(tenths16, MXP_F32, MXP_SUM_NAIVE, MXP_REDUCE_SUM) == 0.999755859375);
+    assert_true(sum_with(tenths, MXP_F16, MXP_SUM_NAIVE, MXP_REDUCE_SUM) == 1.0);
+    double s;
+    assert_int_equal(mxp_sum_strided(&s, mxp_array_data(tenths16), MXP_F16, 2, 10, MXP_F32), MXP_OK);
+    assert_true(s == 0.999755859375);
+    assert_int_equal(mxp_sum_strided(&s, mxp_array_data(tenths16), MXP_F16, 2, 10, MXP_BF16), MXP_OK);
+    assert_true(s == 1.0); /* bfloat16 0.0999755859375 -> 0.10009765625 ... rounded sums reach 1 */
+    mxp_array_free(tenths16);
+    /* overflow: float16's running sum passes 65504 and becomes inf */
+    const int64_t three = 3;
+    mxp_array *big = NULL;
+    assert_int_equal(mxp_array_full(&big, MXP_F32, 1, &three, 30000.0, NULL), MXP_OK);
+    assert_true(isinf(sum_with(big, MXP_F16, MXP_SUM_NAIVE, MXP_REDUCE_SUM)));
+    assert_true(sum_with(big, MXP_BF16, MXP_SUM_NAIVE, MXP_REDUCE_SUM) == 90112.0); /* 29952 x 3, rounded */
+    /* max/min ignore the accumulator (they do not add) */
+    ((float *)mxp_array_data(big))[1] = 30001.0f;
+    assert_true(sum_with(big, MXP_F16, MXP_SUM_NAIVE, MXP_REDUCE_MAX) == 30001.0);
+    mxp_array_free(big);
+    mxp_array_free(tenths);
+    mxp_array_free(ones32);
+    mxp_array_free(ones);
+}
+
 static void test_algorithms_differ_where_they_should(void **state)
 {
     (void)state;
@@ -227,8 +293,12 @@ static void test_bad_input(void **state)
     assert_int_equal(mxp_reduce(&r, MXP_REDUCE_SUM, a, 1, bad, NULL), MXP_ERR_INDEX);
     assert_int_equal(mxp_reduce(&r, MXP_REDUCE_SUM, a, 2, dup, NULL), MXP_ERR_INDEX);
     assert_int_equal(mxp_reduce(&r, MXP_REDUCE_ARGMAX, a, 2, two, NULL), MXP_ERR_INVALID_ARGUMENT);
-    mxp_reduce_opts f16acc = { .acc_dtype = MXP_F16 };
-    assert_int_equal(mxp_reduce(&r, MXP_REDUCE_SUM, a, 0, NULL, &f16acc), MXP_ERR_UNSUPPORTED);
+    mxp_reduce_opts fp8acc = { .acc_dtype = MXP_E4M3 };
+    assert_int_equal(mxp_reduce(&r, MXP_REDUCE_SUM, a, 0, NULL, &fp8acc), MXP_ERR_UNSUPPORTED);
+    assert_non_null(strstr(mxp_last_error(), "accumulator dtype float8_e4m3fn: use float16, bfloat16, float32"));
+    double d;
+    assert_int_equal(mxp_sum_strided(&d, NULL, MXP_F16, 2, 0, MXP_E5M2), MXP_ERR_UNSUPPORTED);
+    assert_int_equal(mxp_sum_strided(&d, NULL, MXP_F16, 2, 0, MXP_S8), MXP_ERR_UNSUPPORTED);
     assert_int_equal(mxp_reduce(&r, (mxp_reduce_op)42, a, 0, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
     assert_null(r);
     assert_string_equal(mxp_reduce_op_name(MXP_REDUCE_NORM2), "norm2");
@@ -241,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_sum_of_2_24_normals_is_within_one_ulp),
         cmocka_unit_test(test_sum_of_ones_in_bfloat16_does_not_stop_at_256),
         cmocka_unit_test(test_algorithms_differ_where_they_should),
+        cmocka_unit_test(test_low_precision_accumulators),
         cmocka_unit_test(test_axes_keepdims_and_values),
         cmocka_unit_test(test_statistics_and_integers),
         cmocka_unit_test(test_nan_propagates_identically_at_every_level),

@@ -96,6 +96,14 @@ class ReduceOpts(ctypes.Structure):
                 ("ddof", c_int64), ("convert", ConvertOpts)]
 
 
+class PrintOpts(ctypes.Structure):
+    """mxp_print_opts (array.h)."""
+    _fields_ = [("precision", c_int), ("edgeitems", c_int), ("threshold", c_int64), ("linewidth", c_int),
+                ("repr", c_bool)]
+
+
+PRINT_PRECISION_NONE = -1
+
 COMPARE_BINS = 32  # MXP_COMPARE_BINS (analysis.h)
 
 
@@ -173,6 +181,16 @@ _proto("mxp_reduce_op_name", c_char_p, c_int)
 _proto("mxp_matmul", c_int, PP, P, P, c_void_p)
 _proto("mxp_matmul_into", c_int, P, P, P, c_void_p)
 _proto("mxp_compare", c_int, P, P, POINTER(CompareReport))
+_proto("mxp_array_format", c_int, POINTER(ctypes.c_char_p), POINTER(c_size_t), P, POINTER(PrintOpts))
+_proto("mxp_array_get_f64", c_int, P, I64P, POINTER(ctypes.c_double))
+_proto("mxp_free", None, c_void_p)
+_proto("mxp_array_scalar", c_int, PP, ctypes.c_double, c_int)
+_proto("mxp_binary_scalar", c_int, PP, c_int, P, ctypes.c_double, POINTER(OpsOpts))
+_proto("mxp_binary_scalar_int", c_int, PP, c_int, P, c_int64, POINTER(OpsOpts))
+_proto("mxp_scalar_binary", c_int, PP, c_int, ctypes.c_double, P, POINTER(OpsOpts))
+_proto("mxp_scalar_int_binary", c_int, PP, c_int, c_int64, P, POINTER(OpsOpts))
+_proto("mxp_scalar_result_type", c_int, c_int, c_int, ctypes.c_double)
+_proto("mxp_scalar_int_result_type", c_int, c_int, c_int, c_int64)
 
 # ---- errors -------------------------------------------------------------
 
@@ -422,6 +440,46 @@ def reduce(op, a, axis=None, keepdims=False, ddof=0, out_dtype=None, acc_dtype=N
     check(lib.mxp_reduce(ctypes.byref(out), REDUCE_OPS.index(op), a.ptr, naxes, axes, ctypes.byref(o)),
           "mxp_reduce(%s)" % op)
     return Array(out.value)
+
+
+def format_array(a, repr=False, precision=0, edgeitems=0, threshold=0, linewidth=0):
+    """mxp_array_format(a, opts) -> str (NumPy's str(a), or repr(a))."""
+    out = ctypes.c_char_p()
+    n = c_size_t()
+    o = PrintOpts(precision, edgeitems, threshold, linewidth, repr)
+    check(lib.mxp_array_format(ctypes.byref(out), ctypes.byref(n), a.ptr, ctypes.byref(o)), "mxp_array_format")
+    try:
+        return ctypes.string_at(out, n.value).decode()
+    finally:
+        lib.mxp_free(ctypes.cast(out, c_void_p))
+
+
+def get_f64(a, idx):
+    """mxp_array_get_f64(a, idx) -> float."""
+    v = ctypes.c_double()
+    check(lib.mxp_array_get_f64(a.ptr, _i64(idx) if len(idx) else None, ctypes.byref(v)), "mxp_array_get_f64")
+    return v.value
+
+
+def binary_scalar(op, a, value, scalar_first=False):
+    """a op value (or value op a) with a Python float or int value."""
+    out = c_void_p()
+    isint = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+    if scalar_first:
+        fn = lib.mxp_scalar_int_binary if isint else lib.mxp_scalar_binary
+        st = fn(ctypes.byref(out), BINARY_OPS.index(op), value, a.ptr, None)
+    else:
+        fn = lib.mxp_binary_scalar_int if isint else lib.mxp_binary_scalar
+        st = fn(ctypes.byref(out), BINARY_OPS.index(op), a.ptr, value, None)
+    check(st, "mxp_binary_scalar(%s)" % op)
+    return Array(out.value)
+
+
+def scalar_result_type(dtype, ndim, value):
+    """mxp_scalar_result_type / mxp_scalar_int_result_type -> an mxp dtype code."""
+    if isinstance(value, (int, np.integer)):
+        return lib.mxp_scalar_int_result_type(dtype_code(dtype), ndim, int(value))
+    return lib.mxp_scalar_result_type(dtype_code(dtype), ndim, float(value))
 
 
 def matmul(a, b):

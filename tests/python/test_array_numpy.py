@@ -1085,3 +1085,56 @@ def test_error_message_is_cleared_per_failure():
     e2 = raises_mxp(mx.ERR_SHAPE, m.reshape, (3,))
     assert e1.message != e2.message and "9" in e1.message
     assert m.index(0, 3).ndim == 0
+
+
+# ---- float16 / bfloat16 accumulators: NumPy emulations, bit for bit ----------
+
+def _bf16(x):
+    """float64 values rounded to bfloat16 (nearest even) through float32: the
+    float32 rounding first is innocuous (24 >= 2 * 8 + 2)."""
+    u = np.asarray(x, np.float64).astype(np.float32).view(np.uint32).astype(np.uint64)
+    nan = np.isnan(np.asarray(x, np.float64))
+    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16) << 16
+    r = u.astype(np.uint32).view(np.float32).astype(np.float64)
+    return np.where(nan, np.nan, r)
+
+
+ROUND_TO = {"float16": lambda x: np.float64(np.float16(x)), "bfloat16": lambda x: float(_bf16([x])[0])}
+
+
+@pytest.mark.parametrize("acc", ["float16", "bfloat16"])
+@pytest.mark.parametrize("src", [np.float16, np.float32, np.float64])
+def test_naive_and_kahan_sums_in_a_low_precision_accumulator(acc, src):
+    """acc_dtype float16/bfloat16: every input rounded to the accumulator,
+    every step of the running sum rounded (a Python loop of np.float16)."""
+    x = (np.random.default_rng(7).standard_normal(3000) * 3 + 1).astype(src)
+    r = ROUND_TO[acc]
+    xs = [r(float(v)) for v in x]
+    s = 0.0
+    for v in xs:
+        s = r(s + v)
+    code = {"float16": mx.F16, "bfloat16": mx.BF16}[acc]
+    got = mx.to_numpy(mx.reduce("sum", mx.from_numpy(x), acc_dtype=code, out_dtype=np.float64,
+                                algorithm=mx.SUM_NAIVE))
+    assert float(got) == s
+    total, c = 0.0, 0.0  # Kahan, every step rounded
+    for v in xs:
+        y = r(v - c)
+        t = r(total + y)
+        c = r(r(t - total) - y)
+        total = t
+    got = mx.to_numpy(mx.reduce("sum", mx.from_numpy(x), acc_dtype=code, out_dtype=np.float64,
+                                algorithm=mx.SUM_KAHAN))
+    assert float(got) == total
+    if acc == "float16":  # the float16 result dtype keeps the same bits
+        got16 = mx.to_numpy(mx.reduce("sum", mx.from_numpy(x.astype(np.float16)), acc_dtype=code,
+                                      algorithm=mx.SUM_NAIVE))
+        s16 = np.float16(0)
+        for v in x.astype(np.float16):
+            s16 = np.float16(s16 + v)
+        assert got16.dtype == np.float16 and got16.tobytes() == np.float16(s16).tobytes()
+
+
+def test_low_precision_accumulator_refuses_float8():
+    with pytest.raises(mx.MxpError, match="accumulator dtype float8_e5m2"):
+        mx.reduce("sum", mx.from_numpy(np.ones(4, np.float32)), acc_dtype=mx.E5M2)

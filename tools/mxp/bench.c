@@ -13,7 +13,7 @@ typedef struct cli_benchmark {
 static const cli_benchmark benchmarks[] = {
     { "convert", cli_bench_convert, "mxp_convert throughput per dtype pair and rounding mode, vs memcpy" },
     { "ops", cli_bench_ops, "elementwise add and sum in float32/float16/bfloat16, vs memcpy and NumPy" },
-    { "quant", cli_bench_quant, "per-tensor int8 mxp_quantize of float32 vs memcpy and PyTorch" },
+    { "quant", cli_bench_quant, "int8 mxp_quantize vs memcpy and PyTorch; mxp_qlinear vs float32 GEMM and PyTorch" },
     { "gemm", cli_bench_gemm, "mxp_gemm GFLOPS per dtype vs OpenBLAS and oneDNN (when installed)" },
 };
 enum { BENCHMARK_COUNT = sizeof benchmarks / sizeof benchmarks[0] };

@@ -291,7 +291,7 @@ static int run(const bench_args *a)
             cli_json_begin("bench convert");
             cli_json_int("n", (long long)a->n);
             cli_json_int("reps", a->reps);
-            cli_json_str("isa", mxp_isa_name(mxp_isa_current()));
+            cli_json_str("isa", mxp_isa_name(mxp_get_isa()));
             cli_json_array("results");
         } else {
             printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time\n"

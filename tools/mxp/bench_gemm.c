@@ -463,7 +463,7 @@ static void print_json_header(const gemm_args *a)
     cli_json_begin("bench gemm");
     cli_json_int("threads", a->threads);
     cli_json_int("reps", a->reps);
-    cli_json_str("isa", mxp_isa_name(mxp_isa_current()));
+    cli_json_str("isa", mxp_isa_name(mxp_get_isa()));
     cli_json_object("peers");
     if (openblas.tried) {
         cli_json_str("openblas", openblas.lib ? openblas.path : NULL);
@@ -494,7 +494,7 @@ static void print_header(const gemm_args *a)
         printf(", OpenBLAS %d", openblas.threads);
     if (onednn.lib && onednn.threads)
         printf(", oneDNN OpenMP %d", onednn.threads);
-    printf("); mxp ISA %s\n", mxp_isa_name(mxp_isa_current()));
+    printf("); mxp ISA %s\n", mxp_isa_name(mxp_get_isa()));
     if (openblas.tried)
         printf("# OpenBLAS: %s\n", openblas.lib ? openblas.path : "not found (Debian: libopenblas0-pthread)");
     if (onednn.tried)

@@ -72,9 +72,10 @@ static mxp_status measure(int op, mxp_array *a, mxp_array *b, mxp_array *c, void
         mxp_status st;
         if (op == 0) {
             st = mxp_binary_into(c, MXP_OP_ADD, a, b, NULL);
-        } else {
+        } else { /* op 2: accumulated in the input's own 16-bit dtype (the emulation) */
             mxp_array *s = NULL;
-            st = mxp_reduce(&s, MXP_REDUCE_SUM, a, 0, NULL, NULL);
+            const mxp_reduce_opts lowp = { .acc_dtype = mxp_array_dtype(a) };
+            st = mxp_reduce(&s, MXP_REDUCE_SUM, a, 0, NULL, op == 2 ? &lowp : NULL);
             mxp_array_free(s);
         }
         tm[r] = cli_now() - t0;
@@ -97,13 +98,20 @@ static void usage(FILE *f)
                "Times elementwise add (out = a + b) and a sum over all elements in float32,\n"
                "float16 and bfloat16 (N elements, default 16M; R runs, default 7, medians),\n"
                "beside memcpy of the same bytes and NumPy float32/float16 in the same run.\n"
-               "GB/s counts bytes read + written (add: 3 arrays; sum: 1).\n\n"
+               "GB/s counts bytes read + written (add: 3 arrays; sum: 1).  sum_lowp (float16,\n"
+               "bfloat16): the sum with acc_dtype the input's own dtype, every step rounded to\n"
+               "it (an emulation of a 16-bit accumulator, docs/ops.md; no NumPy column).\n\n"
                "  --json   one JSON object: n, reps, numpy (whether NumPy ran) and results,\n"
                "           one object per dtype and op: dtype, op, mxp_gbps, numpy_gbps,\n"
                "           memcpy_gbps, mxp_over_memcpy, mxp_over_numpy (null without NumPy)\n");
 }
 
 /* One row; ns: NumPy's median seconds, 0 if it did not run. */
+static const char *op_name(int op)
+{
+    return op == 0 ? "add" : op == 1 ? "sum" : "sum_lowp";
+}
+
 static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing *tm, double ns)
 {
     const double g = (double)bytes / tm->mxp / 1e9, gc = (double)bytes / tm->copy / 1e9;
@@ -111,7 +119,7 @@ static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing
     if (json) {
         cli_json_object(NULL);
         cli_json_str("dtype", mxp_dtype_name(t));
-        cli_json_str("op", op == 0 ? "add" : "sum");
+        cli_json_str("op", op_name(op));
         cli_json_num("mxp_gbps", g);
         cli_json_num("numpy_gbps", gn);
         cli_json_num("memcpy_gbps", gc);
@@ -125,8 +133,7 @@ static void print_row(bool json, mxp_dtype t, int op, size_t bytes, const timing
         snprintf(npb, sizeof npb, "%.2f", gn);
         snprintf(ratio, sizeof ratio, "%.1fx", vs_numpy);
     }
-    printf("%-9s %-4s %9.2f %11s %11.2f %10.2f %9s\n", mxp_dtype_name(t), op == 0 ? "add" : "sum", g, npb, gc, g / gc,
-           ratio);
+    printf("%-9s %-8s %9.2f %11s %11.2f %10.2f %9s\n", mxp_dtype_name(t), op_name(op), g, npb, gc, g / gc, ratio);
 }
 
 static mxp_status run_dtype(bool json, mxp_dtype t, size_t n, int reps, const numpy_times *np, void *m1, void *m2)
@@ -139,12 +146,12 @@ static mxp_status run_dtype(bool json, mxp_dtype t, size_t n, int reps, const nu
         st = mxp_array_random_normal(&b, t, 1, &len, 0, 1, 2);
     if (st == MXP_OK)
         st = mxp_array_empty(&c, t, 1, &len);
-    for (int op = 0; op < 2 && st == MXP_OK; op++) {
+    for (int op = 0; op < (t == MXP_F32 ? 2 : 3) && st == MXP_OK; op++) {
         const size_t bytes = (op == 0 ? 3 : 1) * n * mxp_dtype_itemsize(t);
         timing tm;
         st = measure(op, a, b, c, m1, m2, bytes / 2, reps, &tm);
         if (st == MXP_OK)
-            print_row(json, t, op, bytes, &tm, k >= 0 && np->ok ? (op == 0 ? np->add[k] : np->sum[k]) : 0);
+            print_row(json, t, op, bytes, &tm, k >= 0 && np->ok && op < 2 ? (op == 0 ? np->add[k] : np->sum[k]) : 0);
     }
     mxp_array_free(a);
     mxp_array_free(b);
@@ -178,7 +185,7 @@ int cli_bench_ops(int argc, char **argv)
         cli_json_array("results");
     } else {
         printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time\n", n, reps);
-        printf("%-9s %-4s %9s %11s %11s %10s %9s\n", "dtype", "op", "mxp GB/s", "numpy GB/s", "memcpy GB/s",
+        printf("%-9s %-8s %9s %11s %11s %10s %9s\n", "dtype", "op", "mxp GB/s", "numpy GB/s", "memcpy GB/s",
                "mxp/memcpy", "mxp/numpy");
     }
     const mxp_dtype types[3] = { MXP_F32, MXP_F16, MXP_BF16 };

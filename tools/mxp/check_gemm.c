@@ -2,7 +2,10 @@
  * ISA level, the scalar reference included) over a set of shapes and
  * transposes for each input dtype, against a float64 reference (integer
  * GEMM: exact int64 sums), and prints the largest error of each as a
- * table.  Exit 1 if one exceeds its documented tolerance (integer: 0). */
+ * table.  Exit 1 if one exceeds its documented tolerance (integer: 0).
+ * Then what a float16- or bfloat16-accumulating unit gives on the same
+ * inputs (opts.acc_dtype, an emulation): its error next to float32's,
+ * informational (no tolerance). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,29 +27,36 @@ static uint64_t next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* Random values in [-1, 1] rounded to dt; also returned as float64. */
-static void *fill(mxp_dtype dt, size_t count, uint64_t seed, double **as_f64)
+/* Random values in [-1, 1] (positive: [0, 1]) rounded to dt; also
+ * returned as float64. */
+static void *fill(mxp_dtype dt, size_t count, uint64_t seed, double **as_f64, bool positive)
 {
     double *d = malloc(count * sizeof *d + 8);
     void *x = malloc(count * mxp_dtype_itemsize(dt) + 8);
-    for (size_t i = 0; i < count; i++)
+    for (size_t i = 0; i < count; i++) {
         d[i] = (double)(next(&seed) >> 11) * 0x1p-52 - 1.0;
+        d[i] = positive ? fabs(d[i]) : d[i];
+    }
     mxp_convert(x, dt, d, MXP_F64, count, NULL);
     mxp_convert(d, MXP_F64, x, dt, count, NULL);
     *as_f64 = d;
     return x;
 }
 
-/* Max over C of |got - ref| / sum_k |a b| (the scale BLAS tests use). */
-static double case_error(mxp_dtype dt, const shape *s, int ta, int tb, mxp_status *st)
+/* Max over C of |got - ref| / sum_k |a b| (the scale BLAS tests use),
+ * with accumulator acc (0: the default). */
+static double case_error(mxp_dtype dt, const shape *s, int ta, int tb, mxp_dtype acc, bool positive, mxp_status *st)
 {
     double *a64, *b64;
-    void *a = fill(dt, s->m * s->k, 1 + s->m, &a64), *b = fill(dt, s->k * s->n, 2 + s->n, &b64);
+    void *a = fill(dt, s->m * s->k, 1 + s->m, &a64, positive), *b = fill(dt, s->k * s->n, 2 + s->n, &b64, positive);
+    mxp_gemm_opts o;
+    memset(&o, 0, sizeof o);
+    o.acc_dtype = acc;
     mxp_dtype ct = dt == MXP_F64 ? MXP_F64 : MXP_F32;
     double *c = malloc(s->m * s->n * sizeof *c + 8);
     void *cc = malloc(s->m * s->n * 8 + 8);
     size_t lda = ta ? s->m : s->k, ldb = tb ? s->k : s->n;
-    *st = mxp_gemm(ta, tb, s->m, s->n, s->k, 1.0, a, dt, lda, b, dt, ldb, 0.0, cc, ct, s->n, NULL);
+    *st = mxp_gemm(ta, tb, s->m, s->n, s->k, 1.0, a, dt, lda, b, dt, ldb, 0.0, cc, ct, s->n, &o);
     double worst = 0;
     if (*st == MXP_OK) {
         mxp_convert(c, MXP_F64, cc, ct, s->m * s->n, NULL);
@@ -119,9 +129,16 @@ static void usage(FILE *f)
                "accumulation rounds).  Integer GEMM (uint8 or int8 A by int8 B into int32\n"
                "with zero points) against exact sums: tolerance 0.  Exit status 1 if any\n"
                "exceeds its tolerance.\n\n"
+               "Then low-precision accumulators: float16 and bfloat16 inputs (16 x 16 x K,\n"
+               "K = 256 and 4096, values in [-1, 1] and in [0, 1]) multiplied with the sum\n"
+               "rounded to float16, bfloat16 or float32 after every addition of a float32\n"
+               "product (acc_dtype; float16/bfloat16 are a portable emulation of such\n"
+               "hardware, docs/gemm.md), the same error measure: what an fp16- or\n"
+               "bf16-accumulating unit would give.  Informational: no tolerance.\n\n"
                "  --full   larger shapes too\n"
                "  --json   one JSON object: full, results (one object per implementation:\n"
-               "           inputs, level, kernel, max_error, tolerance, ok), ok\n");
+               "           inputs, level, kernel, max_error, tolerance, ok), accumulators\n"
+               "           (inputs, values, k, acc, max_error), ok\n");
 }
 
 static void print_row(bool json, const char *inputs, int isa, const char *kernel, double worst, double tol)
@@ -148,11 +165,52 @@ static mxp_status worst_error(mxp_dtype t, const shape *shapes, size_t nshapes, 
     for (size_t s = 0; s < nshapes; s++)
         for (int tr = 0; tr < 4; tr++) {
             mxp_status st;
-            double e = case_error(t, &shapes[s], tr >> 1, tr & 1, &st);
+            double e = case_error(t, &shapes[s], tr >> 1, tr & 1, 0, false, &st);
             if (st != MXP_OK)
                 return st;
             *worst = e > *worst ? e : *worst;
         }
+    return MXP_OK;
+}
+
+/* The accumulator table (after the implementations' one, whose JSON array
+ * it closes). */
+static mxp_status accumulators(bool json)
+{
+    const mxp_dtype inputs[] = { MXP_F16, MXP_BF16 }, accs[] = { MXP_F16, MXP_BF16, MXP_F32 };
+    const size_t ks[] = { 256, 4096 };
+    if (json) {
+        cli_json_close();
+        cli_json_array("accumulators");
+    } else {
+        printf("\nlow-precision accumulators (16 x 16 x K; error relative to sum |a b|)\n");
+        printf("%-10s %-8s %6s   %-10s %12s\n", "inputs", "values", "K", "acc", "max error");
+    }
+    for (size_t t = 0; t < 2; t++)
+        for (int positive = 0; positive < 2; positive++)
+            for (size_t q = 0; q < 2; q++)
+                for (size_t r = 0; r < 3; r++) {
+                    const shape s = { 16, 16, ks[q] };
+                    mxp_status st;
+                    const double e = case_error(inputs[t], &s, 0, 0, accs[r], positive, &st);
+                    if (st != MXP_OK)
+                        return st;
+                    const char *values = positive ? "[0,1]" : "[-1,1]";
+                    if (json) {
+                        cli_json_object(NULL);
+                        cli_json_str("inputs", mxp_dtype_name(inputs[t]));
+                        cli_json_str("values", values);
+                        cli_json_num("k", (double)ks[q]);
+                        cli_json_str("acc", mxp_dtype_name(accs[r]));
+                        cli_json_num("max_error", e);
+                        cli_json_close();
+                    } else {
+                        printf("%-10s %-8s %6zu   %-10s %12.3e\n", mxp_dtype_name(inputs[t]), values, ks[q],
+                               mxp_dtype_name(accs[r]), e);
+                    }
+                }
+    if (json)
+        cli_json_close();
     return MXP_OK;
 }
 
@@ -174,7 +232,7 @@ int cli_check_gemm(int argc, char **argv)
     const shape *shapes = use_full ? full : quick;
     const size_t nshapes = use_full ? sizeof full / sizeof full[0] : sizeof quick / sizeof quick[0];
     const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2 };
-    const mxp_isa saved = mxp_isa_current();
+    const mxp_isa saved = mxp_get_isa();
     size_t kmax = 0;
     for (size_t s = 0; s < nshapes; s++)
         kmax = shapes[s].k > kmax ? shapes[s].k : kmax;
@@ -222,8 +280,10 @@ int cli_check_gemm(int argc, char **argv)
             print_row(json, inputs, isa, mxp_gemm_kernel_name(int_types[t], MXP_S8, NULL), worst, 0.0);
         }
     mxp_set_isa(saved);
+    mxp_status st = accumulators(json);
+    if (st != MXP_OK)
+        return cli_mxp_error("check gemm", NULL, st);
     if (json) {
-        cli_json_close();
         cli_json_bool("ok", bad == 0);
         cli_json_end();
     } else {

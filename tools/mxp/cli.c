@@ -187,7 +187,7 @@ void cli_print_machine(const char *indent)
                mxp_cpu_model(), mxp_cpu_uarch());
     printf("%sfeatures   %s\n", indent, features[0] ? features : "(none that mxp uses)");
     printf("%sisa level  %s in use (this machine supports up to %s)\n", indent,
-           mxp_isa_name(mxp_isa_current()), mxp_isa_name(mxp_isa_supported()));
+           mxp_isa_name(mxp_get_isa()), mxp_isa_name(mxp_isa_supported()));
 }
 
 /* ---- timing, buffers, random data -------------------------------------- */

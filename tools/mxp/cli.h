@@ -178,24 +178,6 @@ size_t cli_bench_copy_bytes(const cli_bench_case *c);
 /* Fills r with the medians of c->reps alternating runs. */
 mxp_status cli_bench_run(const cli_bench_case *c, const void *src, void *dst, cli_bench_result *r);
 
-/* ---- NumPy's element formats, for mxp show (show_format.c) ----------- */
-
-typedef struct show_format {
-    mxp_dtype dtype;
-    mxp_kind kind;
-    size_t itemsize;
-    int ndim, precision;
-    bool exp_format;                                /* floats: scientific notation */
-    int pad_left, pad_right, exp_size, frac_digits; /* floats */
-    int width;                                      /* integers */
-} show_format;
-
-/* Sets f up to print like NumPy the `count` elements (pointers to values
- * of dtype dt, as NumPy would show them: all, or a summary's corners). */
-void show_format_init(show_format *f, mxp_dtype dt, int ndim, int precision, const void *const *elems, size_t count);
-/* One element, padded to the width every element of the set gets. */
-void show_format_element(const show_format *f, const void *elem, char *out, size_t size);
-
 /* ---- the quantized pipeline (quant_gemm_pipeline.c) ---------------- */
 
 enum { QG_REPS = 5, QG_MAX_REPS = 32, QG_OUTLIERS = 8 };

@@ -103,7 +103,7 @@ static void print_json(void)
             cli_json_str(NULL, w);
     }
     cli_json_close();
-    cli_json_str("isa", mxp_isa_name(mxp_isa_current()));
+    cli_json_str("isa", mxp_isa_name(mxp_get_isa()));
     cli_json_str("isa_supported", mxp_isa_name(mxp_isa_supported()));
     cli_json_close();
     cli_json_array("dtypes");

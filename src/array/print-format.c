@@ -1,6 +1,6 @@
 /* The element formats of NumPy's array printing (numpy/core/arrayprint.py
  * of NumPy 1.24: FloatingFormat with floatmode 'maxprec', IntegerFormat,
- * BoolFormat), for `mxp show`.  As in NumPy, every element shown is
+ * BoolFormat), for mxp_array_format (print.c) and so `mxp show`.  As in NumPy, every element shown is
  * formatted alike: the format is set up from all of them first.
  *
  * Floats print the fewest digits that read back as the same value of the
@@ -14,7 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "array/print-internal.h"
+#include "mxp/convert.h"
+
+/* x rounded to dtype and back to double. */
+static mxp_status round_trip(double x, mxp_dtype type, double *out)
+{
+    uint64_t stored = 0;
+    mxp_status st = mxp_convert(&stored, type, &x, MXP_F64, 1, NULL);
+    if (st == MXP_OK)
+        st = mxp_convert(out, MXP_F64, &stored, type, 1, NULL);
+    return st;
+}
 
 /* ---- digits --------------------------------------------------------------- */
 
@@ -22,7 +33,7 @@
 static bool reads_back(const char *s, double v, mxp_dtype dt)
 {
     double back;
-    return cli_round_trip(strtod(s, NULL), dt, NULL, &back) == MXP_OK && back == v;
+    return round_trip(strtod(s, NULL), dt, &back) == MXP_OK && back == v;
 }
 
 /* Adds dir (+1 or -1) to the last of the p digits in d; a carry out of the
@@ -201,7 +212,7 @@ static unsigned long long uint_value(const void *elem, size_t size)
     }
 }
 
-static void int_text(char *out, size_t size, const show_format *f, const void *elem)
+static void int_text(char *out, size_t size, const mxp_print_format *f, const void *elem)
 {
     if (f->kind == MXP_KIND_UINT)
         snprintf(out, size, "%llu", uint_value(elem, f->itemsize));
@@ -213,11 +224,11 @@ static void int_text(char *out, size_t size, const show_format *f, const void *e
 static double in_dtype(double x, mxp_dtype dt)
 {
     double r = x;
-    cli_round_trip(x, dt, NULL, &r);
+    round_trip(x, dt, &r);
     return r;
 }
 
-static void float_setup(show_format *f, const void *const *elems, size_t count)
+static void float_setup(mxp_print_format *f, const void *const *elems, size_t count)
 {
     double lo = INFINITY, hi = 0;
     bool nonfinite = false, neginf = false, finite = false;
@@ -261,7 +272,7 @@ static void float_setup(show_format *f, const void *const *elems, size_t count)
     }
 }
 
-void show_format_init(show_format *f, mxp_dtype dt, int ndim, int precision, const void *const *elems, size_t count)
+void mxp_print_format_init(mxp_print_format *f, mxp_dtype dt, int ndim, int precision, const void *const *elems, size_t count)
 {
     memset(f, 0, sizeof *f);
     f->dtype = dt;
@@ -281,7 +292,7 @@ void show_format_init(show_format *f, mxp_dtype dt, int ndim, int precision, con
     }
 }
 
-void show_format_element(const show_format *f, const void *elem, char *out, size_t size)
+void mxp_print_format_element(const mxp_print_format *f, const void *elem, char *out, size_t size)
 {
     if (f->kind == MXP_KIND_BOOL) {
         const bool b = *(const unsigned char *)elem != 0;

@@ -1,0 +1,156 @@
+/* Scalar operands: mxp_array_scalar, mxp_binary_scalar & co. with exact
+ * result dtypes (NumPy 1.24's value-based rules; pytest_scalar compares
+ * every NumPy dtype with NumPy itself) and values; bad input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+
+static double at(const mxp_array *a, int64_t i)
+{
+    double v;
+    assert_int_equal(mxp_array_get_f64(a, mxp_array_ndim(a) ? &i : NULL, &v), MXP_OK);
+    return v;
+}
+
+static void test_array_scalar(void **state)
+{
+    (void)state;
+    mxp_array *s = NULL;
+    assert_int_equal(mxp_array_scalar(&s, 0.1, MXP_BF16), MXP_OK);
+    assert_int_equal(mxp_array_ndim(s), 0);
+    assert_int_equal(mxp_array_size(s), 1);
+    assert_int_equal(mxp_array_dtype(s), MXP_BF16);
+    assert_true(at(s, 0) == 0.10009765625); /* bfloat16's nearest to 0.1 */
+    mxp_array_free(s);
+    assert_int_equal(mxp_array_scalar(&s, 300, MXP_S8), MXP_OK); /* saturated, as mxp_convert does */
+    assert_true(at(s, 0) == 127);
+    mxp_array_free(s);
+    assert_int_equal(mxp_array_scalar(&s, 1, (mxp_dtype)99), MXP_ERR_INVALID_DTYPE);
+    assert_null(s);
+    assert_int_equal(mxp_array_scalar(NULL, 1, MXP_F32), MXP_ERR_INVALID_ARGUMENT);
+}
+
+static void test_one_call_and_dtypes(void **state)
+{
+    (void)state;
+    const int64_t n = 4;
+    mxp_array *h = NULL, *i8 = NULL, *u8 = NULL, *b = NULL, *y = NULL;
+    assert_int_equal(mxp_array_arange(&h, MXP_F16, 0, 4, 1), MXP_OK);
+    assert_int_equal(mxp_array_arange(&i8, MXP_S8, -2, 2, 1), MXP_OK);
+    assert_int_equal(mxp_array_arange(&u8, MXP_U8, 0, 4, 1), MXP_OK);
+    assert_int_equal(mxp_array_ones(&b, MXP_BOOL, 1, &n), MXP_OK);
+    /* a * 0.5: float16 stays float16 */
+    assert_int_equal(mxp_binary_scalar(&y, MXP_OP_MULTIPLY, h, 0.5, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_F16);
+    assert_true(at(y, 3) == 1.5);
+    mxp_array_free(y);
+    /* float16 * 1e5: the value overflows float16, so float32 (NumPy 1.24) */
+    assert_int_equal(mxp_binary_scalar(&y, MXP_OP_MULTIPLY, h, 1e5, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_F32);
+    assert_true(at(y, 3) == 3e5);
+    mxp_array_free(y);
+    /* float16 + 0.1: 0.1 is rounded to float16 first (0.0999755859375), the sum once */
+    assert_int_equal(mxp_binary_scalar(&y, MXP_OP_ADD, h, 0.1, NULL), MXP_OK);
+    assert_true(at(y, 0) == 0.0999755859375);
+    assert_true(at(y, 1) == 1.099609375); /* 1 + 0.0999755859375 rounded to float16 */
+    mxp_array_free(y);
+    /* int8 + 1 stays int8, int8 + 200 is int16, int8 * 0.5 float64 */
+    assert_int_equal(mxp_binary_scalar_int(&y, MXP_OP_ADD, i8, 1, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_S8);
+    assert_true(at(y, 0) == -1);
+    mxp_array_free(y);
+    assert_int_equal(mxp_binary_scalar_int(&y, MXP_OP_ADD, i8, 200, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_S16);
+    assert_true(at(y, 0) == 198);
+    mxp_array_free(y);
+    assert_int_equal(mxp_binary_scalar(&y, MXP_OP_MULTIPLY, i8, 0.5, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_F64);
+    assert_true(at(y, 0) == -1.0);
+    mxp_array_free(y);
+    /* 1 - uint8: the scalar first; uint8 - 1 where -1 makes int16 */
+    assert_int_equal(mxp_scalar_int_binary(&y, MXP_OP_SUBTRACT, 10, u8, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_U8);
+    assert_true(at(y, 3) == 7);
+    mxp_array_free(y);
+    assert_int_equal(mxp_binary_scalar_int(&y, MXP_OP_ADD, u8, -1, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_S16);
+    assert_true(at(y, 0) == -1);
+    mxp_array_free(y);
+    /* 2.0 / a; comparisons give bool; bool + 1 is int64 */
+    assert_int_equal(mxp_scalar_binary(&y, MXP_OP_DIVIDE, 3.0, h, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_F16);
+    assert_true(isinf(at(y, 0)) && at(y, 2) == 1.5);
+    mxp_array_free(y);
+    assert_int_equal(mxp_binary_scalar(&y, MXP_OP_LESS, h, 1.5, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_BOOL);
+    assert_true(at(y, 1) == 1 && at(y, 2) == 0);
+    mxp_array_free(y);
+    assert_int_equal(mxp_binary_scalar_int(&y, MXP_OP_ADD, b, 1, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_S64);
+    assert_true(at(y, 0) == 2);
+    mxp_array_free(y);
+    /* opts apply: out_dtype and rounding */
+    mxp_ops_opts o = { .out_dtype = MXP_E4M3 };
+    assert_int_equal(mxp_binary_scalar(&y, MXP_OP_MULTIPLY, h, 0.5, &o), MXP_OK);
+    assert_int_equal(mxp_array_dtype(y), MXP_E4M3);
+    mxp_array_free(y);
+    /* the result-type functions */
+    assert_int_equal(mxp_scalar_result_type(MXP_F32, 1, 1e300), MXP_F64);
+    assert_int_equal(mxp_scalar_result_type(MXP_F32, 0, 0.5), MXP_F64); /* 0-d: no value-based casting */
+    assert_int_equal(mxp_scalar_int_result_type(MXP_S8, 1, 127), MXP_S8);
+    assert_int_equal(mxp_scalar_int_result_type(MXP_S8, 1, 128), MXP_S16);
+    assert_int_equal(mxp_scalar_int_result_type(MXP_U64, 1, -1), MXP_F64);
+    assert_int_equal(mxp_scalar_result_type(MXP_BF16, 1, 1e30), MXP_BF16);
+    assert_int_equal(mxp_scalar_int_result_type(MXP_E4M3, 1, 2), MXP_E4M3);
+    mxp_array_free(b);
+    mxp_array_free(u8);
+    mxp_array_free(i8);
+    mxp_array_free(h);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    mxp_array *a = NULL, *y = (mxp_array *)1;
+    assert_int_equal(mxp_array_arange(&a, MXP_F32, 0, 3, 1), MXP_OK);
+    assert_int_equal(mxp_binary_scalar(NULL, MXP_OP_ADD, a, 1, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_binary_scalar(&y, (mxp_binary_op)77, a, 1, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_null(y);
+    assert_string_equal(mxp_last_error(), "mxp_binary_scalar: op 77 is not one of mxp_binary_op's");
+    assert_int_equal(mxp_scalar_binary(&y, MXP_OP_ADD, 1, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_binary_scalar(&y, MXP_OP_LDEXP, a, 2.0, NULL), MXP_ERR_UNSUPPORTED);
+    mxp_ops_opts bad = { .out_dtype = (mxp_dtype)99 };
+    assert_int_equal(mxp_binary_scalar(&y, MXP_OP_ADD, a, 1, &bad), MXP_ERR_INVALID_DTYPE);
+    assert_int_equal(mxp_scalar_result_type((mxp_dtype)99, 1, 1.0), MXP_DTYPE_INVALID);
+    /* allocation failures: an error and nothing leaked */
+    mxp_memory_stats s0, s1;
+    mxp_get_memory_stats(&s0);
+    for (uint64_t k = 1; k <= 3; k++) {
+        mxp_set_alloc_fail_after(k);
+        mxp_status st = mxp_binary_scalar(&y, MXP_OP_ADD, a, 1, NULL);
+        mxp_set_alloc_fail_after(0);
+        if (st == MXP_OK)
+            mxp_array_free(y);
+        else
+            assert_int_equal(st, MXP_ERR_NO_MEMORY);
+    }
+    mxp_get_memory_stats(&s1);
+    assert_int_equal(s1.current_bytes, s0.current_bytes);
+    mxp_array_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_array_scalar),
+        cmocka_unit_test(test_one_call_and_dtypes),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
