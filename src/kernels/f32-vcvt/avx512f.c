@@ -222,7 +222,7 @@ void mxp_f32_u8_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cv
 }
 
 /* ---- float32 -> int8/uint8 by vcvtps2dq ------------------------------------
- * The IEEE modes by hardware (mxp_f32_to_small_int_hw_avx512), in the
+ * The deterministic modes by hardware (mxp_f32_to_small_int_hw_avx512), in the
  * library's MXCSR, set here. */
 MXP_INLINE void small_int_hw_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int is_unsigned)
 {
@@ -259,7 +259,8 @@ MXP_INLINE void small_int_hw(void *dst, const void *src, size_t n, const mxp_cvt
     case MXP_ROUND_NEAREST_EVEN: small_int_hw_loop(dst, src, n, MXP_ROUND_NEAREST_EVEN, is_unsigned); break;
     case MXP_ROUND_TOWARD_ZERO: small_int_hw_loop(dst, src, n, MXP_ROUND_TOWARD_ZERO, is_unsigned); break;
     case MXP_ROUND_UP: small_int_hw_loop(dst, src, n, MXP_ROUND_UP, is_unsigned); break;
-    default: small_int_hw_loop(dst, src, n, MXP_ROUND_DOWN, is_unsigned); break;
+    case MXP_ROUND_DOWN: small_int_hw_loop(dst, src, n, MXP_ROUND_DOWN, is_unsigned); break;
+    default: small_int_hw_loop(dst, src, n, MXP_ROUND_NEAREST_AWAY, is_unsigned); break;
     }
     mxp_fpenv_leave(env);
 }

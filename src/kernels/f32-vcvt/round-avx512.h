@@ -292,8 +292,8 @@ MXP_INLINE __m512i mxp_f32_to_small_int_avx512(__m512i x, int lo, int hi, mxp_ro
     return _mm512_mask_mov_epi32(v, nan, _mm512_setzero_si512());
 }
 
-/* 16 float32 lanes to int8 (or uint8) bytes in the IEEE modes by
- * vcvtps2dq: |x| above 256 (infinities too) is first clamped to +-256,
+/* 16 float32 lanes to int8 (or uint8) bytes in the deterministic modes by
+ * vcvtps2dq (nearest away: an add first, below): |x| above 256 (infinities too) is first clamped to +-256,
  * which every mode keeps and the saturating narrowing (vpmovsdb, or
  * vpmovusdb after max(., 0)) then clips; NaN lanes give 0.  Needs the
  * library's MXCSR (DAZ would read float32 subnormals as zero, which
@@ -311,7 +311,17 @@ MXP_INLINE __m128i mxp_f32_to_small_int_hw_avx512(__m512i x, mxp_rounding mode, 
     case MXP_ROUND_NEAREST_EVEN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
     case MXP_ROUND_TOWARD_ZERO: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
     case MXP_ROUND_UP: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    default: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_DOWN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: {
+        /* away: x + copysign(0.5, x) rounded toward zero, then truncated,
+         * is floor(|x| + 1/2) with x's sign (integers are representable,
+         * so the sum never crosses one when rounded toward zero) */
+        __m512 h = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(c, _mm512_set1_epi32((int)0x80000000u),
+                                                                 _mm512_set1_epi32(0x3f000000), 0xea));
+        i = _mm512_cvt_roundps_epi32(_mm512_add_round_ps(f, h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
+                                     _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        break;
+    }
     }
     i = _mm512_maskz_mov_epi32((__mmask16)~nan, i);
     if (is_unsigned)

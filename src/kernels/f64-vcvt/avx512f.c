@@ -294,7 +294,7 @@ MXP_INLINE void odd_step(void *dst, const double *src, size_t i, size_t count, o
         x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
     }
     const __m512i v = f64_to_f32_odd16(x0, x1);
-    if (t == ODD_S8 && mode != MXP_ROUND_NEAREST_AWAY) { /* vcvtps2dq rounds the odd float32 itself */
+    if (t == ODD_S8) { /* vcvtps2dq rounds the odd float32 itself */
         __m128i r = mxp_f32_to_small_int_hw_avx512(v, mode, 0);
         uint8_t *d = (uint8_t *)dst + i;
         if (count != 16)
