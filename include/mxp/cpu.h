@@ -37,6 +37,15 @@ MXP_API uint64_t mxp_cpu_features(void);
 MXP_API const char *mxp_cpu_features_string(void);
 /* Model string from CPUID ("AMD EPYC 9R14 ..."), "" where unknown. */
 MXP_API const char *mxp_cpu_brand(void);
+/* CPUID's vendor ("AuthenticAMD", "GenuineIntel"; "" off x86), display
+ * family and model (0 off x86), and the microarchitecture mxp recognises
+ * from them: "zen4" (AMD family 0x19 with AVX-512), "zen5" (AMD family
+ * 0x1a), "intel", or "other".  Where two kernels give the same bits, the
+ * conversion dispatch picks by it (docs/conversions.md). */
+MXP_API const char *mxp_cpu_vendor(void);
+MXP_API unsigned mxp_cpu_family(void);
+MXP_API unsigned mxp_cpu_model(void);
+MXP_API const char *mxp_cpu_uarch(void);
 
 /* The highest level this machine supports. */
 MXP_API mxp_isa mxp_isa_supported(void);

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "convert/convert-config.h"
+#include "core/cpu-internal.h"
 #include "kernels/cvt-kernels.h"
 
 static const mxp_cvt_kernel kernels[] = {
@@ -12,15 +13,56 @@ static const mxp_cvt_kernel kernels[] = {
     { MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, MXP_ISA_SCALAR, 0, NULL, NULL },
 };
 
-static const mxp_cvt_kernel *scan(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa)
+/* Kernels a microarchitecture runs faster than the higher-level kernels
+ * that give the same bits, by measurement (docs/conversions.md, "Kernels
+ * chosen for the CPU").  Such a kernel wins wherever the ISA level allows
+ * it and it implements the mode. */
+static const struct {
+    mxp_uarch uarch;
+    mxp_cvt_fn fn;
+} preferred[] = {
+#if MXP_HAVE_X86_KERNELS
+    /* Zen 4, f32 -> bf16 nearest even, L2-resident (128K elements): the
+     * AVX-512F add-and-shift kernel 68 GB/s, AVX2 56, vcvtne2ps2bf16 25. */
+    { MXP_UARCH_ZEN4, mxp_f32_bf16_vcvt__avx512f },
+#endif
+    { MXP_UARCH_COUNT, NULL },
+};
+
+static int is_preferred(const mxp_cvt_kernel *k, mxp_uarch uarch)
+{
+    for (size_t i = 0; preferred[i].fn; i++)
+        if (preferred[i].uarch == uarch && preferred[i].fn == k->fn)
+            return 1;
+    return 0;
+}
+
+static const mxp_cvt_kernel *scan(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa, mxp_uarch uarch)
 {
     const mxp_cvt_kernel *best = NULL;
+    int best_pref = 0;
     for (const mxp_cvt_kernel *k = kernels; k->fn; k++) {
-        if (k->dst == dst && k->src == src && k->isa <= isa && (k->modes >> mode & 1u) &&
-            (!best || k->isa > best->isa))
+        if (k->dst != dst || k->src != src || k->isa > isa || !(k->modes >> mode & 1u))
+            continue;
+        int pref = is_preferred(k, uarch);
+        if (!best || pref > best_pref || (pref == best_pref && k->isa > best->isa)) {
             best = k;
+            best_pref = pref;
+        }
     }
     return best;
+}
+
+const mxp_cvt_kernel *mxp_cvt_find_for(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa, int uarch)
+{
+    if ((unsigned)uarch >= MXP_UARCH_COUNT)
+        uarch = MXP_UARCH_OTHER;
+    return scan(dst, src, mode, isa, (mxp_uarch)uarch);
+}
+
+int mxp_cvt_is_preferred(const mxp_cvt_kernel *k)
+{
+    return k && is_preferred(k, mxp_cpu_uarch_id());
 }
 
 /* Every answer, computed once: small conversions (the elementwise
@@ -30,11 +72,12 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void fill_table(void)
 {
+    const mxp_uarch uarch = mxp_cpu_uarch_id();
     for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
         for (int d = 1; d < MXP_DTYPE_COUNT; d++)
             for (int s = 1; s < MXP_DTYPE_COUNT; s++)
                 for (int m = 0; m < MXP_ROUNDING_COUNT; m++)
-                    table[isa][d][s][m] = scan((mxp_dtype)d, (mxp_dtype)s, (mxp_rounding)m, (mxp_isa)isa);
+                    table[isa][d][s][m] = scan((mxp_dtype)d, (mxp_dtype)s, (mxp_rounding)m, (mxp_isa)isa, uarch);
 }
 
 const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa)
@@ -47,4 +90,19 @@ const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count)
 {
     *count = sizeof kernels / sizeof kernels[0] - 1;
     return kernels;
+}
+
+mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (isa >= MXP_ISA_AVX512) {
+        if (name)
+            *name = "mxp_lut8_u8__avx512f";
+        return mxp_lut8_u8__avx512f;
+    }
+#endif
+    (void)isa;
+    if (name)
+        *name = NULL;
+    return NULL;
 }

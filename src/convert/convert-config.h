@@ -10,6 +10,7 @@
 #define MXP_MODES_IEEE ((1u << MXP_ROUND_NEAREST_EVEN) | (1u << MXP_ROUND_TOWARD_ZERO) | \
                         (1u << MXP_ROUND_UP) | (1u << MXP_ROUND_DOWN))
 #define MXP_MODES_ALL ((1u << MXP_ROUNDING_COUNT) - 1)
+#define MXP_MODES_DETERMINISTIC (MXP_MODES_ALL & ~(1u << MXP_ROUND_STOCHASTIC))
 #define MXP_MODES_EXACT MXP_MODES_ALL /* widening: every mode gives the same result */
 
 typedef struct mxp_cvt_kernel {
@@ -23,6 +24,20 @@ typedef struct mxp_cvt_kernel {
 /* The most capable kernel at or below `isa` for the pair and mode, or NULL
  * (then the reference converter is used). */
 const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa);
+
+/* The same choice for a given microarchitecture (mxp_uarch's value), for
+ * tests; and whether k was chosen over a higher level for this CPU. */
+const mxp_cvt_kernel *mxp_cvt_find_for(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa, int uarch);
+int mxp_cvt_is_preferred(const mxp_cvt_kernel *k);
+
+/* Threads mxp_convert uses for n contiguous elements (convert.c): one per
+ * 4 MiB moved, at most mxp_get_num_threads(); 1 for in-place narrowing. */
+int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n);
+
+/* The byte table-lookup kernel at or below `isa` (8-bit sources to 8-bit
+ * results, src/kernels/u8-lut), or NULL; its name. */
+typedef void (*mxp_cvt_lut8_fn)(void *dst, const void *src, size_t n, const uint8_t *table);
+mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name);
 
 /* All kernels, for tests and `mxp info`. */
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);

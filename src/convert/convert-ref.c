@@ -339,3 +339,11 @@ void mxp_convert_ref(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype s
         store_bits(dst, i, out.size, encode(&out, &x, &en, rnd));
     }
 }
+
+void mxp_lut8_ref(void *dst, const void *src, size_t n, const uint8_t *table)
+{
+    const uint8_t *s = src;
+    uint8_t *d = dst;
+    for (size_t i = 0; i < n; i++)
+        d[i] = table[s[i]];
+}

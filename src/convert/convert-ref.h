@@ -10,4 +10,7 @@
 void mxp_convert_ref(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
                      size_t n, const mxp_cvt_params *p);
 
+/* The table lookup's twin: dst[i] = table[src[i]], bytes. */
+void mxp_lut8_ref(void *dst, const void *src, size_t n, const uint8_t *table);
+
 #endif

@@ -1,5 +1,6 @@
 /* mxp_convert: argument checks, dispatch to the best kernel for the pair,
  * mode and ISA level, and the strided variant. */
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -7,7 +8,9 @@
 #include "convert/convert-ref.h"
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/threads-internal.h"
 #include "mxp/cpu.h"
+#include "mxp/threads.h"
 
 static const char *const rounding_names[MXP_ROUNDING_COUNT] = {
     "nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic",
@@ -147,6 +150,82 @@ static mxp_cvt_params make_params(const mxp_convert_opts *opts)
     return p;
 }
 
+/* ---- two kernels through float32 ---------------------------------------- */
+
+/* Sources that float32 holds exactly: converting through float32 is then
+ * still one rounding from the exact value (NaNs keep sign and top payload
+ * bits either way; widening never overflows), so a pair without a kernel of
+ * its own runs as two: widen a block into float32 in L1, convert that. */
+static int widens_to_f32_exactly(mxp_dtype t)
+{
+    return t == MXP_BF16 || t == MXP_F16 || t == MXP_E4M3 || t == MXP_E5M2 || t == MXP_S8 || t == MXP_U8;
+}
+
+typedef struct cvt_chain {
+    const mxp_cvt_kernel *widen, *narrow; /* src -> f32, f32 -> dst */
+} cvt_chain;
+
+static cvt_chain chain_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa)
+{
+    cvt_chain c = { NULL, NULL };
+    if (!widens_to_f32_exactly(src_type) || dst_type == MXP_F32)
+        return c;
+    c.widen = mxp_cvt_find(MXP_F32, src_type, MXP_ROUND_NEAREST_EVEN, isa);
+    c.narrow = mxp_cvt_find(dst_type, MXP_F32, mode, isa);
+    if (!c.widen || !c.narrow)
+        c.widen = c.narrow = NULL;
+    return c;
+}
+
+enum { CHAIN_BLOCK = 1024 };
+
+static void chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
+                      size_t n, const mxp_cvt_params *p)
+{
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    /* Infinities stay infinite in float32; the second step saturates. */
+    const mxp_cvt_params w = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+    mxp_cvt_params q = *p;
+    _Alignas(64) float buf[CHAIN_BLOCK];
+    for (size_t done = 0; done < n;) {
+        size_t m = n - done < CHAIN_BLOCK ? n - done : CHAIN_BLOCK;
+        /* kernels draw the stochastic stream within one 2^32-index block */
+        uint64_t room = (1ull << 32) - (uint32_t)q.index0;
+        m = (uint64_t)m < room ? m : (size_t)room;
+        c->widen->fn(buf, (const unsigned char *)src + done * ss, m, &w);
+        c->narrow->fn((unsigned char *)dst + done * ds, buf, m, &q);
+        done += m;
+        q.index0 += m;
+    }
+}
+
+/* ---- 8-bit sources to 8-bit results: a table ------------------------------ */
+
+/* An 8-bit source has 256 patterns: in a deterministic mode the reference
+ * converter fills a 256-entry table once per call and a lookup kernel
+ * applies it, for arrays long enough to pay for the table. */
+enum { LUT_MIN = 32768 }; /* the table costs ~2 us (256 reference conversions) */
+
+static mxp_cvt_lut8_fn lut_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa,
+                                const char **name)
+{
+    if (mxp_dtype_itemsize(src_type) != 1 || mxp_dtype_itemsize(dst_type) != 1 || mode == MXP_ROUND_STOCHASTIC)
+        return NULL;
+    return mxp_cvt_find_lut8(isa, name);
+}
+
+static void lut_run(mxp_cvt_lut8_fn fn, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
+                    size_t n, const mxp_cvt_params *p)
+{
+    uint8_t all[256], table[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (uint8_t)i;
+    mxp_cvt_params q = *p;
+    q.flags = NULL;
+    mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
+    fn(dst, src, n, table);
+}
+
 /* Contiguous conversion of n elements starting at logical index p->index0. */
 static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                         const mxp_cvt_params *p)
@@ -159,9 +238,20 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
             memmove(dst, src, n * mxp_dtype_itemsize(src_type));
         return;
     }
-    const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_isa_current());
+    const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_get_isa());
     if (!k) {
-        mxp_convert_ref(dst, dst_type, src, src_type, n, p);
+        const mxp_cvt_lut8_fn lut =
+            p->flags || n < LUT_MIN ? NULL : lut_find(dst_type, src_type, p->rounding, mxp_get_isa(), NULL);
+        if (lut) {
+            lut_run(lut, dst, dst_type, src, src_type, n, p);
+            return;
+        }
+        const cvt_chain c = p->flags ? (cvt_chain){ NULL, NULL }
+                                     : chain_find(dst_type, src_type, p->rounding, mxp_get_isa());
+        if (c.widen)
+            chain_run(&c, dst, dst_type, src, src_type, n, p);
+        else
+            mxp_convert_ref(dst, dst_type, src, src_type, n, p);
         return;
     }
     if (p->rounding != MXP_ROUND_STOCHASTIC) {
@@ -180,6 +270,80 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
     }
 }
 
+/* ---- large arrays over the thread pool ---------------------------------- */
+
+/* Each thread gets at least this many bytes (read + written), so that every
+ * share still takes the kernels' streaming-store path (MXP_STREAM_BYTES). */
+#define MXP_CVT_SHARE_BYTES ((size_t)4 << 20)
+
+typedef struct cvt_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    mxp_dtype dst_type, src_type;
+    size_t n;
+    const mxp_cvt_params *p;
+    mxp_convert_flags counts[MXP_MAX_THREADS];
+} cvt_job;
+
+/* Share t of T: elements [lo, hi), boundaries on multiples of 64 elements
+ * (whole cache lines of both arrays).  Each element is converted by exactly
+ * one share, with its own index in the stochastic stream, so bits do not
+ * depend on T; counters are summed after. */
+static void cvt_share(void *ctx, int t, int nthreads)
+{
+    cvt_job *j = ctx;
+    const size_t blocks = (j->n + 63) / 64;
+    size_t lo = blocks * (size_t)t / (size_t)nthreads * 64, hi = blocks * (size_t)(t + 1) / (size_t)nthreads * 64;
+    hi = hi < j->n ? hi : j->n;
+    if (lo >= hi)
+        return;
+    mxp_cvt_params q = *j->p;
+    q.index0 += lo;
+    q.flags = j->p->flags ? &j->counts[t] : NULL;
+    convert_run(j->dst + lo * mxp_dtype_itemsize(j->dst_type), j->dst_type,
+                j->src + lo * mxp_dtype_itemsize(j->src_type), j->src_type, hi - lo, &q);
+}
+
+/* Threads for a contiguous conversion: one per MXP_CVT_SHARE_BYTES, at
+ * most mxp_get_num_threads().  In-place narrowing stays on one thread (a
+ * later share would overwrite input an earlier one has not read yet). */
+int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n)
+{
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    if (dst == src && ds != ss)
+        return 1;
+    const size_t shares = n / (MXP_CVT_SHARE_BYTES / (ss + ds));
+    const int most = mxp_get_num_threads();
+    return shares < 2 ? 1 : shares < (size_t)most ? (int)shares : most;
+}
+
+static void convert_contiguous(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
+                               const mxp_cvt_params *p)
+{
+    const int nthreads = mxp_cvt_threads(dst, dst_type, src, src_type, n);
+    if (nthreads <= 1) {
+        convert_run(dst, dst_type, src, src_type, n, p);
+        return;
+    }
+    cvt_job job, *j = &job; /* 8 KiB of counters */
+    memset(j->counts, 0, (size_t)nthreads * sizeof j->counts[0]);
+    j->dst = dst;
+    j->src = src;
+    j->dst_type = dst_type;
+    j->src_type = src_type;
+    j->n = n;
+    j->p = p;
+    mxp_parallel(nthreads, cvt_share, j);
+    if (p->flags) {
+        for (int t = 0; t < nthreads; t++) {
+            p->flags->inexact += j->counts[t].inexact;
+            p->flags->overflow += j->counts[t].overflow;
+            p->flags->underflow += j->counts[t].underflow;
+            p->flags->invalid += j->counts[t].invalid;
+        }
+    }
+}
+
 mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                        const mxp_convert_opts *opts)
 {
@@ -189,7 +353,7 @@ mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype
         return st;
     mxp_cvt_params p = make_params(opts);
     const mxp_fpenv env = mxp_fpenv_enter(); /* the SIMD kernels compute in floating point */
-    convert_run(dst, dst_type, src, src_type, n, &p);
+    convert_contiguous(dst, dst_type, src, src_type, n, &p);
     mxp_fpenv_leave(env);
     return MXP_OK;
 }
@@ -254,7 +418,7 @@ mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
     }
     const mxp_fpenv env = mxp_fpenv_enter(); /* the SIMD kernels compute in floating point */
     if (src_stride == (ptrdiff_t)ss && dst_stride == (ptrdiff_t)ds)
-        convert_run(dst, dst_type, src, src_type, n, &p);
+        convert_contiguous(dst, dst_type, src, src_type, n, &p);
     else
         convert_blocks(dst, dst_type, dst_stride, src, src_type, src_stride, n, &p);
     mxp_fpenv_leave(env);
@@ -266,8 +430,20 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     if (check_types(dst_type, src_type) != MXP_OK || check_opts(opts) != MXP_OK)
         return "invalid";
     mxp_cvt_params p = make_params(opts);
-    const mxp_cvt_kernel *k = p.flags ? NULL : mxp_cvt_find(dst_type, src_type, p.rounding, mxp_isa_current());
-    return k ? k->name : "reference";
+    if (p.flags)
+        return "reference";
+    const mxp_cvt_kernel *k = mxp_cvt_find(dst_type, src_type, p.rounding, mxp_get_isa());
+    if (k)
+        return k->name;
+    const char *lut_name = NULL;
+    if (lut_find(dst_type, src_type, p.rounding, mxp_get_isa(), &lut_name))
+        return lut_name; /* from LUT_MIN elements on */
+    const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_get_isa());
+    if (!c.widen)
+        return "reference";
+    static _Thread_local char name[160]; /* "widen+narrow" */
+    snprintf(name, sizeof name, "%s+%s", c.widen->name, c.narrow->name);
+    return name;
 }
 
 /* ---- scalar conveniences --------------------------------------------- */

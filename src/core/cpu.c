@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/cpu-internal.h"
 #include "core/error.h"
 #include "mxp/cpu.h"
 
@@ -18,6 +19,9 @@
 static uint64_t features;
 static char features_str[256];
 static char brand[49];
+static char vendor[13];
+static unsigned cpu_family, cpu_model;
+static mxp_uarch uarch = MXP_UARCH_OTHER;
 static mxp_isa supported_isa = MXP_ISA_SCALAR;
 static mxp_isa env_cap = MXP_ISA_COUNT; /* MXP_ISA, or none */
 static atomic_int isa_cap;
@@ -34,8 +38,19 @@ static uint64_t read_xcr0(void)
 static void detect_x86(void)
 {
     unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return;
+    memcpy(vendor, &b, 4); /* CPUID.0: EBX, EDX, ECX spell the vendor */
+    memcpy(vendor + 4, &d, 4);
+    memcpy(vendor + 8, &c, 4);
+    vendor[12] = '\0';
     if (!__get_cpuid(1, &a, &b, &c, &d))
         return;
+    /* CPUID.1:EAX: family [11:8] + extended family [27:20] when it is 0xf;
+     * model [7:4] with extended model [19:16] for families 6 and 0xf up. */
+    unsigned fam = (a >> 8) & 0xf, mod = (a >> 4) & 0xf;
+    cpu_family = fam == 0xf ? fam + ((a >> 20) & 0xff) : fam;
+    cpu_model = fam == 0x6 || fam == 0xf ? mod | (((a >> 16) & 0xf) << 4) : mod;
     features |= (d & (1u << 26)) ? MXP_CPU_SSE2 : 0;     /* CPUID.1:EDX.SSE2[26] */
     bool osxsave = c & (1u << 27);                         /* CPUID.1:ECX.OSXSAVE[27] */
     uint64_t xcr0 = osxsave ? read_xcr0() : 0;
@@ -120,6 +135,52 @@ static void init(void)
             fprintf(stderr, "mxp: MXP_ISA='%.40s' is not one of scalar, avx2, avx512, avx512bf16; ignored\n", env);
     }
     atomic_store(&isa_cap, (int)(env_cap < supported_isa ? env_cap : supported_isa));
+    /* Zen 3 shares family 0x19 with Zen 4 but has no AVX-512. */
+    if (!strcmp(vendor, "AuthenticAMD") && cpu_family == 0x19 && (features & MXP_CPU_AVX512F))
+        uarch = MXP_UARCH_ZEN4;
+    else if (!strcmp(vendor, "AuthenticAMD") && cpu_family == 0x1a)
+        uarch = MXP_UARCH_ZEN5;
+    else if (!strcmp(vendor, "GenuineIntel"))
+        uarch = MXP_UARCH_INTEL;
+}
+
+const char *mxp_cpu_vendor(void)
+{
+    pthread_once(&once, init);
+    return vendor;
+}
+
+unsigned mxp_cpu_family(void)
+{
+    pthread_once(&once, init);
+    return cpu_family;
+}
+
+unsigned mxp_cpu_model(void)
+{
+    pthread_once(&once, init);
+    return cpu_model;
+}
+
+mxp_uarch mxp_cpu_uarch_id(void)
+{
+    pthread_once(&once, init);
+    return uarch;
+}
+
+const char *mxp_uarch_name(mxp_uarch u)
+{
+    switch (u) {
+    case MXP_UARCH_ZEN4: return "zen4";
+    case MXP_UARCH_ZEN5: return "zen5";
+    case MXP_UARCH_INTEL: return "intel";
+    default: return "other";
+    }
+}
+
+const char *mxp_cpu_uarch(void)
+{
+    return mxp_uarch_name(mxp_cpu_uarch_id());
 }
 
 uint64_t mxp_cpu_features(void)

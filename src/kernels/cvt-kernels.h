@@ -9,4 +9,9 @@
 #include "kernels/cvt-list.inc"
 #undef MXP_CVT_KERNEL
 
+/* Table lookup for 8-bit sources to 8-bit results: dst[i] = table[src[i]]
+ * (table: 256 entries).  Twin: mxp_lut8_ref. */
+typedef void (*mxp_lut8_fn)(void *dst, const void *src, size_t n, const uint8_t *table);
+void mxp_lut8_u8__avx512f(void *dst, const void *src, size_t n, const uint8_t *table);
+
 #endif

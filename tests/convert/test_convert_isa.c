@@ -18,6 +18,7 @@
 #include "convert/cases.h"
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
+#include "core/cpu-internal.h"
 #include "mxp.h"
 
 enum { CAP = 1 << 17 };
@@ -172,16 +173,22 @@ static void test_mxp_convert_gives_same_bits_at_every_isa_level(void **state)
             size_t n = cases_build(st, dt, bits, CAP, 99 + a * 16 + b, 5000);
             cases_store(src, st, bits, n);
             size_t ds = mxp_dtype_itemsize(dt);
-            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
-                mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = MXP_OVERFLOW_INF, .seed = 42, .flags = NULL };
+            /* both overflow policies; stochastic also from an index just
+             * below 2^32 (the stream's key changes at 2^32) */
+            for (int run = 0; run < 2 * MXP_ROUNDING_COUNT + 1; run++) {
+                const int mode = run < 2 * MXP_ROUNDING_COUNT ? run / 2 : MXP_ROUND_STOCHASTIC;
+                mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)(run % 2), .seed = 42, .flags = NULL };
+                if (run == 2 * MXP_ROUNDING_COUNT)
+                    o.index_offset = (1ull << 32) - 777;
                 assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
                 assert_int_equal(mxp_convert(want, dt, src, st, n, &o), MXP_OK);
                 for (int isa = MXP_ISA_AVX2; isa <= (int)mxp_isa_supported(); isa++) {
                     assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
                     assert_int_equal(mxp_convert(got, dt, src, st, n, &o), MXP_OK);
-                    char what[128];
-                    snprintf(what, sizeof what, "%s->%s %s at %s (%s)", mxp_dtype_name(st), mxp_dtype_name(dt),
-                             mxp_rounding_name((mxp_rounding)mode), mxp_isa_name((mxp_isa)isa),
+                    char what[256];
+                    snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(st), mxp_dtype_name(dt),
+                             mxp_rounding_name((mxp_rounding)mode), mxp_overflow_name(o.overflow),
+                             mxp_isa_name((mxp_isa)isa),
                              mxp_convert_kernel_name(dt, st, &o));
                     bad += compare(want, got, n, ds, what, bits);
                 }
@@ -218,6 +225,165 @@ static void test_every_required_pair_has_a_simd_kernel_here(void **state)
     }
 }
 
+/* Pairs without a kernel whose source float32 holds exactly run as two
+ * kernels through float32, or 8-bit to 8-bit through a table (checked bit
+ * for bit by the test above). */
+static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
+{
+    (void)state;
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    if (mxp_get_isa() < MXP_ISA_AVX512) { /* the machine or MXP_ISA */
+        print_message("skipped: needs AVX-512\n");
+        skip();
+    }
+    const mxp_dtype srcs[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8 };
+    const mxp_dtype dsts[] = { MXP_F64, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_S8 };
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    for (size_t a = 0; a < sizeof srcs / sizeof srcs[0]; a++)
+        for (size_t b = 0; b < sizeof dsts / sizeof dsts[0]; b++) {
+            if (srcs[a] == dsts[b])
+                continue;
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
+                mxp_convert_opts o = { .rounding = (mxp_rounding)mode };
+                const char *name = mxp_convert_kernel_name(dsts[b], srcs[a], &o);
+                /* 8-bit to 8-bit, deterministic modes: a table instead */
+                const int table = mxp_dtype_itemsize(srcs[a]) == 1 && mxp_dtype_itemsize(dsts[b]) == 1 &&
+                                  mode != MXP_ROUND_STOCHASTIC;
+                if (table ? strcmp(name, "mxp_lut8_u8__avx512f") != 0 : !strchr(name, '+'))
+                    fail_msg("%s -> %s %s: %s, not two kernels", mxp_dtype_name(srcs[a]), mxp_dtype_name(dsts[b]),
+                             mxp_rounding_name((mxp_rounding)mode), name);
+            }
+            mxp_convert_flags f = { 0 };
+            mxp_convert_opts counted = { .flags = &f };
+            assert_string_equal(mxp_convert_kernel_name(dsts[b], srcs[a], &counted), "reference");
+        }
+    mxp_convert_opts o = { 0 };
+    assert_string_equal(mxp_convert_kernel_name(MXP_BF16, MXP_S32, &o), "reference"); /* int32: not exact */
+}
+
+/* The byte table lookup against its twin: random tables, every length to
+ * 200 and long ones, offsets, in place, nothing written past the end. */
+static void test_lut8_kernel_matches_its_twin(void **state)
+{
+    (void)state;
+    const char *name = NULL;
+    mxp_cvt_lut8_fn fn = mxp_cvt_find_lut8(mxp_isa_supported(), &name);
+    if (!fn) {
+        print_message("skipped: no table-lookup kernel at this level\n");
+        skip();
+    }
+    uint8_t table[256];
+    uint64_t rng = 77;
+    size_t bad = 0;
+    for (int t = 0; t < 4; t++) {
+        for (int i = 0; i < 256; i++)
+            table[i] = t == 0 ? (uint8_t)(255 - i) : (uint8_t)cases_rand64(&rng);
+        for (size_t i = 0; i < 70000; i++)
+            src[i] = (unsigned char)cases_rand64(&rng);
+        for (size_t len = 0; len < 70000; len = len < 200 ? len + 1 : len * 3 + 17) {
+            size_t off = len % 13;
+            mxp_lut8_ref(want, src + off, len, table);
+            memset(got, 0xa5, len + 64);
+            fn(got, src + off, len, table);
+            bad += memcmp(want, got, len) != 0;
+            for (size_t i = len; i < len + 64; i++)
+                bad += got[i] != 0xa5;
+        }
+        /* the streaming path: 4 MiB moved, destination off alignment */
+        enum { BIG = (2 << 20) + 77 };
+        unsigned char *in = malloc(BIG), *a = malloc(BIG + 1), *b = malloc(BIG + 1);
+        assert_non_null(in);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (size_t i = 0; i < BIG; i++)
+            in[i] = (unsigned char)cases_rand64(&rng);
+        mxp_lut8_ref(a + 1, in, BIG, table);
+        fn(b + 1, in, BIG, table);
+        bad += memcmp(a + 1, b + 1, BIG) != 0;
+        free(in);
+        free(a);
+        free(b);
+        memcpy(got, src, 70000); /* in place */
+        fn(got, got, 70000, table);
+        mxp_lut8_ref(want, src, 70000, table);
+        bad += memcmp(want, got, 70000) != 0;
+    }
+    print_message("%s checked\n", name);
+    assert_int_equal(bad, 0);
+}
+
+/* 8-bit to 8-bit arrays long enough for the table: mxp_convert's bits at
+ * the top level equal the scalar level's, every deterministic mode, both
+ * overflow policies. */
+static void test_table_pairs_through_mxp_convert(void **state)
+{
+    (void)state;
+    enum { N = 40000 };
+    const mxp_dtype types[] = { MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8, MXP_BOOL };
+    uint64_t rng = 5;
+    for (size_t i = 0; i < N; i++)
+        src[i] = (unsigned char)cases_rand64(&rng);
+    size_t bad = 0;
+    for (size_t a = 0; a < 5; a++)
+        for (size_t b = 0; b < 5; b++)
+            for (int mode = 0; mode < MXP_ROUND_STOCHASTIC; mode++)
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)ov };
+                    assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
+                    assert_int_equal(mxp_convert(want, types[b], src, types[a], N, &o), MXP_OK);
+                    mxp_set_isa(MXP_ISA_COUNT - 1);
+                    assert_int_equal(mxp_convert(got, types[b], src, types[a], N, &o), MXP_OK);
+                    if (memcmp(want, got, N) != 0 && bad++ < 8)
+                        print_error("%s -> %s %s/%s (%s) differs from the reference\n", mxp_dtype_name(types[a]),
+                                    mxp_dtype_name(types[b]), mxp_rounding_name(o.rounding),
+                                    mxp_overflow_name(o.overflow), mxp_convert_kernel_name(types[b], types[a], &o));
+                }
+    assert_int_equal(bad, 0);
+}
+
+static const mxp_cvt_kernel *kernel_named(const char *name)
+{
+    size_t count;
+    const mxp_cvt_kernel *ks = mxp_cvt_kernels(&count);
+    for (size_t i = 0; i < count; i++)
+        if (!strcmp(ks[i].name, name))
+            return &ks[i];
+    return NULL;
+}
+
+/* Where kernels give the same bits, the choice follows the CPU family:
+ * on Zen 4 the AVX-512F float32 -> bfloat16 kernel beats vcvtne2ps2bf16. */
+static void test_kernel_choice_follows_the_cpu_family(void **state)
+{
+    (void)state;
+    const mxp_cvt_kernel *avx2 = kernel_named("mxp_f32_bf16_vcvt__avx2");
+    const mxp_cvt_kernel *bf16 = kernel_named("mxp_f32_bf16_vcvt__avx512bf16");
+    const mxp_cvt_kernel *f = kernel_named("mxp_f32_bf16_vcvt__avx512f");
+    if (!avx2 || !bf16 || !f) {
+        print_message("skipped: no x86 kernels in this build\n");
+        skip();
+    }
+    const mxp_isa top = MXP_ISA_AVX512BF16;
+    for (int u = 0; u < MXP_UARCH_COUNT; u++) {
+        const mxp_cvt_kernel *rne = u == MXP_UARCH_ZEN4 ? f : bf16;
+        assert_ptr_equal(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, top, u), rne);
+        /* a mode the preferred kernel lacks: the highest level that has it */
+        assert_ptr_equal(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_TOWARD_ZERO, top, u), f);
+        assert_ptr_equal(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, MXP_ISA_AVX512, u), f);
+        assert_ptr_equal(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, MXP_ISA_AVX2, u), avx2);
+        assert_null(mxp_cvt_find_for(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, MXP_ISA_SCALAR, u));
+    }
+    /* The dispatch uses this machine's family. */
+    const mxp_uarch here = mxp_cpu_uarch_id();
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++)
+        for (int m = 0; m < MXP_ROUNDING_COUNT; m++)
+            assert_ptr_equal(mxp_cvt_find(MXP_BF16, MXP_F32, (mxp_rounding)m, (mxp_isa)isa),
+                             mxp_cvt_find_for(MXP_BF16, MXP_F32, (mxp_rounding)m, (mxp_isa)isa, here));
+    assert_int_equal(mxp_cvt_is_preferred(f), here == MXP_UARCH_ZEN4);
+    assert_false(mxp_cvt_is_preferred(bf16));
+    assert_false(mxp_cvt_is_preferred(avx2));
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -245,6 +411,10 @@ int main(void)
         cmocka_unit_test(test_every_kernel_ignores_mxcsr_ftz_daz),
         cmocka_unit_test(test_mxp_convert_gives_same_bits_at_every_isa_level),
         cmocka_unit_test(test_every_required_pair_has_a_simd_kernel_here),
+        cmocka_unit_test(test_kernel_choice_follows_the_cpu_family),
+        cmocka_unit_test(test_pairs_from_exact_sources_chain_two_kernels),
+        cmocka_unit_test(test_lut8_kernel_matches_its_twin),
+        cmocka_unit_test(test_table_pairs_through_mxp_convert),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

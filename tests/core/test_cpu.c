@@ -25,6 +25,22 @@ static void test_supported_level_matches_the_feature_bits(void **state)
     assert_non_null(mxp_cpu_brand());
 }
 
+/* The microarchitecture follows from vendor, family and features. */
+static void test_uarch_follows_vendor_and_family(void **state)
+{
+    (void)state;
+    const char *v = mxp_cpu_vendor(), *u = mxp_cpu_uarch();
+    assert_non_null(v);
+    int amd = !strcmp(v, "AuthenticAMD");
+    const char *want = amd && mxp_cpu_family() == 0x19 && (mxp_cpu_features() & MXP_CPU_AVX512F) ? "zen4"
+                       : amd && mxp_cpu_family() == 0x1a                                          ? "zen5"
+                       : !strcmp(v, "GenuineIntel")                                              ? "intel"
+                                                                                                 : "other";
+    assert_string_equal(u, want);
+    if (mxp_cpu_features() & MXP_CPU_SSE2) /* x86: CPUID gave a family */
+        assert_true(mxp_cpu_family() >= 6);
+}
+
 static void test_set_isa_caps_and_clamps(void **state)
 {
     (void)state;
@@ -49,6 +65,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_supported_level_matches_the_feature_bits),
+        cmocka_unit_test(test_uarch_follows_vendor_and_family),
         cmocka_unit_test(test_set_isa_caps_and_clamps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

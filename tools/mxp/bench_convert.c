@@ -7,7 +7,7 @@
 
 #include "cli.h"
 
-enum { MAX_PAIRS = 64, MAX_REPS = 1000 };
+enum { MAX_PAIRS = 64, MAX_REPS = 1000, MAX_THREAD_COUNTS = 8 };
 
 typedef struct bench_args {
     size_t n;
@@ -16,6 +16,8 @@ typedef struct bench_args {
     int pair_count;
     mxp_rounding modes[MXP_ROUNDING_COUNT];
     int mode_count; /* 0: the default modes, which depend on the pair */
+    int threads[MAX_THREAD_COUNTS];
+    int thread_count;
     int json;
 } bench_args;
 
@@ -30,7 +32,8 @@ static const mxp_rounding default_modes[] = {
 
 static void print_help(void)
 {
-    printf("usage: mxp bench convert [--n N] [--reps R] [--pairs SRC:DST,...] [--modes M,...] [--json]\n\n"
+    printf("usage: mxp bench convert [--n N] [--reps R] [--pairs SRC:DST,...] [--modes M,...]\n"
+           "                         [--threads T,...] [--json]\n\n"
            "Times mxp_convert on N contiguous elements for each pair and rounding mode,\n"
            "alternating with memcpy runs that move the same number of bytes (the copy\n"
            "is (src bytes + dst bytes) / 2 long).  Reports medians over R runs; GB/s\n"
@@ -47,10 +50,13 @@ static void print_help(void)
            "  --modes LIST  rounding modes (default: nearest_even, toward_zero, up, down,\n"
            "                nearest_away, stochastic for narrowing pairs; nearest_even only\n"
            "                for widening pairs, where every mode gives the same result)\n"
+           "  --threads LIST  thread counts for mxp_convert, a row each (default 1;\n"
+           "                arrays above 8 MiB moved are split in shares of >= 4 MiB;\n"
+           "                memcpy always runs on one thread)\n"
            "  --json        one JSON object instead of the table: n, reps, isa and\n"
-           "                results, one object per pair and mode (pair, src, dst, mode,\n"
-           "                new_array, kernel, bytes, mxp_s, memcpy_s, mxp_gbps,\n"
-           "                memcpy_gbps, ratio)\n",
+           "                results, one object per pair, mode and thread count (pair,\n"
+           "                src, dst, mode, threads, new_array, kernel, bytes, mxp_s,\n"
+           "                memcpy_s, mxp_gbps, memcpy_gbps, ratio)\n",
            default_pairs);
 }
 
@@ -99,6 +105,27 @@ static int parse_modes(bench_args *a, const char *list)
     return CLI_OK;
 }
 
+static int parse_threads(bench_args *a, const char *list)
+{
+    char buf[256];
+    if (strlen(list) >= sizeof buf)
+        return cli_usage_error("bench convert", "--threads list too long");
+    strcpy(buf, list);
+    a->thread_count = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *end;
+        long t = strtol(tok, &end, 10);
+        if (end == tok || *end != '\0' || t < 1 || t > MXP_MAX_THREADS)
+            return cli_usage_error("bench convert", "--threads wants counts in 1..%d, not '%s'", MXP_MAX_THREADS, tok);
+        if (a->thread_count == MAX_THREAD_COUNTS)
+            return cli_usage_error("bench convert", "more than %d thread counts", MAX_THREAD_COUNTS);
+        a->threads[a->thread_count++] = (int)t;
+    }
+    if (a->thread_count == 0)
+        return cli_usage_error("bench convert", "--threads is empty");
+    return CLI_OK;
+}
+
 static int parse_option(bench_args *a, int argc, char **argv, int *i)
 {
     const char *v = NULL;
@@ -124,6 +151,8 @@ static int parse_option(bench_args *a, int argc, char **argv, int *i)
         return parse_pairs(a, v);
     if (m == 0 && (m = cli_option(argc, argv, i, "--modes", &v)) > 0)
         return parse_modes(a, v);
+    if (m == 0 && (m = cli_option(argc, argv, i, "--threads", &v)) > 0)
+        return parse_threads(a, v);
     if (m < 0)
         return cli_usage_error("bench convert", "option '%s' needs a value", argv[*i]);
     return cli_bad_argument("bench convert", argv[*i]);
@@ -181,7 +210,7 @@ static int is_widening(const cli_pair *p)
     return mxp_can_cast(p->src, p->dst, MXP_CASTING_SAFE);
 }
 
-static void print_row(const bench_args *a, const cli_bench_case *c, const cli_bench_result *r)
+static void print_row(const bench_args *a, const cli_bench_case *c, const cli_bench_result *r, int threads)
 {
     const mxp_dtype_traits *s = mxp_dtype_get_traits(c->src), *d = mxp_dtype_get_traits(c->dst);
     const char *kernel = mxp_convert_kernel_name(c->dst, c->src, &c->opts);
@@ -196,6 +225,7 @@ static void print_row(const bench_args *a, const cli_bench_case *c, const cli_be
         cli_json_str("dst", d->name);
         cli_json_str("mode", mode);
         cli_json_bool("new_array", c->fresh);
+        cli_json_int("threads", threads);
         cli_json_str("kernel", kernel);
         cli_json_int("bytes", (long long)r->bytes);
         cli_json_num("mxp_s", r->mxp_s);
@@ -205,8 +235,8 @@ static void print_row(const bench_args *a, const cli_bench_case *c, const cli_be
         cli_json_num("ratio", ratio);
         cli_json_close();
     } else {
-        printf("%-10s %-13s %-30s %9.2f %11.2f %10.3f\n", pair, c->fresh ? "new array" : mode, kernel, r->mxp_gbps,
-               r->memcpy_gbps, ratio);
+        printf("%-10s %-13s %7d %-30s %9.2f %11.2f %10.3f\n", pair, c->fresh ? "new array" : mode, threads, kernel,
+               r->mxp_gbps, r->memcpy_gbps, ratio);
     }
     fflush(stdout);
 }
@@ -236,18 +266,26 @@ static int run_pair(const bench_args *a, const cli_pair *p, void *src, void *dst
     if (!count)
         count = is_widening(p) ? 1 : (int)(sizeof default_modes / sizeof default_modes[0]);
     for (int m = 0; m < count; m++) {
-        cli_bench_case c = { .src = p->src, .dst = p->dst, .n = a->n, .reps = a->reps };
-        cli_bench_result r;
-        c.opts.rounding = modes[m];
-        c.opts.seed = 1;
-        if ((st = cli_bench_run(&c, src, dst, &r)) != MXP_OK)
-            return cli_mxp_error("bench convert", NULL, st);
-        print_row(a, &c, &r);
-        if (m == 0) { /* the first mode again, into a new buffer each run */
-            c.fresh = 1;
-            if ((st = cli_bench_run(&c, src, dst, &r)) != MXP_OK)
+        for (int t = 0; t < a->thread_count; t++) {
+            cli_bench_case c = { .src = p->src, .dst = p->dst, .n = a->n, .reps = a->reps };
+            cli_bench_result r;
+            c.opts.rounding = modes[m];
+            c.opts.seed = 1;
+            mxp_set_num_threads(a->threads[t]);
+            st = cli_bench_run(&c, src, dst, &r);
+            mxp_set_num_threads(0);
+            if (st != MXP_OK)
                 return cli_mxp_error("bench convert", NULL, st);
-            print_row(a, &c, &r);
+            print_row(a, &c, &r, a->threads[t]);
+            if (m == 0) { /* the first mode again, into a new buffer each run */
+                c.fresh = 1;
+                mxp_set_num_threads(a->threads[t]);
+                st = cli_bench_run(&c, src, dst, &r);
+                mxp_set_num_threads(0);
+                if (st != MXP_OK)
+                    return cli_mxp_error("bench convert", NULL, st);
+                print_row(a, &c, &r, a->threads[t]);
+            }
         }
     }
     return CLI_OK;
@@ -274,8 +312,8 @@ static int run(const bench_args *a)
         } else {
             printf("# n = %zu elements, median of %d runs; GB/s = (bytes read + written) / time;\n"
                    "# into an existing buffer, \"new array\": into a new one each run (huge pages %s)\n"
-                   "%-10s %-13s %-30s %9s %11s %10s\n", a->n, a->reps, mxp_hugepages_enabled() ? "on" : "off",
-                   "pair", "mode", "kernel",
+                   "%-10s %-13s %7s %-30s %9s %11s %10s\n", a->n, a->reps, mxp_hugepages_enabled() ? "on" : "off",
+                   "pair", "mode", "threads", "kernel",
                    "mxp GB/s", "memcpy GB/s", "mxp/memcpy");
         }
     }
@@ -290,7 +328,7 @@ static int run(const bench_args *a)
 
 int cli_bench_convert(int argc, char **argv)
 {
-    bench_args a = { .n = (size_t)64 << 20, .reps = 7 };
+    bench_args a = { .n = (size_t)64 << 20, .reps = 7, .threads = { 1 }, .thread_count = 1 };
     int rc = parse_pairs(&a, default_pairs);
     for (int i = 1; i < argc && rc == CLI_OK; i++) {
         if (cli_is_help(argv[i])) {

@@ -182,6 +182,9 @@ void cli_print_machine(const char *indent)
 {
     const char *features = mxp_cpu_features_string();
     printf("%scpu        %s\n", indent, cli_cpu_brand());
+    if (mxp_cpu_vendor()[0])
+        printf("%scpuid      %s family 0x%x model 0x%x (%s)\n", indent, mxp_cpu_vendor(), mxp_cpu_family(),
+               mxp_cpu_model(), mxp_cpu_uarch());
     printf("%sfeatures   %s\n", indent, features[0] ? features : "(none that mxp uses)");
     printf("%sisa level  %s in use (this machine supports up to %s)\n", indent,
            mxp_isa_name(mxp_get_isa()), mxp_isa_name(mxp_isa_supported()));

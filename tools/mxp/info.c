@@ -11,12 +11,14 @@ static void print_help(void)
            "Prints the mxp version, the CPU brand and features, the ISA level kernels\n"
            "use, what computes exp, log, tanh, sin, cos and the activations (SLEEF or\n"
            "libm), one row of traits per dtype, and the kernel mxp_convert picks for\n"
-           "the main conversion pairs.  Set MXP_ISA=scalar|avx2|avx512|avx512bf16 to\n"
-           "cap the level and see what changes.\n\n"
+           "the main conversion pairs (where kernels give the same bits, the one\n"
+           "measured fastest on this CPU family: the uarch of the cpuid line).  Set\n"
+           "MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap the level and see what changes.\n\n"
            "It also shows the memory settings: the kernel's transparent huge page\n"
            "mode and whether mxp advises large blocks as huge pages (MXP_HUGEPAGES=0|1,\n"
            "mxp_set_hugepages) and from what size.\n\n"
-           "  --json   one JSON object: version, cpu (brand, features, isa, isa_supported),\n"
+           "  --json   one JSON object: version, cpu (brand, vendor, family, model, uarch,\n"
+           "           features, isa, isa_supported),\n"
            "           vector_math (sleef-avx512, sleef-avx2 or libm),\n"
            "           memory (thp_mode, hugepages, hugepage_threshold in bytes),\n"
            "           dtypes (one object of traits per dtype, named as in the table;\n"
@@ -90,6 +92,10 @@ static void print_json(void)
     cli_json_str("version", mxp_version());
     cli_json_object("cpu");
     cli_json_str("brand", cli_cpu_brand());
+    cli_json_str("vendor", mxp_cpu_vendor());
+    cli_json_int("family", (long long)mxp_cpu_family());
+    cli_json_int("model", (long long)mxp_cpu_model());
+    cli_json_str("uarch", mxp_cpu_uarch());
     cli_json_array("features");
     snprintf(features, sizeof features, "%s", mxp_cpu_features_string());
     for (char *w = features, *end; *w; w = end) {
@@ -159,7 +165,8 @@ int cli_info(int argc, char **argv)
     for (int dt = 1; dt < MXP_DTYPE_COUNT; dt++)
         print_traits_row(mxp_dtype_get_traits((mxp_dtype)dt));
 
-    printf("\nconversion kernels in use (\"reference\": the portable converter)\n\n");
+    printf("\nconversion kernels in use (\"reference\": the portable converter; a kernel\n"
+           "of a lower level than the one in use was measured faster on this CPU)\n\n");
     print_kernels();
     return CLI_OK;
 }

@@ -1,6 +1,9 @@
 /* float32 -> bf16, f16, e4m3, e5m2, s8, u8 with AVX-512F, every rounding
- * mode, 16 lanes per step, masked tails.  Forward, reading a vector before
- * writing it: safe for in-place narrowing (dst == src). */
+ * mode, 16 lanes per step, masked tails; then faster kernels for some modes
+ * by hardware conversions: int8/uint8 by vcvtps2dq, e5m2 and e4m3 through
+ * vcvtps2ph rounded to odd.  Forward, reading a vector before writing it:
+ * safe for in-place narrowing (dst == src). */
+#include "core/fpenv.h"
 #include "kernels/cvt-kernels.h"
 #include "kernels/f32-vcvt/round-avx512.h"
 
@@ -35,6 +38,8 @@ typedef struct target {
 
 MXP_INLINE __m512i convert16(__m512i x, target t, mxp_rounding mode, int saturate, __m512i rnd)
 {
+    if (t.fmt.bits == 16 && t.fmt.mbits == 7)
+        return mxp_f32_to_bf16_avx512(x, mode, saturate, rnd);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_fast_avx512(x, t.fmt, mode, saturate, rnd);
     return mxp_f32_to_small_int_avx512(x, t.lo, t.hi, mode, rnd);
@@ -214,4 +219,170 @@ void mxp_f32_s8_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cv
 void mxp_f32_u8_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     by_mode(dst, src, n, p, (target){ { 0, 0, 0, 0 }, 0, 255 });
+}
+
+/* ---- float32 -> int8/uint8 by vcvtps2dq ------------------------------------
+ * The deterministic modes by hardware (mxp_f32_to_small_int_hw_avx512), in the
+ * library's MXCSR, set here. */
+MXP_INLINE void small_int_hw_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int is_unsigned)
+{
+    size_t i = 0;
+    int stream = n * 5 >= MXP_STREAM_BYTES;
+    if (stream) {
+        size_t head = (16 - (uintptr_t)d % 16) % 16;
+        head = head < n ? head : n;
+        if (head) {
+            __mmask16 mask = (__mmask16)((1u << head) - 1);
+            _mm_mask_storeu_epi8(d, mask, mxp_f32_to_small_int_hw_avx512(_mm512_maskz_loadu_epi32(mask, s), mode, is_unsigned));
+            i = head;
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m128i r = mxp_f32_to_small_int_hw_avx512(_mm512_loadu_si512((const void *)(s + i)), mode, is_unsigned);
+        if (stream)
+            _mm_stream_si128((__m128i *)(d + i), r);
+        else
+            _mm_storeu_si128((__m128i *)(d + i), r);
+    }
+    if (i < n) {
+        __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
+        _mm_mask_storeu_epi8(d + i, mask, mxp_f32_to_small_int_hw_avx512(_mm512_maskz_loadu_epi32(mask, s + i), mode, is_unsigned));
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+MXP_INLINE void small_int_hw(void *dst, const void *src, size_t n, const mxp_cvt_params *p, int is_unsigned)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: small_int_hw_loop(dst, src, n, MXP_ROUND_NEAREST_EVEN, is_unsigned); break;
+    case MXP_ROUND_TOWARD_ZERO: small_int_hw_loop(dst, src, n, MXP_ROUND_TOWARD_ZERO, is_unsigned); break;
+    case MXP_ROUND_UP: small_int_hw_loop(dst, src, n, MXP_ROUND_UP, is_unsigned); break;
+    case MXP_ROUND_DOWN: small_int_hw_loop(dst, src, n, MXP_ROUND_DOWN, is_unsigned); break;
+    default: small_int_hw_loop(dst, src, n, MXP_ROUND_NEAREST_AWAY, is_unsigned); break;
+    }
+    mxp_fpenv_leave(env);
+}
+
+void mxp_f32_s8_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    small_int_hw(dst, src, n, p, 0);
+}
+
+void mxp_f32_u8_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    small_int_hw(dst, src, n, p, 1);
+}
+
+/* ---- float32 -> e5m2 through float16 rounded to odd ------------------------
+ * float8_e5m2 is the top byte of a float16 (same exponent field and bias,
+ * subnormals included).  vcvtps2ph toward zero, with the last bit set where
+ * that was inexact ("round to odd"), keeps 8 more bits than e5m2 and the
+ * sticky bit, so rounding that float16 by "add, then shift by 8" in any
+ * deterministic mode gives the rounding of the float32.  Beyond float16's
+ * range the float16 is max (odd), which overflows e5m2 as the float32 does.
+ * NaNs: the float16 NaN's top byte (quiet bit and top payload bit).
+ * Runs in the library's MXCSR (no DAZ), set here. */
+MXP_INLINE void e5m2_f16_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int saturate)
+{
+    size_t i = 0;
+    int stream = n * 5 >= MXP_STREAM_BYTES;
+    if (stream) {
+        size_t head = (16 - (uintptr_t)d % 16) % 16;
+        head = head < n ? head : n;
+        if (head) {
+            __mmask16 mask = (__mmask16)((1u << head) - 1);
+            _mm_mask_storeu_epi8(d, mask, mxp_f32_to_e5m2_via_f16_avx512(_mm512_maskz_loadu_epi32(mask, s), mode, saturate));
+            i = head;
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m128i r = mxp_f32_to_e5m2_via_f16_avx512(_mm512_loadu_si512((const void *)(s + i)), mode, saturate);
+        if (stream)
+            _mm_stream_si128((__m128i *)(d + i), r);
+        else
+            _mm_storeu_si128((__m128i *)(d + i), r);
+    }
+    if (i < n) {
+        __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
+        _mm_mask_storeu_epi8(d + i, mask, mxp_f32_to_e5m2_via_f16_avx512(_mm512_maskz_loadu_epi32(mask, s + i), mode, saturate));
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+void mxp_f32_e5m2_vcvt__avx512f_f16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_fpenv env = mxp_fpenv_enter();
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: e5m2_f16_loop(dst, src, n, MXP_ROUND_NEAREST_EVEN, saturate); break;
+    case MXP_ROUND_NEAREST_AWAY: e5m2_f16_loop(dst, src, n, MXP_ROUND_NEAREST_AWAY, saturate); break;
+    case MXP_ROUND_TOWARD_ZERO: e5m2_f16_loop(dst, src, n, MXP_ROUND_TOWARD_ZERO, saturate); break;
+    case MXP_ROUND_UP: e5m2_f16_loop(dst, src, n, MXP_ROUND_UP, saturate); break;
+    default: e5m2_f16_loop(dst, src, n, MXP_ROUND_DOWN, saturate); break;
+    }
+    mxp_fpenv_leave(env);
+}
+
+/* ---- float32 -> e4m3 through float16 rounded to odd ------------------------
+ * As for e5m2: vcvtps2ph toward zero with the inexact lanes made odd keeps
+ * 7 more bits than e4m3 and the sticky bit, and float16's exponent range
+ * holds e4m3's, so the integer "add, then shift" of round-avx512.h on the
+ * float16 bits, 32 lanes of 16 bits at a time, rounds once.  The shift is
+ * 7 in e4m3's normal range and up to 15 below it (subnormals).  Overflow is
+ * a clamp to max or to the NaN pattern after it; inf and NaN give NaN, or
+ * max for an infinity under saturation. */
+/* Elements [i, i + count), count <= 32. */
+MXP_INLINE void e4m3_f16_step(uint8_t *d, const float *s, size_t i, size_t count, mxp_rounding mode, int saturate,
+                              int stream)
+{
+    if (count == 32) {
+        __m256i r = mxp_f32_to_e4m3_via_f16_avx512(_mm512_loadu_si512((const void *)(s + i)),
+                                    _mm512_loadu_si512((const void *)(s + i + 16)), mode, saturate);
+        if (stream)
+            _mm256_stream_si256((__m256i *)(d + i), r);
+        else
+            _mm256_storeu_si256((__m256i *)(d + i), r);
+        return;
+    }
+    const __mmask32 mask = (__mmask32)((1ull << count) - 1);
+    __m256i r = mxp_f32_to_e4m3_via_f16_avx512(_mm512_maskz_loadu_epi32((__mmask16)mask, s + i),
+                                _mm512_maskz_loadu_epi32((__mmask16)(mask >> 16), s + i + 16), mode, saturate);
+    _mm256_mask_storeu_epi8(d + i, mask, r);
+}
+
+MXP_INLINE void e4m3_f16_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int saturate)
+{
+    size_t i = 0;
+    int stream = n * 5 >= MXP_STREAM_BYTES;
+    if (stream) {
+        size_t head = (32 - (uintptr_t)d % 32) % 32;
+        head = head < n ? head : n;
+        if (head) {
+            e4m3_f16_step(d, s, 0, head, mode, saturate, 0);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32)
+        e4m3_f16_step(d, s, i, 32, mode, saturate, stream);
+    if (i < n)
+        e4m3_f16_step(d, s, i, n - i, mode, saturate, 0);
+    if (stream)
+        _mm_sfence();
+}
+
+void mxp_f32_e4m3_vcvt__avx512f_f16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_fpenv env = mxp_fpenv_enter();
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: e4m3_f16_loop(dst, src, n, MXP_ROUND_NEAREST_EVEN, saturate); break;
+    case MXP_ROUND_NEAREST_AWAY: e4m3_f16_loop(dst, src, n, MXP_ROUND_NEAREST_AWAY, saturate); break;
+    case MXP_ROUND_TOWARD_ZERO: e4m3_f16_loop(dst, src, n, MXP_ROUND_TOWARD_ZERO, saturate); break;
+    case MXP_ROUND_UP: e4m3_f16_loop(dst, src, n, MXP_ROUND_UP, saturate); break;
+    default: e4m3_f16_loop(dst, src, n, MXP_ROUND_DOWN, saturate); break;
+    }
+    mxp_fpenv_leave(env);
 }

@@ -147,9 +147,10 @@ MXP_INLINE __m512i mxp_f32_to_narrow_avx512(__m512i x, mxp_narrow_fmt f, mxp_rou
 /* The same result by "add, then shift": the value's bits v (float32 bits
  * rebiased, or the significand below the target's normal range) plus a
  * mode-dependent c, shifted right by d, is the target's bit pattern
- * (carries ripple into the exponent field); overflow is a clamp.  Valid
- * when every lane drops at most 31 bits and none is inf/NaN; other vectors
- * (rare: |x| below ~2^-17 for float8, NaN, inf) take the general path. */
+ * (carries ripple into the exponent field); overflow is a clamp.  Lanes
+ * dropping more than 31 bits (|x| below ~2^-17 for float8: float32
+ * subnormals, say) round to 0 or the smallest subnormal, by a fix-up;
+ * vectors holding inf or NaN take the general path. */
 MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mxp_rounding mode, int saturate,
                                                  __m512i rnd)
 {
@@ -165,11 +166,13 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
     __m512i d = _mm512_add_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(emin_biased), e1),
                                                   _mm512_setzero_si512()),
                                  _mm512_set1_epi32(d0));
-    const __mmask16 rare = (_mm512_cmpgt_epi32_mask(d, _mm512_set1_epi32(31)) & _mm512_test_epi32_mask(a, a)) |
-                           _mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(0x7f800000));
-    if (rare)
+    if (_mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(0x7f800000))) /* inf, NaN */
         return mxp_f32_to_narrow_avx512(x, f, mode, saturate, rnd);
-    d = _mm512_min_epi32(d, _mm512_set1_epi32(31)); /* zeros */
+    /* Lanes dropping more than 31 bits (|x| far below the smallest
+     * subnormal; float32 subnormals among them) are fixed up below. */
+    const __mmask16 tiny = _mm512_cmpgt_epi32_mask(d, _mm512_set1_epi32(31)) & _mm512_test_epi32_mask(a, a);
+    const __m512i dfull = d;
+    d = _mm512_min_epi32(d, _mm512_set1_epi32(31)); /* zeros too */
     /* v = a - (min(max(E,1), emin_biased) - 1) << 23: rebiased bits in the
      * normal range, the significand below it. */
     const __m512i ek = _mm512_min_epi32(e1, _mm512_set1_epi32(emin_biased));
@@ -199,6 +202,22 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
         break;
     }
     __m512i r = _mm512_srlv_epi32(_mm512_add_epi32(v, c), d);
+    if (tiny) {
+        /* 0 or the smallest subnormal: away from zero only when rounding
+         * up a positive, down a negative, or stochastically with
+         * probability frac32 = v >> (d - 32) (0 for d >= 64). */
+        const __mmask16 neg = _mm512_movepi32_mask(x);
+        __mmask16 up;
+        switch (mode) {
+        case MXP_ROUND_UP: up = (__mmask16)~neg; break;
+        case MXP_ROUND_DOWN: up = neg; break;
+        case MXP_ROUND_STOCHASTIC:
+            up = _mm512_cmplt_epu32_mask(rnd, _mm512_srlv_epi32(v, _mm512_sub_epi32(dfull, _mm512_set1_epi32(32))));
+            break;
+        default: up = 0; break;
+        }
+        r = _mm512_mask_mov_epi32(r, tiny, _mm512_maskz_mov_epi32(up, one));
+    }
     /* Overflow: the pattern after max is infinity (float8_e4m3fn: NaN). */
     __m512i limit = _mm512_set1_epi32((int)max_enc);
     if (!saturate) {
@@ -211,6 +230,40 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
     }
     r = _mm512_min_epu32(r, limit);
     return _mm512_or_si512(r, _mm512_slli_epi32(_mm512_srli_epi32(x, 31), f.bits - 1));
+}
+
+/* bfloat16 is the top half of float32 (same exponent field, subnormals
+ * included), so every mode is "add, then shift by 16" on the bits: c =
+ * 0x7fff + the kept lsb (nearest even), 0x8000 (away), 0 (toward zero),
+ * 0xffff on the side being rounded away from zero (up/down), or
+ * (~random) >> 16 (stochastic: carries iff random < the dropped 16 bits
+ * << 16).  Carries ripple into the exponent; overflow lands on infinity or
+ * stays at max exactly as IEEE says for the mode.  NaN lanes (where the add
+ * could carry into the sign) are quieted instead.  Result in the low 16
+ * bits of each lane. */
+MXP_INLINE __m512i mxp_f32_to_bf16_avx512(__m512i x, mxp_rounding mode, int saturate, __m512i rnd)
+{
+    const __m512i sign = _mm512_srai_epi32(x, 31);
+    __m512i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        c = _mm512_add_epi32(_mm512_set1_epi32(0x7fff), _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1)));
+        break;
+    case MXP_ROUND_NEAREST_AWAY: c = _mm512_set1_epi32(0x8000); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
+    case MXP_ROUND_UP: c = _mm512_andnot_si512(sign, _mm512_set1_epi32(0xffff)); break;
+    case MXP_ROUND_DOWN: c = _mm512_and_si512(sign, _mm512_set1_epi32(0xffff)); break;
+    default: c = _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 16); break;
+    }
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, c), 16);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
+                                                  _mm512_set1_epi32(0x7f800000));
+    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40));
+    if (saturate) { /* +-inf - 1 ulp = +-max */
+        __mmask16 inf = _mm512_cmpeq_epi32_mask(_mm512_and_si512(r, _mm512_set1_epi32(0x7fff)), _mm512_set1_epi32(0x7f80));
+        r = _mm512_mask_sub_epi32(r, inf, r, _mm512_set1_epi32(1));
+    }
+    return r;
 }
 
 /* 16 float32 lanes to int32 lanes holding an integer in [lo, hi], rounded by
@@ -237,6 +290,130 @@ MXP_INLINE __m512i mxp_f32_to_small_int_avx512(__m512i x, int lo, int hi, mxp_ro
     v = _mm512_min_epi32(_mm512_max_epi32(v, _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi));
     const __mmask16 nan = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x7f800000));
     return _mm512_mask_mov_epi32(v, nan, _mm512_setzero_si512());
+}
+
+/* 16 float32 lanes to int8 (or uint8) bytes in the deterministic modes by
+ * vcvtps2dq (nearest away: an add first, below): |x| above 256 (infinities too) is first clamped to +-256,
+ * which every mode keeps and the saturating narrowing (vpmovsdb, or
+ * vpmovusdb after max(., 0)) then clips; NaN lanes give 0.  Needs the
+ * library's MXCSR (DAZ would read float32 subnormals as zero, which
+ * matters rounding up or down): callers set it. */
+MXP_INLINE __m128i mxp_f32_to_small_int_hw_avx512(__m512i x, mxp_rounding mode, int is_unsigned)
+{
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    const __mmask16 big = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x43800000)); /* 256.0f, inf, NaN */
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
+    __m512i c = _mm512_mask_ternarylogic_epi32(x, big, _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x43800000),
+                                               0xea); /* (x & sign) | 256.0f */
+    __m512 f = _mm512_castsi512_ps(c);
+    __m512i i;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_TOWARD_ZERO: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_DOWN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: {
+        /* away: x + copysign(0.5, x) rounded toward zero, then truncated,
+         * is floor(|x| + 1/2) with x's sign (integers are representable,
+         * so the sum never crosses one when rounded toward zero) */
+        __m512 h = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(c, _mm512_set1_epi32((int)0x80000000u),
+                                                                 _mm512_set1_epi32(0x3f000000), 0xea));
+        i = _mm512_cvt_roundps_epi32(_mm512_add_round_ps(f, h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
+                                     _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        break;
+    }
+    }
+    i = _mm512_maskz_mov_epi32((__mmask16)~nan, i);
+    if (is_unsigned)
+        return _mm512_cvtusepi32_epi8(_mm512_max_epi32(i, _mm512_setzero_si512()));
+    return _mm512_cvtsepi32_epi8(i);
+}
+
+/* float32 -> float8 through float16 rounded to odd (the kernels'
+ * comments in avx512f.c): vcvtps2ph toward zero with inexact lanes made
+ * odd, then "add, then shift" on the float16 bits.  Deterministic modes
+ * only; callers set the library's MXCSR (no DAZ).  e5m2: 16 lanes to 16
+ * bytes; e4m3: 32 lanes (x0 the low 16) to 32 bytes. */
+MXP_INLINE __m128i mxp_f32_to_e5m2_via_f16_avx512(__m512i x, mxp_rounding mode, int saturate)
+{
+    __m256i h = _mm512_cvtps_ph(_mm512_castsi512_ps(x), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __mmask16 inexact = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h)), x);
+    h = _mm256_or_si256(h, _mm256_maskz_mov_epi16(inexact, _mm256_set1_epi16(1)));
+    const __m256i m = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
+    const __m256i sign = _mm256_srai_epi16(h, 15);
+    __m256i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        c = _mm256_add_epi16(_mm256_set1_epi16(0x7f), _mm256_and_si256(_mm256_srli_epi16(m, 8), _mm256_set1_epi16(1)));
+        break;
+    case MXP_ROUND_NEAREST_AWAY: c = _mm256_set1_epi16(0x80); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm256_setzero_si256(); break;
+    case MXP_ROUND_UP: c = _mm256_andnot_si256(sign, _mm256_set1_epi16(0xff)); break;
+    default: c = _mm256_and_si256(sign, _mm256_set1_epi16(0xff)); break;
+    }
+    const __mmask16 nan = _mm256_cmpgt_epu16_mask(m, _mm256_set1_epi16(0x7c00));
+    c = _mm256_maskz_mov_epi16((__mmask16)~nan, c);
+    __m256i r = _mm256_srli_epi16(_mm256_add_epi16(m, c), 8);
+    if (saturate) {
+        __mmask16 inf = _mm256_cmpeq_epi16_mask(r, _mm256_set1_epi16(0x7c));
+        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1));
+    }
+    r = _mm256_or_si256(r, _mm256_and_si256(sign, _mm256_set1_epi16(0x80)));
+    return _mm256_cvtepi16_epi8(r);
+}
+
+MXP_INLINE __m512i mxp_f32_to_f16_odd_avx512(__m512i x0, __m512i x1)
+{
+    __m256i h0 = _mm512_cvtps_ph(_mm512_castsi512_ps(x0), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256i h1 = _mm512_cvtps_ph(_mm512_castsi512_ps(x1), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __mmask16 in0 = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h0)), x0);
+    __mmask16 in1 = _mm512_cmpneq_epi32_mask(_mm512_castps_si512(_mm512_cvtph_ps(h1)), x1);
+    __m512i h = _mm512_inserti64x4(_mm512_castsi256_si512(h0), h1, 1);
+    __mmask32 inexact = (__mmask32)in0 | (__mmask32)in1 << 16;
+    return _mm512_or_si512(h, _mm512_maskz_mov_epi16(inexact, _mm512_set1_epi16(1)));
+}
+
+MXP_INLINE __m256i mxp_f32_to_e4m3_via_f16_avx512(__m512i x0, __m512i x1, mxp_rounding mode, int saturate)
+{
+    const __m512i one = _mm512_set1_epi16(1);
+    const __m512i h = mxp_f32_to_f16_odd_avx512(x0, x1);
+    const __m512i m = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
+    const __m512i sign = _mm512_srai_epi16(h, 15);
+    const __m512i e1 = _mm512_max_epu16(_mm512_srli_epi16(m, 10), one);             /* max(E, 1) */
+    const __m512i ek = _mm512_min_epu16(e1, _mm512_set1_epi16(9));                  /* 9: e4m3's min normal */
+    const __m512i v = _mm512_sub_epi16(m, _mm512_slli_epi16(_mm512_sub_epi16(ek, one), 10));
+    const __m512i d = _mm512_add_epi16(_mm512_set1_epi16(7), _mm512_subs_epu16(_mm512_set1_epi16(9), e1));
+    __m512i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: {
+        __m512i half = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one));
+        c = _mm512_add_epi16(_mm512_sub_epi16(half, one), _mm512_and_si512(_mm512_srlv_epi16(v, d), one));
+        break;
+    }
+    case MXP_ROUND_NEAREST_AWAY: c = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one)); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
+    case MXP_ROUND_UP: c = _mm512_andnot_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
+    default: c = _mm512_and_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
+    }
+    __m512i r = _mm512_srlv_epi16(_mm512_add_epi16(v, c), d);
+    __m512i limit = _mm512_set1_epi16(0x7e); /* max; 0x7f is NaN */
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm512_add_epi16(limit, _mm512_add_epi16(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm512_sub_epi16(limit, sign); break;
+        default: limit = _mm512_add_epi16(limit, one); break;
+        }
+    }
+    r = _mm512_min_epu16(r, limit);
+    const __mmask32 special = _mm512_cmpge_epu16_mask(m, _mm512_set1_epi16(0x7c00));
+    if (special) {
+        __mmask32 inf = saturate ? _mm512_cmpeq_epi16_mask(m, _mm512_set1_epi16(0x7c00)) : 0;
+        r = _mm512_mask_mov_epi16(r, special, _mm512_set1_epi16(0x7f));
+        r = _mm512_mask_mov_epi16(r, inf, _mm512_set1_epi16(0x7e));
+    }
+    r = _mm512_or_si512(r, _mm512_and_si512(sign, _mm512_set1_epi16(0x80)));
+    return _mm512_cvtepi16_epi8(r);
 }
 
 /* Lanes of lo32(index0 + i + lane) for the stochastic stream. */

@@ -218,3 +218,241 @@ void mxp_f64_e5m2_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_
 {
     by_mode(dst, src, n, p, (wide_fmt){ 8, 2, 15, 1 });
 }
+
+/* ---- through float32 rounded to odd ---------------------------------------
+ * The deterministic modes by hardware: vcvtpd2ps rounds toward zero and a
+ * lane that was inexact gets its last bit set ("round to odd").  float32 then
+ * holds the value's sign, its bits down to 2^-149 and whether anything below
+ * was dropped, which is all that one rounding to a format at least two bits
+ * narrower needs (bf16, f16, e4m3, e5m2 have 8, 11, 4, 3 bits and exponent
+ * ranges inside float32's; int8 needs 8): rounding that float32 in any
+ * deterministic mode gives the rounding of the float64.  Beyond float32's
+ * range the result is FLT_MAX (odd), which overflows every target as the
+ * float64 does.  NaNs keep sign and top payload bits, as both roundings do.
+ * Into e5m2 the odd float32 is rounded to odd once more, to float16
+ * (rounding to odd composes: odd-of-odd is odd of the float64), and the
+ * float16 bits are rounded as in f32-vcvt's e5m2 kernel (for e4m3, 16
+ * lanes at a time, that measured slower than the float32 integer step).
+ * Stochastic rounding needs the whole discarded fraction: the kernels above.
+ * The kernel computes in the library's MXCSR (no FTZ/DAZ), set here too. */
+#include "core/fpenv.h"
+
+typedef enum { ODD_BF16, ODD_F16, ODD_E4M3, ODD_E5M2, ODD_S8 } odd_target;
+
+/* 16 float64 lanes (x0: low 8) to float32 bits rounded to odd. */
+MXP_INLINE __m512i f64_to_f32_odd16(__m512i x0, __m512i x1)
+{
+    __m256 lo = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x0), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256 hi = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x1), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __mmask8 in_lo = _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(_mm512_cvtps_pd(lo)), x0);
+    __mmask8 in_hi = _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(_mm512_cvtps_pd(hi)), x1);
+    __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1);
+    __mmask16 inexact = (__mmask16)(in_lo | (unsigned)in_hi << 8);
+    return _mm512_mask_or_epi32(v, inexact, v, _mm512_set1_epi32(1));
+}
+
+MXP_INLINE __m512i odd_narrow16(__m512i v, odd_target t, mxp_rounding mode, int saturate)
+{
+    const __m512i zero = _mm512_setzero_si512();
+    switch (t) {
+    case ODD_BF16: return mxp_f32_to_bf16_avx512(v, mode, saturate, zero);
+    case ODD_F16: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 16, 10, 15, 1 }, mode, saturate, zero);
+    case ODD_E4M3: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 8, 3, 7, 0 }, mode, saturate, zero);
+    case ODD_E5M2: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 8, 2, 15, 1 }, mode, saturate, zero);
+    default: return mxp_f32_to_small_int_avx512(v, -128, 127, mode, zero);
+    }
+}
+
+/* float16 in the IEEE modes: vcvtps2ph rounds the odd float32 itself. */
+MXP_INLINE __m256i odd_f16_hw(__m512i v, mxp_rounding mode, int saturate)
+{
+    __m256i r;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: r = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_TOWARD_ZERO: r = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: r = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    default: r = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    }
+    if (saturate) {
+        __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(0x7c00));
+        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1)); /* +-inf - 1 ulp = +-max */
+    }
+    return r;
+}
+
+/* Elements [i, i + count), count <= 16; full vectors when count == 16. */
+MXP_INLINE void odd_step(void *dst, const double *src, size_t i, size_t count, odd_target t, mxp_rounding mode,
+                         int saturate, int stream)
+{
+    const __mmask16 mask = (__mmask16)((1u << count) - 1);
+    __m512i x0, x1;
+    if (count == 16) {
+        x0 = _mm512_loadu_si512((const void *)(src + i));
+        x1 = _mm512_loadu_si512((const void *)(src + i + 8));
+    } else {
+        x0 = _mm512_maskz_loadu_epi64((__mmask8)mask, src + i);
+        x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
+    }
+    const __m512i v = f64_to_f32_odd16(x0, x1);
+    if (t == ODD_S8) { /* vcvtps2dq rounds the odd float32 itself */
+        __m128i r = mxp_f32_to_small_int_hw_avx512(v, mode, 0);
+        uint8_t *d = (uint8_t *)dst + i;
+        if (count != 16)
+            _mm_mask_storeu_epi8(d, mask, r);
+        else if (stream)
+            _mm_stream_si128((__m128i *)d, r);
+        else
+            _mm_storeu_si128((__m128i *)d, r);
+    } else if (t == ODD_E5M2) { /* round to odd again, to float16 (it composes) */
+        __m128i r = mxp_f32_to_e5m2_via_f16_avx512(v, mode, saturate);
+        uint8_t *d = (uint8_t *)dst + i;
+        if (count != 16)
+            _mm_mask_storeu_epi8(d, mask, r);
+        else if (stream)
+            _mm_stream_si128((__m128i *)d, r);
+        else
+            _mm_storeu_si128((__m128i *)d, r);
+    } else if (t == ODD_BF16 || t == ODD_F16) {
+        __m256i r = t == ODD_F16 && mode != MXP_ROUND_NEAREST_AWAY ? odd_f16_hw(v, mode, saturate)
+                                                                   : _mm512_cvtepi32_epi16(odd_narrow16(v, t, mode, saturate));
+        uint16_t *d = (uint16_t *)dst + i;
+        if (count != 16)
+            _mm256_mask_storeu_epi16(d, mask, r);
+        else if (stream)
+            _mm256_stream_si256((__m256i *)d, r);
+        else
+            _mm256_storeu_si256((__m256i *)d, r);
+    } else {
+        __m128i r = _mm512_cvtepi32_epi8(odd_narrow16(v, t, mode, saturate));
+        uint8_t *d = (uint8_t *)dst + i;
+        if (count != 16)
+            _mm_mask_storeu_epi8(d, mask, r);
+        else if (stream)
+            _mm_stream_si128((__m128i *)d, r);
+        else
+            _mm_storeu_si128((__m128i *)d, r);
+    }
+}
+
+MXP_INLINE void odd_loop(void *dst, const double *src, size_t n, const mxp_cvt_params *p, odd_target t,
+                         mxp_rounding mode)
+{
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const size_t out_size = t == ODD_BF16 || t == ODD_F16 ? 2 : 1, vec_bytes = 16 * out_size;
+    size_t i = 0;
+    int stream = n * (8 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    if (stream) {
+        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
+        head = head < n ? head : n;
+        if (head) {
+            odd_step(dst, src, 0, head, t, mode, saturate, 0);
+            i = head;
+        }
+    }
+    for (; i + 16 <= n; i += 16)
+        odd_step(dst, src, i, 16, t, mode, saturate, stream);
+    if (i < n)
+        odd_step(dst, src, i, n - i, t, mode, saturate, 0);
+    if (stream)
+        _mm_sfence();
+}
+
+MXP_INLINE void odd_by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p, odd_target t)
+{
+    const double *s = src;
+    const mxp_fpenv env = mxp_fpenv_enter(); /* vcvtpd2ps must not flush float32 subnormals */
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: odd_loop(dst, s, n, p, t, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_AWAY: odd_loop(dst, s, n, p, t, MXP_ROUND_NEAREST_AWAY); break;
+    case MXP_ROUND_TOWARD_ZERO: odd_loop(dst, s, n, p, t, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: odd_loop(dst, s, n, p, t, MXP_ROUND_UP); break;
+    default: odd_loop(dst, s, n, p, t, MXP_ROUND_DOWN); break;
+    }
+    mxp_fpenv_leave(env);
+}
+
+void mxp_f64_bf16_vcvt__avx512f_odd(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    odd_by_mode(dst, src, n, p, ODD_BF16);
+}
+
+void mxp_f64_f16_vcvt__avx512f_odd(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    odd_by_mode(dst, src, n, p, ODD_F16);
+}
+
+void mxp_f64_e4m3_vcvt__avx512f_odd(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    odd_by_mode(dst, src, n, p, ODD_E4M3);
+}
+
+void mxp_f64_e5m2_vcvt__avx512f_odd(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    odd_by_mode(dst, src, n, p, ODD_E5M2);
+}
+
+void mxp_f64_s8_vcvt__avx512f_odd(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    odd_by_mode(dst, src, n, p, ODD_S8);
+}
+
+/* float64 -> float32 in the IEEE modes: vcvtpd2ps with the mode embedded
+ * (correctly rounded, NaN payloads as the reference's policy). */
+MXP_INLINE __m256 f64_f32_hw8(__m512i x, mxp_rounding mode, int saturate)
+{
+    __m512d d = _mm512_castsi512_pd(x);
+    __m256 r;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: r = _mm512_cvt_roundpd_ps(d, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_TOWARD_ZERO: r = _mm512_cvt_roundpd_ps(d, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: r = _mm512_cvt_roundpd_ps(d, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    default: r = _mm512_cvt_roundpd_ps(d, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    }
+    if (saturate) {
+        __m256i b = _mm256_castps_si256(r);
+        __mmask8 inf = _mm256_cmpeq_epi32_mask(_mm256_and_si256(b, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+        r = _mm256_castsi256_ps(_mm256_mask_sub_epi32(b, inf, b, _mm256_set1_epi32(1)));
+    }
+    return r;
+}
+
+MXP_INLINE void f32_hw_loop(float *d, const double *s, size_t n, const mxp_cvt_params *p, mxp_rounding mode)
+{
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    size_t i = 0;
+    int stream = n * 12 >= MXP_STREAM_BYTES && (uintptr_t)d % 4 == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)d % 32) % 32) / 4;
+        head = head < n ? head : n;
+        if (head) {
+            __mmask8 mask = (__mmask8)((1u << head) - 1);
+            _mm256_mask_storeu_ps(d, mask, f64_f32_hw8(_mm512_maskz_loadu_epi64(mask, s), mode, saturate));
+            i = head;
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        __m256 r = f64_f32_hw8(_mm512_loadu_si512((const void *)(s + i)), mode, saturate);
+        if (stream)
+            _mm256_stream_ps(d + i, r);
+        else
+            _mm256_storeu_ps(d + i, r);
+    }
+    if (i < n) {
+        __mmask8 mask = (__mmask8)((1u << (n - i)) - 1);
+        _mm256_mask_storeu_ps(d + i, mask, f64_f32_hw8(_mm512_maskz_loadu_epi64(mask, s + i), mode, saturate));
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+void mxp_f64_f32_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    const mxp_fpenv env = mxp_fpenv_enter(); /* no flush of float32 subnormal results */
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: f32_hw_loop(dst, src, n, p, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_TOWARD_ZERO: f32_hw_loop(dst, src, n, p, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: f32_hw_loop(dst, src, n, p, MXP_ROUND_UP); break;
+    default: f32_hw_loop(dst, src, n, p, MXP_ROUND_DOWN); break;
+    }
+    mxp_fpenv_leave(env);
+}

@@ -1,0 +1,58 @@
+/* dst[i] = table[src[i]] for 8-bit sources and a 256-entry table of 8-bit
+ * results, with AVX-512BW: 64 bytes per step, one vpshufb per high nibble
+ * (16 entries of the table each, chosen by a compare of the high nibble).
+ * The table is the reference converter's answer for every source pattern
+ * (src/convert/convert.c), so results equal the reference's by
+ * construction; the twin is mxp_lut8_ref (src/convert/convert-ref.c).
+ * Reads 64 bytes before writing them: safe in place. */
+#include <immintrin.h>
+
+#include "kernels/cvt-kernels.h"
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+#define MXP_LUT_STREAM_BYTES (4u << 20) /* as MXP_STREAM_BYTES */
+
+MXP_INLINE __m512i lookup64(__m512i x, const __m512i *t)
+{
+    const __m512i lo = _mm512_and_si512(x, _mm512_set1_epi8(0x0f));
+    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), _mm512_set1_epi8(0x0f));
+    __m512i r = _mm512_shuffle_epi8(t[0], lo);
+    for (int k = 1; k < 16; k++)
+        r = _mm512_mask_shuffle_epi8(r, _mm512_cmpeq_epi8_mask(hi, _mm512_set1_epi8((char)k)), t[k], lo);
+    return r;
+}
+
+void mxp_lut8_u8__avx512f(void *dst, const void *src, size_t n, const uint8_t *table)
+{
+    __m512i t[16];
+    for (int k = 0; k < 16; k++)
+        t[k] = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(table + 16 * k)));
+    const uint8_t *s = src;
+    uint8_t *d = dst;
+    size_t i = 0;
+    /* Large outputs bypass the cache, as memcpy does; the head is converted
+     * until dst is aligned. */
+    const int stream = n * 2 >= MXP_LUT_STREAM_BYTES;
+    if (stream) {
+        size_t head = (64 - (uintptr_t)d % 64) % 64;
+        head = head < n ? head : n;
+        if (head) {
+            __mmask64 mask = (__mmask64)(~0ull >> (64 - head));
+            _mm512_mask_storeu_epi8(d, mask, lookup64(_mm512_maskz_loadu_epi8(mask, s), t));
+            i = head;
+        }
+    }
+    for (; i + 64 <= n; i += 64) {
+        __m512i r = lookup64(_mm512_loadu_si512((const void *)(s + i)), t);
+        if (stream)
+            _mm512_stream_si512((__m512i *)(d + i), r);
+        else
+            _mm512_storeu_si512((void *)(d + i), r);
+    }
+    if (i < n) {
+        __mmask64 mask = (__mmask64)(~0ull >> (64 - (n - i)));
+        _mm512_mask_storeu_epi8(d + i, mask, lookup64(_mm512_maskz_loadu_epi8(mask, s + i), t));
+    }
+    if (stream)
+        _mm_sfence();
+}
