@@ -712,6 +712,8 @@ static void test_int8_s32_beta_one_adds_and_saturates(void **state)
         check_case(&c);
         c.k = 1100; /* across K blocks (KC 256 and 1024): C added once */
         check_case(&c);
+        c.k = 2100; /* and across the VNNI kernel's KC of 2048 */
+        check_case(&c);
         c.k = 0; /* C unchanged */
         check_case(&c);
         c.beta = 0.0; /* C = 0 */
@@ -727,6 +729,8 @@ static void test_int8_s32_beta_one_adds_and_saturates(void **state)
     c.opts.scales = &sc;
     c.opts.n_scales = 1;
     c.seed = seed;
+    check_case(&c);
+    c.k = 2100; /* across the VNNI kernel's KC of 2048 */
     check_case(&c);
 }
 
