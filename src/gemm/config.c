@@ -1,15 +1,22 @@
 /* GEMM configurations: a micro-kernel and its tile and cache-block sizes.
- * Block sizes for a core with 32 KiB L1d, 1 MiB L2 (Zen 4): the B panel
- * KC x NR and an A panel MR x KC stay in L1, MC x KC of A in L2. */
+ * Block sizes for a core with 32 KiB L1d, 1 MiB L2 (Zen 4), measured there
+ * (docs/gemm.md, Speed): the A block MC x KC stays in L2 (f32 144 x 512:
+ * 288 KiB, bf16 96 x 1024: 192 KiB), the B micro-panel KC x NR (64 KiB)
+ * streams from L2 into L1, the B block KC x NC in L3.  A deeper KC than the
+ * 256 that keeps a B micro-panel in L1 won 1-4% on Zen 4 (C is read and
+ * written once per KC step, and A's rows are read in longer runs).  KC sets
+ * where the float partial sums are added into C, so it is part of the
+ * summation order: changing it changes the last bits of float results
+ * (never their dependence on the thread count). */
 #include "gemm/gemm-internal.h"
 #include "kernels/gemm-kernels.h"
 
 static const mxp_gemm_config configs[] = {
 #if MXP_HAVE_X86_KERNELS
-    { "bf16_gemm_6x32__avx512bf16", MXP_F32, MXP_BF16, 2, MXP_ISA_AVX512BF16, 6, 32, 96, 512, 2048,
+    { "bf16_gemm_6x32__avx512bf16", MXP_F32, MXP_BF16, 2, MXP_ISA_AVX512BF16, 6, 32, 96, 1024, 2048,
       mxp_bf16_gemm_ukernel_6x32__avx512bf16,
       mxp_bf16_gemm_ukernel_6x32_a__avx512bf16 },
-    { "f32_gemm_6x32__avx512f", MXP_F32, MXP_F32, 1, MXP_ISA_AVX512, 6, 32, 72, 256, 2048,
+    { "f32_gemm_6x32__avx512f", MXP_F32, MXP_F32, 1, MXP_ISA_AVX512, 6, 32, 144, 512, 2048,
       mxp_f32_gemm_ukernel_6x32__avx512f, mxp_f32_gemm_ukernel_6x32_a__avx512f },
     { "f32_gemm_6x16__avx2", MXP_F32, MXP_F32, 1, MXP_ISA_AVX2, 6, 16, 96, 256, 2048, mxp_f32_gemm_ukernel_6x16__avx2, NULL },
     { "f64_gemm_6x16__avx512f", MXP_F64, MXP_F64, 1, MXP_ISA_AVX512, 6, 16, 72, 256, 1024,

@@ -23,8 +23,12 @@ enum { MAX_THREADS = 64 };
  * micro-panel MR x KC (8 KiB) stays in L1 while the B micro-panel KC x NR
  * (48 KiB) streams from L2, the A block MC x KC (192 KiB) stays in L2, the
  * B block KC x NC (4 MiB) in L3.  KC = 1024 beats 512: C is read and
- * written once per KC.  NC = 4032 rather than 2016: A is packed once per NC
- * columns (2048^3: 0.95 -> 1.00x oneDNN, M = 128: +2%).
+ * written once per KC.  From 1025 rows of C on (deep_m), KC = 2048 with
+ * MC = 96: 2048^3 0.98 -> 0.99-1.00x oneDNN (C read and written half as
+ * often), where it cost M = 16 and 128 (N = K = 4096) 1-5% (its 8 MiB B
+ * block); integer sums do not depend on KC.  NC = 4032 rather than 2016:
+ * A is packed once per NC columns (2048^3: 0.95 -> 1.00x oneDNN, M = 128:
+ * +2%).
  *
  * AVX2 (Zen 3: 32 KiB L1d, 512 KiB L2), panels of int16: the B micro-panel
  * KC x NR (32 KiB) is reused by the 16 A micro-panels of an MC x KC block
@@ -32,11 +36,11 @@ enum { MAX_THREADS = 64 };
  * written once); MC 48-192 and NC 2016 or 4032 are within noise. */
 static const mxp_u8s8_gemm_config configs[] = {
 #if MXP_HAVE_X86_KERNELS
-    { "u8s8_gemm_8x48__avx512vnni", MXP_ISA_AVX512BF16, 4, 8, 48, 192, 1024, 4032,
+    { "u8s8_gemm_8x48__avx512vnni", MXP_ISA_AVX512BF16, 4, 8, 48, 192, 1024, 4032, 1025,
       mxp_u8s8_gemm_ukernel_8x48__avx512vnni, mxp_u8s8_gemm_ukernel_8x48_a__avx512vnni },
-    { "u8s8_gemm_6x16__avx2", MXP_ISA_AVX2, 2, 6, 16, 96, 1024, 2016, mxp_u8s8_gemm_ukernel_6x16__avx2, NULL },
+    { "u8s8_gemm_6x16__avx2", MXP_ISA_AVX2, 2, 6, 16, 96, 1024, 2016, 0, mxp_u8s8_gemm_ukernel_6x16__avx2, NULL },
 #endif
-    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 4, 8, 64, 256, 1024, mxp_u8s8_gemm_ukernel_4x8__scalar, NULL },
+    { "u8s8_gemm_4x8__scalar", MXP_ISA_SCALAR, 4, 4, 8, 64, 256, 1024, 0, mxp_u8s8_gemm_ukernel_4x8__scalar, NULL },
 };
 
 const mxp_u8s8_gemm_config *mxp_u8s8_gemm_config_for(mxp_isa isa)
@@ -104,7 +108,7 @@ static void corrections(const mxp_int8_job *job, int32_t *row_off, int32_t *col_
 typedef struct step {
     const mxp_u8s8_gemm_config *cfg;
     const mxp_int8_job *job;
-    size_t mc_step, jc, nc, pc, kc;
+    size_t mc_step, kc_step, jc, nc, pc, kc;
     bool first, last;
     bool split_n; /* threads split the columns (few rows) instead of the rows */
     bool a_in_place; /* uint8 A read where it is stored (cfg->ukernel_a), not packed */
@@ -252,7 +256,7 @@ static bool int8_gemv(const mxp_int8_job *job, mxp_status *st)
 static void serial_loops(step *s, size_t j0, size_t j1, bool workspace)
 {
     const mxp_u8s8_gemm_config *cfg = s->cfg;
-    const size_t k = s->job->k, kc_step = even_block(k, cfg->kc, cfg->kpack);
+    const size_t k = s->job->k, kc_step = s->kc_step;
     const size_t nc_step = even_block(j1 - j0, cfg->nc, cfg->nr);
     for (size_t jc = j0; jc < j1; jc += nc_step) {
         s->jc = jc;
@@ -309,12 +313,13 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
     const size_t panels = (n + cfg->nr - 1) / cfg->nr;
     const bool use_slabs = nthreads > 1 && panels >= 2 * (size_t)nthreads;
     const size_t width = use_slabs ? (panels + (size_t)nthreads - 1) / (size_t)nthreads * cfg->nr : n;
-    const size_t kc_step = even_block(k, cfg->kc, cfg->kpack);
+    const bool deep = cfg->deep_m && m >= cfg->deep_m;
+    const size_t kc_step = even_block(k, deep ? 2 * cfg->kc : cfg->kc, cfg->kpack);
     /* at least any thread's widest NC block (even_block(x, NC, NR) <= NC and
      * <= x rounded up to NR, but not monotonic in x) */
     const size_t nc_max = min_size(cfg->nc, (width + cfg->nr - 1) / cfg->nr * cfg->nr);
     /* each thread splits its rows in blocks of at most this (a multiple of MR) */
-    const size_t mc_step = min_size(cfg->mc, (m + cfg->mr - 1) / cfg->mr * cfg->mr);
+    const size_t mc_step = min_size(deep ? cfg->mc / 2 : cfg->mc, (m + cfg->mr - 1) / cfg->mr * cfg->mr);
     slabs S;
     memset(&S, 0, sizeof S);
     step s;
@@ -322,6 +327,7 @@ mxp_status mxp_int8_gemm_drive(const mxp_u8s8_gemm_config *cfg, const mxp_int8_j
     s.cfg = cfg;
     s.job = job;
     s.mc_step = mc_step;
+    s.kc_step = kc_step;
     s.split_n = split_n && !use_slabs;
     /* uint8 A in place (no flip, k contiguous in whole quads) when few
      * columns reuse each packed block, as in driver.c (measured, one

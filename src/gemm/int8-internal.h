@@ -38,6 +38,8 @@ typedef struct mxp_u8s8_gemm_config {
                                  2, K-pairs of int16 [k/2][width][2] */
     size_t mr, nr;
     size_t mc, kc, nc;        /* mc % mr == 0, nc % nr == 0, kc % kpack == 0 */
+    size_t deep_m;            /* from this many rows of C on, blocks of MC / 2 rows and 2 KC (0: never);
+                                 mc / 2 % mr == 0 */
     mxp_u8s8_gemm_ukernel_fn ukernel;
     mxp_u8s8_gemm_ukernel_a_fn ukernel_a; /* NULL: A is always packed */
 } mxp_u8s8_gemm_config;

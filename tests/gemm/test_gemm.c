@@ -484,7 +484,7 @@ static void test_gemm_large_shapes_cross_every_cache_block(void **state)
     (void)state;
     const struct {
         size_t m, n, k;
-    } shapes[] = { { 200, 70, 600 }, { 7, 2100, 300 }, { 97, 1029, 259 } };
+    } shapes[] = { { 200, 70, 600 }, { 7, 2100, 300 }, { 97, 1029, 259 }, { 150, 40, 1100 } };
     const mxp_dtype types[] = { MXP_F32, MXP_F64 };
     uint64_t seed = 9000;
     for (size_t s = 0; s < NELEMS(shapes); s++) {
@@ -557,7 +557,8 @@ static void test_gemm_small_m_reads_b_in_place_at_every_level(void **state)
 static void test_gemm_a_read_in_place_equals_a_packed_bit_for_bit(void **state)
 {
     (void)state;
-    const size_t ms[] = { 1, 5, 6, 7, 13, 71, 72, 73, 150 }, ks[] = { 2, 16, 254, 256, 258, 514 };
+    /* k around the KC steps: f32 512, bf16 1024 (AVX-512), 256 elsewhere */
+    const size_t ms[] = { 1, 5, 6, 7, 13, 71, 72, 73, 150 }, ks[] = { 2, 16, 254, 256, 258, 514, 1030 };
     const size_t ns[] = { 1, 33, 100 };
     const mxp_dtype types[] = { MXP_F32, MXP_BF16 };
     uint64_t seed = 7700;

@@ -526,7 +526,7 @@ static void test_int8_s32_is_exact_on_every_shape_transpose_and_zero_point(void 
 
 /* Tiles one row or column short and over: MR/NR +-1 of every kernel (4 x 8,
  * 6 x 16, 8 x 48), an odd k and k = 1, and blocks beyond MC, KC (also K
- * not a multiple of 4 or 2) and NC. */
+ * not a multiple of 4 or 2, and the deeper blocks of tall C) and NC. */
 static void test_int8_edge_tiles_and_cache_blocks_at_every_level(void **state)
 {
     (void)state;
@@ -536,6 +536,7 @@ static void test_int8_edge_tiles_and_cache_blocks_at_every_level(void **state)
         { 3, 7, 9 },   { 4, 8, 4 },    { 5, 9, 3 },     { 7, 47, 6 },   { 8, 48, 17 },   { 9, 49, 2 },
         { 17, 97, 33 }, { 65, 193, 257 }, { 200, 70, 600 }, { 7, 2100, 13 }, { 193, 50, 1029 }, { 385, 3, 5 },
         { 5, 15, 1 },  { 6, 16, 2 },    { 7, 17, 3 },    { 11, 31, 7 },  { 13, 33, 1 },   { 97, 41, 2049 },
+        { 1030, 20, 2100 }, /* VNNI from 1025 rows: blocks of 96 rows and K 2048 */
     };
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
