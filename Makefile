@@ -86,6 +86,10 @@ bench: build
 	@$(BUILD)/mxp bench ops
 	@$(BUILD)/mxp bench gemm --set standard
 	@$(BUILD)/mxp bench gemm --set standard --threads 2
+	@$(BUILD)/mxp bench gemm --set small
+	@$(BUILD)/mxp bench gemm --m 256 --n 256 --k 256 --alternate
+	@$(BUILD)/mxp bench gemm --m 512 --n 512 --k 512 --alternate
+	@$(BUILD)/mxp bench convert --pairs f32:bf16,f32:f16 --modes nearest_even --threads 1,2
 	@$(BUILD)/mxp bench quant
 	@PYTHONPATH=$(BUILD)/python MXP_LIB=$(BUILD)/libmxp.so /usr/bin/python3 python/benchmarks/bench_python.py
 
