@@ -35,6 +35,22 @@ static void f32_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void
     mxp_vmath_f32__avx512f(vmath_fn(c->op), out, a, n);
 }
 
+/* float32 results for a float16/bfloat16 output rounded to nearest even
+ * (mxp_vmath_kernel_h16) */
+static int h16_of(const mxp_ew_ctx *c) { return c->out->dtype == MXP_BF16 ? MXP_VMATH_TO_BF16 : MXP_VMATH_TO_F16; }
+
+static void h16_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    (void)mxp_vmath_f32_h16__avx2(vmath_fn(c->op), h16_of(c), out, a, n);
+}
+
+static void h16_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    (void)mxp_vmath_f32_h16__avx512f(vmath_fn(c->op), h16_of(c), out, a, n);
+}
+
 static void f64_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     (void)b;
@@ -61,6 +77,21 @@ mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa)
     return NULL;
 #else
     (void)ct;
+    (void)op;
+    (void)isa;
+    return NULL;
+#endif
+}
+
+mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa)
+{
+#ifdef MXP_HAVE_SLEEF
+    const int fn = vmath_fn(op);
+    if (fn < 0 || fn >= MXP_VMATH_F32_COUNT || isa < MXP_ISA_AVX2 || (out != MXP_F16 && out != MXP_BF16))
+        return NULL;
+    return isa >= MXP_ISA_AVX512 ? h16_avx512 : h16_avx2;
+#else
+    (void)out;
     (void)op;
     (void)isa;
     return NULL;

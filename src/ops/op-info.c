@@ -217,16 +217,15 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
          * rounded one), float64 ones rounded once by the conversion otherwise */
         const mxp_isa isa = mxp_isa_current();
         const bool nearest = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN && !convert->flags);
-        /* bfloat16 exp, log, tanh, sin, cos and float16 tanh of their own
-         * type also take the float32 kernel: its result rounded once more is
-         * the correctly rounded one on every one of the 65,536 inputs
-         * (test_vmath checks it exhaustively; float16 exp, log, sin, cos
-         * miss 1-4 inputs each, and the activations miss bfloat16
-         * subnormals, so those keep the float64 kernel) */
-        const bool f32_exact = (a == MXP_BF16 && out == MXP_BF16 && op != MXP_OP_SIGMOID && op != MXP_OP_SILU &&
-                                op != MXP_OP_GELU && op != MXP_OP_GELU_TANH) ||
-                               (a == MXP_F16 && out == MXP_F16 && op == MXP_OP_TANH);
-        mxp_kernel_fn vm = (out == MXP_F32 || f32_exact) && nearest ? mxp_vmath_kernel(MXP_F32, op, isa) : NULL;
+        /* float16 and bfloat16 outputs of exp, log, tanh, sin, cos take the
+         * float32 kernel with its check (mxp_vmath_kernel_h16): SLEEF's
+         * float32 result where its rounding is settled, the float64 kernel's
+         * elsewhere -- the float64 path's bits, about 2.5x faster.  The
+         * activations keep the float64 kernel (in float32 their formulas
+         * lose tens of ulp for negative x: no 1-ulp bound to check with) */
+        mxp_kernel_fn vm = !nearest ? NULL
+                         : out == MXP_F32 ? mxp_vmath_kernel(MXP_F32, op, isa)
+                         : mxp_vmath_kernel_h16(out, op, isa);
         if (vm) {
             p->ct = MXP_F32;
         } else {

@@ -34,6 +34,12 @@ mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
  * src/ops/elementwise-vmath.c */
 mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa);
 
+/* The float32 SLEEF loop of exp, log, tanh, sin, cos for a float16 or
+ * bfloat16 output out rounded to nearest even: results whose one rounding
+ * into out is correct (the float64 kernel redoes the lanes where SLEEF's
+ * float32 error could change it), or NULL.  src/ops/elementwise-vmath.c */
+mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa);
+
 /* NumPy's maximum/minimum (NaN propagates) and fmax/fmin (NaN ignored);
  * for equal values (+0 and -0) y, as NumPy's float32/float64 loops. */
 static inline double mxp_ew_maximum(double x, double y) { return x != x ? x : y != y ? y : x > y ? x : y; }

@@ -92,6 +92,88 @@ void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
     }
 }
 
+/* ---- float32 results for a 16-bit output (see vmath-kernels.h) ---- */
+
+/* Lanes of y whose rounding to nearest even into the 16-bit format is not
+ * settled (all ones), as in avx512f.c: some float32 within
+ * MXP_VMATH_H16_MARGIN steps of y rounds to another value; y = 0 and NaN
+ * count as settled. */
+static __m256i unsettled(__m256 y, int h16)
+{
+    const __m256i a = _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(0x7fffffff));
+    const __m256i m = _mm256_set1_epi32(MXP_VMATH_H16_MARGIN);
+    if (h16 == MXP_VMATH_TO_BF16) {
+        /* the 16 discarded bits within the margin of the tie 0x8000 (as
+         * signed: d <= 2 margin, d >= 0 always), below inf/NaN */
+        const __m256i d = _mm256_and_si256(_mm256_sub_epi32(_mm256_add_epi32(a, m), _mm256_set1_epi32(0x8000)),
+                                           _mm256_set1_epi32(0xffff));
+        const __m256i near = _mm256_cmpgt_epi32(_mm256_set1_epi32(2 * MXP_VMATH_H16_MARGIN + 1), d);
+        return _mm256_and_si256(near, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7f800000), a));
+    }
+    /* float16: both ends of the interval converted (magnitudes from 2^17,
+     * inf and NaN all round to inf; below the margin a - m is a NaN
+     * pattern: unsettled) */
+    const __m256i c = _mm256_min_epu32(a, _mm256_set1_epi32(0x48000000));
+    const __m128i lo = _mm256_cvtps_ph(_mm256_castsi256_ps(_mm256_sub_epi32(c, m)),
+                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m128i hi = _mm256_cvtps_ph(_mm256_castsi256_ps(_mm256_add_epi32(c, m)),
+                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256i same = _mm256_cvtepi16_epi32(_mm_cmpeq_epi16(lo, hi));
+    const __m256i zero = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+    return _mm256_andnot_si256(_mm256_or_si256(same, zero), _mm256_set1_epi32(-1));
+}
+
+/* Four float64 results rounded to float32 to odd (toward zero, the last bit
+ * set when inexact), without touching MXCSR: the nearest-even conversion,
+ * one step back toward zero where it rounded away, then the sticky bit. */
+static __m128i f32_odd(__m256d d)
+{
+    const __m128 f = _mm256_cvtpd_ps(d);
+    const __m256d back = _mm256_cvtps_pd(f), sign = _mm256_set1_pd(-0.0);
+    const __m256d inexact = _mm256_cmp_pd(back, d, _CMP_NEQ_OQ);
+    const __m256d away = _mm256_cmp_pd(_mm256_andnot_pd(sign, back), _mm256_andnot_pd(sign, d), _CMP_GT_OQ);
+    /* the 64-bit masks narrowed to 32 (every lane all ones or zeros) */
+    const __m128i in32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+        _mm256_castpd_si256(inexact), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+    const __m128i aw32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+        _mm256_castpd_si256(away), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+    const __m128i b = _mm_add_epi32(_mm_castps_si128(f), aw32); /* - 1 where away */
+    return _mm_or_si128(b, _mm_srli_epi32(in32, 31));
+}
+
+/* fn(v) through the float64 kernel, rounded to float32 to odd: its 24 bits
+ * round to nearest even into float16 or bfloat16 as the float64 value does. */
+static __m256 f32_odd_via_f64(int fn, __m256 v)
+{
+    const __m128i lo = f32_odd(apply(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+    const __m128i hi = f32_odd(apply(fn, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
+    return _mm256_castsi256_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
+}
+
+static __m256 f32_h16(int fn, int h16, __m256 v, size_t *redo)
+{
+    const __m256 y = f32_fns[fn](v);
+    const __m256i u = unsettled(y, h16);
+    if (__builtin_expect(_mm256_testz_si256(u, u), 1))
+        return y;
+    *redo += (size_t)__builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(u)));
+    return _mm256_blendv_ps(y, f32_odd_via_f64(fn, v), _mm256_castsi256_ps(u));
+}
+
+size_t mxp_vmath_f32_h16__avx2(int fn, int h16, float *y, const float *x, size_t n)
+{
+    size_t i = 0, redo = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, f32_h16(fn, h16, _mm256_loadu_ps(x + i), &redo));
+    if (i < n) {
+        float t[8] = { 0 }; /* the zeros: exp 1, log -inf, the rest 0: all settled */
+        memcpy(t, x + i, (n - i) * sizeof t[0]);
+        _mm256_storeu_ps(t, f32_h16(fn, h16, _mm256_loadu_ps(t), &redo));
+        memcpy(y + i, t, (n - i) * sizeof t[0]);
+    }
+    return redo;
+}
+
 void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n)
 {
     size_t i = 0;
