@@ -17,6 +17,7 @@
 #define MXP_KERNELS_VMATH_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum mxp_vmath_fn {
     MXP_VMATH_EXP,
@@ -53,5 +54,9 @@ enum { MXP_VMATH_TO_F16, MXP_VMATH_TO_BF16 };
 enum { MXP_VMATH_H16_MARGIN = 2 };
 size_t mxp_vmath_f32_h16__avx2(int fn, int h16, float *y, const float *x, size_t n);
 size_t mxp_vmath_f32_h16__avx512f(int fn, int h16, float *y, const float *x, size_t n);
+/* The same for float16 input and output in one pass (no float32 arrays):
+ * y[i] = fn(x[i]) rounded to nearest even, overflowing to inf. */
+size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n);
+size_t mxp_vmath_f16__avx512f(int fn, uint16_t *y, const uint16_t *x, size_t n);
 
 #endif

@@ -51,6 +51,19 @@ static void h16_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void
     (void)mxp_vmath_f32_h16__avx512f(vmath_fn(c->op), h16_of(c), out, a, n);
 }
 
+/* float16 -> float16 in one pass (mxp_vmath_fused_f16) */
+static void f16_avx2(int fn, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
+{
+    (void)b;
+    (void)mxp_vmath_f16__avx2(fn, y, a, n);
+}
+
+static void f16_avx512(int fn, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
+{
+    (void)b;
+    (void)mxp_vmath_f16__avx512f(fn, y, a, n);
+}
+
 static void f64_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     (void)b;
@@ -94,6 +107,21 @@ mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa)
     (void)out;
     (void)op;
     (void)isa;
+    return NULL;
+#endif
+}
+
+mxp_h16_fn mxp_vmath_fused_f16(int op, mxp_isa isa, int *fn)
+{
+#ifdef MXP_HAVE_SLEEF
+    *fn = vmath_fn(op);
+    if (*fn < 0 || *fn >= MXP_VMATH_F32_COUNT || isa < MXP_ISA_AVX2)
+        return NULL;
+    return isa >= MXP_ISA_AVX512 ? f16_avx512 : f16_avx2;
+#else
+    (void)op;
+    (void)isa;
+    *fn = -1;
     return NULL;
 #endif
 }

@@ -273,4 +273,10 @@ void mxp_ew_plan_binary(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype
 void mxp_ew_plan_unary(mxp_ew_plan *p, mxp_unary_op op, mxp_dtype a, mxp_dtype out, const mxp_convert_opts *convert)
 {
     plan_init(p, &unary_info[op], (int)op, 1, a, MXP_DTYPE_INVALID, out, convert);
+    /* float16 exp, log, tanh, sin, cos of float16, rounded to nearest even
+     * with infinities kept: one pass, no float32 scratch (the same bits) */
+    const bool plain = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN &&
+                                    convert->overflow == MXP_OVERFLOW_INF && !convert->flags);
+    if (a == MXP_F16 && out == MXP_F16 && plain && p->ct == MXP_F32)
+        p->h16 = mxp_vmath_fused_f16((int)op, mxp_isa_current(), &p->h16_op);
 }

@@ -174,6 +174,26 @@ size_t mxp_vmath_f32_h16__avx2(int fn, int h16, float *y, const float *x, size_t
     return redo;
 }
 
+/* float16 in, float16 out in one pass: widened (exactly), f32_h16, rounded
+ * to nearest even by the conversion instruction (overflow to inf) */
+size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n)
+{
+    size_t i = 0, redo = 0;
+    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
+        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(f32_h16(fn, MXP_VMATH_TO_F16, v, &redo), rne));
+    }
+    if (i < n) {
+        uint16_t t[8] = { 0 };
+        memcpy(t, x + i, (n - i) * sizeof t[0]);
+        const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)t));
+        _mm_storeu_si128((__m128i *)(void *)t, _mm256_cvtps_ph(f32_h16(fn, MXP_VMATH_TO_F16, v, &redo), rne));
+        memcpy(y + i, t, (n - i) * sizeof t[0]);
+    }
+    return redo;
+}
+
 void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n)
 {
     size_t i = 0;
