@@ -110,17 +110,16 @@ static __m256i unsettled(__m256 y, int h16)
         const __m256i near = _mm256_cmpgt_epi32(_mm256_set1_epi32(2 * MXP_VMATH_H16_MARGIN + 1), d);
         return _mm256_and_si256(near, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7f800000), a));
     }
-    /* float16: both ends of the interval converted (magnitudes from 2^17,
-     * inf and NaN all round to inf; below the margin a - m is a NaN
-     * pattern: unsettled) */
-    const __m256i c = _mm256_min_epu32(a, _mm256_set1_epi32(0x48000000));
-    const __m128i lo = _mm256_cvtps_ph(_mm256_castsi256_ps(_mm256_sub_epi32(c, m)),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m128i hi = _mm256_cvtps_ph(_mm256_castsi256_ps(_mm256_add_epi32(c, m)),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m256i same = _mm256_cvtepi16_epi32(_mm_cmpeq_epi16(lo, hi));
-    const __m256i zero = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
-    return _mm256_andnot_si256(_mm256_or_si256(same, zero), _mm256_set1_epi32(-1));
+    /* float16: the 13 discarded bits within the margin of the tie 0x1000,
+     * for |y| below 2^16; below 2^-14 those of z = |y| + 2^-14 (see
+     * avx512f.c) */
+    const __m256 ay = _mm256_castsi256_ps(a);
+    const __m256 small = _mm256_cmp_ps(ay, _mm256_set1_ps(0x1p-14f), _CMP_LT_OQ);
+    const __m256i z = _mm256_castps_si256(_mm256_add_ps(ay, _mm256_and_ps(small, _mm256_set1_ps(0x1p-14f))));
+    const __m256i d = _mm256_and_si256(_mm256_add_epi32(z, _mm256_set1_epi32(MXP_VMATH_H16_MARGIN - 0x1000)),
+                                       _mm256_set1_epi32(0x1fff));
+    const __m256i near = _mm256_cmpgt_epi32(_mm256_set1_epi32(2 * MXP_VMATH_H16_MARGIN + 1), d);
+    return _mm256_and_si256(near, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x47800000), a));
 }
 
 /* Four float64 results rounded to float32 to odd (toward zero, the last bit

@@ -117,16 +117,20 @@ static __mmask16 unsettled(__m512 y, int h16)
         return _mm512_cmple_epu32_mask(d, _mm512_set1_epi32(2 * MXP_VMATH_H16_MARGIN)) &
                _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
     }
-    /* float16: the two ends of the interval rounded by the conversion
-     * instruction (subnormals and the overflow threshold 65520 included);
-     * magnitudes from 2^17 (inf, NaN too) all round to inf; below the
-     * margin, a - m wraps to a NaN pattern: unsettled */
-    const __m512i c = _mm512_min_epu32(a, _mm512_set1_epi32(0x48000000));
-    const __m256i lo = _mm512_cvtps_ph(_mm512_castsi512_ps(_mm512_sub_epi32(c, m)),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m256i hi = _mm512_cvtps_ph(_mm512_castsi512_ps(_mm512_add_epi32(c, m)),
-                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    return _mm256_cmpneq_epi16_mask(lo, hi) & _mm512_test_epi32_mask(a, a);
+    /* float16: the 13 discarded bits within the margin of the tie 0x1000,
+     * for |y| from 2^-14 (float16's normals) to 2^16 (from there on, inf
+     * and NaN too, everything rounds to inf; the overflow threshold 65520 is
+     * 0x477ff000).  Below 2^-14, float16's step is 2^-24 as in [2^-14,
+     * 2^-13): z = |y| + 2^-14 moves float16's ties there, and the addition's
+     * rounding (half a step of z) with y's error (at most a step of z)
+     * stays within the margin of 2. */
+    const __m512 ay = _mm512_castsi512_ps(a);
+    const __mmask16 small = _mm512_cmp_ps_mask(ay, _mm512_set1_ps(0x1p-14f), _CMP_LT_OQ);
+    const __m512i z = _mm512_castps_si512(_mm512_mask_add_ps(ay, small, ay, _mm512_set1_ps(0x1p-14f)));
+    const __m512i d = _mm512_and_si512(_mm512_add_epi32(z, _mm512_set1_epi32(MXP_VMATH_H16_MARGIN - 0x1000)),
+                                       _mm512_set1_epi32(0x1fff));
+    return _mm512_mask_cmple_epu32_mask(_mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x47800000)), d,
+                                        _mm512_set1_epi32(2 * MXP_VMATH_H16_MARGIN));
 }
 
 /* fn(v) through the float64 kernel, rounded to float32 to odd (toward zero,
