@@ -9,7 +9,8 @@
  * functions; int64 (uint64 when the common type is uint64) for integer
  * arithmetic.  exp, log, tanh, sin, cos and the activations of inputs
  * float32 holds, into float outputs of at most 32 bits, go through SLEEF
- * (plan_init): in float32 for a float32 output, else in float64. */
+ * (plan_init): in float32 for a float32 output and (checked) for 16-bit
+ * outputs of the first five, else in float64. */
 #include "core/error.h"
 #include "ops/ops-internal.h"
 #include "kernels/h16-ew-kernels.h"
