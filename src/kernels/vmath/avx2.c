@@ -92,25 +92,16 @@ void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
     }
 }
 
-/* ---- float32 results for a 16-bit output (see vmath-kernels.h) ---- */
+/* ---- float32 results for a float16 output (see vmath-kernels.h) ---- */
 
-/* Lanes of y whose rounding to nearest even into the 16-bit format is not
+/* Lanes of y whose rounding to nearest even into float16 is not
  * settled (all ones), as in avx512f.c: some float32 within
  * MXP_VMATH_H16_MARGIN steps of y rounds to another value; y = 0 and NaN
  * count as settled. */
-static __m256i unsettled(__m256 y, int h16)
+static __m256i unsettled(__m256 y)
 {
     const __m256i a = _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(0x7fffffff));
-    const __m256i m = _mm256_set1_epi32(MXP_VMATH_H16_MARGIN);
-    if (h16 == MXP_VMATH_TO_BF16) {
-        /* the 16 discarded bits within the margin of the tie 0x8000 (as
-         * signed: d <= 2 margin, d >= 0 always), below inf/NaN */
-        const __m256i d = _mm256_and_si256(_mm256_sub_epi32(_mm256_add_epi32(a, m), _mm256_set1_epi32(0x8000)),
-                                           _mm256_set1_epi32(0xffff));
-        const __m256i near = _mm256_cmpgt_epi32(_mm256_set1_epi32(2 * MXP_VMATH_H16_MARGIN + 1), d);
-        return _mm256_and_si256(near, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7f800000), a));
-    }
-    /* float16: the 13 discarded bits within the margin of the tie 0x1000,
+    /* the 13 discarded bits within the margin of the tie 0x1000,
      * for |y| below 2^16; below 2^-14 those of z = |y| + 2^-14 (see
      * avx512f.c) */
     const __m256 ay = _mm256_castsi256_ps(a);
@@ -141,7 +132,7 @@ static __m128i f32_odd(__m256d d)
 }
 
 /* fn(v) through the float64 kernel, rounded to float32 to odd: its 24 bits
- * round to nearest even into float16 or bfloat16 as the float64 value does. */
+ * round to nearest even into float16 as the float64 value does. */
 static __m256 f32_odd_via_f64(int fn, __m256 v)
 {
     const __m128i lo = f32_odd(apply(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
@@ -149,25 +140,25 @@ static __m256 f32_odd_via_f64(int fn, __m256 v)
     return _mm256_castsi256_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
 }
 
-static __m256 f32_h16(int fn, int h16, __m256 v, size_t *redo)
+static __m256 f32_h16(int fn, __m256 v, size_t *redo)
 {
     const __m256 y = f32_fns[fn](v);
-    const __m256i u = unsettled(y, h16);
+    const __m256i u = unsettled(y);
     if (__builtin_expect(_mm256_testz_si256(u, u), 1))
         return y;
     *redo += (size_t)__builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(u)));
     return _mm256_blendv_ps(y, f32_odd_via_f64(fn, v), _mm256_castsi256_ps(u));
 }
 
-size_t mxp_vmath_f32_h16__avx2(int fn, int h16, float *y, const float *x, size_t n)
+size_t mxp_vmath_f32_h16__avx2(int fn, float *y, const float *x, size_t n)
 {
     size_t i = 0, redo = 0;
     for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, f32_h16(fn, h16, _mm256_loadu_ps(x + i), &redo));
+        _mm256_storeu_ps(y + i, f32_h16(fn, _mm256_loadu_ps(x + i), &redo));
     if (i < n) {
         float t[8] = { 0 }; /* the zeros: exp 1, log -inf, the rest 0: all settled */
         memcpy(t, x + i, (n - i) * sizeof t[0]);
-        _mm256_storeu_ps(t, f32_h16(fn, h16, _mm256_loadu_ps(t), &redo));
+        _mm256_storeu_ps(t, f32_h16(fn, _mm256_loadu_ps(t), &redo));
         memcpy(y + i, t, (n - i) * sizeof t[0]);
     }
     return redo;
@@ -181,13 +172,13 @@ size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n)
     const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
-        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(f32_h16(fn, MXP_VMATH_TO_F16, v, &redo), rne));
+        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(f32_h16(fn, v, &redo), rne));
     }
     if (i < n) {
         uint16_t t[8] = { 0 };
         memcpy(t, x + i, (n - i) * sizeof t[0]);
         const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)t));
-        _mm_storeu_si128((__m128i *)(void *)t, _mm256_cvtps_ph(f32_h16(fn, MXP_VMATH_TO_F16, v, &redo), rne));
+        _mm_storeu_si128((__m128i *)(void *)t, _mm256_cvtps_ph(f32_h16(fn, v, &redo), rne));
         memcpy(y + i, t, (n - i) * sizeof t[0]);
     }
     return redo;

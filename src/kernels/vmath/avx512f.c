@@ -96,28 +96,18 @@ void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n)
     }
 }
 
-/* ---- float32 results for a 16-bit output (see vmath-kernels.h) ---- */
+/* ---- float32 results for a float16 output (see vmath-kernels.h) ---- */
 
 /* Lanes of y (SLEEF's float32 result, within 1 float32 ulp of the exact
- * value) whose rounding to nearest even into the 16-bit format is not
+ * value) whose rounding to nearest even into float16 is not
  * settled: some float32 within MXP_VMATH_H16_MARGIN steps of y (its bit
  * pattern +- the margin) rounds to another value.  Magnitudes only (the
  * rounding is symmetric); y = 0 (exact zeros: log 1, sin 0, tanh 0, exp's
  * underflow) and NaN count as settled. */
-static __mmask16 unsettled(__m512 y, int h16)
+static __mmask16 unsettled(__m512 y)
 {
     const __m512i a = _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(0x7fffffff));
-    const __m512i m = _mm512_set1_epi32(MXP_VMATH_H16_MARGIN);
-    if (h16 == MXP_VMATH_TO_BF16) {
-        /* the 16 discarded bits within the margin of the tie 0x8000; this
-         * holds across binades, for float32's subnormals (bfloat16's) and
-         * the overflow threshold 0x7f7f8000 alike */
-        const __m512i d = _mm512_and_si512(_mm512_sub_epi32(_mm512_add_epi32(a, m), _mm512_set1_epi32(0x8000)),
-                                           _mm512_set1_epi32(0xffff));
-        return _mm512_cmple_epu32_mask(d, _mm512_set1_epi32(2 * MXP_VMATH_H16_MARGIN)) &
-               _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
-    }
-    /* float16: the 13 discarded bits within the margin of the tie 0x1000,
+    /* the 13 discarded bits within the margin of the tie 0x1000,
      * for |y| from 2^-14 (float16's normals) to 2^16 (from there on, inf
      * and NaN too, everything rounds to inf; the overflow threshold 65520 is
      * 0x477ff000).  Below 2^-14, float16's step is 2^-24 as in [2^-14,
@@ -135,7 +125,7 @@ static __mmask16 unsettled(__m512 y, int h16)
 
 /* fn(v) through the float64 kernel, rounded to float32 to odd (toward zero,
  * the last bit set when inexact): float32's 24 bits then round to nearest
- * even into float16 or bfloat16 as the float64 value itself would. */
+ * even into float16 as the float64 value itself would. */
 static __m512 f32_odd_via_f64(int fn, __m512 v)
 {
     const __m512d dlo = apply(fn, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
@@ -148,25 +138,25 @@ static __m512 f32_odd_via_f64(int fn, __m512 v)
     return _mm512_castsi512_ps(_mm512_mask_or_epi32(b, inexact, b, _mm512_set1_epi32(1)));
 }
 
-static __m512 f32_h16(int fn, int h16, __m512 v, size_t *redo)
+static __m512 f32_h16(int fn, __m512 v, size_t *redo)
 {
     const __m512 y = f32_fns[fn](v);
-    const __mmask16 u = unsettled(y, h16);
+    const __mmask16 u = unsettled(y);
     if (__builtin_expect(u == 0, 1))
         return y;
     *redo += (size_t)__builtin_popcount(u);
     return _mm512_mask_blend_ps(u, y, f32_odd_via_f64(fn, v));
 }
 
-size_t mxp_vmath_f32_h16__avx512f(int fn, int h16, float *y, const float *x, size_t n)
+size_t mxp_vmath_f32_h16__avx512f(int fn, float *y, const float *x, size_t n)
 {
     size_t i = 0, redo = 0;
     for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, f32_h16(fn, h16, _mm512_loadu_ps(x + i), &redo));
+        _mm512_storeu_ps(y + i, f32_h16(fn, _mm512_loadu_ps(x + i), &redo));
     if (i < n) {
         const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         /* the zeros beyond n: exp 1, log -inf, the rest 0: all settled */
-        _mm512_mask_storeu_ps(y + i, m, f32_h16(fn, h16, _mm512_maskz_loadu_ps(m, x + i), &redo));
+        _mm512_mask_storeu_ps(y + i, m, f32_h16(fn, _mm512_maskz_loadu_ps(m, x + i), &redo));
     }
     return redo;
 }
@@ -179,12 +169,12 @@ size_t mxp_vmath_f16__avx512f(int fn, uint16_t *y, const uint16_t *x, size_t n)
     const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
     for (; i + 16 <= n; i += 16) {
         const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + i)));
-        _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm512_cvtps_ph(f32_h16(fn, MXP_VMATH_TO_F16, v, &redo), rne));
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm512_cvtps_ph(f32_h16(fn, v, &redo), rne));
     }
     if (i < n) {
         const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         const __m512 v = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, x + i));
-        _mm256_mask_storeu_epi16(y + i, m, _mm512_cvtps_ph(f32_h16(fn, MXP_VMATH_TO_F16, v, &redo), rne));
+        _mm256_mask_storeu_epi16(y + i, m, _mm512_cvtps_ph(f32_h16(fn, v, &redo), rne));
     }
     return redo;
 }
