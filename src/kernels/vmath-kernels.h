@@ -17,6 +17,7 @@
 #define MXP_KERNELS_VMATH_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum mxp_vmath_fn {
     MXP_VMATH_EXP,
@@ -38,5 +39,22 @@ void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n);
 void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n);
 void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n);
 void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n);
+
+/* exp, log, tanh, sin, cos (fn < MXP_VMATH_F32_COUNT) for a float16 output
+ * rounded to nearest even: float32 results whose one rounding into float16
+ * is the correctly rounded one.  Each lane is SLEEF's float32 u10 result y
+ * (within 1 float32 ulp of the exact value) when every float32 within
+ * MXP_VMATH_H16_MARGIN steps of y (its bit pattern +- the margin) rounds to
+ * the same float16 -- the exact value lies in that interval; otherwise (a
+ * few lanes in ten thousand) the float64 kernel's result rounded to float32
+ * to odd, which rounds into float16 as the float64 value does (the float64
+ * path's bits).  Returns how many lanes took the float64 recomputation. */
+enum { MXP_VMATH_H16_MARGIN = 2 };
+size_t mxp_vmath_f32_h16__avx2(int fn, float *y, const float *x, size_t n);
+size_t mxp_vmath_f32_h16__avx512f(int fn, float *y, const float *x, size_t n);
+/* The same for float16 input and output in one pass (no float32 arrays):
+ * y[i] = fn(x[i]) rounded to nearest even, overflowing to inf. */
+size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n);
+size_t mxp_vmath_f16__avx512f(int fn, uint16_t *y, const uint16_t *x, size_t n);
 
 #endif

@@ -34,6 +34,21 @@ mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
  * src/ops/elementwise-vmath.c */
 mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa);
 
+/* The float32 SLEEF loop of exp, log, tanh, sin, cos for a float16 or
+ * bfloat16 output out rounded to nearest even: results whose one rounding
+ * into out is correct (the float64 kernel redoes the lanes where SLEEF's
+ * float32 error could change it), or NULL.  src/ops/elementwise-vmath.c */
+mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa);
+
+/* A one-pass float16 -> float16 loop (the plan's h16): y = op(a) of
+ * contiguous float16, b unused for unary ops. */
+typedef void (*mxp_h16_fn)(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n);
+
+/* mxp_vmath_kernel_h16's loop for float16 input and output in one pass,
+ * rounded to nearest even and overflowing to inf (no flags, no
+ * saturation), its function index in *fn; or NULL. */
+mxp_h16_fn mxp_vmath_fused_f16(int op, mxp_isa isa, int *fn);
+
 /* NumPy's maximum/minimum (NaN propagates) and fmax/fmin (NaN ignored);
  * for equal values (+0 and -0) y, as NumPy's float32/float64 loops. */
 static inline double mxp_ew_maximum(double x, double y) { return x != x ? x : y != y ? y : x > y ? x : y; }
@@ -58,7 +73,7 @@ typedef struct mxp_ew_plan {
     mxp_convert_opts convert;    /* the one rounding into out */
     /* float16/bfloat16 + - x fused into one pass (src/kernels/h16-ew/) for
      * contiguous, 2-byte aligned operands; NULL: none */
-    void (*h16)(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n);
+    mxp_h16_fn h16;
     int h16_op;
 } mxp_ew_plan;
 

@@ -92,6 +92,98 @@ void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
     }
 }
 
+/* ---- float32 results for a float16 output (see vmath-kernels.h) ---- */
+
+/* Lanes of y whose rounding to nearest even into float16 is not
+ * settled (all ones), as in avx512f.c: some float32 within
+ * MXP_VMATH_H16_MARGIN steps of y rounds to another value; y = 0 and NaN
+ * count as settled. */
+static __m256i unsettled(__m256 y)
+{
+    const __m256i a = _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(0x7fffffff));
+    /* the 13 discarded bits within the margin of the tie 0x1000,
+     * for |y| below 2^16; below 2^-14 those of z = |y| + 2^-14 (see
+     * avx512f.c) */
+    const __m256 ay = _mm256_castsi256_ps(a);
+    const __m256 small = _mm256_cmp_ps(ay, _mm256_set1_ps(0x1p-14f), _CMP_LT_OQ);
+    const __m256i z = _mm256_castps_si256(_mm256_add_ps(ay, _mm256_and_ps(small, _mm256_set1_ps(0x1p-14f))));
+    const __m256i d = _mm256_and_si256(_mm256_add_epi32(z, _mm256_set1_epi32(MXP_VMATH_H16_MARGIN - 0x1000)),
+                                       _mm256_set1_epi32(0x1fff));
+    const __m256i near = _mm256_cmpgt_epi32(_mm256_set1_epi32(2 * MXP_VMATH_H16_MARGIN + 1), d);
+    return _mm256_and_si256(near, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x47800000), a));
+}
+
+/* Four float64 results rounded to float32 to odd (toward zero, the last bit
+ * set when inexact), without touching MXCSR: the nearest-even conversion,
+ * one step back toward zero where it rounded away, then the sticky bit. */
+static __m128i f32_odd(__m256d d)
+{
+    const __m128 f = _mm256_cvtpd_ps(d);
+    const __m256d back = _mm256_cvtps_pd(f), sign = _mm256_set1_pd(-0.0);
+    const __m256d inexact = _mm256_cmp_pd(back, d, _CMP_NEQ_OQ);
+    const __m256d away = _mm256_cmp_pd(_mm256_andnot_pd(sign, back), _mm256_andnot_pd(sign, d), _CMP_GT_OQ);
+    /* the 64-bit masks narrowed to 32 (every lane all ones or zeros) */
+    const __m128i in32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+        _mm256_castpd_si256(inexact), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+    const __m128i aw32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+        _mm256_castpd_si256(away), _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+    const __m128i b = _mm_add_epi32(_mm_castps_si128(f), aw32); /* - 1 where away */
+    return _mm_or_si128(b, _mm_srli_epi32(in32, 31));
+}
+
+/* fn(v) through the float64 kernel, rounded to float32 to odd: its 24 bits
+ * round to nearest even into float16 as the float64 value does. */
+static __m256 f32_odd_via_f64(int fn, __m256 v)
+{
+    const __m128i lo = f32_odd(apply(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+    const __m128i hi = f32_odd(apply(fn, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
+    return _mm256_castsi256_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
+}
+
+static __m256 f32_h16(int fn, __m256 v, size_t *redo)
+{
+    const __m256 y = f32_fns[fn](v);
+    const __m256i u = unsettled(y);
+    if (__builtin_expect(_mm256_testz_si256(u, u), 1))
+        return y;
+    *redo += (size_t)__builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(u)));
+    return _mm256_blendv_ps(y, f32_odd_via_f64(fn, v), _mm256_castsi256_ps(u));
+}
+
+size_t mxp_vmath_f32_h16__avx2(int fn, float *y, const float *x, size_t n)
+{
+    size_t i = 0, redo = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, f32_h16(fn, _mm256_loadu_ps(x + i), &redo));
+    if (i < n) {
+        float t[8] = { 0 }; /* the zeros: exp 1, log -inf, the rest 0: all settled */
+        memcpy(t, x + i, (n - i) * sizeof t[0]);
+        _mm256_storeu_ps(t, f32_h16(fn, _mm256_loadu_ps(t), &redo));
+        memcpy(y + i, t, (n - i) * sizeof t[0]);
+    }
+    return redo;
+}
+
+/* float16 in, float16 out in one pass: widened (exactly), f32_h16, rounded
+ * to nearest even by the conversion instruction (overflow to inf) */
+size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n)
+{
+    size_t i = 0, redo = 0;
+    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
+        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(f32_h16(fn, v, &redo), rne));
+    }
+    if (i < n) {
+        uint16_t t[8] = { 0 };
+        memcpy(t, x + i, (n - i) * sizeof t[0]);
+        const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)t));
+        _mm_storeu_si128((__m128i *)(void *)t, _mm256_cvtps_ph(f32_h16(fn, v, &redo), rne));
+        memcpy(y + i, t, (n - i) * sizeof t[0]);
+    }
+    return redo;
+}
+
 void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n)
 {
     size_t i = 0;

@@ -96,6 +96,89 @@ void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n)
     }
 }
 
+/* ---- float32 results for a float16 output (see vmath-kernels.h) ---- */
+
+/* Lanes of y (SLEEF's float32 result, within 1 float32 ulp of the exact
+ * value) whose rounding to nearest even into float16 is not
+ * settled: some float32 within MXP_VMATH_H16_MARGIN steps of y (its bit
+ * pattern +- the margin) rounds to another value.  Magnitudes only (the
+ * rounding is symmetric); y = 0 (exact zeros: log 1, sin 0, tanh 0, exp's
+ * underflow) and NaN count as settled. */
+static __mmask16 unsettled(__m512 y)
+{
+    const __m512i a = _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(0x7fffffff));
+    /* the 13 discarded bits within the margin of the tie 0x1000,
+     * for |y| from 2^-14 (float16's normals) to 2^16 (from there on, inf
+     * and NaN too, everything rounds to inf; the overflow threshold 65520 is
+     * 0x477ff000).  Below 2^-14, float16's step is 2^-24 as in [2^-14,
+     * 2^-13): z = |y| + 2^-14 moves float16's ties there, and the addition's
+     * rounding (half a step of z) with y's error (at most a step of z)
+     * stays within the margin of 2. */
+    const __m512 ay = _mm512_castsi512_ps(a);
+    const __mmask16 small = _mm512_cmp_ps_mask(ay, _mm512_set1_ps(0x1p-14f), _CMP_LT_OQ);
+    const __m512i z = _mm512_castps_si512(_mm512_mask_add_ps(ay, small, ay, _mm512_set1_ps(0x1p-14f)));
+    const __m512i d = _mm512_and_si512(_mm512_add_epi32(z, _mm512_set1_epi32(MXP_VMATH_H16_MARGIN - 0x1000)),
+                                       _mm512_set1_epi32(0x1fff));
+    return _mm512_mask_cmple_epu32_mask(_mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x47800000)), d,
+                                        _mm512_set1_epi32(2 * MXP_VMATH_H16_MARGIN));
+}
+
+/* fn(v) through the float64 kernel, rounded to float32 to odd (toward zero,
+ * the last bit set when inexact): float32's 24 bits then round to nearest
+ * even into float16 as the float64 value itself would. */
+static __m512 f32_odd_via_f64(int fn, __m512 v)
+{
+    const __m512d dlo = apply(fn, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+    const __m512d dhi = apply(fn, _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
+    const __m256 flo = _mm512_cvt_roundpd_ps(dlo, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256 fhi = _mm512_cvt_roundpd_ps(dhi, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __mmask16 inexact = (__mmask16)(_mm512_cmp_pd_mask(_mm512_cvtps_pd(flo), dlo, _CMP_NEQ_OQ) |
+                                          (unsigned)_mm512_cmp_pd_mask(_mm512_cvtps_pd(fhi), dhi, _CMP_NEQ_OQ) << 8);
+    const __m512i b = _mm512_castps_si512(_mm512_insertf32x8(_mm512_castps256_ps512(flo), fhi, 1));
+    return _mm512_castsi512_ps(_mm512_mask_or_epi32(b, inexact, b, _mm512_set1_epi32(1)));
+}
+
+static __m512 f32_h16(int fn, __m512 v, size_t *redo)
+{
+    const __m512 y = f32_fns[fn](v);
+    const __mmask16 u = unsettled(y);
+    if (__builtin_expect(u == 0, 1))
+        return y;
+    *redo += (size_t)__builtin_popcount(u);
+    return _mm512_mask_blend_ps(u, y, f32_odd_via_f64(fn, v));
+}
+
+size_t mxp_vmath_f32_h16__avx512f(int fn, float *y, const float *x, size_t n)
+{
+    size_t i = 0, redo = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, f32_h16(fn, _mm512_loadu_ps(x + i), &redo));
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        /* the zeros beyond n: exp 1, log -inf, the rest 0: all settled */
+        _mm512_mask_storeu_ps(y + i, m, f32_h16(fn, _mm512_maskz_loadu_ps(m, x + i), &redo));
+    }
+    return redo;
+}
+
+/* float16 in, float16 out in one pass: widened (exactly), f32_h16, rounded
+ * to nearest even by the conversion instruction (overflow to inf) */
+size_t mxp_vmath_f16__avx512f(int fn, uint16_t *y, const uint16_t *x, size_t n)
+{
+    size_t i = 0, redo = 0;
+    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + i)));
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm512_cvtps_ph(f32_h16(fn, v, &redo), rne));
+    }
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        const __m512 v = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, x + i));
+        _mm256_mask_storeu_epi16(y + i, m, _mm512_cvtps_ph(f32_h16(fn, v, &redo), rne));
+    }
+    return redo;
+}
+
 void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n)
 {
     size_t i = 0;
