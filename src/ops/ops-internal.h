@@ -56,6 +56,8 @@ typedef struct mxp_ew_plan {
     mxp_unary_kernel_fn custom;  /* a caller's kernel instead of fn (src/ops/registry.c) */
     void *custom_ctx;
     mxp_convert_opts convert;    /* the one rounding into out */
+    bool costly;                 /* a function per element (exp, tanh, gelu, power ...):
+                                    compute-bound, so threads pay off on smaller arrays */
     /* float16/bfloat16 + - x fused into one pass (src/kernels/h16-ew/) for
      * contiguous, 2-byte aligned operands; NULL: none */
     void (*h16)(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n);

@@ -115,9 +115,15 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
 
 /* ---- large operations over the thread pool ----------------------------- */
 
-/* Bytes (read + written) per share: below twice this an operation stays on
- * the calling thread.  Measured on a 2-core Zen 4 (docs/ops.md, Threads). */
-#define MXP_EW_SHARE_BYTES ((size_t)1 << 20)
+/* Bytes (read + written) per share, so that an operation stays on the
+ * calling thread below twice this: 4 MiB (as conversions) for the cheap
+ * operations, which run near memory speed (~30 GB/s: 8 MiB take ~0.3 ms),
+ * a quarter of it for a function per element (exp, tanh, gelu ... run at
+ * 1-10 GB/s).  Waking a sleeping worker costs tens of microseconds, and far
+ * more when the other cores are busy; measured on a 2-core Zen 4
+ * (docs/ops.md, Threads). */
+#define MXP_EW_SHARE_BYTES ((size_t)4 << 20)
+enum { COSTLY_FACTOR = 4 };
 
 int mxp_ew_threads(const mxp_ew_plan *p, size_t n)
 {
@@ -126,7 +132,8 @@ int mxp_ew_threads(const mxp_ew_plan *p, size_t n)
     size_t bytes = mxp_dtype_itemsize(p->out);
     for (int k = 0; k < p->nin; k++)
         bytes += mxp_dtype_itemsize(p->in[k]);
-    const size_t shares = n / (MXP_EW_SHARE_BYTES / bytes);
+    const size_t per_share = MXP_EW_SHARE_BYTES / (p->costly ? COSTLY_FACTOR : 1) / bytes;
+    const size_t shares = n / per_share;
     const int most = mxp_get_num_threads();
     return shares < 2 ? 1 : shares < (size_t)most ? (int)shares : most;
 }
