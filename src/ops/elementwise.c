@@ -15,30 +15,41 @@ typedef struct operands {
     mxp_array *out;
 } operands;
 
-/* Runs the plan over every element of out, a row of the last axis at a
- * time (the whole array at once when everything is C-contiguous). */
-static void run(const mxp_ew_plan *p, const operands *x)
+/* The walk over out and its inputs: rows of the last axis (one row of
+ * every element when everything is C-contiguous). */
+typedef struct walk {
+    const operands *x;
+    bool one_row;
+    int64_t len;      /* elements per row */
+    ptrdiff_t os, is[2];
+} walk;
+
+/* Elements [lo, hi) of out in C order (flat index i is element i of
+ * stochastic rounding's stream), a row or part of one at a time. */
+static void run_range(const mxp_ew_plan *p, const void *ctx, size_t lo, size_t hi)
 {
-    mxp_array *out = x->out;
-    const int64_t n = mxp_array_size(out);
-    if (n == 0)
-        return;
-    bool flat = out->flags & MXP_ARRAY_C_CONTIGUOUS;
-    for (int k = 0; k < x->nin; k++)
-        flat = flat && (x->in[k]->flags & MXP_ARRAY_C_CONTIGUOUS);
+    const walk *w = ctx;
+    const operands *x = w->x;
+    const mxp_array *out = x->out;
     const int last = out->ndim - 1;
-    const bool one_row = flat || out->ndim == 0;
-    const int64_t len = one_row ? n : out->shape[last];
-    const ptrdiff_t os = one_row ? (ptrdiff_t)mxp_dtype_itemsize(out->dtype) : (ptrdiff_t)out->strides[last];
-    ptrdiff_t is[2] = { 0, 0 };
-    for (int k = 0; k < x->nin; k++)
-        is[k] = one_row ? (ptrdiff_t)mxp_dtype_itemsize(x->in[k]->dtype) : (ptrdiff_t)x->in[k]->strides[last];
-    int64_t idx[MXP_MAXDIMS] = { 0 };
     char *o = out->data;
     const char *in[2] = { x->in[0]->data, x->nin > 1 ? x->in[1]->data : NULL };
-    for (int64_t row = 0; row < n / len; row++) {
-        mxp_ew_run_1d(p, (size_t)len, o, os, in, is, (uint64_t)(row * len));
-        for (int ax = last - 1; ax >= 0 && !one_row; ax--) {
+    int64_t idx[MXP_MAXDIMS] = { 0 };
+    int64_t row = (int64_t)lo / w->len, col = (int64_t)lo % w->len;
+    for (int ax = last - 1; ax >= 0 && !w->one_row; ax--) { /* the row's position */
+        idx[ax] = row % out->shape[ax];
+        row /= out->shape[ax];
+        o += idx[ax] * out->strides[ax];
+        for (int k = 0; k < x->nin; k++)
+            in[k] += idx[ax] * x->in[k]->strides[ax];
+    }
+    for (size_t i = lo; i < hi;) {
+        const size_t m = (size_t)(w->len - col) < hi - i ? (size_t)(w->len - col) : hi - i;
+        const char *at[2] = { in[0] + col * w->is[0], in[1] ? in[1] + col * w->is[1] : NULL };
+        mxp_ew_run_1d(p, m, o + col * w->os, w->os, at, w->is, (uint64_t)i);
+        i += m;
+        col = 0;
+        for (int ax = last - 1; ax >= 0 && !w->one_row; ax--) {
             o += out->strides[ax];
             for (int k = 0; k < x->nin; k++)
                 in[k] += x->in[k]->strides[ax];
@@ -50,6 +61,26 @@ static void run(const mxp_ew_plan *p, const operands *x)
             idx[ax] = 0;
         }
     }
+}
+
+/* Runs the plan over every element of out, large arrays in shares over the
+ * thread pool (mxp_ew_parallel). */
+static void run(const mxp_ew_plan *p, const operands *x)
+{
+    const mxp_array *out = x->out;
+    const int64_t n = mxp_array_size(out);
+    if (n == 0)
+        return;
+    bool flat = out->flags & MXP_ARRAY_C_CONTIGUOUS;
+    for (int k = 0; k < x->nin; k++)
+        flat = flat && (x->in[k]->flags & MXP_ARRAY_C_CONTIGUOUS);
+    const int last = out->ndim - 1;
+    walk w = { x, flat || out->ndim == 0, 0, 0, { 0, 0 } };
+    w.len = w.one_row ? n : out->shape[last];
+    w.os = w.one_row ? (ptrdiff_t)mxp_dtype_itemsize(out->dtype) : (ptrdiff_t)out->strides[last];
+    for (int k = 0; k < x->nin; k++)
+        w.is[k] = w.one_row ? (ptrdiff_t)mxp_dtype_itemsize(x->in[k]->dtype) : (ptrdiff_t)x->in[k]->strides[last];
+    mxp_ew_parallel(p, (size_t)n, run_range, &w);
 }
 
 /* An input that overlaps out other than element for element is copied. */

@@ -71,6 +71,8 @@ typedef struct mxp_ew_plan {
     mxp_unary_kernel_fn custom;  /* a caller's kernel instead of fn (src/ops/registry.c) */
     void *custom_ctx;
     mxp_convert_opts convert;    /* the one rounding into out */
+    bool costly;                 /* a function per element (exp, tanh, gelu, power ...):
+                                    compute-bound, so threads pay off on smaller arrays */
     /* float16/bfloat16 + - x fused into one pass (src/kernels/h16-ew/) for
      * contiguous, 2-byte aligned operands; NULL: none */
     mxp_h16_fn h16;
@@ -92,6 +94,20 @@ mxp_status mxp_ew_check_binary(mxp_binary_op op, mxp_dtype a, mxp_dtype b);
  * No checks; in place as mxp_binary_strided allows.  (src/ops/strided.c) */
 void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, const char *const in[2],
                    const ptrdiff_t is[2], uint64_t index0);
+
+/* ---- large operations over the thread pool (src/ops/strided.c) ----
+ *
+ * fn(p, ctx, lo, hi) computes elements [lo, hi) of an n-element operation
+ * (flat indices; element i is element i of stochastic rounding's stream).
+ * mxp_ew_parallel runs fn over [0, n) in mxp_ew_threads(p, n) shares on
+ * the pool, each with a copy of p whose flag counters are its own (summed
+ * into p's afterwards), so the bits and counts are those of one thread. */
+typedef void (*mxp_ew_range_fn)(const mxp_ew_plan *p, const void *ctx, size_t lo, size_t hi);
+
+/* Threads for n elements of p: 1 below the size threshold, for a caller's
+ * kernel (not known to be thread-safe), else up to mxp_get_num_threads(). */
+int mxp_ew_threads(const mxp_ew_plan *p, size_t n);
+void mxp_ew_parallel(const mxp_ew_plan *p, size_t n, mxp_ew_range_fn fn, const void *ctx);
 
 /* Runs a caller's kernel over a (compute type ct) into a new array of
  * dtype rt; for src/ops/registry.c. */

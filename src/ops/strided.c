@@ -3,10 +3,13 @@
  * contiguous scratch, the result rounded once into the output — and the
  * 1-d strided entry points that NumPy ufunc inner loops map onto. */
 #include <stdint.h>
+#include <string.h>
 
 #include "convert/convert-config.h"
 #include "core/fpenv.h"
 #include "core/error.h"
+#include "core/threads-internal.h"
+#include "mxp/threads.h"
 #include "ops/ops-internal.h"
 
 /* Scratch per operand in bytes: blocks of 2048 float32 (1024 float64)
@@ -110,6 +113,78 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
     }
 }
 
+/* ---- large operations over the thread pool ----------------------------- */
+
+/* Bytes (read + written) per share, so that an operation stays on the
+ * calling thread below twice this: 4 MiB (as conversions) for the cheap
+ * operations, which run near memory speed (~30 GB/s: 8 MiB take ~0.3 ms),
+ * a quarter of it for a function per element (exp, tanh, gelu ... run at
+ * 1-10 GB/s).  Waking a sleeping worker costs tens of microseconds, and far
+ * more when the other cores are busy; measured on a 2-core Zen 4
+ * (docs/ops.md, Threads). */
+#define MXP_EW_SHARE_BYTES ((size_t)4 << 20)
+enum { COSTLY_FACTOR = 4 };
+
+int mxp_ew_threads(const mxp_ew_plan *p, size_t n)
+{
+    if (p->custom)
+        return 1;
+    size_t bytes = mxp_dtype_itemsize(p->out);
+    for (int k = 0; k < p->nin; k++)
+        bytes += mxp_dtype_itemsize(p->in[k]);
+    const size_t per_share = MXP_EW_SHARE_BYTES / (p->costly ? COSTLY_FACTOR : 1) / bytes;
+    const size_t shares = n / per_share;
+    const int most = mxp_get_num_threads();
+    return shares < 2 ? 1 : shares < (size_t)most ? (int)shares : most;
+}
+
+typedef struct ew_job {
+    const mxp_ew_plan *p;
+    size_t n;
+    mxp_ew_range_fn fn;
+    const void *ctx;
+    mxp_convert_flags counts[MXP_MAX_THREADS];
+} ew_job;
+
+/* Share t of T: elements [lo, hi), boundaries on multiples of 64 elements
+ * (whole cache lines of contiguous operands). */
+static void ew_share(void *ctx, int t, int nthreads)
+{
+    ew_job *j = ctx;
+    const size_t blocks = (j->n + 63) / 64;
+    size_t lo = blocks * (size_t)t / (size_t)nthreads * 64, hi = blocks * (size_t)(t + 1) / (size_t)nthreads * 64;
+    hi = hi < j->n ? hi : j->n;
+    if (lo >= hi)
+        return;
+    mxp_ew_plan q = *j->p;
+    if (q.convert.flags)
+        q.convert.flags = &j->counts[t];
+    j->fn(&q, j->ctx, lo, hi);
+}
+
+void mxp_ew_parallel(const mxp_ew_plan *p, size_t n, mxp_ew_range_fn fn, const void *ctx)
+{
+    const int nthreads = mxp_ew_threads(p, n);
+    if (nthreads <= 1) {
+        fn(p, ctx, 0, n);
+        return;
+    }
+    ew_job job, *j = &job; /* 8 KiB of counters */
+    memset(j->counts, 0, (size_t)nthreads * sizeof j->counts[0]);
+    j->p = p;
+    j->n = n;
+    j->fn = fn;
+    j->ctx = ctx;
+    mxp_parallel(nthreads, ew_share, j);
+    mxp_convert_flags *f = p->convert.flags;
+    for (int t = 0; f && t < nthreads; t++) {
+        f->inexact += j->counts[t].inexact;
+        f->overflow += j->counts[t].overflow;
+        f->underflow += j->counts[t].underflow;
+        f->invalid += j->counts[t].invalid;
+    }
+}
+
 /* ---- the public strided entry points ---------------------------------- */
 
 static size_t magnitude(ptrdiff_t s) { return s < 0 ? (size_t)0 - (size_t)s : (size_t)s; }
@@ -178,6 +253,22 @@ static mxp_status check_dtypes(const char *fn, mxp_dtype out, mxp_dtype a, mxp_d
     return MXP_OK;
 }
 
+typedef struct strided_args {
+    char *out;
+    ptrdiff_t os;
+    const char *in[2];
+    ptrdiff_t is[2];
+} strided_args;
+
+/* Elements [lo, hi) of a strided call (a share of mxp_ew_parallel). */
+static void strided_range(const mxp_ew_plan *p, const void *ctx, size_t lo, size_t hi)
+{
+    const strided_args *x = ctx;
+    const ptrdiff_t i = (ptrdiff_t)lo;
+    const char *const in[2] = { x->in[0] + i * x->is[0], x->in[1] ? x->in[1] + i * x->is[1] : NULL };
+    mxp_ew_run_1d(p, hi - lo, x->out + i * x->os, x->os, in, x->is, lo);
+}
+
 /* Checks done, or an error: runs p over the n elements. */
 static mxp_status run_strided_in_env(const char *fn, const mxp_ew_plan *p, size_t n, void *out, ptrdiff_t os,
                               const void *a, ptrdiff_t as, const void *b, ptrdiff_t bs)
@@ -188,8 +279,10 @@ static mxp_status run_strided_in_env(const char *fn, const mxp_ew_plan *p, size_
     if (st != MXP_OK || n == 0)
         return st;
     st = check_strided(fn, p, n, out, os, in, is);
-    if (st == MXP_OK)
-        mxp_ew_run_1d(p, n, out, os, in, is, 0);
+    if (st == MXP_OK) {
+        const strided_args x = { out, os, { in[0], in[1] }, { is[0], is[1] } };
+        mxp_ew_parallel(p, n, strided_range, &x);
+    }
     return st;
 }
 
