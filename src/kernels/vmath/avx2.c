@@ -169,7 +169,7 @@ size_t mxp_vmath_f32_h16__avx2(int fn, float *y, const float *x, size_t n)
 size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n)
 {
     size_t i = 0, redo = 0;
-    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+#define rne (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) /* an immediate, also at -O0 */
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
         _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(f32_h16(fn, v, &redo), rne));
@@ -183,6 +183,7 @@ size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n)
     }
     return redo;
 }
+#undef rne
 
 void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n)
 {

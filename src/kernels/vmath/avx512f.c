@@ -166,7 +166,7 @@ size_t mxp_vmath_f32_h16__avx512f(int fn, float *y, const float *x, size_t n)
 size_t mxp_vmath_f16__avx512f(int fn, uint16_t *y, const uint16_t *x, size_t n)
 {
     size_t i = 0, redo = 0;
-    const int rne = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+#define rne (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) /* an immediate, also at -O0 */
     for (; i + 16 <= n; i += 16) {
         const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + i)));
         _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm512_cvtps_ph(f32_h16(fn, v, &redo), rne));
@@ -178,6 +178,7 @@ size_t mxp_vmath_f16__avx512f(int fn, uint16_t *y, const uint16_t *x, size_t n)
     }
     return redo;
 }
+#undef rne
 
 void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n)
 {
