@@ -133,7 +133,7 @@ static void positional(char *out, size_t size, double v, mxp_dtype dt, int preci
         trim_zeros(out);
         return;
     }
-    char buf[400];
+    char buf[384]; /* at most 309 integer digits + '.' + 17: with the sign, fits out's 400 */
     size_t n = 0;
     if (e < 0) {
         n += (size_t)snprintf(buf, sizeof buf, "0.%.*s%s", -e - 1, "0000000000000000000000000000000000000000", d);
