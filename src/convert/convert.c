@@ -292,9 +292,8 @@ typedef struct cvt_job {
 static void cvt_share(void *ctx, int t, int nthreads)
 {
     cvt_job *j = ctx;
-    const size_t blocks = (j->n + 63) / 64;
-    size_t lo = blocks * (size_t)t / (size_t)nthreads * 64, hi = blocks * (size_t)(t + 1) / (size_t)nthreads * 64;
-    hi = hi < j->n ? hi : j->n;
+    size_t lo, hi;
+    mxp_share_range(j->n, t, nthreads, &lo, &hi);
     if (lo >= hi)
         return;
     mxp_cvt_params q = *j->p;
@@ -312,9 +311,7 @@ int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dt
     const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
     if (dst == src && ds != ss)
         return 1;
-    const size_t shares = n / (MXP_CVT_SHARE_BYTES / (ss + ds));
-    const int most = mxp_get_num_threads();
-    return shares < 2 ? 1 : shares < (size_t)most ? (int)shares : most;
+    return mxp_share_threads(n, MXP_CVT_SHARE_BYTES / (ss + ds));
 }
 
 static void convert_contiguous(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
@@ -334,14 +331,7 @@ static void convert_contiguous(void *dst, mxp_dtype dst_type, const void *src, m
     j->n = n;
     j->p = p;
     mxp_parallel(nthreads, cvt_share, j);
-    if (p->flags) {
-        for (int t = 0; t < nthreads; t++) {
-            p->flags->inexact += j->counts[t].inexact;
-            p->flags->overflow += j->counts[t].overflow;
-            p->flags->underflow += j->counts[t].underflow;
-            p->flags->invalid += j->counts[t].invalid;
-        }
-    }
+    mxp_share_flags_sum(p->flags, j->counts, nthreads);
 }
 
 mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,

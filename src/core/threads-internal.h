@@ -1,8 +1,46 @@
 /* Internal: run fn(ctx, t, nthreads) for t = 0 .. nthreads-1, each on its
- * own thread (t = 0 on the caller's), and wait for all. */
+ * own thread (t = 0 on the caller's), and wait for all; and the pieces
+ * shared by the jobs that split a large array over the pool (conversions,
+ * elementwise operations). */
 #ifndef MXP_CORE_THREADS_INTERNAL_H
 #define MXP_CORE_THREADS_INTERNAL_H
 
+#include <stddef.h>
+
+#include "mxp/convert.h"
+#include "mxp/threads.h"
+
 void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads), void *ctx);
+
+/* Threads for n elements when each thread should get at least per_share of
+ * them: 1 below two shares, at most mxp_get_num_threads(). */
+static inline int mxp_share_threads(size_t n, size_t per_share)
+{
+    const size_t shares = per_share ? n / per_share : 0;
+    const int most = mxp_get_num_threads();
+    return shares < 2 ? 1 : shares < (size_t)most ? (int)shares : most;
+}
+
+/* Share t of nthreads of n elements: [*lo, *hi), boundaries on multiples of
+ * 64 elements (whole cache lines of contiguous operands); empty when
+ * *lo >= *hi.  Every element falls in exactly one share. */
+static inline void mxp_share_range(size_t n, int t, int nthreads, size_t *lo, size_t *hi)
+{
+    const size_t blocks = (n + 63) / 64;
+    *lo = blocks * (size_t)t / (size_t)nthreads * 64;
+    *hi = blocks * (size_t)(t + 1) / (size_t)nthreads * 64;
+    *hi = *hi < n ? *hi : n;
+}
+
+/* Adds the shares' flag counters into *into (NULL: nothing to add). */
+static inline void mxp_share_flags_sum(mxp_convert_flags *into, const mxp_convert_flags *parts, int nthreads)
+{
+    for (int t = 0; into && t < nthreads; t++) {
+        into->inexact += parts[t].inexact;
+        into->overflow += parts[t].overflow;
+        into->underflow += parts[t].underflow;
+        into->invalid += parts[t].invalid;
+    }
+}
 
 #endif

@@ -132,10 +132,7 @@ int mxp_ew_threads(const mxp_ew_plan *p, size_t n)
     size_t bytes = mxp_dtype_itemsize(p->out);
     for (int k = 0; k < p->nin; k++)
         bytes += mxp_dtype_itemsize(p->in[k]);
-    const size_t per_share = MXP_EW_SHARE_BYTES / (p->costly ? COSTLY_FACTOR : 1) / bytes;
-    const size_t shares = n / per_share;
-    const int most = mxp_get_num_threads();
-    return shares < 2 ? 1 : shares < (size_t)most ? (int)shares : most;
+    return mxp_share_threads(n, MXP_EW_SHARE_BYTES / (p->costly ? COSTLY_FACTOR : 1) / bytes);
 }
 
 typedef struct ew_job {
@@ -151,9 +148,8 @@ typedef struct ew_job {
 static void ew_share(void *ctx, int t, int nthreads)
 {
     ew_job *j = ctx;
-    const size_t blocks = (j->n + 63) / 64;
-    size_t lo = blocks * (size_t)t / (size_t)nthreads * 64, hi = blocks * (size_t)(t + 1) / (size_t)nthreads * 64;
-    hi = hi < j->n ? hi : j->n;
+    size_t lo, hi;
+    mxp_share_range(j->n, t, nthreads, &lo, &hi);
     if (lo >= hi)
         return;
     mxp_ew_plan q = *j->p;
@@ -176,13 +172,7 @@ void mxp_ew_parallel(const mxp_ew_plan *p, size_t n, mxp_ew_range_fn fn, const v
     j->fn = fn;
     j->ctx = ctx;
     mxp_parallel(nthreads, ew_share, j);
-    mxp_convert_flags *f = p->convert.flags;
-    for (int t = 0; f && t < nthreads; t++) {
-        f->inexact += j->counts[t].inexact;
-        f->overflow += j->counts[t].overflow;
-        f->underflow += j->counts[t].underflow;
-        f->invalid += j->counts[t].invalid;
-    }
+    mxp_share_flags_sum(p->convert.flags, j->counts, nthreads);
 }
 
 /* ---- the public strided entry points ---------------------------------- */
