@@ -31,6 +31,7 @@ typedef enum mxp_isa {
 #define MXP_CPU_AVX512VNNI  (1ull << 10)
 #define MXP_CPU_AVX512FP16  (1ull << 11)
 #define MXP_CPU_AVXVNNI     (1ull << 12)
+#define MXP_CPU_AVX512VBMI  (1ull << 13) /* beyond the ISA levels: byte permutes (vpermb, vpermi2b) */
 
 MXP_API uint64_t mxp_cpu_features(void);
 /* Names of the detected features, space separated: "sse2 avx avx2 ...". */

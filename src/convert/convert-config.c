@@ -97,13 +97,43 @@ const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count)
     return kernels;
 }
 
+/* AVX512_VBMI is no ISA level of its own (Cooper Lake has BF16 without
+ * it): the table kernels check the feature at run time, from the avx512
+ * level on. */
+#if MXP_HAVE_X86_KERNELS
+static int has_vbmi(mxp_isa isa)
+{
+    return isa >= MXP_ISA_AVX512 && (mxp_cpu_features() & MXP_CPU_AVX512VBMI);
+}
+#endif
+
 mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name)
 {
 #if MXP_HAVE_X86_KERNELS
+    if (has_vbmi(isa)) {
+        if (name)
+            *name = "mxp_lut8_u8__avx512vbmi";
+        return mxp_lut8_u8__avx512vbmi;
+    }
     if (isa >= MXP_ISA_AVX512) {
         if (name)
             *name = "mxp_lut8_u8__avx512f";
         return mxp_lut8_u8__avx512f;
+    }
+#endif
+    (void)isa;
+    if (name)
+        *name = NULL;
+    return NULL;
+}
+
+mxp_cvt_lut16_fn mxp_cvt_find_lut16(mxp_isa isa, const char **name)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (has_vbmi(isa)) {
+        if (name)
+            *name = "mxp_lut8_u16__avx512vbmi";
+        return mxp_lut8_u16__avx512vbmi;
     }
 #endif
     (void)isa;

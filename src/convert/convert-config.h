@@ -35,9 +35,15 @@ int mxp_cvt_is_preferred(const mxp_cvt_kernel *k);
 int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n);
 
 /* The byte table-lookup kernel at or below `isa` (8-bit sources to 8-bit
- * results, src/kernels/u8-lut), or NULL; its name. */
+ * results, src/kernels/u8-lut), or NULL; its name.  With AVX512_VBMI (a
+ * feature beyond the levels, allowed from the avx512 level on) the vpermi2b
+ * kernel, else the vpshufb one. */
 typedef void (*mxp_cvt_lut8_fn)(void *dst, const void *src, size_t n, const uint8_t *table);
 mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name);
+
+/* The same for 16-bit results (AVX512_VBMI only), or NULL. */
+typedef void (*mxp_cvt_lut16_fn)(void *dst, const void *src, size_t n, const uint16_t *table);
+mxp_cvt_lut16_fn mxp_cvt_find_lut16(mxp_isa isa, const char **name);
 
 /* All kernels, for tests and `mxp info`. */
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);

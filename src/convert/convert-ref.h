@@ -10,7 +10,9 @@
 void mxp_convert_ref(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
                      size_t n, const mxp_cvt_params *p);
 
-/* The table lookup's twin: dst[i] = table[src[i]], bytes. */
+/* The table lookups' twins: dst[i] = table[src[i]], 8-bit sources, 8-bit
+ * or 16-bit results. */
 void mxp_lut8_ref(void *dst, const void *src, size_t n, const uint8_t *table);
+void mxp_lut16_ref(void *dst, const void *src, size_t n, const uint16_t *table);
 
 #endif

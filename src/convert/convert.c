@@ -199,31 +199,47 @@ static void chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const v
     }
 }
 
-/* ---- 8-bit sources to 8-bit results: a table ------------------------------ */
+/* ---- 8-bit sources to 8-bit and 16-bit results: a table ------------------ */
 
 /* An 8-bit source has 256 patterns: in a deterministic mode the reference
  * converter fills a 256-entry table once per call and a lookup kernel
  * applies it, for arrays long enough to pay for the table. */
 enum { LUT_MIN = 32768 }; /* the table costs ~2 us (256 reference conversions) */
 
-static mxp_cvt_lut8_fn lut_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa,
-                                const char **name)
+typedef struct cvt_lut {
+    mxp_cvt_lut8_fn to8;   /* 8-bit results */
+    mxp_cvt_lut16_fn to16; /* 16-bit results */
+} cvt_lut;
+
+static cvt_lut lut_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa, const char **name)
 {
-    if (mxp_dtype_itemsize(src_type) != 1 || mxp_dtype_itemsize(dst_type) != 1 || mode == MXP_ROUND_STOCHASTIC)
-        return NULL;
-    return mxp_cvt_find_lut8(isa, name);
+    cvt_lut l = { NULL, NULL };
+    if (mxp_dtype_itemsize(src_type) != 1 || mode == MXP_ROUND_STOCHASTIC)
+        return l;
+    if (mxp_dtype_itemsize(dst_type) == 1)
+        l.to8 = mxp_cvt_find_lut8(isa, name);
+    else if (mxp_dtype_itemsize(dst_type) == 2)
+        l.to16 = mxp_cvt_find_lut16(isa, name);
+    return l;
 }
 
-static void lut_run(mxp_cvt_lut8_fn fn, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
+static void lut_run(const cvt_lut *l, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
                     size_t n, const mxp_cvt_params *p)
 {
-    uint8_t all[256], table[256];
+    uint8_t all[256];
     for (int i = 0; i < 256; i++)
         all[i] = (uint8_t)i;
     mxp_cvt_params q = *p;
     q.flags = NULL;
-    mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
-    fn(dst, src, n, table);
+    if (l->to8) {
+        uint8_t table[256];
+        mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
+        l->to8(dst, src, n, table);
+    } else {
+        uint16_t table[256];
+        mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
+        l->to16(dst, src, n, table);
+    }
 }
 
 /* Contiguous conversion of n elements starting at logical index p->index0. */
@@ -240,10 +256,10 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
     }
     const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_get_isa());
     if (!k) {
-        const mxp_cvt_lut8_fn lut =
-            p->flags || n < LUT_MIN ? NULL : lut_find(dst_type, src_type, p->rounding, mxp_get_isa(), NULL);
-        if (lut) {
-            lut_run(lut, dst, dst_type, src, src_type, n, p);
+        const cvt_lut lut = p->flags || n < LUT_MIN ? (cvt_lut){ NULL, NULL }
+                                                    : lut_find(dst_type, src_type, p->rounding, mxp_get_isa(), NULL);
+        if (lut.to8 || lut.to16) {
+            lut_run(&lut, dst, dst_type, src, src_type, n, p);
             return;
         }
         const cvt_chain c = p->flags ? (cvt_chain){ NULL, NULL }
@@ -426,7 +442,8 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     if (k)
         return k->name;
     const char *lut_name = NULL;
-    if (lut_find(dst_type, src_type, p.rounding, mxp_get_isa(), &lut_name))
+    const cvt_lut lut = lut_find(dst_type, src_type, p.rounding, mxp_get_isa(), &lut_name);
+    if (lut.to8 || lut.to16)
         return lut_name; /* from LUT_MIN elements on */
     const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_get_isa());
     if (!c.widen)

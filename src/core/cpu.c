@@ -73,6 +73,7 @@ static void detect_x86(void)
             features |= (b & (1u << 30)) ? MXP_CPU_AVX512BW : 0;  /* EBX.AVX512BW[30] */
             features |= (b & (1u << 31)) ? MXP_CPU_AVX512VL : 0;  /* EBX.AVX512VL[31] */
             features |= (c & (1u << 11)) ? MXP_CPU_AVX512VNNI : 0; /* ECX.AVX512_VNNI[11] */
+            features |= (c & (1u << 1)) ? MXP_CPU_AVX512VBMI : 0;  /* ECX.AVX512_VBMI[1] */
             features |= (d & (1u << 23)) ? MXP_CPU_AVX512FP16 : 0; /* EDX.AVX512_FP16[23] */
             unsigned a1, b1, c1, d1;
             __cpuid_count(7, 1, a1, b1, c1, d1);
@@ -102,7 +103,7 @@ static const struct { uint64_t bit; const char *name; } feature_names[] = {
     { MXP_CPU_AVX512BW, "avx512bw" }, { MXP_CPU_AVX512VL, "avx512vl" },
     { MXP_CPU_AVX512DQ, "avx512dq" }, { MXP_CPU_AVX512BF16, "avx512bf16" },
     { MXP_CPU_AVX512VNNI, "avx512vnni" }, { MXP_CPU_AVX512FP16, "avx512fp16" },
-    { MXP_CPU_AVXVNNI, "avxvnni" },
+    { MXP_CPU_AVXVNNI, "avxvnni" }, { MXP_CPU_AVX512VBMI, "avx512vbmi" },
 };
 
 static const char *const isa_names[MXP_ISA_COUNT] = { "scalar", "avx2", "avx512", "avx512bf16" };

@@ -13,5 +13,9 @@
  * (table: 256 entries).  Twin: mxp_lut8_ref. */
 typedef void (*mxp_lut8_fn)(void *dst, const void *src, size_t n, const uint8_t *table);
 void mxp_lut8_u8__avx512f(void *dst, const void *src, size_t n, const uint8_t *table);
+void mxp_lut8_u8__avx512vbmi(void *dst, const void *src, size_t n, const uint8_t *table);
+
+/* The same for 16-bit results (table: 256 entries).  Twin: mxp_lut16_ref. */
+void mxp_lut8_u16__avx512vbmi(void *dst, const void *src, size_t n, const uint16_t *table);
 
 #endif
