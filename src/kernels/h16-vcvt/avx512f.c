@@ -1,0 +1,241 @@
+/* bfloat16 and float16 -> e4m3, e5m2, s8, u8 and each other with AVX-512F,
+ * the deterministic modes, in one pass: 32 elements are loaded, widened to
+ * float32 in registers, rounded by the float32 kernels' cores
+ * (src/kernels/f32-vcvt/round-avx512.h) and stored.  Both 16-bit formats
+ * widen to float32 exactly, so this is one rounding from the exact value,
+ * the same bits as the two-kernel path it replaces (widen a block into
+ * float32, then narrow it; src/convert/convert.c), with no float32 block
+ * written and read back.  The widening is the widening kernels':
+ *
+ *   bf16  s eeeeeeee mmmmmmm           -> the top half of a float32 (NaNs
+ *                                         made quiet: mantissa bit 22 set)
+ *   f16   s eeeee mmmmmmmmmm           -> vcvtph2ps (exact, DAZ-proof)
+ *
+ * Runs in the library's MXCSR (set here): vcvtps2dq and vcvtps2ph read
+ * float32 subnormals (from bfloat16) as zero under DAZ.  Stochastic
+ * rounding keeps the two-kernel path.  Forward, each 64-byte source block
+ * read before its result is written: safe in place. */
+#include "core/fpenv.h"
+#include "kernels/cvt-kernels.h"
+#include "kernels/f32-vcvt/round-avx512.h"
+
+typedef enum { H_BF16, H_F16 } h16_src;
+typedef enum { TO_E4M3, TO_E5M2, TO_S8, TO_U8, TO_BF16, TO_F16 } h16_dst;
+
+/* 16 source elements (16-bit) to float32 bits. */
+MXP_INLINE __m512i widen16(__m256i h, h16_src s)
+{
+    if (s == H_F16)
+        return _mm512_castps_si512(_mm512_cvtph_ps(h));
+    const __m512i r = _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+    const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(r, _mm512_set1_epi32(0x7fffffff)),
+                                                  _mm512_set1_epi32(0x7f800000));
+    return _mm512_mask_or_epi32(r, nan, r, _mm512_set1_epi32(0x00400000));
+}
+
+/* float32 -> float16 by vcvtps2ph in the IEEE modes (no DAZ here, so
+ * float32 subnormals round as values); nearest away by the integer core.
+ * Saturation: an infinite result (overflow or an infinite input) becomes
+ * max, +-inf - 1 ulp. */
+MXP_INLINE __m256i to_f16(__m512i x, mxp_rounding mode, int saturate)
+{
+    const __m512 f = _mm512_castsi512_ps(x);
+    __m256i r;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_TOWARD_ZERO: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_DOWN: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: {
+        const mxp_narrow_fmt f16 = { 16, 10, 15, 1 };
+        return _mm512_cvtepi32_epi16(mxp_f32_to_narrow_fast_avx512(x, f16, mode, saturate, _mm512_setzero_si512()));
+    }
+    }
+    if (saturate) {
+        const __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)),
+                                                      _mm256_set1_epi16(0x7c00));
+        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1));
+    }
+    return r;
+}
+
+/* A 16-bit binary format, as the "add, then shift" below sees it. */
+typedef struct fmt16 {
+    int mbits, bias;
+} fmt16;
+
+/* 32 float16 or bfloat16 lanes to float8 bits (low byte of each lane) by
+ * "add, then shift" on the 16-bit patterns, as round-avx512.h does for
+ * float32 (mxp_f32_to_narrow_fast_avx512), in 16-bit lanes: the value's
+ * bits v (rebiased in the target's normal range, the significand below
+ * it) plus a mode-dependent c, shifted right by d, is the target pattern;
+ * carries ripple into the exponent, overflow is a clamp.
+ *
+ *   f16   s eeeee mmmmmmmmmm     d = 10 - M, + (emin - max(E, 1)) below
+ *   bf16  s eeeeeeee mmmmmmm     d =  7 - M, + (emin - max(E, 1)) below
+ *
+ * emin = the source's biased exponent of the target's smallest normal.  d
+ * is clamped at 15: the significand then has at most 8 bits (bfloat16; for
+ * float16 d <= 15 anyway), below half of 2^15, so every mode still gives 0
+ * or the smallest subnormal as it should.  Infinities and NaNs by mask:
+ * e4m3 has only NaN (S.1111.111), e5m2 keeps the top payload bits, quiet. */
+MXP_INLINE __m256i narrow32(__m512i h, fmt16 s, mxp_narrow_fmt t, mxp_rounding mode, int saturate)
+{
+    const int d0 = s.mbits - t.mbits;
+    const int emin = s.bias - t.bias + 1;
+    const unsigned eall = (1u << (7 - t.mbits)) - 1, mmask = (1u << t.mbits) - 1;
+    const unsigned max_enc = t.has_inf ? ((eall - 1) << t.mbits) | mmask : (eall << t.mbits) | (mmask - 1);
+    const unsigned inf_enc = eall << t.mbits;
+    const int inf_s = (s.mbits == 10 ? 0x1f : 0xff) << s.mbits;
+    const __m512i one = _mm512_set1_epi16(1);
+    const __m512i m = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
+    const __m512i sign = _mm512_srai_epi16(h, 15);
+    const __m512i e1 = _mm512_max_epu16(_mm512_srli_epi16(m, s.mbits), one); /* max(E, 1) */
+    __m512i v = m, d = _mm512_set1_epi16((short)d0);
+    if (emin > 1) {
+        const __m512i ek = _mm512_min_epu16(e1, _mm512_set1_epi16((short)emin));
+        v = _mm512_sub_epi16(m, _mm512_slli_epi16(_mm512_sub_epi16(ek, one), s.mbits));
+        d = _mm512_min_epu16(_mm512_add_epi16(d, _mm512_subs_epu16(_mm512_set1_epi16((short)emin), e1)),
+                             _mm512_set1_epi16(15));
+    }
+    __m512i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: {
+        const __m512i half = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one));
+        c = _mm512_add_epi16(_mm512_sub_epi16(half, one), _mm512_and_si512(_mm512_srlv_epi16(v, d), one));
+        break;
+    }
+    case MXP_ROUND_NEAREST_AWAY: c = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one)); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
+    case MXP_ROUND_UP: c = _mm512_andnot_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
+    default: c = _mm512_and_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
+    }
+    __m512i r = _mm512_srlv_epi16(_mm512_add_epi16(v, c), d);
+    __m512i limit = _mm512_set1_epi16((short)max_enc);
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm512_add_epi16(limit, _mm512_add_epi16(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm512_sub_epi16(limit, sign); break;
+        default: limit = _mm512_add_epi16(limit, one); break;
+        }
+    }
+    r = _mm512_min_epu16(r, limit);
+    const __mmask32 special = _mm512_cmpge_epu16_mask(m, _mm512_set1_epi16((short)inf_s));
+    if (special) {
+        const __mmask32 inf = _mm512_cmpeq_epi16_mask(m, _mm512_set1_epi16((short)inf_s));
+        const unsigned inf_out = saturate ? max_enc : t.has_inf ? inf_enc : inf_enc | mmask;
+        __m512i nan = _mm512_set1_epi16((short)(inf_enc | mmask)); /* e4m3 */
+        if (t.has_inf) /* quiet, the top payload bits kept */
+            nan = _mm512_ternarylogic_epi32(_mm512_srli_epi16(m, d0), _mm512_set1_epi16((short)mmask),
+                                            _mm512_set1_epi16((short)(inf_enc | 1u << (t.mbits - 1))), 0xea);
+        r = _mm512_mask_mov_epi16(r, special, nan);
+        r = _mm512_mask_mov_epi16(r, inf, _mm512_set1_epi16((short)inf_out));
+    }
+    r = _mm512_or_si512(r, _mm512_and_si512(sign, _mm512_set1_epi16(0x80)));
+    return _mm512_cvtepi16_epi8(r);
+}
+
+/* 32 elements: 16-bit results fill the vector, 8-bit ones its low half. */
+MXP_INLINE __m512i convert32(__m512i h, h16_src s, h16_dst d, mxp_rounding mode, int saturate)
+{
+    const fmt16 sf = s == H_F16 ? (fmt16){ 10, 15 } : (fmt16){ 7, 127 };
+    if (d == TO_E4M3)
+        return _mm512_castsi256_si512(narrow32(h, sf, (mxp_narrow_fmt){ 8, 3, 7, 0 }, mode, saturate));
+    if (d == TO_E5M2)
+        return _mm512_castsi256_si512(narrow32(h, sf, (mxp_narrow_fmt){ 8, 2, 15, 1 }, mode, saturate));
+    const __m512i x0 = widen16(_mm512_castsi512_si256(h), s);
+    const __m512i x1 = widen16(_mm512_extracti64x4_epi64(h, 1), s);
+    __m256i lo, hi;
+    switch (d) {
+    case TO_S8:
+    case TO_U8:
+        lo = _mm256_castsi128_si256(mxp_f32_to_small_int_hw_avx512(x0, mode, d == TO_U8));
+        return _mm512_castsi256_si512(_mm256_inserti128_si256(lo, mxp_f32_to_small_int_hw_avx512(x1, mode, d == TO_U8), 1));
+    case TO_BF16:
+        lo = _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x0, mode, saturate, _mm512_setzero_si512()));
+        hi = _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x1, mode, saturate, _mm512_setzero_si512()));
+        break;
+    default:
+        lo = to_f16(x0, mode, saturate);
+        hi = to_f16(x1, mode, saturate);
+        break;
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+MXP_INLINE __mmask32 low_bits32(size_t k) { return (__mmask32)(k >= 32 ? ~0u : ~(~0u << k)); }
+
+/* Elements [i, i + count), count <= 32, masked. */
+MXP_INLINE void part(void *dst, const uint16_t *src, size_t count, h16_src s, h16_dst d, mxp_rounding mode,
+                     int saturate)
+{
+    const __mmask32 mask = low_bits32(count);
+    const __m512i r = convert32(_mm512_maskz_loadu_epi16(mask, src), s, d, mode, saturate);
+    if (d == TO_BF16 || d == TO_F16)
+        _mm512_mask_storeu_epi16(dst, mask, r);
+    else
+        _mm256_mask_storeu_epi8(dst, mask, _mm512_castsi512_si256(r));
+}
+
+MXP_INLINE void loop(void *dst, const void *src, size_t n, const mxp_cvt_params *p, h16_src s, h16_dst d,
+                     mxp_rounding mode)
+{
+    const size_t out_size = d == TO_BF16 || d == TO_F16 ? 2 : 1, vec_bytes = 32 * out_size;
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const uint16_t *in = src;
+    unsigned char *out = dst;
+    size_t i = 0;
+    /* Large outputs bypass the cache (as memcpy does); the head is
+     * converted until dst is aligned. */
+    const int stream = n * (2 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    if (stream) {
+        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
+        head = head < n ? head : n;
+        if (head) {
+            part(out, in, head, s, d, mode, saturate);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        const __m512i r = convert32(_mm512_loadu_si512((const void *)(in + i)), s, d, mode, saturate);
+        void *o = out + i * out_size;
+        if (out_size == 2 && stream)
+            _mm512_stream_si512((__m512i *)o, r);
+        else if (out_size == 2)
+            _mm512_storeu_si512(o, r);
+        else if (stream)
+            _mm256_stream_si256((__m256i *)o, _mm512_castsi512_si256(r));
+        else
+            _mm256_storeu_si256((__m256i *)o, _mm512_castsi512_si256(r));
+    }
+    if (i < n)
+        part(out + i * out_size, in + i, n - i, s, d, mode, saturate);
+    if (stream)
+        _mm_sfence();
+}
+
+/* One instantiation per mode, so that the mode is a constant. */
+MXP_INLINE void by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p, h16_src s, h16_dst d)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: loop(dst, src, n, p, s, d, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_AWAY: loop(dst, src, n, p, s, d, MXP_ROUND_NEAREST_AWAY); break;
+    case MXP_ROUND_TOWARD_ZERO: loop(dst, src, n, p, s, d, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: loop(dst, src, n, p, s, d, MXP_ROUND_UP); break;
+    default: loop(dst, src, n, p, s, d, MXP_ROUND_DOWN); break;
+    }
+    mxp_fpenv_leave(env);
+}
+
+void mxp_bf16_e4m3_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_BF16, TO_E4M3); }
+void mxp_bf16_e5m2_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_BF16, TO_E5M2); }
+void mxp_bf16_s8_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_BF16, TO_S8); }
+void mxp_bf16_u8_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_BF16, TO_U8); }
+void mxp_bf16_f16_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_BF16, TO_F16); }
+void mxp_f16_e4m3_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_F16, TO_E4M3); }
+void mxp_f16_e5m2_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_F16, TO_E5M2); }
+void mxp_f16_s8_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_F16, TO_S8); }
+void mxp_f16_u8_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_F16, TO_U8); }
+void mxp_f16_bf16_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p) { by_mode(d, s, n, p, H_F16, TO_BF16); }

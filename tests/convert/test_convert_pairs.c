@@ -1,0 +1,269 @@
+/* Conversions from 16-bit and 8-bit sources, exhaustively: all 65,536
+ * bfloat16/float16 patterns and all 256 patterns of each 8-bit type, to
+ * every other type, every mode, both overflow policies, bit for bit against
+ * the reference converter.  Through each one-pass kernel directly, through
+ * both table-lookup kernels (vpshufb and, where the CPU has AVX512_VBMI,
+ * vpermi2b) directly, and through mxp_convert at the level in use (ctest
+ * runs this file capped at each level), with unaligned starts and tails. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "convert/convert-config.h"
+#include "convert/convert-ref.h"
+#include "kernels/cvt-kernels.h"
+#include "mxp.h"
+
+/* 8-bit inputs repeat to this length, past the tables' threshold
+ * (LUT_MIN in convert.c) and odd. */
+enum { N8 = 40000 + 37, N16 = 1 << 16, OFF = 3, CAP = (N16 + 64) * 8 };
+
+/* The x86 build has the table kernels (src/kernels/u8-lut). */
+#if defined(__x86_64__) || defined(__amd64__)
+#define HAVE_TABLE_KERNELS 1
+#else
+#define HAVE_TABLE_KERNELS 0
+#endif
+
+static const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8 };
+enum { NTYPES = sizeof types / sizeof types[0] };
+
+static unsigned char *src, *want, *got;
+
+/* Every pattern of an 8-bit or 16-bit source, starting at src + OFF
+ * elements (an unaligned start); the count. */
+static size_t fill(mxp_dtype t)
+{
+    const size_t ss = mxp_dtype_itemsize(t);
+    const size_t n = ss == 1 ? N8 : N16;
+    for (size_t i = 0; i < n; i++) {
+        const uint16_t v = (uint16_t)(ss == 1 ? (i * 167) & 0xff : i);
+        memcpy(src + (OFF + i) * ss, &v, ss);
+    }
+    return n;
+}
+
+static size_t compare(const unsigned char *a, const unsigned char *b, size_t n, size_t size, const char *what)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = 0, y = 0;
+        memcpy(&x, a + i * size, size);
+        memcpy(&y, b + i * size, size);
+        if (x != y && bad++ < 4)
+            print_error("%s: element %zu: 0x%llx, reference 0x%llx\n", what, i, (unsigned long long)y,
+                        (unsigned long long)x);
+    }
+    return bad;
+}
+
+/* f(got + OFF elements, ...) against the reference, whole and in short
+ * pieces at odd offsets (the masked heads and tails), nothing written past
+ * the end. */
+typedef void (*run_fn)(void *ctx, void *dst, const void *src, size_t n, const mxp_cvt_params *p);
+
+static size_t check(run_fn f, void *ctx, mxp_dtype dt, mxp_dtype st, size_t n, const mxp_cvt_params *p,
+                    const char *what)
+{
+    const size_t ss = mxp_dtype_itemsize(st), ds = mxp_dtype_itemsize(dt);
+    const unsigned char *in = src + OFF * ss;
+    mxp_cvt_params q = *p;
+    mxp_convert_ref(want, dt, in, st, n, &q);
+    memset(got, 0xa5, (n + OFF) * ds + 64);
+    f(ctx, got + OFF * ds, in, n, &q);
+    size_t bad = compare(want, got + OFF * ds, n, ds, what);
+    for (size_t i = 0; i < OFF * ds; i++)
+        bad += got[i] != 0xa5;
+    for (size_t i = (n + OFF) * ds; i < (n + OFF) * ds + 64; i++)
+        bad += got[i] != 0xa5;
+    for (size_t len = 1, off = 1; len < 200 && off + len <= n; len += 13, off += 7) {
+        q.index0 = p->index0 + off;
+        mxp_convert_ref(want, dt, in + off * ss, st, len, &q);
+        memset(got, 0xa5, len * ds + 64);
+        f(ctx, got + 1, in + off * ss, len, &q);
+        bad += compare(want, got + 1, len, ds, what);
+        bad += got[0] != 0xa5 || got[len * ds + 1] != 0xa5;
+    }
+    return bad;
+}
+
+static void run_kernel(void *ctx, void *dst, const void *s, size_t n, const mxp_cvt_params *p)
+{
+    ((const mxp_cvt_kernel *)ctx)->fn(dst, s, n, p);
+}
+
+/* Every kernel from an 8-bit or 16-bit source, every input pattern. */
+static void test_one_pass_kernels_on_every_16bit_and_8bit_input(void **state)
+{
+    (void)state;
+    size_t count, tested = 0, bad = 0;
+    const mxp_cvt_kernel *ks = mxp_cvt_kernels(&count);
+    for (size_t i = 0; i < count; i++) {
+        const mxp_cvt_kernel *k = &ks[i];
+        if (mxp_dtype_itemsize(k->src) > 2 || k->isa > mxp_isa_current())
+            continue;
+        const size_t n = fill(k->src);
+        for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
+            if (!(k->modes >> mode & 1u))
+                continue;
+            for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 42, 0, NULL };
+                char what[160];
+                snprintf(what, sizeof what, "%s %s/%s", k->name, mxp_rounding_name(p.rounding),
+                         mxp_overflow_name(p.overflow));
+                bad += check(run_kernel, (void *)k, k->dst, k->src, n, &p, what);
+            }
+        }
+        tested++;
+    }
+    print_message("%zu kernels from 8-bit and 16-bit sources checked at %s\n", tested,
+                  mxp_isa_name(mxp_isa_current()));
+    assert_int_equal(bad, 0);
+}
+
+typedef struct lut_ctx {
+    mxp_lut8_fn to8;
+    void (*to16)(void *, const void *, size_t, const uint16_t *);
+    mxp_dtype dt, st;
+} lut_ctx;
+
+static void run_lut(void *ctx, void *dst, const void *s, size_t n, const mxp_cvt_params *p)
+{
+    const lut_ctx *c = ctx;
+    uint8_t all[256];
+    for (int i = 0; i < 256; i++)
+        all[i] = (uint8_t)i;
+    _Alignas(8) unsigned char table[512];
+    mxp_convert_ref(table, c->dt, all, c->st, 256, p);
+    if (c->to8)
+        c->to8(dst, s, n, table);
+    else
+        c->to16(dst, s, n, (const uint16_t *)(const void *)table);
+}
+
+/* Both byte-table kernels and the 16-bit one, each named, on tables the
+ * reference fills: every 8-bit pair, every deterministic mode. */
+static void test_table_kernels_on_every_8bit_input(void **state)
+{
+    (void)state;
+    if (mxp_isa_current() < MXP_ISA_AVX512 || !HAVE_TABLE_KERNELS) {
+        print_message("skipped: the table kernels need AVX-512\n");
+        skip();
+    }
+#if HAVE_TABLE_KERNELS
+    const int vbmi = (mxp_cpu_features() & MXP_CPU_AVX512VBMI) != 0;
+    if (!vbmi)
+        print_message("the vpermi2b kernels skipped: this CPU lacks AVX512_VBMI\n");
+    size_t bad = 0, runs = 0;
+    for (size_t a = 0; a < NTYPES; a++) {
+        if (mxp_dtype_itemsize(types[a]) != 1)
+            continue;
+        const size_t n = fill(types[a]);
+        for (size_t b = 0; b < NTYPES; b++) {
+            const size_t ds = mxp_dtype_itemsize(types[b]);
+            if (a == b || ds > 2)
+                continue;
+            for (int kind = 0; kind < 2; kind++) {
+                lut_ctx c = { NULL, NULL, types[b], types[a] };
+                if (ds == 1)
+                    c.to8 = kind == 0 ? mxp_lut8_u8__avx512f : vbmi ? mxp_lut8_u8__avx512vbmi : NULL;
+                else if (kind == 1 && vbmi)
+                    c.to16 = mxp_lut8_u16__avx512vbmi;
+                if (!c.to8 && !c.to16)
+                    continue;
+                for (int mode = 0; mode < MXP_ROUND_STOCHASTIC; mode++)
+                    for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                        mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 0, 0, NULL };
+                        char what[160];
+                        snprintf(what, sizeof what, "table %s %s->%s %s/%s", ds == 2 ? "u16" : kind ? "vbmi" : "vpshufb",
+                                 mxp_dtype_name(types[a]), mxp_dtype_name(types[b]), mxp_rounding_name(p.rounding),
+                                 mxp_overflow_name(p.overflow));
+                        bad += check(run_lut, &c, types[b], types[a], n, &p, what);
+                        runs++;
+                    }
+            }
+        }
+    }
+    print_message("%zu table runs checked\n", runs);
+    assert_int_equal(bad, 0);
+#endif
+}
+
+static void run_convert(void *ctx, void *dst, const void *s, size_t n, const mxp_cvt_params *p)
+{
+    const lut_ctx *c = ctx;
+    mxp_convert_opts o = { .rounding = p->rounding, .overflow = p->overflow, .seed = p->seed,
+                           .index_offset = p->index0 };
+    assert_int_equal(mxp_convert(dst, c->dt, s, c->st, n, &o), MXP_OK);
+}
+
+/* mxp_convert from every 16-bit and 8-bit pattern to every other type,
+ * every mode (stochastic too), both policies, at the level in use; and
+ * with counters (the reference path), the same bits. */
+static void test_mxp_convert_on_every_16bit_and_8bit_input(void **state)
+{
+    (void)state;
+    size_t bad = 0;
+    for (size_t a = 0; a < NTYPES; a++) {
+        if (mxp_dtype_itemsize(types[a]) > 2)
+            continue;
+        const size_t n = fill(types[a]);
+        for (size_t b = 0; b < NTYPES; b++) {
+            if (a == b)
+                continue;
+            lut_ctx c = { NULL, NULL, types[b], types[a] };
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
+                    mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
+                    char what[200];
+                    snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(types[a]),
+                             mxp_dtype_name(types[b]), mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
+                             mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(types[b], types[a], &o));
+                    bad += check(run_convert, &c, types[b], types[a], n, &p, what);
+                }
+            /* counters: the reference path, the same bits */
+            mxp_convert_flags f = { 0 };
+            mxp_convert_opts o = { .flags = &f };
+            const size_t ds = mxp_dtype_itemsize(types[b]), ss = mxp_dtype_itemsize(types[a]);
+            assert_int_equal(mxp_convert(got, types[b], src + OFF * ss, types[a], n, &o), MXP_OK);
+            mxp_cvt_params p = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+            mxp_convert_ref(want, types[b], src + OFF * ss, types[a], n, &p);
+            bad += compare(want, got, n, ds, "with counters");
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    src = malloc(CAP);
+    want = malloc(CAP);
+    got = malloc(CAP + 64);
+    return !src || !want || !got;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(src);
+    free(want);
+    free(got);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_pass_kernels_on_every_16bit_and_8bit_input),
+        cmocka_unit_test(test_table_kernels_on_every_8bit_input),
+        cmocka_unit_test(test_mxp_convert_on_every_16bit_and_8bit_input),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
