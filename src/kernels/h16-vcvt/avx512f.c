@@ -22,12 +22,17 @@
 typedef enum { H_BF16, H_F16 } h16_src;
 typedef enum { TO_E4M3, TO_E5M2, TO_S8, TO_U8, TO_BF16, TO_F16 } h16_dst;
 
-/* 16 source elements (16-bit) to float32 bits. */
-MXP_INLINE __m512i widen16(__m256i h, h16_src s)
+/* 16 source elements (16-bit) to float32 bits.  bfloat16 NaNs are made
+ * quiet only where the target keeps payload bits (bfloat16's own NaN
+ * handling does it for float16 results: vcvtps2ph quiets them the same
+ * way; int8 results map every NaN to 0). */
+MXP_INLINE __m512i widen16(__m256i h, h16_src s, int quiet)
 {
     if (s == H_F16)
         return _mm512_castps_si512(_mm512_cvtph_ps(h));
     const __m512i r = _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+    if (!quiet)
+        return r;
     const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(r, _mm512_set1_epi32(0x7fffffff)),
                                                   _mm512_set1_epi32(0x7f800000));
     return _mm512_mask_or_epi32(r, nan, r, _mm512_set1_epi32(0x00400000));
@@ -144,8 +149,9 @@ MXP_INLINE __m512i convert32(__m512i h, h16_src s, h16_dst d, mxp_rounding mode,
         return _mm512_castsi256_si512(narrow32(h, sf, (mxp_narrow_fmt){ 8, 3, 7, 0 }, mode, saturate));
     if (d == TO_E5M2)
         return _mm512_castsi256_si512(narrow32(h, sf, (mxp_narrow_fmt){ 8, 2, 15, 1 }, mode, saturate));
-    const __m512i x0 = widen16(_mm512_castsi512_si256(h), s);
-    const __m512i x1 = widen16(_mm512_extracti64x4_epi64(h, 1), s);
+    const int quiet = d == TO_BF16;
+    const __m512i x0 = widen16(_mm512_castsi512_si256(h), s, quiet);
+    const __m512i x1 = widen16(_mm512_extracti64x4_epi64(h, 1), s, quiet);
     __m256i lo, hi;
     switch (d) {
     case TO_S8:
