@@ -79,10 +79,11 @@ typedef struct fmt16 {
  *   f16   s eeeee mmmmmmmmmm     d = 10 - M, + (emin - max(E, 1)) below
  *   bf16  s eeeeeeee mmmmmmm     d =  7 - M, + (emin - max(E, 1)) below
  *
- * emin = the source's biased exponent of the target's smallest normal.  d
- * is clamped at 15: the significand then has at most 8 bits (bfloat16; for
- * float16 d <= 15 anyway), below half of 2^15, so every mode still gives 0
- * or the smallest subnormal as it should.  Infinities and NaNs by mask:
+ * emin = the source's biased exponent of the target's smallest normal.
+ * Where d passes 15 (bfloat16 only) the significand has at most 8 bits,
+ * far below half an ulp: the nearest modes and truncation give 0 from
+ * shifts of 16 or more (vpsrlvw's 0), up and down clamp d at 15 to give
+ * the smallest subnormal for any nonzero v.  Infinities and NaNs by mask:
  * e4m3 has only NaN (S.1111.111), e5m2 keeps the top payload bits, quiet. */
 MXP_INLINE __m256i narrow32(__m512i h, fmt16 s, mxp_narrow_fmt t, mxp_rounding mode, int saturate)
 {
@@ -95,25 +96,37 @@ MXP_INLINE __m256i narrow32(__m512i h, fmt16 s, mxp_narrow_fmt t, mxp_rounding m
     const __m512i one = _mm512_set1_epi16(1);
     const __m512i m = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
     const __m512i sign = _mm512_srai_epi16(h, 15);
-    const __m512i e1 = _mm512_max_epu16(_mm512_srli_epi16(m, s.mbits), one); /* max(E, 1) */
-    __m512i v = m, d = _mm512_set1_epi16((short)d0);
+    /* k = emin - max(E, 1) below the target's normal range, else 0:
+     * ((emin << Ms) + 2^Ms - 1 - m) >> Ms, saturated at 0, at most emin - 1;
+     * then v = m - ((emin - 1 - k) << Ms) and d = d0 + k. */
+    __m512i v = m, k = _mm512_setzero_si512();
     if (emin > 1) {
-        const __m512i ek = _mm512_min_epu16(e1, _mm512_set1_epi16((short)emin));
-        v = _mm512_sub_epi16(m, _mm512_slli_epi16(_mm512_sub_epi16(ek, one), s.mbits));
-        d = _mm512_min_epu16(_mm512_add_epi16(d, _mm512_subs_epu16(_mm512_set1_epi16((short)emin), e1)),
-                             _mm512_set1_epi16(15));
+        const int top = (emin << s.mbits) + (1 << s.mbits) - 1;
+        k = _mm512_min_epu16(_mm512_srli_epi16(_mm512_subs_epu16(_mm512_set1_epi16((short)top), m), s.mbits),
+                             _mm512_set1_epi16((short)(emin - 1)));
+        v = _mm512_sub_epi16(_mm512_add_epi16(m, _mm512_slli_epi16(k, s.mbits)),
+                             _mm512_set1_epi16((short)((emin - 1) << s.mbits)));
+        /* Shifts of 16 or more give 0, which the nearest modes and
+         * truncation want there; up and down need d <= 15. */
+        if (emin - 1 > 15 - d0 && (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN))
+            k = _mm512_min_epu16(k, _mm512_set1_epi16((short)(15 - d0)));
     }
+    const __m512i d = _mm512_add_epi16(k, _mm512_set1_epi16((short)d0));
     __m512i c;
     switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN: {
-        const __m512i half = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one));
-        c = _mm512_add_epi16(_mm512_sub_epi16(half, one), _mm512_and_si512(_mm512_srlv_epi16(v, d), one));
+    case MXP_ROUND_NEAREST_EVEN: { /* 2^(d-1) - 1 + the kept lsb */
+        const __m512i half = _mm512_sllv_epi16(_mm512_set1_epi16((short)(1 << (d0 - 1))), k);
+        c = _mm512_add_epi16(_mm512_add_epi16(half, _mm512_set1_epi16(-1)), _mm512_and_si512(_mm512_srlv_epi16(v, d), one));
         break;
     }
-    case MXP_ROUND_NEAREST_AWAY: c = _mm512_sllv_epi16(one, _mm512_sub_epi16(d, one)); break;
+    case MXP_ROUND_NEAREST_AWAY: c = _mm512_sllv_epi16(_mm512_set1_epi16((short)(1 << (d0 - 1))), k); break;
     case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
-    case MXP_ROUND_UP: c = _mm512_andnot_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
-    default: c = _mm512_and_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
+    case MXP_ROUND_UP:
+        c = _mm512_andnot_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(_mm512_set1_epi16((short)(1 << d0)), k), one));
+        break;
+    default:
+        c = _mm512_and_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(_mm512_set1_epi16((short)(1 << d0)), k), one));
+        break;
     }
     __m512i r = _mm512_srlv_epi16(_mm512_add_epi16(v, c), d);
     __m512i limit = _mm512_set1_epi16((short)max_enc);
