@@ -141,3 +141,18 @@ mxp_cvt_lut16_fn mxp_cvt_find_lut16(mxp_isa isa, const char **name)
         *name = NULL;
     return NULL;
 }
+
+mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (has_vbmi(isa)) {
+        if (name)
+            *name = "mxp_lut8_u64__avx512vbmi";
+        return mxp_lut8_u64__avx512vbmi;
+    }
+#endif
+    (void)isa;
+    if (name)
+        *name = NULL;
+    return NULL;
+}

@@ -199,7 +199,7 @@ static void chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const v
     }
 }
 
-/* ---- 8-bit sources to 8-bit and 16-bit results: a table ------------------ */
+/* ---- 8-bit sources to 8-bit, 16-bit and float64 results: a table -------- */
 
 /* An 8-bit source has 256 patterns: in a deterministic mode the reference
  * converter fills a 256-entry table once per call and a lookup kernel
@@ -209,17 +209,22 @@ enum { LUT_MIN = 32768 }; /* the table costs ~2 us (256 reference conversions) *
 typedef struct cvt_lut {
     mxp_cvt_lut8_fn to8;   /* 8-bit results */
     mxp_cvt_lut16_fn to16; /* 16-bit results */
+    mxp_cvt_lut64_fn to64; /* float64: at most 12 significand bits, the low 40 bits 0 */
 } cvt_lut;
 
-static cvt_lut lut_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa, const char **name)
+static cvt_lut lut_find(mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p, mxp_isa isa,
+                        const char **name)
 {
-    cvt_lut l = { NULL, NULL };
-    if (mxp_dtype_itemsize(src_type) != 1 || mode == MXP_ROUND_STOCHASTIC)
+    cvt_lut l = { NULL, NULL, NULL };
+    if (mxp_dtype_itemsize(src_type) != 1 || p->rounding == MXP_ROUND_STOCHASTIC)
         return l;
     if (mxp_dtype_itemsize(dst_type) == 1)
         l.to8 = mxp_cvt_find_lut8(isa, name);
     else if (mxp_dtype_itemsize(dst_type) == 2)
         l.to16 = mxp_cvt_find_lut16(isa, name);
+    else if (dst_type == MXP_F64 && /* 8-bit values have at most 8 significand bits; */
+             !(p->overflow == MXP_OVERFLOW_SATURATE && mxp_dtype_get_traits(src_type)->has_inf)) /* not max */
+        l.to64 = mxp_cvt_find_lut64(isa, name);
     return l;
 }
 
@@ -235,10 +240,19 @@ static void lut_run(const cvt_lut *l, void *dst, mxp_dtype dst_type, const void 
         uint8_t table[256];
         mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
         l->to8(dst, src, n, table);
-    } else {
+    } else if (l->to16) {
         uint16_t table[256];
         mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
         l->to16(dst, src, n, table);
+    } else {
+        uint64_t table[256], low = 0;
+        mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
+        for (int i = 0; i < 256; i++)
+            low |= table[i] & ((1ull << 40) - 1);
+        if (low) /* not expected (lut_find): the right bits all the same */
+            mxp_convert_ref(dst, dst_type, src, src_type, n, p);
+        else
+            l->to64(dst, src, n, table);
     }
 }
 
@@ -256,9 +270,9 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
     }
     const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_get_isa());
     if (!k) {
-        const cvt_lut lut = p->flags || n < LUT_MIN ? (cvt_lut){ NULL, NULL }
-                                                    : lut_find(dst_type, src_type, p->rounding, mxp_get_isa(), NULL);
-        if (lut.to8 || lut.to16) {
+        const cvt_lut lut = p->flags || n < LUT_MIN ? (cvt_lut){ NULL, NULL, NULL }
+                                                    : lut_find(dst_type, src_type, p, mxp_get_isa(), NULL);
+        if (lut.to8 || lut.to16 || lut.to64) {
             lut_run(&lut, dst, dst_type, src, src_type, n, p);
             return;
         }
@@ -442,8 +456,8 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     if (k)
         return k->name;
     const char *lut_name = NULL;
-    const cvt_lut lut = lut_find(dst_type, src_type, p.rounding, mxp_get_isa(), &lut_name);
-    if (lut.to8 || lut.to16)
+    const cvt_lut lut = lut_find(dst_type, src_type, &p, mxp_get_isa(), &lut_name);
+    if (lut.to8 || lut.to16 || lut.to64)
         return lut_name; /* from LUT_MIN elements on */
     const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_get_isa());
     if (!c.widen)

@@ -248,12 +248,14 @@ static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
                 mxp_convert_opts o = { .rounding = (mxp_rounding)mode };
                 const char *name = mxp_convert_kernel_name(dsts[b], srcs[a], &o);
                 /* 8-bit to 8-bit, deterministic modes: a table instead;
-                 * to 16-bit results too where the CPU has AVX512_VBMI */
+                 * to 16-bit results and float64 too where the CPU has
+                 * AVX512_VBMI */
                 const int vbmi = (mxp_cpu_features() & MXP_CPU_AVX512VBMI) != 0;
                 const size_t ds = mxp_dtype_itemsize(dsts[b]);
-                const int table = mxp_dtype_itemsize(srcs[a]) == 1 && (ds == 1 || (ds == 2 && vbmi)) &&
+                const int table = mxp_dtype_itemsize(srcs[a]) == 1 && (ds == 1 || (ds >= 2 && vbmi)) &&
                                   mode != MXP_ROUND_STOCHASTIC;
-                const char *table_name = ds == 2 ? "mxp_lut8_u16__avx512vbmi"
+                const char *table_name = ds == 8   ? "mxp_lut8_u64__avx512vbmi"
+                                         : ds == 2 ? "mxp_lut8_u16__avx512vbmi"
                                          : vbmi  ? "mxp_lut8_u8__avx512vbmi"
                                                  : "mxp_lut8_u8__avx512f";
                 /* 16-bit to 8-bit and 16-bit to 16-bit, deterministic

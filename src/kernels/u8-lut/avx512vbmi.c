@@ -135,3 +135,88 @@ void mxp_lut8_u16__avx512vbmi(void *dst, const void *src, size_t n, const uint16
     if (stream)
         _mm_sfence();
 }
+
+/* 64-bit results whose low 40 bits are zero in every entry (float64 values
+ * of 8-bit sources: at most 12 significand bits): three byte planes (bytes
+ * 5, 6 and 7 of every entry), each 64 results placed into eight vectors of
+ * eight 64-bit lanes by vpermt2b/vpermb under byte masks, the other bytes 0:
+ *
+ *   lane q of vector j:  0 0 0 0 0 b5[8j+q] b6[8j+q] b7[8j+q]  (bytes, low first) */
+typedef struct lut64 {
+    __m512i p5[4], p6[4], p7[4];
+} lut64;
+
+/* For vector j: idx[j][0..63] feeds bytes 6 and 7 (b6 from 0-63, b7 from
+ * 64-127), idx[j][64..127] byte 5; the other bytes are masked off. */
+static void idx64(uint8_t idx[8][128])
+{
+    for (int j = 0; j < 8; j++)
+        for (int q = 0; q < 8; q++) {
+            idx[j][8 * q + 6] = (uint8_t)(8 * j + q);
+            idx[j][8 * q + 7] = (uint8_t)(64 + 8 * j + q);
+            idx[j][64 + 8 * q + 5] = (uint8_t)(8 * j + q);
+        }
+}
+
+MXP_INLINE __m512i place64(__m512i b5, __m512i b6, __m512i b7, const uint8_t *idx, int j)
+{
+    const __m512i r = _mm512_maskz_permutex2var_epi8((__mmask64)0xc0c0c0c0c0c0c0c0ull, b6,
+                                                     _mm512_load_si512((const void *)(idx + 128 * j)), b7);
+    return _mm512_mask_permutexvar_epi8(r, (__mmask64)0x2020202020202020ull,
+                                        _mm512_load_si512((const void *)(idx + 128 * j + 64)), b5);
+}
+
+/* count < 64 elements: masked. */
+MXP_INLINE void part64(uint64_t *d, const uint8_t *s, size_t count, const lut64 *t, const uint8_t *idx)
+{
+    const __m512i x = _mm512_maskz_loadu_epi8(low_bits64(count), s);
+    const __m512i b5 = lookup64(x, t->p5), b6 = lookup64(x, t->p6), b7 = lookup64(x, t->p7);
+    for (int j = 0; 8 * (size_t)j < count; j++) {
+        const size_t left = count - 8 * (size_t)j;
+        _mm512_mask_storeu_epi64(d + 8 * j, (__mmask8)(left >= 8 ? 0xff : (1u << left) - 1), place64(b5, b6, b7, idx, j));
+    }
+}
+
+void mxp_lut8_u64__avx512vbmi(void *dst, const void *src, size_t n, const uint64_t *table)
+{
+    lut64 t;
+    _Alignas(64) uint8_t p[3][256];
+    for (int k = 0; k < 256; k++)
+        for (int b = 0; b < 3; b++)
+            p[b][k] = (uint8_t)(table[k] >> (40 + 8 * b));
+    for (int k = 0; k < 4; k++) {
+        t.p5[k] = _mm512_load_si512((const void *)(p[0] + 64 * k));
+        t.p6[k] = _mm512_load_si512((const void *)(p[1] + 64 * k));
+        t.p7[k] = _mm512_load_si512((const void *)(p[2] + 64 * k));
+    }
+    _Alignas(64) uint8_t idx_rows[8][128] = { { 0 } };
+    idx64(idx_rows);
+    const uint8_t *idx = &idx_rows[0][0];
+    const uint8_t *s = src;
+    uint64_t *d = dst;
+    size_t i = 0;
+    const int stream = n * 9 >= MXP_LUT_STREAM_BYTES && (uintptr_t)d % 8 == 0;
+    if (stream) {
+        size_t head = ((64 - (uintptr_t)d % 64) % 64) / 8;
+        head = head < n ? head : n;
+        if (head) {
+            part64(d, s, head, &t, idx);
+            i = head;
+        }
+    }
+    for (; i + 64 <= n; i += 64) {
+        const __m512i x = _mm512_loadu_si512((const void *)(s + i));
+        const __m512i b5 = lookup64(x, t.p5), b6 = lookup64(x, t.p6), b7 = lookup64(x, t.p7);
+        for (int j = 0; j < 8; j++) {
+            const __m512i r = place64(b5, b6, b7, idx, j);
+            if (stream)
+                _mm512_stream_si512((__m512i *)(d + i + 8 * j), r);
+            else
+                _mm512_storeu_si512((void *)(d + i + 8 * j), r);
+        }
+    }
+    if (i < n)
+        part64(d + i, s + i, n - i, &t, idx);
+    if (stream)
+        _mm_sfence();
+}
