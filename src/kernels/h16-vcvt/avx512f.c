@@ -39,8 +39,12 @@ MXP_INLINE __m512i widen16(__m256i h, h16_src s, int quiet)
     return _mm512_mask_or_epi32(r, nan, r, _mm512_set1_epi32(0x00400000));
 }
 
-/* float32 -> float16 by vcvtps2ph in the IEEE modes (no DAZ here, so
- * float32 subnormals round as values); nearest away by the integer core.
+/* bfloat16 (widened: x) -> float16 by vcvtps2ph, in the library's MXCSR
+ * (no DAZ: float32 subnormals round as values).  bfloat16's 8 significand
+ * bits fit float16's 11, so only float16's subnormal range and overflow
+ * round; nearest away differs from nearest even only at ties there, where
+ * it takes the truncation plus one ulp: a tie is x minus its truncation
+ * (exact in float32) equal to half of float16's subnormal ulp, +-2^-25.
  * Saturation: an infinite result (overflow or an infinite input) becomes
  * max, +-inf - 1 ulp. */
 MXP_INLINE __m256i to_f16(__m512i x, mxp_rounding mode, int saturate)
@@ -53,8 +57,14 @@ MXP_INLINE __m256i to_f16(__m512i x, mxp_rounding mode, int saturate)
     case MXP_ROUND_UP: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
     case MXP_ROUND_DOWN: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
     default: {
-        const mxp_narrow_fmt f16 = { 16, 10, 15, 1 };
-        return _mm512_cvtepi32_epi16(mxp_f32_to_narrow_fast_avx512(x, f16, mode, saturate, _mm512_setzero_si512()));
+        const __m256i z = _mm512_cvtps_ph(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m512 dropped = _mm512_sub_ps(f, _mm512_cvtph_ps(z));
+        const __mmask16 tie = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(dropped),
+                                                                       _mm512_set1_epi32(0x7fffffff)),
+                                                      _mm512_set1_epi32(0x33000000)); /* 2^-25 */
+        r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        r = _mm256_mask_add_epi16(r, tie, z, _mm256_set1_epi16(1));
+        break;
     }
     }
     if (saturate) {
