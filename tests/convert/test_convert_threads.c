@@ -60,6 +60,9 @@ static void check_thread_counts(unsigned modes, int thread_counts)
         { MXP_F32, MXP_BF16 }, { MXP_F32, MXP_F16 }, { MXP_F32, MXP_E4M3 }, { MXP_F32, MXP_E5M2 },
         { MXP_F32, MXP_S8 },   { MXP_F64, MXP_BF16 }, { MXP_F64, MXP_F32 }, { MXP_BF16, MXP_F32 },
         { MXP_S8, MXP_F32 },   { MXP_F32, MXP_F64 },
+        /* one-pass, table and float16-odd kernels of the cross pairs */
+        { MXP_BF16, MXP_E4M3 }, { MXP_F16, MXP_S8 }, { MXP_E4M3, MXP_BF16 }, { MXP_E5M2, MXP_F64 },
+        { MXP_F64, MXP_E4M3 },
     };
     const int threads[] = { 3, 2, 7 };
     size_t bad = 0, runs = 0;
@@ -119,7 +122,7 @@ static void check_thread_counts(unsigned modes, int thread_counts)
                         }
                     }
                     if (counted) /* the data makes every counter move */
-                        assert_true(f1.inexact > 0 || st == MXP_S8 || dt == MXP_F64 || st == MXP_BF16);
+                        assert_true(f1.inexact > 0 || st == MXP_S8 || dt == MXP_F64 || st == MXP_BF16 || st == MXP_E4M3);
                 }
             }
         }
