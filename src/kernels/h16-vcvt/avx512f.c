@@ -1,14 +1,20 @@
 /* bfloat16 and float16 -> e4m3, e5m2, s8, u8 and each other with AVX-512F,
- * the deterministic modes, in one pass: 32 elements are loaded, widened to
- * float32 in registers, rounded by the float32 kernels' cores
- * (src/kernels/f32-vcvt/round-avx512.h) and stored.  Both 16-bit formats
- * widen to float32 exactly, so this is one rounding from the exact value,
- * the same bits as the two-kernel path it replaces (widen a block into
- * float32, then narrow it; src/convert/convert.c), with no float32 block
- * written and read back.  The widening is the widening kernels':
+ * the deterministic modes, in one pass over 32 elements at a time:
+ *
+ * - into float8: "shift, then round" on the 16-bit patterns themselves
+ *   (narrow-avx512.h), no float32 at all;
+ * - into int8, uint8, bfloat16, float16: widened to float32 in registers,
+ *   rounded by the float32 kernels' cores (src/kernels/f32-vcvt/
+ *   round-avx512.h, called unchanged) or vcvtps2ph.
+ *
+ * Both 16-bit formats widen to float32 exactly, so this is one rounding
+ * from the exact value, the same bits as the two-kernel path it replaces
+ * (widen a block into float32, then narrow it; src/convert/convert.c),
+ * with no float32 block written and read back.  The widening is the
+ * widening kernels':
  *
  *   bf16  s eeeeeeee mmmmmmm           -> the top half of a float32 (NaNs
- *                                         made quiet: mantissa bit 22 set)
+ *                                         made quiet where it matters)
  *   f16   s eeeee mmmmmmmmmm           -> vcvtph2ps (exact, DAZ-proof)
  *
  * Runs in the library's MXCSR (set here): vcvtps2dq and vcvtps2ph read

@@ -1,7 +1,7 @@
 /* float16 and bfloat16 patterns to float8 in 16-bit lanes, every
  * deterministic mode (AVX-512BW).  Shared by the one-pass kernels of
- * avx512f.c here and by float64 -> e4m3 through float16 rounded to odd
- * (src/kernels/f8-vcvt).  Needs round-avx512.h (mxp_narrow_fmt,
+ * avx512f.c here and by float32 and float64 -> e4m3 through bfloat16
+ * rounded to odd (src/kernels/f8-vcvt).  Needs round-avx512.h (mxp_narrow_fmt,
  * MXP_INLINE) first. */
 #ifndef MXP_KERNELS_NARROW_H16_AVX512_H
 #define MXP_KERNELS_NARROW_H16_AVX512_H
