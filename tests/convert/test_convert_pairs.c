@@ -248,6 +248,39 @@ static void test_mxp_convert_on_every_16bit_and_8bit_input(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* In place (dst == src, itemsize not growing): the bits of a separate
+ * output, for the kernels above and the float8 ones from float32/float64. */
+static void test_in_place_gives_the_same_bits(void **state)
+{
+    (void)state;
+    const struct { mxp_dtype src, dst; } pairs[] = {
+        { MXP_BF16, MXP_E4M3 }, { MXP_F16, MXP_E5M2 }, { MXP_BF16, MXP_S8 }, { MXP_F16, MXP_BF16 },
+        { MXP_BF16, MXP_F16 },  { MXP_E4M3, MXP_S8 },  { MXP_S8, MXP_E5M2 }, { MXP_F32, MXP_E4M3 },
+        { MXP_F64, MXP_E4M3 },
+    };
+    size_t bad = 0;
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        const mxp_dtype st = pairs[k].src, dt = pairs[k].dst;
+        const size_t ss = mxp_dtype_itemsize(st), ds = mxp_dtype_itemsize(dt);
+        const size_t n = N8; /* past the tables' threshold */
+        uint64_t r = 11 + k;
+        for (size_t i = 0; i < n * ss; i++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            src[i] = (unsigned char)(r >> 56);
+        }
+        for (int mode = 0; mode < MXP_ROUND_STOCHASTIC; mode++) {
+            mxp_convert_opts o = { .rounding = (mxp_rounding)mode };
+            assert_int_equal(mxp_convert(want, dt, src, st, n, &o), MXP_OK);
+            memcpy(got, src, n * ss);
+            assert_int_equal(mxp_convert(got, dt, got, st, n, &o), MXP_OK);
+            if (memcmp(want, got, n * ds) != 0 && bad++ < 4)
+                print_error("%s -> %s %s in place differs (%s)\n", mxp_dtype_name(st), mxp_dtype_name(dt),
+                            mxp_rounding_name(o.rounding), mxp_convert_kernel_name(dt, st, &o));
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -272,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_one_pass_kernels_on_every_16bit_and_8bit_input),
         cmocka_unit_test(test_table_kernels_on_every_8bit_input),
         cmocka_unit_test(test_mxp_convert_on_every_16bit_and_8bit_input),
+        cmocka_unit_test(test_in_place_gives_the_same_bits),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
