@@ -44,13 +44,15 @@ void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n);
  * (src/kernels/f32-gelu/): a float64 approximation y (e^(-x^2/2) times a
  * rational function, no erfc) within 2^-44 |y| of the exact value, rounded
  * where every value within 2^-42 |y| of y rounds to the same float32 -- the
- * correctly rounded one, and the bits of mxp_vmath_f32__avx512f with
+ * correctly rounded one, and the bits of mxp_vmath_f32__<isa> with
  * MXP_VMATH_GELU, the SLEEF path -- and that path elsewhere (3 lanes in
  * 10^5 of N(0, 1) data; NaN, infinities and the tiny x whose x/2 is a
  * float32 tie).  Returns how many lanes took the SLEEF path.
  * mxp_vmath_f64_gelu_approx__avx512f: y alone, for the tests (its error
  * bound is the check's premise). */
+size_t mxp_vmath_f32_gelu__avx2(float *y, const float *x, size_t n);
 size_t mxp_vmath_f32_gelu__avx512f(float *y, const float *x, size_t n);
+void mxp_vmath_f64_gelu_approx__avx2(double *y, const double *x, size_t n);
 void mxp_vmath_f64_gelu_approx__avx512f(double *y, const double *x, size_t n);
 
 /* exp, log, tanh, sin, cos (fn < MXP_VMATH_F32_COUNT), and gelu in the

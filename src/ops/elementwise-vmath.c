@@ -36,6 +36,13 @@ static void f32_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void
 }
 
 /* float32 gelu: the checked fast path, the SLEEF path's bits */
+static void f32_gelu_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)c;
+    (void)b;
+    (void)mxp_vmath_f32_gelu__avx2(out, a, n);
+}
+
 static void f32_gelu_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     (void)c;
@@ -95,8 +102,8 @@ mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa)
     const int fn = vmath_fn(op);
     if (fn < 0 || isa < MXP_ISA_AVX2)
         return NULL;
-    if (ct == MXP_F32 && fn == MXP_VMATH_GELU && isa >= MXP_ISA_AVX512)
-        return f32_gelu_avx512;
+    if (ct == MXP_F32 && fn == MXP_VMATH_GELU)
+        return isa >= MXP_ISA_AVX512 ? f32_gelu_avx512 : f32_gelu_avx2;
     if (ct == MXP_F32)
         return isa >= MXP_ISA_AVX512 ? f32_avx512 : f32_avx2;
     if (ct == MXP_F64)

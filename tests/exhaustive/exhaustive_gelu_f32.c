@@ -1,7 +1,8 @@
 /* make check-exhaustive: float32 gelu's checked fast path
- * (mxp_vmath_f32_gelu__avx512f) on every one of the 2^32 float32 patterns,
- * bit for bit against the SLEEF path it replaces (mxp_vmath_f32__avx512f
- * with MXP_VMATH_GELU: SLEEF's float64 erfc, rounded once).  Also:
+ * (mxp_vmath_f32_gelu__avx512f, and __avx2) on every one of the 2^32
+ * float32 patterns, bit for bit against the SLEEF path it replaces
+ * (mxp_vmath_f32__avx512f / __avx2 with MXP_VMATH_GELU: SLEEF's float64
+ * erfc, rounded once), for each ISA level this machine has.  Also:
  *
  *   - the fast path's float64 approximation y (mxp_vmath_f64_gelu_approx__avx512f)
  *     against the SLEEF path's float64 value s: max |y - s| / |s| over all
@@ -16,7 +17,7 @@
  *
  *   exhaustive_gelu_f32 [THREADS]     (default 2)
  *
- * Skips (passes) where the machine or MXP_ISA has no AVX-512. */
+ * Skips (passes) where the machine or MXP_ISA has no AVX2. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -30,6 +31,25 @@
 
 enum { CHUNK = 1 << 20, MAX_THREADS = 16 };
 
+/* One ISA's fast path: the kernel, its approximation, the SLEEF path in
+ * float32 and float64. */
+typedef struct gelu_isa {
+    const char *name;
+    mxp_isa isa;
+    size_t (*fast)(float *, const float *, size_t);
+    void (*approx)(double *, const double *, size_t);
+    void (*sleef)(int, float *, const float *, size_t);
+    void (*sleef64)(int, double *, const double *, size_t);
+} gelu_isa;
+
+static const gelu_isa kernels[] = {
+    { "avx2", MXP_ISA_AVX2, mxp_vmath_f32_gelu__avx2, mxp_vmath_f64_gelu_approx__avx2, mxp_vmath_f32__avx2,
+      mxp_vmath_f64__avx2 },
+    { "avx512", MXP_ISA_AVX512, mxp_vmath_f32_gelu__avx512f, mxp_vmath_f64_gelu_approx__avx512f,
+      mxp_vmath_f32__avx512f, mxp_vmath_f64__avx512f },
+};
+
+static const gelu_isa *k; /* the one under test */
 static int threads = 2;
 static atomic_ullong chunks_done, mismatches, redo_kernel, redo_twin, redo_nonfinite, redo_tie, miscount;
 static double worst_rel[MAX_THREADS];
@@ -55,18 +75,18 @@ static void *worker(void *arg)
         const float *x = (const float *)(const void *)bits;
         for (uint32_t i = 0; i < CHUNK; i++)
             xd[i] = x[i];
-        const size_t redo = mxp_vmath_f32_gelu__avx512f(got, x, CHUNK);
-        mxp_vmath_f32__avx512f(MXP_VMATH_GELU, want, x, CHUNK);
-        mxp_vmath_f64_gelu_approx__avx512f(y, xd, CHUNK);
-        mxp_vmath_f64__avx512f(MXP_VMATH_GELU, s, xd, CHUNK);
+        const size_t redo = k->fast(got, x, CHUNK);
+        k->sleef(MXP_VMATH_GELU, want, x, CHUNK);
+        k->approx(y, xd, CHUNK);
+        k->sleef64(MXP_VMATH_GELU, s, xd, CHUNK);
         if (memcmp(got, want, CHUNK * 4) != 0) {
             for (uint32_t i = 0; i < CHUNK; i++) {
                 uint32_t g, r;
                 memcpy(&g, &got[i], 4);
                 memcpy(&r, &want[i], 4);
                 if (g != r && atomic_fetch_add(&mismatches, 1) < 10)
-                    fprintf(stderr, "\ngelu(0x%08x = %.9g): fast path 0x%08x, SLEEF path 0x%08x\n", bits[i],
-                            (double)x[i], g, r);
+                    fprintf(stderr, "\n%s: gelu(0x%08x = %.9g): fast path 0x%08x, SLEEF path 0x%08x\n", k->name,
+                            bits[i], (double)x[i], g, r);
             }
         }
         size_t twin = 0, nonfinite = 0, tie = 0;
@@ -95,7 +115,7 @@ static void *worker(void *arg)
         atomic_fetch_add(&redo_tie, tie);
         const unsigned long long done = atomic_fetch_add(&chunks_done, 1) + 1;
         if (done * 100 / total != (done - 1) * 100 / total) {
-            printf("\r%3llu%% of 2^32 float32 patterns, %llu mismatches", done * 100 / total,
+            printf("\r%s: %3llu%% of 2^32 float32 patterns, %llu mismatches", k->name, done * 100 / total,
                    (unsigned long long)atomic_load(&mismatches));
             fflush(stdout);
         }
@@ -117,31 +137,47 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: exhaustive_gelu_f32 [THREADS (1..%d)]\n", MAX_THREADS);
         return 2;
     }
-    if (mxp_isa_current() < MXP_ISA_AVX512) {
-        printf("skipped: ISA level %s has no AVX-512 kernel\n", mxp_isa_name(mxp_isa_current()));
+    if (mxp_isa_current() < MXP_ISA_AVX2) {
+        printf("skipped: ISA level %s has no fast path\n", mxp_isa_name(mxp_isa_current()));
         return 0;
     }
-    pthread_t th[MAX_THREADS];
-    for (int i = 0; i < threads; i++)
-        pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
-    double worst = 0;
-    uint32_t wb = 0;
-    for (int i = 0; i < threads; i++) {
-        pthread_join(th[i], NULL);
-        if (worst_rel[i] > worst) {
-            worst = worst_rel[i];
-            wb = worst_bits[i];
+    int fail = 0;
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        k = &kernels[ki];
+        if (mxp_isa_current() < k->isa)
+            continue;
+        atomic_store(&chunks_done, 0);
+        atomic_store(&mismatches, 0);
+        atomic_store(&redo_kernel, 0);
+        atomic_store(&redo_twin, 0);
+        atomic_store(&redo_nonfinite, 0);
+        atomic_store(&redo_tie, 0);
+        atomic_store(&miscount, 0);
+        memset(worst_rel, 0, sizeof worst_rel);
+        pthread_t th[MAX_THREADS];
+        for (int i = 0; i < threads; i++)
+            pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
+        double worst = 0;
+        uint32_t wb = 0;
+        for (int i = 0; i < threads; i++) {
+            pthread_join(th[i], NULL);
+            if (worst_rel[i] > worst) {
+                worst = worst_rel[i];
+                wb = worst_bits[i];
+            }
         }
+        const unsigned long long bad = atomic_load(&mismatches), r = atomic_load(&redo_kernel);
+        const unsigned long long nf = atomic_load(&redo_nonfinite), tie = atomic_load(&redo_tie);
+        float wx;
+        memcpy(&wx, &wb, 4);
+        printf("\n%s: max |y - s| / |s|: 2^%.2f (x = %.9g, 0x%08x); the check assumes 2^-42\n", k->name, log2(worst),
+               (double)wx, wb);
+        printf("%s: lanes on the SLEEF path: %llu of 2^32 (%llu NaN or infinite x, %llu tiny ties, %llu near a "
+               "rounding boundary); the check in C: %llu\n",
+               k->name, r, nf, tie, r - nf - tie, (unsigned long long)atomic_load(&redo_twin));
+        const int f = bad != 0 || atomic_load(&miscount) != 0 || !(worst < 0x1p-44);
+        printf("%s: %s: all 2^32 float32 patterns, %llu mismatches\n", k->name, f ? "FAILED" : "PASSED", bad);
+        fail |= f;
     }
-    const unsigned long long bad = atomic_load(&mismatches), k = atomic_load(&redo_kernel);
-    const unsigned long long nf = atomic_load(&redo_nonfinite), tie = atomic_load(&redo_tie);
-    float wx;
-    memcpy(&wx, &wb, 4);
-    printf("\nmax |y - s| / |s|: 2^%.2f (x = %.9g, 0x%08x); the check assumes 2^-42\n", log2(worst), (double)wx, wb);
-    printf("lanes on the SLEEF path: %llu of 2^32 (%llu NaN or infinite x, %llu tiny ties, %llu near a rounding "
-           "boundary); the check in C: %llu\n",
-           k, nf, tie, k - nf - tie, (unsigned long long)atomic_load(&redo_twin));
-    const int fail = bad != 0 || atomic_load(&miscount) != 0 || !(worst < 0x1p-44);
-    printf("%s: all 2^32 float32 patterns, %llu mismatches\n", fail ? "FAILED" : "PASSED", bad);
     return fail;
 }

@@ -473,50 +473,62 @@ static uint64_t *gelu_inputs(size_t n_normal, size_t *n)
 }
 
 #ifdef MXP_TEST_EXPECT_SLEEF
+/* One ISA's fast path: the kernel, its approximation, the SLEEF path. */
+typedef struct gelu_isa {
+    const char *name;
+    mxp_isa isa;
+    size_t (*fast)(float *, const float *, size_t);
+    void (*approx)(double *, const double *, size_t);
+    void (*sleef)(int, float *, const float *, size_t);
+} gelu_isa;
+
 /* The kernel's check redone in C: y -+ 2^-42 |y| round to the same float32 */
-static bool gelu_settled(float x)
+static bool gelu_settled(const gelu_isa *k, float x)
 {
     const double xd = x;
     double y;
-    mxp_vmath_f64_gelu_approx__avx512f(&y, &xd, 1);
+    k->approx(&y, &xd, 1);
     const double d = fabs(y) * 0x1p-42;
     return (float)(y - d) == (float)(y + d);
 }
 
 /* The fast path against the SLEEF path it replaces, bit for bit; the lanes
- * it hands to that path counted (and counted again in C). */
-static void gelu_fast_path_matches_sleef_path(const uint64_t *in, size_t n, size_t n_normal)
+ * it hands to that path counted (and counted again in C); at AVX-512 every
+ * listed x fails the check (gelu_unsettled). */
+static void gelu_fast_path_matches_sleef_path(const gelu_isa *k, const uint64_t *in, size_t n, size_t n_normal)
 {
     float *x = malloc(n * 4), *got = malloc(n * 4), *want = malloc(n * 4);
     for (size_t i = 0; i < n; i++) {
         const uint32_t b = (uint32_t)in[i];
         memcpy(&x[i], &b, 4);
     }
-    const size_t redo = mxp_vmath_f32_gelu__avx512f(got, x, n);
-    mxp_vmath_f32__avx512f(MXP_VMATH_GELU, want, x, n);
+    const size_t redo = k->fast(got, x, n);
+    k->sleef(MXP_VMATH_GELU, want, x, n);
     size_t bad = 0, twin = 0;
     for (size_t i = 0; i < n; i++) {
         bad += f32_bits(got[i]) != f32_bits(want[i]);
-        twin += !gelu_settled(x[i]);
+        twin += !gelu_settled(k, x[i]);
     }
-    size_t listed = 0, redo_normal = mxp_vmath_f32_gelu__avx512f(got, x + n - n_normal, n_normal);
+    size_t listed = 0, redo_normal = k->fast(got, x + n - n_normal, n_normal);
     for (size_t i = 0; i < sizeof gelu_unsettled / 4; i++) {
         float u;
         memcpy(&u, &gelu_unsettled[i], 4);
-        listed += !gelu_settled(u);
+        listed += !gelu_settled(k, u);
     }
+    if (k->isa != MXP_ISA_AVX512)
+        listed = sizeof gelu_unsettled / 4; /* the list is AVX-512's */
     /* odd tails: every length to 33 */
     for (size_t len = 1; len <= 33 && !bad; len++) {
-        mxp_vmath_f32_gelu__avx512f(got, x, len);
-        mxp_vmath_f32__avx512f(MXP_VMATH_GELU, want, x, len);
+        k->fast(got, x, len);
+        k->sleef(MXP_VMATH_GELU, want, x, len);
         bad += memcmp(got, want, len * 4) != 0;
     }
-    printf("gelu float32 fast path: %zu of %zu inputs on the SLEEF path (%zu of %zu N(0, 1)); %zu differ\n", redo, n,
-           redo_normal, n_normal, bad);
+    printf("gelu float32 fast path, %s: %zu of %zu inputs on the SLEEF path (%zu of %zu N(0, 1)); %zu differ\n",
+           k->name, redo, n, redo_normal, n_normal, bad);
     if (bad || redo != twin || listed != sizeof gelu_unsettled / 4) {
-        fprintf(stderr, "FAIL: gelu float32 fast path: %zu results differ from the SLEEF path's; it redid %zu lanes, "
-                        "the check in C fails %zu; %zu of %zu listed x fail the check\n",
-                bad, redo, twin, listed, sizeof gelu_unsettled / 4);
+        fprintf(stderr, "FAIL: gelu float32 fast path, %s: %zu results differ from the SLEEF path's; it redid %zu "
+                        "lanes, the check in C fails %zu; %zu of %zu listed x fail the check\n",
+                k->name, bad, redo, twin, listed, sizeof gelu_unsettled / 4);
         failures++;
     }
     free(x);
@@ -526,7 +538,7 @@ static void gelu_fast_path_matches_sleef_path(const uint64_t *in, size_t n, size
 #endif
 
 /* gelu of the fast path's edge inputs through the public API at this ISA
- * level, correctly rounded (MPFR); at AVX-512 also the kernel itself. */
+ * level, correctly rounded (MPFR); and each kernel this machine runs. */
 static void gelu_f32_edges(void)
 {
     enum { N_NORMAL = 1 << 16 };
@@ -540,8 +552,14 @@ static void gelu_f32_edges(void)
         failures++;
     }
 #ifdef MXP_TEST_EXPECT_SLEEF
-    if (mxp_isa_supported() >= MXP_ISA_AVX512)
-        gelu_fast_path_matches_sleef_path(in, n, N_NORMAL);
+    static const gelu_isa ks[2] = {
+        { "avx2", MXP_ISA_AVX2, mxp_vmath_f32_gelu__avx2, mxp_vmath_f64_gelu_approx__avx2, mxp_vmath_f32__avx2 },
+        { "avx512", MXP_ISA_AVX512, mxp_vmath_f32_gelu__avx512f, mxp_vmath_f64_gelu_approx__avx512f,
+          mxp_vmath_f32__avx512f },
+    };
+    for (int i = 0; i < 2; i++)
+        if (mxp_isa_supported() >= ks[i].isa)
+            gelu_fast_path_matches_sleef_path(&ks[i], in, n, N_NORMAL);
 #endif
     free(in);
 }
