@@ -40,10 +40,27 @@ void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n);
 void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n);
 void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n);
 
-/* exp, log, tanh, sin, cos (fn < MXP_VMATH_F32_COUNT) for a float16 output
- * rounded to nearest even: float32 results whose one rounding into float16
- * is the correctly rounded one.  Each lane is SLEEF's float32 u10 result y
- * (within 1 float32 ulp of the exact value) when every float32 within
+/* float32 gelu rounded to nearest even through a checked fast path
+ * (src/kernels/f32-gelu/): a float64 approximation y (e^(-x^2/2) times a
+ * rational function, no erfc) within 2^-44 |y| of the exact value, rounded
+ * where every value within 2^-42 |y| of y rounds to the same float32 -- the
+ * correctly rounded one, and the bits of mxp_vmath_f32__<isa> with
+ * MXP_VMATH_GELU, the SLEEF path -- and that path elsewhere (3 lanes in
+ * 10^5 of N(0, 1) data; NaN, infinities and the tiny x whose x/2 is a
+ * float32 tie).  Returns how many lanes took the SLEEF path.
+ * mxp_vmath_f64_gelu_approx__avx512f: y alone, for the tests (its error
+ * bound is the check's premise). */
+size_t mxp_vmath_f32_gelu__avx2(float *y, const float *x, size_t n);
+size_t mxp_vmath_f32_gelu__avx512f(float *y, const float *x, size_t n);
+void mxp_vmath_f64_gelu_approx__avx2(double *y, const double *x, size_t n);
+void mxp_vmath_f64_gelu_approx__avx512f(double *y, const double *x, size_t n);
+
+/* exp, log, tanh, sin, cos (fn < MXP_VMATH_F32_COUNT), and gelu in the
+ * avx512f kernels, for a float16 output rounded to nearest even: float32
+ * results whose one rounding into float16 is the correctly rounded one.
+ * Each lane is SLEEF's float32 u10 result y (gelu: the fast path's float64
+ * approximation rounded to float32; both within 1 float32 ulp of the exact
+ * value) when every float32 within
  * MXP_VMATH_H16_MARGIN steps of y (its bit pattern +- the margin) rounds to
  * the same float16 -- the exact value lies in that interval; otherwise (a
  * few lanes in ten thousand) the float64 kernel's result rounded to float32
@@ -52,6 +69,10 @@ void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n);
 enum { MXP_VMATH_H16_MARGIN = 2 };
 size_t mxp_vmath_f32_h16__avx2(int fn, float *y, const float *x, size_t n);
 size_t mxp_vmath_f32_h16__avx512f(int fn, float *y, const float *x, size_t n);
+/* The same for a bfloat16 output (used for gelu: 16 bits discarded, the tie
+ * 0x8000).  exp, log, tanh, sin, cos need no check there: their float32
+ * kernels rounded again are right on all 65,536 bfloat16 inputs. */
+size_t mxp_vmath_f32_bf16__avx512f(int fn, float *y, const float *x, size_t n);
 /* The same for float16 input and output in one pass (no float32 arrays):
  * y[i] = fn(x[i]) rounded to nearest even, overflowing to inf. */
 size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n);

@@ -35,6 +35,21 @@ static void f32_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void
     mxp_vmath_f32__avx512f(vmath_fn(c->op), out, a, n);
 }
 
+/* float32 gelu: the checked fast path, the SLEEF path's bits */
+static void f32_gelu_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)c;
+    (void)b;
+    (void)mxp_vmath_f32_gelu__avx2(out, a, n);
+}
+
+static void f32_gelu_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)c;
+    (void)b;
+    (void)mxp_vmath_f32_gelu__avx512f(out, a, n);
+}
+
 /* float32 results for a float16 output rounded to nearest even
  * (mxp_vmath_kernel_h16) */
 static void h16_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
@@ -47,6 +62,12 @@ static void h16_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void
 {
     (void)b;
     (void)mxp_vmath_f32_h16__avx512f(vmath_fn(c->op), out, a, n);
+}
+
+static void bf16_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    (void)b;
+    (void)mxp_vmath_f32_bf16__avx512f(vmath_fn(c->op), out, a, n);
 }
 
 /* float16 -> float16 in one pass (mxp_vmath_fused_f16) */
@@ -81,6 +102,8 @@ mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa)
     const int fn = vmath_fn(op);
     if (fn < 0 || isa < MXP_ISA_AVX2)
         return NULL;
+    if (ct == MXP_F32 && fn == MXP_VMATH_GELU)
+        return isa >= MXP_ISA_AVX512 ? f32_gelu_avx512 : f32_gelu_avx2;
     if (ct == MXP_F32)
         return isa >= MXP_ISA_AVX512 ? f32_avx512 : f32_avx2;
     if (ct == MXP_F64)
@@ -98,6 +121,11 @@ mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa)
 {
 #ifdef MXP_HAVE_SLEEF
     const int fn = vmath_fn(op);
+    /* gelu at AVX-512: the fast path's float64 approximation rounded to
+     * float32 with the check of each 16-bit format (the float64 path's bits;
+     * a second rounding of the float32 kernel's result is not always right) */
+    if (fn == MXP_VMATH_GELU && isa >= MXP_ISA_AVX512)
+        return out == MXP_F16 ? h16_avx512 : out == MXP_BF16 ? bf16_avx512 : NULL;
     if (fn < 0 || fn >= MXP_VMATH_F32_COUNT || isa < MXP_ISA_AVX2)
         return NULL;
     /* bfloat16: the plain float32 kernel -- its result rounded once more is
@@ -121,6 +149,8 @@ mxp_h16_fn mxp_vmath_fused_f16(int op, mxp_isa isa, int *fn)
 {
 #ifdef MXP_HAVE_SLEEF
     *fn = vmath_fn(op);
+    if (*fn == MXP_VMATH_GELU && isa >= MXP_ISA_AVX512)
+        return f16_avx512;
     if (*fn < 0 || *fn >= MXP_VMATH_F32_COUNT || isa < MXP_ISA_AVX2)
         return NULL;
     return isa >= MXP_ISA_AVX512 ? f16_avx512 : f16_avx2;

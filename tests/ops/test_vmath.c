@@ -25,6 +25,9 @@
 #include <mpfr.h>
 
 #include "mxp.h"
+#ifdef MXP_TEST_EXPECT_SLEEF
+#include "kernels/vmath-kernels.h"
+#endif
 
 enum { NFN = 9, NTYPE = 4 };
 static const mxp_unary_op fns[NFN] = { MXP_OP_EXP,  MXP_OP_LOG,  MXP_OP_TANH, MXP_OP_SIN,      MXP_OP_COS,
@@ -400,6 +403,167 @@ static void h16_loops_and_modes(mxp_dtype t, const uint64_t *in, size_t n)
     free(ref);
 }
 
+/* ---- float32 gelu's checked fast path (src/kernels/f32-gelu/) ------------ */
+
+/* float32 x where the fast path's float64 y lies within 2^-42 |y| of a
+ * rounding boundary, so that its check fails and the SLEEF path computes
+ * the lane: every 87th of the 2,789 such x with 2^-54 <= |x| < 14.5 (found
+ * by trying all 2^32) */
+static const uint32_t gelu_unsettled[] = {
+    0x334aa739u, 0x338f4c37u, 0x342f80e3u, 0x3536ab76u, 0x361a1641u, 0x36f8d846u,
+    0x37df8b64u, 0x38ca027au, 0x39bf289du, 0x3a915c3fu, 0x3b8e152fu, 0x3c68cd5bu,
+    0x3d4138bdu, 0x3e312bb1u, 0x3f0ed80eu, 0x3ffac9e5u, 0xb34aa75bu, 0xb3f832f1u,
+    0xb4a03645u, 0xb58abf65u, 0xb6744a59u, 0xb7581043u, 0xb8250570u, 0xb936ce92u,
+    0xba0b22b1u, 0xbaf108b7u, 0xbbdc452eu, 0xbcb4da26u, 0xbdb82f3fu, 0xbe8833fbu,
+    0xbf84ad16u, 0xc07dc21cu, 0xc14bd4e6u,
+};
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+/* Inputs: 4096 float32 around each of the fast path's thresholds, both
+ * signs (0 and the subnormals, whose x/2 ties fail the check; 2^-54, below
+ * which the SLEEF path nudges x/2; 2^-125; the polynomial's interval edges
+ * |x| = 0.5, 1, 1.5, 2.5 ... 13.5; 5.3475156, from which gelu(x) rounds to
+ * x; 14.356, below which gelu(-|x|) is no
+ * longer 0; 14.5, from which the fast path takes gelu(x) = x or -0; float32's
+ * max, infinity and NaN), gelu_unsettled, and n_normal N(0, 1) values. */
+static uint64_t *gelu_inputs(size_t n_normal, size_t *n)
+{
+    float edges[40];
+    int ne = 0;
+    edges[ne++] = 0;
+    edges[ne++] = 0x1p-54f;
+    edges[ne++] = 0x1p-125f;
+    edges[ne++] = 0.5f;
+    edges[ne++] = 1.0f;
+    edges[ne++] = 5.3475156f; /* gelu(x) rounds to x from here on */
+    for (float e = 1.5f; e < 14; e += 1)
+        edges[ne++] = e;
+    edges[ne++] = 14.356068f;
+    edges[ne++] = 14.5f;
+    edges[ne++] = 0x1.fffffep127f; /* up to infinity and 2047 NaNs */
+    const size_t cap = (size_t)ne * 2 * 4096 + sizeof gelu_unsettled / 4 + n_normal + 8;
+    uint64_t *v = malloc(cap * sizeof *v);
+    size_t k = 0;
+    for (int e = 0; e < ne; e++) {
+        const uint32_t c = f32_bits(edges[e]), lo = c >= 2048 ? c - 2048 : 0; /* from 0 up around 0 */
+        for (uint32_t b = lo; b < lo + 4096; b++) {
+            v[k++] = b;
+            v[k++] = b | 0x80000000u;
+        }
+    }
+    for (size_t i = 0; i < sizeof gelu_unsettled / 4; i++)
+        v[k++] = gelu_unsettled[i];
+    uint64_t s = 12345;
+    for (size_t i = 0; i < n_normal; i += 2) { /* Box-Muller */
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u1 = ((double)(s >> 11) + 1) * 0x1p-53;
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        const double u2 = (double)(s >> 11) * 0x1p-53, r = sqrt(-2 * log(u1));
+        v[k++] = f32_bits((float)(r * cos(6.283185307179586 * u2)));
+        v[k++] = f32_bits((float)(r * sin(6.283185307179586 * u2)));
+    }
+    *n = k;
+    return v;
+}
+
+#ifdef MXP_TEST_EXPECT_SLEEF
+/* One ISA's fast path: the kernel, its approximation, the SLEEF path. */
+typedef struct gelu_isa {
+    const char *name;
+    mxp_isa isa;
+    size_t (*fast)(float *, const float *, size_t);
+    void (*approx)(double *, const double *, size_t);
+    void (*sleef)(int, float *, const float *, size_t);
+} gelu_isa;
+
+/* The kernel's check redone in C: y -+ 2^-42 |y| round to the same float32 */
+static bool gelu_settled(const gelu_isa *k, float x)
+{
+    const double xd = x;
+    double y;
+    k->approx(&y, &xd, 1);
+    const double d = fabs(y) * 0x1p-42;
+    return (float)(y - d) == (float)(y + d);
+}
+
+/* The fast path against the SLEEF path it replaces, bit for bit; the lanes
+ * it hands to that path counted (and counted again in C); at AVX-512 every
+ * listed x fails the check (gelu_unsettled). */
+static void gelu_fast_path_matches_sleef_path(const gelu_isa *k, const uint64_t *in, size_t n, size_t n_normal)
+{
+    float *x = malloc(n * 4), *got = malloc(n * 4), *want = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t b = (uint32_t)in[i];
+        memcpy(&x[i], &b, 4);
+    }
+    const size_t redo = k->fast(got, x, n);
+    k->sleef(MXP_VMATH_GELU, want, x, n);
+    size_t bad = 0, twin = 0;
+    for (size_t i = 0; i < n; i++) {
+        bad += f32_bits(got[i]) != f32_bits(want[i]);
+        twin += !gelu_settled(k, x[i]);
+    }
+    size_t listed = 0, redo_normal = k->fast(got, x + n - n_normal, n_normal);
+    for (size_t i = 0; i < sizeof gelu_unsettled / 4; i++) {
+        float u;
+        memcpy(&u, &gelu_unsettled[i], 4);
+        listed += !gelu_settled(k, u);
+    }
+    if (k->isa != MXP_ISA_AVX512)
+        listed = sizeof gelu_unsettled / 4; /* the list is AVX-512's */
+    /* odd tails: every length to 33 */
+    for (size_t len = 1; len <= 33 && !bad; len++) {
+        k->fast(got, x, len);
+        k->sleef(MXP_VMATH_GELU, want, x, len);
+        bad += memcmp(got, want, len * 4) != 0;
+    }
+    printf("gelu float32 fast path, %s: %zu of %zu inputs on the SLEEF path (%zu of %zu N(0, 1)); %zu differ\n",
+           k->name, redo, n, redo_normal, n_normal, bad);
+    if (bad || redo != twin || listed != sizeof gelu_unsettled / 4) {
+        fprintf(stderr, "FAIL: gelu float32 fast path, %s: %zu results differ from the SLEEF path's; it redid %zu "
+                        "lanes, the check in C fails %zu; %zu of %zu listed x fail the check\n",
+                k->name, bad, redo, twin, listed, sizeof gelu_unsettled / 4);
+        failures++;
+    }
+    free(x);
+    free(got);
+    free(want);
+}
+#endif
+
+/* gelu of the fast path's edge inputs through the public API at this ISA
+ * level, correctly rounded (MPFR); and each kernel this machine runs. */
+static void gelu_f32_edges(void)
+{
+    enum { N_NORMAL = 1 << 16 };
+    size_t n, wrong;
+    uint64_t *in = gelu_inputs(N_NORMAL, &n);
+    double wx = 0;
+    const double err = measure(MXP_OP_GELU, MXP_F32, in, n, &wx, &wrong);
+    if (!(err <= 0.5)) {
+        fprintf(stderr, "FAIL: gelu(float32) at the fast path's edges: %zu results not correctly rounded, "
+                        "max error %.9g ulp at x = %.9g\n", wrong, err, wx);
+        failures++;
+    }
+#ifdef MXP_TEST_EXPECT_SLEEF
+    static const gelu_isa ks[2] = {
+        { "avx2", MXP_ISA_AVX2, mxp_vmath_f32_gelu__avx2, mxp_vmath_f64_gelu_approx__avx2, mxp_vmath_f32__avx2 },
+        { "avx512", MXP_ISA_AVX512, mxp_vmath_f32_gelu__avx512f, mxp_vmath_f64_gelu_approx__avx512f,
+          mxp_vmath_f32__avx512f },
+    };
+    for (int i = 0; i < 2; i++)
+        if (mxp_isa_supported() >= ks[i].isa)
+            gelu_fast_path_matches_sleef_path(&ks[i], in, n, N_NORMAL);
+#endif
+    free(in);
+}
+
 int main(int argc, char **argv)
 {
     /* mxp_vector_math names the path: libm at the scalar level */
@@ -449,6 +613,7 @@ int main(int argc, char **argv)
             printf("%s: %zu inputs\n", mxp_dtype_name(types[ti]), n);
         free(in);
     }
+    gelu_f32_edges();
     for (int f = 0; f < NFN; f++) {
         printf(table ? "| %s |" : "%-10s", mxp_unary_op_name(fns[f]));
         for (int ti = 0; ti < NTYPE; ti++)

@@ -6,6 +6,8 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include "kernels/f32-gelu/gelu-avx512f.h"
+
 typedef __m512 (*f32_fn)(__m512);
 static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
     [MXP_VMATH_EXP] = Sleef_expf16_u10avx512f, [MXP_VMATH_LOG] = Sleef_logf16_u10avx512f,
@@ -138,9 +140,29 @@ static __m512 f32_odd_via_f64(int fn, __m512 v)
     return _mm512_castsi512_ps(_mm512_mask_or_epi32(b, inexact, b, _mm512_set1_epi32(1)));
 }
 
+/* bfloat16's unsettled(): the 16 discarded bits within the margin of the
+ * tie 0x8000, at every magnitude (bfloat16's subnormals and overflow are
+ * float32's with the same steps); infinities and NaN settled */
+static __mmask16 unsettled_bf16(__m512 y)
+{
+    const __m512i a = _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(0x7fffffff));
+    const __m512i d = _mm512_and_si512(_mm512_add_epi32(a, _mm512_set1_epi32(MXP_VMATH_H16_MARGIN - 0x8000)),
+                                       _mm512_set1_epi32(0xffff));
+    return _mm512_mask_cmple_epu32_mask(_mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x7f800000)), d,
+                                        _mm512_set1_epi32(2 * MXP_VMATH_H16_MARGIN));
+}
+
+/* fn(v) within 1 float32 ulp: SLEEF's float32 function, or gelu's float64
+ * approximation rounded (gelu-avx512f.h; NaN for NaN and -inf, as the
+ * float64 path) */
+static __m512 f32_near(int fn, __m512 v)
+{
+    return fn == MXP_VMATH_GELU ? mxp_gelu_f32_near(v) : f32_fns[fn](v);
+}
+
 static __m512 f32_h16(int fn, __m512 v, size_t *redo)
 {
-    const __m512 y = f32_fns[fn](v);
+    const __m512 y = f32_near(fn, v);
     const __mmask16 u = unsettled(y);
     if (__builtin_expect(u == 0, 1))
         return y;
@@ -157,6 +179,31 @@ size_t mxp_vmath_f32_h16__avx512f(int fn, float *y, const float *x, size_t n)
         const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         /* the zeros beyond n: exp 1, log -inf, the rest 0: all settled */
         _mm512_mask_storeu_ps(y + i, m, f32_h16(fn, _mm512_maskz_loadu_ps(m, x + i), &redo));
+    }
+    return redo;
+}
+
+/* float32 results for a bfloat16 output (gelu: its float32 rounding
+ * rounded again is not always right, the float64 path's bits are) */
+static __m512 f32_bf16(int fn, __m512 v, size_t *redo)
+{
+    const __m512 y = f32_near(fn, v);
+    const __mmask16 u = unsettled_bf16(y);
+    if (__builtin_expect(u == 0, 1))
+        return y;
+    *redo += (size_t)__builtin_popcount(u);
+    return _mm512_mask_blend_ps(u, y, f32_odd_via_f64(fn, v));
+}
+
+size_t mxp_vmath_f32_bf16__avx512f(int fn, float *y, const float *x, size_t n)
+{
+    size_t i = 0, redo = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, f32_bf16(fn, _mm512_loadu_ps(x + i), &redo));
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        /* the zeros beyond n: exp 1, log -inf, the rest 0: all settled */
+        _mm512_mask_storeu_ps(y + i, m, f32_bf16(fn, _mm512_maskz_loadu_ps(m, x + i), &redo));
     }
     return redo;
 }

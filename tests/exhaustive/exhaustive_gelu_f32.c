@@ -1,0 +1,183 @@
+/* make check-exhaustive: float32 gelu's checked fast path
+ * (mxp_vmath_f32_gelu__avx512f, and __avx2) on every one of the 2^32
+ * float32 patterns, bit for bit against the SLEEF path it replaces
+ * (mxp_vmath_f32__avx512f / __avx2 with MXP_VMATH_GELU: SLEEF's float64
+ * erfc, rounded once), for each ISA level this machine has.  Also:
+ *
+ *   - the fast path's float64 approximation y (mxp_vmath_f64_gelu_approx__avx512f)
+ *     against the SLEEF path's float64 value s: max |y - s| / |s| over all
+ *     x with |x| < 14.5, which must stay below 2^-44, leaving the check's
+ *     2^-42 room for s's own error (a few float64 ulp); beyond, y is x or
+ *     -0, and the comparison of the results proves them;
+ *   - the check redone here in C from y (y -+ 2^-42 |y| round to the same
+ *     float32), lane by lane: the kernel's count of lanes that took the
+ *     SLEEF path must equal it; they are counted by kind (NaN and infinities,
+ *     tiny x whose x/2 is a float32 tie, the rest: a rounding boundary
+ *     near y).
+ *
+ *   exhaustive_gelu_f32 [THREADS]     (default 2)
+ *
+ * Skips (passes) where the machine or MXP_ISA has no AVX2. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/vmath-kernels.h"
+#include "mxp.h"
+
+enum { CHUNK = 1 << 20, MAX_THREADS = 16 };
+
+/* One ISA's fast path: the kernel, its approximation, the SLEEF path in
+ * float32 and float64. */
+typedef struct gelu_isa {
+    const char *name;
+    mxp_isa isa;
+    size_t (*fast)(float *, const float *, size_t);
+    void (*approx)(double *, const double *, size_t);
+    void (*sleef)(int, float *, const float *, size_t);
+    void (*sleef64)(int, double *, const double *, size_t);
+} gelu_isa;
+
+static const gelu_isa kernels[] = {
+    { "avx2", MXP_ISA_AVX2, mxp_vmath_f32_gelu__avx2, mxp_vmath_f64_gelu_approx__avx2, mxp_vmath_f32__avx2,
+      mxp_vmath_f64__avx2 },
+    { "avx512", MXP_ISA_AVX512, mxp_vmath_f32_gelu__avx512f, mxp_vmath_f64_gelu_approx__avx512f,
+      mxp_vmath_f32__avx512f, mxp_vmath_f64__avx512f },
+};
+
+static const gelu_isa *k; /* the one under test */
+static int threads = 2;
+static atomic_ullong chunks_done, mismatches, redo_kernel, redo_twin, redo_nonfinite, redo_tie, miscount;
+static double worst_rel[MAX_THREADS];
+static uint32_t worst_bits[MAX_THREADS];
+
+/* the kernel's check, in C: y -+ 2^-42 |y| round to the same float32 */
+static int settled(double y)
+{
+    const double d = fabs(y) * 0x1p-42;
+    return (float)(y - d) == (float)(y + d);
+}
+
+static void *worker(void *arg)
+{
+    const int w = (int)(uintptr_t)arg;
+    const uint64_t total = (1ull << 32) / CHUNK;
+    uint32_t *bits = malloc(CHUNK * 4);
+    float *got = malloc(CHUNK * 4), *want = malloc(CHUNK * 4);
+    double *xd = malloc(CHUNK * 8), *y = malloc(CHUNK * 8), *s = malloc(CHUNK * 8);
+    for (uint64_t c = (uint64_t)w; c < total; c += (uint64_t)threads) {
+        for (uint32_t i = 0; i < CHUNK; i++)
+            bits[i] = (uint32_t)(c * CHUNK + i);
+        const float *x = (const float *)(const void *)bits;
+        for (uint32_t i = 0; i < CHUNK; i++)
+            xd[i] = x[i];
+        const size_t redo = k->fast(got, x, CHUNK);
+        k->sleef(MXP_VMATH_GELU, want, x, CHUNK);
+        k->approx(y, xd, CHUNK);
+        k->sleef64(MXP_VMATH_GELU, s, xd, CHUNK);
+        if (memcmp(got, want, CHUNK * 4) != 0) {
+            for (uint32_t i = 0; i < CHUNK; i++) {
+                uint32_t g, r;
+                memcpy(&g, &got[i], 4);
+                memcpy(&r, &want[i], 4);
+                if (g != r && atomic_fetch_add(&mismatches, 1) < 10)
+                    fprintf(stderr, "\n%s: gelu(0x%08x = %.9g): fast path 0x%08x, SLEEF path 0x%08x\n", k->name,
+                            bits[i], (double)x[i], g, r);
+            }
+        }
+        size_t twin = 0, nonfinite = 0, tie = 0;
+        for (uint32_t i = 0; i < CHUNK; i++) {
+            if (fabs(xd[i]) < 14.5 && s[i] != 0) { /* beyond, y is 0 or x: exact as a float32 */
+                const double e = fabs(y[i] - s[i]) / fabs(s[i]);
+                if (e > worst_rel[w]) {
+                    worst_rel[w] = e;
+                    worst_bits[w] = bits[i];
+                }
+            }
+            if (settled(y[i]))
+                continue;
+            twin++;
+            if (!isfinite(x[i]))
+                nonfinite++;
+            else if (fabs(xd[i]) < 0x1p-54 && (double)(float)(xd[i] / 2) != xd[i] / 2)
+                tie++;
+        }
+        if (twin != redo && atomic_fetch_add(&miscount, 1) < 10)
+            fprintf(stderr, "\nchunk %llu: the kernel redid %zu lanes, the check in C fails %zu\n",
+                    (unsigned long long)c, redo, twin);
+        atomic_fetch_add(&redo_kernel, redo);
+        atomic_fetch_add(&redo_twin, twin);
+        atomic_fetch_add(&redo_nonfinite, nonfinite);
+        atomic_fetch_add(&redo_tie, tie);
+        const unsigned long long done = atomic_fetch_add(&chunks_done, 1) + 1;
+        if (done * 100 / total != (done - 1) * 100 / total) {
+            printf("\r%s: %3llu%% of 2^32 float32 patterns, %llu mismatches", k->name, done * 100 / total,
+                   (unsigned long long)atomic_load(&mismatches));
+            fflush(stdout);
+        }
+    }
+    free(bits);
+    free(got);
+    free(want);
+    free(xd);
+    free(y);
+    free(s);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        threads = atoi(argv[1]);
+    if (threads < 1 || threads > MAX_THREADS) {
+        fprintf(stderr, "usage: exhaustive_gelu_f32 [THREADS (1..%d)]\n", MAX_THREADS);
+        return 2;
+    }
+    if (mxp_isa_current() < MXP_ISA_AVX2) {
+        printf("skipped: ISA level %s has no fast path\n", mxp_isa_name(mxp_isa_current()));
+        return 0;
+    }
+    int fail = 0;
+    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
+        k = &kernels[ki];
+        if (mxp_isa_current() < k->isa)
+            continue;
+        atomic_store(&chunks_done, 0);
+        atomic_store(&mismatches, 0);
+        atomic_store(&redo_kernel, 0);
+        atomic_store(&redo_twin, 0);
+        atomic_store(&redo_nonfinite, 0);
+        atomic_store(&redo_tie, 0);
+        atomic_store(&miscount, 0);
+        memset(worst_rel, 0, sizeof worst_rel);
+        pthread_t th[MAX_THREADS];
+        for (int i = 0; i < threads; i++)
+            pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
+        double worst = 0;
+        uint32_t wb = 0;
+        for (int i = 0; i < threads; i++) {
+            pthread_join(th[i], NULL);
+            if (worst_rel[i] > worst) {
+                worst = worst_rel[i];
+                wb = worst_bits[i];
+            }
+        }
+        const unsigned long long bad = atomic_load(&mismatches), r = atomic_load(&redo_kernel);
+        const unsigned long long nf = atomic_load(&redo_nonfinite), tie = atomic_load(&redo_tie);
+        float wx;
+        memcpy(&wx, &wb, 4);
+        printf("\n%s: max |y - s| / |s|: 2^%.2f (x = %.9g, 0x%08x); the check assumes 2^-42\n", k->name, log2(worst),
+               (double)wx, wb);
+        printf("%s: lanes on the SLEEF path: %llu of 2^32 (%llu NaN or infinite x, %llu tiny ties, %llu near a "
+               "rounding boundary); the check in C: %llu\n",
+               k->name, r, nf, tie, r - nf - tie, (unsigned long long)atomic_load(&redo_twin));
+        const int f = bad != 0 || atomic_load(&miscount) != 0 || !(worst < 0x1p-44);
+        printf("%s: %s: all 2^32 float32 patterns, %llu mismatches\n", k->name, f ? "FAILED" : "PASSED", bad);
+        fail |= f;
+    }
+    return fail;
+}
