@@ -1,0 +1,356 @@
+/* Stochastic rounding with AVX-512F: float32 -> f16, e4m3, e5m2, s8, u8
+ * and float64 -> bf16, f16, 16 lanes per step.  The general kernels
+ * (f32-vcvt, f64-vcvt) shift by a per-lane count and decide every mode;
+ * these split the lanes by range and give each range a few fixed-shift
+ * operations.  Same bits as the reference: the magnitude rounds up iff
+ * r < floor(frac * 2^32), frac the discarded part of one target ulp.
+ *
+ * Target normal range (|x| >= the target's smallest normal): with d bits
+ * dropped (d = 23 - M for float32, 52 - M for float64),
+ *
+ *     |x| bits:  [ kept (exponent + M bits) | dropped: d bits ]
+ *     r < floor(frac * 2^32)  <=>  the top 32 dropped bits + ~r carry
+ *
+ * so adding (~r) >> (32 - d) (float32; (~r) << (d - 32) for float64) to the
+ * bits of |x| and truncating to the kept field rounds stochastically; a
+ * carry out of the mantissa ripples into the exponent, which is the next
+ * binade's first value.  The kept field minus the exponent rebias is the
+ * target's bit pattern.
+ *
+ * Below it (target subnormals, zeros, source subnormals): the target's ulp
+ * is the fixed 2^(emin - M), so q = |x| * 2^(M - emin) (exact: a power of
+ * two) holds the result's integer part, and frac = q - floor(q) is exact,
+ * as is frac * 2^32; truncation gives floor(frac * 2^32).  int8 is this
+ * case with ulp 1, for every |x| (clamped to 256 first).  Source subnormals
+ * give frac * 2^32 < 1 there, so flushing them (DAZ, FTZ) could not change
+ * a result; the kernels still run in the library's MXCSR.
+ *
+ * A vector with a lane that could overflow (rounded magnitude at or past
+ * the value after max: infinities, NaNs too) takes the general kernel.
+ * Forward, reading a vector before writing it: in-place narrowing works. */
+#include "core/fpenv.h"
+#include "kernels/cvt-kernels.h"
+#include "kernels/f32-vcvt/round-avx512.h"
+
+/* A float target.  Encodings are of the magnitude: the sign is or-ed in. */
+typedef struct sr_fmt {
+    int bits;          /* 8 or 16 */
+    int mbits;         /* mantissa bits */
+    int bias;
+    int has_inf;       /* 0: OCP E4M3, S.1111.111 is the only NaN */
+    unsigned ovf_bits; /* float32 bits of the first magnitude that overflows */
+} sr_fmt;
+
+MXP_INLINE unsigned sr_max_enc(sr_fmt f)
+{
+    unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
+    return f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+}
+
+/* The encoding of an overflowing finite value or an infinity (stochastic
+ * rounding overflows to infinity, float8_e4m3fn's NaN, unless saturating);
+ * NaN keeps its quiet bit and top payload bits (float8_e4m3fn: 0x7f). */
+MXP_INLINE __m512i sr_edge_lanes(__m512i r, __mmask16 edge, __mmask16 nan, __m512i payload, sr_fmt f, int saturate)
+{
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
+    const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | ((1u << f.mbits) - 1);
+    const unsigned big = saturate ? sr_max_enc(f) : f.has_inf ? eall << f.mbits : nan_enc;
+    r = _mm512_mask_mov_epi32(r, edge, _mm512_set1_epi32((int)big));
+    __m512i nan_bits = _mm512_set1_epi32((int)nan_enc);
+    if (f.has_inf)
+        nan_bits = _mm512_or_si512(nan_bits, payload);
+    return _mm512_mask_mov_epi32(r, nan, nan_bits);
+}
+
+/* Lanes below the target's normal range: floor(q) + (r < floor(frac(q) * 2^32)),
+ * q = |x| / the target's smallest subnormal. */
+MXP_INLINE __m512i sr_f32_tiny(__m512i r, __mmask16 tiny, __m512i a, __m512i rnd, sr_fmt f)
+{
+    const int emin = 1 - f.bias;
+    const __m512 q = _mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps((float)(1u << (f.mbits - emin))));
+    const __m512 frac = _mm512_reduce_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const __m512i frac32 = _mm512_cvttps_epu32(_mm512_mul_ps(frac, _mm512_set1_ps(4294967296.0f)));
+    r = _mm512_mask_mov_epi32(r, tiny, _mm512_cvttps_epi32(q));
+    return _mm512_mask_add_epi32(r, tiny & _mm512_cmplt_epu32_mask(rnd, frac32), r, _mm512_set1_epi32(1));
+}
+
+/* Target bits of 16 float32 lanes in the low 8/16 bits of each lane.
+ *
+ * Lanes below the target's normal range take the same arithmetic on the
+ * bits of y = |x| + 2^emin rounded toward zero (2^emin: the smallest
+ * normal): y's exponent is fixed, its kept field is the subnormal result
+ * and its d dropped bits the top d bits of frac * 2^32.  The carry then
+ * decides as for a normal lane unless r's top d bits equal those d bits
+ * (a chance of 2^-d), when the rest of frac, lost in y, decides: such
+ * vectors, and those with overflow, inf or NaN, go the slow way. */
+MXP_INLINE __m512i sr_f32_float16(__m512i x, __m512i rnd, sr_fmt f, int saturate)
+{
+    const int d = 23 - f.mbits;
+    const int emin = 1 - f.bias;
+    const __m512i min_normal = _mm512_set1_epi32((127 + emin) << 23);
+    const __m512i low = _mm512_set1_epi32((1 << d) - 1);
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    const __m512i c = _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 32 - d);
+    const __mmask16 tiny = _mm512_cmplt_epu32_mask(a, min_normal);
+    const __m512 y = _mm512_add_round_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(min_normal),
+                                         _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    /* y's bits one binade down: the normal lanes' rebias then removes y's exponent */
+    const __m512i v = _mm512_mask_sub_epi32(a, tiny, _mm512_castps_si512(y), _mm512_set1_epi32(1 << 23));
+    const __m512i s = _mm512_add_epi32(v, c);
+    __m512i r = _mm512_sub_epi32(_mm512_srli_epi32(s, d), _mm512_set1_epi32((127 - f.bias) << f.mbits));
+    const __mmask16 tie = _mm512_mask_cmpeq_epi32_mask(tiny, _mm512_and_si512(s, low), low);
+    const __mmask16 edge = _mm512_cmpge_epu32_mask(s, _mm512_set1_epi32((int)f.ovf_bits)); /* inf, NaN too */
+    if (!_kortestz_mask16_u8(tie, edge)) {
+        r = sr_f32_tiny(r, tiny, a, rnd, f);
+        const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
+        r = sr_edge_lanes(r, edge, nan, _mm512_srli_epi32(_mm512_and_si512(a, _mm512_set1_epi32(0x7fffff)), d), f, saturate);
+    }
+    /* r | the sign, moved to the target's top bit */
+    return _mm512_ternarylogic_epi32(r, _mm512_srli_epi32(x, 32 - f.bits), _mm512_set1_epi32(1 << (f.bits - 1)), 0xf8);
+}
+
+/* 16 float32 lanes to int8 (uint8) bytes: floor(|x|) plus the random
+ * carry, with x's sign, saturated by the narrowing; NaN -> 0.  |x| is
+ * clamped to 256 first (NaN too, then zeroed), which every result keeps. */
+MXP_INLINE __m128i sr_f32_int8(__m512i x, __m512i rnd, int is_unsigned)
+{
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
+    const __mmask16 neg = _mm512_movepi32_mask(x);
+    const __m512 q = _mm512_castsi512_ps(_mm512_maskz_min_epu32((__mmask16)~nan, a, _mm512_set1_epi32(0x43800000)));
+    const __m512 frac = _mm512_reduce_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const __m512i frac32 = _mm512_cvttps_epu32(_mm512_mul_ps(frac, _mm512_set1_ps(4294967296.0f)));
+    __m512i mag = _mm512_cvttps_epi32(q);
+    mag = _mm512_mask_add_epi32(mag, _mm512_cmplt_epu32_mask(rnd, frac32), mag, _mm512_set1_epi32(1));
+    if (is_unsigned)
+        return _mm512_cvtusepi32_epi8(_mm512_maskz_mov_epi32((__mmask16)~neg, mag));
+    return _mm512_cvtsepi32_epi8(_mm512_mask_sub_epi32(mag, neg, _mm512_setzero_si512(), mag));
+}
+
+typedef enum { SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } sr_target;
+
+static const sr_fmt sr_fmts[] = {
+    [SR_F16] = { 16, 10, 15, 1, 0x47800000 }, /* 65536 */
+    [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },   /* 480: 0x7f is NaN */
+    [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },  /* 65536 */
+};
+
+MXP_INLINE void store16(uint16_t *d, __m256i r, __mmask16 mask, int stream)
+{
+    if (mask != 0xffff)
+        _mm256_mask_storeu_epi16(d, mask, r);
+    else if (stream)
+        _mm256_stream_si256((__m256i *)d, r);
+    else
+        _mm256_storeu_si256((__m256i *)d, r);
+}
+
+MXP_INLINE void store8(uint8_t *d, __m128i r, __mmask16 mask, int stream)
+{
+    if (mask != 0xffff)
+        _mm_mask_storeu_epi8(d, mask, r);
+    else if (stream)
+        _mm_stream_si128((__m128i *)d, r);
+    else
+        _mm_storeu_si128((__m128i *)d, r);
+}
+
+/* Elements [i, i + 16) under mask (all ones but at the head and tail). */
+MXP_INLINE void f32_step(void *dst, const float *src, size_t i, __mmask16 mask, sr_target t, __m512i rnd,
+                         int saturate, int stream)
+{
+    const __m512i x = mask == 0xffff ? _mm512_loadu_si512((const void *)(src + i)) : _mm512_maskz_loadu_epi32(mask, src + i);
+    if (t == SR_S8 || t == SR_U8)
+        store8((uint8_t *)dst + i, sr_f32_int8(x, rnd, t == SR_U8), mask, stream);
+    else if (t == SR_F16)
+        store16((uint16_t *)dst + i, _mm512_cvtepi32_epi16(sr_f32_float16(x, rnd, sr_fmts[t], saturate)), mask, stream);
+    else
+        store8((uint8_t *)dst + i, _mm512_cvtepi32_epi8(sr_f32_float16(x, rnd, sr_fmts[t], saturate)), mask, stream);
+}
+
+MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t)
+{
+    const float *s = src;
+    const size_t out_size = t == SR_F16 ? 2 : 1, vec_bytes = 16 * out_size;
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    __m512i idx = mxp_sr_index_avx512(p->index0);
+    size_t i = 0;
+    /* Large outputs bypass the cache (as memcpy does); the head is
+     * converted until dst is aligned. */
+    const int stream = n * (4 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    if (stream) {
+        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
+        head = head < n ? head : n;
+        if (head) {
+            f32_step(dst, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_avx512(idx, key), saturate, 0);
+            idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
+            i = head;
+        }
+    }
+    /* Two vectors a step: independent work for the out-of-order core. */
+    for (; i + 32 <= n; i += 32) {
+        __m512i r0 = mxp_sr_mix_avx512(idx, key);
+        __m512i r1 = mxp_sr_mix_avx512(_mm512_add_epi32(idx, _mm512_set1_epi32(16)), key);
+        f32_step(dst, s, i, 0xffff, t, r0, saturate, stream);
+        f32_step(dst, s, i + 16, 0xffff, t, r1, saturate, stream);
+        idx = _mm512_add_epi32(idx, _mm512_set1_epi32(32));
+    }
+    for (; i + 16 <= n; i += 16) {
+        f32_step(dst, s, i, 0xffff, t, mxp_sr_mix_avx512(idx, key), saturate, stream);
+        idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
+    }
+    if (i < n)
+        f32_step(dst, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_avx512(idx, key), saturate, 0);
+    if (stream)
+        _mm_sfence();
+    mxp_fpenv_leave(env);
+}
+
+void mxp_f32_f16_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_F16);
+}
+
+void mxp_f32_e4m3_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_E4M3);
+}
+
+void mxp_f32_e5m2_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_E5M2);
+}
+
+void mxp_f32_s8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_S8);
+}
+
+void mxp_f32_u8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_U8);
+}
+
+/* ---- float64 -> bf16, f16 ------------------------------------------------
+ * The same ranges on 64-bit lanes, two vectors of 8 a step: the random bits
+ * go in at (~r) << (d - 32) and each half's kept field is narrowed to
+ * 32-bit lanes, where the rest is as for float32. */
+typedef enum { SR_WIDE_BF16, SR_WIDE_F16 } sr_wide_target;
+
+static const sr_fmt sr_wide_fmts[] = {
+    [SR_WIDE_BF16] = { 16, 7, 127, 1, 0 },
+    [SR_WIDE_F16] = { 16, 10, 15, 1, 0 },
+};
+
+/* floor(q) and floor(frac(q) * 2^32) of 8 float64 lanes, in 32-bit lanes. */
+MXP_INLINE void sr_tiny8(__m512i a, double scale, __m256i *k, __m256i *frac32)
+{
+    const __m512d q = _mm512_mul_pd(_mm512_castsi512_pd(a), _mm512_set1_pd(scale));
+    const __m512d frac = _mm512_reduce_pd(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    *frac32 = _mm512_cvttpd_epu32(_mm512_mul_pd(frac, _mm512_set1_pd(4294967296.0)));
+    *k = _mm512_cvttpd_epi32(q);
+}
+
+MXP_INLINE __m512i cat256(__m256i lo, __m256i hi)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+MXP_INLINE __m512i narrow_pair(__m512i lo, __m512i hi)
+{
+    return cat256(_mm512_cvtepi64_epi32(lo), _mm512_cvtepi64_epi32(hi));
+}
+
+/* Target bits of 16 float64 lanes (x0: the low 8) in the low 16 bits of
+ * 32-bit lanes. */
+MXP_INLINE __m512i sr_f64_float16(__m512i x0, __m512i x1, __m512i rnd, sr_fmt f, int saturate)
+{
+    const int d = 52 - f.mbits;
+    const int emin = 1 - f.bias;
+    const unsigned long long min_normal = (unsigned long long)(1023 + emin) << 52;
+    const unsigned long long zero_below = (unsigned long long)(1023 + emin - f.mbits - 32) << 52;
+    const unsigned long long ovf_bits = (unsigned long long)(1023 + f.bias + 1) << 52; /* 2^(emax + 1) */
+    const __m512i abs = _mm512_set1_epi64(0x7fffffffffffffffll);
+    const __m512i nr = _mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55);
+    const __m512i a0 = _mm512_and_si512(x0, abs), a1 = _mm512_and_si512(x1, abs);
+    const __m512i s0 = _mm512_add_epi64(a0, _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(nr)), d - 32));
+    const __m512i s1 = _mm512_add_epi64(a1, _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(nr, 1)), d - 32));
+    __m512i r = narrow_pair(_mm512_srli_epi64(s0, d), _mm512_srli_epi64(s1, d));
+    r = _mm512_max_epi32(_mm512_sub_epi32(r, _mm512_set1_epi32((1023 - f.bias) << f.mbits)), _mm512_setzero_si512());
+    const __m512i zb = _mm512_set1_epi64((long long)zero_below), range = _mm512_set1_epi64((long long)(min_normal - zero_below));
+    const __m512i ovf = _mm512_set1_epi64((long long)ovf_bits);
+    const __mmask16 tiny = (__mmask16)(_mm512_cmplt_epu64_mask(_mm512_sub_epi64(a0, zb), range) |
+                                       (unsigned)_mm512_cmplt_epu64_mask(_mm512_sub_epi64(a1, zb), range) << 8);
+    const __mmask16 edge = (__mmask16)(_mm512_cmpge_epu64_mask(s0, ovf) | (unsigned)_mm512_cmpge_epu64_mask(s1, ovf) << 8);
+    if (!_kortestz_mask16_u8(tiny, edge)) {
+        __m256i k0, k1, f0, f1;
+        const double scale = __builtin_ldexp(1.0, f.mbits - emin);
+        sr_tiny8(a0, scale, &k0, &f0);
+        sr_tiny8(a1, scale, &k1, &f1);
+        r = _mm512_mask_mov_epi32(r, tiny, cat256(k0, k1));
+        r = _mm512_mask_add_epi32(r, tiny & _mm512_cmplt_epu32_mask(rnd, cat256(f0, f1)), r, _mm512_set1_epi32(1));
+        const __m512i inf = _mm512_set1_epi64(0x7ff0000000000000ll), mmask = _mm512_set1_epi64(0xfffffffffffffll);
+        const __mmask16 nan = (__mmask16)(_mm512_cmpgt_epu64_mask(a0, inf) | (unsigned)_mm512_cmpgt_epu64_mask(a1, inf) << 8);
+        const __m512i payload = narrow_pair(_mm512_srli_epi64(_mm512_and_si512(a0, mmask), d),
+                                            _mm512_srli_epi64(_mm512_and_si512(a1, mmask), d));
+        r = sr_edge_lanes(r, edge, nan, payload, f, saturate);
+    }
+    const __mmask16 neg = (__mmask16)(_mm512_movepi64_mask(x0) | (unsigned)_mm512_movepi64_mask(x1) << 8);
+    return _mm512_mask_or_epi32(r, neg, r, _mm512_set1_epi32(0x8000));
+}
+
+MXP_INLINE void f64_step(uint16_t *dst, const double *src, size_t i, __mmask16 mask, sr_wide_target t, __m512i rnd,
+                         int saturate, int stream)
+{
+    __m512i x0, x1;
+    if (mask == 0xffff) {
+        x0 = _mm512_loadu_si512((const void *)(src + i));
+        x1 = _mm512_loadu_si512((const void *)(src + i + 8));
+    } else {
+        x0 = _mm512_maskz_loadu_epi64((__mmask8)mask, src + i);
+        x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
+    }
+    store16(dst + i, _mm512_cvtepi32_epi16(sr_f64_float16(x0, x1, rnd, sr_wide_fmts[t], saturate)), mask, stream);
+}
+
+MXP_INLINE void f64_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_wide_target t)
+{
+    const double *s = src;
+    uint16_t *d = dst;
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    __m512i idx = mxp_sr_index_avx512(p->index0);
+    size_t i = 0;
+    const int stream = n * 10 >= MXP_STREAM_BYTES && (uintptr_t)dst % 2 == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / 2;
+        head = head < n ? head : n;
+        if (head) {
+            f64_step(d, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_avx512(idx, key), saturate, 0);
+            idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
+            i = head;
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
+        f64_step(d, s, i, 0xffff, t, mxp_sr_mix_avx512(idx, key), saturate, stream);
+        idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
+    }
+    if (i < n)
+        f64_step(d, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_avx512(idx, key), saturate, 0);
+    if (stream)
+        _mm_sfence();
+    mxp_fpenv_leave(env);
+}
+
+void mxp_f64_bf16_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_WIDE_BF16);
+}
+
+void mxp_f64_f16_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_WIDE_F16);
+}
