@@ -91,17 +91,18 @@ MXP_INLINE __m512i sr_f32_float16(__m512i x, __m512i rnd, sr_fmt f, int saturate
     const __m512i low = _mm512_set1_epi32((1 << d) - 1);
     const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
     const __m512i c = _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 32 - d);
-    const __mmask16 tiny = _mm512_cmplt_epu32_mask(a, min_normal);
-    const __m512 y = _mm512_add_round_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(min_normal),
-                                         _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    /* y's bits one binade down: the normal lanes' rebias then removes y's exponent */
-    const __m512i v = _mm512_mask_sub_epi32(a, tiny, _mm512_castps_si512(y), _mm512_set1_epi32(1 << 23));
-    const __m512i s = _mm512_add_epi32(v, c);
+    /* y/2 = (|x| + 2^emin) / 2 toward zero: y's bits one binade down, so
+     * that the normal lanes' rebias removes y's exponent.  It is above |x|
+     * exactly when |x| < 2^emin. */
+    const __m512 y2 = _mm512_fmadd_round_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(0.5f), _mm512_set1_ps((float)__builtin_ldexp(1.0, emin - 1)),
+                                            _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m512i s = _mm512_add_epi32(_mm512_max_epu32(a, _mm512_castps_si512(y2)), c);
     __m512i r = _mm512_sub_epi32(_mm512_srli_epi32(s, d), _mm512_set1_epi32((127 - f.bias) << f.mbits));
-    const __mmask16 tie = _mm512_mask_cmpeq_epi32_mask(tiny, _mm512_and_si512(s, low), low);
+    /* ties of the top d bits (normal lanes too: they cost time only) */
+    const __mmask16 tie = _mm512_cmpeq_epi32_mask(_mm512_and_si512(s, low), low);
     const __mmask16 edge = _mm512_cmpge_epu32_mask(s, _mm512_set1_epi32((int)f.ovf_bits)); /* inf, NaN too */
     if (!_kortestz_mask16_u8(tie, edge)) {
-        r = sr_f32_tiny(r, tiny, a, rnd, f);
+        r = sr_f32_tiny(r, _mm512_cmplt_epu32_mask(a, min_normal), a, rnd, f);
         const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
         r = sr_edge_lanes(r, edge, nan, _mm512_srli_epi32(_mm512_and_si512(a, _mm512_set1_epi32(0x7fffff)), d), f, saturate);
     }
@@ -112,7 +113,7 @@ MXP_INLINE __m512i sr_f32_float16(__m512i x, __m512i rnd, sr_fmt f, int saturate
 /* 16 float32 lanes to int8 (uint8) bytes: floor(|x|) plus the random
  * carry, with x's sign, saturated by the narrowing; NaN -> 0.  |x| is
  * clamped to 256 first (NaN too, then zeroed), which every result keeps. */
-MXP_INLINE __m128i sr_f32_int8(__m512i x, __m512i rnd, int is_unsigned)
+MXP_INLINE __m128i sr_f32_int8_exact(__m512i x, __m512i rnd, int is_unsigned)
 {
     const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
     const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
@@ -122,6 +123,26 @@ MXP_INLINE __m128i sr_f32_int8(__m512i x, __m512i rnd, int is_unsigned)
     const __m512i frac32 = _mm512_cvttps_epu32(_mm512_mul_ps(frac, _mm512_set1_ps(4294967296.0f)));
     __m512i mag = _mm512_cvttps_epi32(q);
     mag = _mm512_mask_add_epi32(mag, _mm512_cmplt_epu32_mask(rnd, frac32), mag, _mm512_set1_epi32(1));
+    if (is_unsigned)
+        return _mm512_cvtusepi32_epi8(_mm512_maskz_mov_epi32((__mmask16)~neg, mag));
+    return _mm512_cvtsepi32_epi8(_mm512_mask_sub_epi32(mag, neg, _mm512_setzero_si512(), mag));
+}
+
+/* The same by the carry: y = min(|x|, 256) + 256 toward zero holds
+ * floor(|x|) above 15 bits of fraction, which decide unless r's top 15 bits
+ * equal them (a chance of 2^-15: then the vector is done exactly). */
+MXP_INLINE __m128i sr_f32_int8(__m512i x, __m512i rnd, int is_unsigned)
+{
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
+    const __m512 q = _mm512_castsi512_ps(_mm512_maskz_min_epu32((__mmask16)~nan, a, _mm512_set1_epi32(0x43800000)));
+    const __m512i y = _mm512_castps_si512(_mm512_add_round_ps(q, _mm512_set1_ps(256.0f), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+    const __m512i s = _mm512_add_epi32(y, _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 17));
+    const __m512i low = _mm512_set1_epi32(0x7fff);
+    if (_mm512_cmpeq_epi32_mask(_mm512_and_si512(s, low), low))
+        return sr_f32_int8_exact(x, rnd, is_unsigned);
+    const __m512i mag = _mm512_sub_epi32(_mm512_srli_epi32(s, 15), _mm512_set1_epi32(0x43800000 >> 15)); /* 256.0f */
+    const __mmask16 neg = _mm512_movepi32_mask(x);
     if (is_unsigned)
         return _mm512_cvtusepi32_epi8(_mm512_maskz_mov_epi32((__mmask16)~neg, mag));
     return _mm512_cvtsepi32_epi8(_mm512_mask_sub_epi32(mag, neg, _mm512_setzero_si512(), mag));
@@ -234,24 +255,17 @@ void mxp_f32_u8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp
 }
 
 /* ---- float64 -> bf16, f16 ------------------------------------------------
- * The same ranges on 64-bit lanes, two vectors of 8 a step: the random bits
- * go in at (~r) << (d - 32) and each half's kept field is narrowed to
- * 32-bit lanes, where the rest is as for float32. */
+ * The same on 64-bit lanes, two vectors of 8 a step: the random bits go in
+ * at (~r) << (d - 32) (bits of frac below its top 32 cannot carry past
+ * them), and each half's kept field is narrowed to 32-bit lanes.  Below the
+ * normal range y = |x| + 2^emin keeps d >= 32 dropped bits, so the carry
+ * always decides: no slow way but for overflow, inf and NaN. */
 typedef enum { SR_WIDE_BF16, SR_WIDE_F16 } sr_wide_target;
 
 static const sr_fmt sr_wide_fmts[] = {
     [SR_WIDE_BF16] = { 16, 7, 127, 1, 0 },
     [SR_WIDE_F16] = { 16, 10, 15, 1, 0 },
 };
-
-/* floor(q) and floor(frac(q) * 2^32) of 8 float64 lanes, in 32-bit lanes. */
-MXP_INLINE void sr_tiny8(__m512i a, double scale, __m256i *k, __m256i *frac32)
-{
-    const __m512d q = _mm512_mul_pd(_mm512_castsi512_pd(a), _mm512_set1_pd(scale));
-    const __m512d frac = _mm512_reduce_pd(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    *frac32 = _mm512_cvttpd_epu32(_mm512_mul_pd(frac, _mm512_set1_pd(4294967296.0)));
-    *k = _mm512_cvttpd_epi32(q);
-}
 
 MXP_INLINE __m512i cat256(__m256i lo, __m256i hi)
 {
@@ -263,34 +277,33 @@ MXP_INLINE __m512i narrow_pair(__m512i lo, __m512i hi)
     return cat256(_mm512_cvtepi64_epi32(lo), _mm512_cvtepi64_epi32(hi));
 }
 
+/* |x| + the random bits c, below the normal range on y's bits one binade
+ * down (as for float32). */
+MXP_INLINE __m512i sr_f64_sum8(__m512i a, __m256i nr, int d, double half_min_normal)
+{
+    const __m512d y2 = _mm512_fmadd_round_pd(_mm512_castsi512_pd(a), _mm512_set1_pd(0.5), _mm512_set1_pd(half_min_normal),
+                                             _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m512i v = _mm512_max_epu64(a, _mm512_castpd_si512(y2));
+    return _mm512_add_epi64(v, _mm512_slli_epi64(_mm512_cvtepu32_epi64(nr), d - 32));
+}
+
 /* Target bits of 16 float64 lanes (x0: the low 8) in the low 16 bits of
  * 32-bit lanes. */
 MXP_INLINE __m512i sr_f64_float16(__m512i x0, __m512i x1, __m512i rnd, sr_fmt f, int saturate)
 {
     const int d = 52 - f.mbits;
     const int emin = 1 - f.bias;
-    const unsigned long long min_normal = (unsigned long long)(1023 + emin) << 52;
-    const unsigned long long zero_below = (unsigned long long)(1023 + emin - f.mbits - 32) << 52;
-    const unsigned long long ovf_bits = (unsigned long long)(1023 + f.bias + 1) << 52; /* 2^(emax + 1) */
+    const double half_min_normal = __builtin_ldexp(1.0, emin - 1);
     const __m512i abs = _mm512_set1_epi64(0x7fffffffffffffffll);
     const __m512i nr = _mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55);
     const __m512i a0 = _mm512_and_si512(x0, abs), a1 = _mm512_and_si512(x1, abs);
-    const __m512i s0 = _mm512_add_epi64(a0, _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(nr)), d - 32));
-    const __m512i s1 = _mm512_add_epi64(a1, _mm512_slli_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(nr, 1)), d - 32));
-    __m512i r = narrow_pair(_mm512_srli_epi64(s0, d), _mm512_srli_epi64(s1, d));
-    r = _mm512_max_epi32(_mm512_sub_epi32(r, _mm512_set1_epi32((1023 - f.bias) << f.mbits)), _mm512_setzero_si512());
-    const __m512i zb = _mm512_set1_epi64((long long)zero_below), range = _mm512_set1_epi64((long long)(min_normal - zero_below));
-    const __m512i ovf = _mm512_set1_epi64((long long)ovf_bits);
-    const __mmask16 tiny = (__mmask16)(_mm512_cmplt_epu64_mask(_mm512_sub_epi64(a0, zb), range) |
-                                       (unsigned)_mm512_cmplt_epu64_mask(_mm512_sub_epi64(a1, zb), range) << 8);
-    const __mmask16 edge = (__mmask16)(_mm512_cmpge_epu64_mask(s0, ovf) | (unsigned)_mm512_cmpge_epu64_mask(s1, ovf) << 8);
-    if (!_kortestz_mask16_u8(tiny, edge)) {
-        __m256i k0, k1, f0, f1;
-        const double scale = __builtin_ldexp(1.0, f.mbits - emin);
-        sr_tiny8(a0, scale, &k0, &f0);
-        sr_tiny8(a1, scale, &k1, &f1);
-        r = _mm512_mask_mov_epi32(r, tiny, cat256(k0, k1));
-        r = _mm512_mask_add_epi32(r, tiny & _mm512_cmplt_epu32_mask(rnd, cat256(f0, f1)), r, _mm512_set1_epi32(1));
+    const __m512i s0 = sr_f64_sum8(a0, _mm512_castsi512_si256(nr), d, half_min_normal);
+    const __m512i s1 = sr_f64_sum8(a1, _mm512_extracti64x4_epi64(nr, 1), d, half_min_normal);
+    const __m512i k = narrow_pair(_mm512_srli_epi64(s0, d), _mm512_srli_epi64(s1, d)); /* < 2^(63 - d) */
+    __m512i r = _mm512_sub_epi32(k, _mm512_set1_epi32((1023 - f.bias) << f.mbits));
+    /* at or past 2^(emax + 1): overflow, inf, NaN */
+    const __mmask16 edge = _mm512_cmpge_epu32_mask(k, _mm512_set1_epi32((1023 + f.bias + 1) << f.mbits));
+    if (edge) {
         const __m512i inf = _mm512_set1_epi64(0x7ff0000000000000ll), mmask = _mm512_set1_epi64(0xfffffffffffffll);
         const __mmask16 nan = (__mmask16)(_mm512_cmpgt_epu64_mask(a0, inf) | (unsigned)_mm512_cmpgt_epu64_mask(a1, inf) << 8);
         const __m512i payload = narrow_pair(_mm512_srli_epi64(_mm512_and_si512(a0, mmask), d),
