@@ -1,33 +1,37 @@
 /* Stochastic rounding with AVX-512F: float32 -> f16, e4m3, e5m2, s8, u8
  * and float64 -> bf16, f16, 16 lanes per step.  The general kernels
- * (f32-vcvt, f64-vcvt) shift by a per-lane count and decide every mode;
- * these split the lanes by range and give each range a few fixed-shift
- * operations.  Same bits as the reference: the magnitude rounds up iff
- * r < floor(frac * 2^32), frac the discarded part of one target ulp.
+ * (f32-vcvt, f64-vcvt) shift each lane by its own count; these use one
+ * fixed shift for every lane.  Same bits as the reference: the magnitude
+ * rounds up iff r < floor(frac * 2^32), frac the discarded part of one
+ * target ulp.
  *
- * Target normal range (|x| >= the target's smallest normal): with d bits
- * dropped (d = 23 - M for float32, 52 - M for float64),
+ * Target normal range (|x| >= 2^emin, the smallest normal): d low bits of
+ * the significand are dropped (d = 23 - M from float32, 52 - M from float64)
  *
- *     |x| bits:  [ kept (exponent + M bits) | dropped: d bits ]
- *     r < floor(frac * 2^32)  <=>  the top 32 dropped bits + ~r carry
+ *     |x| bits:  [ exponent | M kept bits | d dropped bits ]
  *
- * so adding (~r) >> (32 - d) (float32; (~r) << (d - 32) for float64) to the
- * bits of |x| and truncating to the kept field rounds stochastically; a
- * carry out of the mantissa ripples into the exponent, which is the next
- * binade's first value.  The kept field minus the exponent rebias is the
- * target's bit pattern.
+ * and r < floor(frac * 2^32) exactly when the top min(d, 32) dropped bits
+ * plus as many top bits of ~r carry out, so adding (~r) >> (32 - d) to the
+ * bits of |x| ((~r) << (d - 32) for float64) and keeping the top field
+ * rounds; a carry out of the mantissa lands on the next binade's first
+ * value.  The kept field minus the exponent rebias is the target's pattern.
  *
- * Below it (target subnormals, zeros, source subnormals): the target's ulp
- * is the fixed 2^(emin - M), so q = |x| * 2^(M - emin) (exact: a power of
- * two) holds the result's integer part, and frac = q - floor(q) is exact,
- * as is frac * 2^32; truncation gives floor(frac * 2^32).  int8 is this
- * case with ulp 1, for every |x| (clamped to 256 first).  Source subnormals
- * give frac * 2^32 < 1 there, so flushing them (DAZ, FTZ) could not change
- * a result; the kernels still run in the library's MXCSR.
+ * Below it (target subnormals, zeros, source subnormals) the ulp is the
+ * fixed 2^(emin - M): y = |x| + 2^emin, rounded toward zero, has the fixed
+ * exponent emin, its kept field is the subnormal result, and its d dropped
+ * bits are the top d bits of frac, so the same add and shift applies.  y
+ * loses the bits of |x| below 2^(emin - 23) (float32): when r's top d bits
+ * equal y's dropped bits (a chance of 2^-d) those decide, and the vector is
+ * redone exactly: q = |x| * 2^(M - emin) (a power of two), floor(q) and
+ * floor((q - floor(q)) * 2^32), every step exact.  From float64, d >= 32:
+ * y always holds frac's top 32 bits.  int8 is the same with the ulp 1:
+ * y = min(|x|, 256) + 256 keeps 15 bits of fraction.
  *
- * A vector with a lane that could overflow (rounded magnitude at or past
- * the value after max: infinities, NaNs too) takes the general kernel.
- * Forward, reading a vector before writing it: in-place narrowing works. */
+ * Overflow, inf and NaN (rare: a compare on the way) are fixed up in the
+ * lanes.  No result depends on MXCSR (the float operations have explicit
+ * rounding and flushing a subnormal input gives the same y), but the
+ * kernels run in the library's MXCSR anyway.  Forward, reading a vector
+ * before writing it: in-place narrowing works. */
 #include "core/fpenv.h"
 #include "kernels/cvt-kernels.h"
 #include "kernels/f32-vcvt/round-avx512.h"
