@@ -87,14 +87,14 @@ MXP_INLINE __m512i sr_f32_tiny(__m512i r, __mmask16 tiny, __m512i a, __m512i rnd
  * decides as for a normal lane unless r's top d bits equal those d bits
  * (a chance of 2^-d), when the rest of frac, lost in y, decides: such
  * vectors, and those with overflow, inf or NaN, go the slow way. */
-MXP_INLINE __m512i sr_f32_float16(__m512i x, __m512i rnd, sr_fmt f, int saturate)
+MXP_INLINE __m512i sr_f32_float16(__m512i x, __m512i nr, sr_fmt f, int saturate)
 {
     const int d = 23 - f.mbits;
     const int emin = 1 - f.bias;
     const __m512i min_normal = _mm512_set1_epi32((127 + emin) << 23);
     const __m512i low = _mm512_set1_epi32((1 << d) - 1);
     const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
-    const __m512i c = _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 32 - d);
+    const __m512i c = _mm512_srli_epi32(nr, 32 - d);
     /* y/2 = (|x| + 2^emin) / 2 toward zero: y's bits one binade down, so
      * that the normal lanes' rebias removes y's exponent.  It is above |x|
      * exactly when |x| < 2^emin. */
@@ -106,7 +106,7 @@ MXP_INLINE __m512i sr_f32_float16(__m512i x, __m512i rnd, sr_fmt f, int saturate
     const __mmask16 tie = _mm512_cmpeq_epi32_mask(_mm512_and_si512(s, low), low);
     const __mmask16 edge = _mm512_cmpge_epu32_mask(s, _mm512_set1_epi32((int)f.ovf_bits)); /* inf, NaN too */
     if (!_kortestz_mask16_u8(tie, edge)) {
-        r = sr_f32_tiny(r, _mm512_cmplt_epu32_mask(a, min_normal), a, rnd, f);
+        r = sr_f32_tiny(r, _mm512_cmplt_epu32_mask(a, min_normal), a, _mm512_ternarylogic_epi32(nr, nr, nr, 0x55), f);
         const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
         r = sr_edge_lanes(r, edge, nan, _mm512_srli_epi32(_mm512_and_si512(a, _mm512_set1_epi32(0x7fffff)), d), f, saturate);
     }
@@ -135,16 +135,16 @@ MXP_INLINE __m128i sr_f32_int8_exact(__m512i x, __m512i rnd, int is_unsigned)
 /* The same by the carry: y = min(|x|, 256) + 256 toward zero holds
  * floor(|x|) above 15 bits of fraction, which decide unless r's top 15 bits
  * equal them (a chance of 2^-15: then the vector is done exactly). */
-MXP_INLINE __m128i sr_f32_int8(__m512i x, __m512i rnd, int is_unsigned)
+MXP_INLINE __m128i sr_f32_int8(__m512i x, __m512i nr, int is_unsigned)
 {
     const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
     const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
     const __m512 q = _mm512_castsi512_ps(_mm512_maskz_min_epu32((__mmask16)~nan, a, _mm512_set1_epi32(0x43800000)));
     const __m512i y = _mm512_castps_si512(_mm512_add_round_ps(q, _mm512_set1_ps(256.0f), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-    const __m512i s = _mm512_add_epi32(y, _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 17));
+    const __m512i s = _mm512_add_epi32(y, _mm512_srli_epi32(nr, 17));
     const __m512i low = _mm512_set1_epi32(0x7fff);
     if (_mm512_cmpeq_epi32_mask(_mm512_and_si512(s, low), low))
-        return sr_f32_int8_exact(x, rnd, is_unsigned);
+        return sr_f32_int8_exact(x, _mm512_ternarylogic_epi32(nr, nr, nr, 0x55), is_unsigned);
     const __m512i mag = _mm512_sub_epi32(_mm512_srli_epi32(s, 15), _mm512_set1_epi32(0x43800000 >> 15)); /* 256.0f */
     const __mmask16 neg = _mm512_movepi32_mask(x);
     if (is_unsigned)
@@ -181,16 +181,16 @@ MXP_INLINE void store8(uint8_t *d, __m128i r, __mmask16 mask, int stream)
 }
 
 /* Elements [i, i + 16) under mask (all ones but at the head and tail). */
-MXP_INLINE void f32_step(void *dst, const float *src, size_t i, __mmask16 mask, sr_target t, __m512i rnd,
+MXP_INLINE void f32_step(void *dst, const float *src, size_t i, __mmask16 mask, sr_target t, __m512i nr,
                          int saturate, int stream)
 {
     const __m512i x = mask == 0xffff ? _mm512_loadu_si512((const void *)(src + i)) : _mm512_maskz_loadu_epi32(mask, src + i);
     if (t == SR_S8 || t == SR_U8)
-        store8((uint8_t *)dst + i, sr_f32_int8(x, rnd, t == SR_U8), mask, stream);
+        store8((uint8_t *)dst + i, sr_f32_int8(x, nr, t == SR_U8), mask, stream);
     else if (t == SR_F16)
-        store16((uint16_t *)dst + i, _mm512_cvtepi32_epi16(sr_f32_float16(x, rnd, sr_fmts[t], saturate)), mask, stream);
+        store16((uint16_t *)dst + i, _mm512_cvtepi32_epi16(sr_f32_float16(x, nr, sr_fmts[t], saturate)), mask, stream);
     else
-        store8((uint8_t *)dst + i, _mm512_cvtepi32_epi8(sr_f32_float16(x, rnd, sr_fmts[t], saturate)), mask, stream);
+        store8((uint8_t *)dst + i, _mm512_cvtepi32_epi8(sr_f32_float16(x, nr, sr_fmts[t], saturate)), mask, stream);
 }
 
 MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t)
@@ -209,25 +209,25 @@ MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_param
         size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
         head = head < n ? head : n;
         if (head) {
-            f32_step(dst, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_avx512(idx, key), saturate, 0);
+            f32_step(dst, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0);
             idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
             i = head;
         }
     }
     /* Two vectors a step: independent work for the out-of-order core. */
     for (; i + 32 <= n; i += 32) {
-        __m512i r0 = mxp_sr_mix_avx512(idx, key);
-        __m512i r1 = mxp_sr_mix_avx512(_mm512_add_epi32(idx, _mm512_set1_epi32(16)), key);
-        f32_step(dst, s, i, 0xffff, t, r0, saturate, stream);
-        f32_step(dst, s, i + 16, 0xffff, t, r1, saturate, stream);
+        __m512i nr0 = mxp_sr_mix_not_avx512(idx, key);
+        __m512i nr1 = mxp_sr_mix_not_avx512(_mm512_add_epi32(idx, _mm512_set1_epi32(16)), key);
+        f32_step(dst, s, i, 0xffff, t, nr0, saturate, stream);
+        f32_step(dst, s, i + 16, 0xffff, t, nr1, saturate, stream);
         idx = _mm512_add_epi32(idx, _mm512_set1_epi32(32));
     }
     for (; i + 16 <= n; i += 16) {
-        f32_step(dst, s, i, 0xffff, t, mxp_sr_mix_avx512(idx, key), saturate, stream);
+        f32_step(dst, s, i, 0xffff, t, mxp_sr_mix_not_avx512(idx, key), saturate, stream);
         idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
     }
     if (i < n)
-        f32_step(dst, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_avx512(idx, key), saturate, 0);
+        f32_step(dst, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0);
     if (stream)
         _mm_sfence();
     mxp_fpenv_leave(env);
@@ -293,13 +293,12 @@ MXP_INLINE __m512i sr_f64_sum8(__m512i a, __m256i nr, int d, double half_min_nor
 
 /* Target bits of 16 float64 lanes (x0: the low 8) in the low 16 bits of
  * 32-bit lanes. */
-MXP_INLINE __m512i sr_f64_float16(__m512i x0, __m512i x1, __m512i rnd, sr_fmt f, int saturate)
+MXP_INLINE __m512i sr_f64_float16(__m512i x0, __m512i x1, __m512i nr, sr_fmt f, int saturate)
 {
     const int d = 52 - f.mbits;
     const int emin = 1 - f.bias;
     const double half_min_normal = __builtin_ldexp(1.0, emin - 1);
     const __m512i abs = _mm512_set1_epi64(0x7fffffffffffffffll);
-    const __m512i nr = _mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55);
     const __m512i a0 = _mm512_and_si512(x0, abs), a1 = _mm512_and_si512(x1, abs);
     const __m512i s0 = sr_f64_sum8(a0, _mm512_castsi512_si256(nr), d, half_min_normal);
     const __m512i s1 = sr_f64_sum8(a1, _mm512_extracti64x4_epi64(nr, 1), d, half_min_normal);
@@ -318,7 +317,7 @@ MXP_INLINE __m512i sr_f64_float16(__m512i x0, __m512i x1, __m512i rnd, sr_fmt f,
     return _mm512_mask_or_epi32(r, neg, r, _mm512_set1_epi32(0x8000));
 }
 
-MXP_INLINE void f64_step(uint16_t *dst, const double *src, size_t i, __mmask16 mask, sr_wide_target t, __m512i rnd,
+MXP_INLINE void f64_step(uint16_t *dst, const double *src, size_t i, __mmask16 mask, sr_wide_target t, __m512i nr,
                          int saturate, int stream)
 {
     __m512i x0, x1;
@@ -329,7 +328,7 @@ MXP_INLINE void f64_step(uint16_t *dst, const double *src, size_t i, __mmask16 m
         x0 = _mm512_maskz_loadu_epi64((__mmask8)mask, src + i);
         x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
     }
-    store16(dst + i, _mm512_cvtepi32_epi16(sr_f64_float16(x0, x1, rnd, sr_wide_fmts[t], saturate)), mask, stream);
+    store16(dst + i, _mm512_cvtepi32_epi16(sr_f64_float16(x0, x1, nr, sr_wide_fmts[t], saturate)), mask, stream);
 }
 
 MXP_INLINE void f64_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_wide_target t)
@@ -346,17 +345,17 @@ MXP_INLINE void f64_sr(void *dst, const void *src, size_t n, const mxp_cvt_param
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / 2;
         head = head < n ? head : n;
         if (head) {
-            f64_step(d, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_avx512(idx, key), saturate, 0);
+            f64_step(d, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0);
             idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
             i = head;
         }
     }
     for (; i + 16 <= n; i += 16) {
-        f64_step(d, s, i, 0xffff, t, mxp_sr_mix_avx512(idx, key), saturate, stream);
+        f64_step(d, s, i, 0xffff, t, mxp_sr_mix_not_avx512(idx, key), saturate, stream);
         idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
     }
     if (i < n)
-        f64_step(d, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_avx512(idx, key), saturate, 0);
+        f64_step(d, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0);
     if (stream)
         _mm_sfence();
     mxp_fpenv_leave(env);
