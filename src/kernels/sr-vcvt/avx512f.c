@@ -152,10 +152,11 @@ MXP_INLINE __m128i sr_f32_int8(__m512i x, __m512i nr, int is_unsigned)
     return _mm512_cvtsepi32_epi8(_mm512_mask_sub_epi32(mag, neg, _mm512_setzero_si512(), mag));
 }
 
-typedef enum { SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } sr_target;
+typedef enum { SR_F16, SR_BF16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } sr_target;
 
 static const sr_fmt sr_fmts[] = {
     [SR_F16] = { 16, 10, 15, 1, 0x47800000 }, /* 65536 */
+    [SR_BF16] = { 16, 7, 127, 1, 0x7f800000 }, /* 2^128 (float64 sources only) */
     [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },   /* 480: 0x7f is NaN */
     [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },  /* 65536 */
 };
@@ -258,19 +259,12 @@ void mxp_f32_u8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp
     f32_sr(dst, src, n, p, SR_U8);
 }
 
-/* ---- float64 -> bf16, f16 ------------------------------------------------
+/* ---- float64 -> bf16, f16, e4m3, e5m2, s8 ---------------------------------
  * The same on 64-bit lanes, two vectors of 8 a step: the random bits go in
  * at (~r) << (d - 32) (bits of frac below its top 32 cannot carry past
  * them), and each half's kept field is narrowed to 32-bit lanes.  Below the
- * normal range y = |x| + 2^emin keeps d >= 32 dropped bits, so the carry
- * always decides: no slow way but for overflow, inf and NaN. */
-typedef enum { SR_WIDE_BF16, SR_WIDE_F16 } sr_wide_target;
-
-static const sr_fmt sr_wide_fmts[] = {
-    [SR_WIDE_BF16] = { 16, 7, 127, 1, 0 },
-    [SR_WIDE_F16] = { 16, 10, 15, 1, 0 },
-};
-
+ * normal range y = |x| + 2^emin keeps d >= 32 dropped bits (int8: 44), so
+ * the carry always decides: no slow way but for overflow, inf and NaN. */
 MXP_INLINE __m512i cat256(__m256i lo, __m256i hi)
 {
     return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
@@ -281,31 +275,37 @@ MXP_INLINE __m512i narrow_pair(__m512i lo, __m512i hi)
     return cat256(_mm512_cvtepi64_epi32(lo), _mm512_cvtepi64_epi32(hi));
 }
 
+MXP_INLINE __m512i widen_nr(__m512i nr, int half, int shift)
+{
+    const __m256i h = half ? _mm512_extracti64x4_epi64(nr, 1) : _mm512_castsi512_si256(nr);
+    return _mm512_slli_epi64(_mm512_cvtepu32_epi64(h), shift);
+}
+
 /* |x| + the random bits c, below the normal range on y's bits one binade
  * down (as for float32). */
-MXP_INLINE __m512i sr_f64_sum8(__m512i a, __m256i nr, int d, double half_min_normal)
+MXP_INLINE __m512i sr_f64_sum8(__m512i a, __m512i c, double half_min_normal)
 {
     const __m512d y2 = _mm512_fmadd_round_pd(_mm512_castsi512_pd(a), _mm512_set1_pd(0.5), _mm512_set1_pd(half_min_normal),
                                              _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __m512i v = _mm512_max_epu64(a, _mm512_castpd_si512(y2));
-    return _mm512_add_epi64(v, _mm512_slli_epi64(_mm512_cvtepu32_epi64(nr), d - 32));
+    return _mm512_add_epi64(_mm512_max_epu64(a, _mm512_castpd_si512(y2)), c);
 }
 
-/* Target bits of 16 float64 lanes (x0: the low 8) in the low 16 bits of
+/* Target bits of 16 float64 lanes (x0: the low 8) in the low 8/16 bits of
  * 32-bit lanes. */
-MXP_INLINE __m512i sr_f64_float16(__m512i x0, __m512i x1, __m512i nr, sr_fmt f, int saturate)
+MXP_INLINE __m512i sr_f64_float(__m512i x0, __m512i x1, __m512i nr, sr_fmt f, int saturate)
 {
     const int d = 52 - f.mbits;
     const int emin = 1 - f.bias;
     const double half_min_normal = __builtin_ldexp(1.0, emin - 1);
     const __m512i abs = _mm512_set1_epi64(0x7fffffffffffffffll);
     const __m512i a0 = _mm512_and_si512(x0, abs), a1 = _mm512_and_si512(x1, abs);
-    const __m512i s0 = sr_f64_sum8(a0, _mm512_castsi512_si256(nr), d, half_min_normal);
-    const __m512i s1 = sr_f64_sum8(a1, _mm512_extracti64x4_epi64(nr, 1), d, half_min_normal);
-    const __m512i k = narrow_pair(_mm512_srli_epi64(s0, d), _mm512_srli_epi64(s1, d)); /* < 2^(63 - d) */
+    const __m512i s0 = sr_f64_sum8(a0, widen_nr(nr, 0, d - 32), half_min_normal);
+    const __m512i s1 = sr_f64_sum8(a1, widen_nr(nr, 1, d - 32), half_min_normal);
+    const __m512i k = narrow_pair(_mm512_srli_epi64(s0, d), _mm512_srli_epi64(s1, d)); /* < 2^(64 - d) */
     __m512i r = _mm512_sub_epi32(k, _mm512_set1_epi32((1023 - f.bias) << f.mbits));
-    /* at or past 2^(emax + 1): overflow, inf, NaN */
-    const __mmask16 edge = _mm512_cmpge_epu32_mask(k, _mm512_set1_epi32((1023 + f.bias + 1) << f.mbits));
+    /* at or past the first overflowing magnitude (its float32 field, rebiased): inf, NaN too */
+    const unsigned ovf_k = (f.ovf_bits >> (23 - f.mbits)) + ((1023u - 127u) << f.mbits);
+    const __mmask16 edge = _mm512_cmpge_epu32_mask(k, _mm512_set1_epi32((int)ovf_k));
     if (edge) {
         const __m512i inf = _mm512_set1_epi64(0x7ff0000000000000ll), mmask = _mm512_set1_epi64(0xfffffffffffffll);
         const __mmask16 nan = (__mmask16)(_mm512_cmpgt_epu64_mask(a0, inf) | (unsigned)_mm512_cmpgt_epu64_mask(a1, inf) << 8);
@@ -314,10 +314,32 @@ MXP_INLINE __m512i sr_f64_float16(__m512i x0, __m512i x1, __m512i nr, sr_fmt f, 
         r = sr_edge_lanes(r, edge, nan, payload, f, saturate);
     }
     const __mmask16 neg = (__mmask16)(_mm512_movepi64_mask(x0) | (unsigned)_mm512_movepi64_mask(x1) << 8);
-    return _mm512_mask_or_epi32(r, neg, r, _mm512_set1_epi32(0x8000));
+    return _mm512_mask_or_epi32(r, neg, r, _mm512_set1_epi32(1 << (f.bits - 1)));
 }
 
-MXP_INLINE void f64_step(uint16_t *dst, const double *src, size_t i, __mmask16 mask, sr_wide_target t, __m512i nr,
+/* 16 float64 lanes to int8 (uint8) bytes, as sr_f32_int8: y = min(|x|, 256)
+ * + 256 toward zero keeps 44 bits of fraction, more than the 32 that
+ * decide. */
+MXP_INLINE __m512i sr_f64_mag8(__m512i x, __m512i c)
+{
+    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi64(0x7fffffffffffffffll));
+    const __mmask8 nan = _mm512_cmpgt_epu64_mask(a, _mm512_set1_epi64(0x7ff0000000000000ll));
+    const __m512d q = _mm512_castsi512_pd(_mm512_maskz_min_epu64((__mmask8)~nan, a, _mm512_set1_epi64(0x4070000000000000ll)));
+    const __m512i y = _mm512_castpd_si512(_mm512_add_round_pd(q, _mm512_set1_pd(256.0), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+    return _mm512_srli_epi64(_mm512_add_epi64(y, c), 44);
+}
+
+MXP_INLINE __m128i sr_f64_int8(__m512i x0, __m512i x1, __m512i nr, int is_unsigned)
+{
+    const __m512i k = narrow_pair(sr_f64_mag8(x0, widen_nr(nr, 0, 12)), sr_f64_mag8(x1, widen_nr(nr, 1, 12)));
+    const __m512i mag = _mm512_sub_epi32(k, _mm512_set1_epi32(0x4070000000000000ll >> 44)); /* 256.0 */
+    const __mmask16 neg = (__mmask16)(_mm512_movepi64_mask(x0) | (unsigned)_mm512_movepi64_mask(x1) << 8);
+    if (is_unsigned)
+        return _mm512_cvtusepi32_epi8(_mm512_maskz_mov_epi32((__mmask16)~neg, mag));
+    return _mm512_cvtsepi32_epi8(_mm512_mask_sub_epi32(mag, neg, _mm512_setzero_si512(), mag));
+}
+
+MXP_INLINE void f64_step(void *dst, const double *src, size_t i, __mmask16 mask, sr_target t, __m512i nr,
                          int saturate, int stream)
 {
     __m512i x0, x1;
@@ -328,21 +350,27 @@ MXP_INLINE void f64_step(uint16_t *dst, const double *src, size_t i, __mmask16 m
         x0 = _mm512_maskz_loadu_epi64((__mmask8)mask, src + i);
         x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
     }
-    store16(dst + i, _mm512_cvtepi32_epi16(sr_f64_float16(x0, x1, nr, sr_wide_fmts[t], saturate)), mask, stream);
+    if (t == SR_S8 || t == SR_U8)
+        store8((uint8_t *)dst + i, sr_f64_int8(x0, x1, nr, t == SR_U8), mask, stream);
+    else if (sr_fmts[t].bits == 16)
+        store16((uint16_t *)dst + i, _mm512_cvtepi32_epi16(sr_f64_float(x0, x1, nr, sr_fmts[t], saturate)), mask, stream);
+    else
+        store8((uint8_t *)dst + i, _mm512_cvtepi32_epi8(sr_f64_float(x0, x1, nr, sr_fmts[t], saturate)), mask, stream);
 }
 
-MXP_INLINE void f64_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_wide_target t)
+MXP_INLINE void f64_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t)
 {
     const double *s = src;
-    uint16_t *d = dst;
+    void *d = dst;
+    const size_t out_size = t == SR_F16 || t == SR_BF16 ? 2 : 1, vec_bytes = 16 * out_size;
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     const mxp_fpenv env = mxp_fpenv_enter();
     __m512i idx = mxp_sr_index_avx512(p->index0);
     size_t i = 0;
-    const int stream = n * 10 >= MXP_STREAM_BYTES && (uintptr_t)dst % 2 == 0;
+    const int stream = n * (8 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
     if (stream) {
-        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / 2;
+        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
         head = head < n ? head : n;
         if (head) {
             f64_step(d, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0);
@@ -363,10 +391,25 @@ MXP_INLINE void f64_sr(void *dst, const void *src, size_t n, const mxp_cvt_param
 
 void mxp_f64_bf16_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    f64_sr(dst, src, n, p, SR_WIDE_BF16);
+    f64_sr(dst, src, n, p, SR_BF16);
 }
 
 void mxp_f64_f16_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    f64_sr(dst, src, n, p, SR_WIDE_F16);
+    f64_sr(dst, src, n, p, SR_F16);
+}
+
+void mxp_f64_e4m3_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_E4M3);
+}
+
+void mxp_f64_e5m2_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_E5M2);
+}
+
+void mxp_f64_s8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_S8);
 }
