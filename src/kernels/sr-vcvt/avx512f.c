@@ -98,7 +98,8 @@ MXP_INLINE __m512i sr_f32_float16(__m512i x, __m512i nr, sr_fmt f, int saturate)
     /* y/2 = (|x| + 2^emin) / 2 toward zero: y's bits one binade down, so
      * that the normal lanes' rebias removes y's exponent.  It is above |x|
      * exactly when |x| < 2^emin. */
-    const __m512 y2 = _mm512_fmadd_round_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(0.5f), _mm512_set1_ps((float)__builtin_ldexp(1.0, emin - 1)),
+    const __m512 half_min_normal = _mm512_set1_ps((float)__builtin_ldexp(1.0, emin - 1));
+    const __m512 y2 = _mm512_fmadd_round_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(0.5f), half_min_normal,
                                             _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
     const __m512i s = _mm512_add_epi32(_mm512_max_epu32(a, _mm512_castps_si512(y2)), c);
     __m512i r = _mm512_sub_epi32(_mm512_srli_epi32(s, d), _mm512_set1_epi32((127 - f.bias) << f.mbits));
