@@ -11,6 +11,7 @@
                         (1u << MXP_ROUND_UP) | (1u << MXP_ROUND_DOWN))
 #define MXP_MODES_ALL ((1u << MXP_ROUNDING_COUNT) - 1)
 #define MXP_MODES_DETERMINISTIC (MXP_MODES_ALL & ~(1u << MXP_ROUND_STOCHASTIC))
+#define MXP_MODES_SR (1u << MXP_ROUND_STOCHASTIC)
 #define MXP_MODES_EXACT MXP_MODES_ALL /* widening: every mode gives the same result */
 
 typedef struct mxp_cvt_kernel {

@@ -36,15 +36,27 @@ typedef struct mxp_narrow_fmt {
 
 /* The stochastic-rounding stream of convert-kernel.h, 16 lanes at a time:
  * lanes hold lo32(index) for consecutive indices. */
-MXP_INLINE __m512i mxp_sr_mix_avx512(__m512i x, mxp_sr_key k)
+MXP_INLINE __m512i mxp_sr_mix_rounds_avx512(__m512i x, mxp_sr_key k)
 {
     x = _mm512_add_epi32(x, _mm512_set1_epi32((int)k.k1));
     x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
     x = _mm512_mullo_epi32(x, _mm512_set1_epi32(0x7feb352d));
     x = _mm512_xor_si512(x, _mm512_srli_epi32(x, 15));
     x = _mm512_xor_si512(x, _mm512_set1_epi32((int)k.k2));
-    x = _mm512_mullo_epi32(x, _mm512_set1_epi32((int)0x846ca68bu));
+    return _mm512_mullo_epi32(x, _mm512_set1_epi32((int)0x846ca68bu));
+}
+
+MXP_INLINE __m512i mxp_sr_mix_avx512(__m512i x, mxp_sr_key k)
+{
+    x = mxp_sr_mix_rounds_avx512(x, k);
     return _mm512_xor_si512(x, _mm512_srli_epi32(x, 16));
+}
+
+/* ~random, with the last xor: what "add, then shift" kernels add. */
+MXP_INLINE __m512i mxp_sr_mix_not_avx512(__m512i x, mxp_sr_key k)
+{
+    x = mxp_sr_mix_rounds_avx512(x, k);
+    return _mm512_ternarylogic_epi32(x, _mm512_srli_epi32(x, 16), x, 0xc3); /* ~(a ^ b) */
 }
 
 /* Whether to add one ulp to the kept magnitude `base`. */
