@@ -125,12 +125,6 @@ static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k,
     return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
 }
 
-mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
-                          const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw)
-{
-    return mxp_gemm_drive_finish(cfg, m, n, k, alpha, a, b, beta, w, ldw, NULL, NULL, NULL);
-}
-
 /* The jc and pc loops over columns j0 .. j1 on one thread: B packed into
  * s->pb, then the blocks (run_blocks as thread 0 of 1). */
 static void serial_loops(step *s, const mxp_gemm_operand *b, size_t j0, size_t j1, size_t k, double beta)

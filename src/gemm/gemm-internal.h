@@ -56,17 +56,14 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
 bool mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                      size_t nc, void *dst, bool check_tiny);
 
-/* The five loops.  Writes alpha*AB + beta*C into the acc-typed matrix w
- * (ldw elements; w may be C itself when C has the accumulator's dtype). */
-mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
-                          const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw);
-
 /* Called once for every finished MC x NC block of w (rows i0.., columns
  * j0..; wb points at element (i0, j0), rows ldw apart), by the thread that
  * computed it, while the block is in cache. */
 typedef void (*mxp_gemm_finish_fn)(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const void *wb,
                                    size_t ldw);
-/* mxp_gemm_drive, then finish on each block (NULL: none).  redo (NULL:
+/* The five loops.  Writes alpha*AB + beta*C into the acc-typed matrix w
+ * (ldw elements; w may be C itself when C has the accumulator's dtype),
+ * then calls finish on each block (NULL: none).  redo (NULL:
  * none) is for cfg's vdpbf16ps kernel, when C's old values do not count
  * (beta == 0) and finish only writes C: B is not scanned beforehand but
  * checked while it is packed, and when it holds a nonzero |x| < 2^-63 the
