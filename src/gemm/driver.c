@@ -192,8 +192,9 @@ static plan plan_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, c
      * 0.74 -> 0.95x, M = 128, N = K = 4096 0.51-0.85 -> 0.99x; one panel
      * each loses at N = 64).  Otherwise the threads share one B~ and split
      * the rows (or, with few rows, the columns) of every (jc, pc) step. */
-    p.use_slabs = p.nthreads > 1 && (n + cfg->nr - 1) / cfg->nr >= 2 * (size_t)p.nthreads;
-    const size_t width = p.use_slabs ? ((n + cfg->nr - 1) / cfg->nr + (size_t)p.nthreads - 1) / (size_t)p.nthreads * cfg->nr : n;
+    const size_t panels = (n + cfg->nr - 1) / cfg->nr;
+    p.use_slabs = p.nthreads > 1 && panels >= 2 * (size_t)p.nthreads;
+    const size_t width = p.use_slabs ? (panels + (size_t)p.nthreads - 1) / (size_t)p.nthreads * cfg->nr : n;
     const size_t nc_max = (width < cfg->nc ? (width + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
     /* A in place when stored in the packed dtype with k contiguous, and k
      * fills whole k-groups (an odd k's last bf16 pair needs a zero).  Only
