@@ -6,6 +6,7 @@
  * too few columns, share each step's B~ and split its rows.  A C tile is
  * always computed by one thread in the same order, so results do not
  * depend on the thread count. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/alloc-internal.h"
@@ -32,6 +33,7 @@ typedef struct step {
     bool a_in_place; /* A read where it is stored (cfg->ukernel_a), not packed */
     mxp_gemm_finish_fn finish;
     void *finish_ctx;
+    atomic_bool *tiny; /* NULL: B unchecked; else set when B holds a value the kernel would flush */
 } step;
 
 /* Thread t's share of one (jc, pc) step: its rows of C, MC at a time, all
@@ -80,6 +82,16 @@ static void run_blocks(void *ctx, int t, int nthreads)
     }
 }
 
+/* Packs the (jc, pc) step's B~ (or this thread's share of it), checked for
+ * values the kernel cannot take when s->tiny is set; false when the
+ * product is abandoned: a value was found, here or by another thread. */
+static bool pack_b_checked(const step *s, const mxp_gemm_operand *b, size_t j0, size_t nc, unsigned char *pb)
+{
+    if (mxp_gemm_pack_b(s->cfg, b, s->pc, s->kc, j0, nc, pb, s->tiny != NULL))
+        atomic_store_explicit(s->tiny, true, memory_order_relaxed);
+    return !(s->tiny && atomic_load_explicit(s->tiny, memory_order_relaxed));
+}
+
 /* Thread t's share of packing B for one (jc, pc) step. */
 static void pack_b_share(void *ctx, int t, int nthreads)
 {
@@ -92,7 +104,7 @@ static void pack_b_share(void *ctx, int t, int nthreads)
     const size_t first = panels * (size_t)t / (size_t)nthreads, end = panels * (size_t)(t + 1) / (size_t)nthreads;
     if (first < end) {
         const size_t j0 = first * cfg->nr, j1 = end * cfg->nr < s->nc ? end * cfg->nr : s->nc;
-        mxp_gemm_pack_b(cfg, s->b, s->pc, s->kc, s->jc + j0, j1 - j0, s->pb + j0 * kcp * ps);
+        (void)pack_b_checked(s, s->b, s->jc + j0, j1 - j0, s->pb + j0 * kcp * ps); /* the caller looks at s->tiny */
     }
 }
 
@@ -113,12 +125,6 @@ static int threads_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k,
     return t < 1 ? 1 : t > MAX_THREADS ? MAX_THREADS : t;
 }
 
-mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
-                          const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw)
-{
-    return mxp_gemm_drive_finish(cfg, m, n, k, alpha, a, b, beta, w, ldw, NULL, NULL);
-}
-
 /* The jc and pc loops over columns j0 .. j1 on one thread: B packed into
  * s->pb, then the blocks (run_blocks as thread 0 of 1). */
 static void serial_loops(step *s, const mxp_gemm_operand *b, size_t j0, size_t j1, size_t k, double beta)
@@ -132,7 +138,8 @@ static void serial_loops(step *s, const mxp_gemm_operand *b, size_t j0, size_t j
             s->kc = k - pc < cfg->kc ? k - pc : cfg->kc;
             s->beta = pc == 0 ? beta : 1.0;
             s->last = pc + s->kc >= k;
-            mxp_gemm_pack_b(cfg, b, pc, s->kc, jc, s->nc, s->pb);
+            if (!pack_b_checked(s, b, jc, s->nc, s->pb))
+                return;
             run_blocks(s, 0, 1);
         }
     }
@@ -164,72 +171,119 @@ static void run_slab(void *ctx, int t, int nthreads)
     serial_loops(&s, s.b, j0, j1, S->k, S->beta);
 }
 
-mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
-                                 const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
-                                 size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx)
+/* How a configuration runs one product: the threads, how they share it,
+ * and the buffers, in one block of `bytes`. */
+typedef struct plan {
+    int nthreads;
+    bool split_n, use_slabs, a_in_place;
+    int buffers_a, buffers_b;
+    size_t a_bytes, b_bytes, bytes;
+} plan;
+
+static plan plan_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, const mxp_gemm_operand *a)
 {
+    plan p = { 0 };
     const size_t as = mxp_dtype_itemsize(cfg->packed);
     const size_t kc_max = (k < cfg->kc ? k : cfg->kc) + cfg->kpack - 1;
     const size_t mc_max = (m < cfg->mc ? (m + cfg->mr - 1) / cfg->mr * cfg->mr : cfg->mc);
-    bool split_n = false;
-    const int nthreads = threads_for(cfg, m, n, k, &split_n);
+    p.nthreads = threads_for(cfg, m, n, k, &p.split_n);
     /* Slabs of columns, one per thread, when each gets at least two NR
      * panels (measured, two threads: 256^3 f32 0.78 -> 0.98x oneDNN, 512^3
      * 0.74 -> 0.95x, M = 128, N = K = 4096 0.51-0.85 -> 0.99x; one panel
      * each loses at N = 64).  Otherwise the threads share one B~ and split
      * the rows (or, with few rows, the columns) of every (jc, pc) step. */
-    const bool use_slabs = nthreads > 1 && (n + cfg->nr - 1) / cfg->nr >= 2 * (size_t)nthreads;
-    const size_t width = use_slabs ? ((n + cfg->nr - 1) / cfg->nr + (size_t)nthreads - 1) / (size_t)nthreads * cfg->nr : n;
+    const size_t panels = (n + cfg->nr - 1) / cfg->nr;
+    p.use_slabs = p.nthreads > 1 && panels >= 2 * (size_t)p.nthreads;
+    const size_t width = p.use_slabs ? (panels + (size_t)p.nthreads - 1) / (size_t)p.nthreads * cfg->nr : n;
     const size_t nc_max = (width < cfg->nc ? (width + cfg->nr - 1) / cfg->nr * cfg->nr : cfg->nc);
-    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw, false, split_n && !use_slabs, false,
-               finish, finish_ctx };
     /* A in place when stored in the packed dtype with k contiguous, and k
      * fills whole k-groups (an odd k's last bf16 pair needs a zero).  Only
      * when at most 1024 columns reuse each A block: packing it costs in
      * proportion to the few columns that reuse it (256^3 f32: 5% of the
      * time, 1024^3: 2%), while from 1536 on, reading A's rows in place
      * loses 1-2% (measured). */
-    s.a_in_place = cfg->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0 && width <= 1024;
+    p.a_in_place = cfg->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0 && width <= 1024;
+    p.buffers_b = p.use_slabs ? p.nthreads : 1;
+    p.buffers_a = p.a_in_place ? 0 : p.nthreads;
+    p.b_bytes = (nc_max * kc_max * as + 63) / 64 * 64;
+    p.a_bytes = (mc_max * kc_max * as + 63) / 64 * 64;
+    p.bytes = (size_t)p.buffers_b * p.b_bytes + (size_t)p.buffers_a * p.a_bytes;
+    return p;
+}
+
+/* One product by plan p in block; with tiny set, B checked while packed
+ * and the product abandoned on a find (then *tiny is true). */
+static void run_plan(const plan *p, step s, size_t n, size_t k, unsigned char *block, atomic_bool *tiny)
+{
+    const mxp_gemm_config *cfg = s.cfg;
+    const double beta = s.beta;
     slabs S;
     memset(&S, 0, sizeof S);
-    /* All the buffers in one block, a workspace kept between calls (and
-     * between calls of other libraries): allocated afresh, glibc gave the
-     * freed pages back to the kernel and every call faulted them in again
-     * (two threads at 256^3: 4% of the time; docs/gemm.md, Workspaces). */
-    const int buffers_b = use_slabs ? nthreads : 1, buffers_a = s.a_in_place ? 0 : nthreads;
-    const size_t b_bytes = (nc_max * kc_max * as + 63) / 64 * 64, a_bytes = (mc_max * kc_max * as + 63) / 64 * 64;
-    unsigned char *block = mxp_workspace_get((size_t)buffers_b * b_bytes + (size_t)buffers_a * a_bytes);
-    mxp_status st = block ? MXP_OK : MXP_ERR_NO_MEMORY;
-    for (int t = 0; t < buffers_b && block; t++)
-        S.pb[t] = block + (size_t)t * b_bytes;
-    for (int t = 0; t < buffers_a && block; t++)
-        s.pa[t] = block + (size_t)buffers_b * b_bytes + (size_t)t * a_bytes;
+    for (int t = 0; t < p->buffers_b; t++)
+        S.pb[t] = block + (size_t)t * p->b_bytes;
+    for (int t = 0; t < p->buffers_a; t++)
+        s.pa[t] = block + (size_t)p->buffers_b * p->b_bytes + (size_t)t * p->a_bytes;
     s.pb = S.pb[0];
-    if (st == MXP_OK && use_slabs) {
+    s.split_n = p->split_n && !p->use_slabs;
+    s.a_in_place = p->a_in_place;
+    s.tiny = tiny;
+    if (p->use_slabs) {
         S.base = s;
         S.n = n;
         S.k = k;
         S.beta = beta;
-        mxp_parallel(nthreads, run_slab, &S);
-    } else if (st == MXP_OK && nthreads == 1) {
-        serial_loops(&s, b, 0, n, k, beta);
-    } else if (st == MXP_OK) {
-        for (size_t jc = 0; jc < n; jc += cfg->nc) {
-            s.jc = jc;
-            s.nc = n - jc < cfg->nc ? n - jc : cfg->nc;
-            for (size_t pc = 0; pc < k; pc += cfg->kc) {
-                s.pc = pc;
-                s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
-                s.beta = pc == 0 ? beta : 1.0;
-                s.last = pc + s.kc >= k;
-                /* both phases split by thread; tiles never shared */
-                mxp_parallel(nthreads, pack_b_share, &s);
-                mxp_parallel(nthreads, run_blocks, &s);
-            }
+        mxp_parallel(p->nthreads, run_slab, &S);
+        return;
+    }
+    if (p->nthreads == 1) {
+        serial_loops(&s, s.b, 0, n, k, beta);
+        return;
+    }
+    for (size_t jc = 0; jc < n; jc += cfg->nc) {
+        s.jc = jc;
+        s.nc = n - jc < cfg->nc ? n - jc : cfg->nc;
+        for (size_t pc = 0; pc < k; pc += cfg->kc) {
+            s.pc = pc;
+            s.kc = k - pc < cfg->kc ? k - pc : cfg->kc;
+            s.beta = pc == 0 ? beta : 1.0;
+            s.last = pc + s.kc >= k;
+            /* both phases split by thread; tiles never shared */
+            mxp_parallel(p->nthreads, pack_b_share, &s);
+            if (tiny && atomic_load_explicit(tiny, memory_order_relaxed))
+                return;
+            mxp_parallel(p->nthreads, run_blocks, &s);
         }
     }
+}
+
+mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
+                                 const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
+                                 size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx,
+                                 const mxp_gemm_config *redo)
+{
+    const plan p = plan_for(cfg, m, n, k, a);
+    plan p_redo = p;
+    if (redo)
+        p_redo = plan_for(redo, m, n, k, a);
+    /* All the buffers in one block, a workspace kept between calls (and
+     * between calls of other libraries): allocated afresh, glibc gave the
+     * freed pages back to the kernel and every call faulted them in again
+     * (two threads at 256^3: 4% of the time; docs/gemm.md, Workspaces).
+     * Large enough for a redo too: once C is written, nothing may fail. */
+    unsigned char *block = mxp_workspace_get(p.bytes > p_redo.bytes ? p.bytes : p_redo.bytes);
+    if (!block)
+        return MXP_ERR_NO_MEMORY;
+    step s = { cfg, a, m, 0, 0, 0, 0, alpha, beta, b, NULL, { NULL }, w, ldw, false, false, false,
+               finish, finish_ctx, NULL };
+    atomic_bool tiny;
+    atomic_init(&tiny, false);
+    run_plan(&p, s, n, k, block, redo ? &tiny : NULL);
+    if (redo && atomic_load_explicit(&tiny, memory_order_relaxed)) { /* all of it again, from the start */
+        s.cfg = redo;
+        run_plan(&p_redo, s, n, k, block, NULL);
+    }
     mxp_workspace_put(block);
-    return st;
+    return MXP_OK;
 }
 
 /* ---- small M: B read in place --------------------------------------------- */

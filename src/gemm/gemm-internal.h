@@ -49,24 +49,31 @@ typedef struct mxp_gemm_operand {
 /* Packs op(A)[i0 .. i0+mc, p0 .. p0+kc] into MR-row panels of acc type. */
 void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
                      size_t kc, void *dst);
-/* Packs op(B)[p0 .. p0+kc, j0 .. j0+nc] into NR-column panels of acc type. */
-void mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
-                     size_t nc, void *dst);
-
-/* The five loops.  Writes alpha*AB + beta*C into the acc-typed matrix w
- * (ldw elements; w may be C itself when C has the accumulator's dtype). */
-mxp_status mxp_gemm_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
-                          const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w, size_t ldw);
+/* Packs op(B)[p0 .. p0+kc, j0 .. j0+nc] into NR-column panels of acc type.
+ * With check_tiny, for bfloat16 B into bfloat16 panels, returns whether
+ * the block holds a nonzero |x| < 2^-63 (whose products vdpbf16ps could
+ * flush), found on the way; false otherwise. */
+bool mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                     size_t nc, void *dst, bool check_tiny);
 
 /* Called once for every finished MC x NC block of w (rows i0.., columns
  * j0..; wb points at element (i0, j0), rows ldw apart), by the thread that
  * computed it, while the block is in cache. */
 typedef void (*mxp_gemm_finish_fn)(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const void *wb,
                                    size_t ldw);
-/* mxp_gemm_drive, then finish on each block (NULL: none). */
+/* The five loops.  Writes alpha*AB + beta*C into the acc-typed matrix w
+ * (ldw elements; w may be C itself when C has the accumulator's dtype),
+ * then calls finish on each block (NULL: none).  redo (NULL:
+ * none) is for cfg's vdpbf16ps kernel, when C's old values do not count
+ * (beta == 0) and finish only writes C: B is not scanned beforehand but
+ * checked while it is packed, and when it holds a nonzero |x| < 2^-63 the
+ * product is abandoned where it is and run again from the start with redo
+ * (the float32 configuration), whose buffers are taken up front so that
+ * nothing fails once C has been written. */
 mxp_status mxp_gemm_drive_finish(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
                                  const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
-                                 size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx);
+                                 size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx,
+                                 const mxp_gemm_config *redo);
 
 /* Small M (a few rows of C): B is not packed but read in place by a
  * micro-kernel with a row stride; A is packed [k][mr] (or in k-pairs).

@@ -103,6 +103,18 @@ static bool has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, 
     return false;
 }
 
+/* B (bfloat16 for the vdpbf16ps kernel) checked for tiny values while it
+ * is packed instead of by a pass before: that pass read all of B from
+ * memory once more (M = 128, N = K = 4096: 7% of the call).  When one is
+ * found the product starts over with the float32 kernel, which only works
+ * when the first attempt's writes do not count: beta == 0 (C is only
+ * written), no conversion counters (they would count C twice), and B
+ * packed at all (the small-M kernel reads it in place). */
+static bool check_b_while_packing(double beta, const mxp_gemm_direct_config *dcfg, const mxp_convert_opts *co)
+{
+    return beta == 0 && !dcfg && !(co && co->flags);
+}
+
 static mxp_dtype acc_for(mxp_dtype at, mxp_dtype bt, const mxp_gemm_opts *opts)
 {
     if (opts && opts->acc_dtype)
@@ -287,17 +299,26 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, &st))
         return st; /* widens exactly: no tiny-value question */
     const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current());
-    if (cfg->packed == MXP_BF16 && (has_tiny_bf16(a, a_type, ta ? k : m, ta ? m : k, lda) ||
-                                    has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb)))
-        cfg = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current()); /* keep tiny values exact */
-    const bool epilogue = has_epilogue(opts);
     /* small M with B of the dtype the packed configuration multiplies: read in place */
     const mxp_gemm_direct_config *dcfg = mxp_gemm_direct_config_for(acc, b_type, mxp_isa_current());
     if (!(dcfg && m <= dcfg->max_m && !B.trans && cfg->packed == dcfg->packed))
         dcfg = NULL;
+    const mxp_gemm_config *redo = NULL; /* B checked while packed (mxp_gemm_drive_finish) */
+    if (cfg->packed == MXP_BF16) { /* keep tiny values exact: the float32 kernel */
+        const mxp_gemm_config *f32 = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current());
+        if (has_tiny_bf16(a, a_type, ta ? k : m, ta ? m : k, lda))
+            cfg = f32;
+        else if (check_b_while_packing(beta, dcfg, co))
+            redo = f32;
+        else if (has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb))
+            cfg = f32;
+        if (cfg == f32)
+            dcfg = NULL; /* the bf16 direct kernel is no longer the packed one */
+    }
+    const bool epilogue = has_epilogue(opts);
     if (c_type == acc && !epilogue) /* accumulate in C itself */
         return dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL)
-                    : mxp_gemm_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc);
+                    : mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL, redo);
     /* Otherwise a workspace of the accumulator's type, rounded into C once. */
     const size_t as = mxp_dtype_itemsize(acc);
     if (m > SIZE_MAX / as / n)
@@ -315,7 +336,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     if (!epilogue && f.params.rounding != MXP_ROUND_STOCHASTIC && !(co && co->flags))
         f.kernel = mxp_cvt_find(c_type, acc, f.params.rounding, mxp_isa_current());
     st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f)
-              : mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f);
+              : mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f, redo);
     mxp_workspace_put(w);
     return st;
 }

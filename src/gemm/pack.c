@@ -6,6 +6,23 @@
 #include <string.h>
 
 #include "gemm/gemm-internal.h"
+#include "kernels/gemm-kernels.h"
+
+/* The check of bfloat16 B for the vdpbf16ps kernel while it is packed
+ * (mxp_gemm_pack_b): a nonzero |v| < 2^-63 is tiny.  key(v) = |v| - 1 as
+ * uint16 (0 wraps to 0xffff), and v is tiny exactly when key(v) <
+ * TINY_KEY_LIMIT: a running minimum over the values, compared once. */
+enum { TINY_KEY_LIMIT = ((127 - 63) << 7) - 1 }; /* the bits of 2^-63, less one */
+
+static inline uint16_t tiny_key(uint16_t v)
+{
+    return (uint16_t)((v & 0x7fffu) - 1u);
+}
+
+static inline uint16_t min_u16(uint16_t x, uint16_t y)
+{
+    return x < y ? x : y;
+}
 
 /* Converts `count` elements of one row or column of an operand, starting at
  * element (r, c) and walking along `along_rows` (down a column) or across,
@@ -121,13 +138,15 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
  * even and odd k go to alternate slots; an odd kc gets a zero last pair. */
 /* The common case, bf16 already: 32-bit moves of (k, k+1) pairs, the loops
  * ordered so that reads run along stored rows.  An odd kc's last pair has
- * a zero high half (the caller zeroed the panel). */
+ * a zero high half (the caller zeroed the panel).  With tiny (NULL: no
+ * check), whether a value read is tiny (above). */
 static void pack_pairs_bf16(const mxp_gemm_operand *x, int lines_are_rows, size_t l0, size_t lines, size_t width,
-                            size_t p0, size_t kc, uint16_t *d)
+                            size_t p0, size_t kc, uint16_t *d, bool *tiny)
 {
     const uint16_t *base = (const uint16_t *)(const void *)x->base;
     const size_t ld = x->ld, pairs = kc / 2;
     uint32_t *d32 = (uint32_t *)(void *)d;
+    uint16_t lo = 0xffff; /* the least tiny_key */
     /* Lines run along stored rows when a line is a row of op(A) not
      * transposed or a column of op(B) transposed. */
     if (lines_are_rows != x->trans) { /* k contiguous in each line: pairs are adjacent */
@@ -140,31 +159,37 @@ static void pack_pairs_bf16(const mxp_gemm_operand *x, int lines_are_rows, size_
             }
             if (kc % 2)
                 d32[pairs * width + l] = src[kc - 1];
+            for (size_t p = 0; tiny && p < kc; p++)
+                lo = min_u16(lo, tiny_key(src[p]));
         }
-        return;
+    } else { /* k strided by ld: interleave two stored rows, lines contiguous */
+        for (size_t q = 0; q < pairs; q++) {
+            const uint16_t *r0 = base + (p0 + 2 * q) * ld + l0, *r1 = r0 + ld;
+            uint32_t *out = d32 + q * width;
+            for (size_t l = 0; l < lines; l++)
+                out[l] = (uint32_t)r0[l] | (uint32_t)r1[l] << 16;
+        }
+        if (kc % 2) {
+            const uint16_t *r0 = base + (p0 + kc - 1) * ld + l0;
+            for (size_t l = 0; l < lines; l++)
+                d32[pairs * width + l] = r0[l];
+        }
+        for (size_t p = 0; tiny && p < kc; p++)
+            for (size_t l = 0; l < lines; l++)
+                lo = min_u16(lo, tiny_key(base[(p0 + p) * ld + l0 + l]));
     }
-    /* k strided by ld: interleave two stored rows, lines contiguous */
-    for (size_t q = 0; q < pairs; q++) {
-        const uint16_t *r0 = base + (p0 + 2 * q) * ld + l0, *r1 = r0 + ld;
-        uint32_t *out = d32 + q * width;
-        for (size_t l = 0; l < lines; l++)
-            out[l] = (uint32_t)r0[l] | (uint32_t)r1[l] << 16;
-    }
-    if (kc % 2) {
-        const uint16_t *r0 = base + (p0 + kc - 1) * ld + l0;
-        for (size_t l = 0; l < lines; l++)
-            d32[pairs * width + l] = r0[l];
-    }
+    if (tiny)
+        *tiny = lo < TINY_KEY_LIMIT;
 }
 
 static void pack_pairs(const mxp_gemm_operand *x, int lines_are_rows, size_t l0, size_t lines, size_t width,
-                       size_t p0, size_t kc, mxp_dtype packed, unsigned char *d)
+                       size_t p0, size_t kc, mxp_dtype packed, unsigned char *d, bool *tiny)
 {
     const size_t ps = mxp_dtype_itemsize(packed), kcp = (kc + 1) / 2 * 2;
     if (lines < width || kcp != kc)
         memset(d, 0, width * kcp * ps);
     if (x->dtype == MXP_BF16 && packed == MXP_BF16) {
-        pack_pairs_bf16(x, lines_are_rows, l0, lines, width, p0, kc, (uint16_t *)(void *)d);
+        pack_pairs_bf16(x, lines_are_rows, l0, lines, width, p0, kc, (uint16_t *)(void *)d, tiny);
         return;
     }
     for (size_t l = 0; l < lines; l++) {
@@ -188,7 +213,7 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
     for (size_t i = 0; i < mc; i += mr) {
         size_t rows = mc - i < mr ? mc - i : mr;
         if (cfg->kpack == 2)
-            pack_pairs(a, 1, i0 + i, rows, mr, p0, kc, cfg->packed, d);
+            pack_pairs(a, 1, i0 + i, rows, mr, p0, kc, cfg->packed, d, NULL);
         else
             pack_panel(a, 1, i0 + i, rows, mr, p0, kc, cfg->packed, d);
         d += mr * kcp * ps;
@@ -201,7 +226,7 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
  * row p of B -> row p of each panel; kpack 2 (bf16 pairs): rows 2q, 2q+1
  * interleaved.  Partial last panel and odd kc: zero-padded. */
 static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
-                        size_t nc, unsigned char *d)
+                        size_t nc, unsigned char *d, bool *tiny)
 {
     const size_t nr = cfg->nr, ps = mxp_dtype_itemsize(cfg->packed), ld = b->ld;
     const bool convert = b->dtype != cfg->packed; /* kpack 1: float16, float8, ... widened by mxp_convert */
@@ -210,6 +235,15 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
         return false;
     const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack, panel = nr * kcp * ps;
     const size_t full = nc / nr, rest = nc % nr;
+#if MXP_HAVE_X86_KERNELS
+    if (cfg->kpack == 2 && nr == 32 && cfg->isa >= MXP_ISA_AVX512) { /* the check rides along (memory bound) */
+        const bool found = mxp_bf16_pack_b_pairs_32__avx512f((const uint16_t *)(const void *)b->base + p0 * ld + j0,
+                                                              ld, kc, nc, (uint32_t *)(void *)d);
+        if (tiny)
+            *tiny = found;
+        return true;
+    }
+#endif
     if (rest) /* the partial panel's padding columns (every other entry is written below) */
         memset(d + full * panel, 0, panel);
     if (cfg->kpack == 1) {
@@ -245,7 +279,9 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
         }
         return true;
     }
+    /* the portable twin of mxp_bf16_pack_b_pairs_32__avx512f, for any NR */
     const uint16_t *base = (const uint16_t *)(const void *)b->base;
+    uint16_t lo = 0xffff; /* the least tiny_key */
     enum { PAIRS = 4 }; /* pairs of rows at a time, each panel's written together (as above) */
     for (size_t q0 = 0; q0 < kcp / 2; q0 += PAIRS) {
         const size_t qn = kcp / 2 - q0 < PAIRS ? kcp / 2 - q0 : PAIRS;
@@ -255,31 +291,43 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
                 const uint16_t *a0 = base + (p0 + 2 * q) * ld + j0 + jp * nr;
                 uint32_t *out = (uint32_t *)(void *)(d + jp * panel) + q * nr;
                 if (2 * q + 1 < kc)
-                    for (size_t l = 0; l < cols; l++)
-                        out[l] = (uint32_t)a0[l] | (uint32_t)a0[ld + l] << 16;
-                else
-                    for (size_t l = 0; l < cols; l++)
+                    for (size_t l = 0; l < cols; l++) {
+                        const uint16_t x0 = a0[l], x1 = a0[ld + l];
+                        out[l] = (uint32_t)x0 | (uint32_t)x1 << 16;
+                        lo = min_u16(lo, min_u16(tiny_key(x0), tiny_key(x1)));
+                    }
+                else /* an odd kc's last row */
+                    for (size_t l = 0; l < cols; l++) {
                         out[l] = a0[l];
+                        lo = min_u16(lo, tiny_key(a0[l]));
+                    }
             }
         }
     }
+    if (tiny)
+        *tiny = lo < TINY_KEY_LIMIT;
     return true;
 }
 
-void mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
-                     size_t nc, void *dst)
+bool mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                     size_t nc, void *dst, bool check_tiny)
 {
-    if (pack_b_rows(cfg, b, p0, kc, j0, nc, dst))
-        return;
+    bool tiny = false;
+    check_tiny = check_tiny && cfg->packed == MXP_BF16 && b->dtype == MXP_BF16;
+    if (pack_b_rows(cfg, b, p0, kc, j0, nc, dst, check_tiny ? &tiny : NULL))
+        return tiny;
     const size_t nr = cfg->nr, ps = mxp_dtype_itemsize(cfg->packed);
     const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
     unsigned char *d = dst;
     for (size_t j = 0; j < nc; j += nr) {
         size_t cols = nc - j < nr ? nc - j : nr;
+        bool panel_tiny = false;
         if (cfg->kpack == 2)
-            pack_pairs(b, 0, j0 + j, cols, nr, p0, kc, cfg->packed, d);
+            pack_pairs(b, 0, j0 + j, cols, nr, p0, kc, cfg->packed, d, check_tiny ? &panel_tiny : NULL);
         else
             pack_panel(b, 0, j0 + j, cols, nr, p0, kc, cfg->packed, d);
+        tiny |= panel_tiny;
         d += nr * kcp * ps;
     }
+    return tiny;
 }

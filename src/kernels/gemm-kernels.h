@@ -85,4 +85,12 @@ void mxp_u8_s16_pack6__avx2(const uint8_t *src, size_t ld, size_t k, uint8_t fli
  * before the bf16 kernel (src/gemm/gemm.c has the portable twin). */
 bool mxp_bf16_has_tiny__avx512f(const uint16_t *x, size_t rows, size_t cols, size_t ld);
 
+/* The kc x nc block of bfloat16 B at b (rows ld apart) into B~ for the
+ * vdpbf16ps kernel: ceil(nc / 32) panels of [ceil(kc / 2)][32][2], each
+ * 32 * ceil(kc / 2) pairs after the last, rows 2q and 2q + 1 interleaved;
+ * columns from nc on and an odd kc's last second row are zeros.  Returns
+ * whether the block holds a nonzero |x| < 2^-63 (the check above, on the
+ * way); src/gemm/pack.c has the portable twin. */
+bool mxp_bf16_pack_b_pairs_32__avx512f(const uint16_t *b, size_t ld, size_t kc, size_t nc, uint32_t *dst);
+
 #endif

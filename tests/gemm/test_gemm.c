@@ -1454,7 +1454,7 @@ typedef struct alloc_job {
     size_t c_bytes;
 } alloc_job;
 
-static alloc_job alloc_jobs[6];
+static alloc_job alloc_jobs[7];
 
 static mxp_status alloc_job_run(alloc_job *j)
 {
@@ -1495,6 +1495,8 @@ static void test_gemm_every_allocation_failure_is_reported_and_leaves_c_untouche
         { MXP_NO_TRANS, MXP_NO_TRANS, 200, 100, 260, 1.0, 0.5, MXP_F32, MXP_F32, MXP_F32 }, /* threaded */
         /* a tiny value in B (below): the float32 kernel */
         { MXP_NO_TRANS, MXP_NO_TRANS, 40, 70, 50, 1.0, 0.0, MXP_BF16, MXP_BF16, MXP_BF16 },
+        /* found while packing the second KC panel, float32 C written: the redo allocates nothing */
+        { MXP_NO_TRANS, MXP_NO_TRANS, 40, 70, 1100, 1.0, 0.0, MXP_BF16, MXP_BF16, MXP_F32 },
     };
     uint64_t s = 90;
     for (size_t i = 0; i < NELEMS(alloc_jobs); i++) {
@@ -1526,8 +1528,10 @@ static void test_gemm_every_allocation_failure_is_reported_and_leaves_c_untouche
         assert_int_equal(mxp_convert(j->a, j->at, tmp, MXP_F64, na, NULL), MXP_OK);
         for (size_t q = 0; q < nb; q++)
             tmp[q] = uniform_pm1(&s);
-        if (i == NELEMS(alloc_jobs) - 1)
+        if (i == NELEMS(alloc_jobs) - 2)
             tmp[7 * j->ldb + 3] = 0x1p-70;
+        if (i == NELEMS(alloc_jobs) - 1)
+            tmp[1050 * j->ldb + 3] = 0x1p-70;
         assert_int_equal(mxp_convert(j->b, j->bt, tmp, MXP_F64, nb, NULL), MXP_OK);
         for (size_t q = 0; q < nc; q++)
             tmp[q] = uniform_pm1(&s);

@@ -16,10 +16,10 @@
  * (p, p+1) of row i at a + i * row_stride + p / 2 * pair_stride elements
  * (A~: 2 and 2 * MR; A in place: lda and 2).  Rows of a beyond `rows`
  * repeat the last one: their sums are computed and never stored. */
-static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr, size_t kc, const uint16_t *a,
-                                                            size_t rows, size_t row_stride, size_t pair_stride,
-                                                            const uint16_t *pb, float *c, size_t ldc, double alpha,
-                                                            double beta)
+static inline __attribute__((always_inline)) void tile_rows(int R, size_t mr, size_t nr, size_t kc,
+                                                            const uint16_t *a, size_t rows, size_t row_stride,
+                                                            size_t pair_stride, const uint16_t *pb, float *c,
+                                                            size_t ldc, double alpha, double beta)
 {
     const uint16_t *ar[MR];
 #pragma GCC unroll 6
@@ -38,7 +38,7 @@ static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr
         const __m512bh b1 = (__m512bh)_mm512_loadu_si512((const void *)(pb + 32));
         const size_t q = p / 2 * pair_stride;
 #pragma GCC unroll 6
-        for (int i = 0; i < MR; i++) {
+        for (int i = 0; i < R; i++) { /* R rows of sums (R >= mr); the others stay 0, unstored */
             int32_t pair;
             memcpy(&pair, ar[i] + q, 4);
             const __m512bh ai = (__m512bh)_mm512_set1_epi32(pair);
@@ -48,6 +48,22 @@ static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr
         pb += 64;
     }
     mxp_f32_tile_store_6x32(c, ldc, mr, nr, acc0, acc1, alpha, beta);
+}
+
+/* An edge panel of mr < 6 rows without the dot products of the rows never
+ * stored (M = 128 ends in a panel of 2 rows: 1/22 of the work); each
+ * row's sums are the same bits either way. */
+static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr, size_t kc, const uint16_t *a,
+                                                            size_t rows, size_t row_stride, size_t pair_stride,
+                                                            const uint16_t *pb, float *c, size_t ldc, double alpha,
+                                                            double beta)
+{
+    if (mr > 4)
+        tile_rows(6, mr, nr, kc, a, rows, row_stride, pair_stride, pb, c, ldc, alpha, beta);
+    else if (mr > 2)
+        tile_rows(4, mr, nr, kc, a, rows, row_stride, pair_stride, pb, c, ldc, alpha, beta);
+    else
+        tile_rows(2, mr, nr, kc, a, rows, row_stride, pair_stride, pb, c, ldc, alpha, beta);
 }
 
 void mxp_bf16_gemm_ukernel_6x32__avx512bf16(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,

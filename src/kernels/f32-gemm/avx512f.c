@@ -11,7 +11,7 @@
  * stride along k (packed A~: rows 1 apart, k stride 6; A in place: rows
  * lda apart, k stride 1).  Rows of a beyond `rows` repeat the last one:
  * their sums are computed and never stored. */
-static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr, size_t kc, const float *a,
+static inline __attribute__((always_inline)) void tile_rows(int R, size_t mr, size_t nr, size_t kc, const float *a,
                                                             size_t rows, size_t row_stride, size_t k_stride,
                                                             const float *pb, float *c, size_t ldc, double alpha,
                                                             double beta)
@@ -32,7 +32,7 @@ static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr
         const __m512 b0 = _mm512_loadu_ps(pb), b1 = _mm512_loadu_ps(pb + 16);
         const size_t q = p * k_stride;
 #pragma GCC unroll 6
-        for (int i = 0; i < MR; i++) {
+        for (int i = 0; i < R; i++) { /* R rows of sums (R >= mr); the others stay 0, unstored */
             const __m512 ai = _mm512_set1_ps(ar[i][q]);
             acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
             acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
@@ -40,6 +40,22 @@ static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr
         pb += 32;
     }
     mxp_f32_tile_store_6x32(c, ldc, mr, nr, acc0, acc1, alpha, beta);
+}
+
+/* An edge panel of mr < 6 rows without the multiply-adds of the rows
+ * never stored (M = 128 ends in a panel of 2 rows: 1/22 of the work);
+ * each row's sums are the same bits either way. */
+static inline __attribute__((always_inline)) void tile_6x32(size_t mr, size_t nr, size_t kc, const float *a,
+                                                            size_t rows, size_t row_stride, size_t k_stride,
+                                                            const float *pb, float *c, size_t ldc, double alpha,
+                                                            double beta)
+{
+    if (mr > 4)
+        tile_rows(6, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
+    else if (mr > 2)
+        tile_rows(4, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
+    else
+        tile_rows(2, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
 }
 
 void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,

@@ -5,10 +5,11 @@
 
 #define MR 6
 
-void mxp_f64_gemm_ukernel_6x16__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
-                                        size_t ldc, double alpha, double beta)
+/* The tile's sums for R rows (R >= mr; the others stay 0, never stored). */
+static inline __attribute__((always_inline)) void tile_rows(int R, size_t mr, size_t nr, size_t kc, const double *pa,
+                                                            const double *pb, void *c, size_t ldc, double alpha,
+                                                            double beta)
 {
-    const double *pa = a, *pb = b;
     for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
         _mm_prefetch((const char *)((double *)c + i * ldc), _MM_HINT_T0);
         _mm_prefetch((const char *)((double *)c + i * ldc + 15), _MM_HINT_T0);
@@ -20,7 +21,7 @@ void mxp_f64_gemm_ukernel_6x16__avx512f(size_t mr, size_t nr, size_t kc, const v
     for (size_t p = 0; p < kc; p++) {
         const __m512d b0 = _mm512_loadu_pd(pb), b1 = _mm512_loadu_pd(pb + 8);
 #pragma GCC unroll 6
-        for (int i = 0; i < MR; i++) {
+        for (int i = 0; i < R; i++) {
             const __m512d ai = _mm512_set1_pd(pa[i]);
             acc0[i] = _mm512_fmadd_pd(ai, b0, acc0[i]);
             acc1[i] = _mm512_fmadd_pd(ai, b1, acc1[i]);
@@ -42,6 +43,19 @@ void mxp_f64_gemm_ukernel_6x16__avx512f(size_t mr, size_t nr, size_t kc, const v
         _mm512_mask_storeu_pd(row, m0, x0);
         _mm512_mask_storeu_pd(row + 8, m1, x1);
     }
+}
+
+/* An edge panel of mr < 6 rows computes 2 or 4 rows of sums, not 6 (M =
+ * 128 ends in a panel of 2 rows); each row's sums are the same bits. */
+void mxp_f64_gemm_ukernel_6x16__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                        size_t ldc, double alpha, double beta)
+{
+    if (mr > 4)
+        tile_rows(6, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    else if (mr > 2)
+        tile_rows(4, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    else
+        tile_rows(2, mr, nr, kc, a, b, c, ldc, alpha, beta);
 }
 
 /* Small M: 8 x 24 with B read in place (see the float32 kernel). */
