@@ -9,6 +9,9 @@
 #include <stdint.h>
 
 #include "ops/ops-internal.h"
+#ifdef MXP_HAVE_X86_KERNELS
+#include "kernels/f32-ew-kernels.h"
+#endif
 
 static void f64_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
@@ -214,6 +217,42 @@ mxp_kernel_fn mxp_binary_kernel(mxp_dtype ct)
     case MXP_U64: return u64_binary;
     default: return s64_binary;
     }
+}
+
+/* ---- float32/float64 + - * / at full vector width (src/kernels/f32-ew/):
+ * the same IEEE operations as f32_binary/f64_binary, which this build
+ * compiles for the baseline ISA (16 bytes a step). */
+#ifdef MXP_HAVE_X86_KERNELS
+static int arith_op(int op)
+{
+    return op == MXP_OP_ADD ? MXP_ARITH_ADD : op == MXP_OP_SUBTRACT ? MXP_ARITH_SUB
+         : op == MXP_OP_MULTIPLY ? MXP_ARITH_MUL : MXP_ARITH_DIV;
+}
+#define ARITH_WRAPPER(name, kernel, T) \
+    static void name(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n) \
+    { \
+        kernel(arith_op(c->op), (T *)out, (const T *)a, (const T *)b, n); \
+    }
+ARITH_WRAPPER(f32_arith_avx2, mxp_f32_arith__avx2, float)
+ARITH_WRAPPER(f32_arith_avx512, mxp_f32_arith__avx512f, float)
+ARITH_WRAPPER(f64_arith_avx2, mxp_f64_arith__avx2, double)
+ARITH_WRAPPER(f64_arith_avx512, mxp_f64_arith__avx512f, double)
+#undef ARITH_WRAPPER
+#endif
+
+mxp_kernel_fn mxp_binary_kernel_for(mxp_dtype ct, int op, mxp_isa isa)
+{
+#ifdef MXP_HAVE_X86_KERNELS
+    const bool arith = op == MXP_OP_ADD || op == MXP_OP_SUBTRACT || op == MXP_OP_MULTIPLY || op == MXP_OP_DIVIDE;
+    if (arith && isa >= MXP_ISA_AVX2 && (ct == MXP_F32 || ct == MXP_F64)) {
+        if (ct == MXP_F32)
+            return isa >= MXP_ISA_AVX512 ? f32_arith_avx512 : f32_arith_avx2;
+        return isa >= MXP_ISA_AVX512 ? f64_arith_avx512 : f64_arith_avx2;
+    }
+#else
+    (void)op, (void)isa;
+#endif
+    return mxp_binary_kernel(ct);
 }
 
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype ct)

@@ -211,7 +211,7 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
     *p = (mxp_ew_plan){ .nin = nin, .in = { a, b }, .out = out };
     p->ct = compute_type(info, nin, p->in, out);
     p->costly = info->compute == C_F64;
-    p->fn = nin == 2 ? mxp_binary_kernel(p->ct) : mxp_unary_kernel(p->ct);
+    p->fn = nin == 2 ? mxp_binary_kernel_for(p->ct, op, mxp_isa_current()) : mxp_unary_kernel(p->ct);
     if (nin == 1 && fits_f32(a) && is_float(out) && float_bits(out) <= 32) {
         /* SLEEF's loops (src/ops/elementwise-vmath.c) where they exist at
          * this ISA level: float32 ones for a float32 output rounded to

@@ -25,6 +25,10 @@ typedef struct mxp_ew_ctx {
 typedef void (*mxp_kernel_fn)(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n);
 
 mxp_kernel_fn mxp_binary_kernel(mxp_dtype compute_type);
+/* The loop for binary op at ISA level isa: float32/float64 + - * / at
+ * AVX2 and AVX-512 full width (src/kernels/f32-ew/, the same bits),
+ * mxp_binary_kernel's portable loop otherwise. */
+mxp_kernel_fn mxp_binary_kernel_for(mxp_dtype compute_type, int op, mxp_isa isa);
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
 
 /* The SLEEF loop for unary op (exp, log, tanh, sin, cos, sigmoid, silu,

@@ -332,6 +332,67 @@ static void test_fused_16bit_add_matches_the_scalar_level(void **state)
     free(ref);
 }
 
+/* float32/float64 + - * / take full-width kernels at the AVX2 and AVX-512
+ * levels (src/kernels/f32-ew/): the bits of the portable loop (the scalar
+ * level's) for every pair of 256 values (zeros, infinities, NaN,
+ * subnormals, the extremes, random patterns), at every length 0..70 (tails,
+ * nothing written past n) and in place; NaN for NaN. */
+static void test_wide_float_arith_matches_the_scalar_level(void **state)
+{
+    (void)state;
+    enum { NV = 256, N = NV * NV };
+    static const uint32_t sp32[] = { 0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x7f800001,
+                                     0x00000001, 0x80000001, 0x007fffff, 0x00800000, 0x7f7fffff, 0xff7fffff,
+                                     0x3f800000, 0xbf800000, 0x3f800001, 0x34000000 };
+    static const uint64_t sp64[] = { 0, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+                                     0x7ff8000000000000ull, 0x7ff0000000000001ull, 1, 0x8000000000000001ull,
+                                     0x000fffffffffffffull, 0x0010000000000000ull, 0x7fefffffffffffffull,
+                                     0xffefffffffffffffull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
+                                     0x3ff0000000000001ull, 0x3ca0000000000000ull };
+    const mxp_binary_op ops[4] = { MXP_OP_ADD, MXP_OP_SUBTRACT, MXP_OP_MULTIPLY, MXP_OP_DIVIDE };
+    unsigned char *a = malloc(N * 8), *b = malloc(N * 8), *got = malloc(N * 8), *ref = malloc(N * 8);
+    uint64_t r = 0x2545f4914f6cdd1dull;
+    for (int t = 0; t < 2; t++) {
+        const mxp_dtype dt = t ? MXP_F64 : MXP_F32;
+        const size_t sz = t ? 8 : 4;
+        uint64_t v[NV];
+        for (int i = 0; i < NV; i++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            v[i] = i < 16 ? (t ? sp64[i] : sp32[i]) : t ? r : r >> 32;
+        }
+        for (size_t i = 0; i < N; i++) {
+            memcpy(a + i * sz, &v[i / NV], sz); /* little-endian: the low bytes of the 64-bit pattern */
+            memcpy(b + i * sz, &v[i % NV], sz);
+        }
+        for (int o = 0; o < 4; o++) {
+            const mxp_isa isa = mxp_isa_current();
+            mxp_set_isa(MXP_ISA_SCALAR);
+            assert_int_equal(mxp_binary_strided(ops[o], N, ref, dt, (ptrdiff_t)sz, a, dt, (ptrdiff_t)sz, b, dt,
+                                                (ptrdiff_t)sz, NULL), MXP_OK);
+            mxp_set_isa(isa);
+            assert_int_equal(mxp_binary_strided(ops[o], N, got, dt, (ptrdiff_t)sz, a, dt, (ptrdiff_t)sz, b, dt,
+                                                (ptrdiff_t)sz, NULL), MXP_OK);
+            assert_same_elements(dt, got, ref, N, mxp_binary_op_name(ops[o]));
+            for (size_t len = 0; len <= 70; len++) { /* tails, from an odd start */
+                memset(got, 0x55, 80 * sz);
+                assert_int_equal(mxp_binary_strided(ops[o], len, got, dt, (ptrdiff_t)sz, a + 777 * sz, dt,
+                                                    (ptrdiff_t)sz, b + 777 * sz, dt, (ptrdiff_t)sz, NULL), MXP_OK);
+                assert_same_elements(dt, got, ref + 777 * sz, len, mxp_binary_op_name(ops[o]));
+                for (size_t i = len * sz; i < 80 * sz; i++)
+                    assert_int_equal(got[i], 0x55); /* nothing written past n */
+            }
+            memcpy(got, b, N * sz); /* in place: out is b */
+            assert_int_equal(mxp_binary_strided(ops[o], N, got, dt, (ptrdiff_t)sz, a, dt, (ptrdiff_t)sz, got, dt,
+                                                (ptrdiff_t)sz, NULL), MXP_OK);
+            assert_same_elements(dt, got, ref, N, mxp_binary_op_name(ops[o]));
+        }
+    }
+    free(a);
+    free(b);
+    free(got);
+    free(ref);
+}
+
 static void test_sum_and_prod_strided(void **state)
 {
     (void)state;
@@ -398,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_gives_the_right_status_and_writes_nothing),
         cmocka_unit_test(test_sum_and_prod_strided),
         cmocka_unit_test(test_fused_16bit_add_matches_the_scalar_level),
+        cmocka_unit_test(test_wide_float_arith_matches_the_scalar_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
