@@ -227,7 +227,7 @@ static void test_every_required_pair_has_a_simd_kernel_here(void **state)
 
 /* Pairs without a kernel whose source float32 holds exactly run as two
  * kernels through float32, 8-bit sources through a table, 16-bit sources to
- * 8-bit and 16-bit types in one pass (checked bit for bit by the tests
+ * 8-bit and 16-bit types in one pass, stochastic rounding included (checked bit for bit by the tests
  * above and by test_convert_pairs). */
 static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
 {
@@ -261,10 +261,15 @@ static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
                 /* 16-bit to 8-bit and 16-bit to 16-bit, deterministic
                  * modes: one pass (src/kernels/h16-vcvt) */
                 const int one_pass = mxp_dtype_itemsize(srcs[a]) == 2 && ds <= 2 && mode != MXP_ROUND_STOCHASTIC;
+                /* stochastic rounding from bf16/f16 to f16, float8, int8:
+                 * one pass too (src/kernels/sr-vcvt), not to bf16 */
+                const int one_pass_sr = mxp_dtype_itemsize(srcs[a]) == 2 && ds <= 2 && dsts[b] != MXP_BF16 &&
+                                        mode == MXP_ROUND_STOCHASTIC;
                 char one_pass_name[64];
-                snprintf(one_pass_name, sizeof one_pass_name, "mxp_%s_%s_vcvt__avx512f",
-                         mxp_dtype_get_traits(srcs[a])->short_name, mxp_dtype_get_traits(dsts[b])->short_name);
-                if (one_pass ? strcmp(name, one_pass_name) != 0
+                snprintf(one_pass_name, sizeof one_pass_name, "mxp_%s_%s_vcvt__avx512f%s",
+                         mxp_dtype_get_traits(srcs[a])->short_name, mxp_dtype_get_traits(dsts[b])->short_name,
+                         one_pass_sr ? "_sr" : "");
+                if (one_pass || one_pass_sr ? strcmp(name, one_pass_name) != 0
                              : table ? strcmp(name, table_name) != 0 : !strchr(name, '+'))
                     fail_msg("%s -> %s %s: %s, not two kernels", mxp_dtype_name(srcs[a]), mxp_dtype_name(dsts[b]),
                              mxp_rounding_name((mxp_rounding)mode), name);

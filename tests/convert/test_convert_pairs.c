@@ -111,13 +111,19 @@ static void test_one_pass_kernels_on_every_16bit_and_8bit_input(void **state)
         for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
             if (!(k->modes >> mode & 1u))
                 continue;
-            for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
-                mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 42, 0, NULL };
-                char what[160];
-                snprintf(what, sizeof what, "%s %s/%s", k->name, mxp_rounding_name(p.rounding),
-                         mxp_overflow_name(p.overflow));
-                bad += check(run_kernel, (void *)k, k->dst, k->src, n, &p, what);
-            }
+            /* stochastic rounding: three streams (seed, first index within
+             * one 2^32-index block, as mxp_convert calls kernels) */
+            static const uint64_t seeds[3] = { 42, 0x9e3779b97f4a7c15ull, 7 };
+            static const uint64_t starts[3] = { 0, 123456789, (5ull << 32) + 4000000000ull };
+            const int streams = mode == MXP_ROUND_STOCHASTIC ? 3 : 1;
+            for (int sidx = 0; sidx < streams; sidx++)
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, seeds[sidx], starts[sidx], NULL };
+                    char what[160];
+                    snprintf(what, sizeof what, "%s %s/%s seed %d", k->name, mxp_rounding_name(p.rounding),
+                             mxp_overflow_name(p.overflow), sidx);
+                    bad += check(run_kernel, (void *)k, k->dst, k->src, n, &p, what);
+                }
         }
         tested++;
     }

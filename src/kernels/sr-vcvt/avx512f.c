@@ -1,5 +1,6 @@
-/* Stochastic rounding with AVX-512F: float32 -> f16, e4m3, e5m2, s8, u8
- * and float64 -> bf16, f16, 16 lanes per step.  The general kernels
+/* Stochastic rounding with AVX-512F: float32, bfloat16 and float16 -> f16,
+ * e4m3, e5m2, s8, u8 (not f16 -> f16) and float64 -> bf16, f16, e4m3,
+ * e5m2, s8, 16 lanes per step.  The general kernels
  * (f32-vcvt, f64-vcvt) shift each lane by its own count; these use one
  * fixed shift for every lane.  Same bits as the reference: the magnitude
  * rounds up iff r < floor(frac * 2^32), frac the discarded part of one
@@ -182,11 +183,29 @@ MXP_INLINE void store8(uint8_t *d, __m128i r, __mmask16 mask, int stream)
         _mm_storeu_si128((__m128i *)d, r);
 }
 
-/* Elements [i, i + 16) under mask (all ones but at the head and tail). */
-MXP_INLINE void f32_step(void *dst, const float *src, size_t i, __mmask16 mask, sr_target t, __m512i nr,
-                         int saturate, int stream)
+/* The source of the float32 path: float32 itself, or bfloat16 / float16
+ * widened exactly in registers (one pass: the float32 core rounds). */
+typedef enum sr_source { SRC_F32, SRC_BF16, SRC_F16 } sr_source;
+
+MXP_INLINE __m512i load_f32_bits(const void *src, size_t i, __mmask16 mask, sr_source sk)
 {
-    const __m512i x = mask == 0xffff ? _mm512_loadu_si512((const void *)(src + i)) : _mm512_maskz_loadu_epi32(mask, src + i);
+    if (sk == SRC_F32) {
+        const float *s = (const float *)src + i;
+        return mask == 0xffff ? _mm512_loadu_si512((const void *)s) : _mm512_maskz_loadu_epi32(mask, s);
+    }
+    const uint16_t *h = (const uint16_t *)src + i;
+    const __m256i v = mask == 0xffff ? _mm256_loadu_si256((const __m256i *)(const void *)h)
+                                     : _mm256_maskz_loadu_epi16(mask, h);
+    if (sk == SRC_BF16)
+        return _mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16);
+    return _mm512_castps_si512(_mm512_cvtph_ps(v)); /* exact, float16 subnormals included */
+}
+
+/* Elements [i, i + 16) under mask (all ones but at the head and tail). */
+MXP_INLINE void f32_step(void *dst, const void *src, size_t i, __mmask16 mask, sr_target t, __m512i nr,
+                         int saturate, int stream, sr_source sk)
+{
+    const __m512i x = load_f32_bits(src, i, mask, sk);
     if (t == SR_S8 || t == SR_U8)
         store8((uint8_t *)dst + i, sr_f32_int8(x, nr, t == SR_U8), mask, stream);
     else if (t == SR_F16)
@@ -195,9 +214,10 @@ MXP_INLINE void f32_step(void *dst, const float *src, size_t i, __mmask16 mask, 
         store8((uint8_t *)dst + i, _mm512_cvtepi32_epi8(sr_f32_float16(x, nr, sr_fmts[t], saturate)), mask, stream);
 }
 
-MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t)
+MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t, sr_source sk)
 {
-    const float *s = src;
+    const void *s = src;
+    const size_t in_size = sk == SRC_F32 ? 4 : 2;
     const size_t out_size = t == SR_F16 ? 2 : 1, vec_bytes = 16 * out_size;
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
@@ -206,12 +226,12 @@ MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_param
     size_t i = 0;
     /* Large outputs bypass the cache (as memcpy does); the head is
      * converted until dst is aligned. */
-    const int stream = n * (4 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    const int stream = n * (in_size + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
     if (stream) {
         size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
         head = head < n ? head : n;
         if (head) {
-            f32_step(dst, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0);
+            f32_step(dst, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0, sk);
             idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
             i = head;
         }
@@ -220,16 +240,16 @@ MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_param
     for (; i + 32 <= n; i += 32) {
         __m512i nr0 = mxp_sr_mix_not_avx512(idx, key);
         __m512i nr1 = mxp_sr_mix_not_avx512(_mm512_add_epi32(idx, _mm512_set1_epi32(16)), key);
-        f32_step(dst, s, i, 0xffff, t, nr0, saturate, stream);
-        f32_step(dst, s, i + 16, 0xffff, t, nr1, saturate, stream);
+        f32_step(dst, s, i, 0xffff, t, nr0, saturate, stream, sk);
+        f32_step(dst, s, i + 16, 0xffff, t, nr1, saturate, stream, sk);
         idx = _mm512_add_epi32(idx, _mm512_set1_epi32(32));
     }
     for (; i + 16 <= n; i += 16) {
-        f32_step(dst, s, i, 0xffff, t, mxp_sr_mix_not_avx512(idx, key), saturate, stream);
+        f32_step(dst, s, i, 0xffff, t, mxp_sr_mix_not_avx512(idx, key), saturate, stream, sk);
         idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
     }
     if (i < n)
-        f32_step(dst, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0);
+        f32_step(dst, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_not_avx512(idx, key), saturate, 0, sk);
     if (stream)
         _mm_sfence();
     mxp_fpenv_leave(env);
@@ -237,28 +257,47 @@ MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_param
 
 void mxp_f32_f16_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    f32_sr(dst, src, n, p, SR_F16);
+    f32_sr(dst, src, n, p, SR_F16, SRC_F32);
 }
 
 void mxp_f32_e4m3_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    f32_sr(dst, src, n, p, SR_E4M3);
+    f32_sr(dst, src, n, p, SR_E4M3, SRC_F32);
 }
 
 void mxp_f32_e5m2_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    f32_sr(dst, src, n, p, SR_E5M2);
+    f32_sr(dst, src, n, p, SR_E5M2, SRC_F32);
 }
 
 void mxp_f32_s8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    f32_sr(dst, src, n, p, SR_S8);
+    f32_sr(dst, src, n, p, SR_S8, SRC_F32);
 }
 
 void mxp_f32_u8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    f32_sr(dst, src, n, p, SR_U8);
+    f32_sr(dst, src, n, p, SR_U8, SRC_F32);
 }
+
+/* bfloat16 and float16 sources: widened in registers, then the float32
+ * path above (float32 holds every 16-bit value exactly, so this is the one
+ * rounding from the exact value, with the element's own draw). */
+#define SR16(src, SK, dst, T) \
+    void mxp_##src##_##dst##_vcvt__avx512f_sr(void *d, const void *s, size_t n, const mxp_cvt_params *p) \
+    { \
+        f32_sr(d, s, n, p, T, SK); \
+    }
+SR16(bf16, SRC_BF16, f16, SR_F16)
+SR16(bf16, SRC_BF16, e4m3, SR_E4M3)
+SR16(bf16, SRC_BF16, e5m2, SR_E5M2)
+SR16(bf16, SRC_BF16, s8, SR_S8)
+SR16(bf16, SRC_BF16, u8, SR_U8)
+SR16(f16, SRC_F16, e4m3, SR_E4M3)
+SR16(f16, SRC_F16, e5m2, SR_E5M2)
+SR16(f16, SRC_F16, s8, SR_S8)
+SR16(f16, SRC_F16, u8, SR_U8)
+#undef SR16
 
 /* ---- float64 -> bf16, f16, e4m3, e5m2, s8 ---------------------------------
  * The same on 64-bit lanes, two vectors of 8 a step: the random bits go in
