@@ -1,5 +1,5 @@
-/* Stochastic rounding with AVX-512F: float32, bfloat16 and float16 -> f16,
- * e4m3, e5m2, s8, u8 (not f16 -> f16) and float64 -> bf16, f16, e4m3,
+/* Stochastic rounding with AVX-512F: float32, bf16, f16, e4m3, e5m2, s8, u8
+ * -> f16, e4m3, e5m2, s8, u8 (narrowing pairs) and float64 -> bf16, f16, e4m3,
  * e5m2, s8, 16 lanes per step.  The general kernels
  * (f32-vcvt, f64-vcvt) shift each lane by its own count; these use one
  * fixed shift for every lane.  Same bits as the reference: the magnitude
@@ -36,6 +36,7 @@
 #include "core/fpenv.h"
 #include "kernels/cvt-kernels.h"
 #include "kernels/f32-vcvt/round-avx512.h"
+#include "kernels/widen-vcvt/widen-avx512.h"
 
 /* A float target.  Encodings are of the magnitude: the sign is or-ed in. */
 typedef struct sr_fmt {
@@ -183,27 +184,21 @@ MXP_INLINE void store8(uint8_t *d, __m128i r, __mmask16 mask, int stream)
         _mm_storeu_si128((__m128i *)d, r);
 }
 
-/* The source of the float32 path: float32 itself, or bfloat16 / float16
- * widened exactly in registers (one pass: the float32 core rounds). */
-typedef enum sr_source { SRC_F32, SRC_BF16, SRC_F16 } sr_source;
-
-MXP_INLINE __m512i load_f32_bits(const void *src, size_t i, __mmask16 mask, sr_source sk)
+/* The source of the float32 path: float32 itself, or a narrow type widened
+ * exactly in registers (one pass: the float32 core rounds; float32 holds
+ * every bf16, f16, float8 and 8-bit integer value). */
+MXP_INLINE __m512i load_f32_bits(const void *src, size_t i, __mmask16 mask, src_kind sk)
 {
     if (sk == SRC_F32) {
         const float *s = (const float *)src + i;
         return mask == 0xffff ? _mm512_loadu_si512((const void *)s) : _mm512_maskz_loadu_epi32(mask, s);
     }
-    const uint16_t *h = (const uint16_t *)src + i;
-    const __m256i v = mask == 0xffff ? _mm256_loadu_si256((const __m256i *)(const void *)h)
-                                     : _mm256_maskz_loadu_epi16(mask, h);
-    if (sk == SRC_BF16)
-        return _mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16);
-    return _mm512_castps_si512(_mm512_cvtph_ps(v)); /* exact, float16 subnormals included */
+    return _mm512_castps_si512(mxp_widen16_avx512(src, i, sk, mask));
 }
 
 /* Elements [i, i + 16) under mask (all ones but at the head and tail). */
 MXP_INLINE void f32_step(void *dst, const void *src, size_t i, __mmask16 mask, sr_target t, __m512i nr,
-                         int saturate, int stream, sr_source sk)
+                         int saturate, int stream, src_kind sk)
 {
     const __m512i x = load_f32_bits(src, i, mask, sk);
     if (t == SR_S8 || t == SR_U8)
@@ -214,10 +209,10 @@ MXP_INLINE void f32_step(void *dst, const void *src, size_t i, __mmask16 mask, s
         store8((uint8_t *)dst + i, _mm512_cvtepi32_epi8(sr_f32_float16(x, nr, sr_fmts[t], saturate)), mask, stream);
 }
 
-MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t, sr_source sk)
+MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t, src_kind sk)
 {
     const void *s = src;
-    const size_t in_size = sk == SRC_F32 ? 4 : 2;
+    const size_t in_size = sk == SRC_F32 ? 4 : sk == SRC_BF16 || sk == SRC_F16 ? 2 : 1;
     const size_t out_size = t == SR_F16 ? 2 : 1, vec_bytes = 16 * out_size;
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
@@ -280,8 +275,8 @@ void mxp_f32_u8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp
     f32_sr(dst, src, n, p, SR_U8, SRC_F32);
 }
 
-/* bfloat16 and float16 sources: widened in registers, then the float32
- * path above (float32 holds every 16-bit value exactly, so this is the one
+/* bf16, f16, float8 and 8-bit integer sources: widened in registers, then
+ * the float32 path above (float32 holds every such value exactly, so this is the one
  * rounding from the exact value, with the element's own draw). */
 #define SR16(src, SK, dst, T) \
     void mxp_##src##_##dst##_vcvt__avx512f_sr(void *d, const void *s, size_t n, const mxp_cvt_params *p) \
@@ -297,6 +292,22 @@ SR16(f16, SRC_F16, e4m3, SR_E4M3)
 SR16(f16, SRC_F16, e5m2, SR_E5M2)
 SR16(f16, SRC_F16, s8, SR_S8)
 SR16(f16, SRC_F16, u8, SR_U8)
+SR16(e4m3, SRC_E4M3, f16, SR_F16)
+SR16(e4m3, SRC_E4M3, e5m2, SR_E5M2)
+SR16(e4m3, SRC_E4M3, s8, SR_S8)
+SR16(e4m3, SRC_E4M3, u8, SR_U8)
+SR16(e5m2, SRC_E5M2, f16, SR_F16)
+SR16(e5m2, SRC_E5M2, e4m3, SR_E4M3)
+SR16(e5m2, SRC_E5M2, s8, SR_S8)
+SR16(e5m2, SRC_E5M2, u8, SR_U8)
+SR16(s8, SRC_S8, f16, SR_F16)
+SR16(s8, SRC_S8, e4m3, SR_E4M3)
+SR16(s8, SRC_S8, e5m2, SR_E5M2)
+SR16(s8, SRC_S8, u8, SR_U8)
+SR16(u8, SRC_U8, f16, SR_F16)
+SR16(u8, SRC_U8, e4m3, SR_E4M3)
+SR16(u8, SRC_U8, e5m2, SR_E5M2)
+SR16(u8, SRC_U8, s8, SR_S8)
 #undef SR16
 
 /* ---- float64 -> bf16, f16, e4m3, e5m2, s8 ---------------------------------
