@@ -262,9 +262,10 @@ static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
                  * modes: one pass (src/kernels/h16-vcvt) */
                 const int one_pass = mxp_dtype_itemsize(srcs[a]) == 2 && ds <= 2 && mode != MXP_ROUND_STOCHASTIC;
                 /* stochastic rounding from 16-bit and 8-bit types to f16,
-                 * float8, int8: one pass too (src/kernels/sr-vcvt), not to
-                 * bf16 */
-                const int one_pass_sr = ds <= 2 && dsts[b] != MXP_BF16 && mode == MXP_ROUND_STOCHASTIC;
+                 * float8, int8, and float16 -> bf16: one pass too
+                 * (src/kernels/sr-vcvt) */
+                const int one_pass_sr = ds <= 2 && (dsts[b] != MXP_BF16 || srcs[a] == MXP_F16) &&
+                                        mode == MXP_ROUND_STOCHASTIC;
                 char one_pass_name[64];
                 snprintf(one_pass_name, sizeof one_pass_name, "mxp_%s_%s_vcvt__avx512f%s",
                          mxp_dtype_get_traits(srcs[a])->short_name, mxp_dtype_get_traits(dsts[b])->short_name,

@@ -1,5 +1,5 @@
 /* Stochastic rounding with AVX-512F: float32, bf16, f16, e4m3, e5m2, s8, u8
- * -> f16, e4m3, e5m2, s8, u8 (narrowing pairs) and float64 -> bf16, f16, e4m3,
+ * -> f16, e4m3, e5m2, s8, u8 (narrowing pairs), f16 -> bf16 and float64 -> bf16, f16, e4m3,
  * e5m2, s8, 16 lanes per step.  The general kernels
  * (f32-vcvt, f64-vcvt) shift each lane by its own count; these use one
  * fixed shift for every lane.  Same bits as the reference: the magnitude
@@ -159,7 +159,7 @@ typedef enum { SR_F16, SR_BF16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } sr_target;
 
 static const sr_fmt sr_fmts[] = {
     [SR_F16] = { 16, 10, 15, 1, 0x47800000 }, /* 65536 */
-    [SR_BF16] = { 16, 7, 127, 1, 0x7f800000 }, /* 2^128 (float64 sources only) */
+    [SR_BF16] = { 16, 7, 127, 1, 0x7f800000 }, /* 2^128 (float64 sources; float16 ones add and shift) */
     [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },   /* 480: 0x7f is NaN */
     [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },  /* 65536 */
 };
@@ -203,6 +203,11 @@ MXP_INLINE void f32_step(void *dst, const void *src, size_t i, __mmask16 mask, s
     const __m512i x = load_f32_bits(src, i, mask, sk);
     if (t == SR_S8 || t == SR_U8)
         store8((uint8_t *)dst + i, sr_f32_int8(x, nr, t == SR_U8), mask, stream);
+    else if (t == SR_BF16) /* the float32 -> bf16 add-and-shift, which takes r itself */
+        store16((uint16_t *)dst + i,
+                _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x, MXP_ROUND_STOCHASTIC, saturate,
+                                                             _mm512_ternarylogic_epi32(nr, nr, nr, 0x55))),
+                mask, stream);
     else if (t == SR_F16)
         store16((uint16_t *)dst + i, _mm512_cvtepi32_epi16(sr_f32_float16(x, nr, sr_fmts[t], saturate)), mask, stream);
     else
@@ -213,7 +218,7 @@ MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_param
 {
     const void *s = src;
     const size_t in_size = sk == SRC_F32 ? 4 : sk == SRC_BF16 || sk == SRC_F16 ? 2 : 1;
-    const size_t out_size = t == SR_F16 ? 2 : 1, vec_bytes = 16 * out_size;
+    const size_t out_size = t == SR_F16 || t == SR_BF16 ? 2 : 1, vec_bytes = 16 * out_size;
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     const mxp_fpenv env = mxp_fpenv_enter();
@@ -283,6 +288,7 @@ void mxp_f32_u8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp
     { \
         f32_sr(d, s, n, p, T, SK); \
     }
+SR16(f16, SRC_F16, bf16, SR_BF16)
 SR16(bf16, SRC_BF16, f16, SR_F16)
 SR16(bf16, SRC_BF16, e4m3, SR_E4M3)
 SR16(bf16, SRC_BF16, e5m2, SR_E5M2)
