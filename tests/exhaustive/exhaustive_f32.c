@@ -1,11 +1,14 @@
 /* make check-exhaustive: every one of the 2^32 float32 patterns to bfloat16,
  * float16, float8_e4m3fn and float8_e5m2 in the five deterministic modes,
- * bit for bit, at every ISA level this machine has.
+ * and to those and int8, uint8 by stochastic rounding, bit for bit, at
+ * every ISA level this machine has.
  *
  * Step 1 proves the reference converter equal to the MPFR oracle on the
  * stratified set (every exponent, the rounding-deciding mantissas, 2M random
  * patterns).  Step 2 compares every SIMD kernel with the reference on all
- * 2^32 inputs, in two threads.  Prints a progress line. */
+ * 2^32 inputs in the deterministic modes (overflow to inf), step 3 in
+ * stochastic rounding (one seed, element i drawing index i, both overflow
+ * policies), each in two threads.  Prints a progress line. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,7 +25,23 @@ enum { CHUNK = 1 << 20, THREADS = 2, N_MODES = 5 };
 
 static const mxp_dtype targets[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
 enum { N_TARGETS = sizeof targets / sizeof targets[0] };
+static const mxp_dtype sr_targets[] = { MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8 };
+enum { N_SR_TARGETS = sizeof sr_targets / sizeof sr_targets[0] };
 
+/* One pass over the 2^32 patterns: these targets, modes [mode0, mode1),
+ * overflow policies [0, n_overflow), the stochastic stream's seed. */
+typedef struct sweep {
+    const char *step;
+    const mxp_dtype *targets;
+    int n_targets, mode0, mode1, n_overflow;
+    uint64_t seed;
+} sweep;
+
+static const sweep deterministic = { "step 2", targets, N_TARGETS, 0, N_MODES, 1, 0 };
+static const sweep stochastic = { "step 3", sr_targets, N_SR_TARGETS, MXP_ROUND_STOCHASTIC, MXP_ROUND_STOCHASTIC + 1,
+                                  MXP_OVERFLOW_COUNT, 0x5eed5eed12345678ull };
+
+static const sweep *current;
 static atomic_ullong chunks_done, mismatches;
 
 static size_t oracle_step(void)
@@ -76,37 +95,41 @@ static size_t kernels_for(mxp_dtype t, mxp_rounding mode, const mxp_cvt_kernel *
 
 static void *worker(void *arg)
 {
+    const sweep *w = current;
     const uint64_t first = (uint64_t)(uintptr_t)arg, total_chunks = (1ull << 32) / CHUNK;
     uint32_t *src = malloc(CHUNK * 4);
     uint16_t *want = malloc(CHUNK * 2), *got = malloc(CHUNK * 2);
     for (uint64_t c = first; c < total_chunks; c += THREADS) {
         for (uint32_t i = 0; i < CHUNK; i++)
             src[i] = (uint32_t)(c * CHUNK + i);
-        for (int t = 0; t < N_TARGETS; t++) {
-            size_t ds = mxp_dtype_itemsize(targets[t]);
-            for (int mode = 0; mode < N_MODES; mode++) {
+        for (int t = 0; t < w->n_targets; t++) {
+            size_t ds = mxp_dtype_itemsize(w->targets[t]);
+            for (int mode = w->mode0; mode < w->mode1; mode++) {
                 const mxp_cvt_kernel *ks[MAX_KERNELS];
-                size_t nk = kernels_for(targets[t], (mxp_rounding)mode, ks);
-                mxp_cvt_params p = { (mxp_rounding)mode, MXP_OVERFLOW_INF, 0, c * CHUNK, NULL };
-                mxp_convert_ref(want, targets[t], src, MXP_F32, CHUNK, &p);
-                for (size_t k = 0; k < nk; k++) {
-                    ks[k]->fn(got, src, CHUNK, &p);
-                    if (memcmp(want, got, CHUNK * ds) == 0)
-                        continue;
-                    for (uint32_t i = 0; i < CHUNK; i++) {
-                        uint64_t a = test_load_bits(want, i, ds), b = test_load_bits(got, i, ds);
-                        if (a != b && atomic_fetch_add(&mismatches, 1) < 10)
-                            fprintf(stderr, "\n%s %s: f32 0x%08x: kernel 0x%llx, reference 0x%llx\n", ks[k]->name,
-                                    mxp_rounding_name((mxp_rounding)mode), src[i], (unsigned long long)b,
-                                    (unsigned long long)a);
+                size_t nk = kernels_for(w->targets[t], (mxp_rounding)mode, ks);
+                for (int ov = 0; ov < w->n_overflow; ov++) {
+                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, w->seed, c * CHUNK, NULL };
+                    mxp_convert_ref(want, w->targets[t], src, MXP_F32, CHUNK, &p);
+                    for (size_t k = 0; k < nk; k++) {
+                        ks[k]->fn(got, src, CHUNK, &p);
+                        if (memcmp(want, got, CHUNK * ds) == 0)
+                            continue;
+                        for (uint32_t i = 0; i < CHUNK; i++) {
+                            uint64_t a = test_load_bits(want, i, ds), b = test_load_bits(got, i, ds);
+                            if (a != b && atomic_fetch_add(&mismatches, 1) < 10)
+                                fprintf(stderr, "\n%s %s/%s: f32 0x%08x: kernel 0x%llx, reference 0x%llx\n",
+                                        ks[k]->name, mxp_rounding_name((mxp_rounding)mode),
+                                        mxp_overflow_name((mxp_overflow)ov), src[i], (unsigned long long)b,
+                                        (unsigned long long)a);
+                        }
                     }
                 }
             }
         }
         unsigned long long done = atomic_fetch_add(&chunks_done, 1) + 1;
         if (done * 1000 / total_chunks != (done - 1) * 1000 / total_chunks) {
-            printf("\rstep 2: %5.1f%% of 2^32 float32 patterns, %llu mismatches", 100.0 * (double)done / (double)total_chunks,
-                   (unsigned long long)atomic_load(&mismatches));
+            printf("\r%s: %5.1f%% of 2^32 float32 patterns, %llu mismatches", w->step,
+                   100.0 * (double)done / (double)total_chunks, (unsigned long long)atomic_load(&mismatches));
             fflush(stdout);
         }
     }
@@ -116,28 +139,39 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+/* Runs one sweep in THREADS threads; its mismatches. */
+static unsigned long long run_sweep(const sweep *w)
 {
-    if (oracle_step() != 0)
-        return 1;
-    printf("step 2: kernels compared with the reference:");
-    for (int t = 0; t < N_TARGETS; t++) {
-        for (int mode = 0; mode < N_MODES; mode++) {
+    printf("%s: kernels compared with the reference:", w->step);
+    for (int t = 0; t < w->n_targets; t++)
+        for (int mode = w->mode0; mode < w->mode1; mode++) {
             const mxp_cvt_kernel *ks[MAX_KERNELS];
-            size_t nk = kernels_for(targets[t], (mxp_rounding)mode, ks);
+            size_t nk = kernels_for(w->targets[t], (mxp_rounding)mode, ks);
             for (size_t k = 0; k < nk; k++)
                 printf(" %s/%s", ks[k]->name + 4, mxp_rounding_name((mxp_rounding)mode));
         }
-    }
     printf("\n");
+    current = w;
+    atomic_store(&chunks_done, 0);
+    atomic_store(&mismatches, 0);
     pthread_t th[THREADS];
     for (uintptr_t i = 0; i < THREADS; i++)
         pthread_create(&th[i], NULL, worker, (void *)i);
     for (int i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
     unsigned long long bad = atomic_load(&mismatches);
-    printf("\n%s: all 2^32 float32 patterns x %d targets x %d modes, %llu mismatches\n", bad ? "FAILED" : "PASSED",
-           N_TARGETS, N_MODES, bad);
+    printf("\n%s: all 2^32 float32 patterns x %d targets x %d modes x %d overflow policies, %llu mismatches\n",
+           w->step, w->n_targets, w->mode1 - w->mode0, w->n_overflow, bad);
+    return bad;
+}
+
+int main(void)
+{
+    if (oracle_step() != 0)
+        return 1;
+    unsigned long long bad = run_sweep(&deterministic);
+    bad += run_sweep(&stochastic);
+    printf("%s: %llu mismatches\n", bad ? "FAILED" : "PASSED", bad);
     printf("%d passed, %d failed\n", bad ? 0 : 1, bad ? 1 : 0);
     return bad != 0;
 }
