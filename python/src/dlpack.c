@@ -121,7 +121,7 @@ static PyObject *array_from_managed(dl_managed_tensor *m)
     for (int i = 0; i < t->ndim; i++) {
         dims[i] = (npy_intp)t->shape[i];
         if (t->strides)
-            strides[i] = (npy_intp)t->strides[i] * descr->elsize;
+            strides[i] = (npy_intp)t->strides[i] * PyDataType_ELSIZE(descr);
     }
     char *data = (char *)t->data + t->byte_offset;
     return PyArray_NewFromDescr(&PyArray_Type, descr, t->ndim, dims, t->strides ? strides : NULL, data,
@@ -211,13 +211,14 @@ PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj)
     int nd = PyArray_NDIM(a);
     for (int i = 0; i < nd; i++) {
         npy_intp s = PyArray_STRIDE(a, i);
-        if (s % d->elsize) {
+        npy_intp size = PyDataType_ELSIZE(d);
+        if (s % size) {
             free(b);
-            return PyErr_Format(PyExc_BufferError, "to_dlpack: stride %zd is not a multiple of the item size %d",
-                                (Py_ssize_t)s, d->elsize);
+            return PyErr_Format(PyExc_BufferError, "to_dlpack: stride %zd is not a multiple of the item size %zd",
+                                (Py_ssize_t)s, (Py_ssize_t)size);
         }
         b->dims[i] = PyArray_DIM(a, i);
-        b->dims[NPY_MAXDIMS + i] = s / d->elsize;
+        b->dims[NPY_MAXDIMS + i] = s / size;
     }
     dl_tensor *t = &b->managed.dl_tensor;
     *t = (dl_tensor){ PyArray_DATA(a), { DL_CPU, 0 }, nd, dt, b->dims, b->dims + NPY_MAXDIMS, 0 };

@@ -1,9 +1,13 @@
 /* The dtypes: one descriptor and one set of array functions per row of
  * mxpy_floats[], registered with NumPy as user-defined types.
  *
- * kind 'V', as ml_dtypes does: NumPy 1.24 lets legacy user dtypes promote
- * only through the casts they declare safe (registered in casts.c), and
- * code that ports from ml_dtypes sees the same dtype.kind. */
+ * kind 'V', as ml_dtypes does for these three: NumPy lets legacy user
+ * dtypes promote only through the casts they declare safe (casts.c) and
+ * mxp's hooks (promote.c, promote_numpy1.c), and code that ports from
+ * ml_dtypes sees the same dtype.kind.  Not 'f': NumPy calls two legacy
+ * dtypes of the same kind and size "equivalent", and bfloat16 would be
+ * float16's equal; and code that serialises a dtype by its .str (dask's
+ * distributed) needs '|V1', as '|f1' is no dtype NumPy can rebuild. */
 #include <math.h>
 #include <string.h>
 
@@ -15,7 +19,8 @@ mxpy_float mxpy_floats[MXPY_NFLOATS] = {
     [MXPY_E5M2] = { MXP_E5M2, "float8_e5m2", '5', NULL, NULL, NPY_NOTYPE },
 };
 
-static PyArray_Descr descrs[MXPY_NFLOATS];
+/* What NumPy registers from; the descriptor is PyArray_DescrFromType's. */
+static PyArray_DescrProto descrs[MXPY_NFLOATS];
 static PyArray_ArrFuncs funcs[MXPY_NFLOATS];
 
 mxpy_float *mxpy_float_by_typenum(int typenum)
@@ -288,7 +293,7 @@ static int register_one(int i)
     f->argmax = argmax;
     f->argmin = argmin;
 
-    PyArray_Descr *d = &descrs[i];
+    PyArray_DescrProto *d = &descrs[i];
     memset(d, 0, sizeof *d);
     Py_SET_TYPE(d, &PyArrayDescr_Type);
     Py_SET_REFCNT(d, 1);

@@ -11,6 +11,12 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+/* NPY_ABI_VERSION says which NumPy generation the headers are; built
+ * against NumPy 2, the module needs 2.0's API (ufunc promoters). */
+#include <numpy/_numpyconfig.h>
+#if NPY_ABI_VERSION >= 0x02000000
+#define NPY_TARGET_VERSION 0x00000012 /* NPY_2_0_API_VERSION */
+#endif
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL mxpy_ARRAY_API
 #define PY_UFUNC_UNIQUE_SYMBOL mxpy_UFUNC_API
@@ -20,6 +26,16 @@
 #endif
 #include <numpy/arrayobject.h>
 #include <numpy/ufuncobject.h>
+
+/* One source for both NumPy generations.  NumPy 2 registers a legacy user
+ * dtype from a PyArray_DescrProto (the old descriptor layout, kept for that
+ * purpose only) and reads descriptors through PyDataType_* accessors; NumPy
+ * 1.x has neither name, and there the two are the plain struct and field. */
+#define MXPY_NUMPY2 (NPY_ABI_VERSION >= 0x02000000)
+#if !MXPY_NUMPY2
+typedef PyArray_Descr PyArray_DescrProto;
+#define PyDataType_ELSIZE(d) ((npy_intp)(d)->elsize)
+#endif
 
 #include <mxp.h>
 
@@ -83,9 +99,16 @@ mxp_dtype mxpy_dtype_arg(PyObject *obj, const char *what);
 /* Module set-up, one per file; 0 or -1 with an exception set. */
 int mxpy_init_dtypes(PyObject *module);
 int mxpy_init_casts(void);
-int mxpy_init_promotion(void);
-int mxpy_fix_float8_casts(void);
 int mxpy_init_ufuncs(PyObject *numpy);
+/* After the ufunc loops: NumPy 2 promoters (promote.c), or NumPy 1.x's
+ * common_dtype slot (promote_numpy1.c). */
+int mxpy_init_promotion(PyObject *numpy);
+/* The i-th NumPy ufunc with mxp loops of two inputs and one output (NULL
+ * past the last); *predicate: its output is bool. */
+const char *mxpy_binary_ufunc(int i, bool *predicate);
+/* NumPy 1.x: float8_e4m3fn <-> float8_e5m2 marked same_kind, not safe
+ * (promote_numpy1.c); NumPy 2: nothing to do that its public API allows. */
+int mxpy_fix_float8_casts(void);
 int mxpy_init_matmul(PyObject *numpy);
 
 /* Module functions defined in other files: the method tables of the api_*.c

@@ -1,131 +1,157 @@
-/* np.result_type / np.promote_types for the mxp float dtypes, following
- * mxp_promote_types (docs/dtypes.md): bfloat16 + float16 -> float32,
- * float8_e4m3fn + float8_e5m2 -> float16, bfloat16 + int8 -> bfloat16.
+/* NumPy 2 only (NumPy 1.x: promote_numpy1.c).
  *
- * NumPy 1.24 promotes a legacy user dtype only to a type one side casts to
- * safely, so bfloat16 + float16 would be an error.  Each DType class has a
- * common_dtype slot (NumPy's experimental DType API, slot 4, in the slot
- * table every DType class points to); we put ours there for our three
- * classes and keep NumPy's for every other pair.  The class layout is
- * NumPy's own definition (ndarraytypes.h, private before 2.0); it is used
- * only for the NumPy versions checked below, elsewhere NumPy's default
- * promotion stays. */
-#include <string.h>
-
+ * Type promotion in ufuncs for the mxp float dtypes, following
+ * mxp_promote_types (docs/dtypes.md): bfloat16 + float16 -> float32,
+ * float8_e4m3fn + float8_e5m2 -> float16, bfloat16 + int8 -> bfloat16, and
+ * NEP 50's weak Python scalars: bfloat16 array * 0.5 stays bfloat16, as
+ * float16 array * 0.5 stays float16.
+ *
+ * NumPy 2 offers legacy user dtypes no public common_dtype hook, but its
+ * ufuncs take promoters (PyUFunc_AddPromoter, the public DType API): for
+ * each binary ufunc that has mxp loops and each pair (mxp type, other
+ * type) -- bool, the integers, float16/32/64, the other mxp types and
+ * Python's int and float -- a promoter names the loop to use.  Where the
+ * promoted type is NumPy's own (float32 ...), NumPy's loop runs on inputs
+ * cast exactly.  np.result_type and np.promote_types are not ufuncs; they
+ * follow NumPy's legacy rules (docs/python.md has the table). */
 #include "mxpy.h"
 
-typedef struct dtype_meta { /* PyArray_DTypeMeta of NumPy 1.22 - 1.26 */
-    PyHeapTypeObject super;
-    PyArray_Descr *singleton;
-    int type_num;
-    PyTypeObject *scalar_type;
-    npy_uint64 flags;
-    void *dt_slots;
-    void *reserved[3];
-} dtype_meta;
+#if MXPY_NUMPY2
 
-enum { SLOT_COMMON_DTYPE = 4 }; /* NPY_DT_common_dtype: index 3 of dt_slots */
+static PyArray_DTypeMeta *bool_dtype;
 
-typedef dtype_meta *common_dtype_fn(dtype_meta *cls, dtype_meta *other);
-static common_dtype_fn *numpy_common[MXPY_NFLOATS];
-
-static dtype_meta *meta_of_typenum(int typenum)
+static PyArray_DTypeMeta *dtype_of_typenum(int typenum)
 {
     PyArray_Descr *d = PyArray_DescrFromType(typenum);
     if (!d)
         return NULL;
-    dtype_meta *m = (dtype_meta *)Py_TYPE(d);
+    PyArray_DTypeMeta *m = NPY_DTYPE(d);
     Py_INCREF(m);
     Py_DECREF(d);
     return m;
 }
 
-static dtype_meta *common_dtype(dtype_meta *cls, dtype_meta *other)
+static bool is_weak(PyArray_DTypeMeta *m)
 {
-    mxpy_float *t = mxpy_float_by_typenum(cls->type_num);
-    mxp_dtype o = mxpy_dtype_from_typenum(other->type_num);
-    if (t && o != MXP_DTYPE_INVALID) {
-        int r = mxpy_typenum_from_dtype(mxp_promote_types(t->dt, o));
-        if (r != NPY_NOTYPE)
-            return meta_of_typenum(r);
+    return m == &PyArray_PyFloatDType || m == &PyArray_PyLongDType;
+}
+
+/* The DType both inputs go to: a Python scalar takes the other's type. */
+static PyArray_DTypeMeta *promoted(PyArray_DTypeMeta *a, PyArray_DTypeMeta *b)
+{
+    if (is_weak(a) || is_weak(b)) {
+        PyArray_DTypeMeta *m = is_weak(a) ? b : a;
+        Py_INCREF(m);
+        return m;
     }
-    return numpy_common[t - mxpy_floats](cls, other);
+    mxp_dtype r = mxp_promote_types(mxpy_dtype_from_typenum(a->type_num), mxpy_dtype_from_typenum(b->type_num));
+    int typenum = mxpy_typenum_from_dtype(r);
+    if (typenum == NPY_NOTYPE) {
+        PyErr_SetString(PyExc_TypeError, "mxp: no common type for these operands");
+        return NULL;
+    }
+    return dtype_of_typenum(typenum);
 }
 
-static bool layout_known(void)
+/* What the caller fixed (signature=, dtype=) stays; an output dtype fixes
+ * the inputs of arithmetic too, as NumPy's own promoters do. */
+static int promote(PyArray_DTypeMeta *const op[], PyArray_DTypeMeta *const sig[], PyArray_DTypeMeta *new_op[],
+                   bool predicate)
 {
-    unsigned v = PyArray_GetNDArrayCFeatureVersion();
-    return v >= 0x0f && v <= 0x11; /* NumPy 1.22 .. 1.26 */
-}
-
-int mxpy_init_promotion(void)
-{
-    if (!layout_known())
-        return 0;
-    for (int i = 0; i < MXPY_NFLOATS; i++) {
-        dtype_meta *m = (dtype_meta *)Py_TYPE(mxpy_floats[i].descr);
-        void **slots = m->dt_slots;
-        if (m->type_num != mxpy_floats[i].typenum || !slots) {
-            PyErr_SetString(PyExc_RuntimeError, "mxp: NumPy's DType class layout is not the expected one");
+    PyArray_DTypeMeta *r;
+    if (!predicate && sig[2]) {
+        r = sig[2];
+        Py_INCREF(r);
+    } else {
+        r = promoted(sig[0] ? sig[0] : op[0], sig[1] ? sig[1] : op[1]);
+        if (!r)
             return -1;
-        }
-        numpy_common[i] = (common_dtype_fn *)slots[SLOT_COMMON_DTYPE - 1];
-        slots[SLOT_COMMON_DTYPE - 1] = (void *)common_dtype;
     }
+    for (int i = 0; i < 2; i++) {
+        new_op[i] = sig[i] ? sig[i] : r;
+        Py_INCREF(new_op[i]);
+    }
+    new_op[2] = sig[2] ? sig[2] : predicate ? bool_dtype : r;
+    Py_INCREF(new_op[2]);
+    Py_DECREF(r);
     return 0;
 }
 
-/* ---- cast safety between the two float8 types -----------------------------
- * NumPy's legacy rules call two user dtypes of the same kind and size
- * "equivalent", so float8_e4m3fn <-> float8_e5m2 would count as safe
- * casts although each loses values of the other.  Their cast methods (got
- * through numpy.core._multiarray_umath._get_castingimpl) are marked
- * same_kind, which is what they are. */
-
-typedef struct array_method { /* PyArrayMethodObject's head, NumPy 1.22 - 1.26 */
-    PyObject_HEAD
-    char *name;
-    int nin, nout;
-    NPY_CASTING casting;
-} array_method;
-
-typedef struct bound_array_method {
-    PyObject_HEAD
-    void **dtypes;
-    array_method *method;
-} bound_array_method;
-
-static int mark_same_kind(PyObject *get_castingimpl, const mxpy_float *from, const mxpy_float *to)
+static int promote_arithmetic(PyObject *ufunc, PyArray_DTypeMeta *const op[], PyArray_DTypeMeta *const sig[],
+                              PyArray_DTypeMeta *new_op[])
 {
-    PyObject *bound = PyObject_CallFunctionObjArgs(get_castingimpl, (PyObject *)Py_TYPE(from->descr),
-                                                   (PyObject *)Py_TYPE(to->descr), NULL);
-    if (!bound)
-        return -1;
-    array_method *m = ((bound_array_method *)bound)->method;
-    int rc = 0;
-    if (strcmp(Py_TYPE(bound)->tp_name, "numpy._BoundArrayMethod") || !m || strcmp(m->name, "legacy_cast") ||
-        m->nin != 1 || m->nout != 1) {
-        PyErr_SetString(PyExc_RuntimeError, "mxp: NumPy's cast method layout is not the expected one");
-        rc = -1;
-    } else if (m->casting == NPY_SAFE_CASTING) {
-        m->casting = NPY_SAME_KIND_CASTING;
-    }
-    Py_DECREF(bound);
+    (void)ufunc;
+    return promote(op, sig, new_op, false);
+}
+
+static int promote_predicate(PyObject *ufunc, PyArray_DTypeMeta *const op[], PyArray_DTypeMeta *const sig[],
+                             PyArray_DTypeMeta *new_op[])
+{
+    (void)ufunc;
+    return promote(op, sig, new_op, true);
+}
+
+static int add_one(PyObject *ufunc, PyObject *promoter, PyArray_DTypeMeta *a, PyArray_DTypeMeta *b)
+{
+    PyObject *key = PyTuple_Pack(3, (PyObject *)a, (PyObject *)b, Py_None);
+    int rc = key ? PyUFunc_AddPromoter(ufunc, key, promoter) : -1;
+    Py_XDECREF(key);
     return rc;
 }
 
+/* The types an mxp type meets: NumPy's bool, integers and floats. */
+static const int numpy_types[] = {
+    NPY_BOOL, NPY_BYTE, NPY_UBYTE, NPY_SHORT, NPY_USHORT, NPY_INT, NPY_UINT, NPY_LONG, NPY_ULONG,
+    NPY_LONGLONG, NPY_ULONGLONG, NPY_HALF, NPY_FLOAT, NPY_DOUBLE,
+};
+enum { NNUMPY = sizeof numpy_types / sizeof numpy_types[0] };
+
+static int add_promoters(PyObject *ufunc, bool predicate, PyArray_DTypeMeta *const others[], int nothers)
+{
+    PyObject *promoter = PyCapsule_New((void *)(predicate ? promote_predicate : promote_arithmetic),
+                                       "numpy._ufunc_promoter", NULL);
+    if (!promoter)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < MXPY_NFLOATS && rc == 0; i++) {
+        PyArray_DTypeMeta *t = NPY_DTYPE(mxpy_floats[i].descr);
+        for (int j = 0; j < MXPY_NFLOATS && rc == 0; j++) /* each ordered pair once */
+            if (j != i)
+                rc = add_one(ufunc, promoter, t, NPY_DTYPE(mxpy_floats[j].descr));
+        for (int k = 0; k < nothers && rc == 0; k++)
+            if ((rc = add_one(ufunc, promoter, t, others[k])) == 0)
+                rc = add_one(ufunc, promoter, others[k], t);
+    }
+    Py_DECREF(promoter);
+    return rc;
+}
+
+int mxpy_init_promotion(PyObject *numpy)
+{
+    PyArray_DTypeMeta *others[NNUMPY + 2] = { NULL };
+    int rc = (bool_dtype = dtype_of_typenum(NPY_BOOL)) ? 0 : -1;
+    for (int k = 0; k < NNUMPY && rc == 0; k++)
+        rc = (others[k] = dtype_of_typenum(numpy_types[k])) ? 0 : -1;
+    others[NNUMPY] = &PyArray_PyFloatDType;
+    others[NNUMPY + 1] = &PyArray_PyLongDType;
+    bool predicate;
+    const char *name;
+    for (int i = 0; rc == 0 && (name = mxpy_binary_ufunc(i, &predicate)); i++) {
+        PyObject *ufunc = PyObject_GetAttrString(numpy, name);
+        rc = ufunc ? add_promoters(ufunc, predicate, others, NNUMPY + 2) : -1;
+        Py_XDECREF(ufunc);
+    }
+    for (int k = 0; k < NNUMPY; k++)
+        Py_XDECREF(others[k]);
+    return rc;
+}
+
+/* NumPy 2 keeps NumPy 1's rule that two legacy dtypes of one kind and size
+ * are "equivalent", so it calls float8_e4m3fn <-> float8_e5m2 safe; no
+ * public hook changes a legacy cast's safety (docs/python.md). */
 int mxpy_fix_float8_casts(void)
 {
-    if (!layout_known())
-        return 0;
-    PyObject *umath = PyImport_ImportModule("numpy.core._multiarray_umath");
-    PyObject *get = umath ? PyObject_GetAttrString(umath, "_get_castingimpl") : NULL;
-    int rc = get ? 0 : -1;
-    if (rc == 0)
-        rc = mark_same_kind(get, &mxpy_floats[MXPY_E4M3], &mxpy_floats[MXPY_E5M2]);
-    if (rc == 0)
-        rc = mark_same_kind(get, &mxpy_floats[MXPY_E5M2], &mxpy_floats[MXPY_E4M3]);
-    Py_XDECREF(get);
-    Py_XDECREF(umath);
-    return rc;
+    return 0;
 }
+
+#endif /* MXPY_NUMPY2 */

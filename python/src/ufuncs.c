@@ -269,6 +269,19 @@ static int register_entry(PyObject *ufunc, const ufunc_entry *e, const mxpy_floa
     }
 }
 
+const char *mxpy_binary_ufunc(int i, bool *predicate)
+{
+    for (int k = 0; k < NUFUNCS; k++) {
+        if (table[k].kind != BINARY && table[k].kind != PREDICATE2)
+            continue;
+        if (i-- == 0) {
+            *predicate = table[k].kind == PREDICATE2;
+            return table[k].numpy_name;
+        }
+    }
+    return NULL;
+}
+
 int mxpy_init_ufuncs(PyObject *numpy)
 {
     for (int k = 0; k < NUFUNCS; k++) {

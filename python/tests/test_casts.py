@@ -7,6 +7,8 @@ import pytest
 import mxp
 from mxptest import FLOATS, all_values, bits, c_convert
 
+NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+
 torch = pytest.importorskip("torch")
 
 
@@ -85,7 +87,7 @@ def test_long_double_and_complex(t):
     assert float(np.array([tie]).astype(mxp.bfloat16)[0]) == 1 + 2**-7
     c = np.array([1.5 + 2j], np.complex128)
     with np.testing.suppress_warnings() as sup:
-        sup.filter(np.ComplexWarning)
+        sup.filter(getattr(np, "exceptions", np).ComplexWarning)
         assert c.astype(t).tolist() == [1.5]
     assert np.array([1.5], t).astype(np.complex64).tolist() == [1.5 + 0j]
     assert np.array([0.5], t).astype(np.clongdouble)[0] == 0.5
@@ -100,18 +102,45 @@ def test_can_cast_follows_the_dtype_rules():
     for a, b in safe:
         assert np.can_cast(a, b, "safe"), (a, b)
     for a, b in unsafe:
+        if NUMPY2 and {a, b} == {e4, e5}:
+            # NumPy 2 calls legacy dtypes of one kind and size equivalent; no
+            # public hook marks this cast same_kind (docs/python.md).  The
+            # cast still converts, and ufuncs promote the pair to float16.
+            assert np.can_cast(a, b, "safe")
+            want = {e4: [448.0, 1.0], e5: [448.0, 1.25]}[a]  # 1.125 ties to even in e5m2; 1.25 is exact in e4m3
+            assert np.array([448.0, 1.125 if a is e4 else 1.25], a).astype(b).astype(np.float32).tolist() == want
+            continue
         assert not np.can_cast(a, b, "safe"), (a, b)
     assert np.can_cast(np.float32, bf, "same_kind") and np.can_cast(np.float64, e4, "same_kind")
     assert not np.can_cast(bf, np.int8, "same_kind")
 
 
 def test_result_type_follows_the_dtype_rules():
+    """NumPy 1.x: np.result_type follows mxp's table (a common_dtype hook).
+    NumPy 2 has no public such hook for legacy user dtypes: np.result_type
+    gives mxp's answer where one type casts safely to the other and raises
+    DTypePromotionError elsewhere (docs/python.md); ufuncs follow the whole
+    table on both (test_ufuncs.py)."""
     bf, e4, e5 = mxp.bfloat16, mxp.float8_e4m3fn, mxp.float8_e5m2
     table = [((bf, np.float16), np.float32), ((np.float16, bf), np.float32), ((bf, np.int8), bf), ((bf, np.uint8), bf),
              ((bf, np.int16), np.float32), ((bf, np.float32), np.float32), ((bf, np.float64), np.float64),
              ((e4, e5), np.float16), ((e4, bf), bf), ((e5, bf), bf), ((e4, np.int8), np.float16), ((bf, np.int64), np.float64),
-             ((bf, bf), bf), ((bf, np.bool_), bf), ((bf, np.complex64), np.complex64)]
+             ((bf, bf), bf), ((bf, np.bool_), bf), ((bf, np.complex64), np.complex64), ((e5, np.float16), np.float16)]
+    no_common_on_numpy2 = {(bf, np.float16), (np.float16, bf), (bf, np.int16), (e4, np.int8), (bf, np.int64)}
     for (a, b), want in table:
+        if NUMPY2 and (a, b) == (e4, e5):  # "equivalent" legacy dtypes (test_can_cast_follows_the_dtype_rules)
+            assert np.result_type(a, b) == np.dtype(e4) and np.promote_types(a, b) == np.dtype(e4)
+            continue
+        if NUMPY2 and (a, b) in no_common_on_numpy2:
+            with pytest.raises(np.exceptions.DTypePromotionError):
+                np.result_type(a, b)
+            with pytest.raises(np.exceptions.DTypePromotionError):
+                np.promote_types(a, b)
+            continue
         assert np.result_type(a, b) == np.dtype(want), (a, b)
         assert np.promote_types(a, b) == np.dtype(want), (a, b)
+    if NUMPY2:
+        with pytest.raises(np.exceptions.DTypePromotionError):
+            np.concatenate([np.ones(2, bf), np.ones(2, np.float16)])
+        return
     assert np.concatenate([np.ones(2, bf), np.ones(2, np.float16)]).dtype == np.float32

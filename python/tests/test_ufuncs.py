@@ -144,6 +144,29 @@ def test_mixed_types_give_the_promoted_type():
     assert (np.ones(4, mxp.float8_e4m3fn) + np.ones(4, mxp.float8_e5m2)).dtype == np.float16
     assert (np.ones(4, mxp.float8_e4m3fn) * a).dtype == np.dtype(mxp.bfloat16)
     assert (a == np.ones(4, np.float32)).dtype == np.bool_
+    assert (a + np.ones(4, np.int16)).dtype == np.float32 and (a * np.ones(4, np.int64)).dtype == np.float64
+    assert (np.ones(4, mxp.float8_e4m3fn) + np.ones(4, np.int8)).dtype == np.float16
+    assert (np.float16(1) + a).dtype == np.float32 and (a > np.ones(4, np.float16)).dtype == np.bool_
+    assert np.add(a, a, dtype=np.float32).dtype == np.float32
+
+
+NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
+
+
+@pytest.mark.parametrize("t", FLOATS)
+def test_python_scalars_keep_the_type_on_numpy2(t):
+    """NEP 50 (NumPy 2): a Python int or float is weak, as with float16;
+    NumPy 1.x picks the smallest type that holds the value."""
+    a = np.array([1.5, -2.0, 3.0], t)
+    for s in (1, 0.5, True):
+        for r in (a + s, s * a, a - s, np.maximum(a, s), a / s):
+            if NUMPY2:
+                assert r.dtype == np.dtype(t), (s, r.dtype)
+    if NUMPY2:
+        assert same(a * 0.5, (a.astype(np.float64) * 0.5).astype(t))
+        assert (a > 1).dtype == np.bool_ and np.array_equal(a > 1, [True, False, True])
+    else:
+        assert (a * 0.5).dtype in (np.dtype(t), np.float16, np.float32)
 
 
 def test_sum_of_2_24_normal_values_within_one_ulp():
