@@ -5,17 +5,30 @@ PREFIX   ?= /usr/local
 INSTALL_BUILD ?= build-install
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+# The Python that make check's virtual environments are made from (PyPI's
+# NumPy 2 and the peers; Debian's /usr/bin/python3 with NumPy 1.24 is the
+# other generation, built and tested too).
+PYTHON   ?= python3
+VENVS    = $(BUILD)/venv $(BUILD)/venv-numpy2.0
+VENV_PYTHONS = $(subst $(eval) ,;,$(foreach v,$(VENVS),$(abspath $(v))/bin/python))
 
 # CMake's makefiles call make within make: without this, every level says
 # "Entering directory" around every target and buries the compiler's words.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps build demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean
+.PHONY: all deps venv build demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# build/venv: the newest NumPy with torch, JAX, ml_dtypes and safetensors;
+# build/venv-numpy2.0: NumPy 2.0 (python/requirements/).  Kept until the
+# requirements file changes.
+venv:
+	@scripts/make-venv.sh $(PYTHON) $(BUILD)/venv python/requirements/venv.txt
+	@scripts/make-venv.sh $(PYTHON) $(BUILD)/venv-numpy2.0 python/requirements/venv-numpy2.0.txt
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMXP_WERROR=ON $(CMAKE_FLAGS) >/dev/null
@@ -24,7 +37,12 @@ build: deps
 demo: build
 	@$(BUILD)/mxp tour
 
-check: build
+# Everything ctest has, the Python suite once per NumPy: Debian's 1.24, and
+# the virtual environments' newest 2.x and 2.0.
+check: deps venv
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMXP_WERROR=ON "-DMXP_PYTHON_VENVS=$(VENV_PYTHONS)" \
+	  $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE exhaustive
 
 check-exhaustive: build

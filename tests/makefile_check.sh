@@ -6,6 +6,8 @@
 #  - make install configures its own build directory without the tests,
 #    installs only the build packages, and runs ldconfig only as root into
 #    /usr or /usr/local.
+#  - make check makes the virtual environments (scripts/make-venv.sh) and
+#    configures the build for their Pythons;
 # usage: makefile_check.sh SOURCE_DIR
 set -eu
 src=$(cd "$1" && pwd)
@@ -26,7 +28,8 @@ stub id 'echo "$FAKE_UID"'
 printf 'all:\n\t@$(MAKE) -C .. -f inner/Makefile leaf\nleaf:\n\t@echo compiled\n' > "$tmp/inner/Makefile"
 printf '#!/bin/sh\necho "install-deps.sh $*" >> "$LOG"\n' > "$tmp/work/scripts/install-deps.sh"
 printf '#!/bin/sh\necho "mxp $*" >> "$LOG"\n' > "$tmp/b/mxp"
-chmod +x "$tmp/work/scripts/install-deps.sh" "$tmp/b/mxp"
+printf '#!/bin/sh\necho "make-venv.sh $*" >> "$LOG"\n' > "$tmp/work/scripts/make-venv.sh"
+chmod +x "$tmp/work/scripts/install-deps.sh" "$tmp/work/scripts/make-venv.sh" "$tmp/b/mxp"
 export PATH="$tmp/bin:$PATH"
 
 run() { # run TARGET ARGS...: make's output on stdout, fails if it failed
@@ -40,6 +43,12 @@ for target in demo check; do
     echo "$out" | grep -q compiled || fail "make $target: the stub build did not run"
     if echo "$out" | grep -q 'Entering directory'; then fail "make $target is noisy: $out"; fi
     [ $target = check ] || grep -q '^mxp tour' "$log" || fail "make demo did not run mxp tour"
+    if [ $target = check ]; then
+        grep -qx "make-venv.sh python3 $tmp/b/venv python/requirements/venv.txt" "$log" ||
+            fail "make check does not make the NumPy 2 environment"
+        grep -q "^cmake -S \. -B $tmp/b .*-DMXP_PYTHON_VENVS=$tmp/b/venv/bin/python;$tmp/b/venv-numpy2.0/bin/python" "$log" ||
+            fail "make check does not build for the environments' Pythons"
+    fi
 done
 echo "make demo, make check: quiet"
 

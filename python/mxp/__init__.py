@@ -11,10 +11,11 @@ plots (``mxp.plot``).  ``python3 -m mxp`` runs a short tour.  See
 docs/python.md.
 """
 from . import _mxp
-from ._mxp import bfloat16, float8_e4m3fn, float8_e5m2, from_dlpack, to_dlpack
+from ._mxp import bfloat16, float8_e4m3fn, float8_e5m2, from_dlpack, to_dlpack, promote_types
+from ._dlpack import DLPackView, dlpack
 from ._info import finfo, iinfo
 from ._npy import load, save
-from ._api import (Result, astype, convert_stats, matmul, gemm, gemm_safe, info, memory_stats, set_num_threads,
+from ._api import (Result, result_type, astype, convert_stats, matmul, gemm, gemm_safe, info, memory_stats, set_num_threads,
                    get_num_threads, hugepages, release_workspaces)
 from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, fake_quantize, pack_int4,
                      unpack_int4, quantize_weight, qlinear, MinMaxObserver, MovingAverageObserver,
@@ -25,8 +26,28 @@ from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, aut
 
 __version__ = _mxp.__version__
 
+# np.dtype("bfloat16"), np.ones(2, "float8_e4m3fn"), a.astype("float8_e5m2"):
+# the names resolve to mxp's types unless another package (ml_dtypes)
+# registered them first (docs/python.md).
+import numpy as _np  # noqa: E402
+
+for _t in (bfloat16, float8_e4m3fn, float8_e5m2):
+    _np.sctypeDict.setdefault(_t.__name__, _t)
+
+# ml_dtypes' types of the same formats: casts both ways (bit copies) and
+# mxp's functions take their arrays, when ml_dtypes is installed.
+try:
+    import ml_dtypes as _ml_dtypes
+except Exception:  # not installed, or built for another NumPy
+    _ml_dtypes = None
+if _ml_dtypes is not None:
+    for _t in (bfloat16, float8_e4m3fn, float8_e5m2):
+        if hasattr(_ml_dtypes, _t.__name__):
+            _mxp._register_foreign(_np.dtype(getattr(_ml_dtypes, _t.__name__)), _t.__name__)
+del _t
+
 __all__ = [
-    "bfloat16", "float8_e4m3fn", "float8_e5m2", "finfo", "iinfo", "from_dlpack", "to_dlpack", "load", "save",
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "promote_types", "result_type", "finfo", "iinfo", "from_dlpack", "to_dlpack", "dlpack", "DLPackView", "load", "save",
     "astype", "convert_stats", "matmul", "gemm", "gemm_safe", "info", "memory_stats", "set_num_threads",
     "get_num_threads", "hugepages", "release_workspaces", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
     "pack_int4", "unpack_int4", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",

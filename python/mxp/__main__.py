@@ -36,7 +36,8 @@ def main(argv=None):
         fi = mxp.finfo(t)
         print(f"   {t.__name__:<14} {fi.bits:>2} bits  max {fi.max!r:<10} eps {fi.eps!r:<8} "
               f"smallest subnormal {float(fi.smallest_subnormal):.3g}")
-    print(f"   np.result_type(bfloat16, float16) = {np.result_type(mxp.bfloat16, np.float16)}\n")
+    mixed = np.ones(2, mxp.bfloat16) + np.ones(2, np.float16)
+    print(f"   bfloat16 + float16 -> {mixed.dtype}; bfloat16 * 0.5 -> {(np.ones(2, mxp.bfloat16) * 0.5).dtype}\n")
 
     print("2. one value, six rounding modes (0.1 to bfloat16)")
     for r in ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic"):

@@ -117,10 +117,25 @@ def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_
     return (compute, bias, activation, clamp, scales, rounding, overflow, _seed(seed), int(a_zp), int(b_zp), int(c_zp))
 
 
+def result_type(*arrays_and_dtypes):
+    """The type mxp promotes arrays and dtypes to (docs/dtypes.md), on NumPy
+    1.x and 2 alike: bfloat16 + float16 -> float32, float8_e4m3fn +
+    float8_e5m2 -> float16.  NumPy 2's np.result_type lacks a hook for
+    these pairs (docs/python.md)."""
+    if not arrays_and_dtypes:
+        raise TypeError("result_type: at least one array or dtype is required")
+    types = [x.dtype if hasattr(x, "dtype") and not isinstance(x, (type, np.dtype)) else x
+             for x in arrays_and_dtypes]
+    out = np.dtype(types[0])
+    for t in types[1:]:
+        out = _mxp.promote_types(out, t)
+    return out
+
+
 def _default_out_dtype(a, b):
     if a.dtype.kind in "iu" and b.dtype.kind in "iu":
         return np.dtype(np.int32)
-    return np.result_type(a, b)
+    return result_type(a, b)
 
 
 def matmul(a, b, *, out_dtype=None, compute=None, bias=None, activation=None, clamp=None, rounding="nearest_even",

@@ -88,13 +88,17 @@ static void cast_other(char *to, int tt, const char *from, int ft, npy_intp n)
     }
 }
 
+/* Into an integer type, NumPy's astype truncates (C's conversion):
+ * [1.5, 2.5, -3.75] -> [1, 2, -3]; mxp.astype keeps every rounding mode. */
+static const mxp_convert_opts truncate = { .rounding = MXP_ROUND_TOWARD_ZERO };
+
 static void cast(void *from, void *to, npy_intp n, void *fromarr, void *toarr)
 {
     int ft = PyArray_DESCR((PyArrayObject *)fromarr)->type_num;
     int tt = PyArray_DESCR((PyArrayObject *)toarr)->type_num;
     mxp_dtype fd = mxpy_dtype_from_typenum(ft), td = mxpy_dtype_from_typenum(tt);
     if (fd != MXP_DTYPE_INVALID && td != MXP_DTYPE_INVALID)
-        mxp_convert(to, td, from, fd, (size_t)n, NULL);
+        mxp_convert(to, td, from, fd, (size_t)n, mxp_dtype_get_traits(td)->kind == MXP_KIND_FLOAT ? NULL : &truncate);
     else
         cast_other(to, tt, from, ft, n);
 }

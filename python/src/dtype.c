@@ -79,7 +79,7 @@ mxp_dtype mxpy_dtype_from_typenum(int typenum)
     default: break;
     }
     mxpy_float *t = mxpy_float_by_typenum(typenum);
-    return t ? t->dt : MXP_DTYPE_INVALID;
+    return t ? t->dt : mxpy_foreign_dtype(typenum);
 }
 
 int mxpy_typenum_from_dtype(mxp_dtype dt)
@@ -123,9 +123,12 @@ static void store(const mxpy_float *t, void *p, uint16_t bits)
     memcpy(p, &bits, mxp_dtype_itemsize(t->dt));
 }
 
+/* NumPy calls getitem for .item(), .tolist() and object casts, which give
+ * Python floats for NumPy's own float types (json.dumps takes them);
+ * indexing (a[0], np.sum) builds the mxp scalar from the bits itself. */
 static PyObject *getitem(int idx, void *p)
 {
-    return mxpy_scalar_new(&mxpy_floats[idx], load(&mxpy_floats[idx], p));
+    return PyFloat_FromDouble(mxpy_to_double(&mxpy_floats[idx], load(&mxpy_floats[idx], p)));
 }
 
 static int setitem(int idx, PyObject *item, void *p)

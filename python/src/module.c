@@ -43,7 +43,39 @@ static PyObject *traits(PyObject *self, PyObject *arg)
                          t->is_signed ? Py_True : Py_False, "max_exact_int", (unsigned long long)t->max_exact_int);
 }
 
+/* promote_types(a, b) -> dtype: mxp_promote_types (docs/dtypes.md), the
+ * same on both NumPy generations; np.promote_types where mxp lacks a type
+ * (complex, long double, structured ...). */
+static PyObject *promote_types(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO:promote_types", &a, &b))
+        return NULL;
+    PyArray_Descr *da = NULL, *db = NULL;
+    if (!PyArray_DescrConverter(a, &da))
+        return NULL;
+    if (!PyArray_DescrConverter(b, &db)) {
+        Py_DECREF(da);
+        return NULL;
+    }
+    mxp_dtype ta = PyArray_ISNBO(da->byteorder) ? mxpy_dtype_from_typenum(da->type_num) : MXP_DTYPE_INVALID;
+    mxp_dtype tb = PyArray_ISNBO(db->byteorder) ? mxpy_dtype_from_typenum(db->type_num) : MXP_DTYPE_INVALID;
+    PyObject *r;
+    if (ta != MXP_DTYPE_INVALID && tb != MXP_DTYPE_INVALID)
+        r = (PyObject *)PyArray_DescrFromType(mxpy_typenum_from_dtype(mxp_promote_types(ta, tb)));
+    else
+        r = (PyObject *)PyArray_PromoteTypes(da, db);
+    Py_DECREF(da);
+    Py_DECREF(db);
+    return r;
+}
+
 static PyMethodDef methods[] = {
+    { "_register_foreign", mxpy_register_foreign, METH_VARARGS,
+      "_register_foreign(dtype, name): another package's dtype with the encoding of mxp's `name` (ml_dtypes)." },
+    { "promote_types", promote_types, METH_VARARGS,
+      "promote_types(a, b) -> dtype: mxp's promotion table (docs/dtypes.md) on every NumPy version." },
     { "_traits", traits, METH_O, "_traits(dtype) -> dict of mxp_dtype_traits." },
     { "from_dlpack", mxpy_from_dlpack, METH_O,
       "from_dlpack(x) -> ndarray viewing the memory of x (an object with __dlpack__, or a DLPack capsule)." },

@@ -111,6 +111,11 @@ const char *mxpy_binary_ufunc(int i, bool *predicate);
 int mxpy_fix_float8_casts(void);
 int mxpy_init_matmul(PyObject *numpy);
 
+/* ml_dtypes' types of mxp's formats, once registered (foreign.c):
+ * MXP_DTYPE_INVALID for any other type number. */
+mxp_dtype mxpy_foreign_dtype(int typenum);
+PyObject *mxpy_register_foreign(PyObject *self, PyObject *args);
+
 /* Module functions defined in other files: the method tables of the api_*.c
  * files, and DLPack. */
 extern PyMethodDef mxpy_runtime_methods[], mxpy_gemm_methods[], mxpy_quant_methods[], mxpy_analysis_methods[],

@@ -61,12 +61,30 @@ def test_casts_to_new_types_equal_the_c_library(libmxp, t, src):
 
 
 @pytest.mark.parametrize("t", FLOATS)
-@pytest.mark.parametrize("dst", [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
-                                 np.uint64, np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("dst", [np.bool_, np.float16, np.float32, np.float64])
 def test_casts_from_new_types_equal_the_c_library(libmxp, t, dst):
     v = all_values(t)
     ours, theirs = v.astype(dst), c_convert(libmxp, v, dst)
     assert np.array_equal(ours.view(np.uint8), theirs.view(np.uint8))
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("dst", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64])
+def test_casts_to_integers_truncate_as_numpy(t, dst):
+    """astype(int) truncates, as NumPy's and ml_dtypes' do (C's conversion);
+    mxp.astype rounds in the mode asked for."""
+    v = all_values(t)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ours = v.astype(dst)
+    assert np.array_equal(ours, mxp.astype(v, dst, rounding="toward_zero"))
+    f = v.astype(np.float64)
+    info = np.iinfo(dst)
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(f) & (np.trunc(f) >= info.min) & (np.trunc(f) <= float(info.max) / 2)
+    assert ok.sum() > 20
+    assert np.array_equal(ours[ok], np.trunc(f[ok]).astype(dst))
+    assert np.array([1.5, 2.5, -3.5, 0.75], t).astype(int).tolist() == [1, 2, -3, 0]
+    assert mxp.astype(np.array([1.5, 2.5, -3.5], t), np.int32).tolist() == [2, 2, -4]  # nearest even, asked for
 
 
 def test_float64_is_rounded_once():
@@ -144,3 +162,19 @@ def test_result_type_follows_the_dtype_rules():
             np.concatenate([np.ones(2, bf), np.ones(2, np.float16)])
         return
     assert np.concatenate([np.ones(2, bf), np.ones(2, np.float16)]).dtype == np.float32
+
+
+def test_mxp_result_type_gives_the_table_on_every_numpy():
+    bf, e4, e5 = mxp.bfloat16, mxp.float8_e4m3fn, mxp.float8_e5m2
+    table = [((bf, np.float16), np.float32), ((e4, e5), np.float16), ((e5, e4), np.float16), ((bf, np.int16), np.float32),
+             ((e4, np.int8), np.float16), ((bf, np.int64), np.float64), ((bf, np.uint8), bf), ((e4, bf), bf),
+             ((bf, np.complex64), np.complex64), ((np.int8, np.uint8), np.int16)]
+    for (a, b), want in table:
+        assert mxp.promote_types(a, b) == np.dtype(want), (a, b)
+        assert mxp.result_type(np.ones(1, a), b) == np.dtype(want), (a, b)
+    assert mxp.result_type(bf, np.float16, np.float64) == np.float64
+    assert mxp.matmul(np.ones((2, 2), bf), np.ones((2, 2), np.float16)).dtype == np.float32
+    with pytest.raises(TypeError):
+        mxp.result_type()
+    with pytest.raises(TypeError):
+        mxp.promote_types(bf, "not a dtype")

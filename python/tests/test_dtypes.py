@@ -146,3 +146,25 @@ def test_sort_argmax_nonzero_arange():
     assert np.argmax(a) == 1 and np.argmax(a[[0, 2, 3]]) == 0 and np.argmin(a[[0, 2, 3]]) == 1
     assert np.nonzero(np.array([0, 1, 0, -2], mxp.bfloat16))[0].tolist() == [1, 3]
     assert np.arange(0, 2, 0.5, dtype=mxp.bfloat16).tolist() == [0, 0.5, 1, 1.5]
+
+
+@pytest.mark.parametrize("t", [mxp.bfloat16, mxp.float8_e4m3fn, mxp.float8_e5m2])
+def test_tolist_and_item_give_python_floats_indexing_gives_scalars(t):
+    import json
+    a = np.array([[1.5, -0.25], [448.0, 2.0]], t)
+    assert a.tolist() == [[1.5, -0.25], [448.0, 2.0]] and type(a.tolist()[0][0]) is float
+    assert type(a.item(1)) is float and a.item(1) == -0.25
+    assert json.dumps(a[0].tolist()) == "[1.5, -0.25]"
+    assert type(a[0, 0]) is t and type(a[0][1]) is t and type(np.sum(a[0])) is t
+    assert a.astype(object)[0, 0] == 1.5 and type(a.astype(object)[0, 0]) is float
+    assert np.isnan(np.array([np.nan], t).item())
+
+
+def test_dtype_names_as_strings():
+    import sys
+    for t in (mxp.bfloat16, mxp.float8_e4m3fn, mxp.float8_e5m2):
+        owner = sys.modules.get("ml_dtypes")  # ml_dtypes registers its names over any earlier ones
+        want = getattr(owner, t.__name__) if owner is not None else t
+        assert np.dtype(t.__name__).type is want
+        assert np.zeros(2, t.__name__).dtype == np.dtype(want)
+        assert np.array([1.5]).astype(t.__name__).astype(np.float32).tolist() == [1.5]

@@ -39,7 +39,7 @@ def matmul(a, b, *, out_dtype=None, compute=None):
         if x.dtype.kind in "biu":
             raise TypeError(f"matmul: {name} is {x.dtype}: mxp.dask.matmul takes float operands "
                             "(quantize per block with mxp.matmul for integers)")
-    out = resolve_dtype(out_dtype, "matmul") if out_dtype is not None else np.result_type(a.dtype, b.dtype)
+    out = resolve_dtype(out_dtype, "matmul") if out_dtype is not None else _api.result_type(a.dtype, b.dtype)
     wide = np.float64 in (a.dtype, b.dtype) or (compute is not None and np.dtype(compute) == np.float64)
     acc = np.dtype(np.float64 if wide else np.float32)
     _api.matmul(np.zeros((1, 1), a.dtype), np.zeros((1, 1), b.dtype), out_dtype=out, compute=compute)  # checks

@@ -1,0 +1,37 @@
+"""mxp.dlpack(a): the DLPack protocol object for consumers that take only
+objects with __dlpack__ (jax.numpy.from_dlpack); torch takes the capsule
+of mxp.to_dlpack as well.  The export itself is C (python/src/dlpack.c)."""
+import numpy as np
+
+from . import _mxp
+
+_CPU = 1  # DLDeviceType kDLCPU
+
+
+class DLPackView:
+    """A view of a NumPy array (bfloat16/float8 included) for the DLPack
+    protocol: __dlpack__ gives a capsule viewing the array's memory (no
+    copy unless copy=True is asked for), __dlpack_device__ the CPU."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array):
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"dlpack: expected a numpy.ndarray, got a {type(array).__name__}")
+        self._array = array
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if stream is not None:
+            raise BufferError("dlpack: a CPU array takes no stream")
+        if dl_device is not None and tuple(dl_device) != (_CPU, 0):
+            raise BufferError(f"dlpack: the array is on the CPU, not on device {tuple(dl_device)}")
+        return _mxp.to_dlpack(self._array.copy() if copy else self._array)
+
+    def __dlpack_device__(self):
+        return (_CPU, 0)
+
+
+def dlpack(array):
+    """An object with __dlpack__/__dlpack_device__ viewing array, for
+    jax.numpy.from_dlpack(mxp.dlpack(a)) and other protocol consumers."""
+    return DLPackView(array)
