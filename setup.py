@@ -53,5 +53,9 @@ setup(
         libraries=["m", "pthread"],
     )],
     cmdclass={"build_ext": build_with_cmake},
-    options={"build": {"build_base": os.path.join("build-pip", PY_NUMPY)}, "egg_info": {"egg_base": "build-pip"}},
+    # build_ext force: the module is compiled anew each time (seconds; libmxp
+    # stays incremental in CMake), as setuptools would keep an old module
+    # that is newer than every source even when the list of sources changed.
+    options={"build": {"build_base": os.path.join("build-pip", PY_NUMPY)}, "build_ext": {"force": True},
+             "egg_info": {"egg_base": "build-pip"}},
 )

@@ -74,6 +74,11 @@ def main(argv=None):
     print()
     print(mxp.roundtrip(act))
 
+    try:
+        import matplotlib  # noqa: F401  (mxp.plot draws with it)
+    except ImportError:
+        print("\nfigures: skipped, matplotlib is not installed (pip install 'mxp[plot]')")
+        return
     from mxp import plot
     paths = [os.path.join(args.out, f) for f in ("error_histogram.png", "roundtrip.png", "quantization.png")]
     plot.error_histogram(ref, y, path=paths[0], title="int8 matmul: relative error vs float64")
