@@ -177,6 +177,25 @@ MXP_API mxp_status mxp_sum_strided(double *result, const void *a, mxp_dtype a_ty
 MXP_API mxp_status mxp_prod_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,
                                     mxp_dtype acc_type);
 
+/* ---- sorting ------------------------------------------------------------ */
+
+/* NumPy's order, for every dtype: integers by value; floats from -inf to
+ * +inf with -0 equal to +0 and every NaN (any sign or payload) last.
+ * Stable: equal elements keep their order.  A radix sort on keys that
+ * order as the values do: O(n), one or two passes for 8- and 16-bit types;
+ * 2n * 16 bytes of scratch from mxp_malloc.  (src/ops/sort.c) */
+MXP_API mxp_status mxp_sort_strided(void *a, mxp_dtype type, ptrdiff_t stride, size_t n);
+/* index[i] = the position of the i-th element in that order (stable). */
+MXP_API mxp_status mxp_argsort_strided(int64_t *index, const void *a, mxp_dtype type, ptrdiff_t stride, size_t n);
+/* The position of the first largest / smallest element, or of the first
+ * NaN if there is one (NumPy's argmax/argmin); n = 0 is an error. */
+MXP_API mxp_status mxp_argmax_strided(int64_t *index, const void *a, mxp_dtype type, ptrdiff_t stride, size_t n);
+MXP_API mxp_status mxp_argmin_strided(int64_t *index, const void *a, mxp_dtype type, ptrdiff_t stride, size_t n);
+/* The sort keys themselves: keys[i] < keys[j] (unsigned) exactly when
+ * element i comes before element j in that order (NaNs share the largest
+ * key; -0 and +0 one key).  For a comparison function or a lookup table. */
+MXP_API mxp_status mxp_sort_keys(uint64_t *keys, const void *a, mxp_dtype type, ptrdiff_t stride, size_t n);
+
 /* ---- custom elementwise operators ---------------------------------------- */
 
 /* A caller's elementwise kernel: n contiguous elements in, n out, of the

@@ -238,39 +238,131 @@ static void dot_e5m2(void *a, npy_intp as, void *b, npy_intp bs, void *o, npy_in
 
 static PyArray_DotFunc *const dots[MXPY_NFLOATS] = { dot_bf16, dot_e4m3, dot_e5m2 };
 
-/* Sorting order: NaNs last, as NumPy sorts floats. */
-static int compare(const void *a, const void *b, void *arr)
+/* Sorting order: NaNs last, as NumPy sorts floats.  compare serves
+ * searchsorted and NumPy's other comparison-based paths; sort, argsort and
+ * argmax/argmin are the library's radix sort and scan (mxp_sort_strided
+ * ...), which order the same way without a call per pair. */
+static uint16_t *sort_keys[MXPY_NFLOATS]; /* mxp_sort_keys of every bit pattern */
+
+/* One function per row: NumPy's generic quicksort (partition, median,
+ * percentile) and binary search call compare once per pair. */
+static inline int compare_keys(const uint16_t *k, unsigned x, unsigned y)
 {
-    mxpy_float *t = arr_float(arr);
-    double x = mxpy_to_double(t, load(t, a)), y = mxpy_to_double(t, load(t, b));
-    if (isnan(x) || isnan(y))
-        return isnan(x) - isnan(y);
-    return (x > y) - (x < y);
+    return (k[x] > k[y]) - (k[x] < k[y]);
 }
 
-/* The first NaN wins, as NumPy's argmax/argmin of floats. */
-static int arg_extreme(char *data, npy_intp n, npy_intp *index, void *arr, int sign)
+static int compare_bf16(const void *a, const void *b, void *arr)
 {
-    mxpy_float *t = arr_float(arr);
-    size_t size = mxp_dtype_itemsize(t->dt);
-    double best = 0;
-    *index = 0;
-    for (npy_intp i = 0; i < n; i++) {
-        double v = mxpy_to_double(t, load(t, data + (size_t)i * size));
-        if (isnan(v)) {
-            *index = i;
-            return 0;
-        }
-        if (i == 0 || sign * (v - best) > 0) {
-            best = v;
-            *index = i;
-        }
+    (void)arr;
+    uint16_t x, y;
+    memcpy(&x, a, 2);
+    memcpy(&y, b, 2);
+    return compare_keys(sort_keys[MXPY_BF16], x, y);
+}
+
+static int compare_e4m3(const void *a, const void *b, void *arr)
+{
+    (void)arr;
+    return compare_keys(sort_keys[MXPY_E4M3], *(const unsigned char *)a, *(const unsigned char *)b);
+}
+
+static int compare_e5m2(const void *a, const void *b, void *arr)
+{
+    (void)arr;
+    return compare_keys(sort_keys[MXPY_E5M2], *(const unsigned char *)a, *(const unsigned char *)b);
+}
+
+static PyArray_CompareFunc *const compares[MXPY_NFLOATS] = { compare_bf16, compare_e4m3, compare_e5m2 };
+
+static int make_sort_keys(int i)
+{
+    size_t n = (size_t)1 << (8 * mxp_dtype_itemsize(mxpy_floats[i].dt));
+    uint64_t *wide = PyMem_Malloc(n * sizeof *wide);
+    uint16_t *bits = PyMem_Malloc(n * sizeof *bits);
+    sort_keys[i] = PyMem_Malloc(n * sizeof *sort_keys[i]);
+    mxp_status st = MXP_ERR_NO_MEMORY;
+    if (wide && bits && sort_keys[i]) {
+        for (size_t v = 0; v < n; v++)
+            bits[v] = (uint16_t)v;
+        if (n == 256) /* one-byte patterns: the low bytes, packed */
+            for (size_t v = 0; v < n; v++)
+                ((unsigned char *)bits)[v] = (unsigned char)v;
+        st = mxp_sort_keys(wide, bits, mxpy_floats[i].dt, (ptrdiff_t)mxp_dtype_itemsize(mxpy_floats[i].dt), n);
+        for (size_t v = 0; st == MXP_OK && v < n; v++)
+            sort_keys[i][v] = (uint16_t)wide[v]; /* keys of a 16-bit type fit in 16 bits */
+    }
+    PyMem_Free(wide);
+    PyMem_Free(bits);
+    if (st != MXP_OK) {
+        mxpy_raise(st);
+        return -1;
     }
     return 0;
 }
 
-static int argmax(void *data, npy_intp n, npy_intp *index, void *arr) { return arg_extreme(data, n, index, arr, 1); }
-static int argmin(void *data, npy_intp n, npy_intp *index, void *arr) { return arg_extreme(data, n, index, arr, -1); }
+_Static_assert(sizeof(npy_intp) == sizeof(int64_t), "npy_intp is int64_t");
+
+/* NumPy may release the GIL around these (the dtype needs no Python API). */
+static int fail_in_sort(mxp_status st)
+{
+    NPY_ALLOW_C_API_DEF
+    NPY_ALLOW_C_API
+    mxpy_raise(st);
+    NPY_DISABLE_C_API
+    return -1;
+}
+
+/* NumPy hands sort and argsort contiguous, aligned runs. */
+static int sort(void *start, npy_intp n, void *arr)
+{
+    mxpy_float *t = arr_float(arr);
+    mxp_status st = mxp_sort_strided(start, t->dt, (ptrdiff_t)mxp_dtype_itemsize(t->dt), (size_t)n);
+    return st == MXP_OK ? 0 : fail_in_sort(st);
+}
+
+/* tosort holds positions into v (NumPy starts it as 0, 1, ... n-1); it is
+ * reordered so that v[tosort[i]] ascends, stably. */
+static int argsort(void *v, npy_intp *tosort, npy_intp n, void *arr)
+{
+    mxpy_float *t = arr_float(arr);
+    size_t size = mxp_dtype_itemsize(t->dt);
+    bool identity = true;
+    for (npy_intp i = 0; i < n && identity; i++)
+        identity = tosort[i] == i;
+    if (identity) {
+        mxp_status st = mxp_argsort_strided((int64_t *)tosort, v, t->dt, (ptrdiff_t)size, (size_t)n);
+        return st == MXP_OK ? 0 : fail_in_sort(st);
+    }
+    /* the general case: the elements in tosort's order, argsorted, mapped back */
+    size_t m = (size_t)n;
+    int64_t *idx = mxp_malloc(m * (2 * sizeof(int64_t) + size) + 1);
+    if (!idx)
+        return fail_in_sort(MXP_ERR_NO_MEMORY);
+    npy_intp *old = (npy_intp *)(idx + m);
+    unsigned char *elems = (unsigned char *)(old + m);
+    memcpy(old, tosort, m * sizeof *old);
+    for (size_t i = 0; i < m; i++)
+        memcpy(elems + i * size, (const char *)v + old[i] * (npy_intp)size, size);
+    mxp_status st = mxp_argsort_strided(idx, elems, t->dt, (ptrdiff_t)size, m);
+    for (size_t i = 0; st == MXP_OK && i < m; i++)
+        tosort[i] = old[idx[i]];
+    mxp_free(idx);
+    return st == MXP_OK ? 0 : fail_in_sort(st);
+}
+
+static int argmax(void *data, npy_intp n, npy_intp *index, void *arr)
+{
+    mxpy_float *t = arr_float(arr);
+    mxp_status st = mxp_argmax_strided((int64_t *)index, data, t->dt, (ptrdiff_t)mxp_dtype_itemsize(t->dt), (size_t)n);
+    return st == MXP_OK ? 0 : fail_in_sort(st);
+}
+
+static int argmin(void *data, npy_intp n, npy_intp *index, void *arr)
+{
+    mxpy_float *t = arr_float(arr);
+    mxp_status st = mxp_argmin_strided((int64_t *)index, data, t->dt, (ptrdiff_t)mxp_dtype_itemsize(t->dt), (size_t)n);
+    return st == MXP_OK ? 0 : fail_in_sort(st);
+}
 
 static int register_one(int i)
 {
@@ -282,6 +374,8 @@ static int register_one(int i)
     if (!t->scalar_type)
         return -1;
 
+    if (make_sort_keys(i) < 0)
+        return -1;
     PyArray_ArrFuncs *f = &funcs[i];
     PyArray_InitArrFuncs(f);
     f->getitem = getitems[i];
@@ -292,9 +386,13 @@ static int register_one(int i)
     f->nonzero = nonzero;
     f->fill = fill;
     f->dotfunc = dots[i];
-    f->compare = compare;
+    f->compare = compares[i];
     f->argmax = argmax;
     f->argmin = argmin;
+    for (int k = 0; k < NPY_NSORTS; k++) { /* quicksort, heapsort, stable: one stable sort serves all */
+        f->sort[k] = sort;
+        f->argsort[k] = argsort;
+    }
 
     PyArray_DescrProto *d = &descrs[i];
     memset(d, 0, sizeof *d);

@@ -82,6 +82,13 @@ static void f32_binary(const mxp_ew_ctx *c, void *out, const void *a, const void
     case MXP_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = x[i] - y[i]; break;
     case MXP_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = x[i] * y[i]; break;
     case MXP_OP_DIVIDE: for (size_t i = 0; i < n; i++) r[i] = x[i] / y[i]; break;
+    /* comparisons are exact in any type that holds both operands */
+    case MXP_OP_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] == y[i]; break;
+    case MXP_OP_NOT_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] != y[i]; break;
+    case MXP_OP_LESS: for (size_t i = 0; i < n; i++) r[i] = x[i] < y[i]; break;
+    case MXP_OP_LESS_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] <= y[i]; break;
+    case MXP_OP_GREATER: for (size_t i = 0; i < n; i++) r[i] = x[i] > y[i]; break;
+    case MXP_OP_GREATER_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] >= y[i]; break;
     default: f32_via_f64(f64_binary, c, r, x, y, n); break;
     }
 }
@@ -94,6 +101,8 @@ static void f32_unary(const mxp_ew_ctx *c, void *out, const void *a, const void 
     switch (c->op) {
     case MXP_OP_NEGATIVE: for (size_t i = 0; i < n; i++) r[i] = -x[i]; break;
     case MXP_OP_SQUARE: for (size_t i = 0; i < n; i++) r[i] = x[i] * x[i]; break;
+    case MXP_OP_ABS: for (size_t i = 0; i < n; i++) r[i] = fabsf(x[i]); break;
+    case MXP_OP_ISNAN: for (size_t i = 0; i < n; i++) r[i] = x[i] != x[i]; break;
     default: f32_via_f64(f64_unary, c, r, x, NULL, n); break;
     }
 }

@@ -53,6 +53,18 @@ static void convert_block(const block_cvt *c, void *dst, ptrdiff_t ds, const voi
         double *d = dst;
         for (size_t i = 0; i < m; i++)
             d[i] = tmp[i];
+    } else if (c->dst == MXP_BOOL && c->src == MXP_F32 && contiguous) {
+        /* comparisons and predicates: float -> bool is x != 0 (NaN true), as
+         * the reference converter; it has no kernel of its own */
+        const float *s = src;
+        bool *d = dst;
+        for (size_t i = 0; i < m; i++)
+            d[i] = s[i] != 0.0f;
+    } else if (c->dst == MXP_BOOL && c->src == MXP_F64 && contiguous) {
+        const double *s = src;
+        bool *d = dst;
+        for (size_t i = 0; i < m; i++)
+            d[i] = s[i] != 0.0;
     } else {
         mxp_convert_strided(dst, c->dst, ds, src, c->src, ss, m, c->opts);
     }
