@@ -176,6 +176,15 @@ MXP_API mxp_status mxp_sum_strided(double *result, const void *a, mxp_dtype a_ty
                                    mxp_dtype acc_type);
 MXP_API mxp_status mxp_prod_strided(double *result, const void *a, mxp_dtype a_type, ptrdiff_t a_stride, size_t n,
                                     mxp_dtype acc_type);
+/* Running values (NumPy's op.accumulate: np.cumsum, np.cumprod,
+ * np.maximum.accumulate) of add, multiply, maximum, minimum, fmax or fmin
+ * into a float out_type: kept in float64, each output rounded once from
+ * it.  out[0] = *start op a[0] (start: one element of out_type, e.g. the
+ * previous call's last output), or a[0] when start is NULL; out[i] =
+ * out[i-1] op a[i].  out may be a, element for element.  (accumulate.c) */
+MXP_API mxp_status mxp_accumulate_strided(mxp_binary_op op, size_t n, void *out, mxp_dtype out_type,
+                                          ptrdiff_t out_stride, const void *a, mxp_dtype a_type, ptrdiff_t a_stride,
+                                          const void *start);
 
 /* ---- sorting ------------------------------------------------------------ */
 

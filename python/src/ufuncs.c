@@ -154,13 +154,38 @@ static mxp_status reduce_tree(const loop_data *d, char *out, const char *in, npy
     return st;
 }
 
+/* op.accumulate (np.cumsum, np.cumprod ...): NumPy calls the loop with
+ * the first input one output element behind the output, out[i] =
+ * out[i-1] op in[i].  add, multiply and the extremes keep a float64
+ * running value (mxp_accumulate_strided); the other operations go element
+ * by element, each step rounded as NumPy's own loops do. */
+static bool is_accumulate(char **args, npy_intp const *steps)
+{
+    return steps[0] == steps[2] && steps[2] != 0 && args[2] == args[0] + steps[0];
+}
+
+static mxp_status accumulate(const loop_data *d, char **args, npy_intp const *dims, npy_intp const *steps)
+{
+    mxp_dtype dt = d->t->dt;
+    mxp_binary_op op = (mxp_binary_op)d->op;
+    if (d->is_add || d->is_multiply || d->associative)
+        return mxp_accumulate_strided(op, (size_t)dims[0], args[2], dt, steps[2], args[1], dt, steps[1], args[0]);
+    mxp_status st = MXP_OK;
+    for (npy_intp i = 0; i < dims[0] && st == MXP_OK; i++)
+        st = mxp_binary_strided(op, 1, args[2] + i * steps[2], dt, 0, args[0] + i * steps[0], dt, 0,
+                                args[1] + i * steps[1], dt, 0, NULL);
+    return st;
+}
+
 static void binary_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
 {
     const loop_data *d = data;
     mxp_dtype dt = d->t->dt;
     mxp_status st = MXP_OK;
     bool reduce = args[0] == args[2] && steps[0] == 0 && steps[2] == 0;
-    if (reduce && (d->is_add || d->is_multiply)) {
+    if (!reduce && dims[0] > 0 && is_accumulate(args, steps)) {
+        st = accumulate(d, args, dims, steps);
+    } else if (reduce && (d->is_add || d->is_multiply)) {
         st = reduce_run(d, args[2], args[1], steps[1], dims[0]);
     } else if (reduce && d->associative) {
         st = reduce_tree(d, args[2], args[1], steps[1], dims[0]);

@@ -204,3 +204,34 @@ def test_extreme_reductions_over_many_blocks(name):
     with np.errstate(invalid="ignore"):
         assert same(f.reduce(x), np.array(f.reduce(x.astype(np.float64)), mxp.bfloat16))
     assert same(f.reduce(x[::-3]), np.array(f.reduce(x[::-3].astype(np.float64)), mxp.bfloat16))
+
+
+@pytest.mark.parametrize("t", FLOATS)
+def test_cumulative_ufuncs(t):
+    """np.cumsum, np.cumprod, op.accumulate: each output is the float64
+    running value rounded once (NumPy's float16 rounds at every step)."""
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal(3000) * (0.05 if t is mxp.float8_e4m3fn else 1)).astype(t)
+    f = x.astype(np.float64)
+    assert same(np.cumsum(x), np.cumsum(f).astype(t))
+    assert same(np.add.accumulate(x), np.cumsum(f).astype(t))
+    y = x.reshape(30, 100)
+    for axis in (0, 1):
+        assert same(np.cumsum(y, axis=axis), np.cumsum(y.astype(np.float64), axis=axis).astype(t))
+    p = np.array([1.5, 2.0, -0.5, 3.0, 0.25], t)
+    assert same(np.cumprod(p), np.cumprod(p.astype(np.float64)).astype(t))
+    m = np.array([1.0, 3.0, 2.0, np.nan, 5.0, -1.0], t)
+    assert same(np.maximum.accumulate(m), np.maximum.accumulate(m.astype(np.float64)).astype(t))
+    assert same(np.fmin.accumulate(m), np.fmin.accumulate(m.astype(np.float64)).astype(t))
+    s = np.array([10.0, 1.0, 2.0, 0.5], t)  # subtract: step by step, each rounded
+    want = [float(s[0])]
+    for v in s[1:].astype(np.float64):
+        want.append(float(np.array([want[-1] - v]).astype(t)[0]))
+    assert same(np.subtract.accumulate(s), np.array(want, t))
+    z = x.copy()
+    np.cumsum(z, out=z)
+    assert same(z, np.cumsum(f).astype(t))
+    assert same(np.cumsum(x[::-2]), np.cumsum(f[::-2]).astype(t))
+    if t is mxp.bfloat16:
+        tenth = np.full(10000, 0.1, t)  # a bfloat16 chain stalls at 32; the running value does not
+        assert float(np.cumsum(tenth)[-1]) == float(np.array(10000 * float(tenth[0]), t))
