@@ -16,7 +16,7 @@ VENV_PYTHONS = $(subst $(eval) ,;,$(foreach v,$(VENVS),$(abspath $(v))/bin/pytho
 # "Entering directory" around every target and buries the compiler's words.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps venv build demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean
+.PHONY: all deps venv build build-venvs demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean
 
 all: build
 
@@ -37,12 +37,15 @@ build: deps
 demo: build
 	@$(BUILD)/mxp tour
 
-# Everything ctest has, the Python suite once per NumPy: Debian's 1.24, and
-# the virtual environments' newest 2.x and 2.0.
-check: deps venv
+# The build with the Python package for the virtual environments too.
+build-venvs: deps venv
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DMXP_WERROR=ON "-DMXP_PYTHON_VENVS=$(VENV_PYTHONS)" \
 	  $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# Everything ctest has, the Python suite once per NumPy: Debian's 1.24, and
+# the virtual environments' newest 2.x and 2.0.
+check: build-venvs
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE exhaustive
 
 check-exhaustive: build
@@ -98,7 +101,7 @@ check-fuzz:
 	build-fuzz/fuzz_npy -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/npy.dict -artifact_prefix=build-fuzz/ \
 	  build-fuzz/corpus tests/fuzz/corpus
 
-bench: build
+bench: build-venvs
 	@scripts/install-deps.sh bench
 	@$(BUILD)/mxp bench convert
 	@$(BUILD)/mxp bench ops
@@ -110,6 +113,7 @@ bench: build
 	@$(BUILD)/mxp bench convert --pairs f32:bf16,f32:f16 --modes nearest_even --threads 1,2
 	@$(BUILD)/mxp bench quant
 	@PYTHONPATH=$(BUILD)/python MXP_LIB=$(BUILD)/libmxp.so /usr/bin/python3 python/benchmarks/bench_python.py
+	@PYTHONPATH=$(BUILD)/python-venv $(BUILD)/venv/bin/python python/benchmarks/bench_peers.py
 
 # make install [PREFIX=/usr/local]: the library (shared and static), headers,
 # the mxp command, pkg-config and CMake files, and the Python package when

@@ -135,3 +135,32 @@ def test_torch_float8_both_ways(tname, name):
     b = np.array([0.25, 6.0], getattr(mxp, name))
     u = tdl.from_dlpack(mxp.to_dlpack(b))
     assert u.dtype == getattr(torch, tname) and u.data_ptr() == b.ctypes.data and u.float().tolist() == [0.25, 6.0]
+
+
+def test_safetensors_files_round_trip_byte_identical():
+    """A file that safetensors writes from torch tensors (BF16, F16, F8)
+    loads into mxp arrays (through torch and DLPack: safetensors' NumPy
+    reader knows no BF16/F8) and safetensors.numpy writes the same bytes
+    back from them."""
+    torch = pytest.importorskip("torch")
+    st = pytest.importorskip("safetensors.torch")
+    sn = pytest.importorskip("safetensors.numpy")
+    if not hasattr(torch, "float8_e4m3fn"):
+        pytest.skip(f"torch {torch.__version__} has no float8")
+    rng = np.random.default_rng(9)
+    src = {
+        "w.bf16": torch.from_numpy(rng.standard_normal((8, 5)).astype(np.float32)).to(torch.bfloat16),
+        "w.f16": torch.from_numpy(rng.standard_normal(7).astype(np.float32)).to(torch.float16),
+        "w.e4m3": torch.from_numpy((rng.standard_normal(9) * 50).astype(np.float32)).to(torch.float8_e4m3fn),
+        "w.e5m2": torch.from_numpy((rng.standard_normal(4) * 1e4).astype(np.float32)).to(torch.float8_e5m2),
+        "b.f32": torch.from_numpy(rng.standard_normal(3).astype(np.float32)),
+    }
+    blob = st.save(src)
+    arrays = {k: mxp.from_dlpack(v) for k, v in st.load(blob).items()}
+    want = {"w.bf16": mxp.bfloat16, "w.f16": np.float16, "w.e4m3": mxp.float8_e4m3fn, "w.e5m2": mxp.float8_e5m2,
+            "b.f32": np.float32}
+    for k, a in arrays.items():
+        assert a.dtype == np.dtype(want[k]), k
+        assert a.astype(np.float32).tolist() == src[k].float().tolist(), k
+    assert sn.save(arrays) == blob
+    assert sn.save({k: np.ascontiguousarray(v) for k, v in arrays.items()}, metadata={"m": "x"}) != blob
