@@ -17,10 +17,12 @@ extern "C" {
  * Pairs where both values are finite enter the statistics; `count` is how
  * many.  A pair where exactly one side is NaN is a NaN mismatch; a pair
  * with no NaN where the infinities differ (one side infinite, or opposite
- * infinities) is an inf mismatch.  Mismatches make max_abs_error and
- * max_rel_error +inf (worst_index points at the first one) but are left
- * out of every other statistic; NaN-NaN pairs and equal infinities are
- * left out of all of them.
+ * infinities) is an inf mismatch.  A mismatch is an infinite error: it
+ * makes max_abs_error, max_rel_error, mse and rmse +inf and psnr_db and
+ * snr_db -inf (worst_index points at the first one), so that no ranking by
+ * them hides it; the means, percentiles, ULP, cosine and histogram describe
+ * the finite pairs.  NaN-NaN pairs and equal infinities are left out of
+ * everything.
  *
  * Relative error is |t - r| / |r|; where r == 0 it is 0 if t == 0, else
  * |t - r| / (the test dtype's smallest normal; 1 for integer types).
@@ -70,7 +72,9 @@ MXP_API mxp_status mxp_compare_piece(const mxp_array *reference, const mxp_array
                                      mxp_compare_sums *sums, double *rel_errors);
 /* Sets report's mean_rel_error, mean_ulp, mse, rmse, psnr_db, snr_db and
  * cosine_similarity from sums over report->count finite pairs (count 0:
- * they are set to 0); every other field is left as it is. */
+ * they are set to 0), then the mismatch rule from report's nan_mismatches
+ * and inf_mismatches (mse, rmse +inf; psnr_db, snr_db -inf); every other
+ * field is left as it is. */
 MXP_API void mxp_compare_finish(mxp_compare_report *report, const mxp_compare_sums *sums);
 
 /* x converted to `dtype` (nearest even, IEEE overflow) and compared with x. */

@@ -110,17 +110,20 @@ static PyObject *compare_piece(PyObject *self, PyObject *args)
     return Py_BuildValue("(NNN)", report_dict(&r), sums_tuple(&sums), rel);
 }
 
-/* _compare_finish(count, sums tuple) -> dict of the means and ratios mxp_compare_finish sets */
+/* _compare_finish(count, sums tuple, mismatches=0) -> dict of the means and
+ * ratios mxp_compare_finish sets (mismatches: NaN + inf mismatches) */
 static PyObject *compare_finish(PyObject *self, PyObject *args)
 {
     (void)self;
-    long long count;
+    long long count, mismatches = 0;
     mxp_compare_sums s;
-    if (!PyArg_ParseTuple(args, "L(ddddddd)", &count, &s.rel, &s.ulp, &s.sq, &s.ref2, &s.test2, &s.dot, &s.max_ref))
+    if (!PyArg_ParseTuple(args, "L(ddddddd)|L", &count, &s.rel, &s.ulp, &s.sq, &s.ref2, &s.test2, &s.dot, &s.max_ref,
+                          &mismatches))
         return NULL;
     mxp_compare_report r;
     memset(&r, 0, sizeof r);
     r.count = count;
+    r.nan_mismatches = mismatches;
     mxp_compare_finish(&r, &s);
     return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:d,s:d}", "mean_rel_error", r.mean_rel_error, "mean_ulp", r.mean_ulp,
                          "mse", r.mse, "rmse", r.rmse, "psnr_db", r.psnr_db, "snr_db", r.snr_db, "cosine_similarity",

@@ -100,3 +100,16 @@ def test_training_figure_from_mxp_train_json(tmp_path):
     assert png_size(tmp_path / "t.png") == (900, 400)
     with pytest.raises(ValueError):
         plot.training({"nothing": 1})
+
+
+def test_overflow_never_ranks_above_a_dtype_that_holds_the_range():
+    """A NaN or inf mismatch is an infinite error: MSE +inf, PSNR -inf."""
+    x = np.random.default_rng(3).standard_normal(10000) * 3
+    x[::500] = 1000.0  # float8_e4m3fn: NaN (max 448); float8_e5m2 holds it
+    table = mxp.roundtrip(x, dtypes=["float8_e4m3fn", "float8_e5m2"])
+    rows = {r.dtype: r for r in table}
+    e4, e5 = rows["float8_e4m3fn"], rows["float8_e5m2"]
+    assert e4.nan_mismatches == 20 and e4.psnr_db == -np.inf and e4.mse == np.inf
+    assert np.isfinite(e5.psnr_db) and e5.psnr_db > e4.psnr_db
+    c = mxp.compare(np.array([1.0, 2.0]), np.array([1.0, np.nan]))
+    assert c.psnr_db == -np.inf and c.snr_db == -np.inf and c.rmse == np.inf and c.count == 1

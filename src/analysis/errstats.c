@@ -296,12 +296,24 @@ mxp_compare_sums mxp_err_acc_sums(const mxp_err_acc *acc)
     return (mxp_compare_sums){ s->rel, s->ulp, s->sq, s->ref2, s->test2, s->dot, acc->max_ref };
 }
 
+/* A NaN or inf mismatch is an infinite error: MSE and RMSE +inf, PSNR and
+ * SNR -inf, so that no ranking by them puts a dtype that overflows above
+ * one that does not (docs/analysis.md). */
+static void mark_mismatches(mxp_compare_report *rep)
+{
+    if (rep->nan_mismatches > 0 || rep->inf_mismatches > 0) {
+        rep->mse = rep->rmse = INFINITY;
+        rep->psnr_db = rep->snr_db = -INFINITY;
+    }
+}
+
 void mxp_compare_finish(mxp_compare_report *rep, const mxp_compare_sums *s)
 {
     const int64_t m = rep->count;
     if (m <= 0) {
         rep->mean_rel_error = rep->mean_ulp = rep->mse = rep->rmse = 0.0;
         rep->psnr_db = rep->snr_db = rep->cosine_similarity = 0.0;
+        mark_mismatches(rep);
         return;
     }
     rep->mean_rel_error = s->rel / (double)m;
@@ -318,6 +330,7 @@ void mxp_compare_finish(mxp_compare_report *rep, const mxp_compare_sums *s)
         const double c = s->ref2 == s->test2 ? s->dot / s->ref2 : s->dot / (sqrt(s->ref2) * sqrt(s->test2));
         rep->cosine_similarity = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c; /* rounding may step past +-1 */
     }
+    mark_mismatches(rep);
 }
 
 /* The report from the sums, once the percentiles are known. */
@@ -331,8 +344,10 @@ static void finish(mxp_err_acc *acc)
         rep->max_abs_error = INFINITY;
         rep->max_rel_error = INFINITY;
     }
-    if (m == 0)
+    if (m == 0) {
+        mark_mismatches(rep);
         return;
+    }
     if (!acc->piece) {
         double *p[4] = { &rep->p50_rel_error, &rep->p90_rel_error, &rep->p99_rel_error, &rep->p999_rel_error };
         for (int q = 0; q < 4; q++)

@@ -138,6 +138,10 @@ static mxp_status ref_compare_f64(const double *r, const double *t, int64_t n, m
             rep->cosine_similarity = c > 1.0 ? 1.0 : c < -1.0 ? -1.0 : c; /* rounding may step past +-1 */
         }
     }
+    if (mismatch) { /* an infinite error: no ranking by MSE or PSNR hides it */
+        rep->mse = rep->rmse = INFINITY;
+        rep->psnr_db = rep->snr_db = -INFINITY;
+    }
     free(rel);
     return MXP_OK;
 }

@@ -214,8 +214,24 @@ static void test_nan_inf_mismatches(void **state)
     assert_int_equal(rep.count, 1); /* only 3 vs 3.5 */
     assert_int_equal(rep.worst_index, 1);
     assert_true(isinf(rep.max_abs_error) && isinf(rep.max_rel_error));
-    assert_true(rep.mse == 0.25);
-    assert_close(rep.mean_rel_error, 0.5 / 3, 1e-15);
+    /* a mismatch is an infinite error: MSE/RMSE +inf, PSNR/SNR -inf */
+    assert_true(isinf(rep.mse) && rep.mse > 0 && isinf(rep.rmse));
+    assert_true(isinf(rep.psnr_db) && rep.psnr_db < 0 && isinf(rep.snr_db) && rep.snr_db < 0);
+    assert_close(rep.mean_rel_error, 0.5 / 3, 1e-15); /* the finite pairs' means stay */
+    /* one NaN among finite pairs is enough; no finite pair at all too */
+    const double r2[] = { 1.0, 2.0, 3.0 }, t2[] = { 1.0, NAN, 3.0 };
+    mxp_array *c = from_doubles(r2, 3, MXP_F64), *d = from_doubles(t2, 3, MXP_F64);
+    assert_int_equal(mxp_compare(c, d, &rep), MXP_OK);
+    assert_true(rep.count == 2 && isinf(rep.mse) && rep.psnr_db < 0 && isinf(rep.psnr_db));
+    mxp_array_free(c);
+    mxp_array_free(d);
+    const double r3[] = { NAN }, t3[] = { 1.0 };
+    c = from_doubles(r3, 1, MXP_F64);
+    d = from_doubles(t3, 1, MXP_F64);
+    assert_int_equal(mxp_compare(c, d, &rep), MXP_OK);
+    assert_true(rep.count == 0 && isinf(rep.mse) && isinf(rep.psnr_db) && rep.psnr_db < 0);
+    mxp_array_free(c);
+    mxp_array_free(d);
     mxp_array_free(a);
     mxp_array_free(b);
 }
@@ -292,14 +308,25 @@ static void test_compare_pieces(void **state)
     assert_int_equal(mxp_compare_piece(a2, b2, &p2, &s2, NULL), MXP_OK);
     mxp_compare_sums m = { s1.rel + s2.rel, s1.ulp + s2.ulp, s1.sq + s2.sq, s1.ref2 + s2.ref2,
                            s1.test2 + s2.test2, s1.dot + s2.dot, fmax(s1.max_ref, s2.max_ref) };
-    mxp_compare_report merged = { .count = p1.count + p2.count };
+    mxp_compare_report merged = { .count = p1.count + p2.count,
+                                  .nan_mismatches = p1.nan_mismatches + p2.nan_mismatches,
+                                  .inf_mismatches = p1.inf_mismatches + p2.inf_mismatches };
     mxp_compare_finish(&merged, &m);
     assert_int_equal(merged.count, whole.count);
     assert_close(merged.mean_rel_error, whole.mean_rel_error, 1e-13);
     assert_close(merged.mean_ulp, whole.mean_ulp, 1e-13);
-    assert_close(merged.mse, whole.mse, 1e-13);
-    assert_close(merged.psnr_db, whole.psnr_db, 1e-13);
-    assert_close(merged.snr_db, whole.snr_db, 1e-13);
+    if (whole.nan_mismatches + whole.inf_mismatches > 0) { /* the data has mismatches: infinite errors */
+        assert_true(isinf(merged.mse) && merged.mse == whole.mse);
+        assert_true(merged.psnr_db == whole.psnr_db && merged.snr_db == whole.snr_db && merged.psnr_db < 0);
+        /* without the counts, the finite pairs' values */
+        mxp_compare_report finite = { .count = merged.count };
+        mxp_compare_finish(&finite, &m);
+        assert_true(isfinite(finite.mse) && isfinite(finite.psnr_db));
+    } else {
+        assert_close(merged.mse, whole.mse, 1e-13);
+        assert_close(merged.psnr_db, whole.psnr_db, 1e-13);
+        assert_close(merged.snr_db, whole.snr_db, 1e-13);
+    }
     assert_close(merged.cosine_similarity, whole.cosine_similarity, 1e-15);
     mxp_compare_report none = { .count = 0, .mse = 5 };
     mxp_compare_finish(&none, &m);

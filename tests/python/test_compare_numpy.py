@@ -95,6 +95,8 @@ def numpy_report(ref, test):
         out["max_abs_error"] = float(d.max()) if len(a) else 0.0
         out["max_rel_error"] = float(rel.max()) if len(a) else 0.0
     if len(a) == 0:
+        if mismatch.any():
+            out.update(mse=math.inf, rmse=math.inf, psnr_db=-math.inf, snr_db=-math.inf)
         return out, np.zeros(0)
     u = d / ulp_at(a, test.dtype)
     srt = np.sort(rel)
@@ -116,6 +118,8 @@ def numpy_report(ref, test):
         "cosine_similarity": cos,
         "max_ulp": float(u.max()), "mean_ulp": float(np.mean(u)),
     })
+    if mismatch.any():  # an infinite error: no ranking by MSE or PSNR hides it
+        out.update(mse=math.inf, rmse=math.inf, psnr_db=-math.inf, snr_db=-math.inf)
     return out, rel
 
 
@@ -205,7 +209,9 @@ def test_compare_nan_and_inf():
     rep = check_against_numpy(x, y)
     assert (rep.nan_mismatches, rep.inf_mismatches, rep.count, rep.worst_index) == (2, 2, 2, 2)
     assert math.isinf(rep.max_abs_error) and math.isinf(rep.max_rel_error)
-    assert rep.mse == pytest.approx((0.25**2 + 1.0) / 2, rel=1e-15)
+    # mismatches are infinite errors; the finite pairs' means stay
+    assert math.isinf(rep.mse) and rep.mse > 0 and math.isinf(rep.psnr_db) and rep.psnr_db < 0
+    assert rep.mean_rel_error == pytest.approx((0.25 + 0.25) / 2, rel=1e-15)
 
 
 def test_compare_identical_and_all_zero():

@@ -235,7 +235,7 @@ def compare(reference, test, *, exact_percentiles=False):
     mismatch = res["first_mismatch"] is not None
     out = dict(max_abs_error=np.inf if mismatch else res["max_abs"],
                max_rel_error=np.inf if mismatch else res["max_rel"])
-    out.update(_mxp._compare_finish(m, tuple(res["sums"])))
+    out.update(_mxp._compare_finish(m, tuple(res["sums"]), res["nan"] + res["inf"]))
     if m > 0:
         pct, bounds = _percentiles(m, res["buckets"], refine, exact_percentiles)
     else:
