@@ -16,6 +16,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+os.makedirs(os.path.join(ROOT, "build-pip"), exist_ok=True)  # egg_info's folder must exist before any command
 
 
 class build_with_cmake(build_ext):
