@@ -40,6 +40,8 @@ typedef enum mxp_binary_op {
     MXP_OP_LOGICAL_OR,
     MXP_OP_LOGICAL_XOR,
     MXP_OP_LDEXP,         /* a * 2^b, b of an integer dtype (not uint64) */
+    MXP_OP_LOGADDEXP,     /* log(e^a + e^b), without overflow (np.logaddexp) */
+    MXP_OP_LOGADDEXP2,    /* log2(2^a + 2^b) */
     MXP_BINARY_OP_COUNT
 } mxp_binary_op;
 
@@ -88,6 +90,8 @@ typedef enum mxp_unary_op {
     MXP_OP_LOGICAL_NOT,
     MXP_OP_FREXP_MANTISSA, /* NumPy's frexp in two: m in [0.5, 1) with x = m 2^e, */
     MXP_OP_FREXP_EXPONENT, /* and e (int32; 0 for zeros, infinities and NaN) */
+    MXP_OP_DEG2RAD,        /* x pi / 180 (np.deg2rad, np.radians) */
+    MXP_OP_RAD2DEG,        /* x 180 / pi (np.rad2deg, np.degrees) */
     MXP_UNARY_OP_COUNT
 } mxp_unary_op;
 

@@ -7,6 +7,8 @@ from . import _mxp
 
 
 def _traits(dtype):
+    if hasattr(dtype, "dtype") and not isinstance(dtype, (type, np.dtype)):  # an array or a scalar
+        dtype = dtype.dtype
     try:
         return _mxp._traits(dtype)
     except TypeError:
@@ -22,8 +24,18 @@ class finfo:
         0.0078125
     """
 
-    def __init__(self, dtype):
+    _cache = {}
+
+    def __new__(cls, dtype):  # one object per dtype, as numpy.finfo: finfo(t) is finfo(t)
         t = _traits(dtype)
+        obj = cls._cache.get(t["name"])
+        if obj is None:
+            obj = super().__new__(cls)
+            obj._init(t)
+            cls._cache[t["name"]] = obj
+        return obj
+
+    def _init(self, t):
         if t["kind"] != "f":
             raise TypeError(f"finfo: {t['name']} is not a floating type (use mxp.iinfo)")
         self.dtype = t["dtype"]
@@ -58,8 +70,18 @@ class finfo:
 class iinfo:
     """Limits of an integer dtype (numpy.iinfo's fields: bits, min, max, dtype)."""
 
-    def __init__(self, dtype):
+    _cache = {}
+
+    def __new__(cls, dtype):
         t = _traits(dtype)
+        obj = cls._cache.get(t["name"])
+        if obj is None:
+            obj = super().__new__(cls)
+            obj._init(t)
+            cls._cache[t["name"]] = obj
+        return obj
+
+    def _init(self, t):
         if t["kind"] not in ("i", "u"):
             raise TypeError(f"iinfo: {t['name']} is not an integer type (use mxp.finfo)")
         self.dtype = t["dtype"]

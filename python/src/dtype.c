@@ -152,12 +152,14 @@ static int setitem_e5m2(PyObject *o, void *p, void *arr) { (void)arr; return set
 static PyArray_GetItemFunc *const getitems[MXPY_NFLOATS] = { getitem_bf16, getitem_e4m3, getitem_e5m2 };
 static PyArray_SetItemFunc *const setitems[MXPY_NFLOATS] = { setitem_bf16, setitem_e4m3, setitem_e5m2 };
 
-/* By element size, not by row: NumPy may pass no array. */
+/* By element size, not by row: NumPy may pass no array.  s NULL: swap d's
+ * elements where they are (ndarray.byteswap). */
 static void copy_elements(char *d, npy_intp dstride, const char *s, npy_intp sstride, npy_intp n, size_t size,
                           int swap)
 {
-    for (npy_intp i = 0; s && i < n; i++, d += dstride, s += sstride) {
-        memmove(d, s, size);
+    for (npy_intp i = 0; i < n; i++, d += dstride, s = s ? s + sstride : NULL) {
+        if (s)
+            memmove(d, s, size);
         if (swap && size == 2) {
             char c = d[0];
             d[0] = d[1];
@@ -419,6 +421,10 @@ int mxpy_init_dtypes(PyObject *module)
 {
     for (int i = 0; i < MXPY_NFLOATS; i++) {
         if (register_one(i) < 0)
+            return -1;
+        /* bfloat16.dtype is the dtype, as for ml_dtypes' types (an instance's
+         * .dtype is the same object) */
+        if (PyObject_SetAttrString((PyObject *)mxpy_floats[i].scalar_type, "dtype", (PyObject *)mxpy_floats[i].descr) < 0)
             return -1;
         Py_INCREF(mxpy_floats[i].scalar_type);
         if (PyModule_AddObject(module, mxpy_floats[i].name, (PyObject *)mxpy_floats[i].scalar_type) < 0)

@@ -25,6 +25,7 @@
 #define NO_IMPORT_UFUNC
 #endif
 #include <numpy/arrayobject.h>
+#include <numpy/arrayscalars.h>
 #include <numpy/ufuncobject.h>
 
 /* One source for both NumPy generations.  NumPy 2 registers a legacy user

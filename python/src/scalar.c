@@ -151,8 +151,12 @@ static double value_of(PyObject *self)
     return mxpy_to_double(scalar_float(self), ((mxpy_scalar *)self)->bits);
 }
 
+/* Python's float hash, so that x == 1.5 and hash(x) == hash(1.5) agree; a
+ * NaN hashes by identity, as a Python float NaN does (3.10+). */
 static Py_hash_t scalar_hash(PyObject *self)
 {
+    if (isnan(value_of(self)))
+        return PyBaseObject_Type.tp_hash(self);
     PyObject *f = PyFloat_FromDouble(value_of(self));
     if (!f)
         return -1;
@@ -193,12 +197,22 @@ static mxpy_float *plain_pair(PyObject *a, PyObject *b, double *x, double *y)
     return NULL;
 }
 
+/* numpy.bool_, as NumPy's own scalars compare (and ml_dtypes'). */
 static PyObject *scalar_richcompare(PyObject *a, PyObject *b, int op)
 {
     double x, y;
     if (!plain_pair(a, b, &x, &y))
         return PyGenericArrType_Type.tp_richcompare(a, b, op);
-    Py_RETURN_RICHCOMPARE(x, y, op);
+    bool r;
+    switch (op) {
+    case Py_LT: r = x < y; break;
+    case Py_LE: r = x <= y; break;
+    case Py_EQ: r = x == y; break;
+    case Py_NE: r = x != y; break;
+    case Py_GT: r = x > y; break;
+    default: r = x >= y; break;
+    }
+    PyArrayScalar_RETURN_BOOL_FROM_LONG(r);
 }
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW };
@@ -277,6 +291,25 @@ static PyObject *nb_pos(PyObject *self)
 }
 
 static PyObject *nb_float(PyObject *self) { return PyFloat_FromDouble(value_of(self)); }
+
+/* format(x, spec), f"{x:.2f}": the float's formatting of the exact value;
+ * an empty spec is str(x). */
+static PyObject *scalar_format(PyObject *self, PyObject *spec)
+{
+    if (!PyUnicode_Check(spec))
+        return PyErr_Format(PyExc_TypeError, "format spec must be a str, not %.200s", Py_TYPE(spec)->tp_name);
+    if (PyUnicode_GetLength(spec) == 0)
+        return PyObject_Str(self);
+    PyObject *f = PyFloat_FromDouble(value_of(self));
+    PyObject *r = f ? PyObject_Format(f, spec) : NULL;
+    Py_XDECREF(f);
+    return r;
+}
+
+static PyMethodDef scalar_methods[] = {
+    { "__format__", scalar_format, METH_O, "format(x, spec): as float(x) formats." },
+    { NULL, NULL, 0, NULL },
+};
 static PyObject *nb_int(PyObject *self) { return PyLong_FromDouble(value_of(self)); }
 static int nb_bool(PyObject *self) { return value_of(self) != 0; }
 
@@ -299,6 +332,7 @@ static PyType_Slot scalar_slots[] = {
     { Py_nb_float, nb_float },
     { Py_nb_int, nb_int },
     { Py_nb_bool, nb_bool },
+    { Py_tp_methods, scalar_methods },
     { Py_tp_doc, (void *)"A low-precision float scalar of mxp (see docs/python.md)." },
     { 0, NULL },
 };

@@ -19,6 +19,7 @@ typedef enum loop_kind {
     PREDICATE, /* T -> bool */
     FREXP,     /* T -> (T, int32) */
     LDEXP,     /* (T, int) -> T */
+    DIVMOD,    /* (T, T) -> (T, T): floor_divide and remainder */
 } loop_kind;
 
 typedef struct ufunc_entry {
@@ -32,7 +33,8 @@ static const ufunc_entry table[] = {
     { "true_divide", "divide", BINARY }, { "floor_divide", NULL, BINARY }, { "remainder", NULL, BINARY },
     { "fmod", NULL, BINARY }, { "power", NULL, BINARY }, { "maximum", NULL, BINARY }, { "minimum", NULL, BINARY },
     { "fmax", NULL, BINARY }, { "fmin", NULL, BINARY }, { "arctan2", NULL, BINARY }, { "hypot", NULL, BINARY },
-    { "copysign", NULL, BINARY }, { "nextafter", NULL, BINARY },
+    { "copysign", NULL, BINARY }, { "nextafter", NULL, BINARY }, { "logaddexp", NULL, BINARY },
+    { "logaddexp2", NULL, BINARY },
     { "equal", NULL, PREDICATE2 }, { "not_equal", NULL, PREDICATE2 }, { "less", NULL, PREDICATE2 },
     { "less_equal", NULL, PREDICATE2 }, { "greater", NULL, PREDICATE2 }, { "greater_equal", NULL, PREDICATE2 },
     { "logical_and", NULL, PREDICATE2 }, { "logical_or", NULL, PREDICATE2 }, { "logical_xor", NULL, PREDICATE2 },
@@ -44,10 +46,11 @@ static const ufunc_entry table[] = {
     { "arccos", NULL, UNARY }, { "arctan", NULL, UNARY }, { "sinh", NULL, UNARY }, { "cosh", NULL, UNARY },
     { "tanh", NULL, UNARY }, { "arcsinh", NULL, UNARY }, { "arccosh", NULL, UNARY }, { "arctanh", NULL, UNARY },
     { "floor", NULL, UNARY }, { "ceil", NULL, UNARY }, { "rint", NULL, UNARY }, { "trunc", NULL, UNARY },
-    { "spacing", NULL, UNARY },
+    { "spacing", NULL, UNARY }, { "deg2rad", NULL, UNARY }, { "rad2deg", NULL, UNARY },
+    { "radians", "deg2rad", UNARY }, { "degrees", "rad2deg", UNARY },
     { "isnan", NULL, PREDICATE }, { "isinf", NULL, PREDICATE }, { "isfinite", NULL, PREDICATE },
     { "signbit", NULL, PREDICATE }, { "logical_not", NULL, PREDICATE },
-    { "frexp", NULL, FREXP }, { "ldexp", NULL, LDEXP },
+    { "frexp", NULL, FREXP }, { "ldexp", NULL, LDEXP }, { "divmod", NULL, DIVMOD },
 };
 enum { NUFUNCS = sizeof table / sizeof table[0] };
 
@@ -240,6 +243,21 @@ static void frexp_loop(char **args, npy_intp const *dims, npy_intp const *steps,
         raise_in_loop(st);
 }
 
+/* divmod: the two results, each the float64 one rounded once (floor_divide
+ * and remainder as their own ufuncs give them). */
+static void divmod_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
+{
+    const loop_data *d = data;
+    mxp_dtype dt = d->t->dt;
+    mxp_status st = mxp_binary_strided((mxp_binary_op)d->op, (size_t)dims[0], args[2], dt, steps[2], args[0], dt,
+                                       steps[0], args[1], dt, steps[1], NULL);
+    if (st == MXP_OK)
+        st = mxp_binary_strided((mxp_binary_op)d->op2, (size_t)dims[0], args[3], dt, steps[3], args[0], dt, steps[0],
+                                args[1], dt, steps[1], NULL);
+    if (st != MXP_OK)
+        raise_in_loop(st);
+}
+
 /* ldexp's exponent is int32 or int64 (NumPy's 'fi->f' and 'fl->f'). */
 static void ldexp_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data, mxp_dtype exp_type)
 {
@@ -275,8 +293,11 @@ static int register_entry(PyObject *ufunc, const ufunc_entry *e, const mxpy_floa
     d->associative = !strcmp(name, "maximum") || !strcmp(name, "minimum") || !strcmp(name, "fmax") ||
                      !strcmp(name, "fmin");
     bool binary = e->kind == BINARY || e->kind == PREDICATE2 || e->kind == LDEXP;
-    d->op = binary ? find_binary(name) : e->kind == FREXP ? find_unary("frexp_mantissa") : find_unary(name);
-    d->op2 = e->kind == FREXP ? find_unary("frexp_exponent") : 0;
+    d->op = binary              ? find_binary(name)
+            : e->kind == FREXP  ? find_unary("frexp_mantissa")
+            : e->kind == DIVMOD ? find_binary("floor_divide")
+                                : find_unary(name);
+    d->op2 = e->kind == FREXP ? find_unary("frexp_exponent") : e->kind == DIVMOD ? find_binary("remainder") : 0;
     if (d->op < 0 || d->op2 < 0) {
         PyErr_Format(PyExc_RuntimeError, "libmxp has no operation for numpy.%s", e->numpy_name);
         return -1;
@@ -287,6 +308,7 @@ static int register_entry(PyObject *ufunc, const ufunc_entry *e, const mxpy_floa
     case UNARY: return add_loop(ufunc, t, unary_loop, (int[]){ T, T }, d);
     case PREDICATE: return add_loop(ufunc, t, predicate_loop, (int[]){ T, NPY_BOOL }, d);
     case FREXP: return add_loop(ufunc, t, frexp_loop, (int[]){ T, T, NPY_INT }, d);
+    case DIVMOD: return add_loop(ufunc, t, divmod_loop, (int[]){ T, T, T, T }, d);
     default:
         if (add_loop(ufunc, t, ldexp_int_loop, (int[]){ T, NPY_INT, T }, d) < 0)
             return -1;

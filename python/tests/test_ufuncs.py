@@ -12,10 +12,11 @@ from mxptest import FLOATS, all_values, bits
 EXACT_UNARY = ["negative", "positive", "absolute", "fabs", "sign", "reciprocal", "square", "sqrt", "floor", "ceil",
                "rint", "trunc"]
 TRANSCENDENTAL = ["cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
-                  "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh"]
+                  "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg",
+                  "radians", "degrees"]
 EXACT_BINARY = ["add", "subtract", "multiply", "true_divide", "maximum", "minimum", "fmax", "fmin", "copysign",
                 "floor_divide", "remainder", "fmod"]
-BINARY_MATH = ["power", "arctan2", "hypot"]
+BINARY_MATH = ["power", "arctan2", "hypot", "logaddexp", "logaddexp2"]
 COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
            "logical_xor"]
 PREDICATES = ["isnan", "isinf", "isfinite", "signbit", "logical_not"]

@@ -20,6 +20,8 @@ static const mxp_dtype_traits *traits_or_f64(const mxp_ew_ctx *c)
 
 /* The largest value of the format below a > 0 (a may be inf or not in the
  * format): 0 below the smallest subnormal, max above max. */
+static const double PI = 3.14159265358979323846;
+
 static double format_below(const mxp_dtype_traits *t, double a)
 {
     if (a > t->max)
@@ -211,8 +213,26 @@ double mxp_ew_unary1(const mxp_ew_ctx *c, double x)
     case MXP_OP_SIGNBIT: return signbit(x) != 0;
     case MXP_OP_LOGICAL_NOT: return x == 0;
     case MXP_OP_FREXP_MANTISSA: return frexp_part(x, false);
+    case MXP_OP_DEG2RAD: return x * (PI / 180.0);
+    case MXP_OP_RAD2DEG: return x * (180.0 / PI);
     default: return frexp_part(x, true); /* frexp_exponent */
     }
+}
+
+/* NumPy's logaddexp(2): the larger argument plus log1p of the other's
+ * exponential, so that nothing overflows; equal arguments (infinities
+ * included) give x + log(2). */
+static double logaddexp(double x, double y, bool base2)
+{
+    const double ln2 = 0.693147180559945309417;
+    if (x == y)
+        return base2 ? x + 1.0 : x + ln2;
+    const double d = x - y;
+    if (d > 0)
+        return base2 ? x + log1p(exp2(-d)) / ln2 : x + log1p(exp(-d));
+    if (d <= 0)
+        return base2 ? y + log1p(exp2(d)) / ln2 : y + log1p(exp(d));
+    return d; /* NaN */
 }
 
 double mxp_ew_binary1(const mxp_ew_ctx *c, double x, double y)
@@ -244,6 +264,8 @@ double mxp_ew_binary1(const mxp_ew_ctx *c, double x, double y)
     case MXP_OP_LOGICAL_AND: return x != 0 && y != 0;
     case MXP_OP_LOGICAL_OR: return x != 0 || y != 0;
     case MXP_OP_LOGICAL_XOR: return (x != 0) != (y != 0);
+    case MXP_OP_LOGADDEXP: return logaddexp(x, y, false);
+    case MXP_OP_LOGADDEXP2: return logaddexp(x, y, true);
     default: return ldexp_exact(traits_or_f64(c), x, y); /* ldexp */
     }
 }

@@ -67,6 +67,8 @@ static const op_info binary_info[MXP_BINARY_OP_COUNT] = {
     [MXP_OP_LOGICAL_OR] = { "logical_or", R_BOOL, C_EXACT, false },
     [MXP_OP_LOGICAL_XOR] = { "logical_xor", R_BOOL, C_EXACT, false },
     [MXP_OP_LDEXP] = { "ldexp", R_LDEXP, C_F64, false },
+    [MXP_OP_LOGADDEXP] = { "logaddexp", R_FLOAT, C_F64, false },
+    [MXP_OP_LOGADDEXP2] = { "logaddexp2", R_FLOAT, C_F64, false },
 };
 
 static const op_info unary_info[MXP_UNARY_OP_COUNT] = {
@@ -114,6 +116,8 @@ static const op_info unary_info[MXP_UNARY_OP_COUNT] = {
     [MXP_OP_LOGICAL_NOT] = { "logical_not", R_BOOL, C_EXACT, false },
     [MXP_OP_FREXP_MANTISSA] = { "frexp_mantissa", R_FLOAT, C_EXACT, false },
     [MXP_OP_FREXP_EXPONENT] = { "frexp_exponent", R_INT32, C_EXACT, false },
+    [MXP_OP_DEG2RAD] = { "deg2rad", R_FLOAT, C_F64, false },
+    [MXP_OP_RAD2DEG] = { "rad2deg", R_FLOAT, C_F64, false },
 };
 
 const char *mxp_binary_op_name(mxp_binary_op op)
