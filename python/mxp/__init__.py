@@ -14,6 +14,7 @@ from . import _mxp
 from ._mxp import bfloat16, float8_e4m3fn, float8_e5m2, from_dlpack, to_dlpack, promote_types
 from ._dlpack import DLPackView, dlpack
 from ._info import finfo, iinfo
+from ._reduce import mean, prod, std, sum, var  # noqa: A004 (numpy's names)
 from ._npy import load, save
 from ._api import (Result, result_type, astype, convert_stats, matmul, gemm, gemm_safe, info, memory_stats, set_num_threads,
                    get_num_threads, hugepages, release_workspaces)
@@ -47,7 +48,7 @@ if _ml_dtypes is not None:
 del _t
 
 __all__ = [
-    "bfloat16", "float8_e4m3fn", "float8_e5m2", "promote_types", "result_type", "finfo", "iinfo", "from_dlpack", "to_dlpack", "dlpack", "DLPackView", "load", "save",
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "promote_types", "result_type", "finfo", "iinfo", "from_dlpack", "to_dlpack", "dlpack", "DLPackView", "sum", "mean", "prod", "var", "std", "load", "save",
     "astype", "convert_stats", "matmul", "gemm", "gemm_safe", "info", "memory_stats", "set_num_threads",
     "get_num_threads", "hugepages", "release_workspaces", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
     "pack_int4", "unpack_int4", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",
