@@ -17,13 +17,13 @@ python bench_peers.py [--quick]
 import math
 import os
 import sys
-import time
 
 os.environ.setdefault("MXP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
+import timing  # noqa: E402
 
 import mxp  # noqa: E402
 
@@ -44,19 +44,7 @@ results = []
 
 
 def median_ms(fn, reps=REPS):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return 1e3 * sorted(ts)[len(ts) // 2]
-
-
-def cold_ms(fn):
-    t0 = time.perf_counter()
-    fn()
-    return 1e3 * (time.perf_counter() - t0)
+    return timing.median_ms(fn, reps)
 
 
 def goal(name, ours, peer_name, peer, want):
@@ -76,7 +64,7 @@ def bf16_tensor(a):
 
 def bench_astype(x):
     print(f"astype float32 -> bfloat16, 2^{N.bit_length() - 1} values")
-    cold = cold_ms(lambda: x.astype(mxp.bfloat16))
+    cold = timing.cold_ms(lambda: x.astype(mxp.bfloat16))
     ours = median_ms(lambda: x.astype(mxp.bfloat16))
     out = np.empty(x.shape, mxp.bfloat16)
     ours_out = median_ms(lambda: np.copyto(out, x, casting="unsafe"))
@@ -94,7 +82,7 @@ def bench_astype(x):
 def bench_add(x):
     print(f"bfloat16 a + b, 2^{N.bit_length() - 1} values")
     a, b = x.astype(mxp.bfloat16), x[::-1].astype(mxp.bfloat16)
-    cold = cold_ms(lambda: a + b)
+    cold = timing.cold_ms(lambda: a + b)
     ours = median_ms(lambda: a + b)
     out = np.empty_like(a)
     ours_out = median_ms(lambda: np.add(a, b, out=out))
@@ -120,7 +108,7 @@ def bench_matmul():
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n)).astype(mxp.bfloat16)
     b = rng.standard_normal((n, n)).astype(mxp.bfloat16)
-    cold = cold_ms(lambda: a @ b)
+    cold = timing.cold_ms(lambda: a @ b)
     ours = median_ms(lambda: a @ b)
     print(f"bfloat16 a @ b, n = {n}: {2 * n**3 / (ours * 1e6):.0f} GFLOPS, result {(a @ b).dtype}, cold {cold:.1f} ms")
     ml = None

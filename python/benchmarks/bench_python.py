@@ -13,9 +13,9 @@ medians of warm calls.  Usage: python3 bench_python.py [--quick]
 import ctypes
 import os
 import sys
-import time
 
 import numpy as np
+import timing
 
 import mxp
 
@@ -31,19 +31,7 @@ F16, BF16, F32 = 10, 11, 12
 
 
 def median_ms(fn, reps=REPS):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return 1e3 * sorted(ts)[len(ts) // 2]
-
-
-def cold_ms(fn):
-    t0 = time.perf_counter()
-    fn()
-    return 1e3 * (time.perf_counter() - t0)
+    return timing.median_ms(fn, reps)
 
 
 def row(name, ms, peers, unit=""):
@@ -63,7 +51,7 @@ def bench_matmul():
     a = rng.standard_normal((n, n)).astype(mxp.bfloat16)
     b = rng.standard_normal((n, n)).astype(mxp.bfloat16)
     c = np.empty((n, n), mxp.bfloat16)
-    cold = cold_ms(lambda: np.matmul(a, b, out=c))
+    cold = timing.cold_ms(lambda: np.matmul(a, b, out=c))
     ours = median_ms(lambda: np.matmul(a, b, out=c))
     gemm = LIB.mxp_gemm
     gemm.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_double,
@@ -84,7 +72,7 @@ def bench_astype():
     n = 1 << (22 if QUICK else 24)
     x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
     out = np.empty(n, mxp.bfloat16)
-    cold = cold_ms(lambda: x.astype(mxp.bfloat16))
+    cold = timing.cold_ms(lambda: x.astype(mxp.bfloat16))
     ours_new = median_ms(lambda: x.astype(mxp.bfloat16))
     ours = median_ms(lambda: np.copyto(out, x, casting="unsafe"))
     conv = LIB.mxp_convert

@@ -15,6 +15,17 @@ def _traits(dtype):
         raise TypeError(f"mxp has no dtype {dtype!r}") from None
 
 
+def _cached(cls, dtype):
+    """One object per dtype, as numpy.finfo: finfo(t) is finfo(t)."""
+    t = _traits(dtype)
+    obj = cls._cache.get(t["name"])
+    if obj is None:
+        obj = object.__new__(cls)
+        obj._init(t)
+        cls._cache[t["name"]] = obj
+    return obj
+
+
 class finfo:
     """Machine limits of a float dtype, with numpy.finfo's field names.
 
@@ -25,15 +36,7 @@ class finfo:
     """
 
     _cache = {}
-
-    def __new__(cls, dtype):  # one object per dtype, as numpy.finfo: finfo(t) is finfo(t)
-        t = _traits(dtype)
-        obj = cls._cache.get(t["name"])
-        if obj is None:
-            obj = super().__new__(cls)
-            obj._init(t)
-            cls._cache[t["name"]] = obj
-        return obj
+    __new__ = _cached
 
     def _init(self, t):
         if t["kind"] != "f":
@@ -71,15 +74,7 @@ class iinfo:
     """Limits of an integer dtype (numpy.iinfo's fields: bits, min, max, dtype)."""
 
     _cache = {}
-
-    def __new__(cls, dtype):
-        t = _traits(dtype)
-        obj = cls._cache.get(t["name"])
-        if obj is None:
-            obj = super().__new__(cls)
-            obj._init(t)
-            cls._cache[t["name"]] = obj
-        return obj
+    __new__ = _cached
 
     def _init(self, t):
         if t["kind"] not in ("i", "u"):

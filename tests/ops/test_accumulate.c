@@ -12,17 +12,14 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "support/prng.h"
 
 static uint64_t state = 2463534242u;
 static double normal(void) /* a crude N(0, 1): the sum of 12 uniforms - 6 */
 {
     double s = 0;
-    for (int i = 0; i < 12; i++) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        s += (double)(state >> 11) / 9007199254740992.0;
-    }
+    for (int i = 0; i < 12; i++)
+        s += prng_uniform(&state);
     return s - 6;
 }
 

@@ -14,19 +14,14 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "support/prng.h"
 
 static const mxp_dtype ALL[] = { MXP_BOOL, MXP_S8, MXP_S16, MXP_S32, MXP_S64, MXP_U8, MXP_U16, MXP_U32,
                                  MXP_U64, MXP_F16, MXP_BF16, MXP_F32, MXP_F64, MXP_E4M3, MXP_E5M2 };
 enum { NALL = sizeof ALL / sizeof ALL[0] };
 
 static uint64_t state = 88172645463325252u;
-static uint64_t next(void)
-{
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-}
+static uint64_t next(void) { return prng_next(&state); }
 
 typedef struct elem {
     double v;   /* the value (floats, ints below 2^53) */
