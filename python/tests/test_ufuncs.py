@@ -236,3 +236,17 @@ def test_cumulative_ufuncs(t):
     if t is mxp.bfloat16:
         tenth = np.full(10000, 0.1, t)  # a bfloat16 chain stalls at 32; the running value does not
         assert float(np.cumsum(tenth)[-1]) == float(np.array(10000 * float(tenth[0]), t))
+
+
+def test_numpy_nan_functions_as_documented():
+    """docs/python.md: NumPy treats these types as non-float in its nan*
+    functions (np.issubdtype(t, np.floating) is False): the ones that
+    reach fmax/fmin or sorting skip NaNs, the others see them -- and
+    np.nanargmax returns the NaN's position (a trap the docs name)."""
+    a = np.array([1.0, np.nan, 3.0], mxp.bfloat16)
+    assert not np.issubdtype(mxp.bfloat16, np.floating)
+    assert float(np.nanmax(a)) == 3.0 and float(np.nanmin(a)) == 1.0 and float(np.nanmedian(a)) == 2.0
+    assert np.isnan(float(np.nansum(a))) and np.isnan(float(np.nanmean(a)))
+    assert np.isnan(np.nan_to_num(a).astype(np.float32)[1])
+    assert np.nanargmax(a) == 1  # the NaN: NumPy does not replace it for these types
+    assert np.argmax(np.where(np.isnan(a), -np.inf, a)) == 2  # the documented way round
