@@ -106,3 +106,19 @@ def test_sorting_keeps_the_bits():
     x = np.array([0.5, -0.0, 0.0, -0.0, 1.0], mxp.bfloat16)
     s = np.sort(x, kind="stable")
     assert bits(s).tolist() == bits(x[[1, 2, 3, 0, 4]]).tolist()  # -0 == +0: the input's order
+
+
+@pytest.mark.parametrize("t", FLOATS)
+def test_histogram_isclose_allclose(t):
+    x = sample(t, 4000, seed=8)
+    x = x[np.isfinite(x.astype(np.float64))]
+    f = x.astype(np.float64)
+    edges = [-2.0, -0.5, 0.0, 0.5, 2.0]
+    assert np.array_equal(np.histogram(x, bins=edges)[0], np.histogram(f, bins=edges)[0])
+    h, e = np.histogram(x, bins=10)
+    assert h.sum() == x.size and e.dtype == np.dtype(t)  # edges in the input's type, as NumPy does for float16
+    assert np.isclose(x, f).all() and np.allclose(x, f)
+    assert not np.isclose(x[:1], f[:1] + 1).any()
+    np.testing.assert_allclose(x, f)
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose(x, f + 1)
