@@ -43,7 +43,8 @@ def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, 
     stochastic (reproducible: the same seed gives the same bits; element i
     of the C-order result draws from position i of the stream).
     overflow: "inf" (IEEE; float8_e4m3fn gives NaN) or "saturate" (+-max).
-    out: an existing array of x's shape to write into (any layout).
+    out: an existing array of x's shape to write into (any layout); dtype
+    must then be None or out's dtype (ValueError otherwise).
     stats=True returns (result, counts) with counts of inexact, overflow,
     underflow and invalid elements (a slower, counting path).
     index_offset: stochastic rounding treats element 0 of x as element
@@ -57,6 +58,10 @@ def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, 
             raise TypeError("astype: out must be a numpy.ndarray")
         if out.shape != x.shape:
             raise ValueError(f"astype: out has shape {out.shape}, x has {x.shape}")
+        if dtype is not None:  # checked, not ignored: out's dtype is the one written
+            want = _mxp._traits(dtype)["dtype"]  # TypeError for a name that is no dtype
+            if want != out.dtype:
+                raise ValueError(f"astype: dtype {want} differs from out's dtype {out.dtype}")
     result, counts = _mxp._astype(x, dtype, rounding, overflow, _seed(seed), out, bool(stats), _seed(index_offset))
     return (result, Result(counts)) if stats else result
 

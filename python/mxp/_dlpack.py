@@ -11,7 +11,8 @@ _CPU = 1  # DLDeviceType kDLCPU
 class DLPackView:
     """A view of a NumPy array (bfloat16/float8 included) for the DLPack
     protocol: __dlpack__ gives a capsule viewing the array's memory (no
-    copy unless copy=True is asked for), __dlpack_device__ the CPU."""
+    copy unless copy=True is asked for, or the array has a negative stride,
+    which DLPack consumers need not take), __dlpack_device__ the CPU."""
 
     __slots__ = ("_array",)
 
@@ -25,7 +26,11 @@ class DLPackView:
             raise BufferError("dlpack: a CPU array takes no stream")
         if dl_device is not None and tuple(dl_device) != (_CPU, 0):
             raise BufferError(f"dlpack: the array is on the CPU, not on device {tuple(dl_device)}")
-        return _mxp.to_dlpack(self._array.copy() if copy else self._array)
+        a = self._array
+        reversed_axis = any(n > 1 and st < 0 for n, st in zip(a.shape, a.strides))
+        if reversed_axis and copy is False:
+            raise BufferError("dlpack: the array has a negative stride and copy=False: no view can be exported")
+        return _mxp.to_dlpack(a.copy() if copy or reversed_axis else a)
 
     def __dlpack_device__(self):
         return (_CPU, 0)

@@ -205,6 +205,13 @@ PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj)
         return PyErr_Format(PyExc_TypeError, "to_dlpack: dtype %R has no DLPack equivalent", (PyObject *)d);
     if (!PyArray_ISWRITEABLE(a))
         return PyErr_Format(PyExc_BufferError, "to_dlpack: the array is read-only (DLPack cannot mark it so)");
+    /* DLPack consumers need not take negative strides, and PyTorch aborts
+     * the process on them: refuse (mxp.dlpack(a) copies such an array). */
+    for (int i = 0; i < PyArray_NDIM(a); i++)
+        if (PyArray_DIM(a, i) > 1 && PyArray_STRIDE(a, i) < 0)
+            return PyErr_Format(PyExc_BufferError, "to_dlpack: axis %d has a negative stride (%zd bytes); export "
+                                "np.ascontiguousarray(a), or mxp.dlpack(a), which copies it",
+                                i, (Py_ssize_t)PyArray_STRIDE(a, i));
     export_block *b = calloc(1, sizeof *b);
     if (!b)
         return PyErr_NoMemory();

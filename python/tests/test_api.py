@@ -76,6 +76,16 @@ def test_astype_bad_arguments():
         mxp.astype([1.0, 2.0], mxp.bfloat16, out=ro)
     with pytest.raises(TypeError):
         mxp.astype(np.array(["a"]), mxp.bfloat16)
+    # with out=, dtype is checked, not ignored (issue 24: bfloat16 asked into a
+    # float16 buffer gave float16, 3e5 -> inf)
+    f16 = np.zeros(1, np.float16)
+    with pytest.raises(ValueError, match="differs"):
+        mxp.astype(np.array([3e5]), mxp.bfloat16, out=f16)
+    assert f16[0] == 0
+    with pytest.raises(TypeError):
+        mxp.astype(np.array([1.0]), "no-such-dtype", out=f16)
+    assert mxp.astype(np.array([1.5]), np.float16, out=f16) is f16 and f16[0] == 1.5
+    assert mxp.astype(np.array([2.5]), None, out=f16)[0] == 2.5
 
 
 def close_to(c, exact, t, k, scale):

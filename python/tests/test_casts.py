@@ -1,6 +1,8 @@
 """Casts: bit-exact against PyTorch (bfloat16) and the C library's
 mxp_convert (float8), single rounding from float64, every NumPy type,
 can_cast and result_type as docs/dtypes.md."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -178,3 +180,17 @@ def test_mxp_result_type_gives_the_table_on_every_numpy():
         mxp.result_type()
     with pytest.raises(TypeError):
         mxp.promote_types(bf, "not a dtype")
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("c", [np.complex64, np.complex128, np.clongdouble])
+def test_complex_arrays_cast_both_ways_element_by_element(t, c):
+    """Arrays of several distinct values (one-element arrays hide swapped
+    item sizes: [1+2j, 3+4j, 5+6j] once became [1, 5, 0])."""
+    z = np.array([1 + 2j, 3 + 4j, 5 + 6j, -0.5 - 1j], c)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", getattr(np, "exceptions", np).ComplexWarning)
+        back = z.astype(t)
+    assert back.astype(np.float64).tolist() == [1.0, 3.0, 5.0, -0.5]
+    there = np.array([1.0, 3.0, 5.0, -0.5], t).astype(c)
+    assert there.tolist() == [1 + 0j, 3 + 0j, 5 + 0j, -0.5 + 0j]

@@ -103,3 +103,19 @@ def test_bad_inputs():
         mxp.to_dlpack(np.array(["a"]))
     with pytest.raises(TypeError):
         mxp.from_dlpack(torch.ones(2, dtype=torch.complex32) if hasattr(torch, "complex32") else object())
+
+
+def test_negative_strides_are_refused_or_copied():
+    """PyTorch aborts the process on a DLPack tensor with negative strides
+    (issue 24): to_dlpack refuses them; mxp.dlpack copies them."""
+    r = np.arange(5.0)[::-1]
+    with pytest.raises(BufferError, match="negative stride"):
+        mxp.to_dlpack(r)
+    with pytest.raises(BufferError):
+        mxp.to_dlpack(np.arange(12, dtype=np.float32).reshape(3, 4).astype(mxp.bfloat16)[:, ::-2])
+    t = torch.from_dlpack(mxp.dlpack(r))  # a copy, in order
+    assert t.tolist() == [4.0, 3.0, 2.0, 1.0, 0.0] and t.data_ptr() != r.ctypes.data
+    with pytest.raises(BufferError):
+        mxp.dlpack(r).__dlpack__(copy=False)
+    one = np.ones((1, 3), mxp.bfloat16)[::-1]  # a negative stride on a length-1 axis moves nothing
+    assert tdl.from_dlpack(mxp.to_dlpack(one)).float().tolist() == [[1.0, 1.0, 1.0]]

@@ -250,3 +250,19 @@ def test_numpy_nan_functions_as_documented():
     assert np.isnan(np.nan_to_num(a).astype(np.float32)[1])
     assert np.nanargmax(a) == 1  # the NaN: NumPy does not replace it for these types
     assert np.argmax(np.where(np.isnan(a), -np.inf, a)) == 2  # the documented way round
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("name", ["negative", "sqrt", "exp", "isnan", "frexp", "absolute", "signbit"])
+def test_unary_ufuncs_on_strided_views_equal_a_contiguous_copy(t, name):
+    """Each input and output stride is its own (a loop that took the input's
+    step from the output gave np.negative(a[::2]) = [-0, -1, -2, ...])."""
+    x = np.random.default_rng(4).standard_normal((40, 30)).astype(t)
+    f = getattr(np, name)
+    with np.errstate(all="ignore"):
+        for view in (x[:, ::2], x[::-3], x.T, x[::2, ::-1]):
+            got, want = f(view), f(np.ascontiguousarray(view))
+            for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+                assert g.dtype == w.dtype and np.array_equal(g.view(np.uint8) if g.dtype.itemsize == 1 else g.view(
+                    {2: np.uint16, 4: np.uint32}.get(g.dtype.itemsize, np.uint8)), w.view(np.uint8) if
+                    w.dtype.itemsize == 1 else w.view({2: np.uint16, 4: np.uint32}.get(w.dtype.itemsize, np.uint8)))
