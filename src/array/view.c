@@ -297,6 +297,8 @@ mxp_status mxp_broadcast_shapes(int *ndim_out, int64_t *shape_out, int ndim_a, c
     for (int i = 0; i < n; i++) {
         int ia = ndim_a - n + i, ib = ndim_b - n + i;
         int64_t x = ia >= 0 ? shape_a[ia] : 1, y = ib >= 0 ? shape_b[ib] : 1;
+        if (x < 0 || y < 0)
+            return mxp_error(MXP_ERR_SHAPE, "mxp_broadcast_shapes: dimension %lld is negative", (long long)(x < 0 ? x : y));
         if (x != y && x != 1 && y != 1) {
             char sa[256], sb[256];
             format_shape(sa, sizeof sa, ndim_a, shape_a);

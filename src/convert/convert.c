@@ -111,8 +111,9 @@ static mxp_status check_common(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
     const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
     /* Every byte offset (n-1)*|stride| + itemsize must fit in ptrdiff_t. */
     const size_t max_off = (size_t)PTRDIFF_MAX - 8;
-    size_t as = (size_t)(src_stride < 0 ? -src_stride : src_stride);
-    size_t ad = (size_t)(dst_stride < 0 ? -dst_stride : dst_stride);
+    /* |stride| without negating PTRDIFF_MIN (undefined behaviour) */
+    size_t as = src_stride < 0 ? (size_t)0 - (size_t)src_stride : (size_t)src_stride;
+    size_t ad = dst_stride < 0 ? (size_t)0 - (size_t)dst_stride : (size_t)dst_stride;
     if (n > max_off / (ss > ds ? ss : ds) || (as && n - 1 > max_off / as) || (ad && n - 1 > max_off / ad))
         return mxp_error(MXP_ERR_SIZE_OVERFLOW,
                          "mxp_convert: n = %zu elements with strides %td/%td bytes overflow the address space",

@@ -371,7 +371,7 @@ static mxp_dtype default_acc(mxp_reduce_op op, mxp_dtype in)
 /* NumPy's max(n - ddof, 0): more ddof than elements divides by zero. */
 static double dof(int64_t count, int64_t ddof)
 {
-    return count > ddof ? (double)(count - ddof) : 0.0;
+    return count > ddof ? (double)count - (double)ddof : 0.0; /* in double: ddof = INT64_MIN must not wrap */
 }
 
 /* The value an accumulator gives, in double (or raw integer bits). */

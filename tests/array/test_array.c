@@ -395,6 +395,21 @@ static void test_every_allocation_failure_is_reported_and_leaks_nothing(void **s
     assert_true(check_every_allocation_failure(workload) >= 8);
 }
 
+/* (-3,) with (1,) was broadcast to (-3,) and MXP_OK (issue 24). */
+static void test_broadcast_refuses_negative_dimensions(void **state)
+{
+    (void)state;
+    int nd = 7;
+    int64_t out[4] = { 9, 9, 9, 9 };
+    const int64_t neg[] = { -3 }, one[] = { 1 }, ok[] = { 2, 3 }, row[] = { 3 };
+    assert_int_equal(mxp_broadcast_shapes(&nd, out, 1, neg, 1, one), MXP_ERR_SHAPE);
+    assert_non_null(strstr(mxp_last_error(), "negative"));
+    assert_int_equal(mxp_broadcast_shapes(&nd, out, 1, one, 1, neg), MXP_ERR_SHAPE);
+    assert_int_equal(nd, 7);
+    assert_int_equal(mxp_broadcast_shapes(&nd, out, 2, ok, 1, row), MXP_OK);
+    assert_true(nd == 2 && out[0] == 2 && out[1] == 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_copies_astype_and_copyto),
         cmocka_unit_test(test_wrap_uses_the_callers_buffer),
         cmocka_unit_test(test_bad_input_is_refused),
+        cmocka_unit_test(test_broadcast_refuses_negative_dimensions),
         cmocka_unit_test(test_allocator_statistics_alignment_and_custom),
         cmocka_unit_test(test_every_allocation_failure_is_reported_and_leaks_nothing),
     };

@@ -324,6 +324,18 @@ static void test_scalar_helpers(void **state)
     assert_true(mxp_e5m2_to_f32(0x7b) == 57344.0f);
 }
 
+/* -PTRDIFF_MIN was undefined behaviour in the size check (issue 24). */
+static void test_ptrdiff_min_strides_are_refused(void **state)
+{
+    (void)state;
+    float src[2] = { 1, 2 };
+    uint16_t dst[2] = { 7, 7 };
+    assert_int_equal(mxp_convert_strided(dst, MXP_BF16, 2, src, MXP_F32, PTRDIFF_MIN, 2, NULL), MXP_ERR_SIZE_OVERFLOW);
+    assert_int_equal(mxp_convert_strided(dst, MXP_BF16, PTRDIFF_MIN, src, MXP_F32, 4, 2, NULL), MXP_ERR_SIZE_OVERFLOW);
+    assert_true(dst[0] == 7 && dst[1] == 7);
+    assert_int_equal(mxp_convert_strided(dst, MXP_BF16, 2, src, MXP_F32, PTRDIFF_MIN, 1, NULL), MXP_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -336,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_flags_count_what_happened),
         cmocka_unit_test(test_flags_count_invalid_beyond_every_integer_range),
         cmocka_unit_test(test_scalar_helpers),
+        cmocka_unit_test(test_ptrdiff_min_strides_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -369,6 +369,28 @@ static void test_bad_input(void **state)
     mxp_array_free(a);
 }
 
+/* ddof = INT64_MIN: n - ddof in int64 wrapped to a negative divisor and a
+ * negative variance (issue 24); NumPy's max(n - ddof, 0) in double. */
+static void test_extreme_ddof_does_not_wrap(void **state)
+{
+    (void)state;
+    const double v[] = { 1, 2, 3, 4 };
+    const int64_t n = 4;
+    mxp_array *a = NULL, *r = NULL;
+    assert_int_equal(mxp_array_empty(&a, MXP_F64, 1, &n), MXP_OK);
+    memcpy(mxp_array_data(a), v, sizeof v);
+    mxp_reduce_opts o = { .ddof = INT64_MIN };
+    assert_int_equal(mxp_reduce(&r, MXP_REDUCE_VAR, a, 0, NULL, &o), MXP_OK);
+    const double var = *(const double *)mxp_array_data(r);
+    assert_true(var >= 0 && var < 1e-15); /* 5 / (4 + 2^63) */
+    mxp_array_free(r);
+    o.ddof = INT64_MAX; /* more ddof than elements: NumPy divides by zero */
+    assert_int_equal(mxp_reduce(&r, MXP_REDUCE_STD, a, 0, NULL, &o), MXP_OK);
+    assert_true(isinf(*(const double *)mxp_array_data(r)));
+    mxp_array_free(r);
+    mxp_array_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_nan_propagates_identically_at_every_level),
         cmocka_unit_test(test_float32_sums_are_the_same_bits_at_every_level),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_extreme_ddof_does_not_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
