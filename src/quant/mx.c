@@ -134,7 +134,7 @@ static mxp_status mx_quantize(void *dst, mxp_mx_format f, const float *src, size
     if (!dst || !src)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_mx_quantize: %s is NULL with n = %zu",
                          !dst ? "dst" : "src", n);
-    if (mxp_mx_bytes(f, n) == 0)
+    if (mxp_mx_bytes(f, n) == 0 || n > SIZE_MAX / sizeof(float)) /* the packed side, and the float side */
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_mx_quantize: %zu elements do not fit size_t bytes", n);
 
     mxp_convert_opts fp8 = { .rounding = o.rounding, .overflow = MXP_OVERFLOW_SATURATE,
@@ -222,7 +222,7 @@ static mxp_status mx_dequantize(float *dst, const void *src, mxp_mx_format f, si
     if (!dst || !src)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_mx_dequantize: %s is NULL with n = %zu",
                          !dst ? "dst" : "src", n);
-    if (mxp_mx_bytes(f, n) == 0)
+    if (mxp_mx_bytes(f, n) == 0 || n > SIZE_MAX / sizeof(float))
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_mx_dequantize: %zu elements do not fit size_t bytes", n);
 
     size_t eb = element_bytes(f);

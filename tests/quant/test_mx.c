@@ -616,6 +616,23 @@ static void test_reference_random(void **state)
     free(got);
 }
 
+/* An n whose packed side fits size_t but whose float side (4n bytes) does
+ * not was accepted and read past the buffers (issue 24 item 6). */
+static void test_float_side_size_overflow_is_refused(void **state)
+{
+    (void)state;
+    float f[32] = { 1.0f };
+    unsigned char packed[64] = { 0 };
+    const size_t n = SIZE_MAX / 4 + 1; /* 4n wraps; the MXFP4 packed side, about n / 2 bytes, does not */
+    for (int k = 0; k < 4; k++) {
+        mxp_mx_format fmt = all_formats[k];
+        assert_int_equal(mxp_mx_quantize(packed, fmt, f, n, NULL), MXP_ERR_SIZE_OVERFLOW);
+        assert_non_null(strstr(mxp_last_error(), "do not fit"));
+        assert_int_equal(mxp_mx_dequantize(f, packed, fmt, n), MXP_ERR_SIZE_OVERFLOW);
+    }
+    assert_true(f[0] == 1.0f && packed[0] == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -633,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_e8m0_range),
         cmocka_unit_test(test_stochastic),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_float_side_size_overflow_is_refused),
         cmocka_unit_test(test_reference_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
