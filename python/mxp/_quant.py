@@ -302,11 +302,16 @@ class MXTensor:
         return f"MXTensor({self.format}, shape={self.shape}, {self.nbytes} bytes)"
 
 
+def _mx_format(fmt, what):
+    if fmt not in MX_FORMATS:
+        raise ValueError(f"{what}: format {fmt!r} is not one of {', '.join(MX_FORMATS)}")
+    return MX_FORMATS[fmt]
+
+
 def mx_quantize(x, fmt="mxfp8_e4m3", rounding="nearest_even", seed=0):
     """x (any float dtype, converted exactly or rounded once to float32) in
     OCP MX blocks of 32 along the flattened C order -> MXTensor."""
-    if fmt not in MX_FORMATS:
-        raise ValueError(f"format {fmt!r} is not one of {', '.join(MX_FORMATS)}")
+    _mx_format(fmt, "mx_quantize")
     _check_rounding(rounding)
     x = np.asarray(x)
     flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
@@ -317,5 +322,6 @@ def mx_dequantize(t):
     """An MXTensor back to float32, in its shape."""
     if not isinstance(t, MXTensor):
         raise TypeError("mx_dequantize: expected an MXTensor")
+    code = _mx_format(t.format, "mx_dequantize")  # ValueError, not KeyError, for an unknown format
     n = int(np.prod(t.shape, dtype=np.int64))
-    return _mxp._mx_dequantize(t.data, MX_FORMATS[t.format], n).reshape(t.shape)
+    return _mxp._mx_dequantize(t.data, code, n).reshape(t.shape)

@@ -1,8 +1,35 @@
 /* The module mxp._mxp: set-up in dependency order (dtypes, casts, ufunc
  * loops, matmul), the mapping of mxp_status to Python exceptions, and
  * the small functions the pure-Python part builds on. */
+#include <string.h>
+
 #define MXPY_IMPORT_NUMPY
 #include "mxpy.h"
+
+/* An axis out of range raises NumPy's AxisError, as NumPy does: a subclass
+ * of both ValueError (what docs/python.md promises for bad values) and
+ * IndexError.  Other MXP_ERR_INDEX failures (an element index) stay
+ * IndexError. */
+static PyObject *axis_error(void)
+{
+    static PyObject *cls;
+    if (!strstr(mxp_last_error(), "axis"))
+        return PyExc_IndexError;
+    if (!cls) {
+        PyObject *mod = PyImport_ImportModule("numpy.exceptions"); /* NumPy >= 1.25 */
+        if (!mod) {
+            PyErr_Clear();
+            mod = PyImport_ImportModule("numpy");
+        }
+        cls = mod ? PyObject_GetAttrString(mod, "AxisError") : NULL;
+        Py_XDECREF(mod);
+        if (!cls) {
+            PyErr_Clear();
+            return PyExc_IndexError;
+        }
+    }
+    return cls;
+}
 
 PyObject *mxpy_raise(mxp_status st)
 {
@@ -13,7 +40,7 @@ PyObject *mxpy_raise(mxp_status st)
     case MXP_ERR_UNSUPPORTED:
     case MXP_ERR_CASTING: type = PyExc_TypeError; break;
     case MXP_ERR_IO: type = PyExc_OSError; break;
-    case MXP_ERR_INDEX: type = PyExc_IndexError; break;
+    case MXP_ERR_INDEX: type = axis_error(); break;
     case MXP_ERR_SIZE_OVERFLOW: type = PyExc_OverflowError; break;
     default: break;
     }

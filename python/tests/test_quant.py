@@ -140,3 +140,13 @@ def test_mx_blocks_follow_the_ocp_rules():
     assert mxp.mx_quantize(np.ones(64), "mxfp4").nbytes == 2 * 17
     with pytest.raises(ValueError):
         mxp.mx_quantize(y, "mxfp6")
+
+
+def test_mx_dequantize_of_an_unknown_format_is_a_value_error():
+    t = mxp.mx_quantize(np.ones(32, np.float32))
+    t.format = "mxfp6"  # issue 24: a KeyError before
+    with pytest.raises(ValueError, match="mxfp6"):
+        mxp.mx_dequantize(t)
+    with pytest.raises(ValueError, match="mxfp6"):
+        mxp.mx_quantize(np.ones(3), "mxfp6")
+
