@@ -39,7 +39,7 @@ static PyObject *reduce(PyObject *self, PyObject *args)
             if (v == -1 && PyErr_Occurred())
                 return NULL;
             if (v < -NPY_MAXDIMS || v >= NPY_MAXDIMS)
-                return PyErr_Format(PyExc_IndexError, "reduce: axis %ld is out of range", v);
+                return PyErr_Format(mxpy_axis_error_type(), "reduce: axis %ld is out of range", v);
             axes[i] = (int)v;
         }
     }

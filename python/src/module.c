@@ -10,11 +10,9 @@
  * of both ValueError (what docs/python.md promises for bad values) and
  * IndexError.  Other MXP_ERR_INDEX failures (an element index) stay
  * IndexError. */
-static PyObject *axis_error(void)
+PyObject *mxpy_axis_error_type(void)
 {
     static PyObject *cls;
-    if (!strstr(mxp_last_error(), "axis"))
-        return PyExc_IndexError;
     if (!cls) {
         PyObject *mod = PyImport_ImportModule("numpy.exceptions"); /* NumPy >= 1.25 */
         if (!mod) {
@@ -40,7 +38,7 @@ PyObject *mxpy_raise(mxp_status st)
     case MXP_ERR_UNSUPPORTED:
     case MXP_ERR_CASTING: type = PyExc_TypeError; break;
     case MXP_ERR_IO: type = PyExc_OSError; break;
-    case MXP_ERR_INDEX: type = axis_error(); break;
+    case MXP_ERR_INDEX: type = strstr(mxp_last_error(), "axis") ? mxpy_axis_error_type() : PyExc_IndexError; break;
     case MXP_ERR_SIZE_OVERFLOW: type = PyExc_OverflowError; break;
     default: break;
     }

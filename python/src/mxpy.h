@@ -86,6 +86,9 @@ int mxpy_convert_opts(const char *rounding, const char *overflow, unsigned long 
 /* Raises the exception that fits st, with mxp_last_error()'s sentence;
  * returns NULL so callers can `return mxpy_raise(st);`. */
 PyObject *mxpy_raise(mxp_status st);
+/* numpy's AxisError (numpy.exceptions, or numpy on 1.x; IndexError if
+ * neither has it): what an axis out of range raises. */
+PyObject *mxpy_axis_error_type(void);
 
 /* NumPy arrays <-> mxp_array without copies (bridge.c).  mxpy_wrap: a view
  * of the array (NULL with an exception: not an ndarray, a dtype mxp lacks,
