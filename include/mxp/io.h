@@ -40,6 +40,14 @@ MXP_API mxp_status mxp_npy_save(const char *path, const mxp_array *a);
  * caller releases it with mxp_free.  On error *data is NULL, *size 0. */
 MXP_API mxp_status mxp_npy_save_buffer(void **data, size_t *size, const mxp_array *a);
 
+/* Writes size bytes as the whole contents of path with mxp_npy_save's file
+ * guarantees (atomic replacement of a regular file keeping its mode, a
+ * symbolic link followed and kept, a device/FIFO/socket written in place),
+ * for files whose bytes the caller formats itself (the Python package's
+ * .npy files of NumPy's other dtypes).  Errors: MXP_ERR_INVALID_ARGUMENT,
+ * MXP_ERR_IO, MXP_ERR_NO_MEMORY. */
+MXP_API mxp_status mxp_file_write(const char *path, const void *data, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

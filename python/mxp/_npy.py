@@ -6,11 +6,12 @@ name is the type's name -- ``[('bfloat16', '<u2')]`` -- which NumPy loads
 without mxp (docs/npy.md).  load() turns such files back into arrays of
 the mxp dtype; every other file loads as numpy.load would.
 """
+import io
 import os
-import tempfile
 
 import numpy as np
 
+from . import _mxp
 from ._mxp import bfloat16, float8_e4m3fn, float8_e5m2
 
 _TYPES = {t.__name__: np.dtype(t) for t in (bfloat16, float8_e4m3fn, float8_e5m2)}
@@ -40,36 +41,36 @@ def load(file):
 
 def save(file, arr):
     """Saves arr as .npy (what np.save writes; bfloat16/float8 as the
-    one-field structured dtype).  A path is written to a temporary file in
-    the same folder and renamed over the target, so a failure never leaves
-    a truncated file where a valid one was."""
+    one-field structured dtype).  A path goes through the C library's saver
+    (mxp_npy_save; NumPy's other dtypes: the bytes np.save makes, written by
+    mxp_file_write): a regular file is replaced atomically and keeps its
+    mode, a symbolic link is followed and kept, a device or FIFO is written
+    in place, and a failure never leaves a truncated file where a valid one
+    was (docs/npy.md)."""
     arr = np.asanyarray(arr)
-    name = arr.dtype.type.__name__
-    if arr.dtype in _TYPES.values():
-        bits = "<u2" if arr.dtype.itemsize == 2 else "u1"
-        arr = np.require(arr, requirements="C").view(np.uint16 if arr.dtype.itemsize == 2 else np.uint8)
-        arr = arr.astype(bits, copy=False).view([(name, bits)])
-    if not isinstance(file, (str, os.PathLike)):
-        np.save(file, arr, allow_pickle=False)
+    if not isinstance(file, (str, bytes, os.PathLike)):
+        np.save(file, _structured(arr), allow_pickle=False)  # an open file: NumPy writes it
         return
-    path = os.fspath(file)
+    path = os.fsdecode(os.fspath(file))
     if not path.endswith(".npy"):
         path += ".npy"
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".mxp-", suffix=".npy.tmp", dir=folder)
+    if arr.dtype.hasobject:
+        raise ValueError("save: object arrays are not saved (they would need pickles)")
     try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, arr, allow_pickle=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        _mxp._npy_save(path, arr)  # every dtype mxp has, any layout
+        return
+    except TypeError:
+        pass  # a NumPy dtype mxp lacks (complex, strings, structured ...)
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=False)
+    _mxp._write_file(path, buf.getbuffer())
 
 
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+def _structured(arr):
+    """bfloat16/float8 as the one-field structured dtype np.save can write."""
+    if arr.dtype not in _TYPES.values():
+        return arr
+    name = arr.dtype.type.__name__
+    bits = "<u2" if arr.dtype.itemsize == 2 else "u1"
+    raw = np.require(arr, requirements="C").view(np.uint16 if arr.dtype.itemsize == 2 else np.uint8)
+    return raw.astype(bits, copy=False).view([(name, bits)])

@@ -123,7 +123,7 @@ PyObject *mxpy_register_foreign(PyObject *self, PyObject *args);
 /* Module functions defined in other files: the method tables of the api_*.c
  * files, and DLPack. */
 extern PyMethodDef mxpy_runtime_methods[], mxpy_gemm_methods[], mxpy_quant_methods[], mxpy_analysis_methods[],
-    mxpy_train_methods[], mxpy_reduce_methods[];
+    mxpy_train_methods[], mxpy_reduce_methods[], mxpy_io_methods[];
 PyObject *mxpy_from_dlpack(PyObject *self, PyObject *obj);
 PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj);
 

@@ -58,3 +58,40 @@ def test_bad_field_type_is_refused(tmp_path):
     np.save(tmp_path / "bad.npy", np.zeros(2, dtype=[("bfloat16", "<f4")]))
     with pytest.raises(ValueError):
         mxp.load(tmp_path / "bad.npy")
+
+
+def test_save_keeps_links_modes_and_devices(tmp_path):
+    """The C saver's guarantees (issue 24 item 3): a symbolic link is followed
+    and stays a link, an existing file keeps its mode, a device is written
+    in place, and the process umask is never touched."""
+    a = np.arange(6, dtype=np.float32).reshape(2, 3).astype(mxp.bfloat16)
+    target = tmp_path / "target.npy"
+    np.save(target, np.zeros(1))
+    os.chmod(target, 0o600)
+    link = tmp_path / "link.npy"
+    os.symlink(target, link)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    for arr in (a, np.array([1 + 2j, 3 - 4j])):  # mxp's dtype (C saver) and NumPy's (its bytes, C writer)
+        mxp.save(link, arr)
+        assert link.is_symlink() and os.readlink(link) == str(target)
+        assert os.stat(target).st_mode & 0o777 == 0o600
+        back = mxp.load(target)
+        assert back.dtype == arr.dtype and np.array_equal(back.astype(np.complex128), arr.astype(np.complex128))
+    null_link = tmp_path / "null.npy"
+    os.symlink("/dev/null", null_link)
+    mxp.save(null_link, a)
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null") and null_link.is_symlink()
+    assert os.umask(mask) == mask  # unchanged by save
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.npy", "null.npy", "target.npy"]
+
+
+def test_save_refuses_bad_input_and_keeps_the_old_file(tmp_path):
+    p = tmp_path / "keep.npy"
+    np.save(p, np.arange(3))
+    before = p.read_bytes()
+    with pytest.raises(ValueError):
+        mxp.save(p, np.array([object()], dtype=object))
+    with pytest.raises(OSError):
+        mxp.save(tmp_path / "no-such-folder" / "x.npy", np.arange(3))
+    assert p.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["keep.npy"]

@@ -309,3 +309,11 @@ mxp_status mxp_npy_save(const char *path, const mxp_array *a)
     mxp_array_free(o.c);
     return st;
 }
+
+mxp_status mxp_file_write(const char *path, const void *data, size_t size)
+{
+    if (!path || (!data && size))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_file_write: %s is NULL", path ? "data" : "path");
+    const mxp_write_piece piece = { data, size };
+    return mxp_write_file("mxp_file_write", path, &piece, 1);
+}
