@@ -177,6 +177,44 @@ static mxp_status replace(const char *who, const char *path, const char *target,
     return st;
 }
 
+/* The path a dangling symbolic link names, following up to 40 links (the
+ * file open(O_CREAT) would create through it), in a new malloc'ed string;
+ * NULL with errno set. */
+static char *dangling_target(const char *path)
+{
+    size_t len = strlen(path);
+    char *cur = malloc(len + 1);
+    if (!cur)
+        return NULL;
+    memcpy(cur, path, len + 1);
+    for (int hop = 0; hop < 40; hop++) {
+        struct stat l;
+        if (lstat(cur, &l) != 0 || !S_ISLNK(l.st_mode))
+            return cur;
+        char link[4096];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1; /* a relative link: from its folder */
+        char *next = malloc(dir + (size_t)n + 1);
+        if (!next) {
+            free(cur);
+            return NULL;
+        }
+        memcpy(next, cur, dir);
+        memcpy(next + dir, link, (size_t)n + 1);
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
 mxp_status mxp_write_file(const char *who, const char *path, const mxp_write_piece *pieces, int npieces)
 {
     struct stat st, lst;
@@ -189,6 +227,9 @@ mxp_status mxp_write_file(const char *who, const char *path, const mxp_write_pie
         return write_in_place(who, path, pieces, npieces);
     char *resolved = NULL; /* a symbolic link: replace the file it names */
     if (exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && !(resolved = realpath(path, NULL)))
+        return io_fail(who, path, "cannot follow the symbolic link", errno);
+    /* a dangling one: create the file it names, as np.save (open) does, and keep the link */
+    if (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) && !(resolved = dangling_target(path)))
         return io_fail(who, path, "cannot follow the symbolic link", errno);
     const mxp_status s = replace(who, path, resolved ? resolved : path, exists ? &st : NULL, pieces, npieces);
     free(resolved);

@@ -216,6 +216,39 @@ static void test_npy_save_through_a_symbolic_link_replaces_its_target(void **sta
     mxp_array_free(a);
 }
 
+/* A link to a file that does not exist yet: the file is created, the link
+ * stays (it was replaced by a regular file; issue 24 item 10). */
+static void test_npy_save_through_a_dangling_link_creates_its_target(void **state)
+{
+    (void)state;
+    assert_int_equal(symlink("new.npy", DIR_NAME "/dangling.npy"), 0);
+    assert_int_equal(symlink("dangling.npy", DIR_NAME "/chain.npy"), 0); /* a link to the link */
+    mxp_array *a = big_array(), *b = NULL;
+    assert_int_equal(mxp_npy_save(DIR_NAME "/chain.npy", a), MXP_OK);
+    struct stat st;
+    assert_int_equal(lstat(DIR_NAME "/chain.npy", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat(DIR_NAME "/dangling.npy", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat(DIR_NAME "/new.npy", &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(mxp_npy_load(&b, DIR_NAME "/new.npy"), MXP_OK);
+    assert_int_equal(mxp_array_size(b), mxp_array_size(a));
+    mxp_array_free(b);
+    /* a link into a folder that does not exist: an error, the link kept */
+    assert_int_equal(symlink("no-such-folder/x.npy", DIR_NAME "/nowhere.npy"), 0);
+    assert_int_equal(mxp_npy_save(DIR_NAME "/nowhere.npy", a), MXP_ERR_IO);
+    assert_int_equal(lstat(DIR_NAME "/nowhere.npy", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* a loop of links: ELOOP, nothing replaced */
+    assert_int_equal(symlink("loop2.npy", DIR_NAME "/loop1.npy"), 0);
+    assert_int_equal(symlink("loop1.npy", DIR_NAME "/loop2.npy"), 0);
+    assert_int_equal(mxp_npy_save(DIR_NAME "/loop1.npy", a), MXP_ERR_IO);
+    assert_int_equal(lstat(DIR_NAME "/loop1.npy", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    mxp_array_free(a);
+}
+
 static void test_npy_save_to_dev_null_and_a_directory_removes_nothing(void **state)
 {
     (void)state;
@@ -280,6 +313,7 @@ int main(void)
         cmocka_unit_test_setup(test_npy_save_killed_mid_write_keeps_the_old_file, fresh_dir),
         cmocka_unit_test_setup(test_npy_save_replaces_a_file_and_keeps_its_mode, fresh_dir),
         cmocka_unit_test_setup(test_npy_save_through_a_symbolic_link_replaces_its_target, fresh_dir),
+        cmocka_unit_test_setup(test_npy_save_through_a_dangling_link_creates_its_target, fresh_dir),
         cmocka_unit_test_setup(test_npy_save_to_dev_null_and_a_directory_removes_nothing, fresh_dir),
         cmocka_unit_test_setup(test_npy_save_to_a_fifo_writes_in_place_and_never_removes_it, fresh_dir),
     };
