@@ -206,30 +206,8 @@ static int fill(void *buffer, npy_intp n, void *arr)
  * np.dot of 2-d arrays calls it once per output element (NumPy has no
  * other hook for user types); `@` and np.matmul go to mxp_gemm.  The
  * elements are widened through a table of every pattern's value (made by
- * mxp_convert at import), which spares two conversion calls per output. */
+ * make_tables at import), which spares two conversion calls per output. */
 static float *values[MXPY_NFLOATS]; /* every bit pattern's value: exact in float32 */
-
-static int make_values(int i)
-{
-    size_t n = (size_t)1 << (8 * mxp_dtype_itemsize(mxpy_floats[i].dt));
-    uint16_t *bits = PyMem_Malloc(n * sizeof *bits);
-    values[i] = PyMem_Malloc(n * sizeof *values[i]);
-    mxp_status st = MXP_ERR_NO_MEMORY;
-    if (bits && values[i]) {
-        for (size_t v = 0; v < n; v++)
-            bits[v] = (uint16_t)v;
-        if (n == 256)
-            for (size_t v = 0; v < n; v++)
-                ((unsigned char *)bits)[v] = (unsigned char)v;
-        st = mxp_convert(values[i], MXP_F32, bits, mxpy_floats[i].dt, n, NULL);
-    }
-    PyMem_Free(bits);
-    if (st != MXP_OK) {
-        mxpy_raise(st);
-        return -1;
-    }
-    return 0;
-}
 
 static void dot(int idx, char *ip1, npy_intp is1, char *ip2, npy_intp is2, char *op, npy_intp n)
 {
@@ -306,20 +284,25 @@ static int compare_e5m2(const void *a, const void *b, void *arr)
 
 static PyArray_CompareFunc *const compares[MXPY_NFLOATS] = { compare_bf16, compare_e4m3, compare_e5m2 };
 
-static int make_sort_keys(int i)
+/* The tables of every bit pattern of row i: its value (for dot) and its
+ * sort key (for compare), both from the library, made once at import. */
+static int make_tables(int i)
 {
-    size_t n = (size_t)1 << (8 * mxp_dtype_itemsize(mxpy_floats[i].dt));
+    const mxp_dtype dt = mxpy_floats[i].dt;
+    const size_t size = mxp_dtype_itemsize(dt), n = (size_t)1 << (8 * size);
     uint64_t *wide = PyMem_Malloc(n * sizeof *wide);
-    uint16_t *bits = PyMem_Malloc(n * sizeof *bits);
+    unsigned char *bits = PyMem_Malloc(n * size);
+    values[i] = PyMem_Malloc(n * sizeof *values[i]);
     sort_keys[i] = PyMem_Malloc(n * sizeof *sort_keys[i]);
     mxp_status st = MXP_ERR_NO_MEMORY;
-    if (wide && bits && sort_keys[i]) {
-        for (size_t v = 0; v < n; v++)
-            bits[v] = (uint16_t)v;
-        if (n == 256) /* one-byte patterns: the low bytes, packed */
-            for (size_t v = 0; v < n; v++)
-                ((unsigned char *)bits)[v] = (unsigned char)v;
-        st = mxp_sort_keys(wide, bits, mxpy_floats[i].dt, (ptrdiff_t)mxp_dtype_itemsize(mxpy_floats[i].dt), n);
+    if (wide && bits && values[i] && sort_keys[i]) {
+        for (size_t v = 0; v < n; v++) {
+            const uint16_t b = (uint16_t)v;
+            memcpy(bits + v * size, &b, size); /* little-endian: one-byte patterns are the low byte */
+        }
+        st = mxp_convert(values[i], MXP_F32, bits, dt, n, NULL);
+        if (st == MXP_OK)
+            st = mxp_sort_keys(wide, bits, dt, (ptrdiff_t)size, n);
         for (size_t v = 0; st == MXP_OK && v < n; v++)
             sort_keys[i][v] = (uint16_t)wide[v]; /* keys of a 16-bit type fit in 16 bits */
     }
@@ -406,7 +389,7 @@ static int register_one(int i)
     if (!t->scalar_type)
         return -1;
 
-    if (make_sort_keys(i) < 0 || make_values(i) < 0)
+    if (make_tables(i) < 0)
         return -1;
     PyArray_ArrFuncs *f = &funcs[i];
     PyArray_InitArrFuncs(f);
