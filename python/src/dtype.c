@@ -134,6 +134,7 @@ static PyObject *getitem(int idx, void *p)
 static int setitem(int idx, PyObject *item, void *p)
 {
     uint16_t bits;
+    mxpy_reduction_restart();
     if (mxpy_bits_from_object(&mxpy_floats[idx], item, &bits) < 0)
         return -1;
     store(&mxpy_floats[idx], p, bits);
@@ -157,6 +158,7 @@ static PyArray_SetItemFunc *const setitems[MXPY_NFLOATS] = { setitem_bf16, setit
 static void copy_elements(char *d, npy_intp dstride, const char *s, npy_intp sstride, npy_intp n, size_t size,
                           int swap)
 {
+    mxpy_reduction_restart(); /* the start of a reduction: ufuncs.c */
     for (npy_intp i = 0; i < n; i++, d += dstride, s = s ? s + sstride : NULL) {
         if (s)
             memmove(d, s, size);

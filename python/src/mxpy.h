@@ -104,6 +104,9 @@ mxp_dtype mxpy_dtype_arg(PyObject *obj, const char *what);
 int mxpy_init_dtypes(PyObject *module);
 int mxpy_init_casts(void);
 int mxpy_init_ufuncs(PyObject *numpy);
+/* Ends the running add/multiply reduction of this thread (dtype.c calls it
+ * where NumPy starts one: copyswap of the initial value, setitem). */
+void mxpy_reduction_restart(void);
 /* After the ufunc loops: NumPy 2 promoters (promote.c), or NumPy 1.x's
  * common_dtype slot (promote_numpy1.c). */
 int mxpy_init_promotion(PyObject *numpy);

@@ -90,13 +90,18 @@ static void raise_in_loop(mxp_status st)
 
 /* add.reduce / multiply.reduce: out = out op (the whole run), one rounding.
  *
- * NumPy feeds a long reduction in chunks of its buffer size (8192), and
- * the running value passes through `out` -- in the low-precision type --
- * between chunks.  So that it is rounded once, not once per chunk, each
- * thread remembers where its last reduction stopped: when the next call
- * continues it (same output, the input right after the last chunk, the
- * output still holding the bits written), the float64 running value is
- * picked up instead of the rounded one.  Anything else starts afresh. */
+ * NumPy before 2.3 (and any NumPy where it buffers a cast) feeds a long
+ * reduction in chunks of its buffer size (8192), and the running value
+ * passes through `out` -- in the low-precision type -- between chunks.  So
+ * that it is rounded once, not once per chunk, each thread remembers where
+ * its last chunk stopped: when the next chunk continues it (same output,
+ * the input right after the last chunk, the output still holding the bits
+ * written), the float64 running value is picked up instead of the rounded
+ * one.  A new reduction never resumes: NumPy starts every one by copying
+ * the initial value (the identity, `initial=` or the first element) into
+ * the output through the dtype's copyswap or setitem, and both end the run
+ * (mxpy_reduction_restart) -- a separate call on the next input into the
+ * same output with `initial=` the bits last written starts afresh. */
 typedef struct carry {
     char *out;
     const char *next_in;
@@ -107,6 +112,8 @@ typedef struct carry {
 } carry;
 
 static _Thread_local carry last;
+
+void mxpy_reduction_restart(void) { last.out = NULL; }
 
 static mxp_status reduce_run(const loop_data *d, char *out, const char *in, npy_intp stride, npy_intp n)
 {

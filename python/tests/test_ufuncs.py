@@ -181,6 +181,38 @@ def test_sum_of_2_24_normal_values_within_one_ulp():
     assert abs(float(np.mean(x)) - exact / 2**24) <= float(np.spacing(np.array([exact / 2**24], mxp.bfloat16))[0])
 
 
+def _round_once(value, t):
+    return np.array([value]).astype(t)[0]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_new_reduction_into_the_same_output_never_resumes_the_last_one(seed):
+    # Issue 24 item 4: a second np.add.reduce into the same output, on the
+    # input right after the first one's, with initial= the bits the first
+    # wrote, was folded into the first call's float64 sum.  Each call must be
+    # its own sum, rounded once -- and a single call over several of NumPy's
+    # 8192-element chunks still rounds once.
+    x = (np.random.default_rng(seed).standard_normal(20000) * 4).astype(mxp.bfloat16)
+    whole = x.astype(np.float64)
+    assert same(np.add.reduce(x), _round_once(math.fsum(whole), mxp.bfloat16))
+    o = np.zeros((), mxp.bfloat16)
+    np.add.reduce(x[:10000], out=o)
+    first = o[()]
+    assert same(first, _round_once(math.fsum(whole[:10000]), mxp.bfloat16))
+    for initial in (float(first), mxp.bfloat16(first), np.array(first, mxp.bfloat16)):
+        o[()] = first
+        np.add.reduce(x[10000:], out=o, initial=initial)
+        want = _round_once(float(first) + math.fsum(whole[10000:]), mxp.bfloat16)
+        assert same(o[()], want), (type(initial), float(o[()]), float(want))
+    y = (1 + np.random.default_rng(seed).standard_normal(20000) / 1024).astype(mxp.bfloat16)
+    p = np.ones((), mxp.bfloat16)
+    np.multiply.reduce(y[:10000], out=p)
+    head = p[()]
+    np.multiply.reduce(y[10000:], out=p, initial=float(head))
+    want = _round_once(float(head) * float(np.prod(y[10000:].astype(np.float64))), mxp.bfloat16)
+    assert same(p[()], want)
+
+
 @pytest.mark.parametrize("t", FLOATS)
 def test_reductions_along_axes(t):
     x = np.random.default_rng(1).standard_normal((30, 50)).astype(t)
