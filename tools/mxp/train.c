@@ -30,7 +30,9 @@ static void print_help(void)
            "  --epochs N      epochs per configuration (default 20)\n"
            "  --json          one JSON object on stdout (progress goes to stderr)\n"
            "  --data DIR      where digits_x.npy and digits_y.npy are (default: data/digits\n"
-           "                  here, in the source tree, or the installed copy)\n"
+           "                  here, in the source tree, or the installed copy): uint8, N x F\n"
+           "                  gray levels 0..16 (N >= 10 rows, 1 <= F <= 65536 columns: the\n"
+           "                  network's input width) and N labels 0..9\n"
            "  --seed S        initialization, shuffling and split (default 1)\n"
            "  --hidden H      width of both hidden layers (default 512)\n"
            "  --loss-weight W the loss weight (default 2^-20 = 9.5367e-07; 1: none)\n"
@@ -56,6 +58,12 @@ void train_default_setup(train_setup *s)
     s->loss_weight = 0x1p-20;
     s->growth_interval = 20;
     s->seed = 1;
+}
+
+void train_fit_setup(train_setup *s, const digits *d)
+{
+    s->sizes[0] = d->features;
+    s->sizes[s->nlayers] = d->classes;
 }
 
 typedef struct options {
@@ -376,6 +384,7 @@ int cli_train(int argc, char **argv)
         fprintf(stderr, "mxp train: %s\n", err);
         return CLI_FAILED;
     }
+    train_fit_setup(&o.s, &d);
     o.s.progress = o.json ? stderr : stdout;
     const train_setup *s = &o.s;
     fprintf(o.s.progress, "mxp train: MLP %lld-%lld-%lld-%lld (relu), SGD lr %g momentum %g, batch %lld, %d epochs, "

@@ -21,10 +21,19 @@ typedef struct digits {
     int32_t *y_train, *y_test;
 } digits;
 
-/* Reads DIR/digits_x.npy (uint8, n x 64) and DIR/digits_y.npy (uint8, n);
- * test_share of the rows (shuffled with seed) become the test split.  On
- * failure a sentence is in err. */
+enum { DIGITS_MIN_ROWS = 10, DIGITS_MAX_FEATURES = 65536 };
+
+/* Reads DIR/digits_x.npy (uint8, C order, n x F: n >= 10 images of
+ * 1 <= F <= 65536 gray levels 0..16; the digits are 1797 x 64) and
+ * DIR/digits_y.npy (uint8, n labels 0..9); test_share of the rows
+ * (shuffled with seed) become the test split.  On failure (MXP_ERR_FORMAT
+ * for data that breaks these rules) a sentence naming the file is in err
+ * and d holds nothing. */
 mxp_status digits_load(digits *d, const char *dir, double test_share, uint64_t seed, char *err, size_t err_size);
+/* The same from the two files' bytes in memory (the fuzz target's door:
+ * tests/fuzz/fuzz_train_data.c); messages name "(buffer)/digits_x.npy". */
+mxp_status digits_load_buffers(digits *d, const void *x, size_t x_size, const void *y, size_t y_size,
+                               double test_share, uint64_t seed, char *err, size_t err_size);
 void digits_free(digits *d);
 /* The first directory of the list that holds the files: NULL if none. */
 const char *digits_find_dir(void);
@@ -119,6 +128,12 @@ extern const train_config train_configs[5];
  * momentum 0.9, batch 64, 20 epochs, loss weight 2^-20, scaler growth
  * interval 20, seed 1. */
 void train_default_setup(train_setup *s);
+/* The network's input and output widths from the data: sizes[0] =
+ * d->features, sizes[nlayers] = d->classes. */
+void train_fit_setup(train_setup *s, const digits *d);
+
+/* train_run and train_ptq refuse (MXP_ERR_INVALID_ARGUMENT, before anything
+ * is allocated) a setup whose widths are not the data's. */
 
 mxp_status train_run(const train_setup *s, const digits *d, const train_config *c, train_result *r);
 void train_result_free(train_result *r);

@@ -42,6 +42,24 @@ static uint64_t next(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* name holds a C-ordered uint8 array of ndim dimensions. */
+static mxp_status check_array(const mxp_array *a, const char *name, int ndim, char *err, size_t err_size)
+{
+    if (mxp_array_dtype(a) == MXP_U8 && mxp_array_ndim(a) == ndim && (mxp_array_flags(a) & MXP_ARRAY_C_CONTIGUOUS))
+        return MXP_OK;
+    char shape[96] = "(";
+    size_t len = 1;
+    for (int i = 0; i < mxp_array_ndim(a) && len < sizeof shape - 24; i++)
+        len += (size_t)snprintf(shape + len, sizeof shape - len, "%s%lld", i ? ", " : "",
+                                (long long)mxp_array_shape(a)[i]);
+    snprintf(shape + len, sizeof shape - len, "%s)", mxp_array_ndim(a) == 1 ? "," : "");
+    snprintf(err, err_size, "%s holds %s %s%s; expected a C-ordered uint8 array of %d dimension%s", name,
+             mxp_dtype_name(mxp_array_dtype(a)), shape,
+             mxp_array_ndim(a) == ndim && mxp_array_dtype(a) == MXP_U8 ? " in Fortran order" : "", ndim,
+             ndim == 1 ? "" : "s");
+    return MXP_ERR_FORMAT;
+}
+
 static mxp_status load(mxp_array **out, const char *dir, const char *file, int ndim, char *err, size_t err_size)
 {
     char path[1024];
@@ -51,14 +69,11 @@ static mxp_status load(mxp_array **out, const char *dir, const char *file, int n
         snprintf(err, err_size, "%s: %s", path, mxp_last_error());
         return st;
     }
-    if (mxp_array_dtype(*out) != MXP_U8 || mxp_array_ndim(*out) != ndim ||
-        !(mxp_array_flags(*out) & MXP_ARRAY_C_CONTIGUOUS)) {
-        snprintf(err, err_size, "%s: expected a C-ordered uint8 array of %d dimensions", path, ndim);
+    if ((st = check_array(*out, path, ndim, err, err_size)) != MXP_OK) {
         mxp_array_free(*out);
         *out = NULL;
-        return MXP_ERR_FORMAT;
     }
-    return MXP_OK;
+    return st;
 }
 
 /* Copies row src of x (uint8) into dst scaled by 1/16, and its label. */
@@ -102,26 +117,49 @@ static mxp_status split(digits *d, const mxp_array *xa, const mxp_array *ya, dou
     return MXP_OK;
 }
 
-mxp_status digits_load(digits *d, const char *dir, double test_share, uint64_t seed, char *err, size_t err_size)
+/* The rules of train.h on the two arrays; dir names them in messages. */
+static mxp_status check_pair(const mxp_array *xa, const mxp_array *ya, const char *dir, char *err, size_t err_size)
 {
-    memset(d, 0, sizeof *d);
-    mxp_array *xa = NULL, *ya = NULL;
-    mxp_status st = load(&xa, dir, "digits_x.npy", 2, err, err_size);
+    const int64_t n = mxp_array_shape(xa)[0], f = mxp_array_shape(xa)[1], ny = mxp_array_shape(ya)[0];
+    if (f < 1 || f > DIGITS_MAX_FEATURES) {
+        snprintf(err, err_size, "%s/digits_x.npy has %lld columns; an image needs 1..%d values (the digits have 64)",
+                 dir, (long long)f, DIGITS_MAX_FEATURES);
+        return MXP_ERR_FORMAT;
+    }
+    if (n < DIGITS_MIN_ROWS) {
+        snprintf(err, err_size, "%s/digits_x.npy has %lld rows; mxp train needs at least %d (a fifth are held out "
+                 "for testing)", dir, (long long)n, DIGITS_MIN_ROWS);
+        return MXP_ERR_FORMAT;
+    }
+    if (ny != n) {
+        snprintf(err, err_size, "%s: digits_x.npy has %lld rows but digits_y.npy %lld labels; they must agree", dir,
+                 (long long)n, (long long)ny);
+        return MXP_ERR_FORMAT;
+    }
+    const uint8_t *y = mxp_array_data(ya), *x = mxp_array_data(xa);
+    for (int64_t i = 0; i < n; i++) {
+        if (y[i] > 9) {
+            snprintf(err, err_size, "%s/digits_y.npy: label %u in row %lld; labels must be 0..9", dir, y[i],
+                     (long long)i);
+            return MXP_ERR_FORMAT;
+        }
+    }
+    for (int64_t i = 0; i < n * f; i++) {
+        if (x[i] > 16) {
+            snprintf(err, err_size, "%s/digits_x.npy: %u in row %lld, column %lld; gray levels must be 0..16", dir,
+                     x[i], (long long)(i / f), (long long)(i % f));
+            return MXP_ERR_FORMAT;
+        }
+    }
+    return MXP_OK;
+}
+
+/* Checks, splits and frees the pair (either may be NULL after a failed load). */
+static mxp_status finish_load(digits *d, mxp_status st, mxp_array *xa, mxp_array *ya, const char *dir,
+                              double test_share, uint64_t seed, char *err, size_t err_size)
+{
     if (st == MXP_OK)
-        st = load(&ya, dir, "digits_y.npy", 1, err, err_size);
-    if (st == MXP_OK && (mxp_array_shape(ya)[0] != mxp_array_shape(xa)[0] || mxp_array_shape(xa)[0] < 10)) {
-        snprintf(err, err_size, "%s: digits_x.npy and digits_y.npy disagree on the number of rows", dir);
-        st = MXP_ERR_FORMAT;
-    }
-    if (st == MXP_OK) {
-        const uint8_t *y = mxp_array_data(ya), *x = mxp_array_data(xa);
-        for (int64_t i = 0; i < mxp_array_size(ya) && st == MXP_OK; i++)
-            st = y[i] > 9 ? MXP_ERR_FORMAT : MXP_OK;
-        for (int64_t i = 0; i < mxp_array_size(xa) && st == MXP_OK; i++)
-            st = x[i] > 16 ? MXP_ERR_FORMAT : MXP_OK;
-        if (st != MXP_OK)
-            snprintf(err, err_size, "%s: labels must be 0..9 and gray levels 0..16", dir);
-    }
+        st = check_pair(xa, ya, dir, err, err_size);
     if (st == MXP_OK && (st = split(d, xa, ya, test_share, seed)) != MXP_OK)
         snprintf(err, err_size, "out of memory");
     mxp_array_free(xa);
@@ -129,6 +167,33 @@ mxp_status digits_load(digits *d, const char *dir, double test_share, uint64_t s
     if (st != MXP_OK)
         digits_free(d);
     return st;
+}
+
+mxp_status digits_load(digits *d, const char *dir, double test_share, uint64_t seed, char *err, size_t err_size)
+{
+    memset(d, 0, sizeof *d);
+    mxp_array *xa = NULL, *ya = NULL;
+    mxp_status st = load(&xa, dir, "digits_x.npy", 2, err, err_size);
+    if (st == MXP_OK)
+        st = load(&ya, dir, "digits_y.npy", 1, err, err_size);
+    return finish_load(d, st, xa, ya, dir, test_share, seed, err, err_size);
+}
+
+mxp_status digits_load_buffers(digits *d, const void *x, size_t x_size, const void *y, size_t y_size,
+                               double test_share, uint64_t seed, char *err, size_t err_size)
+{
+    memset(d, 0, sizeof *d);
+    mxp_array *xa = NULL, *ya = NULL;
+    mxp_status st = mxp_npy_load_buffer(&xa, x, x_size);
+    if (st != MXP_OK)
+        snprintf(err, err_size, "(buffer)/digits_x.npy: %s", mxp_last_error());
+    else
+        st = check_array(xa, "(buffer)/digits_x.npy", 2, err, err_size);
+    if (st == MXP_OK && (st = mxp_npy_load_buffer(&ya, y, y_size)) != MXP_OK)
+        snprintf(err, err_size, "(buffer)/digits_y.npy: %s", mxp_last_error());
+    else if (st == MXP_OK)
+        st = check_array(ya, "(buffer)/digits_y.npy", 1, err, err_size);
+    return finish_load(d, st, xa, ya, "(buffer)", test_share, seed, err, err_size);
 }
 
 void digits_free(digits *d)

@@ -183,6 +183,9 @@ mxp_status train_ptq(const train_setup *s, const digits *d, const train_result *
     mlp *m = NULL;
     mxp_observer *obs[N_OBS + 1][MLP_MAX_LAYERS];
     memset(obs, 0, sizeof obs);
+    if (s->nlayers < 1 || s->nlayers > MLP_MAX_LAYERS || s->sizes[0] != d->features ||
+        s->sizes[s->nlayers] != d->classes || d->n_train < 1 || d->n_test < 1)
+        return MXP_ERR_INVALID_ARGUMENT; /* train_fit_setup gives the data's widths */
     mxp_status st = float_net(s, fp32, &ac, &m);
     if (st == MXP_OK)
         st = make_observers(s->nlayers, obs);

@@ -269,6 +269,9 @@ mxp_status train_run(const train_setup *s, const digits *d, const train_config *
 {
     memset(r, 0, sizeof *r);
     r->config = c;
+    if (s->nlayers < 1 || s->nlayers > MLP_MAX_LAYERS || s->sizes[0] != d->features ||
+        s->sizes[s->nlayers] != d->classes || d->n_train < 1 || d->n_test < 1)
+        return MXP_ERR_INVALID_ARGUMENT; /* train_fit_setup gives the data's widths */
     run u;
     memset(&u, 0, sizeof u);
     u.s = s;
