@@ -44,13 +44,22 @@ typedef struct mxp_err_acc {
     double *rel_out;     /* piece: every relative error, in C order (or NULL) */
 } mxp_err_acc;
 
-/* Ready for the first pass; test_dt decides the ulp and the relative
- * error at r == 0.  rep is filled in by the last mxp_err_acc_end_pass. */
-mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep);
+/* Ready for the first pass over n pairs (n > 0; what is allocated follows
+ * it, so a small input costs microseconds); test_dt decides the ulp and
+ * the relative error at r == 0.  rep is filled in by the last
+ * mxp_err_acc_end_pass. */
+mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, int64_t n, mxp_compare_report *rep);
 
 /* As mxp_err_acc_init for one pass without percentiles (mxp_compare_piece);
  * rel_out as there. */
-mxp_status mxp_err_acc_init_piece(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep, double *rel_out);
+mxp_status mxp_err_acc_init_piece(mxp_err_acc *acc, mxp_dtype test_dt, int64_t n, mxp_compare_report *rep,
+                                  double *rel_out);
+
+/* The chunk size for n pairs: MXP_ANALYSIS_CHUNK, or n when smaller. */
+static inline int64_t mxp_analysis_chunk(int64_t n)
+{
+    return n < MXP_ANALYSIS_CHUNK ? (n > 0 ? n : 1) : MXP_ANALYSIS_CHUNK;
+}
 
 /* The sums so far (mxp_compare_piece's). */
 mxp_compare_sums mxp_err_acc_sums(const mxp_err_acc *acc);

@@ -30,14 +30,15 @@ mxp_status mxp_analysis_check_pair(const mxp_array *reference, const mxp_array *
  * and the accumulator's tables, whatever the arrays' size. */
 static mxp_status compare_stream(const mxp_array *r, const mxp_array *t, mxp_err_acc *acc)
 {
-    double *rb = mxp_malloc(2 * MXP_ANALYSIS_CHUNK * sizeof *rb), *tb = rb + MXP_ANALYSIS_CHUNK;
+    const int64_t n = mxp_array_size(r), chunk = mxp_analysis_chunk(n);
+    double *rb = mxp_malloc(2 * (size_t)chunk * sizeof *rb);
     if (!rb)
         return MXP_ERR_NO_MEMORY;
-    const int64_t n = mxp_array_size(r);
+    double *tb = rb + chunk;
     mxp_status st = MXP_OK;
     for (bool again = true; st == MXP_OK && again;) {
-        for (int64_t i = 0; st == MXP_OK && i < n; i += MXP_ANALYSIS_CHUNK) {
-            const int64_t k = n - i < MXP_ANALYSIS_CHUNK ? n - i : MXP_ANALYSIS_CHUNK;
+        for (int64_t i = 0; st == MXP_OK && i < n; i += chunk) {
+            const int64_t k = n - i < chunk ? n - i : chunk;
             st = mxp_array_convert_range(r, i, k, rb, MXP_F64);
             if (st == MXP_OK)
                 st = mxp_array_convert_range(t, i, k, tb, MXP_F64);
@@ -59,7 +60,7 @@ static mxp_status compare(const mxp_array *reference, const mxp_array *test, mxp
     if (!report)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "compare: report is NULL");
     mxp_err_acc acc;
-    if ((st = mxp_err_acc_init(&acc, mxp_array_dtype(test), report)) != MXP_OK)
+    if ((st = mxp_err_acc_init(&acc, mxp_array_dtype(test), mxp_array_size(test), report)) != MXP_OK)
         return st;
     st = compare_stream(reference, test, &acc);
     mxp_err_acc_free(&acc);
@@ -83,7 +84,7 @@ static mxp_status compare_piece(const mxp_array *reference, const mxp_array *tes
     if (!report || !sums)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "compare: %s is NULL", !report ? "report" : "sums");
     mxp_err_acc acc;
-    if ((st = mxp_err_acc_init_piece(&acc, mxp_array_dtype(test), report, rel_errors)) != MXP_OK)
+    if ((st = mxp_err_acc_init_piece(&acc, mxp_array_dtype(test), mxp_array_size(test), report, rel_errors)) != MXP_OK)
         return st;
     st = compare_stream(reference, test, &acc);
     if (st == MXP_OK)

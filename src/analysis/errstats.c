@@ -111,7 +111,7 @@ static void mismatch_at(mxp_err_acc *acc, int64_t i, int64_t *counter)
 
 /* ---- the passes -------------------------------------------------------- */
 
-static mxp_status acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep, bool piece,
+static mxp_status acc_init(mxp_err_acc *acc, mxp_dtype test_dt, int64_t n, mxp_compare_report *rep, bool piece,
                            double *rel_out)
 {
     const mxp_dtype_traits *tt = mxp_dtype_get_traits(test_dt);
@@ -131,8 +131,8 @@ static mxp_status acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_repo
     acc->zero_scale = acc->float_ulp ? tt->min_normal : 1.0;
     acc->emin = 1 - tt->bias;
     acc->mant = tt->mant_bits;
-    acc->rel = mxp_malloc(MXP_ANALYSIS_CHUNK * sizeof *acc->rel);
-    mxp_status st = !acc->rel ? MXP_ERR_NO_MEMORY : acc->piece ? MXP_OK : mxp_select_init(&acc->sel);
+    acc->rel = mxp_malloc((size_t)mxp_analysis_chunk(n) * sizeof *acc->rel);
+    mxp_status st = !acc->rel ? MXP_ERR_NO_MEMORY : acc->piece ? MXP_OK : mxp_select_init(&acc->sel, n);
     if (st != MXP_OK) {
         mxp_free(acc->rel);
         acc->rel = NULL;
@@ -141,14 +141,15 @@ static mxp_status acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_repo
     return MXP_OK;
 }
 
-mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep)
+mxp_status mxp_err_acc_init(mxp_err_acc *acc, mxp_dtype test_dt, int64_t n, mxp_compare_report *rep)
 {
-    return acc_init(acc, test_dt, rep, false, NULL);
+    return acc_init(acc, test_dt, n, rep, false, NULL);
 }
 
-mxp_status mxp_err_acc_init_piece(mxp_err_acc *acc, mxp_dtype test_dt, mxp_compare_report *rep, double *rel_out)
+mxp_status mxp_err_acc_init_piece(mxp_err_acc *acc, mxp_dtype test_dt, int64_t n, mxp_compare_report *rep,
+                                  double *rel_out)
 {
-    return acc_init(acc, test_dt, rep, true, rel_out);
+    return acc_init(acc, test_dt, n, rep, true, rel_out);
 }
 
 static inline mxp_err_terms terms(double a, double b, double d, double e, double u)

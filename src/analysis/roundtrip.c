@@ -32,6 +32,7 @@ typedef struct rt_stream {
     mxp_err_acc *acc;     /* one per candidate */
     bool *busy;           /* the candidate's accumulator wants another pass */
     double max_abs;
+    int64_t chunk;        /* elements per chunk: MXP_ANALYSIS_CHUNK, or all of a smaller x */
     void *buf;            /* a chunk of x in x's or a candidate's dtype */
     double *xd, *yd;      /* wide input: a chunk in float64 */
     double *narrow;       /* wide input: per candidate of 1 or 2 bytes, its value per pattern */
@@ -126,8 +127,8 @@ static void add_sums(rt_stream *s, int c, const void *bits, int64_t k)
 static mxp_status count_patterns(rt_stream *s)
 {
     const int64_t n = mxp_array_size(s->x);
-    for (int64_t off = 0; off < n; off += MXP_ANALYSIS_CHUNK) {
-        const int64_t k = n - off < MXP_ANALYSIS_CHUNK ? n - off : MXP_ANALYSIS_CHUNK;
+    for (int64_t off = 0; off < n; off += s->chunk) {
+        const int64_t k = n - off < s->chunk ? n - off : s->chunk;
         const void *bits;
         mxp_status st = raw_chunk(s, off, k, &bits);
         if (st != MXP_OK)
@@ -206,21 +207,23 @@ static mxp_status round_trip(rt_stream *s, int c, int64_t off, int64_t k, const 
 }
 
 /* The value of every pattern of each 1- or 2-byte candidate (their
- * conversion to float64 is exact, and a lookup is cheaper). */
+ * conversion to float64 is exact, and a lookup is cheaper) -- where x
+ * has at least as many elements as the candidate has patterns. */
 static mxp_status fill_narrow(rt_stream *s)
 {
     size_t total = 0;
     for (int c = 0; c < s->ncand; c++) {
         const size_t size = mxp_dtype_itemsize(s->cand[c]);
-        s->column[c] = size <= 2 ? total : SIZE_MAX;
-        total += size <= 2 ? (size_t)1 << (8 * size) : 0;
+        const bool table = size <= 2 && (int64_t)((size_t)1 << (8 * size)) <= mxp_array_size(s->x);
+        s->column[c] = table ? total : SIZE_MAX;
+        total += table ? (size_t)1 << (8 * size) : 0;
     }
     s->narrow = mxp_malloc(total * sizeof *s->narrow + 1);
     mxp_status st = s->narrow ? MXP_OK : MXP_ERR_NO_MEMORY;
     for (int c = 0; st == MXP_OK && c < s->ncand; c++) {
         const size_t p = s->column[c] == SIZE_MAX ? 0 : (size_t)1 << (8 * mxp_dtype_itemsize(s->cand[c]));
-        for (size_t i = 0; i < p && st == MXP_OK; i += MXP_ANALYSIS_CHUNK) {
-            const size_t k = p - i < MXP_ANALYSIS_CHUNK ? p - i : MXP_ANALYSIS_CHUNK;
+        for (size_t i = 0; i < p && st == MXP_OK; i += (size_t)s->chunk) {
+            const size_t k = p - i < (size_t)s->chunk ? p - i : (size_t)s->chunk;
             for (size_t j = 0; j < k; j++) { /* patterns i .. i + k, native byte order */
                 if (p == 256)
                     ((uint8_t *)s->buf)[j] = (uint8_t)(i + j);
@@ -238,8 +241,8 @@ static mxp_status run_pass(rt_stream *s, int pass, bool *more)
 {
     const int64_t n = mxp_array_size(s->x);
     mxp_status st = MXP_OK;
-    for (int64_t off = 0; st == MXP_OK && off < n; off += MXP_ANALYSIS_CHUNK) {
-        const int64_t k = n - off < MXP_ANALYSIS_CHUNK ? n - off : MXP_ANALYSIS_CHUNK;
+    for (int64_t off = 0; st == MXP_OK && off < n; off += s->chunk) {
+        const int64_t k = n - off < s->chunk ? n - off : s->chunk;
         st = mxp_array_convert_range(s->x, off, k, s->xd, MXP_F64);
         for (int64_t i = 0; st == MXP_OK && pass == 0 && i < k; i++)
             s->max_abs = isfinite(s->xd[i]) && fabs(s->xd[i]) > s->max_abs ? fabs(s->xd[i]) : s->max_abs;
@@ -275,10 +278,10 @@ static mxp_status analyse_chunks(rt_stream *s)
 static mxp_status alloc_buffers(rt_stream *s)
 {
     const size_t nc = (size_t)s->ncand, p = s->patterns;
-    s->buf = mxp_malloc(MXP_ANALYSIS_CHUNK * 8);
+    s->buf = mxp_malloc((size_t)s->chunk * 8);
     if (!p) {
-        s->xd = mxp_malloc(2 * MXP_ANALYSIS_CHUNK * sizeof *s->xd);
-        s->yd = s->xd + MXP_ANALYSIS_CHUNK;
+        s->xd = mxp_malloc(2 * (size_t)s->chunk * sizeof *s->xd);
+        s->yd = s->xd ? s->xd + s->chunk : NULL;
         s->column = mxp_malloc(nc * sizeof *s->column);
         return s->buf && s->xd && s->column ? fill_narrow(s) : MXP_ERR_NO_MEMORY;
     }
@@ -296,7 +299,12 @@ static mxp_status alloc_buffers(rt_stream *s)
 static mxp_status open_stream(rt_stream *s)
 {
     const size_t nc = (size_t)s->ncand, itemsize = mxp_array_itemsize(s->x);
-    s->patterns = itemsize <= 2 ? (size_t)1 << (8 * itemsize) : 0;
+    const int64_t n = mxp_array_size(s->x);
+    /* Tabled per pattern when x has at least as many elements as its dtype
+     * has patterns; a smaller x is cheaper element by element (the same
+     * sums, in the same order). */
+    s->patterns = itemsize <= 2 && (int64_t)((size_t)1 << (8 * itemsize)) <= n ? (size_t)1 << (8 * itemsize) : 0;
+    s->chunk = mxp_analysis_chunk(n);
     s->acc = mxp_malloc(nc * sizeof *s->acc + nc * sizeof *s->busy);
     if (!s->acc)
         return MXP_ERR_NO_MEMORY;
@@ -308,7 +316,7 @@ static mxp_status open_stream(rt_stream *s)
         memset(&s->rows[c], 0, sizeof s->rows[c]);
         s->rows[c].dtype = s->cand[c];
         s->rows[c].bytes = (size_t)mxp_array_size(s->x) * mxp_dtype_itemsize(s->cand[c]);
-        if (st == MXP_OK && (st = mxp_err_acc_init(&s->acc[c], s->cand[c], &s->rows[c].report)) == MXP_OK)
+        if (st == MXP_OK && (st = mxp_err_acc_init(&s->acc[c], s->cand[c], n, &s->rows[c].report)) == MXP_OK)
             s->busy[c] = true;
     }
     if (st == MXP_OK)

@@ -50,10 +50,11 @@ static mxp_status add_group(mxp_select *s, uint64_t prefix, int shift, int bits,
     return MXP_OK;
 }
 
-mxp_status mxp_select_init(mxp_select *s)
+mxp_status mxp_select_init(mxp_select *s, int64_t n)
 {
     memset(s, 0, sizeof *s);
-    mxp_status st = add_group(s, 0, 63, FIRST_BITS, 0); /* bit 63, the sign, is 0 */
+    const bool small = n > 0 && n <= MXP_SELECT_SMALL;
+    mxp_status st = add_group(s, 0, 63, small ? 0 : FIRST_BITS, small ? n : 0); /* bit 63, the sign, is 0 */
     if (st != MXP_OK)
         free_groups(s);
     return st;

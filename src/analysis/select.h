@@ -17,7 +17,8 @@
  * also resolved as soon as its bucket holds one distinct value (smallest
  * == largest), and at the latest when all 63 bits are known.  So most
  * streams take two passes.  Memory: 1.5 MiB in pass 0; after, 96 KiB per
- * distinct prefix counted, or 4 MiB at most collected. */
+ * distinct prefix counted, or 4 MiB at most collected.  A short stream
+ * (mxp_select_init's n) is collected at once. */
 #ifndef MXP_ANALYSIS_SELECT_H
 #define MXP_ANALYSIS_SELECT_H
 
@@ -46,8 +47,12 @@ typedef struct mxp_select {
     uint64_t value[MXP_SELECT_RANKS];  /* the resolved values' bits */
 } mxp_select;
 
-/* Ready for pass 0.  MXP_ERR_NO_MEMORY, with nothing to free, on failure. */
-mxp_status mxp_select_init(mxp_select *s);
+/* Ready for pass 0; n: how many values each pass gives at most (0: not
+ * known).  A stream of at most MXP_SELECT_SMALL values is collected in
+ * pass 0 and sorted: one pass, n * 8 bytes, no 1.5 MiB tables to clear.
+ * MXP_ERR_NO_MEMORY, with nothing to free, on failure. */
+enum { MXP_SELECT_SMALL = 1 << 16 };
+mxp_status mxp_select_init(mxp_select *s, int64_t n);
 
 /* The n values of this pass (every value, in any order, every pass). */
 void mxp_select_add(mxp_select *s, const double *v, int64_t n);
