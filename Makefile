@@ -88,9 +88,23 @@ coverage:
 # library sources are compiled directly, without the SIMD kernels (the
 # reference converter serves every pair).  Findings land in build-fuzz/
 # (crash-*, leak-*): fix them, then add the file to tests/fuzz/regressions/.
+# Then the other files the CLI reads, FUZZ_TIME seconds each, with the
+# whole library (portable kernels) and the command's own readers
+# (tools/mxp): `mxp train --data` (fuzz_train_data) and `mxp quant-gemm
+# --a --b` (fuzz_quant_gemm_inputs); their findings go to build-fuzz/<target>/
+# and then to tests/fuzz/regressions_<train_data|quant_gemm>/ (replayed by
+# test_fuzz_replay in make check).
 FUZZ_CC   ?= clang-14
 FUZZ_TIME ?= 60
 FUZZ_SOURCES = $(wildcard src/core/*.c src/convert/*.c src/array/*.c src/io/*.c)
+FUZZ_FLAGS = -std=c11 -g -O1 -Wall -Wextra -fsanitize=address,undefined -fno-sanitize-recover=all \
+  -Iinclude -Isrc -Itools/mxp
+FUZZ_LIB_SOURCES = $(wildcard src/*/*.c src/kernels/*/scalar.c)
+FUZZ_TOOL_SOURCES = $(addprefix tools/mxp/,train.c train_data.c train_mlp.c train_run.c train_ptq.c \
+  quant_gemm.c quant_gemm_pipeline.c cli.c cli_json.c cli_progress.c)
+FUZZ_OBJECTS = $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SOURCES) $(FUZZ_TOOL_SOURCES))
+FUZZ_TARGETS = train_data quant_gemm_inputs
+.SECONDARY: $(FUZZ_OBJECTS)
 
 check-fuzz:
 	@scripts/install-deps.sh fuzz
@@ -100,6 +114,23 @@ check-fuzz:
 	build-fuzz/fuzz_npy tests/fuzz/regressions/*.npy
 	build-fuzz/fuzz_npy -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/npy.dict -artifact_prefix=build-fuzz/ \
 	  build-fuzz/corpus tests/fuzz/corpus
+	@$(MAKE) -j $(JOBS) $(addprefix build-fuzz/fuzz_,$(FUZZ_TARGETS))
+	build-fuzz/fuzz_train_data tests/fuzz/regressions_train_data/*
+	build-fuzz/fuzz_quant_gemm_inputs tests/fuzz/regressions_quant_gemm/*
+	@for t in $(FUZZ_TARGETS); do mkdir -p build-fuzz/$$t/corpus; done
+	build-fuzz/fuzz_train_data -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/npy.dict \
+	  -artifact_prefix=build-fuzz/train_data/ build-fuzz/train_data/corpus tests/fuzz/corpus_train_data
+	build-fuzz/fuzz_quant_gemm_inputs -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/npy.dict \
+	  -artifact_prefix=build-fuzz/quant_gemm_inputs/ build-fuzz/quant_gemm_inputs/corpus tests/fuzz/corpus_quant_gemm
+
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJECTS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Itests/fuzz -fsanitize=fuzzer $^ -o $@ -lm -pthread
+
+-include $(wildcard build-fuzz/obj/*/*.d build-fuzz/obj/*/*/*.d build-fuzz/obj/*/*/*/*.d)
 
 bench: build-venvs
 	@scripts/install-deps.sh bench

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "quant_gemm.h"
 
 typedef struct qg_args {
     size_t m, n, k;
@@ -86,26 +87,48 @@ static int parse_args(qg_args *q, int argc, char **argv)
     return CLI_OK;
 }
 
+mxp_status quant_gemm_operand(const char *opt, const char *name, const mxp_array *x, mxp_array **out, char *err,
+                              size_t err_size)
+{
+    *out = NULL;
+    const mxp_dtype dt = mxp_array_dtype(x);
+    if (mxp_array_ndim(x) != 2 || mxp_array_size(x) == 0 || (dt != MXP_F32 && dt != MXP_F64)) {
+        char shape[800];
+        snprintf(err, err_size, "%s %s holds %s %s; it must be a 2-d float32 or float64 matrix", opt, name,
+                 mxp_dtype_name(dt), cli_shape(shape, sizeof shape, x));
+        return MXP_ERR_FORMAT;
+    }
+    mxp_status st = mxp_array_astype(out, x, MXP_F32, NULL);
+    if (st != MXP_OK) {
+        snprintf(err, err_size, "%s: %s", name, mxp_last_error());
+        *out = NULL;
+    }
+    return st;
+}
+
+mxp_status quant_gemm_operands_agree(const mxp_array *a, const mxp_array *b, char *err, size_t err_size)
+{
+    const int64_t *sa = mxp_array_shape(a), *sb = mxp_array_shape(b);
+    if (sa[1] == sb[0])
+        return MXP_OK;
+    snprintf(err, err_size, "A (%lld x %lld) and B (%lld x %lld) do not multiply: A has %lld columns, B %lld rows",
+             (long long)sa[0], (long long)sa[1], (long long)sb[0], (long long)sb[1], (long long)sa[1],
+             (long long)sb[0]);
+    return MXP_ERR_SHAPE;
+}
+
 /* A 2-d float32 or float64 .npy file as a C-contiguous float32 array. */
 static int load_operand(const char *opt, const char *path, mxp_array **out)
 {
     mxp_array *x = NULL;
     if (cli_load_npy("quant-gemm", path, &x) != CLI_OK)
         return CLI_FAILED;
-    const mxp_dtype dt = mxp_array_dtype(x);
-    char shape[800];
-    int rc = CLI_OK;
-    if (mxp_array_ndim(x) != 2 || mxp_array_size(x) == 0 || (dt != MXP_F32 && dt != MXP_F64)) {
-        fprintf(stderr, "mxp quant-gemm: %s %s holds %s %s; it must be a 2-d float32 or float64 matrix\n", opt, path,
-                mxp_dtype_name(dt), cli_shape(shape, sizeof shape, x));
-        rc = CLI_FAILED;
-    } else {
-        mxp_status st = mxp_array_astype(out, x, MXP_F32, NULL);
-        if (st != MXP_OK)
-            rc = cli_mxp_error("quant-gemm", path, st);
-    }
+    char err[1024];
+    mxp_status st = quant_gemm_operand(opt, path, x, out, err, sizeof err);
     mxp_array_free(x);
-    return rc;
+    if (st != MXP_OK)
+        fprintf(stderr, "mxp quant-gemm: %s\n", err);
+    return st == MXP_OK ? CLI_OK : CLI_FAILED;
 }
 
 static int load_inputs(const qg_args *q, mxp_array **a, mxp_array **b)
@@ -116,11 +139,9 @@ static int load_inputs(const qg_args *q, mxp_array **a, mxp_array **b)
     }
     if (load_operand("--a", q->a_path, a) != CLI_OK || load_operand("--b", q->b_path, b) != CLI_OK)
         return CLI_FAILED;
-    const int64_t *sa = mxp_array_shape(*a), *sb = mxp_array_shape(*b);
-    if (sa[1] != sb[0]) {
-        fprintf(stderr, "mxp quant-gemm: A (%lld x %lld) and B (%lld x %lld) do not multiply: A has %lld columns, "
-                        "B %lld rows\n", (long long)sa[0], (long long)sa[1], (long long)sb[0], (long long)sb[1],
-                (long long)sa[1], (long long)sb[0]);
+    char err[256];
+    if (quant_gemm_operands_agree(*a, *b, err, sizeof err) != MXP_OK) {
+        fprintf(stderr, "mxp quant-gemm: %s\n", err);
         return CLI_FAILED;
     }
     return CLI_OK;
