@@ -36,7 +36,7 @@ static bool supported(mxp_binary_op op)
 }
 
 static mxp_status check(mxp_binary_op op, size_t n, const void *out, mxp_dtype out_type, ptrdiff_t os, const void *a,
-                        mxp_dtype a_type)
+                        mxp_dtype a_type, ptrdiff_t as)
 {
     const char *fn = "mxp_accumulate_strided";
     const mxp_dtype_traits *to = mxp_dtype_get_traits(out_type), *ta = mxp_dtype_get_traits(a_type);
@@ -54,13 +54,19 @@ static mxp_status check(mxp_binary_op op, size_t n, const void *out, mxp_dtype o
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL with n = %zu", fn, out ? "a" : "out", n);
     if (n > 1 && (os == 0 || (os < 0 ? (size_t)0 - (size_t)os : (size_t)os) < to->itemsize))
         return mxp_error(MXP_ERR_OVERLAP, "%s: out_stride %td overlaps out's %zu-byte elements", fn, os, to->itemsize);
+    /* every byte offset (n - 1) |stride| + itemsize fits in ptrdiff_t (the blocks' own checks see one block) */
+    const size_t uo = os < 0 ? (size_t)0 - (size_t)os : (size_t)os, ua = as < 0 ? (size_t)0 - (size_t)as : (size_t)as;
+    const size_t max_off = (size_t)PTRDIFF_MAX - 8;
+    if (n - 1 > max_off / (uo ? uo : 1) || (ua && n - 1 > max_off / ua))
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: n = %zu elements at strides %td/%td bytes overflow the address space",
+                         fn, n, os, as);
     return MXP_OK;
 }
 
 mxp_status mxp_accumulate_strided(mxp_binary_op op, size_t n, void *out, mxp_dtype out_type, ptrdiff_t out_stride,
                                   const void *a, mxp_dtype a_type, ptrdiff_t a_stride, const void *start)
 {
-    mxp_status st = check(op, n, out, out_type, out_stride, a, a_type);
+    mxp_status st = check(op, n, out, out_type, out_stride, a, a_type, a_stride);
     if (st != MXP_OK || n == 0)
         return st;
     mxp_fpenv env = mxp_fpenv_enter();

@@ -95,19 +95,24 @@ static void keys_of(uint64_t *out, const unsigned char *p, ptrdiff_t stride, siz
     }
 }
 
+static mxp_status check(const char *fn, const void *a, mxp_dtype type, ptrdiff_t stride, size_t n,
+                        const mxp_dtype_traits **t);
+
 mxp_status mxp_sort_keys(uint64_t *keys, const void *a, mxp_dtype type, ptrdiff_t stride, size_t n)
 {
-    const mxp_dtype_traits *t = mxp_dtype_get_traits(type);
-    if (!t)
-        return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_sort_keys: %d is not a dtype", (int)type);
-    if (n > 0 && (!a || !keys))
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_sort_keys: %s is NULL", a ? "keys" : "the data");
+    const mxp_dtype_traits *t;
+    mxp_status st = check("mxp_sort_keys", a, type, stride, n, &t);
+    if (st != MXP_OK)
+        return st;
+    if (n > 0 && !keys)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_sort_keys: keys is NULL");
     key_rule r = rule_for(t);
     keys_of(keys, a, stride, n, &r, t->itemsize);
     return MXP_OK;
 }
 
-static mxp_status check(const char *fn, const void *a, mxp_dtype type, size_t n, const mxp_dtype_traits **t)
+static mxp_status check(const char *fn, const void *a, mxp_dtype type, ptrdiff_t stride, size_t n,
+                        const mxp_dtype_traits **t)
 {
     *t = mxp_dtype_get_traits(type);
     if (!*t)
@@ -116,6 +121,11 @@ static mxp_status check(const char *fn, const void *a, mxp_dtype type, size_t n,
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: the data is NULL", fn);
     if (n > (size_t)INT64_MAX / (2 * sizeof(keyed)))
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: %zu elements are too many", fn, n);
+    /* every byte offset (n - 1) |stride| + itemsize fits in ptrdiff_t */
+    const size_t s = stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride;
+    if (s && n > 1 && n - 1 > ((size_t)PTRDIFF_MAX - 8) / s)
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: n = %zu elements at a stride of %td bytes overflow the address space",
+                         fn, n, stride);
     return MXP_OK;
 }
 
@@ -169,7 +179,7 @@ static mxp_status sorted_keys(const char *fn, keyed **out, const void *a, const 
 mxp_status mxp_sort_strided(void *a, mxp_dtype type, ptrdiff_t stride, size_t n)
 {
     const mxp_dtype_traits *t;
-    mxp_status st = check("mxp_sort_strided", a, type, n, &t);
+    mxp_status st = check("mxp_sort_strided", a, type, stride, n, &t);
     if (st != MXP_OK || n < 2)
         return st;
     keyed *k;
@@ -187,7 +197,7 @@ mxp_status mxp_sort_strided(void *a, mxp_dtype type, ptrdiff_t stride, size_t n)
 mxp_status mxp_argsort_strided(int64_t *index, const void *a, mxp_dtype type, ptrdiff_t stride, size_t n)
 {
     const mxp_dtype_traits *t;
-    mxp_status st = check("mxp_argsort_strided", a, type, n, &t);
+    mxp_status st = check("mxp_argsort_strided", a, type, stride, n, &t);
     if (st == MXP_OK && n > 0 && !index)
         st = mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_argsort_strided: index is NULL");
     if (st != MXP_OK || n == 0)
@@ -241,7 +251,7 @@ static mxp_status arg_extreme(const char *fn, int64_t *index, const void *a, mxp
                               size_t n, bool max)
 {
     const mxp_dtype_traits *t;
-    mxp_status st = check(fn, a, type, n, &t);
+    mxp_status st = check(fn, a, type, stride, n, &t);
     if (st != MXP_OK)
         return st;
     if (!index)
