@@ -310,6 +310,8 @@ static void mark_mismatches(mxp_compare_report *rep)
 
 void mxp_compare_finish(mxp_compare_report *rep, const mxp_compare_sums *s)
 {
+    if (!rep || !s) /* nothing to finish (the function returns no status) */
+        return;
     const int64_t m = rep->count;
     if (m <= 0) {
         rep->mean_rel_error = rep->mean_ulp = rep->mse = rep->rmse = 0.0;

@@ -293,6 +293,9 @@ mxp_status mxp_broadcast_shapes(int *ndim_out, int64_t *shape_out, int ndim_a, c
 {
     if (!ndim_out || !shape_out || ndim_a < 0 || ndim_b < 0 || ndim_a > MXP_MAXDIMS || ndim_b > MXP_MAXDIMS)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_broadcast_shapes: bad arguments");
+    if ((ndim_a > 0 && !shape_a) || (ndim_b > 0 && !shape_b))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_broadcast_shapes: shape_%c is NULL with %d dimensions",
+                         ndim_a > 0 && !shape_a ? 'a' : 'b', ndim_a > 0 && !shape_a ? ndim_a : ndim_b);
     int n = ndim_a > ndim_b ? ndim_a : ndim_b;
     for (int i = 0; i < n; i++) {
         int ia = ndim_a - n + i, ib = ndim_b - n + i;
