@@ -121,13 +121,17 @@ static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *l
     }
     PyArrayObject *x = (PyArrayObject *)obj;
     npy_intp s = PyArray_ITEMSIZE(x);
-    if ((PyArray_STRIDE(x, 1) != s && PyArray_DIM(x, 1) > 1) || PyArray_STRIDE(x, 0) % s ||
-        PyArray_STRIDE(x, 0) < 0 || (writeable && !PyArray_ISWRITEABLE(x))) {
-        PyErr_Format(PyExc_ValueError, "%s: rows must be contiguous with a non-negative row stride%s", what,
-                     writeable ? ", and the array writeable" : "");
+    /* rows over each other (a row stride below the row's length: broadcast
+     * or as_strided views) would be read, or written, as separate rows */
+    if ((PyArray_SIZE(x) > 0 && ((PyArray_STRIDE(x, 1) != s && PyArray_DIM(x, 1) > 1) || PyArray_STRIDE(x, 0) % s ||
+                                 PyArray_STRIDE(x, 0) < 0 ||
+                                 (PyArray_DIM(x, 0) > 1 && PyArray_STRIDE(x, 0) < PyArray_DIM(x, 1) * s))) ||
+        (writeable && !PyArray_ISWRITEABLE(x))) {
+        PyErr_Format(PyExc_ValueError, "%s: rows must be contiguous and apart, with a non-negative row stride%s",
+                     what, writeable ? ", and the array writeable" : "");
         return -1;
     }
-    npy_intp rs = PyArray_STRIDE(x, 0) / s;
+    npy_intp rs = PyArray_SIZE(x) > 0 ? PyArray_STRIDE(x, 0) / s : 0; /* an empty one: any stride */
     *ld = (size_t)(rs >= PyArray_DIM(x, 1) && rs > 0 ? rs : (PyArray_DIM(x, 1) > 0 ? PyArray_DIM(x, 1) : 1));
     return 0;
 }
@@ -189,6 +193,13 @@ static PyObject *gemm(PyObject *self, PyObject *args)
     if (strategy != Py_None && strategy_from_name(PyUnicode_AsUTF8(strategy), &so.strategy) < 0)
         return NULL;
     if (promote != Py_None) {
+        PyArrayObject *P = (PyArrayObject *)promote;
+        if ((size_t)PyArray_DIM(P, 0) != m || (size_t)PyArray_DIM(P, 1) != n)
+            return PyErr_Format(PyExc_ValueError, "gemm_safe: promote_to is %zd x %zd, c %zu x %zu",
+                                (Py_ssize_t)PyArray_DIM(P, 0), (Py_ssize_t)PyArray_DIM(P, 1), m, n);
+        if (PyArray_TYPE(P) != NPY_FLOAT32 && PyArray_TYPE(P) != NPY_FLOAT64)
+            return PyErr_Format(PyExc_TypeError, "gemm_safe: promote_to is %R: a float32 or float64 array is needed",
+                                (PyObject *)PyArray_DESCR(P));
         so.promote_to = PyArray_DATA((PyArrayObject *)promote);
         so.promote_dtype = mxpy_dtype_from_typenum(PyArray_TYPE((PyArrayObject *)promote));
         so.ldp = ldp;
