@@ -38,7 +38,10 @@ PyObject *mxpy_raise(mxp_status st)
     case MXP_ERR_UNSUPPORTED:
     case MXP_ERR_CASTING: type = PyExc_TypeError; break;
     case MXP_ERR_IO: type = PyExc_OSError; break;
-    case MXP_ERR_INDEX: type = strstr(mxp_last_error(), "axis") ? mxpy_axis_error_type() : PyExc_IndexError; break;
+    case MXP_ERR_INDEX:
+        type = strstr(mxp_last_error(), "axis") || strstr(mxp_last_error(), "axes") ? mxpy_axis_error_type()
+                                                                                      : PyExc_IndexError;
+        break;
     case MXP_ERR_SIZE_OVERFLOW: type = PyExc_OverflowError; break;
     default: break;
     }
