@@ -152,7 +152,10 @@ def fake_quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None
 def pack_int4(codes):
     """Two int4/uint4 codes per byte along the last axis, element 2j in the
     low nibble of byte j (docs/quant.md)."""
-    return _mxp._pack_int4(np.asarray(codes))
+    codes = np.asarray(codes)
+    if codes.ndim == 0 and codes.dtype in (np.dtype(np.int8), np.dtype(np.uint8)):
+        raise ValueError("pack_int4: a 0-d array has no last axis to pack along")
+    return _mxp._pack_int4(codes)
 
 
 def unpack_int4(packed, n, signed=True):
@@ -216,6 +219,8 @@ class _Observer:
 
     def __init__(self, qtype="int8", *, symmetric=True, axis=None, momentum=0.0, percentile=0.0, group_size=None,
                  bins=0):
+        if self._kind >= 3 and (isinstance(bins, bool) or int(bins) < 1):  # 0 would mean the C API's default
+            raise ValueError(f"bins {bins!r} must be >= 1")
         if qtype not in QTYPES:
             raise ValueError(f"qtype {qtype!r} is not one of {', '.join(QTYPES)}")
         self.qtype, self.axis = qtype, axis
@@ -285,6 +290,7 @@ class KLObserver(_Observer):
 # ---- OCP MX ------------------------------------------------------------------
 
 MX_FORMATS = {"mxfp8_e4m3": 1, "mxfp8_e5m2": 2, "mxfp4": 3, "mxint8": 4}
+_MXP_FLOATS = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
 
 
 class MXTensor:
@@ -314,6 +320,8 @@ def mx_quantize(x, fmt="mxfp8_e4m3", rounding="nearest_even", seed=0):
     _mx_format(fmt, "mx_quantize")
     _check_rounding(rounding)
     x = np.asarray(x)
+    if x.dtype.kind not in "biuf" and x.dtype not in _MXP_FLOATS:  # complex, objects, strings: not cast silently
+        raise TypeError(f"mx_quantize: mxp has no float conversion from {x.dtype}")
     flat = np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
     return MXTensor(_mxp._mx_quantize(flat, MX_FORMATS[fmt], rounding, _seed(seed)), fmt, x.shape)
 
@@ -323,5 +331,11 @@ def mx_dequantize(t):
     if not isinstance(t, MXTensor):
         raise TypeError("mx_dequantize: expected an MXTensor")
     code = _mx_format(t.format, "mx_dequantize")  # ValueError, not KeyError, for an unknown format
-    n = int(np.prod(t.shape, dtype=np.int64))
+    n = 1
+    for d in t.shape:  # Python ints: a size that overflows int64 is refused, not wrapped
+        if int(d) < 0:
+            raise ValueError(f"mx_dequantize: shape {t.shape} has a negative dimension")
+        n *= int(d)
+    if n >= 2**62:
+        raise ValueError(f"mx_dequantize: shape {t.shape} holds {n} elements, more than any MX data can")
     return _mxp._mx_dequantize(t.data, code, n).reshape(t.shape)

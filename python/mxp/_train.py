@@ -11,6 +11,7 @@ from . import _mxp
 from ._api import _seed
 
 _SGD, _ADAM, _ADAMW = 1, 2, 3
+_MXP_FLOATS = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
 
 
 def _array_list(xs, what):
@@ -76,8 +77,8 @@ class _Optimizer:
                                     _number(max_grad_norm, "max_grad_norm"), bool(master), rounding, _seed(seed))
         if lr == 0:  # the C API's 0 means the default: set it explicitly
             _mxp._optim_set_lr(self._opt, 0.0)
-        for p, g, m in zip(params, grads, inits):
-            _mxp._optim_add_param(self._opt, p, g, m)
+        for p, g, m in zip(params, grads, inits):  # master_init is read once: any layout
+            _mxp._optim_add_param(self._opt, p, g, None if m is None else np.ascontiguousarray(m))
         # C holds views of these; the lists keep them reachable from Python too.
         self.params, self.grads = params, grads
 
@@ -98,6 +99,8 @@ class _Optimizer:
         if len(grads) != len(self.grads):
             raise ValueError(f"step: {len(grads)} grads for {len(self.grads)} params")
         for dst, g in zip(self.grads, grads):
+            if g.dtype.kind not in "biuf" and g.dtype not in _MXP_FLOATS:  # complex, objects: not cast silently
+                raise TypeError(f"step: a gradient of dtype {g.dtype} (a float dtype is needed)")
             if g.shape != dst.shape:
                 raise ValueError(f"step: a gradient of shape {g.shape} for a parameter of shape {dst.shape}")
             np.copyto(dst, g, casting="unsafe")
