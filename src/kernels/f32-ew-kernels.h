@@ -17,4 +17,12 @@ void mxp_f32_arith__avx512f(int op, float *y, const float *a, const float *b, si
 void mxp_f64_arith__avx2(int op, double *y, const double *a, const double *b, size_t n);
 void mxp_f64_arith__avx512f(int op, double *y, const double *a, const double *b, size_t n);
 
+/* x[i] = the positive quiet NaN (0x7fc00000, 0x7ff8000000000000) where x[i]
+ * is a NaN, i < n: every elementwise operation's NaN results, one pattern
+ * at every ISA level (src/ops/strided.c, canonical_nan, is the reference). */
+void mxp_f32_canonical_nan__avx2(float *x, size_t n);
+void mxp_f32_canonical_nan__avx512f(float *x, size_t n);
+void mxp_f64_canonical_nan__avx2(double *x, size_t n);
+void mxp_f64_canonical_nan__avx512f(double *x, size_t n);
+
 #endif

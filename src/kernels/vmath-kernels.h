@@ -35,6 +35,8 @@ enum mxp_vmath_fn {
 
 /* y[i] = fn(x[i]) for i < n; y may be x.  The float32 kernels round the
  * activations to nearest even (the environment's mode: mxp's fpenv). */
+/* (a NaN result is written as the positive quiet NaN 0x7fc00000, as every
+ * elementwise operation gives it) */
 void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n);
 void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n);
 void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n);

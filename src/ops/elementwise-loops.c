@@ -249,6 +249,47 @@ ARITH_WRAPPER(f64_arith_avx512, mxp_f64_arith__avx512f, double)
 #undef ARITH_WRAPPER
 #endif
 
+/* ---- NaN results: one pattern ------------------------------------------
+ * Vector units and libm disagree on a NaN's sign and payload (x86's
+ * inf - inf is 0xffc00000, SLEEF's log(-1) 0x7fc00000, a + b of two NaNs
+ * the first or the second operand's, as the compiler orders them), so the
+ * elementwise loop fixes the bits once for every kernel. */
+static void f32_canonical_nan(void *x, size_t n)
+{
+    uint32_t *u = x;
+    for (size_t i = 0; i < n; i++)
+        u[i] = (u[i] & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : u[i];
+}
+
+static void f64_canonical_nan(void *x, size_t n)
+{
+    uint64_t *u = x;
+    for (size_t i = 0; i < n; i++)
+        u[i] = (u[i] & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : u[i];
+}
+
+#ifdef MXP_HAVE_X86_KERNELS
+static void f32_canonical_nan_avx2(void *x, size_t n) { mxp_f32_canonical_nan__avx2(x, n); }
+static void f32_canonical_nan_avx512(void *x, size_t n) { mxp_f32_canonical_nan__avx512f(x, n); }
+static void f64_canonical_nan_avx2(void *x, size_t n) { mxp_f64_canonical_nan__avx2(x, n); }
+static void f64_canonical_nan_avx512(void *x, size_t n) { mxp_f64_canonical_nan__avx512f(x, n); }
+#endif
+
+mxp_canonical_nan_fn mxp_canonical_nan_kernel(mxp_dtype ct, mxp_isa isa)
+{
+    if (ct != MXP_F32 && ct != MXP_F64)
+        return NULL;
+#ifdef MXP_HAVE_X86_KERNELS
+    if (isa >= MXP_ISA_AVX512)
+        return ct == MXP_F32 ? f32_canonical_nan_avx512 : f64_canonical_nan_avx512;
+    if (isa >= MXP_ISA_AVX2)
+        return ct == MXP_F32 ? f32_canonical_nan_avx2 : f64_canonical_nan_avx2;
+#else
+    (void)isa;
+#endif
+    return ct == MXP_F32 ? f32_canonical_nan : f64_canonical_nan;
+}
+
 mxp_kernel_fn mxp_binary_kernel_for(mxp_dtype ct, int op, mxp_isa isa)
 {
 #ifdef MXP_HAVE_X86_KERNELS

@@ -215,7 +215,12 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
     *p = (mxp_ew_plan){ .nin = nin, .in = { a, b }, .out = out };
     p->ct = compute_type(info, nin, p->in, out);
     p->costly = info->compute == C_F64;
+    /* negative, positive, abs and copysign act on the sign bit alone (IEEE
+     * 754's bit operations): an input NaN keeps its payload */
+    const bool sign_op = nin == 2 ? op == MXP_OP_COPYSIGN
+                                  : op == MXP_OP_NEGATIVE || op == MXP_OP_POSITIVE || op == MXP_OP_ABS;
     p->fn = nin == 2 ? mxp_binary_kernel_for(p->ct, op, mxp_isa_current()) : mxp_unary_kernel(p->ct);
+    bool fused_nan = false;
     if (nin == 1 && fits_f32(a) && is_float(out) && float_bits(out) <= 32) {
         /* SLEEF's loops (src/ops/elementwise-vmath.c) where they exist at
          * this ISA level: float32 ones for a float32 output rounded to
@@ -241,10 +246,14 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
         }
         if (vm)
             p->fn = vm;
+        /* mxp_vmath_f32__* write their NaNs as the positive quiet NaN
+         * (float32 gelu has a kernel of its own, src/kernels/f32-gelu/) */
+        fused_nan = vm && out == MXP_F32 && p->ct == MXP_F32 && op != MXP_OP_GELU;
     }
     p->ctx = (mxp_ew_ctx){ op, p->ct == MXP_F32, is_float(out) ? mxp_dtype_get_traits(out) : NULL };
     if (convert)
         p->convert = *convert;
+    p->canonical_nan = is_float(out) && !sign_op && !fused_nan ? mxp_canonical_nan_kernel(p->ct, mxp_isa_current()) : NULL;
 }
 
 /* The fused float16/bfloat16 kernel for a + b, a - b, a * b of one 16-bit

@@ -31,6 +31,12 @@ mxp_kernel_fn mxp_binary_kernel(mxp_dtype compute_type);
 mxp_kernel_fn mxp_binary_kernel_for(mxp_dtype compute_type, int op, mxp_isa isa);
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
 
+/* Rewrites every NaN of n compute-type (float32 or float64) results as
+ * the positive quiet NaN with no payload (src/ops/elementwise-loops.c); the
+ * vector kernels where the ISA level has them.  NULL for other types. */
+typedef void (*mxp_canonical_nan_fn)(void *x, size_t n);
+mxp_canonical_nan_fn mxp_canonical_nan_kernel(mxp_dtype compute_type, mxp_isa isa);
+
 /* The SLEEF loop for unary op (exp, log, tanh, sin, cos, sigmoid, silu,
  * gelu, gelu_tanh) in compute type ct (float32: results rounded to nearest
  * even; float64) at ISA level isa, or NULL: none (scalar level, another op,
@@ -77,6 +83,10 @@ typedef struct mxp_ew_plan {
     mxp_convert_opts convert;    /* the one rounding into out */
     bool costly;                 /* a function per element (exp, tanh, gelu, power ...):
                                     compute-bound, so threads pay off on smaller arrays */
+    /* a NaN result is written as the positive quiet NaN with no payload,
+     * the same bits at every ISA level (every float operation but the sign
+     * operations); NULL: results as the loop leaves them */
+    mxp_canonical_nan_fn canonical_nan;
     /* float16/bfloat16 + - x fused into one pass (src/kernels/h16-ew/) for
      * contiguous, 2-byte aligned operands; NULL: none */
     mxp_h16_fn h16;

@@ -118,6 +118,8 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
             p->custom(res, args[0], m, p->custom_ctx);
         else
             p->fn(&p->ctx, res, args[0], args[1], m);
+        if (p->canonical_nan && !p->custom)
+            p->canonical_nan(res, m);
         if (!direct_out) {
             co.index_offset = p->convert.index_offset + index0 + j;
             convert_block(&narrow, dst, os, out_buf, cs, m, NULL);

@@ -82,3 +82,29 @@ void mxp_f64_arith__avx2(int op, double *y, const double *a, const double *b, si
     default: f64_loop(MXP_ARITH_DIV, y, a, b, n); break;
     }
 }
+
+void mxp_f32_canonical_nan__avx2(float *x, size_t n)
+{
+    const __m256 q = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000));
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_ps(x + i, _mm256_blendv_ps(v, q, _mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    }
+    for (; i < n; i++) /* as the reference (src/ops/strided.c) */
+        if (x[i] != x[i])
+            x[i] = _mm_cvtss_f32(_mm256_castps256_ps128(q));
+}
+
+void mxp_f64_canonical_nan__avx2(double *x, size_t n)
+{
+    const __m256d q = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7ff8000000000000ll));
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256d v = _mm256_loadu_pd(x + i);
+        _mm256_storeu_pd(x + i, _mm256_blendv_pd(v, q, _mm256_cmp_pd(v, v, _CMP_UNORD_Q)));
+    }
+    for (; i < n; i++)
+        if (x[i] != x[i])
+            x[i] = _mm_cvtsd_f64(_mm256_castpd256_pd128(q));
+}

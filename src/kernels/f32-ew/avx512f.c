@@ -76,3 +76,33 @@ void mxp_f64_arith__avx512f(int op, double *y, const double *a, const double *b,
     default: f64_loop(MXP_ARITH_DIV, y, a, b, n); break;
     }
 }
+
+void mxp_f32_canonical_nan__avx512f(float *x, size_t n)
+{
+    const __m512 q = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000));
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 v = _mm512_loadu_ps(x + i);
+        _mm512_mask_storeu_ps(x + i, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), q);
+    }
+    if (i < n) {
+        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        _mm512_mask_storeu_ps(x + i, m & _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), q);
+    }
+}
+
+void mxp_f64_canonical_nan__avx512f(double *x, size_t n)
+{
+    const __m512d q = _mm512_castsi512_pd(_mm512_set1_epi64(0x7ff8000000000000ll));
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m512d v = _mm512_loadu_pd(x + i);
+        _mm512_mask_storeu_pd(x + i, _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), q);
+    }
+    if (i < n) {
+        const __mmask8 m = (__mmask8)((1u << (n - i)) - 1);
+        const __m512d v = _mm512_maskz_loadu_pd(m, x + i);
+        _mm512_mask_storeu_pd(x + i, m & _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q), q);
+    }
+}

@@ -7,9 +7,12 @@
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
+/* A NaN result as the positive quiet NaN (src/ops/strided.c, canonical_nan). */
 MXP_INLINE __m256 op8(int op, __m256 x, __m256 y)
 {
-    return op == MXP_H16_ADD ? _mm256_add_ps(x, y) : op == MXP_H16_SUB ? _mm256_sub_ps(x, y) : _mm256_mul_ps(x, y);
+    const __m256 r = op == MXP_H16_ADD ? _mm256_add_ps(x, y) : op == MXP_H16_SUB ? _mm256_sub_ps(x, y)
+                                                                                : _mm256_mul_ps(x, y);
+    return _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
 }
 
 MXP_INLINE __m128i f16_step(int op, __m128i a, __m128i b)

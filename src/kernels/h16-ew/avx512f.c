@@ -6,9 +6,13 @@
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
+/* A NaN result as the positive quiet NaN, as every elementwise operation
+ * gives it (src/ops/strided.c, canonical_nan). */
 MXP_INLINE __m512 op16(int op, __m512 x, __m512 y)
 {
-    return op == MXP_H16_ADD ? _mm512_add_ps(x, y) : op == MXP_H16_SUB ? _mm512_sub_ps(x, y) : _mm512_mul_ps(x, y);
+    const __m512 r = op == MXP_H16_ADD ? _mm512_add_ps(x, y) : op == MXP_H16_SUB ? _mm512_sub_ps(x, y)
+                                                                                : _mm512_mul_ps(x, y);
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
 }
 
 MXP_INLINE __m256i f16_step(int op, __m256i a, __m256i b)

@@ -7,6 +7,12 @@
 #include <sleef.h>
 #include <string.h>
 
+/* A NaN result as the positive quiet NaN (src/ops/elementwise-loops.c, mxp_canonical_nan_kernel). */
+static __m256 canonical_nan(__m256 r)
+{
+    return _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
+}
+
 typedef __m256 (*f32_fn)(__m256);
 static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
     [MXP_VMATH_EXP] = Sleef_expf8_u10avx2, [MXP_VMATH_LOG] = Sleef_logf8_u10avx2,
@@ -81,13 +87,13 @@ void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_loadu_ps(x + i);
-        _mm256_storeu_ps(y + i, f ? f(v) : f32_via_f64(fn, v));
+        _mm256_storeu_ps(y + i, canonical_nan(f ? f(v) : f32_via_f64(fn, v)));
     }
     if (i < n) {
         float t[8] = { 0 };
         memcpy(t, x + i, (n - i) * sizeof t[0]);
         const __m256 v = _mm256_loadu_ps(t);
-        _mm256_storeu_ps(t, f ? f(v) : f32_via_f64(fn, v));
+        _mm256_storeu_ps(t, canonical_nan(f ? f(v) : f32_via_f64(fn, v)));
         memcpy(y + i, t, (n - i) * sizeof t[0]);
     }
 }
@@ -172,13 +178,13 @@ size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n)
 #define rne (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) /* an immediate, also at -O0 */
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
-        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(f32_h16(fn, v, &redo), rne));
+        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(canonical_nan(f32_h16(fn, v, &redo)), rne));
     }
     if (i < n) {
         uint16_t t[8] = { 0 };
         memcpy(t, x + i, (n - i) * sizeof t[0]);
         const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)t));
-        _mm_storeu_si128((__m128i *)(void *)t, _mm256_cvtps_ph(f32_h16(fn, v, &redo), rne));
+        _mm_storeu_si128((__m128i *)(void *)t, _mm256_cvtps_ph(canonical_nan(f32_h16(fn, v, &redo)), rne));
         memcpy(y + i, t, (n - i) * sizeof t[0]);
     }
     return redo;

@@ -8,6 +8,12 @@
 
 #include "kernels/f32-gelu/gelu-avx512f.h"
 
+/* A NaN result as the positive quiet NaN (src/ops/elementwise-loops.c, mxp_canonical_nan_kernel). */
+static __m512 canonical_nan(__m512 r)
+{
+    return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+}
+
 typedef __m512 (*f32_fn)(__m512);
 static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
     [MXP_VMATH_EXP] = Sleef_expf16_u10avx512f, [MXP_VMATH_LOG] = Sleef_logf16_u10avx512f,
@@ -82,19 +88,19 @@ void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n)
     size_t i = 0;
     if (fn >= MXP_VMATH_F32_COUNT) {
         for (; i + 16 <= n; i += 16)
-            _mm512_storeu_ps(y + i, f32_via_f64(fn, _mm512_loadu_ps(x + i)));
+            _mm512_storeu_ps(y + i, canonical_nan(f32_via_f64(fn, _mm512_loadu_ps(x + i))));
         if (i < n) {
             const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-            _mm512_mask_storeu_ps(y + i, m, f32_via_f64(fn, _mm512_maskz_loadu_ps(m, x + i)));
+            _mm512_mask_storeu_ps(y + i, m, canonical_nan(f32_via_f64(fn, _mm512_maskz_loadu_ps(m, x + i))));
         }
         return;
     }
     const f32_fn f = f32_fns[fn];
     for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, f(_mm512_loadu_ps(x + i)));
+        _mm512_storeu_ps(y + i, canonical_nan(f(_mm512_loadu_ps(x + i))));
     if (i < n) {
         const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_ps(y + i, m, f(_mm512_maskz_loadu_ps(m, x + i)));
+        _mm512_mask_storeu_ps(y + i, m, canonical_nan(f(_mm512_maskz_loadu_ps(m, x + i))));
     }
 }
 
@@ -216,12 +222,12 @@ size_t mxp_vmath_f16__avx512f(int fn, uint16_t *y, const uint16_t *x, size_t n)
 #define rne (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) /* an immediate, also at -O0 */
     for (; i + 16 <= n; i += 16) {
         const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + i)));
-        _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm512_cvtps_ph(f32_h16(fn, v, &redo), rne));
+        _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm512_cvtps_ph(canonical_nan(f32_h16(fn, v, &redo)), rne));
     }
     if (i < n) {
         const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         const __m512 v = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, x + i));
-        _mm256_mask_storeu_epi16(y + i, m, _mm512_cvtps_ph(f32_h16(fn, v, &redo), rne));
+        _mm256_mask_storeu_epi16(y + i, m, _mm512_cvtps_ph(canonical_nan(f32_h16(fn, v, &redo)), rne));
     }
     return redo;
 }
