@@ -97,15 +97,18 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
         }
     }
     /* The compute type is the output's: the loop writes it where it lies
-     * (unless infinities must saturate, which is a conversion's job). */
-    const bool direct_out = p->out == p->ct && os == cs && co.overflow == MXP_OVERFLOW_INF;
+     * (unless infinities must saturate, which is a conversion's job, or it
+     * lies at a misaligned address: the loops take typed pointers; an
+     * input likewise is read where it lies only when aligned, else copied
+     * as bytes into the scratch). */
+    const bool direct_out = p->out == p->ct && os == cs && co.overflow == MXP_OVERFLOW_INF && !((uintptr_t)out % (uintptr_t)cs);
     for (size_t j = 0; j < n; j += block) {
         const size_t m = n - j < block ? n - j : block;
         for (int k = 0; k < p->nin; k++) {
             const char *src = in[k] + (ptrdiff_t)j * is[k];
             if (fixed[k])
                 continue;
-            if (p->in[k] == p->ct && is[k] == cs) { /* already the compute type: no copy */
+            if (p->in[k] == p->ct && is[k] == cs && !((uintptr_t)src % (uintptr_t)cs)) { /* the compute type: no copy */
                 args[k] = src;
             } else {
                 convert_block(&widen[k], in_buf[k], cs, src, is[k], m, (float *)(void *)out_buf); /* free until the loop */

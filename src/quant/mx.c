@@ -146,7 +146,8 @@ static mxp_status mx_quantize(void *dst, mxp_mx_format f, const float *src, size
 
     for (size_t b0 = 0; b0 < n; b0 += BLOCK, out += 1 + eb) {
         size_t m = n - b0 < BLOCK ? n - b0 : BLOCK;
-        const float *v = src + b0;
+        float v[BLOCK]; /* copied as bytes: src may lie at any address */
+        memcpy(v, (const unsigned char *)(const void *)src + b0 * sizeof(float), m * sizeof(float));
         unsigned char *elems = out + 1;
         memset(elems, 0, eb); /* padding and NaN blocks: all-zero codes */
 
@@ -230,10 +231,12 @@ static mxp_status mx_dequantize(float *dst, const void *src, mxp_mx_format f, si
     for (size_t b0 = 0; b0 < n; b0 += BLOCK, in += 1 + eb) {
         size_t m = n - b0 < BLOCK ? n - b0 : BLOCK;
         const unsigned char *elems = in + 1;
-        float *out = dst + b0;
+        unsigned char *to = (unsigned char *)(void *)dst + b0 * sizeof(float); /* any address: written as bytes */
+        float out[BLOCK];
         if (in[0] == E8M0_NAN) {
             for (size_t i = 0; i < m; i++)
                 out[i] = NAN;
+            memcpy(to, out, m * sizeof(float));
             continue;
         }
         double x = ldexp(1.0, (int)in[0] - E8M0_BIAS);
@@ -261,6 +264,7 @@ static mxp_status mx_dequantize(float *dst, const void *src, mxp_mx_format f, si
         /* p * x is exact in double; one rounding to float32. */
         for (size_t i = 0; i < m; i++)
             out[i] = (float)(p[i] * x);
+        memcpy(to, out, m * sizeof(float));
     }
     return MXP_OK;
 }
