@@ -101,11 +101,15 @@ typedef enum mxp_calib_kind {
 } mxp_calib_kind;
 
 /* Zero-initialized (or NULL) means the defaults. */
+/* The most histogram bins an observer takes (8 MiB of counts). */
+#define MXP_OBSERVER_MAX_BINS (1 << 20)
+
 typedef struct mxp_observer_opts {
     double momentum;    /* MOVING_AVERAGE: weight of the old value, [0, 1); 0: 0.9 */
     double percentile;  /* PERCENTILE: (0, 100]; 0: 99.99 */
     int64_t group_size; /* MINMAX, MOVING_AVERAGE with axis >= 0: 0 none */
-    int bins;           /* histogram kinds: 0: 2048 (KL needs >= 256; 16 for 4-bit) */
+    int bins;           /* histogram kinds: 0: 2048 (KL needs >= 256; 16 for 4-bit);
+                           at most MXP_OBSERVER_MAX_BINS */
 } mxp_observer_opts;
 
 typedef struct mxp_observer mxp_observer; /* opaque */

@@ -43,9 +43,11 @@ static mxp_status observer_opts(mxp_calib_kind kind, const quant_type *qt, const
     if (o->bins == 0)
         o->bins = DEFAULT_BINS;
     if (!(o->momentum > 0.0 && o->momentum < 1.0) || !(o->percentile > 0.0 && o->percentile <= 100.0) ||
-        o->bins < (kind == MXP_CALIB_KL ? 2 * qt->kl_bins : 2) || o->group_size < 0)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: bad options (momentum %g, percentile %g, bins %d)", what,
-                         o->momentum, o->percentile, o->bins);
+        o->bins < (kind == MXP_CALIB_KL ? 2 * qt->kl_bins : 2) || o->bins > MXP_OBSERVER_MAX_BINS || o->group_size < 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT,
+                         "%s: bad options (momentum %g in (0, 1), percentile %g in (0, 100], bins %d in [%d, %d])",
+                         what, o->momentum, o->percentile, o->bins, kind == MXP_CALIB_KL ? 2 * qt->kl_bins : 2,
+                         MXP_OBSERVER_MAX_BINS);
     return MXP_OK;
 }
 

@@ -148,6 +148,10 @@ void hostile_quant(hctx *c)
         &(mxp_observer_opts){ .percentile = -1 });
     ERR("percentile NaN", mxp_observer_create, &obs_out, MXP_CALIB_PERCENTILE, MXP_S8, true, -1,
         &(mxp_observer_opts){ .percentile = NAN });
+    ERR("bins INT_MAX (16 GiB of counts)", mxp_observer_create, &obs_out, MXP_CALIB_PERCENTILE, MXP_S8, true, -1,
+        &(mxp_observer_opts){ .bins = INT_MAX });
+    ERR("bins MXP_OBSERVER_MAX_BINS + 1", mxp_observer_create, &obs_out, MXP_CALIB_MSE, MXP_S8, true, -1,
+        &(mxp_observer_opts){ .bins = MXP_OBSERVER_MAX_BINS + 1 });
     ERR("bins -1", mxp_observer_create, &obs_out, MXP_CALIB_MSE, MXP_S8, true, -1, &(mxp_observer_opts){ .bins = -1 });
     ERR("bins 16 for KL on int8 (256 at least)", mxp_observer_create, &obs_out, MXP_CALIB_KL, MXP_S8, true, -1,
         &(mxp_observer_opts){ .bins = 16 });

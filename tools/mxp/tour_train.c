@@ -80,6 +80,7 @@ static mxp_status short_run(void)
         printf("\n(%s)\n", err);
         return MXP_OK;
     }
+    train_fit_setup(&s, &d); /* the input layer as wide as the data's columns */
     printf("\nA short `mxp train` (hidden 128, %d epochs; the loss weighted by 2^-20 as there):\n\n", s.epochs);
     printf("  %-28s %9s %10s %8s %10s\n", "configuration", "test acc", "final loss", "skipped", "grad lost");
     static const int which[] = { 0, 2, 3 };
