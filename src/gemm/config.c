@@ -21,6 +21,8 @@ static const mxp_gemm_config configs[] = {
     { "f32_gemm_6x16__avx2", MXP_F32, MXP_F32, 1, MXP_ISA_AVX2, 6, 16, 96, 256, 2048, mxp_f32_gemm_ukernel_6x16__avx2, NULL },
     { "f64_gemm_6x16__avx512f", MXP_F64, MXP_F64, 1, MXP_ISA_AVX512, 6, 16, 72, 256, 1024,
       mxp_f64_gemm_ukernel_6x16__avx512f, NULL },
+    { "f64_gemm_6x8__avx2", MXP_F64, MXP_F64, 1, MXP_ISA_AVX2, 6, 8, 72, 256, 1024, mxp_f64_gemm_ukernel_6x8__avx2,
+      NULL },
 #endif
     { "f32_gemm_4x8__scalar", MXP_F32, MXP_F32, 1, MXP_ISA_SCALAR, 4, 8, 64, 256, 1024,
       mxp_f32_gemm_ukernel_4x8__scalar, NULL },

@@ -14,6 +14,7 @@
 MXP_GEMM_UKERNEL(mxp_f32_gemm_ukernel_4x8__scalar)
 MXP_GEMM_UKERNEL(mxp_f64_gemm_ukernel_4x4__scalar)
 MXP_GEMM_UKERNEL(mxp_f32_gemm_ukernel_6x16__avx2)
+MXP_GEMM_UKERNEL(mxp_f64_gemm_ukernel_6x8__avx2)
 MXP_GEMM_UKERNEL(mxp_f32_gemm_ukernel_6x32__avx512f)
 MXP_GEMM_UKERNEL(mxp_f64_gemm_ukernel_6x16__avx512f)
 MXP_GEMM_UKERNEL(mxp_bf16_gemm_ukernel_6x32__avx512bf16)

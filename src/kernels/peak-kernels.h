@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+uint64_t mxp_peak_f32_fma__avx2(uint64_t iters);
+uint64_t mxp_peak_f64_fma__avx2(uint64_t iters);
 uint64_t mxp_peak_f32_fma__avx512f(uint64_t iters);
 uint64_t mxp_peak_f64_fma__avx512f(uint64_t iters);
 uint64_t mxp_peak_bf16_dot__avx512bf16(uint64_t iters);

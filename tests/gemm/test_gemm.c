@@ -1593,6 +1593,13 @@ static void test_gemm_kernel_name_names_the_kernel_or_says_invalid(void **state)
         assert_string_equal(mxp_gemm_kernel_name(MXP_F32, MXP_F32, &acc64), f64);
         assert_string_equal(mxp_gemm_kernel_name(MXP_BF16, MXP_F16, &acc64), f64);
         assert_string_equal(mxp_gemm_kernel_name(MXP_F16, MXP_F32, NULL), f32);
+        /* each level's own kernels (an AVX2 machine runs these two) */
+        if (isa == MXP_ISA_AVX2) {
+            assert_string_equal(f32, "f32_gemm_6x16__avx2");
+            assert_string_equal(f64, "f64_gemm_6x8__avx2");
+        }
+        if (isa == MXP_ISA_SCALAR)
+            assert_string_equal(f64, "f64_gemm_4x4__scalar");
     }
     mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
     assert_string_equal(mxp_gemm_kernel_name((mxp_dtype)0, MXP_F32, NULL), "invalid");

@@ -73,7 +73,9 @@ int tour_gemm(void)
     const int saved_threads = mxp_get_num_threads();
     mxp_set_num_threads(1);
     const bool avx512 = mxp_get_isa() >= MXP_ISA_AVX512, bf16 = mxp_get_isa() >= MXP_ISA_AVX512BF16;
-    const double p32 = avx512 ? peak(mxp_peak_f32_fma__avx512f) : 0, p64 = avx512 ? peak(mxp_peak_f64_fma__avx512f) : 0;
+    const bool avx2 = mxp_get_isa() >= MXP_ISA_AVX2;
+    const double p32 = avx512 ? peak(mxp_peak_f32_fma__avx512f) : avx2 ? peak(mxp_peak_f32_fma__avx2) : 0;
+    const double p64 = avx512 ? peak(mxp_peak_f64_fma__avx512f) : avx2 ? peak(mxp_peak_f64_fma__avx2) : 0;
     const double pbf = bf16 ? peak(mxp_peak_bf16_dot__avx512bf16) : 0;
     const int64_t big = (int64_t)N * N, small = NE * NE;
     mxp_array *x = NULL, *y = NULL, *ex = NULL, *ey = NULL;

@@ -1,7 +1,9 @@
-/* float32 GEMM micro-kernel, 6 x 16, AVX2 + FMA: 12 accumulators of 8 lanes.
- * Partial tiles are written through a small buffer (AVX2 has no masked
- * stores of arbitrary width without maskmov's cost). */
+/* float32 GEMM micro-kernel, 6 x 16, AVX2 + FMA: 12 accumulators of 8 lanes
+ * held in registers.  A whole tile is written from the registers; a partial
+ * one through a 6 x 16 buffer (AVX2 has no masked stores of arbitrary width
+ * without maskmov's cost). */
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #include "kernels/gemm-kernels.h"
@@ -29,19 +31,33 @@ void mxp_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void
     }
     const __m256 va = _mm256_set1_ps((float)alpha), vb = _mm256_set1_ps((float)beta);
     float *pc = c;
-    for (size_t i = 0; i < mr; i++) {
-        float *row = pc + i * ldc, tmp[16];
-        float *dst = nr == 16 ? row : tmp;
-        if (nr < 16 && beta != 0)
-            memcpy(tmp, row, nr * sizeof(float));
-        __m256 x0 = _mm256_mul_ps(va, acc0[i]), x1 = _mm256_mul_ps(va, acc1[i]);
-        if (beta != 0) {
-            x0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(dst), x0);
-            x1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(dst + 8), x1);
+    if (mr == MR && nr == 16) { /* a whole tile: constant indices, the sums stay in registers */
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            float *row = pc + (size_t)i * ldc;
+            __m256 x0 = _mm256_mul_ps(va, acc0[i]), x1 = _mm256_mul_ps(va, acc1[i]);
+            if (beta != 0) {
+                x0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(row), x0);
+                x1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(row + 8), x1);
+            }
+            _mm256_storeu_ps(row, x0);
+            _mm256_storeu_ps(row + 8, x1);
         }
-        _mm256_storeu_ps(dst, x0);
-        _mm256_storeu_ps(dst + 8, x1);
-        if (nr < 16)
-            memcpy(row, tmp, nr * sizeof(float));
+        return;
+    }
+    /* An edge tile: the sums go to a buffer with constant indices (indexing
+     * the accumulators by the run-time mr would keep all twelve in memory,
+     * stored on every k step), then its mr x nr corner into C. */
+    float t[MR][16];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++) {
+        _mm256_storeu_ps(t[i], _mm256_mul_ps(va, acc0[i]));
+        _mm256_storeu_ps(t[i] + 8, _mm256_mul_ps(va, acc1[i]));
+    }
+    const float fb = (float)beta;
+    for (size_t i = 0; i < mr; i++) {
+        float *row = pc + i * ldc;
+        for (size_t j = 0; j < nr; j++) /* beta * C + alpha * sum, as the vector path's fma rounds */
+            row[j] = beta != 0 ? fmaf(fb, row[j], t[i][j]) : t[i][j];
     }
 }
