@@ -101,7 +101,7 @@ def _vector(v, sizes, what, dtype=None):
         v = v.astype(np.float64)
     if v.ndim > 1 or v.size not in sizes:
         raise ValueError(f"{what}: expected {' or '.join(map(str, sizes))} values, got shape {v.shape}")
-    return np.ascontiguousarray(v.reshape(-1))
+    return np.require(v.reshape(-1), requirements=("C", "A"))  # the C layer reads it through a raw pointer
 
 
 def _mxp_float_dtypes():

@@ -23,9 +23,10 @@ class QParams:
             raise ValueError(f"qtype {qtype!r} is not one of {', '.join(QTYPES)}")
         self.qtype, self.symmetric = qtype, bool(symmetric)
         self.axis, self.group_size = axis, group_size
-        self.scales = np.ascontiguousarray(np.atleast_1d(np.asarray(scales, np.float32)))
+        # contiguous and aligned: the C layer reads them through raw pointers
+        self.scales = np.require(np.atleast_1d(np.asarray(scales, np.float32)), requirements=("C", "A"))
         zp = np.zeros(self.scales.shape, np.int32) if zero_points is None else zero_points
-        self.zero_points = np.ascontiguousarray(np.atleast_1d(np.asarray(zp, np.int32)))
+        self.zero_points = np.require(np.atleast_1d(np.asarray(zp, np.int32)), requirements=("C", "A"))
         if self.scales.ndim != 1 or self.scales.shape != self.zero_points.shape:
             raise ValueError("QParams: scales and zero_points must be 1-d of one length")
 
@@ -338,4 +339,5 @@ def mx_dequantize(t):
         n *= int(d)
     if n >= 2**62:
         raise ValueError(f"mx_dequantize: shape {t.shape} holds {n} elements, more than any MX data can")
-    return _mxp._mx_dequantize(t.data, code, n).reshape(t.shape)
+    data = np.ascontiguousarray(t.data) if isinstance(t.data, np.ndarray) else t.data  # any layout of the bytes
+    return _mxp._mx_dequantize(data, code, n).reshape(t.shape)

@@ -94,7 +94,8 @@ static PyObject *matmul(PyObject *self, PyObject *args)
         return NULL;
     mxp_array *ma = mxpy_wrap(a, "matmul: a", false);
     mxp_array *mb = ma ? mxpy_wrap(b, "matmul: b", false) : NULL;
-    mxp_array *mo = mb ? mxpy_wrap(out, "matmul: out", true) : NULL;
+    PyObject *tmp = NULL; /* out unaligned: an aligned copy, copied back after */
+    mxp_array *mo = mb ? mxpy_wrap_ex(out, "matmul: out", MXPY_WRITE, &tmp) : NULL;
     mxp_status st = MXP_OK;
     if (mo) {
         Py_BEGIN_ALLOW_THREADS
@@ -106,8 +107,12 @@ static PyObject *matmul(PyObject *self, PyObject *args)
     mxp_array_free(mo);
     if (!mo)
         return NULL;
-    if (st != MXP_OK)
+    if (st != MXP_OK) {
+        Py_XDECREF(tmp);
         return mxpy_raise(st);
+    }
+    if (mxpy_copy_back(out, tmp) < 0)
+        return NULL;
     Py_INCREF(out);
     return out;
 }
@@ -157,6 +162,10 @@ static int strategy_from_name(const char *s, mxp_overflow_strategy *out)
     return -1;
 }
 
+static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *b, double beta, PyObject *c,
+                           const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote, size_t ldp, size_t lda,
+                           size_t ldb, size_t ldc);
+
 /* _gemm(ta, tb, alpha, a, b, beta, c, <gemm args>, strategy or None, promote_to or None)
  * -> None, or the gemm_safe report as a dict */
 static PyObject *gemm(PyObject *self, PyObject *args)
@@ -175,6 +184,31 @@ static PyObject *gemm(PyObject *self, PyObject *args)
     if (matrix_arg(a, "gemm: a", false, &lda) < 0 || matrix_arg(b, "gemm: b", false, &ldb) < 0 ||
         matrix_arg(c, "gemm: c", true, &ldc) < 0 || (promote != Py_None && matrix_arg(promote, "gemm: promote_to", true, &ldp) < 0))
         return NULL;
+    /* unaligned arrays (an address or row stride not a multiple of the item
+     * size): a and b read from aligned copies, c and promote_to computed in
+     * aligned copies that are copied back after a successful call */
+    PyObject *held[4] = { mxpy_aligned(a), mxpy_aligned(b), mxpy_aligned(c),
+                          promote != Py_None ? mxpy_aligned(promote) : (Py_INCREF(Py_None), Py_None) };
+    PyObject *r = NULL;
+    if (held[0] && held[1] && held[2] && held[3] && matrix_arg(held[0], "gemm: a", false, &lda) == 0 &&
+        matrix_arg(held[1], "gemm: b", false, &ldb) == 0 && matrix_arg(held[2], "gemm: c", true, &ldc) == 0 &&
+        (promote == Py_None || matrix_arg(held[3], "gemm: promote_to", true, &ldp) == 0)) {
+        r = gemm_call(ta, tb, alpha, held[0], held[1], beta, held[2], &o, strategy, held[3], ldp, lda, ldb, ldc);
+        if (r && ((held[2] != c && PyArray_CopyInto((PyArrayObject *)c, (PyArrayObject *)held[2]) < 0) ||
+                  (held[3] != promote && PyArray_CopyInto((PyArrayObject *)promote, (PyArrayObject *)held[3]) < 0)))
+            Py_CLEAR(r);
+    }
+    for (int i = 0; i < 4; i++)
+        Py_XDECREF(held[i]);
+    return r;
+}
+
+/* gemm after the checks of its layouts, on aligned arrays */
+static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *b, double beta, PyObject *c,
+                           const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote, size_t ldp, size_t lda,
+                           size_t ldb, size_t ldc)
+{
+    mxp_gemm_opts o = *opts;
     PyArrayObject *A = (PyArrayObject *)a, *B = (PyArrayObject *)b, *C = (PyArrayObject *)c;
     size_t m = (size_t)PyArray_DIM(C, 0), n = (size_t)PyArray_DIM(C, 1);
     size_t k = (size_t)PyArray_DIM(A, ta ? 0 : 1);

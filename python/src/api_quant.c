@@ -48,9 +48,11 @@ static int qparams_from_tuple(PyObject *t, mxp_qparams *qp)
         return -1;
     if (!PyArray_Check(scales) || !PyArray_Check(zps) || PyArray_TYPE((PyArrayObject *)scales) != NPY_FLOAT32 ||
         PyArray_TYPE((PyArrayObject *)zps) != NPY_INT32 || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)scales) ||
-        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)zps) ||
+        !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)zps) || !mxpy_is_aligned((PyArrayObject *)scales) ||
+        !mxpy_is_aligned((PyArrayObject *)zps) ||
         PyArray_SIZE((PyArrayObject *)scales) != PyArray_SIZE((PyArrayObject *)zps)) {
-        PyErr_SetString(PyExc_TypeError, "qparams: scales must be contiguous float32 and zero_points int32 of one size");
+        PyErr_SetString(PyExc_TypeError,
+                        "qparams: scales must be contiguous aligned float32 and zero_points int32 of one size");
         return -1;
     }
     qp->symmetric = symmetric;
@@ -109,7 +111,8 @@ static PyObject *quantize(PyObject *self, PyObject *args)
         return NULL;
     o.index_offset = offset;
     mxp_array *mx = mxpy_wrap(x, fake ? "fake_quantize: x" : "quantize: x", false), *out = NULL;
-    mxp_array *into = mx && out_obj != Py_None ? mxpy_wrap(out_obj, "quantize: out", true) : NULL;
+    PyObject *tmp = NULL; /* out unaligned: an aligned copy, copied back after */
+    mxp_array *into = mx && out_obj != Py_None ? mxpy_wrap_ex(out_obj, "quantize: out", MXPY_WRITE, &tmp) : NULL;
     if (!mx || (out_obj != Py_None && !into)) {
         mxp_array_free(mx);
         return NULL;
@@ -121,8 +124,12 @@ static PyObject *quantize(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     mxp_array_free(mx);
     mxp_array_free(into);
-    if (st != MXP_OK)
+    if (st != MXP_OK) {
+        Py_XDECREF(tmp);
         return mxpy_raise(st);
+    }
+    if (mxpy_copy_back(out_obj, tmp) < 0)
+        return NULL;
     if (into) {
         Py_INCREF(out_obj);
         return out_obj;
@@ -326,13 +333,18 @@ static PyObject *mx_quantize(PyObject *self, PyObject *args)
         return PyErr_Format(PyExc_TypeError, "mx_quantize: expected a contiguous float32 array");
     size_t n = (size_t)PyArray_SIZE((PyArrayObject *)x);
     npy_intp nbytes = (npy_intp)mxp_mx_bytes((mxp_mx_format)fmt, n);
-    PyObject *out = PyArray_SimpleNew(1, &nbytes, NPY_UINT8);
-    if (!out)
+    PyObject *ax = mxpy_aligned(x); /* an unaligned x: an aligned copy */
+    PyObject *out = ax ? PyArray_SimpleNew(1, &nbytes, NPY_UINT8) : NULL;
+    if (!out) {
+        Py_XDECREF(ax);
         return NULL;
+    }
     mxp_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = mxp_mx_quantize(PyArray_DATA((PyArrayObject *)out), (mxp_mx_format)fmt, PyArray_DATA((PyArrayObject *)x), n, &o);
+    st = mxp_mx_quantize(PyArray_DATA((PyArrayObject *)out), (mxp_mx_format)fmt, PyArray_DATA((PyArrayObject *)ax), n,
+                         &o);
     Py_END_ALLOW_THREADS
+    Py_DECREF(ax);
     if (st != MXP_OK) {
         Py_DECREF(out);
         return mxpy_raise(st);

@@ -46,7 +46,8 @@ static PyObject *astype(PyObject *self, PyObject *args)
         o.flags = &flags;
     o.index_offset = offset;
     mxp_array *src = mxpy_wrap(x, "astype: x", false);
-    mxp_array *dst = src && out != Py_None ? mxpy_wrap(out, "astype: out", true) : NULL;
+    PyObject *tmp = NULL; /* out unaligned: an aligned copy, copied back after */
+    mxp_array *dst = src && out != Py_None ? mxpy_wrap_ex(out, "astype: out", MXPY_WRITE, &tmp) : NULL;
     if (!src || (out != Py_None && !dst)) {
         mxp_array_free(src);
         return NULL;
@@ -58,8 +59,12 @@ static PyObject *astype(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     mxp_array_free(src);
     mxp_array_free(dst);
-    if (st != MXP_OK)
+    if (st != MXP_OK) {
+        Py_XDECREF(tmp);
         return mxpy_raise(st);
+    }
+    if (mxpy_copy_back(out, tmp) < 0)
+        return NULL;
     PyObject *result = dst ? (Py_INCREF(out), out) : mxpy_unwrap(made);
     if (!result)
         return NULL;

@@ -76,7 +76,7 @@ static PyObject *optim_add_param(PyObject *self, PyObject *args)
     if (!opt)
         return NULL;
     mxp_array *mp = mxpy_wrap(p, "optimizer: parameter", true);
-    mxp_array *mg = mp ? mxpy_wrap(g, "optimizer: gradient", false) : NULL;
+    mxp_array *mg = mp ? mxpy_wrap_ex(g, "optimizer: gradient", MXPY_KEEP_READ, NULL) : NULL;
     mxp_array *mm = mg && mi != Py_None ? mxpy_wrap(mi, "optimizer: master_init", false) : NULL;
     mxp_status st = MXP_OK;
     if (mp && mg && (mi == Py_None || mm)) {
@@ -177,37 +177,66 @@ static PyObject *optim_master(PyObject *self, PyObject *args)
     return out;
 }
 
-/* Views of a sequence of arrays (n of them in *out, which the caller frees
- * with free_views); -1 with an exception set. */
-static int wrap_list(PyObject *seq, const char *what, bool writeable, mxp_array ***out, Py_ssize_t *n)
+/* Views of a sequence of arrays, read (MXPY_READ) or updated in place
+ * during the call (MXPY_WRITE): n of them in l->v, which the caller ends
+ * with end_views; -1 with an exception set. */
+typedef struct view_list {
+    PyObject *fast;  /* the sequence's items */
+    mxp_array **v;
+    PyObject **tmp;  /* MXPY_WRITE: the aligned copies of unaligned arrays (or NULL) */
+    Py_ssize_t n;
+} view_list;
+
+static void free_views(view_list *l, Py_ssize_t n)
 {
-    PyObject *fast = PySequence_Fast(seq, "expected a list of arrays");
-    if (!fast)
+    for (Py_ssize_t i = 0; i < n; i++) {
+        mxp_array_free(l->v[i]);
+        Py_XDECREF(l->tmp[i]);
+    }
+    PyMem_Free(l->v);
+    PyMem_Free(l->tmp);
+    Py_DECREF(l->fast);
+}
+
+static int wrap_list(PyObject *seq, const char *what, mxpy_use use, view_list *l)
+{
+    if (!(l->fast = PySequence_Fast(seq, "expected a list of arrays")))
         return -1;
-    *n = PySequence_Fast_GET_SIZE(fast);
-    *out = PyMem_Calloc((size_t)(*n ? *n : 1), sizeof **out);
-    if (!*out) {
-        Py_DECREF(fast);
+    l->n = PySequence_Fast_GET_SIZE(l->fast);
+    l->v = PyMem_Calloc((size_t)(l->n ? l->n : 1), sizeof *l->v);
+    l->tmp = PyMem_Calloc((size_t)(l->n ? l->n : 1), sizeof *l->tmp);
+    if (!l->v || !l->tmp) {
+        PyMem_Free(l->v);
+        PyMem_Free(l->tmp);
+        Py_DECREF(l->fast);
         PyErr_NoMemory();
         return -1;
     }
-    for (Py_ssize_t i = 0; i < *n; i++)
-        if (!((*out)[i] = mxpy_wrap(PySequence_Fast_GET_ITEM(fast, i), what, writeable))) {
-            Py_DECREF(fast);
-            for (Py_ssize_t j = 0; j < i; j++)
-                mxp_array_free((*out)[j]);
-            PyMem_Free(*out);
+    for (Py_ssize_t i = 0; i < l->n; i++)
+        if (!(l->v[i] = mxpy_wrap_ex(PySequence_Fast_GET_ITEM(l->fast, i), what, use, &l->tmp[i]))) {
+            free_views(l, i);
             return -1;
         }
-    Py_DECREF(fast);
     return 0;
 }
 
-static void free_views(mxp_array **v, Py_ssize_t n)
+/* Frees the views; ok: copies the aligned copies back into their arrays
+ * first.  0, or -1 with an exception set. */
+static int end_views(view_list *l, bool ok)
 {
-    for (Py_ssize_t i = 0; i < n; i++)
-        mxp_array_free(v[i]);
-    PyMem_Free(v);
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < l->n; i++) {
+        mxp_array_free(l->v[i]);
+        l->v[i] = NULL;
+        PyObject *tmp = l->tmp[i];
+        l->tmp[i] = NULL;
+        if (ok && rc == 0)
+            rc = mxpy_copy_back(PySequence_Fast_GET_ITEM(l->fast, i), tmp); /* releases tmp */
+        else
+            Py_XDECREF(tmp);
+    }
+    free_views(l, l->n);
+    return rc;
 }
 
 /* _clip_grad_norm(grads list, max_norm) -> the norm before clipping */
@@ -216,15 +245,15 @@ static PyObject *clip_grad_norm(PyObject *self, PyObject *args)
     (void)self;
     PyObject *seq;
     double max_norm, norm = 0.0;
-    mxp_array **v;
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "Od", &seq, &max_norm) || wrap_list(seq, "clip_grad_norm: gradient", true, &v, &n) < 0)
+    view_list l;
+    if (!PyArg_ParseTuple(args, "Od", &seq, &max_norm) || wrap_list(seq, "clip_grad_norm: gradient", MXPY_WRITE, &l) < 0)
         return NULL;
     mxp_status st;
     Py_BEGIN_ALLOW_THREADS
-    st = mxp_clip_grad_norm(v, (size_t)n, max_norm, &norm);
+    st = mxp_clip_grad_norm(l.v, (size_t)l.n, max_norm, &norm);
     Py_END_ALLOW_THREADS
-    free_views(v, n);
+    if (end_views(&l, st == MXP_OK) < 0)
+        return NULL;
     return st == MXP_OK ? PyFloat_FromDouble(norm) : mxpy_raise(st);
 }
 
@@ -298,19 +327,20 @@ static PyObject *scaler_unscale(PyObject *self, PyObject *args)
     (void)self;
     PyObject *cap, *seq;
     int write;
-    mxp_array **v;
-    Py_ssize_t n;
+    view_list l;
     if (!PyArg_ParseTuple(args, "OOp", &cap, &seq, &write))
         return NULL;
     mxp_loss_scaler *s = scaler_of(cap);
-    if (!s || wrap_list(seq, write ? "unscale_: gradient" : "check: array", write, &v, &n) < 0)
+    if (!s || wrap_list(seq, write ? "unscale_: gradient" : "check: array", write ? MXPY_WRITE : MXPY_READ, &l) < 0)
         return NULL;
     mxp_status st = MXP_OK;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n && st == MXP_OK; i++)
-        st = write ? mxp_loss_scaler_unscale(s, v[i]) : mxp_loss_scaler_check(s, v[i]);
+    for (Py_ssize_t i = 0; i < l.n && st == MXP_OK; i++)
+        st = write ? mxp_loss_scaler_unscale(s, l.v[i]) : mxp_loss_scaler_check(s, l.v[i]);
     Py_END_ALLOW_THREADS
-    free_views(v, n);
+    /* unscale_ stops at the first failure: the arrays unscaled before it are copied back too */
+    if (end_views(&l, true) < 0)
+        return NULL;
     if (st != MXP_OK)
         return mxpy_raise(st);
     return PyBool_FromLong(mxp_loss_scaler_found_inf(s));

@@ -1,7 +1,8 @@
 /* NumPy arrays <-> mxp_array, both ways without copying.
  *
  * mxpy_wrap: an mxp_array view of a NumPy array's memory, holding a
- * reference to the array until the view is freed.  mxpy_unwrap: a NumPy
+ * reference to the array until the view is freed (an unaligned array: a
+ * view of an aligned copy, or a refusal; see mxpy_use).  mxpy_unwrap: a NumPy
  * array over an mxp_array's memory, which lives as long as the NumPy array
  * (a capsule base frees it). */
 #include "mxpy.h"
@@ -14,8 +15,41 @@ static void release_array(void *ctx, void *data)
     PyGILState_Release(g);
 }
 
-mxp_array *mxpy_wrap(PyObject *obj, const char *what, bool writeable)
+bool mxpy_is_aligned(PyArrayObject *a)
 {
+    npy_intp size = PyArray_ITEMSIZE(a);
+    if (PyArray_SIZE(a) == 0 || size <= 1)
+        return true;
+    if (!PyArray_ISALIGNED(a) || (uintptr_t)PyArray_DATA(a) % (uintptr_t)size)
+        return false;
+    for (int i = 0; i < PyArray_NDIM(a); i++)
+        if (PyArray_DIM(a, i) > 1 && PyArray_STRIDE(a, i) % size)
+            return false;
+    return true;
+}
+
+PyObject *mxpy_aligned(PyObject *obj)
+{
+    if (!PyArray_Check(obj) || mxpy_is_aligned((PyArrayObject *)obj)) {
+        Py_INCREF(obj);
+        return obj;
+    }
+    return PyArray_NewCopy((PyArrayObject *)obj, NPY_KEEPORDER);
+}
+
+int mxpy_copy_back(PyObject *obj, PyObject *tmp)
+{
+    if (!tmp)
+        return 0;
+    int rc = PyArray_CopyInto((PyArrayObject *)obj, (PyArrayObject *)tmp);
+    Py_DECREF(tmp);
+    return rc < 0 ? -1 : 0;
+}
+
+mxp_array *mxpy_wrap_ex(PyObject *obj, const char *what, mxpy_use use, PyObject **tmp)
+{
+    if (tmp)
+        *tmp = NULL;
     if (!PyArray_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "%s: expected a numpy.ndarray, got a %.200s", what, Py_TYPE(obj)->tp_name);
         return NULL;
@@ -28,9 +62,34 @@ mxp_array *mxpy_wrap(PyObject *obj, const char *what, bool writeable)
                      (PyObject *)d);
         return NULL;
     }
+    bool writeable = use == MXPY_KEEP_WRITE || use == MXPY_WRITE;
     if (writeable && !PyArray_ISWRITEABLE(a)) {
         PyErr_Format(PyExc_ValueError, "%s: the array is read-only", what);
         return NULL;
+    }
+    bool view_writeable = PyArray_ISWRITEABLE(a);
+    if (!mxpy_is_aligned(a)) {
+        if (use == MXPY_KEEP_READ || use == MXPY_KEEP_WRITE || (use == MXPY_WRITE && !tmp)) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s: the array is not aligned (its address or a stride is not a multiple of its item size, "
+                         "%zd bytes), and it is kept and used in place; pass an aligned array "
+                         "(np.require(x, requirements='A') copies only an unaligned one)",
+                         what, (Py_ssize_t)PyArray_ITEMSIZE(a));
+            return NULL;
+        }
+        /* read once, or written once: an aligned copy (use == MXPY_WRITE:
+         * the caller copies it back with mxpy_copy_back) */
+        PyObject *copy = PyArray_NewCopy(a, NPY_KEEPORDER);
+        if (!copy)
+            return NULL;
+        if (use == MXPY_WRITE) {
+            Py_INCREF(copy);
+            *tmp = copy;
+        }
+        obj = copy; /* the reference the view holds (released with it) */
+        a = (PyArrayObject *)copy;
+    } else {
+        Py_INCREF(obj);
     }
     int64_t shape[NPY_MAXDIMS], strides[NPY_MAXDIMS];
     for (int i = 0; i < PyArray_NDIM(a); i++) {
@@ -38,15 +97,23 @@ mxp_array *mxpy_wrap(PyObject *obj, const char *what, bool writeable)
         strides[i] = PyArray_STRIDE(a, i);
     }
     mxp_array *m = NULL;
-    Py_INCREF(obj);
-    mxp_status st = mxp_array_wrap(&m, PyArray_DATA(a), dt, PyArray_NDIM(a), shape, strides,
-                                   PyArray_ISWRITEABLE(a), release_array, obj);
+    mxp_status st = mxp_array_wrap(&m, PyArray_DATA(a), dt, PyArray_NDIM(a), shape, strides, view_writeable,
+                                   release_array, obj);
     if (st != MXP_OK) {
         Py_DECREF(obj);
+        if (tmp && *tmp) {
+            Py_DECREF(*tmp);
+            *tmp = NULL;
+        }
         mxpy_raise(st);
         return NULL;
     }
     return m;
+}
+
+mxp_array *mxpy_wrap(PyObject *obj, const char *what, bool writeable)
+{
+    return mxpy_wrap_ex(obj, what, writeable ? MXPY_KEEP_WRITE : MXPY_READ, NULL);
 }
 
 static void free_mxp_array(PyObject *capsule)

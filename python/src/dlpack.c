@@ -212,6 +212,14 @@ PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj)
             return PyErr_Format(PyExc_BufferError, "to_dlpack: axis %d has a negative stride (%zd bytes); export "
                                 "np.ascontiguousarray(a), or mxp.dlpack(a), which copies it",
                                 i, (Py_ssize_t)PyArray_STRIDE(a, i));
+    /* a zero-copy export of memory that is not aligned to the item size
+     * (np.frombuffer(..., offset=1), a field of a packed structured array)
+     * would hand consumers pointers they may not dereference: refuse
+     * (mxp.dlpack(a) copies such an array) */
+    if (!mxpy_is_aligned(a))
+        return PyErr_Format(PyExc_BufferError, "to_dlpack: the array is not aligned (its address or a stride is not a "
+                            "multiple of its item size, %zd bytes); export np.require(a, requirements='A'), or "
+                            "mxp.dlpack(a), which copies it", (Py_ssize_t)PyDataType_ELSIZE(d));
     export_block *b = calloc(1, sizeof *b);
     if (!b)
         return PyErr_NoMemory();

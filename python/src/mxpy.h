@@ -96,6 +96,28 @@ PyObject *mxpy_axis_error_type(void);
  * mxpy_unwrap: a NumPy array owning m (steals it; NULL m passes through). */
 mxp_array *mxpy_wrap(PyObject *obj, const char *what, bool writeable);
 PyObject *mxpy_unwrap(mxp_array *m);
+/* What the C call does with a wrapped array, which decides what happens to
+ * an unaligned one (an address or a stride not a multiple of the item
+ * size; NumPy's np.frombuffer(..., offset=1), fields of packed structured
+ * arrays): the C library is handed aligned memory only.
+ *   MXPY_READ: read during the call: a view of an aligned copy;
+ *   MXPY_WRITE: written (or read and written) during the call: a view of
+ *     an aligned copy returned in *tmp, which the caller copies back with
+ *     mxpy_copy_back after the call (tmp NULL: refused as KEEP_WRITE);
+ *   MXPY_KEEP_READ, MXPY_KEEP_WRITE: kept by the C object beyond the call
+ *     (an optimizer's gradients and parameters): ValueError.
+ * mxpy_wrap(obj, what, false) is MXPY_READ, (obj, what, true) KEEP_WRITE. */
+typedef enum mxpy_use { MXPY_READ, MXPY_WRITE, MXPY_KEEP_READ, MXPY_KEEP_WRITE } mxpy_use;
+mxp_array *mxpy_wrap_ex(PyObject *obj, const char *what, mxpy_use use, PyObject **tmp);
+/* tmp (from mxpy_wrap_ex; NULL: nothing to do) copied into obj and
+ * released; 0, or -1 with an exception set. */
+int mxpy_copy_back(PyObject *obj, PyObject *tmp);
+/* The array's data and strides are multiples of its item size (and NumPy
+ * calls it aligned); empty arrays and 1-byte items always are. */
+bool mxpy_is_aligned(PyArrayObject *a);
+/* obj itself (a new reference) when it is aligned or no array, else an
+ * aligned copy (NULL with an exception set). */
+PyObject *mxpy_aligned(PyObject *obj);
 /* A dtype from a name ("bf16", "float8_e4m3fn") or anything np.dtype()
  * takes; MXP_DTYPE_INVALID with an exception set. */
 mxp_dtype mxpy_dtype_arg(PyObject *obj, const char *what);

@@ -1,0 +1,590 @@
+"""Unaligned arrays (issue 24 item 8): an address or a stride that is not a
+multiple of the item size -- np.frombuffer(buf, offset=1), np.ndarray(shape,
+dtype, buffer, offset=1), a field of a packed structured array -- of every
+dtype a function takes, for every public function of mxp that takes arrays
+and for NumPy's ufuncs, casts, sorts and reductions of mxp's dtypes.
+
+Inputs: the result equals the same call on an aligned copy, bit for bit (or
+the same exception where the dtype is refused), and the input is unchanged.
+Outputs written during the call (out=, gemm's c, promote_to, unscale_,
+clip_grad_norm): the same bits as an aligned output.  Arrays an object
+keeps and uses later (an optimizer's params and grads) and zero-copy
+exports (to_dlpack): ValueError / BufferError, array untouched
+(docs/python.md, "Layouts").  Every case runs first in a child interpreter,
+so a crash fails the case that caused it."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mxp
+from hostile import bits_equal, expect
+from test_hostile import public_names
+
+BF, E4, E5 = mxp.bfloat16, mxp.float8_e4m3fn, mxp.float8_e5m2
+ALL = (np.float32, np.float64, np.float16, BF, E4, E5, np.int8, np.int32)
+FLOATS = (np.float32, np.float64, np.float16, BF, E4, E5)
+X = np.linspace(-3, 3, 24).reshape(4, 6)
+XS = X.copy()
+XS[0, 0], XS[1, 1], XS[2, 2] = np.nan, np.inf, -np.inf
+
+CASES = {}  # name -> (covered public names, function)
+
+
+def case(name, *covers):
+    def register(fn):
+        assert name not in CASES and covers
+        CASES[name] = (covers, fn)
+        return fn
+    return register
+
+
+def val(dt, src=X):
+    """src in dtype dt (ints: rounded, in int8's range)."""
+    dt = np.dtype(dt)
+    if dt.kind in "iu":
+        return np.nan_to_num(np.round(src * 7), posinf=100, neginf=-100).astype(dt)
+    return src.astype(dt)
+
+
+def is_aligned(a):
+    s = a.itemsize
+    return a.size == 0 or (a.flags.aligned and a.__array_interface__["data"][0] % s == 0
+                           and all(st % s == 0 for n, st in zip(a.shape, a.strides) if n > 1))
+
+
+def unaligned_views(x):
+    """Views with x's values whose memory is not aligned to the item size:
+    {kind: view}.  Each is checked to hold x's values and to be unaligned
+    (for items of more than one byte)."""
+    x = np.ascontiguousarray(x)
+    out = {}
+    buf = np.zeros(x.nbytes + 1, np.uint8)
+    out["offset 1"] = np.ndarray(x.shape, x.dtype, buf, offset=1)
+    out["frombuffer offset 3"] = np.frombuffer(bytearray(x.nbytes + 3), x.dtype, offset=3).reshape(x.shape)
+    packed = np.zeros(x.shape, np.dtype([("pad", "u1"), ("v", x.dtype)], align=False))
+    out["packed field"] = packed["v"]
+    wide = np.zeros(x.nbytes * 2 + 1, np.uint8)
+    out["offset 1, reversed rows"] = np.ndarray(x.shape, x.dtype, wide, offset=1)[::-1]
+    for k, v in out.items():
+        if not v.flags.writeable:  # frombuffer of a bytearray is writeable; keep the check
+            raise AssertionError(k)
+        v[...] = x
+        assert np.ascontiguousarray(v).tobytes() == x.tobytes(), k
+        assert x.itemsize == 1 or x.size == 0 or not is_aligned(v), k
+    return out
+
+
+def outcome(fn, *args):
+    """fn(*args), or the class and message of what it raised."""
+    try:
+        with np.errstate(all="ignore"):
+            return ("value", fn(*args))
+    except Exception as e:  # noqa: BLE001 (compared, not hidden)
+        return ("raised", type(e).__name__, str(e))
+
+
+def same_unaligned(fn, *arrays):
+    """fn on unaligned views (all arguments at once, and each alone) equals
+    fn on aligned copies bit for bit -- results, or the exception raised --
+    and leaves the views' values unchanged.  Returns the aligned outcome."""
+    ref = [np.ascontiguousarray(a) for a in arrays]
+    want = outcome(fn, *[r.copy() for r in ref])
+    views = [unaligned_views(a) for a in arrays]
+    for kind in views[0]:
+        sets = [("all", [v[kind] for v in views])]
+        if len(arrays) > 1:
+            sets += [(f"argument {i}", [views[j][kind] if j == i else ref[j].copy() for j in range(len(arrays))])
+                     for i in range(len(arrays))]
+        for what, args in sets:
+            got = outcome(fn, *args)
+            bits_equal(got, want, f"{kind}, {what}")
+            for a, r in zip(args, ref):
+                bits_equal(np.ascontiguousarray(a), r, f"{kind}, {what}: input changed")
+    return want
+
+
+def accepted(fn, dtypes, *shapes_of, must=None):
+    """same_unaligned of fn on one array of each dtype; the dtypes in must
+    (default: all) give a value, not an exception."""
+    ok = []
+    for dt in dtypes:
+        if outcome_ok(same_unaligned(fn, val(dt))):
+            ok.append(np.dtype(dt))
+    want = [np.dtype(d) for d in (dtypes if must is None else must)]
+    assert all(d in ok for d in want), f"refused: {[str(d) for d in want if d not in ok]}"
+
+
+def outcome_ok(o):
+    return o[0] == "value"
+
+
+ROW_CONTIGUOUS = ("offset 1", "frombuffer offset 3")  # the kinds whose rows are contiguous (gemm's c)
+
+
+def into(fn, out_like, kinds=None):
+    """fn(out) writing into an unaligned out equals writing into an aligned
+    one: the same bits in out (and the call returns what it returns for the
+    aligned out, with out in place of the aligned out).  kinds: the kinds of
+    unaligned_views to try (default: all)."""
+    ref = np.zeros_like(np.ascontiguousarray(out_like))
+    ref[...] = out_like
+    aligned = ref.copy()
+    r_al = fn(aligned)
+    for kind, o in unaligned_views(ref).items():
+        if kinds is not None and kind not in kinds:
+            continue
+        r_un = fn(o)
+        bits_equal(np.ascontiguousarray(o), aligned, f"{kind}: out")
+        if r_al is aligned:
+            assert r_un is o, kind
+        elif isinstance(r_al, tuple) and r_al and r_al[0] is aligned:
+            assert r_un[0] is o, kind
+            bits_equal(r_un[1:], r_al[1:], kind)
+        else:
+            bits_equal(r_un, r_al, kind)
+    return aligned
+
+
+# ---- dtypes: NumPy's ufuncs, casts, sorts, reductions on mxp's types ---------------------
+
+for t in (BF, E4, E5):
+    @case(f"{t.__name__}: ufuncs, casts, sorts, reductions, copies", t.__name__)
+    def _(t=t):
+        x = val(t, XS)
+        y = val(t, X[::-1].copy())
+        for f in (np.add, np.subtract, np.multiply, np.divide, np.maximum, np.minimum, np.less, np.equal,
+                  np.copysign, np.fmax):
+            same_unaligned(f, x, y)
+        for f in (np.negative, np.absolute, np.sqrt, np.exp, np.isnan, np.isinf, np.sign, np.floor, np.square):
+            same_unaligned(f, x)
+        for to in (np.float32, np.float64, np.float16, BF, E4, E5, np.int8, np.int32, np.bool_):
+            same_unaligned(lambda v: v.astype(to), x)
+        for src in (np.float32, np.float64, np.float16, np.int8, np.int32, BF, E4, E5):
+            same_unaligned(lambda v: v.astype(t), val(src, XS))
+        for fn in (lambda v: np.sort(v, axis=1), lambda v: np.sort(v, axis=0, kind="stable"),
+                   lambda v: np.argsort(v, axis=1, kind="stable"), lambda v: np.argmax(v, axis=1),
+                   lambda v: np.argmin(v), lambda v: np.nonzero(v), lambda v: np.sum(v, axis=0),
+                   lambda v: np.sum(v), lambda v: np.prod(v, axis=1), lambda v: np.add.reduce(v, axis=1),
+                   lambda v: np.maximum.reduce(v, axis=0), lambda v: np.add.accumulate(v, axis=1),
+                   lambda v: np.cumsum(v, axis=0), lambda v: np.mean(v, axis=1, dtype=np.float32),
+                   lambda v: np.dot(v, v.T), lambda v: v @ v.T, lambda v: np.matmul(v.T, v), lambda v: v.copy(),
+                   lambda v: v.byteswap(), lambda v: v.tolist(), lambda v: v.tobytes(), lambda v: v[1, 2],
+                   lambda v: repr(v), lambda v: np.where(v > 0, v, v[0, 1]), lambda v: np.concatenate([v, v])):
+            same_unaligned(fn, val(t, X))
+        # written by NumPy: out= of ufuncs, casts into an unaligned array, setitem, fill
+        into(lambda o: np.add(x, y, out=o), x)
+        into(lambda o: np.multiply(x, 2, out=o), x)
+        into(lambda o: np.sqrt(x, out=o), x)
+        into(lambda o: np.copyto(o, val(np.float32, XS), casting="unsafe"), x)
+        into(lambda o: np.copyto(o, x), x)
+        into(lambda o: np.sum(x, axis=0, out=o), x[0])
+        into(lambda o: o.__setitem__((slice(None), 1), 1.5), x)
+        into(lambda o: o.fill(-2), x)
+        into(lambda o: np.add(o, o, out=o), x)  # in place
+        into(lambda o: o.sort(axis=1), x)
+        for dst in (np.float32, np.float64, np.float16, BF, E4):  # out of another dtype: a cast on the way
+            into(lambda o: np.add(x, y, out=o, casting="unsafe"), val(dst))
+            into(lambda o: np.negative(val(dst), out=o, casting="unsafe"), x)
+
+
+# ---- astype, convert_stats, reductions ----------------------------------------------------
+
+@case("astype, convert_stats: every dtype, every mode", "astype", "convert_stats")
+def _():
+    for to in (BF, E4, E5, np.float16, np.int8, np.float32):
+        for mode in ("nearest_even", "stochastic", "up"):
+            accepted(lambda v: mxp.astype(v, to, rounding=mode, seed=7, overflow="saturate"), ALL)
+        accepted(lambda v: mxp.astype(v, to, stats=True), ALL)
+        accepted(lambda v: mxp.convert_stats(v, to), ALL)
+        same_unaligned(lambda v: mxp.astype(v, to, rounding="stochastic", seed=2, index_offset=5), val(BF, XS))
+
+
+@case("astype(out= unaligned): the bits of an aligned out", "astype")
+def _():
+    for src in ALL:
+        for dst in (BF, E4, np.float16, np.float32, np.int32, np.int8):
+            into(lambda o: mxp.astype(val(src, XS), None, out=o, rounding="stochastic", seed=3), val(dst))
+    for kind, v in unaligned_views(val(np.float32, XS)).items():  # out is x: converted in place
+        want = mxp.astype(val(np.float32, XS), np.float32, rounding="toward_zero")
+        bits_equal(mxp.astype(v, None, out=v, rounding="toward_zero"), want, kind)
+
+
+REDUCE = (mxp.sum, mxp.mean, mxp.prod, mxp.var, mxp.std)
+for f in REDUCE:
+    @case(f"{f.__name__}: every dtype and axis", f.__name__)
+    def _(f=f):
+        for axis in (None, 0, 1, (0, 1)):
+            accepted(lambda v: f(v, axis=axis), ALL)
+            accepted(lambda v: f(v, axis=axis, keepdims=True, dtype=np.float32), ALL)
+        same_unaligned(lambda v: f(v, axis=1), val(BF, XS))
+
+
+# ---- products -------------------------------------------------------------------------
+
+SQ = X[:, :4]  # 4 x 4
+
+
+@case("matmul: every dtype, epilogues, out= unaligned", "matmul")
+def _():
+    for dt in FLOATS:
+        a, b = val(dt, SQ), val(np.float32, SQ.T.copy())
+        same_unaligned(mxp.matmul, a, val(dt, SQ.T.copy()))
+        same_unaligned(lambda u, v: mxp.matmul(u, v, bias=np.arange(4, dtype=np.float32), activation="gelu",
+                                               clamp=(-1, 2), out_dtype=BF, rounding="stochastic", seed=5), a, b)
+        same_unaligned(lambda u: mxp.matmul(u, u[0]), a)  # a vector
+        for odt in (np.float32, BF, E4, np.float16):
+            into(lambda o: mxp.matmul(a, b, out=o), val(odt, SQ))
+    q = val(np.int8, SQ)
+    same_unaligned(mxp.matmul, q, q.T.copy())
+    same_unaligned(lambda u, v: mxp.matmul(u, v, a_zero_point=3), q.astype(np.uint8), q)
+    same_unaligned(lambda u, v: mxp.matmul(u, v, scales=np.float32([0.5]), out_dtype=np.int8), q, q)
+    into(lambda o: mxp.matmul(q, q, out=o), val(np.int32, SQ))
+    b3 = np.stack([val(BF, SQ)] * 3)
+    same_unaligned(mxp.matmul, b3, val(BF, SQ))  # batched
+    for kind, bias in unaligned_views(np.arange(4, dtype=np.float32)).items():  # an unaligned bias, scales
+        bits_equal(mxp.matmul(val(BF, SQ), val(BF, SQ), bias=bias), mxp.matmul(val(BF, SQ), val(BF, SQ),
+                                                                               bias=np.arange(4, dtype=np.float32)))
+        s = np.ascontiguousarray(bias) * 0 + 0.25
+        sv = unaligned_views(s)[kind]
+        bits_equal(mxp.matmul(q, q, scales=sv, out_dtype=np.float32), mxp.matmul(q, q, scales=s, out_dtype=np.float32))
+
+
+@case("gemm, gemm_safe: every dtype; c and promote_to unaligned", "gemm", "gemm_safe")
+def _():
+    for dt in FLOATS:
+        a, b = val(dt, SQ), val(dt, SQ.T.copy())
+        same_unaligned(lambda u, v: mxp.gemm(u, v, alpha=0.5), a, b)
+        same_unaligned(lambda u, v: mxp.gemm(u, v, trans_a=True, trans_b=True, out_dtype=np.float32), a, b)
+        same_unaligned(lambda u, v: mxp.gemm_safe(u, v, np.zeros((4, 4), E4), strategy="scale"), a, b)
+        same_unaligned(lambda u, v: mxp.gemm_safe(u, v, strategy="none"), a, b)
+        for cdt in (np.float32, BF, E4, np.float16, np.float64):
+            c0 = val(cdt, SQ * 0.5)
+            into(lambda c: mxp.gemm(a, b, c, beta=2.0, bias=np.arange(4, dtype=np.float32)), c0, ROW_CONTIGUOUS)
+            into(lambda c: mxp.gemm_safe(a, b, c, strategy="clip", beta=1.0), c0, ROW_CONTIGUOUS)
+        for kind, c in unaligned_views(val(dt, SQ)).items():  # rows apart or reversed: refused, as when aligned
+            if kind not in ROW_CONTIGUOUS:
+                expect(ValueError, mxp.gemm, a, b, c)
+                bits_equal(np.ascontiguousarray(c), val(dt, SQ), kind)
+    q = val(np.int8, SQ)
+    same_unaligned(lambda u, v: mxp.gemm(u, v), q, q)
+    into(lambda c: mxp.gemm(q, q, c, beta=1.0), val(np.int32, SQ), ROW_CONTIGUOUS)
+    big = np.full((2, 64), 400, np.float32)
+    for pdt in (np.float32, np.float64):
+        for c0 in (np.zeros((2, 2), E4), np.zeros((2, 2), BF)):
+            def promoted(p, c0=c0):
+                c = c0.copy()
+                return mxp.gemm_safe(big, big.T.copy(), c, strategy="promote", promote_to=p)[1], c
+            into(promoted, np.zeros((2, 2), pdt), ROW_CONTIGUOUS)
+
+            def promoted_c(c):
+                p = np.zeros((2, 2), pdt)
+                r = mxp.gemm_safe(big, big.T.copy(), c, strategy="promote", promote_to=p)
+                return r[0], r[1], p
+            into(promoted_c, c0, ROW_CONTIGUOUS)
+    refused = val(np.float16, SQ[:2, :2])  # refuse: OverflowError with an unaligned c untouched
+    for kind in ROW_CONTIGUOUS:
+        c = unaligned_views(refused)[kind]
+        expect(OverflowError, mxp.gemm_safe, np.full((2, 64), 400, E4), np.full((64, 2), 400, E4), c,
+               strategy="refuse")
+        bits_equal(np.ascontiguousarray(c), refused, kind)
+
+
+# ---- quantization ---------------------------------------------------------------------
+
+@case("quantize, fake_quantize, calibrate, dequantize: every dtype", "quantize", "fake_quantize", "calibrate",
+      "dequantize", "QuantizedTensor", "QuantizedTensor.dequantize", "QParams")
+def _():
+    for kw in ({}, {"axis": 1}, {"axis": 0, "symmetric": False}, {"axis": 1, "group_size": 3},
+               {"rounding": "stochastic", "seed": 9}):
+        accepted(lambda v: mxp.quantize(v, "int8", **kw), ALL, must=FLOATS)
+        accepted(lambda v: mxp.fake_quantize(v, "uint4", **kw), ALL, must=FLOATS)
+    for qt in ("int8", "uint8", "int4", "float8_e4m3fn"):
+        accepted(lambda v: mxp.calibrate(v, qt, axis=0), ALL, must=FLOATS)
+    for qt, axis in (("int8", None), ("uint8", 1), ("int4", 0)):
+        q = mxp.quantize(X, qt, axis=axis)
+        for dt in (np.float32, BF, np.float16, np.float64):
+            same_unaligned(lambda c: mxp.dequantize(c, dt, qparams=q.qparams), q.codes)
+            same_unaligned(lambda c: mxp.QuantizedTensor(c, q.qparams).dequantize(dt), q.codes)
+    q16 = mxp.quantize(X, "int8", axis=1)
+    for kind, s in unaligned_views(q16.qparams.scales).items():  # unaligned scales and zero points
+        z = unaligned_views(np.arange(6, dtype=np.int32))[kind]
+        qp = mxp.QParams("int8", s, z, symmetric=False, axis=1)
+        qa = mxp.QParams("int8", q16.qparams.scales.copy(), np.arange(6, dtype=np.int32), symmetric=False, axis=1)
+        bits_equal(qp, qa, kind)
+        bits_equal(mxp.quantize(X, qparams=qp), mxp.quantize(X, qparams=qa), kind)
+        bits_equal(mxp.dequantize(q16.codes, qparams=qp), mxp.dequantize(q16.codes, qparams=qa), kind)
+    for odt, qt in ((np.int8, "int8"), (np.uint8, "uint8")):  # out=: one-byte codes are always aligned; checked
+        into(lambda o: mxp.quantize(X, qt, out=o).codes, np.zeros((4, 6), odt))
+
+
+@case("pack_int4, unpack_int4, quantize_weight, qlinear: every dtype", "pack_int4", "unpack_int4",
+      "quantize_weight", "qlinear")
+def _():
+    codes = (np.arange(24, dtype=np.int8).reshape(4, 6) % 16 - 8)
+    packed = same_unaligned(mxp.pack_int4, codes)[1]
+    same_unaligned(lambda p: mxp.unpack_int4(p, 6), packed)
+    accepted(mxp.quantize_weight, ALL, must=FLOATS)
+    w = mxp.quantize_weight(X)
+    for dt in FLOATS:
+        same_unaligned(lambda v: mxp.qlinear(v, w, np.arange(4, dtype=np.float32)), val(dt))
+        same_unaligned(lambda v, b: mxp.qlinear(v, w, b), val(dt), np.arange(4, dtype=np.float32))
+        same_unaligned(lambda v: mxp.qlinear(v, w, x_qparams=mxp.calibrate(X, "int8")), val(dt))
+    for kind, wv in unaligned_views(w.codes).items():  # int8 codes: one byte, aligned anyway
+        bits_equal(mxp.qlinear(X, mxp.QuantizedTensor(wv, w.qparams)), mxp.qlinear(X, w), kind)
+
+
+OBS = (mxp.MinMaxObserver, mxp.MovingAverageObserver, mxp.PercentileObserver, mxp.MSEObserver, mxp.KLObserver)
+for o in OBS:
+    @case(f"{o.__name__}.update: every dtype", o.__name__, f"{o.__name__}.update", f"{o.__name__}.qparams")
+    def _(o=o):
+        accepted(lambda v: o("int8").update(v).update(v * 2).qparams(), ALL, must=FLOATS)
+        accepted(lambda v: o("uint8", symmetric=False).update(v).qparams(), ALL, must=FLOATS)
+        same_unaligned(lambda v: o("int8").update(v).qparams(), val(BF, XS))
+
+
+@case("mx_quantize, mx_dequantize: every dtype and format", "mx_quantize", "mx_dequantize", "MXTensor")
+def _():
+    big = np.linspace(-5, 5, 96).reshape(3, 32)
+    for fmt in ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp4", "mxint8"):
+        if fmt not in mxp._quant.MX_FORMATS:
+            continue
+        for dt in ALL:
+            same_unaligned(lambda v: mxp.mx_quantize(v, fmt), val(dt, big))
+        same_unaligned(lambda v: mxp.mx_quantize(v, fmt, "stochastic", 4), val(np.float32, big))
+        t = mxp.mx_quantize(big.astype(np.float32), fmt)
+        same_unaligned(lambda d: mxp.mx_dequantize(mxp.MXTensor(d, t.format, t.shape)), t.data)
+
+
+# ---- analysis --------------------------------------------------------------------------
+
+@case("compare, roundtrip, recommend_dtype: every dtype", "compare", "roundtrip", "recommend_dtype",
+      "CompareResult", "CompareResult.as_dict", "RoundtripTable")
+def _():
+    for dt in ALL:
+        for dt2 in (np.float32, BF, E4):
+            same_unaligned(lambda a, b: mxp.compare(a, b).as_dict(), val(dt, XS), val(dt2, XS))
+    accepted(lambda v: [dict(r) for r in mxp.roundtrip(v)], ALL, must=FLOATS)
+    accepted(lambda v: [dict(r) for r in mxp.roundtrip(v, [BF, np.int8])], ALL, must=FLOATS)
+    accepted(lambda v: mxp.recommend_dtype(v, "relerr<=0.01"), ALL, must=FLOATS)
+    accepted(lambda v: mxp.recommend_dtype(v, "no-overflow"), ALL, must=FLOATS)
+
+
+# ---- training ---------------------------------------------------------------------------
+
+@case("optimizers: unaligned grads to step() and master_init work; unaligned params and grads= refused",
+      "SGD", "Adam", "AdamW", "SGD.step", "Adam.step", "AdamW.step", "SGD.step_scaled", "Adam.step_scaled",
+      "AdamW.step_scaled", "SGD.master", "Adam.master", "AdamW.master", "SGD.zero_grad", "Adam.zero_grad",
+      "AdamW.zero_grad")
+def _():
+    for O in (mxp.SGD, mxp.Adam, mxp.AdamW):
+        for pdt in (np.float32, BF, np.float16):
+            for gdt in FLOATS:
+                def run(grad, init):
+                    p = np.zeros((4, 6), pdt)
+                    opt = O([p], lr=0.1, master_init=[init])
+                    opt.step([grad])
+                    opt.step_scaled(2.0)
+                    opt.zero_grad()
+                    return p, opt.master(0), opt.grads[0]
+                same_unaligned(run, val(gdt), X * 0.5)
+            for kind, p in unaligned_views(val(pdt)).items():  # kept and updated in place: refused
+                e = expect(ValueError, O, [p], lr=0.1)
+                assert "not aligned" in str(e), e
+                bits_equal(np.ascontiguousarray(p), val(pdt), kind)
+                g = unaligned_views(np.zeros((4, 6), np.float32))[kind]
+                e = expect(ValueError, O, [np.zeros((4, 6), pdt)], grads=[g])
+                assert "not aligned" in str(e), e
+
+
+@case("clip_grad_norm, LossScaler: unaligned gradients updated in place", "clip_grad_norm", "LossScaler",
+      "LossScaler.check", "LossScaler.unscale_", "LossScaler.step", "LossScaler.update", "LossScaler.scale_loss",
+      "LossScaler.state_dict", "LossScaler.load_state_dict")
+def _():
+    for dt in (np.float32, np.float64, np.float16, BF):
+        g0 = val(dt, X)
+        into(lambda g: mxp.clip_grad_norm([g, val(dt, X[:1])], 1.0), g0)
+        into(lambda g: mxp.clip_grad_norm([val(dt, X[:1]), g], 1.0), g0)
+        into(lambda g: (mxp.LossScaler(init_scale=4.0).unscale_([g]), g)[0], g0)
+        into(lambda g: (mxp.LossScaler(init_scale=4.0).unscale_([val(dt, X), g, val(dt, XS)]), g)[0], g0)
+        into(lambda g: mxp.LossScaler(init_scale=8.0).unscale_([val(dt, XS), g]), g0)
+    for dt in ALL:
+        same_unaligned(lambda v: mxp.LossScaler().check([v]), val(dt, XS))
+        same_unaligned(lambda v: mxp.LossScaler().check([v]), val(dt, X))
+
+    def stepped(grad):
+        s = mxp.LossScaler(init_scale=8.0)
+        p = np.ones((4, 6), np.float32)
+        r = s.step(mxp.SGD([p], lr=1.0), [grad])
+        s.update()
+        return r, p, s.scale, s.scale_loss(2.0), s.state_dict()
+    for dt in FLOATS:
+        same_unaligned(stepped, val(dt, X))
+        same_unaligned(stepped, val(dt, XS))
+    d = mxp.LossScaler().state_dict()
+    mxp.LossScaler().load_state_dict(d)
+
+
+@case("Autocast.cast, Monitor.record: every dtype", "Autocast", "Autocast.cast", "Monitor", "Monitor.record",
+      "Monitor.history", "Monitor.suggest", "Monitor.report", "Monitor.report_json", "Autocast.table",
+      "Autocast.dtype", "Autocast.set", "autocast_policy")
+def _():
+    for policy in ("bf16", "fp16", "fp32"):
+        a = mxp.Autocast(policy)
+        for op in ("matmul", "softmax", "reduction"):
+            accepted(lambda v: a.cast(op, v), ALL, must=FLOATS)
+    a = mxp.Autocast("bf16")
+    a.set("matmul", np.float16)
+    assert a.dtype("matmul") == np.float16 and a.table()["matmul"] == np.float16
+    assert mxp.autocast_policy("bf16")["matmul"] == BF
+
+    def rec(v):
+        m = mxp.Monitor("float16")
+        r = m.record("g", v, "gradient", 0)
+        return r, [dict(h) for h in m.history("g")], m.suggest("g"), m.report(), m.report_json()
+    accepted(rec, ALL, must=FLOATS)
+    accepted(lambda v: mxp.Monitor("bfloat16").record("w", v, "weight", 3), ALL, must=FLOATS)
+
+
+# ---- DLPack, files, dtype queries ---------------------------------------------------
+
+@case("DLPack: to_dlpack refuses unaligned arrays; dlpack() copies them", "to_dlpack", "from_dlpack", "dlpack",
+      "DLPackView", "DLPackView.__dlpack__", "DLPackView.__dlpack_device__")
+def _():
+    for dt in ALL:
+        x = val(dt, XS)
+        for kind, v in unaligned_views(x).items():
+            bits_equal(np.ascontiguousarray(mxp.from_dlpack(mxp.dlpack(v))), x, kind)
+            bits_equal(np.ascontiguousarray(mxp.from_dlpack(mxp.dlpack(v).__dlpack__(copy=True))), x, kind)
+            if x.itemsize > 1:
+                expect(BufferError, mxp.to_dlpack, v)
+                expect(BufferError, mxp.dlpack(v).__dlpack__, copy=False)
+            elif not kind.endswith("reversed rows"):  # one-byte items: always aligned, exported as they are
+                got = mxp.from_dlpack(mxp.to_dlpack(v))
+                assert got.__array_interface__["data"][0] == v.__array_interface__["data"][0]
+        got = mxp.from_dlpack(mxp.to_dlpack(x))  # aligned: no copy, as before
+        assert got.__array_interface__["data"][0] == x.__array_interface__["data"][0]
+        assert mxp.dlpack(x).__dlpack_device__() == (1, 0)
+
+
+@case("save, load: every dtype", "save", "load")
+def _():
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="mxp-unaligned-") as d:
+        p = os.path.join(d, "x.npy")
+
+        def saved(v):
+            mxp.save(p, v)
+            return open(p, "rb").read(), mxp.load(p)
+        for dt in ALL:
+            same_unaligned(saved, val(dt, XS))
+
+
+@case("finfo, iinfo, result_type, promote_types of unaligned arrays", "finfo", "iinfo", "result_type",
+      "promote_types")
+def _():
+    for dt in ALL:
+        x = val(dt)
+        for kind, v in unaligned_views(x).items():
+            if np.dtype(dt).kind == "f" or dt in (BF, E4, E5):
+                assert mxp.finfo(v) is mxp.finfo(x), kind
+            else:
+                assert mxp.iinfo(v).max == mxp.iinfo(x).max, kind
+            assert mxp.result_type(v, BF) == mxp.result_type(x, BF), kind
+            assert mxp.promote_types(v.dtype, E4) == mxp.promote_types(x.dtype, E4), kind
+
+
+try:
+    import dask.array as da
+    import mxp.dask as mdask
+except ImportError:
+    mdask = None
+
+if mdask is not None:
+    @case("dask: unaligned blocks", "dask.astype", "dask.sum", "dask.mean", "dask.compare", "dask.matmul",
+          "dask.calibrate", "dask.quantize", "dask.dequantize")
+    def _():
+        def on(v):
+            d = da.from_array(v, chunks=(2, 3))
+            q = mdask.quantize(d, "int8", qparams=mdask.calibrate(d, "int8"))
+            return (mdask.astype(d, BF, rounding="stochastic", seed=3).compute(),
+                    np.asarray(mdask.sum(d.astype(BF), axis=0).compute()),
+                    np.asarray(mdask.mean(d.astype(BF)).compute()), mdask.compare(d, d * 2).as_dict(),
+                    mdask.matmul(d, d.T).compute(), q.codes.compute(), mdask.dequantize(q).compute())
+        for dt in (np.float32, BF):
+            same_unaligned(on, val(dt, XS))
+
+
+# ---- coverage ----------------------------------------------------------------------------
+
+# public names that take no arrays (nothing to misalign): the runtime, results
+# and settings; mxp.dask's file readers and writers (their blocks are
+# NumPy arrays of their own).
+NO_ARRAYS = {"info", "memory_stats", "set_num_threads", "get_num_threads", "hugepages", "release_workspaces",
+             "Result", "Result.as_dict", "dask.from_zarr", "dask.to_zarr", "dask.from_npy_shards",
+             "dask.to_npy_shards", "dask.open_array", "dask.open_quantized", "dask.save_quantized"}
+
+
+def test_every_public_name_taking_arrays_has_an_unaligned_case():
+    covered = {c for covers, _ in CASES.values() for c in covers}
+    names = public_names()
+    missing = sorted(names - covered - NO_ARRAYS)
+    assert not missing, f"public names without an unaligned case: {missing}"
+    stale = sorted(c for c in covered if c not in names and not c.startswith("dask."))
+    assert not stale, f"cases cover names mxp lacks: {stale}"
+    assert len(covered) >= 80, len(covered)
+
+
+def test_views_are_unaligned():
+    for dt in ALL:
+        for kind, v in unaligned_views(val(dt)).items():
+            assert np.dtype(dt).itemsize == 1 or not is_aligned(v), (dt, kind)
+
+
+# ---- the crash guard ----------------------------------------------------------------------
+
+CHILD = r"""
+import faulthandler, sys
+faulthandler.enable()
+sys.path.insert(0, {tests!r})
+import test_unaligned as t
+for name in list(t.CASES)[{start}:]:
+    print("BEGIN", name, flush=True)
+    try:
+        t.CASES[name][1]()
+    except BaseException:
+        pass
+print("END", flush=True)
+"""
+_crashes = None
+
+
+def crash_map():
+    """{case: what happened} for the cases that killed a child interpreter."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    names, crashed, start = list(CASES), {}, 0
+    while start < len(names):
+        p = subprocess.run([sys.executable, "-c", CHILD.format(tests=tests, start=start)], capture_output=True,
+                           text=True, timeout=900)
+        lines = p.stdout.splitlines()
+        if "END" in lines and p.returncode == 0:
+            break
+        begun = [line.split(" ", 1)[1] for line in lines if line.startswith("BEGIN ")]
+        if not begun:
+            raise AssertionError(f"the child failed before any case (rc {p.returncode}): {p.stderr[-2000:]}")
+        crashed[begun[-1]] = f"the interpreter died (rc {p.returncode}): {p.stderr[-1500:]}"
+        start = names.index(begun[-1]) + 1
+    return crashed
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_unaligned(name):
+    global _crashes
+    if _crashes is None:
+        _crashes = crash_map()
+    if name in _crashes:
+        raise AssertionError(f"case {name!r}: {_crashes[name]}")
+    CASES[name][1]()
+
