@@ -1,12 +1,15 @@
-/* float32 -> float16 (F16C, the four IEEE modes) and float32 -> bfloat16
- * (round to nearest even, integer method) with AVX2, 8 lanes per step.
- * Tails go through a small zero-padded buffer. */
+/* float32 -> float16 (F16C, the four IEEE modes) with AVX2, 8 lanes per
+ * step; and float32 -> bf16, f16 (nearest away, stochastic), e4m3, e5m2,
+ * s8, u8 in every mode by the integer methods of round-avx2.h, 32 elements
+ * a step.  Tails (and the head before an aligned streaming store) go
+ * through a small zero-padded buffer.  Forward, reading a step's input
+ * before writing its results: in-place narrowing (dst == src) works. */
 #include <immintrin.h>
 #include <string.h>
 
+#include "core/fpenv.h"
 #include "kernels/cvt-kernels.h"
-
-#define MXP_INLINE static inline __attribute__((always_inline))
+#include "kernels/f32-vcvt/round-avx2.h"
 
 /* vcvtps2ph reads float32 subnormals as zero under MXCSR.DAZ; that only
  * changes results rounding away from zero, so those lanes are fixed up. */
@@ -67,38 +70,102 @@ void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_
     }
 }
 
-/* bfloat16, nearest even: (x + 0x7fff + lsb) >> 16 on the raw bits rounds
- * the magnitude correctly for every finite x, subnormals and overflow to
- * infinity included; NaN keeps its top payload bits and becomes quiet. */
-MXP_INLINE __m128i bf16x8(__m256i x, int saturate)
+/* ---- every mode by integer arithmetic ------------------------------------
+ * fmt.bits == 0 selects an integer target with range [lo, hi]. */
+typedef struct target {
+    mxp_narrow_fmt2 fmt;
+    int lo, hi;
+} target;
+
+MXP_INLINE size_t out_size(target t)
 {
-    __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
-    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb), 16);
-    __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-    __m256i qnan = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x40));
-    r = _mm256_blendv_epi8(r, qnan, nan);
-    __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0xd8);
-    __m128i h = _mm256_castsi256_si128(packed);
-    if (saturate) {
-        __m128i inf = _mm_cmpeq_epi16(_mm_and_si128(h, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7f80));
-        h = _mm_add_epi16(h, inf);
-    }
-    return h;
+    return t.fmt.bits == 16 ? 2 : 1;
 }
 
+/* 8 lanes; r: the random bits (stochastic rounding) */
+MXP_INLINE __m256i convert8(__m256i x, target t, mxp_rounding mode, int saturate, __m256i r)
+{
+    if (t.fmt.bits == 16 && t.fmt.mbits == 7)
+        return mxp_f32_to_bf16_avx2(x, mode, saturate, mxp_not_avx2(r));
+    if (t.fmt.bits)
+        return mxp_f32_to_narrow_avx2(x, t.fmt, mode, saturate, r);
+    return mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r);
+}
+
+/* 32 elements from s to d; idx: lo32 of element 0's index in every lane's
+ * place (lanes 0..7). */
+MXP_INLINE void step32(void *d, const float *s, target t, mxp_rounding mode, int saturate, __m256i idx,
+                       mxp_sr_key key, int stream)
+{
+    __m256i x[4], r[4], z = _mm256_setzero_si256();
+    for (int k = 0; k < 4; k++)
+        x[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+    for (int k = 0; k < 4; k++) {
+        __m256i rk = z;
+        if (mode == MXP_ROUND_STOCHASTIC)
+            rk = mxp_sr_mix_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
+        r[k] = convert8(x[k], t, mode, saturate, rk);
+    }
+    if (out_size(t) == 2) {
+        mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
+        mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
+    } else {
+        mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
+    }
+}
+
+/* count < 32 elements through a buffer */
+MXP_INLINE void part32(void *d, const float *s, size_t count, target t, mxp_rounding mode, int saturate,
+                       __m256i idx, mxp_sr_key key)
+{
+    float in[32] = { 0 };
+    uint16_t out[32];
+    memcpy(in, s, count * 4);
+    step32(out, in, t, mode, saturate, idx, key, 0);
+    memcpy(d, out, count * out_size(t));
+}
+
+MXP_INLINE void loop(void *dst, const float *src, size_t n, const mxp_cvt_params *p, target t, mxp_rounding mode)
+{
+    const size_t os = out_size(t);
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    __m256i idx = mxp_sr_index_avx2(p->index0);
+    unsigned char *d = dst;
+    size_t i = 0;
+    const int stream = n * (4 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
+        head = head < n ? head : n;
+        if (head) {
+            part32(d, src, head, t, mode, saturate, idx, key);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32)
+        step32(d + i * os, src + i, t, mode, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+    if (i < n)
+        part32(d + i * os, src + i, n - i, t, mode, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
+    if (stream)
+        _mm_sfence();
+}
+
+/* One instantiation of the loop per rounding mode, so the mode is a constant. */
+MXP_INLINE void by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p, target t)
+{
+    const float *s = (const float *)src;
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: loop(dst, s, n, p, t, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_AWAY: loop(dst, s, n, p, t, MXP_ROUND_NEAREST_AWAY); break;
+    case MXP_ROUND_TOWARD_ZERO: loop(dst, s, n, p, t, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: loop(dst, s, n, p, t, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: loop(dst, s, n, p, t, MXP_ROUND_DOWN); break;
+    default: loop(dst, s, n, p, t, MXP_ROUND_STOCHASTIC); break;
+    }
+}
+
+/* bfloat16, every mode: "add, then shift by 16" on the bits. */
 void mxp_f32_bf16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
-    const float *s = src;
-    uint16_t *d = dst;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128((__m128i *)(d + i), bf16x8(_mm256_loadu_si256((const __m256i *)(s + i)), sat));
-    if (i < n) {
-        float in[8] = { 0 };
-        uint16_t out[8];
-        memcpy(in, s + i, (n - i) * 4);
-        _mm_storeu_si128((__m128i *)out, bf16x8(_mm256_loadu_si256((const __m256i *)in), sat));
-        memcpy(d + i, out, (n - i) * 2);
-    }
+    by_mode(dst, src, n, p, (target){ { 16, 7, 127, 1 }, 0, 0 });
 }
