@@ -1,7 +1,8 @@
 /* M = 1: C (1 x n) = alpha * x B + beta * C with B streamed once from the
  * caller's memory by a GEMV kernel (no packing), then the epilogue and one
- * rounding into C.  Used when the machine has AVX-512 and B is float32,
- * bfloat16 or float16 (float32 accumulation), or A and B are float64. */
+ * rounding into C.  Used when the machine has AVX2 or AVX-512 and B is
+ * float32, bfloat16 or float16 (float32 accumulation), or A and B are
+ * float64. */
 #include <string.h>
 
 #include "core/alloc-internal.h"
@@ -18,6 +19,7 @@
 #if MXP_HAVE_X86_KERNELS
 typedef struct gemv_job {
     int kind; /* MXP_GEMV_F32/BF16/F16, or -1 for float64, -2 for int16 x int8 */
+    bool avx512; /* the AVX-512 kernels, else the AVX2 ones (no int16 x int8) */
     int trans_b;
     size_t k, n, ld, itemsize; /* ld in elements of B */
     const void *x, *b;
@@ -36,16 +38,17 @@ static void gemv_share(void *ctx, int t, int nt)
     const unsigned char *b = (const unsigned char *)g->b + (g->trans_b ? j0 * g->ld : j0) * g->itemsize;
     switch (g->kind) {
     case -1:
-        mxp_gemv_f64__avx512f(g->trans_b, g->k, j1 - j0, g->x, (const double *)(const void *)b, g->ld,
-                              (double *)g->y + j0);
+        (g->avx512 ? mxp_gemv_f64__avx512f : mxp_gemv_f64__avx2)(g->trans_b, g->k, j1 - j0, g->x,
+                                                                 (const double *)(const void *)b, g->ld,
+                                                                 (double *)g->y + j0);
         break;
     case -2:
         mxp_gemv_s16s8__avx512f(g->trans_b, g->k, j1 - j0, g->x, (const int8_t *)(const void *)b, g->ld,
                                 (int32_t *)g->y + j0);
         break;
     default:
-        mxp_gemv_f32acc__avx512f(g->trans_b, g->kind, g->k, j1 - j0, g->x, b, g->ld * g->itemsize,
-                                 (float *)g->y + j0);
+        (g->avx512 ? mxp_gemv_f32acc__avx512f : mxp_gemv_f32acc__avx2)(g->trans_b, g->kind, g->k, j1 - j0, g->x, b,
+                                                                       g->ld * g->itemsize, (float *)g->y + j0);
         break;
     }
 }
@@ -53,7 +56,7 @@ static void gemv_share(void *ctx, int t, int nt)
 void mxp_gemm_gemv_run(int kind, int trans_b, size_t k, size_t n, const void *x, const void *b, size_t ld,
                        size_t itemsize, void *y)
 {
-    gemv_job g = { kind, trans_b, k, n, ld, itemsize, x, b, y };
+    gemv_job g = { kind, mxp_isa_current() >= MXP_ISA_AVX512, trans_b, k, n, ld, itemsize, x, b, y };
     int nt = mxp_get_num_threads();
     const double bytes = (double)k * (double)n * (double)itemsize;
     if (bytes < (1 << 21)) /* a few microseconds of streaming: one thread */
@@ -96,7 +99,7 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
                    double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st)
 {
 #if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() < MXP_ISA_AVX512)
+    if (mxp_isa_current() < MXP_ISA_AVX2) /* (int16 x int8: src/gemm/int8-driver.c, AVX-512 only) */
         return false;
     const mxp_dtype acc = opts && opts->acc_dtype ? opts->acc_dtype : 0;
     const size_t as = mxp_dtype_itemsize(a->dtype);

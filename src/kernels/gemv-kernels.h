@@ -10,10 +10,13 @@ enum { MXP_GEMV_F32 = 0, MXP_GEMV_BF16, MXP_GEMV_F16 };
  * k x n, or n x k when trans_b); float32 x, y and accumulation. */
 void mxp_gemv_f32acc__avx512f(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,
                               size_t ld_bytes, float *y);
+void mxp_gemv_f32acc__avx2(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,
+                           size_t ld_bytes, float *y);
 
 /* float64: y[0..n) = x[0..k) B, B k x n (rows ldb elements apart) or n x k
  * when trans_b. */
 void mxp_gemv_f64__avx512f(int trans_b, size_t k, size_t n, const double *x, const double *b, size_t ldb, double *y);
+void mxp_gemv_f64__avx2(int trans_b, size_t k, size_t n, const double *x, const double *b, size_t ldb, double *y);
 
 /* y[0..n) = x[0..k) B exactly modulo 2^32: int16 x (|x| <= 2^15 - 1, e.g.
  * uint8 or int8 minus a zero point), int8 B k x n or n x k when trans_b

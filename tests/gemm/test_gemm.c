@@ -1037,6 +1037,47 @@ static void test_gemm_every_isa_level_matches_reference(void **state)
     assert_int_equal(mxp_isa_current(), level_before); /* restored (MXP_ISA in the environment may cap it) */
 }
 
+/* M = 1 goes through the GEMV kernels at AVX2 and AVX-512 (B streamed in
+ * place): within tolerance of the reference at every level, tails of n and
+ * k included; B not transposed, each y[j] is the same chain of fused
+ * multiply-adds at both levels, so AVX2 and AVX-512 give the same bits. */
+static void test_gemm_m1_gemv_at_every_level(void **state)
+{
+    (void)state;
+    const mxp_dtype bs[] = { MXP_F32, MXP_BF16, MXP_F16, MXP_F64 };
+    const size_t ns[] = { 1, 7, 45, 130 }, ks[] = { 1, 3, 53, 300 };
+    for (size_t d = 0; d < NELEMS(bs); d++)
+        for (int tb = 0; tb < 2; tb++)
+            for (size_t in = 0; in < NELEMS(ns); in++)
+                for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                    unsigned char *at_avx2 = NULL;
+                    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+                        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+                        const mxp_dtype a = bs[d] == MXP_F64 ? MXP_F64 : MXP_F32;
+                        gemm_case gc = base_case(a, bs[d], a);
+                        gc.tb = tb ? MXP_TRANS : MXP_NO_TRANS;
+                        gc.m = 1;
+                        gc.n = ns[in];
+                        gc.k = ks[ik];
+                        gc.alpha = 1.25;
+                        gc.beta = in % 2 ? 0.5 : 0.0;
+                        gc.seed = 4242 + in * 10 + ik;
+                        unsigned char *r = run_case(&gc);
+                        const size_t bytes = gc.n * mxp_dtype_itemsize(a);
+                        if (isa == MXP_ISA_AVX2) {
+                            at_avx2 = r;
+                            continue;
+                        }
+                        if (isa >= MXP_ISA_AVX512 && at_avx2 && !tb && memcmp(at_avx2, r, bytes))
+                            fail_msg("M = 1, %s B, n %zu k %zu: AVX2 and %s GEMV differ", mxp_dtype_name(bs[d]),
+                                     gc.n, gc.k, mxp_isa_name((mxp_isa)isa));
+                        free(r);
+                    }
+                    free(at_avx2);
+                }
+    assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
+}
+
 /* ---- threads ------------------------------------------------------------------- */
 
 /* docs/gemm.md: every C tile is computed by one thread in one order, so the
@@ -1632,6 +1673,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gemm_bf16_tiny_value_anywhere_in_a_large_b_is_exact_with_threads,
                                   restore_defaults),
         cmocka_unit_test_teardown(test_gemm_every_isa_level_matches_reference, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_m1_gemv_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_results_identical_for_any_thread_count, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_bad_arguments_give_a_status_and_a_sentence_and_leave_c_untouched,
                                   restore_defaults),

@@ -14,21 +14,41 @@ void mxp_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void
                                      size_t ldc, double alpha, double beta)
 {
     const float *pa = a, *pb = b;
+    for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
+        _mm_prefetch((const char *)((float *)c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)((float *)c + i * ldc + 15), _MM_HINT_T0);
+    }
     __m256 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++)
         acc0[i] = acc1[i] = _mm256_setzero_ps();
-    for (size_t p = 0; p < kc; p++) {
-        const __m256 b0 = _mm256_loadu_ps(pb), b1 = _mm256_loadu_ps(pb + 8);
-#pragma GCC unroll 6
-        for (int i = 0; i < MR; i++) {
-            const __m256 ai = _mm256_broadcast_ss(pa + i);
-            acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
-            acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
-        }
+#define STEP(q)                                                                              \
+    do {                                                                                     \
+        const __m256 b0 = _mm256_loadu_ps(pb + 16 * (q)), b1 = _mm256_loadu_ps(pb + 16 * (q) + 8); \
+        _Pragma("GCC unroll 6") for (int i = 0; i < MR; i++)                                 \
+        {                                                                                    \
+            const __m256 ai = _mm256_broadcast_ss(pa + MR * (q) + i);                        \
+            acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);                                      \
+            acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);                                      \
+        }                                                                                    \
+    } while (0)
+    size_t p = 0;
+    for (; p + 4 <= kc; p += 4) { /* four k steps a turn, B~ fetched 8 steps ahead */
+        _mm_prefetch((const char *)(pb + 128), _MM_HINT_T0);
+        _mm_prefetch((const char *)(pb + 144), _MM_HINT_T0);
+        STEP(0);
+        STEP(1);
+        STEP(2);
+        STEP(3);
+        pa += 4 * MR;
+        pb += 64;
+    }
+    for (; p < kc; p++) {
+        STEP(0);
         pa += MR;
         pb += 16;
     }
+#undef STEP
     const __m256 va = _mm256_set1_ps((float)alpha), vb = _mm256_set1_ps((float)beta);
     float *pc = c;
     if (mr == MR && nr == 16) { /* a whole tile: constant indices, the sums stay in registers */

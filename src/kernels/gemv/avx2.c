@@ -1,0 +1,189 @@
+/* Matrix-vector products for M = 1 GEMMs, AVX2 + FMA + F16C (the AVX-512
+ * kernels of avx512f.c at 8 float32 / 4 float64 lanes): B streamed once
+ * from the caller's memory, no packing.
+ *   y[j] = sum_p x[p] * B[p][j]   (B rows contiguous: 4 rows per pass over y)
+ *   y[j] = sum_p x[p] * B[j][p]   (B transposed: a dot product per column)
+ * Each y[j] of the rows form is the same chain of fused multiply-adds in p
+ * order as at AVX-512, so the two give the same bits; the tails go
+ * element by element with fmaf/fma. */
+#include <immintrin.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/gemv-kernels.h"
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+
+/* 8 values of B's row at element j, widened to float32. */
+MXP_INLINE __m256 load8(const void *row, size_t j, int kind)
+{
+    switch (kind) {
+    case MXP_GEMV_BF16:
+        return _mm256_castsi256_ps(_mm256_slli_epi32(
+            _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)row + j))), 16));
+    case MXP_GEMV_F16:
+        return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)row + j)));
+    default:
+        return _mm256_loadu_ps((const float *)row + j);
+    }
+}
+
+/* One value of B's row at element j, widened to float32. */
+MXP_INLINE float load1(const void *row, size_t j, int kind)
+{
+    uint16_t h;
+    float f;
+    switch (kind) {
+    case MXP_GEMV_BF16: {
+        memcpy(&h, (const uint16_t *)row + j, 2);
+        const uint32_t u = (uint32_t)h << 16;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    case MXP_GEMV_F16:
+        memcpy(&h, (const uint16_t *)row + j, 2);
+        return _cvtsh_ss(h);
+    default:
+        memcpy(&f, (const float *)row + j, 4);
+        return f;
+    }
+}
+
+MXP_INLINE void rows_kernel(size_t k, size_t n, const float *x, const unsigned char *b, size_t ld_bytes, float *y,
+                            int kind)
+{
+    for (size_t j = 0; j < n; j++)
+        y[j] = 0;
+    const size_t n8 = n / 8 * 8;
+    size_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+        const unsigned char *r0 = b + p * ld_bytes, *r1 = r0 + ld_bytes, *r2 = r1 + ld_bytes, *r3 = r2 + ld_bytes;
+        const __m256 x0 = _mm256_set1_ps(x[p]), x1 = _mm256_set1_ps(x[p + 1]);
+        const __m256 x2 = _mm256_set1_ps(x[p + 2]), x3 = _mm256_set1_ps(x[p + 3]);
+        for (size_t j = 0; j < n8; j += 8) {
+            __m256 acc = _mm256_loadu_ps(y + j);
+            acc = _mm256_fmadd_ps(x0, load8(r0, j, kind), acc);
+            acc = _mm256_fmadd_ps(x1, load8(r1, j, kind), acc);
+            acc = _mm256_fmadd_ps(x2, load8(r2, j, kind), acc);
+            acc = _mm256_fmadd_ps(x3, load8(r3, j, kind), acc);
+            _mm256_storeu_ps(y + j, acc);
+        }
+        for (size_t j = n8; j < n; j++) {
+            float acc = y[j];
+            acc = fmaf(x[p], load1(r0, j, kind), acc);
+            acc = fmaf(x[p + 1], load1(r1, j, kind), acc);
+            acc = fmaf(x[p + 2], load1(r2, j, kind), acc);
+            y[j] = fmaf(x[p + 3], load1(r3, j, kind), acc);
+        }
+    }
+    for (; p < k; p++) {
+        const unsigned char *r = b + p * ld_bytes;
+        const __m256 xp = _mm256_set1_ps(x[p]);
+        for (size_t j = 0; j < n8; j += 8)
+            _mm256_storeu_ps(y + j, _mm256_fmadd_ps(xp, load8(r, j, kind), _mm256_loadu_ps(y + j)));
+        for (size_t j = n8; j < n; j++)
+            y[j] = fmaf(x[p], load1(r, j, kind), y[j]);
+    }
+}
+
+MXP_INLINE float hsum8(__m256 v)
+{
+    const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 t = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
+}
+
+MXP_INLINE void dots_kernel(size_t k, size_t n, const float *x, const unsigned char *b, size_t ld_bytes, float *y,
+                            int kind)
+{
+    for (size_t j = 0; j < n; j++) {
+        const unsigned char *row = b + j * ld_bytes;
+        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+        size_t p = 0;
+        for (; p + 16 <= k; p += 16) {
+            acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + p), load8(row, p, kind), acc0);
+            acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + p + 8), load8(row, p + 8, kind), acc1);
+        }
+        float s = hsum8(_mm256_add_ps(acc0, acc1));
+        for (; p < k; p++)
+            s = fmaf(x[p], load1(row, p, kind), s);
+        y[j] = s;
+    }
+}
+
+void mxp_gemv_f32acc__avx2(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,
+                           size_t ld_bytes, float *y)
+{
+    switch (kind) {
+    case MXP_GEMV_BF16:
+        if (trans_b)
+            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_BF16);
+        else
+            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_BF16);
+        break;
+    case MXP_GEMV_F16:
+        if (trans_b)
+            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F16);
+        else
+            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F16);
+        break;
+    default:
+        if (trans_b)
+            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F32);
+        else
+            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F32);
+        break;
+    }
+}
+
+/* ---- float64: y = x B, 4 lanes, the same two shapes ------------------------ */
+
+void mxp_gemv_f64__avx2(int trans_b, size_t k, size_t n, const double *x, const double *b, size_t ldb, double *y)
+{
+    if (trans_b) { /* y[j] = dot(x, row j of B) */
+        for (size_t j = 0; j < n; j++) {
+            const double *row = b + j * ldb;
+            __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
+            size_t p = 0;
+            for (; p + 8 <= k; p += 8) {
+                acc0 = _mm256_fmadd_pd(_mm256_loadu_pd(x + p), _mm256_loadu_pd(row + p), acc0);
+                acc1 = _mm256_fmadd_pd(_mm256_loadu_pd(x + p + 4), _mm256_loadu_pd(row + p + 4), acc1);
+            }
+            const __m256d v = _mm256_add_pd(acc0, acc1);
+            const __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+            double s = _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)));
+            for (; p < k; p++)
+                s = fma(x[p], row[p], s);
+            y[j] = s;
+        }
+        return;
+    }
+    for (size_t j = 0; j < n; j++)
+        y[j] = 0;
+    const size_t n4 = n / 4 * 4;
+    size_t p = 0;
+    for (; p + 4 <= k; p += 4) { /* four rows of B per pass over y */
+        const double *r0 = b + p * ldb, *r1 = r0 + ldb, *r2 = r1 + ldb, *r3 = r2 + ldb;
+        const __m256d x0 = _mm256_set1_pd(x[p]), x1 = _mm256_set1_pd(x[p + 1]);
+        const __m256d x2 = _mm256_set1_pd(x[p + 2]), x3 = _mm256_set1_pd(x[p + 3]);
+        for (size_t j = 0; j < n4; j += 4) {
+            __m256d acc = _mm256_loadu_pd(y + j);
+            acc = _mm256_fmadd_pd(x0, _mm256_loadu_pd(r0 + j), acc);
+            acc = _mm256_fmadd_pd(x1, _mm256_loadu_pd(r1 + j), acc);
+            acc = _mm256_fmadd_pd(x2, _mm256_loadu_pd(r2 + j), acc);
+            acc = _mm256_fmadd_pd(x3, _mm256_loadu_pd(r3 + j), acc);
+            _mm256_storeu_pd(y + j, acc);
+        }
+        for (size_t j = n4; j < n; j++)
+            y[j] = fma(x[p + 3], r3[j], fma(x[p + 2], r2[j], fma(x[p + 1], r1[j], fma(x[p], r0[j], y[j]))));
+    }
+    for (; p < k; p++) {
+        const double *r = b + p * ldb;
+        const __m256d xp = _mm256_set1_pd(x[p]);
+        for (size_t j = 0; j < n4; j += 4)
+            _mm256_storeu_pd(y + j, _mm256_fmadd_pd(xp, _mm256_loadu_pd(r + j), _mm256_loadu_pd(y + j)));
+        for (size_t j = n4; j < n; j++)
+            y[j] = fma(x[p], r[j], y[j]);
+    }
+}
