@@ -75,6 +75,7 @@ void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_
 typedef struct target {
     mxp_narrow_fmt2 fmt;
     int lo, hi;
+    int fp; /* deterministic modes by mxp_f32_to_narrow_fp_avx2 */
 } target;
 
 MXP_INLINE size_t out_size(target t)
@@ -87,6 +88,8 @@ MXP_INLINE __m256i convert8(__m256i x, target t, mxp_rounding mode, int saturate
 {
     if (t.fmt.bits == 16 && t.fmt.mbits == 7)
         return mxp_f32_to_bf16_avx2(x, mode, saturate, mxp_not_avx2(r));
+    if (t.fmt.bits && t.fp && mode != MXP_ROUND_STOCHASTIC)
+        return mxp_f32_to_narrow_fp_avx2(x, t.fmt, mode, saturate);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_avx2(x, t.fmt, mode, saturate, r);
     return mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r);
@@ -142,8 +145,13 @@ MXP_INLINE void loop(void *dst, const float *src, size_t n, const mxp_cvt_params
             i = head;
         }
     }
-    for (; i + 32 <= n; i += 32)
+    /* A software prefetch 1 KiB ahead: measured on the Xeon (family 6
+     * model 0xa7) to take the compute-heavier modes closer to memcpy. */
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(src + i + 256), _MM_HINT_T0);
+        _mm_prefetch((const char *)(src + i + 256 + 16), _MM_HINT_T0);
         step32(d + i * os, src + i, t, mode, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+    }
     if (i < n)
         part32(d + i * os, src + i, n - i, t, mode, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
     if (stream)
@@ -154,6 +162,7 @@ MXP_INLINE void loop(void *dst, const float *src, size_t n, const mxp_cvt_params
 MXP_INLINE void by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p, target t)
 {
     const float *s = (const float *)src;
+    const mxp_fpenv env = mxp_fpenv_enter();
     switch (p->rounding) {
     case MXP_ROUND_NEAREST_EVEN: loop(dst, s, n, p, t, MXP_ROUND_NEAREST_EVEN); break;
     case MXP_ROUND_NEAREST_AWAY: loop(dst, s, n, p, t, MXP_ROUND_NEAREST_AWAY); break;
@@ -162,10 +171,24 @@ MXP_INLINE void by_mode(void *dst, const void *src, size_t n, const mxp_cvt_para
     case MXP_ROUND_DOWN: loop(dst, s, n, p, t, MXP_ROUND_DOWN); break;
     default: loop(dst, s, n, p, t, MXP_ROUND_STOCHASTIC); break;
     }
+    mxp_fpenv_leave(env);
 }
 
 /* bfloat16, every mode: "add, then shift by 16" on the bits. */
 void mxp_f32_bf16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    by_mode(dst, src, n, p, (target){ { 16, 7, 127, 1 }, 0, 0 });
+    by_mode(dst, src, n, p, (target){ { 16, 7, 127, 1 }, 0, 0, 0 });
+}
+
+/* float8, every mode: the deterministic ones by the float unit
+ * (mxp_f32_to_narrow_fp_avx2), stochastic rounding by the variable-shift
+ * method. */
+void mxp_f32_e4m3_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 8, 3, 7, 0 }, 0, 0, 1 });
+}
+
+void mxp_f32_e5m2_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 8, 2, 15, 1 }, 0, 0, 1 });
 }

@@ -194,6 +194,82 @@ MXP_INLINE __m256i mxp_f32_to_narrow_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_roun
     return _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
 }
 
+/* The same in the deterministic modes by the float unit, cheaper than the
+ * variable shifts: q = x * 2^(M - max(e, emin)) (a power of two built on
+ * the exponent field: exact, q in [2^M, 2^(M+1)) in the target's normal
+ * range, below 2^M under it) is rounded to an integer k by vroundps with
+ * the mode as its immediate (nearest away: truncated, plus one where the
+ * exact remainder is at least 1/2), and the pattern is
+ * ((max(e, emin) - emin) << M) + |k|: k = 2^(M+1) carries into the next
+ * binade.  Overflow is a clamp, inf and NaN lanes are set at the end.
+ * Float32 subnormal inputs are made normal first (below); callers enter
+ * the library's MXCSR anyway. */
+MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
+{
+    const int emin_biased = 127 + 1 - f.bias;
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
+    const unsigned mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const unsigned inf_enc = eall << f.mbits;
+    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+    const __m256i one = MXP_V8(1);
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256i es = _mm256_max_epi32(_mm256_srli_epi32(a, 23), MXP_V8(emin_biased));
+    /* 2^(M - (es - 127)): its field 127 + M + 127 - es, within 1..254 for finite x */
+    const __m256i scale = _mm256_slli_epi32(_mm256_sub_epi32(MXP_V8(254 + f.mbits), es), 23);
+    /* float32 subnormals (far below every target's smallest subnormal)
+     * become 2^-126 (+ their bits where zero and tiny differ: up, down),
+     * the same results, and no subnormal operand for the multiply (a
+     * microcode assist on Intel).  The nearest modes and toward zero round
+     * the magnitude, up and down the signed value. */
+    __m256 k;
+    if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
+        const __m256i sub = _mm256_and_si256(_mm256_cmpgt_epi32(a, _mm256_setzero_si256()),
+                                             _mm256_cmpgt_epi32(MXP_V8(0x800000), a));
+        const __m256i xs = _mm256_or_si256(x, _mm256_and_si256(sub, MXP_V8(0x800000)));
+        const __m256 q = _mm256_mul_ps(_mm256_castsi256_ps(xs), _mm256_castsi256_ps(scale));
+        k = mode == MXP_ROUND_UP ? _mm256_round_ps(q, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+                                 : _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        k = _mm256_and_ps(k, _mm256_castsi256_ps(MXP_V8(0x7fffffff)));
+    } else {
+        const __m256 q = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_max_epi32(a, MXP_V8(0x800000))),
+                                       _mm256_castsi256_ps(scale));
+        switch (mode) {
+        case MXP_ROUND_NEAREST_EVEN: k = _mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+        case MXP_ROUND_TOWARD_ZERO: k = _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+        default: {
+            const __m256 t = _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            const __m256 half = _mm256_cmp_ps(_mm256_sub_ps(q, t), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+            k = _mm256_add_ps(t, _mm256_and_ps(half, _mm256_set1_ps(1.0f)));
+            break;
+        }
+        }
+    }
+    const __m256i ki = _mm256_cvttps_epi32(k);
+    __m256i r = _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(es, MXP_V8(emin_biased)), f.mbits), ki);
+    const __m256i sign = _mm256_srai_epi32(x, 31);
+    __m256i limit = MXP_V8(max_enc);
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm256_add_epi32(limit, _mm256_add_epi32(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm256_sub_epi32(limit, sign); break;
+        default: limit = _mm256_add_epi32(limit, one); break;
+        }
+    }
+    r = _mm256_min_epu32(r, limit);
+    const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
+    if (!_mm256_testz_si256(special, special)) {
+        const __m256i is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+        const unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
+        __m256i nan = MXP_V8(nan_enc);
+        if (f.has_inf)
+            nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), 23 - f.mbits));
+        r = _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(inf_out), nan, is_nan), special);
+    }
+    return _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
+}
+
 /* Whether to add one to the kept magnitude `base` (all-ones lanes). */
 MXP_INLINE __m256i mxp_round_up_avx2(mxp_rounding mode, __m256i base, __m256i frac32, __m256i neg, __m256i far,
                                      __m256i rnd)

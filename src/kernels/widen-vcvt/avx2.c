@@ -1,4 +1,7 @@
-/* Widening conversions with AVX2 (+F16C): bf16, f16, s8, u8 -> float32, exact in every mode.
+/* Widening conversions with AVX2 (+F16C): bf16, f16, e4m3, e5m2, s8, u8 -> float32, exact in every mode.
+ * No FP arithmetic whose result depends on MXCSR (vcvtph2ps ignores DAZ for
+ * its float16 input; int -> float here is exact); NaNs come out quiet with
+ * the payload kept, as the reference's policy (widen-avx512.h).
  * Tails go through a small zero-padded buffer. */
 #include <immintrin.h>
 #include <string.h>
@@ -7,7 +10,7 @@
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
-typedef enum { SRC_BF16, SRC_F16, SRC_S8, SRC_U8 } src_kind;
+typedef enum { SRC_BF16, SRC_F16, SRC_S8, SRC_U8, SRC_E4M3, SRC_E5M2 } src_kind;
 
 MXP_INLINE __m256 widen8(const void *p, src_kind k, int saturate)
 {
@@ -25,6 +28,24 @@ MXP_INLINE __m256 widen8(const void *p, src_kind k, int saturate)
     }
     case SRC_S8:
         return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+    case SRC_E5M2: /* the top byte of a float16 */
+        r = _mm256_cvtph_ps(_mm_slli_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)p)), 8));
+        break;
+    case SRC_E4M3: {
+        /* s eeee mmm.  Normal: rebias 7 -> 127; subnormal m * 2^-9 from a
+         * table; S.1111.111 is NaN (the quiet NaN 0x7ff00000 with the sign). */
+        const __m256i sub_table = _mm256_setr_epi32(0, 0x3b000000, 0x3b800000, 0x3bc00000, 0x3c000000,
+                                                    0x3c200000, 0x3c400000, 0x3c600000);
+        __m256i x = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+        __m256i em = _mm256_and_si256(x, _mm256_set1_epi32(0x7f));
+        __m256i b = _mm256_add_epi32(_mm256_slli_epi32(em, 20), _mm256_set1_epi32(120 << 23));
+        __m256i sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(8), em);
+        b = _mm256_blendv_epi8(b, _mm256_permutevar8x32_epi32(sub_table, em), sub);
+        __m256i nan = _mm256_cmpeq_epi32(em, _mm256_set1_epi32(0x7f));
+        b = _mm256_blendv_epi8(b, _mm256_set1_epi32(0x7ff00000), nan);
+        b = _mm256_or_si256(b, _mm256_slli_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x80)), 24));
+        return _mm256_castsi256_ps(b); /* no infinity: nothing to saturate */
+    }
     default:
         return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
     }
@@ -41,6 +62,26 @@ MXP_INLINE void loop(float *d, const void *src, size_t n, src_kind k, int satura
     const size_t ss = k <= SRC_F16 ? 2 : 1;
     const unsigned char *s = src;
     size_t i = 0;
+    /* Large outputs bypass the cache (as memcpy does); the head is
+     * converted until dst is aligned. */
+    const int stream = n * (4 + ss) >= (4u << 20) && (uintptr_t)d % 4 == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)d % 32) % 32) / 4;
+        head = head < n ? head : n;
+        if (head) {
+            unsigned char in[16] = { 0 };
+            float out[8];
+            memcpy(in, s, head * ss);
+            _mm256_storeu_ps(out, widen8(in, k, saturate));
+            memcpy(d, out, head * 4);
+            i = head;
+        }
+        for (; i + 16 <= n; i += 16) {
+            __m256 r0 = widen8(s + i * ss, k, saturate), r1 = widen8(s + (i + 8) * ss, k, saturate);
+            _mm256_stream_ps(d + i, r0);
+            _mm256_stream_ps(d + i + 8, r1);
+        }
+    }
     for (; i + 8 <= n; i += 8)
         _mm256_storeu_ps(d + i, widen8(s + i * ss, k, saturate));
     if (i < n) {
@@ -50,6 +91,8 @@ MXP_INLINE void loop(float *d, const void *src, size_t n, src_kind k, int satura
         _mm256_storeu_ps(out, widen8(in, k, saturate));
         memcpy(d + i, out, (n - i) * 4);
     }
+    if (stream)
+        _mm_sfence();
 }
 
 void mxp_bf16_f32_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
@@ -72,4 +115,15 @@ void mxp_u8_f32_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_p
 {
     (void)p;
     loop(dst, src, n, SRC_U8, 0);
+}
+
+void mxp_e4m3_f32_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    (void)p;
+    loop(dst, src, n, SRC_E4M3, 0);
+}
+
+void mxp_e5m2_f32_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    loop(dst, src, n, SRC_E5M2, p->overflow == MXP_OVERFLOW_SATURATE);
 }
