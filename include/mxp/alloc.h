@@ -32,7 +32,10 @@ MXP_API size_t mxp_alignment(void);
 MXP_API void mxp_set_pool(bool enabled);
 MXP_API bool mxp_get_pool(void); /* whether the pool is on */
 
+/* Set struct_size (0: this release's layout) before the call: the library
+ * fills only the fields within it (docs/abi.md). */
 typedef struct mxp_memory_stats {
+    size_t struct_size;       /* 0 or sizeof(mxp_memory_stats) */
     uint64_t current_bytes;   /* live buffer bytes */
     uint64_t peak_bytes;
     uint64_t allocations;

@@ -38,8 +38,11 @@ typedef struct mxp_convert_flags {
 } mxp_convert_flags;
 
 /* Zero-initialized (or NULL) means: round to nearest even, IEEE overflow,
- * seed 0, no counters. */
+ * seed 0, no counters.  Embedded in mxp_gemm_opts, mxp_ops_opts and
+ * mxp_reduce_opts it follows their layout: its struct_size stays 0 there. */
 typedef struct mxp_convert_opts {
+    size_t struct_size;        /* 0: this release's layout, or sizeof(mxp_convert_opts);
+                                  docs/abi.md */
     mxp_rounding rounding;
     mxp_overflow overflow;
     uint64_t seed;             /* stochastic rounding: same seed, same result */

@@ -40,6 +40,8 @@ typedef enum mxp_bias_kind {
  *         C = round(t) into C's dtype with `convert` (int8 C: + c_zero_point,
  *         saturated). */
 typedef struct mxp_gemm_opts {
+    size_t struct_size;       /* 0: this release's layout, or sizeof(mxp_gemm_opts);
+                                 docs/abi.md */
     mxp_dtype acc_dtype;      /* 0: default; MXP_F32 or MXP_F64 (MXP_S32 for int8);
                                  MXP_F16 / MXP_BF16: an emulation of a unit that
                                  accumulates in them — float32 products, the

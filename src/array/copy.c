@@ -2,6 +2,7 @@
  * copyto, reshape_copy. */
 #include <string.h>
 
+#include "core/abi.h"
 #include "array/array-internal.h"
 #include "core/alloc-internal.h"
 #include "core/error.h"
@@ -92,6 +93,7 @@ mxp_status mxp_array_ascontiguous(mxp_array **out, const mxp_array *a, char orde
 
 mxp_status mxp_array_astype(mxp_array **out, const mxp_array *a, mxp_dtype dt, const mxp_convert_opts *opts)
 {
+    MXP_ABI_IN(opts, convert_opts, "mxp_array_astype");
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_array_astype: out is NULL");
     *out = NULL;
@@ -132,6 +134,7 @@ bool mxp_arrays_may_overlap(const mxp_array *a, const mxp_array *b)
 
 mxp_status mxp_array_copyto(mxp_array *dst, const mxp_array *src, mxp_casting casting, const mxp_convert_opts *opts)
 {
+    MXP_ABI_IN(opts, convert_opts, "mxp_array_copyto");
     mxp_status st = mxp_require_array(dst, "mxp_array_copyto: dst");
     if (st == MXP_OK)
         st = mxp_require_array(src, "mxp_array_copyto: src");

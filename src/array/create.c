@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/abi.h"
 #include "array/array-internal.h"
 #include "convert/convert-kernel.h"
 #include "core/error.h"
@@ -77,6 +78,7 @@ mxp_status mxp_array_ones(mxp_array **out, mxp_dtype dt, int ndim, const int64_t
 mxp_status mxp_array_full(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double value,
                           const mxp_convert_opts *opts)
 {
+    MXP_ABI_IN(opts, convert_opts, "mxp_array_full");
     return make(out, dt, ndim, shape, constant, &value, opts);
 }
 

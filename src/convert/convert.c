@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/abi.h"
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
 #include "core/error.h"
@@ -368,6 +369,7 @@ static void convert_contiguous(void *dst, mxp_dtype dst_type, const void *src, m
 mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                        const mxp_convert_opts *opts)
 {
+    MXP_ABI_IN(opts, convert_opts, "mxp_convert");
     ptrdiff_t ss = (ptrdiff_t)mxp_dtype_itemsize(src_type), ds = (ptrdiff_t)mxp_dtype_itemsize(dst_type);
     mxp_status st = check_common(dst, dst_type, ds, src, src_type, ss, n, opts);
     if (st != MXP_OK || n == 0)
@@ -426,6 +428,7 @@ mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
                                mxp_dtype src_type, ptrdiff_t src_stride, size_t n,
                                const mxp_convert_opts *opts)
 {
+    MXP_ABI_IN(opts, convert_opts, "mxp_convert_strided");
     mxp_status st = check_common(dst, dst_type, dst_stride, src, src_type, src_stride, n, opts);
     if (st != MXP_OK || n == 0)
         return st;
@@ -448,6 +451,7 @@ mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stri
 
 const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, const mxp_convert_opts *opts)
 {
+    MXP_ABI_IN_RET(opts, convert_opts, "mxp_convert_kernel_name", "invalid");
     if (check_types(dst_type, src_type) != MXP_OK || check_opts(opts) != MXP_OK)
         return "invalid";
     mxp_cvt_params p = make_params(opts);

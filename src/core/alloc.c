@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/abi.h"
 #include "core/alloc-internal.h"
 #include "core/error.h"
 
@@ -354,12 +355,14 @@ void mxp_alloc_release_cache(void)
 
 void mxp_get_memory_stats(mxp_memory_stats *out)
 {
-    if (!out)
-        return;
+    size_t n;
+    if (!out || mxp_abi_check(out, &mxp_abi_memory_stats, "mxp_get_memory_stats", "out", &n) != MXP_OK)
+        return; /* a bad struct_size: nothing written, mxp_last_error() says why */
     pthread_mutex_lock(&lock);
-    *out = stats;
+    mxp_memory_stats now = stats;
     pthread_mutex_unlock(&lock);
-    out->hugepage_allocations = atomic_load(&huge_count);
+    now.hugepage_allocations = atomic_load(&huge_count);
+    mxp_abi_out(out, &now, n);
 }
 
 void mxp_memory_stats_get(mxp_memory_stats *out) /* the old name */

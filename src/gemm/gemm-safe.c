@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/abi.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "gemm/gemm-internal.h"
@@ -266,6 +267,8 @@ mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
                          void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts,
                          const mxp_gemm_safe_opts *safe, mxp_gemm_safe_report *report)
 {
+    MXP_ABI_IN(opts, gemm_opts, "mxp_gemm_safe");
+    MXP_ABI_EMBEDDED_CONVERT(opts, "mxp_gemm_safe");
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = gemm_safe(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc,
                                     opts, safe, report);

@@ -3,6 +3,7 @@
  * rounding into C. */
 #include <string.h>
 
+#include "core/abi.h"
 #include "core/alloc-internal.h"
 #include "core/error.h"
 #include "convert/convert-config.h"
@@ -348,6 +349,8 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
                     mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
                     mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
 {
+    MXP_ABI_IN(opts, gemm_opts, "mxp_gemm");
+    MXP_ABI_EMBEDDED_CONVERT(opts, "mxp_gemm");
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = gemm(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc, opts);
     mxp_fpenv_leave(env);
@@ -356,6 +359,8 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
 
 const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts)
 {
+    MXP_ABI_IN_RET(opts, gemm_opts, "mxp_gemm_kernel_name", "invalid");
+    MXP_ABI_EMBEDDED_CONVERT_RET(opts, "mxp_gemm_kernel_name", "invalid");
     if (mxp_gemm_int8_input(a_type) || mxp_gemm_int8_input(b_type))
         return mxp_gemm_int8_kernel_name(a_type, b_type, opts);
     if (!is_float(a_type) || !is_float(b_type))

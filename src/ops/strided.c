@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/abi.h"
 #include "convert/convert-config.h"
 #include "core/fpenv.h"
 #include "core/error.h"
@@ -307,6 +308,7 @@ mxp_status mxp_binary_strided(mxp_binary_op op, size_t n, void *out, mxp_dtype o
                               const void *a, mxp_dtype a_type, ptrdiff_t a_stride, const void *b, mxp_dtype b_type,
                               ptrdiff_t b_stride, const mxp_convert_opts *convert)
 {
+    MXP_ABI_IN(convert, convert_opts, "mxp_binary_strided");
     static const char fn[] = "mxp_binary_strided";
     if ((unsigned)op >= MXP_BINARY_OP_COUNT)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: op %d is not one of mxp_binary_op's", fn, (int)op);
@@ -323,6 +325,7 @@ mxp_status mxp_binary_strided(mxp_binary_op op, size_t n, void *out, mxp_dtype o
 mxp_status mxp_unary_strided(mxp_unary_op op, size_t n, void *out, mxp_dtype out_type, ptrdiff_t out_stride,
                              const void *a, mxp_dtype a_type, ptrdiff_t a_stride, const mxp_convert_opts *convert)
 {
+    MXP_ABI_IN(convert, convert_opts, "mxp_unary_strided");
     static const char fn[] = "mxp_unary_strided";
     if ((unsigned)op >= MXP_UNARY_OP_COUNT)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: op %d is not one of mxp_unary_op's", fn, (int)op);

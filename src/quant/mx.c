@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/abi.h"
 #include "mxp/mx.h"
 #include "core/error.h"
 #include "convert/convert-kernel.h"
@@ -208,6 +209,7 @@ static mxp_status mx_quantize(void *dst, mxp_mx_format f, const float *src, size
 mxp_status mxp_mx_quantize(void *dst, mxp_mx_format f, const float *src, size_t n,
                            const mxp_convert_opts *opts)
 {
+    MXP_ABI_IN(opts, convert_opts, "mxp_mx_quantize");
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = mx_quantize(dst, f, src, n, opts);
     mxp_fpenv_leave(env);

@@ -202,7 +202,7 @@ static void test_compare_histogram_bins_next_to_their_edges(void **state)
  * whole-array code held three float64 copies and all the errors. */
 static uint64_t analysis_peak(const mxp_array *x)
 {
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
     mxp_compare_report rep;
     mxp_memory_stats_get(&before);

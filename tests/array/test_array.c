@@ -325,7 +325,7 @@ static void custom_free(void *ctx, void *p, size_t size)
 static void test_allocator_statistics_alignment_and_custom(void **state)
 {
     (void)state;
-    mxp_memory_stats s0, s1;
+    mxp_memory_stats s0 = { 0 }, s1 = { 0 };
     mxp_memory_stats_reset();
     mxp_memory_stats_get(&s0);
     mxp_array *a = NULL, *b = NULL;

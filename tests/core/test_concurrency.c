@@ -201,7 +201,7 @@ static void *disturber(void *arg)
             mxp_release_workspaces();
         if (i % 8 == 0)
             mxp_shutdown();
-        mxp_memory_stats s;
+        mxp_memory_stats s = { 0 };
         mxp_memory_stats_get(&s);
         struct timespec ts = { 0, 200000 };
         nanosleep(&ts, NULL);
@@ -266,7 +266,7 @@ static void test_concurrent_callers_get_the_one_thread_bits(void **state)
     mxp_set_hugepages(true);
     assert_int_equal(mxp_set_num_threads(0), MXP_OK);
     mxp_shutdown();
-    mxp_memory_stats ms;
+    mxp_memory_stats ms = { 0 };
     mxp_memory_stats_get(&ms);
     assert_int_equal(ms.workspace_bytes, 0); /* every caller's workspace was given back, then released */
 }

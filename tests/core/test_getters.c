@@ -55,7 +55,7 @@ static void test_memory_stats_both_names(void **state)
 {
     (void)state;
     mxp_reset_memory_stats();
-    mxp_memory_stats a, b;
+    mxp_memory_stats a = { 0 }, b = { 0 };
     mxp_get_memory_stats(&a);
     mxp_memory_stats_get(&b);
     assert_memory_equal(&a, &b, sizeof a);

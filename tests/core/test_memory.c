@@ -96,7 +96,7 @@ static void test_hugepages_off_advises_nothing(void **state)
     (void)state;
     mxp_set_hugepages(false);
     assert_false(mxp_hugepages_enabled());
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     unsigned char *p = mxp_malloc(8u * MIB);
     assert_non_null(p);
@@ -120,7 +120,7 @@ static void test_hugepages_on_aligns_and_advises_large_blocks(void **state)
     mxp_set_hugepages(true);
     assert_true(mxp_hugepages_enabled());
     assert_int_equal(mxp_hugepage_threshold(), 4u * MIB);
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     const size_t size = 9u * MIB + 123;
     unsigned char *p = mxp_malloc(size);
@@ -165,7 +165,7 @@ static void test_hugepage_blocks_kept_and_reused(void **state)
     (void)state;
     mxp_set_hugepages(true);
     mxp_release_workspaces();
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     const size_t size = 12u * MIB;
     unsigned char *p = mxp_malloc(size);
     assert_non_null(p);
@@ -218,7 +218,7 @@ static void test_hugepage_threshold_is_checked_and_used(void **state)
     assert_string_equal(mxp_last_error(), "huge-page threshold 1048576 bytes is below one huge page (2 MiB)");
     assert_int_equal(mxp_hugepage_threshold(), 4u * MIB);
     assert_int_equal(mxp_set_hugepage_threshold(2u * MIB), MXP_OK);
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     void *p = mxp_malloc(3u * MIB);
     assert_non_null(p);
@@ -255,7 +255,7 @@ static void test_hugepages_leave_a_callers_allocator_alone(void **state)
     counting c = { 0, 0 };
     const mxp_allocator a = { counting_alloc, counting_free, &c };
     mxp_set_allocator(&a);
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     void *p = mxp_malloc(8u * MIB);
     assert_non_null(p);
@@ -354,7 +354,7 @@ static void check_reuse(int threads)
         mxp_release_workspaces();
         run(i, fresh[i]);
     }
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     for (int round = 0; round < 3; round++) {
         mxp_memory_stats_get(&before);
         for (int j = 0; j < 2 * SHAPES; j++) {
@@ -403,7 +403,7 @@ static void test_workspaces_released_by_shutdown(void **state)
     void *c = malloc(c_bytes(1));
     assert_non_null(c);
     run(1, c);
-    mxp_memory_stats s;
+    mxp_memory_stats s = { 0 };
     mxp_memory_stats_get(&s);
     assert_true(s.workspace_bytes > 0);
     const uint64_t live = s.current_bytes;

@@ -195,7 +195,7 @@ static void test_npy_shape_size_overflow_is_refused(void **state)
 static void test_npy_truncated_data_is_refused_before_any_allocation(void **state)
 {
     (void)state;
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     const char *msg = npy_expect_error(MXP_ERR_FORMAT, 1, HEADER("'<f8'", "False", "(1099511627776,)"), zeros, 16);
     npy_assert_contains(msg, "npy: file has 16 data bytes, shape (1099511627776,) float64 needs 8796093022208");
@@ -263,7 +263,7 @@ static void test_npy_stream_declaring_8_gib_allocates_only_as_data_arrives(void 
     int fd;
     pid_t writer;
     const char *path = pipe_of(image, n, &fd, &writer);
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     mxp_memory_stats_reset();
     mxp_array *a = NULL;
@@ -291,7 +291,7 @@ static void test_npy_stream_loads_whole_at_bounded_peak(void **state)
     int fd;
     pid_t writer;
     const char *path = pipe_of(image, n, &fd, &writer);
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     mxp_memory_stats_reset();
     assert_int_equal(mxp_npy_load(&b, path), MXP_OK);
@@ -335,7 +335,7 @@ static void test_npy_sparse_file_costs_its_data_size_at_most(void **state)
         assert_int_equal(fwrite(image, 1, n, f), n);
         assert_int_equal(ftruncate(fileno(f), (off_t)(n + (16u << 20))), 0);
         fclose(f);
-        mxp_memory_stats before, after;
+        mxp_memory_stats before = { 0 }, after = { 0 };
         mxp_memory_stats_get(&before);
         mxp_memory_stats_reset();
         mxp_array *a = NULL;

@@ -456,7 +456,7 @@ static void test_errors_name_the_shapes(void **state)
     mxp_array_free(e2);
     /* options mxp_gemm refuses are refused before anything is made */
     mxp_gemm_opts bad = { .acc_dtype = MXP_E4M3 };
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     mxp_status want = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, 1.0, mxp_array_data(a), MXP_F32, 3,
                                mxp_array_data(a), MXP_F32, 2, 0.0, mxp_array_data(b), MXP_F32, 5, &bad);

@@ -129,7 +129,7 @@ static void test_bad_input(void **state)
     assert_int_equal(mxp_binary_scalar(&y, MXP_OP_ADD, a, 1, &bad), MXP_ERR_INVALID_DTYPE);
     assert_int_equal(mxp_scalar_result_type((mxp_dtype)99, 1, 1.0), MXP_DTYPE_INVALID);
     /* allocation failures: an error and nothing leaked */
-    mxp_memory_stats s0, s1;
+    mxp_memory_stats s0 = { 0 }, s1 = { 0 };
     mxp_get_memory_stats(&s0);
     for (uint64_t k = 1; k <= 3; k++) {
         mxp_set_alloc_fail_after(k);

@@ -83,7 +83,8 @@ class Slice(ctypes.Structure):
 
 
 class ConvertOpts(ctypes.Structure):
-    _fields_ = [("rounding", c_int), ("overflow", c_int), ("seed", c_uint64), ("flags", c_void_p),
+    # struct_size 0: the library's layout of this release (docs/abi.md).
+    _fields_ = [("struct_size", ctypes.c_size_t), ("rounding", c_int), ("overflow", c_int), ("seed", c_uint64), ("flags", c_void_p),
                 ("index_offset", c_uint64)]
 
 
@@ -330,7 +331,7 @@ class Array:
         return self._make(lib.mxp_array_ascontiguous, "mxp_array_ascontiguous", self.ptr, order.encode())
 
     def astype(self, dtype, rounding=ROUND_NEAREST_EVEN, overflow=OVERFLOW_INF, seed=0):
-        o = ConvertOpts(rounding, overflow, seed, None, 0)
+        o = ConvertOpts(0, rounding, overflow, seed, None, 0)
         return self._make(lib.mxp_array_astype, "mxp_array_astype", self.ptr, dtype_code(dtype), ctypes.byref(o),
                           keep=())
 
@@ -408,7 +409,7 @@ def _ops_opts(out_dtype, rounding):
     if out_dtype is None and rounding == ROUND_NEAREST_EVEN:
         return None
     return ctypes.byref(OpsOpts(0 if out_dtype is None else dtype_code(out_dtype),
-                                ConvertOpts(rounding, OVERFLOW_INF, 0, None, 0)))
+                                ConvertOpts(0, rounding, OVERFLOW_INF, 0, None, 0)))
 
 
 def binary(op, a, b, out_dtype=None, rounding=ROUND_NEAREST_EVEN):
@@ -435,7 +436,7 @@ def reduce(op, a, axis=None, keepdims=False, ddof=0, out_dtype=None, acc_dtype=N
         naxes, axes = len(axis), _ints(axis)
     o = ReduceOpts(0 if acc_dtype is None else dtype_code(acc_dtype), algorithm,
                    0 if out_dtype is None else dtype_code(out_dtype), keepdims, ddof,
-                   ConvertOpts(ROUND_NEAREST_EVEN, OVERFLOW_INF, 0, None, 0))
+                   ConvertOpts(0, ROUND_NEAREST_EVEN, OVERFLOW_INF, 0, None, 0))
     out = c_void_p()
     check(lib.mxp_reduce(ctypes.byref(out), REDUCE_OPS.index(op), a.ptr, naxes, axes, ctypes.byref(o)),
           "mxp_reduce(%s)" % op)

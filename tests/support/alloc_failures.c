@@ -8,7 +8,7 @@
 
 int check_every_allocation_failure(mxp_status (*workload)(void))
 {
-    mxp_memory_stats before, after;
+    mxp_memory_stats before = { 0 }, after = { 0 };
     mxp_memory_stats_get(&before);
     int failures = 0;
     for (uint64_t nth = 1;; nth++) {

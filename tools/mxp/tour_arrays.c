@@ -105,7 +105,7 @@ int tour_arrays(void)
     mxp_array_free(x);
     if (st != MXP_OK)
         return cli_mxp_error("tour", NULL, st);
-    mxp_memory_stats m;
+    mxp_memory_stats m = { 0 };
     mxp_get_memory_stats(&m);
     printf("\nmxp's allocator so far: peak %.1f MiB, %llu allocations, %.1f MiB converted.\n",
            (double)m.peak_bytes / (1 << 20), (unsigned long long)m.allocations,

@@ -1,0 +1,332 @@
+/* The struct ABI (docs/abi.md): a caller built against an earlier layout of
+ * a public struct, which says so with struct_size = sizeof(its struct), is
+ * read and written only within that layout by this library, whatever lies
+ * beyond it; a struct larger than this release's is accepted only with
+ * zeros beyond; any other struct_size is MXP_ERR_INVALID_ARGUMENT with a
+ * sentence.  Linked against the shared library (libmxp.so.1), as an old
+ * program would be.
+ *
+ * The earlier layouts are those of the history of include/mxp/ (git log -p
+ * include/mxp/), each with the struct_size field in front:
+ *   mxp_convert_opts before index_offset (11f1232),
+ *   mxp_gemm_opts before the epilogue (4f5064b) and before bias_len (71fed6b),
+ *   mxp_memory_stats before the workspace counters (450944f) and before the
+ *   huge-page cache counters (9dd06dc). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+
+typedef struct old_convert_opts { /* before index_offset */
+    size_t struct_size;
+    mxp_rounding rounding;
+    mxp_overflow overflow;
+    uint64_t seed;
+    mxp_convert_flags *flags;
+} old_convert_opts;
+
+typedef struct old_gemm_opts_0 { /* the first: accumulator and rounding only */
+    size_t struct_size;
+    mxp_dtype acc_dtype;
+    mxp_convert_opts convert;
+} old_gemm_opts_0;
+
+typedef struct old_gemm_opts_1 { /* before bias_len */
+    size_t struct_size;
+    mxp_dtype acc_dtype;
+    mxp_convert_opts convert;
+    const void *bias;
+    mxp_dtype bias_dtype;
+    mxp_bias_kind bias_kind;
+    mxp_activation activation;
+    bool clamp;
+    double clamp_lo, clamp_hi;
+    int32_t a_zero_point, b_zero_point, c_zero_point;
+    const float *scales;
+    size_t n_scales;
+} old_gemm_opts_1;
+
+typedef struct old_memory_stats_0 { /* the first eight counters */
+    size_t struct_size;
+    uint64_t current_bytes, peak_bytes, allocations, frees, pool_hits, pool_bytes, bytes_copied, bytes_converted;
+} old_memory_stats_0;
+
+typedef struct old_memory_stats_1 { /* before the huge-page cache counters */
+    size_t struct_size;
+    uint64_t current_bytes, peak_bytes, allocations, frees, pool_hits, pool_bytes, bytes_copied, bytes_converted;
+    uint64_t workspace_bytes, workspace_reuses, hugepage_allocations;
+} old_memory_stats_1;
+
+/* An old struct followed by bytes it does not own (another variable of the
+ * old program): whatever the library read there would be garbage, and it
+ * must not write there. */
+#define TAIL 64
+#define GARBAGE 0xA5
+#define WITH_TAIL(T) struct { T s; unsigned char tail[TAIL]; }
+
+static void assert_tail_untouched(const unsigned char *tail)
+{
+    for (int i = 0; i < TAIL; i++)
+        assert_int_equal(tail[i], GARBAGE);
+}
+
+/* ---- mxp_convert_opts ------------------------------------------------------ */
+
+static void test_convert_old_layout(void **state)
+{
+    (void)state;
+    enum { N = 257 };
+    float src[N];
+    uint16_t want[N], got[N];
+    for (int i = 0; i < N; i++)
+        src[i] = 1.0f + (float)i / 3000.0f;
+    mxp_convert_flags fw = { 0 }, fg = { 0 };
+    const mxp_convert_opts now = { .rounding = MXP_ROUND_STOCHASTIC, .seed = 42, .flags = &fw };
+    assert_int_equal(mxp_convert(want, MXP_BF16, src, MXP_F32, N, &now), MXP_OK);
+
+    WITH_TAIL(old_convert_opts) old;
+    memset(&old, GARBAGE, sizeof old); /* index_offset, as this release reads it, would be garbage */
+    old.s = (old_convert_opts){ sizeof(old_convert_opts), MXP_ROUND_STOCHASTIC, MXP_OVERFLOW_INF, 42, &fg };
+    assert_int_equal(mxp_convert(got, MXP_BF16, src, MXP_F32, N, (const mxp_convert_opts *)&old), MXP_OK);
+    assert_memory_equal(got, want, sizeof want); /* index_offset 0, its default */
+    assert_int_equal(fg.inexact, fw.inexact);
+    assert_true(fg.inexact > 0);
+    assert_tail_untouched(old.tail);
+
+    /* the other entry points that take the options */
+    memset(got, 0, sizeof got);
+    assert_int_equal(mxp_convert_strided(got, MXP_BF16, 2, src, MXP_F32, 4, N, (const mxp_convert_opts *)&old),
+                     MXP_OK);
+    assert_memory_equal(got, want, sizeof want);
+    assert_string_equal(mxp_convert_kernel_name(MXP_BF16, MXP_F32, (const mxp_convert_opts *)&old),
+                        mxp_convert_kernel_name(MXP_BF16, MXP_F32, &now));
+    int64_t shape[1] = { N };
+    mxp_array *x = NULL, *y = NULL;
+    assert_int_equal(mxp_array_wrap(&x, src, MXP_F32, 1, shape, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_array_astype(&y, x, MXP_BF16, (const mxp_convert_opts *)&old), MXP_OK);
+    assert_memory_equal(mxp_array_data(y), want, sizeof want);
+    mxp_array_free(y);
+    mxp_array_free(x);
+}
+
+/* ---- mxp_gemm_opts --------------------------------------------------------- */
+
+enum { M = 3, N = 5, K = 4 };
+
+static void gemm_inputs(float *a, float *b)
+{
+    for (int i = 0; i < M * K; i++)
+        a[i] = (float)(i % 7) - 2.5f;
+    for (int i = 0; i < K * N; i++)
+        b[i] = (float)(i % 5) * 0.75f - 1.0f;
+}
+
+static void test_gemm_old_layouts(void **state)
+{
+    (void)state;
+    float a[M * K], b[K * N], bias[N] = { 1, -2, 3, -4, 5 };
+    float want[M * N], got[M * N];
+    gemm_inputs(a, b);
+
+    /* before bias_len: a per-column bias with relu, bias_len "not given" */
+    const mxp_gemm_opts now = { .bias = bias, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_COL,
+                                .activation = MXP_ACT_RELU };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, want,
+                              MXP_F32, N, &now),
+                     MXP_OK);
+    WITH_TAIL(old_gemm_opts_1) o1;
+    memset(&o1, GARBAGE, sizeof o1); /* bias_len, as this release reads it, would be huge garbage */
+    memset(&o1.s, 0, sizeof o1.s);
+    o1.s.struct_size = sizeof(old_gemm_opts_1);
+    o1.s.bias = bias;
+    o1.s.bias_dtype = MXP_F32;
+    o1.s.bias_kind = MXP_BIAS_PER_COL;
+    o1.s.activation = MXP_ACT_RELU;
+    memset(got, 0, sizeof got);
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, got,
+                              MXP_F32, N, (const mxp_gemm_opts *)&o1),
+                     MXP_OK);
+    assert_memory_equal(got, want, sizeof want);
+    assert_tail_untouched(o1.tail);
+
+    /* a bias_len of 1 where the library read garbage would be refused */
+    o1.tail[0] = 1;
+    memset(o1.tail + 1, 0, sizeof(size_t) - 1);
+    memset(got, 0, sizeof got);
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, got,
+                              MXP_F32, N, (const mxp_gemm_opts *)&o1),
+                     MXP_OK);
+    assert_memory_equal(got, want, sizeof want);
+
+    /* the first layout: stochastic rounding into bfloat16, nothing else */
+    uint16_t want16[M * N], got16[M * N];
+    const mxp_gemm_opts now0 = { .convert = { .rounding = MXP_ROUND_STOCHASTIC, .seed = 7 } };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 0.1, a, MXP_F32, K, b, MXP_F32, N, 0.0, want16,
+                              MXP_BF16, N, &now0),
+                     MXP_OK);
+    WITH_TAIL(old_gemm_opts_0) o0;
+    memset(&o0, GARBAGE, sizeof o0); /* bias and every epilogue field: garbage */
+    memset(&o0.s, 0, sizeof o0.s);
+    o0.s.struct_size = sizeof(old_gemm_opts_0);
+    o0.s.convert = (mxp_convert_opts){ .rounding = MXP_ROUND_STOCHASTIC, .seed = 7 };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 0.1, a, MXP_F32, K, b, MXP_F32, N, 0.0, got16,
+                              MXP_BF16, N, (const mxp_gemm_opts *)&o0),
+                     MXP_OK);
+    assert_memory_equal(got16, want16, sizeof want16);
+    assert_tail_untouched(o0.tail);
+    assert_string_equal(mxp_gemm_kernel_name(MXP_F32, MXP_F32, (const mxp_gemm_opts *)&o0),
+                        mxp_gemm_kernel_name(MXP_F32, MXP_F32, &now0));
+
+    /* mxp_matmul with the old layout (it requires bias_len with a bias: none here) */
+    int64_t sa[2] = { M, K }, sb[2] = { K, N };
+    mxp_array *xa = NULL, *xb = NULL, *xc = NULL;
+    assert_int_equal(mxp_array_wrap(&xa, a, MXP_F32, 2, sa, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_array_wrap(&xb, b, MXP_F32, 2, sb, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_matmul(&xc, xa, xb, (const mxp_gemm_opts *)&o0), MXP_OK);
+    assert_int_equal(mxp_array_dtype(xc), MXP_F32);
+    mxp_array_free(xc);
+    mxp_array_free(xb);
+    mxp_array_free(xa);
+}
+
+/* ---- mxp_memory_stats ------------------------------------------------------ */
+
+static void test_memory_stats_old_layouts(void **state)
+{
+    (void)state;
+    void *p = mxp_malloc(1000); /* some live bytes */
+    mxp_memory_stats now = { 0 };
+    mxp_get_memory_stats(&now);
+    assert_true(now.current_bytes >= 1000);
+
+    WITH_TAIL(old_memory_stats_0) s0;
+    memset(&s0, GARBAGE, sizeof s0);
+    s0.s.struct_size = sizeof(old_memory_stats_0);
+    mxp_get_memory_stats((mxp_memory_stats *)&s0);
+    assert_int_equal(s0.s.struct_size, sizeof(old_memory_stats_0)); /* left as the caller set it */
+    assert_int_equal(s0.s.current_bytes, now.current_bytes);
+    assert_int_equal(s0.s.allocations, now.allocations);
+    assert_int_equal(s0.s.bytes_converted, now.bytes_converted);
+    assert_tail_untouched(s0.tail); /* workspace_bytes and after: not written */
+
+    WITH_TAIL(old_memory_stats_1) s1;
+    memset(&s1, GARBAGE, sizeof s1);
+    s1.s.struct_size = sizeof(old_memory_stats_1);
+    mxp_memory_stats_get((mxp_memory_stats *)&s1); /* the old name too */
+    assert_int_equal(s1.s.current_bytes, now.current_bytes);
+    assert_int_equal(s1.s.workspace_bytes, now.workspace_bytes);
+    assert_int_equal(s1.s.hugepage_allocations, now.hugepage_allocations);
+    assert_tail_untouched(s1.tail);
+    mxp_free(p);
+}
+
+/* ---- sizes that are no layout --------------------------------------------- */
+
+static void test_oversized_and_bad_sizes(void **state)
+{
+    (void)state;
+    float src[4] = { 1, 2, 3, 4 };
+    uint16_t dst[4] = { 0 };
+
+    /* a newer caller's larger struct: zeros beyond this release's fields are fine */
+    struct { mxp_convert_opts o; uint64_t newer[4]; } big;
+    memset(&big, 0, sizeof big);
+    big.o.struct_size = sizeof big;
+    assert_int_equal(mxp_convert(dst, MXP_BF16, src, MXP_F32, 4, &big.o), MXP_OK);
+    /* ... a field this library does not know, set: refused, nothing written */
+    big.newer[2] = 0xdeadbeef;
+    memset(dst, 0, sizeof dst);
+    assert_int_equal(mxp_convert(dst, MXP_BF16, src, MXP_F32, 4, &big.o), MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "struct_size"));
+    assert_non_null(strstr(mxp_last_error(), "mxp_convert"));
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(dst[i], 0);
+    assert_string_equal(mxp_convert_kernel_name(MXP_BF16, MXP_F32, &big.o), "invalid");
+
+    /* not 0, not a layout's size */
+    const size_t bad[] = { 1, sizeof(size_t), sizeof(old_convert_opts) - 4, sizeof(old_convert_opts) + 4,
+                           sizeof(mxp_convert_opts) + 1000000, (size_t)-1 };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mxp_convert_opts o = { .struct_size = bad[i] };
+        mxp_clear_error();
+        assert_int_equal(mxp_convert(dst, MXP_BF16, src, MXP_F32, 4, &o), MXP_ERR_INVALID_ARGUMENT);
+        assert_true(strlen(mxp_last_error()) > 20);
+    }
+    mxp_convert_opts exact = { .struct_size = sizeof(mxp_convert_opts) };
+    assert_int_equal(mxp_convert(dst, MXP_BF16, src, MXP_F32, 4, &exact), MXP_OK);
+
+    /* gemm: the outer struct, and the convert options embedded in it, which
+     * follow the outer layout (0 or this release's size) */
+    float a[M * K], b[K * N], c[M * N];
+    gemm_inputs(a, b);
+    struct { mxp_gemm_opts o; unsigned char newer[24]; } g;
+    memset(&g, 0, sizeof g);
+    g.o.struct_size = sizeof g;
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, c,
+                              MXP_F32, N, &g.o),
+                     MXP_OK);
+    g.newer[23] = 1;
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, c,
+                              MXP_F32, N, &g.o),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "mxp_gemm"));
+    mxp_gemm_opts ge = { .convert = { .struct_size = sizeof(old_convert_opts) } };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, c,
+                              MXP_F32, N, &ge),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "opts->convert"));
+    ge.convert.struct_size = sizeof(mxp_convert_opts);
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0, c,
+                              MXP_F32, N, &ge),
+                     MXP_OK);
+    assert_string_equal(mxp_gemm_kernel_name(MXP_F32, MXP_F32, &g.o), "invalid");
+
+    /* a report the library fills: a bad size gets nothing written */
+    struct { mxp_memory_stats s; uint64_t newer[2]; } ms;
+    memset(&ms, GARBAGE, sizeof ms);
+    ms.s.struct_size = sizeof ms;
+    mxp_clear_error();
+    mxp_get_memory_stats(&ms.s);
+    assert_int_equal(ms.s.current_bytes, 0xA5A5A5A5A5A5A5A5ull); /* untouched */
+    assert_non_null(strstr(mxp_last_error(), "mxp_get_memory_stats"));
+    memset(&ms, 0, sizeof ms);
+    ms.s.struct_size = sizeof ms;
+    mxp_get_memory_stats(&ms.s);
+    assert_true(ms.s.allocations > 0);
+    assert_int_equal(ms.newer[0], 0);
+    assert_int_equal(ms.newer[1], 0);
+}
+
+/* Zero-initialized structs and designated initializers, as code written
+ * against earlier headers has them, mean this release's layout. */
+static void test_zero_means_this_release(void **state)
+{
+    (void)state;
+    assert_int_equal(((mxp_convert_opts){ .rounding = MXP_ROUND_UP }).struct_size, 0);
+    float src[2] = { 1.0f + 1.0f / 1024, -3.0f };
+    uint16_t dst[2];
+    const mxp_convert_opts up = { .rounding = MXP_ROUND_UP };
+    assert_int_equal(mxp_convert(dst, MXP_BF16, src, MXP_F32, 2, &up), MXP_OK);
+    assert_int_equal(dst[0], 0x3f81); /* rounded up */
+    mxp_memory_stats s = { 0 };
+    mxp_get_memory_stats(&s);
+    assert_int_equal(s.struct_size, 0);
+    assert_true(s.allocations > 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_convert_old_layout),
+        cmocka_unit_test(test_gemm_old_layouts),
+        cmocka_unit_test(test_memory_stats_old_layouts),
+        cmocka_unit_test(test_oversized_and_bad_sizes),
+        cmocka_unit_test(test_zero_means_this_release),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
