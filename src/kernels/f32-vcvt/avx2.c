@@ -1,7 +1,6 @@
 /* float32 -> float16 (F16C, the four IEEE modes) with AVX2, 8 lanes per
  * step; and float32 -> bf16, f16 (nearest away, stochastic), e4m3, e5m2,
- * s8, u8 in every mode by the integer methods of round-avx2.h, 32 elements
- * a step.  Tails (and the head before an aligned streaming store) go
+ * s8, u8 in every mode by the methods of round-avx2.h, 32 elements a step.  Tails (and the head before an aligned streaming store) go
  * through a small zero-padded buffer.  Forward, reading a step's input
  * before writing its results: in-place narrowing (dst == src) works. */
 #include <immintrin.h>
@@ -59,17 +58,6 @@ MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mx
     }
 }
 
-void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
-{
-    const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
-    switch (p->rounding) {
-    case MXP_ROUND_NEAREST_EVEN: f16_loop(dst, src, n, sat, MXP_ROUND_NEAREST_EVEN); break;
-    case MXP_ROUND_TOWARD_ZERO: f16_loop(dst, src, n, sat, MXP_ROUND_TOWARD_ZERO); break;
-    case MXP_ROUND_UP: f16_loop(dst, src, n, sat, MXP_ROUND_UP); break;
-    default: f16_loop(dst, src, n, sat, MXP_ROUND_DOWN); break;
-    }
-}
-
 /* ---- every mode by integer arithmetic ------------------------------------
  * fmt.bits == 0 selects an integer target with range [lo, hi]. */
 typedef struct target {
@@ -92,7 +80,9 @@ MXP_INLINE __m256i convert8(__m256i x, target t, mxp_rounding mode, int saturate
         return mxp_f32_to_narrow_fp_avx2(x, t.fmt, mode, saturate);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_avx2(x, t.fmt, mode, saturate, r);
-    return mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r);
+    if (mode != MXP_ROUND_STOCHASTIC) /* the low byte, for the packing */
+        return _mm256_and_si256(mxp_f32_to_small_int_fp_avx2(x, t.lo, t.hi, mode), MXP_V8(0xff));
+    return _mm256_and_si256(mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r), MXP_V8(0xff));
 }
 
 /* 32 elements from s to d; idx: lo32 of element 0's index in every lane's
@@ -191,4 +181,30 @@ void mxp_f32_e4m3_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt
 void mxp_f32_e5m2_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     by_mode(dst, src, n, p, (target){ { 8, 2, 15, 1 }, 0, 0, 1 });
+}
+
+/* float16: the four IEEE modes by vcvtps2ph (above); nearest away by the
+ * float unit, stochastic rounding by the variable-shift method. */
+void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: f16_loop(dst, src, n, sat, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_TOWARD_ZERO: f16_loop(dst, src, n, sat, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: f16_loop(dst, src, n, sat, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: f16_loop(dst, src, n, sat, MXP_ROUND_DOWN); break;
+    default: by_mode(dst, src, n, p, (target){ { 16, 10, 15, 1 }, 0, 0, 1 }); break;
+    }
+}
+
+/* int8, uint8: the deterministic modes by vroundps, stochastic rounding by
+ * the integer method. */
+void mxp_f32_s8_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 0, 0, 0, 0 }, -128, 127, 0 });
+}
+
+void mxp_f32_u8_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    by_mode(dst, src, n, p, (target){ { 0, 0, 0, 0 }, 0, 255, 0 });
 }

@@ -323,6 +323,43 @@ MXP_INLINE __m256i mxp_f32_to_small_int_avx2(__m256i x, int lo, int hi, mxp_roun
     return _mm256_andnot_si256(nan, v);
 }
 
+/* The same in the deterministic modes by the float unit: |x| above 256
+ * (inf too) is clamped to 256 first, which every mode keeps and the clamp
+ * to [lo, hi] then clips; float32 subnormals become 2^-126 + their bits
+ * (the same result in every mode, no microcode assist); vroundps with the
+ * mode (nearest away: truncated, plus one where the exact remainder is at
+ * least 1/2), then a truncating conversion, exact.  NaN -> 0. */
+MXP_INLINE __m256i mxp_f32_to_small_int_fp_avx2(__m256i x, int lo, int hi, mxp_rounding mode)
+{
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256i signbit = _mm256_and_si256(x, MXP_V8(0x80000000u));
+    const __m256i big = _mm256_cmpgt_epi32(a, MXP_V8(0x43800000)); /* 256.0f, inf, NaN */
+    const __m256i nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+    const __m256i sub = _mm256_cmpgt_epi32(MXP_V8(0x800000), a);
+    __m256i c = _mm256_blendv_epi8(x, _mm256_or_si256(signbit, MXP_V8(0x43800000)), big);
+    c = _mm256_or_si256(c, _mm256_andnot_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()),
+                                               _mm256_and_si256(sub, MXP_V8(0x800000))));
+    const __m256 f = _mm256_castsi256_ps(c);
+    __m256 k;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: k = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_TOWARD_ZERO: k = _mm256_round_ps(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: k = _mm256_round_ps(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_DOWN: k = _mm256_round_ps(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: {
+        const __m256 t = _mm256_round_ps(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m256 absmask = _mm256_castsi256_ps(MXP_V8(0x7fffffff));
+        const __m256 half = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(f, t), absmask), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+        const __m256 one = _mm256_or_ps(_mm256_set1_ps(1.0f), _mm256_castsi256_ps(signbit));
+        k = _mm256_add_ps(t, _mm256_and_ps(half, one));
+        break;
+    }
+    }
+    __m256i v = _mm256_cvttps_epi32(k);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(lo)), MXP_V8(hi));
+    return _mm256_andnot_si256(nan, v);
+}
+
 /* Packing 32-bit lanes holding 16-bit (8-bit) values, in order. */
 MXP_INLINE __m256i mxp_pack16_avx2(__m256i r0, __m256i r1)
 {
