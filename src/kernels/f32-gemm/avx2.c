@@ -10,10 +10,11 @@
 
 #define MR 6
 
-void mxp_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
-                                     size_t ldc, double alpha, double beta)
+/* The tile's sums for R rows (R >= mr; the others stay 0, never stored). */
+static inline __attribute__((always_inline)) void tile_rows(int R, size_t mr, size_t nr, size_t kc, const float *pa,
+                                                            const float *pb, void *c, size_t ldc, double alpha,
+                                                            double beta)
 {
-    const float *pa = a, *pb = b;
     for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
         _mm_prefetch((const char *)((float *)c + i * ldc), _MM_HINT_T0);
         _mm_prefetch((const char *)((float *)c + i * ldc + 15), _MM_HINT_T0);
@@ -25,7 +26,7 @@ void mxp_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void
 #define STEP(q)                                                                              \
     do {                                                                                     \
         const __m256 b0 = _mm256_loadu_ps(pb + 16 * (q)), b1 = _mm256_loadu_ps(pb + 16 * (q) + 8); \
-        _Pragma("GCC unroll 6") for (int i = 0; i < MR; i++)                                 \
+        _Pragma("GCC unroll 6") for (int i = 0; i < R; i++)                                  \
         {                                                                                    \
             const __m256 ai = _mm256_broadcast_ss(pa + MR * (q) + i);                        \
             acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);                                      \
@@ -80,4 +81,17 @@ void mxp_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void
         for (size_t j = 0; j < nr; j++) /* beta * C + alpha * sum, as the vector path's fma rounds */
             row[j] = beta != 0 ? fmaf(fb, row[j], t[i][j]) : t[i][j];
     }
+}
+
+/* An edge panel of mr < 6 rows computes 2 or 4 rows of sums, not 6 (M =
+ * 128 ends in a panel of 2 rows); each row's sums are the same bits. */
+void mxp_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                     size_t ldc, double alpha, double beta)
+{
+    if (mr > 4)
+        tile_rows(6, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    else if (mr > 2)
+        tile_rows(4, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    else
+        tile_rows(2, mr, nr, kc, a, b, c, ldc, alpha, beta);
 }
