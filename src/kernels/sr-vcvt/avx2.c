@@ -1,0 +1,214 @@
+/* Stochastic rounding with AVX2 from float64 -> bf16, f16, e4m3, e5m2, s8:
+ * the add-and-shift method of sr-vcvt/avx512f.c on 64-bit lanes, 8
+ * elements a unit, 32 a step.  Same bits as the reference: the magnitude
+ * rounds up iff r < floor(frac * 2^32), frac the discarded part of one
+ * target ulp.
+ *
+ * With d = 52 - M bits dropped (d >= 32), adding (~r) << (d - 32) to the
+ * bits of |x| carries into the kept field exactly then (bits of frac below
+ * its top 32 cannot carry past them).  Below the target's normal range the
+ * same add applies to y/2 = (|x| + 2^emin) / 2 rounded toward zero, whose
+ * exponent is fixed: its kept field is the subnormal result and it keeps
+ * d >= 32 bits of frac, so the carry always decides.  int8: y = min(|x|,
+ * 256) + 256 toward zero keeps 44 bits of fraction.  The kernels run in the
+ * library's MXCSR with rounding toward zero (set here) for those two float
+ * operations; float64 subnormal inputs (far below every target's smallest
+ * subnormal: they never round up) are taken as zero first, so no operand is
+ * subnormal (a microcode assist on Intel).  Overflow, inf and NaN are fixed
+ * up in the lanes where a compare finds them.  Tails through a zero-padded
+ * buffer; forward, so in-place narrowing works. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "core/fpenv.h"
+#include "kernels/cvt-kernels.h"
+#include "kernels/f32-vcvt/round-avx2.h"
+
+typedef enum { SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8 } sr_target;
+
+typedef struct sr_fmt {
+    int bits, mbits, bias, has_inf;
+    unsigned ovf_bits; /* float32 bits of the first magnitude that overflows */
+} sr_fmt;
+
+static const sr_fmt sr_fmts[] = {
+    [SR_BF16] = { 16, 7, 127, 1, 0x7f800000 }, /* 2^128 */
+    [SR_F16] = { 16, 10, 15, 1, 0x47800000 },  /* 65536 */
+    [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },    /* 480: 0x7f is NaN */
+    [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },   /* 65536 */
+};
+
+MXP_INLINE size_t out_size(sr_target t)
+{
+    return t == SR_BF16 || t == SR_F16 ? 2 : 1;
+}
+
+/* The low (sel = 0) or high (sel = 1) dwords of two vectors of 4 qwords, in order. */
+MXP_INLINE __m256i dwords(__m256i lo, __m256i hi, int sel)
+{
+    const __m256i p = sel ? _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7) : _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    return _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, p), _mm256_permutevar8x32_epi32(hi, p), 0xf0);
+}
+
+/* ~r of lanes 4 * half .. 4 * half + 3, zero-extended to 64 bits and shifted. */
+MXP_INLINE __m256i widen_nr(__m256i nr, int half, int shift)
+{
+    const __m128i h = half ? _mm256_extracti128_si256(nr, 1) : _mm256_castsi256_si128(nr);
+    return _mm256_slli_epi64(_mm256_cvtepu32_epi64(h), shift);
+}
+
+/* |x| with float64 subnormals as zero */
+MXP_INLINE __m256i abs_flush(__m256i x)
+{
+    const __m256i a = _mm256_and_si256(x, _mm256_set1_epi64x(0x7fffffffffffffffll));
+    return _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(0x0010000000000000ll), a), a);
+}
+
+/* |x| + c, below the normal range on y/2's bits (MXCSR: toward zero) */
+MXP_INLINE __m256i sum4(__m256i a, __m256i c, double half_min_normal)
+{
+    const __m256i y2 = _mm256_castpd_si256(_mm256_fmadd_pd(_mm256_castsi256_pd(a), _mm256_set1_pd(0.5),
+                                                           _mm256_set1_pd(half_min_normal)));
+    return _mm256_add_epi64(_mm256_blendv_epi8(a, y2, _mm256_cmpgt_epi64(y2, a)), c);
+}
+
+/* Target bits of 8 float64 lanes (x0: the low 4) in the low 8/16 bits of 32-bit lanes. */
+MXP_INLINE __m256i sr_float8(__m256i x0, __m256i x1, __m256i nr, sr_fmt f, int saturate)
+{
+    const int d = 52 - f.mbits;
+    const int emin = 1 - f.bias;
+    const double half_min_normal = __builtin_ldexp(1.0, emin - 1);
+    const __m256i a0 = abs_flush(x0), a1 = abs_flush(x1);
+    const __m256i s0 = sum4(a0, widen_nr(nr, 0, d - 32), half_min_normal);
+    const __m256i s1 = sum4(a1, widen_nr(nr, 1, d - 32), half_min_normal);
+    const __m256i k = dwords(_mm256_srli_epi64(s0, d), _mm256_srli_epi64(s1, d), 0); /* < 2^(64 - d) */
+    __m256i r = _mm256_sub_epi32(k, MXP_V8((1023 - f.bias) << f.mbits));
+    const unsigned ovf_k = (f.ovf_bits >> (23 - f.mbits)) + ((1023u - 127u) << f.mbits);
+    const __m256i edge = _mm256_cmpgt_epi32(k, MXP_V8(ovf_k - 1)); /* inf, NaN too */
+    if (!_mm256_testz_si256(edge, edge)) {
+        const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
+        const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+        const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+        const unsigned big = saturate ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
+        const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000ll), fm = _mm256_set1_epi64x(0xfffffffffffffll);
+        const __m256i b0 = _mm256_and_si256(x0, _mm256_set1_epi64x(0x7fffffffffffffffll));
+        const __m256i b1 = _mm256_and_si256(x1, _mm256_set1_epi64x(0x7fffffffffffffffll));
+        const __m256i nan = dwords(_mm256_cmpgt_epi64(b0, inf), _mm256_cmpgt_epi64(b1, inf), 0);
+        __m256i nan_bits = MXP_V8(nan_enc);
+        if (f.has_inf)
+            nan_bits = _mm256_or_si256(nan_bits, dwords(_mm256_srli_epi64(_mm256_and_si256(b0, fm), d),
+                                                         _mm256_srli_epi64(_mm256_and_si256(b1, fm), d), 0));
+        r = _mm256_blendv_epi8(r, MXP_V8(big), edge);
+        r = _mm256_blendv_epi8(r, nan_bits, nan);
+    }
+    const __m256i neg = _mm256_srai_epi32(dwords(x0, x1, 1), 31);
+    return _mm256_or_si256(r, _mm256_and_si256(neg, MXP_V8(1u << (f.bits - 1))));
+}
+
+/* int8: |x| clamped to 256 (NaN to 0), + 256 toward zero, + the random bits */
+MXP_INLINE __m256i mag4(__m256i x, __m256i c)
+{
+    const __m256i a = abs_flush(x);
+    const __m256i c256 = _mm256_set1_epi64x(0x4070000000000000ll);
+    const __m256i nan = _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(0x7ff0000000000000ll));
+    const __m256i q = _mm256_andnot_si256(nan, _mm256_blendv_epi8(a, c256, _mm256_cmpgt_epi64(a, c256)));
+    const __m256i y = _mm256_castpd_si256(_mm256_add_pd(_mm256_castsi256_pd(q), _mm256_set1_pd(256.0)));
+    return _mm256_srli_epi64(_mm256_add_epi64(y, c), 44);
+}
+
+MXP_INLINE __m256i sr_int8(__m256i x0, __m256i x1, __m256i nr)
+{
+    const __m256i k = dwords(mag4(x0, widen_nr(nr, 0, 12)), mag4(x1, widen_nr(nr, 1, 12)), 0);
+    const __m256i mag = _mm256_sub_epi32(k, MXP_V8(0x4070000000000000ll >> 44)); /* 256.0 */
+    const __m256i neg = _mm256_srai_epi32(dwords(x0, x1, 1), 31);
+    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(-128)), MXP_V8(127));
+    return _mm256_and_si256(v, MXP_V8(0xff));
+}
+
+MXP_INLINE void step32(void *d, const double *s, sr_target t, int saturate, __m256i idx, mxp_sr_key key, int stream)
+{
+    __m256i r[4];
+    for (int k = 0; k < 4; k++) {
+        const __m256i x0 = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+        const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 8 * k + 4));
+        const __m256i nr = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
+        r[k] = t == SR_S8 ? sr_int8(x0, x1, nr) : sr_float8(x0, x1, nr, sr_fmts[t], saturate);
+    }
+    if (out_size(t) == 2) {
+        mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
+        mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
+    } else {
+        mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
+    }
+}
+
+MXP_INLINE void part32(void *d, const double *s, size_t count, sr_target t, int saturate, __m256i idx, mxp_sr_key key)
+{
+    double in[32] = { 0 };
+    uint16_t out[32];
+    memcpy(in, s, count * 8);
+    step32(out, in, t, saturate, idx, key, 0);
+    memcpy(d, out, count * out_size(t));
+}
+
+MXP_INLINE void f64_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t)
+{
+    const double *s = src;
+    const size_t os = out_size(t);
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    unsigned char *d = dst;
+    size_t i = 0;
+    const int stream = n * (8 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
+        head = head < n ? head : n;
+        if (head) {
+            part32(d, s, head, t, saturate, idx, key);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(s + i + 128), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 136), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 144), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 152), _MM_HINT_T0);
+        step32(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+    }
+    if (i < n)
+        part32(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
+    if (stream)
+        _mm_sfence();
+    _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
+    mxp_fpenv_leave(env);
+}
+
+void mxp_f64_bf16_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_BF16);
+}
+
+void mxp_f64_f16_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_F16);
+}
+
+void mxp_f64_e4m3_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_E4M3);
+}
+
+void mxp_f64_e5m2_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_E5M2);
+}
+
+void mxp_f64_s8_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f64_sr(dst, src, n, p, SR_S8);
+}
