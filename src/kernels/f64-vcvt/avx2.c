@@ -201,7 +201,9 @@ MXP_INLINE __m128i up4(__m256d x, __m128 h, __m128i r, mxp_rounding mode)
     if (mode == MXP_ROUND_NEAREST_AWAY) {
         up = _mm256_cmp_pd(_mm256_add_pd(rem, rem), ulp, _CMP_GE_OQ);
     } else {
-        const __m256d f = _mm256_floor_pd(_mm256_mul_pd(_mm256_div_pd(rem, ulp), _mm256_set1_pd(4294967296.0)));
+        /* rem / ulp * 2^32 by a multiply: 2^32 / ulp, ulp a power of two (2^-149 .. 2^104) */
+        const __m256i inv = _mm256_sub_epi64(_mm256_set1_epi64x((2046ll + 32) << 52), _mm256_castpd_si256(ulp));
+        const __m256d f = _mm256_floor_pd(_mm256_mul_pd(rem, _mm256_castsi256_pd(inv)));
         const __m256d rd = _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(r, _mm_set1_epi32((int)0x80000000u))),
                                          _mm256_set1_pd(2147483648.0));
         up = _mm256_cmp_pd(rd, f, _CMP_LT_OQ);
@@ -225,18 +227,24 @@ MXP_INLINE __m256i f32_8(const double *s, mxp_rounding mode, int saturate, __m25
     return h;
 }
 
+MXP_INLINE void f32_full(float *d, const double *s, mxp_rounding mode, int saturate, __m256i idx, mxp_sr_key key,
+                         int stream)
+{
+    __m256i r = mode == MXP_ROUND_STOCHASTIC ? mxp_sr_mix_avx2(idx, key) : _mm256_setzero_si256();
+    mxp_store256_avx2(d, f32_8(s, mode, saturate, r), stream);
+}
+
 MXP_INLINE void f32_step(float *d, const double *s, size_t count, mxp_rounding mode, int saturate, __m256i idx,
                          mxp_sr_key key, int stream)
 {
     if (count == 8) {
-        __m256i r = mode == MXP_ROUND_STOCHASTIC ? mxp_sr_mix_avx2(idx, key) : _mm256_setzero_si256();
-        mxp_store256_avx2(d, f32_8(s, mode, saturate, r), stream);
+        f32_full(d, s, mode, saturate, idx, key, stream);
         return;
     }
     double in[8] = { 0 };
     float out[8];
     memcpy(in, s, count * 8);
-    f32_step(out, in, 8, mode, saturate, idx, key, 0);
+    f32_full(out, in, mode, saturate, idx, key, 0);
     memcpy(d, out, count * 4);
 }
 
