@@ -1,6 +1,7 @@
-/* Stochastic rounding with AVX2 from float64 -> bf16, f16, e4m3, e5m2, s8:
- * the add-and-shift method of sr-vcvt/avx512f.c on 64-bit lanes, 8
- * elements a unit, 32 a step.  Same bits as the reference: the magnitude
+/* Stochastic rounding with AVX2 from float32 -> f16, e4m3, e5m2, s8, u8 and
+ * from float64 -> bf16, f16, e4m3, e5m2, s8: the add-and-shift method of
+ * sr-vcvt/avx512f.c (float32: below; float64 on 64-bit lanes), 8 elements
+ * a unit, 32 a step.  Same bits as the reference: the magnitude
  * rounds up iff r < floor(frac * 2^32), frac the discarded part of one
  * target ulp.
  *
@@ -24,7 +25,7 @@
 #include "kernels/cvt-kernels.h"
 #include "kernels/f32-vcvt/round-avx2.h"
 
-typedef enum { SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8 } sr_target;
+typedef enum { SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } sr_target;
 
 typedef struct sr_fmt {
     int bits, mbits, bias, has_inf;
@@ -211,4 +212,181 @@ void mxp_f64_e5m2_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_
 void mxp_f64_s8_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     f64_sr(dst, src, n, p, SR_S8);
+}
+
+/* ---- float32 -> f16, e4m3, e5m2, s8, u8 -------------------------------------
+ * d = 23 - M bits dropped: adding (~r) >> (32 - d) to |x|'s bits carries
+ * exactly when the magnitude rounds up; below the normal range the same on
+ * y/2 = (|x| + 2^emin) / 2 toward zero (vfmadd in the MXCSR rounding toward
+ * zero set here), which loses the bits of |x| below 2^(emin - 23): when r's
+ * top d bits equal y's dropped bits (a chance of 2^-d) those decide, and
+ * such vectors, and those with overflow, inf or NaN, are redone by the
+ * exact integer method of round-avx2.h (mxp_f32_to_narrow_avx2,
+ * mxp_f32_to_small_int_avx2).  float32 subnormals are taken as zero first
+ * (no assist; their fraction of any target's ulp is below 2^-32, so they
+ * never round up).  int8: y = min(|x|, 256) + 256 toward zero keeps 15
+ * bits of fraction, the same way. */
+static const mxp_narrow_fmt2 f32_fmts[] = {
+    [SR_F16] = { 16, 10, 15, 1 },
+    [SR_E4M3] = { 8, 3, 7, 0 },
+    [SR_E5M2] = { 8, 2, 15, 1 },
+};
+
+MXP_INLINE __m256i f32_abs_flush(__m256i x)
+{
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    return _mm256_andnot_si256(_mm256_cmpgt_epi32(MXP_V8(0x800000), a), a);
+}
+
+/* The exact ways, out of line: the loop keeps its registers for the fast one. */
+__attribute__((noinline)) static void sr_f32_float8_slow(__m256i *out, const __m256i *x, const __m256i *nr,
+                                                         sr_target t, int saturate)
+{
+    *out = mxp_f32_to_narrow_avx2(*x, f32_fmts[t], MXP_ROUND_STOCHASTIC, saturate, mxp_not_avx2(*nr));
+}
+
+__attribute__((noinline)) static void sr_f32_int8_slow(__m256i *out, const __m256i *x, const __m256i *nr, int lo, int hi)
+{
+    *out = _mm256_and_si256(mxp_f32_to_small_int_avx2(*x, lo, hi, MXP_ROUND_STOCHASTIC, mxp_not_avx2(*nr)), MXP_V8(0xff));
+}
+
+/* The fast way; *slow: lanes the exact way must redo. */
+MXP_INLINE __m256i sr_f32_float8(__m256i x, __m256i nr, sr_target t, __m256i *slow)
+{
+    const sr_fmt f = sr_fmts[t];
+    const int d = 23 - f.mbits;
+    const int emin = 1 - f.bias;
+    const __m256i a = f32_abs_flush(x);
+    const __m256 y2 = _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(0.5f),
+                                      _mm256_set1_ps((float)__builtin_ldexp(1.0, emin - 1)));
+    const __m256i sum = _mm256_add_epi32(_mm256_max_epu32(a, _mm256_castps_si256(y2)), _mm256_srli_epi32(nr, 32 - d));
+    const __m256i low = MXP_V8((1u << d) - 1);
+    const __m256i tie = _mm256_cmpeq_epi32(_mm256_and_si256(sum, low), low);
+    const __m256i edge = _mm256_cmpeq_epi32(_mm256_max_epu32(sum, MXP_V8(f.ovf_bits)), sum); /* inf, NaN too */
+    *slow = _mm256_or_si256(tie, edge);
+    const __m256i r = _mm256_sub_epi32(_mm256_srli_epi32(sum, d), MXP_V8((127 - f.bias) << f.mbits));
+    return _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(x, 32 - f.bits), MXP_V8(1u << (f.bits - 1))));
+}
+
+MXP_INLINE __m256i sr_f32_int8(__m256i x, __m256i nr, int is_unsigned, __m256i *slow)
+{
+    const __m256i a = f32_abs_flush(x);
+    const __m256i nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+    const __m256i q = _mm256_andnot_si256(nan, _mm256_min_epi32(a, MXP_V8(0x43800000))); /* 256.0f */
+    const __m256i y = _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(q), _mm256_set1_ps(256.0f)));
+    const __m256i sum = _mm256_add_epi32(y, _mm256_srli_epi32(nr, 17));
+    const __m256i low = MXP_V8(0x7fff);
+    *slow = _mm256_cmpeq_epi32(_mm256_and_si256(sum, low), low);
+    const int lo = is_unsigned ? 0 : -128, hi = is_unsigned ? 255 : 127;
+    const __m256i mag = _mm256_sub_epi32(_mm256_srli_epi32(sum, 15), MXP_V8(0x43800000 >> 15));
+    const __m256i neg = _mm256_srai_epi32(x, 31);
+    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(lo)), MXP_V8(hi));
+    return _mm256_and_si256(v, MXP_V8(0xff));
+}
+
+MXP_INLINE __m256i sr_f32_8(__m256i x, __m256i nr, sr_target t, __m256i *slow)
+{
+    if (t == SR_S8 || t == SR_U8)
+        return sr_f32_int8(x, nr, t == SR_U8, slow);
+    return sr_f32_float8(x, nr, t, slow);
+}
+
+MXP_INLINE void sr_f32_redo(__m256i *r, const __m256i *x, const __m256i *nr, sr_target t, int saturate)
+{
+    if (t == SR_S8 || t == SR_U8)
+        sr_f32_int8_slow(r, x, nr, t == SR_U8 ? 0 : -128, t == SR_U8 ? 255 : 127);
+    else
+        sr_f32_float8_slow(r, x, nr, t, saturate);
+}
+
+MXP_INLINE void f32_step32(void *d, const float *s, sr_target t, int saturate, __m256i idx, mxp_sr_key key, int stream)
+{
+    __m256i x[4], r[4], nr[4], slow[4];
+    for (int k = 0; k < 4; k++)
+        x[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+    for (int k = 0; k < 4; k++) {
+        nr[k] = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
+        r[k] = sr_f32_8(x[k], nr[k], t, &slow[k]);
+    }
+    /* one test for the four vectors (a chance of about 2^-d a lane, or overflow, inf, NaN) */
+    const __m256i any = _mm256_or_si256(_mm256_or_si256(slow[0], slow[1]), _mm256_or_si256(slow[2], slow[3]));
+    if (!_mm256_testz_si256(any, any))
+        for (int k = 0; k < 4; k++)
+            if (!_mm256_testz_si256(slow[k], slow[k]))
+                sr_f32_redo(&r[k], &x[k], &nr[k], t, saturate);
+    if (out_size(t) == 2) {
+        mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
+        mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
+    } else {
+        mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
+    }
+}
+
+MXP_INLINE void f32_part32(void *d, const float *s, size_t count, sr_target t, int saturate, __m256i idx, mxp_sr_key key)
+{
+    float in[32] = { 0 };
+    uint16_t out[32];
+    memcpy(in, s, count * 4);
+    f32_step32(out, in, t, saturate, idx, key, 0);
+    memcpy(d, out, count * out_size(t));
+}
+
+MXP_INLINE void f32_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p, sr_target t)
+{
+    const float *s = src;
+    const size_t os = out_size(t);
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    unsigned char *d = dst;
+    size_t i = 0;
+    const int stream = n * (4 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
+        head = head < n ? head : n;
+        if (head) {
+            f32_part32(d, s, head, t, saturate, idx, key);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 256 + 16), _MM_HINT_T0);
+        f32_step32(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+    }
+    if (i < n)
+        f32_part32(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
+    if (stream)
+        _mm_sfence();
+    _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
+    mxp_fpenv_leave(env);
+}
+
+void mxp_f32_f16_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_F16);
+}
+
+void mxp_f32_e4m3_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_E4M3);
+}
+
+void mxp_f32_e5m2_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_E5M2);
+}
+
+void mxp_f32_s8_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_S8);
+}
+
+void mxp_f32_u8_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    f32_sr(dst, src, n, p, SR_U8);
 }
