@@ -129,7 +129,7 @@ static PyObject *get_num_threads(PyObject *self, PyObject *noargs)
 static PyObject *memory_stats(PyObject *self, PyObject *reset)
 {
     (void)self;
-    mxp_memory_stats s;
+    mxp_memory_stats s = { 0 }; /* struct_size 0: this release's layout (docs/abi.md) */
     mxp_get_memory_stats(&s);
     if (PyObject_IsTrue(reset))
         mxp_reset_memory_stats();
