@@ -145,6 +145,7 @@ bench: build-venvs
 	@$(BUILD)/mxp bench quant
 	@PYTHONPATH=$(BUILD)/python MXP_LIB=$(BUILD)/libmxp.so /usr/bin/python3 python/benchmarks/bench_python.py
 	@PYTHONPATH=$(BUILD)/python-venv $(BUILD)/venv/bin/python python/benchmarks/bench_peers.py
+	@/usr/bin/python3 python/benchmarks/goals.py --mxp $(BUILD)/mxp
 
 # make install [PREFIX=/usr/local]: the library (shared and static), headers,
 # the mxp command, pkg-config and CMake files, and the Python package when

@@ -10,21 +10,10 @@
 
 enum { N = 1024, NE = 192 };
 
-/* GFLOPS of the peak loop: the best of 9 runs of ~10 ms.  The best, not
- * the median: on a shared machine interference only ever slows a run, and a
- * single run (as before) under-read the peak of a busy machine so that a GEMM
- * could "beat" it. */
+/* The peak loop's GFLOPS: the best of 9 runs (bench_peak.c). */
 static double peak(uint64_t (*loop)(uint64_t))
 {
-    loop(100000); /* wakes the vector unit up to its full clock */
-    double best = 0;
-    for (int r = 0; r < 9; r++) {
-        double t0 = cli_now();
-        uint64_t flops = loop(400000);
-        double g = (double)flops / (cli_now() - t0) / 1e9;
-        best = g > best ? g : best;
-    }
-    return best;
+    return cli_peak_gflops(loop, 9);
 }
 
 static double gemm_gflops(mxp_dtype dt, mxp_dtype ct, const void *a, const void *b, void *c)

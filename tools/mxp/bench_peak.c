@@ -1,0 +1,117 @@
+/* mxp bench peak — the in-register peak of the multiply-add instructions
+ * the GEMM kernels of the ISA level in use are built on (src/kernels/peak/),
+ * on the calling thread: the ceiling a GEMM's "% of peak" is measured
+ * against (python/benchmarks/goals.py, the tour's part 8). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kernels/peak-kernels.h"
+
+double cli_peak_gflops(uint64_t (*loop)(uint64_t), int reps)
+{
+    loop(100000); /* wakes the vector unit up to its full clock */
+    double best = 0;
+    for (int r = 0; r < reps; r++) {
+        double t0 = cli_now();
+        uint64_t flops = loop(400000);
+        double g = (double)flops / (cli_now() - t0) / 1e9;
+        best = g > best ? g : best;
+    }
+    return best;
+}
+
+/* The loops of one ISA level: f32 and f64 FMA, and the dot products the
+ * avx512bf16 level's kernels use. */
+typedef struct peak_loop {
+    const char *op;   /* f32_fma ... */
+    const char *unit; /* GFLOPS, or GOPS for integers */
+    const char *kernel;
+    uint64_t (*loop)(uint64_t);
+    mxp_isa min_isa, below_isa; /* runs when min_isa <= level < below_isa */
+} peak_loop;
+
+static const peak_loop loops[] = {
+    { "f32_fma", "GFLOPS", "mxp_peak_f32_fma__avx2", mxp_peak_f32_fma__avx2, MXP_ISA_AVX2, MXP_ISA_AVX512 },
+    { "f64_fma", "GFLOPS", "mxp_peak_f64_fma__avx2", mxp_peak_f64_fma__avx2, MXP_ISA_AVX2, MXP_ISA_AVX512 },
+    { "f32_fma", "GFLOPS", "mxp_peak_f32_fma__avx512f", mxp_peak_f32_fma__avx512f, MXP_ISA_AVX512, 1000 },
+    { "f64_fma", "GFLOPS", "mxp_peak_f64_fma__avx512f", mxp_peak_f64_fma__avx512f, MXP_ISA_AVX512, 1000 },
+    { "bf16_dot", "GFLOPS", "mxp_peak_bf16_dot__avx512bf16", mxp_peak_bf16_dot__avx512bf16, MXP_ISA_AVX512BF16,
+      1000 },
+    { "u8s8_dot", "GOPS", "mxp_peak_u8s8_dot__avx512bf16", mxp_peak_u8s8_dot__avx512bf16, MXP_ISA_AVX512BF16,
+      1000 },
+};
+enum { LOOPS = sizeof loops / sizeof loops[0] };
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mxp bench peak [--reps R] [--json]\n\n"
+               "Measures, on one thread, the peak rate of the multiply-add instructions the\n"
+               "GEMM kernels of the ISA level in use are built on: an in-register loop of\n"
+               "12 independent chains (no loads), the best of R runs of ~10 ms after a\n"
+               "warm-up (the best, not the median: interference only ever slows a run).\n"
+               "MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level, as for every command.\n\n"
+               "  f32_fma, f64_fma   vfmadd (256-bit at avx2, 512-bit from avx512): GFLOPS,\n"
+               "                     a multiply-add counting 2\n"
+               "  bf16_dot           vdpbf16ps (avx512bf16 level): GFLOPS\n"
+               "  u8s8_dot           vpdpbusd (avx512bf16 level): GOPS, integer operations\n"
+               "The scalar level has no loop: nothing is printed for it.\n\n"
+               "  --reps R   runs, the best reported (default 9)\n"
+               "  --json     one JSON object: isa, reps and results, one object per loop:\n"
+               "             op, kernel, unit, gflops\n");
+}
+
+int cli_bench_peak(int argc, char **argv)
+{
+    bool json = false;
+    int reps = 9;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        if (cli_is_help(argv[i])) {
+            usage(stdout);
+            return CLI_OK;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (cli_option(argc, argv, &i, "--reps", &v) == 1) {
+            reps = atoi(v);
+            if (reps < 1 || reps > 1000)
+                return cli_usage_error("bench peak", "--reps wants 1..1000, not '%s'", v);
+        } else {
+            return cli_bad_argument("bench peak", argv[i]);
+        }
+    }
+    const mxp_isa isa = mxp_get_isa();
+    if (json) {
+        cli_json_begin("bench peak");
+        cli_json_str("isa", mxp_isa_name(isa));
+        cli_json_int("reps", reps);
+        cli_json_array("results");
+    } else {
+        printf("peak of one thread at the isa level %s (best of %d runs)\n\n", mxp_isa_name(isa), reps);
+        printf("  %-9s %-32s %10s\n", "op", "kernel", "rate");
+    }
+    int printed = 0;
+    for (int l = 0; l < LOOPS; l++) {
+        const peak_loop *p = &loops[l];
+        if ((int)isa < (int)p->min_isa || (int)isa >= (int)p->below_isa)
+            continue;
+        const double g = cli_peak_gflops(p->loop, reps);
+        printed++;
+        if (json) {
+            cli_json_object(NULL);
+            cli_json_str("op", p->op);
+            cli_json_str("kernel", p->kernel);
+            cli_json_str("unit", p->unit);
+            cli_json_num("gflops", g);
+            cli_json_close();
+        } else {
+            printf("  %-9s %-32s %10.1f %s\n", p->op, p->kernel, g, p->unit);
+        }
+    }
+    if (json)
+        cli_json_end();
+    else if (!printed)
+        printf("  (no peak loop at this level)\n");
+    return CLI_OK;
+}
