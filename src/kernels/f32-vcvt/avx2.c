@@ -32,10 +32,10 @@ MXP_INLINE __m128i f16x8(__m256i x, mxp_rounding mode, int saturate)
                                       _mm256_set1_epi32(-1));
         __m256i neg = _mm256_srai_epi32(x, 31);
         __m256i tiny = _mm256_and_si256(_mm256_and_si256(exp0, nz), mode == MXP_ROUND_UP ? _mm256_xor_si256(neg, _mm256_set1_epi32(-1)) : neg);
-        if (_mm256_movemask_ps(_mm256_castsi256_ps(tiny))) {
-            __m128i mask = _mm_packs_epi32(_mm256_castsi256_si128(tiny), _mm256_extracti128_si256(tiny, 1));
-            r = _mm_blendv_epi8(r, _mm_set1_epi16(mode == MXP_ROUND_UP ? 0x0001 : (short)0x8001), mask);
-        }
+        /* no branch: subnormal inputs are common enough (data near zero)
+         * that a branch on them mispredicts */
+        __m128i mask = _mm_packs_epi32(_mm256_castsi256_si128(tiny), _mm256_extracti128_si256(tiny, 1));
+        r = _mm_blendv_epi8(r, _mm_set1_epi16(mode == MXP_ROUND_UP ? 0x0001 : (short)0x8001), mask);
     }
     if (saturate) { /* +-inf - 1 ulp = +-max */
         __m128i inf = _mm_cmpeq_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00));
@@ -47,6 +47,28 @@ MXP_INLINE __m128i f16x8(__m256i x, mxp_rounding mode, int saturate)
 MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mxp_rounding mode)
 {
     size_t i = 0;
+    /* Large outputs bypass the cache (as memcpy does); the head is
+     * converted until dst is aligned. */
+    const int stream = n * 6 >= MXP_STREAM_BYTES && (uintptr_t)d % 2 == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)d % 32) % 32) / 2;
+        head = head < n ? head : n;
+        if (head) {
+            float in[16] = { 0 };
+            uint16_t out[16];
+            memcpy(in, s, head * 4);
+            _mm_storeu_si128((__m128i *)out, f16x8(_mm256_loadu_si256((const __m256i *)in), mode, saturate));
+            _mm_storeu_si128((__m128i *)(out + 8), f16x8(_mm256_loadu_si256((const __m256i *)(in + 8)), mode, saturate));
+            memcpy(d, out, head * 2);
+            i = head;
+        }
+        for (; i + 16 <= n; i += 16) {
+            _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
+            __m128i r0 = f16x8(_mm256_loadu_si256((const __m256i *)(s + i)), mode, saturate);
+            __m128i r1 = f16x8(_mm256_loadu_si256((const __m256i *)(s + i + 8)), mode, saturate);
+            _mm256_stream_si256((__m256i *)(d + i), _mm256_set_m128i(r1, r0));
+        }
+    }
     for (; i + 8 <= n; i += 8)
         _mm_storeu_si128((__m128i *)(d + i), f16x8(_mm256_loadu_si256((const __m256i *)(s + i)), mode, saturate));
     if (i < n) {
@@ -56,6 +78,8 @@ MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mx
         _mm_storeu_si128((__m128i *)out, f16x8(_mm256_loadu_si256((const __m256i *)in), mode, saturate));
         memcpy(d + i, out, (n - i) * 2);
     }
+    if (stream)
+        _mm_sfence();
 }
 
 /* ---- every mode by integer arithmetic ------------------------------------
@@ -184,7 +208,8 @@ void mxp_f32_e5m2_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt
 }
 
 /* float16: the four IEEE modes by vcvtps2ph (above); nearest away by the
- * float unit, stochastic rounding by the variable-shift method. */
+ * float unit, stochastic rounding by the variable-shift method (sr-vcvt/avx2.c
+ * has the faster add-and-shift kernel). */
 void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
