@@ -202,7 +202,7 @@ MXP_INLINE __m128i up4(__m256d x, __m128 h, __m128i r, mxp_rounding mode)
         up = _mm256_cmp_pd(_mm256_add_pd(rem, rem), ulp, _CMP_GE_OQ);
     } else {
         /* rem / ulp * 2^32 by a multiply: 2^32 / ulp, ulp a power of two (2^-149 .. 2^104) */
-        const __m256i inv = _mm256_sub_epi64(_mm256_set1_epi64x((2046ll + 32) << 52), _mm256_castpd_si256(ulp));
+        const __m256i inv = _mm256_sub_epi64(_mm256_set1_epi64x((long long)((2046ull + 32) << 52)), _mm256_castpd_si256(ulp));
         const __m256d f = _mm256_floor_pd(_mm256_mul_pd(rem, _mm256_castsi256_pd(inv)));
         const __m256d rd = _mm256_add_pd(_mm256_cvtepi32_pd(_mm_xor_si128(r, _mm_set1_epi32((int)0x80000000u))),
                                          _mm256_set1_pd(2147483648.0));
