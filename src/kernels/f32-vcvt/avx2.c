@@ -104,8 +104,8 @@ MXP_INLINE __m256i convert8(__m256i x, target t, mxp_rounding mode, int saturate
         return mxp_f32_to_narrow_fp_avx2(x, t.fmt, mode, saturate);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_avx2(x, t.fmt, mode, saturate, r);
-    if (mode != MXP_ROUND_STOCHASTIC) /* the low byte, for the packing */
-        return _mm256_and_si256(mxp_f32_to_small_int_fp_avx2(x, t.lo, t.hi, mode), MXP_V8(0xff));
+    if (mode != MXP_ROUND_STOCHASTIC) /* int32, for the saturating packs */
+        return mxp_f32_to_int_sat_avx2(x, mode);
     return _mm256_and_si256(mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r), MXP_V8(0xff));
 }
 
@@ -126,6 +126,9 @@ MXP_INLINE void step32(void *d, const float *s, target t, mxp_rounding mode, int
     if (out_size(t) == 2) {
         mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
         mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
+    } else if (t.fmt.bits == 0 && mode != MXP_ROUND_STOCHASTIC) {
+        mxp_store256_avx2(d, t.lo ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3]) : mxp_pack_u8_avx2(r[0], r[1], r[2], r[3]),
+                          stream);
     } else {
         mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
     }

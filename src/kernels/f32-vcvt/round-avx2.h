@@ -360,6 +360,47 @@ MXP_INLINE __m256i mxp_f32_to_small_int_fp_avx2(__m256i x, int lo, int hi, mxp_r
     return _mm256_andnot_si256(nan, v);
 }
 
+/* The same for the saturating packs (mxp_pack_s8_avx2, mxp_pack_u8_avx2):
+ * int32 lanes, |x| clamped to 256 first by vminps/vmaxps (NaN -> 0
+ * after), rounded by the conversion itself where it can (nearest even:
+ * vcvtps2dq in the library's MXCSR; toward zero: vcvttps2dq), else by
+ * vroundps.  No subnormal fix-up: these instructions take no microcode
+ * assist for one and flushing is not in effect (the library's MXCSR). */
+MXP_INLINE __m256i mxp_f32_to_int_sat_avx2(__m256i x, mxp_rounding mode)
+{
+    const __m256 f = _mm256_castsi256_ps(x);
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, MXP_V8(0x7fffffff)), MXP_V8(0x7f800000));
+    const __m256 c = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(-256.0f)), _mm256_set1_ps(256.0f));
+    __m256i v;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: v = _mm256_cvtps_epi32(c); break;
+    case MXP_ROUND_TOWARD_ZERO: v = _mm256_cvttps_epi32(c); break;
+    case MXP_ROUND_UP: v = _mm256_cvttps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)); break;
+    case MXP_ROUND_DOWN: v = _mm256_cvttps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)); break;
+    default: {
+        const __m256 t = _mm256_round_ps(c, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m256 signbit = _mm256_castsi256_ps(MXP_V8(0x80000000u));
+        const __m256 half = _mm256_cmp_ps(_mm256_andnot_ps(signbit, _mm256_sub_ps(c, t)), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+        const __m256 one = _mm256_or_ps(_mm256_set1_ps(1.0f), _mm256_and_ps(c, signbit));
+        v = _mm256_cvttps_epi32(_mm256_add_ps(t, _mm256_and_ps(half, one)));
+        break;
+    }
+    }
+    return _mm256_andnot_si256(nan, v);
+}
+
+MXP_INLINE __m256i mxp_pack_s8_avx2(__m256i r0, __m256i r1, __m256i r2, __m256i r3)
+{
+    __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(r0, r1), _mm256_packs_epi32(r2, r3));
+    return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+MXP_INLINE __m256i mxp_pack_u8_avx2(__m256i r0, __m256i r1, __m256i r2, __m256i r3)
+{
+    __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(r0, r1), _mm256_packs_epi32(r2, r3));
+    return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
 /* Packing 32-bit lanes holding 16-bit (8-bit) values, in order. */
 MXP_INLINE __m256i mxp_pack16_avx2(__m256i r0, __m256i r1)
 {
