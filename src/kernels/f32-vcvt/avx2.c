@@ -105,7 +105,7 @@ MXP_INLINE __m256i convert8(__m256i x, target t, mxp_rounding mode, int saturate
     if (t.fmt.bits)
         return mxp_f32_to_narrow_avx2(x, t.fmt, mode, saturate, r);
     if (mode != MXP_ROUND_STOCHASTIC) /* int32, for the saturating packs */
-        return mxp_f32_to_int_sat_avx2(x, mode);
+        return mxp_f32_to_int_sat_avx2(x, mode, 1);
     return _mm256_and_si256(mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r), MXP_V8(0xff));
 }
 

@@ -363,17 +363,20 @@ MXP_INLINE __m256i mxp_f32_to_small_int_fp_avx2(__m256i x, int lo, int hi, mxp_r
 /* The same for the saturating packs (mxp_pack_s8_avx2, mxp_pack_u8_avx2):
  * int32 lanes, |x| clamped to 256 first by vminps/vmaxps (NaN -> 0
  * after), rounded by the conversion itself where it can (nearest even:
- * vcvtps2dq in the library's MXCSR; toward zero: vcvttps2dq), else by
- * vroundps.  No subnormal fix-up: these instructions take no microcode
+ * vcvtps2dq where the caller runs in the library's MXCSR, mxcsr_is_rne;
+ * toward zero: vcvttps2dq), else by vroundps.  No subnormal fix-up: these instructions take no microcode
  * assist for one and flushing is not in effect (the library's MXCSR). */
-MXP_INLINE __m256i mxp_f32_to_int_sat_avx2(__m256i x, mxp_rounding mode)
+MXP_INLINE __m256i mxp_f32_to_int_sat_avx2(__m256i x, mxp_rounding mode, int mxcsr_is_rne)
 {
     const __m256 f = _mm256_castsi256_ps(x);
     const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, MXP_V8(0x7fffffff)), MXP_V8(0x7f800000));
     const __m256 c = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(-256.0f)), _mm256_set1_ps(256.0f));
     __m256i v;
     switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN: v = _mm256_cvtps_epi32(c); break;
+    case MXP_ROUND_NEAREST_EVEN:
+        v = mxcsr_is_rne ? _mm256_cvtps_epi32(c)
+                         : _mm256_cvttps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        break;
     case MXP_ROUND_TOWARD_ZERO: v = _mm256_cvttps_epi32(c); break;
     case MXP_ROUND_UP: v = _mm256_cvttps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)); break;
     case MXP_ROUND_DOWN: v = _mm256_cvttps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)); break;

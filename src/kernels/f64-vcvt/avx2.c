@@ -8,7 +8,7 @@
  * bit set where the conversion back (vcvtps2pd) differs, keeps the sign,
  * every bit the final rounding to a format at least two bits narrower looks
  * at and the sticky bit, so the float32 step of round-avx2.h (bf16:
- * add-and-shift; f16, float8: the float unit; int8: vroundps) in any
+ * add-and-shift; f16, float8: the float unit; int8: the conversion) in any
  * deterministic mode gives the rounding of the float64.  Beyond float32's
  * range the intermediate is max (odd), which overflows every target as the
  * source does; NaNs come out quiet with the top payload bits.  The kernels
@@ -54,7 +54,7 @@ MXP_INLINE __m256i narrow8(__m256i x, f64_target t, mxp_rounding mode, int satur
     case T_F16: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 16, 10, 15, 1 }, mode, saturate);
     case T_E4M3: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 3, 7, 0 }, mode, saturate);
     case T_E5M2: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 2, 15, 1 }, mode, saturate);
-    default: return _mm256_and_si256(mxp_f32_to_small_int_fp_avx2(x, -128, 127, mode), MXP_V8(0xff));
+    default: return mxp_f32_to_int_sat_avx2(x, mode, 0); /* int32, for the saturating packs */
     }
 }
 
@@ -81,7 +81,8 @@ MXP_INLINE void step32(void *d, const double *s, f64_target t, mxp_rounding mode
         mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
         mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
     } else {
-        mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
+        mxp_store256_avx2(d, t == T_S8 ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3]) : mxp_pack8_avx2(r[0], r[1], r[2], r[3]),
+                          stream);
     }
 }
 
