@@ -195,15 +195,15 @@ MXP_INLINE __m256i mxp_f32_to_narrow_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_roun
 }
 
 /* The same in the deterministic modes by the float unit, cheaper than the
- * variable shifts: q = x * 2^(M - max(e, emin)) (a power of two built on
- * the exponent field: exact, q in [2^M, 2^(M+1)) in the target's normal
- * range, below 2^M under it) is rounded to an integer k by vroundps with
+ * variable shifts: q = x * 2^(M - max(e, emin)) (an add to the exponent
+ * field: exact, q in [2^M, 2^(M+1)) in the target's normal range, below
+ * 2^M under it) is rounded to an integer k by vroundps with
  * the mode as its immediate (nearest away: truncated, plus one where the
  * exact remainder is at least 1/2), and the pattern is
  * ((max(e, emin) - emin) << M) + |k|: k = 2^(M+1) carries into the next
  * binade.  Overflow is a clamp, inf and NaN lanes are set at the end.
- * Float32 subnormal inputs are made normal first (below); callers enter
- * the library's MXCSR anyway. */
+ * No operand is subnormal (below); callers enter the library's MXCSR
+ * anyway. */
 MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
 {
     const int emin_biased = 127 + 1 - f.bias;
@@ -215,25 +215,22 @@ MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_r
     const __m256i one = MXP_V8(1);
     const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
     const __m256i es = _mm256_max_epi32(_mm256_srli_epi32(a, 23), MXP_V8(emin_biased));
-    /* 2^(M - (es - 127)): its field 127 + M + 127 - es, within 1..254 for finite x */
-    const __m256i scale = _mm256_slli_epi32(_mm256_sub_epi32(MXP_V8(254 + f.mbits), es), 23);
-    /* float32 subnormals (far below every target's smallest subnormal)
-     * become 2^-126 (+ their bits where zero and tiny differ: up, down),
-     * the same results, and no subnormal operand for the multiply (a
-     * microcode assist on Intel).  The nearest modes and toward zero round
-     * the magnitude, up and down the signed value. */
+    /* q = x * 2^(M - (es - 127)) by an add to the exponent field: exact,
+     * the field becomes 127 + M (or less below the normal range); a float32
+     * subnormal x (es = emin) becomes 2^(M - emin - 126) * (1 + its bits),
+     * tiny and nonzero: the same result as x in every mode, and no
+     * subnormal operand for vroundps. */
+    const __m256i scale = _mm256_slli_epi32(_mm256_sub_epi32(MXP_V8(127 + f.mbits), es), 23);
     __m256 k;
     if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
-        const __m256i sub = _mm256_and_si256(_mm256_cmpgt_epi32(a, _mm256_setzero_si256()),
-                                             _mm256_cmpgt_epi32(MXP_V8(0x800000), a));
-        const __m256i xs = _mm256_or_si256(x, _mm256_and_si256(sub, MXP_V8(0x800000)));
-        const __m256 q = _mm256_mul_ps(_mm256_castsi256_ps(xs), _mm256_castsi256_ps(scale));
+        /* zeros stay zero here (the nearest modes and toward zero take them as tiny) */
+        const __m256i nz = mxp_not_avx2(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()));
+        const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_and_si256(scale, nz)));
         k = mode == MXP_ROUND_UP ? _mm256_round_ps(q, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
                                  : _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         k = _mm256_and_ps(k, _mm256_castsi256_ps(MXP_V8(0x7fffffff)));
     } else {
-        const __m256 q = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_max_epi32(a, MXP_V8(0x800000))),
-                                       _mm256_castsi256_ps(scale));
+        const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(a, scale));
         switch (mode) {
         case MXP_ROUND_NEAREST_EVEN: k = _mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
         case MXP_ROUND_TOWARD_ZERO: k = _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
