@@ -412,7 +412,7 @@ def _():
 def _():
     row = np.arange(4, dtype=np.float32)
     a = np.broadcast_to(row, (4, 4))  # every row the same memory (row stride 0)
-    b = np.lib.stride_tricks.as_strided(np.arange(8, dtype=np.float32), (4, 4), (8, 4))  # rows over each other
+    b = np.lib.stride_tricks.as_strided(np.arange(10, dtype=np.float32), (4, 4), (8, 4))  # rows overlap; ends at [9]
     want = np.ascontiguousarray(a) @ np.ascontiguousarray(b)
     bits_equal(mxp.matmul(a, b, out_dtype=np.float32), want)
     bits_equal(mxp.gemm(a, b), want)
