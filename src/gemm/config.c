@@ -18,10 +18,10 @@ static const mxp_gemm_config configs[] = {
       mxp_bf16_gemm_ukernel_6x32_a__avx512bf16 },
     { "f32_gemm_6x32__avx512f", MXP_F32, MXP_F32, 1, MXP_ISA_AVX512, 6, 32, 144, 512, 2048,
       mxp_f32_gemm_ukernel_6x32__avx512f, mxp_f32_gemm_ukernel_6x32_a__avx512f },
-    { "f32_gemm_6x16__avx2", MXP_F32, MXP_F32, 1, MXP_ISA_AVX2, 6, 16, 96, 256, 2048, mxp_f32_gemm_ukernel_6x16__avx2, NULL },
+    { "f32_gemm_6x16__avx2", MXP_F32, MXP_F32, 1, MXP_ISA_AVX2, 6, 16, 144, 256, 4096, mxp_f32_gemm_ukernel_6x16__avx2, NULL },
     { "f64_gemm_6x16__avx512f", MXP_F64, MXP_F64, 1, MXP_ISA_AVX512, 6, 16, 72, 256, 1024,
       mxp_f64_gemm_ukernel_6x16__avx512f, NULL },
-    { "f64_gemm_6x8__avx2", MXP_F64, MXP_F64, 1, MXP_ISA_AVX2, 6, 8, 72, 256, 1024, mxp_f64_gemm_ukernel_6x8__avx2,
+    { "f64_gemm_6x8__avx2", MXP_F64, MXP_F64, 1, MXP_ISA_AVX2, 6, 8, 96, 256, 2048, mxp_f64_gemm_ukernel_6x8__avx2,
       NULL },
 #endif
     { "f32_gemm_4x8__scalar", MXP_F32, MXP_F32, 1, MXP_ISA_SCALAR, 4, 8, 64, 256, 1024,
@@ -60,6 +60,8 @@ static const mxp_gemm_direct_config direct_configs[] = {
       mxp_f32_gemm_direct_8x48__avx512f },
     { "f64_gemm_direct_8x24__avx512f", MXP_F64, MXP_F64, 1, MXP_ISA_AVX512, 8, 24, 256, 16, 16, 16,
       mxp_f64_gemm_direct_8x24__avx512f },
+    { "f32_gemm_direct_6x16__avx2", MXP_F32, MXP_F32, 1, MXP_ISA_AVX2, 6, 16, 256, 16, 16, 16,
+      mxp_f32_gemm_direct_6x16__avx2 },
 #endif
     { NULL, 0, 0, 1, MXP_ISA_SCALAR, 0, 0, 0, 1, 1, 0, NULL },
 };

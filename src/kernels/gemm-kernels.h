@@ -39,6 +39,7 @@ MXP_GEMM_UKERNEL_A(mxp_bf16_gemm_ukernel_6x32_a__avx512bf16)
               double alpha, double beta);
 
 MXP_GEMM_DIRECT_UKERNEL(mxp_f32_gemm_direct_8x48__avx512f)
+MXP_GEMM_DIRECT_UKERNEL(mxp_f32_gemm_direct_6x16__avx2)
 MXP_GEMM_DIRECT_UKERNEL(mxp_f64_gemm_direct_8x24__avx512f)
 MXP_GEMM_DIRECT_UKERNEL(mxp_bf16_gemm_direct_8x32__avx512bf16)
 
