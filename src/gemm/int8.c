@@ -191,7 +191,8 @@ typedef struct finish {
     int32_t zp, lo, hi;       /* int8/uint8 C */
     const int32_t *qm, *qs;   /* shifts: the scales' m and shift, n entries (per_col) or 1 */
     mxp_s32_requant_fn requant;
-    bool dequant_simd;        /* plain float32 C in a hardware rounding mode, AVX-512 */
+    bool dequant_simd;        /* plain float32 C in a hardware rounding mode (AVX2: nearest even) */
+    bool avx512;              /* the AVX-512 dequantization kernels, else the AVX2 ones */
     const float *dequant_bias; /* as dequant_simd, with only a finite float32 bias per column as epilogue */
     float one_scale;          /* 1.0 when no scales are given */
 } finish;
@@ -306,16 +307,16 @@ static void finish_chunk(const finish *f, size_t i, size_t j, size_t len, const 
     }
 #if MXP_HAVE_X86_KERNELS
     if (f->dequant_simd && /* float32 C, plain, a hardware rounding mode: SIMD, the same bits */
-        mxp_s32_dequant_f32__avx512f((float *)(void *)crow, acc, len, f->o->scales ? f->o->scales + (f->per_col ? j : 0)
-                                                                                   : &f->one_scale,
-                                     f->per_col, (int)f->o->convert.rounding))
+        (f->avx512 ? mxp_s32_dequant_f32__avx512f : mxp_s32_dequant_f32__avx2)(
+            (float *)(void *)crow, acc, len, f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale,
+            f->per_col, (int)f->o->convert.rounding))
         return;
 #endif
 #if MXP_HAVE_X86_KERNELS
     if (f->dequant_bias &&
-        mxp_s32_dequant_bias_f32__avx512f((float *)(void *)crow, acc, len,
-                                          f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale,
-                                          f->per_col, f->dequant_bias + j, (int)f->o->convert.rounding))
+        (f->avx512 ? mxp_s32_dequant_bias_f32__avx512f : mxp_s32_dequant_bias_f32__avx2)(
+            (float *)(void *)crow, acc, len, f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale,
+            f->per_col, f->dequant_bias + j, (int)f->o->convert.rounding))
         return;
 #endif
     mxp_convert_opts co = f->o->convert;
@@ -368,7 +369,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     if (m > SIZE_MAX / sizeof(int32_t) / n)
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu int32 workspace is too large", m, n);
     finish f = { o, c_type, c, ldc, mxp_dtype_itemsize(c_type), n, alpha, beta, false, false, has_epilogue(o),
-                 NULL, o->scales && o->n_scales > 1, 0, 0, 0, NULL, NULL, NULL, false, NULL, 1.0f };
+                 NULL, o->scales && o->n_scales > 1, 0, 0, 0, NULL, NULL, NULL, false, false, NULL, 1.0f };
     f.plain = alpha == 1 && beta == 0 && !f.epilogue;
     f.zp = o->c_zero_point;
     f.lo = c_type == MXP_U8 ? 0 : -128;
@@ -396,17 +397,18 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     for (size_t j = 0; j < (f.per_col ? n : 1) && f.shifts; j++)
         f.shifts = f.scale[j].shift != 0;
     const mxp_rounding rm = o->convert.rounding;
+    f.avx512 = mxp_isa_current() >= MXP_ISA_AVX512;
+    const bool simd_mode = f.avx512 ? (rm == MXP_ROUND_NEAREST_EVEN || rm == MXP_ROUND_UP || rm == MXP_ROUND_DOWN ||
+                                       rm == MXP_ROUND_TOWARD_ZERO)
+                                    : rm == MXP_ROUND_NEAREST_EVEN && mxp_isa_current() >= MXP_ISA_AVX2;
     f.dequant_simd = f.plain && c_type == MXP_F32 && !o->convert.flags && o->convert.overflow == MXP_OVERFLOW_INF &&
-                     (rm == MXP_ROUND_NEAREST_EVEN || rm == MXP_ROUND_UP || rm == MXP_ROUND_DOWN ||
-                      rm == MXP_ROUND_TOWARD_ZERO) && mxp_isa_current() >= MXP_ISA_AVX512;
+                     simd_mode;
     /* alpha 1, beta 0 and a float32 bias per column, nothing else: the same
      * SIMD path adds it (finite values only: NaN payloads are left to
      * mxp_convert) */
     if (!f.plain && alpha == 1 && beta == 0 && o->bias && o->bias_kind == MXP_BIAS_PER_COL &&
         o->bias_dtype == MXP_F32 && !o->activation && !o->clamp && c_type == MXP_F32 && !o->convert.flags &&
-        o->convert.overflow == MXP_OVERFLOW_INF &&
-        (rm == MXP_ROUND_NEAREST_EVEN || rm == MXP_ROUND_UP || rm == MXP_ROUND_DOWN || rm == MXP_ROUND_TOWARD_ZERO) &&
-        mxp_isa_current() >= MXP_ISA_AVX512) {
+        o->convert.overflow == MXP_OVERFLOW_INF && simd_mode) {
         const float *bias = o->bias;
         bool finite = true;
         for (size_t j = 0; j < n && finite; j++)

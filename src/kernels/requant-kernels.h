@@ -34,5 +34,9 @@ bool mxp_s32_dequant_f32__avx512f(float *dst, const int32_t *acc, size_t len, co
  * finite values. */
 bool mxp_s32_dequant_bias_f32__avx512f(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
                                        const float *bias, int mode);
+/* The AVX2 twins (avx2.c): nearest even only (false for the other modes). */
+bool mxp_s32_dequant_f32__avx2(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, int mode);
+bool mxp_s32_dequant_bias_f32__avx2(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
+                                    const float *bias, int mode);
 
 #endif

@@ -1,0 +1,77 @@
+/* Dequantization of int32 GEMM sums into float32 C, AVX2 + FMA: the bits
+ * of the AVX-512 kernels (avx512f.c) and of the reference (mxp_convert of
+ * the float64 product rounded to odd, src/gemm/int8.c), rounded to nearest
+ * even only (AVX2 has no per-instruction rounding mode; the others return
+ * false and take the reference).  acc * scale needs up to 55 bits: the
+ * float64 product hi and its exact error lo = fma(acc, scale, -hi) give the
+ * product rounded to odd -- the truncation toward zero with its last bit
+ * set when lo != 0 -- whose rounding to float32 is the correct one. */
+#include <immintrin.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/requant-kernels.h"
+#include "mxp/convert.h"
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+
+MXP_INLINE __m128 dequant4(__m128i acc, __m256d scale, bool has_bias, __m256d bias)
+{
+    const __m256d a = _mm256_cvtepi32_pd(acc); /* exact */
+    const __m256d hi = _mm256_mul_pd(a, scale);
+    const __m256d lo = _mm256_fmsub_pd(a, scale, hi); /* a * scale - hi, exact */
+    const __m256i hb = _mm256_castpd_si256(hi);
+    /* |exact| < |hi| when lo and hi differ in sign: the truncation is one
+     * step below |hi| (the bits minus 1); the odd bit marks inexactness */
+    const __m256i inexact = _mm256_castpd_si256(_mm256_cmp_pd(lo, _mm256_setzero_pd(), _CMP_NEQ_OQ));
+    const __m256i away = _mm256_and_si256(inexact, _mm256_castpd_si256(_mm256_xor_pd(lo, hi))); /* sign bit */
+    const __m256i down = _mm256_srai_epi32(_mm256_shuffle_epi32(away, 0xf5), 31); /* the 64-bit lanes' sign, all bits */
+    __m256i t = _mm256_add_epi64(hb, down); /* minus 1 where rounded away */
+    t = _mm256_or_si256(t, _mm256_and_si256(inexact, _mm256_set1_epi64x(1)));
+    __m256d x = _mm256_castsi256_pd(t);
+    if (has_bias)
+        x = _mm256_add_pd(x, bias);
+    return _mm256_cvtpd_ps(x); /* nearest even: the library's MXCSR */
+}
+
+MXP_INLINE void dequant_run(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
+                            const float *bias)
+{
+    const __m256d s1 = _mm256_set1_pd((double)scale[0]);
+    size_t q = 0;
+    for (; q + 4 <= len; q += 4) {
+        const __m256d s = per_col ? _mm256_cvtps_pd(_mm_loadu_ps(scale + q)) : s1;
+        const __m256d b = bias ? _mm256_cvtps_pd(_mm_loadu_ps(bias + q)) : _mm256_setzero_pd();
+        _mm_storeu_ps(dst + q, dequant4(_mm_loadu_si128((const __m128i *)(const void *)(acc + q)), s, bias != NULL, b));
+    }
+    if (q < len) {
+        int32_t a4[4] = { 0 };
+        float s4[4] = { scale[0], scale[0], scale[0], scale[0] }, b4[4] = { 0 }, out[4];
+        memcpy(a4, acc + q, (len - q) * 4);
+        if (per_col)
+            memcpy(s4, scale + q, (len - q) * 4);
+        if (bias)
+            memcpy(b4, bias + q, (len - q) * 4);
+        _mm_storeu_ps(out, dequant4(_mm_loadu_si128((const __m128i *)(const void *)a4), _mm256_cvtps_pd(_mm_loadu_ps(s4)),
+                                    bias != NULL, _mm256_cvtps_pd(_mm_loadu_ps(b4))));
+        memcpy(dst + q, out, (len - q) * 4);
+    }
+}
+
+bool mxp_s32_dequant_f32__avx2(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, int mode)
+{
+    if ((_mm_getcsr() & 0x8040) || mode != MXP_ROUND_NEAREST_EVEN) /* FTZ/DAZ would flush; other modes: none */
+        return false;
+    dequant_run(dst, acc, len, scale, per_col, NULL);
+    return true;
+}
+
+bool mxp_s32_dequant_bias_f32__avx2(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
+                                    const float *bias, int mode)
+{
+    if ((_mm_getcsr() & 0x8040) || mode != MXP_ROUND_NEAREST_EVEN)
+        return false;
+    dequant_run(dst, acc, len, scale, per_col, bias);
+    return true;
+}

@@ -1,0 +1,158 @@
+/* The int32 -> float32 dequantization kernels (src/kernels/s32-requant/)
+ * against an exact reference, bit for bit: dst = round(acc * scale) to
+ * float32, nearest even, and with a bias, round(odd(acc * scale) + bias)
+ * (the product rounded to odd in float64, the sum in float64, one rounding:
+ * the general epilogue's bits).  acc * scale needs up to 55 bits; a long
+ * double (64-bit significand) holds it exactly.  Besides random sums and
+ * scales, products built so that float64's own rounding lands exactly on a
+ * float32 tie from below: a kernel that does not truncate before marking
+ * the product odd rounds those up.  Every kernel the machine can run. */
+#include <float.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kernels/requant-kernels.h"
+#include "mxp/convert.h"
+#include "mxp/cpu.h"
+#include "support/prng.h"
+
+typedef bool dequant_fn(float *, const int32_t *, size_t, const float *, int, int);
+typedef bool dequant_bias_fn(float *, const int32_t *, size_t, const float *, int, const float *, int);
+
+/* odd(p): p rounded to a double by truncation, its last bit set when inexact. */
+static double to_double_odd(long double p)
+{
+    double d = (double)p; /* nearest even */
+    if ((long double)d == p)
+        return d;
+    if (fabsl((long double)d) > fabsl(p))
+        d = nextafter(d, 0.0);
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    b |= 1;
+    memcpy(&d, &b, 8);
+    return d;
+}
+
+static float ref_plain(int32_t acc, float scale) { return (float)((long double)acc * (long double)scale); }
+
+static float ref_bias(int32_t acc, float scale, float bias)
+{
+    return (float)(to_double_odd((long double)acc * (long double)scale) + (double)bias);
+}
+
+static uint32_t bits_of(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+
+enum { N = 4099 };
+
+static int32_t acc[N];
+static float scale[N], bias[N], got[N];
+
+/* acc[i] * m = H 2^31 + 2^30 - 1 with a 55-bit product (2^54 <= P < 2^55):
+ * float64 rounds it up to the float32 tie H 2^31 + 2^30, the exact value
+ * lies below it, so float32 must round down. */
+static size_t tie_cases(uint64_t *seed)
+{
+    size_t n = 0;
+    while (n < 64) {
+        const uint32_t m = (uint32_t)(prng_next(seed) % (1u << 23)) | (1u << 23) | 1u; /* odd, 24 bits */
+        uint32_t inv = m; /* m^-1 mod 2^31 (Newton) */
+        for (int k = 0; k < 5; k++)
+            inv *= 2u - m * inv;
+        const uint32_t a = (uint32_t)(((uint64_t)((1u << 30) - 1) * inv) & 0x7fffffffu);
+        const uint64_t p = (uint64_t)a * m;
+        if (p < (1ull << 54) || p >= (1ull << 55) || p % (1ull << 31) != (1ull << 30) - 1)
+            continue;
+        const float s = ldexpf((float)m, -30); /* scale = m 2^-30: the product's bits are p's */
+        acc[n] = (int32_t)a;
+        scale[n] = s;
+        acc[n + 1] = -(int32_t)a;
+        scale[n + 1] = s;
+        n += 2;
+    }
+    return n;
+}
+
+static void check(const char *name, dequant_fn *plain, dequant_bias_fn *with_bias)
+{
+    uint64_t seed = 12345;
+    size_t n = tie_cases(&seed);
+    for (; n < N; n++) { /* any int32, scales of every magnitude that keeps the result finite */
+        acc[n] = (int32_t)(uint32_t)prng_next(&seed);
+        const int e = (int)(prng_next(&seed) % 120) - 100;
+        scale[n] = ldexpf(1.0f + (float)(prng_next(&seed) % (1u << 23)) / (float)(1u << 23), e);
+        if (n % 7 == 0)
+            scale[n] = -scale[n];
+        bias[n] = (float)((int64_t)(prng_next(&seed) % 2001) - 1000) * ldexpf(1.0f, e + 20);
+    }
+    for (size_t i = 0; i < 64; i++)
+        bias[i] = 0.0f;
+    for (int per_col = 0; per_col < 2; per_col++) {
+        for (size_t len = N; len >= N - 3; len--) { /* the tails */
+            memset(got, 0, sizeof got);
+            assert_true(plain(got, acc, len, scale, 1, MXP_ROUND_NEAREST_EVEN));
+            for (size_t i = 0; i < len; i++) {
+                const float want = ref_plain(acc[i], scale[i]);
+                if (bits_of(got[i]) != bits_of(want))
+                    fail_msg("%s: %d * %a = 0x%08x, want 0x%08x (%s)", name, acc[i], (double)scale[i], bits_of(got[i]),
+                             bits_of(want), i < 64 ? "a float64 tie from below" : "random");
+            }
+            assert_true(with_bias(got, acc, len, scale, 1, bias, MXP_ROUND_NEAREST_EVEN));
+            for (size_t i = 0; i < len; i++) {
+                const float want = ref_bias(acc[i], scale[i], bias[i]);
+                if (bits_of(got[i]) != bits_of(want))
+                    fail_msg("%s with bias: %d * %a + %a = 0x%08x, want 0x%08x", name, acc[i], (double)scale[i],
+                             (double)bias[i], bits_of(got[i]), bits_of(want));
+            }
+        }
+        /* one scale for every column */
+        assert_true(plain(got, acc, 100, scale + 5, 0, MXP_ROUND_NEAREST_EVEN));
+        for (size_t i = 0; i < 100; i++)
+            assert_int_equal(bits_of(got[i]), bits_of(ref_plain(acc[i], scale[5])));
+        (void)per_col;
+    }
+}
+
+static void test_dequantization_kernels_round_once_bit_for_bit(void **state)
+{
+    (void)state;
+#if defined(__x86_64__)
+    int ran = 0;
+    if (mxp_isa_supported() >= MXP_ISA_AVX2) {
+        check("avx2", mxp_s32_dequant_f32__avx2, mxp_s32_dequant_bias_f32__avx2);
+        /* its other modes are not its: false, nothing written */
+        float d = 7.0f;
+        const int32_t a = 3;
+        const float s = 0.5f;
+        assert_false(mxp_s32_dequant_f32__avx2(&d, &a, 1, &s, 0, MXP_ROUND_UP));
+        assert_true(d == 7.0f);
+        ran++;
+    }
+    if (mxp_isa_supported() >= MXP_ISA_AVX512) {
+        check("avx512f", mxp_s32_dequant_f32__avx512f, mxp_s32_dequant_bias_f32__avx512f);
+        ran++;
+    }
+    print_message("%d kernels checked\n", ran);
+#else
+    skip();
+#endif
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dequantization_kernels_round_once_bit_for_bit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
