@@ -14,15 +14,15 @@ from mxptest import MXP_DTYPE, bits
 MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic"]
 
 
-class ConvertOpts(ctypes.Structure):  # mxp_convert_opts (include/mxp/convert.h)
-    _fields_ = [("rounding", ctypes.c_int), ("overflow", ctypes.c_int), ("seed", ctypes.c_uint64),
-                ("flags", ctypes.c_void_p), ("index_offset", ctypes.c_uint64)]
+class ConvertOpts(ctypes.Structure):  # mxp_convert_opts (include/mxp/convert.h); struct_size 0: docs/abi.md
+    _fields_ = [("struct_size", ctypes.c_size_t), ("rounding", ctypes.c_int), ("overflow", ctypes.c_int),
+                ("seed", ctypes.c_uint64), ("flags", ctypes.c_void_p), ("index_offset", ctypes.c_uint64)]
 
 
 def c_convert_mode(lib, x, to, mode, overflow=0, seed=0):
     x = np.ascontiguousarray(x)
     out = np.zeros(x.shape, to)
-    opts = ConvertOpts(MODES.index(mode), overflow, seed, None, 0)
+    opts = ConvertOpts(0, MODES.index(mode), overflow, seed, None, 0)
     src = x.view(np.uint16) if x.dtype == np.dtype(mxp.bfloat16) else x
     dst = out.view(np.uint16) if out.dtype == np.dtype(mxp.bfloat16) else out
     assert lib.mxp_convert(dst.ctypes.data, MXP_DTYPE[np.dtype(to).name], src.ctypes.data, MXP_DTYPE[x.dtype.name],

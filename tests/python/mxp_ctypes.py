@@ -120,9 +120,9 @@ class CompareReport(ctypes.Structure):
 
 # Sizes from the C compiler on x86-64 / aarch64 Linux (sizeof in C).
 assert ctypes.sizeof(Slice) == 24
-assert ctypes.sizeof(ConvertOpts) == 32
-assert ctypes.sizeof(OpsOpts) == 40 and OpsOpts.convert.offset == 8
-assert ctypes.sizeof(ReduceOpts) == 56 and ReduceOpts.ddof.offset == 16 and ReduceOpts.convert.offset == 24
+assert ctypes.sizeof(ConvertOpts) == 40
+assert ctypes.sizeof(OpsOpts) == 48 and OpsOpts.convert.offset == 8
+assert ctypes.sizeof(ReduceOpts) == 64 and ReduceOpts.ddof.offset == 16 and ReduceOpts.convert.offset == 24
 assert ctypes.sizeof(CompareReport) == 664 and CompareReport.worst_index.offset == 112
 
 # ---- prototypes ---------------------------------------------------------
