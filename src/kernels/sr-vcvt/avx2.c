@@ -44,6 +44,18 @@ MXP_INLINE size_t out_size(sr_target t)
     return t == SR_BF16 || t == SR_F16 ? 2 : 1;
 }
 
+/* 32 results, one per 32-bit lane of r[0..4), packed to the target's width
+ * and stored (streaming when asked). */
+MXP_INLINE void store32(void *d, const __m256i r[4], sr_target t, int stream)
+{
+    if (out_size(t) == 2) {
+        mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
+        mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
+    } else {
+        mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
+    }
+}
+
 /* The low (sel = 0) or high (sel = 1) dwords of two vectors of 4 qwords, in order. */
 MXP_INLINE __m256i dwords(__m256i lo, __m256i hi, int sel)
 {
@@ -136,12 +148,7 @@ MXP_INLINE void step32(void *d, const double *s, sr_target t, int saturate, __m2
         const __m256i nr = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
         r[k] = t == SR_S8 ? sr_int8(x0, x1, nr) : sr_float8(x0, x1, nr, sr_fmts[t], saturate);
     }
-    if (out_size(t) == 2) {
-        mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
-        mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
-    } else {
-        mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
-    }
+    store32(d, r, t, stream);
 }
 
 MXP_INLINE void part32(void *d, const double *s, size_t count, sr_target t, int saturate, __m256i idx, mxp_sr_key key)
@@ -315,12 +322,7 @@ MXP_INLINE void f32_step32(void *d, const float *s, sr_target t, int saturate, _
         for (int k = 0; k < 4; k++)
             if (!_mm256_testz_si256(slow[k], slow[k]))
                 sr_f32_redo(&r[k], &x[k], &nr[k], t, saturate);
-    if (out_size(t) == 2) {
-        mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
-        mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
-    } else {
-        mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
-    }
+    store32(d, r, t, stream);
 }
 
 MXP_INLINE void f32_part32(void *d, const float *s, size_t count, sr_target t, int saturate, __m256i idx, mxp_sr_key key)
