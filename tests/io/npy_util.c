@@ -1,4 +1,5 @@
 /* Helpers for the .npy tests. */
+#define _XOPEN_SOURCE 700
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "npy_util.h"
 
@@ -52,4 +56,34 @@ void npy_assert_contains(const char *text, const char *part)
 {
     if (!strstr(text, part))
         fail_msg("'%s' does not contain '%s'", text, part);
+}
+
+void npy_fresh_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+    mkdir(dir, 0777);
+}
+
+int npy_count_entries(const char *dir, const char *temp_prefix, bool *temp_seen)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    *temp_seen = false;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        n++;
+        *temp_seen |= !strncmp(e->d_name, temp_prefix, strlen(temp_prefix));
+    }
+    closedir(d);
+    return n;
 }

@@ -49,39 +49,16 @@ static unsigned char *read_bytes(const char *path, size_t *n)
     return buf;
 }
 
-/* Empties DIR_NAME (a fresh directory for each test). */
+/* A fresh DIR_NAME for each test. */
 static int fresh_dir(void **state)
 {
     (void)state;
-    DIR *d = opendir(DIR_NAME);
-    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-        char path[512];
-        snprintf(path, sizeof path, DIR_NAME "/%s", e->d_name);
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
-    mkdir(DIR_NAME, 0777);
+    npy_fresh_dir(DIR_NAME);
     return 0;
 }
 
 /* How many entries DIR_NAME holds, and whether one is a temporary file. */
-static int count_entries(bool *temp_seen)
-{
-    DIR *d = opendir(DIR_NAME);
-    assert_non_null(d);
-    int n = 0;
-    *temp_seen = false;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        n++;
-        *temp_seen |= !strncmp(e->d_name, ".x.npy.", 7);
-    }
-    closedir(d);
-    return n;
-}
+static int count_entries(bool *temp_seen) { return npy_count_entries(DIR_NAME, ".x.npy.", temp_seen); }
 
 /* OLD_PATH holding a small valid .npy file; *old gets its bytes. */
 static unsigned char *make_old_file(size_t *n)

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "npy_util.h"
 
 #define DIR_NAME "test_npy_fsync.d"
 #define TARGET DIR_NAME "/x.npy"
@@ -82,35 +83,12 @@ int __wrap_fsync(int fd)
 static int fresh_dir(void **state)
 {
     (void)state;
-    DIR *d = opendir(DIR_NAME);
-    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
-        char path[512];
-        snprintf(path, sizeof path, DIR_NAME "/%s", e->d_name);
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
-    mkdir(DIR_NAME, 0777);
+    npy_fresh_dir(DIR_NAME);
     memset(&spy, 0, sizeof spy);
     return 0;
 }
 
-static int entries(bool *temp_seen)
-{
-    DIR *d = opendir(DIR_NAME);
-    assert_non_null(d);
-    int n = 0;
-    *temp_seen = false;
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        n++;
-        *temp_seen |= !strncmp(e->d_name, ".x.npy.", 7);
-    }
-    closedir(d);
-    return n;
-}
+static int entries(bool *temp_seen) { return npy_count_entries(DIR_NAME, ".x.npy.", temp_seen); }
 
 /* The .npy bytes of arange(n) in float32. */
 static unsigned char *npy_of_arange(int n, size_t *size)
