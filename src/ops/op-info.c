@@ -296,4 +296,5 @@ void mxp_ew_plan_unary(mxp_ew_plan *p, mxp_unary_op op, mxp_dtype a, mxp_dtype o
                                     convert->overflow == MXP_OVERFLOW_INF && !convert->flags);
     if (a == MXP_F16 && out == MXP_F16 && plain && p->ct == MXP_F32)
         p->h16 = mxp_vmath_fused_f16((int)op, mxp_isa_current(), &p->h16_op);
+    p->lut16 = mxp_ew_lut16_key(p, (int)op);
 }

@@ -91,12 +91,31 @@ typedef struct mxp_ew_plan {
      * contiguous, 2-byte aligned operands; NULL: none */
     mxp_h16_fn h16;
     int h16_op;
+    /* a costly unary float16/bfloat16 operation: its table's key + 1
+     * (src/ops/elementwise-lut.c); 0: none */
+    int lut16;
 } mxp_ew_plan;
 
 /* Plans for valid ops and dtypes (src/ops/op-info.c); convert NULL: nearest even. */
 void mxp_ew_plan_binary(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype b, mxp_dtype out,
                         const mxp_convert_opts *convert);
 void mxp_ew_plan_unary(mxp_ew_plan *p, mxp_unary_op op, mxp_dtype a, mxp_dtype out, const mxp_convert_opts *convert);
+
+/* ---- tables of 16-bit unary results (src/ops/elementwise-lut.c) ----
+ *
+ * mxp_ew_lut16_key: the key of p's table + 1 (p a unary plan of op), 0
+ * when it has none (not costly, not 16-bit float in and out, stochastic
+ * rounding, flag counters).  mxp_ew_lut16: the table of p -- out[x] is
+ * the plan's result for the bit pattern x -- counting n more elements
+ * toward building it; NULL while it has none.  mxp_lut16_u16_ref:
+ * out[i*os] = table[in[i*is]] (strides in bytes, any alignment, in place
+ * allowed).  The last two are for tests: tables off (each plan runs its
+ * own loop) and all tables freed (no other thread may be in an operation). */
+int mxp_ew_lut16_key(const mxp_ew_plan *p, int op);
+const uint16_t *mxp_ew_lut16(const mxp_ew_plan *p, size_t n);
+void mxp_lut16_u16_ref(void *out, ptrdiff_t os, const void *in, ptrdiff_t is, size_t n, const uint16_t *table);
+void mxp_ew_lut16_set_enabled(bool on);
+void mxp_ew_lut16_reset(void);
 
 /* Checks an op's operand dtypes (ldexp's exponent must be an integer). */
 mxp_status mxp_ew_check_binary(mxp_binary_op op, mxp_dtype a, mxp_dtype b);

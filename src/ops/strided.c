@@ -74,6 +74,11 @@ static void convert_block(const block_cvt *c, void *dst, ptrdiff_t ds, const voi
 void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, const char *const in[2],
                    const ptrdiff_t is[2], uint64_t index0)
 {
+    const uint16_t *table = p->lut16 ? mxp_ew_lut16(p, n) : NULL;
+    if (table) { /* a costly 16-bit operation: one lookup per element */
+        mxp_lut16_u16_ref(out, os, in[0], is[0], n, table);
+        return;
+    }
     if (p->h16 && os == 2 && is[0] == 2 && (p->nin == 1 || is[1] == 2) &&
         !(((uintptr_t)out | (uintptr_t)in[0] | (uintptr_t)in[1]) & 1)) { /* one pass, no scratch */
         p->h16(p->h16_op, (uint16_t *)(void *)out, (const uint16_t *)(const void *)in[0],
