@@ -69,7 +69,7 @@ MXP_API void mxp_set_alloc_fail_after(uint64_t n);
  * whole 2 MiB pages advised with madvise(MADV_HUGEPAGE), so that the
  * kernel maps them in 2 MiB pages when its transparent huge pages are in
  * "madvise" or "always" mode (one page fault and one TLB entry per 2 MiB).
- * Up to 4 freed ones (256 MiB) are kept and reused for a block of about
+ * Up to 4 freed ones (a sixteenth of the memory, 256 MiB to 1 GiB) are kept and reused for a block of about
  * their size, pages and all (mxp_release_workspaces and mxp_shutdown give
  * them back).  On by default;
  * MXP_HUGEPAGES=0 or 1 in the environment (read once; another value is

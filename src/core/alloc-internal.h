@@ -11,6 +11,10 @@ void mxp_stats_add_copied(uint64_t bytes, bool converted);
  * the idle workspaces (mxp_shutdown). */
 void mxp_alloc_release_cache(void);
 
+/* The most bytes of freed huge-page blocks kept for reuse: a sixteenth of
+ * the machine's memory, between 256 MiB and 1 GiB. */
+size_t mxp_hugepage_cache_limit(void);
+
 /* Scratch kept between calls (GEMM packing buffers and accumulators): a
  * block of at least size bytes, from the idle workspaces when one is large
  * enough (not counted as an allocation), else newly allocated (with some

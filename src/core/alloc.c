@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/abi.h"
 #include "core/alloc-internal.h"
@@ -157,9 +158,31 @@ enum { POOL_MAX_BYTES = 1u << 30 };
  * its pages stay mapped, so a new array of a size used before is written
  * at memory speed instead of faulting and zeroing every page again. */
 enum { HUGE_CACHE_BLOCKS = 4 };
-static const size_t HUGE_CACHE_MAX = (size_t)256 << 20;
+#define HUGE_CACHE_MAX mxp_hugepage_cache_limit()
 static struct { void *base; size_t len; } huge_cache[HUGE_CACHE_BLOCKS]; /* under lock, oldest first */
 static int huge_cached;
+
+/* The kept blocks' bytes at most: a sixteenth of the machine's memory,
+ * between 256 MiB and 1 GiB (a float32 array of 64M elements, 256 MiB and
+ * a header, is kept on a machine of 4.5 GiB and more). */
+static size_t cache_limit;
+static pthread_once_t cache_limit_once = PTHREAD_ONCE_INIT;
+
+static void read_cache_limit(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const size_t lo = (size_t)256 << 20, hi = (size_t)1 << 30;
+    size_t v = lo;
+    if (pages > 0 && page > 0 && (size_t)pages / 16 <= SIZE_MAX / (size_t)page)
+        v = (size_t)pages / 16 * (size_t)page;
+    cache_limit = v < lo ? lo : v > hi ? hi : v;
+}
+
+size_t mxp_hugepage_cache_limit(void)
+{
+    pthread_once(&cache_limit_once, read_cache_limit);
+    return cache_limit;
+}
 
 static void huge_unmap(void *base, size_t len)
 {

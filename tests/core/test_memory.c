@@ -7,7 +7,8 @@
  * or below the threshold, or from a caller's allocator, nothing is advised.
  * A freed block is kept and handed out again for a block of about its
  * size, its pages still there (no page fault to write it), until
- * mxp_release_workspaces.
+ * mxp_release_workspaces; at most a sixteenth of the memory (256 MiB to
+ * 1 GiB) is kept.
  *
  * Workspaces: repeated and alternating GEMM calls (float, with and without
  * an accumulator workspace; int8) allocate nothing after the first call of
@@ -23,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "mxp.h"
+#include "core/alloc-internal.h"
 
 enum { MIB = 1 << 20 };
 
@@ -209,6 +212,42 @@ static void test_hugepage_blocks_kept_and_reused(void **state)
     mxp_shutdown();
     mxp_memory_stats_get(&after);
     assert_int_equal(after.hugepage_cache_bytes, 0);
+}
+
+/* The kept bytes' limit: a sixteenth of the memory between 256 MiB and
+ * 1 GiB; a block up to it is kept (a float32 array of 64M elements and its
+ * header on a machine of 4.5 GiB and more), a larger one is unmapped.  The
+ * blocks are never touched: address space only. */
+static void test_hugepage_cache_limit(void **state)
+{
+    (void)state;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    assert_true(pages > 0 && page > 0);
+    const double sixteenth = (double)pages * (double)page / 16;
+    const double want = sixteenth < 256.0 * MIB ? 256.0 * MIB : sixteenth > 1024.0 * MIB ? 1024.0 * MIB : sixteenth;
+    const size_t limit = mxp_hugepage_cache_limit();
+    assert_true((double)limit > want - (double)page * 16 && (double)limit <= want);
+    mxp_set_hugepages(true);
+    mxp_release_workspaces();
+    mxp_memory_stats st = { 0 };
+    const size_t big = (size_t)256 * MIB + 4096; /* 64M float32 and a header */
+    void *p = mxp_malloc(big);
+    assert_non_null(p);
+    mxp_free(p);
+    mxp_memory_stats_get(&st);
+    if (limit >= big + 4096)
+        assert_true(st.hugepage_cache_bytes >= big);
+    else
+        assert_int_equal(st.hugepage_cache_bytes, 0);
+    void *q = mxp_malloc(big);
+    assert_non_null(q);
+    mxp_free(q);
+    mxp_release_workspaces();
+    void *r = mxp_malloc(limit + MIB); /* over the limit: not kept */
+    assert_non_null(r);
+    mxp_free(r);
+    mxp_memory_stats_get(&st);
+    assert_int_equal(st.hugepage_cache_bytes, 0);
 }
 
 static void test_hugepage_threshold_is_checked_and_used(void **state)
@@ -473,6 +512,7 @@ int main(void)
         cmocka_unit_test_teardown(test_hugepages_off_advises_nothing, restore),
         cmocka_unit_test_teardown(test_hugepages_on_aligns_and_advises_large_blocks, restore),
         cmocka_unit_test_teardown(test_hugepage_blocks_kept_and_reused, restore),
+        cmocka_unit_test_teardown(test_hugepage_cache_limit, restore),
         cmocka_unit_test_teardown(test_hugepage_threshold_is_checked_and_used, restore),
         cmocka_unit_test_teardown(test_hugepages_leave_a_callers_allocator_alone, restore),
         cmocka_unit_test_teardown(test_workspaces_reused_one_thread, restore),
