@@ -53,6 +53,15 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
  * With check_tiny, for bfloat16 B into bfloat16 panels, returns whether
  * the block holds a nonzero |x| < 2^-63 (whose products vdpbf16ps could
  * flush), found on the way; false otherwise. */
+/* dst[q * dst_ld + c] = the 32-bit word at src + c * ld + 4q (ld in bytes)
+ * for c < lines, q < count: the transposing copy of packing (a float32
+ * operand whose lines run along k; int8 K-quads of transposed B).
+ * mxp_x32_transpose_kernel: the SIMD kernel for `lines` at this ISA level
+ * (src/kernels/x32-transpose/), else the portable twin, _ref. */
+typedef void (*mxp_x32_transpose_fn)(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
+void mxp_x32_transpose_ref(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
+mxp_x32_transpose_fn mxp_x32_transpose_kernel(size_t lines);
+
 bool mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                      size_t nc, void *dst, bool check_tiny);
 

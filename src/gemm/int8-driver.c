@@ -64,6 +64,12 @@ static size_t min_size(size_t a, size_t b)
 static void line_sums(const uint8_t *base, size_t ld, bool contiguous, bool is_signed, uint8_t flip, size_t lines,
                       size_t len, uint32_t *sums)
 {
+#if MXP_HAVE_X86_KERNELS
+    if (contiguous && mxp_isa_current() >= MXP_ISA_AVX512) {
+        mxp_s8_line_sums__avx512f(base, ld, lines, len, is_signed, flip, sums);
+        return;
+    }
+#endif
     memset(sums, 0, lines * sizeof *sums);
     for (size_t x = 0; x < (contiguous ? lines : len); x++) {
         const uint8_t *row = base + x * ld;

@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "gemm/gemm-internal.h"
 #include "gemm/int8-internal.h"
 #include "kernels/gemm-kernels.h"
 #include "mxp/cpu.h"
@@ -99,17 +100,16 @@ static void pack_b_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand
         if (min_size(nr, nc - j) < nr || kcp != kc)
             memset(dst + j / nr * nr * kcp, 0, nr * kcp);
     if (b->trans) { /* column j is stored row j: copy quads */
+        /* as 32-bit words: word q of stored row c -> dst word nr q + c */
+        const mxp_x32_transpose_fn quads_t = mxp_x32_transpose_kernel(min_size(nr, nc));
         for (size_t j = 0; j < nc; j += nr) {
             const size_t cols = min_size(nr, nc - j);
             int8_t *pd = dst + j / nr * nr * kcp;
-            for (size_t c = 0; c < cols; c++) {
-                const int8_t *src = (const int8_t *)b->base + (j0 + j + c) * b->ld + p0;
-                size_t p = 0;
-                for (; p + 4 <= kc; p += 4)
-                    memcpy(pd + p * nr + 4 * c, src + p, 4);
-                for (; p < kc; p++)
-                    pd[p / 4 * 4 * nr + 4 * c + p % 4] = src[p];
-            }
+            const int8_t *src = (const int8_t *)b->base + (j0 + j) * b->ld + p0;
+            quads_t(src, b->ld, cols, kc / 4, pd, nr);
+            for (size_t c = 0; c < cols; c++) /* the last rows of an incomplete quad */
+                for (size_t p = kc / 4 * 4; p < kc; p++)
+                    pd[p / 4 * 4 * nr + 4 * c + p % 4] = src[c * b->ld + p];
         }
         return;
     }

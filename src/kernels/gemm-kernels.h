@@ -71,6 +71,19 @@ void mxp_u8s8_gemm_ukernel_8x48_a__avx512vnni(size_t mr, size_t nr, size_t kc, c
 void mxp_s8_interleave4__avx512f(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
                                  int8_t *dst);
 
+/* 32-bit transposes (src/kernels/x32-transpose/): dst[q * dst_ld + c] =
+ * the 32-bit word at src + c * ld + 4q (ld in bytes, any alignment) for
+ * c < lines, q < count.  Packs transposed float32 operands and int8
+ * K-quads; the portable twin is mxp_x32_transpose_ref (src/gemm/pack.c). */
+void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
+void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
+
+/* sums[l] = sum_p (src[l ld + p] ^ x) - (is_signed ? 128 len : 0) modulo
+ * 2^32, x = is_signed ? 0x80 : flip, for l < lines: int8 lines' sums (or
+ * uint8 after xor with flip). */
+void mxp_s8_line_sums__avx512f(const uint8_t *src, size_t ld, size_t lines, size_t len, bool is_signed, uint8_t flip,
+                               uint32_t *sums);
+
 /* Pairs of int8 rows into 16-column panels of int16 K-pairs [pairs][16][2]
  * (`panel` int16 apart): dst[c / 16 * panel + 32q + 2 (c % 16) + t] =
  * src[(2q + t) * ld + c] for q < pairs, c < cols, t < 2; a last panel's

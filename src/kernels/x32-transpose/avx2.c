@@ -1,0 +1,53 @@
+/* 32-bit transposes for packing (AVX2): as avx512f.c, in blocks of 8 lines
+ * x 8 words (eight 32-byte loads, an 8 x 8 transpose, eight 32-byte
+ * stores).  The portable twin is mxp_x32_transpose_ref (src/gemm/pack.c). */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/gemm-kernels.h"
+
+static inline __attribute__((always_inline)) void transpose8(const __m256 r[8], __m256 out[8])
+{
+    __m256 t[8], u[8];
+    for (int i = 0; i < 4; i++) { /* per 128-bit lane: words of row pairs interleaved */
+        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 2; i++) { /* u[4i + j], lane L: rows 4i .. 4i+3, word 4L + j */
+        u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+        u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xee);
+        u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+        u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
+    }
+    for (int j = 0; j < 4; j++) { /* rows 0-3 with rows 4-7 */
+        out[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
+        out[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
+    }
+}
+
+void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld)
+{
+    const unsigned char *s = src;
+    uint32_t *d = dst;
+    size_t c = 0;
+    for (; c + 8 <= lines; c += 8) {
+        size_t q = 0;
+        for (; q + 8 <= count; q += 8) {
+            __m256 r[8], o[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++)
+                r[i] = _mm256_loadu_ps((const float *)(const void *)(s + (c + (size_t)i) * ld + 4 * q));
+            transpose8(r, o);
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++)
+                _mm256_storeu_ps((float *)(void *)(d + (q + (size_t)i) * dst_ld + c), o[i]);
+        }
+        for (; q < count; q++)
+            for (size_t i = 0; i < 8; i++)
+                memcpy(d + q * dst_ld + c + i, s + (c + i) * ld + 4 * q, 4);
+    }
+    for (; c < lines; c++)
+        for (size_t q = 0; q < count; q++)
+            memcpy(d + q * dst_ld + c, s + c * ld + 4 * q, 4);
+}

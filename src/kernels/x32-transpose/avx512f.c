@@ -1,0 +1,69 @@
+/* 32-bit transposes for packing (AVX-512F): lines of 32-bit words (a
+ * float32 operand, or int8 K-quads) into the [k][lines] order of a GEMM
+ * panel. */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/gemm-kernels.h"
+
+/* The 16 x 16 matrix of 32-bit words in r, transposed: out[q] holds word
+ * q of every r[i], in i order. */
+static inline __attribute__((always_inline)) void transpose16(const __m512i r[16], __m512i out[16])
+{
+    __m512i t[16], u[16];
+    for (int i = 0; i < 8; i++) { /* per 128-bit lane: words of row pairs interleaved */
+        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+    }
+    for (int i = 0; i < 4; i++) { /* u[4i + j], lane L: rows 4i .. 4i+3, word 4L + j */
+        u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
+        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
+        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
+    }
+    for (int i = 0; i < 2; i++) /* t[8i + j]: words j, 8+j; t[8i + 4 + j]: 4+j, 12+j (rows 8i .. 8i+7) */
+        for (int j = 0; j < 4; j++) {
+            t[8 * i + j] = _mm512_shuffle_i32x4(u[8 * i + j], u[8 * i + 4 + j], 0x88);
+            t[8 * i + 4 + j] = _mm512_shuffle_i32x4(u[8 * i + j], u[8 * i + 4 + j], 0xdd);
+        }
+    for (int j = 0; j < 4; j++) { /* rows 0-7 with rows 8-15 */
+        out[j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0x88);
+        out[8 + j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0xdd);
+        out[4 + j] = _mm512_shuffle_i32x4(t[4 + j], t[12 + j], 0x88);
+        out[12 + j] = _mm512_shuffle_i32x4(t[4 + j], t[12 + j], 0xdd);
+    }
+}
+
+/* dst[q * dst_ld + c] = word q of line c, for c < lines, q < count: the
+ * 32-bit words at src + c * ld + 4q (ld in bytes, any alignment).  Blocks
+ * of 16 lines x 16 words: sixteen 64-byte loads, a 16 x 16 transpose,
+ * sixteen 64-byte stores; the lines and words left over one at a time.
+ * Reading whole 64-byte lines keeps packing a transposed operand off the
+ * L1 set conflicts that 16-64 rows 4 KiB apart cause one word at a time.
+ * The portable twin is mxp_x32_transpose_ref (src/gemm/pack.c). */
+void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld)
+{
+    const unsigned char *s = src;
+    uint32_t *d = dst;
+    size_t c = 0;
+    for (; c + 16 <= lines; c += 16) {
+        size_t q = 0;
+        for (; q + 16 <= count; q += 16) {
+            __m512i r[16], o[16];
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; i++)
+                r[i] = _mm512_loadu_si512(s + (c + (size_t)i) * ld + 4 * q);
+            transpose16(r, o);
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; i++)
+                _mm512_storeu_si512(d + (q + (size_t)i) * dst_ld + c, o[i]);
+        }
+        for (; q < count; q++)
+            for (size_t i = 0; i < 16; i++)
+                memcpy(d + q * dst_ld + c + i, s + (c + i) * ld + 4 * q, 4);
+    }
+    for (; c < lines; c++)
+        for (size_t q = 0; q < count; q++)
+            memcpy(d + q * dst_ld + c, s + c * ld + 4 * q, 4);
+}
