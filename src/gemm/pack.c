@@ -1,10 +1,11 @@
 /* Packing: panels of op(A) and op(B) in the micro-kernel's order, converted
- * exactly to the accumulator type on the way (mxp_convert, so the SIMD
- * conversion kernels do the work).  Edge panels are zero-padded. */
+ * exactly to the accumulator type on the way by the SIMD conversion kernels
+ * (called directly: widen below).  Edge panels are zero-padded. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "convert/convert-config.h"
 #include "gemm/gemm-internal.h"
 #include "kernels/gemm-kernels.h"
 
@@ -22,6 +23,35 @@ static inline uint16_t tiny_key(uint16_t v)
 static inline uint16_t min_u16(uint16_t x, uint16_t y)
 {
     return x < y ? x : y;
+}
+
+/* The exact widening of packing, n contiguous elements at a time, through
+ * the conversion kernel itself, found once per panel or block of rows:
+ * mxp_convert repeated its argument checks, kernel lookup, thread split
+ * and floating-point guard on every line (the climb back to the public
+ * layer docs/architecture.md forbids a hot path).  The kernels' results
+ * are mxp_convert's (the conversion tests compare them with the reference
+ * at every level); pairs without a kernel keep mxp_convert. */
+typedef struct widener {
+    mxp_dtype to, from;
+    const mxp_cvt_kernel *k;
+} widener;
+
+static widener widener_for(mxp_dtype to, mxp_dtype from)
+{
+    widener w = { to, from, NULL };
+    if (to != from)
+        w.k = mxp_cvt_find(to, from, MXP_ROUND_NEAREST_EVEN, mxp_isa_current());
+    return w;
+}
+
+static void widen(const widener *w, void *dst, const void *src, size_t n)
+{
+    static const mxp_cvt_params exact = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+    if (w->k)
+        w->k->fn(dst, src, n, &exact);
+    else
+        mxp_convert(dst, w->to, src, w->from, n, NULL);
 }
 
 /* Converts `count` elements of one row or column of an operand, starting at
@@ -136,9 +166,10 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
         /* each line contiguous along k: converted whole (SIMD), then interleaved */
         double tmp[1024];
         const size_t xs = mxp_dtype_itemsize(x->dtype);
+        const widener w = widener_for(acc, x->dtype);
         for (size_t l = 0; l < lines; l++) {
             const size_t line = l0 + l; /* a stored row: k contiguous */
-            mxp_convert(tmp, acc, x->base + (line * x->ld + p0) * xs, x->dtype, kc, NULL);
+            widen(&w, tmp, x->base + (line * x->ld + p0) * xs, kc);
             if (as == 4) {
                 const float *t = (const float *)tmp;
                 float *o = (float *)(void *)d;
@@ -152,10 +183,13 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
         }
         return;
     }
-    if (across_contiguous) {
+    if (across_contiguous) { /* the lines of one k are adjacent in memory: one widening per k */
+        const widener w = widener_for(acc, x->dtype);
+        const size_t xs = mxp_dtype_itemsize(x->dtype);
         for (size_t p = 0; p < kc; p++) {
-            size_t r = lines_are_rows ? l0 : p0 + p, c = lines_are_rows ? p0 + p : l0;
-            convert_line(x, r, c, lines_are_rows, 1, lines, d + p * width * as, (ptrdiff_t)as, acc);
+            const size_t sr = x->trans ? (lines_are_rows ? p0 + p : l0) : (lines_are_rows ? l0 : p0 + p);
+            const size_t sc = x->trans ? (lines_are_rows ? l0 : p0 + p) : (lines_are_rows ? p0 + p : l0);
+            widen(&w, d + p * width * as, x->base + (sr * x->ld + sc) * xs, lines);
         }
         return;
     }
@@ -284,6 +318,7 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
          * larger than L2 (M = 128, N = K = 4096: f32 +10%, f64 +9%) */
         enum { GROUP = 8, CHUNK = 256 }; /* CHUNK: columns at a time, a multiple of every NR */
         const size_t bs = mxp_dtype_itemsize(b->dtype);
+        const widener w = widener_for(cfg->packed, b->dtype);
         double tmp[GROUP * CHUNK]; /* room for the group's CHUNK values of the packed dtype */
         for (size_t p = 0; p < kc; p += GROUP) {
             const size_t g = kc - p < GROUP ? kc - p : GROUP;
@@ -293,7 +328,7 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
                 for (size_t r = 0; r < g; r++) {
                     src[r] = b->base + ((p0 + p + r) * ld + j0 + c0) * bs;
                     if (convert) {
-                        mxp_convert(tmp + r * CHUNK, cfg->packed, src[r], b->dtype, cn, NULL);
+                        widen(&w, tmp + r * CHUNK, src[r], cn);
                         src[r] = (const unsigned char *)(tmp + r * CHUNK);
                     }
                 }
