@@ -34,7 +34,7 @@ static inline __attribute__((always_inline)) void tile_rows(int R, size_t mr, si
         }                                                                                    \
     } while (0)
     size_t p = 0;
-#if defined(__x86_64__) && !defined(MXP_F32_AVX2_NO_ASM)
+#if defined(__x86_64__)
     if (R == 6 && kc >= 4) {
         /* The six-row loop in assembly: twelve accumulators, two B registers
          * and two broadcast registers are 16 ymm registers, and GCC 12
