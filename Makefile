@@ -60,8 +60,9 @@ check-sanitize: deps
 # (program threads running GEMM, conversions, quantization and operations at
 # once, each result compared bit for bit with a one-thread run, while the
 # pool is shut down and restarted), test_threads (the pool), test_fpenv,
-# test_memory (GEMM workspaces and huge-page blocks at one and two threads).
-TSAN_TESTS = test_concurrency test_threads test_fpenv test_memory
+# test_memory (GEMM workspaces and huge-page blocks at one and two threads),
+# test_ew_lut (two threads building one 16-bit unary table).
+TSAN_TESTS = test_concurrency test_threads test_fpenv test_memory test_ew_lut
 
 check-tsan: deps
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMXP_WERROR=ON -DMXP_SANITIZE_THREAD=ON >/dev/null
