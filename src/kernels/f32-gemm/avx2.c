@@ -130,7 +130,10 @@ static inline __attribute__((always_inline)) void tile_rows(int R, size_t mr, si
             "add $256, %[pb]\n\t"
             "dec %[turns]\n\t"
             "jnz 1b\n\t"
-            : [pa] "+r"(pa), [pb] "+r"(pb), [turns] "+r"(turns), [c00] "+x"(acc0[0]), [c01] "+x"(acc1[0]), [c10] "+x"(acc0[1]), [c11] "+x"(acc1[1]), [c20] "+x"(acc0[2]), [c21] "+x"(acc1[2]), [c30] "+x"(acc0[3]), [c31] "+x"(acc1[3]), [c40] "+x"(acc0[4]), [c41] "+x"(acc1[4]), [c50] "+x"(acc0[5]), [c51] "+x"(acc1[5])
+            : [pa] "+r"(pa), [pb] "+r"(pb), [turns] "+r"(turns),
+              [c00] "+x"(acc0[0]), [c01] "+x"(acc1[0]), [c10] "+x"(acc0[1]), [c11] "+x"(acc1[1]),
+              [c20] "+x"(acc0[2]), [c21] "+x"(acc1[2]), [c30] "+x"(acc0[3]), [c31] "+x"(acc1[3]),
+              [c40] "+x"(acc0[4]), [c41] "+x"(acc1[4]), [c50] "+x"(acc0[5]), [c51] "+x"(acc1[5])
             :
             : "xmm0", "xmm1", "xmm2", "xmm3", "memory", "cc");
         p = kc / 4 * 4;
