@@ -154,11 +154,10 @@ enum { POOL_MAX_BYTES = 1u << 30 };
 /* ---- huge-page blocks: mxp's own mappings, and the freed ones kept --------- */
 
 /* A freed block of mxp's own is kept for the next block of about its size
- * (at most HUGE_CACHE_BLOCKS, HUGE_CACHE_MAX bytes; the oldest go first):
+ * (at most HUGE_CACHE_BLOCKS, mxp_hugepage_cache_limit() bytes; the oldest go first):
  * its pages stay mapped, so a new array of a size used before is written
  * at memory speed instead of faulting and zeroing every page again. */
 enum { HUGE_CACHE_BLOCKS = 4 };
-#define HUGE_CACHE_MAX mxp_hugepage_cache_limit()
 static struct { void *base; size_t len; } huge_cache[HUGE_CACHE_BLOCKS]; /* under lock, oldest first */
 static int huge_cached;
 
@@ -243,9 +242,10 @@ static void huge_free(void *base, size_t len)
     void *drop[HUGE_CACHE_BLOCKS];
     size_t drop_len[HUGE_CACHE_BLOCKS];
     int dropped = 0;
+    const size_t limit = mxp_hugepage_cache_limit(); /* read once, before the lock */
     pthread_mutex_lock(&lock);
-    const bool keep = len <= HUGE_CACHE_MAX;
-    while (keep && (huge_cached == HUGE_CACHE_BLOCKS || stats.hugepage_cache_bytes + len > HUGE_CACHE_MAX)) {
+    const bool keep = len <= limit;
+    while (keep && (huge_cached == HUGE_CACHE_BLOCKS || stats.hugepage_cache_bytes + len > limit)) {
         drop[dropped] = huge_cache[0].base; /* the oldest */
         drop_len[dropped++] = huge_cache[0].len;
         stats.hugepage_cache_bytes -= huge_cache[0].len;

@@ -8,6 +8,7 @@
 #include "convert/convert-config.h"
 #include "gemm/gemm-internal.h"
 #include "kernels/gemm-kernels.h"
+#include "kernels/x32-transpose/words.h"
 
 /* The check of bfloat16 B for the vdpbf16ps kernel while it is packed
  * (mxp_gemm_pack_b): a nonzero |v| < 2^-63 is tiny.  key(v) = |v| - 1 as
@@ -102,11 +103,7 @@ static void convert_line(const mxp_gemm_operand *x, size_t r, size_t c, int down
 
 void mxp_x32_transpose_ref(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld)
 {
-    const unsigned char *s = src;
-    unsigned char *d = dst;
-    for (size_t q = 0; q < count; q++)
-        for (size_t c = 0; c < lines; c++)
-            memcpy(d + 4 * (q * dst_ld + c), s + c * ld + 4 * q, 4);
+    mxp_x32_copy_words(src, ld, 0, lines, 0, count, dst, dst_ld);
 }
 
 mxp_x32_transpose_fn mxp_x32_transpose_kernel(size_t lines)

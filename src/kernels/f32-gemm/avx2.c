@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/gemm-avx2-asm.h"
 #include "kernels/gemm-kernels.h"
 
 #define MR 6
@@ -42,100 +43,10 @@ static inline __attribute__((always_inline)) void tile_rows(int R, size_t mr, si
          * stores and two reloads per 48 multiply-adds).  The same chain of
          * fused multiply-adds per element as the loop below. */
         size_t turns = kc / 4;
-        __asm__ volatile(
-            "1:\n\t"
-            "prefetcht0 512(%[pb])\n\t"
-            "prefetcht0 576(%[pb])\n\t"
-            "vmovups 0(%[pb]), %%ymm0\n\t"
-            "vmovups 32(%[pb]), %%ymm1\n\t"
-            "vbroadcastss 0(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c00]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c01]\n\t"
-            "vbroadcastss 4(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c10]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c11]\n\t"
-            "vbroadcastss 8(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c20]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c21]\n\t"
-            "vbroadcastss 12(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c30]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c31]\n\t"
-            "vbroadcastss 16(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c40]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c41]\n\t"
-            "vbroadcastss 20(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c50]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c51]\n\t"
-            "vmovups 64(%[pb]), %%ymm0\n\t"
-            "vmovups 96(%[pb]), %%ymm1\n\t"
-            "vbroadcastss 24(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c00]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c01]\n\t"
-            "vbroadcastss 28(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c10]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c11]\n\t"
-            "vbroadcastss 32(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c20]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c21]\n\t"
-            "vbroadcastss 36(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c30]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c31]\n\t"
-            "vbroadcastss 40(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c40]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c41]\n\t"
-            "vbroadcastss 44(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c50]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c51]\n\t"
-            "vmovups 128(%[pb]), %%ymm0\n\t"
-            "vmovups 160(%[pb]), %%ymm1\n\t"
-            "vbroadcastss 48(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c00]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c01]\n\t"
-            "vbroadcastss 52(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c10]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c11]\n\t"
-            "vbroadcastss 56(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c20]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c21]\n\t"
-            "vbroadcastss 60(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c30]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c31]\n\t"
-            "vbroadcastss 64(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c40]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c41]\n\t"
-            "vbroadcastss 68(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c50]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c51]\n\t"
-            "vmovups 192(%[pb]), %%ymm0\n\t"
-            "vmovups 224(%[pb]), %%ymm1\n\t"
-            "vbroadcastss 72(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c00]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c01]\n\t"
-            "vbroadcastss 76(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c10]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c11]\n\t"
-            "vbroadcastss 80(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c20]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c21]\n\t"
-            "vbroadcastss 84(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c30]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c31]\n\t"
-            "vbroadcastss 88(%[pa]), %%ymm2\n\t"
-            "vfmadd231ps %%ymm0, %%ymm2, %[c40]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm2, %[c41]\n\t"
-            "vbroadcastss 92(%[pa]), %%ymm3\n\t"
-            "vfmadd231ps %%ymm0, %%ymm3, %[c50]\n\t"
-            "vfmadd231ps %%ymm1, %%ymm3, %[c51]\n\t"
-            "add $96, %[pa]\n\t"
-            "add $256, %[pb]\n\t"
-            "dec %[turns]\n\t"
-            "jnz 1b\n\t"
-            : [pa] "+r"(pa), [pb] "+r"(pb), [turns] "+r"(turns),
-              [c00] "+x"(acc0[0]), [c01] "+x"(acc1[0]), [c10] "+x"(acc0[1]), [c11] "+x"(acc1[1]),
-              [c20] "+x"(acc0[2]), [c21] "+x"(acc1[2]), [c30] "+x"(acc0[3]), [c31] "+x"(acc1[3]),
-              [c40] "+x"(acc0[4]), [c41] "+x"(acc1[4]), [c50] "+x"(acc0[5]), [c51] "+x"(acc1[5])
-            :
-            : "xmm0", "xmm1", "xmm2", "xmm3", "memory", "cc");
+        __asm__ volatile(MXP_AVX2_6ROW_LOOP("vmovups", "vbroadcastss", "vfmadd231ps", 4)
+                         : MXP_AVX2_6ROW_OPERANDS(acc0, acc1)
+                         :
+                         : MXP_AVX2_6ROW_CLOBBERS);
         p = kc / 4 * 4;
     }
 #endif

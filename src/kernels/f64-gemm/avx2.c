@@ -5,6 +5,7 @@
 #include <immintrin.h>
 #include <math.h>
 
+#include "kernels/gemm-avx2-asm.h"
 #include "kernels/gemm-kernels.h"
 
 #define MR 6
@@ -40,100 +41,10 @@ static inline __attribute__((always_inline)) void tile_rows(int R, size_t mr, si
          * for 12 sums, two B and two broadcast registers).  The same chain
          * of fused multiply-adds per element as the loop below. */
         size_t turns = kc / 4;
-        __asm__ volatile(
-            "1:\n\t"
-            "prefetcht0 512(%[pb])\n\t"
-            "prefetcht0 576(%[pb])\n\t"
-            "vmovupd 0(%[pb]), %%ymm0\n\t"
-            "vmovupd 32(%[pb]), %%ymm1\n\t"
-            "vbroadcastsd 0(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c00]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c01]\n\t"
-            "vbroadcastsd 8(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c10]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c11]\n\t"
-            "vbroadcastsd 16(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c20]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c21]\n\t"
-            "vbroadcastsd 24(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c30]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c31]\n\t"
-            "vbroadcastsd 32(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c40]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c41]\n\t"
-            "vbroadcastsd 40(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c50]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c51]\n\t"
-            "vmovupd 64(%[pb]), %%ymm0\n\t"
-            "vmovupd 96(%[pb]), %%ymm1\n\t"
-            "vbroadcastsd 48(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c00]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c01]\n\t"
-            "vbroadcastsd 56(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c10]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c11]\n\t"
-            "vbroadcastsd 64(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c20]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c21]\n\t"
-            "vbroadcastsd 72(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c30]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c31]\n\t"
-            "vbroadcastsd 80(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c40]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c41]\n\t"
-            "vbroadcastsd 88(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c50]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c51]\n\t"
-            "vmovupd 128(%[pb]), %%ymm0\n\t"
-            "vmovupd 160(%[pb]), %%ymm1\n\t"
-            "vbroadcastsd 96(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c00]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c01]\n\t"
-            "vbroadcastsd 104(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c10]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c11]\n\t"
-            "vbroadcastsd 112(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c20]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c21]\n\t"
-            "vbroadcastsd 120(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c30]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c31]\n\t"
-            "vbroadcastsd 128(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c40]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c41]\n\t"
-            "vbroadcastsd 136(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c50]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c51]\n\t"
-            "vmovupd 192(%[pb]), %%ymm0\n\t"
-            "vmovupd 224(%[pb]), %%ymm1\n\t"
-            "vbroadcastsd 144(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c00]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c01]\n\t"
-            "vbroadcastsd 152(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c10]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c11]\n\t"
-            "vbroadcastsd 160(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c20]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c21]\n\t"
-            "vbroadcastsd 168(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c30]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c31]\n\t"
-            "vbroadcastsd 176(%[pa]), %%ymm2\n\t"
-            "vfmadd231pd %%ymm0, %%ymm2, %[c40]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm2, %[c41]\n\t"
-            "vbroadcastsd 184(%[pa]), %%ymm3\n\t"
-            "vfmadd231pd %%ymm0, %%ymm3, %[c50]\n\t"
-            "vfmadd231pd %%ymm1, %%ymm3, %[c51]\n\t"
-            "add $192, %[pa]\n\t"
-            "add $256, %[pb]\n\t"
-            "dec %[turns]\n\t"
-            "jnz 1b\n\t"
-            : [pa] "+r"(pa), [pb] "+r"(pb), [turns] "+r"(turns),
-              [c00] "+x"(acc0[0]), [c01] "+x"(acc1[0]), [c10] "+x"(acc0[1]), [c11] "+x"(acc1[1]),
-              [c20] "+x"(acc0[2]), [c21] "+x"(acc1[2]), [c30] "+x"(acc0[3]), [c31] "+x"(acc1[3]),
-              [c40] "+x"(acc0[4]), [c41] "+x"(acc1[4]), [c50] "+x"(acc0[5]), [c51] "+x"(acc1[5])
-            :
-            : "xmm0", "xmm1", "xmm2", "xmm3", "memory", "cc");
+        __asm__ volatile(MXP_AVX2_6ROW_LOOP("vmovupd", "vbroadcastsd", "vfmadd231pd", 8)
+                         : MXP_AVX2_6ROW_OPERANDS(acc0, acc1)
+                         :
+                         : MXP_AVX2_6ROW_CLOBBERS);
         p = kc / 4 * 4;
     }
 #endif

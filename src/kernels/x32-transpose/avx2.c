@@ -3,9 +3,9 @@
  * stores).  The portable twin is mxp_x32_transpose_ref (src/gemm/pack.c). */
 #include <immintrin.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "kernels/gemm-kernels.h"
+#include "kernels/x32-transpose/words.h"
 
 static inline __attribute__((always_inline)) void transpose8(const __m256 r[8], __m256 out[8])
 {
@@ -30,10 +30,9 @@ void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t co
 {
     const unsigned char *s = src;
     uint32_t *d = dst;
-    size_t c = 0;
-    for (; c + 8 <= lines; c += 8) {
-        size_t q = 0;
-        for (; q + 8 <= count; q += 8) {
+    const size_t whole_lines = lines / 8 * 8, whole_words = count / 8 * 8;
+    for (size_t c = 0; c < whole_lines; c += 8) {
+        for (size_t q = 0; q < whole_words; q += 8) {
             __m256 r[8], o[8];
 #pragma GCC unroll 8
             for (int i = 0; i < 8; i++)
@@ -43,11 +42,7 @@ void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t co
             for (int i = 0; i < 8; i++)
                 _mm256_storeu_ps((float *)(void *)(d + (q + (size_t)i) * dst_ld + c), o[i]);
         }
-        for (; q < count; q++)
-            for (size_t i = 0; i < 8; i++)
-                memcpy(d + q * dst_ld + c + i, s + (c + i) * ld + 4 * q, 4);
     }
-    for (; c < lines; c++)
-        for (size_t q = 0; q < count; q++)
-            memcpy(d + q * dst_ld + c, s + c * ld + 4 * q, 4);
+    mxp_x32_copy_words(s, ld, 0, whole_lines, whole_words, count, d, dst_ld); /* the words left over */
+    mxp_x32_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld);         /* the lines left over */
 }

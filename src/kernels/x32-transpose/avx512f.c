@@ -3,9 +3,9 @@
  * panel. */
 #include <immintrin.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "kernels/gemm-kernels.h"
+#include "kernels/x32-transpose/words.h"
 
 /* The 16 x 16 matrix of 32-bit words in r, transposed: out[q] holds word
  * q of every r[i], in i order. */
@@ -46,10 +46,9 @@ void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t
 {
     const unsigned char *s = src;
     uint32_t *d = dst;
-    size_t c = 0;
-    for (; c + 16 <= lines; c += 16) {
-        size_t q = 0;
-        for (; q + 16 <= count; q += 16) {
+    const size_t whole_lines = lines / 16 * 16, whole_words = count / 16 * 16;
+    for (size_t c = 0; c < whole_lines; c += 16) {
+        for (size_t q = 0; q < whole_words; q += 16) {
             __m512i r[16], o[16];
 #pragma GCC unroll 16
             for (int i = 0; i < 16; i++)
@@ -59,11 +58,7 @@ void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t
             for (int i = 0; i < 16; i++)
                 _mm512_storeu_si512(d + (q + (size_t)i) * dst_ld + c, o[i]);
         }
-        for (; q < count; q++)
-            for (size_t i = 0; i < 16; i++)
-                memcpy(d + q * dst_ld + c + i, s + (c + i) * ld + 4 * q, 4);
     }
-    for (; c < lines; c++)
-        for (size_t q = 0; q < count; q++)
-            memcpy(d + q * dst_ld + c, s + c * ld + 4 * q, 4);
+    mxp_x32_copy_words(s, ld, 0, whole_lines, whole_words, count, d, dst_ld); /* the words left over */
+    mxp_x32_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld);         /* the lines left over */
 }

@@ -1,0 +1,46 @@
+/* The six-row k loop of the AVX2 GEMM micro-kernels (f32 6 x 16, f64 6 x 8)
+ * in GCC inline assembly, one text for both: twelve accumulators, two B
+ * vectors and two broadcast registers are exactly the 16 ymm registers,
+ * and GCC 12 spilled two sums per turn of the intrinsics' loop.  Each turn
+ * runs four k steps; each element keeps its chain of fused multiply-adds
+ * (acc += a * b in k order), the intrinsics' bits.  B~ advances 64 bytes a
+ * step (16 floats or 8 doubles) and is fetched 8 steps ahead; A~ advances
+ * 6 elements of ES bytes.  Operands: pa, pb, turns (k steps / 4, >= 1) and
+ * the accumulators acc0[6] (B's first vector) and acc1[6].
+ *
+ *   __asm__ volatile(MXP_AVX2_6ROW_LOOP("vmovups", "vbroadcastss", "vfmadd231ps", 4)
+ *                    : MXP_AVX2_6ROW_OPERANDS(acc0, acc1) : : MXP_AVX2_6ROW_CLOBBERS); */
+#ifndef MXP_KERNELS_GEMM_AVX2_ASM_H
+#define MXP_KERNELS_GEMM_AVX2_ASM_H
+
+/* row I of step Q: broadcast A~[Q][I] into ymm R, two multiply-adds */
+#define MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, I, R)                                                    \
+    BC " (" #ES "*(6*" #Q "+" #I "))(%[pa]), %%ymm" #R "\n\t" FMA " %%ymm0, %%ymm" #R ", %[c" #I \
+       "0]\n\t" FMA " %%ymm1, %%ymm" #R ", %[c" #I "1]\n\t"
+
+#define MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, Q)                                                      \
+    LD " (64*" #Q ")(%[pb]), %%ymm0\n\t" LD " (64*" #Q "+32)(%[pb]), %%ymm1\n\t"                 \
+    MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 0, 2) MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 1, 3)                \
+    MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 2, 2) MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 3, 3)                \
+    MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 4, 2) MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 5, 3)
+
+#define MXP_AVX2_6ROW_LOOP(LD, BC, FMA, ES)                                                         \
+    "1:\n\t"                                                                                        \
+    "prefetcht0 512(%[pb])\n\t"                                                                     \
+    "prefetcht0 576(%[pb])\n\t"                                                                     \
+    MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, 0) MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, 1)                   \
+    MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, 2) MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, 3)                   \
+    "add $(24*" #ES "), %[pa]\n\t"                                                                  \
+    "add $256, %[pb]\n\t"                                                                           \
+    "dec %[turns]\n\t"                                                                              \
+    "jnz 1b\n\t"
+
+#define MXP_AVX2_6ROW_OPERANDS(acc0, acc1)                                                          \
+    [pa] "+r"(pa), [pb] "+r"(pb), [turns] "+r"(turns), [c00] "+x"(acc0[0]), [c01] "+x"(acc1[0]),  \
+        [c10] "+x"(acc0[1]), [c11] "+x"(acc1[1]), [c20] "+x"(acc0[2]), [c21] "+x"(acc1[2]),         \
+        [c30] "+x"(acc0[3]), [c31] "+x"(acc1[3]), [c40] "+x"(acc0[4]), [c41] "+x"(acc1[4]),         \
+        [c50] "+x"(acc0[5]), [c51] "+x"(acc1[5])
+
+#define MXP_AVX2_6ROW_CLOBBERS "xmm0", "xmm1", "xmm2", "xmm3", "memory", "cc"
+
+#endif
