@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes src/kernels/f32-gelu/gelu-tables.h: the constants of the checked
+"""Writes src/kernels/gelu-tables.h: the constants of the checked
 float32 gelu kernel (src/kernels/f32-gelu/).
 
-    /usr/bin/python3 scripts/gen-gelu-tables.py > src/kernels/f32-gelu/gelu-tables.h
+    /usr/bin/python3 scripts/gen-gelu-tables.py > src/kernels/gelu-tables.h
 
 gelu(x) = x Phi(x), and Phi(-a) = erfc(a / sqrt 2) / 2 = e^(-a^2/2) R(a) for
 a = |x| >= 0, where R(a) = erfcx(a / sqrt 2) / 2 is completely monotone

@@ -21,7 +21,7 @@ void mxp_gemm_epilogue_row(const mxp_gemm_opts *o, double *t, size_t i, size_t j
     }
     if (o->activation) {
         static const mxp_unary_op act_op[] = { MXP_OP_RELU, MXP_OP_RELU, MXP_OP_GELU, MXP_OP_GELU_TANH, MXP_OP_SILU };
-        const mxp_ew_ctx c = { (int)act_op[o->activation], false, NULL };
+        const mxp_ew_ctx c = { .op = (int)act_op[o->activation] }; /* float64, no output dtype */
         mxp_unary_kernel(MXP_F64)(&c, t, t, NULL, len);
     }
     if (o->clamp)

@@ -8,20 +8,14 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "ops/kernel-config.h"
 #include "ops/ops-internal.h"
-#ifdef MXP_HAVE_X86_KERNELS
-#include "kernels/f32-ew-kernels.h"
-#endif
 
 static void f64_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     double *r = out;
     const double *x = a, *y = b;
-    switch (c->op) {
-    case MXP_OP_ADD: for (size_t i = 0; i < n; i++) r[i] = x[i] + y[i]; break;
-    case MXP_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = x[i] - y[i]; break;
-    case MXP_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = x[i] * y[i]; break;
-    case MXP_OP_DIVIDE: for (size_t i = 0; i < n; i++) r[i] = x[i] / y[i]; break;
+    switch (c->op) { /* + - * /: the kernels of src/kernels/f64-arith (arith below) */
     case MXP_OP_MAXIMUM: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_maximum(x[i], y[i]); break;
     case MXP_OP_MINIMUM: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_minimum(x[i], y[i]); break;
     case MXP_OP_FMAX: for (size_t i = 0; i < n; i++) r[i] = mxp_ew_fmax(x[i], y[i]); break;
@@ -81,11 +75,7 @@ static void f32_binary(const mxp_ew_ctx *c, void *out, const void *a, const void
 {
     float *r = out;
     const float *x = a, *y = b;
-    switch (c->op) {
-    case MXP_OP_ADD: for (size_t i = 0; i < n; i++) r[i] = x[i] + y[i]; break;
-    case MXP_OP_SUBTRACT: for (size_t i = 0; i < n; i++) r[i] = x[i] - y[i]; break;
-    case MXP_OP_MULTIPLY: for (size_t i = 0; i < n; i++) r[i] = x[i] * y[i]; break;
-    case MXP_OP_DIVIDE: for (size_t i = 0; i < n; i++) r[i] = x[i] / y[i]; break;
+    switch (c->op) { /* + - * /: the kernels of src/kernels/f32-arith (arith below) */
     /* comparisons are exact in any type that holds both operands */
     case MXP_OP_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] == y[i]; break;
     case MXP_OP_NOT_EQUAL: for (size_t i = 0; i < n; i++) r[i] = x[i] != y[i]; break;
@@ -222,7 +212,7 @@ static void u64_unary(const mxp_ew_ctx *c, void *out, const void *a, const void 
     }
 }
 
-mxp_kernel_fn mxp_binary_kernel(mxp_dtype ct)
+static mxp_kernel_fn binary_kernel(mxp_dtype ct)
 {
     switch (ct) {
     case MXP_F32: return f32_binary;
@@ -232,81 +222,39 @@ mxp_kernel_fn mxp_binary_kernel(mxp_dtype ct)
     }
 }
 
-/* ---- float32/float64 + - * / at full vector width (src/kernels/f32-ew/):
- * the same IEEE operations as f32_binary/f64_binary, which this build
- * compiles for the baseline ISA (16 bytes a step). */
-#ifdef MXP_HAVE_X86_KERNELS
+/* ---- float32/float64 + - * /: the kernel the list gives for the level
+ * (src/kernels/f32-arith/, f64-arith/; the scalar twin at the scalar
+ * level), passed in the context: one IEEE operation per element, the same
+ * bits at every level. */
 static int arith_op(int op)
 {
     return op == MXP_OP_ADD ? MXP_ARITH_ADD : op == MXP_OP_SUBTRACT ? MXP_ARITH_SUB
          : op == MXP_OP_MULTIPLY ? MXP_ARITH_MUL : MXP_ARITH_DIV;
 }
-#define ARITH_WRAPPER(name, kernel, T) \
-    static void name(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n) \
-    { \
-        kernel(arith_op(c->op), (T *)out, (const T *)a, (const T *)b, n); \
-    }
-ARITH_WRAPPER(f32_arith_avx2, mxp_f32_arith__avx2, float)
-ARITH_WRAPPER(f32_arith_avx512, mxp_f32_arith__avx512f, float)
-ARITH_WRAPPER(f64_arith_avx2, mxp_f64_arith__avx2, double)
-ARITH_WRAPPER(f64_arith_avx512, mxp_f64_arith__avx512f, double)
-#undef ARITH_WRAPPER
-#endif
 
-/* ---- NaN results: one pattern ------------------------------------------
- * Vector units and libm disagree on a NaN's sign and payload (x86's
- * inf - inf is 0xffc00000, SLEEF's log(-1) 0x7fc00000, a + b of two NaNs
- * the first or the second operand's, as the compiler orders them), so the
- * elementwise loop fixes the bits once for every kernel. */
-static void f32_canonical_nan(void *x, size_t n)
+static void f32_arith(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
-    uint32_t *u = x;
-    for (size_t i = 0; i < n; i++)
-        u[i] = (u[i] & 0x7fffffffu) > 0x7f800000u ? 0x7fc00000u : u[i];
+    ((mxp_f32_arith_ukernel *)c->kernel)(arith_op(c->op), out, a, b, n);
 }
 
-static void f64_canonical_nan(void *x, size_t n)
+static void f64_arith(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
-    uint64_t *u = x;
-    for (size_t i = 0; i < n; i++)
-        u[i] = (u[i] & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ? 0x7ff8000000000000ull : u[i];
+    ((mxp_f64_arith_ukernel *)c->kernel)(arith_op(c->op), out, a, b, n);
 }
 
-#ifdef MXP_HAVE_X86_KERNELS
-static void f32_canonical_nan_avx2(void *x, size_t n) { mxp_f32_canonical_nan__avx2(x, n); }
-static void f32_canonical_nan_avx512(void *x, size_t n) { mxp_f32_canonical_nan__avx512f(x, n); }
-static void f64_canonical_nan_avx2(void *x, size_t n) { mxp_f64_canonical_nan__avx2(x, n); }
-static void f64_canonical_nan_avx512(void *x, size_t n) { mxp_f64_canonical_nan__avx512f(x, n); }
-#endif
-
-mxp_canonical_nan_fn mxp_canonical_nan_kernel(mxp_dtype ct, mxp_isa isa)
+mxp_kernel_fn mxp_binary_kernel_for(mxp_dtype ct, int op, mxp_isa isa, mxp_kernel_any *kernel)
 {
-    if (ct != MXP_F32 && ct != MXP_F64)
-        return NULL;
-#ifdef MXP_HAVE_X86_KERNELS
-    if (isa >= MXP_ISA_AVX512)
-        return ct == MXP_F32 ? f32_canonical_nan_avx512 : f64_canonical_nan_avx512;
-    if (isa >= MXP_ISA_AVX2)
-        return ct == MXP_F32 ? f32_canonical_nan_avx2 : f64_canonical_nan_avx2;
-#else
-    (void)isa;
-#endif
-    return ct == MXP_F32 ? f32_canonical_nan : f64_canonical_nan;
-}
-
-mxp_kernel_fn mxp_binary_kernel_for(mxp_dtype ct, int op, mxp_isa isa)
-{
-#ifdef MXP_HAVE_X86_KERNELS
     const bool arith = op == MXP_OP_ADD || op == MXP_OP_SUBTRACT || op == MXP_OP_MULTIPLY || op == MXP_OP_DIVIDE;
-    if (arith && isa >= MXP_ISA_AVX2 && (ct == MXP_F32 || ct == MXP_F64)) {
-        if (ct == MXP_F32)
-            return isa >= MXP_ISA_AVX512 ? f32_arith_avx512 : f32_arith_avx2;
-        return isa >= MXP_ISA_AVX512 ? f64_arith_avx512 : f64_arith_avx2;
+    *kernel = NULL;
+    if (arith && ct == MXP_F32) {
+        *kernel = (mxp_kernel_any)mxp_f32_arith_kernel(isa);
+        return f32_arith;
     }
-#else
-    (void)op, (void)isa;
-#endif
-    return mxp_binary_kernel(ct);
+    if (arith && ct == MXP_F64) {
+        *kernel = (mxp_kernel_any)mxp_f64_arith_kernel(isa);
+        return f64_arith;
+    }
+    return binary_kernel(ct);
 }
 
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype ct)

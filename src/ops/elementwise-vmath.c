@@ -1,12 +1,13 @@
 /* The vector-math loops: exp, log, tanh, sin, cos and the activations
- * through SLEEF (src/kernels/vmath/), chosen by ISA level; none at the
- * scalar level or in a build without SLEEF, where mxp_ew_unary1 (libm in
- * float64, the reference) computes them. */
+ * through SLEEF (src/kernels/f32-vmath/, f64-vmath/, f16-vmath/,
+ * f32-gelu/), the kernel for the ISA level asked of its list
+ * (src/ops/kernel-config.c) and passed to the loop in its context; none at
+ * the scalar level or in a build without SLEEF, where mxp_ew_unary1 (libm
+ * in float64, the reference) computes them.  Which list serves which
+ * output is decided here. */
+#include "ops/kernel-config.h"
 #include "ops/ops-internal.h"
 
-#include "kernels/vmath-kernels.h"
-
-#ifdef MXP_HAVE_SLEEF
 static int vmath_fn(int op)
 {
     switch (op) {
@@ -23,149 +24,67 @@ static int vmath_fn(int op)
     }
 }
 
-static void f32_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+/* The loops: the context's kernel on the contiguous block (float32
+ * results, or float32 results for a 16-bit output; float64 results;
+ * float32 gelu through its checked fast path). */
+static void f32_loop(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     (void)b;
-    mxp_vmath_f32__avx2(vmath_fn(c->op), out, a, n);
+    (void)((mxp_f32_vmath_ukernel *)c->kernel)(vmath_fn(c->op), out, a, n);
 }
 
-static void f32_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+static void f64_loop(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     (void)b;
-    mxp_vmath_f32__avx512f(vmath_fn(c->op), out, a, n);
+    ((mxp_f64_vmath_ukernel *)c->kernel)(vmath_fn(c->op), out, a, n);
 }
 
-/* float32 gelu: the checked fast path, the SLEEF path's bits */
-static void f32_gelu_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
-{
-    (void)c;
-    (void)b;
-    (void)mxp_vmath_f32_gelu__avx2(out, a, n);
-}
-
-static void f32_gelu_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
-{
-    (void)c;
-    (void)b;
-    (void)mxp_vmath_f32_gelu__avx512f(out, a, n);
-}
-
-/* float32 results for a float16 output rounded to nearest even
- * (mxp_vmath_kernel_h16) */
-static void h16_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+static void f32_gelu_loop(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
     (void)b;
-    (void)mxp_vmath_f32_h16__avx2(vmath_fn(c->op), out, a, n);
+    (void)((mxp_f32_gelu_ukernel *)c->kernel)(out, a, n);
 }
 
-static void h16_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa, mxp_kernel_any *kernel)
 {
-    (void)b;
-    (void)mxp_vmath_f32_h16__avx512f(vmath_fn(c->op), out, a, n);
-}
-
-static void bf16_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
-{
-    (void)b;
-    (void)mxp_vmath_f32_bf16__avx512f(vmath_fn(c->op), out, a, n);
-}
-
-/* float16 -> float16 in one pass (mxp_vmath_fused_f16) */
-static void f16_avx2(int fn, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
-{
-    (void)b;
-    (void)mxp_vmath_f16__avx2(fn, y, a, n);
-}
-
-static void f16_avx512(int fn, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
-{
-    (void)b;
-    (void)mxp_vmath_f16__avx512f(fn, y, a, n);
-}
-
-static void f64_avx2(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
-{
-    (void)b;
-    mxp_vmath_f64__avx2(vmath_fn(c->op), out, a, n);
-}
-
-static void f64_avx512(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
-{
-    (void)b;
-    mxp_vmath_f64__avx512f(vmath_fn(c->op), out, a, n);
-}
-#endif
-
-mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa)
-{
-#ifdef MXP_HAVE_SLEEF
     const int fn = vmath_fn(op);
-    if (fn < 0 || isa < MXP_ISA_AVX2)
+    *kernel = NULL;
+    if (fn < 0)
         return NULL;
-    if (ct == MXP_F32 && fn == MXP_VMATH_GELU)
-        return isa >= MXP_ISA_AVX512 ? f32_gelu_avx512 : f32_gelu_avx2;
+    if (ct == MXP_F32 && fn == MXP_VMATH_GELU) /* the checked fast path: the SLEEF path's bits */
+        return (*kernel = (mxp_kernel_any)mxp_f32_gelu_kernel(isa)) ? f32_gelu_loop : NULL;
     if (ct == MXP_F32)
-        return isa >= MXP_ISA_AVX512 ? f32_avx512 : f32_avx2;
+        return (*kernel = (mxp_kernel_any)mxp_f32_vmath_kernel(isa, MXP_VMATH_FOR_F32 | MXP_VMATH_FN(fn))) ? f32_loop
+                                                                                                           : NULL;
     if (ct == MXP_F64)
-        return isa >= MXP_ISA_AVX512 ? f64_avx512 : f64_avx2;
+        return (*kernel = (mxp_kernel_any)mxp_f64_vmath_kernel(isa)) ? f64_loop : NULL;
     return NULL;
-#else
-    (void)ct;
-    (void)op;
-    (void)isa;
-    return NULL;
-#endif
 }
 
-mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa)
+mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa, mxp_kernel_any *kernel)
 {
-#ifdef MXP_HAVE_SLEEF
     const int fn = vmath_fn(op);
-    /* gelu at AVX-512: the fast path's float64 approximation rounded to
-     * float32 with the check of each 16-bit format (the float64 path's bits;
-     * a second rounding of the float32 kernel's result is not always right) */
-    if (fn == MXP_VMATH_GELU && isa >= MXP_ISA_AVX512)
-        return out == MXP_F16 ? h16_avx512 : out == MXP_BF16 ? bf16_avx512 : NULL;
-    if (fn < 0 || fn >= MXP_VMATH_F32_COUNT || isa < MXP_ISA_AVX2)
+    *kernel = NULL;
+    if (fn < 0 || (out != MXP_F16 && out != MXP_BF16))
         return NULL;
-    /* bfloat16: the plain float32 kernel -- its result rounded once more is
-     * the correctly rounded one on all 65,536 inputs (bfloat16 outputs come
-     * only from bfloat16 inputs; test_vmath checks every one), and the check
-     * cost ~20% of bfloat16 exp's speed */
-    if (out == MXP_BF16)
-        return isa >= MXP_ISA_AVX512 ? f32_avx512 : f32_avx2;
-    if (out != MXP_F16)
-        return NULL;
-    return isa >= MXP_ISA_AVX512 ? h16_avx512 : h16_avx2;
-#else
-    (void)out;
-    (void)op;
-    (void)isa;
-    return NULL;
-#endif
+    /* bfloat16 exp, log, tanh, sin, cos: the plain float32 kernel -- its
+     * result rounded once more is the correctly rounded one on all 65,536
+     * inputs (bfloat16 outputs come only from bfloat16 inputs; test_vmath
+     * checks every one), and the check cost ~20% of bfloat16 exp's speed.
+     * gelu (at AVX-512): the fast path's float64 approximation rounded to
+     * float32 with the check of each 16-bit format (the float64 path's
+     * bits; a second rounding of the float32 kernel's result is not always
+     * right).  The other activations: none (the float64 kernel). */
+    uint32_t need = MXP_VMATH_FN(fn);
+    if (out == MXP_BF16 && fn < MXP_VMATH_F32_COUNT)
+        need |= MXP_VMATH_FOR_F32;
+    else
+        need |= out == MXP_F16 ? MXP_VMATH_FOR_F16 : MXP_VMATH_FOR_BF16;
+    return (*kernel = (mxp_kernel_any)mxp_f32_vmath_kernel(isa, need)) ? f32_loop : NULL;
 }
 
-mxp_h16_fn mxp_vmath_fused_f16(int op, mxp_isa isa, int *fn)
+mxp_f16_vmath_ukernel *mxp_vmath_fused_f16(int op, mxp_isa isa, int *fn)
 {
-#ifdef MXP_HAVE_SLEEF
     *fn = vmath_fn(op);
-    if (*fn == MXP_VMATH_GELU && isa >= MXP_ISA_AVX512)
-        return f16_avx512;
-    if (*fn < 0 || *fn >= MXP_VMATH_F32_COUNT || isa < MXP_ISA_AVX2)
-        return NULL;
-    return isa >= MXP_ISA_AVX512 ? f16_avx512 : f16_avx2;
-#else
-    (void)op;
-    (void)isa;
-    *fn = -1;
-    return NULL;
-#endif
-}
-
-const char *mxp_vector_math(void)
-{
-    const mxp_isa isa = mxp_isa_current();
-    if (!mxp_vmath_kernel(MXP_F32, MXP_OP_EXP, isa))
-        return "libm";
-    return isa >= MXP_ISA_AVX512 ? "sleef-avx512" : "sleef-avx2";
+    return *fn < 0 ? NULL : mxp_f16_vmath_kernel(isa, MXP_VMATH_FN(*fn));
 }

@@ -12,8 +12,8 @@
  * (plan_init): in float32 for a float32 output and (checked) for 16-bit
  * outputs of the first five, else in float64. */
 #include "core/error.h"
+#include "ops/kernel-config.h"
 #include "ops/ops-internal.h"
-#include "kernels/h16-ew-kernels.h"
 
 /* The result dtype from the promoted input type p (NumPy 1.24's ufunc type
  * resolution for NumPy's types; bfloat16 and float8 follow float16). */
@@ -219,14 +219,15 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
      * 754's bit operations): an input NaN keeps its payload */
     const bool sign_op = nin == 2 ? op == MXP_OP_COPYSIGN
                                   : op == MXP_OP_NEGATIVE || op == MXP_OP_POSITIVE || op == MXP_OP_ABS;
-    p->fn = nin == 2 ? mxp_binary_kernel_for(p->ct, op, mxp_isa_current()) : mxp_unary_kernel(p->ct);
+    const mxp_isa isa = mxp_isa_current();
+    mxp_kernel_any kernel = NULL;
+    p->fn = nin == 2 ? mxp_binary_kernel_for(p->ct, op, isa, &kernel) : mxp_unary_kernel(p->ct);
     bool fused_nan = false;
     if (nin == 1 && fits_f32(a) && is_float(out) && float_bits(out) <= 32) {
         /* SLEEF's loops (src/ops/elementwise-vmath.c) where they exist at
          * this ISA level: float32 ones for a float32 output rounded to
          * nearest even without flag counters (the kernel's result is the
          * rounded one), float64 ones rounded once by the conversion otherwise */
-        const mxp_isa isa = mxp_isa_current();
         const bool nearest = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN && !convert->flags);
         /* float16 and bfloat16 outputs of exp, log, tanh, sin, cos take the
          * float32 kernel with its check (mxp_vmath_kernel_h16): SLEEF's
@@ -236,24 +237,38 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
          * rounded to float32, is within 1 ulp).  The other activations keep
          * the float64 kernel (in float32 their formulas lose tens of ulp for
          * negative x: no 1-ulp bound to check with) */
+        mxp_kernel_any vk = NULL;
         mxp_kernel_fn vm = !nearest ? NULL
-                         : out == MXP_F32 ? mxp_vmath_kernel(MXP_F32, op, isa)
-                         : mxp_vmath_kernel_h16(out, op, isa);
+                         : out == MXP_F32 ? mxp_vmath_kernel(MXP_F32, op, isa, &vk)
+                         : mxp_vmath_kernel_h16(out, op, isa, &vk);
         if (vm) {
             p->ct = MXP_F32;
         } else {
-            vm = mxp_vmath_kernel(MXP_F64, op, isa);
+            vm = mxp_vmath_kernel(MXP_F64, op, isa, &vk);
         }
-        if (vm)
+        if (vm) {
             p->fn = vm;
-        /* mxp_vmath_f32__* write their NaNs as the positive quiet NaN
+            kernel = vk;
+        }
+        /* mxp_f32_vmath__* write their NaNs as the positive quiet NaN
          * (float32 gelu has a kernel of its own, src/kernels/f32-gelu/) */
         fused_nan = vm && out == MXP_F32 && p->ct == MXP_F32 && op != MXP_OP_GELU;
     }
-    p->ctx = (mxp_ew_ctx){ op, p->ct == MXP_F32, is_float(out) ? mxp_dtype_get_traits(out) : NULL };
+    p->ctx = (mxp_ew_ctx){ op, p->ct == MXP_F32, is_float(out) ? mxp_dtype_get_traits(out) : NULL, kernel };
     if (convert)
         p->convert = *convert;
-    p->canonical_nan = is_float(out) && !sign_op && !fused_nan ? mxp_canonical_nan_kernel(p->ct, mxp_isa_current()) : NULL;
+    if (is_float(out) && !sign_op && !fused_nan) {
+        if (p->ct == MXP_F32)
+            p->nan_f32 = mxp_f32_canonical_nan_kernel(isa);
+        else if (p->ct == MXP_F64)
+            p->nan_f64 = mxp_f64_canonical_nan_kernel(isa);
+    }
+}
+
+static bool plain_rne(const mxp_convert_opts *convert)
+{
+    return !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN && convert->overflow == MXP_OVERFLOW_INF &&
+                        !convert->flags);
 }
 
 /* The fused float16/bfloat16 kernel for a + b, a - b, a * b of one 16-bit
@@ -262,22 +277,12 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
 static void plan_h16(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype b, mxp_dtype out,
                      const mxp_convert_opts *convert)
 {
-#ifdef MXP_HAVE_X86_KERNELS
-    const int h = op == MXP_OP_ADD ? MXP_H16_ADD : op == MXP_OP_SUBTRACT ? MXP_H16_SUB
-                : op == MXP_OP_MULTIPLY ? MXP_H16_MUL : -1;
-    const bool plain = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN &&
-                                    convert->overflow == MXP_OVERFLOW_INF && !convert->flags);
-    const mxp_isa isa = mxp_isa_current();
-    if (h < 0 || !plain || a != b || a != out || (a != MXP_F16 && a != MXP_BF16) || isa < MXP_ISA_AVX2)
+    const int h = op == MXP_OP_ADD ? MXP_ARITH_ADD : op == MXP_OP_SUBTRACT ? MXP_ARITH_SUB
+                : op == MXP_OP_MULTIPLY ? MXP_ARITH_MUL : -1;
+    if (h < 0 || !plain_rne(convert) || a != b || a != out || (a != MXP_F16 && a != MXP_BF16))
         return;
-    if (a == MXP_F16)
-        p->h16 = isa >= MXP_ISA_AVX512 ? mxp_f16_binary__avx512f : mxp_f16_binary__avx2;
-    else
-        p->h16 = isa >= MXP_ISA_AVX512 ? mxp_bf16_binary__avx512f : mxp_bf16_binary__avx2;
+    p->h16 = a == MXP_F16 ? mxp_f16_arith_kernel(mxp_isa_current()) : mxp_bf16_arith_kernel(mxp_isa_current());
     p->h16_op = h;
-#else
-    (void)p, (void)op, (void)a, (void)b, (void)out, (void)convert;
-#endif
 }
 
 void mxp_ew_plan_binary(mxp_ew_plan *p, mxp_binary_op op, mxp_dtype a, mxp_dtype b, mxp_dtype out,
@@ -292,9 +297,7 @@ void mxp_ew_plan_unary(mxp_ew_plan *p, mxp_unary_op op, mxp_dtype a, mxp_dtype o
     plan_init(p, &unary_info[op], (int)op, 1, a, MXP_DTYPE_INVALID, out, convert);
     /* float16 exp, log, tanh, sin, cos of float16, rounded to nearest even
      * with infinities kept: one pass, no float32 scratch (the same bits) */
-    const bool plain = !convert || (convert->rounding == MXP_ROUND_NEAREST_EVEN &&
-                                    convert->overflow == MXP_OVERFLOW_INF && !convert->flags);
-    if (a == MXP_F16 && out == MXP_F16 && plain && p->ct == MXP_F32)
-        p->h16 = mxp_vmath_fused_f16((int)op, mxp_isa_current(), &p->h16_op);
+    if (a == MXP_F16 && out == MXP_F16 && plain_rne(convert) && p->ct == MXP_F32)
+        p->h16_unary = mxp_vmath_fused_f16((int)op, mxp_isa_current(), &p->h16_op);
     p->lut16 = mxp_ew_lut16_key(p, (int)op);
 }

@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/dispatch.h"
+#include "kernels/arith-kernels.h"
+#include "kernels/canonical-nan-kernels.h"
+#include "kernels/vmath-kernels.h"
 #include "mxp/cpu.h"
 #include "mxp/ops.h"
 
@@ -18,46 +22,40 @@ typedef struct mxp_ew_ctx {
                                     NumPy's float32 (and float16) loops do */
     const mxp_dtype_traits *out; /* the output dtype: nextafter and spacing step
                                     in it, ldexp clamps to its range; NULL: float64 */
+    mxp_kernel_any kernel;       /* the list's kernel a loop calls (+ - * /, vector
+                                    math), chosen for the ISA level with the plan */
 } mxp_ew_ctx;
 
 /* out[i] = a[i] op b[i] (b unused by unary ops), n elements of the compute
  * type the function was chosen for.  out may be a or b (in place). */
 typedef void (*mxp_kernel_fn)(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n);
 
-mxp_kernel_fn mxp_binary_kernel(mxp_dtype compute_type);
-/* The loop for binary op at ISA level isa: float32/float64 + - * / at
- * AVX2 and AVX-512 full width (src/kernels/f32-ew/, the same bits),
- * mxp_binary_kernel's portable loop otherwise. */
-mxp_kernel_fn mxp_binary_kernel_for(mxp_dtype compute_type, int op, mxp_isa isa);
+/* The loop for binary op in compute type ct at ISA level isa, and in
+ * *kernel what it calls (its context's kernel): float32/float64 + - * /
+ * through the list's kernel for the level (src/kernels/f32-arith/,
+ * f64-arith/: the same bits at every level), the portable loops
+ * otherwise (*kernel NULL).  src/ops/elementwise-loops.c */
+mxp_kernel_fn mxp_binary_kernel_for(mxp_dtype compute_type, int op, mxp_isa isa, mxp_kernel_any *kernel);
 mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
-
-/* Rewrites every NaN of n compute-type (float32 or float64) results as
- * the positive quiet NaN with no payload (src/ops/elementwise-loops.c); the
- * vector kernels where the ISA level has them.  NULL for other types. */
-typedef void (*mxp_canonical_nan_fn)(void *x, size_t n);
-mxp_canonical_nan_fn mxp_canonical_nan_kernel(mxp_dtype compute_type, mxp_isa isa);
 
 /* The SLEEF loop for unary op (exp, log, tanh, sin, cos, sigmoid, silu,
  * gelu, gelu_tanh) in compute type ct (float32: results rounded to nearest
- * even; float64) at ISA level isa, or NULL: none (scalar level, another op,
- * a build without SLEEF).
+ * even; float64) at ISA level isa, and its kernel in *kernel; or NULL:
+ * none (scalar level, another op, a build without SLEEF).
  * src/ops/elementwise-vmath.c */
-mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa);
+mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa, mxp_kernel_any *kernel);
 
 /* The float32 SLEEF loop of exp, log, tanh, sin, cos for a float16 or
  * bfloat16 output out rounded to nearest even: results whose one rounding
  * into out is correct (the float64 kernel redoes the lanes where SLEEF's
- * float32 error could change it), or NULL.  src/ops/elementwise-vmath.c */
-mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa);
-
-/* A one-pass float16 -> float16 loop (the plan's h16): y = op(a) of
- * contiguous float16, b unused for unary ops. */
-typedef void (*mxp_h16_fn)(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n);
+ * float32 error could change it), and its kernel; or NULL.
+ * src/ops/elementwise-vmath.c */
+mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa, mxp_kernel_any *kernel);
 
 /* mxp_vmath_kernel_h16's loop for float16 input and output in one pass,
  * rounded to nearest even and overflowing to inf (no flags, no
  * saturation), its function index in *fn; or NULL. */
-mxp_h16_fn mxp_vmath_fused_f16(int op, mxp_isa isa, int *fn);
+mxp_f16_vmath_ukernel *mxp_vmath_fused_f16(int op, mxp_isa isa, int *fn);
 
 /* NumPy's maximum/minimum (NaN propagates) and fmax/fmin (NaN ignored);
  * for equal values (+0 and -0) y, as NumPy's float32/float64 loops. */
@@ -85,11 +83,17 @@ typedef struct mxp_ew_plan {
                                     compute-bound, so threads pay off on smaller arrays */
     /* a NaN result is written as the positive quiet NaN with no payload,
      * the same bits at every ISA level (every float operation but the sign
-     * operations); NULL: results as the loop leaves them */
-    mxp_canonical_nan_fn canonical_nan;
-    /* float16/bfloat16 + - x fused into one pass (src/kernels/h16-ew/) for
-     * contiguous, 2-byte aligned operands; NULL: none */
-    mxp_h16_fn h16;
+     * operations), by the kernel for the compute type
+     * (src/kernels/f32-canonical-nan/, f64-canonical-nan/); both NULL:
+     * results as the loop leaves them */
+    mxp_f32_canonical_nan_ukernel *nan_f32;
+    mxp_f64_canonical_nan_ukernel *nan_f64;
+    /* one pass over contiguous, 2-byte aligned 16-bit operands, no scratch:
+     * float16/bfloat16 + - x (h16: src/kernels/f16-arith/, bf16-arith/) or
+     * a float16 function of float16 (h16_unary: src/kernels/f16-vmath/),
+     * h16_op the kernel's op or function; NULL: none */
+    mxp_h16_arith_ukernel *h16;
+    mxp_f16_vmath_ukernel *h16_unary;
     int h16_op;
     /* a costly unary float16/bfloat16 operation: its table's key + 1
      * (src/ops/elementwise-lut.c); 0: none */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "convert/convert-config.h"
-#include "kernels/sum-kernels.h"
+#include "ops/kernel-config.h"
 #include "array/array-internal.h"
 #include "core/fpenv.h"
 #include "core/lowp.h"
@@ -263,16 +263,6 @@ typedef struct job {
     mxp_dtype in_kind;  /* what rows are converted to */
 } job;
 
-static mxp_sum_f32_f64_fn sum_f32_kernel(void)
-{
-#ifdef MXP_HAVE_X86_KERNELS
-    const mxp_isa isa = mxp_isa_current();
-    return isa >= MXP_ISA_AVX512 ? mxp_sum_f32_f64__avx512f : isa >= MXP_ISA_AVX2 ? mxp_sum_f32_f64__avx2 : NULL;
-#else
-    return NULL;
-#endif
-}
-
 /* Feeds len elements of dtype at row (byte stride) in chunks converted to
  * the accumulator's input kind; element 0 has flat index first. */
 static void walk_row(acc *a, const char *row, mxp_dtype dtype, ptrdiff_t stride, int64_t len, mxp_dtype in_kind,
@@ -290,14 +280,15 @@ static void walk_row(acc *a, const char *row, mxp_dtype dtype, ptrdiff_t stride,
     const bool via_f32 = !f32 && in_kind == MXP_F64 && t->kind == MXP_KIND_FLOAT && t->bits <= 32 &&
                          !(dtype == MXP_F32 && stride == 4 && /* contiguous float32: one SIMD widening */
                            mxp_cvt_find(MXP_F64, MXP_F32, MXP_ROUND_NEAREST_EVEN, mxp_isa_current()));
-    /* contiguous float32 summed pairwise in float64: the kernel widens in
-     * registers (the bits of converting the chunk and pairwise_f64) */
-    const mxp_sum_f32_f64_fn fused = in_kind == MXP_F64 && !a->f32 && dtype == MXP_F32 && stride == 4 &&
-                                             !((uintptr_t)row & 3) &&
-                                             a->alg == MXP_SUM_PAIRWISE &&
-                                             (a->op == MXP_REDUCE_SUM || a->op == MXP_REDUCE_MEAN)
-                                         ? sum_f32_kernel()
-                                         : NULL;
+    /* contiguous float32 summed pairwise in float64: the list's kernel
+     * widens in registers (src/kernels/f32-sum/: the bits of converting the
+     * chunk and pairwise_f64; at the scalar level the twin, pairwise_f64
+     * reading float32) */
+    mxp_f32_sum_f64_ukernel *const fused = in_kind == MXP_F64 && !a->f32 && dtype == MXP_F32 && stride == 4 &&
+                                                   !((uintptr_t)row & 3) && a->alg == MXP_SUM_PAIRWISE &&
+                                                   (a->op == MXP_REDUCE_SUM || a->op == MXP_REDUCE_MEAN)
+                                               ? mxp_f32_sum_f64_kernel(mxp_isa_current())
+                                               : NULL;
     if (fused) {
         for (int64_t k = 0; k < len; k += CHUNK) {
             const size_t m = (size_t)(len - k < CHUNK ? len - k : CHUNK);

@@ -79,10 +79,14 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
         mxp_lut16_u16_ref(out, os, in[0], is[0], n, table);
         return;
     }
-    if (p->h16 && os == 2 && is[0] == 2 && (p->nin == 1 || is[1] == 2) &&
+    if ((p->h16 || p->h16_unary) && os == 2 && is[0] == 2 && (p->nin == 1 || is[1] == 2) &&
         !(((uintptr_t)out | (uintptr_t)in[0] | (uintptr_t)in[1]) & 1)) { /* one pass, no scratch */
-        p->h16(p->h16_op, (uint16_t *)(void *)out, (const uint16_t *)(const void *)in[0],
-               (const uint16_t *)(const void *)in[1], n);
+        uint16_t *y = (uint16_t *)(void *)out;
+        const uint16_t *a = (const uint16_t *)(const void *)in[0], *b = (const uint16_t *)(const void *)in[1];
+        if (p->h16)
+            p->h16(p->h16_op, y, a, b, n);
+        else
+            (void)p->h16_unary(p->h16_op, y, a, n);
         return;
     }
     _Alignas(64) unsigned char in_buf[2][SCRATCH], out_buf[SCRATCH];
@@ -127,8 +131,10 @@ void mxp_ew_run_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, cons
             p->custom(res, args[0], m, p->custom_ctx);
         else
             p->fn(&p->ctx, res, args[0], args[1], m);
-        if (p->canonical_nan && !p->custom)
-            p->canonical_nan(res, m);
+        if (p->nan_f32 && !p->custom)
+            p->nan_f32(res, m);
+        else if (p->nan_f64 && !p->custom)
+            p->nan_f64(res, m);
         if (!direct_out) {
             co.index_offset = p->convert.index_offset + index0 + j;
             convert_block(&narrow, dst, os, out_buf, cs, m, NULL);

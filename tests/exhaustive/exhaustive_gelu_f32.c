@@ -1,10 +1,10 @@
-/* make check-exhaustive: float32 gelu's checked fast path
- * (mxp_vmath_f32_gelu__avx512f, and __avx2) on every one of the 2^32
- * float32 patterns, bit for bit against the SLEEF path it replaces
- * (mxp_vmath_f32__avx512f / __avx2 with MXP_VMATH_GELU: SLEEF's float64
- * erfc, rounded once), for each ISA level this machine has.  Also:
+/* make check-exhaustive: float32 gelu's checked fast path (every row of
+ * src/kernels/f32-gelu-list.inc the level runs: mxp_f32_gelu__avx512f,
+ * mxp_f32_gelu__avx2) on every one of the 2^32 float32 patterns, bit for
+ * bit against the SLEEF path it replaces (mxp_f32_vmath__avx512f / __avx2
+ * with MXP_VMATH_GELU: SLEEF's float64 erfc, rounded once).  Also:
  *
- *   - the fast path's float64 approximation y (mxp_vmath_f64_gelu_approx__avx512f)
+ *   - the fast path's float64 approximation y (mxp_f64_gelu_approx__<isa>)
  *     against the SLEEF path's float64 value s: max |y - s| / |s| over all
  *     x with |x| < 14.5, which must stay below 2^-44, leaving the check's
  *     2^-42 room for s's own error (a few float64 ulp); beyond, y is x or
@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/vmath-kernels.h"
 #include "mxp.h"
+#include "ops/kernel-config.h"
 
 enum { CHUNK = 1 << 20, MAX_THREADS = 16 };
 
@@ -36,18 +36,11 @@ enum { CHUNK = 1 << 20, MAX_THREADS = 16 };
 typedef struct gelu_isa {
     const char *name;
     mxp_isa isa;
-    size_t (*fast)(float *, const float *, size_t);
-    void (*approx)(double *, const double *, size_t);
-    void (*sleef)(int, float *, const float *, size_t);
-    void (*sleef64)(int, double *, const double *, size_t);
+    mxp_f32_gelu_ukernel *fast;
+    mxp_f64_gelu_ukernel *approx;
+    mxp_f32_vmath_ukernel *sleef;
+    mxp_f64_vmath_ukernel *sleef64;
 } gelu_isa;
-
-static const gelu_isa kernels[] = {
-    { "avx2", MXP_ISA_AVX2, mxp_vmath_f32_gelu__avx2, mxp_vmath_f64_gelu_approx__avx2, mxp_vmath_f32__avx2,
-      mxp_vmath_f64__avx2 },
-    { "avx512", MXP_ISA_AVX512, mxp_vmath_f32_gelu__avx512f, mxp_vmath_f64_gelu_approx__avx512f,
-      mxp_vmath_f32__avx512f, mxp_vmath_f64__avx512f },
-};
 
 static const gelu_isa *k; /* the one under test */
 static int threads = 2;
@@ -142,10 +135,17 @@ int main(int argc, char **argv)
         return 0;
     }
     int fail = 0;
-    for (size_t ki = 0; ki < sizeof kernels / sizeof kernels[0]; ki++) {
-        k = &kernels[ki];
-        if (mxp_isa_current() < k->isa)
+    size_t nk;
+    const mxp_kernel *rows = mxp_ops_kernels(MXP_LIST_F32_GELU, &nk);
+    for (size_t ki = 0; ki < nk; ki++) {
+        if (!mxp_kernel_runs(&rows[ki], mxp_isa_current()))
             continue;
+        const mxp_isa level = rows[ki].isa;
+        const gelu_isa row = { rows[ki].name, level, (mxp_f32_gelu_ukernel *)rows[ki].fn,
+                               (mxp_f64_gelu_ukernel *)mxp_ops_kernel(MXP_LIST_F64_GELU, level, 0)->fn,
+                               mxp_f32_vmath_kernel(level, MXP_VMATH_FOR_F32 | MXP_VMATH_FN(MXP_VMATH_GELU)),
+                               mxp_f64_vmath_kernel(level) };
+        k = &row;
         atomic_store(&chunks_done, 0);
         atomic_store(&mismatches, 0);
         atomic_store(&redo_kernel, 0);

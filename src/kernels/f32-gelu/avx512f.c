@@ -12,12 +12,12 @@
  * rounded result and the SLEEF path's.  Lanes where they differ -- a
  * boundary near y, NaN or infinite x (a NaN interval), and the ties x/2 of
  * the tiny x that the SLEEF path nudges (tiny_nudge in
- * src/kernels/vmath/avx512f.c) -- take the SLEEF path
- * (mxp_vmath_f32__avx512f with MXP_VMATH_GELU). */
+ * vmath-avx512f.h) -- take the SLEEF path
+ * (mxp_f32_vmath__avx512f with MXP_VMATH_GELU). */
 #include "kernels/vmath-kernels.h"
 
 #ifdef MXP_HAVE_SLEEF
-#include "kernels/f32-gelu/gelu-avx512f.h"
+#include "kernels/gelu-avx512f.h"
 
 #define GELU_E 0x1p-42
 
@@ -42,11 +42,11 @@ static __m512 gelu16(__m512 v, size_t *redo)
     *redo += (size_t)__builtin_popcount((unsigned)(__mmask16)~ok);
     float buf[16];
     _mm512_storeu_ps(buf, v);
-    mxp_vmath_f32__avx512f(MXP_VMATH_GELU, buf, buf, 16);
+    mxp_f32_vmath__avx512f(MXP_VMATH_GELU, buf, buf, 16);
     return _mm512_mask_blend_ps(ok, _mm512_loadu_ps(buf), hi);
 }
 
-size_t mxp_vmath_f32_gelu__avx512f(float *y, const float *x, size_t n)
+size_t mxp_f32_gelu__avx512f(float *y, const float *x, size_t n)
 {
     size_t i = 0, redo = 0;
     for (; i + 16 <= n; i += 16)
@@ -57,17 +57,6 @@ size_t mxp_vmath_f32_gelu__avx512f(float *y, const float *x, size_t n)
         _mm512_mask_storeu_ps(y + i, m, gelu16(_mm512_maskz_loadu_ps(m, x + i), &redo));
     }
     return redo;
-}
-
-void mxp_vmath_f64_gelu_approx__avx512f(double *y, const double *x, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm512_storeu_pd(y + i, mxp_gelu_approx(_mm512_loadu_pd(x + i)));
-    if (i < n) {
-        const __mmask8 m = (__mmask8)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_pd(y + i, m, mxp_gelu_approx(_mm512_maskz_loadu_pd(m, x + i)));
-    }
 }
 #else
 typedef int mxp_f32_gelu_avx512f_unused; /* built without SLEEF: nothing here */

@@ -18,7 +18,7 @@ static double block(const float *x, size_t n) /* 8 <= n <= 128 */
     return s;
 }
 
-double mxp_sum_f32_f64__avx512f(const float *x, size_t n)
+double mxp_f32_sum_f64__avx512f(const float *x, size_t n)
 {
     if (n < 8) {
         double s = 0;
@@ -29,5 +29,5 @@ double mxp_sum_f32_f64__avx512f(const float *x, size_t n)
     if (n <= 128)
         return block(x, n);
     const size_t h = n / 2 / 8 * 8;
-    return mxp_sum_f32_f64__avx512f(x, h) + mxp_sum_f32_f64__avx512f(x + h, n - h);
+    return mxp_f32_sum_f64__avx512f(x, h) + mxp_f32_sum_f64__avx512f(x + h, n - h);
 }

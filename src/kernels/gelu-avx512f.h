@@ -20,12 +20,12 @@
  * y is within 2^-44.9 |y| of the exact value (R's 2^-45, a few float64
  * roundings); exhaustive_gelu_f32 measures it against SLEEF's on all
  * float32 x. */
-#ifndef MXP_KERNELS_F32_GELU_GELU_AVX512F_H
-#define MXP_KERNELS_F32_GELU_GELU_AVX512F_H
+#ifndef MXP_KERNELS_GELU_AVX512F_H
+#define MXP_KERNELS_GELU_AVX512F_H
 
 #include <immintrin.h>
 
-#include "kernels/f32-gelu/gelu-tables.h"
+#include "kernels/gelu-tables.h"
 
 #define MXP_GELU_FAR 14.5
 

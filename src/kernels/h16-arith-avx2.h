@@ -1,16 +1,21 @@
 /* float16/bfloat16 add, subtract, multiply in one pass, AVX2 + F16C: 8
- * lanes, the tail through a zero-padded copy.  See h16-ew-kernels.h. */
+ * lanes, the tail through a zero-padded copy: the loop of
+ * src/kernels/f16-arith/avx2.c and bf16-arith/avx2.c.  See arith-kernels.h.
+ * Only for files built with the AVX2 flags. */
+#ifndef MXP_KERNELS_H16_ARITH_AVX2_H
+#define MXP_KERNELS_H16_ARITH_AVX2_H
+
 #include <immintrin.h>
 #include <string.h>
 
-#include "kernels/h16-ew-kernels.h"
+#include "kernels/arith-kernels.h"
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
 /* A NaN result as the positive quiet NaN (src/ops/strided.c, canonical_nan). */
 MXP_INLINE __m256 op8(int op, __m256 x, __m256 y)
 {
-    const __m256 r = op == MXP_H16_ADD ? _mm256_add_ps(x, y) : op == MXP_H16_SUB ? _mm256_sub_ps(x, y)
+    const __m256 r = op == MXP_ARITH_ADD ? _mm256_add_ps(x, y) : op == MXP_ARITH_SUB ? _mm256_sub_ps(x, y)
                                                                                 : _mm256_mul_ps(x, y);
     return _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
 }
@@ -34,7 +39,7 @@ MXP_INLINE __m128i bf16_step(int op, __m128i a, __m128i b)
     return _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0xd8));
 }
 
-MXP_INLINE void loop(int bf16, int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
+MXP_INLINE void h16_loop(int bf16, int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -51,20 +56,4 @@ MXP_INLINE void loop(int bf16, int op, uint16_t *y, const uint16_t *a, const uin
     }
 }
 
-void mxp_f16_binary__avx2(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
-{
-    switch (op) {
-    case MXP_H16_ADD: loop(0, MXP_H16_ADD, y, a, b, n); break;
-    case MXP_H16_SUB: loop(0, MXP_H16_SUB, y, a, b, n); break;
-    default: loop(0, MXP_H16_MUL, y, a, b, n); break;
-    }
-}
-
-void mxp_bf16_binary__avx2(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
-{
-    switch (op) {
-    case MXP_H16_ADD: loop(1, MXP_H16_ADD, y, a, b, n); break;
-    case MXP_H16_SUB: loop(1, MXP_H16_SUB, y, a, b, n); break;
-    default: loop(1, MXP_H16_MUL, y, a, b, n); break;
-    }
-}
+#endif

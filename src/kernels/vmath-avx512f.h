@@ -1,15 +1,18 @@
-/* Vector math through SLEEF, AVX-512: 16 float32 or 8 float64 lanes; the
- * tail through masked loads and stores.  See vmath-kernels.h. */
-#include "kernels/vmath-kernels.h"
+/* Vector math through SLEEF, AVX-512: the helpers of
+ * src/kernels/f32-vmath/, f64-vmath/ and f16-vmath/avx512f.c (16 float32 or
+ * 8 float64 lanes).  See vmath-kernels.h.  Only for files built with the
+ * AVX-512 flags and SLEEF. */
+#ifndef MXP_KERNELS_VMATH_AVX512F_H
+#define MXP_KERNELS_VMATH_AVX512F_H
 
-#ifdef MXP_HAVE_SLEEF
 #include <immintrin.h>
 #include <sleef.h>
 
-#include "kernels/f32-gelu/gelu-avx512f.h"
+#include "kernels/gelu-avx512f.h"
+#include "kernels/vmath-kernels.h"
 
 /* A NaN result as the positive quiet NaN (src/ops/elementwise-loops.c, mxp_canonical_nan_kernel). */
-static __m512 canonical_nan(__m512 r)
+static inline __m512 canonical_nan(__m512 r)
 {
     return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
 }
@@ -23,7 +26,7 @@ static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
 
 /* The reference's formulas (src/ops/elementwise-math.c), operation for
  * operation, with SLEEF's exp and erfc. */
-static __m512d sigmoid(__m512d x)
+static inline __m512d sigmoid(__m512d x)
 {
     const __m512d one = _mm512_set1_pd(1.0);
     const __m512d e = Sleef_expd8_u10avx512f(_mm512_sub_pd(_mm512_setzero_pd(), _mm512_abs_pd(x))); /* e^-|x| */
@@ -37,7 +40,7 @@ static __m512d sigmoid(__m512d x)
  * between x/2 and the next double above it, which therefore rounds as it
  * does into any narrower format; x/2 itself can be a tie there (subnormal
  * float32 and bfloat16 x) that rounds the wrong way.  r elsewhere. */
-static __m512d tiny_nudge(__m512d x, __m512d r)
+static inline __m512d tiny_nudge(__m512d x, __m512d r)
 {
     const __m512d ax = _mm512_abs_pd(x);
     const __mmask8 tiny = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1p-54), _CMP_LT_OQ) &
@@ -51,7 +54,7 @@ static __m512d tiny_nudge(__m512d x, __m512d r)
     return _mm512_mask_blend_pd(tiny, r, _mm512_castsi512_pd(up));
 }
 
-static __m512d apply(int fn, __m512d x)
+static inline __m512d apply(int fn, __m512d x)
 {
     switch (fn) {
     case MXP_VMATH_EXP: return Sleef_expd8_u10avx512f(x);
@@ -76,32 +79,11 @@ static __m512d apply(int fn, __m512d x)
 /* The activations of float32: widened to float64, computed as
  * mxp_vmath_f64__avx512f does, rounded to nearest even once (cvtpd_ps under
  * the library's floating-point environment). */
-static __m512 f32_via_f64(int fn, __m512 v)
+static inline __m512 f32_via_f64(int fn, __m512 v)
 {
     const __m256 lo = _mm512_cvtpd_ps(apply(fn, _mm512_cvtps_pd(_mm512_castps512_ps256(v))));
     const __m256 hi = _mm512_cvtpd_ps(apply(fn, _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1))));
     return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
-}
-
-void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n)
-{
-    size_t i = 0;
-    if (fn >= MXP_VMATH_F32_COUNT) {
-        for (; i + 16 <= n; i += 16)
-            _mm512_storeu_ps(y + i, canonical_nan(f32_via_f64(fn, _mm512_loadu_ps(x + i))));
-        if (i < n) {
-            const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-            _mm512_mask_storeu_ps(y + i, m, canonical_nan(f32_via_f64(fn, _mm512_maskz_loadu_ps(m, x + i))));
-        }
-        return;
-    }
-    const f32_fn f = f32_fns[fn];
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, canonical_nan(f(_mm512_loadu_ps(x + i))));
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_ps(y + i, m, canonical_nan(f(_mm512_maskz_loadu_ps(m, x + i))));
-    }
 }
 
 /* ---- float32 results for a float16 output (see vmath-kernels.h) ---- */
@@ -112,7 +94,7 @@ void mxp_vmath_f32__avx512f(int fn, float *y, const float *x, size_t n)
  * pattern +- the margin) rounds to another value.  Magnitudes only (the
  * rounding is symmetric); y = 0 (exact zeros: log 1, sin 0, tanh 0, exp's
  * underflow) and NaN count as settled. */
-static __mmask16 unsettled(__m512 y)
+static inline __mmask16 unsettled(__m512 y)
 {
     const __m512i a = _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(0x7fffffff));
     /* the 13 discarded bits within the margin of the tie 0x1000,
@@ -134,7 +116,7 @@ static __mmask16 unsettled(__m512 y)
 /* fn(v) through the float64 kernel, rounded to float32 to odd (toward zero,
  * the last bit set when inexact): float32's 24 bits then round to nearest
  * even into float16 as the float64 value itself would. */
-static __m512 f32_odd_via_f64(int fn, __m512 v)
+static inline __m512 f32_odd_via_f64(int fn, __m512 v)
 {
     const __m512d dlo = apply(fn, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
     const __m512d dhi = apply(fn, _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
@@ -149,7 +131,7 @@ static __m512 f32_odd_via_f64(int fn, __m512 v)
 /* bfloat16's unsettled(): the 16 discarded bits within the margin of the
  * tie 0x8000, at every magnitude (bfloat16's subnormals and overflow are
  * float32's with the same steps); infinities and NaN settled */
-static __mmask16 unsettled_bf16(__m512 y)
+static inline __mmask16 unsettled_bf16(__m512 y)
 {
     const __m512i a = _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(0x7fffffff));
     const __m512i d = _mm512_and_si512(_mm512_add_epi32(a, _mm512_set1_epi32(MXP_VMATH_H16_MARGIN - 0x8000)),
@@ -161,12 +143,12 @@ static __mmask16 unsettled_bf16(__m512 y)
 /* fn(v) within 1 float32 ulp: SLEEF's float32 function, or gelu's float64
  * approximation rounded (gelu-avx512f.h; NaN for NaN and -inf, as the
  * float64 path) */
-static __m512 f32_near(int fn, __m512 v)
+static inline __m512 f32_near(int fn, __m512 v)
 {
     return fn == MXP_VMATH_GELU ? mxp_gelu_f32_near(v) : f32_fns[fn](v);
 }
 
-static __m512 f32_h16(int fn, __m512 v, size_t *redo)
+static inline __m512 f32_h16(int fn, __m512 v, size_t *redo)
 {
     const __m512 y = f32_near(fn, v);
     const __mmask16 u = unsettled(y);
@@ -176,22 +158,9 @@ static __m512 f32_h16(int fn, __m512 v, size_t *redo)
     return _mm512_mask_blend_ps(u, y, f32_odd_via_f64(fn, v));
 }
 
-size_t mxp_vmath_f32_h16__avx512f(int fn, float *y, const float *x, size_t n)
-{
-    size_t i = 0, redo = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, f32_h16(fn, _mm512_loadu_ps(x + i), &redo));
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        /* the zeros beyond n: exp 1, log -inf, the rest 0: all settled */
-        _mm512_mask_storeu_ps(y + i, m, f32_h16(fn, _mm512_maskz_loadu_ps(m, x + i), &redo));
-    }
-    return redo;
-}
-
 /* float32 results for a bfloat16 output (gelu: its float32 rounding
  * rounded again is not always right, the float64 path's bits are) */
-static __m512 f32_bf16(int fn, __m512 v, size_t *redo)
+static inline __m512 f32_bf16(int fn, __m512 v, size_t *redo)
 {
     const __m512 y = f32_near(fn, v);
     const __mmask16 u = unsettled_bf16(y);
@@ -201,48 +170,4 @@ static __m512 f32_bf16(int fn, __m512 v, size_t *redo)
     return _mm512_mask_blend_ps(u, y, f32_odd_via_f64(fn, v));
 }
 
-size_t mxp_vmath_f32_bf16__avx512f(int fn, float *y, const float *x, size_t n)
-{
-    size_t i = 0, redo = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, f32_bf16(fn, _mm512_loadu_ps(x + i), &redo));
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        /* the zeros beyond n: exp 1, log -inf, the rest 0: all settled */
-        _mm512_mask_storeu_ps(y + i, m, f32_bf16(fn, _mm512_maskz_loadu_ps(m, x + i), &redo));
-    }
-    return redo;
-}
-
-/* float16 in, float16 out in one pass: widened (exactly), f32_h16, rounded
- * to nearest even by the conversion instruction (overflow to inf) */
-size_t mxp_vmath_f16__avx512f(int fn, uint16_t *y, const uint16_t *x, size_t n)
-{
-    size_t i = 0, redo = 0;
-#define rne (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) /* an immediate, also at -O0 */
-    for (; i + 16 <= n; i += 16) {
-        const __m512 v = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(x + i)));
-        _mm256_storeu_si256((__m256i *)(void *)(y + i), _mm512_cvtps_ph(canonical_nan(f32_h16(fn, v, &redo)), rne));
-    }
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        const __m512 v = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, x + i));
-        _mm256_mask_storeu_epi16(y + i, m, _mm512_cvtps_ph(canonical_nan(f32_h16(fn, v, &redo)), rne));
-    }
-    return redo;
-}
-#undef rne
-
-void mxp_vmath_f64__avx512f(int fn, double *y, const double *x, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm512_storeu_pd(y + i, apply(fn, _mm512_loadu_pd(x + i)));
-    if (i < n) {
-        const __mmask8 m = (__mmask8)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_pd(y + i, m, apply(fn, _mm512_maskz_loadu_pd(m, x + i)));
-    }
-}
-#else
-typedef int mxp_vmath_avx512f_unused; /* built without SLEEF: nothing here */
 #endif

@@ -1,8 +1,13 @@
 /* float16/bfloat16 add, subtract, multiply in one pass, AVX-512: 16 lanes,
- * the tail through masked loads and stores.  See h16-ew-kernels.h. */
+ * the tail through masked loads and stores: the loops of
+ * src/kernels/f16-arith/avx512f.c and bf16-arith/avx512f.c.  See
+ * arith-kernels.h.  Only for files built with the AVX-512 flags. */
+#ifndef MXP_KERNELS_H16_ARITH_AVX512F_H
+#define MXP_KERNELS_H16_ARITH_AVX512F_H
+
 #include <immintrin.h>
 
-#include "kernels/h16-ew-kernels.h"
+#include "kernels/arith-kernels.h"
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
@@ -10,7 +15,7 @@
  * gives it (src/ops/strided.c, canonical_nan). */
 MXP_INLINE __m512 op16(int op, __m512 x, __m512 y)
 {
-    const __m512 r = op == MXP_H16_ADD ? _mm512_add_ps(x, y) : op == MXP_H16_SUB ? _mm512_sub_ps(x, y)
+    const __m512 r = op == MXP_ARITH_ADD ? _mm512_add_ps(x, y) : op == MXP_ARITH_SUB ? _mm512_sub_ps(x, y)
                                                                                 : _mm512_mul_ps(x, y);
     return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
 }
@@ -31,15 +36,6 @@ MXP_INLINE void f16_loop(int op, uint16_t *y, const uint16_t *a, const uint16_t 
         const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
         _mm256_mask_storeu_epi16(y + i, m, f16_step(op, _mm256_maskz_loadu_epi16(m, a + i),
                                                      _mm256_maskz_loadu_epi16(m, b + i)));
-    }
-}
-
-void mxp_f16_binary__avx512f(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
-{
-    switch (op) { /* one loop per op: no branch inside */
-    case MXP_H16_ADD: f16_loop(MXP_H16_ADD, y, a, b, n); break;
-    case MXP_H16_SUB: f16_loop(MXP_H16_SUB, y, a, b, n); break;
-    default: f16_loop(MXP_H16_MUL, y, a, b, n); break;
     }
 }
 
@@ -72,11 +68,4 @@ MXP_INLINE void bf16_loop(int op, uint16_t *y, const uint16_t *a, const uint16_t
     }
 }
 
-void mxp_bf16_binary__avx512f(int op, uint16_t *y, const uint16_t *a, const uint16_t *b, size_t n)
-{
-    switch (op) {
-    case MXP_H16_ADD: bf16_loop(MXP_H16_ADD, y, a, b, n); break;
-    case MXP_H16_SUB: bf16_loop(MXP_H16_SUB, y, a, b, n); break;
-    default: bf16_loop(MXP_H16_MUL, y, a, b, n); break;
-    }
-}
+#endif

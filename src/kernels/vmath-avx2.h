@@ -1,14 +1,17 @@
-/* Vector math through SLEEF, AVX2: 8 float32 or 4 float64 lanes; the tail
- * through a padded copy.  See vmath-kernels.h. */
-#include "kernels/vmath-kernels.h"
+/* Vector math through SLEEF, AVX2: the helpers of src/kernels/f32-vmath/,
+ * f64-vmath/ and f16-vmath/avx2.c (8 float32 or 4 float64 lanes).  See
+ * vmath-kernels.h.  Only for files built with the AVX2 flags and SLEEF. */
+#ifndef MXP_KERNELS_VMATH_AVX2_H
+#define MXP_KERNELS_VMATH_AVX2_H
 
-#ifdef MXP_HAVE_SLEEF
 #include <immintrin.h>
 #include <sleef.h>
 #include <string.h>
 
+#include "kernels/vmath-kernels.h"
+
 /* A NaN result as the positive quiet NaN (src/ops/elementwise-loops.c, mxp_canonical_nan_kernel). */
-static __m256 canonical_nan(__m256 r)
+static inline __m256 canonical_nan(__m256 r)
 {
     return _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
 }
@@ -22,7 +25,7 @@ static const f32_fn f32_fns[MXP_VMATH_F32_COUNT] = {
 
 /* The reference's formulas (src/ops/elementwise-math.c), operation for
  * operation, with SLEEF's exp and erfc. */
-static __m256d sigmoid(__m256d x)
+static inline __m256d sigmoid(__m256d x)
 {
     const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
     const __m256d negabs = _mm256_or_pd(x, _mm256_set1_pd(-0.0)); /* -|x| */
@@ -34,7 +37,7 @@ static __m256d sigmoid(__m256d x)
 
 /* silu, gelu and gelu_tanh of 2^-1000 < |x| < 2^-54: the next double above
  * x/2 (see avx512f.c); r elsewhere. */
-static __m256d tiny_nudge(__m256d x, __m256d r)
+static inline __m256d tiny_nudge(__m256d x, __m256d r)
 {
     const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
     const __m256d tiny = _mm256_and_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(0x1p-54), _CMP_LT_OQ),
@@ -49,7 +52,7 @@ static __m256d tiny_nudge(__m256d x, __m256d r)
     return _mm256_blendv_pd(r, up, tiny);
 }
 
-static __m256d apply(int fn, __m256d x)
+static inline __m256d apply(int fn, __m256d x)
 {
     switch (fn) {
     case MXP_VMATH_EXP: return Sleef_expd4_u10avx2(x);
@@ -74,28 +77,11 @@ static __m256d apply(int fn, __m256d x)
 /* The activations of float32: widened to float64, computed as
  * mxp_vmath_f64__avx2 does, rounded to nearest even once (cvtpd_ps under
  * the library's floating-point environment). */
-static __m256 f32_via_f64(int fn, __m256 v)
+static inline __m256 f32_via_f64(int fn, __m256 v)
 {
     const __m128 lo = _mm256_cvtpd_ps(apply(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
     const __m128 hi = _mm256_cvtpd_ps(apply(fn, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
     return _mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1);
-}
-
-void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
-{
-    const f32_fn f = fn < MXP_VMATH_F32_COUNT ? f32_fns[fn] : NULL;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        _mm256_storeu_ps(y + i, canonical_nan(f ? f(v) : f32_via_f64(fn, v)));
-    }
-    if (i < n) {
-        float t[8] = { 0 };
-        memcpy(t, x + i, (n - i) * sizeof t[0]);
-        const __m256 v = _mm256_loadu_ps(t);
-        _mm256_storeu_ps(t, canonical_nan(f ? f(v) : f32_via_f64(fn, v)));
-        memcpy(y + i, t, (n - i) * sizeof t[0]);
-    }
 }
 
 /* ---- float32 results for a float16 output (see vmath-kernels.h) ---- */
@@ -104,7 +90,7 @@ void mxp_vmath_f32__avx2(int fn, float *y, const float *x, size_t n)
  * settled (all ones), as in avx512f.c: some float32 within
  * MXP_VMATH_H16_MARGIN steps of y rounds to another value; y = 0 and NaN
  * count as settled. */
-static __m256i unsettled(__m256 y)
+static inline __m256i unsettled(__m256 y)
 {
     const __m256i a = _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(0x7fffffff));
     /* the 13 discarded bits within the margin of the tie 0x1000,
@@ -122,7 +108,7 @@ static __m256i unsettled(__m256 y)
 /* Four float64 results rounded to float32 to odd (toward zero, the last bit
  * set when inexact), without touching MXCSR: the nearest-even conversion,
  * one step back toward zero where it rounded away, then the sticky bit. */
-static __m128i f32_odd(__m256d d)
+static inline __m128i f32_odd(__m256d d)
 {
     const __m128 f = _mm256_cvtpd_ps(d);
     const __m256d back = _mm256_cvtps_pd(f), sign = _mm256_set1_pd(-0.0);
@@ -139,14 +125,14 @@ static __m128i f32_odd(__m256d d)
 
 /* fn(v) through the float64 kernel, rounded to float32 to odd: its 24 bits
  * round to nearest even into float16 as the float64 value does. */
-static __m256 f32_odd_via_f64(int fn, __m256 v)
+static inline __m256 f32_odd_via_f64(int fn, __m256 v)
 {
     const __m128i lo = f32_odd(apply(fn, _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
     const __m128i hi = f32_odd(apply(fn, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
     return _mm256_castsi256_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1));
 }
 
-static __m256 f32_h16(int fn, __m256 v, size_t *redo)
+static inline __m256 f32_h16(int fn, __m256 v, size_t *redo)
 {
     const __m256 y = f32_fns[fn](v);
     const __m256i u = unsettled(y);
@@ -156,53 +142,4 @@ static __m256 f32_h16(int fn, __m256 v, size_t *redo)
     return _mm256_blendv_ps(y, f32_odd_via_f64(fn, v), _mm256_castsi256_ps(u));
 }
 
-size_t mxp_vmath_f32_h16__avx2(int fn, float *y, const float *x, size_t n)
-{
-    size_t i = 0, redo = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, f32_h16(fn, _mm256_loadu_ps(x + i), &redo));
-    if (i < n) {
-        float t[8] = { 0 }; /* the zeros: exp 1, log -inf, the rest 0: all settled */
-        memcpy(t, x + i, (n - i) * sizeof t[0]);
-        _mm256_storeu_ps(t, f32_h16(fn, _mm256_loadu_ps(t), &redo));
-        memcpy(y + i, t, (n - i) * sizeof t[0]);
-    }
-    return redo;
-}
-
-/* float16 in, float16 out in one pass: widened (exactly), f32_h16, rounded
- * to nearest even by the conversion instruction (overflow to inf) */
-size_t mxp_vmath_f16__avx2(int fn, uint16_t *y, const uint16_t *x, size_t n)
-{
-    size_t i = 0, redo = 0;
-#define rne (_MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC) /* an immediate, also at -O0 */
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(x + i)));
-        _mm_storeu_si128((__m128i *)(void *)(y + i), _mm256_cvtps_ph(canonical_nan(f32_h16(fn, v, &redo)), rne));
-    }
-    if (i < n) {
-        uint16_t t[8] = { 0 };
-        memcpy(t, x + i, (n - i) * sizeof t[0]);
-        const __m256 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)t));
-        _mm_storeu_si128((__m128i *)(void *)t, _mm256_cvtps_ph(canonical_nan(f32_h16(fn, v, &redo)), rne));
-        memcpy(y + i, t, (n - i) * sizeof t[0]);
-    }
-    return redo;
-}
-#undef rne
-
-void mxp_vmath_f64__avx2(int fn, double *y, const double *x, size_t n)
-{
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        _mm256_storeu_pd(y + i, apply(fn, _mm256_loadu_pd(x + i)));
-    if (i < n) {
-        double t[4] = { 0 };
-        memcpy(t, x + i, (n - i) * sizeof t[0]);
-        _mm256_storeu_pd(t, apply(fn, _mm256_loadu_pd(t)));
-        memcpy(y + i, t, (n - i) * sizeof t[0]);
-    }
-}
-#else
-typedef int mxp_vmath_avx2_unused; /* built without SLEEF: nothing here */
 #endif
