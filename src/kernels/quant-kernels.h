@@ -1,6 +1,9 @@
-/* Affine quantization kernels (src/kernels/f32-quant/): float32 -> int8 or
- * uint8 codes with one (scale, zero point), and the finite min/max that
- * calibration needs.  Every kernel gives the scalar reference's bytes. */
+/* Affine quantization kernels: float32 -> int8 or uint8 codes with one
+ * (scale, zero point) or one per element (src/kernels/f32-quant/, list
+ * f32-quant-list.inc), and the finite min/max that calibration needs
+ * (src/kernels/f32-minmax/, f32-minmax-list.inc).  Every kernel gives its
+ * twin's bytes (the scalar.c functions; tests/quant/test_quant_kernels.c
+ * checks them and the twins against an MPFR oracle). */
 #ifndef MXP_KERNELS_QUANT_KERNELS_H
 #define MXP_KERNELS_QUANT_KERNELS_H
 
@@ -12,33 +15,32 @@
  * float32 operands); NaN -> zp, +-inf saturate.  dst holds the codes' bytes
  * (int8 or uint8 bit patterns).  Needs scale finite > 0 and
  * -128 <= qmin <= zp <= qmax <= 255. */
-typedef void (*mxp_f32_quant_fn)(uint8_t *dst, const float *x, size_t n, float scale, int32_t zp, int32_t qmin,
-                                 int32_t qmax);
-void mxp_f32_quant__scalar(uint8_t *dst, const float *x, size_t n, float scale, int32_t zp, int32_t qmin,
-                           int32_t qmax);
-void mxp_f32_quant__avx2(uint8_t *dst, const float *x, size_t n, float scale, int32_t zp, int32_t qmin,
-                         int32_t qmax);
-void mxp_f32_quant__avx512f(uint8_t *dst, const float *x, size_t n, float scale, int32_t zp, int32_t qmin,
-                            int32_t qmax);
+typedef void mxp_f32_quant_ukernel(uint8_t *dst, const float *x, size_t n, float scale, int32_t zp, int32_t qmin,
+                                   int32_t qmax);
 
 /* Folds the finite values of x[0..n) into *lo and *hi (min and max; NaN and
  * infinities skipped; unchanged when there is none). */
-typedef void (*mxp_f32_minmax_fn)(const float *x, size_t n, float *lo, float *hi);
-void mxp_f32_minmax__scalar(const float *x, size_t n, float *lo, float *hi);
-void mxp_f32_minmax__avx2(const float *x, size_t n, float *lo, float *hi);
-void mxp_f32_minmax__avx512f(const float *x, size_t n, float *lo, float *hi);
+typedef void mxp_f32_minmax_ukernel(const float *x, size_t n, float *lo, float *hi);
 
 /* One (scale, zero point) per element (per channel on the last axis, one
  * row at a time): dst[i] from x[i], scale[i], zp[i] as above; rinv[i] =
  * 1 / scale[i] in float32, every scale within [2^-100, 2^100] (the caller
  * checks). */
-void mxp_f32_quant_cols__scalar(uint8_t *dst, const float *x, size_t n, const float *rinv, const float *scale,
-                                const int32_t *zp, int32_t qmin, int32_t qmax);
-void mxp_f32_quant_cols__avx512f(uint8_t *dst, const float *x, size_t n, const float *rinv, const float *scale,
-                                 const int32_t *zp, int32_t qmin, int32_t qmax);
+typedef void mxp_f32_quant_cols_ukernel(uint8_t *dst, const float *x, size_t n, const float *rinv,
+                                        const float *scale, const int32_t *zp, int32_t qmin, int32_t qmax);
 /* Folds the finite x[i] into lo[i], hi[i] (one row into per-column ranges). */
-void mxp_f32_minmax_cols__scalar(const float *x, size_t n, float *lo, float *hi);
-void mxp_f32_minmax_cols__avx512f(const float *x, size_t n, float *lo, float *hi);
+typedef void mxp_f32_minmax_cols_ukernel(const float *x, size_t n, float *lo, float *hi);
+
+#define MXP_F32_QUANT(isa, tile, fn, twin) mxp_f32_quant_ukernel fn;
+#define MXP_F32_QUANT_COLS(isa, tile, fn, twin) mxp_f32_quant_cols_ukernel fn;
+#include "kernels/f32-quant-list.inc"
+#undef MXP_F32_QUANT
+#undef MXP_F32_QUANT_COLS
+#define MXP_F32_MINMAX(isa, tile, fn, twin) mxp_f32_minmax_ukernel fn;
+#define MXP_F32_MINMAX_COLS(isa, tile, fn, twin) mxp_f32_minmax_cols_ukernel fn;
+#include "kernels/f32-minmax-list.inc"
+#undef MXP_F32_MINMAX
+#undef MXP_F32_MINMAX_COLS
 
 /* The SIMD kernels estimate x / scale as x * (1 / scale) in float32 and
  * hand a vector to the reference when a lane lies within this distance of a

@@ -2,65 +2,18 @@
  * float32 holds exactly, nearest-even rounding, and runs of elements that
  * share one (scale, zero point) — per tensor, per channel on a leading axis,
  * groups along the last axis — or a pair per element of each row (per
- * channel on the last axis).  Float32 kernels (src/kernels/f32-quant/)
- * chosen by ISA level; other dtypes are widened in blocks.  Large arrays
- * are split across threads (each element's code depends on it alone, so
- * the bytes are the same for any thread count). */
+ * channel on the last axis).  Float32 kernels (src/kernels/f32-quant/,
+ * f32-minmax/) as their lists give them for the ISA level
+ * (quant-config.c); other dtypes are widened in blocks.  Large arrays are
+ * split across threads (each element's code depends on it alone, so the
+ * bytes are the same for any thread count). */
 #include <math.h>
 
 #include "quant/quant-internal.h"
 #include "array/array-internal.h"
 #include "core/threads-internal.h"
-#include "kernels/quant-kernels.h"
 #include "mxp/convert.h"
-#include "mxp/cpu.h"
 #include "mxp/threads.h"
-
-static mxp_f32_quant_fn quant_kernel(void)
-{
-#if MXP_HAVE_X86_KERNELS
-    const mxp_isa isa = mxp_isa_current();
-    if (isa >= MXP_ISA_AVX512)
-        return mxp_f32_quant__avx512f;
-    if (isa >= MXP_ISA_AVX2)
-        return mxp_f32_quant__avx2;
-#endif
-    return mxp_f32_quant__scalar;
-}
-
-typedef void (*quant_cols_fn)(uint8_t *, const float *, size_t, const float *, const float *, const int32_t *,
-                              int32_t, int32_t);
-typedef void (*minmax_cols_fn)(const float *, size_t, float *, float *);
-
-static quant_cols_fn quant_cols_kernel(void)
-{
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() >= MXP_ISA_AVX512)
-        return mxp_f32_quant_cols__avx512f;
-#endif
-    return mxp_f32_quant_cols__scalar;
-}
-
-static minmax_cols_fn minmax_cols_kernel(void)
-{
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() >= MXP_ISA_AVX512)
-        return mxp_f32_minmax_cols__avx512f;
-#endif
-    return mxp_f32_minmax_cols__scalar;
-}
-
-static mxp_f32_minmax_fn minmax_kernel(void)
-{
-#if MXP_HAVE_X86_KERNELS
-    const mxp_isa isa = mxp_isa_current();
-    if (isa >= MXP_ISA_AVX512)
-        return mxp_f32_minmax__avx512f;
-    if (isa >= MXP_ISA_AVX2)
-        return mxp_f32_minmax__avx2;
-#endif
-    return mxp_f32_minmax__scalar;
-}
 
 /* Dtypes whose every value float32 holds exactly. */
 static bool widens_exactly(mxp_dtype dt)
@@ -85,7 +38,7 @@ typedef struct quant_job {
     size_t itemsize;
     uint8_t *dst;
     int64_t size, run_len;
-    mxp_f32_quant_fn fn;
+    mxp_f32_quant_ukernel *fn;
     int32_t qmin, qmax;
 } quant_job;
 
@@ -144,7 +97,7 @@ void mxp_quant_fast(uint8_t *dst, const mxp_array *x, const quant_layout *L, int
 {
     quant_job J = { .scales = qp->scales, .zps = qp->zero_points,
                     .pairs = L->axis < 0 ? 1 : L->group == 0 ? L->len : L->count, .x = (const unsigned char *)x->data, .dtype = x->dtype, .itemsize = mxp_dtype_itemsize(x->dtype),
-                    .dst = dst, .size = L->size, .run_len = run_len, .fn = quant_kernel(),
+                    .dst = dst, .size = L->size, .run_len = run_len, .fn = mxp_f32_quant_kernel(),
                     .qmin = qmin, .qmax = qmax };
     mxp_parallel(threads_for(L->size), quant_thread, &J);
 }
@@ -153,7 +106,7 @@ bool mxp_quant_fast_minmax(const mxp_array *x, double *lo, double *hi)
 {
     if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype))
         return false;
-    const mxp_f32_minmax_fn fn = minmax_kernel();
+    mxp_f32_minmax_ukernel *const fn = mxp_f32_minmax_kernel();
     const int64_t size = mxp_array_size(x);
     const size_t is = mxp_dtype_itemsize(x->dtype);
     float a = INFINITY, b = -INFINITY, buf[BLOCK];
@@ -181,7 +134,7 @@ typedef struct cols_job {
     int64_t rows, len;
     const float *rinv, *scales;
     const int32_t *zps;
-    quant_cols_fn fn;
+    mxp_f32_quant_cols_ukernel *fn;
     int32_t qmin, qmax;
 } cols_job;
 
@@ -218,7 +171,7 @@ bool mxp_quant_fast_cols(uint8_t *dst, const mxp_array *x, const quant_layout *L
         rinv[k] = 1.0f / qp->scales[k];
     cols_job J = { (const unsigned char *)x->data, x->dtype, mxp_dtype_itemsize(x->dtype), dst, L->outer, L->len,
                    rinv, qp->scales, qp->zero_points,
-                   quant_cols_kernel(), qmin, qmax };
+                   mxp_f32_quant_cols_kernel(), qmin, qmax };
     const int64_t most = L->size / MIN_PER_THREAD;
     int nt = threads_for(L->size);
     nt = most < 1 ? 1 : (int64_t)nt > L->outer ? (int)L->outer : nt;
@@ -238,7 +191,7 @@ bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, doubl
     float *hi = lo + L->len, buf[BLOCK];
     for (int64_t k = 0; k < L->len; k++)
         lo[k] = INFINITY, hi[k] = -INFINITY;
-    const minmax_cols_fn fn = minmax_cols_kernel();
+    mxp_f32_minmax_cols_ukernel *const fn = mxp_f32_minmax_cols_kernel();
     const size_t is = mxp_dtype_itemsize(x->dtype);
     for (int64_t r = 0; r < L->outer; r++)
         for (int64_t c = 0; c < L->len; c += BLOCK) {

@@ -4,6 +4,8 @@
 
 #include <stdbool.h>
 
+#include "core/dispatch.h"
+#include "kernels/quant-kernels.h"
 #include "mxp/quant.h"
 
 /* x viewed as [outer, len, inner] around the axis (len = size, inner = 1
@@ -77,5 +79,17 @@ bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, doubl
  * condition): true when dst holds the codes. */
 bool mxp_quant_fast_try(uint8_t *dst, const mxp_array *x, const quant_layout *L, const mxp_qparams *qp,
                         int32_t qmin, int32_t qmax);
+
+/* The quantization kernels (src/quant/quant-config.c): the rows of the
+ * f32-quant list (minmax false) or the f32-minmax list (true), in list
+ * order, for the tests, each row tagged with its kind; and the kernel of
+ * each kind for the current ISA level (never NULL: the lists have scalar
+ * rows). */
+enum { MXP_QUANT_TAG_ONE = 1, MXP_QUANT_TAG_COLS = 2 };
+const mxp_kernel *mxp_quant_kernels(bool minmax, size_t *n);
+mxp_f32_quant_ukernel *mxp_f32_quant_kernel(void);
+mxp_f32_quant_cols_ukernel *mxp_f32_quant_cols_kernel(void);
+mxp_f32_minmax_ukernel *mxp_f32_minmax_kernel(void);
+mxp_f32_minmax_cols_ukernel *mxp_f32_minmax_cols_kernel(void);
 
 #endif

@@ -1,11 +1,13 @@
-/* The float32 quantization kernels (src/kernels/f32-quant/) against an MPFR
- * oracle (the quotient x / scale to 200 bits, rounded to an integer, nearest
- * even) byte for byte: exact ties, one ulp either side of ties, NaN, +-inf,
- * signed zeros, subnormals, huge values, scales at and beyond the SIMD
- * kernels' range, int8/uint8/int4/uint4 ranges, every length and offset
- * around the vector widths.  Then mxp_quantize's fast paths (per tensor,
- * per channel, groups; float32/float16/bfloat16 input) at every ISA level
- * and thread count against the same oracle, and the min/max kernels. */
+/* Every row of the float32 quantization lists (src/kernels/f32-quant-list.inc,
+ * f32-minmax-list.inc) this machine runs, twins included: the quantization
+ * kernels against an MPFR oracle (the quotient x / scale to 200 bits,
+ * rounded to an integer, nearest even) byte for byte -- exact ties, one ulp
+ * either side of ties, NaN, +-inf, signed zeros, subnormals, huge values,
+ * scales at and beyond the SIMD kernels' range, int8/uint8/int4/uint4
+ * ranges, every length and offset around the vector widths -- and the
+ * min/max kernels against their twins.  Then mxp_quantize's fast paths (per
+ * tensor, per channel, groups; float32/float16/bfloat16 input) at every ISA
+ * level and thread count against the same oracle. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -18,23 +20,22 @@
 #include <mpfr.h>
 
 #include "mxp.h"
-#include "kernels/quant-kernels.h"
+#include "quant/quant-internal.h"
 
-typedef struct named_kernel {
-    const char *name;
-    mxp_f32_quant_fn quant;
-    mxp_f32_minmax_fn minmax;
-    mxp_isa needs;
-} named_kernel;
+enum { MAXROWS = 16 };
 
-static const named_kernel kernels[] = {
-    { "scalar", mxp_f32_quant__scalar, mxp_f32_minmax__scalar, MXP_ISA_SCALAR },
-#if defined(__x86_64__) || defined(_M_X64)
-    { "avx2", mxp_f32_quant__avx2, mxp_f32_minmax__avx2, MXP_ISA_AVX2 },
-    { "avx512f", mxp_f32_quant__avx512f, mxp_f32_minmax__avx512f, MXP_ISA_AVX512 },
-#endif
-};
-enum { NKERNELS = sizeof kernels / sizeof kernels[0] };
+/* The rows of one kind (MXP_QUANT_TAG_*) of a list (minmax: f32-minmax,
+ * else f32-quant) this machine runs; how many. */
+static size_t rows_of(bool minmax, uint32_t kind, const mxp_kernel **out)
+{
+    size_t n, k = 0;
+    const mxp_kernel *rows = mxp_quant_kernels(minmax, &n);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].tags == kind && mxp_kernel_runs(&rows[i], mxp_isa_supported()) && k < MAXROWS)
+            out[k++] = &rows[i];
+    assert_true(k >= 1); /* the twin at least */
+    return k;
+}
 
 /* The oracle: clamp(rint_even(x / scale) + zp, qmin, qmax), NaN -> zp. */
 static uint8_t oracle(float x, float scale, int32_t zp, int32_t qmin, int32_t qmax)
@@ -131,6 +132,8 @@ static void test_kernels_vs_oracle(void **state)
                              0x1p-100f, 0x1.000002p-100f, 0x1.fffffep-101f, 0x1p100f, 0x1.000002p100f,
                              FLT_MIN, FLT_MAX, 1e-30f };
     enum { N = 4096 };
+    const mxp_kernel *ks[MAXROWS];
+    const size_t nk = rows_of(false, MXP_QUANT_TAG_ONE, ks);
     float *x = malloc(N * sizeof *x);
     uint8_t *want = malloc(N), *got = malloc(N + 64);
     assert_non_null(x);
@@ -143,14 +146,12 @@ static void test_kernels_vs_oracle(void **state)
             const qrange R = ranges[ri];
             for (size_t i = 0; i < n; i++)
                 want[i] = oracle(x[i], scales[si], R.zp, R.qmin, R.qmax);
-            for (int k = 0; k < NKERNELS; k++) {
-                if (kernels[k].needs > mxp_isa_supported())
-                    continue;
+            for (size_t k = 0; k < nk; k++) {
                 memset(got, 0xa5, N + 64);
-                kernels[k].quant(got, x, n, scales[si], R.zp, R.qmin, R.qmax);
+                ((mxp_f32_quant_ukernel *)ks[k]->fn)(got, x, n, scales[si], R.zp, R.qmin, R.qmax);
                 for (size_t i = 0; i < n; i++) {
                     if (got[i] != want[i])
-                        fail_msg("%s: scale %a zp %d [%d, %d]: x[%zu] = %a gives %u, want %u", kernels[k].name,
+                        fail_msg("%s: scale %a zp %d [%d, %d]: x[%zu] = %a gives %u, want %u", ks[k]->name,
                                  (double)scales[si], R.zp, R.qmin, R.qmax, i, (double)x[i], got[i], want[i]);
                 }
                 for (size_t i = n; i < N + 64; i++)
@@ -171,6 +172,8 @@ static void test_kernels_lengths_offsets(void **state)
 {
     (void)state;
     enum { N = 260 };
+    const mxp_kernel *ks[MAXROWS];
+    const size_t nk = rows_of(false, MXP_QUANT_TAG_ONE, ks);
     float x[N];
     uint8_t want[N], got[N + 8];
     const float scale = 0.25f;
@@ -182,11 +185,9 @@ static void test_kernels_lengths_offsets(void **state)
                 x[off + (len * 7) % len] = 2.625f; /* 10.5: a tie, -> 10 */
             for (size_t i = 0; i < len; i++)
                 want[i] = oracle(x[off + i], scale, 3, -128, 127);
-            for (int k = 0; k < NKERNELS; k++) {
-                if (kernels[k].needs > mxp_isa_supported())
-                    continue;
+            for (size_t k = 0; k < nk; k++) {
                 memset(got, 0x5a, sizeof got);
-                kernels[k].quant(got + off, x + off, len, scale, 3, -128, 127);
+                ((mxp_f32_quant_ukernel *)ks[k]->fn)(got + off, x + off, len, scale, 3, -128, 127);
                 for (size_t i = 0; i < off; i++)
                     assert_int_equal(got[i], 0x5a);
                 assert_memory_equal(got + off, want, len);
@@ -196,13 +197,15 @@ static void test_kernels_lengths_offsets(void **state)
         }
 }
 
-/* One pair per element: the AVX-512 kernel against the MPFR oracle. */
+/* One pair per element: every row of the per-column kind against the MPFR
+ * oracle, long rows and every length to 70 at offsets 0..3 (nothing
+ * written outside). */
 static void test_cols_kernels_vs_oracle(void **state)
 {
     (void)state;
-    if (mxp_isa_supported() < MXP_ISA_AVX512)
-        skip();
     enum { N = 1500 };
+    const mxp_kernel *ks[MAXROWS];
+    const size_t nk = rows_of(false, MXP_QUANT_TAG_COLS, ks);
     float *x = malloc(N * sizeof *x), *sc = malloc(N * sizeof *sc), *rinv = malloc(N * sizeof *rinv);
     int32_t *zp = malloc(N * sizeof *zp);
     uint8_t *got = malloc(N + 16);
@@ -222,17 +225,23 @@ static void test_cols_kernels_vs_oracle(void **state)
             if (next_u32() % 3 == 0) /* a tie of this element's scale */
                 x[i] = (float)(((double)(int)(next_u32() % 41) - 20.5) * (double)sc[i]);
         }
-        for (size_t len = N - 7; len <= N; len += 7) {
-            memset(got, 0xa5, N + 16);
-            mxp_f32_quant_cols__avx512f(got, x, len, rinv, sc, zp, R.qmin, R.qmax);
-            for (size_t i = 0; i < len; i++) {
-                const uint8_t w = oracle(x[i], sc[i], zp[i], R.qmin, R.qmax);
-                if (got[i] != w)
-                    fail_msg("cols: x %a scale %a zp %d gives %u, want %u", (double)x[i], (double)sc[i], zp[i],
-                             got[i], w);
+        for (size_t k = 0; k < nk; k++) {
+            mxp_f32_quant_cols_ukernel *fn = (mxp_f32_quant_cols_ukernel *)ks[k]->fn;
+            for (size_t len = 0; len <= N; len = len < 70 ? len + 1 : len < N - 7 ? N - 7 : len + 7) {
+                const size_t off = len <= 70 ? len % 4 : 0;
+                memset(got, 0xa5, N + 16);
+                fn(got + off, x + off, len, rinv + off, sc + off, zp + off, R.qmin, R.qmax);
+                for (size_t i = 0; i < len; i++) {
+                    const uint8_t w = oracle(x[off + i], sc[off + i], zp[off + i], R.qmin, R.qmax);
+                    if (got[off + i] != w)
+                        fail_msg("%s: x %a scale %a zp %d gives %u, want %u", ks[k]->name, (double)x[off + i],
+                                 (double)sc[off + i], zp[off + i], got[off + i], w);
+                }
+                for (size_t i = 0; i < off; i++)
+                    assert_int_equal(got[i], 0xa5);
+                for (size_t i = off + len; i < N + 16; i++)
+                    assert_int_equal(got[i], 0xa5);
             }
-            for (size_t i = len; i < N + 16; i++)
-                assert_int_equal(got[i], 0xa5);
         }
     }
     free(x);
@@ -242,37 +251,76 @@ static void test_cols_kernels_vs_oracle(void **state)
     free(got);
 }
 
+/* The min/max kernels against the finite values' min and max (and their
+ * twins: the same values), random lengths to 300 at offsets 0..3, NaN and
+ * infinities among them, none finite at all, earlier values kept. */
 static void test_minmax_kernels(void **state)
 {
     (void)state;
-    enum { N = 300 };
+    enum { N = 304 };
+    const mxp_kernel *ks[MAXROWS];
+    const size_t nk = rows_of(true, MXP_QUANT_TAG_ONE, ks);
     float x[N];
-    for (int trial = 0; trial < 200; trial++) {
-        const size_t len = next_u32() % N;
+    for (int trial = 0; trial < 400; trial++) {
+        const size_t len = trial < 71 ? (size_t)trial : next_u32() % (N - 4), off = (size_t)trial % 4;
         for (size_t i = 0; i < len; i++) {
             const uint32_t u = next_u32();
-            x[i] = u % 7 == 0 ? NAN : u % 11 == 0 ? (u & 1 ? INFINITY : -INFINITY)
-                                                  : (float)((double)(int32_t)next_u32() * 1e-6);
+            x[off + i] = u % 7 == 0 ? NAN : u % 11 == 0 ? (u & 1 ? INFINITY : -INFINITY)
+                                                        : (float)((double)(int32_t)next_u32() * 1e-6);
         }
         if (trial % 10 == 0) /* no finite value at all */
             for (size_t i = 0; i < len; i++)
-                x[i] = i & 1 ? NAN : INFINITY;
+                x[off + i] = i & 1 ? NAN : INFINITY;
         float wlo = INFINITY, whi = -INFINITY;
         for (size_t i = 0; i < len; i++)
-            if (isfinite(x[i])) {
-                wlo = fminf(wlo, x[i]);
-                whi = fmaxf(whi, x[i]);
+            if (isfinite(x[off + i])) {
+                wlo = fminf(wlo, x[off + i]);
+                whi = fmaxf(whi, x[off + i]);
             }
-        for (int k = 0; k < NKERNELS; k++) {
-            if (kernels[k].needs > mxp_isa_supported())
-                continue;
+        for (size_t k = 0; k < nk; k++) {
+            mxp_f32_minmax_ukernel *fn = (mxp_f32_minmax_ukernel *)ks[k]->fn;
             float lo = INFINITY, hi = -INFINITY;
-            kernels[k].minmax(x, len, &lo, &hi);
+            fn(x + off, len, &lo, &hi);
             assert_true(lo == wlo);
             assert_true(hi == whi);
             lo = -5e9f, hi = 5e9f; /* folded into earlier values */
-            kernels[k].minmax(x, len, &lo, &hi);
+            fn(x + off, len, &lo, &hi);
             assert_true(lo == -5e9f && hi == 5e9f);
+        }
+    }
+}
+
+/* The per-column min/max kernels against their twin, bit for bit: rows of
+ * every length to 70 and 1000, at offsets 0..3, folded three times into the
+ * same ranges (NaN, infinities and signed zeros among the values). */
+static void test_minmax_cols_kernels(void **state)
+{
+    (void)state;
+    enum { N = 1004 };
+    const mxp_kernel *ks[MAXROWS];
+    const size_t nk = rows_of(true, MXP_QUANT_TAG_COLS, ks);
+    static float x[3][N], lo[2][N], hi[2][N];
+    for (size_t len = 0; len <= 1000; len = len < 70 ? len + 1 : len + 930) { /* 0..70, 1000 */
+        const size_t off = len % 4;
+        for (int r = 0; r < 3; r++)
+            for (size_t i = 0; i < N; i++) {
+                const uint32_t u = next_u32();
+                x[r][i] = u % 13 == 0 ? NAN : u % 17 == 0 ? (u & 1 ? INFINITY : -INFINITY)
+                        : u % 19 == 0 ? (u & 2 ? 0.0f : -0.0f) : (float)((double)(int32_t)next_u32() * 1e-7);
+            }
+        for (size_t k = 0; k < nk; k++) {
+            for (int t = 0; t < 2; t++) /* t = 0: the twin, 1: the row */
+                for (size_t i = 0; i < N; i++)
+                    lo[t][i] = INFINITY, hi[t][i] = -INFINITY;
+            mxp_f32_minmax_cols_ukernel *twin = (mxp_f32_minmax_cols_ukernel *)ks[k]->twin;
+            mxp_f32_minmax_cols_ukernel *fn = (mxp_f32_minmax_cols_ukernel *)ks[k]->fn;
+            for (int r = 0; r < 3; r++) {
+                twin(x[r] + off, len, lo[0] + off, hi[0] + off);
+                fn(x[r] + off, len, lo[1] + off, hi[1] + off);
+            }
+            if (memcmp(lo[0], lo[1], sizeof lo[0]) || memcmp(hi[0], hi[1], sizeof hi[0]))
+                fail_msg("%s: length %zu offset %zu: ranges differ from %s's", ks[k]->name, len, off,
+                         ks[k]->twin_name);
         }
     }
 }
@@ -576,6 +624,7 @@ int main(void)
         cmocka_unit_test(test_kernels_lengths_offsets),
         cmocka_unit_test(test_cols_kernels_vs_oracle),
         cmocka_unit_test(test_minmax_kernels),
+        cmocka_unit_test(test_minmax_cols_kernels),
         cmocka_unit_test(test_quantize_fast_paths),
         cmocka_unit_test(test_calibrate_fast_equals_general),
         cmocka_unit_test(test_quantize_into),

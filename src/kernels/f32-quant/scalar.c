@@ -2,8 +2,6 @@
  * distance of any float32 quotient from a rounding boundary), rounded to
  * nearest even with integer arithmetic only (independent of the FP
  * environment), saturated, offset by the zero point, clamped. */
-#include <math.h>
-
 #include "kernels/quant-kernels.h"
 
 void mxp_f32_quant__scalar(uint8_t *dst, const float *x, size_t n, float scale, int32_t zp, int32_t qmin,
@@ -24,35 +22,10 @@ void mxp_f32_quant__scalar(uint8_t *dst, const float *x, size_t n, float scale, 
     }
 }
 
-void mxp_f32_minmax__scalar(const float *x, size_t n, float *lo, float *hi)
-{
-    float a = *lo, b = *hi;
-    for (size_t i = 0; i < n; i++) {
-        const float v = x[i];
-        if (fabsf(v) <= 3.40282347e38f) { /* finite */
-            a = v < a ? v : a;
-            b = v > b ? v : b;
-        }
-    }
-    *lo = a;
-    *hi = b;
-}
-
 void mxp_f32_quant_cols__scalar(uint8_t *dst, const float *x, size_t n, const float *rinv, const float *scale,
                                 const int32_t *zp, int32_t qmin, int32_t qmax)
 {
     (void)rinv; /* the reference divides */
     for (size_t i = 0; i < n; i++)
         mxp_f32_quant__scalar(dst + i, x + i, 1, scale[i], zp[i], qmin, qmax);
-}
-
-void mxp_f32_minmax_cols__scalar(const float *x, size_t n, float *lo, float *hi)
-{
-    for (size_t i = 0; i < n; i++) {
-        const float v = x[i];
-        if (fabsf(v) <= 3.40282347e38f) { /* finite */
-            lo[i] = v < lo[i] ? v : lo[i];
-            hi[i] = v > hi[i] ? v : hi[i];
-        }
-    }
 }
