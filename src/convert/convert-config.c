@@ -3,8 +3,10 @@
 #include <pthread.h>
 
 #include "convert/convert-config.h"
+#include "convert/convert-ref.h"
 #include "core/cpu-internal.h"
 #include "kernels/cvt-kernels.h"
+#include "kernels/u8-lut-kernels.h"
 
 static const mxp_cvt_kernel kernels[] = {
 #define MXP_CVT_KERNEL(dst, src, isa, modes, fname) { dst, src, isa, modes, fname, #fname },
@@ -97,62 +99,42 @@ const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count)
     return kernels;
 }
 
-/* AVX512_VBMI is no ISA level of its own (Cooper Lake has BF16 without
- * it): the table kernels check the feature at run time, from the avx512
- * level on. */
-#if MXP_HAVE_X86_KERNELS
-static int has_vbmi(mxp_isa isa)
+/* The table-lookup kernels (src/kernels/u8-lut-list.inc), tagged with
+ * their results' width: the first row of the highest level the CPU runs
+ * (AVX512_VBMI, a feature beyond the levels, from the avx512 level on). */
+static const mxp_kernel luts[] = {
+#define MXP_U8_LUT(isa, features, width, fn, twin) MXP_KERNEL_ROW(isa, features, width, width, fn, twin),
+#include "kernels/u8-lut-list.inc"
+#undef MXP_U8_LUT
+    { NULL, NULL, NULL, NULL, MXP_ISA_COUNT, 0, 0, 0 }, /* none in some builds: C has no empty arrays */
+};
+
+const mxp_kernel *mxp_cvt_lut_kernels(size_t *count)
 {
-    return isa >= MXP_ISA_AVX512 && (mxp_cpu_features() & MXP_CPU_AVX512VBMI);
+    *count = sizeof luts / sizeof luts[0] - 1;
+    return luts;
 }
-#endif
+
+static mxp_kernel_any find_lut(mxp_isa isa, uint32_t width, const char **name)
+{
+    const size_t n = sizeof luts / sizeof luts[0] - 1;
+    const mxp_kernel *k = mxp_kernel_pick(luts, n, isa, width);
+    if (name)
+        *name = k ? k->name : NULL;
+    return k ? k->fn : NULL;
+}
 
 mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name)
 {
-#if MXP_HAVE_X86_KERNELS
-    if (has_vbmi(isa)) {
-        if (name)
-            *name = "mxp_lut8_u8__avx512vbmi";
-        return mxp_lut8_u8__avx512vbmi;
-    }
-    if (isa >= MXP_ISA_AVX512) {
-        if (name)
-            *name = "mxp_lut8_u8__avx512f";
-        return mxp_lut8_u8__avx512f;
-    }
-#endif
-    (void)isa;
-    if (name)
-        *name = NULL;
-    return NULL;
+    return (mxp_cvt_lut8_fn)find_lut(isa, 8, name);
 }
 
 mxp_cvt_lut16_fn mxp_cvt_find_lut16(mxp_isa isa, const char **name)
 {
-#if MXP_HAVE_X86_KERNELS
-    if (has_vbmi(isa)) {
-        if (name)
-            *name = "mxp_lut8_u16__avx512vbmi";
-        return mxp_lut8_u16__avx512vbmi;
-    }
-#endif
-    (void)isa;
-    if (name)
-        *name = NULL;
-    return NULL;
+    return (mxp_cvt_lut16_fn)find_lut(isa, 16, name);
 }
 
 mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name)
 {
-#if MXP_HAVE_X86_KERNELS
-    if (has_vbmi(isa)) {
-        if (name)
-            *name = "mxp_lut8_u64__avx512vbmi";
-        return mxp_lut8_u64__avx512vbmi;
-    }
-#endif
-    (void)isa;
-    if (name)
-        *name = NULL;
-    return NULL;
+    return (mxp_cvt_lut64_fn)find_lut(isa, 64, name);
 }

@@ -3,6 +3,7 @@
 #define MXP_CONVERT_CONFIG_H
 
 #include "convert/convert-kernel.h"
+#include "core/dispatch.h"
 #include "mxp/cpu.h"
 
 /* Rounding modes a kernel implements, as a bit set of (1 << mxp_rounding). */
@@ -36,9 +37,9 @@ int mxp_cvt_is_preferred(const mxp_cvt_kernel *k);
 int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n);
 
 /* The byte table-lookup kernel at or below `isa` (8-bit sources to 8-bit
- * results, src/kernels/u8-lut), or NULL; its name.  With AVX512_VBMI (a
- * feature beyond the levels, allowed from the avx512 level on) the vpermi2b
- * kernel, else the vpshufb one. */
+ * results, src/kernels/u8-lut, its list u8-lut-list.inc), or NULL; its
+ * name.  With AVX512_VBMI (a feature beyond the levels, allowed from the
+ * avx512 level on) the vpermi2b kernel, else the vpshufb one. */
 typedef void (*mxp_cvt_lut8_fn)(void *dst, const void *src, size_t n, const uint8_t *table);
 mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name);
 
@@ -51,5 +52,9 @@ mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name);
 
 /* All kernels, for tests and `mxp info`. */
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);
+
+/* The table-lookup kernels (src/kernels/u8-lut-list.inc) in list order,
+ * each row's tags and param its results' width in bits, for the tests. */
+const mxp_kernel *mxp_cvt_lut_kernels(size_t *count);
 
 #endif

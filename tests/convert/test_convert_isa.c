@@ -254,10 +254,10 @@ static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
                 const size_t ds = mxp_dtype_itemsize(dsts[b]);
                 const int table = mxp_dtype_itemsize(srcs[a]) == 1 && (ds == 1 || (ds >= 2 && vbmi)) &&
                                   mode != MXP_ROUND_STOCHASTIC;
-                const char *table_name = ds == 8   ? "mxp_lut8_u64__avx512vbmi"
-                                         : ds == 2 ? "mxp_lut8_u16__avx512vbmi"
-                                         : vbmi  ? "mxp_lut8_u8__avx512vbmi"
-                                                 : "mxp_lut8_u8__avx512f";
+                const char *table_name = ds == 8   ? "mxp_u8_lut_x64__avx512vbmi"
+                                         : ds == 2 ? "mxp_u8_lut_x16__avx512vbmi"
+                                         : vbmi  ? "mxp_u8_lut_x8__avx512vbmi"
+                                                 : "mxp_u8_lut_x8__avx512f";
                 /* 16-bit to 8-bit and 16-bit to 16-bit, deterministic
                  * modes: one pass (src/kernels/h16-vcvt) */
                 const int one_pass = mxp_dtype_itemsize(srcs[a]) == 2 && ds <= 2 && mode != MXP_ROUND_STOCHASTIC;

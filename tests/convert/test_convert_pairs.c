@@ -17,6 +17,7 @@
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
 #include "kernels/cvt-kernels.h"
+#include "kernels/u8-lut-kernels.h"
 #include "mxp.h"
 
 /* 8-bit inputs repeat to this length, past the tables' threshold
@@ -133,9 +134,9 @@ static void test_one_pass_kernels_on_every_16bit_and_8bit_input(void **state)
 }
 
 typedef struct lut_ctx {
-    mxp_lut8_fn to8;
-    void (*to16)(void *, const void *, size_t, const uint16_t *);
-    void (*to64)(void *, const void *, size_t, const uint64_t *);
+    mxp_u8_lut_x8_ukernel *to8;
+    mxp_u8_lut_x16_ukernel *to16;
+    mxp_u8_lut_x64_ukernel *to64;
     mxp_dtype dt, st;
 } lut_ctx;
 
@@ -165,10 +166,10 @@ static void test_table_kernels_on_every_8bit_input(void **state)
         skip();
     }
 #if HAVE_TABLE_KERNELS
-    const int vbmi = (mxp_cpu_features() & MXP_CPU_AVX512VBMI) != 0;
-    if (!vbmi)
+    if (!(mxp_cpu_features() & MXP_CPU_AVX512VBMI))
         print_message("the vpermi2b kernels skipped: this CPU lacks AVX512_VBMI\n");
-    size_t bad = 0, runs = 0;
+    size_t nk, bad = 0, runs = 0;
+    const mxp_kernel *ks = mxp_cvt_lut_kernels(&nk); /* src/kernels/u8-lut-list.inc */
     for (size_t a = 0; a < NTYPES; a++) {
         if (mxp_dtype_itemsize(types[a]) != 1)
             continue;
@@ -177,16 +178,16 @@ static void test_table_kernels_on_every_8bit_input(void **state)
             const size_t ds = mxp_dtype_itemsize(types[b]);
             if (a == b || (ds > 2 && types[b] != MXP_F64))
                 continue;
-            for (int kind = 0; kind < 2; kind++) {
+            for (size_t r = 0; r < nk; r++) {
+                if (!mxp_kernel_runs(&ks[r], mxp_isa_current()) || (size_t)ks[r].param != 8 * ds)
+                    continue;
                 lut_ctx c = { NULL, NULL, NULL, types[b], types[a] };
                 if (ds == 1)
-                    c.to8 = kind == 0 ? mxp_lut8_u8__avx512f : vbmi ? mxp_lut8_u8__avx512vbmi : NULL;
-                else if (kind == 1 && vbmi && ds == 2)
-                    c.to16 = mxp_lut8_u16__avx512vbmi;
-                else if (kind == 1 && vbmi)
-                    c.to64 = mxp_lut8_u64__avx512vbmi;
-                if (!c.to8 && !c.to16 && !c.to64)
-                    continue;
+                    c.to8 = (mxp_u8_lut_x8_ukernel *)ks[r].fn;
+                else if (ds == 2)
+                    c.to16 = (mxp_u8_lut_x16_ukernel *)ks[r].fn;
+                else
+                    c.to64 = (mxp_u8_lut_x64_ukernel *)ks[r].fn;
                 for (int mode = 0; mode < MXP_ROUND_STOCHASTIC; mode++)
                     for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
                         mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 0, 0, NULL };
@@ -194,8 +195,8 @@ static void test_table_kernels_on_every_8bit_input(void **state)
                         if (c.to64 && ov == MXP_OVERFLOW_SATURATE && mxp_dtype_get_traits(types[a])->has_inf)
                             continue;
                         char what[160];
-                        snprintf(what, sizeof what, "table %s %s->%s %s/%s", ds == 8 ? "u64" : ds == 2 ? "u16" : kind ? "vbmi" : "vpshufb",
-                                 mxp_dtype_name(types[a]), mxp_dtype_name(types[b]), mxp_rounding_name(p.rounding),
+                        snprintf(what, sizeof what, "%s %s->%s %s/%s", ks[r].name, mxp_dtype_name(types[a]),
+                                 mxp_dtype_name(types[b]), mxp_rounding_name(p.rounding),
                                  mxp_overflow_name(p.overflow));
                         bad += check(run_lut, &c, types[b], types[a], n, &p, what);
                         runs++;

@@ -7,7 +7,7 @@
  * Reads 64 bytes before writing them: safe in place. */
 #include <immintrin.h>
 
-#include "kernels/cvt-kernels.h"
+#include "kernels/u8-lut-kernels.h"
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 #define MXP_LUT_STREAM_BYTES (4u << 20) /* as MXP_STREAM_BYTES */
@@ -22,7 +22,7 @@ MXP_INLINE __m512i lookup64(__m512i x, const __m512i *t)
     return r;
 }
 
-void mxp_lut8_u8__avx512f(void *dst, const void *src, size_t n, const uint8_t *table)
+void mxp_u8_lut_x8__avx512f(void *dst, const void *src, size_t n, const uint8_t *table)
 {
     __m512i t[16];
     for (int k = 0; k < 16; k++)

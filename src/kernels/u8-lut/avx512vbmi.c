@@ -14,7 +14,7 @@
  * writing: the 8-bit kernel is safe in place. */
 #include <immintrin.h>
 
-#include "kernels/cvt-kernels.h"
+#include "kernels/u8-lut-kernels.h"
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 #define MXP_LUT_STREAM_BYTES (4u << 20) /* as MXP_STREAM_BYTES */
@@ -29,7 +29,7 @@ MXP_INLINE __m512i lookup64(__m512i x, const __m512i *t)
 
 MXP_INLINE __mmask64 low_bits64(size_t k) { return (__mmask64)(k >= 64 ? ~0ull : ~(~0ull << k)); }
 
-void mxp_lut8_u8__avx512vbmi(void *dst, const void *src, size_t n, const uint8_t *table)
+void mxp_u8_lut_x8__avx512vbmi(void *dst, const void *src, size_t n, const uint8_t *table)
 {
     __m512i t[4];
     for (int k = 0; k < 4; k++)
@@ -87,7 +87,7 @@ MXP_INLINE void part16(uint16_t *d, const uint8_t *s, size_t count, const lut16 
         _mm512_mask_storeu_epi16(d + 32, (__mmask32)low_bits64(count - 32), r1);
 }
 
-void mxp_lut8_u16__avx512vbmi(void *dst, const void *src, size_t n, const uint16_t *table)
+void mxp_u8_lut_x16__avx512vbmi(void *dst, const void *src, size_t n, const uint16_t *table)
 {
     lut16 t;
     _Alignas(64) uint8_t lo[256], hi[256], ie[64], io[64];
@@ -177,7 +177,7 @@ MXP_INLINE void part64(uint64_t *d, const uint8_t *s, size_t count, const lut64 
     }
 }
 
-void mxp_lut8_u64__avx512vbmi(void *dst, const void *src, size_t n, const uint64_t *table)
+void mxp_u8_lut_x64__avx512vbmi(void *dst, const void *src, size_t n, const uint64_t *table)
 {
     lut64 t;
     _Alignas(64) uint8_t p[3][256];
