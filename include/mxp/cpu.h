@@ -60,6 +60,31 @@ MXP_API mxp_status mxp_set_isa(mxp_isa level);
 MXP_API const char *mxp_isa_name(mxp_isa level); /* "scalar", "avx2", "avx512", "avx512bf16" */
 MXP_API mxp_isa mxp_isa_from_name(const char *name); /* any case; MXP_ISA_COUNT if unknown */
 
+/* The peak rate of the multiply-add instructions the GEMM kernels are built
+ * on, measured: the ceiling a GEMM's "% of peak" is held against (`mxp
+ * bench peak`, the tour).  Each op has an in-register loop per ISA level
+ * that has the instruction: 12 independent accumulator chains, no loads. */
+typedef enum mxp_peak_op {
+    MXP_PEAK_F32_FMA = 0, /* float32 vfmadd (256-bit at avx2, 512-bit from avx512): GFLOPS,
+                             a multiply-add counting 2 */
+    MXP_PEAK_F64_FMA,     /* float64 vfmadd: GFLOPS */
+    MXP_PEAK_BF16_DOT,    /* vdpbf16ps (the avx512bf16 level): GFLOPS */
+    MXP_PEAK_U8S8_DOT,    /* vpdpbusd (the avx512bf16 level): GOPS, integer operations */
+    MXP_PEAK_OP_COUNT
+} mxp_peak_op;
+
+/* "f32_fma", "f64_fma", "bf16_dot", "u8s8_dot"; "invalid" for other values. */
+MXP_API const char *mxp_peak_op_name(mxp_peak_op op);
+/* The loop op runs at the current ISA level, by its function's name
+ * ("mxp_f32_peak_fma__avx512f"); NULL where the level has none (the scalar
+ * level; bf16_dot and u8s8_dot below avx512bf16) or op is invalid. */
+MXP_API const char *mxp_peak_kernel_name(mxp_peak_op op);
+/* Runs that loop on the calling thread: a warm-up, then the best of reps
+ * runs of ~10 ms (the best, not the median: interference only ever slows a
+ * run), in billions of operations per second; 0 where mxp_peak_kernel_name
+ * is NULL or reps < 1. */
+MXP_API double mxp_peak_gflops(mxp_peak_op op, int reps);
+
 #ifdef __cplusplus
 }
 #endif

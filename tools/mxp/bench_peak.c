@@ -1,5 +1,5 @@
 /* mxp bench peak — the in-register peak of the multiply-add instructions
- * the GEMM kernels of the ISA level in use are built on (src/kernels/peak/),
+ * the GEMM kernels of the ISA level in use are built on (mxp_peak_gflops),
  * on the calling thread: the ceiling a GEMM's "% of peak" is measured
  * against (python/benchmarks/goals.py, the tour's part 8). */
 #include <stdio.h>
@@ -7,42 +7,18 @@
 #include <string.h>
 
 #include "cli.h"
-#include "kernels/peak-kernels.h"
 
-double cli_peak_gflops(uint64_t (*loop)(uint64_t), int reps)
-{
-    loop(100000); /* wakes the vector unit up to its full clock */
-    double best = 0;
-    for (int r = 0; r < reps; r++) {
-        double t0 = cli_now();
-        uint64_t flops = loop(400000);
-        double g = (double)flops / (cli_now() - t0) / 1e9;
-        best = g > best ? g : best;
-    }
-    return best;
-}
-
-/* The loops of one ISA level: f32 and f64 FMA, and the dot products the
- * avx512bf16 level's kernels use. */
-typedef struct peak_loop {
-    const char *op;   /* f32_fma ... */
-    const char *unit; /* GFLOPS, or GOPS for integers */
-    const char *kernel;
-    uint64_t (*loop)(uint64_t);
-    mxp_isa min_isa, below_isa; /* runs when min_isa <= level < below_isa */
-} peak_loop;
-
-static const peak_loop loops[] = {
-    { "f32_fma", "GFLOPS", "mxp_peak_f32_fma__avx2", mxp_peak_f32_fma__avx2, MXP_ISA_AVX2, MXP_ISA_AVX512 },
-    { "f64_fma", "GFLOPS", "mxp_peak_f64_fma__avx2", mxp_peak_f64_fma__avx2, MXP_ISA_AVX2, MXP_ISA_AVX512 },
-    { "f32_fma", "GFLOPS", "mxp_peak_f32_fma__avx512f", mxp_peak_f32_fma__avx512f, MXP_ISA_AVX512, 1000 },
-    { "f64_fma", "GFLOPS", "mxp_peak_f64_fma__avx512f", mxp_peak_f64_fma__avx512f, MXP_ISA_AVX512, 1000 },
-    { "bf16_dot", "GFLOPS", "mxp_peak_bf16_dot__avx512bf16", mxp_peak_bf16_dot__avx512bf16, MXP_ISA_AVX512BF16,
-      1000 },
-    { "u8s8_dot", "GOPS", "mxp_peak_u8s8_dot__avx512bf16", mxp_peak_u8s8_dot__avx512bf16, MXP_ISA_AVX512BF16,
-      1000 },
+/* The ops, in the order printed, with their units. */
+static const struct {
+    mxp_peak_op op;
+    const char *unit;
+} ops[] = {
+    { MXP_PEAK_F32_FMA, "GFLOPS" },
+    { MXP_PEAK_F64_FMA, "GFLOPS" },
+    { MXP_PEAK_BF16_DOT, "GFLOPS" },
+    { MXP_PEAK_U8S8_DOT, "GOPS" },
 };
-enum { LOOPS = sizeof loops / sizeof loops[0] };
+enum { OPS = sizeof ops / sizeof ops[0] };
 
 static void usage(FILE *f)
 {
@@ -92,21 +68,22 @@ int cli_bench_peak(int argc, char **argv)
         printf("  %-9s %-32s %10s\n", "op", "kernel", "rate");
     }
     int printed = 0;
-    for (int l = 0; l < LOOPS; l++) {
-        const peak_loop *p = &loops[l];
-        if ((int)isa < (int)p->min_isa || (int)isa >= (int)p->below_isa)
+    for (int l = 0; l < OPS; l++) {
+        const char *kernel = mxp_peak_kernel_name(ops[l].op);
+        if (!kernel)
             continue;
-        const double g = cli_peak_gflops(p->loop, reps);
+        const char *op = mxp_peak_op_name(ops[l].op);
+        const double g = mxp_peak_gflops(ops[l].op, reps);
         printed++;
         if (json) {
             cli_json_object(NULL);
-            cli_json_str("op", p->op);
-            cli_json_str("kernel", p->kernel);
-            cli_json_str("unit", p->unit);
+            cli_json_str("op", op);
+            cli_json_str("kernel", kernel);
+            cli_json_str("unit", ops[l].unit);
             cli_json_num("gflops", g);
             cli_json_close();
         } else {
-            printf("  %-9s %-32s %10.1f %s\n", p->op, p->kernel, g, p->unit);
+            printf("  %-9s %-32s %10.1f %s\n", op, kernel, g, ops[l].unit);
         }
     }
     if (json)

@@ -45,11 +45,6 @@ int tour_quant(void);  /* part 9, tour_quant.c */
 int tour_train(int bench); /* part 10, tour_train.c (bench: the timed short run) */
 void tour_heading(int number, const char *title);
 
-/* GFLOPS of a peak loop (src/kernels/peak/): the best of reps runs of ~10 ms
- * after a warm-up (bench_peak.c).  The best, not the median: on a shared
- * machine interference only ever slows a run. */
-double cli_peak_gflops(uint64_t (*loop)(uint64_t), int reps);
-
 /* ---- errors and options (cli.c) ------------------------------------- */
 
 /* Prints "mxp <cmd>: <message>" and a hint to use --help; returns CLI_USAGE. */

@@ -4,17 +4,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
-#include "kernels/peak-kernels.h"
 
 enum { N = 1024, NE = 192 };
-
-/* The peak loop's GFLOPS: the best of 9 runs (bench_peak.c). */
-static double peak(uint64_t (*loop)(uint64_t))
-{
-    return cli_peak_gflops(loop, 9);
-}
 
 static double gemm_gflops(mxp_dtype dt, mxp_dtype ct, const void *a, const void *b, void *c)
 {
@@ -61,11 +55,9 @@ int tour_gemm(void)
            "speed and memory with precision; look at the last column.\n\n", N, NE);
     const int saved_threads = mxp_get_num_threads();
     mxp_set_num_threads(1);
-    const bool avx512 = mxp_get_isa() >= MXP_ISA_AVX512, bf16 = mxp_get_isa() >= MXP_ISA_AVX512BF16;
-    const bool avx2 = mxp_get_isa() >= MXP_ISA_AVX2;
-    const double p32 = avx512 ? peak(mxp_peak_f32_fma__avx512f) : avx2 ? peak(mxp_peak_f32_fma__avx2) : 0;
-    const double p64 = avx512 ? peak(mxp_peak_f64_fma__avx512f) : avx2 ? peak(mxp_peak_f64_fma__avx2) : 0;
-    const double pbf = bf16 ? peak(mxp_peak_bf16_dot__avx512bf16) : 0;
+    /* the peak loops' GFLOPS, the best of 9 runs (0: none at this level) */
+    const double p32 = mxp_peak_gflops(MXP_PEAK_F32_FMA, 9), p64 = mxp_peak_gflops(MXP_PEAK_F64_FMA, 9);
+    const double pbf = mxp_peak_gflops(MXP_PEAK_BF16_DOT, 9);
     const int64_t big = (int64_t)N * N, small = NE * NE;
     mxp_array *x = NULL, *y = NULL, *ex = NULL, *ey = NULL;
     mxp_status st = mxp_array_random_normal(&x, MXP_F32, 1, &big, 0, 1, 1);
@@ -88,7 +80,7 @@ int tour_gemm(void)
         mxp_convert(b, dt, mxp_array_data(y), MXP_F32, (size_t)big, NULL);
         double g = gemm_gflops(dt, ct, a, b, c);
         const char *kernel = mxp_gemm_kernel_name(dt, dt, NULL);
-        double pk = dt == MXP_F64 ? p64 : (kernel[0] == 'b' ? pbf : p32);
+        double pk = dt == MXP_F64 ? p64 : (strstr(kernel, "bf16_gemm") ? pbf : p32);
         double err = dt == MXP_F64 ? 0 : error_vs_f64(dt, mxp_array_data(ex), mxp_array_data(ey), c64);
         char pks[32] = "-", pct[16] = "-";
         if (pk > 0) {
