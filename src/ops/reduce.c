@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "convert/convert-config.h"
+#include "kernels/pairwise-sum.h"
 #include "ops/kernel-config.h"
 #include "array/array-internal.h"
 #include "core/fpenv.h"
@@ -59,7 +60,8 @@ static double rnd(const acc *a, double x)
 }
 
 /* NumPy's pairwise summation: 8 running sums over blocks of up to 128
- * elements, halves above that.  Written once per type so the compiler
+ * elements, halves above that (float64: mxp_pairwise_f64,
+ * kernels/pairwise-sum.h).  Written once per type so the compiler
  * vectorizes the 8-lane loop. */
 static float pairwise_f32(const float *x, size_t n)
 {
@@ -86,32 +88,7 @@ static float pairwise_f32(const float *x, size_t n)
     return pairwise_f32(x, h) + pairwise_f32(x + h, n - h);
 }
 
-static double pairwise_f64(const double *x, size_t n)
-{
-    if (n < 8) {
-        double s = 0;
-        for (size_t i = 0; i < n; i++)
-            s += x[i];
-        return s;
-    }
-    if (n <= 128) {
-        double r[8];
-        for (int k = 0; k < 8; k++)
-            r[k] = x[k];
-        size_t i = 8;
-        for (; i + 8 <= n; i += 8)
-            for (int k = 0; k < 8; k++)
-                r[k] += x[i + k];
-        double s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++)
-            s += x[i];
-        return s;
-    }
-    size_t h = n / 2 / 8 * 8;
-    return pairwise_f64(x, h) + pairwise_f64(x + h, n - h);
-}
-
-/* pairwise_f64's order with every addition rounded to a low-precision
+/* mxp_pairwise_f64's order with every addition rounded to a low-precision
  * accumulator. */
 static double pairwise_lowp(const acc *a, const double *x, size_t n)
 {
@@ -169,7 +146,7 @@ static void add_floats(acc *a, const double *x, size_t n)
     default:
         push_chunk(a, a->f32    ? (double)pairwise_f32(a->fbuf, n)
                       : a->lowp ? pairwise_lowp(a, x, n)
-                                : pairwise_f64(x, n),
+                                : mxp_pairwise_f64(x, n),
                    (int64_t)n);
         break;
     }
@@ -282,8 +259,8 @@ static void walk_row(acc *a, const char *row, mxp_dtype dtype, ptrdiff_t stride,
                            mxp_cvt_find(MXP_F64, MXP_F32, MXP_ROUND_NEAREST_EVEN, mxp_isa_current()));
     /* contiguous float32 summed pairwise in float64: the list's kernel
      * widens in registers (src/kernels/f32-sum/: the bits of converting the
-     * chunk and pairwise_f64; at the scalar level the twin, pairwise_f64
-     * reading float32) */
+     * chunk and mxp_pairwise_f64; at the scalar level the twin, which
+     * does that) */
     mxp_f32_sum_f64_ukernel *const fused = in_kind == MXP_F64 && !a->f32 && dtype == MXP_F32 && stride == 4 &&
                                                    !((uintptr_t)row & 3) && a->alg == MXP_SUM_PAIRWISE &&
                                                    (a->op == MXP_REDUCE_SUM || a->op == MXP_REDUCE_MEAN)
