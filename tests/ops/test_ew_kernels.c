@@ -32,12 +32,9 @@ static const size_t longs[] = { 127, 128, 129, 255, 256, 257, 333, 1037, 4099 };
 /* The rows of list l this machine runs (the scalar twins included). */
 static size_t rows_of(mxp_ops_list l, const mxp_kernel **out, size_t cap)
 {
-    size_t n, k = 0;
+    size_t n;
     const mxp_kernel *rows = mxp_ops_kernels(l, &n);
-    for (size_t i = 0; i < n && k < cap; i++)
-        if (mxp_kernel_runs(&rows[i], mxp_isa_supported()))
-            out[k++] = &rows[i];
-    return k;
+    return kc_runnable(rows, n, out, cap);
 }
 
 /* Length number i of the lengths every test walks: 0..KC_TAIL, then longs. */

@@ -36,12 +36,9 @@ enum { GUARD = 16, N16 = 65536 };
 
 static size_t rows_of(mxp_ops_list l, const mxp_kernel **out, size_t cap)
 {
-    size_t n, k = 0;
+    size_t n;
     const mxp_kernel *rows = mxp_ops_kernels(l, &n);
-    for (size_t i = 0; i < n && k < cap; i++)
-        if (mxp_kernel_runs(&rows[i], mxp_isa_supported()))
-            out[k++] = &rows[i];
-    return k;
+    return kc_runnable(rows, n, out, cap);
 }
 
 /* float32 samples: every 65521st pattern of all 2^32 (every binade, both

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/dispatch.h"
 #include "support/prng.h"
 
 enum {
@@ -115,6 +116,17 @@ static inline uint32_t kc_f32_ulps(float a, float b)
     const int64_t ib = ub >> 31 ? -(int64_t)(ub & 0x7fffffffu) : (int64_t)ub;
     const int64_t d = ia > ib ? ia - ib : ib - ia;
     return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+}
+
+/* The rows of a list (rows[0..n)) this machine runs, twins included, into
+ * out (at most cap); how many. */
+static inline size_t kc_runnable(const mxp_kernel *rows, size_t n, const mxp_kernel **out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < cap; i++)
+        if (mxp_kernel_runs(&rows[i], mxp_isa_supported()))
+            out[k++] = &rows[i];
+    return k;
 }
 
 #endif
