@@ -1,6 +1,6 @@
 /* gelu(x) = x/2 erfc(-x/sqrt 2) of float32 x in float64, AVX-512, without
  * erfc: the fast path's approximation y (src/kernels/f32-gelu/avx512f.c,
- * and the 16-bit outputs in src/kernels/vmath/avx512f.c).  Only for files
+ * and the 16-bit outputs in vmath-avx512f.h).  Only for files
  * built with the AVX-512 flags.
  *
  * gelu(x) = x Phi(x) with Phi(-a) = e^(-a^2/2) R(a), a = |x|:

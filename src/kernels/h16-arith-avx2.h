@@ -12,7 +12,7 @@
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
-/* A NaN result as the positive quiet NaN (src/ops/strided.c, canonical_nan). */
+/* A NaN result as the positive quiet NaN (as src/kernels/f32-canonical-nan/ writes it). */
 MXP_INLINE __m256 op8(int op, __m256 x, __m256 y)
 {
     const __m256 r = op == MXP_ARITH_ADD ? _mm256_add_ps(x, y) : op == MXP_ARITH_SUB ? _mm256_sub_ps(x, y)

@@ -12,7 +12,7 @@
 #define MXP_INLINE static inline __attribute__((always_inline))
 
 /* A NaN result as the positive quiet NaN, as every elementwise operation
- * gives it (src/ops/strided.c, canonical_nan). */
+ * gives it (as src/kernels/f32-canonical-nan/ writes it). */
 MXP_INLINE __m512 op16(int op, __m512 x, __m512 y)
 {
     const __m512 r = op == MXP_ARITH_ADD ? _mm512_add_ps(x, y) : op == MXP_ARITH_SUB ? _mm512_sub_ps(x, y)

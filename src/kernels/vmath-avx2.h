@@ -10,7 +10,7 @@
 
 #include "kernels/vmath-kernels.h"
 
-/* A NaN result as the positive quiet NaN (src/ops/elementwise-loops.c, mxp_canonical_nan_kernel). */
+/* A NaN result as the positive quiet NaN (as src/kernels/f32-canonical-nan/ writes it). */
 static inline __m256 canonical_nan(__m256 r)
 {
     return _mm256_blendv_ps(r, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc00000)), _mm256_cmp_ps(r, r, _CMP_UNORD_Q));
@@ -75,7 +75,7 @@ static inline __m256d apply(int fn, __m256d x)
 }
 
 /* The activations of float32: widened to float64, computed as
- * mxp_vmath_f64__avx2 does, rounded to nearest even once (cvtpd_ps under
+ * mxp_f64_vmath__avx2 does, rounded to nearest even once (cvtpd_ps under
  * the library's floating-point environment). */
 static inline __m256 f32_via_f64(int fn, __m256 v)
 {

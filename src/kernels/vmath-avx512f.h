@@ -11,7 +11,7 @@
 #include "kernels/gelu-avx512f.h"
 #include "kernels/vmath-kernels.h"
 
-/* A NaN result as the positive quiet NaN (src/ops/elementwise-loops.c, mxp_canonical_nan_kernel). */
+/* A NaN result as the positive quiet NaN (as src/kernels/f32-canonical-nan/ writes it). */
 static inline __m512 canonical_nan(__m512 r)
 {
     return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
@@ -77,7 +77,7 @@ static inline __m512d apply(int fn, __m512d x)
 }
 
 /* The activations of float32: widened to float64, computed as
- * mxp_vmath_f64__avx512f does, rounded to nearest even once (cvtpd_ps under
+ * mxp_f64_vmath__avx512f does, rounded to nearest even once (cvtpd_ps under
  * the library's floating-point environment). */
 static inline __m512 f32_via_f64(int fn, __m512 v)
 {

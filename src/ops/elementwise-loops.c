@@ -1,10 +1,12 @@
 /* The elementwise loops per compute type.  The cheap operations have a loop
  * of their own, so the compiler vectorizes them; the rest call
- * mxp_ew_binary1/mxp_ew_unary1 per element.  float32 has loops for the hot
- * arithmetic only and runs everything else through float64 in chunks: for
- * the operations computed in float32 (exact ones, and + - * / sqrt, which
- * double then float rounds correctly: 53 >= 2 * 24 + 2) that gives float32's
- * result. */
+ * mxp_ew_binary1/mxp_ew_unary1 per element.  + - * / of float32 and
+ * float64 are the kernels of src/kernels/f32-arith/ and f64-arith/, chosen
+ * for the ISA level with the plan.  float32 has loops for comparisons and a
+ * few unary operations and runs everything else through float64 in chunks:
+ * for the operations computed in float32 (exact ones, and sqrt, which
+ * double then float rounds correctly: 53 >= 2 * 24 + 2) that gives
+ * float32's result. */
 #include <math.h>
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
-/* float32 + - * / with AVX2: 16 float32 lanes a step, the tail by the scalar operation (the same IEEE operation).
- * See arith-kernels.h. */
+/* float32 + - * / with AVX2: 16 lanes a step, the tail by the scalar
+ * operation (the same IEEE operation).  See arith-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/arith-kernels.h"

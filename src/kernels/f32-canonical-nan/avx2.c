@@ -1,4 +1,5 @@
-/* float32 NaNs as the positive quiet NaN with AVX2.  See canonical-nan-kernels.h. */
+/* float32 NaNs as the positive quiet NaN with AVX2.  See
+ * canonical-nan-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/canonical-nan-kernels.h"

@@ -1,5 +1,5 @@
-/* float64 + - * / with AVX2: 8 float64 lanes a step, the tail by the scalar operation (the same IEEE operation).
- * See arith-kernels.h. */
+/* float64 + - * / with AVX2: 8 lanes a step, the tail by the scalar
+ * operation (the same IEEE operation).  See arith-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/arith-kernels.h"

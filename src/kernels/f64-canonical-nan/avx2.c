@@ -1,4 +1,5 @@
-/* float64 NaNs as the positive quiet NaN with AVX2.  See canonical-nan-kernels.h. */
+/* float64 NaNs as the positive quiet NaN with AVX2.  See
+ * canonical-nan-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/canonical-nan-kernels.h"

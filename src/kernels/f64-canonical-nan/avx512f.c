@@ -1,4 +1,5 @@
-/* float64 NaNs as the positive quiet NaN with AVX-512F.  See canonical-nan-kernels.h. */
+/* float64 NaNs as the positive quiet NaN with AVX-512F.  See
+ * canonical-nan-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/canonical-nan-kernels.h"
