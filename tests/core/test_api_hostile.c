@@ -214,6 +214,14 @@ void hostile_core(hctx *c)
     VAL("name NULL", MXP_ISA_COUNT, mxp_isa_from_name, NULL);
     VAL("name \"\"", MXP_ISA_COUNT, mxp_isa_from_name, "");
     VAL("name \"avx3\"", MXP_ISA_COUNT, mxp_isa_from_name, "avx3");
+    STR("op 9999", "invalid", mxp_peak_op_name, (mxp_peak_op)9999);
+    STR("op -1", "invalid", mxp_peak_op_name, (mxp_peak_op)-1);
+    NUL("op 9999", mxp_peak_kernel_name, (mxp_peak_op)9999);
+    NUL("op -1", mxp_peak_kernel_name, (mxp_peak_op)-1);
+    VAL("op 9999", 0, mxp_peak_gflops, (mxp_peak_op)9999, 1);
+    VAL("op -1", 0, mxp_peak_gflops, (mxp_peak_op)-1, 1);
+    VAL("reps 0", 0, mxp_peak_gflops, MXP_PEAK_F32_FMA, 0);
+    VAL("reps -1", 0, mxp_peak_gflops, MXP_PEAK_F32_FMA, -1);
 
     /* alloc.h */
     RUN("NULL (restores the default)", mxp_set_allocator, NULL);
