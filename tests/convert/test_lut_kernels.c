@@ -19,7 +19,7 @@
 #include "convert/convert-ref.h"
 #include "kernels/u8-lut-kernels.h"
 #include "mxp.h"
-#include "support/prng.h"
+#include "support/kernel_check.h"
 
 enum { SHORT = 200, BIG = (4 << 20) + 77, GUARD = 64 };
 
@@ -121,9 +121,25 @@ static void test_lut_getters(void **state)
     assert_null(mxp_cvt_find_lut8(MXP_ISA_SCALAR, NULL));
 }
 
+/* The dispatch table is the list, expanded here, row for row. */
+static void test_lut_table_is_the_list(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+#define MXP_U8_LUT(isa, features, width, fn, twin) #fn,
+#include "kernels/u8-lut-list.inc"
+#undef MXP_U8_LUT
+        NULL,
+    };
+    size_t n;
+    const mxp_kernel *rows = mxp_cvt_lut_kernels(&n);
+    assert_true(kc_table_is_list(rows, n, names));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lut_table_is_the_list),
         cmocka_unit_test(test_lut_rows_match_their_twin),
         cmocka_unit_test(test_lut_getters),
     };

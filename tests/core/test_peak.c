@@ -12,6 +12,7 @@
 #include "core/dispatch.h"
 #include "kernels/peak-kernels.h"
 #include "mxp.h"
+#include "support/kernel_check.h"
 
 static void test_peak_rows_count_their_operations(void **state)
 {
@@ -69,9 +70,25 @@ static void test_peak_api_at_every_level(void **state)
     assert_true(mxp_peak_gflops(MXP_PEAK_F32_FMA, 0) == 0);
 }
 
+/* The table is the list (src/kernels/peak-list.inc, expanded here), row for row. */
+static void test_peak_table_is_the_list(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+#define MXP_PEAK(op, isa, ops, fn, twin) #fn,
+#include "kernels/peak-list.inc"
+#undef MXP_PEAK
+        NULL,
+    };
+    size_t n;
+    const mxp_kernel *rows = mxp_peak_kernels(&n);
+    assert_true(kc_table_is_list(rows, n, names));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_peak_table_is_the_list),
         cmocka_unit_test(test_peak_rows_count_their_operations),
         cmocka_unit_test(test_peak_api_at_every_level),
     };

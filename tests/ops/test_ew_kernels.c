@@ -1,6 +1,8 @@
 /* Every row of the elementwise and reduction kernel lists this machine
- * runs, against its twin (src/kernels/<list>.inc, the tables of
- * src/ops/kernel-config.c):
+ * runs (src/kernels/f32-arith-list.inc, f64-arith-list.inc,
+ * f16-arith-list.inc, bf16-arith-list.inc, f32-canonical-nan-list.inc,
+ * f64-canonical-nan-list.inc, f32-sum-list.inc: expanded here and checked
+ * against the tables of src/ops/kernel-config.c), against its twin:
  *
  *   f32-arith, f64-arith   + - * /: the twin's bits (a NaN result may carry
  *                          either operand's payload: both NaN; the loops
@@ -345,7 +347,72 @@ static void test_f32_sum_twin_is_the_reductions_sum(void **state)
     mxp_array_free(a);
 }
 
-/* ---- the getters -------------------------------------------------------- */
+/* ---- the lists and the getters ---------------------------------------- */
+
+#define NAME(isa, tile, fn, twin) #fn,
+static const char *const f32_arith_list[] = {
+#define MXP_F32_ARITH NAME
+#include "kernels/f32-arith-list.inc"
+#undef MXP_F32_ARITH
+    NULL,
+};
+static const char *const f64_arith_list[] = {
+#define MXP_F64_ARITH NAME
+#include "kernels/f64-arith-list.inc"
+#undef MXP_F64_ARITH
+    NULL,
+};
+static const char *const f16_arith_list[] = {
+#define MXP_F16_ARITH NAME
+#include "kernels/f16-arith-list.inc"
+#undef MXP_F16_ARITH
+    NULL,
+};
+static const char *const bf16_arith_list[] = {
+#define MXP_BF16_ARITH NAME
+#include "kernels/bf16-arith-list.inc"
+#undef MXP_BF16_ARITH
+    NULL,
+};
+static const char *const f32_canonical_nan_list[] = {
+#define MXP_F32_CANONICAL_NAN NAME
+#include "kernels/f32-canonical-nan-list.inc"
+#undef MXP_F32_CANONICAL_NAN
+    NULL,
+};
+static const char *const f64_canonical_nan_list[] = {
+#define MXP_F64_CANONICAL_NAN NAME
+#include "kernels/f64-canonical-nan-list.inc"
+#undef MXP_F64_CANONICAL_NAN
+    NULL,
+};
+static const char *const f32_sum_list[] = {
+#define MXP_F32_SUM NAME
+#include "kernels/f32-sum-list.inc"
+#undef MXP_F32_SUM
+    NULL,
+};
+#undef NAME
+
+/* The dispatch tables are the lists, row for row. */
+static void test_tables_are_the_lists(void **state)
+{
+    (void)state;
+    static const struct {
+        mxp_ops_list l;
+        const char *const *names;
+    } lists[] = {
+        { MXP_LIST_F32_ARITH, f32_arith_list }, { MXP_LIST_F64_ARITH, f64_arith_list },
+        { MXP_LIST_F16_ARITH, f16_arith_list }, { MXP_LIST_BF16_ARITH, bf16_arith_list },
+        { MXP_LIST_F32_CANONICAL_NAN, f32_canonical_nan_list }, { MXP_LIST_F64_CANONICAL_NAN, f64_canonical_nan_list },
+        { MXP_LIST_F32_SUM, f32_sum_list },
+    };
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+        size_t n;
+        const mxp_kernel *rows = mxp_ops_kernels(lists[i].l, &n);
+        assert_true(kc_table_is_list(rows, n, lists[i].names));
+    }
+}
 
 /* At every level each getter gives the highest row at or below it; the
  * lists with a scalar twin always answer. */
@@ -393,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_canonical_nan_twins_do_what_they_say),
         cmocka_unit_test(test_f32_sum_rows_match_their_twin),
         cmocka_unit_test(test_f32_sum_twin_is_the_reductions_sum),
+        cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_getters_pick_the_most_capable_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

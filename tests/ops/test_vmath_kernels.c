@@ -1,8 +1,9 @@
-/* Every row of the vector-math lists this machine runs (src/kernels/
- * f32-vmath-list.inc, f64-vmath, f16-vmath, f32-gelu, f64-gelu; empty in a
- * build without SLEEF), against its twin (src/ops/kernel-refs.c: libm in
- * float64, as the scalar level computes), with the bounds docs/ops.md
- * promises:
+/* Every row of the vector-math lists this machine runs
+ * (src/kernels/f32-vmath-list.inc, f64-vmath-list.inc, f16-vmath-list.inc,
+ * f32-gelu-list.inc, f64-gelu-list.inc: expanded here and checked against
+ * the tables of src/ops/kernel-config.c; empty in a build without SLEEF),
+ * against its twin (src/ops/kernel-refs.c: libm in float64, as the scalar
+ * level computes), with the bounds docs/ops.md promises:
  *
  *   f32-vmath for float32    within 1 ulp of the twin (libm rounded once)
  *   f32-vmath to_f16/to_bf16 rounded to float16 / bfloat16: the twin's bits,
@@ -382,7 +383,54 @@ static void test_f64_gelu_rows_within_their_bound(void **state)
     assert_int_equal(bad, 0);
 }
 
-/* ---- the getters ---------------------------------------------------------- */
+/* ---- the lists and the getters ------------------------------------------ */
+
+#define NAME4(isa, tile, fn, twin) #fn,
+#define NAME5(isa, tags, tile, fn, twin) #fn,
+static const char *const f32_vmath_list[] = {
+#define MXP_F32_VMATH NAME5
+#include "kernels/f32-vmath-list.inc"
+#undef MXP_F32_VMATH
+    NULL,
+};
+static const char *const f64_vmath_list[] = {
+#define MXP_F64_VMATH NAME4
+#include "kernels/f64-vmath-list.inc"
+#undef MXP_F64_VMATH
+    NULL,
+};
+static const char *const f16_vmath_list[] = {
+#define MXP_F16_VMATH NAME5
+#include "kernels/f16-vmath-list.inc"
+#undef MXP_F16_VMATH
+    NULL,
+};
+static const char *const f32_gelu_list[] = {
+#define MXP_F32_GELU NAME4
+#include "kernels/f32-gelu-list.inc"
+#undef MXP_F32_GELU
+    NULL,
+};
+static const char *const f64_gelu_list[] = {
+#define MXP_F64_GELU NAME4
+#include "kernels/f64-gelu-list.inc"
+#undef MXP_F64_GELU
+    NULL,
+};
+#undef NAME4
+#undef NAME5
+
+/* The dispatch tables are the lists, row for row. */
+static void test_tables_are_the_lists(void **state)
+{
+    (void)state;
+    const char *const *names[] = { f32_vmath_list, f64_vmath_list, f16_vmath_list, f32_gelu_list, f64_gelu_list };
+    for (int l = MXP_LIST_F32_VMATH; l <= MXP_LIST_F64_GELU; l++) {
+        size_t n;
+        const mxp_kernel *rows = mxp_ops_kernels((mxp_ops_list)l, &n);
+        assert_true(kc_table_is_list(rows, n, names[l - MXP_LIST_F32_VMATH]));
+    }
+}
 
 /* Built with SLEEF on a machine with AVX2, every vector-math list has rows
  * and the getters answer from the avx2 level on, never below. */
@@ -416,6 +464,7 @@ int main(void)
         cmocka_unit_test(test_f16_vmath_rows_match_their_twin),
         cmocka_unit_test(test_f32_gelu_rows_match_their_twin),
         cmocka_unit_test(test_f64_gelu_rows_within_their_bound),
+        cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_vmath_getters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,7 @@
 
 #include "mxp.h"
 #include "quant/quant-internal.h"
+#include "support/kernel_check.h"
 
 enum { MAXROWS = 16 };
 
@@ -617,9 +618,41 @@ static void test_every_isa_level_same_bytes(void **state)
     mxp_array_free(x);
 }
 
+/* The dispatch tables are the lists (src/kernels/f32-quant-list.inc,
+ * f32-minmax-list.inc, expanded here), row for row. */
+#define NAME(isa, tile, fn, twin) #fn,
+static const char *const quant_list[] = {
+#define MXP_F32_QUANT NAME
+#define MXP_F32_QUANT_COLS NAME
+#include "kernels/f32-quant-list.inc"
+#undef MXP_F32_QUANT
+#undef MXP_F32_QUANT_COLS
+    NULL,
+};
+static const char *const minmax_list[] = {
+#define MXP_F32_MINMAX NAME
+#define MXP_F32_MINMAX_COLS NAME
+#include "kernels/f32-minmax-list.inc"
+#undef MXP_F32_MINMAX
+#undef MXP_F32_MINMAX_COLS
+    NULL,
+};
+#undef NAME
+
+static void test_tables_are_the_lists(void **state)
+{
+    (void)state;
+    size_t n;
+    const mxp_kernel *rows = mxp_quant_kernels(false, &n);
+    assert_true(kc_table_is_list(rows, n, quant_list));
+    rows = mxp_quant_kernels(true, &n);
+    assert_true(kc_table_is_list(rows, n, minmax_list));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_kernels_vs_oracle),
         cmocka_unit_test(test_kernels_lengths_offsets),
         cmocka_unit_test(test_cols_kernels_vs_oracle),

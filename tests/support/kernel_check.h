@@ -118,6 +118,19 @@ static inline uint32_t kc_f32_ulps(float a, float b)
     return d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 }
 
+/* Whether a dispatch table (rows[0..n)) holds exactly the rows of its list
+ * as the test expanded it (names: the functions, NULL-terminated), in the
+ * list's order.  The tests that expand a list see the library's build
+ * options (MXP_HAVE_X86_KERNELS, MXP_HAVE_SLEEF: tests/CMakeLists.txt). */
+static inline int kc_table_is_list(const mxp_kernel *rows, size_t n, const char *const *names)
+{
+    size_t k = 0;
+    for (; names[k]; k++)
+        if (k >= n || strcmp(rows[k].name, names[k]) != 0)
+            return 0;
+    return k == n;
+}
+
 /* The rows of a list (rows[0..n)) this machine runs, twins included, into
  * out (at most cap); how many. */
 static inline size_t kc_runnable(const mxp_kernel *rows, size_t n, const mxp_kernel **out, size_t cap)
