@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "train/train-internal.h"
+#include "core/dtype-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
 /* floor(log2 |x|) of the nonzero finite values seen, clamped to [-160, 160]:
  * enough to tell what flushes in every float dtype narrower than float64. */
@@ -50,8 +52,7 @@ static mxp_status check_opts(mxp_monitor_opts *o)
         o->vanishing_norm = 1e-7;
     if (o->headroom == 0.0)
         o->headroom = 2.0;
-    const mxp_dtype_traits *t = mxp_dtype_get_traits(o->target);
-    if (!t || t->kind != MXP_KIND_FLOAT)
+    if (!mxp_is_float_dtype(o->target))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: target %s is not a float dtype", what,
                          mxp_dtype_name(o->target));
     if (!(o->overflow_share >= 0.0 && o->overflow_share <= 1.0) ||
@@ -281,10 +282,9 @@ mxp_status mxp_monitor_record(mxp_monitor *m, int64_t step, const char *name, mx
     memset(&r, 0, sizeof r);
     r.step = step;
     int64_t hist[EXP_BINS] = { 0 };
-    fenv_t env;
-    mxp_train_fenv_enter(&env);
+    const mxp_fpenv env = mxp_fpenv_enter();
     measure(m, c, &r, hist);
-    mxp_train_fenv_leave(&env);
+    mxp_fpenv_leave(env);
     mxp_array_free(c);
     mon_tensor *t = find(m, name);
     if (!t && (st = add_tensor(m, name, role, &t)) != MXP_OK)

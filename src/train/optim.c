@@ -7,6 +7,8 @@
 
 #include "train/train-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
+#include "core/rng.h"
 
 typedef struct opt_param {
     mxp_array *param;     /* a reference to the caller's compute copy */
@@ -124,7 +126,8 @@ static mxp_convert_opts write_opts(const mxp_optimizer *opt, size_t index, int64
 {
     mxp_convert_opts c = { .rounding = opt->o.rounding, .overflow = MXP_OVERFLOW_SATURATE,
                            .index_offset = (uint64_t)off };
-    c.seed = mxp_train_mix(opt->o.seed ^ mxp_train_mix(((uint64_t)step << 20) ^ (uint64_t)index));
+    /* one stream per (step, parameter) */
+    c.seed = mxp_splitmix64(opt->o.seed ^ mxp_splitmix64(((uint64_t)step << 20) ^ (uint64_t)index));
     return c;
 }
 
@@ -329,8 +332,7 @@ mxp_status mxp_optimizer_step_scaled(mxp_optimizer *opt, double grad_scale)
     if (!(isfinite(grad_scale) && grad_scale > 0.0))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_optimizer_step_scaled: grad_scale %g must be finite and > 0",
                          grad_scale);
-    fenv_t env;
-    mxp_train_fenv_enter(&env);
+    const mxp_fpenv env = mxp_fpenv_enter();
     double mult = grad_scale;
     opt->last_norm = NAN;
     if (opt->o.max_grad_norm > 0.0) {
@@ -346,7 +348,7 @@ mxp_status mxp_optimizer_step_scaled(mxp_optimizer *opt, double grad_scale)
     mxp_status st = MXP_OK;
     for (size_t i = 0; i < opt->count && st == MXP_OK; i++)
         st = step_param(opt, i, (float)mult);
-    mxp_train_fenv_leave(&env);
+    mxp_fpenv_leave(env);
     if (st == MXP_OK)
         opt->steps++;
     return st;
