@@ -26,17 +26,38 @@ static const size_t memory_stats_older[] = {
  * ascending offsets). */
 #define EMBED(outer, field, type) { offsetof(mxp_##outer, field), sizeof(mxp_##type), #field }
 static const mxp_abi_embedded gemm_opts_embedded[] = { EMBED(gemm_opts, convert, convert_opts) };
+static const mxp_abi_embedded ops_opts_embedded[] = { EMBED(ops_opts, convert, convert_opts) };
+static const mxp_abi_embedded reduce_opts_embedded[] = { EMBED(reduce_opts, convert, convert_opts) };
+static const mxp_abi_embedded roundtrip_row_embedded[] = { EMBED(roundtrip_row, report, compare_report) };
+static const mxp_abi_embedded advice_embedded[] = {
+    EMBED(advice, row, roundtrip_row),
+    EMBED(advice, row.report, compare_report),
+};
 
 #define COUNT(a) (int)(sizeof a / sizeof a[0])
 #define OLDER(a) .older = a, .n_older = COUNT(a)
 #define EMBEDS(a) .embedded = a, .n_embedded = COUNT(a)
 #define LAYOUT(T, ...) const mxp_abi_layout mxp_abi_##T = { .name = "mxp_" #T, .size = sizeof(mxp_##T), __VA_ARGS__ }
+#define LAYOUT0(T) const mxp_abi_layout mxp_abi_##T = { .name = "mxp_" #T, .size = sizeof(mxp_##T) }
 
 /* options */
 LAYOUT(convert_opts, OLDER(convert_opts_older));
 LAYOUT(gemm_opts, OLDER(gemm_opts_older), EMBEDS(gemm_opts_embedded));
+LAYOUT(ops_opts, EMBEDS(ops_opts_embedded));
+LAYOUT(reduce_opts, EMBEDS(reduce_opts_embedded));
+LAYOUT0(print_opts);
+LAYOUT0(gemm_safe_opts);
+LAYOUT0(observer_opts);
+LAYOUT0(optimizer_opts);
+LAYOUT0(loss_scaler_opts);
+LAYOUT0(monitor_opts);
 /* reports */
 LAYOUT(memory_stats, OLDER(memory_stats_older));
+LAYOUT0(gemm_safe_report);
+LAYOUT0(compare_report);
+LAYOUT(roundtrip_row, EMBEDS(roundtrip_row_embedded));
+LAYOUT(advice, EMBEDS(advice_embedded));
+LAYOUT0(tensor_stats);
 
 /* An earlier layout ends where a field begins, on a size_t boundary. */
 _Static_assert(offsetof(mxp_convert_opts, index_offset) % sizeof(size_t) == 0, "layout");

@@ -33,6 +33,11 @@ typedef struct mxp_abi_layout {
 } mxp_abi_layout;
 
 extern const mxp_abi_layout mxp_abi_convert_opts, mxp_abi_gemm_opts, mxp_abi_memory_stats;
+extern const mxp_abi_layout mxp_abi_ops_opts, mxp_abi_reduce_opts, mxp_abi_print_opts, mxp_abi_gemm_safe_opts;
+extern const mxp_abi_layout mxp_abi_observer_opts, mxp_abi_optimizer_opts, mxp_abi_loss_scaler_opts;
+extern const mxp_abi_layout mxp_abi_monitor_opts;
+extern const mxp_abi_layout mxp_abi_gemm_safe_report, mxp_abi_compare_report, mxp_abi_roundtrip_row;
+extern const mxp_abi_layout mxp_abi_advice, mxp_abi_tensor_stats;
 
 /* The most a struct_size may exceed this release's layout by (the bytes
  * beyond must then be zero); more is refused without reading them. */
