@@ -159,21 +159,26 @@ void mxp_alloc_release_cache(void)
     mxp_release_workspaces();
 }
 
-void mxp_get_memory_stats(mxp_memory_stats *out)
+static void get_memory_stats(mxp_memory_stats *out, const char *where)
 {
     size_t n;
-    if (!out || mxp_abi_check(out, &mxp_abi_memory_stats, "mxp_get_memory_stats", "out", &n) != MXP_OK)
+    if (!out || mxp_abi_check(out, &mxp_abi_memory_stats, where, "out", &n) != MXP_OK)
         return; /* a bad struct_size: nothing written, mxp_last_error() says why */
     pthread_mutex_lock(&lock);
     mxp_memory_stats now = stats;
     pthread_mutex_unlock(&lock);
     mxp_huge_stats(&now.hugepage_allocations, &now.hugepage_cache_bytes, &now.hugepage_cache_hits);
-    mxp_abi_out(out, &now, n);
+    mxp_abi_out(out, &now, n, &mxp_abi_memory_stats);
+}
+
+void mxp_get_memory_stats(mxp_memory_stats *out)
+{
+    get_memory_stats(out, "mxp_get_memory_stats");
 }
 
 void mxp_memory_stats_get(mxp_memory_stats *out) /* the old name */
 {
-    mxp_get_memory_stats(out);
+    get_memory_stats(out, "mxp_memory_stats_get");
 }
 
 void mxp_memory_stats_reset(void) /* the old name */

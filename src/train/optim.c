@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "train/train-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "core/rng.h"
@@ -80,6 +81,7 @@ static mxp_status check_opts(mxp_optimizer_kind kind, mxp_optimizer_opts *o)
 
 mxp_status mxp_optimizer_create(mxp_optimizer **out, mxp_optimizer_kind kind, const mxp_optimizer_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, optimizer_opts, "mxp_optimizer_create", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_optimizer_create: out is NULL");
     *out = NULL;

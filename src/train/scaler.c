@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "train/train-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 
@@ -61,6 +62,7 @@ static mxp_status check_opts(mxp_loss_scaler_opts *o)
 
 mxp_status mxp_loss_scaler_create(mxp_loss_scaler **out, const mxp_loss_scaler_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, loss_scaler_opts, "mxp_loss_scaler_create", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_loss_scaler_create: out is NULL");
     *out = NULL;
