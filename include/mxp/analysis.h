@@ -35,6 +35,8 @@ extern "C" {
  * order: memory does not grow with them (docs/analysis.md).  PSNR = 10 log10(max|r|^2 / MSE) and SNR = 10
  * log10(sum r^2 / sum (t-r)^2): +inf when there is no error. */
 typedef struct mxp_compare_report {
+    size_t struct_size;  /* set before the call: 0 (this release's layout) or sizeof(mxp_compare_report);
+                            the library fills only the fields within it (docs/abi.md) */
     double max_abs_error, max_rel_error, mean_rel_error;
     double p50_rel_error, p90_rel_error, p99_rel_error, p999_rel_error;
     double mse, rmse, psnr_db, snr_db, cosine_similarity;
@@ -79,9 +81,11 @@ MXP_API void mxp_compare_finish(mxp_compare_report *report, const mxp_compare_su
 
 /* x converted to `dtype` (nearest even, IEEE overflow) and compared with x. */
 typedef struct mxp_roundtrip_row {
+    size_t struct_size;        /* set before the call: 0 (this release's layout) or sizeof(mxp_roundtrip_row);
+                                  the same in every row of an array (docs/abi.md) */
     mxp_dtype dtype;
     size_t bytes;              /* size of x stored as dtype */
-    mxp_compare_report report; /* reference x, test x as dtype */
+    mxp_compare_report report; /* reference x, test x as dtype (its struct_size: 0 or its sizeof) */
     int64_t overflow;          /* finite input that became inf/NaN (integers: outside the range) */
     int64_t underflow_to_zero; /* nonzero finite input that became zero */
     int64_t subnormal;         /* nonzero results below the dtype's smallest normal */
@@ -105,9 +109,10 @@ typedef struct mxp_requirement {
 } mxp_requirement;
 
 typedef struct mxp_advice {
+    size_t struct_size;  /* set before the call: 0 (this release's layout) or sizeof(mxp_advice) (docs/abi.md) */
     mxp_dtype dtype;
     char reason[256];    /* one sentence, e.g. "max |x| = 1.2e+05 exceeds float16's 65504; ..." */
-    mxp_roundtrip_row row; /* the chosen dtype's round trip */
+    mxp_roundtrip_row row; /* the chosen dtype's round trip (its struct_size and row.report's: 0 or their sizeof) */
 } mxp_advice;
 
 /* The number of float candidates mxp_recommend_dtype tries and their order

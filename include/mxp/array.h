@@ -56,6 +56,7 @@ MXP_API mxp_status mxp_array_get_f64(const mxp_array *a, const int64_t *idx, dou
 
 /* Zero-initialized (or NULL) means NumPy's defaults: str(a). */
 typedef struct mxp_print_opts {
+    size_t struct_size; /* 0: this release's layout, or sizeof(mxp_print_opts); docs/abi.md */
     int precision;     /* digits after the point at most: 1..40; 0: 8; MXP_PRINT_PRECISION_NONE: 0 */
     int edgeitems;     /* elements at each end of a summarised axis: 1..1000; 0: 3 */
     int64_t threshold; /* more elements than this are summarised with "..."; 0: 1000 */

@@ -39,7 +39,8 @@ typedef struct mxp_convert_flags {
 
 /* Zero-initialized (or NULL) means: round to nearest even, IEEE overflow,
  * seed 0, no counters.  Embedded in mxp_gemm_opts, mxp_ops_opts and
- * mxp_reduce_opts it follows their layout: its struct_size stays 0 there. */
+ * mxp_reduce_opts it follows their layout: its struct_size is 0 (or its
+ * sizeof) there. */
 typedef struct mxp_convert_opts {
     size_t struct_size;        /* 0: this release's layout, or sizeof(mxp_convert_opts);
                                   docs/abi.md */

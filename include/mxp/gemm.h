@@ -114,6 +114,7 @@ typedef enum mxp_overflow_strategy {
 
 /* Zero-initialized (or NULL) means NONE. */
 typedef struct mxp_gemm_safe_opts {
+    size_t struct_size; /* 0: this release's layout, or sizeof(mxp_gemm_safe_opts); docs/abi.md */
     mxp_overflow_strategy strategy;
     /* PROMOTE only: an m x n float32 or float64 matrix (leading dimension
      * ldp >= n) that receives alpha op(A) op(B) + beta C when C is at risk. */
@@ -122,7 +123,10 @@ typedef struct mxp_gemm_safe_opts {
     size_t ldp;
 } mxp_gemm_safe_opts;
 
+/* Set struct_size (0: this release's layout) before the call: the library
+ * fills only the fields within it (docs/abi.md). */
 typedef struct mxp_gemm_safe_report {
+    size_t struct_size;              /* 0 or sizeof(mxp_gemm_safe_report) */
     double max_abs_a, max_abs_b;     /* over op(A), op(B) as stored (NaN ignored) */
     double max_abs_c;                /* over C when beta != 0, else 0 */
     double bound;                    /* K max|A| max|B| |alpha| + |beta| max|C|,

@@ -98,6 +98,7 @@ typedef enum mxp_unary_op {
 /* Zero-initialized (or NULL) means: the result dtype by NumPy's rules, round
  * to nearest even. */
 typedef struct mxp_ops_opts {
+    size_t struct_size;       /* 0: this release's layout, or sizeof(mxp_ops_opts); docs/abi.md */
     mxp_dtype out_dtype;      /* 0: promoted (comparisons: bool) */
     mxp_convert_opts convert; /* how the result is rounded to the output dtype */
 } mxp_ops_opts;
@@ -251,6 +252,7 @@ typedef enum mxp_sum_algorithm {
 
 /* Zero-initialized (or NULL) means: all defaults (see docs/ops.md). */
 typedef struct mxp_reduce_opts {
+    size_t struct_size;         /* 0: this release's layout, or sizeof(mxp_reduce_opts); docs/abi.md */
     mxp_dtype acc_dtype;        /* 0: float32 for 8/16-bit floats, float64 for
                                    float32/float64 (float64 for norm2/var/std),
                                    int64/uint64 for integer sums.  MXP_F16 /

@@ -105,6 +105,7 @@ typedef enum mxp_calib_kind {
 #define MXP_OBSERVER_MAX_BINS (1 << 20)
 
 typedef struct mxp_observer_opts {
+    size_t struct_size; /* 0: this release's layout, or sizeof(mxp_observer_opts); docs/abi.md */
     double momentum;    /* MOVING_AVERAGE: weight of the old value, [0, 1); 0: 0.9 */
     double percentile;  /* PERCENTILE: (0, 100]; 0: 99.99 */
     int64_t group_size; /* MINMAX, MOVING_AVERAGE with axis >= 0: 0 none */

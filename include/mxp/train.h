@@ -34,6 +34,7 @@ typedef enum mxp_master_mode {
 } mxp_master_mode;
 
 typedef struct mxp_optimizer_opts {
+    size_t struct_size;    /* 0: this release's layout, or sizeof(mxp_optimizer_opts); docs/abi.md */
     double lr;             /* 0: 0.01 (SGD), 0.001 (Adam, AdamW); finite, >= 0 */
     double momentum;       /* SGD: [0, 1) */
     double dampening;      /* SGD: [0, 1] */
@@ -96,6 +97,7 @@ MXP_API mxp_status mxp_clip_grad_norm(mxp_array *const *grads, size_t n, double 
  * positive normal number in [min_scale, max_scale]. */
 
 typedef struct mxp_loss_scaler_opts {
+    size_t struct_size;      /* 0: this release's layout, or sizeof(mxp_loss_scaler_opts); docs/abi.md */
     double init_scale;       /* 0: 65536 (2^16) */
     double growth_factor;    /* 0: 2.0; > 1 */
     double backoff_factor;   /* 0: 0.5; in (0, 1) */
@@ -212,6 +214,7 @@ typedef enum mxp_tensor_role {
 #define MXP_MONITOR_VANISHING 0x10u /* gradients: norm below vanishing_norm */
 
 typedef struct mxp_monitor_opts {
+    size_t struct_size;      /* 0: this release's layout, or sizeof(mxp_monitor_opts); docs/abi.md */
     mxp_dtype target;        /* float dtype the shares refer to; 0: float16 */
     double overflow_share;   /* flag when more than this share overflows; default 0 (any) */
     double underflow_share;  /* flag when more than this share flushes to zero; 0: 0.01 */
@@ -223,8 +226,12 @@ typedef struct mxp_monitor_opts {
 } mxp_monitor_opts;
 
 /* One record.  Counts are over elements; the shares' denominators are the
- * finite elements (overflow) and the nonzero finite ones (underflow). */
+ * finite elements (overflow) and the nonzero finite ones (underflow).  A
+ * report (docs/abi.md): set struct_size before mxp_monitor_record or
+ * mxp_monitor_history_get fills it; the records of mxp_monitor_history are
+ * the library's own, each with struct_size = the library's sizeof. */
 typedef struct mxp_tensor_stats {
+    size_t struct_size;  /* 0 (this release's layout) or sizeof(mxp_tensor_stats) */
     int64_t step;
     int64_t count;       /* elements */
     int64_t nan, inf;
@@ -256,9 +263,14 @@ MXP_API size_t mxp_monitor_tensor_count(const mxp_monitor *m);
 MXP_API const char *mxp_monitor_tensor_name(const mxp_monitor *m, size_t i); /* NULL out of range */
 MXP_API mxp_tensor_role mxp_monitor_tensor_role(const mxp_monitor *m, size_t i); /* MXP_ROLE_COUNT out of range */
 MXP_API mxp_dtype mxp_monitor_target(const mxp_monitor *m);
-/* The records kept for name, oldest first (valid until the next record). */
+/* The records kept for name, oldest first (valid until the next record).
+ * The array is in the library's layout of mxp_tensor_stats (docs/abi.md);
+ * mxp_monitor_history_get reads one record in the caller's. */
 MXP_API mxp_status mxp_monitor_history(const mxp_monitor *m, const char *name, const mxp_tensor_stats **records,
                                        size_t *count);
+/* Record i of name (0: the oldest kept; i >= the count: MXP_ERR_INDEX)
+ * copied into *out, within out->struct_size. */
+MXP_API mxp_status mxp_monitor_history_get(const mxp_monitor *m, const char *name, size_t i, mxp_tensor_stats *out);
 /* OR of the flags of every record kept. */
 MXP_API unsigned mxp_monitor_flags(const mxp_monitor *m);
 MXP_API const char *mxp_monitor_flag_name(unsigned flag); /* "overflow", ...; "invalid" */

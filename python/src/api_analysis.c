@@ -46,7 +46,7 @@ static PyObject *compare(PyObject *self, PyObject *args)
         return NULL;
     mxp_array *mr = mxpy_wrap(ref, "compare: reference", false);
     mxp_array *mt = mr ? mxpy_wrap(test, "compare: test", false) : NULL;
-    mxp_compare_report r;
+    mxp_compare_report r = { 0 };
     mxp_status st = MXP_OK;
     if (mt) {
         Py_BEGIN_ALLOW_THREADS
@@ -80,7 +80,7 @@ static PyObject *compare_piece(PyObject *self, PyObject *args)
         npy_intp n = (npy_intp)mxp_array_size(mr);
         rel = PyArray_SimpleNew(1, &n, NPY_FLOAT64);
     }
-    mxp_compare_report r;
+    mxp_compare_report r = { 0 };
     mxp_compare_sums sums;
     mxp_status st = MXP_OK;
     if (mt && (rel || !want_rel)) {
@@ -120,7 +120,7 @@ static PyObject *compare_finish(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "L(ddddddd)|L", &count, &s.rel, &s.ulp, &s.sq, &s.ref2, &s.test2, &s.dot, &s.max_ref,
                           &mismatches))
         return NULL;
-    mxp_compare_report r;
+    mxp_compare_report r = { 0 };
     memset(&r, 0, sizeof r);
     r.count = count;
     r.nan_mismatches = mismatches;
@@ -180,7 +180,7 @@ static PyObject *recommend(PyObject *self, PyObject *args)
     if (!mx)
         return NULL;
     mxp_requirement req = { (mxp_requirement_kind)kind, value };
-    mxp_advice adv;
+    mxp_advice adv = { 0 };
     memset(&adv, 0, sizeof adv);
     mxp_status st;
     Py_BEGIN_ALLOW_THREADS

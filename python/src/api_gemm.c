@@ -222,7 +222,7 @@ static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *
     if (!at || !bt || !ct)
         return PyErr_Format(PyExc_TypeError, "gemm: a, b and c must have dtypes mxp knows");
     mxp_gemm_safe_opts so = { 0 };
-    mxp_gemm_safe_report rep;
+    mxp_gemm_safe_report rep = { 0 };
     memset(&rep, 0, sizeof rep);
     if (strategy != Py_None && strategy_from_name(PyUnicode_AsUTF8(strategy), &so.strategy) < 0)
         return NULL;

@@ -204,7 +204,7 @@ static PyObject *observer_new(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "ispiddLi", &kind, &qtype, &symmetric, &axis, &momentum, &percentile, &group, &bins) ||
         qtype_from_name(qtype, &qt) < 0)
         return NULL;
-    mxp_observer_opts o = { momentum, percentile, group, bins };
+    mxp_observer_opts o = { .momentum = momentum, .percentile = percentile, .group_size = group, .bins = bins };
     mxp_observer *obs = NULL;
     mxp_status st = mxp_observer_create(&obs, (mxp_calib_kind)kind, qt, symmetric, axis, &o);
     if (st != MXP_OK)

@@ -560,7 +560,7 @@ static PyObject *monitor_record(PyObject *self, PyObject *args)
     mxp_array *mx = m ? mxpy_wrap(x, "record: x", false) : NULL;
     if (!mx)
         return NULL;
-    mxp_tensor_stats stats;
+    mxp_tensor_stats stats = { 0 };
     mxp_status st;
     Py_BEGIN_ALLOW_THREADS
     st = mxp_monitor_record(m, step, name, role, mx, &stats);

@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "analysis/analysis-internal.h"
-#include "core/fpenv.h"
+#include "core/abi.h"
 #include "core/error.h"
+#include "core/fpenv.h"
+#include "mxp/alloc.h"
 
 static const mxp_dtype advisor_candidates[MXP_ADVISOR_CANDIDATES] = {
     MXP_E4M3, MXP_E5M2, MXP_F16, MXP_BF16, MXP_F32, MXP_F64,
@@ -34,13 +36,24 @@ static mxp_status roundtrip_analysis_in_env(const mxp_array *x, const mxp_dtype 
     return mxp_roundtrip_rows(x, candidates, ncandidates, rows, NULL);
 }
 
-/* Under the library's floating-point environment (core/fpenv.h). */
+/* Under the library's floating-point environment (core/fpenv.h); the rows
+ * are filled in this release's layout and copied into the caller's. */
 mxp_status mxp_roundtrip_analysis(const mxp_array *x, const mxp_dtype *candidates, int ncandidates,
                                   mxp_roundtrip_row *rows)
 {
+    const size_t count = ncandidates > 0 ? (size_t)ncandidates : 0;
+    MXP_ABI_OUT_ARRAY(rows, count, roundtrip_row, "mxp_roundtrip_analysis");
+    mxp_roundtrip_row *full = rows && count ? mxp_malloc(count * sizeof *full) : NULL;
+    if (rows && count && !full)
+        return mxp_error(MXP_ERR_NO_MEMORY, "mxp_roundtrip_analysis: no memory for %zu rows", count);
+    if (full)
+        memset(full, 0, count * sizeof *full);
     const mxp_fpenv env = mxp_fpenv_enter();
-    mxp_status st = roundtrip_analysis_in_env(x, candidates, ncandidates, rows);
+    mxp_status st = roundtrip_analysis_in_env(x, candidates, ncandidates, full);
     mxp_fpenv_leave(env);
+    if (st == MXP_OK)
+        mxp_abi_out_array(rows, full, count, rows_abi_n_, rows_abi_stride_, &mxp_abi_roundtrip_row);
+    mxp_free(full);
     return st;
 }
 
@@ -170,13 +183,9 @@ static void advise(const mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES], double 
     memcpy(advice->reason, reason, sizeof reason);
 }
 
-mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice)
-{
-    return mxp_recommend_dtype_rows(x, req, advice, NULL);
-}
-
+/* advice and rows[MXP_ADVISOR_CANDIDATES] in this release's layout. */
 static mxp_status recommend_dtype_rows_in_env(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
-                                    mxp_roundtrip_row *rows_out)
+                                              mxp_roundtrip_row *rows)
 {
     if (!x)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "recommend dtype: array is NULL");
@@ -185,24 +194,42 @@ static mxp_status recommend_dtype_rows_in_env(const mxp_array *x, const mxp_requ
     mxp_status st = check_requirement(req);
     if (st == MXP_OK)
         st = mxp_analysis_check_pair(x, x);
-    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
     double max_abs = 0; /* over the finite values, for the sentence */
     if (st == MXP_OK)
         st = mxp_roundtrip_rows(x, advisor_candidates, MXP_ADVISOR_CANDIDATES, rows, &max_abs);
     if (st != MXP_OK)
         return st;
-    if (rows_out)
-        memcpy(rows_out, rows, sizeof rows);
     advise(rows, max_abs, req, advice);
     return MXP_OK;
 }
 
-/* Under the library's floating-point environment (core/fpenv.h). */
+/* Under the library's floating-point environment (core/fpenv.h); the
+ * advice and the rows are copied into the caller's layouts. */
+static mxp_status recommend(const char *where, const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
+                            mxp_roundtrip_row *rows_out)
+{
+    MXP_ABI_OUT(advice, advice, where);
+    MXP_ABI_OUT_ARRAY(rows_out, MXP_ADVISOR_CANDIDATES, roundtrip_row, where);
+    mxp_advice adv = { 0 };
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
+    const mxp_fpenv env = mxp_fpenv_enter();
+    mxp_status st = recommend_dtype_rows_in_env(x, req, advice ? &adv : NULL, rows);
+    mxp_fpenv_leave(env);
+    if (st == MXP_OK) {
+        mxp_abi_out(advice, &adv, advice_abi_n_, &mxp_abi_advice);
+        mxp_abi_out_array(rows_out, rows, MXP_ADVISOR_CANDIDATES, rows_out_abi_n_, rows_out_abi_stride_,
+                          &mxp_abi_roundtrip_row);
+    }
+    return st;
+}
+
+mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice)
+{
+    return recommend("mxp_recommend_dtype", x, req, advice, NULL);
+}
+
 mxp_status mxp_recommend_dtype_rows(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
                                     mxp_roundtrip_row *rows_out)
 {
-    const mxp_fpenv env = mxp_fpenv_enter();
-    mxp_status st = recommend_dtype_rows_in_env(x, req, advice, rows_out);
-    mxp_fpenv_leave(env);
-    return st;
+    return recommend("mxp_recommend_dtype_rows", x, req, advice, rows_out);
 }

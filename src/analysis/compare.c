@@ -2,6 +2,7 @@
  * streamed (errstats.c holds the statistics). */
 #include "analysis/analysis-internal.h"
 #include "array/array-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "mxp/alloc.h"
@@ -67,11 +68,17 @@ static mxp_status compare(const mxp_array *reference, const mxp_array *test, mxp
     return st;
 }
 
+/* The report is filled in this release's layout and copied into the
+ * caller's (within its struct_size) when it is complete. */
 mxp_status mxp_compare(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report)
 {
+    MXP_ABI_OUT(report, compare_report, "mxp_compare");
+    mxp_compare_report r = { 0 };
     const mxp_fpenv env = mxp_fpenv_enter();
-    const mxp_status st = compare(reference, test, report);
+    const mxp_status st = compare(reference, test, report ? &r : NULL);
     mxp_fpenv_leave(env);
+    if (st == MXP_OK)
+        mxp_abi_out(report, &r, report_abi_n_, &mxp_abi_compare_report);
     return st;
 }
 
@@ -96,8 +103,12 @@ static mxp_status compare_piece(const mxp_array *reference, const mxp_array *tes
 mxp_status mxp_compare_piece(const mxp_array *reference, const mxp_array *test, mxp_compare_report *report,
                              mxp_compare_sums *sums, double *rel_errors)
 {
+    MXP_ABI_OUT(report, compare_report, "mxp_compare_piece");
+    mxp_compare_report r = { 0 };
     const mxp_fpenv env = mxp_fpenv_enter();
-    const mxp_status st = compare_piece(reference, test, report, sums, rel_errors);
+    const mxp_status st = compare_piece(reference, test, report ? &r : NULL, sums, rel_errors);
     mxp_fpenv_leave(env);
+    if (st == MXP_OK)
+        mxp_abi_out(report, &r, report_abi_n_, &mxp_abi_compare_report);
     return st;
 }

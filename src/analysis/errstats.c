@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/analysis-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "mxp/alloc.h"
 
@@ -308,10 +309,8 @@ static void mark_mismatches(mxp_compare_report *rep)
     }
 }
 
-void mxp_compare_finish(mxp_compare_report *rep, const mxp_compare_sums *s)
+static void compare_finish(mxp_compare_report *rep, const mxp_compare_sums *s)
 {
-    if (!rep || !s) /* nothing to finish (the function returns no status) */
-        return;
     const int64_t m = rep->count;
     if (m <= 0) {
         rep->mean_rel_error = rep->mean_ulp = rep->mse = rep->rmse = 0.0;
@@ -336,6 +335,18 @@ void mxp_compare_finish(mxp_compare_report *rep, const mxp_compare_sums *s)
     mark_mismatches(rep);
 }
 
+/* The caller's report read and written within its struct_size. */
+void mxp_compare_finish(mxp_compare_report *report, const mxp_compare_sums *s)
+{
+    MXP_ABI_OUT_RET(report, compare_report, "mxp_compare_finish", /* nothing: a bad size changes nothing */);
+    if (!report || !s) /* nothing to finish (the function returns no status) */
+        return;
+    mxp_compare_report r = { 0 };
+    memcpy(&r, report, report_abi_n_);
+    compare_finish(&r, s);
+    mxp_abi_out(report, &r, report_abi_n_, &mxp_abi_compare_report);
+}
+
 /* The report from the sums, once the percentiles are known. */
 static void finish(mxp_err_acc *acc)
 {
@@ -357,7 +368,7 @@ static void finish(mxp_err_acc *acc)
             *p[q] = percentile(acc, m, q);
     }
     const mxp_compare_sums sums = mxp_err_acc_sums(acc);
-    mxp_compare_finish(rep, &sums);
+    compare_finish(rep, &sums);
 }
 
 mxp_status mxp_err_acc_end_pass(mxp_err_acc *acc, bool *again)

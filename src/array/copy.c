@@ -93,7 +93,7 @@ mxp_status mxp_array_ascontiguous(mxp_array **out, const mxp_array *a, char orde
 
 mxp_status mxp_array_astype(mxp_array **out, const mxp_array *a, mxp_dtype dt, const mxp_convert_opts *opts)
 {
-    MXP_ABI_IN(opts, convert_opts, "mxp_array_astype");
+    MXP_ABI_IN_OUT(opts, convert_opts, "mxp_array_astype", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_array_astype: out is NULL");
     *out = NULL;

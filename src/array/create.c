@@ -78,7 +78,7 @@ mxp_status mxp_array_ones(mxp_array **out, mxp_dtype dt, int ndim, const int64_t
 mxp_status mxp_array_full(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double value,
                           const mxp_convert_opts *opts)
 {
-    MXP_ABI_IN(opts, convert_opts, "mxp_array_full");
+    MXP_ABI_IN_OUT(opts, convert_opts, "mxp_array_full", out);
     return make(out, dt, ndim, shape, constant, &value, opts);
 }
 

@@ -9,6 +9,7 @@
 
 #include "array/array-internal.h"
 #include "array/print-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "mxp/alloc.h"
 
@@ -273,6 +274,7 @@ static mxp_status format(strbuf *out, const mxp_array *a, const mxp_print_opts *
 
 mxp_status mxp_array_format(char **out, size_t *len, const mxp_array *a, const mxp_print_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, print_opts, "mxp_array_format", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_array_format: out is NULL");
     *out = NULL;
@@ -303,6 +305,7 @@ mxp_status mxp_array_format(char **out, size_t *len, const mxp_array *a, const m
 
 mxp_status mxp_array_fprint(FILE *f, const mxp_array *a, const mxp_print_opts *opts)
 {
+    MXP_ABI_IN(opts, print_opts, "mxp_array_fprint");
     if (!f)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_array_fprint: the FILE is NULL");
     char *s = NULL;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/rng.h"
 #include "mxp/convert.h"
 
 typedef struct mxp_cvt_params {
@@ -28,14 +29,6 @@ typedef void (*mxp_cvt_fn)(void *dst, const void *src, size_t n, const mxp_cvt_p
  *   key1, key2 = two 32-bit halves of splitmix64(seed ^ hi32(index))
  *   x = lo32(index) + key1;  x ^= x >> 16;  x *= 0x7feb352d;
  *   x ^= x >> 15;  x ^= key2;  x *= 0x846ca68b;  r = x ^ (x >> 16)            */
-static inline uint64_t mxp_splitmix64(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 typedef struct mxp_sr_key { uint32_t k1, k2; } mxp_sr_key;
 
 static inline mxp_sr_key mxp_sr_key_for(uint64_t seed, uint64_t index)

@@ -15,6 +15,19 @@ void mxp_alloc_release_cache(void);
  * the machine's memory, between 256 MiB and 1 GiB. */
 size_t mxp_hugepage_cache_limit(void);
 
+/* Huge-page blocks (src/core/hugepage.c).  mxp_huge_map: a 2 MiB-aligned
+ * mapping of at least total bytes (*mapped: its length), a kept one of
+ * about that size when there is one; NULL when huge pages are off or the
+ * block is below the threshold (the caller then uses the allocator).
+ * mxp_huge_release: keeps a mapping for reuse or unmaps it; mxp_huge_drain
+ * unmaps the kept ones.  The statistics: blocks advised, bytes kept, reuses;
+ * reset zeroes the counts (the bytes kept stay). */
+void *mxp_huge_map(size_t total, size_t *mapped);
+void mxp_huge_release(void *base, size_t len);
+void mxp_huge_drain(void);
+void mxp_huge_stats(uint64_t *allocations, uint64_t *kept_bytes, uint64_t *hits);
+void mxp_huge_stats_reset(void);
+
 /* Scratch kept between calls (GEMM packing buffers and accumulators): a
  * block of at least size bytes, from the idle workspaces when one is large
  * enough (not counted as an allocation), else newly allocated (with some

@@ -268,10 +268,13 @@ mxp_status mxp_gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
                          const mxp_gemm_safe_opts *safe, mxp_gemm_safe_report *report)
 {
     MXP_ABI_IN(opts, gemm_opts, "mxp_gemm_safe");
-    MXP_ABI_EMBEDDED_CONVERT(opts, "mxp_gemm_safe");
+    MXP_ABI_IN(safe, gemm_safe_opts, "mxp_gemm_safe");
+    MXP_ABI_OUT(report, gemm_safe_report, "mxp_gemm_safe");
+    mxp_gemm_safe_report r = { 0 };
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = gemm_safe(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc,
-                                    opts, safe, report);
+                                    opts, safe, &r);
     mxp_fpenv_leave(env);
+    mxp_abi_out(report, &r, report_abi_n_, &mxp_abi_gemm_safe_report);
     return st;
 }

@@ -350,7 +350,6 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
                     mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
 {
     MXP_ABI_IN(opts, gemm_opts, "mxp_gemm");
-    MXP_ABI_EMBEDDED_CONVERT(opts, "mxp_gemm");
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = gemm(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc, opts);
     mxp_fpenv_leave(env);
@@ -360,7 +359,6 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
 const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts)
 {
     MXP_ABI_IN_RET(opts, gemm_opts, "mxp_gemm_kernel_name", "invalid");
-    MXP_ABI_EMBEDDED_CONVERT_RET(opts, "mxp_gemm_kernel_name", "invalid");
     if (mxp_gemm_int8_input(a_type) || mxp_gemm_int8_input(b_type))
         return mxp_gemm_int8_kernel_name(a_type, b_type, opts);
     if (!is_float(a_type) || !is_float(b_type))

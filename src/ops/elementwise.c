@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "array/array-internal.h"
+#include "core/abi.h"
 #include "core/fpenv.h"
 #include "core/error.h"
 #include "ops/ops-internal.h"
@@ -195,6 +196,7 @@ static mxp_status binary(mxp_array **made, mxp_array *given, mxp_binary_op op, c
 mxp_status mxp_binary(mxp_array **out, mxp_binary_op op, const mxp_array *a, const mxp_array *b,
                       const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, ops_opts, "mxp_binary", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_binary: out is NULL");
     *out = NULL;
@@ -204,6 +206,7 @@ mxp_status mxp_binary(mxp_array **out, mxp_binary_op op, const mxp_array *a, con
 mxp_status mxp_binary_into(mxp_array *out, mxp_binary_op op, const mxp_array *a, const mxp_array *b,
                            const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN(opts, ops_opts, "mxp_binary_into");
     mxp_status st = mxp_require_array(out, "out");
     return st == MXP_OK ? binary(NULL, out, op, a, b, opts) : st;
 }
@@ -227,6 +230,7 @@ static mxp_status unary(mxp_array **made, mxp_array *given, mxp_unary_op op, con
 
 mxp_status mxp_unary(mxp_array **out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, ops_opts, "mxp_unary", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_unary: out is NULL");
     *out = NULL;
@@ -235,6 +239,7 @@ mxp_status mxp_unary(mxp_array **out, mxp_unary_op op, const mxp_array *a, const
 
 mxp_status mxp_unary_into(mxp_array *out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN(opts, ops_opts, "mxp_unary_into");
     mxp_status st = mxp_require_array(out, "out");
     return st == MXP_OK ? unary(NULL, out, op, a, opts) : st;
 }

@@ -311,8 +311,7 @@ static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a,
 
 mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
 {
-    MXP_ABI_IN(opts, gemm_opts, "mxp_matmul");
-    MXP_ABI_EMBEDDED_CONVERT(opts, "mxp_matmul");
+    MXP_ABI_IN_OUT(opts, gemm_opts, "mxp_matmul", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_matmul: out is NULL");
     *out = NULL;
@@ -325,7 +324,6 @@ mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, c
 mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
 {
     MXP_ABI_IN(opts, gemm_opts, "mxp_matmul_into");
-    MXP_ABI_EMBEDDED_CONVERT(opts, "mxp_matmul_into");
     mxp_status st = mxp_require_array(out, "mxp_matmul_into: out");
     if (st != MXP_OK)
         return st;
@@ -358,7 +356,6 @@ mxp_status mxp_gemm_strided_batched(size_t batch, mxp_trans ta, mxp_trans tb, si
                                     const mxp_gemm_opts *opts)
 {
     MXP_ABI_IN(opts, gemm_opts, "mxp_gemm_strided_batched");
-    MXP_ABI_EMBEDDED_CONVERT(opts, "mxp_gemm_strided_batched");
     /* Transposes, dtypes, leading dimensions and options, as mxp_gemm judges them. */
     mxp_status st = mxp_gemm(ta, tb, 0, n, k, alpha, NULL, a_type, lda, NULL, b_type, ldb, beta, NULL, c_type, ldc,
                              opts);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "convert/convert-config.h"
+#include "core/abi.h"
 #include "kernels/pairwise-sum.h"
 #include "ops/kernel-config.h"
 #include "array/array-internal.h"
@@ -527,6 +528,7 @@ static mxp_status reduce_in_env(mxp_array **out, mxp_reduce_op op, const mxp_arr
 mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
                       const mxp_reduce_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, reduce_opts, "mxp_reduce", out);
     const mxp_fpenv env = mxp_fpenv_enter();
     mxp_status st = reduce_in_env(out, op, a, naxes, axes, opts);
     mxp_fpenv_leave(env);

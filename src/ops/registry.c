@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "array/array-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "ops/ops-internal.h"
 
@@ -106,6 +107,7 @@ static bool lookup(const char *name, mxp_dtype dtype, entry *out)
 
 mxp_status mxp_call_unary_op(mxp_array **out, const char *name, const mxp_array *a, const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, ops_opts, "mxp_call_unary_op", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_call_unary_op: out is NULL");
     *out = NULL;

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "array/array-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "mxp/ops.h"
 
@@ -137,6 +138,7 @@ static mxp_status binary_scalar(const char *fn, mxp_array **out, mxp_binary_op o
 mxp_status mxp_binary_scalar(mxp_array **out, mxp_binary_op op, const mxp_array *a, double value,
                              const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, ops_opts, "mxp_binary_scalar", out);
     const scalar s = { false, 0, value };
     return binary_scalar("mxp_binary_scalar", out, op, a, &s, false, opts);
 }
@@ -144,6 +146,7 @@ mxp_status mxp_binary_scalar(mxp_array **out, mxp_binary_op op, const mxp_array 
 mxp_status mxp_binary_scalar_int(mxp_array **out, mxp_binary_op op, const mxp_array *a, int64_t value,
                                  const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, ops_opts, "mxp_binary_scalar_int", out);
     const scalar s = { true, value, 0 };
     return binary_scalar("mxp_binary_scalar_int", out, op, a, &s, false, opts);
 }
@@ -151,6 +154,7 @@ mxp_status mxp_binary_scalar_int(mxp_array **out, mxp_binary_op op, const mxp_ar
 mxp_status mxp_scalar_binary(mxp_array **out, mxp_binary_op op, double value, const mxp_array *a,
                              const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, ops_opts, "mxp_scalar_binary", out);
     const scalar s = { false, 0, value };
     return binary_scalar("mxp_scalar_binary", out, op, a, &s, true, opts);
 }
@@ -158,6 +162,7 @@ mxp_status mxp_scalar_binary(mxp_array **out, mxp_binary_op op, double value, co
 mxp_status mxp_scalar_int_binary(mxp_array **out, mxp_binary_op op, int64_t value, const mxp_array *a,
                                  const mxp_ops_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, ops_opts, "mxp_scalar_int_binary", out);
     const scalar s = { true, value, 0 };
     return binary_scalar("mxp_scalar_int_binary", out, op, a, &s, true, opts);
 }

@@ -350,7 +350,7 @@ static mxp_status quantize(mxp_array **out, const mxp_array *x, const mxp_qparam
 
 mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
-    MXP_ABI_IN(opts, convert_opts, "mxp_quantize");
+    MXP_ABI_IN_OUT(opts, convert_opts, "mxp_quantize", out);
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = quantize(out, x, qp, opts);
     mxp_fpenv_leave(env);
@@ -455,7 +455,7 @@ mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams
 mxp_status mxp_fake_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp,
                              const mxp_convert_opts *opts)
 {
-    MXP_ABI_IN(opts, convert_opts, "mxp_fake_quantize");
+    MXP_ABI_IN_OUT(opts, convert_opts, "mxp_fake_quantize", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_fake_quantize: out is NULL");
     *out = NULL;

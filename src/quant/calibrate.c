@@ -8,6 +8,7 @@
 #include "quant/quant-internal.h"
 #include "array/array-internal.h"
 #include "core/fpenv.h"
+#include "core/abi.h"
 #include "core/error.h"
 
 enum { DEFAULT_BINS = 2048, MSE_STEPS = 256, GRID_CHUNK = 256 };
@@ -54,6 +55,7 @@ static mxp_status observer_opts(mxp_calib_kind kind, const quant_type *qt, const
 mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtype qtype, bool symmetric, int axis,
                                const mxp_observer_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, observer_opts, "mxp_observer_create", out);
     const char *what = "mxp_observer_create";
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
@@ -447,6 +449,7 @@ mxp_status mxp_observer_qparams_from_histogram(mxp_qparams *out, mxp_calib_kind 
                                                bool symmetric, const mxp_observer_opts *opts, const double *counts,
                                                double hmax, double lo, double hi)
 {
+    MXP_ABI_IN(opts, observer_opts, "mxp_observer_qparams_from_histogram");
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = qparams_from_histogram(out, kind, qtype, symmetric, opts, counts, hmax, lo, hi);
     mxp_fpenv_leave(env);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "array/array-internal.h"
+#include "core/dtype-internal.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "mxp/gemm.h"
@@ -166,12 +167,6 @@ mxp_status mxp_qtensor_create(mxp_qtensor **out, const mxp_array *codes, const m
 
 /* ---- the products ---------------------------------------------------------- */
 
-static bool is_float(mxp_dtype dt)
-{
-    const mxp_dtype_traits *tr = mxp_dtype_get_traits(dt);
-    return tr && tr->kind == MXP_KIND_FLOAT;
-}
-
 static bool all_equal(const int32_t *v, int64_t n)
 {
     for (int64_t i = 1; i < n; i++)
@@ -280,7 +275,7 @@ static mxp_status qmatmul(mxp_array **out, const mxp_qtensor *a, const mxp_qtens
                            mxp_dtype_name(out_dtype));
         if (st != MXP_OK)
             return st;
-    } else if (out_dtype == MXP_S32 || is_float(out_dtype)) {
+    } else if (out_dtype == MXP_S32 || mxp_is_float_dtype(out_dtype)) {
         if (out_params)
             return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out_params is for int8/uint8 results only (%s given)",
                              what, mxp_dtype_name(out_dtype));
@@ -319,10 +314,10 @@ static mxp_status qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *
     *y = NULL;
     if (!x || !w)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", what, !x ? "x" : "the weight");
-    if (!is_float(x->dtype))
+    if (!mxp_is_float_dtype(x->dtype))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: x must have a float dtype, not %s", what,
                          mxp_dtype_name(x->dtype));
-    if (!is_float(out_dtype))
+    if (!mxp_is_float_dtype(out_dtype))
         return mxp_error(mxp_dtype_is_valid(out_dtype) ? MXP_ERR_UNSUPPORTED : MXP_ERR_INVALID_DTYPE,
                          "%s: out_dtype must be a float dtype (the layer dequantizes), not %s", what,
                          mxp_dtype_is_valid(out_dtype) ? mxp_dtype_name(out_dtype) : "an invalid dtype");
@@ -340,7 +335,7 @@ static mxp_status qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *
                          x->ndim < 1 ? 0LL : (long long)x->shape[x->ndim - 1], (long long)n, (long long)k,
                          (long long)k);
     if (bias) {
-        if (!is_float(bias->dtype))
+        if (!mxp_is_float_dtype(bias->dtype))
             return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: the bias must have a float dtype, not %s", what,
                              mxp_dtype_name(bias->dtype));
         if (bias->ndim != 1 || bias->shape[0] != n)

@@ -3,17 +3,41 @@
 #include "quant/quant-internal.h"
 #include "core/error.h"
 
-/* amax / sym_max is the symmetric scale: the largest code magnitude that
- * both signs reach (127 for int8, so -128 is only reached by saturation),
- * or the float8 type's largest finite value. */
-static const quant_type quant_types[] = {
-    { MXP_S8, MXP_S8, false, -128, 127, 127.0, 0, 128 },
-    { MXP_U8, MXP_U8, false, 0, 255, 127.0, 128, 128 },
-    { MXP_QINT4, MXP_S8, false, -8, 7, 7.0, 0, 8 },
-    { MXP_QUINT4, MXP_U8, false, 0, 15, 7.0, 8, 8 },
-    { MXP_E4M3, MXP_E4M3, true, 0, 0, 448.0, 0, 128 },
-    { MXP_E5M2, MXP_E5M2, true, 0, 0, 57344.0, 0, 128 },
-};
+/* The facts of a quantized type come from the dtype traits table (src/core/
+ * dtype.c): an integer type of b bits (8, or 4 for the quantization-only
+ * int4 / uint4, whose codes live in int8 / uint8 arrays) has the codes
+ * [-2^(b-1), 2^(b-1) - 1] or [0, 2^b - 1]; its symmetric scale is
+ * amax / (2^(b-1) - 1), the largest magnitude both signs reach (127 for
+ * int8: -128 is only reached by saturation), with the zero point 0 or
+ * 2^(b-1) (uint8: 128), and KL calibration aims at the 2^(b-1)
+ * non-negative levels.  A float8 type is scaled so that amax lands on its
+ * largest finite value (448, 57344), zero point 0. */
+static quant_type int_type(mxp_dtype qtype, mxp_dtype code, int bits)
+{
+    const bool is_signed = mxp_dtype_get_traits(code)->is_signed;
+    const int32_t half = (int32_t)1 << (bits - 1);
+    const quant_type t = { qtype, code, false, is_signed ? -half : 0, is_signed ? half - 1 : 2 * half - 1,
+                           (double)(half - 1), is_signed ? 0 : half, (int)half };
+    return t;
+}
+
+static bool quant_type_of(mxp_dtype qtype, quant_type *t)
+{
+    if (qtype == MXP_QINT4 || qtype == MXP_QUINT4) {
+        *t = int_type(qtype, qtype == MXP_QINT4 ? MXP_S8 : MXP_U8, 4);
+        return true;
+    }
+    if (qtype != MXP_S8 && qtype != MXP_U8 && qtype != MXP_E4M3 && qtype != MXP_E5M2)
+        return false;
+    const mxp_dtype_traits *tr = mxp_dtype_get_traits(qtype);
+    if (tr->kind != MXP_KIND_FLOAT) {
+        *t = int_type(qtype, qtype, tr->bits);
+        return true;
+    }
+    const quant_type f = { qtype, qtype, true, 0, 0, tr->max, 0, 128 };
+    *t = f;
+    return true;
+}
 
 const char *mxp_qtype_name(mxp_dtype qtype)
 {
@@ -26,11 +50,8 @@ const char *mxp_qtype_name(mxp_dtype qtype)
 
 mxp_status mxp_quant_type_info(mxp_dtype qtype, const char *what, quant_type *t)
 {
-    for (size_t i = 0; i < sizeof quant_types / sizeof quant_types[0]; i++)
-        if (quant_types[i].qtype == qtype) {
-            *t = quant_types[i];
-            return MXP_OK;
-        }
+    if (quant_type_of(qtype, t))
+        return MXP_OK;
     if (!mxp_dtype_is_valid(qtype))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %d is neither an mxp_dtype nor MXP_QINT4 / MXP_QUINT4", what,
                          (int)qtype);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "train/train-internal.h"
+#include "core/dtype-internal.h"
 #include "core/error.h"
 
 struct mxp_autocast {
@@ -98,8 +99,7 @@ mxp_status mxp_autocast_set(mxp_autocast *ac, mxp_autocast_op op, mxp_dtype dtyp
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_autocast_set: policy is NULL");
     if (!valid_op(op))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_autocast_set: %d is not an mxp_autocast_op", (int)op);
-    const mxp_dtype_traits *t = mxp_dtype_get_traits(dtype);
-    if (!t || t->kind != MXP_KIND_FLOAT)
+    if (!mxp_is_float_dtype(dtype))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_autocast_set: %s ops cannot compute in %s (a float dtype is "
                          "needed)", op_names[op], mxp_dtype_name(dtype));
     ac->dtype[op] = dtype;

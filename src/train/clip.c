@@ -4,6 +4,7 @@
 
 #include "train/train-internal.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
 /* g *= coef in place, chunk by chunk through float64, rounded once. */
 static void scale_in_place(mxp_array *g, double coef)
@@ -34,8 +35,7 @@ mxp_status mxp_clip_grad_norm(mxp_array *const *grads, size_t n, double max_norm
         if (st != MXP_OK)
             return st;
     }
-    fenv_t env;
-    mxp_train_fenv_enter(&env);
+    const mxp_fpenv env = mxp_fpenv_enter();
     double sum = 0.0;
     for (size_t i = 0; i < n; i++)
         sum += mxp_train_sum_squares(grads[i]);
@@ -47,6 +47,6 @@ mxp_status mxp_clip_grad_norm(mxp_array *const *grads, size_t n, double max_norm
         for (size_t i = 0; i < n; i++)
             scale_in_place(grads[i], coef);
     }
-    mxp_train_fenv_leave(&env);
+    mxp_fpenv_leave(env);
     return MXP_OK;
 }

@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "train/train-internal.h"
+#include "core/dtype-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
 /* floor(log2 |x|) of the nonzero finite values seen, clamped to [-160, 160]:
  * enough to tell what flushes in every float dtype narrower than float64. */
@@ -50,8 +53,7 @@ static mxp_status check_opts(mxp_monitor_opts *o)
         o->vanishing_norm = 1e-7;
     if (o->headroom == 0.0)
         o->headroom = 2.0;
-    const mxp_dtype_traits *t = mxp_dtype_get_traits(o->target);
-    if (!t || t->kind != MXP_KIND_FLOAT)
+    if (!mxp_is_float_dtype(o->target))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: target %s is not a float dtype", what,
                          mxp_dtype_name(o->target));
     if (!(o->overflow_share >= 0.0 && o->overflow_share <= 1.0) ||
@@ -88,6 +90,7 @@ static void set_thresholds(mxp_monitor *m)
 
 mxp_status mxp_monitor_create(mxp_monitor **out, const mxp_monitor_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, monitor_opts, "mxp_monitor_create", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_monitor_create: out is NULL");
     *out = NULL;
@@ -270,6 +273,7 @@ static mxp_status check_record(const mxp_monitor *m, const char *name, mxp_tenso
 mxp_status mxp_monitor_record(mxp_monitor *m, int64_t step, const char *name, mxp_tensor_role role,
                               const mxp_array *x, mxp_tensor_stats *stats)
 {
+    MXP_ABI_OUT(stats, tensor_stats, "mxp_monitor_record");
     mxp_status st = check_record(m, name, role, x);
     if (st != MXP_OK)
         return st;
@@ -279,12 +283,12 @@ mxp_status mxp_monitor_record(mxp_monitor *m, int64_t step, const char *name, mx
         return st;
     mxp_tensor_stats r;
     memset(&r, 0, sizeof r);
+    r.struct_size = sizeof r; /* the records of mxp_monitor_history say their layout */
     r.step = step;
     int64_t hist[EXP_BINS] = { 0 };
-    fenv_t env;
-    mxp_train_fenv_enter(&env);
+    const mxp_fpenv env = mxp_fpenv_enter();
     measure(m, c, &r, hist);
-    mxp_train_fenv_leave(&env);
+    mxp_fpenv_leave(env);
     mxp_array_free(c);
     mon_tensor *t = find(m, name);
     if (!t && (st = add_tensor(m, name, role, &t)) != MXP_OK)
@@ -305,8 +309,7 @@ mxp_status mxp_monitor_record(mxp_monitor *m, int64_t step, const char *name, mx
     t->max_abs = r.max_abs > t->max_abs ? r.max_abs : t->max_abs;
     t->prev_norm = r.norm;
     t->has_prev = true;
-    if (stats)
-        *stats = r;
+    mxp_abi_out(stats, &r, stats_abi_n_, &mxp_abi_tensor_stats);
     return MXP_OK;
 }
 
@@ -351,6 +354,22 @@ mxp_status mxp_monitor_history(const mxp_monitor *m, const char *name, const mxp
         return st;
     *records = t->rec;
     *count = t->nrec;
+    return MXP_OK;
+}
+
+mxp_status mxp_monitor_history_get(const mxp_monitor *m, const char *name, size_t i, mxp_tensor_stats *out)
+{
+    MXP_ABI_OUT(out, tensor_stats, "mxp_monitor_history_get");
+    const mon_tensor *t = NULL;
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_monitor_history_get: out is NULL");
+    mxp_status st = lookup(m, name, "mxp_monitor_history_get", &t);
+    if (st != MXP_OK)
+        return st;
+    if (i >= t->nrec)
+        return mxp_error(MXP_ERR_INDEX, "mxp_monitor_history_get: record %zu of '%s', which has %zu", i, name,
+                         t->nrec);
+    mxp_abi_out(out, &t->rec[i], out_abi_n_, &mxp_abi_tensor_stats);
     return MXP_OK;
 }
 

@@ -6,7 +6,10 @@
 #include <string.h>
 
 #include "train/train-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
+#include "core/fpenv.h"
+#include "core/rng.h"
 
 typedef struct opt_param {
     mxp_array *param;     /* a reference to the caller's compute copy */
@@ -78,6 +81,7 @@ static mxp_status check_opts(mxp_optimizer_kind kind, mxp_optimizer_opts *o)
 
 mxp_status mxp_optimizer_create(mxp_optimizer **out, mxp_optimizer_kind kind, const mxp_optimizer_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, optimizer_opts, "mxp_optimizer_create", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_optimizer_create: out is NULL");
     *out = NULL;
@@ -124,7 +128,8 @@ static mxp_convert_opts write_opts(const mxp_optimizer *opt, size_t index, int64
 {
     mxp_convert_opts c = { .rounding = opt->o.rounding, .overflow = MXP_OVERFLOW_SATURATE,
                            .index_offset = (uint64_t)off };
-    c.seed = mxp_train_mix(opt->o.seed ^ mxp_train_mix(((uint64_t)step << 20) ^ (uint64_t)index));
+    /* one stream per (step, parameter) */
+    c.seed = mxp_splitmix64(opt->o.seed ^ mxp_splitmix64(((uint64_t)step << 20) ^ (uint64_t)index));
     return c;
 }
 
@@ -329,8 +334,7 @@ mxp_status mxp_optimizer_step_scaled(mxp_optimizer *opt, double grad_scale)
     if (!(isfinite(grad_scale) && grad_scale > 0.0))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_optimizer_step_scaled: grad_scale %g must be finite and > 0",
                          grad_scale);
-    fenv_t env;
-    mxp_train_fenv_enter(&env);
+    const mxp_fpenv env = mxp_fpenv_enter();
     double mult = grad_scale;
     opt->last_norm = NAN;
     if (opt->o.max_grad_norm > 0.0) {
@@ -346,7 +350,7 @@ mxp_status mxp_optimizer_step_scaled(mxp_optimizer *opt, double grad_scale)
     mxp_status st = MXP_OK;
     for (size_t i = 0; i < opt->count && st == MXP_OK; i++)
         st = step_param(opt, i, (float)mult);
-    mxp_train_fenv_leave(&env);
+    mxp_fpenv_leave(env);
     if (st == MXP_OK)
         opt->steps++;
     return st;

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "train/train-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 
 struct mxp_loss_scaler {
     mxp_loss_scaler_opts o;
@@ -60,6 +62,7 @@ static mxp_status check_opts(mxp_loss_scaler_opts *o)
 
 mxp_status mxp_loss_scaler_create(mxp_loss_scaler **out, const mxp_loss_scaler_opts *opts)
 {
+    MXP_ABI_IN_OUT(opts, loss_scaler_opts, "mxp_loss_scaler_create", out);
     if (!out)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_loss_scaler_create: out is NULL");
     *out = NULL;
@@ -138,8 +141,7 @@ mxp_status mxp_loss_scaler_unscale(mxp_loss_scaler *s, mxp_array *grad)
     const int64_t n = mxp_array_size(grad);
     const size_t size = mxp_array_itemsize(grad);
     char *data = mxp_array_data(grad);
-    fenv_t env;
-    mxp_train_fenv_enter(&env);
+    const mxp_fpenv env = mxp_fpenv_enter();
     const float inv = inv_scale(s);
     int64_t bad = 0;
     if (dt == MXP_F32) {
@@ -156,7 +158,7 @@ mxp_status mxp_loss_scaler_unscale(mxp_loss_scaler *s, mxp_array *grad)
             (void)mxp_convert(p, dt, buf, MXP_F32, m, NULL);
         }
     }
-    mxp_train_fenv_leave(&env);
+    mxp_fpenv_leave(env);
     s->nonfinite += bad;
     s->unscaled = true;
     return MXP_OK;
@@ -192,10 +194,9 @@ mxp_status mxp_loss_scaler_step(mxp_loss_scaler *s, mxp_optimizer *opt, bool *st
     }
     if (s->nonfinite > 0)
         return MXP_OK; /* skipped: update() backs off */
-    fenv_t env;
-    mxp_train_fenv_enter(&env);
+    const mxp_fpenv env = mxp_fpenv_enter();
     const double inv = (double)inv_scale(s);
-    mxp_train_fenv_leave(&env);
+    mxp_fpenv_leave(env);
     mxp_status st = s->unscaled ? mxp_optimizer_step(opt) : mxp_optimizer_step_scaled(opt, inv);
     if (st == MXP_OK && stepped)
         *stepped = true;
@@ -207,8 +208,7 @@ mxp_status mxp_loss_scaler_update(mxp_loss_scaler *s)
     if (!s)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_loss_scaler_update: scaler is NULL");
     const mxp_loss_scaler_opts *o = &s->o;
-    fenv_t env;
-    mxp_train_fenv_enter(&env);
+    const mxp_fpenv env = mxp_fpenv_enter();
     s->steps++;
     if (s->nonfinite > 0) {
         s->skipped++;
@@ -225,7 +225,7 @@ mxp_status mxp_loss_scaler_update(mxp_loss_scaler *s)
     } else if (!o->fixed) {
         s->tracker++;
     }
-    mxp_train_fenv_leave(&env);
+    mxp_fpenv_leave(env);
     s->nonfinite = 0;
     s->unscaled = false;
     return MXP_OK;

@@ -4,7 +4,6 @@
 #ifndef MXP_TRAIN_INTERNAL_H
 #define MXP_TRAIN_INTERNAL_H
 
-#include <fenv.h>
 
 #include "mxp/alloc.h"
 #include "mxp/train.h"
@@ -34,14 +33,5 @@ double mxp_train_sum_squares(const mxp_array *a);
 /* The loss scaler reads the gradients the optimizer steps with. */
 size_t mxp_optimizer_grad_count(const mxp_optimizer *opt);
 const mxp_array *mxp_optimizer_grad(const mxp_optimizer *opt, size_t i);
-
-/* The arithmetic of a call runs in the default floating-point environment
- * (round to nearest, no flush-to-zero / denormals-are-zero on x86) whatever
- * the caller's; leave() restores the caller's, flags included. */
-void mxp_train_fenv_enter(fenv_t *saved);
-void mxp_train_fenv_leave(const fenv_t *saved);
-
-/* splitmix64: seeds for stochastic rounding, one stream per (step, param). */
-uint64_t mxp_train_mix(uint64_t x);
 
 #endif

@@ -5,19 +5,14 @@
 #include <string.h>
 
 #include "train/train-internal.h"
+#include "core/dtype-internal.h"
 #include "core/error.h"
-
-static bool is_float(mxp_dtype dt)
-{
-    const mxp_dtype_traits *t = mxp_dtype_get_traits(dt);
-    return t && t->kind == MXP_KIND_FLOAT;
-}
 
 mxp_status mxp_train_check_float(const mxp_array *a, const char *what, bool writeable)
 {
     if (!a)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s is NULL", what);
-    if (!is_float(mxp_array_dtype(a)))
+    if (!mxp_is_float_dtype(mxp_array_dtype(a)))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s is %s, not a float dtype", what,
                          mxp_dtype_name(mxp_array_dtype(a)));
     if (!(mxp_array_flags(a) & MXP_ARRAY_C_CONTIGUOUS))
@@ -112,23 +107,4 @@ double mxp_train_sum_squares(const mxp_array *a)
             sum += buf[i] * buf[i];
     }
     return sum;
-}
-
-void mxp_train_fenv_enter(fenv_t *saved)
-{
-    (void)fegetenv(saved);
-    (void)fesetenv(FE_DFL_ENV); /* x86: MXCSR 0x1f80, FTZ and DAZ off */
-}
-
-void mxp_train_fenv_leave(const fenv_t *saved)
-{
-    (void)fesetenv(saved);
-}
-
-uint64_t mxp_train_mix(uint64_t x)
-{
-    uint64_t z = x + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }

@@ -76,7 +76,7 @@ static void check_roundtrip(const mxp_array *x)
     int nc = 0;
     for (int t = 1; t < MXP_DTYPE_COUNT; t++)
         cand[nc++] = (mxp_dtype)t;
-    mxp_roundtrip_row got[MXP_DTYPE_COUNT], want[MXP_DTYPE_COUNT];
+    mxp_roundtrip_row got[MXP_DTYPE_COUNT] = { 0 }, want[MXP_DTYPE_COUNT] = { 0 };
     assert_int_equal(mxp_roundtrip_analysis(x, cand, nc, got), MXP_OK);
     assert_int_equal(ref_roundtrip(x, cand, nc, want), MXP_OK);
     assert_same_rows(got, want, nc);
@@ -125,7 +125,7 @@ static void test_roundtrip_equals_the_reference_on_ordinary_data_ties_and_views(
 
 static void check_compare(const mxp_array *r, const mxp_array *t)
 {
-    mxp_compare_report got, want;
+    mxp_compare_report got = { 0 }, want = { 0 };
     assert_int_equal(mxp_compare(r, t, &got), MXP_OK);
     assert_int_equal(ref_compare(r, t, &want), MXP_OK);
     assert_same_report(&got, &want);
@@ -203,8 +203,8 @@ static void test_compare_histogram_bins_next_to_their_edges(void **state)
 static uint64_t analysis_peak(const mxp_array *x)
 {
     mxp_memory_stats before = { 0 }, after = { 0 };
-    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
-    mxp_compare_report rep;
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES] = { 0 };
+    mxp_compare_report rep = { 0 };
     mxp_memory_stats_get(&before);
     mxp_memory_stats_reset();
     assert_int_equal(mxp_roundtrip_analysis(x, mxp_advisor_candidates(), MXP_ADVISOR_CANDIDATES, rows), MXP_OK);
@@ -272,9 +272,9 @@ static mxp_array *workload_u8, *workload_f32;
 
 static mxp_status analysis_workload(void)
 {
-    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
-    mxp_compare_report rep;
-    mxp_advice adv;
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES] = { 0 };
+    mxp_compare_report rep = { 0 };
+    mxp_advice adv = { 0 };
     const mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 40 };
     mxp_status st = mxp_roundtrip_analysis(workload_u8, mxp_advisor_candidates(), MXP_ADVISOR_CANDIDATES, rows);
     if (st == MXP_OK)

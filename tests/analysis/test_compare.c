@@ -66,7 +66,7 @@ static void test_random_against_float64(void **state)
     assert_int_equal(mxp_array_astype(&td, test, MXP_F64, NULL), MXP_OK);
     const double *r = mxp_array_data(rd), *t = mxp_array_data(td);
 
-    mxp_compare_report rep;
+    mxp_compare_report rep = { 0 };
     assert_int_equal(mxp_compare(ref, test, &rep), MXP_OK);
 
     double rel[N], maxabs = 0, maxrel = 0, sumrel = 0, sq = 0, r2 = 0, t2 = 0, dot = 0, maxref = 0, maxulp = 0,
@@ -137,7 +137,7 @@ static void test_hand_computed(void **state)
     (void)state;
     const double r[] = { 1, 2, 3, 4 }, t[] = { 1, 2, 3, 5 };
     mxp_array *a = from_doubles(r, 4, MXP_F64), *b = from_doubles(t, 4, MXP_S32);
-    mxp_compare_report rep;
+    mxp_compare_report rep = { 0 };
     assert_int_equal(mxp_compare(a, b, &rep), MXP_OK);
     assert_int_equal(rep.count, 4);
     assert_true(rep.max_abs_error == 1.0);
@@ -182,7 +182,7 @@ static void test_ulp(void **state)
     (void)state;
     const double r[] = { 1.0, 1.0, 2048.0, 0x1p-20 }, t[] = { 1.0 + 0x1p-10, 1.0 - 0x1p-11, 2050.0, 0x1p-20 + 0x1p-24 };
     mxp_array *a = from_doubles(r, 4, MXP_F32), *b = from_doubles(t, 4, MXP_F16);
-    mxp_compare_report rep;
+    mxp_compare_report rep = { 0 };
     assert_int_equal(mxp_compare(a, b, &rep), MXP_OK);
     /* 1 ulp above 1; half an ulp (of 1's binade) below; 2048 + 1 ulp (2);
      * the subnormal range's ulp 2^-24. */
@@ -207,7 +207,7 @@ static void test_nan_inf_mismatches(void **state)
     const double r[] = { NAN, NAN, 1.0, INFINITY, INFINITY, 2.0, -INFINITY, 3.0 };
     const double t[] = { NAN, 1.0, NAN, INFINITY, -INFINITY, INFINITY, 5.0, 3.5 };
     mxp_array *a = from_doubles(r, 8, MXP_F64), *b = from_doubles(t, 8, MXP_F32);
-    mxp_compare_report rep;
+    mxp_compare_report rep = { 0 };
     assert_int_equal(mxp_compare(a, b, &rep), MXP_OK);
     assert_int_equal(rep.nan_mismatches, 2);
     assert_int_equal(rep.inf_mismatches, 3);
@@ -248,7 +248,7 @@ static void test_percentiles_and_histogram(void **state)
     t[0] = 1.0 + 1e-15; /* below the first edge: first bin */
     t[1] = 1e6;         /* above the last edge: last bin */
     mxp_array *a = from_doubles(r, N, MXP_F64), *b = from_doubles(t, N, MXP_F64);
-    mxp_compare_report rep;
+    mxp_compare_report rep = { 0 };
     assert_int_equal(mxp_compare(a, b, &rep), MXP_OK);
     double rel[N];
     for (int i = 0; i < N; i++)
@@ -286,7 +286,7 @@ static void test_compare_pieces(void **state)
     t[9] = NAN;
     t[11] = INFINITY;
     mxp_array *a = from_doubles(r, N, MXP_F64), *b = from_doubles(t, N, MXP_BF16);
-    mxp_compare_report whole, piece;
+    mxp_compare_report whole = { 0 }, piece = { 0 };
     mxp_compare_sums sums;
     double *rel = malloc(N * sizeof *rel);
     assert_int_equal(mxp_compare(a, b, &whole), MXP_OK);
@@ -302,7 +302,7 @@ static void test_compare_pieces(void **state)
     /* two pieces merged */
     mxp_array *a1 = from_doubles(r, H, MXP_F64), *b1 = from_doubles(t, H, MXP_BF16);
     mxp_array *a2 = from_doubles(r + H, N - H, MXP_F64), *b2 = from_doubles(t + H, N - H, MXP_BF16);
-    mxp_compare_report p1, p2;
+    mxp_compare_report p1 = { 0 }, p2 = { 0 };
     mxp_compare_sums s1, s2;
     assert_int_equal(mxp_compare_piece(a1, b1, &p1, &s1, NULL), MXP_OK);
     assert_int_equal(mxp_compare_piece(a2, b2, &p2, &s2, NULL), MXP_OK);
@@ -348,7 +348,7 @@ static void test_roundtrip(void **state)
     const double v[] = { 1.0, 1e5, 1e-9, 3e-6, NAN, -0.0, 0.1 };
     mxp_array *x = from_doubles(v, 7, MXP_F64);
     const mxp_dtype c[] = { MXP_F16, MXP_E4M3, MXP_F64, MXP_S8 };
-    mxp_roundtrip_row rows[4];
+    mxp_roundtrip_row rows[4] = { 0 };
     assert_int_equal(mxp_roundtrip_analysis(x, c, 4, rows), MXP_OK);
     /* float16: 1e5 -> inf, 1e-9 -> 0, 3e-6 subnormal. */
     assert_int_equal(rows[0].dtype, MXP_F16);
@@ -378,7 +378,7 @@ static void test_advisor(void **state)
     (void)state;
     int64_t n = 20000;
     mxp_array *x = NULL;
-    mxp_advice adv;
+    mxp_advice adv = { 0 };
     assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 1, &n, 0.0, 1.0, 3), MXP_OK);
     mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 60 };
     assert_int_equal(mxp_recommend_dtype(x, &req, &adv), MXP_OK);
@@ -435,7 +435,7 @@ static void test_bad_input(void **state)
     mxp_array *a = from_doubles(v, 3, MXP_F64), *b = from_doubles(v, 2, MXP_F64), *e = NULL;
     int64_t zero = 0;
     assert_int_equal(mxp_array_empty(&e, MXP_F32, 1, &zero), MXP_OK);
-    mxp_compare_report rep;
+    mxp_compare_report rep = { 0 };
     assert_int_equal(mxp_compare(NULL, a, &rep), MXP_ERR_INVALID_ARGUMENT);
     assert_int_equal(mxp_compare(a, NULL, &rep), MXP_ERR_INVALID_ARGUMENT);
     assert_int_equal(mxp_compare(a, a, NULL), MXP_ERR_INVALID_ARGUMENT);
@@ -443,7 +443,7 @@ static void test_bad_input(void **state)
     assert_int_equal(mxp_compare(e, e, &rep), MXP_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(mxp_last_error(), "empty"));
 
-    mxp_roundtrip_row rows[1];
+    mxp_roundtrip_row rows[1] = { 0 };
     const mxp_dtype bad = (mxp_dtype)99, good = MXP_F16;
     assert_int_equal(mxp_roundtrip_analysis(NULL, &good, 1, rows), MXP_ERR_INVALID_ARGUMENT);
     assert_int_equal(mxp_roundtrip_analysis(a, NULL, 1, rows), MXP_ERR_INVALID_ARGUMENT);
@@ -452,7 +452,7 @@ static void test_bad_input(void **state)
     assert_int_equal(mxp_roundtrip_analysis(a, &bad, 1, rows), MXP_ERR_INVALID_DTYPE);
     assert_int_equal(mxp_roundtrip_analysis(e, &good, 1, rows), MXP_ERR_INVALID_ARGUMENT);
 
-    mxp_advice adv;
+    mxp_advice adv = { 0 };
     mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 40 };
     assert_int_equal(mxp_recommend_dtype(NULL, &req, &adv), MXP_ERR_INVALID_ARGUMENT);
     assert_int_equal(mxp_recommend_dtype(a, NULL, &adv), MXP_ERR_INVALID_ARGUMENT);

@@ -19,6 +19,7 @@
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
 #include "core/cpu-internal.h"
+#include "kernels/cvt-kernels.h"
 #include "mxp.h"
 
 enum { CAP = 1 << 17 };
@@ -67,18 +68,23 @@ static size_t check_kernel_mode(const mxp_cvt_kernel *k, size_t n, mxp_rounding 
     for (size_t i = n * ds; i < n * ds + 64; i++)
         if (got[i] != 0xa5 && bad++ < 8)
             print_error("%s: wrote past the end (byte %zu)\n", what, i);
-    /* Odd lengths and offsets exercise the masked tails. */
-    for (size_t len = 0; len < 70 && len < n; len += 7) {
-        size_t off = (len * 13) % 17;
+    /* Odd lengths and unaligned starts of the source and the destination
+     * exercise the masked tails and the heads; nothing around the
+     * destination is written. */
+    static const size_t more[] = { 97, 255, 1021 };
+    for (size_t j = 0; j < 10 + sizeof more / sizeof more[0]; j++) {
+        const size_t len = j < 10 ? 7 * j : more[j - 10];
+        const size_t off = (len * 13) % 17, doff = (len * 5) % 11;
         if (off + len > n)
             continue;
+        unsigned char *out = got + doff * ds;
         p.index0 = index0 + off;
         mxp_convert_ref(want, k->dst, src + off * mxp_dtype_itemsize(k->src), k->src, len, &p);
-        memset(got, 0xa5, len * ds + 64);
-        k->fn(got, src + off * mxp_dtype_itemsize(k->src), len, &p);
-        bad += compare(want, got, len, ds, what, bits + off);
-        for (size_t i = len * ds; i < len * ds + 64; i++)
-            bad += got[i] != 0xa5;
+        memset(got, 0xa5, (doff + len) * ds + 64);
+        k->fn(out, src + off * mxp_dtype_itemsize(k->src), len, &p);
+        bad += compare(want, out, len, ds, what, bits + off);
+        for (size_t i = 0; i < (doff + len) * ds + 64; i++)
+            bad += (i < doff * ds || i >= (doff + len) * ds) && got[i] != 0xa5;
     }
     return bad;
 }
@@ -259,11 +265,11 @@ static void test_pairs_from_exact_sources_chain_two_kernels(void **state)
                                          : vbmi  ? "mxp_u8_lut_x8__avx512vbmi"
                                                  : "mxp_u8_lut_x8__avx512f";
                 /* 16-bit to 8-bit and 16-bit to 16-bit, deterministic
-                 * modes: one pass (src/kernels/h16-vcvt) */
+                 * modes: one pass (src/kernels/cvt-h16-avx512.h) */
                 const int one_pass = mxp_dtype_itemsize(srcs[a]) == 2 && ds <= 2 && mode != MXP_ROUND_STOCHASTIC;
                 /* stochastic rounding from 16-bit and 8-bit types to f16,
                  * float8, int8, and float16 -> bf16: one pass too
-                 * (src/kernels/sr-vcvt) */
+                 * (src/kernels/cvt-sr-avx512.h) */
                 const int one_pass_sr = ds <= 2 && (dsts[b] != MXP_BF16 || srcs[a] == MXP_F16) &&
                                         mode == MXP_ROUND_STOCHASTIC;
                 char one_pass_name[64];
@@ -363,6 +369,40 @@ static void test_table_pairs_through_mxp_convert(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* This file's own expansion of src/kernels/cvt-list.inc (built with the
+ * library's MXP_HAVE_X86_KERNELS): the table the tests above walk holds
+ * every line of the list, in order, and nothing else, so every listed
+ * kernel is checked against the reference. */
+static const mxp_cvt_kernel listed[] = {
+#define MXP_CVT_KERNEL(dst, src, isa, modes, fname) { dst, src, isa, modes, fname, #fname },
+#include "kernels/cvt-list.inc"
+#undef MXP_CVT_KERNEL
+    { MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, MXP_ISA_SCALAR, 0, NULL, NULL },
+};
+
+static void test_the_table_is_the_kernel_list(void **state)
+{
+    (void)state;
+    size_t count;
+    const mxp_cvt_kernel *ks = mxp_cvt_kernels(&count);
+    assert_int_equal(count, sizeof listed / sizeof listed[0] - 1);
+    for (size_t i = 0; i < count; i++) {
+        assert_string_equal(ks[i].name, listed[i].name);
+        assert_ptr_equal(ks[i].fn, listed[i].fn);
+        assert_int_equal(ks[i].dst, listed[i].dst);
+        assert_int_equal(ks[i].src, listed[i].src);
+        assert_int_equal(ks[i].isa, listed[i].isa);
+        assert_int_equal(ks[i].modes, listed[i].modes);
+        /* the name is the layout: mxp_<src>_<dst>_vcvt__... converts src to dst */
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "mxp_%s_%s_vcvt__", mxp_dtype_get_traits(ks[i].src)->short_name,
+                 mxp_dtype_get_traits(ks[i].dst)->short_name);
+        if (strncmp(ks[i].name, prefix, strlen(prefix)) != 0)
+            fail_msg("%s converts %s to %s", ks[i].name, mxp_dtype_name(ks[i].src), mxp_dtype_name(ks[i].dst));
+    }
+    print_message("%zu kernels listed\n", count);
+}
+
 static const mxp_cvt_kernel *kernel_named(const char *name)
 {
     size_t count;
@@ -429,6 +469,7 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_the_table_is_the_kernel_list),
         cmocka_unit_test(test_every_kernel_matches_reference_bit_for_bit),
         cmocka_unit_test(test_every_kernel_ignores_mxcsr_ftz_daz),
         cmocka_unit_test(test_mxp_convert_gives_same_bits_at_every_isa_level),

@@ -4,7 +4,8 @@
  * beyond it; a struct larger than this release's is accepted only with
  * zeros beyond; any other struct_size is MXP_ERR_INVALID_ARGUMENT with a
  * sentence.  Linked against the shared library (libmxp.so.1), as an old
- * program would be.
+ * program would be.  Every entry point, struct by struct: test_abi_entries.c;
+ * arrays of reports and the monitor's records: here.
  *
  * The earlier layouts are those of the history of include/mxp/ (git log -p
  * include/mxp/), each with the struct_size field in front:
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "abi_entries.h"
 #include "mxp.h"
 
 typedef struct old_convert_opts { /* before index_offset */
@@ -302,6 +304,131 @@ static void test_oversized_and_bad_sizes(void **state)
     assert_int_equal(ms.newer[1], 0);
 }
 
+/* ---- arrays of reports ------------------------------------------------------ */
+
+/* The bytes after struct_size, the embedded report's struct_size aside. */
+static void assert_same_row(const mxp_roundtrip_row *got, const mxp_roundtrip_row *want)
+{
+    mxp_roundtrip_row g = *got, w = *want;
+    g.struct_size = w.struct_size = 0;
+    g.report.struct_size = w.report.struct_size = 0;
+    assert_memory_equal(&g, &w, sizeof g);
+}
+
+static void test_report_arrays(void **state)
+{
+    (void)state;
+    float v[6] = { 1e-3f, 70000.0f, -2.5f, 0.1f, 3e-8f, -1.0f };
+    const int64_t shape[1] = { 6 };
+    mxp_array *x = NULL;
+    assert_int_equal(mxp_array_wrap(&x, v, MXP_F32, 1, shape, NULL, false, NULL, NULL), MXP_OK);
+    const mxp_dtype cand[3] = { MXP_BF16, MXP_F16, MXP_E4M3 };
+    mxp_roundtrip_row want[3] = { 0 };
+    assert_int_equal(mxp_roundtrip_analysis(x, cand, 3, want), MXP_OK);
+    assert_int_equal(want[1].dtype, MXP_F16);
+    assert_true(want[1].overflow == 1);
+
+    /* every row sizeof, the embedded reports' too */
+    mxp_roundtrip_row got[3];
+    for (int i = 0; i < 3; i++)
+        got[i] = (mxp_roundtrip_row){ .struct_size = sizeof got[i], .report.struct_size = sizeof got[i].report };
+    assert_int_equal(mxp_roundtrip_analysis(x, cand, 3, got), MXP_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_same_row(&got[i], &want[i]);
+        assert_int_equal(got[i].struct_size, sizeof got[i]);
+        assert_int_equal(got[i].report.struct_size, sizeof got[i].report);
+    }
+
+    /* a newer caller's larger rows: its sizeof is the stride; the bytes beyond
+     * each row are left as they are (zero) */
+    struct big { mxp_roundtrip_row r; uint64_t newer[3]; } big[3];
+    memset(big, 0, sizeof big);
+    for (int i = 0; i < 3; i++)
+        big[i].r.struct_size = sizeof big[i];
+    assert_int_equal(mxp_roundtrip_analysis(x, cand, 3, &big[0].r), MXP_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_same_row(&big[i].r, &want[i]);
+        assert_int_equal(big[i].r.struct_size, sizeof big[i]);
+        for (int k = 0; k < 3; k++)
+            assert_int_equal(big[i].newer[k], 0);
+    }
+
+    /* rows that disagree, or an embedded report of another size: refused,
+     * nothing written */
+    memset(got, 0, sizeof got);
+    got[0].struct_size = got[2].struct_size = sizeof got[0];
+    got[0].dtype = (mxp_dtype)99;
+    assert_int_equal(mxp_roundtrip_analysis(x, cand, 3, got), MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "mxp_roundtrip_analysis: rows[1].struct_size is 0"));
+    assert_int_equal(got[0].dtype, 99);
+    got[1].struct_size = sizeof got[1];
+    got[2].report.struct_size = sizeof got[2];
+    assert_int_equal(mxp_roundtrip_analysis(x, cand, 3, got), MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "rows[2]->report.struct_size"));
+    assert_int_equal(got[0].dtype, 99);
+
+    /* the advisor's rows and advice: the same rules */
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES] = { 0 }, rows_sized[MXP_ADVISOR_CANDIDATES];
+    mxp_advice adv = { 0 }, adv_sized = { .struct_size = sizeof adv_sized, .row.struct_size = sizeof adv_sized.row };
+    const mxp_requirement req = { MXP_REQUIRE_NO_OVERFLOW, 0 };
+    assert_int_equal(mxp_recommend_dtype_rows(x, &req, &adv, rows), MXP_OK);
+    for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++)
+        rows_sized[i] = (mxp_roundtrip_row){ .struct_size = sizeof rows_sized[i] };
+    assert_int_equal(mxp_recommend_dtype_rows(x, &req, &adv_sized, rows_sized), MXP_OK);
+    for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++)
+        assert_same_row(&rows_sized[i], &rows[i]);
+    assert_int_equal(adv_sized.dtype, adv.dtype);
+    assert_string_equal(adv_sized.reason, adv.reason);
+    assert_same_row(&adv_sized.row, &adv.row);
+    assert_int_equal(adv_sized.row.struct_size, sizeof adv_sized.row); /* as the caller set them */
+    assert_int_equal(adv.row.struct_size, 0);
+    rows_sized[4].struct_size = 0;
+    assert_int_equal(mxp_recommend_dtype_rows(x, &req, &adv_sized, rows_sized), MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "mxp_recommend_dtype_rows: rows_out[4].struct_size"));
+    mxp_array_free(x);
+}
+
+/* mxp_monitor_history hands out the library's own records, which say their
+ * layout; mxp_monitor_history_get copies one into the caller's. */
+static void test_tensor_stats_history(void **state)
+{
+    (void)state;
+    mxp_monitor *m = NULL;
+    assert_int_equal(mxp_monitor_create(&m, NULL), MXP_OK);
+    float v[4] = { 1e-9f, 70000.0f, -2.5f, 0.0f };
+    const int64_t shape[1] = { 4 };
+    mxp_array *x = NULL;
+    assert_int_equal(mxp_array_wrap(&x, v, MXP_F32, 1, shape, NULL, false, NULL, NULL), MXP_OK);
+    mxp_tensor_stats rec[3];
+    for (int i = 0; i < 3; i++) {
+        rec[i] = (mxp_tensor_stats){ .struct_size = i == 1 ? sizeof rec[i] : 0 };
+        v[2] = (float)i;
+        assert_int_equal(mxp_monitor_record(m, 10 + i, "g", MXP_ROLE_GRADIENT, x, &rec[i]), MXP_OK);
+        assert_int_equal(rec[i].struct_size, i == 1 ? sizeof rec[i] : 0);
+        assert_int_equal(rec[i].step, 10 + i);
+    }
+    const mxp_tensor_stats *h = NULL;
+    size_t n = 0;
+    assert_int_equal(mxp_monitor_history(m, "g", &h, &n), MXP_OK);
+    assert_int_equal(n, 3);
+    WITH_TAIL(mxp_tensor_stats) got;
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(h[i].struct_size, sizeof(mxp_tensor_stats));
+        assert_memory_equal((const char *)&h[i] + sizeof(size_t), (const char *)&rec[i] + sizeof(size_t),
+                            sizeof h[i] - sizeof(size_t));
+        memset(&got, GARBAGE, sizeof got);
+        got.s.struct_size = sizeof got.s;
+        assert_int_equal(mxp_monitor_history_get(m, "g", i, &got.s), MXP_OK);
+        assert_int_equal(got.s.struct_size, sizeof got.s);
+        assert_memory_equal((const char *)&got.s + sizeof(size_t), (const char *)&h[i] + sizeof(size_t),
+                            sizeof got.s - sizeof(size_t));
+        assert_tail_untouched(got.tail);
+    }
+    assert_int_equal(mxp_monitor_history_get(m, "g", 3, &got.s), MXP_ERR_INDEX);
+    mxp_array_free(x);
+    mxp_monitor_free(m);
+}
+
 /* Zero-initialized structs and designated initializers, as code written
  * against earlier headers has them, mean this release's layout. */
 static void test_zero_means_this_release(void **state)
@@ -326,7 +453,10 @@ int main(void)
         cmocka_unit_test(test_gemm_old_layouts),
         cmocka_unit_test(test_memory_stats_old_layouts),
         cmocka_unit_test(test_oversized_and_bad_sizes),
+        cmocka_unit_test(test_report_arrays),
+        cmocka_unit_test(test_tensor_stats_history),
         cmocka_unit_test(test_zero_means_this_release),
+        cmocka_unit_test_setup_teardown(test_abi_every_entry_point, abi_entries_setup, abi_entries_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

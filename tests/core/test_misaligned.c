@@ -255,11 +255,11 @@ static void arrays(unsigned char *in, unsigned char *out, int shift)
         must(mxp_histogram_abs(x, 8.0, 16, counts));
         memcpy(out + at, counts, sizeof counts);
         at += sizeof counts;
-        mxp_compare_report rep;
+        mxp_compare_report rep = { 0 };
         must(mxp_compare(x, x, &rep));
         memcpy(out + at, &rep.mse, sizeof rep.mse);
         at += sizeof rep.mse;
-        mxp_roundtrip_row rows[2];
+        mxp_roundtrip_row rows[2] = { 0 };
         const mxp_dtype cand[2] = { MXP_E4M3, MXP_BF16 };
         must(mxp_roundtrip_analysis(x, cand, 2, rows));
         memcpy(out + at, &rows[0].report.max_rel_error, 8);

@@ -44,7 +44,7 @@ static void test_refuse_says_why_and_leaves_c(void **state)
     uint16_t c[M * N], keep[M * N];
     fill_c(c, M * N, 3.0f);
     memcpy(keep, c, sizeof c);
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     assert_int_equal(safe16(c, 0.0, MXP_OVERFLOW_STRATEGY_REFUSE, &r), MXP_ERR_SIZE_OVERFLOW);
     assert_memory_equal(c, keep, sizeof c);
     assert_true(r.at_risk);
@@ -63,7 +63,7 @@ static void test_clip_saturates_to_float16_max(void **state)
     fill_200();
     uint16_t c[M * N];
     fill_c(c, M * N, 0.0f);
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     assert_int_equal(safe16(c, 0.0, MXP_OVERFLOW_STRATEGY_CLIP, &r), MXP_OK);
     assert_true(r.at_risk);
     assert_int_equal(r.applied, MXP_OVERFLOW_STRATEGY_CLIP);
@@ -101,7 +101,7 @@ static void test_scale_by_a_power_of_two(void **state)
     assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a16, MXP_F16, K, b16, MXP_F16, N, beta, ref,
                               MXP_F32, N, NULL),
                      MXP_OK);
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     assert_int_equal(safe16(c, beta, MXP_OVERFLOW_STRATEGY_SCALE, &r), MXP_OK);
     assert_true(r.at_risk);
     assert_int_equal(r.applied, MXP_OVERFLOW_STRATEGY_SCALE);
@@ -135,7 +135,7 @@ static void test_promote_writes_the_wider_matrix(void **state)
                      MXP_OK);
     mxp_gemm_safe_opts so = { .strategy = MXP_OVERFLOW_STRATEGY_PROMOTE, .promote_to = p, .promote_dtype = MXP_F32,
                               .ldp = LDP };
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     assert_int_equal(mxp_gemm_safe(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a16, MXP_F16, K, b16, MXP_F16, N, 1.0, c,
                                    MXP_F16, N, NULL, &so, &r),
                      MXP_OK);
@@ -170,7 +170,7 @@ static void test_no_risk_is_mxp_gemm_bit_for_bit(void **state)
         float p[M * N] = { 0 };
         mxp_gemm_safe_opts so = { .strategy = (mxp_overflow_strategy)s, .promote_to = p, .promote_dtype = MXP_F32,
                                   .ldp = N };
-        mxp_gemm_safe_report r;
+        mxp_gemm_safe_report r = { 0 };
         assert_int_equal(mxp_gemm_safe(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 0.75, a16, MXP_F16, K, b16, MXP_F16, N,
                                        -0.5, c1, MXP_F16, N, NULL, &so, &r),
                          MXP_OK);
@@ -191,7 +191,7 @@ static void test_none_at_risk_computes_as_mxp_gemm(void **state)
     (void)state;
     fill_200();
     uint16_t c1[M * N], c2[M * N];
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     assert_int_equal(mxp_gemm_safe(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a16, MXP_F16, K, b16, MXP_F16, N, 0.0, c1,
                                    MXP_F16, N, NULL, NULL, &r),
                      MXP_OK);
@@ -210,7 +210,7 @@ static void test_bound_by_hand(void **state)
     const float a[6] = { 1, -3, 2, 0.5f, 0, -1 };       /* 2 x 3 */
     const float b[6] = { 4, -5, 1, 2, 0, 3 };           /* 3 x 2 */
     float c[4] = { 1, -7, 2, 6.5f };
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     assert_int_equal(mxp_gemm_safe(MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, -0.5, a, MXP_F32, 3, b, MXP_F32, 2, 2.0, c,
                                    MXP_F32, 2, NULL, NULL, &r),
                      MXP_OK);
@@ -250,7 +250,7 @@ static void test_bfloat16_is_never_at_risk_here(void **state)
     for (int i = 0; i < K * N; i++)
         b[i] = mxp_f32_to_bf16(200.0f);
     mxp_gemm_safe_opts so = { .strategy = MXP_OVERFLOW_STRATEGY_REFUSE };
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     assert_int_equal(mxp_gemm_safe(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_BF16, K, b, MXP_BF16, N, 0.0, c1,
                                    MXP_BF16, N, NULL, &so, &r),
                      MXP_OK);
@@ -288,7 +288,7 @@ static void test_scan_respects_transposes_and_padding(void **state)
     for (int i = 0; i < m * LDC; i++)
         c[i] = i % LDC < n ? -3.0f : inf;
     mxp_gemm_safe_opts so = { .strategy = MXP_OVERFLOW_STRATEGY_REFUSE };
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     uint16_t c16[m * LDC];
     for (int i = 0; i < m * LDC; i++)
         c16[i] = mxp_f32_to_f16(c[i]);
@@ -310,7 +310,7 @@ static void test_bad_input(void **state)
     uint16_t c[M * N], keep[M * N];
     fill_c(c, M * N, 1.0f);
     memcpy(keep, c, sizeof c);
-    mxp_gemm_safe_report r;
+    mxp_gemm_safe_report r = { 0 };
     assert_int_equal(safe16(c, 0.0, (mxp_overflow_strategy)9, &r), MXP_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(mxp_last_error(), "strategy"));
     /* PROMOTE needs a float32/float64 promote_to. */

@@ -89,17 +89,19 @@ class ConvertOpts(ctypes.Structure):
 
 
 class OpsOpts(ctypes.Structure):
-    _fields_ = [("out_dtype", c_int), ("convert", ConvertOpts)]
+    _fields_ = [("struct_size", ctypes.c_size_t), ("out_dtype", c_int), ("convert", ConvertOpts)]
 
 
 class ReduceOpts(ctypes.Structure):
-    _fields_ = [("acc_dtype", c_int), ("algorithm", c_int), ("out_dtype", c_int), ("keepdims", c_bool),
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("acc_dtype", c_int), ("algorithm", c_int), ("out_dtype", c_int), ("keepdims", c_bool),
                 ("ddof", c_int64), ("convert", ConvertOpts)]
 
 
 class PrintOpts(ctypes.Structure):
     """mxp_print_opts (array.h)."""
-    _fields_ = [("precision", c_int), ("edgeitems", c_int), ("threshold", c_int64), ("linewidth", c_int),
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("precision", c_int), ("edgeitems", c_int), ("threshold", c_int64), ("linewidth", c_int),
                 ("repr", c_bool)]
 
 
@@ -110,7 +112,7 @@ COMPARE_BINS = 32  # MXP_COMPARE_BINS (analysis.h)
 
 class CompareReport(ctypes.Structure):
     """mxp_compare_report (analysis.h)."""
-    _fields_ = [(name, ctypes.c_double) for name in (
+    _fields_ = [("struct_size", ctypes.c_size_t)] + [(name, ctypes.c_double) for name in (
         "max_abs_error", "max_rel_error", "mean_rel_error",
         "p50_rel_error", "p90_rel_error", "p99_rel_error", "p999_rel_error",
         "mse", "rmse", "psnr_db", "snr_db", "cosine_similarity", "max_ulp", "mean_ulp")] + [
@@ -121,9 +123,10 @@ class CompareReport(ctypes.Structure):
 # Sizes from the C compiler on x86-64 / aarch64 Linux (sizeof in C).
 assert ctypes.sizeof(Slice) == 24
 assert ctypes.sizeof(ConvertOpts) == 40
-assert ctypes.sizeof(OpsOpts) == 48 and OpsOpts.convert.offset == 8
-assert ctypes.sizeof(ReduceOpts) == 64 and ReduceOpts.ddof.offset == 16 and ReduceOpts.convert.offset == 24
-assert ctypes.sizeof(CompareReport) == 664 and CompareReport.worst_index.offset == 112
+assert ctypes.sizeof(OpsOpts) == 56 and OpsOpts.convert.offset == 16
+assert ctypes.sizeof(ReduceOpts) == 72 and ReduceOpts.ddof.offset == 24 and ReduceOpts.convert.offset == 32
+assert ctypes.sizeof(PrintOpts) == 32
+assert ctypes.sizeof(CompareReport) == 672 and CompareReport.worst_index.offset == 120
 
 # ---- prototypes ---------------------------------------------------------
 
@@ -408,7 +411,7 @@ def broadcast_shapes(shape_a, shape_b):
 def _ops_opts(out_dtype, rounding):
     if out_dtype is None and rounding == ROUND_NEAREST_EVEN:
         return None
-    return ctypes.byref(OpsOpts(0 if out_dtype is None else dtype_code(out_dtype),
+    return ctypes.byref(OpsOpts(0, 0 if out_dtype is None else dtype_code(out_dtype),
                                 ConvertOpts(0, rounding, OVERFLOW_INF, 0, None, 0)))
 
 
@@ -434,7 +437,7 @@ def reduce(op, a, axis=None, keepdims=False, ddof=0, out_dtype=None, acc_dtype=N
     else:
         axis = (axis,) if isinstance(axis, int) else tuple(axis)
         naxes, axes = len(axis), _ints(axis)
-    o = ReduceOpts(0 if acc_dtype is None else dtype_code(acc_dtype), algorithm,
+    o = ReduceOpts(0, 0 if acc_dtype is None else dtype_code(acc_dtype), algorithm,
                    0 if out_dtype is None else dtype_code(out_dtype), keepdims, ddof,
                    ConvertOpts(0, ROUND_NEAREST_EVEN, OVERFLOW_INF, 0, None, 0))
     out = c_void_p()
@@ -447,7 +450,7 @@ def format_array(a, repr=False, precision=0, edgeitems=0, threshold=0, linewidth
     """mxp_array_format(a, opts) -> str (NumPy's str(a), or repr(a))."""
     out = ctypes.c_char_p()
     n = c_size_t()
-    o = PrintOpts(precision, edgeitems, threshold, linewidth, repr)
+    o = PrintOpts(0, precision, edgeitems, threshold, linewidth, repr)
     check(lib.mxp_array_format(ctypes.byref(out), ctypes.byref(n), a.ptr, ctypes.byref(o)), "mxp_array_format")
     try:
         return ctypes.string_at(out, n.value).decode()

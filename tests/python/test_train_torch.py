@@ -40,13 +40,15 @@ ROLE_WEIGHT, ROLE_ACTIVATION, ROLE_GRADIENT = 0, 1, 2
 
 
 class OptimizerOpts(ctypes.Structure):
-    _fields_ = [("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("nesterov", c_bool),
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("nesterov", c_bool),
                 ("weight_decay", c_double), ("beta1", c_double), ("beta2", c_double), ("eps", c_double),
                 ("max_grad_norm", c_double), ("master", c_int), ("rounding", c_int), ("seed", c_uint64)]
 
 
 class ScalerOpts(ctypes.Structure):
-    _fields_ = [("init_scale", c_double), ("growth_factor", c_double), ("backoff_factor", c_double),
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("init_scale", c_double), ("growth_factor", c_double), ("backoff_factor", c_double),
                 ("growth_interval", c_int64), ("min_scale", c_double), ("max_scale", c_double), ("fixed", c_bool)]
 
 
@@ -55,13 +57,15 @@ class ScalerState(ctypes.Structure):
 
 
 class MonitorOpts(ctypes.Structure):
-    _fields_ = [("target", c_int), ("overflow_share", c_double), ("underflow_share", c_double),
+    _fields_ = [("struct_size", ctypes.c_size_t),
+                ("target", c_int), ("overflow_share", c_double), ("underflow_share", c_double),
                 ("exploding_norm", c_double), ("exploding_ratio", c_double), ("vanishing_norm", c_double),
                 ("headroom", c_double), ("max_history", c_int64)]
 
 
 class TensorStats(ctypes.Structure):
-    _fields_ = [(k, c_int64) for k in ("step", "count", "nan", "inf", "zeros", "overflow", "underflow",
+    _fields_ = [("struct_size", ctypes.c_size_t)] + \
+               [(k, c_int64) for k in ("step", "count", "nan", "inf", "zeros", "overflow", "underflow",
                                        "subnormal")] + \
                [(k, c_double) for k in ("norm", "max_abs", "min_abs", "overflow_share", "underflow_share",
                                         "underflow_norm_share")] + [("flags", c_uint)]

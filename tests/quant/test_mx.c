@@ -14,17 +14,12 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "support/prng.h"
 
 static const mxp_mx_format all_formats[] = { MXP_MXFP8_E4M3, MXP_MXFP8_E5M2, MXP_MXFP4_E2M1, MXP_MXINT8 };
 
 static uint64_t rng_state = 0x243f6a8885a308d3ull;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rng(void) { return prng_next(&rng_state); }
 
 static unsigned fp4_code(const unsigned char *blk, size_t i)
 {

@@ -134,7 +134,7 @@ static void test_mlp_backward_bf16_near_f64(void **state)
     for (int l = 0; l < L; l++) {
         mxp_array *g = NULL;
         assert_int_equal(mxp_array_astype(&g, m16->layer[l].gw, MXP_F64, NULL), MXP_OK);
-        mxp_compare_report rep;
+        mxp_compare_report rep = { 0 };
         assert_int_equal(mxp_compare(m64->layer[l].gw, g, &rep), MXP_OK);
         assert_true(rep.cosine_similarity > 0.99);
         mxp_array_free(g);

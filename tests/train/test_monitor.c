@@ -42,7 +42,7 @@ static void test_monitor_counts_at_float16_boundaries(void **state)
     const int64_t n = sizeof v / sizeof v[0];
     mxp_array *a = f64_array(v, n);
     mxp_monitor *m = monitor(0); /* default target: float16 */
-    mxp_tensor_stats s;
+    mxp_tensor_stats s = { 0 };
     assert_int_equal(mxp_monitor_record(m, 7, "act", MXP_ROLE_ACTIVATION, a, &s), MXP_OK);
     assert_int_equal(s.step, 7);
     assert_int_equal(s.count, n);
@@ -73,7 +73,7 @@ static void test_monitor_counts_at_e4m3_boundaries(void **state)
     const double v[] = { 448, 464, 465, -500, 0x1p-10, 0x1p-10 * 1.01, 0.014, 0.0156250 };
     mxp_array *a = f64_array(v, 8);
     mxp_monitor *m = monitor(MXP_E4M3);
-    mxp_tensor_stats s;
+    mxp_tensor_stats s = { 0 };
     assert_int_equal(mxp_monitor_record(m, 0, "w", MXP_ROLE_WEIGHT, a, &s), MXP_OK);
     assert_int_equal(s.overflow, 2);
     assert_int_equal(s.underflow, 1);
@@ -103,7 +103,7 @@ static void test_monitor_counts_match_conversion(void **state)
     for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
         const mxp_dtype_traits *tr = mxp_dtype_get_traits(targets[t]);
         mxp_monitor *m = monitor(targets[t]);
-        mxp_tensor_stats s;
+        mxp_tensor_stats s = { 0 };
         assert_int_equal(mxp_monitor_record(m, 0, "g", MXP_ROLE_GRADIENT, a, &s), MXP_OK);
         int64_t over = 0, flush = 0, sub = 0;
         for (int i = 0; i < N; i++) {
@@ -135,7 +135,7 @@ static void test_monitor_reads_any_layout(void **state)
     assert_int_equal(mxp_array_transpose(&t, a, NULL), MXP_OK);
     assert_int_equal(mxp_array_ascontiguous(&c, t, 'C'), MXP_OK);
     mxp_monitor *m = monitor(0);
-    mxp_tensor_stats s1, s2;
+    mxp_tensor_stats s1 = { 0 }, s2 = { 0 };
     assert_int_equal(mxp_monitor_record(m, 0, "t", MXP_ROLE_WEIGHT, t, &s1), MXP_OK);
     assert_int_equal(mxp_monitor_record(m, 0, "c", MXP_ROLE_WEIGHT, c, &s2), MXP_OK);
     assert_true(s1.norm == s2.norm && s1.max_abs == s2.max_abs && s1.count == 210);
@@ -149,7 +149,7 @@ static mxp_tensor_stats record_value(mxp_monitor *m, int64_t step, const char *n
 {
     double values[4] = { v, -v, v, -v };
     mxp_array *a = f64_array(values, 4);
-    mxp_tensor_stats s;
+    mxp_tensor_stats s = { 0 };
     assert_int_equal(mxp_monitor_record(m, step, name, role, a, &s), MXP_OK);
     mxp_array_free(a);
     return s;

@@ -154,8 +154,8 @@ int cli_analyze(int argc, char **argv)
         return cli_usage_error("analyze", "missing FILE.npy");
 
     mxp_array *a = NULL;
-    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
-    mxp_advice adv;
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES] = { 0 };
+    mxp_advice adv = { 0 };
     cli_progress_begin("analyze");
     cli_progress_set("loading", -1);
     int rc = cli_load_npy("analyze", path, &a);

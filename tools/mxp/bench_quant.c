@@ -337,7 +337,7 @@ static mxp_status measure_linear(int reps, quant_times *t)
         if (r >= 0)
             tf[r] = cli_now() - t0;
     }
-    mxp_compare_report rep;
+    mxp_compare_report rep = { 0 };
     if (st == MXP_OK)
         st = mxp_compare(yf, yq, &rep);
     if (st == MXP_OK) {

@@ -22,7 +22,7 @@ static mxp_status int8_row(const mxp_array *x)
     mxp_qparams qp;
     memset(&qp, 0, sizeof qp);
     mxp_array *fq = NULL;
-    mxp_compare_report rep;
+    mxp_compare_report rep = { 0 };
     mxp_status st = mxp_calibrate_minmax(x, MXP_S8, true, -1, 0, &qp);
     if (st == MXP_OK)
         st = mxp_fake_quantize(&fq, x, &qp, NULL);
@@ -42,7 +42,7 @@ static mxp_status int8_row(const mxp_array *x)
 
 static mxp_status section(const mxp_array *x)
 {
-    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES];
+    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES] = { 0 };
     const mxp_dtype *cand = mxp_advisor_candidates();
     mxp_status st = mxp_roundtrip_analysis(x, cand, MXP_ADVISOR_CANDIDATES, rows);
     if (st != MXP_OK)
@@ -56,7 +56,7 @@ static mxp_status section(const mxp_array *x)
     if (st != MXP_OK)
         return st;
     mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 40 };
-    mxp_advice adv;
+    mxp_advice adv = { 0 };
     st = mxp_recommend_dtype(x, &req, &adv);
     if (st != MXP_OK)
         return st;

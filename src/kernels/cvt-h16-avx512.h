@@ -1,0 +1,183 @@
+/* bfloat16 and float16 -> e4m3, e5m2, s8, u8 and each other with AVX-512F,
+ * the deterministic modes, in one pass over 32 elements at a time: the loop
+ * of the src/kernels/{bf16,f16}-<dst>-vcvt/avx512f.c kernels.
+ *
+ * - into float8: "shift, then round" on the 16-bit patterns themselves
+ *   (cvt-h16-f8-avx512.h), no float32 at all;
+ * - into int8, uint8, bfloat16, float16: widened to float32 in registers,
+ *   rounded by the float32 kernels' cores (cvt-round-avx512.h, called
+ *   unchanged) or vcvtps2ph.
+ *
+ * Both 16-bit formats widen to float32 exactly, so this is one rounding
+ * from the exact value, the same bits as the two-kernel path it replaces
+ * (widen a block into float32, then narrow it; src/convert/convert.c),
+ * with no float32 block written and read back.  The widening is the
+ * widening kernels':
+ *
+ *   bf16  s eeeeeeee mmmmmmm           -> the top half of a float32 (NaNs
+ *                                         made quiet where it matters)
+ *   f16   s eeeee mmmmmmmmmm           -> vcvtph2ps (exact, DAZ-proof)
+ *
+ * Runs in the library's MXCSR (set here): vcvtps2dq and vcvtps2ph read
+ * float32 subnormals (from bfloat16) as zero under DAZ.  Stochastic
+ * rounding: cvt-sr-avx512.h.  Forward, each 64-byte source block
+ * read before its result is written: safe in place. */
+#ifndef MXP_KERNELS_CVT_H16_AVX512_H
+#define MXP_KERNELS_CVT_H16_AVX512_H
+
+#include "core/fpenv.h"
+#include "kernels/cvt-h16-f8-avx512.h"
+#include "kernels/cvt-round-avx512.h"
+
+typedef enum { H16_BF16, H16_F16 } mxp_h16_src;
+typedef enum { H16_TO_E4M3, H16_TO_E5M2, H16_TO_S8, H16_TO_U8, H16_TO_BF16, H16_TO_F16 } mxp_h16_dst;
+
+/* 16 source elements (16-bit) to float32 bits.  bfloat16 NaNs are made
+ * quiet only where the target keeps payload bits (bfloat16's own NaN
+ * handling does it for float16 results: vcvtps2ph quiets them the same
+ * way; int8 results map every NaN to 0). */
+MXP_INLINE __m512i mxp_h16_widen16_avx512(__m256i h, mxp_h16_src s, int quiet)
+{
+    if (s == H16_F16)
+        return _mm512_castps_si512(_mm512_cvtph_ps(h));
+    const __m512i r = _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16);
+    if (!quiet)
+        return r;
+    const __mmask16 nan = _mm512_cmpgt_epi32_mask(_mm512_and_si512(r, _mm512_set1_epi32(0x7fffffff)),
+                                                  _mm512_set1_epi32(0x7f800000));
+    return _mm512_mask_or_epi32(r, nan, r, _mm512_set1_epi32(0x00400000));
+}
+
+/* bfloat16 (widened: x) -> float16 by vcvtps2ph, in the library's MXCSR
+ * (no DAZ: float32 subnormals round as values).  bfloat16's 8 significand
+ * bits fit float16's 11, so only float16's subnormal range and overflow
+ * round; nearest away differs from nearest even only at ties there, where
+ * it takes the truncation plus one ulp: a tie is x minus its truncation
+ * (exact in float32) equal to half of float16's subnormal ulp, +-2^-25.
+ * Saturation: an infinite result (overflow or an infinite input) becomes
+ * max, +-inf - 1 ulp. */
+MXP_INLINE __m256i mxp_h16_to_f16_avx512(__m512i x, mxp_rounding mode, int saturate)
+{
+    const __m512 f = _mm512_castsi512_ps(x);
+    __m256i r;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_TOWARD_ZERO: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_DOWN: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: {
+        const __m256i z = _mm512_cvtps_ph(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m512 dropped = _mm512_sub_ps(f, _mm512_cvtph_ps(z));
+        const __mmask16 tie = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(dropped),
+                                                                       _mm512_set1_epi32(0x7fffffff)),
+                                                      _mm512_set1_epi32(0x33000000)); /* 2^-25 */
+        r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        r = _mm256_mask_add_epi16(r, tie, z, _mm256_set1_epi16(1));
+        break;
+    }
+    }
+    if (saturate) {
+        const __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)),
+                                                      _mm256_set1_epi16(0x7c00));
+        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1));
+    }
+    return r;
+}
+
+/* 32 elements: 16-bit results fill the vector, 8-bit ones its low half. */
+MXP_INLINE __m512i mxp_h16_convert32_avx512(__m512i h, mxp_h16_src s, mxp_h16_dst d, mxp_rounding mode, int saturate)
+{
+    const mxp_fmt16 sf = s == H16_F16 ? (mxp_fmt16){ 10, 15 } : (mxp_fmt16){ 7, 127 };
+    if (d == H16_TO_E4M3)
+        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, (mxp_narrow_fmt){ 8, 3, 7, 0 }, mode, saturate));
+    if (d == H16_TO_E5M2)
+        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, (mxp_narrow_fmt){ 8, 2, 15, 1 }, mode, saturate));
+    const int quiet = d == H16_TO_BF16;
+    const __m512i x0 = mxp_h16_widen16_avx512(_mm512_castsi512_si256(h), s, quiet);
+    const __m512i x1 = mxp_h16_widen16_avx512(_mm512_extracti64x4_epi64(h, 1), s, quiet);
+    __m256i lo, hi;
+    switch (d) {
+    case H16_TO_S8:
+    case H16_TO_U8:
+        lo = _mm256_castsi128_si256(mxp_f32_to_small_int_hw_avx512(x0, mode, d == H16_TO_U8));
+        hi = _mm256_castsi128_si256(mxp_f32_to_small_int_hw_avx512(x1, mode, d == H16_TO_U8));
+        return _mm512_castsi256_si512(_mm256_inserti128_si256(lo, _mm256_castsi256_si128(hi), 1));
+    case H16_TO_BF16:
+        lo = _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x0, mode, saturate, _mm512_setzero_si512()));
+        hi = _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x1, mode, saturate, _mm512_setzero_si512()));
+        break;
+    default:
+        lo = mxp_h16_to_f16_avx512(x0, mode, saturate);
+        hi = mxp_h16_to_f16_avx512(x1, mode, saturate);
+        break;
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+MXP_INLINE __mmask32 mxp_h16_low_bits32(size_t k) { return (__mmask32)(k >= 32 ? ~0u : ~(~0u << k)); }
+
+/* Elements [i, i + count), count <= 32, masked. */
+MXP_INLINE void mxp_h16_part_avx512(void *dst, const uint16_t *src, size_t count, mxp_h16_src s, mxp_h16_dst d,
+                                    mxp_rounding mode, int saturate)
+{
+    const __mmask32 mask = mxp_h16_low_bits32(count);
+    const __m512i r = mxp_h16_convert32_avx512(_mm512_maskz_loadu_epi16(mask, src), s, d, mode, saturate);
+    if (d == H16_TO_BF16 || d == H16_TO_F16)
+        _mm512_mask_storeu_epi16(dst, mask, r);
+    else
+        _mm256_mask_storeu_epi8(dst, mask, _mm512_castsi512_si256(r));
+}
+
+MXP_INLINE void mxp_h16_loop_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_h16_src s,
+                                    mxp_h16_dst d, mxp_rounding mode)
+{
+    const size_t out_size = d == H16_TO_BF16 || d == H16_TO_F16 ? 2 : 1, vec_bytes = 32 * out_size;
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const uint16_t *in = src;
+    unsigned char *out = dst;
+    size_t i = 0;
+    /* Large outputs bypass the cache (as memcpy does); the head is
+     * converted until dst is aligned. */
+    const int stream = n * (2 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    if (stream) {
+        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
+        head = head < n ? head : n;
+        if (head) {
+            mxp_h16_part_avx512(out, in, head, s, d, mode, saturate);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        const __m512i r = mxp_h16_convert32_avx512(_mm512_loadu_si512((const void *)(in + i)), s, d, mode, saturate);
+        void *o = out + i * out_size;
+        if (out_size == 2 && stream)
+            _mm512_stream_si512((__m512i *)o, r);
+        else if (out_size == 2)
+            _mm512_storeu_si512(o, r);
+        else if (stream)
+            _mm256_stream_si256((__m256i *)o, _mm512_castsi512_si256(r));
+        else
+            _mm256_storeu_si256((__m256i *)o, _mm512_castsi512_si256(r));
+    }
+    if (i < n)
+        mxp_h16_part_avx512(out + i * out_size, in + i, n - i, s, d, mode, saturate);
+    if (stream)
+        _mm_sfence();
+}
+
+/* One instantiation per mode, so that the mode is a constant. */
+MXP_INLINE void mxp_h16_by_mode_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_h16_src s,
+                                       mxp_h16_dst d)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: mxp_h16_loop_avx512(dst, src, n, p, s, d, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_AWAY: mxp_h16_loop_avx512(dst, src, n, p, s, d, MXP_ROUND_NEAREST_AWAY); break;
+    case MXP_ROUND_TOWARD_ZERO: mxp_h16_loop_avx512(dst, src, n, p, s, d, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: mxp_h16_loop_avx512(dst, src, n, p, s, d, MXP_ROUND_UP); break;
+    default: mxp_h16_loop_avx512(dst, src, n, p, s, d, MXP_ROUND_DOWN); break;
+    }
+    mxp_fpenv_leave(env);
+}
+
+#endif

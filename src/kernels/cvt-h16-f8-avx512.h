@@ -1,0 +1,115 @@
+/* float16 and bfloat16 patterns to float8 in 16-bit lanes, every
+ * deterministic mode (AVX-512BW).  Shared by the one-pass kernels from
+ * bf16 and f16 (cvt-h16-avx512.h) and by float32 and float64 -> e4m3
+ * through bfloat16 rounded to odd (src/kernels/f32-e4m3-vcvt,
+ * f64-e4m3-vcvt). */
+#ifndef MXP_KERNELS_CVT_H16_F8_AVX512_H
+#define MXP_KERNELS_CVT_H16_F8_AVX512_H
+
+#include "kernels/cvt-round-avx512.h"
+
+/* A 16-bit binary format, as the "add, then shift" below sees it. */
+typedef struct mxp_fmt16 {
+    int mbits, bias;
+} mxp_fmt16;
+
+/* 32 float16 or bfloat16 lanes to float8 bits (low byte of each lane) by
+ * "add, then shift" on the 16-bit patterns, as cvt-round-avx512.h does for
+ * float32 (mxp_f32_to_narrow_fast_avx512), in 16-bit lanes: the value's
+ * bits v (rebiased in the target's normal range, the significand below
+ * it) plus a mode-dependent c, shifted right by d, is the target pattern;
+ * carries ripple into the exponent, overflow is a clamp.
+ *
+ *   f16   s eeeee mmmmmmmmmm     d = 10 - M, + (emin - max(E, 1)) below
+ *   bf16  s eeeeeeee mmmmmmm     d =  7 - M, + (emin - max(E, 1)) below
+ *
+ * emin = the source's biased exponent of the target's smallest normal.
+ * Where d passes 15 (bfloat16 only) the significand has at most 8 bits,
+ * far below half an ulp: the nearest modes and truncation give 0 from
+ * shifts of 16 or more (vpsrlvw's 0), up and down clamp d at 15 to give
+ * the smallest subnormal for any nonzero v.  Infinities and NaNs by mask:
+ * e4m3 has only NaN (S.1111.111), e5m2 keeps the top payload bits, quiet. */
+MXP_INLINE __m256i mxp_h16_to_f8_avx512(__m512i h, mxp_fmt16 s, mxp_narrow_fmt t, mxp_rounding mode, int saturate)
+{
+    const int d0 = s.mbits - t.mbits;
+    const int emin = s.bias - t.bias + 1;
+    const unsigned eall = (1u << (7 - t.mbits)) - 1, mmask = (1u << t.mbits) - 1;
+    const unsigned max_enc = t.has_inf ? ((eall - 1) << t.mbits) | mmask : (eall << t.mbits) | (mmask - 1);
+    const unsigned inf_enc = eall << t.mbits;
+    const int inf_s = (s.mbits == 10 ? 0x1f : 0xff) << s.mbits;
+    const __m512i one = _mm512_set1_epi16(1);
+    const __m512i m = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
+    const __m512i sign = _mm512_srai_epi16(h, 15);
+    /* k = emin - max(E, 1) below the target's normal range, else 0:
+     * ((emin << Ms) + 2^Ms - 1 - m) >> Ms, saturated at 0, at most emin - 1;
+     * then v = m - ((emin - 1 - k) << Ms) and d = d0 + k. */
+    __m512i v = m, k = _mm512_setzero_si512();
+    if (emin > 1) {
+        const int top = (emin << s.mbits) + (1 << s.mbits) - 1;
+        k = _mm512_min_epu16(_mm512_srli_epi16(_mm512_subs_epu16(_mm512_set1_epi16((short)top), m), s.mbits),
+                             _mm512_set1_epi16((short)(emin - 1)));
+        v = _mm512_sub_epi16(_mm512_add_epi16(m, _mm512_slli_epi16(k, s.mbits)),
+                             _mm512_set1_epi16((short)((emin - 1) << s.mbits)));
+        /* Shifts of 16 or more give 0, which the nearest modes and
+         * truncation want there; up and down need d <= 15. */
+        if (emin - 1 > 15 - d0 && (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN))
+            k = _mm512_min_epu16(k, _mm512_set1_epi16((short)(15 - d0)));
+    }
+    const __m512i d = _mm512_add_epi16(k, _mm512_set1_epi16((short)d0));
+    __m512i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: { /* 2^(d-1) - 1 + the kept lsb */
+        const __m512i half = _mm512_sllv_epi16(_mm512_set1_epi16((short)(1 << (d0 - 1))), k);
+        c = _mm512_add_epi16(_mm512_add_epi16(half, _mm512_set1_epi16(-1)), _mm512_and_si512(_mm512_srlv_epi16(v, d), one));
+        break;
+    }
+    case MXP_ROUND_NEAREST_AWAY: c = _mm512_sllv_epi16(_mm512_set1_epi16((short)(1 << (d0 - 1))), k); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
+    case MXP_ROUND_UP:
+        c = _mm512_andnot_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(_mm512_set1_epi16((short)(1 << d0)), k), one));
+        break;
+    default:
+        c = _mm512_and_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(_mm512_set1_epi16((short)(1 << d0)), k), one));
+        break;
+    }
+    __m512i r = _mm512_srlv_epi16(_mm512_add_epi16(v, c), d);
+    __m512i limit = _mm512_set1_epi16((short)max_enc);
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm512_add_epi16(limit, _mm512_add_epi16(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm512_sub_epi16(limit, sign); break;
+        default: limit = _mm512_add_epi16(limit, one); break;
+        }
+    }
+    r = _mm512_min_epu16(r, limit);
+    const __mmask32 special = _mm512_cmpge_epu16_mask(m, _mm512_set1_epi16((short)inf_s));
+    if (special) {
+        const __mmask32 inf = _mm512_cmpeq_epi16_mask(m, _mm512_set1_epi16((short)inf_s));
+        const unsigned inf_out = saturate ? max_enc : t.has_inf ? inf_enc : inf_enc | mmask;
+        __m512i nan = _mm512_set1_epi16((short)(inf_enc | mmask)); /* e4m3 */
+        if (t.has_inf) /* quiet, the top payload bits kept */
+            nan = _mm512_ternarylogic_epi32(_mm512_srli_epi16(m, d0), _mm512_set1_epi16((short)mmask),
+                                            _mm512_set1_epi16((short)(inf_enc | 1u << (t.mbits - 1))), 0xea);
+        r = _mm512_mask_mov_epi16(r, special, nan);
+        r = _mm512_mask_mov_epi16(r, inf, _mm512_set1_epi16((short)inf_out));
+    }
+    r = _mm512_or_si512(r, _mm512_and_si512(sign, _mm512_set1_epi16(0x80)));
+    return _mm512_cvtepi16_epi8(r);
+}
+
+/* 32 float32 lanes (x0: low 16) to bfloat16 bits rounded to odd: the high
+ * halves, the last bit set where the low half was nonzero (a NaN whose
+ * payload is only there stays NaN).  No floating-point instruction. */
+MXP_INLINE __m512i mxp_f32_to_bf16_odd32_avx512(__m512i x0, __m512i x1)
+{
+    const __m512i sticky = _mm512_set1_epi32(0x10000), low = _mm512_set1_epi32(0xffff);
+    x0 = _mm512_mask_or_epi32(x0, _mm512_test_epi32_mask(x0, low), x0, sticky);
+    x1 = _mm512_mask_or_epi32(x1, _mm512_test_epi32_mask(x1, low), x1, sticky);
+    /* the high words: word 2i + 1 of x0 for lanes 0-15, of x1 for 16-31 */
+    const __m512i idx = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
+                                         31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_permutex2var_epi16(x0, idx, x1);
+}
+
+#endif

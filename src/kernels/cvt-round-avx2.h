@@ -1,0 +1,425 @@
+/* AVX2 rounding of float32 lanes to a narrower binary format or to a small
+ * integer, in integer arithmetic, every rounding mode: the AVX2 twins of
+ * cvt-round-avx512.h's mxp_f32_to_bf16_avx512, mxp_f32_to_narrow_fast_avx512
+ * and mxp_f32_to_small_int_avx512 (same method, same bits), 8 lanes at a
+ * time, and the stochastic stream of convert-kernel.h.  Shared by the AVX2
+ * conversion kernels (cvt-f32-avx2.h, cvt-sr-avx2.h, cvt-f64-avx2.h).  No
+ * floating-point arithmetic: MXCSR (FTZ/DAZ, rounding) cannot change a
+ * result.  AVX2's
+ * variable shifts (vpsrlvd, vpsllvd) give 0 for counts above 31, as
+ * AVX-512's do, which the methods rely on. */
+#ifndef MXP_KERNELS_CVT_ROUND_AVX2_H
+#define MXP_KERNELS_CVT_ROUND_AVX2_H
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "convert/convert-kernel.h"
+
+#ifndef MXP_INLINE
+#define MXP_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* Outputs of at least this many bytes moved are written with streaming
+ * (non-temporal) stores, as glibc's memcpy does for large copies. */
+#ifndef MXP_STREAM_BYTES
+#define MXP_STREAM_BYTES (4u << 20)
+#endif
+
+typedef struct mxp_narrow_fmt2 {
+    int bits;    /* 8 or 16 */
+    int mbits;   /* mantissa bits */
+    int bias;
+    int has_inf; /* 0: OCP E4M3 style, S.1111.111 is the only NaN */
+} mxp_narrow_fmt2;
+
+#define MXP_V8(c) _mm256_set1_epi32((int)(c))
+
+/* a < b as unsigned 32-bit lanes (all ones where true) */
+MXP_INLINE __m256i mxp_cmplt_epu32_avx2(__m256i a, __m256i b)
+{
+    const __m256i s = MXP_V8(0x80000000u);
+    return _mm256_cmpgt_epi32(_mm256_xor_si256(b, s), _mm256_xor_si256(a, s));
+}
+
+MXP_INLINE __m256i mxp_not_avx2(__m256i a)
+{
+    return _mm256_xor_si256(a, _mm256_set1_epi32(-1));
+}
+
+/* The stochastic-rounding stream, 8 lanes holding lo32(index) for
+ * consecutive indices: r (mxp_sr_mix), or ~r (what add-and-shift adds). */
+MXP_INLINE __m256i mxp_sr_mix_rounds_avx2(__m256i x, mxp_sr_key k)
+{
+    x = _mm256_add_epi32(x, MXP_V8(k.k1));
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+    x = _mm256_mullo_epi32(x, MXP_V8(0x7feb352du));
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+    x = _mm256_xor_si256(x, MXP_V8(k.k2));
+    return _mm256_mullo_epi32(x, MXP_V8(0x846ca68bu));
+}
+
+MXP_INLINE __m256i mxp_sr_mix_avx2(__m256i x, mxp_sr_key k)
+{
+    x = mxp_sr_mix_rounds_avx2(x, k);
+    return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+}
+
+MXP_INLINE __m256i mxp_sr_mix_not_avx2(__m256i x, mxp_sr_key k)
+{
+    x = mxp_sr_mix_rounds_avx2(x, k);
+    return mxp_not_avx2(_mm256_xor_si256(x, _mm256_srli_epi32(x, 16)));
+}
+
+/* Lanes of lo32(index + lane). */
+MXP_INLINE __m256i mxp_sr_index_avx2(uint64_t index)
+{
+    return _mm256_add_epi32(MXP_V8((uint32_t)index), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+/* bfloat16, every mode, "add, then shift by 16" on the bits (cvt-round-avx512.h
+ * mxp_f32_to_bf16_avx512): rnd is ~r for stochastic rounding.  Result in
+ * the low 16 bits of each lane. */
+MXP_INLINE __m256i mxp_f32_to_bf16_avx2(__m256i x, mxp_rounding mode, int saturate, __m256i nrnd)
+{
+    const __m256i sign = _mm256_srai_epi32(x, 31);
+    __m256i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        c = _mm256_add_epi32(MXP_V8(0x7fff), _mm256_and_si256(_mm256_srli_epi32(x, 16), MXP_V8(1)));
+        break;
+    case MXP_ROUND_NEAREST_AWAY: c = MXP_V8(0x8000); break;
+    case MXP_ROUND_TOWARD_ZERO: c = _mm256_setzero_si256(); break;
+    case MXP_ROUND_UP: c = _mm256_andnot_si256(sign, MXP_V8(0xffff)); break;
+    case MXP_ROUND_DOWN: c = _mm256_and_si256(sign, MXP_V8(0xffff)); break;
+    default: c = _mm256_srli_epi32(nrnd, 16); break;
+    }
+    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, c), 16);
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, MXP_V8(0x7fffffff)), MXP_V8(0x7f800000));
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(_mm256_srli_epi32(x, 16), MXP_V8(0x40)), nan);
+    if (saturate) { /* +-inf - 1 ulp = +-max */
+        const __m256i inf = _mm256_cmpeq_epi32(_mm256_and_si256(r, MXP_V8(0x7fff)), MXP_V8(0x7f80));
+        r = _mm256_add_epi32(r, inf);
+    }
+    return r;
+}
+
+/* Target bits (low 8/16 bits of each lane) of 8 float32 lanes, every mode
+ * (cvt-round-avx512.h mxp_f32_to_narrow_fast_avx512): v (the rebiased bits in
+ * the target's normal range, the significand below it) plus a
+ * mode-dependent c, shifted right by d; overflow a clamp; lanes dropping
+ * more than 31 bits by a fix-up; inf and NaN lanes set at the end.  rnd is
+ * r itself for stochastic rounding. */
+MXP_INLINE __m256i mxp_f32_to_narrow_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate,
+                                          __m256i rnd)
+{
+    const int d0 = 23 - f.mbits;
+    const int emin_biased = 127 + 1 - f.bias;
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
+    const unsigned mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const unsigned inf_enc = eall << f.mbits;
+    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+    const __m256i one = MXP_V8(1);
+
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256i e1 = _mm256_max_epi32(_mm256_srli_epi32(a, 23), one); /* max(E, 1) */
+    __m256i d = _mm256_add_epi32(_mm256_max_epi32(_mm256_sub_epi32(MXP_V8(emin_biased), e1), _mm256_setzero_si256()),
+                                 MXP_V8(d0));
+    const __m256i nonzero = mxp_not_avx2(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()));
+    const __m256i tiny = _mm256_and_si256(_mm256_cmpgt_epi32(d, MXP_V8(31)), nonzero);
+    const __m256i dfull = d;
+    d = _mm256_min_epi32(d, MXP_V8(31));
+    const __m256i ek = _mm256_min_epi32(e1, MXP_V8(emin_biased));
+    const __m256i v = _mm256_sub_epi32(a, _mm256_slli_epi32(_mm256_sub_epi32(ek, one), 23));
+    const __m256i sign = _mm256_srai_epi32(x, 31);
+    __m256i c;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: {
+        __m256i half = _mm256_sllv_epi32(one, _mm256_sub_epi32(d, one));
+        c = _mm256_add_epi32(_mm256_sub_epi32(half, one), _mm256_and_si256(_mm256_srlv_epi32(v, d), one));
+        break;
+    }
+    case MXP_ROUND_NEAREST_AWAY:
+        c = _mm256_sllv_epi32(one, _mm256_sub_epi32(d, one));
+        break;
+    case MXP_ROUND_TOWARD_ZERO:
+        c = _mm256_setzero_si256();
+        break;
+    case MXP_ROUND_UP:
+        c = _mm256_andnot_si256(sign, _mm256_sub_epi32(_mm256_sllv_epi32(one, d), one));
+        break;
+    case MXP_ROUND_DOWN:
+        c = _mm256_and_si256(sign, _mm256_sub_epi32(_mm256_sllv_epi32(one, d), one));
+        break;
+    default: /* up iff rnd < frac32  <=>  frac + (~rnd >> (32 - d)) carries */
+        c = _mm256_srlv_epi32(mxp_not_avx2(rnd), _mm256_sub_epi32(MXP_V8(32), d));
+        break;
+    }
+    __m256i r = _mm256_srlv_epi32(_mm256_add_epi32(v, c), d);
+    if (!_mm256_testz_si256(tiny, tiny)) {
+        /* 0 or the smallest subnormal: away from zero only when rounding
+         * up a positive, down a negative, or stochastically with
+         * probability frac32 = v >> (d - 32) (0 for d >= 64). */
+        __m256i up;
+        switch (mode) {
+        case MXP_ROUND_UP: up = mxp_not_avx2(sign); break;
+        case MXP_ROUND_DOWN: up = sign; break;
+        case MXP_ROUND_STOCHASTIC:
+            up = mxp_cmplt_epu32_avx2(rnd, _mm256_srlv_epi32(v, _mm256_sub_epi32(dfull, MXP_V8(32))));
+            break;
+        default: up = _mm256_setzero_si256(); break;
+        }
+        r = _mm256_blendv_epi8(r, _mm256_and_si256(up, one), tiny);
+    }
+    /* Overflow: the pattern after max is infinity (float8_e4m3fn: NaN). */
+    __m256i limit = MXP_V8(max_enc);
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm256_add_epi32(limit, _mm256_add_epi32(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm256_sub_epi32(limit, sign); break;
+        default: limit = _mm256_add_epi32(limit, one); break;
+        }
+    }
+    r = _mm256_min_epu32(r, limit);
+    const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
+    if (!_mm256_testz_si256(special, special)) {
+        const __m256i is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+        const unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
+        __m256i nan = MXP_V8(nan_enc);
+        if (f.has_inf) /* quiet NaN keeping the top payload bits */
+            nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), d0));
+        r = _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(inf_out), nan, is_nan), special);
+    }
+    return _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
+}
+
+/* The same in the deterministic modes by the float unit, cheaper than the
+ * variable shifts: q = x * 2^(M - max(e, emin)) (an add to the exponent
+ * field: exact, q in [2^M, 2^(M+1)) in the target's normal range, below
+ * 2^M under it) is rounded to an integer k by vroundps with
+ * the mode as its immediate (nearest away: truncated, plus one where the
+ * exact remainder is at least 1/2), and the pattern is
+ * ((max(e, emin) - emin) << M) + |k|: k = 2^(M+1) carries into the next
+ * binade.  Overflow is a clamp, inf and NaN lanes are set at the end.
+ * No operand is subnormal (below); callers enter the library's MXCSR
+ * anyway. */
+MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
+{
+    const int emin_biased = 127 + 1 - f.bias;
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
+    const unsigned mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const unsigned inf_enc = eall << f.mbits;
+    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+    const __m256i one = MXP_V8(1);
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256i es = _mm256_max_epi32(_mm256_srli_epi32(a, 23), MXP_V8(emin_biased));
+    /* q = x * 2^(M - (es - 127)) by an add to the exponent field: exact,
+     * the field becomes 127 + M (or less below the normal range); a float32
+     * subnormal x (es = emin) becomes 2^(M - emin - 126) * (1 + its bits),
+     * tiny and nonzero: the same result as x in every mode, and no
+     * subnormal operand for vroundps. */
+    const __m256i scale = _mm256_slli_epi32(_mm256_sub_epi32(MXP_V8(127 + f.mbits), es), 23);
+    __m256 k;
+    if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
+        /* zeros stay zero here (the nearest modes and toward zero take them as tiny) */
+        const __m256i nz = mxp_not_avx2(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()));
+        const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_and_si256(scale, nz)));
+        k = mode == MXP_ROUND_UP ? _mm256_round_ps(q, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+                                 : _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        k = _mm256_and_ps(k, _mm256_castsi256_ps(MXP_V8(0x7fffffff)));
+    } else {
+        const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(a, scale));
+        switch (mode) {
+        case MXP_ROUND_NEAREST_EVEN: k = _mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+        case MXP_ROUND_TOWARD_ZERO: k = _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+        default: {
+            const __m256 t = _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            const __m256 half = _mm256_cmp_ps(_mm256_sub_ps(q, t), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+            k = _mm256_add_ps(t, _mm256_and_ps(half, _mm256_set1_ps(1.0f)));
+            break;
+        }
+        }
+    }
+    const __m256i ki = _mm256_cvttps_epi32(k);
+    __m256i r = _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(es, MXP_V8(emin_biased)), f.mbits), ki);
+    const __m256i sign = _mm256_srai_epi32(x, 31);
+    __m256i limit = MXP_V8(max_enc);
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm256_add_epi32(limit, _mm256_add_epi32(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm256_sub_epi32(limit, sign); break;
+        default: limit = _mm256_add_epi32(limit, one); break;
+        }
+    }
+    r = _mm256_min_epu32(r, limit);
+    const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
+    if (!_mm256_testz_si256(special, special)) {
+        const __m256i is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+        const unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
+        __m256i nan = MXP_V8(nan_enc);
+        if (f.has_inf)
+            nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), 23 - f.mbits));
+        r = _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(inf_out), nan, is_nan), special);
+    }
+    return _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
+}
+
+/* Whether to add one to the kept magnitude `base` (all-ones lanes). */
+MXP_INLINE __m256i mxp_round_up_avx2(mxp_rounding mode, __m256i base, __m256i frac32, __m256i neg, __m256i far,
+                                     __m256i rnd)
+{
+    const __m256i half = MXP_V8(0x80000000u);
+    const __m256i zero = _mm256_setzero_si256();
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: {
+        __m256i gt = mxp_cmplt_epu32_avx2(half, frac32);
+        __m256i tie = _mm256_cmpeq_epi32(frac32, half);
+        __m256i odd = _mm256_cmpeq_epi32(_mm256_and_si256(base, MXP_V8(1)), MXP_V8(1));
+        return _mm256_or_si256(gt, _mm256_and_si256(tie, odd));
+    }
+    case MXP_ROUND_NEAREST_AWAY:
+        return mxp_not_avx2(mxp_cmplt_epu32_avx2(frac32, half));
+    case MXP_ROUND_TOWARD_ZERO:
+        return zero;
+    case MXP_ROUND_UP:
+        return _mm256_andnot_si256(neg, _mm256_or_si256(mxp_not_avx2(_mm256_cmpeq_epi32(frac32, zero)), far));
+    case MXP_ROUND_DOWN:
+        return _mm256_and_si256(neg, _mm256_or_si256(mxp_not_avx2(_mm256_cmpeq_epi32(frac32, zero)), far));
+    default:
+        return mxp_cmplt_epu32_avx2(rnd, frac32);
+    }
+}
+
+/* 8 float32 lanes to int32 lanes holding an integer in [lo, hi], rounded by
+ * the mode then saturated; NaN -> 0 (cvt-round-avx512.h
+ * mxp_f32_to_small_int_avx512).  rnd is r for stochastic rounding. */
+MXP_INLINE __m256i mxp_f32_to_small_int_avx2(__m256i x, int lo, int hi, mxp_rounding mode, __m256i rnd)
+{
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256i neg = _mm256_srai_epi32(x, 31);
+    const __m256i e = _mm256_srli_epi32(a, 23);
+    const __m256i m = _mm256_and_si256(a, MXP_V8(0x7fffff));
+    const __m256i sig = _mm256_or_si256(m, _mm256_andnot_si256(_mm256_cmpeq_epi32(e, _mm256_setzero_si256()),
+                                                               MXP_V8(0x800000)));
+    const __m256i d = _mm256_sub_epi32(MXP_V8(150), _mm256_max_epi32(e, MXP_V8(1)));
+    const __m256i big = _mm256_cmpgt_epi32(MXP_V8(9), d); /* d <= 8: |x| >= 2^15, saturates */
+    const __m256i c32 = MXP_V8(32);
+    const __m256i base = _mm256_srlv_epi32(sig, d);
+    const __m256i frac32 = _mm256_or_si256(_mm256_sllv_epi32(sig, _mm256_sub_epi32(c32, d)),
+                                           _mm256_srlv_epi32(sig, _mm256_sub_epi32(d, c32)));
+    const __m256i far = _mm256_andnot_si256(_mm256_cmpeq_epi32(sig, _mm256_setzero_si256()), _mm256_cmpgt_epi32(d, c32));
+    const __m256i up = mxp_round_up_avx2(mode, base, frac32, neg, far, rnd);
+    __m256i mag = _mm256_sub_epi32(base, up);
+    mag = _mm256_blendv_epi8(mag, MXP_V8(1 << 16), big);
+    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(lo)), MXP_V8(hi));
+    const __m256i nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+    return _mm256_andnot_si256(nan, v);
+}
+
+/* The same in the deterministic modes by the float unit: |x| above 256
+ * (inf too) is clamped to 256 first, which every mode keeps and the clamp
+ * to [lo, hi] then clips; float32 subnormals become 2^-126 + their bits
+ * (the same result in every mode, no microcode assist); vroundps with the
+ * mode (nearest away: truncated, plus one where the exact remainder is at
+ * least 1/2), then a truncating conversion, exact.  NaN -> 0. */
+MXP_INLINE __m256i mxp_f32_to_small_int_fp_avx2(__m256i x, int lo, int hi, mxp_rounding mode)
+{
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256i signbit = _mm256_and_si256(x, MXP_V8(0x80000000u));
+    const __m256i big = _mm256_cmpgt_epi32(a, MXP_V8(0x43800000)); /* 256.0f, inf, NaN */
+    const __m256i nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+    const __m256i sub = _mm256_cmpgt_epi32(MXP_V8(0x800000), a);
+    __m256i c = _mm256_blendv_epi8(x, _mm256_or_si256(signbit, MXP_V8(0x43800000)), big);
+    c = _mm256_or_si256(c, _mm256_andnot_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()),
+                                               _mm256_and_si256(sub, MXP_V8(0x800000))));
+    const __m256 f = _mm256_castsi256_ps(c);
+    __m256 k;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: k = _mm256_round_ps(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_TOWARD_ZERO: k = _mm256_round_ps(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: k = _mm256_round_ps(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_DOWN: k = _mm256_round_ps(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: {
+        const __m256 t = _mm256_round_ps(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m256 absmask = _mm256_castsi256_ps(MXP_V8(0x7fffffff));
+        const __m256 half = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(f, t), absmask), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+        const __m256 one = _mm256_or_ps(_mm256_set1_ps(1.0f), _mm256_castsi256_ps(signbit));
+        k = _mm256_add_ps(t, _mm256_and_ps(half, one));
+        break;
+    }
+    }
+    __m256i v = _mm256_cvttps_epi32(k);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(lo)), MXP_V8(hi));
+    return _mm256_andnot_si256(nan, v);
+}
+
+/* The same for the saturating packs (mxp_pack_s8_avx2, mxp_pack_u8_avx2):
+ * int32 lanes, |x| clamped to 256 first by vminps/vmaxps (NaN -> 0
+ * after), rounded by the conversion itself where it can (nearest even:
+ * vcvtps2dq where the caller runs in the library's MXCSR, mxcsr_is_rne;
+ * toward zero: vcvttps2dq), else by vroundps.  No subnormal fix-up: these instructions take no microcode
+ * assist for one and flushing is not in effect (the library's MXCSR). */
+MXP_INLINE __m256i mxp_f32_to_int_sat_avx2(__m256i x, mxp_rounding mode, int mxcsr_is_rne)
+{
+    const __m256 f = _mm256_castsi256_ps(x);
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, MXP_V8(0x7fffffff)), MXP_V8(0x7f800000));
+    const __m256 c = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(-256.0f)), _mm256_set1_ps(256.0f));
+    __m256i v;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        v = mxcsr_is_rne ? _mm256_cvtps_epi32(c)
+                         : _mm256_cvttps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        break;
+    case MXP_ROUND_TOWARD_ZERO: v = _mm256_cvttps_epi32(c); break;
+    case MXP_ROUND_UP: v = _mm256_cvttps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)); break;
+    case MXP_ROUND_DOWN: v = _mm256_cvttps_epi32(_mm256_round_ps(c, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)); break;
+    default: {
+        const __m256 t = _mm256_round_ps(c, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m256 signbit = _mm256_castsi256_ps(MXP_V8(0x80000000u));
+        const __m256 half = _mm256_cmp_ps(_mm256_andnot_ps(signbit, _mm256_sub_ps(c, t)), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+        const __m256 one = _mm256_or_ps(_mm256_set1_ps(1.0f), _mm256_and_ps(c, signbit));
+        v = _mm256_cvttps_epi32(_mm256_add_ps(t, _mm256_and_ps(half, one)));
+        break;
+    }
+    }
+    return _mm256_andnot_si256(nan, v);
+}
+
+MXP_INLINE __m256i mxp_pack_s8_avx2(__m256i r0, __m256i r1, __m256i r2, __m256i r3)
+{
+    __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(r0, r1), _mm256_packs_epi32(r2, r3));
+    return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+MXP_INLINE __m256i mxp_pack_u8_avx2(__m256i r0, __m256i r1, __m256i r2, __m256i r3)
+{
+    __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(r0, r1), _mm256_packs_epi32(r2, r3));
+    return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* Packing 32-bit lanes holding 16-bit (8-bit) values, in order. */
+MXP_INLINE __m256i mxp_pack16_avx2(__m256i r0, __m256i r1)
+{
+    return _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xd8);
+}
+
+MXP_INLINE __m256i mxp_pack8_avx2(__m256i r0, __m256i r1, __m256i r2, __m256i r3)
+{
+    __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(r0, r1), _mm256_packus_epi32(r2, r3));
+    return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+MXP_INLINE void mxp_store256_avx2(void *d, __m256i r, int stream)
+{
+    if (stream)
+        _mm256_stream_si256((__m256i *)d, r);
+    else
+        _mm256_storeu_si256((__m256i *)d, r);
+}
+
+#endif

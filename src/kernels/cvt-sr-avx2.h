@@ -1,0 +1,358 @@
+/* Stochastic rounding with AVX2 from float32 -> f16, e4m3, e5m2, s8, u8 and
+ * from float64 -> bf16, f16, e4m3, e5m2, s8: the add-and-shift method of
+ * cvt-sr-avx512.h (float32: below; float64 on 64-bit lanes), 8 elements
+ * a unit, 32 a step; the loops of the src/kernels/<src>-<dst>-vcvt/avx2.c
+ * kernels named _sr.  Same bits as the reference: the magnitude rounds up
+ * iff r < floor(frac * 2^32), frac the discarded part of one target ulp.
+ *
+ * With d = 52 - M bits dropped (d >= 32), adding (~r) << (d - 32) to the
+ * bits of |x| carries into the kept field exactly then (bits of frac below
+ * its top 32 cannot carry past them).  Below the target's normal range the
+ * same add applies to y/2 = (|x| + 2^emin) / 2 rounded toward zero, whose
+ * exponent is fixed: its kept field is the subnormal result and it keeps
+ * d >= 32 bits of frac, so the carry always decides.  int8: y = min(|x|,
+ * 256) + 256 toward zero keeps 44 bits of fraction.  The kernels run in the
+ * library's MXCSR with rounding toward zero (set here) for those two float
+ * operations; float64 subnormal inputs (far below every target's smallest
+ * subnormal: they never round up) are taken as zero first, so no operand is
+ * subnormal (a microcode assist on Intel).  Overflow, inf and NaN are fixed
+ * up in the lanes where a compare finds them.  Tails through a zero-padded
+ * buffer; forward, so in-place narrowing works. */
+#ifndef MXP_KERNELS_CVT_SR_AVX2_H
+#define MXP_KERNELS_CVT_SR_AVX2_H
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "core/fpenv.h"
+#include "kernels/cvt-round-avx2.h"
+
+typedef enum { SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } mxp_sr_target2;
+
+typedef struct mxp_sr_fmt2 {
+    int bits, mbits, bias, has_inf;
+    unsigned ovf_bits; /* float32 bits of the first magnitude that overflows */
+} mxp_sr_fmt2;
+
+static const mxp_sr_fmt2 mxp_sr_fmts2[] = {
+    [SR_BF16] = { 16, 7, 127, 1, 0x7f800000 }, /* 2^128 */
+    [SR_F16] = { 16, 10, 15, 1, 0x47800000 },  /* 65536 */
+    [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },    /* 480: 0x7f is NaN */
+    [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },   /* 65536 */
+};
+
+MXP_INLINE size_t mxp_sr_out_size_avx2(mxp_sr_target2 t)
+{
+    return t == SR_BF16 || t == SR_F16 ? 2 : 1;
+}
+
+/* 32 results, one per 32-bit lane of r[0..4), packed to the target's width
+ * and stored (streaming when asked). */
+MXP_INLINE void mxp_sr_store32_avx2(void *d, const __m256i r[4], mxp_sr_target2 t, int stream)
+{
+    if (mxp_sr_out_size_avx2(t) == 2) {
+        mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
+        mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
+    } else {
+        mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
+    }
+}
+
+/* The low (sel = 0) or high (sel = 1) dwords of two vectors of 4 qwords, in order. */
+MXP_INLINE __m256i mxp_sr_dwords_avx2(__m256i lo, __m256i hi, int sel)
+{
+    const __m256i p = sel ? _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7) : _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    return _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, p), _mm256_permutevar8x32_epi32(hi, p), 0xf0);
+}
+
+/* ~r of lanes 4 * half .. 4 * half + 3, zero-extended to 64 bits and shifted. */
+MXP_INLINE __m256i mxp_sr_widen_nr_avx2(__m256i nr, int half, int shift)
+{
+    const __m128i h = half ? _mm256_extracti128_si256(nr, 1) : _mm256_castsi256_si128(nr);
+    return _mm256_slli_epi64(_mm256_cvtepu32_epi64(h), shift);
+}
+
+/* |x| with float64 subnormals as zero */
+MXP_INLINE __m256i mxp_sr_abs_flush_avx2(__m256i x)
+{
+    const __m256i a = _mm256_and_si256(x, _mm256_set1_epi64x(0x7fffffffffffffffll));
+    return _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(0x0010000000000000ll), a), a);
+}
+
+/* |x| + c, below the normal range on y/2's bits (MXCSR: toward zero) */
+MXP_INLINE __m256i mxp_sr_sum4_avx2(__m256i a, __m256i c, double half_min_normal)
+{
+    const __m256i y2 = _mm256_castpd_si256(_mm256_fmadd_pd(_mm256_castsi256_pd(a), _mm256_set1_pd(0.5),
+                                                           _mm256_set1_pd(half_min_normal)));
+    return _mm256_add_epi64(_mm256_blendv_epi8(a, y2, _mm256_cmpgt_epi64(y2, a)), c);
+}
+
+/* Target bits of 8 float64 lanes (x0: the low 4) in the low 8/16 bits of 32-bit lanes. */
+MXP_INLINE __m256i mxp_sr_f64_float8_avx2(__m256i x0, __m256i x1, __m256i nr, mxp_sr_fmt2 f, int saturate)
+{
+    const int d = 52 - f.mbits;
+    const int emin = 1 - f.bias;
+    const double half_min_normal = __builtin_ldexp(1.0, emin - 1);
+    const __m256i a0 = mxp_sr_abs_flush_avx2(x0), a1 = mxp_sr_abs_flush_avx2(x1);
+    const __m256i s0 = mxp_sr_sum4_avx2(a0, mxp_sr_widen_nr_avx2(nr, 0, d - 32), half_min_normal);
+    const __m256i s1 = mxp_sr_sum4_avx2(a1, mxp_sr_widen_nr_avx2(nr, 1, d - 32), half_min_normal);
+    const __m256i k = mxp_sr_dwords_avx2(_mm256_srli_epi64(s0, d), _mm256_srli_epi64(s1, d), 0); /* < 2^(64 - d) */
+    __m256i r = _mm256_sub_epi32(k, MXP_V8((1023 - f.bias) << f.mbits));
+    const unsigned ovf_k = (f.ovf_bits >> (23 - f.mbits)) + ((1023u - 127u) << f.mbits);
+    const __m256i edge = _mm256_cmpgt_epi32(k, MXP_V8(ovf_k - 1)); /* inf, NaN too */
+    if (!_mm256_testz_si256(edge, edge)) {
+        const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
+        const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+        const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+        const unsigned big = saturate ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
+        const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000ll), fm = _mm256_set1_epi64x(0xfffffffffffffll);
+        const __m256i b0 = _mm256_and_si256(x0, _mm256_set1_epi64x(0x7fffffffffffffffll));
+        const __m256i b1 = _mm256_and_si256(x1, _mm256_set1_epi64x(0x7fffffffffffffffll));
+        const __m256i nan = mxp_sr_dwords_avx2(_mm256_cmpgt_epi64(b0, inf), _mm256_cmpgt_epi64(b1, inf), 0);
+        __m256i nan_bits = MXP_V8(nan_enc);
+        if (f.has_inf)
+            nan_bits = _mm256_or_si256(nan_bits,
+                                       mxp_sr_dwords_avx2(_mm256_srli_epi64(_mm256_and_si256(b0, fm), d),
+                                                          _mm256_srli_epi64(_mm256_and_si256(b1, fm), d), 0));
+        r = _mm256_blendv_epi8(r, MXP_V8(big), edge);
+        r = _mm256_blendv_epi8(r, nan_bits, nan);
+    }
+    const __m256i neg = _mm256_srai_epi32(mxp_sr_dwords_avx2(x0, x1, 1), 31);
+    return _mm256_or_si256(r, _mm256_and_si256(neg, MXP_V8(1u << (f.bits - 1))));
+}
+
+/* int8: |x| clamped to 256 (NaN to 0), + 256 toward zero, + the random bits */
+MXP_INLINE __m256i mxp_sr_mag4_avx2(__m256i x, __m256i c)
+{
+    const __m256i a = mxp_sr_abs_flush_avx2(x);
+    const __m256i c256 = _mm256_set1_epi64x(0x4070000000000000ll);
+    const __m256i nan = _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(0x7ff0000000000000ll));
+    const __m256i q = _mm256_andnot_si256(nan, _mm256_blendv_epi8(a, c256, _mm256_cmpgt_epi64(a, c256)));
+    const __m256i y = _mm256_castpd_si256(_mm256_add_pd(_mm256_castsi256_pd(q), _mm256_set1_pd(256.0)));
+    return _mm256_srli_epi64(_mm256_add_epi64(y, c), 44);
+}
+
+MXP_INLINE __m256i mxp_sr_f64_int8_avx2(__m256i x0, __m256i x1, __m256i nr)
+{
+    const __m256i k = mxp_sr_dwords_avx2(mxp_sr_mag4_avx2(x0, mxp_sr_widen_nr_avx2(nr, 0, 12)),
+                                         mxp_sr_mag4_avx2(x1, mxp_sr_widen_nr_avx2(nr, 1, 12)), 0);
+    const __m256i mag = _mm256_sub_epi32(k, MXP_V8(0x4070000000000000ll >> 44)); /* 256.0 */
+    const __m256i neg = _mm256_srai_epi32(mxp_sr_dwords_avx2(x0, x1, 1), 31);
+    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(-128)), MXP_V8(127));
+    return _mm256_and_si256(v, MXP_V8(0xff));
+}
+
+MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 t, int saturate, __m256i idx,
+                                       mxp_sr_key key, int stream)
+{
+    __m256i r[4];
+    for (int k = 0; k < 4; k++) {
+        const __m256i x0 = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+        const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 8 * k + 4));
+        const __m256i nr = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
+        r[k] = t == SR_S8 ? mxp_sr_f64_int8_avx2(x0, x1, nr)
+                          : mxp_sr_f64_float8_avx2(x0, x1, nr, mxp_sr_fmts2[t], saturate);
+    }
+    mxp_sr_store32_avx2(d, r, t, stream);
+}
+
+MXP_INLINE void mxp_sr_f64_part32_avx2(void *d, const double *s, size_t count, mxp_sr_target2 t, int saturate,
+                                       __m256i idx, mxp_sr_key key)
+{
+    double in[32] = { 0 };
+    uint16_t out[32];
+    memcpy(in, s, count * 8);
+    mxp_sr_f64_step32_avx2(out, in, t, saturate, idx, key, 0);
+    memcpy(d, out, count * mxp_sr_out_size_avx2(t));
+}
+
+MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t)
+{
+    const double *s = src;
+    const size_t os = mxp_sr_out_size_avx2(t);
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    unsigned char *d = dst;
+    size_t i = 0;
+    const int stream = n * (8 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
+        head = head < n ? head : n;
+        if (head) {
+            mxp_sr_f64_part32_avx2(d, s, head, t, saturate, idx, key);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(s + i + 128), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 136), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 144), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 152), _MM_HINT_T0);
+        mxp_sr_f64_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+    }
+    if (i < n)
+        mxp_sr_f64_part32_avx2(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
+    if (stream)
+        _mm_sfence();
+    _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
+    mxp_fpenv_leave(env);
+}
+
+/* ---- float32 -> f16, e4m3, e5m2, s8, u8 -------------------------------------
+ * d = 23 - M bits dropped: adding (~r) >> (32 - d) to |x|'s bits carries
+ * exactly when the magnitude rounds up; below the normal range the same on
+ * y/2 = (|x| + 2^emin) / 2 toward zero (vfmadd in the MXCSR rounding toward
+ * zero set here), which loses the bits of |x| below 2^(emin - 23): when r's
+ * top d bits equal y's dropped bits (a chance of 2^-d) those decide, and
+ * such vectors, and those with overflow, inf or NaN, are redone by the
+ * exact integer method of cvt-round-avx2.h (mxp_f32_to_narrow_avx2,
+ * mxp_f32_to_small_int_avx2).  float32 subnormals are taken as zero first
+ * (no assist; their fraction of any target's ulp is below 2^-32, so they
+ * never round up).  int8: y = min(|x|, 256) + 256 toward zero keeps 15
+ * bits of fraction, the same way. */
+static const mxp_narrow_fmt2 mxp_sr_f32_fmts2[] = {
+    [SR_F16] = { 16, 10, 15, 1 },
+    [SR_E4M3] = { 8, 3, 7, 0 },
+    [SR_E5M2] = { 8, 2, 15, 1 },
+};
+
+MXP_INLINE __m256i mxp_sr_f32_abs_flush_avx2(__m256i x)
+{
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    return _mm256_andnot_si256(_mm256_cmpgt_epi32(MXP_V8(0x800000), a), a);
+}
+
+/* The exact ways, out of line: the loop keeps its registers for the fast one
+ * (unused: not every file that includes this converts from float32). */
+__attribute__((noinline, unused)) static void mxp_sr_f32_float8_slow_avx2(__m256i *out, const __m256i *x,
+                                                                          const __m256i *nr, mxp_sr_target2 t,
+                                                                          int saturate)
+{
+    *out = mxp_f32_to_narrow_avx2(*x, mxp_sr_f32_fmts2[t], MXP_ROUND_STOCHASTIC, saturate, mxp_not_avx2(*nr));
+}
+
+__attribute__((noinline, unused)) static void mxp_sr_f32_int8_slow_avx2(__m256i *out, const __m256i *x,
+                                                                        const __m256i *nr, int lo, int hi)
+{
+    *out = _mm256_and_si256(mxp_f32_to_small_int_avx2(*x, lo, hi, MXP_ROUND_STOCHASTIC, mxp_not_avx2(*nr)), MXP_V8(0xff));
+}
+
+/* The fast way; *slow: lanes the exact way must redo. */
+MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i nr, mxp_sr_target2 t, __m256i *slow)
+{
+    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+    const int d = 23 - f.mbits;
+    const int emin = 1 - f.bias;
+    const __m256i a = mxp_sr_f32_abs_flush_avx2(x);
+    const __m256 y2 = _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(0.5f),
+                                      _mm256_set1_ps((float)__builtin_ldexp(1.0, emin - 1)));
+    const __m256i sum = _mm256_add_epi32(_mm256_max_epu32(a, _mm256_castps_si256(y2)), _mm256_srli_epi32(nr, 32 - d));
+    const __m256i low = MXP_V8((1u << d) - 1);
+    const __m256i tie = _mm256_cmpeq_epi32(_mm256_and_si256(sum, low), low);
+    const __m256i edge = _mm256_cmpeq_epi32(_mm256_max_epu32(sum, MXP_V8(f.ovf_bits)), sum); /* inf, NaN too */
+    *slow = _mm256_or_si256(tie, edge);
+    const __m256i r = _mm256_sub_epi32(_mm256_srli_epi32(sum, d), MXP_V8((127 - f.bias) << f.mbits));
+    return _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(x, 32 - f.bits), MXP_V8(1u << (f.bits - 1))));
+}
+
+MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i nr, int is_unsigned, __m256i *slow)
+{
+    const __m256i a = mxp_sr_f32_abs_flush_avx2(x);
+    const __m256i nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+    const __m256i q = _mm256_andnot_si256(nan, _mm256_min_epi32(a, MXP_V8(0x43800000))); /* 256.0f */
+    const __m256i y = _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(q), _mm256_set1_ps(256.0f)));
+    const __m256i sum = _mm256_add_epi32(y, _mm256_srli_epi32(nr, 17));
+    const __m256i low = MXP_V8(0x7fff);
+    *slow = _mm256_cmpeq_epi32(_mm256_and_si256(sum, low), low);
+    const int lo = is_unsigned ? 0 : -128, hi = is_unsigned ? 255 : 127;
+    const __m256i mag = _mm256_sub_epi32(_mm256_srli_epi32(sum, 15), MXP_V8(0x43800000 >> 15));
+    const __m256i neg = _mm256_srai_epi32(x, 31);
+    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
+    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(lo)), MXP_V8(hi));
+    return _mm256_and_si256(v, MXP_V8(0xff));
+}
+
+MXP_INLINE __m256i mxp_sr_f32_8_avx2(__m256i x, __m256i nr, mxp_sr_target2 t, __m256i *slow)
+{
+    if (t == SR_S8 || t == SR_U8)
+        return mxp_sr_f32_int8_avx2(x, nr, t == SR_U8, slow);
+    return mxp_sr_f32_float8_avx2(x, nr, t, slow);
+}
+
+MXP_INLINE void mxp_sr_f32_redo_avx2(__m256i *r, const __m256i *x, const __m256i *nr, mxp_sr_target2 t, int saturate)
+{
+    if (t == SR_S8 || t == SR_U8)
+        mxp_sr_f32_int8_slow_avx2(r, x, nr, t == SR_U8 ? 0 : -128, t == SR_U8 ? 255 : 127);
+    else
+        mxp_sr_f32_float8_slow_avx2(r, x, nr, t, saturate);
+}
+
+MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const float *s, mxp_sr_target2 t, int saturate, __m256i idx,
+                                       mxp_sr_key key, int stream)
+{
+    __m256i x[4], r[4], nr[4], slow[4];
+    for (int k = 0; k < 4; k++)
+        x[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+    for (int k = 0; k < 4; k++) {
+        nr[k] = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
+        r[k] = mxp_sr_f32_8_avx2(x[k], nr[k], t, &slow[k]);
+    }
+    /* one test for the four vectors (a chance of about 2^-d a lane, or overflow, inf, NaN) */
+    const __m256i any = _mm256_or_si256(_mm256_or_si256(slow[0], slow[1]), _mm256_or_si256(slow[2], slow[3]));
+    if (!_mm256_testz_si256(any, any))
+        for (int k = 0; k < 4; k++)
+            if (!_mm256_testz_si256(slow[k], slow[k]))
+                mxp_sr_f32_redo_avx2(&r[k], &x[k], &nr[k], t, saturate);
+    mxp_sr_store32_avx2(d, r, t, stream);
+}
+
+MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const float *s, size_t count, mxp_sr_target2 t, int saturate,
+                                       __m256i idx, mxp_sr_key key)
+{
+    float in[32] = { 0 };
+    uint16_t out[32];
+    memcpy(in, s, count * 4);
+    mxp_sr_f32_step32_avx2(out, in, t, saturate, idx, key, 0);
+    memcpy(d, out, count * mxp_sr_out_size_avx2(t));
+}
+
+MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t)
+{
+    const float *s = src;
+    const size_t os = mxp_sr_out_size_avx2(t);
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    unsigned char *d = dst;
+    size_t i = 0;
+    const int stream = n * (4 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
+        head = head < n ? head : n;
+        if (head) {
+            mxp_sr_f32_part32_avx2(d, s, head, t, saturate, idx, key);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 256 + 16), _MM_HINT_T0);
+        mxp_sr_f32_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+    }
+    if (i < n)
+        mxp_sr_f32_part32_avx2(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
+    if (stream)
+        _mm_sfence();
+    _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
+    mxp_fpenv_leave(env);
+}
+
+#endif

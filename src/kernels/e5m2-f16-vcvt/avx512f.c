@@ -1,0 +1,11 @@
+/* e5m2 -> float16 with AVX-512F, stochastic rounding in one pass: widened to
+ * float32 in registers, then add-and-shift (cvt-sr-avx512.h).  The
+ * deterministic modes take a table lookup or two kernels
+ * (src/convert/convert.c). */
+#include "kernels/cvt-kernels.h"
+#include "kernels/cvt-sr-avx512.h"
+
+void mxp_e5m2_f16_vcvt__avx512f_sr(void *d, const void *s, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_f32_avx512(d, s, n, p, SR_F16, SRC_E5M2);
+}

@@ -1,0 +1,104 @@
+/* float32 -> float16 with AVX2: nearest even, toward zero, up and down by
+ * F16C's vcvtps2ph, 8 lanes per step; nearest away by the float unit
+ * (cvt-f32-avx2.h); stochastic rounding by add-and-shift (_sr,
+ * cvt-sr-avx2.h).  Tails (and the head before an aligned streaming store)
+ * go through a small zero-padded buffer.  Forward, reading a step's input
+ * before writing its results: in-place narrowing (dst == src) works. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/cvt-kernels.h"
+#include "kernels/cvt-f32-avx2.h"
+#include "kernels/cvt-sr-avx2.h"
+
+/* vcvtps2ph reads float32 subnormals as zero under MXCSR.DAZ; that only
+ * changes results rounding away from zero, so those lanes are fixed up. */
+MXP_INLINE __m128i cvtps_ph(__m256 x, mxp_rounding mode)
+{
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: return _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_TOWARD_ZERO: return _mm256_cvtps_ph(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_UP: return _mm256_cvtps_ph(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    default: return _mm256_cvtps_ph(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    }
+}
+
+MXP_INLINE __m128i f16x8(__m256i x, mxp_rounding mode, int saturate)
+{
+    __m128i r = cvtps_ph(_mm256_castsi256_ps(x), mode);
+    if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
+        __m256i zero = _mm256_setzero_si256();
+        __m256i exp0 = _mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7f800000)), zero);
+        __m256i nz = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)), zero),
+                                      _mm256_set1_epi32(-1));
+        __m256i neg = _mm256_srai_epi32(x, 31);
+        __m256i tiny = _mm256_and_si256(_mm256_and_si256(exp0, nz), mode == MXP_ROUND_UP ? _mm256_xor_si256(neg, _mm256_set1_epi32(-1)) : neg);
+        /* no branch: subnormal inputs are common enough (data near zero)
+         * that a branch on them mispredicts */
+        __m128i mask = _mm_packs_epi32(_mm256_castsi256_si128(tiny), _mm256_extracti128_si256(tiny, 1));
+        r = _mm_blendv_epi8(r, _mm_set1_epi16(mode == MXP_ROUND_UP ? 0x0001 : (short)0x8001), mask);
+    }
+    if (saturate) { /* +-inf - 1 ulp = +-max */
+        __m128i inf = _mm_cmpeq_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00));
+        r = _mm_add_epi16(r, inf);
+    }
+    return r;
+}
+
+MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mxp_rounding mode)
+{
+    size_t i = 0;
+    /* Large outputs bypass the cache (as memcpy does); the head is
+     * converted until dst is aligned. */
+    const int stream = n * 6 >= MXP_STREAM_BYTES && (uintptr_t)d % 2 == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)d % 32) % 32) / 2;
+        head = head < n ? head : n;
+        if (head) {
+            float in[16] = { 0 };
+            uint16_t out[16];
+            memcpy(in, s, head * 4);
+            _mm_storeu_si128((__m128i *)out, f16x8(_mm256_loadu_si256((const __m256i *)in), mode, saturate));
+            _mm_storeu_si128((__m128i *)(out + 8), f16x8(_mm256_loadu_si256((const __m256i *)(in + 8)), mode, saturate));
+            memcpy(d, out, head * 2);
+            i = head;
+        }
+        for (; i + 16 <= n; i += 16) {
+            _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
+            __m128i r0 = f16x8(_mm256_loadu_si256((const __m256i *)(s + i)), mode, saturate);
+            __m128i r1 = f16x8(_mm256_loadu_si256((const __m256i *)(s + i + 8)), mode, saturate);
+            _mm256_stream_si256((__m256i *)(d + i), _mm256_set_m128i(r1, r0));
+        }
+    }
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(d + i), f16x8(_mm256_loadu_si256((const __m256i *)(s + i)), mode, saturate));
+    if (i < n) {
+        float in[8] = { 0 };
+        uint16_t out[8];
+        memcpy(in, s + i, (n - i) * 4);
+        _mm_storeu_si128((__m128i *)out, f16x8(_mm256_loadu_si256((const __m256i *)in), mode, saturate));
+        memcpy(d + i, out, (n - i) * 2);
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+/* float16: the four IEEE modes by vcvtps2ph (above); nearest away by the
+ * float unit, stochastic rounding by the variable-shift method (the _sr
+ * kernel below is the faster add-and-shift). */
+void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: f16_loop(dst, src, n, sat, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_TOWARD_ZERO: f16_loop(dst, src, n, sat, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: f16_loop(dst, src, n, sat, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: f16_loop(dst, src, n, sat, MXP_ROUND_DOWN); break;
+    default: mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 16, 10, 15, 1 }, 0, 0, 1 }); break;
+    }
+}
+
+void mxp_f32_f16_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_f32_avx2(dst, src, n, p, SR_F16);
+}

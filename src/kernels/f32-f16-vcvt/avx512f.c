@@ -1,0 +1,84 @@
+/* float32 -> float16 with AVX-512F: nearest even, toward zero, up and down
+ * by vcvtps2ph; nearest away by the integer method (cvt-f32-avx512.h);
+ * stochastic rounding by add-and-shift (_sr, cvt-sr-avx512.h).  Forward,
+ * reading a vector before writing it: safe in place. */
+#include "kernels/cvt-kernels.h"
+#include "kernels/cvt-f32-avx512.h"
+#include "kernels/cvt-sr-avx512.h"
+
+/* float16 in the four IEEE directed/nearest modes: vcvtps2ph.  It reads
+ * float32 subnormals as zero under MXCSR.DAZ (its output ignores FTZ), which
+ * only matters when rounding away from zero: those lanes are fixed up. */
+MXP_INLINE __m256i cvtps_ph(__m512 x, mxp_rounding mode)
+{
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: return _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_TOWARD_ZERO: return _mm512_cvtps_ph(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_UP: return _mm512_cvtps_ph(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    default: return _mm512_cvtps_ph(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    }
+}
+
+MXP_INLINE __m256i f16_hw16(__m512i x, mxp_rounding mode, int saturate)
+{
+    __m256i r = cvtps_ph(_mm512_castsi512_ps(x), mode);
+    if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
+        __mmask16 tiny = _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7f800000)) &
+                         _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x7fffffff));
+        __mmask16 neg = _mm512_movepi32_mask(x);
+        tiny &= mode == MXP_ROUND_UP ? (__mmask16)~neg : neg;
+        r = _mm256_mask_mov_epi16(r, tiny, _mm256_set1_epi16(mode == MXP_ROUND_UP ? 0x0001 : (short)0x8001));
+    }
+    if (saturate) {
+        __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(0x7c00));
+        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1)); /* +-inf - 1 ulp = +-max */
+    }
+    return r;
+}
+
+MXP_INLINE void f16_hw_loop(void *dst, const float *src, size_t n, const mxp_cvt_params *p, mxp_rounding mode)
+{
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    uint16_t *d = dst;
+    size_t i = 0;
+    int stream = n * 6 >= MXP_STREAM_BYTES && (uintptr_t)dst % 2 == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / 2;
+        if (head) {
+            __mmask16 mask = (__mmask16)((1u << head) - 1);
+            __m256i r = f16_hw16(_mm512_maskz_loadu_epi32(mask, src), mode, saturate);
+            _mm256_mask_storeu_epi16(d, mask, r);
+            i = head;
+        }
+    }
+    for (; i + 16 <= n; i += 16) {
+        __m256i r = f16_hw16(_mm512_loadu_si512((const void *)(src + i)), mode, saturate);
+        if (stream)
+            _mm256_stream_si256((__m256i *)(d + i), r);
+        else
+            _mm256_storeu_si256((__m256i *)(d + i), r);
+    }
+    if (i < n) {
+        __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
+        _mm256_mask_storeu_epi16(d + i, mask, f16_hw16(_mm512_maskz_loadu_epi32(mask, src + i), mode, saturate));
+    }
+    if (stream)
+        _mm_sfence();
+}
+
+void mxp_f32_f16_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    const float *s = src;
+    switch (p->rounding) {
+    case MXP_ROUND_NEAREST_EVEN: f16_hw_loop(dst, s, n, p, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_TOWARD_ZERO: f16_hw_loop(dst, s, n, p, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: f16_hw_loop(dst, s, n, p, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: f16_hw_loop(dst, s, n, p, MXP_ROUND_DOWN); break;
+    default: mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 16, 10, 15, 1 }, 0, 0 }); break;
+    }
+}
+
+void mxp_f32_f16_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_f32_avx512(dst, src, n, p, SR_F16, SRC_F32);
+}

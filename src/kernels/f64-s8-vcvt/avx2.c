@@ -1,0 +1,16 @@
+/* float64 -> int8 with AVX2: the deterministic modes through float32
+ * rounded to odd (_odd, cvt-f64-avx2.h); stochastic rounding by
+ * add-and-shift from float64 (_sr, cvt-sr-avx2.h). */
+#include "kernels/cvt-kernels.h"
+#include "kernels/cvt-f64-avx2.h"
+#include "kernels/cvt-sr-avx2.h"
+
+void mxp_f64_s8_vcvt__avx2_odd(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_f64_by_mode_avx2(dst, src, n, p, F64_TO_S8);
+}
+
+void mxp_f64_s8_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_f64_avx2(dst, src, n, p, SR_S8);
+}
