@@ -24,9 +24,9 @@ typedef void (*mxp_s32_requant_fn)(uint8_t *dst, const int32_t *acc, size_t len,
  * acc[q] * scale rounded once to float32 with mode, exactly; a zero
  * product has IEEE's sign.  scale: finite, len entries (per_col) or one.
  * Returns false (nothing written) when the MXCSR flushes subnormals
- * (FTZ/DAZ) or the kernel lacks the mode; overflow gives IEEE's infinity or
- * largest finite by the mode.  The reference is mxp_convert of the float64
- * product rounded to odd (src/gemm/int8-finish.c). */
+ * (FTZ/DAZ) or for a mode outside its list line's; overflow gives IEEE's
+ * infinity or largest finite by the mode.  The reference is mxp_convert of
+ * the float64 product rounded to odd (src/gemm/int8-finish.c). */
 typedef bool (*mxp_s32_dequant_f32_fn)(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
                                        int mode);
 /* The same plus a float32 bias per column: dst[q] = round(acc[q] * scale +

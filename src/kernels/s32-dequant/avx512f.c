@@ -81,7 +81,8 @@ bool mxp_s32_dequant_f32__avx512f(float *dst, const int32_t *acc, size_t len, co
     case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_UP); break;
     case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_DOWN); break;
     case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_TOWARD_ZERO); break;
-    default: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_NEAREST_EVEN); break;
+    default: return false; /* nearest away, stochastic: not this kernel's */
     }
     return true;
 }
@@ -95,7 +96,8 @@ bool mxp_s32_dequant_bias_f32__avx512f(float *dst, const int32_t *acc, size_t le
     case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_UP); break;
     case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_DOWN); break;
     case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_TOWARD_ZERO); break;
-    default: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_NEAREST_EVEN); break;
+    default: return false; /* nearest away, stochastic: not this kernel's */
     }
     return true;
 }
