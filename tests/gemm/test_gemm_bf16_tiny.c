@@ -15,27 +15,17 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "support/prng.h"
 
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
-enum {
-    TINY = (127 - 70) << 7,  /* 2^-70: tiny */
-    LIMIT = (127 - 63) << 7, /* 2^-63: the smallest magnitude that is not */
-};
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+enum { TINY = (127 - 70) << 7 }; /* 2^-70: tiny */
 
 /* bfloat16 in [-2, 2) with a random exponent's worth of spread, never tiny
  * (|x| >= 2^-8) nor zero. */
 static uint16_t random_bf16(uint64_t *s)
 {
-    const uint64_t r = splitmix64(s);
+    const uint64_t r = prng_next(s);
     const uint16_t sign = (uint16_t)((r & 1) << 15), exp = (uint16_t)(127 - 8 + (r >> 1) % 9);
     return (uint16_t)(sign | exp << 7 | (r >> 8) % 128);
 }
@@ -61,12 +51,13 @@ static operands operands_new(size_t m, size_t n, size_t k, mxp_trans ta, mxp_tra
     o.c = malloc(m * n * sizeof(float));
     o.c_ref = malloc(m * n * sizeof(float));
     assert_true(o.a && o.b && o.a32 && o.b32 && o.c0 && o.c && o.c_ref);
+    uint64_t s = prng_seed(seed);
     for (size_t i = 0; i < na; i++)
-        o.a[i] = random_bf16(&seed);
+        o.a[i] = random_bf16(&s);
     for (size_t i = 0; i < nb; i++)
-        o.b[i] = random_bf16(&seed);
+        o.b[i] = random_bf16(&s);
     for (size_t i = 0; i < m * n; i++)
-        ((float *)(void *)o.c0)[i] = (float)((double)(splitmix64(&seed) >> 11) * 0x1p-52 - 0.5);
+        ((float *)(void *)o.c0)[i] = (float)(prng_uniform(&s) * 2 - 0.5);
     return o;
 }
 

@@ -219,37 +219,43 @@ static void check_float(const fline *f, size_t mr, size_t nr, size_t kc, double 
     free(c_twin);
 }
 
-/* nr at the edges of the vectors: 1, 2, 7, 8, 9 ... NR */
-static size_t edge_nr(size_t NR, size_t i)
+/* Runs run(line, mr, nr, i, w) for every mr <= MR, nr at the edges of the
+ * vectors (1, 2, 7, 8, 9 ... NR) and i < count (a kc), w a number that
+ * varies with all three. */
+static void each_tile(const void *line, size_t MR, size_t NR, size_t count,
+                      void (*run)(const void *line, size_t mr, size_t nr, size_t i, size_t w))
 {
-    const size_t v[] = { 1, 2, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 47, 48 };
-    return i < NELEMS(v) && v[i] < NR ? v[i] : NR;
+    const size_t v[] = { 1, 2, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 47 };
+    for (size_t mr = 1; mr <= MR; mr++)
+        for (size_t in = 0; in <= NELEMS(v); in++) {
+            const size_t nr = in < NELEMS(v) && v[in] < NR ? v[in] : NR;
+            for (size_t i = 0; i < count; i++)
+                run(line, mr, nr, i, mr * 7 + in * 3 + i);
+            if (nr == NR)
+                break;
+        }
+}
+
+static const size_t kcs[] = { 1, 2, 3, 5, 8, 17, 64, 255 };
+
+static void run_float(const void *line, size_t mr, size_t nr, size_t i, size_t w)
+{
+    const fline *f = line;
+    if (f->form == A_IN_PLACE && kcs[i] % f->kpack)
+        return; /* A in place: whole k-groups */
+    check_float(f, mr, nr, kcs[i], alphas[w % NELEMS(alphas)], betas[w % NELEMS(betas)]);
 }
 
 static void test_float_ukernels_equal_their_twins(void **state)
 {
     (void)state;
-    const size_t kcs[] = { 1, 2, 3, 5, 8, 17, 64, 255 };
     int ran = 0;
-    for (size_t i = 0; i < NELEMS(flines); i++) {
-        const fline *f = &flines[i];
-        if (f->isa > mxp_isa_supported())
-            continue;
-        print_message("%s\n", f->name);
-        ran++;
-        for (size_t mr = 1; mr <= f->mr; mr++)
-            for (size_t in = 0; in < 15; in++) {
-                const size_t nr = edge_nr(f->nr, in);
-                for (size_t ik = 0; ik < NELEMS(kcs); ik++) {
-                    if (f->form == A_IN_PLACE && kcs[ik] % f->kpack)
-                        continue; /* A in place: whole k-groups */
-                    const size_t w = mr * 7 + in * 3 + ik;
-                    check_float(f, mr, nr, kcs[ik], alphas[w % NELEMS(alphas)], betas[w % NELEMS(betas)]);
-                }
-                if (nr == f->nr)
-                    break;
-            }
-    }
+    for (size_t i = 0; i < NELEMS(flines); i++)
+        if (flines[i].isa <= mxp_isa_supported()) {
+            print_message("%s\n", flines[i].name);
+            each_tile(&flines[i], flines[i].mr, flines[i].nr, NELEMS(kcs), run_float);
+            ran++;
+        }
     if (!ran)
         skip();
 }
@@ -324,26 +330,24 @@ static void check_int(const iline *f, size_t mr, size_t nr, size_t kc, bool corr
     free(c_twin);
 }
 
+static const size_t kgroups[] = { 1, 2, 3, 5, 16, 129 }; /* kc = kgroups * kpack */
+
+static void run_int(const void *line, size_t mr, size_t nr, size_t i, size_t w)
+{
+    const iline *f = line;
+    check_int(f, mr, nr, kgroups[i] * f->kpack, w % 2);
+}
+
 static void test_integer_ukernels_equal_their_twins(void **state)
 {
     (void)state;
-    const size_t kgroups[] = { 1, 2, 3, 5, 16, 129 }; /* kc = kgroups * kpack */
     int ran = 0;
-    for (size_t i = 0; i < NELEMS(ilines); i++) {
-        const iline *f = &ilines[i];
-        if (f->isa > mxp_isa_supported())
-            continue;
-        print_message("%s\n", f->name);
-        ran++;
-        for (size_t mr = 1; mr <= f->mr; mr++)
-            for (size_t in = 0; in < 15; in++) {
-                const size_t nr = edge_nr(f->nr, in);
-                for (size_t ik = 0; ik < NELEMS(kgroups); ik++)
-                    check_int(f, mr, nr, kgroups[ik] * f->kpack, (mr + in + ik) % 2);
-                if (nr == f->nr)
-                    break;
-            }
-    }
+    for (size_t i = 0; i < NELEMS(ilines); i++)
+        if (ilines[i].isa <= mxp_isa_supported()) {
+            print_message("%s\n", ilines[i].name);
+            each_tile(&ilines[i], ilines[i].mr, ilines[i].nr, NELEMS(kgroups), run_int);
+            ran++;
+        }
     if (!ran)
         skip();
 }

@@ -98,138 +98,152 @@ static double b_value(int kind, const uint16_t *h, const float *f, size_t at)
     return h[at] & 0x8000 ? -mag : mag;
 }
 
+/* run(line, trans, k, n) over both forms and every pair of sizes. */
+static void each_size(const void *line, void (*run)(const void *line, int trans, size_t k, size_t n))
+{
+    for (int trans = 0; trans < 2; trans++)
+        for (size_t ik = 0; ik < NELEMS(sizes); ik++)
+            for (size_t in = 0; in < NELEMS(sizes); in++)
+                run(line, trans, sizes[ik], sizes[in]);
+}
+
+typedef struct f32_case {
+    size_t e;
+    int kind;
+} f32_case;
+
+static void run_f32(const void *line, int trans, size_t k, size_t n)
+{
+    const f32_case *fc = line;
+    const size_t e = fc->e;
+    const int kind = fc->kind;
+    const size_t rows = trans ? n : k, cols = trans ? k : n, ld = cols + 3, es = kind == MXP_GEMV_F32 ? 4 : 2;
+    float *x = malloc((k + 1) * 4), *y = malloc((n + 1) * 4), *yt = malloc((n + 1) * 4);
+    unsigned char *b = malloc((rows * ld + 1) * es);
+    assert_true(x && y && yt && b);
+    for (size_t p = 0; p < k; p++)
+        x[p] = (float)random_pm1();
+    for (size_t i = 0; i < rows * ld + 1; i++) {
+        const float v = (float)random_pm1();
+        uint32_t u;
+        memcpy(&u, &v, 4);
+        if (kind == MXP_GEMV_F32)
+            memcpy(b + i * 4, &v, 4);
+        else /* bfloat16 bits, or float16 ones of magnitude below 2 */
+            *(uint16_t *)(void *)(b + i * 2) = (uint16_t)(kind == MXP_GEMV_BF16 ? u >> 16 : (prng_next(&rng) & 0xbfff));
+    }
+    const unsigned char *b0 = b + es; /* an element off alignment */
+    f32s[e].fn(trans, kind, k, n, x, b0, ld * es, y);
+    f32s[e].twin(trans, kind, k, n, x, b0, ld * es, yt);
+    for (size_t j = 0; j < n; j++) {
+        if (!trans) {
+            if (memcmp(&y[j], &yt[j], 4))
+                fail_msg("%s, kind %d: k %zu n %zu: y[%zu] = %a, the twin's %a", f32s[e].name, kind, k, n, j,
+                         (double)y[j], (double)yt[j]);
+            continue;
+        }
+        double abs_sum = 0;
+        for (size_t p = 0; p < k; p++)
+            abs_sum += fabs(x[p] * b_value(kind, (const uint16_t *)(const void *)b0, (const float *)(const void *)b0,
+                                           j * ld + p));
+        expect_close(f32s[e].name, trans, k, j, y[j], yt[j], abs_sum, 0x1p-24);
+    }
+    free(x);
+    free(y);
+    free(yt);
+    free(b);
+}
+
 static void test_f32_gemv_kernels_equal_their_twin(void **state)
 {
     (void)state;
     int ran = 0;
-    for (size_t e = 0; f32s[e].fn; e++) {
-        if (f32s[e].isa > mxp_isa_supported())
-            continue;
-        ran++;
-        for (int kind = MXP_GEMV_F32; kind <= MXP_GEMV_F16; kind++)
-            for (int trans = 0; trans < 2; trans++)
-                for (size_t ik = 0; ik < NELEMS(sizes); ik++)
-                    for (size_t in = 0; in < NELEMS(sizes); in++) {
-                        const size_t k = sizes[ik], n = sizes[in], rows = trans ? n : k, cols = trans ? k : n;
-                        const size_t ld = cols + 3, es = kind == MXP_GEMV_F32 ? 4 : 2;
-                        float *x = malloc((k + 1) * 4), *y = malloc((n + 1) * 4), *yt = malloc((n + 1) * 4);
-                        unsigned char *b = malloc((rows * ld + 1) * es);
-                        assert_true(x && y && yt && b);
-                        for (size_t p = 0; p < k; p++)
-                            x[p] = (float)random_pm1();
-                        for (size_t i = 0; i < rows * ld + 1; i++) {
-                            const float v = (float)random_pm1();
-                            uint32_t u;
-                            memcpy(&u, &v, 4);
-                            if (kind == MXP_GEMV_F32)
-                                memcpy(b + i * 4, &v, 4);
-                            else /* bfloat16 bits, or float16 ones of magnitude below 2 */
-                                *(uint16_t *)(void *)(b + i * 2) =
-                                    (uint16_t)(kind == MXP_GEMV_BF16 ? u >> 16 : (prng_next(&rng) & 0xbfff));
-                        }
-                        const unsigned char *b0 = b + es; /* an element off alignment */
-                        f32s[e].fn(trans, kind, k, n, x, b0, ld * es, y);
-                        f32s[e].twin(trans, kind, k, n, x, b0, ld * es, yt);
-                        for (size_t j = 0; j < n; j++) {
-                            if (!trans) {
-                                if (memcmp(&y[j], &yt[j], 4))
-                                    fail_msg("%s, kind %d: k %zu n %zu: y[%zu] = %a, the twin's %a", f32s[e].name,
-                                             kind, k, n, j, (double)y[j], (double)yt[j]);
-                                continue;
-                            }
-                            double abs_sum = 0;
-                            for (size_t p = 0; p < k; p++)
-                                abs_sum += fabs(x[p] * b_value(kind, (const uint16_t *)(const void *)b0,
-                                                               (const float *)(const void *)b0, j * ld + p));
-                            expect_close(f32s[e].name, trans, k, j, y[j], yt[j], abs_sum, 0x1p-24);
-                        }
-                        free(x);
-                        free(y);
-                        free(yt);
-                        free(b);
-                    }
-    }
+    for (size_t e = 0; f32s[e].fn; e++)
+        if (f32s[e].isa <= mxp_isa_supported()) {
+            for (int kind = MXP_GEMV_F32; kind <= MXP_GEMV_F16; kind++)
+                each_size(&(const f32_case){ e, kind }, run_f32);
+            ran++;
+        }
     if (!ran)
         skip();
+}
+
+static void run_f64(const void *line, int trans, size_t k, size_t n)
+{
+    const size_t e = *(const size_t *)line;
+    const size_t rows = trans ? n : k, cols = trans ? k : n, ld = cols + 3;
+    double *x = malloc((k + 1) * 8), *y = malloc((n + 1) * 8), *yt = malloc((n + 1) * 8);
+    double *b = malloc((rows * ld + 1) * 8);
+    assert_true(x && y && yt && b);
+    for (size_t p = 0; p < k; p++)
+        x[p] = random_pm1();
+    for (size_t i = 0; i < rows * ld + 1; i++)
+        b[i] = random_pm1();
+    f64s[e].fn(trans, k, n, x, b + 1, ld, y);
+    f64s[e].twin(trans, k, n, x, b + 1, ld, yt);
+    for (size_t j = 0; j < n; j++) {
+        if (!trans) {
+            if (memcmp(&y[j], &yt[j], 8))
+                fail_msg("%s: k %zu n %zu: y[%zu] = %a, the twin's %a", f64s[e].name, k, n, j, y[j], yt[j]);
+            continue;
+        }
+        double abs_sum = 0;
+        for (size_t p = 0; p < k; p++)
+            abs_sum += fabs(x[p] * b[1 + j * ld + p]);
+        expect_close(f64s[e].name, trans, k, j, y[j], yt[j], abs_sum, 0x1p-53);
+    }
+    free(x);
+    free(y);
+    free(yt);
+    free(b);
 }
 
 static void test_f64_gemv_kernels_equal_their_twin(void **state)
 {
     (void)state;
     int ran = 0;
-    for (size_t e = 0; f64s[e].fn; e++) {
-        if (f64s[e].isa > mxp_isa_supported())
-            continue;
-        ran++;
-        for (int trans = 0; trans < 2; trans++)
-            for (size_t ik = 0; ik < NELEMS(sizes); ik++)
-                for (size_t in = 0; in < NELEMS(sizes); in++) {
-                    const size_t k = sizes[ik], n = sizes[in], rows = trans ? n : k, cols = trans ? k : n;
-                    const size_t ld = cols + 3;
-                    double *x = malloc((k + 1) * 8), *y = malloc((n + 1) * 8), *yt = malloc((n + 1) * 8);
-                    double *b = malloc((rows * ld + 1) * 8);
-                    assert_true(x && y && yt && b);
-                    for (size_t p = 0; p < k; p++)
-                        x[p] = random_pm1();
-                    for (size_t i = 0; i < rows * ld + 1; i++)
-                        b[i] = random_pm1();
-                    f64s[e].fn(trans, k, n, x, b + 1, ld, y);
-                    f64s[e].twin(trans, k, n, x, b + 1, ld, yt);
-                    for (size_t j = 0; j < n; j++) {
-                        if (!trans) {
-                            if (memcmp(&y[j], &yt[j], 8))
-                                fail_msg("%s: k %zu n %zu: y[%zu] = %a, the twin's %a", f64s[e].name, k, n, j, y[j],
-                                         yt[j]);
-                            continue;
-                        }
-                        double abs_sum = 0;
-                        for (size_t p = 0; p < k; p++)
-                            abs_sum += fabs(x[p] * b[1 + j * ld + p]);
-                        expect_close(f64s[e].name, trans, k, j, y[j], yt[j], abs_sum, 0x1p-53);
-                    }
-                    free(x);
-                    free(y);
-                    free(yt);
-                    free(b);
-                }
-    }
+    for (size_t e = 0; f64s[e].fn; e++)
+        if (f64s[e].isa <= mxp_isa_supported()) {
+            each_size(&e, run_f64);
+            ran++;
+        }
     if (!ran)
         skip();
+}
+
+static void run_s16s8(const void *line, int trans, size_t k, size_t n)
+{
+    const size_t e = *(const size_t *)line;
+    const size_t rows = trans ? n : k, cols = trans ? k : n, ld = cols + 3, n32 = (n + 31) / 32 * 32;
+    int16_t *x = malloc((k + 1) * 2);
+    int32_t *y = malloc((n32 + 1) * 4), *yt = malloc((n + 1) * 4);
+    int8_t *b = malloc(rows * ld + 1);
+    assert_true(x && y && yt && b);
+    for (size_t p = 0; p < k; p++) /* uint8 or int8 minus a zero point */
+        x[p] = (int16_t)((int)(prng_next(&rng) % 511) - 255 - (p % 2 ? 128 : 0));
+    for (size_t i = 0; i < rows * ld + 1; i++)
+        b[i] = (int8_t)prng_next(&rng);
+    s16s8s[e].fn(trans, k, n, x, b + 1, ld, y);
+    s16s8s[e].twin(trans, k, n, x, b + 1, ld, yt);
+    for (size_t j = 0; j < n; j++)
+        if (y[j] != yt[j])
+            fail_msg("%s, trans %d: k %zu n %zu: y[%zu] = %d, the twin's %d", s16s8s[e].name, trans, k, n, j, y[j],
+                     yt[j]);
+    free(x);
+    free(y);
+    free(yt);
+    free(b);
 }
 
 static void test_s16s8_gemv_kernels_equal_their_twin(void **state)
 {
     (void)state;
     int ran = 0;
-    for (size_t e = 0; s16s8s[e].fn; e++) {
-        if (s16s8s[e].isa > mxp_isa_supported())
-            continue;
-        ran++;
-        for (int trans = 0; trans < 2; trans++)
-            for (size_t ik = 0; ik < NELEMS(sizes); ik++)
-                for (size_t in = 0; in < NELEMS(sizes); in++) {
-                    const size_t k = sizes[ik], n = sizes[in], rows = trans ? n : k, cols = trans ? k : n;
-                    const size_t ld = cols + 3, n32 = (n + 31) / 32 * 32;
-                    int16_t *x = malloc((k + 1) * 2);
-                    int32_t *y = malloc((n32 + 1) * 4), *yt = malloc((n + 1) * 4);
-                    int8_t *b = malloc(rows * ld + 1);
-                    assert_true(x && y && yt && b);
-                    for (size_t p = 0; p < k; p++) /* uint8 or int8 minus a zero point */
-                        x[p] = (int16_t)((int)(prng_next(&rng) % 511) - 255 - (p % 2 ? 128 : 0));
-                    for (size_t i = 0; i < rows * ld + 1; i++)
-                        b[i] = (int8_t)prng_next(&rng);
-                    s16s8s[e].fn(trans, k, n, x, b + 1, ld, y);
-                    s16s8s[e].twin(trans, k, n, x, b + 1, ld, yt);
-                    for (size_t j = 0; j < n; j++)
-                        if (y[j] != yt[j])
-                            fail_msg("%s, trans %d: k %zu n %zu: y[%zu] = %d, the twin's %d", s16s8s[e].name, trans,
-                                     k, n, j, y[j], yt[j]);
-                    free(x);
-                    free(y);
-                    free(yt);
-                    free(b);
-                }
-    }
+    for (size_t e = 0; s16s8s[e].fn; e++)
+        if (s16s8s[e].isa <= mxp_isa_supported()) {
+            each_size(&e, run_s16s8);
+            ran++;
+        }
     if (!ran)
         skip();
 }
