@@ -252,22 +252,27 @@ static plan plan_for(const mxp_gemm_loops *L)
  * and the product abandoned on a find (then *tiny is true). */
 static void run_plan(const mxp_gemm_loops *L, const plan *p, unsigned char *block, atomic_bool *tiny)
 {
+    /* the fields one by one, the buffers' only as far as they are used:
+     * zeroing the 64-entry arrays cost as much as a small product's loops */
     slabs S;
-    memset(&S, 0, sizeof S);
     step s;
-    memset(&s, 0, sizeof s);
     s.L = L;
     s.mc_step = p->mc_step;
+    s.jc = s.nc = s.pc = s.kc = 0;
+    s.last = false;
     s.split_n = p->split_n && !p->use_slabs;
     s.a_in_place = p->a_in_place;
+    s.wcol = 0;
     s.tiny = tiny;
     for (int t = 0; t < p->buffers_b; t++) {
         unsigned char *mine = block + p->extra + (size_t)t * (p->b_bytes + p->ws_bytes);
         S.pb[t] = mine;
         S.ws[t] = L->w ? NULL : mine + p->b_bytes;
     }
-    for (int t = 0; t < p->buffers_a; t++)
-        s.pa[t] = block + p->extra + (size_t)p->buffers_b * (p->b_bytes + p->ws_bytes) + (size_t)t * p->a_bytes;
+    for (int t = 0; t < p->nthreads; t++) /* no buffer: A is read in place */
+        s.pa[t] = t < p->buffers_a ? block + p->extra + (size_t)p->buffers_b * (p->b_bytes + p->ws_bytes) +
+                                         (size_t)t * p->a_bytes
+                                   : NULL;
     s.pb = S.pb[0];
     s.w = L->w ? L->w : S.ws[0];
     s.ldw = L->w ? L->ldw : min_size(L->n, p->nc_max);
@@ -294,21 +299,27 @@ static void run_plan(const mxp_gemm_loops *L, const plan *p, unsigned char *bloc
     }
 }
 
-mxp_gemm_loops mxp_gemm_loops_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k,
-                                  const mxp_gemm_operand *a, const mxp_gemm_operand *b, void *w, size_t ldw,
-                                  mxp_gemm_finish_fn finish, void *finish_ctx)
+void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m, size_t n, size_t k,
+                         const mxp_gemm_operand *a, const mxp_gemm_operand *b, void *w, size_t ldw,
+                         mxp_gemm_finish_fn finish, void *finish_ctx)
 {
-    mxp_gemm_loops L = { 0 };
-    L.m = m, L.n = n, L.k = k;
-    L.a = a, L.b = b;
-    L.mr = cfg->mr, L.nr = cfg->nr, L.kpack = cfg->kpack;
-    L.packed_size = mxp_dtype_itemsize(cfg->packed);
-    L.mc = cfg->mc, L.kc = cfg->kc, L.nc = cfg->nc;
-    L.w_size = mxp_dtype_itemsize(cfg->acc);
-    L.w = w, L.ldw = ldw;
-    L.finish = finish, L.finish_ctx = finish_ctx;
-    L.max_threads = mxp_get_num_threads();
-    return L;
+    L->m = m, L->n = n, L->k = k;
+    L->a = a, L->b = b;
+    L->kernel = NULL;
+    L->tile = NULL;
+    L->pack_a = NULL;
+    L->pack_b = NULL;
+    L->mr = cfg->mr, L->nr = cfg->nr, L->kpack = cfg->kpack;
+    L->packed_size = mxp_dtype_itemsize(cfg->packed);
+    L->a_in_place = false;
+    L->mc = cfg->mc, L->kc = cfg->kc, L->nc = cfg->nc;
+    L->even = false;
+    L->w_size = mxp_dtype_itemsize(cfg->acc);
+    L->w = w, L->ldw = ldw;
+    L->finish = finish, L->finish_ctx = finish_ctx;
+    L->extra_bytes = 0;
+    L->prepare = NULL;
+    L->max_threads = mxp_get_num_threads();
 }
 
 mxp_status mxp_gemm_drive(const mxp_gemm_loops *loops, const mxp_gemm_loops *redo)

@@ -62,14 +62,17 @@ typedef struct mxp_gemm_loops {
     int max_threads;
 } mxp_gemm_loops;
 
-/* A context for configuration cfg of the m x n x k product, sums into w
- * (NULL: a workspace; rows ldw apart) and finish: cfg's tile, packed
- * element size and blocks as listed, the accumulator's element size,
- * mxp_get_num_threads() threads.  The entry sets the micro-kernel (kernel,
- * tile, packers, A in place) and changes the rest where it needs to. */
-mxp_gemm_loops mxp_gemm_loops_for(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k,
-                                  const mxp_gemm_operand *a, const mxp_gemm_operand *b, void *w, size_t ldw,
-                                  mxp_gemm_finish_fn finish, void *finish_ctx);
+/* Sets every field of *L for configuration cfg of the m x n x k product,
+ * sums into w (NULL: a workspace; rows ldw apart) and finish: cfg's tile,
+ * packed element size and blocks as listed, the accumulator's element
+ * size, mxp_get_num_threads() threads, no extra area.  The entry then sets
+ * the micro-kernel (kernel, tile, packers, A in place) and changes the rest
+ * where it needs to.  (Filled in place, field by field: the context is
+ * built on every call, and a zeroed and copied struct cost a tenth of a
+ * 32^3 integer product.) */
+void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m, size_t n, size_t k,
+                         const mxp_gemm_operand *a, const mxp_gemm_operand *b, void *w, size_t ldw,
+                         mxp_gemm_finish_fn finish, void *finish_ctx);
 
 /* The step that splits `total` into as few blocks of at most `block` as
  * it can, all about the same size (no thin last one), rounded up to a

@@ -35,21 +35,19 @@ static bool pack_b(const void *kernel, const mxp_gemm_operand *b, size_t p0, siz
     return mxp_gemm_pack_b(((const float_kernel *)kernel)->cfg, b, p0, kc, j0, nc, dst, check);
 }
 
-static mxp_gemm_loops loops_for(float_kernel *K, size_t m, size_t n, size_t k, const mxp_gemm_operand *a,
-                                const mxp_gemm_operand *b, void *w, size_t ldw, mxp_gemm_finish_fn finish,
-                                void *finish_ctx)
+static void loops_init(mxp_gemm_loops *L, float_kernel *K, size_t m, size_t n, size_t k, const mxp_gemm_operand *a,
+                       const mxp_gemm_operand *b, void *w, size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx)
 {
     const mxp_gemm_config *cfg = K->cfg;
     /* KC as listed: the float sums' order */
-    mxp_gemm_loops L = mxp_gemm_loops_for(cfg, m, n, k, a, b, w, ldw, finish, finish_ctx);
-    L.kernel = K;
-    L.tile = tile;
-    L.pack_a = pack_a;
-    L.pack_b = pack_b;
+    mxp_gemm_loops_init(L, cfg, m, n, k, a, b, w, ldw, finish, finish_ctx);
+    L->kernel = K;
+    L->tile = tile;
+    L->pack_a = pack_a;
+    L->pack_b = pack_b;
     /* A in place when stored in the packed dtype with k contiguous, and k
      * fills whole k-groups (an odd k's last bf16 pair needs a zero) */
-    L.a_in_place = K->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0;
-    return L;
+    L->a_in_place = K->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0;
 }
 
 mxp_status mxp_gemm_float_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,
@@ -58,9 +56,10 @@ mxp_status mxp_gemm_float_drive(const mxp_gemm_config *cfg, size_t m, size_t n, 
 {
     float_kernel K = { cfg, mxp_gemm_config_ukernel_a(cfg), alpha, beta };
     float_kernel R = { redo, redo ? mxp_gemm_config_ukernel_a(redo) : NULL, alpha, beta };
-    const mxp_gemm_loops L = loops_for(&K, m, n, k, a, b, w, ldw, finish, finish_ctx);
+    mxp_gemm_loops L, L_redo;
+    loops_init(&L, &K, m, n, k, a, b, w, ldw, finish, finish_ctx);
     if (!redo)
         return mxp_gemm_drive(&L, NULL);
-    const mxp_gemm_loops L_redo = loops_for(&R, m, n, k, a, b, w, ldw, finish, finish_ctx);
+    loops_init(&L_redo, &R, m, n, k, a, b, w, ldw, finish, finish_ctx);
     return mxp_gemm_drive(&L, &L_redo);
 }

@@ -214,25 +214,24 @@ static bool pack_b(const void *kernel, const mxp_gemm_operand *b, size_t p0, siz
 /* The blocks for K's configuration: KC split evenly into whole K-groups
  * (integer sums do not depend on where), from deep_m rows on half the MC
  * and twice the KC (the table's comments). */
-static mxp_gemm_loops loops_for(int8_kernel *K, int32_t *w, size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx,
-                                int max_threads)
+static void loops_init(mxp_gemm_loops *L, int8_kernel *K, int32_t *w, size_t ldw, mxp_gemm_finish_fn finish,
+                       void *finish_ctx, int max_threads)
 {
     const mxp_gemm_config *cfg = K->cfg;
     const bool deep = cfg->deep_m && K->m >= cfg->deep_m;
-    mxp_gemm_loops L = mxp_gemm_loops_for(cfg, K->m, K->n, K->k, K->a, K->b, w, ldw, finish, finish_ctx);
-    L.kernel = K;
-    L.tile = tile;
-    L.pack_a = pack_a;
-    L.pack_b = pack_b;
+    mxp_gemm_loops_init(L, cfg, K->m, K->n, K->k, K->a, K->b, w, ldw, finish, finish_ctx);
+    L->kernel = K;
+    L->tile = tile;
+    L->pack_a = pack_a;
+    L->pack_b = pack_b;
     /* uint8 A in place: no flip, k contiguous in whole quads */
-    L.a_in_place = K->ukernel_a && K->a->dtype == MXP_U8 && !K->a->trans && K->k % 4 == 0;
-    L.mc = deep ? cfg->mc / 2 : cfg->mc;
-    L.kc = mxp_gemm_even_block(K->k, deep ? 2 * cfg->kc : cfg->kc, cfg->kpack);
-    L.even = true;
-    L.extra_bytes = (K->m + K->n) * sizeof(int32_t);
-    L.prepare = corrections;
-    L.max_threads = max_threads;
-    return L;
+    L->a_in_place = K->ukernel_a && K->a->dtype == MXP_U8 && !K->a->trans && K->k % 4 == 0;
+    L->mc = deep ? cfg->mc / 2 : cfg->mc;
+    L->kc = mxp_gemm_even_block(K->k, deep ? 2 * cfg->kc : cfg->kc, cfg->kpack);
+    L->even = true;
+    L->extra_bytes = (K->m + K->n) * sizeof(int32_t);
+    L->prepare = corrections;
+    L->max_threads = max_threads;
 }
 
 /* ---- M = 1 ----------------------------------------------------------------- */
@@ -283,7 +282,8 @@ static mxp_status sums(int8_kernel *K, int32_t *w, size_t ldw, mxp_gemm_finish_f
     mxp_status st = MXP_OK;
     if (K->m == 1 && int8_gemv(K, w, finish, finish_ctx, &st))
         return st;
-    const mxp_gemm_loops L = loops_for(K, w, ldw, finish, finish_ctx, max_threads);
+    mxp_gemm_loops L;
+    loops_init(&L, K, w, ldw, finish, finish_ctx, max_threads);
     return mxp_gemm_drive(&L, NULL);
 }
 
