@@ -9,7 +9,6 @@
  * B~ and split its rows.  A C tile is always computed by one thread in the
  * same order, so results do not depend on the thread count. */
 #include <stdatomic.h>
-#include <string.h>
 
 #include "core/alloc-internal.h"
 #include "core/threads-internal.h"
