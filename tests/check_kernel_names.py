@@ -26,9 +26,6 @@ ISAS = {"scalar", "avx2", "avx512f", "avx512bf16", "avx512vnni", "avx512vbmi"}
 # check meanwhile.  IT MUST BE EMPTY WHEN ISSUE 22 IS DONE: a folder named
 # here that passes the checks (or no longer exists) is itself an offence.
 PENDING = {
-    # GEMM and packing (branch wt-gemm)
-    "f32-gemm", "f64-gemm", "bf16-gemm", "s8-gemm", "gemv", "bf16-pack", "bf16-scan", "s8-pack",
-    "x32-transpose", "s32-requant",
     # elementwise, reductions, quantization, dispatch (branch wt-dispatch)
     "f32-ew", "h16-ew", "vmath", "f32-gelu", "f32-sum", "f32-quant", "u8-lut", "peak",
 }
