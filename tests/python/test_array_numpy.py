@@ -170,8 +170,8 @@ def test_wrap_round_trip(dtype, layout):
     m = mx.from_numpy(a)
     assert m.dtype == mx.dtype_code(a.dtype) and m.shape == a.shape and m.strides == a.strides
     assert m.data == a.__array_interface__["data"][0]  # wrapped, not copied
-    assert bool(m.flags & mx.C_CONTIGUOUS) == a.flags.c_contiguous
-    assert bool(m.flags & mx.F_CONTIGUOUS) == a.flags.f_contiguous
+    assert bool(m.flags & mx.ARRAY_C_CONTIGUOUS) == a.flags.c_contiguous
+    assert bool(m.flags & mx.ARRAY_F_CONTIGUOUS) == a.flags.f_contiguous
     assert_bits(mx.to_numpy(m), a, "round trip")
     a[(0,) * a.ndim] = 0  # the wrapper sees writes through NumPy: same memory
     assert mx.to_numpy(m)[(0,) * a.ndim] == 0
@@ -319,7 +319,7 @@ def test_reshape_view_exactly_where_numpy_views(source, target):
             a.strides, target, e)
         c = m.reshape_copy(target)
         assert_bits(mx.to_numpy(c), want, "reshape_copy")
-        assert c.flags & mx.C_CONTIGUOUS and not in_buffer(c.data, a)
+        assert c.flags & mx.ARRAY_C_CONTIGUOUS and not in_buffer(c.data, a)
         return
     assert numpy_views, "mxp made a view where NumPy copies (strides %s -> %s)" % (a.strides, target)
     got = mx.to_numpy(v)
@@ -388,7 +388,7 @@ def test_broadcast_to(layout, shape, target):
         return
     v = m.broadcast_to(target)
     check_view(v, want, a, "broadcast_to%s" % (target,))
-    assert not v.flags & mx.WRITEABLE  # elements repeat
+    assert not v.flags & mx.ARRAY_WRITEABLE  # elements repeat
 
 
 BROADCAST_PAIRS = [((3, 4), (4,)), ((3, 1), (1, 4)), ((0, 4), (1, 4)), ((2, 0, 3), (3,)), ((), (2, 3)),
