@@ -290,6 +290,26 @@ MXP_API mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_arr
  * (read-only: MXP_ERR_READONLY); inputs that overlap it are copied first. */
 MXP_API mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b,
                                    const mxp_gemm_opts *opts);
+/* The shape of mxp_matmul's result for operands of these shapes (the rules
+ * above): *ndim_out and shape_out (room for MXP_MAXDIMS).  MXP_ERR_SHAPE,
+ * with mxp_matmul's sentence, for a 0-d operand, a k that differs or batch
+ * axes that do not broadcast. */
+MXP_API mxp_status mxp_matmul_shape(int *ndim_out, int64_t *shape_out, int ndim_a, const int64_t *shape_a,
+                                    int ndim_b, const int64_t *shape_b);
+/* One matrix C = A B (m x k by k x n, alpha 1, beta 0) with each matrix
+ * given by its first element and the byte strides of its rows and columns
+ * (any sign, 0 for a repeated row or column): NumPy's matmul inner loop
+ * (python/src/matmul.c).  Each of A and B is read where it lies when
+ * mxp_matmul would read it there (row- or column-major with a leading
+ * dimension at least the row), else from a C-ordered copy; C is written in
+ * place when row-major, as C^T = B^T A^T when column-major (float operands,
+ * and opts without bias, scales, zero points or stochastic rounding), else
+ * through a C-ordered copy.  Dtypes and opts as mxp_gemm takes them; m or n
+ * 0 writes nothing. */
+MXP_API mxp_status mxp_matmul_strided(size_t m, size_t n, size_t k, const void *a, mxp_dtype a_type, ptrdiff_t a_rs,
+                                      ptrdiff_t a_cs, const void *b, mxp_dtype b_type, ptrdiff_t b_rs,
+                                      ptrdiff_t b_cs, void *c, mxp_dtype c_type, ptrdiff_t c_rs, ptrdiff_t c_cs,
+                                      const mxp_gemm_opts *opts);
 
 /* batch GEMMs: C_i = alpha op(A_i) op(B_i) + beta C_i with X_i = x + i *
  * stride_x elements (stride_a or stride_b 0: one matrix for every i; C's

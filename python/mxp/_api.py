@@ -72,26 +72,6 @@ def convert_stats(x, dtype, rounding="nearest_even", overflow="inf", seed=0):
     return astype(x, dtype, rounding, overflow, seed, stats=True)[1]
 
 
-def _matmul_shape(sa, sb):
-    a1, b1 = len(sa) == 1, len(sb) == 1
-    if not sa or not sb:
-        raise ValueError("matmul: 0-d operands have no matrix product (use *)")
-    sa2 = (1,) + tuple(sa) if a1 else tuple(sa)
-    sb2 = tuple(sb) + (1,) if b1 else tuple(sb)
-    if sa2[-1] != sb2[-2]:
-        raise ValueError(f"matmul: shapes {tuple(sa)} and {tuple(sb)}: k {sa2[-1]} != {sb2[-2]}")
-    try:
-        batch = np.broadcast_shapes(sa2[:-2], sb2[:-2])
-    except ValueError:
-        raise ValueError(f"matmul: batch shapes {sa2[:-2]} and {sb2[:-2]} do not broadcast") from None
-    shape = batch + (sa2[-2], sb2[-1])
-    if a1:
-        shape = shape[:-2] + shape[-1:]
-    if b1:
-        shape = shape[:-1]
-    return shape
-
-
 def _vector(v, sizes, what, dtype=None):
     """A 1-d contiguous array of one of the sizes (bias: any float dtype)."""
     if v is None:
@@ -167,7 +147,7 @@ def matmul(a, b, *, out_dtype=None, compute=None, bias=None, activation=None, cl
     if isinstance(a, QuantizedTensor) or isinstance(b, QuantizedTensor):
         a, b, a_zero_point, b_zero_point, scales, out_dtype = quantized_matmul_args(a, b, scales, out_dtype)
     a, b = np.asarray(a), np.asarray(b)
-    shape = _matmul_shape(a.shape, b.shape)
+    shape = _mxp._matmul_shape(a.shape, b.shape)  # NumPy's rules, mxp_matmul's sentences
     if out is None:
         dt = np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b)
         out = np.empty(shape, dt)

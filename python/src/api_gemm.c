@@ -117,6 +117,48 @@ static PyObject *matmul(PyObject *self, PyObject *args)
     return out;
 }
 
+/* A shape argument (a sequence of ints) into n and dims; -1 with an exception. */
+static int shape_arg(PyObject *obj, int *n, int64_t *dims)
+{
+    PyObject *seq = PySequence_Fast(obj, "matmul: a shape must be a sequence");
+    if (!seq)
+        return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    int rc = len <= MXP_MAXDIMS ? 0 : -1;
+    if (rc < 0)
+        PyErr_Format(PyExc_ValueError, "matmul: %zd dimensions, mxp takes at most %d", len, MXP_MAXDIMS);
+    for (Py_ssize_t i = 0; rc == 0 && i < len; i++) {
+        dims[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        rc = dims[i] == -1 && PyErr_Occurred() ? -1 : 0;
+    }
+    *n = (int)len;
+    Py_DECREF(seq);
+    return rc;
+}
+
+/* _matmul_shape(shape_a, shape_b) -> the result's shape (mxp_matmul_shape) */
+static PyObject *matmul_shape(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *sa, *sb;
+    int64_t da[MXP_MAXDIMS], db[MXP_MAXDIMS], out[MXP_MAXDIMS];
+    int na, nb, nd;
+    if (!PyArg_ParseTuple(args, "OO", &sa, &sb) || shape_arg(sa, &na, da) < 0 || shape_arg(sb, &nb, db) < 0)
+        return NULL;
+    mxp_status st = mxp_matmul_shape(&nd, out, na, da, nb, db);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *t = PyTuple_New(nd);
+    for (int i = 0; t && i < nd; i++) {
+        PyObject *v = PyLong_FromLongLong(out[i]);
+        if (!v)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
 /* A 2-d array whose rows are contiguous: its leading dimension. */
 static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *ld)
 {
@@ -257,6 +299,7 @@ static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *
 
 PyMethodDef mxpy_gemm_methods[] = {
     { "_matmul", matmul, METH_VARARGS, NULL },
+    { "_matmul_shape", matmul_shape, METH_VARARGS, NULL },
     { "_gemm", gemm, METH_VARARGS, NULL },
     { NULL, NULL, 0, NULL },
 };
