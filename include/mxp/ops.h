@@ -139,6 +139,17 @@ MXP_API mxp_status mxp_scalar_int_binary(mxp_array **out, mxp_binary_op op, int6
 MXP_API mxp_dtype mxp_scalar_result_type(mxp_dtype a, int ndim, double value);
 MXP_API mxp_dtype mxp_scalar_int_result_type(mxp_dtype a, int ndim, int64_t value);
 
+/* a op b for two float64 values, the result a float64 (comparisons and
+ * logical operations 0 or 1): the arithmetic of Python-style scalars (the
+ * Python package's mxp.bfloat16(1.5) // 0.5, then rounded once to the
+ * scalar's type).  Each operation as mxp_binary's float64 loop computes an
+ * element (floor_divide and remainder as Python's divmod, the sign of b;
+ * nextafter, spacing and ldexp in float64), but a NaN result is left as the
+ * arithmetic makes it, not written as the canonical NaN, except remainder
+ * by zero: the positive quiet NaN.  MXP_ERR_INVALID_ARGUMENT for an op
+ * that is not one of mxp_binary_op's. */
+MXP_API mxp_status mxp_binary_f64(double *out, mxp_binary_op op, double a, double b);
+
 MXP_API const char *mxp_binary_op_name(mxp_binary_op op); /* "add", ... */
 MXP_API const char *mxp_unary_op_name(mxp_unary_op op);   /* "gelu_tanh", ... */
 
