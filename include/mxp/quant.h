@@ -188,6 +188,12 @@ MXP_API mxp_status mxp_qtensor_dequantize(mxp_array **out, const mxp_qtensor *qt
  * MXP_ERR_INVALID_DTYPE / MXP_ERR_UNSUPPORTED / MXP_ERR_SHAPE. */
 MXP_API mxp_status mxp_qmatmul(mxp_array **out, const mxp_qtensor *a, const mxp_qtensor *b, mxp_dtype out_dtype,
                                const mxp_qparams *out_params);
+/* The scales mxp_qmatmul hands the int8 GEMM: out[j] = float32(a_scale *
+ * b_scales[j] / out_scale), the product and the quotient in float64, one
+ * rounding (out_scale 1 for a float result), for j < n.  For callers that
+ * run the GEMM themselves with mxp_gemm_opts.scales (the Python package's
+ * mxp.matmul of quantized tensors, with its epilogue and batch axes). */
+MXP_API mxp_status mxp_qmatmul_scales(float *out, float a_scale, const float *b_scales, size_t n, double out_scale);
 
 /* A quantized linear layer, y = x W^T + bias, as PyTorch's dynamic
  * quantized Linear: x [..., K] of a float dtype is quantized per tensor

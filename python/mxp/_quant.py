@@ -180,7 +180,7 @@ def quantized_matmul_args(a, b, scales, out_dtype):
         raise ValueError("matmul: b's zero points must be equal (symmetric per-column quantization)")
     if scales is not None:
         raise ValueError("matmul: scales come from the quantized operands")
-    combined = (np.float64(a.scale) * bq.scales.astype(np.float64)).astype(np.float32)
+    combined = _mxp._qmatmul_scales(a.scale, bq.scales)  # mxp_qmatmul's: float32(a.scale * b.scales[j])
     return a.codes, b.codes, a.zero_point, int(bq.zero_points[0]), combined, out_dtype or np.float32
 
 

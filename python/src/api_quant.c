@@ -416,7 +416,33 @@ static PyObject *qlinear(PyObject *self, PyObject *args)
     return st == MXP_OK ? mxpy_unwrap(y) : mxpy_raise(st);
 }
 
+/* _qmatmul_scales(a_scale, b_scales) -> float32 array: mxp_qmatmul_scales
+ * (float32(a_scale * b_scales[j]), a float result's scales) */
+static PyObject *qmatmul_scales(PyObject *self, PyObject *args)
+{
+    (void)self;
+    float a_scale;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "fO", &a_scale, &obj))
+        return NULL;
+    PyArrayObject *b = (PyArrayObject *)PyArray_FROMANY(obj, NPY_FLOAT32, 1, 1, NPY_ARRAY_CARRAY_RO);
+    if (!b)
+        return NULL;
+    npy_intp n = PyArray_DIM(b, 0);
+    PyObject *out = PyArray_SimpleNew(1, &n, NPY_FLOAT32);
+    mxp_status st = out ? mxp_qmatmul_scales(PyArray_DATA((PyArrayObject *)out), a_scale, PyArray_DATA(b), (size_t)n,
+                                             1.0)
+                        : MXP_OK;
+    Py_DECREF(b);
+    if (st != MXP_OK) {
+        Py_XDECREF(out);
+        return mxpy_raise(st);
+    }
+    return out;
+}
+
 PyMethodDef mxpy_quant_methods[] = {
+    { "_qmatmul_scales", qmatmul_scales, METH_VARARGS, NULL },
     { "_qlinear", qlinear, METH_VARARGS, NULL },
     { "_calibrate", calibrate, METH_VARARGS, NULL },
     { "_quantize", quantize, METH_VARARGS, NULL },
