@@ -20,6 +20,16 @@ extern "C" {
 
 /* "int4", "uint4", else mxp_dtype_name(qtype). */
 MXP_API const char *mxp_qtype_name(mxp_dtype qtype);
+/* The quantized types, i = 0, 1, ...: MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4,
+ * MXP_E4M3, MXP_E5M2, then MXP_DTYPE_INVALID.  mxp_qtype_code_dtype: the
+ * dtype of a type's codes (what mxp_quantize returns: int8 for int4, uint8
+ * for uint4, else the type itself), MXP_DTYPE_INVALID for another value. */
+MXP_API mxp_dtype mxp_qtype_at(int i);
+MXP_API mxp_dtype mxp_qtype_code_dtype(mxp_dtype qtype);
+/* The integer codes' range, [qmin, qmax] ([-128, 127], [0, 255], [-8, 7],
+ * [0, 15]; [0, 0] for float8, whose codes are floats).  Another value:
+ * MXP_ERR_INVALID_DTYPE or MXP_ERR_UNSUPPORTED. */
+MXP_API mxp_status mxp_qtype_limits(mxp_dtype qtype, int32_t *qmin, int32_t *qmax);
 
 /* q = clamp(round(x / scale) + zero_point, qmin, qmax);  x' = (q - zp) * scale.
  * axis -1: one pair for the whole tensor.  axis k >= 0: one pair per index

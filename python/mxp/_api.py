@@ -5,8 +5,10 @@ import numpy as np
 
 from . import _mxp
 
-ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic")
-ACTIVATIONS = (None, "relu", "gelu", "gelu_tanh", "silu")
+# The C library's names (the extension builds them from its tables at import).
+ROUNDINGS = _mxp.ROUNDINGS              # "nearest_even", ..., "stochastic"
+ACTIVATIONS = (None,) + _mxp.ACTIVATIONS[1:]  # None for "none", "relu", ...
+STRATEGIES = _mxp.STRATEGIES            # gemm_safe: "none", "refuse", "clip", "scale", "promote"
 
 
 class Result(dict):
@@ -25,8 +27,8 @@ class Result(dict):
 def _check_rounding(rounding, overflow="inf"):
     if rounding not in ROUNDINGS:
         raise ValueError(f"rounding {rounding!r} is not one of {', '.join(ROUNDINGS)}")
-    if overflow not in ("inf", "saturate"):
-        raise ValueError(f"overflow {overflow!r} is not 'inf' or 'saturate'")
+    if overflow not in _mxp.OVERFLOWS:
+        raise ValueError(f"overflow {overflow!r} is not {' or '.join(map(repr, _mxp.OVERFLOWS))}")
 
 
 def _seed(seed):
@@ -91,7 +93,7 @@ def _mxp_float_dtypes():
 def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zp, b_zp, c_zp, scales):
     _check_rounding(rounding, overflow)
     if activation not in ACTIVATIONS:
-        raise ValueError(f"activation {activation!r} is not one of None, 'relu', 'gelu', 'gelu_tanh', 'silu'")
+        raise ValueError(f"activation {activation!r} is not one of {', '.join(map(repr, ACTIVATIONS))}")
     if clamp is not None:
         lo, hi = (float(c) for c in clamp)
         if not lo <= hi:
@@ -208,8 +210,8 @@ def gemm_safe(a, b, c=None, *, strategy="clip", promote_to=None, alpha=1.0, beta
     (the result goes to promote_to, a float32/float64 array of c's shape).
     Returns (c, report): report.at_risk, .applied, .bound, .scale_exponent,
     .what (a sentence)."""
-    if strategy not in ("none", "refuse", "clip", "scale", "promote"):
-        raise ValueError(f"strategy {strategy!r} is not one of none, refuse, clip, scale, promote")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
     if (strategy == "promote") != (promote_to is not None):
         raise ValueError("gemm_safe: promote_to is given exactly with strategy='promote'")
     c, report = _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, promote_to, _kw(**epilogue))

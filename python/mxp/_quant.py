@@ -7,7 +7,7 @@ import numpy as np
 from . import _mxp
 from ._api import ROUNDINGS, _seed
 
-QTYPES = ("int8", "uint8", "int4", "uint4", "float8_e4m3fn", "float8_e5m2")
+QTYPES = _mxp.QTYPES  # the C library's quantized types: int8, uint8, int4, uint4, float8_e4m3fn, float8_e5m2
 
 
 class QParams:
@@ -220,7 +220,8 @@ class _Observer:
 
     def __init__(self, qtype="int8", *, symmetric=True, axis=None, momentum=0.0, percentile=0.0, group_size=None,
                  bins=0):
-        if self._kind >= 3 and (isinstance(bins, bool) or int(bins) < 1):  # 0 would mean the C API's default
+        histogram = self._kind in (_mxp.CALIB_PERCENTILE, _mxp.CALIB_MSE, _mxp.CALIB_KL)
+        if histogram and (isinstance(bins, bool) or int(bins) < 1):  # 0 would mean the C API's default
             raise ValueError(f"bins {bins!r} must be >= 1")
         if qtype not in QTYPES:
             raise ValueError(f"qtype {qtype!r} is not one of {', '.join(QTYPES)}")
@@ -246,7 +247,7 @@ class _Observer:
 
 class MinMaxObserver(_Observer):
     """Running min and max (per tensor, or per channel along axis, or per group)."""
-    _kind = 1
+    _kind = _mxp.CALIB_MINMAX
 
     def __init__(self, qtype="int8", *, symmetric=True, axis=None, group_size=None):
         super().__init__(qtype, symmetric=symmetric, axis=axis, group_size=group_size)
@@ -254,7 +255,7 @@ class MinMaxObserver(_Observer):
 
 class MovingAverageObserver(_Observer):
     """min, max = momentum * old + (1 - momentum) * the batch's (default 0.9)."""
-    _kind = 2
+    _kind = _mxp.CALIB_MOVING_AVERAGE
 
     def __init__(self, qtype="int8", *, symmetric=True, axis=None, momentum=0.9, group_size=None):
         if not 0 <= momentum < 1:
@@ -264,7 +265,7 @@ class MovingAverageObserver(_Observer):
 
 class PercentileObserver(_Observer):
     """Threshold at a percentile of |x| (default 99.99) from a histogram."""
-    _kind = 3
+    _kind = _mxp.CALIB_PERCENTILE
 
     def __init__(self, qtype="int8", *, symmetric=True, percentile=99.99, bins=2048):
         if not 0 < percentile <= 100:
@@ -274,7 +275,7 @@ class PercentileObserver(_Observer):
 
 class MSEObserver(_Observer):
     """Threshold minimising the quantization MSE over a histogram."""
-    _kind = 4
+    _kind = _mxp.CALIB_MSE
 
     def __init__(self, qtype="int8", *, symmetric=True, bins=2048):
         super().__init__(qtype, symmetric=symmetric, bins=bins)
@@ -282,7 +283,7 @@ class MSEObserver(_Observer):
 
 class KLObserver(_Observer):
     """TensorRT-style entropy calibration: the threshold minimising KL(P || Q)."""
-    _kind = 5
+    _kind = _mxp.CALIB_KL
 
     def __init__(self, qtype="int8", *, symmetric=True, bins=2048):
         super().__init__(qtype, symmetric=symmetric, bins=bins)
@@ -290,7 +291,9 @@ class KLObserver(_Observer):
 
 # ---- OCP MX ------------------------------------------------------------------
 
-MX_FORMATS = {"mxfp8_e4m3": 1, "mxfp8_e5m2": 2, "mxfp4": 3, "mxint8": 4}
+# The keywords' spellings, the C library's values (mxp_mx_format).
+MX_FORMATS = {"mxfp8_e4m3": _mxp.MXFP8_E4M3, "mxfp8_e5m2": _mxp.MXFP8_E5M2, "mxfp4": _mxp.MXFP4_E2M1,
+              "mxint8": _mxp.MXINT8}
 _MXP_FLOATS = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from . import _mxp
 from ._api import _seed
 
-_SGD, _ADAM, _ADAMW = 1, 2, 3
+_SGD, _ADAM, _ADAMW = _mxp.OPTIM_SGD, _mxp.OPTIM_ADAM, _mxp.OPTIM_ADAMW
 _MXP_FLOATS = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
 
 
@@ -264,7 +264,7 @@ class LossScaler:
 
 # ---- autocast -------------------------------------------------------------------
 
-AUTOCAST_OPS = ("matmul", "elementwise", "reduction", "softmax", "loss", "normalization")
+AUTOCAST_OPS = _mxp.AUTOCAST_OPS  # the C library's: matmul, elementwise, reduction, softmax, loss, normalization
 
 
 class Autocast:

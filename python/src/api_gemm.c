@@ -17,15 +17,14 @@ typedef struct gemm_args {
 
 static int activation_from_name(PyObject *name, mxp_activation *act)
 {
-    static const char *const names[] = { "none", "relu", "gelu", "gelu_tanh", "silu" };
     const char *s = name == Py_None ? "none" : PyUnicode_AsUTF8(name);
-    for (int i = 0; s && i < 5; i++)
-        if (!strcmp(s, names[i])) {
+    for (int i = 0; s && strcmp(mxp_activation_name((mxp_activation)i), "invalid"); i++)
+        if (!strcmp(s, mxp_activation_name((mxp_activation)i))) {
             *act = (mxp_activation)i;
             return 0;
         }
     if (!PyErr_Occurred())
-        PyErr_Format(PyExc_ValueError, "activation %R is not one of None, 'relu', 'gelu', 'gelu_tanh', 'silu'", name);
+        mxpy_not_one_of("activation", s, "ACTIVATIONS");
     return -1;
 }
 
@@ -185,22 +184,20 @@ static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *l
 
 static PyObject *report_dict(const mxp_gemm_safe_report *r)
 {
-    static const char *const names[] = { "none", "refuse", "clip", "scale", "promote" };
     return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:O,s:s,s:i,s:s}", "max_abs_a", r->max_abs_a, "max_abs_b", r->max_abs_b,
                          "max_abs_c", r->max_abs_c, "bound", r->bound, "c_max", r->c_max, "at_risk",
-                         r->at_risk ? Py_True : Py_False, "applied", names[r->applied], "scale_exponent",
+                         r->at_risk ? Py_True : Py_False, "applied", mxp_overflow_strategy_name(r->applied), "scale_exponent",
                          r->scale_exponent, "what", r->what);
 }
 
 static int strategy_from_name(const char *s, mxp_overflow_strategy *out)
 {
-    static const char *const names[] = { "none", "refuse", "clip", "scale", "promote" };
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(s, names[i])) {
+    for (int i = 0; strcmp(mxp_overflow_strategy_name((mxp_overflow_strategy)i), "invalid"); i++)
+        if (!strcmp(s, mxp_overflow_strategy_name((mxp_overflow_strategy)i))) {
             *out = (mxp_overflow_strategy)i;
             return 0;
         }
-    PyErr_Format(PyExc_ValueError, "strategy '%s' is not one of none, refuse, clip, scale, promote", s);
+    mxpy_not_one_of("strategy", s, "STRATEGIES");
     return -1;
 }
 

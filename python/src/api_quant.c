@@ -9,12 +9,18 @@
 #include "mxpy.h"
 
 
+/* A quantized type by its name (mxp_qtype_name), or a dtype's (its aliases too). */
 static int qtype_from_name(const char *s, mxp_dtype *qt)
 {
-    *qt = !strcmp(s, "int4") ? MXP_QINT4 : !strcmp(s, "uint4") ? MXP_QUINT4 : mxp_dtype_from_name(s);
-    if (*qt == MXP_S8 || *qt == MXP_U8 || *qt == MXP_QINT4 || *qt == MXP_QUINT4 || *qt == MXP_E4M3 || *qt == MXP_E5M2)
+    for (int i = 0; mxp_qtype_at(i); i++)
+        if (!strcmp(s, mxp_qtype_name(mxp_qtype_at(i)))) {
+            *qt = mxp_qtype_at(i);
+            return 0;
+        }
+    *qt = mxp_dtype_from_name(s);
+    if (mxp_qtype_code_dtype(*qt) != MXP_DTYPE_INVALID)
         return 0;
-    PyErr_Format(PyExc_ValueError, "qtype '%s' is not one of int8, uint8, int4, uint4, float8_e4m3fn, float8_e5m2", s);
+    mxpy_not_one_of("qtype", s, "QTYPES");
     return -1;
 }
 

@@ -9,12 +9,11 @@ int mxpy_convert_opts(const char *rounding, const char *overflow, unsigned long 
     o->overflow = mxp_overflow_from_name(overflow ? overflow : "inf");
     o->seed = seed;
     if (o->rounding == MXP_ROUNDING_COUNT) {
-        PyErr_Format(PyExc_ValueError, "rounding '%s' is not one of nearest_even, nearest_away, toward_zero, up, "
-                     "down, stochastic", rounding);
+        mxpy_not_one_of("rounding", rounding, "ROUNDINGS");
         return -1;
     }
     if (o->overflow == MXP_OVERFLOW_COUNT) {
-        PyErr_Format(PyExc_ValueError, "overflow '%s' is not 'inf' or 'saturate'", overflow);
+        mxpy_not_one_of("overflow", overflow, "OVERFLOWS");
         return -1;
     }
     return 0;

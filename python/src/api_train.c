@@ -424,8 +424,7 @@ static int autocast_op_arg(const char *name, mxp_autocast_op *op)
     *op = mxp_autocast_op_from_name(name);
     if (*op != MXP_AUTOCAST_OP_COUNT)
         return 0;
-    PyErr_Format(PyExc_ValueError,
-                 "autocast op '%s' is not one of matmul, elementwise, reduction, softmax, loss, normalization", name);
+    mxpy_not_one_of("autocast op", name, "AUTOCAST_OPS");
     return -1;
 }
 
@@ -542,7 +541,7 @@ static int role_arg(const char *name, mxp_tensor_role *role)
             *role = (mxp_tensor_role)r;
             return 0;
         }
-    PyErr_Format(PyExc_ValueError, "role '%s' is not one of weight, activation, gradient", name);
+    mxpy_not_one_of("role", name, "TENSOR_ROLES");
     return -1;
 }
 

@@ -15,6 +15,31 @@ static const quant_type quant_types[] = {
     { MXP_E5M2, MXP_E5M2, true, 0, 0, 57344.0, 0, 128 },
 };
 
+mxp_dtype mxp_qtype_at(int i)
+{
+    const int n = (int)(sizeof quant_types / sizeof quant_types[0]);
+    return i >= 0 && i < n ? quant_types[i].qtype : MXP_DTYPE_INVALID;
+}
+
+mxp_dtype mxp_qtype_code_dtype(mxp_dtype qtype)
+{
+    for (size_t i = 0; i < sizeof quant_types / sizeof quant_types[0]; i++)
+        if (quant_types[i].qtype == qtype)
+            return quant_types[i].code;
+    return MXP_DTYPE_INVALID;
+}
+
+mxp_status mxp_qtype_limits(mxp_dtype qtype, int32_t *qmin, int32_t *qmax)
+{
+    quant_type t = { 0 };
+    mxp_status st = mxp_quant_type_info(qtype, "mxp_qtype_limits", &t);
+    if (st == MXP_OK && (!qmin || !qmax))
+        st = mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_qtype_limits: qmin or qmax is NULL");
+    if (st == MXP_OK)
+        *qmin = t.qmin, *qmax = t.qmax;
+    return st;
+}
+
 const char *mxp_qtype_name(mxp_dtype qtype)
 {
     if (qtype == MXP_QINT4)

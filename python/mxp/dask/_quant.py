@@ -18,9 +18,8 @@ from .._api import ROUNDINGS, _seed
 from ._blocks import as_dask, check_groups, meta, origin, piece_qparams, runs
 
 OBSERVERS = ("minmax", "moving_average", "percentile", "mse", "kl")
-_KIND = {"percentile": 3, "mse": 4, "kl": 5}
-_CODE_DTYPE = {"int8": np.int8, "int4": np.int8, "uint8": np.uint8, "uint4": np.uint8,
-               "float8_e4m3fn": _mxp.float8_e4m3fn, "float8_e5m2": _mxp.float8_e5m2}
+_KIND = {"percentile": _mxp.CALIB_PERCENTILE, "mse": _mxp.CALIB_MSE, "kl": _mxp.CALIB_KL}
+_CODE_DTYPE = _mxp.QTYPE_CODES  # the dtype of each qtype's codes (int8 for int4 ...)
 
 
 # ---- ranges ------------------------------------------------------------------
