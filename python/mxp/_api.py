@@ -64,7 +64,8 @@ def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, 
             want = _mxp._traits(dtype)["dtype"]  # TypeError for a name that is no dtype
             if want != out.dtype:
                 raise ValueError(f"astype: dtype {want} differs from out's dtype {out.dtype}")
-    result, counts = _mxp._astype(x, dtype, rounding, overflow, _seed(seed), out, bool(stats), _seed(index_offset))
+    result, counts = _mxp._astype(x, dtype, rounding=rounding, overflow=overflow, seed=_seed(seed), out=out,
+                                  stats=bool(stats), index_offset=_seed(index_offset))
     return (result, Result(counts)) if stats else result
 
 
@@ -101,7 +102,9 @@ def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_
         clamp = (lo, hi)
     bias = _vector(bias, (n,), "bias")
     scales = _vector(scales, (1, n), "scales", np.float32)
-    return (compute, bias, activation, clamp, scales, rounding, overflow, _seed(seed), int(a_zp), int(b_zp), int(c_zp))
+    return dict(compute=compute, bias=bias, activation=activation, clamp=clamp, scales=scales, rounding=rounding,
+                overflow=overflow, seed=_seed(seed), a_zero_point=int(a_zp), b_zero_point=int(b_zp),
+                c_zero_point=int(c_zp))
 
 
 def result_type(*arrays_and_dtypes):
@@ -158,9 +161,9 @@ def matmul(a, b, *, out_dtype=None, compute=None, bias=None, activation=None, cl
     elif out_dtype is not None and np.dtype(out_dtype) != out.dtype:
         raise ValueError(f"matmul: out_dtype {np.dtype(out_dtype)} differs from out's {out.dtype}")
     n = shape[-1] if b.ndim > 1 else 1
-    args = _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zero_point, b_zero_point,
-                      c_zero_point, scales)
-    return _mxp._matmul(a, b, out, *args)
+    options = _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zero_point, b_zero_point,
+                         c_zero_point, scales)
+    return _mxp._matmul(a, b, out, **options)
 
 
 def _as_matrix(x, what):
@@ -183,8 +186,9 @@ def _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, pr
         c = np.zeros((m, n), np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b))
     elif not isinstance(c, np.ndarray):
         raise TypeError("gemm: c must be a numpy.ndarray (it is written in place)")
-    args = _gemm_args(n, **kw)
-    report = _mxp._gemm(bool(trans_a), bool(trans_b), float(alpha), a, b, float(beta), c, *args, strategy, promote_to)
+    options = _gemm_args(n, **kw)
+    report = _mxp._gemm(a, b, c, trans_a=bool(trans_a), trans_b=bool(trans_b), alpha=float(alpha), beta=float(beta),
+                        strategy=strategy, promote_to=promote_to, **options)
     return c, report
 
 

@@ -124,7 +124,8 @@ def quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rou
                                                        group_size=group_size)
     if not isinstance(qp, QParams):
         raise TypeError("quantize: qparams must be an mxp.QParams")
-    codes = _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), False, out, _seed(index_offset))
+    codes = _mxp._quantize(x, qp._tuple(), rounding=rounding, seed=_seed(seed), fake=False, out=out,
+                           index_offset=_seed(index_offset))
     return QuantizedTensor(codes, qp)
 
 
@@ -147,7 +148,7 @@ def fake_quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None
     x = np.asarray(x)
     qp = qparams if qparams is not None else calibrate(x, qtype, symmetric=symmetric, axis=axis,
                                                        group_size=group_size)
-    return _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), True, None)
+    return _mxp._quantize(x, qp._tuple(), rounding=rounding, seed=_seed(seed), fake=True, out=None)
 
 
 def pack_int4(codes):
@@ -209,8 +210,8 @@ def qlinear(x, weight, bias=None, *, out_dtype=np.float32, x_qparams=None):
     x = np.asarray(x)
     if bias is not None:
         bias = np.asarray(bias)
-    return _mxp._qlinear(x, weight.codes, weight.qparams._tuple(), bias, out_dtype,
-                         None if x_qparams is None else x_qparams._tuple())
+    return _mxp._qlinear(x, weight.codes, weight.qparams._tuple(), bias=bias, out_dtype=out_dtype,
+                         x_qparams=None if x_qparams is None else x_qparams._tuple())
 
 
 # ---- observers --------------------------------------------------------------
@@ -229,8 +230,9 @@ class _Observer:
         self._axis = -1 if axis is None else int(axis)
         if self._axis < -1:
             raise ValueError("observers take a non-negative axis (or None)")
-        self._obs = _mxp._observer_new(self._kind, qtype, bool(symmetric), self._axis, float(momentum),
-                                       float(percentile), int(group_size or 0), int(bins))
+        self._obs = _mxp._observer_new(self._kind, qtype, symmetric=bool(symmetric), axis=self._axis,
+                                       momentum=float(momentum), percentile=float(percentile),
+                                       group_size=int(group_size or 0), bins=int(bins))
 
     def update(self, batch):
         """Feeds one batch; returns self."""

@@ -78,18 +78,26 @@ static int build_opts(const gemm_args *g, mxp_gemm_opts *o)
     return 0;
 }
 
+/* The options of _matmul and _gemm, keyword-only (mxp/_api.py's _gemm_args
+ * names them), with mxp_gemm's defaults. */
+#define GEMM_KEYWORDS "compute", "bias", "activation", "clamp", "scales", "rounding", "overflow", "seed", \
+                      "a_zero_point", "b_zero_point", "c_zero_point"
 #define GEMM_ARGS_FORMAT "OOOOOssKiii"
 #define GEMM_ARGS_PTRS(g) &g.acc, &g.bias, &g.activation, &g.clamp, &g.scales, &g.rounding, &g.overflow, &g.seed, \
                           &g.a_zp, &g.b_zp, &g.c_zp
+#define GEMM_ARGS_DEFAULTS { Py_None, Py_None, Py_None, Py_None, Py_None, "nearest_even", "inf", 0, 0, 0, 0 }
 
-/* _matmul(a, b, out, <gemm args>) -> out */
-static PyObject *matmul(PyObject *self, PyObject *args)
+/* _matmul(a, b, out, *, <gemm options>) -> out */
+static PyObject *matmul(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "a", "b", "out", GEMM_KEYWORDS, NULL };
     PyObject *a, *b, *out;
-    gemm_args g;
+    gemm_args g = GEMM_ARGS_DEFAULTS;
     mxp_gemm_opts o;
-    if (!PyArg_ParseTuple(args, "OOO" GEMM_ARGS_FORMAT, &a, &b, &out, GEMM_ARGS_PTRS(g)) || build_opts(&g, &o) < 0)
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$" GEMM_ARGS_FORMAT ":_matmul", kw, &a, &b, &out,
+                                     GEMM_ARGS_PTRS(g)) ||
+        build_opts(&g, &o) < 0)
         return NULL;
     mxp_array *ma = mxpy_wrap(a, "matmul: a", false);
     mxp_array *mb = ma ? mxpy_wrap(b, "matmul: b", false) : NULL;
@@ -205,18 +213,20 @@ static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *
                            const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote, size_t ldp, size_t lda,
                            size_t ldb, size_t ldc);
 
-/* _gemm(ta, tb, alpha, a, b, beta, c, <gemm args>, strategy or None, promote_to or None)
- * -> None, or the gemm_safe report as a dict */
-static PyObject *gemm(PyObject *self, PyObject *args)
+/* _gemm(a, b, c, *, trans_a, trans_b, alpha, beta, <gemm options>, strategy (None: mxp_gemm),
+ * promote_to) -> None, or the gemm_safe report as a dict */
+static PyObject *gemm(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
-    int ta, tb;
-    double alpha, beta;
-    PyObject *a, *b, *c, *strategy, *promote;
-    gemm_args g;
+    static char *kw[] = { "a", "b", "c", "trans_a", "trans_b", "alpha", "beta", GEMM_KEYWORDS, "strategy", "promote_to",
+                          NULL };
+    int ta = 0, tb = 0;
+    double alpha = 1.0, beta = 0.0;
+    PyObject *a, *b, *c, *strategy = Py_None, *promote = Py_None;
+    gemm_args g = GEMM_ARGS_DEFAULTS;
     mxp_gemm_opts o;
-    if (!PyArg_ParseTuple(args, "ppdOOdO" GEMM_ARGS_FORMAT "OO", &ta, &tb, &alpha, &a, &b, &beta, &c,
-                          GEMM_ARGS_PTRS(g), &strategy, &promote) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$ppdd" GEMM_ARGS_FORMAT "OO:_gemm", kw, &a, &b, &c, &ta, &tb,
+                                     &alpha, &beta, GEMM_ARGS_PTRS(g), &strategy, &promote) ||
         build_opts(&g, &o) < 0)
         return NULL;
     size_t lda, ldb, ldc, ldp = 0;
@@ -295,8 +305,8 @@ static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *
 }
 
 PyMethodDef mxpy_gemm_methods[] = {
-    { "_matmul", matmul, METH_VARARGS, NULL },
+    { "_matmul", (PyCFunction)(void (*)(void))matmul, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_matmul_shape", matmul_shape, METH_VARARGS, NULL },
-    { "_gemm", gemm, METH_VARARGS, NULL },
+    { "_gemm", (PyCFunction)(void (*)(void))gemm, METH_VARARGS | METH_KEYWORDS, NULL },
     { NULL, NULL, 0, NULL },
 };

@@ -155,7 +155,8 @@ def _calibrate_histogram(x, qtype, symmetric, observer, percentile, bins):
     h = x.map_blocks(_hist_block, hmax, bins, chunks=chunks, new_axis=x.ndim, dtype=np.float64,
                      meta=meta(x.ndim + 1, np.float64))
     counts = np.ascontiguousarray(h.sum(axis=tuple(range(x.ndim))).compute(), np.float64)
-    t = _mxp._observer_from_histogram(_KIND[observer], qtype, bool(symmetric), float(percentile), counts, hmax, lo, hi)
+    t = _mxp._observer_from_histogram(_KIND[observer], qtype, symmetric=bool(symmetric), percentile=float(percentile),
+                                      counts=counts, hmax=hmax, lo=lo, hi=hi)
     return q.QParams._from_tuple(t)
 
 
