@@ -174,8 +174,8 @@ class Headers:
     # ---- writing ------------------------------------------------------------
 
     def module(self, sources):
-        out = ['"""A ctypes binding of libmxp, generated from %s and the %d headers it includes' % (sources[0], len(sources) - 1),
-               'by tests/python/gen_mxp_abi.py -- do not edit."""',
+        out = ['"""A ctypes binding of libmxp, generated from %s and the %d headers it includes'
+               % (sources[0], len(sources) - 1), 'by tests/python/gen_mxp_abi.py -- do not edit."""',
                "from ctypes import *  # noqa: F401,F403", "", "# ---- #define and enum values"]
         out += ["%s = %r" % (k, v) for k, v in self.consts.items()]
         out += ["", "# ---- each enum's members, in order", "ENUMS = {"]
