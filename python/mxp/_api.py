@@ -170,12 +170,7 @@ def _as_matrix(x, what):
     x = np.asarray(x)
     if x.ndim != 2:
         raise ValueError(f"{what}: expected a 2-d array, got {x.ndim}-d")
-    # rows contiguous and apart (a broadcast row stride of 0, or rows over
-    # each other, would be read as separate rows of memory): else a copy
-    if (x.shape[1] > 1 and x.strides[1] != x.itemsize or x.strides[0] < 0 or x.strides[0] % x.itemsize
-            or x.shape[0] > 1 and x.strides[0] < x.shape[1] * x.itemsize):
-        x = np.ascontiguousarray(x)
-    return x
+    return x  # any layout: the extension copies one whose rows mxp_gemm cannot read in place
 
 
 def _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, promote_to, kw):

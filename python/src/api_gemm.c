@@ -167,6 +167,27 @@ static PyObject *matmul_shape(PyObject *self, PyObject *args)
 }
 
 /* A 2-d array whose rows are contiguous: its leading dimension. */
+/* A 2-d array whose rows mxp_gemm can take where they lie: contiguous,
+ * apart (a row stride below the row's length, from broadcast or as_strided
+ * views, would be read or written as separate rows) and in order. */
+static bool rows_usable(PyArrayObject *x)
+{
+    npy_intp s = PyArray_ITEMSIZE(x);
+    return PyArray_SIZE(x) == 0 ||
+           !((PyArray_STRIDE(x, 1) != s && PyArray_DIM(x, 1) > 1) || PyArray_STRIDE(x, 0) % s ||
+             PyArray_STRIDE(x, 0) < 0 || (PyArray_DIM(x, 0) > 1 && PyArray_STRIDE(x, 0) < PyArray_DIM(x, 1) * s));
+}
+
+/* An operand that is only read (a, b): itself, or a C-ordered copy when
+ * its rows are not usable in place (a new reference). */
+static PyObject *readable(PyObject *obj)
+{
+    if (PyArray_Check(obj) && PyArray_NDIM((PyArrayObject *)obj) == 2 && !rows_usable((PyArrayObject *)obj))
+        return PyArray_NewCopy((PyArrayObject *)obj, NPY_CORDER);
+    Py_INCREF(obj);
+    return obj;
+}
+
 static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *ld)
 {
     if (!PyArray_Check(obj) || PyArray_NDIM((PyArrayObject *)obj) != 2) {
@@ -175,12 +196,7 @@ static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *l
     }
     PyArrayObject *x = (PyArrayObject *)obj;
     npy_intp s = PyArray_ITEMSIZE(x);
-    /* rows over each other (a row stride below the row's length: broadcast
-     * or as_strided views) would be read, or written, as separate rows */
-    if ((PyArray_SIZE(x) > 0 && ((PyArray_STRIDE(x, 1) != s && PyArray_DIM(x, 1) > 1) || PyArray_STRIDE(x, 0) % s ||
-                                 PyArray_STRIDE(x, 0) < 0 ||
-                                 (PyArray_DIM(x, 0) > 1 && PyArray_STRIDE(x, 0) < PyArray_DIM(x, 1) * s))) ||
-        (writeable && !PyArray_ISWRITEABLE(x))) {
+    if (!rows_usable(x) || (writeable && !PyArray_ISWRITEABLE(x))) {
         PyErr_Format(PyExc_ValueError, "%s: rows must be contiguous and apart, with a non-negative row stride%s",
                      what, writeable ? ", and the array writeable" : "");
         return -1;
@@ -213,6 +229,9 @@ static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *
                            const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote, size_t ldp, size_t lda,
                            size_t ldb, size_t ldc);
 
+static PyObject *gemm_checked(int ta, int tb, double alpha, PyObject *a, PyObject *b, double beta, PyObject *c,
+                              const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote);
+
 /* _gemm(a, b, c, *, trans_a, trans_b, alpha, beta, <gemm options>, strategy (None: mxp_gemm),
  * promote_to) -> None, or the gemm_safe report as a dict */
 static PyObject *gemm(PyObject *self, PyObject *args, PyObject *kwds)
@@ -222,16 +241,29 @@ static PyObject *gemm(PyObject *self, PyObject *args, PyObject *kwds)
                           NULL };
     int ta = 0, tb = 0;
     double alpha = 1.0, beta = 0.0;
-    PyObject *a, *b, *c, *strategy = Py_None, *promote = Py_None;
+    PyObject *a0, *b0, *c, *strategy = Py_None, *promote = Py_None;
     gemm_args g = GEMM_ARGS_DEFAULTS;
     mxp_gemm_opts o;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$ppdd" GEMM_ARGS_FORMAT "OO:_gemm", kw, &a, &b, &c, &ta, &tb,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$ppdd" GEMM_ARGS_FORMAT "OO:_gemm", kw, &a0, &b0, &c, &ta, &tb,
                                      &alpha, &beta, GEMM_ARGS_PTRS(g), &strategy, &promote) ||
         build_opts(&g, &o) < 0)
         return NULL;
+    PyObject *a = readable(a0), *b = a ? readable(b0) : NULL, *r = NULL;
+    if (b)
+        r = gemm_checked(ta, tb, alpha, a, b, beta, c, &o, strategy, promote);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    return r;
+}
+
+/* gemm after a and b are readable: c and promote_to checked, unaligned arrays aligned */
+static PyObject *gemm_checked(int ta, int tb, double alpha, PyObject *a, PyObject *b, double beta, PyObject *c,
+                              const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote)
+{
     size_t lda, ldb, ldc, ldp = 0;
     if (matrix_arg(a, "gemm: a", false, &lda) < 0 || matrix_arg(b, "gemm: b", false, &ldb) < 0 ||
-        matrix_arg(c, "gemm: c", true, &ldc) < 0 || (promote != Py_None && matrix_arg(promote, "gemm: promote_to", true, &ldp) < 0))
+        matrix_arg(c, "gemm: c", true, &ldc) < 0 ||
+        (promote != Py_None && matrix_arg(promote, "gemm: promote_to", true, &ldp) < 0))
         return NULL;
     /* unaligned arrays (an address or row stride not a multiple of the item
      * size): a and b read from aligned copies, c and promote_to computed in
@@ -242,7 +274,7 @@ static PyObject *gemm(PyObject *self, PyObject *args, PyObject *kwds)
     if (held[0] && held[1] && held[2] && held[3] && matrix_arg(held[0], "gemm: a", false, &lda) == 0 &&
         matrix_arg(held[1], "gemm: b", false, &ldb) == 0 && matrix_arg(held[2], "gemm: c", true, &ldc) == 0 &&
         (promote == Py_None || matrix_arg(held[3], "gemm: promote_to", true, &ldp) == 0)) {
-        r = gemm_call(ta, tb, alpha, held[0], held[1], beta, held[2], &o, strategy, held[3], ldp, lda, ldb, ldc);
+        r = gemm_call(ta, tb, alpha, held[0], held[1], beta, held[2], opts, strategy, held[3], ldp, lda, ldb, ldc);
         if (r && ((held[2] != c && PyArray_CopyInto((PyArrayObject *)c, (PyArrayObject *)held[2]) < 0) ||
                   (held[3] != promote && PyArray_CopyInto((PyArrayObject *)promote, (PyArrayObject *)held[3]) < 0)))
             Py_CLEAR(r);
