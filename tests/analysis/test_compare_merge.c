@@ -16,13 +16,13 @@
 #include "mxp.h"
 #include "support/prng.h"
 
+/* v (n doubles, wrapped) in a new array of dtype dt. */
 static mxp_array *from_doubles(const double *v, int64_t n, mxp_dtype dt)
 {
-    mxp_array *d = NULL, *out = NULL;
-    assert_int_equal(mxp_array_empty(&d, MXP_F64, 1, &n), MXP_OK);
-    memcpy(mxp_array_data(d), v, (size_t)n * sizeof *v);
-    assert_int_equal(mxp_array_astype(&out, d, dt, NULL), MXP_OK);
-    mxp_array_free(d);
+    mxp_array *w = NULL, *out = NULL;
+    assert_int_equal(mxp_array_wrap(&w, (void *)(uintptr_t)v, MXP_F64, 1, &n, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_array_astype(&out, w, dt, NULL), MXP_OK);
+    mxp_array_free(w);
     return out;
 }
 
