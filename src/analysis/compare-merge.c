@@ -5,6 +5,7 @@
  * from the pieces (analysis.h draws the passes).  select.c does the same
  * for one stream in one process, with dense tables; here the counts travel
  * between machines, so they are lists of the buckets that hold errors. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,6 +140,8 @@ mxp_status mxp_compare_buckets(mxp_compare_bucket **out, size_t *nout, const dou
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_compare_buckets: a NULL argument");
     *out = NULL;
     *nout = 0;
+    if (n > PTRDIFF_MAX / sizeof(mxp_compare_bucket))
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_compare_buckets: n = %zu errors do not fit in memory", n);
     if (shift < 0 || prefix_shift < shift || prefix_shift > 63)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_compare_buckets: shift %d and prefix_shift %d: "
                                                    "0 <= shift <= prefix_shift <= 63 is needed", shift, prefix_shift);
@@ -172,6 +175,9 @@ mxp_status mxp_compare_buckets_merge(mxp_compare_bucket **out, size_t *nout, con
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_compare_buckets_merge: a NULL argument");
     *out = NULL;
     *nout = 0;
+    if (na > PTRDIFF_MAX / sizeof *a || nb > PTRDIFF_MAX / sizeof *b - na)
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_compare_buckets_merge: %zu and %zu buckets do not fit in memory",
+                         na, nb);
     if (na + nb == 0)
         return MXP_OK;
     mxp_compare_bucket *o = mxp_malloc((na + nb) * sizeof *o);

@@ -414,6 +414,18 @@ static mxp_status place(strided *x, bool in_place, const char *name)
     return MXP_OK;
 }
 
+/* The byte offsets an r x c matrix with strides rs, cs reaches from its
+ * first element fit a ptrdiff_t (r, c >= 1). */
+static bool offsets_fit(int64_t r, int64_t c, ptrdiff_t rs, ptrdiff_t cs)
+{
+    const uint64_t ar = rs < 0 ? (uint64_t)0 - (uint64_t)rs : (uint64_t)rs;
+    const uint64_t ac = cs < 0 ? (uint64_t)0 - (uint64_t)cs : (uint64_t)cs;
+    const uint64_t max = PTRDIFF_MAX;
+    if ((r > 1 && ar > max / (uint64_t)(r - 1)) || (c > 1 && ac > max / (uint64_t)(c - 1)))
+        return false;
+    return (uint64_t)(r - 1) * ar <= max - (uint64_t)(c - 1) * ac;
+}
+
 static bool is_float(mxp_dtype t) { return mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT; }
 
 /* C^T = B^T A^T gives C's elements as mxp_gemm of A B would, with these
@@ -444,6 +456,12 @@ static mxp_status matmul_strided(size_t m, size_t n, size_t k, strided *A, strid
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_matmul_strided: m, n or k beyond INT64_MAX");
     A->rows = (int64_t)m, A->cols = (int64_t)k, B->rows = (int64_t)k, B->cols = (int64_t)n;
     C->rows = (int64_t)m, C->cols = (int64_t)n;
+    const strided *all[3] = { A, B, C };
+    for (int i = 0; i < 3; i++)
+        if (all[i]->rows && all[i]->cols && !offsets_fit(all[i]->rows, all[i]->cols, all[i]->rs, all[i]->cs))
+            return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_matmul_strided: %c's strides (%lld, %lld) for %lld x %lld "
+                             "overflow the address space", "abc"[i], (long long)all[i]->rs, (long long)all[i]->cs,
+                             (long long)all[i]->rows, (long long)all[i]->cols);
     const int64_t sa = (int64_t)mxp_dtype_itemsize(A->dt), sb = (int64_t)mxp_dtype_itemsize(B->dt),
                   sc = (int64_t)mxp_dtype_itemsize(C->dt);
     st = place(A, layout_of(A->rows, A->cols, A->rs, A->cs, sa, true, true, &A->trans, &A->ld), "a");

@@ -213,6 +213,8 @@ mxp_status mxp_qmatmul_scales(float *out, float a_scale, const float *b_scales, 
 {
     if (n && (!out || !b_scales))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_qmatmul_scales: out or b_scales is NULL");
+    if (n > PTRDIFF_MAX / sizeof(float))
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_qmatmul_scales: n = %zu scales do not fit in memory", n);
     if (!(out_scale > 0))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_qmatmul_scales: out_scale %g is not > 0", out_scale);
     const mxp_fpenv env = mxp_fpenv_enter();
