@@ -79,6 +79,78 @@ MXP_API mxp_status mxp_compare_piece(const mxp_array *reference, const mxp_array
  * field is left as it is. */
 MXP_API void mxp_compare_finish(mxp_compare_report *report, const mxp_compare_sums *sums);
 
+/* Merges a piece's report and sums into report and sums (which start as
+ * the first piece's; piece->worst_index already counted in the whole, C
+ * order): counts, mismatches and the histogram add, the sums add (max_ref
+ * by max), max_abs_error, max_rel_error and max_ulp by max, worst_index
+ * is the first mismatch if either has one, else the index of the larger
+ * absolute error (the smaller index at equal errors; -1 for none).
+ * Percentiles, means and ratios are left for mxp_compare_select_finish and
+ * mxp_compare_finish; merged in one tree order the sums are the same bits
+ * in any run.  MXP_ERR_INVALID_ARGUMENT for a NULL pointer. */
+MXP_API mxp_status mxp_compare_merge(mxp_compare_report *report, mxp_compare_sums *sums,
+                                     const mxp_compare_report *piece, const mxp_compare_sums *piece_sums);
+
+/* ---- percentiles of the pieces' relative errors ------------------------------
+ * Non-negative doubles order as their bit patterns do, so the percentiles
+ * of all pieces' relative errors (mxp_compare_piece's rel_errors) are found
+ * digit by digit, most significant first, in passes over the pieces:
+ *
+ *   - mxp_compare_select_groups says what the next pass counts: up to 8
+ *     groups, the errors whose bits above prefix_shift equal prefix, each
+ *     counted by its bits above `shift` (pass 0: every error by bits 62..47);
+ *   - every piece counts its errors of each group (mxp_compare_buckets), and
+ *     the pieces' buckets of a group merge, in any order and grouping
+ *     (mxp_compare_buckets_merge);
+ *   - mxp_compare_select_step reads the merged buckets of each group: a
+ *     percentile's rank is settled where its bucket holds one distinct
+ *     value, else the bucket is the next pass's group (16 bits more), or,
+ *     once the wanted buckets hold `collect` errors or fewer, its errors are
+ *     counted one bucket per distinct value (shift 0);
+ *   - mxp_compare_select_finish gives mxp_compare's p50 .. p999 (NumPy's
+ *     linear interpolation between the ranks).
+ *
+ * exact false: one pass, each rank read linearly inside its bucket's
+ * [smallest, largest] (a relative width below 2^-5) and bounds[q] the
+ * width (0 where the bucket held one value).  Exact: as many passes as
+ * needed (usually one more), bounds 0, the percentiles mxp_compare's. */
+typedef struct mxp_compare_bucket {
+    uint64_t key;    /* the bits above `shift` of every error in it */
+    uint64_t count;  /* errors in it */
+    uint64_t lo, hi; /* the bit patterns of the smallest and the largest */
+} mxp_compare_bucket;
+
+/* The buckets, in increasing key, of the n errors (non-negative doubles)
+ * whose bits >> prefix_shift equal prefix (0 <= shift <= prefix_shift <=
+ * 63), in a new buffer from mxp_malloc that the caller releases with
+ * mxp_free (NULL when there are none); *nout gets their number. */
+MXP_API mxp_status mxp_compare_buckets(mxp_compare_bucket **out, size_t *nout, const double *errors, size_t n,
+                                       uint64_t prefix, int prefix_shift, int shift);
+/* Two pieces' buckets of one group (each in increasing key) as one list:
+ * counts added, the smallest and largest kept; *out from mxp_malloc. */
+MXP_API mxp_status mxp_compare_buckets_merge(mxp_compare_bucket **out, size_t *nout, const mxp_compare_bucket *a,
+                                             size_t na, const mxp_compare_bucket *b, size_t nb);
+
+typedef struct mxp_compare_select mxp_compare_select; /* opaque */
+
+/* collect: the most errors collected one bucket per value (0: 2^19). */
+MXP_API mxp_status mxp_compare_select_create(mxp_compare_select **out, bool exact, int64_t collect);
+MXP_API void mxp_compare_select_free(mxp_compare_select *s);
+/* The next pass's groups (prefix[i], prefix_shift[i]), i < the returned
+ * number (at most 8), and the shift they are counted by; 0: no more
+ * passes (and for NULL). */
+MXP_API int mxp_compare_select_groups(const mxp_compare_select *s, uint64_t *prefix, int *prefix_shift, int *shift);
+/* The merged buckets of every group of this pass, in the order
+ * mxp_compare_select_groups gave them.  Pass 0's give the number of
+ * errors.  MXP_ERR_INVALID_ARGUMENT for buckets that hold fewer errors
+ * than the ranks need, or a call after the last pass. */
+MXP_API mxp_status mxp_compare_select_step(mxp_compare_select *s, const mxp_compare_bucket *const *buckets,
+                                           const size_t *nbuckets);
+/* After the last pass: report's p50_rel_error .. p999_rel_error (0 without
+ * errors) and, unless NULL, bounds[0..3] (above). */
+MXP_API mxp_status mxp_compare_select_finish(const mxp_compare_select *s, mxp_compare_report *report,
+                                             double *bounds);
+
 /* x converted to `dtype` (nearest even, IEEE overflow) and compared with x. */
 typedef struct mxp_roundtrip_row {
     size_t struct_size;        /* set before the call: 0 (this release's layout) or sizeof(mxp_roundtrip_row);

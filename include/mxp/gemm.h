@@ -95,6 +95,9 @@ MXP_API mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
                             double beta, void *c, mxp_dtype c_type, size_t ldc,
                             const mxp_gemm_opts *opts);
 
+/* "none", "relu", "gelu", "gelu_tanh", "silu"; "invalid" for another value. */
+MXP_API const char *mxp_activation_name(mxp_activation a);
+
 /* The micro-kernel mxp_gemm would use for these types now ("f32_gemm_6x32__avx512f"). */
 MXP_API const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts);
 
@@ -111,6 +114,9 @@ typedef enum mxp_overflow_strategy {
     MXP_OVERFLOW_STRATEGY_SCALE,    /* C = result * 2^-scale_exponent */
     MXP_OVERFLOW_STRATEGY_PROMOTE   /* the result goes to promote_to; C untouched */
 } mxp_overflow_strategy;
+
+/* "none", "refuse", "clip", "scale", "promote"; "invalid" for another value. */
+MXP_API const char *mxp_overflow_strategy_name(mxp_overflow_strategy s);
 
 /* Zero-initialized (or NULL) means NONE. */
 typedef struct mxp_gemm_safe_opts {

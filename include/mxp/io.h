@@ -40,6 +40,16 @@ MXP_API mxp_status mxp_npy_save(const char *path, const mxp_array *a);
  * caller releases it with mxp_free.  On error *data is NULL, *size 0. */
 MXP_API mxp_status mxp_npy_save_buffer(void **data, size_t *size, const mxp_array *a);
 
+/* The dtype a header's 'descr' value stands for, given as the header
+ * writes it ("'<f4'", "[('bfloat16', '<u2')]": the repr of NumPy's
+ * np.lib.format.dtype_to_descr), and whether its bytes are in the other
+ * byte order than this machine's: what mxp_npy_load reads a file of that
+ * descr as.  MXP_ERR_UNSUPPORTED for a well-formed descr of a dtype mxp
+ * lacks (complex, strings, other structured dtypes), MXP_ERR_FORMAT for a
+ * malformed one (a bfloat16 field that does not hold u2 bits), with
+ * mxp_npy_load's sentence. */
+MXP_API mxp_status mxp_npy_descr_dtype(mxp_dtype *dt, bool *swapped, const char *descr);
+
 /* Writes size bytes as the whole contents of path with mxp_npy_save's file
  * guarantees (atomic replacement of a regular file keeping its mode, a
  * symbolic link followed and kept, a device/FIFO/socket written in place),

@@ -140,6 +140,17 @@ MXP_API mxp_status mxp_scalar_int_binary(mxp_array **out, mxp_binary_op op, int6
 MXP_API mxp_dtype mxp_scalar_result_type(mxp_dtype a, int ndim, double value);
 MXP_API mxp_dtype mxp_scalar_int_result_type(mxp_dtype a, int ndim, int64_t value);
 
+/* a op b for two float64 values, the result a float64 (comparisons and
+ * logical operations 0 or 1): the arithmetic of Python-style scalars (the
+ * Python package's mxp.bfloat16(1.5) // 0.5, then rounded once to the
+ * scalar's type).  Each operation as mxp_binary's float64 loop computes an
+ * element (floor_divide and remainder as Python's divmod, the sign of b;
+ * nextafter, spacing and ldexp in float64), but a NaN result is left as the
+ * arithmetic makes it, not written as the canonical NaN, except remainder
+ * by zero: the positive quiet NaN.  MXP_ERR_INVALID_ARGUMENT for an op
+ * that is not one of mxp_binary_op's. */
+MXP_API mxp_status mxp_binary_f64(double *out, mxp_binary_op op, double a, double b);
+
 MXP_API const char *mxp_binary_op_name(mxp_binary_op op); /* "add", ... */
 MXP_API const char *mxp_unary_op_name(mxp_unary_op op);   /* "gelu_tanh", ... */
 
@@ -292,6 +303,26 @@ MXP_API mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_arr
  * (read-only: MXP_ERR_READONLY); inputs that overlap it are copied first. */
 MXP_API mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b,
                                    const mxp_gemm_opts *opts);
+/* The shape of mxp_matmul's result for operands of these shapes (the rules
+ * above): *ndim_out and shape_out (room for MXP_MAXDIMS).  MXP_ERR_SHAPE,
+ * with mxp_matmul's sentence, for a 0-d operand, a k that differs or batch
+ * axes that do not broadcast. */
+MXP_API mxp_status mxp_matmul_shape(int *ndim_out, int64_t *shape_out, int ndim_a, const int64_t *shape_a,
+                                    int ndim_b, const int64_t *shape_b);
+/* One matrix C = A B (m x k by k x n, alpha 1, beta 0) with each matrix
+ * given by its first element and the byte strides of its rows and columns
+ * (any sign, 0 for a repeated row or column): NumPy's matmul inner loop
+ * (python/src/matmul.c).  Each of A and B is read where it lies when
+ * mxp_matmul would read it there (row- or column-major with a leading
+ * dimension at least the row), else from a C-ordered copy; C is written in
+ * place when row-major, as C^T = B^T A^T when column-major (float operands,
+ * and opts without bias, scales, zero points or stochastic rounding), else
+ * through a C-ordered copy.  Dtypes and opts as mxp_gemm takes them; m or n
+ * 0 writes nothing. */
+MXP_API mxp_status mxp_matmul_strided(size_t m, size_t n, size_t k, const void *a, mxp_dtype a_type, ptrdiff_t a_rs,
+                                      ptrdiff_t a_cs, const void *b, mxp_dtype b_type, ptrdiff_t b_rs,
+                                      ptrdiff_t b_cs, void *c, mxp_dtype c_type, ptrdiff_t c_rs, ptrdiff_t c_cs,
+                                      const mxp_gemm_opts *opts);
 
 /* batch GEMMs: C_i = alpha op(A_i) op(B_i) + beta C_i with X_i = x + i *
  * stride_x elements (stride_a or stride_b 0: one matrix for every i; C's

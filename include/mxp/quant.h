@@ -20,6 +20,16 @@ extern "C" {
 
 /* "int4", "uint4", else mxp_dtype_name(qtype). */
 MXP_API const char *mxp_qtype_name(mxp_dtype qtype);
+/* The quantized types, i = 0, 1, ...: MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4,
+ * MXP_E4M3, MXP_E5M2, then MXP_DTYPE_INVALID.  mxp_qtype_code_dtype: the
+ * dtype of a type's codes (what mxp_quantize returns: int8 for int4, uint8
+ * for uint4, else the type itself), MXP_DTYPE_INVALID for another value. */
+MXP_API mxp_dtype mxp_qtype_at(int i);
+MXP_API mxp_dtype mxp_qtype_code_dtype(mxp_dtype qtype);
+/* The integer codes' range, [qmin, qmax] ([-128, 127], [0, 255], [-8, 7],
+ * [0, 15]; [0, 0] for float8, whose codes are floats).  Another value:
+ * MXP_ERR_INVALID_DTYPE or MXP_ERR_UNSUPPORTED. */
+MXP_API mxp_status mxp_qtype_limits(mxp_dtype qtype, int32_t *qmin, int32_t *qmax);
 
 /* q = clamp(round(x / scale) + zero_point, qmin, qmax);  x' = (q - zp) * scale.
  * axis -1: one pair for the whole tensor.  axis k >= 0: one pair per index
@@ -189,6 +199,12 @@ MXP_API mxp_status mxp_qtensor_dequantize(mxp_array **out, const mxp_qtensor *qt
  * MXP_ERR_INVALID_DTYPE / MXP_ERR_UNSUPPORTED / MXP_ERR_SHAPE. */
 MXP_API mxp_status mxp_qmatmul(mxp_array **out, const mxp_qtensor *a, const mxp_qtensor *b, mxp_dtype out_dtype,
                                const mxp_qparams *out_params);
+/* The scales mxp_qmatmul hands the int8 GEMM: out[j] = float32(a_scale *
+ * b_scales[j] / out_scale), the product and the quotient in float64, one
+ * rounding (out_scale 1 for a float result), for j < n.  For callers that
+ * run the GEMM themselves with mxp_gemm_opts.scales (the Python package's
+ * mxp.matmul of quantized tensors, with its epilogue and batch axes). */
+MXP_API mxp_status mxp_qmatmul_scales(float *out, float a_scale, const float *b_scales, size_t n, double out_scale);
 
 /* A quantized linear layer, y = x W^T + bias, as PyTorch's dynamic
  * quantized Linear: x [..., K] of a float dtype is quantized per tensor

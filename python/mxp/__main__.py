@@ -40,7 +40,7 @@ def main(argv=None):
     print(f"   bfloat16 + float16 -> {mixed.dtype}; bfloat16 * 0.5 -> {(np.ones(2, mxp.bfloat16) * 0.5).dtype}\n")
 
     print("2. one value, six rounding modes (0.1 to bfloat16)")
-    for r in ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic"):
+    for r in mxp._mxp.ROUNDINGS:
         v = mxp.astype(np.array([0.1]), mxp.bfloat16, rounding=r, seed=1)
         print(f"   {r:<13} {float(v[0]):.10f}")
     x = np.full(10000, 0.1, np.float32)

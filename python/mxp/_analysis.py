@@ -7,11 +7,6 @@ import numpy as np
 from . import _mxp
 from ._api import Result
 
-METRICS = ("max_abs_error", "max_rel_error", "mean_rel_error", "p50_rel_error", "p90_rel_error", "p99_rel_error",
-           "p999_rel_error", "mse", "rmse", "psnr_db", "snr_db", "cosine_similarity", "max_ulp", "mean_ulp",
-           "worst_index", "nan_mismatches", "inf_mismatches", "count")
-
-
 class CompareResult(Result):
     """Every metric of mxp_compare as attributes and keys (histogram and
     histogram_edges are arrays)."""
@@ -52,8 +47,7 @@ def roundtrip(x, dtypes=None):
     """x converted to each dtype (nearest even) and compared with x: a
     printable RoundtripTable.  dtypes default: float8_e4m3fn, float8_e5m2,
     float16, bfloat16, float32, float64."""
-    dtypes = list(dtypes) if dtypes is not None else ["float8_e4m3fn", "float8_e5m2", "float16", "bfloat16",
-                                                      "float32", "float64"]
+    dtypes = list(dtypes) if dtypes is not None else list(_mxp.ADVISOR_CANDIDATES)  # mxp_advisor_candidates()
     return RoundtripTable(_row(d) for d in _mxp._roundtrip(np.asarray(x), dtypes))
 
 
@@ -68,11 +62,11 @@ def recommend_dtype(x, require="psnr>=40"):
     if not m:
         raise ValueError(f"require {require!r}: expected 'psnr>=DB', 'relerr<=E' or 'no-overflow'")
     if m.group(1) == "psnr" and m.group(2) == ">=":
-        kind, value = 1, float(m.group(3))
+        kind, value = _mxp.REQUIRE_MIN_PSNR, float(m.group(3))
     elif m.group(1) == "relerr" and m.group(2) == "<=":
-        kind, value = 0, float(m.group(3))
+        kind, value = _mxp.REQUIRE_MAX_REL_ERROR, float(m.group(3))
     elif m.group(1) is None:
-        kind, value = 2, 0.0
+        kind, value = _mxp.REQUIRE_NO_OVERFLOW, 0.0
     else:
         raise ValueError(f"require {require!r}: psnr takes >=, relerr takes <=")
     d = _mxp._recommend(np.asarray(x), kind, value)

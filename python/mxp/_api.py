@@ -5,8 +5,10 @@ import numpy as np
 
 from . import _mxp
 
-ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic")
-ACTIVATIONS = (None, "relu", "gelu", "gelu_tanh", "silu")
+# The C library's names (the extension builds them from its tables at import).
+ROUNDINGS = _mxp.ROUNDINGS              # "nearest_even", ..., "stochastic"
+ACTIVATIONS = (None,) + _mxp.ACTIVATIONS[1:]  # None for "none", "relu", ...
+STRATEGIES = _mxp.STRATEGIES            # gemm_safe: "none", "refuse", "clip", "scale", "promote"
 
 
 class Result(dict):
@@ -25,8 +27,8 @@ class Result(dict):
 def _check_rounding(rounding, overflow="inf"):
     if rounding not in ROUNDINGS:
         raise ValueError(f"rounding {rounding!r} is not one of {', '.join(ROUNDINGS)}")
-    if overflow not in ("inf", "saturate"):
-        raise ValueError(f"overflow {overflow!r} is not 'inf' or 'saturate'")
+    if overflow not in _mxp.OVERFLOWS:
+        raise ValueError(f"overflow {overflow!r} is not {' or '.join(map(repr, _mxp.OVERFLOWS))}")
 
 
 def _seed(seed):
@@ -62,7 +64,8 @@ def astype(x, dtype, rounding="nearest_even", overflow="inf", seed=0, out=None, 
             want = _mxp._traits(dtype)["dtype"]  # TypeError for a name that is no dtype
             if want != out.dtype:
                 raise ValueError(f"astype: dtype {want} differs from out's dtype {out.dtype}")
-    result, counts = _mxp._astype(x, dtype, rounding, overflow, _seed(seed), out, bool(stats), _seed(index_offset))
+    result, counts = _mxp._astype(x, dtype, rounding=rounding, overflow=overflow, seed=_seed(seed), out=out,
+                                  stats=bool(stats), index_offset=_seed(index_offset))
     return (result, Result(counts)) if stats else result
 
 
@@ -70,26 +73,6 @@ def convert_stats(x, dtype, rounding="nearest_even", overflow="inf", seed=0):
     """The counts astype(x, dtype, ...) would give: inexact, overflow,
     underflow, invalid (docs/conversions.md defines each)."""
     return astype(x, dtype, rounding, overflow, seed, stats=True)[1]
-
-
-def _matmul_shape(sa, sb):
-    a1, b1 = len(sa) == 1, len(sb) == 1
-    if not sa or not sb:
-        raise ValueError("matmul: 0-d operands have no matrix product (use *)")
-    sa2 = (1,) + tuple(sa) if a1 else tuple(sa)
-    sb2 = tuple(sb) + (1,) if b1 else tuple(sb)
-    if sa2[-1] != sb2[-2]:
-        raise ValueError(f"matmul: shapes {tuple(sa)} and {tuple(sb)}: k {sa2[-1]} != {sb2[-2]}")
-    try:
-        batch = np.broadcast_shapes(sa2[:-2], sb2[:-2])
-    except ValueError:
-        raise ValueError(f"matmul: batch shapes {sa2[:-2]} and {sb2[:-2]} do not broadcast") from None
-    shape = batch + (sa2[-2], sb2[-1])
-    if a1:
-        shape = shape[:-2] + shape[-1:]
-    if b1:
-        shape = shape[:-1]
-    return shape
 
 
 def _vector(v, sizes, what, dtype=None):
@@ -111,7 +94,7 @@ def _mxp_float_dtypes():
 def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zp, b_zp, c_zp, scales):
     _check_rounding(rounding, overflow)
     if activation not in ACTIVATIONS:
-        raise ValueError(f"activation {activation!r} is not one of None, 'relu', 'gelu', 'gelu_tanh', 'silu'")
+        raise ValueError(f"activation {activation!r} is not one of {', '.join(map(repr, ACTIVATIONS))}")
     if clamp is not None:
         lo, hi = (float(c) for c in clamp)
         if not lo <= hi:
@@ -119,7 +102,9 @@ def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_
         clamp = (lo, hi)
     bias = _vector(bias, (n,), "bias")
     scales = _vector(scales, (1, n), "scales", np.float32)
-    return (compute, bias, activation, clamp, scales, rounding, overflow, _seed(seed), int(a_zp), int(b_zp), int(c_zp))
+    return dict(compute=compute, bias=bias, activation=activation, clamp=clamp, scales=scales, rounding=rounding,
+                overflow=overflow, seed=_seed(seed), a_zero_point=int(a_zp), b_zero_point=int(b_zp),
+                c_zero_point=int(c_zp))
 
 
 def result_type(*arrays_and_dtypes):
@@ -167,7 +152,7 @@ def matmul(a, b, *, out_dtype=None, compute=None, bias=None, activation=None, cl
     if isinstance(a, QuantizedTensor) or isinstance(b, QuantizedTensor):
         a, b, a_zero_point, b_zero_point, scales, out_dtype = quantized_matmul_args(a, b, scales, out_dtype)
     a, b = np.asarray(a), np.asarray(b)
-    shape = _matmul_shape(a.shape, b.shape)
+    shape = _mxp._matmul_shape(a.shape, b.shape)  # NumPy's rules, mxp_matmul's sentences
     if out is None:
         dt = np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b)
         out = np.empty(shape, dt)
@@ -176,21 +161,16 @@ def matmul(a, b, *, out_dtype=None, compute=None, bias=None, activation=None, cl
     elif out_dtype is not None and np.dtype(out_dtype) != out.dtype:
         raise ValueError(f"matmul: out_dtype {np.dtype(out_dtype)} differs from out's {out.dtype}")
     n = shape[-1] if b.ndim > 1 else 1
-    args = _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zero_point, b_zero_point,
-                      c_zero_point, scales)
-    return _mxp._matmul(a, b, out, *args)
+    options = _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zero_point, b_zero_point,
+                         c_zero_point, scales)
+    return _mxp._matmul(a, b, out, **options)
 
 
 def _as_matrix(x, what):
     x = np.asarray(x)
     if x.ndim != 2:
         raise ValueError(f"{what}: expected a 2-d array, got {x.ndim}-d")
-    # rows contiguous and apart (a broadcast row stride of 0, or rows over
-    # each other, would be read as separate rows of memory): else a copy
-    if (x.shape[1] > 1 and x.strides[1] != x.itemsize or x.strides[0] < 0 or x.strides[0] % x.itemsize
-            or x.shape[0] > 1 and x.strides[0] < x.shape[1] * x.itemsize):
-        x = np.ascontiguousarray(x)
-    return x
+    return x  # any layout: the extension copies one whose rows mxp_gemm cannot read in place
 
 
 def _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, promote_to, kw):
@@ -201,8 +181,9 @@ def _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, pr
         c = np.zeros((m, n), np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b))
     elif not isinstance(c, np.ndarray):
         raise TypeError("gemm: c must be a numpy.ndarray (it is written in place)")
-    args = _gemm_args(n, **kw)
-    report = _mxp._gemm(bool(trans_a), bool(trans_b), float(alpha), a, b, float(beta), c, *args, strategy, promote_to)
+    options = _gemm_args(n, **kw)
+    report = _mxp._gemm(a, b, c, trans_a=bool(trans_a), trans_b=bool(trans_b), alpha=float(alpha), beta=float(beta),
+                        strategy=strategy, promote_to=promote_to, **options)
     return c, report
 
 
@@ -228,8 +209,8 @@ def gemm_safe(a, b, c=None, *, strategy="clip", promote_to=None, alpha=1.0, beta
     (the result goes to promote_to, a float32/float64 array of c's shape).
     Returns (c, report): report.at_risk, .applied, .bound, .scale_exponent,
     .what (a sentence)."""
-    if strategy not in ("none", "refuse", "clip", "scale", "promote"):
-        raise ValueError(f"strategy {strategy!r} is not one of none, refuse, clip, scale, promote")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy {strategy!r} is not one of {', '.join(STRATEGIES)}")
     if (strategy == "promote") != (promote_to is not None):
         raise ValueError("gemm_safe: promote_to is given exactly with strategy='promote'")
     c, report = _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, promote_to, _kw(**epilogue))

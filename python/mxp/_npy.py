@@ -1,10 +1,13 @@
 """mxp.save / mxp.load: .npy files that keep bfloat16 and float8.
 
-The format has no descr for those types; mxp (the C library, the CLI and
-this module alike) writes them as a one-field structured dtype whose field
-name is the type's name -- ``[('bfloat16', '<u2')]`` -- which NumPy loads
-without mxp (docs/npy.md).  load() turns such files back into arrays of
-the mxp dtype; every other file loads as numpy.load would.
+The format has no descr for those types; mxp writes them as a one-field
+structured dtype whose field name is the type's name -- ``[('bfloat16',
+'<u2')]`` -- which NumPy loads without mxp (docs/npy.md).  That scheme is
+the C library's alone: it writes the files (mxp_npy_save to a path,
+mxp_npy_save_buffer for an open file) and says what a descr stands for
+(mxp_npy_descr_dtype); NumPy's np.load reads every file (paths, open files,
+memory maps in mxp.dask) and np.save writes NumPy's other dtypes to an open
+file.  docs/python.md, ".npy files", has the reasons.
 """
 import io
 import os
@@ -12,24 +15,23 @@ import os
 import numpy as np
 
 from . import _mxp
-from ._mxp import bfloat16, float8_e4m3fn, float8_e5m2
 
-_TYPES = {t.__name__: np.dtype(t) for t in (bfloat16, float8_e4m3fn, float8_e5m2)}
+_TYPES = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
 
 
 def _mxp_view(a):
-    """The mxp-typed view of a one-field structured array, or None."""
-    names = a.dtype.names
-    if not names or len(names) != 1 or names[0] not in _TYPES:
+    """The mxp-typed view of a structured array that holds one of mxp's
+    types (the C library's reading of its descr), or None."""
+    if not a.dtype.names:
         return None
-    want = _TYPES[names[0]]
-    field = a.dtype.fields[names[0]][0]
-    if field.kind != "u" or field.itemsize != want.itemsize:
-        raise ValueError(f"{names[0]} field of type {field} (expected a {want.itemsize}-byte unsigned integer)")
-    bits = a[names[0]]
-    if not field.isnative:
+    found = _mxp._npy_descr_dtype(repr(np.lib.format.dtype_to_descr(a.dtype)))  # ValueError: a malformed one
+    if found is None:
+        return None
+    dtype, swapped = found
+    bits = a[a.dtype.names[0]]
+    if swapped:
         bits = bits.byteswap().view(bits.dtype.newbyteorder())
-    return np.require(bits, requirements="C").view(want)
+    return np.require(bits, requirements="C").view(dtype)
 
 
 def load(file):
@@ -46,10 +48,14 @@ def save(file, arr):
     mxp_file_write): a regular file is replaced atomically and keeps its
     mode, a symbolic link is followed and kept, a device or FIFO is written
     in place, and a failure never leaves a truncated file where a valid one
-    was (docs/npy.md)."""
+    was (docs/npy.md).  An open file gets the same bytes, written by its
+    own write()."""
     arr = np.asanyarray(arr)
     if not isinstance(file, (str, bytes, os.PathLike)):
-        np.save(file, _structured(arr), allow_pickle=False)  # an open file: NumPy writes it
+        if arr.dtype in _TYPES and hasattr(file, "write"):  # the C library's bytes, of a C-ordered copy
+            file.write(_mxp._npy_save_buffer(np.require(arr, requirements="C")))
+        else:
+            np.save(file, arr, allow_pickle=False)  # NumPy's dtypes (and NumPy's TypeError for no file)
         return
     path = os.fsdecode(os.fspath(file))
     if not path.endswith(".npy"):
@@ -64,13 +70,3 @@ def save(file, arr):
     buf = io.BytesIO()
     np.save(buf, arr, allow_pickle=False)
     _mxp._write_file(path, buf.getbuffer())
-
-
-def _structured(arr):
-    """bfloat16/float8 as the one-field structured dtype np.save can write."""
-    if arr.dtype not in _TYPES.values():
-        return arr
-    name = arr.dtype.type.__name__
-    bits = "<u2" if arr.dtype.itemsize == 2 else "u1"
-    raw = np.require(arr, requirements="C").view(np.uint16 if arr.dtype.itemsize == 2 else np.uint8)
-    return raw.astype(bits, copy=False).view([(name, bits)])

@@ -7,7 +7,7 @@ import numpy as np
 from . import _mxp
 from ._api import ROUNDINGS, _seed
 
-QTYPES = ("int8", "uint8", "int4", "uint4", "float8_e4m3fn", "float8_e5m2")
+QTYPES = _mxp.QTYPES  # the C library's quantized types: int8, uint8, int4, uint4, float8_e4m3fn, float8_e5m2
 
 
 class QParams:
@@ -124,7 +124,8 @@ def quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rou
                                                        group_size=group_size)
     if not isinstance(qp, QParams):
         raise TypeError("quantize: qparams must be an mxp.QParams")
-    codes = _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), False, out, _seed(index_offset))
+    codes = _mxp._quantize(x, qp._tuple(), rounding=rounding, seed=_seed(seed), fake=False, out=out,
+                           index_offset=_seed(index_offset))
     return QuantizedTensor(codes, qp)
 
 
@@ -147,7 +148,7 @@ def fake_quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None
     x = np.asarray(x)
     qp = qparams if qparams is not None else calibrate(x, qtype, symmetric=symmetric, axis=axis,
                                                        group_size=group_size)
-    return _mxp._quantize(x, qp._tuple(), rounding, _seed(seed), True, None)
+    return _mxp._quantize(x, qp._tuple(), rounding=rounding, seed=_seed(seed), fake=True, out=None)
 
 
 def pack_int4(codes):
@@ -180,7 +181,7 @@ def quantized_matmul_args(a, b, scales, out_dtype):
         raise ValueError("matmul: b's zero points must be equal (symmetric per-column quantization)")
     if scales is not None:
         raise ValueError("matmul: scales come from the quantized operands")
-    combined = (np.float64(a.scale) * bq.scales.astype(np.float64)).astype(np.float32)
+    combined = _mxp._qmatmul_scales(a.scale, bq.scales)  # mxp_qmatmul's: float32(a.scale * b.scales[j])
     return a.codes, b.codes, a.zero_point, int(bq.zero_points[0]), combined, out_dtype or np.float32
 
 
@@ -209,8 +210,8 @@ def qlinear(x, weight, bias=None, *, out_dtype=np.float32, x_qparams=None):
     x = np.asarray(x)
     if bias is not None:
         bias = np.asarray(bias)
-    return _mxp._qlinear(x, weight.codes, weight.qparams._tuple(), bias, out_dtype,
-                         None if x_qparams is None else x_qparams._tuple())
+    return _mxp._qlinear(x, weight.codes, weight.qparams._tuple(), bias=bias, out_dtype=out_dtype,
+                         x_qparams=None if x_qparams is None else x_qparams._tuple())
 
 
 # ---- observers --------------------------------------------------------------
@@ -220,7 +221,8 @@ class _Observer:
 
     def __init__(self, qtype="int8", *, symmetric=True, axis=None, momentum=0.0, percentile=0.0, group_size=None,
                  bins=0):
-        if self._kind >= 3 and (isinstance(bins, bool) or int(bins) < 1):  # 0 would mean the C API's default
+        histogram = self._kind in (_mxp.CALIB_PERCENTILE, _mxp.CALIB_MSE, _mxp.CALIB_KL)
+        if histogram and (isinstance(bins, bool) or int(bins) < 1):  # 0 would mean the C API's default
             raise ValueError(f"bins {bins!r} must be >= 1")
         if qtype not in QTYPES:
             raise ValueError(f"qtype {qtype!r} is not one of {', '.join(QTYPES)}")
@@ -228,8 +230,9 @@ class _Observer:
         self._axis = -1 if axis is None else int(axis)
         if self._axis < -1:
             raise ValueError("observers take a non-negative axis (or None)")
-        self._obs = _mxp._observer_new(self._kind, qtype, bool(symmetric), self._axis, float(momentum),
-                                       float(percentile), int(group_size or 0), int(bins))
+        self._obs = _mxp._observer_new(self._kind, qtype, symmetric=bool(symmetric), axis=self._axis,
+                                       momentum=float(momentum), percentile=float(percentile),
+                                       group_size=int(group_size or 0), bins=int(bins))
 
     def update(self, batch):
         """Feeds one batch; returns self."""
@@ -246,7 +249,7 @@ class _Observer:
 
 class MinMaxObserver(_Observer):
     """Running min and max (per tensor, or per channel along axis, or per group)."""
-    _kind = 1
+    _kind = _mxp.CALIB_MINMAX
 
     def __init__(self, qtype="int8", *, symmetric=True, axis=None, group_size=None):
         super().__init__(qtype, symmetric=symmetric, axis=axis, group_size=group_size)
@@ -254,7 +257,7 @@ class MinMaxObserver(_Observer):
 
 class MovingAverageObserver(_Observer):
     """min, max = momentum * old + (1 - momentum) * the batch's (default 0.9)."""
-    _kind = 2
+    _kind = _mxp.CALIB_MOVING_AVERAGE
 
     def __init__(self, qtype="int8", *, symmetric=True, axis=None, momentum=0.9, group_size=None):
         if not 0 <= momentum < 1:
@@ -264,7 +267,7 @@ class MovingAverageObserver(_Observer):
 
 class PercentileObserver(_Observer):
     """Threshold at a percentile of |x| (default 99.99) from a histogram."""
-    _kind = 3
+    _kind = _mxp.CALIB_PERCENTILE
 
     def __init__(self, qtype="int8", *, symmetric=True, percentile=99.99, bins=2048):
         if not 0 < percentile <= 100:
@@ -274,7 +277,7 @@ class PercentileObserver(_Observer):
 
 class MSEObserver(_Observer):
     """Threshold minimising the quantization MSE over a histogram."""
-    _kind = 4
+    _kind = _mxp.CALIB_MSE
 
     def __init__(self, qtype="int8", *, symmetric=True, bins=2048):
         super().__init__(qtype, symmetric=symmetric, bins=bins)
@@ -282,7 +285,7 @@ class MSEObserver(_Observer):
 
 class KLObserver(_Observer):
     """TensorRT-style entropy calibration: the threshold minimising KL(P || Q)."""
-    _kind = 5
+    _kind = _mxp.CALIB_KL
 
     def __init__(self, qtype="int8", *, symmetric=True, bins=2048):
         super().__init__(qtype, symmetric=symmetric, bins=bins)
@@ -290,7 +293,9 @@ class KLObserver(_Observer):
 
 # ---- OCP MX ------------------------------------------------------------------
 
-MX_FORMATS = {"mxfp8_e4m3": 1, "mxfp8_e5m2": 2, "mxfp4": 3, "mxint8": 4}
+# The keywords' spellings, the C library's values (mxp_mx_format).
+MX_FORMATS = {"mxfp8_e4m3": _mxp.MXFP8_E4M3, "mxfp8_e5m2": _mxp.MXFP8_E5M2, "mxfp4": _mxp.MXFP4_E2M1,
+              "mxint8": _mxp.MXINT8}
 _MXP_FLOATS = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
 
 

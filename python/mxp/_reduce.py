@@ -18,7 +18,7 @@ def _axes(axis):
 
 def _run(op, x, axis, dtype, keepdims, ddof=0, acc=None):
     x = np.asarray(x)
-    r = _mxp._reduce(x, op, _axes(axis), bool(keepdims), int(ddof), acc, dtype)
+    r = _mxp._reduce(x, op, axes=_axes(axis), keepdims=bool(keepdims), ddof=int(ddof), acc=acc, dtype=dtype)
     return r[()] if r.ndim == 0 else r
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from . import _mxp
 from ._api import _seed
 
-_SGD, _ADAM, _ADAMW = 1, 2, 3
+_SGD, _ADAM, _ADAMW = _mxp.OPTIM_SGD, _mxp.OPTIM_ADAM, _mxp.OPTIM_ADAMW
 _MXP_FLOATS = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
 
 
@@ -71,10 +71,12 @@ class _Optimizer:
         lr = _number(lr, "lr")
         if self._kind != _SGD and (beta1 == 0 or beta2 == 0):
             raise ValueError("betas must be in (0, 1) (0 would mean the default in the C API)")
-        self._opt = _mxp._optim_new(self._kind, lr, _number(momentum, "momentum"), _number(dampening, "dampening"),
-                                    bool(nesterov), _number(weight_decay, "weight_decay"), _number(beta1, "beta1"),
-                                    _number(beta2, "beta2"), _number(eps, "eps"),
-                                    _number(max_grad_norm, "max_grad_norm"), bool(master), rounding, _seed(seed))
+        self._opt = _mxp._optim_new(self._kind, lr=lr, momentum=_number(momentum, "momentum"),
+                                    dampening=_number(dampening, "dampening"), nesterov=bool(nesterov),
+                                    weight_decay=_number(weight_decay, "weight_decay"), beta1=_number(beta1, "beta1"),
+                                    beta2=_number(beta2, "beta2"), eps=_number(eps, "eps"),
+                                    max_grad_norm=_number(max_grad_norm, "max_grad_norm"), master=bool(master),
+                                    rounding=rounding, seed=_seed(seed))
         if lr == 0:  # the C API's 0 means the default: set it explicitly
             _mxp._optim_set_lr(self._opt, 0.0)
         for p, g, m in zip(params, grads, inits):  # master_init is read once: any layout
@@ -195,7 +197,8 @@ class LossScaler:
         hi = 0.0 if max_scale is None else _number(max_scale, "max_scale")
         if (min_scale is not None and lo == 0) or (max_scale is not None and hi == 0):
             raise ValueError("min_scale and max_scale must be > 0")
-        self._s = _mxp._scaler_new(*args, int(growth_interval), lo, hi, bool(static))
+        self._s = _mxp._scaler_new(init_scale=args[0], growth_factor=args[1], backoff_factor=args[2],
+                                   growth_interval=int(growth_interval), min_scale=lo, max_scale=hi, fixed=bool(static))
         self.static = bool(static)
 
     @property
@@ -264,7 +267,7 @@ class LossScaler:
 
 # ---- autocast -------------------------------------------------------------------
 
-AUTOCAST_OPS = ("matmul", "elementwise", "reduction", "softmax", "loss", "normalization")
+AUTOCAST_OPS = _mxp.AUTOCAST_OPS  # the C library's: matmul, elementwise, reduction, softmax, loss, normalization
 
 
 class Autocast:
@@ -317,12 +320,12 @@ class Monitor:
 
     def __init__(self, target="float16", *, overflow_share=0.0, underflow_share=0.01, exploding_norm=1e4,
                  exploding_ratio=100.0, vanishing_norm=1e-7, headroom=2.0, max_history=0):
-        self._m = _mxp._monitor_new(target, _number(overflow_share, "overflow_share"),
-                                    _number(underflow_share, "underflow_share"),
-                                    _number(exploding_norm, "exploding_norm"),
-                                    _number(exploding_ratio, "exploding_ratio"),
-                                    _number(vanishing_norm, "vanishing_norm"), _number(headroom, "headroom"),
-                                    int(max_history))
+        self._m = _mxp._monitor_new(target, overflow_share=_number(overflow_share, "overflow_share"),
+                                    underflow_share=_number(underflow_share, "underflow_share"),
+                                    exploding_norm=_number(exploding_norm, "exploding_norm"),
+                                    exploding_ratio=_number(exploding_ratio, "exploding_ratio"),
+                                    vanishing_norm=_number(vanishing_norm, "vanishing_norm"),
+                                    headroom=_number(headroom, "headroom"), max_history=int(max_history))
         self._step = 0
 
     def record(self, name, x, role="gradient", step=None):

@@ -3,6 +3,8 @@ needed: figures are drawn on matplotlib.figure.Figure and saved to a file
 when `path` is given).  Each function returns the Figure."""
 import numpy as np
 
+from . import _mxp
+
 
 def _figure(size=(7, 4)):
     from matplotlib.figure import Figure
@@ -63,8 +65,7 @@ def quantization(x, qtype="int8", symmetric=True, path=None, bins=256):
     from ._quant import calibrate
     x = np.asarray(x, dtype=np.float64).ravel()
     qp = calibrate(x, qtype, symmetric=symmetric)
-    lo_code, hi_code = {"int8": (-128, 127), "uint8": (0, 255), "int4": (-8, 7), "uint4": (0, 15)}.get(
-        qtype, (None, None))
+    lo_code, hi_code = _mxp.QTYPE_RANGES.get(qtype, (None, None))  # the C library's code ranges
     fig = _figure()
     ax = fig.add_subplot()
     ax.hist(x[np.isfinite(x)], bins=bins, color="#4472c4")

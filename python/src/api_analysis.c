@@ -1,29 +1,89 @@
 /* Module functions: precision analysis (mxp_compare, round trips per dtype,
  * the dtype advisor), their C structs turned into dicts. */
+#include <stddef.h>
 #include <string.h>
 
 #include "mxpy.h"
 
+/* The report's numbers as the dict's keys, in the struct's order ('d': a
+ * double, 'L': an int64); the histogram and its edges follow as arrays. */
+static const struct {
+    const char *name;
+    size_t offset;
+    char kind;
+} report_fields[] = {
+#define D(f) { #f, offsetof(mxp_compare_report, f), 'd' }
+#define L(f) { #f, offsetof(mxp_compare_report, f), 'L' }
+    D(max_abs_error), D(max_rel_error), D(mean_rel_error), D(p50_rel_error), D(p90_rel_error), D(p99_rel_error),
+    D(p999_rel_error), D(mse), D(rmse), D(psnr_db), D(snr_db), D(cosine_similarity), D(max_ulp), D(mean_ulp),
+    L(worst_index), L(nan_mismatches), L(inf_mismatches), L(count),
+#undef D
+#undef L
+};
+enum { NFIELDS = sizeof report_fields / sizeof report_fields[0] };
+
 static PyObject *report_dict(const mxp_compare_report *r)
 {
     npy_intp nb = MXP_COMPARE_BINS, ne = MXP_COMPARE_BINS + 1;
+    PyObject *d = PyDict_New();
     PyObject *hist = PyArray_SimpleNew(1, &nb, NPY_INT64), *edges = PyArray_SimpleNew(1, &ne, NPY_FLOAT64);
-    if (!hist || !edges) {
-        Py_XDECREF(hist);
-        Py_XDECREF(edges);
-        return NULL;
+    bool ok = d && hist && edges;
+    for (int i = 0; ok && i < NFIELDS; i++) {
+        const char *at = (const char *)r + report_fields[i].offset;
+        PyObject *v = report_fields[i].kind == 'd' ? PyFloat_FromDouble(*(const double *)(const void *)at)
+                                                   : PyLong_FromLongLong(*(const int64_t *)(const void *)at);
+        ok = v && PyDict_SetItemString(d, report_fields[i].name, v) == 0;
+        Py_XDECREF(v);
     }
-    memcpy(PyArray_DATA((PyArrayObject *)hist), r->histogram, sizeof r->histogram);
-    memcpy(PyArray_DATA((PyArrayObject *)edges), r->histogram_edges, sizeof r->histogram_edges);
-    return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:d,s:L,s:L,s:L,s:L,s:N,s:N}",
-                         "max_abs_error", r->max_abs_error, "max_rel_error", r->max_rel_error, "mean_rel_error",
-                         r->mean_rel_error, "p50_rel_error", r->p50_rel_error, "p90_rel_error", r->p90_rel_error,
-                         "p99_rel_error", r->p99_rel_error, "p999_rel_error", r->p999_rel_error, "mse", r->mse,
-                         "rmse", r->rmse, "psnr_db", r->psnr_db, "snr_db", r->snr_db, "cosine_similarity",
-                         r->cosine_similarity, "max_ulp", r->max_ulp, "mean_ulp", r->mean_ulp, "worst_index",
-                         (long long)r->worst_index, "nan_mismatches", (long long)r->nan_mismatches, "inf_mismatches",
-                         (long long)r->inf_mismatches, "count", (long long)r->count, "histogram", hist,
-                         "histogram_edges", edges);
+    if (ok) {
+        memcpy(PyArray_DATA((PyArrayObject *)hist), r->histogram, sizeof r->histogram);
+        memcpy(PyArray_DATA((PyArrayObject *)edges), r->histogram_edges, sizeof r->histogram_edges);
+        ok = PyDict_SetItemString(d, "histogram", hist) == 0 && PyDict_SetItemString(d, "histogram_edges", edges) == 0;
+    }
+    Py_XDECREF(hist);
+    Py_XDECREF(edges);
+    if (!ok)
+        Py_CLEAR(d);
+    return d;
+}
+
+/* The inverse of report_dict (a piece's report, back from a worker). */
+static int report_from_dict(PyObject *d, mxp_compare_report *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "compare: a report must be a dict");
+        return -1;
+    }
+    for (int i = 0; i < NFIELDS; i++) {
+        PyObject *v = PyDict_GetItemString(d, report_fields[i].name);
+        char *at = (char *)r + report_fields[i].offset;
+        if (!v)
+            return PyErr_Format(PyExc_KeyError, "compare: the report lacks %s", report_fields[i].name), -1;
+        if (report_fields[i].kind == 'd')
+            *(double *)(void *)at = PyFloat_AsDouble(v);
+        else
+            *(int64_t *)(void *)at = PyLong_AsLongLong(v);
+        if (PyErr_Occurred())
+            return -1;
+    }
+    static const char *const arrays[2] = { "histogram", "histogram_edges" };
+    void *dst[2] = { r->histogram, r->histogram_edges };
+    const int types[2] = { NPY_INT64, NPY_FLOAT64 };
+    const size_t bytes[2] = { sizeof r->histogram, sizeof r->histogram_edges };
+    for (int i = 0; i < 2; i++) {
+        PyObject *v = PyDict_GetItemString(d, arrays[i]);
+        PyArrayObject *a = v ? (PyArrayObject *)PyArray_FROMANY(v, types[i], 1, 1, NPY_ARRAY_CARRAY_RO) : NULL;
+        if (!a)
+            return v ? -1 : (PyErr_Format(PyExc_KeyError, "compare: the report lacks %s", arrays[i]), -1);
+        if ((size_t)PyArray_NBYTES(a) != bytes[i]) {
+            Py_DECREF(a);
+            return PyErr_Format(PyExc_ValueError, "compare: the report's %s has the wrong length", arrays[i]), -1;
+        }
+        memcpy(dst[i], PyArray_DATA(a), bytes[i]);
+        Py_DECREF(a);
+    }
+    return 0;
 }
 
 static PyObject *row_dict(const mxp_roundtrip_row *row)
@@ -110,24 +170,217 @@ static PyObject *compare_piece(PyObject *self, PyObject *args)
     return Py_BuildValue("(NNN)", report_dict(&r), sums_tuple(&sums), rel);
 }
 
-/* _compare_finish(count, sums tuple, mismatches=0) -> dict of the means and
- * ratios mxp_compare_finish sets (mismatches: NaN + inf mismatches) */
-static PyObject *compare_finish(PyObject *self, PyObject *args)
+/* ---- pieces merged (mxp.dask.compare) ----------------------------------- */
+
+static int sums_from_tuple(PyObject *t, mxp_compare_sums *s)
+{
+    return PyArg_ParseTuple(t, "ddddddd", &s->rel, &s->ulp, &s->sq, &s->ref2, &s->test2, &s->dot, &s->max_ref) ? 0 : -1;
+}
+
+/* _compare_merge([(report, sums), ...]) -> (report, sums): mxp_compare_merge, left to right */
+static PyObject *compare_merge(PyObject *self, PyObject *parts)
 {
     (void)self;
-    long long count, mismatches = 0;
-    mxp_compare_sums s;
-    if (!PyArg_ParseTuple(args, "L(ddddddd)|L", &count, &s.rel, &s.ulp, &s.sq, &s.ref2, &s.test2, &s.dot, &s.max_ref,
-                          &mismatches))
+    PyObject *seq = PySequence_Fast(parts, "compare: the pieces must be a sequence");
+    if (!seq)
         return NULL;
-    mxp_compare_report r = { 0 };
-    memset(&r, 0, sizeof r);
-    r.count = count;
-    r.nan_mismatches = mismatches;
+    mxp_compare_report r = { 0 }, p = { 0 };
+    mxp_compare_sums s, ps;
+    int rc = PySequence_Fast_GET_SIZE(seq) > 0 ? 0 : -1;
+    if (rc < 0)
+        PyErr_SetString(PyExc_ValueError, "compare: no pieces to merge");
+    for (Py_ssize_t i = 0; rc == 0 && i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *rep, *sums;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "OO", &rep, &sums) ||
+            report_from_dict(rep, i ? &p : &r) < 0 || sums_from_tuple(sums, i ? &ps : &s) < 0)
+            rc = -1;
+        else if (i && mxp_compare_merge(&r, &s, &p, &ps) != MXP_OK)
+            rc = (mxpy_raise(MXP_ERR_INVALID_ARGUMENT), -1);
+    }
+    Py_DECREF(seq);
+    return rc < 0 ? NULL : Py_BuildValue("(NN)", report_dict(&r), sums_tuple(&s));
+}
+
+/* A buckets array: (n, 4) uint64, the rows mxp_compare_bucket's fields. */
+_Static_assert(sizeof(mxp_compare_bucket) == 4 * sizeof(uint64_t), "mxp_compare_bucket is four uint64");
+
+static PyObject *buckets_array(mxp_compare_bucket *b, size_t n)
+{
+    npy_intp dims[2] = { (npy_intp)n, 4 };
+    PyObject *a = PyArray_SimpleNew(2, dims, NPY_UINT64);
+    if (a && n)
+        memcpy(PyArray_DATA((PyArrayObject *)a), b, n * sizeof *b);
+    mxp_free(b);
+    return a;
+}
+
+static PyArrayObject *buckets_arg(PyObject *obj)
+{
+    PyArrayObject *a = (PyArrayObject *)PyArray_FROMANY(obj, NPY_UINT64, 2, 2, NPY_ARRAY_CARRAY_RO);
+    if (a && PyArray_DIM(a, 1) != 4) {
+        PyErr_SetString(PyExc_ValueError, "compare: buckets must be an (n, 4) uint64 array");
+        Py_CLEAR(a);
+    }
+    return a;
+}
+
+/* _compare_buckets(errors, prefix, prefix_shift, shift) -> (n, 4) uint64 */
+static PyObject *compare_buckets(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *obj;
+    unsigned long long prefix;
+    int pshift, shift;
+    if (!PyArg_ParseTuple(args, "OKii", &obj, &prefix, &pshift, &shift))
+        return NULL;
+    PyArrayObject *e = (PyArrayObject *)PyArray_FROMANY(obj, NPY_FLOAT64, 1, 1, NPY_ARRAY_CARRAY_RO);
+    if (!e)
+        return NULL;
+    mxp_compare_bucket *b = NULL;
+    size_t n = 0;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mxp_compare_buckets(&b, &n, PyArray_DATA(e), (size_t)PyArray_SIZE(e), prefix, pshift, shift);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(e);
+    return st == MXP_OK ? buckets_array(b, n) : mxpy_raise(st);
+}
+
+/* _compare_buckets_merge([buckets, ...]) -> buckets: mxp_compare_buckets_merge, left to right */
+static PyObject *compare_buckets_merge(PyObject *self, PyObject *parts)
+{
+    (void)self;
+    PyObject *seq = PySequence_Fast(parts, "compare: the buckets must be a sequence");
+    if (!seq)
+        return NULL;
+    mxp_compare_bucket *acc = NULL;
+    size_t nacc = 0;
+    mxp_status st = MXP_OK;
+    for (Py_ssize_t i = 0; st == MXP_OK && i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyArrayObject *a = buckets_arg(PySequence_Fast_GET_ITEM(seq, i));
+        if (!a) {
+            mxp_free(acc);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        mxp_compare_bucket *m = NULL;
+        size_t nm = 0;
+        st = mxp_compare_buckets_merge(&m, &nm, acc, nacc, PyArray_DATA(a), (size_t)PyArray_DIM(a, 0));
+        Py_DECREF(a);
+        mxp_free(acc);
+        acc = m, nacc = nm;
+    }
+    Py_DECREF(seq);
+    return st == MXP_OK ? buckets_array(acc, nacc) : mxpy_raise(st);
+}
+
+static void free_select(PyObject *capsule)
+{
+    mxp_compare_select_free(PyCapsule_GetPointer(capsule, "mxp.compare_select"));
+}
+
+/* _compare_select(exact, collect) -> a capsule of mxp_compare_select */
+static PyObject *compare_select(PyObject *self, PyObject *args)
+{
+    (void)self;
+    int exact;
+    long long collect;
+    if (!PyArg_ParseTuple(args, "pL", &exact, &collect))
+        return NULL;
+    mxp_compare_select *s = NULL;
+    mxp_status st = mxp_compare_select_create(&s, exact, collect);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *cap = PyCapsule_New(s, "mxp.compare_select", free_select);
+    if (!cap)
+        mxp_compare_select_free(s);
+    return cap;
+}
+
+static mxp_compare_select *select_arg(PyObject *cap)
+{
+    return PyCapsule_GetPointer(cap, "mxp.compare_select");
+}
+
+/* _compare_select_groups(select) -> ([(prefix, prefix_shift), ...], shift); [] when done */
+static PyObject *compare_select_groups(PyObject *self, PyObject *cap)
+{
+    (void)self;
+    mxp_compare_select *s = select_arg(cap);
+    if (!s)
+        return NULL;
+    uint64_t prefix[8];
+    int pshift[8], shift = 0;
+    int n = mxp_compare_select_groups(s, prefix, pshift, &shift);
+    PyObject *groups = PyList_New(n);
+    for (int g = 0; groups && g < n; g++) {
+        PyObject *t = Py_BuildValue("(Ki)", (unsigned long long)prefix[g], pshift[g]);
+        if (!t)
+            Py_CLEAR(groups);
+        else
+            PyList_SET_ITEM(groups, g, t);
+    }
+    return groups ? Py_BuildValue("(Ni)", groups, shift) : NULL;
+}
+
+/* _compare_select_step(select, [buckets of each group]) */
+static PyObject *compare_select_step(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *list;
+    if (!PyArg_ParseTuple(args, "OO", &cap, &list))
+        return NULL;
+    mxp_compare_select *s = select_arg(cap);
+    PyObject *seq = s ? PySequence_Fast(list, "compare: the groups' buckets must be a sequence") : NULL;
+    if (!seq)
+        return NULL;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyArrayObject *held[8] = { NULL };
+    const mxp_compare_bucket *b[8];
+    size_t nb[8];
+    int rc = n == mxp_compare_select_groups(s, NULL, NULL, NULL) ? 0 : -1;
+    if (rc < 0)
+        PyErr_Format(PyExc_ValueError, "compare: %zd groups' buckets for a pass of %d", n,
+                     mxp_compare_select_groups(s, NULL, NULL, NULL));
+    for (Py_ssize_t g = 0; rc == 0 && g < n; g++) {
+        held[g] = buckets_arg(PySequence_Fast_GET_ITEM(seq, g));
+        rc = held[g] ? 0 : -1;
+        if (held[g]) {
+            b[g] = PyArray_DATA(held[g]);
+            nb[g] = (size_t)PyArray_DIM(held[g], 0);
+        }
+    }
+    mxp_status st = rc == 0 ? mxp_compare_select_step(s, b, nb) : MXP_OK;
+    for (int g = 0; g < 8; g++)
+        Py_XDECREF(held[g]);
+    Py_DECREF(seq);
+    if (rc < 0)
+        return NULL;
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    Py_RETURN_NONE;
+}
+
+/* _compare_report(report, sums, select) -> (report, (4 percentile bounds)):
+ * the merged pieces' report with its means and ratios (mxp_compare_finish)
+ * and percentiles (mxp_compare_select_finish) */
+static PyObject *compare_report(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *rep, *sums, *cap;
+    if (!PyArg_ParseTuple(args, "OOO", &rep, &sums, &cap))
+        return NULL;
+    mxp_compare_select *sel = select_arg(cap);
+    mxp_compare_report r;
+    mxp_compare_sums s;
+    if (!sel || report_from_dict(rep, &r) < 0 || sums_from_tuple(sums, &s) < 0)
+        return NULL;
+    double bounds[4];
+    mxp_status st = mxp_compare_select_finish(sel, &r, bounds);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
     mxp_compare_finish(&r, &s);
-    return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:d,s:d}", "mean_rel_error", r.mean_rel_error, "mean_ulp", r.mean_ulp,
-                         "mse", r.mse, "rmse", r.rmse, "psnr_db", r.psnr_db, "snr_db", r.snr_db, "cosine_similarity",
-                         r.cosine_similarity);
+    return Py_BuildValue("(N(dddd))", report_dict(&r), bounds[0], bounds[1], bounds[2], bounds[3]);
 }
 
 /* _roundtrip(x, [dtype, ...]) -> [dict, ...] */
@@ -196,7 +449,13 @@ static PyObject *recommend(PyObject *self, PyObject *args)
 PyMethodDef mxpy_analysis_methods[] = {
     { "_compare", compare, METH_VARARGS, NULL },
     { "_compare_piece", compare_piece, METH_VARARGS, NULL },
-    { "_compare_finish", compare_finish, METH_VARARGS, NULL },
+    { "_compare_merge", compare_merge, METH_O, NULL },
+    { "_compare_buckets", compare_buckets, METH_VARARGS, NULL },
+    { "_compare_buckets_merge", compare_buckets_merge, METH_O, NULL },
+    { "_compare_select", compare_select, METH_VARARGS, NULL },
+    { "_compare_select_groups", compare_select_groups, METH_O, NULL },
+    { "_compare_select_step", compare_select_step, METH_VARARGS, NULL },
+    { "_compare_report", compare_report, METH_VARARGS, NULL },
     { "_roundtrip", roundtrip, METH_VARARGS, NULL },
     { "_recommend", recommend, METH_VARARGS, NULL },
     { NULL, NULL, 0, NULL },

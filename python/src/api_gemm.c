@@ -17,15 +17,14 @@ typedef struct gemm_args {
 
 static int activation_from_name(PyObject *name, mxp_activation *act)
 {
-    static const char *const names[] = { "none", "relu", "gelu", "gelu_tanh", "silu" };
     const char *s = name == Py_None ? "none" : PyUnicode_AsUTF8(name);
-    for (int i = 0; s && i < 5; i++)
-        if (!strcmp(s, names[i])) {
+    for (int i = 0; s && strcmp(mxp_activation_name((mxp_activation)i), "invalid"); i++)
+        if (!strcmp(s, mxp_activation_name((mxp_activation)i))) {
             *act = (mxp_activation)i;
             return 0;
         }
     if (!PyErr_Occurred())
-        PyErr_Format(PyExc_ValueError, "activation %R is not one of None, 'relu', 'gelu', 'gelu_tanh', 'silu'", name);
+        mxpy_not_one_of("activation", s, "ACTIVATIONS");
     return -1;
 }
 
@@ -79,18 +78,26 @@ static int build_opts(const gemm_args *g, mxp_gemm_opts *o)
     return 0;
 }
 
+/* The options of _matmul and _gemm, keyword-only (mxp/_api.py's _gemm_args
+ * names them), with mxp_gemm's defaults. */
+#define GEMM_KEYWORDS "compute", "bias", "activation", "clamp", "scales", "rounding", "overflow", "seed", \
+                      "a_zero_point", "b_zero_point", "c_zero_point"
 #define GEMM_ARGS_FORMAT "OOOOOssKiii"
 #define GEMM_ARGS_PTRS(g) &g.acc, &g.bias, &g.activation, &g.clamp, &g.scales, &g.rounding, &g.overflow, &g.seed, \
                           &g.a_zp, &g.b_zp, &g.c_zp
+#define GEMM_ARGS_DEFAULTS { Py_None, Py_None, Py_None, Py_None, Py_None, "nearest_even", "inf", 0, 0, 0, 0 }
 
-/* _matmul(a, b, out, <gemm args>) -> out */
-static PyObject *matmul(PyObject *self, PyObject *args)
+/* _matmul(a, b, out, *, <gemm options>) -> out */
+static PyObject *matmul(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "a", "b", "out", GEMM_KEYWORDS, NULL };
     PyObject *a, *b, *out;
-    gemm_args g;
+    gemm_args g = GEMM_ARGS_DEFAULTS;
     mxp_gemm_opts o;
-    if (!PyArg_ParseTuple(args, "OOO" GEMM_ARGS_FORMAT, &a, &b, &out, GEMM_ARGS_PTRS(g)) || build_opts(&g, &o) < 0)
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$" GEMM_ARGS_FORMAT ":_matmul", kw, &a, &b, &out,
+                                     GEMM_ARGS_PTRS(g)) ||
+        build_opts(&g, &o) < 0)
         return NULL;
     mxp_array *ma = mxpy_wrap(a, "matmul: a", false);
     mxp_array *mb = ma ? mxpy_wrap(b, "matmul: b", false) : NULL;
@@ -117,7 +124,70 @@ static PyObject *matmul(PyObject *self, PyObject *args)
     return out;
 }
 
+/* A shape argument (a sequence of ints) into n and dims; -1 with an exception. */
+static int shape_arg(PyObject *obj, int *n, int64_t *dims)
+{
+    PyObject *seq = PySequence_Fast(obj, "matmul: a shape must be a sequence");
+    if (!seq)
+        return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    int rc = len <= MXP_MAXDIMS ? 0 : -1;
+    if (rc < 0)
+        PyErr_Format(PyExc_ValueError, "matmul: %zd dimensions, mxp takes at most %d", len, MXP_MAXDIMS);
+    for (Py_ssize_t i = 0; rc == 0 && i < len; i++) {
+        dims[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        rc = dims[i] == -1 && PyErr_Occurred() ? -1 : 0;
+    }
+    *n = (int)len;
+    Py_DECREF(seq);
+    return rc;
+}
+
+/* _matmul_shape(shape_a, shape_b) -> the result's shape (mxp_matmul_shape) */
+static PyObject *matmul_shape(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *sa, *sb;
+    int64_t da[MXP_MAXDIMS], db[MXP_MAXDIMS], out[MXP_MAXDIMS];
+    int na, nb, nd;
+    if (!PyArg_ParseTuple(args, "OO", &sa, &sb) || shape_arg(sa, &na, da) < 0 || shape_arg(sb, &nb, db) < 0)
+        return NULL;
+    mxp_status st = mxp_matmul_shape(&nd, out, na, da, nb, db);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *t = PyTuple_New(nd);
+    for (int i = 0; t && i < nd; i++) {
+        PyObject *v = PyLong_FromLongLong(out[i]);
+        if (!v)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
+}
+
 /* A 2-d array whose rows are contiguous: its leading dimension. */
+/* A 2-d array whose rows mxp_gemm can take where they lie: contiguous,
+ * apart (a row stride below the row's length, from broadcast or as_strided
+ * views, would be read or written as separate rows) and in order. */
+static bool rows_usable(PyArrayObject *x)
+{
+    npy_intp s = PyArray_ITEMSIZE(x);
+    return PyArray_SIZE(x) == 0 ||
+           !((PyArray_STRIDE(x, 1) != s && PyArray_DIM(x, 1) > 1) || PyArray_STRIDE(x, 0) % s ||
+             PyArray_STRIDE(x, 0) < 0 || (PyArray_DIM(x, 0) > 1 && PyArray_STRIDE(x, 0) < PyArray_DIM(x, 1) * s));
+}
+
+/* An operand that is only read (a, b): itself, or a C-ordered copy when
+ * its rows are not usable in place (a new reference). */
+static PyObject *readable(PyObject *obj)
+{
+    if (PyArray_Check(obj) && PyArray_NDIM((PyArrayObject *)obj) == 2 && !rows_usable((PyArrayObject *)obj))
+        return PyArray_NewCopy((PyArrayObject *)obj, NPY_CORDER);
+    Py_INCREF(obj);
+    return obj;
+}
+
 static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *ld)
 {
     if (!PyArray_Check(obj) || PyArray_NDIM((PyArrayObject *)obj) != 2) {
@@ -126,12 +196,7 @@ static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *l
     }
     PyArrayObject *x = (PyArrayObject *)obj;
     npy_intp s = PyArray_ITEMSIZE(x);
-    /* rows over each other (a row stride below the row's length: broadcast
-     * or as_strided views) would be read, or written, as separate rows */
-    if ((PyArray_SIZE(x) > 0 && ((PyArray_STRIDE(x, 1) != s && PyArray_DIM(x, 1) > 1) || PyArray_STRIDE(x, 0) % s ||
-                                 PyArray_STRIDE(x, 0) < 0 ||
-                                 (PyArray_DIM(x, 0) > 1 && PyArray_STRIDE(x, 0) < PyArray_DIM(x, 1) * s))) ||
-        (writeable && !PyArray_ISWRITEABLE(x))) {
+    if (!rows_usable(x) || (writeable && !PyArray_ISWRITEABLE(x))) {
         PyErr_Format(PyExc_ValueError, "%s: rows must be contiguous and apart, with a non-negative row stride%s",
                      what, writeable ? ", and the array writeable" : "");
         return -1;
@@ -143,22 +208,20 @@ static int matrix_arg(PyObject *obj, const char *what, bool writeable, size_t *l
 
 static PyObject *report_dict(const mxp_gemm_safe_report *r)
 {
-    static const char *const names[] = { "none", "refuse", "clip", "scale", "promote" };
     return Py_BuildValue("{s:d,s:d,s:d,s:d,s:d,s:O,s:s,s:i,s:s}", "max_abs_a", r->max_abs_a, "max_abs_b", r->max_abs_b,
                          "max_abs_c", r->max_abs_c, "bound", r->bound, "c_max", r->c_max, "at_risk",
-                         r->at_risk ? Py_True : Py_False, "applied", names[r->applied], "scale_exponent",
+                         r->at_risk ? Py_True : Py_False, "applied", mxp_overflow_strategy_name(r->applied), "scale_exponent",
                          r->scale_exponent, "what", r->what);
 }
 
 static int strategy_from_name(const char *s, mxp_overflow_strategy *out)
 {
-    static const char *const names[] = { "none", "refuse", "clip", "scale", "promote" };
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(s, names[i])) {
+    for (int i = 0; strcmp(mxp_overflow_strategy_name((mxp_overflow_strategy)i), "invalid"); i++)
+        if (!strcmp(s, mxp_overflow_strategy_name((mxp_overflow_strategy)i))) {
             *out = (mxp_overflow_strategy)i;
             return 0;
         }
-    PyErr_Format(PyExc_ValueError, "strategy '%s' is not one of none, refuse, clip, scale, promote", s);
+    mxpy_not_one_of("strategy", s, "STRATEGIES");
     return -1;
 }
 
@@ -166,23 +229,41 @@ static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *
                            const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote, size_t ldp, size_t lda,
                            size_t ldb, size_t ldc);
 
-/* _gemm(ta, tb, alpha, a, b, beta, c, <gemm args>, strategy or None, promote_to or None)
- * -> None, or the gemm_safe report as a dict */
-static PyObject *gemm(PyObject *self, PyObject *args)
+static PyObject *gemm_checked(int ta, int tb, double alpha, PyObject *a, PyObject *b, double beta, PyObject *c,
+                              const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote);
+
+/* _gemm(a, b, c, *, trans_a, trans_b, alpha, beta, <gemm options>, strategy (None: mxp_gemm),
+ * promote_to) -> None, or the gemm_safe report as a dict */
+static PyObject *gemm(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
-    int ta, tb;
-    double alpha, beta;
-    PyObject *a, *b, *c, *strategy, *promote;
-    gemm_args g;
+    static char *kw[] = { "a", "b", "c", "trans_a", "trans_b", "alpha", "beta", GEMM_KEYWORDS, "strategy", "promote_to",
+                          NULL };
+    int ta = 0, tb = 0;
+    double alpha = 1.0, beta = 0.0;
+    PyObject *a0, *b0, *c, *strategy = Py_None, *promote = Py_None;
+    gemm_args g = GEMM_ARGS_DEFAULTS;
     mxp_gemm_opts o;
-    if (!PyArg_ParseTuple(args, "ppdOOdO" GEMM_ARGS_FORMAT "OO", &ta, &tb, &alpha, &a, &b, &beta, &c,
-                          GEMM_ARGS_PTRS(g), &strategy, &promote) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO|$ppdd" GEMM_ARGS_FORMAT "OO:_gemm", kw, &a0, &b0, &c, &ta, &tb,
+                                     &alpha, &beta, GEMM_ARGS_PTRS(g), &strategy, &promote) ||
         build_opts(&g, &o) < 0)
         return NULL;
+    PyObject *a = readable(a0), *b = a ? readable(b0) : NULL, *r = NULL;
+    if (b)
+        r = gemm_checked(ta, tb, alpha, a, b, beta, c, &o, strategy, promote);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    return r;
+}
+
+/* gemm after a and b are readable: c and promote_to checked, unaligned arrays aligned */
+static PyObject *gemm_checked(int ta, int tb, double alpha, PyObject *a, PyObject *b, double beta, PyObject *c,
+                              const mxp_gemm_opts *opts, PyObject *strategy, PyObject *promote)
+{
     size_t lda, ldb, ldc, ldp = 0;
     if (matrix_arg(a, "gemm: a", false, &lda) < 0 || matrix_arg(b, "gemm: b", false, &ldb) < 0 ||
-        matrix_arg(c, "gemm: c", true, &ldc) < 0 || (promote != Py_None && matrix_arg(promote, "gemm: promote_to", true, &ldp) < 0))
+        matrix_arg(c, "gemm: c", true, &ldc) < 0 ||
+        (promote != Py_None && matrix_arg(promote, "gemm: promote_to", true, &ldp) < 0))
         return NULL;
     /* unaligned arrays (an address or row stride not a multiple of the item
      * size): a and b read from aligned copies, c and promote_to computed in
@@ -193,7 +274,7 @@ static PyObject *gemm(PyObject *self, PyObject *args)
     if (held[0] && held[1] && held[2] && held[3] && matrix_arg(held[0], "gemm: a", false, &lda) == 0 &&
         matrix_arg(held[1], "gemm: b", false, &ldb) == 0 && matrix_arg(held[2], "gemm: c", true, &ldc) == 0 &&
         (promote == Py_None || matrix_arg(held[3], "gemm: promote_to", true, &ldp) == 0)) {
-        r = gemm_call(ta, tb, alpha, held[0], held[1], beta, held[2], &o, strategy, held[3], ldp, lda, ldb, ldc);
+        r = gemm_call(ta, tb, alpha, held[0], held[1], beta, held[2], opts, strategy, held[3], ldp, lda, ldb, ldc);
         if (r && ((held[2] != c && PyArray_CopyInto((PyArrayObject *)c, (PyArrayObject *)held[2]) < 0) ||
                   (held[3] != promote && PyArray_CopyInto((PyArrayObject *)promote, (PyArrayObject *)held[3]) < 0)))
             Py_CLEAR(r);
@@ -256,7 +337,8 @@ static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *
 }
 
 PyMethodDef mxpy_gemm_methods[] = {
-    { "_matmul", matmul, METH_VARARGS, NULL },
-    { "_gemm", gemm, METH_VARARGS, NULL },
+    { "_matmul", (PyCFunction)(void (*)(void))matmul, METH_VARARGS | METH_KEYWORDS, NULL },
+    { "_matmul_shape", matmul_shape, METH_VARARGS, NULL },
+    { "_gemm", (PyCFunction)(void (*)(void))gemm, METH_VARARGS | METH_KEYWORDS, NULL },
     { NULL, NULL, 0, NULL },
 };

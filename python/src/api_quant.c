@@ -9,12 +9,18 @@
 #include "mxpy.h"
 
 
+/* A quantized type by its name (mxp_qtype_name), or a dtype's (its aliases too). */
 static int qtype_from_name(const char *s, mxp_dtype *qt)
 {
-    *qt = !strcmp(s, "int4") ? MXP_QINT4 : !strcmp(s, "uint4") ? MXP_QUINT4 : mxp_dtype_from_name(s);
-    if (*qt == MXP_S8 || *qt == MXP_U8 || *qt == MXP_QINT4 || *qt == MXP_QUINT4 || *qt == MXP_E4M3 || *qt == MXP_E5M2)
+    for (int i = 0; mxp_qtype_at(i); i++)
+        if (!strcmp(s, mxp_qtype_name(mxp_qtype_at(i)))) {
+            *qt = mxp_qtype_at(i);
+            return 0;
+        }
+    *qt = mxp_dtype_from_name(s);
+    if (mxp_qtype_code_dtype(*qt) != MXP_DTYPE_INVALID)
         return 0;
-    PyErr_Format(PyExc_ValueError, "qtype '%s' is not one of int8, uint8, int4, uint4, float8_e4m3fn, float8_e5m2", s);
+    mxpy_not_one_of("qtype", s, "QTYPES");
     return -1;
 }
 
@@ -97,16 +103,18 @@ enum { QUANTIZE, FAKE_QUANTIZE };
 /* _quantize(x, qparams, rounding, seed, fake, out or None, index_offset) ->
  * codes (or x's dtype when fake); with out, the codes are written there
  * (mxp_quantize_into) */
-static PyObject *quantize(PyObject *self, PyObject *args)
+static PyObject *quantize(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "x", "qparams", "rounding", "seed", "fake", "out", "index_offset", NULL };
     PyObject *x, *qpt, *out_obj;
     const char *rounding;
     unsigned long long seed, offset = 0;
     int fake;
     mxp_qparams qp;
     mxp_convert_opts o;
-    if (!PyArg_ParseTuple(args, "OOsKpO|K", &x, &qpt, &rounding, &seed, &fake, &out_obj, &offset) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOsKpO|K", kw, &x, &qpt, &rounding, &seed, &fake, &out_obj,
+                                     &offset) ||
         qparams_from_tuple(qpt, &qp) < 0 || mxpy_convert_opts(rounding, "inf", seed, &o) < 0)
         return NULL;
     o.index_offset = offset;
@@ -193,15 +201,17 @@ static void observer_destructor(PyObject *capsule)
 }
 
 /* _observer_new(kind, qtype, symmetric, axis, momentum, percentile, group_size, bins) -> capsule */
-static PyObject *observer_new(PyObject *self, PyObject *args)
+static PyObject *observer_new(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "kind", "qtype", "symmetric", "axis", "momentum", "percentile", "group_size", "bins", NULL };
     int kind, symmetric, axis, bins;
     const char *qtype;
     double momentum, percentile;
     long long group;
     mxp_dtype qt;
-    if (!PyArg_ParseTuple(args, "ispiddLi", &kind, &qtype, &symmetric, &axis, &momentum, &percentile, &group, &bins) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ispiddLi", kw, &kind, &qtype, &symmetric, &axis, &momentum,
+                                     &percentile, &group, &bins) ||
         qtype_from_name(qtype, &qt) < 0)
         return NULL;
     mxp_observer_opts o = { .momentum = momentum, .percentile = percentile, .group_size = group, .bins = bins };
@@ -288,15 +298,17 @@ static PyObject *histogram_abs(PyObject *self, PyObject *args)
 
 /* _observer_from_histogram(kind, qtype, symmetric, percentile, counts float64[bins], hmax, lo, hi)
  * -> qparams tuple */
-static PyObject *observer_from_histogram(PyObject *self, PyObject *args)
+static PyObject *observer_from_histogram(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "kind", "qtype", "symmetric", "percentile", "counts", "hmax", "lo", "hi", NULL };
     int kind, symmetric;
     const char *qtype;
     double percentile, hmax, lo, hi;
     PyObject *counts;
     mxp_dtype qt;
-    if (!PyArg_ParseTuple(args, "ispdOddd", &kind, &qtype, &symmetric, &percentile, &counts, &hmax, &lo, &hi) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ispdOddd", kw, &kind, &qtype, &symmetric, &percentile, &counts,
+                                     &hmax, &lo, &hi) ||
         qtype_from_name(qtype, &qt) < 0)
         return NULL;
     if (!PyArray_Check(counts) || PyArray_TYPE((PyArrayObject *)counts) != NPY_FLOAT64 ||
@@ -382,12 +394,13 @@ static PyObject *mx_dequantize(PyObject *self, PyObject *args)
 
 /* _qlinear(x, w_codes, w_qparams, bias or None, out_dtype, x_qparams or None)
  * -> y: mxp_qlinear on a quantized tensor viewing the weight's codes */
-static PyObject *qlinear(PyObject *self, PyObject *args)
+static PyObject *qlinear(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "x", "w_codes", "w_qparams", "bias", "out_dtype", "x_qparams", NULL };
     PyObject *x, *wcodes, *wqt, *bias_obj, *dtype, *xqt;
     mxp_qparams wqp, xqp;
-    if (!PyArg_ParseTuple(args, "OOOOOO", &x, &wcodes, &wqt, &bias_obj, &dtype, &xqt) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOO", kw, &x, &wcodes, &wqt, &bias_obj, &dtype, &xqt) ||
         qparams_from_tuple(wqt, &wqp) < 0 || (xqt != Py_None && qparams_from_tuple(xqt, &xqp) < 0))
         return NULL;
     mxp_dtype dt = mxpy_dtype_arg(dtype, "qlinear: out_dtype");
@@ -416,18 +429,45 @@ static PyObject *qlinear(PyObject *self, PyObject *args)
     return st == MXP_OK ? mxpy_unwrap(y) : mxpy_raise(st);
 }
 
+/* _qmatmul_scales(a_scale, b_scales) -> float32 array: mxp_qmatmul_scales
+ * (float32(a_scale * b_scales[j]), a float result's scales) */
+static PyObject *qmatmul_scales(PyObject *self, PyObject *args)
+{
+    (void)self;
+    float a_scale;
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "fO", &a_scale, &obj))
+        return NULL;
+    PyArrayObject *b = (PyArrayObject *)PyArray_FROMANY(obj, NPY_FLOAT32, 1, 1, NPY_ARRAY_CARRAY_RO);
+    if (!b)
+        return NULL;
+    npy_intp n = PyArray_DIM(b, 0);
+    PyObject *out = PyArray_SimpleNew(1, &n, NPY_FLOAT32);
+    mxp_status st = out ? mxp_qmatmul_scales(PyArray_DATA((PyArrayObject *)out), a_scale, PyArray_DATA(b), (size_t)n,
+                                             1.0)
+                        : MXP_OK;
+    Py_DECREF(b);
+    if (st != MXP_OK) {
+        Py_XDECREF(out);
+        return mxpy_raise(st);
+    }
+    return out;
+}
+
 PyMethodDef mxpy_quant_methods[] = {
-    { "_qlinear", qlinear, METH_VARARGS, NULL },
+    { "_qmatmul_scales", qmatmul_scales, METH_VARARGS, NULL },
+    { "_qlinear", (PyCFunction)(void (*)(void))qlinear, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_calibrate", calibrate, METH_VARARGS, NULL },
-    { "_quantize", quantize, METH_VARARGS, NULL },
+    { "_quantize", (PyCFunction)(void (*)(void))quantize, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_dequantize", dequantize, METH_VARARGS, NULL },
     { "_pack_int4", pack_int4, METH_O, NULL },
     { "_unpack_int4", unpack_int4, METH_VARARGS, NULL },
-    { "_observer_new", observer_new, METH_VARARGS, NULL },
+    { "_observer_new", (PyCFunction)(void (*)(void))observer_new, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_observer_update", observer_update, METH_VARARGS, NULL },
     { "_observer_compute", observer_compute, METH_O, NULL },
     { "_histogram_abs", histogram_abs, METH_VARARGS, NULL },
-    { "_observer_from_histogram", observer_from_histogram, METH_VARARGS, NULL },
+    { "_observer_from_histogram", (PyCFunction)(void (*)(void))observer_from_histogram,
+      METH_VARARGS | METH_KEYWORDS, NULL },
     { "_mx_quantize", mx_quantize, METH_VARARGS, NULL },
     { "_mx_dequantize", mx_dequantize, METH_VARARGS, NULL },
     { NULL, NULL, 0, NULL },

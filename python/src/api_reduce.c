@@ -8,14 +8,16 @@
 
 /* _reduce(x, op name, axes tuple or None, keepdims, ddof, acc dtype or None,
  * out dtype or None) -> ndarray (0-d for a full reduction) */
-static PyObject *reduce(PyObject *self, PyObject *args)
+static PyObject *reduce(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "x", "op", "axes", "keepdims", "ddof", "acc", "dtype", NULL };
     PyObject *x, *axes_obj, *acc_obj, *out_obj;
     const char *name;
     int keepdims;
     long long ddof;
-    if (!PyArg_ParseTuple(args, "OsOpLOO:_reduce", &x, &name, &axes_obj, &keepdims, &ddof, &acc_obj, &out_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OsOpLOO:_reduce", kw, &x, &name, &axes_obj, &keepdims, &ddof,
+                                     &acc_obj, &out_obj))
         return NULL;
     int op = 0;
     while (op < MXP_REDUCE_OP_COUNT && strcmp(mxp_reduce_op_name((mxp_reduce_op)op), name))
@@ -58,6 +60,7 @@ static PyObject *reduce(PyObject *self, PyObject *args)
 }
 
 PyMethodDef mxpy_reduce_methods[] = {
-    { "_reduce", reduce, METH_VARARGS, "_reduce(x, op, axes, keepdims, ddof, acc, dtype) -> ndarray (mxp_reduce)." },
+    { "_reduce", (PyCFunction)(void (*)(void))reduce, METH_VARARGS | METH_KEYWORDS,
+      "_reduce(x, op, axes, keepdims, ddof, acc, dtype) -> ndarray (mxp_reduce)." },
     { NULL, NULL, 0, NULL },
 };

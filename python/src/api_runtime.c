@@ -9,12 +9,11 @@ int mxpy_convert_opts(const char *rounding, const char *overflow, unsigned long 
     o->overflow = mxp_overflow_from_name(overflow ? overflow : "inf");
     o->seed = seed;
     if (o->rounding == MXP_ROUNDING_COUNT) {
-        PyErr_Format(PyExc_ValueError, "rounding '%s' is not one of nearest_even, nearest_away, toward_zero, up, "
-                     "down, stochastic", rounding);
+        mxpy_not_one_of("rounding", rounding, "ROUNDINGS");
         return -1;
     }
     if (o->overflow == MXP_OVERFLOW_COUNT) {
-        PyErr_Format(PyExc_ValueError, "overflow '%s' is not 'inf' or 'saturate'", overflow);
+        mxpy_not_one_of("overflow", overflow, "OVERFLOWS");
         return -1;
     }
     return 0;
@@ -28,14 +27,16 @@ static PyObject *flags_dict(const mxp_convert_flags *f)
 }
 
 /* _astype(x, dtype, rounding, overflow, seed, out, stats, index_offset) -> (array, stats dict or None) */
-static PyObject *astype(PyObject *self, PyObject *args)
+static PyObject *astype(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "x", "dtype", "rounding", "overflow", "seed", "out", "stats", "index_offset", NULL };
     PyObject *x, *dtype, *out;
     const char *rounding, *overflow;
     unsigned long long seed, offset;
     int stats;
-    if (!PyArg_ParseTuple(args, "OOssKOpK", &x, &dtype, &rounding, &overflow, &seed, &out, &stats, &offset))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOssKOpK", kw, &x, &dtype, &rounding, &overflow, &seed, &out,
+                                     &stats, &offset))
         return NULL;
     mxp_convert_opts o;
     mxp_convert_flags flags = { 0 };
@@ -189,7 +190,7 @@ PyMethodDef mxpy_runtime_methods[] = {
       "the setting." },
     { "release_workspaces", release_workspaces, METH_NOARGS,
       "release_workspaces(): frees mxp's idle GEMM workspaces and the freed huge-page blocks it keeps for reuse." },
-    { "_astype", astype, METH_VARARGS, NULL },
+    { "_astype", (PyCFunction)(void (*)(void))astype, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_info", info, METH_NOARGS, NULL },
     { "set_num_threads", set_num_threads, METH_O,
       "set_num_threads(n): threads for mxp's GEMM and other parallel work (0: the default)." },

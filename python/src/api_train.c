@@ -24,15 +24,17 @@ static void monitor_destructor(PyObject *cap) { mxp_monitor_free(PyCapsule_GetPo
 
 /* _optim_new(kind, lr, momentum, dampening, nesterov, weight_decay, beta1, beta2, eps,
  *            max_grad_norm, master, rounding, seed) -> capsule */
-static PyObject *optim_new(PyObject *self, PyObject *args)
+static PyObject *optim_new(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "kind", "lr", "momentum", "dampening", "nesterov", "weight_decay", "beta1", "beta2", "eps",
+                          "max_grad_norm", "master", "rounding", "seed", NULL };
     int kind, nesterov, master;
     double lr, momentum, dampening, wd, b1, b2, eps, maxnorm;
     const char *rounding;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "idddpdddddpsK", &kind, &lr, &momentum, &dampening, &nesterov, &wd, &b1, &b2, &eps,
-                          &maxnorm, &master, &rounding, &seed))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "idddpdddddpsK", kw, &kind, &lr, &momentum, &dampening, &nesterov,
+                                     &wd, &b1, &b2, &eps, &maxnorm, &master, &rounding, &seed))
         return NULL;
     mxp_optimizer_opts o;
     memset(&o, 0, sizeof o);
@@ -260,15 +262,17 @@ static PyObject *clip_grad_norm(PyObject *self, PyObject *args)
 /* ---- loss scaler ---------------------------------------------------------------- */
 
 /* _scaler_new(init, growth, backoff, interval, min, max, fixed) -> capsule */
-static PyObject *scaler_new(PyObject *self, PyObject *args)
+static PyObject *scaler_new(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "init_scale", "growth_factor", "backoff_factor", "growth_interval", "min_scale",
+                          "max_scale", "fixed", NULL };
     mxp_loss_scaler_opts o;
     memset(&o, 0, sizeof o);
     long long interval;
     int fixed;
-    if (!PyArg_ParseTuple(args, "dddLddp", &o.init_scale, &o.growth_factor, &o.backoff_factor, &interval,
-                          &o.min_scale, &o.max_scale, &fixed))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "dddLddp", kw, &o.init_scale, &o.growth_factor, &o.backoff_factor,
+                                     &interval, &o.min_scale, &o.max_scale, &fixed))
         return NULL;
     o.growth_interval = interval;
     o.fixed = fixed;
@@ -424,8 +428,7 @@ static int autocast_op_arg(const char *name, mxp_autocast_op *op)
     *op = mxp_autocast_op_from_name(name);
     if (*op != MXP_AUTOCAST_OP_COUNT)
         return 0;
-    PyErr_Format(PyExc_ValueError,
-                 "autocast op '%s' is not one of matmul, elementwise, reduction, softmax, loss, normalization", name);
+    mxpy_not_one_of("autocast op", name, "AUTOCAST_OPS");
     return -1;
 }
 
@@ -480,15 +483,17 @@ static PyObject *autocast_cast(PyObject *self, PyObject *args)
 
 /* _monitor_new(target, overflow_share, underflow_share, exploding_norm, exploding_ratio,
  *              vanishing_norm, headroom, max_history) -> capsule */
-static PyObject *monitor_new(PyObject *self, PyObject *args)
+static PyObject *monitor_new(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
+    static char *kw[] = { "target", "overflow_share", "underflow_share", "exploding_norm", "exploding_ratio",
+                          "vanishing_norm", "headroom", "max_history", NULL };
     PyObject *target;
     mxp_monitor_opts o;
     memset(&o, 0, sizeof o);
     long long hist;
-    if (!PyArg_ParseTuple(args, "OddddddL", &target, &o.overflow_share, &o.underflow_share, &o.exploding_norm,
-                          &o.exploding_ratio, &o.vanishing_norm, &o.headroom, &hist))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OddddddL", kw, &target, &o.overflow_share, &o.underflow_share,
+                                     &o.exploding_norm, &o.exploding_ratio, &o.vanishing_norm, &o.headroom, &hist))
         return NULL;
     o.max_history = hist;
     if ((o.target = mxpy_dtype_arg(target, "Monitor: target")) == MXP_DTYPE_INVALID)
@@ -542,7 +547,7 @@ static int role_arg(const char *name, mxp_tensor_role *role)
             *role = (mxp_tensor_role)r;
             return 0;
         }
-    PyErr_Format(PyExc_ValueError, "role '%s' is not one of weight, activation, gradient", name);
+    mxpy_not_one_of("role", name, "TENSOR_ROLES");
     return -1;
 }
 
@@ -666,14 +671,14 @@ static PyObject *monitor_report(PyObject *self, PyObject *args)
 }
 
 PyMethodDef mxpy_train_methods[] = {
-    { "_optim_new", optim_new, METH_VARARGS, NULL },
+    { "_optim_new", (PyCFunction)(void (*)(void))optim_new, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_optim_add_param", optim_add_param, METH_VARARGS, NULL },
     { "_optim_step", optim_step, METH_VARARGS, NULL },
     { "_optim_set_lr", optim_set_lr, METH_VARARGS, NULL },
     { "_optim_info", optim_info, METH_O, NULL },
     { "_optim_master", optim_master, METH_VARARGS, NULL },
     { "_clip_grad_norm", clip_grad_norm, METH_VARARGS, NULL },
-    { "_scaler_new", scaler_new, METH_VARARGS, NULL },
+    { "_scaler_new", (PyCFunction)(void (*)(void))scaler_new, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_scaler_state", scaler_state, METH_O, NULL },
     { "_scaler_set_state", scaler_set_state, METH_VARARGS, NULL },
     { "_scaler_unscale", scaler_unscale, METH_VARARGS, NULL },
@@ -683,7 +688,7 @@ PyMethodDef mxpy_train_methods[] = {
     { "_autocast_table", autocast_table, METH_O, NULL },
     { "_autocast_set", autocast_set, METH_VARARGS, NULL },
     { "_autocast_cast", autocast_cast, METH_VARARGS, NULL },
-    { "_monitor_new", monitor_new, METH_VARARGS, NULL },
+    { "_monitor_new", (PyCFunction)(void (*)(void))monitor_new, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_monitor_record", monitor_record, METH_VARARGS, NULL },
     { "_monitor_history", monitor_history, METH_VARARGS, NULL },
     { "_monitor_info", monitor_info, METH_O, NULL },

@@ -127,7 +127,8 @@ PyMODINIT_FUNC PyInit__mxp(void)
         mxpy_init_promotion(numpy) < 0 || mxpy_init_matmul(numpy) < 0 || PyModule_AddFunctions(m, mxpy_runtime_methods) < 0 ||
         PyModule_AddFunctions(m, mxpy_gemm_methods) < 0 || PyModule_AddFunctions(m, mxpy_quant_methods) < 0 ||
         PyModule_AddFunctions(m, mxpy_analysis_methods) < 0 || PyModule_AddFunctions(m, mxpy_train_methods) < 0 ||
-        PyModule_AddFunctions(m, mxpy_reduce_methods) < 0 || PyModule_AddFunctions(m, mxpy_io_methods) < 0 || PyModule_AddStringConstant(m, "__version__", mxp_version()) < 0) {
+        PyModule_AddFunctions(m, mxpy_reduce_methods) < 0 || PyModule_AddFunctions(m, mxpy_io_methods) < 0 || mxpy_init_constants(m) < 0 ||
+        PyModule_AddStringConstant(m, "__version__", mxp_version()) < 0) {
         Py_XDECREF(numpy);
         Py_XDECREF(m);
         return NULL;

@@ -124,6 +124,10 @@ mxp_dtype mxpy_dtype_arg(PyObject *obj, const char *what);
 
 /* Module set-up, one per file; 0 or -1 with an exception set. */
 int mxpy_init_dtypes(PyObject *module);
+int mxpy_init_constants(PyObject *module); /* constants.c: the C library's names and enum values */
+/* Raises ValueError "<what> '<value>' is not one of a, b, c", the names of
+ * the module's tuple `tuple` (ROUNDINGS ...); returns -1. */
+int mxpy_not_one_of(const char *what, const char *value, const char *tuple);
 int mxpy_init_casts(void);
 int mxpy_init_ufuncs(PyObject *numpy);
 /* Ends the running add/multiply reduction of this thread (dtype.c calls it

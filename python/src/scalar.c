@@ -1,9 +1,9 @@
 /* The scalar types (mxp.bfloat16(1.5), ...): subclasses of numpy.generic
  * holding one element's bits.  Arithmetic with Python numbers or a scalar
- * of the same type is done in float64 and rounded once (float64's 53 bits
- * are >= 2p + 2, so + - * / are correctly rounded); anything else goes
- * through NumPy's array machinery and so through the ufunc loops. */
-#include <float.h>
+ * of the same type is the library's float64 arithmetic (mxp_binary_f64)
+ * rounded once (float64's 53 bits are >= 2p + 2, so + - * / are correctly
+ * rounded); anything else goes through NumPy's array machinery and so
+ * through the ufunc loops. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -215,58 +215,36 @@ static PyObject *scalar_richcompare(PyObject *a, PyObject *b, int op)
     PyArrayScalar_RETURN_BOOL_FROM_LONG(r);
 }
 
-enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FLOORDIV, OP_MOD, OP_POW };
-
-/* Python's float semantics for // and % (sign of the divisor), as NumPy. */
-static double apply(int op, double x, double y)
+/* x op y in float64 (mxp_binary_f64: the library's rules, Python's divmod
+ * for // and %), rounded once into t. */
+static PyObject *binop(PyObject *a, PyObject *b, mxp_binary_op op, binaryfunc numpy_op)
 {
-    switch (op) {
-    case OP_ADD: return x + y;
-    case OP_SUB: return x - y;
-    case OP_MUL: return x * y;
-    case OP_DIV: return x / y;
-    case OP_POW: return pow(x, y);
-    default: break;
-    }
-    if (y == 0)
-        return op == OP_MOD ? NAN : x / y;
-    double mod = fmod(x, y), div = (x - mod) / y;
-    if (mod != 0 && ((y < 0) != (mod < 0))) {
-        mod += y;
-        div -= 1.0;
-    }
-    if (op == OP_MOD)
-        return mod != 0 ? mod : copysign(0.0, y);
-    double floordiv = floor(div);
-    if (div - floordiv > 0.5)
-        floordiv += 1.0;
-    return div != 0 ? floordiv : copysign(0.0, x / y);
-}
-
-static PyObject *binop(PyObject *a, PyObject *b, int op, binaryfunc numpy_op)
-{
-    double x, y;
+    double x, y, r;
     mxpy_float *t = plain_pair(a, b, &x, &y);
     if (!t)
         return numpy_op(a, b);
-    return mxpy_scalar_new(t, mxpy_from_double(t, apply(op, x, y)));
+    mxp_status st = mxp_binary_f64(&r, op, x, y);
+    return st == MXP_OK ? mxpy_scalar_new(t, mxpy_from_double(t, r)) : mxpy_raise(st);
 }
 
 #define GENERIC_NB(slot) PyGenericArrType_Type.tp_as_number->slot
-static PyObject *nb_add(PyObject *a, PyObject *b) { return binop(a, b, OP_ADD, GENERIC_NB(nb_add)); }
-static PyObject *nb_sub(PyObject *a, PyObject *b) { return binop(a, b, OP_SUB, GENERIC_NB(nb_subtract)); }
-static PyObject *nb_mul(PyObject *a, PyObject *b) { return binop(a, b, OP_MUL, GENERIC_NB(nb_multiply)); }
-static PyObject *nb_div(PyObject *a, PyObject *b) { return binop(a, b, OP_DIV, GENERIC_NB(nb_true_divide)); }
-static PyObject *nb_floordiv(PyObject *a, PyObject *b) { return binop(a, b, OP_FLOORDIV, GENERIC_NB(nb_floor_divide)); }
-static PyObject *nb_mod(PyObject *a, PyObject *b) { return binop(a, b, OP_MOD, GENERIC_NB(nb_remainder)); }
+static PyObject *nb_add(PyObject *a, PyObject *b) { return binop(a, b, MXP_OP_ADD, GENERIC_NB(nb_add)); }
+static PyObject *nb_sub(PyObject *a, PyObject *b) { return binop(a, b, MXP_OP_SUBTRACT, GENERIC_NB(nb_subtract)); }
+static PyObject *nb_mul(PyObject *a, PyObject *b) { return binop(a, b, MXP_OP_MULTIPLY, GENERIC_NB(nb_multiply)); }
+static PyObject *nb_div(PyObject *a, PyObject *b) { return binop(a, b, MXP_OP_DIVIDE, GENERIC_NB(nb_true_divide)); }
+static PyObject *nb_floordiv(PyObject *a, PyObject *b)
+{
+    return binop(a, b, MXP_OP_FLOOR_DIVIDE, GENERIC_NB(nb_floor_divide));
+}
+static PyObject *nb_mod(PyObject *a, PyObject *b) { return binop(a, b, MXP_OP_REMAINDER, GENERIC_NB(nb_remainder)); }
+
+static PyObject *generic_pow(PyObject *a, PyObject *b) { return GENERIC_NB(nb_power)(a, b, Py_None); }
 
 static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod)
 {
-    double x, y;
-    mxpy_float *t = plain_pair(a, b, &x, &y);
-    if (!t || mod != Py_None)
+    if (mod != Py_None)
         return GENERIC_NB(nb_power)(a, b, mod);
-    return mxpy_scalar_new(t, mxpy_from_double(t, apply(OP_POW, x, y)));
+    return binop(a, b, MXP_OP_POWER, generic_pow);
 }
 
 /* Sign-bit flips: exact for every value, NaN included. */

@@ -82,6 +82,13 @@ mxp_status mxp_err_acc_end_pass(mxp_err_acc *acc, bool *again);
 
 void mxp_err_acc_free(mxp_err_acc *acc);
 
+/* The ranks of p50, p90, p99 and p999 among m sorted errors (m > 0), two
+ * each: NumPy's linear method reads ranks[2q] and ranks[2q + 1]
+ * (errstats.c).  mxp_compare_percentile: percentile q from the errors lo
+ * and hi at those ranks. */
+void mxp_compare_ranks(int64_t m, int64_t ranks[8]);
+double mxp_compare_percentile(int64_t m, int q, double lo, double hi);
+
 /* The round trip of x through each candidate (roundtrip.c): rows as
  * mxp_roundtrip_analysis fills them, and max |x| over its finite values
  * (max_abs may be NULL).  Candidates are checked by the caller. */

@@ -272,11 +272,11 @@ void mxp_err_acc_add(mxp_err_acc *acc, const double *r, const double *t, int64_t
     acc->next += n;
 }
 
-/* The percentiles' ranks in the sorted errors: NumPy's linear method
- * reads sorted[lo] and sorted[hi], lo = floor(q (m - 1)), hi = lo + 1. */
+/* NumPy's linear method reads sorted[lo] and sorted[hi], lo = floor(q (m
+ * - 1)), hi = lo + 1. */
 static const double quantiles[4] = { 0.5, 0.9, 0.99, 0.999 };
 
-static void ranks_of(int64_t m, int64_t ranks[8])
+void mxp_compare_ranks(int64_t m, int64_t ranks[8])
 {
     for (int q = 0; q < 4; q++) {
         const int64_t lo = (int64_t)floor(quantiles[q] * (double)(m - 1));
@@ -285,10 +285,9 @@ static void ranks_of(int64_t m, int64_t ranks[8])
     }
 }
 
-static double percentile(const mxp_err_acc *acc, int64_t m, int q)
+double mxp_compare_percentile(int64_t m, int q, double lo, double hi)
 {
     const double pos = quantiles[q] * (double)(m - 1);
-    const double lo = mxp_select_value(&acc->sel, 2 * q), hi = mxp_select_value(&acc->sel, 2 * q + 1);
     return lo + (pos - floor(pos)) * (hi - lo);
 }
 
@@ -365,7 +364,8 @@ static void finish(mxp_err_acc *acc)
     if (!acc->piece) {
         double *p[4] = { &rep->p50_rel_error, &rep->p90_rel_error, &rep->p99_rel_error, &rep->p999_rel_error };
         for (int q = 0; q < 4; q++)
-            *p[q] = percentile(acc, m, q);
+            *p[q] = mxp_compare_percentile(m, q, mxp_select_value(&acc->sel, 2 * q),
+                                           mxp_select_value(&acc->sel, 2 * q + 1));
     }
     const mxp_compare_sums sums = mxp_err_acc_sums(acc);
     compare_finish(rep, &sums);
@@ -377,7 +377,7 @@ mxp_status mxp_err_acc_end_pass(mxp_err_acc *acc, bool *again)
     *again = false;
     if (m > 0 && !acc->piece) {
         int64_t ranks[8];
-        ranks_of(m, ranks);
+        mxp_compare_ranks(m, ranks);
         mxp_status st = mxp_select_next(&acc->sel, ranks, 8, again);
         if (st != MXP_OK)
             return mxp_error(st, "compare: no memory for the percentiles");

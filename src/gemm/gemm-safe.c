@@ -21,12 +21,6 @@ static bool is_float(mxp_dtype t)
     return mxp_dtype_is_valid(t) && mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT;
 }
 
-static const char *strategy_name(mxp_overflow_strategy s)
-{
-    static const char *const names[] = { "none", "refuse", "clip", "scale", "promote" };
-    return (unsigned)s <= MXP_OVERFLOW_STRATEGY_PROMOTE ? names[s] : "invalid";
-}
-
 /* A stored matrix of rows x cols with leading dimension ld (as mxp_gemm checks it). */
 static mxp_status check_matrix(const char *name, const void *p, size_t rows, size_t cols, size_t ld, mxp_dtype t)
 {
@@ -212,7 +206,7 @@ static mxp_status gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
         (so->strategy == MXP_OVERFLOW_STRATEGY_PROMOTE && bound > p_max)) {
         r.applied = MXP_OVERFLOW_STRATEGY_REFUSE;
         snprintf(r.what, sizeof r.what, "the result may reach %.3g, beyond %s's %.6g, and %s cannot help%s", bound,
-                 cname, r.c_max, strategy_name(so->strategy),
+                 cname, r.c_max, mxp_overflow_strategy_name(so->strategy),
                  isfinite(bound) ? " (promote_to's range is too small)" : " (the inputs hold infinities or the "
                                                                           "bound overflows float64)");
         return finish(mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm_safe: %s", r.what), report, &r);

@@ -10,8 +10,7 @@
 #include "core/fpenv.h"
 #include "core/lowp.h"
 #include "core/threads-internal.h"
-#include "gemm/gemm-internal.h"
-#include "kernels/gemm-kernels.h"
+#include "gemm/driver.h"
 #include "mxp/alloc.h"
 #include "mxp/threads.h"
 
@@ -49,24 +48,11 @@ static mxp_status check_matrix(const char *name, const void *p, size_t rows, siz
 
 /* vdpbf16ps reads bf16 subnormals as zero and flushes float32 results
  * below 2^-126.  Inputs with a nonzero |x| < 2^-63 (so a product could be
- * that small) take the float32 kernel instead: a pass over A and B, small
- * next to the multiply. */
+ * that small) take the float32 kernel instead: a pass over A and B
+ * (src/kernels/bf16-scan/), small next to the multiply. */
 static bool rows_have_tiny_bf16(const uint16_t *p, size_t rows, size_t cols, size_t ld)
 {
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() >= MXP_ISA_AVX512)
-        return mxp_bf16_has_tiny__avx512f(p, rows, cols, ld);
-#endif
-    for (size_t r = 0; r < rows; r++) {
-        unsigned tiny = 0; /* branch-free over the row: the compiler vectorizes it */
-        for (size_t c = 0; c < cols; c++) {
-            const unsigned v = p[r * ld + c] & 0x7fffu;
-            tiny |= (unsigned)(v - 1u < (unsigned)((127 - 63) << 7) - 1u); /* 0 < v < 2^-63's bits */
-        }
-        if (tiny)
-            return true;
-    }
-    return false;
+    return mxp_bf16_scan_kernel(mxp_isa_current())(p, rows, cols, ld);
 }
 
 enum { SCAN_MAX_THREADS = 64 };
@@ -225,6 +211,7 @@ typedef struct finish_ctx {
     mxp_dtype ct, acc;
     size_t ldc, n;
     const mxp_gemm_opts *o; /* NULL: no epilogue, nearest even */
+    mxp_gemm_epilogue epi;
     bool epilogue;
     /* Without an epilogue, a deterministic mode and no counters: the
      * conversion kernel found once, called row by row (mxp_convert's checks
@@ -257,7 +244,7 @@ static void finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, 
             co.index_offset = offset0 + i * f->n + j;
             if (f->epilogue) {
                 mxp_convert(t, MXP_F64, src, f->acc, len, NULL);
-                mxp_gemm_epilogue_row(f->o, t, i, j, len, tmp);
+                mxp_gemm_epilogue_row(&f->epi, t, i, j, len, tmp);
                 mxp_convert(dst, f->ct, t, MXP_F64, len, &co);
             } else {
                 mxp_convert(dst, f->ct, src, f->acc, len, &co);
@@ -307,7 +294,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     const mxp_gemm_direct_config *dcfg = mxp_gemm_direct_config_for(acc, b_type, mxp_isa_current());
     if (!(dcfg && m <= dcfg->max_m && !B.trans && cfg->packed == dcfg->packed))
         dcfg = NULL;
-    const mxp_gemm_config *redo = NULL; /* B checked while packed (mxp_gemm_drive_finish) */
+    const mxp_gemm_config *redo = NULL; /* B checked while packed (mxp_gemm_float_drive) */
     if (cfg->packed == MXP_BF16) { /* keep tiny values exact: the float32 kernel */
         const mxp_gemm_config *f32 = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current());
         if (has_tiny_bf16(a, a_type, ta ? k : m, ta ? m : k, lda))
@@ -322,7 +309,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     const bool epilogue = has_epilogue(opts);
     if (c_type == acc && !epilogue) /* accumulate in C itself */
         return dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL)
-                    : mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL, redo);
+                    : mxp_gemm_float_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL, redo);
     /* Otherwise a workspace of the accumulator's type, rounded into C once. */
     const size_t as = mxp_dtype_itemsize(acc);
     if (m > SIZE_MAX / as / n)
@@ -332,7 +319,10 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
         return MXP_ERR_NO_MEMORY;
     if (beta != 0)
         copy_rows(w, acc, n, c, c_type, ldc, m, n, NULL);
-    finish_ctx f = { c, c_type, acc, ldc, n, opts, epilogue, NULL, { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL } };
+    finish_ctx f = { c, c_type, acc, ldc, n, opts, { 0 }, epilogue, NULL,
+                     { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL } };
+    if (epilogue)
+        mxp_gemm_epilogue_init(&f.epi, opts);
     if (co) {
         f.params.rounding = co->rounding;
         f.params.overflow = co->overflow;
@@ -340,7 +330,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     if (!epilogue && f.params.rounding != MXP_ROUND_STOCHASTIC && !(co && co->flags))
         f.kernel = mxp_cvt_find(c_type, acc, f.params.rounding, mxp_isa_current());
     st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f)
-              : mxp_gemm_drive_finish(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f, redo);
+              : mxp_gemm_float_drive(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f, redo);
     mxp_workspace_put(w);
     return st;
 }
@@ -364,10 +354,8 @@ const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_g
     if (!is_float(a_type) || !is_float(b_type))
         return "invalid";
     mxp_dtype acc = acc_for(a_type, b_type, opts);
-    if (acc == MXP_F16)
-        return "f16_acc_gemm_ref";
-    if (acc == MXP_BF16)
-        return "bf16_acc_gemm_ref";
+    if (acc == MXP_F16 || acc == MXP_BF16)
+        return "mxp_gemm_lowp_acc"; /* the portable emulation, src/gemm/lowp-acc.c */
     if (acc != MXP_F32 && acc != MXP_F64)
         return "invalid";
     return mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current())->name;

@@ -9,17 +9,14 @@
 #include "core/error.h"
 #include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
-#include "kernels/gemv-kernels.h"
 #include "mxp/alloc.h"
 #include "mxp/threads.h"
 
 /* The GEMV kernels on column ranges across threads: every y[j] is one
  * thread's dot product in the same order, so the bits do not depend on the
  * thread count.  Columns in multiples of 32 (the kernels' vectors). */
-#if MXP_HAVE_X86_KERNELS
 typedef struct gemv_job {
-    int kind; /* MXP_GEMV_F32/BF16/F16, or -1 for float64, -2 for int16 x int8 */
-    bool avx512; /* the AVX-512 kernels, else the AVX2 ones (no int16 x int8) */
+    const mxp_gemv_kernel *g;
     int trans_b;
     size_t k, n, ld, itemsize; /* ld in elements of B */
     const void *x, *b;
@@ -28,42 +25,35 @@ typedef struct gemv_job {
 
 static void gemv_share(void *ctx, int t, int nt)
 {
-    const gemv_job *g = ctx;
-    const size_t blocks = (g->n + 31) / 32;
+    const gemv_job *job = ctx;
+    const mxp_gemv_kernel *g = job->g;
+    const size_t blocks = (job->n + 31) / 32;
     const size_t j0 = blocks * (size_t)t / (size_t)nt * 32, j1e = blocks * (size_t)(t + 1) / (size_t)nt * 32;
-    const size_t j1 = j1e < g->n ? j1e : g->n;
+    const size_t j1 = j1e < job->n ? j1e : job->n;
     if (j0 >= j1)
         return;
     /* B's columns j0..: along a row (not transposed) or whole rows (transposed) */
-    const unsigned char *b = (const unsigned char *)g->b + (g->trans_b ? j0 * g->ld : j0) * g->itemsize;
-    switch (g->kind) {
-    case -1:
-        (g->avx512 ? mxp_gemv_f64__avx512f : mxp_gemv_f64__avx2)(g->trans_b, g->k, j1 - j0, g->x,
-                                                                 (const double *)(const void *)b, g->ld,
-                                                                 (double *)g->y + j0);
-        break;
-    case -2:
-        mxp_gemv_s16s8__avx512f(g->trans_b, g->k, j1 - j0, g->x, (const int8_t *)(const void *)b, g->ld,
-                                (int32_t *)g->y + j0);
-        break;
-    default:
-        (g->avx512 ? mxp_gemv_f32acc__avx512f : mxp_gemv_f32acc__avx2)(g->trans_b, g->kind, g->k, j1 - j0, g->x, b,
-                                                                       g->ld * g->itemsize, (float *)g->y + j0);
-        break;
-    }
+    const unsigned char *b = (const unsigned char *)job->b + (job->trans_b ? j0 * job->ld : j0) * job->itemsize;
+    if (g->f64)
+        g->f64(job->trans_b, job->k, j1 - j0, job->x, (const double *)(const void *)b, job->ld, (double *)job->y + j0);
+    else if (g->s16s8)
+        g->s16s8(job->trans_b, job->k, j1 - j0, job->x, (const int8_t *)(const void *)b, job->ld,
+                 (int32_t *)job->y + j0);
+    else
+        g->f32(job->trans_b, g->kind, job->k, j1 - j0, job->x, b, job->ld * job->itemsize, (float *)job->y + j0);
 }
 
-void mxp_gemm_gemv_run(int kind, int trans_b, size_t k, size_t n, const void *x, const void *b, size_t ld,
-                       size_t itemsize, void *y)
+void mxp_gemm_gemv_run(const mxp_gemv_kernel *g, int trans_b, size_t k, size_t n, const void *x, const void *b,
+                       size_t ld, size_t itemsize, void *y)
 {
-    gemv_job g = { kind, mxp_isa_current() >= MXP_ISA_AVX512, trans_b, k, n, ld, itemsize, x, b, y };
+    gemv_job job = { g, trans_b, k, n, ld, itemsize, x, b, y };
     int nt = mxp_get_num_threads();
     const double bytes = (double)k * (double)n * (double)itemsize;
     if (bytes < (1 << 21)) /* a few microseconds of streaming: one thread */
         nt = 1;
     if ((size_t)nt > (n + 31) / 32)
         nt = (int)((n + 31) / 32);
-    mxp_parallel(nt < 1 ? 1 : nt, gemv_share, &g);
+    mxp_parallel(nt < 1 ? 1 : nt, gemv_share, &job);
 }
 
 /* alpha * y + beta * C, the epilogue, one rounding into C (y float32 or
@@ -76,6 +66,8 @@ static void finish_row(size_t n, double alpha, const float *yf, const double *yd
     const size_t cs = mxp_dtype_itemsize(c_type);
     const mxp_gemm_opts none = { .acc_dtype = 0 };
     const mxp_gemm_opts *o = opts ? opts : &none;
+    mxp_gemm_epilogue epi;
+    mxp_gemm_epilogue_init(&epi, o);
     mxp_convert_opts co = o->convert;
     const uint64_t offset0 = co.index_offset;
     for (size_t j = 0; j < n; j += CHUNK) {
@@ -87,28 +79,27 @@ static void finish_row(size_t n, double alpha, const float *yf, const double *yd
             for (size_t q = 0; q < len; q++)
                 t[q] += beta * tmp[q];
         }
-        mxp_gemm_epilogue_row(o, t, 0, j, len, tmp);
+        mxp_gemm_epilogue_row(&epi, t, 0, j, len, tmp);
         co.index_offset = offset0 + j;
         mxp_convert((unsigned char *)c + j * cs, c_type, t, MXP_F64, len, &co);
     }
 }
 
-#endif
-
 bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
                    double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st)
 {
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() < MXP_ISA_AVX2) /* (int16 x int8: src/gemm/int8-driver.c, AVX-512 only) */
-        return false;
+    const mxp_isa isa = mxp_isa_current();
     const mxp_dtype acc = opts && opts->acc_dtype ? opts->acc_dtype : 0;
     const size_t as = mxp_dtype_itemsize(a->dtype);
     const ptrdiff_t a_step = (ptrdiff_t)(a->trans ? a->ld * as : as); /* along the one row of op(A) */
     if (a->dtype == MXP_F64 && b->dtype == MXP_F64 && (!acc || acc == MXP_F64)) {
+        const mxp_gemv_kernel g = { NULL, 0, mxp_f64_gemv_kernel(isa), NULL };
+        if (!g.f64)
+            return false;
         double *x = mxp_workspace_get(k * sizeof *x), *y = mxp_workspace_get(n * sizeof *y); /* kept between calls */
         if (x && y) {
             mxp_convert_strided(x, MXP_F64, 8, a->base, a->dtype, a_step, k, NULL);
-            mxp_gemm_gemv_run(-1, b->trans, k, n, x, b->base, b->ld, 8, y);
+            mxp_gemm_gemv_run(&g, b->trans, k, n, x, b->base, b->ld, 8, y);
             finish_row(n, alpha, NULL, y, beta, c, c_type, opts);
         }
         *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
@@ -116,23 +107,20 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
         mxp_workspace_put(y);
         return true;
     }
-    int kind = b->dtype == MXP_F32 ? MXP_GEMV_F32 : b->dtype == MXP_BF16 ? MXP_GEMV_BF16
-             : b->dtype == MXP_F16 ? MXP_GEMV_F16 : -1;
-    if (kind < 0 || (acc && acc != MXP_F32) || a->dtype == MXP_F64)
+    const int kind = b->dtype == MXP_F32 ? MXP_GEMV_F32 : b->dtype == MXP_BF16 ? MXP_GEMV_BF16
+                   : b->dtype == MXP_F16 ? MXP_GEMV_F16 : -1;
+    const mxp_gemv_kernel g = { mxp_f32_gemv_kernel(isa), kind, NULL, NULL };
+    if (!g.f32 || kind < 0 || (acc && acc != MXP_F32) || a->dtype == MXP_F64)
         return false;
     float *x = mxp_workspace_get(k * sizeof *x), *y = mxp_workspace_get(n * sizeof *y); /* kept between calls */
     if (x && y) {
         /* x = the one row of op(A), widened exactly */
         mxp_convert_strided(x, MXP_F32, 4, a->base, a->dtype, a_step, k, NULL);
-        mxp_gemm_gemv_run(kind, b->trans, k, n, x, b->base, b->ld, mxp_dtype_itemsize(b->dtype), y);
+        mxp_gemm_gemv_run(&g, b->trans, k, n, x, b->base, b->ld, mxp_dtype_itemsize(b->dtype), y);
         finish_row(n, alpha, y, NULL, beta, c, c_type, opts);
     }
     *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
     mxp_workspace_put(x);
     mxp_workspace_put(y);
     return true;
-#else
-    (void)n; (void)k; (void)alpha; (void)a; (void)b; (void)beta; (void)c; (void)c_type; (void)opts; (void)st;
-    return false;
-#endif
 }

@@ -1,4 +1,4 @@
-/* Packing for the integer GEMM (src/gemm/int8-driver.c): op(A) and op(B)
+/* Packing for the integer GEMM (src/gemm/int8.c): op(A) and op(B)
  * blocks into the micro-kernels' panels, zero-padded, in the config's
  * layout: K-quads of bytes, [kc/4][MR][4] uint8 (int8 A with its top bit
  * flipped) and [kc/4][NR][4] int8 (vpdpbusd, the scalar kernel), or the
@@ -7,10 +7,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "gemm/gemm-internal.h"
 #include "gemm/int8-internal.h"
-#include "kernels/gemm-kernels.h"
-#include "mxp/cpu.h"
 
 static size_t min_size(size_t a, size_t b)
 {
@@ -21,7 +18,7 @@ static size_t min_size(size_t a, size_t b)
 
 /* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels [kc/4][MR][4] of
  * uint8, int8 A with its top bit flipped (A + 128); zero-padded. */
-static void pack_a_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+static void pack_a_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
                          size_t kc, uint8_t *dst)
 {
     const size_t mr = cfg->mr, kcp = (kc + 3) / 4 * 4;
@@ -63,36 +60,11 @@ static void pack_a_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand
     }
 }
 
-/* Four stored rows of B, cols columns, into one K-quad row of a panel: the
- * portable twin of mxp_s8_interleave4__avx512f. */
-typedef void (*interleave4_fn)(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
-                               int8_t *d);
-
-static void interleave4_scalar(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
-                               int8_t *d)
-{
-    for (size_t c = 0; c < cols; c++) {
-        d[4 * c] = r0[c];
-        d[4 * c + 1] = r1[c];
-        d[4 * c + 2] = r2[c];
-        d[4 * c + 3] = r3[c];
-    }
-}
-
-static interleave4_fn interleave4_kernel(void)
-{
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() >= MXP_ISA_AVX512)
-        return mxp_s8_interleave4__avx512f;
-#endif
-    return interleave4_scalar;
-}
-
 /* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/4][NR][4];
  * zero-padded (the padding of A~ then multiplies zeros).  Not transposed,
  * four stored rows at a time across all the panels, so that reads run
  * along B's rows. */
-static void pack_b_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+static void pack_b_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                          size_t nc, int8_t *dst)
 {
     const size_t nr = cfg->nr, kcp = (kc + 3) / 4 * 4;
@@ -101,7 +73,7 @@ static void pack_b_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand
             memset(dst + j / nr * nr * kcp, 0, nr * kcp);
     if (b->trans) { /* column j is stored row j: copy quads */
         /* as 32-bit words: word q of stored row c -> dst word nr q + c */
-        const mxp_x32_transpose_fn quads_t = mxp_x32_transpose_kernel(min_size(nr, nc));
+        const mxp_x32_transpose_fn quads_t = mxp_x32_transpose_kernel(mxp_isa_current(), min_size(nr, nc));
         for (size_t j = 0; j < nc; j += nr) {
             const size_t cols = min_size(nr, nc - j);
             int8_t *pd = dst + j / nr * nr * kcp;
@@ -113,7 +85,7 @@ static void pack_b_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand
         }
         return;
     }
-    const interleave4_fn interleave4 = interleave4_kernel(); /* chosen once, not per panel */
+    const mxp_s8_pack_quads_fn interleave4 = mxp_s8_pack_quads_kernel(mxp_isa_current()); /* once, not per panel */
     /* QUADS quads of rows at a time, each panel's written together: one
      * quad at a time wrote lines in every panel of a B~ block larger than
      * L2, each a read-for-ownership (as in pack.c) */
@@ -141,22 +113,19 @@ static void pack_b_quads(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand
 
 /* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels [kc/2][MR][2] of int16:
  * the uint8 values (int8 A with its top bit flipped) widened. */
-static void pack_a_pairs(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+static void pack_a_pairs(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
                          size_t kc, int16_t *dst)
 {
     const size_t mr = cfg->mr, kcp = (kc + 1) / 2 * 2;
     const uint8_t flip = a->dtype == MXP_S8 ? 0x80 : 0;
-#if MXP_HAVE_X86_KERNELS /* whole panels of six stored rows: mxp_u8_s16_pack6__avx2 */
-    const bool simd = mr == 6 && !a->trans && mxp_isa_current() >= MXP_ISA_AVX2;
-#endif
+    /* whole panels of six stored rows: a kernel (src/kernels/u8-pack/) */
+    const mxp_u8_pack_pairs6_fn pack6 = mr == 6 && !a->trans ? mxp_u8_pack_pairs6_kernel(mxp_isa_current()) : NULL;
     for (size_t i = 0; i < mc; i += mr, dst += mr * kcp) {
         const size_t rows = min_size(mr, mc - i);
-#if MXP_HAVE_X86_KERNELS
-        if (simd && rows == 6) {
-            mxp_u8_s16_pack6__avx2(a->base + (i0 + i) * a->ld + p0, a->ld, kc, flip, dst);
+        if (pack6 && rows == 6) {
+            pack6(a->base + (i0 + i) * a->ld + p0, a->ld, kc, flip, dst);
             continue;
         }
-#endif
         if (rows < mr || kcp != kc)
             memset(dst, 0, mr * kcp * sizeof *dst);
         if (!a->trans) { /* rows: k contiguous */
@@ -176,33 +145,10 @@ static void pack_a_pairs(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand
     }
 }
 
-/* Pairs of stored rows of B into 16-column panels `panel` int16 apart:
- * the portable twin of mxp_s8_s16_pack_b16__avx2. */
-typedef void (*pack_b16_fn)(const int8_t *src, size_t ld, size_t pairs, size_t cols, int16_t *dst, size_t panel);
-
-static void pack_b16_scalar(const int8_t *src, size_t ld, size_t pairs, size_t cols, int16_t *dst, size_t panel)
-{
-    for (size_t c = 0; c < cols; c++)
-        for (size_t q = 0; q < pairs; q++) {
-            int16_t *d = dst + c / 16 * panel + 32 * q + 2 * (c % 16);
-            d[0] = src[2 * q * ld + c];
-            d[1] = src[(2 * q + 1) * ld + c];
-        }
-}
-
-static pack_b16_fn pack_b16_kernel(void)
-{
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() >= MXP_ISA_AVX2)
-        return mxp_s8_s16_pack_b16__avx2;
-#endif
-    return pack_b16_scalar;
-}
-
 /* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/2][NR][2] of
  * int16; not transposed, eight stored rows at a time across all the
  * panels, as in pack_b_quads. */
-static void pack_b_pairs(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+static void pack_b_pairs(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                          size_t nc, int16_t *dst)
 {
     const size_t nr = cfg->nr, kcp = (kc + 1) / 2 * 2;
@@ -222,7 +168,7 @@ static void pack_b_pairs(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand
         return;
     }
     assert(nr == 16); /* the width of the K-pair kernels */
-    const pack_b16_fn pack_b16 = pack_b16_kernel();
+    const mxp_s8_pack_pairs_fn pack_b16 = mxp_s8_pack_pairs_kernel(mxp_isa_current());
     enum { PAIRS = 4 };
     const size_t whole = kc / 2 * 2;
     for (size_t p = 0; p < whole; p += 2 * PAIRS)
@@ -237,7 +183,7 @@ static void pack_b_pairs(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand
 
 /* ---- by layout --------------------------------------------------------------- */
 
-void mxp_int8_pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+void mxp_int8_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
                      size_t kc, void *dst)
 {
     if (cfg->kpack == 2)
@@ -246,7 +192,7 @@ void mxp_int8_pack_a(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *a,
         pack_a_quads(cfg, a, i0, mc, p0, kc, dst);
 }
 
-void mxp_int8_pack_b(const mxp_u8s8_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+void mxp_int8_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                      size_t nc, void *dst)
 {
     if (cfg->kpack == 2)

@@ -1,21 +1,19 @@
 /* Integer GEMM, mxp_gemm's path for uint8 or int8 A by int8 B (docs/gemm.md,
- * "Integer GEMM"): the checks that only integer inputs have, the int32 sums
- * from the driver (src/gemm/int8-driver.c), and the finish of each block of
- * sums while it is hot: int32 C as it is (beta 1: a saturating add), or in
- * float64 scale * acc, alpha, beta * C and the epilogue, rounded once into
- * a floating C, or into int8/uint8 C with its zero point (requantization). */
+ * "Integer GEMM"): the checks that only integer inputs have, the
+ * zero-point corrections (row and column sums) and the M = 1 shortcut, the
+ * int32 sums from the driver (src/gemm/driver.c: the first KC step adds
+ * the corrections) and their finish into C (src/gemm/int8-finish.c).
+ * Integer sums do not depend on their order, so neither do the results on
+ * the thread count. */
 #include <math.h>
 #include <string.h>
 
 #include "core/alloc-internal.h"
 #include "core/error.h"
+#include "gemm/driver.h"
 #include "gemm/int8-internal.h"
-#include "kernels/requant-kernels.h"
-#include "mxp/cpu.h"
 #include "mxp/alloc.h"
 #include "mxp/threads.h"
-
-enum { CHUNK = 256 };
 
 static bool is_int8(mxp_dtype t)
 {
@@ -53,7 +51,7 @@ const char *mxp_gemm_int8_kernel_name(mxp_dtype at, mxp_dtype bt, const mxp_gemm
 {
     if (!is_int8(at) || bt != MXP_S8 || (opts && opts->acc_dtype && opts->acc_dtype != MXP_S32))
         return "invalid";
-    return mxp_u8s8_gemm_config_for(mxp_isa_current())->name;
+    return mxp_gemm_config_for(MXP_S32, at, bt, mxp_isa_current())->name;
 }
 
 /* ---- checks ------------------------------------------------------------------ */
@@ -127,232 +125,166 @@ static mxp_status check_int8(size_t n, size_t k, double alpha, mxp_dtype at, dou
     return MXP_OK;
 }
 
-/* ---- the finish: sums into C ------------------------------------------------- */
 
-/* A scale as m * p exactly: m an odd integer (|m| < 2^24, 0 for a zero
- * scale), p > 0 a power of two, 2^-shift when 1 <= shift <= 62 (shift 0
- * otherwise); s the scale itself. */
-typedef struct col_scale {
-    int64_t m;
-    double p;
-    int shift;
-    float s;
-} col_scale;
+/* ---- the corrections: row_off[i] + col_off[j] ---------------------------- */
 
-static col_scale split_scale(float s)
+/* sums[l] += element (l, p) over p < len, modulo 2^32, of `lines` lines of
+ * bytes: line l at base + l * ld when contiguous (a kernel), else element
+ * p of every line at base + p * ld.  Bytes read as int8, or as uint8 after
+ * xor. */
+static void line_sums(const uint8_t *base, size_t ld, bool contiguous, bool is_signed, uint8_t flip, size_t lines,
+                      size_t len, uint32_t *sums)
 {
-    col_scale c = { 0, 1.0, 1, s };
-    if (s == 0)
-        return c;
-    int e;
-    int64_t m = (int64_t)ldexp(frexp(s, &e), 24); /* float: 24 significant bits, exact */
-    e -= 24;
-    while (m % 2 == 0) {
-        m /= 2;
-        e++;
-    }
-    c.m = m;
-    c.p = ldexp(1.0, e);
-    c.shift = e <= -1 && e >= -62 ? -e : 0;
-    return c;
-}
-
-/* scale * acc in float64: exact when it fits 53 bits (|acc * m| < 2^53),
- * otherwise rounded to odd, which keeps the one later rounding into C (24
- * bits at most, 31 for an integer) the correct rounding of the exact
- * product.  A zero product gets IEEE's sign. */
-static double scaled(int32_t acc, const col_scale *c)
-{
-    const int64_t p = acc * c->m; /* |p| < 2^55 */
-    if (p == 0)
-        return (double)acc * (double)c->s;
-    uint64_t u = p < 0 ? 0 - (uint64_t)p : (uint64_t)p;
-    double two_s = 1.0;
-    if (u >> 53) {
-        const int s = u >> 54 ? 2 : 1;
-        u = (u >> s) | ((u & ((1u << s) - 1)) != 0); /* round to odd */
-        two_s = s == 2 ? 4.0 : 2.0;
-    }
-    const double d = (double)u * two_s * c->p; /* powers of two: exact */
-    return p < 0 ? -d : d;
-}
-
-typedef struct finish {
-    const mxp_gemm_opts *o;
-    mxp_dtype ct;
-    unsigned char *c;
-    size_t ldc, cs, n;
-    double alpha, beta;
-    bool plain;               /* alpha 1, beta 0, no epilogue: t = scale * acc */
-    bool shifts;              /* plain int8 C, every scale with a shift, a deterministic mode, no counters */
-    bool epilogue;
-    const col_scale *scale;   /* scale[j], or scale[0] for every column */
-    bool per_col;
-    int32_t zp, lo, hi;       /* int8/uint8 C */
-    const int32_t *qm, *qs;   /* shifts: the scales' m and shift, n entries (per_col) or 1 */
-    mxp_s32_requant_fn requant;
-    bool dequant_simd;        /* plain float32 C in a hardware rounding mode (AVX2: nearest even) */
-    bool avx512;              /* the AVX-512 dequantization kernels, else the AVX2 ones */
-    const float *dequant_bias; /* as dequant_simd, with only a finite float32 bias per column as epilogue */
-    float one_scale;          /* 1.0 when no scales are given */
-} finish;
-
-/* int32 C: the sums, or C + sums saturated to int32 when beta is 1. */
-static void finish_s32(const finish *f, int32_t *c, const int32_t *acc, size_t len)
-{
-    if (f->beta == 0) {
-        memcpy(c, acc, len * sizeof *c);
+    if (contiguous) {
+        mxp_s8_sum_lines_kernel(mxp_isa_current())(base, ld, lines, len, is_signed, flip, sums);
         return;
     }
-    for (size_t q = 0; q < len; q++) {
-        const int64_t x = (int64_t)c[q] + acc[q];
-        c[q] = x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : (int32_t)x;
+    memset(sums, 0, lines * sizeof *sums);
+    for (size_t p = 0; p < len; p++) {
+        const uint8_t *row = base + p * ld;
+        for (size_t l = 0; l < lines; l++)
+            sums[l] += is_signed ? (uint32_t)(int32_t)(int8_t)row[l] : (uint32_t)(uint8_t)(row[l] ^ flip);
     }
 }
 
-/* float64 C, plain: scale * acc = (acc m) p rounded once with the mode
- * (acc m may need 55 bits), then times the power of two, exactly. */
-static void finish_f64_exact(const finish *f, size_t j, double *c, const int32_t *acc, size_t len,
-                             const mxp_convert_opts *co)
+static int32_t wrap_s32(uint32_t x)
 {
-    int64_t p[CHUNK];
-    double t[CHUNK];
-    for (size_t q = 0; q < len; q++)
-        p[q] = acc[q] * f->scale[f->per_col ? j + q : 0].m;
-    mxp_convert(t, MXP_F64, p, MXP_S64, len, co);
-    for (size_t q = 0; q < len; q++) {
-        const col_scale *s = &f->scale[f->per_col ? j + q : 0];
-        t[q] = p[q] == 0 ? (double)acc[q] * (double)s->s : t[q] * s->p;
-    }
-    memcpy(c, t, len * sizeof *t);
+    return x <= INT32_MAX ? (int32_t)x : -(int32_t)~x - 1;
 }
 
-/* t rounded to an integer with a deterministic mode, as mxp_convert to
- * int32 rounds it (NaN gives 0), but clamped to +-2^40 instead: beyond
- * every int8 range either way.  Exact: t - trunc(t) is. */
-static int64_t round_to_int(double t, mxp_rounding mode)
+/* The product and what its micro-tile needs: the configuration, and the
+ * corrections (m of row_off, then n of col_off; see int8-internal.h),
+ * computed in the driver's workspace once it is there. */
+typedef struct int8_kernel {
+    const mxp_gemm_config *cfg;
+    mxp_u8s8_gemm_ukernel_a_fn ukernel_a;
+    size_t m, n, k;
+    const mxp_gemm_operand *a, *b;
+    int32_t a_zero, b_zero; /* as the user gave them */
+    const int32_t *row_off, *col_off;
+} int8_kernel;
+
+static void corrections(void *kernel, void *extra)
 {
-    if (!(t > -0x1p40 && t < 0x1p40))
-        return t != t ? 0 : t > 0 ? (int64_t)1 << 40 : -((int64_t)1 << 40);
-    const int64_t q = (int64_t)t; /* toward zero */
-    const double r = t - (double)q; /* in (-1, 1) */
-    const bool odd = q % 2 != 0;
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN:
-        return r > 0.5 || (r == 0.5 && odd) ? q + 1 : r < -0.5 || (r == -0.5 && odd) ? q - 1 : q;
-    case MXP_ROUND_NEAREST_AWAY: return r >= 0.5 ? q + 1 : r <= -0.5 ? q - 1 : q;
-    case MXP_ROUND_UP: return r > 0 ? q + 1 : q;
-    case MXP_ROUND_DOWN: return r < 0 ? q - 1 : q;
-    default: return q; /* toward zero */
-    }
+    int8_kernel *K = kernel;
+    int32_t *row_off = extra, *col_off = row_off + K->m;
+    const int32_t za = K->a->dtype == MXP_S8 ? K->a_zero + 128 : K->a_zero, zb = K->b_zero;
+    const uint32_t kzz = (uint32_t)((int64_t)K->k * za * zb);
+    uint32_t *sums = (uint32_t *)row_off; /* computed in place */
+    if (zb != 0)
+        line_sums(K->a->base, K->a->ld, !K->a->trans, false, K->a->dtype == MXP_S8 ? 0x80 : 0, K->m, K->k, sums);
+    for (size_t i = 0; i < K->m; i++)
+        row_off[i] = wrap_s32(kzz - (zb != 0 ? (uint32_t)zb * sums[i] : 0));
+    sums = (uint32_t *)col_off;
+    if (za != 0)
+        line_sums(K->b->base, K->b->ld, K->b->trans, true, 0, K->n, K->k, sums);
+    for (size_t j = 0; j < K->n; j++)
+        col_off[j] = wrap_s32(za != 0 ? 0u - (uint32_t)za * sums[j] : 0);
+    K->row_off = row_off;
+    K->col_off = col_off;
 }
 
-/* int8/uint8 C: round(t) with the mode, + zero point, saturated.  The
- * counters, if asked for, count inexact roundings and saturated or NaN
- * values as invalid.  Stochastic rounding and the counters go through
- * mxp_convert (its random stream, its counting), the rest inline. */
-static void requantize(const finish *f, const double *t, unsigned char *c, size_t len, const mxp_convert_opts *co)
-{
-    int64_t v[CHUNK];
-    mxp_convert_flags local = { 0 };
-    if (co->flags || co->rounding == MXP_ROUND_STOCHASTIC) {
-        int32_t v32[CHUNK];
-        mxp_convert_opts o = *co;
-        if (co->flags)
-            o.flags = &local;
-        mxp_convert(v32, MXP_S32, t, MXP_F64, len, &o);
-        for (size_t q = 0; q < len; q++)
-            v[q] = v32[q];
-    } else {
-        for (size_t q = 0; q < len; q++)
-            v[q] = round_to_int(t[q], co->rounding);
-    }
-    uint64_t invalid = 0;
-    for (size_t q = 0; q < len; q++) {
-        int64_t x = v[q] + f->zp;
-        invalid += x < f->lo || x > f->hi || t[q] != t[q];
-        x = x < f->lo ? f->lo : x > f->hi ? f->hi : x;
-        if (f->ct == MXP_U8)
-            c[q] = (unsigned char)x;
-        else
-            ((int8_t *)(void *)c)[q] = (int8_t)x;
-    }
-    if (co->flags) {
-        co->flags->inexact += local.inexact;
-        co->flags->invalid += invalid;
-    }
-}
+/* ---- the driver's context ------------------------------------------------- */
 
-static mxp_s32_requant_fn requant_kernel(void)
+static void tile(const void *kernel, size_t i, size_t j, size_t mr, size_t nr, size_t kcp, const void *a, size_t lda,
+                 const void *b, void *c, size_t ldc, bool first)
 {
-#if MXP_HAVE_X86_KERNELS
-    if (mxp_isa_current() >= MXP_ISA_AVX512)
-        return mxp_s32_requant__avx512f;
-#endif
-    return mxp_s32_requant__scalar;
-}
-
-/* Sums acc[0 .. len) of row i, columns j .. j+len, into C. */
-static void finish_chunk(const finish *f, size_t i, size_t j, size_t len, const int32_t *acc)
-{
-    unsigned char *crow = f->c + (i * f->ldc + j) * f->cs;
-    if (f->ct == MXP_S32) {
-        finish_s32(f, (int32_t *)(void *)crow, acc, len);
-        return;
-    }
-    if (f->shifts) { /* plain requantization in integers: a kernel (src/kernels/s32-requant/) */
-        f->requant(crow, acc, len, f->qm + (f->per_col ? j : 0), f->qs + (f->per_col ? j : 0), f->per_col, f->zp,
-                   f->lo, f->hi, (int)f->o->convert.rounding);
-        return;
-    }
-#if MXP_HAVE_X86_KERNELS
-    if (f->dequant_simd && /* float32 C, plain, a hardware rounding mode: SIMD, the same bits */
-        (f->avx512 ? mxp_s32_dequant_f32__avx512f : mxp_s32_dequant_f32__avx2)(
-            (float *)(void *)crow, acc, len, f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale,
-            f->per_col, (int)f->o->convert.rounding))
-        return;
-#endif
-#if MXP_HAVE_X86_KERNELS
-    if (f->dequant_bias &&
-        (f->avx512 ? mxp_s32_dequant_bias_f32__avx512f : mxp_s32_dequant_bias_f32__avx2)(
-            (float *)(void *)crow, acc, len, f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale,
-            f->per_col, f->dequant_bias + j, (int)f->o->convert.rounding))
-        return;
-#endif
-    mxp_convert_opts co = f->o->convert;
-    co.index_offset += i * f->n + j; /* stochastic rounding: C's elements in row-major order */
-    if (f->plain && f->ct == MXP_F64) {
-        finish_f64_exact(f, j, (double *)(void *)crow, acc, len, &co);
-        return;
-    }
-    double t[CHUNK], tmp[CHUNK];
-    for (size_t q = 0; q < len; q++)
-        t[q] = scaled(acc[q], &f->scale[f->per_col ? j + q : 0]);
-    if (!f->plain) {
-        if (f->alpha != 1)
-            for (size_t q = 0; q < len; q++)
-                t[q] *= f->alpha;
-        if (f->beta != 0) {
-            mxp_convert(tmp, MXP_F64, crow, f->ct, len, NULL);
-            for (size_t q = 0; q < len; q++)
-                t[q] += f->beta * tmp[q];
-        }
-        if (f->epilogue)
-            mxp_gemm_epilogue_row(f->o, t, i, j, len, tmp);
-    }
-    if (is_int8(f->ct))
-        requantize(f, t, crow, len, &co);
+    const int8_kernel *K = kernel;
+    const int32_t *ro = first ? K->row_off + i : NULL, *co = first ? K->col_off + j : NULL;
+    if (lda)
+        K->ukernel_a(mr, nr, kcp, a, lda, b, c, ldc, ro, co);
     else
-        mxp_convert(crow, f->ct, t, MXP_F64, len, &co);
+        K->cfg->ukernel_s32(mr, nr, kcp, a, b, c, ldc, ro, co);
 }
 
-/* mxp_int8_finish_fn */
-static void finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const int32_t *w, size_t ldw)
+static void pack_a(const void *kernel, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0, size_t kc,
+                   void *dst)
 {
-    const finish *f = ctx;
-    for (size_t r = 0; r < mc; r++)
-        for (size_t q = 0; q < nc; q += CHUNK)
-            finish_chunk(f, i0 + r, j0 + q, nc - q < CHUNK ? nc - q : CHUNK, w + r * ldw + q);
+    mxp_int8_pack_a(((const int8_kernel *)kernel)->cfg, a, i0, mc, p0, kc, dst);
+}
+
+static bool pack_b(const void *kernel, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0, size_t nc,
+                   void *dst, bool check)
+{
+    (void)check; /* an integer kernel takes every value */
+    mxp_int8_pack_b(((const int8_kernel *)kernel)->cfg, b, p0, kc, j0, nc, dst);
+    return false;
+}
+
+/* The blocks for K's configuration: KC split evenly into whole K-groups
+ * (integer sums do not depend on where), from deep_m rows on half the MC
+ * and twice the KC (the table's comments). */
+static void loops_init(mxp_gemm_loops *L, int8_kernel *K, int32_t *w, size_t ldw, mxp_gemm_finish_fn finish,
+                       void *finish_ctx, int max_threads)
+{
+    const mxp_gemm_config *cfg = K->cfg;
+    const bool deep = cfg->deep_m && K->m >= cfg->deep_m;
+    mxp_gemm_loops_init(L, cfg, K->m, K->n, K->k, K->a, K->b, w, ldw, finish, finish_ctx);
+    L->kernel = K;
+    L->tile = tile;
+    L->pack_a = pack_a;
+    L->pack_b = pack_b;
+    /* uint8 A in place: no flip, k contiguous in whole quads */
+    L->a_in_place = K->ukernel_a && K->a->dtype == MXP_U8 && !K->a->trans && K->k % 4 == 0;
+    L->mc = deep ? cfg->mc / 2 : cfg->mc;
+    L->kc = mxp_gemm_even_block(K->k, deep ? 2 * cfg->kc : cfg->kc, cfg->kpack);
+    L->even = true;
+    L->extra_bytes = (K->m + K->n) * sizeof(int32_t);
+    L->prepare = corrections;
+    L->max_threads = max_threads;
+}
+
+/* ---- M = 1 ----------------------------------------------------------------- */
+
+/* M = 1 (one token): B streamed once from the caller's memory, no packing.
+ * x = A - za in int16, y = x B exactly modulo 2^32, minus zb * sum(x).
+ * w: C itself (int32, beta 0), or NULL for a workspace and finish. */
+static bool int8_gemv(const int8_kernel *K, int32_t *w, mxp_gemm_finish_fn finish, void *finish_ctx, mxp_status *st)
+{
+    const mxp_gemv_kernel g = { NULL, 0, NULL, mxp_s16s8_gemv_kernel(mxp_isa_current()) };
+    if (!g.s16s8 || K->b->dtype != MXP_S8)
+        return false;
+    const size_t n = K->n, k = K->k, n32 = (n + 31) / 32 * 32;
+    int16_t *x = mxp_workspace_get(k * sizeof *x); /* kept between calls */
+    int32_t *y = mxp_workspace_get(n32 * sizeof *y);
+    if (!x || !y) {
+        mxp_workspace_put(x);
+        mxp_workspace_put(y);
+        *st = MXP_ERR_NO_MEMORY;
+        return true;
+    }
+    const bool u8 = K->a->dtype == MXP_U8;
+    const size_t a_step = K->a->trans ? K->a->ld : 1; /* along the one row of op(A) */
+    uint32_t sum = 0;
+    for (size_t p = 0; p < k; p++) {
+        const unsigned char *e = K->a->base + p * a_step;
+        const int32_t v = (u8 ? (int32_t)*e : (int32_t)(int8_t)*e) - K->a_zero; /* |v| <= 255 + 128 */
+        x[p] = (int16_t)v;
+        sum += (uint32_t)v;
+    }
+    mxp_gemm_gemv_run(&g, K->b->trans, k, n, x, K->b->base, K->b->ld, 1, y);
+    const uint32_t corr = (uint32_t)K->b_zero * sum;
+    w = w ? w : y;
+    for (size_t j = 0; j < n; j++)
+        w[j] = (int32_t)((uint32_t)y[j] - corr);
+    if (finish)
+        finish(finish_ctx, 0, 1, 0, n, w, n);
+    mxp_workspace_put(x);
+    mxp_workspace_put(y);
+    *st = MXP_OK;
+    return true;
+}
+
+/* The sums into w (C itself, or NULL: a workspace) and finish. */
+static mxp_status sums(int8_kernel *K, int32_t *w, size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx,
+                       int max_threads)
+{
+    mxp_status st = MXP_OK;
+    if (K->m == 1 && int8_gemv(K, w, finish, finish_ctx, &st))
+        return st;
+    mxp_gemm_loops L;
+    loops_init(&L, K, w, ldw, finish, finish_ctx, max_threads);
+    return mxp_gemm_drive(&L, NULL);
 }
 
 /* ---- the entry ------------------------------------------------------------- */
@@ -368,83 +300,30 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
         return st;
     if (m > SIZE_MAX / sizeof(int32_t) / n)
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu int32 workspace is too large", m, n);
-    finish f = { o, c_type, c, ldc, mxp_dtype_itemsize(c_type), n, alpha, beta, false, false, has_epilogue(o),
-                 NULL, o->scales && o->n_scales > 1, 0, 0, 0, NULL, NULL, NULL, false, false, NULL, 1.0f };
-    f.plain = alpha == 1 && beta == 0 && !f.epilogue;
-    f.zp = o->c_zero_point;
-    f.lo = c_type == MXP_U8 ? 0 : -128;
-    f.hi = c_type == MXP_U8 ? 255 : 127;
     const bool skip = k == 0 || (alpha == 0 && c_type != MXP_S32); /* the sums are 0; A and B unread */
-    mxp_int8_job job = { m, n, k, { a, a_type, lda, ta == MXP_TRANS }, { b, b_type, ldb, tb == MXP_TRANS },
-                         o->a_zero_point, o->b_zero_point, NULL, 0, finish_block, &f, mxp_get_num_threads() };
-    if (o->convert.flags)
-        job.max_threads = 1; /* the counters are not shared between threads */
-    const mxp_u8s8_gemm_config *cfg = mxp_u8s8_gemm_config_for(mxp_isa_current());
-    if (c_type == MXP_S32 && beta == 0 && !skip) { /* the sums go straight into C */
-        job.w = c;
-        job.ldw = ldc;
-        job.finish = NULL;
-        return mxp_int8_gemm_drive(cfg, &job);
-    }
-    col_scale one = split_scale(o->scales ? o->scales[0] : 1.0f), *cols = NULL;
-    int32_t *zeros = NULL;
-    if (f.per_col && !(cols = mxp_workspace_get(n * sizeof *cols))) /* kept between calls */
-        return MXP_ERR_NO_MEMORY;
-    for (size_t j = 0; f.per_col && j < n; j++)
-        cols[j] = split_scale(o->scales[j]);
-    f.scale = f.per_col ? cols : &one;
-    f.shifts = f.plain && is_int8(c_type) && !o->convert.flags && o->convert.rounding != MXP_ROUND_STOCHASTIC;
-    for (size_t j = 0; j < (f.per_col ? n : 1) && f.shifts; j++)
-        f.shifts = f.scale[j].shift != 0;
-    const mxp_rounding rm = o->convert.rounding;
-    f.avx512 = mxp_isa_current() >= MXP_ISA_AVX512;
-    const bool simd_mode = f.avx512 ? (rm == MXP_ROUND_NEAREST_EVEN || rm == MXP_ROUND_UP || rm == MXP_ROUND_DOWN ||
-                                       rm == MXP_ROUND_TOWARD_ZERO)
-                                    : rm == MXP_ROUND_NEAREST_EVEN && mxp_isa_current() >= MXP_ISA_AVX2;
-    f.dequant_simd = f.plain && c_type == MXP_F32 && !o->convert.flags && o->convert.overflow == MXP_OVERFLOW_INF &&
-                     simd_mode;
-    /* alpha 1, beta 0 and a float32 bias per column, nothing else: the same
-     * SIMD path adds it (finite values only: NaN payloads are left to
-     * mxp_convert) */
-    if (!f.plain && alpha == 1 && beta == 0 && o->bias && o->bias_kind == MXP_BIAS_PER_COL &&
-        o->bias_dtype == MXP_F32 && !o->activation && !o->clamp && c_type == MXP_F32 && !o->convert.flags &&
-        o->convert.overflow == MXP_OVERFLOW_INF && simd_mode) {
-        const float *bias = o->bias;
-        bool finite = true;
-        for (size_t j = 0; j < n && finite; j++)
-            finite = isfinite(bias[j]);
-        f.dequant_bias = finite ? bias : NULL;
-    }
-    int32_t one_m = (int32_t)one.m, one_s = one.shift, *qms = NULL;
-    if (f.shifts) {
-        f.requant = requant_kernel();
-        f.qm = &one_m;
-        f.qs = &one_s;
-        if (f.per_col) {
-            if (!(qms = mxp_workspace_get(2 * n * sizeof *qms))) {
-                mxp_workspace_put(cols);
-                return MXP_ERR_NO_MEMORY;
-            }
-            for (size_t j = 0; j < n; j++) {
-                qms[j] = (int32_t)cols[j].m; /* |m| < 2^24 */
-                qms[n + j] = cols[j].shift;
-            }
-            f.qm = qms;
-            f.qs = qms + n;
-        }
-    }
+    const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
+    const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_S32, a_type, b_type, mxp_isa_current());
+    int8_kernel K = { cfg, mxp_gemm_config_ukernel_a_s32(cfg), m, n, k, &A, &B, o->a_zero_point, o->b_zero_point,
+                      NULL, NULL };
+    /* the counters are not shared between threads */
+    const int max_threads = o->convert.flags ? 1 : mxp_get_num_threads();
+    if (c_type == MXP_S32 && beta == 0 && !skip) /* the sums go straight into C */
+        return sums(&K, c, ldc, NULL, NULL, max_threads);
+    mxp_int8_finish f;
+    st = mxp_int8_finish_init(&f, o, c_type, c, ldc, n, alpha, beta);
+    if (st != MXP_OK)
+        return st;
     if (skip) { /* every row reads the same n zeros */
-        zeros = mxp_malloc(n * sizeof *zeros);
+        int32_t *zeros = mxp_malloc(n * sizeof *zeros);
         st = zeros ? MXP_OK : MXP_ERR_NO_MEMORY;
         if (zeros) {
             memset(zeros, 0, n * sizeof *zeros);
-            finish_block(&f, 0, m, 0, n, zeros, 0);
+            mxp_int8_finish_block(&f, 0, m, 0, n, zeros, 0);
         }
+        mxp_free(zeros);
     } else {
-        st = mxp_int8_gemm_drive(cfg, &job);
+        st = sums(&K, NULL, 0, mxp_int8_finish_block, &f, max_threads);
     }
-    mxp_free(zeros);
-    mxp_workspace_put(cols);
-    mxp_workspace_put(qms);
+    mxp_int8_finish_release(&f);
     return st;
 }

@@ -36,6 +36,7 @@ typedef struct lowp_job {
     mxp_dtype ct;
     size_t ldc;
     const mxp_gemm_opts *o;
+    mxp_gemm_epilogue epi;
     bool epilogue;
     mxp_lowp fmt;
 } lowp_job;
@@ -73,7 +74,7 @@ static void lowp_rows(void *ctx, int t, int nthreads)
                     row[q] += g->beta * cin[q];
             }
             if (g->epilogue)
-                mxp_gemm_epilogue_row(g->o, row, i, j0, len, tmp);
+                mxp_gemm_epilogue_row(&g->epi, row, i, j0, len, tmp);
             co.index_offset = offset0 + i * g->n + j0; /* C's elements in row-major order */
             mxp_convert(ci + j0 * cs, g->ct, row, MXP_F64, len, &co);
         }
@@ -107,7 +108,9 @@ mxp_status mxp_gemm_lowp_acc(mxp_dtype acc, size_t m, size_t n, size_t k, double
     }
     to_f32(af, a, m, k);
     to_f32(bf, b, k, n);
-    const lowp_job g = { m, n, k, alpha, beta, af, bf, c, ct, ldc, opts, epilogue, mxp_lowp_for(acc) };
+    lowp_job g = { m, n, k, alpha, beta, af, bf, c, ct, ldc, opts, { 0 }, epilogue, mxp_lowp_for(acc) };
+    if (epilogue)
+        mxp_gemm_epilogue_init(&g.epi, opts);
     int nthreads = mxp_get_num_threads();
     if ((double)m * (double)n * (double)k < 65536.0)
         nthreads = 1;

@@ -1,14 +1,11 @@
 /* Packing: panels of op(A) and op(B) in the micro-kernel's order, converted
  * exactly to the accumulator type on the way by the SIMD conversion kernels
- * (called directly: widen below).  Edge panels are zero-padded. */
+ * (called directly: gemm/widen.h).  Edge panels are zero-padded. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "convert/convert-config.h"
 #include "gemm/gemm-internal.h"
-#include "kernels/gemm-kernels.h"
-#include "kernels/x32-transpose/words.h"
 
 /* The check of bfloat16 B for the vdpbf16ps kernel while it is packed
  * (mxp_gemm_pack_b): a nonzero |v| < 2^-63 is tiny.  key(v) = |v| - 1 as
@@ -26,38 +23,6 @@ static inline uint16_t min_u16(uint16_t x, uint16_t y)
     return x < y ? x : y;
 }
 
-/* The exact widening of packing, n contiguous elements at a time, through
- * the conversion kernel itself, found once per panel or block of rows:
- * mxp_convert repeated its argument checks, kernel lookup, thread split
- * and floating-point guard on every line (the climb back to the public
- * layer docs/architecture.md forbids a hot path).  The kernels' results
- * are mxp_convert's (the conversion tests compare them with the reference
- * at every level); pairs without a kernel keep mxp_convert. */
-typedef struct widener {
-    mxp_dtype to, from;
-    const mxp_cvt_kernel *k;
-} widener;
-
-static widener widener_for(mxp_dtype to, mxp_dtype from)
-{
-    widener w = { to, from, NULL };
-    if (to != from)
-        w.k = mxp_cvt_find(to, from, MXP_ROUND_NEAREST_EVEN, mxp_isa_current());
-    return w;
-}
-
-static void widen(const widener *w, void *dst, const void *src, size_t n)
-{
-    static const mxp_cvt_params exact = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
-    if (w->k)
-        w->k->fn(dst, src, n, &exact);
-    else
-        mxp_convert(dst, w->to, src, w->from, n, NULL);
-}
-
-/* Converts `count` elements of one row or column of an operand, starting at
- * element (r, c) and walking along `along_rows` (down a column) or across,
- * into dst with a byte stride. */
 /* Converts `count` elements of op(X) starting at (r, c), every `step`-th
  * one, walking down a column (`down`) or across a row, into dst with a
  * byte stride. */
@@ -101,25 +66,6 @@ static void convert_line(const mxp_gemm_operand *x, size_t r, size_t c, int down
         }                                                                                              \
     } while (0)
 
-void mxp_x32_transpose_ref(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld)
-{
-    mxp_x32_copy_words(src, ld, 0, lines, 0, count, dst, dst_ld);
-}
-
-mxp_x32_transpose_fn mxp_x32_transpose_kernel(size_t lines)
-{
-#if MXP_HAVE_X86_KERNELS
-    const mxp_isa isa = mxp_isa_current();
-    if (isa >= MXP_ISA_AVX512 && lines >= 16)
-        return mxp_x32_transpose__avx512f;
-    if (isa >= MXP_ISA_AVX2 && lines >= 8)
-        return mxp_x32_transpose__avx2;
-#else
-    (void)lines;
-#endif
-    return mxp_x32_transpose_ref;
-}
-
 static void pack_panel_copy(const mxp_gemm_operand *x, int lines_are_rows, int across_contiguous, size_t l0,
                             size_t lines, size_t width, size_t p0, size_t kc, size_t as, unsigned char *d)
 {
@@ -130,7 +76,7 @@ static void pack_panel_copy(const mxp_gemm_operand *x, int lines_are_rows, int a
          * of 8 or 16 of them transposed in registers; one word at a time
          * from 32 rows 4 KiB apart thrashed L1's sets (f32 x W^T at
          * 128x1024x1024 took 5.0 ms against 2.8 for x W) */
-        mxp_x32_transpose_kernel(lines)(x->base + (l0 * ld + p0) * 4, ld * 4, lines, kc, d, width);
+        mxp_x32_transpose_kernel(mxp_isa_current(), lines)(x->base + (l0 * ld + p0) * 4, ld * 4, lines, kc, d, width);
         return;
     }
     if (as == 4) {
@@ -163,10 +109,10 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
         /* each line contiguous along k: converted whole (SIMD), then interleaved */
         double tmp[1024];
         const size_t xs = mxp_dtype_itemsize(x->dtype);
-        const widener w = widener_for(acc, x->dtype);
+        const mxp_gemm_widener w = mxp_gemm_widener_for(acc, x->dtype);
         for (size_t l = 0; l < lines; l++) {
             const size_t line = l0 + l; /* a stored row: k contiguous */
-            widen(&w, tmp, x->base + (line * x->ld + p0) * xs, kc);
+            mxp_gemm_widen(&w, tmp, x->base + (line * x->ld + p0) * xs, kc);
             if (as == 4) {
                 const float *t = (const float *)tmp;
                 float *o = (float *)(void *)d;
@@ -181,12 +127,12 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
         return;
     }
     if (across_contiguous) { /* the lines of one k are adjacent in memory: one widening per k */
-        const widener w = widener_for(acc, x->dtype);
+        const mxp_gemm_widener w = mxp_gemm_widener_for(acc, x->dtype);
         const size_t xs = mxp_dtype_itemsize(x->dtype);
         for (size_t p = 0; p < kc; p++) {
             const size_t sr = x->trans ? (lines_are_rows ? p0 + p : l0) : (lines_are_rows ? l0 : p0 + p);
             const size_t sc = x->trans ? (lines_are_rows ? l0 : p0 + p) : (lines_are_rows ? p0 + p : l0);
-            widen(&w, d + p * width * as, x->base + (sr * x->ld + sc) * xs, lines);
+            mxp_gemm_widen(&w, d + p * width * as, x->base + (sr * x->ld + sc) * xs, lines);
         }
         return;
     }
@@ -285,90 +231,58 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
 /* B not transposed, no conversion: all the NR panels of nc columns row by
  * row of B, so that reads stream along B's rows (panel by panel they would
  * jump ld elements every NR, which the prefetchers follow badly).  kpack 1:
- * row p of B -> row p of each panel; kpack 2 (bf16 pairs): rows 2q, 2q+1
- * interleaved.  Partial last panel and odd kc: zero-padded. */
+ * row p of B -> row p of each panel; kpack 2 (bf16 pairs, NR = 32): rows
+ * 2q, 2q+1 interleaved by a kernel (src/kernels/bf16-pack/).  Partial last
+ * panel and odd kc: zero-padded. */
 static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                         size_t nc, unsigned char *d, bool *tiny)
 {
     const size_t nr = cfg->nr, ps = mxp_dtype_itemsize(cfg->packed), ld = b->ld;
-    const bool convert = b->dtype != cfg->packed; /* kpack 1: float16, float8, ... widened by mxp_convert */
-    if (b->trans || (convert && cfg->kpack != 1) || !(cfg->kpack == 1 || (cfg->kpack == 2 && ps == 2)) ||
+    const bool convert = b->dtype != cfg->packed; /* kpack 1: float16, float8, ... widened */
+    if (b->trans || (convert && cfg->kpack != 1) || !(cfg->kpack == 1 || (cfg->kpack == 2 && ps == 2 && nr == 32)) ||
         (cfg->kpack == 1 && ps != 4 && ps != 8))
         return false;
-    const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack, panel = nr * kcp * ps;
-    const size_t full = nc / nr, rest = nc % nr;
-#if MXP_HAVE_X86_KERNELS
-    if (cfg->kpack == 2 && nr == 32 && cfg->isa >= MXP_ISA_AVX512) { /* the check rides along (memory bound) */
-        const bool found = mxp_bf16_pack_b_pairs_32__avx512f((const uint16_t *)(const void *)b->base + p0 * ld + j0,
-                                                              ld, kc, nc, (uint32_t *)(void *)d);
+    if (cfg->kpack == 2) { /* the check rides along (memory bound) */
+        const bool found = mxp_bf16_pack_b_kernel(mxp_isa_current())(
+            (const uint16_t *)(const void *)b->base + p0 * ld + j0, ld, kc, nc, (uint32_t *)(void *)d);
         if (tiny)
             *tiny = found;
         return true;
     }
-#endif
+    const size_t panel = nr * kc * ps, full = nc / nr, rest = nc % nr;
     if (rest) /* the partial panel's padding columns (every other entry is written below) */
         memset(d + full * panel, 0, panel);
-    if (cfg->kpack == 1) {
-        /* GROUP rows of B at a time, each panel's GROUP rows written
-         * together: one row at a time wrote a line in each of the nc / NR
-         * panels, every one a read-for-ownership of a line of a B~ block
-         * larger than L2 (M = 128, N = K = 4096: f32 +10%, f64 +9%) */
-        enum { GROUP = 8, CHUNK = 256 }; /* CHUNK: columns at a time, a multiple of every NR */
-        const size_t bs = mxp_dtype_itemsize(b->dtype);
-        const widener w = widener_for(cfg->packed, b->dtype);
-        double tmp[GROUP * CHUNK]; /* room for the group's CHUNK values of the packed dtype */
-        for (size_t p = 0; p < kc; p += GROUP) {
-            const size_t g = kc - p < GROUP ? kc - p : GROUP;
-            for (size_t c0 = 0; c0 < nc; c0 += CHUNK) {
-                const size_t cn = nc - c0 < CHUNK ? nc - c0 : CHUNK;
-                const unsigned char *src[GROUP];
-                for (size_t r = 0; r < g; r++) {
-                    src[r] = b->base + ((p0 + p + r) * ld + j0 + c0) * bs;
-                    if (convert) {
-                        widen(&w, tmp + r * CHUNK, src[r], cn);
-                        src[r] = (const unsigned char *)(tmp + r * CHUNK);
-                    }
+    /* GROUP rows of B at a time, each panel's GROUP rows written together:
+     * one row at a time wrote a line in each of the nc / NR panels, every
+     * one a read-for-ownership of a line of a B~ block larger than L2 (M =
+     * 128, N = K = 4096: f32 +10%, f64 +9%) */
+    enum { GROUP = 8, CHUNK = 256 }; /* CHUNK: columns at a time, a multiple of every NR */
+    const size_t bs = mxp_dtype_itemsize(b->dtype);
+    const mxp_gemm_widener w = mxp_gemm_widener_for(cfg->packed, b->dtype);
+    double tmp[GROUP * CHUNK]; /* room for the group's CHUNK values of the packed dtype */
+    for (size_t p = 0; p < kc; p += GROUP) {
+        const size_t g = kc - p < GROUP ? kc - p : GROUP;
+        for (size_t c0 = 0; c0 < nc; c0 += CHUNK) {
+            const size_t cn = nc - c0 < CHUNK ? nc - c0 : CHUNK;
+            const unsigned char *src[GROUP];
+            for (size_t r = 0; r < g; r++) {
+                src[r] = b->base + ((p0 + p + r) * ld + j0 + c0) * bs;
+                if (convert) {
+                    mxp_gemm_widen(&w, tmp + r * CHUNK, src[r], cn);
+                    src[r] = (const unsigned char *)(tmp + r * CHUNK);
                 }
-                size_t c = 0;
-                if (nr * ps == 128) /* f32 x 32, f64 x 16: a constant size the compiler inlines */
-                    for (; c + nr <= cn; c += nr)
-                        for (size_t r = 0; r < g; r++)
-                            memcpy(d + (c0 + c) / nr * panel + (p + r) * 128, src[r] + c * ps, 128);
-                for (; c < cn; c += nr) /* c0 + c starts a panel */
+            }
+            size_t c = 0;
+            if (nr * ps == 128) /* f32 x 32, f64 x 16: a constant size the compiler inlines */
+                for (; c + nr <= cn; c += nr)
                     for (size_t r = 0; r < g; r++)
-                        memcpy(d + (c0 + c) / nr * panel + (p + r) * nr * ps, src[r] + c * ps,
-                               (cn - c < nr ? cn - c : nr) * ps);
-            }
-        }
-        return true;
-    }
-    /* the portable twin of mxp_bf16_pack_b_pairs_32__avx512f, for any NR */
-    const uint16_t *base = (const uint16_t *)(const void *)b->base;
-    uint16_t lo = 0xffff; /* the least tiny_key */
-    enum { PAIRS = 4 }; /* pairs of rows at a time, each panel's written together (as above) */
-    for (size_t q0 = 0; q0 < kcp / 2; q0 += PAIRS) {
-        const size_t qn = kcp / 2 - q0 < PAIRS ? kcp / 2 - q0 : PAIRS;
-        for (size_t jp = 0; jp <= full; jp++) {
-            const size_t cols = jp < full ? nr : rest;
-            for (size_t q = q0; q < q0 + qn; q++) {
-                const uint16_t *a0 = base + (p0 + 2 * q) * ld + j0 + jp * nr;
-                uint32_t *out = (uint32_t *)(void *)(d + jp * panel) + q * nr;
-                if (2 * q + 1 < kc)
-                    for (size_t l = 0; l < cols; l++) {
-                        const uint16_t x0 = a0[l], x1 = a0[ld + l];
-                        out[l] = (uint32_t)x0 | (uint32_t)x1 << 16;
-                        lo = min_u16(lo, min_u16(tiny_key(x0), tiny_key(x1)));
-                    }
-                else /* an odd kc's last row */
-                    for (size_t l = 0; l < cols; l++) {
-                        out[l] = a0[l];
-                        lo = min_u16(lo, tiny_key(a0[l]));
-                    }
-            }
+                        memcpy(d + (c0 + c) / nr * panel + (p + r) * 128, src[r] + c * ps, 128);
+            for (; c < cn; c += nr) /* c0 + c starts a panel */
+                for (size_t r = 0; r < g; r++)
+                    memcpy(d + (c0 + c) / nr * panel + (p + r) * nr * ps, src[r] + c * ps,
+                           (cn - c < nr ? cn - c : nr) * ps);
         }
     }
-    if (tiny)
-        *tiny = lo < TINY_KEY_LIMIT;
     return true;
 }
 

@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "io/npy-internal.h"
+#include "mxp/io.h"
 
 static mxp_status failv(char msg[MXP_NPY_MSG], mxp_status st, const char *fmt, va_list ap)
 {
@@ -430,4 +431,29 @@ mxp_status mxp_npy_parse_header(const char *text, mxp_npy_header *h, char msg[MX
             return fail(msg, "the header has no '%s' key", keys[i]);
     }
     return check_size(h, msg);
+}
+
+/* ---- a descr alone (mxp_npy_descr_dtype) ------------------------------- */
+
+mxp_status mxp_npy_descr_dtype(mxp_dtype *dt, bool *swapped, const char *descr)
+{
+    if (!dt || !swapped || !descr)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_npy_descr_dtype: a NULL argument");
+    char msg[MXP_NPY_MSG];
+    const size_t n = strlen(descr);
+    mxp_npy_header h = { .major = 1, .header_len = n };
+    parser ps = { descr, descr, descr + n, 1, msg };
+    mxp_status st = check_bytes(descr, n, msg);
+    if (st == MXP_OK)
+        st = parse_descr(&ps, &h);
+    if (st == MXP_OK) {
+        skip_ws(&ps);
+        if (ps.p != ps.end)
+            st = perr(&ps, "unexpected text after the descr at offset %zu", offset(&ps));
+    }
+    if (st != MXP_OK)
+        return mxp_error(st, "npy: %s", msg);
+    *dt = h.dtype;
+    *swapped = h.swap;
+    return MXP_OK;
 }

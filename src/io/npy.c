@@ -265,7 +265,10 @@ static mxp_status prepare(npy_out *o, const mxp_array *a, const char *fn)
     o->c = NULL;
     if (!a)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: array is NULL", fn);
-    const bool fortran = !(a->flags & MXP_ARRAY_C_CONTIGUOUS) && (a->flags & MXP_ARRAY_F_CONTIGUOUS);
+    /* np.save: Fortran order for F- and not C-contiguous; NumPy calls an
+     * array without elements both (whatever its strides), so C order */
+    const bool fortran = !(a->flags & MXP_ARRAY_C_CONTIGUOUS) && (a->flags & MXP_ARRAY_F_CONTIGUOUS) &&
+                         mxp_array_size(a) > 0;
     mxp_status st = mxp_array_ascontiguous(&o->c, a, fortran ? 'F' : 'C');
     if (st != MXP_OK)
         return st;

@@ -8,10 +8,8 @@
  * below 2^emin (subnormals). */
 #include <math.h>
 
+#include "core/activation.h"
 #include "ops/ops-internal.h"
-
-#define SQRT1_2 0.70710678118654752440
-#define SQRT_2_OVER_PI 0.79788456080286535588
 
 static const mxp_dtype_traits *traits_or_f64(const mxp_ew_ctx *c)
 {
@@ -133,16 +131,6 @@ static double divmod(double a, double b, bool f32, double *mod_out)
     return floordiv;
 }
 
-/* Written so nothing cancels or overflows on the way: for x < 0,
- * e^x / (1 + e^x) keeps the tiny values that 1 / (1 + e^-x) loses. */
-static double sigmoid(double x)
-{
-    if (x >= 0)
-        return 1.0 / (1.0 + exp(-x));
-    double e = exp(x);
-    return e / (1.0 + e);
-}
-
 /* silu, gelu and gelu_tanh are x/2 + k x^2 + ... with k > 0: for
  * 2^-1000 < |x| < 2^-54 the value lies strictly between x/2 and the next
  * double above, which rounds as it does into a format of at most 32 bits
@@ -174,13 +162,11 @@ double mxp_ew_unary1(const mxp_ew_ctx *c, double x)
     case MXP_OP_EXP: return exp(x);
     case MXP_OP_LOG: return log(x);
     case MXP_OP_TANH: return tanh(x);
-    case MXP_OP_SIGMOID: return sigmoid(x);
-    case MXP_OP_RELU: return x > 0 ? x : x == x ? 0.0 : x; /* NaN stays NaN */
-    /* erfc and the sigmoid form instead of 1 + erf / 1 + tanh, which cancel
-     * for negative x: 0.5 (1 + tanh z) = 1 / (1 + e^-2z). */
-    case MXP_OP_GELU: return tiny_nudge(c, x, 0.5 * x * erfc(-x * SQRT1_2));
-    case MXP_OP_GELU_TANH: return tiny_nudge(c, x, x * sigmoid(2.0 * SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)));
-    case MXP_OP_SILU: return tiny_nudge(c, x, x * sigmoid(x));
+    case MXP_OP_SIGMOID: return mxp_sigmoid(x);
+    case MXP_OP_RELU: return mxp_relu(x);
+    case MXP_OP_GELU: return tiny_nudge(c, x, mxp_gelu(x));
+    case MXP_OP_GELU_TANH: return tiny_nudge(c, x, mxp_gelu_tanh(x));
+    case MXP_OP_SILU: return tiny_nudge(c, x, mxp_silu(x));
     case MXP_OP_POSITIVE: return x;
     case MXP_OP_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x;
     case MXP_OP_RECIPROCAL: return 1.0 / x;

@@ -1,5 +1,5 @@
 /* mxp_matmul: NumPy's matmul on arrays, as calls of mxp_gemm over the
- * broadcast batch axes; mxp_gemm_strided_batched, a loop of mxp_gemm.
+ * broadcast batch axes.
  *
  * Each operand matrix is handed to mxp_gemm where it lies when its layout
  * allows: row-major (last-axis stride = itemsize, lda = the other stride)
@@ -16,9 +16,9 @@
 
 #include "core/abi.h"
 #include "array/array-internal.h"
+#include "core/dtype-internal.h"
 #include "core/error.h"
 #include "core/fpenv.h"
-#include "gemm/gemm-internal.h"
 #include "mxp/ops.h"
 
 /* mxp's spelling of a shape in messages: (3,4), (5,), (). */
@@ -61,30 +61,39 @@ static void matrix_axes(operand *o, const mxp_array *x, char promote)
     }
 }
 
-/* Can mxp_gemm read (or write, allow_trans false) the matrix where it is?
- * Sets trans and ld.  Size-1 axes have no meaningful stride. */
-static bool gemm_layout(operand *o, bool allow_trans)
+/* Can mxp_gemm read (or write, allow_trans false) an r x c matrix of
+ * items of size sz with byte strides rs and cs where it lies?  Row-major
+ * (cs = sz, ld = rs / sz) or column-major (rs = sz, MXP_TRANS, ld = cs /
+ * sz), with ld at least the row; size-1 axes have no meaningful stride.
+ * Sets *trans and *ld.  The one layout rule of mxp_matmul and
+ * mxp_matmul_strided. */
+static bool layout_of(int64_t r, int64_t c, int64_t rs, int64_t cs, int64_t sz, bool aligned, bool allow_trans,
+                      mxp_trans *trans, size_t *ld)
 {
-    const int64_t sz = (int64_t)mxp_dtype_itemsize(o->arr->dtype);
-    const int64_t r = o->rows, c = o->cols;
     if (r == 0 || c == 0) { /* nothing is read or written */
-        o->trans = MXP_NO_TRANS;
-        o->ld = (size_t)(c > 1 ? c : 1);
+        *trans = MXP_NO_TRANS;
+        *ld = (size_t)(c > 1 ? c : 1);
         return true;
     }
-    if (!(o->arr->flags & MXP_ARRAY_ALIGNED))
+    if (!aligned)
         return false;
-    if ((c == 1 || o->cs == sz) && (r == 1 || (o->rs > 0 && o->rs % sz == 0 && o->rs / sz >= c))) {
-        o->trans = MXP_NO_TRANS;
-        o->ld = (size_t)(r == 1 ? c : o->rs / sz);
+    if ((c == 1 || cs == sz) && (r == 1 || (rs > 0 && rs % sz == 0 && rs / sz >= c))) {
+        *trans = MXP_NO_TRANS;
+        *ld = (size_t)(r == 1 ? c : rs / sz);
         return true;
     }
-    if (allow_trans && (r == 1 || o->rs == sz) && (c == 1 || (o->cs > 0 && o->cs % sz == 0 && o->cs / sz >= r))) {
-        o->trans = MXP_TRANS;
-        o->ld = (size_t)(c == 1 ? r : o->cs / sz);
+    if (allow_trans && (r == 1 || rs == sz) && (c == 1 || (cs > 0 && cs % sz == 0 && cs / sz >= r))) {
+        *trans = MXP_TRANS;
+        *ld = (size_t)(c == 1 ? r : cs / sz);
         return true;
     }
     return false;
+}
+
+static bool gemm_layout(operand *o, bool allow_trans)
+{
+    return layout_of(o->rows, o->cols, o->rs, o->cs, (int64_t)mxp_dtype_itemsize(o->arr->dtype),
+                     (o->arr->flags & MXP_ARRAY_ALIGNED) != 0, allow_trans, &o->trans, &o->ld);
 }
 
 /* The byte strides of x's batch axes (its first nb_x axes) over the
@@ -147,6 +156,60 @@ static mxp_status check_bias_len(const mxp_gemm_opts *o, int64_t m, int64_t n)
     return MXP_OK;
 }
 
+/* NumPy's matmul shape rules (mxp_matmul_shape, without the argument checks). */
+static mxp_status result_shape(int *nd, int64_t *shape, int nda, const int64_t *sa, int ndb, const int64_t *sb)
+{
+    if (nda == 0 || ndb == 0)
+        return mxp_error(MXP_ERR_SHAPE, "matmul: %s is 0-d; matmul needs at least 1 dimension (multiply scalars "
+                                        "with mxp_binary)", nda == 0 ? "a" : "b");
+    const int64_t m = nda == 1 ? 1 : sa[nda - 2], k = sa[nda - 1];
+    const int64_t kb = ndb == 1 ? sb[0] : sb[ndb - 2], n = ndb == 1 ? 1 : sb[ndb - 1];
+    char ta[256], tb[256];
+    if (kb != k) {
+        format_shape(ta, sizeof ta, nda, sa);
+        format_shape(tb, sizeof tb, ndb, sb);
+        return mxp_error(MXP_ERR_SHAPE, "matmul: a has shape %s and b %s: k %lld != %lld", ta, tb, (long long)k,
+                         (long long)kb);
+    }
+    /* The batch axes broadcast (NumPy rules). */
+    const int nba = nda > 2 ? nda - 2 : 0, nbb = ndb > 2 ? ndb - 2 : 0;
+    const int nb = nba > nbb ? nba : nbb;
+    for (int i = 0; i < nb; i++) {
+        int ia = i - (nb - nba), ib = i - (nb - nbb);
+        int64_t x = ia >= 0 ? sa[ia] : 1, y = ib >= 0 ? sb[ib] : 1;
+        if (x != y && x != 1 && y != 1) {
+            char ba[256], bb[256];
+            format_shape(ta, sizeof ta, nda, sa);
+            format_shape(tb, sizeof tb, ndb, sb);
+            format_shape(ba, sizeof ba, nba, sa);
+            format_shape(bb, sizeof bb, nbb, sb);
+            return mxp_error(MXP_ERR_SHAPE, "matmul: a has shape %s and b %s: the batch axes %s and %s are not "
+                                            "broadcastable", ta, tb, ba, bb);
+        }
+        shape[i] = x == 1 ? y : x;
+    }
+    *nd = nb; /* the result: batch, then m unless a is 1-d, n unless b is 1-d */
+    if (nda > 1)
+        shape[(*nd)++] = m;
+    if (ndb > 1)
+        shape[(*nd)++] = n;
+    return MXP_OK;
+}
+
+mxp_status mxp_matmul_shape(int *ndim_out, int64_t *shape_out, int ndim_a, const int64_t *shape_a, int ndim_b,
+                            const int64_t *shape_b)
+{
+    if (!ndim_out || !shape_out || (ndim_a > 0 && !shape_a) || (ndim_b > 0 && !shape_b))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_matmul_shape: a NULL argument");
+    if (ndim_a < 0 || ndim_a > MXP_MAXDIMS || ndim_b < 0 || ndim_b > MXP_MAXDIMS)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_matmul_shape: ndim %d and %d: 0 to %d each", ndim_a, ndim_b,
+                         MXP_MAXDIMS);
+    for (int i = 0; i < ndim_a + ndim_b; i++)
+        if ((i < ndim_a ? shape_a[i] : shape_b[i - ndim_a]) < 0)
+            return mxp_error(MXP_ERR_SHAPE, "mxp_matmul_shape: a negative dimension");
+    return result_shape(ndim_out, shape_out, ndim_a, shape_a, ndim_b, shape_b);
+}
+
 static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a, const mxp_array *b,
                          const mxp_gemm_opts *opts)
 {
@@ -155,45 +218,20 @@ static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a,
         st = mxp_require_array(b, "mxp_matmul: b");
     if (st != MXP_OK)
         return st;
-    if (a->ndim == 0 || b->ndim == 0)
-        return mxp_error(MXP_ERR_SHAPE, "matmul: %s is 0-d; matmul needs at least 1 dimension (multiply scalars "
-                                        "with mxp_binary)", a->ndim == 0 ? "a" : "b");
+    int64_t shape[MXP_MAXDIMS], total = 1;
+    int nd;
+    if ((st = result_shape(&nd, shape, a->ndim, a->shape, b->ndim, b->shape)) != MXP_OK)
+        return st;
     char sa[256], sb[256];
     operand A = { 0 }, B = { 0 }, C = { 0 };
     matrix_axes(&A, a, a->ndim == 1 ? 'r' : 0);
     matrix_axes(&B, b, b->ndim == 1 ? 'c' : 0);
     const int64_t m = A.rows, k = A.cols, n = B.cols;
-    if (B.rows != k) {
-        format_shape(sa, sizeof sa, a->ndim, a->shape);
-        format_shape(sb, sizeof sb, b->ndim, b->shape);
-        return mxp_error(MXP_ERR_SHAPE, "matmul: a has shape %s and b %s: %lld != %lld", sa, sb, (long long)k,
-                         (long long)B.rows);
-    }
-    /* The batch axes broadcast (NumPy rules). */
+    /* the batch axes: saturated, an output that large is refused when it is made */
     const int nba = a->ndim > 2 ? a->ndim - 2 : 0, nbb = b->ndim > 2 ? b->ndim - 2 : 0;
     const int nb = nba > nbb ? nba : nbb;
-    int64_t shape[MXP_MAXDIMS], total = 1;
-    for (int i = 0; i < nb; i++) {
-        int ia = i - (nb - nba), ib = i - (nb - nbb);
-        int64_t x = ia >= 0 ? a->shape[ia] : 1, y = ib >= 0 ? b->shape[ib] : 1;
-        if (x != y && x != 1 && y != 1) {
-            char ba[256], bb[256];
-            format_shape(sa, sizeof sa, a->ndim, a->shape);
-            format_shape(sb, sizeof sb, b->ndim, b->shape);
-            format_shape(ba, sizeof ba, nba, a->shape);
-            format_shape(bb, sizeof bb, nbb, b->shape);
-            return mxp_error(MXP_ERR_SHAPE, "matmul: a has shape %s and b %s: the batch axes %s and %s are not "
-                                            "broadcastable", sa, sb, ba, bb);
-        }
-        shape[i] = x == 1 ? y : x;
-        /* saturated: an output that large is refused when it is made */
+    for (int i = 0; i < nb; i++)
         total = total == 0 || shape[i] == 0 ? 0 : total > INT64_MAX / shape[i] ? INT64_MAX : total * shape[i];
-    }
-    int nd = nb; /* the result: batch, then m unless a is 1-d, n unless b is 1-d */
-    if (a->ndim > 1)
-        shape[nd++] = m;
-    if (b->ndim > 1)
-        shape[nd++] = n;
 
     /* uint8/int8 by int8 is the quantized product: exact int32 sums, as
      * mxp_gemm computes them (NumPy's promotion would say int16) */
@@ -333,65 +371,132 @@ mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *
     return st;
 }
 
-/* ---- strided batched GEMM ---------------------------------------------- */
+/* ---- one matrix by byte strides ---------------------------------------- */
 
-/* Does i * stride elements of size sz fit in a ptrdiff_t for i < batch? */
-static bool stride_fits(size_t batch, ptrdiff_t stride, size_t sz)
+/* One operand of mxp_matmul_strided: in place, or a C-ordered copy in tmp. */
+typedef struct strided {
+    char *p;
+    mxp_dtype dt;
+    int64_t rows, cols, rs, cs;
+    mxp_trans trans;
+    size_t ld;
+    char *tmp;
+} strided;
+
+/* x's elements into its C-ordered copy, or (back) the copy into x. */
+static void copy_rows(const strided *x, bool back)
 {
-    if (batch <= 1 || stride == 0)
-        return true;
-    size_t s = stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride;
-    return s <= (size_t)PTRDIFF_MAX / sz / (batch - 1);
+    const size_t sz = mxp_dtype_itemsize(x->dt);
+    for (int64_t i = 0; i < x->rows; i++) {
+        char *row = x->tmp + (size_t)(i * x->cols) * sz, *at = x->p + i * x->rs;
+        if (back)
+            mxp_convert_strided(at, x->dt, (ptrdiff_t)x->cs, row, x->dt, (ptrdiff_t)sz, (size_t)x->cols, NULL);
+        else
+            mxp_convert_strided(row, x->dt, (ptrdiff_t)sz, at, x->dt, (ptrdiff_t)x->cs, (size_t)x->cols, NULL);
+    }
 }
 
-static const void *advance(const void *p, size_t i, ptrdiff_t stride, size_t sz)
+/* x read (or written) where it lies, or through a copy it gets here. */
+static mxp_status place(strided *x, bool in_place, const char *name)
 {
-    return p ? (const char *)p + (ptrdiff_t)i * stride * (ptrdiff_t)sz : NULL;
+    if (in_place)
+        return MXP_OK;
+    const size_t sz = mxp_dtype_itemsize(x->dt);
+    if ((uint64_t)x->rows > SIZE_MAX / sz / (uint64_t)x->cols)
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_matmul_strided: a copy of %s does not fit", name);
+    x->tmp = mxp_malloc((size_t)x->rows * (size_t)x->cols * sz);
+    if (!x->tmp)
+        return mxp_error(MXP_ERR_NO_MEMORY, "mxp_matmul_strided: no memory for a copy of %s", name);
+    x->trans = MXP_NO_TRANS;
+    x->ld = (size_t)x->cols;
+    return MXP_OK;
 }
 
-mxp_status mxp_gemm_strided_batched(size_t batch, mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
-                                    double alpha, const void *a, mxp_dtype a_type, size_t lda, ptrdiff_t stride_a,
-                                    const void *b, mxp_dtype b_type, size_t ldb, ptrdiff_t stride_b, double beta,
-                                    void *c, mxp_dtype c_type, size_t ldc, ptrdiff_t stride_c,
-                                    const mxp_gemm_opts *opts)
+/* The byte offsets an r x c matrix with strides rs, cs reaches from its
+ * first element fit a ptrdiff_t (r, c >= 1). */
+static bool offsets_fit(int64_t r, int64_t c, ptrdiff_t rs, ptrdiff_t cs)
 {
-    MXP_ABI_IN(opts, gemm_opts, "mxp_gemm_strided_batched");
-    /* Transposes, dtypes, leading dimensions and options, as mxp_gemm judges them. */
-    mxp_status st = mxp_gemm(ta, tb, 0, n, k, alpha, NULL, a_type, lda, NULL, b_type, ldb, beta, NULL, c_type, ldc,
-                             opts);
-    if (st != MXP_OK || batch == 0 || m == 0 || n == 0)
+    const uint64_t ar = rs < 0 ? (uint64_t)0 - (uint64_t)rs : (uint64_t)rs;
+    const uint64_t ac = cs < 0 ? (uint64_t)0 - (uint64_t)cs : (uint64_t)cs;
+    const uint64_t max = PTRDIFF_MAX;
+    if ((r > 1 && ar > max / (uint64_t)(r - 1)) || (c > 1 && ac > max / (uint64_t)(c - 1)))
+        return false;
+    return (uint64_t)(r - 1) * ar <= max - (uint64_t)(c - 1) * ac;
+}
+
+/* C^T = B^T A^T gives C's elements as mxp_gemm of A B would, with these
+ * options: nothing that depends on which operand is A (no bias, scales or
+ * zero points, float operands) or on the order of C's elements (no
+ * stochastic rounding). */
+static bool may_flip(const mxp_gemm_opts *o, mxp_dtype at, mxp_dtype bt)
+{
+    return mxp_is_float_dtype(at) && mxp_is_float_dtype(bt) &&
+           (!o || (!o->bias && !o->scales && !o->a_zero_point && !o->b_zero_point && !o->c_zero_point &&
+                   o->convert.rounding != MXP_ROUND_STOCHASTIC));
+}
+
+static mxp_trans flip(mxp_trans t) { return t == MXP_TRANS ? MXP_NO_TRANS : MXP_TRANS; }
+
+static mxp_status matmul_strided(size_t m, size_t n, size_t k, strided *A, strided *B, strided *C,
+                                 const mxp_gemm_opts *opts)
+{
+    /* dtypes and options as mxp_gemm judges them */
+    const size_t ldn = n > 1 ? n : 1;
+    mxp_status st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 0, n, 0, 1.0, NULL, A->dt, 1, NULL, B->dt, ldn, 0.0, NULL,
+                             C->dt, ldn, opts);
+    if (st != MXP_OK || m == 0 || n == 0)
         return st;
-    const ptrdiff_t strides[3] = { stride_a, stride_b, stride_c };
-    const mxp_dtype types[3] = { a_type, b_type, c_type };
-    const char names[3] = { 'a', 'b', 'c' };
+    if ((k && (!A->p || !B->p)) || !C->p)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_matmul_strided: a, b or c is NULL");
+    if (m > INT64_MAX || n > INT64_MAX || k > INT64_MAX)
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_matmul_strided: m, n or k beyond INT64_MAX");
+    A->rows = (int64_t)m, A->cols = (int64_t)k, B->rows = (int64_t)k, B->cols = (int64_t)n;
+    C->rows = (int64_t)m, C->cols = (int64_t)n;
+    const strided *all[3] = { A, B, C };
     for (int i = 0; i < 3; i++)
-        if (!stride_fits(batch, strides[i], mxp_dtype_itemsize(types[i])))
-            return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm_strided_batched: %zu matrices %td elements apart "
-                                                    "(stride_%c) overflow the address space", batch, strides[i],
-                             names[i]);
-    /* Each C_i apart from its A_i, B_i, the bias and the scales, before any is written. */
-    const size_t as = mxp_dtype_itemsize(a_type), bsz = mxp_dtype_itemsize(b_type), cs = mxp_dtype_itemsize(c_type);
-    for (size_t i = 0; i < batch && st == MXP_OK; i++)
-        st = mxp_gemm_check_buffers("mxp_gemm_strided_batched", ta, tb, m, n, k, advance(a, i, stride_a, as), a_type,
-                                    lda, advance(b, i, stride_b, bsz), b_type, ldb, advance(c, i, stride_c, cs),
-                                    c_type, ldc, opts);
+        if (all[i]->rows && all[i]->cols && !offsets_fit(all[i]->rows, all[i]->cols, all[i]->rs, all[i]->cs))
+            return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_matmul_strided: %c's strides (%lld, %lld) for %lld x %lld "
+                             "overflow the address space", "abc"[i], (long long)all[i]->rs, (long long)all[i]->cs,
+                             (long long)all[i]->rows, (long long)all[i]->cols);
+    const int64_t sa = (int64_t)mxp_dtype_itemsize(A->dt), sb = (int64_t)mxp_dtype_itemsize(B->dt),
+                  sc = (int64_t)mxp_dtype_itemsize(C->dt);
+    st = place(A, layout_of(A->rows, A->cols, A->rs, A->cs, sa, true, true, &A->trans, &A->ld), "a");
+    if (st == MXP_OK)
+        st = place(B, layout_of(B->rows, B->cols, B->rs, B->cs, sb, true, true, &B->trans, &B->ld), "b");
+    bool in_place = layout_of(C->rows, C->cols, C->rs, C->cs, sc, true, true, &C->trans, &C->ld);
+    if (st == MXP_OK)
+        st = place(C, in_place && (C->trans == MXP_NO_TRANS || may_flip(opts, A->dt, B->dt)), "c");
     if (st != MXP_OK)
         return st;
-    /* C's matrices must not overlap: |stride_c| at least one matrix. */
-    size_t extent = m - 1 > (SIZE_MAX - n) / ldc ? SIZE_MAX : (m - 1) * ldc + n;
-    size_t sc = stride_c < 0 ? (size_t)0 - (size_t)stride_c : (size_t)stride_c;
-    if (batch > 1 && sc < extent)
-        return mxp_error(MXP_ERR_OVERLAP, "mxp_gemm_strided_batched: stride_c = %td is smaller than one %zu x %zu "
-                                          "C matrix with ldc %zu: the outputs would overlap", stride_c, m, n, ldc);
-    mxp_gemm_opts o = { 0 };
-    if (opts)
-        o = *opts;
-    const uint64_t offset0 = o.convert.index_offset;
-    for (size_t i = 0; i < batch && st == MXP_OK; i++) {
-        o.convert.index_offset = offset0 + (uint64_t)i * m * n; /* stochastic rounding: matrix after matrix */
-        st = mxp_gemm(ta, tb, m, n, k, alpha, advance(a, i, stride_a, as), a_type, lda,
-                      advance(b, i, stride_b, bsz), b_type, ldb, beta, (void *)advance(c, i, stride_c, cs), c_type,
-                      ldc, &o);
-    }
+    if (A->tmp)
+        copy_rows(A, false);
+    if (B->tmp)
+        copy_rows(B, false);
+    /* k = 0: nothing is read (and a misaligned empty operand is not handed on) */
+    const char *pa = !k ? NULL : A->tmp ? A->tmp : A->p, *pb = !k ? NULL : B->tmp ? B->tmp : B->p;
+    char *pc = C->tmp ? C->tmp : C->p;
+    if (C->trans == MXP_NO_TRANS)
+        st = mxp_gemm(A->trans, B->trans, m, n, k, 1.0, pa, A->dt, A->ld, pb, B->dt, B->ld, 0.0, pc, C->dt, C->ld, opts);
+    else /* a column-major C: C^T = B^T A^T, row-major */
+        st = mxp_gemm(flip(B->trans), flip(A->trans), n, m, k, 1.0, pb, B->dt, B->ld, pa, A->dt, A->ld, 0.0, pc,
+                      C->dt, C->ld, opts);
+    if (st == MXP_OK && C->tmp)
+        copy_rows(C, true);
     return st;
 }
+
+mxp_status mxp_matmul_strided(size_t m, size_t n, size_t k, const void *a, mxp_dtype a_type, ptrdiff_t a_rs,
+                              ptrdiff_t a_cs, const void *b, mxp_dtype b_type, ptrdiff_t b_rs, ptrdiff_t b_cs, void *c,
+                              mxp_dtype c_type, ptrdiff_t c_rs, ptrdiff_t c_cs, const mxp_gemm_opts *opts)
+{
+    MXP_ABI_IN(opts, gemm_opts, "mxp_matmul_strided");
+    strided A = { (char *)(uintptr_t)a, a_type, 0, 0, a_rs, a_cs, MXP_NO_TRANS, 1, NULL };
+    strided B = { (char *)(uintptr_t)b, b_type, 0, 0, b_rs, b_cs, MXP_NO_TRANS, 1, NULL };
+    strided C = { c, c_type, 0, 0, c_rs, c_cs, MXP_NO_TRANS, 1, NULL };
+    const mxp_status st = matmul_strided(m, n, k, &A, &B, &C, opts);
+    mxp_free(A.tmp);
+    mxp_free(B.tmp);
+    mxp_free(C.tmp);
+    return st;
+}
+

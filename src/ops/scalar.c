@@ -20,7 +20,9 @@
 #include "array/array-internal.h"
 #include "core/abi.h"
 #include "core/error.h"
+#include "core/fpenv.h"
 #include "mxp/ops.h"
+#include "ops/ops-internal.h"
 
 typedef struct scalar {
     bool is_int;
@@ -165,4 +167,23 @@ mxp_status mxp_scalar_int_binary(mxp_array **out, mxp_binary_op op, int64_t valu
     MXP_ABI_IN_OUT(opts, ops_opts, "mxp_scalar_int_binary", out);
     const scalar s = { true, value, 0 };
     return binary_scalar("mxp_scalar_int_binary", out, op, a, &s, true, opts);
+}
+
+/* ---- two Python floats: mxp_binary_f64 ---------------------------------- */
+
+mxp_status mxp_binary_f64(double *out, mxp_binary_op op, double a, double b)
+{
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_binary_f64: out is NULL");
+    if ((unsigned)op >= MXP_BINARY_OP_COUNT)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_binary_f64: op %d is not one of mxp_binary_op's", (int)op);
+    if (op == MXP_OP_REMAINDER && b == 0) { /* fmod's NaN would carry the machine's sign */
+        *out = NAN;
+        return MXP_OK;
+    }
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_ew_ctx c = { .op = (int)op }; /* float64, no output dtype */
+    *out = mxp_ew_binary1(&c, a, b);
+    mxp_fpenv_leave(env);
+    return MXP_OK;
 }

@@ -204,6 +204,21 @@ static mxp_status check_weight(const mxp_qparams *qp, int axis, const char *what
     return MXP_OK;
 }
 
+mxp_status mxp_qmatmul_scales(float *out, float a_scale, const float *b_scales, size_t n, double out_scale)
+{
+    if (n && (!out || !b_scales))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_qmatmul_scales: out or b_scales is NULL");
+    if (n > PTRDIFF_MAX / sizeof(float))
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_qmatmul_scales: n = %zu scales do not fit in memory", n);
+    if (!(out_scale > 0))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_qmatmul_scales: out_scale %g is not > 0", out_scale);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    for (size_t j = 0; j < n; j++) /* exact product of two floats, one rounding (and the division) */
+        out[j] = (float)((double)a_scale * (double)b_scales[j] / out_scale);
+    mxp_fpenv_leave(env);
+    return MXP_OK;
+}
+
 /* The int8 GEMM of codes a [M, K] by b [K, N] into out (its dtype), with
  * scales scale_a * scales_b[j] / out_scale. */
 static mxp_status run(mxp_array *out, const mxp_array *a, const mxp_qparams *qa, const mxp_array *b,
@@ -220,8 +235,7 @@ static mxp_status run(mxp_array *out, const mxp_array *a, const mxp_qparams *qa,
         scales = mxp_malloc(ns * sizeof *scales);
         if (!scales)
             return mxp_error(MXP_ERR_NO_MEMORY, "qmatmul: out of memory for %zu scales", ns);
-        for (size_t j = 0; j < ns; j++) /* exact product of two floats, one rounding (and the division) */
-            scales[j] = (float)((double)qa->scales[0] * (double)qb->scales[j] / out_scale);
+        mxp_qmatmul_scales(scales, qa->scales[0], qb->scales, ns, out_scale); /* out_scale checked */
         o.scales = scales;
         o.n_scales = ns;
     }

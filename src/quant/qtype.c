@@ -28,7 +28,7 @@ static bool quant_type_of(mxp_dtype qtype, quant_type *t)
         return true;
     }
     if (qtype != MXP_S8 && qtype != MXP_U8 && qtype != MXP_E4M3 && qtype != MXP_E5M2)
-        return false;
+        return false; /* the other dtypes are no quantized types */
     const mxp_dtype_traits *tr = mxp_dtype_get_traits(qtype);
     if (tr->kind != MXP_KIND_FLOAT) {
         *t = int_type(qtype, qtype, tr->bits);
@@ -37,6 +37,32 @@ static bool quant_type_of(mxp_dtype qtype, quant_type *t)
     const quant_type f = { qtype, qtype, true, 0, 0, tr->max, 0, 128 };
     *t = f;
     return true;
+}
+
+/* The quantized types, in the order mxp_qtype_at enumerates them. */
+static const mxp_dtype qtypes[] = { MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4, MXP_E4M3, MXP_E5M2 };
+
+mxp_dtype mxp_qtype_at(int i)
+{
+    const int n = (int)(sizeof qtypes / sizeof qtypes[0]);
+    return i >= 0 && i < n ? qtypes[i] : MXP_DTYPE_INVALID;
+}
+
+mxp_dtype mxp_qtype_code_dtype(mxp_dtype qtype)
+{
+    quant_type t;
+    return quant_type_of(qtype, &t) ? t.code : MXP_DTYPE_INVALID;
+}
+
+mxp_status mxp_qtype_limits(mxp_dtype qtype, int32_t *qmin, int32_t *qmax)
+{
+    quant_type t = { 0 };
+    mxp_status st = mxp_quant_type_info(qtype, "mxp_qtype_limits", &t);
+    if (st == MXP_OK && (!qmin || !qmax))
+        st = mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_qtype_limits: qmin or qmax is NULL");
+    if (st == MXP_OK)
+        *qmin = t.qmin, *qmax = t.qmax;
+    return st;
 }
 
 const char *mxp_qtype_name(mxp_dtype qtype)

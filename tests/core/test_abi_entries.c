@@ -573,6 +573,58 @@ static mxp_status c_compare_finish(void *s, uint64_t *d)
     return by_error();
 }
 
+static void init_compare_merge(void *s)
+{
+    mxp_compare_report *r = s;
+    r->count = 8;
+    r->max_abs_error = 0.5;
+    r->worst_index = 3;
+}
+
+static mxp_status c_compare_merge(void *s, uint64_t *d)
+{
+    const mxp_compare_report piece = { .count = 4, .max_abs_error = 0.75, .max_rel_error = 0.1, .worst_index = 9,
+                                       .histogram = { 1, 2 } };
+    mxp_compare_sums sums = { .rel = 0.25, .sq = 0.01, .ref2 = 30 }, more = { .rel = 0.5, .sq = 0.02, .ref2 = 1 };
+    mxp_status st = mxp_compare_merge(s, &sums, &piece, &more);
+    *d = hash(0, &sums, sizeof sums);
+    return st;
+}
+
+/* A select over X's and Y's relative errors, to the end. */
+static mxp_status c_compare_select_finish(void *s, uint64_t *d)
+{
+    double e[N];
+    for (int i = 0; i < N; i++)
+        e[i] = fabs((double)ys[i] - (double)xs[i]) / fabs((double)xs[i]);
+    mxp_compare_select *sel = NULL;
+    assert_int_equal(mxp_compare_select_create(&sel, true, 0), MXP_OK);
+    uint64_t prefix[8];
+    int pshift[8], shift, ng;
+    while ((ng = mxp_compare_select_groups(sel, prefix, pshift, &shift)) > 0) {
+        mxp_compare_bucket *b[8];
+        size_t nb[8];
+        for (int g = 0; g < ng; g++)
+            assert_int_equal(mxp_compare_buckets(&b[g], &nb[g], e, N, prefix[g], pshift[g], shift), MXP_OK);
+        assert_int_equal(mxp_compare_select_step(sel, (const mxp_compare_bucket *const *)b, nb), MXP_OK);
+        for (int g = 0; g < ng; g++)
+            mxp_free(b[g]);
+    }
+    double bounds[4];
+    mxp_status st = mxp_compare_select_finish(sel, s, bounds);
+    mxp_compare_select_free(sel);
+    *d = hash(0, bounds, sizeof bounds);
+    return st;
+}
+
+static mxp_status c_matmul_strided(void *s, uint64_t *d)
+{
+    uint16_t c[4] = { 0 };
+    mxp_status st = mxp_matmul_strided(2, 2, 3, am, MXP_F32, 12, 4, bm, MXP_F32, 8, 4, c, MXP_BF16, 4, 2, s);
+    *d = hash(0, c, sizeof c);
+    return st;
+}
+
 static mxp_status c_roundtrip_analysis(void *s, uint64_t *d)
 {
     (void)d;
@@ -657,6 +709,7 @@ static const entry entries[] = {
     OPT(matmul, mxp_gemm_opts, init_gemm, EMB_CONVERT(mxp_gemm_opts)),
     OPT(matmul_into, mxp_gemm_opts, init_gemm, EMB_CONVERT(mxp_gemm_opts)),
     OPT(gemm_strided_batched, mxp_gemm_opts, init_gemm, EMB_CONVERT(mxp_gemm_opts)),
+    OPT(matmul_strided, mxp_gemm_opts, init_gemm, EMB_CONVERT(mxp_gemm_opts)),
     REP(get_memory_stats, mxp_memory_stats, .varies = true),
     REP(memory_stats_get, mxp_memory_stats, .varies = true),
     OPT(binary, mxp_ops_opts, init_ops, EMB_CONVERT(mxp_ops_opts)),
@@ -681,6 +734,8 @@ static const entry entries[] = {
     REP(compare, mxp_compare_report),
     REP(compare_piece, mxp_compare_report),
     ROW("compare_finish", mxp_compare_report, INOUT, c_compare_finish, init_compare_finish),
+    ROW("compare_merge", mxp_compare_report, INOUT, c_compare_merge, init_compare_merge),
+    ROW("compare_select_finish", mxp_compare_report, INOUT, c_compare_select_finish, init_compare_finish),
     REP(roundtrip_analysis, mxp_roundtrip_row, EMB(mxp_roundtrip_row, report, mxp_compare_report)),
     REP(recommend_dtype, mxp_advice, EMB_ADVICE),
     REP(recommend_dtype_rows, mxp_advice, EMB_ADVICE),

@@ -16,6 +16,9 @@ static void *bytes;
 static int ndim_out;
 static int64_t shape_out[MXP_MAXDIMS + 1];
 static double d;
+static mxp_dtype dtype;
+static bool swapped;
+static char long_descr[4001];
 
 #define S4 ((const int64_t[]){ 4 })
 #define NO_TAIL
@@ -56,6 +59,7 @@ void hostile_array(hctx *c)
     const mxp_convert_opts bad_round = { .rounding = (mxp_rounding)9999 };
     const mxp_array *a = H.f32_23;
     float *f = H.buf_f32;
+    memset(long_descr, '[', sizeof long_descr - 1);
 
     /* properties */
     RUN("a NULL", mxp_array_free, NULL);
@@ -244,6 +248,14 @@ void hostile_array(hctx *c)
     ERR("path \"\"", mxp_npy_load, &out, "");
     ERR("path missing", mxp_npy_load, &out, "/nonexistent/x.npy");
     ERR("path a directory", mxp_npy_load, &out, "/");
+    ERR("dt NULL", mxp_npy_descr_dtype, NULL, &swapped, "'<f4'");
+    ERR("swapped NULL", mxp_npy_descr_dtype, &dtype, NULL, "'<f4'");
+    ERR("descr NULL", mxp_npy_descr_dtype, &dtype, &swapped, NULL);
+    ERR("descr empty", mxp_npy_descr_dtype, &dtype, &swapped, "");
+    ERR("descr '<c8' (complex)", mxp_npy_descr_dtype, &dtype, &swapped, "'<c8'");
+    ERR("descr with a control byte", mxp_npy_descr_dtype, &dtype, &swapped, "'<f4'\x01");
+    ERR("descr [ unclosed", mxp_npy_descr_dtype, &dtype, &swapped, "[('bfloat16', '<u2')");
+    ERR("descr 4000 '['", mxp_npy_descr_dtype, &dtype, &swapped, long_descr);
     ERR("out NULL", mxp_npy_load_buffer, NULL, H.buf_u8, 16);
     ERR("data NULL, size 16", mxp_npy_load_buffer, &out, NULL, 16);
     ERR("size 0", mxp_npy_load_buffer, &out, H.buf_u8, 0);

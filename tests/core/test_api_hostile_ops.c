@@ -9,6 +9,7 @@
 
 static mxp_array *out;
 static double d;
+static int ndim;
 
 #define BAD_BOP ((mxp_binary_op)9999)
 #define BAD_UOP ((mxp_unary_op)9999)
@@ -96,6 +97,12 @@ void hostile_ops(hctx *c)
     ARRAY_SCALAR_CASES(mxp_binary_scalar_int, INT64_MIN);
     SCALAR_CASES(mxp_scalar_binary, 0.5);
     SCALAR_CASES(mxp_scalar_int_binary, INT64_MIN);
+    ERR("out NULL", mxp_binary_f64, NULL, MXP_OP_ADD, 1.0, 2.0);
+    ERR("op 9999", mxp_binary_f64, &d, BAD_BOP, 1.0, 2.0);
+    ERR("op -1", mxp_binary_f64, &d, (mxp_binary_op)-1, 1.0, 2.0);
+    ERR("op MXP_BINARY_OP_COUNT", mxp_binary_f64, &d, MXP_BINARY_OP_COUNT, 1.0, 2.0);
+    ANY("remainder of NaN by zero", mxp_binary_f64, &d, MXP_OP_REMAINDER, NAN, 0.0);
+    ANY("ldexp by 1e300", mxp_binary_f64, &d, MXP_OP_LDEXP, 1.0, 1e300);
     VAL("a 9999", MXP_DTYPE_INVALID, mxp_scalar_result_type, BAD_DT, 1, 1.0);
     VAL("a -1", MXP_DTYPE_INVALID, mxp_scalar_result_type, NEG_DT, 1, 1.0);
     VAL("a MXP_QINT4", MXP_DTYPE_INVALID, mxp_scalar_result_type, MXP_QINT4, 1, 1.0);
@@ -377,4 +384,40 @@ void hostile_ops(hctx *c)
         MXP_F32, 2, 6, 0, C, MXP_F32, 2, 4, NULL);
     ERR("c_type 9999", mxp_gemm_strided_batched, 2, MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, 1, A, MXP_F32, 3, 6, B,
         MXP_F32, 2, 6, 0, C, BAD_DT, 2, 4, NULL);
+    STR("activation 9999", "invalid", mxp_activation_name, (mxp_activation)9999);
+    STR("activation -1", "invalid", mxp_activation_name, (mxp_activation)-1);
+    STR("strategy 9999", "invalid", mxp_overflow_strategy_name, (mxp_overflow_strategy)9999);
+    STR("strategy -1", "invalid", mxp_overflow_strategy_name, (mxp_overflow_strategy)-1);
+
+    /* one matrix by byte strides (2 x 3 by 3 x 2, rows of 12 and 8 bytes) */
+    ERR("a NULL", mxp_matmul_strided, 2, 2, 3, NULL, MXP_F32, 12, 4, B, MXP_F32, 8, 4, C, MXP_F32, 8, 4, NULL);
+    ERR("b NULL", mxp_matmul_strided, 2, 2, 3, A, MXP_F32, 12, 4, NULL, MXP_F32, 8, 4, C, MXP_F32, 8, 4, NULL);
+    ERR("c NULL", mxp_matmul_strided, 2, 2, 3, A, MXP_F32, 12, 4, B, MXP_F32, 8, 4, NULL, MXP_F32, 8, 4, NULL);
+    ERR("a_type 9999", mxp_matmul_strided, 2, 2, 3, A, BAD_DT, 12, 4, B, MXP_F32, 8, 4, C, MXP_F32, 8, 4, NULL);
+    ERR("c_type -1", mxp_matmul_strided, 2, 2, 3, A, MXP_F32, 12, 4, B, MXP_F32, 8, 4, C, NEG_DT, 8, 4, NULL);
+    ERR("int16 by int16", mxp_matmul_strided, 2, 2, 3, A, MXP_S16, 6, 2, B, MXP_S16, 4, 2, C, MXP_F32, 8, 4, NULL);
+    ERR("a_rs PTRDIFF_MIN", mxp_matmul_strided, 2, 2, 3, A, MXP_F32, PTRDIFF_MIN, 4, B, MXP_F32, 8, 4, C, MXP_F32, 8,
+        4, NULL);
+    ERR("b_cs PTRDIFF_MAX", mxp_matmul_strided, 2, 2, 3, A, MXP_F32, 12, 4, B, MXP_F32, 8, PTRDIFF_MAX, C, MXP_F32, 8,
+        4, NULL);
+    ERR("c_rs PTRDIFF_MAX / 2 + 1, c_cs the same", mxp_matmul_strided, 2, 2, 3, A, MXP_F32, 12, 4, B, MXP_F32, 8, 4,
+        C, MXP_F32, PTRDIFF_MAX / 2 + 1, PTRDIFF_MAX / 2 + 1, NULL);
+    ERR("m SIZE_MAX", mxp_matmul_strided, SIZE_MAX, 2, 3, A, MXP_F32, 12, 4, B, MXP_F32, 8, 4, C, MXP_F32, 8, 4, NULL);
+    ERR("struct_size 3", mxp_matmul_strided, 2, 2, 3, A, MXP_F32, 12, 4, B, MXP_F32, 8, 4, C, MXP_F32, 8, 4,
+        &(mxp_gemm_opts){ .struct_size = 3 });
+    ERR("activation 9999", mxp_matmul_strided, 2, 2, 3, A, MXP_F32, 12, 4, B, MXP_F32, 8, 4, C, MXP_F32, 8, 4,
+        &(mxp_gemm_opts){ .activation = (mxp_activation)9999 });
+    ANY("m 0 (nothing to write)", mxp_matmul_strided, 0, 2, 3, A, MXP_F32, 12, 4, B, MXP_F32, 8, 4, C, MXP_F32, 8, 4,
+        NULL);
+    ERR("ndim_out NULL", mxp_matmul_shape, NULL, H.buf_i64, 1, ((const int64_t[]){ 3 }), 1, ((const int64_t[]){ 3 }));
+    ERR("shape_out NULL", mxp_matmul_shape, &ndim, NULL, 1, ((const int64_t[]){ 3 }), 1, ((const int64_t[]){ 3 }));
+    ERR("shape_a NULL, ndim_a 2", mxp_matmul_shape, &ndim, H.buf_i64, 2, NULL, 1, ((const int64_t[]){ 3 }));
+    ERR("ndim_a -1", mxp_matmul_shape, &ndim, H.buf_i64, -1, ((const int64_t[]){ 3 }), 1, ((const int64_t[]){ 3 }));
+    ERR("ndim_b 33", mxp_matmul_shape, &ndim, H.buf_i64, 1, ((const int64_t[]){ 3 }), 33, H.buf_i64);
+    ERR("a 0-d", mxp_matmul_shape, &ndim, H.buf_i64, 0, NULL, 1, ((const int64_t[]){ 3 }));
+    ERR("k 3 and 4", mxp_matmul_shape, &ndim, H.buf_i64, 1, ((const int64_t[]){ 3 }), 1, ((const int64_t[]){ 4 }));
+    ERR("a dimension -1", mxp_matmul_shape, &ndim, H.buf_i64, 2, ((const int64_t[]){ -1, 3 }), 1,
+        ((const int64_t[]){ 3 }));
+    ERR("batch axes (2,) and (3,)", mxp_matmul_shape, &ndim, H.buf_i64, 3, ((const int64_t[]){ 2, 1, 1 }), 3,
+        ((const int64_t[]){ 3, 1, 1 }));
 }

@@ -28,6 +28,11 @@ static bool stepped;
 static mxp_dtype dtype_out;
 static char reason[128];
 static char *text;
+static int32_t lo, hi;
+static mxp_compare_bucket *buckets;
+static size_t nbuckets;
+static mxp_compare_select *sel_out;
+static int ndim;
 
 /* qparams of one pair (int8 per tensor) with the given scale and zero point. */
 static float one_scale[1];
@@ -59,6 +64,19 @@ void hostile_quant(hctx *c)
     /* quant.h */
     STR("qtype 9999", "invalid", mxp_qtype_name, BAD_DT);
     STR("qtype -1", "invalid", mxp_qtype_name, NEG_DT);
+    VAL("i -1", MXP_DTYPE_INVALID, mxp_qtype_at, -1);
+    VAL("i INT_MAX", MXP_DTYPE_INVALID, mxp_qtype_at, INT_MAX);
+    VAL("qtype 9999", MXP_DTYPE_INVALID, mxp_qtype_code_dtype, BAD_DT);
+    VAL("qtype float32", MXP_DTYPE_INVALID, mxp_qtype_code_dtype, MXP_F32);
+    ERR("qtype 9999", mxp_qtype_limits, BAD_DT, &lo, &hi);
+    ERR("qtype float32", mxp_qtype_limits, MXP_F32, &lo, &hi);
+    ERR("qmin NULL", mxp_qtype_limits, MXP_S8, NULL, &hi);
+    ERR("qmax NULL", mxp_qtype_limits, MXP_S8, &lo, NULL);
+    ERR("out NULL, n 4", mxp_qmatmul_scales, NULL, 1.0f, f, 4, 1.0);
+    ERR("b_scales NULL, n 4", mxp_qmatmul_scales, f + 64, 1.0f, NULL, 4, 1.0);
+    ERR("out_scale 0", mxp_qmatmul_scales, f + 64, 1.0f, f, 4, 0.0);
+    ERR("out_scale NaN", mxp_qmatmul_scales, f + 64, 1.0f, f, 4, NAN);
+    ERR("n SIZE_MAX", mxp_qmatmul_scales, f + 64, 1.0f, f, SIZE_MAX, 1.0);
     RUN("qp NULL", mxp_qparams_free, NULL);
     RUN("qp with count 5 and NULL arrays", mxp_qparams_free, &(mxp_qparams){ .count = 5 });
     ERR("x NULL", mxp_calibrate_minmax, NULL, MXP_S8, true, -1, 0, &qp_out);
@@ -262,6 +280,62 @@ void hostile_quant(hctx *c)
     ERR("shapes (4,) and (5,)", mxp_compare_piece, x, H.f32_5, &report, &sums, NULL);
     RUN("report NULL", mxp_compare_finish, NULL, &sums);
     RUN("sums NULL", mxp_compare_finish, &report, NULL);
+    ERR("report NULL", mxp_compare_merge, NULL, &sums, &report, &sums);
+    ERR("sums NULL", mxp_compare_merge, &report, NULL, &report, &sums);
+    ERR("piece NULL", mxp_compare_merge, &report, &sums, NULL, &sums);
+    ERR("piece_sums NULL", mxp_compare_merge, &report, &sums, &report, NULL);
+    const double *e = H.counts;
+    ERR("out NULL", mxp_compare_buckets, NULL, &nbuckets, e, 4, 0, 63, 47);
+    ERR("nout NULL", mxp_compare_buckets, &buckets, NULL, e, 4, 0, 63, 47);
+    ERR("errors NULL, n 4", mxp_compare_buckets, &buckets, &nbuckets, NULL, 4, 0, 63, 47);
+    ERR("n SIZE_MAX", mxp_compare_buckets, &buckets, &nbuckets, e, SIZE_MAX, 0, 63, 47);
+    ERR("prefix_shift 64", mxp_compare_buckets, &buckets, &nbuckets, e, 4, 0, 64, 47);
+    ERR("shift -1", mxp_compare_buckets, &buckets, &nbuckets, e, 4, 0, 63, -1);
+    ERR("shift 48 > prefix_shift 47", mxp_compare_buckets, &buckets, &nbuckets, e, 4, 0, 47, 48);
+    ERR("shift INT_MIN", mxp_compare_buckets, &buckets, &nbuckets, e, 4, 0, 63, INT_MIN);
+    const mxp_compare_bucket *bk = (const mxp_compare_bucket *)(const void *)H.buf_u64;
+    ERR("out NULL", mxp_compare_buckets_merge, NULL, &nbuckets, bk, 2, bk, 2);
+    ERR("a NULL, na 3", mxp_compare_buckets_merge, &buckets, &nbuckets, NULL, 3, bk, 2);
+    ERR("b NULL, nb 3", mxp_compare_buckets_merge, &buckets, &nbuckets, bk, 2, NULL, 3);
+    ERR("na SIZE_MAX", mxp_compare_buckets_merge, &buckets, &nbuckets, bk, SIZE_MAX, bk, 2);
+    ERR("na and nb half SIZE_MAX", mxp_compare_buckets_merge, &buckets, &nbuckets, bk, SIZE_MAX / 2, bk,
+        SIZE_MAX / 2);
+    ERR("out NULL", mxp_compare_select_create, NULL, true, 0);
+    ERR("collect -1", mxp_compare_select_create, &sel_out, true, -1);
+    ERR("collect INT64_MIN", mxp_compare_select_create, &sel_out, false, INT64_MIN);
+    RUN("NULL", mxp_compare_select_free, NULL);
+    VAL("NULL", 0, mxp_compare_select_groups, NULL, H.buf_u64, &ndim, &ndim);
+    ERR("select NULL", mxp_compare_select_step, NULL, &bk, &nbuckets);
+    ERR("select NULL", mxp_compare_select_finish, NULL, &report, NULL);
+    if (hcase(c, "mxp_compare_select_step", "buckets NULL")) {
+        mxp_compare_select *s = NULL;
+        mxp_compare_select_create(&s, true, 0);
+        hstatus(c, mxp_compare_select_step(s, NULL, NULL));
+        mxp_compare_select_free(s);
+    }
+    if (hcase(c, "mxp_compare_select_step", "pass 0's buckets hold 2 errors, pass 1's 1 (a rank beyond them)")) {
+        static const mxp_compare_bucket two = { 0x7fe0, 2, 0x3ff0000000000000u, 0x3ff0000000000001u };
+        static const mxp_compare_bucket one = { 0x3ff0000000000000u, 1, 0x3ff0000000000000u, 0x3ff0000000000000u };
+        const mxp_compare_bucket *p0 = &two, *p1 = &one;
+        size_t n1 = 1;
+        mxp_compare_select *s = NULL;
+        mxp_compare_select_create(&s, true, 0);
+        mxp_compare_select_step(s, &p0, &n1);
+        hstatus(c, mxp_compare_select_step(s, &p1, &n1));
+        mxp_compare_select_free(s);
+    }
+    if (hcase(c, "mxp_compare_select_finish", "before pass 0")) {
+        mxp_compare_select *s = NULL;
+        mxp_compare_select_create(&s, false, 0);
+        hstatus(c, mxp_compare_select_finish(s, &report, NULL));
+        mxp_compare_select_free(s);
+    }
+    if (hcase(c, "mxp_compare_select_finish", "report NULL")) {
+        mxp_compare_select *s = NULL;
+        mxp_compare_select_create(&s, false, 0);
+        hstatus(c, mxp_compare_select_finish(s, NULL, NULL));
+        mxp_compare_select_free(s);
+    }
     ERR("x NULL", mxp_roundtrip_analysis, NULL, ((const mxp_dtype[]){ MXP_F16 }), 1, rows);
     ERR("candidates NULL", mxp_roundtrip_analysis, x, NULL, 1, rows);
     ERR("rows NULL", mxp_roundtrip_analysis, x, ((const mxp_dtype[]){ MXP_F16 }), 1, NULL);

@@ -1,12 +1,14 @@
-/* The int32 -> float32 dequantization kernels (src/kernels/s32-requant/)
- * against an exact reference, bit for bit: dst = round(acc * scale) to
+/* The int32 -> float32 dequantization kernels (src/kernels/s32-dequant/,
+ * every line of requant-list.inc this CPU runs, and their twins) against
+ * an exact reference, bit for bit: dst = round(acc * scale) to
  * float32, nearest even, and with a bias, round(odd(acc * scale) + bias)
  * (the product rounded to odd in float64, the sum in float64, one rounding:
  * the general epilogue's bits).  acc * scale needs up to 55 bits; a long
  * double (64-bit significand) holds it exactly.  Besides random sums and
  * scales, products built so that float64's own rounding lands exactly on a
  * float32 tie from below: a kernel that does not truncate before marking
- * the product odd rounds those up.  Every kernel the machine can run. */
+ * the product odd rounds those up.  A mode a kernel lacks: false, nothing
+ * written. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -22,8 +24,40 @@
 #include "mxp/cpu.h"
 #include "support/prng.h"
 
-typedef bool dequant_fn(float *, const int32_t *, size_t, const float *, int, int);
-typedef bool dequant_bias_fn(float *, const int32_t *, size_t, const float *, int, const float *, int);
+#define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
+
+typedef struct line {
+    const char *name;
+    mxp_s32_dequant_f32_fn fn, twin;
+    mxp_s32_dequant_bias_f32_fn bias_fn, bias_twin;
+    mxp_isa isa;
+    unsigned modes;
+} line;
+
+/* The kernels of the list, paired by level (a kernel, then its bias
+ * variant, filled in below). */
+static line lines[] = {
+#define MXP_S32_REQUANT(...)
+#define MXP_S32_DEQUANT_F32(f, isa, modes, twin) { #f, f, twin, NULL, NULL, isa, modes },
+#define MXP_S32_DEQUANT_BIAS_F32(...)
+#include "kernels/requant-list.inc"
+#undef MXP_S32_DEQUANT_F32
+#undef MXP_S32_DEQUANT_BIAS_F32
+    { NULL, NULL, NULL, NULL, NULL, MXP_ISA_SCALAR, 0 },
+};
+
+static const struct {
+    mxp_s32_dequant_bias_f32_fn fn, twin;
+    mxp_isa isa;
+} biases[] = {
+#define MXP_S32_DEQUANT_F32(...)
+#define MXP_S32_DEQUANT_BIAS_F32(f, isa, modes, twin) { f, twin, isa },
+#include "kernels/requant-list.inc"
+#undef MXP_S32_REQUANT
+#undef MXP_S32_DEQUANT_F32
+#undef MXP_S32_DEQUANT_BIAS_F32
+    { NULL, NULL, MXP_ISA_SCALAR },
+};
 
 /* odd(p): p rounded to a double by truncation, its last bit set when inexact. */
 static double to_double_odd(long double p)
@@ -84,7 +118,7 @@ static size_t tie_cases(uint64_t *seed)
     return n;
 }
 
-static void check(const char *name, dequant_fn *plain, dequant_bias_fn *with_bias)
+static void check(const char *name, mxp_s32_dequant_f32_fn plain, mxp_s32_dequant_bias_f32_fn with_bias)
 {
     uint64_t seed = 12345;
     size_t n = tie_cases(&seed);
@@ -127,26 +161,31 @@ static void check(const char *name, dequant_fn *plain, dequant_bias_fn *with_bia
 static void test_dequantization_kernels_round_once_bit_for_bit(void **state)
 {
     (void)state;
-#if defined(__x86_64__)
     int ran = 0;
-    if (mxp_isa_supported() >= MXP_ISA_AVX2) {
-        check("avx2", mxp_s32_dequant_f32__avx2, mxp_s32_dequant_bias_f32__avx2);
-        /* its other modes are not its: false, nothing written */
-        float d = 7.0f;
-        const int32_t a = 3;
-        const float s = 0.5f;
-        assert_false(mxp_s32_dequant_f32__avx2(&d, &a, 1, &s, 0, MXP_ROUND_UP));
-        assert_true(d == 7.0f);
-        ran++;
-    }
-    if (mxp_isa_supported() >= MXP_ISA_AVX512) {
-        check("avx512f", mxp_s32_dequant_f32__avx512f, mxp_s32_dequant_bias_f32__avx512f);
+    for (size_t k = 0; lines[k].fn; k++) {
+        line *l = &lines[k];
+        assert_int_equal(biases[k].isa, l->isa);
+        l->bias_fn = biases[k].fn;
+        l->bias_twin = biases[k].twin;
+        check("twin", l->twin, l->bias_twin);
+        if (l->isa > mxp_isa_supported())
+            continue;
+        check(l->name, l->fn, l->bias_fn);
+        /* the modes that are not its: false, nothing written */
+        for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+            if (!((l->modes >> mode) & 1)) {
+                float d = 7.0f;
+                const int32_t a = 3;
+                const float s = 0.5f, b = 1.0f;
+                assert_false(l->fn(&d, &a, 1, &s, 0, mode));
+                assert_false(l->bias_fn(&d, &a, 1, &s, 0, &b, mode));
+                assert_true(d == 7.0f);
+            }
         ran++;
     }
     print_message("%d kernels checked\n", ran);
-#else
-    skip();
-#endif
+    if (!ran)
+        skip();
 }
 
 int main(void)

@@ -4,9 +4,8 @@
  * checked while it is packed and the product redone with the float32
  * kernel on a find.  Either way the result must be, bit for bit, the
  * float32 kernel's: mxp_gemm on the same values widened to float32
- * beforehand (exact), which takes the float32 configuration.  Also the
- * packing kernel that does the check (src/kernels/bf16-pack/) against the
- * layout it must write. */
+ * beforehand (exact), which takes the float32 configuration.  (The packing
+ * kernel that does the check: tests/gemm/test_pack_kernels.c.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,86 +15,19 @@
 #include <cmocka.h>
 
 #include "mxp.h"
-#include "kernels/gemm-kernels.h"
+#include "support/prng.h"
 
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
-enum {
-    TINY = (127 - 70) << 7,  /* 2^-70: tiny */
-    LIMIT = (127 - 63) << 7, /* 2^-63: the smallest magnitude that is not */
-};
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+enum { TINY = (127 - 70) << 7 }; /* 2^-70: tiny */
 
 /* bfloat16 in [-2, 2) with a random exponent's worth of spread, never tiny
  * (|x| >= 2^-8) nor zero. */
 static uint16_t random_bf16(uint64_t *s)
 {
-    const uint64_t r = splitmix64(s);
+    const uint64_t r = prng_next(s);
     const uint16_t sign = (uint16_t)((r & 1) << 15), exp = (uint16_t)(127 - 8 + (r >> 1) % 9);
     return (uint16_t)(sign | exp << 7 | (r >> 8) % 128);
-}
-
-/* ---- the packing kernel ------------------------------------------------------ */
-
-/* mxp_bf16_pack_b_pairs_32__avx512f: every kc (odd ones too) and nc around
- * the panel width, B's rows ld apart with tiny values in the padding;
- * checked against the layout element by element, zeros included, and the
- * check's answer with one tiny value (either sign, at the limit's
- * neighbour) at every position, and with 2^-63, zeros and larger values
- * only. */
-static void test_bf16_pack_b_pairs_kernel_writes_the_layout_and_finds_every_tiny_value(void **state)
-{
-    (void)state;
-#if defined(__x86_64__)
-    if (mxp_isa_supported() < MXP_ISA_AVX512)
-        skip();
-    const size_t kcs[] = { 1, 2, 3, 8, 9, 17 }, ncs[] = { 1, 5, 31, 32, 33, 64, 70 };
-    const uint16_t tinies[] = { 0x0001, 0x8001, LIMIT - 1, 0x8000 | (LIMIT - 1), TINY };
-    uint64_t seed = 5;
-    for (size_t a = 0; a < NELEMS(kcs); a++)
-        for (size_t b = 0; b < NELEMS(ncs); b++) {
-            const size_t kc = kcs[a], nc = ncs[b], ld = nc + 3, pairs = (kc + 1) / 2, panels = (nc + 31) / 32;
-            uint16_t *x = malloc(kc * ld * sizeof *x);
-            uint32_t *d = malloc(panels * 32 * pairs * sizeof *d);
-            assert_true(x && d);
-            for (size_t i = 0; i < kc * ld; i++) {
-                const size_t c = i % ld;
-                x[i] = c >= nc ? 0x0001 : c % 7 == 0 ? 0x0000 : c % 7 == 1 ? LIMIT : random_bf16(&seed);
-            }
-            memset(d, 0xab, panels * 32 * pairs * sizeof *d);
-            assert_false(mxp_bf16_pack_b_pairs_32__avx512f(x, ld, kc, nc, d));
-            for (size_t jp = 0; jp < panels; jp++)
-                for (size_t q = 0; q < pairs; q++)
-                    for (size_t l = 0; l < 32; l++) {
-                        const size_t c = jp * 32 + l;
-                        const uint32_t lo = c < nc ? x[2 * q * ld + c] : 0;
-                        const uint32_t hi = c < nc && 2 * q + 1 < kc ? x[(2 * q + 1) * ld + c] : 0;
-                        const uint32_t got = d[(jp * pairs + q) * 32 + l];
-                        if (got != (lo | hi << 16))
-                            fail_msg("kc %zu nc %zu: panel %zu pair %zu column %zu is 0x%08x, not 0x%08x", kc, nc, jp,
-                                     q, l, (unsigned)got, (unsigned)(lo | hi << 16));
-                    }
-            for (size_t p = 0; p < kc; p++)
-                for (size_t c = 0; c < nc; c++) {
-                    const uint16_t keep = x[p * ld + c];
-                    x[p * ld + c] = tinies[(p + c) % NELEMS(tinies)];
-                    if (!mxp_bf16_pack_b_pairs_32__avx512f(x, ld, kc, nc, d))
-                        fail_msg("kc %zu nc %zu: tiny 0x%04x at (%zu, %zu) not found", kc, nc, x[p * ld + c], p, c);
-                    x[p * ld + c] = keep;
-                }
-            free(x);
-            free(d);
-        }
-#else
-    skip();
-#endif
 }
 
 /* ---- whole products ------------------------------------------------------------- */
@@ -119,12 +51,13 @@ static operands operands_new(size_t m, size_t n, size_t k, mxp_trans ta, mxp_tra
     o.c = malloc(m * n * sizeof(float));
     o.c_ref = malloc(m * n * sizeof(float));
     assert_true(o.a && o.b && o.a32 && o.b32 && o.c0 && o.c && o.c_ref);
+    uint64_t s = prng_seed(seed);
     for (size_t i = 0; i < na; i++)
-        o.a[i] = random_bf16(&seed);
+        o.a[i] = random_bf16(&s);
     for (size_t i = 0; i < nb; i++)
-        o.b[i] = random_bf16(&seed);
+        o.b[i] = random_bf16(&s);
     for (size_t i = 0; i < m * n; i++)
-        ((float *)(void *)o.c0)[i] = (float)((double)(splitmix64(&seed) >> 11) * 0x1p-52 - 0.5);
+        ((float *)(void *)o.c0)[i] = (float)(prng_uniform(&s) * 2 - 0.5);
     return o;
 }
 
@@ -263,7 +196,6 @@ static void test_gemm_bf16_tiny_values_in_a_shared_packed_b_give_the_float32_ker
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bf16_pack_b_pairs_kernel_writes_the_layout_and_finds_every_tiny_value),
         cmocka_unit_test(test_gemm_bf16_tiny_values_anywhere_give_the_float32_kernels_bits),
         cmocka_unit_test(test_gemm_bf16_tiny_values_in_a_shared_packed_b_give_the_float32_kernels_bits),
     };

@@ -21,51 +21,17 @@
 
 #include "mxp.h"
 #include "support/alloc_failures.h"
-
-#define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
-#define GUARD 64 /* canary bytes before and after every matrix buffer */
-
-static const mxp_trans trans_pairs[4][2] = {
-    { MXP_NO_TRANS, MXP_NO_TRANS }, { MXP_NO_TRANS, MXP_TRANS }, { MXP_TRANS, MXP_NO_TRANS }, { MXP_TRANS, MXP_TRANS },
-};
+#include "support/matrix.h"
+#include "support/prng.h"
 
 static const mxp_rounding det_modes[] = { MXP_ROUND_NEAREST_EVEN, MXP_ROUND_NEAREST_AWAY, MXP_ROUND_TOWARD_ZERO,
                                           MXP_ROUND_UP, MXP_ROUND_DOWN };
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *s, double lo, double hi)
-{
-    return lo + (hi - lo) * ((double)(splitmix64(s) >> 11) * 0x1p-53);
-}
-
 /* ---- matrices as stored, with guards ------------------------------------ */
 
-typedef struct mat {
-    mxp_dtype dt;
-    size_t rows, cols, ld, isz, bytes;
-    unsigned char *buf, *data; /* data = buf + GUARD */
-} mat;
-
 /* Padding and guards get a nonzero pattern: a read of them would change
- * the sums; a write is seen by expect_padding_untouched. */
-static mat mat_new(mxp_dtype dt, size_t rows, size_t cols, size_t ld)
-{
-    mat x = { dt, rows, cols, ld, mxp_dtype_itemsize(dt), 0, NULL, NULL };
-    x.bytes = 2 * GUARD + rows * ld * x.isz;
-    x.buf = malloc(x.bytes);
-    assert_non_null(x.buf);
-    for (size_t i = 0; i < x.bytes; i++)
-        x.buf[i] = (i & 1) ? 0x81 : 0x7e;
-    x.data = x.buf + GUARD;
-    return x;
-}
+ * the sums; a write is seen by mat_expect_padding_untouched. */
+#define FILL 0x7e, 0x81
 
 static int64_t get_int(const mat *x, size_t r, size_t c)
 {
@@ -95,29 +61,6 @@ static double get_f64(const mat *x, size_t r, size_t c)
     double v;
     assert_int_equal(mxp_convert(&v, MXP_F64, x->data + (r * x->ld + c) * x->isz, x->dt, 1, NULL), MXP_OK);
     return v;
-}
-
-static bool is_element_byte(const mat *x, size_t off)
-{
-    if (off < GUARD || off >= x->bytes - GUARD)
-        return false;
-    return (off - GUARD) / x->isz % x->ld < x->cols;
-}
-
-static void expect_padding_untouched(const mat *x, const unsigned char *before, const char *desc)
-{
-    for (size_t i = 0; i < x->bytes; i++)
-        if (!is_element_byte(x, i) && x->buf[i] != before[i])
-            fail_msg("%s: byte %td outside C's elements changed 0x%02x -> 0x%02x", desc, (ptrdiff_t)i - GUARD,
-                     before[i], x->buf[i]);
-}
-
-static unsigned char *dup_bytes(const unsigned char *p, size_t n)
-{
-    unsigned char *q = malloc(n ? n : 1);
-    assert_non_null(q);
-    memcpy(q, p, n);
-    return q;
 }
 
 /* ---- exact rounding of N * 2^E --------------------------------------------- */
@@ -261,11 +204,6 @@ static void describe(char *d, size_t size, const icase *c)
              ", epilogue" : "", mxp_rounding_name(o->convert.rounding), mxp_isa_name(mxp_isa_current()));
 }
 
-static size_t ld_for(size_t cols, size_t pad)
-{
-    return cols + pad ? cols + pad : 1;
-}
-
 static int64_t far_end(int64_t lo, int64_t hi, int64_t z)
 {
     return z - lo >= hi - z ? lo : hi;
@@ -277,7 +215,7 @@ static int64_t gen_value(const icase *c, bool is_a, size_t row, uint64_t *s)
     const bool is_signed = !is_a || c->at == MXP_S8;
     const int64_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
     const int64_t far = far_end(lo, hi, is_a ? c->opts.a_zero_point : c->opts.b_zero_point);
-    const uint64_t r = splitmix64(s);
+    const uint64_t r = prng_next(s);
     switch (c->gen) {
     case GEN_EXTREME: return r & 1 ? hi : lo;
     case GEN_SMALL: return (lo + hi + 1) / 2 + (int64_t)(r % 9) - 4;
@@ -379,10 +317,10 @@ static unsigned char *run_case(const icase *c)
     describe(desc, sizeof desc, c);
     const size_t m = c->m, n = c->n, k = c->k;
     const size_t ar = c->ta ? k : m, ac = c->ta ? m : k, br = c->tb ? n : k, bc = c->tb ? k : n;
-    mat A = mat_new(c->at, ar, ac, ld_for(ac, c->pad_a));
-    mat B = mat_new(MXP_S8, br, bc, ld_for(bc, c->pad_b));
-    mat C = mat_new(c->ct, m, n, ld_for(n, c->pad_c));
-    uint64_t s = c->seed;
+    mat A = mat_new(c->at, ar, ac, ld_for(ac, c->pad_a), FILL);
+    mat B = mat_new(MXP_S8, br, bc, ld_for(bc, c->pad_b), FILL);
+    mat C = mat_new(c->ct, m, n, ld_for(n, c->pad_c), FILL);
+    uint64_t s = prng_seed(c->seed);
     for (size_t r = 0; r < ar; r++)
         for (size_t q = 0; q < ac; q++)
             set_int(&A, r, q, gen_value(c, true, c->ta ? q : r, &s));
@@ -394,12 +332,12 @@ static unsigned char *run_case(const icase *c)
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) {
             if (c->ct == MXP_S32) { /* some near the ends, for the saturating beta = 1 */
-                const uint64_t r = splitmix64(&s);
+                const uint64_t r = prng_next(&s);
                 const int64_t v = r % 4 == 0 ? INT32_MAX - (int64_t)(r >> 40) % 1000
                                 : r % 4 == 1 ? INT32_MIN + (int64_t)(r >> 40) % 1000 : (int64_t)(r >> 40) % 100000;
                 set_int(&C, i, j, v);
             } else if (c->ct != MXP_U8 && c->ct != MXP_S8) {
-                const double v = uniform(&s, -2, 2);
+                const double v = prng_range(&s, -2, 2);
                 assert_int_equal(mxp_convert(C.data + (i * C.ld + j) * C.isz, c->ct, &v, MXP_F64, 1, NULL), MXP_OK);
             }
             c0[i * n + j] = c->ct == MXP_U8 || c->ct == MXP_S8 ? 0 : c->ct == MXP_S32 ? (double)get_int(&C, i, j)
@@ -413,7 +351,7 @@ static unsigned char *run_case(const icase *c)
         fail_msg("%s: %s (%s)", desc, mxp_status_str(st), mxp_last_error());
     if (memcmp(A.buf, a0, A.bytes) || memcmp(B.buf, b0, B.bytes))
         fail_msg("%s: A or B (or bytes around them) changed", desc);
-    expect_padding_untouched(&C, cb, desc);
+    mat_expect_padding_untouched(&C, cb, desc);
 
     const int64_t za = c->opts.a_zero_point, zb = c->opts.b_zero_point;
     for (size_t i = 0; i < m; i++)
@@ -435,24 +373,15 @@ static unsigned char *run_case(const icase *c)
     free(b0);
     free(cb);
     free(c0);
-    free(A.buf);
-    free(B.buf);
-    free(C.buf);
+    mat_free(&A);
+    mat_free(&B);
+    mat_free(&C);
     return result;
 }
 
 static void check_case(const icase *c)
 {
     free(run_case(c));
-}
-
-static int restore_defaults(void **state)
-{
-    (void)state;
-    mxp_set_alloc_fail_after(0);
-    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
-    mxp_set_num_threads(0);
-    return 0;
 }
 
 /* ---- 1. the reference ------------------------------------------------------- */
@@ -744,11 +673,11 @@ static void test_int8_stochastic_requantization_follows_the_element_order(void *
     double *t = malloc(m * n * sizeof *t);
     int32_t *q = malloc(m * n * sizeof *q);
     assert_true(a && b && c && want && t && q);
-    uint64_t s = 1500;
+    uint64_t s = prng_seed(1500);
     for (size_t i = 0; i < m * k; i++)
-        a[i] = (uint8_t)splitmix64(&s);
+        a[i] = (uint8_t)prng_next(&s);
     for (size_t i = 0; i < k * n; i++)
-        b[i] = (int8_t)splitmix64(&s);
+        b[i] = (int8_t)prng_next(&s);
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < n; j++) {
             int64_t acc = 0;
@@ -794,9 +723,9 @@ static void test_int8_requantization_rounds_exactly_in_every_mode_and_saturates(
 {
     (void)state;
     float col[97];
-    uint64_t s = 700;
+    uint64_t s = prng_seed(700);
     for (size_t j = 0; j < NELEMS(col); j++) /* negative, zero, odd 24-bit mantissas */
-        col[j] = j == 5 ? 0.0f : j == 6 ? -0.0f : (float)uniform(&s, -0.01, 0.01);
+        col[j] = j == 5 ? 0.0f : j == 6 ? -0.0f : (float)prng_range(&s, -0.01, 0.01);
     static const float halves = 0.5f, third = 1.0f / 3, tiny = 0x1p-20f, big = 3.0f, odd = 0.0123456789f;
     const struct {
         const float *scales;
@@ -940,9 +869,9 @@ static void test_int8_dequantization_to_float_is_correctly_rounded(void **state)
 {
     (void)state;
     float col[70];
-    uint64_t s = 900;
+    uint64_t s = prng_seed(900);
     for (size_t j = 0; j < NELEMS(col); j++)
-        col[j] = j == 3 ? -0.0f : (float)uniform(&s, -1e-3, 1e-3);
+        col[j] = j == 3 ? -0.0f : (float)prng_range(&s, -1e-3, 1e-3);
     static const float one = 1.0f, odd = 3.3333333e-4f;
     const struct {
         const float *scales;
@@ -975,12 +904,12 @@ static void test_int8_alpha_beta_and_epilogue_within_tolerance(void **state)
 {
     (void)state;
     float bias_row[23], bias_col[61], col[61];
-    uint64_t s = 1000;
+    uint64_t s = prng_seed(1000);
     for (size_t i = 0; i < NELEMS(bias_row); i++)
-        bias_row[i] = (float)uniform(&s, -3, 3);
+        bias_row[i] = (float)prng_range(&s, -3, 3);
     for (size_t j = 0; j < NELEMS(bias_col); j++) {
-        bias_col[j] = (float)uniform(&s, -50, 50);
-        col[j] = (float)uniform(&s, 0.001, 0.02);
+        bias_col[j] = (float)prng_range(&s, -50, 50);
+        col[j] = (float)prng_range(&s, 0.001, 0.02);
     }
     static const float sc = 0.004f;
     const mxp_dtype cts[] = { MXP_F32, MXP_BF16, MXP_F64, MXP_F16, MXP_U8, MXP_S8 };
@@ -1053,9 +982,9 @@ static void test_int8_every_level_gives_the_same_bits(void **state)
 {
     (void)state;
     float col[300];
-    uint64_t s = 1200;
+    uint64_t s = prng_seed(1200);
     for (size_t j = 0; j < NELEMS(col); j++)
-        col[j] = (float)uniform(&s, 1e-4, 3e-3);
+        col[j] = (float)prng_range(&s, 1e-4, 3e-3);
     const struct {
         size_t m, n, k;
     } shapes[] = { { 1, 1, 1 }, { 9, 49, 7 }, { 70, 300, 129 }, { 200, 51, 520 } };
@@ -1076,9 +1005,9 @@ static void test_int8_results_identical_for_any_thread_count(void **state)
 {
     (void)state;
     static float col[8200];
-    uint64_t s = 1300;
+    uint64_t s = prng_seed(1300);
     for (size_t j = 0; j < NELEMS(col); j++)
-        col[j] = (float)uniform(&s, 1e-4, 3e-3);
+        col[j] = (float)prng_range(&s, 1e-4, 3e-3);
     const int top = (int)mxp_isa_supported();
     /* several MC blocks, a slab of columns per thread; two slabs of two NC
      * blocks each; columns too few for slabs (a shared B~, rows split) */
@@ -1129,20 +1058,6 @@ static void test_int8_k_zero_and_alpha_zero_give_the_finished_zero_sums(void **s
 }
 
 /* ---- 11. bad arguments ------------------------------------------------------ */
-
-static bool mentions(const char *msg, const char *word)
-{
-    const size_t len = strlen(word);
-    for (const char *p = strstr(msg, word); p; p = strstr(p + 1, word)) {
-        const bool start = p == msg || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z') ||
-                                         (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'));
-        const char e = p[len];
-        const bool end = !(e == '_' || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9'));
-        if (start && end)
-            return true;
-    }
-    return false;
-}
 
 typedef struct bad_call {
     const char *what;
@@ -1297,7 +1212,7 @@ static void test_int8_every_allocation_failure_is_reported_and_leaves_c_untouche
         { MXP_S8, MXP_F32, 9, 2100, 5, 0.5, 1 },  /* two NC blocks */
         { MXP_U8, MXP_S8, 450, 100, 200, 0, 1 },  /* threaded */
     };
-    uint64_t s = 1400;
+    uint64_t s = prng_seed(1400);
     for (size_t i = 0; i < NELEMS(alloc_jobs); i++) {
         alloc_job *j = &alloc_jobs[i];
         j->c = base_case(spec[i].at, spec[i].ct);
@@ -1323,11 +1238,11 @@ static void test_int8_every_allocation_failure_is_reported_and_leaves_c_untouche
         j->c_want = malloc(j->c_bytes);
         assert_true(j->a && j->b && j->cv && j->c_init && j->c_want);
         for (size_t q = 0; q < na; q++)
-            j->a[q] = (unsigned char)splitmix64(&s);
+            j->a[q] = (unsigned char)prng_next(&s);
         for (size_t q = 0; q < nb; q++)
-            j->b[q] = (unsigned char)splitmix64(&s);
+            j->b[q] = (unsigned char)prng_next(&s);
         for (size_t q = 0; q < j->c_bytes; q++)
-            j->c_init[q] = (unsigned char)(q % 4 == 3 ? 0x3c : splitmix64(&s)); /* finite float32 */
+            j->c_init[q] = (unsigned char)(q % 4 == 3 ? 0x3c : prng_next(&s)); /* finite float32 */
         assert_int_equal(alloc_job_run(j), MXP_OK);
         memcpy(j->c_want, j->cv, j->c_bytes);
     }

@@ -187,10 +187,10 @@ static void test_refused_combinations(void **state)
     assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 2, 1.0, a, MXP_F32, 2, a, MXP_F32, 2, 0.0, c, MXP_F32,
                               2, &o),
                      MXP_ERR_UNSUPPORTED);
-    o.acc_dtype = MXP_F16;
-    assert_string_equal(mxp_gemm_kernel_name(MXP_F32, MXP_F32, &o), "f16_acc_gemm_ref");
+    o.acc_dtype = MXP_F16; /* the emulation's function */
+    assert_string_equal(mxp_gemm_kernel_name(MXP_F32, MXP_F32, &o), "mxp_gemm_lowp_acc");
     o.acc_dtype = MXP_BF16;
-    assert_string_equal(mxp_gemm_kernel_name(MXP_BF16, MXP_BF16, &o), "bf16_acc_gemm_ref");
+    assert_string_equal(mxp_gemm_kernel_name(MXP_BF16, MXP_BF16, &o), "mxp_gemm_lowp_acc");
     /* k = 0 and alpha = 0 scale C as any GEMM does */
     c[0] = 3;
     assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 1, 1, 0, 1.0, a, MXP_F32, 1, a, MXP_F32, 1, 2.0, c, MXP_F32,

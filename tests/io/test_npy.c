@@ -128,6 +128,70 @@ static void test_npy_0d_and_empty_arrays_round_trip(void **state)
     mxp_array_free(b);
 }
 
+/* An array without elements is written in C order whatever its strides
+ * (np.save's rule: NumPy calls it C- and F-contiguous). */
+static void test_npy_empty_arrays_are_saved_in_c_order(void **state)
+{
+    (void)state;
+    uint16_t x = 0;
+    const int64_t shape[2] = { 0, 3 }, strides[2] = { 0, 0 };
+    mxp_array *a = NULL;
+    assert_int_equal(mxp_array_wrap(&a, &x, MXP_BF16, 2, shape, strides, true, NULL, NULL), MXP_OK);
+    void *buf = NULL;
+    size_t size = 0;
+    assert_int_equal(mxp_npy_save_buffer(&buf, &size, a), MXP_OK);
+    npy_assert_contains((const char *)buf + 10, "'fortran_order': False, 'shape': (0, 3)");
+    mxp_free(buf);
+    mxp_array_free(a);
+}
+
+/* mxp_npy_descr_dtype reads a descr as the loader reads a header's. */
+static void test_npy_descr_dtype(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *descr;
+        mxp_status st;
+        mxp_dtype dt;
+        bool swapped;
+    } cases[] = {
+        { "'<f4'", MXP_OK, MXP_F32, false },
+        { "'>i8'", MXP_OK, MXP_S64, true },
+        { "'|u1'", MXP_OK, MXP_U8, false },
+        { "[('bfloat16', '<u2')]", MXP_OK, MXP_BF16, false },
+        { "[('bfloat16', '>u2')]", MXP_OK, MXP_BF16, true },
+        { " [ ( 'float8_e5m2' , '|u1' , ) , ] ", MXP_OK, MXP_E5M2, false },
+        { "[('float8_e4m3fn', '|u1')]", MXP_OK, MXP_E4M3, false },
+        { "'<c8'", MXP_ERR_UNSUPPORTED, 0, false },
+        { "[('float32', '<f4')]", MXP_ERR_UNSUPPORTED, 0, false },
+        { "[('bfloat16', '<u2'), ('x', '<u2')]", MXP_ERR_UNSUPPORTED, 0, false },
+        { "[('bfloat16', '<u2', (2,))]", MXP_ERR_UNSUPPORTED, 0, false },
+        { "[('bfloat16', '<f4')]", MXP_ERR_FORMAT, 0, false },
+        { "[('float8_e4m3fn', '<u2')]", MXP_ERR_FORMAT, 0, false },
+        { "'<f4' x", MXP_ERR_FORMAT, 0, false },
+        { "<f4", MXP_ERR_FORMAT, 0, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mxp_dtype dt = MXP_DTYPE_INVALID;
+        bool sw = false;
+        const mxp_status st = mxp_npy_descr_dtype(&dt, &sw, cases[i].descr);
+        if (st != cases[i].st)
+            fail_msg("%s: %s, want %s (%s)", cases[i].descr, mxp_status_str(st), mxp_status_str(cases[i].st),
+                     mxp_last_error());
+        const uint16_t one = 1;
+        const bool little = *(const unsigned char *)&one == 1; /* the table says what a little-endian host gets */
+        const bool want = little ? cases[i].swapped : strchr(cases[i].descr, '<') != NULL;
+        if (st == MXP_OK && (dt != cases[i].dt || sw != want))
+            fail_msg("%s: %s, swapped %d", cases[i].descr, mxp_dtype_name(dt), (int)sw);
+    }
+    mxp_dtype dt;
+    bool sw;
+    assert_int_equal(mxp_npy_descr_dtype(&dt, &sw, "[('bfloat16', '<f4')]"), MXP_ERR_FORMAT);
+    npy_assert_contains(mxp_last_error(), "npy: descr [('bfloat16', '<f4')]: field 'bfloat16' must hold the bits as u2");
+    assert_int_equal(mxp_npy_descr_dtype(NULL, &sw, "'<f4'"), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_npy_descr_dtype(&dt, &sw, NULL), MXP_ERR_INVALID_ARGUMENT);
+}
+
 static void test_npy_fortran_order_is_kept_both_ways(void **state)
 {
     (void)state;
@@ -360,6 +424,8 @@ int main(void)
         cmocka_unit_test(test_npy_round_trips_every_dtype_bit_for_bit),
         cmocka_unit_test(test_npy_saves_what_numpy_saves),
         cmocka_unit_test(test_npy_0d_and_empty_arrays_round_trip),
+        cmocka_unit_test(test_npy_empty_arrays_are_saved_in_c_order),
+        cmocka_unit_test(test_npy_descr_dtype),
         cmocka_unit_test(test_npy_fortran_order_is_kept_both_ways),
         cmocka_unit_test(test_npy_views_are_saved_as_c_order_copies),
         cmocka_unit_test(test_npy_other_byte_orders_are_swapped),

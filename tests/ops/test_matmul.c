@@ -406,7 +406,7 @@ static void test_out_arrays(void **state)
     assert_int_equal(mxp_array_zeros(&bad, MXP_F32, 2, (const int64_t[]){ 5, 6 }), MXP_OK);
     expect_error(mxp_matmul_into(bad, a, b, NULL), MXP_ERR_SHAPE,
                  "matmul: the output array has shape (5,6), the result (3,5,6)");
-    expect_error(mxp_matmul_into(dot, u, b, NULL), MXP_ERR_SHAPE, "matmul: a has shape (5,) and b (7,6): 5 != 7");
+    expect_error(mxp_matmul_into(dot, u, b, NULL), MXP_ERR_SHAPE, "matmul: a has shape (5,) and b (7,6): k 5 != 7");
     expect_error(mxp_matmul_into(NULL, a, b, NULL), MXP_ERR_INVALID_ARGUMENT, "mxp_matmul_into: out is NULL");
     for (int64_t i = 0; i < 5; i++)
         for (int64_t j = 0; j < 6; j++)
@@ -431,11 +431,11 @@ static void test_errors_name_the_shapes(void **state)
     assert_int_equal(mxp_array_ones(&x, MXP_F32, 3, (const int64_t[]){ 2, 3, 4 }), MXP_OK);
     assert_int_equal(mxp_array_ones(&y, MXP_F32, 3, (const int64_t[]){ 5, 4, 6 }), MXP_OK);
     r = (mxp_array *)&r; /* must come back NULL */
-    expect_error(mxp_matmul(&r, a, b, NULL), MXP_ERR_SHAPE, "matmul: a has shape (2,3) and b (4,5): 3 != 4");
+    expect_error(mxp_matmul(&r, a, b, NULL), MXP_ERR_SHAPE, "matmul: a has shape (2,3) and b (4,5): k 3 != 4");
     assert_null(r);
-    expect_error(mxp_matmul(&r, v3, v4, NULL), MXP_ERR_SHAPE, "matmul: a has shape (3,) and b (4,): 3 != 4");
-    expect_error(mxp_matmul(&r, a, v4, NULL), MXP_ERR_SHAPE, "matmul: a has shape (2,3) and b (4,): 3 != 4");
-    expect_error(mxp_matmul(&r, v4, a, NULL), MXP_ERR_SHAPE, "matmul: a has shape (4,) and b (2,3): 4 != 2");
+    expect_error(mxp_matmul(&r, v3, v4, NULL), MXP_ERR_SHAPE, "matmul: a has shape (3,) and b (4,): k 3 != 4");
+    expect_error(mxp_matmul(&r, a, v4, NULL), MXP_ERR_SHAPE, "matmul: a has shape (2,3) and b (4,): k 3 != 4");
+    expect_error(mxp_matmul(&r, v4, a, NULL), MXP_ERR_SHAPE, "matmul: a has shape (4,) and b (2,3): k 4 != 2");
     expect_error(mxp_matmul(&r, x, y, NULL), MXP_ERR_SHAPE,
                  "matmul: a has shape (2,3,4) and b (5,4,6): the batch axes (2,) and (5,) are not broadcastable");
     expect_error(mxp_matmul(&r, s, a, NULL), MXP_ERR_SHAPE,

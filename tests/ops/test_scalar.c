@@ -145,12 +145,69 @@ static void test_bad_input(void **state)
     mxp_array_free(a);
 }
 
+/* mxp_binary_f64: every op on a grid of doubles equals mxp_binary_strided's
+ * float64 loop (whose NaNs are canonical: a NaN matches any NaN there);
+ * Python's divmod signs; remainder by zero is the positive quiet NaN; an
+ * operand's NaN is not rewritten. */
+static uint64_t bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static void test_binary_f64(void **state)
+{
+    (void)state;
+    static const double grid[] = { 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 7.0, -7.0, 0.1, 1e-300, 5e-324, 3e38,
+                                   1e308, INFINITY, -INFINITY, NAN, 2.0, -3.0, 0.5, 100.25 };
+    enum { G = sizeof grid / sizeof grid[0] };
+    for (int op = 0; op < MXP_BINARY_OP_COUNT; op++) {
+        for (int i = 0; i < G; i++) {
+            for (int j = 0; j < G; j++) {
+                double got = 0, want = 0, x = grid[i], y = grid[j];
+                mxp_dtype yt = MXP_F64;
+                if (op == MXP_OP_LDEXP) { /* the exponent is an integer */
+                    y = isfinite(y) ? trunc(fmod(y, 1000)) : 3;
+                    yt = MXP_S64;
+                }
+                const int64_t yi = (int64_t)y;
+                assert_int_equal(mxp_binary_f64(&got, (mxp_binary_op)op, x, y), MXP_OK);
+                assert_int_equal(mxp_binary_strided((mxp_binary_op)op, 1, &want, MXP_F64, 8, &x, MXP_F64, 8,
+                                                    yt == MXP_S64 ? (const void *)&yi : (const void *)&y, yt, 8, NULL),
+                                 MXP_OK);
+                if (isnan(want) ? !isnan(got) : bits(got) != bits(want))
+                    fail_msg("%s(%g, %g): %.17g, the loop %.17g", mxp_binary_op_name((mxp_binary_op)op), x, y, got,
+                             want);
+            }
+        }
+    }
+    double r;
+    assert_int_equal(mxp_binary_f64(&r, MXP_OP_FLOOR_DIVIDE, -7, 2), MXP_OK);
+    assert_true(r == -4);
+    assert_int_equal(mxp_binary_f64(&r, MXP_OP_REMAINDER, 7, -2), MXP_OK);
+    assert_true(r == -1);
+    assert_int_equal(mxp_binary_f64(&r, MXP_OP_REMAINDER, -4, 2), MXP_OK);
+    assert_true(r == 0 && !signbit(r)); /* the sign of b */
+    assert_int_equal(mxp_binary_f64(&r, MXP_OP_FLOOR_DIVIDE, -0.0, 5), MXP_OK);
+    assert_true(r == 0 && signbit(r));
+    for (int s = 0; s < 2; s++) {
+        assert_int_equal(mxp_binary_f64(&r, MXP_OP_REMAINDER, s ? -NAN : 3.0, s ? 0.0 : -0.0), MXP_OK);
+        assert_true(bits(r) == bits(NAN)); /* positive quiet NaN */
+    }
+    assert_int_equal(mxp_binary_f64(&r, MXP_OP_ADD, -NAN, 1.0), MXP_OK);
+    assert_true(isnan(r) && signbit(r)); /* the operand's NaN, not rewritten */
+    assert_int_equal(mxp_binary_f64(&r, MXP_BINARY_OP_COUNT, 1, 1), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_binary_f64(NULL, MXP_OP_ADD, 1, 1), MXP_ERR_INVALID_ARGUMENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_array_scalar),
         cmocka_unit_test(test_one_call_and_dtypes),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_binary_f64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,200 +1,84 @@
-"""A small ctypes binding of libmxp.so: only what the Python tests need.
+"""The tests' access to libmxp.so: the ctypes binding generated from the
+headers (mxp_abi.py, by gen_mxp_abi.py) and helpers over it.
 
 The library comes from $MXP_LIB (the path of libmxp.so, set by ctest), else
-../../build/libmxp.so relative to this file.
+../../build/libmxp.so relative to this file; the binding from $MXP_ABI (the
+mxp_abi.py the build generates), else it is generated from ../../include
+into a temporary folder.
 
     import mxp_ctypes as mx
     a = mx.from_numpy(np.arange(12.0).reshape(3, 4))  # wraps, no copy
     v = a.slice(slice(None, None, -1))                 # an mxp view
     mx.to_numpy(v)                                     # a NumPy copy
 
-Every failing call raises MxpError carrying the status (its number and
-mxp_status_str name) and the mxp_last_error() sentence.
+Every MXP_* constant of the headers is here without its prefix (mx.BF16,
+mx.ERR_SHAPE, mx.ROUND_STOCHASTIC); structs and functions keep their C
+names (mx.abi.mxp_convert_opts, mx.lib.mxp_convert).  Every failing call
+raises MxpError carrying the status (its number and mxp_status_str name)
+and the mxp_last_error() sentence.
 """
 import ctypes
+import importlib.util
 import os
-from ctypes import POINTER, c_bool, c_char, c_char_p, c_int, c_int64, c_size_t, c_ssize_t, c_uint, c_uint64, c_void_p
+import tempfile
+from ctypes import POINTER, c_char, c_int, c_int64, c_size_t, c_void_p  # noqa: F401 (c_void_p: for the tests)
 
 import numpy as np
 
-# ---- the library --------------------------------------------------------
+# ---- the library and its binding -------------------------------------------
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 LIB_PATH = os.environ.get("MXP_LIB") or os.path.join(_HERE, "..", "..", "build", "libmxp.so")
-lib = ctypes.CDLL(LIB_PATH)
 
-# ---- enums (include/mxp/*.h; C enums are int) ----------------------------
 
-# mxp_status (common.h)
-OK = 0
-(ERR_INVALID_ARGUMENT, ERR_INVALID_DTYPE, ERR_SIZE_OVERFLOW, ERR_OVERLAP, ERR_NO_MEMORY, ERR_UNSUPPORTED, ERR_IO,
- ERR_FORMAT, ERR_SHAPE, ERR_INDEX, ERR_READONLY, ERR_CASTING) = range(1, 13)
+def _load_abi():
+    path = os.environ.get("MXP_ABI")
+    if not path:
+        import gen_mxp_abi
+        path = os.path.join(tempfile.mkdtemp(prefix="mxp-abi-"), "mxp_abi.py")
+        gen_mxp_abi.generate(os.path.join(_HERE, "..", "..", "include", "mxp.h"), path)
+    spec = importlib.util.spec_from_file_location("mxp_abi", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-# mxp_dtype (dtype.h): 0 is never a dtype.
-DTYPE_INVALID = 0
-BOOL, S8, S16, S32, S64, U8, U16, U32, U64, F16, BF16, F32, F64, E4M3, E5M2 = range(1, 16)
-DTYPE_NAMES = {
-    BOOL: "bool", S8: "int8", S16: "int16", S32: "int32", S64: "int64",
-    U8: "uint8", U16: "uint16", U32: "uint32", U64: "uint64",
-    F16: "float16", BF16: "bfloat16", F32: "float32", F64: "float64",
-    E4M3: "float8_e4m3fn", E5M2: "float8_e5m2",
-}
 
-# NumPy dtype of each mxp dtype; bfloat16 and float8 are carried as their bits.
-TO_NUMPY = {
-    BOOL: np.dtype(np.bool_), S8: np.dtype(np.int8), S16: np.dtype(np.int16), S32: np.dtype(np.int32),
-    S64: np.dtype(np.int64), U8: np.dtype(np.uint8), U16: np.dtype(np.uint16), U32: np.dtype(np.uint32),
-    U64: np.dtype(np.uint64), F16: np.dtype(np.float16), BF16: np.dtype(np.uint16), F32: np.dtype(np.float32),
-    F64: np.dtype(np.float64), E4M3: np.dtype(np.uint8), E5M2: np.dtype(np.uint8),
-}
+abi = _load_abi()
+lib = abi.bind(ctypes.CDLL(LIB_PATH))
+globals().update({k[4:]: v for k, v in vars(abi).items() if k.startswith("MXP_")})
+
+
+def _enum_names(enum, prefix):
+    """An enum's member names in order, lower case without the prefix (MXP_OP_ADD: "add")."""
+    members = [name for name, _ in abi.ENUMS[enum] if not name.endswith("_COUNT")]
+    assert [v for _, v in abi.ENUMS[enum][:len(members)]] == list(range(len(members)))
+    return [name[len(prefix):].lower() for name in members]
+
+
+BINARY_OPS = _enum_names("mxp_binary_op", "MXP_OP_")
+UNARY_OPS = _enum_names("mxp_unary_op", "MXP_OP_")
+REDUCE_OPS = _enum_names("mxp_reduce_op", "MXP_REDUCE_")
+# The NumPy names of the dtypes: each value's last name in the header, the
+# long alias (MXP_FLOAT8_E4M3FN = MXP_E4M3), or its only one (MXP_BOOL).
+DTYPE_NAMES = {v: k[4:].lower() for k, v in abi.ENUMS["mxp_dtype"] if k not in ("MXP_DTYPE_INVALID", "MXP_DTYPE_COUNT")}
+
+
+def _numpy_dtype(code):
+    """The NumPy dtype of an mxp dtype: NumPy's type of that name, kind and
+    size; bfloat16 and float8 (which NumPy lacks) as their bits."""
+    t = lib.mxp_dtype_get_traits(code).contents
+    try:
+        d = np.dtype(t.name.decode())
+        if d.kind == chr(t.kind) and d.itemsize == t.itemsize:
+            return d
+    except TypeError:
+        pass
+    return np.dtype("u%d" % t.itemsize)
+
+
+TO_NUMPY = {code: _numpy_dtype(code) for code in DTYPE_NAMES}
 # The standard types only (a NumPy uint16 array is uint16, not bfloat16).
-FROM_NUMPY = {dt: code for code, dt in TO_NUMPY.items() if code not in (BF16, E4M3, E5M2)}
-
-# mxp_rounding, mxp_overflow (convert.h)
-ROUND_NEAREST_EVEN, ROUND_NEAREST_AWAY, ROUND_TOWARD_ZERO, ROUND_UP, ROUND_DOWN, ROUND_STOCHASTIC = range(6)
-OVERFLOW_INF, OVERFLOW_SATURATE = range(2)
-
-# mxp_binary_op, mxp_unary_op (ops.h)
-BINARY_OPS = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
-              "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-              "floor_divide", "remainder", "fmod", "fmax", "fmin", "arctan2", "hypot", "copysign", "nextafter",
-              "logical_and", "logical_or", "logical_xor", "ldexp"]
-UNARY_OPS = ["negative", "abs", "sqrt", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_tanh", "silu",
-             "positive", "sign", "reciprocal", "square", "cbrt", "exp2", "expm1", "log2", "log10", "log1p",
-             "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-             "floor", "ceil", "rint", "trunc", "spacing", "isnan", "isinf", "isfinite", "signbit", "logical_not",
-             "frexp_mantissa", "frexp_exponent"]
-
-# mxp_reduce_op, mxp_sum_algorithm (ops.h)
-REDUCE_OPS = ["sum", "mean", "prod", "max", "min", "argmax", "argmin", "norm2", "var", "std"]
-SUM_PAIRWISE, SUM_KAHAN, SUM_NAIVE = range(3)
-
-# array.h
-MAXDIMS = 32
-SLICE_NONE = -(2**63)  # INT64_MIN
-ALL_AXES = -(2**31)    # INT32_MIN
-C_CONTIGUOUS, F_CONTIGUOUS, WRITEABLE, ALIGNED, OWNDATA = 0x1, 0x2, 0x4, 0x8, 0x10
-
-# ---- structs ------------------------------------------------------------
-
-
-class Slice(ctypes.Structure):
-    _fields_ = [("start", c_int64), ("stop", c_int64), ("step", c_int64)]
-
-
-class ConvertOpts(ctypes.Structure):
-    # struct_size 0: the library's layout of this release (docs/abi.md).
-    _fields_ = [("struct_size", ctypes.c_size_t), ("rounding", c_int), ("overflow", c_int), ("seed", c_uint64), ("flags", c_void_p),
-                ("index_offset", c_uint64)]
-
-
-class OpsOpts(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_size_t), ("out_dtype", c_int), ("convert", ConvertOpts)]
-
-
-class ReduceOpts(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_size_t),
-                ("acc_dtype", c_int), ("algorithm", c_int), ("out_dtype", c_int), ("keepdims", c_bool),
-                ("ddof", c_int64), ("convert", ConvertOpts)]
-
-
-class PrintOpts(ctypes.Structure):
-    """mxp_print_opts (array.h)."""
-    _fields_ = [("struct_size", ctypes.c_size_t),
-                ("precision", c_int), ("edgeitems", c_int), ("threshold", c_int64), ("linewidth", c_int),
-                ("repr", c_bool)]
-
-
-PRINT_PRECISION_NONE = -1
-
-COMPARE_BINS = 32  # MXP_COMPARE_BINS (analysis.h)
-
-
-class CompareReport(ctypes.Structure):
-    """mxp_compare_report (analysis.h)."""
-    _fields_ = [("struct_size", ctypes.c_size_t)] + [(name, ctypes.c_double) for name in (
-        "max_abs_error", "max_rel_error", "mean_rel_error",
-        "p50_rel_error", "p90_rel_error", "p99_rel_error", "p999_rel_error",
-        "mse", "rmse", "psnr_db", "snr_db", "cosine_similarity", "max_ulp", "mean_ulp")] + [
-        ("worst_index", c_int64), ("nan_mismatches", c_int64), ("inf_mismatches", c_int64), ("count", c_int64),
-        ("histogram", c_int64 * COMPARE_BINS), ("histogram_edges", ctypes.c_double * (COMPARE_BINS + 1))]
-
-
-# Sizes from the C compiler on x86-64 / aarch64 Linux (sizeof in C).
-assert ctypes.sizeof(Slice) == 24
-assert ctypes.sizeof(ConvertOpts) == 40
-assert ctypes.sizeof(OpsOpts) == 56 and OpsOpts.convert.offset == 16
-assert ctypes.sizeof(ReduceOpts) == 72 and ReduceOpts.ddof.offset == 24 and ReduceOpts.convert.offset == 32
-assert ctypes.sizeof(PrintOpts) == 32
-assert ctypes.sizeof(CompareReport) == 672 and CompareReport.worst_index.offset == 120
-
-# ---- prototypes ---------------------------------------------------------
-
-P = c_void_p  # mxp_array *
-PP = POINTER(c_void_p)
-I64P = POINTER(c_int64)
-IP = POINTER(c_int)
-
-
-def _proto(name, restype, *argtypes):
-    f = getattr(lib, name)
-    f.restype = restype
-    f.argtypes = list(argtypes)
-    return f
-
-
-_proto("mxp_status_str", c_char_p, c_int)
-_proto("mxp_last_error", c_char_p)
-_proto("mxp_clear_error", None)
-_proto("mxp_dtype_name", c_char_p, c_int)
-_proto("mxp_dtype_from_name", c_int, c_char_p)
-_proto("mxp_promote_types", c_int, c_int, c_int)
-_proto("mxp_array_free", None, P)
-_proto("mxp_array_dtype", c_int, P)
-_proto("mxp_array_ndim", c_int, P)
-_proto("mxp_array_shape", I64P, P)
-_proto("mxp_array_strides", I64P, P)
-_proto("mxp_array_size", c_int64, P)
-_proto("mxp_array_itemsize", c_size_t, P)
-_proto("mxp_array_data", c_void_p, P)
-_proto("mxp_array_flags", c_uint, P)
-_proto("mxp_array_wrap", c_int, PP, c_void_p, c_int, c_int, I64P, I64P, c_bool, c_void_p, c_void_p)
-_proto("mxp_array_slice", c_int, PP, P, c_int, POINTER(Slice))
-_proto("mxp_array_index", c_int, PP, P, c_int, c_int64)
-_proto("mxp_array_transpose", c_int, PP, P, IP)
-_proto("mxp_array_reshape", c_int, PP, P, c_int, I64P)
-_proto("mxp_array_reshape_copy", c_int, PP, P, c_int, I64P)
-_proto("mxp_array_squeeze", c_int, PP, P, c_int)
-_proto("mxp_array_expand_dims", c_int, PP, P, c_int)
-_proto("mxp_array_broadcast_to", c_int, PP, P, c_int, I64P)
-_proto("mxp_broadcast_shapes", c_int, IP, I64P, c_int, I64P, c_int, I64P)
-_proto("mxp_array_ascontiguous", c_int, PP, P, c_char)
-_proto("mxp_array_astype", c_int, PP, P, c_int, POINTER(ConvertOpts))
-_proto("mxp_binary", c_int, PP, c_int, P, P, POINTER(OpsOpts))
-_proto("mxp_unary", c_int, PP, c_int, P, POINTER(OpsOpts))
-_proto("mxp_binary_result_type", c_int, c_int, c_int, c_int)
-_proto("mxp_unary_result_type", c_int, c_int, c_int)
-_proto("mxp_binary_op_name", c_char_p, c_int)
-_proto("mxp_binary_strided", c_int, c_int, c_size_t, P, c_int, c_ssize_t, P, c_int, c_ssize_t, P, c_int, c_ssize_t,
-       POINTER(ConvertOpts))
-_proto("mxp_unary_strided", c_int, c_int, c_size_t, P, c_int, c_ssize_t, P, c_int, c_ssize_t, POINTER(ConvertOpts))
-_proto("mxp_unary_op_name", c_char_p, c_int)
-_proto("mxp_reduce", c_int, PP, c_int, P, c_int, IP, POINTER(ReduceOpts))
-_proto("mxp_reduce_op_name", c_char_p, c_int)
-# opts (const mxp_gemm_opts *) is passed as NULL: the defaults.
-_proto("mxp_matmul", c_int, PP, P, P, c_void_p)
-_proto("mxp_matmul_into", c_int, P, P, P, c_void_p)
-_proto("mxp_compare", c_int, P, P, POINTER(CompareReport))
-_proto("mxp_array_format", c_int, POINTER(ctypes.c_char_p), POINTER(c_size_t), P, POINTER(PrintOpts))
-_proto("mxp_array_get_f64", c_int, P, I64P, POINTER(ctypes.c_double))
-_proto("mxp_free", None, c_void_p)
-_proto("mxp_array_scalar", c_int, PP, ctypes.c_double, c_int)
-_proto("mxp_binary_scalar", c_int, PP, c_int, P, ctypes.c_double, POINTER(OpsOpts))
-_proto("mxp_binary_scalar_int", c_int, PP, c_int, P, c_int64, POINTER(OpsOpts))
-_proto("mxp_scalar_binary", c_int, PP, c_int, ctypes.c_double, P, POINTER(OpsOpts))
-_proto("mxp_scalar_int_binary", c_int, PP, c_int, c_int64, P, POINTER(OpsOpts))
-_proto("mxp_scalar_result_type", c_int, c_int, c_int, ctypes.c_double)
-_proto("mxp_scalar_int_result_type", c_int, c_int, c_int, c_int64)
+FROM_NUMPY = {dt: code for code, dt in TO_NUMPY.items() if dt.kind == chr(lib.mxp_dtype_get_traits(code).contents.kind)}
 
 # ---- errors -------------------------------------------------------------
 
@@ -210,7 +94,7 @@ class MxpError(Exception):
 
 
 def check(status, where=""):
-    if status != OK:
+    if status != abi.MXP_OK:
         raise MxpError(status, where)
 
 
@@ -303,7 +187,7 @@ class Array:
         return Array(out.value, self._keep if keep is None else keep)
 
     def slice(self, *slices):
-        s = (Slice * max(len(slices), 1))(*[to_slice(x) for x in slices])
+        s = (abi.mxp_slice * max(len(slices), 1))(*[to_slice(x) for x in slices])
         return self._make(lib.mxp_array_slice, "mxp_array_slice", self.ptr, len(slices), s)
 
     def index(self, axis, i):
@@ -322,7 +206,7 @@ class Array:
 
     def squeeze(self, axis=None):
         return self._make(lib.mxp_array_squeeze, "mxp_array_squeeze", self.ptr,
-                          ALL_AXES if axis is None else axis)
+                          abi.MXP_ALL_AXES if axis is None else axis)
 
     def expand_dims(self, axis):
         return self._make(lib.mxp_array_expand_dims, "mxp_array_expand_dims", self.ptr, axis)
@@ -333,8 +217,8 @@ class Array:
     def ascontiguous(self, order="C"):
         return self._make(lib.mxp_array_ascontiguous, "mxp_array_ascontiguous", self.ptr, order.encode())
 
-    def astype(self, dtype, rounding=ROUND_NEAREST_EVEN, overflow=OVERFLOW_INF, seed=0):
-        o = ConvertOpts(0, rounding, overflow, seed, None, 0)
+    def astype(self, dtype, rounding=abi.MXP_ROUND_NEAREST_EVEN, overflow=abi.MXP_OVERFLOW_INF, seed=0):
+        o = abi.mxp_convert_opts(rounding=rounding, overflow=overflow, seed=seed)
         return self._make(lib.mxp_array_astype, "mxp_array_astype", self.ptr, dtype_code(dtype), ctypes.byref(o),
                           keep=())
 
@@ -347,13 +231,13 @@ def dtype_code(dt):
 
 
 def to_slice(s):
-    """A Python slice (or an mxp Slice) as an mxp_slice."""
-    if isinstance(s, Slice):
+    """A Python slice (or an mxp_slice) as an mxp_slice."""
+    if isinstance(s, abi.mxp_slice):
         return s
     if not isinstance(s, slice):
         raise TypeError("expected a slice, got %r" % (s,))
-    none = lambda v: SLICE_NONE if v is None else int(v)  # noqa: E731
-    return Slice(none(s.start), none(s.stop), 1 if s.step is None else int(s.step))
+    none = lambda v: abi.MXP_SLICE_NONE if v is None else int(v)  # noqa: E731
+    return abi.mxp_slice(start=none(s.start), stop=none(s.stop), step=1 if s.step is None else int(s.step))
 
 
 def from_numpy(arr, writeable=None, dtype=None):
@@ -402,20 +286,20 @@ def to_numpy(a):
 
 def broadcast_shapes(shape_a, shape_b):
     nd = c_int()
-    out = (c_int64 * MAXDIMS)()
+    out = (c_int64 * abi.MXP_MAXDIMS)()
     check(lib.mxp_broadcast_shapes(ctypes.byref(nd), out, len(shape_a), _i64(shape_a), len(shape_b), _i64(shape_b)),
           "mxp_broadcast_shapes")
     return tuple(out[i] for i in range(nd.value))
 
 
 def _ops_opts(out_dtype, rounding):
-    if out_dtype is None and rounding == ROUND_NEAREST_EVEN:
+    if out_dtype is None and rounding == abi.MXP_ROUND_NEAREST_EVEN:
         return None
-    return ctypes.byref(OpsOpts(0, 0 if out_dtype is None else dtype_code(out_dtype),
-                                ConvertOpts(0, rounding, OVERFLOW_INF, 0, None, 0)))
+    return ctypes.byref(abi.mxp_ops_opts(out_dtype=0 if out_dtype is None else dtype_code(out_dtype),
+                                         convert=abi.mxp_convert_opts(rounding=rounding)))
 
 
-def binary(op, a, b, out_dtype=None, rounding=ROUND_NEAREST_EVEN):
+def binary(op, a, b, out_dtype=None, rounding=abi.MXP_ROUND_NEAREST_EVEN):
     """mxp_binary(op name, a, b) -> a new Array."""
     out = c_void_p()
     check(lib.mxp_binary(ctypes.byref(out), BINARY_OPS.index(op), a.ptr, b.ptr, _ops_opts(out_dtype, rounding)),
@@ -423,23 +307,22 @@ def binary(op, a, b, out_dtype=None, rounding=ROUND_NEAREST_EVEN):
     return Array(out.value)
 
 
-def unary(op, a, out_dtype=None, rounding=ROUND_NEAREST_EVEN):
+def unary(op, a, out_dtype=None, rounding=abi.MXP_ROUND_NEAREST_EVEN):
     out = c_void_p()
     check(lib.mxp_unary(ctypes.byref(out), UNARY_OPS.index(op), a.ptr, _ops_opts(out_dtype, rounding)),
           "mxp_unary(%s)" % op)
     return Array(out.value)
 
 
-def reduce(op, a, axis=None, keepdims=False, ddof=0, out_dtype=None, acc_dtype=None, algorithm=SUM_PAIRWISE):
+def reduce(op, a, axis=None, keepdims=False, ddof=0, out_dtype=None, acc_dtype=None, algorithm=abi.MXP_SUM_PAIRWISE):
     """mxp_reduce with NumPy's axis argument: None, an int or a tuple."""
     if axis is None:
         naxes, axes = 0, None
     else:
         axis = (axis,) if isinstance(axis, int) else tuple(axis)
         naxes, axes = len(axis), _ints(axis)
-    o = ReduceOpts(0, 0 if acc_dtype is None else dtype_code(acc_dtype), algorithm,
-                   0 if out_dtype is None else dtype_code(out_dtype), keepdims, ddof,
-                   ConvertOpts(0, ROUND_NEAREST_EVEN, OVERFLOW_INF, 0, None, 0))
+    o = abi.mxp_reduce_opts(acc_dtype=0 if acc_dtype is None else dtype_code(acc_dtype), algorithm=algorithm,
+                            out_dtype=0 if out_dtype is None else dtype_code(out_dtype), keepdims=keepdims, ddof=ddof)
     out = c_void_p()
     check(lib.mxp_reduce(ctypes.byref(out), REDUCE_OPS.index(op), a.ptr, naxes, axes, ctypes.byref(o)),
           "mxp_reduce(%s)" % op)
@@ -450,7 +333,8 @@ def format_array(a, repr=False, precision=0, edgeitems=0, threshold=0, linewidth
     """mxp_array_format(a, opts) -> str (NumPy's str(a), or repr(a))."""
     out = ctypes.c_char_p()
     n = c_size_t()
-    o = PrintOpts(0, precision, edgeitems, threshold, linewidth, repr)
+    o = abi.mxp_print_opts(precision=precision, edgeitems=edgeitems, threshold=threshold, linewidth=linewidth,
+                           repr=repr)
     check(lib.mxp_array_format(ctypes.byref(out), ctypes.byref(n), a.ptr, ctypes.byref(o)), "mxp_array_format")
     try:
         return ctypes.string_at(out, n.value).decode()
@@ -499,8 +383,8 @@ def matmul_into(out, a, b):
 
 
 def compare(reference, test):
-    """mxp_compare(reference, test) -> a CompareReport."""
-    rep = CompareReport()
+    """mxp_compare(reference, test) -> an mxp_compare_report."""
+    rep = abi.mxp_compare_report()
     check(lib.mxp_compare(reference.ptr, test.ptr, ctypes.byref(rep)), "mxp_compare")
     return rep
 

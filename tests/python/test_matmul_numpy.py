@@ -193,10 +193,10 @@ def test_out_overlapping_an_input():
 
 
 @pytest.mark.parametrize("sa,sb,message", [
-    ((2, 3), (4, 5), "matmul: a has shape (2,3) and b (4,5): 3 != 4"),
-    ((3,), (4,), "matmul: a has shape (3,) and b (4,): 3 != 4"),
-    ((2, 3), (4,), "matmul: a has shape (2,3) and b (4,): 3 != 4"),
-    ((4,), (3, 2, 5), "matmul: a has shape (4,) and b (3,2,5): 4 != 2"),
+    ((2, 3), (4, 5), "matmul: a has shape (2,3) and b (4,5): k 3 != 4"),
+    ((3,), (4,), "matmul: a has shape (3,) and b (4,): k 3 != 4"),
+    ((2, 3), (4,), "matmul: a has shape (2,3) and b (4,): k 3 != 4"),
+    ((4,), (3, 2, 5), "matmul: a has shape (4,) and b (3,2,5): k 4 != 2"),
     ((2, 3, 4), (5, 4, 6), "matmul: a has shape (2,3,4) and b (5,4,6): the batch axes (2,) and (5,) "
                            "are not broadcastable"),
     ((), (3,), "matmul: a is 0-d; matmul needs at least 1 dimension (multiply scalars with mxp_binary)"),

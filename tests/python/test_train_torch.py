@@ -23,7 +23,7 @@ import ctypes
 import os
 import sys
 import warnings
-from ctypes import POINTER, byref, c_bool, c_double, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import byref, c_bool, c_double, c_void_p
 
 import numpy as np
 import pytest
@@ -34,64 +34,11 @@ import mxp_ctypes as mx  # noqa: E402
 torch = pytest.importorskip("torch")
 lib = mx.lib
 
-SGD, ADAM, ADAMW = 1, 2, 3
-MASTER_AUTO, MASTER_NONE = 0, 1
-ROLE_WEIGHT, ROLE_ACTIVATION, ROLE_GRADIENT = 0, 1, 2
-
-
-class OptimizerOpts(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_size_t),
-                ("lr", c_double), ("momentum", c_double), ("dampening", c_double), ("nesterov", c_bool),
-                ("weight_decay", c_double), ("beta1", c_double), ("beta2", c_double), ("eps", c_double),
-                ("max_grad_norm", c_double), ("master", c_int), ("rounding", c_int), ("seed", c_uint64)]
-
-
-class ScalerOpts(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_size_t),
-                ("init_scale", c_double), ("growth_factor", c_double), ("backoff_factor", c_double),
-                ("growth_interval", c_int64), ("min_scale", c_double), ("max_scale", c_double), ("fixed", c_bool)]
-
-
-class ScalerState(ctypes.Structure):
-    _fields_ = [("scale", c_double), ("growth_tracker", c_int64), ("steps", c_int64), ("skipped", c_int64)]
-
-
-class MonitorOpts(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_size_t),
-                ("target", c_int), ("overflow_share", c_double), ("underflow_share", c_double),
-                ("exploding_norm", c_double), ("exploding_ratio", c_double), ("vanishing_norm", c_double),
-                ("headroom", c_double), ("max_history", c_int64)]
-
-
-class TensorStats(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_size_t)] + \
-               [(k, c_int64) for k in ("step", "count", "nan", "inf", "zeros", "overflow", "underflow",
-                                       "subnormal")] + \
-               [(k, c_double) for k in ("norm", "max_abs", "min_abs", "overflow_share", "underflow_share",
-                                        "underflow_norm_share")] + [("flags", c_uint)]
-
-
-P, PP = c_void_p, POINTER(c_void_p)
-for name, res, args in [
-    ("mxp_optimizer_create", c_int, [PP, c_int, POINTER(OptimizerOpts)]),
-    ("mxp_optimizer_free", None, [P]),
-    ("mxp_optimizer_add_param", c_int, [P, P, P, P]),
-    ("mxp_optimizer_step", c_int, [P]),
-    ("mxp_optimizer_master", P, [P, c_size_t]),
-    ("mxp_clip_grad_norm", c_int, [POINTER(c_void_p), c_size_t, c_double, POINTER(c_double)]),
-    ("mxp_loss_scaler_create", c_int, [PP, POINTER(ScalerOpts)]),
-    ("mxp_loss_scaler_free", None, [P]),
-    ("mxp_loss_scaler_unscale", c_int, [P, P]),
-    ("mxp_loss_scaler_found_inf", c_bool, [P]),
-    ("mxp_loss_scaler_step", c_int, [P, P, POINTER(c_bool)]),
-    ("mxp_loss_scaler_update", c_int, [P]),
-    ("mxp_loss_scaler_get_state", c_int, [P, POINTER(ScalerState)]),
-    ("mxp_monitor_create", c_int, [PP, POINTER(MonitorOpts)]),
-    ("mxp_monitor_free", None, [P]),
-    ("mxp_monitor_record", c_int, [P, c_int64, ctypes.c_char_p, c_int, P, POINTER(TensorStats)]),
-]:
-    f = getattr(lib, name)
-    f.restype, f.argtypes = res, args
+# The binding's names (generated from include/mxp/train.h).
+SGD, ADAM, ADAMW = mx.OPTIM_SGD, mx.OPTIM_ADAM, mx.OPTIM_ADAMW
+ROLE_WEIGHT, ROLE_ACTIVATION, ROLE_GRADIENT = mx.ROLE_WEIGHT, mx.ROLE_ACTIVATION, mx.ROLE_GRADIENT
+OptimizerOpts, ScalerOpts, ScalerState = mx.abi.mxp_optimizer_opts, mx.abi.mxp_loss_scaler_opts, mx.abi.mxp_loss_scaler_state
+MonitorOpts, TensorStats = mx.abi.mxp_monitor_opts, mx.abi.mxp_tensor_stats
 
 
 class Optimizer:

@@ -318,6 +318,29 @@ static void check_layer(const mxp_array *x, const mxp_qtensor *w, const mxp_arra
     mxp_array_free(y);
 }
 
+/* mxp_qmatmul_scales: float32(a * b_j / out_scale) from a float64
+ * product and quotient, one rounding (a sum that a float32 product would
+ * round twice: 1 + 2^-23 squared), for float32 extremes; bad input. */
+static void test_qmatmul_scales(void **state)
+{
+    (void)state;
+    const float b[6] = { 1 + 0x1p-23f, FLT_MAX, FLT_TRUE_MIN, -3.5f, 0.1f, 0 };
+    float out[6];
+    const float as[3] = { 1 + 0x1p-23f, 0.5f, 1e-30f };
+    const double os[2] = { 1.0, 0.37 };
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(mxp_qmatmul_scales(out, as[i], b, 6, os[k]), MXP_OK);
+            for (int j = 0; j < 6; j++)
+                assert_true(out[j] == (float)((double)as[i] * (double)b[j] / os[k]));
+        }
+    }
+    assert_true(out[0] == (float)((1e-30 * (1 + 0x1p-23)) / 0.37)); /* last: as[2], os[1] */
+    assert_int_equal(mxp_qmatmul_scales(out, 1.0f, b, 0, 1.0), MXP_OK);
+    assert_int_equal(mxp_qmatmul_scales(NULL, 1.0f, b, 2, 1.0), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_qmatmul_scales(out, 1.0f, b, 2, 0.0), MXP_ERR_INVALID_ARGUMENT);
+}
+
 static void test_qlinear_against_the_integer_reference(void **state)
 {
     (void)state;
@@ -558,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_qmatmul_by_hand),
         cmocka_unit_test(test_qlinear_against_the_integer_reference),
         cmocka_unit_test(test_qlinear_shapes_and_layouts),
+        cmocka_unit_test(test_qmatmul_scales),
         cmocka_unit_test(test_qlinear_bad_input),
         cmocka_unit_test(test_allocation_failures),
     };

@@ -1418,6 +1418,36 @@ static void test_bad_input(void **state)
     mxp_array_free(x);
 }
 
+/* The quantized types listed in order, their code dtypes and ranges. */
+static void test_qtype_list(void **state)
+{
+    (void)state;
+    static const struct {
+        mxp_dtype q, code;
+        int32_t lo, hi;
+        const char *name;
+    } want[] = {
+        { MXP_S8, MXP_S8, -128, 127, "int8" },       { MXP_U8, MXP_U8, 0, 255, "uint8" },
+        { MXP_QINT4, MXP_S8, -8, 7, "int4" },        { MXP_QUINT4, MXP_U8, 0, 15, "uint4" },
+        { MXP_E4M3, MXP_E4M3, 0, 0, "float8_e4m3fn" }, { MXP_E5M2, MXP_E5M2, 0, 0, "float8_e5m2" },
+    };
+    for (int i = 0; i < 6; i++) {
+        int32_t lo = 1, hi = -1;
+        assert_int_equal(mxp_qtype_at(i), want[i].q);
+        assert_int_equal(mxp_qtype_code_dtype(want[i].q), want[i].code);
+        assert_int_equal(mxp_qtype_limits(want[i].q, &lo, &hi), MXP_OK);
+        assert_true(lo == want[i].lo && hi == want[i].hi);
+        assert_string_equal(mxp_qtype_name(want[i].q), want[i].name);
+    }
+    assert_int_equal(mxp_qtype_at(6), MXP_DTYPE_INVALID);
+    assert_int_equal(mxp_qtype_at(-1), MXP_DTYPE_INVALID);
+    assert_int_equal(mxp_qtype_code_dtype(MXP_F32), MXP_DTYPE_INVALID);
+    int32_t lo, hi;
+    assert_int_equal(mxp_qtype_limits(MXP_F32, &lo, &hi), MXP_ERR_UNSUPPORTED);
+    assert_int_equal(mxp_qtype_limits((mxp_dtype)99, &lo, &hi), MXP_ERR_INVALID_DTYPE);
+    assert_int_equal(mxp_qtype_limits(MXP_S8, NULL, &hi), MXP_ERR_INVALID_ARGUMENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1449,6 +1479,7 @@ int main(void)
         cmocka_unit_test(test_observer_4bit_and_fp8),
         cmocka_unit_test(test_int4_fp8_allocation_failures),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_qtype_list),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -153,7 +153,7 @@ static void print_row(bool json, const char *inputs, int isa, const char *kernel
         cli_json_bool("ok", worst <= tol);
         cli_json_close();
     } else {
-        printf("%-14s %-11s %-28s %12.3e %12.3e  %s\n", inputs, mxp_isa_name((mxp_isa)isa), kernel, worst, tol,
+        printf("%-14s %-11s %-38s %12.3e %12.3e  %s\n", inputs, mxp_isa_name((mxp_isa)isa), kernel, worst, tol,
                worst <= tol ? "ok" : "EXCEEDS");
     }
 }
@@ -241,7 +241,7 @@ int cli_check_gemm(int argc, char **argv)
         cli_json_bool("full", use_full);
         cli_json_array("results");
     } else {
-        printf("%-14s %-11s %-28s %12s %12s\n", "inputs", "level", "kernel", "max error", "tolerance");
+        printf("%-14s %-11s %-38s %12s %12s\n", "inputs", "level", "kernel", "max error", "tolerance");
     }
     int bad = 0;
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {

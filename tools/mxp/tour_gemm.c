@@ -72,7 +72,7 @@ int tour_gemm(void)
     if (st == MXP_OK)
         st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, NE, NE, NE, 1.0, mxp_array_data(ex), MXP_F64, NE,
                       mxp_array_data(ey), MXP_F64, NE, 0.0, c64, MXP_F64, NE, NULL);
-    printf("  %-14s %-28s %9s %14s %7s %12s\n", "dtype", "kernel", "GFLOPS", "peak GFLOPS", "of peak", "error");
+    printf("  %-14s %-38s %9s %14s %7s %12s\n", "dtype", "kernel", "GFLOPS", "peak GFLOPS", "of peak", "error");
     const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2 };
     for (size_t t = 0; t < sizeof types / sizeof types[0] && st == MXP_OK; t++) {
         mxp_dtype dt = types[t], ct = dt == MXP_F64 ? MXP_F64 : MXP_F32;
@@ -80,14 +80,14 @@ int tour_gemm(void)
         mxp_convert(b, dt, mxp_array_data(y), MXP_F32, (size_t)big, NULL);
         double g = gemm_gflops(dt, ct, a, b, c);
         const char *kernel = mxp_gemm_kernel_name(dt, dt, NULL);
-        double pk = dt == MXP_F64 ? p64 : (strstr(kernel, "bf16_gemm") ? pbf : p32);
+        double pk = dt == MXP_F64 ? p64 : (strncmp(kernel, "mxp_bf16_", 9) == 0 ? pbf : p32);
         double err = dt == MXP_F64 ? 0 : error_vs_f64(dt, mxp_array_data(ex), mxp_array_data(ey), c64);
         char pks[32] = "-", pct[16] = "-";
         if (pk > 0) {
             snprintf(pks, sizeof pks, "%.0f", pk);
             snprintf(pct, sizeof pct, "%.0f%%", 100 * g / pk);
         }
-        printf("  %-14s %-28s %9.1f %14s %7s %12.2e\n", mxp_dtype_name(dt), kernel, g, pks, pct, err);
+        printf("  %-14s %-38s %9.1f %14s %7s %12.2e\n", mxp_dtype_name(dt), kernel, g, pks, pct, err);
     }
     printf("\nfloat16 and float8 are widened to float32 while packing, so they run at the\n"
            "float32 rate; bfloat16 uses vdpbf16ps.  The errors are those of rounding the\n"

@@ -18,9 +18,8 @@ from .._api import ROUNDINGS, _seed
 from ._blocks import as_dask, check_groups, meta, origin, piece_qparams, runs
 
 OBSERVERS = ("minmax", "moving_average", "percentile", "mse", "kl")
-_KIND = {"percentile": 3, "mse": 4, "kl": 5}
-_CODE_DTYPE = {"int8": np.int8, "int4": np.int8, "uint8": np.uint8, "uint4": np.uint8,
-               "float8_e4m3fn": _mxp.float8_e4m3fn, "float8_e5m2": _mxp.float8_e5m2}
+_KIND = {"percentile": _mxp.CALIB_PERCENTILE, "mse": _mxp.CALIB_MSE, "kl": _mxp.CALIB_KL}
+_CODE_DTYPE = _mxp.QTYPE_CODES  # the dtype of each qtype's codes (int8 for int4 ...)
 
 
 # ---- ranges ------------------------------------------------------------------
@@ -156,7 +155,8 @@ def _calibrate_histogram(x, qtype, symmetric, observer, percentile, bins):
     h = x.map_blocks(_hist_block, hmax, bins, chunks=chunks, new_axis=x.ndim, dtype=np.float64,
                      meta=meta(x.ndim + 1, np.float64))
     counts = np.ascontiguousarray(h.sum(axis=tuple(range(x.ndim))).compute(), np.float64)
-    t = _mxp._observer_from_histogram(_KIND[observer], qtype, bool(symmetric), float(percentile), counts, hmax, lo, hi)
+    t = _mxp._observer_from_histogram(_KIND[observer], qtype, symmetric=bool(symmetric), percentile=float(percentile),
+                                      counts=counts, hmax=hmax, lo=lo, hi=hi)
     return q.QParams._from_tuple(t)
 
 

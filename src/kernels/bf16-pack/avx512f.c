@@ -1,9 +1,8 @@
 /* B~ for the vdpbf16ps kernel (src/kernels/bf16-gemm/), with the check for
- * values it would flush on the way: the portable twin is pack_b_rows() in
- * src/gemm/pack.c. */
+ * values it would flush on the way: the portable twin is scalar.c. */
 #include <immintrin.h>
 
-#include "kernels/gemm-kernels.h"
+#include "kernels/pack-kernels.h"
 
 /* Rows 2q and 2q+1 of 32 columns into [32][2] (one row of a panel):
  *   x = r0[0] r0[1] ... r0[31], y = r1[0] ... r1[31]

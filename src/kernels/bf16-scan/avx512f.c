@@ -1,13 +1,13 @@
 /* The GEMM's check before the bfloat16 kernel: does a matrix hold a nonzero
  * |x| < 2^-63, whose products vdpbf16ps could flush?  32 values per
- * compare; the portable twin is has_tiny_bf16() in src/gemm/gemm.c. */
+ * compare; the portable twin is scalar.c. */
 #include <immintrin.h>
 
-#include "kernels/gemm-kernels.h"
+#include "kernels/pack-kernels.h"
 
 /* ---- bfloat16 values too small for vdpbf16ps ------------------------------ */
 
-bool mxp_bf16_has_tiny__avx512f(const uint16_t *x, size_t rows, size_t cols, size_t ld)
+bool mxp_bf16_scan_tiny__avx512f(const uint16_t *x, size_t rows, size_t cols, size_t ld)
 {
     const __m512i mag = _mm512_set1_epi16(0x7fff), one = _mm512_set1_epi16(1);
     const __m512i limit = _mm512_set1_epi16((127 - 63) << 7); /* the bits of 2^-63 */

@@ -1,10 +1,10 @@
 /* 32-bit transposes for packing (AVX2): as avx512f.c, in blocks of 8 lines
  * x 8 words (eight 32-byte loads, an 8 x 8 transpose, eight 32-byte
- * stores).  The portable twin is mxp_x32_transpose_ref (src/gemm/pack.c). */
+ * stores).  The portable twin is scalar.c. */
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "kernels/gemm-kernels.h"
+#include "kernels/pack-kernels.h"
 #include "kernels/x32-transpose/words.h"
 
 static inline __attribute__((always_inline)) void transpose8(const __m256 r[8], __m256 out[8])

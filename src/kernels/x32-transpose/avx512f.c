@@ -4,7 +4,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 
-#include "kernels/gemm-kernels.h"
+#include "kernels/pack-kernels.h"
 #include "kernels/x32-transpose/words.h"
 
 /* The 16 x 16 matrix of 32-bit words in r, transposed: out[q] holds word
@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) void transpose16(const __m512i r[16
  * sixteen 64-byte stores; the lines and words left over one at a time.
  * Reading whole 64-byte lines keeps packing a transposed operand off the
  * L1 set conflicts that 16-64 rows 4 KiB apart cause one word at a time.
- * The portable twin is mxp_x32_transpose_ref (src/gemm/pack.c). */
+ * The portable twin is scalar.c. */
 void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld)
 {
     const unsigned char *s = src;

@@ -1,5 +1,5 @@
 /* The words a 32-bit transpose kernel leaves to copy one at a time (lines
- * [c_lo, c_hi) x words [q_lo, q_hi)), as mxp_x32_transpose_ref copies
+ * [c_lo, c_hi) x words [q_lo, q_hi)), as mxp_x32_transpose__scalar copies
  * them: dst[q * dst_ld + c] = the word at src + c * ld + 4q. */
 #ifndef MXP_KERNELS_X32_TRANSPOSE_WORDS_H
 #define MXP_KERNELS_X32_TRANSPOSE_WORDS_H

@@ -1,5 +1,6 @@
-/* The integer GEMM micro-kernels (src/kernels/s8-gemm/) and their packing
- * (src/gemm/int8-pack.c, src/kernels/s8-pack/), one tile at a time, against
+/* The integer GEMM configurations (micro-kernels of src/kernels/u8s8-gemm/
+ * with the packing of src/gemm/int8-pack.c and src/kernels/s8-pack/,
+ * u8-pack/), one tile at a time, against
  * sums computed here in 64 bits and wrapped to 32, bit for bit: every
  * configuration this machine runs, every mr <= MR and nr <= NR, kc from 1
  * (odd, not a multiple of the K-group) to beyond the point where the raw
@@ -17,6 +18,7 @@
 
 #include "gemm/int8-internal.h"
 #include "mxp.h"
+#include "support/prng.h"
 
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -24,10 +26,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15u;
 
 static uint32_t next(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 16);
+    return (uint32_t)(prng_next(&rng) >> 16);
 }
 
 /* Values of one case: uniform, or only the ends (every pair of products
@@ -55,11 +54,11 @@ static int32_t from_bits(uint32_t u)
 }
 
 /* The distinct configurations of the levels this machine has. */
-static size_t configs(const mxp_u8s8_gemm_config **out, mxp_isa *levels)
+static size_t configs(const mxp_gemm_config **out, mxp_isa *levels)
 {
     size_t n = 0;
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
-        const mxp_u8s8_gemm_config *c = mxp_u8s8_gemm_config_for((mxp_isa)isa);
+        const mxp_gemm_config *c = mxp_gemm_config_for(MXP_S32, MXP_U8, MXP_S8, (mxp_isa)isa);
         if (n == 0 || out[n - 1] != c) {
             levels[n] = (mxp_isa)isa;
             out[n++] = c;
@@ -74,7 +73,7 @@ enum { GUARD_COLS = 3 };
 /* One tile: A mr x kc (uint8, or int8 that packing flips), B kc x nr, both
  * packed by the library; C (ldc = NR + GUARD_COLS, MR rows) starts as
  * guards, or as values the kernel adds to. */
-static void check_tile(const mxp_u8s8_gemm_config *cfg, mxp_dtype at, size_t mr, size_t nr, size_t kc, enum gen g,
+static void check_tile(const mxp_gemm_config *cfg, mxp_dtype at, size_t mr, size_t nr, size_t kc, enum gen g,
                        bool corrections)
 {
     const size_t MR = cfg->mr, NR = cfg->nr, ldc = NR + GUARD_COLS;
@@ -107,7 +106,7 @@ static void check_tile(const mxp_u8s8_gemm_config *cfg, mxp_dtype at, size_t mr,
             want[i * ldc + j] = from_bits(s);
         }
     const size_t kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack;
-    cfg->ukernel(mr, nr, kcp, pa, pb, c, ldc, corrections ? row_off : NULL, corrections ? col_off : NULL);
+    cfg->ukernel_s32(mr, nr, kcp, pa, pb, c, ldc, corrections ? row_off : NULL, corrections ? col_off : NULL);
     for (size_t i = 0; i < MR * ldc; i++)
         if (c[i] != want[i])
             fail_msg("%s: %s A, mr %zu nr %zu kc %zu gen %d corrections %d: c[%zu][%zu] = %d, want %d", cfg->name,
@@ -125,7 +124,7 @@ static void check_tile(const mxp_u8s8_gemm_config *cfg, mxp_dtype at, size_t mr,
 static void test_u8s8_ukernels_give_the_exact_sums_on_every_edge_tile(void **state)
 {
     (void)state;
-    const mxp_u8s8_gemm_config *cfg[MXP_ISA_COUNT];
+    const mxp_gemm_config *cfg[MXP_ISA_COUNT];
     mxp_isa level[MXP_ISA_COUNT];
     const size_t ncfg = configs(cfg, level);
     const size_t kcs[] = { 1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 33, 64, 255 };
@@ -146,7 +145,7 @@ static void test_u8s8_ukernels_give_the_exact_sums_on_every_edge_tile(void **sta
 static void test_u8s8_ukernels_wrap_their_raw_sums_at_the_largest_k(void **state)
 {
     (void)state;
-    const mxp_u8s8_gemm_config *cfg[MXP_ISA_COUNT];
+    const mxp_gemm_config *cfg[MXP_ISA_COUNT];
     mxp_isa level[MXP_ISA_COUNT];
     const size_t ncfg = configs(cfg, level);
     for (size_t f = 0; f < ncfg; f++) {
@@ -166,7 +165,7 @@ static void test_u8s8_ukernels_wrap_their_raw_sums_at_the_largest_k(void **state
 static void test_int8_packing_equals_its_portable_twin(void **state)
 {
     (void)state;
-    const mxp_u8s8_gemm_config *cfg[MXP_ISA_COUNT];
+    const mxp_gemm_config *cfg[MXP_ISA_COUNT];
     mxp_isa level[MXP_ISA_COUNT];
     const size_t ncfg = configs(cfg, level);
     const size_t rows = 80, ld = 83; /* op(X) blocks reach row and column 9 + 61, 4 + 70 */

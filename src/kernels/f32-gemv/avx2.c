@@ -1,11 +1,11 @@
-/* Matrix-vector products for M = 1 GEMMs, AVX2 + FMA + F16C (the AVX-512
- * kernels of avx512f.c at 8 float32 / 4 float64 lanes): B streamed once
- * from the caller's memory, no packing.
+/* float32 matrix-vector products for M = 1 GEMMs, AVX2 + FMA + F16C (the
+ * AVX-512 kernel of avx512f.c at 8 lanes): B streamed once from the
+ * caller's memory, no packing.
  *   y[j] = sum_p x[p] * B[p][j]   (B rows contiguous: 4 rows per pass over y)
  *   y[j] = sum_p x[p] * B[j][p]   (B transposed: a dot product per column)
  * Each y[j] of the rows form is the same chain of fused multiply-adds in p
  * order as at AVX-512, so the two give the same bits; the tails go
- * element by element with fmaf/fma. */
+ * element by element with fmaf. */
 #include <immintrin.h>
 #include <math.h>
 #include <stdint.h>
@@ -112,7 +112,7 @@ MXP_INLINE void dots_kernel(size_t k, size_t n, const float *x, const unsigned c
     }
 }
 
-void mxp_gemv_f32acc__avx2(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,
+void mxp_f32_gemv__avx2(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,
                            size_t ld_bytes, float *y)
 {
     switch (kind) {
@@ -134,56 +134,5 @@ void mxp_gemv_f32acc__avx2(int trans_b, int kind, size_t k, size_t n, const floa
         else
             rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F32);
         break;
-    }
-}
-
-/* ---- float64: y = x B, 4 lanes, the same two shapes ------------------------ */
-
-void mxp_gemv_f64__avx2(int trans_b, size_t k, size_t n, const double *x, const double *b, size_t ldb, double *y)
-{
-    if (trans_b) { /* y[j] = dot(x, row j of B) */
-        for (size_t j = 0; j < n; j++) {
-            const double *row = b + j * ldb;
-            __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
-            size_t p = 0;
-            for (; p + 8 <= k; p += 8) {
-                acc0 = _mm256_fmadd_pd(_mm256_loadu_pd(x + p), _mm256_loadu_pd(row + p), acc0);
-                acc1 = _mm256_fmadd_pd(_mm256_loadu_pd(x + p + 4), _mm256_loadu_pd(row + p + 4), acc1);
-            }
-            const __m256d v = _mm256_add_pd(acc0, acc1);
-            const __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-            double s = _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)));
-            for (; p < k; p++)
-                s = fma(x[p], row[p], s);
-            y[j] = s;
-        }
-        return;
-    }
-    for (size_t j = 0; j < n; j++)
-        y[j] = 0;
-    const size_t n4 = n / 4 * 4;
-    size_t p = 0;
-    for (; p + 4 <= k; p += 4) { /* four rows of B per pass over y */
-        const double *r0 = b + p * ldb, *r1 = r0 + ldb, *r2 = r1 + ldb, *r3 = r2 + ldb;
-        const __m256d x0 = _mm256_set1_pd(x[p]), x1 = _mm256_set1_pd(x[p + 1]);
-        const __m256d x2 = _mm256_set1_pd(x[p + 2]), x3 = _mm256_set1_pd(x[p + 3]);
-        for (size_t j = 0; j < n4; j += 4) {
-            __m256d acc = _mm256_loadu_pd(y + j);
-            acc = _mm256_fmadd_pd(x0, _mm256_loadu_pd(r0 + j), acc);
-            acc = _mm256_fmadd_pd(x1, _mm256_loadu_pd(r1 + j), acc);
-            acc = _mm256_fmadd_pd(x2, _mm256_loadu_pd(r2 + j), acc);
-            acc = _mm256_fmadd_pd(x3, _mm256_loadu_pd(r3 + j), acc);
-            _mm256_storeu_pd(y + j, acc);
-        }
-        for (size_t j = n4; j < n; j++)
-            y[j] = fma(x[p + 3], r3[j], fma(x[p + 2], r2[j], fma(x[p + 1], r1[j], fma(x[p], r0[j], y[j]))));
-    }
-    for (; p < k; p++) {
-        const double *r = b + p * ldb;
-        const __m256d xp = _mm256_set1_pd(x[p]);
-        for (size_t j = 0; j < n4; j += 4)
-            _mm256_storeu_pd(y + j, _mm256_fmadd_pd(xp, _mm256_loadu_pd(r + j), _mm256_loadu_pd(y + j)));
-        for (size_t j = n4; j < n; j++)
-            y[j] = fma(x[p], r[j], y[j]);
     }
 }

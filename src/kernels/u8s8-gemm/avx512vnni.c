@@ -1,5 +1,5 @@
-/* uint8 x int8 GEMM micro-kernel, MR x NR = 8 x 48, AVX512_VNNI (this file
- * is built at the avx512bf16 level, which guarantees VNNI: CMakeLists.txt).
+/* uint8 x int8 GEMM micro-kernel, MR x NR = 8 x 48, AVX512_VNNI (run at
+ * the avx512bf16 level, which guarantees VNNI).
  * vpdpbusd adds to each int32 lane the four products of a quad of unsigned
  * bytes (a broadcast quad of A~, one row) with a quad of signed bytes (B~,
  * one column): panels [kc/4][8][4] and [kc/4][48][4].  24 accumulators, 3

@@ -1,0 +1,67 @@
+/* The twins of the vdpbf16ps kernels (avx512bf16.c), element by element as
+ * the instruction computes each lane: per k-pair, the odd product then the
+ * even one added by fused multiply-adds rounding to nearest even, bfloat16
+ * subnormal inputs read as zero and float32 subnormal results flushed to
+ * zero (its DAZ and FTZ, whatever the MXCSR says); then alpha * sum and
+ * beta * C in one fused multiply-add, as the float32 kernels. */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/gemm-kernels.h"
+
+#if MXP_HAVE_X86_KERNELS
+static float bf16_daz(uint16_t v)
+{
+    const uint32_t u = (v & 0x7f80u) == 0 ? (uint32_t)(v & 0x8000u) << 16 : (uint32_t)v << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static float ftz(float x)
+{
+    return fabsf(x) < FLT_MIN ? copysignf(0.0f, x) : x;
+}
+
+/* Element (i, p) of A at a[i * a_row + p / 2 * a_pair + p % 2]; (p, j) of B
+ * at b[p / 2 * b_pair + j * b_col + p % 2 * b_odd].  An odd kc's last pair
+ * has a zero second value. */
+static void dot_tile(size_t mr, size_t nr, size_t kc, const uint16_t *a, size_t a_row, size_t a_pair,
+                     const uint16_t *b, size_t b_pair, size_t b_col, size_t b_odd, float *c, size_t ldc,
+                     double alpha, double beta)
+{
+    const float fa = (float)alpha, fb = (float)beta;
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++) {
+            float s = 0;
+            for (size_t p = 0; p < kc; p += 2) {
+                const uint16_t *ap = a + i * a_row + p / 2 * a_pair, *bp = b + p / 2 * b_pair + j * b_col;
+                const bool odd = p + 1 < kc;
+                s = ftz(fmaf(odd ? bf16_daz(ap[1]) : 0.0f, odd ? bf16_daz(bp[b_odd]) : 0.0f, s));
+                s = ftz(fmaf(bf16_daz(ap[0]), bf16_daz(bp[0]), s));
+            }
+            const float x = fa * s;
+            c[i * ldc + j] = beta != 0 ? fmaf(fb, c[i * ldc + j], x) : x;
+        }
+}
+
+void mxp_bf16_gemm_ukernel_6x32__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                        size_t ldc, double alpha, double beta)
+{
+    dot_tile(mr, nr, kc, a, 2, 12, b, 64, 2, 1, c, ldc, alpha, beta);
+}
+
+void mxp_bf16_gemm_ukernel_6x32_a__scalar(size_t mr, size_t nr, size_t kc, const void *a, size_t lda,
+                                          const void *b, void *c, size_t ldc, double alpha, double beta)
+{
+    dot_tile(mr, nr, kc, a, lda, 2, b, 64, 2, 1, c, ldc, alpha, beta);
+}
+
+void mxp_bf16_gemm_direct_8x32__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
+                                       void *c, size_t ldc, double alpha, double beta)
+{
+    dot_tile(mr, nr, kc, a, 2, 16, b, 2 * ldb, 1, ldb, c, ldc, alpha, beta);
+}
+#endif

@@ -1,0 +1,101 @@
+/* float32 matrix-vector products for M = 1 GEMMs (one token of a language
+ * model): B is streamed once, straight from the caller's memory, no packing.
+ *   y[j] = sum_p x[p] * B[p][j]   (B rows contiguous: 4 rows per pass)
+ *   y[j] = sum_p x[p] * B[j][p]   (B transposed: 4 dot products per pass)
+ * B is float32, bfloat16 or float16 (widened exactly in registers), x and y
+ * float32. */
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/gemv-kernels.h"
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+
+/* 16 values of B's row at element j, widened to float32. */
+MXP_INLINE __m512 load16(const void *row, size_t j, int kind, __mmask16 m)
+{
+    switch (kind) {
+    case MXP_GEMV_BF16:
+        return _mm512_castsi512_ps(_mm512_slli_epi32(
+            _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, (const uint16_t *)row + j)), 16));
+    case MXP_GEMV_F16:
+        return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, (const uint16_t *)row + j));
+    default:
+        return _mm512_maskz_loadu_ps(m, (const float *)row + j);
+    }
+}
+
+MXP_INLINE void rows_kernel(size_t k, size_t n, const float *x, const unsigned char *b, size_t ld_bytes, float *y,
+                            int kind)
+{
+    for (size_t j = 0; j < n; j++)
+        y[j] = 0;
+    size_t p = 0;
+    for (; p + 4 <= k; p += 4) {
+        const unsigned char *r0 = b + p * ld_bytes, *r1 = r0 + ld_bytes, *r2 = r1 + ld_bytes, *r3 = r2 + ld_bytes;
+        const __m512 x0 = _mm512_set1_ps(x[p]), x1 = _mm512_set1_ps(x[p + 1]);
+        const __m512 x2 = _mm512_set1_ps(x[p + 2]), x3 = _mm512_set1_ps(x[p + 3]);
+        for (size_t j = 0; j < n; j += 16) {
+            __mmask16 m = n - j >= 16 ? 0xffff : (__mmask16)((1u << (n - j)) - 1);
+            __m512 acc = _mm512_maskz_loadu_ps(m, y + j);
+            acc = _mm512_fmadd_ps(x0, load16(r0, j, kind, m), acc);
+            acc = _mm512_fmadd_ps(x1, load16(r1, j, kind, m), acc);
+            acc = _mm512_fmadd_ps(x2, load16(r2, j, kind, m), acc);
+            acc = _mm512_fmadd_ps(x3, load16(r3, j, kind, m), acc);
+            _mm512_mask_storeu_ps(y + j, m, acc);
+        }
+    }
+    for (; p < k; p++) {
+        const __m512 xp = _mm512_set1_ps(x[p]);
+        for (size_t j = 0; j < n; j += 16) {
+            __mmask16 m = n - j >= 16 ? 0xffff : (__mmask16)((1u << (n - j)) - 1);
+            __m512 acc = _mm512_fmadd_ps(xp, load16(b + p * ld_bytes, j, kind, m), _mm512_maskz_loadu_ps(m, y + j));
+            _mm512_mask_storeu_ps(y + j, m, acc);
+        }
+    }
+}
+
+MXP_INLINE void dots_kernel(size_t k, size_t n, const float *x, const unsigned char *b, size_t ld_bytes, float *y,
+                            int kind)
+{
+    for (size_t j = 0; j < n; j++) {
+        const unsigned char *row = b + j * ld_bytes;
+        __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+        size_t p = 0;
+        for (; p + 32 <= k; p += 32) {
+            acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + p), load16(row, p, kind, 0xffff), acc0);
+            acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + p + 16), load16(row, p + 16, kind, 0xffff), acc1);
+        }
+        for (; p < k; p += 16) {
+            __mmask16 m = k - p >= 16 ? 0xffff : (__mmask16)((1u << (k - p)) - 1);
+            acc0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + p), load16(row, p, kind, m), acc0);
+        }
+        y[j] = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
+    }
+}
+
+void mxp_f32_gemv__avx512f(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,
+                              size_t ld_bytes, float *y)
+{
+    switch (kind) {
+    case MXP_GEMV_BF16:
+        if (trans_b)
+            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_BF16);
+        else
+            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_BF16);
+        break;
+    case MXP_GEMV_F16:
+        if (trans_b)
+            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F16);
+        else
+            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F16);
+        break;
+    default:
+        if (trans_b)
+            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F32);
+        else
+            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F32);
+        break;
+    }
+}

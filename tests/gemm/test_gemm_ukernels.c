@@ -1,0 +1,362 @@
+/* Every GEMM micro-kernel of src/kernels/gemm-list.inc and
+ * u8s8-gemm-list.inc that this CPU runs, against its twin on random panels,
+ * bit for bit: every mr <= MR, nr from 1 to NR (edges on both sides of the
+ * vector widths), kc = 1, odd values and a few hundred (a kernel that packs
+ * pairs gets an odd kc's zero-padded last pair), alpha 1 and not, beta 0
+ * with NaN already in C (which must be overwritten), beta 1 and others;
+ * operands read in place at an unaligned start; C's elements outside the
+ * tile left alone.  The float kernels' promise is each element's chain of
+ * fused multiply-adds in k order (vdpbf16ps: the odd product of a pair,
+ * then the even one), then alpha * sum + beta * C in one fused
+ * multiply-add; the integer kernels', the sums modulo 2^32 (every order
+ * gives them).  The scalar level's own kernels are their own twins: they
+ * are checked against sums computed here (plain multiply and add). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kernels/gemm-kernels.h"
+#include "mxp/cpu.h"
+#include "mxp/dtype.h"
+#include "support/prng.h"
+
+#define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
+
+enum form { PACKED, A_IN_PLACE, DIRECT };
+
+/* One line of the float list; an A-in-place line takes its parameters from
+ * the line of the kernel it varies (`of`). */
+typedef struct fline {
+    const char *name;
+    enum form form;
+    mxp_gemm_ukernel_fn packed, packed_twin, of;
+    mxp_gemm_ukernel_a_fn in_place, in_place_twin;
+    mxp_gemm_direct_fn direct, direct_twin;
+    mxp_dtype acc, type; /* type: the panels' elements */
+    size_t kpack;
+    mxp_isa isa;
+    size_t mr, nr;
+} fline;
+
+static fline flines[] = {
+#define MXP_GEMM_UKERNEL(f, acc, packed, kpack, isa, mr, nr, mc, kc, nc, twin) \
+    { #f, PACKED, f, twin, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
+#define MXP_GEMM_UKERNEL_A(f, of, twin) \
+    { #f, A_IN_PLACE, NULL, NULL, of, f, twin, NULL, NULL, MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, 0, 0, 0, 0 },
+#define MXP_GEMM_DIRECT(f, acc, packed, kpack, isa, mr, nr, kc, step, step_multi, max_m, twin) \
+    { #f, DIRECT, NULL, NULL, NULL, NULL, NULL, f, twin, acc, packed, kpack, isa, mr, nr },
+#include "kernels/gemm-list.inc"
+#undef MXP_GEMM_UKERNEL
+#undef MXP_GEMM_UKERNEL_A
+#undef MXP_GEMM_DIRECT
+};
+
+typedef struct iline {
+    const char *name;
+    mxp_u8s8_gemm_ukernel_fn packed, packed_twin, of;
+    mxp_u8s8_gemm_ukernel_a_fn in_place, in_place_twin;
+    mxp_dtype type;
+    size_t kpack;
+    mxp_isa isa;
+    size_t mr, nr;
+} iline;
+
+static iline ilines[] = {
+#define MXP_U8S8_GEMM_UKERNEL(f, packed, kpack, isa, mr, nr, mc, kc, nc, deep_m, twin) \
+    { #f, f, twin, NULL, NULL, NULL, packed, kpack, isa, mr, nr },
+#define MXP_U8S8_GEMM_UKERNEL_A(f, of, twin) { #f, NULL, NULL, of, f, twin, MXP_DTYPE_INVALID, 0, 0, 0, 0 },
+#include "kernels/u8s8-gemm-list.inc"
+#undef MXP_U8S8_GEMM_UKERNEL
+#undef MXP_U8S8_GEMM_UKERNEL_A
+};
+
+/* The A-in-place lines' parameters from the lines they vary. */
+static int fill_in_place_lines(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NELEMS(flines); i++)
+        for (size_t j = 0; flines[i].form == A_IN_PLACE && j < NELEMS(flines); j++)
+            if (flines[j].form == PACKED && flines[j].packed == flines[i].of) {
+                fline *f = &flines[i];
+                f->acc = flines[j].acc, f->type = flines[j].type, f->kpack = flines[j].kpack;
+                f->isa = flines[j].isa, f->mr = flines[j].mr, f->nr = flines[j].nr;
+            }
+    for (size_t i = 0; i < NELEMS(ilines); i++)
+        for (size_t j = 0; !ilines[i].packed && j < NELEMS(ilines); j++)
+            if (ilines[j].packed == ilines[i].of) {
+                iline *f = &ilines[i];
+                f->type = ilines[j].type, f->kpack = ilines[j].kpack, f->isa = ilines[j].isa;
+                f->mr = ilines[j].mr, f->nr = ilines[j].nr;
+            }
+    for (size_t i = 0; i < NELEMS(flines); i++)
+        assert_true(flines[i].mr > 0); /* every A line varies a listed kernel */
+    for (size_t i = 0; i < NELEMS(ilines); i++)
+        assert_true(ilines[i].mr > 0);
+    return 0;
+}
+
+static uint64_t rng = 0x243f6a8885a308d3u;
+
+/* A random value of the panels' type, its bits at p: float32 and float64
+ * with exponents over 2^-5 .. 2^4 (sums with cancellation and rounding in
+ * every position); bfloat16 mostly over 2^-8 .. 2^1, a quarter subnormal
+ * (read as zero) and a quarter around 2^-67 (products that vdpbf16ps
+ * flushes: the GEMM keeps such values from it, the twin follows it). */
+static void random_value(mxp_dtype t, void *p)
+{
+    const uint64_t r = prng_next(&rng);
+    const int e = (int)(r % 10) - 5;
+    const double v = ldexp((double)(r >> 11) * 0x1p-53 + 0.5, e) * (r & 1024 ? -1 : 1);
+    if (t == MXP_F64) {
+        memcpy(p, &v, 8);
+    } else if (t == MXP_F32) {
+        const float f = (float)v;
+        memcpy(p, &f, 4);
+    } else { /* bfloat16 */
+        const uint64_t kind = (r >> 20) % 4;
+        const uint16_t ex = (uint16_t)(kind == 0 ? (r >> 1) % 3 : kind == 1 ? 60 + (r >> 1) % 10 : 119 + (r >> 1) % 10);
+        const uint16_t b = (uint16_t)((r & 1) << 15 | ex << 7 | (r >> 8) % 128);
+        memcpy(p, &b, 2);
+    }
+}
+
+static void random_values(mxp_dtype t, void *p, size_t n)
+{
+    const size_t s = mxp_dtype_itemsize(t);
+    for (size_t i = 0; i < n; i++)
+        random_value(t, (unsigned char *)p + i * s);
+}
+
+/* The sums the scalar level's kernels compute, plain multiply and add in k
+ * order, into c (float32 or float64 acc). */
+static void plain_tile(mxp_dtype acc, size_t MR, size_t NR, size_t mr, size_t nr, size_t kc, const void *a,
+                       const void *b, void *c, size_t ldc, double alpha, double beta)
+{
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++)
+            if (acc == MXP_F32) {
+                const float *pa = a, *pb = b;
+                float s = 0, *x = (float *)c + i * ldc + j;
+                for (size_t p = 0; p < kc; p++)
+                    s += pa[p * MR + i] * pb[p * NR + j];
+                *x = beta == 0 ? (float)alpha * s : (float)alpha * s + (float)beta * *x;
+            } else {
+                const double *pa = a, *pb = b;
+                double s = 0, *x = (double *)c + i * ldc + j;
+                for (size_t p = 0; p < kc; p++)
+                    s += pa[p * MR + i] * pb[p * NR + j];
+                *x = beta == 0 ? alpha * s : alpha * s + beta * *x;
+            }
+}
+
+static const double alphas[] = { 1.0, -1.5, 1.0, 0.3, 1.0, -1.5 };
+static const double betas[] = { 0.0, 0.0, 1.0, 1.0, -0.75, 2.5 };
+
+/* Zeroes the second value of a zero-padded last k-pair in a [kcp/2][w][2]
+ * panel (kc odd). */
+static void pad_last_pair(unsigned char *panel, size_t w, size_t kc, size_t size)
+{
+    if (kc % 2)
+        for (size_t l = 0; l < w; l++)
+            memset(panel + ((kc / 2 * w + l) * 2 + 1) * size, 0, size);
+}
+
+/* One case of a float line: both functions on the same operands and C. */
+static void check_float(const fline *f, size_t mr, size_t nr, size_t kc, double alpha, double beta)
+{
+    const size_t MR = f->mr, NR = f->nr, ts = mxp_dtype_itemsize(f->type), cs = mxp_dtype_itemsize(f->acc);
+    const size_t kcp = (kc + f->kpack - 1) / f->kpack * f->kpack, ldc = NR + 3, lda = kcp + 3, ldb = NR + 5;
+    /* A~ [kcp][MR] (in place: MR rows lda apart); B~ [kcp][NR] (direct: kcp rows ldb apart); one element more
+     * in front: the operands read in place start there, unaligned */
+    unsigned char *a = malloc((MR * lda + 1) * ts), *b = malloc((kcp * ldb + 1) * ts);
+    unsigned char *c = malloc(MR * ldc * cs), *c_twin = malloc(MR * ldc * cs);
+    assert_true(a && b && c && c_twin);
+    random_values(f->type, a, MR * lda + 1);
+    random_values(f->type, b, kcp * ldb + 1);
+    if (f->form != A_IN_PLACE && f->kpack == 2)
+        pad_last_pair(a, MR, kc, ts);
+    if (f->form == PACKED && f->kpack == 2)
+        pad_last_pair(b, NR, kc, ts);
+    random_values(f->acc, c, MR * ldc);
+    for (size_t i = 0; i < mr && beta == 0; i++) /* beta 0 overwrites NaN */
+        for (size_t j = 0; j < nr; j++)
+            memcpy(c + (i * ldc + j) * cs, f->acc == MXP_F32 ? (const void *)&(const float){ NAN }
+                                                               : (const void *)&(const double){ NAN }, cs);
+    memcpy(c_twin, c, MR * ldc * cs);
+    switch (f->form) {
+    case PACKED:
+        f->packed(mr, nr, kcp, a, b, c, ldc, alpha, beta);
+        if (f->packed_twin == f->packed)
+            plain_tile(f->acc, MR, NR, mr, nr, kcp, a, b, c_twin, ldc, alpha, beta);
+        else
+            f->packed_twin(mr, nr, kcp, a, b, c_twin, ldc, alpha, beta);
+        break;
+    case A_IN_PLACE:
+        f->in_place(mr, nr, kcp, a + ts, lda, b, c, ldc, alpha, beta);
+        f->in_place_twin(mr, nr, kcp, a + ts, lda, b, c_twin, ldc, alpha, beta);
+        break;
+    case DIRECT:
+        f->direct(mr, nr, kc, a, b + ts, ldb, c, ldc, alpha, beta);
+        f->direct_twin(mr, nr, kc, a, b + ts, ldb, c_twin, ldc, alpha, beta);
+        break;
+    }
+    for (size_t i = 0; i < MR * ldc; i++)
+        if (memcmp(c + i * cs, c_twin + i * cs, cs) != 0) {
+            const double got = cs == 4 ? (double)((float *)(void *)c)[i] : ((double *)(void *)c)[i];
+            const double want = cs == 4 ? (double)((float *)(void *)c_twin)[i] : ((double *)(void *)c_twin)[i];
+            fail_msg("%s: mr %zu nr %zu kc %zu alpha %g beta %g: c[%zu][%zu] = %a, the twin's %a", f->name, mr, nr,
+                     kc, alpha, beta, i / ldc, i % ldc, got, want);
+        }
+    free(a);
+    free(b);
+    free(c);
+    free(c_twin);
+}
+
+/* Runs run(line, mr, nr, i, w) for every mr <= MR, nr at the edges of the
+ * vectors (1, 2, 7, 8, 9 ... NR) and i < count (a kc), w a number that
+ * varies with all three. */
+static void each_tile(const void *line, size_t MR, size_t NR, size_t count,
+                      void (*run)(const void *line, size_t mr, size_t nr, size_t i, size_t w))
+{
+    const size_t v[] = { 1, 2, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 47 };
+    for (size_t mr = 1; mr <= MR; mr++)
+        for (size_t in = 0; in <= NELEMS(v); in++) {
+            const size_t nr = in < NELEMS(v) && v[in] < NR ? v[in] : NR;
+            for (size_t i = 0; i < count; i++)
+                run(line, mr, nr, i, mr * 7 + in * 3 + i);
+            if (nr == NR)
+                break;
+        }
+}
+
+static const size_t kcs[] = { 1, 2, 3, 5, 8, 17, 64, 255 };
+
+static void run_float(const void *line, size_t mr, size_t nr, size_t i, size_t w)
+{
+    const fline *f = line;
+    if (f->form == A_IN_PLACE && kcs[i] % f->kpack)
+        return; /* A in place: whole k-groups */
+    check_float(f, mr, nr, kcs[i], alphas[w % NELEMS(alphas)], betas[w % NELEMS(betas)]);
+}
+
+static void test_float_ukernels_equal_their_twins(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (size_t i = 0; i < NELEMS(flines); i++)
+        if (flines[i].isa <= mxp_isa_supported()) {
+            print_message("%s\n", flines[i].name);
+            each_tile(&flines[i], flines[i].mr, flines[i].nr, NELEMS(kcs), run_float);
+            ran++;
+        }
+    if (!ran)
+        skip();
+}
+
+/* ---- integer ----------------------------------------------------------------- */
+
+/* Panels of the K-group layout: K-quads of bytes (A~ uint8, B~ int8) or
+ * int16 K-pairs holding those ranges, as packing makes them. */
+static void random_int_panel(mxp_dtype type, bool is_a, void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t r = (uint8_t)prng_next(&rng);
+        if (type == MXP_U8)
+            ((uint8_t *)p)[i] = r;
+        else
+            ((int16_t *)p)[i] = is_a ? (int16_t)r : (int16_t)(int8_t)r;
+    }
+}
+
+static int32_t wrap(uint32_t x)
+{
+    return x <= INT32_MAX ? (int32_t)x : -(int32_t)~x - 1;
+}
+
+/* The sums of the scalar level's K-quad kernel, computed here. */
+static void quad_tile(size_t MR, size_t NR, size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
+                      int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
+{
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++) {
+            uint32_t s = row_off ? (uint32_t)row_off[i] + (uint32_t)col_off[j] : (uint32_t)c[i * ldc + j];
+            for (size_t p = 0; p < kc; p++)
+                s += (uint32_t)(a[p / 4 * 4 * MR + 4 * i + p % 4] * b[p / 4 * 4 * NR + 4 * j + p % 4]);
+            c[i * ldc + j] = wrap(s);
+        }
+}
+
+static void check_int(const iline *f, size_t mr, size_t nr, size_t kc, bool corrections)
+{
+    const size_t MR = f->mr, NR = f->nr, ts = mxp_dtype_itemsize(f->type), ldc = NR + 3, lda = kc + 5;
+    unsigned char *a = malloc(MR * lda * ts + 1), *b = malloc(kc * NR * ts);
+    int32_t *c = malloc(MR * ldc * sizeof *c), *c_twin = malloc(MR * ldc * sizeof *c);
+    int32_t row_off[64], col_off[64];
+    assert_true(a && b && c && c_twin && MR <= 64 && NR <= 64);
+    random_int_panel(f->type, true, a, MR * lda + (ts == 1));
+    random_int_panel(f->type, false, b, kc * NR);
+    for (size_t i = 0; i < MR * ldc; i++)
+        c[i] = (int32_t)prng_next(&rng);
+    for (size_t i = 0; i < 64; i++) {
+        row_off[i] = (int32_t)prng_next(&rng);
+        col_off[i] = (int32_t)prng_next(&rng);
+    }
+    memcpy(c_twin, c, MR * ldc * sizeof *c);
+    const int32_t *ro = corrections ? row_off : NULL, *co = corrections ? col_off : NULL;
+    if (f->packed) {
+        f->packed(mr, nr, kc, a, b, c, ldc, ro, co);
+        if (f->packed_twin == f->packed)
+            quad_tile(MR, NR, mr, nr, kc, a, (const int8_t *)b, c_twin, ldc, ro, co);
+        else
+            f->packed_twin(mr, nr, kc, a, b, c_twin, ldc, ro, co);
+    } else { /* uint8 A in place, one byte off */
+        f->in_place(mr, nr, kc, a + 1, lda, (const int8_t *)b, c, ldc, ro, co);
+        f->in_place_twin(mr, nr, kc, a + 1, lda, (const int8_t *)b, c_twin, ldc, ro, co);
+    }
+    for (size_t i = 0; i < MR * ldc; i++)
+        if (c[i] != c_twin[i])
+            fail_msg("%s: mr %zu nr %zu kc %zu corrections %d: c[%zu][%zu] = %d, the twin's %d", f->name, mr, nr, kc,
+                     (int)corrections, i / ldc, i % ldc, c[i], c_twin[i]);
+    free(a);
+    free(b);
+    free(c);
+    free(c_twin);
+}
+
+static const size_t kgroups[] = { 1, 2, 3, 5, 16, 129 }; /* kc = kgroups * kpack */
+
+static void run_int(const void *line, size_t mr, size_t nr, size_t i, size_t w)
+{
+    const iline *f = line;
+    check_int(f, mr, nr, kgroups[i] * f->kpack, w % 2);
+}
+
+static void test_integer_ukernels_equal_their_twins(void **state)
+{
+    (void)state;
+    int ran = 0;
+    for (size_t i = 0; i < NELEMS(ilines); i++)
+        if (ilines[i].isa <= mxp_isa_supported()) {
+            print_message("%s\n", ilines[i].name);
+            each_tile(&ilines[i], ilines[i].mr, ilines[i].nr, NELEMS(kgroups), run_int);
+            ran++;
+        }
+    if (!ran)
+        skip();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_float_ukernels_equal_their_twins),
+        cmocka_unit_test(test_integer_ukernels_equal_their_twins),
+    };
+    return cmocka_run_group_tests(tests, fill_in_place_lines, NULL);
+}
