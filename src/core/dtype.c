@@ -2,6 +2,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/dtype-internal.h"
 #include "mxp/dtype.h"
 
 #define INT_TRAITS(dt_, name_, short_, size_, kind_, signed_, max_, lowest_) \
@@ -111,8 +112,6 @@ mxp_dtype mxp_dtype_from_name(const char *name)
 
 /* ---- promotion ------------------------------------------------------- */
 
-static bool is_int(mxp_dtype t) { return t >= MXP_S8 && t <= MXP_U64; }
-static bool is_float(mxp_dtype t) { return t >= MXP_F16; }
 static bool is_new_float(mxp_dtype t) { return t == MXP_BF16 || t == MXP_E4M3 || t == MXP_E5M2; }
 
 /* NumPy's integer promotion: same signedness -> the larger; mixed -> the
@@ -139,7 +138,7 @@ static bool holds_exactly(mxp_dtype f, mxp_dtype t)
     const mxp_dtype_traits *F = &traits_table[f], *T = &traits_table[t];
     if (t == MXP_BOOL || f == t)
         return true;
-    if (is_int(t)) {
+    if (mxp_is_int_dtype(t)) {
         uint64_t mag = T->is_signed ? T->max_exact_int + 1 : T->max_exact_int;
         return F->max_exact_int >= mag;
     }
@@ -167,7 +166,7 @@ mxp_dtype mxp_promote_types(mxp_dtype a, mxp_dtype b)
         return b;
     if (b == MXP_BOOL)
         return a;
-    if (is_int(a) && is_int(b))
+    if (mxp_is_int_dtype(a) && mxp_is_int_dtype(b))
         return promote_ints(a, b);
     if (is_new_float(a) || is_new_float(b)) {
         if (a == MXP_S64 || a == MXP_U64 || b == MXP_S64 || b == MXP_U64)
@@ -181,8 +180,8 @@ mxp_dtype mxp_promote_types(mxp_dtype a, mxp_dtype b)
         return MXP_F64;
     }
     /* NumPy's own float types: f16 < f32 < f64, ints widen by size. */
-    mxp_dtype fa = is_float(a) ? a : float_for_int(a);
-    mxp_dtype fb = is_float(b) ? b : float_for_int(b);
+    mxp_dtype fa = mxp_is_float_dtype(a) ? a : float_for_int(a);
+    mxp_dtype fb = mxp_is_float_dtype(b) ? b : float_for_int(b);
     return fa > fb ? fa : fb;
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/dtype-internal.h"
 #include "core/abi.h"
 #include "core/error.h"
 #include "core/fpenv.h"
@@ -15,11 +16,6 @@
 #include "mxp/gemm.h"
 
 enum { CHUNK = 512 };
-
-static bool is_float(mxp_dtype t)
-{
-    return mxp_dtype_is_valid(t) && mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT;
-}
 
 /* A stored matrix of rows x cols with leading dimension ld (as mxp_gemm checks it). */
 static mxp_status check_matrix(const char *name, const void *p, size_t rows, size_t cols, size_t ld, mxp_dtype t)
@@ -123,7 +119,7 @@ static mxp_status gemm_safe(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
                                 (int)so->strategy), report, &r);
     const mxp_dtype types[3] = { a_type, b_type, c_type };
     for (int t = 0; t < 3; t++)
-        if (mxp_dtype_is_valid(types[t]) && !is_float(types[t]))
+        if (mxp_dtype_is_valid(types[t]) && !mxp_is_float_dtype(types[t]))
             return finish(mxp_error(MXP_ERR_UNSUPPORTED,
                                     "mxp_gemm_safe: %c is %s; the overflow check is for floating GEMM (integer GEMM "
                                     "saturates by itself, docs/gemm.md)", "ABC"[t], mxp_dtype_name(types[t])),

@@ -3,6 +3,7 @@
  * rounding into C. */
 #include <string.h>
 
+#include "core/dtype-internal.h"
 #include "core/abi.h"
 #include "core/alloc-internal.h"
 #include "core/error.h"
@@ -14,16 +15,11 @@
 #include "mxp/alloc.h"
 #include "mxp/threads.h"
 
-static bool is_float(mxp_dtype t)
-{
-    return mxp_dtype_is_valid(t) && mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT;
-}
-
 static mxp_status check_type(mxp_dtype t, const char *which)
 {
     if (!mxp_dtype_is_valid(t))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_gemm: %s dtype %d is not a valid mxp_dtype", which, (int)t);
-    if (!is_float(t) && !mxp_gemm_int8_input(t) && !(t == MXP_S32 && which[0] == 'C'))
+    if (!mxp_is_float_dtype(t) && !mxp_gemm_int8_input(t) && !(t == MXP_S32 && which[0] == 'C'))
         return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: %s is %s; GEMM takes floating types, or uint8/int8 A by "
                                               "int8 B (docs/gemm.md)", which, mxp_dtype_name(t));
     return MXP_OK;
@@ -124,7 +120,7 @@ static mxp_status check_epilogue(const mxp_gemm_opts *o)
     if (!o->bias != !o->bias_kind)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: bias %s but bias_kind is %s",
                          o->bias ? "is given" : "is NULL", o->bias_kind ? "set" : "MXP_BIAS_NONE");
-    if (o->bias && !is_float(o->bias_dtype))
+    if (o->bias && !mxp_is_float_dtype(o->bias_dtype))
         return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: bias dtype %s: use a floating type",
                          mxp_dtype_name(o->bias_dtype));
     if ((unsigned)o->activation > MXP_ACT_SILU)
@@ -351,7 +347,7 @@ const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_g
     MXP_ABI_IN_RET(opts, gemm_opts, "mxp_gemm_kernel_name", "invalid");
     if (mxp_gemm_int8_input(a_type) || mxp_gemm_int8_input(b_type))
         return mxp_gemm_int8_kernel_name(a_type, b_type, opts);
-    if (!is_float(a_type) || !is_float(b_type))
+    if (!mxp_is_float_dtype(a_type) || !mxp_is_float_dtype(b_type))
         return "invalid";
     mxp_dtype acc = acc_for(a_type, b_type, opts);
     if (acc == MXP_F16 || acc == MXP_BF16)

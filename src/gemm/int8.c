@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/dtype-internal.h"
 #include "core/alloc-internal.h"
 #include "core/error.h"
 #include "gemm/driver.h"
@@ -20,11 +21,6 @@ static bool is_int8(mxp_dtype t)
     return t == MXP_U8 || t == MXP_S8;
 }
 
-static bool is_float(mxp_dtype t)
-{
-    return mxp_dtype_is_valid(t) && mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT;
-}
-
 bool mxp_gemm_int8_input(mxp_dtype t)
 {
     return is_int8(t);
@@ -33,7 +29,7 @@ bool mxp_gemm_int8_input(mxp_dtype t)
 mxp_status mxp_gemm_int8_check_types(mxp_dtype at, mxp_dtype bt, mxp_dtype ct)
 {
     if (!is_int8(at) && !is_int8(bt)) {
-        if (is_float(ct))
+        if (mxp_is_float_dtype(ct))
             return MXP_OK;
         return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: C is %s but A and B are %s and %s; an integer C needs "
                          "uint8 or int8 A and int8 B", mxp_dtype_name(ct), mxp_dtype_name(at), mxp_dtype_name(bt));
@@ -41,7 +37,7 @@ mxp_status mxp_gemm_int8_check_types(mxp_dtype at, mxp_dtype bt, mxp_dtype ct)
     if (!is_int8(at) || bt != MXP_S8)
         return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: A is %s and B is %s; integer GEMM multiplies uint8 or int8 "
                          "A by int8 B (floating A and B otherwise)", mxp_dtype_name(at), mxp_dtype_name(bt));
-    if (!is_float(ct) && !is_int8(ct) && ct != MXP_S32)
+    if (!mxp_is_float_dtype(ct) && !is_int8(ct) && ct != MXP_S32)
         return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: C is %s; integer GEMM writes int32, int8, uint8 or a "
                          "floating C", mxp_dtype_name(ct));
     return MXP_OK;
@@ -104,7 +100,7 @@ static mxp_status check_int8(size_t n, size_t k, double alpha, mxp_dtype at, dou
         if (has_epilogue(o))
             return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: the epilogue (bias, activation, clamp) needs an "
                              "int8/uint8 or floating C; int32 C holds the exact sums");
-    } else if (!is_float(ct) && beta != 0) {
+    } else if (!mxp_is_float_dtype(ct) && beta != 0) {
         return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: beta = %g, but %s C is only written (requantized): beta "
                          "must be 0", beta, mxp_dtype_name(ct));
     }

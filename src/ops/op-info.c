@@ -11,6 +11,7 @@
  * float32 holds, into float outputs of at most 32 bits, go through SLEEF
  * (plan_init): in float32 for a float32 output and (checked) for 16-bit
  * outputs of the first five, else in float64. */
+#include "core/dtype-internal.h"
 #include "core/error.h"
 #include "ops/kernel-config.h"
 #include "ops/ops-internal.h"
@@ -130,15 +131,14 @@ const char *mxp_unary_op_name(mxp_unary_op op)
     return (unsigned)op < MXP_UNARY_OP_COUNT ? unary_info[op].name : "invalid";
 }
 
-static bool is_float(mxp_dtype t) { return mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT; }
-static int float_bits(mxp_dtype t) { return is_float(t) ? mxp_dtype_get_traits(t)->bits : 0; }
+static int float_bits(mxp_dtype t) { return mxp_is_float_dtype(t) ? mxp_dtype_get_traits(t)->bits : 0; }
 
 /* The float NumPy computes an integer's float functions in. */
-static mxp_dtype float_of(mxp_dtype t) { return is_float(t) ? t : mxp_promote_types(t, MXP_F16); }
+static mxp_dtype float_of(mxp_dtype t) { return mxp_is_float_dtype(t) ? t : mxp_promote_types(t, MXP_F16); }
 
 /* NumPy's ldexp loops take int8 ... int64 exponents (bool and the smaller
  * unsigned types cast safely to them); uint64 has none. */
-static bool ldexp_exponent_ok(mxp_dtype b) { return !is_float(b) && b != MXP_U64; }
+static bool ldexp_exponent_ok(mxp_dtype b) { return !mxp_is_float_dtype(b) && b != MXP_U64; }
 
 static mxp_dtype result_type(const op_info *info, mxp_dtype a, mxp_dtype b, mxp_dtype p)
 {
@@ -147,8 +147,8 @@ static mxp_dtype result_type(const op_info *info, mxp_dtype a, mxp_dtype b, mxp_
     case R_PROMOTE_NO_BOOL: return p == MXP_BOOL ? MXP_S8 : p;
     /* NumPy's first float loop both inputs cast to safely: int8 with uint8
      * is float16, not the float of their int16 */
-    case R_FLOAT: return is_float(p) ? p : mxp_promote_types(float_of(a), float_of(b));
-    case R_TRUE_DIVIDE: return is_float(p) ? p : MXP_F64;
+    case R_FLOAT: return mxp_is_float_dtype(p) ? p : mxp_promote_types(float_of(a), float_of(b));
+    case R_TRUE_DIVIDE: return mxp_is_float_dtype(p) ? p : MXP_F64;
     case R_BOOL: return MXP_BOOL;
     case R_LDEXP: return ldexp_exponent_ok(b) ? float_of(a) : MXP_DTYPE_INVALID;
     default: return MXP_S32;
@@ -180,28 +180,28 @@ mxp_status mxp_ew_check_binary(mxp_binary_op op, mxp_dtype a, mxp_dtype b)
 }
 
 /* float32 holds every value exactly. */
-static bool fits_f32(mxp_dtype t) { return is_float(t) ? float_bits(t) <= 32 : mxp_dtype_itemsize(t) <= 2; }
+static bool fits_f32(mxp_dtype t) { return mxp_is_float_dtype(t) ? float_bits(t) <= 32 : mxp_dtype_itemsize(t) <= 2; }
 
 /* At most 11 significant bits: float32 rounds + - * / sqrt of it correctly. */
-static bool narrow(mxp_dtype t) { return is_float(t) ? float_bits(t) <= 16 : mxp_dtype_itemsize(t) == 1; }
+static bool narrow(mxp_dtype t) { return mxp_is_float_dtype(t) ? float_bits(t) <= 16 : mxp_dtype_itemsize(t) == 1; }
 
 static mxp_dtype compute_type(const op_info *info, int nin, const mxp_dtype *in, mxp_dtype out)
 {
     mxp_dtype common = nin == 2 ? mxp_promote_types(in[0], in[1]) : in[0];
-    if (info->ints && !is_float(common) && !is_float(out)) /* int64 with uint64 is float64 */
+    if (info->ints && !mxp_is_float_dtype(common) && !mxp_is_float_dtype(out)) /* int64 with uint64 is float64 */
         return common == MXP_U64 ? MXP_U64 : MXP_S64;
     bool all_fit = true, all_narrow = true, all_f32 = true;
     for (int k = 0; k < nin; k++) {
         all_fit = all_fit && fits_f32(in[k]);
         all_narrow = all_narrow && narrow(in[k]);
-        all_f32 = all_f32 && (is_float(in[k]) ? float_bits(in[k]) <= 32 : mxp_dtype_itemsize(in[k]) == 1);
+        all_f32 = all_f32 && (mxp_is_float_dtype(in[k]) ? float_bits(in[k]) <= 32 : mxp_dtype_itemsize(in[k]) == 1);
     }
     switch (info->compute) {
     case C_EXACT:
         return all_fit ? MXP_F32 : MXP_F64;
     case C_ARITH:
         /* An integer output would be a second rounding after float32's. */
-        if ((all_narrow && is_float(out) && float_bits(out) <= 16) || (all_f32 && out == MXP_F32))
+        if ((all_narrow && mxp_is_float_dtype(out) && float_bits(out) <= 16) || (all_f32 && out == MXP_F32))
             return MXP_F32;
         return MXP_F64;
     default:
@@ -223,7 +223,7 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
     mxp_kernel_any kernel = NULL;
     p->fn = nin == 2 ? mxp_binary_kernel_for(p->ct, op, isa, &kernel) : mxp_unary_kernel(p->ct);
     bool fused_nan = false;
-    if (nin == 1 && fits_f32(a) && is_float(out) && float_bits(out) <= 32) {
+    if (nin == 1 && fits_f32(a) && mxp_is_float_dtype(out) && float_bits(out) <= 32) {
         /* SLEEF's loops (src/ops/elementwise-vmath.c) where they exist at
          * this ISA level: float32 ones for a float32 output rounded to
          * nearest even without flag counters (the kernel's result is the
@@ -254,10 +254,10 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
          * (float32 gelu has a kernel of its own, src/kernels/f32-gelu/) */
         fused_nan = vm && out == MXP_F32 && p->ct == MXP_F32 && op != MXP_OP_GELU;
     }
-    p->ctx = (mxp_ew_ctx){ op, p->ct == MXP_F32, is_float(out) ? mxp_dtype_get_traits(out) : NULL, kernel };
+    p->ctx = (mxp_ew_ctx){ op, p->ct == MXP_F32, mxp_is_float_dtype(out) ? mxp_dtype_get_traits(out) : NULL, kernel };
     if (convert)
         p->convert = *convert;
-    if (is_float(out) && !sign_op && !fused_nan) {
+    if (mxp_is_float_dtype(out) && !sign_op && !fused_nan) {
         if (p->ct == MXP_F32)
             p->nan_f32 = mxp_f32_canonical_nan_kernel(isa);
         else if (p->ct == MXP_F64)

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/dtype-internal.h"
 #include "convert/convert-config.h"
 #include "core/abi.h"
 #include "kernels/pairwise-sum.h"
@@ -314,13 +315,11 @@ static void walk_block(const job *j, const char *base, acc *a)
     }
 }
 
-static bool is_float(mxp_dtype t) { return mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT; }
-
 static mxp_dtype default_out(mxp_reduce_op op, mxp_dtype in)
 {
     if (op == MXP_REDUCE_ARGMAX || op == MXP_REDUCE_ARGMIN)
         return MXP_S64;
-    if (op == MXP_REDUCE_MAX || op == MXP_REDUCE_MIN || is_float(in))
+    if (op == MXP_REDUCE_MAX || op == MXP_REDUCE_MIN || mxp_is_float_dtype(in))
         return in;
     if (op == MXP_REDUCE_SUM || op == MXP_REDUCE_PROD)
         return mxp_dtype_get_traits(in)->kind == MXP_KIND_UINT ? MXP_U64 : MXP_S64;
@@ -329,10 +328,10 @@ static mxp_dtype default_out(mxp_reduce_op op, mxp_dtype in)
 
 static mxp_dtype default_acc(mxp_reduce_op op, mxp_dtype in)
 {
-    if (!is_float(in) && (op == MXP_REDUCE_SUM || op == MXP_REDUCE_PROD || op == MXP_REDUCE_MAX ||
+    if (!mxp_is_float_dtype(in) && (op == MXP_REDUCE_SUM || op == MXP_REDUCE_PROD || op == MXP_REDUCE_MAX ||
                           op == MXP_REDUCE_MIN || op == MXP_REDUCE_ARGMAX || op == MXP_REDUCE_ARGMIN))
         return mxp_dtype_get_traits(in)->kind == MXP_KIND_UINT ? MXP_U64 : MXP_S64;
-    if (op == MXP_REDUCE_NORM2 || op == MXP_REDUCE_VAR || op == MXP_REDUCE_STD || !is_float(in))
+    if (op == MXP_REDUCE_NORM2 || op == MXP_REDUCE_VAR || op == MXP_REDUCE_STD || !mxp_is_float_dtype(in))
         return MXP_F64;
     return mxp_dtype_get_traits(in)->bits <= 16 ? MXP_F32 : MXP_F64;
 }
