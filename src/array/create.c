@@ -6,7 +6,7 @@
 
 #include "core/abi.h"
 #include "array/array-internal.h"
-#include "convert/convert-kernel.h"
+#include "kernels/cvt-kernel.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 

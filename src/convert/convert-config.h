@@ -2,7 +2,7 @@
 #ifndef MXP_CONVERT_CONFIG_H
 #define MXP_CONVERT_CONFIG_H
 
-#include "convert/convert-kernel.h"
+#include "kernels/cvt-kernel.h"
 #include "core/dispatch.h"
 #include "mxp/cpu.h"
 

@@ -5,7 +5,7 @@
 #ifndef MXP_CONVERT_REF_H
 #define MXP_CONVERT_REF_H
 
-#include "convert/convert-kernel.h"
+#include "kernels/cvt-kernel.h"
 
 void mxp_convert_ref(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
                      size_t n, const mxp_cvt_params *p);

@@ -3,7 +3,7 @@
  * the finalizer of Java's SplittableRandom).  Every random stream in mxp is
  * a function of (seed, counter) built from it, never a state carried from
  * call to call, so results depend on neither thread count nor call order:
- *   - stochastic rounding's per-element keys (src/convert/convert-kernel.h),
+ *   - stochastic rounding's per-element keys (src/kernels/cvt-kernel.h),
  *   - seeded random arrays (mxp_array_random, src/array/create.c),
  *   - the optimizers' per-(step, parameter) seeds (src/train/optim.c). */
 #ifndef MXP_CORE_RNG_H

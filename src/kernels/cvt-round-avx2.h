@@ -2,7 +2,7 @@
  * integer, in integer arithmetic, every rounding mode: the AVX2 twins of
  * cvt-round-avx512.h's mxp_f32_to_bf16_avx512, mxp_f32_to_narrow_fast_avx512
  * and mxp_f32_to_small_int_avx512 (same method, same bits), 8 lanes at a
- * time, and the stochastic stream of convert-kernel.h.  Shared by the AVX2
+ * time, and the stochastic stream of cvt-kernel.h.  Shared by the AVX2
  * conversion kernels (cvt-f32-avx2.h, cvt-sr-avx2.h, cvt-f64-avx2.h).  No
  * floating-point arithmetic: MXCSR (FTZ/DAZ, rounding) cannot change a
  * result.  AVX2's
@@ -14,7 +14,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "convert/convert-kernel.h"
+#include "kernels/cvt-kernel.h"
 
 #ifndef MXP_INLINE
 #define MXP_INLINE static inline __attribute__((always_inline))

@@ -20,7 +20,7 @@
 
 #include <immintrin.h>
 
-#include "convert/convert-kernel.h"
+#include "kernels/cvt-kernel.h"
 
 #ifndef MXP_INLINE
 #define MXP_INLINE static inline __attribute__((always_inline))
@@ -39,7 +39,7 @@ typedef struct mxp_narrow_fmt {
     int has_inf; /* 0: OCP E4M3 style, S.1111.111 is the only NaN */
 } mxp_narrow_fmt;
 
-/* The stochastic-rounding stream of convert-kernel.h, 16 lanes at a time:
+/* The stochastic-rounding stream of cvt-kernel.h, 16 lanes at a time:
  * lanes hold lo32(index) for consecutive indices. */
 MXP_INLINE __m512i mxp_sr_mix_rounds_avx512(__m512i x, mxp_sr_key k)
 {

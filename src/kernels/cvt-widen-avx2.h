@@ -10,7 +10,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "convert/convert-kernel.h"
+#include "kernels/cvt-kernel.h"
 
 #ifndef MXP_INLINE
 #define MXP_INLINE static inline __attribute__((always_inline))

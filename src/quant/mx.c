@@ -6,7 +6,7 @@
 #include "core/abi.h"
 #include "mxp/mx.h"
 #include "core/error.h"
-#include "convert/convert-kernel.h"
+#include "kernels/cvt-kernel.h"
 #include "core/fpenv.h"
 
 enum { BLOCK = MXP_MX_BLOCK, E8M0_NAN = 0xFF, E8M0_BIAS = 127 };

@@ -21,7 +21,7 @@
 #endif
 
 #include "convert/convert-config.h"
-#include "convert/convert-kernel.h"
+#include "kernels/cvt-kernel.h"
 #include "convert/convert-ref.h"
 #include "mxp.h"
 

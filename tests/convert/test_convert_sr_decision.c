@@ -21,7 +21,7 @@
 #include "mxp/convert.h"
 #include "mxp/cpu.h"
 
-/* ---- the documented draw (src/convert/convert-kernel.h's comment) --------- */
+/* ---- the documented draw (src/kernels/cvt-kernel.h's comment) --------- */
 
 static uint64_t splitmix64(uint64_t z)
 {

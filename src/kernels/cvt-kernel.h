@@ -1,8 +1,10 @@
 /* Internal: what a conversion kernel is given, and the stochastic-rounding
  * random stream every implementation (reference and SIMD) shares.
- * Kernels include this and nothing above it. */
-#ifndef MXP_CONVERT_KERNEL_H
-#define MXP_CONVERT_KERNEL_H
+ * It lives among the kernels (a leaf: it includes only src/core/rng.h and
+ * the public convert.h) so that kernels include nothing above them; the
+ * convert layer includes it too. */
+#ifndef MXP_KERNELS_CVT_KERNEL_H
+#define MXP_KERNELS_CVT_KERNEL_H
 
 #include <stddef.h>
 #include <stdint.h>
