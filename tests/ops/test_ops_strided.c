@@ -263,7 +263,7 @@ static void test_bad_input_gives_the_right_status_and_writes_nothing(void **stat
 /* ---- sum and product ------------------------------------------------- */
 
 /* float16/bfloat16 + - x of one type into itself take a fused one-pass
- * kernel at the AVX2 and AVX-512 levels (src/kernels/h16-ew/): the bits of
+ * kernel at the AVX2 and AVX-512 levels (src/kernels/f16-arith/, bf16-arith/): the bits of
  * the blocked float32 path (the scalar level's) for every pair of 512
  * values (specials, subnormals, near-overflow, random patterns), at every
  * length 0..40 (tails) and in place; NaN for NaN (payloads may differ). */
