@@ -333,7 +333,7 @@ static void test_fused_16bit_add_matches_the_scalar_level(void **state)
 }
 
 /* float32/float64 + - * / take full-width kernels at the AVX2 and AVX-512
- * levels (src/kernels/f32-ew/): the bits of the portable loop (the scalar
+ * levels (src/kernels/f32-arith/, f64-arith/): the bits of the portable loop (the scalar
  * level's) for every pair of 256 values (zeros, infinities, NaN,
  * subnormals, the extremes, random patterns), at every length 0..70 (tails,
  * nothing written past n) and in place; NaN for NaN. */
