@@ -62,7 +62,8 @@ typedef struct tiny_scan {
 static void scan_share(void *ctx, int t, int nthreads)
 {
     tiny_scan *s = ctx;
-    const size_t r0 = s->rows * (size_t)t / (size_t)nthreads, r1 = s->rows * (size_t)(t + 1) / (size_t)nthreads;
+    size_t r0, r1;
+    mxp_share_range(s->rows, 1, t, nthreads, &r0, &r1);
     s->found[t] = rows_have_tiny_bf16(s->p + r0 * s->ld, r1 - r0, s->cols, s->ld);
 }
 
