@@ -21,16 +21,13 @@ static double block(const float *x, size_t n) /* 8 <= n <= 128 */
     return s;
 }
 
+#define MXP_PW_T float
+#define MXP_PW_S double
+#define MXP_PW_FN pairwise
+#define MXP_PW_BLOCK block
+#include "kernels/pairwise-template.h"
+
 double mxp_f32_sum_f64__avx2(const float *x, size_t n)
 {
-    if (n < 8) {
-        double s = 0;
-        for (size_t i = 0; i < n; i++)
-            s += x[i];
-        return s;
-    }
-    if (n <= 128)
-        return block(x, n);
-    const size_t h = n / 2 / 8 * 8;
-    return mxp_f32_sum_f64__avx2(x, h) + mxp_f32_sum_f64__avx2(x + h, n - h);
+    return pairwise(x, n);
 }
