@@ -325,7 +325,7 @@ static void cvt_share(void *ctx, int t, int nthreads)
 {
     cvt_job *j = ctx;
     size_t lo, hi;
-    mxp_share_range(j->n, t, nthreads, &lo, &hi);
+    mxp_share_range(j->n, 64, t, nthreads, &lo, &hi);
     if (lo >= hi)
         return;
     mxp_cvt_params q = *j->p;

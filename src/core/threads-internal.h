@@ -22,13 +22,15 @@ static inline int mxp_share_threads(size_t n, size_t per_share)
 }
 
 /* Share t of nthreads of n elements: [*lo, *hi), boundaries on multiples of
- * 64 elements (whole cache lines of contiguous operands); empty when
- * *lo >= *hi.  Every element falls in exactly one share. */
-static inline void mxp_share_range(size_t n, int t, int nthreads, size_t *lo, size_t *hi)
+ * `unit` (64 elements: whole cache lines of contiguous operands; a GEMM's
+ * MR rows or NR columns; 1), the units split as evenly as can be (thread
+ * t takes units [U t / T, U (t + 1) / T)); empty when *lo >= *hi.  Every
+ * element falls in exactly one share. */
+static inline void mxp_share_range(size_t n, size_t unit, int t, int nthreads, size_t *lo, size_t *hi)
 {
-    const size_t blocks = (n + 63) / 64;
-    *lo = blocks * (size_t)t / (size_t)nthreads * 64;
-    *hi = blocks * (size_t)(t + 1) / (size_t)nthreads * 64;
+    const size_t units = (n + unit - 1) / unit;
+    *lo = units * (size_t)t / (size_t)nthreads * unit;
+    *hi = units * (size_t)(t + 1) / (size_t)nthreads * unit;
     *hi = *hi < n ? *hi : n;
 }
 

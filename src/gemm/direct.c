@@ -30,10 +30,8 @@ static void run_direct(void *ctx, int t, int nthreads)
     const direct_step *s = ctx;
     const mxp_gemm_direct_config *cfg = s->cfg;
     const size_t cs = mxp_dtype_itemsize(cfg->acc), ps = mxp_dtype_itemsize(cfg->packed);
-    const size_t strips = (s->n + cfg->nr - 1) / cfg->nr;
-    const size_t j0 = strips * (size_t)t / (size_t)nthreads * cfg->nr;
-    size_t j1 = strips * (size_t)(t + 1) / (size_t)nthreads * cfg->nr;
-    j1 = j1 < s->n ? j1 : s->n;
+    size_t j0, j1; /* whole strips of NR columns */
+    mxp_share_range(s->n, cfg->nr, t, nthreads, &j0, &j1);
     if (j0 >= j1)
         return;
     /* rank-`step` updates: that many rows of B across all of this thread's strips,

@@ -61,15 +61,10 @@ static void run_blocks(void *ctx, int t, int nthreads)
     const size_t kcp = round_up(s->kc, L->kpack), ps = L->packed_size, ws = L->w_size;
     unsigned char *pa = s->pa[t];
     size_t r0 = 0, r1 = L->m, j0 = 0, j1 = s->nc;
-    if (s->split_n) { /* a contiguous range of NR panels, as equal as can be */
-        const size_t panels = (s->nc + L->nr - 1) / L->nr;
-        j0 = panels * (size_t)t / (size_t)nthreads * L->nr;
-        j1 = min_size(panels * (size_t)(t + 1) / (size_t)nthreads * L->nr, s->nc);
-    } else { /* a contiguous range of rows, as equal as MR allows */
-        const size_t panels = (L->m + L->mr - 1) / L->mr;
-        r0 = panels * (size_t)t / (size_t)nthreads * L->mr;
-        r1 = t + 1 == nthreads ? L->m : panels * (size_t)(t + 1) / (size_t)nthreads * L->mr;
-    }
+    if (s->split_n) /* a contiguous range of NR panels, as equal as can be */
+        mxp_share_range(s->nc, L->nr, t, nthreads, &j0, &j1);
+    else /* a contiguous range of rows, as equal as MR allows */
+        mxp_share_range(L->m, L->mr, t, nthreads, &r0, &r1);
     if (r0 >= r1 || j0 >= j1)
         return;
     const size_t mc_step = L->even ? mxp_gemm_even_block(r1 - r0, s->mc_step, L->mr) : s->mc_step;
@@ -114,12 +109,10 @@ static bool pack_b_checked(const step *s, size_t j0, size_t nc, unsigned char *p
 static void pack_b_share(void *ctx, int t, int nthreads)
 {
     const step *s = ctx;
-    const size_t nr = s->L->nr, panels = (s->nc + nr - 1) / nr;
-    const size_t first = panels * (size_t)t / (size_t)nthreads, end = panels * (size_t)(t + 1) / (size_t)nthreads;
-    if (first < end) {
-        const size_t j0 = first * nr, j1 = min_size(end * nr, s->nc);
+    size_t j0, j1;
+    mxp_share_range(s->nc, s->L->nr, t, nthreads, &j0, &j1);
+    if (j0 < j1)
         (void)pack_b_checked(s, s->jc + j0, j1 - j0, s->pb + panel_bytes(s->L, j0, s->kc)); /* the caller looks at tiny */
-    }
 }
 
 /* One (jc, pc) step's bounds. */
@@ -171,9 +164,8 @@ static void run_slab(void *ctx, int t, int nthreads)
 {
     const slabs *S = ctx;
     const mxp_gemm_loops *L = S->base.L;
-    const size_t nr = L->nr, panels = (L->n + nr - 1) / nr;
-    const size_t j0 = panels * (size_t)t / (size_t)nthreads * nr;
-    const size_t j1 = min_size(panels * (size_t)(t + 1) / (size_t)nthreads * nr, L->n);
+    size_t j0, j1;
+    mxp_share_range(L->n, L->nr, t, nthreads, &j0, &j1);
     if (j0 >= j1)
         return;
     step s = S->base;

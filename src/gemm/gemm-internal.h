@@ -181,15 +181,16 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
 const char *mxp_gemm_int8_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts);
 
 /* Element buffers at any address (src/gemm/misaligned.c): whether one of
- * a, b, c is not aligned to its element size; then the checked call runs
- * again through `run` on aligned copies of the misaligned ones (C copied
- * back), one memcpy each way -- the packers and kernels read their
- * operands through typed pointers. */
+ * a, b (only read when k > 0) and c is not aligned to its element size;
+ * then the checked call runs again through `run` on aligned copies of the
+ * misaligned ones (C copied back), one memcpy each way -- the packers and
+ * kernels read their operands through typed pointers. */
 typedef mxp_status (*mxp_gemm_fn)(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha,
                                   const void *a, mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type,
                                   size_t ldb, double beta, void *c, mxp_dtype c_type, size_t ldc,
                                   const mxp_gemm_opts *opts);
-bool mxp_gemm_misaligned(const void *a, mxp_dtype at, const void *b, mxp_dtype bt, const void *c, mxp_dtype ct);
+bool mxp_gemm_misaligned(size_t k, const void *a, mxp_dtype at, const void *b, mxp_dtype bt, const void *c,
+                         mxp_dtype ct);
 mxp_status mxp_gemm_aligned_copies(mxp_gemm_fn run, mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                                    double alpha, const void *a, mxp_dtype a_type, size_t lda, const void *b,
                                    mxp_dtype b_type, size_t ldb, double beta, void *c, mxp_dtype c_type, size_t ldc,

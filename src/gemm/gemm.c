@@ -62,7 +62,8 @@ typedef struct tiny_scan {
 static void scan_share(void *ctx, int t, int nthreads)
 {
     tiny_scan *s = ctx;
-    const size_t r0 = s->rows * (size_t)t / (size_t)nthreads, r1 = s->rows * (size_t)(t + 1) / (size_t)nthreads;
+    size_t r0, r1;
+    mxp_share_range(s->rows, 1, t, nthreads, &r0, &r1);
     s->found[t] = rows_have_tiny_bf16(s->p + r0 * s->ld, r1 - r0, s->cols, s->ld);
 }
 
@@ -267,7 +268,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                        void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
 {
     mxp_status st = check_all(ta, tb, m, n, k, a, a_type, lda, b, b_type, ldb, c, c_type, ldc, opts);
-    if (st == MXP_OK && m && n && mxp_gemm_misaligned(a, a_type, b, b_type, c, c_type)) /* src/gemm/misaligned.c */
+    if (st == MXP_OK && m && n && mxp_gemm_misaligned(k, a, a_type, b, b_type, c, c_type)) /* src/gemm/misaligned.c */
         return mxp_gemm_aligned_copies(gemm, ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type,
                                        ldc, opts);
     if (st == MXP_OK && mxp_gemm_int8_input(a_type)) /* src/gemm/int8.c */

@@ -27,9 +27,8 @@ static void gemv_share(void *ctx, int t, int nt)
 {
     const gemv_job *job = ctx;
     const mxp_gemv_kernel *g = job->g;
-    const size_t blocks = (job->n + 31) / 32;
-    const size_t j0 = blocks * (size_t)t / (size_t)nt * 32, j1e = blocks * (size_t)(t + 1) / (size_t)nt * 32;
-    const size_t j1 = j1e < job->n ? j1e : job->n;
+    size_t j0, j1;
+    mxp_share_range(job->n, 32, t, nt, &j0, &j1);
     if (j0 >= j1)
         return;
     /* B's columns j0..: along a row (not transposed) or whole rows (transposed) */

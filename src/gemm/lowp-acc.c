@@ -44,7 +44,8 @@ typedef struct lowp_job {
 static void lowp_rows(void *ctx, int t, int nthreads)
 {
     const lowp_job *g = ctx;
-    const size_t r0 = g->m * (size_t)t / (size_t)nthreads, r1 = g->m * (size_t)(t + 1) / (size_t)nthreads;
+    size_t r0, r1;
+    mxp_share_range(g->m, 1, t, nthreads, &r0, &r1);
     const size_t cs = mxp_dtype_itemsize(g->ct);
     double row[CHUNK], tmp[CHUNK], cin[CHUNK];
     mxp_convert_opts co = g->o ? g->o->convert : (mxp_convert_opts){ .rounding = MXP_ROUND_NEAREST_EVEN };

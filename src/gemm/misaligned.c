@@ -17,9 +17,13 @@ static bool off(const void *p, mxp_dtype t)
     return p && size > 1 && (uintptr_t)p % (size < 8 ? size : 8) != 0;
 }
 
-bool mxp_gemm_misaligned(const void *a, mxp_dtype at, const void *b, mxp_dtype bt, const void *c, mxp_dtype ct)
+/* With k == 0, A and B span no bytes and are never read: a misaligned one
+ * needs no copy (and counting it would send the copies' call here again,
+ * with nothing copied, for ever). */
+bool mxp_gemm_misaligned(size_t k, const void *a, mxp_dtype at, const void *b, mxp_dtype bt, const void *c,
+                         mxp_dtype ct)
 {
-    return off(a, at) || off(b, bt) || off(c, ct);
+    return (k && (off(a, at) || off(b, bt))) || off(c, ct);
 }
 
 /* The bytes a rows x cols matrix with leading dimension ld spans (the

@@ -61,35 +61,6 @@ static double rnd(const acc *a, double x)
     return a->lowp ? mxp_lowp_round(&a->fmt, x) : a->f32 ? (double)(float)x : x;
 }
 
-/* NumPy's pairwise summation: 8 running sums over blocks of up to 128
- * elements, halves above that (float64: mxp_pairwise_f64,
- * kernels/pairwise-sum.h).  Written once per type so the compiler
- * vectorizes the 8-lane loop. */
-static float pairwise_f32(const float *x, size_t n)
-{
-    if (n < 8) {
-        float s = 0;
-        for (size_t i = 0; i < n; i++)
-            s += x[i];
-        return s;
-    }
-    if (n <= 128) {
-        float r[8];
-        for (int k = 0; k < 8; k++)
-            r[k] = x[k];
-        size_t i = 8;
-        for (; i + 8 <= n; i += 8)
-            for (int k = 0; k < 8; k++)
-                r[k] += x[i + k];
-        float s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for (; i < n; i++)
-            s += x[i];
-        return s;
-    }
-    size_t h = n / 2 / 8 * 8;
-    return pairwise_f32(x, h) + pairwise_f32(x + h, n - h);
-}
-
 /* mxp_pairwise_f64's order with every addition rounded to a low-precision
  * accumulator. */
 static double pairwise_lowp(const acc *a, const double *x, size_t n)
@@ -146,7 +117,7 @@ static void add_floats(acc *a, const double *x, size_t n)
             a->total = rnd(a, a->total + x[i]);
         break;
     default:
-        push_chunk(a, a->f32    ? (double)pairwise_f32(a->fbuf, n)
+        push_chunk(a, a->f32    ? (double)mxp_pairwise_f32(a->fbuf, n)
                       : a->lowp ? pairwise_lowp(a, x, n)
                                 : mxp_pairwise_f64(x, n),
                    (int64_t)n);

@@ -178,7 +178,7 @@ static void ew_share(void *ctx, int t, int nthreads)
 {
     ew_job *j = ctx;
     size_t lo, hi;
-    mxp_share_range(j->n, t, nthreads, &lo, &hi);
+    mxp_share_range(j->n, 64, t, nthreads, &lo, &hi);
     if (lo >= hi)
         return;
     mxp_ew_plan q = *j->p;

@@ -142,8 +142,9 @@ static void cols_thread(void *ctx, int t, int nt)
 {
     const cols_job *J = ctx;
     float buf[BLOCK];
-    const int64_t r0 = J->rows * t / nt, r1 = J->rows * (t + 1) / nt;
-    for (int64_t r = r0; r < r1; r++)
+    size_t r0, r1;
+    mxp_share_range((size_t)J->rows, 1, t, nt, &r0, &r1);
+    for (int64_t r = (int64_t)r0; r < (int64_t)r1; r++)
         for (int64_t c = 0; c < J->len; c += BLOCK) {
             const int64_t m = J->len - c < BLOCK ? J->len - c : BLOCK, e = r * J->len + c;
             const float *src = (const float *)(const void *)(J->x + (size_t)e * J->itemsize);

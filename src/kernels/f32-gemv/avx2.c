@@ -112,27 +112,10 @@ MXP_INLINE void dots_kernel(size_t k, size_t n, const float *x, const unsigned c
     }
 }
 
+#include "kernels/gemv-f32-kinds.h"
+
 void mxp_f32_gemv__avx2(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,
                            size_t ld_bytes, float *y)
 {
-    switch (kind) {
-    case MXP_GEMV_BF16:
-        if (trans_b)
-            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_BF16);
-        else
-            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_BF16);
-        break;
-    case MXP_GEMV_F16:
-        if (trans_b)
-            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F16);
-        else
-            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F16);
-        break;
-    default:
-        if (trans_b)
-            dots_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F32);
-        else
-            rows_kernel(k, n, x, b, ld_bytes, y, MXP_GEMV_F32);
-        break;
-    }
+    mxp_f32_gemv_by_kind(trans_b, kind, k, n, x, b, ld_bytes, y);
 }

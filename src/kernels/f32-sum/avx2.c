@@ -2,6 +2,7 @@
  * registers.  See sum-kernels.h. */
 #include <immintrin.h>
 
+#include "kernels/f32-sum-pairwise.h"
 #include "kernels/sum-kernels.h"
 
 static double block(const float *x, size_t n) /* 8 <= n <= 128 */
@@ -15,22 +16,10 @@ static double block(const float *x, size_t n) /* 8 <= n <= 128 */
     double v[8];
     _mm256_storeu_pd(v, lo);
     _mm256_storeu_pd(v + 4, hi);
-    double s = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
-    for (; i < n; i++)
-        s += x[i];
-    return s;
+    return mxp_f32_sum_block_end(v, x, i, n);
 }
 
 double mxp_f32_sum_f64__avx2(const float *x, size_t n)
 {
-    if (n < 8) {
-        double s = 0;
-        for (size_t i = 0; i < n; i++)
-            s += x[i];
-        return s;
-    }
-    if (n <= 128)
-        return block(x, n);
-    const size_t h = n / 2 / 8 * 8;
-    return mxp_f32_sum_f64__avx2(x, h) + mxp_f32_sum_f64__avx2(x + h, n - h);
+    return mxp_f32_sum_pairwise(x, n);
 }

@@ -2,6 +2,7 @@
  * register.  See sum-kernels.h. */
 #include <immintrin.h>
 
+#include "kernels/f32-sum-pairwise.h"
 #include "kernels/sum-kernels.h"
 
 static double block(const float *x, size_t n) /* 8 <= n <= 128 */
@@ -12,22 +13,10 @@ static double block(const float *x, size_t n) /* 8 <= n <= 128 */
         r = _mm512_add_pd(r, _mm512_cvtps_pd(_mm256_loadu_ps(x + i)));
     double v[8];
     _mm512_storeu_pd(v, r);
-    double s = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
-    for (; i < n; i++)
-        s += x[i];
-    return s;
+    return mxp_f32_sum_block_end(v, x, i, n);
 }
 
 double mxp_f32_sum_f64__avx512f(const float *x, size_t n)
 {
-    if (n < 8) {
-        double s = 0;
-        for (size_t i = 0; i < n; i++)
-            s += x[i];
-        return s;
-    }
-    if (n <= 128)
-        return block(x, n);
-    const size_t h = n / 2 / 8 * 8;
-    return mxp_f32_sum_f64__avx512f(x, h) + mxp_f32_sum_f64__avx512f(x + h, n - h);
+    return mxp_f32_sum_pairwise(x, n);
 }

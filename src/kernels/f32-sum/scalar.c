@@ -4,14 +4,21 @@
 #include "kernels/pairwise-sum.h"
 #include "kernels/sum-kernels.h"
 
-double mxp_f32_sum_f64__scalar(const float *x, size_t n)
+static double widened(const float *x, size_t n) /* 8 <= n <= 128 */
 {
-    if (n > 128) { /* mxp_pairwise_f64's halves */
-        const size_t h = n / 2 / 8 * 8;
-        return mxp_f32_sum_f64__scalar(x, h) + mxp_f32_sum_f64__scalar(x + h, n - h);
-    }
     double d[128];
     for (size_t i = 0; i < n; i++)
         d[i] = x[i];
     return mxp_pairwise_f64(d, n);
+}
+
+#define MXP_PW_T float
+#define MXP_PW_S double
+#define MXP_PW_FN pairwise
+#define MXP_PW_BLOCK widened
+#include "kernels/pairwise-template.h"
+
+double mxp_f32_sum_f64__scalar(const float *x, size_t n)
+{
+    return pairwise(x, n);
 }

@@ -1,0 +1,138 @@
+/* The 6-row AVX2 + FMA GEMM micro-tile, one text for float32 (6 x 16,
+ * src/kernels/f32-gemm/avx2.c) and float64 (6 x 8, f64-gemm/avx2.c): 12
+ * accumulators of one vector each (B~'s row is two vectors wide) held in
+ * registers.  A whole tile is written from the registers; a partial one
+ * through a 6 x NR buffer (AVX2 has no masked stores of arbitrary width
+ * without maskmov's cost).
+ *
+ * A template: the kernel file defines, before including it,
+ *   MXP_TILE_T          the element: float or double
+ *   MXP_TILE_V          its vector: __m256 or __m256d
+ *   MXP_TILE_V_(op)     the intrinsic _mm256_<op>_ps or _mm256_<op>_pd
+ *   MXP_TILE_BROADCAST  _mm256_broadcast_ss or _mm256_broadcast_sd
+ *   MXP_TILE_FMA        the scalar fused multiply-add: fmaf or fma
+ *   MXP_TILE_ASM_LOOP   MXP_AVX2_6ROW_LOOP(...) of gemm-avx2-asm.h for them
+ * and calls mxp_avx2_tile() from its kernel.  Only for files built with the
+ * AVX2 + FMA flags; included once per file. */
+#ifndef MXP_KERNELS_GEMM_AVX2_TILE_H
+#define MXP_KERNELS_GEMM_AVX2_TILE_H
+
+#include <immintrin.h>
+#include <math.h>
+
+#include "kernels/gemm-avx2-asm.h"
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+
+enum {
+    MXP_TILE_MR = 6,
+    MXP_TILE_LANES = sizeof(MXP_TILE_V) / sizeof(MXP_TILE_T),
+    MXP_TILE_NR = 2 * MXP_TILE_LANES, /* 16 floats or 8 doubles: 64 bytes */
+};
+
+/* alpha * the sums into t, for an edge tile's mr x nr corner (constant
+ * indices: indexing the accumulators by the run-time mr would keep all
+ * twelve in memory, stored on every k step). */
+MXP_INLINE void mxp_avx2_tile_scaled(MXP_TILE_T t[MXP_TILE_MR][MXP_TILE_NR], const MXP_TILE_V acc0[MXP_TILE_MR],
+                                     const MXP_TILE_V acc1[MXP_TILE_MR], MXP_TILE_V va)
+{
+#pragma GCC unroll 6
+    for (int i = 0; i < MXP_TILE_MR; i++) {
+        MXP_TILE_V_(storeu)(t[i], MXP_TILE_V_(mul)(va, acc0[i]));
+        MXP_TILE_V_(storeu)(t[i] + MXP_TILE_LANES, MXP_TILE_V_(mul)(va, acc1[i]));
+    }
+}
+
+/* The tile's sums for R rows (R >= mr; the others stay 0, never stored). */
+MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa, const MXP_TILE_T *pb,
+                                   void *c, size_t ldc, double alpha, double beta)
+{
+    enum { MR = MXP_TILE_MR, NR = MXP_TILE_NR };
+    for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
+        _mm_prefetch((const char *)((MXP_TILE_T *)c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)((MXP_TILE_T *)c + i * ldc + NR - 1), _MM_HINT_T0);
+    }
+    MXP_TILE_V acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        acc0[i] = acc1[i] = MXP_TILE_V_(setzero)();
+#define STEP(q)                                                                                                    \
+    do {                                                                                                           \
+        const MXP_TILE_V b0 = MXP_TILE_V_(loadu)(pb + NR * (q)), b1 = MXP_TILE_V_(loadu)(pb + NR * (q) + NR / 2); \
+        _Pragma("GCC unroll 6") for (int i = 0; i < R; i++)                                                        \
+        {                                                                                                          \
+            const MXP_TILE_V ai = MXP_TILE_BROADCAST(pa + MR * (q) + i);                                           \
+            acc0[i] = MXP_TILE_V_(fmadd)(ai, b0, acc0[i]);                                                         \
+            acc1[i] = MXP_TILE_V_(fmadd)(ai, b1, acc1[i]);                                                         \
+        }                                                                                                          \
+    } while (0)
+    size_t p = 0;
+#if defined(__x86_64__)
+    if (R == 6 && kc >= 4) {
+        /* The six-row loop in assembly: twelve accumulators, two B registers
+         * and two broadcast registers are 16 ymm registers, and GCC 12
+         * spilled two accumulators per turn of the intrinsics' loop (two
+         * stores and two reloads per 48 multiply-adds).  The same chain of
+         * fused multiply-adds per element as the loop below. */
+        size_t turns = kc / 4;
+        __asm__ volatile(MXP_TILE_ASM_LOOP : MXP_AVX2_6ROW_OPERANDS(acc0, acc1) : : MXP_AVX2_6ROW_CLOBBERS);
+        p = kc / 4 * 4;
+    }
+#endif
+    for (; p + 4 <= kc; p += 4) { /* four k steps a turn, B~ fetched 8 steps ahead */
+        _mm_prefetch((const char *)(pb + 8 * NR), _MM_HINT_T0);
+        _mm_prefetch((const char *)(pb + 9 * NR), _MM_HINT_T0);
+        STEP(0);
+        STEP(1);
+        STEP(2);
+        STEP(3);
+        pa += 4 * MR;
+        pb += 4 * NR;
+    }
+    for (; p < kc; p++) {
+        STEP(0);
+        pa += MR;
+        pb += NR;
+    }
+#undef STEP
+    const MXP_TILE_V va = MXP_TILE_V_(set1)((MXP_TILE_T)alpha), vb = MXP_TILE_V_(set1)((MXP_TILE_T)beta);
+    MXP_TILE_T *pc = c;
+    if (mr == MR && nr == NR) { /* a whole tile: constant indices, the sums stay in registers */
+#pragma GCC unroll 6
+        for (int i = 0; i < MR; i++) {
+            MXP_TILE_T *row = pc + (size_t)i * ldc;
+            MXP_TILE_V x0 = MXP_TILE_V_(mul)(va, acc0[i]), x1 = MXP_TILE_V_(mul)(va, acc1[i]);
+            if (beta != 0) {
+                x0 = MXP_TILE_V_(fmadd)(vb, MXP_TILE_V_(loadu)(row), x0);
+                x1 = MXP_TILE_V_(fmadd)(vb, MXP_TILE_V_(loadu)(row + NR / 2), x1);
+            }
+            MXP_TILE_V_(storeu)(row, x0);
+            MXP_TILE_V_(storeu)(row + NR / 2, x1);
+        }
+        return;
+    }
+    /* An edge tile: the sums go to a buffer, then its mr x nr corner into C. */
+    MXP_TILE_T t[MR][NR];
+    mxp_avx2_tile_scaled(t, acc0, acc1, va);
+    const MXP_TILE_T fb = (MXP_TILE_T)beta;
+    for (size_t i = 0; i < mr; i++) {
+        MXP_TILE_T *row = pc + i * ldc;
+        for (size_t j = 0; j < nr; j++) /* beta * C + alpha * sum, as the vector path's fma rounds */
+            row[j] = beta != 0 ? MXP_TILE_FMA(fb, row[j], t[i][j]) : t[i][j];
+    }
+}
+
+/* An edge panel of mr < 6 rows computes 2 or 4 rows of sums, not 6 (M =
+ * 128 ends in a panel of 2 rows); each row's sums are the same bits. */
+MXP_INLINE void mxp_avx2_tile(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c, size_t ldc,
+                              double alpha, double beta)
+{
+    if (mr > 4)
+        mxp_avx2_tile_rows(6, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    else if (mr > 2)
+        mxp_avx2_tile_rows(4, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    else
+        mxp_avx2_tile_rows(2, mr, nr, kc, a, b, c, ldc, alpha, beta);
+}
+
+#endif
