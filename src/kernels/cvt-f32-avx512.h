@@ -9,29 +9,21 @@
 
 #include "core/fpenv.h"
 #include "kernels/cvt-round-avx512.h"
+#include "kernels/stream-loop.h"
 
 typedef enum { OUT_U16, OUT_U8 } mxp_f32_out_kind;
 
 MXP_INLINE void mxp_f32_store_lanes_avx512(void *dst, size_t i, __m512i r, mxp_f32_out_kind out, __mmask16 mask,
                                            int stream)
 {
-    if (out == OUT_U16) {
-        uint16_t *d = (uint16_t *)dst + i;
-        if (mask != 0xffff)
-            _mm512_mask_cvtepi32_storeu_epi16(d, mask, r);
-        else if (stream)
-            _mm256_stream_si256((__m256i *)d, _mm512_cvtepi32_epi16(r));
-        else
-            _mm256_storeu_si256((__m256i *)d, _mm512_cvtepi32_epi16(r));
-    } else {
-        uint8_t *d = (uint8_t *)dst + i;
-        if (mask != 0xffff)
-            _mm512_mask_cvtepi32_storeu_epi8(d, mask, r);
-        else if (stream)
-            _mm_stream_si128((__m128i *)d, _mm512_cvtepi32_epi8(r));
-        else
-            _mm_storeu_si128((__m128i *)d, _mm512_cvtepi32_epi8(r));
-    }
+    void *d = (uint8_t *)dst + i * (out == OUT_U16 ? 2 : 1);
+    if (mask == 0xffff)
+        mxp_store_bytes_avx512(d, out == OUT_U16 ? _mm512_cvtepi32_epi16(r) : _mm256_castsi128_si256(_mm512_cvtepi32_epi8(r)),
+                               out == OUT_U16 ? 32 : 16, stream);
+    else if (out == OUT_U16)
+        _mm512_mask_cvtepi32_storeu_epi16(d, mask, r);
+    else
+        _mm512_mask_cvtepi32_storeu_epi8(d, mask, r);
 }
 
 /* fmt.bits == 0 selects an integer target with range [lo, hi]. */
@@ -128,46 +120,57 @@ MXP_INLINE void mxp_f32_by_mode_avx512(void *dst, const void *src, size_t n, con
     }
 }
 
-/* ---- float32 -> int8/uint8 by vcvtps2dq ------------------------------------
- * The deterministic modes by hardware (mxp_f32_to_small_int_hw_avx512), in the
- * library's MXCSR, set here. */
-MXP_INLINE void mxp_f32_int8_hw_loop_avx512(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int is_unsigned)
+/* ---- 16 float32 lanes to 16 bytes by hardware --------------------------------
+ * The deterministic modes of float32 -> int8/uint8 by vcvtps2dq
+ * (mxp_f32_to_small_int_hw_avx512) and of float32 -> e5m2 through float16
+ * rounded to odd (mxp_f32_to_e5m2_via_f16_avx512, f32-e5m2-vcvt/avx512f.c),
+ * one loop, in the library's MXCSR, set here. */
+typedef enum { BYTES_INT8_HW, BYTES_UINT8_HW, BYTES_E5M2_VIA_F16 } mxp_f32_bytes_op;
+
+typedef struct mxp_f32_bytes_ctx {
+    mxp_f32_bytes_op op;
+    mxp_rounding mode;
+    int saturate;
+} mxp_f32_bytes_ctx;
+
+MXP_INLINE __m128i mxp_f32_bytes16_avx512(__m512i x, const mxp_f32_bytes_ctx *c)
 {
-    size_t i = 0;
-    int stream = n * 5 >= MXP_STREAM_BYTES;
-    if (stream) {
-        size_t head = (16 - (uintptr_t)d % 16) % 16;
-        head = head < n ? head : n;
-        if (head) {
-            __mmask16 mask = (__mmask16)((1u << head) - 1);
-            _mm_mask_storeu_epi8(d, mask, mxp_f32_to_small_int_hw_avx512(_mm512_maskz_loadu_epi32(mask, s), mode, is_unsigned));
-            i = head;
-        }
-    }
-    for (; i + 16 <= n; i += 16) {
-        __m128i r = mxp_f32_to_small_int_hw_avx512(_mm512_loadu_si512((const void *)(s + i)), mode, is_unsigned);
-        if (stream)
-            _mm_stream_si128((__m128i *)(d + i), r);
-        else
-            _mm_storeu_si128((__m128i *)(d + i), r);
-    }
-    if (i < n) {
-        __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
-        _mm_mask_storeu_epi8(d + i, mask, mxp_f32_to_small_int_hw_avx512(_mm512_maskz_loadu_epi32(mask, s + i), mode, is_unsigned));
-    }
-    if (stream)
-        _mm_sfence();
+    if (c->op == BYTES_E5M2_VIA_F16)
+        return mxp_f32_to_e5m2_via_f16_avx512(x, c->mode, c->saturate);
+    return mxp_f32_to_small_int_hw_avx512(x, c->mode, c->op == BYTES_UINT8_HW);
 }
 
-MXP_INLINE void mxp_f32_int8_hw_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p, int is_unsigned)
+MXP_INLINE void mxp_f32_bytes16_full_avx512(void *dst, const void *src, size_t i, int stream, const void *ctx)
 {
+    const __m128i r = mxp_f32_bytes16_avx512(_mm512_loadu_si512((const void *)((const float *)src + i)), ctx);
+    mxp_store_bytes_avx512((uint8_t *)dst + i, _mm256_castsi128_si256(r), 16, stream);
+}
+
+MXP_INLINE void mxp_f32_bytes16_part_avx512(void *dst, const void *src, size_t i, size_t count, const void *ctx)
+{
+    const __mmask16 mask = (__mmask16)((1u << count) - 1);
+    _mm_mask_storeu_epi8((uint8_t *)dst + i, mask,
+                         mxp_f32_bytes16_avx512(_mm512_maskz_loadu_epi32(mask, (const float *)src + i), ctx));
+}
+
+MXP_INLINE void mxp_f32_bytes16_loop_avx512(void *dst, const void *src, size_t n, mxp_f32_bytes_ctx c)
+{
+    mxp_stream_loop(dst, src, n, (mxp_stream_shape){ 4, 1, 16, 16 }, mxp_f32_bytes16_full_avx512,
+                    mxp_f32_bytes16_part_avx512, &c);
+}
+
+/* saturate: only for e5m2 */
+MXP_INLINE void mxp_f32_bytes16_avx512_by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p,
+                                               mxp_f32_bytes_op op)
+{
+    const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_fpenv env = mxp_fpenv_enter();
     switch (p->rounding) {
-    case MXP_ROUND_NEAREST_EVEN: mxp_f32_int8_hw_loop_avx512(dst, src, n, MXP_ROUND_NEAREST_EVEN, is_unsigned); break;
-    case MXP_ROUND_TOWARD_ZERO: mxp_f32_int8_hw_loop_avx512(dst, src, n, MXP_ROUND_TOWARD_ZERO, is_unsigned); break;
-    case MXP_ROUND_UP: mxp_f32_int8_hw_loop_avx512(dst, src, n, MXP_ROUND_UP, is_unsigned); break;
-    case MXP_ROUND_DOWN: mxp_f32_int8_hw_loop_avx512(dst, src, n, MXP_ROUND_DOWN, is_unsigned); break;
-    default: mxp_f32_int8_hw_loop_avx512(dst, src, n, MXP_ROUND_NEAREST_AWAY, is_unsigned); break;
+    case MXP_ROUND_NEAREST_EVEN: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_NEAREST_EVEN, sat }); break;
+    case MXP_ROUND_TOWARD_ZERO: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_TOWARD_ZERO, sat }); break;
+    case MXP_ROUND_UP: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_UP, sat }); break;
+    case MXP_ROUND_DOWN: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_DOWN, sat }); break;
+    default: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_NEAREST_AWAY, sat }); break;
     }
     mxp_fpenv_leave(env);
 }

@@ -116,31 +116,18 @@ MXP_INLINE __m512i mxp_f64_to_narrow8_avx512(__m512i x, mxp_f64_fmt f, mxp_round
 
 MXP_INLINE void mxp_f64_store8_avx512(void *dst, size_t i, __m512i r, int bits, __mmask8 mask, int stream)
 {
-    if (bits == 32) {
-        __m256i *d = (__m256i *)((uint32_t *)dst + i);
-        if (mask != 0xff)
-            _mm512_mask_cvtepi64_storeu_epi32(d, mask, r);
-        else if (stream)
-            _mm256_stream_si256(d, _mm512_cvtepi64_epi32(r));
-        else
-            _mm256_storeu_si256(d, _mm512_cvtepi64_epi32(r));
-    } else if (bits == 16) {
-        __m128i *d = (__m128i *)((uint16_t *)dst + i);
-        if (mask != 0xff)
-            _mm512_mask_cvtepi64_storeu_epi16(d, mask, r);
-        else if (stream)
-            _mm_stream_si128(d, _mm512_cvtepi64_epi16(r));
-        else
-            _mm_storeu_si128(d, _mm512_cvtepi64_epi16(r));
-    } else {
-        uint8_t *d = (uint8_t *)dst + i;
-        if (mask != 0xff)
-            _mm512_mask_cvtepi64_storeu_epi8(d, mask, r);
-        else if (stream)
-            _mm_stream_si64((long long *)(void *)d, _mm_cvtsi128_si64(_mm512_cvtepi64_epi8(r)));
-        else
-            _mm_storel_epi64((__m128i *)d, _mm512_cvtepi64_epi8(r));
-    }
+    void *d = (uint8_t *)dst + i * (size_t)(bits / 8);
+    if (mask == 0xff)
+        mxp_store_bytes_avx512(d, bits == 32   ? _mm512_cvtepi64_epi32(r)
+                                  : bits == 16 ? _mm256_castsi128_si256(_mm512_cvtepi64_epi16(r))
+                                               : _mm256_castsi128_si256(_mm512_cvtepi64_epi8(r)),
+                               (size_t)bits, stream);
+    else if (bits == 32)
+        _mm512_mask_cvtepi64_storeu_epi32(d, mask, r);
+    else if (bits == 16)
+        _mm512_mask_cvtepi64_storeu_epi16(d, mask, r);
+    else
+        _mm512_mask_cvtepi64_storeu_epi8(d, mask, r);
 }
 
 /* Elements [i, i + count), count <= 8, with masked loads and stores. */
@@ -275,45 +262,21 @@ MXP_INLINE void mxp_f64_odd_step_avx512(void *dst, const double *src, size_t i, 
         x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
     }
     const __m512i v = mxp_f64_to_f32_odd16_avx512(x0, x1);
+    __m256i r;
+    size_t size = 1;
     if (t == ODD_S8) { /* vcvtps2dq rounds the odd float32 itself */
-        __m128i r = mxp_f32_to_small_int_hw_avx512(v, mode, 0);
-        uint8_t *d = (uint8_t *)dst + i;
-        if (count != 16)
-            _mm_mask_storeu_epi8(d, mask, r);
-        else if (stream)
-            _mm_stream_si128((__m128i *)d, r);
-        else
-            _mm_storeu_si128((__m128i *)d, r);
+        r = _mm256_castsi128_si256(mxp_f32_to_small_int_hw_avx512(v, mode, 0));
     } else if (t == ODD_E5M2) { /* round to odd again, to float16 (it composes) */
-        __m128i r = mxp_f32_to_e5m2_via_f16_avx512(v, mode, saturate);
-        uint8_t *d = (uint8_t *)dst + i;
-        if (count != 16)
-            _mm_mask_storeu_epi8(d, mask, r);
-        else if (stream)
-            _mm_stream_si128((__m128i *)d, r);
-        else
-            _mm_storeu_si128((__m128i *)d, r);
+        r = _mm256_castsi128_si256(mxp_f32_to_e5m2_via_f16_avx512(v, mode, saturate));
     } else if (t == ODD_BF16 || t == ODD_F16) {
-        __m256i r = t == ODD_F16 && mode != MXP_ROUND_NEAREST_AWAY
-                        ? mxp_f64_odd_f16_hw_avx512(v, mode, saturate)
-                        : _mm512_cvtepi32_epi16(mxp_f64_odd_narrow16_avx512(v, t, mode, saturate));
-        uint16_t *d = (uint16_t *)dst + i;
-        if (count != 16)
-            _mm256_mask_storeu_epi16(d, mask, r);
-        else if (stream)
-            _mm256_stream_si256((__m256i *)d, r);
-        else
-            _mm256_storeu_si256((__m256i *)d, r);
+        r = t == ODD_F16 && mode != MXP_ROUND_NEAREST_AWAY
+                ? mxp_f64_odd_f16_hw_avx512(v, mode, saturate)
+                : _mm512_cvtepi32_epi16(mxp_f64_odd_narrow16_avx512(v, t, mode, saturate));
+        size = 2;
     } else {
-        __m128i r = _mm512_cvtepi32_epi8(mxp_f64_odd_narrow16_avx512(v, t, mode, saturate));
-        uint8_t *d = (uint8_t *)dst + i;
-        if (count != 16)
-            _mm_mask_storeu_epi8(d, mask, r);
-        else if (stream)
-            _mm_stream_si128((__m128i *)d, r);
-        else
-            _mm_storeu_si128((__m128i *)d, r);
+        r = _mm256_castsi128_si256(_mm512_cvtepi32_epi8(mxp_f64_odd_narrow16_avx512(v, t, mode, saturate)));
     }
+    mxp_store16_avx512((uint8_t *)dst + i * size, r, size, count == 16 ? 0xffff : mask, stream);
 }
 
 MXP_INLINE void mxp_f64_odd_loop_avx512(void *dst, const double *src, size_t n, const mxp_cvt_params *p,

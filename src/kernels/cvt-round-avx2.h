@@ -16,15 +16,7 @@
 
 #include "kernels/cvt-kernel.h"
 
-#ifndef MXP_INLINE
-#define MXP_INLINE static inline __attribute__((always_inline))
-#endif
-
-/* Outputs of at least this many bytes moved are written with streaming
- * (non-temporal) stores, as glibc's memcpy does for large copies. */
-#ifndef MXP_STREAM_BYTES
-#define MXP_STREAM_BYTES (4u << 20)
-#endif
+#include "kernels/stream-loop.h"
 
 typedef struct mxp_narrow_fmt2 {
     int bits;    /* 8 or 16 */
@@ -104,6 +96,41 @@ MXP_INLINE __m256i mxp_f32_to_bf16_avx2(__m256i x, mxp_rounding mode, int satura
     return r;
 }
 
+/* The end of both narrowings below: overflow is a clamp (the pattern after
+ * max is infinity; float8_e4m3fn: NaN), inf and NaN lanes are set, the sign
+ * is or-ed in. */
+MXP_INLINE __m256i mxp_narrow_finish_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
+{
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
+    const unsigned mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const unsigned inf_enc = eall << f.mbits;
+    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+    const __m256i one = MXP_V8(1);
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256i sign = _mm256_srai_epi32(x, 31);
+    __m256i limit = MXP_V8(max_enc);
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = _mm256_add_epi32(limit, _mm256_add_epi32(one, sign)); break;
+        case MXP_ROUND_DOWN: limit = _mm256_sub_epi32(limit, sign); break;
+        default: limit = _mm256_add_epi32(limit, one); break;
+        }
+    }
+    r = _mm256_min_epu32(r, limit);
+    const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
+    if (!_mm256_testz_si256(special, special)) {
+        const __m256i is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+        const unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
+        __m256i nan = MXP_V8(nan_enc);
+        if (f.has_inf)
+            nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), 23 - f.mbits));
+        r = _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(inf_out), nan, is_nan), special);
+    }
+    return _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
+}
+
 /* Target bits (low 8/16 bits of each lane) of 8 float32 lanes, every mode
  * (cvt-round-avx512.h mxp_f32_to_narrow_fast_avx512): v (the rebiased bits in
  * the target's normal range, the significand below it) plus a
@@ -115,11 +142,6 @@ MXP_INLINE __m256i mxp_f32_to_narrow_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_roun
 {
     const int d0 = 23 - f.mbits;
     const int emin_biased = 127 + 1 - f.bias;
-    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
-    const unsigned mmask = (1u << f.mbits) - 1;
-    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
-    const unsigned inf_enc = eall << f.mbits;
-    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
     const __m256i one = MXP_V8(1);
 
     const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
@@ -172,27 +194,7 @@ MXP_INLINE __m256i mxp_f32_to_narrow_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_roun
         }
         r = _mm256_blendv_epi8(r, _mm256_and_si256(up, one), tiny);
     }
-    /* Overflow: the pattern after max is infinity (float8_e4m3fn: NaN). */
-    __m256i limit = MXP_V8(max_enc);
-    if (!saturate) {
-        switch (mode) {
-        case MXP_ROUND_TOWARD_ZERO: break;
-        case MXP_ROUND_UP: limit = _mm256_add_epi32(limit, _mm256_add_epi32(one, sign)); break;
-        case MXP_ROUND_DOWN: limit = _mm256_sub_epi32(limit, sign); break;
-        default: limit = _mm256_add_epi32(limit, one); break;
-        }
-    }
-    r = _mm256_min_epu32(r, limit);
-    const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
-    if (!_mm256_testz_si256(special, special)) {
-        const __m256i is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
-        const unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
-        __m256i nan = MXP_V8(nan_enc);
-        if (f.has_inf) /* quiet NaN keeping the top payload bits */
-            nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), d0));
-        r = _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(inf_out), nan, is_nan), special);
-    }
-    return _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
+    return mxp_narrow_finish_avx2(r, x, f, mode, saturate);
 }
 
 /* The same in the deterministic modes by the float unit, cheaper than the
@@ -208,12 +210,6 @@ MXP_INLINE __m256i mxp_f32_to_narrow_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_roun
 MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
 {
     const int emin_biased = 127 + 1 - f.bias;
-    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
-    const unsigned mmask = (1u << f.mbits) - 1;
-    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
-    const unsigned inf_enc = eall << f.mbits;
-    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
-    const __m256i one = MXP_V8(1);
     const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
     const __m256i es = _mm256_max_epi32(_mm256_srli_epi32(a, 23), MXP_V8(emin_biased));
     /* q = x * 2^(M - (es - 127)) by an add to the exponent field: exact,
@@ -245,27 +241,7 @@ MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_r
     }
     const __m256i ki = _mm256_cvttps_epi32(k);
     __m256i r = _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(es, MXP_V8(emin_biased)), f.mbits), ki);
-    const __m256i sign = _mm256_srai_epi32(x, 31);
-    __m256i limit = MXP_V8(max_enc);
-    if (!saturate) {
-        switch (mode) {
-        case MXP_ROUND_TOWARD_ZERO: break;
-        case MXP_ROUND_UP: limit = _mm256_add_epi32(limit, _mm256_add_epi32(one, sign)); break;
-        case MXP_ROUND_DOWN: limit = _mm256_sub_epi32(limit, sign); break;
-        default: limit = _mm256_add_epi32(limit, one); break;
-        }
-    }
-    r = _mm256_min_epu32(r, limit);
-    const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
-    if (!_mm256_testz_si256(special, special)) {
-        const __m256i is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
-        const unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
-        __m256i nan = MXP_V8(nan_enc);
-        if (f.has_inf)
-            nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), 23 - f.mbits));
-        r = _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(inf_out), nan, is_nan), special);
-    }
-    return _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
+    return mxp_narrow_finish_avx2(r, x, f, mode, saturate);
 }
 
 /* Whether to add one to the kept magnitude `base` (all-ones lanes). */

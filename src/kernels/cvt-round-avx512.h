@@ -22,15 +22,7 @@
 
 #include "kernels/cvt-kernel.h"
 
-#ifndef MXP_INLINE
-#define MXP_INLINE static inline __attribute__((always_inline))
-#endif
-
-/* Outputs of at least this many bytes moved are written with streaming
- * (non-temporal) stores, as glibc's memcpy does for large copies. */
-#ifndef MXP_STREAM_BYTES
-#define MXP_STREAM_BYTES (4u << 20)
-#endif
+#include "kernels/stream-loop.h"
 
 typedef struct mxp_narrow_fmt {
     int bits;    /* 8 or 16 */
@@ -432,6 +424,45 @@ MXP_INLINE __m256i mxp_f32_to_e4m3_via_f16_avx512(__m512i x0, __m512i x1, mxp_ro
     }
     r = _mm512_or_si512(r, _mm512_and_si512(sign, _mm512_set1_epi16(0x80)));
     return _mm512_cvtepi16_epi8(r);
+}
+
+/* What the steps of a deterministic loop (mxp_stream_loop) are given. */
+typedef struct mxp_mode_ctx {
+    mxp_rounding mode;
+    int saturate;
+} mxp_mode_ctx;
+
+/* The low `bytes` (8, 16 or 32) bytes of r to d, streaming when asked. */
+MXP_INLINE void mxp_store_bytes_avx512(void *d, __m256i r, size_t bytes, int stream)
+{
+    const __m128i h = _mm256_castsi256_si128(r);
+    if (bytes == 32) {
+        if (stream)
+            _mm256_stream_si256((__m256i *)d, r);
+        else
+            _mm256_storeu_si256((__m256i *)d, r);
+    } else if (bytes == 16) {
+        if (stream)
+            _mm_stream_si128((__m128i *)d, h);
+        else
+            _mm_storeu_si128((__m128i *)d, h);
+    } else if (stream) {
+        _mm_stream_si64((long long *)d, _mm_cvtsi128_si64(h));
+    } else {
+        _mm_storel_epi64((__m128i *)d, h);
+    }
+}
+
+/* 16 results of `size` bytes (1 or 2: the low 16 or 32 bytes of r) to d,
+ * masked unless mask is all ones. */
+MXP_INLINE void mxp_store16_avx512(void *d, __m256i r, size_t size, __mmask16 mask, int stream)
+{
+    if (mask == 0xffff)
+        mxp_store_bytes_avx512(d, r, 16 * size, stream);
+    else if (size == 2)
+        _mm256_mask_storeu_epi16(d, mask, r);
+    else
+        _mm_mask_storeu_epi8(d, mask, _mm256_castsi256_si128(r));
 }
 
 /* Lanes of lo32(index0 + i + lane) for the stochastic stream. */

@@ -171,26 +171,6 @@ static const mxp_sr_fmt mxp_sr_fmts[] = {
     [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },  /* 65536 */
 };
 
-MXP_INLINE void mxp_sr_store16_avx512(uint16_t *d, __m256i r, __mmask16 mask, int stream)
-{
-    if (mask != 0xffff)
-        _mm256_mask_storeu_epi16(d, mask, r);
-    else if (stream)
-        _mm256_stream_si256((__m256i *)d, r);
-    else
-        _mm256_storeu_si256((__m256i *)d, r);
-}
-
-MXP_INLINE void mxp_sr_store8_avx512(uint8_t *d, __m128i r, __mmask16 mask, int stream)
-{
-    if (mask != 0xffff)
-        _mm_mask_storeu_epi8(d, mask, r);
-    else if (stream)
-        _mm_stream_si128((__m128i *)d, r);
-    else
-        _mm_storeu_si128((__m128i *)d, r);
-}
-
 /* The source of the float32 path: float32 itself, or a narrow type widened
  * exactly in registers (one pass: the float32 core rounds; float32 holds
  * every bf16, f16, float8 and 8-bit integer value). */
@@ -209,20 +189,22 @@ MXP_INLINE void mxp_sr_f32_step_avx512(void *dst, const void *src, size_t i, __m
 {
     const __m512i x = mxp_sr_load_f32_bits_avx512(src, i, mask, sk);
     if (t == SR_S8 || t == SR_U8)
-        mxp_sr_store8_avx512((uint8_t *)dst + i, mxp_sr_f32_int8_avx512(x, nr, t == SR_U8), mask, stream);
+        mxp_store16_avx512((uint8_t *)dst + i, _mm256_castsi128_si256(mxp_sr_f32_int8_avx512(x, nr, t == SR_U8)), 1, mask,
+                           stream);
     else if (t == SR_BF16) /* the float32 -> bf16 add-and-shift, which takes r itself */
-        mxp_sr_store16_avx512((uint16_t *)dst + i,
-                              _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x, MXP_ROUND_STOCHASTIC, saturate,
-                                                                           _mm512_ternarylogic_epi32(nr, nr, nr, 0x55))),
-                              mask, stream);
+        mxp_store16_avx512((uint16_t *)dst + i,
+                           _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x, MXP_ROUND_STOCHASTIC, saturate,
+                                                                        _mm512_ternarylogic_epi32(nr, nr, nr, 0x55))),
+                           2, mask, stream);
     else if (t == SR_F16)
-        mxp_sr_store16_avx512((uint16_t *)dst + i,
-                              _mm512_cvtepi32_epi16(mxp_sr_f32_float16_avx512(x, nr, mxp_sr_fmts[t], saturate)),
-                              mask, stream);
+        mxp_store16_avx512((uint16_t *)dst + i,
+                           _mm512_cvtepi32_epi16(mxp_sr_f32_float16_avx512(x, nr, mxp_sr_fmts[t], saturate)), 2, mask,
+                           stream);
     else
-        mxp_sr_store8_avx512((uint8_t *)dst + i,
-                             _mm512_cvtepi32_epi8(mxp_sr_f32_float16_avx512(x, nr, mxp_sr_fmts[t], saturate)),
-                             mask, stream);
+        mxp_store16_avx512((uint8_t *)dst + i,
+                           _mm256_castsi128_si256(_mm512_cvtepi32_epi8(mxp_sr_f32_float16_avx512(x, nr, mxp_sr_fmts[t],
+                                                                                                saturate))),
+                           1, mask, stream);
 }
 
 MXP_INLINE void mxp_sr_f32_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t,
@@ -362,15 +344,17 @@ MXP_INLINE void mxp_sr_f64_step_avx512(void *dst, const double *src, size_t i, _
         x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
     }
     if (t == SR_S8 || t == SR_U8)
-        mxp_sr_store8_avx512((uint8_t *)dst + i, mxp_sr_f64_int8_avx512(x0, x1, nr, t == SR_U8), mask, stream);
+        mxp_store16_avx512((uint8_t *)dst + i, _mm256_castsi128_si256(mxp_sr_f64_int8_avx512(x0, x1, nr, t == SR_U8)), 1,
+                           mask, stream);
     else if (mxp_sr_fmts[t].bits == 16)
-        mxp_sr_store16_avx512((uint16_t *)dst + i,
-                              _mm512_cvtepi32_epi16(mxp_sr_f64_float_avx512(x0, x1, nr, mxp_sr_fmts[t], saturate)),
-                              mask, stream);
+        mxp_store16_avx512((uint16_t *)dst + i,
+                           _mm512_cvtepi32_epi16(mxp_sr_f64_float_avx512(x0, x1, nr, mxp_sr_fmts[t], saturate)), 2,
+                           mask, stream);
     else
-        mxp_sr_store8_avx512((uint8_t *)dst + i,
-                             _mm512_cvtepi32_epi8(mxp_sr_f64_float_avx512(x0, x1, nr, mxp_sr_fmts[t], saturate)),
-                             mask, stream);
+        mxp_store16_avx512((uint8_t *)dst + i,
+                           _mm256_castsi128_si256(_mm512_cvtepi32_epi8(mxp_sr_f64_float_avx512(x0, x1, nr,
+                                                                                               mxp_sr_fmts[t], saturate))),
+                           1, mask, stream);
 }
 
 MXP_INLINE void mxp_sr_f64_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t)

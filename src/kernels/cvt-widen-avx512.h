@@ -12,15 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifndef MXP_INLINE
-#define MXP_INLINE static inline __attribute__((always_inline))
-#endif
-
-/* Outputs of at least this many bytes moved are written with streaming
- * (non-temporal) stores, as glibc's memcpy does for large copies. */
-#ifndef MXP_STREAM_BYTES
-#define MXP_STREAM_BYTES (4u << 20)
-#endif
+#include "kernels/stream-loop.h"
 
 /* SRC_F32: float32 itself, for callers that also take float32 (not widened here) */
 typedef enum { SRC_BF16, SRC_F16, SRC_E4M3, SRC_E5M2, SRC_S8, SRC_U8, SRC_F32 } mxp_src_kind;

@@ -27,43 +27,31 @@ void mxp_f32_e4m3_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const m
  * 7 in e4m3's normal range and up to 15 below it (subnormals).  Overflow is
  * a clamp to max or to the NaN pattern after it; inf and NaN give NaN, or
  * max for an infinity under saturation. */
-/* Elements [i, i + count), count <= 32. */
-MXP_INLINE void e4m3_f16_step(uint8_t *d, const float *s, size_t i, size_t count, mxp_rounding mode, int saturate,
-                              int stream)
+MXP_INLINE void e4m3_f16_full(void *dst, const void *src, size_t i, int stream, const void *ctx)
 {
-    if (count == 32) {
-        __m256i r = mxp_f32_to_e4m3_via_f16_avx512(_mm512_loadu_si512((const void *)(s + i)),
-                                    _mm512_loadu_si512((const void *)(s + i + 16)), mode, saturate);
-        if (stream)
-            _mm256_stream_si256((__m256i *)(d + i), r);
-        else
-            _mm256_storeu_si256((__m256i *)(d + i), r);
-        return;
-    }
-    const __mmask32 mask = (__mmask32)((1ull << count) - 1);
-    __m256i r = mxp_f32_to_e4m3_via_f16_avx512(_mm512_maskz_loadu_epi32((__mmask16)mask, s + i),
-                                _mm512_maskz_loadu_epi32((__mmask16)(mask >> 16), s + i + 16), mode, saturate);
-    _mm256_mask_storeu_epi8(d + i, mask, r);
+    const mxp_mode_ctx *c = ctx;
+    const float *s = (const float *)src + i;
+    const __m256i r = mxp_f32_to_e4m3_via_f16_avx512(_mm512_loadu_si512((const void *)s),
+                                                     _mm512_loadu_si512((const void *)(s + 16)), c->mode, c->saturate);
+    mxp_store_bytes_avx512((uint8_t *)dst + i, r, 32, stream);
 }
 
-MXP_INLINE void e4m3_f16_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int saturate)
+/* count < 32 elements */
+MXP_INLINE void e4m3_f16_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)
 {
-    size_t i = 0;
-    int stream = n * 5 >= MXP_STREAM_BYTES;
-    if (stream) {
-        size_t head = (32 - (uintptr_t)d % 32) % 32;
-        head = head < n ? head : n;
-        if (head) {
-            e4m3_f16_step(d, s, 0, head, mode, saturate, 0);
-            i = head;
-        }
-    }
-    for (; i + 32 <= n; i += 32)
-        e4m3_f16_step(d, s, i, 32, mode, saturate, stream);
-    if (i < n)
-        e4m3_f16_step(d, s, i, n - i, mode, saturate, 0);
-    if (stream)
-        _mm_sfence();
+    const mxp_mode_ctx *c = ctx;
+    const float *s = (const float *)src + i;
+    const __mmask32 mask = (__mmask32)((1ull << count) - 1);
+    __m256i r = mxp_f32_to_e4m3_via_f16_avx512(_mm512_maskz_loadu_epi32((__mmask16)mask, s),
+                                               _mm512_maskz_loadu_epi32((__mmask16)(mask >> 16), s + 16), c->mode,
+                                               c->saturate);
+    _mm256_mask_storeu_epi8((uint8_t *)dst + i, mask, r);
+}
+
+MXP_INLINE void e4m3_f16_loop(void *d, const void *s, size_t n, mxp_rounding mode, int saturate)
+{
+    mxp_stream_loop(d, s, n, (mxp_stream_shape){ 4, 1, 32, 32 }, e4m3_f16_full, e4m3_f16_part,
+                    &(mxp_mode_ctx){ mode, saturate });
 }
 
 void mxp_f32_e4m3_vcvt__avx512f_f16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
@@ -102,30 +90,29 @@ MXP_INLINE __m256i bf16_odd_step(const float *s, size_t count, mxp_narrow_fmt t,
     return mxp_h16_to_f8_avx512(mxp_f32_to_bf16_odd32_avx512(x0, x1), bf16, t, mode, saturate);
 }
 
-MXP_INLINE void bf16_odd_loop(uint8_t *d, const float *s, size_t n, mxp_narrow_fmt t, mxp_rounding mode, int saturate)
+typedef struct bf16_odd_ctx {
+    mxp_narrow_fmt t;
+    mxp_mode_ctx m;
+} bf16_odd_ctx;
+
+MXP_INLINE void bf16_odd_full(void *dst, const void *src, size_t i, int stream, const void *ctx)
 {
-    size_t i = 0;
-    const int stream = n * 5 >= MXP_STREAM_BYTES;
-    if (stream) {
-        size_t head = (32 - (uintptr_t)d % 32) % 32;
-        head = head < n ? head : n;
-        if (head) {
-            _mm256_mask_storeu_epi8(d, (__mmask32)((1ull << head) - 1), bf16_odd_step(s, head, t, mode, saturate));
-            i = head;
-        }
-    }
-    for (; i + 32 <= n; i += 32) {
-        const __m256i r = bf16_odd_step(s + i, 32, t, mode, saturate);
-        if (stream)
-            _mm256_stream_si256((__m256i *)(d + i), r);
-        else
-            _mm256_storeu_si256((__m256i *)(d + i), r);
-    }
-    if (i < n)
-        _mm256_mask_storeu_epi8(d + i, (__mmask32)((1ull << (n - i)) - 1),
-                                bf16_odd_step(s + i, n - i, t, mode, saturate));
-    if (stream)
-        _mm_sfence();
+    const bf16_odd_ctx *c = ctx;
+    mxp_store_bytes_avx512((uint8_t *)dst + i, bf16_odd_step((const float *)src + i, 32, c->t, c->m.mode, c->m.saturate),
+                           32, stream);
+}
+
+MXP_INLINE void bf16_odd_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)
+{
+    const bf16_odd_ctx *c = ctx;
+    _mm256_mask_storeu_epi8((uint8_t *)dst + i, (__mmask32)((1ull << count) - 1),
+                            bf16_odd_step((const float *)src + i, count, c->t, c->m.mode, c->m.saturate));
+}
+
+MXP_INLINE void bf16_odd_loop(void *d, const void *s, size_t n, mxp_narrow_fmt t, mxp_rounding mode, int saturate)
+{
+    mxp_stream_loop(d, s, n, (mxp_stream_shape){ 4, 1, 32, 32 }, bf16_odd_full, bf16_odd_part,
+                    &(bf16_odd_ctx){ t, { mode, saturate } });
 }
 
 MXP_INLINE void bf16_odd_by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_narrow_fmt t)

@@ -25,45 +25,8 @@ void mxp_f32_e5m2_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const m
  * deterministic mode gives the rounding of the float32.  Beyond float16's
  * range the float16 is max (odd), which overflows e5m2 as the float32 does.
  * NaNs: the float16 NaN's top byte (quiet bit and top payload bit).
- * Runs in the library's MXCSR (no DAZ), set here. */
-MXP_INLINE void e5m2_f16_loop(uint8_t *d, const float *s, size_t n, mxp_rounding mode, int saturate)
-{
-    size_t i = 0;
-    int stream = n * 5 >= MXP_STREAM_BYTES;
-    if (stream) {
-        size_t head = (16 - (uintptr_t)d % 16) % 16;
-        head = head < n ? head : n;
-        if (head) {
-            __mmask16 mask = (__mmask16)((1u << head) - 1);
-            _mm_mask_storeu_epi8(d, mask, mxp_f32_to_e5m2_via_f16_avx512(_mm512_maskz_loadu_epi32(mask, s), mode, saturate));
-            i = head;
-        }
-    }
-    for (; i + 16 <= n; i += 16) {
-        __m128i r = mxp_f32_to_e5m2_via_f16_avx512(_mm512_loadu_si512((const void *)(s + i)), mode, saturate);
-        if (stream)
-            _mm_stream_si128((__m128i *)(d + i), r);
-        else
-            _mm_storeu_si128((__m128i *)(d + i), r);
-    }
-    if (i < n) {
-        __mmask16 mask = (__mmask16)((1u << (n - i)) - 1);
-        _mm_mask_storeu_epi8(d + i, mask, mxp_f32_to_e5m2_via_f16_avx512(_mm512_maskz_loadu_epi32(mask, s + i), mode, saturate));
-    }
-    if (stream)
-        _mm_sfence();
-}
-
+ * Runs in the library's MXCSR (no DAZ), set by the loop of cvt-f32-avx512.h. */
 void mxp_f32_e5m2_vcvt__avx512f_f16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
-    const mxp_fpenv env = mxp_fpenv_enter();
-    switch (p->rounding) {
-    case MXP_ROUND_NEAREST_EVEN: e5m2_f16_loop(dst, src, n, MXP_ROUND_NEAREST_EVEN, saturate); break;
-    case MXP_ROUND_NEAREST_AWAY: e5m2_f16_loop(dst, src, n, MXP_ROUND_NEAREST_AWAY, saturate); break;
-    case MXP_ROUND_TOWARD_ZERO: e5m2_f16_loop(dst, src, n, MXP_ROUND_TOWARD_ZERO, saturate); break;
-    case MXP_ROUND_UP: e5m2_f16_loop(dst, src, n, MXP_ROUND_UP, saturate); break;
-    default: e5m2_f16_loop(dst, src, n, MXP_ROUND_DOWN, saturate); break;
-    }
-    mxp_fpenv_leave(env);
+    mxp_f32_bytes16_avx512_by_mode(dst, src, n, p, BYTES_E5M2_VIA_F16);
 }

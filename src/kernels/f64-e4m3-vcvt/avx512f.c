@@ -57,31 +57,23 @@ MXP_INLINE __m256i bf16_odd32(const double *p, size_t count, mxp_rounding mode, 
                                 saturate);
 }
 
-MXP_INLINE void bf16_odd_loop(uint8_t *d, const double *s, size_t n, mxp_rounding mode, int saturate)
+MXP_INLINE void bf16_odd_full(void *dst, const void *src, size_t i, int stream, const void *ctx)
 {
-    size_t i = 0;
-    /* Large outputs bypass the cache (as memcpy does); the head is
-     * converted until dst is aligned. */
-    const int stream = n * 9 >= MXP_STREAM_BYTES;
-    if (stream) {
-        size_t head = (32 - (uintptr_t)d % 32) % 32;
-        head = head < n ? head : n;
-        if (head) {
-            _mm256_mask_storeu_epi8(d, (__mmask32)((1ull << head) - 1), bf16_odd32(s, head, mode, saturate));
-            i = head;
-        }
-    }
-    for (; i + 32 <= n; i += 32) {
-        const __m256i r = bf16_odd32(s + i, 32, mode, saturate);
-        if (stream)
-            _mm256_stream_si256((__m256i *)(d + i), r);
-        else
-            _mm256_storeu_si256((__m256i *)(d + i), r);
-    }
-    if (i < n)
-        _mm256_mask_storeu_epi8(d + i, (__mmask32)((1ull << (n - i)) - 1), bf16_odd32(s + i, n - i, mode, saturate));
-    if (stream)
-        _mm_sfence();
+    const mxp_mode_ctx *c = ctx;
+    mxp_store_bytes_avx512((uint8_t *)dst + i, bf16_odd32((const double *)src + i, 32, c->mode, c->saturate), 32, stream);
+}
+
+MXP_INLINE void bf16_odd_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)
+{
+    const mxp_mode_ctx *c = ctx;
+    _mm256_mask_storeu_epi8((uint8_t *)dst + i, (__mmask32)((1ull << count) - 1),
+                            bf16_odd32((const double *)src + i, count, c->mode, c->saturate));
+}
+
+MXP_INLINE void bf16_odd_loop(void *d, const void *s, size_t n, mxp_rounding mode, int saturate)
+{
+    mxp_stream_loop(d, s, n, (mxp_stream_shape){ 8, 1, 32, 32 }, bf16_odd_full, bf16_odd_part,
+                    &(mxp_mode_ctx){ mode, saturate });
 }
 
 void mxp_f64_e4m3_vcvt__avx512f_bf16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)

@@ -9,8 +9,7 @@
 
 #include "kernels/u8-lut-kernels.h"
 
-#define MXP_INLINE static inline __attribute__((always_inline))
-#define MXP_LUT_STREAM_BYTES (4u << 20) /* as MXP_STREAM_BYTES */
+#include "kernels/stream-loop.h"
 
 MXP_INLINE __m512i lookup64(__m512i x, const __m512i *t)
 {
@@ -22,37 +21,12 @@ MXP_INLINE __m512i lookup64(__m512i x, const __m512i *t)
     return r;
 }
 
+#include "kernels/u8-lut/x8-step.h"
+
 void mxp_u8_lut_x8__avx512f(void *dst, const void *src, size_t n, const uint8_t *table)
 {
     __m512i t[16];
     for (int k = 0; k < 16; k++)
         t[k] = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(table + 16 * k)));
-    const uint8_t *s = src;
-    uint8_t *d = dst;
-    size_t i = 0;
-    /* Large outputs bypass the cache, as memcpy does; the head is converted
-     * until dst is aligned. */
-    const int stream = n * 2 >= MXP_LUT_STREAM_BYTES;
-    if (stream) {
-        size_t head = (64 - (uintptr_t)d % 64) % 64;
-        head = head < n ? head : n;
-        if (head) {
-            __mmask64 mask = (__mmask64)(~0ull >> (64 - head));
-            _mm512_mask_storeu_epi8(d, mask, lookup64(_mm512_maskz_loadu_epi8(mask, s), t));
-            i = head;
-        }
-    }
-    for (; i + 64 <= n; i += 64) {
-        __m512i r = lookup64(_mm512_loadu_si512((const void *)(s + i)), t);
-        if (stream)
-            _mm512_stream_si512((__m512i *)(d + i), r);
-        else
-            _mm512_storeu_si512((void *)(d + i), r);
-    }
-    if (i < n) {
-        __mmask64 mask = (__mmask64)(~0ull >> (64 - (n - i)));
-        _mm512_mask_storeu_epi8(d + i, mask, lookup64(_mm512_maskz_loadu_epi8(mask, s + i), t));
-    }
-    if (stream)
-        _mm_sfence();
+    mxp_stream_loop(dst, src, n, (mxp_stream_shape){ 1, 1, 64, 64 }, lut8_full, lut8_part, t);
 }

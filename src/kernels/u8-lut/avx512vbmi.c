@@ -16,8 +16,7 @@
 
 #include "kernels/u8-lut-kernels.h"
 
-#define MXP_INLINE static inline __attribute__((always_inline))
-#define MXP_LUT_STREAM_BYTES (4u << 20) /* as MXP_STREAM_BYTES */
+#include "kernels/stream-loop.h"
 
 /* 64 table entries: t[0..3] hold entries 0-63, 64-127, 128-191, 192-255. */
 MXP_INLINE __m512i lookup64(__m512i x, const __m512i *t)
@@ -27,6 +26,8 @@ MXP_INLINE __m512i lookup64(__m512i x, const __m512i *t)
     return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), lo, hi);
 }
 
+#include "kernels/u8-lut/x8-step.h"
+
 MXP_INLINE __mmask64 low_bits64(size_t k) { return (__mmask64)(k >= 64 ? ~0ull : ~(~0ull << k)); }
 
 void mxp_u8_lut_x8__avx512vbmi(void *dst, const void *src, size_t n, const uint8_t *table)
@@ -34,34 +35,7 @@ void mxp_u8_lut_x8__avx512vbmi(void *dst, const void *src, size_t n, const uint8
     __m512i t[4];
     for (int k = 0; k < 4; k++)
         t[k] = _mm512_loadu_si512((const void *)(table + 64 * k));
-    const uint8_t *s = src;
-    uint8_t *d = dst;
-    size_t i = 0;
-    /* Large outputs bypass the cache, as memcpy does; the head is converted
-     * until dst is aligned. */
-    const int stream = n * 2 >= MXP_LUT_STREAM_BYTES;
-    if (stream) {
-        size_t head = (64 - (uintptr_t)d % 64) % 64;
-        head = head < n ? head : n;
-        if (head) {
-            const __mmask64 mask = low_bits64(head);
-            _mm512_mask_storeu_epi8(d, mask, lookup64(_mm512_maskz_loadu_epi8(mask, s), t));
-            i = head;
-        }
-    }
-    for (; i + 64 <= n; i += 64) {
-        const __m512i r = lookup64(_mm512_loadu_si512((const void *)(s + i)), t);
-        if (stream)
-            _mm512_stream_si512((__m512i *)(d + i), r);
-        else
-            _mm512_storeu_si512((void *)(d + i), r);
-    }
-    if (i < n) {
-        const __mmask64 mask = low_bits64(n - i);
-        _mm512_mask_storeu_epi8(d + i, mask, lookup64(_mm512_maskz_loadu_epi8(mask, s + i), t));
-    }
-    if (stream)
-        _mm_sfence();
+    mxp_stream_loop(dst, src, n, (mxp_stream_shape){ 1, 1, 64, 64 }, lut8_full, lut8_part, t);
 }
 
 /* 16-bit results: byte planes lo[] and hi[], interleaved as
@@ -78,13 +52,28 @@ MXP_INLINE void lookup64x16(__m512i x, const lut16 *t, __m512i *out0, __m512i *o
 }
 
 /* Elements [i, i + count), count < 64, unaligned stores. */
-MXP_INLINE void part16(uint16_t *d, const uint8_t *s, size_t count, const lut16 *t)
+MXP_INLINE void lut16_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)
 {
+    uint16_t *d = (uint16_t *)dst + i;
     __m512i r0, r1;
-    lookup64x16(_mm512_maskz_loadu_epi8(low_bits64(count), s), t, &r0, &r1);
+    lookup64x16(_mm512_maskz_loadu_epi8(low_bits64(count), (const uint8_t *)src + i), ctx, &r0, &r1);
     _mm512_mask_storeu_epi16(d, (__mmask32)low_bits64(count), r0);
     if (count > 32)
         _mm512_mask_storeu_epi16(d + 32, (__mmask32)low_bits64(count - 32), r1);
+}
+
+MXP_INLINE void lut16_full(void *dst, const void *src, size_t i, int stream, const void *ctx)
+{
+    uint16_t *d = (uint16_t *)dst + i;
+    __m512i r0, r1;
+    lookup64x16(_mm512_loadu_si512((const void *)((const uint8_t *)src + i)), ctx, &r0, &r1);
+    if (stream) {
+        _mm512_stream_si512((__m512i *)d, r0);
+        _mm512_stream_si512((__m512i *)(d + 32), r1);
+    } else {
+        _mm512_storeu_si512((void *)d, r0);
+        _mm512_storeu_si512((void *)(d + 32), r1);
+    }
 }
 
 void mxp_u8_lut_x16__avx512vbmi(void *dst, const void *src, size_t n, const uint16_t *table)
@@ -107,33 +96,7 @@ void mxp_u8_lut_x16__avx512vbmi(void *dst, const void *src, size_t n, const uint
     }
     t.even = _mm512_load_si512((const void *)ie);
     t.odd = _mm512_load_si512((const void *)io);
-    const uint8_t *s = src;
-    uint16_t *d = dst;
-    size_t i = 0;
-    const int stream = n * 3 >= MXP_LUT_STREAM_BYTES && (uintptr_t)d % 2 == 0;
-    if (stream) {
-        size_t head = ((64 - (uintptr_t)d % 64) % 64) / 2;
-        head = head < n ? head : n;
-        if (head) {
-            part16(d, s, head, &t);
-            i = head;
-        }
-    }
-    for (; i + 64 <= n; i += 64) {
-        __m512i r0, r1;
-        lookup64x16(_mm512_loadu_si512((const void *)(s + i)), &t, &r0, &r1);
-        if (stream) {
-            _mm512_stream_si512((__m512i *)(d + i), r0);
-            _mm512_stream_si512((__m512i *)(d + i + 32), r1);
-        } else {
-            _mm512_storeu_si512((void *)(d + i), r0);
-            _mm512_storeu_si512((void *)(d + i + 32), r1);
-        }
-    }
-    if (i < n)
-        part16(d + i, s + i, n - i, &t);
-    if (stream)
-        _mm_sfence();
+    mxp_stream_loop(dst, src, n, (mxp_stream_shape){ 1, 2, 64, 64 }, lut16_full, lut16_part, &t);
 }
 
 /* 64-bit results whose low 40 bits are zero in every entry (float64 values
@@ -144,6 +107,7 @@ void mxp_u8_lut_x16__avx512vbmi(void *dst, const void *src, size_t n, const uint
  *   lane q of vector j:  0 0 0 0 0 b5[8j+q] b6[8j+q] b7[8j+q]  (bytes, low first) */
 typedef struct lut64 {
     __m512i p5[4], p6[4], p7[4];
+    const uint8_t *idx; /* idx64's rows */
 } lut64;
 
 /* For vector j: idx[j][0..63] feeds bytes 6 and 7 (b6 from 0-63, b7 from
@@ -167,13 +131,30 @@ MXP_INLINE __m512i place64(__m512i b5, __m512i b6, __m512i b7, const uint8_t *id
 }
 
 /* count < 64 elements: masked. */
-MXP_INLINE void part64(uint64_t *d, const uint8_t *s, size_t count, const lut64 *t, const uint8_t *idx)
+MXP_INLINE void lut64_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)
 {
-    const __m512i x = _mm512_maskz_loadu_epi8(low_bits64(count), s);
+    const lut64 *t = ctx;
+    uint64_t *d = (uint64_t *)dst + i;
+    const __m512i x = _mm512_maskz_loadu_epi8(low_bits64(count), (const uint8_t *)src + i);
     const __m512i b5 = lookup64(x, t->p5), b6 = lookup64(x, t->p6), b7 = lookup64(x, t->p7);
     for (int j = 0; 8 * (size_t)j < count; j++) {
         const size_t left = count - 8 * (size_t)j;
-        _mm512_mask_storeu_epi64(d + 8 * j, (__mmask8)(left >= 8 ? 0xff : (1u << left) - 1), place64(b5, b6, b7, idx, j));
+        _mm512_mask_storeu_epi64(d + 8 * j, (__mmask8)(left >= 8 ? 0xff : (1u << left) - 1), place64(b5, b6, b7, t->idx, j));
+    }
+}
+
+MXP_INLINE void lut64_full(void *dst, const void *src, size_t i, int stream, const void *ctx)
+{
+    const lut64 *t = ctx;
+    uint64_t *d = (uint64_t *)dst + i;
+    const __m512i x = _mm512_loadu_si512((const void *)((const uint8_t *)src + i));
+    const __m512i b5 = lookup64(x, t->p5), b6 = lookup64(x, t->p6), b7 = lookup64(x, t->p7);
+    for (int j = 0; j < 8; j++) {
+        const __m512i r = place64(b5, b6, b7, t->idx, j);
+        if (stream)
+            _mm512_stream_si512((__m512i *)(d + 8 * j), r);
+        else
+            _mm512_storeu_si512((void *)(d + 8 * j), r);
     }
 }
 
@@ -191,32 +172,6 @@ void mxp_u8_lut_x64__avx512vbmi(void *dst, const void *src, size_t n, const uint
     }
     _Alignas(64) uint8_t idx_rows[8][128] = { { 0 } };
     idx64(idx_rows);
-    const uint8_t *idx = &idx_rows[0][0];
-    const uint8_t *s = src;
-    uint64_t *d = dst;
-    size_t i = 0;
-    const int stream = n * 9 >= MXP_LUT_STREAM_BYTES && (uintptr_t)d % 8 == 0;
-    if (stream) {
-        size_t head = ((64 - (uintptr_t)d % 64) % 64) / 8;
-        head = head < n ? head : n;
-        if (head) {
-            part64(d, s, head, &t, idx);
-            i = head;
-        }
-    }
-    for (; i + 64 <= n; i += 64) {
-        const __m512i x = _mm512_loadu_si512((const void *)(s + i));
-        const __m512i b5 = lookup64(x, t.p5), b6 = lookup64(x, t.p6), b7 = lookup64(x, t.p7);
-        for (int j = 0; j < 8; j++) {
-            const __m512i r = place64(b5, b6, b7, idx, j);
-            if (stream)
-                _mm512_stream_si512((__m512i *)(d + i + 8 * j), r);
-            else
-                _mm512_storeu_si512((void *)(d + i + 8 * j), r);
-        }
-    }
-    if (i < n)
-        part64(d + i, s + i, n - i, &t, idx);
-    if (stream)
-        _mm_sfence();
+    t.idx = &idx_rows[0][0];
+    mxp_stream_loop(dst, src, n, (mxp_stream_shape){ 1, 8, 64, 64 }, lut64_full, lut64_part, &t);
 }

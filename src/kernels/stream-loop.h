@@ -1,0 +1,74 @@
+/* What the SIMD conversion and table-lookup kernels share about their loops:
+ * MXP_INLINE, when their stores bypass the cache, and the loop itself.
+ *
+ * A kernel gives the loop two steps: a full one (whole-vector loads and
+ * stores, streaming ones when asked) and a part one (fewer elements: the
+ * head converted before aligned streaming stores, and the tail; masked or
+ * through a buffer).  They are always-inline functions passed by address:
+ * the loop is inlined into the kernel, the addresses are constants there,
+ * and the compiler inlines the steps into the calls as if written out (the
+ * same code as a loop written in each kernel). */
+#ifndef MXP_KERNELS_STREAM_LOOP_H
+#define MXP_KERNELS_STREAM_LOOP_H
+
+#include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef MXP_INLINE
+#define MXP_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* Outputs of at least this many bytes moved (read + written) are written
+ * with streaming (non-temporal) stores, as glibc's memcpy does for large
+ * copies. */
+#ifndef MXP_STREAM_BYTES
+#define MXP_STREAM_BYTES (4u << 20)
+#endif
+
+typedef struct mxp_stream_plan {
+    int stream;  /* full steps store with streaming stores */
+    size_t head; /* elements converted first, so that their end is aligned (0 unless stream) */
+} mxp_stream_plan;
+
+/* n elements of in_size bytes read and out_size written to dst; streaming
+ * stores need `align` bytes alignment. */
+MXP_INLINE mxp_stream_plan mxp_stream_plan_for(const void *dst, size_t n, size_t in_size, size_t out_size,
+                                               size_t align)
+{
+    mxp_stream_plan p = { n * (in_size + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0, 0 };
+    if (p.stream) {
+        const size_t head = ((align - (uintptr_t)dst % align) % align) / out_size;
+        p.head = head < n ? head : n;
+    }
+    return p;
+}
+
+/* A loop's shape: bytes read and written per element, elements per full
+ * step, and the alignment (bytes) its streaming stores need. */
+typedef struct mxp_stream_shape {
+    size_t in_size, out_size, step, align;
+} mxp_stream_shape;
+
+/* full: elements [i, i + step), whole vectors, streaming stores when asked;
+ * part: elements [i, i + count), count < step (the head and the tail). */
+typedef void mxp_stream_full_fn(void *dst, const void *src, size_t i, int stream, const void *ctx);
+typedef void mxp_stream_part_fn(void *dst, const void *src, size_t i, size_t count, const void *ctx);
+
+/* Elements [0, n), ctx passed through to the steps. */
+MXP_INLINE void mxp_stream_loop(void *dst, const void *src, size_t n, mxp_stream_shape sh, mxp_stream_full_fn *full,
+                                mxp_stream_part_fn *part, const void *ctx)
+{
+    const mxp_stream_plan sp = mxp_stream_plan_for(dst, n, sh.in_size, sh.out_size, sh.align);
+    size_t i = sp.head;
+    if (i)
+        part(dst, src, 0, i, ctx);
+    for (; i + sh.step <= n; i += sh.step)
+        full(dst, src, i, sp.stream, ctx);
+    if (i < n)
+        part(dst, src, i, n - i, ctx);
+    if (sp.stream)
+        _mm_sfence();
+}
+
+#endif
