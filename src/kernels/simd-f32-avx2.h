@@ -2,8 +2,9 @@
  * use (arith-template.h, peak-template.h, ...), in the style of ggml's
  * GGML_F32_VEC_*: a kernel file includes one simd-<dtype>-<isa>.h, then the
  * template, and the template's loop compiles to these intrinsics.  No masked
- * loads at this level (MXP_SIMD_MASKED 0): templates finish a tail element
- * by element.  Only for files built with the AVX2 flags. */
+ * loads at this level (MXP_SIMD_MASKED 0): a template finishes a tail element
+ * by element or through a zero-padded copy.  Only for files built with the
+ * AVX2 flags. */
 #ifndef MXP_KERNELS_SIMD_F32_AVX2_H
 #define MXP_KERNELS_SIMD_F32_AVX2_H
 
