@@ -1,21 +1,14 @@
-/* The bfloat16 dot-product peak loop's portable twin: 12 float32 chains,
- * each adding two products of bfloat16 values (exact in float32) a step,
- * as one lane of vdpbf16ps.  See peak-kernels.h. */
-#include "kernels/peak-kernels.h"
+/* The bfloat16 dot-product peak loop's portable twin: peak-template.h's 12
+ * float32 chains, each adding two products of bfloat16 values (exact in
+ * float32) a step, as one lane of vdpbf16ps.  See peak-kernels.h. */
+#define MXP_SIMD_T float
+#include "kernels/simd-scalar.h"
+
+#define MXP_PEAK_STEP(acc, x, y) ((acc) + (x) * (y) + (x) * (y))
+#define MXP_PEAK_OPERAND float
+#include "kernels/peak-template.h"
 
 uint64_t mxp_bf16_peak_dot__scalar(uint64_t iters)
 {
-    const float x = 1.0f, y = 0x1.fep-1f; /* bfloat16 0x3f80 and 0x3f7f */
-    float acc[12];
-    for (int i = 0; i < 12; i++)
-        acc[i] = (float)i;
-    for (uint64_t it = 0; it < iters; it++)
-        for (int i = 0; i < 12; i++)
-            acc[i] = acc[i] + x * y + x * y;
-    float s = 0;
-    for (int i = 0; i < 12; i++)
-        s += acc[i];
-    volatile float sink = s;
-    (void)sink;
-    return iters * 12 * 2 * 2;
+    return mxp_peak_chains(iters, 1.0f, 0x1.fep-1f, 2); /* bfloat16 0x3f80 and 0x3f7f */
 }

@@ -5,9 +5,8 @@
 #include "kernels/vmath-kernels.h"
 
 #ifdef MXP_HAVE_SLEEF
-#include <string.h>
-
 #include "kernels/gelu-avx2.h"
+#include "kernels/simd-f32-avx2.h"
 
 #define GELU_E 0x1p-42
 
@@ -37,17 +36,13 @@ static __m256 gelu8(__m256 v, size_t *redo)
     return _mm256_blendv_ps(_mm256_loadu_ps(buf), hi, ok);
 }
 
+#define MXP_MAP_FN gelu8
+#include "kernels/map-template.h"
+
 size_t mxp_f32_gelu__avx2(float *y, const float *x, size_t n)
 {
-    size_t i = 0, redo = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, gelu8(_mm256_loadu_ps(x + i), &redo));
-    if (i < n) { /* the zeros beyond n are settled: gelu(0) = 0 */
-        float buf[8] = { 0 };
-        memcpy(buf, x + i, (n - i) * sizeof *x);
-        _mm256_storeu_ps(buf, gelu8(_mm256_loadu_ps(buf), &redo));
-        memcpy(y + i, buf, (n - i) * sizeof *y);
-    }
+    size_t redo = 0;
+    mxp_simd_map(y, x, n, &redo); /* the zeros beyond n are settled: gelu(0) = 0 */
     return redo;
 }
 #else

@@ -18,6 +18,7 @@
 
 #ifdef MXP_HAVE_SLEEF
 #include "kernels/gelu-avx512f.h"
+#include "kernels/simd-f32-avx512.h"
 
 #define GELU_E 0x1p-42
 
@@ -46,16 +47,13 @@ static __m512 gelu16(__m512 v, size_t *redo)
     return _mm512_mask_blend_ps(ok, _mm512_loadu_ps(buf), hi);
 }
 
+#define MXP_MAP_FN gelu16
+#include "kernels/map-template.h"
+
 size_t mxp_f32_gelu__avx512f(float *y, const float *x, size_t n)
 {
-    size_t i = 0, redo = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, gelu16(_mm512_loadu_ps(x + i), &redo));
-    if (i < n) {
-        const __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        /* the zeros beyond n are settled: gelu(0) = 0 */
-        _mm512_mask_storeu_ps(y + i, m, gelu16(_mm512_maskz_loadu_ps(m, x + i), &redo));
-    }
+    size_t redo = 0;
+    mxp_simd_map(y, x, n, &redo); /* the zeros beyond n are settled: gelu(0) = 0 */
     return redo;
 }
 #else

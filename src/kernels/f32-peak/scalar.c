@@ -1,19 +1,10 @@
-/* The float32 peak loop's portable twin: the same 12 chains of
+/* The float32 peak loop's portable twin: peak-template.h's 12 chains of
  * multiply-adds, one lane each.  See peak-kernels.h. */
-#include "kernels/peak-kernels.h"
+#define MXP_SIMD_T float
+#include "kernels/simd-scalar.h"
+#include "kernels/peak-template.h"
 
 uint64_t mxp_f32_peak_fma__scalar(uint64_t iters)
 {
-    float acc[12];
-    for (int i = 0; i < 12; i++)
-        acc[i] = (float)i;
-    for (uint64_t it = 0; it < iters; it++)
-        for (int i = 0; i < 12; i++)
-            acc[i] = acc[i] * 1.0000001f + 0.9999999f;
-    float s = 0;
-    for (int i = 0; i < 12; i++)
-        s += acc[i];
-    volatile float sink = s;
-    (void)sink;
-    return iters * 12 * 2;
+    return mxp_peak_chains(iters, 1.0000001f, 0.9999999f, 1);
 }

@@ -3,21 +3,15 @@
 #include "kernels/vmath-kernels.h"
 
 #ifdef MXP_HAVE_SLEEF
-#include <string.h>
-
 #include "kernels/gelu-avx2.h"
+#include "kernels/simd-f64-avx2.h"
+
+#define MXP_MAP_FN(v, count) mxp_gelu_approx(v)
+#include "kernels/map-template.h"
 
 void mxp_f64_gelu_approx__avx2(double *y, const double *x, size_t n)
 {
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        _mm256_storeu_pd(y + i, mxp_gelu_approx(_mm256_loadu_pd(x + i)));
-    if (i < n) {
-        double buf[4] = { 0 };
-        memcpy(buf, x + i, (n - i) * sizeof *x);
-        _mm256_storeu_pd(buf, mxp_gelu_approx(_mm256_loadu_pd(buf)));
-        memcpy(y + i, buf, (n - i) * sizeof *y);
-    }
+    mxp_simd_map(y, x, n, NULL);
 }
 #else
 typedef int mxp_f64_gelu_avx2_unused; /* built without SLEEF: nothing here */

@@ -5,16 +5,14 @@
 
 #ifdef MXP_HAVE_SLEEF
 #include "kernels/gelu-avx512f.h"
+#include "kernels/simd-f64-avx512.h"
+
+#define MXP_MAP_FN(v, count) mxp_gelu_approx(v)
+#include "kernels/map-template.h"
 
 void mxp_f64_gelu_approx__avx512f(double *y, const double *x, size_t n)
 {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm512_storeu_pd(y + i, mxp_gelu_approx(_mm512_loadu_pd(x + i)));
-    if (i < n) {
-        const __mmask8 m = (__mmask8)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_pd(y + i, m, mxp_gelu_approx(_mm512_maskz_loadu_pd(m, x + i)));
-    }
+    mxp_simd_map(y, x, n, NULL);
 }
 #else
 typedef int mxp_f64_gelu_avx512f_unused; /* built without SLEEF: nothing here */
