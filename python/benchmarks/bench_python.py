@@ -28,6 +28,10 @@ QUICK = "--quick" in sys.argv
 REPS = 5 if QUICK else 15
 LIB = ctypes.CDLL(os.environ.get("MXP_LIB", os.path.join(os.path.dirname(__file__), "..", "..", "build", "libmxp.so")))
 F16, BF16, F32 = 10, 11, 12
+BINARY_STRIDED = LIB.mxp_binary_strided
+BINARY_STRIDED.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t,
+                           ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_int,
+                           ctypes.c_ssize_t, ctypes.c_void_p]
 
 
 def median_ms(fn, reps=REPS):
@@ -39,6 +43,16 @@ def row(name, ms, peers, unit=""):
     for label, other in peers:
         parts.append(f"{label} {other / ms:6.2f}x" if other else f"{label}    n/a")
     print("  ".join(parts))
+
+
+def operands(seed, dtype):
+    """2^24 values (2^22 with --quick): a and b standard normal in dtype,
+    and an empty out; -> n, a, b, out."""
+    n = 1 << (22 if QUICK else 24)
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(n).astype(dtype)
+    b = rng.standard_normal(n).astype(dtype)
+    return n, a, b, np.empty(n, dtype)
 
 
 def tensor_bf16(a):
@@ -96,11 +110,7 @@ def bench_astype():
 
 
 def bench_add():
-    n = 1 << (22 if QUICK else 24)
-    rng = np.random.default_rng(2)
-    a = rng.standard_normal(n).astype(mxp.bfloat16)
-    b = rng.standard_normal(n).astype(mxp.bfloat16)
-    out = np.empty(n, mxp.bfloat16)
+    n, a, b, out = operands(2, mxp.bfloat16)
     src = np.ones(3 * n, np.uint16)
     dst = np.empty_like(src)
     memcpy = median_ms(lambda: np.copyto(dst, src))  # 6n bytes read and written, as the add
@@ -119,15 +129,9 @@ def bench_add():
 
 
 def bench_float16():
-    n = 1 << (22 if QUICK else 24)
-    rng = np.random.default_rng(3)
-    a = rng.standard_normal(n).astype(np.float16)
-    b = rng.standard_normal(n).astype(np.float16)
-    out = np.empty(n, np.float16)
+    n, a, b, out = operands(3, np.float16)
     numpy_add = median_ms(lambda: np.add(a, b, out=out))
-    f = LIB.mxp_binary_strided
-    f.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p,
-                  ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p]
+    f = BINARY_STRIDED
     ours = median_ms(lambda: f(0, n, out.ctypes.data, F16, 2, a.ctypes.data, F16, 2, b.ctypes.data, F16, 2, None))
     numpy_sum = median_ms(lambda: np.sum(a))
     s = LIB.mxp_sum_strided
@@ -144,17 +148,11 @@ def bench_float32():
     """The elementwise issue's goals, NumPy in the same process: float32 exp
     and gelu >= 3x NumPy's (NumPy has no gelu: its peer is the tanh form as
     NumPy users write it), float32 add and sum >= 1x."""
-    n = 1 << (22 if QUICK else 24)
-    rng = np.random.default_rng(5)
-    a = rng.standard_normal(n).astype(np.float32)
-    b = rng.standard_normal(n).astype(np.float32)
-    out = np.empty(n, np.float32)
+    n, a, b, out = operands(5, np.float32)
     un = LIB.mxp_unary_strided
     un.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p,
                    ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p]
-    bi = LIB.mxp_binary_strided
-    bi.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p,
-                   ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_void_p]
+    bi = BINARY_STRIDED
     sm = LIB.mxp_sum_strided
     sm.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.c_void_p, ctypes.c_int, ctypes.c_ssize_t, ctypes.c_size_t,
                    ctypes.c_int]

@@ -274,11 +274,6 @@ static PyObject *compare_buckets_merge(PyObject *self, PyObject *parts)
     return st == MXP_OK ? buckets_array(acc, nacc) : mxpy_raise(st);
 }
 
-static void free_select(PyObject *capsule)
-{
-    mxp_compare_select_free(PyCapsule_GetPointer(capsule, "mxp.compare_select"));
-}
-
 /* _compare_select(exact, collect) -> a capsule of mxp_compare_select */
 static PyObject *compare_select(PyObject *self, PyObject *args)
 {
@@ -289,17 +284,12 @@ static PyObject *compare_select(PyObject *self, PyObject *args)
         return NULL;
     mxp_compare_select *s = NULL;
     mxp_status st = mxp_compare_select_create(&s, exact, collect);
-    if (st != MXP_OK)
-        return mxpy_raise(st);
-    PyObject *cap = PyCapsule_New(s, "mxp.compare_select", free_select);
-    if (!cap)
-        mxp_compare_select_free(s);
-    return cap;
+    return mxpy_capsule_new(st, s, &mxpy_kind_compare_select);
 }
 
 static mxp_compare_select *select_arg(PyObject *cap)
 {
-    return PyCapsule_GetPointer(cap, "mxp.compare_select");
+    return mxpy_capsule_get(cap, &mxpy_kind_compare_select);
 }
 
 /* _compare_select_groups(select) -> ([(prefix, prefix_shift), ...], shift); [] when done */

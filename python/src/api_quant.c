@@ -195,11 +195,6 @@ static PyObject *unpack_int4(PyObject *self, PyObject *args)
 
 /* ---- observers ------------------------------------------------------------ */
 
-static void observer_destructor(PyObject *capsule)
-{
-    mxp_observer_free(PyCapsule_GetPointer(capsule, "mxp.observer"));
-}
-
 /* _observer_new(kind, qtype, symmetric, axis, momentum, percentile, group_size, bins) -> capsule */
 static PyObject *observer_new(PyObject *self, PyObject *args, PyObject *kwds)
 {
@@ -217,17 +212,12 @@ static PyObject *observer_new(PyObject *self, PyObject *args, PyObject *kwds)
     mxp_observer_opts o = { .momentum = momentum, .percentile = percentile, .group_size = group, .bins = bins };
     mxp_observer *obs = NULL;
     mxp_status st = mxp_observer_create(&obs, (mxp_calib_kind)kind, qt, symmetric, axis, &o);
-    if (st != MXP_OK)
-        return mxpy_raise(st);
-    PyObject *cap = PyCapsule_New(obs, "mxp.observer", observer_destructor);
-    if (!cap)
-        mxp_observer_free(obs);
-    return cap;
+    return mxpy_capsule_new(st, obs, &mxpy_kind_observer);
 }
 
 static mxp_observer *observer_of(PyObject *cap)
 {
-    return PyCapsule_GetPointer(cap, "mxp.observer");
+    return mxpy_capsule_get(cap, &mxpy_kind_observer);
 }
 
 static PyObject *observer_update(PyObject *self, PyObject *args)
@@ -245,9 +235,7 @@ static PyObject *observer_update(PyObject *self, PyObject *args)
     st = mxp_observer_update(obs, mb);
     Py_END_ALLOW_THREADS
     mxp_array_free(mb);
-    if (st != MXP_OK)
-        return mxpy_raise(st);
-    Py_RETURN_NONE;
+    return mxpy_none(st);
 }
 
 static PyObject *observer_compute(PyObject *self, PyObject *cap)

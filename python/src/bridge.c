@@ -4,7 +4,8 @@
  * reference to the array until the view is freed (an unaligned array: a
  * view of an aligned copy, or a refusal; see mxpy_use).  mxpy_unwrap: a NumPy
  * array over an mxp_array's memory, which lives as long as the NumPy array
- * (a capsule base frees it). */
+ * (a capsule base frees it).  mxpy_views_*: views of a sequence of arrays
+ * for one call. */
 #include "mxpy.h"
 
 static void release_array(void *ctx, void *data)
@@ -169,4 +170,56 @@ mxp_dtype mxpy_dtype_arg(PyObject *obj, const char *what)
         PyErr_Format(PyExc_TypeError, "%s: mxp has no dtype %R", what, (PyObject *)d);
     Py_DECREF(d);
     return PyErr_Occurred() ? MXP_DTYPE_INVALID : dt;
+}
+
+/* ---- sequences of arrays for one call ---------------------------------- */
+
+static void free_views(mxpy_views *l, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        mxp_array_free(l->v[i]);
+        Py_XDECREF(l->tmp[i]);
+    }
+    PyMem_Free(l->v);
+    PyMem_Free(l->tmp);
+    Py_DECREF(l->fast);
+}
+
+int mxpy_views_wrap(PyObject *seq, const char *what, mxpy_use use, mxpy_views *l)
+{
+    if (!(l->fast = PySequence_Fast(seq, "expected a list of arrays")))
+        return -1;
+    l->n = PySequence_Fast_GET_SIZE(l->fast);
+    l->v = PyMem_Calloc((size_t)(l->n ? l->n : 1), sizeof *l->v);
+    l->tmp = PyMem_Calloc((size_t)(l->n ? l->n : 1), sizeof *l->tmp);
+    if (!l->v || !l->tmp) {
+        PyMem_Free(l->v);
+        PyMem_Free(l->tmp);
+        Py_DECREF(l->fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < l->n; i++)
+        if (!(l->v[i] = mxpy_wrap_ex(PySequence_Fast_GET_ITEM(l->fast, i), what, use, &l->tmp[i]))) {
+            free_views(l, i);
+            return -1;
+        }
+    return 0;
+}
+
+int mxpy_views_end(mxpy_views *l, bool ok)
+{
+    int rc = 0;
+    for (Py_ssize_t i = 0; i < l->n; i++) {
+        mxp_array_free(l->v[i]);
+        l->v[i] = NULL;
+        PyObject *tmp = l->tmp[i];
+        l->tmp[i] = NULL;
+        if (ok && rc == 0)
+            rc = mxpy_copy_back(PySequence_Fast_GET_ITEM(l->fast, i), tmp); /* releases tmp */
+        else
+            Py_XDECREF(tmp);
+    }
+    free_views(l, l->n);
+    return rc;
 }

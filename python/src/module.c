@@ -126,7 +126,9 @@ PyMODINIT_FUNC PyInit__mxp(void)
     if (!m || !numpy || mxpy_init_dtypes(m) < 0 || mxpy_init_casts() < 0 || mxpy_fix_float8_casts() < 0 || mxpy_init_ufuncs(numpy) < 0 ||
         mxpy_init_promotion(numpy) < 0 || mxpy_init_matmul(numpy) < 0 || PyModule_AddFunctions(m, mxpy_runtime_methods) < 0 ||
         PyModule_AddFunctions(m, mxpy_gemm_methods) < 0 || PyModule_AddFunctions(m, mxpy_quant_methods) < 0 ||
-        PyModule_AddFunctions(m, mxpy_analysis_methods) < 0 || PyModule_AddFunctions(m, mxpy_train_methods) < 0 ||
+        PyModule_AddFunctions(m, mxpy_analysis_methods) < 0 || PyModule_AddFunctions(m, mxpy_optim_methods) < 0 ||
+        PyModule_AddFunctions(m, mxpy_scaler_methods) < 0 || PyModule_AddFunctions(m, mxpy_autocast_methods) < 0 ||
+        PyModule_AddFunctions(m, mxpy_monitor_methods) < 0 ||
         PyModule_AddFunctions(m, mxpy_reduce_methods) < 0 || PyModule_AddFunctions(m, mxpy_io_methods) < 0 || mxpy_init_constants(m) < 0 ||
         PyModule_AddStringConstant(m, "__version__", mxp_version()) < 0) {
         Py_XDECREF(numpy);

@@ -122,6 +122,45 @@ PyObject *mxpy_aligned(PyObject *obj);
  * takes; MXP_DTYPE_INVALID with an exception set. */
 mxp_dtype mxpy_dtype_arg(PyObject *obj, const char *what);
 
+/* Sequences of arrays handed to C for one call (bridge.c): views of the
+ * items, read (MXPY_READ) or updated in place (MXPY_WRITE), n of them in
+ * v.  mxpy_views_wrap: 0, or -1 with an exception set (nothing to end);
+ * mxpy_views_end frees them, first copying the aligned copies back into
+ * their arrays when ok: 0, or -1 with an exception set. */
+typedef struct mxpy_views {
+    PyObject *fast; /* the sequence's items */
+    mxp_array **v;
+    PyObject **tmp; /* MXPY_WRITE: the aligned copies of unaligned arrays (or NULL) */
+    Py_ssize_t n;
+} mxpy_views;
+int mxpy_views_wrap(PyObject *seq, const char *what, mxpy_use use, mxpy_views *l);
+int mxpy_views_end(mxpy_views *l, bool ok);
+
+/* The library's objects in PyCapsules (capsule.c): a kind is the capsule's
+ * name and the object's free function, which runs when the capsule goes. */
+typedef struct mxpy_kind {
+    const char *name; /* "mxp.optimizer" */
+    void (*free)(void *obj);
+} mxpy_kind;
+extern const mxpy_kind mxpy_kind_optimizer, mxpy_kind_loss_scaler, mxpy_kind_autocast, mxpy_kind_monitor,
+    mxpy_kind_observer, mxpy_kind_compare_select;
+/* The capsule of obj, which a create call that returned st made: NULL with
+ * st's exception when st is an error; obj freed at once when the capsule
+ * cannot be made. */
+PyObject *mxpy_capsule_new(mxp_status st, void *obj, const mxpy_kind *kind);
+/* The object in cap, a capsule of kind; NULL with an exception set for
+ * anything else. */
+void *mxpy_capsule_get(PyObject *cap, const mxpy_kind *kind);
+/* A PyArg "O&" converter: the object of a capsule of o->kind into o->obj
+ * (mxpy_object opt = { &mxpy_kind_optimizer }; ... "O&", mxpy_object_conv, &opt). */
+typedef struct mxpy_object {
+    const mxpy_kind *kind;
+    void *obj;
+} mxpy_object;
+int mxpy_object_conv(PyObject *cap, void *arg);
+/* None, or NULL with st's exception: `return mxpy_none(st);` */
+PyObject *mxpy_none(mxp_status st);
+
 /* Module set-up, one per file; 0 or -1 with an exception set. */
 int mxpy_init_dtypes(PyObject *module);
 int mxpy_init_constants(PyObject *module); /* constants.c: the C library's names and enum values */
@@ -152,7 +191,8 @@ PyObject *mxpy_register_foreign(PyObject *self, PyObject *args);
 /* Module functions defined in other files: the method tables of the api_*.c
  * files, and DLPack. */
 extern PyMethodDef mxpy_runtime_methods[], mxpy_gemm_methods[], mxpy_quant_methods[], mxpy_analysis_methods[],
-    mxpy_train_methods[], mxpy_reduce_methods[], mxpy_io_methods[];
+    mxpy_optim_methods[], mxpy_scaler_methods[], mxpy_autocast_methods[], mxpy_monitor_methods[],
+    mxpy_reduce_methods[], mxpy_io_methods[];
 PyObject *mxpy_from_dlpack(PyObject *self, PyObject *obj);
 PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj);
 

@@ -147,35 +147,49 @@ def nan_equal(a, b):
 
 # ---- the crash guard ------------------------------------------------------------
 
+def dask_results(v):
+    """Every mxp.dask operation on v (2-d, in blocks of 2 x 3): the results
+    that must not depend on v's layout or alignment."""
+    import dask.array as da
+    import mxp.dask as mdask
+    bf = mxp.bfloat16
+    d = da.from_array(v, chunks=(2, 3))
+    q = mdask.quantize(d, "int8", qparams=mdask.calibrate(d, "int8"))
+    return (mdask.astype(d, bf, rounding="stochastic", seed=3).compute(),
+            np.asarray(mdask.sum(d.astype(bf), axis=0).compute()),
+            np.asarray(mdask.mean(d.astype(bf)).compute()), mdask.compare(d, d * 2).as_dict(),
+            mdask.matmul(d, d.T).compute(), q.codes.compute(), mdask.dequantize(q).compute())
+
+
 CHILD = r"""
-import faulthandler, os, sys
+import faulthandler, importlib, sys
 faulthandler.enable()
 sys.path.insert(0, {tests!r})
-import importlib
 for m in {modules!r}:
     importlib.import_module(m)
-import hostile
-names = list(hostile.CASES)
+cases = importlib.import_module({registry!r}).CASES
+names = list(cases)
 start = names.index({start!r}) if {start!r} else 0
 for name in names[start:]:
     print("BEGIN", name, flush=True)
     try:
-        hostile.CASES[name][1]()
+        cases[name][1]()
     except BaseException:
         pass
 print("END", flush=True)
 """
 
 
-def crash_map(modules, timeout=600):
-    """Runs every case in child interpreters, resuming after each crash:
-    {case name: what happened} for the cases that killed the child (a
-    signal, an abort) or hung."""
+def crash_map(modules, registry="hostile", cases=None, timeout=600):
+    """Runs every case of the registry (a module with a CASES dict, cases
+    here: hostile's when None) in child interpreters that import modules
+    first, resuming after each crash: {case name: what happened} for the
+    cases that killed the child (a signal, an abort) or hung."""
     tests = os.path.dirname(os.path.abspath(__file__))
+    names = list(CASES if cases is None else cases)
     crashed, start = {}, ""
-    names = None
     for _ in range(50):
-        code = CHILD.format(tests=tests, modules=list(modules), start=start)
+        code = CHILD.format(tests=tests, modules=list(modules), registry=registry, start=start)
         try:
             p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
             out, rc, err = p.stdout, p.returncode, p.stderr
@@ -189,8 +203,6 @@ def crash_map(modules, timeout=600):
             raise AssertionError(f"the child failed before any case (rc {rc}): {err[-2000:]}")
         last = begun[-1]
         crashed[last] = f"the interpreter died (rc {rc}): {err[-1500:]}"
-        if names is None:
-            names = list(CASES)
         i = names.index(last)
         if i + 1 >= len(names):
             return crashed
@@ -198,19 +210,25 @@ def crash_map(modules, timeout=600):
     return crashed
 
 
-CASE_MODULES = ("test_hostile", "test_hostile_more")
-_crashes = None
+class CrashGuard:
+    """Runs a registry's cases in this process, each unless it crashed a
+    child interpreter (crash_map's arguments; the map is made once, on the
+    first case): then the case fails with what happened, unrun here."""
+
+    def __init__(self, modules, registry="hostile", cases=None, timeout=600):
+        self.args = (modules, registry, cases, timeout)
+        self.cases = CASES if cases is None else cases
+        self.crashes = None
+
+    def run(self, name):
+        if self.crashes is None:
+            self.crashes = crash_map(*self.args)
+        if name in self.crashes:
+            raise AssertionError(f"case {name!r}: {self.crashes[name]}")
+        self.cases[name][1]()
 
 
-def run_case(name):
-    """Runs the case in this process, unless it crashed a child interpreter
-    (then it fails with what happened, without being run here)."""
-    global _crashes
-    if _crashes is None:
-        _crashes = crash_map(CASE_MODULES)
-    if name in _crashes:
-        raise AssertionError(f"case {name!r}: {_crashes[name]}")
-    CASES[name][1]()
+run_case = CrashGuard(("test_hostile", "test_hostile_more")).run
 
 
 def cases_of(module):

@@ -47,25 +47,28 @@ def grid(t):
     return v if v.size <= 256 else v[::3]
 
 
-@pytest.mark.parametrize("t", FLOATS)
-@pytest.mark.parametrize("name", EXACT_UNARY)
-def test_exact_unary_equals_float64_rounded_once(t, name):
+def unary_and_float64_rounded_once(t, name):
+    """np.<name> of every value of t, and of the same in float64 rounded
+    once to t; the first checked to be of dtype t."""
     x = all_values(t)
     f = getattr(np, name)
     with np.errstate(all="ignore"):
         got, want = f(x), f(x.astype(np.float64)).astype(t)
     assert got.dtype == np.dtype(t)
+    return got, want
+
+
+@pytest.mark.parametrize("t", FLOATS)
+@pytest.mark.parametrize("name", EXACT_UNARY)
+def test_exact_unary_equals_float64_rounded_once(t, name):
+    got, want = unary_and_float64_rounded_once(t, name)
     assert same(got, want)
 
 
 @pytest.mark.parametrize("t", FLOATS)
 @pytest.mark.parametrize("name", TRANSCENDENTAL)
 def test_transcendental_within_one_ulp_of_float64_rounded_once(t, name):
-    x = all_values(t)
-    f = getattr(np, name)
-    with np.errstate(all="ignore"):
-        got, want = f(x), f(x.astype(np.float64)).astype(t)
-    assert got.dtype == np.dtype(t)
+    got, want = unary_and_float64_rounded_once(t, name)
     d = ulps_apart(got, want, t)
     assert d.max() <= 1 and np.mean(d == 0) >= 0.999, (int(d.max()), float(np.mean(d == 0)))
 

@@ -13,14 +13,12 @@ exports (to_dlpack): ValueError / BufferError, array untouched
 (docs/python.md, "Layouts").  Every case runs first in a child interpreter,
 so a crash fails the case that caused it."""
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import mxp
-from hostile import bits_equal, expect
+from hostile import CrashGuard, bits_equal, dask_results, expect
 from test_hostile import public_names
 
 BF, E4, E5 = mxp.bfloat16, mxp.float8_e4m3fn, mxp.float8_e5m2
@@ -497,24 +495,18 @@ def _():
 
 
 try:
-    import dask.array as da
-    import mxp.dask as mdask
+    import dask.array  # noqa: F401  (dask_results needs it)
+    import mxp.dask  # noqa: F401
+    HAVE_DASK = True
 except ImportError:
-    mdask = None
+    HAVE_DASK = False
 
-if mdask is not None:
+if HAVE_DASK:
     @case("dask: unaligned blocks", "dask.astype", "dask.sum", "dask.mean", "dask.compare", "dask.matmul",
           "dask.calibrate", "dask.quantize", "dask.dequantize")
     def _():
-        def on(v):
-            d = da.from_array(v, chunks=(2, 3))
-            q = mdask.quantize(d, "int8", qparams=mdask.calibrate(d, "int8"))
-            return (mdask.astype(d, BF, rounding="stochastic", seed=3).compute(),
-                    np.asarray(mdask.sum(d.astype(BF), axis=0).compute()),
-                    np.asarray(mdask.mean(d.astype(BF)).compute()), mdask.compare(d, d * 2).as_dict(),
-                    mdask.matmul(d, d.T).compute(), q.codes.compute(), mdask.dequantize(q).compute())
         for dt in (np.float32, BF):
-            same_unaligned(on, val(dt, XS))
+            same_unaligned(dask_results, val(dt, XS))
 
 
 # ---- coverage ----------------------------------------------------------------------------
@@ -545,46 +537,10 @@ def test_views_are_unaligned():
 
 # ---- the crash guard ----------------------------------------------------------------------
 
-CHILD = r"""
-import faulthandler, sys
-faulthandler.enable()
-sys.path.insert(0, {tests!r})
-import test_unaligned as t
-for name in list(t.CASES)[{start}:]:
-    print("BEGIN", name, flush=True)
-    try:
-        t.CASES[name][1]()
-    except BaseException:
-        pass
-print("END", flush=True)
-"""
-_crashes = None
-
-
-def crash_map():
-    """{case: what happened} for the cases that killed a child interpreter."""
-    tests = os.path.dirname(os.path.abspath(__file__))
-    names, crashed, start = list(CASES), {}, 0
-    while start < len(names):
-        p = subprocess.run([sys.executable, "-c", CHILD.format(tests=tests, start=start)], capture_output=True,
-                           text=True, timeout=900)
-        lines = p.stdout.splitlines()
-        if "END" in lines and p.returncode == 0:
-            break
-        begun = [line.split(" ", 1)[1] for line in lines if line.startswith("BEGIN ")]
-        if not begun:
-            raise AssertionError(f"the child failed before any case (rc {p.returncode}): {p.stderr[-2000:]}")
-        crashed[begun[-1]] = f"the interpreter died (rc {p.returncode}): {p.stderr[-1500:]}"
-        start = names.index(begun[-1]) + 1
-    return crashed
+_guard = CrashGuard(("test_unaligned",), "test_unaligned", CASES, timeout=900)
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_unaligned(name):
-    global _crashes
-    if _crashes is None:
-        _crashes = crash_map()
-    if name in _crashes:
-        raise AssertionError(f"case {name!r}: {_crashes[name]}")
-    CASES[name][1]()
+    _guard.run(name)
 

@@ -48,6 +48,9 @@ void mxp_array_copy_rows(mxp_array *dst, const mxp_array *src, const mxp_convert
  * chunk at a time without a copy of it (range.c). */
 mxp_status mxp_array_convert_range(const mxp_array *a, int64_t start, int64_t n, void *dst, mxp_dtype dt);
 
+/* mxp's spelling of a shape in messages, into buf: (3,4), (5,), (). */
+void mxp_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape);
+
 mxp_status mxp_require_array(const mxp_array *a, const char *name);
 
 /* Do the byte ranges the two arrays can touch intersect? */

@@ -279,7 +279,7 @@ mxp_status mxp_array_expand_dims(mxp_array **out, const mxp_array *a, int axis)
     return mxp_array_new_view(out, a, a->ndim + 1, shape, strides, a->data);
 }
 
-static void format_shape(char *buf, size_t cap, int ndim, const int64_t *shape)
+void mxp_format_shape(char *buf, size_t cap, int ndim, const int64_t *shape)
 {
     size_t at = (size_t)snprintf(buf, cap, "(");
     for (int i = 0; i < ndim && at < cap; i++)
@@ -304,8 +304,8 @@ mxp_status mxp_broadcast_shapes(int *ndim_out, int64_t *shape_out, int ndim_a, c
             return mxp_error(MXP_ERR_SHAPE, "mxp_broadcast_shapes: dimension %lld is negative", (long long)(x < 0 ? x : y));
         if (x != y && x != 1 && y != 1) {
             char sa[256], sb[256];
-            format_shape(sa, sizeof sa, ndim_a, shape_a);
-            format_shape(sb, sizeof sb, ndim_b, shape_b);
+            mxp_format_shape(sa, sizeof sa, ndim_a, shape_a);
+            mxp_format_shape(sb, sizeof sb, ndim_b, shape_b);
             return mxp_error(MXP_ERR_SHAPE, "shapes %s and %s are not broadcastable", sa, sb);
         }
         shape_out[i] = x == 1 ? y : x;
@@ -326,8 +326,8 @@ mxp_status mxp_array_broadcast_to(mxp_array **out, const mxp_array *a, int ndim,
     int64_t strides[MXP_MAXDIMS];
     if (ndim < a->ndim) {
         char sa[256], sb[256];
-        format_shape(sa, sizeof sa, a->ndim, a->shape);
-        format_shape(sb, sizeof sb, ndim, shape);
+        mxp_format_shape(sa, sizeof sa, a->ndim, a->shape);
+        mxp_format_shape(sb, sizeof sb, ndim, shape);
         return mxp_error(MXP_ERR_SHAPE, "cannot broadcast shape %s to %s (fewer dimensions)", sa, sb);
     }
     for (int i = 0; i < ndim; i++) {
@@ -335,8 +335,8 @@ mxp_status mxp_array_broadcast_to(mxp_array **out, const mxp_array *a, int ndim,
         int64_t n = j >= 0 ? a->shape[j] : 1;
         if (n != shape[i] && n != 1) {
             char sa[256], sb[256];
-            format_shape(sa, sizeof sa, a->ndim, a->shape);
-            format_shape(sb, sizeof sb, ndim, shape);
+            mxp_format_shape(sa, sizeof sa, a->ndim, a->shape);
+            mxp_format_shape(sb, sizeof sb, ndim, shape);
             return mxp_error(MXP_ERR_SHAPE, "cannot broadcast shape %s to %s", sa, sb);
         }
         strides[i] = j >= 0 && n == shape[i] ? a->strides[j] : 0;

@@ -312,25 +312,17 @@ typedef struct cvt_job {
     unsigned char *dst;
     const unsigned char *src;
     mxp_dtype dst_type, src_type;
-    size_t n;
     const mxp_cvt_params *p;
-    mxp_convert_flags counts[MXP_MAX_THREADS];
 } cvt_job;
 
-/* Share t of T: elements [lo, hi), boundaries on multiples of 64 elements
- * (whole cache lines of both arrays).  Each element is converted by exactly
- * one share, with its own index in the stochastic stream, so bits do not
- * depend on T; counters are summed after. */
-static void cvt_share(void *ctx, int t, int nthreads)
+/* Elements [lo, hi) of a share (mxp_parallel_shares), each with its own
+ * index in the stochastic stream, so bits do not depend on the threads. */
+static void cvt_share(const void *ctx, size_t lo, size_t hi, mxp_convert_flags *counts)
 {
-    cvt_job *j = ctx;
-    size_t lo, hi;
-    mxp_share_range(j->n, 64, t, nthreads, &lo, &hi);
-    if (lo >= hi)
-        return;
+    const cvt_job *j = ctx;
     mxp_cvt_params q = *j->p;
     q.index0 += lo;
-    q.flags = j->p->flags ? &j->counts[t] : NULL;
+    q.flags = counts;
     convert_run(j->dst + lo * mxp_dtype_itemsize(j->dst_type), j->dst_type,
                 j->src + lo * mxp_dtype_itemsize(j->src_type), j->src_type, hi - lo, &q);
 }
@@ -349,21 +341,8 @@ int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dt
 static void convert_contiguous(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                                const mxp_cvt_params *p)
 {
-    const int nthreads = mxp_cvt_threads(dst, dst_type, src, src_type, n);
-    if (nthreads <= 1) {
-        convert_run(dst, dst_type, src, src_type, n, p);
-        return;
-    }
-    cvt_job job, *j = &job; /* 8 KiB of counters */
-    memset(j->counts, 0, (size_t)nthreads * sizeof j->counts[0]);
-    j->dst = dst;
-    j->src = src;
-    j->dst_type = dst_type;
-    j->src_type = src_type;
-    j->n = n;
-    j->p = p;
-    mxp_parallel(nthreads, cvt_share, j);
-    mxp_share_flags_sum(p->flags, j->counts, nthreads);
+    const cvt_job job = { dst, src, dst_type, src_type, p };
+    mxp_parallel_shares(mxp_cvt_threads(dst, dst_type, src, src_type, n), n, p->flags, cvt_share, &job);
 }
 
 mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,

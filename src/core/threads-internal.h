@@ -1,7 +1,6 @@
 /* Internal: run fn(ctx, t, nthreads) for t = 0 .. nthreads-1, each on its
- * own thread (t = 0 on the caller's), and wait for all; and the pieces
- * shared by the jobs that split a large array over the pool (conversions,
- * elementwise operations). */
+ * own thread (t = 0 on the caller's), and wait for all; and the jobs that
+ * split a large array over the pool (conversions, elementwise operations). */
 #ifndef MXP_CORE_THREADS_INTERNAL_H
 #define MXP_CORE_THREADS_INTERNAL_H
 
@@ -34,15 +33,15 @@ static inline void mxp_share_range(size_t n, size_t unit, int t, int nthreads, s
     *hi = *hi < n ? *hi : n;
 }
 
-/* Adds the shares' flag counters into *into (NULL: nothing to add). */
-static inline void mxp_share_flags_sum(mxp_convert_flags *into, const mxp_convert_flags *parts, int nthreads)
-{
-    for (int t = 0; into && t < nthreads; t++) {
-        into->inexact += parts[t].inexact;
-        into->overflow += parts[t].overflow;
-        into->underflow += parts[t].underflow;
-        into->invalid += parts[t].invalid;
-    }
-}
+/* One share of a job over n elements: elements [lo, hi), its flag counters
+ * in *counts (NULL: none are kept). */
+typedef void mxp_share_fn(const void *ctx, size_t lo, size_t hi, mxp_convert_flags *counts);
+
+/* fn over n elements in nthreads shares, boundaries on multiples of 64
+ * elements (whole cache lines of contiguous operands), each element in
+ * exactly one, so results do not depend on nthreads.  One thread: the
+ * caller's fn(ctx, 0, n, flags).  Else each share counts into counters of
+ * its own (when flags is not NULL), summed into *flags after. */
+void mxp_parallel_shares(int nthreads, size_t n, mxp_convert_flags *flags, mxp_share_fn *fn, const void *ctx);
 
 #endif

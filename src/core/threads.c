@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/alloc-internal.h"
@@ -267,6 +268,52 @@ void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads),
         pthread_mutex_unlock(&pool_busy);
     }
     mxp_fpenv_leave(env);
+}
+
+/* ---- a large array in shares ------------------------------------------- */
+
+/* Adds the shares' flag counters into *into (NULL: nothing to add). */
+static void flags_sum(mxp_convert_flags *into, const mxp_convert_flags *parts, int nthreads)
+{
+    for (int t = 0; into && t < nthreads; t++) {
+        into->inexact += parts[t].inexact;
+        into->overflow += parts[t].overflow;
+        into->underflow += parts[t].underflow;
+        into->invalid += parts[t].invalid;
+    }
+}
+
+typedef struct share_job {
+    size_t n;
+    mxp_share_fn *fn;
+    const void *ctx;
+    bool counted;
+    mxp_convert_flags counts[MXP_MAX_THREADS];
+} share_job;
+
+static void run_share(void *ctx, int t, int nthreads)
+{
+    share_job *j = ctx;
+    size_t lo, hi;
+    mxp_share_range(j->n, 64, t, nthreads, &lo, &hi);
+    if (lo < hi)
+        j->fn(j->ctx, lo, hi, j->counted ? &j->counts[t] : NULL);
+}
+
+void mxp_parallel_shares(int nthreads, size_t n, mxp_convert_flags *flags, mxp_share_fn *fn, const void *ctx)
+{
+    if (nthreads <= 1) {
+        fn(ctx, 0, n, flags);
+        return;
+    }
+    share_job job, *j = &job; /* 8 KiB of counters */
+    memset(j->counts, 0, (size_t)nthreads * sizeof j->counts[0]);
+    j->n = n;
+    j->fn = fn;
+    j->ctx = ctx;
+    j->counted = flags != NULL;
+    mxp_parallel(nthreads, run_share, j);
+    flags_sum(flags, j->counts, nthreads);
 }
 
 void mxp_shutdown(void)

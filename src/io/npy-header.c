@@ -19,18 +19,13 @@
 #include "io/npy-internal.h"
 #include "mxp/io.h"
 
-static mxp_status failv(char msg[MXP_NPY_MSG], mxp_status st, const char *fmt, va_list ap)
-{
-    vsnprintf(msg, MXP_NPY_MSG, fmt, ap);
-    return st;
-}
-
-static mxp_status fail(char msg[MXP_NPY_MSG], const char *fmt, ...) MXP_PRINTF(2, 3);
-static mxp_status fail(char msg[MXP_NPY_MSG], const char *fmt, ...)
+/* The message into msg; returns st (MXP_ERR_FORMAT or MXP_ERR_UNSUPPORTED). */
+static mxp_status fail(char msg[MXP_NPY_MSG], mxp_status st, const char *fmt, ...) MXP_PRINTF(3, 4);
+static mxp_status fail(char msg[MXP_NPY_MSG], mxp_status st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    mxp_status st = failv(msg, MXP_ERR_FORMAT, fmt, ap);
+    vsnprintf(msg, MXP_NPY_MSG, fmt, ap);
     va_end(ap);
     return st;
 }
@@ -42,26 +37,6 @@ typedef struct parser {
     int major;
     char *msg;
 } parser;
-
-static mxp_status perr(parser *ps, const char *fmt, ...) MXP_PRINTF(2, 3);
-static mxp_status perr(parser *ps, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    mxp_status st = failv(ps->msg, MXP_ERR_FORMAT, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-static mxp_status unsupported(parser *ps, const char *fmt, ...) MXP_PRINTF(2, 3);
-static mxp_status unsupported(parser *ps, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    mxp_status st = failv(ps->msg, MXP_ERR_UNSUPPORTED, fmt, ap);
-    va_end(ap);
-    return st;
-}
 
 static size_t offset(const parser *ps) { return (size_t)(ps->p - ps->start); }
 
@@ -111,7 +86,7 @@ static mxp_status expect(parser *ps, char c, const char *where)
     char buf[40];
     if (eat(ps, c))
         return MXP_OK;
-    return perr(ps, "expected '%c' %s at offset %zu of the header, found %s", c, where, offset(ps),
+    return fail(ps->msg, MXP_ERR_FORMAT, "expected '%c' %s at offset %zu of the header, found %s", c, where, offset(ps),
                 here(ps, buf, sizeof buf));
 }
 
@@ -121,19 +96,20 @@ static mxp_status parse_string(parser *ps, const char **s, size_t *n, const char
     char buf[40];
     skip_ws(ps);
     if (ps->p >= ps->end || (*ps->p != '\'' && *ps->p != '"'))
-        return perr(ps, "expected a quoted string for %s at offset %zu of the header, found %s", what, offset(ps),
-                    here(ps, buf, sizeof buf));
+        return fail(ps->msg, MXP_ERR_FORMAT, "expected a quoted string for %s at offset %zu of the header, found %s",
+                    what, offset(ps), here(ps, buf, sizeof buf));
     const char quote = *ps->p++;
     const char *b = ps->p;
     while (ps->p < ps->end && *ps->p != quote) {
         if (*ps->p == '\\')
-            return perr(ps, "escape sequence in a string at offset %zu of the header", offset(ps));
+            return fail(ps->msg, MXP_ERR_FORMAT, "escape sequence in a string at offset %zu of the header", offset(ps));
         if (*ps->p == '\n' || *ps->p == '\r')
-            return perr(ps, "line break in a string at offset %zu of the header", offset(ps));
+            return fail(ps->msg, MXP_ERR_FORMAT, "line break in a string at offset %zu of the header", offset(ps));
         ps->p++;
     }
     if (ps->p >= ps->end)
-        return perr(ps, "unterminated string at offset %zu of the header", (size_t)(b - 1 - ps->start));
+        return fail(ps->msg, MXP_ERR_FORMAT, "unterminated string at offset %zu of the header",
+                    (size_t)(b - 1 - ps->start));
     *s = b;
     *n = (size_t)(ps->p - b);
     ps->p++;
@@ -164,7 +140,7 @@ static mxp_status parse_bool(parser *ps, bool *v)
             return MXP_OK;
         }
     }
-    return perr(ps, "'fortran_order' must be True or False, found %s", here(ps, buf, sizeof buf));
+    return fail(ps->msg, MXP_ERR_FORMAT, "'fortran_order' must be True or False, found %s", here(ps, buf, sizeof buf));
 }
 
 /* ---- shape ----------------------------------------------------------- */
@@ -175,21 +151,24 @@ static mxp_status parse_dim(parser *ps, int64_t *v)
     skip_ws(ps);
     const char *b = ps->p;
     if (ps->p < ps->end && *ps->p == '-')
-        return perr(ps, "shape entry at offset %zu of the header is negative", offset(ps));
+        return fail(ps->msg, MXP_ERR_FORMAT, "shape entry at offset %zu of the header is negative", offset(ps));
     int64_t x = 0;
     while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
         int d = *ps->p++ - '0';
         if (x > (INT64_MAX - d) / 10)
-            return perr(ps, "shape entry at offset %zu of the header is too large", (size_t)(b - ps->start));
+            return fail(ps->msg, MXP_ERR_FORMAT, "shape entry at offset %zu of the header is too large",
+                        (size_t)(b - ps->start));
         x = 10 * x + d;
     }
     if (ps->p == b)
-        return perr(ps, "expected a non-negative integer in 'shape' at offset %zu of the header, found %s",
-                    offset(ps), here(ps, buf, sizeof buf));
+        return fail(ps->msg, MXP_ERR_FORMAT,
+                    "expected a non-negative integer in 'shape' at offset %zu of the header, found %s", offset(ps),
+                    here(ps, buf, sizeof buf));
     if (ps->major < 3 && ps->p < ps->end && *ps->p == 'L') /* a Python 2 long */
         ps->p++;
     if (ps->p < ps->end && (ident_char(*ps->p) || *ps->p == '.'))
-        return perr(ps, "shape entry at offset %zu of the header is not a decimal integer", (size_t)(b - ps->start));
+        return fail(ps->msg, MXP_ERR_FORMAT, "shape entry at offset %zu of the header is not a decimal integer",
+                    (size_t)(b - ps->start));
     *v = x;
     return MXP_OK;
 }
@@ -203,19 +182,19 @@ static mxp_status parse_shape(parser *ps, mxp_npy_header *h)
     h->ndim = 0;
     while (!eat(ps, ')')) {
         if (h->ndim == MXP_MAXDIMS)
-            return perr(ps, "shape has more than %d dimensions", MXP_MAXDIMS);
+            return fail(ps->msg, MXP_ERR_FORMAT, "shape has more than %d dimensions", MXP_MAXDIMS);
         if ((st = parse_dim(ps, &h->shape[h->ndim++])) != MXP_OK)
             return st;
         if (eat(ps, ','))
             continue;
         if (eat(ps, ')')) {
             if (h->ndim == 1) /* (3) is the integer 3 in Python */
-                return perr(ps, "'shape' must be a tuple: write (%lld,), not (%lld)", (long long)h->shape[0],
-                            (long long)h->shape[0]);
+                return fail(ps->msg, MXP_ERR_FORMAT, "'shape' must be a tuple: write (%lld,), not (%lld)",
+                            (long long)h->shape[0], (long long)h->shape[0]);
             break;
         }
-        return perr(ps, "expected ',' or ')' in 'shape' at offset %zu of the header, found %s", offset(ps),
-                    here(ps, buf, sizeof buf));
+        return fail(ps->msg, MXP_ERR_FORMAT, "expected ',' or ')' in 'shape' at offset %zu of the header, found %s",
+                    offset(ps), here(ps, buf, sizeof buf));
     }
     return MXP_OK;
 }
@@ -246,17 +225,17 @@ static mxp_status simple_descr(parser *ps, const char *s, size_t n, mxp_dtype *d
         n--;
     }
     if (n == 0)
-        return perr(ps, "descr '%s' is not a dtype", d);
+        return fail(ps->msg, MXP_ERR_FORMAT, "descr '%s' is not a dtype", d);
     const char kind = *s;
     const char *why = kind_word(kind);
     if (why)
-        return unsupported(ps, "descr '%s' is not supported: %s", d, why);
+        return fail(ps->msg, MXP_ERR_UNSUPPORTED, "descr '%s' is not supported: %s", d, why);
     size_t size = 0;
     if (n == 1) /* 'f', '<i', 'd': NumPy type codes that np.save never writes */
-        return perr(ps, "descr '%s' is not a dtype that mxp knows", d);
+        return fail(ps->msg, MXP_ERR_FORMAT, "descr '%s' is not a dtype that mxp knows", d);
     for (size_t i = 1; i < n; i++) {
         if (s[i] < '0' || s[i] > '9' || size > 1000)
-            return perr(ps, "descr '%s' is not a dtype that mxp knows", d);
+            return fail(ps->msg, MXP_ERR_FORMAT, "descr '%s' is not a dtype that mxp knows", d);
         size = 10 * size + (size_t)(s[i] - '0');
     }
     *dt = MXP_DTYPE_INVALID;
@@ -267,11 +246,12 @@ static mxp_status simple_descr(parser *ps, const char *s, size_t n, mxp_dtype *d
     }
     if (*dt == MXP_DTYPE_INVALID) {
         if (kind == 'f' || kind == 'i' || kind == 'u' || kind == 'b')
-            return unsupported(ps, "descr '%s' is not supported: no mxp dtype is a %zu-byte '%c'", d, size, kind);
-        return perr(ps, "descr '%s' is not a dtype that mxp knows", d);
+            return fail(ps->msg, MXP_ERR_UNSUPPORTED, "descr '%s' is not supported: no mxp dtype is a %zu-byte '%c'", d,
+                        size, kind);
+        return fail(ps->msg, MXP_ERR_FORMAT, "descr '%s' is not a dtype that mxp knows", d);
     }
     if (order == '|' && size > 1)
-        return perr(ps, "descr '%s' does not say the byte order of a %zu-byte type", d, size);
+        return fail(ps->msg, MXP_ERR_FORMAT, "descr '%s' does not say the byte order of a %zu-byte type", d, size);
     *swap = (order == '<' && !mxp_npy_host_little()) || (order == '>' && mxp_npy_host_little());
     return MXP_OK;
 }
@@ -296,14 +276,17 @@ static mxp_status struct_descr(parser *ps, mxp_dtype *dt, bool *swap)
     if (st != MXP_OK)
         return st;
     if (eat(ps, ',') && ps->p < ps->end && *ps->p != ')')
-        return unsupported(ps, "descr %s is not supported: a field with a subarray shape or other extras", d);
+        return fail(ps->msg, MXP_ERR_UNSUPPORTED,
+                    "descr %s is not supported: a field with a subarray shape or other extras", d);
     if ((st = expect(ps, ')', "to close the field")) != MXP_OK)
         return st;
     eat(ps, ',');
     if (!eat(ps, ']')) {
         if (ps->p < ps->end && *ps->p == '(')
-            return unsupported(ps, "descr %s is not supported: mxp reads one-field structured dtypes only", d);
-        return perr(ps, "expected ']' to close the descr %s at offset %zu of the header", d, offset(ps));
+            return fail(ps->msg, MXP_ERR_UNSUPPORTED,
+                        "descr %s is not supported: mxp reads one-field structured dtypes only", d);
+        return fail(ps->msg, MXP_ERR_FORMAT, "expected ']' to close the descr %s at offset %zu of the header", d,
+                    offset(ps));
     }
     *dt = MXP_DTYPE_INVALID;
     for (int t = 1; t < MXP_DTYPE_COUNT; t++) {
@@ -311,13 +294,15 @@ static mxp_status struct_descr(parser *ps, mxp_dtype *dt, bool *swap)
             *dt = (mxp_dtype)t;
     }
     if (*dt == MXP_DTYPE_INVALID)
-        return unsupported(ps, "descr %s is not supported: field '%s' is not bfloat16, float8_e4m3fn or float8_e5m2",
-                           d, span(f, sizeof f, name, nname));
+        return fail(ps->msg, MXP_ERR_UNSUPPORTED,
+                    "descr %s is not supported: field '%s' is not bfloat16, float8_e4m3fn or float8_e5m2", d,
+                    span(f, sizeof f, name, nname));
     const size_t size = mxp_dtype_itemsize(*dt);
     mxp_dtype bits;
     st = simple_descr(ps, type, ntype, &bits, swap);
     if (st != MXP_OK || bits != (size == 1 ? MXP_U8 : MXP_U16))
-        return perr(ps, "descr %s: field '%s' must hold the bits as u%zu", d, mxp_dtype_name(*dt), size);
+        return fail(ps->msg, MXP_ERR_FORMAT, "descr %s: field '%s' must hold the bits as u%zu", d, mxp_dtype_name(*dt),
+                    size);
     return MXP_OK;
 }
 
@@ -327,7 +312,8 @@ static mxp_status parse_descr(parser *ps, mxp_npy_header *h)
     if (ps->p < ps->end && *ps->p == '[')
         return struct_descr(ps, &h->dtype, &h->swap);
     if (ps->p < ps->end && *ps->p == '{')
-        return unsupported(ps, "a descr given as a dict (a structured dtype with offsets) is not supported");
+        return fail(ps->msg, MXP_ERR_UNSUPPORTED,
+                    "a descr given as a dict (a structured dtype with offsets) is not supported");
     const char *s;
     size_t n;
     mxp_status st = parse_string(ps, &s, &n, "'descr'");
@@ -351,10 +337,11 @@ static mxp_status parse_entry(parser *ps, mxp_npy_header *h, unsigned *seen)
             key = i;
     }
     if (key < 0)
-        return perr(ps, "unknown key '%s' in the header (a .npy header has 'descr', 'fortran_order' and 'shape')",
+        return fail(ps->msg, MXP_ERR_FORMAT,
+                    "unknown key '%s' in the header (a .npy header has 'descr', 'fortran_order' and 'shape')",
                     span(buf, sizeof buf, k, n));
     if (*seen & 1u << key)
-        return perr(ps, "key '%s' appears twice in the header", keys[key]);
+        return fail(ps->msg, MXP_ERR_FORMAT, "key '%s' appears twice in the header", keys[key]);
     *seen |= 1u << key;
     if ((st = expect(ps, ':', "after a key")) != MXP_OK)
         return st;
@@ -372,9 +359,9 @@ static mxp_status check_bytes(const char *text, size_t n, char msg[MXP_NPY_MSG])
     for (size_t i = 0; i < n; i++) {
         const unsigned char c = (unsigned char)text[i];
         if (c == 0)
-            return fail(msg, "NUL byte at offset %zu of the header", i);
+            return fail(msg, MXP_ERR_FORMAT, "NUL byte at offset %zu of the header", i);
         if ((c < 0x20 && !(c >= '\t' && c <= '\r')) || c >= 0x7f)
-            return fail(msg, "byte 0x%02x at offset %zu of the header is not printable ASCII", c, i);
+            return fail(msg, MXP_ERR_FORMAT, "byte 0x%02x at offset %zu of the header is not printable ASCII", c, i);
     }
     return MXP_OK;
 }
@@ -394,7 +381,8 @@ static mxp_status check_size(mxp_npy_header *h, char msg[MXP_NPY_MSG])
             continue;
         }
         if (n > limit / h->shape[i])
-            return fail(msg, "shape entry %d (%lld) makes the array larger than memory", i, (long long)h->shape[i]);
+            return fail(msg, MXP_ERR_FORMAT, "shape entry %d (%lld) makes the array larger than memory", i,
+                        (long long)h->shape[i]);
         n *= h->shape[i];
     }
     h->size = empty ? 0 : n;
@@ -424,11 +412,11 @@ mxp_status mxp_npy_parse_header(const char *text, mxp_npy_header *h, char msg[MX
     }
     skip_ws(&ps);
     if (ps.p != ps.end)
-        return perr(&ps, "unexpected text after the header dict at offset %zu", offset(&ps));
+        return fail(msg, MXP_ERR_FORMAT, "unexpected text after the header dict at offset %zu", offset(&ps));
     static const char *const keys[3] = { "descr", "fortran_order", "shape" };
     for (int i = 0; i < 3; i++) {
         if (!(seen & 1u << i))
-            return fail(msg, "the header has no '%s' key", keys[i]);
+            return fail(msg, MXP_ERR_FORMAT, "the header has no '%s' key", keys[i]);
     }
     return check_size(h, msg);
 }
@@ -449,7 +437,7 @@ mxp_status mxp_npy_descr_dtype(mxp_dtype *dt, bool *swapped, const char *descr)
     if (st == MXP_OK) {
         skip_ws(&ps);
         if (ps.p != ps.end)
-            st = perr(&ps, "unexpected text after the descr at offset %zu", offset(&ps));
+            st = fail(msg, MXP_ERR_FORMAT, "unexpected text after the descr at offset %zu", offset(&ps));
     }
     if (st != MXP_OK)
         return mxp_error(st, "npy: %s", msg);

@@ -127,56 +127,51 @@ static int64_t s64_remainder(int64_t x, int64_t y, bool floored)
     return floored && m != 0 && (m < 0) != (y < 0) ? m + y : m;
 }
 
-static void s64_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+/* x < y as 64-bit integers, signed (int64) or not (uint64) */
+static inline __attribute__((always_inline)) bool int_less(bool sign, uint64_t x, uint64_t y)
 {
-    int64_t *r = out;
-    const int64_t *x = a, *y = b;
+    return sign ? (int64_t)x < (int64_t)y : x < y;
+}
+
+/* The int64 (sign) and uint64 loop: one body, sign a constant in each
+ * caller, so each gets the code of its own type. */
+static inline __attribute__((always_inline)) void int_binary(const mxp_ew_ctx *c, uint64_t *r, const uint64_t *x,
+                                                             const uint64_t *y, size_t n, bool sign)
+{
     for (size_t i = 0; i < n; i++) {
-        uint64_t ux = (uint64_t)x[i], uy = (uint64_t)y[i];
+        const uint64_t ux = x[i], uy = y[i];
+        const int64_t sx = (int64_t)ux, sy = (int64_t)uy;
         switch (c->op) {
-        case MXP_OP_ADD: r[i] = (int64_t)(ux + uy); break;
-        case MXP_OP_SUBTRACT: r[i] = (int64_t)(ux - uy); break;
-        case MXP_OP_MULTIPLY: r[i] = (int64_t)(ux * uy); break;
+        case MXP_OP_ADD: r[i] = ux + uy; break;
+        case MXP_OP_SUBTRACT: r[i] = ux - uy; break;
+        case MXP_OP_MULTIPLY: r[i] = ux * uy; break;
         case MXP_OP_MAXIMUM:
-        case MXP_OP_FMAX: r[i] = x[i] > y[i] ? x[i] : y[i]; break;
+        case MXP_OP_FMAX: r[i] = int_less(sign, uy, ux) ? ux : uy; break;
         case MXP_OP_MINIMUM:
-        case MXP_OP_FMIN: r[i] = x[i] < y[i] ? x[i] : y[i]; break;
-        case MXP_OP_EQUAL: r[i] = x[i] == y[i]; break;
-        case MXP_OP_NOT_EQUAL: r[i] = x[i] != y[i]; break;
-        case MXP_OP_LESS: r[i] = x[i] < y[i]; break;
-        case MXP_OP_LESS_EQUAL: r[i] = x[i] <= y[i]; break;
-        case MXP_OP_GREATER: r[i] = x[i] > y[i]; break;
-        case MXP_OP_GREATER_EQUAL: r[i] = x[i] >= y[i]; break;
-        case MXP_OP_FLOOR_DIVIDE: r[i] = s64_floor_divide(x[i], y[i]); break;
-        case MXP_OP_REMAINDER: r[i] = s64_remainder(x[i], y[i], true); break;
-        default: r[i] = s64_remainder(x[i], y[i], false); break; /* fmod */
+        case MXP_OP_FMIN: r[i] = int_less(sign, ux, uy) ? ux : uy; break;
+        case MXP_OP_EQUAL: r[i] = ux == uy; break;
+        case MXP_OP_NOT_EQUAL: r[i] = ux != uy; break;
+        case MXP_OP_LESS: r[i] = int_less(sign, ux, uy); break;
+        case MXP_OP_LESS_EQUAL: r[i] = !int_less(sign, uy, ux); break;
+        case MXP_OP_GREATER: r[i] = int_less(sign, uy, ux); break;
+        case MXP_OP_GREATER_EQUAL: r[i] = !int_less(sign, ux, uy); break;
+        case MXP_OP_FLOOR_DIVIDE: r[i] = sign ? (uint64_t)s64_floor_divide(sx, sy) : uy ? ux / uy : 0; break;
+        case MXP_OP_REMAINDER: r[i] = sign ? (uint64_t)s64_remainder(sx, sy, true) : uy ? ux % uy : 0; break;
+        default: r[i] = sign ? (uint64_t)s64_remainder(sx, sy, false) : uy ? ux % uy : 0; break; /* fmod */
         }
     }
 }
 
+/* int64 through uint64_t pointers: the same type but for the sign, which
+ * may alias it */
+static void s64_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
+{
+    int_binary(c, out, a, b, n, true);
+}
+
 static void u64_binary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)
 {
-    uint64_t *r = out;
-    const uint64_t *x = a, *y = b;
-    for (size_t i = 0; i < n; i++) {
-        switch (c->op) {
-        case MXP_OP_ADD: r[i] = x[i] + y[i]; break;
-        case MXP_OP_SUBTRACT: r[i] = x[i] - y[i]; break;
-        case MXP_OP_MULTIPLY: r[i] = x[i] * y[i]; break;
-        case MXP_OP_MAXIMUM:
-        case MXP_OP_FMAX: r[i] = x[i] > y[i] ? x[i] : y[i]; break;
-        case MXP_OP_MINIMUM:
-        case MXP_OP_FMIN: r[i] = x[i] < y[i] ? x[i] : y[i]; break;
-        case MXP_OP_EQUAL: r[i] = x[i] == y[i]; break;
-        case MXP_OP_NOT_EQUAL: r[i] = x[i] != y[i]; break;
-        case MXP_OP_LESS: r[i] = x[i] < y[i]; break;
-        case MXP_OP_LESS_EQUAL: r[i] = x[i] <= y[i]; break;
-        case MXP_OP_GREATER: r[i] = x[i] > y[i]; break;
-        case MXP_OP_GREATER_EQUAL: r[i] = x[i] >= y[i]; break;
-        case MXP_OP_FLOOR_DIVIDE: r[i] = y[i] ? x[i] / y[i] : 0; break;
-        default: r[i] = y[i] ? x[i] % y[i] : 0; break; /* remainder, fmod */
-        }
-    }
+    int_binary(c, out, a, b, n, false);
 }
 
 static void s64_unary(const mxp_ew_ctx *c, void *out, const void *a, const void *b, size_t n)

@@ -11,7 +11,6 @@
  * When B is the same matrix for the whole batch and the rows of A and C
  * follow each other at one stride, the batch is folded into M: one GEMM
  * that packs B once. */
-#include <stdio.h>
 #include <string.h>
 
 #include "core/abi.h"
@@ -20,16 +19,6 @@
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "mxp/ops.h"
-
-/* mxp's spelling of a shape in messages: (3,4), (5,), (). */
-static void format_shape(char *buf, size_t cap, int ndim, const int64_t *shape)
-{
-    size_t at = (size_t)snprintf(buf, cap, "(");
-    for (int i = 0; i < ndim && at < cap; i++)
-        at += (size_t)snprintf(buf + at, cap - at, i ? ",%lld" : "%lld", (long long)shape[i]);
-    if (at < cap)
-        snprintf(buf + at, cap - at, ndim == 1 ? ",)" : ")");
-}
 
 /* ---- one operand as mxp_gemm sees it ------------------------------------ */
 
@@ -166,8 +155,8 @@ static mxp_status result_shape(int *nd, int64_t *shape, int nda, const int64_t *
     const int64_t kb = ndb == 1 ? sb[0] : sb[ndb - 2], n = ndb == 1 ? 1 : sb[ndb - 1];
     char ta[256], tb[256];
     if (kb != k) {
-        format_shape(ta, sizeof ta, nda, sa);
-        format_shape(tb, sizeof tb, ndb, sb);
+        mxp_format_shape(ta, sizeof ta, nda, sa);
+        mxp_format_shape(tb, sizeof tb, ndb, sb);
         return mxp_error(MXP_ERR_SHAPE, "matmul: a has shape %s and b %s: k %lld != %lld", ta, tb, (long long)k,
                          (long long)kb);
     }
@@ -179,10 +168,10 @@ static mxp_status result_shape(int *nd, int64_t *shape, int nda, const int64_t *
         int64_t x = ia >= 0 ? sa[ia] : 1, y = ib >= 0 ? sb[ib] : 1;
         if (x != y && x != 1 && y != 1) {
             char ba[256], bb[256];
-            format_shape(ta, sizeof ta, nda, sa);
-            format_shape(tb, sizeof tb, ndb, sb);
-            format_shape(ba, sizeof ba, nba, sa);
-            format_shape(bb, sizeof bb, nbb, sb);
+            mxp_format_shape(ta, sizeof ta, nda, sa);
+            mxp_format_shape(tb, sizeof tb, ndb, sb);
+            mxp_format_shape(ba, sizeof ba, nba, sa);
+            mxp_format_shape(bb, sizeof bb, nbb, sb);
             return mxp_error(MXP_ERR_SHAPE, "matmul: a has shape %s and b %s: the batch axes %s and %s are not "
                                             "broadcastable", ta, tb, ba, bb);
         }
@@ -244,8 +233,8 @@ static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a,
         if (!(given->flags & MXP_ARRAY_WRITEABLE))
             return mxp_error(MXP_ERR_READONLY, "matmul: the output array is read-only");
         if (given->ndim != nd || memcmp(given->shape, shape, (size_t)nd * sizeof shape[0])) {
-            format_shape(sa, sizeof sa, given->ndim, given->shape);
-            format_shape(sb, sizeof sb, nd, shape);
+            mxp_format_shape(sa, sizeof sa, given->ndim, given->shape);
+            mxp_format_shape(sb, sizeof sb, nd, shape);
             return mxp_error(MXP_ERR_SHAPE, "matmul: the output array has shape %s, the result %s", sa, sb);
         }
     }

@@ -211,12 +211,38 @@ mxp_status mxp_argsort_strided(int64_t *index, const void *a, mxp_dtype type, pt
     return MXP_OK;
 }
 
+/* Key i of a block of 16-bit (width 2) or 64-bit keys. */
+static inline __attribute__((always_inline)) uint64_t key_at(const void *keys, int width, size_t i)
+{
+    return width == 2 ? ((const uint16_t *)keys)[i] : ((const uint64_t *)keys)[i];
+}
+
+/* After a block of keys from element i0 on, its extreme e and whether it
+ * holds the NaN key: the first NaN wins, as in NumPy (*at its position,
+ * true: the search ends); else the block's first e becomes *best and *at
+ * when it is the first block or beats *best. */
+static inline __attribute__((always_inline)) bool block_done(const void *keys, int width, size_t i0, uint64_t e,
+                                                             bool has_nan, uint64_t nan, bool max, uint64_t *best,
+                                                             size_t *at)
+{
+    const uint64_t want = has_nan ? nan : e;
+    if (!has_nan && !(i0 == 0 || (max ? e > *best : e < *best)))
+        return false;
+    size_t i = 0;
+    while (key_at(keys, width, i) != want)
+        i++;
+    *best = e;
+    *at = i0 + i;
+    return has_nan;
+}
+
 /* float16 and bfloat16, contiguous: 16-bit keys, computed and reduced
  * without branches, so that the compiler vectorizes both loops. */
 static size_t arg_extreme_h16(const uint16_t *p, size_t n, uint16_t nan_mag, bool max)
 {
     enum { BLOCK = 2048 };
-    uint16_t k[BLOCK], best = 0;
+    uint16_t k[BLOCK];
+    uint64_t best = 0;
     size_t at = 0;
     for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
         size_t m = n - i0 < BLOCK ? n - i0 : BLOCK;
@@ -230,19 +256,8 @@ static size_t arg_extreme_h16(const uint16_t *p, size_t n, uint16_t nan_mag, boo
             any_nan |= key == 0xffff;
             e = max ? (key > e ? key : e) : (key < e ? key : e);
         }
-        if (any_nan) {
-            size_t i = 0;
-            while (k[i] != 0xffff)
-                i++;
-            return i0 + i;
-        }
-        if (i0 == 0 || (max ? e > best : e < best)) {
-            size_t i = 0;
-            while (k[i] != e)
-                i++;
-            best = e;
-            at = i0 + i;
-        }
+        if (block_done(k, 2, i0, e, any_nan, 0xffff, max, &best, &at))
+            break;
     }
     return at;
 }
@@ -280,20 +295,8 @@ static mxp_status arg_extreme(const char *fn, int64_t *index, const void *a, mxp
             e = max ? (block[i] > e ? block[i] : e) : (block[i] < e ? block[i] : e);
             has_nan |= floats && block[i] == nan;
         }
-        if (has_nan) { /* the first NaN wins, as in NumPy */
-            size_t i = 0;
-            while (block[i] != nan)
-                i++;
-            *index = (int64_t)(i0 + i);
-            return MXP_OK;
-        }
-        if (i0 == 0 || (max ? e > best : e < best)) {
-            size_t i = 0;
-            while (block[i] != e)
-                i++;
-            best = e;
-            at = i0 + i;
-        }
+        if (block_done(block, 8, i0, e, has_nan, nan, max, &best, &at))
+            break;
     }
     *index = (int64_t)at;
     return MXP_OK;

@@ -3,7 +3,6 @@
  * contiguous scratch, the result rounded once into the output — and the
  * 1-d strided entry points that NumPy ufunc inner loops map onto. */
 #include <stdint.h>
-#include <string.h>
 
 #include "core/abi.h"
 #include "convert/convert-config.h"
@@ -166,42 +165,27 @@ int mxp_ew_threads(const mxp_ew_plan *p, size_t n)
 
 typedef struct ew_job {
     const mxp_ew_plan *p;
-    size_t n;
     mxp_ew_range_fn fn;
     const void *ctx;
-    mxp_convert_flags counts[MXP_MAX_THREADS];
 } ew_job;
 
-/* Share t of T: elements [lo, hi), boundaries on multiples of 64 elements
- * (whole cache lines of contiguous operands). */
-static void ew_share(void *ctx, int t, int nthreads)
+/* Elements [lo, hi) of a share (mxp_parallel_shares). */
+static void ew_share(const void *ctx, size_t lo, size_t hi, mxp_convert_flags *counts)
 {
-    ew_job *j = ctx;
-    size_t lo, hi;
-    mxp_share_range(j->n, 64, t, nthreads, &lo, &hi);
-    if (lo >= hi)
+    const ew_job *j = ctx;
+    if (counts == j->p->convert.flags) { /* the caller's own counters (or none): the plan as it is */
+        j->fn(j->p, j->ctx, lo, hi);
         return;
+    }
     mxp_ew_plan q = *j->p;
-    if (q.convert.flags)
-        q.convert.flags = &j->counts[t];
+    q.convert.flags = counts;
     j->fn(&q, j->ctx, lo, hi);
 }
 
 void mxp_ew_parallel(const mxp_ew_plan *p, size_t n, mxp_ew_range_fn fn, const void *ctx)
 {
-    const int nthreads = mxp_ew_threads(p, n);
-    if (nthreads <= 1) {
-        fn(p, ctx, 0, n);
-        return;
-    }
-    ew_job job, *j = &job; /* 8 KiB of counters */
-    memset(j->counts, 0, (size_t)nthreads * sizeof j->counts[0]);
-    j->p = p;
-    j->n = n;
-    j->fn = fn;
-    j->ctx = ctx;
-    mxp_parallel(nthreads, ew_share, j);
-    mxp_share_flags_sum(p->convert.flags, j->counts, nthreads);
+    const ew_job job = { p, fn, ctx };
+    mxp_parallel_shares(mxp_ew_threads(p, n), n, p->convert.flags, ew_share, &job);
 }
 
 /* ---- the public strided entry points ---------------------------------- */

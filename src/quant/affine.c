@@ -110,6 +110,21 @@ mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symme
     return MXP_OK;
 }
 
+void mxp_quant_pair_ranges(const quant_layout *L, const double *v, double *mins, double *maxs)
+{
+    for (int64_t k = 0; k < L->count; k++)
+        mins[k] = INFINITY, maxs[k] = -INFINITY;
+    for (int64_t o = 0, e = 0; o < L->outer; o++)
+        for (int64_t a = 0; a < L->len; a++)
+            for (int64_t i = 0; i < L->inner; i++, e++) {
+                if (!isfinite(v[e]))
+                    continue;
+                int64_t k = quant_index(L, o, a, i);
+                mins[k] = fmin(mins[k], v[e]);
+                maxs[k] = fmax(maxs[k], v[e]);
+            }
+}
+
 static mxp_status calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmetric, int axis,
                                    int64_t group_size, mxp_qparams *out)
 {
@@ -140,18 +155,7 @@ static mxp_status calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool sym
     if (st == MXP_OK)
         st = mxp_quant_as_f64(&xd, x);
     if (st == MXP_OK) {
-        const double *v = mxp_array_data(xd);
-        for (int64_t k = 0; k < L.count; k++)
-            mins[k] = INFINITY, maxs[k] = -INFINITY;
-        for (int64_t o = 0, e = 0; o < L.outer; o++)
-            for (int64_t a = 0; a < L.len; a++)
-                for (int64_t i = 0; i < L.inner; i++, e++) {
-                    if (!isfinite(v[e]))
-                        continue;
-                    int64_t k = quant_index(&L, o, a, i);
-                    mins[k] = fmin(mins[k], v[e]);
-                    maxs[k] = fmax(maxs[k], v[e]);
-                }
+        mxp_quant_pair_ranges(&L, mxp_array_data(xd), mins, maxs);
         st = mxp_qparams_from_ranges(out, qtype, symmetric, axis, group_size, L.count, mins, maxs);
     }
     mxp_array_free(xd);
@@ -201,6 +205,21 @@ mxp_status mxp_quant_check_qparams(const mxp_qparams *qp, const mxp_array *x, co
     quant_layout L;
     quant_type t;
     return check_qparams(qp, x, what, &L, &t);
+}
+
+/* How each entry point begins: out given, qp checked against x, and codes
+ * (NULL: none), the array that holds qp's codes, of their dtype: out of
+ * mxp_quantize_into, or x itself for mxp_dequantize (named q). */
+static mxp_status check_call(const void *out, const mxp_qparams *qp, const mxp_array *x, const mxp_array *codes,
+                             const char *what, quant_layout *L, quant_type *t)
+{
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
+    mxp_status st = check_qparams(qp, x, what, L, t);
+    if (st == MXP_OK && codes && codes->dtype != t->code)
+        st = mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %s is %s, the codes of %s are %s", what, codes == x ? "q" : "out",
+                       mxp_dtype_name(codes->dtype), mxp_qtype_name(qp->qtype), mxp_dtype_name(t->code));
+    return st;
 }
 
 /* The default mode without mxp_convert's generic path: exactly what it
@@ -282,12 +301,9 @@ static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp
 static mxp_status quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     const char *what = "mxp_quantize";
-    if (!out)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
-    *out = NULL;
     quant_layout L;
     quant_type t = { 0 };
-    mxp_status st = check_qparams(qp, x, what, &L, &t);
+    mxp_status st = check_call(out, qp, x, NULL, what, &L, &t);
     if (st != MXP_OK)
         return st;
     const int32_t qmin = t.qmin, qmax = t.qmax;
@@ -351,6 +367,8 @@ static mxp_status quantize(mxp_array **out, const mxp_array *x, const mxp_qparam
 mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     MXP_ABI_IN_OUT(opts, convert_opts, "mxp_quantize", out);
+    if (out)
+        *out = NULL; /* as after any error */
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = quantize(out, x, qp, opts);
     mxp_fpenv_leave(env);
@@ -360,16 +378,11 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
 static mxp_status quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     const char *what = "mxp_quantize_into";
-    if (!out)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
     quant_layout L;
     quant_type t = { 0 };
-    mxp_status st = check_qparams(qp, x, what, &L, &t);
+    mxp_status st = check_call(out, qp, x, out, what, &L, &t);
     if (st != MXP_OK)
         return st;
-    if (out->dtype != t.code)
-        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: out is %s, the codes of %s are %s", what,
-                         mxp_dtype_name(out->dtype), mxp_qtype_name(qp->qtype), mxp_dtype_name(t.code));
     if (out->ndim != x->ndim || memcmp(out->shape, x->shape, (size_t)x->ndim * sizeof x->shape[0]) != 0)
         return mxp_error(MXP_ERR_SHAPE, "%s: out's shape differs from x's", what);
     if (!(out->flags & MXP_ARRAY_WRITEABLE))
@@ -398,17 +411,11 @@ mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qpara
 static mxp_status dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
 {
     const char *what = "mxp_dequantize";
-    if (!out)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
-    *out = NULL;
     quant_layout L;
     quant_type t = { 0 };
-    mxp_status st = check_qparams(qp, q, what, &L, &t);
+    mxp_status st = check_call(out, qp, q, q, what, &L, &t);
     if (st != MXP_OK)
         return st;
-    if (q->dtype != t.code)
-        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: q is %s, %s codes are %s", what, mxp_dtype_name(q->dtype),
-                         mxp_qtype_name(qp->qtype), mxp_dtype_name(t.code));
     if (!mxp_dtype_is_valid(out_dtype))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %d is not a valid mxp_dtype", what, (int)out_dtype);
     mxp_array *qd = NULL, *r = NULL;
@@ -446,6 +453,8 @@ static mxp_status dequantize(mxp_array **out, const mxp_array *q, const mxp_qpar
 
 mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
 {
+    if (out)
+        *out = NULL; /* as after any error */
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = dequantize(out, q, qp, out_dtype);
     mxp_fpenv_leave(env);

@@ -30,10 +30,14 @@ struct mxp_observer {
     double hmax;
 };
 
-/* opts with the defaults filled in, checked for kind and qt. */
-static mxp_status observer_opts(mxp_calib_kind kind, const quant_type *qt, const mxp_observer_opts *opts,
-                                const char *what, mxp_observer_opts *o)
+/* The type (*qt) and opts with the defaults filled in (*o), checked for
+ * kind and the type. */
+static mxp_status observer_opts(mxp_calib_kind kind, mxp_dtype qtype, bool symmetric, const mxp_observer_opts *opts,
+                                const char *what, quant_type *qt, mxp_observer_opts *o)
 {
+    mxp_status st = mxp_quant_calib_type(qtype, symmetric, what, qt);
+    if (st != MXP_OK)
+        return st;
     *o = opts ? *opts : (mxp_observer_opts){ 0 };
     if (kind < MXP_CALIB_MINMAX || kind > MXP_CALIB_KL)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %d is not an mxp_calib_kind", what, (int)kind);
@@ -61,11 +65,9 @@ mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtyp
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
     *out = NULL;
     quant_type qt = { 0 };
-    mxp_status st = mxp_quant_calib_type(qtype, symmetric, what, &qt);
-    if (st != MXP_OK)
-        return st;
     mxp_observer_opts o;
-    if ((st = observer_opts(kind, &qt, opts, what, &o)) != MXP_OK)
+    mxp_status st = observer_opts(kind, qtype, symmetric, opts, what, &qt, &o);
+    if (st != MXP_OK)
         return st;
     bool hist = kind >= MXP_CALIB_PERCENTILE;
     if (axis < -1)
@@ -77,13 +79,7 @@ mxp_status mxp_observer_create(mxp_observer **out, mxp_calib_kind kind, mxp_dtyp
     mxp_observer *obs = mxp_malloc(sizeof *obs);
     if (!obs)
         return mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
-    memset(obs, 0, sizeof *obs);
-    obs->kind = kind;
-    obs->qtype = qtype;
-    obs->qt = qt;
-    obs->symmetric = symmetric;
-    obs->axis = axis;
-    obs->opts = o;
+    *obs = (mxp_observer){ .kind = kind, .qtype = qtype, .qt = qt, .symmetric = symmetric, .axis = axis, .opts = o };
     if (hist) {
         obs->hist = mxp_malloc((size_t)o.bins * sizeof *obs->hist);
         if (!obs->hist) {
@@ -170,17 +166,7 @@ static mxp_status observer_update(mxp_observer *obs, const mxp_array *batch)
         st = mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
         goto done;
     }
-    for (int64_t k = 0; k < L.count; k++)
-        bmin[k] = INFINITY, bmax[k] = -INFINITY;
-    for (int64_t o = 0, e = 0; o < L.outer; o++)
-        for (int64_t a = 0; a < L.len; a++)
-            for (int64_t i = 0; i < L.inner; i++, e++) {
-                if (!isfinite(v[e]))
-                    continue;
-                int64_t k = quant_index(&L, o, a, i);
-                bmin[k] = fmin(bmin[k], v[e]);
-                bmax[k] = fmax(bmax[k], v[e]);
-            }
+    mxp_quant_pair_ranges(&L, v, bmin, bmax);
     if (obs->batches == 0) {
         obs->mins = bmin, obs->maxs = bmax, bmin = bmax = NULL;
         obs->count = L.count;
@@ -426,11 +412,9 @@ static mxp_status qparams_from_histogram(mxp_qparams *out, mxp_calib_kind kind, 
     if (!out || !counts)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", what, !out ? "out" : "counts");
     quant_type qt = { 0 };
-    mxp_status st = mxp_quant_calib_type(qtype, symmetric, what, &qt);
-    if (st != MXP_OK)
-        return st;
     mxp_observer_opts o;
-    if ((st = observer_opts(kind, &qt, opts, what, &o)) != MXP_OK)
+    mxp_status st = observer_opts(kind, qtype, symmetric, opts, what, &qt, &o);
+    if (st != MXP_OK)
         return st;
     if (kind < MXP_CALIB_PERCENTILE)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: kind %d is not a histogram kind (percentile, MSE, KL)", what,

@@ -49,6 +49,10 @@ mxp_status mxp_quant_layout(const mxp_array *x, int axis, int64_t group, const c
 /* qp checked against an array of x's shape, as mxp_quantize checks it. */
 mxp_status mxp_quant_check_qparams(const mxp_qparams *qp, const mxp_array *x, const char *what);
 
+/* The finite min and max of each pair's elements of v (x as float64, C
+ * order, laid out as L): +inf and -inf for a pair with none. */
+void mxp_quant_pair_ranges(const quant_layout *L, const double *v, double *mins, double *maxs);
+
 /* x as a C-contiguous float64 array (a new reference). */
 mxp_status mxp_quant_as_f64(mxp_array **out, const mxp_array *x);
 
