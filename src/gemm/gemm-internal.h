@@ -109,6 +109,12 @@ typedef void (*mxp_gemm_finish_fn)(void *ctx, size_t i0, size_t mc, size_t j0, s
 
 /* ---- checks ---------------------------------------------------------------- */
 
+/* A stored matrix of rows x cols (as stored) with leading dimension ld:
+ * ld >= cols, p not NULL when it has elements, its extent within the
+ * address space; errors begin with fn's name ("mxp_gemm: ldb = 3 is ..."). */
+mxp_status mxp_gemm_check_matrix(const char *fn, const char *name, const void *p, size_t rows, size_t cols,
+                                 size_t ld, mxp_dtype t);
+
 /* A matrix as stored, in bytes: rows of width bytes, stride bytes apart
  * (stride >= width; nothing when rows or width is 0). */
 typedef struct mxp_gemm_region {

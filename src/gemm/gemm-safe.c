@@ -17,22 +17,9 @@
 
 enum { CHUNK = 512 };
 
-/* A stored matrix of rows x cols with leading dimension ld (as mxp_gemm checks it). */
 static mxp_status check_matrix(const char *name, const void *p, size_t rows, size_t cols, size_t ld, mxp_dtype t)
 {
-    if (ld < cols || ld == 0)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm_safe: ld%s = %zu is smaller than its stored row of %zu",
-                         name, ld, cols ? cols : 1);
-    if (rows == 0 || cols == 0)
-        return MXP_OK;
-    if (!p)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm_safe: %s is NULL for a %zu x %zu matrix", name, rows,
-                         cols);
-    size_t size = mxp_dtype_itemsize(t);
-    if (cols > (size_t)PTRDIFF_MAX / size || rows - 1 > ((size_t)PTRDIFF_MAX / size - cols) / ld)
-        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm_safe: %s (%zu x %zu, ld %zu) overflows the address space",
-                         name, rows, cols, ld);
-    return MXP_OK;
+    return mxp_gemm_check_matrix("mxp_gemm_safe", name, p, rows, cols, ld, t);
 }
 
 /* max |x| over a stored rows x cols matrix, converted to float64 in

@@ -25,21 +25,26 @@ static mxp_status check_type(mxp_dtype t, const char *which)
     return MXP_OK;
 }
 
-/* A stored matrix of `rows` x `cols` (as stored) with leading dimension ld. */
-static mxp_status check_matrix(const char *name, const void *p, size_t rows, size_t cols, size_t ld, mxp_dtype t)
+mxp_status mxp_gemm_check_matrix(const char *fn, const char *name, const void *p, size_t rows, size_t cols,
+                                 size_t ld, mxp_dtype t)
 {
     if (ld < cols || ld == 0)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: ld%s = %zu is smaller than its stored row of %zu",
-                         name, ld, cols ? cols : 1);
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: ld%s = %zu is smaller than its stored row of %zu", fn, name,
+                         ld, cols ? cols : 1);
     if (rows == 0 || cols == 0)
         return MXP_OK;
     if (!p)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: %s is NULL for a %zu x %zu matrix", name, rows, cols);
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL for a %zu x %zu matrix", fn, name, rows, cols);
     size_t size = mxp_dtype_itemsize(t);
     if (cols > (size_t)PTRDIFF_MAX / size || rows - 1 > ((size_t)PTRDIFF_MAX / size - cols) / ld)
-        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: %s (%zu x %zu, ld %zu) overflows the address space", name,
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: %s (%zu x %zu, ld %zu) overflows the address space", fn, name,
                          rows, cols, ld);
     return MXP_OK;
+}
+
+static mxp_status check_matrix(const char *name, const void *p, size_t rows, size_t cols, size_t ld, mxp_dtype t)
+{
+    return mxp_gemm_check_matrix("mxp_gemm", name, p, rows, cols, ld, t);
 }
 
 /* vdpbf16ps reads bf16 subnormals as zero and flushes float32 results

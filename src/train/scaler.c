@@ -109,26 +109,20 @@ static float inv_scale(const mxp_loss_scaler *s)
 }
 
 /* One pass: count inf/NaN of the values as they are, multiply by inv,
- * round once into the gradient's dtype. */
-static int64_t unscale_f32(float *g, size_t n, float inv)
-{
-    int64_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        bad += !isfinite(g[i]);
-        g[i] = g[i] * inv;
+ * round once into the gradient's dtype (unscale_f32, unscale_f64). */
+#define DEFINE_UNSCALE(name, T)                        \
+    static int64_t name(T *g, size_t n, T inv)         \
+    {                                                  \
+        int64_t bad = 0;                               \
+        for (size_t i = 0; i < n; i++) {               \
+            bad += !isfinite(g[i]);                    \
+            g[i] = g[i] * inv;                         \
+        }                                              \
+        return bad;                                    \
     }
-    return bad;
-}
-
-static int64_t unscale_f64(double *g, size_t n, double inv)
-{
-    int64_t bad = 0;
-    for (size_t i = 0; i < n; i++) {
-        bad += !isfinite(g[i]);
-        g[i] = g[i] * inv;
-    }
-    return bad;
-}
+DEFINE_UNSCALE(unscale_f32, float)
+DEFINE_UNSCALE(unscale_f64, double)
+#undef DEFINE_UNSCALE
 
 mxp_status mxp_loss_scaler_unscale(mxp_loss_scaler *s, mxp_array *grad)
 {
