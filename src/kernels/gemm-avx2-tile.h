@@ -21,6 +21,7 @@
 #include <math.h>
 
 #include "kernels/gemm-avx2-asm.h"
+#include "kernels/gemm-kernels.h"
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
@@ -122,17 +123,10 @@ MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const
     }
 }
 
-/* An edge panel of mr < 6 rows computes 2 or 4 rows of sums, not 6 (M =
- * 128 ends in a panel of 2 rows); each row's sums are the same bits. */
 MXP_INLINE void mxp_avx2_tile(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c, size_t ldc,
                               double alpha, double beta)
 {
-    if (mr > 4)
-        mxp_avx2_tile_rows(6, mr, nr, kc, a, b, c, ldc, alpha, beta);
-    else if (mr > 2)
-        mxp_avx2_tile_rows(4, mr, nr, kc, a, b, c, ldc, alpha, beta);
-    else
-        mxp_avx2_tile_rows(2, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    MXP_GEMM_BY_ROWS(mr, mxp_avx2_tile_rows, mr, nr, kc, a, b, c, ldc, alpha, beta);
 }
 
 #endif
