@@ -12,24 +12,15 @@
  *   MXP_TILE_BROADCAST  _mm256_broadcast_ss or _mm256_broadcast_sd
  *   MXP_TILE_FMA        the scalar fused multiply-add: fmaf or fma
  *   MXP_TILE_ASM_LOOP   MXP_AVX2_6ROW_LOOP(...) of gemm-avx2-asm.h for them
- * and calls mxp_avx2_tile() from its kernel.  Only for files built with the
+ * and calls mxp_avx2_tile() from its kernel (the shape: kernels/gemm-tile.h).  Only for files built with the
  * AVX2 + FMA flags; included once per file. */
 #ifndef MXP_KERNELS_GEMM_AVX2_TILE_H
 #define MXP_KERNELS_GEMM_AVX2_TILE_H
 
-#include <immintrin.h>
 #include <math.h>
 
 #include "kernels/gemm-avx2-asm.h"
-#include "kernels/gemm-kernels.h"
-
-#define MXP_INLINE static inline __attribute__((always_inline))
-
-enum {
-    MXP_TILE_MR = 6,
-    MXP_TILE_LANES = sizeof(MXP_TILE_V) / sizeof(MXP_TILE_T),
-    MXP_TILE_NR = 2 * MXP_TILE_LANES, /* 16 floats or 8 doubles: 64 bytes */
-};
+#include "kernels/gemm-tile.h"
 
 /* alpha * the sums into t, for an edge tile's mr x nr corner (constant
  * indices: indexing the accumulators by the run-time mr would keep all

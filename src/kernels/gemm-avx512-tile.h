@@ -7,33 +7,32 @@
  *
  * A template: the kernel file defines, before including it,
  *   MXP_TILE_T              the element of A~ and B~: float, double, uint16_t
- *   MXP_TILE_C              the element of C and of the sums: float or double
+ *   MXP_TILE_C              the element of C and of the sums, when not T: float
  *   MXP_TILE_V              the sums' vector: __m512 or __m512d
  *   MXP_TILE_V_(op)         the intrinsic _mm512_<op>_ps or _mm512_<op>_pd
  *   MXP_TILE_MASK           a mask of one vector's lanes: __mmask16 or __mmask8
- *   MXP_TILE_KPACK          k values one step takes: 1, or 2 (bf16 pairs)
- *   MXP_TILE_B              B~'s vector: MXP_TILE_V, or __m512bh
+ * and, where a step takes KPACK = 2 values of k (bf16 pairs; by default 1,
+ * an fma of A's broadcast value and B's vector),
+ *   MXP_TILE_KPACK          2
+ *   MXP_TILE_B              B~'s vector: __m512bh
  *   MXP_TILE_LOAD_B(p)      that vector from p
  *   MXP_TILE_SET1_A(p)      the KPACK values of A at p in every lane
- *   MXP_TILE_DOT(acc, a, b) acc + a * b: an fma, or vdpbf16ps of pairs
+ *   MXP_TILE_DOT(acc, a, b) acc + a * b: vdpbf16ps of pairs
  * and calls mxp_avx512_tile() (and, with KPACK 1, mxp_avx512_direct_8x3())
- * from its kernels.  Only for files built at AVX-512F or above; included
- * once per file. */
+ * from its kernels (the shape: kernels/gemm-tile.h).  Only for files built
+ * at AVX-512F or above; included once per file. */
 #ifndef MXP_KERNELS_GEMM_AVX512_TILE_H
 #define MXP_KERNELS_GEMM_AVX512_TILE_H
 
-#include <immintrin.h>
-#include <stddef.h>
+#include "kernels/gemm-tile.h"
 
-#include "kernels/gemm-kernels.h"
-
-#define MXP_INLINE static inline __attribute__((always_inline))
-
-enum {
-    MXP_TILE_MR = 6,
-    MXP_TILE_LANES = sizeof(MXP_TILE_V) / sizeof(MXP_TILE_C),
-    MXP_TILE_NR = 2 * MXP_TILE_LANES, /* 32 floats or 16 doubles: 128 bytes */
-};
+#ifndef MXP_TILE_KPACK
+#define MXP_TILE_KPACK 1
+#define MXP_TILE_B MXP_TILE_V
+#define MXP_TILE_LOAD_B(p) MXP_TILE_V_(loadu)(p)
+#define MXP_TILE_SET1_A(p) MXP_TILE_V_(set1)(*(p))
+#define MXP_TILE_DOT(acc, a, b) MXP_TILE_V_(fmadd)(a, b, acc)
+#endif
 
 /* The lanes of a row's vector v (columns v * LANES on) that lie below nr. */
 MXP_INLINE MXP_TILE_MASK mxp_avx512_cols(size_t nr, size_t v)

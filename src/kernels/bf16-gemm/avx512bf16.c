@@ -29,12 +29,10 @@ static inline __attribute__((always_inline)) __m512bh set1_pair(const uint16_t *
 #define MXP_TILE_DOT(acc, a, b) _mm512_dpbf16_ps(acc, a, b)
 #include "kernels/gemm-avx512-tile.h"
 
-#define MR 6
-
 void mxp_bf16_gemm_ukernel_6x32__avx512bf16(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                             size_t ldc, double alpha, double beta)
 {
-    mxp_avx512_tile(mr, nr, kc, a, MR, 2, 2 * MR, b, c, ldc, alpha, beta);
+    mxp_avx512_tile(mr, nr, kc, a, MXP_TILE_MR, 2, 2 * MXP_TILE_MR, b, c, ldc, alpha, beta);
 }
 
 /* A in place: rows lda elements apart, k contiguous, kc even. */

@@ -7,23 +7,15 @@
 #include "kernels/gemm-kernels.h"
 
 #define MXP_TILE_T float
-#define MXP_TILE_C float
 #define MXP_TILE_V __m512
 #define MXP_TILE_V_(op) _mm512_##op##_ps
 #define MXP_TILE_MASK __mmask16
-#define MXP_TILE_KPACK 1
-#define MXP_TILE_B __m512
-#define MXP_TILE_LOAD_B(p) _mm512_loadu_ps(p)
-#define MXP_TILE_SET1_A(p) _mm512_set1_ps(*(p))
-#define MXP_TILE_DOT(acc, a, b) _mm512_fmadd_ps(a, b, acc)
 #include "kernels/gemm-avx512-tile.h"
-
-#define MR 6
 
 void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                         size_t ldc, double alpha, double beta)
 {
-    mxp_avx512_tile(mr, nr, kc, a, MR, 1, MR, b, c, ldc, alpha, beta);
+    mxp_avx512_tile(mr, nr, kc, a, MXP_TILE_MR, 1, MXP_TILE_MR, b, c, ldc, alpha, beta);
 }
 
 /* A in place: rows lda elements apart, k contiguous. */

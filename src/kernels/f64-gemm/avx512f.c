@@ -6,23 +6,15 @@
 #include "kernels/gemm-kernels.h"
 
 #define MXP_TILE_T double
-#define MXP_TILE_C double
 #define MXP_TILE_V __m512d
 #define MXP_TILE_V_(op) _mm512_##op##_pd
 #define MXP_TILE_MASK __mmask8
-#define MXP_TILE_KPACK 1
-#define MXP_TILE_B __m512d
-#define MXP_TILE_LOAD_B(p) _mm512_loadu_pd(p)
-#define MXP_TILE_SET1_A(p) _mm512_set1_pd(*(p))
-#define MXP_TILE_DOT(acc, a, b) _mm512_fmadd_pd(a, b, acc)
 #include "kernels/gemm-avx512-tile.h"
-
-#define MR 6
 
 void mxp_f64_gemm_ukernel_6x16__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                         size_t ldc, double alpha, double beta)
 {
-    mxp_avx512_tile(mr, nr, kc, a, MR, 1, MR, b, c, ldc, alpha, beta);
+    mxp_avx512_tile(mr, nr, kc, a, MXP_TILE_MR, 1, MXP_TILE_MR, b, c, ldc, alpha, beta);
 }
 
 void mxp_f64_gemm_direct_8x24__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
