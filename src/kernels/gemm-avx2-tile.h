@@ -12,23 +12,15 @@
  *   MXP_TILE_BROADCAST  _mm256_broadcast_ss or _mm256_broadcast_sd
  *   MXP_TILE_FMA        the scalar fused multiply-add: fmaf or fma
  *   MXP_TILE_ASM_LOOP   MXP_AVX2_6ROW_LOOP(...) of gemm-avx2-asm.h for them
- * and calls mxp_avx2_tile() from its kernel.  Only for files built with the
+ * and calls mxp_avx2_tile() from its kernel (the shape: kernels/gemm-tile.h).  Only for files built with the
  * AVX2 + FMA flags; included once per file. */
 #ifndef MXP_KERNELS_GEMM_AVX2_TILE_H
 #define MXP_KERNELS_GEMM_AVX2_TILE_H
 
-#include <immintrin.h>
 #include <math.h>
 
 #include "kernels/gemm-avx2-asm.h"
-
-#define MXP_INLINE static inline __attribute__((always_inline))
-
-enum {
-    MXP_TILE_MR = 6,
-    MXP_TILE_LANES = sizeof(MXP_TILE_V) / sizeof(MXP_TILE_T),
-    MXP_TILE_NR = 2 * MXP_TILE_LANES, /* 16 floats or 8 doubles: 64 bytes */
-};
+#include "kernels/gemm-tile.h"
 
 /* alpha * the sums into t, for an edge tile's mr x nr corner (constant
  * indices: indexing the accumulators by the run-time mr would keep all
@@ -122,17 +114,10 @@ MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const
     }
 }
 
-/* An edge panel of mr < 6 rows computes 2 or 4 rows of sums, not 6 (M =
- * 128 ends in a panel of 2 rows); each row's sums are the same bits. */
 MXP_INLINE void mxp_avx2_tile(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c, size_t ldc,
                               double alpha, double beta)
 {
-    if (mr > 4)
-        mxp_avx2_tile_rows(6, mr, nr, kc, a, b, c, ldc, alpha, beta);
-    else if (mr > 2)
-        mxp_avx2_tile_rows(4, mr, nr, kc, a, b, c, ldc, alpha, beta);
-    else
-        mxp_avx2_tile_rows(2, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    MXP_GEMM_BY_ROWS(mr, mxp_avx2_tile_rows, mr, nr, kc, a, b, c, ldc, alpha, beta);
 }
 
 #endif

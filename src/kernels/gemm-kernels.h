@@ -38,6 +38,20 @@ typedef void (*mxp_u8s8_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, cons
                                            const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
                                            const int32_t *col_off);
 
+/* An edge panel of mr < 6 rows computes 2 or 4 rows of sums, not 6 (M =
+ * 128 ends in a panel of 2 rows: 1/22 of the work); each row's sums are
+ * the same bits either way.  Calls f(R, ...) with R the fewest of 6, 4, 2
+ * rows covering mr (a constant in each call, for f's unrolled loops). */
+#define MXP_GEMM_BY_ROWS(mr, f, ...)                                                                              \
+    do {                                                                                                           \
+        if ((mr) > 4)                                                                                              \
+            f(6, __VA_ARGS__);                                                                                     \
+        else if ((mr) > 2)                                                                                         \
+            f(4, __VA_ARGS__);                                                                                     \
+        else                                                                                                       \
+            f(2, __VA_ARGS__);                                                                                     \
+    } while (0)
+
 #define MXP_GEMM_UKERNEL(FN, ACC, PACKED, KPACK, ISA, MR, NR, MC, KC, NC, TWIN)                                   \
     void FN(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c, size_t ldc, double alpha,        \
             double beta);                                                                                          \

@@ -1,9 +1,9 @@
 /* The entry of the float32 GEMV kernels (src/kernels/f32-gemv/avx2.c,
  * avx512f.c), one text for every ISA: B's kind (float32, bfloat16,
  * float16) becomes a constant, so that each kind gets its own loops with
- * its widening inlined.  The including file defines first, always_inline:
+ * its widening inlined.  The including file defines first, always_inline,
  *   rows_kernel(k, n, x, b, ld_bytes, y, kind)   y = x B, B's rows contiguous
- *   dots_kernel(k, n, x, b, ld_bytes, y, kind)   y = x B, B transposed
+ * and mxp_gemv_dots (kernels/gemv-dots-template.h: y = x B, B transposed).
  * Included once per file. */
 #ifndef MXP_KERNELS_GEMV_F32_KINDS_H
 #define MXP_KERNELS_GEMV_F32_KINDS_H
@@ -15,7 +15,7 @@ static inline __attribute__((always_inline)) void mxp_f32_gemv_kind(int trans_b,
                                                                     float *y)
 {
     if (trans_b)
-        dots_kernel(k, n, x, b, ld_bytes, y, kind);
+        mxp_gemv_dots(k, n, x, b, ld_bytes, y, kind);
     else
         rows_kernel(k, n, x, b, ld_bytes, y, kind);
 }

@@ -76,10 +76,5 @@ static inline __attribute__((always_inline)) void direct_rows(int R, size_t mr, 
 void mxp_f32_gemm_direct_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
                                     void *c, size_t ldc, double alpha, double beta)
 {
-    if (mr > 4)
-        direct_rows(6, mr, nr, kc, a, b, ldb, c, ldc, alpha, beta);
-    else if (mr > 2)
-        direct_rows(4, mr, nr, kc, a, b, ldb, c, ldc, alpha, beta);
-    else
-        direct_rows(2, mr, nr, kc, a, b, ldb, c, ldc, alpha, beta);
+    MXP_GEMM_BY_ROWS(mr, direct_rows, mr, nr, kc, a, b, ldb, c, ldc, alpha, beta);
 }

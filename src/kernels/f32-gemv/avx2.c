@@ -94,24 +94,15 @@ MXP_INLINE float hsum8(__m256 v)
     return _mm_cvtss_f32(_mm_add_ss(t, _mm_shuffle_ps(t, t, 1)));
 }
 
-MXP_INLINE void dots_kernel(size_t k, size_t n, const float *x, const unsigned char *b, size_t ld_bytes, float *y,
-                            int kind)
-{
-    for (size_t j = 0; j < n; j++) {
-        const unsigned char *row = b + j * ld_bytes;
-        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-        size_t p = 0;
-        for (; p + 16 <= k; p += 16) {
-            acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + p), load8(row, p, kind), acc0);
-            acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + p + 8), load8(row, p + 8, kind), acc1);
-        }
-        float s = hsum8(_mm256_add_ps(acc0, acc1));
-        for (; p < k; p++)
-            s = fmaf(x[p], load1(row, p, kind), s);
-        y[j] = s;
-    }
-}
-
+#define MXP_DOTS_T float
+#define MXP_DOTS_V __m256
+#define MXP_DOTS_V_(op) _mm256_##op##_ps
+#define MXP_DOTS_ROW const unsigned char *
+#define MXP_DOTS_LOAD(row, p) load8(row, p, kind)
+#define MXP_DOTS_HSUM hsum8
+#define MXP_DOTS_LOAD1(row, p) load1(row, p, kind)
+#define MXP_DOTS_FMA fmaf
+#include "kernels/gemv-dots-template.h"
 #include "kernels/gemv-f32-kinds.h"
 
 void mxp_f32_gemv__avx2(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,

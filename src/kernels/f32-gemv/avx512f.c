@@ -56,25 +56,14 @@ MXP_INLINE void rows_kernel(size_t k, size_t n, const float *x, const unsigned c
     }
 }
 
-MXP_INLINE void dots_kernel(size_t k, size_t n, const float *x, const unsigned char *b, size_t ld_bytes, float *y,
-                            int kind)
-{
-    for (size_t j = 0; j < n; j++) {
-        const unsigned char *row = b + j * ld_bytes;
-        __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
-        size_t p = 0;
-        for (; p + 32 <= k; p += 32) {
-            acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + p), load16(row, p, kind, 0xffff), acc0);
-            acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(x + p + 16), load16(row, p + 16, kind, 0xffff), acc1);
-        }
-        for (; p < k; p += 16) {
-            __mmask16 m = k - p >= 16 ? 0xffff : (__mmask16)((1u << (k - p)) - 1);
-            acc0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + p), load16(row, p, kind, m), acc0);
-        }
-        y[j] = _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1));
-    }
-}
-
+#define MXP_DOTS_T float
+#define MXP_DOTS_V __m512
+#define MXP_DOTS_V_(op) _mm512_##op##_ps
+#define MXP_DOTS_ROW const unsigned char *
+#define MXP_DOTS_LOAD(row, p) load16(row, p, kind, 0xffff)
+#define MXP_DOTS_MASK __mmask16
+#define MXP_DOTS_LOAD_MASKED(row, p, m) load16(row, p, kind, m)
+#include "kernels/gemv-dots-template.h"
 #include "kernels/gemv-f32-kinds.h"
 
 void mxp_f32_gemv__avx512f(int trans_b, int kind, size_t k, size_t n, const float *x, const void *b,

@@ -7,24 +7,26 @@
 
 #include "kernels/gemv-kernels.h"
 
+static inline __attribute__((always_inline)) double hsum4(__m256d v)
+{
+    const __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)));
+}
+
+#define MXP_DOTS_T double
+#define MXP_DOTS_V __m256d
+#define MXP_DOTS_V_(op) _mm256_##op##_pd
+#define MXP_DOTS_ROW const double *
+#define MXP_DOTS_LOAD(row, p) _mm256_loadu_pd((row) + (p))
+#define MXP_DOTS_HSUM hsum4
+#define MXP_DOTS_LOAD1(row, p) ((row)[p])
+#define MXP_DOTS_FMA fma
+#include "kernels/gemv-dots-template.h"
+
 void mxp_f64_gemv__avx2(int trans_b, size_t k, size_t n, const double *x, const double *b, size_t ldb, double *y)
 {
     if (trans_b) { /* y[j] = dot(x, row j of B) */
-        for (size_t j = 0; j < n; j++) {
-            const double *row = b + j * ldb;
-            __m256d acc0 = _mm256_setzero_pd(), acc1 = _mm256_setzero_pd();
-            size_t p = 0;
-            for (; p + 8 <= k; p += 8) {
-                acc0 = _mm256_fmadd_pd(_mm256_loadu_pd(x + p), _mm256_loadu_pd(row + p), acc0);
-                acc1 = _mm256_fmadd_pd(_mm256_loadu_pd(x + p + 4), _mm256_loadu_pd(row + p + 4), acc1);
-            }
-            const __m256d v = _mm256_add_pd(acc0, acc1);
-            const __m128d s2 = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
-            double s = _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)));
-            for (; p < k; p++)
-                s = fma(x[p], row[p], s);
-            y[j] = s;
-        }
+        mxp_gemv_dots(k, n, x, b, ldb, y, 0);
         return;
     }
     for (size_t j = 0; j < n; j++)

@@ -6,23 +6,19 @@
 
 #include "kernels/gemv-kernels.h"
 
+#define MXP_DOTS_T double
+#define MXP_DOTS_V __m512d
+#define MXP_DOTS_V_(op) _mm512_##op##_pd
+#define MXP_DOTS_ROW const double *
+#define MXP_DOTS_LOAD(row, p) _mm512_loadu_pd((row) + (p))
+#define MXP_DOTS_MASK __mmask8
+#define MXP_DOTS_LOAD_MASKED(row, p, m) _mm512_maskz_loadu_pd(m, (row) + (p))
+#include "kernels/gemv-dots-template.h"
+
 void mxp_f64_gemv__avx512f(int trans_b, size_t k, size_t n, const double *x, const double *b, size_t ldb, double *y)
 {
     if (trans_b) { /* y[j] = dot(x, row j of B) */
-        for (size_t j = 0; j < n; j++) {
-            const double *row = b + j * ldb;
-            __m512d acc0 = _mm512_setzero_pd(), acc1 = _mm512_setzero_pd();
-            size_t p = 0;
-            for (; p + 16 <= k; p += 16) {
-                acc0 = _mm512_fmadd_pd(_mm512_loadu_pd(x + p), _mm512_loadu_pd(row + p), acc0);
-                acc1 = _mm512_fmadd_pd(_mm512_loadu_pd(x + p + 8), _mm512_loadu_pd(row + p + 8), acc1);
-            }
-            for (; p < k; p += 8) {
-                const __mmask8 m = k - p >= 8 ? 0xff : (__mmask8)((1u << (k - p)) - 1);
-                acc0 = _mm512_fmadd_pd(_mm512_maskz_loadu_pd(m, x + p), _mm512_maskz_loadu_pd(m, row + p), acc0);
-            }
-            y[j] = _mm512_reduce_add_pd(_mm512_add_pd(acc0, acc1));
-        }
+        mxp_gemv_dots(k, n, x, b, ldb, y, 0);
         return;
     }
     for (size_t j = 0; j < n; j++)

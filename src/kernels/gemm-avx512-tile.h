@@ -1,0 +1,150 @@
+/* The AVX-512 GEMM micro-tiles, one text for float32 (6 x 32, and 8 x 48
+ * with B in place: src/kernels/f32-gemm/avx512f.c), float64 (6 x 16 and
+ * 8 x 24: f64-gemm/avx512f.c) and bfloat16 (6 x 32 of float32 sums:
+ * bf16-gemm/avx512bf16.c).  The 6-row tile holds 12 accumulators of one
+ * vector each (a row of B~ is two vectors wide) in registers; C is written
+ * through masked loads and stores, alpha * sum (+ beta * C by one fma).
+ *
+ * A template: the kernel file defines, before including it,
+ *   MXP_TILE_T              the element of A~ and B~: float, double, uint16_t
+ *   MXP_TILE_C              the element of C and of the sums, when not T: float
+ *   MXP_TILE_V              the sums' vector: __m512 or __m512d
+ *   MXP_TILE_V_(op)         the intrinsic _mm512_<op>_ps or _mm512_<op>_pd
+ *   MXP_TILE_MASK           a mask of one vector's lanes: __mmask16 or __mmask8
+ * and, where a step takes KPACK = 2 values of k (bf16 pairs; by default 1,
+ * an fma of A's broadcast value and B's vector),
+ *   MXP_TILE_KPACK          2
+ *   MXP_TILE_B              B~'s vector: __m512bh
+ *   MXP_TILE_LOAD_B(p)      that vector from p
+ *   MXP_TILE_SET1_A(p)      the KPACK values of A at p in every lane
+ *   MXP_TILE_DOT(acc, a, b) acc + a * b: vdpbf16ps of pairs
+ * and calls mxp_avx512_tile() (and, with KPACK 1, mxp_avx512_direct_8x3())
+ * from its kernels (the shape: kernels/gemm-tile.h).  Only for files built
+ * at AVX-512F or above; included once per file. */
+#ifndef MXP_KERNELS_GEMM_AVX512_TILE_H
+#define MXP_KERNELS_GEMM_AVX512_TILE_H
+
+#include "kernels/gemm-tile.h"
+
+#ifndef MXP_TILE_KPACK
+#define MXP_TILE_KPACK 1
+#define MXP_TILE_B MXP_TILE_V
+#define MXP_TILE_LOAD_B(p) MXP_TILE_V_(loadu)(p)
+#define MXP_TILE_SET1_A(p) MXP_TILE_V_(set1)(*(p))
+#define MXP_TILE_DOT(acc, a, b) MXP_TILE_V_(fmadd)(a, b, acc)
+#endif
+
+/* The lanes of a row's vector v (columns v * LANES on) that lie below nr. */
+MXP_INLINE MXP_TILE_MASK mxp_avx512_cols(size_t nr, size_t v)
+{
+    const size_t lo = v * MXP_TILE_LANES;
+    return nr >= lo + MXP_TILE_LANES ? (MXP_TILE_MASK)~0u : nr > lo ? (MXP_TILE_MASK)((1u << (nr - lo)) - 1) : 0;
+}
+
+/* One vector of a row of C, masked: alpha * acc (+ beta * C). */
+MXP_INLINE void mxp_avx512_row_update(MXP_TILE_C *c, MXP_TILE_V acc, MXP_TILE_MASK m, MXP_TILE_V va, MXP_TILE_V vb,
+                                      int with_beta)
+{
+    MXP_TILE_V x = MXP_TILE_V_(mul)(va, acc);
+    if (with_beta)
+        x = MXP_TILE_V_(fmadd)(vb, MXP_TILE_V_(maskz_loadu)(m, c), x);
+    MXP_TILE_V_(mask_storeu)(c, m, x);
+}
+
+/* The mr x nr corner of a tile of R rows (R <= 8) and NV vectors a row (2
+ * or 3; acc2 unread for 2): row i's sums in acc0[i], acc1[i], acc2[i], rows
+ * ldc apart.  Unrolled with constant indices: once inlined, the sums stay
+ * in registers. */
+MXP_INLINE void mxp_avx512_tile_store(int R, int NV, MXP_TILE_C *c, size_t ldc, size_t mr, size_t nr,
+                                      const MXP_TILE_V *acc0, const MXP_TILE_V *acc1, const MXP_TILE_V *acc2,
+                                      double alpha, double beta)
+{
+    const MXP_TILE_MASK m0 = mxp_avx512_cols(nr, 0), m1 = mxp_avx512_cols(nr, 1), m2 = mxp_avx512_cols(nr, 2);
+    const MXP_TILE_V va = MXP_TILE_V_(set1)((MXP_TILE_C)alpha), vb = MXP_TILE_V_(set1)((MXP_TILE_C)beta);
+#pragma GCC unroll 8
+    for (int i = 0; i < R; i++) {
+        if ((size_t)i >= mr)
+            break;
+        MXP_TILE_C *row = c + (size_t)i * ldc;
+        mxp_avx512_row_update(row, acc0[i], m0, va, vb, beta != 0);
+        mxp_avx512_row_update(row + MXP_TILE_LANES, acc1[i], m1, va, vb, beta != 0);
+        if (NV > 2)
+            mxp_avx512_row_update(row + 2 * MXP_TILE_LANES, acc2[i], m2, va, vb, beta != 0);
+    }
+}
+
+/* The 6-row tile with A read through six row pointers: the KPACK values
+ * at k = p of row i at a + i * row_stride + p / KPACK * k_stride elements
+ * (packed A~: 1 and 6 for floats, 2 and 12 for bf16 pairs; A in place: lda
+ * and KPACK).  Rows of a beyond `rows` repeat the last one; R rows of sums
+ * are computed (R >= mr), the others stay 0, never stored. */
+MXP_INLINE void mxp_avx512_tile_rows(int R, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a, size_t rows,
+                                     size_t row_stride, size_t k_stride, const MXP_TILE_T *pb, MXP_TILE_C *c,
+                                     size_t ldc, double alpha, double beta)
+{
+    enum { MR = MXP_TILE_MR, NR = MXP_TILE_NR, KP = MXP_TILE_KPACK };
+    const MXP_TILE_T *ar[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        ar[i] = a + ((size_t)i < rows ? (size_t)i : rows - 1) * row_stride;
+    for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
+        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + NR - 1), _MM_HINT_T0);
+    }
+    MXP_TILE_V acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        acc0[i] = acc1[i] = MXP_TILE_V_(setzero)();
+    for (size_t p = 0; p < kc; p += KP) {
+        const MXP_TILE_B b0 = MXP_TILE_LOAD_B(pb), b1 = MXP_TILE_LOAD_B(pb + NR / 2 * KP);
+        const size_t q = p / KP * k_stride;
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            const MXP_TILE_B ai = MXP_TILE_SET1_A(ar[i] + q);
+            acc0[i] = MXP_TILE_DOT(acc0[i], ai, b0);
+            acc1[i] = MXP_TILE_DOT(acc1[i], ai, b1);
+        }
+        pb += NR * KP;
+    }
+    mxp_avx512_tile_store(MR, 2, c, ldc, mr, nr, acc0, acc1, acc1, alpha, beta);
+}
+
+MXP_INLINE void mxp_avx512_tile(size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a, size_t rows, size_t row_stride,
+                                size_t k_stride, const MXP_TILE_T *pb, MXP_TILE_C *c, size_t ldc, double alpha,
+                                double beta)
+{
+    MXP_GEMM_BY_ROWS(mr, mxp_avx512_tile_rows, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
+}
+
+#if MXP_TILE_KPACK == 1
+/* Small M: 8 rows of 3 vectors with B read in place (rows ldb apart, not
+ * packed: for a few rows of C, packing B would cost more than the
+ * multiply) and A packed [k][8].  24 accumulators; B's columns beyond nr
+ * are masked off, never read. */
+MXP_INLINE void mxp_avx512_direct_8x3(size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa, const MXP_TILE_T *pb,
+                                      size_t ldb, MXP_TILE_C *c, size_t ldc, double alpha, double beta)
+{
+    enum { L = MXP_TILE_LANES };
+    const MXP_TILE_MASK m0 = mxp_avx512_cols(nr, 0), m1 = mxp_avx512_cols(nr, 1), m2 = mxp_avx512_cols(nr, 2);
+    MXP_TILE_V acc0[8], acc1[8], acc2[8];
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; i++)
+        acc0[i] = acc1[i] = acc2[i] = MXP_TILE_V_(setzero)();
+    for (size_t p = 0; p < kc; p++) {
+        const MXP_TILE_V b0 = MXP_TILE_V_(maskz_loadu)(m0, pb), b1 = MXP_TILE_V_(maskz_loadu)(m1, pb + L);
+        const MXP_TILE_V b2 = MXP_TILE_V_(maskz_loadu)(m2, pb + 2 * L);
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
+            const MXP_TILE_V ai = MXP_TILE_SET1_A(pa + i);
+            acc0[i] = MXP_TILE_DOT(acc0[i], ai, b0);
+            acc1[i] = MXP_TILE_DOT(acc1[i], ai, b1);
+            acc2[i] = MXP_TILE_DOT(acc2[i], ai, b2);
+        }
+        pa += 8;
+        pb += ldb;
+    }
+    mxp_avx512_tile_store(8, 3, c, ldc, mr, nr, acc0, acc1, acc2, alpha, beta);
+}
+#endif
+
+#endif
