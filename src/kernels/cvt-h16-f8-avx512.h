@@ -73,16 +73,7 @@ MXP_INLINE __m256i mxp_h16_to_f8_avx512(__m512i h, mxp_fmt16 s, mxp_narrow_fmt t
         break;
     }
     __m512i r = _mm512_srlv_epi16(_mm512_add_epi16(v, c), d);
-    __m512i limit = _mm512_set1_epi16((short)max_enc);
-    if (!saturate) {
-        switch (mode) {
-        case MXP_ROUND_TOWARD_ZERO: break;
-        case MXP_ROUND_UP: limit = _mm512_add_epi16(limit, _mm512_add_epi16(one, sign)); break;
-        case MXP_ROUND_DOWN: limit = _mm512_sub_epi16(limit, sign); break;
-        default: limit = _mm512_add_epi16(limit, one); break;
-        }
-    }
-    r = _mm512_min_epu16(r, limit);
+    r = mxp_clamp_overflow_avx512(r, sign, max_enc, mode, saturate, 1);
     const __mmask32 special = _mm512_cmpge_epu16_mask(m, _mm512_set1_epi16((short)inf_s));
     if (special) {
         const __mmask32 inf = _mm512_cmpeq_epi16_mask(m, _mm512_set1_epi16((short)inf_s));

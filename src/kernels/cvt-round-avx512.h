@@ -153,6 +153,31 @@ MXP_INLINE __m512i mxp_f32_to_narrow_avx512(__m512i x, mxp_narrow_fmt f, mxp_rou
     return _mm512_or_si512(r, sign);
 }
 
+/* The overflow clamp of the "add, then shift" methods (below and
+ * cvt-h16-f8-avx512.h) on 16-bit (w16) or 32-bit lanes: r is at most
+ * max_enc, or the pattern after it (infinity; float8_e4m3fn: NaN) where the
+ * mode rounds past max; sign: all ones in the negative lanes. */
+MXP_INLINE __m512i mxp_add_lanes_avx512(__m512i a, __m512i b, int w16)
+{
+    return w16 ? _mm512_add_epi16(a, b) : _mm512_add_epi32(a, b);
+}
+
+MXP_INLINE __m512i mxp_clamp_overflow_avx512(__m512i r, __m512i sign, unsigned max_enc, mxp_rounding mode, int saturate,
+                                             int w16)
+{
+    const __m512i one = w16 ? _mm512_set1_epi16(1) : _mm512_set1_epi32(1);
+    __m512i limit = w16 ? _mm512_set1_epi16((short)max_enc) : _mm512_set1_epi32((int)max_enc);
+    if (!saturate) {
+        switch (mode) {
+        case MXP_ROUND_TOWARD_ZERO: break;
+        case MXP_ROUND_UP: limit = mxp_add_lanes_avx512(limit, mxp_add_lanes_avx512(one, sign, w16), w16); break;
+        case MXP_ROUND_DOWN: limit = w16 ? _mm512_sub_epi16(limit, sign) : _mm512_sub_epi32(limit, sign); break;
+        default: limit = mxp_add_lanes_avx512(limit, one, w16); break;
+        }
+    }
+    return w16 ? _mm512_min_epu16(r, limit) : _mm512_min_epu32(r, limit);
+}
+
 /* The same result by "add, then shift": the value's bits v (float32 bits
  * rebiased, or the significand below the target's normal range) plus a
  * mode-dependent c, shifted right by d, is the target's bit pattern
@@ -227,17 +252,7 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
         }
         r = _mm512_mask_mov_epi32(r, tiny, _mm512_maskz_mov_epi32(up, one));
     }
-    /* Overflow: the pattern after max is infinity (float8_e4m3fn: NaN). */
-    __m512i limit = _mm512_set1_epi32((int)max_enc);
-    if (!saturate) {
-        switch (mode) {
-        case MXP_ROUND_TOWARD_ZERO: break;
-        case MXP_ROUND_UP: limit = _mm512_add_epi32(limit, _mm512_add_epi32(one, sign)); break;
-        case MXP_ROUND_DOWN: limit = _mm512_sub_epi32(limit, sign); break;
-        default: limit = _mm512_add_epi32(limit, one); break;
-        }
-    }
-    r = _mm512_min_epu32(r, limit);
+    r = mxp_clamp_overflow_avx512(r, sign, max_enc, mode, saturate, 0);
     return _mm512_or_si512(r, _mm512_slli_epi32(_mm512_srli_epi32(x, 31), f.bits - 1));
 }
 
@@ -406,16 +421,7 @@ MXP_INLINE __m256i mxp_f32_to_e4m3_via_f16_avx512(__m512i x0, __m512i x1, mxp_ro
     default: c = _mm512_and_si512(sign, _mm512_sub_epi16(_mm512_sllv_epi16(one, d), one)); break;
     }
     __m512i r = _mm512_srlv_epi16(_mm512_add_epi16(v, c), d);
-    __m512i limit = _mm512_set1_epi16(0x7e); /* max; 0x7f is NaN */
-    if (!saturate) {
-        switch (mode) {
-        case MXP_ROUND_TOWARD_ZERO: break;
-        case MXP_ROUND_UP: limit = _mm512_add_epi16(limit, _mm512_add_epi16(one, sign)); break;
-        case MXP_ROUND_DOWN: limit = _mm512_sub_epi16(limit, sign); break;
-        default: limit = _mm512_add_epi16(limit, one); break;
-        }
-    }
-    r = _mm512_min_epu16(r, limit);
+    r = mxp_clamp_overflow_avx512(r, sign, 0x7e, mode, saturate, 1); /* max; 0x7f is NaN */
     const __mmask32 special = _mm512_cmpge_epu16_mask(m, _mm512_set1_epi16(0x7c00));
     if (special) {
         __mmask32 inf = saturate ? _mm512_cmpeq_epi16_mask(m, _mm512_set1_epi16(0x7c00)) : 0;

@@ -1,7 +1,7 @@
 /* Stochastic rounding with AVX-512F: float32, bf16, f16, e4m3, e5m2, s8, u8
  * -> f16, e4m3, e5m2, s8, u8 (narrowing pairs), f16 -> bf16 and float64 ->
- * bf16, f16, e4m3, e5m2, s8, 16 lanes per step: the loops of the
- * src/kernels/<src>-<dst>-vcvt/avx512f.c kernels named _sr.  The general
+ * bf16, f16, e4m3, e5m2, s8, 16 lanes a vector (mxp_stream_loop): the loops
+ * of the src/kernels/<src>-<dst>-vcvt/avx512f.c kernels named _sr.  The general
  * kernels (cvt-f32-avx512.h, cvt-f64-avx512.h) shift each lane by its own
  * count; these use one fixed shift for every lane.  Same bits
  * as the reference: the magnitude rounds up iff r < floor(frac * 2^32),
@@ -171,6 +171,40 @@ static const mxp_sr_fmt mxp_sr_fmts[] = {
     [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },  /* 65536 */
 };
 
+MXP_INLINE size_t mxp_sr_out_size(mxp_sr_target t)
+{
+    return t == SR_F16 || t == SR_BF16 ? 2 : 1;
+}
+
+/* What the loops' steps are given; idx: lo32 of element 0's index in every
+ * lane's place. */
+typedef struct mxp_sr_ctx {
+    mxp_sr_target t;
+    mxp_src_kind sk; /* the float32 path's source */
+    int saturate;
+    __m512i idx;
+    mxp_sr_key key;
+} mxp_sr_ctx;
+
+/* ~r of the 16 elements from i */
+MXP_INLINE __m512i mxp_sr_nr_avx512(const mxp_sr_ctx *c, size_t i)
+{
+    return mxp_sr_mix_not_avx512(_mm512_add_epi32(c->idx, _mm512_set1_epi32((int)i)), c->key);
+}
+
+/* The loop (mxp_stream_loop: large outputs bypass the cache, as memcpy
+ * does; the head is converted until dst is aligned) in the library's MXCSR. */
+MXP_INLINE void mxp_sr_loop_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t,
+                                   mxp_src_kind sk, mxp_stream_shape sh, mxp_stream_full_fn *full,
+                                   mxp_stream_part_fn *part)
+{
+    const mxp_sr_ctx c = { t, sk, p->overflow == MXP_OVERFLOW_SATURATE, mxp_sr_index_avx512(p->index0),
+                           mxp_sr_key_for(p->seed, p->index0) };
+    const mxp_fpenv env = mxp_fpenv_enter();
+    mxp_stream_loop(dst, src, n, sh, full, part, &c);
+    mxp_fpenv_leave(env);
+}
+
 /* The source of the float32 path: float32 itself, or a narrow type widened
  * exactly in registers (one pass: the float32 core rounds; float32 holds
  * every bf16, f16, float8 and 8-bit integer value). */
@@ -207,48 +241,35 @@ MXP_INLINE void mxp_sr_f32_step_avx512(void *dst, const void *src, size_t i, __m
                            1, mask, stream);
 }
 
+/* Two vectors a full step: independent work for the out-of-order core. */
+MXP_INLINE void mxp_sr_f32_full_avx512(void *dst, const void *src, size_t i, int stream, const void *ctx)
+{
+    const mxp_sr_ctx *c = ctx;
+    const __m512i nr0 = mxp_sr_nr_avx512(c, i), nr1 = mxp_sr_nr_avx512(c, i + 16);
+    mxp_sr_f32_step_avx512(dst, src, i, 0xffff, c->t, nr0, c->saturate, stream, c->sk);
+    mxp_sr_f32_step_avx512(dst, src, i + 16, 0xffff, c->t, nr1, c->saturate, stream, c->sk);
+}
+
+/* count < 32: the head (fewer than 16, up to dst's alignment) or the tail */
+MXP_INLINE void mxp_sr_f32_part_avx512(void *dst, const void *src, size_t i, size_t count, const void *ctx)
+{
+    const mxp_sr_ctx *c = ctx;
+    if (count >= 16) {
+        mxp_sr_f32_step_avx512(dst, src, i, 0xffff, c->t, mxp_sr_nr_avx512(c, i), c->saturate, 0, c->sk);
+        i += 16;
+        count -= 16;
+    }
+    if (count)
+        mxp_sr_f32_step_avx512(dst, src, i, (__mmask16)((1u << count) - 1), c->t, mxp_sr_nr_avx512(c, i), c->saturate,
+                               0, c->sk);
+}
+
 MXP_INLINE void mxp_sr_f32_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t,
                                   mxp_src_kind sk)
 {
-    const void *s = src;
-    const size_t in_size = sk == SRC_F32 ? 4 : sk == SRC_BF16 || sk == SRC_F16 ? 2 : 1;
-    const size_t out_size = t == SR_F16 || t == SR_BF16 ? 2 : 1, vec_bytes = 16 * out_size;
-    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
-    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
-    const mxp_fpenv env = mxp_fpenv_enter();
-    __m512i idx = mxp_sr_index_avx512(p->index0);
-    size_t i = 0;
-    /* Large outputs bypass the cache (as memcpy does); the head is
-     * converted until dst is aligned. */
-    const int stream = n * (in_size + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
-    if (stream) {
-        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
-        head = head < n ? head : n;
-        if (head) {
-            mxp_sr_f32_step_avx512(dst, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_not_avx512(idx, key),
-                                   saturate, 0, sk);
-            idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
-            i = head;
-        }
-    }
-    /* Two vectors a step: independent work for the out-of-order core. */
-    for (; i + 32 <= n; i += 32) {
-        __m512i nr0 = mxp_sr_mix_not_avx512(idx, key);
-        __m512i nr1 = mxp_sr_mix_not_avx512(_mm512_add_epi32(idx, _mm512_set1_epi32(16)), key);
-        mxp_sr_f32_step_avx512(dst, s, i, 0xffff, t, nr0, saturate, stream, sk);
-        mxp_sr_f32_step_avx512(dst, s, i + 16, 0xffff, t, nr1, saturate, stream, sk);
-        idx = _mm512_add_epi32(idx, _mm512_set1_epi32(32));
-    }
-    for (; i + 16 <= n; i += 16) {
-        mxp_sr_f32_step_avx512(dst, s, i, 0xffff, t, mxp_sr_mix_not_avx512(idx, key), saturate, stream, sk);
-        idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
-    }
-    if (i < n)
-        mxp_sr_f32_step_avx512(dst, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_not_avx512(idx, key),
-                               saturate, 0, sk);
-    if (stream)
-        _mm_sfence();
-    mxp_fpenv_leave(env);
+    const size_t in_size = sk == SRC_F32 ? 4 : sk == SRC_BF16 || sk == SRC_F16 ? 2 : 1, os = mxp_sr_out_size(t);
+    mxp_sr_loop_avx512(dst, src, n, p, t, sk, (mxp_stream_shape){ in_size, os, 32, 16 * os }, mxp_sr_f32_full_avx512,
+                       mxp_sr_f32_part_avx512);
 }
 
 /* ---- float64 -> bf16, f16, e4m3, e5m2, s8 ---------------------------------
@@ -357,37 +378,23 @@ MXP_INLINE void mxp_sr_f64_step_avx512(void *dst, const double *src, size_t i, _
                            1, mask, stream);
 }
 
+MXP_INLINE void mxp_sr_f64_full_avx512(void *dst, const void *src, size_t i, int stream, const void *ctx)
+{
+    const mxp_sr_ctx *c = ctx;
+    mxp_sr_f64_step_avx512(dst, src, i, 0xffff, c->t, mxp_sr_nr_avx512(c, i), c->saturate, stream);
+}
+
+MXP_INLINE void mxp_sr_f64_part_avx512(void *dst, const void *src, size_t i, size_t count, const void *ctx)
+{
+    const mxp_sr_ctx *c = ctx;
+    mxp_sr_f64_step_avx512(dst, src, i, (__mmask16)((1u << count) - 1), c->t, mxp_sr_nr_avx512(c, i), c->saturate, 0);
+}
+
 MXP_INLINE void mxp_sr_f64_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t)
 {
-    const double *s = src;
-    void *d = dst;
-    const size_t out_size = t == SR_F16 || t == SR_BF16 ? 2 : 1, vec_bytes = 16 * out_size;
-    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
-    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
-    const mxp_fpenv env = mxp_fpenv_enter();
-    __m512i idx = mxp_sr_index_avx512(p->index0);
-    size_t i = 0;
-    const int stream = n * (8 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
-    if (stream) {
-        size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
-        head = head < n ? head : n;
-        if (head) {
-            mxp_sr_f64_step_avx512(d, s, 0, (__mmask16)((1u << head) - 1), t, mxp_sr_mix_not_avx512(idx, key),
-                                   saturate, 0);
-            idx = _mm512_add_epi32(idx, _mm512_set1_epi32((int)head));
-            i = head;
-        }
-    }
-    for (; i + 16 <= n; i += 16) {
-        mxp_sr_f64_step_avx512(d, s, i, 0xffff, t, mxp_sr_mix_not_avx512(idx, key), saturate, stream);
-        idx = _mm512_add_epi32(idx, _mm512_set1_epi32(16));
-    }
-    if (i < n)
-        mxp_sr_f64_step_avx512(d, s, i, (__mmask16)((1u << (n - i)) - 1), t, mxp_sr_mix_not_avx512(idx, key),
-                               saturate, 0);
-    if (stream)
-        _mm_sfence();
-    mxp_fpenv_leave(env);
+    const size_t os = mxp_sr_out_size(t);
+    mxp_sr_loop_avx512(dst, src, n, p, t, SRC_F32, (mxp_stream_shape){ 8, os, 16, 16 * os }, mxp_sr_f64_full_avx512,
+                       mxp_sr_f64_part_avx512);
 }
 
 #endif
