@@ -1,7 +1,7 @@
 /* float64 -> f32 (nearest even, toward zero, up, down: vcvtpd2ps in that
  * MXCSR rounding) and float64 -> bf16, f16, e4m3, e5m2, s8 in the
  * deterministic modes through float32 rounded to odd, with AVX2, 32
- * elements a step of mxp_loop32_avx2: the loop shared by the src/kernels/f64-<dst>-vcvt/avx2.c
+ * elements a step: the loop shared by the src/kernels/f64-<dst>-vcvt/avx2.c
  * kernels.
  *
  * Rounded to odd (docs/conversions.md): vcvtpd2ps toward zero, its last
@@ -20,6 +20,7 @@
 #define MXP_KERNELS_CVT_F64_AVX2_H
 
 #include <immintrin.h>
+#include <string.h>
 
 #include "core/fpenv.h"
 #include "kernels/cvt-round-avx2.h"
@@ -59,20 +60,9 @@ MXP_INLINE __m256i mxp_f64_narrow8_avx2(__m256i x, mxp_f64_target2 t, mxp_roundi
     }
 }
 
-typedef struct mxp_f64_ctx2 {
-    mxp_f64_target2 t;
-    mxp_rounding mode;
-    int saturate;
-} mxp_f64_ctx2;
-
-/* 32 elements from s to d (mxp_step32_avx2_fn) */
-MXP_INLINE void mxp_f64_step32_avx2(void *d, const void *src, size_t i, int stream, const void *ctx)
+MXP_INLINE void mxp_f64_step32_avx2(void *d, const double *s, mxp_f64_target2 t, mxp_rounding mode, int saturate,
+                                    int stream)
 {
-    const mxp_f64_ctx2 *c = ctx;
-    const double *s = src;
-    const mxp_f64_target2 t = c->t;
-    const int saturate = c->saturate;
-    (void)i;
     __m256i h[4];
     for (int k = 0; k < 4; k++)
         h[k] = mxp_f64_cvt8_avx2(s + 8 * k, t != F64_TO_F32);
@@ -89,7 +79,7 @@ MXP_INLINE void mxp_f64_step32_avx2(void *d, const void *src, size_t i, int stre
     }
     __m256i r[4];
     for (int k = 0; k < 4; k++)
-        r[k] = mxp_f64_narrow8_avx2(h[k], t, c->mode, saturate);
+        r[k] = mxp_f64_narrow8_avx2(h[k], t, mode, saturate);
     if (mxp_f64_out_size_avx2(t) == 2) {
         mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
         mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
@@ -100,15 +90,47 @@ MXP_INLINE void mxp_f64_step32_avx2(void *d, const void *src, size_t i, int stre
     }
 }
 
-MXP_INLINE void mxp_f64_loop_avx2(void *dst, const void *src, size_t n, int saturate, mxp_f64_target2 t,
+MXP_INLINE void mxp_f64_part32_avx2(void *d, const double *s, size_t count, mxp_f64_target2 t, mxp_rounding mode,
+                                    int saturate)
+{
+    double in[32] = { 0 };
+    float out[32];
+    memcpy(in, s, count * 8);
+    mxp_f64_step32_avx2(out, in, t, mode, saturate, 0);
+    memcpy(d, out, count * mxp_f64_out_size_avx2(t));
+}
+
+MXP_INLINE void mxp_f64_loop_avx2(void *dst, const double *src, size_t n, int saturate, mxp_f64_target2 t,
                                   mxp_rounding mode)
 {
-    const mxp_f64_ctx2 c = { t, mode, saturate };
-    mxp_loop32_avx2(dst, src, n, 8, mxp_f64_out_size_avx2(t), mxp_f64_step32_avx2, &c);
+    const size_t os = mxp_f64_out_size_avx2(t);
+    unsigned char *d = dst;
+    size_t i = 0;
+    const int stream = n * (8 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
+        head = head < n ? head : n;
+        if (head) {
+            mxp_f64_part32_avx2(d, src, head, t, mode, saturate);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(src + i + 128), _MM_HINT_T0);
+        _mm_prefetch((const char *)(src + i + 136), _MM_HINT_T0);
+        _mm_prefetch((const char *)(src + i + 144), _MM_HINT_T0);
+        _mm_prefetch((const char *)(src + i + 152), _MM_HINT_T0);
+        mxp_f64_step32_avx2(d + i * os, src + i, t, mode, saturate, stream);
+    }
+    if (i < n)
+        mxp_f64_part32_avx2(d + i * os, src + i, n - i, t, mode, saturate);
+    if (stream)
+        _mm_sfence();
 }
 
 MXP_INLINE void mxp_f64_by_mode_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_f64_target2 t)
 {
+    const double *s = src;
     const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_fpenv env = mxp_fpenv_enter();
     const unsigned csr = _mm_getcsr();
@@ -119,11 +141,11 @@ MXP_INLINE void mxp_f64_by_mode_avx2(void *dst, const void *src, size_t n, const
              : p->rounding == MXP_ROUND_DOWN ? 0x2000 : 0;
     _mm_setcsr((csr & ~0x6000u) | rc);
     switch (p->rounding) {
-    case MXP_ROUND_NEAREST_EVEN: mxp_f64_loop_avx2(dst, src, n, sat, t, MXP_ROUND_NEAREST_EVEN); break;
-    case MXP_ROUND_NEAREST_AWAY: mxp_f64_loop_avx2(dst, src, n, sat, t, MXP_ROUND_NEAREST_AWAY); break;
-    case MXP_ROUND_TOWARD_ZERO: mxp_f64_loop_avx2(dst, src, n, sat, t, MXP_ROUND_TOWARD_ZERO); break;
-    case MXP_ROUND_UP: mxp_f64_loop_avx2(dst, src, n, sat, t, MXP_ROUND_UP); break;
-    default: mxp_f64_loop_avx2(dst, src, n, sat, t, MXP_ROUND_DOWN); break;
+    case MXP_ROUND_NEAREST_EVEN: mxp_f64_loop_avx2(dst, s, n, sat, t, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_AWAY: mxp_f64_loop_avx2(dst, s, n, sat, t, MXP_ROUND_NEAREST_AWAY); break;
+    case MXP_ROUND_TOWARD_ZERO: mxp_f64_loop_avx2(dst, s, n, sat, t, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: mxp_f64_loop_avx2(dst, s, n, sat, t, MXP_ROUND_UP); break;
+    default: mxp_f64_loop_avx2(dst, s, n, sat, t, MXP_ROUND_DOWN); break;
     }
     _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
     mxp_fpenv_leave(env);

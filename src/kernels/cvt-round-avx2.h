@@ -398,46 +398,4 @@ MXP_INLINE void mxp_store256_avx2(void *d, __m256i r, int stream)
         _mm256_storeu_si256((__m256i *)d, r);
 }
 
-/* ---- the loop of the AVX2 conversion kernels ---------------------------------
- * (cvt-f32-avx2.h, cvt-f64-avx2.h, cvt-sr-avx2.h) on mxp_stream_loop: 32
- * elements a step, the step's input prefetched 1 KiB ahead (measured on the
- * Xeon, family 6 model 0xa7, to take the compute-heavier modes closer to
- * memcpy), the head and the tail through zero-padded buffers.  A kernel
- * gives one step: 32 elements from s to d, i the index of the first (for
- * the random stream), streaming stores when asked. */
-typedef void mxp_step32_avx2_fn(void *d, const void *s, size_t i, int stream, const void *ctx);
-
-typedef struct mxp_loop32_avx2_ctx {
-    size_t in_size, out_size; /* at most 8 and 4 bytes */
-    mxp_step32_avx2_fn *step;
-    const void *ctx;
-} mxp_loop32_avx2_ctx;
-
-MXP_INLINE void mxp_loop32_full_avx2(void *dst, const void *src, size_t i, int stream, const void *ctx)
-{
-    const mxp_loop32_avx2_ctx *c = ctx;
-    const char *s = (const char *)src + i * c->in_size;
-    for (size_t line = 0; line < 32 * c->in_size; line += 64)
-        _mm_prefetch(s + 1024 + line, _MM_HINT_T0);
-    c->step((char *)dst + i * c->out_size, s, i, stream, c->ctx);
-}
-
-MXP_INLINE void mxp_loop32_part_avx2(void *dst, const void *src, size_t i, size_t count, const void *ctx)
-{
-    const mxp_loop32_avx2_ctx *c = ctx;
-    _Alignas(32) char in[32 * 8], out[32 * 4];
-    memset(in, 0, 32 * c->in_size);
-    memcpy(in, (const char *)src + i * c->in_size, count * c->in_size);
-    c->step(out, in, i, 0, c->ctx);
-    memcpy((char *)dst + i * c->out_size, out, count * c->out_size);
-}
-
-MXP_INLINE void mxp_loop32_avx2(void *dst, const void *src, size_t n, size_t in_size, size_t out_size,
-                                mxp_step32_avx2_fn *step, const void *ctx)
-{
-    const mxp_loop32_avx2_ctx c = { in_size, out_size, step, ctx };
-    mxp_stream_loop(dst, src, n, (mxp_stream_shape){ in_size, out_size, 32, 32 }, mxp_loop32_full_avx2,
-                    mxp_loop32_part_avx2, &c);
-}
-
 #endif

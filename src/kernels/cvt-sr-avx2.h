@@ -1,7 +1,7 @@
 /* Stochastic rounding with AVX2 from float32 -> f16, e4m3, e5m2, s8, u8 and
  * from float64 -> bf16, f16, e4m3, e5m2, s8: the add-and-shift method of
  * cvt-sr-avx512.h (float32: below; float64 on 64-bit lanes), 8 elements
- * a unit, 32 a step of mxp_loop32_avx2; the loops of the src/kernels/<src>-<dst>-vcvt/avx2.c
+ * a unit, 32 a step; the loops of the src/kernels/<src>-<dst>-vcvt/avx2.c
  * kernels named _sr.  Same bits as the reference: the magnitude rounds up
  * iff r < floor(frac * 2^32), frac the discarded part of one target ulp.
  *
@@ -22,6 +22,7 @@
 #define MXP_KERNELS_CVT_SR_AVX2_H
 
 #include <immintrin.h>
+#include <string.h>
 
 #include "core/fpenv.h"
 #include "kernels/cvt-round-avx2.h"
@@ -55,30 +56,6 @@ MXP_INLINE void mxp_sr_store32_avx2(void *d, const __m256i r[4], mxp_sr_target2 
     } else {
         mxp_store256_avx2(d, mxp_pack8_avx2(r[0], r[1], r[2], r[3]), stream);
     }
-}
-
-/* What a step is given; idx: lo32 of element 0's index in every lane's
- * place (lanes 0..7). */
-typedef struct mxp_sr_ctx2 {
-    mxp_sr_target2 t;
-    int saturate;
-    __m256i idx;
-    mxp_sr_key key;
-} mxp_sr_ctx2;
-
-/* The loop (mxp_loop32_avx2) of a float64 (in_size 8) or float32 (4) step,
- * in the library's MXCSR with rounding toward zero; the flags raised are kept. */
-MXP_INLINE void mxp_sr_loop_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t,
-                                 size_t in_size, mxp_step32_avx2_fn *step)
-{
-    const mxp_sr_ctx2 c = { t, p->overflow == MXP_OVERFLOW_SATURATE, mxp_sr_index_avx2(p->index0),
-                            mxp_sr_key_for(p->seed, p->index0) };
-    const mxp_fpenv env = mxp_fpenv_enter();
-    const unsigned csr = _mm_getcsr();
-    _mm_setcsr(csr | 0x6000u); /* toward zero */
-    mxp_loop32_avx2(dst, src, n, in_size, mxp_sr_out_size_avx2(t), step, &c);
-    _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
-    mxp_fpenv_leave(env);
 }
 
 /* The low (sel = 0) or high (sel = 1) dwords of two vectors of 4 qwords, in order. */
@@ -166,26 +143,64 @@ MXP_INLINE __m256i mxp_sr_f64_int8_avx2(__m256i x0, __m256i x1, __m256i nr)
     return _mm256_and_si256(v, MXP_V8(0xff));
 }
 
-/* 32 elements from s to d (mxp_step32_avx2_fn) */
-MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const void *src, size_t i, int stream, const void *ctx)
+MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 t, int saturate, __m256i idx,
+                                       mxp_sr_key key, int stream)
 {
-    const mxp_sr_ctx2 *c = ctx;
-    const double *s = src;
-    const __m256i idx = _mm256_add_epi32(c->idx, MXP_V8(i));
     __m256i r[4];
     for (int k = 0; k < 4; k++) {
         const __m256i x0 = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
         const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 8 * k + 4));
-        const __m256i nr = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), c->key);
-        r[k] = c->t == SR_S8 ? mxp_sr_f64_int8_avx2(x0, x1, nr)
-                             : mxp_sr_f64_float8_avx2(x0, x1, nr, mxp_sr_fmts2[c->t], c->saturate);
+        const __m256i nr = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
+        r[k] = t == SR_S8 ? mxp_sr_f64_int8_avx2(x0, x1, nr)
+                          : mxp_sr_f64_float8_avx2(x0, x1, nr, mxp_sr_fmts2[t], saturate);
     }
-    mxp_sr_store32_avx2(d, r, c->t, stream);
+    mxp_sr_store32_avx2(d, r, t, stream);
+}
+
+MXP_INLINE void mxp_sr_f64_part32_avx2(void *d, const double *s, size_t count, mxp_sr_target2 t, int saturate,
+                                       __m256i idx, mxp_sr_key key)
+{
+    double in[32] = { 0 };
+    uint16_t out[32];
+    memcpy(in, s, count * 8);
+    mxp_sr_f64_step32_avx2(out, in, t, saturate, idx, key, 0);
+    memcpy(d, out, count * mxp_sr_out_size_avx2(t));
 }
 
 MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t)
 {
-    mxp_sr_loop_avx2(dst, src, n, p, t, 8, mxp_sr_f64_step32_avx2);
+    const double *s = src;
+    const size_t os = mxp_sr_out_size_avx2(t);
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    unsigned char *d = dst;
+    size_t i = 0;
+    const int stream = n * (8 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
+        head = head < n ? head : n;
+        if (head) {
+            mxp_sr_f64_part32_avx2(d, s, head, t, saturate, idx, key);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(s + i + 128), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 136), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 144), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 152), _MM_HINT_T0);
+        mxp_sr_f64_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+    }
+    if (i < n)
+        mxp_sr_f64_part32_avx2(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
+    if (stream)
+        _mm_sfence();
+    _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
+    mxp_fpenv_leave(env);
 }
 
 /* ---- float32 -> f16, e4m3, e5m2, s8, u8 -------------------------------------
@@ -277,18 +292,14 @@ MXP_INLINE void mxp_sr_f32_redo_avx2(__m256i *r, const __m256i *x, const __m256i
         mxp_sr_f32_float8_slow_avx2(r, x, nr, t, saturate);
 }
 
-/* 32 elements from s to d (mxp_step32_avx2_fn) */
-MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *src, size_t i, int stream, const void *ctx)
+MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const float *s, mxp_sr_target2 t, int saturate, __m256i idx,
+                                       mxp_sr_key key, int stream)
 {
-    const mxp_sr_ctx2 *c = ctx;
-    const float *s = src;
-    const mxp_sr_target2 t = c->t;
-    const __m256i idx = _mm256_add_epi32(c->idx, MXP_V8(i));
     __m256i x[4], r[4], nr[4], slow[4];
     for (int k = 0; k < 4; k++)
         x[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
     for (int k = 0; k < 4; k++) {
-        nr[k] = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), c->key);
+        nr[k] = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
         r[k] = mxp_sr_f32_8_avx2(x[k], nr[k], t, &slow[k]);
     }
     /* one test for the four vectors (a chance of about 2^-d a lane, or overflow, inf, NaN) */
@@ -296,13 +307,52 @@ MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *src, size_t i, int s
     if (!_mm256_testz_si256(any, any))
         for (int k = 0; k < 4; k++)
             if (!_mm256_testz_si256(slow[k], slow[k]))
-                mxp_sr_f32_redo_avx2(&r[k], &x[k], &nr[k], t, c->saturate);
+                mxp_sr_f32_redo_avx2(&r[k], &x[k], &nr[k], t, saturate);
     mxp_sr_store32_avx2(d, r, t, stream);
+}
+
+MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const float *s, size_t count, mxp_sr_target2 t, int saturate,
+                                       __m256i idx, mxp_sr_key key)
+{
+    float in[32] = { 0 };
+    uint16_t out[32];
+    memcpy(in, s, count * 4);
+    mxp_sr_f32_step32_avx2(out, in, t, saturate, idx, key, 0);
+    memcpy(d, out, count * mxp_sr_out_size_avx2(t));
 }
 
 MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t)
 {
-    mxp_sr_loop_avx2(dst, src, n, p, t, 4, mxp_sr_f32_step32_avx2);
+    const float *s = src;
+    const size_t os = mxp_sr_out_size_avx2(t);
+    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
+    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    unsigned char *d = dst;
+    size_t i = 0;
+    const int stream = n * (4 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    if (stream) {
+        size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
+        head = head < n ? head : n;
+        if (head) {
+            mxp_sr_f32_part32_avx2(d, s, head, t, saturate, idx, key);
+            i = head;
+        }
+    }
+    for (; i + 32 <= n; i += 32) {
+        _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
+        _mm_prefetch((const char *)(s + i + 256 + 16), _MM_HINT_T0);
+        mxp_sr_f32_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+    }
+    if (i < n)
+        mxp_sr_f32_part32_avx2(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
+    if (stream)
+        _mm_sfence();
+    _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
+    mxp_fpenv_leave(env);
 }
 
 #endif
