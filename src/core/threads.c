@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "core/alloc-internal.h"
 #include "core/error.h"
@@ -159,9 +162,19 @@ static unsigned long start_generation[MAX_THREADS];          /* the generation a
 static _Thread_local int in_worker;                          /* this thread is a pool worker */
 static _Thread_local int in_job;                             /* this thread holds pool_busy */
 
+/* The pool's workers are named, so that `top -H`, gdb and /proc tell them
+ * from the program's own threads (Linux; a no-op elsewhere). */
+static void name_worker(void)
+{
+#ifdef __linux__
+    prctl(PR_SET_NAME, "mxp-worker", 0, 0, 0);
+#endif
+}
+
 static void *pool_worker(void *arg)
 {
     const int index = (int)(intptr_t)arg;
+    name_worker();
     in_worker = 1;
     unsigned long seen = start_generation[index];
     pthread_mutex_lock(&pool.mu);

@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -155,15 +156,28 @@ static void test_thread_count_api(void **state)
     assert_true(mxp_get_num_threads() >= 1);
 }
 
-/* Threads of this process, from /proc (-1 where there is none). */
+/* The pool's workers alive in this process (named mxp-worker, counted in
+ * /proc; -1 where there is none).  Only they are counted: a sanitizer's
+ * background thread may start at any time. */
 static int count_threads(void)
 {
     DIR *d = opendir("/proc/self/task");
     if (!d)
         return -1;
     int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        n += e->d_name[0] != '.';
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], comm[32] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(comm, sizeof comm, f))
+                comm[0] = 0;
+            fclose(f);
+        }
+        n += strcmp(comm, "mxp-worker\n") == 0;
+    }
     closedir(d);
     return n;
 }
@@ -173,6 +187,8 @@ static void test_shutdown_joins_the_workers_and_the_pool_restarts(void **state)
     (void)state;
     mxp_shutdown();
     const int before = count_threads();
+    if (before >= 0)
+        assert_int_equal(before, 0); /* every worker joined */
     for (int round = 0; round < 3; round++) {
         expect_each_share_once(4); /* 3 workers */
         if (before >= 0)
