@@ -33,10 +33,16 @@ LIB_PATH = os.environ.get("MXP_LIB") or os.path.join(_HERE, "..", "..", "build",
 
 def _load_abi():
     path = os.environ.get("MXP_ABI")
-    if not path:
-        import gen_mxp_abi
-        path = os.path.join(tempfile.mkdtemp(prefix="mxp-abi-"), "mxp_abi.py")
+    if path:
+        return _load_module(path)
+    import gen_mxp_abi  # no built binding: generate one for this run, then remove it
+    with tempfile.TemporaryDirectory(prefix="mxp-abi-") as tmp:
+        path = os.path.join(tmp, "mxp_abi.py")
         gen_mxp_abi.generate(os.path.join(_HERE, "..", "..", "include", "mxp.h"), path)
+        return _load_module(path)
+
+
+def _load_module(path):
     spec = importlib.util.spec_from_file_location("mxp_abi", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
