@@ -43,7 +43,19 @@ static const mxp_gemm_config configs[CFG_COUNT] = {
 static const mxp_gemm_ukernel_a_fn ukernel_a[CFG_COUNT + 1] = {
     [CFG_COUNT] = NULL,
 #define MXP_GEMM_UKERNEL(...)
-#define MXP_GEMM_UKERNEL_A(fn, of, twin) [CFG_##of] = fn,
+#define MXP_GEMM_UKERNEL_A(fn, of, max_n, twin) [CFG_##of] = fn,
+#define MXP_GEMM_DIRECT(...)
+#include "kernels/gemm-list.inc"
+#undef MXP_GEMM_UKERNEL
+#undef MXP_GEMM_UKERNEL_A
+#undef MXP_GEMM_DIRECT
+};
+
+/* ... and the most columns for which each reads A in place. */
+static const size_t ukernel_a_max_n[CFG_COUNT + 1] = {
+    [CFG_COUNT] = 0,
+#define MXP_GEMM_UKERNEL(...)
+#define MXP_GEMM_UKERNEL_A(fn, of, max_n, twin) [CFG_##of] = max_n,
 #define MXP_GEMM_DIRECT(...)
 #include "kernels/gemm-list.inc"
 #undef MXP_GEMM_UKERNEL
@@ -83,6 +95,11 @@ const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_
 mxp_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a(const mxp_gemm_config *cfg)
 {
     return ukernel_a[cfg - configs];
+}
+
+size_t mxp_gemm_config_ukernel_a_max_n(const mxp_gemm_config *cfg)
+{
+    return ukernel_a_max_n[cfg - configs];
 }
 
 mxp_u8s8_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a_s32(const mxp_gemm_config *cfg)

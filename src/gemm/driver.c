@@ -223,12 +223,13 @@ static plan plan_for(const mxp_gemm_loops *L)
     /* each thread splits its rows into blocks of at most this (a multiple of MR) */
     p.mc_step = min_size(L->mc, round_up(L->m, L->mr));
     const size_t kc_max = min_size(L->k, L->kc);
-    /* A in place when the tile can read it so, and only when at most 1024
-     * columns reuse each A block: packing it costs in proportion to the few
-     * columns that reuse it (256^3 f32: 5% of the time, 1024^3: 2%; uint8,
-     * one thread: 256^3 +5%, 512^3 +2%), while from 1536 on, reading A's
-     * rows in place loses 1-2% (measured). */
-    p.a_in_place = L->a_in_place && width <= 1024;
+    /* A in place when the tile can read it so, and only when at most
+     * a_max_n columns reuse each A block: packing it costs in proportion to
+     * the few columns that reuse it, while reading A's rows in place for
+     * many NR panels loses (measured: AVX-512 f32 256^3 +5%, 1024^3 +2%,
+     * from 1536 on -1-2%, so 1024; uint8 256^3 +5%, 512^3 +2%; AVX2 f32
+     * 32^3 +45%, 64^3 +20%, 256^3 +5%, 512^3 -6%, so 256). */
+    p.a_in_place = L->a_in_place && width <= L->a_max_n;
     p.buffers_b = p.use_slabs ? p.nthreads : 1;
     p.buffers_a = p.a_in_place ? 0 : p.nthreads;
     p.extra = round_up(L->extra_bytes, 64);
@@ -303,6 +304,7 @@ void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m
     L->mr = cfg->mr, L->nr = cfg->nr, L->kpack = cfg->kpack;
     L->packed_size = mxp_dtype_itemsize(cfg->packed);
     L->a_in_place = false;
+    L->a_max_n = 1024;
     L->mc = cfg->mc, L->kc = cfg->kc, L->nc = cfg->nc;
     L->even = false;
     L->w_size = mxp_dtype_itemsize(cfg->acc);

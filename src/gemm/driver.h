@@ -41,6 +41,7 @@ typedef struct mxp_gemm_loops {
     size_t mr, nr, kpack;          /* the tile; k values per packed group */
     size_t packed_size;            /* bytes of an element of A~ and B~ (and of A read in place) */
     bool a_in_place;               /* the tile can read A where it is stored (the driver decides when) */
+    size_t a_max_n;                /* ... while at most this many columns reuse an A block */
     /* Blocks: kc is the KC step as the entry splits K (the float partial
      * sums' order: every result bit depends on it); mc and nc the most rows
      * and columns of a block.  even: MC and NC blocks evened over each

@@ -48,6 +48,7 @@ static void loops_init(mxp_gemm_loops *L, float_kernel *K, size_t m, size_t n, s
     /* A in place when stored in the packed dtype with k contiguous, and k
      * fills whole k-groups (an odd k's last bf16 pair needs a zero) */
     L->a_in_place = K->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0;
+    L->a_max_n = mxp_gemm_config_ukernel_a_max_n(cfg);
 }
 
 mxp_status mxp_gemm_float_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,

@@ -41,6 +41,8 @@ const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_
 
 /* The configuration's micro-kernel with A read in place (NULL: none). */
 mxp_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a(const mxp_gemm_config *cfg);
+/* columns up to which that variant is used (the list's max_n) */
+size_t mxp_gemm_config_ukernel_a_max_n(const mxp_gemm_config *cfg);
 mxp_u8s8_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a_s32(const mxp_gemm_config *cfg);
 
 /* Small M: a direct kernel (B read in place) with its blocks. */

@@ -9,38 +9,82 @@
  * the accumulators acc0[6] (B's first vector) and acc1[6].
  *
  *   __asm__ volatile(MXP_AVX2_6ROW_LOOP("vmovups", "vbroadcastss", "vfmadd231ps", 4)
- *                    : MXP_AVX2_6ROW_OPERANDS(acc0, acc1) : : MXP_AVX2_6ROW_CLOBBERS); */
+ *                    : MXP_AVX2_6ROW_OPERANDS(acc0, acc1) : : MXP_AVX2_6ROW_CLOBBERS);
+ *
+ * MXP_AVX2_6ROW_LOOP_A is the same loop with A read where it is stored:
+ * rows lda bytes apart, k contiguous, rows 0-2 from r8 = pa and 3-5 from
+ * r9 = pa + 3 lda (base + index * 1 or 2 addressing), both advancing 4
+ * elements a turn.  pa and lda are inputs (an asm takes at most 30
+ * operands, each "+" one counting twice); pb and turns advance as above:
+ *
+ *   __asm__ volatile(MXP_AVX2_6ROW_LOOP_A(...)
+ *                    : MXP_AVX2_6ROW_OPERANDS_A(acc0, acc1) : [pa] "r"(pa), [lda] "r"(lda_bytes)
+ *                    : MXP_AVX2_6ROW_CLOBBERS_A); */
 #ifndef MXP_KERNELS_GEMM_AVX2_ASM_H
 #define MXP_KERNELS_GEMM_AVX2_ASM_H
 
-/* row I of step Q: broadcast A~[Q][I] into ymm R, two multiply-adds */
-#define MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, I, R)                                                    \
-    BC " (" #ES "*(6*" #Q "+" #I "))(%[pa]), %%ymm" #R "\n\t" FMA " %%ymm0, %%ymm" #R ", %[c" #I \
-       "0]\n\t" FMA " %%ymm1, %%ymm" #R ", %[c" #I "1]\n\t"
+/* two multiply-adds of row I (its broadcast in ymm R) with B's two vectors */
+#define MXP_AVX2_6ROW_FMA2(FMA, I, R) \
+    FMA " %%ymm0, %%ymm" #R ", %[c" #I "0]\n\t" FMA " %%ymm1, %%ymm" #R ", %[c" #I "1]\n\t"
+
+/* row I of step Q, A~ packed [k][6]: broadcast A~[Q][I] into ymm R */
+#define MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, I, R) \
+    BC " (" #ES "*(6*" #Q "+" #I "))(%[pa]), %%ymm" #R "\n\t" MXP_AVX2_6ROW_FMA2(FMA, I, R)
+
+/* row I of step Q, A in place: element Q of the row at ADDR */
+#define MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, I, ADDR, R) \
+    BC " (" #ES "*" #Q ")" ADDR ", %%ymm" #R "\n\t" MXP_AVX2_6ROW_FMA2(FMA, I, R)
+
+#define MXP_AVX2_6ROW_LOAD_B(LD, Q) LD " (64*" #Q ")(%[pb]), %%ymm0\n\t" LD " (64*" #Q "+32)(%[pb]), %%ymm1\n\t"
 
 #define MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, Q)                                                      \
-    LD " (64*" #Q ")(%[pb]), %%ymm0\n\t" LD " (64*" #Q "+32)(%[pb]), %%ymm1\n\t"                 \
+    MXP_AVX2_6ROW_LOAD_B(LD, Q)                                                                     \
     MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 0, 2) MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 1, 3)                \
     MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 2, 2) MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 3, 3)                \
     MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 4, 2) MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 5, 3)
 
-#define MXP_AVX2_6ROW_LOOP(LD, BC, FMA, ES)                                                         \
+#define MXP_AVX2_6ROW_STEP_A(LD, BC, FMA, ES, Q)                                                    \
+    MXP_AVX2_6ROW_LOAD_B(LD, Q)                                                                     \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 0, "(%%r8)", 2)                                            \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 1, "(%%r8,%[lda],1)", 3)                                   \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 2, "(%%r8,%[lda],2)", 2)                                   \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 3, "(%%r9)", 3)                                            \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 4, "(%%r9,%[lda],1)", 2)                                   \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 5, "(%%r9,%[lda],2)", 3)
+
+/* four k steps a turn (STEP), B~ fetched 8 steps ahead, A advanced by ADVANCE_A */
+#define MXP_AVX2_6ROW_TURNS(STEP, LD, BC, FMA, ES, ADVANCE_A)                                       \
     "1:\n\t"                                                                                        \
     "prefetcht0 512(%[pb])\n\t"                                                                     \
     "prefetcht0 576(%[pb])\n\t"                                                                     \
-    MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, 0) MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, 1)                   \
-    MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, 2) MXP_AVX2_6ROW_STEP(LD, BC, FMA, ES, 3)                   \
-    "add $(24*" #ES "), %[pa]\n\t"                                                                  \
+    STEP(LD, BC, FMA, ES, 0) STEP(LD, BC, FMA, ES, 1) STEP(LD, BC, FMA, ES, 2)                      \
+    STEP(LD, BC, FMA, ES, 3)                                                                        \
+    ADVANCE_A                                                                                       \
     "add $256, %[pb]\n\t"                                                                           \
     "dec %[turns]\n\t"                                                                              \
     "jnz 1b\n\t"
 
-#define MXP_AVX2_6ROW_OPERANDS(acc0, acc1)                                                          \
-    [pa] "+r"(pa), [pb] "+r"(pb), [turns] "+r"(turns), [c00] "+x"(acc0[0]), [c01] "+x"(acc1[0]),  \
-        [c10] "+x"(acc0[1]), [c11] "+x"(acc1[1]), [c20] "+x"(acc0[2]), [c21] "+x"(acc1[2]),         \
-        [c30] "+x"(acc0[3]), [c31] "+x"(acc1[3]), [c40] "+x"(acc0[4]), [c41] "+x"(acc1[4]),         \
-        [c50] "+x"(acc0[5]), [c51] "+x"(acc1[5])
+#define MXP_AVX2_6ROW_LOOP(LD, BC, FMA, ES) \
+    MXP_AVX2_6ROW_TURNS(MXP_AVX2_6ROW_STEP, LD, BC, FMA, ES, "add $(24*" #ES "), %[pa]\n\t")
+
+#define MXP_AVX2_6ROW_LOOP_A(LD, BC, FMA, ES)                                                        \
+    "mov %[pa], %%r8\n\t"                                                                            \
+    "lea (%[pa],%[lda],2), %%r9\n\t"                                                                 \
+    "add %[lda], %%r9\n\t"                                                                           \
+    MXP_AVX2_6ROW_TURNS(MXP_AVX2_6ROW_STEP_A, LD, BC, FMA, ES,                                      \
+                        "add $(4*" #ES "), %%r8\n\tadd $(4*" #ES "), %%r9\n\t")
+
+#define MXP_AVX2_6ROW_ACCS(acc0, acc1)                                                              \
+    [c00] "+x"(acc0[0]), [c01] "+x"(acc1[0]), [c10] "+x"(acc0[1]), [c11] "+x"(acc1[1]),             \
+        [c20] "+x"(acc0[2]), [c21] "+x"(acc1[2]), [c30] "+x"(acc0[3]), [c31] "+x"(acc1[3]),         \
+        [c40] "+x"(acc0[4]), [c41] "+x"(acc1[4]), [c50] "+x"(acc0[5]), [c51] "+x"(acc1[5])
+
+#define MXP_AVX2_6ROW_OPERANDS(acc0, acc1) \
+    [pa] "+r"(pa), [pb] "+r"(pb), [turns] "+r"(turns), MXP_AVX2_6ROW_ACCS(acc0, acc1)
+
+#define MXP_AVX2_6ROW_OPERANDS_A(acc0, acc1) [pb] "+r"(pb), [turns] "+r"(turns), MXP_AVX2_6ROW_ACCS(acc0, acc1)
 
 #define MXP_AVX2_6ROW_CLOBBERS "xmm0", "xmm1", "xmm2", "xmm3", "memory", "cc"
+#define MXP_AVX2_6ROW_CLOBBERS_A MXP_AVX2_6ROW_CLOBBERS, "r8", "r9"
 
 #endif

@@ -12,6 +12,7 @@
  *   MXP_TILE_BROADCAST  _mm256_broadcast_ss or _mm256_broadcast_sd
  *   MXP_TILE_FMA        the scalar fused multiply-add: fmaf or fma
  *   MXP_TILE_ASM_LOOP   MXP_AVX2_6ROW_LOOP(...) of gemm-avx2-asm.h for them
+ *   MXP_TILE_ASM_LOOP_A MXP_AVX2_6ROW_LOOP_A(...), the same with A in place
  * and calls mxp_avx2_tile() from its kernel (the shape: kernels/gemm-tile.h).  Only for files built with the
  * AVX2 + FMA flags; included once per file. */
 #ifndef MXP_KERNELS_GEMM_AVX2_TILE_H
@@ -35,11 +36,19 @@ MXP_INLINE void mxp_avx2_tile_scaled(MXP_TILE_T t[MXP_TILE_MR][MXP_TILE_NR], con
     }
 }
 
-/* The tile's sums for R rows (R >= mr; the others stay 0, never stored). */
-MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa, const MXP_TILE_T *pb,
-                                   void *c, size_t ldc, double alpha, double beta)
+/* The tile's sums for R rows (R >= mr; the others stay 0, never stored),
+ * A's element (i, p) at a[i * row_stride + p * k_stride]: packed A~ 1 and
+ * MR, A in place lda and 1 (rows beyond `rows` then repeat the last one:
+ * they are computed, never stored, and must not be read past A's end). */
+MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a, size_t rows,
+                                   size_t row_stride, size_t k_stride, const MXP_TILE_T *pb, void *c, size_t ldc,
+                                   double alpha, double beta)
 {
     enum { MR = MXP_TILE_MR, NR = MXP_TILE_NR };
+    const MXP_TILE_T *ar[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        ar[i] = a + ((size_t)i < rows ? (size_t)i : rows - 1) * row_stride;
     for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
         _mm_prefetch((const char *)((MXP_TILE_T *)c + i * ldc), _MM_HINT_T0);
         _mm_prefetch((const char *)((MXP_TILE_T *)c + i * ldc + NR - 1), _MM_HINT_T0);
@@ -53,7 +62,7 @@ MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const
         const MXP_TILE_V b0 = MXP_TILE_V_(loadu)(pb + NR * (q)), b1 = MXP_TILE_V_(loadu)(pb + NR * (q) + NR / 2); \
         _Pragma("GCC unroll 6") for (int i = 0; i < R; i++)                                                        \
         {                                                                                                          \
-            const MXP_TILE_V ai = MXP_TILE_BROADCAST(pa + MR * (q) + i);                                           \
+            const MXP_TILE_V ai = MXP_TILE_BROADCAST(ar[i] + (p + (q)) * k_stride);                                \
             acc0[i] = MXP_TILE_V_(fmadd)(ai, b0, acc0[i]);                                                         \
             acc1[i] = MXP_TILE_V_(fmadd)(ai, b1, acc1[i]);                                                         \
         }                                                                                                          \
@@ -67,8 +76,18 @@ MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const
          * stores and two reloads per 48 multiply-adds).  The same chain of
          * fused multiply-adds per element as the loop below. */
         size_t turns = kc / 4;
-        __asm__ volatile(MXP_TILE_ASM_LOOP : MXP_AVX2_6ROW_OPERANDS(acc0, acc1) : : MXP_AVX2_6ROW_CLOBBERS);
-        p = kc / 4 * 4;
+        const MXP_TILE_T *pa = a;
+        if (row_stride == 1 && k_stride == MR) {
+            __asm__ volatile(MXP_TILE_ASM_LOOP : MXP_AVX2_6ROW_OPERANDS(acc0, acc1) : : MXP_AVX2_6ROW_CLOBBERS);
+            p = kc / 4 * 4;
+        } else if (k_stride == 1 && rows == MR) {
+            const size_t lda_bytes = row_stride * sizeof(MXP_TILE_T);
+            __asm__ volatile(MXP_TILE_ASM_LOOP_A
+                             : MXP_AVX2_6ROW_OPERANDS_A(acc0, acc1)
+                             : [pa] "r"(pa), [lda] "r"(lda_bytes)
+                             : MXP_AVX2_6ROW_CLOBBERS_A);
+            p = kc / 4 * 4;
+        }
     }
 #endif
     for (; p + 4 <= kc; p += 4) { /* four k steps a turn, B~ fetched 8 steps ahead */
@@ -78,12 +97,10 @@ MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const
         STEP(1);
         STEP(2);
         STEP(3);
-        pa += 4 * MR;
         pb += 4 * NR;
     }
     for (; p < kc; p++) {
         STEP(0);
-        pa += MR;
         pb += NR;
     }
 #undef STEP
@@ -114,10 +131,10 @@ MXP_INLINE void mxp_avx2_tile_rows(int R, size_t mr, size_t nr, size_t kc, const
     }
 }
 
-MXP_INLINE void mxp_avx2_tile(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c, size_t ldc,
-                              double alpha, double beta)
+MXP_INLINE void mxp_avx2_tile(size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a, size_t rows, size_t row_stride,
+                              size_t k_stride, const MXP_TILE_T *pb, void *c, size_t ldc, double alpha, double beta)
 {
-    MXP_GEMM_BY_ROWS(mr, mxp_avx2_tile_rows, mr, nr, kc, a, b, c, ldc, alpha, beta);
+    MXP_GEMM_BY_ROWS(mr, mxp_avx2_tile_rows, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
 }
 
 #endif

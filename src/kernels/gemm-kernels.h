@@ -57,7 +57,7 @@ typedef void (*mxp_u8s8_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, cons
             double beta);                                                                                          \
     void TWIN(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c, size_t ldc, double alpha,      \
               double beta);
-#define MXP_GEMM_UKERNEL_A(FN, OF, TWIN)                                                                           \
+#define MXP_GEMM_UKERNEL_A(FN, OF, MAX_N, TWIN)                                                                      \
     void FN(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b, void *c, size_t ldc,          \
             double alpha, double beta);                                                                            \
     void TWIN(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b, void *c, size_t ldc,        \

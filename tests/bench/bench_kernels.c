@@ -391,7 +391,7 @@ static void run_gemm(const void *q, int twin)
 static const gemm_row gemm_rows[] = {
 #define MXP_GEMM_UKERNEL(f, acc, packed, kpack, isa, mr, nr, mc, kc, nc, twin) \
     { #f, #twin, f, twin, NULL, NULL, isa, mr, nr },
-#define MXP_GEMM_UKERNEL_A(f, of, twin)
+#define MXP_GEMM_UKERNEL_A(f, of, max_n, twin)
 #define MXP_GEMM_DIRECT(f, acc, packed, kpack, isa, mr, nr, kc, step, step_multi, max_m, twin)
 #include "kernels/gemm-list.inc"
 #undef MXP_GEMM_UKERNEL

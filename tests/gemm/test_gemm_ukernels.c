@@ -47,7 +47,7 @@ typedef struct fline {
 static fline flines[] = {
 #define MXP_GEMM_UKERNEL(f, acc, packed, kpack, isa, mr, nr, mc, kc, nc, twin) \
     { #f, PACKED, f, twin, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
-#define MXP_GEMM_UKERNEL_A(f, of, twin) \
+#define MXP_GEMM_UKERNEL_A(f, of, max_n, twin) \
     { #f, A_IN_PLACE, NULL, NULL, of, f, twin, NULL, NULL, MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, 0, 0, 0, 0 },
 #define MXP_GEMM_DIRECT(f, acc, packed, kpack, isa, mr, nr, kc, step, step_multi, max_m, twin) \
     { #f, DIRECT, NULL, NULL, NULL, NULL, NULL, f, twin, acc, packed, kpack, isa, mr, nr },

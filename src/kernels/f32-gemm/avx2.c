@@ -1,6 +1,6 @@
 /* float32 GEMM micro-kernels, AVX2 + FMA: 6 x 16 on packed panels (the
- * tile of kernels/gemm-avx2-tile.h, 12 accumulators of 8 lanes) and 6 x 16
- * with B read in place. */
+ * tile of kernels/gemm-avx2-tile.h, 12 accumulators of 8 lanes), the same
+ * with A read in place (_a), and 6 x 16 with B read in place (direct). */
 #include <immintrin.h>
 #include <math.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #define MXP_TILE_BROADCAST _mm256_broadcast_ss
 #define MXP_TILE_FMA fmaf
 #define MXP_TILE_ASM_LOOP MXP_AVX2_6ROW_LOOP("vmovups", "vbroadcastss", "vfmadd231ps", 4)
+#define MXP_TILE_ASM_LOOP_A MXP_AVX2_6ROW_LOOP_A("vmovups", "vbroadcastss", "vfmadd231ps", 4)
 #include "kernels/gemm-avx2-tile.h"
 
 #define MR 6
@@ -20,7 +21,14 @@
 void mxp_f32_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                      size_t ldc, double alpha, double beta)
 {
-    mxp_avx2_tile(mr, nr, kc, a, b, c, ldc, alpha, beta);
+    mxp_avx2_tile(mr, nr, kc, a, MXP_TILE_MR, 1, MXP_TILE_MR, b, c, ldc, alpha, beta);
+}
+
+/* A in place: rows lda elements apart, k contiguous. */
+void mxp_f32_gemm_ukernel_6x16_a__avx2(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+                                       void *c, size_t ldc, double alpha, double beta)
+{
+    mxp_avx2_tile(mr, nr, kc, a, mr, lda, 1, b, c, ldc, alpha, beta);
 }
 
 /* Small M: 6 x 16 with B read in place, rows ldb floats apart (no packing

@@ -36,6 +36,12 @@ void mxp_f32_gemm_ukernel_6x16__scalar(size_t mr, size_t nr, size_t kc, const vo
     mxp_scalar_fma_tile(mr, nr, kc, a, 1, 6, b, 16, c, ldc, alpha, beta);
 }
 
+void mxp_f32_gemm_ukernel_6x16_a__scalar(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+                                         void *c, size_t ldc, double alpha, double beta)
+{
+    mxp_scalar_fma_tile(mr, nr, kc, a, lda, 1, b, 16, c, ldc, alpha, beta);
+}
+
 void mxp_f32_gemm_direct_8x48__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
                                       void *c, size_t ldc, double alpha, double beta)
 {

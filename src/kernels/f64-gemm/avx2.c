@@ -1,6 +1,7 @@
-/* float64 GEMM micro-kernel, 6 x 8, AVX2 + FMA: the tile of
+/* float64 GEMM micro-kernels, 6 x 8, AVX2 + FMA: the tile of
  * kernels/gemm-avx2-tile.h (as the float32 6 x 16 kernel of
- * src/kernels/f32-gemm/avx2.c), 12 accumulators of 4 lanes. */
+ * src/kernels/f32-gemm/avx2.c), 12 accumulators of 4 lanes, on packed
+ * panels and with A read in place (_a). */
 #include <immintrin.h>
 #include <math.h>
 
@@ -12,10 +13,18 @@
 #define MXP_TILE_BROADCAST _mm256_broadcast_sd
 #define MXP_TILE_FMA fma
 #define MXP_TILE_ASM_LOOP MXP_AVX2_6ROW_LOOP("vmovupd", "vbroadcastsd", "vfmadd231pd", 8)
+#define MXP_TILE_ASM_LOOP_A MXP_AVX2_6ROW_LOOP_A("vmovupd", "vbroadcastsd", "vfmadd231pd", 8)
 #include "kernels/gemm-avx2-tile.h"
 
 void mxp_f64_gemm_ukernel_6x8__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                     size_t ldc, double alpha, double beta)
 {
-    mxp_avx2_tile(mr, nr, kc, a, b, c, ldc, alpha, beta);
+    mxp_avx2_tile(mr, nr, kc, a, MXP_TILE_MR, 1, MXP_TILE_MR, b, c, ldc, alpha, beta);
+}
+
+/* A in place: rows lda elements apart, k contiguous. */
+void mxp_f64_gemm_ukernel_6x8_a__avx2(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+                                      void *c, size_t ldc, double alpha, double beta)
+{
+    mxp_avx2_tile(mr, nr, kc, a, mr, lda, 1, b, c, ldc, alpha, beta);
 }

@@ -28,6 +28,12 @@ void mxp_f64_gemm_ukernel_6x8__scalar(size_t mr, size_t nr, size_t kc, const voi
     mxp_scalar_fma_tile(mr, nr, kc, a, 1, 6, b, 8, c, ldc, alpha, beta);
 }
 
+void mxp_f64_gemm_ukernel_6x8_a__scalar(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+                                        void *c, size_t ldc, double alpha, double beta)
+{
+    mxp_scalar_fma_tile(mr, nr, kc, a, lda, 1, b, 8, c, ldc, alpha, beta);
+}
+
 void mxp_f64_gemm_direct_8x24__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
                                       void *c, size_t ldc, double alpha, double beta)
 {
