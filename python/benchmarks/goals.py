@@ -28,12 +28,15 @@ SQUARES = (256, 512, 1024, 2048)
 TALL = (1, 16, 128)  # M, with N = K = 4096
 SMALL = (32, 64, 128)
 
-# The peers at the tier MXP_ISA names: oneDNN's ISA cap, OpenBLAS's core.
+# The peers at the tier MXP_ISA names: oneDNN's ISA cap, OpenBLAS's core,
+# torch's ATen kernels (ATEN_CPU_CAPABILITY).
 PEER_TIERS = {
-    "avx2": ("AVX2", "Haswell"),
-    "avx512": ("AVX512_CORE", "SkylakeX"),
-    "avx512bf16": ("AVX512_CORE_BF16", "Cooperlake"),
+    "avx2": ("AVX2", "Haswell", "avx2"),
+    "avx512": ("AVX512_CORE", "SkylakeX", "avx512"),
+    "avx512bf16": ("AVX512_CORE_BF16", "Cooperlake", "avx512"),
 }
+# torch's MLP epoch (a Python peer), run with this interpreter
+TORCH_MLP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_mlp.py")
 
 
 # ---- the runs ------------------------------------------------------------
@@ -73,13 +76,15 @@ def peer_env(mode):
     isa = os.environ.get("MXP_ISA")
     if mode == "native" or not isa or isa not in PEER_TIERS:
         return env, "native (the machine's best)"
-    dnnl, core = PEER_TIERS[isa]
+    dnnl, core, aten = PEER_TIERS[isa]
     if "ONEDNN_MAX_CPU_ISA" not in env and "DNNL_MAX_CPU_ISA" not in env:
         env["ONEDNN_MAX_CPU_ISA"] = dnnl
     if "OPENBLAS_CORETYPE" not in env:
         env["OPENBLAS_CORETYPE"] = core
+    env.setdefault("ATEN_CPU_CAPABILITY", aten)
     cap = env.get("ONEDNN_MAX_CPU_ISA", env.get("DNNL_MAX_CPU_ISA"))
-    return env, f"capped to the {isa} tier (ONEDNN_MAX_CPU_ISA={cap}, OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']})"
+    return env, (f"capped to the {isa} tier (ONEDNN_MAX_CPU_ISA={cap}, OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']}, "
+                 f"ATEN_CPU_CAPABILITY={env['ATEN_CPU_CAPABILITY']})")
 
 
 def run_all(mxp, quick, env, save_dir):
@@ -97,13 +102,25 @@ def run_all(mxp, quick, env, save_dir):
         if save_dir and out[name] is not None:
             with open(os.path.join(save_dir, name + ".json"), "w") as f:
                 json.dump(out[name], f)
+    epochs = "3" if quick else "10"
+    print(f"  running {os.path.basename(TORCH_MLP)} --epochs {epochs}", file=sys.stderr, flush=True)
+    try:
+        p = subprocess.run([sys.executable, TORCH_MLP, "--epochs", epochs], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, universal_newlines=True, check=False)
+        out["torch_mlp"] = json.loads(p.stdout) if p.returncode == 0 else None
+    except (OSError, ValueError) as e:
+        print(f"  {TORCH_MLP}: {e}", file=sys.stderr)
+        out["torch_mlp"] = None
+    if save_dir and out["torch_mlp"] is not None:
+        with open(os.path.join(save_dir, "torch_mlp.json"), "w") as f:
+            json.dump(out["torch_mlp"], f)
     return out
 
 
 def load_all(directory, quick):
     """The recorded runs: DIR/<name>.json for each run (absent: None)."""
     out = {}
-    for name in runs(quick):
+    for name in list(runs(quick)) + ["torch_mlp"]:
         path = os.path.join(directory, name + ".json")
         try:
             with open(path) as f:
@@ -371,12 +388,24 @@ def goal_quant(g, d):
 
 
 def goal_train(g, d):
-    """The MLP epoch: fp32 against torch (a Python peer: not here), bf16
-    against mxp's own fp32 (mxp train, one thread)."""
-    g.missing("MLP epoch fp32 (64-256-256-10) <= torch's", "not measured here (see bench_peers.py)")
-    text = "MLP epoch bf16 <= 0.8x mxp fp32 (64-256-256-10)"
+    """The MLP epoch: fp32 against torch (python/benchmarks/torch_mlp.py:
+    the same network, data, batch and optimizer), bf16 against mxp's own
+    fp32 (mxp train, one thread)."""
     doc = d.get("train")
     t = {r["key"]: r for r in (doc or {}).get("training", [])}
+    text = "MLP epoch fp32 (64-256-256-10) <= torch's"
+    peer = d.get("torch_mlp")
+    if "fp32" not in t:
+        g.missing(text, "not measured (run train missing or failed)")
+    elif peer is None:
+        g.missing(text, "not measured (run torch_mlp missing or failed)")
+    elif not peer.get("torch"):
+        g.missing(text, "not measured (torch not importable by this Python)")
+    else:
+        ours = t["fp32"]["epoch_seconds"]
+        g.ratio(text, f"mxp {1e3 * ours:.1f} ms, torch {peer['torch']} ({peer.get('threads')} thr) "
+                f"{1e3 * peer['epoch_seconds']:.1f} ms", ours / peer["epoch_seconds"], 1.0, at_most=True)
+    text = "MLP epoch bf16 <= 0.8x mxp fp32 (64-256-256-10)"
     if "fp32" not in t or "bf16_master" not in t:
         return g.missing(text, "not measured (run train missing or failed)")
     fp32, bf16 = t["fp32"]["epoch_seconds"], t["bf16_master"]["epoch_seconds"]

@@ -1,7 +1,8 @@
 """python/benchmarks/goals.py on recorded runs (goals_fixtures/: an AVX2
 machine without OpenBLAS, figures chosen by hand), so that no benchmark
 runs: the machine lines, a goal that holds, goals that fall short with their
-margins, a missing peer, a Python peer not measured here, and the summary.
+margins, a missing peer, a Python peer not measured here, torch's MLP epoch
+(python/benchmarks/torch_mlp.py's JSON) and the summary.
 
 Run by ctest (pytest_goals); needs only the standard library and pytest.
 """
@@ -77,6 +78,10 @@ def test_goals_hold_and_fall_short():
     # a goal on an upper bound
     assert goal_line(lines, "MLP epoch bf16 <= 0.8x mxp fp32 (64-256-256-10)") == (
         "MLP epoch bf16 <= 0.8x mxp fp32 (64-256-256-10) bf16 54.0 ms, fp32 67.5 ms: 0.80x need <= 0.80x holds")
+    # the fp32 epoch against torch's (torch_mlp.json)
+    assert goal_line(lines, "MLP epoch fp32 (64-256-256-10) <= torch's") == (
+        "MLP epoch fp32 (64-256-256-10) <= torch's mxp 67.5 ms, torch 1.13.0a0 (1 thr) 20.6 ms: 3.28x "
+        "need <= 1.00x falls short (by 227.7%)")
 
 
 def test_not_measured():
@@ -89,11 +94,11 @@ def test_not_measured():
 
 def test_summary():
     lines = run(FIXTURES)
-    at = lines.index("summary: 35 of 57 goals hold, 12 fall short, 10 not measured")
+    at = lines.index("summary: 35 of 57 goals hold, 13 fall short, 9 not measured")
     assert lines[at + 1] == "falls short:"
     assert lines[at + 2] == "  f32 GEMM 512^3 >= 1.0x best of OpenBLAS, oneDNN: 0.94x, need >= 1.00x (by 5.9%)"
     short = lines[at + 2:lines.index("not measured:")]
-    assert len(short) == 12
+    assert len(short) == 13
     assert "  u8s8 GEMM 1024^3 >= 1.0x oneDNN: 0.80x, need >= 1.00x (by 19.6%)" in short
     assert "  f64 GEMM 512^3 cold, call by call >= 0.95x best peer: not measured (peer missing)" in lines
 
@@ -103,7 +108,21 @@ def test_missing_run(tmp_path):
     lines = run(FIXTURES, tmp_path, drop=("peak",))
     assert goal_line(lines, "f64 GEMM 512^3 >= 90% of the FMA peak") == (
         "f64 GEMM 512^3 >= 90% of the FMA peak not measured (run peak missing or failed)")
-    assert "summary: 29 of 57 goals hold, 12 fall short, 16 not measured" in lines
+    assert "summary: 29 of 57 goals hold, 13 fall short, 15 not measured" in lines
+
+
+def test_torch_mlp_missing_or_without_torch(tmp_path):
+    """No torch_mlp run, or a Python without torch: the fp32 epoch goal says which."""
+    lines = run(FIXTURES, tmp_path, drop=("torch_mlp",))
+    assert goal_line(lines, "MLP epoch fp32 (64-256-256-10) <= torch's") == (
+        "MLP epoch fp32 (64-256-256-10) <= torch's not measured (run torch_mlp missing or failed)")
+    with open(os.path.join(tmp_path, "torch_mlp.json"), "w") as f:
+        f.write('{"torch": null}')
+    p = subprocess.run([sys.executable, GOALS, "--from-json", str(tmp_path)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, check=False)
+    assert p.returncode == 0, p.stderr
+    assert goal_line(p.stdout.splitlines(), "MLP epoch fp32 (64-256-256-10) <= torch's") == (
+        "MLP epoch fp32 (64-256-256-10) <= torch's not measured (torch not importable by this Python)")
 
 
 def test_live_quick():
@@ -123,3 +142,20 @@ def test_live_quick():
     assert len(goals) >= 50
     for line in goals:
         assert line.endswith("holds") or "falls short (by " in line or "not measured" in line, line
+
+
+def test_torch_mlp_script():
+    """torch_mlp.py prints one JSON object: its epoch times and the accuracy
+    of the network it trained (it learns: far above chance), or torch: null
+    where this Python has no torch."""
+    import json
+    script = os.path.join(ROOT, "python", "benchmarks", "torch_mlp.py")
+    p = subprocess.run([sys.executable, script, "--epochs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, check=False, timeout=300)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    if doc["torch"] is None:
+        return
+    assert doc["threads"] == 1 and doc["epochs"] == 2 and doc["train_images"] == 1438
+    assert len(doc["epoch_time"]) == 2 and doc["epoch_seconds"] > 0
+    assert doc["test_accuracy"] > 0.8
