@@ -90,8 +90,9 @@ static const struct { const char *name; mxp_dtype dt; } aliases[] = {
     { "f4", MXP_F32 }, { "single", MXP_F32 }, { "fp32", MXP_F32 },
     /* NumPy: np.dtype("float") is float64 (Python's float). */
     { "f8", MXP_F64 }, { "double", MXP_F64 }, { "float", MXP_F64 }, { "fp64", MXP_F64 },
-    { "e4m3fn", MXP_E4M3 }, { "fp8_e4m3", MXP_E4M3 }, { "f8e4m3", MXP_E4M3 },
-    { "f8e4m3fn", MXP_E4M3 }, { "float8_e4m3", MXP_E4M3 },
+    /* Not "float8_e4m3" nor "f8e4m3": in ml_dtypes, JAX and MLIR those name
+     * the IEEE-style E4M3 with infinities (max 240), another format. */
+    { "e4m3fn", MXP_E4M3 }, { "fp8_e4m3", MXP_E4M3 }, { "f8e4m3fn", MXP_E4M3 },
     { "fp8_e5m2", MXP_E5M2 }, { "f8e5m2", MXP_E5M2 },
 };
 

@@ -76,7 +76,12 @@ static void test_names_and_aliases_round_trip(void **state)
     assert_int_equal(mxp_dtype_from_name("u8"), MXP_UINT8);
     assert_int_equal(mxp_dtype_from_name("half"), MXP_F16);
     assert_int_equal(mxp_dtype_from_name("float"), MXP_F64); /* as np.dtype("float") */
-    assert_int_equal(mxp_dtype_from_name("float8_e4m3"), MXP_E4M3);
+    /* ml_dtypes' float8_e4m3 (JAX, MLIR f8E4M3) is the IEEE-style E4M3
+     * with infinities, not float8_e4m3fn: no silent stand-in */
+    assert_int_equal(mxp_dtype_from_name("float8_e4m3"), MXP_DTYPE_INVALID);
+    assert_int_equal(mxp_dtype_from_name("f8e4m3"), MXP_DTYPE_INVALID);
+    assert_int_equal(mxp_dtype_from_name("f8e4m3fn"), MXP_E4M3);
+    assert_int_equal(mxp_dtype_from_name("fp8_e4m3"), MXP_E4M3);
     assert_int_equal(mxp_dtype_from_name("complex64"), MXP_DTYPE_INVALID);
     assert_int_equal(mxp_dtype_from_name(""), MXP_DTYPE_INVALID);
     assert_int_equal(mxp_dtype_from_name(NULL), MXP_DTYPE_INVALID);
