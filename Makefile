@@ -104,7 +104,7 @@ FUZZ_LIB_SOURCES = $(wildcard src/*/*.c src/kernels/*/scalar.c)
 FUZZ_TOOL_SOURCES = $(addprefix tools/mxp/,train.c train_data.c train_mlp.c train_run.c train_ptq.c \
   quant_gemm.c quant_gemm_pipeline.c cli.c cli_json.c cli_progress.c)
 FUZZ_OBJECTS = $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SOURCES) $(FUZZ_TOOL_SOURCES))
-FUZZ_TARGETS = train_data quant_gemm_inputs
+FUZZ_TARGETS = train_data quant_gemm_inputs safetensors
 .SECONDARY: $(FUZZ_OBJECTS)
 
 check-fuzz:
@@ -118,11 +118,14 @@ check-fuzz:
 	@$(MAKE) -j $(JOBS) $(addprefix build-fuzz/fuzz_,$(FUZZ_TARGETS))
 	build-fuzz/fuzz_train_data tests/fuzz/regressions_train_data/*
 	build-fuzz/fuzz_quant_gemm_inputs tests/fuzz/regressions_quant_gemm/*
+	build-fuzz/fuzz_safetensors tests/fuzz/regressions_safetensors/*.safetensors
 	@for t in $(FUZZ_TARGETS); do mkdir -p build-fuzz/$$t/corpus; done
 	build-fuzz/fuzz_train_data -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/npy.dict \
 	  -artifact_prefix=build-fuzz/train_data/ build-fuzz/train_data/corpus tests/fuzz/corpus_train_data
 	build-fuzz/fuzz_quant_gemm_inputs -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/npy.dict \
 	  -artifact_prefix=build-fuzz/quant_gemm_inputs/ build-fuzz/quant_gemm_inputs/corpus tests/fuzz/corpus_quant_gemm
+	build-fuzz/fuzz_safetensors -max_total_time=$(FUZZ_TIME) -dict=tests/fuzz/safetensors.dict \
+	  -artifact_prefix=build-fuzz/safetensors/ build-fuzz/safetensors/corpus tests/fuzz/corpus_safetensors
 
 build-fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)

@@ -9,6 +9,7 @@
 #include "mxp/alloc.h"
 #include "mxp/array.h"
 #include "mxp/io.h"
+#include "mxp/safetensors.h"
 #include "mxp/ops.h"
 #include "mxp/gemm.h"
 #include "mxp/threads.h"

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/api_hostile.h"
@@ -51,6 +52,90 @@ static char long_descr[4001];
 static void noop_release(void *ctx, void *data)
 {
     (void)ctx, (void)data;
+}
+
+/* A small valid file, opened once per child (kept: the child exits). */
+static mxp_safetensors *small_st(void)
+{
+    static mxp_safetensors *st;
+    static const char file[] = "\x38\0\0\0\0\0\0\0{\"w\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}  "
+                               "\0\0\x80\x3f";
+    if (!st && mxp_safetensors_open_buffer(&st, file, sizeof file - 1) != MXP_OK)
+        abort(); /* the cases on it would test nothing */
+    return st;
+}
+
+/* safetensors.h */
+static void hostile_safetensors(hctx *c, const mxp_array *a)
+{
+    static mxp_safetensors *st;
+    size_t index, nbytes;
+    const char *names[] = { "w" }, *null_name[] = { NULL }, *keys[] = { "k" };
+    const mxp_array *arrays[] = { a }, *null_array[] = { NULL };
+    ERR("out NULL", mxp_safetensors_open, NULL, "/nonexistent/x.safetensors");
+    ERR("path NULL", mxp_safetensors_open, &st, NULL);
+    ERR("path \"\"", mxp_safetensors_open, &st, "");
+    ERR("path missing", mxp_safetensors_open, &st, "/nonexistent/x.safetensors");
+    ERR("path a directory", mxp_safetensors_open, &st, "/");
+    ERR("path a character device", mxp_safetensors_open, &st, "/dev/null");
+    ERR("out NULL", mxp_safetensors_open_buffer, NULL, H.buf_u8, 16);
+    ERR("data NULL, size 16", mxp_safetensors_open_buffer, &st, NULL, 16);
+    ERR("size 0", mxp_safetensors_open_buffer, &st, H.buf_u8, 0);
+    ERR("256 bytes that are no safetensors file", mxp_safetensors_open_buffer, &st, H.buf_u8, sizeof H.buf_u8);
+    if (hcase(c, "mxp_safetensors_open_buffer", "a header declaring 2^62 float32 in 100 bytes")) {
+        const char *h = "{\"w\":{\"dtype\":\"F32\",\"shape\":[4611686018427387904],\"data_offsets\":[0,4]}}";
+        char buf[100] = { (char)strlen(h) };
+        memcpy(buf + 8, h, strlen(h));
+        hstatus(c, mxp_safetensors_open_buffer(&st, buf, 8 + strlen(h) + 4));
+    }
+    RUN("NULL", mxp_safetensors_close, NULL);
+    VAL("st NULL", 0, mxp_safetensors_count, NULL);
+    NUL("st NULL", mxp_safetensors_name, NULL, 0);
+    NUL("i past the end", mxp_safetensors_name, small_st(), 1);
+    NUL("i SIZE_MAX", mxp_safetensors_name, small_st(), SIZE_MAX);
+    ERR("st NULL", mxp_safetensors_find, NULL, "w", &index);
+    ERR("name NULL", mxp_safetensors_find, small_st(), NULL, &index);
+    ERR("index NULL", mxp_safetensors_find, small_st(), "w", NULL);
+    ERR("name absent", mxp_safetensors_find, small_st(), "nothing", &index);
+    NUL("st NULL", mxp_safetensors_dtype_name, NULL, 0);
+    NUL("i past the end", mxp_safetensors_dtype_name, small_st(), 1);
+    VAL("st NULL", MXP_DTYPE_INVALID, mxp_safetensors_dtype, NULL, 0);
+    VAL("i past the end", MXP_DTYPE_INVALID, mxp_safetensors_dtype, small_st(), 1);
+    VAL("st NULL", -1, mxp_safetensors_ndim, NULL, 0);
+    VAL("i past the end", -1, mxp_safetensors_ndim, small_st(), 1);
+    NUL("st NULL", mxp_safetensors_shape, NULL, 0);
+    NUL("i past the end", mxp_safetensors_shape, small_st(), 1);
+    NUL("st NULL", mxp_safetensors_data, NULL, 0, &nbytes);
+    NUL("i past the end, nbytes NULL", mxp_safetensors_data, small_st(), 1, NULL);
+    ERR("out NULL", mxp_safetensors_read, NULL, small_st(), 0, MXP_F32, NULL);
+    ERR("st NULL", mxp_safetensors_read, &out, NULL, 0, MXP_F32, NULL);
+    ERR("i past the end", mxp_safetensors_read, &out, small_st(), 1, MXP_F32, NULL);
+    ERR("dtype 9999", mxp_safetensors_read, &out, small_st(), 0, (mxp_dtype)9999, NULL);
+    ERR("rounding 9999", mxp_safetensors_read, &out, small_st(), 0, MXP_BF16,
+        &(mxp_convert_opts){ .rounding = (mxp_rounding)9999 });
+    VAL("st NULL", 0, mxp_safetensors_metadata_count, NULL);
+    NUL("st NULL", mxp_safetensors_metadata_key, NULL, 0);
+    NUL("j past the end", mxp_safetensors_metadata_key, small_st(), 0);
+    NUL("st NULL", mxp_safetensors_metadata_value, NULL, 0);
+    NUL("j past the end", mxp_safetensors_metadata_value, small_st(), 0);
+    NUL("st NULL", mxp_safetensors_metadata_get, NULL, "k");
+    NUL("key NULL", mxp_safetensors_metadata_get, small_st(), NULL);
+    ERR("path NULL", mxp_safetensors_save, NULL, 1, names, arrays, 0, NULL, NULL);
+    ERR("path \"\"", mxp_safetensors_save, "", 1, names, arrays, 0, NULL, NULL);
+    ERR("path in a missing directory", mxp_safetensors_save, "/nonexistent/x.safetensors", 1, names, arrays, 0, NULL,
+        NULL);
+    ERR("path a directory", mxp_safetensors_save, "/", 1, names, arrays, 0, NULL, NULL);
+    ERR("names NULL", mxp_safetensors_save, "/nonexistent/x.safetensors", 1, NULL, arrays, 0, NULL, NULL);
+    ERR("arrays NULL", mxp_safetensors_save, "/nonexistent/x.safetensors", 1, names, NULL, 0, NULL, NULL);
+    ERR("a name NULL", mxp_safetensors_save, "/nonexistent/x.safetensors", 1, null_name, arrays, 0, NULL, NULL);
+    ERR("an array NULL", mxp_safetensors_save, "/nonexistent/x.safetensors", 1, names, null_array, 0, NULL, NULL);
+    ERR("keys NULL", mxp_safetensors_save, "/nonexistent/x.safetensors", 1, names, arrays, 1, NULL, keys);
+    ERR("n SIZE_MAX", mxp_safetensors_save, "/nonexistent/x.safetensors", SIZE_MAX, names, arrays, 0, NULL, NULL);
+    ERR("data NULL", mxp_safetensors_save_buffer, NULL, &len, 1, names, arrays, 0, NULL, NULL);
+    ERR("size NULL", mxp_safetensors_save_buffer, &bytes, NULL, 1, names, arrays, 0, NULL, NULL);
+    ERR("values NULL", mxp_safetensors_save_buffer, &bytes, &len, 1, names, arrays, 1, keys, NULL);
+    ERR("a value NULL", mxp_safetensors_save_buffer, &bytes, &len, 1, names, arrays, 1, keys, null_name);
+    ERR("n SIZE_MAX, names NULL", mxp_safetensors_save_buffer, &bytes, &len, SIZE_MAX, NULL, arrays, 0, NULL, NULL);
 }
 
 void hostile_array(hctx *c)
@@ -282,4 +367,5 @@ void hostile_array(hctx *c)
     ERR("path \"\"", mxp_file_write, "", H.buf_u8, 4);
     ERR("path in a missing directory", mxp_file_write, "/nonexistent/x.bin", H.buf_u8, 4);
     ERR("path a directory", mxp_file_write, "/", H.buf_u8, 4);
+    hostile_safetensors(c, a);
 }

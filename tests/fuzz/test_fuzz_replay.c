@@ -1,5 +1,6 @@
 /* make check's replay of the fuzz targets of the files the CLI reads
- * besides .npy (fuzz_train_data, fuzz_quant_gemm_inputs): every file of
+ * besides .npy (fuzz_train_data, fuzz_quant_gemm_inputs) and of the
+ * safetensors reader (fuzz_safetensors): every file of
  * tests/fuzz/regressions_<target>/ and corpus_<target>/ through the
  * target's own body (the same source, compiled without libFuzzer's entry),
  * which aborts on a broken promise; the seeds must get through the checks.
@@ -21,6 +22,7 @@
 
 #define MXP_FUZZ_NO_MAIN 1
 #include "fuzz/fuzz_quant_gemm_inputs.c"
+#include "fuzz/fuzz_safetensors.c"
 #include "fuzz/fuzz_train_data.c"
 
 static unsigned char data[1 << 20];
@@ -120,11 +122,23 @@ static void test_quant_gemm_regressions_and_seeds(void **state)
     assert_int_equal(passed, seeds);
 }
 
+static void test_safetensors_regressions_and_seeds(void **state)
+{
+    (void)state;
+    int passed;
+    assert_true(replay("regressions_safetensors", fuzz_safetensors_one, false, &passed) >= 7);
+    assert_int_equal(passed, 1); /* too_many_dims opens (its tensor is refused by read); the others are refused */
+    const int seeds = replay("corpus_safetensors", fuzz_safetensors_one, false, &passed);
+    assert_true(seeds >= 4);
+    assert_int_equal(passed, seeds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_train_data_regressions_and_seeds),
         cmocka_unit_test(test_quant_gemm_regressions_and_seeds),
+        cmocka_unit_test(test_safetensors_regressions_and_seeds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

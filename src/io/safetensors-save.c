@@ -1,0 +1,284 @@
+/* Writing safetensors files, byte for byte as the safetensors library
+ * does: tensors sorted by the format's dtype order (widest rank first),
+ * then by name; the header {"__metadata__":{...},"name":{"dtype":...,
+ * "shape":[...],"data_offsets":[b,e]},...} with serde_json's escapes,
+ * padded with spaces to a multiple of 8; then each tensor's bytes in C
+ * order.  The file is written through write-file.c (atomic replace). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "io/safetensors-internal.h"
+#include "io/write-file.h"
+#include "mxp/alloc.h"
+#include "mxp/safetensors.h"
+
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    int failed;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+    if (t->failed)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        char *g = realloc(t->s, cap);
+        if (!g) {
+            t->failed = 1;
+            return;
+        }
+        t->s = g, t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+}
+
+static void puts_(text *t, const char *s)
+{
+    put(t, s, strlen(s));
+}
+
+/* A JSON string as serde_json writes it: \" \\ \b \f \n \r \t, other
+ * controls as \u00xx, everything else (DEL, non-ASCII UTF-8) as is. */
+static void put_string(text *t, const char *s)
+{
+    put(t, "\"", 1);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        static const char short_esc[] = "\b\f\n\r\t\"\\", short_to[] = "bfnrt\"\\";
+        const char *e = *c ? strchr(short_esc, *c) : NULL;
+        char buf[8];
+        if (e) {
+            buf[0] = '\\', buf[1] = short_to[e - short_esc];
+            put(t, buf, 2);
+        } else if (*c < 0x20) {
+            snprintf(buf, sizeof buf, "\\u%04x", *c);
+            put(t, buf, 6);
+        } else {
+            put(t, (const char *)c, 1);
+        }
+    }
+    put(t, "\"", 1);
+}
+
+static void put_u64(text *t, unsigned long long v)
+{
+    char buf[24];
+    put(t, buf, (size_t)snprintf(buf, sizeof buf, "%llu", v));
+}
+
+/* Well-formed UTF-8 (names and metadata are Rust Strings in the library). */
+static int utf8_ok(const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c;) {
+        size_t k = *c < 0x80 ? 1 : *c >= 0xc2 && *c <= 0xdf ? 2 : *c >= 0xe0 && *c <= 0xef ? 3
+                   : *c >= 0xf0 && *c <= 0xf4 ? 4 : 0;
+        if (!k)
+            return 0;
+        unsigned cp = k == 1 ? *c : *c & (0x7f >> k);
+        for (size_t i = 1; i < k; i++) {
+            if ((c[i] & 0xc0) != 0x80)
+                return 0;
+            cp = cp << 6 | (c[i] & 0x3f);
+        }
+        static const unsigned min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+        if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return 0;
+        c += k;
+    }
+    return 1;
+}
+
+typedef struct entry {
+    const char *name;
+    const mxp_st_dtype *dtype;
+    const mxp_array *a;  /* C-contiguous: the argument or a copy */
+    mxp_array *copy;
+    size_t nbytes;
+} entry;
+
+static int entry_order(const void *x, const void *y)
+{
+    const entry *a = x, *b = y;
+    if (a->dtype->rank != b->dtype->rank)
+        return b->dtype->rank - a->dtype->rank;
+    return strcmp(a->name, b->name);
+}
+
+static mxp_status bad(const char *fn, const char *what, size_t i)
+{
+    return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s %zu", fn, what, i);
+}
+
+static mxp_status check_args(const char *fn, size_t n, const char *const *names, const mxp_array *const *arrays,
+                             size_t nmeta, const char *const *keys, const char *const *values)
+{
+    if ((n && (!names || !arrays)) || (nmeta && (!keys || !values)))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
+                         n && !names ? "names" : n && !arrays ? "arrays" : !keys ? "keys" : "values");
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i] || !arrays[i])
+            return bad(fn, !names[i] ? "NULL name of tensor" : "NULL array of tensor", i);
+        if (!utf8_ok(names[i]))
+            return bad(fn, "a name that is not UTF-8: tensor", i);
+        if (strcmp(names[i], "__metadata__") == 0)
+            return bad(fn, "the name __metadata__ (the header's own key) for tensor", i);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(names[i], names[j]) == 0)
+                return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: tensor name '%.60s' twice", fn, names[i]);
+        if (!mxp_st_dtype_of(mxp_array_dtype(arrays[i])))
+            return bad(fn, "an array of no dtype: tensor", i);
+    }
+    for (size_t i = 0; i < nmeta; i++) {
+        if (!keys[i] || !values[i])
+            return bad(fn, !keys[i] ? "NULL metadata key" : "NULL metadata value", i);
+        if (!utf8_ok(keys[i]) || !utf8_ok(values[i]))
+            return bad(fn, "metadata that is not UTF-8: entry", i);
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(keys[i], keys[j]) == 0)
+                return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: metadata key '%.60s' twice", fn, keys[i]);
+    }
+    return MXP_OK;
+}
+
+/* The entries in the file's order and the header (length prefix
+ * included: hdr[0..8) is the little-endian length). */
+static mxp_status prepare(const char *fn, entry **out, text *hdr, size_t n, const char *const *names,
+                          const mxp_array *const *arrays, size_t nmeta, const char *const *keys,
+                          const char *const *values)
+{
+    mxp_status s = check_args(fn, n, names, arrays, nmeta, keys, values);
+    if (s != MXP_OK)
+        return s;
+    entry *e = calloc(n ? n : 1, sizeof *e);
+    if (!e)
+        return MXP_ERR_NO_MEMORY;
+    *out = e;
+    for (size_t i = 0; i < n; i++) {
+        e[i].name = names[i];
+        e[i].dtype = mxp_st_dtype_of(mxp_array_dtype(arrays[i]));
+        e[i].a = arrays[i];
+        if (!(mxp_array_flags(arrays[i]) & MXP_ARRAY_C_CONTIGUOUS)) {
+            if ((s = mxp_array_ascontiguous(&e[i].copy, arrays[i], 'C')) != MXP_OK)
+                return s;
+            e[i].a = e[i].copy;
+        }
+        e[i].nbytes = (size_t)mxp_array_size(e[i].a) * mxp_array_itemsize(e[i].a);
+    }
+    qsort(e, n, sizeof *e, entry_order);
+    put(hdr, "\0\0\0\0\0\0\0\0{", 9);
+    if (nmeta) {
+        puts_(hdr, "\"__metadata__\":{");
+        for (size_t j = 0; j < nmeta; j++) {
+            if (j)
+                put(hdr, ",", 1);
+            put_string(hdr, keys[j]);
+            put(hdr, ":", 1);
+            put_string(hdr, values[j]);
+        }
+        puts_(hdr, n ? "}," : "}");
+    }
+    unsigned long long at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            put(hdr, ",", 1);
+        put_string(hdr, e[i].name);
+        puts_(hdr, ":{\"dtype\":\"");
+        puts_(hdr, e[i].dtype->name);
+        puts_(hdr, "\",\"shape\":[");
+        for (int d = 0; d < mxp_array_ndim(e[i].a); d++) {
+            if (d)
+                put(hdr, ",", 1);
+            put_u64(hdr, (unsigned long long)mxp_array_shape(e[i].a)[d]);
+        }
+        puts_(hdr, "],\"data_offsets\":[");
+        put_u64(hdr, at);
+        put(hdr, ",", 1);
+        at += e[i].nbytes;
+        put_u64(hdr, at);
+        puts_(hdr, "]}");
+    }
+    put(hdr, "}", 1);
+    while ((hdr->len - 8) % 8)
+        put(hdr, " ", 1);
+    if (hdr->failed)
+        return MXP_ERR_NO_MEMORY;
+    const unsigned long long hl = hdr->len - 8;
+    for (int b = 0; b < 8; b++)
+        hdr->s[b] = (char)(hl >> (8 * b) & 0xff);
+    return MXP_OK;
+}
+
+static void release(entry *e, size_t n, text *hdr)
+{
+    for (size_t i = 0; e && i < n; i++)
+        mxp_array_free(e[i].copy);
+    free(e);
+    free(hdr->s);
+}
+
+mxp_status mxp_safetensors_save(const char *path, size_t n, const char *const *names, const mxp_array *const *arrays,
+                                size_t nmeta, const char *const *keys, const char *const *values)
+{
+    if (!path)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_save: path is NULL");
+    if (n > (size_t)(1 << 24))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_save: %zu tensors (at most 2^24)", n);
+    entry *e = NULL;
+    text hdr = { 0 };
+    mxp_status s = prepare("mxp_safetensors_save", &e, &hdr, n, names, arrays, nmeta, keys, values);
+    mxp_write_piece *pieces = s == MXP_OK ? malloc((n + 1) * sizeof *pieces) : NULL;
+    if (s == MXP_OK && !pieces)
+        s = MXP_ERR_NO_MEMORY;
+    if (s == MXP_OK) {
+        pieces[0] = (mxp_write_piece){ hdr.s, hdr.len };
+        for (size_t i = 0; i < n; i++)
+            pieces[i + 1] = (mxp_write_piece){ mxp_array_data(e[i].a), e[i].nbytes };
+        s = mxp_write_file("safetensors", path, pieces, (int)(n + 1));
+    }
+    free(pieces);
+    release(e, n, &hdr);
+    return s;
+}
+
+mxp_status mxp_safetensors_save_buffer(void **data, size_t *size, size_t n, const char *const *names,
+                                       const mxp_array *const *arrays, size_t nmeta, const char *const *keys,
+                                       const char *const *values)
+{
+    if (data)
+        *data = NULL;
+    if (size)
+        *size = 0;
+    if (!data || !size)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_save_buffer: %s is NULL", data ? "size" : "data");
+    entry *e = NULL;
+    text hdr = { 0 };
+    mxp_status s = prepare("mxp_safetensors_save_buffer", &e, &hdr, n, names, arrays, nmeta, keys, values);
+    size_t total = hdr.len;
+    for (size_t i = 0; s == MXP_OK && i < n; i++)
+        if (e[i].nbytes > SIZE_MAX - total)
+            s = mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_safetensors_save_buffer: the file's size overflows");
+        else
+            total += e[i].nbytes;
+    unsigned char *buf = s == MXP_OK ? mxp_malloc(total) : NULL;
+    if (s == MXP_OK && !buf)
+        s = MXP_ERR_NO_MEMORY;
+    if (s == MXP_OK) {
+        memcpy(buf, hdr.s, hdr.len);
+        size_t at = hdr.len;
+        for (size_t i = 0; i < n; i++) {
+            if (e[i].nbytes)
+                memcpy(buf + at, mxp_array_data(e[i].a), e[i].nbytes);
+            at += e[i].nbytes;
+        }
+        *data = buf;
+        *size = total;
+    }
+    release(e, n, &hdr);
+    return s;
+}
