@@ -40,7 +40,8 @@ static int by_offsets(const void *x, const void *y)
  * what its dtype and shape need. */
 static mxp_status check_offsets(mxp_st_header *h, uint64_t data_size)
 {
-    qsort(h->tensors, h->count, sizeof *h->tensors, by_offsets);
+    if (h->count) /* (qsort wants a non-NULL base even for none) */
+        qsort(h->tensors, h->count, sizeof *h->tensors, by_offsets);
     uint64_t at = 0;
     for (size_t i = 0; i < h->count; i++) {
         const mxp_st_tensor *t = &h->tensors[i];
