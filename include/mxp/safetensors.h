@@ -65,6 +65,14 @@ MXP_API const void *mxp_safetensors_data(const mxp_safetensors *st, size_t i, si
 MXP_API mxp_status mxp_safetensors_read(mxp_array **out, const mxp_safetensors *st, size_t i, mxp_dtype dtype,
                                         const mxp_convert_opts *opts);
 
+/* Tensor i converted into dst, an existing writeable C-contiguous array of
+ * the tensor's shape and any dtype (a buffer reused across calls, or memory
+ * of the caller's, such as a NumPy array's).  Errors as mxp_safetensors_read,
+ * and MXP_ERR_SHAPE for another shape, MXP_ERR_READONLY,
+ * MXP_ERR_INVALID_ARGUMENT for a dst that is not C-contiguous. */
+MXP_API mxp_status mxp_safetensors_read_into(mxp_array *dst, const mxp_safetensors *st, size_t i,
+                                             const mxp_convert_opts *opts);
+
 /* The "__metadata__" entries (string keys and values), in the file's order. */
 MXP_API size_t mxp_safetensors_metadata_count(const mxp_safetensors *st);
 MXP_API const char *mxp_safetensors_metadata_key(const mxp_safetensors *st, size_t j);

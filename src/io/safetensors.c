@@ -244,37 +244,68 @@ const void *mxp_safetensors_data(const mxp_safetensors *st, size_t i, size_t *nb
     return t ? st->data + t->begin : NULL;
 }
 
+/* Tensor i's checks for reading into dtype: its own dtype in *from. */
+static mxp_status readable(const mxp_safetensors *st, size_t i, mxp_dtype to, const char *fn, mxp_dtype *from)
+{
+    if (!st)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: st is NULL", fn);
+    const mxp_st_tensor *t = tensor(st, i);
+    if (!t)
+        return mxp_error(MXP_ERR_INDEX, "%s: tensor %zu of %zu", fn, i, st->h.count);
+    *from = t->dtype->dtype;
+    if (*from == MXP_DTYPE_INVALID)
+        return mxp_error(MXP_ERR_UNSUPPORTED, "safetensors: tensor '%.60s' has dtype %s, which mxp has no type for yet",
+                         t->name, t->dtype->name);
+    if (to != MXP_DTYPE_INVALID && mxp_dtype_itemsize(to) == 0)
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: dtype %d is not an mxp_dtype", fn, (int)to);
+    if (t->ndim > MXP_MAXDIMS)
+        return mxp_error(MXP_ERR_SHAPE, "safetensors: tensor '%.60s' has %d dimensions, more than mxp's %d", t->name,
+                         t->ndim, MXP_MAXDIMS);
+    return MXP_OK;
+}
+
 mxp_status mxp_safetensors_read(mxp_array **out, const mxp_safetensors *st, size_t i, mxp_dtype dtype,
                                 const mxp_convert_opts *opts)
 {
     if (out)
         *out = NULL;
-    if (!out || !st)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_read: %s is NULL", out ? "st" : "out");
-    const mxp_st_tensor *t = tensor(st, i);
-    if (!t)
-        return mxp_error(MXP_ERR_INDEX, "mxp_safetensors_read: tensor %zu of %zu", i, st->h.count);
-    const mxp_dtype from = t->dtype->dtype;
-    if (from == MXP_DTYPE_INVALID)
-        return mxp_error(MXP_ERR_UNSUPPORTED, "safetensors: tensor '%.60s' has dtype %s, which mxp has no type for yet",
-                         t->name, t->dtype->name);
-    const mxp_dtype to = dtype == MXP_DTYPE_INVALID ? from : dtype;
-    if (mxp_dtype_itemsize(to) == 0)
-        return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_safetensors_read: dtype %d is not an mxp_dtype", (int)dtype);
-    if (t->ndim > MXP_MAXDIMS)
-        return mxp_error(MXP_ERR_SHAPE, "safetensors: tensor '%.60s' has %d dimensions, more than mxp's %d", t->name,
-                         t->ndim, MXP_MAXDIMS);
-    mxp_array *a;
-    mxp_status s = mxp_array_empty(&a, to, t->ndim, t->shape);
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_read: out is NULL");
+    mxp_dtype from = MXP_DTYPE_INVALID;
+    mxp_status s = readable(st, i, dtype, "mxp_safetensors_read", &from);
     if (s != MXP_OK)
         return s;
-    const size_t count = (size_t)mxp_array_size(a);
-    if (count && (s = mxp_convert(mxp_array_data(a), to, st->data + t->begin, from, count, opts)) != MXP_OK) {
+    const mxp_st_tensor *t = tensor(st, i);
+    mxp_array *a;
+    if ((s = mxp_array_empty(&a, dtype == MXP_DTYPE_INVALID ? from : dtype, t->ndim, t->shape)) != MXP_OK)
+        return s;
+    if ((s = mxp_safetensors_read_into(a, st, i, opts)) != MXP_OK) {
         mxp_array_free(a);
         return s;
     }
     *out = a;
     return MXP_OK;
+}
+
+mxp_status mxp_safetensors_read_into(mxp_array *dst, const mxp_safetensors *st, size_t i,
+                                     const mxp_convert_opts *opts)
+{
+    if (!dst)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_read_into: dst is NULL");
+    mxp_dtype from = MXP_DTYPE_INVALID;
+    mxp_status s = readable(st, i, mxp_array_dtype(dst), "mxp_safetensors_read_into", &from);
+    if (s != MXP_OK)
+        return s;
+    const mxp_st_tensor *t = tensor(st, i);
+    if (mxp_array_ndim(dst) != t->ndim || memcmp(mxp_array_shape(dst), t->shape, (size_t)t->ndim * sizeof(int64_t)))
+        return mxp_error(MXP_ERR_SHAPE, "mxp_safetensors_read_into: dst's shape is not tensor '%.60s''s", t->name);
+    if (!(mxp_array_flags(dst) & MXP_ARRAY_WRITEABLE))
+        return mxp_error(MXP_ERR_READONLY, "mxp_safetensors_read_into: dst is read-only");
+    if (!(mxp_array_flags(dst) & MXP_ARRAY_C_CONTIGUOUS))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_read_into: dst is not C-contiguous");
+    const size_t count = (size_t)mxp_array_size(dst);
+    return count ? mxp_convert(mxp_array_data(dst), mxp_array_dtype(dst), st->data + t->begin, from, count, opts)
+                 : MXP_OK;
 }
 
 size_t mxp_safetensors_metadata_count(const mxp_safetensors *st)

@@ -113,6 +113,11 @@ static void hostile_safetensors(hctx *c, const mxp_array *a)
     ERR("dtype 9999", mxp_safetensors_read, &out, small_st(), 0, (mxp_dtype)9999, NULL);
     ERR("rounding 9999", mxp_safetensors_read, &out, small_st(), 0, MXP_BF16,
         &(mxp_convert_opts){ .rounding = (mxp_rounding)9999 });
+    ERR("dst NULL", mxp_safetensors_read_into, NULL, small_st(), 0, NULL);
+    ERR("st NULL", mxp_safetensors_read_into, H.f32_4, NULL, 0, NULL);
+    ERR("i past the end", mxp_safetensors_read_into, H.f32_4, small_st(), 1, NULL);
+    ERR("dst of shape (4,), the tensor's (1,)", mxp_safetensors_read_into, H.f32_4, small_st(), 0, NULL);
+    ERR("dst read-only", mxp_safetensors_read_into, H.readonly_4, small_st(), 0, NULL);
     VAL("st NULL", 0, mxp_safetensors_metadata_count, NULL);
     NUL("st NULL", mxp_safetensors_metadata_key, NULL, 0);
     NUL("j past the end", mxp_safetensors_metadata_key, small_st(), 0);

@@ -161,6 +161,28 @@ static void test_safetensors_round_trip_of_every_dtype(void **state)
     assert_int_equal(mxp_array_dtype(r), MXP_BF16);
     assert_memory_equal(mxp_array_data(r), mxp_array_data(want), 15 * 2);
     mxp_array_free(r);
+    /* into an existing array: the same bits; a strided, a read-only or a
+     * wrongly shaped one refused */
+    assert_int_equal(mxp_array_zeros(&r, MXP_BF16, 2, shape), MXP_OK);
+    assert_int_equal(mxp_safetensors_read_into(r, st, at, &o), MXP_OK);
+    assert_memory_equal(mxp_array_data(r), mxp_array_data(want), 15 * 2);
+    mxp_array *t;
+    assert_int_equal(mxp_array_transpose(&t, r, NULL), MXP_OK);
+    assert_int_equal(mxp_safetensors_read_into(t, st, at, &o), MXP_ERR_SHAPE);
+    mxp_array_free(t);
+    const int64_t flat[1] = { 15 };
+    assert_int_equal(mxp_array_reshape(&t, r, 1, flat), MXP_OK);
+    assert_int_equal(mxp_safetensors_read_into(t, st, at, &o), MXP_ERR_SHAPE);
+    assert_contains(mxp_last_error(), "dst's shape is not tensor 't_float64''s");
+    mxp_array_free(t);
+    mxp_array *wide;
+    assert_int_equal(mxp_array_zeros(&wide, MXP_BF16, 2, (const int64_t[]){ 3, 10 }), MXP_OK);
+    assert_int_equal(mxp_array_slice(&t, wide, 2, (const mxp_slice[]){ { 0, 3, 1 }, { 0, 10, 2 } }), MXP_OK);
+    assert_int_equal(mxp_safetensors_read_into(t, st, at, &o), MXP_ERR_INVALID_ARGUMENT); /* 3 x 5, strided */
+    assert_contains(mxp_last_error(), "dst is not C-contiguous");
+    mxp_array_free(t);
+    mxp_array_free(wide);
+    mxp_array_free(r);
     mxp_array_free(want);
     assert_int_equal(mxp_safetensors_find(st, "nothing", &at), MXP_ERR_INDEX);
     assert_contains(mxp_last_error(), "no tensor named 'nothing'");
