@@ -1,5 +1,6 @@
 /* mxp cast — a .npy file converted to another dtype: mxp_npy_load,
- * mxp_array_astype with the rounding options, mxp_npy_save. */
+ * mxp_array_astype with the rounding options, mxp_npy_save; a safetensors
+ * file's floating-point tensors (cast_safetensors.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,7 +15,8 @@ typedef struct cast_args {
 static void print_help(void)
 {
     printf("usage: mxp cast IN.npy OUT.npy --to TYPE [--rounding MODE]\n"
-           "                [--overflow inf|saturate] [--seed N]\n\n"
+           "                [--overflow inf|saturate] [--seed N]\n"
+           "       mxp cast IN.safetensors OUT.safetensors --to TYPE [...]\n\n"
            "Converts every element of IN.npy to TYPE with mxp_array_astype and writes\n"
            "OUT.npy (C order).  bfloat16 and float8 are written as one-field structured\n"
            "arrays that NumPy reads without mxp (docs/npy.md).  Prints one line: what\n"
@@ -27,6 +29,12 @@ static void print_help(void)
            "                    stochastic (aliases: rne, rtz, ceil, floor, sr ...)\n"
            "  --overflow MODE   inf (default: the IEEE result) or saturate (clamp to max)\n"
            "  --seed N          seed for stochastic rounding (default 0)\n\n"
+           "A safetensors file (IN ending in .safetensors; docs/safetensors.md): every\n"
+           "floating-point tensor is converted to TYPE (stochastic rounding draws one\n"
+           "stream across the file's tensors in their order), integer and bool tensors\n"
+           "and the metadata are kept, and OUT is written as the safetensors library\n"
+           "writes it, atomically.  A tensor of a dtype mxp lacks (F8_E8M0, F4 ...)\n"
+           "stops the cast with its name.\n\n"
            "On a terminal, a cast that takes over a second shows its progress on stderr.\n");
 }
 
@@ -102,8 +110,16 @@ static void print_summary(const cast_args *a, const mxp_array *x, const mxp_conv
            (unsigned long long)flags->invalid);
 }
 
+static int ends_with(const char *s, const char *tail)
+{
+    const size_t n = strlen(s), t = strlen(tail);
+    return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
 static int cast(cast_args *a)
 {
+    if (ends_with(a->in, ".safetensors"))
+        return cli_cast_safetensors(a->in, a->out, a->to, a->opts);
     mxp_convert_flags flags = { 0 };
     mxp_array *x = NULL, *y = NULL;
     a->opts.flags = &flags;

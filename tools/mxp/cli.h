@@ -58,6 +58,9 @@ int cli_mxp_error(const char *cmd, const char *what, mxp_status st);
  * "unexpected argument 'x'"; returns CLI_USAGE. */
 int cli_bad_argument(const char *cmd, const char *arg);
 
+/* mxp cast of a safetensors file (cast_safetensors.c): CLI_OK or CLI_FAILED. */
+int cli_cast_safetensors(const char *in, const char *out, mxp_dtype to, mxp_convert_opts opts);
+
 /* mxp_npy_load, its failure printed as cli_mxp_error does: CLI_OK or CLI_FAILED. */
 int cli_load_npy(const char *cmd, const char *path, mxp_array **out);
 

@@ -1,0 +1,101 @@
+"""mxp cast on safetensors files: floating-point tensors rounded once into
+the target (bfloat16 here, checked against the round-to-nearest-even of
+their float32 bits computed in NumPy), integer tensors and metadata kept,
+one stochastic stream across the file, and failures that leave OUT as it
+was.  Needs NumPy only (the files are built and parsed here)."""
+import json
+import os
+import struct
+import subprocess
+
+import numpy as np
+
+MXP = os.environ.get("MXP_CLI", "build/mxp")
+
+
+def write(path, tensors, metadata=None, raw=None):
+    """A safetensors file: tensors {name: array} in the given order (raw:
+    {name: (dtype name, shape, bytes)} for dtypes NumPy lacks)."""
+    header, blobs, at = {}, [], 0
+    if metadata:
+        header["__metadata__"] = metadata
+    names = {np.dtype(np.float32): "F32", np.dtype(np.float16): "F16", np.dtype(np.int64): "I64",
+             np.dtype(np.float64): "F64"}
+    items = [(k, names[a.dtype], list(a.shape), a.tobytes()) for k, a in tensors.items()]
+    items += [(k, d, list(s), b) for k, (d, s, b) in (raw or {}).items()]
+    for k, d, s, b in items:
+        header[k] = {"dtype": d, "shape": s, "data_offsets": [at, at + len(b)]}
+        blobs.append(b)
+        at += len(b)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def read(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8:8 + n])
+    body = data[8 + n:]
+    meta = header.pop("__metadata__", None)
+    return {k: (v["dtype"], v["shape"], body[v["data_offsets"][0]:v["data_offsets"][1]])
+            for k, v in header.items()}, meta, data
+
+
+def bf16_rne(x):
+    b = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def cast(*args):
+    return subprocess.run([MXP, "cast"] + [str(a) for a in args], capture_output=True, text=True)
+
+
+def test_cast_to_bfloat16(tmp_path):
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((4, 5)).astype(np.float32) * 3
+    h = rng.standard_normal(7).astype(np.float16)
+    ids = np.arange(5, dtype=np.int64) - 2
+    write(tmp_path / "in.safetensors", {"w": w, "h": h, "ids": ids}, metadata={"format": "pt"})
+    p = cast(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "--to", "bf16")
+    assert p.returncode == 0, p.stderr
+    assert "3 tensors, 2 floating-point converted to bfloat16 (27 elements), 1 kept" in p.stdout
+    out, meta, data = read(tmp_path / "out.safetensors")
+    assert meta == {"format": "pt"}
+    assert out["w"][:2] == ("BF16", [4, 5]) and out["h"][:2] == ("BF16", [7]) and out["ids"][:2] == ("I64", [5])
+    assert np.array_equal(np.frombuffer(out["w"][2], np.uint16), bf16_rne(w).ravel())
+    assert np.array_equal(np.frombuffer(out["h"][2], np.uint16), bf16_rne(h.astype(np.float32)))
+    assert out["ids"][2] == ids.tobytes()
+    assert struct.unpack("<Q", data[:8])[0] % 8 == 0  # the header padded as the library pads it
+
+
+def test_stochastic_is_reproducible_and_one_stream(tmp_path):
+    w = np.full(4096, 1.0 + 2.0 ** -8, dtype=np.float32)  # halfway between two bfloat16: a fair draw each
+    write(tmp_path / "in.safetensors", {"a": w, "b": w})
+    outs = []
+    for k in range(2):
+        p = cast(tmp_path / "in.safetensors", tmp_path / ("o%d.safetensors" % k), "--to", "bf16",
+                 "--rounding", "stochastic", "--seed", 9)
+        assert p.returncode == 0, p.stderr
+        outs.append(read(tmp_path / ("o%d.safetensors" % k))[0])
+    assert outs[0] == outs[1]
+    a, b = outs[0]["a"][2], outs[0]["b"][2]
+    assert a != b  # the second tensor continues the stream, it does not repeat it
+    ups = np.count_nonzero(np.frombuffer(a, np.uint16) == 0x3F81)
+    assert 1800 < ups < 2300  # about half round up
+
+
+def test_failures_leave_out_alone(tmp_path):
+    write(tmp_path / "odd.safetensors", {"w": np.ones(2, np.float32)}, raw={"s": ("F8_E8M0", [2], b"\x7f\x80")})
+    (tmp_path / "out.safetensors").write_bytes(b"old")
+    p = cast(tmp_path / "odd.safetensors", tmp_path / "out.safetensors", "--to", "bf16")
+    assert p.returncode == 1
+    assert "tensor 's' has dtype F8_E8M0, which mxp has no type for yet" in p.stderr
+    data = (tmp_path / "in.safetensors")
+    write(data, {"w": np.ones(4, np.float32)})
+    (tmp_path / "cut.safetensors").write_bytes(data.read_bytes()[:-3])
+    p = cast(tmp_path / "cut.safetensors", tmp_path / "out.safetensors", "--to", "f16")
+    assert p.returncode == 1
+    assert "cut.safetensors: the tensors' data ends at byte 16 of the data, the file's at 13" in p.stderr
+    assert (tmp_path / "out.safetensors").read_bytes() == b"old"
