@@ -19,7 +19,7 @@ static const cli_command commands[] = {
     { "cast-value", cli_cast_value, "convert one number to a dtype; show its bits and flags" },
     { "stat", cli_stat, "what a .npy file holds: shape, dtype, order, min/max/mean/std, NaN/inf counts" },
     { "show", cli_show, "print a .npy file's array as NumPy prints it" },
-    { "cast", cli_cast, "convert a .npy file to another dtype: mxp cast IN.npy OUT.npy --to bf16" },
+    { "cast", cli_cast, "convert a .npy or .safetensors file to another dtype: mxp cast IN OUT --to bf16" },
     { "quant-gemm", cli_quant_gemm, "the int8 pipeline: calibrate, quantize, int8 GEMM, vs float32 GEMM" },
     { "train", cli_train, "mixed-precision training of an MLP on the digits: fp32/bf16/fp16, loss scaling, int8/fp8" },
     { "analyze", cli_analyze, "error of a .npy file in each float dtype; the smallest meeting --require" },
