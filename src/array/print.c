@@ -11,41 +11,10 @@
 #include "array/print-internal.h"
 #include "core/abi.h"
 #include "core/error.h"
+#include "core/strbuf.h"
 #include "mxp/alloc.h"
 
 enum { MAX_PRECISION = 40, MAX_LINEWIDTH = 100000 };
-
-typedef struct strbuf {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} strbuf;
-
-static void sb_add(strbuf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_puts(strbuf *b, const char *s)
-{
-    sb_add(b, s, strlen(s));
-}
 
 typedef struct print_ctx {
     const char *data;

@@ -9,67 +9,38 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/strbuf.h"
 #include "io/safetensors-internal.h"
 #include "io/write-file.h"
 #include "mxp/alloc.h"
 #include "mxp/safetensors.h"
 
-typedef struct text {
-    char *s;
-    size_t len, cap;
-    int failed;
-} text;
-
-static void put(text *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *g = realloc(t->s, cap);
-        if (!g) {
-            t->failed = 1;
-            return;
-        }
-        t->s = g, t->cap = cap;
-    }
-    memcpy(t->s + t->len, s, n);
-    t->len += n;
-}
-
-static void puts_(text *t, const char *s)
-{
-    put(t, s, strlen(s));
-}
-
 /* A JSON string as serde_json writes it: \" \\ \b \f \n \r \t, other
  * controls as \u00xx, everything else (DEL, non-ASCII UTF-8) as is. */
-static void put_string(text *t, const char *s)
+static void put_string(strbuf *t, const char *s)
 {
-    put(t, "\"", 1);
+    sb_add(t, "\"", 1);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
         static const char short_esc[] = "\b\f\n\r\t\"\\", short_to[] = "bfnrt\"\\";
         const char *e = *c ? strchr(short_esc, *c) : NULL;
         char buf[8];
         if (e) {
             buf[0] = '\\', buf[1] = short_to[e - short_esc];
-            put(t, buf, 2);
+            sb_add(t, buf, 2);
         } else if (*c < 0x20) {
             snprintf(buf, sizeof buf, "\\u%04x", *c);
-            put(t, buf, 6);
+            sb_add(t, buf, 6);
         } else {
-            put(t, (const char *)c, 1);
+            sb_add(t, (const char *)c, 1);
         }
     }
-    put(t, "\"", 1);
+    sb_add(t, "\"", 1);
 }
 
-static void put_u64(text *t, unsigned long long v)
+static void put_u64(strbuf *t, unsigned long long v)
 {
     char buf[24];
-    put(t, buf, (size_t)snprintf(buf, sizeof buf, "%llu", v));
+    sb_add(t, buf, (size_t)snprintf(buf, sizeof buf, "%llu", v));
 }
 
 /* Well-formed UTF-8 (names and metadata are Rust Strings in the library). */
@@ -148,7 +119,7 @@ static mxp_status check_args(const char *fn, size_t n, const char *const *names,
 
 /* The entries in the file's order and the header (length prefix
  * included: hdr[0..8) is the little-endian length). */
-static mxp_status prepare(const char *fn, entry **out, text *hdr, size_t n, const char *const *names,
+static mxp_status prepare(const char *fn, entry **out, strbuf *hdr, size_t n, const char *const *names,
                           const mxp_array *const *arrays, size_t nmeta, const char *const *keys,
                           const char *const *values)
 {
@@ -171,55 +142,55 @@ static mxp_status prepare(const char *fn, entry **out, text *hdr, size_t n, cons
         e[i].nbytes = (size_t)mxp_array_size(e[i].a) * mxp_array_itemsize(e[i].a);
     }
     qsort(e, n, sizeof *e, entry_order);
-    put(hdr, "\0\0\0\0\0\0\0\0{", 9);
+    sb_add(hdr, "\0\0\0\0\0\0\0\0{", 9);
     if (nmeta) {
-        puts_(hdr, "\"__metadata__\":{");
+        sb_puts(hdr, "\"__metadata__\":{");
         for (size_t j = 0; j < nmeta; j++) {
             if (j)
-                put(hdr, ",", 1);
+                sb_add(hdr, ",", 1);
             put_string(hdr, keys[j]);
-            put(hdr, ":", 1);
+            sb_add(hdr, ":", 1);
             put_string(hdr, values[j]);
         }
-        puts_(hdr, n ? "}," : "}");
+        sb_puts(hdr, n ? "}," : "}");
     }
     unsigned long long at = 0;
     for (size_t i = 0; i < n; i++) {
         if (i)
-            put(hdr, ",", 1);
+            sb_add(hdr, ",", 1);
         put_string(hdr, e[i].name);
-        puts_(hdr, ":{\"dtype\":\"");
-        puts_(hdr, e[i].dtype->name);
-        puts_(hdr, "\",\"shape\":[");
+        sb_puts(hdr, ":{\"dtype\":\"");
+        sb_puts(hdr, e[i].dtype->name);
+        sb_puts(hdr, "\",\"shape\":[");
         for (int d = 0; d < mxp_array_ndim(e[i].a); d++) {
             if (d)
-                put(hdr, ",", 1);
+                sb_add(hdr, ",", 1);
             put_u64(hdr, (unsigned long long)mxp_array_shape(e[i].a)[d]);
         }
-        puts_(hdr, "],\"data_offsets\":[");
+        sb_puts(hdr, "],\"data_offsets\":[");
         put_u64(hdr, at);
-        put(hdr, ",", 1);
+        sb_add(hdr, ",", 1);
         at += e[i].nbytes;
         put_u64(hdr, at);
-        puts_(hdr, "]}");
+        sb_puts(hdr, "]}");
     }
-    put(hdr, "}", 1);
+    sb_add(hdr, "}", 1);
     while ((hdr->len - 8) % 8)
-        put(hdr, " ", 1);
+        sb_add(hdr, " ", 1);
     if (hdr->failed)
         return MXP_ERR_NO_MEMORY;
     const unsigned long long hl = hdr->len - 8;
     for (int b = 0; b < 8; b++)
-        hdr->s[b] = (char)(hl >> (8 * b) & 0xff);
+        hdr->p[b] = (char)(hl >> (8 * b) & 0xff);
     return MXP_OK;
 }
 
-static void release(entry *e, size_t n, text *hdr)
+static void release(entry *e, size_t n, strbuf *hdr)
 {
     for (size_t i = 0; e && i < n; i++)
         mxp_array_free(e[i].copy);
     free(e);
-    free(hdr->s);
+    free(hdr->p);
 }
 
 mxp_status mxp_safetensors_save(const char *path, size_t n, const char *const *names, const mxp_array *const *arrays,
@@ -230,13 +201,13 @@ mxp_status mxp_safetensors_save(const char *path, size_t n, const char *const *n
     if (n > (size_t)(1 << 24))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_save: %zu tensors (at most 2^24)", n);
     entry *e = NULL;
-    text hdr = { 0 };
+    strbuf hdr = { 0 };
     mxp_status s = prepare("mxp_safetensors_save", &e, &hdr, n, names, arrays, nmeta, keys, values);
     mxp_write_piece *pieces = s == MXP_OK ? malloc((n + 1) * sizeof *pieces) : NULL;
     if (s == MXP_OK && !pieces)
         s = MXP_ERR_NO_MEMORY;
     if (s == MXP_OK) {
-        pieces[0] = (mxp_write_piece){ hdr.s, hdr.len };
+        pieces[0] = (mxp_write_piece){ hdr.p, hdr.len };
         for (size_t i = 0; i < n; i++)
             pieces[i + 1] = (mxp_write_piece){ mxp_array_data(e[i].a), e[i].nbytes };
         s = mxp_write_file("safetensors", path, pieces, (int)(n + 1));
@@ -257,7 +228,7 @@ mxp_status mxp_safetensors_save_buffer(void **data, size_t *size, size_t n, cons
     if (!data || !size)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_save_buffer: %s is NULL", data ? "size" : "data");
     entry *e = NULL;
-    text hdr = { 0 };
+    strbuf hdr = { 0 };
     mxp_status s = prepare("mxp_safetensors_save_buffer", &e, &hdr, n, names, arrays, nmeta, keys, values);
     size_t total = hdr.len;
     for (size_t i = 0; s == MXP_OK && i < n; i++)
@@ -269,7 +240,7 @@ mxp_status mxp_safetensors_save_buffer(void **data, size_t *size, size_t n, cons
     if (s == MXP_OK && !buf)
         s = MXP_ERR_NO_MEMORY;
     if (s == MXP_OK) {
-        memcpy(buf, hdr.s, hdr.len);
+        memcpy(buf, hdr.p, hdr.len);
         size_t at = hdr.len;
         for (size_t i = 0; i < n; i++) {
             if (e[i].nbytes)
