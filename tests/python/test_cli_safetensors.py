@@ -99,3 +99,24 @@ def test_failures_leave_out_alone(tmp_path):
     assert p.returncode == 1
     assert "cut.safetensors: the tensors' data ends at byte 16 of the data, the file's at 13" in p.stderr
     assert (tmp_path / "out.safetensors").read_bytes() == b"old"
+
+
+def test_analyze_tensor_by_tensor(tmp_path):
+    rng = np.random.default_rng(3)
+    big = (rng.standard_normal(64) * 1e5).astype(np.float32)  # beyond float16 and float8 e4m3
+    small = rng.standard_normal((8, 8)).astype(np.float32)
+    write(tmp_path / "m.safetensors", {"big": big, "small": small, "ids": np.arange(3, dtype=np.int64)})
+    p = subprocess.run([MXP, "analyze", str(tmp_path / "m.safetensors"), "--json"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    t = {x["name"]: x for x in doc["tensors"]}
+    assert t["ids"]["kept"] and "recommended" not in t["ids"]
+    rows = {r["dtype"]: r for r in t["big"]["candidates"]}
+    assert rows["float8_e4m3fn"]["overflow"] == int(np.count_nonzero(np.abs(big) > 464))  # past 448 + half an ulp
+    assert rows["float16"]["overflow"] == int(np.count_nonzero(np.abs(big) >= 65520))
+    assert t["big"]["recommended"] == "bfloat16"
+    assert doc["float_bytes"] == 64 * 4 + 64 * 4
+    assert doc["float_bytes_recommended"] < doc["float_bytes"]
+    p = subprocess.run([MXP, "analyze", str(tmp_path / "m.safetensors")], capture_output=True, text=True)
+    assert p.returncode == 0 and "2 floating-point tensors: 512 B now" in p.stdout
+    assert "ids                                      I64      (kept" in p.stdout

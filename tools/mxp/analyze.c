@@ -1,6 +1,7 @@
 /* mxp analyze — what storing a .npy file's values in each float dtype
  * costs (a round trip per dtype), and the smallest dtype that meets a
- * requirement.  See docs/analysis.md. */
+ * requirement; a safetensors file tensor by tensor (analyze_safetensors.c).
+ * See docs/analysis.md. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,8 @@
 
 static void print_help(void)
 {
-    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | relerr<=E | no-overflow] [--json]\n\n"
+    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | relerr<=E | no-overflow] [--json]\n"
+           "       mxp analyze MODEL.safetensors [--require ...] [--json]\n\n"
            "Loads FILE.npy, converts its values to each float dtype (float8_e4m3fn,\n"
            "float8_e5m2, float16, bfloat16, float32, float64; nearest even) and back,\n"
            "and prints per dtype: memory, max and p99 relative error, PSNR and SNR\n"
@@ -25,7 +27,13 @@ static void print_help(void)
            "           object per dtype: dtype, bytes, max_rel_error, p99_rel_error,\n"
            "           psnr_db, snr_db, cosine, overflow, underflow, subnormal; null\n"
            "           where a value is not finite, such as the PSNR of an exact\n"
-           "           round trip), requirement, recommended, reason\n");
+           "           round trip), requirement, recommended, reason\n\n"
+           "A safetensors file (docs/safetensors.md): the same analysis for each\n"
+           "floating-point tensor, one line each (name, dtype, shape, the recommended\n"
+           "dtype and its PSNR, the values float8_e4m3fn, float16 and bfloat16 would\n"
+           "overflow or flush to zero), then the bytes of the float tensors now and\n"
+           "stored each in its recommended dtype; --json gives every candidate per\n"
+           "tensor.  Other tensors are listed as kept.\n");
 }
 
 /* "psnr>=40", "relerr<=1e-3", "no-overflow". */
@@ -49,7 +57,7 @@ static int parse_requirement(const char *s, mxp_requirement *req)
     return -1;
 }
 
-static const char *memory(char *buf, size_t size, size_t bytes)
+const char *cli_memory(char *buf, size_t size, size_t bytes)
 {
     if (bytes >= (size_t)1 << 30)
         snprintf(buf, size, "%.1f GiB", (double)bytes / (1 << 30));
@@ -73,7 +81,7 @@ static void print_table(const char *path, const mxp_array *a, const mxp_roundtri
         const mxp_roundtrip_row *r = &rows[i];
         char mem[32], b1[32], b2[32], b3[32], b4[32];
         printf("%-14s %10s %11s %11s %9s %9s %10.7f %9lld %9lld %9lld\n", mxp_dtype_name(r->dtype),
-               memory(mem, sizeof mem, r->bytes), cli_num(b1, sizeof b1, r->report.max_rel_error),
+               cli_memory(mem, sizeof mem, r->bytes), cli_num(b1, sizeof b1, r->report.max_rel_error),
                cli_num(b2, sizeof b2, r->report.p99_rel_error), cli_num(b3, sizeof b3, r->report.psnr_db),
                cli_num(b4, sizeof b4, r->report.snr_db), r->report.cosine_similarity, (long long)r->overflow,
                (long long)r->underflow_to_zero, (long long)r->subnormal);
@@ -88,6 +96,15 @@ static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip
     cli_json_shape("shape", a);
     cli_json_str("dtype", mxp_dtype_name(mxp_array_dtype(a)));
     cli_json_int("elements", (long long)mxp_array_size(a));
+    cli_analyze_json_candidates(rows);
+    cli_json_str("requirement", require ? require : "psnr>=40");
+    cli_json_str("recommended", mxp_dtype_name(adv->dtype));
+    cli_json_str("reason", adv->reason);
+    cli_json_end();
+}
+
+void cli_analyze_json_candidates(const mxp_roundtrip_row *rows)
+{
     cli_json_array("candidates");
     for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++) {
         const mxp_roundtrip_row *r = &rows[i];
@@ -105,10 +122,6 @@ static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip
         cli_json_close();
     }
     cli_json_close();
-    cli_json_str("requirement", require ? require : "psnr>=40");
-    cli_json_str("recommended", mxp_dtype_name(adv->dtype));
-    cli_json_str("reason", adv->reason);
-    cli_json_end();
 }
 
 /* The table and the advice from one streamed analysis. */
@@ -152,6 +165,9 @@ int cli_analyze(int argc, char **argv)
     }
     if (!path)
         return cli_usage_error("analyze", "missing FILE.npy");
+    const size_t plen = strlen(path);
+    if (plen >= 12 && !strcmp(path + plen - 12, ".safetensors"))
+        return cli_analyze_safetensors(path, &req, require, json);
 
     mxp_array *a = NULL;
     mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES] = { 0 };

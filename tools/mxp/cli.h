@@ -58,6 +58,13 @@ int cli_mxp_error(const char *cmd, const char *what, mxp_status st);
  * "unexpected argument 'x'"; returns CLI_USAGE. */
 int cli_bad_argument(const char *cmd, const char *arg);
 
+/* mxp analyze of a safetensors file (analyze_safetensors.c), and what it
+ * shares with the .npy analysis (analyze.c): "1.5 MiB", the JSON array of
+ * a round trip's candidates. */
+int cli_analyze_safetensors(const char *path, const mxp_requirement *req, const char *require, bool json);
+const char *cli_memory(char *buf, size_t size, size_t bytes);
+void cli_analyze_json_candidates(const mxp_roundtrip_row *rows);
+
 /* mxp cast of a safetensors file (cast_safetensors.c): CLI_OK or CLI_FAILED. */
 int cli_cast_safetensors(const char *in, const char *out, mxp_dtype to, mxp_convert_opts opts);
 
