@@ -40,15 +40,21 @@ MXP_INLINE __m256i mxp_not_avx2(__m256i a)
 }
 
 /* The stochastic-rounding stream, 8 lanes holding lo32(index) for
- * consecutive indices: r (mxp_sr_mix), or ~r (what add-and-shift adds). */
-MXP_INLINE __m256i mxp_sr_mix_rounds_avx2(__m256i x, mxp_sr_key k)
+ * consecutive indices: r (mxp_sr_mix), or ~r (what add-and-shift adds).
+ * The rounds (mxp_sr_mix_rounds_avx2) give h, r = h ^ (h >> 16): the top
+ * 16 bits of r are h's.  _k1: x already holds lo32(index) + k1. */
+MXP_INLINE __m256i mxp_sr_mix_rounds_k1_avx2(__m256i x, mxp_sr_key k)
 {
-    x = _mm256_add_epi32(x, MXP_V8(k.k1));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
     x = _mm256_mullo_epi32(x, MXP_V8(0x7feb352du));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
     x = _mm256_xor_si256(x, MXP_V8(k.k2));
     return _mm256_mullo_epi32(x, MXP_V8(0x846ca68bu));
+}
+
+MXP_INLINE __m256i mxp_sr_mix_rounds_avx2(__m256i x, mxp_sr_key k)
+{
+    return mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(x, MXP_V8(k.k1)), k);
 }
 
 MXP_INLINE __m256i mxp_sr_mix_avx2(__m256i x, mxp_sr_key k)

@@ -211,113 +211,134 @@ MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_
  * top d bits equal y's dropped bits (a chance of 2^-d) those decide, and
  * such vectors, and those with overflow, inf or NaN, are redone by the
  * exact integer method of cvt-round-avx2.h (mxp_f32_to_narrow_avx2,
- * mxp_f32_to_small_int_avx2).  float32 subnormals are taken as zero first
- * (no assist; their fraction of any target's ulp is below 2^-32, so they
- * never round up).  int8: y = min(|x|, 256) + 256 toward zero keeps 15
- * bits of fraction, the same way. */
+ * mxp_f32_to_small_int_avx2).  float32 subnormals are read as zero (MXCSR.DAZ,
+ * set here: their fraction of any target's ulp is below 2^-32, so they never
+ * round up).  int8: y = min(|x|, 256) + 256 toward zero keeps 15 bits of
+ * fraction, the same way.
+ *
+ * In the registers: with t = r >> (32 - d) (r's top d bits) and w = t - b
+ * (b: the bits added to), the sum b + (~r >> (32 - d)) is 2^d - 1 - w, so
+ * its bits above d are -(w >> d) (arithmetic shift) and its low d bits are
+ * all ones where w's are zero; the sign goes in with the rebias (one
+ * subtract of a constant vblendvps picks by the sign).  The step keeps
+ * only its four results and an OR of the redo masks; the rare redo reloads
+ * x and draws r again. */
 static const mxp_narrow_fmt2 mxp_sr_f32_fmts2[] = {
     [SR_F16] = { 16, 10, 15, 1 },
     [SR_E4M3] = { 8, 3, 7, 0 },
     [SR_E5M2] = { 8, 2, 15, 1 },
 };
 
-MXP_INLINE __m256i mxp_sr_f32_abs_flush_avx2(__m256i x)
+/* r's top `bits` bits (bits <= 16: h's, the last xor-shift not needed) */
+MXP_INLINE __m256i mxp_sr_top_avx2(__m256i h, int bits)
 {
-    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
-    return _mm256_andnot_si256(_mm256_cmpgt_epi32(MXP_V8(0x800000), a), a);
+    if (bits > 16)
+        h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+    return _mm256_srli_epi32(h, 32 - bits);
 }
 
-/* The exact ways, out of line: the loop keeps its registers for the fast one
- * (unused: not every file that includes this converts from float32). */
-__attribute__((noinline, unused)) static void mxp_sr_f32_float8_slow_avx2(__m256i *out, const __m256i *x,
-                                                                          const __m256i *nr, mxp_sr_target2 t,
-                                                                          int saturate)
-{
-    *out = mxp_f32_to_narrow_avx2(*x, mxp_sr_f32_fmts2[t], MXP_ROUND_STOCHASTIC, saturate, mxp_not_avx2(*nr));
-}
-
-__attribute__((noinline, unused)) static void mxp_sr_f32_int8_slow_avx2(__m256i *out, const __m256i *x,
-                                                                        const __m256i *nr, int lo, int hi)
-{
-    *out = _mm256_and_si256(mxp_f32_to_small_int_avx2(*x, lo, hi, MXP_ROUND_STOCHASTIC, mxp_not_avx2(*nr)), MXP_V8(0xff));
-}
-
-/* The fast way; *slow: lanes the exact way must redo. */
-MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i nr, mxp_sr_target2 t, __m256i *slow)
+/* The fast way; *slow |= lanes the exact way must redo.  h: the rounds'
+ * output (mxp_sr_mix_rounds_k1_avx2). */
+MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, __m256i *slow)
 {
     const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
     const int d = 23 - f.mbits;
     const int emin = 1 - f.bias;
-    const __m256i a = mxp_sr_f32_abs_flush_avx2(x);
+    const unsigned rebias = (127u - f.bias) << f.mbits;
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
     const __m256 y2 = _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(0.5f),
                                       _mm256_set1_ps((float)__builtin_ldexp(1.0, emin - 1)));
-    const __m256i sum = _mm256_add_epi32(_mm256_max_epu32(a, _mm256_castps_si256(y2)), _mm256_srli_epi32(nr, 32 - d));
-    const __m256i low = MXP_V8((1u << d) - 1);
-    const __m256i tie = _mm256_cmpeq_epi32(_mm256_and_si256(sum, low), low);
-    const __m256i edge = _mm256_cmpeq_epi32(_mm256_max_epu32(sum, MXP_V8(f.ovf_bits)), sum); /* inf, NaN too */
-    *slow = _mm256_or_si256(tie, edge);
-    const __m256i r = _mm256_sub_epi32(_mm256_srli_epi32(sum, d), MXP_V8((127 - f.bias) << f.mbits));
-    return _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(x, 32 - f.bits), MXP_V8(1u << (f.bits - 1))));
+    const __m256i w = _mm256_sub_epi32(mxp_sr_top_avx2(h, d), _mm256_max_epu32(a, _mm256_castps_si256(y2)));
+    const __m256i tie = _mm256_cmpeq_epi32(_mm256_and_si256(w, MXP_V8((1u << d) - 1)), _mm256_setzero_si256());
+    const __m256i edge = _mm256_cmpgt_epi32(MXP_V8((1u << d) - f.ovf_bits), w); /* sum >= ovf: inf, NaN too */
+    *slow = _mm256_or_si256(*slow, _mm256_or_si256(tie, edge));
+    const __m256 sc = _mm256_blendv_ps(_mm256_castsi256_ps(MXP_V8(0u - rebias)),
+                                       _mm256_castsi256_ps(MXP_V8((1u << (f.bits - 1)) - rebias)),
+                                       _mm256_castsi256_ps(x));
+    return _mm256_sub_epi32(_mm256_castps_si256(sc), _mm256_srai_epi32(w, d));
 }
 
-MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i nr, int is_unsigned, __m256i *slow)
+/* int32 in [-257, 257], for the saturating packs.  y + 0x7fff (its ulp is
+ * 2^-15) is y' = q + (257 - 2^-15) toward zero where that stays below 512;
+ * above, the result saturates either way. */
+MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i h, __m256i *slow)
 {
-    const __m256i a = mxp_sr_f32_abs_flush_avx2(x);
-    const __m256i nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
-    const __m256i q = _mm256_andnot_si256(nan, _mm256_min_epi32(a, MXP_V8(0x43800000))); /* 256.0f */
-    const __m256i y = _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(q), _mm256_set1_ps(256.0f)));
-    const __m256i sum = _mm256_add_epi32(y, _mm256_srli_epi32(nr, 17));
-    const __m256i low = MXP_V8(0x7fff);
-    *slow = _mm256_cmpeq_epi32(_mm256_and_si256(sum, low), low);
-    const int lo = is_unsigned ? 0 : -128, hi = is_unsigned ? 255 : 127;
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256 q = _mm256_min_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(256.0f)); /* NaN: redone */
+    const __m256i y = _mm256_castps_si256(_mm256_add_ps(q, _mm256_set1_ps(257.0f - 0x1p-15f)));
+    const __m256i sum = _mm256_sub_epi32(y, _mm256_srli_epi32(h, 17));
+    const __m256i tie = _mm256_cmpeq_epi32(_mm256_and_si256(sum, MXP_V8(0x7fff)), MXP_V8(0x7fff));
+    *slow = _mm256_or_si256(*slow, _mm256_or_si256(tie, _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000))));
     const __m256i mag = _mm256_sub_epi32(_mm256_srli_epi32(sum, 15), MXP_V8(0x43800000 >> 15));
-    const __m256i neg = _mm256_srai_epi32(x, 31);
-    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
-    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(lo)), MXP_V8(hi));
-    return _mm256_and_si256(v, MXP_V8(0xff));
+    return _mm256_sign_epi32(mag, x);
 }
 
-MXP_INLINE __m256i mxp_sr_f32_8_avx2(__m256i x, __m256i nr, mxp_sr_target2 t, __m256i *slow)
+MXP_INLINE __m256i mxp_sr_f32_fast8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, __m256i *slow)
 {
-    if (t == SR_S8 || t == SR_U8)
-        return mxp_sr_f32_int8_avx2(x, nr, t == SR_U8, slow);
-    return mxp_sr_f32_float8_avx2(x, nr, t, slow);
+    return t == SR_S8 || t == SR_U8 ? mxp_sr_f32_int8_avx2(x, h, slow) : mxp_sr_f32_float8_avx2(x, h, t, slow);
 }
 
-MXP_INLINE void mxp_sr_f32_redo_avx2(__m256i *r, const __m256i *x, const __m256i *nr, mxp_sr_target2 t, int saturate)
+/* 32 results (int8: int32 lanes for the saturating packs) stored */
+MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, const __m256i r[4], mxp_sr_target2 t, int stream)
 {
-    if (t == SR_S8 || t == SR_U8)
-        mxp_sr_f32_int8_slow_avx2(r, x, nr, t == SR_U8 ? 0 : -128, t == SR_U8 ? 255 : 127);
+    if (t == SR_S8)
+        mxp_store256_avx2(d, mxp_pack_s8_avx2(r[0], r[1], r[2], r[3]), stream);
+    else if (t == SR_U8)
+        mxp_store256_avx2(d, mxp_pack_u8_avx2(r[0], r[1], r[2], r[3]), stream);
     else
-        mxp_sr_f32_float8_slow_avx2(r, x, nr, t, saturate);
+        mxp_sr_store32_avx2(d, r, t, stream);
 }
 
-MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const float *s, mxp_sr_target2 t, int saturate, __m256i idx,
+/* The step again where the fast way flags a lane: each vector of 8 that
+ * has one the exact way.  Out of line, so that nothing of the fast loop
+ * has to live across it (unused: not every file that includes this
+ * converts from float32). */
+__attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, const float *s, mxp_sr_target2 t,
+                                                                     int saturate, __m256i v, mxp_sr_key key,
+                                                                     int stream)
+{
+    __m256i r[4];
+    for (int k = 0; k < 4; k++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+        const __m256i h = mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key);
+        __m256i slow = _mm256_setzero_si256();
+        r[k] = mxp_sr_f32_fast8_avx2(x, h, t, &slow);
+        if (_mm256_testz_si256(slow, slow))
+            continue;
+        const __m256i rnd = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+        if (t == SR_S8 || t == SR_U8)
+            r[k] = mxp_f32_to_small_int_avx2(x, t == SR_U8 ? 0 : -128, t == SR_U8 ? 255 : 127, MXP_ROUND_STOCHASTIC,
+                                             rnd);
+        else
+            r[k] = mxp_f32_to_narrow_avx2(x, mxp_sr_f32_fmts2[t], MXP_ROUND_STOCHASTIC, saturate, rnd);
+    }
+    mxp_sr_f32_store32_avx2(d, r, t, stream);
+}
+
+/* 32 elements; v: lo32(index) + k1 of the first 8, one a lane.  One test
+ * for the four vectors (a chance of about 2^-d a lane, or overflow, inf,
+ * NaN). */
+MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const float *s, mxp_sr_target2 t, int saturate, __m256i v,
                                        mxp_sr_key key, int stream)
 {
-    __m256i x[4], r[4], nr[4], slow[4];
-    for (int k = 0; k < 4; k++)
-        x[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+    __m256i r[4], slow = _mm256_setzero_si256();
     for (int k = 0; k < 4; k++) {
-        nr[k] = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
-        r[k] = mxp_sr_f32_8_avx2(x[k], nr[k], t, &slow[k]);
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+        r[k] = mxp_sr_f32_fast8_avx2(x, mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key), t, &slow);
     }
-    /* one test for the four vectors (a chance of about 2^-d a lane, or overflow, inf, NaN) */
-    const __m256i any = _mm256_or_si256(_mm256_or_si256(slow[0], slow[1]), _mm256_or_si256(slow[2], slow[3]));
-    if (!_mm256_testz_si256(any, any))
-        for (int k = 0; k < 4; k++)
-            if (!_mm256_testz_si256(slow[k], slow[k]))
-                mxp_sr_f32_redo_avx2(&r[k], &x[k], &nr[k], t, saturate);
-    mxp_sr_store32_avx2(d, r, t, stream);
+    if (__builtin_expect(!_mm256_testz_si256(slow, slow), 0))
+        mxp_sr_f32_redo32_avx2(d, s, t, saturate, v, key, stream);
+    else
+        mxp_sr_f32_store32_avx2(d, r, t, stream);
 }
 
 MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const float *s, size_t count, mxp_sr_target2 t, int saturate,
-                                       __m256i idx, mxp_sr_key key)
+                                       __m256i v, mxp_sr_key key)
 {
     float in[32] = { 0 };
     uint16_t out[32];
     memcpy(in, s, count * 4);
-    mxp_sr_f32_step32_avx2(out, in, t, saturate, idx, key, 0);
+    mxp_sr_f32_step32_avx2(out, in, t, saturate, v, key, 0);
     memcpy(d, out, count * mxp_sr_out_size_avx2(t));
 }
 
@@ -327,10 +348,10 @@ MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_
     const size_t os = mxp_sr_out_size_avx2(t);
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
-    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const __m256i idx = _mm256_add_epi32(mxp_sr_index_avx2(p->index0), MXP_V8(key.k1));
     const mxp_fpenv env = mxp_fpenv_enter();
     const unsigned csr = _mm_getcsr();
-    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    _mm_setcsr(csr | 0x6040u); /* toward zero, DAZ */
     unsigned char *d = dst;
     size_t i = 0;
     const int stream = n * (4 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
