@@ -12,12 +12,19 @@
  * exponent is fixed: its kept field is the subnormal result and it keeps
  * d >= 32 bits of frac, so the carry always decides.  int8: y = min(|x|,
  * 256) + 256 toward zero keeps 44 bits of fraction.  The kernels run in the
- * library's MXCSR with rounding toward zero (set here) for those two float
- * operations; float64 subnormal inputs (far below every target's smallest
- * subnormal: they never round up) are taken as zero first, so no operand is
- * subnormal (a microcode assist on Intel).  Overflow, inf and NaN are fixed
- * up in the lanes where a compare finds them.  Tails through a zero-padded
- * buffer; forward, so in-place narrowing works. */
+ * library's MXCSR with rounding toward zero and DAZ (set here) for those
+ * two float operations: float64 subnormal inputs (far below every target's
+ * smallest subnormal: they never round up) are read as zero, and no
+ * operand is subnormal (a microcode assist on Intel).  Overflow, inf and
+ * NaN are fixed up in the lanes where a compare finds them.  Tails through
+ * a zero-padded buffer; forward, so in-place narrowing works.
+ *
+ * In the registers (both sources): with t the top bits of the draw r that
+ * the sum uses and b the bits they are added to, w = t - b (float64: r
+ * less b >> (d - 32), on 64-bit lanes) gives the result without ~r: the
+ * sum is 2^d - 1 - w (float64: its part above d is -floor(w / 2^32), w's
+ * high dword), so the kept field is -(w >> d) (arithmetic).  The sign goes
+ * in with the rebias, one subtract of a constant vblendvps picks by it. */
 #ifndef MXP_KERNELS_CVT_SR_AVX2_H
 #define MXP_KERNELS_CVT_SR_AVX2_H
 
@@ -58,112 +65,134 @@ MXP_INLINE void mxp_sr_store32_avx2(void *d, const __m256i r[4], mxp_sr_target2 
     }
 }
 
-/* The low (sel = 0) or high (sel = 1) dwords of two vectors of 4 qwords, in order. */
+/* ---- float64 -> bf16, f16, e4m3, e5m2, s8 -----------------------------------
+ * The draws of 8 elements are made in the lane order (0, 1, 4, 5, 2, 3, 6,
+ * 7): vpunpck{l,h}dq with zero then gives those of elements 0..3 and 4..7
+ * zero-extended to 64 bits, and vshufps of the two vectors of 4 qwords
+ * gathers their dwords in that order again; the 16-bit pack's vpermd puts
+ * them back in place, the 8-bit targets a vpermq each. */
+MXP_INLINE __m256i mxp_sr_f64_order_avx2(void)
+{
+    return _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+}
+
+/* The high (sel 1) or low (sel 0) dwords of two vectors of 4 qwords, in the order above. */
 MXP_INLINE __m256i mxp_sr_dwords_avx2(__m256i lo, __m256i hi, int sel)
 {
-    const __m256i p = sel ? _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7) : _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-    return _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, p), _mm256_permutevar8x32_epi32(hi, p), 0xf0);
+    const __m256 a = _mm256_castsi256_ps(lo), b = _mm256_castsi256_ps(hi);
+    return _mm256_castps_si256(sel ? _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))
+                                   : _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
 }
 
-/* ~r of lanes 4 * half .. 4 * half + 3, zero-extended to 64 bits and shifted. */
-MXP_INLINE __m256i mxp_sr_widen_nr_avx2(__m256i nr, int half, int shift)
+/* w = r - (b >> sh) on 64-bit lanes, b the bits of max(|x|, y/2) (r: 4 draws zero-extended) */
+MXP_INLINE __m256i mxp_sr_f64_w_avx2(__m256i x, __m256i r, int sh, double half_min_normal)
 {
-    const __m128i h = half ? _mm256_extracti128_si256(nr, 1) : _mm256_castsi256_si128(nr);
-    return _mm256_slli_epi64(_mm256_cvtepu32_epi64(h), shift);
+    const __m256d a = _mm256_and_pd(_mm256_castsi256_pd(x), _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)));
+    const __m256d y2 = _mm256_fmadd_pd(a, _mm256_set1_pd(0.5), _mm256_set1_pd(half_min_normal));
+    return _mm256_sub_epi64(r, _mm256_srli_epi64(_mm256_castpd_si256(_mm256_max_pd(y2, a)), sh)); /* NaN: a */
 }
 
-/* |x| with float64 subnormals as zero */
-MXP_INLINE __m256i mxp_sr_abs_flush_avx2(__m256i x)
+/* Overflow, inf and NaN lanes (edge) of mxp_sr_f64_float8_avx2's result r; xs: x's high dwords.  Out of line. */
+__attribute__((noinline, unused)) static __m256i mxp_sr_f64_edge_avx2(__m256i r, __m256i x0, __m256i x1, __m256i xs,
+                                                                      __m256i edge, mxp_sr_target2 t, int saturate)
 {
-    const __m256i a = _mm256_and_si256(x, _mm256_set1_epi64x(0x7fffffffffffffffll));
-    return _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(0x0010000000000000ll), a), a);
-}
-
-/* |x| + c, below the normal range on y/2's bits (MXCSR: toward zero) */
-MXP_INLINE __m256i mxp_sr_sum4_avx2(__m256i a, __m256i c, double half_min_normal)
-{
-    const __m256i y2 = _mm256_castpd_si256(_mm256_fmadd_pd(_mm256_castsi256_pd(a), _mm256_set1_pd(0.5),
-                                                           _mm256_set1_pd(half_min_normal)));
-    return _mm256_add_epi64(_mm256_blendv_epi8(a, y2, _mm256_cmpgt_epi64(y2, a)), c);
-}
-
-/* Target bits of 8 float64 lanes (x0: the low 4) in the low 8/16 bits of 32-bit lanes. */
-MXP_INLINE __m256i mxp_sr_f64_float8_avx2(__m256i x0, __m256i x1, __m256i nr, mxp_sr_fmt2 f, int saturate)
-{
+    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
     const int d = 52 - f.mbits;
-    const int emin = 1 - f.bias;
-    const double half_min_normal = __builtin_ldexp(1.0, emin - 1);
-    const __m256i a0 = mxp_sr_abs_flush_avx2(x0), a1 = mxp_sr_abs_flush_avx2(x1);
-    const __m256i s0 = mxp_sr_sum4_avx2(a0, mxp_sr_widen_nr_avx2(nr, 0, d - 32), half_min_normal);
-    const __m256i s1 = mxp_sr_sum4_avx2(a1, mxp_sr_widen_nr_avx2(nr, 1, d - 32), half_min_normal);
-    const __m256i k = mxp_sr_dwords_avx2(_mm256_srli_epi64(s0, d), _mm256_srli_epi64(s1, d), 0); /* < 2^(64 - d) */
-    __m256i r = _mm256_sub_epi32(k, MXP_V8((1023 - f.bias) << f.mbits));
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+    const unsigned big = saturate ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
+    const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000ll), fm = _mm256_set1_epi64x(0xfffffffffffffll);
+    const __m256i b0 = _mm256_and_si256(x0, _mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256i b1 = _mm256_and_si256(x1, _mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256i nan = mxp_sr_dwords_avx2(_mm256_cmpgt_epi64(b0, inf), _mm256_cmpgt_epi64(b1, inf), 0);
+    const __m256i sign = _mm256_and_si256(_mm256_srai_epi32(xs, 31), MXP_V8(1u << (f.bits - 1)));
+    __m256i nan_bits = MXP_V8(nan_enc);
+    if (f.has_inf)
+        nan_bits = _mm256_or_si256(nan_bits, mxp_sr_dwords_avx2(_mm256_srli_epi64(_mm256_and_si256(b0, fm), d),
+                                                                _mm256_srli_epi64(_mm256_and_si256(b1, fm), d), 0));
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(MXP_V8(big), sign), edge);
+    return _mm256_blendv_epi8(r, _mm256_or_si256(nan_bits, sign), nan);
+}
+
+/* Target bits of 8 float64 lanes (x0: elements 0..3) in the low 8/16 bits
+ * of 32-bit lanes, in the order above; r: the draws in that order. */
+MXP_INLINE __m256i mxp_sr_f64_float8_avx2(__m256i x0, __m256i x1, __m256i r, mxp_sr_target2 t, int saturate)
+{
+    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+    const int d = 52 - f.mbits;
+    const double half_min_normal = __builtin_ldexp(1.0, -f.bias); /* 2^(emin - 1) */
+    const unsigned rebias = (1023u - f.bias) << f.mbits;
+    const __m256i z = _mm256_setzero_si256();
+    const __m256i w0 = mxp_sr_f64_w_avx2(x0, _mm256_unpacklo_epi32(r, z), d - 32, half_min_normal);
+    const __m256i w1 = mxp_sr_f64_w_avx2(x1, _mm256_unpackhi_epi32(r, z), d - 32, half_min_normal);
+    const __m256i hi = mxp_sr_dwords_avx2(w0, w1, 1); /* -(the sum >> d) */
+    const __m256i xs = mxp_sr_dwords_avx2(x0, x1, 1);
+    const __m256 sc = _mm256_blendv_ps(_mm256_castsi256_ps(MXP_V8(0u - rebias)),
+                                       _mm256_castsi256_ps(MXP_V8((1u << (f.bits - 1)) - rebias)),
+                                       _mm256_castsi256_ps(xs));
+    const __m256i res = _mm256_sub_epi32(_mm256_castps_si256(sc), hi);
     const unsigned ovf_k = (f.ovf_bits >> (23 - f.mbits)) + ((1023u - 127u) << f.mbits);
-    const __m256i edge = _mm256_cmpgt_epi32(k, MXP_V8(ovf_k - 1)); /* inf, NaN too */
-    if (!_mm256_testz_si256(edge, edge)) {
-        const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
-        const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
-        const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
-        const unsigned big = saturate ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
-        const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000ll), fm = _mm256_set1_epi64x(0xfffffffffffffll);
-        const __m256i b0 = _mm256_and_si256(x0, _mm256_set1_epi64x(0x7fffffffffffffffll));
-        const __m256i b1 = _mm256_and_si256(x1, _mm256_set1_epi64x(0x7fffffffffffffffll));
-        const __m256i nan = mxp_sr_dwords_avx2(_mm256_cmpgt_epi64(b0, inf), _mm256_cmpgt_epi64(b1, inf), 0);
-        __m256i nan_bits = MXP_V8(nan_enc);
-        if (f.has_inf)
-            nan_bits = _mm256_or_si256(nan_bits,
-                                       mxp_sr_dwords_avx2(_mm256_srli_epi64(_mm256_and_si256(b0, fm), d),
-                                                          _mm256_srli_epi64(_mm256_and_si256(b1, fm), d), 0));
-        r = _mm256_blendv_epi8(r, MXP_V8(big), edge);
-        r = _mm256_blendv_epi8(r, nan_bits, nan);
+    const __m256i edge = _mm256_cmpgt_epi32(MXP_V8(1u - ovf_k), hi); /* inf, NaN too */
+    if (__builtin_expect(!_mm256_testz_si256(edge, edge), 0))
+        return mxp_sr_f64_edge_avx2(res, x0, x1, xs, edge, t, saturate);
+    return res;
+}
+
+/* int8, int32 lanes for the saturating packs: y = min(|x|, 256) + 256
+ * toward zero (NaN stays NaN: a result far above 257, set to 0). */
+MXP_INLINE __m256i mxp_sr_f64_int8_avx2(__m256i x0, __m256i x1, __m256i r)
+{
+    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256d c256 = _mm256_set1_pd(256.0), z = _mm256_setzero_pd();
+    const __m256d y0 = _mm256_add_pd(_mm256_min_pd(c256, _mm256_and_pd(_mm256_castsi256_pd(x0), absm)), c256);
+    const __m256d y1 = _mm256_add_pd(_mm256_min_pd(c256, _mm256_and_pd(_mm256_castsi256_pd(x1), absm)), c256);
+    const __m256i w0 = _mm256_sub_epi64(_mm256_unpacklo_epi32(r, _mm256_castpd_si256(z)),
+                                        _mm256_srli_epi64(_mm256_castpd_si256(y0), 12));
+    const __m256i w1 = _mm256_sub_epi64(_mm256_unpackhi_epi32(r, _mm256_castpd_si256(z)),
+                                        _mm256_srli_epi64(_mm256_castpd_si256(y1), 12));
+    const __m256i mag = _mm256_sub_epi32(MXP_V8(-(0x4070000000000000ll >> 44)), mxp_sr_dwords_avx2(w0, w1, 1));
+    const __m256i v = _mm256_sign_epi32(mag, mxp_sr_dwords_avx2(x0, x1, 1));
+    return _mm256_andnot_si256(_mm256_cmpgt_epi32(mag, MXP_V8(257)), v);
+}
+
+/* 32 results in the order above, packed in place and stored */
+MXP_INLINE void mxp_sr_f64_store32_avx2(void *d, __m256i r[4], mxp_sr_target2 t, int stream)
+{
+    if (mxp_sr_out_size_avx2(t) == 2) {
+        const __m256i p = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        mxp_store256_avx2(d, _mm256_permutevar8x32_epi32(_mm256_packus_epi32(r[0], r[1]), p), stream);
+        mxp_store256_avx2((uint16_t *)d + 16, _mm256_permutevar8x32_epi32(_mm256_packus_epi32(r[2], r[3]), p), stream);
+        return;
     }
-    const __m256i neg = _mm256_srai_epi32(mxp_sr_dwords_avx2(x0, x1, 1), 31);
-    return _mm256_or_si256(r, _mm256_and_si256(neg, MXP_V8(1u << (f.bits - 1))));
+    for (int k = 0; k < 4; k++)
+        r[k] = _mm256_permute4x64_epi64(r[k], _MM_SHUFFLE(3, 1, 2, 0));
+    mxp_store256_avx2(d, t == SR_S8 ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3]) : mxp_pack8_avx2(r[0], r[1], r[2], r[3]),
+                      stream);
 }
 
-/* int8: |x| clamped to 256 (NaN to 0), + 256 toward zero, + the random bits */
-MXP_INLINE __m256i mxp_sr_mag4_avx2(__m256i x, __m256i c)
-{
-    const __m256i a = mxp_sr_abs_flush_avx2(x);
-    const __m256i c256 = _mm256_set1_epi64x(0x4070000000000000ll);
-    const __m256i nan = _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(0x7ff0000000000000ll));
-    const __m256i q = _mm256_andnot_si256(nan, _mm256_blendv_epi8(a, c256, _mm256_cmpgt_epi64(a, c256)));
-    const __m256i y = _mm256_castpd_si256(_mm256_add_pd(_mm256_castsi256_pd(q), _mm256_set1_pd(256.0)));
-    return _mm256_srli_epi64(_mm256_add_epi64(y, c), 44);
-}
-
-MXP_INLINE __m256i mxp_sr_f64_int8_avx2(__m256i x0, __m256i x1, __m256i nr)
-{
-    const __m256i k = mxp_sr_dwords_avx2(mxp_sr_mag4_avx2(x0, mxp_sr_widen_nr_avx2(nr, 0, 12)),
-                                         mxp_sr_mag4_avx2(x1, mxp_sr_widen_nr_avx2(nr, 1, 12)), 0);
-    const __m256i mag = _mm256_sub_epi32(k, MXP_V8(0x4070000000000000ll >> 44)); /* 256.0 */
-    const __m256i neg = _mm256_srai_epi32(mxp_sr_dwords_avx2(x0, x1, 1), 31);
-    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
-    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(-128)), MXP_V8(127));
-    return _mm256_and_si256(v, MXP_V8(0xff));
-}
-
-MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 t, int saturate, __m256i idx,
+/* 32 elements; v: lo32(index) + k1 of the first 8 in the order above */
+MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 t, int saturate, __m256i v,
                                        mxp_sr_key key, int stream)
 {
     __m256i r[4];
     for (int k = 0; k < 4; k++) {
         const __m256i x0 = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
         const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 8 * k + 4));
-        const __m256i nr = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
-        r[k] = t == SR_S8 ? mxp_sr_f64_int8_avx2(x0, x1, nr)
-                          : mxp_sr_f64_float8_avx2(x0, x1, nr, mxp_sr_fmts2[t], saturate);
+        __m256i h = mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key);
+        h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+        r[k] = t == SR_S8 ? mxp_sr_f64_int8_avx2(x0, x1, h) : mxp_sr_f64_float8_avx2(x0, x1, h, t, saturate);
     }
-    mxp_sr_store32_avx2(d, r, t, stream);
+    mxp_sr_f64_store32_avx2(d, r, t, stream);
 }
 
 MXP_INLINE void mxp_sr_f64_part32_avx2(void *d, const double *s, size_t count, mxp_sr_target2 t, int saturate,
-                                       __m256i idx, mxp_sr_key key)
+                                       __m256i v, mxp_sr_key key)
 {
     double in[32] = { 0 };
     uint16_t out[32];
     memcpy(in, s, count * 8);
-    mxp_sr_f64_step32_avx2(out, in, t, saturate, idx, key, 0);
+    mxp_sr_f64_step32_avx2(out, in, t, saturate, v, key, 0);
     memcpy(d, out, count * mxp_sr_out_size_avx2(t));
 }
 
@@ -173,10 +202,10 @@ MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_
     const size_t os = mxp_sr_out_size_avx2(t);
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
-    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const __m256i idx = _mm256_add_epi32(MXP_V8((uint32_t)p->index0 + key.k1), mxp_sr_f64_order_avx2());
     const mxp_fpenv env = mxp_fpenv_enter();
     const unsigned csr = _mm_getcsr();
-    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    _mm_setcsr(csr | 0x6040u); /* toward zero, DAZ */
     unsigned char *d = dst;
     size_t i = 0;
     const int stream = n * (8 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
