@@ -112,16 +112,16 @@ MXP_INLINE __m256i mxp_narrow_finish_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 
     const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
     const unsigned inf_enc = eall << f.mbits;
     const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
-    const __m256i one = MXP_V8(1);
     const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
-    const __m256i sign = _mm256_srai_epi32(x, 31);
+    const __m256 xf = _mm256_castsi256_ps(x);
     __m256i limit = MXP_V8(max_enc);
-    if (!saturate) {
+    if (!saturate) { /* vblendvps: by the sign */
+        const __m256 lim = _mm256_castsi256_ps(limit), lim1 = _mm256_castsi256_ps(MXP_V8(max_enc + 1));
         switch (mode) {
         case MXP_ROUND_TOWARD_ZERO: break;
-        case MXP_ROUND_UP: limit = _mm256_add_epi32(limit, _mm256_add_epi32(one, sign)); break;
-        case MXP_ROUND_DOWN: limit = _mm256_sub_epi32(limit, sign); break;
-        default: limit = _mm256_add_epi32(limit, one); break;
+        case MXP_ROUND_UP: limit = _mm256_castps_si256(_mm256_blendv_ps(lim1, lim, xf)); break;
+        case MXP_ROUND_DOWN: limit = _mm256_castps_si256(_mm256_blendv_ps(lim, lim1, xf)); break;
+        default: limit = MXP_V8(max_enc + 1); break;
         }
     }
     r = _mm256_min_epu32(r, limit);
@@ -227,8 +227,8 @@ MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_r
     __m256 k;
     if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
         /* zeros stay zero here (the nearest modes and toward zero take them as tiny) */
-        const __m256i nz = mxp_not_avx2(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()));
-        const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_and_si256(scale, nz)));
+        const __m256i zero = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+        const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_andnot_si256(zero, scale)));
         k = mode == MXP_ROUND_UP ? _mm256_round_ps(q, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
                                  : _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         k = _mm256_and_ps(k, _mm256_castsi256_ps(MXP_V8(0x7fffffff)));
