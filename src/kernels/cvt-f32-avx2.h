@@ -33,7 +33,7 @@ MXP_INLINE __m256i mxp_f32_convert8_avx2(__m256i x, mxp_f32_target2 t, mxp_round
     if (t.fmt.bits == 16 && t.fmt.mbits == 7)
         return mxp_f32_to_bf16_avx2(x, mode, saturate, mxp_not_avx2(r));
     if (t.fmt.bits && t.fp && mode != MXP_ROUND_STOCHASTIC)
-        return mxp_f32_to_narrow_fp_avx2(x, t.fmt, mode, saturate);
+        return mxp_f32_to_narrow_fp_avx2(x, t.fmt, mode, saturate, 1);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_avx2(x, t.fmt, mode, saturate, r);
     if (mode != MXP_ROUND_STOCHASTIC) /* int32, for the saturating packs */
@@ -113,6 +113,15 @@ MXP_INLINE void mxp_f32_by_mode_avx2(void *dst, const void *src, size_t n, const
 {
     const float *s = (const float *)src;
     const mxp_fpenv env = mxp_fpenv_enter();
+    /* MXCSR's rounding: the mode's (nearest away: toward zero), for the
+     * float-unit step; nothing else here depends on it */
+    const unsigned csr = _mm_getcsr();
+    const mxp_rounding m = p->rounding;
+    const unsigned rc = m == MXP_ROUND_TOWARD_ZERO || m == MXP_ROUND_NEAREST_AWAY ? 0x6000
+                        : m == MXP_ROUND_UP                                     ? 0x4000
+                        : m == MXP_ROUND_DOWN                                   ? 0x2000
+                                                                                : 0;
+    _mm_setcsr((csr & ~0x6000u) | rc);
     switch (p->rounding) {
     case MXP_ROUND_NEAREST_EVEN: mxp_f32_loop_avx2(dst, s, n, p, t, MXP_ROUND_NEAREST_EVEN); break;
     case MXP_ROUND_NEAREST_AWAY: mxp_f32_loop_avx2(dst, s, n, p, t, MXP_ROUND_NEAREST_AWAY); break;
@@ -121,6 +130,7 @@ MXP_INLINE void mxp_f32_by_mode_avx2(void *dst, const void *src, size_t n, const
     case MXP_ROUND_DOWN: mxp_f32_loop_avx2(dst, s, n, p, t, MXP_ROUND_DOWN); break;
     default: mxp_f32_loop_avx2(dst, s, n, p, t, MXP_ROUND_STOCHASTIC); break;
     }
+    _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
     mxp_fpenv_leave(env);
 }
 
