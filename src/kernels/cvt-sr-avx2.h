@@ -266,56 +266,150 @@ MXP_INLINE __m256i mxp_sr_top_avx2(__m256i h, int bits)
     return _mm256_srli_epi32(h, 32 - bits);
 }
 
-/* The fast way; *slow |= lanes the exact way must redo.  h: the rounds'
- * output (mxp_sr_mix_rounds_k1_avx2). */
-MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, __m256i *slow)
+/* The loop's constants, made once per call and hidden from the compiler
+ * (an empty asm), which would otherwise rebuild each from an immediate
+ * (three instructions) in every step when registers run short, instead of
+ * reading it from the stack.  float8: fmul, fadd = 1/2, 2^(emin - 1);
+ * low = 2^d - 1; sc0, sc1 = the rebias with sign 0 and 1.  int8: fmul,
+ * fadd = 256, 257 - 2^-15; low = 0x7fff; sc0 = -(256.0f's bits >> 15). */
+typedef struct mxp_sr_f32_consts {
+    __m256i mul1, mul2, k2, eight, abs, low, sc0, sc1;
+    __m256 fmul, fadd;
+} mxp_sr_f32_consts;
+
+MXP_INLINE __m256i mxp_sr_opaque_avx2(__m256i v)
 {
-    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
-    const int d = 23 - f.mbits;
-    const int emin = 1 - f.bias;
-    const unsigned rebias = (127u - f.bias) << f.mbits;
-    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
-    const __m256 y2 = _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(0.5f),
-                                      _mm256_set1_ps((float)__builtin_ldexp(1.0, emin - 1)));
+    __asm__("" : "+x"(v));
+    return v;
+}
+
+MXP_INLINE __m256 mxp_sr_opaque_ps_avx2(__m256 v)
+{
+    __asm__("" : "+x"(v));
+    return v;
+}
+
+MXP_INLINE mxp_sr_f32_consts mxp_sr_f32_consts_avx2(mxp_sr_target2 t, mxp_sr_key key)
+{
+    mxp_sr_f32_consts c;
+    c.mul1 = mxp_sr_opaque_avx2(MXP_V8(0x7feb352du));
+    c.mul2 = mxp_sr_opaque_avx2(MXP_V8(0x846ca68bu));
+    c.k2 = mxp_sr_opaque_avx2(MXP_V8(key.k2));
+    c.eight = mxp_sr_opaque_avx2(MXP_V8(8));
+    c.abs = mxp_sr_opaque_avx2(MXP_V8(0x7fffffff));
+    if (t == SR_S8 || t == SR_U8) {
+        c.fmul = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(256.0f));
+        c.fadd = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(257.0f - 0x1p-15f));
+        c.low = mxp_sr_opaque_avx2(MXP_V8(0x7fff));
+        c.sc0 = mxp_sr_opaque_avx2(MXP_V8(-(0x43800000 >> 15)));
+        c.sc1 = c.sc0;
+    } else {
+        const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+        const unsigned rebias = (127u - f.bias) << f.mbits;
+        c.fmul = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(0.5f));
+        c.fadd = mxp_sr_opaque_ps_avx2(_mm256_set1_ps((float)__builtin_ldexp(1.0, -f.bias)));
+        c.low = mxp_sr_opaque_avx2(MXP_V8((1u << (23 - f.mbits)) - 1));
+        c.sc0 = mxp_sr_opaque_avx2(MXP_V8(0u - rebias));
+        c.sc1 = mxp_sr_opaque_avx2(MXP_V8((1u << (f.bits - 1)) - rebias));
+    }
+    return c;
+}
+
+/* mxp_sr_mix_rounds_k1_avx2 with the constants above */
+MXP_INLINE __m256i mxp_sr_f32_rounds_avx2(__m256i x, const mxp_sr_f32_consts *c)
+{
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+    x = _mm256_mullo_epi32(x, c->mul1);
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+    return _mm256_mullo_epi32(_mm256_xor_si256(x, c->k2), c->mul2);
+}
+
+/* What decides a redo, gathered over the vectors of a step by vpmax/vpmin
+ * (first: the step's first vector).  float8: a tie where w's low d bits
+ * are zero (tie: their minimum), overflow, inf or NaN where w < 2^d - ovf
+ * (big: w's minimum).  int8: a tie where the sum's low 15 bits are all
+ * ones (their maximum), NaN where the result is above 257 (big: its
+ * maximum). */
+typedef struct mxp_sr_f32_check {
+    __m256i tie, big;
+} mxp_sr_f32_check;
+
+MXP_INLINE void mxp_sr_f32_gather_avx2(mxp_sr_f32_check *c, __m256i tie, __m256i big, int is_max, int first)
+{
+    c->tie = first ? tie : is_max ? _mm256_max_epi32(c->tie, tie) : _mm256_min_epi32(c->tie, tie);
+    c->big = first ? big : is_max ? _mm256_max_epi32(c->big, big) : _mm256_min_epi32(c->big, big);
+}
+
+MXP_INLINE int mxp_sr_f32_redo_any_avx2(mxp_sr_f32_check c, mxp_sr_target2 t)
+{
+    __m256i m;
+    if (t == SR_S8 || t == SR_U8) {
+        m = _mm256_or_si256(_mm256_cmpeq_epi32(c.tie, MXP_V8(0x7fff)), _mm256_cmpgt_epi32(c.big, MXP_V8(257)));
+    } else {
+        const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+        const int d = 23 - f.mbits;
+        m = _mm256_or_si256(_mm256_cmpeq_epi32(c.tie, _mm256_setzero_si256()),
+                            _mm256_cmpgt_epi32(MXP_V8((1u << d) - f.ovf_bits), c.big)); /* sum >= ovf */
+    }
+    return !_mm256_testz_si256(m, m);
+}
+
+/* The fast way.  h: the rounds' output (mxp_sr_mix_rounds_k1_avx2). */
+MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, const mxp_sr_f32_consts *k,
+                                          mxp_sr_f32_check *c, int first)
+{
+    const int d = 23 - mxp_sr_fmts2[t].mbits;
+    const __m256i a = _mm256_and_si256(x, k->abs);
+    const __m256 y2 = _mm256_fmadd_ps(_mm256_castsi256_ps(a), k->fmul, k->fadd);
     const __m256i w = _mm256_sub_epi32(mxp_sr_top_avx2(h, d), _mm256_max_epu32(a, _mm256_castps_si256(y2)));
-    const __m256i tie = _mm256_cmpeq_epi32(_mm256_and_si256(w, MXP_V8((1u << d) - 1)), _mm256_setzero_si256());
-    const __m256i edge = _mm256_cmpgt_epi32(MXP_V8((1u << d) - f.ovf_bits), w); /* sum >= ovf: inf, NaN too */
-    *slow = _mm256_or_si256(*slow, _mm256_or_si256(tie, edge));
-    const __m256 sc = _mm256_blendv_ps(_mm256_castsi256_ps(MXP_V8(0u - rebias)),
-                                       _mm256_castsi256_ps(MXP_V8((1u << (f.bits - 1)) - rebias)),
-                                       _mm256_castsi256_ps(x));
+    mxp_sr_f32_gather_avx2(c, _mm256_and_si256(w, k->low), w, 0, first);
+    const __m256 sc = _mm256_blendv_ps(_mm256_castsi256_ps(k->sc0), _mm256_castsi256_ps(k->sc1), _mm256_castsi256_ps(x));
     return _mm256_sub_epi32(_mm256_castps_si256(sc), _mm256_srai_epi32(w, d));
 }
 
-/* int32 in [-257, 257], for the saturating packs.  y + 0x7fff (its ulp is
- * 2^-15) is y' = q + (257 - 2^-15) toward zero where that stays below 512;
- * above, the result saturates either way. */
-MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i h, __m256i *slow)
+/* int32 in [-256, 256] (NaN: far above), for the saturating packs.  y +
+ * 0x7fff (its ulp is 2^-15) is y' = q + (257 - 2^-15) toward zero where
+ * that stays below 512; above, the result saturates either way.  NaN
+ * stays NaN through vminps (the second operand) and the add. */
+MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i h, const mxp_sr_f32_consts *k, mxp_sr_f32_check *c,
+                                        int first)
 {
-    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
-    const __m256 q = _mm256_min_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(256.0f)); /* NaN: redone */
-    const __m256i y = _mm256_castps_si256(_mm256_add_ps(q, _mm256_set1_ps(257.0f - 0x1p-15f)));
+    const __m256 q = _mm256_min_ps(k->fmul, _mm256_castsi256_ps(_mm256_and_si256(x, k->abs)));
+    const __m256i y = _mm256_castps_si256(_mm256_add_ps(q, k->fadd));
     const __m256i sum = _mm256_sub_epi32(y, _mm256_srli_epi32(h, 17));
-    const __m256i tie = _mm256_cmpeq_epi32(_mm256_and_si256(sum, MXP_V8(0x7fff)), MXP_V8(0x7fff));
-    *slow = _mm256_or_si256(*slow, _mm256_or_si256(tie, _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000))));
-    const __m256i mag = _mm256_sub_epi32(_mm256_srli_epi32(sum, 15), MXP_V8(0x43800000 >> 15));
+    const __m256i mag = _mm256_add_epi32(_mm256_srli_epi32(sum, 15), k->sc0);
+    mxp_sr_f32_gather_avx2(c, _mm256_and_si256(sum, k->low), mag, 1, first);
     return _mm256_sign_epi32(mag, x);
 }
 
-MXP_INLINE __m256i mxp_sr_f32_fast8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, __m256i *slow)
+MXP_INLINE __m256i mxp_sr_f32_fast8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, const mxp_sr_f32_consts *k,
+                                         mxp_sr_f32_check *c, int first)
 {
-    return t == SR_S8 || t == SR_U8 ? mxp_sr_f32_int8_avx2(x, h, slow) : mxp_sr_f32_float8_avx2(x, h, t, slow);
+    return t == SR_S8 || t == SR_U8 ? mxp_sr_f32_int8_avx2(x, h, k, c, first)
+                                    : mxp_sr_f32_float8_avx2(x, h, t, k, c, first);
 }
 
-/* 32 results (int8: int32 lanes for the saturating packs) stored */
-MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, const __m256i r[4], mxp_sr_target2 t, int stream)
+/* Two vectors of results packed (int8: int32 lanes, saturating packs),
+ * as soon as they are there (fewer registers live); then 32 stored. */
+MXP_INLINE __m256i mxp_sr_f32_pack2_avx2(__m256i r0, __m256i r1, mxp_sr_target2 t)
 {
-    if (t == SR_S8)
-        mxp_store256_avx2(d, mxp_pack_s8_avx2(r[0], r[1], r[2], r[3]), stream);
-    else if (t == SR_U8)
-        mxp_store256_avx2(d, mxp_pack_u8_avx2(r[0], r[1], r[2], r[3]), stream);
-    else
-        mxp_sr_store32_avx2(d, r, t, stream);
+    if (t == SR_S8 || t == SR_U8)
+        return _mm256_packs_epi32(r0, r1);
+    if (mxp_sr_out_size_avx2(t) == 2)
+        return mxp_pack16_avx2(r0, r1);
+    return _mm256_packus_epi32(r0, r1);
+}
+
+MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, __m256i p0, __m256i p1, mxp_sr_target2 t, int stream)
+{
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    if (mxp_sr_out_size_avx2(t) == 2) {
+        mxp_store256_avx2(d, p0, stream);
+        mxp_store256_avx2((uint16_t *)d + 16, p1, stream);
+    } else {
+        const __m256i b = t == SR_S8 ? _mm256_packs_epi16(p0, p1) : _mm256_packus_epi16(p0, p1);
+        mxp_store256_avx2(d, _mm256_permutevar8x32_epi32(b, order), stream);
+    }
 }
 
 /* The step again where the fast way flags a lane: each vector of 8 that
@@ -330,9 +424,10 @@ __attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, co
     for (int k = 0; k < 4; k++) {
         const __m256i x = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
         const __m256i h = mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key);
-        __m256i slow = _mm256_setzero_si256();
-        r[k] = mxp_sr_f32_fast8_avx2(x, h, t, &slow);
-        if (_mm256_testz_si256(slow, slow))
+        const mxp_sr_f32_consts kc = mxp_sr_f32_consts_avx2(t, key);
+        mxp_sr_f32_check c;
+        r[k] = mxp_sr_f32_fast8_avx2(x, h, t, &kc, &c, 1);
+        if (!mxp_sr_f32_redo_any_avx2(c, t))
             continue;
         const __m256i rnd = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
         if (t == SR_S8 || t == SR_U8)
@@ -341,24 +436,30 @@ __attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, co
         else
             r[k] = mxp_f32_to_narrow_avx2(x, mxp_sr_f32_fmts2[t], MXP_ROUND_STOCHASTIC, saturate, rnd);
     }
-    mxp_sr_f32_store32_avx2(d, r, t, stream);
+    mxp_sr_f32_store32_avx2(d, mxp_sr_f32_pack2_avx2(r[0], r[1], t), mxp_sr_f32_pack2_avx2(r[2], r[3], t), t, stream);
 }
 
 /* 32 elements; v: lo32(index) + k1 of the first 8, one a lane.  One test
  * for the four vectors (a chance of about 2^-d a lane, or overflow, inf,
  * NaN). */
 MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const float *s, mxp_sr_target2 t, int saturate, __m256i v,
-                                       mxp_sr_key key, int stream)
+                                       mxp_sr_key key, const mxp_sr_f32_consts *k, int stream)
 {
-    __m256i r[4], slow = _mm256_setzero_si256();
-    for (int k = 0; k < 4; k++) {
-        const __m256i x = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
-        r[k] = mxp_sr_f32_fast8_avx2(x, mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key), t, &slow);
+    __m256i p[2], vk = v;
+    mxp_sr_f32_check c;
+    for (int j = 0; j < 2; j++) {
+        const __m256i x0 = _mm256_loadu_si256((const __m256i *)(s + 16 * j));
+        const __m256i r0 = mxp_sr_f32_fast8_avx2(x0, mxp_sr_f32_rounds_avx2(vk, k), t, k, &c, j == 0);
+        vk = _mm256_add_epi32(vk, k->eight);
+        const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 16 * j + 8));
+        const __m256i r1 = mxp_sr_f32_fast8_avx2(x1, mxp_sr_f32_rounds_avx2(vk, k), t, k, &c, 0);
+        vk = _mm256_add_epi32(vk, k->eight);
+        p[j] = mxp_sr_f32_pack2_avx2(r0, r1, t);
     }
-    if (__builtin_expect(!_mm256_testz_si256(slow, slow), 0))
+    if (__builtin_expect(mxp_sr_f32_redo_any_avx2(c, t), 0))
         mxp_sr_f32_redo32_avx2(d, s, t, saturate, v, key, stream);
     else
-        mxp_sr_f32_store32_avx2(d, r, t, stream);
+        mxp_sr_f32_store32_avx2(d, p[0], p[1], t, stream);
 }
 
 MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const float *s, size_t count, mxp_sr_target2 t, int saturate,
@@ -367,7 +468,8 @@ MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const float *s, size_t count, mx
     float in[32] = { 0 };
     uint16_t out[32];
     memcpy(in, s, count * 4);
-    mxp_sr_f32_step32_avx2(out, in, t, saturate, v, key, 0);
+    const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
+    mxp_sr_f32_step32_avx2(out, in, t, saturate, v, key, &k, 0);
     memcpy(d, out, count * mxp_sr_out_size_avx2(t));
 }
 
@@ -384,6 +486,7 @@ MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_
     unsigned char *d = dst;
     size_t i = 0;
     const int stream = n * (4 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
         head = head < n ? head : n;
@@ -395,7 +498,7 @@ MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_
     for (; i + 32 <= n; i += 32) {
         _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
         _mm_prefetch((const char *)(s + i + 256 + 16), _MM_HINT_T0);
-        mxp_sr_f32_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+        mxp_sr_f32_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, &k, stream);
     }
     if (i < n)
         mxp_sr_f32_part32_avx2(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
