@@ -1,6 +1,7 @@
 /* float32 -> bf16, f16, e4m3, e5m2, s8, u8 with AVX2 in every rounding mode,
  * by the integer methods of cvt-round-avx2.h (float8 and float16 in the
- * deterministic modes: its float-unit step), 32 elements a step: the loop
+ * deterministic modes: its float-unit step, in MXCSR set to the mode;
+ * e5m2 there faster through float16 by F16C), 32 elements a step: the loop
  * shared by the src/kernels/f32-<dst>-vcvt/avx2.c kernels.  Tails (and the
  * head before an aligned streaming store) go through a small zero-padded
  * buffer.  Forward, reading a step's input before writing its results:

@@ -8,8 +8,9 @@
  * bit set where the conversion back (vcvtps2pd) differs, keeps the sign,
  * every bit the final rounding to a format at least two bits narrower looks
  * at and the sticky bit, so the float32 step of cvt-round-avx2.h (bf16:
- * add-and-shift; f16, float8: the float unit; int8: the conversion) in any
- * deterministic mode gives the rounding of the float64.  Beyond float32's
+ * add-and-shift; float8: the float unit; int8: the conversion; f16:
+ * F16C's vcvtps2ph) in any deterministic mode gives the rounding of the
+ * float64.  Beyond float32's
  * range the intermediate is max (odd), which overflows every target as the
  * source does; NaNs come out quiet with the top payload bits.  The kernels
  * set MXCSR themselves: the library's (no FTZ/DAZ) with the rounding the

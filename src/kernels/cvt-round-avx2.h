@@ -4,8 +4,9 @@
  * and mxp_f32_to_small_int_avx512 (same method, same bits), 8 lanes at a
  * time, and the stochastic stream of cvt-kernel.h.  Shared by the AVX2
  * conversion kernels (cvt-f32-avx2.h, cvt-sr-avx2.h, cvt-f64-avx2.h).  No
- * floating-point arithmetic: MXCSR (FTZ/DAZ, rounding) cannot change a
- * result.  AVX2's
+ * floating-point arithmetic but in the float-unit steps (_fp), whose
+ * operations are exact or take their rounding from an immediate or, where
+ * the caller says so, from MXCSR.  AVX2's
  * variable shifts (vpsrlvd, vpsllvd) give 0 for counts above 31, as
  * AVX-512's do, which the methods rely on. */
 #ifndef MXP_KERNELS_CVT_ROUND_AVX2_H
