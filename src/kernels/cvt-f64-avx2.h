@@ -8,8 +8,9 @@
  * bit set where the conversion back (vcvtps2pd) differs, keeps the sign,
  * every bit the final rounding to a format at least two bits narrower looks
  * at and the sticky bit, so the float32 step of cvt-round-avx2.h (bf16:
- * add-and-shift; f16, float8: the float unit; int8: the conversion) in any
- * deterministic mode gives the rounding of the float64.  Beyond float32's
+ * add-and-shift; float8: the float unit; int8: the conversion; f16:
+ * F16C's vcvtps2ph) in any deterministic mode gives the rounding of the
+ * float64.  Beyond float32's
  * range the intermediate is max (odd), which overflows every target as the
  * source does; NaNs come out quiet with the top payload bits.  The kernels
  * set MXCSR themselves: the library's (no FTZ/DAZ) with the rounding the
@@ -51,18 +52,56 @@ MXP_INLINE __m256i mxp_f64_cvt8_avx2(const double *s, int odd)
 
 MXP_INLINE __m256i mxp_f64_narrow8_avx2(__m256i x, mxp_f64_target2 t, mxp_rounding mode, int saturate)
 {
+    const int rz = mode == MXP_ROUND_TOWARD_ZERO || mode == MXP_ROUND_NEAREST_AWAY; /* MXCSR: toward zero */
     switch (t) {
     case F64_TO_BF16: return mxp_f32_to_bf16_avx2(x, mode, saturate, _mm256_setzero_si256());
-    case F64_TO_F16: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 16, 10, 15, 1 }, mode, saturate);
-    case F64_TO_E4M3: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 3, 7, 0 }, mode, saturate);
-    case F64_TO_E5M2: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 2, 15, 1 }, mode, saturate);
+    case F64_TO_F16: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 16, 10, 15, 1 }, mode, saturate, rz);
+    case F64_TO_E4M3: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 3, 7, 0 }, mode, saturate, rz);
+    case F64_TO_E5M2: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 2, 15, 1 }, mode, saturate, rz);
     default: return mxp_f32_to_int_sat_avx2(x, mode, 0); /* int32, for the saturating packs */
     }
+}
+
+/* float16 by F16C: vcvtps2ph in the mode from the odd float32 (nearest
+ * even, toward zero, up, down).  Nearest away: vcvtps2ph to nearest even
+ * from the truncation with its last bit set (not at inf), which lies
+ * above a float16 halfway point exactly when the float64 reaches it (the
+ * halfway points have few bits, the bit below them is 0) and below it
+ * otherwise, so ties go up.  8 lanes; saturation: +-inf - 1 ulp = +-max. */
+MXP_INLINE __m128i mxp_f64_f16x8_avx2(const double *s, mxp_rounding mode, int saturate)
+{
+    __m256i h = mxp_f64_cvt8_avx2(s, mode != MXP_ROUND_NEAREST_AWAY);
+    __m128i r;
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        break;
+    case MXP_ROUND_TOWARD_ZERO: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_DOWN: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    default: {
+        const __m256i inf = _mm256_cmpeq_epi32(_mm256_and_si256(h, MXP_V8(0x7fffffff)), MXP_V8(0x7f800000));
+        h = _mm256_or_si256(h, _mm256_andnot_si256(inf, MXP_V8(1)));
+        r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        break;
+    }
+    }
+    if (saturate)
+        r = _mm_add_epi16(r, _mm_cmpeq_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00)));
+    return r;
 }
 
 MXP_INLINE void mxp_f64_step32_avx2(void *d, const double *s, mxp_f64_target2 t, mxp_rounding mode, int saturate,
                                     int stream)
 {
+    if (t == F64_TO_F16) {
+        for (int k = 0; k < 2; k++)
+            mxp_store256_avx2((uint16_t *)d + 16 * k,
+                              _mm256_set_m128i(mxp_f64_f16x8_avx2(s + 16 * k + 8, mode, saturate),
+                                               mxp_f64_f16x8_avx2(s + 16 * k, mode, saturate)),
+                              stream);
+        return;
+    }
     __m256i h[4];
     for (int k = 0; k < 4; k++)
         h[k] = mxp_f64_cvt8_avx2(s + 8 * k, t != F64_TO_F32);

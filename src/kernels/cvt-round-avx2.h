@@ -4,8 +4,9 @@
  * and mxp_f32_to_small_int_avx512 (same method, same bits), 8 lanes at a
  * time, and the stochastic stream of cvt-kernel.h.  Shared by the AVX2
  * conversion kernels (cvt-f32-avx2.h, cvt-sr-avx2.h, cvt-f64-avx2.h).  No
- * floating-point arithmetic: MXCSR (FTZ/DAZ, rounding) cannot change a
- * result.  AVX2's
+ * floating-point arithmetic but in the float-unit steps (_fp), whose
+ * operations are exact or take their rounding from an immediate or, where
+ * the caller says so, from MXCSR.  AVX2's
  * variable shifts (vpsrlvd, vpsllvd) give 0 for counts above 31, as
  * AVX-512's do, which the methods rely on. */
 #ifndef MXP_KERNELS_CVT_ROUND_AVX2_H
@@ -40,15 +41,21 @@ MXP_INLINE __m256i mxp_not_avx2(__m256i a)
 }
 
 /* The stochastic-rounding stream, 8 lanes holding lo32(index) for
- * consecutive indices: r (mxp_sr_mix), or ~r (what add-and-shift adds). */
-MXP_INLINE __m256i mxp_sr_mix_rounds_avx2(__m256i x, mxp_sr_key k)
+ * consecutive indices: r (mxp_sr_mix), or ~r (what add-and-shift adds).
+ * The rounds (mxp_sr_mix_rounds_avx2) give h, r = h ^ (h >> 16): the top
+ * 16 bits of r are h's.  _k1: x already holds lo32(index) + k1. */
+MXP_INLINE __m256i mxp_sr_mix_rounds_k1_avx2(__m256i x, mxp_sr_key k)
 {
-    x = _mm256_add_epi32(x, MXP_V8(k.k1));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
     x = _mm256_mullo_epi32(x, MXP_V8(0x7feb352du));
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
     x = _mm256_xor_si256(x, MXP_V8(k.k2));
     return _mm256_mullo_epi32(x, MXP_V8(0x846ca68bu));
+}
+
+MXP_INLINE __m256i mxp_sr_mix_rounds_avx2(__m256i x, mxp_sr_key k)
+{
+    return mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(x, MXP_V8(k.k1)), k);
 }
 
 MXP_INLINE __m256i mxp_sr_mix_avx2(__m256i x, mxp_sr_key k)
@@ -106,16 +113,16 @@ MXP_INLINE __m256i mxp_narrow_finish_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 
     const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
     const unsigned inf_enc = eall << f.mbits;
     const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
-    const __m256i one = MXP_V8(1);
     const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
-    const __m256i sign = _mm256_srai_epi32(x, 31);
+    const __m256 xf = _mm256_castsi256_ps(x);
     __m256i limit = MXP_V8(max_enc);
-    if (!saturate) {
+    if (!saturate) { /* vblendvps: by the sign */
+        const __m256 lim = _mm256_castsi256_ps(limit), lim1 = _mm256_castsi256_ps(MXP_V8(max_enc + 1));
         switch (mode) {
         case MXP_ROUND_TOWARD_ZERO: break;
-        case MXP_ROUND_UP: limit = _mm256_add_epi32(limit, _mm256_add_epi32(one, sign)); break;
-        case MXP_ROUND_DOWN: limit = _mm256_sub_epi32(limit, sign); break;
-        default: limit = _mm256_add_epi32(limit, one); break;
+        case MXP_ROUND_UP: limit = _mm256_castps_si256(_mm256_blendv_ps(lim1, lim, xf)); break;
+        case MXP_ROUND_DOWN: limit = _mm256_castps_si256(_mm256_blendv_ps(lim, lim1, xf)); break;
+        default: limit = MXP_V8(max_enc + 1); break;
         }
     }
     r = _mm256_min_epu32(r, limit);
@@ -206,8 +213,10 @@ MXP_INLINE __m256i mxp_f32_to_narrow_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_roun
  * ((max(e, emin) - emin) << M) + |k|: k = 2^(M+1) carries into the next
  * binade.  Overflow is a clamp, inf and NaN lanes are set at the end.
  * No operand is subnormal (below); callers enter the library's MXCSR
- * anyway. */
-MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
+ * anyway.  mxcsr: MXCSR's rounding is the mode's (nearest away: toward
+ * zero), so the conversion rounds by itself (vcvtps2dq; nearest away:
+ * q + 1/2 toward zero, truncated), one to four operations fewer. */
+MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate, int mxcsr)
 {
     const int emin_biased = 127 + 1 - f.bias;
     const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
@@ -218,28 +227,37 @@ MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_r
      * tiny and nonzero: the same result as x in every mode, and no
      * subnormal operand for vroundps. */
     const __m256i scale = _mm256_slli_epi32(_mm256_sub_epi32(MXP_V8(127 + f.mbits), es), 23);
-    __m256 k;
+    __m256i ki;
     if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
         /* zeros stay zero here (the nearest modes and toward zero take them as tiny) */
-        const __m256i nz = mxp_not_avx2(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()));
-        const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_and_si256(scale, nz)));
-        k = mode == MXP_ROUND_UP ? _mm256_round_ps(q, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
-                                 : _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-        k = _mm256_and_ps(k, _mm256_castsi256_ps(MXP_V8(0x7fffffff)));
+        const __m256i zero = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+        const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(x, _mm256_andnot_si256(zero, scale)));
+        if (mxcsr) {
+            ki = _mm256_abs_epi32(_mm256_cvtps_epi32(q));
+        } else {
+            __m256 k = mode == MXP_ROUND_UP ? _mm256_round_ps(q, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+                                            : _mm256_round_ps(q, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+            ki = _mm256_cvttps_epi32(_mm256_and_ps(k, _mm256_castsi256_ps(MXP_V8(0x7fffffff))));
+        }
     } else {
         const __m256 q = _mm256_castsi256_ps(_mm256_add_epi32(a, scale));
         switch (mode) {
-        case MXP_ROUND_NEAREST_EVEN: k = _mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
-        case MXP_ROUND_TOWARD_ZERO: k = _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-        default: {
-            const __m256 t = _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-            const __m256 half = _mm256_cmp_ps(_mm256_sub_ps(q, t), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
-            k = _mm256_add_ps(t, _mm256_and_ps(half, _mm256_set1_ps(1.0f)));
+        case MXP_ROUND_NEAREST_EVEN:
+            ki = mxcsr ? _mm256_cvtps_epi32(q)
+                       : _mm256_cvttps_epi32(_mm256_round_ps(q, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            break;
+        case MXP_ROUND_TOWARD_ZERO: ki = _mm256_cvttps_epi32(q); break;
+        default:
+            if (mxcsr) {
+                ki = _mm256_cvttps_epi32(_mm256_add_ps(q, _mm256_set1_ps(0.5f)));
+            } else {
+                const __m256 t = _mm256_round_ps(q, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+                const __m256 half = _mm256_cmp_ps(_mm256_sub_ps(q, t), _mm256_set1_ps(0.5f), _CMP_GE_OQ);
+                ki = _mm256_cvttps_epi32(_mm256_add_ps(t, _mm256_and_ps(half, _mm256_set1_ps(1.0f))));
+            }
             break;
         }
-        }
     }
-    const __m256i ki = _mm256_cvttps_epi32(k);
     __m256i r = _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(es, MXP_V8(emin_biased)), f.mbits), ki);
     return mxp_narrow_finish_avx2(r, x, f, mode, saturate);
 }

@@ -12,12 +12,19 @@
  * exponent is fixed: its kept field is the subnormal result and it keeps
  * d >= 32 bits of frac, so the carry always decides.  int8: y = min(|x|,
  * 256) + 256 toward zero keeps 44 bits of fraction.  The kernels run in the
- * library's MXCSR with rounding toward zero (set here) for those two float
- * operations; float64 subnormal inputs (far below every target's smallest
- * subnormal: they never round up) are taken as zero first, so no operand is
- * subnormal (a microcode assist on Intel).  Overflow, inf and NaN are fixed
- * up in the lanes where a compare finds them.  Tails through a zero-padded
- * buffer; forward, so in-place narrowing works. */
+ * library's MXCSR with rounding toward zero and DAZ (set here) for those
+ * two float operations: float64 subnormal inputs (far below every target's
+ * smallest subnormal: they never round up) are read as zero, and no
+ * operand is subnormal (a microcode assist on Intel).  Overflow, inf and
+ * NaN are fixed up in the lanes where a compare finds them.  Tails through
+ * a zero-padded buffer; forward, so in-place narrowing works.
+ *
+ * In the registers (both sources): with t the top bits of the draw r that
+ * the sum uses and b the bits they are added to, w = t - b (float64: r
+ * less b >> (d - 32), on 64-bit lanes) gives the result without ~r: the
+ * sum is 2^d - 1 - w (float64: its part above d is -floor(w / 2^32), w's
+ * high dword), so the kept field is -(w >> d) (arithmetic).  The sign goes
+ * in with the rebias, one subtract of a constant vblendvps picks by it. */
 #ifndef MXP_KERNELS_CVT_SR_AVX2_H
 #define MXP_KERNELS_CVT_SR_AVX2_H
 
@@ -58,112 +65,134 @@ MXP_INLINE void mxp_sr_store32_avx2(void *d, const __m256i r[4], mxp_sr_target2 
     }
 }
 
-/* The low (sel = 0) or high (sel = 1) dwords of two vectors of 4 qwords, in order. */
+/* ---- float64 -> bf16, f16, e4m3, e5m2, s8 -----------------------------------
+ * The draws of 8 elements are made in the lane order (0, 1, 4, 5, 2, 3, 6,
+ * 7): vpunpck{l,h}dq with zero then gives those of elements 0..3 and 4..7
+ * zero-extended to 64 bits, and vshufps of the two vectors of 4 qwords
+ * gathers their dwords in that order again; the 16-bit pack's vpermd puts
+ * them back in place, the 8-bit targets a vpermq each. */
+MXP_INLINE __m256i mxp_sr_f64_order_avx2(void)
+{
+    return _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+}
+
+/* The high (sel 1) or low (sel 0) dwords of two vectors of 4 qwords, in the order above. */
 MXP_INLINE __m256i mxp_sr_dwords_avx2(__m256i lo, __m256i hi, int sel)
 {
-    const __m256i p = sel ? _mm256_setr_epi32(1, 3, 5, 7, 1, 3, 5, 7) : _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-    return _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, p), _mm256_permutevar8x32_epi32(hi, p), 0xf0);
+    const __m256 a = _mm256_castsi256_ps(lo), b = _mm256_castsi256_ps(hi);
+    return _mm256_castps_si256(sel ? _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1))
+                                   : _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
 }
 
-/* ~r of lanes 4 * half .. 4 * half + 3, zero-extended to 64 bits and shifted. */
-MXP_INLINE __m256i mxp_sr_widen_nr_avx2(__m256i nr, int half, int shift)
+/* w = r - (b >> sh) on 64-bit lanes, b the bits of max(|x|, y/2) (r: 4 draws zero-extended) */
+MXP_INLINE __m256i mxp_sr_f64_w_avx2(__m256i x, __m256i r, int sh, double half_min_normal)
 {
-    const __m128i h = half ? _mm256_extracti128_si256(nr, 1) : _mm256_castsi256_si128(nr);
-    return _mm256_slli_epi64(_mm256_cvtepu32_epi64(h), shift);
+    const __m256d a = _mm256_and_pd(_mm256_castsi256_pd(x), _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll)));
+    const __m256d y2 = _mm256_fmadd_pd(a, _mm256_set1_pd(0.5), _mm256_set1_pd(half_min_normal));
+    return _mm256_sub_epi64(r, _mm256_srli_epi64(_mm256_castpd_si256(_mm256_max_pd(y2, a)), sh)); /* NaN: a */
 }
 
-/* |x| with float64 subnormals as zero */
-MXP_INLINE __m256i mxp_sr_abs_flush_avx2(__m256i x)
+/* Overflow, inf and NaN lanes (edge) of mxp_sr_f64_float8_avx2's result r; xs: x's high dwords.  Out of line. */
+__attribute__((noinline, unused)) static __m256i mxp_sr_f64_edge_avx2(__m256i r, __m256i x0, __m256i x1, __m256i xs,
+                                                                      __m256i edge, mxp_sr_target2 t, int saturate)
 {
-    const __m256i a = _mm256_and_si256(x, _mm256_set1_epi64x(0x7fffffffffffffffll));
-    return _mm256_andnot_si256(_mm256_cmpgt_epi64(_mm256_set1_epi64x(0x0010000000000000ll), a), a);
-}
-
-/* |x| + c, below the normal range on y/2's bits (MXCSR: toward zero) */
-MXP_INLINE __m256i mxp_sr_sum4_avx2(__m256i a, __m256i c, double half_min_normal)
-{
-    const __m256i y2 = _mm256_castpd_si256(_mm256_fmadd_pd(_mm256_castsi256_pd(a), _mm256_set1_pd(0.5),
-                                                           _mm256_set1_pd(half_min_normal)));
-    return _mm256_add_epi64(_mm256_blendv_epi8(a, y2, _mm256_cmpgt_epi64(y2, a)), c);
-}
-
-/* Target bits of 8 float64 lanes (x0: the low 4) in the low 8/16 bits of 32-bit lanes. */
-MXP_INLINE __m256i mxp_sr_f64_float8_avx2(__m256i x0, __m256i x1, __m256i nr, mxp_sr_fmt2 f, int saturate)
-{
+    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
     const int d = 52 - f.mbits;
-    const int emin = 1 - f.bias;
-    const double half_min_normal = __builtin_ldexp(1.0, emin - 1);
-    const __m256i a0 = mxp_sr_abs_flush_avx2(x0), a1 = mxp_sr_abs_flush_avx2(x1);
-    const __m256i s0 = mxp_sr_sum4_avx2(a0, mxp_sr_widen_nr_avx2(nr, 0, d - 32), half_min_normal);
-    const __m256i s1 = mxp_sr_sum4_avx2(a1, mxp_sr_widen_nr_avx2(nr, 1, d - 32), half_min_normal);
-    const __m256i k = mxp_sr_dwords_avx2(_mm256_srli_epi64(s0, d), _mm256_srli_epi64(s1, d), 0); /* < 2^(64 - d) */
-    __m256i r = _mm256_sub_epi32(k, MXP_V8((1023 - f.bias) << f.mbits));
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+    const unsigned big = saturate ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
+    const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000ll), fm = _mm256_set1_epi64x(0xfffffffffffffll);
+    const __m256i b0 = _mm256_and_si256(x0, _mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256i b1 = _mm256_and_si256(x1, _mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256i nan = mxp_sr_dwords_avx2(_mm256_cmpgt_epi64(b0, inf), _mm256_cmpgt_epi64(b1, inf), 0);
+    const __m256i sign = _mm256_and_si256(_mm256_srai_epi32(xs, 31), MXP_V8(1u << (f.bits - 1)));
+    __m256i nan_bits = MXP_V8(nan_enc);
+    if (f.has_inf)
+        nan_bits = _mm256_or_si256(nan_bits, mxp_sr_dwords_avx2(_mm256_srli_epi64(_mm256_and_si256(b0, fm), d),
+                                                                _mm256_srli_epi64(_mm256_and_si256(b1, fm), d), 0));
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(MXP_V8(big), sign), edge);
+    return _mm256_blendv_epi8(r, _mm256_or_si256(nan_bits, sign), nan);
+}
+
+/* Target bits of 8 float64 lanes (x0: elements 0..3) in the low 8/16 bits
+ * of 32-bit lanes, in the order above; r: the draws in that order. */
+MXP_INLINE __m256i mxp_sr_f64_float8_avx2(__m256i x0, __m256i x1, __m256i r, mxp_sr_target2 t, int saturate)
+{
+    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+    const int d = 52 - f.mbits;
+    const double half_min_normal = __builtin_ldexp(1.0, -f.bias); /* 2^(emin - 1) */
+    const unsigned rebias = (1023u - f.bias) << f.mbits;
+    const __m256i z = _mm256_setzero_si256();
+    const __m256i w0 = mxp_sr_f64_w_avx2(x0, _mm256_unpacklo_epi32(r, z), d - 32, half_min_normal);
+    const __m256i w1 = mxp_sr_f64_w_avx2(x1, _mm256_unpackhi_epi32(r, z), d - 32, half_min_normal);
+    const __m256i hi = mxp_sr_dwords_avx2(w0, w1, 1); /* -(the sum >> d) */
+    const __m256i xs = mxp_sr_dwords_avx2(x0, x1, 1);
+    const __m256 sc = _mm256_blendv_ps(_mm256_castsi256_ps(MXP_V8(0u - rebias)),
+                                       _mm256_castsi256_ps(MXP_V8((1u << (f.bits - 1)) - rebias)),
+                                       _mm256_castsi256_ps(xs));
+    const __m256i res = _mm256_sub_epi32(_mm256_castps_si256(sc), hi);
     const unsigned ovf_k = (f.ovf_bits >> (23 - f.mbits)) + ((1023u - 127u) << f.mbits);
-    const __m256i edge = _mm256_cmpgt_epi32(k, MXP_V8(ovf_k - 1)); /* inf, NaN too */
-    if (!_mm256_testz_si256(edge, edge)) {
-        const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
-        const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
-        const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
-        const unsigned big = saturate ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
-        const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000ll), fm = _mm256_set1_epi64x(0xfffffffffffffll);
-        const __m256i b0 = _mm256_and_si256(x0, _mm256_set1_epi64x(0x7fffffffffffffffll));
-        const __m256i b1 = _mm256_and_si256(x1, _mm256_set1_epi64x(0x7fffffffffffffffll));
-        const __m256i nan = mxp_sr_dwords_avx2(_mm256_cmpgt_epi64(b0, inf), _mm256_cmpgt_epi64(b1, inf), 0);
-        __m256i nan_bits = MXP_V8(nan_enc);
-        if (f.has_inf)
-            nan_bits = _mm256_or_si256(nan_bits,
-                                       mxp_sr_dwords_avx2(_mm256_srli_epi64(_mm256_and_si256(b0, fm), d),
-                                                          _mm256_srli_epi64(_mm256_and_si256(b1, fm), d), 0));
-        r = _mm256_blendv_epi8(r, MXP_V8(big), edge);
-        r = _mm256_blendv_epi8(r, nan_bits, nan);
+    const __m256i edge = _mm256_cmpgt_epi32(MXP_V8(1u - ovf_k), hi); /* inf, NaN too */
+    if (__builtin_expect(!_mm256_testz_si256(edge, edge), 0))
+        return mxp_sr_f64_edge_avx2(res, x0, x1, xs, edge, t, saturate);
+    return res;
+}
+
+/* int8, int32 lanes for the saturating packs: y = min(|x|, 256) + 256
+ * toward zero (NaN stays NaN: a result far above 257, set to 0). */
+MXP_INLINE __m256i mxp_sr_f64_int8_avx2(__m256i x0, __m256i x1, __m256i r)
+{
+    const __m256d absm = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffll));
+    const __m256d c256 = _mm256_set1_pd(256.0), z = _mm256_setzero_pd();
+    const __m256d y0 = _mm256_add_pd(_mm256_min_pd(c256, _mm256_and_pd(_mm256_castsi256_pd(x0), absm)), c256);
+    const __m256d y1 = _mm256_add_pd(_mm256_min_pd(c256, _mm256_and_pd(_mm256_castsi256_pd(x1), absm)), c256);
+    const __m256i w0 = _mm256_sub_epi64(_mm256_unpacklo_epi32(r, _mm256_castpd_si256(z)),
+                                        _mm256_srli_epi64(_mm256_castpd_si256(y0), 12));
+    const __m256i w1 = _mm256_sub_epi64(_mm256_unpackhi_epi32(r, _mm256_castpd_si256(z)),
+                                        _mm256_srli_epi64(_mm256_castpd_si256(y1), 12));
+    const __m256i mag = _mm256_sub_epi32(MXP_V8(-(0x4070000000000000ll >> 44)), mxp_sr_dwords_avx2(w0, w1, 1));
+    const __m256i v = _mm256_sign_epi32(mag, mxp_sr_dwords_avx2(x0, x1, 1));
+    return _mm256_andnot_si256(_mm256_cmpgt_epi32(mag, MXP_V8(257)), v);
+}
+
+/* 32 results in the order above, packed in place and stored */
+MXP_INLINE void mxp_sr_f64_store32_avx2(void *d, __m256i r[4], mxp_sr_target2 t, int stream)
+{
+    if (mxp_sr_out_size_avx2(t) == 2) {
+        const __m256i p = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        mxp_store256_avx2(d, _mm256_permutevar8x32_epi32(_mm256_packus_epi32(r[0], r[1]), p), stream);
+        mxp_store256_avx2((uint16_t *)d + 16, _mm256_permutevar8x32_epi32(_mm256_packus_epi32(r[2], r[3]), p), stream);
+        return;
     }
-    const __m256i neg = _mm256_srai_epi32(mxp_sr_dwords_avx2(x0, x1, 1), 31);
-    return _mm256_or_si256(r, _mm256_and_si256(neg, MXP_V8(1u << (f.bits - 1))));
+    for (int k = 0; k < 4; k++)
+        r[k] = _mm256_permute4x64_epi64(r[k], _MM_SHUFFLE(3, 1, 2, 0));
+    mxp_store256_avx2(d, t == SR_S8 ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3]) : mxp_pack8_avx2(r[0], r[1], r[2], r[3]),
+                      stream);
 }
 
-/* int8: |x| clamped to 256 (NaN to 0), + 256 toward zero, + the random bits */
-MXP_INLINE __m256i mxp_sr_mag4_avx2(__m256i x, __m256i c)
-{
-    const __m256i a = mxp_sr_abs_flush_avx2(x);
-    const __m256i c256 = _mm256_set1_epi64x(0x4070000000000000ll);
-    const __m256i nan = _mm256_cmpgt_epi64(a, _mm256_set1_epi64x(0x7ff0000000000000ll));
-    const __m256i q = _mm256_andnot_si256(nan, _mm256_blendv_epi8(a, c256, _mm256_cmpgt_epi64(a, c256)));
-    const __m256i y = _mm256_castpd_si256(_mm256_add_pd(_mm256_castsi256_pd(q), _mm256_set1_pd(256.0)));
-    return _mm256_srli_epi64(_mm256_add_epi64(y, c), 44);
-}
-
-MXP_INLINE __m256i mxp_sr_f64_int8_avx2(__m256i x0, __m256i x1, __m256i nr)
-{
-    const __m256i k = mxp_sr_dwords_avx2(mxp_sr_mag4_avx2(x0, mxp_sr_widen_nr_avx2(nr, 0, 12)),
-                                         mxp_sr_mag4_avx2(x1, mxp_sr_widen_nr_avx2(nr, 1, 12)), 0);
-    const __m256i mag = _mm256_sub_epi32(k, MXP_V8(0x4070000000000000ll >> 44)); /* 256.0 */
-    const __m256i neg = _mm256_srai_epi32(mxp_sr_dwords_avx2(x0, x1, 1), 31);
-    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
-    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(-128)), MXP_V8(127));
-    return _mm256_and_si256(v, MXP_V8(0xff));
-}
-
-MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 t, int saturate, __m256i idx,
+/* 32 elements; v: lo32(index) + k1 of the first 8 in the order above */
+MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 t, int saturate, __m256i v,
                                        mxp_sr_key key, int stream)
 {
     __m256i r[4];
     for (int k = 0; k < 4; k++) {
         const __m256i x0 = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
         const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 8 * k + 4));
-        const __m256i nr = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
-        r[k] = t == SR_S8 ? mxp_sr_f64_int8_avx2(x0, x1, nr)
-                          : mxp_sr_f64_float8_avx2(x0, x1, nr, mxp_sr_fmts2[t], saturate);
+        __m256i h = mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key);
+        h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+        r[k] = t == SR_S8 ? mxp_sr_f64_int8_avx2(x0, x1, h) : mxp_sr_f64_float8_avx2(x0, x1, h, t, saturate);
     }
-    mxp_sr_store32_avx2(d, r, t, stream);
+    mxp_sr_f64_store32_avx2(d, r, t, stream);
 }
 
 MXP_INLINE void mxp_sr_f64_part32_avx2(void *d, const double *s, size_t count, mxp_sr_target2 t, int saturate,
-                                       __m256i idx, mxp_sr_key key)
+                                       __m256i v, mxp_sr_key key)
 {
     double in[32] = { 0 };
     uint16_t out[32];
     memcpy(in, s, count * 8);
-    mxp_sr_f64_step32_avx2(out, in, t, saturate, idx, key, 0);
+    mxp_sr_f64_step32_avx2(out, in, t, saturate, v, key, 0);
     memcpy(d, out, count * mxp_sr_out_size_avx2(t));
 }
 
@@ -173,10 +202,10 @@ MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_
     const size_t os = mxp_sr_out_size_avx2(t);
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
-    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const __m256i idx = _mm256_add_epi32(MXP_V8((uint32_t)p->index0 + key.k1), mxp_sr_f64_order_avx2());
     const mxp_fpenv env = mxp_fpenv_enter();
     const unsigned csr = _mm_getcsr();
-    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    _mm_setcsr(csr | 0x6040u); /* toward zero, DAZ */
     unsigned char *d = dst;
     size_t i = 0;
     const int stream = n * (8 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
@@ -211,113 +240,236 @@ MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_
  * top d bits equal y's dropped bits (a chance of 2^-d) those decide, and
  * such vectors, and those with overflow, inf or NaN, are redone by the
  * exact integer method of cvt-round-avx2.h (mxp_f32_to_narrow_avx2,
- * mxp_f32_to_small_int_avx2).  float32 subnormals are taken as zero first
- * (no assist; their fraction of any target's ulp is below 2^-32, so they
- * never round up).  int8: y = min(|x|, 256) + 256 toward zero keeps 15
- * bits of fraction, the same way. */
+ * mxp_f32_to_small_int_avx2).  float32 subnormals are read as zero (MXCSR.DAZ,
+ * set here: their fraction of any target's ulp is below 2^-32, so they never
+ * round up).  int8: y = min(|x|, 256) + 256 toward zero keeps 15 bits of
+ * fraction, the same way.
+ *
+ * In the registers: with t = r >> (32 - d) (r's top d bits) and w = t - b
+ * (b: the bits added to), the sum b + (~r >> (32 - d)) is 2^d - 1 - w, so
+ * its bits above d are -(w >> d) (arithmetic shift) and its low d bits are
+ * all ones where w's are zero; the sign goes in with the rebias (one
+ * subtract of a constant vblendvps picks by the sign).  The step keeps
+ * only its four results and an OR of the redo masks; the rare redo reloads
+ * x and draws r again. */
 static const mxp_narrow_fmt2 mxp_sr_f32_fmts2[] = {
     [SR_F16] = { 16, 10, 15, 1 },
     [SR_E4M3] = { 8, 3, 7, 0 },
     [SR_E5M2] = { 8, 2, 15, 1 },
 };
 
-MXP_INLINE __m256i mxp_sr_f32_abs_flush_avx2(__m256i x)
+/* r's top `bits` bits (bits <= 16: h's, the last xor-shift not needed) */
+MXP_INLINE __m256i mxp_sr_top_avx2(__m256i h, int bits)
 {
-    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
-    return _mm256_andnot_si256(_mm256_cmpgt_epi32(MXP_V8(0x800000), a), a);
+    if (bits > 16)
+        h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+    return _mm256_srli_epi32(h, 32 - bits);
 }
 
-/* The exact ways, out of line: the loop keeps its registers for the fast one
- * (unused: not every file that includes this converts from float32). */
-__attribute__((noinline, unused)) static void mxp_sr_f32_float8_slow_avx2(__m256i *out, const __m256i *x,
-                                                                          const __m256i *nr, mxp_sr_target2 t,
-                                                                          int saturate)
+/* The loop's constants, made once per call and hidden from the compiler
+ * (an empty asm), which would otherwise rebuild each from an immediate
+ * (three instructions) in every step when registers run short, instead of
+ * reading it from the stack.  float8: fmul, fadd = 1/2, 2^(emin - 1);
+ * low = 2^d - 1; sc0, sc1 = the rebias with sign 0 and 1.  int8: fmul,
+ * fadd = 256, 257 - 2^-15; low = 0x7fff; sc0 = -(256.0f's bits >> 15). */
+typedef struct mxp_sr_f32_consts {
+    __m256i mul1, mul2, k2, eight, abs, low, sc0, sc1;
+    __m256 fmul, fadd;
+} mxp_sr_f32_consts;
+
+MXP_INLINE __m256i mxp_sr_opaque_avx2(__m256i v)
 {
-    *out = mxp_f32_to_narrow_avx2(*x, mxp_sr_f32_fmts2[t], MXP_ROUND_STOCHASTIC, saturate, mxp_not_avx2(*nr));
+    __asm__("" : "+x"(v));
+    return v;
 }
 
-__attribute__((noinline, unused)) static void mxp_sr_f32_int8_slow_avx2(__m256i *out, const __m256i *x,
-                                                                        const __m256i *nr, int lo, int hi)
+MXP_INLINE __m256 mxp_sr_opaque_ps_avx2(__m256 v)
 {
-    *out = _mm256_and_si256(mxp_f32_to_small_int_avx2(*x, lo, hi, MXP_ROUND_STOCHASTIC, mxp_not_avx2(*nr)), MXP_V8(0xff));
+    __asm__("" : "+x"(v));
+    return v;
 }
 
-/* The fast way; *slow: lanes the exact way must redo. */
-MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i nr, mxp_sr_target2 t, __m256i *slow)
+MXP_INLINE mxp_sr_f32_consts mxp_sr_f32_consts_avx2(mxp_sr_target2 t, mxp_sr_key key)
 {
-    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
-    const int d = 23 - f.mbits;
-    const int emin = 1 - f.bias;
-    const __m256i a = mxp_sr_f32_abs_flush_avx2(x);
-    const __m256 y2 = _mm256_fmadd_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(0.5f),
-                                      _mm256_set1_ps((float)__builtin_ldexp(1.0, emin - 1)));
-    const __m256i sum = _mm256_add_epi32(_mm256_max_epu32(a, _mm256_castps_si256(y2)), _mm256_srli_epi32(nr, 32 - d));
-    const __m256i low = MXP_V8((1u << d) - 1);
-    const __m256i tie = _mm256_cmpeq_epi32(_mm256_and_si256(sum, low), low);
-    const __m256i edge = _mm256_cmpeq_epi32(_mm256_max_epu32(sum, MXP_V8(f.ovf_bits)), sum); /* inf, NaN too */
-    *slow = _mm256_or_si256(tie, edge);
-    const __m256i r = _mm256_sub_epi32(_mm256_srli_epi32(sum, d), MXP_V8((127 - f.bias) << f.mbits));
-    return _mm256_or_si256(r, _mm256_and_si256(_mm256_srli_epi32(x, 32 - f.bits), MXP_V8(1u << (f.bits - 1))));
-}
-
-MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i nr, int is_unsigned, __m256i *slow)
-{
-    const __m256i a = mxp_sr_f32_abs_flush_avx2(x);
-    const __m256i nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
-    const __m256i q = _mm256_andnot_si256(nan, _mm256_min_epi32(a, MXP_V8(0x43800000))); /* 256.0f */
-    const __m256i y = _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(q), _mm256_set1_ps(256.0f)));
-    const __m256i sum = _mm256_add_epi32(y, _mm256_srli_epi32(nr, 17));
-    const __m256i low = MXP_V8(0x7fff);
-    *slow = _mm256_cmpeq_epi32(_mm256_and_si256(sum, low), low);
-    const int lo = is_unsigned ? 0 : -128, hi = is_unsigned ? 255 : 127;
-    const __m256i mag = _mm256_sub_epi32(_mm256_srli_epi32(sum, 15), MXP_V8(0x43800000 >> 15));
-    const __m256i neg = _mm256_srai_epi32(x, 31);
-    __m256i v = _mm256_sub_epi32(_mm256_xor_si256(mag, neg), neg);
-    v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(lo)), MXP_V8(hi));
-    return _mm256_and_si256(v, MXP_V8(0xff));
-}
-
-MXP_INLINE __m256i mxp_sr_f32_8_avx2(__m256i x, __m256i nr, mxp_sr_target2 t, __m256i *slow)
-{
-    if (t == SR_S8 || t == SR_U8)
-        return mxp_sr_f32_int8_avx2(x, nr, t == SR_U8, slow);
-    return mxp_sr_f32_float8_avx2(x, nr, t, slow);
-}
-
-MXP_INLINE void mxp_sr_f32_redo_avx2(__m256i *r, const __m256i *x, const __m256i *nr, mxp_sr_target2 t, int saturate)
-{
-    if (t == SR_S8 || t == SR_U8)
-        mxp_sr_f32_int8_slow_avx2(r, x, nr, t == SR_U8 ? 0 : -128, t == SR_U8 ? 255 : 127);
-    else
-        mxp_sr_f32_float8_slow_avx2(r, x, nr, t, saturate);
-}
-
-MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const float *s, mxp_sr_target2 t, int saturate, __m256i idx,
-                                       mxp_sr_key key, int stream)
-{
-    __m256i x[4], r[4], nr[4], slow[4];
-    for (int k = 0; k < 4; k++)
-        x[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
-    for (int k = 0; k < 4; k++) {
-        nr[k] = mxp_sr_mix_not_avx2(_mm256_add_epi32(idx, MXP_V8(8 * k)), key);
-        r[k] = mxp_sr_f32_8_avx2(x[k], nr[k], t, &slow[k]);
+    mxp_sr_f32_consts c;
+    c.mul1 = mxp_sr_opaque_avx2(MXP_V8(0x7feb352du));
+    c.mul2 = mxp_sr_opaque_avx2(MXP_V8(0x846ca68bu));
+    c.k2 = mxp_sr_opaque_avx2(MXP_V8(key.k2));
+    c.eight = mxp_sr_opaque_avx2(MXP_V8(8));
+    c.abs = mxp_sr_opaque_avx2(MXP_V8(0x7fffffff));
+    if (t == SR_S8 || t == SR_U8) {
+        c.fmul = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(256.0f));
+        c.fadd = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(257.0f - 0x1p-15f));
+        c.low = mxp_sr_opaque_avx2(MXP_V8(0x7fff));
+        c.sc0 = mxp_sr_opaque_avx2(MXP_V8(-(0x43800000 >> 15)));
+        c.sc1 = c.sc0;
+    } else {
+        const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+        const unsigned rebias = (127u - f.bias) << f.mbits;
+        c.fmul = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(0.5f));
+        c.fadd = mxp_sr_opaque_ps_avx2(_mm256_set1_ps((float)__builtin_ldexp(1.0, -f.bias)));
+        c.low = mxp_sr_opaque_avx2(MXP_V8((1u << (23 - f.mbits)) - 1));
+        c.sc0 = mxp_sr_opaque_avx2(MXP_V8(0u - rebias));
+        c.sc1 = mxp_sr_opaque_avx2(MXP_V8((1u << (f.bits - 1)) - rebias));
     }
-    /* one test for the four vectors (a chance of about 2^-d a lane, or overflow, inf, NaN) */
-    const __m256i any = _mm256_or_si256(_mm256_or_si256(slow[0], slow[1]), _mm256_or_si256(slow[2], slow[3]));
-    if (!_mm256_testz_si256(any, any))
-        for (int k = 0; k < 4; k++)
-            if (!_mm256_testz_si256(slow[k], slow[k]))
-                mxp_sr_f32_redo_avx2(&r[k], &x[k], &nr[k], t, saturate);
-    mxp_sr_store32_avx2(d, r, t, stream);
+    return c;
+}
+
+/* mxp_sr_mix_rounds_k1_avx2 with the constants above */
+MXP_INLINE __m256i mxp_sr_f32_rounds_avx2(__m256i x, const mxp_sr_f32_consts *c)
+{
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+    x = _mm256_mullo_epi32(x, c->mul1);
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+    return _mm256_mullo_epi32(_mm256_xor_si256(x, c->k2), c->mul2);
+}
+
+/* What decides a redo, gathered over the vectors of a step by vpmax/vpmin
+ * (first: the step's first vector).  float8: a tie where w's low d bits
+ * are zero (tie: their minimum), overflow, inf or NaN where w < 2^d - ovf
+ * (big: w's minimum).  int8: a tie where the sum's low 15 bits are all
+ * ones (their maximum), NaN where the result is above 257 (big: its
+ * maximum). */
+typedef struct mxp_sr_f32_check {
+    __m256i tie, big;
+} mxp_sr_f32_check;
+
+MXP_INLINE void mxp_sr_f32_gather_avx2(mxp_sr_f32_check *c, __m256i tie, __m256i big, int is_max, int first)
+{
+    c->tie = first ? tie : is_max ? _mm256_max_epi32(c->tie, tie) : _mm256_min_epi32(c->tie, tie);
+    c->big = first ? big : is_max ? _mm256_max_epi32(c->big, big) : _mm256_min_epi32(c->big, big);
+}
+
+MXP_INLINE int mxp_sr_f32_redo_any_avx2(mxp_sr_f32_check c, mxp_sr_target2 t)
+{
+    __m256i m;
+    if (t == SR_S8 || t == SR_U8) {
+        m = _mm256_or_si256(_mm256_cmpeq_epi32(c.tie, MXP_V8(0x7fff)), _mm256_cmpgt_epi32(c.big, MXP_V8(257)));
+    } else {
+        const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+        const int d = 23 - f.mbits;
+        m = _mm256_or_si256(_mm256_cmpeq_epi32(c.tie, _mm256_setzero_si256()),
+                            _mm256_cmpgt_epi32(MXP_V8((1u << d) - f.ovf_bits), c.big)); /* sum >= ovf */
+    }
+    return !_mm256_testz_si256(m, m);
+}
+
+/* The fast way.  h: the rounds' output (mxp_sr_mix_rounds_k1_avx2). */
+MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, const mxp_sr_f32_consts *k,
+                                          mxp_sr_f32_check *c, int first)
+{
+    const int d = 23 - mxp_sr_fmts2[t].mbits;
+    const __m256i a = _mm256_and_si256(x, k->abs);
+    const __m256 y2 = _mm256_fmadd_ps(_mm256_castsi256_ps(a), k->fmul, k->fadd);
+    const __m256i w = _mm256_sub_epi32(mxp_sr_top_avx2(h, d), _mm256_max_epu32(a, _mm256_castps_si256(y2)));
+    mxp_sr_f32_gather_avx2(c, _mm256_and_si256(w, k->low), w, 0, first);
+    const __m256 sc = _mm256_blendv_ps(_mm256_castsi256_ps(k->sc0), _mm256_castsi256_ps(k->sc1), _mm256_castsi256_ps(x));
+    return _mm256_sub_epi32(_mm256_castps_si256(sc), _mm256_srai_epi32(w, d));
+}
+
+/* int32 in [-256, 256] (NaN: far above), for the saturating packs.  y +
+ * 0x7fff (its ulp is 2^-15) is y' = q + (257 - 2^-15) toward zero where
+ * that stays below 512; above, the result saturates either way.  NaN
+ * stays NaN through vminps (the second operand) and the add. */
+MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i h, const mxp_sr_f32_consts *k, mxp_sr_f32_check *c,
+                                        int first)
+{
+    const __m256 q = _mm256_min_ps(k->fmul, _mm256_castsi256_ps(_mm256_and_si256(x, k->abs)));
+    const __m256i y = _mm256_castps_si256(_mm256_add_ps(q, k->fadd));
+    const __m256i sum = _mm256_sub_epi32(y, _mm256_srli_epi32(h, 17));
+    const __m256i mag = _mm256_add_epi32(_mm256_srli_epi32(sum, 15), k->sc0);
+    mxp_sr_f32_gather_avx2(c, _mm256_and_si256(sum, k->low), mag, 1, first);
+    return _mm256_sign_epi32(mag, x);
+}
+
+MXP_INLINE __m256i mxp_sr_f32_fast8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, const mxp_sr_f32_consts *k,
+                                         mxp_sr_f32_check *c, int first)
+{
+    return t == SR_S8 || t == SR_U8 ? mxp_sr_f32_int8_avx2(x, h, k, c, first)
+                                    : mxp_sr_f32_float8_avx2(x, h, t, k, c, first);
+}
+
+/* Two vectors of results packed (int8: int32 lanes, saturating packs),
+ * as soon as they are there (fewer registers live); then 32 stored. */
+MXP_INLINE __m256i mxp_sr_f32_pack2_avx2(__m256i r0, __m256i r1, mxp_sr_target2 t)
+{
+    if (t == SR_S8 || t == SR_U8)
+        return _mm256_packs_epi32(r0, r1);
+    if (mxp_sr_out_size_avx2(t) == 2)
+        return mxp_pack16_avx2(r0, r1);
+    return _mm256_packus_epi32(r0, r1);
+}
+
+MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, __m256i p0, __m256i p1, mxp_sr_target2 t, int stream)
+{
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    if (mxp_sr_out_size_avx2(t) == 2) {
+        mxp_store256_avx2(d, p0, stream);
+        mxp_store256_avx2((uint16_t *)d + 16, p1, stream);
+    } else {
+        const __m256i b = t == SR_S8 ? _mm256_packs_epi16(p0, p1) : _mm256_packus_epi16(p0, p1);
+        mxp_store256_avx2(d, _mm256_permutevar8x32_epi32(b, order), stream);
+    }
+}
+
+/* The step again where the fast way flags a lane: each vector of 8 that
+ * has one the exact way.  Out of line, so that nothing of the fast loop
+ * has to live across it (unused: not every file that includes this
+ * converts from float32). */
+__attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, const float *s, mxp_sr_target2 t,
+                                                                     int saturate, __m256i v, mxp_sr_key key,
+                                                                     int stream)
+{
+    __m256i r[4];
+    for (int k = 0; k < 4; k++) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+        const __m256i h = mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key);
+        const mxp_sr_f32_consts kc = mxp_sr_f32_consts_avx2(t, key);
+        mxp_sr_f32_check c;
+        r[k] = mxp_sr_f32_fast8_avx2(x, h, t, &kc, &c, 1);
+        if (!mxp_sr_f32_redo_any_avx2(c, t))
+            continue;
+        const __m256i rnd = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
+        if (t == SR_S8 || t == SR_U8)
+            r[k] = mxp_f32_to_small_int_avx2(x, t == SR_U8 ? 0 : -128, t == SR_U8 ? 255 : 127, MXP_ROUND_STOCHASTIC,
+                                             rnd);
+        else
+            r[k] = mxp_f32_to_narrow_avx2(x, mxp_sr_f32_fmts2[t], MXP_ROUND_STOCHASTIC, saturate, rnd);
+    }
+    mxp_sr_f32_store32_avx2(d, mxp_sr_f32_pack2_avx2(r[0], r[1], t), mxp_sr_f32_pack2_avx2(r[2], r[3], t), t, stream);
+}
+
+/* 32 elements; v: lo32(index) + k1 of the first 8, one a lane.  One test
+ * for the four vectors (a chance of about 2^-d a lane, or overflow, inf,
+ * NaN). */
+MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const float *s, mxp_sr_target2 t, int saturate, __m256i v,
+                                       mxp_sr_key key, const mxp_sr_f32_consts *k, int stream)
+{
+    __m256i p[2], vk = v;
+    mxp_sr_f32_check c;
+    for (int j = 0; j < 2; j++) {
+        const __m256i x0 = _mm256_loadu_si256((const __m256i *)(s + 16 * j));
+        const __m256i r0 = mxp_sr_f32_fast8_avx2(x0, mxp_sr_f32_rounds_avx2(vk, k), t, k, &c, j == 0);
+        vk = _mm256_add_epi32(vk, k->eight);
+        const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 16 * j + 8));
+        const __m256i r1 = mxp_sr_f32_fast8_avx2(x1, mxp_sr_f32_rounds_avx2(vk, k), t, k, &c, 0);
+        vk = _mm256_add_epi32(vk, k->eight);
+        p[j] = mxp_sr_f32_pack2_avx2(r0, r1, t);
+    }
+    if (__builtin_expect(mxp_sr_f32_redo_any_avx2(c, t), 0))
+        mxp_sr_f32_redo32_avx2(d, s, t, saturate, v, key, stream);
+    else
+        mxp_sr_f32_store32_avx2(d, p[0], p[1], t, stream);
 }
 
 MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const float *s, size_t count, mxp_sr_target2 t, int saturate,
-                                       __m256i idx, mxp_sr_key key)
+                                       __m256i v, mxp_sr_key key)
 {
     float in[32] = { 0 };
     uint16_t out[32];
     memcpy(in, s, count * 4);
-    mxp_sr_f32_step32_avx2(out, in, t, saturate, idx, key, 0);
+    const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
+    mxp_sr_f32_step32_avx2(out, in, t, saturate, v, key, &k, 0);
     memcpy(d, out, count * mxp_sr_out_size_avx2(t));
 }
 
@@ -327,13 +479,14 @@ MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_
     const size_t os = mxp_sr_out_size_avx2(t);
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
-    const __m256i idx = mxp_sr_index_avx2(p->index0);
+    const __m256i idx = _mm256_add_epi32(mxp_sr_index_avx2(p->index0), MXP_V8(key.k1));
     const mxp_fpenv env = mxp_fpenv_enter();
     const unsigned csr = _mm_getcsr();
-    _mm_setcsr(csr | 0x6000u); /* toward zero */
+    _mm_setcsr(csr | 0x6040u); /* toward zero, DAZ */
     unsigned char *d = dst;
     size_t i = 0;
     const int stream = n * (4 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
         head = head < n ? head : n;
@@ -345,7 +498,7 @@ MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_
     for (; i + 32 <= n; i += 32) {
         _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
         _mm_prefetch((const char *)(s + i + 256 + 16), _MM_HINT_T0);
-        mxp_sr_f32_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
+        mxp_sr_f32_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, &k, stream);
     }
     if (i < n)
         mxp_sr_f32_part32_avx2(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);

@@ -1,7 +1,8 @@
 /* float32 -> e5m2 with AVX2: the deterministic modes by the float unit
  * (mxp_f32_to_narrow_fp_avx2), stochastic rounding by the variable-shift
- * method (cvt-f32-avx2.h); and stochastic rounding faster by add-and-shift
- * (_sr, cvt-sr-avx2.h). */
+ * method (cvt-f32-avx2.h); the deterministic modes faster through float16
+ * rounded to odd by F16C (_f16, cvt-f32-avx2.h); stochastic rounding faster
+ * by add-and-shift (_sr, cvt-sr-avx2.h). */
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f32-avx2.h"
 #include "kernels/cvt-sr-avx2.h"
@@ -9,6 +10,11 @@
 void mxp_f32_e5m2_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 8, 2, 15, 1 }, 0, 0, 1 });
+}
+
+void mxp_f32_e5m2_vcvt__avx2_f16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 8, 2, 15, 1 }, 0, 0, 2 });
 }
 
 void mxp_f32_e5m2_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)

@@ -1,5 +1,6 @@
 /* float64 -> float16 with AVX2: the deterministic modes through float32
- * rounded to odd (_odd, cvt-f64-avx2.h); stochastic rounding by
+ * rounded to odd, then vcvtps2ph (_odd, cvt-f64-avx2.h; nearest away from
+ * the truncation with its last bit set); stochastic rounding by
  * add-and-shift from float64 (_sr, cvt-sr-avx2.h). */
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f64-avx2.h"
