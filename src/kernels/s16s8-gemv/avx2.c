@@ -69,14 +69,13 @@ void mxp_s16s8_gemv__avx2(int trans_b, size_t k, size_t n, const int16_t *x, con
     }
     /* y (room for n rounded up to 32) accumulates in the unpack order, four
      * rows of B per pass, and is put in order at the end */
-    static const int8_t zeros[16];
     const size_t n16 = (n + 15) / 16 * 16, whole = n / 16 * 16;
     memset(y, 0, n16 * sizeof *y);
     for (size_t p = 0; p < k; p += 4) {
         const size_t rows = k - p < 4 ? k - p : 4;
-        const int8_t *r[4];
+        const int8_t *r[4]; /* past k: row p again, times x = 0 */
         for (size_t i = 0; i < 4; i++)
-            r[i] = i < rows ? b + (p + i) * ldb : zeros;
+            r[i] = b + (p + (i < rows ? i : 0)) * ldb;
         const __m256i x01 = pair_of(x[p], rows > 1 ? x[p + 1] : 0);
         const __m256i x23 = pair_of(rows > 2 ? x[p + 2] : 0, rows > 3 ? x[p + 3] : 0);
         for (size_t j = 0; j < whole; j += 16) {
@@ -89,9 +88,8 @@ void mxp_s16s8_gemv__avx2(int trans_b, size_t k, size_t n, const int16_t *x, con
         }
         if (whole < n) { /* the last columns, zero-padded to 16 */
             int8_t t[4][16] = { { 0 } };
-            for (size_t i = 0; i < 4; i++)
-                if (r[i] != zeros)
-                    memcpy(t[i], r[i] + whole, n - whole);
+            for (size_t i = 0; i < rows; i++)
+                memcpy(t[i], r[i] + whole, n - whole);
             __m256i lo = _mm256_loadu_si256((const __m256i *)(const void *)(y + whole));
             __m256i hi = _mm256_loadu_si256((const __m256i *)(const void *)(y + whole + 8));
             pair_pass(t[0], t[1], x01, &lo, &hi);
