@@ -156,13 +156,25 @@ static void pack_b_pairs(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, 
         if (min_size(nr, nc - j) < nr || kcp != kc)
             memset(dst + j / nr * nr * kcp, 0, nr * kcp * sizeof *dst);
     if (b->trans) { /* column j is stored row j */
+        /* widened into rows of int16 (a loop the compiler vectorizes), then
+         * as 32-bit words, pair q of row c -> dst word nr q + c: one element
+         * at a time cost the layer x W^T more than its multiply-adds */
+        enum { CHUNK = 128 }; /* k values per pass: 16 rows of int16, 4 KiB */
+        const mxp_x32_transpose_fn pairs_t = mxp_x32_transpose_kernel(mxp_isa_current(), min_size(nr, nc));
+        int16_t wide[16 * CHUNK];
+        assert(nr <= 16);
         for (size_t j = 0; j < nc; j += nr) {
             const size_t cols = min_size(nr, nc - j);
             int16_t *pd = dst + j / nr * nr * kcp;
-            for (size_t c = 0; c < cols; c++) {
-                const int8_t *src = (const int8_t *)b->base + (j0 + j + c) * b->ld + p0;
-                for (size_t p = 0; p < kc; p++)
-                    pd[p / 2 * 2 * nr + 2 * c + p % 2] = src[p];
+            const int8_t *src = (const int8_t *)b->base + (j0 + j) * b->ld + p0;
+            for (size_t p = 0; p < kc; p += CHUNK) {
+                const size_t len = min_size(CHUNK, kc - p), even = len / 2 * 2;
+                for (size_t c = 0; c < cols; c++)
+                    for (size_t q = 0; q < len; q++)
+                        wide[c * CHUNK + q] = src[c * b->ld + p + q];
+                pairs_t(wide, CHUNK * sizeof *wide, cols, even / 2, pd + p * nr, nr);
+                for (size_t c = 0; c < cols && even < len; c++) /* an odd kc's last value, alone in its pair */
+                    pd[(p + even) * nr + 2 * c] = wide[c * CHUNK + even];
             }
         }
         return;

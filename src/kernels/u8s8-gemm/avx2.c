@@ -18,9 +18,11 @@
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
-/* The tile with the first nv of the NV vectors of B~ (nv a constant in each
- * instance): a panel of at most 8 columns multiplies only those. */
-MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const int16_t *a, const int16_t *b, int32_t *c,
+/* The tile with the first rows of the MR rows of A~ and the first nv of the
+ * NV vectors of B~ (constants in each instance): a panel of at most 8
+ * columns multiplies only those, and so do the rows of a short tile (M = 16
+ * is 6 + 6 + 4 rows: 18 rows' work otherwise). */
+MXP_INLINE void tile(const int rows, const int nv, size_t mr, size_t nr, size_t kc, const int16_t *a, const int16_t *b, int32_t *c,
                      size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
     __m256i acc[MR][NV];
@@ -36,7 +38,7 @@ MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const int16_
         for (int v = 0; v < nv; v++)
             bv[v] = _mm256_loadu_si256((const __m256i *)(const void *)(b + 16 * v));
 #pragma GCC unroll 6
-        for (int i = 0; i < MR; i++) {
+        for (int i = 0; i < rows; i++) {
             int32_t pair;
             memcpy(&pair, a + 2 * i, 4);
             const __m256i ai = _mm256_set1_epi32(pair);
@@ -51,7 +53,7 @@ MXP_INLINE void tile(const int nv, size_t mr, size_t nr, size_t kc, const int16_
      * stores below, GCC spilled accumulators inside the loop */
     uint32_t sums[MR][8 * NV];
 #pragma GCC unroll 6
-    for (int i = 0; i < MR; i++)
+    for (int i = 0; i < rows; i++)
 #pragma GCC unroll 2
         for (int v = 0; v < nv; v++)
             _mm256_storeu_si256((__m256i *)(void *)&sums[i][8 * v], acc[i][v]);
@@ -84,8 +86,17 @@ void mxp_u8s8_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const voi
         _mm_prefetch(row, _MM_HINT_T0);
         _mm_prefetch(row + 63, _MM_HINT_T0);
     }
-    if (nr <= 8)
-        tile(1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    /* a constant row count and width in each instance */
+    if (mr <= 2 && nr <= 8)
+        tile(2, 1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    else if (mr <= 2)
+        tile(2, 2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    else if (mr <= 4 && nr <= 8)
+        tile(4, 1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    else if (mr <= 4)
+        tile(4, 2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    else if (nr <= 8)
+        tile(MR, 1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
     else
-        tile(2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+        tile(MR, 2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
 }

@@ -1,0 +1,108 @@
+/* The reference's arithmetic on 4 int64 lanes (AVX2): vpmuldq for acc * m,
+ * variable shifts for the floor and the remainder (logical shifts serve:
+ * the biased product is positive), the mode's increment as a compare
+ * mask; AVX2 has no unsigned or 64-bit min/max compare, but rem and half
+ * are below 2^62 and the clamp compares signed.  The portable twin is
+ * scalar.c. */
+#include <immintrin.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "kernels/requant-kernels.h"
+#include "mxp/convert.h"
+
+#define MXP_INLINE static inline __attribute__((always_inline))
+
+MXP_INLINE __m256i requant4(__m256i acc, __m256i m, __m256i s, __m256i zp, __m256i lo, __m256i hi, int mode)
+{
+    const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
+    const __m256i bias = _mm256_set1_epi64x((int64_t)1 << 62);
+    const __m256i p = _mm256_mul_epi32(acc, m); /* signed low halves: |p| < 2^55 */
+    const __m256i u = _mm256_add_epi64(p, bias);
+    const __m256i rem = _mm256_and_si256(u, _mm256_sub_epi64(_mm256_sllv_epi64(one, s), one));
+    const __m256i half = _mm256_sllv_epi64(one, _mm256_sub_epi64(s, one));
+    const __m256i fl = _mm256_sub_epi64(_mm256_srlv_epi64(u, s), _mm256_srlv_epi64(bias, s));
+    const __m256i above = _mm256_cmpgt_epi64(rem, half), tie = _mm256_cmpeq_epi64(rem, half);
+    const __m256i inexact = _mm256_xor_si256(_mm256_cmpeq_epi64(rem, zero), _mm256_set1_epi64x(-1));
+    __m256i inc = zero; /* all ones where 1 is added */
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN:
+        inc = _mm256_or_si256(above, _mm256_andnot_si256(_mm256_cmpeq_epi64(_mm256_and_si256(fl, one), zero), tie));
+        break;
+    case MXP_ROUND_NEAREST_AWAY:
+        inc = _mm256_or_si256(above, _mm256_and_si256(tie, _mm256_cmpgt_epi64(p, zero)));
+        break;
+    case MXP_ROUND_TOWARD_ZERO:
+        inc = _mm256_and_si256(inexact, _mm256_cmpgt_epi64(zero, p));
+        break;
+    case MXP_ROUND_UP:
+        inc = inexact;
+        break;
+    default:
+        break;
+    }
+    __m256i x = _mm256_add_epi64(_mm256_sub_epi64(fl, inc), zp); /* inc is -1 where set */
+    x = _mm256_blendv_epi8(x, lo, _mm256_cmpgt_epi64(lo, x));
+    return _mm256_blendv_epi8(x, hi, _mm256_cmpgt_epi64(x, hi));
+}
+
+/* The low bytes of eight int64 lanes (values in [-128, 255]). */
+MXP_INLINE void store8(uint8_t *dst, __m256i a, __m256i b)
+{
+    const __m256i low = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    const __m128i a4 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(a, low));
+    const __m128i b4 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(b, low));
+    const __m128i w = _mm_packs_epi32(a4, b4); /* exact: |x| < 2^15 */
+    const __m128i bytes = _mm_shuffle_epi8(w, _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1));
+    _mm_storel_epi64((__m128i *)(void *)dst, bytes);
+}
+
+MXP_INLINE __m256i widen4(const int32_t *p)
+{
+    return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
+/* Eight values from acc, m and shift (per_col) at q. */
+MXP_INLINE void requant8(uint8_t *dst, const int32_t *acc, const int32_t *m, const int32_t *shift, int per_col,
+                         __m256i mv, __m256i sv, __m256i z, __m256i l, __m256i h, int mode)
+{
+    __m256i m0 = mv, m1 = mv, s0 = sv, s1 = sv;
+    if (per_col) {
+        m0 = widen4(m), m1 = widen4(m + 4);
+        s0 = widen4(shift), s1 = widen4(shift + 4);
+    }
+    store8(dst, requant4(widen4(acc), m0, s0, z, l, h, mode), requant4(widen4(acc + 4), m1, s1, z, l, h, mode));
+}
+
+MXP_INLINE void run(uint8_t *dst, const int32_t *acc, size_t len, const int32_t *m, const int32_t *shift, int per_col,
+                    int32_t zp, int32_t lo, int32_t hi, int mode)
+{
+    const __m256i z = _mm256_set1_epi64x(zp), l = _mm256_set1_epi64x(lo), h = _mm256_set1_epi64x(hi);
+    const __m256i mv = _mm256_set1_epi64x(m[0]), sv = _mm256_set1_epi64x(shift[0]);
+    size_t q = 0;
+    for (; q + 8 <= len; q += 8)
+        requant8(dst + q, acc + q, per_col ? m + q : m, per_col ? shift + q : shift, per_col, mv, sv, z, l, h, mode);
+    if (q < len) { /* the last values through zero-padded copies (shift 1 in the padding) */
+        int32_t a8[8] = { 0 }, m8[8] = { 0 }, s8[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+        uint8_t d8[8];
+        memcpy(a8, acc + q, (len - q) * sizeof *acc);
+        if (per_col) {
+            memcpy(m8, m + q, (len - q) * sizeof *m);
+            memcpy(s8, shift + q, (len - q) * sizeof *shift);
+        }
+        requant8(d8, a8, m8, s8, per_col, mv, sv, z, l, h, mode);
+        memcpy(dst + q, d8, len - q);
+    }
+}
+
+void mxp_s32_requant__avx2(uint8_t *dst, const int32_t *acc, size_t len, const int32_t *m, const int32_t *shift,
+                           int per_col, int32_t zp, int32_t lo, int32_t hi, int mode)
+{
+    switch (mode) { /* one loop per mode, the switch hoisted */
+    case MXP_ROUND_NEAREST_EVEN: run(dst, acc, len, m, shift, per_col, zp, lo, hi, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_NEAREST_AWAY: run(dst, acc, len, m, shift, per_col, zp, lo, hi, MXP_ROUND_NEAREST_AWAY); break;
+    case MXP_ROUND_TOWARD_ZERO: run(dst, acc, len, m, shift, per_col, zp, lo, hi, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_UP: run(dst, acc, len, m, shift, per_col, zp, lo, hi, MXP_ROUND_UP); break;
+    default: run(dst, acc, len, m, shift, per_col, zp, lo, hi, MXP_ROUND_DOWN); break;
+    }
+}
