@@ -41,9 +41,14 @@ MXP_INLINE void arith_loop(int op, MXP_SIMD_T *y, const MXP_SIMD_T *a, const MXP
         MXP_SIMD_STOREU(y + i + MXP_SIMD_N, r1);
     }
 #if MXP_SIMD_MASKED
+    /* the lanes past the end hold the first tail element's operands: their
+     * result is discarded, and they raise no floating-point flag the real
+     * element does not (zeros would: 0/0 sets invalid, which NumPy reports) */
     for (; i < n; i += MXP_SIMD_N) {
         const MXP_SIMD_MASK m = n - i >= MXP_SIMD_N ? MXP_SIMD_MASK_ALL : MXP_SIMD_TAIL_MASK(n - i);
-        MXP_SIMD_MASK_STOREU(y + i, m, arith_v(op, MXP_SIMD_MASKZ_LOADU(m, a + i), MXP_SIMD_MASKZ_LOADU(m, b + i)));
+        const MXP_SIMD_V ta = MXP_SIMD_MASK_LOADU(MXP_SIMD_SET1(a[i]), m, a + i);
+        const MXP_SIMD_V tb = MXP_SIMD_MASK_LOADU(MXP_SIMD_SET1(b[i]), m, b + i);
+        MXP_SIMD_MASK_STOREU(y + i, m, arith_v(op, ta, tb));
     }
 #else
     for (; i < n; i++)

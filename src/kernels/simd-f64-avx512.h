@@ -21,6 +21,7 @@
 #define MXP_SIMD_LOADU _mm512_loadu_pd
 #define MXP_SIMD_STOREU _mm512_storeu_pd
 #define MXP_SIMD_MASKZ_LOADU _mm512_maskz_loadu_pd
+#define MXP_SIMD_MASK_LOADU _mm512_mask_loadu_pd
 #define MXP_SIMD_MASK_STOREU _mm512_mask_storeu_pd
 #define MXP_SIMD_SET1 _mm512_set1_pd
 #define MXP_SIMD_ADD _mm512_add_pd
