@@ -19,13 +19,34 @@ typedef enum mxp_dtype {
     MXP_U8, MXP_U16, MXP_U32, MXP_U64,
     MXP_F16, MXP_BF16, MXP_F32, MXP_F64,
     MXP_E4M3, MXP_E5M2,
+    /* Added in 0.2 (docs/dtypes.md has the table): ml_dtypes' other float8
+     * types, the OCP MX element and scale types and the sub-byte integers.
+     * Sub-byte types take one byte per element, as ml_dtypes stores them:
+     * the value in the low bits, the bits above ignored on read and written
+     * as zero (mxp_pack/mxp_unpack give the packed forms). */
+    MXP_E3M4,      /* float8_e3m4: IEEE-style, bias 3 */
+    MXP_E4M3IEEE,  /* float8_e4m3: IEEE-style with infinities, bias 7, max 240 */
+    MXP_E4M3B11,   /* float8_e4m3b11fnuz: bias 11, no inf, no -0, NaN 0x80 */
+    MXP_E4M3FNUZ,  /* float8_e4m3fnuz: bias 8, no inf, no -0, NaN 0x80 */
+    MXP_E5M2FNUZ,  /* float8_e5m2fnuz: bias 16, no inf, no -0, NaN 0x80 */
+    MXP_E8M0,      /* float8_e8m0fnu: unsigned powers of two 2^-127..2^127, NaN 0xff, no zero */
+    MXP_E2M3,      /* float6_e2m3fn: OCP MX FP6, no inf, no NaN, max 7.5 */
+    MXP_E3M2,      /* float6_e3m2fn: OCP MX FP6, no inf, no NaN, max 28 */
+    MXP_E2M1,      /* float4_e2m1fn: OCP MX / NVFP4 FP4, no inf, no NaN, max 6 */
+    MXP_S4, MXP_U4, MXP_S2, MXP_U2, MXP_S1, MXP_U1,
     MXP_DTYPE_COUNT,
 
     MXP_INT8 = MXP_S8, MXP_INT16 = MXP_S16, MXP_INT32 = MXP_S32, MXP_INT64 = MXP_S64,
     MXP_UINT8 = MXP_U8, MXP_UINT16 = MXP_U16, MXP_UINT32 = MXP_U32, MXP_UINT64 = MXP_U64,
     MXP_FLOAT16 = MXP_F16, MXP_BFLOAT16 = MXP_BF16,
     MXP_FLOAT32 = MXP_F32, MXP_FLOAT64 = MXP_F64,
-    MXP_FLOAT8_E4M3FN = MXP_E4M3, MXP_FLOAT8_E5M2 = MXP_E5M2
+    MXP_FLOAT8_E4M3FN = MXP_E4M3, MXP_FLOAT8_E5M2 = MXP_E5M2,
+    MXP_FLOAT8_E3M4 = MXP_E3M4, MXP_FLOAT8_E4M3 = MXP_E4M3IEEE,
+    MXP_FLOAT8_E4M3B11FNUZ = MXP_E4M3B11, MXP_FLOAT8_E4M3FNUZ = MXP_E4M3FNUZ,
+    MXP_FLOAT8_E5M2FNUZ = MXP_E5M2FNUZ, MXP_FLOAT8_E8M0FNU = MXP_E8M0,
+    MXP_FLOAT6_E2M3FN = MXP_E2M3, MXP_FLOAT6_E3M2FN = MXP_E3M2, MXP_FLOAT4_E2M1FN = MXP_E2M1,
+    MXP_INT4 = MXP_S4, MXP_UINT4 = MXP_U4, MXP_INT2 = MXP_S2, MXP_UINT2 = MXP_U2,
+    MXP_INT1 = MXP_S1, MXP_UINT1 = MXP_U1
 } mxp_dtype;
 
 /* NumPy's kind characters. */

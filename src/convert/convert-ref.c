@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "convert/convert-ref.h"
+#include "core/dtype-internal.h"
 
 enum { X_ZERO, X_FINITE, X_INF, X_NAN };
 
@@ -16,31 +17,25 @@ typedef struct xnum {
     uint64_t payload; /* NaN: the mantissa field left-aligned, quiet bit at bit 63 */
 } xnum;
 
-/* A binary floating-point format, IEEE-like unless has_inf is false (then,
- * as OCP E4M3, only S.1111.111 is NaN and S.1111.110 is finite). */
+/* A binary floating-point format: its field widths and how it spends its
+ * special encodings (core/dtype-internal.h: IEEE, fn, fnuz, finite, e8m0). */
 typedef struct fmt {
     int bits, ebits, mbits, bias;
-    int has_inf;
+    mxp_float_style style;
 } fmt;
 
-static const fmt fmt_f16 = { 16, 5, 10, 15, 1 };
-static const fmt fmt_bf16 = { 16, 8, 7, 127, 1 };
-static const fmt fmt_f32 = { 32, 8, 23, 127, 1 };
-static const fmt fmt_f64 = { 64, 11, 52, 1023, 1 };
-static const fmt fmt_e4m3 = { 8, 4, 3, 7, 0 };
-static const fmt fmt_e5m2 = { 8, 5, 2, 15, 1 };
-
-static const fmt *float_fmt(mxp_dtype t)
+static fmt float_fmt(mxp_dtype t)
 {
-    switch (t) {
-    case MXP_F16: return &fmt_f16;
-    case MXP_BF16: return &fmt_bf16;
-    case MXP_F32: return &fmt_f32;
-    case MXP_F64: return &fmt_f64;
-    case MXP_E4M3: return &fmt_e4m3;
-    case MXP_E5M2: return &fmt_e5m2;
-    default: return NULL;
+    const mxp_dtype_traits *tr = mxp_dtype_get_traits(t);
+    fmt f = { 0, 0, 0, 0, MXP_FLOAT_IEEE };
+    if (tr && tr->kind == MXP_KIND_FLOAT) {
+        f.bits = tr->bits;
+        f.ebits = tr->exp_bits;
+        f.mbits = tr->mant_bits;
+        f.bias = tr->bias;
+        f.style = mxp_float_style_of(t);
     }
+    return f;
 }
 
 static int top_bit(uint64_t x) { return 63 - __builtin_clzll(x); }
@@ -72,13 +67,23 @@ static void store_bits(void *dst, size_t i, size_t size, uint64_t v)
 static xnum decode_float(const fmt *f, uint64_t bits)
 {
     xnum x = { 0 };
-    uint64_t mmask = (1ull << f->mbits) - 1;
-    uint64_t eall = (1ull << f->ebits) - 1;
+    const uint64_t mmask = (1ull << f->mbits) - 1;
+    const uint64_t eall = (1ull << f->ebits) - 1;
+    const int has_inf = f->style == MXP_FLOAT_IEEE;
+    bits &= f->bits == 64 ? ~0ull : (1ull << f->bits) - 1; /* sub-byte: the bits above are ignored */
     uint64_t m = bits & mmask;
     uint64_t e = (bits >> f->mbits) & eall;
+    if (f->style == MXP_FLOAT_E8M0) {
+        x.cls = e == eall ? X_NAN : X_FINITE;
+        x.mant = 1;
+        x.exp = (int)e - f->bias;
+        return x;
+    }
     x.sign = (int)((bits >> (f->bits - 1)) & 1);
-    if (e == eall && (f->has_inf || m == mmask)) {
-        if (f->has_inf && m == 0) {
+    if (f->style == MXP_FLOAT_FNUZ && x.sign && e == 0 && m == 0) {
+        x.cls = X_NAN; /* the negative-zero encoding; its sign stays, as in ml_dtypes */
+    } else if (e == eall && (has_inf || (f->style == MXP_FLOAT_FN && m == mmask))) {
+        if (has_inf && m == 0) {
             x.cls = X_INF;
         } else {
             x.cls = X_NAN;
@@ -96,11 +101,13 @@ static xnum decode_float(const fmt *f, uint64_t bits)
     return x;
 }
 
-static xnum decode_int(uint64_t bits, int size, int is_signed)
+static xnum decode_int(uint64_t bits, int nbits, int is_signed)
 {
     xnum x = { 0 };
+    if (nbits < 64)
+        bits &= (1ull << nbits) - 1; /* sub-byte: the bits above are ignored */
     if (is_signed) {
-        int shift = 64 - 8 * size;
+        int shift = 64 - nbits;
         int64_t v = (int64_t)(bits << shift) >> shift; /* sign-extend */
         x.sign = v < 0;
         x.mant = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
@@ -110,10 +117,9 @@ static xnum decode_int(uint64_t bits, int size, int is_signed)
     x.cls = x.mant ? X_FINITE : X_ZERO;
     return x;
 }
-
 /* What the loop needs to know about a type, looked up once per call. */
 typedef struct codec {
-    const fmt *f;                /* float types */
+    fmt f;                       /* float types: f.bits != 0 */
     const mxp_dtype_traits *t;
     int is_bool;
     size_t size;
@@ -127,15 +133,15 @@ static codec codec_for(mxp_dtype t)
 
 static xnum decode(const codec *c, uint64_t bits)
 {
-    if (c->f)
-        return decode_float(c->f, bits);
+    if (c->f.bits)
+        return decode_float(&c->f, bits);
     if (c->is_bool) {
         xnum x = { 0 };
         x.cls = bits ? X_FINITE : X_ZERO;
         x.mant = bits ? 1 : 0;
         return x;
     }
-    return decode_int(bits, (int)c->size, c->t->is_signed);
+    return decode_int(bits, c->t->bits, c->t->is_signed);
 }
 
 /* ---- rounding ------------------------------------------------------------ */
@@ -200,34 +206,73 @@ typedef struct encoder {
     mxp_convert_flags *flags;
 } encoder;
 
-static uint64_t encode_float(const fmt *f, const xnum *x, const encoder *en, uint32_t rnd)
+/* The NaN a result gets.  Formats without NaN (float6, float4) give the
+ * negative-zero encoding, as ml_dtypes does; the caller counts it invalid. */
+static uint64_t nan_code(const fmt *f, const xnum *x)
+{
+    const uint64_t eall = (1ull << f->ebits) - 1, mmask = (1ull << f->mbits) - 1;
+    const uint64_t sign_bit = (uint64_t)x->sign << (f->bits - 1);
+    switch (f->style) {
+    case MXP_FLOAT_IEEE: {
+        uint64_t payload = x->cls == X_NAN ? x->payload >> (64 - f->mbits) : 0;
+        return sign_bit | (eall << f->mbits) | (1ull << (f->mbits - 1)) | payload;
+    }
+    case MXP_FLOAT_FN: return sign_bit | (eall << f->mbits) | mmask;
+    case MXP_FLOAT_E8M0: return eall;
+    case MXP_FLOAT_FNUZ: return 1ull << (f->bits - 1);
+    default: return (uint64_t)!x->sign << (f->bits - 1); /* ml_dtypes: the zero of the other sign */
+    }
+}
+
+static uint64_t max_field_of(const fmt *f)
+{
+    const uint64_t eall = (1ull << f->ebits) - 1, mmask = (1ull << f->mbits) - 1;
+    switch (f->style) {
+    case MXP_FLOAT_IEEE: return ((eall - 1) << f->mbits) | mmask;
+    case MXP_FLOAT_FN: return (eall << f->mbits) | (mmask - 1);
+    case MXP_FLOAT_E8M0: return eall - 1;
+    default: return (eall << f->mbits) | mmask;
+    }
+}
+
+static void count_invalid(const encoder *en)
+{
+    if (en->flags)
+        en->flags->invalid++;
+}
+
+/* Zeros, NaNs, infinities and (e8m0) negative values. */
+static uint64_t encode_special(const fmt *f, const xnum *x, const encoder *en)
 {
     const uint64_t sign_bit = (uint64_t)x->sign << (f->bits - 1);
-    const uint64_t eall = (1ull << f->ebits) - 1;
-    const uint64_t mmask = (1ull << f->mbits) - 1;
-    const uint64_t max_field = f->has_inf ? ((eall - 1) << f->mbits) | mmask : (eall << f->mbits) | (mmask - 1);
-    const uint64_t inf_field = eall << f->mbits;
-    const uint64_t nan_field = f->has_inf ? inf_field | (1ull << (f->mbits - 1)) : (eall << f->mbits) | mmask;
-    int to_inf;
-
-    switch (x->cls) {
-    case X_ZERO:
-        return sign_bit;
-    case X_NAN:
-        if (!f->has_inf)
-            return sign_bit | nan_field;
-        return sign_bit | nan_field | (x->payload >> (64 - f->mbits));
-    case X_INF:
-        if (f->has_inf && en->overflow == MXP_OVERFLOW_INF)
-            return sign_bit | inf_field;
-        if (en->flags)
-            en->flags->overflow++;
-        return sign_bit | (en->overflow == MXP_OVERFLOW_SATURATE ? max_field : nan_field);
-    default:
-        break;
+    const int e8m0 = f->style == MXP_FLOAT_E8M0;
+    if (x->cls == X_ZERO && !e8m0)
+        return f->style == MXP_FLOAT_FNUZ ? 0 : sign_bit;
+    if (x->cls == X_NAN || x->cls == X_ZERO || (e8m0 && x->sign)) {
+        if (f->style == MXP_FLOAT_FINITE || e8m0)
+            count_invalid(en);
+        return nan_code(f, x);
     }
+    /* X_INF */
+    if (f->style == MXP_FLOAT_IEEE && en->overflow == MXP_OVERFLOW_INF)
+        return sign_bit | ((1ull << f->ebits) - 1) << f->mbits;
+    if (en->flags)
+        en->flags->overflow++;
+    if (en->overflow == MXP_OVERFLOW_SATURATE || f->style == MXP_FLOAT_FINITE)
+        return (e8m0 ? 0 : sign_bit) | max_field_of(f);
+    return nan_code(f, x);
+}
 
-    const int emin = 1 - f->bias;
+static uint64_t encode_float(const fmt *f, const xnum *x, const encoder *en, uint32_t rnd)
+{
+    if (x->cls != X_FINITE || (f->style == MXP_FLOAT_E8M0 && x->sign))
+        return encode_special(f, x, en);
+
+    const int e8m0 = f->style == MXP_FLOAT_E8M0;
+    const uint64_t sign_bit = (uint64_t)x->sign << (f->bits - 1);
+    const uint64_t mmask = (1ull << f->mbits) - 1;
+    const uint64_t max_field = max_field_of(f);
+    const int emin = e8m0 ? -f->bias : 1 - f->bias; /* e8m0: no subnormals */
     const int e = x->exp + top_bit(x->mant);
     int q = (e >= emin ? e : emin) - f->mbits; /* exponent of the target's ulp */
     rounded r = round_shift(x->mant, q - x->exp, x->sign, en->mode, rnd);
@@ -236,6 +281,8 @@ static uint64_t encode_float(const fmt *f, const xnum *x, const encoder *en, uin
         kept >>= 1;
         q++;
     }
+    if (e8m0 && kept == 0)
+        kept = 1; /* no zero: below 2^-127 is 2^-127 in every mode */
     uint64_t field;
     if (kept >> f->mbits)
         field = ((uint64_t)(q + f->mbits + f->bias) << f->mbits) | (kept & mmask);
@@ -247,18 +294,20 @@ static uint64_t encode_float(const fmt *f, const xnum *x, const encoder *en, uin
             en->flags->overflow++;
             en->flags->inexact++;
         }
-        if (en->overflow == MXP_OVERFLOW_SATURATE)
+        if (en->overflow == MXP_OVERFLOW_SATURATE || f->style == MXP_FLOAT_FINITE ||
+            !overflow_to_inf(en->mode, x->sign))
             return sign_bit | max_field;
-        to_inf = overflow_to_inf(en->mode, x->sign);
-        if (!to_inf)
-            return sign_bit | max_field;
-        return sign_bit | (f->has_inf ? inf_field : nan_field);
+        if (f->style == MXP_FLOAT_IEEE)
+            return sign_bit | ((1ull << f->ebits) - 1) << f->mbits;
+        return nan_code(f, x);
     }
-    if (en->flags && r.inexact) {
+    if (en->flags && (r.inexact || (e8m0 && e < emin))) {
         en->flags->inexact++;
         if (e < emin)
             en->flags->underflow++;
     }
+    if (field == 0 && f->style == MXP_FLOAT_FNUZ)
+        return 0; /* no negative zero */
     return sign_bit | field;
 }
 
@@ -266,7 +315,7 @@ static uint64_t encode_float(const fmt *f, const xnum *x, const encoder *en, uin
  * saturate.  NaN gives 0; NaN and out-of-range values count as invalid. */
 static uint64_t encode_int(const mxp_dtype_traits *t, const xnum *x, const encoder *en, uint32_t rnd)
 {
-    const int bits = 8 * (int)t->itemsize;
+    const int bits = t->bits;
     const uint64_t umax = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;
     const uint64_t pos_max = t->is_signed ? umax >> 1 : umax;     /* largest positive magnitude */
     const uint64_t neg_max = t->is_signed ? (umax >> 1) + 1 : 0;  /* largest negative magnitude */
@@ -310,8 +359,8 @@ static uint64_t encode_int(const mxp_dtype_traits *t, const xnum *x, const encod
 
 static uint64_t encode(const codec *c, const xnum *x, const encoder *en, uint32_t rnd)
 {
-    if (c->f)
-        return encode_float(c->f, x, en, rnd);
+    if (c->f.bits)
+        return encode_float(&c->f, x, en, rnd);
     if (c->is_bool)
         return x->cls != X_ZERO;
     return encode_int(c->t, x, en, rnd);

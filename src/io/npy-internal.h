@@ -15,6 +15,7 @@
 #ifndef MXP_IO_NPY_INTERNAL_H
 #define MXP_IO_NPY_INTERNAL_H
 
+#include "core/dtype-internal.h"
 #include "mxp/array.h"
 
 enum {
@@ -66,7 +67,7 @@ bool mxp_npy_host_little(void);
  * raw bits as an unsigned integer of the same size. */
 static inline bool mxp_npy_is_numpy_type(mxp_dtype dt)
 {
-    return dt != MXP_BF16 && dt != MXP_E4M3 && dt != MXP_E5M2;
+    return mxp_is_numpy_dtype(dt);
 }
 
 #endif

@@ -18,7 +18,7 @@ static const mxp_st_dtype dtypes[] = {
     { "F6_E2M3", 6, 2, MXP_DTYPE_INVALID }, { "F6_E3M2", 6, 3, MXP_DTYPE_INVALID },
     { "U8", 8, 4, MXP_U8 },              { "I8", 8, 5, MXP_S8 },
     { "F8_E5M2", 8, 6, MXP_E5M2 },       { "F8_E4M3", 8, 7, MXP_E4M3 },
-    { "F8_E8M0", 8, 8, MXP_DTYPE_INVALID }, { "I16", 16, 9, MXP_S16 },
+    { "F8_E8M0", 8, 8, MXP_E8M0 }, { "I16", 16, 9, MXP_S16 },
     { "U16", 16, 10, MXP_U16 },          { "F16", 16, 11, MXP_F16 },
     { "BF16", 16, 12, MXP_BF16 },        { "I32", 32, 13, MXP_S32 },
     { "U32", 32, 14, MXP_U32 },          { "F32", 32, 15, MXP_F32 },

@@ -103,7 +103,9 @@ static mxp_status check_args(const char *fn, size_t n, const char *const *names,
             if (strcmp(names[i], names[j]) == 0)
                 return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: tensor name '%.60s' twice", fn, names[i]);
         if (!mxp_st_dtype_of(mxp_array_dtype(arrays[i])))
-            return bad(fn, "an array of no dtype: tensor", i);
+            return mxp_error(MXP_ERR_INVALID_DTYPE,
+                             "%s: tensor %zu is %s, a dtype safetensors has no code for (convert it first)",
+                             fn, i, mxp_dtype_name(mxp_array_dtype(arrays[i])));
     }
     for (size_t i = 0; i < nmeta; i++) {
         if (!keys[i] || !values[i])

@@ -19,6 +19,7 @@
 
 #include "array/array-internal.h"
 #include "core/abi.h"
+#include "core/dtype-internal.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "mxp/ops.h"
@@ -37,7 +38,7 @@ static int kind_order(mxp_kind k)
 
 static bool numpy_type(mxp_dtype dt)
 {
-    return dt != MXP_BF16 && dt != MXP_E4M3 && dt != MXP_E5M2;
+    return mxp_is_numpy_dtype(dt);
 }
 
 /* np.min_scalar_type, with NumPy's small-unsigned rule applied against a

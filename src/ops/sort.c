@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/dtype-internal.h"
 #include "core/error.h"
 #include "mxp/alloc.h"
 #include "mxp/ops.h"
@@ -31,31 +32,42 @@ typedef struct key_rule {
     mxp_kind kind;
     uint64_t sign, mask; /* the sign bit; all bits of the type */
     uint64_t nan;        /* floats: the smallest |x| that is a NaN */
+    uint64_t nan_bits;   /* fnuz floats: the one NaN, the negative-zero pattern */
 } key_rule;
 
 static key_rule rule_for(const mxp_dtype_traits *t)
 {
-    key_rule r = { t->kind, UINT64_C(1) << (t->bits - 1), 0, 0 };
+    const mxp_dtype type = t->dtype;
+    key_rule r = { t->kind, UINT64_C(1) << (t->bits - 1), 0, UINT64_MAX, UINT64_MAX };
     r.mask = t->bits == 64 ? UINT64_MAX : (UINT64_C(1) << t->bits) - 1;
     if (t->kind == MXP_KIND_FLOAT) {
         uint64_t exp_mask = ((UINT64_C(1) << t->exp_bits) - 1) << t->mant_bits;
         uint64_t mant_mask = (UINT64_C(1) << t->mant_bits) - 1;
         /* IEEE: above infinity; float8_e4m3fn (no infinity): the one NaN
-         * magnitude, all exponent and mantissa bits */
-        r.nan = t->has_inf ? exp_mask + 1 : exp_mask | mant_mask;
+         * magnitude, all exponent and mantissa bits; fnuz: 0x80 alone;
+         * float6/float4: none; e8m0 (no sign, 0xff NaN): ordered as its bits */
+        switch (mxp_float_style_of(type)) {
+        case MXP_FLOAT_IEEE: r.nan = exp_mask + 1; break;
+        case MXP_FLOAT_FN: r.nan = exp_mask | mant_mask; break;
+        case MXP_FLOAT_FNUZ: r.nan_bits = r.sign; break;
+        case MXP_FLOAT_E8M0: r.kind = MXP_KIND_UINT; break;
+        default: break;
+        }
     }
     return r;
 }
 
 /* Every NaN gets the largest key, mask: no number has it (+inf's key has
- * the NaN patterns above it; float8_e4m3fn's 448 is one pattern below). */
+ * the NaN patterns above it; float8_e4m3fn's 448 is one pattern below).
+ * Sub-byte types: the bits above the type are ignored. */
 static inline uint64_t key_of(const key_rule *r, uint64_t b)
 {
+    b &= r->mask;
     switch (r->kind) {
     case MXP_KIND_INT: return b ^ r->sign;
     case MXP_KIND_FLOAT: {
         uint64_t mag = b & ~r->sign;
-        if (mag >= r->nan)
+        if (mag >= r->nan || b == r->nan_bits)
             return r->mask;
         if (mag == 0) /* -0 == +0 */
             return r->sign;
@@ -281,7 +293,7 @@ static mxp_status arg_extreme(const char *fn, int64_t *index, const void *a, mxp
     const unsigned char *p = a;
     enum { BLOCK = 1024 };
     uint64_t block[BLOCK], best = 0, nan = r.mask;
-    bool floats = t->kind == MXP_KIND_FLOAT;
+    bool floats = t->kind == MXP_KIND_FLOAT && t->has_nan; /* float6/float4's max has the top key */
     size_t at = 0;
     for (size_t i0 = 0; i0 < n; i0 += BLOCK) {
         size_t m = n - i0 < BLOCK ? n - i0 : BLOCK;

@@ -9,17 +9,31 @@
 
 #include "convert/oracle.h"
 
-typedef struct ofmt { int bits, ebits, mbits, bias, has_inf; double max; } ofmt;
+/* style: 'I' IEEE (infinities, NaNs at the all-ones exponent), 'N' no
+ * infinity and S.1..1.1..1 NaN (e4m3fn), 'U' fnuz (no infinity, no -0,
+ * 0x80 NaN), 'F' finite (float6/float4: no infinity, no NaN), 'S' the MX
+ * scale e8m0 (unsigned 2^(e-127), 0xff NaN, no zero).  Written from the
+ * specifications (IEEE 754, OCP OFP8 and MX v1.0, ml_dtypes' docs). */
+typedef struct ofmt { int bits, ebits, mbits, bias; char style; double max; } ofmt;
 
 static bool float_format(mxp_dtype t, ofmt *f)
 {
     switch (t) {
-    case MXP_F16: *f = (ofmt){ 16, 5, 10, 15, 1, 65504.0 }; return true;
-    case MXP_BF16: *f = (ofmt){ 16, 8, 7, 127, 1, 0x1.fep127 }; return true;
-    case MXP_F32: *f = (ofmt){ 32, 8, 23, 127, 1, 0x1.fffffep127 }; return true;
-    case MXP_F64: *f = (ofmt){ 64, 11, 52, 1023, 1, 0x1.fffffffffffffp1023 }; return true;
-    case MXP_E4M3: *f = (ofmt){ 8, 4, 3, 7, 0, 448.0 }; return true;
-    case MXP_E5M2: *f = (ofmt){ 8, 5, 2, 15, 1, 57344.0 }; return true;
+    case MXP_F16: *f = (ofmt){ 16, 5, 10, 15, 'I', 65504.0 }; return true;
+    case MXP_BF16: *f = (ofmt){ 16, 8, 7, 127, 'I', 0x1.fep127 }; return true;
+    case MXP_F32: *f = (ofmt){ 32, 8, 23, 127, 'I', 0x1.fffffep127 }; return true;
+    case MXP_F64: *f = (ofmt){ 64, 11, 52, 1023, 'I', 0x1.fffffffffffffp1023 }; return true;
+    case MXP_E4M3: *f = (ofmt){ 8, 4, 3, 7, 'N', 448.0 }; return true;
+    case MXP_E5M2: *f = (ofmt){ 8, 5, 2, 15, 'I', 57344.0 }; return true;
+    case MXP_E3M4: *f = (ofmt){ 8, 3, 4, 3, 'I', 15.5 }; return true;
+    case MXP_E4M3IEEE: *f = (ofmt){ 8, 4, 3, 7, 'I', 240.0 }; return true;
+    case MXP_E4M3B11: *f = (ofmt){ 8, 4, 3, 11, 'U', 30.0 }; return true;
+    case MXP_E4M3FNUZ: *f = (ofmt){ 8, 4, 3, 8, 'U', 240.0 }; return true;
+    case MXP_E5M2FNUZ: *f = (ofmt){ 8, 5, 2, 16, 'U', 57344.0 }; return true;
+    case MXP_E8M0: *f = (ofmt){ 8, 8, 0, 127, 'S', 0x1p127 }; return true;
+    case MXP_E2M3: *f = (ofmt){ 6, 2, 3, 1, 'F', 7.5 }; return true;
+    case MXP_E3M2: *f = (ofmt){ 6, 3, 2, 3, 'F', 28.0 }; return true;
+    case MXP_E2M1: *f = (ofmt){ 4, 2, 1, 1, 'F', 6.0 }; return true;
     default: return false;
     }
 }
@@ -36,12 +50,23 @@ static void decode_source(mpfr_t x, mxp_dtype t, uint64_t bits)
 {
     ofmt f;
     if (float_format(t, &f)) {
+        if (f.bits < 64)
+            bits &= (1ull << f.bits) - 1; /* sub-byte formats ignore the bits above */
+        if (f.style == 'S') {
+            if (bits == 0xff)
+                mpfr_set_nan(x);
+            else
+                mpfr_set_ui_2exp(x, 1, (mpfr_exp_t)bits - 127, MPFR_RNDN);
+            return;
+        }
         int sign = (int)(bits >> (f.bits - 1)) & 1;
         uint64_t m = bits & ((1ull << f.mbits) - 1);
         int e = (int)((bits >> f.mbits) & ((1u << f.ebits) - 1));
         int eall = (1 << f.ebits) - 1;
-        if (e == eall && (f.has_inf || m == (1ull << f.mbits) - 1)) {
-            if (f.has_inf && m == 0)
+        bool special = f.style == 'I' ? e == eall : f.style == 'N' ? e == eall && m == (1ull << f.mbits) - 1
+                                                  : f.style == 'U' && bits == 1ull << (f.bits - 1);
+        if (special) {
+            if (f.style == 'I' && m == 0)
                 mpfr_set_inf(x, sign ? -1 : 1);
             else {
                 mpfr_set_nan(x);
@@ -55,6 +80,15 @@ static void decode_source(mpfr_t x, mxp_dtype t, uint64_t bits)
         mpfr_set_d(x, sign ? -v : v, MPFR_RNDN); /* exact: every value fits a double */
         if (v == 0 && sign)
             mpfr_setsign(x, x, 1, MPFR_RNDN);
+        return;
+    }
+    const mxp_dtype_traits *tr = mxp_dtype_get_traits(t);
+    if (tr->bits < 8) { /* sub-byte integers: the low bits, sign-extended */
+        bits &= (1ull << tr->bits) - 1;
+        if (tr->is_signed && (bits >> (tr->bits - 1)))
+            mpfr_set_si(x, (long)bits - (1L << tr->bits), MPFR_RNDN);
+        else
+            mpfr_set_ui(x, (unsigned long)bits, MPFR_RNDN);
         return;
     }
     switch (t) {
@@ -95,6 +129,8 @@ static void round_to_format(mpfr_t r, const mpfr_t x, const ofmt *f, mpfr_rnd_t 
 
 static uint64_t encode_double(double v, const ofmt *f)
 {
+    if (f->style == 'S')
+        return (uint64_t)(ilogb(v) + 127);
     uint64_t sign = signbit(v) ? 1ull << (f->bits - 1) : 0;
     double a = fabs(v);
     if (a == 0)
@@ -112,34 +148,66 @@ static uint64_t encode_double(double v, const ofmt *f)
 static uint64_t max_bits(const ofmt *f)
 {
     uint64_t eall = (1ull << f->ebits) - 1, mmask = (1ull << f->mbits) - 1;
-    return f->has_inf ? ((eall - 1) << f->mbits) | mmask : (eall << f->mbits) | (mmask - 1);
+    switch (f->style) {
+    case 'I': return ((eall - 1) << f->mbits) | mmask;
+    case 'N': return (eall << f->mbits) | (mmask - 1);
+    case 'S': return 0xfe;
+    default: return (eall << f->mbits) | mmask;
+    }
+}
+
+/* The result for a NaN (or, in e8m0, a value it cannot hold). */
+static oracle_result nan_result(const ofmt *f, int sign)
+{
+    oracle_result res = { 0, false, 0 };
+    switch (f->style) {
+    case 'I':
+    case 'N': res.is_nan = true; res.nan_sign = sign; break;
+    case 'U': res.bits = 1ull << (f->bits - 1); break;
+    case 'S': res.bits = 0xff; break;
+    default: res.bits = (uint64_t)!sign << (f->bits - 1); break; /* ml_dtypes: the zero of the other sign */
+    }
+    return res;
 }
 
 static oracle_result to_float(const mpfr_t x, const ofmt *f, mxp_rounding mode, mxp_overflow ov)
 {
     oracle_result res = { 0, false, 0 };
     int sign = mpfr_signbit(x) != 0;
-    uint64_t sign_bit = (uint64_t)sign << (f->bits - 1);
-    if (mpfr_nan_p(x)) {
-        res.is_nan = true;
-        res.nan_sign = sign;
+    uint64_t sign_bit = f->style == 'S' ? 0 : (uint64_t)sign << (f->bits - 1);
+    if (mpfr_nan_p(x) || (f->style == 'S' && (sign || mpfr_zero_p(x))))
+        return nan_result(f, sign);
+    if (mpfr_inf_p(x)) {
+        if (f->style == 'I' && ov == MXP_OVERFLOW_INF)
+            res.bits = encode_double(sign ? -INFINITY : INFINITY, f);
+        else if (ov == MXP_OVERFLOW_SATURATE || f->style == 'F')
+            res.bits = sign_bit | max_bits(f);
+        else
+            res = nan_result(f, sign);
         return res;
     }
-    if (mpfr_inf_p(x)) {
-        if (f->has_inf && ov == MXP_OVERFLOW_INF) {
-            res.bits = encode_double(sign ? -INFINITY : INFINITY, f);
-        } else if (ov == MXP_OVERFLOW_SATURATE) {
-            res.bits = sign_bit | max_bits(f);
-        } else {
-            res.is_nan = true;
-            res.nan_sign = sign;
-        }
+    if (f->style == 'S' && mpfr_cmp_d(x, 0x1p-127) < 0) {
+        res.bits = 0; /* no zero: 2^-127 is the nearest value in every mode */
         return res;
     }
     mpfr_t r, z, a, mid;
     mpfr_inits2(64, r, z, a, (mpfr_ptr)0);
     mpfr_init2(mid, 256);
-    if (mode == MXP_ROUND_NEAREST_AWAY) {
+    if (f->style == 'S') {
+        /* Powers of two: below and above x; a tie (1.5 * 2^k) goes up in
+         * both nearest modes, as both neighbours have significand 1. */
+        mpfr_set_prec(z, 1);
+        mpfr_set_prec(a, 1);
+        mpfr_set(z, x, MPFR_RNDZ);
+        mpfr_set(a, x, MPFR_RNDA);
+        mpfr_add(mid, z, a, MPFR_RNDN);
+        mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+        mpfr_set_prec(r, 1);
+        if (mode == MXP_ROUND_NEAREST_EVEN || mode == MXP_ROUND_NEAREST_AWAY)
+            mpfr_set(r, mpfr_cmp(x, mid) >= 0 ? a : z, MPFR_RNDN);
+        else
+            mpfr_set(r, mode == MXP_ROUND_UP ? a : z, MPFR_RNDN); /* x > 0 */
+    } else if (mode == MXP_ROUND_NEAREST_AWAY) {
         /* Ties away: the neighbour toward zero and away from zero, and
          * whichever is nearer, the away one on a tie. */
         round_to_format(z, x, f, MPFR_RNDZ);
@@ -161,17 +229,15 @@ static oracle_result to_float(const mpfr_t x, const ofmt *f, mxp_rounding mode, 
         case MXP_ROUND_DOWN: to_inf = sign; break;
         default: to_inf = 1; break;
         }
-        if (ov == MXP_OVERFLOW_SATURATE || !to_inf)
+        if (ov == MXP_OVERFLOW_SATURATE || !to_inf || f->style == 'F')
             res.bits = sign_bit | max_bits(f);
-        else if (f->has_inf)
+        else if (f->style == 'I')
             res.bits = encode_double(sign ? -INFINITY : INFINITY, f);
-        else {
-            res.is_nan = true;
-            res.nan_sign = sign;
-        }
+        else
+            res = nan_result(f, sign);
     } else {
         if (v == 0)
-            v = sign ? -0.0 : 0.0; /* the sign of zero follows the input */
+            v = sign && f->style != 'U' ? -0.0 : 0.0; /* the sign of zero follows the input; fnuz has no -0 */
         res.bits = encode_double(v, f);
     }
     mpfr_clears(r, z, a, mid, (mpfr_ptr)0);
@@ -194,7 +260,7 @@ static oracle_result to_int(const mpfr_t x, mxp_dtype t, mxp_rounding mode)
         mpfr_round(r, x);
     else
         mpfr_rint(r, x, mpfr_mode(mode));
-    int bits = 8 * (int)tr->itemsize;
+    int bits = tr->bits;
     if (tr->is_signed) {
         intmax_t lo = -(intmax_t)(((uintmax_t)1 << (bits - 1)) - 1) - 1;
         intmax_t hi = (intmax_t)(((uintmax_t)1 << (bits - 1)) - 1);
@@ -242,6 +308,6 @@ bool oracle_matches(const oracle_result *want, uint64_t got, mxp_dtype dst_type)
     uint64_t eall = (1ull << f.ebits) - 1, m = got & ((1ull << f.mbits) - 1);
     uint64_t e = (got >> f.mbits) & eall;
     int sign = (int)(got >> (f.bits - 1)) & 1;
-    bool nan = e == eall && (f.has_inf ? m != 0 : m == (1ull << f.mbits) - 1);
+    bool nan = e == eall && (f.style == 'I' ? m != 0 : m == (1ull << f.mbits) - 1);
     return nan && sign == want->nan_sign;
 }

@@ -60,7 +60,9 @@ static void check_sources(const mxp_dtype *srcs, size_t ns)
 static void test_every_8bit_pattern_to_every_type_matches_mpfr(void **state)
 {
     (void)state;
-    const mxp_dtype srcs[] = { MXP_BOOL, MXP_S8, MXP_U8, MXP_E4M3, MXP_E5M2 };
+    const mxp_dtype srcs[] = { MXP_BOOL, MXP_S8, MXP_U8, MXP_E4M3, MXP_E5M2, MXP_E3M4, MXP_E4M3IEEE,
+                               MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_E8M0, MXP_E2M3, MXP_E3M2,
+                               MXP_E2M1, MXP_S4, MXP_U4, MXP_S2, MXP_U2, MXP_S1, MXP_U1 };
     check_sources(srcs, sizeof srcs / sizeof srcs[0]);
 }
 

@@ -1,4 +1,5 @@
 /* The dtype table, names, promotion (against NumPy's own table) and casting. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,11 +41,14 @@ static void test_float_traits_agree_with_decoded_bit_patterns(void **state)
     (void)state;
     for (int dt = 1; dt < MXP_DTYPE_COUNT; dt++) {
         const mxp_dtype_traits *t = mxp_dtype_get_traits((mxp_dtype)dt);
-        if (t->kind != MXP_KIND_FLOAT)
-            continue;
+        if (t->kind != MXP_KIND_FLOAT || dt == MXP_E8M0)
+            continue; /* e8m0 has no sign, no mantissa, no subnormals: below */
         uint64_t mmask = (1ull << t->mant_bits) - 1;
         uint64_t eall = (1ull << t->exp_bits) - 1;
-        uint64_t max_bits = t->has_inf ? ((eall - 1) << t->mant_bits) | mmask : (eall << t->mant_bits) | (mmask - 1);
+        bool fnuz = strstr(t->name, "fnuz") != NULL;
+        uint64_t max_bits = t->has_inf ? ((eall - 1) << t->mant_bits) | mmask
+                            : (!t->has_nan || fnuz) ? (eall << t->mant_bits) | mmask /* every exponent finite */
+                                                    : (eall << t->mant_bits) | (mmask - 1);
         uint64_t pats[4] = { max_bits, 1ull << t->mant_bits, 1, ((uint64_t)t->bias << t->mant_bits) | 1 };
         double want[4] = { t->max, t->min_normal, t->min_subnormal, 1.0 + t->eps };
         for (int i = 0; i < 4; i++) {
@@ -54,9 +58,56 @@ static void test_float_traits_agree_with_decoded_bit_patterns(void **state)
                 fail_msg("%s pattern %d: decoded %a, table says %a", t->name, i, v, want[i]);
         }
         assert_true(t->lowest == -t->max);
-        assert_true((double)t->max_exact_int == 2.0 * (double)(1ull << t->mant_bits));
+        double exact = 2.0 * (double)(1ull << t->mant_bits);
+        assert_true((double)t->max_exact_int == (exact < t->max ? exact : floor(t->max)));
         assert_int_equal(t->bits, 1 + t->exp_bits + t->mant_bits);
     }
+    const mxp_dtype_traits *t = mxp_dtype_get_traits(MXP_E8M0);
+    const uint8_t pats[3] = { 0, 127, 254 };
+    const double want[3] = { 0x1p-127, 1.0, 0x1p127 };
+    for (int i = 0; i < 3; i++) {
+        double v;
+        assert_int_equal(mxp_convert(&v, MXP_F64, &pats[i], MXP_E8M0, 1, NULL), MXP_OK);
+        assert_true(v == want[i]);
+    }
+    assert_true(t->max == 0x1p127 && t->lowest == 0x1p-127 && t->min_normal == 0x1p-127 &&
+                t->min_subnormal == 0x1p-127 && t->eps == 1.0 && !t->is_signed && t->max_exact_int == 0);
+    assert_int_equal(t->bits, t->exp_bits);
+}
+
+/* The new formats' numbers, as ml_dtypes.finfo / iinfo give them. */
+static void test_traits_of_the_new_formats_equal_ml_dtypes_finfo(void **state)
+{
+    (void)state;
+    struct { mxp_dtype t; int bits; double max, tiny, sub, eps; } f[] = {
+        { MXP_E3M4, 8, 15.5, 0.25, 0x1p-6, 0.0625 },
+        { MXP_E4M3IEEE, 8, 240.0, 0x1p-6, 0x1p-9, 0.125 },
+        { MXP_E4M3B11, 8, 30.0, 0x1p-10, 0x1p-13, 0.125 },
+        { MXP_E4M3FNUZ, 8, 240.0, 0x1p-7, 0x1p-10, 0.125 },
+        { MXP_E5M2FNUZ, 8, 57344.0, 0x1p-15, 0x1p-17, 0.25 },
+        { MXP_E2M3, 6, 7.5, 1.0, 0.125, 0.125 },
+        { MXP_E3M2, 6, 28.0, 0.25, 0.0625, 0.25 },
+        { MXP_E2M1, 4, 6.0, 1.0, 0.5, 0.5 },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        const mxp_dtype_traits *t = mxp_dtype_get_traits(f[i].t);
+        if (t->bits != f[i].bits || t->max != f[i].max || t->min_normal != f[i].tiny ||
+            t->min_subnormal != f[i].sub || t->eps != f[i].eps || t->itemsize != 1)
+            fail_msg("%s: traits differ from ml_dtypes.finfo", t->name);
+    }
+    struct { mxp_dtype t; int bits; double lo, hi; } n[] = {
+        { MXP_S4, 4, -8, 7 }, { MXP_U4, 4, 0, 15 }, { MXP_S2, 2, -2, 1 },
+        { MXP_U2, 2, 0, 3 },  { MXP_S1, 1, -1, 0 }, { MXP_U1, 1, 0, 1 },
+    };
+    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++) {
+        const mxp_dtype_traits *t = mxp_dtype_get_traits(n[i].t);
+        if (t->bits != n[i].bits || t->lowest != n[i].lo || t->max != n[i].hi || t->itemsize != 1 ||
+            t->max_exact_int != (uint64_t)n[i].hi)
+            fail_msg("%s: traits differ from ml_dtypes.iinfo", t->name);
+    }
+    assert_false(mxp_dtype_get_traits(MXP_E2M1)->has_nan);
+    assert_false(mxp_dtype_get_traits(MXP_E4M3FNUZ)->has_inf);
+    assert_true(mxp_dtype_get_traits(MXP_E3M4)->has_inf);
 }
 
 static void test_names_and_aliases_round_trip(void **state)
@@ -77,9 +128,16 @@ static void test_names_and_aliases_round_trip(void **state)
     assert_int_equal(mxp_dtype_from_name("half"), MXP_F16);
     assert_int_equal(mxp_dtype_from_name("float"), MXP_F64); /* as np.dtype("float") */
     /* ml_dtypes' float8_e4m3 (JAX, MLIR f8E4M3) is the IEEE-style E4M3
-     * with infinities, not float8_e4m3fn: no silent stand-in */
-    assert_int_equal(mxp_dtype_from_name("float8_e4m3"), MXP_DTYPE_INVALID);
-    assert_int_equal(mxp_dtype_from_name("f8e4m3"), MXP_DTYPE_INVALID);
+     * with infinities, not float8_e4m3fn; the short "e4m3" stays the OCP one */
+    assert_int_equal(mxp_dtype_from_name("float8_e4m3"), MXP_E4M3IEEE);
+    assert_int_equal(mxp_dtype_from_name("f8e4m3"), MXP_E4M3IEEE);
+    assert_int_equal(mxp_dtype_from_name("float8_e8m0fnu"), MXP_E8M0);
+    assert_int_equal(mxp_dtype_from_name("FLOAT4_E2M1FN"), MXP_E2M1);
+    assert_int_equal(mxp_dtype_from_name("fp4"), MXP_E2M1);
+    assert_int_equal(mxp_dtype_from_name("int4"), MXP_S4);
+    assert_int_equal(mxp_dtype_from_name("uint2"), MXP_U2);
+    assert_int_equal(mxp_dtype_from_name("i4"), MXP_S32); /* NumPy's code: 4 bytes */
+    assert_int_equal(mxp_dtype_from_name("float8_e4m3fnuz"), MXP_E4M3FNUZ);
     assert_int_equal(mxp_dtype_from_name("f8e4m3fn"), MXP_E4M3);
     assert_int_equal(mxp_dtype_from_name("fp8_e4m3"), MXP_E4M3);
     assert_int_equal(mxp_dtype_from_name("complex64"), MXP_DTYPE_INVALID);
@@ -160,6 +218,18 @@ static void test_promote_types_of_new_types_follow_the_exactness_rule(void **sta
         { MXP_E4M3, MXP_S16, MXP_F32 },   { MXP_E4M3, MXP_BOOL, MXP_E4M3 },
         { MXP_E4M3, MXP_E4M3, MXP_E4M3 }, { MXP_E5M2, MXP_F64, MXP_F64 },
         { MXP_E5M2, MXP_U64, MXP_F64 },   { MXP_BF16, MXP_U16, MXP_F32 },
+        { MXP_E2M1, MXP_E3M2, MXP_E3M2 }, { MXP_E2M3, MXP_E3M2, MXP_E4M3 },
+        { MXP_E2M1, MXP_E2M3, MXP_E2M3 }, { MXP_E4M3FNUZ, MXP_E4M3, MXP_F16 },
+        { MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_F16 }, { MXP_E4M3B11, MXP_E4M3FNUZ, MXP_F16 },
+        { MXP_E8M0, MXP_F16, MXP_F32 },   { MXP_E8M0, MXP_BF16, MXP_BF16 },
+        { MXP_E8M0, MXP_E4M3, MXP_BF16 }, { MXP_E3M4, MXP_E4M3IEEE, MXP_F16 },
+        { MXP_E4M3IEEE, MXP_E4M3, MXP_F16 }, { MXP_E2M1, MXP_E4M3IEEE, MXP_E4M3IEEE },
+        { MXP_S4, MXP_U4, MXP_S8 },       { MXP_S4, MXP_S8, MXP_S8 },
+        { MXP_U4, MXP_U8, MXP_U8 },       { MXP_U2, MXP_S1, MXP_S4 },
+        { MXP_U4, MXP_S8, MXP_S8 },       { MXP_U8, MXP_S4, MXP_S16 },
+        { MXP_S4, MXP_E2M1, MXP_E3M2 },   { MXP_S4, MXP_F16, MXP_F16 },
+        { MXP_S4, MXP_F32, MXP_F32 },     { MXP_S4, MXP_BOOL, MXP_S4 },
+        { MXP_U1, MXP_E2M1, MXP_E2M1 },   { MXP_S4, MXP_E8M0, MXP_BF16 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         mxp_dtype got = mxp_promote_types(cases[i].a, cases[i].b);
@@ -183,7 +253,8 @@ static void test_promoted_type_holds_every_small_value_exactly(void **state)
         size_t sa = mxp_dtype_itemsize((mxp_dtype)a);
         if (sa > 2 || a == MXP_BOOL)
             continue;
-        size_t n = sa == 1 ? 256 : 65536;
+        int bits = mxp_dtype_get_traits((mxp_dtype)a)->bits;
+        size_t n = (size_t)1 << bits; /* sub-byte types: the low bits only */
         for (size_t i = 0; i < n; i++) {
             if (sa == 1)
                 ((uint8_t *)src)[i] = (uint8_t)i;
@@ -236,6 +307,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_traits_of_every_type_match_the_formats),
         cmocka_unit_test(test_float_traits_agree_with_decoded_bit_patterns),
+        cmocka_unit_test(test_traits_of_the_new_formats_equal_ml_dtypes_finfo),
         cmocka_unit_test(test_names_and_aliases_round_trip),
         cmocka_unit_test(test_promote_types_equals_numpy_on_numpy_types),
         cmocka_unit_test(test_can_cast_equals_numpy_on_numpy_types),

@@ -84,7 +84,9 @@ def _numpy_dtype(code):
 
 TO_NUMPY = {code: _numpy_dtype(code) for code in DTYPE_NAMES}
 # The standard types only (a NumPy uint16 array is uint16, not bfloat16).
-FROM_NUMPY = {dt: code for code, dt in TO_NUMPY.items() if dt.kind == chr(lib.mxp_dtype_get_traits(code).contents.kind)}
+FROM_NUMPY = {dt: code for code, dt in TO_NUMPY.items()
+              if dt.kind == chr(lib.mxp_dtype_get_traits(code).contents.kind)
+              and 8 * dt.itemsize == lib.mxp_dtype_get_traits(code).contents.bits}
 
 # ---- errors -------------------------------------------------------------
 
