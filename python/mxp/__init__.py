@@ -1,8 +1,11 @@
 """mxp: exact, fast low-precision numerics for NumPy.
 
-``import mxp`` gives NumPy real ``bfloat16``, ``float8_e4m3fn`` and
-``float8_e5m2`` dtypes (the names ml_dtypes uses), computed by the mxp C
-library: casts rounded once, ufuncs through its SIMD paths, sums accumulated
+``import mxp`` gives NumPy real ``bfloat16``, float8 (``float8_e4m3fn``,
+``float8_e5m2``, ``float8_e4m3``, ``float8_e3m4``, ``float8_e4m3fnuz``,
+``float8_e5m2fnuz``, ``float8_e4m3b11fnuz``, ``float8_e8m0fnu``), float6
+(``float6_e2m3fn``, ``float6_e3m2fn``), ``float4_e2m1fn`` and ``int4``,
+``uint4``, ``int2``, ``uint2``, ``int1``, ``uint1`` dtypes (the names
+ml_dtypes uses), computed by the mxp C library: casts rounded once, ufuncs through its SIMD paths, sums accumulated
 in float64 and rounded once, ``a @ b`` through ``mxp_gemm``.  On top:
 ``astype`` in every rounding mode, ``matmul``/``gemm`` with epilogues and
 int8, quantization and observers, OCP MX blocks, mixed-precision training
@@ -11,7 +14,9 @@ plots (``mxp.plot``).  ``python3 -m mxp`` runs a short tour.  See
 docs/python.md.
 """
 from . import _mxp
-from ._mxp import bfloat16, float8_e4m3fn, float8_e5m2, from_dlpack, to_dlpack, promote_types
+from ._mxp import (bfloat16, float8_e4m3fn, float8_e5m2, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz,
+                   float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
+                   int4, uint4, int2, uint2, int1, uint1, from_dlpack, to_dlpack, promote_types)
 from ._dlpack import DLPackView, dlpack
 from ._info import finfo, iinfo
 from ._reduce import mean, prod, std, sum, var  # noqa: A004 (numpy's names)
@@ -32,7 +37,7 @@ __version__ = _mxp.__version__
 # registered them first (docs/python.md).
 import numpy as _np  # noqa: E402
 
-for _t in (bfloat16, float8_e4m3fn, float8_e5m2):
+for _t in _mxp._TYPES:
     _np.sctypeDict.setdefault(_t.__name__, _t)
 
 # ml_dtypes' types of the same formats: casts both ways (bit copies) and
@@ -42,13 +47,15 @@ try:
 except Exception:  # not installed, or built for another NumPy
     _ml_dtypes = None
 if _ml_dtypes is not None:
-    for _t in (bfloat16, float8_e4m3fn, float8_e5m2):
+    for _t in _mxp._TYPES:
         if hasattr(_ml_dtypes, _t.__name__):
             _mxp._register_foreign(_np.dtype(getattr(_ml_dtypes, _t.__name__)), _t.__name__)
 del _t
 
 __all__ = [
-    "bfloat16", "float8_e4m3fn", "float8_e5m2", "promote_types", "result_type", "finfo", "iinfo", "from_dlpack", "to_dlpack", "dlpack", "DLPackView", "sum", "mean", "prod", "var", "std", "load", "save",
+    "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
+    "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+    "int4", "uint4", "int2", "uint2", "int1", "uint1", "promote_types", "result_type", "finfo", "iinfo", "from_dlpack", "to_dlpack", "dlpack", "DLPackView", "sum", "mean", "prod", "var", "std", "load", "save",
     "astype", "convert_stats", "matmul", "gemm", "gemm_safe", "info", "memory_stats", "set_num_threads",
     "get_num_threads", "hugepages", "release_workspaces", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
     "pack_int4", "unpack_int4", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",

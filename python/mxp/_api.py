@@ -88,7 +88,7 @@ def _vector(v, sizes, what, dtype=None):
 
 
 def _mxp_float_dtypes():
-    return (np.dtype(_mxp.bfloat16), np.dtype(_mxp.float8_e4m3fn), np.dtype(_mxp.float8_e5m2))
+    return tuple(np.dtype(t) for t in _mxp._TYPES)
 
 
 def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zp, b_zp, c_zp, scales):

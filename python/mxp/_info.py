@@ -49,9 +49,12 @@ class finfo:
         self.precision = int(np.floor(self.nmant * np.log10(2)))
         self.resolution = scalar(10.0 ** -self.precision)
         self.eps = scalar(t["eps"])
-        self.epsneg = scalar(t["eps"] / 2)
+        # 1 - the value below 1: eps/2, or where 1 is the smallest normal
+        # (float4_e2m1fn, float6_e2m3fn) the subnormal step
+        epsneg = t["eps"] / 2 if t["min_normal"] < 1 else t["min_subnormal"]
+        self.epsneg = scalar(epsneg)
         self.machep = -self.nmant
-        self.negep = -self.nmant - 1
+        self.negep = int(np.log2(epsneg))  # epsneg = 2**negep
         self.max = scalar(t["max"])
         self.min = scalar(t["lowest"])
         self.smallest_normal = scalar(t["min_normal"])

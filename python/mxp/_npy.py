@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _mxp
 
-_TYPES = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
+_TYPES = tuple(np.dtype(t) for t in _mxp._TYPES)
 
 
 def _mxp_view(a):

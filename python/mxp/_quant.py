@@ -296,7 +296,7 @@ class KLObserver(_Observer):
 # The keywords' spellings, the C library's values (mxp_mx_format).
 MX_FORMATS = {"mxfp8_e4m3": _mxp.MXFP8_E4M3, "mxfp8_e5m2": _mxp.MXFP8_E5M2, "mxfp4": _mxp.MXFP4_E2M1,
               "mxint8": _mxp.MXINT8}
-_MXP_FLOATS = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
+_MXP_FLOATS = tuple(np.dtype(t) for t in _mxp._TYPES)
 
 
 class MXTensor:

@@ -11,7 +11,7 @@ from . import _mxp
 from ._api import _seed
 
 _SGD, _ADAM, _ADAMW = _mxp.OPTIM_SGD, _mxp.OPTIM_ADAM, _mxp.OPTIM_ADAMW
-_MXP_FLOATS = tuple(np.dtype(t) for t in (_mxp.bfloat16, _mxp.float8_e4m3fn, _mxp.float8_e5m2))
+_MXP_FLOATS = tuple(np.dtype(t) for t in _mxp._TYPES)
 
 
 def _array_list(xs, what):

@@ -38,7 +38,7 @@ class safe_open:
     """An open safetensors file; tensors are read when asked (get_tensor).
 
     keys() lists the tensors in the order of their data; dtype_name(k) is
-    the file's dtype ("BF16", "F8_E8M0"), shape(k) its shape, metadata()
+    the file's dtype ("BF16", "F8_E4M3"), shape(k) its shape, metadata()
     the "__metadata__" strings.  get_tensor(k, dtype=None,
     rounding="nearest_even", overflow="inf", seed=0) returns a new array of
     the file's dtype or converted into dtype (stochastic rounding draws by
@@ -85,7 +85,7 @@ class safe_open:
         return self._entry(key)[2]
 
     def dtype(self, key):
-        """The NumPy dtype a tensor loads as (None: one mxp lacks, such as F8_E8M0)."""
+        """The NumPy dtype a tensor loads as (None: one mxp lacks, such as F6_E2M3, stored packed)."""
         return self._entry(key)[3]
 
     def metadata(self):

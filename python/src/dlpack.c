@@ -15,8 +15,18 @@
 #include "mxpy.h"
 
 enum { DL_CPU = 1 };
+/* DLPack 1.1's codes; its float6/float4 (15-17) and sub-byte integers
+ * are packed, mxp's arrays hold one element a byte: not exchanged. */
 enum { DL_INT = 0, DL_UINT = 1, DL_FLOAT = 2, DL_BFLOAT = 4, DL_COMPLEX = 5, DL_BOOL = 6,
-       DL_FLOAT8_E4M3FN = 10, DL_FLOAT8_E5M2 = 12 };
+       DL_FLOAT8_E3M4 = 7, DL_FLOAT8_E4M3 = 8, DL_FLOAT8_E4M3B11FNUZ = 9, DL_FLOAT8_E4M3FN = 10,
+       DL_FLOAT8_E4M3FNUZ = 11, DL_FLOAT8_E5M2 = 12, DL_FLOAT8_E5M2FNUZ = 13, DL_FLOAT8_E8M0FNU = 14 };
+
+/* The float8 codes, by mxp dtype. */
+static const struct { uint8_t code; mxp_dtype dt; } dl_float8[] = {
+    { DL_FLOAT8_E3M4, MXP_E3M4 },     { DL_FLOAT8_E4M3, MXP_E4M3IEEE },     { DL_FLOAT8_E4M3B11FNUZ, MXP_E4M3B11 },
+    { DL_FLOAT8_E4M3FN, MXP_E4M3 },   { DL_FLOAT8_E4M3FNUZ, MXP_E4M3FNUZ }, { DL_FLOAT8_E5M2, MXP_E5M2 },
+    { DL_FLOAT8_E5M2FNUZ, MXP_E5M2FNUZ }, { DL_FLOAT8_E8M0FNU, MXP_E8M0 },
+};
 
 typedef struct dl_device {
     int32_t device_type, device_id;
@@ -55,10 +65,12 @@ static int typenum_from_dl(dl_datatype t)
     case DL_FLOAT: dt = t.bits == 16 ? MXP_F16 : t.bits == 32 ? MXP_F32 : t.bits == 64 ? MXP_F64 : 0; break;
     case DL_BFLOAT: dt = t.bits == 16 ? MXP_BF16 : 0; break;
     case DL_BOOL: dt = t.bits == 8 ? MXP_BOOL : 0; break;
-    case DL_FLOAT8_E4M3FN: dt = t.bits == 8 ? MXP_E4M3 : 0; break;
-    case DL_FLOAT8_E5M2: dt = t.bits == 8 ? MXP_E5M2 : 0; break;
     case DL_COMPLEX: return t.bits == 64 ? NPY_CFLOAT : t.bits == 128 ? NPY_CDOUBLE : NPY_NOTYPE;
-    default: break;
+    default:
+        for (size_t i = 0; i < sizeof dl_float8 / sizeof dl_float8[0]; i++)
+            if (dl_float8[i].code == t.code && t.bits == 8)
+                dt = dl_float8[i].dt;
+        break;
     }
     return dt ? mxpy_typenum_from_dtype(dt) : NPY_NOTYPE;
 }
@@ -75,13 +87,22 @@ static bool dl_from_typenum(int typenum, dl_datatype *t)
         return false;
     const mxp_dtype_traits *tr = mxp_dtype_get_traits(dt);
     t->bits = (uint8_t)tr->bits;
-    switch (dt) {
-    case MXP_BOOL: t->code = DL_BOOL; t->bits = 8; break;
-    case MXP_BF16: t->code = DL_BFLOAT; break;
-    case MXP_E4M3: t->code = DL_FLOAT8_E4M3FN; break;
-    case MXP_E5M2: t->code = DL_FLOAT8_E5M2; break;
-    default: t->code = tr->kind == MXP_KIND_FLOAT ? DL_FLOAT : tr->is_signed ? DL_INT : DL_UINT; break;
+    if (dt == MXP_BOOL) {
+        *t = (dl_datatype){ DL_BOOL, 8, 1 };
+        return true;
     }
+    if (tr->bits < 8)
+        return false; /* one element a byte: DLPack's sub-byte types are packed */
+    if (dt == MXP_BF16) {
+        t->code = DL_BFLOAT;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof dl_float8 / sizeof dl_float8[0]; i++)
+        if (dl_float8[i].dt == dt) {
+            t->code = dl_float8[i].code;
+            return true;
+        }
+    t->code = tr->kind == MXP_KIND_FLOAT ? DL_FLOAT : tr->is_signed ? DL_INT : DL_UINT;
     return true;
 }
 

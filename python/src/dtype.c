@@ -13,11 +13,32 @@
 
 #include "mxpy.h"
 
+/* dtype.char as ml_dtypes 0.6 gives it */
 mxpy_float mxpy_floats[MXPY_NFLOATS] = {
     [MXPY_BF16] = { MXP_BF16, "bfloat16", 'E', NULL, NULL, NPY_NOTYPE },
     [MXPY_E4M3] = { MXP_E4M3, "float8_e4m3fn", '4', NULL, NULL, NPY_NOTYPE },
     [MXPY_E5M2] = { MXP_E5M2, "float8_e5m2", '5', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E3M4] = { MXP_E3M4, "float8_e3m4", '3', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E4M3IEEE] = { MXP_E4M3IEEE, "float8_e4m3", '7', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E4M3B11] = { MXP_E4M3B11, "float8_e4m3b11fnuz", 'L', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E4M3FNUZ] = { MXP_E4M3FNUZ, "float8_e4m3fnuz", 'G', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E5M2FNUZ] = { MXP_E5M2FNUZ, "float8_e5m2fnuz", 'C', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E8M0] = { MXP_E8M0, "float8_e8m0fnu", 'W', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E2M3] = { MXP_E2M3, "float6_e2m3fn", '8', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E3M2] = { MXP_E3M2, "float6_e3m2fn", '9', NULL, NULL, NPY_NOTYPE },
+    [MXPY_E2M1] = { MXP_E2M1, "float4_e2m1fn", '0', NULL, NULL, NPY_NOTYPE },
+    [MXPY_S4] = { MXP_S4, "int4", 'a', NULL, NULL, NPY_NOTYPE },
+    [MXPY_U4] = { MXP_U4, "uint4", 'A', NULL, NULL, NPY_NOTYPE },
+    [MXPY_S2] = { MXP_S2, "int2", 'c', NULL, NULL, NPY_NOTYPE },
+    [MXPY_U2] = { MXP_U2, "uint2", 'C', NULL, NULL, NPY_NOTYPE },
+    [MXPY_S1] = { MXP_S1, "int1", 'e', NULL, NULL, NPY_NOTYPE },
+    [MXPY_U1] = { MXP_U1, "uint1", 'E', NULL, NULL, NPY_NOTYPE },
 };
+
+/* Every row's per-row entry points below, by number (NumPy may call an
+ * array function without an array, so each row needs its own). */
+#define MXPY_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17)
+_Static_assert(MXPY_NFLOATS == 18, "MXPY_ROWS lists every row");
 
 /* What NumPy registers from; the descriptor is PyArray_DescrFromType's. */
 static PyArray_DescrProto descrs[MXPY_NFLOATS];
@@ -128,7 +149,9 @@ static void store(const mxpy_float *t, void *p, uint16_t bits)
  * indexing (a[0], np.sum) builds the mxp scalar from the bits itself. */
 static PyObject *getitem(int idx, void *p)
 {
-    return PyFloat_FromDouble(mxpy_to_double(&mxpy_floats[idx], load(&mxpy_floats[idx], p)));
+    const mxpy_float *t = &mxpy_floats[idx];
+    double v = mxpy_to_double(t, load(t, p));
+    return mxp_dtype_get_traits(t->dt)->kind == MXP_KIND_FLOAT ? PyFloat_FromDouble(v) : PyLong_FromDouble(v);
 }
 
 static int setitem(int idx, PyObject *item, void *p)
@@ -143,15 +166,14 @@ static int setitem(int idx, PyObject *item, void *p)
 
 /* NumPy may call getitem/setitem with no array (so no descriptor): each
  * row gets its own one-line entry points. */
-static PyObject *getitem_bf16(void *p, void *arr) { (void)arr; return getitem(MXPY_BF16, p); }
-static PyObject *getitem_e4m3(void *p, void *arr) { (void)arr; return getitem(MXPY_E4M3, p); }
-static PyObject *getitem_e5m2(void *p, void *arr) { (void)arr; return getitem(MXPY_E5M2, p); }
-static int setitem_bf16(PyObject *o, void *p, void *arr) { (void)arr; return setitem(MXPY_BF16, o, p); }
-static int setitem_e4m3(PyObject *o, void *p, void *arr) { (void)arr; return setitem(MXPY_E4M3, o, p); }
-static int setitem_e5m2(PyObject *o, void *p, void *arr) { (void)arr; return setitem(MXPY_E5M2, o, p); }
-
-static PyArray_GetItemFunc *const getitems[MXPY_NFLOATS] = { getitem_bf16, getitem_e4m3, getitem_e5m2 };
-static PyArray_SetItemFunc *const setitems[MXPY_NFLOATS] = { setitem_bf16, setitem_e4m3, setitem_e5m2 };
+#define ITEM_FUNCS(i)                                                                                   \
+    static PyObject *getitem_##i(void *p, void *arr) { (void)arr; return getitem(i, p); }               \
+    static int setitem_##i(PyObject *o, void *p, void *arr) { (void)arr; return setitem(i, o, p); }
+MXPY_ROWS(ITEM_FUNCS)
+#define GETITEM_OF(i) getitem_##i,
+#define SETITEM_OF(i) setitem_##i,
+static PyArray_GetItemFunc *const getitems[MXPY_NFLOATS] = { MXPY_ROWS(GETITEM_OF) };
+static PyArray_SetItemFunc *const setitems[MXPY_NFLOATS] = { MXPY_ROWS(SETITEM_OF) };
 
 /* By element size, not by row: NumPy may pass no array.  s NULL: swap d's
  * elements where they are (ndarray.byteswap). */
@@ -230,25 +252,15 @@ static void dot(int idx, char *ip1, npy_intp is1, char *ip2, npy_intp is2, char 
     store(t, op, mxpy_from_double(t, sum));
 }
 
-static void dot_bf16(void *a, npy_intp as, void *b, npy_intp bs, void *o, npy_intp n, void *arr)
-{
-    (void)arr;
-    dot(MXPY_BF16, a, as, b, bs, o, n);
-}
-
-static void dot_e4m3(void *a, npy_intp as, void *b, npy_intp bs, void *o, npy_intp n, void *arr)
-{
-    (void)arr;
-    dot(MXPY_E4M3, a, as, b, bs, o, n);
-}
-
-static void dot_e5m2(void *a, npy_intp as, void *b, npy_intp bs, void *o, npy_intp n, void *arr)
-{
-    (void)arr;
-    dot(MXPY_E5M2, a, as, b, bs, o, n);
-}
-
-static PyArray_DotFunc *const dots[MXPY_NFLOATS] = { dot_bf16, dot_e4m3, dot_e5m2 };
+#define DOT_FUNC(i)                                                                                     \
+    static void dot_##i(void *a, npy_intp as, void *b, npy_intp bs, void *o, npy_intp n, void *arr)    \
+    {                                                                                                   \
+        (void)arr;                                                                                      \
+        dot(i, a, as, b, bs, o, n);                                                                     \
+    }
+MXPY_ROWS(DOT_FUNC)
+#define DOT_OF(i) dot_##i,
+static PyArray_DotFunc *const dots[MXPY_NFLOATS] = { MXPY_ROWS(DOT_OF) };
 
 /* Sorting order: NaNs last, as NumPy sorts floats.  compare serves
  * searchsorted and NumPy's other comparison-based paths; sort, argsort and
@@ -263,28 +275,25 @@ static inline int compare_keys(const uint16_t *k, unsigned x, unsigned y)
     return (k[x] > k[y]) - (k[x] < k[y]);
 }
 
-static int compare_bf16(const void *a, const void *b, void *arr)
+static inline int compare_row(int i, const void *a, const void *b)
 {
-    (void)arr;
+    if (mxp_dtype_itemsize(mxpy_floats[i].dt) == 1)
+        return compare_keys(sort_keys[i], *(const unsigned char *)a, *(const unsigned char *)b);
     uint16_t x, y;
     memcpy(&x, a, 2);
     memcpy(&y, b, 2);
-    return compare_keys(sort_keys[MXPY_BF16], x, y);
+    return compare_keys(sort_keys[i], x, y);
 }
 
-static int compare_e4m3(const void *a, const void *b, void *arr)
-{
-    (void)arr;
-    return compare_keys(sort_keys[MXPY_E4M3], *(const unsigned char *)a, *(const unsigned char *)b);
-}
-
-static int compare_e5m2(const void *a, const void *b, void *arr)
-{
-    (void)arr;
-    return compare_keys(sort_keys[MXPY_E5M2], *(const unsigned char *)a, *(const unsigned char *)b);
-}
-
-static PyArray_CompareFunc *const compares[MXPY_NFLOATS] = { compare_bf16, compare_e4m3, compare_e5m2 };
+#define COMPARE_FUNC(i)                                                                                 \
+    static int compare_##i(const void *a, const void *b, void *arr)                                    \
+    {                                                                                                   \
+        (void)arr;                                                                                      \
+        return compare_row(i, a, b);                                                                    \
+    }
+MXPY_ROWS(COMPARE_FUNC)
+#define COMPARE_OF(i) compare_##i,
+static PyArray_CompareFunc *const compares[MXPY_NFLOATS] = { MXPY_ROWS(COMPARE_OF) };
 
 /* The tables of every bit pattern of row i: its value (for dot) and its
  * sort key (for compare), both from the library, made once at import. */
@@ -444,6 +453,14 @@ int mxpy_init_dtypes(PyObject *module)
         Py_INCREF(mxpy_floats[i].scalar_type);
         if (PyModule_AddObject(module, mxpy_floats[i].name, (PyObject *)mxpy_floats[i].scalar_type) < 0)
             return -1;
+    }
+    /* _TYPES: every type NumPy lacks, in the table's order (mxp/__init__.py) */
+    PyObject *all = PyTuple_New(MXPY_NFLOATS);
+    for (int i = 0; all && i < MXPY_NFLOATS; i++)
+        PyTuple_SET_ITEM(all, i, Py_NewRef((PyObject *)mxpy_floats[i].scalar_type));
+    if (!all || PyModule_AddObject(module, "_TYPES", all) < 0) {
+        Py_XDECREF(all);
+        return -1;
     }
     return 0;
 }

@@ -1,5 +1,5 @@
 /* Another package's dtypes of mxp's formats -- ml_dtypes' bfloat16,
- * float8_e4m3fn and float8_e5m2, registered by mxp/__init__.py when
+ * float8, float6, float4 and sub-byte integer types, registered by mxp/__init__.py when
  * ml_dtypes is installed.  The encodings are the same bits, so the casts
  * both ways are copies, registered as safe; and mxp's functions take such
  * arrays as their own (mxpy_dtype_from_typenum knows the type numbers), so
@@ -13,7 +13,7 @@ typedef struct foreign {
     mxp_dtype dt;
 } foreign;
 
-enum { MAX_FOREIGN = 16 };
+enum { MAX_FOREIGN = 32 };
 static foreign foreigns[MAX_FOREIGN];
 static int nforeign;
 

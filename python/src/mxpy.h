@@ -40,7 +40,8 @@ typedef PyArray_Descr PyArray_DescrProto;
 
 #include <mxp.h>
 
-/* One row per dtype NumPy lacks. */
+/* One row per dtype NumPy lacks (the name says float: the sub-byte
+ * integers are rows too, with integer scalars). */
 typedef struct mxpy_float {
     mxp_dtype dt;             /* MXP_BF16, ... */
     const char *name;         /* "bfloat16": the scalar type's and dtype's name */
@@ -50,7 +51,13 @@ typedef struct mxpy_float {
     int typenum;              /* NumPy's number for it, after registration */
 } mxpy_float;
 
-enum { MXPY_BF16, MXPY_E4M3, MXPY_E5M2, MXPY_NFLOATS };
+enum {
+    MXPY_BF16, MXPY_E4M3, MXPY_E5M2,
+    MXPY_E3M4, MXPY_E4M3IEEE, MXPY_E4M3B11, MXPY_E4M3FNUZ, MXPY_E5M2FNUZ, MXPY_E8M0,
+    MXPY_E2M3, MXPY_E3M2, MXPY_E2M1,
+    MXPY_S4, MXPY_U4, MXPY_S2, MXPY_U2, MXPY_S1, MXPY_U1,
+    MXPY_NFLOATS
+};
 extern mxpy_float mxpy_floats[MXPY_NFLOATS];
 
 /* The scalar object: the raw bits of one element (1 or 2 bytes). */

@@ -80,12 +80,14 @@ int mxpy_init_promotion(PyObject *numpy)
     return 0;
 }
 
-/* ---- cast safety between the two float8 types -----------------------------
+/* ---- cast safety between the one-byte types ------------------------------
  * NumPy's legacy rules call two user dtypes of the same kind and size
- * "equivalent", so float8_e4m3fn <-> float8_e5m2 would count as safe
- * casts although each loses values of the other.  Their cast methods (got
- * through numpy.core._multiarray_umath._get_castingimpl) are marked
- * same_kind, which is what they are. */
+ * "equivalent", so float8_e4m3fn <-> float8_e5m2 (and every other pair of
+ * one-byte mxp types) would count as safe casts although each loses values
+ * of the other.  Their cast methods (got through
+ * numpy.core._multiarray_umath._get_castingimpl) are marked same_kind,
+ * which is what they are; the pairs mxp_can_cast calls safe (float4 ->
+ * float6_e3m2 ...) stay safe. */
 
 typedef struct array_method { /* PyArrayMethodObject's head, NumPy 1.22 - 1.26 */
     PyObject_HEAD
@@ -126,10 +128,13 @@ int mxpy_fix_float8_casts(void)
     PyObject *umath = PyImport_ImportModule("numpy.core._multiarray_umath");
     PyObject *get = umath ? PyObject_GetAttrString(umath, "_get_castingimpl") : NULL;
     int rc = get ? 0 : -1;
-    if (rc == 0)
-        rc = mark_same_kind(get, &mxpy_floats[MXPY_E4M3], &mxpy_floats[MXPY_E5M2]);
-    if (rc == 0)
-        rc = mark_same_kind(get, &mxpy_floats[MXPY_E5M2], &mxpy_floats[MXPY_E4M3]);
+    for (int i = 0; i < MXPY_NFLOATS && rc == 0; i++)
+        for (int j = 0; j < MXPY_NFLOATS && rc == 0; j++) {
+            const mxpy_float *a = &mxpy_floats[i], *b = &mxpy_floats[j];
+            if (i != j && mxp_dtype_itemsize(a->dt) == mxp_dtype_itemsize(b->dt) &&
+                !mxp_can_cast(a->dt, b->dt, MXP_CASTING_SAFE))
+                rc = mark_same_kind(get, a, b);
+        }
     Py_XDECREF(get);
     Py_XDECREF(umath);
     return rc;

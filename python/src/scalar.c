@@ -6,6 +6,7 @@
  * through the ufunc loops. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mxpy.h"
 
@@ -16,10 +17,23 @@ double mxpy_to_double(const mxpy_float *t, uint16_t bits)
     return v;
 }
 
+static bool is_int_row(const mxpy_float *t)
+{
+    return mxp_dtype_get_traits(t->dt)->kind != MXP_KIND_FLOAT;
+}
+
+/* Into the integer rows (int4 ...) truncated, as NumPy's int8(2.7) is 2;
+ * into the float rows to nearest even. */
+static const mxp_convert_opts *opts_into(const mxpy_float *t)
+{
+    static const mxp_convert_opts truncate = { .rounding = MXP_ROUND_TOWARD_ZERO };
+    return is_int_row(t) ? &truncate : NULL;
+}
+
 uint16_t mxpy_from_double(const mxpy_float *t, double v)
 {
     uint16_t bits = 0;
-    mxp_convert(&bits, t->dt, &v, MXP_F64, 1, NULL);
+    mxp_convert(&bits, t->dt, &v, MXP_F64, 1, opts_into(t));
     return bits;
 }
 
@@ -50,7 +64,7 @@ static int bits_from_numpy_scalar(const mxpy_float *t, PyObject *obj, uint16_t *
         _Alignas(16) unsigned char buf[16];
         PyArray_ScalarAsCtype(obj, buf);
         *bits = 0;
-        mxp_convert(bits, t->dt, buf, from, 1, NULL);
+        mxp_convert(bits, t->dt, buf, from, 1, opts_into(t));
     }
     Py_DECREF(d);
     return from != MXP_DTYPE_INVALID;
@@ -61,7 +75,7 @@ int mxpy_bits_from_object(const mxpy_float *t, PyObject *obj, uint16_t *bits)
     mxpy_float *src = scalar_float(obj);
     if (src) {
         *bits = 0;
-        mxp_convert(bits, t->dt, &((mxpy_scalar *)obj)->bits, src->dt, 1, NULL);
+        mxp_convert(bits, t->dt, &((mxpy_scalar *)obj)->bits, src->dt, 1, opts_into(t));
         return 0;
     }
     if (PyLong_Check(obj)) {
@@ -127,6 +141,8 @@ static PyObject *scalar_repr(PyObject *self)
 {
     mxpy_float *t = scalar_float(self);
     double v = mxpy_to_double(t, ((mxpy_scalar *)self)->bits);
+    if (is_int_row(t)) /* int4(3) prints 3, as ml_dtypes' */
+        return PyUnicode_FromFormat("%lld", (long long)v);
     double shortest = v;
     bool exact = isfinite(v) && v == floor(v) && fabs(v) < 1e16;
     for (int digits = 1; isfinite(v) && !exact && digits <= 17; digits++) {
@@ -192,7 +208,7 @@ static int plain_operand(const mxpy_float *t, PyObject *obj, double *v)
 static mxpy_float *plain_pair(PyObject *a, PyObject *b, double *x, double *y)
 {
     mxpy_float *t = scalar_float(a) ? scalar_float(a) : scalar_float(b);
-    if (t && plain_operand(t, a, x) && plain_operand(t, b, y))
+    if (t && !is_int_row(t) && plain_operand(t, a, x) && plain_operand(t, b, y))
         return t;
     return NULL;
 }
@@ -201,6 +217,9 @@ static mxpy_float *plain_pair(PyObject *a, PyObject *b, double *x, double *y)
 static PyObject *scalar_richcompare(PyObject *a, PyObject *b, int op)
 {
     double x, y;
+    PyObject *other = scalar_float(a) ? b : a;
+    if ((op == Py_EQ || op == Py_NE) && (PyUnicode_Check(other) || PyBytes_Check(other)))
+        return PyBool_FromLong(op == Py_NE); /* as float32(1) == "1": a string is never equal */
     if (!plain_pair(a, b, &x, &y))
         return PyGenericArrType_Type.tp_richcompare(a, b, op);
     bool r;
@@ -247,18 +266,34 @@ static PyObject *nb_pow(PyObject *a, PyObject *b, PyObject *mod)
     return binop(a, b, MXP_OP_POWER, generic_pow);
 }
 
-/* Sign-bit flips: exact for every value, NaN included. */
+/* The sign bit of a float type with a sign-magnitude negation (0: none:
+ * the integers, fnuz (whose -0 pattern is NaN), e8m0). */
+static uint16_t sign_bit(const mxpy_float *t)
+{
+    const mxp_dtype_traits *tr = mxp_dtype_get_traits(t->dt);
+    if (is_int_row(t) || !tr->is_signed || (tr->has_nan && !tr->has_inf && strstr(tr->name, "fnuz")))
+        return 0;
+    return (uint16_t)(1u << (tr->bits - 1));
+}
+
+/* Sign-bit flips where the format has one: exact for every value, NaN
+ * included; otherwise through the value (fnuz: -0 is +0; int4: -(-8)
+ * saturates to 7). */
 static PyObject *nb_neg(PyObject *self)
 {
     mxpy_float *t = scalar_float(self);
-    uint16_t sign = (uint16_t)(1u << (mxp_dtype_itemsize(t->dt) * 8 - 1));
+    uint16_t sign = sign_bit(t);
+    if (!sign)
+        return mxpy_scalar_new(t, mxpy_from_double(t, -value_of(self)));
     return mxpy_scalar_new(t, ((mxpy_scalar *)self)->bits ^ sign);
 }
 
 static PyObject *nb_abs(PyObject *self)
 {
     mxpy_float *t = scalar_float(self);
-    uint16_t sign = (uint16_t)(1u << (mxp_dtype_itemsize(t->dt) * 8 - 1));
+    uint16_t sign = sign_bit(t);
+    if (!sign)
+        return mxpy_scalar_new(t, mxpy_from_double(t, fabs(value_of(self))));
     return mxpy_scalar_new(t, ((mxpy_scalar *)self)->bits & (uint16_t)~sign);
 }
 

@@ -57,6 +57,7 @@ enum { NUFUNCS = sizeof table / sizeof table[0] };
 /* What a registered loop needs: its dtype and the library's op(s). */
 typedef struct loop_data {
     const mxpy_float *t;
+    mxp_dtype out; /* the result: t's own, or for the integer rows the library's (int4 / int4 -> float64) */
     int op, op2; /* op2: frexp's exponent */
     bool is_add, is_multiply;
     bool associative; /* maximum, minimum, fmax, fmin: reduced as a tree */
@@ -204,8 +205,8 @@ static void binary_loop(char **args, npy_intp const *dims, npy_intp const *steps
             st = mxp_binary_strided((mxp_binary_op)d->op, 1, args[2], dt, 0, args[0], dt, 0, args[1] + i * steps[1],
                                     dt, 0, NULL);
     } else {
-        st = mxp_binary_strided((mxp_binary_op)d->op, (size_t)dims[0], args[2], dt, steps[2], args[0], dt, steps[0],
-                                args[1], dt, steps[1], NULL);
+        st = mxp_binary_strided((mxp_binary_op)d->op, (size_t)dims[0], args[2], d->out, steps[2], args[0], dt,
+                                steps[0], args[1], dt, steps[1], NULL);
     }
     if (st != MXP_OK)
         raise_in_loop(st);
@@ -223,7 +224,7 @@ static void predicate2_loop(char **args, npy_intp const *dims, npy_intp const *s
 static void unary_loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)
 {
     const loop_data *d = data;
-    mxp_status st = mxp_unary_strided((mxp_unary_op)d->op, (size_t)dims[0], args[1], d->t->dt, steps[1], args[0],
+    mxp_status st = mxp_unary_strided((mxp_unary_op)d->op, (size_t)dims[0], args[1], d->out, steps[1], args[0],
                                       d->t->dt, steps[0], NULL);
     if (st != MXP_OK)
         raise_in_loop(st);
@@ -256,11 +257,11 @@ static void divmod_loop(char **args, npy_intp const *dims, npy_intp const *steps
 {
     const loop_data *d = data;
     mxp_dtype dt = d->t->dt;
-    mxp_status st = mxp_binary_strided((mxp_binary_op)d->op, (size_t)dims[0], args[2], dt, steps[2], args[0], dt,
+    mxp_status st = mxp_binary_strided((mxp_binary_op)d->op, (size_t)dims[0], args[2], d->out, steps[2], args[0], dt,
                                        steps[0], args[1], dt, steps[1], NULL);
     if (st == MXP_OK)
-        st = mxp_binary_strided((mxp_binary_op)d->op2, (size_t)dims[0], args[3], dt, steps[3], args[0], dt, steps[0],
-                                args[1], dt, steps[1], NULL);
+        st = mxp_binary_strided((mxp_binary_op)d->op2, (size_t)dims[0], args[3], d->out, steps[3], args[0], dt,
+                                steps[0], args[1], dt, steps[1], NULL);
     if (st != MXP_OK)
         raise_in_loop(st);
 }
@@ -309,13 +310,27 @@ static int register_entry(PyObject *ufunc, const ufunc_entry *e, const mxpy_floa
         PyErr_Format(PyExc_RuntimeError, "libmxp has no operation for numpy.%s", e->numpy_name);
         return -1;
     }
+    d->out = t->dt;
+    if (mxp_dtype_get_traits(t->dt)->kind != MXP_KIND_FLOAT) {
+        /* the integer rows: the library's result type, as NumPy's integer
+         * loops (int4 / int4 -> float64, sqrt(int4) -> float16); none for
+         * frexp and ldexp, which NumPy defines for floats only */
+        if (e->kind == FREXP || e->kind == LDEXP)
+            return 0;
+        d->out = e->kind == BINARY || e->kind == DIVMOD ? mxp_binary_result_type((mxp_binary_op)d->op, t->dt, t->dt)
+                 : e->kind == UNARY                     ? mxp_unary_result_type((mxp_unary_op)d->op, t->dt)
+                                                        : t->dt;
+        if (d->out == MXP_DTYPE_INVALID)
+            return 0; /* an operation the library does not define for integers */
+    }
+    const int O = mxpy_typenum_from_dtype(d->out);
     switch (e->kind) {
-    case BINARY: return add_loop(ufunc, t, binary_loop, (int[]){ T, T, T }, d);
+    case BINARY: return add_loop(ufunc, t, binary_loop, (int[]){ T, T, O }, d);
     case PREDICATE2: return add_loop(ufunc, t, predicate2_loop, (int[]){ T, T, NPY_BOOL }, d);
-    case UNARY: return add_loop(ufunc, t, unary_loop, (int[]){ T, T }, d);
+    case UNARY: return add_loop(ufunc, t, unary_loop, (int[]){ T, O }, d);
     case PREDICATE: return add_loop(ufunc, t, predicate_loop, (int[]){ T, NPY_BOOL }, d);
     case FREXP: return add_loop(ufunc, t, frexp_loop, (int[]){ T, T, NPY_INT }, d);
-    case DIVMOD: return add_loop(ufunc, t, divmod_loop, (int[]){ T, T, T, T }, d);
+    case DIVMOD: return add_loop(ufunc, t, divmod_loop, (int[]){ T, T, O, O }, d);
     default:
         if (add_loop(ufunc, t, ldexp_int_loop, (int[]){ T, NPY_INT, T }, d) < 0)
             return -1;

@@ -148,7 +148,7 @@ def into(fn, out_like, kinds=None):
 
 # ---- dtypes: NumPy's ufuncs, casts, sorts, reductions on mxp's types ---------------------
 
-for t in (BF, E4, E5):
+for t in mxp._mxp._TYPES:  # bfloat16, the float8/6/4 types, int4 ...
     @case(f"{t.__name__}: ufuncs, casts, sorts, reductions, copies", t.__name__)
     def _(t=t):
         x = val(t, XS)

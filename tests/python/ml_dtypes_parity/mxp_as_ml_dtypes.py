@@ -4,10 +4,9 @@ import numpy as np
 import mxp as _mxp
 
 globals().update({k: getattr(_real, k) for k in dir(_real) if not k.startswith("__")})
-bfloat16 = _mxp.bfloat16
-float8_e4m3fn = _mxp.float8_e4m3fn
-float8_e5m2 = _mxp.float8_e5m2
-_OURS = {bfloat16, float8_e4m3fn, float8_e5m2}
+# every float type mxp has (ml_dtypes' integer types have their own tests, intn_test.py)
+_OURS = {t for t in _mxp._mxp._TYPES if t.__name__ in dir(_real) and "int" not in t.__name__}
+globals().update({t.__name__: t for t in _OURS})
 
 
 _NAMES = {t.__name__: t for t in _OURS}

@@ -1,0 +1,111 @@
+"""The dtypes added in 0.2 (float8_e3m4 ... uint1) from Python: casts bit for
+bit with ml_dtypes where it rounds once, integer rows' NumPy-style scalars,
+ufunc promotion by mxp's table, sort and argmax with the fnuz NaN, finfo /
+iinfo against ml_dtypes, DLPack with torch, .npy round trips."""
+import io
+
+import numpy as np
+import pytest
+
+import mxp
+
+NEW_FLOATS = [mxp.float8_e3m4, mxp.float8_e4m3, mxp.float8_e4m3b11fnuz, mxp.float8_e4m3fnuz,
+              mxp.float8_e5m2fnuz, mxp.float8_e8m0fnu, mxp.float6_e2m3fn, mxp.float6_e3m2fn, mxp.float4_e2m1fn]
+NEW_INTS = [mxp.int4, mxp.uint4, mxp.int2, mxp.uint2, mxp.int1, mxp.uint1]
+
+
+def bits(a):
+    return np.ascontiguousarray(a).view(np.uint8)
+
+
+@pytest.mark.parametrize("t", NEW_FLOATS, ids=lambda t: t.__name__)
+def test_float_casts_equal_ml_dtypes(t):
+    ml = pytest.importorskip("ml_dtypes")
+    mt = getattr(ml, t.__name__)
+    x = np.arange(0, 1 << 16, dtype=np.uint16).view(np.float16)
+    x = x[~np.isnan(x)]  # NaN payloads: a documented difference in the IEEE-style types
+    with np.errstate(all="ignore"):
+        assert np.array_equal(bits(x.astype(t)), bits(x.astype(mt)))
+    pats = np.arange(1 << mxp.finfo(t).bits, dtype=np.uint8)
+    np.testing.assert_array_equal(pats.view(t).astype(np.float64), pats.view(mt).astype(np.float64))
+    assert np.array_equal(bits(pats.view(mt).astype(t)), pats)  # ml_dtypes' arrays cast to mxp's as copies
+
+
+@pytest.mark.parametrize("t", NEW_FLOATS + NEW_INTS, ids=lambda t: t.__name__)
+def test_info_equals_ml_dtypes(t):
+    ml = pytest.importorskip("ml_dtypes")
+    mt = getattr(ml, t.__name__)
+    if t in NEW_INTS:
+        a, b = mxp.iinfo(t), ml.iinfo(mt)
+        assert (int(a.min), int(a.max), a.bits) == (int(b.min), int(b.max), b.bits)
+        return
+    a, b = mxp.finfo(t), ml.finfo(mt)
+    for f in ("eps", "epsneg", "max", "min", "tiny", "smallest_subnormal"):
+        assert float(getattr(a, f)) == float(getattr(b, f)), f
+    for f in ("bits", "nmant", "nexp", "maxexp", "minexp", "machep", "negep"):
+        assert getattr(a, f) == getattr(b, f), f
+
+
+def test_integer_rows_are_numpy_style_integers():
+    a = np.array([1.9, -1.9, 100, -100], np.float64).astype(mxp.int4)
+    assert a.tolist() == [1, -1, 7, -8] and isinstance(a.tolist()[0], int)  # truncated, saturated
+    assert repr(mxp.int4(3)) == "3" and int(mxp.int4(2.7)) == 2 and int(mxp.uint4(-1)) == 0
+    assert repr(a) == "array([1, -1, 7, -8], dtype=int4)"
+    assert (a / a).dtype == np.float64 and (a + a).dtype == np.dtype(mxp.int4)
+    assert (a + a).tolist() == [2, -2, 7, -8]  # saturated, not wrapped
+    assert np.sort(np.array([3, -1, 7, -8], mxp.int4)).tolist() == [-8, -1, 3, 7]
+    assert -mxp.int4(-8) == mxp.int4(7) and abs(mxp.int4(-3)) == mxp.int4(3)
+    assert np.array([0, 1, 0], mxp.uint1).sum() == 1
+
+
+def test_fnuz_e8m0_and_float4_special_values():
+    z = np.array([-0.0, np.nan, np.inf, 1e6], np.float32).astype(mxp.float8_e4m3fnuz)
+    assert bits(z).tolist() == [0x00, 0x80, 0x80, 0x80]
+    assert bits(-z[:1]).tolist() == [0x00]  # no -0: negating +0 stays +0
+    assert np.argmax(np.array([1.0, 240.0, np.nan, 2.0], np.float32).astype(mxp.float8_e4m3fnuz)) == 2
+    assert np.argmax(np.array([1.0, 240.0, 2.0], np.float32).astype(mxp.float8_e4m3fnuz)) == 1
+    e = np.array([0.0, -1.0, 3.0, 1e-40], np.float64).astype(mxp.float8_e8m0fnu)
+    assert np.isnan(e[0]) and np.isnan(e[1]) and float(e[2]) == 4.0 and float(e[3]) == 2.0**-127
+    f = np.array([np.nan, -np.nan, 7.0, -1e9], np.float32).astype(mxp.float4_e2m1fn)
+    assert bits(f).tolist() == [0x8, 0x0, 0x7, 0xf]
+    assert np.argmax(np.array([1.0, 6.0, 2.0], np.float32).astype(mxp.float4_e2m1fn)) == 1  # 6 is not a NaN
+
+
+def test_ufunc_promotion_follows_the_table():
+    a, b = np.ones(2, mxp.float4_e2m1fn), np.ones(2, mxp.float6_e3m2fn)
+    assert (a + b).dtype == np.dtype(mxp.float6_e3m2fn)
+    # NumPy 1.x tries its own loops first and takes float16, which holds both too
+    want = [np.dtype(mxp.float8_e4m3fn)] + ([np.dtype(np.float16)] if np.__version__ < "2" else [])
+    assert (np.ones(2, mxp.float6_e2m3fn) + b).dtype in want
+    assert (np.ones(2, mxp.float8_e4m3fnuz) * np.ones(2, mxp.float8_e4m3fn)).dtype == np.float16
+    assert (np.ones(2, mxp.float8_e8m0fnu) + np.ones(2, mxp.bfloat16)).dtype == np.dtype(mxp.bfloat16)
+    assert mxp.result_type(mxp.int4, mxp.uint4) == np.int8
+
+
+@pytest.mark.parametrize("t", NEW_FLOATS + NEW_INTS, ids=lambda t: t.__name__)
+def test_npy_round_trip(t):
+    x = np.array([1, 2, 3, 0.5, -1], np.float64).astype(t)
+    f = io.BytesIO()
+    mxp.save(f, x)
+    f.seek(0)
+    y = mxp.load(f)
+    assert y.dtype == x.dtype and np.array_equal(bits(y), bits(x))
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"])
+def test_dlpack_float8_with_torch(name):
+    torch = pytest.importorskip("torch")
+    if not hasattr(torch, name):
+        pytest.skip(f"torch has no {name}")
+    x = np.array([0.5, 1.0, 2.0, 4.0], getattr(mxp, name))
+    t = torch.from_dlpack(mxp.dlpack(x))
+    assert t.dtype == getattr(torch, name) and t.float().tolist() == [0.5, 1.0, 2.0, 4.0]
+    back = mxp.from_dlpack(t)
+    assert back.dtype == x.dtype and np.array_equal(bits(back), bits(x))
+
+
+def test_sub_byte_types_are_refused_by_dlpack():
+    with pytest.raises(TypeError, match="no DLPack equivalent"):
+        mxp.to_dlpack(np.zeros(2, mxp.int4))
+    with pytest.raises(TypeError, match="no DLPack equivalent"):
+        mxp.to_dlpack(np.zeros(2, mxp.float4_e2m1fn))
