@@ -33,12 +33,14 @@ typedef struct key_rule {
     uint64_t sign, mask; /* the sign bit; all bits of the type */
     uint64_t nan;        /* floats: the smallest |x| that is a NaN */
     uint64_t nan_bits;   /* fnuz floats: the one NaN, the negative-zero pattern */
+    uint64_t shift;      /* fnuz: 1, the keys of zero and the positive values move down one
+                            (into the slot -0 would have) so that +max is below the NaN's key */
 } key_rule;
 
 static key_rule rule_for(const mxp_dtype_traits *t)
 {
     const mxp_dtype type = t->dtype;
-    key_rule r = { t->kind, UINT64_C(1) << (t->bits - 1), 0, UINT64_MAX, UINT64_MAX };
+    key_rule r = { t->kind, UINT64_C(1) << (t->bits - 1), 0, UINT64_MAX, UINT64_MAX, 0 };
     r.mask = t->bits == 64 ? UINT64_MAX : (UINT64_C(1) << t->bits) - 1;
     if (t->kind == MXP_KIND_FLOAT) {
         uint64_t exp_mask = ((UINT64_C(1) << t->exp_bits) - 1) << t->mant_bits;
@@ -49,7 +51,7 @@ static key_rule rule_for(const mxp_dtype_traits *t)
         switch (mxp_float_style_of(type)) {
         case MXP_FLOAT_IEEE: r.nan = exp_mask + 1; break;
         case MXP_FLOAT_FN: r.nan = exp_mask | mant_mask; break;
-        case MXP_FLOAT_FNUZ: r.nan_bits = r.sign; break;
+        case MXP_FLOAT_FNUZ: r.nan_bits = r.sign, r.shift = 1; break;
         case MXP_FLOAT_E8M0: r.kind = MXP_KIND_UINT; break;
         default: break;
         }
@@ -70,8 +72,8 @@ static inline uint64_t key_of(const key_rule *r, uint64_t b)
         if (mag >= r->nan || b == r->nan_bits)
             return r->mask;
         if (mag == 0) /* -0 == +0 */
-            return r->sign;
-        return (b & r->sign) ? ~b & r->mask : b | r->sign;
+            return r->sign - r->shift;
+        return (b & r->sign) ? ~b & r->mask : (b | r->sign) - r->shift;
     }
     default: return b; /* unsigned, bool */
     }

@@ -17,7 +17,9 @@
 #include "support/prng.h"
 
 static const mxp_dtype ALL[] = { MXP_BOOL, MXP_S8, MXP_S16, MXP_S32, MXP_S64, MXP_U8, MXP_U16, MXP_U32,
-                                 MXP_U64, MXP_F16, MXP_BF16, MXP_F32, MXP_F64, MXP_E4M3, MXP_E5M2 };
+                                 MXP_U64, MXP_F16, MXP_BF16, MXP_F32, MXP_F64, MXP_E4M3, MXP_E5M2,
+                                 MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_E8M0,
+                                 MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_S4, MXP_U4, MXP_S2, MXP_U2, MXP_S1, MXP_U1 };
 enum { NALL = sizeof ALL / sizeof ALL[0] };
 
 static uint64_t state = 88172645463325252u;
