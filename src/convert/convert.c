@@ -212,18 +212,25 @@ typedef struct cvt_lut {
     mxp_cvt_lut8_fn to8;   /* 8-bit results */
     mxp_cvt_lut16_fn to16; /* 16-bit results */
     mxp_cvt_lut64_fn to64; /* float64: at most 12 significand bits, the low 40 bits 0 */
+    const mxp_cvt_kernel *widen; /* float32 results: to16 into bfloat16 (which holds every
+                                    8-bit type's values), then this kernel bfloat16 -> float32 */
 } cvt_lut;
 
 static cvt_lut lut_find(mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p, mxp_isa isa,
                         const char **name)
 {
-    cvt_lut l = { NULL, NULL, NULL };
+    cvt_lut l = { NULL, NULL, NULL, NULL };
     if (mxp_dtype_itemsize(src_type) != 1 || p->rounding == MXP_ROUND_STOCHASTIC)
         return l;
     if (mxp_dtype_itemsize(dst_type) == 1)
         l.to8 = mxp_cvt_find_lut8(isa, name);
     else if (mxp_dtype_itemsize(dst_type) == 2)
         l.to16 = mxp_cvt_find_lut16(isa, name);
+    else if (dst_type == MXP_F32 && /* saturation would turn the source's infinities into max */
+             !(p->overflow == MXP_OVERFLOW_SATURATE && mxp_dtype_get_traits(src_type)->has_inf) &&
+             (l.widen = mxp_cvt_find(MXP_F32, MXP_BF16, MXP_ROUND_NEAREST_EVEN, isa)) &&
+             !(l.to16 = mxp_cvt_find_lut16(isa, name)))
+        l.widen = NULL;
     else if (dst_type == MXP_F64 && /* 8-bit values have at most 8 significand bits; */
              !(p->overflow == MXP_OVERFLOW_SATURATE && mxp_dtype_get_traits(src_type)->has_inf)) /* not max */
         l.to64 = mxp_cvt_find_lut64(isa, name);
@@ -242,6 +249,16 @@ static void lut_run(const cvt_lut *l, void *dst, mxp_dtype dst_type, const void 
         uint8_t table[256];
         mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
         l->to8(dst, src, n, table);
+    } else if (l->to16 && l->widen) { /* float32: exact through bfloat16, a block at a time in L1 */
+        uint16_t table[256];
+        const mxp_cvt_params w = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+        mxp_convert_ref(table, MXP_BF16, all, src_type, 256, &w);
+        _Alignas(64) uint16_t buf[CHAIN_BLOCK];
+        for (size_t done = 0; done < n; done += CHAIN_BLOCK) {
+            size_t m = n - done < CHAIN_BLOCK ? n - done : CHAIN_BLOCK;
+            l->to16(buf, (const uint8_t *)src + done, m, table);
+            l->widen->fn((float *)dst + done, buf, m, &w);
+        }
     } else if (l->to16) {
         uint16_t table[256];
         mxp_convert_ref(table, dst_type, all, src_type, 256, &q);
@@ -272,7 +289,7 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
     }
     const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_get_isa());
     if (!k) {
-        const cvt_lut lut = p->flags || n < LUT_MIN ? (cvt_lut){ NULL, NULL, NULL }
+        const cvt_lut lut = p->flags || n < LUT_MIN ? (cvt_lut){ NULL, NULL, NULL, NULL }
                                                     : lut_find(dst_type, src_type, p, mxp_get_isa(), NULL);
         if (lut.to8 || lut.to16 || lut.to64) {
             lut_run(&lut, dst, dst_type, src, src_type, n, p);

@@ -31,7 +31,10 @@ enum { N8 = 40000 + 37, N16 = 1 << 16, OFF = 3, CAP = (N16 + 64) * 8 };
 #define HAVE_TABLE_KERNELS 0
 #endif
 
-static const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8 };
+static const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8,
+                                   /* the types of 0.2: tables from and (float32) through bfloat16 */
+                                   MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_E8M0,
+                                   MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_S4, MXP_U4, MXP_U1 };
 enum { NTYPES = sizeof types / sizeof types[0] };
 
 static unsigned char *src, *want, *got;
