@@ -55,9 +55,9 @@ MXP_INLINE __m256i mxp_f64_narrow8_avx2(__m256i x, mxp_f64_target2 t, mxp_roundi
     const int rz = mode == MXP_ROUND_TOWARD_ZERO || mode == MXP_ROUND_NEAREST_AWAY; /* MXCSR: toward zero */
     switch (t) {
     case F64_TO_BF16: return mxp_f32_to_bf16_avx2(x, mode, saturate, _mm256_setzero_si256());
-    case F64_TO_F16: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 16, 10, 15, 1 }, mode, saturate, rz);
-    case F64_TO_E4M3: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 3, 7, 0 }, mode, saturate, rz);
-    case F64_TO_E5M2: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 2, 15, 1 }, mode, saturate, rz);
+    case F64_TO_F16: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 16, 10, 15, 1, 0 }, mode, saturate, rz);
+    case F64_TO_E4M3: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 3, 7, 0, 0 }, mode, saturate, rz);
+    case F64_TO_E5M2: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 8, 2, 15, 1, 0 }, mode, saturate, rz);
     default: return mxp_f32_to_int_sat_avx2(x, mode, 0); /* int32, for the saturating packs */
     }
 }

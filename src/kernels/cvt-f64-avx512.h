@@ -224,9 +224,9 @@ MXP_INLINE __m512i mxp_f64_odd_narrow16_avx512(__m512i v, mxp_f64_odd_target t, 
     const __m512i zero = _mm512_setzero_si512();
     switch (t) {
     case ODD_BF16: return mxp_f32_to_bf16_avx512(v, mode, saturate, zero);
-    case ODD_F16: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 16, 10, 15, 1 }, mode, saturate, zero);
-    case ODD_E4M3: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 8, 3, 7, 0 }, mode, saturate, zero);
-    case ODD_E5M2: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 8, 2, 15, 1 }, mode, saturate, zero);
+    case ODD_F16: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 16, 10, 15, 1, 0 }, mode, saturate, zero);
+    case ODD_E4M3: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 }, mode, saturate, zero);
+    case ODD_E5M2: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 8, 2, 15, 1, 0 }, mode, saturate, zero);
     default: return mxp_f32_to_small_int_avx512(v, -128, 127, mode, zero);
     }
 }

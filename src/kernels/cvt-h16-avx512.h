@@ -89,9 +89,9 @@ MXP_INLINE __m512i mxp_h16_convert32_avx512(__m512i h, mxp_h16_src s, mxp_h16_ds
 {
     const mxp_fmt16 sf = s == H16_F16 ? (mxp_fmt16){ 10, 15 } : (mxp_fmt16){ 7, 127 };
     if (d == H16_TO_E4M3)
-        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, (mxp_narrow_fmt){ 8, 3, 7, 0 }, mode, saturate));
+        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 }, mode, saturate));
     if (d == H16_TO_E5M2)
-        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, (mxp_narrow_fmt){ 8, 2, 15, 1 }, mode, saturate));
+        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, (mxp_narrow_fmt){ 8, 2, 15, 1, 0 }, mode, saturate));
     const int quiet = d == H16_TO_BF16;
     const __m512i x0 = mxp_h16_widen16_avx512(_mm512_castsi512_si256(h), s, quiet);
     const __m512i x1 = mxp_h16_widen16_avx512(_mm512_extracti64x4_epi64(h, 1), s, quiet);

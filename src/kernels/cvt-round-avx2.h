@@ -20,11 +20,17 @@
 #include "kernels/stream-loop.h"
 
 typedef struct mxp_narrow_fmt2 {
-    int bits;    /* 8 or 16 */
+    int bits;    /* 16, 8, or 6 and 4 (float6/float4: the low bits of a byte) */
     int mbits;   /* mantissa bits */
     int bias;
     int has_inf; /* 0: OCP E4M3 style, S.1111.111 is the only NaN */
+    int style;   /* MXP_NARROW_FNUZ, MXP_NARROW_FINITE; 0: as has_inf says */
 } mxp_narrow_fmt2;
+
+/* Formats whose special encodings are not IEEE's or E4M3's (core/dtype-internal.h):
+ * fnuz (no infinity, no -0, the -0 pattern is the one NaN) and finite
+ * (float6/float4: no infinity, no NaN; NaN gives the zero of the other sign). */
+enum { MXP_NARROW_FNUZ = 1, MXP_NARROW_FINITE = 2 };
 
 #define MXP_V8(c) _mm256_set1_epi32((int)(c))
 
@@ -110,9 +116,16 @@ MXP_INLINE __m256i mxp_narrow_finish_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 
 {
     const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
     const unsigned mmask = (1u << f.mbits) - 1;
-    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    /* fnuz and finite: every exponent finite; fnuz's pattern after max is its NaN, 1 << (bits - 1) */
+    const unsigned max_enc = f.style              ? (eall << f.mbits) | mmask
+                             : f.has_inf ? ((eall - 1) << f.mbits) | mmask
+                                         : (eall << f.mbits) | (mmask - 1);
     const unsigned inf_enc = eall << f.mbits;
-    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+    const unsigned nan_enc = f.style == MXP_NARROW_FNUZ ? 1u << (f.bits - 1)
+                             : f.style                  ? 0 /* finite: the sign is flipped below */
+                             : f.has_inf                ? inf_enc | (1u << (f.mbits - 1))
+                                                        : (eall << f.mbits) | mmask;
+    saturate |= f.style == MXP_NARROW_FINITE; /* no infinity, no NaN: overflow is max */
     const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
     const __m256 xf = _mm256_castsi256_ps(x);
     __m256i limit = MXP_V8(max_enc);
@@ -127,15 +140,21 @@ MXP_INLINE __m256i mxp_narrow_finish_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 
     }
     r = _mm256_min_epu32(r, limit);
     const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
+    __m256i is_nan = _mm256_setzero_si256();
     if (!_mm256_testz_si256(special, special)) {
-        const __m256i is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+        is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
         const unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
         __m256i nan = MXP_V8(nan_enc);
         if (f.has_inf)
             nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), 23 - f.mbits));
         r = _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(inf_out), nan, is_nan), special);
     }
-    return _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
+    __m256i out = _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
+    if (f.style == MXP_NARROW_FNUZ) /* no -0: a zero result is +0 */
+        out = _mm256_andnot_si256(_mm256_cmpeq_epi32(r, _mm256_setzero_si256()), out);
+    else if (f.style == MXP_NARROW_FINITE) /* NaN: the zero of the other sign (ml_dtypes) */
+        out = _mm256_xor_si256(out, _mm256_and_si256(is_nan, MXP_V8(1u << (f.bits - 1))));
+    return out;
 }
 
 /* Target bits (low 8/16 bits of each lane) of 8 float32 lanes, every mode

@@ -25,11 +25,19 @@
 #include "kernels/stream-loop.h"
 
 typedef struct mxp_narrow_fmt {
-    int bits;    /* 8 or 16 */
+    int bits;    /* 16, 8, or 6 and 4 (float6/float4: the low bits of a byte) */
     int mbits;   /* mantissa bits */
     int bias;
     int has_inf; /* 0: OCP E4M3 style, S.1111.111 is the only NaN */
+    int style;   /* MXP_NARROW_FNUZ, MXP_NARROW_FINITE (cvt-round-avx2.h's); 0: as has_inf says */
 } mxp_narrow_fmt;
+
+#ifndef MXP_NARROW_STYLES
+#define MXP_NARROW_STYLES
+/* fnuz: no infinity, no -0, the -0 pattern is the one NaN; finite
+ * (float6/float4): no infinity, no NaN, NaN gives the zero of the other sign. */
+enum { MXP_NARROW_FNUZ_512 = 1, MXP_NARROW_FINITE_512 = 2 };
+#endif
 
 /* The stochastic-rounding stream of cvt-kernel.h, 16 lanes at a time:
  * lanes hold lo32(index) for consecutive indices. */
@@ -89,9 +97,15 @@ MXP_INLINE __m512i mxp_f32_to_narrow_avx512(__m512i x, mxp_narrow_fmt f, mxp_rou
     const int emin_biased = 127 + 1 - f.bias; /* f32 biased exponent of the target's min normal */
     const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
     const unsigned mmask = (1u << f.mbits) - 1;
-    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    const unsigned max_enc = f.style     ? (eall << f.mbits) | mmask /* fnuz, finite: every exponent finite */
+                             : f.has_inf ? ((eall - 1) << f.mbits) | mmask
+                                         : (eall << f.mbits) | (mmask - 1);
     const unsigned inf_enc = eall << f.mbits;
-    const unsigned nan_enc = f.has_inf ? inf_enc | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
+    const unsigned nan_enc = f.style == MXP_NARROW_FNUZ_512 ? 1u << (f.bits - 1)
+                             : f.style                      ? 0 /* finite: the sign is flipped below */
+                             : f.has_inf                    ? inf_enc | (1u << (f.mbits - 1))
+                                                            : (eall << f.mbits) | mmask;
+    saturate |= f.style == MXP_NARROW_FINITE_512; /* no infinity, no NaN: overflow is max */
 
     const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
     const __mmask16 neg = _mm512_movepi32_mask(x);
@@ -138,9 +152,10 @@ MXP_INLINE __m512i mxp_f32_to_narrow_avx512(__m512i x, mxp_narrow_fmt f, mxp_rou
         r = _mm512_mask_mov_epi32(r, ovf, _mm512_set1_epi32((int)max_enc));
         r = _mm512_mask_mov_epi32(r, ovf & to_inf, _mm512_set1_epi32((int)(f.has_inf ? inf_enc : nan_enc)));
     }
+    __mmask16 is_nan = 0;
     if (special) {
         const __m512i m = _mm512_and_si512(a, _mm512_set1_epi32(0x7fffff));
-        const __mmask16 is_nan = _mm512_test_epi32_mask(m, m) & special;
+        is_nan = _mm512_test_epi32_mask(m, m) & special;
         const __mmask16 is_inf = special & (__mmask16)~is_nan;
         unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
         r = _mm512_mask_mov_epi32(r, is_inf, _mm512_set1_epi32((int)inf_out));
@@ -150,7 +165,12 @@ MXP_INLINE __m512i mxp_f32_to_narrow_avx512(__m512i x, mxp_narrow_fmt f, mxp_rou
         r = _mm512_mask_mov_epi32(r, is_nan, nan);
     }
     const __m512i sign = _mm512_srli_epi32(_mm512_and_si512(x, _mm512_set1_epi32((int)0x80000000u)), 32 - f.bits);
-    return _mm512_or_si512(r, sign);
+    __m512i out = _mm512_or_si512(r, sign);
+    if (f.style == MXP_NARROW_FNUZ_512) /* no -0: a zero result is +0 */
+        out = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(r, r), out);
+    else if (f.style == MXP_NARROW_FINITE_512) /* NaN: the zero of the other sign (ml_dtypes) */
+        out = _mm512_mask_xor_epi32(out, is_nan, out, _mm512_set1_epi32((int)(1u << (f.bits - 1))));
+    return out;
 }
 
 /* The overflow clamp of the "add, then shift" methods (below and

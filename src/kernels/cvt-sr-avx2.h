@@ -253,9 +253,9 @@ MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_
  * only its four results and an OR of the redo masks; the rare redo reloads
  * x and draws r again. */
 static const mxp_narrow_fmt2 mxp_sr_f32_fmts2[] = {
-    [SR_F16] = { 16, 10, 15, 1 },
-    [SR_E4M3] = { 8, 3, 7, 0 },
-    [SR_E5M2] = { 8, 2, 15, 1 },
+    [SR_F16] = { 16, 10, 15, 1, 0 },
+    [SR_E4M3] = { 8, 3, 7, 0, 0 },
+    [SR_E5M2] = { 8, 2, 15, 1, 0 },
 };
 
 /* r's top `bits` bits (bits <= 16: h's, the last xor-shift not needed) */

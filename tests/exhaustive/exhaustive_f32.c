@@ -1,5 +1,6 @@
 /* make check-exhaustive: every one of the 2^32 float32 patterns to bfloat16,
- * float16, float8_e4m3fn and float8_e5m2 in the five deterministic modes,
+ * float16, float8_e4m3fn and float8_e5m2 (and the 0.2 formats: float8_e3m4,
+ * float8_e4m3, the fnuz float8s, float6, float4) in the five deterministic modes,
  * and to those and int8, uint8 by stochastic rounding, bit for bit, at
  * every ISA level this machine has.
  *
@@ -23,7 +24,10 @@
 
 enum { CHUNK = 1 << 20, THREADS = 2, N_MODES = 5 };
 
-static const mxp_dtype targets[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
+static const mxp_dtype targets[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2,
+                                     /* the 0.2 formats with float32 kernels */
+                                     MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
+                                     MXP_E2M3, MXP_E3M2, MXP_E2M1 };
 enum { N_TARGETS = sizeof targets / sizeof targets[0] };
 static const mxp_dtype sr_targets[] = { MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8 };
 enum { N_SR_TARGETS = sizeof sr_targets / sizeof sr_targets[0] };

@@ -6,7 +6,7 @@
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-round-avx512.h"
 
-static const mxp_narrow_fmt bf16_fmt = { 16, 7, 127, 1 };
+static const mxp_narrow_fmt bf16_fmt = { 16, 7, 127, 1, 0 };
 
 /* Float32 subnormal lanes (exponent field 0, not zero). */
 MXP_INLINE __mmask16 subnormal_lanes(__m512i x)

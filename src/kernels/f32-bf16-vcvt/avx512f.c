@@ -5,5 +5,5 @@
 
 void mxp_f32_bf16_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 16, 7, 127, 1 }, 0, 0 });
+    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 16, 7, 127, 1, 0 }, 0, 0 });
 }

@@ -8,7 +8,7 @@
 
 void mxp_f32_e4m3_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 8, 3, 7, 0 }, 0, 0, 1 });
+    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 8, 3, 7, 0, 0 }, 0, 0, 1 });
 }
 
 void mxp_f32_e4m3_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)

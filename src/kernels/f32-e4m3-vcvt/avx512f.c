@@ -11,7 +11,7 @@
 
 void mxp_f32_e4m3_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 8, 3, 7, 0 }, 0, 0 });
+    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 8, 3, 7, 0, 0 }, 0, 0 });
 }
 
 void mxp_f32_e4m3_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
@@ -129,5 +129,5 @@ MXP_INLINE void bf16_odd_by_mode(void *dst, const void *src, size_t n, const mxp
 
 void mxp_f32_e4m3_vcvt__avx512f_bf16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    bf16_odd_by_mode(dst, src, n, p, (mxp_narrow_fmt){ 8, 3, 7, 0 });
+    bf16_odd_by_mode(dst, src, n, p, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 });
 }

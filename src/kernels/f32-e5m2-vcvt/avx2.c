@@ -9,12 +9,12 @@
 
 void mxp_f32_e5m2_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 8, 2, 15, 1 }, 0, 0, 1 });
+    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 8, 2, 15, 1, 0 }, 0, 0, 1 });
 }
 
 void mxp_f32_e5m2_vcvt__avx2_f16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 8, 2, 15, 1 }, 0, 0, 2 });
+    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 8, 2, 15, 1, 0 }, 0, 0, 2 });
 }
 
 void mxp_f32_e5m2_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)

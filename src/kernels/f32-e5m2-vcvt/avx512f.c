@@ -9,7 +9,7 @@
 
 void mxp_f32_e5m2_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 8, 2, 15, 1 }, 0, 0 });
+    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 8, 2, 15, 1, 0 }, 0, 0 });
 }
 
 void mxp_f32_e5m2_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)

@@ -94,7 +94,7 @@ void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_
     case MXP_ROUND_TOWARD_ZERO: f16_loop(dst, src, n, sat, MXP_ROUND_TOWARD_ZERO); break;
     case MXP_ROUND_UP: f16_loop(dst, src, n, sat, MXP_ROUND_UP); break;
     case MXP_ROUND_DOWN: f16_loop(dst, src, n, sat, MXP_ROUND_DOWN); break;
-    default: mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 16, 10, 15, 1 }, 0, 0, 1 }); break;
+    default: mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 16, 10, 15, 1, 0 }, 0, 0, 1 }); break;
     }
 }
 

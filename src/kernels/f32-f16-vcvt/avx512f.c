@@ -74,7 +74,7 @@ void mxp_f32_f16_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_c
     case MXP_ROUND_TOWARD_ZERO: f16_hw_loop(dst, s, n, p, MXP_ROUND_TOWARD_ZERO); break;
     case MXP_ROUND_UP: f16_hw_loop(dst, s, n, p, MXP_ROUND_UP); break;
     case MXP_ROUND_DOWN: f16_hw_loop(dst, s, n, p, MXP_ROUND_DOWN); break;
-    default: mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 16, 10, 15, 1 }, 0, 0 }); break;
+    default: mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 16, 10, 15, 1, 0 }, 0, 0 }); break;
     }
 }
 

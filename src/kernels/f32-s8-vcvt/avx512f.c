@@ -8,7 +8,7 @@
 
 void mxp_f32_s8_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 0, 0, 0, 0 }, -128, 127 });
+    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 0, 0, 0, 0, 0 }, -128, 127 });
 }
 
 void mxp_f32_s8_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp_cvt_params *p)

@@ -7,7 +7,7 @@
 
 void mxp_f32_u8_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 0, 0, 0, 0 }, 0, 255, 0 });
+    mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 0, 0, 0, 0, 0 }, 0, 255, 0 });
 }
 
 void mxp_f32_u8_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)

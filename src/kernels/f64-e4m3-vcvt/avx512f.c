@@ -53,7 +53,7 @@ MXP_INLINE __m256i bf16_odd32(const double *p, size_t count, mxp_rounding mode, 
     const __m512i v0 = _mm512_inserti64x4(_mm512_castsi256_si512(f64_to_f32_odd8(x[0])), f64_to_f32_odd8(x[1]), 1);
     const __m512i v1 = _mm512_inserti64x4(_mm512_castsi256_si512(f64_to_f32_odd8(x[2])), f64_to_f32_odd8(x[3]), 1);
     const mxp_fmt16 bf16 = { 7, 127 };
-    return mxp_h16_to_f8_avx512(mxp_f32_to_bf16_odd32_avx512(v0, v1), bf16, (mxp_narrow_fmt){ 8, 3, 7, 0 }, mode,
+    return mxp_h16_to_f8_avx512(mxp_f32_to_bf16_odd32_avx512(v0, v1), bf16, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 }, mode,
                                 saturate);
 }
 
