@@ -37,6 +37,9 @@ PEER_TIERS = {
 }
 # torch's MLP epoch (a Python peer), run with this interpreter
 TORCH_MLP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_mlp.py")
+# casts into the 0.2 formats against ml_dtypes (issue 25), run with the build's
+# first venv (it has ml_dtypes) and the module built for it
+FORMATS_CAST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "formats_cast.py")
 
 
 # ---- the runs ------------------------------------------------------------
@@ -114,13 +117,27 @@ def run_all(mxp, quick, env, save_dir):
     if save_dir and out["torch_mlp"] is not None:
         with open(os.path.join(save_dir, "torch_mlp.json"), "w") as f:
             json.dump(out["torch_mlp"], f)
+    build = os.path.dirname(os.path.abspath(mxp))
+    py = os.environ.get("MXP_BENCH_PYTHON", os.path.join(build, "venv", "bin", "python"))
+    print(f"  running {os.path.basename(FORMATS_CAST)}", file=sys.stderr, flush=True)
+    try:
+        argv = [py, FORMATS_CAST] + (["--n", "1048576", "--reps", "3"] if quick else [])
+        p = subprocess.run(argv, env={**env, "PYTHONPATH": os.path.join(build, "python-venv")},
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True, check=False)
+        out["formats_cast"] = json.loads(p.stdout) if p.returncode == 0 else None
+    except (OSError, ValueError) as e:
+        print(f"  {FORMATS_CAST}: {e}", file=sys.stderr)
+        out["formats_cast"] = None
+    if save_dir and out["formats_cast"] is not None:
+        with open(os.path.join(save_dir, "formats_cast.json"), "w") as f:
+            json.dump(out["formats_cast"], f)
     return out
 
 
 def load_all(directory, quick):
     """The recorded runs: DIR/<name>.json for each run (absent: None)."""
     out = {}
-    for name in list(runs(quick)) + ["torch_mlp"]:
+    for name in list(runs(quick)) + ["torch_mlp", "formats_cast"]:
         path = os.path.join(directory, name + ".json")
         try:
             with open(path) as f:
@@ -346,6 +363,25 @@ def goal_convert(g, d):
         g.ratio(text, f"mxp {r['mxp_gbps']:.2f} GB/s, memcpy {r['memcpy_gbps']:.2f}", r["ratio"], need)
 
 
+def goal_formats(g, d):
+    """Issue 25: casts from float32/bfloat16/float16 into each 0.2 format,
+    into an existing array: >= 0.9x memcpy and >= 4x ml_dtypes' astype."""
+    doc = d.get("formats_cast")
+    if doc is None:
+        return g.missing("casts into the 0.2 formats >= 0.9x memcpy, >= 4x ml_dtypes",
+                         "not measured (python/benchmarks/formats_cast.py missing or failed)")
+    for r in doc.get("results", []):
+        pair = f"{r['source']} -> {r['format']}"
+        g.ratio(f"cast {pair} >= 0.9x memcpy", f"mxp {r['mxp_gbps']:.2f} GB/s, memcpy {r['memcpy_gbps']:.2f}",
+                r["vs_memcpy"], 0.9)
+        text = f"cast {pair} >= 4x ml_dtypes astype"
+        if r.get("vs_ml_dtypes") is None:
+            g.missing(text, "ml_dtypes not installed")
+        else:
+            g.ratio(text, f"mxp {r['mxp_gbps']:.2f} GB/s, ml_dtypes {doc.get('ml_dtypes')} {r['ml_dtypes_gbps']:.2f}",
+                    r["vs_ml_dtypes"], 4.0)
+
+
 def goal_gelu(g, d):
     """float16/bfloat16 gelu and gelu_tanh against NumPy's float32 tanh form,
     in elements per second (the same N)."""
@@ -453,14 +489,14 @@ def main(argv=None):
         if a.save_json:
             os.makedirs(a.save_json, exist_ok=True)
         d = run_all(a.mxp, a.quick, env, a.save_json)
-    print("issue 23's goals on this machine (one thread unless said; medians; peers in the same run)\n")
+    print("the goals (issues 23, 25) on this machine (one thread unless said; medians; peers in the same run)\n")
     isa = print_machine(d, peers_line)
     print()
     g = Goals()
     for family in (goal_gemm_peers, goal_gemm_peak, goal_gemm_small, goal_gemm_cold, goal_gemm_threads):
         family(g, d)
     goal_gemm_narrow(g, d, isa)
-    for family in (goal_gemm_u8s8, goal_convert, goal_gelu, goal_quant, goal_train):
+    for family in (goal_gemm_u8s8, goal_convert, goal_formats, goal_gelu, goal_quant, goal_train):
         family(g, d)
     g.summary()
     return 0

@@ -94,13 +94,22 @@ def test_not_measured():
 
 def test_summary():
     lines = run(FIXTURES)
-    at = lines.index("summary: 35 of 57 goals hold, 13 fall short, 9 not measured")
+    at = lines.index("summary: 38 of 61 goals hold, 14 fall short, 9 not measured")
     assert lines[at + 1] == "falls short:"
     assert lines[at + 2] == "  f32 GEMM 512^3 >= 1.0x best of OpenBLAS, oneDNN: 0.94x, need >= 1.00x (by 5.9%)"
     short = lines[at + 2:lines.index("not measured:")]
-    assert len(short) == 13
+    assert len(short) == 14
     assert "  u8s8 GEMM 1024^3 >= 1.0x oneDNN: 0.80x, need >= 1.00x (by 19.6%)" in short
     assert "  f64 GEMM 512^3 cold, call by call >= 0.95x best peer: not measured (peer missing)" in lines
+
+
+def test_format_casts():
+    """Issue 25's cast goals: against memcpy and ml_dtypes, from formats_cast.json."""
+    lines = run(FIXTURES)
+    assert goal_line(lines, "cast float32 -> float8_e4m3fnuz >= 0.9x memcpy").endswith("1.00x need >= 0.90x holds")
+    assert goal_line(lines, "cast bfloat16 -> float4_e2m1fn >= 0.9x memcpy").endswith(
+        "0.40x need >= 0.90x falls short (by 55.6%)")
+    assert "ml_dtypes 0.6.0 0.50" in goal_line(lines, "cast bfloat16 -> float4_e2m1fn >= 4x ml_dtypes astype")
 
 
 def test_missing_run(tmp_path):
@@ -108,7 +117,7 @@ def test_missing_run(tmp_path):
     lines = run(FIXTURES, tmp_path, drop=("peak",))
     assert goal_line(lines, "f64 GEMM 512^3 >= 90% of the FMA peak") == (
         "f64 GEMM 512^3 >= 90% of the FMA peak not measured (run peak missing or failed)")
-    assert "summary: 29 of 57 goals hold, 13 fall short, 15 not measured" in lines
+    assert "summary: 32 of 61 goals hold, 14 fall short, 15 not measured" in lines
 
 
 def test_torch_mlp_missing_or_without_torch(tmp_path):

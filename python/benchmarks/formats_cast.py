@@ -1,0 +1,63 @@
+"""Casts into the 0.2 formats (float8_e3m4 ... float4_e2m1fn) from float32,
+bfloat16 and float16, into an existing array, against memcpy of the same
+bytes and ml_dtypes 0.6's astype, in one process; JSON on stdout (goals.py
+reads it).  One thread; medians of --reps; 4M elements (16 MiB of float32).
+
+usage: PYTHONPATH=build/python-venv build/venv/bin/python python/benchmarks/formats_cast.py [--n N] [--reps R]
+"""
+import argparse
+import json
+import time
+
+import numpy as np
+
+import mxp
+
+FORMATS = ["float8_e3m4", "float8_e4m3", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+           "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
+
+
+def median_seconds(fn, reps):
+    fn()  # warm: pages, tables
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return sorted(ts)[len(ts) // 2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1 << 22)
+    ap.add_argument("--reps", type=int, default=9)
+    a = ap.parse_args()
+    try:
+        import ml_dtypes
+    except ImportError:
+        ml_dtypes = None
+    mxp.set_num_threads(1)
+    x32 = np.random.default_rng(0).standard_normal(a.n).astype(np.float32)
+    sources = {"float32": x32, "bfloat16": x32.astype(mxp.bfloat16), "float16": x32.astype(np.float16)}
+    results = []
+    for sname, x in sources.items():
+        raw, copy = x.view(np.uint8), np.empty(x.nbytes, np.uint8)  # bytes: NumPy's memcpy for every dtype
+        memcpy = median_seconds(lambda: np.copyto(copy, raw), a.reps)
+        ml_x = x if sname != "bfloat16" or ml_dtypes is None else x.view(np.uint16).view(ml_dtypes.bfloat16)
+        for f in FORMATS:
+            out = np.empty(a.n, getattr(mxp, f))
+            ours = median_seconds(lambda: np.copyto(out, x, casting="unsafe"), a.reps)
+            peer = None
+            if ml_dtypes is not None:
+                with np.errstate(all="ignore"):
+                    peer = median_seconds(lambda: ml_x.astype(getattr(ml_dtypes, f)), a.reps)
+            results.append({"source": sname, "format": f, "mxp_gbps": x.nbytes / ours / 1e9,
+                            "memcpy_gbps": x.nbytes / memcpy / 1e9,
+                            "ml_dtypes_gbps": None if peer is None else x.nbytes / peer / 1e9,
+                            "vs_memcpy": memcpy / ours, "vs_ml_dtypes": None if peer is None else peer / ours})
+    print(json.dumps({"n": a.n, "reps": a.reps, "ml_dtypes": getattr(ml_dtypes, "__version__", None),
+                      "results": results}))
+
+
+if __name__ == "__main__":
+    main()
