@@ -19,12 +19,24 @@ typedef enum mxp_mx_format {
     MXP_MXFP8_E5M2,     /* OCP FP8 E5M2 elements, max 57344 */
     MXP_MXFP4_E2M1,     /* FP4 E2M1: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and negatives;
                            two per byte, element 2i in the LOW nibble */
-    MXP_MXINT8          /* two's complement k * 2^-6; the encoder uses
+    MXP_MXINT8,         /* two's complement k * 2^-6; the encoder uses
                            k in [-127, 127], the decoder reads 0x80 as -2 */
+    MXP_MXFP6_E2M3,     /* OCP FP6 E2M3 elements (max 7.5), four in three bytes:
+                           element i at bits [6i, 6i + 6) of the block's
+                           little-endian bit string */
+    MXP_MXFP6_E3M2,     /* OCP FP6 E3M2 elements (max 28), packed as E2M3 */
+    MXP_NVFP4           /* NVIDIA NVFP4: blocks of MXP_NVFP4_BLOCK E2M1 elements
+                           (packed as MXFP4) with an E4M3 scale, and one float32
+                           tensor scale before the first block (docs/mx.md) */
 } mxp_mx_format;
 
+/* NVFP4's block: 16 elements share an E4M3 scale. */
+#define MXP_NVFP4_BLOCK 16
+
 /* Bytes that n elements take: for each block of 32 (the last one may be
- * partial), 1 scale byte followed by 32 element bytes (16 for FP4).
+ * partial), 1 scale byte followed by 32 element bytes (16 for FP4, 24 for
+ * FP6); NVFP4: 4 bytes of float32 tensor scale, then per block of 16 one
+ * E4M3 scale byte and 8 element bytes.
  * 0 for n == 0, an invalid format, or a size that does not fit size_t. */
 MXP_API size_t mxp_mx_bytes(mxp_mx_format f, size_t n);
 
@@ -45,7 +57,8 @@ MXP_API mxp_status mxp_mx_quantize(void *dst, mxp_mx_format f, const float *src,
  * for the whole block. */
 MXP_API mxp_status mxp_mx_dequantize(float *dst, const void *src, mxp_mx_format f, size_t n);
 
-/* "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4_e2m1", "mxint8", or "invalid". */
+/* "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4_e2m1", "mxint8", "mxfp6_e2m3",
+ * "mxfp6_e3m2", "nvfp4", or "invalid". */
 MXP_API const char *mxp_mx_format_name(mxp_mx_format f);
 
 #ifdef __cplusplus

@@ -295,13 +295,15 @@ class KLObserver(_Observer):
 
 # The keywords' spellings, the C library's values (mxp_mx_format).
 MX_FORMATS = {"mxfp8_e4m3": _mxp.MXFP8_E4M3, "mxfp8_e5m2": _mxp.MXFP8_E5M2, "mxfp4": _mxp.MXFP4_E2M1,
-              "mxint8": _mxp.MXINT8}
+              "mxint8": _mxp.MXINT8, "mxfp6_e2m3": _mxp.MXFP6_E2M3, "mxfp6_e3m2": _mxp.MXFP6_E3M2,
+              "nvfp4": _mxp.NVFP4}
 _MXP_FLOATS = tuple(np.dtype(t) for t in _mxp._TYPES)
 
 
 class MXTensor:
-    """OCP MX blocks: 32 elements share an E8M0 scale; data is the packed
-    bytes (docs/mx.md), shape the original shape."""
+    """OCP MX blocks (32 elements share an E8M0 scale) or NVFP4 (16 share an
+    E4M3 scale, under a float32 tensor scale); data is the packed bytes
+    (docs/mx.md), shape the original shape."""
 
     def __init__(self, data, fmt, shape):
         self.data, self.format, self.shape = data, fmt, tuple(shape)

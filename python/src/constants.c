@@ -6,7 +6,8 @@
  *   ADVISOR_CANDIDATES     tuples of names, in the C library's order
  *   QTYPE_CODES            {qtype name: the dtype of its codes}
  *   QTYPE_RANGES           {integer qtype name: (qmin, qmax)}
- *   CALIB_*, OPTIM_*, REQUIRE_*, MXFP8_*, MXFP4_E2M1, MXINT8   enum values */
+ *   CALIB_*, OPTIM_*, REQUIRE_*, MXFP8_*, MXFP4_E2M1, MXINT8, MXFP6_*, NVFP4
+ *                          enum values */
 #include <string.h>
 
 #include "mxpy.h"
@@ -88,7 +89,7 @@ int mxpy_init_constants(PyObject *m)
         V(CALIB_MINMAX), V(CALIB_MOVING_AVERAGE), V(CALIB_PERCENTILE), V(CALIB_MSE), V(CALIB_KL),
         V(OPTIM_SGD), V(OPTIM_ADAM), V(OPTIM_ADAMW),
         V(REQUIRE_MAX_REL_ERROR), V(REQUIRE_MIN_PSNR), V(REQUIRE_NO_OVERFLOW),
-        V(MXFP8_E4M3), V(MXFP8_E5M2), V(MXFP4_E2M1), V(MXINT8),
+        V(MXFP8_E4M3), V(MXFP8_E5M2), V(MXFP4_E2M1), V(MXINT8), V(MXFP6_E2M3), V(MXFP6_E3M2), V(NVFP4),
 #undef V
     };
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)

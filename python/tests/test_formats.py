@@ -109,3 +109,35 @@ def test_sub_byte_types_are_refused_by_dlpack():
         mxp.to_dlpack(np.zeros(2, mxp.int4))
     with pytest.raises(TypeError, match="no DLPack equivalent"):
         mxp.to_dlpack(np.zeros(2, mxp.float4_e2m1fn))
+
+
+def test_nvfp4_blocks_follow_nvidias_rule():
+    """NVFP4 recomputed with NumPy and the dtypes: tensor scale amax / (6 * 448),
+    block scales e4m3(block amax / 6 / g), elements float4(v / (s g))."""
+    x = np.random.default_rng(3).standard_normal((3, 50)).astype(np.float32) * np.float32(5)
+    got = mxp.mx_dequantize(mxp.mx_quantize(x, "nvfp4")).reshape(-1)
+    v = x.reshape(-1).astype(np.float64)
+    g = np.float64(np.float32(np.abs(v).max() / 2688.0))
+    want = np.empty(v.size, np.float32)
+    for b in range(0, v.size, 16):
+        blk = v[b:b + 16]
+        s = np.array([np.abs(blk).max() / 6.0 / g]).astype(mxp.float8_e4m3fn).astype(np.float64)[0]
+        e = (blk / (s * g)).astype(mxp.float4_e2m1fn).astype(np.float64)
+        want[b:b + 16] = (e * s * g).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fmt,t,emax", [("mxfp6_e2m3", mxp.float6_e2m3fn, 2), ("mxfp6_e3m2", mxp.float6_e3m2fn, 4)])
+def test_mxfp6_blocks_follow_the_ocp_rule(fmt, t, emax):
+    """MXFP6 recomputed: X = 2^(floor(log2(amax)) - emax), elements t(v / X)."""
+    x = np.random.default_rng(4).standard_normal(100).astype(np.float32)
+    q = mxp.mx_quantize(x, fmt)
+    assert q.nbytes == 4 * 25  # 4 blocks of 1 + 24 bytes
+    got = mxp.mx_dequantize(q)
+    v = x.astype(np.float64)
+    want = np.empty_like(x)
+    for b in range(0, v.size, 32):
+        blk = v[b:b + 32]
+        scale = 2.0 ** (np.floor(np.log2(np.abs(blk).max())) - emax)
+        want[b:b + 32] = ((blk / scale).astype(t).astype(np.float64) * scale).astype(np.float32)
+    np.testing.assert_array_equal(got, want)

@@ -477,7 +477,7 @@ static void test_bad_input(void **state)
     unsigned char q[33];
     float back[4];
     assert_int_equal(mxp_mx_bytes((mxp_mx_format)0, 32), 0);
-    assert_int_equal(mxp_mx_bytes((mxp_mx_format)5, 32), 0);
+    assert_int_equal(mxp_mx_bytes((mxp_mx_format)8, 32), 0);
     assert_int_equal(mxp_mx_bytes(MXP_MXINT8, 0), 0);
     assert_int_equal(mxp_mx_bytes(MXP_MXINT8, SIZE_MAX), 0);
     mxp_clear_error();
@@ -485,7 +485,7 @@ static void test_bad_input(void **state)
     assert_true(strlen(mxp_last_error()) > 0);
     assert_int_equal(mxp_mx_quantize(q, MXP_MXINT8, NULL, 4, NULL), MXP_ERR_INVALID_ARGUMENT);
     assert_int_equal(mxp_mx_quantize(q, (mxp_mx_format)0, v, 4, NULL), MXP_ERR_INVALID_ARGUMENT);
-    assert_int_equal(mxp_mx_quantize(q, (mxp_mx_format)5, v, 4, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_mx_quantize(q, (mxp_mx_format)8, v, 4, NULL), MXP_ERR_INVALID_ARGUMENT);
     mxp_convert_opts bad = { .rounding = (mxp_rounding)99 };
     assert_int_equal(mxp_mx_quantize(q, MXP_MXFP4_E2M1, v, 4, &bad), MXP_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(mxp_last_error(), "rounding"));
@@ -628,10 +628,126 @@ static void test_float_side_size_overflow_is_refused(void **state)
     assert_true(f[0] == 1.0f && packed[0] == 0);
 }
 
+/* MXFP6: the scale rule with emax 2 (E2M3) and 4 (E3M2), four codes in
+ * three bytes (element i at bits [6i, 6i + 6)), every E2M3/E3M2 value of a
+ * block back exactly, saturation. */
+static void test_mxfp6_layout_and_values(void **state)
+{
+    (void)state;
+    assert_int_equal(mxp_mx_bytes(MXP_MXFP6_E2M3, 32), 25);
+    assert_int_equal(mxp_mx_bytes(MXP_MXFP6_E3M2, 33), 50);
+    assert_string_equal(mxp_mx_format_name(MXP_MXFP6_E2M3), "mxfp6_e2m3");
+    assert_string_equal(mxp_mx_format_name(MXP_NVFP4), "nvfp4");
+    /* amax 7.5 = 1.875 * 2^2: E2M3's emax is 2, so X = 2^0 (0x7F) and the
+     * elements are the values themselves */
+    float v[32] = { 7.5f, 1.0f, -0.125f, 0.0f, 3.25f, -7.5f };
+    unsigned char q[25];
+    assert_int_equal(mxp_mx_quantize(q, MXP_MXFP6_E2M3, v, 32, NULL), MXP_OK);
+    assert_int_equal(q[0], 127);
+    /* codes: 7.5 = 0 11 111 = 0x1F, 1.0 = 0 01 000 = 0x08, -0.125 = 1 00 001 = 0x21, 0,
+     * 3.25 = 0 10 101 = 0x15, -7.5 = 0x3F */
+    const uint32_t g0 = 0x1Fu | 0x08u << 6 | 0x21u << 12 | 0x00u << 18, g1 = 0x15u | 0x3Fu << 6;
+    assert_int_equal(q[1], g0 & 0xff);
+    assert_int_equal(q[2], (g0 >> 8) & 0xff);
+    assert_int_equal(q[3], g0 >> 16);
+    assert_int_equal(q[4], g1 & 0xff);
+    assert_int_equal(q[5], (g1 >> 8) & 0xff);
+    float back[32];
+    assert_int_equal(mxp_mx_dequantize(back, q, MXP_MXFP6_E2M3, 32), MXP_OK);
+    for (int i = 0; i < 32; i++)
+        assert_true(back[i] == v[i]);
+    /* E3M2: amax 28 * 2^-3 = 3.5 -> X = 2^(1 - 4) = 2^-3; 3.5 / 2^-3 = 28 the max */
+    float w[32] = { 3.5f, -0.0078125f, 1.0f, 1.1f };
+    unsigned char r[25];
+    assert_int_equal(mxp_mx_quantize(r, MXP_MXFP6_E3M2, w, 32, NULL), MXP_OK);
+    assert_int_equal(r[0], 127 - 3);
+    assert_int_equal(mxp_mx_dequantize(back, r, MXP_MXFP6_E3M2, 32), MXP_OK);
+    assert_true(back[0] == 3.5f && back[1] == -0.0078125f && back[2] == 1.0f);
+    assert_true(back[3] == 1.0f); /* 1.1 / 2^-3 = 8.8 -> 8 (step 2 between 8 and 16) */
+}
+
+/* NVFP4 by NVIDIA's rule, computed by hand: amax 12 gives the tensor scale
+ * g = 12 / 2688; the first block's max 12 -> s = e4m3(12 / 6 / g) = e4m3(448)
+ * = 448, elements v / (448 g) = v / 2: 12 -> 6, 3 -> 1.5, -1 -> -0.5; the
+ * second block's max 0.75 -> e4m3(28) = 28, elements v / (28 g) = v * 8:
+ * 0.75 -> 6, 0.25 -> 2, 0.05 -> 0.4 -> 0.5. */
+static void test_nvfp4_two_level_scales(void **state)
+{
+    (void)state;
+    assert_int_equal(mxp_mx_bytes(MXP_NVFP4, 16), 4 + 9);
+    assert_int_equal(mxp_mx_bytes(MXP_NVFP4, 17), 4 + 18);
+    float v[32] = { 12.0f, 3.0f, -1.0f };
+    v[16] = 0.75f, v[17] = 0.25f, v[18] = 0.05f;
+    unsigned char q[4 + 18];
+    assert_int_equal(mxp_mx_quantize(q, MXP_NVFP4, v, 32, NULL), MXP_OK);
+    float g;
+    memcpy(&g, q, 4);
+    assert_true(g == (float)(12.0 / 2688.0));
+    assert_int_equal(q[4], 0x7E);        /* e4m3 448 */
+    assert_int_equal(q[5], 0x7 | 0x3 << 4); /* 6, 1.5 */
+    assert_int_equal(q[6], 0x9);         /* -0.5 */
+    assert_int_equal(q[4 + 9], 0x5E);    /* e4m3 28 = 1.75 * 2^4: 0 1011 110 */
+    assert_int_equal(q[4 + 10], 0x7 | 0x4 << 4); /* 6, 2 */
+    assert_int_equal(q[4 + 11], 0x1);    /* 0.5 */
+    float back[32];
+    assert_int_equal(mxp_mx_dequantize(back, q, MXP_NVFP4, 32), MXP_OK);
+    assert_true(back[0] == (float)(6.0 * 448.0 * (double)g) && back[2] == (float)(-0.5 * 448.0 * (double)g));
+    assert_true(fabsf(back[0] - 12.0f) < 1e-5f && fabsf(back[16] - 0.75f) < 1e-5f && back[3] == 0.0f);
+    /* a NaN: its block's scale is E4M3's NaN, its values NaN; the other block as before */
+    v[5] = NAN;
+    assert_int_equal(mxp_mx_quantize(q, MXP_NVFP4, v, 32, NULL), MXP_OK);
+    assert_int_equal(q[4], 0x7F);
+    assert_int_equal(mxp_mx_dequantize(back, q, MXP_NVFP4, 32), MXP_OK);
+    assert_true(isnan(back[0]) && isnan(back[15]) && fabsf(back[16] - 0.75f) < 1e-5f);
+    /* all zeros: g = 1, zero scales, zeros back */
+    float z[16] = { 0 };
+    assert_int_equal(mxp_mx_quantize(q, MXP_NVFP4, z, 16, NULL), MXP_OK);
+    memcpy(&g, q, 4);
+    assert_true(g == 1.0f && q[4] == 0);
+    assert_int_equal(mxp_mx_dequantize(back, q, MXP_NVFP4, 16), MXP_OK);
+    assert_true(back[0] == 0.0f && back[15] == 0.0f);
+}
+
+/* Random data through every new block format: the error is within half an
+ * element step of the block's scale (float64 reference). */
+static void test_new_blocks_error_bound(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    static float v[N], back[N];
+    static unsigned char q[N * 2];
+    uint32_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 1664525u + 1013904223u;
+        v[i] = (float)((double)(x >> 8) / (1 << 24) * 8.0 - 4.0) * (float)(1 + (i / 64) % 7);
+    }
+    const mxp_mx_format fs[] = { MXP_MXFP6_E2M3, MXP_MXFP6_E3M2, MXP_NVFP4 };
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(mxp_mx_quantize(q, fs[k], v, N, NULL), MXP_OK);
+        assert_int_equal(mxp_mx_dequantize(back, q, fs[k], N), MXP_OK);
+        const int bs = fs[k] == MXP_NVFP4 ? 16 : 32;
+        /* relative to the block's max: E2M3 3 mantissa bits, E3M2 and FP4 (with
+         * its E4M3 scale) 2 and 1; the bound a half step at the top binade */
+        const double rel = fs[k] == MXP_MXFP6_E2M3 ? 1.0 / 16 : fs[k] == MXP_MXFP6_E3M2 ? 1.0 / 8 : 1.0 / 3;
+        for (int b = 0; b < N; b += bs) {
+            double amax = 0;
+            for (int i = b; i < b + bs; i++)
+                amax = fmax(amax, fabs((double)v[i]));
+            for (int i = b; i < b + bs; i++)
+                if (fabs((double)back[i] - (double)v[i]) > rel * amax + 1e-30)
+                    fail_msg("%s element %d: %g back as %g (block max %g)", mxp_mx_format_name(fs[k]), i, v[i],
+                             back[i], amax);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_fp4),
+        cmocka_unit_test(test_mxfp6_layout_and_values),
+        cmocka_unit_test(test_nvfp4_two_level_scales),
+        cmocka_unit_test(test_new_blocks_error_bound),
         cmocka_unit_test(test_example_fp4_rounding),
         cmocka_unit_test(test_example_e4m3),
         cmocka_unit_test(test_example_e5m2),
