@@ -24,6 +24,7 @@ from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, 
 from ._analysis import CompareResult, RoundtripTable, compare, roundtrip, recommend_dtype
 from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, autocast_policy, Monitor,
                      AUTOCAST_OPS)
+from . import nn
 
 __version__ = _mxp.__version__
 
