@@ -231,12 +231,21 @@ mxp_status nn_out_end(mxp_array *out, mxp_array *work, mxp_status st)
     return st;
 }
 
-mxp_status nn_new_out(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape)
+mxp_status nn_new_like(const char *fn, mxp_array **out, const mxp_array *x, mxp_dtype dt, nn_into_fn *into,
+                       const void *args)
 {
     if (!out)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "out is NULL");
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
     *out = NULL;
-    return mxp_array_new_owner(out, dt, ndim, shape);
+    mxp_status st = nn_check_input(fn, "x", x);
+    if (st == MXP_OK)
+        st = nn_check_float(fn, "out", dt = nn_out_dtype(dt, x->dtype));
+    mxp_array *r = NULL;
+    if (st == MXP_OK)
+        st = mxp_array_new_owner(&r, dt, x->ndim, x->shape);
+    if (st == MXP_OK)
+        st = into(r, args);
+    return nn_give_out(out, r, st);
 }
 
 mxp_status nn_give_out(mxp_array **out, mxp_array *made, mxp_status st)

@@ -79,11 +79,15 @@ mxp_status nn_out_begin(const char *fn, mxp_array *out, const mxp_array *const *
  * returns st (or the copy's failure). */
 mxp_status nn_out_end(mxp_array *out, mxp_array *work, mxp_status st);
 
-/* The allocating form of an operation: a new C-ordered array of the
- * shape and dtype, filled by into(arrays..) through the caller; freed and
- * *out NULL on failure. */
-mxp_status nn_new_out(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape);
+/* *out = made when st is MXP_OK, else made freed and *out NULL; st. */
 mxp_status nn_give_out(mxp_array **out, mxp_array *made, mxp_status st);
+
+/* The allocating form of an operation whose result has x's shape: *out
+ * NULL first, x checked, dt (0: nn_out_dtype's) a float type, a new
+ * C-ordered array filled by into(array, args). */
+typedef mxp_status nn_into_fn(mxp_array *out, const void *args);
+mxp_status nn_new_like(const char *fn, mxp_array **out, const mxp_array *x, mxp_dtype dt, nn_into_fn *into,
+                       const void *args);
 
 /* a with axis moved last (a view; a new reference). */
 mxp_status nn_axis_last(mxp_array **v, const mxp_array *a, int axis);

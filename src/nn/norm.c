@@ -139,13 +139,25 @@ static mxp_status load_params(double **w, const mxp_array *weight, const mxp_arr
     return st;
 }
 
-static mxp_status norm_into(const char *fn, bool rms, mxp_array *out, const mxp_array *x, int nnorm,
-                            const mxp_array *weight, const mxp_array *bias, double eps)
+/* One forward norm, as the entry points take it. */
+typedef struct norm_args {
+    const char *fn;
+    bool rms;
+    const mxp_array *x, *weight, *bias;
+    int nnorm;
+    double eps;
+} norm_args;
+
+static mxp_status norm_into(mxp_array *out, const void *args)
 {
+    const norm_args *a = args;
+    const char *fn = a->fn;
+    const mxp_array *x = a->x, *weight = a->weight, *bias = a->bias;
+    const int nnorm = a->nnorm;
     int64_t inner = 0;
     mxp_status st = nn_check_input(fn, "out", out);
     if (st == MXP_OK)
-        st = check_norm(fn, x, nnorm, weight, bias, eps, &inner);
+        st = check_norm(fn, x, nnorm, weight, bias, a->eps, &inner);
     if (st == MXP_OK)
         st = nn_check_out_shape(fn, out, x->ndim, x->shape);
     if (st == MXP_OK)
@@ -164,7 +176,7 @@ static mxp_status norm_into(const char *fn, bool rms, mxp_array *out, const mxp_
     if (st == MXP_OK)
         st = nn_collapse_last(&ov, work, nnorm);
     if (st == MXP_OK) {
-        const norm_job j = { .rms = rms, .n = inner, .eps = eps, .w = weight ? w : NULL,
+        const norm_job j = { .rms = a->rms, .n = inner, .eps = a->eps, .w = weight ? w : NULL,
                              .b = bias ? w + inner : NULL, .xt = x->dtype, .yt = out->dtype,
                              .xs = nn_step(xv), .ys = nn_step(ov) };
         const mxp_array *arrs[2] = { xv, ov };
@@ -180,44 +192,29 @@ static mxp_status norm_into(const char *fn, bool rms, mxp_array *out, const mxp_
     return st;
 }
 
-static mxp_status norm_new(const char *fn, bool rms, mxp_array **out, const mxp_array *x, int nnorm,
-                           const mxp_array *weight, const mxp_array *bias, double eps, mxp_dtype dt)
-{
-    if (!out)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
-    *out = NULL;
-    mxp_status st = nn_check_input(fn, "x", x);
-    if (st == MXP_OK)
-        st = nn_check_float(fn, "out", dt = nn_out_dtype(dt, x->dtype));
-    mxp_array *r = NULL;
-    if (st == MXP_OK)
-        st = mxp_array_new_owner(&r, dt, x->ndim, x->shape);
-    if (st == MXP_OK)
-        st = norm_into(fn, rms, r, x, nnorm, weight, bias, eps);
-    return nn_give_out(out, r, st);
-}
-
 mxp_status mxp_layer_norm(mxp_array **out, const mxp_array *x, int nnorm, const mxp_array *weight,
                           const mxp_array *bias, double eps, mxp_dtype out_dtype)
 {
-    return norm_new("mxp_layer_norm", false, out, x, nnorm, weight, bias, eps, out_dtype);
+    const norm_args a = { "mxp_layer_norm", false, x, weight, bias, nnorm, eps };
+    return nn_new_like(a.fn, out, x, out_dtype, norm_into, &a);
 }
 
 mxp_status mxp_layer_norm_into(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight,
                                const mxp_array *bias, double eps)
 {
-    return norm_into("mxp_layer_norm_into", false, out, x, nnorm, weight, bias, eps);
+    return norm_into(out, &(norm_args){ "mxp_layer_norm_into", false, x, weight, bias, nnorm, eps });
 }
 
 mxp_status mxp_rms_norm(mxp_array **out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps,
                         mxp_dtype out_dtype)
 {
-    return norm_new("mxp_rms_norm", true, out, x, nnorm, weight, NULL, eps, out_dtype);
+    const norm_args a = { "mxp_rms_norm", true, x, weight, NULL, nnorm, eps };
+    return nn_new_like(a.fn, out, x, out_dtype, norm_into, &a);
 }
 
 mxp_status mxp_rms_norm_into(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps)
 {
-    return norm_into("mxp_rms_norm_into", true, out, x, nnorm, weight, NULL, eps);
+    return norm_into(out, &(norm_args){ "mxp_rms_norm_into", true, x, weight, NULL, nnorm, eps });
 }
 
 /* ---- backward ------------------------------------------------------------- */

@@ -148,59 +148,66 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
     return nn_out_end(out, work, st);
 }
 
-static mxp_status softmax_into(const char *fn, bool log, mxp_array *out, const mxp_array *x, int axis,
-                               const mxp_array *mask)
+/* One forward operation along an axis, as the entry points take it. */
+typedef struct along_args {
+    const char *fn;
+    enum { SOFTMAX, LOG_SOFTMAX, L2 } kind;
+    const mxp_array *x, *mask;
+    int axis;
+    double eps;
+} along_args;
+
+static mxp_status along_into(mxp_array *out, const void *args)
 {
-    mxp_status st = nn_check_input(fn, "out", out);
+    const along_args *a = args;
+    mxp_status st = nn_check_input(a->fn, "out", out);
     if (st == MXP_OK)
-        st = nn_check_input(fn, "x", x);
-    if (st == MXP_OK && mask)
-        st = nn_check_input(fn, "mask", mask);
+        st = nn_check_input(a->fn, "x", a->x);
+    if (st == MXP_OK && a->mask)
+        st = nn_check_input(a->fn, "mask", a->mask);
+    if (st == MXP_OK && a->kind == L2)
+        st = nn_check_eps(a->fn, a->eps);
     if (st != MXP_OK)
         return st;
     const mxp_fpenv env = mxp_fpenv_enter();
-    const sm_job t = { .log = log };
-    st = run_along(fn, softmax_row, &t, out, x, axis, mask, true);
+    const sm_job t = { .log = a->kind == LOG_SOFTMAX, .eps = a->eps };
+    st = run_along(a->fn, a->kind == L2 ? l2_row : softmax_row, &t, out, a->x, a->axis, a->mask, true);
     mxp_fpenv_leave(env);
     return st;
 }
 
-static mxp_status softmax_new(const char *fn, bool log, mxp_array **out, const mxp_array *x, int axis,
-                              const mxp_array *mask, mxp_dtype dt)
-{
-    if (!out)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
-    *out = NULL;
-    mxp_status st = nn_check_input(fn, "x", x);
-    if (st == MXP_OK)
-        st = nn_check_float(fn, "out", dt = nn_out_dtype(dt, x->dtype));
-    mxp_array *r = NULL;
-    if (st == MXP_OK)
-        st = mxp_array_new_owner(&r, dt, x->ndim, x->shape);
-    if (st == MXP_OK)
-        st = softmax_into(fn, log, r, x, axis, mask);
-    return nn_give_out(out, r, st);
-}
-
 mxp_status mxp_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask, mxp_dtype out_dtype)
 {
-    return softmax_new("mxp_softmax", false, out, x, axis, mask, out_dtype);
+    const along_args a = { "mxp_softmax", SOFTMAX, x, mask, axis, 0 };
+    return nn_new_like(a.fn, out, x, out_dtype, along_into, &a);
 }
 
 mxp_status mxp_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
 {
-    return softmax_into("mxp_softmax_into", false, out, x, axis, mask);
+    return along_into(out, &(along_args){ "mxp_softmax_into", SOFTMAX, x, mask, axis, 0 });
 }
 
 mxp_status mxp_log_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask,
                            mxp_dtype out_dtype)
 {
-    return softmax_new("mxp_log_softmax", true, out, x, axis, mask, out_dtype);
+    const along_args a = { "mxp_log_softmax", LOG_SOFTMAX, x, mask, axis, 0 };
+    return nn_new_like(a.fn, out, x, out_dtype, along_into, &a);
 }
 
 mxp_status mxp_log_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
 {
-    return softmax_into("mxp_log_softmax_into", true, out, x, axis, mask);
+    return along_into(out, &(along_args){ "mxp_log_softmax_into", LOG_SOFTMAX, x, mask, axis, 0 });
+}
+
+mxp_status mxp_l2_normalize(mxp_array **out, const mxp_array *x, int axis, double eps, mxp_dtype out_dtype)
+{
+    const along_args a = { "mxp_l2_normalize", L2, x, NULL, axis, eps };
+    return nn_new_like(a.fn, out, x, out_dtype, along_into, &a);
+}
+
+mxp_status mxp_l2_normalize_into(mxp_array *out, const mxp_array *x, int axis, double eps)
+{
+    return along_into(out, &(along_args){ "mxp_l2_normalize_into", L2, x, NULL, axis, eps });
 }
 
 static mxp_status backward(const char *fn, bool log, mxp_array **dx, const mxp_array *dy, const mxp_array *y,
@@ -241,43 +248,4 @@ mxp_status mxp_log_softmax_backward(mxp_array **dx, const mxp_array *dy, const m
                                     mxp_dtype out_dtype)
 {
     return backward("mxp_log_softmax_backward", true, dx, dy, y, axis, out_dtype);
-}
-
-/* ---- L2 normalization ------------------------------------------------------ */
-
-static mxp_status l2_into(const char *fn, mxp_array *out, const mxp_array *x, int axis, double eps)
-{
-    mxp_status st = nn_check_input(fn, "out", out);
-    if (st == MXP_OK)
-        st = nn_check_input(fn, "x", x);
-    if (st == MXP_OK)
-        st = nn_check_eps(fn, eps);
-    if (st != MXP_OK)
-        return st;
-    const mxp_fpenv env = mxp_fpenv_enter();
-    st = run_along(fn, l2_row, &(sm_job){ .eps = eps }, out, x, axis, NULL, false);
-    mxp_fpenv_leave(env);
-    return st;
-}
-
-mxp_status mxp_l2_normalize_into(mxp_array *out, const mxp_array *x, int axis, double eps)
-{
-    return l2_into("mxp_l2_normalize_into", out, x, axis, eps);
-}
-
-mxp_status mxp_l2_normalize(mxp_array **out, const mxp_array *x, int axis, double eps, mxp_dtype out_dtype)
-{
-    const char *fn = "mxp_l2_normalize";
-    if (!out)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
-    *out = NULL;
-    mxp_status st = nn_check_input(fn, "x", x);
-    if (st == MXP_OK)
-        st = nn_check_float(fn, "out", out_dtype = nn_out_dtype(out_dtype, x->dtype));
-    mxp_array *r = NULL;
-    if (st == MXP_OK)
-        st = mxp_array_new_owner(&r, out_dtype, x->ndim, x->shape);
-    if (st == MXP_OK)
-        st = l2_into(fn, r, x, axis, eps);
-    return nn_give_out(out, r, st);
 }
