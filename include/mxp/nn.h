@@ -3,8 +3,9 @@
  *
  * Every operation reads any dtype (each element widened exactly to
  * float64), computes in float64 and rounds each result once, to nearest
- * even, into the output dtype: the same bits at every ISA level and
- * thread count.  out_dtype 0 means the input's dtype when it is a float
+ * even, into the output dtype: the same bits at every thread count and
+ * ISA level (softmax's exp: SLEEF's float64 one at AVX2/AVX-512, libm's
+ * at the scalar level, docs/nn.md).  out_dtype 0 means the input's dtype when it is a float
  * type, else float64 (mxp_take: the table's dtype; mxp_take_scaled:
  * float32).  The `_into` forms write into an existing array of the
  * result's shape, in its dtype (read-only: MXP_ERR_READONLY); an output

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/lowp.h"
 #include "core/threads-internal.h"
 #include "mxp/alloc.h"
 #include "nn/nn-internal.h"
@@ -88,11 +89,75 @@ mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_d
 
 enum { NN_CHUNK = 256 };
 
+enum { SUM, DOT, SUMSQ };
+
+/* What element j adds to each sum (kind a constant where it is inlined). */
+static inline double term(int kind, const double *x, const double *y, double c, int64_t j)
+{
+    return kind == SUM ? x[j] : kind == DOT ? x[j] * y[j] : (x[j] - c) * (x[j] - c);
+}
+
+/* Element i into sum i mod 8, then ((s0 + s1) + (s2 + s3)) + ((s4 +
+ * s5) + (s6 + s7)) + the tail. */
+static inline double sum8(int kind, const double *x, const double *y, double c, int64_t n)
+{
+    double s[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, t = 0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++)
+            s[k] += term(kind, x, y, c, i + k);
+    for (; i < n; i++)
+        t += term(kind, x, y, c, i);
+    return (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) + t;
+}
+
+double nn_sum(const double *x, int64_t n)
+{
+    return sum8(SUM, x, NULL, 0, n);
+}
+
+double nn_dot(const double *x, const double *y, int64_t n)
+{
+    return sum8(DOT, x, y, 0, n);
+}
+
+double nn_sumsq(const double *x, int64_t n, double c)
+{
+    return sum8(SUMSQ, x, NULL, c, n);
+}
+
+/* bfloat16 is the top half of a float32: widening is a shift. */
+static inline double bf16_to_f64(uint16_t b)
+{
+    const uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
 void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n)
 {
+    /* float32 and bfloat16: exact widenings in plain C (the compiler's
+     * vector loop); the others through mxp_convert */
+    if (dt == MXP_F32) {
+        for (int64_t i = 0; i < n; i++) {
+            float f;
+            memcpy(&f, p + i * step, sizeof f);
+            dst[i] = f;
+        }
+        return;
+    }
+    if (dt == MXP_BF16) {
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t b;
+            memcpy(&b, p + i * step, sizeof b);
+            dst[i] = bf16_to_f64(b);
+        }
+        return;
+    }
     const mxp_dtype_traits *t = mxp_dtype_get_traits(dt);
-    if (t->kind != MXP_KIND_FLOAT || t->bits > 32 || dt == MXP_F32) {
-        /* float64, float32 (a SIMD widening) and integers: one call */
+    if (t->kind != MXP_KIND_FLOAT || t->bits > 32) {
+        /* float64 and integers: one call */
         mxp_convert_strided(dst, MXP_F64, 8, p, dt, (ptrdiff_t)step, (size_t)n, NULL);
         return;
     }
@@ -107,9 +172,40 @@ void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n)
     }
 }
 
+/* float64 -> float32 rounds to nearest even under the library's
+ * environment (core/fpenv.h), as mxp_convert does; float16 and bfloat16:
+ * rounded once in float64 to their precision and range (core/lowp.h),
+ * then narrowed exactly.  Anything else: mxp_convert. */
 void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n)
 {
-    mxp_convert_strided(p, dt, (ptrdiff_t)step, src, MXP_F64, 8, (size_t)n, NULL);
+    if (dt == MXP_F32) {
+        for (int64_t i = 0; i < n; i++) {
+            const float f = (float)src[i];
+            memcpy(p + i * step, &f, sizeof f);
+        }
+        return;
+    }
+    if (!mxp_lowp_dtype(dt)) {
+        mxp_convert_strided(p, dt, (ptrdiff_t)step, src, MXP_F64, 8, (size_t)n, NULL);
+        return;
+    }
+    const mxp_lowp fmt = mxp_lowp_for(dt);
+    float f[NN_CHUNK];
+    for (int64_t k = 0; k < n; k += NN_CHUNK) {
+        const int64_t m = n - k < NN_CHUNK ? n - k : NN_CHUNK;
+        for (int64_t i = 0; i < m; i++)
+            f[i] = (float)mxp_lowp_round(&fmt, src[k + i]); /* exact: the value is one of dt's */
+        if (dt == MXP_BF16) {
+            for (int64_t i = 0; i < m; i++) {
+                uint32_t u;
+                memcpy(&u, &f[i], sizeof u);
+                const uint16_t b = (uint16_t)(u >> 16);
+                memcpy(p + (k + i) * step, &b, sizeof b);
+            }
+        } else {
+            mxp_convert_strided(p + k * step, dt, (ptrdiff_t)step, f, MXP_F32, 4, (size_t)m, NULL);
+        }
+    }
 }
 
 mxp_dtype nn_out_dtype(mxp_dtype requested, mxp_dtype in)

@@ -2,8 +2,9 @@
  * operation is a function of one row (the last axis of views that put the
  * axis it works along last): the row is widened exactly to float64
  * (nn_load), computed in float64 and rounded once into the output
- * (nn_store).  Rows are independent, so the rows of a large operation are
- * split over the thread pool without changing a bit. */
+ * (nn_store).  Rows are independent and their sums have one fixed order,
+ * so the rows of a large operation are split over the thread pool without
+ * changing a bit. */
 #ifndef MXP_NN_INTERNAL_H
 #define MXP_NN_INTERNAL_H
 
@@ -39,9 +40,19 @@ mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_d
 
 /* n elements at p (byte step) of dtype dt, widened exactly to float64
  * (bool: 0 or 1; integers beyond 2^53 rounded); and n doubles rounded once
- * (nearest even) into dt. */
+ * (nearest even) into dt: the bits of mxp_convert, float32, bfloat16 and
+ * float16 by plain C loops of their own (test_nn_store compares). */
 void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n);
 void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n);
+
+/* Sums of a row in one fixed order, whatever the ISA level: eight
+ * running sums (element i into sum i mod 8), added pairwise at the end --
+ * eight independent chains instead of one (the loop runs at the adder's
+ * throughput, not its latency) and a smaller error than one running sum.
+ * nn_sum: sum x; nn_dot: sum x y; nn_sumsq: sum (x - c)^2. */
+double nn_sum(const double *x, int64_t n);
+double nn_dot(const double *x, const double *y, int64_t n);
+double nn_sumsq(const double *x, int64_t n, double c);
 
 /* The row's dtype and byte step of an array viewed with the row last. */
 static inline int64_t nn_step(const mxp_array *a)

@@ -24,16 +24,9 @@ typedef struct norm_job {
  * square about it. */
 static void stats(const norm_job *j, const double *x, double *mean, double *rstd)
 {
-    double m = 0, v = 0;
-    if (!j->rms) {
-        for (int64_t i = 0; i < j->n; i++)
-            m += x[i];
-        m /= (double)j->n;
-    }
-    for (int64_t i = 0; i < j->n; i++)
-        v += (x[i] - m) * (x[i] - m);
+    const double m = j->rms ? 0 : nn_sum(x, j->n) / (double)j->n;
     *mean = m;
-    *rstd = 1 / sqrt(v / (double)j->n + j->eps);
+    *rstd = 1 / sqrt(nn_sumsq(x, j->n, m) / (double)j->n + j->eps);
 }
 
 enum { X, Y, DY };

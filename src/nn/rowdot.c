@@ -22,10 +22,7 @@ enum { A, B, OUT };
 
 static double norm_or_eps(const double *x, int64_t n, double eps)
 {
-    double s = 0;
-    for (int64_t i = 0; i < n; i++)
-        s += x[i] * x[i];
-    s = sqrt(s);
+    const double s = sqrt(nn_sumsq(x, n, 0));
     return s > eps ? s : eps;
 }
 
@@ -33,11 +30,10 @@ static void dot_row(const void *ctx, char **p, double *a, int64_t row)
 {
     (void)row;
     const dot_job *j = ctx;
-    double *b = a + j->d, s = 0;
+    double *b = a + j->d;
     nn_load(a, p[A], j->at, j->as, j->d);
     nn_load(b, p[B], j->bt, j->bs, j->d);
-    for (int64_t i = 0; i < j->d; i++)
-        s += a[i] * b[i];
+    double s = nn_dot(a, b, j->d);
     if (j->cosine)
         s /= norm_or_eps(a, j->d, j->eps) * norm_or_eps(b, j->d, j->eps);
     nn_store(p[OUT], j->ot, 1, &s, 1);

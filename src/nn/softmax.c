@@ -7,14 +7,17 @@
 
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "kernels/vmath-kernels.h"
 #include "nn/nn-internal.h"
+#include "ops/kernel-config.h"
 
 typedef struct sm_job {
     int64_t len;
     mxp_dtype xt, ot, mt; /* mt: MXP_DTYPE_INVALID without a mask */
     int64_t xs, os, ms;
     bool log;
-    double eps; /* l2_normalize */
+    double eps;                   /* l2_normalize */
+    mxp_f64_vmath_ukernel *vexp;  /* SLEEF's float64 exp for the ISA level, or NULL: libm's */
 } sm_job;
 
 /* Arrays of a row: x (or dy), out (or dx), mask (or y). */
@@ -30,6 +33,20 @@ static void apply_mask(const sm_job *j, double *x, double *m, const char *mp)
         for (int64_t i = 0; i < j->len; i++)
             x[i] += m[i];
     }
+}
+
+/* y = exp(x - mx): SLEEF's vector exp (within 1 ulp in float64) where the
+ * ISA level has it, libm's otherwise (the scalar level: the reference). */
+static void exp_shifted(const sm_job *j, double *y, const double *x, int64_t n, double mx)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = x[i] - mx;
+    if (j->vexp) {
+        j->vexp(MXP_VMATH_EXP, y, y, (size_t)n);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        y[i] = exp(y[i]);
 }
 
 static void softmax_row(const void *ctx, char **p, double *x, int64_t row)
@@ -51,20 +68,16 @@ static void softmax_row(const void *ctx, char **p, double *x, int64_t row)
         for (int64_t i = 0; i < n; i++)
             x[i] = NAN;
     } else if (j->log) {
-        double s = 0;
-        for (int64_t i = 0; i < n; i++)
-            s += exp(x[i] - mx);
-        const double ls = log(s);
+        double *e = x + n;
+        exp_shifted(j, e, x, n, mx);
+        const double ls = log(nn_sum(e, n));
         for (int64_t i = 0; i < n; i++)
             x[i] = (x[i] - mx) - ls;
     } else {
-        double s = 0;
-        for (int64_t i = 0; i < n; i++) {
-            x[i] = exp(x[i] - mx);
-            s += x[i];
-        }
+        exp_shifted(j, x, x, n, mx);
+        const double r = 1 / nn_sum(x, n);
         for (int64_t i = 0; i < n; i++)
-            x[i] /= s;
+            x[i] *= r;
     }
     nn_store(p[OUT], j->ot, j->os, x, n);
 }
@@ -78,15 +91,12 @@ static void softmax_back_row(const void *ctx, char **p, double *dy, int64_t row)
     double *y = dy + n;
     nn_load(dy, p[X], j->xt, j->xs, n);
     nn_load(y, p[MASK], j->mt, j->ms, n);
-    double s = 0;
     if (j->log) {
-        for (int64_t i = 0; i < n; i++)
-            s += dy[i];
+        const double s = nn_sum(dy, n);
         for (int64_t i = 0; i < n; i++)
             dy[i] -= exp(y[i]) * s;
     } else {
-        for (int64_t i = 0; i < n; i++)
-            s += dy[i] * y[i];
+        const double s = nn_dot(dy, y, n);
         for (int64_t i = 0; i < n; i++)
             dy[i] = y[i] * (dy[i] - s);
     }
@@ -99,10 +109,7 @@ static void l2_row(const void *ctx, char **p, double *x, int64_t row)
     (void)row;
     const sm_job *j = ctx;
     nn_load(x, p[X], j->xt, j->xs, j->len);
-    double s = 0;
-    for (int64_t i = 0; i < j->len; i++)
-        s += x[i] * x[i];
-    s = sqrt(s);
+    double s = sqrt(nn_sumsq(x, j->len, 0));
     s = s > j->eps ? s : j->eps;
     for (int64_t i = 0; i < j->len; i++)
         x[i] /= s;
@@ -135,7 +142,8 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
         st = nn_axis_last(&tv, tb ? tb : third, axis);
     if (st == MXP_OK) {
         const sm_job j = { x->shape[axis], x->dtype, work->dtype, tv ? tv->dtype : MXP_DTYPE_INVALID,
-                           nn_step(xv), nn_step(ov), tv ? nn_step(tv) : 0, t->log, t->eps };
+                           nn_step(xv), nn_step(ov), tv ? nn_step(tv) : 0, t->log, t->eps,
+                           mxp_f64_vmath_kernel(mxp_isa_current()) };
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);
