@@ -6,8 +6,9 @@ library: casts rounded once, ufuncs through its SIMD paths, sums accumulated
 in float64 and rounded once, ``a @ b`` through ``mxp_gemm``.  On top:
 ``astype`` in every rounding mode, ``matmul``/``gemm`` with epilogues and
 int8, quantization and observers, OCP MX blocks, mixed-precision training
-(optimizers with master weights, loss scaling, a monitor), precision analysis and
-plots (``mxp.plot``).  ``python3 -m mxp`` runs a short tour.  See
+(optimizers with master weights, loss scaling, a monitor), neural-network
+operations (``mxp.nn``: softmax, norms, embeddings, row products), precision
+analysis and plots (``mxp.plot``).  ``python3 -m mxp`` runs a short tour.  See
 docs/python.md.
 """
 from . import _mxp

@@ -172,10 +172,29 @@ void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n)
     }
 }
 
+/* float64 -> bfloat16, nearest even, in one rounding: to float32 by
+ * round-to-odd (the cast, then the truncated value with its last bit set
+ * when the cast was inexact), then float32 -> bfloat16 to nearest even;
+ * two roundings that equal one, as float32 keeps 24 >= 8 + 2 bits.
+ *
+ *     float32  s eeeeeeee mmmmmmm|mmmmmmmmmmmmmmmm    the top 16 bits: bfloat16
+ */
+static inline uint16_t f64_to_bf16(double d)
+{
+    const float f = (float)d; /* nearest even (core/fpenv.h), overflow to inf */
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    const uint32_t nan = (u >> 16) | 0x40; /* quiet, sign and top payload kept */
+    const uint32_t away = fabs((double)f) > fabs(d), inexact = (double)f != d;
+    const uint32_t odd = inexact ? (u - away) | 1 : u; /* toward zero, then odd */
+    const uint32_t r = (odd + 0x7fff + ((odd >> 16) & 1)) >> 16;
+    return (uint16_t)(f != f ? nan : r); /* selects, no branches: the loop vectorizes */
+}
+
 /* float64 -> float32 rounds to nearest even under the library's
- * environment (core/fpenv.h), as mxp_convert does; float16 and bfloat16:
- * rounded once in float64 to their precision and range (core/lowp.h),
- * then narrowed exactly.  Anything else: mxp_convert. */
+ * environment (core/fpenv.h), as mxp_convert does; bfloat16 as above;
+ * float16: rounded once in float64 to its precision and range
+ * (core/lowp.h), then narrowed exactly.  Anything else: mxp_convert. */
 void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n)
 {
     if (dt == MXP_F32) {
@@ -185,7 +204,14 @@ void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n)
         }
         return;
     }
-    if (!mxp_lowp_dtype(dt)) {
+    if (dt == MXP_BF16) {
+        for (int64_t i = 0; i < n; i++) {
+            const uint16_t b = f64_to_bf16(src[i]);
+            memcpy(p + i * step, &b, sizeof b);
+        }
+        return;
+    }
+    if (dt != MXP_F16) {
         mxp_convert_strided(p, dt, (ptrdiff_t)step, src, MXP_F64, 8, (size_t)n, NULL);
         return;
     }
@@ -194,17 +220,8 @@ void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n)
     for (int64_t k = 0; k < n; k += NN_CHUNK) {
         const int64_t m = n - k < NN_CHUNK ? n - k : NN_CHUNK;
         for (int64_t i = 0; i < m; i++)
-            f[i] = (float)mxp_lowp_round(&fmt, src[k + i]); /* exact: the value is one of dt's */
-        if (dt == MXP_BF16) {
-            for (int64_t i = 0; i < m; i++) {
-                uint32_t u;
-                memcpy(&u, &f[i], sizeof u);
-                const uint16_t b = (uint16_t)(u >> 16);
-                memcpy(p + (k + i) * step, &b, sizeof b);
-            }
-        } else {
-            mxp_convert_strided(p + k * step, dt, (ptrdiff_t)step, f, MXP_F32, 4, (size_t)m, NULL);
-        }
+            f[i] = (float)mxp_lowp_round(&fmt, src[k + i]); /* exact: the value is one of float16's */
+        mxp_convert_strided(p + k * step, dt, (ptrdiff_t)step, f, MXP_F32, 4, (size_t)m, NULL);
     }
 }
 
