@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/lowp.h"
 #include "core/threads-internal.h"
+#include "kernels/sum8.h"
 #include "mxp/alloc.h"
 #include "nn/nn-internal.h"
 
@@ -97,8 +98,7 @@ static inline double term(int kind, const double *x, const double *y, double c, 
     return kind == SUM ? x[j] : kind == DOT ? x[j] * y[j] : (x[j] - c) * (x[j] - c);
 }
 
-/* Element i into sum i mod 8, then ((s0 + s1) + (s2 + s3)) + ((s4 +
- * s5) + (s6 + s7)) + the tail. */
+/* mxp_sum8's order (kernels/sum8.h). */
 static inline double sum8(int kind, const double *x, const double *y, double c, int64_t n)
 {
     double s[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, t = 0;
@@ -108,7 +108,7 @@ static inline double sum8(int kind, const double *x, const double *y, double c, 
             s[k] += term(kind, x, y, c, i + k);
     for (; i < n; i++)
         t += term(kind, x, y, c, i);
-    return (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) + t;
+    return mxp_sum8_fold(s, t);
 }
 
 double nn_sum(const double *x, int64_t n)

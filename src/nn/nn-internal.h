@@ -9,6 +9,8 @@
 #define MXP_NN_INTERNAL_H
 
 #include "array/array-internal.h"
+#include "core/dispatch.h"
+#include "kernels/norm-kernels.h"
 #include "mxp/nn.h"
 
 enum { NN_MAXARR = 5 };
@@ -45,11 +47,9 @@ mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_d
 void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n);
 void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n);
 
-/* Sums of a row in one fixed order, whatever the ISA level: eight
- * running sums (element i into sum i mod 8), added pairwise at the end --
- * eight independent chains instead of one (the loop runs at the adder's
- * throughput, not its latency) and a smaller error than one running sum.
- * nn_sum: sum x; nn_dot: sum x y; nn_sumsq: sum (x - c)^2. */
+/* Sums of a row in one fixed order, whatever the ISA level and thread
+ * count: mxp_sum8's (kernels/sum8.h: eight running sums, folded
+ * pairwise).  nn_sum: sum x; nn_dot: sum x y; nn_sumsq: sum (x - c)^2. */
 double nn_sum(const double *x, int64_t n);
 double nn_dot(const double *x, const double *y, int64_t n);
 double nn_sumsq(const double *x, int64_t n, double c);
@@ -59,6 +59,12 @@ static inline int64_t nn_step(const mxp_array *a)
 {
     return a->ndim ? a->strides[a->ndim - 1] : 0;
 }
+
+/* The float32 row kernel of layer / RMS norm for an ISA level (never NULL:
+ * the scalar twin is a row), and the rows of its list for the tests
+ * (src/nn/nn-config.c). */
+mxp_f32_norm_ukernel *nn_f32_norm_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_norm_kernels(size_t *n);
 
 /* ---- checks --------------------------------------------------------------- */
 

@@ -3,6 +3,7 @@
  * merged); its statistics in float64, the mean and variance in two passes;
  * each result rounded once. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -18,6 +19,7 @@ typedef struct norm_job {
     mxp_dtype xt, yt, dyt;
     int64_t xs, ys, dys;
     double *dw, *db;     /* backward: sums over the rows (one thread), NULL: none */
+    mxp_f32_norm_ukernel *f32; /* contiguous float32 in and out: the row kernel, else NULL */
 } norm_job;
 
 /* The row's mean (0 for rms norm) and 1 / sqrt(var + eps), var the mean
@@ -35,6 +37,10 @@ static void norm_row(const void *ctx, char **p, double *x, int64_t row)
 {
     (void)row;
     const norm_job *j = ctx;
+    if (j->f32) { /* the same arithmetic, in registers (kernels/norm-kernels.h) */
+        j->f32((float *)(void *)p[Y], (const float *)(const void *)p[X], (size_t)j->n, j->w, j->b, j->eps, j->rms);
+        return;
+    }
     nn_load(x, p[X], j->xt, j->xs, j->n);
     double mean, rstd;
     stats(j, x, &mean, &rstd);
@@ -76,6 +82,15 @@ static void norm_back_row(const void *ctx, char **p, double *x, int64_t row)
         dy[i] = rstd * (g - mg - x[i] * mgx);
     }
     nn_store(p[Y], j->yt, j->ys, dy, n);
+}
+
+/* Rows of contiguous, aligned float32 (for the row kernel). */
+static bool f32_rows(const mxp_array *v)
+{
+    bool ok = v->dtype == MXP_F32 && nn_step(v) == 4 && !((uintptr_t)v->data & 3);
+    for (int i = 0; ok && i < v->ndim; i++)
+        ok = !(v->strides[i] & 3);
+    return ok;
 }
 
 /* The checks forward and backward share; *inner the elements of a row. */
@@ -169,9 +184,11 @@ static mxp_status norm_into(mxp_array *out, const void *args)
     if (st == MXP_OK)
         st = nn_collapse_last(&ov, work, nnorm);
     if (st == MXP_OK) {
+        const bool f32 = inner > 0 && f32_rows(xv) && f32_rows(ov);
         const norm_job j = { .rms = a->rms, .n = inner, .eps = a->eps, .w = weight ? w : NULL,
                              .b = bias ? w + inner : NULL, .xt = x->dtype, .yt = out->dtype,
-                             .xs = nn_step(xv), .ys = nn_step(ov) };
+                             .xs = nn_step(xv), .ys = nn_step(ov),
+                             .f32 = f32 ? nn_f32_norm_kernel(mxp_isa_current()) : NULL };
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);

@@ -1,0 +1,24 @@
+/* The nn layer's kernel table, from src/kernels/f32-norm-list.inc, and its
+ * getter: the most capable row for an ISA level. */
+#include "core/dispatch.h"
+#include "kernels/norm-kernels.h"
+#include "nn/nn-internal.h"
+
+static const mxp_kernel f32_norm[] = {
+#define MXP_F32_NORM(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
+#include "kernels/f32-norm-list.inc"
+#undef MXP_F32_NORM
+};
+enum { F32_NORM_ROWS = sizeof f32_norm / sizeof f32_norm[0] };
+
+mxp_f32_norm_ukernel *nn_f32_norm_kernel(mxp_isa isa)
+{
+    const mxp_kernel *k = mxp_kernel_pick(f32_norm, F32_NORM_ROWS, isa, 0);
+    return k ? (mxp_f32_norm_ukernel *)k->fn : NULL;
+}
+
+const mxp_kernel *nn_f32_norm_kernels(size_t *n)
+{
+    *n = F32_NORM_ROWS;
+    return f32_norm;
+}
