@@ -137,21 +137,24 @@ static inline double bf16_to_f64(uint16_t b)
 
 void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n)
 {
-    /* float32 and bfloat16: exact widenings in plain C (the compiler's
-     * vector loop); the others through mxp_convert */
-    if (dt == MXP_F32) {
-        for (int64_t i = 0; i < n; i++) {
-            float f;
-            memcpy(&f, p + i * step, sizeof f);
-            dst[i] = f;
-        }
-        return;
-    }
-    if (dt == MXP_BF16) {
-        for (int64_t i = 0; i < n; i++) {
-            uint16_t b;
-            memcpy(&b, p + i * step, sizeof b);
-            dst[i] = bf16_to_f64(b);
+    /* float32 and bfloat16: exact widenings in plain C, a chunk at a time
+     * through a local buffer (any alignment; the compiler's vector loop) */
+    if (dt == MXP_F32 || dt == MXP_BF16) {
+        const size_t size = dt == MXP_F32 ? 4 : 2;
+        union { float f[NN_CHUNK]; uint16_t h[NN_CHUNK]; } buf;
+        for (int64_t k = 0; k < n; k += NN_CHUNK) {
+            const int64_t m = n - k < NN_CHUNK ? n - k : NN_CHUNK;
+            if (step == (int64_t)size)
+                memcpy(&buf, p + k * step, (size_t)m * size);
+            else
+                for (int64_t i = 0; i < m; i++)
+                    memcpy((char *)&buf + i * (int64_t)size, p + (k + i) * step, size);
+            if (dt == MXP_F32)
+                for (int64_t i = 0; i < m; i++)
+                    dst[k + i] = buf.f[i];
+            else
+                for (int64_t i = 0; i < m; i++)
+                    dst[k + i] = bf16_to_f64(buf.h[i]);
         }
         return;
     }
@@ -197,17 +200,22 @@ static inline uint16_t f64_to_bf16(double d)
  * (core/lowp.h), then narrowed exactly.  Anything else: mxp_convert. */
 void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n)
 {
-    if (dt == MXP_F32) {
-        for (int64_t i = 0; i < n; i++) {
-            const float f = (float)src[i];
-            memcpy(p + i * step, &f, sizeof f);
-        }
-        return;
-    }
-    if (dt == MXP_BF16) {
-        for (int64_t i = 0; i < n; i++) {
-            const uint16_t b = f64_to_bf16(src[i]);
-            memcpy(p + i * step, &b, sizeof b);
+    if (dt == MXP_F32 || dt == MXP_BF16) { /* a chunk at a time through a local buffer, as nn_load */
+        const size_t size = dt == MXP_F32 ? 4 : 2;
+        union { float f[NN_CHUNK]; uint16_t h[NN_CHUNK]; } buf;
+        for (int64_t k = 0; k < n; k += NN_CHUNK) {
+            const int64_t m = n - k < NN_CHUNK ? n - k : NN_CHUNK;
+            if (dt == MXP_F32)
+                for (int64_t i = 0; i < m; i++)
+                    buf.f[i] = (float)src[k + i];
+            else
+                for (int64_t i = 0; i < m; i++)
+                    buf.h[i] = f64_to_bf16(src[k + i]);
+            if (step == (int64_t)size)
+                memcpy(p + k * step, &buf, (size_t)m * size);
+            else
+                for (int64_t i = 0; i < m; i++)
+                    memcpy(p + (k + i) * step, (const char *)&buf + i * (int64_t)size, size);
         }
         return;
     }

@@ -49,6 +49,29 @@ static void exp_shifted(const sm_job *j, double *y, const double *x, int64_t n, 
         y[i] = exp(y[i]);
 }
 
+/* The largest element (NaN ignored; *nan: whether there is one) over
+ * eight running maxima: independent chains, and the same value in any
+ * order (of +0 and -0 either may come out: x - max is the same). */
+static double row_max(const double *x, int64_t n, bool *nan)
+{
+    double m[8] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+    int any = 0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) {
+            any |= x[i + k] != x[i + k];
+            m[k] = x[i + k] > m[k] ? x[i + k] : m[k];
+        }
+    for (; i < n; i++) {
+        any |= x[i] != x[i];
+        m[0] = x[i] > m[0] ? x[i] : m[0];
+    }
+    for (int k = 1; k < 8; k++)
+        m[0] = m[k] > m[0] ? m[k] : m[0];
+    *nan = any;
+    return m[0];
+}
+
 static void softmax_row(const void *ctx, char **p, double *x, int64_t row)
 {
     (void)row;
@@ -57,12 +80,8 @@ static void softmax_row(const void *ctx, char **p, double *x, int64_t row)
     nn_load(x, p[X], j->xt, j->xs, n);
     if (j->mt)
         apply_mask(j, x, x + n, p[MASK]);
-    double mx = -INFINITY;
-    bool nan = false;
-    for (int64_t i = 0; i < n; i++) {
-        nan |= x[i] != x[i];
-        mx = x[i] > mx ? x[i] : mx;
-    }
+    bool nan;
+    const double mx = row_max(x, n, &nan);
     /* every element -inf: 0/0, NaN, as torch gives; a NaN or +inf: NaN */
     if (nan || mx == -INFINITY || mx == INFINITY) {
         for (int64_t i = 0; i < n; i++)
