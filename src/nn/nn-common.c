@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/lowp.h"
 #include "core/threads-internal.h"
+#include "kernels/bf16-round.h"
 #include "kernels/sum8.h"
 #include "mxp/alloc.h"
 #include "nn/nn-internal.h"
@@ -126,15 +127,6 @@ double nn_sumsq(const double *x, int64_t n, double c)
     return sum8(SUMSQ, x, NULL, c, n);
 }
 
-/* bfloat16 is the top half of a float32: widening is a shift. */
-static inline double bf16_to_f64(uint16_t b)
-{
-    const uint32_t u = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n)
 {
     /* float32 and bfloat16: exact widenings in plain C, a chunk at a time
@@ -154,7 +146,7 @@ void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n)
                     dst[k + i] = buf.f[i];
             else
                 for (int64_t i = 0; i < m; i++)
-                    dst[k + i] = bf16_to_f64(buf.h[i]);
+                    dst[k + i] = mxp_bf16_to_f64_exact(buf.h[i]);
         }
         return;
     }
@@ -175,27 +167,9 @@ void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n)
     }
 }
 
-/* float64 -> bfloat16, nearest even, in one rounding: to float32 by
- * round-to-odd (the cast, then the truncated value with its last bit set
- * when the cast was inexact), then float32 -> bfloat16 to nearest even;
- * two roundings that equal one, as float32 keeps 24 >= 8 + 2 bits.
- *
- *     float32  s eeeeeeee mmmmmmm|mmmmmmmmmmmmmmmm    the top 16 bits: bfloat16
- */
-static inline uint16_t f64_to_bf16(double d)
-{
-    const float f = (float)d; /* nearest even (core/fpenv.h), overflow to inf */
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    const uint32_t nan = (u >> 16) | 0x40; /* quiet, sign and top payload kept */
-    const uint32_t away = fabs((double)f) > fabs(d), inexact = (double)f != d;
-    const uint32_t odd = inexact ? (u - away) | 1 : u; /* toward zero, then odd */
-    const uint32_t r = (odd + 0x7fff + ((odd >> 16) & 1)) >> 16;
-    return (uint16_t)(f != f ? nan : r); /* selects, no branches: the loop vectorizes */
-}
-
 /* float64 -> float32 rounds to nearest even under the library's
- * environment (core/fpenv.h), as mxp_convert does; bfloat16 as above;
+ * environment (core/fpenv.h), as mxp_convert does; bfloat16:
+ * mxp_f64_to_bf16_rne (kernels/bf16-round.h);
  * float16: rounded once in float64 to its precision and range
  * (core/lowp.h), then narrowed exactly.  Anything else: mxp_convert. */
 void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n)
@@ -210,7 +184,7 @@ void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n)
                     buf.f[i] = (float)src[k + i];
             else
                 for (int64_t i = 0; i < m; i++)
-                    buf.h[i] = f64_to_bf16(src[k + i]);
+                    buf.h[i] = mxp_f64_to_bf16_rne(src[k + i]);
             if (step == (int64_t)size)
                 memcpy(p + k * step, &buf, (size_t)m * size);
             else

@@ -60,11 +60,13 @@ static inline int64_t nn_step(const mxp_array *a)
     return a->ndim ? a->strides[a->ndim - 1] : 0;
 }
 
-/* The float32 row kernel of layer / RMS norm for an ISA level (never NULL:
- * the scalar twin is a row), and the rows of its list for the tests
- * (src/nn/nn-config.c). */
+/* The float32 and bfloat16 row kernels of layer / RMS norm for an ISA
+ * level (never NULL: the scalar twins are rows), and the rows of their
+ * lists for the tests (src/nn/nn-config.c). */
 mxp_f32_norm_ukernel *nn_f32_norm_kernel(mxp_isa isa);
 const mxp_kernel *nn_f32_norm_kernels(size_t *n);
+mxp_bf16_norm_ukernel *nn_bf16_norm_kernel(mxp_isa isa);
+const mxp_kernel *nn_bf16_norm_kernels(size_t *n);
 
 /* ---- checks --------------------------------------------------------------- */
 

@@ -19,7 +19,8 @@ typedef struct norm_job {
     mxp_dtype xt, yt, dyt;
     int64_t xs, ys, dys;
     double *dw, *db;     /* backward: sums over the rows (one thread), NULL: none */
-    mxp_f32_norm_ukernel *f32; /* contiguous float32 in and out: the row kernel, else NULL */
+    mxp_f32_norm_ukernel *f32;   /* contiguous float32 in and out: the row kernel, else NULL */
+    mxp_bf16_norm_ukernel *bf16; /* contiguous bfloat16 in and out: the row kernel, else NULL */
 } norm_job;
 
 /* The row's mean (0 for rms norm) and 1 / sqrt(var + eps), var the mean
@@ -39,6 +40,11 @@ static void norm_row(const void *ctx, char **p, double *x, int64_t row)
     const norm_job *j = ctx;
     if (j->f32) { /* the same arithmetic, in registers (kernels/norm-kernels.h) */
         j->f32((float *)(void *)p[Y], (const float *)(const void *)p[X], (size_t)j->n, j->w, j->b, j->eps, j->rms);
+        return;
+    }
+    if (j->bf16) {
+        j->bf16((uint16_t *)(void *)p[Y], (const uint16_t *)(const void *)p[X], (size_t)j->n, j->w, j->b, j->eps,
+                j->rms);
         return;
     }
     nn_load(x, p[X], j->xt, j->xs, j->n);
@@ -84,12 +90,13 @@ static void norm_back_row(const void *ctx, char **p, double *x, int64_t row)
     nn_store(p[Y], j->yt, j->ys, dy, n);
 }
 
-/* Rows of contiguous, aligned float32 (for the row kernel). */
-static bool f32_rows(const mxp_array *v)
+/* Rows of contiguous, aligned elements of dtype dt (for the row kernels). */
+static bool dense_rows(const mxp_array *v, mxp_dtype dt)
 {
-    bool ok = v->dtype == MXP_F32 && nn_step(v) == 4 && !((uintptr_t)v->data & 3);
+    const int64_t size = (int64_t)mxp_dtype_itemsize(dt);
+    bool ok = v->dtype == dt && nn_step(v) == size && !((uintptr_t)v->data % (uintptr_t)size);
     for (int i = 0; ok && i < v->ndim; i++)
-        ok = !(v->strides[i] & 3);
+        ok = !(v->strides[i] % size);
     return ok;
 }
 
@@ -184,11 +191,13 @@ static mxp_status norm_into(mxp_array *out, const void *args)
     if (st == MXP_OK)
         st = nn_collapse_last(&ov, work, nnorm);
     if (st == MXP_OK) {
-        const bool f32 = inner > 0 && f32_rows(xv) && f32_rows(ov);
+        const bool f32 = inner > 0 && dense_rows(xv, MXP_F32) && dense_rows(ov, MXP_F32);
+        const bool bf16 = inner > 0 && dense_rows(xv, MXP_BF16) && dense_rows(ov, MXP_BF16);
         const norm_job j = { .rms = a->rms, .n = inner, .eps = a->eps, .w = weight ? w : NULL,
                              .b = bias ? w + inner : NULL, .xt = x->dtype, .yt = out->dtype,
                              .xs = nn_step(xv), .ys = nn_step(ov),
-                             .f32 = f32 ? nn_f32_norm_kernel(mxp_isa_current()) : NULL };
+                             .f32 = f32 ? nn_f32_norm_kernel(mxp_isa_current()) : NULL,
+                             .bf16 = bf16 ? nn_bf16_norm_kernel(mxp_isa_current()) : NULL };
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);

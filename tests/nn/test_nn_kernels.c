@@ -1,5 +1,5 @@
-/* Every row of src/kernels/f32-norm-list.inc that the machine runs gives
- * its twin's bits: rows of every length to 70 and longer ones, unaligned
+/* Every row of src/kernels/f32-norm-list.inc and bf16-norm-list.inc that
+ * the machine runs gives its twin's bits: rows of every length to 70 and longer ones, unaligned
  * starts, with and without weight and bias, layer and RMS norm, special
  * values (NaN, inf, huge, tiny, constant rows), in place; the dispatch
  * table is the list; and the layer's generic path (a strided input) gives
@@ -18,24 +18,39 @@
 #include "nn/nn-internal.h"
 #include "support/prng.h"
 
-static const struct { const char *name; mxp_isa isa; } listed[] = {
+typedef struct listed { const char *name; mxp_isa isa; } listed;
+static const listed f32_listed[] = {
 #define MXP_F32_NORM(isa, tile, fn, twin) { #fn, isa },
 #include "kernels/f32-norm-list.inc"
 #undef MXP_F32_NORM
 };
+static const listed bf16_listed[] = {
+#define MXP_BF16_NORM(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/bf16-norm-list.inc"
+#undef MXP_BF16_NORM
+};
 
-static void test_table_is_the_list(void **state)
+static void expect_list(const mxp_kernel *k, size_t n, const listed *l, size_t nl)
+{
+    assert_int_equal(n, nl);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(k[i].name, l[i].name);
+        assert_int_equal(k[i].isa, l[i].isa);
+    }
+}
+
+static void test_tables_are_the_lists(void **state)
 {
     (void)state;
     size_t n;
     const mxp_kernel *k = nn_f32_norm_kernels(&n);
-    assert_int_equal(n, sizeof listed / sizeof listed[0]);
-    for (size_t i = 0; i < n; i++) {
-        assert_string_equal(k[i].name, listed[i].name);
-        assert_int_equal(k[i].isa, listed[i].isa);
-    }
-    for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
+    expect_list(k, n, f32_listed, sizeof f32_listed / sizeof f32_listed[0]);
+    k = nn_bf16_norm_kernels(&n);
+    expect_list(k, n, bf16_listed, sizeof bf16_listed / sizeof bf16_listed[0]);
+    for (int isa = 0; isa < MXP_ISA_COUNT; isa++) {
         assert_non_null(nn_f32_norm_kernel((mxp_isa)isa));
+        assert_non_null(nn_bf16_norm_kernel((mxp_isa)isa));
+    }
 }
 
 static void fill(float *x, size_t n, uint64_t *rng, int kind)
@@ -50,24 +65,38 @@ static void fill(float *x, size_t n, uint64_t *rng, int kind)
     }
 }
 
+/* Runs kernel fn or its twin on rows of float32 (bf16 0) or bfloat16 (the
+ * float32 values rounded to it). */
+static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *x, size_t n, const double *w,
+                 const double *b, int rms)
+{
+    mxp_kernel_any f = twin ? k->twin : k->fn;
+    if (bf16)
+        ((mxp_bf16_norm_ukernel *)f)(y, x, n, w, b, 1e-5, rms);
+    else
+        ((mxp_f32_norm_ukernel *)f)(y, x, n, w, b, 1e-5, rms);
+}
+
 static void test_rows_match_their_twin(void **state)
 {
     (void)state;
     enum { MAXN = 1100 };
     static float x[MAXN + 8], y1[MAXN + 8], y2[MAXN + 8];
+    static uint16_t hx[MAXN + 8];
     static double w[MAXN + 8], b[MAXN + 8];
     uint64_t rng = prng_seed(26);
     for (int i = 0; i < MAXN + 8; i++) {
         w[i] = prng_uniform(&rng) + 0.5;
         b[i] = prng_uniform(&rng) - 0.5;
     }
-    size_t nk;
-    const mxp_kernel *ks = nn_f32_norm_kernels(&nk);
     const mxp_fpenv env = mxp_fpenv_enter();
-    for (size_t r = 0; r < nk; r++) {
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+      size_t nk;
+      const mxp_kernel *ks = bf16 ? nn_bf16_norm_kernels(&nk) : nn_f32_norm_kernels(&nk);
+      const size_t size = bf16 ? 2 : 4;
+      for (size_t r = 0; r < nk; r++) {
         if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
             continue;
-        mxp_f32_norm_ukernel *fn = (mxp_f32_norm_ukernel *)ks[r].fn, *twin = (mxp_f32_norm_ukernel *)ks[r].twin;
         for (size_t n = 1; n <= MAXN; n = n < 70 ? n + 1 : n * 2 + 3)
             for (int kind = 0; kind < 5; kind++)
                 for (int variant = 0; variant < 8; variant++) {
@@ -75,17 +104,22 @@ static void test_rows_match_their_twin(void **state)
                     const double *wv = variant & 1 ? w + off : NULL, *bv = variant & 2 ? b : NULL;
                     const int rms = variant >= 4;
                     fill(x + off, n, &rng, kind);
+                    if (bf16)
+                        mxp_convert(hx, MXP_BF16, x, MXP_F32, MAXN + 8, NULL);
+                    const char *in = bf16 ? (const char *)hx : (const char *)x;
+                    char *o1 = (char *)y1, *o2 = (char *)y2;
                     memset(y1, 0x5a, sizeof y1);
                     memset(y2, 0x5a, sizeof y2);
-                    twin(y1 + off, x + off, n, wv, bv, 1e-5, rms);
-                    fn(y2 + off, x + off, n, wv, bv, 1e-5, rms);
+                    call(&ks[r], true, bf16, o1 + off * size, in + off * size, n, wv, bv, rms);
+                    call(&ks[r], false, bf16, o2 + off * size, in + off * size, n, wv, bv, rms);
                     if (memcmp(y1, y2, sizeof y1))
                         fail_msg("%s: n %zu kind %d variant %d differs from its twin", ks[r].name, n, kind, variant);
-                    memcpy(y2, x, sizeof x); /* in place */
-                    fn(y2 + off, y2 + off, n, wv, bv, 1e-5, rms);
-                    if (memcmp(y1 + off, y2 + off, n * sizeof(float)))
+                    memcpy(y2, in, (MAXN + 8) * size); /* in place */
+                    call(&ks[r], false, bf16, o2 + off * size, o2 + off * size, n, wv, bv, rms);
+                    if (memcmp(o1 + off * size, o2 + off * size, n * size))
                         fail_msg("%s: n %zu in place differs", ks[r].name, n);
                 }
+      }
     }
     mxp_fpenv_leave(env);
 }
@@ -106,14 +140,28 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
     assert_int_equal(mxp_array_slice(&strided, base, 2, every_other), MXP_OK);
     assert_int_equal(mxp_array_ascontiguous(&dense, strided, 'C'), MXP_OK);
     assert_int_equal(mxp_array_random_normal(&w, MXP_F32, 1, (int64_t[]){ D }, 1, 0.2, 9), MXP_OK);
-    for (int rms = 0; rms < 2; rms++) {
-        assert_int_equal(rms ? mxp_rms_norm(&y1, strided, 1, w, 1e-6, 0) : mxp_layer_norm(&y1, strided, 1, w, w, 1e-5, 0),
-                         MXP_OK);
-        assert_int_equal(rms ? mxp_rms_norm(&y2, dense, 1, w, 1e-6, 0) : mxp_layer_norm(&y2, dense, 1, w, w, 1e-5, 0),
-                         MXP_OK);
-        assert_memory_equal(mxp_array_data(y1), mxp_array_data(y2), R * D * sizeof(float));
+    for (int k = 0; k < 4; k++) { /* float32 and bfloat16 (in and out), layer and RMS norm */
+        const int rms = k & 1;
+        const mxp_dtype dt = k < 2 ? MXP_F32 : MXP_BF16;
+        mxp_array *s = NULL, *d = NULL;
+        assert_int_equal(mxp_array_astype(&d, dense, dt, NULL), MXP_OK);
+        if (dt == MXP_F32) {
+            s = strided;
+        } else { /* a strided bfloat16 view: every other column of a wider copy */
+            mxp_array *wide2 = NULL;
+            assert_int_equal(mxp_array_astype(&wide2, base, dt, NULL), MXP_OK);
+            assert_int_equal(mxp_array_slice(&s, wide2, 2, every_other), MXP_OK);
+            mxp_array_free(wide2);
+        }
+        assert_int_equal(rms ? mxp_rms_norm(&y1, s, 1, w, 1e-6, 0) : mxp_layer_norm(&y1, s, 1, w, w, 1e-5, 0), MXP_OK);
+        assert_int_equal(rms ? mxp_rms_norm(&y2, d, 1, w, 1e-6, 0) : mxp_layer_norm(&y2, d, 1, w, w, 1e-5, 0), MXP_OK);
+        assert_int_equal(mxp_array_dtype(y1), dt);
+        assert_memory_equal(mxp_array_data(y1), mxp_array_data(y2), R * D * mxp_dtype_itemsize(dt));
         mxp_array_free(y1);
         mxp_array_free(y2);
+        if (s != strided)
+            mxp_array_free(s);
+        mxp_array_free(d);
     }
     mxp_array_free(w);
     mxp_array_free(dense);
@@ -124,7 +172,7 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table_is_the_list),
+        cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_rows_match_their_twin),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
     };

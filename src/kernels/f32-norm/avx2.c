@@ -23,13 +23,13 @@ static double sum(const float *x, size_t n, double c, int sq)
     double v[8];
     _mm256_storeu_pd(v, s0);
     _mm256_storeu_pd(v + 4, s1);
-    return mxp_f32_norm_fold(v, x, i, n, c, sq);
+    return mxp_norm_fold(v, x, i, n, c, sq, 0);
 }
 
 void mxp_f32_norm__avx2(float *y, const float *x, size_t n, const double *w, const double *b, double eps, int rms)
 {
     const double mean = rms ? 0 : sum(x, n, 0, 0) / (double)n;
-    const double rstd = mxp_f32_norm_rstd(sum(x, n, mean, 1), n, eps);
+    const double rstd = mxp_norm_rstd(sum(x, n, mean, 1), n, eps);
     const __m256d vm = _mm256_set1_pd(mean), vr = _mm256_set1_pd(rstd);
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
@@ -39,5 +39,5 @@ void mxp_f32_norm__avx2(float *y, const float *x, size_t n, const double *w, con
         h = _mm256_add_pd(h, b ? _mm256_loadu_pd(b + i) : _mm256_setzero_pd());
         _mm_storeu_ps(y + i, _mm256_cvtpd_ps(h));
     }
-    mxp_f32_norm_out(y, x, i, n, w, b, mean, rstd);
+    mxp_norm_out(y, x, i, n, w, b, mean, rstd, 0);
 }

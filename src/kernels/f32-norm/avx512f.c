@@ -20,13 +20,13 @@ static double sum(const float *x, size_t n, double c, int sq)
     }
     double v[8];
     _mm512_storeu_pd(v, s);
-    return mxp_f32_norm_fold(v, x, i, n, c, sq);
+    return mxp_norm_fold(v, x, i, n, c, sq, 0);
 }
 
 void mxp_f32_norm__avx512f(float *y, const float *x, size_t n, const double *w, const double *b, double eps, int rms)
 {
     const double mean = rms ? 0 : sum(x, n, 0, 0) / (double)n;
-    const double rstd = mxp_f32_norm_rstd(sum(x, n, mean, 1), n, eps);
+    const double rstd = mxp_norm_rstd(sum(x, n, mean, 1), n, eps);
     const __m512d vm = _mm512_set1_pd(mean), vr = _mm512_set1_pd(rstd);
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -36,5 +36,5 @@ void mxp_f32_norm__avx512f(float *y, const float *x, size_t n, const double *w, 
         h = _mm512_add_pd(h, b ? _mm512_loadu_pd(b + i) : _mm512_setzero_pd());
         _mm256_storeu_ps(y + i, _mm512_cvtpd_ps(h));
     }
-    mxp_f32_norm_out(y, x, i, n, w, b, mean, rstd);
+    mxp_norm_out(y, x, i, n, w, b, mean, rstd, 0);
 }
