@@ -39,7 +39,7 @@ static void test_norms_every_dtype_rounded_once(void **state)
     const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_F16, MXP_BF16, MXP_E4M3 };
     const int64_t shape[3] = { 3, 4, 6 };
     uint64_t rng = 11;
-    double x[72], w[24], b[24], got[72], want[72];
+    double x[72], w[72], b[72], got[72], want[72];
     for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
         for (int nnorm = 1; nnorm <= 3; nnorm++)
             for (int variant = 0; variant < 4; variant++) {
