@@ -12,6 +12,7 @@
 #include "mxp/safetensors.h"
 #include "mxp/ops.h"
 #include "mxp/gemm.h"
+#include "mxp/nn.h"
 #include "mxp/threads.h"
 #include "mxp/analysis.h"
 #include "mxp/mx.h"

@@ -9,8 +9,9 @@ ml_dtypes uses), computed by the mxp C library: casts rounded once, ufuncs throu
 in float64 and rounded once, ``a @ b`` through ``mxp_gemm``.  On top:
 ``astype`` in every rounding mode, ``matmul``/``gemm`` with epilogues and
 int8, quantization and observers, OCP MX blocks, mixed-precision training
-(optimizers with master weights, loss scaling, a monitor), precision analysis and
-plots (``mxp.plot``).  ``python3 -m mxp`` runs a short tour.  See
+(optimizers with master weights, loss scaling, a monitor), neural-network
+operations (``mxp.nn``: softmax, norms, embeddings, row products), precision
+analysis and plots (``mxp.plot``).  ``python3 -m mxp`` runs a short tour.  See
 docs/python.md.
 """
 from . import _mxp
@@ -29,6 +30,7 @@ from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, 
 from ._analysis import CompareResult, RoundtripTable, compare, roundtrip, recommend_dtype
 from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, autocast_policy, Monitor,
                      AUTOCAST_OPS)
+from . import nn
 
 __version__ = _mxp.__version__
 

@@ -130,7 +130,8 @@ PyMODINIT_FUNC PyInit__mxp(void)
         PyModule_AddFunctions(m, mxpy_scaler_methods) < 0 || PyModule_AddFunctions(m, mxpy_autocast_methods) < 0 ||
         PyModule_AddFunctions(m, mxpy_monitor_methods) < 0 ||
         PyModule_AddFunctions(m, mxpy_reduce_methods) < 0 || PyModule_AddFunctions(m, mxpy_io_methods) < 0 ||
-        PyModule_AddFunctions(m, mxpy_safetensors_methods) < 0 || mxpy_init_constants(m) < 0 ||
+        PyModule_AddFunctions(m, mxpy_safetensors_methods) < 0 || PyModule_AddFunctions(m, mxpy_nn_methods) < 0 ||
+        mxpy_init_constants(m) < 0 ||
         PyModule_AddStringConstant(m, "__version__", mxp_version()) < 0) {
         Py_XDECREF(numpy);
         Py_XDECREF(m);

@@ -228,7 +228,7 @@ class CrashGuard:
         self.cases[name][1]()
 
 
-run_case = CrashGuard(("test_hostile", "test_hostile_more")).run
+run_case = CrashGuard(("test_hostile", "test_hostile_more", "test_hostile_nn")).run
 
 
 def cases_of(module):

@@ -8,7 +8,8 @@ files, MemoryError) or, where a layout is valid, the result of a
 contiguous copy bit for bit.  Every case runs first in a child interpreter
 (hostile.crash_map), so a crash fails the case that caused it.  This file:
 the dtypes and scalars, casts, reductions, products, DLPack, files and the
-runtime; test_hostile_more.py: quantization, analysis, training, mxp.dask.
+runtime; test_hostile_more.py: quantization, analysis, training, mxp.dask;
+test_hostile_nn.py: mxp.nn.
 Unaligned arrays are not covered here (a separate harness)."""
 import atexit
 import inspect
@@ -23,6 +24,7 @@ import mxp
 import hostile
 from hostile import AxisError, case, expect, raises, same_on_layouts, bits_equal
 import test_hostile_more  # noqa: F401  (registers its cases before the coverage check)
+import test_hostile_nn  # noqa: F401
 
 BF, E4, E5 = mxp.bfloat16, mxp.float8_e4m3fn, mxp.float8_e5m2
 MXP_TYPES = mxp._mxp._TYPES  # bfloat16, the float8/6/4 types, int4 ...
@@ -50,7 +52,8 @@ CONSTANTS = {"AUTOCAST_OPS", "OBSERVERS"}  # tuples of names, not callables
 def public_names():
     """Every public name of mxp (its __all__ and the public names of
     mxp/__init__.py), the public methods of its classes (Class.method),
-    and mxp.dask's __all__ where Dask is importable (dask.NAME)."""
+    mxp.nn's __all__ (nn.NAME) and mxp.dask's __all__ where Dask is
+    importable (dask.NAME)."""
     names = set(mxp.__all__) | {n for n, v in vars(mxp).items() if not n.startswith("_")
                                 and not inspect.ismodule(v)}
     out = set()
@@ -64,6 +67,7 @@ def public_names():
                 for m, f in vars(klass).items():
                     if (not m.startswith("_") or m in ("__dlpack__", "__dlpack_device__")) and callable(f):
                         out.add(f"{n}.{m}")
+    out |= {f"nn.{n}" for n in mxp.nn.__all__}
     try:
         import mxp.dask as mdask
     except ImportError:

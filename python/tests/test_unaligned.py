@@ -494,6 +494,63 @@ def _():
             assert mxp.promote_types(v.dtype, E4) == mxp.promote_types(x.dtype, E4), kind
 
 
+# ---- mxp.nn --------------------------------------------------------------------------------
+
+NN_W = np.linspace(0.5, 1.5, 6)
+NN_ONE = {
+    "nn.softmax": lambda x, **k: mxp.nn.softmax(x, **k),
+    "nn.log_softmax": lambda x, **k: mxp.nn.log_softmax(x, axis=0, **k),
+    "nn.l2_normalize": lambda x, **k: mxp.nn.l2_normalize(x, **k),
+    "nn.layer_norm": lambda x, **k: mxp.nn.layer_norm(x, weight=NN_W, bias=NN_W, **k),
+    "nn.rms_norm": lambda x, **k: mxp.nn.rms_norm(x, weight=NN_W, **k),
+}
+
+
+@case("nn: softmax, norms, l2_normalize on every dtype, unaligned out=", *NN_ONE)
+def _():
+    for f in NN_ONE.values():
+        accepted(f, ALL)
+        same_unaligned(lambda x: f(x, dtype=np.float32), val(BF, XS))
+        for dst in (np.float32, BF, np.float16):
+            into(lambda o: f(val(BF, XS), out=o), val(dst))
+    same_unaligned(lambda x, m: mxp.nn.softmax(x, mask=m), val(np.float32), val(np.float32, np.where(X > 0, 0, -np.inf)))
+    same_unaligned(lambda x, w, b: mxp.nn.layer_norm(x, weight=w, bias=b), val(BF), val(np.float16, X[0]),
+                   val(np.float32, X[1]))
+
+
+@case("nn: backward passes", "nn.softmax_backward", "nn.log_softmax_backward", "nn.layer_norm_backward",
+      "nn.rms_norm_backward")
+def _():
+    for dt in FLOATS:
+        same_unaligned(mxp.nn.softmax_backward, val(dt), val(np.float32, mxp.nn.softmax(X)))
+        same_unaligned(mxp.nn.log_softmax_backward, val(np.float64), val(dt, mxp.nn.log_softmax(X)))
+        same_unaligned(lambda dy, x, w: mxp.nn.layer_norm_backward(dy, x, weight=w), val(dt), val(np.float32),
+                       val(dt, X[0]))
+        same_unaligned(lambda dy, x: mxp.nn.rms_norm_backward(dy, x), val(np.float32), val(dt))
+
+
+@case("nn: take, embedding on every dtype and index dtype, unaligned out=", "nn.take", "nn.embedding")
+def _():
+    idx = np.array([[3, 0, -1], [1, 1, 2]])
+    accepted(lambda t: mxp.nn.take(t, idx), ALL)
+    accepted(lambda t: mxp.nn.take(t, idx % 6, axis=1), ALL)
+    accepted(lambda t: mxp.nn.embedding(idx, t, np.linspace(0.1, 1, 4)), ALL)
+    for it in (np.int8, np.int16, np.int32, np.int64, np.uint16):
+        same_unaligned(lambda i: mxp.nn.take(val(BF), i), (idx % 4).astype(it))
+    same_unaligned(lambda s: mxp.nn.embedding(idx, val(np.int8), s), val(np.float32, X[:, 0]))
+    for dst in (np.float32, BF, np.int32):
+        into(lambda o: mxp.nn.take(val(np.float32), idx, out=o), np.zeros((2, 3, 6), dst))
+
+
+@case("nn: rowdot, cosine_similarity, paired and every pair", "nn.rowdot", "nn.cosine_similarity")
+def _():
+    for f in (mxp.nn.rowdot, mxp.nn.cosine_similarity):
+        for dt in ALL:
+            same_unaligned(lambda a, b: f(a, b), val(dt), val(dt, X[::-1]))
+            same_unaligned(lambda a, b: f(a, b, outer=True), val(dt), val(np.float32))
+        into(lambda o: f(val(BF), val(BF), outer=True, out=o), np.zeros((4, 4), np.float32))
+
+
 try:
     import dask.array  # noqa: F401  (dask_results needs it)
     import mxp.dask  # noqa: F401

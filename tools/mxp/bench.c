@@ -15,6 +15,7 @@ static const cli_benchmark benchmarks[] = {
     { "ops", cli_bench_ops, "add, sum, exp, tanh, gelu in float32/float16/bfloat16, vs memcpy and NumPy" },
     { "quant", cli_bench_quant, "int8 mxp_quantize vs memcpy and PyTorch; mxp_qlinear vs float32 GEMM and PyTorch" },
     { "gemm", cli_bench_gemm, "mxp_gemm GFLOPS per dtype vs OpenBLAS and oneDNN (when installed)" },
+    { "nn", cli_bench_nn, "softmax, layer/RMS norm, l2_normalize, take in float32/bfloat16, vs memcpy (goal 0.8x)" },
     { "peak", cli_bench_peak, "the in-register multiply-add peak of the ISA level in use, one thread" },
 };
 enum { BENCHMARK_COUNT = sizeof benchmarks / sizeof benchmarks[0] };

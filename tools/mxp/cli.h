@@ -24,6 +24,7 @@ int cli_tour(int argc, char **argv);
 int cli_bench(int argc, char **argv);
 int cli_bench_convert(int argc, char **argv);
 int cli_bench_ops(int argc, char **argv);
+int cli_bench_nn(int argc, char **argv);
 int cli_bench_gemm(int argc, char **argv);
 int cli_cast_value(int argc, char **argv);
 int cli_stat(int argc, char **argv);

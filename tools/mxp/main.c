@@ -14,7 +14,7 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     { "info", cli_info, "version, CPU, ISA level, vector math (SLEEF/libm), dtype traits, conversion kernels" },
     { "tour", cli_tour, "a guided report: the machine, dtypes, rounding error, speed (make demo)" },
-    { "bench", cli_bench, "benchmarks: mxp bench convert|ops|gemm|quant|peak [options] [--json]" },
+    { "bench", cli_bench, "benchmarks: mxp bench convert|ops|nn|gemm|quant|peak [options] [--json]" },
     { "check", cli_check, "consistency checks: mxp check gemm (every implementation vs float64)" },
     { "cast-value", cli_cast_value, "convert one number to a dtype; show its bits and flags" },
     { "stat", cli_stat, "what a .npy file holds: shape, dtype, order, min/max/mean/std, NaN/inf counts" },

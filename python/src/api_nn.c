@@ -1,0 +1,275 @@
+/* Module functions: the neural-network operations of mxp/nn.h (softmax,
+ * norms, gathers, row products and the backward passes) on NumPy arrays,
+ * with out= and the GIL released around the C calls (docs/nn.md). */
+#include <string.h>
+
+#include "mxpy.h"
+
+enum { MAXIN = 4 };
+
+/* One call's arrays: inputs (None: NULL) and an optional out. */
+typedef struct call {
+    mxp_array *in[MAXIN];
+    PyObject *out_obj; /* None or the out= array */
+    mxp_array *into;   /* its view, or NULL */
+    PyObject *tmp;     /* an aligned copy of out written instead */
+    mxp_dtype dtype;   /* dtype= (0: the operation's default) */
+} call;
+
+static void call_free(call *c)
+{
+    for (int i = 0; i < MAXIN; i++)
+        mxp_array_free(c->in[i]);
+    mxp_array_free(c->into);
+    Py_XDECREF(c->tmp);
+}
+
+/* Wraps the n inputs (names for messages, the first `required` of them
+ * must not be None), out and dtype; 0, or -1 with an exception set and c
+ * freed. */
+static int call_wrap(call *c, PyObject *const *objs, const char *const *names, int n, int required, PyObject *out,
+                     PyObject *dtype)
+{
+    memset(c, 0, sizeof *c);
+    c->out_obj = out;
+    for (int i = 0; i < n; i++) {
+        if (objs[i] == Py_None && i >= required)
+            continue;
+        if (!(c->in[i] = mxpy_wrap(objs[i], names[i], false)))
+            goto fail;
+    }
+    if (out != Py_None && !(c->into = mxpy_wrap_ex(out, "out", MXPY_WRITE, &c->tmp)))
+        goto fail;
+    if (dtype != Py_None && (c->dtype = mxpy_dtype_arg(dtype, "dtype")) == MXP_DTYPE_INVALID)
+        goto fail;
+    return 0;
+fail:
+    call_free(c);
+    return -1;
+}
+
+/* The result: out (after copying back) or the new array r. */
+static PyObject *call_end(call *c, mxp_status st, mxp_array *r)
+{
+    PyObject *tmp = c->tmp;
+    c->tmp = NULL;
+    call_free(c);
+    if (st != MXP_OK) {
+        Py_XDECREF(tmp);
+        mxp_array_free(r);
+        return mxpy_raise(st);
+    }
+    if (c->out_obj == Py_None)
+        return mxpy_unwrap(r);
+    if (mxpy_copy_back(c->out_obj, tmp) < 0)
+        return NULL;
+    Py_INCREF(c->out_obj);
+    return c->out_obj;
+}
+
+/* _softmax(x, axis, mask, log, out, dtype) */
+static PyObject *softmax(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[2], *out, *dtype;
+    int axis, log;
+    if (!PyArg_ParseTuple(args, "OiOpOO:_softmax", &o[0], &axis, &o[1], &log, &out, &dtype))
+        return NULL;
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "x", "mask" }, 2, 1, out, dtype) < 0)
+        return NULL;
+    mxp_array *r = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    if (c.into)
+        st = log ? mxp_log_softmax_into(c.into, c.in[0], axis, c.in[1]) : mxp_softmax_into(c.into, c.in[0], axis, c.in[1]);
+    else
+        st = log ? mxp_log_softmax(&r, c.in[0], axis, c.in[1], c.dtype) : mxp_softmax(&r, c.in[0], axis, c.in[1], c.dtype);
+    Py_END_ALLOW_THREADS
+    return call_end(&c, st, r);
+}
+
+/* _l2_normalize(x, axis, eps, out, dtype) */
+static PyObject *l2_normalize(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[1], *out, *dtype;
+    int axis;
+    double eps;
+    if (!PyArg_ParseTuple(args, "OidOO:_l2_normalize", &o[0], &axis, &eps, &out, &dtype))
+        return NULL;
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "x" }, 1, 1, out, dtype) < 0)
+        return NULL;
+    mxp_array *r = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = c.into ? mxp_l2_normalize_into(c.into, c.in[0], axis, eps) : mxp_l2_normalize(&r, c.in[0], axis, eps, c.dtype);
+    Py_END_ALLOW_THREADS
+    return call_end(&c, st, r);
+}
+
+/* _softmax_backward(dy, y, axis, log, dtype) */
+static PyObject *softmax_backward(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[2], *dtype;
+    int axis, log;
+    if (!PyArg_ParseTuple(args, "OOipO:_softmax_backward", &o[0], &o[1], &axis, &log, &dtype))
+        return NULL;
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "dy", "y" }, 2, 2, Py_None, dtype) < 0)
+        return NULL;
+    mxp_array *r = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = log ? mxp_log_softmax_backward(&r, c.in[0], c.in[1], axis, c.dtype)
+             : mxp_softmax_backward(&r, c.in[0], c.in[1], axis, c.dtype);
+    Py_END_ALLOW_THREADS
+    return call_end(&c, st, r);
+}
+
+/* The number of normalized axes: normalized (a tuple of ints, or None: 1)
+ * must be x's last axes; -1 with ValueError (or TypeError) otherwise. */
+static int nnorm_of(PyObject *normalized, const mxp_array *x)
+{
+    if (normalized == Py_None)
+        return 1;
+    if (!PyTuple_Check(normalized))
+        return PyErr_Format(PyExc_TypeError, "normalized_shape must be a tuple of ints"), -1;
+    const Py_ssize_t n = PyTuple_GET_SIZE(normalized);
+    const int nd = mxp_array_ndim(x);
+    bool same = n <= nd;
+    for (Py_ssize_t i = 0; same && i < n; i++) {
+        long long v = PyLong_AsLongLong(PyTuple_GET_ITEM(normalized, i));
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        same = v == mxp_array_shape(x)[nd - n + i];
+    }
+    if (!same)
+        return PyErr_Format(PyExc_ValueError, "normalized_shape %R is not the last axes of x", normalized), -1;
+    return (int)n;
+}
+
+/* _norm(x, normalized_shape, weight, bias, eps, rms, out, dtype) */
+static PyObject *norm(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3], *normalized, *out, *dtype;
+    int rms;
+    double eps;
+    if (!PyArg_ParseTuple(args, "OOOOdpOO:_norm", &o[0], &normalized, &o[1], &o[2], &eps, &rms, &out, &dtype))
+        return NULL;
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "x", "weight", "bias" }, 3, 1, out, dtype) < 0)
+        return NULL;
+    const int nnorm = nnorm_of(normalized, c.in[0]);
+    if (nnorm < 0) {
+        call_free(&c);
+        return NULL;
+    }
+    mxp_array *r = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    if (rms)
+        st = c.into ? mxp_rms_norm_into(c.into, c.in[0], nnorm, c.in[1], eps)
+                    : mxp_rms_norm(&r, c.in[0], nnorm, c.in[1], eps, c.dtype);
+    else
+        st = c.into ? mxp_layer_norm_into(c.into, c.in[0], nnorm, c.in[1], c.in[2], eps)
+                    : mxp_layer_norm(&r, c.in[0], nnorm, c.in[1], c.in[2], eps, c.dtype);
+    Py_END_ALLOW_THREADS
+    return call_end(&c, st, r);
+}
+
+/* _norm_backward(dy, x, normalized_shape, weight, eps, rms) -> (dx, dweight, dbias or None) */
+static PyObject *norm_backward(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3], *normalized;
+    int rms;
+    double eps;
+    if (!PyArg_ParseTuple(args, "OOOOdp:_norm_backward", &o[0], &o[1], &normalized, &o[2], &eps, &rms))
+        return NULL;
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "dy", "x", "weight" }, 3, 2, Py_None, Py_None) < 0)
+        return NULL;
+    const int nnorm = nnorm_of(normalized, c.in[1]);
+    if (nnorm < 0) {
+        call_free(&c);
+        return NULL;
+    }
+    mxp_array *dx = NULL, *dw = NULL, *db = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = rms ? mxp_rms_norm_backward(&dx, &dw, c.in[0], c.in[1], nnorm, c.in[2], eps)
+             : mxp_layer_norm_backward(&dx, &dw, &db, c.in[0], c.in[1], nnorm, c.in[2], eps);
+    Py_END_ALLOW_THREADS
+    call_free(&c);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    PyObject *px = mxpy_unwrap(dx), *pw = mxpy_unwrap(dw), *pb = db ? mxpy_unwrap(db) : (Py_INCREF(Py_None), Py_None);
+    PyObject *t = px && pw && pb ? PyTuple_Pack(3, px, pw, pb) : NULL;
+    Py_XDECREF(px);
+    Py_XDECREF(pw);
+    Py_XDECREF(pb);
+    return t;
+}
+
+/* _take(table, indices, axis, scales, out, dtype) */
+static PyObject *take(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[3], *out, *dtype;
+    int axis;
+    if (!PyArg_ParseTuple(args, "OOiOOO:_take", &o[0], &o[1], &axis, &o[2], &out, &dtype))
+        return NULL;
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "table", "indices", "scales" }, 3, 2, out, dtype) < 0)
+        return NULL;
+    mxp_array *r = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    if (c.in[2])
+        st = c.into ? mxp_take_scaled_into(c.into, c.in[0], c.in[2], c.in[1])
+                    : mxp_take_scaled(&r, c.in[0], c.in[2], c.in[1], c.dtype);
+    else
+        st = c.into ? mxp_take_into(c.into, c.in[0], c.in[1], axis) : mxp_take(&r, c.in[0], c.in[1], axis, c.dtype);
+    Py_END_ALLOW_THREADS
+    return call_end(&c, st, r);
+}
+
+/* _rowdot(a, b, outer, cosine, eps, out, dtype) */
+static PyObject *rowdot(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[2], *out, *dtype;
+    int outer, cosine;
+    double eps;
+    if (!PyArg_ParseTuple(args, "OOppdOO:_rowdot", &o[0], &o[1], &outer, &cosine, &eps, &out, &dtype))
+        return NULL;
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "a", "b" }, 2, 2, out, dtype) < 0)
+        return NULL;
+    mxp_array *r = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    if (cosine)
+        st = c.into ? mxp_cosine_similarity_into(c.into, c.in[0], c.in[1], outer, eps)
+                    : mxp_cosine_similarity(&r, c.in[0], c.in[1], outer, eps, c.dtype);
+    else
+        st = c.into ? mxp_rowdot_into(c.into, c.in[0], c.in[1], outer) : mxp_rowdot(&r, c.in[0], c.in[1], outer, c.dtype);
+    Py_END_ALLOW_THREADS
+    return call_end(&c, st, r);
+}
+
+PyMethodDef mxpy_nn_methods[] = {
+    { "_softmax", softmax, METH_VARARGS, "_softmax(x, axis, mask, log, out, dtype) (mxp_softmax, mxp_log_softmax)." },
+    { "_softmax_backward", softmax_backward, METH_VARARGS, "_softmax_backward(dy, y, axis, log, dtype)." },
+    { "_l2_normalize", l2_normalize, METH_VARARGS, "_l2_normalize(x, axis, eps, out, dtype)." },
+    { "_norm", norm, METH_VARARGS, "_norm(x, normalized_shape, weight, bias, eps, rms, out, dtype) (layer / rms norm)." },
+    { "_norm_backward", norm_backward, METH_VARARGS,
+      "_norm_backward(dy, x, normalized_shape, weight, eps, rms) -> (dx, dweight, dbias or None)." },
+    { "_take", take, METH_VARARGS, "_take(table, indices, axis, scales, out, dtype) (mxp_take, mxp_take_scaled)." },
+    { "_rowdot", rowdot, METH_VARARGS, "_rowdot(a, b, outer, cosine, eps, out, dtype)." },
+    { NULL, NULL, 0, NULL },
+};

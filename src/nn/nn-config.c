@@ -1,0 +1,44 @@
+/* The nn layer's kernel tables, from src/kernels/f32-norm-list.inc and
+ * bf16-norm-list.inc, and their getters: the most capable row for an ISA
+ * level. */
+#include "core/dispatch.h"
+#include "kernels/norm-kernels.h"
+#include "nn/nn-internal.h"
+
+static const mxp_kernel f32_norm[] = {
+#define MXP_F32_NORM(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
+#include "kernels/f32-norm-list.inc"
+#undef MXP_F32_NORM
+};
+enum { F32_NORM_ROWS = sizeof f32_norm / sizeof f32_norm[0] };
+
+mxp_f32_norm_ukernel *nn_f32_norm_kernel(mxp_isa isa)
+{
+    const mxp_kernel *k = mxp_kernel_pick(f32_norm, F32_NORM_ROWS, isa, 0);
+    return k ? (mxp_f32_norm_ukernel *)k->fn : NULL;
+}
+
+const mxp_kernel *nn_f32_norm_kernels(size_t *n)
+{
+    *n = F32_NORM_ROWS;
+    return f32_norm;
+}
+
+static const mxp_kernel bf16_norm[] = {
+#define MXP_BF16_NORM(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
+#include "kernels/bf16-norm-list.inc"
+#undef MXP_BF16_NORM
+};
+enum { BF16_NORM_ROWS = sizeof bf16_norm / sizeof bf16_norm[0] };
+
+mxp_bf16_norm_ukernel *nn_bf16_norm_kernel(mxp_isa isa)
+{
+    const mxp_kernel *k = mxp_kernel_pick(bf16_norm, BF16_NORM_ROWS, isa, 0);
+    return k ? (mxp_bf16_norm_ukernel *)k->fn : NULL;
+}
+
+const mxp_kernel *nn_bf16_norm_kernels(size_t *n)
+{
+    *n = BF16_NORM_ROWS;
+    return bf16_norm;
+}

@@ -1,0 +1,278 @@
+/* The operations along one axis: softmax and log_softmax (with an
+ * optional mask) and their backward passes, and L2 normalization.  Each
+ * row: widened to float64; softmax subtracts the maximum (no overflow),
+ * then exp and its sum in float64; each result rounded once into the
+ * output. */
+#include <math.h>
+
+#include "core/error.h"
+#include "core/fpenv.h"
+#include "kernels/vmath-kernels.h"
+#include "nn/nn-internal.h"
+#include "ops/kernel-config.h"
+
+typedef struct sm_job {
+    int64_t len;
+    mxp_dtype xt, ot, mt; /* mt: MXP_DTYPE_INVALID without a mask */
+    int64_t xs, os, ms;
+    bool log;
+    double eps;                   /* l2_normalize */
+    mxp_f64_vmath_ukernel *vexp;  /* SLEEF's float64 exp for the ISA level, or NULL: libm's */
+} sm_job;
+
+/* Arrays of a row: x (or dy), out (or dx), mask (or y). */
+enum { X, OUT, MASK };
+
+static void apply_mask(const sm_job *j, double *x, double *m, const char *mp)
+{
+    nn_load(m, mp, j->mt, j->ms, j->len);
+    if (j->mt == MXP_BOOL) {
+        for (int64_t i = 0; i < j->len; i++)
+            x[i] = m[i] != 0 ? x[i] : -INFINITY;
+    } else {
+        for (int64_t i = 0; i < j->len; i++)
+            x[i] += m[i];
+    }
+}
+
+/* y = exp(x - mx): SLEEF's vector exp (within 1 ulp in float64) where the
+ * ISA level has it, libm's otherwise (the scalar level: the reference). */
+static void exp_shifted(const sm_job *j, double *y, const double *x, int64_t n, double mx)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = x[i] - mx;
+    if (j->vexp) {
+        j->vexp(MXP_VMATH_EXP, y, y, (size_t)n);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        y[i] = exp(y[i]);
+}
+
+/* The largest element (NaN ignored; *nan: whether there is one) over
+ * eight running maxima: independent chains, and the same value in any
+ * order (of +0 and -0 either may come out: x - max is the same). */
+static double row_max(const double *x, int64_t n, bool *nan)
+{
+    double m[8] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+    int any = 0;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; k++) {
+            any |= x[i + k] != x[i + k];
+            m[k] = x[i + k] > m[k] ? x[i + k] : m[k];
+        }
+    for (; i < n; i++) {
+        any |= x[i] != x[i];
+        m[0] = x[i] > m[0] ? x[i] : m[0];
+    }
+    for (int k = 1; k < 8; k++)
+        m[0] = m[k] > m[0] ? m[k] : m[0];
+    *nan = any;
+    return m[0];
+}
+
+static void softmax_row(const void *ctx, char **p, double *x, int64_t row)
+{
+    (void)row;
+    const sm_job *j = ctx;
+    const int64_t n = j->len;
+    nn_load(x, p[X], j->xt, j->xs, n);
+    if (j->mt)
+        apply_mask(j, x, x + n, p[MASK]);
+    bool nan;
+    const double mx = row_max(x, n, &nan);
+    /* every element -inf: 0/0, NaN, as torch gives; a NaN or +inf: NaN */
+    if (nan || mx == -INFINITY || mx == INFINITY) {
+        for (int64_t i = 0; i < n; i++)
+            x[i] = NAN;
+    } else if (j->log) {
+        double *e = x + n;
+        exp_shifted(j, e, x, n, mx);
+        const double ls = log(nn_sum(e, n));
+        for (int64_t i = 0; i < n; i++)
+            x[i] = (x[i] - mx) - ls;
+    } else {
+        exp_shifted(j, x, x, n, mx);
+        const double r = 1 / nn_sum(x, n);
+        for (int64_t i = 0; i < n; i++)
+            x[i] *= r;
+    }
+    nn_store(p[OUT], j->ot, j->os, x, n);
+}
+
+/* dx from dy (X), y (MASK) into OUT. */
+static void softmax_back_row(const void *ctx, char **p, double *dy, int64_t row)
+{
+    (void)row;
+    const sm_job *j = ctx;
+    const int64_t n = j->len;
+    double *y = dy + n;
+    nn_load(dy, p[X], j->xt, j->xs, n);
+    nn_load(y, p[MASK], j->mt, j->ms, n);
+    if (j->log) {
+        const double s = nn_sum(dy, n);
+        for (int64_t i = 0; i < n; i++)
+            dy[i] -= exp(y[i]) * s;
+    } else {
+        const double s = nn_dot(dy, y, n);
+        for (int64_t i = 0; i < n; i++)
+            dy[i] = y[i] * (dy[i] - s);
+    }
+    nn_store(p[OUT], j->ot, j->os, dy, n);
+}
+
+/* x / max(|x|, eps) */
+static void l2_row(const void *ctx, char **p, double *x, int64_t row)
+{
+    (void)row;
+    const sm_job *j = ctx;
+    nn_load(x, p[X], j->xt, j->xs, j->len);
+    double s = sqrt(nn_sumsq(x, j->len, 0));
+    s = s > j->eps ? s : j->eps;
+    for (int64_t i = 0; i < j->len; i++)
+        x[i] /= s;
+    nn_store(p[OUT], j->ot, j->os, x, j->len);
+}
+
+/* Runs row fn over x, out and third (all of x's shape once broadcast)
+ * with axis moved last; t gives log and eps. */
+static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp_array *out, const mxp_array *x,
+                            int axis, const mxp_array *third, bool third_broadcasts)
+{
+    mxp_status st = mxp_normalize_axis(&axis, x->ndim, fn);
+    if (st == MXP_OK)
+        st = nn_check_out_shape(fn, out, x->ndim, x->shape);
+    if (st == MXP_OK)
+        st = nn_check_float(fn, "out", out->dtype);
+    if (st != MXP_OK)
+        return st;
+    mxp_array *tb = NULL, *xv = NULL, *ov = NULL, *tv = NULL, *work = NULL;
+    if (third && third_broadcasts)
+        st = mxp_array_broadcast_to(&tb, third, x->ndim, x->shape);
+    const mxp_array *in[3] = { x, third, NULL };
+    if (st == MXP_OK)
+        st = nn_out_begin(fn, out, in, 2, 1, &work);
+    if (st == MXP_OK)
+        st = nn_axis_last(&xv, x, axis);
+    if (st == MXP_OK)
+        st = nn_axis_last(&ov, work, axis);
+    if (st == MXP_OK && third)
+        st = nn_axis_last(&tv, tb ? tb : third, axis);
+    if (st == MXP_OK) {
+        const sm_job j = { x->shape[axis], x->dtype, work->dtype, tv ? tv->dtype : MXP_DTYPE_INVALID,
+                           nn_step(xv), nn_step(ov), tv ? nn_step(tv) : 0, t->log, t->eps,
+                           mxp_f64_vmath_kernel(mxp_isa_current()) };
+        const mxp_array *arrs[3] = { xv, ov, tv };
+        nn_rows r;
+        nn_rows_init(&r, x->ndim - 1, arrs, 3);
+        st = nn_run_rows(&r, j.len, 2 * (size_t)j.len, true, row, &j);
+    }
+    mxp_array_free(tb);
+    mxp_array_free(xv);
+    mxp_array_free(ov);
+    mxp_array_free(tv);
+    return nn_out_end(out, work, st);
+}
+
+/* One forward operation along an axis, as the entry points take it. */
+typedef struct along_args {
+    const char *fn;
+    enum { SOFTMAX, LOG_SOFTMAX, L2 } kind;
+    const mxp_array *x, *mask;
+    int axis;
+    double eps;
+} along_args;
+
+static mxp_status along_into(mxp_array *out, const void *args)
+{
+    const along_args *a = args;
+    mxp_status st = nn_check_input(a->fn, "out", out);
+    if (st == MXP_OK)
+        st = nn_check_input(a->fn, "x", a->x);
+    if (st == MXP_OK && a->mask)
+        st = nn_check_input(a->fn, "mask", a->mask);
+    if (st == MXP_OK && a->kind == L2)
+        st = nn_check_eps(a->fn, a->eps);
+    if (st != MXP_OK)
+        return st;
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const sm_job t = { .log = a->kind == LOG_SOFTMAX, .eps = a->eps };
+    st = run_along(a->fn, a->kind == L2 ? l2_row : softmax_row, &t, out, a->x, a->axis, a->mask, true);
+    mxp_fpenv_leave(env);
+    return st;
+}
+
+mxp_status mxp_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask, mxp_dtype out_dtype)
+{
+    const along_args a = { "mxp_softmax", SOFTMAX, x, mask, axis, 0 };
+    return nn_new_like(a.fn, out, x, out_dtype, along_into, &a);
+}
+
+mxp_status mxp_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
+{
+    return along_into(out, &(along_args){ "mxp_softmax_into", SOFTMAX, x, mask, axis, 0 });
+}
+
+mxp_status mxp_log_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask,
+                           mxp_dtype out_dtype)
+{
+    const along_args a = { "mxp_log_softmax", LOG_SOFTMAX, x, mask, axis, 0 };
+    return nn_new_like(a.fn, out, x, out_dtype, along_into, &a);
+}
+
+mxp_status mxp_log_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
+{
+    return along_into(out, &(along_args){ "mxp_log_softmax_into", LOG_SOFTMAX, x, mask, axis, 0 });
+}
+
+mxp_status mxp_l2_normalize(mxp_array **out, const mxp_array *x, int axis, double eps, mxp_dtype out_dtype)
+{
+    const along_args a = { "mxp_l2_normalize", L2, x, NULL, axis, eps };
+    return nn_new_like(a.fn, out, x, out_dtype, along_into, &a);
+}
+
+mxp_status mxp_l2_normalize_into(mxp_array *out, const mxp_array *x, int axis, double eps)
+{
+    return along_into(out, &(along_args){ "mxp_l2_normalize_into", L2, x, NULL, axis, eps });
+}
+
+static mxp_status backward(const char *fn, bool log, mxp_array **dx, const mxp_array *dy, const mxp_array *y,
+                           int axis, mxp_dtype dt)
+{
+    if (!dx)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: dx is NULL", fn);
+    *dx = NULL;
+    mxp_status st = nn_check_input(fn, "dy", dy);
+    if (st == MXP_OK)
+        st = nn_check_input(fn, "y", y);
+    if (st == MXP_OK)
+        st = nn_check_float(fn, "y", y->dtype);
+    if (st == MXP_OK)
+        st = nn_check_float(fn, "dy", dy->dtype);
+    if (st == MXP_OK)
+        st = nn_check_same_shape(fn, "dy", dy, "y", y);
+    if (st == MXP_OK)
+        st = nn_check_float(fn, "dx", dt = dt ? dt : y->dtype);
+    if (st != MXP_OK)
+        return st;
+    mxp_array *r = NULL;
+    const mxp_fpenv env = mxp_fpenv_enter();
+    st = mxp_array_new_owner(&r, dt, y->ndim, y->shape);
+    if (st == MXP_OK)
+        st = run_along(fn, softmax_back_row, &(sm_job){ .log = log }, r, dy, axis, y, false);
+    mxp_fpenv_leave(env);
+    return nn_give_out(dx, r, st);
+}
+
+mxp_status mxp_softmax_backward(mxp_array **dx, const mxp_array *dy, const mxp_array *y, int axis,
+                                mxp_dtype out_dtype)
+{
+    return backward("mxp_softmax_backward", false, dx, dy, y, axis, out_dtype);
+}
+
+mxp_status mxp_log_softmax_backward(mxp_array **dx, const mxp_array *dy, const mxp_array *y, int axis,
+                                    mxp_dtype out_dtype)
+{
+    return backward("mxp_log_softmax_backward", true, dx, dy, y, axis, out_dtype);
+}

@@ -1,0 +1,180 @@
+/* Every row of src/kernels/f32-norm-list.inc and bf16-norm-list.inc that
+ * the machine runs gives its twin's bits: rows of every length to 70 and longer ones, unaligned
+ * starts, with and without weight and bias, layer and RMS norm, special
+ * values (NaN, inf, huge, tiny, constant rows), in place; the dispatch
+ * table is the list; and the layer's generic path (a strided input) gives
+ * the kernels' bits. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/fpenv.h"
+#include "mxp.h"
+#include "nn/nn-internal.h"
+#include "support/prng.h"
+
+typedef struct listed { const char *name; mxp_isa isa; } listed;
+static const listed f32_listed[] = {
+#define MXP_F32_NORM(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/f32-norm-list.inc"
+#undef MXP_F32_NORM
+};
+static const listed bf16_listed[] = {
+#define MXP_BF16_NORM(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/bf16-norm-list.inc"
+#undef MXP_BF16_NORM
+};
+
+static void expect_list(const mxp_kernel *k, size_t n, const listed *l, size_t nl)
+{
+    assert_int_equal(n, nl);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(k[i].name, l[i].name);
+        assert_int_equal(k[i].isa, l[i].isa);
+    }
+}
+
+static void test_tables_are_the_lists(void **state)
+{
+    (void)state;
+    size_t n;
+    const mxp_kernel *k = nn_f32_norm_kernels(&n);
+    expect_list(k, n, f32_listed, sizeof f32_listed / sizeof f32_listed[0]);
+    k = nn_bf16_norm_kernels(&n);
+    expect_list(k, n, bf16_listed, sizeof bf16_listed / sizeof bf16_listed[0]);
+    for (int isa = 0; isa < MXP_ISA_COUNT; isa++) {
+        assert_non_null(nn_f32_norm_kernel((mxp_isa)isa));
+        assert_non_null(nn_bf16_norm_kernel((mxp_isa)isa));
+    }
+}
+
+static void fill(float *x, size_t n, uint64_t *rng, int kind)
+{
+    for (size_t i = 0; i < n; i++) {
+        const double u = prng_uniform(rng) - 0.3;
+        x[i] = kind == 0 ? (float)(u * 6) : kind == 1 ? (float)(u * 3e38) : kind == 2 ? 2.5f : (float)(u * 1e-40);
+    }
+    if (kind == 4 && n > 2) {
+        x[n / 2] = NAN;
+        x[1] = INFINITY;
+    }
+}
+
+/* Runs kernel fn or its twin on rows of float32 (bf16 0) or bfloat16 (the
+ * float32 values rounded to it). */
+static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *x, size_t n, const double *w,
+                 const double *b, int rms)
+{
+    mxp_kernel_any f = twin ? k->twin : k->fn;
+    if (bf16)
+        ((mxp_bf16_norm_ukernel *)f)(y, x, n, w, b, 1e-5, rms);
+    else
+        ((mxp_f32_norm_ukernel *)f)(y, x, n, w, b, 1e-5, rms);
+}
+
+static void test_rows_match_their_twin(void **state)
+{
+    (void)state;
+    enum { MAXN = 1100 };
+    static float x[MAXN + 8], y1[MAXN + 8], y2[MAXN + 8];
+    static uint16_t hx[MAXN + 8];
+    static double w[MAXN + 8], b[MAXN + 8];
+    uint64_t rng = prng_seed(26);
+    for (int i = 0; i < MAXN + 8; i++) {
+        w[i] = prng_uniform(&rng) + 0.5;
+        b[i] = prng_uniform(&rng) - 0.5;
+    }
+    const mxp_fpenv env = mxp_fpenv_enter();
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+      size_t nk;
+      const mxp_kernel *ks = bf16 ? nn_bf16_norm_kernels(&nk) : nn_f32_norm_kernels(&nk);
+      const size_t size = bf16 ? 2 : 4;
+      for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+            continue;
+        for (size_t n = 1; n <= MAXN; n = n < 70 ? n + 1 : n * 2 + 3)
+            for (int kind = 0; kind < 5; kind++)
+                for (int variant = 0; variant < 8; variant++) {
+                    const size_t off = (size_t)variant % 3;
+                    const double *wv = variant & 1 ? w + off : NULL, *bv = variant & 2 ? b : NULL;
+                    const int rms = variant >= 4;
+                    fill(x + off, n, &rng, kind);
+                    if (bf16)
+                        mxp_convert(hx, MXP_BF16, x, MXP_F32, MAXN + 8, NULL);
+                    const char *in = bf16 ? (const char *)hx : (const char *)x;
+                    char *o1 = (char *)y1, *o2 = (char *)y2;
+                    memset(y1, 0x5a, sizeof y1);
+                    memset(y2, 0x5a, sizeof y2);
+                    call(&ks[r], true, bf16, o1 + off * size, in + off * size, n, wv, bv, rms);
+                    call(&ks[r], false, bf16, o2 + off * size, in + off * size, n, wv, bv, rms);
+                    if (memcmp(y1, y2, sizeof y1))
+                        fail_msg("%s: n %zu kind %d variant %d differs from its twin", ks[r].name, n, kind, variant);
+                    memcpy(y2, in, (MAXN + 8) * size); /* in place */
+                    call(&ks[r], false, bf16, o2 + off * size, o2 + off * size, n, wv, bv, rms);
+                    if (memcmp(o1 + off * size, o2 + off * size, n * size))
+                        fail_msg("%s: n %zu in place differs", ks[r].name, n);
+                }
+      }
+    }
+    mxp_fpenv_leave(env);
+}
+
+/* The operation through its kernel (contiguous rows) and through the
+ * generic path (every other element of a wider array): the same bits. */
+static void test_generic_path_gives_the_kernel_bits(void **state)
+{
+    (void)state;
+    enum { R = 7, D = 389 };
+    uint64_t rng = 3;
+    static float wide[R * D * 2];
+    for (int i = 0; i < R * D * 2; i++)
+        wide[i] = (float)((prng_uniform(&rng) - 0.5) * 10);
+    mxp_array *base = NULL, *strided = NULL, *dense = NULL, *w = NULL, *y1 = NULL, *y2 = NULL;
+    assert_int_equal(mxp_array_wrap(&base, wide, MXP_F32, 2, (int64_t[]){ R, 2 * D }, NULL, false, NULL, NULL), MXP_OK);
+    const mxp_slice every_other[2] = { MXP_SLICE_ALL, { 0, MXP_SLICE_NONE, 2 } };
+    assert_int_equal(mxp_array_slice(&strided, base, 2, every_other), MXP_OK);
+    assert_int_equal(mxp_array_ascontiguous(&dense, strided, 'C'), MXP_OK);
+    assert_int_equal(mxp_array_random_normal(&w, MXP_F32, 1, (int64_t[]){ D }, 1, 0.2, 9), MXP_OK);
+    for (int k = 0; k < 4; k++) { /* float32 and bfloat16 (in and out), layer and RMS norm */
+        const int rms = k & 1;
+        const mxp_dtype dt = k < 2 ? MXP_F32 : MXP_BF16;
+        mxp_array *s = NULL, *d = NULL;
+        assert_int_equal(mxp_array_astype(&d, dense, dt, NULL), MXP_OK);
+        if (dt == MXP_F32) {
+            s = strided;
+        } else { /* a strided bfloat16 view: every other column of a wider copy */
+            mxp_array *wide2 = NULL;
+            assert_int_equal(mxp_array_astype(&wide2, base, dt, NULL), MXP_OK);
+            assert_int_equal(mxp_array_slice(&s, wide2, 2, every_other), MXP_OK);
+            mxp_array_free(wide2);
+        }
+        assert_int_equal(rms ? mxp_rms_norm(&y1, s, 1, w, 1e-6, 0) : mxp_layer_norm(&y1, s, 1, w, w, 1e-5, 0), MXP_OK);
+        assert_int_equal(rms ? mxp_rms_norm(&y2, d, 1, w, 1e-6, 0) : mxp_layer_norm(&y2, d, 1, w, w, 1e-5, 0), MXP_OK);
+        assert_int_equal(mxp_array_dtype(y1), dt);
+        assert_memory_equal(mxp_array_data(y1), mxp_array_data(y2), R * D * mxp_dtype_itemsize(dt));
+        mxp_array_free(y1);
+        mxp_array_free(y2);
+        if (s != strided)
+            mxp_array_free(s);
+        mxp_array_free(d);
+    }
+    mxp_array_free(w);
+    mxp_array_free(dense);
+    mxp_array_free(strided);
+    mxp_array_free(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tables_are_the_lists),
+        cmocka_unit_test(test_rows_match_their_twin),
+        cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

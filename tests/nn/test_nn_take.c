@@ -1,0 +1,190 @@
+/* mxp_take and mxp_take_scaled: NumPy's take on every axis of a 3-d table
+ * (computed here by index arithmetic), every dtype copied bit for bit,
+ * negative indices, every integer index dtype, out-of-range indices
+ * refused before anything is written, converted outputs, quantized
+ * tables dequantized with per-row scales. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+#include "nn/nn_util.h"
+
+static void test_take_every_axis_matches_index_arithmetic(void **state)
+{
+    (void)state;
+    const int64_t shape[3] = { 2, 3, 4 };
+    double t[24];
+    for (int i = 0; i < 24; i++)
+        t[i] = i;
+    mxp_array *tab = mk(MXP_F32, 3, shape, t);
+    const double iv[4] = { -1, 0, 1, -2 };
+    mxp_array *idx = mk(MXP_S8, 2, (int64_t[]){ 2, 2 }, iv);
+    for (int axis = -3; axis < 3; axis++) {
+        const int ax = axis < 0 ? axis + 3 : axis;
+        mxp_array *y = NULL;
+        assert_int_equal(mxp_take(&y, tab, idx, axis, MXP_F64), MXP_OK);
+        assert_int_equal(mxp_array_ndim(y), 4);
+        double got[96];
+        vals(y, got);
+        /* out[pre, j0, j1, post] = t[pre, idx[j0, j1], post] */
+        int64_t pre = 1, post = 1;
+        for (int i = 0; i < ax; i++)
+            pre *= shape[i];
+        for (int i = ax + 1; i < 3; i++)
+            post *= shape[i];
+        int n = 0;
+        for (int64_t p = 0; p < pre; p++)
+            for (int j = 0; j < 4; j++)
+                for (int64_t q = 0; q < post; q++) {
+                    const int64_t i = (int64_t)iv[j] < 0 ? (int64_t)iv[j] + shape[ax] : (int64_t)iv[j];
+                    const double want = t[(p * shape[ax] + i) * post + q];
+                    if (got[n] != want)
+                        fail_msg("axis %d element %d: %g, want %g", axis, n, got[n], want);
+                    n++;
+                }
+        mxp_array_free(y);
+    }
+    mxp_array_free(idx);
+    mxp_array_free(tab);
+}
+
+static void test_take_every_dtype_bit_for_bit(void **state)
+{
+    (void)state;
+    for (int d = MXP_BOOL; d < MXP_DTYPE_COUNT; d++) {
+        const mxp_dtype dt = (mxp_dtype)d;
+        const size_t size = mxp_dtype_itemsize(dt);
+        mxp_array *tab = mk(dt, 2, (int64_t[]){ 5, 3 }, NULL);
+        unsigned char *tp = mxp_array_data(tab);
+        for (size_t i = 0; i < 15 * size; i++)
+            tp[i] = (unsigned char)(i * 37 + 11); /* any bits, NaN payloads too */
+        const double iv[3] = { 4, -5, 2 };
+        for (int k = 0; k < 4; k++) {
+            const mxp_dtype it = k == 0 ? MXP_S64 : k == 1 ? MXP_S16 : k == 2 ? MXP_U64 : MXP_S32;
+            mxp_array *idx = mk(it, 1, (int64_t[]){ 3 }, iv), *y = NULL;
+            if (it == MXP_U64) { /* no negative ones */
+                mxp_array_free(idx);
+                idx = mk(it, 1, (int64_t[]){ 3 }, (const double[]){ 4, 0, 2 });
+            }
+            assert_int_equal(mxp_take(&y, tab, idx, 0, 0), MXP_OK);
+            assert_int_equal(mxp_array_dtype(y), dt);
+            const unsigned char *yp = mxp_array_data(y);
+            const int rows[3] = { 4, 0, 2 };
+            for (int r = 0; r < 3; r++)
+                assert_memory_equal(yp + (size_t)r * 3 * size, tp + (size_t)rows[r] * 3 * size, 3 * size);
+            mxp_array_free(y);
+            mxp_array_free(idx);
+        }
+        mxp_array_free(tab);
+    }
+}
+
+static void test_take_bad_indices_write_nothing(void **state)
+{
+    (void)state;
+    const double t[6] = { 1, 2, 3, 4, 5, 6 };
+    mxp_array *tab = mk(MXP_BF16, 2, (int64_t[]){ 3, 2 }, t), *y = (mxp_array *)&y;
+    mxp_array *out = mk(MXP_F32, 2, (int64_t[]){ 2, 2 }, (const double[]){ 9, 9, 9, 9 });
+    const double cases[][2] = { { 0, 3 }, { -4, 0 }, { 1, 1e9 } };
+    for (int c = 0; c < 3; c++) {
+        mxp_array *idx = mk(MXP_S64, 1, (int64_t[]){ 2 }, cases[c]);
+        assert_int_equal(mxp_take_into(out, tab, idx, 0), MXP_ERR_INDEX);
+        assert_non_null(strstr(mxp_last_error(), "out of bounds for axis 0 with size 3"));
+        assert_int_equal(mxp_take(&y, tab, idx, 0, 0), MXP_ERR_INDEX);
+        assert_null(y);
+        mxp_array_free(idx);
+    }
+    double got[4];
+    vals(out, got);
+    for (int i = 0; i < 4; i++)
+        assert_true(got[i] == 9);
+    uint64_t huge = UINT64_MAX;
+    mxp_array *hu = NULL;
+    assert_int_equal(mxp_array_wrap(&hu, &huge, MXP_U64, 1, (int64_t[]){ 1 }, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_take(&y, tab, hu, 0, 0), MXP_ERR_INDEX);
+    assert_non_null(strstr(mxp_last_error(), "18446744073709551615"));
+    mxp_array *fi = mk(MXP_F32, 1, (int64_t[]){ 1 }, t);
+    assert_int_equal(mxp_take(&y, tab, fi, 0, 0), MXP_ERR_INVALID_DTYPE);
+    mxp_array *bi = mk(MXP_BOOL, 1, (int64_t[]){ 1 }, t);
+    assert_int_equal(mxp_take(&y, tab, bi, 0, 0), MXP_ERR_INVALID_DTYPE);
+    assert_int_equal(mxp_take(&y, tab, hu, 2, 0), MXP_ERR_INDEX); /* axis */
+    /* into: converted (bf16 -> f32 exact), and a wrong shape */
+    mxp_array *idx = mk(MXP_S32, 1, (int64_t[]){ 2 }, (const double[]){ 2, -3 });
+    assert_int_equal(mxp_take_into(out, tab, idx, 0), MXP_OK);
+    vals(out, got);
+    assert_true(got[0] == 5 && got[1] == 6 && got[2] == 1 && got[3] == 2);
+    assert_int_equal(mxp_take(&y, tab, idx, 1, 0), MXP_ERR_INDEX); /* index 2 of axis 1 (size 2) */
+    assert_non_null(strstr(mxp_last_error(), "index 2 is out of bounds for axis 1 with size 2"));
+    mxp_array *idx1 = mk(MXP_S32, 1, (int64_t[]){ 1 }, (const double[]){ 1 });
+    assert_int_equal(mxp_take_into(out, tab, idx1, 0), MXP_ERR_SHAPE);
+    /* an empty index array, an empty table axis */
+    mxp_array *none = mk(MXP_S32, 1, (int64_t[]){ 0 }, NULL), *et = mk(MXP_F32, 2, (int64_t[]){ 0, 2 }, NULL);
+    assert_int_equal(mxp_take(&y, tab, none, 0, 0), MXP_OK);
+    assert_int_equal(mxp_array_size(y), 0);
+    mxp_array_free(y);
+    assert_int_equal(mxp_take(&y, et, idx1, 0, 0), MXP_ERR_INDEX);
+    mxp_array_free(none);
+    mxp_array_free(et);
+    mxp_array_free(idx1);
+    mxp_array_free(idx);
+    mxp_array_free(bi);
+    mxp_array_free(fi);
+    mxp_array_free(hu);
+    mxp_array_free(out);
+    mxp_array_free(tab);
+}
+
+static void test_take_scaled_dequantizes_rows(void **state)
+{
+    (void)state;
+    const mxp_dtype codes[] = { MXP_S8, MXP_E4M3, MXP_E5M2, MXP_U8 };
+    const double q[8] = { 1, -2, 3, 4, 0.5, 1.5, -8, 64 };
+    const double sc[4] = { 0.1, 2, 1.0 / 3, 1e-3 };
+    for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++) {
+        double qv[8];
+        for (int i = 0; i < 8; i++)
+            qv[i] = rounded(codes[k] == MXP_U8 ? fabs(q[i]) : q[i], codes[k]);
+        mxp_array *tab = mk(codes[k], 2, (int64_t[]){ 4, 2 }, qv);
+        mxp_array *s = mk(MXP_F32, 1, (int64_t[]){ 4 }, sc), *idx = mk(MXP_S64, 2, (int64_t[]){ 1, 3 }, (const double[]){ 3, 0, -2 });
+        const mxp_dtype outs[] = { 0, MXP_BF16, MXP_F16 };
+        for (int o = 0; o < 3; o++) {
+            mxp_array *y = NULL;
+            assert_int_equal(mxp_take_scaled(&y, tab, s, idx, outs[o]), MXP_OK);
+            const mxp_dtype ot = outs[o] ? outs[o] : MXP_F32;
+            assert_int_equal(mxp_array_dtype(y), ot);
+            assert_int_equal(mxp_array_ndim(y), 3);
+            double got[6];
+            vals(y, got);
+            const int rows[3] = { 3, 0, 2 };
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 2; c++)
+                    expect_rounded("take_scaled", r * 2 + c, got[r * 2 + c],
+                                   qv[rows[r] * 2 + c] * (double)(float)sc[rows[r]], ot, 0);
+            mxp_array_free(y);
+        }
+        mxp_array *y = NULL, *s3 = mk(MXP_F32, 1, (int64_t[]){ 3 }, sc);
+        assert_int_equal(mxp_take_scaled(&y, tab, s3, idx, 0), MXP_ERR_SHAPE);
+        assert_int_equal(mxp_take_scaled(&y, tab, s, idx, MXP_S32), MXP_ERR_UNSUPPORTED);
+        mxp_array_free(s3);
+        mxp_array_free(idx);
+        mxp_array_free(s);
+        mxp_array_free(tab);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_take_every_axis_matches_index_arithmetic),
+        cmocka_unit_test(test_take_every_dtype_bit_for_bit),
+        cmocka_unit_test(test_take_bad_indices_write_nothing),
+        cmocka_unit_test(test_take_scaled_dequantizes_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
