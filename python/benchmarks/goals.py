@@ -106,32 +106,29 @@ def run_all(mxp, quick, env, save_dir):
             with open(os.path.join(save_dir, name + ".json"), "w") as f:
                 json.dump(out[name], f)
     epochs = "3" if quick else "10"
-    print(f"  running {os.path.basename(TORCH_MLP)} --epochs {epochs}", file=sys.stderr, flush=True)
-    try:
-        p = subprocess.run([sys.executable, TORCH_MLP, "--epochs", epochs], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, universal_newlines=True, check=False)
-        out["torch_mlp"] = json.loads(p.stdout) if p.returncode == 0 else None
-    except (OSError, ValueError) as e:
-        print(f"  {TORCH_MLP}: {e}", file=sys.stderr)
-        out["torch_mlp"] = None
-    if save_dir and out["torch_mlp"] is not None:
-        with open(os.path.join(save_dir, "torch_mlp.json"), "w") as f:
-            json.dump(out["torch_mlp"], f)
+    out["torch_mlp"] = run_python("torch_mlp", [sys.executable, TORCH_MLP, "--epochs", epochs], env, save_dir)
     build = os.path.dirname(os.path.abspath(mxp))
     py = os.environ.get("MXP_BENCH_PYTHON", os.path.join(build, "venv", "bin", "python"))
-    print(f"  running {os.path.basename(FORMATS_CAST)}", file=sys.stderr, flush=True)
-    try:
-        argv = [py, FORMATS_CAST] + (["--n", "1048576", "--reps", "3"] if quick else [])
-        p = subprocess.run(argv, env={**env, "PYTHONPATH": os.path.join(build, "python-venv")},
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True, check=False)
-        out["formats_cast"] = json.loads(p.stdout) if p.returncode == 0 else None
-    except (OSError, ValueError) as e:
-        print(f"  {FORMATS_CAST}: {e}", file=sys.stderr)
-        out["formats_cast"] = None
-    if save_dir and out["formats_cast"] is not None:
-        with open(os.path.join(save_dir, "formats_cast.json"), "w") as f:
-            json.dump(out["formats_cast"], f)
+    argv = [py, FORMATS_CAST] + (["--n", "1048576", "--reps", "3"] if quick else [])
+    out["formats_cast"] = run_python("formats_cast", argv, {**env, "PYTHONPATH": os.path.join(build, "python-venv")},
+                                     save_dir)
     return out
+
+
+def run_python(name, argv, env, save_dir):
+    """A Python peer's JSON (None when it failed), saved as DIR/<name>.json."""
+    print(f"  running {' '.join(os.path.basename(a) for a in argv[1:])}", file=sys.stderr, flush=True)
+    try:
+        p = subprocess.run(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True,
+                           check=False)
+        doc = json.loads(p.stdout) if p.returncode == 0 else None
+    except (OSError, ValueError) as e:
+        print(f"  {argv[1]}: {e}", file=sys.stderr)
+        doc = None
+    if save_dir and doc is not None:
+        with open(os.path.join(save_dir, name + ".json"), "w") as f:
+            json.dump(doc, f)
+    return doc
 
 
 def load_all(directory, quick):
