@@ -75,6 +75,22 @@ MXP_API mxp_rounding mxp_rounding_from_name(const char *name); /* MXP_ROUNDING_C
 MXP_API const char *mxp_overflow_name(mxp_overflow o);   /* "inf", "saturate" */
 MXP_API mxp_overflow mxp_overflow_from_name(const char *name); /* MXP_OVERFLOW_COUNT if unknown */
 
+/* Packed forms of the sub-byte types (float6, float4, int4/2/1 and
+ * uint4/2/1), which arrays hold one element a byte.  Packed, n elements
+ * take mxp_packed_bytes(t, n) = ceil(n * bits / 8) bytes, element i at bits
+ * [i * bits, (i + 1) * bits) of the little-endian bit string: 4-bit types
+ * element 2i in the low nibble of byte i (MXFP4, torch's float4_e2m1fn_x2,
+ * safetensors' F4), 6-bit types four elements in three bytes (MXFP6,
+ * safetensors' F6); the unused bits of the last byte are zero.
+ * mxp_packed_bytes: 0 for a type that is not sub-byte or a size that does
+ * not fit size_t.  mxp_pack reads the low bits of each source byte (the
+ * bits above are ignored, as by every conversion); mxp_unpack writes them
+ * with the bits above zero.  dst and src must not overlap.  n == 0 is a
+ * no-op and allows NULL pointers. */
+MXP_API size_t mxp_packed_bytes(mxp_dtype t, size_t n);
+MXP_API mxp_status mxp_pack(void *dst, const void *src, mxp_dtype t, size_t n);
+MXP_API mxp_status mxp_unpack(void *dst, const void *src, mxp_dtype t, size_t n);
+
 /* Convenience scalar conversions (round to nearest even, IEEE overflow). */
 MXP_API uint16_t mxp_f32_to_bf16(float x);
 MXP_API float mxp_bf16_to_f32(uint16_t x);

@@ -232,6 +232,62 @@ static void test_conversions_between_the_new_formats(void **state)
     assert_int_equal(h, 0x0040);
 }
 
+/* Packed forms: bytes by hand, round trips of every pattern, errors. */
+static void test_pack_and_unpack(void **state)
+{
+    (void)state;
+    const uint8_t fp4[5] = { 0x1, 0x7, 0xf, 0x8, 0x3 }; /* 0.5, 6, -6, -0, 1.5 */
+    uint8_t packed[4] = { 0xaa, 0xaa, 0xaa, 0xaa }, back[8];
+    assert_int_equal(mxp_packed_bytes(MXP_E2M1, 5), 3);
+    assert_int_equal(mxp_pack(packed, fp4, MXP_E2M1, 5), MXP_OK);
+    assert_int_equal(packed[0], 0x71); /* element 0 low nibble */
+    assert_int_equal(packed[1], 0x8f);
+    assert_int_equal(packed[2], 0x03); /* the unused high nibble is zero */
+    assert_int_equal(packed[3], 0xaa); /* nothing past the packed bytes */
+    assert_int_equal(mxp_unpack(back, packed, MXP_E2M1, 5), MXP_OK);
+    assert_memory_equal(back, fp4, 5);
+    /* six bits: four elements in three bytes, element i at bits [6i, 6i + 6) */
+    const uint8_t fp6[5] = { 0x3f, 0x01, 0x20, 0x15, 0xff /* read as 0x3f */ };
+    uint8_t p6[4];
+    assert_int_equal(mxp_packed_bytes(MXP_E3M2, 5), 4);
+    assert_int_equal(mxp_pack(p6, fp6, MXP_E3M2, 5), MXP_OK);
+    const uint32_t g = 0x3fu | 0x01u << 6 | 0x20u << 12 | 0x15u << 18;
+    assert_int_equal(p6[0], g & 0xff);
+    assert_int_equal(p6[1], (g >> 8) & 0xff);
+    assert_int_equal(p6[2], g >> 16);
+    assert_int_equal(p6[3], 0x3f);
+    assert_int_equal(mxp_unpack(back, p6, MXP_E3M2, 5), MXP_OK);
+    assert_int_equal(back[4], 0x3f); /* the bits above come back zero */
+    /* every type, 1000 values of every pattern, through and back */
+    const mxp_dtype types[] = { MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_S4, MXP_U4, MXP_S2, MXP_U2, MXP_S1, MXP_U1 };
+    static uint8_t in[1000], out[1000], mid[1000];
+    for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+        const int bits = mxp_dtype_get_traits(types[k])->bits;
+        for (int i = 0; i < 1000; i++)
+            in[i] = (uint8_t)((i * 37 + 11) & ((1 << bits) - 1));
+        for (size_t n = 0; n <= 1000; n += 333) {
+            assert_int_equal(mxp_packed_bytes(types[k], n), (n * (size_t)bits + 7) / 8);
+            assert_int_equal(mxp_pack(mid, in, types[k], n), MXP_OK);
+            memset(out, 0xee, sizeof out);
+            assert_int_equal(mxp_unpack(out, mid, types[k], n), MXP_OK);
+            assert_memory_equal(out, in, n);
+            assert_int_equal(out[n < 1000 ? n : 999], n < 1000 ? 0xee : in[999]);
+        }
+    }
+    /* bad input: a type that is not sub-byte, NULL, overlap, sizes */
+    assert_int_equal(mxp_packed_bytes(MXP_E4M3, 4), 0);
+    assert_int_equal(mxp_packed_bytes(MXP_BOOL, 4), 0);
+    assert_int_equal(mxp_packed_bytes(MXP_S4, SIZE_MAX), 0);
+    assert_int_equal(mxp_pack(packed, fp4, MXP_E4M3, 5), MXP_ERR_INVALID_DTYPE);
+    assert_non_null(strstr(mxp_last_error(), "float8_e4m3fn is not a sub-byte type"));
+    assert_int_equal(mxp_unpack(back, packed, (mxp_dtype)99, 5), MXP_ERR_INVALID_DTYPE);
+    assert_int_equal(mxp_pack(NULL, fp4, MXP_E2M1, 5), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_pack(NULL, NULL, MXP_E2M1, 0), MXP_OK);
+    assert_int_equal(mxp_pack(in + 1, in, MXP_E2M1, 8), MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "overlap"));
+    assert_int_equal(mxp_pack(mid, in, MXP_S4, SIZE_MAX), MXP_ERR_SIZE_OVERFLOW);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_float6_and_float4_are_finite_only),
         cmocka_unit_test(test_sub_byte_integers_saturate_and_sign_extend),
         cmocka_unit_test(test_conversions_between_the_new_formats),
+        cmocka_unit_test(test_pack_and_unpack),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

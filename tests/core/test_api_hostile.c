@@ -309,6 +309,18 @@ void hostile_core(hctx *c)
     STR("dst_type 9999", "invalid", mxp_convert_kernel_name, BAD_DT, MXP_F32, NULL);
     STR("src_type -1", "invalid", mxp_convert_kernel_name, MXP_F32, NEG_DT, NULL);
     STR("rounding 9999", "invalid", mxp_convert_kernel_name, MXP_BF16, MXP_F32, &bad_round);
+    VAL("dtype 9999", 0, mxp_packed_bytes, BAD_DT, 8);
+    VAL("float32: not sub-byte", 0, mxp_packed_bytes, MXP_F32, 8);
+    VAL("n SIZE_MAX", 0, mxp_packed_bytes, MXP_S4, SIZE_MAX);
+    ERR("dtype -1", mxp_pack, H.buf_u8, H.buf_u8 + 64, NEG_DT, 8);
+    ERR("dst NULL, n 8", mxp_pack, NULL, H.buf_u8, MXP_E2M1, 8);
+    ERR("src NULL, n 8", mxp_pack, H.buf_u8, NULL, MXP_E2M1, 8);
+    ERR("n SIZE_MAX", mxp_pack, H.buf_u8, H.buf_u8 + 64, MXP_S2, SIZE_MAX);
+    ERR("dst == src", mxp_pack, H.buf_u8, H.buf_u8, MXP_E2M1, 8);
+    ERR("dtype 9999", mxp_unpack, H.buf_u8, H.buf_u8 + 64, BAD_DT, 8);
+    ERR("dst NULL, n 8", mxp_unpack, NULL, H.buf_u8, MXP_E3M2, 8);
+    ERR("src NULL, n 8", mxp_unpack, H.buf_u8, NULL, MXP_E3M2, 8);
+    ERR("dst overlapping src", mxp_unpack, H.buf_u8 + 2, H.buf_u8, MXP_U4, 8);
 }
 
 /* ---- fixtures (in the parent) -------------------------------------------- */
