@@ -46,18 +46,19 @@ MXP_API mxp_status mxp_safetensors_find(const mxp_safetensors *st, const char *n
 /* The dtype as the file spells it ("BF16", "F8_E4M3", "F8_E8M0", ...). */
 MXP_API const char *mxp_safetensors_dtype_name(const mxp_safetensors *st, size_t i);
 /* mxp's dtype for it; MXP_DTYPE_INVALID for a dtype of the format that
- * mxp has no type for yet (F8_E8M0, F6_*, F4, C64): such a tensor is still
+ * mxp has no type for yet (C64): such a tensor is still
  * listed and seen through mxp_safetensors_data. */
 MXP_API mxp_dtype mxp_safetensors_dtype(const mxp_safetensors *st, size_t i);
 /* Dimensions (0 for a scalar; -1 for a bad st or i) and their sizes. */
 MXP_API int mxp_safetensors_ndim(const mxp_safetensors *st, size_t i);
 MXP_API const int64_t *mxp_safetensors_shape(const mxp_safetensors *st, size_t i);
 /* The tensor's bytes where they lie in the file (little-endian, C order,
- * no alignment promised), *nbytes of them; NULL for a bad st or i. */
+ * no alignment promised), *nbytes of them; NULL for a bad st or i.  F4 and
+ * F6 tensors are packed there (mxp_pack's order); read unpacks them. */
 MXP_API const void *mxp_safetensors_data(const mxp_safetensors *st, size_t i, size_t *nbytes);
 
 /* Tensor i into a new C-contiguous array of dtype (MXP_DTYPE_INVALID: the
- * file's own), converted by mxp_convert with opts (NULL: nearest-even,
+ * file's own; F4 and F6 unpacked to a byte per element), converted by mxp_convert with opts (NULL: nearest-even,
  * overflow to inf; stochastic rounding draws by element index from 0).
  * Errors: MXP_ERR_INVALID_ARGUMENT, MXP_ERR_INDEX, MXP_ERR_UNSUPPORTED (a
  * dtype mxp lacks), MXP_ERR_INVALID_DTYPE, MXP_ERR_SHAPE (more than
@@ -88,7 +89,11 @@ MXP_API const char *mxp_safetensors_metadata_get(const mxp_safetensors *st, cons
  * 8.  The metadata keeps the order given (the library writes a hash map's
  * order, which changes from run to run).  path is replaced atomically as
  * mxp_npy_save replaces it.  Names and metadata are UTF-8; names unique and
- * not "__metadata__", keys unique.  Errors: MXP_ERR_INVALID_ARGUMENT,
+ * not "__metadata__", keys unique.  float4_e2m1fn and float6 arrays are
+ * written packed as F4 / F6_* (the shape counts elements, as torch's
+ * float4_e2m1fn_x2 files do), so their element count times their bits must
+ * be whole bytes (MXP_ERR_SHAPE otherwise); other types safetensors has no
+ * code for are MXP_ERR_INVALID_DTYPE.  Errors: MXP_ERR_INVALID_ARGUMENT,
  * MXP_ERR_SIZE_OVERFLOW, MXP_ERR_IO, MXP_ERR_NO_MEMORY. */
 MXP_API mxp_status mxp_safetensors_save(const char *path, size_t n, const char *const *names,
                                         const mxp_array *const *arrays, size_t nmeta, const char *const *keys,

@@ -87,10 +87,10 @@ def test_errors(tmp_path):
         st.save_bytes({"a": np.zeros(2)}, {"k": 1})
     with pytest.raises(ValueError, match="__metadata__"):
         st.save_bytes({"__metadata__": np.zeros(2)})
-    h = b'{"s":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[0,3]}}'
-    f = st.safe_open(len(h).to_bytes(8, "little") + h + b"\x7f\x80\x01")
-    assert f.dtype("s") is None and f.dtype_name("s") == "F6_E2M3"
-    with pytest.raises(TypeError, match="F6_E2M3, which mxp has no type for yet"):
+    h = b'{"s":{"dtype":"C64","shape":[1],"data_offsets":[0,8]}}'
+    f = st.safe_open(len(h).to_bytes(8, "little") + h + bytes(8))
+    assert f.dtype("s") is None and f.dtype_name("s") == "C64"
+    with pytest.raises(TypeError, match="C64, which mxp has no type for yet"):
         f.get_tensor("s")
     with pytest.raises(KeyError, match="no tensor named 'x'"):
         f.get_tensor("x")
@@ -111,3 +111,33 @@ def test_failed_save_keeps_the_old_file(tmp_path):
     with pytest.raises(TypeError):
         st.save(p, {"a": np.zeros(2, dtype=np.complex64)})
     assert p.read_bytes() == before and (os.stat(p).st_mode & 0o777) == 0o640
+
+
+def test_packed_float4_and_float6():
+    # F4 and F6 tensors are stored packed, element 0 in the low bits; mxp's
+    # arrays hold a byte per element
+    h = b'{"s":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[0,3]},"q":{"dtype":"F4","shape":[2,2],"data_offsets":[3,5]}}'
+    t = st.load_bytes(len(h).to_bytes(8, "little") + h + b"\x7f\x80\x01\x7c\x21")
+    assert t["s"].dtype == mxp.float6_e2m3fn and t["q"].dtype == mxp.float4_e2m1fn
+    assert t["s"].astype(np.float32).tolist() == [-7.5, 0.125, 4.0, 0.0]
+    assert t["q"].astype(np.float32).tolist() == [[-2.0, 6.0], [0.5, 1.0]]
+    codes = np.arange(64, dtype=np.uint8).view(mxp.float6_e3m2fn)
+    back = st.load_bytes(st.save_bytes({"c": codes}))["c"]
+    assert back.dtype == mxp.float6_e3m2fn and back.view(np.uint8).tolist() == list(range(64))
+    with pytest.raises(ValueError, match="3 elements of F4 are not whole bytes"):
+        st.save_bytes({"odd": np.zeros(3, mxp.float4_e2m1fn)})
+
+
+def test_float4_files_as_torch_writes_them():
+    torch = pytest.importorskip("torch")
+    stt = pytest.importorskip("safetensors.torch")
+    if not hasattr(torch, "float4_e2m1fn_x2"):
+        pytest.skip("this torch has no float4_e2m1fn_x2")
+    rng = np.random.default_rng(4)
+    packed = rng.integers(0, 256, (3, 8), dtype=np.uint8)
+    blob = stt.save({"w": torch.from_numpy(packed).view(torch.float4_e2m1fn_x2)})
+    w = st.load_bytes(blob)["w"]
+    assert w.dtype == mxp.float4_e2m1fn and w.shape == (3, 16)
+    codes = w.view(np.uint8)
+    assert (codes[:, 0::2] == packed & 15).all() and (codes[:, 1::2] == packed >> 4).all()
+    assert st.save_bytes({"w": w}) == blob  # byte for byte what the library writes

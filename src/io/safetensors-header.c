@@ -12,10 +12,13 @@
 #include "core/error.h"
 #include "io/safetensors-internal.h"
 
-/* In the library's order (rank = index): files list higher ranks first. */
+/* In the library's order (rank = index): files list higher ranks first.
+ * F4 and F6 are stored packed (mxp_pack's order: element i at bits
+ * [i*bits, (i+1)*bits) of a little-endian bit string, as torch's
+ * float4_e2m1fn_x2 keeps element 0 in the low nibble). */
 static const mxp_st_dtype dtypes[] = {
-    { "BOOL", 8, 0, MXP_BOOL },          { "F4", 4, 1, MXP_DTYPE_INVALID },
-    { "F6_E2M3", 6, 2, MXP_DTYPE_INVALID }, { "F6_E3M2", 6, 3, MXP_DTYPE_INVALID },
+    { "BOOL", 8, 0, MXP_BOOL },          { "F4", 4, 1, MXP_E2M1 },
+    { "F6_E2M3", 6, 2, MXP_E2M3 },    { "F6_E3M2", 6, 3, MXP_E3M2 },
     { "U8", 8, 4, MXP_U8 },              { "I8", 8, 5, MXP_S8 },
     { "F8_E5M2", 8, 6, MXP_E5M2 },       { "F8_E4M3", 8, 7, MXP_E4M3 },
     { "F8_E8M0", 8, 8, MXP_E8M0 }, { "I16", 16, 9, MXP_S16 },

@@ -70,6 +70,8 @@ typedef struct entry {
     const mxp_st_dtype *dtype;
     const mxp_array *a;  /* C-contiguous: the argument or a copy */
     mxp_array *copy;
+    void *packed;      /* F4 and F6: the elements packed, as the file holds them */
+    const void *data;  /* the bytes that go into the file */
     size_t nbytes;
 } entry;
 
@@ -119,6 +121,26 @@ static mxp_status check_args(const char *fn, size_t n, const char *const *names,
     return MXP_OK;
 }
 
+/* The bytes of one entry: the array's own, or for F4 and F6 its elements
+ * packed (a whole number of bytes, as the reader requires). */
+static mxp_status file_bytes(const char *fn, entry *e)
+{
+    const size_t count = (size_t)mxp_array_size(e->a);
+    e->data = mxp_array_data(e->a);
+    if (e->dtype->bits >= 8) {
+        e->nbytes = count * mxp_array_itemsize(e->a);
+        return MXP_OK;
+    }
+    if (count % 8 * (size_t)e->dtype->bits % 8)
+        return mxp_error(MXP_ERR_SHAPE, "%s: tensor '%.60s': %zu elements of %s are not whole bytes", fn, e->name,
+                         count, e->dtype->name);
+    e->nbytes = mxp_packed_bytes(mxp_array_dtype(e->a), count);
+    if (count && !(e->packed = malloc(e->nbytes)))
+        return MXP_ERR_NO_MEMORY;
+    e->data = e->packed;
+    return count ? mxp_pack(e->packed, mxp_array_data(e->a), mxp_array_dtype(e->a), count) : MXP_OK;
+}
+
 /* The entries in the file's order and the header (length prefix
  * included: hdr[0..8) is the little-endian length). */
 static mxp_status prepare(const char *fn, entry **out, strbuf *hdr, size_t n, const char *const *names,
@@ -141,7 +163,8 @@ static mxp_status prepare(const char *fn, entry **out, strbuf *hdr, size_t n, co
                 return s;
             e[i].a = e[i].copy;
         }
-        e[i].nbytes = (size_t)mxp_array_size(e[i].a) * mxp_array_itemsize(e[i].a);
+        if ((s = file_bytes(fn, &e[i])) != MXP_OK)
+            return s;
     }
     qsort(e, n, sizeof *e, entry_order);
     sb_add(hdr, "\0\0\0\0\0\0\0\0{", 9);
@@ -189,8 +212,10 @@ static mxp_status prepare(const char *fn, entry **out, strbuf *hdr, size_t n, co
 
 static void release(entry *e, size_t n, strbuf *hdr)
 {
-    for (size_t i = 0; e && i < n; i++)
+    for (size_t i = 0; e && i < n; i++) {
         mxp_array_free(e[i].copy);
+        free(e[i].packed);
+    }
     free(e);
     free(hdr->p);
 }
@@ -211,7 +236,7 @@ mxp_status mxp_safetensors_save(const char *path, size_t n, const char *const *n
     if (s == MXP_OK) {
         pieces[0] = (mxp_write_piece){ hdr.p, hdr.len };
         for (size_t i = 0; i < n; i++)
-            pieces[i + 1] = (mxp_write_piece){ mxp_array_data(e[i].a), e[i].nbytes };
+            pieces[i + 1] = (mxp_write_piece){ e[i].data, e[i].nbytes };
         s = mxp_write_file("safetensors", path, pieces, (int)(n + 1));
     }
     free(pieces);
@@ -246,7 +271,7 @@ mxp_status mxp_safetensors_save_buffer(void **data, size_t *size, size_t n, cons
         size_t at = hdr.len;
         for (size_t i = 0; i < n; i++) {
             if (e[i].nbytes)
-                memcpy(buf + at, mxp_array_data(e[i].a), e[i].nbytes);
+                memcpy(buf + at, e[i].data, e[i].nbytes);
             at += e[i].nbytes;
         }
         *data = buf;

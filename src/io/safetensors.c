@@ -244,6 +244,25 @@ const void *mxp_safetensors_data(const mxp_safetensors *st, size_t i, size_t *nb
     return t ? st->data + t->begin : NULL;
 }
 
+/* F4 and F6 tensors are stored packed: unpacked straight into a
+ * destination of their own type, otherwise into a byte per element (no
+ * more than the destination takes) and converted in one call, so that a
+ * stochastic stream and the all-or-nothing rule are the plain read's. */
+static mxp_status read_packed(void *dst, mxp_dtype to, const unsigned char *src, mxp_dtype from, size_t count,
+                              const mxp_convert_opts *opts)
+{
+    if (to == from || count == 0)
+        return mxp_unpack(dst, src, from, count);
+    unsigned char *tmp = malloc(count);
+    if (!tmp)
+        return MXP_ERR_NO_MEMORY;
+    mxp_status s = mxp_unpack(tmp, src, from, count);
+    if (s == MXP_OK)
+        s = mxp_convert(dst, to, tmp, from, count, opts);
+    free(tmp);
+    return s;
+}
+
 /* Tensor i's checks for reading into dtype: its own dtype in *from. */
 static mxp_status readable(const mxp_safetensors *st, size_t i, mxp_dtype to, const char *fn, mxp_dtype *from)
 {
@@ -304,6 +323,8 @@ mxp_status mxp_safetensors_read_into(mxp_array *dst, const mxp_safetensors *st, 
     if (!(mxp_array_flags(dst) & MXP_ARRAY_C_CONTIGUOUS))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_safetensors_read_into: dst is not C-contiguous");
     const size_t count = (size_t)mxp_array_size(dst);
+    if (t->dtype->bits < 8)
+        return read_packed(mxp_array_data(dst), mxp_array_dtype(dst), st->data + t->begin, from, count, opts);
     return count ? mxp_convert(mxp_array_data(dst), mxp_array_dtype(dst), st->data + t->begin, from, count, opts)
                  : MXP_OK;
 }

@@ -364,9 +364,10 @@ static void test_safetensors_refuses_bad_lengths(void **state)
     assert_contains(mxp_last_error(), "a header of 100 bytes runs past the end of the file");
 }
 
-/* Dtypes of the format that mxp has no type for (C64; F4 and F6, stored
- * packed): listed and seen in place, refused by read with their name;
- * F8_E8M0 read; more dimensions than mxp's. */
+/* Dtypes of the format that mxp has no type for (C64): listed and seen in
+ * place, refused by read with their name.  F8_E8M0, F4 and F6 (stored
+ * packed, element 0 in the low bits) read as mxp's types; more dimensions
+ * than mxp's refused. */
 static void test_safetensors_dtypes_mxp_lacks(void **state)
 {
     (void)state;
@@ -379,35 +380,116 @@ static void test_safetensors_dtypes_mxp_lacks(void **state)
     mxp_safetensors *st;
     assert_int_equal(mxp_safetensors_open_buffer(&st, buf, n), MXP_OK);
     assert_int_equal(mxp_safetensors_count(st), 5);
-    const char *want[] = { "C64", "F8_E8M0", "F4", "F6_E2M3" };
-    for (size_t i = 0; i < 4; i++) {
-        if (i == 1) { /* F8_E8M0 is mxp's float8_e8m0fnu: 2^(byte - 127) */
-            assert_string_equal(mxp_safetensors_dtype_name(st, i), want[i]);
-            assert_int_equal(mxp_safetensors_dtype(st, i), MXP_E8M0);
-            mxp_array *e;
-            assert_int_equal(mxp_safetensors_read(&e, st, i, MXP_F64, NULL), MXP_OK);
-            assert_true(((const double *)mxp_array_data(e))[0] == 0x1p-118);
-            assert_true(((const double *)mxp_array_data(e))[1] == 0x1p-117);
-            mxp_array_free(e);
-            continue;
-        }
-        assert_string_equal(mxp_safetensors_dtype_name(st, i), want[i]);
-        assert_int_equal(mxp_safetensors_dtype(st, i), MXP_DTYPE_INVALID);
-        mxp_array *r;
-        assert_int_equal(mxp_safetensors_read(&r, st, i, MXP_F32, NULL), MXP_ERR_UNSUPPORTED);
-        assert_null(r);
-        assert_contains(mxp_last_error(), want[i]);
-        assert_contains(mxp_last_error(), "which mxp has no type for yet");
+    assert_string_equal(mxp_safetensors_dtype_name(st, 0), "C64");
+    assert_int_equal(mxp_safetensors_dtype(st, 0), MXP_DTYPE_INVALID);
+    mxp_array *r;
+    assert_int_equal(mxp_safetensors_read(&r, st, 0, MXP_F32, NULL), MXP_ERR_UNSUPPORTED);
+    assert_null(r);
+    assert_contains(mxp_last_error(), "C64, which mxp has no type for yet");
+    /* F8_E8M0 bytes 9, 10: 2^(byte - 127).  F4 bytes 11 = 0x0b, 12 = 0x0c:
+     * nibbles 0xb (-1.5), 0, 0xc (-2), 0.  F6_E2M3 bytes 13, 14, 15 =
+     * 0x0f0e0d as 24 bits: 001101 (1.625), 111000 (-4), 110000 (-2),
+     * 000011 (3/8, subnormal). */
+    const char *names[] = { "F8_E8M0", "F4", "F6_E2M3" };
+    const mxp_dtype types[] = { MXP_E8M0, MXP_E2M1, MXP_E2M3 };
+    const double want[3][4] = { { 0x1p-118, 0x1p-117 }, { -1.5, 0, -2, 0 }, { 1.625, -4, -2, 0.375 } };
+    const unsigned char own[3][4] = { { 9, 10 }, { 0xb, 0, 0xc, 0 }, { 13, 56, 48, 3 } };
+    for (size_t i = 1; i < 4; i++) {
+        assert_string_equal(mxp_safetensors_dtype_name(st, i), names[i - 1]);
+        assert_int_equal(mxp_safetensors_dtype(st, i), types[i - 1]);
+        const size_t count = i == 1 ? 2 : 4;
+        mxp_array *e;
+        assert_int_equal(mxp_safetensors_read(&e, st, i, MXP_F64, NULL), MXP_OK);
+        assert_int_equal(mxp_array_size(e), count);
+        for (size_t k = 0; k < count; k++)
+            assert_true(((const double *)mxp_array_data(e))[k] == want[i - 1][k]);
+        mxp_array_free(e);
+        assert_int_equal(mxp_safetensors_read(&e, st, i, MXP_DTYPE_INVALID, NULL), MXP_OK); /* its own type */
+        assert_int_equal(mxp_array_dtype(e), types[i - 1]);
+        assert_memory_equal(mxp_array_data(e), own[i - 1], count);
+        mxp_array_free(e);
     }
     size_t nbytes;
     const unsigned char *v = mxp_safetensors_data(st, 1, &nbytes);
     assert_int_equal(nbytes, 2);
     assert_int_equal(v[0], 9);
     assert_int_equal(mxp_safetensors_ndim(st, 4), 33);
-    mxp_array *r;
     assert_int_equal(mxp_safetensors_read(&r, st, 4, MXP_DTYPE_INVALID, NULL), MXP_ERR_SHAPE);
     assert_contains(mxp_last_error(), "33 dimensions, more than mxp's 32");
     mxp_safetensors_close(st);
+}
+
+/* float4/float6 arrays (a byte per element) are written packed, as torch
+ * writes float4_e2m1fn_x2 (element 0 in the low nibble), with their element
+ * count as the shape; they come back bit for bit and convert on read with
+ * the stochastic stream of one whole call; counts that are not whole bytes
+ * are refused. */
+static void test_safetensors_packed_float4_float6(void **state)
+{
+    (void)state;
+    mxp_array *f4, *f6, *g6, *odd4, *odd6;
+    assert_int_equal(mxp_array_empty(&f4, MXP_E2M1, 1, (const int64_t[]){ 16 }), MXP_OK);
+    assert_int_equal(mxp_array_empty(&f6, MXP_E2M3, 2, (const int64_t[]){ 4, 16 }), MXP_OK);
+    for (int k = 0; k < 64; k++)
+        ((unsigned char *)mxp_array_data(f6))[k] = (unsigned char)k;
+    assert_int_equal(mxp_array_arange(&g6, MXP_E3M2, 0, 4, 1), MXP_OK);
+    for (int k = 0; k < 16; k++) /* every float4 code */
+        ((unsigned char *)mxp_array_data(f4))[k] = (unsigned char)k;
+    const char *names[] = { "f4", "f6", "g6" };
+    const mxp_array *arrays[] = { f4, f6, g6 };
+    void *buf;
+    size_t size;
+    assert_int_equal(mxp_safetensors_save_buffer(&buf, &size, 3, names, arrays, 0, NULL, NULL), MXP_OK);
+    mxp_safetensors *st;
+    assert_int_equal(mxp_safetensors_open_buffer(&st, buf, size), MXP_OK);
+    size_t i4, i6, j6, nbytes;
+    assert_int_equal(mxp_safetensors_find(st, "f4", &i4), MXP_OK);
+    assert_int_equal(mxp_safetensors_find(st, "f6", &i6), MXP_OK);
+    assert_int_equal(mxp_safetensors_find(st, "g6", &j6), MXP_OK);
+    assert_string_equal(mxp_safetensors_dtype_name(st, i4), "F4");
+    assert_string_equal(mxp_safetensors_dtype_name(st, i6), "F6_E2M3");
+    assert_string_equal(mxp_safetensors_dtype_name(st, j6), "F6_E3M2");
+    assert_int_equal(mxp_safetensors_shape(st, i6)[1], 16);
+    const unsigned char *p = mxp_safetensors_data(st, i4, &nbytes);
+    assert_int_equal(nbytes, 8);
+    for (int k = 0; k < 8; k++) /* codes 2k and 2k+1 share byte k, the first low */
+        assert_int_equal(p[k], (2 * k + 1) << 4 | 2 * k);
+    p = mxp_safetensors_data(st, i6, &nbytes);
+    assert_int_equal(nbytes, 48);
+    assert_int_equal(p[0], 0x40); /* 0, 1, 2, 3: 000000 100000 010000 110000 read from the low bit */
+    assert_int_equal(p[1], 0x20);
+    assert_int_equal(p[2], 0x0c);
+    mxp_array *back;
+    assert_int_equal(mxp_safetensors_read(&back, st, i6, MXP_DTYPE_INVALID, NULL), MXP_OK);
+    assert_memory_equal(mxp_array_data(back), mxp_array_data(f6), 64);
+    mxp_array_free(back);
+    /* into bf16 with stochastic rounding from E3M2 -> exact anyway; into
+     * float4 from E2M3 rounds: the same as converting the unpacked codes */
+    mxp_convert_opts o = { .rounding = MXP_ROUND_STOCHASTIC, .seed = 7 };
+    unsigned char want[64];
+    assert_int_equal(mxp_convert(want, MXP_E2M1, mxp_array_data(f6), MXP_E2M3, 64, &o), MXP_OK);
+    assert_int_equal(mxp_safetensors_read(&back, st, i6, MXP_E2M1, &o), MXP_OK);
+    assert_memory_equal(mxp_array_data(back), want, 64);
+    mxp_array_free(back);
+    assert_int_equal(mxp_safetensors_read(&back, st, i4, MXP_F32, NULL), MXP_OK);
+    const float f4v[16] = { 0, 0.5f, 1, 1.5f, 2, 3, 4, 6, -0.0f, -0.5f, -1, -1.5f, -2, -3, -4, -6 };
+    assert_memory_equal(mxp_array_data(back), f4v, sizeof f4v);
+    mxp_array_free(back);
+    mxp_safetensors_close(st);
+    mxp_free(buf);
+    /* 3 float4 (12 bits) and 2 float6 (12 bits) are not whole bytes */
+    assert_int_equal(mxp_array_zeros(&odd4, MXP_E2M1, 1, (const int64_t[]){ 3 }), MXP_OK);
+    assert_int_equal(mxp_array_zeros(&odd6, MXP_E3M2, 1, (const int64_t[]){ 2 }), MXP_OK);
+    const mxp_array *bad4[] = { odd4 }, *bad6[] = { odd6 };
+    assert_int_equal(mxp_safetensors_save_buffer(&buf, &size, 1, names, bad4, 0, NULL, NULL), MXP_ERR_SHAPE);
+    assert_contains(mxp_last_error(), "tensor 'f4': 3 elements of F4 are not whole bytes");
+    assert_int_equal(mxp_safetensors_save_buffer(&buf, &size, 1, names + 1, bad6, 0, NULL, NULL), MXP_ERR_SHAPE);
+    assert_contains(mxp_last_error(), "tensor 'f6': 2 elements of F6_E3M2 are not whole bytes");
+    mxp_array_free(f4);
+    mxp_array_free(f6);
+    mxp_array_free(g6);
+    mxp_array_free(odd4);
+    mxp_array_free(odd6);
 }
 
 /* Arguments the writer refuses, each with its sentence. */
@@ -456,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_safetensors_refuses_bad_headers),
         cmocka_unit_test(test_safetensors_refuses_bad_lengths),
         cmocka_unit_test(test_safetensors_dtypes_mxp_lacks),
+        cmocka_unit_test(test_safetensors_packed_float4_float6),
         cmocka_unit_test(test_safetensors_save_refuses_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

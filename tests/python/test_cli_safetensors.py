@@ -86,12 +86,24 @@ def test_stochastic_is_reproducible_and_one_stream(tmp_path):
     assert 1800 < ups < 2300  # about half round up
 
 
+def test_packed_float6_and_float4_are_cast(tmp_path):
+    # F6_E2M3 bytes 7f 80 01 = 111111 000001 011000 000000 from the low bit:
+    # -7.5, 1/8 (subnormal), 4, 0; F4 byte 0x7c: 1100 (-2) then 0111 (6)
+    write(tmp_path / "in.safetensors", {}, raw={"s": ("F6_E2M3", [4], b"\x7f\x80\x01"), "q": ("F4", [2], b"\x7c")})
+    p = cast(tmp_path / "in.safetensors", tmp_path / "out.safetensors", "--to", "f16")
+    assert p.returncode == 0, p.stderr
+    out, _, _ = read(tmp_path / "out.safetensors")
+    assert out["s"][:2] == ("F16", [4])
+    assert np.frombuffer(out["s"][2], np.float16).tolist() == [-7.5, 0.125, 4.0, 0.0]
+    assert np.frombuffer(out["q"][2], np.float16).tolist() == [-2.0, 6.0]
+
+
 def test_failures_leave_out_alone(tmp_path):
-    write(tmp_path / "odd.safetensors", {"w": np.ones(2, np.float32)}, raw={"s": ("F6_E2M3", [4], b"\x7f\x80\x01")})
+    write(tmp_path / "odd.safetensors", {"w": np.ones(2, np.float32)}, raw={"s": ("C64", [1], bytes(8))})
     (tmp_path / "out.safetensors").write_bytes(b"old")
     p = cast(tmp_path / "odd.safetensors", tmp_path / "out.safetensors", "--to", "bf16")
     assert p.returncode == 1
-    assert "tensor 's' has dtype F6_E2M3, which mxp has no type for yet" in p.stderr
+    assert "tensor 's' has dtype C64, which mxp has no type for yet" in p.stderr
     data = (tmp_path / "in.safetensors")
     write(data, {"w": np.ones(4, np.float32)})
     (tmp_path / "cut.safetensors").write_bytes(data.read_bytes()[:-3])
