@@ -25,7 +25,7 @@ from ._npy import load, save
 from ._api import (Result, result_type, astype, convert_stats, matmul, gemm, gemm_safe, info, memory_stats, set_num_threads,
                    get_num_threads, hugepages, release_workspaces)
 from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, fake_quantize, pack_int4,
-                     unpack_int4, quantize_weight, qlinear, MinMaxObserver, MovingAverageObserver,
+                     unpack_int4, pack, unpack, packed_bytes, quantize_weight, qlinear, MinMaxObserver, MovingAverageObserver,
                      PercentileObserver, MSEObserver, KLObserver, MXTensor, mx_quantize, mx_dequantize)
 from ._analysis import CompareResult, RoundtripTable, compare, roundtrip, recommend_dtype
 from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, autocast_policy, Monitor,
@@ -60,7 +60,7 @@ __all__ = [
     "int4", "uint4", "int2", "uint2", "int1", "uint1", "promote_types", "result_type", "finfo", "iinfo", "from_dlpack", "to_dlpack", "dlpack", "DLPackView", "sum", "mean", "prod", "var", "std", "load", "save",
     "astype", "convert_stats", "matmul", "gemm", "gemm_safe", "info", "memory_stats", "set_num_threads",
     "get_num_threads", "hugepages", "release_workspaces", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
-    "pack_int4", "unpack_int4", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",
+    "pack_int4", "unpack_int4", "pack", "unpack", "packed_bytes", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",
     "PercentileObserver", "MSEObserver",
     "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "compare", "roundtrip", "recommend_dtype",
     "CompareResult", "RoundtripTable", "Result", "SGD", "Adam", "AdamW", "clip_grad_norm", "LossScaler",

@@ -165,6 +165,36 @@ def unpack_int4(packed, n, signed=True):
     return _mxp._unpack_int4(np.asarray(packed), int(n), bool(signed))
 
 
+def pack(a):
+    """The elements of a sub-byte array (float4_e2m1fn, float6_*, int4/uint4,
+    int2/uint2, int1/uint1: a byte each, as ml_dtypes stores them) packed
+    along the last axis: uint8 of shape (..., ceil(n * bits / 8)), element i
+    of a row at bits [i*bits, (i+1)*bits) of the row's bytes read as a
+    little-endian bit string (two float4/int4 to a byte, the first in the low
+    nibble; four float6 in three bytes).  Each row starts on a whole byte;
+    pack a.reshape(-1) for one bit string (safetensors' F4/F6 layout)."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        raise ValueError("pack: a 0-d array has no last axis to pack along")
+    return _mxp._pack(a)
+
+
+def unpack(packed, dtype, n):
+    """The inverse of pack: uint8 rows of packed_bytes(dtype, n) bytes along
+    the last axis -> (..., n) elements of the sub-byte dtype."""
+    return _mxp._unpack(np.asarray(packed), dtype, int(n))
+
+
+def packed_bytes(dtype, n):
+    """Bytes that n elements of a sub-byte dtype take packed: ceil(n*bits/8)."""
+    bits = int(_mxp._traits(np.dtype(dtype))["bits"])
+    if bits >= 8:
+        raise TypeError(f"packed_bytes: {np.dtype(dtype).name} is not a sub-byte type")
+    if int(n) < 0:
+        raise ValueError(f"packed_bytes: n is {int(n)}, not a count")
+    return (int(n) * bits + 7) // 8
+
+
 def quantized_matmul_args(a, b, scales, out_dtype):
     """matmul of quantized tensors: the codes, zero points and the combined
     scales (a.scale * b.scale per output column), float32 out by default."""

@@ -193,6 +193,119 @@ static PyObject *unpack_int4(PyObject *self, PyObject *args)
     return st == MXP_OK ? mxpy_unwrap(out) : mxpy_raise(st);
 }
 
+/* _pack(a) -> uint8 (..., packed_bytes(n)): the sub-byte elements of each
+ * row (the last axis, n elements) packed by mxp_pack; _unpack(packed, dtype,
+ * n) the inverse.  Rows start on whole bytes. */
+static int rows_of(const char *fn, const mxp_array *a, mxp_dtype t, size_t *n, size_t *rows)
+{
+    if (!mxp_packed_bytes(t, 1)) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s: %s is not a sub-byte type (float4/float6, int4/uint4, int2/uint2, int1/uint1)", fn,
+                     mxp_dtype_name(t));
+        return -1;
+    }
+    const int nd = mxp_array_ndim(a);
+    if (nd == 0) {
+        PyErr_Format(PyExc_ValueError, "%s: a 0-d array has no last axis", fn);
+        return -1;
+    }
+    *rows = 1;
+    for (int d = 0; d < nd - 1; d++)
+        *rows *= (size_t)mxp_array_shape(a)[d];
+    *n = (size_t)mxp_array_shape(a)[nd - 1];
+    return 0;
+}
+
+static PyObject *pack_rows(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    mxp_array *a = mxpy_wrap(arg, "pack: a", false), *c = NULL, *out = NULL;
+    if (!a)
+        return NULL;
+    const mxp_dtype t = mxp_array_dtype(a);
+    const int nd = mxp_array_ndim(a);
+    size_t n = 0, rows = 0;
+    if (rows_of("pack", a, t, &n, &rows) < 0) {
+        mxp_array_free(a);
+        return NULL;
+    }
+    int64_t shape[MXP_MAXDIMS];
+    memcpy(shape, mxp_array_shape(a), (size_t)nd * sizeof shape[0]);
+    shape[nd - 1] = (int64_t)mxp_packed_bytes(t, n);
+    mxp_status st = mxp_array_ascontiguous(&c, a, 'C');
+    if (st == MXP_OK)
+        st = mxp_array_empty(&out, MXP_U8, nd, shape);
+    if (st == MXP_OK && n) {
+        const size_t pb = (size_t)shape[nd - 1];
+        const uint8_t *src = mxp_array_data(c);
+        uint8_t *dst = mxp_array_data(out);
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t r = 0; r < rows && st == MXP_OK; r++)
+            st = mxp_pack(dst + r * pb, src + r * n, t, n);
+        Py_END_ALLOW_THREADS
+    }
+    mxp_array_free(c);
+    mxp_array_free(a);
+    if (st != MXP_OK) {
+        mxp_array_free(out);
+        return mxpy_raise(st);
+    }
+    return mxpy_unwrap(out);
+}
+
+static PyObject *unpack_rows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *packed, *dtype_obj;
+    long long n;
+    if (!PyArg_ParseTuple(args, "OOL", &packed, &dtype_obj, &n))
+        return NULL;
+    const mxp_dtype t = mxpy_dtype_arg(dtype_obj, "unpack: dtype");
+    if (t == MXP_DTYPE_INVALID)
+        return NULL;
+    if (n < 0)
+        return PyErr_Format(PyExc_ValueError, "unpack: n is %lld, not a count", n);
+    mxp_array *p = mxpy_wrap(packed, "unpack: packed", false), *c = NULL, *out = NULL;
+    if (!p)
+        return NULL;
+    const int nd = mxp_array_ndim(p);
+    size_t pb = 0, rows = 0;
+    if (rows_of("unpack", p, t, &pb, &rows) < 0) {
+        mxp_array_free(p);
+        return NULL;
+    }
+    if (mxp_array_dtype(p) != MXP_U8 || pb != mxp_packed_bytes(t, (size_t)n)) {
+        if (mxp_array_dtype(p) != MXP_U8)
+            PyErr_Format(PyExc_TypeError, "unpack: packed is %s, not uint8", mxp_dtype_name(mxp_array_dtype(p)));
+        else
+            PyErr_Format(PyExc_ValueError, "unpack: rows of %zu bytes, but %lld elements of %s take %zu", pb, n,
+                         mxp_dtype_name(t), mxp_packed_bytes(t, (size_t)n));
+        mxp_array_free(p);
+        return NULL;
+    }
+    int64_t shape[MXP_MAXDIMS];
+    memcpy(shape, mxp_array_shape(p), (size_t)nd * sizeof shape[0]);
+    shape[nd - 1] = n;
+    mxp_status st = mxp_array_ascontiguous(&c, p, 'C');
+    if (st == MXP_OK)
+        st = mxp_array_empty(&out, t, nd, shape);
+    if (st == MXP_OK && n) {
+        const uint8_t *src = mxp_array_data(c);
+        uint8_t *dst = mxp_array_data(out);
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t r = 0; r < rows && st == MXP_OK; r++)
+            st = mxp_unpack(dst + r * (size_t)n, src + r * pb, t, (size_t)n);
+        Py_END_ALLOW_THREADS
+    }
+    mxp_array_free(c);
+    mxp_array_free(p);
+    if (st != MXP_OK) {
+        mxp_array_free(out);
+        return mxpy_raise(st);
+    }
+    return mxpy_unwrap(out);
+}
+
 /* ---- observers ------------------------------------------------------------ */
 
 /* _observer_new(kind, qtype, symmetric, axis, momentum, percentile, group_size, bins) -> capsule */
@@ -450,6 +563,8 @@ PyMethodDef mxpy_quant_methods[] = {
     { "_dequantize", dequantize, METH_VARARGS, NULL },
     { "_pack_int4", pack_int4, METH_O, NULL },
     { "_unpack_int4", unpack_int4, METH_VARARGS, NULL },
+    { "_pack", pack_rows, METH_O, NULL },
+    { "_unpack", unpack_rows, METH_VARARGS, NULL },
     { "_observer_new", (PyCFunction)(void (*)(void))observer_new, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_observer_update", observer_update, METH_VARARGS, NULL },
     { "_observer_compute", observer_compute, METH_O, NULL },

@@ -141,3 +141,58 @@ def test_mxfp6_blocks_follow_the_ocp_rule(fmt, t, emax):
         scale = 2.0 ** (np.floor(np.log2(np.abs(blk).max())) - emax)
         want[b:b + 32] = ((blk / scale).astype(t).astype(np.float64) * scale).astype(np.float32)
     np.testing.assert_array_equal(got, want)
+
+
+SUB_BYTE = [(mxp.float4_e2m1fn, 4), (mxp.float6_e2m3fn, 6), (mxp.float6_e3m2fn, 6), (mxp.int4, 4), (mxp.uint4, 4),
+            (mxp.int2, 2), (mxp.uint2, 2), (mxp.int1, 1), (mxp.uint1, 1)]
+
+
+def packed_by_numpy(codes, nbits):
+    """The oracle: each row's codes as a little-endian bit string."""
+    c = np.asarray(codes, np.uint8)
+    b = np.unpackbits(c[..., None], axis=-1, bitorder="little")[..., :nbits]
+    return np.packbits(b.reshape(*c.shape[:-1], -1), axis=-1, bitorder="little")
+
+
+@pytest.mark.parametrize("t,nbits", SUB_BYTE, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_pack_unpack_against_bit_strings(t, nbits):
+    rng = np.random.default_rng(nbits)
+    for n in (0, 1, 2, 3, 5, 8, 31, 64, 1001):
+        codes = rng.integers(0, 1 << nbits, (3, n), dtype=np.uint8)
+        a = codes.view(t)
+        p = mxp.pack(a)
+        assert p.dtype == np.uint8 and p.shape == (3, mxp.packed_bytes(t, n)) == (3, (n * nbits + 7) // 8)
+        np.testing.assert_array_equal(p, packed_by_numpy(codes, nbits))
+        back = mxp.unpack(p, t, n)
+        assert back.dtype == t and back.shape == (3, n)
+        np.testing.assert_array_equal(back.view(np.uint8), codes)
+    # the bits above an element's are ignored when packing (ml_dtypes keeps
+    # int4 -1 as 0xff); a strided view packs as its copy would
+    wide = rng.integers(0, 256, (4, 6), dtype=np.uint8)
+    np.testing.assert_array_equal(mxp.pack(wide.view(t)), packed_by_numpy(wide & ((1 << nbits) - 1), nbits))
+    np.testing.assert_array_equal(mxp.pack(wide.view(t).T), mxp.pack(np.ascontiguousarray(wide.T).view(t)))
+
+
+def test_pack_examples_by_hand():
+    f4 = np.array([0.5, -2.0, 6.0], mxp.float4_e2m1fn)  # codes 1, 0xc, 7
+    assert mxp.pack(f4).tolist() == [0xc1, 0x07]
+    i4 = np.array([-1, 7, -8, 0], mxp.int4)  # 0xf, 7, 8, 0: the same bytes as pack_int4's
+    assert mxp.pack(i4).tolist() == [0x7f, 0x08] == mxp.pack_int4(np.array([-1, 7, -8, 0], np.int8)).tolist()
+    assert mxp.unpack(np.array([0x7f, 0x08], np.uint8), mxp.int4, 4).astype(np.int8).tolist() == [-1, 7, -8, 0]
+    e3m2 = np.array([28.0, -0.0625, 1.0, -28.0], mxp.float6_e3m2fn)  # 0x1f, 0x21, 0x0c, 0x3f
+    assert mxp.pack(e3m2).tolist() == [0x5f, 0xc8, 0xfc]
+
+
+def test_pack_refusals():
+    with pytest.raises(TypeError, match="float8_e4m3fn is not a sub-byte type"):
+        mxp.pack(np.zeros(4, mxp.float8_e4m3fn))
+    with pytest.raises(ValueError, match="0-d"):
+        mxp.pack(np.zeros((), mxp.int4))
+    with pytest.raises(ValueError, match="rows of 2 bytes, but 5 elements of float4_e2m1fn take 3"):
+        mxp.unpack(np.zeros((3, 2), np.uint8), mxp.float4_e2m1fn, 5)
+    with pytest.raises(TypeError, match="packed is int8, not uint8"):
+        mxp.unpack(np.zeros(2, np.int8), mxp.int4, 4)
+    with pytest.raises(ValueError, match="not a count"):
+        mxp.unpack(np.zeros(2, np.uint8), mxp.int4, -1)
+    with pytest.raises(TypeError, match="not a sub-byte type"):
+        mxp.packed_bytes(np.float32, 3)
