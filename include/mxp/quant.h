@@ -1,5 +1,5 @@
 /* mxp — affine (scale, zero point) quantization of arrays to int8, uint8,
- * int4, uint4 and scaled float8: quantization parameters, calibration and
+ * int4, uint4, int2, uint2 and scaled float8/float6/float4: quantization parameters, calibration and
  * observers, quantize, dequantize, fake-quantize, int4 packing.  Formulas
  * and policies are in docs/quant.md. */
 #ifndef MXP_QUANT_H
@@ -21,9 +21,14 @@ extern "C" {
 /* "int4", "uint4", else mxp_dtype_name(qtype). */
 MXP_API const char *mxp_qtype_name(mxp_dtype qtype);
 /* The quantized types, i = 0, 1, ...: MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4,
- * MXP_E4M3, MXP_E5M2, then MXP_DTYPE_INVALID.  mxp_qtype_code_dtype: the
- * dtype of a type's codes (what mxp_quantize returns: int8 for int4, uint8
- * for uint4, else the type itself), MXP_DTYPE_INVALID for another value. */
+ * MXP_E4M3, MXP_E5M2, MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ,
+ * MXP_E5M2FNUZ, MXP_E2M3, MXP_E3M2, MXP_E2M1 (every float8/float6/float4
+ * with a scale but e8m0), then MXP_DTYPE_INVALID.  The sub-byte integer
+ * dtypes MXP_S4, MXP_U4, MXP_S2, MXP_U2 are quantized types too, with codes
+ * in arrays of their own dtype (not enumerated: "int4"/"uint4" name the
+ * quantization-only types).  mxp_qtype_code_dtype: the dtype of a type's
+ * codes (what mxp_quantize returns: int8 for MXP_QINT4, uint8 for
+ * MXP_QUINT4, else the type itself), MXP_DTYPE_INVALID for another value. */
 MXP_API mxp_dtype mxp_qtype_at(int i);
 MXP_API mxp_dtype mxp_qtype_code_dtype(mxp_dtype qtype);
 /* The integer codes' range, [qmin, qmax] ([-128, 127], [0, 255], [-8, 7],
@@ -38,9 +43,10 @@ MXP_API mxp_status mxp_qtype_limits(mxp_dtype qtype, int32_t *qmin, int32_t *qma
  * (count = size / g, indexed in C order of the array with axis k of length
  * shape[k] / g).  The struct owns scales and zero_points. */
 typedef struct mxp_qparams {
-    mxp_dtype qtype;      /* MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4, MXP_E4M3, MXP_E5M2 */
-    bool symmetric;       /* zero point 0 (signed, float8) or 128 / 8 (uint8 /
-                             uint4), scale = amax / 127, 7, 448, 57344 */
+    mxp_dtype qtype;      /* a type of mxp_qtype_at, or MXP_S4/U4/S2/U2 */
+    bool symmetric;       /* zero point 0 (signed, float) or 128 / 8 / 2 (uint8 /
+                             uint4 / uint2), scale = amax / 127, 7, 1, or the
+                             float type's largest finite (448, 57344, ...) */
     int axis;             /* -1 per tensor, else per channel along axis */
     int64_t group_size;   /* 0: none; else per group of this many along axis */
     int64_t count;        /* number of (scale, zero point) pairs */

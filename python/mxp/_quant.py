@@ -173,10 +173,7 @@ def pack(a):
     little-endian bit string (two float4/int4 to a byte, the first in the low
     nibble; four float6 in three bytes).  Each row starts on a whole byte;
     pack a.reshape(-1) for one bit string (safetensors' F4/F6 layout)."""
-    a = np.asarray(a)
-    if a.ndim == 0:
-        raise ValueError("pack: a 0-d array has no last axis to pack along")
-    return _mxp._pack(a)
+    return _mxp._pack(np.asarray(a))
 
 
 def unpack(packed, dtype, n):

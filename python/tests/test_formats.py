@@ -196,3 +196,27 @@ def test_pack_refusals():
         mxp.unpack(np.zeros(2, np.uint8), mxp.int4, -1)
     with pytest.raises(TypeError, match="not a sub-byte type"):
         mxp.packed_bytes(np.float32, 3)
+
+
+@pytest.mark.parametrize("name", ["float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fnuz",
+                                  "float8_e5m2fnuz", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"])
+def test_scaled_quantization_to_the_new_floats_equals_ml_dtypes(name):
+    ml = pytest.importorskip("ml_dtypes")
+    t, mt = getattr(mxp, name), getattr(ml, name)
+    assert name in mxp._quant.QTYPES
+    rng = np.random.default_rng(5)
+    fmax = float(mxp.finfo(t).max)
+    x = (rng.standard_normal(4096) * fmax).astype(np.float32)
+    x[0] = 8 * fmax  # amax: the scale is 8, so x / 8 is exact in float32 and ml_dtypes rounds once
+    q = mxp.quantize(x, name)
+    assert q.codes.dtype == t and q.scale == 8.0 and q.zero_point == 0
+    want = (x / np.float32(8)).astype(mt)
+    np.testing.assert_array_equal(q.codes.view(np.uint8), want.view(np.uint8))
+    np.testing.assert_array_equal(mxp.dequantize(q, np.float64), want.astype(np.float64) * 8)
+    # per channel: one scale per row, each amax on the type's largest value
+    w = x[:4000].reshape(40, 100)
+    qc = mxp.quantize(w, name, axis=0)
+    assert qc.qparams.scales.shape == (40,)
+    assert np.all(np.abs(qc.codes.astype(np.float64)).max(axis=1) == fmax)
+    with pytest.raises(TypeError, match="symmetric only"):
+        mxp.calibrate(x, name, symmetric=False)

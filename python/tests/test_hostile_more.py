@@ -71,6 +71,20 @@ raises("unpack_int4(n=-1)", "unpack_int4", ValueError, mxp.unpack_int4, np.zeros
 raises("unpack_int4(n=2**62)", "unpack_int4", (ValueError, OverflowError), mxp.unpack_int4,
        np.zeros((2, 3), np.uint8), 2**62)
 raises("unpack_int4(n='x')", "unpack_int4", ValueError, mxp.unpack_int4, np.zeros((2, 3), np.uint8), "x")
+raises("pack(float32)", "pack", TypeError, mxp.pack, X)
+raises("pack(0-d)", "pack", ValueError, mxp.pack, np.zeros((), mxp.int4))
+raises("pack(str)", "pack", TypeError, mxp.pack, "abc")
+raises("unpack(float bytes)", "unpack", TypeError, mxp.unpack, X, mxp.int4, 8)
+raises("unpack(int8 bytes)", "unpack", TypeError, mxp.unpack, np.zeros(2, np.int8), mxp.int4, 4)
+raises("unpack(dtype float32)", "unpack", TypeError, mxp.unpack, np.zeros(2, np.uint8), np.float32, 2)
+raises("unpack(n too large)", "unpack", ValueError, mxp.unpack, np.zeros((2, 3), np.uint8), mxp.int4, 7)
+raises("unpack(n=-1)", "unpack", ValueError, mxp.unpack, np.zeros((2, 3), np.uint8), mxp.int4, -1)
+raises("unpack(n=2**62)", "unpack", (ValueError, OverflowError), mxp.unpack, np.zeros((2, 3), np.uint8),
+       mxp.float4_e2m1fn, 2**62)
+raises("unpack(0-d)", "unpack", ValueError, mxp.unpack, np.zeros((), np.uint8), mxp.int4, 2)
+raises("packed_bytes(float32)", "packed_bytes", TypeError, mxp.packed_bytes, np.float32, 3)
+raises("packed_bytes(n=-1)", "packed_bytes", ValueError, mxp.packed_bytes, mxp.int4, -1)
+raises("packed_bytes(dtype 'x')", "packed_bytes", TypeError, mxp.packed_bytes, "x", 1)
 raises("quantize_weight(1-d)", "quantize_weight", ValueError, mxp.quantize_weight, np.ones(4, np.float32))
 raises("quantize_weight(complex)", "quantize_weight", TypeError, mxp.quantize_weight, np.ones((2, 2), np.complex64))
 raises("quantize_weight(unknown keyword)", "quantize_weight", TypeError, mxp.quantize_weight, X, axis=0)
@@ -124,6 +138,20 @@ def _():
     bits_equal(mxp.unpack_int4(mxp.pack_int4(odd), 5), odd)
     assert mxp.pack_int4(np.zeros((3, 0), np.int8)).shape == (3, 0)
     expect(ValueError, mxp.pack_int4, np.full((2, 2), 9, np.int8))  # out of int4's range
+
+
+@case("pack, unpack, packed_bytes: layouts, every sub-byte type, empty", "pack", "unpack", "packed_bytes")
+def _():
+    codes = np.arange(24, dtype=np.uint8).reshape(4, 6) % 16
+    for t, bits in ((mxp.int4, 4), (mxp.float6_e3m2fn, 6), (mxp.uint2, 2), (mxp.int1, 1)):
+        c = (codes % (1 << bits)).view(t)
+        packed = same_on_layouts(mxp.pack, c)
+        assert packed.shape == (4, mxp.packed_bytes(t, 6))
+        same_on_layouts(lambda p: mxp.unpack(p, t, 6), packed)
+        bits_equal(mxp.unpack(packed, t, 6), c)
+    assert mxp.pack(np.zeros((3, 0), mxp.int4)).shape == (3, 0)
+    assert mxp.unpack(np.zeros((3, 0), np.uint8), mxp.int4, 0).shape == (3, 0)
+    assert mxp.packed_bytes(mxp.float6_e2m3fn, 0) == 0
 
 
 @case("quantize_weight, qlinear: layouts, NaN, empty batch", "quantize_weight", "qlinear")

@@ -240,10 +240,29 @@ static void round_even_to_int32(int32_t *dst, const double *v, size_t n)
     }
 }
 
+/* The byte of code k in an array of dtype code: two's complement for int8,
+ * and for the sub-byte integer dtypes the value in the low bits with the
+ * bits above zero, as every mxp array of them holds it. */
+static uint8_t code_mask(mxp_dtype code)
+{
+    const int bits = mxp_dtype_get_traits(code)->bits;
+    return (uint8_t)(bits < 8 ? (1u << bits) - 1 : 0xffu);
+}
+
+/* The SIMD kernels write int8 bytes: masked for the sub-byte dtypes. */
+static void mask_codes(uint8_t *q, int64_t n, mxp_dtype code)
+{
+    const uint8_t m = code_mask(code);
+    if (m != 0xff)
+        for (int64_t e = 0; e < n; e++)
+            q[e] &= m;
+}
+
 /* The common case (contiguous input, nearest even) in blocks, without
  * whole-array temporaries: the same arithmetic as the general path below.
  * qp->qtype is the code array's dtype (MXP_S8 or MXP_U8, also for int4 /
- * uint4) and [qmin, qmax] the codes' range ([-8, 7], [0, 15] for 4 bits). */
+ * uint4, or a sub-byte integer dtype) and [qmin, qmax] the codes' range
+ * ([-8, 7], [0, 15] for 4 bits). */
 static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const quant_layout *L,
                                   int32_t qmin, int32_t qmax)
 {
@@ -252,14 +271,15 @@ static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp
     mxp_status st = mxp_array_new_owner(&r, qp->qtype, x->ndim, x->shape);
     if (st != MXP_OK)
         return st;
-    if (mxp_quant_fast_try(mxp_array_data(r), x, L, qp, qmin, qmax)) { /* SIMD kernels, same bytes */
+    uint8_t *u8 = mxp_array_data(r);
+    if (mxp_quant_fast_try(u8, x, L, qp, qmin, qmax)) { /* SIMD kernels, same bytes */
+        mask_codes(u8, L->size, qp->qtype);
         *out = r;
         return MXP_OK;
     }
     const size_t xs = mxp_dtype_itemsize(x->dtype);
     const char *src = x->data;
-    int8_t *s8 = mxp_array_data(r);
-    uint8_t *u8 = mxp_array_data(r);
+    const uint8_t mask = code_mask(qp->qtype);
     double v[BLOCK];
     int32_t ri[BLOCK];
     int64_t o = 0, a = 0, i = 0; /* element e is (o, a, i) in the layout */
@@ -281,10 +301,7 @@ static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp
         for (size_t q = 0; q < m; q++) {
             int64_t k = (int64_t)ri[q] + qp->zero_points[quant_index(L, o, a, i)];
             k = k < qmin ? qmin : k > qmax ? qmax : k;
-            if (qp->qtype == MXP_S8)
-                s8[e0 + (int64_t)q] = (int8_t)k;
-            else
-                u8[e0 + (int64_t)q] = (uint8_t)k;
+            u8[e0 + (int64_t)q] = (uint8_t)((uint64_t)k & mask);
             if (++i == L->inner) {
                 i = 0;
                 if (++a == L->len) {
@@ -341,17 +358,14 @@ static mxp_status quantize(mxp_array **out, const mxp_array *x, const mxp_qparam
         }
     }
     if (st == MXP_OK && !t.is_float) {
-        int8_t *s8 = mxp_array_data(r);
         uint8_t *u8 = mxp_array_data(r);
+        const uint8_t mask = code_mask(qp->qtype);
         for (int64_t o = 0, e = 0; o < L.outer; o++)
             for (int64_t a = 0; a < L.len; a++)
                 for (int64_t i = 0; i < L.inner; i++, e++) {
                     int64_t q = (int64_t)ri[e] + qp->zero_points[quant_index(&L, o, a, i)];
                     q = q < qmin ? qmin : q > qmax ? qmax : q;
-                    if (qp->qtype == MXP_S8)
-                        s8[e] = (int8_t)q;
-                    else
-                        u8[e] = (uint8_t)q;
+                    u8[e] = (uint8_t)((uint64_t)q & mask);
                 }
     }
     if (st == MXP_OK) {
@@ -389,8 +403,10 @@ static mxp_status quantize_into(mxp_array *out, const mxp_array *x, const mxp_qp
         return mxp_error(MXP_ERR_READONLY, "%s: out is read-only", what);
     const bool nearest = !opts || (opts->rounding == MXP_ROUND_NEAREST_EVEN && !opts->flags);
     if (!t.is_float && nearest && (out->flags & MXP_ARRAY_C_CONTIGUOUS) && !mxp_arrays_may_overlap(out, x) &&
-        mxp_quant_fast_try(mxp_array_data(out), x, &L, qp, t.qmin, t.qmax))
+        mxp_quant_fast_try(mxp_array_data(out), x, &L, qp, t.qmin, t.qmax)) {
+        mask_codes(mxp_array_data(out), L.size, t.code);
         return MXP_OK;
+    }
     mxp_array *r = NULL; /* any other case: quantize, then copy */
     st = mxp_quantize(&r, x, qp, opts);
     if (st == MXP_OK)

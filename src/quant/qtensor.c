@@ -102,7 +102,7 @@ static mxp_status quantize_tensor(mxp_qtensor **out, const mxp_array *x, const m
             return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: axis %d differs from the qparams' %d (pass -1 to take "
                              "theirs)", what, axis, qp->axis);
     } else {
-        const bool symmetric = !(qtype == MXP_U8 || qtype == MXP_QUINT4);
+        const bool symmetric = !(qtype == MXP_U8 || qtype == MXP_QUINT4 || qtype == MXP_U4 || qtype == MXP_U2);
         st = mxp_calibrate_minmax(x, qtype, symmetric, axis, 0, &cal);
         if (st != MXP_OK)
             return st;

@@ -1,5 +1,6 @@
 /* The quantized types: int8, uint8, the quantization-only int4 / uint4
- * (codes unpacked in int8 / uint8 arrays) and float8 with a scale. */
+ * (codes unpacked in int8 / uint8 arrays), the sub-byte integer dtypes and
+ * float8/float6/float4 with a scale. */
 #include "quant/quant-internal.h"
 #include "core/error.h"
 
@@ -10,8 +11,8 @@
  * amax / (2^(b-1) - 1), the largest magnitude both signs reach (127 for
  * int8: -128 is only reached by saturation), with the zero point 0 or
  * 2^(b-1) (uint8: 128), and KL calibration aims at the 2^(b-1)
- * non-negative levels.  A float8 type is scaled so that amax lands on its
- * largest finite value (448, 57344), zero point 0. */
+ * non-negative levels.  A float type is scaled so that amax lands on its
+ * largest finite value (448, 57344, 240, 15.5, 30, 7.5, 28, 6), zero point 0. */
 static quant_type int_type(mxp_dtype qtype, mxp_dtype code, int bits)
 {
     const bool is_signed = mxp_dtype_get_traits(code)->is_signed;
@@ -21,13 +22,30 @@ static quant_type int_type(mxp_dtype qtype, mxp_dtype code, int bits)
     return t;
 }
 
+/* The dtypes that are quantized types themselves: int8/uint8, the sub-byte
+ * integers (codes in their own one-byte-per-element arrays: C only, not
+ * enumerated, since "int4"/"uint4" name the quantization-only types) and
+ * every float8/float6/float4 with a scale (not float8_e8m0fnu: unsigned,
+ * no zero). */
+static bool is_quant_dtype(mxp_dtype qtype)
+{
+    switch (qtype) {
+    case MXP_S8: case MXP_U8: case MXP_S4: case MXP_U4: case MXP_S2: case MXP_U2:
+    case MXP_E4M3: case MXP_E5M2: case MXP_E3M4: case MXP_E4M3IEEE: case MXP_E4M3B11:
+    case MXP_E4M3FNUZ: case MXP_E5M2FNUZ: case MXP_E2M3: case MXP_E3M2: case MXP_E2M1:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static bool quant_type_of(mxp_dtype qtype, quant_type *t)
 {
     if (qtype == MXP_QINT4 || qtype == MXP_QUINT4) {
         *t = int_type(qtype, qtype == MXP_QINT4 ? MXP_S8 : MXP_U8, 4);
         return true;
     }
-    if (qtype != MXP_S8 && qtype != MXP_U8 && qtype != MXP_E4M3 && qtype != MXP_E5M2)
+    if (!is_quant_dtype(qtype))
         return false; /* the other dtypes are no quantized types */
     const mxp_dtype_traits *tr = mxp_dtype_get_traits(qtype);
     if (tr->kind != MXP_KIND_FLOAT) {
@@ -40,7 +58,9 @@ static bool quant_type_of(mxp_dtype qtype, quant_type *t)
 }
 
 /* The quantized types, in the order mxp_qtype_at enumerates them. */
-static const mxp_dtype qtypes[] = { MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4, MXP_E4M3, MXP_E5M2 };
+static const mxp_dtype qtypes[] = { MXP_S8, MXP_U8, MXP_QINT4, MXP_QUINT4, MXP_E4M3, MXP_E5M2,
+                                    MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
+                                    MXP_E2M3, MXP_E3M2, MXP_E2M1 };
 
 mxp_dtype mxp_qtype_at(int i)
 {
@@ -82,7 +102,8 @@ mxp_status mxp_quant_type_info(mxp_dtype qtype, const char *what, quant_type *t)
         return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %d is neither an mxp_dtype nor MXP_QINT4 / MXP_QUINT4", what,
                          (int)qtype);
     return mxp_error(MXP_ERR_UNSUPPORTED,
-                     "%s: quantized type %s is not supported (int8, uint8, int4, uint4, float8_e4m3fn, float8_e5m2)",
+                     "%s: quantized type %s is not supported (int8, uint8, int4, uint4, int2, uint2 and the "
+                     "float8/float6/float4 types but float8_e8m0fnu)",
                      what, mxp_qtype_name(qtype));
 }
 

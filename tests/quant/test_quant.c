@@ -1430,8 +1430,15 @@ static void test_qtype_list(void **state)
         { MXP_S8, MXP_S8, -128, 127, "int8" },       { MXP_U8, MXP_U8, 0, 255, "uint8" },
         { MXP_QINT4, MXP_S8, -8, 7, "int4" },        { MXP_QUINT4, MXP_U8, 0, 15, "uint4" },
         { MXP_E4M3, MXP_E4M3, 0, 0, "float8_e4m3fn" }, { MXP_E5M2, MXP_E5M2, 0, 0, "float8_e5m2" },
+        { MXP_E3M4, MXP_E3M4, 0, 0, "float8_e3m4" },   { MXP_E4M3IEEE, MXP_E4M3IEEE, 0, 0, "float8_e4m3" },
+        { MXP_E4M3B11, MXP_E4M3B11, 0, 0, "float8_e4m3b11fnuz" },
+        { MXP_E4M3FNUZ, MXP_E4M3FNUZ, 0, 0, "float8_e4m3fnuz" },
+        { MXP_E5M2FNUZ, MXP_E5M2FNUZ, 0, 0, "float8_e5m2fnuz" },
+        { MXP_E2M3, MXP_E2M3, 0, 0, "float6_e2m3fn" }, { MXP_E3M2, MXP_E3M2, 0, 0, "float6_e3m2fn" },
+        { MXP_E2M1, MXP_E2M1, 0, 0, "float4_e2m1fn" },
     };
-    for (int i = 0; i < 6; i++) {
+    enum { NQ = sizeof want / sizeof want[0] };
+    for (int i = 0; i < NQ; i++) {
         int32_t lo = 1, hi = -1;
         assert_int_equal(mxp_qtype_at(i), want[i].q);
         assert_int_equal(mxp_qtype_code_dtype(want[i].q), want[i].code);
@@ -1439,13 +1446,143 @@ static void test_qtype_list(void **state)
         assert_true(lo == want[i].lo && hi == want[i].hi);
         assert_string_equal(mxp_qtype_name(want[i].q), want[i].name);
     }
-    assert_int_equal(mxp_qtype_at(6), MXP_DTYPE_INVALID);
+    assert_int_equal(mxp_qtype_at(NQ), MXP_DTYPE_INVALID);
+    /* the sub-byte integer dtypes: codes in their own dtype, not enumerated */
+    const struct { mxp_dtype q; int32_t lo, hi; } sub[] = {
+        { MXP_S4, -8, 7 }, { MXP_U4, 0, 15 }, { MXP_S2, -2, 1 }, { MXP_U2, 0, 3 } };
+    for (int i = 0; i < 4; i++) {
+        int32_t lo = 1, hi = -1;
+        assert_int_equal(mxp_qtype_code_dtype(sub[i].q), sub[i].q);
+        assert_int_equal(mxp_qtype_limits(sub[i].q, &lo, &hi), MXP_OK);
+        assert_true(lo == sub[i].lo && hi == sub[i].hi);
+    }
+    assert_int_equal(mxp_qtype_code_dtype(MXP_E8M0), MXP_DTYPE_INVALID); /* unsigned, no zero */
+    assert_int_equal(mxp_qtype_code_dtype(MXP_S1), MXP_DTYPE_INVALID);
     assert_int_equal(mxp_qtype_at(-1), MXP_DTYPE_INVALID);
     assert_int_equal(mxp_qtype_code_dtype(MXP_F32), MXP_DTYPE_INVALID);
     int32_t lo, hi;
     assert_int_equal(mxp_qtype_limits(MXP_F32, &lo, &hi), MXP_ERR_UNSUPPORTED);
     assert_int_equal(mxp_qtype_limits((mxp_dtype)99, &lo, &hi), MXP_ERR_INVALID_DTYPE);
     assert_int_equal(mxp_qtype_limits(MXP_S8, NULL, &hi), MXP_ERR_INVALID_ARGUMENT);
+}
+
+/* The formats added in 0.2: every float8/float6/float4 with a scale puts
+ * amax on its largest finite value and rounds x / scale once (the same
+ * bytes as mxp_convert of the scaled values, saturating); the sub-byte
+ * integer dtypes keep codes in their own dtype, the bits above zero. */
+static void test_new_format_qtypes(void **state)
+{
+    (void)state;
+    const struct { mxp_dtype q; double max; } fl[] = {
+        { MXP_E3M4, 15.5 }, { MXP_E4M3IEEE, 240 }, { MXP_E4M3B11, 30 }, { MXP_E4M3FNUZ, 240 },
+        { MXP_E5M2FNUZ, 57344 }, { MXP_E2M3, 7.5 }, { MXP_E3M2, 28 }, { MXP_E2M1, 6 } };
+    for (int i = 0; i < 8; i++) {
+        /* amax = 4 * max: scale 4 exactly, so the scaled values are exact */
+        const double m = fl[i].max;
+        double v[8] = { -4 * m, 4 * m, 0, 1, -2.5, 0.3 * m, 1.1 * m, m / 7 };
+        mxp_array *x = make(MXP_F64, 1, (const int64_t[]){ 8 }, v), *q = NULL, *d = NULL;
+        mxp_qparams qp;
+        assert_int_equal(mxp_calibrate_minmax(x, fl[i].q, true, -1, 0, &qp), MXP_OK);
+        assert_true(qp.scales[0] == 4.0f && qp.zero_points[0] == 0);
+        assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+        assert_int_equal(mxp_array_dtype(q), fl[i].q);
+        double scaled[8];
+        uint8_t want[8];
+        for (int k = 0; k < 8; k++)
+            scaled[k] = v[k] / 4;
+        const mxp_convert_opts sat = { .overflow = MXP_OVERFLOW_SATURATE };
+        assert_int_equal(mxp_convert(want, fl[i].q, scaled, MXP_F64, 8, &sat), MXP_OK);
+        assert_memory_equal(mxp_array_data(q), want, 8);
+        assert_true(at(q, 0) == -m && at(q, 1) == m && at(q, 2) == 0);
+        /* dequantize: code x scale, exact */
+        assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F64), MXP_OK);
+        for (int k = 0; k < 8; k++)
+            assert_true(at(d, k) == at(q, k) * 4);
+        mxp_array_free(d);
+        mxp_array_free(q);
+        /* stochastic rounding: reproducible by seed */
+        mxp_convert_opts so = { .rounding = MXP_ROUND_STOCHASTIC, .seed = 11 };
+        mxp_array *q2 = NULL;
+        assert_int_equal(mxp_quantize(&q, x, &qp, &so), MXP_OK);
+        assert_int_equal(mxp_quantize(&q2, x, &qp, &so), MXP_OK);
+        assert_memory_equal(mxp_array_data(q), mxp_array_data(q2), 8);
+        mxp_array_free(q);
+        mxp_array_free(q2);
+        assert_int_equal(mxp_calibrate_minmax(x, fl[i].q, false, -1, 0, &(mxp_qparams){ 0 }), MXP_ERR_UNSUPPORTED);
+        mxp_qparams_free(&qp);
+        mxp_array_free(x);
+    }
+    /* float4 by hand: amax 12 -> scale 2; 3 -> 1.5, 5 -> 2.5 -> 2 (even), 9 -> 4.5 -> 4, 11 -> 5.5 -> 6 */
+    mxp_array *x = vec((double[]){ 12, 3, 5, 9, 11, -0.4 }, 6), *q = NULL;
+    mxp_qparams qp;
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E2M1, true, -1, 0, &qp), MXP_OK);
+    assert_true(qp.scales[0] == 2.0f);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_memory_equal(mxp_array_data(q), ((const uint8_t[]){ 0x7, 0x3, 0x4, 0x6, 0x7, 0x8 }), 6);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+
+    /* int4 / int2 dtypes: symmetric amax 14 -> scale 2 (int4), 3 (int2: amax / 1) */
+    x = vec((double[]){ -14, 14, 3, -5, 0, -16, 100, 1 }, 8);
+    /* int4: -7, 7, 2 (1.5 -> 2), -2 (-2.5 -> -2), 0, -8, 7 (saturated), 0 (0.5 -> 0) */
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_S4, true, -1, 0, &qp), MXP_OK);
+    qp.scales[0] = 2.0f; /* a round scale for hand-computed codes */
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(q), MXP_S4);
+    assert_memory_equal(mxp_array_data(q), ((const uint8_t[]){ 0x9, 0x7, 0x2, 0xe, 0x0, 0x8, 0x7, 0x0 }), 8);
+    mxp_array *d = NULL;
+    assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_OK);
+    expect_codes(d, (double[]){ -14, 14, 4, -4, 0, -16, 14, 0 }, 8);
+    mxp_array_free(d);
+    mxp_array *into = NULL; /* quantize_into an int4 array: the same bytes */
+    assert_int_equal(mxp_array_zeros(&into, MXP_S4, 1, (const int64_t[]){ 8 }), MXP_OK);
+    assert_int_equal(mxp_quantize_into(into, x, &qp, NULL), MXP_OK);
+    assert_memory_equal(mxp_array_data(into), mxp_array_data(q), 8);
+    mxp_array_free(into);
+    mxp_array_free(q);
+    qp.qtype = MXP_S2; /* [-2, 1]: -7 -> -2, 7 -> 1, 1.5 -> 2 -> 1, -2.5 -> -2 */
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_memory_equal(mxp_array_data(q), ((const uint8_t[]){ 0x2, 0x1, 0x1, 0x2, 0x0, 0x2, 0x1, 0x0 }), 8);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    /* uint4 asymmetric: [-14, 100] over 15 steps, zero point from the range */
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_U4, false, -1, 0, &qp), MXP_OK);
+    assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_dtype(q), MXP_U4);
+    assert_true(at(q, 6) == 15 && at(q, 5) == 0);
+    for (int k = 0; k < 8; k++)
+        assert_true(((const uint8_t *)mxp_array_data(q))[k] <= 15);
+    mxp_array_free(q);
+    mxp_qparams_free(&qp);
+    mxp_array_free(x);
+    /* 64 contiguous float32 (the SIMD path): int4 dtype codes are the
+     * int8-held int4 codes' low nibbles, per tensor and per channel */
+    double big[64];
+    for (int k = 0; k < 64; k++)
+        big[k] = (k * 37 % 64 - 31.5) * 0.37;
+    x = make(MXP_F32, 2, (const int64_t[]){ 4, 16 }, big);
+    for (int axis = -1; axis <= 1; axis += 2) {
+        mxp_qparams q4;
+        mxp_array *a = NULL;
+        assert_int_equal(mxp_calibrate_minmax(x, MXP_S4, true, axis, 0, &qp), MXP_OK);
+        assert_int_equal(mxp_calibrate_minmax(x, MXP_QINT4, true, axis, 0, &q4), MXP_OK);
+        assert_int_equal(mxp_quantize(&q, x, &qp, NULL), MXP_OK);
+        assert_int_equal(mxp_quantize(&a, x, &q4, NULL), MXP_OK);
+        for (int k = 0; k < 64; k++)
+            assert_int_equal(((const uint8_t *)mxp_array_data(q))[k], ((const uint8_t *)mxp_array_data(a))[k] & 15);
+        mxp_array_free(a);
+        mxp_array_free(q);
+        mxp_qparams_free(&qp);
+        mxp_qparams_free(&q4);
+    }
+    mxp_array_free(x);
+    /* e8m0 and int1 are no quantized types */
+    x = vec((double[]){ 1, 2 }, 2);
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_E8M0, true, -1, 0, &qp), MXP_ERR_UNSUPPORTED);
+    assert_non_null(strstr(mxp_last_error(), "quantized type float8_e8m0fnu is not supported"));
+    assert_int_equal(mxp_calibrate_minmax(x, MXP_S1, true, -1, 0, &qp), MXP_ERR_UNSUPPORTED);
+    mxp_array_free(x);
 }
 
 int main(void)
@@ -1480,6 +1617,7 @@ int main(void)
         cmocka_unit_test(test_int4_fp8_allocation_failures),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_qtype_list),
+        cmocka_unit_test(test_new_format_qtypes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
