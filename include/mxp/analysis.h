@@ -156,7 +156,8 @@ typedef struct mxp_roundtrip_row {
     size_t struct_size;        /* set before the call: 0 (this release's layout) or sizeof(mxp_roundtrip_row);
                                   the same in every row of an array (docs/abi.md) */
     mxp_dtype dtype;
-    size_t bytes;              /* size of x stored as dtype */
+    size_t bytes;              /* size of x stored as dtype (sub-byte types
+                                  packed: mxp_packed_bytes) */
     mxp_compare_report report; /* reference x, test x as dtype (its struct_size: 0 or its sizeof) */
     int64_t overflow;          /* finite input that became inf/NaN (integers: outside the range) */
     int64_t underflow_to_zero; /* nonzero finite input that became zero */

@@ -220,3 +220,18 @@ def test_scaled_quantization_to_the_new_floats_equals_ml_dtypes(name):
     assert np.all(np.abs(qc.codes.astype(np.float64)).max(axis=1) == fmax)
     with pytest.raises(TypeError, match="symmetric only"):
         mxp.calibrate(x, name, symmetric=False)
+
+
+def test_roundtrip_rows_of_the_new_formats():
+    ml = pytest.importorskip("ml_dtypes")
+    x = np.random.default_rng(0).standard_normal(1001).astype(np.float32)
+    names = ["float8_e4m3fnuz", "float6_e2m3fn", "float4_e2m1fn", "int2"]
+    t = mxp.roundtrip(x, names)
+    rows = {r.dtype: r for r in t}
+    # sub-byte types count their packed bytes (mxp.packed_bytes): what a model file holds
+    assert [rows[n].bytes for n in names] == [1001, 751, 501, 251]
+    for n in names[:3]:
+        y = x.astype(getattr(ml, n)).astype(np.float64)
+        r = rows[n]
+        assert r.underflow_to_zero == int(np.count_nonzero((y == 0) & (x != 0)))
+        assert r.max_rel_error == pytest.approx(np.max(np.abs(y - x) / np.abs(x)), rel=1e-12)

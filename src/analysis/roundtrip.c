@@ -315,7 +315,8 @@ static mxp_status open_stream(rt_stream *s)
         s->busy[c] = false;
         memset(&s->rows[c], 0, sizeof s->rows[c]);
         s->rows[c].dtype = s->cand[c];
-        s->rows[c].bytes = (size_t)mxp_array_size(s->x) * mxp_dtype_itemsize(s->cand[c]);
+        const size_t packed = mxp_packed_bytes(s->cand[c], (size_t)n); /* 0 unless sub-byte */
+        s->rows[c].bytes = packed ? packed : (size_t)n * mxp_dtype_itemsize(s->cand[c]);
         if (st == MXP_OK && (st = mxp_err_acc_init(&s->acc[c], s->cand[c], n, &s->rows[c].report)) == MXP_OK)
             s->busy[c] = true;
     }

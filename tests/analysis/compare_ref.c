@@ -171,7 +171,8 @@ static mxp_status roundtrip_row(const mxp_array *x, const double *xd, int64_t n,
         const double *v = mxp_array_data(yd);
         memset(row, 0, sizeof *row);
         row->dtype = dt;
-        row->bytes = (size_t)n * t->itemsize;
+        /* sub-byte types packed: n * bits / 8 rounded up */
+        row->bytes = t->bits < 8 ? ((size_t)n * (size_t)t->bits + 7) / 8 : (size_t)n * t->itemsize;
         st = ref_compare_f64(xd, v, n, dt, &row->report);
         for (int64_t i = 0; st == MXP_OK && i < n; i++) {
             const double a = xd[i], b = v[i];

@@ -183,3 +183,23 @@ def test_progress_only_on_a_terminal(tmp_path):
         assert r.returncode == 0 and r.stderr == "", r.stderr
     status, seen = on_terminal(["cast", str(x), str(tmp_path / "y.npy"), "--to", "bf16"], {})
     assert status == 0 and seen == "", repr(seen)  # well under a second: nothing either
+
+
+def test_analyze_also_rows(tmp_path):
+    # --also adds round-trip rows for any dtypes: float6/float4/int2 count their packed bytes
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    p = mxp("analyze", tmp_path / "x.npy", "--also", "float8_e4m3fnuz,float6_e2m3fn,float4_e2m1fn,int2", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert [r["dtype"] for r in d["also"]] == ["float8_e4m3fnuz", "float6_e2m3fn", "float4_e2m1fn", "int2"]
+    assert [r["bytes"] for r in d["also"]] == [1000, 750, 500, 250]
+    assert len(d["candidates"]) == 6 and d["recommended"] in [c["dtype"] for c in d["candidates"]]
+    # float6_e2m3fn's smallest subnormal is 1/8: values below 1/16 flush to zero
+    assert d["also"][1]["underflow"] == int(np.count_nonzero(np.abs(x) <= 1 / 16))
+    text = mxp("analyze", tmp_path / "x.npy", "--also", "float4_e2m1fn").stdout
+    assert "also (shown, not recommended):\nfloat4_e2m1fn" in text and "500 B" in text
+    for bad, msg in ((["--also", "foo"], "--also: unknown dtype 'foo'"), (["--also", "int4,"], "ends with a comma"),
+                     (["--also"], "--also needs a comma-separated list"), (["--also", ","], "empty or overlong")):
+        p = mxp("analyze", tmp_path / "x.npy", *bad)
+        assert p.returncode == 2 and msg in p.stderr, p.stderr

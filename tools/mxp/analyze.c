@@ -11,7 +11,7 @@
 
 static void print_help(void)
 {
-    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | relerr<=E | no-overflow] [--json]\n"
+    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | relerr<=E | no-overflow] [--also DTYPES] [--json]\n"
            "       mxp analyze MODEL.safetensors [--require ...] [--json]\n\n"
            "Loads FILE.npy, converts its values to each float dtype (float8_e4m3fn,\n"
            "float8_e5m2, float16, bfloat16, float32, float64; nearest even) and back,\n"
@@ -23,6 +23,10 @@ static void print_help(void)
            "both).  The values are streamed: memory is the file's data plus a few MiB\n"
            "(at most 22 MiB more for 2-byte inputs).  Definitions of the metrics:\n"
            "docs/analysis.md.\n\n"
+           "  --also DTYPES  more rows after the candidates, a comma-separated list of\n"
+           "           any dtypes (float8_e4m3fnuz,float6_e2m3fn,float4_e2m1fn,int4,...);\n"
+           "           sub-byte types count their packed bytes.  They are shown, not\n"
+           "           recommended (JSON: \"also\", objects as the candidates')\n"
            "  --json   one JSON object: file, shape, dtype, elements, candidates (one\n"
            "           object per dtype: dtype, bytes, max_rel_error, p99_rel_error,\n"
            "           psnr_db, snr_db, cosine, overflow, underflow, subnormal; null\n"
@@ -70,43 +74,65 @@ const char *cli_memory(char *buf, size_t size, size_t bytes)
     return buf;
 }
 
-static void print_table(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows)
+/* The dtypes of --also: at most MAX_ALSO, each a name mxp knows. */
+enum { MAX_ALSO = 32 };
+typedef struct also_list {
+    int n;
+    mxp_dtype dt[MAX_ALSO];
+    mxp_roundtrip_row rows[MAX_ALSO];
+} also_list;
+
+static int parse_also(const char *s, also_list *also)
+{
+    char name[64];
+    while (*s) {
+        const char *end = strchr(s, ',');
+        const size_t len = end ? (size_t)(end - s) : strlen(s);
+        if (len == 0 || len >= sizeof name)
+            return cli_usage_error("analyze", "--also: an empty or overlong dtype name in the list");
+        memcpy(name, s, len);
+        name[len] = '\0';
+        const mxp_dtype dt = mxp_dtype_from_name(name);
+        if (dt == MXP_DTYPE_INVALID)
+            return cli_usage_error("analyze", "--also: unknown dtype '%s'", name);
+        if (also->n == MAX_ALSO)
+            return cli_usage_error("analyze", "--also: more than %d dtypes", MAX_ALSO);
+        also->dt[also->n++] = dt;
+        s += len + (end ? 1 : 0);
+        if (end && !*s)
+            return cli_usage_error("analyze", "--also: the list ends with a comma");
+    }
+    return CLI_OK;
+}
+
+static void print_row(const mxp_roundtrip_row *r)
+{
+    char mem[32], b1[32], b2[32], b3[32], b4[32];
+    printf("%-18s %10s %11s %11s %9s %9s %10.7f %9lld %9lld %9lld\n", mxp_dtype_name(r->dtype),
+           cli_memory(mem, sizeof mem, r->bytes), cli_num(b1, sizeof b1, r->report.max_rel_error),
+           cli_num(b2, sizeof b2, r->report.p99_rel_error), cli_num(b3, sizeof b3, r->report.psnr_db),
+           cli_num(b4, sizeof b4, r->report.snr_db), r->report.cosine_similarity, (long long)r->overflow,
+           (long long)r->underflow_to_zero, (long long)r->subnormal);
+}
+
+static void print_table(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows, const also_list *also)
 {
     char shape[800];
     printf("file %s: shape %s, dtype %s, %lld elements\n\n", path, cli_shape(shape, sizeof shape, a),
            mxp_dtype_name(mxp_array_dtype(a)), (long long)mxp_array_size(a));
-    printf("%-14s %10s %11s %11s %9s %9s %10s %9s %9s %9s\n", "dtype", "memory", "max relerr", "p99 relerr",
+    printf("%-18s %10s %11s %11s %9s %9s %10s %9s %9s %9s\n", "dtype", "memory", "max relerr", "p99 relerr",
            "PSNR dB", "SNR dB", "cosine", "overflow", "underflow", "subnormal");
-    for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++) {
-        const mxp_roundtrip_row *r = &rows[i];
-        char mem[32], b1[32], b2[32], b3[32], b4[32];
-        printf("%-14s %10s %11s %11s %9s %9s %10.7f %9lld %9lld %9lld\n", mxp_dtype_name(r->dtype),
-               cli_memory(mem, sizeof mem, r->bytes), cli_num(b1, sizeof b1, r->report.max_rel_error),
-               cli_num(b2, sizeof b2, r->report.p99_rel_error), cli_num(b3, sizeof b3, r->report.psnr_db),
-               cli_num(b4, sizeof b4, r->report.snr_db), r->report.cosine_similarity, (long long)r->overflow,
-               (long long)r->underflow_to_zero, (long long)r->subnormal);
-    }
+    for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++)
+        print_row(&rows[i]);
+    if (also->n)
+        printf("also (shown, not recommended):\n");
+    for (int i = 0; i < also->n; i++)
+        print_row(&also->rows[i]);
 }
 
-static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows, const char *require,
-                       const mxp_advice *adv)
+static void json_rows(const mxp_roundtrip_row *rows, int n)
 {
-    cli_json_begin("analyze");
-    cli_json_str("file", path);
-    cli_json_shape("shape", a);
-    cli_json_str("dtype", mxp_dtype_name(mxp_array_dtype(a)));
-    cli_json_int("elements", (long long)mxp_array_size(a));
-    cli_analyze_json_candidates(rows);
-    cli_json_str("requirement", require ? require : "psnr>=40");
-    cli_json_str("recommended", mxp_dtype_name(adv->dtype));
-    cli_json_str("reason", adv->reason);
-    cli_json_end();
-}
-
-void cli_analyze_json_candidates(const mxp_roundtrip_row *rows)
-{
-    cli_json_array("candidates");
-    for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++) {
+    for (int i = 0; i < n; i++) {
         const mxp_roundtrip_row *r = &rows[i];
         cli_json_object(NULL);
         cli_json_str("dtype", mxp_dtype_name(r->dtype));
@@ -121,14 +147,46 @@ void cli_analyze_json_candidates(const mxp_roundtrip_row *rows)
         cli_json_int("subnormal", (long long)r->subnormal);
         cli_json_close();
     }
+}
+
+static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows, const also_list *also,
+                       const char *require, const mxp_advice *adv)
+{
+    cli_json_begin("analyze");
+    cli_json_str("file", path);
+    cli_json_shape("shape", a);
+    cli_json_str("dtype", mxp_dtype_name(mxp_array_dtype(a)));
+    cli_json_int("elements", (long long)mxp_array_size(a));
+    cli_json_array("candidates");
+    json_rows(rows, MXP_ADVISOR_CANDIDATES);
+    cli_json_close();
+    cli_json_array("also");
+    json_rows(also->rows, also->n);
+    cli_json_close();
+    cli_json_str("requirement", require ? require : "psnr>=40");
+    cli_json_str("recommended", mxp_dtype_name(adv->dtype));
+    cli_json_str("reason", adv->reason);
+    cli_json_end();
+}
+
+void cli_analyze_json_candidates(const mxp_roundtrip_row *rows)
+{
+    cli_json_array("candidates");
+    json_rows(rows, MXP_ADVISOR_CANDIDATES);
     cli_json_close();
 }
 
 /* The table and the advice from one streamed analysis. */
-static mxp_status measure(const mxp_array *a, const mxp_requirement *req, mxp_roundtrip_row *rows, mxp_advice *adv)
+static mxp_status measure(const mxp_array *a, const mxp_requirement *req, mxp_roundtrip_row *rows, mxp_advice *adv,
+                          also_list *also)
 {
     cli_progress_set("round trips through every candidate", -1);
-    return mxp_recommend_dtype_rows(a, req, adv, rows);
+    mxp_status st = mxp_recommend_dtype_rows(a, req, adv, rows);
+    if (st == MXP_OK && also->n) {
+        cli_progress_set("round trips through --also", -1);
+        st = mxp_roundtrip_analysis(a, also->dt, also->n, also->rows);
+    }
+    return st;
 }
 
 int cli_analyze(int argc, char **argv)
@@ -136,6 +194,8 @@ int cli_analyze(int argc, char **argv)
     const char *path = NULL, *require = NULL;
     mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 40 };
     bool json = false;
+    static also_list also; /* static: 32 rows of histograms are too big for the stack */
+    also.n = 0;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             print_help();
@@ -146,6 +206,15 @@ int cli_analyze(int argc, char **argv)
             continue;
         }
         const char *value = NULL;
+        const int ra = cli_option(argc, argv, &i, "--also", &value);
+        if (ra < 0)
+            return cli_usage_error("analyze", "--also needs a comma-separated list of dtypes");
+        if (ra > 0) {
+            const int rc = parse_also(value, &also);
+            if (rc != CLI_OK)
+                return rc;
+            continue;
+        }
         const int r = cli_option(argc, argv, &i, "--require", &value);
         if (r < 0)
             return cli_usage_error("analyze", "--require needs a value (psnr>=DB, relerr<=E or no-overflow)");
@@ -166,8 +235,11 @@ int cli_analyze(int argc, char **argv)
     if (!path)
         return cli_usage_error("analyze", "missing FILE.npy");
     const size_t plen = strlen(path);
-    if (plen >= 12 && !strcmp(path + plen - 12, ".safetensors"))
+    if (plen >= 12 && !strcmp(path + plen - 12, ".safetensors")) {
+        if (also.n)
+            return cli_usage_error("analyze", "--also is for .npy files (a safetensors file: one line per tensor)");
         return cli_analyze_safetensors(path, &req, require, json);
+    }
 
     mxp_array *a = NULL;
     mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES] = { 0 };
@@ -175,14 +247,14 @@ int cli_analyze(int argc, char **argv)
     cli_progress_begin("analyze");
     cli_progress_set("loading", -1);
     int rc = cli_load_npy("analyze", path, &a);
-    mxp_status st = rc == CLI_OK ? measure(a, &req, rows, &adv) : MXP_OK;
+    mxp_status st = rc == CLI_OK ? measure(a, &req, rows, &adv, &also) : MXP_OK;
     cli_progress_end();
     if (st != MXP_OK)
         rc = cli_mxp_error("analyze", NULL, st);
     if (rc == CLI_OK && json) {
-        print_json(path, a, rows, require, &adv);
+        print_json(path, a, rows, &also, require, &adv);
     } else if (rc == CLI_OK) {
-        print_table(path, a, rows);
+        print_table(path, a, rows, &also);
         printf("\nrequirement  %s\nrecommended  %s\nreason       %s\n", require ? require : "psnr>=40 (default)",
                mxp_dtype_name(adv.dtype), adv.reason);
     }
