@@ -76,7 +76,7 @@ typedef struct mxp_gemm_opts {
 /* Row-major GEMM.  lda/ldb/ldc are in elements and at least the row length
  * of the matrix as stored (A: K if NO_TRANS else M; B: N if NO_TRANS else
  * K; C: N).  Supported today: A, B and C of any floating dtype (float64,
- * float32, float16, bfloat16, float8_e4m3fn, float8_e5m2), converted
+ * float32, float16, bfloat16, every float8/float6/float4), converted
  * exactly to the accumulator while packing (bfloat16/float8 stay bfloat16
  * for the AVX512_BF16 dot-product kernel; see docs/gemm.md for its float32
  * subnormal flushing).  Or integers: uint8 or int8 A by int8 B into
@@ -84,6 +84,9 @@ typedef struct mxp_gemm_opts {
  * (requantized, beta 0) or a float C (dequantized); K is limited so that
  * no int32 sum can overflow (MXP_ERR_SIZE_OVERFLOW beyond: 65793 for
  * uint8 x int8 with zero points 0, at least 33025 for any zero points).
+ * A or B may be a sub-byte integer (int4, uint4, int2, uint2, int1, uint1):
+ * widened exactly to int8 (uint8 for an unsigned A) beside an integer
+ * operand, to float32 beside a float one (docs/gemm.md).
  * beta == 0 ignores what C holds
  * (NaN included); alpha == 0 leaves beta*C.  C must not share memory with
  * A, B, the bias or the scales (MXP_ERR_OVERLAP; matrices side by side in

@@ -122,8 +122,18 @@ def result_type(*arrays_and_dtypes):
     return out
 
 
+def _is_integer(dt):
+    """NumPy's integers and mxp's int4/uint4/int2/uint2/int1/uint1 (kind 'V' to NumPy)."""
+    if dt.kind in "iu":
+        return True
+    try:
+        return dt.kind == "V" and _mxp._traits(dt)["kind"] in "iu"
+    except TypeError:  # another void dtype: let matmul refuse it
+        return False
+
+
 def _default_out_dtype(a, b):
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+    if _is_integer(a.dtype) and _is_integer(b.dtype):
         return np.dtype(np.int32)
     return result_type(a, b)
 

@@ -235,3 +235,27 @@ def test_roundtrip_rows_of_the_new_formats():
         r = rows[n]
         assert r.underflow_to_zero == int(np.count_nonzero((y == 0) & (x != 0)))
         assert r.max_rel_error == pytest.approx(np.max(np.abs(y - x) / np.abs(x)), rel=1e-12)
+
+
+def test_matmul_with_the_new_formats():
+    rng = np.random.default_rng(7)
+    # int4 / uint4 / int2 operands: exact int32 sums (widened to int8 for the int8 kernels)
+    a = rng.integers(-8, 8, (33, 70)).astype(mxp.int4)
+    b = rng.integers(-128, 128, (70, 19)).astype(np.int8)
+    c = mxp.matmul(a, b)
+    assert c.dtype == np.int32
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+    u = rng.integers(0, 16, (70, 19)).astype(mxp.uint4)
+    np.testing.assert_array_equal(mxp.matmul(a, u), a.astype(np.int64) @ u.astype(np.int64))
+    t = rng.integers(-2, 2, (70, 5)).astype(mxp.int2)
+    np.testing.assert_array_equal(mxp.matmul(a, t), a.astype(np.int64) @ t.astype(np.int64))
+    # int4 x float32: float32 result, as the product of int4 converted to float32
+    f = rng.standard_normal((70, 19)).astype(np.float32)
+    got = mxp.matmul(a, f)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, mxp.matmul(a.astype(np.float32), f))
+    # every new float format as an operand: widened exactly, float32 sums
+    for name in ["float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e3m4", "float6_e2m3fn", "float4_e2m1fn"]:
+        x = rng.standard_normal((16, 40)).astype(getattr(mxp, name))
+        y = mxp.matmul(x, f[:40], out_dtype=np.float64)
+        np.testing.assert_allclose(y, x.astype(np.float64) @ f[:40].astype(np.float64), rtol=1e-5, atol=1e-5)

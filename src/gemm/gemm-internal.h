@@ -204,4 +204,14 @@ mxp_status mxp_gemm_aligned_copies(mxp_gemm_fn run, mxp_trans ta, mxp_trans tb, 
                                    mxp_dtype b_type, size_t ldb, double beta, void *c, mxp_dtype c_type, size_t ldc,
                                    const mxp_gemm_opts *opts);
 
+/* Sub-byte integer operands (src/gemm/sub-byte.c): the type t is widened
+ * to beside the other operand (int8 / uint8 with an integer, float32 with
+ * a float; other types unchanged), and the call on widened copies. */
+bool mxp_gemm_sub_byte_int(mxp_dtype t);
+mxp_dtype mxp_gemm_widened_type(mxp_dtype t, mxp_dtype other, bool is_b);
+mxp_status mxp_gemm_sub_byte_copies(mxp_gemm_fn run, mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
+                                    double alpha, const void *a, mxp_dtype a_type, size_t lda, const void *b,
+                                    mxp_dtype b_type, size_t ldb, double beta, void *c, mxp_dtype c_type, size_t ldc,
+                                    const mxp_gemm_opts *opts);
+
 #endif

@@ -19,9 +19,11 @@ static mxp_status check_type(mxp_dtype t, const char *which)
 {
     if (!mxp_dtype_is_valid(t))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_gemm: %s dtype %d is not a valid mxp_dtype", which, (int)t);
-    if (!mxp_is_float_dtype(t) && !mxp_gemm_int8_input(t) && !(t == MXP_S32 && which[0] == 'C'))
+    if (!mxp_is_float_dtype(t) && !mxp_gemm_int8_input(t) && !(t == MXP_S32 && which[0] == 'C') &&
+        !(mxp_gemm_sub_byte_int(t) && which[0] != 'C'))
         return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: %s is %s; GEMM takes floating types, or uint8/int8 A by "
-                                              "int8 B (docs/gemm.md)", which, mxp_dtype_name(t));
+                                              "int8 B, or sub-byte integers as A or B (docs/gemm.md)", which,
+                         mxp_dtype_name(t));
     return MXP_OK;
 }
 
@@ -150,10 +152,12 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
         st = check_type(bt, "B");
     if (st == MXP_OK)
         st = check_type(ct, "C");
+    /* the integer combinations, with sub-byte integers as they are widened */
+    const mxp_dtype aw = mxp_gemm_widened_type(at, bt, false), bw = mxp_gemm_widened_type(bt, at, true);
     if (st == MXP_OK)
-        st = mxp_gemm_int8_check_types(at, bt, ct); /* the integer combinations */
+        st = mxp_gemm_int8_check_types(aw, bw, ct);
     if (st == MXP_OK && opts) {
-        const bool int8 = mxp_gemm_int8_input(at);
+        const bool int8 = mxp_gemm_int8_input(aw);
         if (opts->acc_dtype && (int8 ? opts->acc_dtype != MXP_S32
                                      : opts->acc_dtype != MXP_F32 && opts->acc_dtype != MXP_F64 &&
                                            !mxp_lowp_dtype(opts->acc_dtype)))
@@ -273,6 +277,9 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                        void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
 {
     mxp_status st = check_all(ta, tb, m, n, k, a, a_type, lda, b, b_type, ldb, c, c_type, ldc, opts);
+    if (st == MXP_OK && m && n && (mxp_gemm_sub_byte_int(a_type) || mxp_gemm_sub_byte_int(b_type)))
+        return mxp_gemm_sub_byte_copies(gemm, ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type,
+                                        ldc, opts); /* src/gemm/sub-byte.c */
     if (st == MXP_OK && m && n && mxp_gemm_misaligned(k, a, a_type, b, b_type, c, c_type)) /* src/gemm/misaligned.c */
         return mxp_gemm_aligned_copies(gemm, ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type,
                                        ldc, opts);
@@ -351,6 +358,9 @@ mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, do
 const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts)
 {
     MXP_ABI_IN_RET(opts, gemm_opts, "mxp_gemm_kernel_name", "invalid");
+    const mxp_dtype aw = mxp_gemm_widened_type(a_type, b_type, false); /* sub-byte integers run widened */
+    b_type = mxp_gemm_widened_type(b_type, a_type, true);
+    a_type = aw;
     if (mxp_gemm_int8_input(a_type) || mxp_gemm_int8_input(b_type))
         return mxp_gemm_int8_kernel_name(a_type, b_type, opts);
     if (!mxp_is_float_dtype(a_type) || !mxp_is_float_dtype(b_type))
