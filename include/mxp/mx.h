@@ -5,6 +5,7 @@
 #define MXP_MX_H
 
 #include "convert.h"
+#include "gemm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,6 +57,23 @@ MXP_API mxp_status mxp_mx_quantize(void *dst, mxp_mx_format f, const float *src,
  * result is exact unless it exceeds float32's range).  A NaN scale gives NaN
  * for the whole block. */
 MXP_API mxp_status mxp_mx_dequantize(float *dst, const void *src, mxp_mx_format f, size_t n);
+
+/* C = A W^T with W in an MX or NVFP4 format: a weight-only quantized linear
+ * layer.  A is m x k of any float dtype (row-major, lda >= k); W is n x k as
+ * mxp_mx_quantize writes the flattened rows (k a multiple of the block, 32,
+ * or 16 for NVFP4, so that every row starts a block; w holds
+ * mxp_mx_bytes(f, n * k) bytes); C is m x n of any float dtype (ldc >= n).
+ * W is decoded exactly to float32 a panel of rows at a time (about 1 MiB;
+ * all of it at once with stochastic rounding, so that C's elements draw
+ * by their index in the whole call) and multiplied by mxp_gemm with opts
+ * (alpha 1, beta 0: C is overwritten; the accumulator, the epilogue with a
+ * per-column or per-row bias, activation and clamp, rounding into c_type): the
+ * result equals mxp_gemm on A and mxp_mx_dequantize(W).  Errors:
+ * MXP_ERR_INVALID_ARGUMENT (NULL pointers, a bad format, ld too small, k not
+ * a multiple of the block), MXP_ERR_SIZE_OVERFLOW, and mxp_gemm's. */
+MXP_API mxp_status mxp_mx_matmul(void *c, mxp_dtype c_type, size_t ldc, const void *a, mxp_dtype a_type, size_t lda,
+                                 size_t m, size_t k, const void *w, mxp_mx_format f, size_t n,
+                                 const mxp_gemm_opts *opts);
 
 /* "mxfp8_e4m3", "mxfp8_e5m2", "mxfp4_e2m1", "mxint8", "mxfp6_e2m3",
  * "mxfp6_e3m2", "nvfp4", or "invalid". */

@@ -26,7 +26,8 @@ from ._api import (Result, result_type, astype, convert_stats, matmul, gemm, gem
                    get_num_threads, hugepages, release_workspaces)
 from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, fake_quantize, pack_int4,
                      unpack_int4, pack, unpack, packed_bytes, quantize_weight, qlinear, MinMaxObserver, MovingAverageObserver,
-                     PercentileObserver, MSEObserver, KLObserver, MXTensor, mx_quantize, mx_dequantize)
+                     PercentileObserver, MSEObserver, KLObserver, MXTensor, mx_quantize, mx_dequantize,
+                     mx_matmul)
 from ._analysis import CompareResult, RoundtripTable, compare, roundtrip, recommend_dtype
 from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, autocast_policy, Monitor,
                      AUTOCAST_OPS)
@@ -62,7 +63,7 @@ __all__ = [
     "get_num_threads", "hugepages", "release_workspaces", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
     "pack_int4", "unpack_int4", "pack", "unpack", "packed_bytes", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",
     "PercentileObserver", "MSEObserver",
-    "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "compare", "roundtrip", "recommend_dtype",
+    "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "mx_matmul", "compare", "roundtrip", "recommend_dtype",
     "CompareResult", "RoundtripTable", "Result", "SGD", "Adam", "AdamW", "clip_grad_norm", "LossScaler",
     "Autocast", "autocast_policy", "Monitor", "AUTOCAST_OPS",
 ]

@@ -361,6 +361,37 @@ def mx_quantize(x, fmt="mxfp8_e4m3", rounding="nearest_even", seed=0):
     return MXTensor(_mxp._mx_quantize(flat, MX_FORMATS[fmt], rounding, _seed(seed)), fmt, x.shape)
 
 
+def mx_matmul(x, w, *, out_dtype=None, compute=None, bias=None, activation=None, clamp=None,
+              rounding="nearest_even", overflow="inf", seed=0):
+    """x @ W.T for an MXTensor W of shape (n, k) quantized row by row (k a
+    multiple of the block: 32, or 16 for NVFP4): a weight-only quantized
+    linear layer.  x has shape (..., k), any float dtype; the result (..., n)
+    has out_dtype (default: x's dtype for float16/bfloat16/float32/float64,
+    else float32).  W is decoded exactly to float32 a panel of rows at a time
+    and multiplied by mxp's GEMM with the epilogue (bias of n values,
+    activation, clamp, one rounding): the result equals mxp.matmul(x,
+    mx_dequantize(W).T) with the same options (docs/mx.md)."""
+    from ._api import _gemm_args
+    if not isinstance(w, MXTensor):
+        raise TypeError("mx_matmul: w must be an MXTensor (mxp.mx_quantize of an (n, k) weight)")
+    code = _mx_format(w.format, "mx_matmul")
+    if len(w.shape) != 2:
+        raise ValueError(f"mx_matmul: w has shape {w.shape}; a weight is 2-d (n, k)")
+    n, k = w.shape
+    x = np.asarray(x)
+    if x.ndim == 0 or x.shape[-1] != k:
+        raise ValueError(f"mx_matmul: x has shape {x.shape}; its last axis must be w's k = {k}")
+    if x.dtype.kind not in "f" and x.dtype not in _MXP_FLOATS:
+        raise TypeError(f"mx_matmul: x must be a float array, not {x.dtype}")
+    if out_dtype is None:
+        out_dtype = x.dtype if x.dtype in (np.float16, np.float32, np.float64, np.dtype(_mxp.bfloat16)) else np.float32
+    x2 = np.ascontiguousarray(x.reshape(-1, k))
+    out = np.empty((x2.shape[0], n), np.dtype(out_dtype))
+    options = _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, 0, 0, 0, None)
+    _mxp._mx_matmul(x2, w.data, code, n, out, **options)
+    return out.reshape(*x.shape[:-1], n)
+
+
 def mx_dequantize(t):
     """An MXTensor back to float32, in its shape."""
     if not isinstance(t, MXTensor):

@@ -336,7 +336,47 @@ static PyObject *gemm_call(int ta, int tb, double alpha, PyObject *a, PyObject *
     return report_dict(&rep);
 }
 
+/* _mx_matmul(a, w, format, n, out, *, <gemm options>) -> out: a (m x k,
+ * C-contiguous, any float dtype) times W^T, W the n x k MX/NVFP4 bytes w;
+ * out m x n C-contiguous (the Python layer makes them so). */
+static PyObject *mx_matmul(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    (void)self;
+    static char *kw[] = { "a", "w", "format", "n", "out", GEMM_KEYWORDS, NULL };
+    PyObject *a, *w, *out;
+    int fmt;
+    Py_ssize_t n;
+    gemm_args g = GEMM_ARGS_DEFAULTS;
+    mxp_gemm_opts o;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOinO|$" GEMM_ARGS_FORMAT ":_mx_matmul", kw, &a, &w, &fmt, &n, &out,
+                                     GEMM_ARGS_PTRS(g)) ||
+        build_opts(&g, &o) < 0)
+        return NULL;
+    PyArrayObject *pa = (PyArrayObject *)a, *pw = (PyArrayObject *)w, *po = (PyArrayObject *)out;
+    if (!PyArray_Check(a) || !PyArray_Check(w) || !PyArray_Check(out) || PyArray_NDIM(pa) != 2 ||
+        PyArray_NDIM(po) != 2 || !PyArray_IS_C_CONTIGUOUS(pa) || !PyArray_IS_C_CONTIGUOUS(pw) ||
+        !PyArray_IS_C_CONTIGUOUS(po) || !PyArray_ISWRITEABLE(po) || PyArray_TYPE(pw) != NPY_UINT8 || n < 0 ||
+        PyArray_DIM(po, 0) != PyArray_DIM(pa, 0) || PyArray_DIM(po, 1) != n)
+        return PyErr_Format(PyExc_TypeError, "_mx_matmul: expected contiguous 2-d a and out (m x n) and uint8 w");
+    const mxp_dtype at = mxpy_dtype_from_typenum(PyArray_TYPE(pa)), ct = mxpy_dtype_from_typenum(PyArray_TYPE(po));
+    const size_t m = (size_t)PyArray_DIM(pa, 0), k = (size_t)PyArray_DIM(pa, 1);
+    if ((size_t)PyArray_NBYTES(pw) < mxp_mx_bytes((mxp_mx_format)fmt, (size_t)n * k) || at == MXP_DTYPE_INVALID ||
+        ct == MXP_DTYPE_INVALID)
+        return PyErr_Format(PyExc_ValueError, "mx_matmul: w holds %zd bytes, not the %zu of a %zd x %zu weight",
+                           PyArray_NBYTES(pw), mxp_mx_bytes((mxp_mx_format)fmt, (size_t)n * k), n, k);
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mxp_mx_matmul(PyArray_DATA(po), ct, (size_t)n, PyArray_DATA(pa), at, k, m, k, PyArray_DATA(pw),
+                       (mxp_mx_format)fmt, (size_t)n, &o);
+    Py_END_ALLOW_THREADS
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    Py_INCREF(out);
+    return out;
+}
+
 PyMethodDef mxpy_gemm_methods[] = {
+    { "_mx_matmul", (PyCFunction)(void (*)(void))mx_matmul, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_matmul", (PyCFunction)(void (*)(void))matmul, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_matmul_shape", matmul_shape, METH_VARARGS, NULL },
     { "_gemm", (PyCFunction)(void (*)(void))gemm, METH_VARARGS | METH_KEYWORDS, NULL },

@@ -218,6 +218,32 @@ raises("mx_dequantize(data of floats)", "mx_dequantize", TypeError, mxp.mx_dequa
 raises("mx_dequantize(data read as a list)", "mx_dequantize", TypeError, mxp.mx_dequantize,
        mxp.MXTensor(list(MXT.data), MXT.format, MXT.shape))
 raises("MXTensor(shape None)", "MXTensor", TypeError, mxp.MXTensor, MXT.data, MXT.format, None)
+MXW = mxp.mx_quantize(np.linspace(-1, 1, 96, dtype=np.float32).reshape(3, 32), "mxfp4")
+XW = np.linspace(-2, 2, 64, dtype=np.float32).reshape(2, 32)
+raises("mx_matmul(w an array)", "mx_matmul", TypeError, mxp.mx_matmul, XW, XW)
+raises("mx_matmul(x of 6 columns)", "mx_matmul", ValueError, mxp.mx_matmul, X, MXW)
+raises("mx_matmul(0-d x)", "mx_matmul", ValueError, mxp.mx_matmul, np.float32(1), MXW)
+raises("mx_matmul(k 6: not whole blocks)", "mx_matmul", ValueError, mxp.mx_matmul, X, MXT)
+raises("mx_matmul(complex x)", "mx_matmul", TypeError, mxp.mx_matmul, XW.astype(np.complex64), MXW)
+raises("mx_matmul(int x)", "mx_matmul", TypeError, mxp.mx_matmul, XW.astype(np.int32), MXW)
+raises("mx_matmul(1-d w)", "mx_matmul", ValueError, mxp.mx_matmul, XW, mxp.MXTensor(MXW.data, "mxfp4", (96,)))
+raises("mx_matmul(w data too short)", "mx_matmul", ValueError, mxp.mx_matmul, XW,
+       mxp.MXTensor(MXW.data[:10], "mxfp4", (3, 32)))
+raises("mx_matmul(w data of floats)", "mx_matmul", TypeError, mxp.mx_matmul, XW,
+       mxp.MXTensor(np.zeros(60, np.float32), "mxfp4", (3, 32)))
+raises("mx_matmul(unknown format)", "mx_matmul", ValueError, mxp.mx_matmul, XW, mxp.MXTensor(MXW.data, "fp5", (3, 32)))
+raises("mx_matmul(bias of 2 for 3)", "mx_matmul", ValueError, mxp.mx_matmul, XW, MXW, bias=np.ones(2, np.float32))
+raises("mx_matmul(activation 'x')", "mx_matmul", ValueError, mxp.mx_matmul, XW, MXW, activation="x")
+raises("mx_matmul(rounding 'x')", "mx_matmul", ValueError, mxp.mx_matmul, XW, MXW, rounding="x")
+raises("mx_matmul(out_dtype int8)", "mx_matmul", (TypeError, ValueError), mxp.mx_matmul, XW, MXW, out_dtype=np.int8)
+
+
+@case("mx_matmul: layouts, 1-d and empty x", "mx_matmul")
+def _():
+    same_on_layouts(lambda v: mxp.mx_matmul(v, MXW), XW)
+    assert mxp.mx_matmul(XW[0], MXW).shape == (3,)
+    assert mxp.mx_matmul(np.zeros((0, 32), np.float32), MXW).shape == (0, 3)
+    bits_equal(mxp.mx_matmul(XW, MXW), mxp.matmul(XW, mxp.mx_dequantize(MXW).T))
 
 
 @case("mx_quantize: layouts, NaN/inf, 0-d, empty", "mx_quantize", "mx_dequantize", "MXTensor")

@@ -150,3 +150,22 @@ def test_mx_dequantize_of_an_unknown_format_is_a_value_error():
     with pytest.raises(ValueError, match="mxfp6"):
         mxp.mx_quantize(np.ones(3), "mxfp6")
 
+
+
+@pytest.mark.parametrize("fmt", ["mxfp8_e4m3", "mxfp8_e5m2", "mxfp4", "mxint8", "mxfp6_e2m3", "mxfp6_e3m2", "nvfp4"])
+def test_mx_matmul_is_a_weight_only_linear_layer(fmt):
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((300, 2048)).astype(np.float32) * 0.05  # several 1 MiB panels
+    x = rng.standard_normal((4, 2048)).astype(np.float32)
+    t = mxp.mx_quantize(w, fmt)
+    wd = mxp.mx_dequantize(t).astype(np.float64)
+    bias = rng.standard_normal(300).astype(np.float32)
+    y = mxp.mx_matmul(x, t, bias=bias, activation="relu")
+    assert y.dtype == np.float32 and y.shape == (4, 300)
+    ref = np.maximum(x.astype(np.float64) @ wd.T + bias, 0)  # float64: the float32 sums are close
+    np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(y, mxp.matmul(x, mxp.mx_dequantize(t).T, bias=bias, activation="relu"))
+    # the quantized layer is close to the float32 one (the format's own error)
+    full = x.astype(np.float64) @ w.astype(np.float64).T
+    rel = np.linalg.norm(x.astype(np.float64) @ wd.T - full) / np.linalg.norm(full)
+    assert rel < {"mxfp4": 0.2, "nvfp4": 0.15, "mxfp6_e2m3": 0.05, "mxfp6_e3m2": 0.1, "mxfp8_e5m2": 0.08}.get(fmt, 0.05)

@@ -6,6 +6,7 @@
 #include "core/abi.h"
 #include "mxp/mx.h"
 #include "core/error.h"
+#include "quant/quant-internal.h"
 #include "kernels/cvt-kernel.h"
 #include "core/fpenv.h"
 
@@ -320,12 +321,9 @@ mxp_status mxp_mx_quantize(void *dst, mxp_mx_format f, const float *src, size_t 
     return st;
 }
 
-static mxp_status nv_dequantize(float *dst, const void *src, size_t n)
+/* n elements from the blocks at in, under the tensor scale g. */
+static mxp_status nv_blocks(float *dst, float g, const unsigned char *in, size_t n)
 {
-    const unsigned char *in = src;
-    float g;
-    memcpy(&g, in, sizeof g);
-    in += sizeof g;
     for (size_t b0 = 0; b0 < n; b0 += NV_BLOCK, in += 1 + NV_BLOCK / 2) {
         size_t m = n - b0 < NV_BLOCK ? n - b0 : NV_BLOCK;
         float out[NV_BLOCK];
@@ -343,6 +341,8 @@ static mxp_status nv_dequantize(float *dst, const void *src, size_t n)
     return MXP_OK;
 }
 
+static mxp_status mx_blocks(float *dst, const void *src, mxp_mx_format f, size_t first, size_t n);
+
 static mxp_status mx_dequantize(float *dst, const void *src, mxp_mx_format f, size_t n)
 {
     if (!format_ok(f))
@@ -355,10 +355,21 @@ static mxp_status mx_dequantize(float *dst, const void *src, mxp_mx_format f, si
     if (mxp_mx_bytes(f, n) == 0 || n > SIZE_MAX / sizeof(float))
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_mx_dequantize: %zu elements do not fit size_t bytes", n);
 
-    if (f == MXP_NVFP4)
-        return nv_dequantize(dst, src, n);
+    return mx_blocks(dst, src, f, 0, n);
+}
+
+/* Elements [first, first + n) of a tensor at src (first a multiple of the
+ * format's block): the blocks from their offset, and NVFP4's tensor scale
+ * from the front. */
+static mxp_status mx_blocks(float *dst, const void *src, mxp_mx_format f, size_t first, size_t n)
+{
+    const unsigned char *in = (const unsigned char *)src + (first ? mxp_mx_bytes(f, first) : 0);
+    if (f == MXP_NVFP4) {
+        float g;
+        memcpy(&g, src, sizeof g);
+        return nv_blocks(dst, g, first ? in : in + sizeof g, n);
+    }
     size_t eb = element_bytes(f);
-    const unsigned char *in = src;
     for (size_t b0 = 0; b0 < n; b0 += BLOCK, in += 1 + eb) {
         size_t m = n - b0 < BLOCK ? n - b0 : BLOCK;
         const unsigned char *elems = in + 1;
@@ -415,4 +426,9 @@ mxp_status mxp_mx_dequantize(float *dst, const void *src, mxp_mx_format f, size_
     const mxp_status st = mx_dequantize(dst, src, f, n);
     mxp_fpenv_leave(env);
     return st;
+}
+
+mxp_status mxp_mx_dequantize_part(float *dst, const void *src, mxp_mx_format f, size_t first, size_t n)
+{
+    return n ? mx_blocks(dst, src, f, first, n) : MXP_OK;
 }

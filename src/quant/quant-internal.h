@@ -6,6 +6,7 @@
 
 #include "core/dispatch.h"
 #include "kernels/quant-kernels.h"
+#include "mxp/mx.h"
 #include "mxp/quant.h"
 
 /* x viewed as [outer, len, inner] around the axis (len = size, inner = 1
@@ -95,5 +96,10 @@ mxp_f32_quant_ukernel *mxp_f32_quant_kernel(void);
 mxp_f32_quant_cols_ukernel *mxp_f32_quant_cols_kernel(void);
 mxp_f32_minmax_ukernel *mxp_f32_minmax_kernel(void);
 mxp_f32_minmax_cols_ukernel *mxp_f32_minmax_cols_kernel(void);
+
+/* Elements [first, first + n) of an MX / NVFP4 tensor of any length at src,
+ * first a multiple of the format's block (src/quant/mx.c; the format and
+ * sizes checked by the caller). */
+mxp_status mxp_mx_dequantize_part(float *dst, const void *src, mxp_mx_format f, size_t first, size_t n);
 
 #endif

@@ -741,6 +741,75 @@ static void test_new_blocks_error_bound(void **state)
     }
 }
 
+/* Random normal-ish floats in [-4, 4). */
+static float rnd(void)
+{
+    return (float)((double)(rng() >> 11) * 0x1p-53 * 8.0 - 4.0);
+}
+
+/* mxp_mx_matmul equals mxp_gemm on the dequantized W, byte for byte, for
+ * every format: one panel and several (k = 2048: 128 rows a panel), a
+ * per-column bias, an activation, bfloat16 and float32 C, stochastic
+ * rounding (one panel, the whole call's stream); refusals. */
+static void test_mx_matmul_equals_gemm_on_the_decoded_weight(void **state)
+{
+    (void)state;
+    const mxp_mx_format fmts[] = { MXP_MXFP8_E4M3, MXP_MXFP8_E5M2, MXP_MXFP4_E2M1, MXP_MXINT8,
+                                   MXP_MXFP6_E2M3, MXP_MXFP6_E3M2, MXP_NVFP4 };
+    const size_t shapes[][3] = { { 5, 64, 70 }, { 3, 2048, 300 } }; /* m, k, n */
+    for (size_t si = 0; si < 2; si++) {
+        const size_t m = shapes[si][0], k = shapes[si][1], n = shapes[si][2];
+        float *a = malloc(m * k * sizeof *a), *w = malloc(n * k * sizeof *w), *wd = malloc(n * k * sizeof *wd);
+        float *bias = malloc(n * sizeof *bias), *c1 = malloc(m * n * sizeof *c1), *c2 = malloc(m * n * sizeof *c2);
+        assert_non_null(a && w && wd && bias && c1 && c2);
+        for (size_t i = 0; i < m * k; i++)
+            a[i] = rnd();
+        for (size_t i = 0; i < n * k; i++)
+            w[i] = rnd() * 0.25f;
+        for (size_t j = 0; j < n; j++)
+            bias[j] = rnd();
+        for (size_t fi = 0; fi < sizeof fmts / sizeof fmts[0]; fi++) {
+            const mxp_mx_format f = fmts[fi];
+            void *q = malloc(mxp_mx_bytes(f, n * k));
+            assert_int_equal(mxp_mx_quantize(q, f, w, n * k, NULL), MXP_OK);
+            assert_int_equal(mxp_mx_dequantize(wd, q, f, n * k), MXP_OK);
+            mxp_gemm_opts o = { .bias = bias, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_COL, .bias_len = n,
+                                .activation = MXP_ACT_GELU };
+            assert_int_equal(mxp_mx_matmul(c1, MXP_F32, n, a, MXP_F32, k, m, k, q, f, n, &o), MXP_OK);
+            assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_TRANS, m, n, k, 1.0, a, MXP_F32, k, wd, MXP_F32, k, 0.0, c2,
+                                      MXP_F32, n, &o), MXP_OK);
+            assert_memory_equal(c1, c2, m * n * sizeof *c1);
+            /* bfloat16 C with stochastic rounding: the same stream as one call */
+            o.convert.rounding = MXP_ROUND_STOCHASTIC;
+            o.convert.seed = 5;
+            assert_int_equal(mxp_mx_matmul(c1, MXP_BF16, n, a, MXP_F32, k, m, k, q, f, n, &o), MXP_OK);
+            assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_TRANS, m, n, k, 1.0, a, MXP_F32, k, wd, MXP_F32, k, 0.0, c2,
+                                      MXP_BF16, n, &o), MXP_OK);
+            assert_memory_equal(c1, c2, m * n * 2);
+            free(q);
+        }
+        free(a), free(w), free(wd), free(bias), free(c1), free(c2);
+    }
+    /* refusals */
+    float a[64] = { 0 }, c[4];
+    unsigned char q[64] = { 0 };
+    assert_int_equal(mxp_mx_matmul(c, MXP_F32, 1, a, MXP_F32, 48, 1, 48, q, MXP_MXFP4_E2M1, 1, NULL),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "k = 48 is not a multiple of mxfp4_e2m1's block of 32"));
+    assert_int_equal(mxp_mx_matmul(c, MXP_F32, 1, a, MXP_F32, 16, 1, 16, q, MXP_NVFP4, 1, NULL), MXP_OK);
+    assert_int_equal(mxp_mx_matmul(c, MXP_F32, 1, a, MXP_F32, 32, 1, 32, q, (mxp_mx_format)99, 1, NULL),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_mx_matmul(c, MXP_F32, 1, a, MXP_F32, 32, 1, 32, NULL, MXP_MXFP8_E4M3, 1, NULL),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_mx_matmul(c, MXP_F32, 1, a, MXP_F32, 16, 1, 32, q, MXP_MXFP8_E4M3, 1, NULL),
+                     MXP_ERR_INVALID_ARGUMENT); /* lda 16 < k 32 */
+    mxp_gemm_opts o = { .bias = a, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_COL, .bias_len = 1 };
+    assert_int_equal(mxp_mx_matmul(c, MXP_F32, 2, a, MXP_F32, 32, 1, 32, q, MXP_MXFP8_E4M3, 2, &o),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "the bias holds 1 values, C has 2 columns"));
+    assert_int_equal(mxp_mx_matmul(c, MXP_F32, 1, a, MXP_F32, 32, 0, 32, q, MXP_MXFP8_E4M3, 1, NULL), MXP_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -763,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_float_side_size_overflow_is_refused),
         cmocka_unit_test(test_reference_random),
+        cmocka_unit_test(test_mx_matmul_equals_gemm_on_the_decoded_weight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
