@@ -356,6 +356,23 @@ def _():
         same_unaligned(lambda d: mxp.mx_dequantize(mxp.MXTensor(d, t.format, t.shape)), t.data)
 
 
+@case("mx_matmul: every float dtype of x, unaligned bias", "mx_matmul")
+def _():
+    big = np.linspace(-5, 5, 96).reshape(3, 32)
+    w = mxp.mx_quantize(np.linspace(-1, 1, 64, dtype=np.float32).reshape(2, 32), "mxfp4")
+    for dt in FLOATS:
+        same_unaligned(lambda v: mxp.mx_matmul(v, w), val(dt, big))
+    same_unaligned(lambda b: mxp.mx_matmul(big.astype(np.float32), w, bias=b), np.arange(2, dtype=np.float32))
+    same_unaligned(lambda d: mxp.mx_matmul(big.astype(np.float32), mxp.MXTensor(d, w.format, w.shape)), w.data)
+
+
+@case("pack, unpack: one-byte elements and rows", "pack", "unpack")
+def _():
+    codes = (np.arange(24, dtype=np.uint8).reshape(4, 6) % 16).view(mxp.int4)
+    packed = same_unaligned(mxp.pack, codes)[1]
+    same_unaligned(lambda p: mxp.unpack(p, mxp.int4, 6), packed)
+
+
 # ---- analysis --------------------------------------------------------------------------
 
 @case("compare, roundtrip, recommend_dtype: every dtype", "compare", "roundtrip", "recommend_dtype",
@@ -571,7 +588,7 @@ if HAVE_DASK:
 # public names that take no arrays (nothing to misalign): the runtime, results
 # and settings; mxp.dask's file readers and writers (their blocks are
 # NumPy arrays of their own).
-NO_ARRAYS = {"info", "memory_stats", "set_num_threads", "get_num_threads", "hugepages", "release_workspaces",
+NO_ARRAYS = {"info", "memory_stats", "packed_bytes", "set_num_threads", "get_num_threads", "hugepages", "release_workspaces",
              "Result", "Result.as_dict", "dask.from_zarr", "dask.to_zarr", "dask.from_npy_shards",
              "dask.to_npy_shards", "dask.open_array", "dask.open_quantized", "dask.save_quantized"}
 

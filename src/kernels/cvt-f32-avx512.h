@@ -36,8 +36,6 @@ MXP_INLINE __m512i mxp_f32_convert16_avx512(__m512i x, mxp_f32_target t, mxp_rou
 {
     if (t.fmt.bits == 16 && t.fmt.mbits == 7)
         return mxp_f32_to_bf16_avx512(x, mode, saturate, rnd);
-    if (t.fmt.bits && t.fmt.style) /* fnuz, float6/float4: the general method */
-        return mxp_f32_to_narrow_avx512(x, t.fmt, mode, saturate, rnd);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_fast_avx512(x, t.fmt, mode, saturate, rnd);
     return mxp_f32_to_small_int_avx512(x, t.lo, t.hi, mode, rnd);

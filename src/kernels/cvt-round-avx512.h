@@ -204,7 +204,8 @@ MXP_INLINE __m512i mxp_clamp_overflow_avx512(__m512i r, __m512i sign, unsigned m
  * (carries ripple into the exponent field); overflow is a clamp.  Lanes
  * dropping more than 31 bits (|x| below ~2^-17 for float8: float32
  * subnormals, say) round to 0 or the smallest subnormal, by a fix-up;
- * vectors holding inf or NaN take the general path. */
+ * vectors holding inf or NaN take the general path.  Every style: fnuz
+ * (no -0; overflow to the NaN 0x80) and finite (float6/float4). */
 MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mxp_rounding mode, int saturate,
                                                  __m512i rnd)
 {
@@ -212,7 +213,13 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
     const int emin_biased = 127 + 1 - f.bias;
     const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
     const unsigned mmask = (1u << f.mbits) - 1;
-    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
+    /* fnuz, finite: every exponent finite.  The pattern after max is then
+     * the fnuz NaN (the sign bit alone: 0x80), which is what an IEEE-mode
+     * overflow gives there; float6/float4 saturate (no infinity, no NaN). */
+    const unsigned max_enc = f.style     ? (eall << f.mbits) | mmask
+                             : f.has_inf ? ((eall - 1) << f.mbits) | mmask
+                                         : (eall << f.mbits) | (mmask - 1);
+    saturate |= f.style == MXP_NARROW_FINITE_512;
     const __m512i one = _mm512_set1_epi32(1);
 
     const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
@@ -273,7 +280,10 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
         r = _mm512_mask_mov_epi32(r, tiny, _mm512_maskz_mov_epi32(up, one));
     }
     r = mxp_clamp_overflow_avx512(r, sign, max_enc, mode, saturate, 0);
-    return _mm512_or_si512(r, _mm512_slli_epi32(_mm512_srli_epi32(x, 31), f.bits - 1));
+    const __m512i out = _mm512_or_si512(r, _mm512_slli_epi32(_mm512_srli_epi32(x, 31), f.bits - 1));
+    if (f.style == MXP_NARROW_FNUZ_512) /* no -0: a zero result is +0 */
+        return _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(r, r), out);
+    return out;
 }
 
 /* bfloat16 is the top half of float32 (same exponent field, subnormals

@@ -264,6 +264,25 @@ void hostile_quant(hctx *c)
     ERR("format 9999", mxp_mx_dequantize, f, H.buf_u8, (mxp_mx_format)9999, 32);
     ERR("format -1", mxp_mx_dequantize, f, H.buf_u8, (mxp_mx_format)-1, 32);
     ERR("n SIZE_MAX", mxp_mx_dequantize, f, H.buf_u8, MXP_MXINT8, SIZE_MAX);
+    /* mxp_mx_matmul: C (1 x 2) = A (1 x 32) W^T, W 2 x 32 of zeros in buf_u8 */
+    float *mc = f + 128, *ma = f + 160;
+    ERR("c NULL", mxp_mx_matmul, NULL, MXP_F32, 2, ma, MXP_F32, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2, NULL);
+    ERR("a NULL", mxp_mx_matmul, mc, MXP_F32, 2, NULL, MXP_F32, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2, NULL);
+    ERR("w NULL", mxp_mx_matmul, mc, MXP_F32, 2, ma, MXP_F32, 32, 1, 32, NULL, MXP_MXFP8_E4M3, 2, NULL);
+    ERR("format 9999", mxp_mx_matmul, mc, MXP_F32, 2, ma, MXP_F32, 32, 1, 32, H.buf_u8, (mxp_mx_format)9999, 2, NULL);
+    ERR("k 20: not whole blocks", mxp_mx_matmul, mc, MXP_F32, 2, ma, MXP_F32, 20, 1, 20, H.buf_u8, MXP_MXINT8, 2, NULL);
+    ERR("ldc 1 < n 2", mxp_mx_matmul, mc, MXP_F32, 1, ma, MXP_F32, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2, NULL);
+    ERR("lda 16 < k 32", mxp_mx_matmul, mc, MXP_F32, 2, ma, MXP_F32, 16, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2, NULL);
+    ERR("n * k overflows", mxp_mx_matmul, mc, MXP_F32, SIZE_MAX, ma, MXP_F32, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3,
+        SIZE_MAX / 16, NULL);
+    ERR("a_type 9999", mxp_mx_matmul, mc, MXP_F32, 2, ma, BAD_DT, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2, NULL);
+    ERR("c_type int4", mxp_mx_matmul, mc, MXP_S4, 2, ma, MXP_F32, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2, NULL);
+    ERR("bias of 1 for 2 columns", mxp_mx_matmul, mc, MXP_F32, 2, ma, MXP_F32, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2,
+        &(mxp_gemm_opts){ .bias = f, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_COL, .bias_len = 1 });
+    ERR("rounding 9999", mxp_mx_matmul, mc, MXP_F32, 2, ma, MXP_F32, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2,
+        &(mxp_gemm_opts){ .convert = bad_round });
+    ERR("opts struct_size 3", mxp_mx_matmul, mc, MXP_F32, 2, ma, MXP_F32, 32, 1, 32, H.buf_u8, MXP_MXFP8_E4M3, 2,
+        &(mxp_gemm_opts){ .struct_size = 3 });
     STR("format 9999", "invalid", mxp_mx_format_name, (mxp_mx_format)9999);
     STR("format 0", "invalid", mxp_mx_format_name, (mxp_mx_format)0);
 

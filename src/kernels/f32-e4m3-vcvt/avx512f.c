@@ -68,66 +68,7 @@ void mxp_f32_e4m3_vcvt__avx512f_f16(void *dst, const void *src, size_t n, const 
     mxp_fpenv_leave(env);
 }
 
-/* ---- float32 -> e4m3 through bfloat16 rounded to odd ----------------------
- * mxp_f32_to_bf16_odd32_avx512, then the 16-bit "shift, then round" of
- * cvt-h16-f8-avx512.h, 32 lanes at a time.  Rounding to odd keeps the sign,
- * every bit the final rounding looks at and the sticky bit; bfloat16 has
- * float32's exponent range and 8 significand bits, 4 more than e4m3, so the
- * result is one rounding of the source.  NaNs stay NaN, infinities
- * infinite (e4m3: NaN, or max for an infinity under saturation). */
-MXP_INLINE __m256i bf16_odd_step(const float *s, size_t count, mxp_narrow_fmt t, mxp_rounding mode, int saturate)
-{
-    __m512i x0, x1;
-    if (count >= 32) {
-        x0 = _mm512_loadu_si512((const void *)s);
-        x1 = _mm512_loadu_si512((const void *)(s + 16));
-    } else {
-        const __mmask32 mask = (__mmask32)((1u << count) - 1);
-        x0 = _mm512_maskz_loadu_epi32((__mmask16)mask, s);
-        x1 = _mm512_maskz_loadu_epi32((__mmask16)(mask >> 16), s + 16);
-    }
-    const mxp_fmt16 bf16 = { 7, 127 };
-    return mxp_h16_to_f8_avx512(mxp_f32_to_bf16_odd32_avx512(x0, x1), bf16, t, mode, saturate);
-}
-
-typedef struct bf16_odd_ctx {
-    mxp_narrow_fmt t;
-    mxp_mode_ctx m;
-} bf16_odd_ctx;
-
-MXP_INLINE void bf16_odd_full(void *dst, const void *src, size_t i, int stream, const void *ctx)
-{
-    const bf16_odd_ctx *c = ctx;
-    mxp_store_bytes_avx512((uint8_t *)dst + i, bf16_odd_step((const float *)src + i, 32, c->t, c->m.mode, c->m.saturate),
-                           32, stream);
-}
-
-MXP_INLINE void bf16_odd_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)
-{
-    const bf16_odd_ctx *c = ctx;
-    _mm256_mask_storeu_epi8((uint8_t *)dst + i, (__mmask32)((1ull << count) - 1),
-                            bf16_odd_step((const float *)src + i, count, c->t, c->m.mode, c->m.saturate));
-}
-
-MXP_INLINE void bf16_odd_loop(void *d, const void *s, size_t n, mxp_narrow_fmt t, mxp_rounding mode, int saturate)
-{
-    mxp_stream_loop(d, s, n, (mxp_stream_shape){ 4, 1, 32, 32 }, bf16_odd_full, bf16_odd_part,
-                    &(bf16_odd_ctx){ t, { mode, saturate } });
-}
-
-MXP_INLINE void bf16_odd_by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_narrow_fmt t)
-{
-    const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
-    switch (p->rounding) {
-    case MXP_ROUND_NEAREST_EVEN: bf16_odd_loop(dst, src, n, t, MXP_ROUND_NEAREST_EVEN, saturate); break;
-    case MXP_ROUND_NEAREST_AWAY: bf16_odd_loop(dst, src, n, t, MXP_ROUND_NEAREST_AWAY, saturate); break;
-    case MXP_ROUND_TOWARD_ZERO: bf16_odd_loop(dst, src, n, t, MXP_ROUND_TOWARD_ZERO, saturate); break;
-    case MXP_ROUND_UP: bf16_odd_loop(dst, src, n, t, MXP_ROUND_UP, saturate); break;
-    default: bf16_odd_loop(dst, src, n, t, MXP_ROUND_DOWN, saturate); break;
-    }
-}
-
 void mxp_f32_e4m3_vcvt__avx512f_bf16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    bf16_odd_by_mode(dst, src, n, p, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 });
+    mxp_f32_bf16_odd_by_mode_avx512(dst, src, n, p, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 });
 }
