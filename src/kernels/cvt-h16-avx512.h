@@ -1,4 +1,5 @@
-/* bfloat16 and float16 -> e4m3, e5m2, s8, u8 and each other with AVX-512F,
+/* bfloat16 and float16 -> e4m3, e5m2 (and the 0.2 float8/float6/float4
+ * formats), s8, u8 and each other with AVX-512F,
  * the deterministic modes, in one pass over 32 elements at a time: the loop
  * of the src/kernels/{bf16,f16}-<dst>-vcvt/avx512f.c kernels.
  *
@@ -30,7 +31,31 @@
 #include "kernels/cvt-round-avx512.h"
 
 typedef enum { H16_BF16, H16_F16 } mxp_h16_src;
-typedef enum { H16_TO_E4M3, H16_TO_E5M2, H16_TO_S8, H16_TO_U8, H16_TO_BF16, H16_TO_F16 } mxp_h16_dst;
+typedef enum {
+    H16_TO_E4M3, H16_TO_E5M2, H16_TO_S8, H16_TO_U8, H16_TO_BF16, H16_TO_F16,
+    /* the 0.2 formats */
+    H16_TO_E3M4, H16_TO_E4M3IEEE, H16_TO_E4M3B11, H16_TO_E4M3FNUZ, H16_TO_E5M2FNUZ, H16_TO_E2M3, H16_TO_E3M2,
+    H16_TO_E2M1
+} mxp_h16_dst;
+
+/* The float8/float6/float4 targets' formats (mxp_h16_to_f8_avx512); 0 for
+ * the others.  A constant after inlining. */
+MXP_INLINE int mxp_h16_narrow_fmt(mxp_h16_dst d, mxp_narrow_fmt *t)
+{
+    switch (d) {
+    case H16_TO_E4M3: *t = (mxp_narrow_fmt){ 8, 3, 7, 0, 0 }; return 1;
+    case H16_TO_E5M2: *t = (mxp_narrow_fmt){ 8, 2, 15, 1, 0 }; return 1;
+    case H16_TO_E3M4: *t = (mxp_narrow_fmt){ 8, 4, 3, 1, 0 }; return 1;
+    case H16_TO_E4M3IEEE: *t = (mxp_narrow_fmt){ 8, 3, 7, 1, 0 }; return 1;
+    case H16_TO_E4M3B11: *t = (mxp_narrow_fmt){ 8, 3, 11, 0, MXP_NARROW_FNUZ_512 }; return 1;
+    case H16_TO_E4M3FNUZ: *t = (mxp_narrow_fmt){ 8, 3, 8, 0, MXP_NARROW_FNUZ_512 }; return 1;
+    case H16_TO_E5M2FNUZ: *t = (mxp_narrow_fmt){ 8, 2, 16, 0, MXP_NARROW_FNUZ_512 }; return 1;
+    case H16_TO_E2M3: *t = (mxp_narrow_fmt){ 6, 3, 1, 0, MXP_NARROW_FINITE_512 }; return 1;
+    case H16_TO_E3M2: *t = (mxp_narrow_fmt){ 6, 2, 3, 0, MXP_NARROW_FINITE_512 }; return 1;
+    case H16_TO_E2M1: *t = (mxp_narrow_fmt){ 4, 1, 1, 0, MXP_NARROW_FINITE_512 }; return 1;
+    default: return 0;
+    }
+}
 
 /* 16 source elements (16-bit) to float32 bits.  bfloat16 NaNs are made
  * quiet only where the target keeps payload bits (bfloat16's own NaN
@@ -88,10 +113,9 @@ MXP_INLINE __m256i mxp_h16_to_f16_avx512(__m512i x, mxp_rounding mode, int satur
 MXP_INLINE __m512i mxp_h16_convert32_avx512(__m512i h, mxp_h16_src s, mxp_h16_dst d, mxp_rounding mode, int saturate)
 {
     const mxp_fmt16 sf = s == H16_F16 ? (mxp_fmt16){ 10, 15 } : (mxp_fmt16){ 7, 127 };
-    if (d == H16_TO_E4M3)
-        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 }, mode, saturate));
-    if (d == H16_TO_E5M2)
-        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, (mxp_narrow_fmt){ 8, 2, 15, 1, 0 }, mode, saturate));
+    mxp_narrow_fmt t;
+    if (mxp_h16_narrow_fmt(d, &t))
+        return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, t, mode, saturate));
     const int quiet = d == H16_TO_BF16;
     const __m512i x0 = mxp_h16_widen16_avx512(_mm512_castsi512_si256(h), s, quiet);
     const __m512i x1 = mxp_h16_widen16_avx512(_mm512_extracti64x4_epi64(h, 1), s, quiet);

@@ -23,7 +23,9 @@ typedef struct mxp_fmt16 {
  *   f16   s eeeee mmmmmmmmmm     d = 10 - M, + (emin - max(E, 1)) below
  *   bf16  s eeeeeeee mmmmmmm     d =  7 - M, + (emin - max(E, 1)) below
  *
- * emin = the source's biased exponent of the target's smallest normal.
+ * emin = the source's biased exponent of the target's smallest normal,
+ * which must be at least 1 (the target's normal range within the
+ * source's: not float16 -> e5m2fnuz, whose smallest normal is 2^-15).
  * Where d passes 15 (bfloat16 only) the significand has at most 8 bits,
  * far below half an ulp: the nearest modes and truncation give 0 from
  * shifts of 16 or more (vpsrlvw's 0), up and down clamp d at 15 to give
