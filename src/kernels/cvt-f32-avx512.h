@@ -38,7 +38,10 @@ MXP_INLINE __m512i mxp_f32_convert16_avx512(__m512i x, mxp_f32_target t, mxp_rou
         return mxp_f32_to_bf16_avx512(x, mode, saturate, rnd);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_fast_avx512(x, t.fmt, mode, saturate, rnd);
-    return mxp_f32_to_small_int_avx512(x, t.lo, t.hi, mode, rnd);
+    const __m512i v = mxp_f32_to_small_int_avx512(x, t.lo, t.hi, mode, rnd);
+    if (t.lo < 0 && t.hi < 127) /* int4/int2/int1: the low bits, the bits above zero */
+        return _mm512_and_si512(v, _mm512_set1_epi32(2 * t.hi + 1));
+    return v;
 }
 
 /* Converts elements [i, i + count), count <= 16, with masked loads and stores. */

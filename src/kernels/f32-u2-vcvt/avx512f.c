@@ -1,0 +1,11 @@
+/* float32 -> uint2 (a byte per element, the value in the low bits) with
+ * AVX-512F: every mode by the integer method of int8 (cvt-f32-avx512.h),
+ * clamped to [0, 3]: saturating, NaN -> 0, as the reference converter.
+ * Twin: the reference converter. */
+#include "kernels/cvt-kernels.h"
+#include "kernels/cvt-f32-avx512.h"
+
+void mxp_f32_u2_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 0, 0, 0, 0, 0 }, 0, 3 });
+}
