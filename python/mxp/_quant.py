@@ -388,7 +388,8 @@ def mx_matmul(x, w, *, out_dtype=None, compute=None, bias=None, activation=None,
     x2 = np.ascontiguousarray(x.reshape(-1, k))
     out = np.empty((x2.shape[0], n), np.dtype(out_dtype))
     options = _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, 0, 0, 0, None)
-    _mxp._mx_matmul(x2, w.data, code, n, out, **options)
+    data = w.data if not isinstance(w.data, np.ndarray) else np.ascontiguousarray(w.data)
+    _mxp._mx_matmul(x2, data, code, n, out, **options)
     return out.reshape(*x.shape[:-1], n)
 
 
