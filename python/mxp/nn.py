@@ -2,8 +2,11 @@
 mxp/nn.h: softmax and log_softmax (with a bool or additive mask), layer
 norm and RMS norm, take / embedding rows (int8 or float8 tables with
 per-row scales dequantized on the way), row dot products, cosine
-similarity, L2 normalization, and the backward passes of softmax,
-log_softmax, layer_norm and rms_norm.
+similarity, L2 normalization, conv1d / conv2d (NCHW or NHWC), max and
+average pooling (global too), batch norm with torch's running statistics,
+the folding of a batch norm into a convolution, and the backward passes
+of softmax, log_softmax, layer_norm, rms_norm, conv2d, the poolings and
+batch_norm.
 
 Every input dtype (bfloat16 and float8 included) is widened exactly,
 computed in float64 and rounded once into the result's dtype: ``dtype=``
@@ -20,7 +23,9 @@ from . import _mxp
 
 __all__ = ["softmax", "log_softmax", "softmax_backward", "log_softmax_backward", "layer_norm", "rms_norm",
            "layer_norm_backward", "rms_norm_backward", "take", "embedding", "rowdot", "cosine_similarity",
-           "l2_normalize"]
+           "l2_normalize", "conv2d", "conv1d", "conv2d_backward", "max_pool2d", "avg_pool2d", "max_pool2d_backward",
+           "avg_pool2d_backward", "global_avg_pool2d", "global_max_pool2d", "adaptive_avg_pool2d", "batch_norm",
+           "batch_norm_backward", "fold_batch_norm"]
 
 
 def _arr(x):
@@ -127,3 +132,197 @@ def cosine_similarity(a, b, outer=False, eps=1e-8, dtype=None, out=None):
 def l2_normalize(x, axis=-1, eps=1e-12, dtype=None, out=None):
     """x / max(|x|, eps) along axis (torch's F.normalize, p = 2)."""
     return _mxp._l2_normalize(np.asarray(x), operator.index(axis), float(eps), out, dtype)
+
+
+# ---- convolution, pooling, batch norm ------------------------------------------
+
+_LAYOUTS = {"NCHW": 0, "NHWC": 1, "NCL": 0, "NLC": 1}
+_ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
+
+
+def _layout(layout):
+    try:
+        return _LAYOUTS[layout]
+    except (KeyError, TypeError):
+        raise ValueError(f"layout must be 'NCHW' or 'NHWC' ('NCL' or 'NLC' for conv1d), not {layout!r}") from None
+
+
+def _pair(v, name, minimum):
+    """An int or a pair of ints as a 2-tuple, each >= minimum."""
+    t = (v, v) if isinstance(v, (int, np.integer)) else tuple(v)
+    if len(t) != 2:
+        raise ValueError(f"{name} must be an int or a pair of ints, not {v!r}")
+    t = tuple(operator.index(i) for i in t)
+    if any(i < minimum for i in t):
+        raise ValueError(f"{name} {t} must be >= {minimum}")
+    return t
+
+
+def _conv_padding(padding, kernel, dilation, stride):
+    """torch's padding: ints, or 'valid' (0) / 'same' (stride 1, an even
+    total padding d (k - 1) per axis: mxp pads symmetrically)."""
+    if padding == "valid":
+        return (0, 0)
+    if padding == "same":
+        if stride != (1, 1):
+            raise ValueError("padding='same' needs stride 1")
+        total = tuple(d * (k - 1) for d, k in zip(dilation, kernel))
+        if any(t % 2 for t in total):
+            raise ValueError("padding='same' with an even kernel would pad one side more: give the padding")
+        return tuple(t // 2 for t in total)
+    return _pair(padding, "padding", 0)
+
+
+def _conv_args(weight, stride, padding, dilation, groups, layout):
+    nhwc = _layout(layout)
+    if weight.ndim != 4:
+        raise ValueError(f"weight must be 4-d, not {weight.ndim}-d")
+    kernel = weight.shape[1:3] if nhwc else weight.shape[2:4]
+    stride, dilation = _pair(stride, "stride", 1), _pair(dilation, "dilation", 1)
+    padding = _conv_padding(padding, kernel, dilation, stride)
+    groups = operator.index(groups)
+    if groups < 1:
+        raise ValueError(f"groups {groups} must be >= 1")
+    return stride, padding, dilation, groups, nhwc
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW", activation=None,
+           clamp=None, dtype=None, out=None):
+    """torch.nn.functional.conv2d on NumPy arrays: NCHW input with OIHW
+    weights, or layout='NHWC' with OHWI weights ([O, kh, kw, C/groups]).
+    stride, padding (ints, 'valid' or 'same'), dilation: an int or a pair;
+    padding is symmetric.  activation ('relu', 'gelu', 'gelu_tanh',
+    'silu') and clamp ((lo, hi)) run after the bias, fused.  Any float
+    dtypes (bfloat16, float8 included), accumulated in float32 (float64
+    with a float64 operand), rounded once into dtype (default: input's)."""
+    weight = np.asarray(weight)
+    stride, padding, dilation, groups, nhwc = _conv_args(weight, stride, padding, dilation, groups, layout)
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"activation must be one of {sorted(k for k in _ACTIVATIONS if k)} or None")
+    clamp = None if clamp is None else (float(clamp[0]), float(clamp[1]))
+    return _mxp._conv2d(np.asarray(input), weight, _arr(bias), stride, padding, dilation, groups, nhwc,
+                        _ACTIVATIONS[activation], clamp, out, dtype)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCL", activation=None,
+           clamp=None, dtype=None, out=None):
+    """torch.nn.functional.conv1d: input [N, C, L] with weight [O, C/groups,
+    K] (layout 'NCL'), or [N, L, C] with [O, K, C/groups] ('NLC'): conv2d
+    of one row (views, no copies)."""
+    nhwc = _layout(layout)
+    axis = 1 if nhwc else 2
+    x, w = np.expand_dims(np.asarray(input), axis), np.expand_dims(np.asarray(weight), axis)
+    one = lambda v: v if isinstance(v, str) else (1, operator.index(v[0] if isinstance(v, (tuple, list)) else v))
+    pad = padding if isinstance(padding, str) else (0, operator.index(padding[0] if isinstance(padding, (tuple, list))
+                                                                     else padding))
+    o = None if out is None else np.expand_dims(out, axis)
+    r = conv2d(x, w, bias, one(stride), pad, one(dilation), groups, layout="NHWC" if nhwc else "NCHW",
+               activation=activation, clamp=clamp, dtype=dtype, out=o)
+    return out if out is not None else np.squeeze(r, axis)
+
+
+def conv2d_backward(dy, input, weight, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW",
+                    need=(True, True, True)):
+    """(dx, dweight, dbias): the gradients of conv2d (no activation) from
+    dy, the forward input and weight; need: which of the three to compute
+    (the others are None).  dx has input's dtype, dweight and dbias
+    weight's."""
+    weight = np.asarray(weight)
+    stride, padding, dilation, groups, nhwc = _conv_args(weight, stride, padding, dilation, groups, layout)
+    return _mxp._conv2d_backward(np.asarray(dy), np.asarray(input), weight, stride, padding, dilation, groups, nhwc,
+                                 tuple(bool(n) for n in need))
+
+
+def _pool_args(kernel_size, stride, padding, layout):
+    kernel = _pair(kernel_size, "kernel_size", 1)
+    stride = kernel if stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0) \
+        else _pair(stride, "stride", 1)
+    return kernel, stride, _pair(padding, "padding", 0), _layout(layout)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, *, layout="NCHW", dtype=None,
+               out=None):
+    """torch.nn.functional.max_pool2d (dilation 1 only, no indices): a NaN
+    in a window gives NaN, the padding never wins.  Any dtype widened
+    exactly; the result in dtype (default: input's float dtype)."""
+    if _pair(dilation, "dilation", 1) != (1, 1):
+        raise NotImplementedError("max_pool2d: dilation other than 1")
+    k, s, p, nhwc = _pool_args(kernel_size, stride, padding, layout)
+    return _mxp._pool2d(np.asarray(input), False, k, s, p, bool(ceil_mode), False, nhwc, out, dtype)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None, *, layout="NCHW", dtype=None, out=None):
+    """torch.nn.functional.avg_pool2d (no divisor_override): the sum in
+    float64 divided by the window's size, padding counted unless
+    count_include_pad=False; rounded once."""
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool2d: divisor_override")
+    k, s, p, nhwc = _pool_args(kernel_size, stride, padding, layout)
+    return _mxp._pool2d(np.asarray(input), True, k, s, p, bool(ceil_mode), not count_include_pad, nhwc, out, dtype)
+
+
+def max_pool2d_backward(dy, input, kernel_size, stride=None, padding=0, ceil_mode=False, *, layout="NCHW"):
+    """The gradient of max_pool2d's input: each dy to its window's first
+    maximum (torch's choice), in input's dtype."""
+    k, s, p, nhwc = _pool_args(kernel_size, stride, padding, layout)
+    return _mxp._pool2d_backward(np.asarray(dy), np.asarray(input), False, k, s, p, bool(ceil_mode), False, nhwc)
+
+
+def avg_pool2d_backward(dy, input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, *,
+                        layout="NCHW"):
+    """The gradient of avg_pool2d's input: dy / divisor to every element of
+    each window."""
+    k, s, p, nhwc = _pool_args(kernel_size, stride, padding, layout)
+    return _mxp._pool2d_backward(np.asarray(dy), np.asarray(input), True, k, s, p, bool(ceil_mode),
+                                 not count_include_pad, nhwc)
+
+
+def global_avg_pool2d(input, *, layout="NCHW", dtype=None, out=None):
+    """The mean of each (n, c) plane: shape [N, C, 1, 1] (NHWC: [N, 1, 1, C])."""
+    return _mxp._pool2d(np.asarray(input), True, (0, 0), (0, 0), (0, 0), False, False, _layout(layout), out, dtype)
+
+
+def global_max_pool2d(input, *, layout="NCHW", dtype=None, out=None):
+    """The maximum of each (n, c) plane."""
+    return _mxp._pool2d(np.asarray(input), False, (0, 0), (0, 0), (0, 0), False, False, _layout(layout), out, dtype)
+
+
+def adaptive_avg_pool2d(input, output_size, *, layout="NCHW", dtype=None, out=None):
+    """torch's adaptive_avg_pool2d where its windows are uniform: output
+    sizes that divide the input's (1: global pooling)."""
+    x = np.asarray(input)
+    nhwc = _layout(layout)
+    h, w = (x.shape[1], x.shape[2]) if nhwc else (x.shape[2], x.shape[3])
+    oh, ow = _pair(output_size, "output_size", 1)
+    if h % oh or w % ow:
+        raise NotImplementedError(f"adaptive_avg_pool2d: output {oh}x{ow} does not divide the input {h}x{w}")
+    k = (h // oh, w // ow)
+    return _mxp._pool2d(x, True, k, k, (0, 0), False, False, nhwc, out, dtype)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5, *,
+               axis=1, dtype=None, out=None):
+    """torch.nn.functional.batch_norm: channels along axis (1; -1 for
+    NHWC), statistics in float64.  training: the batch's mean and biased
+    variance, and running_mean / running_var (None: not kept) updated in
+    place with momentum (the variance unbiased, as torch); otherwise the
+    running statistics are used."""
+    return _mxp._batch_norm(np.asarray(input), operator.index(axis), running_mean, running_var, _arr(weight),
+                            _arr(bias), bool(training), float(momentum), float(eps), out, dtype)
+
+
+def batch_norm_backward(dy, input, weight=None, eps=1e-5, *, axis=1):
+    """(dx, dweight, dbias) of training-mode batch_norm (the batch
+    statistics recomputed from input)."""
+    return _mxp._batch_norm_backward(np.asarray(dy), np.asarray(input), operator.index(axis), _arr(weight),
+                                     float(eps))
+
+
+def fold_batch_norm(weight, bias, gamma, beta, mean, var, eps=1e-5):
+    """(weight', bias') of a convolution (or any layer with output channels
+    on weight's axis 0) followed by an inference batch norm: s = gamma /
+    sqrt(var + eps), weight' = weight * s, bias' = (bias - mean) * s +
+    beta, in float64 and rounded once (bias None: 0; gamma, beta None: 1, 0)."""
+    return _mxp._fold_batch_norm(np.asarray(weight), _arr(bias), _arr(gamma), _arr(beta), np.asarray(mean),
+                                 np.asarray(var), float(eps))
