@@ -45,28 +45,37 @@ void nn_window_bounds(const nn_window *win, int64_t i, int64_t j, int64_t *h0, i
     *div = win->exclude_pad ? (double)((he - hs) * (we - ws)) : padded;
 }
 
-/* acc[j][v] op= xrow[j s + off][v] (times wq[v]) for the columns in x. */
+/* acc[j][v] op= xrow[j s + off][v] (times wq[v]) for the columns in x:
+ * the kind chosen outside the loops, one channel (NCHW) a loop of its own. */
 static void accumulate(const nn_window *win, double *acc, const double *xrow, const double *wq, int64_t off,
                        int64_t vl)
 {
     const int64_t s = win->g.sw;
     int64_t lo, hi;
     columns(off, s, win->g.w, win->g.ow, &lo, &hi);
+    const double *x0 = xrow + off * vl;
+    if (vl == 1) {
+        const double w = wq ? wq[0] : 0;
+        switch (win->kind) {
+        case NN_WIN_DEPTHWISE: for (int64_t j = lo; j < hi; j++) acc[j] += x0[j * s] * w; break;
+        case NN_WIN_MAX: /* the first NaN stays; padding never wins */
+            for (int64_t j = lo; j < hi; j++)
+                acc[j] = x0[j * s] > acc[j] || x0[j * s] != x0[j * s] ? x0[j * s] : acc[j];
+            break;
+        default: for (int64_t j = lo; j < hi; j++) acc[j] += x0[j * s]; break;
+        }
+        return;
+    }
     for (int64_t j = lo; j < hi; j++) {
         double *a = acc + j * vl;
-        const double *x = xrow + (j * s + off) * vl;
+        const double *x = x0 + j * s * vl;
         switch (win->kind) {
-        case NN_WIN_DEPTHWISE:
-            for (int64_t v = 0; v < vl; v++)
-                a[v] += x[v] * wq[v];
-            break;
-        case NN_WIN_MAX: /* the first NaN stays; padding never wins */
+        case NN_WIN_DEPTHWISE: for (int64_t v = 0; v < vl; v++) a[v] += x[v] * wq[v]; break;
+        case NN_WIN_MAX:
             for (int64_t v = 0; v < vl; v++)
                 a[v] = x[v] > a[v] || x[v] != x[v] ? x[v] : a[v];
             break;
-        default:
-            for (int64_t v = 0; v < vl; v++)
-                a[v] += x[v];
+        default: for (int64_t v = 0; v < vl; v++) a[v] += x[v]; break;
         }
     }
 }
@@ -119,6 +128,32 @@ static void init_acc(const nn_window *win, double *acc, int64_t n)
         acc[t] = v;
 }
 
+/* Pooling windows wider than this are reduced a window at a time
+ * (reduce_columns), narrower ones an offset q at a time (accumulate: a
+ * loop over the output columns that vectorizes). */
+enum { WIDE_WINDOW = 8 };
+
+/* acc[j][v] op= x[w][v] over the columns w of window j (no dilation). */
+static void reduce_columns(const nn_window *win, double *acc, const double *x, int64_t vl)
+{
+    const nn_geom *g = &win->g;
+    for (int64_t j = 0; j < g->ow; j++) {
+        int64_t w0 = j * g->sw - g->pw, w1 = w0 + g->kw;
+        w0 = w0 > 0 ? w0 : 0;
+        w1 = w1 < g->w ? w1 : g->w;
+        double *a = acc + j * vl;
+        for (int64_t w = w0; w < w1; w++) {
+            const double *xv = x + w * vl;
+            if (win->kind == NN_WIN_MAX)
+                for (int64_t v = 0; v < vl; v++)
+                    a[v] = xv[v] > a[v] || xv[v] != xv[v] ? xv[v] : a[v];
+            else
+                for (int64_t v = 0; v < vl; v++)
+                    a[v] += xv[v];
+        }
+    }
+}
+
 /* Output row i of a plane or image: xrow(p) gives input row ih's values
  * (NULL outside x). */
 static void out_row(const win_job *j, double *acc, int64_t i, int64_t vl, int64_t ch0,
@@ -130,6 +165,10 @@ static void out_row(const win_job *j, double *acc, int64_t i, int64_t vl, int64_
     for (int64_t p = 0; p < g->kh; p++) {
         const int64_t ih = i * g->sh - g->ph + p * g->dh;
         const double *x = ih >= 0 && ih < g->h ? xrow(j, ih, ctx) : NULL;
+        if (x && win->kind != NN_WIN_DEPTHWISE && g->kw > WIDE_WINDOW) {
+            reduce_columns(win, acc, x, vl);
+            continue;
+        }
         for (int64_t q = 0; x && q < g->kw; q++) {
             const double *wq = win->wk ? win->wk + (p * g->kw + q) * g->c + ch0 : NULL;
             accumulate(win, acc, x, wq, q * g->dw - g->pw, vl);
@@ -143,6 +182,12 @@ static const double *plane_row(const win_job *j, int64_t ih, void *plane)
     return (const double *)plane + ih * j->win->g.w;
 }
 
+/* One window covering the plane, no padding: global pooling. */
+static bool global(const nn_geom *g)
+{
+    return g->oh == 1 && g->ow == 1 && g->kh == g->h && g->kw == g->w && g->ph == 0 && g->pw == 0;
+}
+
 /* NCHW: row r is plane (n, c) = (r / c, r % c). */
 static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
 {
@@ -152,6 +197,11 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
     const int64_t hw = g->h * g->w, ohw = g->oh * g->ow, ch = r % g->c;
     double *plane = scratch, *acc = scratch + hw;
     nn_load(plane, j->x + (size_t)(r * hw) * j->xsize, j->xt, (int64_t)j->xsize, hw);
+    if (j->win->kind == NN_WIN_AVG && global(g)) { /* the layer's sum: eight running sums, not one chain */
+        acc[0] = nn_sum(plane, hw) / (double)hw;
+        nn_store(j->y + (size_t)r * j->ysize, j->yt, (int64_t)j->ysize, acc, 1);
+        return;
+    }
     for (int64_t i = 0; i < g->oh; i++) {
         out_row(j, acc, i, 1, ch, plane_row, plane);
         nn_store(j->y + (size_t)(r * ohw + i * g->ow) * j->ysize, j->yt, (int64_t)j->ysize, acc, g->ow);
