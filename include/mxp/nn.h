@@ -141,6 +141,14 @@ typedef struct mxp_conv_opts {
     mxp_activation activation;
     bool clamp;
     double clamp_lo, clamp_hi;
+    /* uint8/int8 x by int8 weights (ONNX's ConvInteger, QLinearConv): the
+     * zero points (x's in its dtype's range, the weights' and an int8
+     * output's in int8's, a uint8 output's in uint8's) and the scales
+     * (0: 1; w_scales NULL: 1, else 1 or O values); see mxp_conv2d. */
+    int32_t x_zero_point, w_zero_point, y_zero_point;
+    double x_scale, y_scale;
+    const float *w_scales;
+    size_t n_w_scales;
 } mxp_conv_opts;
 
 /* 2-d convolution (cross-correlation, as torch's conv2d):
@@ -151,7 +159,19 @@ typedef struct mxp_conv_opts {
  * float dtype with O values; the products accumulated in float32 (float64
  * when x or weight is float64) through mxp_gemm in chunks of output
  * pixels (never a whole im2col copy), the epilogue in float64 and one
- * rounding into out_dtype (0: x's dtype). */
+ * rounding into out_dtype (0: x's dtype).
+ *
+ * Quantized (x uint8 or int8, weight int8): the sums
+ * acc = sum (x - x_zero_point) (w - w_zero_point) are exact int32 (the
+ * padding counts as x_zero_point, i.e. 0), on mxp's integer GEMM, and
+ * out_dtype (0: int32) says what is made of them: int32 the sums
+ * themselves (ConvInteger; no bias, epilogue or scales), uint8/int8
+ * requantized (QLinearConv): y = saturate(round(x_scale w_scale[o] /
+ * y_scale (acc + bias[o])) + y_zero_point), a float dtype dequantized:
+ * x_scale w_scale[o] (acc + bias[o]); bias (NULL: none) int32 as ONNX's
+ * (in the scale x_scale w_scale[o]), the activation and clamp after it in
+ * the output's scale, everything in float64 and rounded once (nearest
+ * even). */
 MXP_API mxp_status mxp_conv2d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
                               const mxp_conv_opts *opts, mxp_dtype out_dtype);
 MXP_API mxp_status mxp_conv2d_into(mxp_array *out, const mxp_array *x, const mxp_array *weight,

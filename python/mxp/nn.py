@@ -187,21 +187,38 @@ def _conv_args(weight, stride, padding, dilation, groups, layout):
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW", activation=None,
-           clamp=None, dtype=None, out=None):
+           clamp=None, dtype=None, out=None, x_zero_point=0, w_zero_point=0, y_zero_point=0, x_scale=None,
+           w_scale=None, y_scale=None):
     """torch.nn.functional.conv2d on NumPy arrays: NCHW input with OIHW
     weights, or layout='NHWC' with OHWI weights ([O, kh, kw, C/groups]).
     stride, padding (ints, 'valid' or 'same'), dilation: an int or a pair;
     padding is symmetric.  activation ('relu', 'gelu', 'gelu_tanh',
     'silu') and clamp ((lo, hi)) run after the bias, fused.  Any float
     dtypes (bfloat16, float8 included), accumulated in float32 (float64
-    with a float64 operand), rounded once into dtype (default: input's)."""
+    with a float64 operand), rounded once into dtype (default: input's).
+
+    uint8/int8 input with int8 weights (ONNX's ConvInteger/QLinearConv):
+    exact int32 sums of (x - x_zero_point) (w - w_zero_point), returned as
+    int32 by default; dtype=uint8/int8 requantizes them, round(x_scale *
+    w_scale / y_scale * (acc + bias)) + y_zero_point saturated (w_scale a
+    float or one per output channel, bias int32), a float dtype
+    dequantizes: x_scale * w_scale * (acc + bias)."""
     weight = np.asarray(weight)
     stride, padding, dilation, groups, nhwc = _conv_args(weight, stride, padding, dilation, groups, layout)
     if activation not in _ACTIVATIONS:
         raise ValueError(f"activation must be one of {sorted(k for k in _ACTIVATIONS if k)} or None")
     clamp = None if clamp is None else (float(clamp[0]), float(clamp[1]))
+    quant = None
+    if any(v for v in (x_zero_point, w_zero_point, y_zero_point)) or any(
+            v is not None for v in (x_scale, w_scale, y_scale)):
+        for name, v in (("x_scale", x_scale), ("y_scale", y_scale)):
+            if v is not None and not float(v) > 0:
+                raise ValueError(f"{name} {v} must be positive")
+        ws = None if w_scale is None else np.array(np.atleast_1d(w_scale), np.float32)  # a fresh, aligned copy
+        quant = (operator.index(x_zero_point), operator.index(w_zero_point), operator.index(y_zero_point),
+                 0.0 if x_scale is None else float(x_scale), 0.0 if y_scale is None else float(y_scale), ws)
     return _mxp._conv2d(np.asarray(input), weight, _arr(bias), stride, padding, dilation, groups, nhwc,
-                        _ACTIVATIONS[activation], clamp, out, dtype)
+                        _ACTIVATIONS[activation], clamp, out, dtype, quant)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCL", activation=None,

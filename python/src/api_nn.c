@@ -299,22 +299,36 @@ static int conv_opts_of(mxp_conv_opts *o, PyObject *stride, PyObject *padding, P
     return 0;
 }
 
-/* _conv2d(x, weight, bias, stride, padding, dilation, groups, layout, activation, clamp, out, dtype) */
+/* _conv2d(x, weight, bias, stride, padding, dilation, groups, layout, activation, clamp, out, dtype, quant):
+ * quant None or (x_zero_point, w_zero_point, y_zero_point, x_scale, y_scale, w_scales: float32 1-d or None) */
 static PyObject *conv2d(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *o[3], *stride, *padding, *dilation, *clamp, *out, *dtype;
+    PyObject *o[4], *stride, *padding, *dilation, *clamp, *out, *dtype, *quant;
     long long groups;
     int layout, act;
-    if (!PyArg_ParseTuple(args, "OOOOOOLiiOOO:_conv2d", &o[0], &o[1], &o[2], &stride, &padding, &dilation, &groups,
-                          &layout, &act, &clamp, &out, &dtype))
+    if (!PyArg_ParseTuple(args, "OOOOOOLiiOOOO:_conv2d", &o[0], &o[1], &o[2], &stride, &padding, &dilation, &groups,
+                          &layout, &act, &clamp, &out, &dtype, &quant))
         return NULL;
     mxp_conv_opts opts;
     if (conv_opts_of(&opts, stride, padding, dilation, groups, layout, act, clamp) < 0)
         return NULL;
-    call c;
-    if (call_wrap(&c, o, (const char *[]){ "x", "weight", "bias" }, 3, 2, out, dtype) < 0)
+    o[3] = Py_None;
+    if (quant != Py_None && !PyArg_ParseTuple(quant, "iiiddO", &opts.x_zero_point, &opts.w_zero_point,
+                                              &opts.y_zero_point, &opts.x_scale, &opts.y_scale, &o[3]))
         return NULL;
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "x", "weight", "bias", "w_scale" }, 4, 2, out, dtype) < 0)
+        return NULL;
+    if (c.in[3]) {
+        if (mxp_array_dtype(c.in[3]) != MXP_F32 || mxp_array_ndim(c.in[3]) != 1 ||
+            mxp_array_strides(c.in[3])[0] != 4) {
+            call_free(&c);
+            return PyErr_Format(PyExc_TypeError, "w_scale must be a contiguous 1-d float32 array");
+        }
+        opts.w_scales = mxp_array_data(c.in[3]);
+        opts.n_w_scales = (size_t)mxp_array_size(c.in[3]);
+    }
     mxp_array *r = NULL;
     mxp_status st;
     Py_BEGIN_ALLOW_THREADS
@@ -530,7 +544,7 @@ PyMethodDef mxpy_nn_methods[] = {
     { "_rowdot", rowdot, METH_VARARGS, "_rowdot(a, b, outer, cosine, eps, out, dtype)." },
     /* convolution, pooling, batch norm */
     { "_conv2d", conv2d, METH_VARARGS,
-      "_conv2d(x, weight, bias, stride, padding, dilation, groups, layout, activation, clamp, out, dtype)." },
+      "_conv2d(x, weight, bias, stride, padding, dilation, groups, layout, activation, clamp, out, dtype, quant)." },
     { "_conv2d_backward", conv2d_backward, METH_VARARGS,
       "_conv2d_backward(dy, x, weight, stride, padding, dilation, groups, layout, need) -> (dx, dweight, dbias)." },
     { "_pool2d", pool2d, METH_VARARGS, "_pool2d(x, avg, kernel, stride, padding, ceil_mode, exclude_pad, layout, out, dtype)." },

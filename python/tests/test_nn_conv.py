@@ -219,6 +219,34 @@ def test_fold_batch_norm_matches_conv_then_bn():
     assert wf.dtype == mxp.bfloat16 and bf.dtype == mxp.bfloat16
 
 
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("xt", [np.uint8, np.int8])
+def test_quantized_conv2d_exact(layout, xt):
+    """ConvInteger: the exact sums; QLinearConv: requantized with
+    per-channel scales, an int32 bias and zero points (round half even)."""
+    rng = np.random.default_rng(11)
+    lo = 0 if xt is np.uint8 else -128
+    x = rng.integers(lo, lo + 256, (2, 6, 9, 8)).astype(xt)
+    w = rng.integers(-128, 128, (4, 3, 3, 3)).astype(np.int8)
+    b = rng.integers(-500, 500, 4).astype(np.int32)
+    xz, wz = (130 if xt is np.uint8 else -2), 3
+    # torch pads x - xz with 0: x padded with its zero point, as mxp
+    acc = N(F.conv2d(T(x.astype(np.int64) - xz), T(w.astype(np.int64) - wz), None, 2, 1, 1, 2)).astype(np.int64)
+    xi, wi = (nhwc(x), nhwc(w)) if layout == "NHWC" else (x, w)
+    back = (lambda a: nchw(a)) if layout == "NHWC" else (lambda a: a)
+    kw = dict(stride=2, padding=1, groups=2, layout=layout, x_zero_point=xz, w_zero_point=wz)
+    got = back(nn.conv2d(xi, wi, **kw))
+    assert got.dtype == np.int32 and np.array_equal(got, acc)
+    ws = rng.uniform(0.001, 0.01, 4).astype(np.float32)
+    got = back(nn.conv2d(xi, wi, b, dtype=np.uint8, x_scale=0.05, w_scale=ws, y_scale=0.5, y_zero_point=128, **kw))
+    q = (0.05 * ws.astype(np.float64)[None, :, None, None] * (acc + b[None, :, None, None])) / 0.5
+    want = np.clip(np.rint(q) + 128, 0, 255)
+    near_tie = np.abs(q - np.floor(q) - 0.5) < 1e-9
+    assert got.dtype == np.uint8 and np.all((got == want) | near_tie)
+    got = back(nn.conv2d(xi, wi, b, dtype=np.float32, x_scale=0.05, w_scale=ws, **kw))
+    assert np.allclose(got, q * 0.5, rtol=1e-6)
+
+
 def test_bad_input_raises():
     x, w = np.zeros((1, 4, 5, 5), np.float32), np.zeros((2, 4, 3, 3), np.float32)
     with pytest.raises(ValueError):

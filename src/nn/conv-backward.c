@@ -211,6 +211,11 @@ mxp_status mxp_conv2d_backward(mxp_array **dx, mxp_array **dweight, mxp_array **
     mxp_status st = conv_plan_init(&c, fn, x, weight, NULL, opts, true);
     if (st != MXP_OK)
         return st;
+    if (c.quant) {
+        conv_plan_free(&c);
+        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: x %s: the gradients are for float types", fn,
+                         mxp_dtype_name(x->dtype));
+    }
     int64_t shape[4];
     nn_geom_out_shape(&c.g, shape);
     mxp_array *dyc = NULL;

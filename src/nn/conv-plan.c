@@ -5,6 +5,7 @@
 
 #include "core/checked.h"
 #include "core/error.h"
+#include "mxp/alloc.h"
 #include "nn/conv-plan.h"
 
 /* opts' 0 means 1 for strides, dilations and groups; negatives are errors. */
@@ -45,18 +46,32 @@ static mxp_status check_opts(const char *fn, const mxp_conv_opts *o, nn_geom *g)
     return st;
 }
 
-static mxp_status check_arrays(const char *fn, const mxp_array *x, const mxp_array *w, const mxp_array *bias)
+static bool int8_type(mxp_dtype t)
+{
+    return t == MXP_U8 || t == MXP_S8;
+}
+
+/* *quant: uint8/int8 x by int8 weights (and an int32 bias), else floats. */
+static mxp_status check_arrays(const char *fn, const mxp_array *x, const mxp_array *w, const mxp_array *bias,
+                               bool *quant)
 {
     mxp_status st = nn_check_input(fn, "x", x);
     if (st == MXP_OK)
         st = nn_check_input(fn, "weight", w);
     if (st == MXP_OK && bias)
         st = nn_check_input(fn, "bias", bias);
-    if (st == MXP_OK)
+    if (st != MXP_OK)
+        return st;
+    *quant = int8_type(x->dtype) || int8_type(w->dtype);
+    if (*quant && (!int8_type(x->dtype) || w->dtype != MXP_S8 || (bias && bias->dtype != MXP_S32)))
+        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: x %s, weight %s, bias %s: a quantized convolution takes uint8 "
+                         "or int8 x, int8 weights and an int32 bias", fn, mxp_dtype_name(x->dtype),
+                         mxp_dtype_name(w->dtype), bias ? mxp_dtype_name(bias->dtype) : "none");
+    if (!*quant)
         st = nn_check_float(fn, "x", x->dtype);
-    if (st == MXP_OK)
+    if (st == MXP_OK && !*quant)
         st = nn_check_float(fn, "weight", w->dtype);
-    if (st == MXP_OK && bias)
+    if (st == MXP_OK && bias && !*quant)
         st = nn_check_float(fn, "bias", bias->dtype);
     if (st != MXP_OK)
         return st;
@@ -106,7 +121,7 @@ mxp_status conv_plan_init(conv_plan *c, const char *fn, const mxp_array *x, cons
 {
     memset(c, 0, sizeof *c);
     const mxp_conv_opts zero = { 0 };
-    mxp_status st = check_arrays(fn, x, weight, bias);
+    mxp_status st = check_arrays(fn, x, weight, bias, &c->quant);
     if (st == MXP_OK)
         st = check_opts(fn, opts ? opts : &zero, &c->g);
     if (st == MXP_OK)
@@ -115,8 +130,17 @@ mxp_status conv_plan_init(conv_plan *c, const char *fn, const mxp_array *x, cons
         return st;
     const nn_geom *g = &c->g;
     const mxp_conv_opts *o = opts ? opts : &zero;
+    c->opts = *o;
+    c->has_bias = bias != NULL;
     c->og = g->o / g->groups;
     c->k = g->kh * g->kw * c->cg;
+    if (c->quant) {
+        const int32_t lo = x->dtype == MXP_U8 ? 0 : -128, hi = x->dtype == MXP_U8 ? 255 : 127;
+        if (o->x_zero_point < lo || o->x_zero_point > hi || o->w_zero_point < -128 || o->w_zero_point > 127)
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: x_zero_point %d (%s: [%d, %d]) or w_zero_point %d "
+                             "(int8) out of range", fn, (int)o->x_zero_point, mxp_dtype_name(x->dtype), (int)lo,
+                             (int)hi, (int)o->w_zero_point);
+    }
     if (!layout)
         return MXP_OK;
     st = mxp_array_ascontiguous(&c->own[0], x, 'C');
@@ -135,7 +159,16 @@ mxp_status conv_plan_init(conv_plan *c, const char *fn, const mxp_array *x, cons
     c->xsize = mxp_dtype_itemsize(x->dtype);
     c->wsize = mxp_dtype_itemsize(weight->dtype);
     c->direct = g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
-    if (bias) {
+    c->direct = c->direct && !(c->quant && !g->nhwc); /* NCHW quantized: through a panel (conv.c) */
+    c->alpha = 1;
+    if (c->quant) {
+        c->pad = (unsigned char)o->x_zero_point; /* the padding contributes x_zero_point - x_zero_point */
+        c->gemm.a_zero_point = o->x_zero_point;
+        c->gemm.b_zero_point = o->w_zero_point;
+        c->gemm.scales = o->w_scales;
+        c->gemm.n_scales = o->w_scales ? o->n_w_scales : 0;
+    }
+    if (bias && !c->quant) {
         c->gemm.bias = c->own[2]->data;
         c->gemm.bias_dtype = bias->dtype;
         c->gemm.bias_kind = g->nhwc ? MXP_BIAS_PER_COL : MXP_BIAS_PER_ROW;
@@ -148,8 +181,62 @@ mxp_status conv_plan_init(conv_plan *c, const char *fn, const mxp_array *x, cons
     return MXP_OK;
 }
 
+/* The quantized output's GEMM options: alpha, the output's zero point,
+ * the int32 bias in the output's scale (float64). */
+static mxp_status quant_output(conv_plan *c, const char *fn, mxp_dtype yt, const mxp_conv_opts *o)
+{
+    const mxp_gemm_opts *q = &c->gemm;
+    const double xs = o->x_scale ? o->x_scale : 1, ys = o->y_scale ? o->y_scale : 1;
+    if (!(isfinite(xs) && isfinite(ys) && xs > 0 && ys > 0))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: x_scale %g and y_scale %g must be finite and positive", fn,
+                         xs, ys);
+    if (o->w_scales && o->n_w_scales != 1 && o->n_w_scales != (size_t)c->g.o)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %zu weight scales for %lld output channels (1 or one each)",
+                         fn, o->n_w_scales, (long long)c->g.o);
+    if (yt == MXP_S32) {
+        if (c->has_bias || o->activation || o->clamp || o->w_scales || o->x_scale || o->y_scale || o->y_zero_point)
+            return mxp_error(MXP_ERR_UNSUPPORTED, "%s: an int32 output holds the exact sums: no bias, activation, "
+                             "clamp, scales or output zero point", fn);
+        return MXP_OK;
+    }
+    if (yt != MXP_U8 && yt != MXP_S8 && nn_check_float(fn, "out", yt) != MXP_OK)
+        return mxp_error(MXP_ERR_UNSUPPORTED, "%s: a quantized convolution gives int32, uint8, int8 or a float "
+                         "dtype, not %s", fn, mxp_dtype_name(yt));
+    const int32_t lo = yt == MXP_U8 ? 0 : yt == MXP_S8 ? -128 : 0, hi = yt == MXP_U8 ? 255 : yt == MXP_S8 ? 127 : 0;
+    if (o->y_zero_point < lo || o->y_zero_point > hi)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: y_zero_point %d for a %s output (range [%d, %d])", fn,
+                         (int)o->y_zero_point, mxp_dtype_name(yt), (int)lo, (int)hi);
+    const bool requant = yt == MXP_U8 || yt == MXP_S8;
+    c->alpha = requant ? xs / ys : xs;
+    c->gemm.c_zero_point = requant ? o->y_zero_point : 0;
+    if (!c->own[2]) /* no bias, or only checking (conv_plan_init without the layout) */
+        return MXP_OK;
+    c->qbias = mxp_malloc((size_t)c->g.o * sizeof(double) + 1);
+    if (!c->qbias)
+        return mxp_error(MXP_ERR_NO_MEMORY, "%s: no memory for the bias", fn);
+    for (int64_t k = 0; k < c->g.o; k++) { /* acc + b in the output's scale: alpha w_scale (acc + b) */
+        int32_t b; /* any alignment */
+        memcpy(&b, c->own[2]->data + 4 * k, sizeof b);
+        c->qbias[k] = (double)b * c->alpha * (q->scales ? (double)q->scales[q->n_scales > 1 ? k : 0] : 1);
+    }
+    c->gemm.bias = c->qbias;
+    c->gemm.bias_dtype = MXP_F64;
+    c->gemm.bias_kind = c->g.nhwc || c->quant ? MXP_BIAS_PER_COL : MXP_BIAS_PER_ROW;
+    c->gemm.bias_len = (size_t)c->og;
+    return MXP_OK;
+}
+
+mxp_status conv_plan_output(conv_plan *c, const char *fn, mxp_dtype yt)
+{
+    if (!c->quant)
+        return nn_check_float(fn, "out", yt);
+    return quant_output(c, fn, yt, &c->opts);
+}
+
 void conv_plan_free(conv_plan *c)
 {
+    mxp_free(c->qbias);
+    c->qbias = NULL;
     for (int k = 0; k < 3; k++) {
         mxp_array_free(c->own[k]);
         c->own[k] = NULL;

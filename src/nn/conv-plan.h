@@ -15,8 +15,13 @@ typedef struct conv_plan {
     size_t xsize, wsize, ysize;
     unsigned char pad;   /* the byte outside x in the panel (0: zero for every float dtype) */
     bool direct;         /* 1x1, stride 1, unpadded: the GEMM reads x in place */
-    mxp_gemm_opts gemm;  /* bias (dense), activation, clamp */
+    bool quant;          /* uint8/int8 x by int8 weights: the integer GEMM */
+    bool has_bias;
+    double alpha;        /* the GEMM's alpha (quantized: x_scale / y_scale or x_scale; else 1) */
+    mxp_gemm_opts gemm;  /* bias (dense), activation, clamp; quantized: zero points, scales */
     mxp_array *own[3];   /* dense copies of x, weight, bias (or new references) */
+    double *qbias;       /* quantized: the int32 bias in the output's scale (mxp_malloc) */
+    mxp_conv_opts opts;  /* the caller's (zero: the defaults) */
 } conv_plan;
 
 /* Checks the arguments (x, weight 4-d of float dtypes; bias NULL or [O];
@@ -25,6 +30,10 @@ typedef struct conv_plan {
 mxp_status conv_plan_init(conv_plan *c, const char *fn, const mxp_array *x, const mxp_array *weight,
                           const mxp_array *bias, const mxp_conv_opts *opts, bool layout);
 void conv_plan_free(conv_plan *c);
+
+/* The output's dtype yt checked (float; quantized: int32, uint8, int8 or
+ * float) and the GEMM's options for it completed. */
+mxp_status conv_plan_output(conv_plan *c, const char *fn, mxp_dtype yt);
 
 /* The pixels of one im2col panel (of total). */
 int64_t conv_chunk_pixels(const conv_plan *c, int64_t total);

@@ -100,6 +100,10 @@ static mxp_gemm_opts group_opts(const conv_plan *c, int64_t grp)
     mxp_gemm_opts o = c->gemm;
     if (o.bias)
         o.bias = (const char *)o.bias + (size_t)(grp * c->og) * mxp_dtype_itemsize(o.bias_dtype);
+    if (o.scales && o.n_scales > 1) { /* quantized, per output channel */
+        o.scales += grp * c->og;
+        o.n_scales = (size_t)c->og;
+    }
     return o;
 }
 
@@ -112,7 +116,7 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
     if (c->direct) { /* 1x1, stride 1, no padding: x is the panel */
         for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
             const mxp_gemm_opts o = group_opts(c, grp);
-            st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)total, (size_t)c->og, (size_t)c->cg, 1,
+            st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)total, (size_t)c->og, (size_t)c->cg, c->alpha,
                           c->x + (size_t)(grp * c->cg) * c->xsize, c->xt, (size_t)g->c,
                           c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
                           y + (size_t)(grp * c->og) * ys, c->yt, (size_t)g->o, &o);
@@ -125,7 +129,7 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
         for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
             conv_panel_nhwc(c, panel, pix0, np, grp);
             const mxp_gemm_opts o = group_opts(c, grp);
-            st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)np, (size_t)c->og, (size_t)c->k, 1, panel, c->xt,
+            st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)np, (size_t)c->og, (size_t)c->k, c->alpha, panel, c->xt,
                           (size_t)c->k, c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
                           y + (size_t)(pix0 * g->o + grp * c->og) * ys, c->yt, (size_t)g->o, &o);
         }
@@ -160,6 +164,37 @@ static mxp_status gemm_nchw(const conv_plan *c, char *y, char *panel)
     return st;
 }
 
+/* NCHW quantized: the integer GEMM takes the uint8/int8 side as A, so
+ * each chunk is Y^T[pixels, Og] = panel^T W_g^T, into tmp, then
+ * transposed into y. */
+static mxp_status gemm_nchw_quant(const conv_plan *c, char *y, char *panel)
+{
+    const nn_geom *g = &c->g;
+    const int64_t ohw = g->oh * g->ow, chunk = conv_chunk_pixels(c, ohw);
+    const size_t ys = c->ysize;
+    char *tmp = mxp_malloc((size_t)(chunk * c->og) * ys + 1);
+    if (!tmp)
+        return mxp_error(MXP_ERR_NO_MEMORY, "no memory for a quantized output panel");
+    mxp_status st = MXP_OK;
+    for (int64_t n = 0; n < g->n && st == MXP_OK; n++)
+        for (int64_t pix0 = 0; pix0 < ohw && st == MXP_OK; pix0 += chunk) {
+            const int64_t np = ohw - pix0 < chunk ? ohw - pix0 : chunk;
+            for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
+                conv_panel_nchw(c, panel, n, pix0, np, grp);
+                const mxp_gemm_opts o = group_opts(c, grp);
+                st = mxp_gemm(MXP_TRANS, MXP_TRANS, (size_t)np, (size_t)c->og, (size_t)c->k, c->alpha, panel, c->xt,
+                              (size_t)np, c->w + (size_t)(grp * c->og * c->k) * c->wsize, c->wt, (size_t)c->k, 0, tmp,
+                              c->yt, (size_t)c->og, &o);
+                for (int64_t oc = 0; oc < c->og && st == MXP_OK; oc++)
+                    for (int64_t t = 0; t < np; t++)
+                        memcpy(y + (size_t)((n * g->o + grp * c->og + oc) * ohw + pix0 + t) * ys,
+                               tmp + (size_t)(t * c->og + oc) * ys, ys);
+            }
+        }
+    mxp_free(tmp);
+    return st;
+}
+
 /* Depthwise: the weights as [kh][kw][c] and the bias in float64. */
 static mxp_status depthwise(const conv_plan *c, mxp_array *y)
 {
@@ -189,7 +224,7 @@ mxp_status conv_forward(const conv_plan *c, mxp_array *y)
     const nn_geom *g = &c->g;
     if (g->n == 0 || g->o == 0 || g->oh == 0 || g->ow == 0)
         return MXP_OK;
-    if (c->cg == 1 && g->groups == g->c && g->o == g->c && c->pad == 0)
+    if (c->cg == 1 && g->groups == g->c && g->o == g->c && !c->quant)
         return depthwise(c, y);
     char *panel = NULL;
     if (!c->direct) {
@@ -198,7 +233,9 @@ mxp_status conv_forward(const conv_plan *c, mxp_array *y)
         if (!(panel = mxp_malloc(bytes ? bytes : 1)))
             return mxp_error(MXP_ERR_NO_MEMORY, "no memory for a %zu-byte im2col panel", bytes);
     }
-    mxp_status st = g->nhwc ? gemm_nhwc(c, y->data, panel) : gemm_nchw(c, y->data, panel);
+    mxp_status st = g->nhwc   ? gemm_nhwc(c, y->data, panel)
+                    : c->quant ? gemm_nchw_quant(c, y->data, panel)
+                               : gemm_nchw(c, y->data, panel);
     mxp_free(panel);
     return st;
 }
@@ -224,7 +261,7 @@ static mxp_status conv_into(mxp_array *out, const void *args)
     nn_geom_out_shape(&c.g, shape);
     st = nn_check_out_shape(a->fn, out, 4, shape);
     if (st == MXP_OK)
-        st = nn_check_float(a->fn, "out", out->dtype);
+        st = conv_plan_output(&c, a->fn, out->dtype);
     mxp_array *work = NULL;
     const mxp_array *in[3] = { a->x, a->w, a->bias };
     if (st == MXP_OK)
@@ -262,9 +299,9 @@ mxp_status mxp_conv2d(mxp_array **out, const mxp_array *x, const mxp_array *weig
         return st;
     int64_t shape[4];
     nn_geom_out_shape(&c.g, shape);
+    const mxp_dtype dt = out_dtype ? out_dtype : c.quant ? MXP_S32 : nn_out_dtype(0, x->dtype);
+    st = conv_plan_output(&c, fn, dt);
     conv_plan_free(&c);
-    const mxp_dtype dt = nn_out_dtype(out_dtype, x->dtype);
-    st = nn_check_float(fn, "out", dt);
     mxp_array *r = NULL;
     if (st == MXP_OK)
         st = mxp_array_new_owner(&r, dt, 4, shape);

@@ -67,6 +67,25 @@ void hostile_conv(hctx *c)
     ERR("dy NULL", mxp_conv2d_backward, &out, &g1, &g2, NULL, X4, W4, NULL);
     ERR("dy int8", mxp_conv2d_backward, &out, &g1, &g2, arr(MXP_S8, 1, 2, 3, 3), X4, W4, NULL);
     ERR("groups -2", mxp_conv2d_backward, &out, &g1, &g2, DY4, X4, W4, &(mxp_conv_opts){ .groups = -2 });
+    ERR("x uint8, dy quantized", mxp_conv2d_backward, &out, &g1, &g2, DY4, arr(MXP_U8, 1, 4, 5, 5),
+        arr(MXP_S8, 2, 4, 3, 3), NULL);
+
+    /* quantized convolution */
+    ERR("x uint8, weight uint8", mxp_conv2d, &out, arr(MXP_U8, 1, 4, 5, 5), arr(MXP_U8, 2, 4, 3, 3), NULL, NULL, 0);
+    ERR("int32 bias for float", mxp_conv2d, &out, X4, W4, arr(MXP_S32, 2, 0, 0, 0), NULL, 0);
+    ERR("x_zero_point 999", mxp_conv2d, &out, arr(MXP_U8, 1, 4, 5, 5), arr(MXP_S8, 2, 4, 3, 3), NULL,
+        &(mxp_conv_opts){ .x_zero_point = 999 }, 0);
+    ERR("w_zero_point INT32_MIN", mxp_conv2d, &out, arr(MXP_S8, 1, 4, 5, 5), arr(MXP_S8, 2, 4, 3, 3), NULL,
+        &(mxp_conv_opts){ .w_zero_point = INT32_MIN }, 0);
+    ERR("int32 out with a bias", mxp_conv2d, &out, arr(MXP_U8, 1, 4, 5, 5), arr(MXP_S8, 2, 4, 3, 3),
+        arr(MXP_S32, 2, 0, 0, 0), NULL, MXP_S32);
+    ERR("7 weight scales for 2 outputs", mxp_conv2d, &out, arr(MXP_U8, 1, 4, 5, 5), arr(MXP_S8, 2, 4, 3, 3), NULL,
+        &(mxp_conv_opts){ .w_scales = H.buf_f32, .n_w_scales = 7 }, MXP_U8);
+    ERR("y_scale NaN", mxp_conv2d, &out, arr(MXP_U8, 1, 4, 5, 5), arr(MXP_S8, 2, 4, 3, 3), NULL,
+        &(mxp_conv_opts){ .y_scale = NAN }, MXP_S8);
+    ERR("y_zero_point 200 for int8", mxp_conv2d, &out, arr(MXP_U8, 1, 4, 5, 5), arr(MXP_S8, 2, 4, 3, 3), NULL,
+        &(mxp_conv_opts){ .y_zero_point = 200 }, MXP_S8);
+    ERR("out int16", mxp_conv2d, &out, arr(MXP_U8, 1, 4, 5, 5), arr(MXP_S8, 2, 4, 3, 3), NULL, NULL, MXP_S16);
 
     /* pooling */
     ERR("out NULL", mxp_max_pool2d, NULL, X4, NULL, 0);
