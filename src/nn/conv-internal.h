@@ -5,6 +5,7 @@
 #ifndef MXP_NN_CONV_INTERNAL_H
 #define MXP_NN_CONV_INTERNAL_H
 
+#include "kernels/dwconv-kernels.h"
 #include "nn/nn-internal.h"
 
 /* A window sliding over x: input [n, c, h, w] in the given layout, output
@@ -68,6 +69,23 @@ typedef struct nn_window {
 } nn_window;
 
 mxp_status nn_window_run(const nn_window *win, const mxp_array *x, mxp_array *y);
+
+/* The output columns j whose input column j * stride + off lies in x:
+ * [*lo, *hi). */
+void nn_window_columns(const nn_window *win, int64_t off, int64_t *lo, int64_t *hi);
+/* The depthwise epilogue (bias, activation, clamp) or the average's
+ * division on output row i: ow pixels of vl values, channels ch0 ... */
+void nn_window_finish(const nn_window *win, double *acc, int64_t i, int64_t vl, int64_t ch0);
+
+/* Depthwise convolution of dense float32 x (4-byte aligned) in float32
+ * sums (src/nn/dwconv.c): wk the weights widened to float32 as
+ * [kh][kw][c]; win's bias and epilogue in float64; y dense. */
+mxp_status nn_dwconv_f32(const nn_window *win, const float *x, const float *wk, mxp_array *y);
+
+/* The float32 depthwise row kernel for an ISA level (never NULL) and the
+ * rows of its list for the tests (src/nn/nn-config.c). */
+mxp_f32_dwconv_ukernel *nn_f32_dwconv_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_dwconv_kernels(size_t *n);
 
 /* The window of output (i, j) along rows and columns, clipped to x:
  * rows [*h0, *h1), columns [*w0, *w1), and the average's divisor. */

@@ -7,7 +7,9 @@
  *   NCHW: Y_n[Og, pixels] = W_g[Og, (c, p, q)] panel[(c, p, q), pixels],
  *         a 1x1 one a GEMM per image on x itself.
  * The bias, activation and clamp are the GEMM's epilogue; depthwise
- * convolutions (groups == C == O) take the direct loops of window.c. */
+ * convolutions (groups == C == O) take the direct loops of dwconv.c
+ * (float32 x) or window.c (the other dtypes). */
+#include <stdint.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -213,8 +215,18 @@ static mxp_status depthwise(const conv_plan *c, mxp_array *y)
     const nn_window win = { .kind = NN_WIN_DEPTHWISE, .g = *g, .wk = wk, .bias = c->gemm.bias ? bias : NULL,
                             .act = c->gemm.activation, .clamp = c->gemm.clamp, .lo = c->gemm.clamp_lo,
                             .hi = c->gemm.clamp_hi };
-    const mxp_array xa = { .dtype = c->xt, .data = (void *)c->x };
-    mxp_status st = nn_window_run(&win, &xa, y);
+    mxp_status st;
+    if (c->xt == MXP_F32 && c->wt != MXP_F64 && !((uintptr_t)c->x % sizeof(float))) {
+        /* float32 sums, as the GEMM's: the weights narrowed exactly (every
+         * dtype but float64 fits in float32) over the float64 copy */
+        float *wf = (float *)(void *)buf;
+        for (int64_t t = 0; t < kk * g->c; t++)
+            wf[t] = (float)wk[t];
+        st = nn_dwconv_f32(&win, (const float *)(const void *)c->x, wf, y);
+    } else {
+        const mxp_array xa = { .dtype = c->xt, .data = (void *)c->x };
+        st = nn_window_run(&win, &xa, y);
+    }
     mxp_free(buf);
     return st;
 }

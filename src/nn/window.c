@@ -80,9 +80,14 @@ static void accumulate(const nn_window *win, double *acc, const double *xrow, co
     }
 }
 
+void nn_window_columns(const nn_window *win, int64_t off, int64_t *lo, int64_t *hi)
+{
+    columns(off, win->g.sw, win->g.w, win->g.ow, lo, hi);
+}
+
 /* bias, activation, clamp (the GEMM epilogue's order), or the average's
  * division, on output row i: ow pixels of vl values (channels ch0..). */
-static void finish(const nn_window *win, double *acc, int64_t i, int64_t vl, int64_t ch0)
+void nn_window_finish(const nn_window *win, double *acc, int64_t i, int64_t vl, int64_t ch0)
 {
     const int64_t ow = win->g.ow;
     if (win->kind == NN_WIN_AVG) {
@@ -174,7 +179,7 @@ static void out_row(const win_job *j, double *acc, int64_t i, int64_t vl, int64_
             accumulate(win, acc, x, wq, q * g->dw - g->pw, vl);
         }
     }
-    finish(win, acc, i, vl, ch0);
+    nn_window_finish(win, acc, i, vl, ch0);
 }
 
 static const double *plane_row(const win_job *j, int64_t ih, void *plane)
