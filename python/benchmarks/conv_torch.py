@@ -13,9 +13,9 @@ mxp (above 1: mxp is faster) and, for conv2d, "holds" or "falls short".
 """
 import argparse
 import json
-import statistics
 import sys
-import time
+
+from timing import median_ms
 
 # (name, N, C, H, O, k, stride, padding, groups)
 CONVS = [
@@ -27,16 +27,6 @@ CONVS = [
     ("8x64x56x56 3x3 64", 8, 64, 56, 64, 3, 1, 1, 1),
     ("8x256x14x14 3x3 256", 8, 256, 14, 256, 3, 1, 1, 1),
 ]
-
-
-def median_ms(fn, reps):
-    fn()
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
 
 
 def main(argv=None):

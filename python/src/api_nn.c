@@ -338,9 +338,16 @@ static PyObject *conv2d(PyObject *self, PyObject *args)
     return call_end(&c, st, r);
 }
 
-/* A tuple of the n gradients (NULL: None); the arrays are stolen. */
-static PyObject *grads_tuple(mxp_array **g, int n)
+/* The end of a call giving n gradients: c freed; the tuple of them (NULL:
+ * None; the arrays are stolen), or the exception of st. */
+static PyObject *grads_end(call *c, mxp_status st, mxp_array **g, int n)
 {
+    call_free(c);
+    if (st != MXP_OK) {
+        for (int i = 0; i < n; i++)
+            mxp_array_free(g[i]);
+        return mxpy_raise(st);
+    }
     PyObject *items[3] = { NULL, NULL, NULL }, *t = NULL;
     bool ok = true;
     for (int i = 0; i < n; i++) {
@@ -376,10 +383,7 @@ static PyObject *conv2d_backward(PyObject *self, PyObject *args)
     st = mxp_conv2d_backward(need[0] ? &g[0] : NULL, need[1] ? &g[1] : NULL, need[2] ? &g[2] : NULL, c.in[0],
                              c.in[1], c.in[2], &opts);
     Py_END_ALLOW_THREADS
-    call_free(&c);
-    if (st != MXP_OK)
-        return mxpy_raise(st);
-    return grads_tuple(g, 3);
+    return grads_end(&c, st, g, 3);
 }
 
 /* mxp_pool_opts from (kernel, stride, padding, ceil_mode, exclude_pad, layout). */
@@ -495,10 +499,7 @@ static PyObject *batch_norm_backward(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     st = mxp_batch_norm_backward(&g[0], &g[1], &g[2], c.in[0], c.in[1], axis, c.in[2], eps);
     Py_END_ALLOW_THREADS
-    call_free(&c);
-    if (st != MXP_OK)
-        return mxpy_raise(st);
-    return grads_tuple(g, 3);
+    return grads_end(&c, st, g, 3);
 }
 
 /* _fold_batch_norm(weight, conv_bias, gamma, beta, mean, var, eps) -> (weight, bias) */
@@ -527,10 +528,7 @@ static PyObject *fold_batch_norm(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     mxp_array_free(in6[4]);
     mxp_array_free(in6[5]);
-    call_free(&c);
-    if (st != MXP_OK)
-        return mxpy_raise(st);
-    return grads_tuple(g, 2);
+    return grads_end(&c, st, g, 2);
 }
 
 PyMethodDef mxpy_nn_methods[] = {

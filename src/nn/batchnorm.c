@@ -80,15 +80,21 @@ static void norm_fn(const void *ctx, char **p, double *x, int64_t o)
     store_block(p[BY], j->v[BY], x, j->c, j->inner);
 }
 
+/* Block o of x and of dy widened into x and the returned row after it. */
+static double *load_x_dy(const bn_job *j, char **p, double *x)
+{
+    double *dy = x + j->c * j->inner;
+    load_block(x, j->v[BX], p[BX], j->c, j->inner);
+    load_block(dy, j->v[BDY], p[BDY], j->c, j->inner);
+    return dy;
+}
+
 /* s1[c] += sum dy, s2[c] += sum dy xhat. */
 static void back_sums_fn(const void *ctx, char **p, double *x, int64_t o)
 {
     (void)o;
     const bn_job *j = ctx;
-    const int64_t n = j->c * j->inner;
-    double *dy = x + n;
-    load_block(x, j->v[BX], p[BX], j->c, j->inner);
-    load_block(dy, j->v[BDY], p[BDY], j->c, j->inner);
+    const double *dy = load_x_dy(j, p, x);
     for (int64_t k = 0; k < j->c; k++)
         for (int64_t i = 0; i < j->inner; i++) {
             const int64_t t = k * j->inner + i;
@@ -102,10 +108,7 @@ static void back_dx_fn(const void *ctx, char **p, double *x, int64_t o)
 {
     (void)o;
     const bn_job *j = ctx;
-    const int64_t n = j->c * j->inner;
-    double *dy = x + n;
-    load_block(x, j->v[BX], p[BX], j->c, j->inner);
-    load_block(dy, j->v[BDY], p[BDY], j->c, j->inner);
+    const double *dy = load_x_dy(j, p, x);
     const double cnt = (double)j->count;
     for (int64_t k = 0; k < j->c; k++)
         for (int64_t i = 0; i < j->inner; i++) {

@@ -22,6 +22,10 @@ enum { CONV_PANEL_BYTES = 1 << 20, CONV_MIN_PIXELS = 64 };
 /* n elements of size bytes, src step elements apart, to contiguous dst. */
 static void copy_strided(char *dst, const char *src, int64_t n, int64_t step, size_t size)
 {
+    if (step == 1) {
+        memcpy(dst, src, (size_t)n * size);
+        return;
+    }
     const size_t s = (size_t)step * size;
     switch (size) {
     case 1: for (int64_t t = 0; t < n; t++) dst[t] = src[(size_t)t * s]; break;
