@@ -53,7 +53,13 @@ void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, 
         const int64_t pix = pix0 + t, j = pix % g->ow, i = pix / g->ow % g->oh, n = pix / (g->ow * g->oh);
         char *dst = panel + (size_t)(t * c->k) * c->xsize;
         for (int64_t p = 0; p < g->kh; p++) {
-            const int64_t ih = i * g->sh - g->ph + p * g->dh;
+            const int64_t ih = i * g->sh - g->ph + p * g->dh, iw0 = j * g->sw - g->pw;
+            if (g->groups == 1 && g->dw == 1 && ih >= 0 && ih < g->h && iw0 >= 0 && iw0 + g->kw <= g->w) {
+                /* one group, no column dilation, inside x: the kw taps are one run of x's row */
+                memcpy(dst, c->x + (size_t)(((n * g->h + ih) * g->w + iw0) * g->c) * c->xsize, (size_t)g->kw * cgb);
+                dst += (size_t)g->kw * cgb;
+                continue;
+            }
             for (int64_t q = 0; q < g->kw; q++, dst += cgb) {
                 const int64_t iw = j * g->sw - g->pw + q * g->dw;
                 if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w)
