@@ -2,11 +2,8 @@
 mxp/nn.h: softmax and log_softmax (with a bool or additive mask), layer
 norm and RMS norm, take / embedding rows (int8 or float8 tables with
 per-row scales dequantized on the way), row dot products, cosine
-similarity, L2 normalization, conv1d / conv2d (NCHW or NHWC), max and
-average pooling (global too), batch norm with torch's running statistics,
-the folding of a batch norm into a convolution, and the backward passes
-of softmax, log_softmax, layer_norm, rms_norm, conv2d, the poolings and
-batch_norm.
+similarity, L2 normalization, and the backward passes of softmax,
+log_softmax, layer_norm and rms_norm.
 
 Every input dtype (bfloat16 and float8 included) is widened exactly,
 computed in float64 and rounded once into the result's dtype: ``dtype=``
@@ -14,7 +11,13 @@ or, by default, the input's float dtype (float64 for integers).  ``out=``
 writes into an existing array of the result's shape, in its dtype.  The
 GIL is released during the computation.  Bad input raises ValueError
 (shapes), IndexError / numpy's AxisError (axes, indices) or TypeError
-(dtypes).  See docs/nn.md."""
+(dtypes).  See docs/nn.md.
+
+Convolution (conv1d, conv2d, NCHW or NHWC) accumulates in float32 (float64
+with a float64 operand) and rounds once; on uint8/int8 inputs it gives
+ONNX's ConvInteger / QLinearConv results.  Max and average pooling (global
+too), batch norm (torch's running statistics), fold_batch_norm and their
+backward passes follow the float64 rule above."""
 import operator
 
 import numpy as np
@@ -23,9 +26,7 @@ from . import _mxp
 
 __all__ = ["softmax", "log_softmax", "softmax_backward", "log_softmax_backward", "layer_norm", "rms_norm",
            "layer_norm_backward", "rms_norm_backward", "take", "embedding", "rowdot", "cosine_similarity",
-           "l2_normalize", "conv2d", "conv1d", "conv2d_backward", "max_pool2d", "avg_pool2d", "max_pool2d_backward",
-           "avg_pool2d_backward", "global_avg_pool2d", "global_max_pool2d", "adaptive_avg_pool2d", "batch_norm",
-           "batch_norm_backward", "fold_batch_norm"]
+           "l2_normalize"]
 
 
 def _arr(x):
@@ -135,6 +136,10 @@ def l2_normalize(x, axis=-1, eps=1e-12, dtype=None, out=None):
 
 
 # ---- convolution, pooling, batch norm ------------------------------------------
+
+__all__ += ["conv2d", "conv1d", "conv2d_backward", "max_pool2d", "avg_pool2d", "max_pool2d_backward",
+            "avg_pool2d_backward", "global_avg_pool2d", "global_max_pool2d", "adaptive_avg_pool2d", "batch_norm",
+            "batch_norm_backward", "fold_batch_norm"]
 
 _LAYOUTS = {"NCHW": 0, "NHWC": 1, "NCL": 0, "NLC": 1}
 _ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
