@@ -15,6 +15,7 @@
 #define MXP_NN_H
 
 #include "array.h"
+#include "gemm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -115,6 +116,139 @@ MXP_API mxp_status mxp_cosine_similarity_into(mxp_array *out, const mxp_array *a
  * F.normalize with p = 2; its default eps 1e-12). */
 MXP_API mxp_status mxp_l2_normalize(mxp_array **out, const mxp_array *x, int axis, double eps, mxp_dtype out_dtype);
 MXP_API mxp_status mxp_l2_normalize_into(mxp_array *out, const mxp_array *x, int axis, double eps);
+
+/* ---- convolution, pooling, batch norm ------------------------------------- */
+
+/* Where the channels are: NCHW (x [N, C, H, W]; conv weights OIHW
+ * [O, C/groups, KH, KW]) or NHWC (x [N, H, W, C]; conv weights OHWI
+ * [O, KH, KW, C/groups]).  The output has the input's layout. */
+typedef enum mxp_nn_layout {
+    MXP_NCHW = 0,
+    MXP_NHWC = 1
+} mxp_nn_layout;
+
+/* Zero-initialized (or NULL) means torch's defaults: NCHW, stride 1, no
+ * padding, dilation 1, one group, no activation.  [0] is the row (H)
+ * axis, [1] the column (W) axis; a 0 stride, dilation or groups means 1,
+ * a negative one is MXP_ERR_INVALID_ARGUMENT.  Padding is symmetric:
+ * padding[0] zero rows above and below. */
+typedef struct mxp_conv_opts {
+    size_t struct_size;       /* 0: this release's layout, or sizeof(mxp_conv_opts) */
+    mxp_nn_layout layout;
+    int64_t stride[2], padding[2], dilation[2];
+    int64_t groups;
+    /* the GEMM epilogue, after the bias: activation, then clamp */
+    mxp_activation activation;
+    bool clamp;
+    double clamp_lo, clamp_hi;
+    /* uint8/int8 x by int8 weights (ONNX's ConvInteger, QLinearConv): the
+     * zero points (x's in its dtype's range, the weights' and an int8
+     * output's in int8's, a uint8 output's in uint8's) and the scales
+     * (0: 1; w_scales NULL: 1, else 1 or O values); see mxp_conv2d. */
+    int32_t x_zero_point, w_zero_point, y_zero_point;
+    double x_scale, y_scale;
+    const float *w_scales;
+    size_t n_w_scales;
+} mxp_conv_opts;
+
+/* 2-d convolution (cross-correlation, as torch's conv2d):
+ * out[n, o, i, j] = bias[o] + sum_{c, p, q} x[n, g Cg + c, i s0 - p0 + p d0,
+ * j s1 - p1 + q d1] w[o, c, p, q] over the group g of o (zero outside x),
+ * OH = (H + 2 p0 - d0 (KH - 1) - 1) / s0 + 1 (and OW likewise).  x and
+ * weight of any float dtypes (mixed freely), bias (NULL: none) of any
+ * float dtype with O values; the products accumulated in float32 (float64
+ * when x or weight is float64) through mxp_gemm in chunks of output
+ * pixels (never a whole im2col copy), the epilogue in float64 and one
+ * rounding into out_dtype (0: x's dtype).
+ *
+ * Quantized (x uint8 or int8, weight int8): the sums
+ * acc = sum (x - x_zero_point) (w - w_zero_point) are exact int32 (the
+ * padding counts as x_zero_point, i.e. 0), on mxp's integer GEMM, and
+ * out_dtype (0: int32) says what is made of them: int32 the sums
+ * themselves (ConvInteger; no bias, epilogue or scales), uint8/int8
+ * requantized (QLinearConv): y = saturate(round(x_scale w_scale[o] /
+ * y_scale (acc + bias[o])) + y_zero_point), a float dtype dequantized:
+ * x_scale w_scale[o] (acc + bias[o]); bias (NULL: none) int32 as ONNX's
+ * (in the scale x_scale w_scale[o]), the activation and clamp after it in
+ * the output's scale, everything in float64 and rounded once (nearest
+ * even). */
+MXP_API mxp_status mxp_conv2d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                              const mxp_conv_opts *opts, mxp_dtype out_dtype);
+MXP_API mxp_status mxp_conv2d_into(mxp_array *out, const mxp_array *x, const mxp_array *weight,
+                                   const mxp_array *bias, const mxp_conv_opts *opts);
+/* conv1d: x [N, C, L] (NCHW: NCL) or [N, L, C] (NHWC: NLC), weight
+ * [O, C/groups, K] or [O, K, C/groups]: conv2d with H = 1, the opts' [1]
+ * entries along L ([0] ignored). */
+MXP_API mxp_status mxp_conv1d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                              const mxp_conv_opts *opts, mxp_dtype out_dtype);
+/* The gradients of conv2d (no activation or clamp: opts' are ignored)
+ * from dy (the output's shape): *dx (x's shape and dtype), *dweight
+ * (weight's), *dbias ([O], weight's dtype); any may be NULL (not
+ * computed).  Accumulated as the forward (float32, or float64), rounded
+ * once. */
+MXP_API mxp_status mxp_conv2d_backward(mxp_array **dx, mxp_array **dweight, mxp_array **dbias, const mxp_array *dy,
+                                       const mxp_array *x, const mxp_array *weight, const mxp_conv_opts *opts);
+
+/* Pooling windows.  Zero-initialized (or NULL): global pooling (kernel
+ * {0, 0}: the whole plane), NCHW.  stride 0: the kernel's; padding <=
+ * kernel / 2 (as torch); ceil_mode rounds the output size up (a window
+ * must still start inside the input or its left padding);
+ * exclude_pad: the average divides by the elements inside x only (torch's
+ * count_include_pad = False; the default counts the padding, as torch). */
+typedef struct mxp_pool_opts {
+    size_t struct_size;       /* 0: this release's layout, or sizeof(mxp_pool_opts) */
+    mxp_nn_layout layout;
+    int64_t kernel[2], stride[2], padding[2];
+    bool ceil_mode;
+    bool exclude_pad;
+} mxp_pool_opts;
+
+/* Max and average pooling of a 4-d x (any dtype, widened exactly; sums in
+ * float64; one rounding into out_dtype, 0: x's float dtype).  Max: NaN in a
+ * window gives NaN; padding never wins. */
+MXP_API mxp_status mxp_max_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts,
+                                  mxp_dtype out_dtype);
+MXP_API mxp_status mxp_max_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts);
+MXP_API mxp_status mxp_avg_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts,
+                                  mxp_dtype out_dtype);
+MXP_API mxp_status mxp_avg_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts);
+/* Their gradients: *dx of x's shape and dtype from dy (the output's
+ * shape).  Max: each dy goes to its window's first maximum (torch's
+ * argmax, recomputed from x); average: dy / divisor to every element the
+ * window covered. */
+MXP_API mxp_status mxp_max_pool2d_backward(mxp_array **dx, const mxp_array *dy, const mxp_array *x,
+                                           const mxp_pool_opts *opts);
+MXP_API mxp_status mxp_avg_pool2d_backward(mxp_array **dx, const mxp_array *dy, const mxp_array *x,
+                                           const mxp_pool_opts *opts);
+
+/* Batch norm over every axis but the channel axis (torch: 1; -1 for
+ * NHWC): y = (x - mean) / sqrt(var + eps) * weight + bias (NULL: 1, 0),
+ * all in float64.  training: mean and the biased var of the batch (two
+ * passes), and running_mean / running_var (NULL: not kept; 1-d, C values,
+ * writeable) updated in place as torch: r = (1 - momentum) r + momentum
+ * stat, with the unbiased variance (n / (n - 1)); fewer than 2 values per
+ * channel is MXP_ERR_INVALID_ARGUMENT.  Otherwise (inference) the running
+ * statistics, required, are used and left alone. */
+MXP_API mxp_status mxp_batch_norm(mxp_array **out, const mxp_array *x, int axis, mxp_array *running_mean,
+                                  mxp_array *running_var, const mxp_array *weight, const mxp_array *bias,
+                                  bool training, double momentum, double eps, mxp_dtype out_dtype);
+MXP_API mxp_status mxp_batch_norm_into(mxp_array *out, const mxp_array *x, int axis, mxp_array *running_mean,
+                                       mxp_array *running_var, const mxp_array *weight, const mxp_array *bias,
+                                       bool training, double momentum, double eps);
+/* The gradients of training-mode batch norm (the batch statistics
+ * recomputed from x): dx = w rstd (dy - mean(dy) - xhat mean(dy xhat)),
+ * dweight = sum(dy xhat), dbias = sum(dy); as mxp_layer_norm_backward. */
+MXP_API mxp_status mxp_batch_norm_backward(mxp_array **dx, mxp_array **dweight, mxp_array **dbias,
+                                           const mxp_array *dy, const mxp_array *x, int axis,
+                                           const mxp_array *weight, double eps);
+/* Folds an inference batch norm into the convolution before it (or any
+ * layer whose output channel is axis 0 of its weight): with s = gamma /
+ * sqrt(var + eps), w'[o, ...] = w[o, ...] s[o] and b'[o] = (b[o] - mean[o])
+ * s[o] + beta[o], in float64, rounded once into weight's dtype (b': the
+ * bias's, weight's without one).  conv_bias, gamma, beta NULL: 0, 1, 0. */
+MXP_API mxp_status mxp_fold_batch_norm(mxp_array **weight_out, mxp_array **bias_out, const mxp_array *weight,
+                                       const mxp_array *conv_bias, const mxp_array *gamma, const mxp_array *beta,
+                                       const mxp_array *mean, const mxp_array *var, double eps);
 
 #ifdef __cplusplus
 }

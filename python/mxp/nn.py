@@ -11,7 +11,13 @@ or, by default, the input's float dtype (float64 for integers).  ``out=``
 writes into an existing array of the result's shape, in its dtype.  The
 GIL is released during the computation.  Bad input raises ValueError
 (shapes), IndexError / numpy's AxisError (axes, indices) or TypeError
-(dtypes).  See docs/nn.md."""
+(dtypes).  See docs/nn.md.
+
+Convolution (conv1d, conv2d, NCHW or NHWC) accumulates in float32 (float64
+with a float64 operand) and rounds once; on uint8/int8 inputs it gives
+ONNX's ConvInteger / QLinearConv results.  Max and average pooling (global
+too), batch norm (torch's running statistics), fold_batch_norm and their
+backward passes follow the float64 rule above."""
 import operator
 
 import numpy as np
@@ -127,3 +133,218 @@ def cosine_similarity(a, b, outer=False, eps=1e-8, dtype=None, out=None):
 def l2_normalize(x, axis=-1, eps=1e-12, dtype=None, out=None):
     """x / max(|x|, eps) along axis (torch's F.normalize, p = 2)."""
     return _mxp._l2_normalize(np.asarray(x), operator.index(axis), float(eps), out, dtype)
+
+
+# ---- convolution, pooling, batch norm ------------------------------------------
+
+__all__ += ["conv2d", "conv1d", "conv2d_backward", "max_pool2d", "avg_pool2d", "max_pool2d_backward",
+            "avg_pool2d_backward", "global_avg_pool2d", "global_max_pool2d", "adaptive_avg_pool2d", "batch_norm",
+            "batch_norm_backward", "fold_batch_norm"]
+
+_LAYOUTS = {"NCHW": 0, "NHWC": 1, "NCL": 0, "NLC": 1}
+_ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
+
+
+def _layout(layout):
+    try:
+        return _LAYOUTS[layout]
+    except (KeyError, TypeError):
+        raise ValueError(f"layout must be 'NCHW' or 'NHWC' ('NCL' or 'NLC' for conv1d), not {layout!r}") from None
+
+
+def _pair(v, name, minimum):
+    """An int or a pair of ints as a 2-tuple, each >= minimum."""
+    t = (v, v) if isinstance(v, (int, np.integer)) else tuple(v)
+    if len(t) != 2:
+        raise ValueError(f"{name} must be an int or a pair of ints, not {v!r}")
+    t = tuple(operator.index(i) for i in t)
+    if any(i < minimum for i in t):
+        raise ValueError(f"{name} {t} must be >= {minimum}")
+    return t
+
+
+def _conv_padding(padding, kernel, dilation, stride):
+    """torch's padding: ints, or 'valid' (0) / 'same' (stride 1, an even
+    total padding d (k - 1) per axis: mxp pads symmetrically)."""
+    if padding == "valid":
+        return (0, 0)
+    if padding == "same":
+        if stride != (1, 1):
+            raise ValueError("padding='same' needs stride 1")
+        total = tuple(d * (k - 1) for d, k in zip(dilation, kernel))
+        if any(t % 2 for t in total):
+            raise ValueError("padding='same' with an even kernel would pad one side more: give the padding")
+        return tuple(t // 2 for t in total)
+    return _pair(padding, "padding", 0)
+
+
+def _conv_args(weight, stride, padding, dilation, groups, layout):
+    nhwc = _layout(layout)
+    if weight.ndim != 4:
+        raise ValueError(f"weight must be 4-d, not {weight.ndim}-d")
+    kernel = weight.shape[1:3] if nhwc else weight.shape[2:4]
+    stride, dilation = _pair(stride, "stride", 1), _pair(dilation, "dilation", 1)
+    padding = _conv_padding(padding, kernel, dilation, stride)
+    groups = operator.index(groups)
+    if groups < 1:
+        raise ValueError(f"groups {groups} must be >= 1")
+    return stride, padding, dilation, groups, nhwc
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW", activation=None,
+           clamp=None, dtype=None, out=None, x_zero_point=0, w_zero_point=0, y_zero_point=0, x_scale=None,
+           w_scale=None, y_scale=None):
+    """torch.nn.functional.conv2d on NumPy arrays: NCHW input with OIHW
+    weights, or layout='NHWC' with OHWI weights ([O, kh, kw, C/groups]).
+    stride, padding (ints, 'valid' or 'same'), dilation: an int or a pair;
+    padding is symmetric.  activation ('relu', 'gelu', 'gelu_tanh',
+    'silu') and clamp ((lo, hi)) run after the bias, fused.  Any float
+    dtypes (bfloat16, float8 included), accumulated in float32 (float64
+    with a float64 operand), rounded once into dtype (default: input's).
+
+    uint8/int8 input with int8 weights (ONNX's ConvInteger/QLinearConv):
+    exact int32 sums of (x - x_zero_point) (w - w_zero_point), returned as
+    int32 by default; dtype=uint8/int8 requantizes them, round(x_scale *
+    w_scale / y_scale * (acc + bias)) + y_zero_point saturated (w_scale a
+    float or one per output channel, bias int32), a float dtype
+    dequantizes: x_scale * w_scale * (acc + bias)."""
+    weight = np.asarray(weight)
+    stride, padding, dilation, groups, nhwc = _conv_args(weight, stride, padding, dilation, groups, layout)
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"activation must be one of {sorted(k for k in _ACTIVATIONS if k)} or None")
+    clamp = None if clamp is None else (float(clamp[0]), float(clamp[1]))
+    quant = None
+    if any(v for v in (x_zero_point, w_zero_point, y_zero_point)) or any(
+            v is not None for v in (x_scale, w_scale, y_scale)):
+        for name, v in (("x_scale", x_scale), ("y_scale", y_scale)):
+            if v is not None and not float(v) > 0:
+                raise ValueError(f"{name} {v} must be positive")
+        ws = None if w_scale is None else np.array(np.atleast_1d(w_scale), np.float32)  # a fresh, aligned copy
+        quant = (operator.index(x_zero_point), operator.index(w_zero_point), operator.index(y_zero_point),
+                 0.0 if x_scale is None else float(x_scale), 0.0 if y_scale is None else float(y_scale), ws)
+    return _mxp._conv2d(np.asarray(input), weight, _arr(bias), stride, padding, dilation, groups, nhwc,
+                        _ACTIVATIONS[activation], clamp, out, dtype, quant)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCL", activation=None,
+           clamp=None, dtype=None, out=None):
+    """torch.nn.functional.conv1d: input [N, C, L] with weight [O, C/groups,
+    K] (layout 'NCL'), or [N, L, C] with [O, K, C/groups] ('NLC'): conv2d
+    of one row (views, no copies)."""
+    nhwc = _layout(layout)
+    axis = 1 if nhwc else 2
+    x, w = np.expand_dims(np.asarray(input), axis), np.expand_dims(np.asarray(weight), axis)
+    one = lambda v: v if isinstance(v, str) else (1, operator.index(v[0] if isinstance(v, (tuple, list)) else v))
+    pad = padding if isinstance(padding, str) else (0, operator.index(padding[0] if isinstance(padding, (tuple, list))
+                                                                     else padding))
+    o = None if out is None else np.expand_dims(out, axis)
+    r = conv2d(x, w, bias, one(stride), pad, one(dilation), groups, layout="NHWC" if nhwc else "NCHW",
+               activation=activation, clamp=clamp, dtype=dtype, out=o)
+    return out if out is not None else np.squeeze(r, axis)
+
+
+def conv2d_backward(dy, input, weight, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW",
+                    need=(True, True, True)):
+    """(dx, dweight, dbias): the gradients of conv2d (no activation) from
+    dy, the forward input and weight; need: which of the three to compute
+    (the others are None).  dx has input's dtype, dweight and dbias
+    weight's."""
+    weight = np.asarray(weight)
+    stride, padding, dilation, groups, nhwc = _conv_args(weight, stride, padding, dilation, groups, layout)
+    return _mxp._conv2d_backward(np.asarray(dy), np.asarray(input), weight, stride, padding, dilation, groups, nhwc,
+                                 tuple(bool(n) for n in need))
+
+
+def _pool_args(kernel_size, stride, padding, layout):
+    kernel = _pair(kernel_size, "kernel_size", 1)
+    stride = kernel if stride is None or (not isinstance(stride, (int, np.integer)) and len(stride) == 0) \
+        else _pair(stride, "stride", 1)
+    return kernel, stride, _pair(padding, "padding", 0), _layout(layout)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, *, layout="NCHW", dtype=None,
+               out=None):
+    """torch.nn.functional.max_pool2d (dilation 1 only, no indices): a NaN
+    in a window gives NaN, the padding never wins.  Any dtype widened
+    exactly; the result in dtype (default: input's float dtype)."""
+    if _pair(dilation, "dilation", 1) != (1, 1):
+        raise NotImplementedError("max_pool2d: dilation other than 1")
+    k, s, p, nhwc = _pool_args(kernel_size, stride, padding, layout)
+    return _mxp._pool2d(np.asarray(input), False, k, s, p, bool(ceil_mode), False, nhwc, out, dtype)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None, *, layout="NCHW", dtype=None, out=None):
+    """torch.nn.functional.avg_pool2d (no divisor_override): the sum in
+    float64 divided by the window's size, padding counted unless
+    count_include_pad=False; rounded once."""
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool2d: divisor_override")
+    k, s, p, nhwc = _pool_args(kernel_size, stride, padding, layout)
+    return _mxp._pool2d(np.asarray(input), True, k, s, p, bool(ceil_mode), not count_include_pad, nhwc, out, dtype)
+
+
+def max_pool2d_backward(dy, input, kernel_size, stride=None, padding=0, ceil_mode=False, *, layout="NCHW"):
+    """The gradient of max_pool2d's input: each dy to its window's first
+    maximum (torch's choice), in input's dtype."""
+    k, s, p, nhwc = _pool_args(kernel_size, stride, padding, layout)
+    return _mxp._pool2d_backward(np.asarray(dy), np.asarray(input), False, k, s, p, bool(ceil_mode), False, nhwc)
+
+
+def avg_pool2d_backward(dy, input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, *,
+                        layout="NCHW"):
+    """The gradient of avg_pool2d's input: dy / divisor to every element of
+    each window."""
+    k, s, p, nhwc = _pool_args(kernel_size, stride, padding, layout)
+    return _mxp._pool2d_backward(np.asarray(dy), np.asarray(input), True, k, s, p, bool(ceil_mode),
+                                 not count_include_pad, nhwc)
+
+
+def global_avg_pool2d(input, *, layout="NCHW", dtype=None, out=None):
+    """The mean of each (n, c) plane: shape [N, C, 1, 1] (NHWC: [N, 1, 1, C])."""
+    return _mxp._pool2d(np.asarray(input), True, (0, 0), (0, 0), (0, 0), False, False, _layout(layout), out, dtype)
+
+
+def global_max_pool2d(input, *, layout="NCHW", dtype=None, out=None):
+    """The maximum of each (n, c) plane."""
+    return _mxp._pool2d(np.asarray(input), False, (0, 0), (0, 0), (0, 0), False, False, _layout(layout), out, dtype)
+
+
+def adaptive_avg_pool2d(input, output_size, *, layout="NCHW", dtype=None, out=None):
+    """torch's adaptive_avg_pool2d where its windows are uniform: output
+    sizes that divide the input's (1: global pooling)."""
+    x = np.asarray(input)
+    nhwc = _layout(layout)
+    h, w = (x.shape[1], x.shape[2]) if nhwc else (x.shape[2], x.shape[3])
+    oh, ow = _pair(output_size, "output_size", 1)
+    if h % oh or w % ow:
+        raise NotImplementedError(f"adaptive_avg_pool2d: output {oh}x{ow} does not divide the input {h}x{w}")
+    k = (h // oh, w // ow)
+    return _mxp._pool2d(x, True, k, k, (0, 0), False, False, nhwc, out, dtype)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5, *,
+               axis=1, dtype=None, out=None):
+    """torch.nn.functional.batch_norm: channels along axis (1; -1 for
+    NHWC), statistics in float64.  training: the batch's mean and biased
+    variance, and running_mean / running_var (None: not kept) updated in
+    place with momentum (the variance unbiased, as torch); otherwise the
+    running statistics are used."""
+    return _mxp._batch_norm(np.asarray(input), operator.index(axis), running_mean, running_var, _arr(weight),
+                            _arr(bias), bool(training), float(momentum), float(eps), out, dtype)
+
+
+def batch_norm_backward(dy, input, weight=None, eps=1e-5, *, axis=1):
+    """(dx, dweight, dbias) of training-mode batch_norm (the batch
+    statistics recomputed from input)."""
+    return _mxp._batch_norm_backward(np.asarray(dy), np.asarray(input), operator.index(axis), _arr(weight),
+                                     float(eps))
+
+
+def fold_batch_norm(weight, bias, gamma, beta, mean, var, eps=1e-5):
+    """(weight', bias') of a convolution (or any layer with output channels
+    on weight's axis 0) followed by an inference batch norm: s = gamma /
+    sqrt(var + eps), weight' = weight * s, bias' = (bias - mean) * s +
+    beta, in float64 and rounded once (bias None: 0; gamma, beta None: 1, 0)."""
+    return _mxp._fold_batch_norm(np.asarray(weight), _arr(bias), _arr(gamma), _arr(beta), np.asarray(mean),
+                                 np.asarray(var), float(eps))

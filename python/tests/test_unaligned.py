@@ -568,6 +568,54 @@ def _():
         into(lambda o: f(val(BF), val(BF), outer=True, out=o), np.zeros((4, 4), np.float32))
 
 
+X4 = np.linspace(-2, 2, 2 * 3 * 5 * 4).reshape(2, 3, 5, 4)  # NCHW
+W4 = np.linspace(-1, 1, 4 * 3 * 3 * 3).reshape(4, 3, 3, 3)
+
+
+@case("nn: conv2d, conv1d, conv2d_backward on every float dtype, quantized, unaligned out=", "nn.conv2d",
+      "nn.conv1d", "nn.conv2d_backward")
+def _():
+    for dt in FLOATS:
+        same_unaligned(lambda x, w: mxp.nn.conv2d(x, w, padding=1), val(dt, X4), val(dt, W4))
+    same_unaligned(lambda x, w, b: mxp.nn.conv2d(x, w, b, layout="NHWC", activation="relu"),
+                   val(BF, X4.transpose(0, 2, 3, 1)), val(np.float32, W4.transpose(0, 2, 3, 1)), val(np.float16, X[0, :4]))
+    same_unaligned(lambda x, w, b: mxp.nn.conv2d(x, w, b, dtype=np.uint8, x_zero_point=3, x_scale=0.1, y_scale=0.5),
+                   val(np.int8, X4), val(np.int8, W4), val(np.int32, X[0, :4]))
+    same_unaligned(lambda x, w: mxp.nn.conv1d(x, w, padding=1), val(np.float32, X4[:, :, 0]), val(E4, W4[:, :, 0]))
+    dy = np.linspace(-1, 1, 2 * 4 * 3 * 2).reshape(2, 4, 3, 2)
+    same_unaligned(lambda d, x, w: mxp.nn.conv2d_backward(d, x, w)[0], val(np.float32, dy), val(BF, X4), val(np.float64, W4))
+    same_unaligned(lambda d, x, w: mxp.nn.conv2d_backward(d, x, w)[1], val(np.float32, dy), val(BF, X4), val(np.float64, W4))
+    into(lambda o: mxp.nn.conv2d(val(np.float32, X4), val(np.float32, W4), padding=1, out=o), np.zeros((2, 4, 5, 4), BF))
+
+
+@case("nn: pooling and its backward on every dtype, unaligned out=", "nn.max_pool2d", "nn.avg_pool2d",
+      "nn.max_pool2d_backward", "nn.avg_pool2d_backward", "nn.global_avg_pool2d", "nn.global_max_pool2d",
+      "nn.adaptive_avg_pool2d")
+def _():
+    accepted(lambda x: mxp.nn.max_pool2d(x.reshape(1, 1, 4, 6), 2, 1, 1), ALL)
+    accepted(lambda x: mxp.nn.avg_pool2d(x.reshape(1, 1, 4, 6), 3, 2, 1, count_include_pad=False), ALL)
+    for dt in FLOATS:
+        same_unaligned(lambda x: mxp.nn.global_avg_pool2d(x), val(dt, X4))
+        same_unaligned(lambda x: mxp.nn.global_max_pool2d(x, layout="NHWC"), val(dt, X4))
+        same_unaligned(lambda x: mxp.nn.adaptive_avg_pool2d(x, (5, 2)), val(dt, X4))
+        same_unaligned(lambda d, x: mxp.nn.max_pool2d_backward(d, x, 2), val(dt, X4[:, :, :2, :2]), val(dt, X4))
+        same_unaligned(lambda d, x: mxp.nn.avg_pool2d_backward(d, x, 2), val(dt, X4[:, :, :2, :2]), val(dt, X4))
+    into(lambda o: mxp.nn.max_pool2d(val(BF, X4), 2, out=o), np.zeros((2, 3, 2, 2), np.float32))
+
+
+@case("nn: batch_norm, its backward, fold_batch_norm on every float dtype, unaligned out=", "nn.batch_norm",
+      "nn.batch_norm_backward", "nn.fold_batch_norm")
+def _():
+    c3 = np.array([0.5, 1.0, 2.0])
+    for dt in FLOATS:
+        same_unaligned(lambda x, w: mxp.nn.batch_norm(x, None, None, w, w, training=True), val(dt, X4), val(dt, c3))
+        same_unaligned(lambda x, m: mxp.nn.batch_norm(x, m, m + 1, dtype=np.float64), val(dt, X4), val(dt, c3))
+        same_unaligned(lambda d, x, w: mxp.nn.batch_norm_backward(d, x, w)[0], val(dt, X4[::-1]), val(dt, X4),
+                       val(dt, c3))
+        same_unaligned(lambda w, g: mxp.nn.fold_batch_norm(w, None, g, g, g, g + 1)[0], val(dt, W4[:3]), val(dt, c3))
+    into(lambda o: mxp.nn.batch_norm(val(np.float32, X4), None, None, training=True, out=o), np.zeros((2, 3, 5, 4), BF))
+
+
 try:
     import dask.array  # noqa: F401  (dask_results needs it)
     import mxp.dask  # noqa: F401

@@ -51,6 +51,8 @@ LAYOUT0(observer_opts);
 LAYOUT0(optimizer_opts);
 LAYOUT0(loss_scaler_opts);
 LAYOUT0(monitor_opts);
+LAYOUT0(conv_opts);
+LAYOUT0(pool_opts);
 /* reports */
 LAYOUT(memory_stats, OLDER(memory_stats_older));
 LAYOUT0(gemm_safe_report);

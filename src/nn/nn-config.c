@@ -1,9 +1,10 @@
-/* The nn layer's kernel tables, from src/kernels/f32-norm-list.inc and
- * bf16-norm-list.inc, and their getters: the most capable row for an ISA
- * level. */
+/* The nn layer's kernel tables, from src/kernels/f32-norm-list.inc,
+ * bf16-norm-list.inc and f32-dwconv-list.inc, and their getters: the most
+ * capable row for an ISA level. */
 #include "core/dispatch.h"
+#include "kernels/dwconv-kernels.h"
 #include "kernels/norm-kernels.h"
-#include "nn/nn-internal.h"
+#include "nn/conv-internal.h"
 
 static const mxp_kernel f32_norm[] = {
 #define MXP_F32_NORM(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
@@ -41,4 +42,25 @@ const mxp_kernel *nn_bf16_norm_kernels(size_t *n)
 {
     *n = BF16_NORM_ROWS;
     return bf16_norm;
+}
+
+/* ---- depthwise convolution rows (src/kernels/f32-dwconv-list.inc) ---- */
+
+static const mxp_kernel f32_dwconv[] = {
+#define MXP_F32_DWCONV(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
+#include "kernels/f32-dwconv-list.inc"
+#undef MXP_F32_DWCONV
+};
+enum { F32_DWCONV_ROWS = sizeof f32_dwconv / sizeof f32_dwconv[0] };
+
+mxp_f32_dwconv_ukernel *nn_f32_dwconv_kernel(mxp_isa isa)
+{
+    const mxp_kernel *k = mxp_kernel_pick(f32_dwconv, F32_DWCONV_ROWS, isa, 0);
+    return k ? (mxp_f32_dwconv_ukernel *)k->fn : NULL;
+}
+
+const mxp_kernel *nn_f32_dwconv_kernels(size_t *n)
+{
+    *n = F32_DWCONV_ROWS;
+    return f32_dwconv;
 }

@@ -92,6 +92,7 @@ void hostile_core(hctx *c);    /* common, dtype, cpu, alloc, threads, convert */
 void hostile_array(hctx *c);   /* array, io */
 void hostile_ops(hctx *c);     /* ops, gemm */
 void hostile_nn(hctx *c);      /* nn */
+void hostile_conv(hctx *c);    /* nn: convolution, pooling, batch norm (called by hostile_nn) */
 void hostile_quant(hctx *c);   /* quant, mx, analysis */
 void hostile_train(hctx *c);   /* train */
 

@@ -541,6 +541,97 @@ static mxp_status c_monitor_create(void *s, uint64_t *d)
     return st;
 }
 
+/* ---- mxp_conv_opts, mxp_pool_opts -------------------------------------------- */
+
+/* X as (1, 2, 2, 2) and Y as (4, 2, 1, 1) (views; ndim 3: (1, 2, 4) and (4, 2, 1)). */
+static mxp_array *view_of(const mxp_array *a, int ndim, int64_t d0, int64_t d1, int64_t d2, int64_t d3)
+{
+    mxp_array *v = NULL;
+    const int64_t s[4] = { d0, d1, d2, d3 };
+    assert_int_equal(mxp_array_reshape(&v, a, ndim, s), MXP_OK);
+    return v;
+}
+
+static void init_conv(void *s)
+{
+    mxp_conv_opts *o = s;
+    o->padding[0] = o->padding[1] = 1;
+    o->stride[1] = 2;
+    o->activation = MXP_ACT_RELU;
+}
+
+static mxp_status c_conv2d(void *s, uint64_t *d)
+{
+    mxp_array *x = view_of(X, 4, 1, 2, 2, 2), *w = view_of(Y, 4, 4, 2, 1, 1), *o = GARBAGE_PTR;
+    mxp_status st = made(mxp_conv2d(&o, x, w, NULL, s, 0), &o, d);
+    mxp_array_free(x), mxp_array_free(w);
+    return st;
+}
+
+static mxp_status c_conv2d_into(void *s, uint64_t *d)
+{
+    mxp_array *x = view_of(X, 4, 1, 2, 2, 2), *w = view_of(Y, 4, 4, 2, 1, 1);
+    const mxp_conv_opts *o = s;
+    const int64_t shape[4] = { 1, 4, 4, o->stride[1] == 2 ? 2 : 4 };
+    mxp_array *out = new_array(MXP_F32, 4, shape);
+    mxp_status st = into(mxp_conv2d_into(out, x, w, NULL, s), out, d);
+    mxp_array_free(x), mxp_array_free(w);
+    return st;
+}
+
+static mxp_status c_conv1d(void *s, uint64_t *d)
+{
+    mxp_array *x = view_of(X, 3, 1, 2, 4, 0), *w = view_of(Y, 3, 4, 2, 1, 0), *o = GARBAGE_PTR;
+    mxp_status st = made(mxp_conv1d(&o, x, w, NULL, s, 0), &o, d);
+    mxp_array_free(x), mxp_array_free(w);
+    return st;
+}
+
+static mxp_status c_conv2d_backward(void *s, uint64_t *d)
+{
+    mxp_array *x = view_of(X, 4, 1, 2, 2, 2), *w = view_of(Y, 4, 4, 2, 1, 1), *dy = NULL, *dx = GARBAGE_PTR;
+    const mxp_conv_opts plain = { .padding = { 1, 1 }, .stride = { 1, 2 } };
+    assert_int_equal(mxp_conv2d(&dy, x, w, NULL, &plain, 0), MXP_OK);
+    mxp_status st = made(mxp_conv2d_backward(&dx, NULL, NULL, dy, x, w, s), &dx, d);
+    mxp_array_free(x), mxp_array_free(w), mxp_array_free(dy);
+    return st;
+}
+
+static void init_pool(void *s)
+{
+    mxp_pool_opts *o = s;
+    o->kernel[0] = 2, o->kernel[1] = 1;
+    o->stride[0] = o->stride[1] = 1;
+    o->padding[0] = 1;
+    o->exclude_pad = true;
+}
+
+static mxp_status c_pool(void *s, uint64_t *d, bool avg, bool to, bool back)
+{
+    mxp_array *x = view_of(X, 4, 1, 2, 2, 2), *o = GARBAGE_PTR, *y = NULL;
+    const mxp_pool_opts plain = { .kernel = { 2, 1 }, .stride = { 1, 1 }, .padding = { 1, 0 } };
+    mxp_status st;
+    if (back) {
+        assert_int_equal(mxp_avg_pool2d(&y, x, &plain, 0), MXP_OK);
+        st = made(avg ? mxp_avg_pool2d_backward(&o, y, x, s) : mxp_max_pool2d_backward(&o, y, x, s), &o, d);
+    } else if (to) {
+        const int64_t shape[4] = { 1, 2, 3, 2 };
+        mxp_array *out = new_array(MXP_F32, 4, shape);
+        st = into(avg ? mxp_avg_pool2d_into(out, x, s) : mxp_max_pool2d_into(out, x, s), out, d);
+    } else {
+        st = made(avg ? mxp_avg_pool2d(&o, x, s, 0) : mxp_max_pool2d(&o, x, s, 0), &o, d);
+    }
+    mxp_array_free(x), mxp_array_free(y);
+    return st;
+}
+
+static mxp_status c_max_pool2d(void *s, uint64_t *d) { return c_pool(s, d, false, false, false); }
+static mxp_status c_max_pool2d_into(void *s, uint64_t *d) { return c_pool(s, d, false, true, false); }
+static mxp_status c_max_pool2d_backward(void *s, uint64_t *d) { return c_pool(s, d, false, false, true); }
+static mxp_status c_avg_pool2d(void *s, uint64_t *d) { return c_pool(s, d, true, false, false); }
+static mxp_status c_avg_pool2d_into(void *s, uint64_t *d) { return c_pool(s, d, true, true, false); }
+static mxp_status c_avg_pool2d_backward(void *s, uint64_t *d) { return c_pool(s, d, true, false, true); }
+
 /* ---- the analysis reports --------------------------------------------------- */
 
 static mxp_status c_compare(void *s, uint64_t *d)
@@ -731,6 +822,16 @@ static const entry entries[] = {
     OPT(optimizer_create, mxp_optimizer_opts, init_optimizer),
     OPT(loss_scaler_create, mxp_loss_scaler_opts, init_loss_scaler),
     OPT(monitor_create, mxp_monitor_opts, init_monitor),
+    OPT(conv2d, mxp_conv_opts, init_conv),
+    OPT(conv2d_into, mxp_conv_opts, init_conv),
+    OPT(conv1d, mxp_conv_opts, init_conv),
+    OPT(conv2d_backward, mxp_conv_opts, init_conv),
+    OPT(max_pool2d, mxp_pool_opts, init_pool),
+    OPT(max_pool2d_into, mxp_pool_opts, init_pool),
+    OPT(max_pool2d_backward, mxp_pool_opts, init_pool),
+    OPT(avg_pool2d, mxp_pool_opts, init_pool),
+    OPT(avg_pool2d_into, mxp_pool_opts, init_pool),
+    OPT(avg_pool2d_backward, mxp_pool_opts, init_pool),
     REP(compare, mxp_compare_report),
     REP(compare_piece, mxp_compare_report),
     ROW("compare_finish", mxp_compare_report, INOUT, c_compare_finish, init_compare_finish),

@@ -96,4 +96,6 @@ void hostile_nn(hctx *c)
     ERR("out_dtype 9999", mxp_cosine_similarity, &out, a, a, true, 1e-8, BAD_DT);
     ERR("out NULL", mxp_cosine_similarity_into, NULL, a, a, false, 1e-8);
     ERR("eps -1", mxp_cosine_similarity_into, H.f32_4, a, a, false, -1);
+
+    hostile_conv(c); /* convolution, pooling, batch norm: test_api_hostile_conv.c */
 }

@@ -1,7 +1,8 @@
 /* mxp bench nn — softmax, log_softmax, layer norm, RMS norm, L2
  * normalization and an embedding gather on rows of d elements, in float32
  * and bfloat16, beside memcpy of the same bytes: the operations' goal is
- * 0.8x memcpy of their traffic (issue 26), held or not per row. */
+ * 0.8x memcpy of their traffic (issue 26), held or not per row.  Then
+ * bench_conv.c's convolution, pooling and batch norm rows. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,9 +95,12 @@ static void usage(FILE *f)
                "  softmax, log_softmax, l2_normalize   along the rows\n"
                "  layer_norm, rms_norm                 over the rows, with weight (and bias)\n"
                "  take                                 N/D rows of a 30522 x D table\n"
-               "GB/s counts bytes read + written (2 arrays); the goal is %.1fx memcpy.\n\n"
+               "GB/s counts bytes read + written (2 arrays); the goal is %.1fx memcpy.\n"
+               "Then conv2d on ResNet-style shapes in both layouts (GFLOP/s), and max/avg\n"
+               "pooling and batch norm on 8x64x56x56 float32 beside memcpy (the same goal).\n\n"
                "  --json   one JSON object: n, d, reps, goal and results, one object per\n"
-               "           dtype and op: dtype, op, mxp_gbps, memcpy_gbps, mxp_over_memcpy, holds\n",
+               "           dtype and op: dtype, op, mxp_gbps, memcpy_gbps, mxp_over_memcpy, holds;\n"
+               "           conv2d (dtype, shape, layout, gflops) and pool_bn (op and the above)\n",
                goal);
 }
 
@@ -180,6 +184,10 @@ int cli_bench_nn(int argc, char **argv)
         }
         free_arrays(&a);
     }
+    if (st == MXP_OK && json)
+        cli_json_close(); /* results */
+    if (st == MXP_OK)
+        st = cli_bench_nn_conv(reps, json);
     free(m1);
     free(m2);
     if (st != MXP_OK)

@@ -25,6 +25,8 @@ int cli_bench(int argc, char **argv);
 int cli_bench_convert(int argc, char **argv);
 int cli_bench_ops(int argc, char **argv);
 int cli_bench_nn(int argc, char **argv);
+/* mxp bench nn's conv2d, pooling and batch norm rows (bench_conv.c), after its own. */
+mxp_status cli_bench_nn_conv(int reps, bool json);
 int cli_bench_gemm(int argc, char **argv);
 int cli_cast_value(int argc, char **argv);
 int cli_stat(int argc, char **argv);

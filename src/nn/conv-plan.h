@@ -1,0 +1,47 @@
+/* Internal: a convolution checked and laid out for the GEMM (src/nn/conv.c,
+ * conv-backward.c): the geometry, dense copies of x and the weights where
+ * needed, the GEMM's epilogue options. */
+#ifndef MXP_NN_CONV_PLAN_H
+#define MXP_NN_CONV_PLAN_H
+
+#include "core/abi.h"
+#include "nn/conv-internal.h"
+
+typedef struct conv_plan {
+    nn_geom g;
+    int64_t cg, og, k;   /* channels per group in and out; K = kh kw cg */
+    const char *x, *w;   /* dense */
+    mxp_dtype xt, wt, yt;
+    size_t xsize, wsize, ysize;
+    unsigned char pad;   /* the byte outside x in the panel (0: zero for every float dtype) */
+    bool direct;         /* 1x1, stride 1, unpadded: the GEMM reads x in place */
+    bool quant;          /* uint8/int8 x by int8 weights: the integer GEMM */
+    bool has_bias;
+    double alpha;        /* the GEMM's alpha (quantized: x_scale / y_scale or x_scale; else 1) */
+    mxp_gemm_opts gemm;  /* bias (dense), activation, clamp; quantized: zero points, scales */
+    mxp_array *own[3];   /* dense copies of x, weight, bias (or new references) */
+    double *qbias;       /* quantized: the int32 bias in the output's scale (mxp_malloc) */
+    mxp_conv_opts opts;  /* the caller's (zero: the defaults) */
+} conv_plan;
+
+/* Checks the arguments (x, weight 4-d of float dtypes; bias NULL or [O];
+ * opts NULL or valid) and fills c: the geometry only, or (layout) the
+ * dense arrays and epilogue too; conv_plan_free after MXP_OK. */
+mxp_status conv_plan_init(conv_plan *c, const char *fn, const mxp_array *x, const mxp_array *weight,
+                          const mxp_array *bias, const mxp_conv_opts *opts, bool layout);
+void conv_plan_free(conv_plan *c);
+
+/* The output's dtype yt checked (float; quantized: int32, uint8, int8 or
+ * float) and the GEMM's options for it completed. */
+mxp_status conv_plan_output(conv_plan *c, const char *fn, mxp_dtype yt);
+
+/* The pixels of one im2col panel (of total). */
+int64_t conv_chunk_pixels(const conv_plan *c, int64_t total);
+/* The im2col panels (conv.c): NHWC rows of pixels of the batch, NCHW rows
+ * of (c, p, q) of image n with np columns. */
+void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp);
+void conv_panel_nchw(const conv_plan *c, char *panel, int64_t n, int64_t pix0, int64_t np, int64_t grp);
+/* The forward product into dense y of the output's shape (y's dtype in c->yt). */
+mxp_status conv_forward(const conv_plan *c, mxp_array *y);
+
+#endif

@@ -1,0 +1,367 @@
+/* 2-d convolution forward as implicit GEMM on mxp_gemm.  The im2col panel
+ * of a chunk of output pixels (at most CONV_PANEL_BYTES, at least
+ * CONV_MIN_PIXELS pixels) is built and multiplied at once, so no copy of
+ * the whole im2col matrix exists:
+ *   NHWC: Y[pixels, Og] = panel[pixels, (p, q, c)] W_g[Og, (p, q, c)]^T,
+ *         a 1x1, stride 1, unpadded one is a single GEMM on x itself;
+ *   NCHW: Y_n[Og, pixels] = W_g[Og, (c, p, q)] panel[(c, p, q), pixels],
+ *         a 1x1 one a GEMM per image on x itself.
+ * The bias, activation and clamp are the GEMM's epilogue; depthwise
+ * convolutions (groups == C == O) take the direct loops of dwconv.c
+ * (float32 x) or window.c (the other dtypes). */
+#include <stdint.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/fpenv.h"
+#include "mxp/alloc.h"
+#include "nn/conv-plan.h"
+
+enum { CONV_PANEL_BYTES = 1 << 20, CONV_MIN_PIXELS = 64 };
+
+/* n elements of size bytes, src step elements apart, to contiguous dst. */
+static void copy_strided(char *dst, const char *src, int64_t n, int64_t step, size_t size)
+{
+    if (step == 1) {
+        memcpy(dst, src, (size_t)n * size);
+        return;
+    }
+    const size_t s = (size_t)step * size;
+    switch (size) {
+    case 1: for (int64_t t = 0; t < n; t++) dst[t] = src[(size_t)t * s]; break;
+    case 2: for (int64_t t = 0; t < n; t++) memcpy(dst + 2 * t, src + (size_t)t * s, 2); break;
+    case 4: for (int64_t t = 0; t < n; t++) memcpy(dst + 4 * t, src + (size_t)t * s, 4); break;
+    default: for (int64_t t = 0; t < n; t++) memcpy(dst + (size_t)t * size, src + (size_t)t * s, size);
+    }
+}
+
+int64_t conv_chunk_pixels(const conv_plan *c, int64_t total)
+{
+    int64_t per = c->k * (int64_t)c->xsize;
+    int64_t p = per > 0 ? CONV_PANEL_BYTES / per : total;
+    p = p < CONV_MIN_PIXELS ? CONV_MIN_PIXELS : p;
+    return p < total ? p : total;
+}
+
+/* NHWC: panel row t (pixel pix0 + t of the whole batch) = the window's
+ * (p, q, c) values of group grp, pad outside x. */
+void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp)
+{
+    const nn_geom *g = &c->g;
+    const size_t cgb = (size_t)c->cg * c->xsize;
+    for (int64_t t = 0; t < np; t++) {
+        const int64_t pix = pix0 + t, j = pix % g->ow, i = pix / g->ow % g->oh, n = pix / (g->ow * g->oh);
+        char *dst = panel + (size_t)(t * c->k) * c->xsize;
+        for (int64_t p = 0; p < g->kh; p++) {
+            const int64_t ih = i * g->sh - g->ph + p * g->dh, iw0 = j * g->sw - g->pw;
+            if (g->groups == 1 && g->dw == 1 && ih >= 0 && ih < g->h && iw0 >= 0 && iw0 + g->kw <= g->w) {
+                /* one group, no column dilation, inside x: the kw taps are one run of x's row */
+                memcpy(dst, c->x + (size_t)(((n * g->h + ih) * g->w + iw0) * g->c) * c->xsize, (size_t)g->kw * cgb);
+                dst += (size_t)g->kw * cgb;
+                continue;
+            }
+            for (int64_t q = 0; q < g->kw; q++, dst += cgb) {
+                const int64_t iw = j * g->sw - g->pw + q * g->dw;
+                if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w)
+                    memset(dst, c->pad, cgb);
+                else
+                    memcpy(dst, c->x + (size_t)(((n * g->h + ih) * g->w + iw) * g->c + grp * c->cg) * c->xsize,
+                           cgb);
+            }
+        }
+    }
+}
+
+/* NCHW: panel row (c, p, q) of group grp for pixels pix0 .. pix0 + np of
+ * image n (ld np), pad outside x. */
+void conv_panel_nchw(const conv_plan *c, char *panel, int64_t n, int64_t pix0, int64_t np, int64_t grp)
+{
+    const nn_geom *g = &c->g;
+    const size_t xs = c->xsize;
+    for (int64_t ch = 0; ch < c->cg; ch++)
+        for (int64_t p = 0; p < g->kh; p++)
+            for (int64_t q = 0; q < g->kw; q++) {
+                char *row = panel + (size_t)(((ch * g->kh + p) * g->kw + q) * np) * xs;
+                const char *plane = c->x + (size_t)((n * g->c + grp * c->cg + ch) * g->h * g->w) * xs;
+                const int64_t off = q * g->dw - g->pw;
+                for (int64_t t = 0; t < np;) { /* one output row's stretch at a time */
+                    const int64_t pix = pix0 + t, i = pix / g->ow, j0 = pix % g->ow;
+                    const int64_t len = g->ow - j0 < np - t ? g->ow - j0 : np - t;
+                    const int64_t ih = i * g->sh - g->ph + p * g->dh;
+                    char *d = row + (size_t)t * xs;
+                    int64_t lo = j0 + len, hi = lo;
+                    if (ih >= 0 && ih < g->h) {
+                        lo = off >= 0 ? 0 : (-off + g->sw - 1) / g->sw;
+                        hi = g->w - 1 - off < 0 ? 0 : (g->w - 1 - off) / g->sw + 1;
+                        lo = lo < j0 ? j0 : lo > j0 + len ? j0 + len : lo;
+                        hi = hi > j0 + len ? j0 + len : hi < lo ? lo : hi;
+                    }
+                    memset(d, c->pad, (size_t)(lo - j0) * xs);
+                    const char *src = plane + (size_t)(ih * g->w + lo * g->sw + off) * xs;
+                    if (hi > lo)
+                        copy_strided(d + (size_t)(lo - j0) * xs, src, hi - lo, g->sw, xs);
+                    memset(d + (size_t)(hi - j0) * xs, c->pad, (size_t)(j0 + len - hi) * xs);
+                    t += len;
+                }
+            }
+}
+
+/* The GEMM epilogue of group grp: its Og bias values. */
+static mxp_gemm_opts group_opts(const conv_plan *c, int64_t grp)
+{
+    mxp_gemm_opts o = c->gemm;
+    if (o.bias)
+        o.bias = (const char *)o.bias + (size_t)(grp * c->og) * mxp_dtype_itemsize(o.bias_dtype);
+    if (o.scales && o.n_scales > 1) { /* quantized, per output channel */
+        o.scales += grp * c->og;
+        o.n_scales = (size_t)c->og;
+    }
+    return o;
+}
+
+static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
+{
+    const nn_geom *g = &c->g;
+    const int64_t total = g->n * g->oh * g->ow;
+    const size_t ys = c->ysize, ws = c->wsize;
+    mxp_status st = MXP_OK;
+    if (c->direct) { /* 1x1, stride 1, no padding: x is the panel */
+        for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
+            const mxp_gemm_opts o = group_opts(c, grp);
+            st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)total, (size_t)c->og, (size_t)c->cg, c->alpha,
+                          c->x + (size_t)(grp * c->cg) * c->xsize, c->xt, (size_t)g->c,
+                          c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
+                          y + (size_t)(grp * c->og) * ys, c->yt, (size_t)g->o, &o);
+        }
+        return st;
+    }
+    const int64_t chunk = conv_chunk_pixels(c, total);
+    for (int64_t pix0 = 0; pix0 < total && st == MXP_OK; pix0 += chunk) {
+        const int64_t np = total - pix0 < chunk ? total - pix0 : chunk;
+        for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
+            conv_panel_nhwc(c, panel, pix0, np, grp);
+            const mxp_gemm_opts o = group_opts(c, grp);
+            st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)np, (size_t)c->og, (size_t)c->k, c->alpha, panel, c->xt,
+                          (size_t)c->k, c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
+                          y + (size_t)(pix0 * g->o + grp * c->og) * ys, c->yt, (size_t)g->o, &o);
+        }
+    }
+    return st;
+}
+
+static mxp_status gemm_nchw(const conv_plan *c, char *y, char *panel)
+{
+    const nn_geom *g = &c->g;
+    const int64_t ohw = g->oh * g->ow;
+    const size_t ys = c->ysize, ws = c->wsize;
+    const int64_t chunk = conv_chunk_pixels(c, ohw);
+    mxp_status st = MXP_OK;
+    for (int64_t n = 0; n < g->n && st == MXP_OK; n++)
+        for (int64_t pix0 = 0; pix0 < ohw && st == MXP_OK; pix0 += chunk) {
+            const int64_t np = ohw - pix0 < chunk ? ohw - pix0 : chunk;
+            for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
+                const char *b = c->x + (size_t)((n * g->c + grp * c->cg) * ohw) * c->xsize;
+                int64_t ldb = ohw;
+                if (!c->direct) {
+                    conv_panel_nchw(c, panel, n, pix0, np, grp);
+                    b = panel;
+                    ldb = np;
+                }
+                const mxp_gemm_opts o = group_opts(c, grp);
+                st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, (size_t)c->og, (size_t)np, (size_t)c->k, 1,
+                              c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, b, c->xt, (size_t)ldb,
+                              0, y + (size_t)((n * g->o + grp * c->og) * ohw + pix0) * ys, c->yt, (size_t)ohw, &o);
+            }
+        }
+    return st;
+}
+
+/* NCHW quantized: the integer GEMM takes the uint8/int8 side as A, so
+ * each chunk is Y^T[pixels, Og] = panel^T W_g^T, into tmp, then
+ * transposed into y. */
+static mxp_status gemm_nchw_quant(const conv_plan *c, char *y, char *panel)
+{
+    const nn_geom *g = &c->g;
+    const int64_t ohw = g->oh * g->ow, chunk = conv_chunk_pixels(c, ohw);
+    const size_t ys = c->ysize;
+    char *tmp = mxp_malloc((size_t)(chunk * c->og) * ys + 1);
+    if (!tmp)
+        return mxp_error(MXP_ERR_NO_MEMORY, "no memory for a quantized output panel");
+    mxp_status st = MXP_OK;
+    for (int64_t n = 0; n < g->n && st == MXP_OK; n++)
+        for (int64_t pix0 = 0; pix0 < ohw && st == MXP_OK; pix0 += chunk) {
+            const int64_t np = ohw - pix0 < chunk ? ohw - pix0 : chunk;
+            for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
+                conv_panel_nchw(c, panel, n, pix0, np, grp);
+                const mxp_gemm_opts o = group_opts(c, grp);
+                st = mxp_gemm(MXP_TRANS, MXP_TRANS, (size_t)np, (size_t)c->og, (size_t)c->k, c->alpha, panel, c->xt,
+                              (size_t)np, c->w + (size_t)(grp * c->og * c->k) * c->wsize, c->wt, (size_t)c->k, 0, tmp,
+                              c->yt, (size_t)c->og, &o);
+                for (int64_t oc = 0; oc < c->og && st == MXP_OK; oc++)
+                    for (int64_t t = 0; t < np; t++)
+                        memcpy(y + (size_t)((n * g->o + grp * c->og + oc) * ohw + pix0 + t) * ys,
+                               tmp + (size_t)(t * c->og + oc) * ys, ys);
+            }
+        }
+    mxp_free(tmp);
+    return st;
+}
+
+/* Depthwise: the weights as [kh][kw][c] and the bias in float64. */
+static mxp_status depthwise(const conv_plan *c, mxp_array *y)
+{
+    const nn_geom *g = &c->g;
+    const int64_t kk = g->kh * g->kw;
+    double *buf = mxp_malloc((size_t)(2 * kk * g->c + g->c) * sizeof(double));
+    if (!buf)
+        return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the depthwise weights");
+    double *wk = buf + kk * g->c, *bias = wk + kk * g->c;
+    nn_load(buf, c->w, c->wt, (int64_t)c->wsize, kk * g->c); /* [c][kh][kw] in both layouts */
+    for (int64_t ch = 0; ch < g->c; ch++)
+        for (int64_t t = 0; t < kk; t++)
+            wk[t * g->c + ch] = buf[ch * kk + t];
+    if (c->gemm.bias)
+        nn_load(bias, c->gemm.bias, c->gemm.bias_dtype, (int64_t)mxp_dtype_itemsize(c->gemm.bias_dtype), g->c);
+    const nn_window win = { .kind = NN_WIN_DEPTHWISE, .g = *g, .wk = wk, .bias = c->gemm.bias ? bias : NULL,
+                            .act = c->gemm.activation, .clamp = c->gemm.clamp, .lo = c->gemm.clamp_lo,
+                            .hi = c->gemm.clamp_hi };
+    mxp_status st;
+    if (c->xt == MXP_F32 && c->wt != MXP_F64 && !((uintptr_t)c->x % sizeof(float))) {
+        /* float32 sums, as the GEMM's: the weights narrowed exactly (every
+         * dtype but float64 fits in float32) over the float64 copy */
+        float *wf = (float *)(void *)buf;
+        for (int64_t t = 0; t < kk * g->c; t++)
+            wf[t] = (float)wk[t];
+        st = nn_dwconv_f32(&win, (const float *)(const void *)c->x, wf, y);
+    } else {
+        const mxp_array xa = { .dtype = c->xt, .data = (void *)c->x };
+        st = nn_window_run(&win, &xa, y);
+    }
+    mxp_free(buf);
+    return st;
+}
+
+mxp_status conv_forward(const conv_plan *c, mxp_array *y)
+{
+    const nn_geom *g = &c->g;
+    if (g->n == 0 || g->o == 0 || g->oh == 0 || g->ow == 0)
+        return MXP_OK;
+    if (c->cg == 1 && g->groups == g->c && g->o == g->c && !c->quant)
+        return depthwise(c, y);
+    char *panel = NULL;
+    if (!c->direct) {
+        const int64_t total = g->nhwc ? g->n * g->oh * g->ow : g->oh * g->ow;
+        const size_t bytes = (size_t)(conv_chunk_pixels(c, total) * c->k) * c->xsize;
+        if (!(panel = mxp_malloc(bytes ? bytes : 1)))
+            return mxp_error(MXP_ERR_NO_MEMORY, "no memory for a %zu-byte im2col panel", bytes);
+    }
+    mxp_status st = g->nhwc   ? gemm_nhwc(c, y->data, panel)
+                    : c->quant ? gemm_nchw_quant(c, y->data, panel)
+                               : gemm_nchw(c, y->data, panel);
+    mxp_free(panel);
+    return st;
+}
+
+/* ---- entry points ---------------------------------------------------------- */
+
+typedef struct conv_args {
+    const char *fn;
+    const mxp_array *x, *w, *bias;
+    const mxp_conv_opts *opts;
+} conv_args;
+
+static mxp_status conv_into(mxp_array *out, const void *args)
+{
+    const conv_args *a = args;
+    conv_plan c;
+    mxp_status st = nn_check_input(a->fn, "out", out);
+    if (st == MXP_OK)
+        st = conv_plan_init(&c, a->fn, a->x, a->w, a->bias, a->opts, true);
+    if (st != MXP_OK)
+        return st;
+    int64_t shape[4];
+    nn_geom_out_shape(&c.g, shape);
+    st = nn_check_out_shape(a->fn, out, 4, shape);
+    if (st == MXP_OK)
+        st = conv_plan_output(&c, a->fn, out->dtype);
+    mxp_array *work = NULL;
+    const mxp_array *in[3] = { a->x, a->w, a->bias };
+    if (st == MXP_OK)
+        st = nn_dense_out_begin(a->fn, out, in, 3, &work);
+    if (st == MXP_OK) {
+        c.yt = work->dtype;
+        c.ysize = mxp_dtype_itemsize(work->dtype);
+        const mxp_fpenv env = mxp_fpenv_enter();
+        st = conv_forward(&c, work);
+        mxp_fpenv_leave(env);
+        st = nn_out_end(out, work, st);
+    }
+    conv_plan_free(&c);
+    return st;
+}
+
+mxp_status mxp_conv2d_into(mxp_array *out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                           const mxp_conv_opts *opts)
+{
+    MXP_ABI_IN(opts, conv_opts, "mxp_conv2d_into");
+    return conv_into(out, &(conv_args){ "mxp_conv2d_into", x, weight, bias, opts });
+}
+
+mxp_status mxp_conv2d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                      const mxp_conv_opts *opts, mxp_dtype out_dtype)
+{
+    MXP_ABI_IN_OUT(opts, conv_opts, "mxp_conv2d", out);
+    const char *fn = "mxp_conv2d";
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    conv_plan c;
+    mxp_status st = conv_plan_init(&c, fn, x, weight, bias, opts, false);
+    if (st != MXP_OK)
+        return st;
+    int64_t shape[4];
+    nn_geom_out_shape(&c.g, shape);
+    const mxp_dtype dt = out_dtype ? out_dtype : c.quant ? MXP_S32 : nn_out_dtype(0, x->dtype);
+    st = conv_plan_output(&c, fn, dt);
+    conv_plan_free(&c);
+    mxp_array *r = NULL;
+    if (st == MXP_OK)
+        st = mxp_array_new_owner(&r, dt, 4, shape);
+    if (st == MXP_OK)
+        st = conv_into(r, &(conv_args){ fn, x, weight, bias, opts });
+    return nn_give_out(out, r, st);
+}
+
+mxp_status mxp_conv1d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                      const mxp_conv_opts *opts, mxp_dtype out_dtype)
+{
+    MXP_ABI_IN_OUT(opts, conv_opts, "mxp_conv1d", out);
+    const char *fn = "mxp_conv1d";
+    if (!out)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
+    *out = NULL;
+    mxp_status st = nn_check_input(fn, "x", x);
+    if (st == MXP_OK)
+        st = nn_check_input(fn, "weight", weight);
+    if (st != MXP_OK)
+        return st;
+    if (x->ndim != 3 || weight->ndim != 3)
+        return mxp_error(MXP_ERR_SHAPE, "%s: x and weight must be 3-d, not %d-d and %d-d", fn, x->ndim,
+                         weight->ndim);
+    mxp_conv_opts o = opts ? *opts : (mxp_conv_opts){ 0 };
+    o.stride[0] = o.dilation[0] = 1;
+    o.padding[0] = 0;
+    const int axis = o.layout == MXP_NHWC ? 1 : 2;
+    mxp_array *x4 = NULL, *w4 = NULL, *y4 = NULL;
+    st = mxp_array_expand_dims(&x4, x, axis);
+    if (st == MXP_OK)
+        st = mxp_array_expand_dims(&w4, weight, axis);
+    if (st == MXP_OK)
+        st = mxp_conv2d(&y4, x4, w4, bias, &o, out_dtype);
+    if (st == MXP_OK)
+        st = mxp_array_squeeze(out, y4, axis);
+    mxp_array_free(x4);
+    mxp_array_free(w4);
+    mxp_array_free(y4);
+    return st;
+}

@@ -1,0 +1,282 @@
+/* mxp_conv2d and mxp_conv1d: hand-computed outputs, then a float64 direct
+ * loop for random shapes in both layouts (strides, padding, dilation,
+ * groups, depthwise, 1x1, the 7x7 stride 2 stem, odd sizes, several im2col
+ * chunks) in every float dtype, the fused epilogue, out arrays, and bad
+ * arguments. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+#include "nn/nn_util.h"
+#include "support/prng.h"
+
+typedef struct cfg {
+    int64_t n, c, h, w, o, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+} cfg;
+
+static int64_t out_size(int64_t size, int64_t k, int64_t s, int64_t p, int64_t d)
+{
+    return (size + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+
+static double act_ref(mxp_activation a, double t)
+{
+    switch (a) {
+    case MXP_ACT_RELU: return t > 0 ? t : 0;
+    case MXP_ACT_SILU: return t / (1 + exp(-t));
+    case MXP_ACT_GELU: return 0.5 * t * (1 + erf(t / sqrt(2)));
+    default: return t;
+    }
+}
+
+/* x, w in C order of their layout; y likewise (NCHW or NHWC). */
+static void ref_conv(const cfg *k, bool nhwc, const double *x, const double *w, const double *b, mxp_activation act,
+                     double *y, double *sumabs)
+{
+    const int64_t oh = out_size(k->h, k->kh, k->sh, k->ph, k->dh), ow = out_size(k->w, k->kw, k->sw, k->pw, k->dw);
+    const int64_t cg = k->c / k->groups, og = k->o / k->groups;
+    for (int64_t n = 0; n < k->n; n++)
+        for (int64_t o = 0; o < k->o; o++)
+            for (int64_t i = 0; i < oh; i++)
+                for (int64_t j = 0; j < ow; j++) {
+                    long double s = b ? b[o] : 0, a = 0;
+                    const int64_t grp = o / og;
+                    for (int64_t c = 0; c < cg; c++)
+                        for (int64_t p = 0; p < k->kh; p++)
+                            for (int64_t q = 0; q < k->kw; q++) {
+                                const int64_t ih = i * k->sh - k->ph + p * k->dh, iw = j * k->sw - k->pw + q * k->dw;
+                                if (ih < 0 || ih >= k->h || iw < 0 || iw >= k->w)
+                                    continue;
+                                const int64_t ch = grp * cg + c;
+                                const double xv = nhwc ? x[((n * k->h + ih) * k->w + iw) * k->c + ch]
+                                                       : x[((n * k->c + ch) * k->h + ih) * k->w + iw];
+                                const double wv = nhwc ? w[((o * k->kh + p) * k->kw + q) * cg + c]
+                                                       : w[((o * cg + c) * k->kh + p) * k->kw + q];
+                                s += (long double)xv * wv;
+                                a += fabsl((long double)xv * wv);
+                            }
+                    const int64_t at = nhwc ? ((n * oh + i) * ow + j) * k->o + o : ((n * k->o + o) * oh + i) * ow + j;
+                    y[at] = act_ref(act, (double)s);
+                    sumabs[at] = (double)a + (b ? fabs(b[o]) : 0);
+                }
+}
+
+static void fill(double *v, int64_t n, mxp_dtype dt, uint64_t *rng)
+{
+    for (int64_t i = 0; i < n; i++)
+        v[i] = rounded((prng_uniform(rng) - 0.5) * 4, dt);
+}
+
+/* Bits of precision of dt's significand, and its smallest subnormal. */
+static int precision(mxp_dtype dt, double *tiny)
+{
+    switch (dt) {
+    case MXP_F64: *tiny = 0x1p-1074; return 53;
+    case MXP_F32: *tiny = 0x1p-149; return 24;
+    case MXP_F16: *tiny = 0x1p-24; return 11;
+    case MXP_BF16: *tiny = 0x1p-133; return 8;
+    case MXP_E4M3: *tiny = 0x1p-9; return 4;
+    default: *tiny = 0x1p-16; return 3;
+    }
+}
+
+/* One configuration in one layout and dtype against ref_conv: the
+ * accumulation (float32: 2^-24 per term of |x w|, times K), then one
+ * rounding into dt. */
+static void check_cfg(const cfg *k, bool nhwc, mxp_dtype dt, bool bias, mxp_activation act, uint64_t *rng)
+{
+    const int64_t cg = k->c / k->groups;
+    const int64_t oh = out_size(k->h, k->kh, k->sh, k->ph, k->dh), ow = out_size(k->w, k->kw, k->sw, k->pw, k->dw);
+    const int64_t nx = k->n * k->c * k->h * k->w, nw = k->o * cg * k->kh * k->kw, ny = k->n * k->o * oh * ow;
+    double *x = malloc((size_t)nx * 8), *w = malloc((size_t)nw * 8), *b = malloc((size_t)k->o * 8);
+    double *want = malloc((size_t)ny * 8), *sa = malloc((size_t)ny * 8), *got = malloc((size_t)ny * 8);
+    fill(x, nx, dt, rng);
+    fill(w, nw, dt, rng);
+    fill(b, k->o, dt, rng);
+    const int64_t xs[4] = { k->n, nhwc ? k->h : k->c, nhwc ? k->w : k->h, nhwc ? k->c : k->w };
+    const int64_t ws[4] = { k->o, nhwc ? k->kh : cg, nhwc ? k->kw : k->kh, nhwc ? cg : k->kw };
+    mxp_array *xa = mk(dt, 4, xs, x), *wa = mk(dt, 4, ws, w), *ba = mk(dt, 1, &k->o, b), *y = NULL;
+    const mxp_conv_opts o = { .layout = nhwc ? MXP_NHWC : MXP_NCHW, .stride = { k->sh, k->sw },
+                              .padding = { k->ph, k->pw }, .dilation = { k->dh, k->dw }, .groups = k->groups,
+                              .activation = act };
+    assert_int_equal(mxp_conv2d(&y, xa, wa, bias ? ba : NULL, &o, 0), MXP_OK);
+    const int64_t *s = mxp_array_shape(y);
+    assert_true(s[0] == k->n && s[nhwc ? 3 : 1] == k->o && s[nhwc ? 1 : 2] == oh && s[nhwc ? 2 : 3] == ow);
+    ref_conv(k, nhwc, x, w, bias ? b : NULL, act, want, sa);
+    vals(y, got);
+    const int64_t kk = cg * k->kh * k->kw + 1;
+    const double acc = dt == MXP_F64 ? 0x1p-52 : 0x1p-23;
+    for (int64_t i = 0; i < ny; i++) {
+        double tiny;
+        const int p = precision(dt, &tiny);
+        const double tol = 2 * acc * (double)kk * sa[i] + ldexp(fabs(want[i]), -p) + tiny;
+        if (!(fabs(got[i] - want[i]) <= tol))
+            fail_msg("%s %s c%lld o%lld %lldx%lld s%lld p%lld d%lld g%lld: y[%lld] = %.9g, want %.9g",
+                     mxp_dtype_name(dt), nhwc ? "NHWC" : "NCHW", (long long)k->c, (long long)k->o, (long long)k->kh,
+                     (long long)k->kw, (long long)k->sh, (long long)k->ph, (long long)k->dh, (long long)k->groups,
+                     (long long)i, got[i], want[i]);
+    }
+    mxp_array_free(y);
+    mxp_array_free(xa);
+    mxp_array_free(wa);
+    mxp_array_free(ba);
+    free(x), free(w), free(b), free(want), free(sa), free(got);
+}
+
+static const cfg cfgs[] = {
+    /* n  c  h   w   o  kh kw sh sw ph pw dh dw g */
+    { 2, 4, 5, 6, 3, 1, 1, 1, 1, 0, 0, 1, 1, 1 },    /* 1x1: the GEMM on x itself */
+    { 1, 4, 5, 5, 6, 1, 1, 1, 1, 0, 0, 1, 1, 2 },    /* 1x1 in two groups */
+    { 1, 3, 7, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1 },    /* 3x3 same */
+    { 2, 3, 9, 7, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1 },    /* stride 2, odd sizes */
+    { 1, 2, 9, 9, 3, 3, 3, 1, 1, 2, 2, 2, 2, 1 },    /* dilation 2 */
+    { 1, 6, 6, 5, 4, 3, 2, 1, 1, 1, 0, 1, 1, 2 },    /* groups, a 3x2 kernel */
+    { 2, 5, 7, 8, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5 },    /* depthwise 3x3 */
+    { 1, 4, 9, 9, 4, 3, 3, 2, 2, 1, 1, 2, 1, 4 },    /* depthwise, stride 2, dilated rows */
+    { 1, 3, 19, 17, 8, 7, 7, 2, 2, 3, 3, 1, 1, 1 },  /* the ResNet stem */
+    { 1, 3, 8, 6, 2, 5, 3, 2, 1, 2, 0, 1, 1, 1 },    /* 5x3, strides (2, 1), padding (2, 0) */
+    { 1, 1, 1, 7, 2, 1, 3, 1, 2, 0, 1, 1, 1, 1 },    /* one row (conv1d) */
+    { 1, 4, 6, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 4 },    /* groups == C, two outputs per channel */
+};
+
+static void test_conv2d_matches_direct_loop_every_dtype(void **state)
+{
+    (void)state;
+    const mxp_dtype types[] = { MXP_F64, MXP_F32, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2 };
+    uint64_t rng = 26;
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++)
+            for (int nhwc = 0; nhwc < 2; nhwc++)
+                check_cfg(&cfgs[i], nhwc, types[t], (i + t) % 2 == 0, (mxp_activation)((i + nhwc) % 3 == 1),
+                          &rng);
+}
+
+static void test_conv2d_epilogue_and_chunks(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    /* 2 x 64 x 20 x 20, 3x3 into 16: 576 float32 per pixel row, 800
+     * pixels: more than one 1 MiB panel */
+    const cfg big = { 2, 64, 20, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1 };
+    const mxp_activation acts[] = { MXP_ACT_NONE, MXP_ACT_RELU, MXP_ACT_GELU, MXP_ACT_SILU };
+    for (int nhwc = 0; nhwc < 2; nhwc++)
+        for (int a = 0; a < 4; a++)
+            check_cfg(&big, nhwc, a % 2 ? MXP_F32 : MXP_F64, true, acts[a], &rng);
+}
+
+static void test_conv2d_hand_computed(void **state)
+{
+    (void)state;
+    /* x = 1..9 (3x3), w = [[1, 0], [0, 1]]: y[i][j] = x[i][j] + x[i+1][j+1] */
+    const double x[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 }, w[4] = { 1, 0, 0, 1 }, b[1] = { 0.5 };
+    mxp_array *xa = mk(MXP_F32, 4, (int64_t[]){ 1, 1, 3, 3 }, x), *wa = mk(MXP_F32, 4, (int64_t[]){ 1, 1, 2, 2 }, w);
+    mxp_array *ba = mk(MXP_F32, 1, (int64_t[]){ 1 }, b), *y = NULL;
+    double got[16];
+    assert_int_equal(mxp_conv2d(&y, xa, wa, ba, NULL, 0), MXP_OK);
+    vals(y, got);
+    assert_true(got[0] == 6.5 && got[1] == 8.5 && got[2] == 12.5 && got[3] == 14.5);
+    mxp_array_free(y);
+    /* padding 1, stride 2: windows at rows/cols -1 and 1: y = [[0+1, 0+3], [0+7, 5+9]] */
+    const mxp_conv_opts o = { .stride = { 2, 2 }, .padding = { 1, 1 } };
+    assert_int_equal(mxp_conv2d(&y, xa, wa, NULL, &o, MXP_F64), MXP_OK);
+    vals(y, got);
+    assert_true(got[0] == 1 && got[1] == 3 && got[2] == 7 && got[3] == 14);
+    mxp_array_free(y);
+    /* clamp after relu, into a strided out (a temporary) */
+    mxp_array *big = mk(MXP_F64, 4, (int64_t[]){ 1, 1, 2, 4 }, NULL), *view = NULL;
+    mxp_slice sl[4] = { { 0, 1, 1 }, { 0, 1, 1 }, { 0, 2, 1 }, { 0, 4, 2 } };
+    assert_int_equal(mxp_array_slice(&view, big, 4, sl), MXP_OK);
+    const mxp_conv_opts oc = { .activation = MXP_ACT_RELU, .clamp = true, .clamp_lo = 7, .clamp_hi = 13 };
+    assert_int_equal(mxp_conv2d_into(view, xa, wa, NULL, &oc), MXP_OK);
+    vals(big, got);
+    assert_true(got[0] == 7 && got[2] == 8 && got[4] == 12 && got[6] == 13);
+    mxp_array_free(view);
+    mxp_array_free(big);
+    mxp_array_free(xa);
+    mxp_array_free(wa);
+    mxp_array_free(ba);
+}
+
+static void test_conv1d_is_conv2d_of_one_row(void **state)
+{
+    (void)state;
+    const double x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, w[3] = { 1, -1, 2 };
+    mxp_array *xa = mk(MXP_F64, 3, (int64_t[]){ 1, 1, 8 }, x), *wa = mk(MXP_F64, 3, (int64_t[]){ 1, 1, 3 }, w);
+    mxp_array *y = NULL;
+    const mxp_conv_opts o = { .stride = { 5, 2 }, .padding = { 9, 1 } }; /* [0] ignored */
+    assert_int_equal(mxp_conv1d(&y, xa, wa, NULL, &o, 0), MXP_OK);
+    assert_int_equal(mxp_array_ndim(y), 3);
+    assert_int_equal(mxp_array_shape(y)[2], 4);
+    double got[4];
+    vals(y, got);
+    /* windows at -1, 1, 3, 5: (0 - 1 + 4), (2 - 3 + 8), (4 - 5 + 12), (6 - 7 + 16) */
+    assert_true(got[0] == 3 && got[1] == 7 && got[2] == 11 && got[3] == 15);
+    mxp_array_free(y);
+    mxp_array_free(xa);
+    mxp_array_free(wa);
+}
+
+static void test_conv2d_bad_arguments(void **state)
+{
+    (void)state;
+    mxp_array *x = mk(MXP_F32, 4, (int64_t[]){ 1, 4, 5, 5 }, NULL), *w = mk(MXP_F32, 4, (int64_t[]){ 2, 4, 3, 3 }, NULL);
+    mxp_array *w2 = mk(MXP_F32, 4, (int64_t[]){ 2, 2, 3, 3 }, NULL), *wbig = mk(MXP_F32, 4, (int64_t[]){ 2, 4, 9, 3 }, NULL);
+    mxp_array *xi = mk(MXP_S32, 4, (int64_t[]){ 1, 4, 5, 5 }, NULL), *b3 = mk(MXP_F32, 1, (int64_t[]){ 3 }, NULL);
+    mxp_array *y = (mxp_array *)&y;
+    assert_int_equal(mxp_conv2d(&y, x, w2, NULL, NULL, 0), MXP_ERR_SHAPE); /* channels */
+    assert_null(y);
+    assert_non_null(strstr(mxp_last_error(), "input channels per group"));
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, &(mxp_conv_opts){ .groups = 3 }, 0), MXP_ERR_SHAPE);
+    assert_non_null(strstr(mxp_last_error(), "groups"));
+    assert_int_equal(mxp_conv2d(&y, x, w2, NULL, &(mxp_conv_opts){ .groups = 2 }, 0), MXP_OK);
+    mxp_array_free(y);
+    assert_int_equal(mxp_conv2d(&y, x, wbig, NULL, NULL, 0), MXP_ERR_SHAPE); /* kernel > padded input */
+    assert_non_null(strstr(mxp_last_error(), "padded input"));
+    assert_int_equal(mxp_conv2d(&y, x, wbig, NULL, &(mxp_conv_opts){ .padding = { 2, 0 } }, 0), MXP_OK);
+    mxp_array_free(y);
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, &(mxp_conv_opts){ .stride = { -1, 1 } }, 0),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, &(mxp_conv_opts){ .padding = { 0, -2 } }, 0),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, &(mxp_conv_opts){ .dilation = { INT64_MAX, 1 } }, 0),
+                     MXP_ERR_SIZE_OVERFLOW);
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, &(mxp_conv_opts){ .padding = { INT64_MAX / 2, 0 } }, 0),
+                     MXP_ERR_SIZE_OVERFLOW);
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, &(mxp_conv_opts){ .layout = 7 }, 0), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, &(mxp_conv_opts){ .activation = 99 }, 0), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, &(mxp_conv_opts){ .clamp = true, .clamp_lo = 1 }, 0),
+                     MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_conv2d(&y, x, w, b3, NULL, 0), MXP_ERR_SHAPE); /* bias of 3 for 2 outputs */
+    assert_int_equal(mxp_conv2d(&y, xi, w, NULL, NULL, 0), MXP_ERR_UNSUPPORTED); /* int32 x */
+    assert_int_equal(mxp_conv2d(&y, x, w, NULL, NULL, MXP_S8), MXP_ERR_UNSUPPORTED);
+    assert_int_equal(mxp_conv2d(&y, x, b3, NULL, NULL, 0), MXP_ERR_SHAPE); /* 1-d weight */
+    assert_int_equal(mxp_conv2d(&y, NULL, w, NULL, NULL, 0), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_conv2d(NULL, x, w, NULL, NULL, 0), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_conv2d_into(w, x, w, NULL, NULL), MXP_ERR_SHAPE); /* out of the wrong shape */
+    /* an empty batch is fine */
+    mxp_array *e = mk(MXP_F32, 4, (int64_t[]){ 0, 4, 5, 5 }, NULL);
+    assert_int_equal(mxp_conv2d(&y, e, w, NULL, NULL, 0), MXP_OK);
+    assert_int_equal(mxp_array_size(y), 0);
+    mxp_array_free(y);
+    mxp_array_free(e);
+    mxp_array_free(x), mxp_array_free(w), mxp_array_free(w2), mxp_array_free(wbig), mxp_array_free(xi);
+    mxp_array_free(b3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv2d_hand_computed),
+        cmocka_unit_test(test_conv2d_matches_direct_loop_every_dtype),
+        cmocka_unit_test(test_conv2d_epilogue_and_chunks),
+        cmocka_unit_test(test_conv1d_is_conv2d_of_one_row),
+        cmocka_unit_test(test_conv2d_bad_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,87 @@
+/* Every row of src/kernels/f32-dwconv-list.inc that the machine runs gives
+ * its twin's bits: runs of 0 to 40 columns, 1 to 40 channels (NHWC) or one
+ * channel with strides 1 to 3 (NCHW), unaligned starts, special values;
+ * and the dispatch table is the list. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+#include "nn/conv-internal.h"
+#include "support/prng.h"
+
+typedef struct listed { const char *name; mxp_isa isa; } listed;
+static const listed dw_listed[] = {
+#define MXP_F32_DWCONV(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/f32-dwconv-list.inc"
+#undef MXP_F32_DWCONV
+};
+
+static void test_table_is_the_list(void **state)
+{
+    (void)state;
+    size_t n;
+    const mxp_kernel *k = nn_f32_dwconv_kernels(&n);
+    assert_int_equal(n, sizeof dw_listed / sizeof dw_listed[0]);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(k[i].name, dw_listed[i].name);
+        assert_int_equal(k[i].isa, dw_listed[i].isa);
+    }
+    for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
+        assert_non_null(nn_f32_dwconv_kernel((mxp_isa)isa));
+}
+
+enum { MAXN = 40, MAXC = 40, PAD = 3 };
+
+static void fill(float *v, size_t n, uint64_t *rng)
+{
+    for (size_t i = 0; i < n; i++) {
+        const double u = prng_uniform(rng) - 0.5;
+        v[i] = i % 97 == 5 ? INFINITY : i % 89 == 7 ? NAN : i % 83 == 3 ? 1e-40f : (float)(u * 8);
+    }
+}
+
+static void test_every_kernel_gives_its_twins_bits(void **state)
+{
+    (void)state;
+    size_t nk;
+    const mxp_kernel *ks = nn_f32_dwconv_kernels(&nk);
+    const mxp_isa top = mxp_isa_current();
+    float *x = malloc((MAXN * 3 * MAXC + PAD) * sizeof(float)), *w = malloc((MAXC + PAD) * sizeof(float));
+    float *a0 = malloc((MAXN * MAXC + PAD) * sizeof(float)), *a1 = malloc((MAXN * MAXC + PAD) * sizeof(float));
+    uint64_t rng = 77;
+    for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], top))
+            continue;
+        mxp_f32_dwconv_ukernel *k = (mxp_f32_dwconv_ukernel *)ks[r].fn, *twin = (mxp_f32_dwconv_ukernel *)ks[r].twin;
+        for (size_t n = 0; n <= MAXN; n++)
+            for (size_t ch = 1; ch <= MAXC; ch += ch < 20 ? 1 : 7)
+                for (size_t s = 1; s <= 3; s++) {
+                    const size_t off = (n + ch + s) % PAD, step = ch == 1 ? s : s * ch;
+                    fill(x, MAXN * 3 * MAXC + PAD, &rng);
+                    fill(w, MAXC + PAD, &rng);
+                    fill(a0, MAXN * MAXC + PAD, &rng);
+                    memcpy(a1, a0, (MAXN * MAXC + PAD) * sizeof(float));
+                    k(a0 + off, x + off, w + off, n, ch, step);
+                    twin(a1 + off, x + off, w + off, n, ch, step);
+                    if (memcmp(a0, a1, (MAXN * MAXC + PAD) * sizeof(float)))
+                        fail_msg("%s: n %zu, ch %zu, step %zu differs from %s", ks[r].name, n, ch, step,
+                                 ks[r].twin_name);
+                }
+    }
+    free(x), free(w), free(a0), free(a1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_is_the_list),
+        cmocka_unit_test(test_every_kernel_gives_its_twins_bits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
