@@ -100,6 +100,19 @@ def test_precision_bounds(tiny, precision):
     assert enc.forward(ids, mask).dtype == enc.r.act
 
 
+def test_w8a8_calibration(tiny):
+    """SmoothQuant from calibration sentences: within the bound, and
+    refused for a precision without activation quantization."""
+    folder, model = tiny
+    enc = minilm.load(folder, "w8a8", calibration=SENTENCES[::-1][:5])
+    ids, mask, _ = enc.tokenize(SENTENCES)
+    cos = (enc.embed(ids, mask) * torch_embed(model, ids, mask)[1]).sum(1)
+    assert cos.min() >= BOUNDS["w8a8"]
+    assert enc.layers[0].qkv.inv_smooth.shape == (64,)
+    with pytest.raises(ValueError, match="calibrate"):
+        minilm.load(folder, "bf16", calibration=SENTENCES)
+
+
 def test_model_bytes(tiny):
     folder, _ = tiny
     with st.safe_open(os.path.join(folder, "model.safetensors")) as f:

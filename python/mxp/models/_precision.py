@@ -38,7 +38,7 @@ RECIPES = {r.name: r for r in (
            what="float8_e4m3fn weights, one scale per tensor; float32 activations"),
     Recipe("fp8-channel", F32, "fp8", what="float8_e4m3fn weights, one scale per output channel; float32 activations"),
     Recipe("w8a8", F32, "int8", a8=True,
-           what="int8 weights per output channel, int8 activations per token (dynamic), int32 sums"),
+           what="int8 weights per output channel, uint8 activations per token (dynamic, asymmetric), int32 sums"),
     Recipe("w8a16", bfloat16, "int8", what="int8 weights per output channel, bfloat16 activations"),
     Recipe("mxfp8", F32, "mxfp8_e4m3", what="MXFP8 (E4M3, blocks of 32) weights; float32 activations"),
     Recipe("mxfp4", F32, "mxfp4", what="MXFP4 (E2M1, blocks of 32) weights; float32 activations"),
@@ -77,12 +77,21 @@ class Linear:
     ...] float32, concatenated along the outputs (the fused q/k/v
     projection); a per-tensor recipe keeps one scale per part."""
 
-    def __init__(self, parts, r):
-        self.r = r
+    def __init__(self, parts, r, act_max=None):
+        """act_max: the largest |x| of each input channel seen in
+        calibration (W8A8 only): SmoothQuant's migration, below."""
+        self.r, self.observed, self.inv_smooth = r, None, None
         w = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+        if r.a8 and act_max is not None:
+            # SmoothQuant (Xiao et al. 2023), alpha = 1/2: input channel k's outliers move into the weights,
+            # x_k / s_k and W[:, k] * s_k with s_k = sqrt(max|x_k| / max|W[:, k]|); the product is unchanged.
+            smooth = np.sqrt(np.maximum(act_max, 1e-5) / np.maximum(np.abs(w).max(axis=0), 1e-5))
+            w = (w * smooth).astype(np.float32)
+            parts = [(w, np.concatenate([p[1] for p in parts]))]
+            self.inv_smooth = (1 / smooth).astype(np.float32)
         self.bias = np.concatenate([p[1] for p in parts]).astype(r.small)
         self.shape = w.shape
-        self.alpha, self.scales, self.nbytes = 1.0, None, self.bias.nbytes
+        self.alpha, self.scales, self.nbytes, self._colsum = 1.0, None, self.bias.nbytes, None
         if r.weight == "float":
             self.w = _api.astype(w, r.wdtype)
             self.nbytes += self.w.nbytes
@@ -96,6 +105,8 @@ class Linear:
         else:
             self.w, nbytes = _mx_roundtrip(w, r.weight)
             self.nbytes += nbytes
+        if self.inv_smooth is not None:
+            self.nbytes += self.inv_smooth.nbytes
 
     def __call__(self, x, out_dtype, residual=None, gelu=False):
         """x [T, in] in the activation dtype -> [T, out]: x W^T + b, then
@@ -103,20 +114,49 @@ class Linear:
         returned) or GELU; rounded once into out_dtype (the residual sum
         stays float32 for the layer norm that follows)."""
         out_dtype = np.dtype(out_dtype)
+        if self.observed is not None:  # calibration: the largest |x| per input channel
+            np.maximum(self.observed, np.abs(np.asarray(x, F32)).max(axis=0), out=self.observed)
         if self.r.a8:
-            q = _quant.quantize(x, "int8", symmetric=True, axis=0)  # one scale per token
-            y = _api.gemm(q.codes, self.w, trans_b=True, out_dtype=F32, scales=self.scales)
-            y *= q.qparams.scales[:, None]
-            return self._finish(y, out_dtype, residual, gelu)
+            return self._finish(self._w8a8(x), out_dtype, residual, gelu)
         w = self.w if self.w.dtype != np.int8 else _api.astype(self.w, self.r.act)  # W8A16: exact in bfloat16
         if self.scales is not None:
             y = _api.gemm(x, w, trans_b=True, out_dtype=F32)
             y *= self.scales
             return self._finish(y, out_dtype, residual, gelu)
-        if residual is not None:
-            return _api.gemm(x, w, residual, alpha=self.alpha, beta=1.0, trans_b=True, bias=self.bias)
-        y = _api.gemm(x, w, trans_b=True, alpha=self.alpha, bias=self.bias, out_dtype=F32 if gelu else out_dtype)
-        return nn.gelu(y, dtype=out_dtype, out=y if out_dtype == F32 else None) if gelu else y
+        # The bias goes into C before the product (beta = 1): the GEMM's bias epilogue, a float64 pass per
+        # row, costs a quarter of the product at these sizes.
+        if residual is None:
+            y = np.empty((x.shape[0], self.shape[0]), F32 if gelu else out_dtype)
+            y[...] = self.bias
+        else:
+            y = residual
+            y += self.bias
+        _api.gemm(x, w, y, alpha=self.alpha, beta=1.0, trans_b=True)
+        return self._gelu(y, out_dtype) if gelu else y
+
+    @staticmethod
+    def _gelu(y, out_dtype):
+        if out_dtype == bfloat16:
+            # GELU(x < -9.25) is a nonzero below 2^-63, which sends the next bfloat16 GEMM to its float32
+            # kernel (docs/gemm.md: vdpbf16ps flushes); GELU(-9) is -1.0e-18, within 1.1e-18 of every
+            # GELU(x < -9).
+            np.maximum(y, -9.0, out=y)
+        return nn.gelu(y, dtype=out_dtype, out=y if out_dtype == F32 else None)
+
+    def _w8a8(self, x):
+        """x quantized per token to uint8 with its own scale and zero point
+        z_i, int32 sums against the int8 weight (the VNNI kernel), then
+        sum_k (a_ik - z_i) w_jk = acc_ij - z_i colsum_j, scaled per token
+        and per channel, in float32."""
+        if self.inv_smooth is not None:
+            x = x * self.inv_smooth
+        q = _quant.quantize(x, "uint8", symmetric=False, axis=0)
+        y = _api.gemm(q.codes, self.w, trans_b=True, out_dtype=F32, scales=self.scales)
+        if self._colsum is None:
+            self._colsum = (self.w.sum(axis=1, dtype=np.int64) * self.scales).astype(F32)
+        y -= q.qparams.zero_points[:, None].astype(F32) * self._colsum
+        y *= q.qparams.scales[:, None]
+        return y
 
     def _finish(self, y, out_dtype, residual, gelu):
         y += self.bias
@@ -124,7 +164,7 @@ class Linear:
             residual += y
             return residual
         if gelu:
-            return nn.gelu(y, dtype=out_dtype, out=y if out_dtype == F32 else None)
+            return self._gelu(y, out_dtype)
         return y if out_dtype == F32 else _api.astype(y, out_dtype)
 
 

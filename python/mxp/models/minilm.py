@@ -88,7 +88,7 @@ class _Tensors:
 
 
 class _Layer:
-    def __init__(self, get, c, r, i):
+    def __init__(self, get, c, r, i, act_max=(None,) * 4):
         p = f"encoder.layer.{i}."
         h, f = c.hidden, c.intermediate
         scale = 1.0 / math.sqrt(h // c.heads)  # folded into the queries: the scores need no pass of their own
@@ -101,11 +101,11 @@ class _Layer:
             return get(p + name + ".weight", (h,)).astype(r.small), get(p + name + ".bias", (h,)).astype(r.small)
 
         self.qkv = Linear([dense("attention.self.query", h, h, scale), dense("attention.self.key", h, h),
-                           dense("attention.self.value", h, h)], r)
-        self.out = Linear([dense("attention.output.dense", h, h)], r)
+                           dense("attention.self.value", h, h)], r, act_max[0])
+        self.out = Linear([dense("attention.output.dense", h, h)], r, act_max[1])
         self.ln1 = norm("attention.output.LayerNorm")
-        self.ffn1 = Linear([dense("intermediate.dense", f, h)], r)
-        self.ffn2 = Linear([dense("output.dense", h, f)], r)
+        self.ffn1 = Linear([dense("intermediate.dense", f, h)], r, act_max[2])
+        self.ffn2 = Linear([dense("output.dense", h, f)], r, act_max[3])
         self.ln2 = norm("output.LayerNorm")
 
     def linears(self):
@@ -118,10 +118,12 @@ class Encoder:
     encode() the same from text; nbytes is the stored weights' size."""
 
     def __init__(self, config, tensors, precision="fp32", *, tokenizer=None, max_length=256, pooling="mean",
-                 normalize=True):
-        """config: a dict (config.json's fields); tensors: a callable or a
-        mapping name -> array (a safe_open works); tokenizer: a
-        ``tokenizers.Tokenizer`` or None."""
+                 normalize=True, calibration=None):
+        """config: a dict (config.json's fields); tensors: a mapping name
+        -> array (a safe_open works); tokenizer: a ``tokenizers.Tokenizer``
+        or None; calibration (w8a8 only): sentences the float32 model runs
+        first, whose largest activation per channel sets SmoothQuant's
+        migration (docs/minilm.md)."""
         self.r = recipe(precision)
         self.precision = self.r.name
         c = self.config = config if isinstance(config, Config) else Config(config)
@@ -139,8 +141,23 @@ class Encoder:
         self.token_type = get("embeddings.token_type_embeddings.weight", (c.types, h)).astype(r.small)
         self.ln0 = (get("embeddings.LayerNorm.weight", (h,)).astype(r.small),
                     get("embeddings.LayerNorm.bias", (h,)).astype(r.small))
-        self.layers = [_Layer(get, c, r, i) for i in range(c.layers)]
         self.tokenizer = tokenizer
+        act_max = [(None,) * 4] * c.layers
+        if calibration is not None:
+            if not r.a8:
+                raise ValueError(f"calibration: precision {r.name!r} has no activation quantization to calibrate")
+            act_max = self._calibrate(tensors, calibration)
+        self.layers = [_Layer(get, c, r, i, act_max[i]) for i in range(c.layers)]
+
+    def _calibrate(self, tensors, sentences):
+        """Runs the float32 model on the sentences: per layer, the largest
+        |x| of each input channel of its four linear layers."""
+        ref = Encoder(self.config, tensors, "fp32", tokenizer=self.tokenizer, max_length=self.max_length)
+        for layer in ref.layers:
+            for m in layer.linears():
+                m.observed = np.zeros(m.shape[1], F32)
+        ref.encode(sentences)
+        return [tuple(m.observed.astype(np.float64) for m in layer.linears()) for layer in ref.layers]
 
     @property
     def nbytes(self):
@@ -170,18 +187,19 @@ class Encoder:
         x += nn.embedding(types, self.token_type, dtype=F32)
         x += nn.take(self.position, np.arange(n), dtype=F32)
         x = nn.layer_norm(x.reshape(b * n, c.hidden), weight=self.ln0[0], bias=self.ln0[1], eps=c.eps, dtype=act)
-        bias_mask = keep[:, None, None, :]
+        # Additive: 0 where a token is, -inf at padding (softmax's float mask is faster than its bool one).
+        add_mask = np.where(keep, np.float32(0), np.float32(-np.inf))[:, None, None, :]
         for layer in self.layers:
-            x = self._layer(layer, x, b, n, bias_mask)
+            x = self._layer(layer, x, b, n, add_mask)
         return x.reshape(b, n, c.hidden)
 
-    def _layer(self, layer, x, b, n, keep):
+    def _layer(self, layer, x, b, n, mask):
         c, act = self.config, self.r.act
         hd = c.hidden // c.heads
         qkv = layer.qkv(x, act).reshape(b, n, 3, c.heads, hd)
         q, k, v = (qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))  # [B, heads, L, hd] views
         scores = _api.matmul(q, k.transpose(0, 1, 3, 2), out_dtype=F32)
-        p = nn.softmax(scores, axis=-1, mask=keep, dtype=act)
+        p = nn.softmax(scores, axis=-1, mask=mask, dtype=act)
         ctx = np.empty((b, n, c.heads, hd), act)
         _api.matmul(p, v, out=ctx.transpose(0, 2, 1, 3))
         h = layer.out(ctx.reshape(b * n, c.hidden), act, residual=x.astype(F32))
@@ -248,11 +266,12 @@ def _tokenizer(path, max_length):
     return tok
 
 
-def load(path, precision="fp32", *, max_length=None, tokenizer=True):
+def load(path, precision="fp32", *, max_length=None, tokenizer=True, calibration=None):
     """The encoder of a sentence-transformers model folder in a precision
     (PRECISIONS).  max_length: the token limit (default: the folder's
     sentence_bert_config.json, else 256); tokenizer=False skips
-    tokenizer.json (forward/embed on ids only)."""
+    tokenizer.json (forward/embed on ids only); calibration: sentences
+    for w8a8's SmoothQuant (Encoder)."""
     r = recipe(precision)  # ValueError before any file is read
     config = _json(os.path.join(path, "config.json"))
     st_config = _json(os.path.join(path, "sentence_bert_config.json"), {})
@@ -263,7 +282,8 @@ def load(path, precision="fp32", *, max_length=None, tokenizer=True):
     max_length = int(max_length or st_config.get("max_seq_length", 256))
     tok = _tokenizer(os.path.join(path, "tokenizer.json"), max_length) if tokenizer else None
     with safetensors.safe_open(os.path.join(path, "model.safetensors")) as f:
-        return Encoder(config, f, r, tokenizer=tok, max_length=max_length, pooling=pooling, normalize=normalize)
+        return Encoder(config, f, r, tokenizer=tok, max_length=max_length, pooling=pooling, normalize=normalize,
+                       calibration=calibration)
 
 
 def package_path():
