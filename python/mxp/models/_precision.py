@@ -72,6 +72,20 @@ def _mx_roundtrip(w, fmt):
     return _quant.mx_dequantize(t), t.nbytes
 
 
+def _token_qparams(x):
+    """mxp.calibrate(x, "uint8", symmetric=False, axis=0)'s parameters by
+    its rule (docs/quant.md: the range extended to 0, scale (hi - lo) / 255
+    as hi/255 - lo/255 rounded to float32, zero point round(-lo / scale)),
+    the same bits, from NumPy's row min/max: 17x faster on [1056, 1536]
+    than the library's per-channel pass, which walks the rows apart."""
+    lo = np.minimum(x.min(axis=1), 0).astype(np.float64)
+    hi = np.maximum(x.max(axis=1), 0).astype(np.float64)
+    scales = (hi / 255 - lo / 255).astype(np.float32)
+    scales[scales == 0] = 1
+    zero_points = np.clip(np.rint(-lo / scales), 0, 255).astype(np.int32)
+    return _quant.QParams("uint8", scales, zero_points, symmetric=False, axis=0)
+
+
 class Linear:
     """y = x @ W.T + b in one recipe.  parts: [(W [out_i, in], b [out_i]),
     ...] float32, concatenated along the outputs (the fused q/k/v
@@ -150,12 +164,13 @@ class Linear:
         and per channel, in float32."""
         if self.inv_smooth is not None:
             x = x * self.inv_smooth
-        q = _quant.quantize(x, "uint8", symmetric=False, axis=0)
-        y = _api.gemm(q.codes, self.w, trans_b=True, out_dtype=F32, scales=self.scales)
+        qp = _token_qparams(x)
+        codes = _quant.quantize(x, qparams=qp).codes
         if self._colsum is None:
             self._colsum = (self.w.sum(axis=1, dtype=np.int64) * self.scales).astype(F32)
-        y -= q.qparams.zero_points[:, None].astype(F32) * self._colsum
-        y *= q.qparams.scales[:, None]
+        y = _api.gemm(codes, self.w, trans_b=True, out_dtype=F32, scales=self.scales)  # (beta = 1 is slower here)
+        y -= qp.zero_points[:, None].astype(F32) * self._colsum
+        y *= qp.scales[:, None]
         return y
 
     def _finish(self, y, out_dtype, residual, gelu):
