@@ -145,10 +145,23 @@ def encode_all(run, tok, sentences):
     return np.concatenate(out).astype(np.float32)
 
 
+def cpu_name():
+    """mxp.info()'s CPU, with the cpuid line of `mxp info` (family, model,
+    microarchitecture) when the CLI is built."""
+    name = mxp.info()["cpu"]
+    try:
+        out = subprocess.run([os.path.join(ROOT, "build", "mxp"), "info"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except OSError:
+        return name
+    m = re.search(r"^\s*cpuid\s+(.+)$", out, re.M)
+    return f"{name} ({m.group(1).strip()})" if m else name
+
+
 def machine():
     info = mxp.info()
     load = os.getloadavg()
-    return dict(cpu=info["cpu"], isa=info["isa"], cores=os.cpu_count(), load=[round(x, 2) for x in load],
+    return dict(cpu=cpu_name(), isa=info["isa"], cores=os.cpu_count(), load=[round(x, 2) for x in load],
                 python=platform.python_version(), numpy=np.__version__, mxp=mxp.__version__,
                 date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
 
