@@ -8,8 +8,9 @@ Per row: mean and minimum cosine to the reference embeddings, Spearman's
 rank correlation of all pairwise similarities with the reference's, top-1
 retrieval agreement (each sentence's nearest other sentence is the
 reference's), the weights' bytes, and the median latency of one batch of
-32 sentences (tokenized beforehand; the model and pooling only) with the
-real tokens per second, at one and two threads.
+32 sentences (tokenized beforehand; the model and pooling only; engines
+timed in interleaved rounds) with the real tokens per second, at one and
+two threads.
 
     build/venv-models/bin/python python/benchmarks/minilm_table.py [--write] [--quick]
 
@@ -63,16 +64,20 @@ def accuracy(e, ref):
 
 # ---- timing --------------------------------------------------------------------
 
-def median_ms(f, repeat, min_time=0.3):
-    f()
-    f()
-    times = []
-    t_end = time.perf_counter() + min_time
-    while len(times) < repeat or time.perf_counter() < t_end:
-        t0 = time.perf_counter()
+def interleaved_ms(runs, repeat):
+    """{name: median ms} of runs (name -> a call), timed in rounds: each
+    round calls every engine once, so a burst of load from other processes
+    falls on all engines alike instead of on whichever ran then."""
+    for f in runs.values():  # warm-up: workspaces, packed weights, sessions
         f()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
+        f()
+    times = {k: [] for k in runs}
+    for _ in range(repeat):
+        for k, f in runs.items():
+            t0 = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t0)
+    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
 
 
 def set_threads(n, torch):
@@ -210,16 +215,17 @@ def main():
         results = []
         for name, factory, nbytes in rows:
             set_threads(max(threads), torch)
-            r = dict(name=name, bytes=int(nbytes), **accuracy(encode_all(factory(max(threads)), tokenizer, sentences),
-                                                             ref))
-            for n in threads:
-                set_threads(n, torch)
-                run = factory(n)
-                r[f"ms_{n}"] = median_ms(lambda: run(*batch), repeat)
-                r[f"tok_s_{n}"] = tokens / r[f"ms_{n}"] * 1e3
-            print(f"minilm_table: {name}: {json.dumps(r)}", file=sys.stderr, flush=True)
-            results.append(r)
-    meta = dict(machine(), sentences=len(sentences), batch_tokens=tokens, batch_padded=int(batch[0].size),
+            e = encode_all(factory(max(threads)), tokenizer, sentences)
+            results.append(dict(name=name, bytes=int(nbytes), **accuracy(e, ref)))
+            print(f"minilm_table: {json.dumps(results[-1])}", file=sys.stderr, flush=True)
+        for n in threads:
+            set_threads(n, torch)
+            runs = {name: factory(n) for name, factory, _ in rows}
+            ms = interleaved_ms({k: (lambda run=run: run(*batch)) for k, run in runs.items()}, repeat)
+            for r in results:
+                r[f"ms_{n}"], r[f"tok_s_{n}"] = ms[r["name"]], tokens / ms[r["name"]] * 1e3
+            print(f"minilm_table: {n} thread(s): {json.dumps(ms)}", file=sys.stderr, flush=True)
+    meta = dict(machine(), sentences=len(sentences), repeat=repeat, batch_tokens=tokens, batch_padded=int(batch[0].size),
                 seconds=round(time.time() - t0), threads=threads,
                 versions=dict(torch=torch.__version__, transformers=transformers.__version__,
                               onnxruntime=__import__("onnxruntime").__version__))
@@ -270,7 +276,7 @@ def render(results, meta):
              f"NumPy {meta['numpy']}, " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
     text = (f"Measured by `make minilm-table` on {where}.  {meta['sentences']} sentences; the latency batch is "
             f"the corpus's first {BATCH} sentences, {meta['batch_tokens']} tokens ({meta['batch_padded']} with "
-            f"padding); medians; accuracy against sentence-transformers' float32 embeddings.\n\n"
+            f"padding); medians of {meta['repeat']} rounds, each timing every engine once; accuracy against sentence-transformers' float32 embeddings.\n\n"
             + "\n".join(lines) + "\n\nGoals (issue 27):\n\n" + "\n".join(f"- {g}" for g in goals(results, th)))
     by = {r["name"]: r for r in results}
     short = ["| precision | mean cos | top-1 | MB | ms, 1 thread |", "|---|---|---|---|---|"]
