@@ -160,7 +160,7 @@ def cpu_name():
     except OSError:
         return name
     m = re.search(r"^\s*cpuid\s+(.+)$", out, re.M)
-    return f"{name} ({m.group(1).strip()})" if m else name
+    return f"{name}, {m.group(1).strip()}" if m else name
 
 
 def machine():
@@ -180,7 +180,12 @@ def main():
     ap.add_argument("--quick", action="store_true", help="200 sentences, 5 repeats (a smoke run)")
     ap.add_argument("--write", action="store_true", help="update docs/minilm.md and README.md")
     ap.add_argument("--json", default=None, help="also write the numbers as JSON here")
+    ap.add_argument("--from-json", default=None, help="render (and --write) a run saved by --json, measuring nothing")
     a = ap.parse_args()
+    if a.from_json:
+        with open(a.from_json) as f:
+            saved = json.load(f)
+        return output(saved["rows"], saved["meta"], a)
     import torch
     import transformers
     folder = a.model or minilm.package_path()
@@ -191,7 +196,7 @@ def main():
     if a.quick:
         sentences, repeat = sentences[:200], 5
     threads = [int(t) for t in a.threads.split(",")]
-    t0 = time.time()
+    t0, load_at_start = time.time(), [round(x, 2) for x in os.getloadavg()]
     ref = reference(folder, sentences)
 
     rows = []  # (name, engine, run-factory(threads), bytes)
@@ -225,14 +230,18 @@ def main():
             for r in results:
                 r[f"ms_{n}"], r[f"tok_s_{n}"] = ms[r["name"]], tokens / ms[r["name"]] * 1e3
             print(f"minilm_table: {n} thread(s): {json.dumps(ms)}", file=sys.stderr, flush=True)
-    meta = dict(machine(), sentences=len(sentences), repeat=repeat, batch_tokens=tokens, batch_padded=int(batch[0].size),
+    meta = dict(machine(), load_at_start=load_at_start, sentences=len(sentences), repeat=repeat, batch_tokens=tokens, batch_padded=int(batch[0].size),
                 seconds=round(time.time() - t0), threads=threads,
                 versions=dict(torch=torch.__version__, transformers=transformers.__version__,
                               onnxruntime=__import__("onnxruntime").__version__))
-    table, summary = render(results, meta)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(dict(meta=meta, rows=results), f, indent=1)
+    output(results, meta, a)
+
+
+def output(results, meta, a):
+    table, summary = render(results, meta)
     if a.write:
         replace(os.path.join(ROOT, "docs", "minilm.md"), table)
         replace(os.path.join(ROOT, "README.md"), summary)
@@ -271,8 +280,10 @@ def render(results, meta):
                  f"{r['top1']:.4f}", f"{r['bytes'] / 1e6:.1f}"]
         cells += [f"{r[f'ms_{n}']:.1f} | {r[f'tok_s_{n}']:.0f}" for n in th]
         lines.append("| " + " | ".join(cells) + " |")
+    start = meta.get("load_at_start")
     where = (f"{meta['cpu']} (mxp ISA level {meta['isa']}, {meta['cores']} cores), load average "
-             f"{' / '.join(map(str, meta['load']))} at the end of the run, {meta['date']}; Python {meta['python']}, "
+             + (f"{' / '.join(map(str, start))} at the start and " if start else "")
+             + f"{' / '.join(map(str, meta['load']))} at the end of the run, {meta['date']}; Python {meta['python']}, "
              f"NumPy {meta['numpy']}, " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
     text = (f"Measured by `make minilm-table` on {where}.  {meta['sentences']} sentences; the latency batch is "
             f"the corpus's first {BATCH} sentences, {meta['batch_tokens']} tokens ({meta['batch_padded']} with "
@@ -284,9 +295,11 @@ def render(results, meta):
               "onnxruntime int8 dynamic"):
         r = by[n]
         short.append(f"| {n} | {r['mean_cos']:.6f} | {r['top1']:.3f} | {r['bytes'] / 1e6:.1f} | {r[f'ms_{th[0]}']:.1f} |")
+    one = [g for g in goals(results, th) if "thread" not in g or f"at {th[0]} thread" in g]
     summary = (f"all-MiniLM-L6-v2 on {meta['cpu']} ({meta['date']}, `make minilm-table`; cosine to "
                f"sentence-transformers' float32 over {meta['sentences']} sentences, a batch of {BATCH}; "
-               f"all rows and both thread counts in [docs/minilm.md](docs/minilm.md)):\n\n" + "\n".join(short))
+               f"all rows and both thread counts in [docs/minilm.md](docs/minilm.md)):\n\n" + "\n".join(short)
+               + "\n\nGoals of issue 27 at one thread:\n\n" + "\n".join(f"- {g}" for g in one))
     return text, summary
 
 
