@@ -16,7 +16,7 @@ VENV_PYTHONS = $(subst $(eval) ,;,$(foreach v,$(VENVS),$(abspath $(v))/bin/pytho
 # "Entering directory" around every target and buries the compiler's words.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps venv build build-venvs demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean
+.PHONY: all deps venv build build-venvs demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean minilm-table
 
 all: build
 
@@ -47,6 +47,20 @@ build-venvs: deps venv
 # the virtual environments' newest 2.x and 2.0.
 check: build-venvs
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE exhaustive
+
+# all-MiniLM-L6-v2 run by mxp.models.minilm in every precision beside
+# sentence-transformers, torch (float32, bf16 autocast) and onnxruntime's
+# dynamic int8: build/venv-models (python/requirements/venv-models.txt,
+# the model from PyPI; its Python and NumPy match build/venv's, whose
+# extension build/python-venv it uses), then the table into docs/minilm.md
+# and README.md.  Not in make check: minutes of timing on a quiet machine.
+# MINILM_FLAGS=--quick: 200 sentences, printed only.
+MINILM_FLAGS ?= --write
+
+minilm-table: build-venvs
+	@scripts/make-venv.sh $(PYTHON) $(BUILD)/venv-models python/requirements/venv-models.txt
+	@PYTHONPATH=$(abspath $(BUILD))/python-venv $(BUILD)/venv-models/bin/python python/benchmarks/minilm_table.py \
+	  $(MINILM_FLAGS)
 
 check-exhaustive: build
 	@cd $(BUILD) && ctest --output-on-failure -L exhaustive --timeout 7200 -V

@@ -20,6 +20,8 @@ assert mxp.__file__.startswith(sys.prefix), (mxp.__file__, sys.prefix)
 a = np.arange(6, dtype=np.float32).reshape(2, 3).astype(mxp.bfloat16)
 b = np.array([1.5], mxp.bfloat16) * 0.5
 print(np.__version__, mxp.__version__, (a @ a.T).tolist(), b, b.dtype)
+from mxp.models import minilm  # the subpackage is installed too
+assert "w8a8" in minilm.PRECISIONS
 ') | tee "$tmp/out"
   grep -q '\[\[5.0, 14.0\], \[14.0, 50.0\]\] \[0.75\]' "$tmp/out"
 }

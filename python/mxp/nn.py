@@ -2,8 +2,8 @@
 mxp/nn.h: softmax and log_softmax (with a bool or additive mask), layer
 norm and RMS norm, take / embedding rows (int8 or float8 tables with
 per-row scales dequantized on the way), row dot products, cosine
-similarity, L2 normalization, and the backward passes of softmax,
-log_softmax, layer_norm and rms_norm.
+similarity, L2 normalization, GELU (mxp_unary's, erf or tanh form), and
+the backward passes of softmax, log_softmax, layer_norm and rms_norm.
 
 Every input dtype (bfloat16 and float8 included) is widened exactly,
 computed in float64 and rounded once into the result's dtype: ``dtype=``
@@ -26,7 +26,7 @@ from . import _mxp
 
 __all__ = ["softmax", "log_softmax", "softmax_backward", "log_softmax_backward", "layer_norm", "rms_norm",
            "layer_norm_backward", "rms_norm_backward", "take", "embedding", "rowdot", "cosine_similarity",
-           "l2_normalize"]
+           "l2_normalize", "gelu"]
 
 
 def _arr(x):
@@ -97,6 +97,18 @@ def rms_norm_backward(dy, x, normalized_shape=None, weight=None, eps=1e-6):
     dx, dw, _ = _mxp._norm_backward(np.asarray(dy), np.asarray(x), _normalized(normalized_shape, weight), weight,
                                     float(eps), True)
     return dx, dw
+
+
+def gelu(x, approximate="none", dtype=None, out=None):
+    """x/2 (1 + erf(x / sqrt 2)) elementwise (torch's F.gelu; approximate=
+    "tanh": the tanh form), mxp_unary's correctly rounded GELU: one
+    rounding into dtype (default: x's float dtype) or out (which may be x)."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', not {approximate!r}")
+    for d in (dtype, out.dtype if isinstance(out, np.ndarray) else None):
+        if d is not None and _mxp._traits(d)["kind"] != "f":  # as the other operations: a float result
+            raise TypeError(f"gelu: the result must have a float dtype, not {np.dtype(d)}")
+    return _mxp._unary(np.asarray(x), "gelu" if approximate == "none" else "gelu_tanh", out, dtype)
 
 
 def take(table, indices, axis=0, dtype=None, out=None):

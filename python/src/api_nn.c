@@ -110,6 +110,34 @@ static PyObject *l2_normalize(PyObject *self, PyObject *args)
     return call_end(&c, st, r);
 }
 
+/* _unary(x, op, out, dtype): an elementwise function of mxp_unary by its
+ * name ("gelu", "gelu_tanh" ...), for nn.gelu (docs/ops.md: each result
+ * rounded once). */
+static PyObject *unary(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *o[1], *out, *dtype;
+    const char *name;
+    if (!PyArg_ParseTuple(args, "OsOO:_unary", &o[0], &name, &out, &dtype))
+        return NULL;
+    int op = 0;
+    while (op < MXP_UNARY_OP_COUNT && strcmp(mxp_unary_op_name((mxp_unary_op)op), name))
+        op++;
+    if (op == MXP_UNARY_OP_COUNT)
+        return PyErr_Format(PyExc_ValueError, "no elementwise function named '%s'", name);
+    call c;
+    if (call_wrap(&c, o, (const char *[]){ "x" }, 1, 1, out, dtype) < 0)
+        return NULL;
+    mxp_ops_opts opts = { .out_dtype = c.dtype };
+    mxp_array *r = NULL;
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = c.into ? mxp_unary_into(c.into, (mxp_unary_op)op, c.in[0], &opts)
+                : mxp_unary(&r, (mxp_unary_op)op, c.in[0], &opts);
+    Py_END_ALLOW_THREADS
+    return call_end(&c, st, r);
+}
+
 /* _softmax_backward(dy, y, axis, log, dtype) */
 static PyObject *softmax_backward(PyObject *self, PyObject *args)
 {
@@ -535,6 +563,7 @@ PyMethodDef mxpy_nn_methods[] = {
     { "_softmax", softmax, METH_VARARGS, "_softmax(x, axis, mask, log, out, dtype) (mxp_softmax, mxp_log_softmax)." },
     { "_softmax_backward", softmax_backward, METH_VARARGS, "_softmax_backward(dy, y, axis, log, dtype)." },
     { "_l2_normalize", l2_normalize, METH_VARARGS, "_l2_normalize(x, axis, eps, out, dtype)." },
+    { "_unary", unary, METH_VARARGS, "_unary(x, op, out, dtype) (mxp_unary, mxp_unary_into by the op's name)." },
     { "_norm", norm, METH_VARARGS, "_norm(x, normalized_shape, weight, bias, eps, rms, out, dtype) (layer / rms norm)." },
     { "_norm_backward", norm_backward, METH_VARARGS,
       "_norm_backward(dy, x, normalized_shape, weight, eps, rms) -> (dx, dweight, dbias or None)." },

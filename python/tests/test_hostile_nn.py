@@ -29,6 +29,7 @@ ONE = {
     "softmax": lambda x, **k: nn.softmax(x, **k),
     "log_softmax": lambda x, **k: nn.log_softmax(x, **k),
     "l2_normalize": lambda x, **k: nn.l2_normalize(x, **k),
+    "gelu": lambda x, **k: nn.gelu(x, **k),
     "layer_norm": lambda x, **k: nn.layer_norm(x, weight=W, bias=W, **k),
     "rms_norm": lambda x, **k: nn.rms_norm(x, weight=W, **k),
 }

@@ -518,6 +518,7 @@ NN_ONE = {
     "nn.softmax": lambda x, **k: mxp.nn.softmax(x, **k),
     "nn.log_softmax": lambda x, **k: mxp.nn.log_softmax(x, axis=0, **k),
     "nn.l2_normalize": lambda x, **k: mxp.nn.l2_normalize(x, **k),
+    "nn.gelu": lambda x, **k: mxp.nn.gelu(x, **k),
     "nn.layer_norm": lambda x, **k: mxp.nn.layer_norm(x, weight=NN_W, bias=NN_W, **k),
     "nn.rms_norm": lambda x, **k: mxp.nn.rms_norm(x, weight=NN_W, **k),
 }
