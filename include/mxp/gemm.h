@@ -62,7 +62,9 @@ typedef struct mxp_gemm_opts {
      * multiplied by scales (1 per tensor, or n per output column) and, for
      * int8/uint8 C, C's zero point added after the rounding, saturated.
      * NULL scales mean 1.0 (n_scales 0).  int32 C takes no scales, zero
-     * point or epilogue.  See docs/gemm.md, "Integer GEMM". */
+     * point or epilogue.  With floating A and B, scales or a nonzero zero
+     * point are MXP_ERR_INVALID_ARGUMENT (they would be ignored).  See
+     * docs/gemm.md, "Integer GEMM". */
     int32_t a_zero_point, b_zero_point, c_zero_point;
     const float *scales;
     size_t n_scales;          /* 1 or n (0 with NULL scales) */

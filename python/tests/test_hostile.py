@@ -388,6 +388,10 @@ raises("matmul(out_dtype other than out's)", "matmul", ValueError, mxp.matmul, A
 raises("matmul(out_dtype='abc')", "matmul", TypeError, mxp.matmul, A, B, out_dtype="abc")
 raises("matmul(huge)", "matmul", (MemoryError, ValueError), mxp.matmul, HUGE, HUGE)
 raises("gemm(1-d a)", "gemm", ValueError, mxp.gemm, np.ones(6, BF), B)
+raises("gemm(scales with float operands: would be ignored)", "gemm", ValueError, mxp.gemm,
+       np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), scales=np.ones(1, np.float32))
+raises("matmul(a_zero_point with float operands)", "matmul", ValueError, mxp.matmul,
+       np.ones((2, 3), np.float32), np.ones((3, 2), np.float32), a_zero_point=2)
 raises("gemm(c of another shape)", "gemm", ValueError, mxp.gemm, A, B, np.zeros((4, 5), BF))
 raises("gemm(c list)", "gemm", TypeError, mxp.gemm, A, B, [[0.0] * 4] * 4)
 raises("gemm(c read-only)", "gemm", ValueError, mxp.gemm, A, B, readonly(np.zeros((4, 4), BF)))

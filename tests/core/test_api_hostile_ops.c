@@ -308,6 +308,10 @@ void hostile_ops(hctx *c)
         MXP_F32, 2, NULL);
     ERR("acc_dtype 9999", mxp_gemm, MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, 1, A, MXP_F32, 3, B, MXP_F32, 2, 0, C,
         MXP_F32, 2, &(mxp_gemm_opts){ .acc_dtype = BAD_DT });
+    ERR("scales with float inputs (would be ignored)", mxp_gemm, MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, 1, A, MXP_F32, 3,
+        B, MXP_F32, 2, 0, C, MXP_F32, 2, &(mxp_gemm_opts){ .scales = f + 100, .n_scales = 1 });
+    ERR("a_zero_point with float inputs", mxp_gemm, MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, 1, A, MXP_F32, 3, B, MXP_F32,
+        2, 0, C, MXP_F32, 2, &(mxp_gemm_opts){ .a_zero_point = 3 });
     ERR("acc_dtype int32 for float inputs", mxp_gemm, MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, 1, A, MXP_F32, 3, B,
         MXP_F32, 2, 0, C, MXP_F32, 2, &(mxp_gemm_opts){ .acc_dtype = MXP_S32 });
     ERR("bias_kind 9999", mxp_gemm, MXP_NO_TRANS, MXP_NO_TRANS, 2, 2, 3, 1, A, MXP_F32, 3, B, MXP_F32, 2, 0, C,
