@@ -12,16 +12,14 @@
 #include <cmocka.h>
 
 #include "mxp.h"
+#include "support/prng.h"
 
 enum { M = 7, N = 9, K = 13, LD = 17 };
 
 static uint64_t state = 0x9e3779b97f4a7c15ull;
 static uint32_t next(void)
 {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return (uint32_t)(state >> 16);
+    return (uint32_t)(prng_next(&state) >> 16);
 }
 
 /* The value of a stored byte of sub-byte type t: its low bits, sign-extended
