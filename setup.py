@@ -51,7 +51,7 @@ setup(
         sources=sorted(glob.glob("python/src/*.c")),
         include_dirs=["include", "python/src", numpy.get_include()],
         extra_compile_args=["-std=c11", "-O2"],
-        libraries=["m", "pthread"],
+        libraries=["m", "pthread", "dl"],
     )],
     cmdclass={"build_ext": build_with_cmake},
     # build_ext force: the module is compiled anew each time (seconds; libmxp

@@ -18,5 +18,6 @@
 #include "mxp/mx.h"
 #include "mxp/quant.h"
 #include "mxp/train.h"
+#include "mxp/plugin.h"
 
 #endif

@@ -28,6 +28,7 @@ static const size_t memory_stats_older[] = {
 static const mxp_abi_embedded gemm_opts_embedded[] = { EMBED(gemm_opts, convert, convert_opts) };
 static const mxp_abi_embedded ops_opts_embedded[] = { EMBED(ops_opts, convert, convert_opts) };
 static const mxp_abi_embedded reduce_opts_embedded[] = { EMBED(reduce_opts, convert, convert_opts) };
+static const mxp_abi_embedded op_call_opts_embedded[] = { EMBED(op_call_opts, convert, convert_opts) };
 static const mxp_abi_embedded roundtrip_row_embedded[] = { EMBED(roundtrip_row, report, compare_report) };
 static const mxp_abi_embedded advice_embedded[] = {
     EMBED(advice, row, roundtrip_row),
@@ -53,10 +54,13 @@ LAYOUT0(loss_scaler_opts);
 LAYOUT0(monitor_opts);
 LAYOUT0(conv_opts);
 LAYOUT0(pool_opts);
+LAYOUT(op_call_opts, EMBEDS(op_call_opts_embedded));
+LAYOUT0(op_check_opts);
 /* reports */
 LAYOUT(memory_stats, OLDER(memory_stats_older));
 LAYOUT0(gemm_safe_report);
 LAYOUT0(compare_report);
+LAYOUT0(op_check_report);
 LAYOUT(roundtrip_row, EMBEDS(roundtrip_row_embedded));
 LAYOUT(advice, EMBEDS(advice_embedded));
 LAYOUT0(tensor_stats);
