@@ -51,7 +51,9 @@ static void gelu_f32(void *out, const void *const *in, size_t n, void *ctx)
 
 /* 16-bit types: widened exactly to float32, computed in float64, rounded
  * once (float32 -> 16-bit would round twice: the float64 result goes
- * straight to the 16-bit type). */
+ * straight to the 16-bit type).  Not quite correctly rounded: for
+ * subnormal x, gelu(x) = x/2 + O(x^2) is a tie in float64 and rounds to
+ * even, one ulp from mxp's built-in gelu (which sees the x^2 term). */
 static void gelu_h16(void *out, const void *const *in, size_t n, mxp_dtype t)
 {
     float xf[CHUNK];
