@@ -16,7 +16,7 @@ VENV_PYTHONS = $(subst $(eval) ,;,$(foreach v,$(VENVS),$(abspath $(v))/bin/pytho
 # "Entering directory" around every target and buries the compiler's words.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps venv build build-venvs demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean minilm-table
+.PHONY: all deps venv build build-venvs demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean minilm-table examples
 
 all: build
 
@@ -36,6 +36,12 @@ build: deps
 
 demo: build
 	@$(BUILD)/mxp tour
+
+# The example operator plugin, $(BUILD)/examples/libmxp_example_ops.so
+# (examples/plugins/, docs/plugins.md); the default build makes it too.
+examples: build
+	@cmake --build $(BUILD) --target examples
+	@echo "built $(BUILD)/examples/libmxp_example_ops.so: mxp op list --plugin $(BUILD)/examples/libmxp_example_ops.so"
 
 # The build with the Python package for the virtual environments too.
 build-venvs: deps venv

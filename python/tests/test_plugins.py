@@ -205,3 +205,34 @@ def test_not_a_library(tmp_path):
         mxp.load_ops(p)
     with pytest.raises(OSError):
         mxp.load_ops(tmp_path / "missing.so")
+
+
+CLI = os.environ.get("MXP_CLI")
+
+
+@pytest.mark.skipif(not CLI, reason="MXP_CLI not set (ctest sets it)")
+def test_cli_list_and_check():
+    import json
+    import subprocess
+
+    def run(*args, env=None):
+        return subprocess.run([CLI, *args], capture_output=True, text=True, env=env)
+
+    r = run("op", "list", "--plugin", EXAMPLE, "--json")
+    assert r.returncode == 0, r.stderr
+    listed = {o["name"]: o for o in json.loads(r.stdout)["operators"]}
+    assert listed["gelu_tanh"]["kernels"][0] == {"signature": "float32->float32", "isa": "scalar"}
+    r = run("check", "op", "gelu", "--samples", "20000", "--json", env={**os.environ, "MXP_PLUGINS": EXAMPLE})
+    assert r.returncode == 0, r.stderr
+    sigs = json.loads(r.stdout)["signatures"]
+    assert [s["signature"] for s in sigs] == ["float32->float32", "bfloat16->bfloat16", "float16->float16"]
+    assert all(s["max_ulp"] <= 1 for s in sigs) and sigs[2]["exhaustive"] and sigs[2]["count"] == 65536
+    r = run("check", "op", "gelu_tanh", "--plugin", EXAMPLE, "--ref", "gelu_tanh", "--samples", "20000")
+    assert r.returncode == 0 and "max " in r.stdout and "ulp:" in r.stdout and "speed: kernel" in r.stdout
+    r = run("check", "op", "logsumexp", "--plugin", EXAMPLE, "--ref", "exp")
+    assert r.returncode == 1 and "only its plugin's reference" in r.stderr
+    if BAD:
+        r = run("op", "list", "--plugin", os.path.join(BAD, "libmxp_test_plugin_abi.so"))
+        assert r.returncode == 1 and "plugin ABI version 99" in r.stderr
+    r = run("check", "op")
+    assert r.returncode == 2 and "which operator" in r.stderr

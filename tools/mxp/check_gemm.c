@@ -295,11 +295,15 @@ int cli_check_gemm(int argc, char **argv)
 int cli_check(int argc, char **argv)
 {
     if (argc < 2 || cli_is_help(argv[1])) {
-        fprintf(argc < 2 ? stderr : stdout, "usage: mxp check gemm [--full] [--json]\n\n"
-                                            "  gemm   every GEMM implementation against a float64 reference\n");
+        fprintf(argc < 2 ? stderr : stdout, "usage: mxp check gemm [--full] [--json]\n"
+                                            "       mxp check op NAME [--plugin PATH] [--ref F] [--json]\n\n"
+                                            "  gemm   every GEMM implementation against a float64 reference\n"
+                                            "  op     a plugin operator against its reference, in ulp\n");
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
     if (!strcmp(argv[1], "gemm"))
         return cli_check_gemm(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "op"))
+        return cli_check_op(argc - 1, argv + 1);
     return cli_usage_error("check", "unknown check '%s'", argv[1]);
 }

@@ -34,6 +34,8 @@ int cli_cast(int argc, char **argv);
 int cli_analyze(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_check_gemm(int argc, char **argv);
+int cli_check_op(int argc, char **argv); /* op.c */
+int cli_op(int argc, char **argv);       /* op.c: mxp op list */
 int cli_quant_gemm(int argc, char **argv);
 int cli_bench_quant(int argc, char **argv);
 int cli_bench_peak(int argc, char **argv);

@@ -15,7 +15,8 @@ static const cli_command commands[] = {
     { "info", cli_info, "version, CPU, ISA level, vector math (SLEEF/libm), dtype traits, conversion kernels" },
     { "tour", cli_tour, "a guided report: the machine, dtypes, rounding error, speed (make demo)" },
     { "bench", cli_bench, "benchmarks: mxp bench convert|ops|nn|gemm|quant|peak [options] [--json]" },
-    { "check", cli_check, "consistency checks: mxp check gemm (every implementation vs float64)" },
+    { "check", cli_check, "consistency checks: mxp check gemm (every implementation vs float64), mxp check op NAME" },
+    { "op", cli_op, "operator plugins: mxp op list --plugin lib.so (docs/plugins.md)" },
     { "cast-value", cli_cast_value, "convert one number to a dtype; show its bits and flags" },
     { "stat", cli_stat, "what a .npy file holds: shape, dtype, order, min/max/mean/std, NaN/inf counts" },
     { "show", cli_show, "print a .npy file's array as NumPy prints it" },
@@ -42,7 +43,8 @@ static void print_usage(FILE *f)
                "MXP_NUM_THREADS=N sets the threads of GEMM and quantization (default: the CPUs);\n"
                "MXP_HUGEPAGES=0|1 turns off/on huge pages for buffers of 4 MiB and more\n"
                "(default on; 'mxp info' shows the kernel's THP mode);\n"
-               "MXP_PROGRESS_DELAY=S shows progress after S seconds instead of 1.\n");
+               "MXP_PROGRESS_DELAY=S shows progress after S seconds instead of 1;\n"
+               "MXP_PLUGINS=PATH[:PATH...] loads operator plugins for op list and check op.\n");
 }
 
 static const cli_command *find_command(const char *name)
