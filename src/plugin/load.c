@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "mxp/plugin.h"
@@ -324,6 +325,11 @@ mxp_status mxp_ops_load(const char *path, int *n_ops)
     *n_ops = 0;
     if (!path || !*path)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_ops_load: path is NULL or empty");
+    /* A path (not a bare name the loader searches for) must be a regular
+     * file: dlopen would block on a FIFO and read a device. */
+    struct stat sb;
+    if (strchr(path, '/') && stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return mxp_error(MXP_ERR_IO, "cannot load plugin %s: it is not a regular file", path);
     pthread_mutex_lock(&load_lock);
     dlerror();
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -55,6 +56,16 @@ static void test_refused(void **state)
     close(fd);
     refused(path, MXP_ERR_IO, "cannot load plugin");
     unlink(path);
+    /* a FIFO (dlopen would wait for a writer) and a directory */
+    char dir[] = "/tmp/mxp-plugin-dir-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "%s/fifo.so", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    refused(fifo, MXP_ERR_IO, "it is not a regular file");
+    refused(dir, MXP_ERR_IO, "it is not a regular file");
+    unlink(fifo);
+    rmdir(dir);
     /* a real library that is not a plugin */
     refused("libm.so.6", MXP_ERR_INVALID_ARGUMENT, "is not an mxp plugin");
 }
