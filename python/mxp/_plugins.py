@@ -10,6 +10,7 @@ docs/plugins.md), called on NumPy arrays and checked against a reference.
 import numpy as np
 
 from . import _mxp
+from ._api import Result
 
 __all__ = ["Op", "OpLibrary", "load_ops", "list_ops", "check_op", "CheckReport"]
 
@@ -102,17 +103,12 @@ def load_ops(path):
     return OpLibrary(path, ops)
 
 
-class CheckReport(dict):
-    """One kernel signature's comparison with the reference (a dict):
-    signature, isa, count, exhaustive, max_ulp, mean_ulp, histogram (bins
-    0, 1, 2, (2,4], ..., (256,512], more), nan_mismatch, inf_mismatch,
-    worst_input, worst_got, worst_want, kernel_ns, reference_ns."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+class CheckReport(Result):
+    """One kernel signature's comparison with the reference (a dict whose
+    keys are attributes): signature, isa, count, exhaustive, max_ulp,
+    mean_ulp, histogram (bins 0, 1, 2, (2,4], ..., (256,512], more),
+    nan_mismatch, inf_mismatch, worst_input, worst_got, worst_want,
+    kernel_ns, reference_ns."""
 
     def __str__(self):
         h = self["histogram"]
