@@ -19,5 +19,6 @@
 #include "mxp/quant.h"
 #include "mxp/train.h"
 #include "mxp/plugin.h"
+#include "mxp/profile.h"
 
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/profile-internal.h"
 #include "core/abi.h"
 #include "array/array-internal.h"
 #include "kernels/cvt-kernel.h"
@@ -168,8 +169,8 @@ static double normal_value(int64_t i, const void *ctx)
     return r->a + r->b * sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
-mxp_status mxp_array_random_uniform(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double low,
-                                    double high, uint64_t seed)
+static mxp_status array_random_uniform_entry(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double low,
+                                             double high, uint64_t seed)
 {
     if (!isfinite(low) || !isfinite(high) || !(low <= high))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "random_uniform: need finite low <= high");
@@ -177,8 +178,8 @@ mxp_status mxp_array_random_uniform(mxp_array **out, mxp_dtype dt, int ndim, con
     return make(out, dt, ndim, shape, uniform_value, &r, NULL);
 }
 
-mxp_status mxp_array_random_normal(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double mean,
-                                   double stddev, uint64_t seed)
+static mxp_status array_random_normal_entry(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double mean,
+                                            double stddev, uint64_t seed)
 {
     if (!isfinite(mean) || !isfinite(stddev) || stddev < 0)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "random_normal: need a finite mean and stddev >= 0");
@@ -194,4 +195,22 @@ mxp_status mxp_array_scalar(mxp_array **out, double value, mxp_dtype dt)
     if (!mxp_dtype_is_valid(dt))
         return mxp_error(MXP_ERR_INVALID_DTYPE, "mxp_array_scalar: dtype %d is not a valid mxp_dtype", (int)dt);
     return mxp_array_full(out, dt, 0, NULL, value, NULL);
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_array_random_uniform(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double low,
+                                    double high, uint64_t seed)
+{
+    MXP_PROF_RETURN_AFTER("random", array_random_uniform_entry(out, dt, ndim, shape, low, high, seed),
+                          mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(mxp_prof_made(out)));
+}
+
+mxp_status mxp_array_random_normal(mxp_array **out, mxp_dtype dt, int ndim, const int64_t *shape, double mean,
+                                   double stddev, uint64_t seed)
+{
+    MXP_PROF_RETURN_AFTER("random", array_random_normal_entry(out, dt, ndim, shape, mean, stddev, seed),
+                          mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(mxp_prof_made(out)));
 }

@@ -4,11 +4,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/abi.h"
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "core/threads-internal.h"
 #include "mxp/cpu.h"
 #include "mxp/threads.h"
@@ -362,8 +363,8 @@ static void convert_contiguous(void *dst, mxp_dtype dst_type, const void *src, m
     mxp_parallel_shares(mxp_cvt_threads(dst, dst_type, src, src_type, n), n, p->flags, cvt_share, &job);
 }
 
-mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
-                       const mxp_convert_opts *opts)
+static mxp_status convert_entry(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
+                                const mxp_convert_opts *opts)
 {
     MXP_ABI_IN(opts, convert_opts, "mxp_convert");
     ptrdiff_t ss = (ptrdiff_t)mxp_dtype_itemsize(src_type), ds = (ptrdiff_t)mxp_dtype_itemsize(dst_type);
@@ -420,9 +421,9 @@ static void convert_blocks(unsigned char *dst, mxp_dtype dst_type, ptrdiff_t dst
     }
 }
 
-mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stride, const void *src,
-                               mxp_dtype src_type, ptrdiff_t src_stride, size_t n,
-                               const mxp_convert_opts *opts)
+static mxp_status convert_strided_entry(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stride, const void *src,
+                                        mxp_dtype src_type, ptrdiff_t src_stride, size_t n,
+                                        const mxp_convert_opts *opts)
 {
     MXP_ABI_IN(opts, convert_opts, "mxp_convert_strided");
     mxp_status st = check_common(dst, dst_type, dst_stride, src, src_type, src_stride, n, opts);
@@ -484,3 +485,24 @@ uint8_t mxp_f32_to_e4m3(float x) { uint8_t y; convert_one(&y, MXP_E4M3, &x, MXP_
 float mxp_e4m3_to_f32(uint8_t x) { float y; convert_one(&y, MXP_F32, &x, MXP_E4M3); return y; }
 uint8_t mxp_f32_to_e5m2(float x) { uint8_t y; convert_one(&y, MXP_E5M2, &x, MXP_F32); return y; }
 float mxp_e5m2_to_f32(uint8_t x) { float y; convert_one(&y, MXP_F32, &x, MXP_E5M2); return y; }
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+static double convert_bytes(mxp_dtype dst_type, mxp_dtype src_type, size_t n)
+{
+    return (double)n * (double)(mxp_dtype_itemsize(dst_type) + mxp_dtype_itemsize(src_type));
+}
+
+mxp_status mxp_convert(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
+                       const mxp_convert_opts *opts)
+{
+    MXP_PROF_RETURN("convert", convert_bytes(dst_type, src_type, n), 0,
+                    convert_entry(dst, dst_type, src, src_type, n, opts));
+}
+
+mxp_status mxp_convert_strided(void *dst, mxp_dtype dst_type, ptrdiff_t dst_stride, const void *src,
+                               mxp_dtype src_type, ptrdiff_t src_stride, size_t n, const mxp_convert_opts *opts)
+{
+    MXP_PROF_RETURN("convert", convert_bytes(dst_type, src_type, n), 0,
+                    convert_strided_entry(dst, dst_type, dst_stride, src, src_type, src_stride, n, opts));
+}

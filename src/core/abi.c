@@ -61,6 +61,8 @@ LAYOUT(memory_stats, OLDER(memory_stats_older));
 LAYOUT0(gemm_safe_report);
 LAYOUT0(compare_report);
 LAYOUT0(op_check_report);
+LAYOUT0(profile_machine);
+LAYOUT0(profile_entry);
 LAYOUT(roundtrip_row, EMBEDS(roundtrip_row_embedded));
 LAYOUT(advice, EMBEDS(advice_embedded));
 LAYOUT0(tensor_stats);

@@ -55,5 +55,7 @@ static inline const mxp_kernel *mxp_kernel_pick(const mxp_kernel *list, size_t n
 /* The rows of src/kernels/peak-list.inc, in its order (src/core/peak.c:
  * mxp_peak_gflops measures them), for the tests. */
 const mxp_kernel *mxp_peak_kernels(size_t *n);
+/* mxp_peak_gflops, the scalar level's loop too (the profiler's roof there). */
+double mxp_peak_gflops_any_level(mxp_peak_op op, int reps);
 
 #endif

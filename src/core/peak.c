@@ -20,12 +20,12 @@ const mxp_kernel *mxp_peak_kernels(size_t *n)
     return loops;
 }
 
-static const mxp_kernel *loop_for(mxp_peak_op op)
+static const mxp_kernel *loop_for(mxp_peak_op op, bool scalar_too)
 {
     if ((unsigned)op >= MXP_PEAK_OP_COUNT)
         return NULL;
     const mxp_kernel *k = mxp_kernel_pick(loops, sizeof loops / sizeof loops[0], mxp_get_isa(), 1u << op);
-    return k && k->isa > MXP_ISA_SCALAR ? k : NULL;
+    return k && (scalar_too || k->isa > MXP_ISA_SCALAR) ? k : NULL;
 }
 
 const char *mxp_peak_op_name(mxp_peak_op op)
@@ -36,7 +36,7 @@ const char *mxp_peak_op_name(mxp_peak_op op)
 
 const char *mxp_peak_kernel_name(mxp_peak_op op)
 {
-    const mxp_kernel *k = loop_for(op);
+    const mxp_kernel *k = loop_for(op, false);
     return k ? k->name : NULL;
 }
 
@@ -47,9 +47,8 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double mxp_peak_gflops(mxp_peak_op op, int reps)
+static double measure(const mxp_kernel *k, int reps)
 {
-    const mxp_kernel *k = loop_for(op);
     if (!k || reps < 1)
         return 0;
     mxp_peak_ukernel *loop = (mxp_peak_ukernel *)k->fn;
@@ -63,3 +62,7 @@ double mxp_peak_gflops(mxp_peak_op op, int reps)
     }
     return best;
 }
+
+double mxp_peak_gflops(mxp_peak_op op, int reps) { return measure(loop_for(op, false), reps); }
+
+double mxp_peak_gflops_any_level(mxp_peak_op op, int reps) { return measure(loop_for(op, true), reps); }

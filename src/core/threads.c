@@ -21,6 +21,7 @@
 #include "core/alloc-internal.h"
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "core/threads-internal.h"
 #include "mxp/threads.h"
 
@@ -104,6 +105,7 @@ typedef struct worker {
 static void *run_worker(void *p)
 {
     worker *w = p;
+    mxp_prof_worker_thread();
     const mxp_fpenv env = mxp_fpenv_enter();
     w->fn(w->ctx, w->index, w->count);
     mxp_fpenv_leave(env);
@@ -176,6 +178,7 @@ static void *pool_worker(void *arg)
     const int index = (int)(intptr_t)arg;
     name_worker();
     in_worker = 1;
+    mxp_prof_worker_thread();
     unsigned long seen = start_generation[index];
     pthread_mutex_lock(&pool.mu);
     for (;;) {
@@ -269,6 +272,8 @@ void mxp_parallel(int nthreads, void (*fn)(void *ctx, int thread, int nthreads),
     const mxp_fpenv env = mxp_fpenv_enter(); /* the caller's shares; workers set their own */
     if (nthreads > MAX_THREADS)
         nthreads = MAX_THREADS;
+    if (mxp_prof_on())
+        mxp_prof_note_threads(nthreads);
     if (nthreads <= 1 || in_worker) { /* inside a job: the shares in turn */
         for (int t = nthreads - 1; t >= 0; t--)
             fn(ctx, t, nthreads > 1 ? nthreads : 1);

@@ -3,13 +3,14 @@
  * rounding into C. */
 #include <string.h>
 
-#include "core/dtype-internal.h"
+#include "convert/convert-config.h"
 #include "core/abi.h"
 #include "core/alloc-internal.h"
+#include "core/dtype-internal.h"
 #include "core/error.h"
-#include "convert/convert-config.h"
 #include "core/fpenv.h"
 #include "core/lowp.h"
+#include "core/profile-internal.h"
 #include "core/threads-internal.h"
 #include "gemm/driver.h"
 #include "mxp/alloc.h"
@@ -348,15 +349,30 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     return st;
 }
 
-mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
-                    mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
-                    mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
+static mxp_status gemm_entry(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                             mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
+                             void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
 {
     MXP_ABI_IN(opts, gemm_opts, "mxp_gemm");
     const mxp_fpenv env = mxp_fpenv_enter();
     const mxp_status st = gemm(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc, opts);
     mxp_fpenv_leave(env);
     return st;
+}
+
+/* What a GEMM moves at least: A, B, and C written (read too when beta != 0). */
+static double gemm_bytes(size_t m, size_t n, size_t k, mxp_dtype at, mxp_dtype bt, mxp_dtype ct, double beta)
+{
+    return (double)m * (double)k * (double)mxp_dtype_itemsize(at) + (double)k * (double)n * (double)mxp_dtype_itemsize(bt) +
+           (beta != 0 ? 2.0 : 1.0) * (double)m * (double)n * (double)mxp_dtype_itemsize(ct);
+}
+
+mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
+                    mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
+                    mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
+{
+    MXP_PROF_RETURN("gemm", gemm_bytes(m, n, k, a_type, b_type, c_type, beta), 2.0 * (double)m * (double)n * (double)k,
+                    gemm_entry(ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type, ldc, opts));
 }
 
 const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts)

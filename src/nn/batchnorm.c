@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "mxp/alloc.h"
 #include "nn/conv-internal.h"
 
@@ -284,17 +285,17 @@ static mxp_status bn_into(mxp_array *out, const void *args)
     return nn_out_end(out, work, st);
 }
 
-mxp_status mxp_batch_norm_into(mxp_array *out, const mxp_array *x, int axis, mxp_array *running_mean,
-                               mxp_array *running_var, const mxp_array *weight, const mxp_array *bias, bool training,
-                               double momentum, double eps)
+static mxp_status batch_norm_into_entry(mxp_array *out, const mxp_array *x, int axis, mxp_array *running_mean,
+                                        mxp_array *running_var, const mxp_array *weight, const mxp_array *bias, bool training,
+                                        double momentum, double eps)
 {
     return bn_into(out, &(bn_args){ "mxp_batch_norm_into", x, axis, running_mean, running_var, weight, bias, training,
                                     momentum, eps });
 }
 
-mxp_status mxp_batch_norm(mxp_array **out, const mxp_array *x, int axis, mxp_array *running_mean,
-                          mxp_array *running_var, const mxp_array *weight, const mxp_array *bias, bool training,
-                          double momentum, double eps, mxp_dtype out_dtype)
+static mxp_status batch_norm_entry(mxp_array **out, const mxp_array *x, int axis, mxp_array *running_mean,
+                                   mxp_array *running_var, const mxp_array *weight, const mxp_array *bias, bool training,
+                                   double momentum, double eps, mxp_dtype out_dtype)
 {
     const bn_args a = { "mxp_batch_norm", x, axis, running_mean, running_var, weight, bias, training, momentum, eps };
     return nn_new_like(a.fn, out, x, out_dtype, bn_into, &a);
@@ -441,4 +442,24 @@ mxp_status mxp_fold_batch_norm(mxp_array **weight_out, mxp_array **bias_out, con
     mxp_array_free(wc);
     nn_give_out(weight_out, wo, st);
     return nn_give_out(bias_out, bo, st);
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_batch_norm(mxp_array **out, const mxp_array *x, int axis, mxp_array *running_mean,
+                          mxp_array *running_var, const mxp_array *weight, const mxp_array *bias, bool training,
+                          double momentum, double eps, mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("batch_norm", batch_norm_entry(out, x, axis, running_mean, running_var, weight, bias, training, momentum, eps, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          2.0 * mxp_prof_size(x));
+}
+
+mxp_status mxp_batch_norm_into(mxp_array *out, const mxp_array *x, int axis, mxp_array *running_mean,
+                               mxp_array *running_var, const mxp_array *weight, const mxp_array *bias, bool training,
+                               double momentum, double eps)
+{
+    MXP_PROF_RETURN_AFTER("batch_norm", batch_norm_into_entry(out, x, axis, running_mean, running_var, weight, bias, training, momentum, eps),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
+                          2.0 * mxp_prof_size(x));
 }

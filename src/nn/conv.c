@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "mxp/alloc.h"
 #include "nn/conv-plan.h"
 
@@ -300,15 +301,15 @@ static mxp_status conv_into(mxp_array *out, const void *args)
     return st;
 }
 
-mxp_status mxp_conv2d_into(mxp_array *out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
-                           const mxp_conv_opts *opts)
+static mxp_status conv2d_into_entry(mxp_array *out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                                    const mxp_conv_opts *opts)
 {
     MXP_ABI_IN(opts, conv_opts, "mxp_conv2d_into");
     return conv_into(out, &(conv_args){ "mxp_conv2d_into", x, weight, bias, opts });
 }
 
-mxp_status mxp_conv2d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
-                      const mxp_conv_opts *opts, mxp_dtype out_dtype)
+static mxp_status conv2d_entry(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                               const mxp_conv_opts *opts, mxp_dtype out_dtype)
 {
     MXP_ABI_IN_OUT(opts, conv_opts, "mxp_conv2d", out);
     const char *fn = "mxp_conv2d";
@@ -332,8 +333,8 @@ mxp_status mxp_conv2d(mxp_array **out, const mxp_array *x, const mxp_array *weig
     return nn_give_out(out, r, st);
 }
 
-mxp_status mxp_conv1d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
-                      const mxp_conv_opts *opts, mxp_dtype out_dtype)
+static mxp_status conv1d_entry(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                               const mxp_conv_opts *opts, mxp_dtype out_dtype)
 {
     MXP_ABI_IN_OUT(opts, conv_opts, "mxp_conv1d", out);
     const char *fn = "mxp_conv1d";
@@ -364,4 +365,30 @@ mxp_status mxp_conv1d(mxp_array **out, const mxp_array *x, const mxp_array *weig
     mxp_array_free(w4);
     mxp_array_free(y4);
     return st;
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_conv2d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                      const mxp_conv_opts *opts, mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("conv2d", conv2d_entry(out, x, weight, bias, opts, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_conv_flops(mxp_prof_made(out), weight));
+}
+
+mxp_status mxp_conv2d_into(mxp_array *out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                           const mxp_conv_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER("conv2d", conv2d_into_entry(out, x, weight, bias, opts),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias) + mxp_prof_array_bytes(out),
+                          mxp_prof_conv_flops(out, weight));
+}
+
+mxp_status mxp_conv1d(mxp_array **out, const mxp_array *x, const mxp_array *weight, const mxp_array *bias,
+                      const mxp_conv_opts *opts, mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("conv1d", conv1d_entry(out, x, weight, bias, opts, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_conv_flops(mxp_prof_made(out), weight));
 }

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "mxp/alloc.h"
 #include "nn/nn-internal.h"
 
@@ -211,27 +212,27 @@ static mxp_status norm_into(mxp_array *out, const void *args)
     return st;
 }
 
-mxp_status mxp_layer_norm(mxp_array **out, const mxp_array *x, int nnorm, const mxp_array *weight,
-                          const mxp_array *bias, double eps, mxp_dtype out_dtype)
+static mxp_status layer_norm_entry(mxp_array **out, const mxp_array *x, int nnorm, const mxp_array *weight,
+                                   const mxp_array *bias, double eps, mxp_dtype out_dtype)
 {
     const norm_args a = { "mxp_layer_norm", false, x, weight, bias, nnorm, eps };
     return nn_new_like(a.fn, out, x, out_dtype, norm_into, &a);
 }
 
-mxp_status mxp_layer_norm_into(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight,
-                               const mxp_array *bias, double eps)
+static mxp_status layer_norm_into_entry(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight,
+                                        const mxp_array *bias, double eps)
 {
     return norm_into(out, &(norm_args){ "mxp_layer_norm_into", false, x, weight, bias, nnorm, eps });
 }
 
-mxp_status mxp_rms_norm(mxp_array **out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps,
-                        mxp_dtype out_dtype)
+static mxp_status rms_norm_entry(mxp_array **out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps,
+                                 mxp_dtype out_dtype)
 {
     const norm_args a = { "mxp_rms_norm", true, x, weight, NULL, nnorm, eps };
     return nn_new_like(a.fn, out, x, out_dtype, norm_into, &a);
 }
 
-mxp_status mxp_rms_norm_into(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps)
+static mxp_status rms_norm_into_entry(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps)
 {
     return norm_into(out, &(norm_args){ "mxp_rms_norm_into", true, x, weight, NULL, nnorm, eps });
 }
@@ -346,4 +347,37 @@ mxp_status mxp_rms_norm_backward(mxp_array **dx, mxp_array **dweight, const mxp_
 {
     const grads g = { dx, dweight, NULL };
     return norm_backward("mxp_rms_norm_backward", true, &g, dy, x, nnorm, weight, eps);
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_layer_norm(mxp_array **out, const mxp_array *x, int nnorm, const mxp_array *weight,
+                          const mxp_array *bias, double eps, mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("layer_norm", layer_norm_entry(out, x, nnorm, weight, bias, eps, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_layer_norm_into(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight,
+                               const mxp_array *bias, double eps)
+{
+    MXP_PROF_RETURN_AFTER("layer_norm", layer_norm_into_entry(out, x, nnorm, weight, bias, eps),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_rms_norm(mxp_array **out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps,
+                        mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("rms_norm", rms_norm_entry(out, x, nnorm, weight, eps, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_rms_norm_into(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps)
+{
+    MXP_PROF_RETURN_AFTER("rms_norm", rms_norm_into_entry(out, x, nnorm, weight, eps),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
+                          mxp_prof_size(x));
 }

@@ -7,6 +7,7 @@
 #include "core/abi.h"
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "nn/conv-internal.h"
 
 /* The geometry of a pooling of x (win's kind left 0). */
@@ -100,25 +101,25 @@ static mxp_status pool_new(const char *fn, int kind, mxp_array **out, const mxp_
     return nn_give_out(out, r, st);
 }
 
-mxp_status mxp_max_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts, mxp_dtype out_dtype)
+static mxp_status max_pool2d_entry(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts, mxp_dtype out_dtype)
 {
     MXP_ABI_IN_OUT(opts, pool_opts, "mxp_max_pool2d", out);
     return pool_new("mxp_max_pool2d", NN_WIN_MAX, out, x, opts, out_dtype);
 }
 
-mxp_status mxp_max_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts)
+static mxp_status max_pool2d_into_entry(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts)
 {
     MXP_ABI_IN(opts, pool_opts, "mxp_max_pool2d_into");
     return pool_into("mxp_max_pool2d_into", NN_WIN_MAX, out, x, opts);
 }
 
-mxp_status mxp_avg_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts, mxp_dtype out_dtype)
+static mxp_status avg_pool2d_entry(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts, mxp_dtype out_dtype)
 {
     MXP_ABI_IN_OUT(opts, pool_opts, "mxp_avg_pool2d", out);
     return pool_new("mxp_avg_pool2d", NN_WIN_AVG, out, x, opts, out_dtype);
 }
 
-mxp_status mxp_avg_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts)
+static mxp_status avg_pool2d_into_entry(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts)
 {
     MXP_ABI_IN(opts, pool_opts, "mxp_avg_pool2d_into");
     return pool_into("mxp_avg_pool2d_into", NN_WIN_AVG, out, x, opts);
@@ -235,4 +236,34 @@ mxp_status mxp_avg_pool2d_backward(mxp_array **dx, const mxp_array *dy, const mx
 {
     MXP_ABI_IN_OUT(opts, pool_opts, "mxp_avg_pool2d_backward", dx);
     return pool_backward("mxp_avg_pool2d_backward", NN_WIN_AVG, dx, dy, x, opts);
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_max_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts, mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("max_pool2d", max_pool2d_entry(out, x, opts, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_max_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER("max_pool2d", max_pool2d_into_entry(out, x, opts),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_avg_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts, mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("avg_pool2d", avg_pool2d_entry(out, x, opts, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_avg_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER("avg_pool2d", avg_pool2d_into_entry(out, x, opts),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
+                          mxp_prof_size(x));
 }

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "kernels/vmath-kernels.h"
 #include "nn/nn-internal.h"
 #include "ops/kernel-config.h"
@@ -203,25 +204,25 @@ static mxp_status along_into(mxp_array *out, const void *args)
     return st;
 }
 
-mxp_status mxp_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask, mxp_dtype out_dtype)
+static mxp_status softmax_entry(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask, mxp_dtype out_dtype)
 {
     const along_args a = { "mxp_softmax", SOFTMAX, x, mask, axis, 0 };
     return nn_new_like(a.fn, out, x, out_dtype, along_into, &a);
 }
 
-mxp_status mxp_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
+static mxp_status softmax_into_entry(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
 {
     return along_into(out, &(along_args){ "mxp_softmax_into", SOFTMAX, x, mask, axis, 0 });
 }
 
-mxp_status mxp_log_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask,
-                           mxp_dtype out_dtype)
+static mxp_status log_softmax_entry(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask,
+                                    mxp_dtype out_dtype)
 {
     const along_args a = { "mxp_log_softmax", LOG_SOFTMAX, x, mask, axis, 0 };
     return nn_new_like(a.fn, out, x, out_dtype, along_into, &a);
 }
 
-mxp_status mxp_log_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
+static mxp_status log_softmax_into_entry(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
 {
     return along_into(out, &(along_args){ "mxp_log_softmax_into", LOG_SOFTMAX, x, mask, axis, 0 });
 }
@@ -275,4 +276,35 @@ mxp_status mxp_log_softmax_backward(mxp_array **dx, const mxp_array *dy, const m
                                     mxp_dtype out_dtype)
 {
     return backward("mxp_log_softmax_backward", true, dx, dy, y, axis, out_dtype);
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask, mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("softmax", softmax_entry(out, x, axis, mask, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
+{
+    MXP_PROF_RETURN_AFTER("softmax", softmax_into_entry(out, x, axis, mask),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_log_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask,
+                           mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("log_softmax", log_softmax_entry(out, x, axis, mask, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_log_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
+{
+    MXP_PROF_RETURN_AFTER("log_softmax", log_softmax_into_entry(out, x, axis, mask),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
+                          mxp_prof_size(x));
 }

@@ -6,8 +6,9 @@
 
 #include "array/array-internal.h"
 #include "core/abi.h"
-#include "core/fpenv.h"
 #include "core/error.h"
+#include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "ops/ops-internal.h"
 
 typedef struct operands {
@@ -172,8 +173,8 @@ static mxp_status execute(mxp_array **made, mxp_array *given, const mxp_ew_plan 
     return st;
 }
 
-static mxp_status binary(mxp_array **made, mxp_array *given, mxp_binary_op op, const mxp_array *a,
-                         const mxp_array *b, const mxp_ops_opts *opts)
+static mxp_status binary_work(mxp_array **made, mxp_array *given, mxp_binary_op op, const mxp_array *a,
+                              const mxp_array *b, const mxp_ops_opts *opts)
 {
     mxp_status st = mxp_require_array(a, "a");
     if (st == MXP_OK)
@@ -191,6 +192,37 @@ static mxp_status binary(mxp_array **made, mxp_array *given, mxp_binary_op op, c
     mxp_ew_plan_binary(&p, op, a->dtype, b->dtype, rt, opts ? &opts->convert : NULL);
     operands x = { 2, { a, b }, NULL };
     return execute(made, given, &p, &x, opts);
+}
+
+/* The profiler's count of an elementwise call: the inputs' bytes, the
+ * output's (given, or the larger input's elements in the result dtype),
+ * one operation per output element. */
+static double ew_elements(const mxp_array *a, const mxp_array *b, const mxp_array *given)
+{
+    if (given)
+        return (double)mxp_array_size(given);
+    const double na = a ? (double)mxp_array_size(a) : 0, nb = b ? (double)mxp_array_size(b) : 0;
+    return na > nb ? na : nb;
+}
+
+static double ew_bytes(const mxp_array *a, const mxp_array *b, const mxp_array *given, mxp_dtype out)
+{
+    const double o = given ? mxp_prof_array_bytes(given) : ew_elements(a, b, NULL) * (double)mxp_dtype_itemsize(out);
+    return mxp_prof_array_bytes(a) + mxp_prof_array_bytes(b) + o;
+}
+
+static mxp_dtype ew_out_dtype(const mxp_array *a, const mxp_array *b, const mxp_ops_opts *opts)
+{
+    if (opts && opts->out_dtype)
+        return opts->out_dtype;
+    return a && b ? mxp_promote_types(a->dtype, b->dtype) : a ? a->dtype : MXP_F64;
+}
+
+static mxp_status binary(mxp_array **made, mxp_array *given, mxp_binary_op op, const mxp_array *a,
+                         const mxp_array *b, const mxp_ops_opts *opts)
+{
+    MXP_PROF_RETURN(mxp_binary_op_name(op), ew_bytes(a, b, given, ew_out_dtype(a, b, opts)), ew_elements(a, b, given),
+                    binary_work(made, given, op, a, b, opts));
 }
 
 mxp_status mxp_binary(mxp_array **out, mxp_binary_op op, const mxp_array *a, const mxp_array *b,
@@ -211,8 +243,8 @@ mxp_status mxp_binary_into(mxp_array *out, mxp_binary_op op, const mxp_array *a,
     return st == MXP_OK ? binary(NULL, out, op, a, b, opts) : st;
 }
 
-static mxp_status unary(mxp_array **made, mxp_array *given, mxp_unary_op op, const mxp_array *a,
-                        const mxp_ops_opts *opts)
+static mxp_status unary_work(mxp_array **made, mxp_array *given, mxp_unary_op op, const mxp_array *a,
+                             const mxp_ops_opts *opts)
 {
     mxp_status st = mxp_require_array(a, "a");
     if (st == MXP_OK && (unsigned)op >= MXP_UNARY_OP_COUNT)
@@ -226,6 +258,13 @@ static mxp_status unary(mxp_array **made, mxp_array *given, mxp_unary_op op, con
     mxp_ew_plan_unary(&p, op, a->dtype, rt, opts ? &opts->convert : NULL);
     operands x = { 1, { a, NULL }, NULL };
     return execute(made, given, &p, &x, opts);
+}
+
+static mxp_status unary(mxp_array **made, mxp_array *given, mxp_unary_op op, const mxp_array *a,
+                        const mxp_ops_opts *opts)
+{
+    MXP_PROF_RETURN(mxp_unary_op_name(op), ew_bytes(a, NULL, given, ew_out_dtype(a, NULL, opts)),
+                    ew_elements(a, NULL, given), unary_work(made, given, op, a, opts));
 }
 
 mxp_status mxp_unary(mxp_array **out, mxp_unary_op op, const mxp_array *a, const mxp_ops_opts *opts)

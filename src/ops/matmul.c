@@ -13,11 +13,12 @@
  * that packs B once. */
 #include <string.h>
 
-#include "core/abi.h"
 #include "array/array-internal.h"
+#include "core/abi.h"
 #include "core/dtype-internal.h"
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
 #include "mxp/ops.h"
 
 /* ---- one operand as mxp_gemm sees it ------------------------------------ */
@@ -336,7 +337,7 @@ static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a,
     return st;
 }
 
-mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
+static mxp_status matmul_entry(mxp_array **out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
 {
     MXP_ABI_IN_OUT(opts, gemm_opts, "mxp_matmul", out);
     if (!out)
@@ -348,7 +349,7 @@ mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, c
     return st;
 }
 
-mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
+static mxp_status matmul_into_entry(mxp_array *out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
 {
     MXP_ABI_IN(opts, gemm_opts, "mxp_matmul_into");
     mxp_status st = mxp_require_array(out, "mxp_matmul_into: out");
@@ -489,3 +490,18 @@ mxp_status mxp_matmul_strided(size_t m, size_t n, size_t k, const void *a, mxp_d
     return st;
 }
 
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER("matmul", matmul_entry(out, a, b, opts),
+                          mxp_prof_array_bytes(a) + mxp_prof_array_bytes(b) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          2.0 * mxp_prof_size(mxp_prof_made(out)) * (a && a->ndim ? (double)a->shape[a->ndim - 1] : 0));
+}
+
+mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER("matmul", matmul_into_entry(out, a, b, opts),
+                          mxp_prof_array_bytes(a) + mxp_prof_array_bytes(b) + mxp_prof_array_bytes(out),
+                          2.0 * mxp_prof_size(out) * (a && a->ndim ? (double)a->shape[a->ndim - 1] : 0));
+}

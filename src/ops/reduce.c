@@ -11,16 +11,17 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/dtype-internal.h"
+#include "array/array-internal.h"
 #include "convert/convert-config.h"
 #include "core/abi.h"
-#include "kernels/pairwise-sum.h"
-#include "ops/kernel-config.h"
-#include "array/array-internal.h"
+#include "core/dtype-internal.h"
+#include "core/error.h"
 #include "core/fpenv.h"
 #include "core/lowp.h"
-#include "core/error.h"
+#include "core/profile-internal.h"
+#include "kernels/pairwise-sum.h"
 #include "mxp/ops.h"
+#include "ops/kernel-config.h"
 
 static const char *const names[MXP_REDUCE_OP_COUNT] = {
     "sum", "mean", "prod", "max", "min", "argmax", "argmin", "norm2", "var", "std",
@@ -495,8 +496,8 @@ static mxp_status reduce_in_env(mxp_array **out, mxp_reduce_op op, const mxp_arr
 }
 
 /* Under the library's floating-point environment (core/fpenv.h). */
-mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
-                      const mxp_reduce_opts *opts)
+static mxp_status reduce_entry(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
+                               const mxp_reduce_opts *opts)
 {
     MXP_ABI_IN_OUT(opts, reduce_opts, "mxp_reduce", out);
     const mxp_fpenv env = mxp_fpenv_enter();
@@ -553,4 +554,14 @@ mxp_status mxp_prod_strided(double *result, const void *a, mxp_dtype a_type, ptr
                             mxp_dtype acc_type)
 {
     return reduce_strided("mxp_prod_strided", result, MXP_REDUCE_PROD, a, a_type, a_stride, n, acc_type);
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int naxes, const int *axes,
+                      const mxp_reduce_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER("reduce", reduce_entry(out, op, a, naxes, axes, opts),
+                          mxp_prof_array_bytes(a) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(a));
 }

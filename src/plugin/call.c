@@ -7,6 +7,7 @@
 #include "array/array-internal.h"
 #include "core/abi.h"
 #include "core/error.h"
+#include "core/profile-internal.h"
 #include "core/threads-internal.h"
 #include "plugin/plugin-internal.h"
 
@@ -376,8 +377,8 @@ static mxp_status run_plan(const call_plan *p, const mxp_array *const *in, mxp_a
     return st;
 }
 
-mxp_status mxp_op_call(mxp_array **out, const char *name, const mxp_array *const *in, int n_in,
-                       const mxp_op_call_opts *opts)
+static mxp_status op_call_entry(mxp_array **out, const char *name, const mxp_array *const *in, int n_in,
+                                const mxp_op_call_opts *opts)
 {
     MXP_ABI_IN_OUT(opts, op_call_opts, "mxp_op_call", out);
     if (!out)
@@ -400,8 +401,8 @@ mxp_status mxp_op_call(mxp_array **out, const char *name, const mxp_array *const
     return st;
 }
 
-mxp_status mxp_op_call_into(mxp_array *out, const char *name, const mxp_array *const *in, int n_in,
-                            const mxp_op_call_opts *opts)
+static mxp_status op_call_into_entry(mxp_array *out, const char *name, const mxp_array *const *in, int n_in,
+                                     const mxp_op_call_opts *opts)
 {
     MXP_ABI_IN(opts, op_call_opts, "mxp_op_call_into");
     mxp_status st = mxp_require_array(out, "mxp_op_call_into: out");
@@ -443,4 +444,36 @@ mxp_status mxp_op_call_into(mxp_array *out, const char *name, const mxp_array *c
         mxp_array_copy_rows(out, res, NULL);
     mxp_array_free(res);
     return st;
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+static const char *prof_op_name(const char *name)
+{
+    const mxp_op_entry *e = mxp_op_lookup(name);
+    return e ? e->prof_name : "op:(not loaded)";
+}
+
+static double prof_inputs_bytes(const mxp_array *const *in, int n_in)
+{
+    double b = 0;
+    for (int i = 0; in && i < n_in && i < MXP_OP_MAX_INPUTS; i++)
+        b += mxp_prof_array_bytes(in[i]);
+    return b;
+}
+
+mxp_status mxp_op_call(mxp_array **out, const char *name, const mxp_array *const *in, int n_in,
+                       const mxp_op_call_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER(prof_op_name(name), op_call_entry(out, name, in, n_in, opts),
+                          prof_inputs_bytes(in, n_in) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(mxp_prof_made(out)));
+}
+
+mxp_status mxp_op_call_into(mxp_array *out, const char *name, const mxp_array *const *in, int n_in,
+                            const mxp_op_call_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER(prof_op_name(name), op_call_into_entry(out, name, in, n_in, opts),
+                          prof_inputs_bytes(in, n_in) + mxp_prof_array_bytes(out),
+                          mxp_prof_size(out));
 }

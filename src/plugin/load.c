@@ -235,6 +235,7 @@ static int host_declare(mxp_plugin_host *h, const mxp_op_def *def)
     mxp_op_entry *e = &staged[n_staged];
     memset(e, 0, sizeof *e);
     strcpy(e->name, name);
+    snprintf(e->prof_name, sizeof e->prof_name, "op:%s", name);
     e->kind = def->kind;
     e->n_inputs = def->n_inputs;
     e->reference = def->reference;
@@ -350,20 +351,24 @@ mxp_status mxp_ops_load(const char *path, int *n_ops)
 
 int mxp_op_count(void) { return atomic_load_explicit(&n_ops_loaded, memory_order_acquire); }
 
+const mxp_op_entry *mxp_op_lookup(const char *name)
+{
+    const int n = mxp_op_count();
+    for (int i = 0; name && i < n; i++)
+        if (!strcmp(ops[i].name, name))
+            return &ops[i];
+    return NULL;
+}
+
 mxp_status mxp_op_find(const char *name, const mxp_op_entry **e)
 {
-    *e = NULL;
     if (!name)
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "operator name is NULL");
-    int n = mxp_op_count();
-    for (int i = 0; i < n; i++) {
-        if (!strcmp(ops[i].name, name)) {
-            *e = &ops[i];
-            return MXP_OK;
-        }
-    }
+        return *e = NULL, mxp_error(MXP_ERR_INVALID_ARGUMENT, "operator name is NULL");
+    if ((*e = mxp_op_lookup(name)))
+        return MXP_OK;
     return mxp_error(MXP_ERR_INVALID_ARGUMENT,
-                     "no operator named '%.64s' is loaded (%d loaded: mxp_ops_load, mxp op list)", name, n);
+                     "no operator named '%.64s' is loaded (%d loaded: mxp_ops_load, mxp op list)", name,
+                     mxp_op_count());
 }
 
 static mxp_status fill_info(const mxp_op_entry *e, mxp_op_info *info)

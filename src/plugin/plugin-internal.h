@@ -18,6 +18,7 @@ typedef struct mxp_op_kernel_entry {
  * reader that saw the count may use every entry below it without a lock. */
 typedef struct mxp_op_entry {
     char name[MXP_OP_MAX_NAME];
+    char prof_name[MXP_OP_MAX_NAME + 3]; /* "op:NAME", the profiler's kind */
     char *doc;
     const char *library; /* shared by the library's operators */
     char *check_shapes;
@@ -32,6 +33,8 @@ typedef struct mxp_op_entry {
 
 /* *e = the operator named name, or an error. */
 mxp_status mxp_op_find(const char *name, const mxp_op_entry **e);
+/* The same without an error: NULL when there is none. */
+const mxp_op_entry *mxp_op_lookup(const char *name);
 
 /* Parses "a,b->c" (mxp's dtype names and short names) for n inputs into
  * in[] and out, canonical text into canon[cap]; MXP_OK or an error

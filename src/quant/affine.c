@@ -4,11 +4,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/abi.h"
-#include "quant/quant-internal.h"
 #include "array/array-internal.h"
+#include "core/abi.h"
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "core/profile-internal.h"
+#include "quant/quant-internal.h"
 
 void mxp_qparams_free(mxp_qparams *qp)
 {
@@ -378,7 +379,7 @@ static mxp_status quantize(mxp_array **out, const mxp_array *x, const mxp_qparam
     return st;
 }
 
-mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+static mxp_status quantize_entry(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     MXP_ABI_IN_OUT(opts, convert_opts, "mxp_quantize", out);
     if (out)
@@ -415,7 +416,7 @@ static mxp_status quantize_into(mxp_array *out, const mxp_array *x, const mxp_qp
     return st;
 }
 
-mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+static mxp_status quantize_into_entry(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     MXP_ABI_IN(opts, convert_opts, "mxp_quantize_into");
     const mxp_fpenv env = mxp_fpenv_enter();
@@ -467,7 +468,7 @@ static mxp_status dequantize(mxp_array **out, const mxp_array *q, const mxp_qpar
     return st;
 }
 
-mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
+static mxp_status dequantize_entry(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
 {
     if (out)
         *out = NULL; /* as after any error */
@@ -490,4 +491,27 @@ mxp_status mxp_fake_quantize(mxp_array **out, const mxp_array *x, const mxp_qpar
         st = mxp_dequantize(out, q, qp, x->dtype);
     mxp_array_free(q);
     return st;
+}
+
+/* ---- the entry points, profiled (src/core/profile-internal.h) ---------- */
+
+mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER("quantize", quantize_entry(out, x, qp, opts),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
+{
+    MXP_PROF_RETURN_AFTER("quantize", quantize_into_entry(out, x, qp, opts),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
+                          mxp_prof_size(x));
+}
+
+mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
+{
+    MXP_PROF_RETURN_AFTER("dequantize", dequantize_entry(out, q, qp, out_dtype),
+                          mxp_prof_array_bytes(q) + mxp_prof_array_bytes(mxp_prof_made(out)),
+                          mxp_prof_size(q));
 }
