@@ -26,7 +26,7 @@ extern "C" {
 typedef enum mxp_verdict {
     MXP_VERDICT_MEMORY = 0, /* below the roofline's ridge: bytes, not FLOPs, set the time */
     MXP_VERDICT_COMPUTE,    /* above the ridge: FLOPs set the time */
-    MXP_VERDICT_OVERHEAD,   /* calls of under 10 us: fixed costs dominate */
+    MXP_VERDICT_OVERHEAD,   /* most of the time in calls under 10 us: fixed costs dominate */
     MXP_VERDICT_FAULTS,     /* page faults take a large share: new buffers each call */
     MXP_VERDICT_COUNT
 } mxp_verdict;

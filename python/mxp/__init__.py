@@ -32,6 +32,7 @@ from ._analysis import CompareResult, RoundtripTable, compare, roundtrip, recomm
 from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, autocast_policy, Monitor,
                      AUTOCAST_OPS)
 from ._plugins import Op, OpLibrary, CheckReport, load_ops, list_ops, check_op
+from .profile import Profile, profile
 from . import nn
 
 __version__ = _mxp.__version__
@@ -67,5 +68,5 @@ __all__ = [
     "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "mx_matmul", "compare", "roundtrip", "recommend_dtype",
     "CompareResult", "RoundtripTable", "Result", "SGD", "Adam", "AdamW", "clip_grad_norm", "LossScaler",
     "Autocast", "autocast_policy", "Monitor", "AUTOCAST_OPS",
-    "Op", "OpLibrary", "CheckReport", "load_ops", "list_ops", "check_op",
+    "Op", "OpLibrary", "CheckReport", "load_ops", "list_ops", "check_op", "Profile", "profile",
 ]

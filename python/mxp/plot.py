@@ -114,3 +114,36 @@ def training(report, path=None):
     else:
         ax2.text(0.5, 0.5, "no loss scaling", ha="center", transform=ax2.transAxes)
     return _done(fig, path)
+
+
+def roofline(prof, path=None, title=None):
+    """The roofline of an mxp.profile() (Profile.roofline): attainable
+    GFLOP/s against arithmetic intensity (FLOPs per byte moved), the
+    memory roof (measured bandwidth) and the FMA roofs (one core, and the
+    most threads a kind used), one point per operation kind with FLOPs,
+    labelled with its verdict."""
+    m, entries = prof.machine, [e for e in prof.entries if e.flops > 0 and e.bytes > 0 and e.total_s > 0]
+    threads = max([e.max_threads for e in entries] + [1])
+    fig = _figure((7, 4.5))
+    ax = fig.add_subplot()
+    intensities = [e.flops / e.bytes for e in entries] or [1.0]
+    lo = min(min(intensities) / 4, m.memory_gbps and m.peak_gflops / m.memory_gbps / 16)
+    hi = max(max(intensities) * 4, m.peak_gflops * threads / m.memory_gbps * 8)
+    xs = np.logspace(np.log10(lo), np.log10(hi), 200)
+    for t, style in ((1, "-"), (threads, "--")) if threads > 1 else ((1, "-"),):
+        roof = np.minimum(m.memory_gbps * xs, m.peak_gflops * t)
+        ax.plot(xs, roof, style, color="#444444", lw=1.5,
+                label=f"roof, {t} thread{'s' if t > 1 else ''}: {m.memory_gbps:.0f} GB/s, {m.peak_gflops * t:.0f} GFLOP/s")
+    colors = {"memory-bound": "#4472c4", "compute-bound": "#c0504d", "overhead-bound": "#9bbb59", "fault-bound": "#f79646"}
+    for e in entries:
+        x = e.flops / e.bytes
+        ax.scatter([x], [e.gflops], s=40, color=colors.get(e.verdict, "black"), zorder=3)
+        ax.annotate(f"{e.op} ({e.verdict})", (x, e.gflops), textcoords="offset points", xytext=(5, 4), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity (FLOPs per byte)")
+    ax.set_ylabel("GFLOP/s")
+    ax.set_title(title or f"mxp profile: {m.cpu}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    return _done(fig, path)

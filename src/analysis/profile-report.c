@@ -13,7 +13,6 @@
 #include "core/profile-internal.h"
 #include "io/write-file.h"
 
-enum { OVERHEAD_NS = 10000 };       /* calls shorter than this on average: overhead-bound */
 static const double MAJOR_S = 50e-6; /* a major fault's cost (a read from disk or swap) */
 
 const char *mxp_verdict_name(mxp_verdict v)
@@ -25,13 +24,12 @@ const char *mxp_verdict_name(mxp_verdict v)
 
 static void judge(mxp_profile_entry *e, const mxp_prof_kind *k, const mxp_profile_machine *m)
 {
-    const double mean_s = e->total_s / (double)e->calls;
     const double sampled_s = k->sampled_calls ? e->total_s * (double)k->sampled_calls / (double)e->calls : 0;
     const double fault_s = (double)k->minflt * m->fault_us * 1e-6 + (double)k->majflt * MAJOR_S;
     const double ridge = m->peak_gflops * e->max_threads / m->memory_gbps; /* FLOPs per byte */
-    if (mean_s * 1e9 < OVERHEAD_NS) {
+    if (k->small_s > 0.5 * k->total_s) { /* most of the time in calls under 10 us */
         e->verdict = MXP_VERDICT_OVERHEAD;
-        e->advice = "calls under 10 us: fixed costs dominate; batch the work into fewer, larger calls";
+        e->advice = "most time in calls under 10 us: fixed costs dominate; batch the work into fewer, larger calls";
     } else if (sampled_s > 0 && fault_s > 0.3 * sampled_s) {
         e->verdict = MXP_VERDICT_FAULTS;
         e->advice = "page faults on fresh buffers: reuse outputs (out=, the _into calls) or keep huge pages on";

@@ -93,11 +93,13 @@ static inline double mxp_prof_conv_flops(const mxp_array *out, const mxp_array *
 /* ---- what the report (src/analysis/profile-report.c) reads ------------- */
 
 enum { MXP_PROF_MAX_KINDS = 128 };
+#define MXP_PROF_SMALL_S 10e-6 /* a call this short is mostly fixed costs */
 
 typedef struct mxp_prof_kind {
     const char *op;
     uint64_t calls;
     double total_s, min_s, max_s, bytes, flops;
+    double small_s; /* the time of calls shorter than MXP_PROF_SMALL_S */
     uint64_t minflt, majflt, sampled_calls;
     int max_threads;
 } mxp_prof_kind;

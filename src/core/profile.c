@@ -93,6 +93,7 @@ void mxp_prof_leave(mxp_prof *p)
         if (k) {
             k->calls++;
             k->total_s += dt;
+            k->small_s += dt < MXP_PROF_SMALL_S ? dt : 0;
             k->min_s = dt < k->min_s ? dt : k->min_s;
             k->max_s = dt > k->max_s ? dt : k->max_s;
             k->bytes += p->bytes;
