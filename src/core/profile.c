@@ -3,6 +3,7 @@
  * (profile-internal.h; the report is src/analysis/profile-report.c). */
 #define _GNU_SOURCE /* RUSAGE_SELF's fields, syscall */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -174,4 +175,32 @@ mxp_status mxp_prof_events(mxp_prof_event **out, size_t *n, uint64_t *n_dropped)
     }
     pthread_mutex_unlock(&lock);
     return *out ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "profile: no memory for a copy of the trace");
+}
+
+/* ---- MXP_PROFILE=1 ------------------------------------------------------- */
+
+static void at_exit(void) /* the report of MXP_PROFILE=1 */
+{
+    if (!mxp_profile_active())
+        return;
+    mxp_profile_end();
+    mxp_profile_write(stderr, MXP_PROFILE_TABLE);
+    const char *json = getenv("MXP_PROFILE_JSON"), *trace = getenv("MXP_PROFILE_TRACE");
+    if (json && *json && mxp_profile_save(json, MXP_PROFILE_JSON) != MXP_OK)
+        fprintf(stderr, "mxp: MXP_PROFILE_JSON: %s\n", mxp_last_error());
+    if (trace && *trace && mxp_profile_save(trace, MXP_PROFILE_TRACE) != MXP_OK)
+        fprintf(stderr, "mxp: MXP_PROFILE_TRACE: %s\n", mxp_last_error());
+}
+
+__attribute__((constructor)) static void profile_from_env(void)
+{
+    const char *v = getenv("MXP_PROFILE");
+    if (!v || !*v || !strcmp(v, "0"))
+        return;
+    if (strcmp(v, "1") != 0) {
+        fprintf(stderr, "mxp: MXP_PROFILE='%s' is not 0 or 1; ignored\n", v);
+        return;
+    }
+    if (mxp_profile_begin() == MXP_OK)
+        atexit(at_exit);
 }

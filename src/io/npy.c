@@ -13,7 +13,7 @@
 #include "array/array-internal.h"
 #include "core/error.h"
 #include "io/npy-internal.h"
-#include "io/write-file.h"
+#include "core/write-file.h"
 #include "mxp/io.h"
 
 enum { NPY_FIRST_READ = 1 << 20 }; /* a stream's data is read 1 MiB first, then doubling */

@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "core/strbuf.h"
 #include "io/safetensors-internal.h"
-#include "io/write-file.h"
+#include "core/write-file.h"
 #include "mxp/alloc.h"
 #include "mxp/safetensors.h"
 

@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 #include "io/safetensors-internal.h"
-#include "io/write-file.h"
+#include "core/write-file.h"
 #include "mxp/alloc.h"
 #include "mxp/safetensors.h"
 

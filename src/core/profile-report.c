@@ -1,6 +1,6 @@
 /* The profiler's report: each operation kind's rates against the
  * roofline, its verdict and advice, and the writers (table, JSON, Chrome
- * trace); MXP_PROFILE=1 around the whole process (docs/profiling.md). */
+ * trace) (docs/profiling.md). */
 #define _GNU_SOURCE /* open_memstream */
 #include <math.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include "core/abi.h"
 #include "core/error.h"
 #include "core/profile-internal.h"
-#include "io/write-file.h"
+#include "core/write-file.h"
 
 static const double MAJOR_S = 50e-6; /* a major fault's cost (a read from disk or swap) */
 
@@ -216,32 +216,4 @@ mxp_status mxp_profile_save(const char *path, mxp_profile_format format)
     }
     free(buf);
     return st;
-}
-
-/* ---- MXP_PROFILE=1 ------------------------------------------------------- */
-
-static void at_exit(void)
-{
-    if (!mxp_profile_active())
-        return;
-    mxp_profile_end();
-    mxp_profile_write(stderr, MXP_PROFILE_TABLE);
-    const char *json = getenv("MXP_PROFILE_JSON"), *trace = getenv("MXP_PROFILE_TRACE");
-    if (json && *json && mxp_profile_save(json, MXP_PROFILE_JSON) != MXP_OK)
-        fprintf(stderr, "mxp: MXP_PROFILE_JSON: %s\n", mxp_last_error());
-    if (trace && *trace && mxp_profile_save(trace, MXP_PROFILE_TRACE) != MXP_OK)
-        fprintf(stderr, "mxp: MXP_PROFILE_TRACE: %s\n", mxp_last_error());
-}
-
-__attribute__((constructor)) static void profile_from_env(void)
-{
-    const char *v = getenv("MXP_PROFILE");
-    if (!v || !*v || !strcmp(v, "0"))
-        return;
-    if (strcmp(v, "1") != 0) {
-        fprintf(stderr, "mxp: MXP_PROFILE='%s' is not 0 or 1; ignored\n", v);
-        return;
-    }
-    if (mxp_profile_begin() == MXP_OK)
-        atexit(at_exit);
 }

@@ -1,7 +1,7 @@
 /* Internal: writing a whole file so that a failure never costs the old one
  * (write-file.c; docs/reliability.md, "Atomic writes"). */
-#ifndef MXP_IO_WRITE_FILE_H
-#define MXP_IO_WRITE_FILE_H
+#ifndef MXP_CORE_WRITE_FILE_H
+#define MXP_CORE_WRITE_FILE_H
 
 #include <stddef.h>
 

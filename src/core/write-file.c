@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "io/write-file.h"
+#include "core/write-file.h"
 #include "mxp/alloc.h"
 
 static mxp_status io_fail(const char *who, const char *path, const char *what, int err)
