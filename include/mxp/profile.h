@@ -72,7 +72,7 @@ typedef struct mxp_profile_entry {
     double gbps, gflops;  /* bytes / total_s, flops / total_s */
     double memory_fraction;  /* gbps / the measured bandwidth */
     double peak_fraction;    /* gflops / (the one-thread peak x max_threads) */
-    uint64_t minor_faults, major_faults; /* sampled on calls moving >= 256 KiB */
+    uint64_t minor_faults, major_faults; /* counted on calls whose inputs are >= 4 MiB */
     int max_threads;      /* the most threads one call used */
     mxp_verdict verdict;
     const char *advice;   /* one line */

@@ -188,6 +188,7 @@ mxp_status mxp_array_reshape_copy(mxp_array **out, const mxp_array *a, int ndim,
 mxp_status mxp_array_astype(mxp_array **out, const mxp_array *a, mxp_dtype dt, const mxp_convert_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("astype", array_astype_entry(out, a, dt, opts),
+                          mxp_prof_array_bytes(a),
                           mxp_prof_array_bytes(a) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           0);
 }
@@ -195,6 +196,7 @@ mxp_status mxp_array_astype(mxp_array **out, const mxp_array *a, mxp_dtype dt, c
 mxp_status mxp_array_copyto(mxp_array *dst, const mxp_array *src, mxp_casting casting, const mxp_convert_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("copyto", array_copyto_entry(dst, src, casting, opts),
+                          mxp_prof_array_bytes(src),
                           mxp_prof_array_bytes(dst) + mxp_prof_array_bytes(src),
                           0);
 }

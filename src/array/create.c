@@ -203,6 +203,7 @@ mxp_status mxp_array_random_uniform(mxp_array **out, mxp_dtype dt, int ndim, con
                                     double high, uint64_t seed)
 {
     MXP_PROF_RETURN_AFTER("random", array_random_uniform_entry(out, dt, ndim, shape, low, high, seed),
+                          0,
                           mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(mxp_prof_made(out)));
 }
@@ -211,6 +212,7 @@ mxp_status mxp_array_random_normal(mxp_array **out, mxp_dtype dt, int ndim, cons
                                    double stddev, uint64_t seed)
 {
     MXP_PROF_RETURN_AFTER("random", array_random_normal_entry(out, dt, ndim, shape, mean, stddev, seed),
+                          0,
                           mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(mxp_prof_made(out)));
 }

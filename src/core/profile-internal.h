@@ -54,13 +54,14 @@ void mxp_prof_leave(mxp_prof *p);
     } while (0)
 
 /* The same with bytes and flops evaluated after the call (they may use the
- * array it made: mxp_prof_made(out)); faults are then always sampled. */
-#define MXP_PROF_RETURN_AFTER(op, call, bytes_, flops_)     \
+ * array it made: mxp_prof_made(out)); in_bytes_, the inputs' bytes known
+ * before, decides whether page faults are counted. */
+#define MXP_PROF_RETURN_AFTER(op, call, in_bytes_, bytes_, flops_) \
     do {                                                     \
         if (!mxp_prof_on())                                  \
             return (call);                                   \
         mxp_prof prof_;                                      \
-        mxp_prof_enter(&prof_, (op), -1, 0);                 \
+        mxp_prof_enter(&prof_, (op), (in_bytes_), 0);        \
         const mxp_status prof_st_ = (call);                  \
         prof_.bytes = (bytes_);                              \
         prof_.flops = (flops_);                              \

@@ -451,6 +451,7 @@ mxp_status mxp_batch_norm(mxp_array **out, const mxp_array *x, int axis, mxp_arr
                           double momentum, double eps, mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("batch_norm", batch_norm_entry(out, x, axis, running_mean, running_var, weight, bias, training, momentum, eps, out_dtype),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           2.0 * mxp_prof_size(x));
 }
@@ -460,6 +461,7 @@ mxp_status mxp_batch_norm_into(mxp_array *out, const mxp_array *x, int axis, mxp
                                double momentum, double eps)
 {
     MXP_PROF_RETURN_AFTER("batch_norm", batch_norm_into_entry(out, x, axis, running_mean, running_var, weight, bias, training, momentum, eps),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
                           2.0 * mxp_prof_size(x));
 }

@@ -373,6 +373,7 @@ mxp_status mxp_conv2d(mxp_array **out, const mxp_array *x, const mxp_array *weig
                       const mxp_conv_opts *opts, mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("conv2d", conv2d_entry(out, x, weight, bias, opts, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_conv_flops(mxp_prof_made(out), weight));
 }
@@ -381,6 +382,7 @@ mxp_status mxp_conv2d_into(mxp_array *out, const mxp_array *x, const mxp_array *
                            const mxp_conv_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("conv2d", conv2d_into_entry(out, x, weight, bias, opts),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias) + mxp_prof_array_bytes(out),
                           mxp_prof_conv_flops(out, weight));
 }
@@ -389,6 +391,7 @@ mxp_status mxp_conv1d(mxp_array **out, const mxp_array *x, const mxp_array *weig
                       const mxp_conv_opts *opts, mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("conv1d", conv1d_entry(out, x, weight, bias, opts, out_dtype),
+                          mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(weight) + mxp_prof_array_bytes(bias) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_conv_flops(mxp_prof_made(out), weight));
 }

@@ -355,6 +355,7 @@ mxp_status mxp_layer_norm(mxp_array **out, const mxp_array *x, int nnorm, const 
                           const mxp_array *bias, double eps, mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("layer_norm", layer_norm_entry(out, x, nnorm, weight, bias, eps, out_dtype),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(x));
 }
@@ -363,6 +364,7 @@ mxp_status mxp_layer_norm_into(mxp_array *out, const mxp_array *x, int nnorm, co
                                const mxp_array *bias, double eps)
 {
     MXP_PROF_RETURN_AFTER("layer_norm", layer_norm_into_entry(out, x, nnorm, weight, bias, eps),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
                           mxp_prof_size(x));
 }
@@ -371,6 +373,7 @@ mxp_status mxp_rms_norm(mxp_array **out, const mxp_array *x, int nnorm, const mx
                         mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("rms_norm", rms_norm_entry(out, x, nnorm, weight, eps, out_dtype),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(x));
 }
@@ -378,6 +381,7 @@ mxp_status mxp_rms_norm(mxp_array **out, const mxp_array *x, int nnorm, const mx
 mxp_status mxp_rms_norm_into(mxp_array *out, const mxp_array *x, int nnorm, const mxp_array *weight, double eps)
 {
     MXP_PROF_RETURN_AFTER("rms_norm", rms_norm_into_entry(out, x, nnorm, weight, eps),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
                           mxp_prof_size(x));
 }

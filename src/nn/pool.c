@@ -243,6 +243,7 @@ mxp_status mxp_avg_pool2d_backward(mxp_array **dx, const mxp_array *dy, const mx
 mxp_status mxp_max_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts, mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("max_pool2d", max_pool2d_entry(out, x, opts, out_dtype),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(x));
 }
@@ -250,6 +251,7 @@ mxp_status mxp_max_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_op
 mxp_status mxp_max_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("max_pool2d", max_pool2d_into_entry(out, x, opts),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
                           mxp_prof_size(x));
 }
@@ -257,6 +259,7 @@ mxp_status mxp_max_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_poo
 mxp_status mxp_avg_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_opts *opts, mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("avg_pool2d", avg_pool2d_entry(out, x, opts, out_dtype),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(x));
 }
@@ -264,6 +267,7 @@ mxp_status mxp_avg_pool2d(mxp_array **out, const mxp_array *x, const mxp_pool_op
 mxp_status mxp_avg_pool2d_into(mxp_array *out, const mxp_array *x, const mxp_pool_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("avg_pool2d", avg_pool2d_into_entry(out, x, opts),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
                           mxp_prof_size(x));
 }

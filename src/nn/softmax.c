@@ -283,6 +283,7 @@ mxp_status mxp_log_softmax_backward(mxp_array **dx, const mxp_array *dy, const m
 mxp_status mxp_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_array *mask, mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("softmax", softmax_entry(out, x, axis, mask, out_dtype),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(x));
 }
@@ -290,6 +291,7 @@ mxp_status mxp_softmax(mxp_array **out, const mxp_array *x, int axis, const mxp_
 mxp_status mxp_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
 {
     MXP_PROF_RETURN_AFTER("softmax", softmax_into_entry(out, x, axis, mask),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
                           mxp_prof_size(x));
 }
@@ -298,6 +300,7 @@ mxp_status mxp_log_softmax(mxp_array **out, const mxp_array *x, int axis, const 
                            mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("log_softmax", log_softmax_entry(out, x, axis, mask, out_dtype),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(x));
 }
@@ -305,6 +308,7 @@ mxp_status mxp_log_softmax(mxp_array **out, const mxp_array *x, int axis, const 
 mxp_status mxp_log_softmax_into(mxp_array *out, const mxp_array *x, int axis, const mxp_array *mask)
 {
     MXP_PROF_RETURN_AFTER("log_softmax", log_softmax_into_entry(out, x, axis, mask),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
                           mxp_prof_size(x));
 }

@@ -495,6 +495,7 @@ mxp_status mxp_matmul_strided(size_t m, size_t n, size_t k, const void *a, mxp_d
 mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("matmul", matmul_entry(out, a, b, opts),
+                          mxp_prof_array_bytes(a) + mxp_prof_array_bytes(b),
                           mxp_prof_array_bytes(a) + mxp_prof_array_bytes(b) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           2.0 * mxp_prof_size(mxp_prof_made(out)) * (a && a->ndim ? (double)a->shape[a->ndim - 1] : 0));
 }
@@ -502,6 +503,7 @@ mxp_status mxp_matmul(mxp_array **out, const mxp_array *a, const mxp_array *b, c
 mxp_status mxp_matmul_into(mxp_array *out, const mxp_array *a, const mxp_array *b, const mxp_gemm_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("matmul", matmul_into_entry(out, a, b, opts),
+                          mxp_prof_array_bytes(a) + mxp_prof_array_bytes(b),
                           mxp_prof_array_bytes(a) + mxp_prof_array_bytes(b) + mxp_prof_array_bytes(out),
                           2.0 * mxp_prof_size(out) * (a && a->ndim ? (double)a->shape[a->ndim - 1] : 0));
 }

@@ -562,6 +562,7 @@ mxp_status mxp_reduce(mxp_array **out, mxp_reduce_op op, const mxp_array *a, int
                       const mxp_reduce_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("reduce", reduce_entry(out, op, a, naxes, axes, opts),
+                          mxp_prof_array_bytes(a),
                           mxp_prof_array_bytes(a) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(a));
 }

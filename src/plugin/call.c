@@ -466,6 +466,7 @@ mxp_status mxp_op_call(mxp_array **out, const char *name, const mxp_array *const
                        const mxp_op_call_opts *opts)
 {
     MXP_PROF_RETURN_AFTER(prof_op_name(name), op_call_entry(out, name, in, n_in, opts),
+                          prof_inputs_bytes(in, n_in),
                           prof_inputs_bytes(in, n_in) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(mxp_prof_made(out)));
 }
@@ -474,6 +475,7 @@ mxp_status mxp_op_call_into(mxp_array *out, const char *name, const mxp_array *c
                             const mxp_op_call_opts *opts)
 {
     MXP_PROF_RETURN_AFTER(prof_op_name(name), op_call_into_entry(out, name, in, n_in, opts),
+                          prof_inputs_bytes(in, n_in),
                           prof_inputs_bytes(in, n_in) + mxp_prof_array_bytes(out),
                           mxp_prof_size(out));
 }

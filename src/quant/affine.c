@@ -498,6 +498,7 @@ mxp_status mxp_fake_quantize(mxp_array **out, const mxp_array *x, const mxp_qpar
 mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("quantize", quantize_entry(out, x, qp, opts),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(x));
 }
@@ -505,6 +506,7 @@ mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *
 mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)
 {
     MXP_PROF_RETURN_AFTER("quantize", quantize_into_entry(out, x, qp, opts),
+                          mxp_prof_array_bytes(x),
                           mxp_prof_array_bytes(x) + mxp_prof_array_bytes(out),
                           mxp_prof_size(x));
 }
@@ -512,6 +514,7 @@ mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qpara
 mxp_status mxp_dequantize(mxp_array **out, const mxp_array *q, const mxp_qparams *qp, mxp_dtype out_dtype)
 {
     MXP_PROF_RETURN_AFTER("dequantize", dequantize_entry(out, q, qp, out_dtype),
+                          mxp_prof_array_bytes(q),
                           mxp_prof_array_bytes(q) + mxp_prof_array_bytes(mxp_prof_made(out)),
                           mxp_prof_size(q));
 }
