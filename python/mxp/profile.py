@@ -95,3 +95,6 @@ class Profile:
 def profile():
     """with mxp.profile() as p: ... — see Profile."""
     return Profile()
+
+
+profile.machine = machine  # mxp.profile.machine(): `mxp.profile` is the function, not this module

@@ -36,7 +36,7 @@ static void judge(mxp_profile_entry *e, const mxp_prof_kind *k, const mxp_profil
     } else if (e->flops <= 0 || e->flops / e->bytes < ridge) {
         e->verdict = MXP_VERDICT_MEMORY;
         e->advice = e->memory_fraction < 0.5
-                        ? "memory bandwidth unused: fix the access pattern (contiguous arrays, fewer passes, threads)"
+                        ? "memory bandwidth unused: contiguous arrays, more threads, fewer passes (or a costly function)"
                         : "at the memory roof: move fewer bytes (a narrower dtype, fused operations)";
     } else {
         e->verdict = MXP_VERDICT_COMPUTE;
