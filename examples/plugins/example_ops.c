@@ -1,8 +1,8 @@
 /* An example mxp operator plugin (docs/plugins.md walks through it):
  *
  *   gelu          x * Phi(x), the erf form: float32, float16, bfloat16
- *   gelu_tanh     the tanh form, with a fast exp: float32, a portable and
- *                 an AVX2 kernel (mxp's dispatch picks one)
+ *   gelu_tanh     the tanh form, with a fast exp: float32 (a portable and
+ *                 an AVX2 kernel: mxp's dispatch picks one), float16, bfloat16
  *   bias_gelu     gelu(x + bias), bias broadcast: float32, bfloat16
  *   logsumexp     a reduction: log(sum(exp(x))) of each row, float32
  *   cosine_similarity  a general operator: rows of two (B, D) arrays to
@@ -135,6 +135,28 @@ __attribute__((target("avx2,fma"))) static void gelu_tanh_f32_avx2(void *out, co
 }
 #define HAVE_AVX2_KERNEL 1
 #endif
+
+/* 16-bit types through the float32 kernel: widened exactly, rounded once
+ * more from its float32 result (so up to half a 16-bit ulp beyond it). */
+static void gelu_tanh_h16(void *out, const void *const *in, size_t n, mxp_dtype t)
+{
+    float x[CHUNK], y[CHUNK];
+    for (size_t s = 0; s < n; s += CHUNK) {
+        size_t m = n - s < CHUNK ? n - s : CHUNK;
+        host->convert(x, MXP_F32, (const uint16_t *)in[0] + s, t, m);
+        for (size_t i = 0; i < m; i++)
+            y[i] = gelu_tanh32(x[i]);
+        host->convert((uint16_t *)out + s, t, y, MXP_F32, m);
+    }
+}
+static void gelu_tanh_bf16(void *out, const void *const *in, size_t n, void *ctx)
+{
+    (void)ctx, gelu_tanh_h16(out, in, n, MXP_BF16);
+}
+static void gelu_tanh_f16(void *out, const void *const *in, size_t n, void *ctx)
+{
+    (void)ctx, gelu_tanh_h16(out, in, n, MXP_F16);
+}
 
 static void gelu_tanh_f64(void *out, const void *const *in, size_t n, void *ctx)
 {
@@ -308,6 +330,8 @@ static const mxp_op_kernel gelu_tanh_kernels[] = {
 #ifdef HAVE_AVX2_KERNEL
     { "float32->float32", MXP_ISA_AVX2, { .elementwise = gelu_tanh_f32_avx2 } },
 #endif
+    { "bfloat16->bfloat16", MXP_ISA_SCALAR, { .elementwise = gelu_tanh_bf16 } },
+    { "float16->float16", MXP_ISA_SCALAR, { .elementwise = gelu_tanh_f16 } },
 };
 static const mxp_op_kernel bias_gelu_kernels[] = {
     { "float32,float32->float32", MXP_ISA_SCALAR, { .elementwise = bias_gelu_f32 } },

@@ -171,7 +171,11 @@ def check_op(op, reference=None, signature=None, samples=None, seed=0):
     `samples` random ones (default 1,000,000).  The reference's float64
     result is rounded once to the kernel's output dtype; distances are in
     its units in the last place.  Returns one CheckReport per signature."""
-    op = op if isinstance(op, Op) else Op(next(i for i in _mxp._op_list() if i["name"] == op))
+    if not isinstance(op, Op):
+        infos = [i for i in _mxp._op_list() if i["name"] == op]
+        if not infos:
+            raise ValueError(f"no operator named {op!r} is loaded (mxp.load_ops, mxp.list_ops)")
+        op = Op(infos[0])
     if not callable(reference):
         return [CheckReport(r) for r in _mxp._op_check(op.name, signature, reference, samples or 0, seed)]
     if op.kind != "elementwise":

@@ -9,7 +9,8 @@ contiguous copy bit for bit.  Every case runs first in a child interpreter
 (hostile.crash_map), so a crash fails the case that caused it.  This file:
 the dtypes and scalars, casts, reductions, products, DLPack, files and the
 runtime; test_hostile_more.py: quantization, analysis, training, mxp.dask;
-test_hostile_nn.py: mxp.nn; test_hostile_conv.py: its convolution, pooling, batch norm.
+test_hostile_nn.py: mxp.nn; test_hostile_conv.py: its convolution, pooling, batch norm;
+test_hostile_plugin.py: operator plugins and the profiler.
 Unaligned arrays are not covered here (a separate harness)."""
 import atexit
 import inspect
@@ -26,6 +27,7 @@ from hostile import AxisError, case, expect, raises, same_on_layouts, bits_equal
 import test_hostile_more  # noqa: F401  (registers its cases before the coverage check)
 import test_hostile_nn  # noqa: F401
 import test_hostile_conv  # noqa: F401
+import test_hostile_plugin  # noqa: F401
 
 BF, E4, E5 = mxp.bfloat16, mxp.float8_e4m3fn, mxp.float8_e5m2
 MXP_TYPES = mxp._mxp._TYPES  # bfloat16, the float8/6/4 types, int4 ...

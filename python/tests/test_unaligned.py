@@ -632,6 +632,23 @@ if HAVE_DASK:
             same_unaligned(dask_results, val(dt, XS))
 
 
+@case("plugin operators: unaligned inputs and out=", "Op", "Op.check", "check_op")
+def _():
+    example = os.environ.get("MXP_EXAMPLE_OPS")
+    if not example:
+        return  # outside ctest: no example plugin
+    ops = mxp.load_ops(example)
+    for dt in (np.float32, BF, np.float16):
+        same_unaligned(ops.gelu, val(dt, XS))
+    same_unaligned(ops.bias_gelu, val(np.float32, XS), val(np.float32, X[0]))
+    same_unaligned(lambda x: ops.logsumexp(x, axis=0), val(np.float32, X))
+    same_unaligned(ops.cosine_similarity, val(BF, X), val(BF, X[::-1].copy()))
+    into(lambda o: ops.gelu(val(np.float32, X), out=o), np.zeros((4, 6), np.float32))
+    same_unaligned(lambda x: mxp.check_op(ops.gelu, reference=lambda v: v * 0, signature="f32->f32",
+                                          samples=100)[0]["count"], val(np.float32, X))
+    assert ops.gelu.check(samples=100)[0].count == 100
+
+
 # ---- coverage ----------------------------------------------------------------------------
 
 # public names that take no arrays (nothing to misalign): the runtime, results
@@ -639,7 +656,9 @@ if HAVE_DASK:
 # NumPy arrays of their own).
 NO_ARRAYS = {"info", "memory_stats", "packed_bytes", "set_num_threads", "get_num_threads", "hugepages", "release_workspaces",
              "Result", "Result.as_dict", "dask.from_zarr", "dask.to_zarr", "dask.from_npy_shards",
-             "dask.to_npy_shards", "dask.open_array", "dask.open_quantized", "dask.save_quantized"}
+             "dask.to_npy_shards", "dask.open_array", "dask.open_quantized", "dask.save_quantized",
+             "load_ops", "list_ops", "OpLibrary", "CheckReport", "CheckReport.as_dict", "profile", "Profile",
+             "Profile.table", "Profile.to_json", "Profile.as_dict", "Profile.save_trace", "Profile.roofline"}
 
 
 def test_every_public_name_taking_arrays_has_an_unaligned_case():

@@ -95,5 +95,6 @@ void hostile_nn(hctx *c);      /* nn */
 void hostile_conv(hctx *c);    /* nn: convolution, pooling, batch norm (called by hostile_nn) */
 void hostile_quant(hctx *c);   /* quant, mx, analysis */
 void hostile_train(hctx *c);   /* train */
+void hostile_plugin(hctx *c);  /* plugin, profile */
 
 #endif

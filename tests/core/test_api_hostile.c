@@ -10,7 +10,8 @@
  * The cases are in this file (core: common, dtype, cpu, alloc, threads,
  * convert) and in test_api_hostile_array.c (array, io),
  * test_api_hostile_ops.c (ops, gemm), test_api_hostile_nn.c (nn) and test_api_hostile_quant.c (quant,
- * mx, analysis, train).  test_api_hostile_covers_every_public_function
+ * mx, analysis, train), test_api_hostile_plugin.c (plugin, profile).
+ * test_api_hostile_covers_every_public_function
  * reads the MXP_API declarations of include/mxp/ headers: a public function
  * without a case fails it.  (Misaligned buffers are another test's.) */
 #define _POSIX_C_SOURCE 200809L /* fork, waitpid, alarm */
@@ -395,7 +396,8 @@ static void free_fixtures(void)
 /* ---- the runner (in the parent) ------------------------------------------ */
 
 typedef void (*hgroup)(hctx *c);
-static const hgroup groups[] = { hostile_core, hostile_array, hostile_ops, hostile_nn, hostile_quant, hostile_train };
+static const hgroup groups[] = { hostile_core, hostile_array, hostile_ops, hostile_nn, hostile_quant, hostile_train,
+                                  hostile_plugin };
 enum { NGROUPS = sizeof groups / sizeof groups[0] };
 
 typedef struct hentry {
