@@ -250,6 +250,43 @@ MXP_API mxp_status mxp_fold_batch_norm(mxp_array **weight_out, mxp_array **bias_
                                        const mxp_array *conv_bias, const mxp_array *gamma, const mxp_array *beta,
                                        const mxp_array *mean, const mxp_array *var, double eps);
 
+/* ---- FFT --------------------------------------------------------------- */
+
+/* Discrete Fourier transforms through KISS FFT (third_party/kissfft,
+ * BSD-3-Clause), computed in float32 for float16, bfloat16 and float32
+ * inputs and in float64 for float64 (and 8-bit floats in float32), the
+ * result rounded once into the output dtype (default: float32, or float64
+ * for float64 input).  Complex arrays are real arrays with a trailing axis
+ * of length 2 (re, im); the axes below count the others.  Any length
+ * (KISS FFT's mixed radix: 2, 3, 4, 5 and generic butterflies; a length
+ * with a large prime factor costs O(n p)).  docs/nn.md#fft. */
+typedef enum mxp_fft_norm {
+    MXP_FFT_BACKWARD = 0, /* NumPy's default: the inverse divides by n */
+    MXP_FFT_ORTHO,        /* both divide by sqrt(n) */
+    MXP_FFT_FORWARD,      /* the forward transform divides by n */
+    MXP_FFT_NORM_COUNT
+} mxp_fft_norm;
+
+typedef struct mxp_fft_opts {
+    size_t struct_size;  /* 0: this release's layout, or sizeof(mxp_fft_opts) */
+    int naxes;           /* 0: one axis, the last; 1 or 2: axes[] below */
+    int axes[2];         /* negative count from the end */
+    int64_t n[2];        /* per axis: 0 keeps its length (irfft: 2 (m - 1)); else
+                            the input is cut or zero-padded to n */
+    mxp_fft_norm norm;
+    bool inverse;        /* mxp_fft only: the inverse transform */
+    bool real_input;     /* mxp_fft only: x is real (imaginary parts 0) */
+    mxp_dtype out_dtype; /* 0: the default above; any float dtype */
+} mxp_fft_opts;
+
+/* Complex to complex over opts' axes (numpy.fft.fft / ifft / fftn). */
+MXP_API mxp_status mxp_fft(mxp_array **out, const mxp_array *x, const mxp_fft_opts *opts);
+/* Real to complex: the last of the axes gives n/2 + 1 values (rfft, rfftn). */
+MXP_API mxp_status mxp_rfft(mxp_array **out, const mxp_array *x, const mxp_fft_opts *opts);
+/* Complex (Hermitian half spectrum) to real: irfft, irfftn; the last axis
+ * gives n reals (imaginary parts of the zero and Nyquist bins ignored). */
+MXP_API mxp_status mxp_irfft(mxp_array **out, const mxp_array *x, const mxp_fft_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,6 +56,7 @@ LAYOUT0(conv_opts);
 LAYOUT0(pool_opts);
 LAYOUT(op_call_opts, EMBEDS(op_call_opts_embedded));
 LAYOUT0(op_check_opts);
+LAYOUT0(fft_opts);
 /* reports */
 LAYOUT(memory_stats, OLDER(memory_stats_older));
 LAYOUT0(gemm_safe_report);

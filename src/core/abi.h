@@ -38,7 +38,7 @@ extern const mxp_abi_layout mxp_abi_observer_opts, mxp_abi_optimizer_opts, mxp_a
 extern const mxp_abi_layout mxp_abi_monitor_opts;
 extern const mxp_abi_layout mxp_abi_conv_opts, mxp_abi_pool_opts;
 extern const mxp_abi_layout mxp_abi_op_call_opts, mxp_abi_op_check_opts, mxp_abi_op_check_report;
-extern const mxp_abi_layout mxp_abi_profile_machine, mxp_abi_profile_entry;
+extern const mxp_abi_layout mxp_abi_profile_machine, mxp_abi_profile_entry, mxp_abi_fft_opts;
 extern const mxp_abi_layout mxp_abi_gemm_safe_report, mxp_abi_compare_report, mxp_abi_roundtrip_row;
 extern const mxp_abi_layout mxp_abi_advice, mxp_abi_tensor_stats;
 
