@@ -168,6 +168,7 @@ bench: build-venvs
 	@$(BUILD)/mxp bench convert --pairs f32:bf16,f32:f16 --modes nearest_even --threads 1,2
 	@$(BUILD)/mxp bench quant
 	@$(BUILD)/mxp bench profile
+	@$(BUILD)/mxp bench fft
 	@$(BUILD)/tests/bench_kernels
 	@PYTHONPATH=$(BUILD)/python MXP_LIB=$(BUILD)/libmxp.so /usr/bin/python3 python/benchmarks/bench_python.py
 	@PYTHONPATH=$(BUILD)/python-venv $(BUILD)/venv/bin/python python/benchmarks/bench_peers.py

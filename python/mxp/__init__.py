@@ -34,6 +34,7 @@ from ._train import (SGD, Adam, AdamW, clip_grad_norm, LossScaler, Autocast, aut
 from ._plugins import Op, OpLibrary, CheckReport, load_ops, list_ops, check_op
 from .profile import Profile, profile
 from . import nn
+from . import fft
 
 __version__ = _mxp.__version__
 

@@ -132,6 +132,7 @@ PyMODINIT_FUNC PyInit__mxp(void)
         PyModule_AddFunctions(m, mxpy_reduce_methods) < 0 || PyModule_AddFunctions(m, mxpy_io_methods) < 0 ||
         PyModule_AddFunctions(m, mxpy_safetensors_methods) < 0 || PyModule_AddFunctions(m, mxpy_nn_methods) < 0 ||
         PyModule_AddFunctions(m, mxpy_plugin_methods) < 0 || PyModule_AddFunctions(m, mxpy_profile_methods) < 0 ||
+        PyModule_AddFunctions(m, mxpy_fft_methods) < 0 ||
         mxpy_init_constants(m) < 0 ||
         PyModule_AddStringConstant(m, "__version__", mxp_version()) < 0) {
         Py_XDECREF(numpy);

@@ -200,7 +200,7 @@ PyObject *mxpy_register_foreign(PyObject *self, PyObject *args);
 extern PyMethodDef mxpy_runtime_methods[], mxpy_gemm_methods[], mxpy_quant_methods[], mxpy_analysis_methods[],
     mxpy_optim_methods[], mxpy_scaler_methods[], mxpy_autocast_methods[], mxpy_monitor_methods[],
     mxpy_reduce_methods[], mxpy_io_methods[], mxpy_safetensors_methods[], mxpy_nn_methods[], mxpy_plugin_methods[],
-    mxpy_profile_methods[];
+    mxpy_profile_methods[], mxpy_fft_methods[];
 PyObject *mxpy_from_dlpack(PyObject *self, PyObject *obj);
 PyObject *mxpy_to_dlpack(PyObject *self, PyObject *obj);
 

@@ -17,6 +17,7 @@ static const cli_benchmark benchmarks[] = {
     { "gemm", cli_bench_gemm, "mxp_gemm GFLOPS per dtype vs OpenBLAS and oneDNN (when installed)" },
     { "nn", cli_bench_nn, "softmax, layer/RMS norm, l2_normalize, take in float32/bfloat16, vs memcpy (goal 0.8x)" },
     { "peak", cli_bench_peak, "the in-register multiply-add peak of the ISA level in use, one thread" },
+    { "fft", cli_bench_fft, "mxp_fft / mxp_rfft float32 vs KISS FFT called directly (goal: within 1.5x)" },
     { "profile", cli_bench_profile, "the profiler's cost per call, off and on (goal: <= 5% on 10 us calls)" },
 };
 enum { BENCHMARK_COUNT = sizeof benchmarks / sizeof benchmarks[0] };

@@ -40,6 +40,7 @@ int cli_quant_gemm(int argc, char **argv);
 int cli_bench_quant(int argc, char **argv);
 int cli_bench_peak(int argc, char **argv);
 int cli_bench_profile(int argc, char **argv); /* bench_profile.c */
+int cli_bench_fft(int argc, char **argv);     /* bench_fft.c */
 int cli_show(int argc, char **argv);
 int cli_train(int argc, char **argv);
 
