@@ -98,7 +98,6 @@ void hostile_nn(hctx *c)
     ERR("eps -1", mxp_cosine_similarity_into, H.f32_4, a, a, false, -1);
 
     /* FFT: complex arrays end in an axis of 2 (f32_23 does not; f32_32's rows are 2 long) */
-    mxp_array *out = NULL;
     const mxp_array *cx = H.f32_32;
     ERR("out NULL", mxp_fft, NULL, cx, NULL);
     ERR("x NULL", mxp_fft, &out, NULL, NULL);
