@@ -121,17 +121,18 @@ class _Conv:
         w = t[name + ".conv.weight"]
         bn = [t[f"{name}.bn.{k}"] for k in ("weight", "bias", "running_mean", "running_var")]
         if fold:
-            self.w, self.b = nn.fold_batch_norm(w, None, *bn, eps=EPS)
+            w, self.b = nn.fold_batch_norm(w, None, *bn, eps=EPS)
             self.bn = None
         else:
-            self.w, self.b, self.bn = w, None, bn
+            self.b, self.bn = None, bn
+        self.w = np.ascontiguousarray(w.transpose(0, 2, 3, 1))  # OHWI: NHWC, whose GEMM spans the whole batch
         self.nbytes = self.w.nbytes + (self.b.nbytes if self.b is not None else sum(a.nbytes for a in bn))
 
     def __call__(self, x, relu, dtype):
-        y = nn.conv2d(x, self.w, self.b, self.stride, self.padding, activation="relu" if relu and not self.bn
-                      else None, dtype=dtype if not self.bn else F32)
+        y = nn.conv2d(x, self.w, self.b, self.stride, self.padding, layout="NHWC",
+                      activation="relu" if relu and not self.bn else None, dtype=dtype if not self.bn else F32)
         if self.bn:
-            y = nn.batch_norm(y, self.bn[2], self.bn[3], self.bn[0], self.bn[1], eps=EPS)
+            y = nn.batch_norm(y, self.bn[2], self.bn[3], self.bn[0], self.bn[1], eps=EPS, axis=-1)
             if relu:
                 np.maximum(y, 0, out=y)
         return y
@@ -170,9 +171,9 @@ class _Fp8Conv(_Conv):
         return _api.astype(np.asarray(x, F32) * (1 / self.sx), float8_e4m3fn, overflow="saturate")
 
     def __call__(self, x, relu, dtype):
-        y = nn.conv2d(self.quantize(x), self.w, self.b, self.stride, self.padding,
+        y = nn.conv2d(self.quantize(x), self.w, self.b, self.stride, self.padding, layout="NHWC",
                       activation="relu" if relu else None, dtype=F32)
-        y *= self.scale[:, None, None]
+        y *= self.scale
         return y
 
 
@@ -197,8 +198,8 @@ class _Int8Conv(_Conv):
         kw = dict(x_zero_point=int(self.qx.zero_points[0]), x_scale=float(self.qx.scales[0]), w_scale=self.sw)
         if qy is not None:
             kw.update(y_scale=float(qy.scales[0]), y_zero_point=int(qy.zero_points[0]))
-        y = nn.conv2d(x, self.w, self.b, self.stride, self.padding, dtype=np.uint8 if qy is not None else F32,
-                      **kw)
+        y = nn.conv2d(x, self.w, self.b, self.stride, self.padding, layout="NHWC",
+                      dtype=np.uint8 if qy is not None else F32, **kw)
         if relu and qy is None:
             np.maximum(y, 0, out=y)
         return y
@@ -273,6 +274,7 @@ class CNN:
             return self._forward_int8(x)
         c, act = self.convs, self.act
         see = observe or (lambda point, v: None)
+        x = x.reshape(len(x), 8, 8, 1)  # NHWC: one channel
         x = np.ascontiguousarray(x, act) if act == F32 else _api.astype(x, act)
         see("image", x)
         x = c["stem"](x, True, act)
@@ -280,7 +282,7 @@ class CNN:
         x = self._block(x, c["block1.a"], c["block1.b"], None, see, "m1")
         see("x2", x)
         x = self._block(x, c["block2.a"], c["block2.b"], c["block2.down"], see, "m2")
-        pooled = nn.global_avg_pool2d(x, dtype=F32).reshape(len(x), -1)
+        pooled = nn.global_avg_pool2d(x, layout="NHWC", dtype=F32).reshape(len(x), -1)
         see("pooled", pooled)
         return _api.matmul(pooled if act == F32 else _api.astype(pooled, act), self.fc_w.T, bias=self.fc_b,
                            out_dtype=F32)
@@ -299,7 +301,7 @@ class CNN:
         pooling and the head's input are float32 (dequantized), as ONNX's
         QDQ graphs of the same model."""
         c, qp = self.convs, self.qp
-        x1 = c["stem"](x, True, None, qp["x1"])
+        x1 = c["stem"](x.reshape(len(x), 8, 8, 1), True, None, qp["x1"])
         m1 = c["block1.a"](x1, True, None, qp["m1"])
         y = c["block1.b"](m1, False, None)
         y += self._deq(x1, qp["x1"])
@@ -309,7 +311,7 @@ class CNN:
         y = c["block2.b"](m2, False, None)
         y += c["block2.down"](x2, False, None)
         np.maximum(y, 0, out=y)
-        pooled = nn.global_avg_pool2d(y, dtype=F32).reshape(len(y), -1)
+        pooled = nn.global_avg_pool2d(y, layout="NHWC", dtype=F32).reshape(len(y), -1)
         return _quant.qlinear(pooled, self.fc_q, self.fc_b, x_qparams=qp["pooled"])
 
     @staticmethod
