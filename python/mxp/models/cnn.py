@@ -129,13 +129,17 @@ class _Conv:
         self.nbytes = self.w.nbytes + (self.b.nbytes if self.b is not None else sum(a.nbytes for a in bn))
 
     def __call__(self, x, relu, dtype):
-        y = nn.conv2d(x, self.w, self.b, self.stride, self.padding, layout="NHWC",
-                      activation="relu" if relu and not self.bn else None, dtype=dtype if not self.bn else F32)
+        # The bias and relu in NumPy after a float32 conv, rounded once into dtype: mxp's fused epilogue
+        # works per output row in float64 (three conversions a row), which with NHWC's 16-32 channel rows
+        # doubles the conv's time (docs/cnn.md).
+        y = nn.conv2d(x, self.w, None, self.stride, self.padding, layout="NHWC", dtype=F32)
         if self.bn:
             y = nn.batch_norm(y, self.bn[2], self.bn[3], self.bn[0], self.bn[1], eps=EPS, axis=-1)
-            if relu:
-                np.maximum(y, 0, out=y)
-        return y
+        else:
+            y += self.b
+        if relu:
+            np.maximum(y, 0, out=y)
+        return y if np.dtype(dtype) == F32 else _api.astype(y, dtype)
 
 
 class _FloatConv(_Conv):
@@ -155,8 +159,8 @@ class _MXConv(_Conv):
 
 class _Fp8Conv(_Conv):
     """float8_e4m3fn codes w8 = w / sw per output channel, the input x8 =
-    x / sx per tensor (sx = calibrated max / 448, saturated): y = sx sw
-    (conv(x8, w8) + b / (sx sw)), the relu fused before the positive scale."""
+    x / sx per tensor (sx = calibrated max / 448, saturated): y =
+    relu(sx sw conv(x8, w8) + b), float32."""
 
     def __init__(self, t, name, stride, padding, amax):
         super().__init__(t, name, stride, padding, True)
@@ -164,24 +168,28 @@ class _Fp8Conv(_Conv):
         self.w = q.codes
         self.sx = np.float32(max(float(amax), 1e-12) / _E4M3_MAX)
         self.scale = (q.qparams.scales.astype(np.float64) * self.sx).astype(F32)
-        self.b = (self.b / self.scale.astype(np.float64)).astype(F32)
         self.nbytes = self.w.nbytes + self.scale.nbytes + self.b.nbytes
 
     def quantize(self, x):
         return _api.astype(np.asarray(x, F32) * (1 / self.sx), float8_e4m3fn, overflow="saturate")
 
     def __call__(self, x, relu, dtype):
-        y = nn.conv2d(self.quantize(x), self.w, self.b, self.stride, self.padding, layout="NHWC",
-                      activation="relu" if relu else None, dtype=F32)
+        y = nn.conv2d(self.quantize(x), self.w, None, self.stride, self.padding, layout="NHWC", dtype=F32)
         y *= self.scale
+        y += self.b
+        if relu:
+            np.maximum(y, 0, out=y)
         return y
 
 
 class _Int8Conv(_Conv):
     """QLinearConv: uint8 x (scale sx, zero point zx, per tensor), int8 w
-    (sw per output channel, zero point 0), int32 bias round(b / (sx sw));
-    out: float32 (dequantized) or uint8 with the next point's (sy, zy)
-    (requantized, saturated: a relu where zy = 0)."""
+    (sw per output channel, zero point 0), exact int32 sums of (x - zx) w
+    plus the int32 bias round(b / (sx sw)), scaled by float32(sx sw) into
+    float32; requantized into the next point's uint8 (sy, zy) where qy is
+    given (saturated: a relu where zy = 0).  The conv returns the int32 sums
+    and NumPy scales them: mxp's requantizing epilogue works per output row
+    and costs 8x the int32 conv at these sizes (docs/cnn.md)."""
 
     def __init__(self, t, name, stride, padding, qx):
         super().__init__(t, name, stride, padding, True)
@@ -190,19 +198,20 @@ class _Int8Conv(_Conv):
         self.qx = qx
         sx = float(qx.scales[0])
         self.b = np.rint(self.b / (sx * self.sw.astype(np.float64))).astype(np.int32)
+        self.scale = (sx * self.sw.astype(np.float64)).astype(F32)
+        self.zx = int(qx.zero_points[0])
         self.nbytes = self.w.nbytes + self.sw.nbytes + self.b.nbytes + 8
 
     def __call__(self, x, relu, dtype, qy=None):
         if x.dtype != np.uint8:
             x = _quant.quantize(x, qparams=self.qx).codes
-        kw = dict(x_zero_point=int(self.qx.zero_points[0]), x_scale=float(self.qx.scales[0]), w_scale=self.sw)
-        if qy is not None:
-            kw.update(y_scale=float(qy.scales[0]), y_zero_point=int(qy.zero_points[0]))
-        y = nn.conv2d(x, self.w, self.b, self.stride, self.padding, layout="NHWC",
-                      dtype=np.uint8 if qy is not None else F32, **kw)
-        if relu and qy is None:
+        acc = nn.conv2d(x, self.w, None, self.stride, self.padding, layout="NHWC", x_zero_point=self.zx)
+        acc += self.b
+        y = acc.astype(F32)
+        y *= self.scale
+        if relu:
             np.maximum(y, 0, out=y)
-        return y
+        return y if qy is None else _quant.quantize(y, qparams=qy).codes
 
 
 class CNN:
