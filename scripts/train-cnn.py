@@ -8,12 +8,14 @@ fixed seeds, and writes its weights for the accuracy table:
 OUT (default data/cnn/cnn-digits.safetensors) holds the torch state_dict's
 float32 tensors (conv weights OIHW without bias, batch norm weight, bias,
 running_mean, running_var, fc.weight, fc.bias) and in its metadata the
-recipe; OUT.sha256 its checksum (sha256sum's format), which the tests check.
-The split (1347 training images, 450 held out) is mxp.models.cnn.split():
-the training never sees the held-out images.  Deterministic: the same
-torch and CPU give the same bytes.
+recipe (one key, "recipe", a JSON object); OUT.sha256 its checksum
+(sha256sum's format), which the tests check.  The split (1347 training
+images, 450 held out) is mxp.models.cnn.split()'s: the training never sees
+the held-out images.  Deterministic: the same torch and CPU give the same
+bytes (checked: two runs, one sha256).
 """
 import hashlib
+import json
 import os
 import sys
 
@@ -104,7 +106,9 @@ def main():
             "one-cycle, weight decay 1e-4", "seed": str(SEED), "torch": torch.__version__,
             "held_out_correct_torch_fp32": str(correct)}
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    save_file(tensors, out, metadata=meta)
+    # One metadata key, its JSON with sorted keys: safetensors writes several keys in a hash order that
+    # changes from run to run, and the checksum must not.
+    save_file(tensors, out, metadata={"recipe": json.dumps(meta, sort_keys=True)})
     with open(out, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     with open(out + ".sha256", "w") as f:
