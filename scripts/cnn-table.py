@@ -12,12 +12,9 @@ round).  --write puts the table into docs/cnn.md and its summary into
 README.md between the <!-- cnn-table begin/end --> markers.
 """
 import argparse
-import importlib.util
 import os
 import platform
 import re
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,16 +27,9 @@ from mxp.models import cnn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "python", "benchmarks"))
+from minilm_table import cpu_name, interleaved_ms  # noqa: E402  (the same machine line and timing rounds)
 BATCH = 64
-
-
-def torch_net(weights):
-    spec = importlib.util.spec_from_file_location("train_cnn", os.path.join(HERE, "train-cnn.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    net = mod.Net()
-    net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()}, strict=False)
-    return net.eval()
 
 
 def torch_runner(net, autocast):
@@ -84,30 +74,6 @@ def ort_runner(path):
     so.intra_op_num_threads, so.inter_op_num_threads = 1, 1
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     return lambda x: sess.run(None, {"x": x})[0]
-
-
-def interleaved_ms(runs, x, repeat):
-    for f in runs.values():
-        f(x)
-        f(x)
-    times = {k: [] for k in runs}
-    for _ in range(repeat):
-        for k, f in runs.items():
-            t0 = time.perf_counter()
-            f(x)
-            times[k].append(time.perf_counter() - t0)
-    return {k: statistics.median(v) * 1e3 for k, v in times.items()}
-
-
-def cpu_name():
-    name = mxp.info()["cpu"]
-    try:
-        out = subprocess.run([os.path.join(ROOT, "build", "mxp"), "info"], capture_output=True, text=True,
-                             timeout=30).stdout
-    except OSError:
-        return name
-    m = re.search(r"^\s*cpuid\s+(.+)$", out, re.M)
-    return f"{name}, {m.group(1).strip()}" if m else name
 
 
 def goal(ok):
@@ -178,7 +144,7 @@ def main():
     torch.set_num_threads(1)
     weights = cnn.read_weights()
     xtr, _, xte, yte = cnn.split()
-    net = torch_net(weights)
+    net = cnn.torch_module(weights)
     engines = {}  # name -> (run, bytes)
     for p in cnn.PRECISIONS:
         m = cnn.CNN(weights, p)
@@ -196,7 +162,8 @@ def main():
             correct = int((z.argmax(1) == yte).sum())
             rows.append(dict(name=name, correct=correct, top1=correct / len(yte), ce=cnn.cross_entropy(z, yte),
                              bytes=nbytes))
-        ms = interleaved_ms({k: v[0] for k, v in engines.items()}, np.ascontiguousarray(xte[:BATCH]), repeat)
+        batch = np.ascontiguousarray(xte[:BATCH])
+        ms = interleaved_ms({k: (lambda f=v[0]: f(batch)) for k, v in engines.items()}, repeat)
     for r in rows:
         r["ms"] = ms[r["name"]]
     info = mxp.info()

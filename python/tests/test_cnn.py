@@ -4,7 +4,6 @@ unfolded batch norm, the held-out accuracy the table reports, and every
 precision within its goal band (issue 26's: fp16/bf16 within 0.1 pp of
 fp32, int8 within 0.5 pp; the others the band docs/cnn.md gives)."""
 import hashlib
-import importlib.util
 import os
 
 import numpy as np
@@ -71,21 +70,11 @@ def test_fold_equals_unfolded(data, weights):
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-5 * np.abs(b).max())
 
 
-def torch_model(weights, torch):
-    spec = importlib.util.spec_from_file_location(
-        "train_cnn", os.path.join(os.path.dirname(cnn.weights_path()), "..", "..", "scripts", "train-cnn.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    net = mod.Net()
-    net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()}, strict=False)
-    return net.eval()
-
-
 def test_fp32_equals_torch(data, weights):
     torch = pytest.importorskip("torch")
     x = data[2][:128]
     with torch.no_grad():
-        ref = torch_model(weights, torch)(torch.from_numpy(x)).numpy()
+        ref = cnn.torch_module(weights)(torch.from_numpy(x)).numpy()
     for fold in (True, False):
         got = cnn.CNN(weights, "fp32", fold=fold).forward(x)
         np.testing.assert_allclose(got, ref, rtol=0, atol=1e-5 * np.abs(ref).max())

@@ -32,6 +32,7 @@ KeyError for a missing tensor; OSError for a missing file; ValueError when
 the weights' sha256 differs from the sidecar file's.
 """
 import hashlib
+import importlib.util
 import os
 
 import numpy as np
@@ -39,7 +40,8 @@ import numpy as np
 from .. import _api, _quant, nn, safetensors
 from .._mxp import bfloat16, float8_e4m3fn
 
-__all__ = ["PRECISIONS", "OBSERVERS", "CNN", "load", "split", "weights_path", "cross_entropy"]
+__all__ = ["PRECISIONS", "OBSERVERS", "CNN", "load", "split", "weights_path", "cross_entropy", "read_weights",
+           "torch_module"]
 
 F32 = np.dtype(np.float32)
 OBSERVERS = {"minmax": _quant.MinMaxObserver, "moving_average": _quant.MovingAverageObserver,
@@ -331,3 +333,16 @@ class CNN:
 def load(path=None, precision="fp32", **kw):
     """CNN(read_weights(path), precision, **kw): the committed weights by default."""
     return CNN(read_weights(path), precision, **kw)
+
+
+def torch_module(tensors):
+    """The same network as a torch module in eval mode (scripts/train-cnn.py's
+    Net, which trained it) holding tensors: the oracle of the tests and the
+    torch rows of the table.  Needs torch and the source tree."""
+    import torch
+    spec = importlib.util.spec_from_file_location("train_cnn", os.path.join(_root(), "scripts", "train-cnn.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    net = mod.Net()
+    net.load_state_dict({k: torch.from_numpy(np.array(v, np.float32)) for k, v in tensors.items()}, strict=False)
+    return net.eval()
