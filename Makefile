@@ -16,7 +16,7 @@ VENV_PYTHONS = $(subst $(eval) ,;,$(foreach v,$(VENVS),$(abspath $(v))/bin/pytho
 # "Entering directory" around every target and buries the compiler's words.
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps venv build build-venvs demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean minilm-table examples
+.PHONY: all deps venv build build-venvs demo check check-exhaustive check-sanitize check-tsan check-fuzz coverage bench install clean minilm-table cnn-table cnn-weights examples
 
 all: build
 
@@ -67,6 +67,21 @@ minilm-table: build-venvs
 	@scripts/make-venv.sh $(PYTHON) $(BUILD)/venv-models python/requirements/venv-models.txt
 	@PYTHONPATH=$(abspath $(BUILD))/python-venv $(BUILD)/venv-models/bin/python python/benchmarks/minilm_table.py \
 	  $(MINILM_FLAGS)
+
+# The digits CNN (mxp.models.cnn, docs/cnn.md) in every precision beside
+# torch (float32, bf16 autocast) and onnxruntime's static int8: the table
+# into docs/cnn.md and README.md, one thread.  CNN_FLAGS=--quick: 10 rounds,
+# printed only.  cnn-weights retrains it (torch, one thread, fixed seeds)
+# into data/cnn/cnn-digits.safetensors and its .sha256.
+CNN_FLAGS ?= --write
+
+cnn-table: build-venvs
+	@scripts/make-venv.sh $(PYTHON) $(BUILD)/venv-models python/requirements/venv-models.txt
+	@PYTHONPATH=$(abspath $(BUILD))/python-venv $(BUILD)/venv-models/bin/python scripts/cnn-table.py $(CNN_FLAGS)
+
+cnn-weights:
+	@scripts/make-venv.sh $(PYTHON) $(BUILD)/venv-models python/requirements/venv-models.txt
+	@$(BUILD)/venv-models/bin/python scripts/train-cnn.py
 
 check-exhaustive: build
 	@cd $(BUILD) && ctest --output-on-failure -L exhaustive --timeout 7200 -V
