@@ -82,9 +82,6 @@ def test_fp32_equals_torch(data, weights):
 
 @pytest.mark.parametrize("precision", [p for p in cnn.PRECISIONS if p != "fp32"])
 def test_precision_band(data, weights, precision):
-    if precision == "int8-entropy":
-        pytest.xfail("mxp's entropy (KL) observer clips post-relu activations (many zeros) 4-16x below their "
-                     "range: 42 of 450 (docs/cnn.md)")
     model = cnn.CNN(weights, precision)
     z = held_out(model, data[2])
     assert z.dtype == np.float32 and z.shape == (450, 10)
