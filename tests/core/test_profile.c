@@ -1,8 +1,8 @@
 /* The profiler against known work: a GEMM's FLOPs and bytes, a
- * conversion's bytes, calls counted, nested calls once, two threads at
- * once; verdicts on constructed memory-, compute-, overhead- and
- * fault-bound cases (the roofline fixed by MXP_PROFILE_MACHINE); the
- * writers; begin/end misuse. */
+ * conversion's bytes, calls counted, nested calls once, file reads and
+ * writes, two threads at once, a reset; verdicts on constructed memory-,
+ * compute-, overhead- and fault-bound cases (the roofline fixed by
+ * MXP_PROFILE_MACHINE); the writers; begin/end misuse. */
 #define _GNU_SOURCE /* setenv, mmap's MAP_ANONYMOUS */
 #include <pthread.h>
 #include <setjmp.h>
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "mxp.h"
@@ -120,6 +121,40 @@ static void test_known_work(void **state)
     assert_true(mm.bytes == ((double)M * K + K * N + M * N) * 4);
     assert_int_equal(mxp_profile_count(), 3); /* gemm, convert, matmul: nothing from inside the matmul */
     mxp_array_free(A), mxp_array_free(B), mxp_array_free(C);
+}
+
+/* .npy and safetensors files: the data twice (file and array), the
+ * conversion inside a read not counted again. */
+static void test_io_kinds(void **state)
+{
+    (void)state;
+    char npy[64], sft[64];
+    snprintf(npy, sizeof npy, "/tmp/mxp-test-profile-%d.npy", (int)getpid());
+    snprintf(sft, sizeof sft, "/tmp/mxp-test-profile-%d.safetensors", (int)getpid());
+    const int64_t shape[2] = { 10, 100 };
+    mxp_array *a = NULL, *b = NULL, *c = NULL;
+    assert_int_equal(mxp_array_zeros(&a, MXP_F32, 2, shape), MXP_OK);
+    const char *name = "w";
+    mxp_safetensors *st = NULL;
+    assert_int_equal(mxp_profile_begin(), MXP_OK);
+    assert_int_equal(mxp_npy_save(npy, a), MXP_OK);
+    assert_int_equal(mxp_npy_load(&b, npy), MXP_OK);
+    assert_int_equal(mxp_safetensors_save(sft, 1, &name, (const mxp_array *const *)&a, 0, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_safetensors_open(&st, sft), MXP_OK);
+    assert_int_equal(mxp_safetensors_read(&c, st, 0, MXP_BF16, NULL), MXP_OK);
+    assert_int_equal(mxp_profile_end(), MXP_OK);
+    assert_true(entry("npy_save").bytes == 2 * 4000.0 && entry("npy_save").calls == 1);
+    assert_true(entry("npy_load").bytes == 2 * 4000.0 && entry("npy_load").calls == 1);
+    assert_true(entry("safetensors_save").bytes == 2 * 4000.0);
+    assert_true(entry("safetensors_read").bytes == 4000.0 + 2000.0 && entry("safetensors_read").calls == 1);
+    for (int i = 0; i < mxp_profile_count(); i++) {
+        mxp_profile_entry e = { 0 };
+        assert_int_equal(mxp_profile_entry_at(i, &e), MXP_OK);
+        assert_string_not_equal(e.op, "convert");
+    }
+    mxp_safetensors_close(st);
+    mxp_array_free(a), mxp_array_free(b), mxp_array_free(c);
+    remove(npy), remove(sft);
 }
 
 static void *convert_many(void *arg)
@@ -280,7 +315,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_begin_end), cmocka_unit_test(test_reset),    cmocka_unit_test(test_known_work),
         cmocka_unit_test(test_threads),   cmocka_unit_test(test_verdicts), cmocka_unit_test(test_verdicts_timed),
-        cmocka_unit_test(test_writers),
+        cmocka_unit_test(test_io_kinds),  cmocka_unit_test(test_writers),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
