@@ -641,6 +641,10 @@ NO_ARRAYS = {"info", "memory_stats", "packed_bytes", "set_num_threads", "get_num
              "Result", "Result.as_dict", "dask.from_zarr", "dask.to_zarr", "dask.from_npy_shards",
              "dask.to_npy_shards", "dask.open_array", "dask.open_quantized", "dask.save_quantized"}
 
+# the profiler: it records the calls, it takes no arrays
+NO_ARRAYS |= {"profile", "Profile", "Profile.as_dict", "Profile.reset", "Profile.roofline", "Profile.save_trace",
+              "Profile.table", "Profile.to_chrome_trace", "Profile.to_json"}
+
 
 def test_every_public_name_taking_arrays_has_an_unaligned_case():
     covered = {c for covers, _ in CASES.values() for c in covers}
