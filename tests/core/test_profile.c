@@ -278,7 +278,14 @@ static void test_verdicts_timed(void **state)
     v = MXP_VERDICT_COUNT;
     for (int i = 0; i < 5 && v != MXP_VERDICT_FAULTS; i++)
         v = fault_case();
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
     assert_string_equal(mxp_verdict_name(v), "fault-bound");
+#else
+    /* unoptimized or sanitized (as the library is: the same build), the
+     * copy itself is slow and the faults rightly a small share: only their
+     * count is checked (in fault_case) */
+    assert_true(v == MXP_VERDICT_FAULTS || v == MXP_VERDICT_MEMORY);
+#endif
     mxp_set_num_threads(0);
 }
 
