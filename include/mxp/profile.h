@@ -42,6 +42,10 @@ MXP_API mxp_status mxp_profile_begin(void);
  * next begin.  MXP_ERR_INVALID_ARGUMENT if none is running. */
 MXP_API mxp_status mxp_profile_end(void);
 MXP_API int mxp_profile_active(void);
+/* Drops the records kept so far, running or not (a running profile goes
+ * on from an empty record: a warm-up left out, a loop measured per phase);
+ * the trace's timestamps count from the reset. */
+MXP_API void mxp_profile_reset(void);
 
 /* This machine's roofline: memory bandwidth (a streaming copy of 2 x 64
  * MiB on one thread, bytes read + written, best of 5), the float32 FMA

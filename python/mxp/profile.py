@@ -5,7 +5,7 @@ verdict and one line of advice (docs/profiling.md).
     with mxp.profile() as p:
         y = model(x)                 # any mxp calls, from any thread
     print(p.table())                 # one line per operation kind
-    p.save_trace("trace.json")       # chrome://tracing or ui.perfetto.dev
+    p.save_trace("trace.json")       # (or to_chrome_trace) chrome://tracing, ui.perfetto.dev
     p.roofline("roofline.png")       # matplotlib
 """
 import json
@@ -50,6 +50,13 @@ class Profile:
         self._json = _mxp._profile_report(_JSON)
         return False
 
+    def reset(self):
+        """Inside the with block: drop what was recorded so far (a warm-up
+        left out of the report); the trace's times count from here."""
+        if self._gen is None or self.entries is not None:
+            raise RuntimeError("reset() is for a running profile: call it inside the with block")
+        _mxp._profile_reset()
+
     def _done(self):
         if self.entries is None:
             raise RuntimeError("the profile is still running: read it after the with block")
@@ -82,6 +89,8 @@ class Profile:
         if self._gen != _generation[0]:
             raise RuntimeError("a later profile replaced this one's trace in the library")
         _mxp._profile_save(path, _TRACE)
+
+    to_chrome_trace = save_trace
 
     def roofline(self, path=None, title=None):
         """The roofline (log-log: GFLOP/s against FLOPs per byte, the memory

@@ -16,6 +16,13 @@ static PyObject *profile_end(PyObject *self, PyObject *args)
     return mxpy_none(mxp_profile_end());
 }
 
+static PyObject *profile_reset(PyObject *self, PyObject *args)
+{
+    (void)self, (void)args;
+    mxp_profile_reset();
+    Py_RETURN_NONE;
+}
+
 static PyObject *profile_active(PyObject *self, PyObject *args)
 {
     (void)self, (void)args;
@@ -107,6 +114,7 @@ static PyObject *profile_save(PyObject *self, PyObject *args)
 PyMethodDef mxpy_profile_methods[] = {
     { "_profile_begin", profile_begin, METH_NOARGS, "_profile_begin() (mxp_profile_begin)." },
     { "_profile_end", profile_end, METH_NOARGS, "_profile_end() (mxp_profile_end)." },
+    { "_profile_reset", profile_reset, METH_NOARGS, "_profile_reset() (mxp_profile_reset)." },
     { "_profile_active", profile_active, METH_NOARGS, "_profile_active() -> bool." },
     { "_profile_machine", profile_machine, METH_NOARGS, "_profile_machine() -> dict (the roofline)." },
     { "_profile_entries", profile_entries, METH_NOARGS, "_profile_entries() -> [dict], slowest kind first." },

@@ -14,6 +14,7 @@ test_hostile_plugin.py: operator plugins and the profiler.
 Unaligned arrays are not covered here (a separate harness)."""
 import atexit
 import inspect
+import json
 import os
 import shutil
 import tempfile
@@ -659,6 +660,38 @@ def _():
     s = mxp.memory_stats(reset="yes")  # truthy
     assert s.as_dict() == dict(s) and isinstance(s.peak_bytes, int)
     mxp.release_workspaces()
+
+
+PROFILE_NAMES = ("profile", "Profile", "Profile.as_dict", "Profile.reset", "Profile.roofline", "Profile.save_trace",
+                 "Profile.table", "Profile.to_chrome_trace", "Profile.to_json")
+raises("profile(1)", "profile", TypeError, mxp.profile, 1)
+
+
+@case("profile: read while running, nested, reset outside, a path that cannot be written", *PROFILE_NAMES)
+def _():
+    old = os.environ.get("MXP_PROFILE_MACHINE")
+    os.environ["MXP_PROFILE_MACHINE"] = "20,100,2"  # no measurement
+    try:
+        p = mxp.profile()
+        for read in (p.table, p.to_json, p.as_dict, p.roofline, lambda: p.save_trace("x.json"),
+                     lambda: p.to_chrome_trace("x.json"), lambda: p["gemm"]):
+            expect(RuntimeError, read)  # before the block ran
+        expect(RuntimeError, p.reset)
+        with p:
+            expect(ValueError, mxp.profile().__enter__)  # profiles do not nest
+            expect(RuntimeError, p.table)
+            mxp.astype(X, BF)
+        expect(RuntimeError, p.reset)
+        expect(KeyError, lambda: p["gemm"])
+        expect(OSError, p.save_trace, "/nonexistent-dir/t.json")
+        expect(TypeError, p.save_trace, None)
+        assert p["astype"].calls == 1 and "astype" in p.table() and p.as_dict()["entries"]
+        assert json.loads(p.to_json())["entries"][0]["op"] == "astype"
+    finally:
+        if old is None:
+            del os.environ["MXP_PROFILE_MACHINE"]
+        else:
+            os.environ["MXP_PROFILE_MACHINE"] = old
 
 
 # after every case of this file is registered

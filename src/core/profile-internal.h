@@ -91,7 +91,7 @@ static inline double mxp_prof_conv_flops(const mxp_array *out, const mxp_array *
     return 2.0 * (double)mxp_array_size(out) * (double)mxp_array_size(weight) / (double)mxp_array_shape(weight)[0];
 }
 
-/* ---- what the report (src/analysis/profile-report.c) reads ------------- */
+/* ---- what the report (profile-report.c) reads ------------- */
 
 enum { MXP_PROF_MAX_KINDS = 128 };
 #define MXP_PROF_SMALL_S 10e-6 /* a call this short is mostly fixed costs */

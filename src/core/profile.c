@@ -1,6 +1,6 @@
 /* The profiler's records: per operation kind, the outermost calls' time,
  * bytes, FLOPs, page faults and threads, and one trace event per call
- * (profile-internal.h; the report is src/analysis/profile-report.c). */
+ * (profile-internal.h; the report is profile-report.c). */
 #define _GNU_SOURCE /* RUSAGE_SELF's fields, syscall */
 #include <pthread.h>
 #include <stdio.h>
@@ -113,11 +113,19 @@ void mxp_prof_leave(mxp_prof *p)
                 events = e, cap_events = cap;
         }
         if (n_events < cap_events)
-            events[n_events++] = (mxp_prof_event){ p->op, (p->t0 - origin) * 1e6, dt * 1e6, p->bytes, p->flops, tid };
+            events[n_events++] = (mxp_prof_event){ p->op, (p->t0 > origin ? p->t0 - origin : 0) * 1e6, dt * 1e6, p->bytes, p->flops, tid };
         else
             dropped++;
     }
     pthread_mutex_unlock(&lock);
+}
+
+static void drop_records(void) /* under the lock */
+{
+    n_kinds = 0;
+    n_events = 0;
+    dropped = 0;
+    origin = now_s();
 }
 
 mxp_status mxp_profile_begin(void)
@@ -128,10 +136,7 @@ mxp_status mxp_profile_begin(void)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_profile_begin: a profile is already running (begin and "
                                                    "end do not nest; end it first)");
     }
-    n_kinds = 0;
-    n_events = 0;
-    dropped = 0;
-    origin = now_s();
+    drop_records();
     running = 1;
     atomic_store(&mxp_prof_enabled, 1);
     pthread_mutex_unlock(&lock);
@@ -146,6 +151,13 @@ mxp_status mxp_profile_end(void)
     atomic_store(&mxp_prof_enabled, 0);
     pthread_mutex_unlock(&lock);
     return was ? MXP_OK : mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_profile_end: no profile is running");
+}
+
+void mxp_profile_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    drop_records();
+    pthread_mutex_unlock(&lock);
 }
 
 int mxp_profile_active(void)

@@ -7,8 +7,8 @@
  * pointers or values — never a signal, an abort, a sanitizer report or a
  * hang.  Every failing case is reported with its function and case.
  *
- * The cases are in this file (core: common, dtype, cpu, alloc, threads,
- * convert) and in test_api_hostile_array.c (array, io),
+ * The cases are in this file (core: common, dtype, cpu, profile, alloc,
+ * threads, convert) and in test_api_hostile_array.c (array, io),
  * test_api_hostile_ops.c (ops, gemm), test_api_hostile_nn.c (nn) and test_api_hostile_quant.c (quant,
  * mx, analysis, train), test_api_hostile_plugin.c (plugin, profile).
  * test_api_hostile_covers_every_public_function
@@ -223,6 +223,29 @@ void hostile_core(hctx *c)
     VAL("op -1", 0, mxp_peak_gflops, (mxp_peak_op)-1, 1);
     VAL("reps 0", 0, mxp_peak_gflops, MXP_PEAK_F32_FMA, 0);
     VAL("reps -1", 0, mxp_peak_gflops, MXP_PEAK_F32_FMA, -1);
+
+    /* profile.h */
+    STR("verdict 9999", "invalid", mxp_verdict_name, (mxp_verdict)9999);
+    STR("verdict -1", "invalid", mxp_verdict_name, (mxp_verdict)-1);
+    if (hcase(c, "mxp_profile_begin", "begun twice (profiles do not nest)")) {
+        mxp_profile_begin();
+        hstatus(c, mxp_profile_begin());
+    }
+    if (hcase(c, "mxp_profile_end", "none running"))
+        hstatus(c, mxp_profile_end());
+    NOARGS(mxp_profile_active);
+    NOARGS(mxp_profile_reset);
+    NOARGS(mxp_profile_count);
+    ERR("m NULL", mxp_profile_get_machine, NULL);
+    ERR("index -1", mxp_profile_entry_at, -1, &(mxp_profile_entry){ 0 });
+    ERR("index INT_MAX", mxp_profile_entry_at, INT_MAX, &(mxp_profile_entry){ 0 });
+    ERR("e NULL", mxp_profile_entry_at, 0, NULL);
+    ERR("f NULL", mxp_profile_write, NULL, MXP_PROFILE_TABLE);
+    ERR("format 9999", mxp_profile_write, stderr, (mxp_profile_format)9999);
+    ERR("format -1", mxp_profile_write, stderr, (mxp_profile_format)-1);
+    ERR("path NULL", mxp_profile_save, NULL, MXP_PROFILE_JSON);
+    ERR("path \"\"", mxp_profile_save, "", MXP_PROFILE_JSON);
+    ERR("format 9999", mxp_profile_save, "/nonexistent-dir/p.json", (mxp_profile_format)9999);
 
     /* alloc.h */
     RUN("NULL (restores the default)", mxp_set_allocator, NULL);
