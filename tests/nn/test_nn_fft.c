@@ -14,18 +14,26 @@
 
 #include "mxp.h"
 
-/* X[k] = sum_t x[t] e^{-+2 pi i k t / n}, in long double: the oracle. */
+/* X[k] = sum_t x[t] e^{-+2 pi i k t / n}, in long double: the oracle.  The
+ * n twiddles are computed once (cosl and sinl of each exactly reduced angle
+ * 2 pi j / n) and indexed by k t mod n. */
 static void dft(const double *x, double *y, int64_t n, bool inverse)
 {
+    long double *c = malloc((size_t)n * sizeof *c), *s = malloc((size_t)n * sizeof *s);
+    for (int64_t j = 0; j < n; j++) {
+        const long double a = (inverse ? 2 : -2) * 3.141592653589793238462643383279502884L * (long double)j / n;
+        c[j] = cosl(a), s[j] = sinl(a);
+    }
     for (int64_t k = 0; k < n; k++) {
         long double re = 0, im = 0;
         for (int64_t t = 0; t < n; t++) {
-            const long double a = (inverse ? 2 : -2) * 3.141592653589793238462643383279502884L * (long double)((k * t) % n) / n;
-            re += x[2 * t] * cosl(a) - x[2 * t + 1] * sinl(a);
-            im += x[2 * t] * sinl(a) + x[2 * t + 1] * cosl(a);
+            const int64_t j = (k * t) % n;
+            re += x[2 * t] * c[j] - x[2 * t + 1] * s[j];
+            im += x[2 * t] * s[j] + x[2 * t + 1] * c[j];
         }
         y[2 * k] = (double)re, y[2 * k + 1] = (double)im;
     }
+    free(c), free(s);
 }
 
 static double *values(int64_t count, uint64_t seed)
