@@ -17,13 +17,16 @@ import argparse
 import json
 import sys
 
+import numpy as np
 from timing import median_ms
+
+import mxp
 
 SIZES = [64, 1000, 1024, 4096]
 TOTAL = 1 << 20
 
 
-def peers(np):
+def peers():
     """name -> (fft, rfft) callables taking (x); absent libraries skipped."""
     out = {"numpy": (lambda x: np.fft.fft(x), lambda x: np.fft.rfft(x))}
     try:
@@ -46,14 +49,8 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
-    try:
-        import numpy as np
-        import mxp
-    except ImportError as e:
-        print(json.dumps({"mxp": None, "why": str(e)}) if a.json else f"skipped: {e}")
-        return 0
     mxp.set_num_threads(1)
-    libs = peers(np)
+    libs = peers()
     rng = np.random.default_rng(0)
     rows = []
     for dt in (np.float32, np.float64):
