@@ -97,5 +97,26 @@ void hostile_nn(hctx *c)
     ERR("out NULL", mxp_cosine_similarity_into, NULL, a, a, false, 1e-8);
     ERR("eps -1", mxp_cosine_similarity_into, H.f32_4, a, a, false, -1);
 
+    /* FFT: complex arrays end in an axis of 2 (f32_23 does not; f32_32's rows are 2 long) */
+    const mxp_array *cx = H.f32_32;
+    ERR("out NULL", mxp_fft, NULL, cx, NULL);
+    ERR("x NULL", mxp_fft, &out, NULL, NULL);
+    ERR("not complex: trailing axis 3", mxp_fft, &out, a, NULL);
+    ERR("int8 x", mxp_fft, &out, H.s8_32, NULL);
+    ERR("naxes 3", mxp_fft, &out, cx, &(mxp_fft_opts){ .naxes = 3 });
+    ERR("axis 5", mxp_fft, &out, cx, &(mxp_fft_opts){ .naxes = 1, .axes = { 5 } });
+    ERR("axes 0 and 0", mxp_fft, &out, cx, &(mxp_fft_opts){ .naxes = 2, .axes = { 0, 0 } });
+    ERR("n -1", mxp_fft, &out, cx, &(mxp_fft_opts){ .n = { -1 } });
+    ERR("n 2^40", mxp_fft, &out, cx, &(mxp_fft_opts){ .n = { (int64_t)1 << 40 } });
+    ERR("norm 9999", mxp_fft, &out, cx, &(mxp_fft_opts){ .norm = (mxp_fft_norm)9999 });
+    ERR("out_dtype int8", mxp_fft, &out, cx, &(mxp_fft_opts){ .out_dtype = MXP_S8 });
+    ERR("out_dtype 9999", mxp_fft, &out, cx, &(mxp_fft_opts){ .out_dtype = BAD_DT });
+    ERR("opts struct_size 3", mxp_fft, &out, cx, &(mxp_fft_opts){ .struct_size = 3 });
+    ERR("0-d x", mxp_rfft, &out, H.f32_0d, NULL);
+    ERR("out NULL", mxp_rfft, NULL, a, NULL);
+    ERR("int8 x", mxp_rfft, &out, H.s8_4, NULL);
+    ERR("not complex: shape (4,)", mxp_irfft, &out, H.f32_4, NULL);
+    ERR("out NULL", mxp_irfft, NULL, cx, NULL);
+
     hostile_conv(c); /* convolution, pooling, batch norm: test_api_hostile_conv.c */
 }
