@@ -8,8 +8,8 @@ float32, float64 in float64, and the result is rounded once to `dtype`
 
 NumPy has no complex type of bfloat16 or float16: a 16-bit `dtype` gives
 a real array with a trailing axis of 2 (re, im), and such an array is
-accepted as complex input by the inverse transforms (`complex_pairs=True`
-for the forward ones).  docs/nn.md#fft."""
+read back as complex by every transform given `complex_pairs=True`
+(without it a real array is real, as in numpy.fft).  docs/nn.md#fft."""
 import numpy as np
 
 from . import _mxp
@@ -79,7 +79,7 @@ def _axes1(axis):
 
 
 def _call(a, kind, axes, n, norm, inverse, dtype, complex_pairs=False):
-    x, is_complex = _input(a, complex_pairs or kind == 2)
+    x, is_complex = _input(a, complex_pairs)
     if kind == 2 and not is_complex:  # irfft of a real array: imaginary parts 0
         x, is_complex = np.stack([np.asarray(x, np.float64 if x.dtype == np.float64 else np.float32),
                                   np.zeros(x.shape, np.float64 if x.dtype == np.float64 else np.float32)], -1), True
@@ -109,9 +109,9 @@ def rfft(a, n=None, axis=-1, norm=None, dtype=None, out=None):
     return _finish(r, True, out)
 
 
-def irfft(a, n=None, axis=-1, norm=None, dtype=None, out=None):
+def irfft(a, n=None, axis=-1, norm=None, dtype=None, out=None, complex_pairs=False):
     """numpy.fft.irfft: n (default 2 (m - 1)) reals along axis."""
-    r = _call(a, 2, _axes1(axis), None if n is None else (int(n),), norm, True, dtype)
+    r = _call(a, 2, _axes1(axis), None if n is None else (int(n),), norm, True, dtype, complex_pairs)
     return _finish(r, False, out)
 
 
@@ -140,7 +140,7 @@ def rfft2(a, s=None, axes=(-2, -1), norm=None, dtype=None, out=None):
     return _finish(_call(a, 1, axes, s, norm, False, dtype), True, out)
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None, dtype=None, out=None):
+def irfft2(a, s=None, axes=(-2, -1), norm=None, dtype=None, out=None, complex_pairs=False):
     """numpy.fft.irfft2."""
     axes, s = _axes2(axes, s)
-    return _finish(_call(a, 2, axes, s, norm, True, dtype), False, out)
+    return _finish(_call(a, 2, axes, s, norm, True, dtype, complex_pairs), False, out)

@@ -92,6 +92,21 @@ def test_16_bit_inputs_and_outputs():
     assert np.abs(back[..., 0].astype(np.float32) - x.astype(np.float32)).max() < 0.1
     r = mxp.fft.irfft(mxp.fft.rfft(np.float16(1) * np.ones(8, np.float16)), dtype=np.float16)
     np.testing.assert_array_equal(r, np.ones(8, np.float16))
+    # irfft of 16-bit pairs: complex_pairs=True, else the array is real
+    hp = mxp.fft.rfft(x, dtype=np.float16)  # (4, 33, 2)
+    want = np.fft.irfft(hp[..., 0].astype(np.float64) + 1j * hp[..., 1].astype(np.float64))
+    assert rel(mxp.fft.irfft(hp, complex_pairs=True), want) < 1e-6
+
+
+def test_real_input_to_inverse_transforms_is_real():
+    # numpy.fft takes a real array as complex with zero imaginary parts,
+    # also when its last axis happens to have length 2
+    for a in (np.arange(5.0), RNG.standard_normal((3, 2)), RNG.standard_normal((4, 6))):
+        assert rel(mxp.fft.irfft(a), np.fft.irfft(a)) < 1e-14
+        assert rel(mxp.fft.ifft(a), np.fft.ifft(a)) < 1e-14
+        assert rel(mxp.fft.irfft(a.astype(np.float32)), np.fft.irfft(a)) < 1e-6
+    b = RNG.standard_normal((4, 6))
+    assert rel(mxp.fft.irfft2(b), np.fft.irfft2(b)) < 1e-14
 
 
 def test_out_and_threads():

@@ -2,7 +2,7 @@
  * 97 (prime), 128, 1000, 1024, 4096; complex, real (rfft), inverse
  * (irfft) and the round trip; the three normalizations; cut and padded
  * lengths; any axis; two axes; float16/bfloat16 inputs and outputs;
- * threads; bad input. */
+ * threads; Parseval and the round trip at large (prime) lengths; bad input. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,18 +14,26 @@
 
 #include "mxp.h"
 
-/* X[k] = sum_t x[t] e^{-+2 pi i k t / n}, in long double: the oracle. */
+/* X[k] = sum_t x[t] e^{-+2 pi i k t / n}, in long double: the oracle.  The
+ * n twiddles are computed once (cosl and sinl of each exactly reduced angle
+ * 2 pi j / n) and indexed by k t mod n. */
 static void dft(const double *x, double *y, int64_t n, bool inverse)
 {
+    long double *c = malloc((size_t)n * sizeof *c), *s = malloc((size_t)n * sizeof *s);
+    for (int64_t j = 0; j < n; j++) {
+        const long double a = (inverse ? 2 : -2) * 3.141592653589793238462643383279502884L * (long double)j / n;
+        c[j] = cosl(a), s[j] = sinl(a);
+    }
     for (int64_t k = 0; k < n; k++) {
         long double re = 0, im = 0;
         for (int64_t t = 0; t < n; t++) {
-            const long double a = (inverse ? 2 : -2) * 3.141592653589793238462643383279502884L * (long double)((k * t) % n) / n;
-            re += x[2 * t] * cosl(a) - x[2 * t + 1] * sinl(a);
-            im += x[2 * t] * sinl(a) + x[2 * t + 1] * cosl(a);
+            const int64_t j = (k * t) % n;
+            re += x[2 * t] * c[j] - x[2 * t + 1] * s[j];
+            im += x[2 * t] * s[j] + x[2 * t + 1] * c[j];
         }
         y[2 * k] = (double)re, y[2 * k + 1] = (double)im;
     }
+    free(c), free(s);
 }
 
 static double *values(int64_t count, uint64_t seed)
@@ -236,6 +244,39 @@ static void test_threads_agree(void **state)
     free(x);
 }
 
+/* Parseval with norm="ortho": sum |x|^2 = sum |X|^2, and the round trip
+ * ifft(fft(x)) = x, at lengths no direct DFT here could afford: 4093
+ * (prime: KISS FFT's generic butterfly, O(n p)), 2 * 3^2 * 5 * 7 * 11 * 13
+ * (mixed radix) and 2^16. */
+static void test_parseval_large(void **state)
+{
+    (void)state;
+    static const int64_t big[] = { 4093, 90090, 65536 };
+    for (size_t li = 0; li < sizeof big / sizeof big[0]; li++) {
+        const int64_t n = big[li], shape[2] = { n, 2 };
+        double *x = values(2 * n, 7 + (uint64_t)n);
+        mxp_array *xa = wrap(x, 2, shape), *y = NULL, *back = NULL;
+        for (int f32 = 0; f32 < 2; f32++) {
+            mxp_fft_opts o = { .norm = MXP_FFT_ORTHO, .out_dtype = f32 ? MXP_F32 : MXP_F64 };
+            assert_int_equal(mxp_fft(&y, xa, &o), MXP_OK);
+            o.inverse = true;
+            assert_int_equal(mxp_fft(&back, y, &o), MXP_OK);
+            long double ex = 0, ey = 0;
+            for (int64_t i = 0; i < 2 * n; i++)
+                ex += (long double)x[i] * x[i], ey += (long double)get(y, i) * get(y, i);
+            const double tol = f32 ? 1e-5 : 1e-13, de = fabs((double)((ey - ex) / ex));
+            if (de > tol)
+                fail_msg("n %lld f32 %d: Parseval off by %.3g", (long long)n, f32, de);
+            const double rt = rel_err(back, x, 2 * n);
+            if (rt > (f32 ? 2e-6 * (1 + log2((double)n)) : 1e-13))
+                fail_msg("n %lld f32 %d: round trip error %.3g", (long long)n, f32, rt);
+            mxp_array_free(y), mxp_array_free(back);
+        }
+        mxp_array_free(xa);
+        free(x);
+    }
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -270,7 +311,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_c2c_every_length), cmocka_unit_test(test_real),
         cmocka_unit_test(test_norm_and_length),  cmocka_unit_test(test_axes_and_dtypes),
-        cmocka_unit_test(test_threads_agree),    cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_threads_agree),    cmocka_unit_test(test_parseval_large),
+        cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
