@@ -1,27 +1,12 @@
 /* mxp bench fft — mxp_fft / mxp_rfft on float32 rows against KISS FFT, the
  * library they call, run directly on the same rows (bench_fft_peer.c), one
  * thread: the goal is within 1.5x (docs/nn.md#fft). */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_fft.h"
 #include "cli.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void usage(FILE *f)
 {
@@ -73,22 +58,20 @@ int cli_bench_fft(int argc, char **argv)
             double mt, kt;
             for (int r = 0; r < reps; r++) {
                 mxp_array *y = NULL;
-                const double t0 = now_s();
+                const double t0 = cli_now();
                 real ? mxp_rfft(&y, x, NULL) : mxp_fft(&y, x, NULL);
-                t[r] = now_s() - t0;
+                t[r] = cli_now() - t0;
                 mxp_array_free(y);
             }
-            qsort(t, (size_t)reps, sizeof *t, cmp);
-            mt = t[reps / 2];
+            mt = cli_median(t, reps);
             const float *data = mxp_array_data(x);
             for (int r = 0; r < reps; r++) {
-                const double t0 = now_s();
+                const double t0 = cli_now();
                 for (int row = 0; row < rows; row++)
                     bench_kiss_run(plan, real, data + (size_t)row * n * (real ? 1 : 2), out);
-                t[r] = now_s() - t0;
+                t[r] = cli_now() - t0;
             }
-            qsort(t, (size_t)reps, sizeof *t, cmp);
-            kt = t[reps / 2];
+            kt = cli_median(t, reps);
             const double ratio = mt / kt;
             short_of += ratio > 1.5;
             if (json) {

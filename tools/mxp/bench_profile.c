@@ -1,26 +1,11 @@
 /* mxp bench profile — what the profiler costs: a call of about 10 us and a
  * tiny call timed with profiling off and on, alternating (docs/profiling.md;
  * the goal: on, at most 5% on calls of 10 us or more). */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Seconds per call of mxp_convert(f32 -> bf16, n), the median of reps
  * batches of calls, with profiling off and on in turn (on: each batch
@@ -32,18 +17,16 @@ static void time_calls(const float *x, uint16_t *y, size_t n, int calls, int rep
         for (int mode = 0; mode < 2; mode++) {
             if (mode)
                 mxp_profile_begin();
-            const double t0 = now_s();
+            const double t0 = cli_now();
             for (int c = 0; c < calls; c++)
                 mxp_convert(y, MXP_BF16, x, MXP_F32, n, NULL);
-            t[mode][r] = (now_s() - t0) / calls;
+            t[mode][r] = (cli_now() - t0) / calls;
             if (mode)
                 mxp_profile_end();
         }
     }
-    qsort(t[0], (size_t)reps, sizeof(double), cmp);
-    qsort(t[1], (size_t)reps, sizeof(double), cmp);
-    *off = t[0][reps / 2];
-    *on = t[1][reps / 2];
+    *off = cli_median(t[0], reps);
+    *on = cli_median(t[1], reps);
     free(t[0]);
     free(t[1]);
 }

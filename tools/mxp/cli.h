@@ -161,6 +161,7 @@ const char *cli_cpu_brand(void);
 /* ---- timing and benchmark core (cli.c, bench_convert.c) ------------- */
 
 double cli_now(void); /* seconds, CLOCK_MONOTONIC */
+double cli_median(double *v, int n); /* sorts v[0 .. n) in place; the middle one */
 
 /* 64-byte aligned allocation of at least `bytes`; NULL on failure. */
 void *cli_alloc(size_t bytes);
