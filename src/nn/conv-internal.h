@@ -6,6 +6,7 @@
 #define MXP_NN_CONV_INTERNAL_H
 
 #include "kernels/dwconv-kernels.h"
+#include "kernels/pool-kernels.h"
 #include "nn/nn-internal.h"
 
 /* A window sliding over x: input [n, c, h, w] in the given layout, output
@@ -86,6 +87,17 @@ mxp_status nn_dwconv_f32(const nn_window *win, const float *x, const float *wk, 
  * rows of its list for the tests (src/nn/nn-config.c). */
 mxp_f32_dwconv_ukernel *nn_f32_dwconv_kernel(mxp_isa isa);
 const mxp_kernel *nn_f32_dwconv_kernels(size_t *n);
+
+/* Max and average pooling of dense float32 x (4-byte aligned) through
+ * the row kernels (src/nn/pool-f32.c): the generic path's bits; y dense,
+ * any float dtype. */
+enum { NN_POOL_MAX_KH = 16 };
+mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y);
+
+/* The float32 pooling row kernel for an ISA level (never NULL) and the
+ * rows of its list for the tests (src/nn/nn-config.c). */
+mxp_f32_pool_ukernel *nn_f32_pool_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_pool_kernels(size_t *n);
 
 /* The window of output (i, j) along rows and columns, clipped to x:
  * rows [*h0, *h1), columns [*w0, *w1), and the average's divisor. */

@@ -4,6 +4,7 @@
 #include "core/dispatch.h"
 #include "kernels/dwconv-kernels.h"
 #include "kernels/norm-kernels.h"
+#include "kernels/pool-kernels.h"
 #include "nn/conv-internal.h"
 
 static const mxp_kernel f32_norm[] = {
@@ -63,4 +64,25 @@ const mxp_kernel *nn_f32_dwconv_kernels(size_t *n)
 {
     *n = F32_DWCONV_ROWS;
     return f32_dwconv;
+}
+
+/* ---- pooling rows (src/kernels/f32-pool-list.inc) ---------------------- */
+
+static const mxp_kernel f32_pool[] = {
+#define MXP_F32_POOL(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
+#include "kernels/f32-pool-list.inc"
+#undef MXP_F32_POOL
+};
+enum { F32_POOL_ROWS = sizeof f32_pool / sizeof f32_pool[0] };
+
+mxp_f32_pool_ukernel *nn_f32_pool_kernel(mxp_isa isa)
+{
+    const mxp_kernel *k = mxp_kernel_pick(f32_pool, F32_POOL_ROWS, isa, 0);
+    return k ? (mxp_f32_pool_ukernel *)k->fn : NULL;
+}
+
+const mxp_kernel *nn_f32_pool_kernels(size_t *n)
+{
+    *n = F32_POOL_ROWS;
+    return f32_pool;
 }

@@ -1,0 +1,188 @@
+/* Float32 rows of max and average pooling (src/kernels/f32-pool/, list
+ * f32-pool-list.inc; the operation is src/nn/pool-f32.c).  One call makes
+ * one output row of ow pixels of ch channels from the kh input rows its
+ * windows cover:
+ *
+ *   for p < kh (rows[p] != NULL), q < kw, j < ow (column j s + q - pw in
+ *   [0, w)), c < ch:
+ *     max: acc[j ch + c] = x > a || x != x ? x : a   (floats; the last NaN)
+ *     sum: acc[j ch + c] += (double)x                  (doubles)
+ *
+ * with x = rows[p][(j s + q - pw) ch + c] and a = acc[j ch + c], acc set to
+ * -inf (max) or +0 (sum) first; then, where div is given, each sum
+ * divided by div[j] (the average).  The order of src/nn/window.c's float64
+ * loop, so every kernel gives its twin's bits and the pooling those of the
+ * generic path (max is exact in float32; each sum is the same sequence of
+ * float64 additions and one division).  Rows are w pixels of ch floats,
+ * any alignment. */
+#ifndef MXP_KERNELS_POOL_KERNELS_H
+#define MXP_KERNELS_POOL_KERNELS_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { MXP_POOL_MAX, MXP_POOL_SUM };
+
+typedef struct mxp_f32_pool_params {
+    const float *const *rows; /* kh rows, NULL where the window leaves x */
+    size_t kh, kw, w, ow, ch, s, pw;
+    int kind;          /* MXP_POOL_MAX: acc is ow * ch floats, MXP_POOL_SUM: doubles */
+    const double *div; /* sums: ow divisors, or NULL */
+} mxp_f32_pool_params;
+
+typedef void mxp_f32_pool_ukernel(void *acc, const mxp_f32_pool_params *p);
+
+#define MXP_F32_POOL(isa, tile, fn, twin) mxp_f32_pool_ukernel fn;
+#include "kernels/f32-pool-list.inc"
+#undef MXP_F32_POOL
+
+/* The output columns j whose input column j s + q - pw lies in [0, w):
+ * [*lo, *hi). */
+static inline void mxp_pool_columns(const mxp_f32_pool_params *p, size_t q, size_t *lo, size_t *hi)
+{
+    const ptrdiff_t off = (ptrdiff_t)q - (ptrdiff_t)p->pw, s = (ptrdiff_t)p->s, w = (ptrdiff_t)p->w;
+    const ptrdiff_t ow = (ptrdiff_t)p->ow;
+    ptrdiff_t a = off >= 0 ? 0 : (-off + s - 1) / s;
+    ptrdiff_t b = w - 1 - off < 0 ? 0 : (w - 1 - off) / s + 1;
+    a = a < ow ? a : ow;
+    b = b < ow ? b : ow;
+    *lo = (size_t)a;
+    *hi = (size_t)(b > a ? b : a);
+}
+
+static inline float mxp_pool_max1(float a, float x)
+{
+    return x > a || x != x ? x : a;
+}
+
+static inline void mxp_pool_init(void *acc, const mxp_f32_pool_params *p)
+{
+    const size_t n = p->ow * p->ch;
+    if (p->kind == MXP_POOL_MAX)
+        for (size_t t = 0; t < n; t++)
+            ((float *)acc)[t] = -INFINITY;
+    else
+        for (size_t t = 0; t < n; t++)
+            ((double *)acc)[t] = 0;
+}
+
+/* Output columns [j0, j1), channels [c0, ch) of offset q from row x: the
+ * portable loop, the twin's body and the kernels' tails. */
+static inline void mxp_pool_tail(void *acc, const mxp_f32_pool_params *p, const float *x, size_t q, size_t j0,
+                                 size_t j1, size_t c0)
+{
+    const size_t ch = p->ch, step = p->s * ch;
+    const float *x0 = x + ((ptrdiff_t)q - (ptrdiff_t)p->pw) * (ptrdiff_t)ch;
+    for (size_t j = j0; j < j1; j++)
+        for (size_t c = c0; c < ch; c++) {
+            const float v = x0[j * step + c];
+            if (p->kind == MXP_POOL_MAX)
+                ((float *)acc)[j * ch + c] = mxp_pool_max1(((float *)acc)[j * ch + c], v);
+            else
+                ((double *)acc)[j * ch + c] += (double)v;
+        }
+}
+
+/* Windows wider than this are reduced a window at a time (as window.c's
+ * reduce_columns), narrower ones an offset q at a time. */
+enum { MXP_POOL_WIDE = 8 };
+
+/* The whole row through fn(acc, p, x, q, lo, hi) -- the runs of one
+ * offset q -- or, for wide windows, wide(acc, p, x, j, w0, w1) -- the
+ * columns of window j: the loops every kernel has. */
+#define MXP_POOL_ROW(acc, p, fn, wide)                                                                                \
+    do {                                                                                                              \
+        mxp_pool_init(acc, p);                                                                                        \
+        if ((p)->kw > MXP_POOL_WIDE) {                                                                                \
+            for (size_t p_ = 0; p_ < (p)->kh; p_++)                                                                   \
+                for (size_t j_ = 0; (p)->rows[p_] && j_ < (p)->ow; j_++) {                                            \
+                    size_t w0_ = j_ * (p)->s, w1_ = w0_ + (p)->kw;                                                    \
+                    w0_ = w0_ > (p)->pw ? w0_ - (p)->pw : 0;                                                          \
+                    w1_ = w1_ > (p)->pw ? w1_ - (p)->pw : 0;                                                          \
+                    w1_ = w1_ < (p)->w ? w1_ : (p)->w;                                                                \
+                    if (w1_ > w0_)                                                                                    \
+                        wide(acc, p, (p)->rows[p_], j_, w0_, w1_);                                                    \
+                }                                                                                                     \
+            break;                                                                                                    \
+        }                                                                                                             \
+        size_t lo_[MXP_POOL_WIDE], hi_[MXP_POOL_WIDE];                                                                \
+        for (size_t q_ = 0; q_ < (p)->kw; q_++)                                                                       \
+            mxp_pool_columns(p, q_, &lo_[q_], &hi_[q_]);                                                              \
+        for (size_t p_ = 0; p_ < (p)->kh; p_++) {                                                                     \
+            const float *x_ = (p)->rows[p_];                                                                          \
+            for (size_t q_ = 0; x_ && q_ < (p)->kw; q_++)                                                             \
+                if (hi_[q_] > lo_[q_])                                                                                \
+                    fn(acc, p, x_, q_, lo_[q_], hi_[q_]);                                                             \
+        }                                                                                                             \
+    } while (0)
+
+/* Window j's columns [w0, w1) of row x, channels [c0, ch): the portable
+ * loop of wide windows. */
+static inline void mxp_pool_wide_tail(void *acc, const mxp_f32_pool_params *p, const float *x, size_t j, size_t w0,
+                                      size_t w1, size_t c0)
+{
+    const size_t ch = p->ch;
+    for (size_t w = w0; w < w1; w++)
+        for (size_t c = c0; c < ch; c++) {
+            const float v = x[w * ch + c];
+            if (p->kind == MXP_POOL_MAX)
+                ((float *)acc)[j * ch + c] = mxp_pool_max1(((float *)acc)[j * ch + c], v);
+            else
+                ((double *)acc)[j * ch + c] += (double)v;
+        }
+}
+
+/* Output columns [j0, j1), channels [c0, ch): sums divided by div[j]. */
+static inline void mxp_pool_divide(void *acc, const mxp_f32_pool_params *p, size_t j0, size_t j1, size_t c0)
+{
+    if (p->kind != MXP_POOL_SUM || !p->div)
+        return;
+    for (size_t j = j0; j < j1; j++)
+        for (size_t c = c0; c < p->ch; c++)
+            ((double *)acc)[j * p->ch + c] /= p->div[j];
+}
+
+/* Output column j, channels [c0, ch), over every (p, q) in order: the
+ * vector kernels' edges.  lo, hi: mxp_pool_columns of each q. */
+static inline void mxp_pool_point(void *acc, const mxp_f32_pool_params *p, const size_t *lo, const size_t *hi,
+                                  size_t j, size_t c0)
+{
+    for (size_t r = 0; r < p->kh; r++)
+        for (size_t q = 0; p->rows[r] && q < p->kw; q++)
+            if (j >= lo[q] && j < hi[q])
+                mxp_pool_tail(acc, p, p->rows[r], q, j, j + 1, c0);
+    mxp_pool_divide(acc, p, j, j + 1, c0);
+}
+
+/* The columns j inside every offset's run: [*j0, *j1). */
+static inline void mxp_pool_interior(const mxp_f32_pool_params *p, const size_t *lo, const size_t *hi, size_t *j0,
+                                     size_t *j1)
+{
+    size_t a = 0, b = p->ow;
+    for (size_t q = 0; q < p->kw; q++) {
+        a = lo[q] > a ? lo[q] : a;
+        b = hi[q] < b ? hi[q] : b;
+    }
+    *j0 = a;
+    *j1 = b > a ? b : a;
+}
+
+/* Window j of one channel when a vector kernel's lane maxima gave m with
+ * nan set where a NaN was seen: m itself, unless the window holds a NaN
+ * (which one is last) or its maximum is a zero (which sign came first):
+ * then the portable loop. */
+static inline void mxp_pool_wide_max1(void *acc, const mxp_f32_pool_params *p, size_t j, size_t w0, size_t w1,
+                                      float m, int nan)
+{
+    if (!nan && m != 0) {
+        ((float *)acc)[j] = m;
+        return;
+    }
+    ((float *)acc)[j] = -INFINITY;
+    for (size_t r = 0; r < p->kh; r++)
+        if (p->rows[r])
+            mxp_pool_wide_tail(acc, p, p->rows[r], j, w0, w1, 0);
+}
+
+#endif

@@ -1,0 +1,157 @@
+/* Max and average pooling of float32 x read in place: each output row
+ * from the input rows its windows cover through a row kernel
+ * (src/kernels/f32-pool/): max in float32 (exact), sums in float64 in
+ * window.c's order, so the bits are the generic path's.  Then the
+ * average's division (nn_window_finish) in float64 and one rounding into
+ * y's dtype.
+ *
+ * NCHW: a row of the job is a plane (n, c), one channel a pixel; a global
+ * average sums the plane as nn_sum does (the kernel's eight lanes, then
+ * the tail and kernels/sum8.h's fold).  NHWC: a row of the job is an
+ * output row (n, i), every channel of a pixel at once. */
+#include <stdint.h>
+#include <string.h>
+
+#include "mxp/alloc.h"
+#include "core/error.h"
+
+#include "kernels/sum8.h"
+#include "nn/conv-internal.h"
+
+typedef struct pool_job {
+    const nn_window *win;
+    const float *x;
+    char *y;
+    mxp_dtype yt;
+    size_t ysize;
+    mxp_f32_pool_ukernel *k;
+    const double *div; /* the average's divisors, oh x ow; NULL for max */
+} pool_job;
+
+/* A float32 row widened and narrowed back: its bits, NaNs quieted (what
+ * the float64 path's hardware conversions give). */
+static void store_f32(float *y, const float *v, int64_t n)
+{
+    for (int64_t t = 0; t < n; t++) {
+        uint32_t b;
+        memcpy(&b, &v[t], 4);
+        if ((b & 0x7fffffffu) > 0x7f800000u)
+            b |= 0x00400000u;
+        memcpy(&y[t], &b, 4);
+    }
+}
+
+/* Output row i (ow pixels of vl channels) from the rows of base (rowlen
+ * floats each) into y (dense, y's dtype): the kernel's row in scratch. */
+static void pool_row(const pool_job *j, const float *base, int64_t rowlen, int64_t i, int64_t vl, char *y,
+                     double *scratch)
+{
+    const nn_geom *g = &j->win->g;
+    const int64_t n = g->ow * vl;
+    const float *rows[NN_POOL_MAX_KH];
+    const float **rp = g->kh <= NN_POOL_MAX_KH ? rows : (const float **)(void *)(scratch + n);
+    for (int64_t p = 0; p < g->kh; p++) {
+        const int64_t ih = i * g->sh - g->ph + p;
+        rp[p] = ih >= 0 && ih < g->h ? base + ih * rowlen : NULL;
+    }
+    const bool max = j->win->kind == NN_WIN_MAX;
+    const mxp_f32_pool_params prm = { rp, (size_t)g->kh, (size_t)g->kw, (size_t)g->w, (size_t)g->ow, (size_t)vl,
+                                      (size_t)g->sw, (size_t)g->pw, max ? MXP_POOL_MAX : MXP_POOL_SUM,
+                                      max ? NULL : j->div + i * g->ow };
+    if (!max) { /* the averages, final in float64 */
+        j->k(scratch, &prm);
+        nn_store(y, j->yt, (int64_t)j->ysize, scratch, n);
+        return;
+    }
+    float *m = (float *)(void *)(scratch + n + g->kh);
+    j->k(m, &prm);
+    if (j->yt == MXP_F32 && !((uintptr_t)y % sizeof(float))) {
+        store_f32((float *)(void *)y, m, n);
+        return;
+    }
+    for (int64_t t = 0; t < n; t++)
+        scratch[t] = m[t];
+    nn_store(y, j->yt, (int64_t)j->ysize, scratch, n);
+}
+
+/* One window covering the plane, no padding: global pooling. */
+static bool global(const nn_geom *g)
+{
+    return g->oh == 1 && g->ow == 1 && g->kh == g->h && g->kw == g->w && g->ph == 0 && g->pw == 0;
+}
+
+/* The plane's sum in nn_sum's order: lanes i mod 8 by the kernel (a row
+ * of hw / 8 pixels of 8 channels, one window over it), then the tail. */
+static double plane_sum(const pool_job *j, const float *x, int64_t hw, double *lanes)
+{
+    const int64_t m = hw / 8;
+    double t = 0;
+    if (m > 0) {
+        const float *rows[1] = { x };
+        const mxp_f32_pool_params prm = { rows, 1, (size_t)m, (size_t)m, 1, 8, 1, 0, MXP_POOL_SUM, NULL };
+        j->k(lanes, &prm);
+    } else {
+        memset(lanes, 0, 8 * sizeof(double));
+    }
+    for (int64_t i = m * 8; i < hw; i++)
+        t += (double)x[i];
+    return mxp_sum8_fold(lanes, t);
+}
+
+static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
+{
+    (void)p;
+    const pool_job *j = ctx;
+    const nn_geom *g = &j->win->g;
+    const int64_t hw = g->h * g->w, ohw = g->oh * g->ow;
+    const float *x = j->x + r * hw;
+    if (j->win->kind == NN_WIN_AVG && global(g)) {
+        scratch[0] = plane_sum(j, x, hw, scratch + 1) / (double)hw;
+        nn_store(j->y + (size_t)r * j->ysize, j->yt, (int64_t)j->ysize, scratch, 1);
+        return;
+    }
+    for (int64_t i = 0; i < g->oh; i++)
+        pool_row(j, x, g->w, i, 1, j->y + (size_t)(r * ohw + i * g->ow) * j->ysize, scratch);
+}
+
+static void image_fn(const void *ctx, char **p, double *scratch, int64_t r)
+{
+    (void)p;
+    const pool_job *j = ctx;
+    const nn_geom *g = &j->win->g;
+    const int64_t len = g->ow * g->c;
+    pool_row(j, j->x + r / g->oh * g->h * g->w * g->c, g->w * g->c, r % g->oh, g->c,
+             j->y + (size_t)(r * len) * j->ysize, scratch);
+}
+
+mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y)
+{
+    const nn_geom *g = &win->g;
+    if (g->oh == 0 || g->ow == 0 || g->c == 0 || g->n == 0)
+        return MXP_OK;
+    double *div = NULL;
+    if (win->kind == NN_WIN_AVG) { /* every output's divisor, once */
+        div = mxp_malloc((size_t)(g->oh * g->ow) * sizeof(double));
+        if (!div)
+            return mxp_error(MXP_ERR_NO_MEMORY, "no memory for %lld divisors", (long long)(g->oh * g->ow));
+        for (int64_t i = 0; i < g->oh; i++)
+            for (int64_t jj = 0; jj < g->ow; jj++) {
+                int64_t h0, h1, w0, w1;
+                nn_window_bounds(win, i, jj, &h0, &h1, &w0, &w1, &div[i * g->ow + jj]);
+            }
+    }
+    const pool_job j = { win, x, y->data, y->dtype, mxp_dtype_itemsize(y->dtype),
+                         nn_f32_pool_kernel(mxp_isa_current()), div };
+    nn_rows r;
+    memset(&r, 0, sizeof r);
+    r.nd = 1;
+    r.nrows = g->nhwc ? g->n * g->oh : g->n * g->c;
+    r.shape[0] = r.nrows;
+    const int64_t vl = g->nhwc ? g->c : 1;
+    /* the row in float64, the row pointers past NN_POOL_MAX_KH, max's float row (or the 8 lanes) */
+    const size_t scratch = (size_t)(g->ow * vl + g->kh + (g->ow * vl + 1) / 2 + 9);
+    const int64_t work = g->nhwc ? g->ow * g->c * g->kh * g->kw : g->oh * g->ow * g->kh * g->kw + g->h * g->w;
+    const mxp_status st = nn_run_rows(&r, work, scratch, true, g->nhwc ? image_fn : plane_fn, &j);
+    mxp_free(div);
+    return st;
+}

@@ -1,0 +1,208 @@
+/* Every row of src/kernels/f32-pool-list.inc that the machine runs gives
+ * its twin's bits: max and sums (with and without divisors), windows 1 to
+ * 12 wide (the wide path above 8) and 1 to 4 tall with rows missing,
+ * strides 1 to 3, padding, 1 to 33 channels, unaligned starts, NaNs with
+ * payloads, infinities, zeros of both signs, subnormals; float32 pooling
+ * gives the bits of the float64 path; and the dispatch table is the list. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+#include "nn/conv-internal.h"
+#include "support/prng.h"
+
+typedef struct listed { const char *name; mxp_isa isa; } listed;
+static const listed pool_listed[] = {
+#define MXP_F32_POOL(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/f32-pool-list.inc"
+#undef MXP_F32_POOL
+};
+
+static void test_table_is_the_list(void **state)
+{
+    (void)state;
+    size_t n;
+    const mxp_kernel *k = nn_f32_pool_kernels(&n);
+    assert_int_equal(n, sizeof pool_listed / sizeof pool_listed[0]);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(k[i].name, pool_listed[i].name);
+        assert_int_equal(k[i].isa, pool_listed[i].isa);
+    }
+    for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
+        assert_non_null(nn_f32_pool_kernel((mxp_isa)isa));
+}
+
+enum { MAXW = 40, MAXC = 33, MAXKH = 4, ROW = MAXW * MAXC + 8, ACC = MAXW * MAXC + 8 };
+
+static float special(size_t i, uint64_t *rng, int zeros)
+{
+    const double u = prng_uniform(rng) - 0.5;
+    uint32_t nan = 0x7fc00000u | (uint32_t)(i * 2654435761u & 0x3fffffu);
+    float f;
+    memcpy(&f, &nan, 4);
+    if (zeros) /* mostly zeros of both signs: the maximum's first zero */
+        return i % 3 == 0 ? -0.0f : i % 7 == 1 ? (float)u : 0.0f;
+    return i % 97 == 5 ? INFINITY : i % 89 == 7 ? f : i % 83 == 3 ? 1e-40f : i % 79 == 2 ? -INFINITY : (float)(u * 8);
+}
+
+/* The same bytes, except that for sums a NaN element matches any NaN
+ * (which payload an addition passes on is the compiler's choice of
+ * operand order): the n doubles at byte `at`. */
+static bool same_bits(int kind, const double *a, const double *b, size_t size, size_t at, size_t n)
+{
+    if (kind == MXP_POOL_MAX || !memcmp(a, b, size))
+        return !memcmp(a, b, size);
+    if (memcmp(a, b, at) || memcmp((const char *)a + at + n * 8, (const char *)b + at + n * 8, size - at - n * 8))
+        return false;
+    for (size_t t = 0; t < n; t++) {
+        double x, y;
+        memcpy(&x, (const char *)a + at + t * 8, 8);
+        memcpy(&y, (const char *)b + at + t * 8, 8);
+        if (memcmp(&x, &y, 8) && !(isnan(x) && isnan(y)))
+            return false;
+    }
+    return true;
+}
+
+static void test_every_kernel_gives_its_twins_bits(void **state)
+{
+    (void)state;
+    size_t nk;
+    const mxp_kernel *ks = nn_f32_pool_kernels(&nk);
+    const mxp_isa top = mxp_isa_current();
+    float *rowbuf = malloc(MAXKH * ROW * sizeof(float));
+    double *a0 = malloc(ACC * sizeof(double)), *a1 = malloc(ACC * sizeof(double)), div[MAXW];
+    uint64_t rng = 91;
+    const size_t chs[] = { 1, 1, 1, 2, 3, 7, 8, 9, 16, 17, 33 };
+    size_t cases = 0;
+    for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], top))
+            continue;
+        mxp_f32_pool_ukernel *k = (mxp_f32_pool_ukernel *)ks[r].fn, *twin = (mxp_f32_pool_ukernel *)ks[r].twin;
+        for (int trial = 0; trial < 3000; trial++) {
+            const size_t kw = 1 + prng_next(&rng) % 12, kh = 1 + prng_next(&rng) % MAXKH;
+            const size_t s = 1 + prng_next(&rng) % 3, pw = prng_next(&rng) % (kw / 2 + 1);
+            const size_t w = kw + prng_next(&rng) % (MAXW - kw + 1), ch = chs[prng_next(&rng) % 11];
+            const size_t ow = (w + 2 * pw - kw) / s + 1;
+            if (ow > MAXW)
+                continue;
+            const int kind = (int)(prng_next(&rng) % 2), zeros = trial % 5 == 0;
+            const size_t off = prng_next(&rng) % 3;
+            const float *rows[MAXKH];
+            for (size_t p = 0; p < kh; p++) {
+                float *x = rowbuf + p * ROW + off;
+                for (size_t t = 0; t < w * ch; t++)
+                    x[t] = special(t + p * 31, &rng, zeros);
+                rows[p] = prng_next(&rng) % 6 == 0 ? NULL : x;
+            }
+            for (size_t j = 0; j < ow; j++)
+                div[j] = (double)(1 + prng_next(&rng) % 9);
+            const mxp_f32_pool_params prm = { rows, kh, kw, w, ow, ch, s, pw, kind,
+                                              kind == MXP_POOL_SUM && trial % 2 ? div : NULL };
+            for (size_t t = 0; t < ACC; t++)
+                a0[t] = a1[t] = (double)t;
+            k((char *)a0 + off * 4, &prm);
+            twin((char *)a1 + off * 4, &prm);
+            if (!same_bits(kind, a0, a1, ACC * sizeof(double), off * 4, ow * ch)) {
+                size_t t = 0;
+                while (t < ACC && !memcmp(&a0[t], &a1[t], sizeof(double)))
+                    t++;
+                fail_msg("%s: kind %d, kh %zu, kw %zu, w %zu, s %zu, pw %zu, ch %zu, off %zu, div %d: double %zu "
+                         "(%a, %a) differs from %s", ks[r].name, kind, kh, kw, w, s, pw, ch, off, prm.div != NULL,
+                         t, a0[t], a1[t], ks[r].twin_name);
+            }
+            cases++;
+        }
+    }
+    assert_true(cases > 1000);
+    free(rowbuf), free(a0), free(a1);
+}
+
+/* The twin against a direct loop written here: a window's elements in
+ * (p, q) order, the divisor. */
+static void test_twin_is_the_direct_loop(void **state)
+{
+    (void)state;
+    const float x0[] = { 1, -2, NAN, 4, 0.5f, -0.0f, 3, 7 }, x1[] = { 2, 2, 2, -1, 9, 0.0f, -3, 1 };
+    const float *rows[2] = { x0, x1 };
+    float m[4];
+    /* 2 x 3 windows, stride 2, padding 1 on 8 columns: columns -1..1, 1..3, 3..5, 5..7 */
+    mxp_f32_pool_params prm = { rows, 2, 3, 8, 4, 1, 2, 1, MXP_POOL_MAX, NULL };
+    mxp_f32_pool__scalar(m, &prm);
+    assert_true(isnan(m[0]) == 0 && m[0] == 2.0f);
+    assert_true(isnan(m[1]));
+    assert_true(m[2] == 9.0f);
+    assert_true(m[3] == 7.0f);
+    double sums[4], div[4] = { 4, 6, 6, 6 };
+    prm.kind = MXP_POOL_SUM;
+    prm.div = div;
+    mxp_f32_pool__scalar(sums, &prm);
+    assert_true(sums[0] == (1.0 - 2 + 2 + 2) / 4);
+    assert_true(isnan(sums[1]));
+    assert_true(sums[2] == (4.0 + 0.5 - 0.0 - 1 + 9 + 0) / 6);
+    assert_true(sums[3] == (-0.0 + 3 + 7 + 0 - 3 + 1) / 6);
+}
+
+/* Float32 pooling (the row kernels) against float64 input rounded into
+ * float32 (the generic path): the same bits, both layouts, at this level. */
+static void test_f32_pooling_is_the_float64_paths(void **state)
+{
+    (void)state;
+    const int64_t shapes[][4] = { { 2, 3, 11, 13 }, { 1, 17, 9, 8 }, { 3, 1, 56, 56 }, { 1, 40, 7, 30 } };
+    const struct { int64_t k[2], s[2], p[2]; bool ceil, excl; } wins[] = {
+        { { 3, 3 }, { 2, 2 }, { 1, 1 }, false, false }, { { 2, 2 }, { 2, 2 }, { 0, 0 }, false, false },
+        { { 3, 3 }, { 1, 1 }, { 1, 1 }, true, true },   { { 1, 10 }, { 1, 3 }, { 0, 5 }, true, false },
+        { { 0, 0 }, { 0, 0 }, { 0, 0 }, false, false } };
+    uint64_t rng = 5;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int layout = 0; layout < 2; layout++)
+            for (size_t wi = 0; wi < sizeof wins / sizeof wins[0]; wi++)
+                for (int max = 0; max < 2; max++) {
+                    mxp_array *x = NULL, *x64 = NULL, *y = NULL, *y64 = NULL;
+                    assert_int_equal(mxp_array_empty(&x, MXP_F32, 4, shapes[si]), MXP_OK);
+                    float *xd = (float *)(void *)x->data;
+                    for (int64_t t = 0; t < mxp_array_size(x); t++)
+                        xd[t] = special((size_t)t, &rng, si == 1);
+                    assert_int_equal(mxp_array_empty(&x64, MXP_F64, 4, shapes[si]), MXP_OK);
+                    for (int64_t t = 0; t < mxp_array_size(x); t++) /* the hardware's widening: payloads kept */
+                        ((double *)(void *)x64->data)[t] = (double)xd[t];
+                    mxp_pool_opts o = { .kernel = { wins[wi].k[0], wins[wi].k[1] },
+                                        .stride = { wins[wi].s[0], wins[wi].s[1] },
+                                        .padding = { wins[wi].p[0], wins[wi].p[1] },
+                                        .ceil_mode = wins[wi].ceil, .exclude_pad = wins[wi].excl,
+                                        .layout = layout ? MXP_NHWC : MXP_NCHW };
+                    mxp_status s1 = max ? mxp_max_pool2d(&y, x, &o, MXP_F32) : mxp_avg_pool2d(&y, x, &o, MXP_F32);
+                    mxp_status s2 = max ? mxp_max_pool2d(&y64, x64, &o, MXP_F32)
+                                        : mxp_avg_pool2d(&y64, x64, &o, MXP_F32);
+                    assert_int_equal(s1, s2);
+                    if (s1 == MXP_OK) {
+                        assert_int_equal(mxp_array_size(y), mxp_array_size(y64));
+                        const uint32_t *b1 = (const uint32_t *)(const void *)y->data;
+                        const uint32_t *b2 = (const uint32_t *)(const void *)y64->data;
+                        for (int64_t t = 0; t < mxp_array_size(y); t++)
+                            if (b1[t] != b2[t] && (max || !((b1[t] & 0x7fffffffu) > 0x7f800000u &&
+                                                             (b2[t] & 0x7fffffffu) > 0x7f800000u)))
+                                fail_msg("shape %zu, layout %d, window %zu, max %d: element %lld is 0x%08x from "
+                                         "float32, 0x%08x from float64", si, layout, wi, max, (long long)t, b1[t],
+                                         b2[t]);
+                    }
+                    mxp_array_free(x), mxp_array_free(x64), mxp_array_free(y), mxp_array_free(y64);
+                }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_is_the_list),
+        cmocka_unit_test(test_every_kernel_gives_its_twins_bits),
+        cmocka_unit_test(test_twin_is_the_direct_loop),
+        cmocka_unit_test(test_f32_pooling_is_the_float64_paths),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
