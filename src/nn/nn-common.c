@@ -377,3 +377,12 @@ mxp_status nn_collapse_last(mxp_array **v, const mxp_array *a, int nlast)
         return mxp_array_reshape(v, a, keep + 1, shape);
     return mxp_array_reshape_copy(v, a, keep + 1, shape);
 }
+
+bool nn_dense_rows(const mxp_array *v, mxp_dtype dt)
+{
+    const int64_t size = (int64_t)mxp_dtype_itemsize(dt);
+    bool ok = v->dtype == dt && nn_step(v) == size && !((uintptr_t)v->data % (uintptr_t)size);
+    for (int i = 0; ok && i < v->ndim; i++)
+        ok = !(v->strides[i] % size);
+    return ok;
+}

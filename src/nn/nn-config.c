@@ -5,6 +5,7 @@
 #include "kernels/dwconv-kernels.h"
 #include "kernels/norm-kernels.h"
 #include "kernels/pool-kernels.h"
+#include "kernels/softmax-kernels.h"
 #include "nn/conv-internal.h"
 
 static const mxp_kernel f32_norm[] = {
@@ -85,4 +86,46 @@ const mxp_kernel *nn_f32_pool_kernels(size_t *n)
 {
     *n = F32_POOL_ROWS;
     return f32_pool;
+}
+
+/* ---- f32 softmax rows (src/kernels/f32-softmax-list.inc) ------------------ */
+
+static const mxp_kernel f32_softmax[] = {
+#define MXP_F32_SOFTMAX(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
+#include "kernels/f32-softmax-list.inc"
+#undef MXP_F32_SOFTMAX
+};
+enum { F32_SOFTMAX_ROWS = sizeof f32_softmax / sizeof f32_softmax[0] };
+
+mxp_f32_softmax_ukernel *nn_f32_softmax_kernel(mxp_isa isa)
+{
+    const mxp_kernel *k = mxp_kernel_pick(f32_softmax, F32_SOFTMAX_ROWS, isa, 0);
+    return k ? (mxp_f32_softmax_ukernel *)k->fn : NULL;
+}
+
+const mxp_kernel *nn_f32_softmax_kernels(size_t *n)
+{
+    *n = F32_SOFTMAX_ROWS;
+    return f32_softmax;
+}
+
+/* ---- bf16 softmax rows (src/kernels/bf16-softmax-list.inc) ------------------ */
+
+static const mxp_kernel bf16_softmax[] = {
+#define MXP_BF16_SOFTMAX(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
+#include "kernels/bf16-softmax-list.inc"
+#undef MXP_BF16_SOFTMAX
+};
+enum { BF16_SOFTMAX_ROWS = sizeof bf16_softmax / sizeof bf16_softmax[0] };
+
+mxp_bf16_softmax_ukernel *nn_bf16_softmax_kernel(mxp_isa isa)
+{
+    const mxp_kernel *k = mxp_kernel_pick(bf16_softmax, BF16_SOFTMAX_ROWS, isa, 0);
+    return k ? (mxp_bf16_softmax_ukernel *)k->fn : NULL;
+}
+
+const mxp_kernel *nn_bf16_softmax_kernels(size_t *n)
+{
+    *n = BF16_SOFTMAX_ROWS;
+    return bf16_softmax;
 }

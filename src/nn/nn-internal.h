@@ -11,6 +11,7 @@
 #include "array/array-internal.h"
 #include "core/dispatch.h"
 #include "kernels/norm-kernels.h"
+#include "kernels/softmax-kernels.h"
 #include "mxp/nn.h"
 
 enum { NN_MAXARR = 5 };
@@ -40,6 +41,10 @@ typedef void nn_row_fn(const void *ctx, char **p, double *scratch, int64_t row);
 mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
                        nn_row_fn *fn, const void *ctx);
 
+/* Rows of contiguous, aligned elements of dtype dt (for the row kernels):
+ * v viewed with the row's axis last. */
+bool nn_dense_rows(const mxp_array *v, mxp_dtype dt);
+
 /* n elements at p (byte step) of dtype dt, widened exactly to float64
  * (bool: 0 or 1; integers beyond 2^53 rounded); and n doubles rounded once
  * (nearest even) into dt: the bits of mxp_convert, float32, bfloat16 and
@@ -67,6 +72,13 @@ mxp_f32_norm_ukernel *nn_f32_norm_kernel(mxp_isa isa);
 const mxp_kernel *nn_f32_norm_kernels(size_t *n);
 mxp_bf16_norm_ukernel *nn_bf16_norm_kernel(mxp_isa isa);
 const mxp_kernel *nn_bf16_norm_kernels(size_t *n);
+
+/* The float32 and bfloat16 row kernels of softmax and log_softmax, the
+ * same way. */
+mxp_f32_softmax_ukernel *nn_f32_softmax_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_softmax_kernels(size_t *n);
+mxp_bf16_softmax_ukernel *nn_bf16_softmax_kernel(mxp_isa isa);
+const mxp_kernel *nn_bf16_softmax_kernels(size_t *n);
 
 /* ---- checks --------------------------------------------------------------- */
 

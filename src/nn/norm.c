@@ -91,16 +91,6 @@ static void norm_back_row(const void *ctx, char **p, double *x, int64_t row)
     nn_store(p[Y], j->yt, j->ys, dy, n);
 }
 
-/* Rows of contiguous, aligned elements of dtype dt (for the row kernels). */
-static bool dense_rows(const mxp_array *v, mxp_dtype dt)
-{
-    const int64_t size = (int64_t)mxp_dtype_itemsize(dt);
-    bool ok = v->dtype == dt && nn_step(v) == size && !((uintptr_t)v->data % (uintptr_t)size);
-    for (int i = 0; ok && i < v->ndim; i++)
-        ok = !(v->strides[i] % size);
-    return ok;
-}
-
 /* The checks forward and backward share; *inner the elements of a row. */
 static mxp_status check_norm(const char *fn, const mxp_array *x, int nnorm, const mxp_array *weight,
                              const mxp_array *bias, double eps, int64_t *inner)
@@ -192,8 +182,8 @@ static mxp_status norm_into(mxp_array *out, const void *args)
     if (st == MXP_OK)
         st = nn_collapse_last(&ov, work, nnorm);
     if (st == MXP_OK) {
-        const bool f32 = inner > 0 && dense_rows(xv, MXP_F32) && dense_rows(ov, MXP_F32);
-        const bool bf16 = inner > 0 && dense_rows(xv, MXP_BF16) && dense_rows(ov, MXP_BF16);
+        const bool f32 = inner > 0 && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
+        const bool bf16 = inner > 0 && nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16);
         const norm_job j = { .rms = a->rms, .n = inner, .eps = a->eps, .w = weight ? w : NULL,
                              .b = bias ? w + inner : NULL, .xt = x->dtype, .yt = out->dtype,
                              .xs = nn_step(xv), .ys = nn_step(ov),

@@ -19,6 +19,8 @@ typedef struct sm_job {
     bool log;
     double eps;                   /* l2_normalize */
     mxp_f64_vmath_ukernel *vexp;  /* SLEEF's float64 exp for the ISA level, or NULL: libm's */
+    mxp_f32_softmax_ukernel *f32; /* unmasked dense float32 (bfloat16) rows in and out: the row kernel */
+    mxp_bf16_softmax_ukernel *bf16;
 } sm_job;
 
 /* Arrays of a row: x (or dy), out (or dx), mask (or y). */
@@ -78,6 +80,14 @@ static void softmax_row(const void *ctx, char **p, double *x, int64_t row)
     (void)row;
     const sm_job *j = ctx;
     const int64_t n = j->len;
+    if (j->f32) { /* the same bits as below (src/kernels/f32-softmax/) */
+        j->f32((float *)(void *)p[OUT], (const float *)(const void *)p[X], (size_t)n, x, j->log);
+        return;
+    }
+    if (j->bf16) {
+        j->bf16((uint16_t *)(void *)p[OUT], (const uint16_t *)(const void *)p[X], (size_t)n, x, j->log);
+        return;
+    }
     nn_load(x, p[X], j->xt, j->xs, n);
     if (j->mt)
         apply_mask(j, x, x + n, p[MASK]);
@@ -161,9 +171,15 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
     if (st == MXP_OK && third)
         st = nn_axis_last(&tv, tb ? tb : third, axis);
     if (st == MXP_OK) {
+        /* forward softmax of unmasked, dense float32 or bfloat16 rows: the row kernels */
+        const bool kern = row == softmax_row && !tv && x->shape[axis] > 0;
+        const bool f32 = kern && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
+        const bool bf16 = kern && nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16);
         const sm_job j = { x->shape[axis], x->dtype, work->dtype, tv ? tv->dtype : MXP_DTYPE_INVALID,
                            nn_step(xv), nn_step(ov), tv ? nn_step(tv) : 0, t->log, t->eps,
-                           mxp_f64_vmath_kernel(mxp_isa_current()) };
+                           mxp_f64_vmath_kernel(mxp_isa_current()),
+                           f32 ? nn_f32_softmax_kernel(mxp_isa_current()) : NULL,
+                           bf16 ? nn_bf16_softmax_kernel(mxp_isa_current()) : NULL };
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);

@@ -1,0 +1,225 @@
+/* Every row of src/kernels/f32-softmax-list.inc and bf16-softmax-list.inc
+ * that the machine runs gives its twin's bits once rounded (the twin's exp
+ * is libm's, the kernels' SLEEF's: within a float64 ulp): rows of every
+ * length to 70 and longer ones, unaligned starts, softmax and log_softmax,
+ * special rows (a NaN, +inf, every element -inf, one element, values far
+ * apart so that most exps underflow), in place; exact values; the
+ * dispatch table is the list; and the layer's generic path (a strided
+ * input) gives the kernels' bits at this ISA level. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/fpenv.h"
+#include "mxp.h"
+#include "nn/nn-internal.h"
+#include "support/prng.h"
+
+typedef struct listed { const char *name; mxp_isa isa; } listed;
+static const listed f32_listed[] = {
+#define MXP_F32_SOFTMAX(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/f32-softmax-list.inc"
+#undef MXP_F32_SOFTMAX
+};
+static const listed bf16_listed[] = {
+#define MXP_BF16_SOFTMAX(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/bf16-softmax-list.inc"
+#undef MXP_BF16_SOFTMAX
+};
+
+static void expect_list(const mxp_kernel *k, size_t n, const listed *l, size_t nl)
+{
+    assert_int_equal(n, nl);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(k[i].name, l[i].name);
+        assert_int_equal(k[i].isa, l[i].isa);
+    }
+}
+
+static void test_tables_are_the_lists(void **state)
+{
+    (void)state;
+    size_t n;
+    const mxp_kernel *k = nn_f32_softmax_kernels(&n);
+    expect_list(k, n, f32_listed, sizeof f32_listed / sizeof f32_listed[0]);
+    k = nn_bf16_softmax_kernels(&n);
+    expect_list(k, n, bf16_listed, sizeof bf16_listed / sizeof bf16_listed[0]);
+    for (int isa = 0; isa < MXP_ISA_COUNT; isa++) {
+        assert_non_null(nn_f32_softmax_kernel((mxp_isa)isa));
+        assert_non_null(nn_bf16_softmax_kernel((mxp_isa)isa));
+    }
+}
+
+static void fill(float *x, size_t n, uint64_t *rng, int kind)
+{
+    for (size_t i = 0; i < n; i++) {
+        const double u = prng_uniform(rng) - 0.3;
+        x[i] = kind == 0 ? (float)(u * 12) : kind == 1 ? (float)(u * 3000) : kind == 2 ? -7.25f : (float)(u * 1e-40);
+    }
+    if (kind == 4 && n > 2)
+        x[n / 2] = NAN;
+    if (kind == 5)
+        x[n - 1] = INFINITY;
+    if (kind == 6)
+        for (size_t i = 0; i < n; i++)
+            x[i] = -INFINITY;
+    if (kind == 7 && n > 1) /* -inf among finite values: exp gives 0 */
+        x[0] = -INFINITY;
+}
+
+static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *x, size_t n, double *e, int lg)
+{
+    mxp_kernel_any f = twin ? k->twin : k->fn;
+    if (bf16)
+        ((mxp_bf16_softmax_ukernel *)f)(y, x, n, e, lg);
+    else
+        ((mxp_f32_softmax_ukernel *)f)(y, x, n, e, lg);
+}
+
+static void test_rows_match_their_twin(void **state)
+{
+    (void)state;
+    enum { MAXN = 1100 };
+    static float x[MAXN + 8], y1[MAXN + 8], y2[MAXN + 8];
+    static uint16_t hx[MAXN + 8];
+    static double e[MAXN];
+    uint64_t rng = prng_seed(27);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    size_t rows = 0;
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        size_t nk;
+        const mxp_kernel *ks = bf16 ? nn_bf16_softmax_kernels(&nk) : nn_f32_softmax_kernels(&nk);
+        const size_t size = bf16 ? 2 : 4;
+        for (size_t r = 0; r < nk; r++) {
+            if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+                continue;
+            for (size_t n = 1; n <= MAXN; n = n < 70 ? n + 1 : n * 2 + 3)
+                for (int kind = 0; kind < 8; kind++)
+                    for (int variant = 0; variant < 6; variant++) {
+                        const size_t off = (size_t)variant % 3;
+                        const int lg = variant >= 3;
+                        fill(x + off, n, &rng, kind);
+                        if (bf16)
+                            mxp_convert(hx, MXP_BF16, x, MXP_F32, MAXN + 8, NULL);
+                        const char *in = bf16 ? (const char *)hx : (const char *)x;
+                        char *o1 = (char *)y1, *o2 = (char *)y2;
+                        memset(y1, 0x5a, sizeof y1);
+                        memset(y2, 0x5a, sizeof y2);
+                        call(&ks[r], true, bf16, o1 + off * size, in + off * size, n, e, lg);
+                        call(&ks[r], false, bf16, o2 + off * size, in + off * size, n, e, lg);
+                        if (memcmp(y1, y2, sizeof y1))
+                            fail_msg("%s: n %zu kind %d variant %d differs from its twin", ks[r].name, n, kind,
+                                     variant);
+                        memcpy(y2, in, (MAXN + 8) * size); /* in place */
+                        call(&ks[r], false, bf16, o2 + off * size, o2 + off * size, n, e, lg);
+                        if (memcmp(o1 + off * size, o2 + off * size, n * size))
+                            fail_msg("%s: n %zu in place differs", ks[r].name, n);
+                        rows++;
+                    }
+        }
+    }
+    assert_true(rows > 1000);
+    mxp_fpenv_leave(env);
+}
+
+/* Values worked out by hand: every kernel at this level. */
+static void test_exact_values(void **state)
+{
+    (void)state;
+    const mxp_fpenv env = mxp_fpenv_enter();
+    size_t nk;
+    const mxp_kernel *ks = nn_f32_softmax_kernels(&nk);
+    double e[16];
+    for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+            continue;
+        mxp_f32_softmax_ukernel *k = (mxp_f32_softmax_ukernel *)ks[r].fn;
+        float y[12];
+        const float big[2] = { 1000, 1000 }, four[4] = { 5, 5, 5, 5 };
+        k(y, big, 2, e, 0);
+        assert_true(y[0] == 0.5f && y[1] == 0.5f);
+        k(y, four, 4, e, 0);
+        assert_true(y[0] == 0.25f && y[3] == 0.25f);
+        k(y, big, 2, e, 1);
+        assert_true(y[0] == (float)-log(2.0) && y[1] == (float)-log(2.0));
+        const float one[1] = { -3.5f };
+        k(y, one, 1, e, 0);
+        assert_true(y[0] == 1.0f);
+        k(y, one, 1, e, 1);
+        assert_true(y[0] == 0.0f && !signbit(y[0]));
+        /* eleven elements: ten far below the maximum underflow to exactly 0 */
+        float far[11];
+        for (int i = 0; i < 11; i++)
+            far[i] = i == 7 ? 0.0f : -1000.0f;
+        k(y, far, 11, e, 0);
+        for (int i = 0; i < 11; i++)
+            assert_true(y[i] == (i == 7 ? 1.0f : 0.0f));
+        k(y, far, 11, e, 1);
+        assert_true(y[7] == 0.0f && y[0] == -1000.0f);
+        const float withnan[3] = { 1, NAN, 2 }, allninf[3] = { -INFINITY, -INFINITY, -INFINITY };
+        k(y, withnan, 3, e, 0);
+        assert_true(isnan(y[0]) && isnan(y[1]) && isnan(y[2]));
+        k(y, allninf, 3, e, 1);
+        assert_true(isnan(y[0]) && isnan(y[2]));
+    }
+    mxp_fpenv_leave(env);
+}
+
+/* The operation through its kernel (contiguous rows) and through the
+ * generic path (every other element of a wider array): the same bits. */
+static void test_generic_path_gives_the_kernel_bits(void **state)
+{
+    (void)state;
+    enum { R = 7, D = 389 };
+    uint64_t rng = 3;
+    static float wide[R * D * 2];
+    for (int i = 0; i < R * D * 2; i++)
+        wide[i] = (float)((prng_uniform(&rng) - 0.5) * 30);
+    mxp_array *base = NULL, *strided = NULL, *dense = NULL, *y1 = NULL, *y2 = NULL;
+    assert_int_equal(mxp_array_wrap(&base, wide, MXP_F32, 2, (int64_t[]){ R, 2 * D }, NULL, false, NULL, NULL), MXP_OK);
+    const mxp_slice every_other[2] = { MXP_SLICE_ALL, { 0, MXP_SLICE_NONE, 2 } };
+    assert_int_equal(mxp_array_slice(&strided, base, 2, every_other), MXP_OK);
+    assert_int_equal(mxp_array_ascontiguous(&dense, strided, 'C'), MXP_OK);
+    for (int k = 0; k < 4; k++) { /* float32 and bfloat16 (in and out), softmax and log_softmax */
+        const int lg = k & 1;
+        const mxp_dtype dt = k < 2 ? MXP_F32 : MXP_BF16;
+        mxp_array *s = NULL, *d = NULL;
+        assert_int_equal(mxp_array_astype(&d, dense, dt, NULL), MXP_OK);
+        if (dt == MXP_F32) {
+            s = strided;
+        } else {
+            mxp_array *wide2 = NULL;
+            assert_int_equal(mxp_array_astype(&wide2, base, dt, NULL), MXP_OK);
+            assert_int_equal(mxp_array_slice(&s, wide2, 2, every_other), MXP_OK);
+            mxp_array_free(wide2);
+        }
+        assert_int_equal(lg ? mxp_log_softmax(&y1, s, 1, NULL, 0) : mxp_softmax(&y1, s, 1, NULL, 0), MXP_OK);
+        assert_int_equal(lg ? mxp_log_softmax(&y2, d, 1, NULL, 0) : mxp_softmax(&y2, d, 1, NULL, 0), MXP_OK);
+        assert_int_equal(mxp_array_dtype(y1), dt);
+        assert_memory_equal(mxp_array_data(y1), mxp_array_data(y2), R * D * mxp_dtype_itemsize(dt));
+        mxp_array_free(y1);
+        mxp_array_free(y2);
+        if (s != strided)
+            mxp_array_free(s);
+        mxp_array_free(d);
+    }
+    mxp_array_free(dense);
+    mxp_array_free(strided);
+    mxp_array_free(base);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tables_are_the_lists),
+        cmocka_unit_test(test_rows_match_their_twin),
+        cmocka_unit_test(test_exact_values),
+        cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
