@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 23's goals, one line each, measured on this machine by mxp's own
+"""Issues 23, 25 and 26's goals, one line each, measured on this machine by mxp's own
 benchmarks (`mxp bench ... --json`, `mxp train --json`, `mxp info --json`).
 
 Each line: the goal, the figure (mxp's and the peer's, from the same run),
@@ -37,6 +37,8 @@ PEER_TIERS = {
 }
 # torch's MLP epoch (a Python peer), run with this interpreter
 TORCH_MLP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_mlp.py")
+# conv2d against torch (issue 26), run like formats_cast.py
+CONV_TORCH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conv_torch.py")
 # casts into the 0.2 formats against ml_dtypes (issue 25), run with the build's
 # first venv (it has ml_dtypes) and the module built for it
 FORMATS_CAST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "formats_cast.py")
@@ -67,6 +69,8 @@ def runs(quick):
         "convert": (["bench", "convert", "--json"] + (["--n", "4M", "--reps", "3"] if quick else []), {}),
         "ops": (["bench", "ops", "--json"] + (["--n", "2M", "--reps", "3"] if quick else []), {}),
         "quant": (["bench", "quant", "--json"] + (["--n", "2M", "--reps", "3"] if quick else []), {}),
+        "nn": (["bench", "nn", "--json"] + (["--n", "1M", "--reps", "3"] if quick else []), {}),
+        "fft": (["bench", "fft", "--json"] + reps, {}),
         "train": (["train", "--hidden", "256", "--configs", "fp32,bf16_master", "--json",
                    "--epochs", "3" if quick else "10"], {}),
     }
@@ -112,6 +116,9 @@ def run_all(mxp, quick, env, save_dir):
     argv = [py, FORMATS_CAST] + (["--n", "1048576", "--reps", "3"] if quick else [])
     out["formats_cast"] = run_python("formats_cast", argv, {**env, "PYTHONPATH": os.path.join(build, "python-venv")},
                                      save_dir)
+    argv = [py, CONV_TORCH, "--json", "--reps", "3" if quick else "7"]
+    out["conv_torch"] = run_python("conv_torch", argv, {**env, "PYTHONPATH": os.path.join(build, "python-venv")},
+                                   save_dir)
     return out
 
 
@@ -134,7 +141,7 @@ def run_python(name, argv, env, save_dir):
 def load_all(directory, quick):
     """The recorded runs: DIR/<name>.json for each run (absent: None)."""
     out = {}
-    for name in list(runs(quick)) + ["torch_mlp", "formats_cast"]:
+    for name in list(runs(quick)) + ["torch_mlp", "formats_cast", "conv_torch"]:
         path = os.path.join(directory, name + ".json")
         try:
             with open(path) as f:
@@ -445,6 +452,37 @@ def goal_train(g, d):
     g.ratio(text, f"bf16 {1e3 * bf16:.1f} ms, fp32 {1e3 * fp32:.1f} ms", bf16 / fp32, 0.8, at_most=True)
 
 
+def goal_nn(g, d):
+    """Issue 26: softmax, norms, pooling and batch norm >= 0.8x memcpy of
+    their traffic (mxp bench nn); conv2d >= 1.0x torch's (conv_torch.py, one
+    thread each, torch's same-precision path); FFT within 1.5x of KISS FFT
+    (mxp bench fft)."""
+    doc = d.get("nn")
+    if doc is None:
+        g.missing("nn operations >= 0.8x memcpy", "not measured (run nn missing or failed)")
+    else:
+        for r in doc.get("results", []) + doc.get("pool_bn", []):
+            name = f"{r['dtype']} {r['op']}" if "dtype" in r else f"float32 {r['op']}"
+            g.ratio(f"{name} >= 0.8x memcpy", f"mxp {r['mxp_gbps']:.2f} GB/s, memcpy {r['memcpy_gbps']:.2f}",
+                    r["mxp_over_memcpy"], 0.8)
+    doc = d.get("conv_torch")
+    if doc is None or not doc.get("torch"):
+        g.missing("conv2d >= 1.0x torch", "not measured (conv_torch.py failed or torch not importable)")
+    else:
+        for r in doc.get("results", []):
+            if r.get("goal") is None:
+                continue
+            g.ratio(f"{r['dtype']} {r['op']} {r['layout']} >= 1.0x torch",
+                    f"mxp {r['mxp_ms']:.3f} ms, torch {doc['torch']} {r['torch_ms']:.3f}", r["torch_over_mxp"],
+                    r["goal"])
+    doc = d.get("fft")
+    if doc is None:
+        return g.missing("fft within 1.5x KISS FFT", "not measured (run fft missing or failed)")
+    for r in doc.get("results", []):
+        g.ratio(f"float32 {r['kind']} n={r['n']} <= 1.5x KISS FFT", f"mxp {r['mxp_ms']:.2f} ms, KISS {r['kiss_ms']:.2f}",
+                r["ratio"], doc.get("goal", 1.5), at_most=True)
+
+
 # ---- the machine ---------------------------------------------------------
 
 def print_machine(d, peers_line):
@@ -468,7 +506,7 @@ def print_machine(d, peers_line):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description="Issue 23's goals, measured here: one line each, then a summary.")
+    ap = argparse.ArgumentParser(description="Issues 23, 25 and 26's goals, measured here: one line each, then a summary.")
     ap.add_argument("--mxp", default=os.environ.get("MXP_CLI", "build/mxp"),
                     help="the mxp binary (default: $MXP_CLI or build/mxp)")
     ap.add_argument("--quick", action="store_true", default=os.environ.get("MXP_GOALS_QUICK") == "1",
@@ -486,14 +524,14 @@ def main(argv=None):
         if a.save_json:
             os.makedirs(a.save_json, exist_ok=True)
         d = run_all(a.mxp, a.quick, env, a.save_json)
-    print("the goals (issues 23, 25) on this machine (one thread unless said; medians; peers in the same run)\n")
+    print("the goals (issues 23, 25, 26) on this machine (one thread unless said; medians; peers in the same run)\n")
     isa = print_machine(d, peers_line)
     print()
     g = Goals()
     for family in (goal_gemm_peers, goal_gemm_peak, goal_gemm_small, goal_gemm_cold, goal_gemm_threads):
         family(g, d)
     goal_gemm_narrow(g, d, isa)
-    for family in (goal_gemm_u8s8, goal_convert, goal_formats, goal_gelu, goal_quant, goal_train):
+    for family in (goal_gemm_u8s8, goal_convert, goal_formats, goal_gelu, goal_quant, goal_train, goal_nn):
         family(g, d)
     g.summary()
     return 0
