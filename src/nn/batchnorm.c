@@ -8,6 +8,7 @@
  * blocks in order (one thread: the bits do not depend on the thread
  * count), the normalization over the thread pool. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -36,7 +37,25 @@ typedef struct bn_job {
     const mxp_array *v[3];   /* x, y (or dx), dy as [outer, C, inner]; NULL: none */
     double *mean, *rstd, *w, *b; /* C each (w, b NULL: 1, 0) */
     double *s1, *s2;             /* channel sums (the reductions) */
+    mxp_f32_bnorm_ukernel *k;    /* dense float32 blocks of x (and y): the block kernel, else NULL */
 } bn_job;
+
+/* Whether a's blocks ([C, inner] of [outer, C, inner]) are dense, aligned float32. */
+static bool dense_f32_blocks(const mxp_array *a)
+{
+    return a->dtype == MXP_F32 && !((uintptr_t)a->data % sizeof(float)) && !(a->strides[0] % (int64_t)sizeof(float)) &&
+           (a->shape[2] == 1 || a->strides[2] == (int64_t)sizeof(float)) &&
+           (a->shape[1] == 1 || a->strides[1] == a->shape[2] * (int64_t)sizeof(float));
+}
+
+/* Pass `pass` of block o through the kernel (src/kernels/f32-bnorm/). */
+static void block_kernel(const bn_job *j, char **p, int pass)
+{
+    const mxp_f32_bnorm_params prm = { pass, pass == MXP_BNORM_NORM ? (float *)(void *)p[BY] : NULL,
+                                       (const float *)(const void *)p[BX], (size_t)j->c, (size_t)j->inner,
+                                       j->mean, j->rstd, j->w, j->b, j->s1 };
+    j->k(&prm);
+}
 
 static void load_block(double *dst, const mxp_array *v, const char *p, int64_t c, int64_t inner)
 {
@@ -61,6 +80,10 @@ static void sums_fn(const void *ctx, char **p, double *x, int64_t o)
 {
     (void)o;
     const bn_job *j = ctx;
+    if (j->k) { /* the same bits */
+        block_kernel(j, p, j->mean ? MXP_BNORM_SUMSQ : MXP_BNORM_SUM);
+        return;
+    }
     load_block(x, j->v[BX], p[BX], j->c, j->inner);
     for (int64_t k = 0; k < j->c; k++)
         j->s1[k] += j->inner == 1 ? (j->mean ? (x[k] - j->mean[k]) * (x[k] - j->mean[k]) : x[k])
@@ -72,6 +95,10 @@ static void norm_fn(const void *ctx, char **p, double *x, int64_t o)
 {
     (void)o;
     const bn_job *j = ctx;
+    if (j->k) {
+        block_kernel(j, p, MXP_BNORM_NORM);
+        return;
+    }
     load_block(x, j->v[BX], p[BX], j->c, j->inner);
     for (int64_t k = 0; k < j->c; k++)
         for (int64_t i = 0; i < j->inner; i++) {
@@ -211,6 +238,7 @@ static mxp_status bn_compute(const bn_args *a, mxp_array *xv, mxp_array *yv, int
     load_param(buf + 3 * c, a->b, c);
     mxp_status st = MXP_OK;
     if (a->training) {
+        j.k = dense_f32_blocks(xv) ? nn_f32_bnorm_kernel(mxp_isa_current()) : NULL;
         st = batch_stats(&j, a->eps, var);
         const double m = a->momentum, unbias = count > 1 ? (double)count / (double)(count - 1) : NAN;
         if (st == MXP_OK && a->rm) {
@@ -231,8 +259,10 @@ static mxp_status bn_compute(const bn_args *a, mxp_array *xv, mxp_array *yv, int
         for (int64_t k = 0; k < c; k++)
             j.rstd[k] = 1 / sqrt(var[k] + a->eps);
     }
-    if (st == MXP_OK)
+    if (st == MXP_OK) {
+        j.k = dense_f32_blocks(xv) && dense_f32_blocks(yv) ? nn_f32_bnorm_kernel(mxp_isa_current()) : NULL;
         st = run(&j, norm_fn, true, 1);
+    }
     mxp_free(buf);
     return st;
 }

@@ -5,6 +5,7 @@
 #ifndef MXP_NN_CONV_INTERNAL_H
 #define MXP_NN_CONV_INTERNAL_H
 
+#include "kernels/bnorm-kernels.h"
 #include "kernels/dwconv-kernels.h"
 #include "kernels/pool-kernels.h"
 #include "nn/nn-internal.h"
@@ -98,6 +99,11 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y);
  * rows of its list for the tests (src/nn/nn-config.c). */
 mxp_f32_pool_ukernel *nn_f32_pool_kernel(mxp_isa isa);
 const mxp_kernel *nn_f32_pool_kernels(size_t *n);
+
+/* The float32 batch-norm block kernel for an ISA level (never NULL) and
+ * the rows of its list for the tests (src/nn/nn-config.c). */
+mxp_f32_bnorm_ukernel *nn_f32_bnorm_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_bnorm_kernels(size_t *n);
 
 /* The window of output (i, j) along rows and columns, clipped to x:
  * rows [*h0, *h1), columns [*w0, *w1), and the average's divisor. */

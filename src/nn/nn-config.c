@@ -2,6 +2,7 @@
  * bf16-norm-list.inc and f32-dwconv-list.inc, and their getters: the most
  * capable row for an ISA level. */
 #include "core/dispatch.h"
+#include "kernels/bnorm-kernels.h"
 #include "kernels/dwconv-kernels.h"
 #include "kernels/norm-kernels.h"
 #include "kernels/pool-kernels.h"
@@ -128,4 +129,25 @@ const mxp_kernel *nn_bf16_softmax_kernels(size_t *n)
 {
     *n = BF16_SOFTMAX_ROWS;
     return bf16_softmax;
+}
+
+/* ---- batch-norm blocks (src/kernels/f32-bnorm-list.inc) ------------------ */
+
+static const mxp_kernel f32_bnorm[] = {
+#define MXP_F32_BNORM(isa, tile, fn, twin) MXP_KERNEL_ROW(isa, 0, tile, 0, fn, twin),
+#include "kernels/f32-bnorm-list.inc"
+#undef MXP_F32_BNORM
+};
+enum { F32_BNORM_ROWS = sizeof f32_bnorm / sizeof f32_bnorm[0] };
+
+mxp_f32_bnorm_ukernel *nn_f32_bnorm_kernel(mxp_isa isa)
+{
+    const mxp_kernel *k = mxp_kernel_pick(f32_bnorm, F32_BNORM_ROWS, isa, 0);
+    return k ? (mxp_f32_bnorm_ukernel *)k->fn : NULL;
+}
+
+const mxp_kernel *nn_f32_bnorm_kernels(size_t *n)
+{
+    *n = F32_BNORM_ROWS;
+    return f32_bnorm;
 }

@@ -1,0 +1,66 @@
+/* Float32 blocks of batch norm (src/kernels/f32-bnorm/, list
+ * f32-bnorm-list.inc; the operation is src/nn/batchnorm.c).  A block is
+ * x[k][i], k < c channels, i < inner values each (NCHW: inner = H W; NHWC:
+ * inner = 1), dense.  One call does one of batch norm's passes over it, in
+ * float64 and the order of src/nn/'s generic loops:
+ *
+ *   MXP_BNORM_SUM    s[k] += sum_i x[k][i]              (inner > 1: sum8.h's order
+ *   MXP_BNORM_SUMSQ  s[k] += sum_i (x[k][i] - mean[k])^2  over the row, then added)
+ *   MXP_BNORM_NORM   y[k][i] = round((((x - mean[k]) * rstd[k]) * w[k]) + b[k])
+ *
+ * (w, b NULL: no product, + 0; round: the float32 cast under the library's
+ * environment) so every kernel gives its twin's bits, which are the
+ * generic path's.  The sums are norm-kernels.h's row sums. */
+#ifndef MXP_KERNELS_BNORM_KERNELS_H
+#define MXP_KERNELS_BNORM_KERNELS_H
+
+#include <stddef.h>
+
+#include "kernels/norm-kernels.h"
+
+enum { MXP_BNORM_SUM, MXP_BNORM_SUMSQ, MXP_BNORM_NORM };
+
+typedef struct mxp_f32_bnorm_params {
+    int pass;
+    float *y;
+    const float *x;
+    size_t c, inner;
+    const double *mean, *rstd, *w, *b; /* c each */
+    double *s;                         /* c sums */
+} mxp_f32_bnorm_params;
+
+typedef void mxp_f32_bnorm_ukernel(const mxp_f32_bnorm_params *p);
+
+#define MXP_F32_BNORM(isa, tile, fn, twin) mxp_f32_bnorm_ukernel fn;
+#include "kernels/f32-bnorm-list.inc"
+#undef MXP_F32_BNORM
+
+static inline float mxp_bnorm_out1(const mxp_f32_bnorm_params *p, size_t k, float x)
+{
+    const double h = ((double)x - p->mean[k]) * p->rstd[k];
+    return (float)((p->w ? h * p->w[k] : h) + (p->b ? p->b[k] : 0));
+}
+
+/* Channels [k0, c) of an NHWC block (inner 1): the portable loop, the
+ * kernels' tails. */
+static inline void mxp_bnorm_pixel_tail(const mxp_f32_bnorm_params *p, size_t k0)
+{
+    for (size_t k = k0; k < p->c; k++) {
+        const double v = p->x[k];
+        if (p->pass == MXP_BNORM_SUM)
+            p->s[k] += v;
+        else if (p->pass == MXP_BNORM_SUMSQ)
+            p->s[k] += (v - p->mean[k]) * (v - p->mean[k]);
+        else
+            p->y[k] = mxp_bnorm_out1(p, k, p->x[k]);
+    }
+}
+
+/* Values [i0, inner) of channel k's row, normalized: the tails. */
+static inline void mxp_bnorm_row_tail(const mxp_f32_bnorm_params *p, size_t k, size_t i0)
+{
+    for (size_t i = i0; i < p->inner; i++)
+        p->y[k * p->inner + i] = mxp_bnorm_out1(p, k, p->x[k * p->inner + i]);
+}
+
+#endif

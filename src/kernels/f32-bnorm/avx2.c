@@ -1,0 +1,48 @@
+/* Float32 batch-norm blocks, AVX2: rows of a channel four values a step
+ * (the sums norm-avx2.h's), or four channels of a pixel (NHWC).  See
+ * bnorm-kernels.h. */
+#include "kernels/bnorm-kernels.h"
+#include "kernels/norm-avx2.h"
+
+void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
+{
+    if (p->inner == 1) {
+        size_t k = 0;
+        for (; k + 4 <= p->c; k += 4) {
+            const __m256d v = _mm256_cvtps_pd(_mm_loadu_ps(p->x + k));
+            if (p->pass == MXP_BNORM_SUM) {
+                _mm256_storeu_pd(p->s + k, _mm256_add_pd(_mm256_loadu_pd(p->s + k), v));
+            } else if (p->pass == MXP_BNORM_SUMSQ) {
+                const __m256d d = _mm256_sub_pd(v, _mm256_loadu_pd(p->mean + k));
+                _mm256_storeu_pd(p->s + k, _mm256_add_pd(_mm256_loadu_pd(p->s + k), _mm256_mul_pd(d, d)));
+            } else {
+                __m256d h = _mm256_mul_pd(_mm256_sub_pd(v, _mm256_loadu_pd(p->mean + k)), _mm256_loadu_pd(p->rstd + k));
+                if (p->w)
+                    h = _mm256_mul_pd(h, _mm256_loadu_pd(p->w + k));
+                _mm_storeu_ps(p->y + k, _mm256_cvtpd_ps(_mm256_add_pd(h, p->b ? _mm256_loadu_pd(p->b + k)
+                                                                               : _mm256_setzero_pd())));
+            }
+        }
+        mxp_bnorm_pixel_tail(p, k);
+        return;
+    }
+    for (size_t k = 0; k < p->c; k++) {
+        const float *x = p->x + k * p->inner;
+        if (p->pass != MXP_BNORM_NORM) {
+            p->s[k] += mxp_norm_sum_avx2(x, p->inner, p->pass == MXP_BNORM_SUMSQ ? p->mean[k] : 0,
+                                         p->pass == MXP_BNORM_SUMSQ, 0);
+            continue;
+        }
+        const __m256d m = _mm256_set1_pd(p->mean[k]), r = _mm256_set1_pd(p->rstd[k]);
+        const __m256d w = _mm256_set1_pd(p->w ? p->w[k] : 1), b = _mm256_set1_pd(p->b ? p->b[k] : 0);
+        float *y = p->y + k * p->inner;
+        size_t i = 0;
+        for (; i + 4 <= p->inner; i += 4) {
+            __m256d h = _mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), m), r);
+            if (p->w)
+                h = _mm256_mul_pd(h, w);
+            _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_add_pd(h, b)));
+        }
+        mxp_bnorm_row_tail(p, k, i);
+    }
+}
