@@ -122,6 +122,7 @@ CONVS = [
     (1, 4, 9, 9, 8, (3, 3), 2, 1, 1, 4),              # groups == C, 2 outputs a group
     (1, 3, 21, 19, 8, (7, 7), 2, 3, 1, 1),            # the ResNet stem
     (1, 2, 5, 6, 2, (5, 6), 1, 0, 1, 1),              # the kernel covers x: one output
+    (1, 4, 3, 3, 4, (3, 3), 2, 3, 1, 4),              # depthwise, padding wider than the window: bias only
 ]
 
 
@@ -134,7 +135,7 @@ def random_convs(count, seed):
         k = tuple(int(v) for v in rng.integers(1, 5, 2))
         d = tuple(int(v) for v in rng.integers(1, 3, 2))
         s = tuple(int(v) for v in rng.integers(1, 4, 2))
-        p = tuple(int(rng.integers(0, dd * (kk - 1) + 1)) for kk, dd in zip(k, d))
+        p = tuple(int(rng.integers(0, dd * (kk - 1) + 2)) for kk, dd in zip(k, d))  # up to one past the span
         h, w = (int(v) for v in rng.integers(4, 12, 2))
         if all(size + 2 * pp >= dd * (kk - 1) + 1 for size, pp, dd, kk in zip((h, w), p, d, k)):
             out.append((int(rng.integers(1, 3)), c, h, w, o, k, s, p, d, g))
