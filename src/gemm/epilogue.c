@@ -40,6 +40,11 @@ void mxp_gemm_epilogue_row(const mxp_gemm_epilogue *e, double *t, size_t i, size
                 t[q] += b;
         }
     }
+    mxp_gemm_epilogue_act(o, t, len);
+}
+
+void mxp_gemm_epilogue_act(const mxp_gemm_opts *o, double *t, size_t len)
+{
     if (o->activation)
         activate(o->activation, t, len);
     if (o->clamp)

@@ -151,6 +151,8 @@ void mxp_gemm_epilogue_init(mxp_gemm_epilogue *e, const mxp_gemm_opts *o);
  * adds the bias, applies the activation and the clamp.  tmp has room for
  * len values. */
 void mxp_gemm_epilogue_row(const mxp_gemm_epilogue *e, double *t, size_t i, size_t j0, size_t len, double *tmp);
+/* Its activation and clamp alone (after the bias). */
+void mxp_gemm_epilogue_act(const mxp_gemm_opts *o, double *t, size_t len);
 
 /* ---- the other paths ------------------------------------------------------- */
 

@@ -12,6 +12,7 @@
 #include "core/lowp.h"
 #include "core/profile-internal.h"
 #include "core/threads-internal.h"
+#include "kernels/bf16-round.h"
 #include "gemm/driver.h"
 #include "mxp/alloc.h"
 #include "mxp/threads.h"
@@ -230,7 +231,49 @@ typedef struct finish_ctx {
      * mxp_convert. */
     const mxp_cvt_kernel *kernel;
     mxp_cvt_params params;
+    /* A float32 workspace with an epilogue into float32 or bfloat16 C,
+     * nearest even, no counters: the rows widened and rounded in plain
+     * loops (the bits of mxp_convert's), the bias widened once (bias64:
+     * n values per column, or m per row; NULL: none) -- two conversion
+     * calls and a widening a row were most of the time of rows of 16-64
+     * (a convolution's output channels). */
+    bool f32_rows;
+    const double *bias64;
 } finish_ctx;
+
+/* finish_block's rows for f32_rows. */
+static void finish_f32_rows(const finish_ctx *f, size_t i0, size_t mc, size_t j0, size_t nc, const float *wb,
+                            size_t ldw)
+{
+    enum { CHUNK = 512 };
+    double t[CHUNK];
+    const mxp_gemm_opts *o = f->o;
+    for (size_t r = 0; r < mc; r++) {
+        const size_t i = i0 + r;
+        for (size_t q = 0; q < nc; q += CHUNK) {
+            const size_t len = nc - q < CHUNK ? nc - q : CHUNK, j = j0 + q;
+            const float *src = wb + r * ldw + q;
+            for (size_t u = 0; u < len; u++)
+                t[u] = src[u];
+            if (f->bias64 && o->bias_kind == MXP_BIAS_PER_COL)
+                for (size_t u = 0; u < len; u++)
+                    t[u] += f->bias64[j + u];
+            else if (f->bias64)
+                for (size_t u = 0; u < len; u++)
+                    t[u] += f->bias64[i];
+            mxp_gemm_epilogue_act(o, t, len);
+            if (f->ct == MXP_F32) {
+                float *dst = (float *)f->c + i * f->ldc + j;
+                for (size_t u = 0; u < len; u++)
+                    dst[u] = (float)t[u];
+            } else {
+                uint16_t *dst = (uint16_t *)f->c + i * f->ldc + j;
+                for (size_t u = 0; u < len; u++)
+                    dst[u] = mxp_f64_to_bf16_rne(t[u]);
+            }
+        }
+    }
+}
 
 static void finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const void *wb, size_t ldw)
 {
@@ -238,6 +281,10 @@ static void finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, 
     const finish_ctx *f = ctx;
     double t[CHUNK], tmp[CHUNK];
     const size_t cs = mxp_dtype_itemsize(f->ct), as = mxp_dtype_itemsize(f->acc);
+    if (f->f32_rows) {
+        finish_f32_rows(f, i0, mc, j0, nc, wb, ldw);
+        return;
+    }
     if (f->kernel) {
         for (size_t r = 0; r < mc; r++)
             f->kernel->fn((unsigned char *)f->c + ((i0 + r) * f->ldc + j0) * cs,
@@ -334,7 +381,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     if (beta != 0)
         copy_rows(w, acc, n, c, c_type, ldc, m, n, NULL);
     finish_ctx f = { c, c_type, acc, ldc, n, opts, { 0 }, epilogue, NULL,
-                     { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL } };
+                     { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL }, false, NULL };
     if (epilogue)
         mxp_gemm_epilogue_init(&f.epi, opts);
     if (co) {
@@ -343,8 +390,21 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     }
     if (!epilogue && f.params.rounding != MXP_ROUND_STOCHASTIC && !(co && co->flags))
         f.kernel = mxp_cvt_find(c_type, acc, f.params.rounding, mxp_isa_current());
+    double *bias64 = NULL;
+    if (epilogue && acc == MXP_F32 && (c_type == MXP_F32 || c_type == MXP_BF16) &&
+        f.params.rounding == MXP_ROUND_NEAREST_EVEN && !co->flags) {
+        const size_t nb = !opts->bias ? 0 : opts->bias_kind == MXP_BIAS_PER_COL ? n : m;
+        bias64 = nb ? mxp_malloc(nb * sizeof(double)) : NULL;
+        if (!nb || bias64) {
+            if (bias64)
+                mxp_gemm_widen(&f.epi.bias, bias64, opts->bias, nb);
+            f.f32_rows = true;
+            f.bias64 = bias64;
+        }
+    }
     st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f)
               : mxp_gemm_float_drive(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f, redo);
+    mxp_free(bias64);
     mxp_workspace_put(w);
     return st;
 }

@@ -73,6 +73,67 @@ static void test_bias_relu_clamp_match_a_float64_reference(void **state)
         }
 }
 
+/* Nearest even into float32 and bfloat16 (the rows' own loops, bias widened
+ * once): per-row float64 and per-column float32 biases, alpha and beta,
+ * relu and clamp, NaN and infinite biases; against the float64 reference
+ * rounded once by mxp_convert. */
+static void test_nearest_even_rows_match_a_float64_reference(void **state)
+{
+    (void)state;
+    setup_inputs();
+    double rbias[M];
+    float cbias[N];
+    for (int i = 0; i < M; i++)
+        rbias[i] = i == 3 ? NAN : i == 5 ? -INFINITY : 0.1 * i - 0.55;
+    for (int j = 0; j < N; j++)
+        cbias[j] = j == 7 ? INFINITY : (float)(0.3 * j - 5.5) + 1e-7f * (float)j;
+    for (int out = 0; out < 2; out++)
+        for (int v = 0; v < 4; v++) {
+            const bool per_row = v & 1, beta1 = v & 2;
+            const mxp_dtype ct = out ? MXP_BF16 : MXP_F32;
+            float c32[M * N];
+            uint16_t c16[M * N];
+            for (int t = 0; t < M * N; t++) {
+                c32[t] = (float)(t % 5) - 2.0f;
+                c16[t] = mxp_f32_to_bf16(c32[t]);
+            }
+            mxp_gemm_opts o = { .bias = per_row ? (const void *)rbias : (const void *)cbias,
+                                .bias_dtype = per_row ? MXP_F64 : MXP_F32,
+                                .bias_kind = per_row ? MXP_BIAS_PER_ROW : MXP_BIAS_PER_COL,
+                                .activation = v == 2 ? MXP_ACT_NONE : MXP_ACT_RELU, .clamp = v == 3,
+                                .clamp_lo = -1.0, .clamp_hi = 3.75 };
+            void *c = out ? (void *)c16 : (void *)c32;
+            const double beta = beta1 ? 1.0 : 0.0;
+            float cold[M * N];
+            for (int t = 0; t < M * N; t++)
+                cold[t] = out ? mxp_bf16_to_f32(c16[t]) : c32[t];
+            assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.5, a, MXP_F32, K, b, MXP_F32, N, beta, c,
+                                      ct, N, &o),
+                             MXP_OK);
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < N; j++) {
+                    /* the float32 accumulator: 1.5 AB + beta C rounded to float32 */
+                    double t = (double)(float)(1.5 * plain[i * N + j] + beta * cold[i * N + j]);
+                    t += per_row ? rbias[i] : (double)cbias[j];
+                    if (o.activation == MXP_ACT_RELU)
+                        t = t > 0 ? t : t == t ? 0.0 : t; /* mxp_relu: NaN stays */
+                    if (o.clamp)
+                        t = t < -1.0 ? -1.0 : t > 3.75 ? 3.75 : t;
+                    if (out) {
+                        uint16_t want;
+                        mxp_convert(&want, MXP_BF16, &t, MXP_F64, 1, NULL);
+                        if (c16[i * N + j] != want)
+                            fail_msg("v %d bf16 C[%d][%d] = 0x%04x, want 0x%04x", v, i, j, c16[i * N + j], want);
+                    } else {
+                        float want;
+                        mxp_convert(&want, MXP_F32, &t, MXP_F64, 1, NULL);
+                        if (memcmp(&c32[i * N + j], &want, 4) && !(isnan(want) && isnan(c32[i * N + j])))
+                            fail_msg("v %d f32 C[%d][%d] = %a, want %a", v, i, j, c32[i * N + j], want);
+                    }
+                }
+        }
+}
+
 static void test_gelu_epilogue_equals_gemm_then_gelu(void **state)
 {
     (void)state;
@@ -128,6 +189,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_relu_clamp_match_a_float64_reference),
+        cmocka_unit_test(test_nearest_even_rows_match_a_float64_reference),
         cmocka_unit_test(test_gelu_epilogue_equals_gemm_then_gelu),
         cmocka_unit_test(test_bad_epilogue_is_refused_and_c_untouched),
     };
