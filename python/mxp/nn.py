@@ -226,6 +226,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
         raise ValueError(f"activation must be one of {sorted(k for k in _ACTIVATIONS if k)} or None")
     clamp = None if clamp is None else (float(clamp[0]), float(clamp[1]))
     quant = None
+    for name, v in (("x_zero_point", x_zero_point), ("w_zero_point", w_zero_point), ("y_zero_point", y_zero_point)):
+        if np.ndim(v) != 0:
+            raise TypeError(f"{name} must be one integer (per-channel zero points are not supported), "
+                            f"not an array of shape {np.shape(v)}")
     if any(v for v in (x_zero_point, w_zero_point, y_zero_point)) or any(
             v is not None for v in (x_scale, w_scale, y_scale)):
         for name, v in (("x_scale", x_scale), ("y_scale", y_scale)):
