@@ -7,7 +7,7 @@
 
 enum kind {
     X32_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
-    F32_GEMV, F64_GEMV, S16S8_GEMV, S32_REQUANT, S32_DEQUANT_F32, S32_DEQUANT_BIAS_F32
+    F32_GEMV, F64_GEMV, S16S8_GEMV, S32_REQUANT, S32_DEQUANT_F32, S32_DEQUANT_BIAS_F32, S32_REQUANT_F64
 };
 
 typedef struct line {
@@ -28,6 +28,7 @@ typedef struct line {
         mxp_s32_requant_fn s32_requant;
         mxp_s32_dequant_f32_fn s32_dequant_f32;
         mxp_s32_dequant_bias_f32_fn s32_dequant_bias_f32;
+        mxp_s32_requant_f64_fn s32_requant_f64;
     } fn;
 } line;
 
@@ -58,10 +59,12 @@ static const line lines[] = {
 #define MXP_S32_DEQUANT_F32(f, isa, modes, twin) { S32_DEQUANT_F32, isa, modes, { .s32_dequant_f32 = f } },
 #define MXP_S32_DEQUANT_BIAS_F32(f, isa, modes, twin)                                                              \
     { S32_DEQUANT_BIAS_F32, isa, modes, { .s32_dequant_bias_f32 = f } },
+#define MXP_S32_REQUANT_F64(f, isa, twin) { S32_REQUANT_F64, isa, 0, { .s32_requant_f64 = f } },
 #include "kernels/requant-list.inc"
 #undef MXP_S32_REQUANT
 #undef MXP_S32_DEQUANT_F32
 #undef MXP_S32_DEQUANT_BIAS_F32
+#undef MXP_S32_REQUANT_F64
 };
 
 /* The first line of the kind at or below isa whose arg passes, or NULL. */
@@ -121,6 +124,11 @@ mxp_s8_sum_lines_fn mxp_s8_sum_lines_kernel(mxp_isa isa)
 mxp_s32_requant_fn mxp_s32_requant_kernel(mxp_isa isa)
 {
     return first(S32_REQUANT, isa, NULL, 0)->fn.s32_requant;
+}
+
+mxp_s32_requant_f64_fn mxp_s32_requant_f64_kernel(mxp_isa isa)
+{
+    return first(S32_REQUANT_F64, isa, NULL, 0)->fn.s32_requant_f64;
 }
 
 mxp_f32_gemv_fn mxp_f32_gemv_kernel(mxp_isa isa)

@@ -9,6 +9,7 @@
 
 #include "core/alloc-internal.h"
 #include "gemm/int8-internal.h"
+#include "mxp/alloc.h"
 
 enum { CHUNK = 256 };
 
@@ -161,6 +162,28 @@ static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t le
                    f->lo, f->hi, (int)f->o->convert.rounding);
         return;
     }
+    if (f->rq64) { /* the float64 requantization in vectors; the general path from where it stops */
+        mxp_s32_requant_f64_params prm = f->rq;
+        double b = 0;
+        if (f->per_col) {
+            prm.m += j;
+            prm.p += j;
+        }
+        if (f->rq_bias) {
+            prm.bias = f->rq_bias + j;
+        } else if (f->o->bias) { /* per row */
+            mxp_gemm_widen(&f->epi.bias, &b, (const unsigned char *)f->o->bias + i * mxp_dtype_itemsize(f->o->bias_dtype),
+                           1);
+            prm.bias = &b;
+        }
+        const size_t done = isfinite(b) ? f->rq64(crow, acc, len, &prm) : 0; /* a NaN or infinite bias: below */
+        if (done == len)
+            return;
+        crow += done * f->cs;
+        acc += done;
+        j += done;
+        len -= done;
+    }
     const float *scales = f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale;
     if (f->dequant && /* float32 C, plain, a mode a kernel rounds in: the same bits */
         f->dequant((float *)(void *)crow, acc, len, scales, f->per_col, (int)f->o->convert.rounding))
@@ -193,6 +216,41 @@ static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t le
         requantize(f, t, crow, len, &co);
     else
         mxp_convert(crow, f->ct, t, MXP_F64, len, &co);
+}
+
+/* The float64 requantization kernel where it serves (f->rq64 NULL
+ * otherwise, or when its arrays cannot be had: the general path). */
+static mxp_status rq64_init(mxp_int8_finish *f, const mxp_gemm_opts *o, size_t n)
+{
+    const bool act = o->activation == MXP_ACT_NONE || o->activation == MXP_ACT_RELU;
+    if (!is_int8(f->ct) || f->shifts || f->beta != 0 || !isfinite(f->alpha) || !act || o->convert.flags ||
+        o->convert.rounding != MXP_ROUND_NEAREST_EVEN)
+        return MXP_OK;
+    if (o->bias && o->bias_kind != MXP_BIAS_PER_COL && o->bias_kind != MXP_BIAS_PER_ROW)
+        return MXP_OK;
+    const size_t ns = f->per_col ? n : 1, nb = o->bias && o->bias_kind == MXP_BIAS_PER_COL ? n : 0;
+    double *buf = mxp_malloc((2 * ns + nb) * sizeof(double));
+    if (!buf)
+        return MXP_OK;
+    for (size_t j = 0; j < ns; j++) {
+        buf[j] = (double)f->scale[j].m;
+        buf[ns + j] = f->scale[j].p;
+    }
+    if (nb)
+        mxp_gemm_widen(&f->epi.bias, buf + 2 * ns, o->bias, nb);
+    for (size_t j = 0; j < nb; j++)
+        if (!isfinite(buf[2 * ns + j])) { /* NaN or infinite biases: the general path's rules */
+            mxp_free(buf);
+            return MXP_OK;
+        }
+    f->rq_m = buf;
+    f->rq_p = buf + ns;
+    f->rq_bias = nb ? buf + 2 * ns : NULL;
+    f->rq = (mxp_s32_requant_f64_params){ f->rq_m, f->rq_p, f->per_col, f->alpha, NULL, nb != 0,
+                                          o->activation == MXP_ACT_RELU, o->clamp, o->clamp_lo, o->clamp_hi,
+                                          f->zp, f->lo, f->hi };
+    f->rq64 = mxp_s32_requant_f64_kernel(mxp_isa_current());
+    return MXP_OK;
 }
 
 void mxp_int8_finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const void *wb, size_t ldw)
@@ -275,11 +333,12 @@ mxp_status mxp_int8_finish_init(mxp_int8_finish *f, const mxp_gemm_opts *o, mxp_
             f->qs = f->qms + n;
         }
     }
-    return MXP_OK;
+    return rq64_init(f, o, n);
 }
 
 void mxp_int8_finish_release(mxp_int8_finish *f)
 {
     mxp_workspace_put(f->cols);
     mxp_workspace_put(f->qms);
+    mxp_free(f->rq_m);
 }

@@ -74,6 +74,13 @@ typedef struct mxp_int8_finish {
     /* owned workspaces (mxp_int8_finish_release) */
     mxp_int8_scale one, *cols;
     int32_t one_m, one_s, *qms;
+    /* int8/uint8 C, nearest even, no beta, an epilogue of bias, relu and
+     * clamp at most, no counters: the float64 requantization kernel
+     * (src/kernels/s32-requant/), its parameters with the scales' m and p
+     * (and a per-column bias) widened: rq_m, rq_p, rq_bias (owned) */
+    mxp_s32_requant_f64_fn rq64;
+    mxp_s32_requant_f64_params rq;
+    double *rq_m, *rq_p, *rq_bias;
 } mxp_int8_finish;
 
 /* Sets up f for C (c_type, ldc, n columns); MXP_ERR_NO_MEMORY (nothing to

@@ -37,6 +37,30 @@ typedef bool (*mxp_s32_dequant_f32_fn)(float *dst, const int32_t *acc, size_t le
 typedef bool (*mxp_s32_dequant_bias_f32_fn)(float *dst, const int32_t *acc, size_t len, const float *scale,
                                             int per_col, const float *bias, int mode);
 
+/* Requantization into int8/uint8 C through float64, the general finish's
+ * arithmetic (src/gemm/int8-finish.c) for nearest even with alpha, an
+ * epilogue of bias, relu and clamp (a quantized convolution's: alpha =
+ * x_scale / y_scale), no beta:
+ *   t = (acc m) p        exact: the kernel stops before a lane with |acc m| >= 2^53
+ *   t = t alpha (+ bias) (relu: t > 0 ? t : 0) (clamp: into [clamp_lo, clamp_hi])
+ *   dst = clamp(round_even(t) + zp, lo, hi)   (|t| beyond 2^40 as +-2^40)
+ * m, p: a scale as m * p (m an odd integer or 0, p a power of two), len
+ * entries (per_col) or one; bias: NULL, len entries (bias_per_col) or one,
+ * finite.  Returns how many elements it did (all of len, or up to a block
+ * before the first lane that needs the rounding to odd: the caller's
+ * general path finishes from there). */
+typedef struct mxp_s32_requant_f64_params {
+    const double *m, *p;
+    int per_col;
+    double alpha;
+    const double *bias;
+    int bias_per_col, relu, clamp;
+    double clamp_lo, clamp_hi;
+    int32_t zp, lo, hi;
+} mxp_s32_requant_f64_params;
+typedef size_t (*mxp_s32_requant_f64_fn)(uint8_t *dst, const int32_t *acc, size_t len,
+                                         const mxp_s32_requant_f64_params *p);
+
 /* The modes the AVX-512 dequantization kernels round in (embedded rounding). */
 #define MXP_S32_DEQUANT_IEEE_MODES                                                                                 \
     ((1u << MXP_ROUND_NEAREST_EVEN) | (1u << MXP_ROUND_UP) | (1u << MXP_ROUND_DOWN) | (1u << MXP_ROUND_TOWARD_ZERO))
@@ -52,9 +76,12 @@ typedef bool (*mxp_s32_dequant_bias_f32_fn)(float *dst, const int32_t *acc, size
             int mode);                                                                                             \
     bool TWIN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, const float *bias,      \
               int mode);
+#define MXP_S32_REQUANT_F64(FN, ISA, TWIN)                                                                         \
+    size_t FN(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p);
 #include "kernels/requant-list.inc"
 #undef MXP_S32_REQUANT
 #undef MXP_S32_DEQUANT_F32
 #undef MXP_S32_DEQUANT_BIAS_F32
+#undef MXP_S32_REQUANT_F64
 
 #endif

@@ -40,7 +40,9 @@ static line lines[] = {
 #define MXP_S32_REQUANT(...)
 #define MXP_S32_DEQUANT_F32(f, isa, modes, twin) { #f, f, twin, NULL, NULL, isa, modes },
 #define MXP_S32_DEQUANT_BIAS_F32(...)
+#define MXP_S32_REQUANT_F64(...)
 #include "kernels/requant-list.inc"
+#undef MXP_S32_REQUANT_F64
 #undef MXP_S32_DEQUANT_F32
 #undef MXP_S32_DEQUANT_BIAS_F32
     { NULL, NULL, NULL, NULL, NULL, MXP_ISA_SCALAR, 0 },
@@ -52,7 +54,9 @@ static const struct {
 } biases[] = {
 #define MXP_S32_DEQUANT_F32(...)
 #define MXP_S32_DEQUANT_BIAS_F32(f, isa, modes, twin) { f, twin, isa },
+#define MXP_S32_REQUANT_F64(...)
 #include "kernels/requant-list.inc"
+#undef MXP_S32_REQUANT_F64
 #undef MXP_S32_REQUANT
 #undef MXP_S32_DEQUANT_F32
 #undef MXP_S32_DEQUANT_BIAS_F32

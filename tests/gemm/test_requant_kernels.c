@@ -32,7 +32,9 @@ static const named kernels[] = {
 #define MXP_S32_REQUANT(f, isa, twin) { #f, f, isa },
 #define MXP_S32_DEQUANT_F32(...)
 #define MXP_S32_DEQUANT_BIAS_F32(...)
+#define MXP_S32_REQUANT_F64(...)
 #include "kernels/requant-list.inc"
+#undef MXP_S32_REQUANT_F64
 #undef MXP_S32_REQUANT
 #undef MXP_S32_DEQUANT_F32
 #undef MXP_S32_DEQUANT_BIAS_F32
@@ -51,7 +53,9 @@ static const dequant dequants[] = {
 #define MXP_S32_REQUANT(...)
 #define MXP_S32_DEQUANT_F32(f, isa, modes, twin) { #f, f, twin, isa, modes },
 #define MXP_S32_DEQUANT_BIAS_F32(...)
+#define MXP_S32_REQUANT_F64(...)
 #include "kernels/requant-list.inc"
+#undef MXP_S32_REQUANT_F64
 #undef MXP_S32_DEQUANT_F32
 #undef MXP_S32_DEQUANT_BIAS_F32
     { NULL, NULL, NULL, MXP_ISA_SCALAR, 0 },
@@ -67,7 +71,9 @@ typedef struct dequant_bias {
 static const dequant_bias dequant_biases[] = {
 #define MXP_S32_DEQUANT_F32(...)
 #define MXP_S32_DEQUANT_BIAS_F32(f, isa, modes, twin) { #f, f, twin, isa, modes },
+#define MXP_S32_REQUANT_F64(...)
 #include "kernels/requant-list.inc"
+#undef MXP_S32_REQUANT_F64
 #undef MXP_S32_REQUANT
 #undef MXP_S32_DEQUANT_F32
 #undef MXP_S32_DEQUANT_BIAS_F32
@@ -163,6 +169,164 @@ static void test_requant_kernels_vs_oracle(void **state)
 }
 
 /* Exact halves: acc * m = (2t + 1) * 2^(s-1) for every mode and sign. */
+/* The float64 requantization lines (MXP_S32_REQUANT_F64) against their
+ * twin: random sums, scales of 1 to 24 bits with exponents -30..+5, alpha,
+ * biases per column and one, relu, clamp, zero points, both output
+ * ranges, lengths 0-41 at any start; and each stops before a lane whose
+ * product needs 54 bits or more (the twin at it, the vector at its block). */
+typedef struct named64 {
+    const char *name;
+    mxp_s32_requant_f64_fn fn, twin;
+    mxp_isa needs;
+} named64;
+
+static const named64 f64_kernels[] = {
+#define MXP_S32_REQUANT(...)
+#define MXP_S32_DEQUANT_F32(...)
+#define MXP_S32_DEQUANT_BIAS_F32(...)
+#define MXP_S32_REQUANT_F64(f, isa, twin) { #f, f, twin, isa },
+#include "kernels/requant-list.inc"
+#undef MXP_S32_REQUANT
+#undef MXP_S32_DEQUANT_F32
+#undef MXP_S32_DEQUANT_BIAS_F32
+#undef MXP_S32_REQUANT_F64
+};
+
+static void test_requant_f64_kernels_vs_twin(void **state)
+{
+    (void)state;
+    enum { MAXL = 41 };
+    uint64_t r64 = prng_seed(64);
+    int32_t acc[MAXL + 3];
+    double m[MAXL + 3], p[MAXL + 3], bias[MAXL + 3];
+    uint8_t d0[MAXL + 3], d1[MAXL + 3];
+    size_t runs = 0;
+    for (size_t k = 0; k < NELEMS(f64_kernels); k++) {
+        if (f64_kernels[k].needs > mxp_isa_supported())
+            continue;
+        for (int trial = 0; trial < 4000; trial++) {
+            const size_t len = (size_t)(prng_next(&r64) % (MAXL + 1)), off = (size_t)(prng_next(&r64) % 3);
+            const int big = trial % 7 == 0; /* sums and scales whose products pass 2^53 */
+            for (size_t q = 0; q < MAXL + 3; q++) {
+                const int bits = 1 + (int)(prng_next(&r64) % 24);
+                int64_t mm = (int64_t)(prng_next(&r64) >> (64 - bits)) | 1;
+                if (prng_next(&r64) % 9 == 0)
+                    mm = 0;
+                m[q] = (double)(prng_next(&r64) % 2 ? mm : -mm);
+                p[q] = ldexp(1.0, -30 + (int)(prng_next(&r64) % 36));
+                acc[q] = big && q % 5 == 3 ? INT32_MAX - (int32_t)(prng_next(&r64) % 9)
+                                           : (int32_t)(prng_next(&r64) % 2000001) - 1000000;
+                bias[q] = (prng_uniform(&r64) - 0.5) * 300;
+            }
+            if (big)
+                for (size_t q = 0; q < MAXL + 3; q++)
+                    m[q] = m[q] == 0 ? 0 : (m[q] > 0 ? 1 : -1) * (double)((1 << 23) + 1);
+            const int u8 = trial % 2, per_col = trial % 3 != 0;
+            const mxp_s32_requant_f64_params prm = {
+                m + off, p + off, per_col, trial % 4 ? 0.37 + prng_uniform(&r64) : 1.0,
+                trial % 5 == 1 ? NULL : bias + off, trial % 5 != 2, trial % 3 == 1, trial % 4 == 2, -20.5, 90.25,
+                u8 ? (int32_t)(prng_next(&r64) % 256) : (int32_t)(prng_next(&r64) % 256) - 128, u8 ? 0 : -128,
+                u8 ? 255 : 127 };
+            memset(d0, 0xa5, sizeof d0);
+            memset(d1, 0xa5, sizeof d1);
+            const size_t n0 = f64_kernels[k].fn(d0 + off, acc + off, len, &prm);
+            const size_t n1 = f64_kernels[k].twin(d1 + off, acc + off, len, &prm);
+            if (n0 > n1 || (n1 == len && n0 != len) || memcmp(d0 + off, d1 + off, n0))
+                fail_msg("%s: trial %d, len %zu: %zu and %zu done, or bytes differ from the twin", f64_kernels[k].name,
+                         trial, len, n0, n1);
+            for (size_t q = off + n0; q < MAXL + 3; q++) /* nothing written past what it did */
+                if (d0[q] != 0xa5)
+                    fail_msg("%s: trial %d wrote byte %zu past its %zu", f64_kernels[k].name, trial, q, n0);
+            runs++;
+        }
+    }
+    assert_true(runs >= 4000);
+}
+
+/* The twin's arithmetic by hand: 7 * 3 * 2^-2 * 0.5 + 1.25 = 3.875 -> 4;
+ * ties to even; relu; clamp; saturation; the stop at 2^53. */
+static void test_requant_f64_twin_values(void **state)
+{
+    (void)state;
+    const int32_t acc[5] = { 7, 5, -9, 1000000, INT32_MAX };
+    const double m = 3, p = 0.25, b = 1.25;
+    uint8_t d[5];
+    mxp_s32_requant_f64_params prm = { &m, &p, 0, 0.5, &b, 0, 0, 0, 0, 0, 10, 0, 255 };
+    assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 4, &prm), 4);
+    assert_int_equal(d[0], 14);  /* 3.875 -> 4, + 10 */
+    assert_int_equal(d[1], 13);  /* 3.125 -> 3 */
+    assert_int_equal(d[2], 8);   /* -3.375 + 1.25 = -2.125 -> -2, + 10 */
+    assert_int_equal(d[3], 255); /* saturated */
+    const double b2 = 0.5; /* 7 * 0.75 / 2 = 2.625 + 0.5 = 3.125; 5 -> 2.375 -> 2; -9 -> -2.875 -> -3 -> relu 0 */
+    prm.bias = &b2;
+    prm.relu = 1;
+    prm.zp = 0;
+    assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 3, &prm), 3);
+    assert_int_equal(d[0], 3);
+    assert_int_equal(d[1], 2);
+    assert_int_equal(d[2], 0);
+    const double mbig = (double)(1 << 23);
+    prm.m = &mbig; /* INT32_MAX * 2^23 > 2^53: stop there */
+    assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 5, &prm), 4);
+    const double half = 1, p1 = 1; /* ties to even: 2.5 -> 2, 3.5 -> 4 (alpha 0.5 on 5 and 7) */
+    const int32_t ties[2] = { 5, 7 };
+    mxp_s32_requant_f64_params t = { &half, &p1, 0, 0.5, NULL, 0, 0, 0, 0, 0, 0, 0, 255 };
+    assert_int_equal(mxp_s32_requant_f64__scalar(d, ties, 2, &t), 2);
+    assert_int_equal(d[0], 2);
+    assert_int_equal(d[1], 4);
+}
+
+/* The integer GEMM into int8/uint8 C with alpha, biases, relu and clamp:
+ * the same bytes through the kernel and through the general path (which
+ * counters select). */
+static void test_int8_gemm_requant_f64_path_is_the_general_one(void **state)
+{
+    (void)state;
+    enum { M = 9, N = 21, K = 33 };
+    uint8_t a[M * K];
+    int8_t b[K * N];
+    float scales[N];
+    double rb[M];
+    float cb[N];
+    uint64_t r64 = 77;
+    for (int t = 0; t < M * K; t++)
+        a[t] = (uint8_t)(prng_next(&r64) % 256);
+    for (int t = 0; t < K * N; t++)
+        b[t] = (int8_t)(prng_next(&r64) % 256 - 128);
+    for (int j = 0; j < N; j++) {
+        scales[j] = (float)(prng_uniform(&r64) * 0.01 + 1e-4);
+        cb[j] = (float)((prng_uniform(&r64) - 0.5) * 40);
+    }
+    for (int i = 0; i < M; i++)
+        rb[i] = (prng_uniform(&r64) - 0.5) * 40;
+    for (int v = 0; v < 8; v++) {
+        const mxp_dtype ct = v & 1 ? MXP_S8 : MXP_U8;
+        mxp_gemm_opts o = { .scales = scales, .n_scales = v & 2 ? N : 1, .a_zero_point = 128, .c_zero_point = 3,
+                            .activation = v & 4 ? MXP_ACT_RELU : MXP_ACT_NONE, .clamp = v == 5, .clamp_lo = -7,
+                            .clamp_hi = 60 };
+        if (v % 3 == 0) {
+            o.bias = cb;
+            o.bias_dtype = MXP_F32;
+            o.bias_kind = MXP_BIAS_PER_COL;
+        } else if (v % 3 == 1) {
+            o.bias = rb;
+            o.bias_dtype = MXP_F64;
+            o.bias_kind = MXP_BIAS_PER_ROW;
+        }
+        uint8_t c0[M * N], c1[M * N];
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 0.731, a, MXP_U8, K, b, MXP_S8, N, 0, c0, ct, N,
+                                  &o),
+                         MXP_OK);
+        mxp_convert_flags fl = { 0 };
+        o.convert.flags = &fl;
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 0.731, a, MXP_U8, K, b, MXP_S8, N, 0, c1, ct, N,
+                                  &o),
+                         MXP_OK);
+        if (memcmp(c0, c1, sizeof c0))
+            fail_msg("variant %d: the kernel's bytes differ from the general path's", v);
+    }
+}
+
 static void test_requant_ties(void **state)
 {
     (void)state;
@@ -307,6 +471,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_requant_kernels_vs_oracle),
         cmocka_unit_test(test_requant_ties),
+        cmocka_unit_test(test_requant_f64_kernels_vs_twin),
+        cmocka_unit_test(test_requant_f64_twin_values),
+        cmocka_unit_test(test_int8_gemm_requant_f64_path_is_the_general_one),
         cmocka_unit_test(test_dequant_f32_vs_convert),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,3 +76,39 @@ void mxp_s32_requant__avx512f(uint8_t *dst, const int32_t *acc, size_t len, cons
     default: run(dst, acc, len, m, shift, per_col, zp, lo, hi, MXP_ROUND_DOWN); break;
     }
 }
+
+/* mxp_s32_requant_f64__scalar on 8 float64 lanes: the products exact
+ * (checked below 2^53), vrndscalepd to nearest even, vpmovqb. */
+size_t mxp_s32_requant_f64__avx512f(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+{
+    const __m512d alpha = _mm512_set1_pd(p->alpha), big = _mm512_set1_pd(0x1p53), lim = _mm512_set1_pd(0x1p40);
+    const __m512d clo = _mm512_set1_pd(p->clamp_lo), chi = _mm512_set1_pd(p->clamp_hi), zero = _mm512_setzero_pd();
+    const __m512i z = _mm512_set1_epi64(p->zp), l = _mm512_set1_epi64(p->lo), h = _mm512_set1_epi64(p->hi);
+    __m512d mv = _mm512_set1_pd(p->m[0]), pv = _mm512_set1_pd(p->p[0]);
+    __m512d bv = _mm512_set1_pd(p->bias ? p->bias[0] : 0);
+    for (size_t q = 0; q < len; q += 8) {
+        const __mmask8 k = len - q >= 8 ? 0xff : (__mmask8)((1u << (len - q)) - 1);
+        if (p->per_col) {
+            mv = _mm512_maskz_loadu_pd(k, p->m + q);
+            pv = _mm512_maskz_loadu_pd(k, p->p + q);
+        }
+        const __m512d t0 = _mm512_mul_pd(_mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(k, acc + q)), mv);
+        if (_mm512_cmp_pd_mask(_mm512_abs_pd(t0), big, _CMP_NLT_UQ) & k)
+            return q;
+        __m512d t = _mm512_mul_pd(_mm512_mul_pd(t0, pv), alpha);
+        if (p->bias) {
+            if (p->bias_per_col)
+                bv = _mm512_maskz_loadu_pd(k, p->bias + q);
+            t = _mm512_add_pd(t, bv);
+        }
+        if (p->relu)
+            t = _mm512_max_pd(t, zero);
+        if (p->clamp)
+            t = _mm512_min_pd(_mm512_max_pd(t, clo), chi);
+        t = _mm512_min_pd(_mm512_max_pd(t, _mm512_sub_pd(zero, lim)), lim);
+        const __m512i v = _mm512_cvtpd_epi64(_mm512_roundscale_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        const __m512i x = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(v, z), l), h);
+        _mm512_mask_cvtepi64_storeu_epi8(dst + q, k, x);
+    }
+    return len;
+}

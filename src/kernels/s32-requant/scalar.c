@@ -1,5 +1,7 @@
 /* The reference: p = acc * m in int64 (|p| < 2^55), p / 2^shift rounded
  * exactly by the mode through a positive bias (so that shifts floor). */
+#include <stdbool.h>
+
 #include "kernels/requant-kernels.h"
 #include "mxp/convert.h"
 
@@ -27,4 +29,35 @@ void mxp_s32_requant__scalar(uint8_t *dst, const int32_t *acc, size_t len, const
         x = x < lo ? lo : x > hi ? hi : x;
         dst[q] = (uint8_t)(x & 0xff);
     }
+}
+
+/* round_to_int of src/gemm/int8-finish.c for nearest even (|t| < 2^40). */
+static inline int64_t round_even(double t)
+{
+    const int64_t q = (int64_t)t; /* toward zero */
+    const double r = t - (double)q;
+    const bool odd = q % 2 != 0;
+    return r > 0.5 || (r == 0.5 && odd) ? q + 1 : r < -0.5 || (r == -0.5 && odd) ? q - 1 : q;
+}
+
+size_t mxp_s32_requant_f64__scalar(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+{
+    for (size_t q = 0; q < len; q++) {
+        const size_t c = p->per_col ? q : 0;
+        const double t0 = (double)acc[q] * p->m[c];
+        if (!(t0 > -0x1p53 && t0 < 0x1p53))
+            return q;
+        double t = t0 * p->p[c] * p->alpha;
+        if (p->bias)
+            t += p->bias[p->bias_per_col ? q : 0];
+        if (p->relu)
+            t = t > 0 ? t : 0.0;
+        if (p->clamp)
+            t = t < p->clamp_lo ? p->clamp_lo : t > p->clamp_hi ? p->clamp_hi : t;
+        const int64_t v = t > -0x1p40 && t < 0x1p40 ? round_even(t) : t > 0 ? (int64_t)1 << 40 : -((int64_t)1 << 40);
+        int64_t x = v + p->zp;
+        x = x < p->lo ? p->lo : x > p->hi ? p->hi : x;
+        dst[q] = (uint8_t)(x & 0xff);
+    }
+    return len;
 }
