@@ -81,8 +81,7 @@ static mxp_status setup(run *u, const train_config *c)
     return st;
 }
 
-/* Fisher-Yates with the epoch's seed: every configuration sees the same batches. */
-static void shuffle(int64_t *order, int64_t n, uint64_t seed)
+void train_shuffle(int64_t *order, int64_t n, uint64_t seed)
 {
     for (int64_t i = 0; i < n; i++)
         order[i] = i;
@@ -155,17 +154,16 @@ static mxp_status monitor_step(run *u, int64_t step, int64_t n)
     return st;
 }
 
-/* One optimizer step through the scaler when there is one. */
-static mxp_status update(run *u, train_result *r)
+mxp_status train_update(mxp_optimizer *opt, mxp_loss_scaler *scaler, train_result *r)
 {
-    if (!u->scaler)
-        return mxp_optimizer_step(u->opt);
+    if (!scaler)
+        return mxp_optimizer_step(opt);
     bool stepped = false;
-    mxp_status st = mxp_loss_scaler_step(u->scaler, u->opt, &stepped);
+    mxp_status st = mxp_loss_scaler_step(scaler, opt, &stepped);
     if (st == MXP_OK)
-        st = mxp_loss_scaler_update(u->scaler);
+        st = mxp_loss_scaler_update(scaler);
     r->skipped += !stepped;
-    r->scale[r->nscale++] = mxp_loss_scaler_scale(u->scaler);
+    r->scale[r->nscale++] = mxp_loss_scaler_scale(scaler);
     return st;
 }
 
@@ -173,7 +171,7 @@ static mxp_status epoch(run *u, train_result *r, int e, double *loss_sum, double
 {
     const train_setup *s = u->s;
     const digits *d = u->d;
-    shuffle(u->order, d->n_train, s->seed * 7919u + (uint64_t)e);
+    train_shuffle(u->order, d->n_train, s->seed * 7919u + (uint64_t)e);
     double t0 = cli_now(), excluded = 0.0;
     *loss_sum = 0.0;
     for (int64_t off = 0; off < d->n_train; off += s->batch) {
@@ -195,7 +193,7 @@ static mxp_status epoch(run *u, train_result *r, int e, double *loss_sum, double
             excluded += cli_now() - m0;
         }
         if (st == MXP_OK)
-            st = update(u, r);
+            st = train_update(u->opt, u->scaler, r);
         if (st != MXP_OK)
             return st;
         *loss_sum += loss * (double)n;
@@ -224,9 +222,8 @@ static void count_bytes(const run *u, const train_config *c, train_result *r)
         r->act_bytes += u->s->batch * mxp_array_shape(m->act[l])[1] * (int64_t)mxp_array_itemsize(m->act[l]);
 }
 
-static mxp_status finish(run *u, train_result *r)
+mxp_status train_result_finish(const train_setup *s, train_result *r)
 {
-    const train_setup *s = u->s;
     double *t = malloc((size_t)s->epochs * sizeof *t);
     if (!t)
         return MXP_ERR_NO_MEMORY;
@@ -236,7 +233,13 @@ static mxp_status finish(run *u, train_result *r)
     free(t);
     r->final_loss = r->epoch_loss[s->epochs - 1];
     r->test_accuracy = r->epoch_acc[s->epochs - 1];
-    mxp_status st = MXP_OK;
+    return MXP_OK;
+}
+
+static mxp_status finish(run *u, train_result *r)
+{
+    const train_setup *s = u->s;
+    mxp_status st = train_result_finish(s, r);
     for (size_t i = 0; i < mxp_optimizer_param_count(u->opt) && st == MXP_OK; i++)
         st = mxp_array_astype(&r->weights[i], mxp_optimizer_master(u->opt, i), MXP_F32, NULL);
     const mxp_tensor_stats *rec = NULL;
@@ -265,6 +268,30 @@ static mxp_status finish(run *u, train_result *r)
     return st;
 }
 
+mxp_status train_result_alloc(const train_setup *s, const digits *d, train_result *r)
+{
+    const int64_t steps = s->epochs * ((d->n_train + s->batch - 1) / s->batch);
+    r->epoch_loss = calloc((size_t)s->epochs, sizeof(double));
+    r->epoch_acc = calloc((size_t)s->epochs, sizeof(double));
+    r->epoch_time = calloc((size_t)s->epochs, sizeof(double));
+    r->scale = calloc((size_t)steps + 1, sizeof(double));
+    return r->epoch_loss && r->epoch_acc && r->epoch_time && r->scale ? MXP_OK : MXP_ERR_NO_MEMORY;
+}
+
+void train_progress(const train_setup *s, const train_config *c, const train_result *r, int e,
+                    const mxp_loss_scaler *scaler)
+{
+    if (!s->progress)
+        return;
+    char scale[40] = "";
+    if (scaler)
+        snprintf(scale, sizeof scale, "  scale 2^%.0f, %lld skipped", log2(mxp_loss_scaler_scale(scaler)),
+                 (long long)r->skipped);
+    fprintf(s->progress, "  %-26s epoch %3d/%d  loss %8.4f  test %6.2f%%  %6.3f s%s\n", c->name, e + 1, s->epochs,
+            r->epoch_loss[e], 100.0 * r->epoch_acc[e], r->epoch_time[e], scale);
+    fflush(s->progress);
+}
+
 mxp_status train_run(const train_setup *s, const digits *d, const train_config *c, train_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -276,27 +303,17 @@ mxp_status train_run(const train_setup *s, const digits *d, const train_config *
     memset(&u, 0, sizeof u);
     u.s = s;
     u.d = d;
-    const int64_t steps = s->epochs * ((d->n_train + s->batch - 1) / s->batch);
-    r->epoch_loss = calloc((size_t)s->epochs, sizeof(double));
-    r->epoch_acc = calloc((size_t)s->epochs, sizeof(double));
-    r->epoch_time = calloc((size_t)s->epochs, sizeof(double));
-    r->scale = calloc((size_t)steps + 1, sizeof(double));
-    mxp_status st = r->epoch_loss && r->epoch_acc && r->epoch_time && r->scale ? setup(&u, c) : MXP_ERR_NO_MEMORY;
+    mxp_status st = train_result_alloc(s, d, r);
+    if (st == MXP_OK)
+        st = setup(&u, c);
     for (int e = 0; e < s->epochs && st == MXP_OK; e++) {
         double sum = 0.0;
         st = epoch(&u, r, e, &sum, &r->epoch_time[e]);
         r->epoch_loss[e] = sum / (double)d->n_train;
         if (st == MXP_OK)
             st = test_accuracy(&u, &r->epoch_acc[e]);
-        if (st == MXP_OK && s->progress) {
-            char scale[40] = "";
-            if (u.scaler)
-                snprintf(scale, sizeof scale, "  scale 2^%.0f, %lld skipped", log2(mxp_loss_scaler_scale(u.scaler)),
-                         (long long)r->skipped);
-            fprintf(s->progress, "  %-26s epoch %3d/%d  loss %8.4f  test %6.2f%%  %6.3f s%s\n", c->name, e + 1,
-                    s->epochs, r->epoch_loss[e], 100.0 * r->epoch_acc[e], r->epoch_time[e], scale);
-            fflush(s->progress);
-        }
+        if (st == MXP_OK)
+            train_progress(s, c, r, e, u.scaler);
     }
     if (st == MXP_OK) {
         count_bytes(&u, c, r);

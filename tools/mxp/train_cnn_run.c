@@ -1,0 +1,213 @@
+/* mxp train --model cnn: one training configuration of the CNN end to end
+ * — SGD with momentum on float32 masters (mxp_optimizer), the loss scaler
+ * when asked, epochs over shuffled batches with batch norm on the batch's
+ * statistics, test accuracy on the running ones. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "train.h"
+
+void cnn_default_setup(train_setup *s)
+{
+    memset(s, 0, sizeof *s);
+    s->epochs = 10;
+    s->batch = 64;
+    s->lr = 0.05;
+    s->momentum = 0.9;
+    s->weight_decay = 5e-4;
+    s->cosine = true;
+    s->loss_weight = 0x1p-20;
+    s->growth_interval = 20;
+    s->seed = 1;
+}
+
+/* What one run holds while it trains. */
+typedef struct run {
+    const train_setup *s;
+    const digits *d;
+    mxp_autocast *ac;
+    cnn *c;
+    mxp_optimizer *opt;
+    mxp_loss_scaler *scaler;
+    mxp_array *init[CNN_CONVS + 2];
+    int64_t *order, *test_rows;
+    int32_t *labels;
+    int64_t step, steps;
+} run;
+
+static void run_free(run *u)
+{
+    cnn_free(u->c);
+    mxp_autocast_free(u->ac);
+    mxp_optimizer_free(u->opt);
+    mxp_loss_scaler_free(u->scaler);
+    for (int i = 0; i < CNN_CONVS + 2; i++)
+        mxp_array_free(u->init[i]);
+    free(u->order);
+    free(u->test_rows);
+    free(u->labels);
+}
+
+/* The He-initialized masters: each conv's w, the head's w and b (the batch
+ * norm parameters start as their arrays, gamma 1 and beta 0). */
+static const mxp_array *master_init(const run *u, int param)
+{
+    if (param >= 3 * CNN_CONVS)
+        return u->init[CNN_CONVS + param - 3 * CNN_CONVS];
+    return param % 3 == 0 ? u->init[param / 3] : NULL;
+}
+
+static mxp_status setup(run *u, const train_config *c)
+{
+    const train_setup *s = u->s;
+    mxp_status st = mxp_autocast_create(&u->ac, c->policy);
+    if (st == MXP_OK)
+        st = cnn_create(&u->c, u->ac, s->batch);
+    if (st == MXP_OK)
+        st = cnn_init_params(u->c, s->seed, u->init);
+    /* SGD is linear in the gradient: dividing lr by the loss weight (and
+     * multiplying the L2 decay, which is added to the gradient, by it) trains
+     * the weighted loss exactly as the plain one */
+    mxp_optimizer_opts oo = { .lr = s->lr / s->loss_weight, .momentum = s->momentum,
+                              .weight_decay = s->weight_decay * s->loss_weight,
+                              .master = c->master ? MXP_MASTER_AUTO : MXP_MASTER_NONE, .rounding = c->rounding,
+                              .seed = s->seed };
+    if (st == MXP_OK)
+        st = mxp_optimizer_create(&u->opt, MXP_OPTIM_SGD, &oo);
+    mxp_array *params[CNN_PARAMS], *grads[CNN_PARAMS];
+    if (st == MXP_OK)
+        cnn_params(u->c, params, grads);
+    for (int i = 0; i < CNN_PARAMS && st == MXP_OK; i++)
+        st = mxp_optimizer_add_param(u->opt, params[i], grads[i], master_init(u, i));
+    mxp_loss_scaler_opts so = { .growth_interval = s->growth_interval };
+    if (st == MXP_OK && c->scaler)
+        st = mxp_loss_scaler_create(&u->scaler, &so);
+    u->order = malloc((size_t)u->d->n_train * sizeof *u->order);
+    u->test_rows = malloc((size_t)u->d->n_test * sizeof *u->test_rows);
+    u->labels = malloc((size_t)s->batch * sizeof *u->labels);
+    if (st == MXP_OK && (!u->order || !u->test_rows || !u->labels))
+        st = MXP_ERR_NO_MEMORY;
+    return st;
+}
+
+static mxp_status test_accuracy(run *u, double *acc)
+{
+    const digits *d = u->d;
+    int64_t hits = 0;
+    for (int64_t i = 0; i < d->n_test; i++)
+        u->test_rows[i] = i;
+    for (int64_t off = 0; off < d->n_test; off += u->s->batch) {
+        const int64_t n = d->n_test - off < u->s->batch ? d->n_test - off : u->s->batch;
+        int64_t h = 0;
+        double loss;
+        mxp_status st = cnn_set_input(u->c, d->x_test, u->test_rows + off, n);
+        if (st == MXP_OK)
+            st = cnn_forward(u->c, n, false);
+        if (st == MXP_OK)
+            st = cnn_loss(u->c, n, d->y_test + off, 0.0, &loss, &h);
+        if (st != MXP_OK)
+            return st;
+        hits += h;
+    }
+    *acc = (double)hits / (double)d->n_test;
+    return MXP_OK;
+}
+
+/* The learning rate of the next step: lr, or lr (1 + cos(pi t / T)) / 2. */
+static mxp_status schedule(run *u)
+{
+    const train_setup *s = u->s;
+    if (!s->cosine)
+        return MXP_OK;
+    const double pi = 3.14159265358979323846, t = (double)u->step / (double)u->steps;
+    return mxp_optimizer_set_lr(u->opt, s->lr / s->loss_weight * 0.5 * (1.0 + cos(pi * t)));
+}
+
+static mxp_status epoch(run *u, train_result *r, int e, double *loss_sum, double *seconds)
+{
+    const train_setup *s = u->s;
+    const digits *d = u->d;
+    train_shuffle(u->order, d->n_train, s->seed * 7919u + (uint64_t)e);
+    const double t0 = cli_now();
+    *loss_sum = 0.0;
+    for (int64_t off = 0; off < d->n_train; off += s->batch) {
+        const int64_t n = d->n_train - off < s->batch ? d->n_train - off : s->batch;
+        for (int64_t i = 0; i < n; i++)
+            u->labels[i] = d->y_train[u->order[off + i]];
+        const double seed = s->loss_weight * (u->scaler ? mxp_loss_scaler_scale(u->scaler) : 1.0);
+        double loss = 0.0;
+        mxp_status st = cnn_set_input(u->c, d->x_train, u->order + off, n);
+        if (st == MXP_OK)
+            st = cnn_forward(u->c, n, true);
+        if (st == MXP_OK)
+            st = cnn_loss(u->c, n, u->labels, seed, &loss, NULL);
+        if (st == MXP_OK)
+            st = cnn_backward(u->c, n);
+        if (st == MXP_OK)
+            st = schedule(u);
+        if (st == MXP_OK)
+            st = train_update(u->opt, u->scaler, r);
+        if (st != MXP_OK)
+            return st;
+        *loss_sum += loss * (double)n;
+        r->steps++;
+        u->step++;
+    }
+    *seconds = cli_now() - t0;
+    return MXP_OK;
+}
+
+/* Bytes of the parameters (compute copy + float32 master where kept) and
+ * of one batch's activations (the images, each conv's output and batch
+ * norm's, the pooled features and the logits). */
+static void count_bytes(run *u, const train_config *c, train_result *r)
+{
+    mxp_array *params[CNN_PARAMS], *grads[CNN_PARAMS];
+    cnn_params(u->c, params, grads);
+    for (int i = 0; i < CNN_PARAMS; i++) {
+        const int64_t size = (int64_t)mxp_array_itemsize(params[i]);
+        r->weight_bytes += mxp_array_size(params[i]) * (size + (c->master && size < 4 ? 4 : 0));
+    }
+    const cnn *m = u->c;
+    r->act_bytes = mxp_array_size(m->x) * (int64_t)mxp_array_itemsize(m->x);
+    for (int i = 0; i < CNN_CONVS; i++)
+        r->act_bytes += mxp_array_size(m->conv[i].z) * (int64_t)mxp_array_itemsize(m->conv[i].z) +
+                        mxp_array_size(m->conv[i].y) * (int64_t)mxp_array_itemsize(m->conv[i].y);
+    for (int l = 0; l <= 1; l++)
+        r->act_bytes += mxp_array_size(m->head->act[l]) * (int64_t)mxp_array_itemsize(m->head->act[l]);
+}
+
+mxp_status cnn_run(const train_setup *s, const digits *d, const train_config *c, train_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->config = c;
+    if (d->features != CNN_PIXELS || d->classes != 10 || d->n_train < 1 || d->n_test < 1 || s->batch < 1 ||
+        s->epochs < 1)
+        return MXP_ERR_INVALID_ARGUMENT;
+    run u;
+    memset(&u, 0, sizeof u);
+    u.s = s;
+    u.d = d;
+    u.steps = s->epochs * ((d->n_train + s->batch - 1) / s->batch);
+    mxp_status st = train_result_alloc(s, d, r);
+    if (st == MXP_OK)
+        st = setup(&u, c);
+    for (int e = 0; e < s->epochs && st == MXP_OK; e++) {
+        double sum = 0.0;
+        st = epoch(&u, r, e, &sum, &r->epoch_time[e]);
+        r->epoch_loss[e] = sum / (double)d->n_train;
+        if (st == MXP_OK)
+            st = test_accuracy(&u, &r->epoch_acc[e]);
+        if (st == MXP_OK)
+            train_progress(s, c, r, e, u.scaler);
+    }
+    if (st == MXP_OK) {
+        count_bytes(&u, c, r);
+        st = train_result_finish(s, r);
+    }
+    run_free(&u);
+    return st;
+}
