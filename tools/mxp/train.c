@@ -334,7 +334,7 @@ static void json_training(const options *o, const train_result *r)
     printf(",\n     \"loss_scale\": ");
     json_array(r->scale, r->nscale, 1.0);
     if (o->cnn) { /* no monitor */
-        printf("}");
+        printf(",\n     \"weights_hash\": \"%016llx\"}", (unsigned long long)r->weights_hash);
         return;
     }
     printf(",\n     \"grad_flags\": [");

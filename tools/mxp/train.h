@@ -202,6 +202,8 @@ typedef struct train_result {
                                                     in values that flush to zero in the matmul dtype */
     mxp_array *weights[2 * MLP_MAX_LAYERS];      /* trained float32 masters (w0, b0, ...) */
     char *monitor_json, *monitor_text;           /* the monitor's reports */
+    uint64_t weights_hash;                       /* CNN: FNV-1a of the trained float32 masters and
+                                                    running statistics (bit-for-bit repeatability) */
 } train_result;
 
 extern const train_config train_configs[5];

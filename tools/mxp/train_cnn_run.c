@@ -180,6 +180,27 @@ static void count_bytes(run *u, const train_config *c, train_result *r)
         r->act_bytes += mxp_array_size(m->head->act[l]) * (int64_t)mxp_array_itemsize(m->head->act[l]);
 }
 
+static uint64_t fnv1a(uint64_t h, const mxp_array *a)
+{
+    const unsigned char *p = mxp_array_data(a);
+    const size_t n = (size_t)mxp_array_size(a) * mxp_array_itemsize(a);
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The trained state's fingerprint: every float32 master, then each batch
+ * norm's running mean and variance. */
+static uint64_t weights_hash(const run *u)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < mxp_optimizer_param_count(u->opt); i++)
+        h = fnv1a(h, mxp_optimizer_master(u->opt, i));
+    for (int i = 0; i < CNN_CONVS; i++)
+        h = fnv1a(fnv1a(h, u->c->conv[i].mean), u->c->conv[i].var);
+    return h;
+}
+
 mxp_status cnn_run(const train_setup *s, const digits *d, const train_config *c, train_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -206,6 +227,7 @@ mxp_status cnn_run(const train_setup *s, const digits *d, const train_config *c,
     }
     if (st == MXP_OK) {
         count_bytes(&u, c, r);
+        r->weights_hash = weights_hash(&u);
         st = train_result_finish(s, r);
     }
     run_free(&u);
