@@ -458,6 +458,25 @@ static int run_all(const options *o, const char *dir, const digits *d)
     return rc;
 }
 
+/* The lines above the progress: the network, the recipe, the data. */
+static void print_header(const options *o, const char *dir, const digits *d)
+{
+    const train_setup *s = &o->s;
+    if (o->cnn)
+        fprintf(s->progress, "mxp train: CNN, a conv-bn-relu stem, residual blocks of 16 and 32 channels, global "
+                "average pooling and a linear head (NHWC); SGD lr %g (%s) momentum %g weight decay %g, batch %lld, "
+                "%d epochs, seed %llu\ndata: %s: %lld training and %lld test images (mxp.models.cnn.split()); loss "
+                "weighted by %g\n\n", s->lr, s->cosine ? "cosine schedule" : "constant", s->momentum,
+                s->weight_decay, (long long)s->batch, s->epochs, (unsigned long long)s->seed, dir,
+                (long long)d->n_train, (long long)d->n_test, s->loss_weight);
+    else
+        fprintf(s->progress, "mxp train: MLP %lld-%lld-%lld-%lld (relu), SGD lr %g momentum %g, batch %lld, %d epochs, "
+                "seed %llu\ndata: %s: %lld training and %lld test images; loss weighted by %g\n\n",
+                (long long)s->sizes[0], (long long)s->sizes[1], (long long)s->sizes[2], (long long)s->sizes[3], s->lr,
+                s->momentum, (long long)s->batch, s->epochs, (unsigned long long)s->seed, dir, (long long)d->n_train,
+                (long long)d->n_test, s->loss_weight);
+}
+
 int cli_train(int argc, char **argv)
 {
     options o;
@@ -473,29 +492,16 @@ int cli_train(int argc, char **argv)
     }
     digits d;
     char err[512];
-    mxp_status st = o.cnn ? digits_load_cnn(&d, dir, err, sizeof err) : digits_load(&d, dir, 0.2, o.s.seed, err,
-                                                                                    sizeof err);
+    mxp_status st = o.cnn ? digits_load_cnn(&d, dir, err, sizeof err)
+                          : digits_load(&d, dir, 0.2, o.s.seed, err, sizeof err);
     if (st != MXP_OK) {
         fprintf(stderr, "mxp train: %s\n", err);
         return CLI_FAILED;
     }
-    o.s.progress = o.json ? stderr : stdout;
-    const train_setup *s = &o.s;
-    if (o.cnn)
-        fprintf(o.s.progress, "mxp train: CNN, a conv-bn-relu stem, residual blocks of 16 and 32 channels, global "
-                "average pooling and a linear head (NHWC); SGD lr %g (%s) momentum %g weight decay %g, batch %lld, "
-                "%d epochs, seed %llu\ndata: %s: %lld training and %lld test images (mxp.models.cnn.split()); loss "
-                "weighted by %g\n\n", s->lr, s->cosine ? "cosine schedule" : "constant", s->momentum,
-                s->weight_decay, (long long)s->batch, s->epochs, (unsigned long long)s->seed, dir,
-                (long long)d.n_train, (long long)d.n_test, s->loss_weight);
-    else
-        train_fit_setup(&o.s, &d);
     if (!o.cnn)
-        fprintf(o.s.progress, "mxp train: MLP %lld-%lld-%lld-%lld (relu), SGD lr %g momentum %g, batch %lld, %d epochs, "
-            "seed %llu\ndata: %s: %lld training and %lld test images; loss weighted by %g\n\n",
-            (long long)s->sizes[0], (long long)s->sizes[1], (long long)s->sizes[2], (long long)s->sizes[3], s->lr,
-            s->momentum, (long long)s->batch, s->epochs, (unsigned long long)s->seed, dir, (long long)d.n_train,
-            (long long)d.n_test, s->loss_weight);
+        train_fit_setup(&o.s, &d);
+    o.s.progress = o.json ? stderr : stdout;
+    print_header(&o, dir, &d);
     rc = run_all(&o, dir, &d);
     digits_free(&d);
     return rc;
