@@ -222,19 +222,31 @@ void train_fit_setup(train_setup *s, const digits *d);
 mxp_status train_run(const train_setup *s, const digits *d, const train_config *c, train_result *r);
 void train_result_free(train_result *r);
 
-/* The pieces of a run that both networks' runs use: */
+/* ---- the loop both networks train in (train_loop.c) ----------------------- */
+
+/* A network and what updates it.  Exactly one of m and c. */
+typedef struct train_net {
+    mlp *m;
+    cnn *c;
+    mxp_optimizer *opt;
+    mxp_loss_scaler *scaler; /* NULL: none */
+    /* called after the backward pass of each epoch's first step, its time
+     * left out of the epoch's (NULL: none): the MLP's monitor */
+    mxp_status (*observe)(void *ctx, int64_t step, int64_t n);
+    void *ctx;
+} train_net;
+
 /* Fisher-Yates over 0..n-1 with seed: every configuration sees the same batches. */
 void train_shuffle(int64_t *order, int64_t n, uint64_t seed);
-/* r's per-epoch and per-step arrays for s's epochs over d's training split. */
-mxp_status train_result_alloc(const train_setup *s, const digits *d, train_result *r);
-/* One optimizer step, through the scaler when there is one (its scale and
- * skipped steps recorded in r). */
-mxp_status train_update(mxp_optimizer *opt, mxp_loss_scaler *scaler, train_result *r);
-/* Epoch e's line on s->progress (if any). */
-void train_progress(const train_setup *s, const train_config *c, const train_result *r, int e,
-                    const mxp_loss_scaler *scaler);
-/* The median epoch time, the last epoch's loss and accuracy. */
-mxp_status train_result_finish(const train_setup *s, train_result *r);
+/* s->epochs epochs over d's training split, shuffled by seed * 7919 +
+ * epoch, in batches of s->batch: forward (training), the loss seeded with
+ * the loss weight times the scaler's scale, backward, observe, the cosine
+ * learning rate when s->cosine, one update (through the scaler, whose
+ * scale r records); after each epoch the test accuracy and the progress
+ * line.  Fills r's curves, steps, skipped, epoch_s, final_loss and
+ * test_accuracy (r zeroed by the caller, its config set). */
+mxp_status train_loop(const train_setup *s, const digits *d, const train_config *c, const train_net *t,
+                      train_result *r);
 
 /* ---- the CNN's runs (train_cnn_run.c) ------------------------------------- */
 

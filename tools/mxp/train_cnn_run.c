@@ -1,13 +1,13 @@
 /* mxp train --model cnn: one training configuration of the CNN end to end
- * — SGD with momentum on float32 masters (mxp_optimizer), the loss scaler
- * when asked, epochs over shuffled batches with batch norm on the batch's
- * statistics, test accuracy on the running ones. */
+ * — SGD with momentum and weight decay on float32 masters (mxp_optimizer),
+ * the loss scaler when asked; the epochs in train_loop.c (batch norm on
+ * the batch's statistics while training, on the running ones for the test
+ * accuracy). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "train.h"
 
 void cnn_default_setup(train_setup *s)
@@ -33,9 +33,6 @@ typedef struct run {
     mxp_optimizer *opt;
     mxp_loss_scaler *scaler;
     mxp_array *init[CNN_CONVS + 2];
-    int64_t *order, *test_rows;
-    int32_t *labels;
-    int64_t step, steps;
 } run;
 
 static void run_free(run *u)
@@ -46,9 +43,6 @@ static void run_free(run *u)
     mxp_loss_scaler_free(u->scaler);
     for (int i = 0; i < CNN_CONVS + 2; i++)
         mxp_array_free(u->init[i]);
-    free(u->order);
-    free(u->test_rows);
-    free(u->labels);
 }
 
 /* The He-initialized masters: each conv's w, the head's w and b (the batch
@@ -85,79 +79,7 @@ static mxp_status setup(run *u, const train_config *c)
     mxp_loss_scaler_opts so = { .growth_interval = s->growth_interval };
     if (st == MXP_OK && c->scaler)
         st = mxp_loss_scaler_create(&u->scaler, &so);
-    u->order = malloc((size_t)u->d->n_train * sizeof *u->order);
-    u->test_rows = malloc((size_t)u->d->n_test * sizeof *u->test_rows);
-    u->labels = malloc((size_t)s->batch * sizeof *u->labels);
-    if (st == MXP_OK && (!u->order || !u->test_rows || !u->labels))
-        st = MXP_ERR_NO_MEMORY;
     return st;
-}
-
-static mxp_status test_accuracy(run *u, double *acc)
-{
-    const digits *d = u->d;
-    int64_t hits = 0;
-    for (int64_t i = 0; i < d->n_test; i++)
-        u->test_rows[i] = i;
-    for (int64_t off = 0; off < d->n_test; off += u->s->batch) {
-        const int64_t n = d->n_test - off < u->s->batch ? d->n_test - off : u->s->batch;
-        int64_t h = 0;
-        double loss;
-        mxp_status st = cnn_set_input(u->c, d->x_test, u->test_rows + off, n);
-        if (st == MXP_OK)
-            st = cnn_forward(u->c, n, false);
-        if (st == MXP_OK)
-            st = cnn_loss(u->c, n, d->y_test + off, 0.0, &loss, &h);
-        if (st != MXP_OK)
-            return st;
-        hits += h;
-    }
-    *acc = (double)hits / (double)d->n_test;
-    return MXP_OK;
-}
-
-/* The learning rate of the next step: lr, or lr (1 + cos(pi t / T)) / 2. */
-static mxp_status schedule(run *u)
-{
-    const train_setup *s = u->s;
-    if (!s->cosine)
-        return MXP_OK;
-    const double pi = 3.14159265358979323846, t = (double)u->step / (double)u->steps;
-    return mxp_optimizer_set_lr(u->opt, s->lr / s->loss_weight * 0.5 * (1.0 + cos(pi * t)));
-}
-
-static mxp_status epoch(run *u, train_result *r, int e, double *loss_sum, double *seconds)
-{
-    const train_setup *s = u->s;
-    const digits *d = u->d;
-    train_shuffle(u->order, d->n_train, s->seed * 7919u + (uint64_t)e);
-    const double t0 = cli_now();
-    *loss_sum = 0.0;
-    for (int64_t off = 0; off < d->n_train; off += s->batch) {
-        const int64_t n = d->n_train - off < s->batch ? d->n_train - off : s->batch;
-        for (int64_t i = 0; i < n; i++)
-            u->labels[i] = d->y_train[u->order[off + i]];
-        const double seed = s->loss_weight * (u->scaler ? mxp_loss_scaler_scale(u->scaler) : 1.0);
-        double loss = 0.0;
-        mxp_status st = cnn_set_input(u->c, d->x_train, u->order + off, n);
-        if (st == MXP_OK)
-            st = cnn_forward(u->c, n, true);
-        if (st == MXP_OK)
-            st = cnn_loss(u->c, n, u->labels, seed, &loss, NULL);
-        if (st == MXP_OK)
-            st = cnn_backward(u->c, n);
-        if (st == MXP_OK)
-            st = schedule(u);
-        if (st == MXP_OK)
-            st = train_update(u->opt, u->scaler, r);
-        if (st != MXP_OK)
-            return st;
-        *loss_sum += loss * (double)n;
-        r->steps++;
-        u->step++;
-    }
-    *seconds = cli_now() - t0;
-    return MXP_OK;
 }
 
 /* Bytes of the parameters (compute copy + float32 master where kept) and
@@ -212,23 +134,13 @@ mxp_status cnn_run(const train_setup *s, const digits *d, const train_config *c,
     memset(&u, 0, sizeof u);
     u.s = s;
     u.d = d;
-    u.steps = s->epochs * ((d->n_train + s->batch - 1) / s->batch);
-    mxp_status st = train_result_alloc(s, d, r);
+    mxp_status st = setup(&u, c);
+    const train_net t = { .c = u.c, .opt = u.opt, .scaler = u.scaler };
     if (st == MXP_OK)
-        st = setup(&u, c);
-    for (int e = 0; e < s->epochs && st == MXP_OK; e++) {
-        double sum = 0.0;
-        st = epoch(&u, r, e, &sum, &r->epoch_time[e]);
-        r->epoch_loss[e] = sum / (double)d->n_train;
-        if (st == MXP_OK)
-            st = test_accuracy(&u, &r->epoch_acc[e]);
-        if (st == MXP_OK)
-            train_progress(s, c, r, e, u.scaler);
-    }
+        st = train_loop(s, d, c, &t, r);
     if (st == MXP_OK) {
         count_bytes(&u, c, r);
         r->weights_hash = weights_hash(&u);
-        st = train_result_finish(s, r);
     }
     run_free(&u);
     return st;
