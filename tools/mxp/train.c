@@ -371,7 +371,7 @@ static void json_cnn_head(const options *o, const char *dir, const digits *d)
     const train_setup *s = &o->s;
     printf("{\"setup\": {\"model\": \"cnn\", \"layout\": \"NHWC\", \"layers\": [");
     for (int i = 0; i < CNN_CONVS; i++)
-        printf("%s\"%s\"", i ? ", " : "", cnn_layer_names[i]);
+        printf("%s\"%s\"", i ? ", " : "", cnn_conv_name(i));
     printf(", \"fc\"], \"parameters\": %d, \"init\": \"he_normal\", \"optimizer\": \"sgd\", \"lr\": %g, "
            "\"schedule\": \"%s\", \"momentum\": %g, \"weight_decay\": %g, \"batch\": %lld, \"epochs\": %d, "
            "\"loss_weight\": %g, \"scaler_growth_interval\": %lld, \"seed\": %llu, \"threads\": %d},\n",

@@ -120,8 +120,8 @@ void train_relu_mask(mxp_array *grad, const mxp_array *out, int64_t count);
  * dtypes. */
 
 enum { CNN_CONVS = 6, CNN_PARAMS = 3 * CNN_CONVS + 2, CNN_PARAMETERS = 19706 /* values */ };
-/* "stem", "block1.a", ... (the torch module's names) in cnn.conv's order */
-extern const char *const cnn_layer_names[CNN_CONVS];
+/* Conv i's name, "stem", "block1.a", ... (the torch module's) in cnn.conv's order; NULL out of range. */
+const char *cnn_conv_name(int i);
 
 typedef struct cnn_conv {
     const char *name;                /* "stem", "block1.a", ... (the torch module's) */

@@ -20,8 +20,11 @@ static const cnn_conv layout[CNN_CONVS] = {
     CONV("block2.b", 32, 32, 3, 1, 1, 4, 3), CONV("block2.down", 16, 32, 1, 2, 0, 4, 2),
 };
 #undef CONV
-const char *const cnn_layer_names[CNN_CONVS] = { "stem", "block1.a", "block1.b", "block2.a", "block2.b",
-                                                 "block2.down" };
+
+const char *cnn_conv_name(int i)
+{
+    return i >= 0 && i < CNN_CONVS ? layout[i].name : NULL;
+}
 enum { STEM, B1A, B1B, B2A, B2B, B2D, FEATURES = 32, CLASSES = 10 };
 
 static mxp_status conv_arrays(cnn_conv *v, mxp_dtype mm, mxp_dtype ew, mxp_dtype norm, int64_t batch)
@@ -154,7 +157,7 @@ static void views_free(views *w)
     w->n = 0;
 }
 
-/* A new view of w: v of a (the first n images), or a reshaped to shape. */
+/* Records v, a new view (NULL once *st is not MXP_OK), to be freed with w's others. */
 static mxp_array *keep(views *w, mxp_array *v, mxp_status *st)
 {
     if (*st == MXP_OK)
@@ -227,16 +230,19 @@ mxp_status cnn_forward(cnn *c, int64_t n, bool training)
 {
     if (n < 1 || n > c->max_batch)
         return MXP_ERR_INVALID_ARGUMENT;
-    /* (conv, residual added before its relu; -2: no relu) in the order they run */
-    static const int steps[CNN_CONVS][2] = { { STEM, -1 }, { B1A, -1 }, { B1B, STEM }, { B2A, -1 },
-                                             { B2B, -2 }, { B2D, -2 } };
+    /* the conv-bns in the order they run, each followed (relu) by y = relu(y + y_add), add -1: y = relu(y) */
+    static const struct {
+        int conv, add;
+        bool relu;
+    } plan[CNN_CONVS] = { { STEM, -1, true }, { B1A, -1, true }, { B1B, STEM, true },
+                          { B2A, -1, true },  { B2B, -1, false }, { B2D, -1, false } };
     mxp_status st = MXP_OK;
     for (int s = 0; s < CNN_CONVS && st == MXP_OK; s++) {
-        st = unit_forward(c, steps[s][0], n, training);
-        if (st == MXP_OK && steps[s][1] > -2)
-            st = relu_sum(c, steps[s][0], steps[s][1], n);
+        st = unit_forward(c, plan[s].conv, n, training);
+        if (st == MXP_OK && plan[s].relu)
+            st = relu_sum(c, plan[s].conv, plan[s].add, n);
     }
-    if (st == MXP_OK)
+    if (st == MXP_OK) /* block2's output: relu(b + down) */
         st = relu_sum(c, B2B, B2D, n);
     views w = { .n = 0 };
     const mxp_array *y = first(&w, c->conv[B2B].y, n, &st);
