@@ -136,8 +136,8 @@ FUZZ_SOURCES = $(wildcard src/core/*.c src/convert/*.c src/array/*.c src/io/*.c)
 FUZZ_FLAGS = -std=c11 -g -O1 -Wall -Wextra -fsanitize=address,undefined -fno-sanitize-recover=all \
   -Iinclude -Isrc -Itools/mxp
 FUZZ_LIB_SOURCES = $(wildcard src/*/*.c src/kernels/*/scalar.c)
-FUZZ_TOOL_SOURCES = $(addprefix tools/mxp/,train.c train_data.c train_mlp.c train_run.c train_ptq.c \
-  quant_gemm.c quant_gemm_pipeline.c cli.c cli_json.c cli_progress.c)
+FUZZ_TOOL_SOURCES = $(addprefix tools/mxp/,train.c train_data.c train_mlp.c train_run.c train_loop.c train_ptq.c \
+  train_cnn.c train_cnn_run.c quant_gemm.c quant_gemm_pipeline.c cli.c cli_json.c cli_progress.c)
 FUZZ_OBJECTS = $(patsubst %.c,build-fuzz/obj/%.o,$(FUZZ_LIB_SOURCES) $(FUZZ_TOOL_SOURCES))
 FUZZ_TARGETS = train_data quant_gemm_inputs safetensors
 .SECONDARY: $(FUZZ_OBJECTS)

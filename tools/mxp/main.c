@@ -22,7 +22,7 @@ static const cli_command commands[] = {
     { "show", cli_show, "print a .npy file's array as NumPy prints it" },
     { "cast", cli_cast, "convert a .npy or .safetensors file to another dtype: mxp cast IN OUT --to bf16" },
     { "quant-gemm", cli_quant_gemm, "the int8 pipeline: calibrate, quantize, int8 GEMM, vs float32 GEMM" },
-    { "train", cli_train, "mixed-precision training of an MLP on the digits: fp32/bf16/fp16, loss scaling, int8/fp8" },
+    { "train", cli_train, "mixed-precision training of an MLP (--model cnn: a CNN) on the digits: fp32/bf16/fp16, loss scaling, int8/fp8" },
     { "analyze", cli_analyze, "error of a .npy file (each tensor of a .safetensors) in each float dtype; the smallest meeting --require" },
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };

@@ -1,7 +1,9 @@
-/* mxp train: the demo network — an MLP classifier on the digits, written on
- * mxp_gemm with its epilogue — its data, training configurations and
- * post-training quantization.  Not part of the library: it shows the
- * library's training layer (include/mxp/train.h) at work. */
+/* mxp train: the demo networks — an MLP classifier on the digits, written on
+ * mxp_gemm with its epilogue, and the ResNet-style CNN of mxp.models.cnn on
+ * mxp's convolution, batch norm and pooling — their data, training
+ * configurations and the MLP's post-training quantization.  Not part of
+ * the library: it shows the library's training layer (include/mxp/train.h)
+ * at work. */
 #ifndef MXP_TOOLS_TRAIN_H
 #define MXP_TOOLS_TRAIN_H
 
@@ -11,6 +13,11 @@
 
 enum { MLP_MAX_LAYERS = 4 };
 
+/* The CNN's images and split (mxp.models.cnn): 8x8 pixels; of the digits'
+ * 1797 images, the first 450 of numpy.random.default_rng(2026).permutation
+ * are held out (of other data, the same share). */
+enum { CNN_SIDE = 8, CNN_PIXELS = 64, CNN_HELD_OUT = 450, CNN_DIGITS = 1797, CNN_SPLIT_SEED = 2026 };
+
 /* ---- the data (train_data.c) ------------------------------------------- */
 
 /* The digits split once by a seeded shuffle: images as float32 in [0, 1]
@@ -19,6 +26,7 @@ typedef struct digits {
     int64_t n_train, n_test, features, classes;
     float *x_train, *x_test; /* rows of `features` values */
     int32_t *y_train, *y_test;
+    int64_t *test_rows; /* the row of the files each test image comes from */
 } digits;
 
 enum { DIGITS_MIN_ROWS = 10, DIGITS_MAX_FEATURES = 65536 };
@@ -34,7 +42,16 @@ mxp_status digits_load(digits *d, const char *dir, double test_share, uint64_t s
  * tests/fuzz/fuzz_train_data.c); messages name "(buffer)/digits_x.npy". */
 mxp_status digits_load_buffers(digits *d, const void *x, size_t x_size, const void *y, size_t y_size,
                                double test_share, uint64_t seed, char *err, size_t err_size);
+/* The same files split as mxp.models.cnn.split() splits them: the first
+ * round(n 450 / 1797) rows of numpy.random.default_rng(2026).permutation(n)
+ * are the test split, the others (in that order) the training split; the
+ * images must have 64 columns (8x8). */
+mxp_status digits_load_cnn(digits *d, const char *dir, char *err, size_t err_size);
 void digits_free(digits *d);
+/* numpy.random.default_rng(seed).permutation(n) (NumPy's PCG64 seeded by
+ * SeedSequence, Generator.shuffle's draws) into order[0..n), bit for bit,
+ * for 1 <= n <= 2^32. */
+void numpy_permutation(int64_t *order, int64_t n, uint32_t seed);
 /* The first directory of the list that holds the files: NULL if none. */
 const char *digits_find_dir(void);
 
@@ -64,6 +81,7 @@ typedef struct mlp {
                                             its cast to the matmul dtype */
     mxp_array *ones;                     /* max_batch ones: bias gradients as a GEMM */
     double *zbuf;                        /* max_batch x classes, float64 */
+    bool input_grad;                     /* the backward pass also gives dact[0] */
 } mlp;
 
 /* sizes[0] inputs, sizes[nlayers] classes.  Parameters are zero. */
@@ -80,6 +98,68 @@ mxp_status mlp_forward(mlp *m, int64_t n);
  * grad_seed * loss into dact[nlayers] (the backward pass starts there). */
 mxp_status mlp_loss(mlp *m, int64_t n, const int32_t *labels, double grad_seed, double *loss, int64_t *correct);
 mxp_status mlp_backward(mlp *m, int64_t n);
+/* From now on mlp_backward also writes the gradient of the input into
+ * dact[0] (in act[0]'s dtype): the MLP as a head on another network. */
+mxp_status mlp_enable_input_grad(mlp *m);
+/* relu's backward: grad[i] = 0 where out[i] is not > 0 (the first count
+ * elements of both, C-contiguous, any float dtypes). */
+void train_relu_mask(mxp_array *grad, const mxp_array *out, int64_t count);
+
+/* ---- the CNN (train_cnn.c) ------------------------------------------------
+ * mxp.models.cnn's network, NHWC (the implicit GEMM of a convolution then
+ * spans the whole batch; NCHW makes one GEMM call per image): a stem conv
+ * 3x3 1->16 + batch norm + relu; block1 relu(bn(conv(relu(bn(conv x)))) +
+ * x) at 16 channels; block2 the same at 32 channels, stride 2, with a 1x1
+ * stride-2 conv + bn shortcut; global average pooling; a linear head 32->10
+ * (an mlp of one layer, whose loss is the MLP's).  Dtypes from an autocast
+ * policy: conv weights, conv inputs and outputs and the head in the matmul
+ * dtype (float32 accumulation); batch norm outputs, relu and the residual
+ * sums in the elementwise dtype; batch norm's parameters and running
+ * statistics in the normalization dtype (float32 in every policy here),
+ * computed in float64 by mxp_batch_norm; gradients in their tensors'
+ * dtypes. */
+
+enum { CNN_CONVS = 6, CNN_PARAMS = 3 * CNN_CONVS + 2, CNN_PARAMETERS = 19706 /* values */ };
+/* Conv i's name, "stem", "block1.a", ... (the torch module's) in cnn.conv's order; NULL out of range. */
+const char *cnn_conv_name(int i);
+
+typedef struct cnn_conv {
+    const char *name;                /* "stem", "block1.a", ... (the torch module's) */
+    int64_t cin, cout, k, stride, pad, side; /* side: the output's height and width */
+    int input;                       /* the conv whose y is the input; -1: the images */
+    mxp_array *w, *gw;               /* OHWI [cout, k, k, cin], matmul dtype */
+    mxp_array *gamma, *beta, *ggamma, *gbeta, *mean, *var; /* [cout], normalization dtype */
+    mxp_array *z;                    /* the conv's output [B, side, side, cout]: batch norm's input */
+    mxp_array *y;                    /* batch norm's output; relu and residual sums in place */
+} cnn_conv;
+
+typedef struct cnn {
+    cnn_conv conv[CNN_CONVS]; /* stem, block1.a, block1.b, block2.a, block2.b, block2.down */
+    mlp *head;                /* act[0] the pooled features, dact[0] their gradient */
+    mxp_dtype dt_matmul, dt_elementwise, dt_norm;
+    int64_t max_batch;
+    mxp_array *x;             /* the images [B, 8, 8, 1], matmul dtype */
+} cnn;
+
+mxp_status cnn_create(cnn **out, const mxp_autocast *policy, int64_t max_batch);
+void cnn_free(cnn *c);
+/* He-normal float32 conv weights N(0, 2 / (k k cin)) and head weights
+ * N(0, 2 / 32), seeded per tensor, zero head bias: CNN_CONVS + 2 new arrays
+ * (the convs' w, then the head's w and b) for the caller to free. */
+mxp_status cnn_init_params(const cnn *c, uint64_t seed, mxp_array **params);
+/* x = rows of images (float32, 64 values each), rounded once. */
+mxp_status cnn_set_input(cnn *c, const float *images, const int64_t *rows, int64_t n);
+/* training: batch norm on the batch's statistics (the running ones
+ * updated); else on the running statistics. */
+mxp_status cnn_forward(cnn *c, int64_t n, bool training);
+/* The loss of the logits: mlp_loss of the head. */
+mxp_status cnn_loss(cnn *c, int64_t n, const int32_t *labels, double grad_seed, double *loss, int64_t *correct);
+/* After a training forward pass and cnn_loss with a grad_seed: every gw,
+ * ggamma, gbeta and the head's gradients. */
+mxp_status cnn_backward(cnn *c, int64_t n);
+/* The parameters in the optimizer's order (each conv's w, gamma, beta;
+ * the head's w, b) and their gradients. */
+void cnn_params(cnn *c, mxp_array **params, mxp_array **grads);
 
 /* ---- training configurations (train_run.c) ------------------------------ */
 
@@ -89,6 +169,8 @@ typedef struct train_setup {
     int nlayers;
     int64_t sizes[MLP_MAX_LAYERS + 1];
     double lr, momentum;
+    double weight_decay;     /* SGD's L2 decay (scaled by the loss weight as the gradients) */
+    bool cosine;             /* the learning rate follows a cosine from lr to 0 over the steps */
     double loss_weight;      /* the loss is multiplied by this (and lr divided) */
     int64_t growth_interval; /* the loss scaler's */
     uint64_t seed;
@@ -120,6 +202,8 @@ typedef struct train_result {
                                                     in values that flush to zero in the matmul dtype */
     mxp_array *weights[2 * MLP_MAX_LAYERS];      /* trained float32 masters (w0, b0, ...) */
     char *monitor_json, *monitor_text;           /* the monitor's reports */
+    uint64_t weights_hash;                       /* CNN: FNV-1a of the trained float32 masters and
+                                                    running statistics (bit-for-bit repeatability) */
 } train_result;
 
 extern const train_config train_configs[5];
@@ -137,6 +221,42 @@ void train_fit_setup(train_setup *s, const digits *d);
 
 mxp_status train_run(const train_setup *s, const digits *d, const train_config *c, train_result *r);
 void train_result_free(train_result *r);
+
+/* ---- the loop both networks train in (train_loop.c) ----------------------- */
+
+/* A network and what updates it.  Exactly one of m and c. */
+typedef struct train_net {
+    mlp *m;
+    cnn *c;
+    mxp_optimizer *opt;
+    mxp_loss_scaler *scaler; /* NULL: none */
+    /* called after the backward pass of each epoch's first step, its time
+     * left out of the epoch's (NULL: none): the MLP's monitor */
+    mxp_status (*observe)(void *ctx, int64_t step, int64_t n);
+    void *ctx;
+} train_net;
+
+/* Fisher-Yates over 0..n-1 with seed: every configuration sees the same batches. */
+void train_shuffle(int64_t *order, int64_t n, uint64_t seed);
+/* s->epochs epochs over d's training split, shuffled by seed * 7919 +
+ * epoch, in batches of s->batch: forward (training), the loss seeded with
+ * the loss weight times the scaler's scale, backward, observe, the cosine
+ * learning rate when s->cosine, one update (through the scaler, whose
+ * scale r records); after each epoch the test accuracy and the progress
+ * line.  Fills r's curves, steps, skipped, epoch_s, final_loss and
+ * test_accuracy (r zeroed by the caller, its config set). */
+mxp_status train_loop(const train_setup *s, const digits *d, const train_config *c, const train_net *t,
+                      train_result *r);
+
+/* ---- the CNN's runs (train_cnn_run.c) ------------------------------------- */
+
+/* The setup of `mxp train --model cnn`: SGD lr 0.05 momentum 0.9 weight
+ * decay 5e-4 with a cosine schedule, batch 64, 10 epochs, loss weight
+ * 2^-20, scaler growth interval 20, seed 1. */
+void cnn_default_setup(train_setup *s);
+/* One configuration from He-initialized weights (seed) on d, which
+ * digits_load_cnn split; r->weights stays empty. */
+mxp_status cnn_run(const train_setup *s, const digits *d, const train_config *c, train_result *r);
 
 /* ---- post-training quantization and float8 inference (train_ptq.c) ------ */
 

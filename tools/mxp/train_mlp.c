@@ -218,7 +218,7 @@ mxp_status mlp_loss(mlp *m, int64_t n, const int32_t *labels, double grad_seed, 
 
 /* relu's backward: the gradient is zeroed where the output is not > 0 (a
  * positive float is not all zero bits and has its top bit clear). */
-static void relu_mask(mxp_array *grad, const mxp_array *out, int64_t count)
+void train_relu_mask(mxp_array *grad, const mxp_array *out, int64_t count)
 {
     const size_t size = mxp_array_itemsize(out), gsize = mxp_array_itemsize(grad);
     const unsigned char *o = mxp_array_data(out);
@@ -256,18 +256,29 @@ static mxp_status layer_backward(mlp *m, int l, int64_t n)
         st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 1, (size_t)y->out, (size_t)n, 1.0, mxp_array_data(m->ones),
                       mxp_array_dtype(m->ones), (size_t)n, mxp_array_data(dz), zdt, (size_t)y->out, 0.0,
                       mxp_array_data(y->gb), mxp_array_dtype(y->gb), (size_t)y->out, NULL);
-    if (st == MXP_OK && l > 0)
+    if (st == MXP_OK && (l > 0 || m->input_grad))
         st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)n, (size_t)y->in, (size_t)y->out, 1.0, mxp_array_data(dz), zdt,
                       (size_t)y->out, mxp_array_data(y->w), mxp_array_dtype(y->w), (size_t)y->out, 0.0,
                       mxp_array_data(m->dact[l]), mxp_array_dtype(m->dact[l]), (size_t)y->in, NULL);
     return st;
 }
 
+mxp_status mlp_enable_input_grad(mlp *m)
+{
+    if (!m->dact[0]) {
+        mxp_status st = new_array(&m->dact[0], mxp_array_dtype(m->act[0]), m->max_batch, m->layer[0].in);
+        if (st != MXP_OK)
+            return st;
+    }
+    m->input_grad = true;
+    return MXP_OK;
+}
+
 mxp_status mlp_backward(mlp *m, int64_t n)
 {
     for (int l = m->nlayers - 1; l >= 0; l--) {
         if (l + 1 < m->nlayers)
-            relu_mask(m->dact[l + 1], m->act[l + 1], n * m->layer[l].out);
+            train_relu_mask(m->dact[l + 1], m->act[l + 1], n * m->layer[l].out);
         mxp_status st = layer_backward(m, l, n);
         if (st != MXP_OK)
             return st;

@@ -1,12 +1,11 @@
-/* mxp train: one training configuration end to end — the MLP, SGD with
+/* mxp train: one training configuration of the MLP end to end — SGD with
  * momentum on master weights (mxp_optimizer), the loss scaler when asked,
- * the stability monitor, epochs over shuffled batches, test accuracy. */
+ * the stability monitor; the epochs in train_loop.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "train.h"
 
 const train_config train_configs[5] = {
@@ -27,8 +26,6 @@ typedef struct run {
     mxp_loss_scaler *scaler;
     mxp_monitor *mon;
     mxp_array *init[2 * MLP_MAX_LAYERS];
-    int64_t *order, *test_rows;
-    int32_t *labels;
 } run;
 
 static void run_free(run *u)
@@ -40,9 +37,6 @@ static void run_free(run *u)
     mxp_monitor_free(u->mon);
     for (int i = 0; i < 2 * MLP_MAX_LAYERS; i++)
         mxp_array_free(u->init[i]);
-    free(u->order);
-    free(u->test_rows);
-    free(u->labels);
 }
 
 static mxp_status setup(run *u, const train_config *c)
@@ -73,52 +67,7 @@ static mxp_status setup(run *u, const train_config *c)
     mxp_monitor_opts mo = { .target = u->m->dt_matmul, .vanishing_norm = 1e-7 * s->loss_weight };
     if (st == MXP_OK)
         st = mxp_monitor_create(&u->mon, &mo);
-    u->order = malloc((size_t)u->d->n_train * sizeof *u->order);
-    u->test_rows = malloc((size_t)u->d->n_test * sizeof *u->test_rows);
-    u->labels = malloc((size_t)s->batch * sizeof *u->labels);
-    if (st == MXP_OK && (!u->order || !u->test_rows || !u->labels))
-        st = MXP_ERR_NO_MEMORY;
     return st;
-}
-
-/* Fisher-Yates with the epoch's seed: every configuration sees the same batches. */
-static void shuffle(int64_t *order, int64_t n, uint64_t seed)
-{
-    for (int64_t i = 0; i < n; i++)
-        order[i] = i;
-    uint64_t state = seed;
-    for (int64_t i = n - 1; i > 0; i--) {
-        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        const int64_t j = (int64_t)(z % (uint64_t)(i + 1)), t = order[i];
-        order[i] = order[j];
-        order[j] = t;
-    }
-}
-
-static mxp_status test_accuracy(run *u, double *acc)
-{
-    const digits *d = u->d;
-    int64_t hits = 0;
-    for (int64_t i = 0; i < d->n_test; i++)
-        u->test_rows[i] = i;
-    for (int64_t off = 0; off < d->n_test; off += u->s->batch) {
-        const int64_t n = d->n_test - off < u->s->batch ? d->n_test - off : u->s->batch;
-        int64_t h = 0;
-        double loss;
-        mxp_status st = mlp_set_input(u->m, d->x_test, u->test_rows + off, n);
-        if (st == MXP_OK)
-            st = mlp_forward(u->m, n);
-        if (st == MXP_OK)
-            st = mlp_loss(u->m, n, d->y_test + off, 0.0, &loss, &h);
-        if (st != MXP_OK)
-            return st;
-        hits += h;
-    }
-    *acc = (double)hits / (double)d->n_test;
-    return MXP_OK;
 }
 
 /* The first n rows of a (a view). */
@@ -130,8 +79,9 @@ static mxp_status rows_of(mxp_array **out, const mxp_array *a, int64_t n)
 
 /* The monitor's view of one step: the loss gradient before its cast, each
  * layer's weights, output and weight gradient. */
-static mxp_status monitor_step(run *u, int64_t step, int64_t n)
+static mxp_status monitor_step(void *ctx, int64_t step, int64_t n)
 {
+    run *u = ctx;
     mxp_array *v = NULL;
     mxp_status st = rows_of(&v, u->m->dlogits_loss, n);
     if (st == MXP_OK)
@@ -155,62 +105,6 @@ static mxp_status monitor_step(run *u, int64_t step, int64_t n)
     return st;
 }
 
-/* One optimizer step through the scaler when there is one. */
-static mxp_status update(run *u, train_result *r)
-{
-    if (!u->scaler)
-        return mxp_optimizer_step(u->opt);
-    bool stepped = false;
-    mxp_status st = mxp_loss_scaler_step(u->scaler, u->opt, &stepped);
-    if (st == MXP_OK)
-        st = mxp_loss_scaler_update(u->scaler);
-    r->skipped += !stepped;
-    r->scale[r->nscale++] = mxp_loss_scaler_scale(u->scaler);
-    return st;
-}
-
-static mxp_status epoch(run *u, train_result *r, int e, double *loss_sum, double *seconds)
-{
-    const train_setup *s = u->s;
-    const digits *d = u->d;
-    shuffle(u->order, d->n_train, s->seed * 7919u + (uint64_t)e);
-    double t0 = cli_now(), excluded = 0.0;
-    *loss_sum = 0.0;
-    for (int64_t off = 0; off < d->n_train; off += s->batch) {
-        const int64_t n = d->n_train - off < s->batch ? d->n_train - off : s->batch;
-        for (int64_t i = 0; i < n; i++)
-            u->labels[i] = d->y_train[u->order[off + i]];
-        const double seed = s->loss_weight * (u->scaler ? mxp_loss_scaler_scale(u->scaler) : 1.0);
-        double loss = 0.0;
-        mxp_status st = mlp_set_input(u->m, d->x_train, u->order + off, n);
-        if (st == MXP_OK)
-            st = mlp_forward(u->m, n);
-        if (st == MXP_OK)
-            st = mlp_loss(u->m, n, u->labels, seed, &loss, NULL);
-        if (st == MXP_OK)
-            st = mlp_backward(u->m, n);
-        if (st == MXP_OK && off == 0) { /* the monitor's time is not the training's */
-            const double m0 = cli_now();
-            st = monitor_step(u, r->steps, n);
-            excluded += cli_now() - m0;
-        }
-        if (st == MXP_OK)
-            st = update(u, r);
-        if (st != MXP_OK)
-            return st;
-        *loss_sum += loss * (double)n;
-        r->steps++;
-    }
-    *seconds = cli_now() - t0 - excluded;
-    return MXP_OK;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Bytes of the weights (compute copy + float32 master where kept) and of
  * one batch's activations (every layer's input and the logits). */
 static void count_bytes(const run *u, const train_config *c, train_result *r)
@@ -227,15 +121,6 @@ static void count_bytes(const run *u, const train_config *c, train_result *r)
 static mxp_status finish(run *u, train_result *r)
 {
     const train_setup *s = u->s;
-    double *t = malloc((size_t)s->epochs * sizeof *t);
-    if (!t)
-        return MXP_ERR_NO_MEMORY;
-    memcpy(t, r->epoch_time, (size_t)s->epochs * sizeof *t);
-    qsort(t, (size_t)s->epochs, sizeof *t, cmp_double);
-    r->epoch_s = s->epochs % 2 ? t[s->epochs / 2] : 0.5 * (t[s->epochs / 2 - 1] + t[s->epochs / 2]);
-    free(t);
-    r->final_loss = r->epoch_loss[s->epochs - 1];
-    r->test_accuracy = r->epoch_acc[s->epochs - 1];
     mxp_status st = MXP_OK;
     for (size_t i = 0; i < mxp_optimizer_param_count(u->opt) && st == MXP_OK; i++)
         st = mxp_array_astype(&r->weights[i], mxp_optimizer_master(u->opt, i), MXP_F32, NULL);
@@ -276,45 +161,14 @@ mxp_status train_run(const train_setup *s, const digits *d, const train_config *
     memset(&u, 0, sizeof u);
     u.s = s;
     u.d = d;
-    const int64_t steps = s->epochs * ((d->n_train + s->batch - 1) / s->batch);
-    r->epoch_loss = calloc((size_t)s->epochs, sizeof(double));
-    r->epoch_acc = calloc((size_t)s->epochs, sizeof(double));
-    r->epoch_time = calloc((size_t)s->epochs, sizeof(double));
-    r->scale = calloc((size_t)steps + 1, sizeof(double));
-    mxp_status st = r->epoch_loss && r->epoch_acc && r->epoch_time && r->scale ? setup(&u, c) : MXP_ERR_NO_MEMORY;
-    for (int e = 0; e < s->epochs && st == MXP_OK; e++) {
-        double sum = 0.0;
-        st = epoch(&u, r, e, &sum, &r->epoch_time[e]);
-        r->epoch_loss[e] = sum / (double)d->n_train;
-        if (st == MXP_OK)
-            st = test_accuracy(&u, &r->epoch_acc[e]);
-        if (st == MXP_OK && s->progress) {
-            char scale[40] = "";
-            if (u.scaler)
-                snprintf(scale, sizeof scale, "  scale 2^%.0f, %lld skipped", log2(mxp_loss_scaler_scale(u.scaler)),
-                         (long long)r->skipped);
-            fprintf(s->progress, "  %-26s epoch %3d/%d  loss %8.4f  test %6.2f%%  %6.3f s%s\n", c->name, e + 1,
-                    s->epochs, r->epoch_loss[e], 100.0 * r->epoch_acc[e], r->epoch_time[e], scale);
-            fflush(s->progress);
-        }
-    }
+    mxp_status st = setup(&u, c);
+    const train_net t = { .m = u.m, .opt = u.opt, .scaler = u.scaler, .observe = monitor_step, .ctx = &u };
+    if (st == MXP_OK)
+        st = train_loop(s, d, c, &t, r);
     if (st == MXP_OK) {
         count_bytes(&u, c, r);
         st = finish(&u, r);
     }
     run_free(&u);
     return st;
-}
-
-void train_result_free(train_result *r)
-{
-    free(r->epoch_loss);
-    free(r->epoch_acc);
-    free(r->epoch_time);
-    free(r->scale);
-    for (int i = 0; i < 2 * MLP_MAX_LAYERS; i++)
-        mxp_array_free(r->weights[i]);
-    mxp_free(r->monitor_json);
-    mxp_free(r->monitor_text);
-    memset(r, 0, sizeof *r);
 }
