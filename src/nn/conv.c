@@ -238,6 +238,34 @@ static mxp_status gemm_nchw_quant(const conv_plan *c, char *y, char *panel)
     return st;
 }
 
+/* NCHW float32 depthwise through the NHWC loops (a channel's sums are the
+ * same sequence either way: the same bits): x transposed to NHWC, the
+ * output back, by the x32 transpose kernel; NCHW's planes took a kernel
+ * call per window offset and output row of each channel. */
+static mxp_status depthwise_via_nhwc(const nn_window *win, const conv_plan *c, const float *wf, char *y)
+{
+    const nn_geom *g = &c->g;
+    const int64_t hw = g->h * g->w, ohw = g->oh * g->ow;
+    const size_t xb = (size_t)(g->n * hw * g->c) * 4, yb = (size_t)(g->n * ohw * g->c) * 4;
+    char *buf = mxp_workspace_get(xb + yb + 1); /* kept for the next call */
+    if (!buf)
+        return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the NHWC copies of a depthwise convolution");
+    const mxp_isa isa = mxp_isa_current();
+    for (int64_t n = 0; n < g->n; n++) /* [C][HW] -> [HW][C] */
+        mxp_x32_transpose_kernel(isa, (size_t)g->c)(c->x + (size_t)(n * g->c * hw) * 4, (size_t)hw * 4, (size_t)g->c,
+                                                    (size_t)hw, buf + (size_t)(n * hw * g->c) * 4, (size_t)g->c);
+    nn_window w2 = *win;
+    w2.g.nhwc = true;
+    mxp_array ya = { .dtype = MXP_F32, .data = buf + xb };
+    const mxp_status st = nn_dwconv_f32(&w2, (const float *)(const void *)buf, wf, &ya);
+    for (int64_t n = 0; n < g->n && st == MXP_OK; n++) /* [OHW][C] -> [C][OHW] */
+        mxp_x32_transpose_kernel(isa, (size_t)ohw)(buf + xb + (size_t)(n * ohw * g->c) * 4, (size_t)g->c * 4,
+                                                   (size_t)ohw, (size_t)g->c, y + (size_t)(n * g->c * ohw) * 4,
+                                                   (size_t)ohw);
+    mxp_workspace_put(buf);
+    return st;
+}
+
 /* Depthwise: the weights as [kh][kw][c] and the bias in float64. */
 static mxp_status depthwise(const conv_plan *c, mxp_array *y)
 {
@@ -263,7 +291,10 @@ static mxp_status depthwise(const conv_plan *c, mxp_array *y)
         float *wf = (float *)(void *)buf;
         for (int64_t t = 0; t < kk * g->c; t++)
             wf[t] = (float)wk[t];
-        st = nn_dwconv_f32(&win, (const float *)(const void *)c->x, wf, y);
+        if (!g->nhwc && y->dtype == MXP_F32 && !((uintptr_t)y->data % sizeof(float)))
+            st = depthwise_via_nhwc(&win, c, wf, y->data);
+        else
+            st = nn_dwconv_f32(&win, (const float *)(const void *)c->x, wf, y);
     } else {
         const mxp_array xa = { .dtype = c->xt, .data = (void *)c->x };
         st = nn_window_run(&win, &xa, y);
