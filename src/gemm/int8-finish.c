@@ -223,7 +223,8 @@ static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t le
 static mxp_status rq64_init(mxp_int8_finish *f, const mxp_gemm_opts *o, size_t n)
 {
     const bool act = o->activation == MXP_ACT_NONE || o->activation == MXP_ACT_RELU;
-    if (!is_int8(f->ct) || f->shifts || f->beta != 0 || !isfinite(f->alpha) || !act || o->convert.flags ||
+    if (!(is_int8(f->ct) || (f->ct == MXP_F32 && !f->plain)) || f->shifts || f->beta != 0 || !isfinite(f->alpha) ||
+        !act || o->convert.flags ||
         o->convert.rounding != MXP_ROUND_NEAREST_EVEN)
         return MXP_OK;
     if (o->bias && o->bias_kind != MXP_BIAS_PER_COL && o->bias_kind != MXP_BIAS_PER_ROW)
@@ -248,7 +249,7 @@ static mxp_status rq64_init(mxp_int8_finish *f, const mxp_gemm_opts *o, size_t n
     f->rq_bias = nb ? buf + 2 * ns : NULL;
     f->rq = (mxp_s32_requant_f64_params){ f->rq_m, f->rq_p, f->per_col, f->alpha, NULL, nb != 0,
                                           o->activation == MXP_ACT_RELU, o->clamp, o->clamp_lo, o->clamp_hi,
-                                          f->zp, f->lo, f->hi };
+                                          f->zp, f->lo, f->hi, f->ct == MXP_F32 };
     f->rq64 = mxp_s32_requant_f64_kernel(mxp_isa_current());
     return MXP_OK;
 }
@@ -257,6 +258,22 @@ void mxp_int8_finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc
 {
     const mxp_int8_finish *f = ctx;
     const int32_t *w = wb;
+    if (f->rq64 && !(f->o->bias && !f->rq_bias)) { /* the kernel row by row, its parameters set once */
+        mxp_s32_requant_f64_params prm = f->rq;
+        if (f->per_col) {
+            prm.m += j0;
+            prm.p += j0;
+        }
+        if (f->rq_bias)
+            prm.bias = f->rq_bias + j0;
+        for (size_t r = 0; r < mc; r++) {
+            unsigned char *crow = f->c + ((i0 + r) * f->ldc + j0) * f->cs;
+            const size_t done = f->rq64(crow, w + r * ldw, nc, &prm);
+            for (size_t q = done; q < nc; q += CHUNK) /* from the lane that needs rounding to odd */
+                finish_chunk(f, i0 + r, j0 + q, nc - q < CHUNK ? nc - q : CHUNK, w + r * ldw + q);
+        }
+        return;
+    }
     for (size_t r = 0; r < mc; r++)
         for (size_t q = 0; q < nc; q += CHUNK)
             finish_chunk(f, i0 + r, j0 + q, nc - q < CHUNK ? nc - q : CHUNK, w + r * ldw + q);

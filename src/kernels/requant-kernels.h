@@ -44,6 +44,8 @@ typedef bool (*mxp_s32_dequant_bias_f32_fn)(float *dst, const int32_t *acc, size
  *   t = (acc m) p        exact: the kernel stops before a lane with |acc m| >= 2^53
  *   t = t alpha (+ bias) (relu: t > 0 ? t : 0) (clamp: into [clamp_lo, clamp_hi])
  *   dst = clamp(round_even(t) + zp, lo, hi)   (|t| beyond 2^40 as +-2^40)
+ *   or, f32: dst = t rounded to float32, nearest even (a float32 C; dst then
+ *   holds floats)
  * m, p: a scale as m * p (m an odd integer or 0, p a power of two), len
  * entries (per_col) or one; bias: NULL, len entries (bias_per_col) or one,
  * finite.  Returns how many elements it did (all of len, or up to a block
@@ -57,6 +59,7 @@ typedef struct mxp_s32_requant_f64_params {
     int bias_per_col, relu, clamp;
     double clamp_lo, clamp_hi;
     int32_t zp, lo, hi;
+    int f32;
 } mxp_s32_requant_f64_params;
 typedef size_t (*mxp_s32_requant_f64_fn)(uint8_t *dst, const int32_t *acc, size_t len,
                                          const mxp_s32_requant_f64_params *p);

@@ -199,7 +199,7 @@ static void test_requant_f64_kernels_vs_twin(void **state)
     uint64_t r64 = prng_seed(64);
     int32_t acc[MAXL + 3];
     double m[MAXL + 3], p[MAXL + 3], bias[MAXL + 3];
-    uint8_t d0[MAXL + 3], d1[MAXL + 3];
+    uint8_t d0[4 * (MAXL + 3)], d1[4 * (MAXL + 3)];
     size_t runs = 0;
     for (size_t k = 0; k < NELEMS(f64_kernels); k++) {
         if (f64_kernels[k].needs > mxp_isa_supported())
@@ -221,20 +221,21 @@ static void test_requant_f64_kernels_vs_twin(void **state)
             if (big)
                 for (size_t q = 0; q < MAXL + 3; q++)
                     m[q] = m[q] == 0 ? 0 : (m[q] > 0 ? 1 : -1) * (double)((1 << 23) + 1);
-            const int u8 = trial % 2, per_col = trial % 3 != 0;
+            const int u8 = trial % 2, per_col = trial % 3 != 0, f32 = trial % 8 >= 6;
+            const size_t es = f32 ? 4 : 1; /* bytes an output */
             const mxp_s32_requant_f64_params prm = {
                 m + off, p + off, per_col, trial % 4 ? 0.37 + prng_uniform(&r64) : 1.0,
                 trial % 5 == 1 ? NULL : bias + off, trial % 5 != 2, trial % 3 == 1, trial % 4 == 2, -20.5, 90.25,
                 u8 ? (int32_t)(prng_next(&r64) % 256) : (int32_t)(prng_next(&r64) % 256) - 128, u8 ? 0 : -128,
-                u8 ? 255 : 127 };
+                u8 ? 255 : 127, f32 };
             memset(d0, 0xa5, sizeof d0);
             memset(d1, 0xa5, sizeof d1);
-            const size_t n0 = f64_kernels[k].fn(d0 + off, acc + off, len, &prm);
-            const size_t n1 = f64_kernels[k].twin(d1 + off, acc + off, len, &prm);
-            if (n0 > n1 || (n1 == len && n0 != len) || memcmp(d0 + off, d1 + off, n0))
+            const size_t n0 = f64_kernels[k].fn(d0 + off * es, acc + off, len, &prm);
+            const size_t n1 = f64_kernels[k].twin(d1 + off * es, acc + off, len, &prm);
+            if (n0 > n1 || (n1 == len && n0 != len) || memcmp(d0 + off * es, d1 + off * es, n0 * es))
                 fail_msg("%s: trial %d, len %zu: %zu and %zu done, or bytes differ from the twin", f64_kernels[k].name,
                          trial, len, n0, n1);
-            for (size_t q = off + n0; q < MAXL + 3; q++) /* nothing written past what it did */
+            for (size_t q = (off + n0) * es; q < sizeof d0; q++) /* nothing written past what it did */
                 if (d0[q] != 0xa5)
                     fail_msg("%s: trial %d wrote byte %zu past its %zu", f64_kernels[k].name, trial, q, n0);
             runs++;
@@ -251,7 +252,7 @@ static void test_requant_f64_twin_values(void **state)
     const int32_t acc[5] = { 7, 5, -9, 1000000, INT32_MAX };
     const double m = 3, p = 0.25, b = 1.25;
     uint8_t d[5];
-    mxp_s32_requant_f64_params prm = { &m, &p, 0, 0.5, &b, 0, 0, 0, 0, 0, 10, 0, 255 };
+    mxp_s32_requant_f64_params prm = { &m, &p, 0, 0.5, &b, 0, 0, 0, 0, 0, 10, 0, 255, 0 };
     assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 4, &prm), 4);
     assert_int_equal(d[0], 14);  /* 3.875 -> 4, + 10 */
     assert_int_equal(d[1], 13);  /* 3.125 -> 3 */
@@ -270,13 +271,13 @@ static void test_requant_f64_twin_values(void **state)
     assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 5, &prm), 4);
     const double half = 1, p1 = 1; /* ties to even: 2.5 -> 2, 3.5 -> 4 (alpha 0.5 on 5 and 7) */
     const int32_t ties[2] = { 5, 7 };
-    mxp_s32_requant_f64_params t = { &half, &p1, 0, 0.5, NULL, 0, 0, 0, 0, 0, 0, 0, 255 };
+    mxp_s32_requant_f64_params t = { &half, &p1, 0, 0.5, NULL, 0, 0, 0, 0, 0, 0, 0, 255, 0 };
     assert_int_equal(mxp_s32_requant_f64__scalar(d, ties, 2, &t), 2);
     assert_int_equal(d[0], 2);
     assert_int_equal(d[1], 4);
 }
 
-/* The integer GEMM into int8/uint8 C with alpha, biases, relu and clamp:
+/* The integer GEMM into int8/uint8 (and float32) C with alpha, biases, relu and clamp:
  * the same bytes through the kernel and through the general path (which
  * counters select). */
 static void test_int8_gemm_requant_f64_path_is_the_general_one(void **state)
@@ -299,9 +300,9 @@ static void test_int8_gemm_requant_f64_path_is_the_general_one(void **state)
     }
     for (int i = 0; i < M; i++)
         rb[i] = (prng_uniform(&r64) - 0.5) * 40;
-    for (int v = 0; v < 8; v++) {
-        const mxp_dtype ct = v & 1 ? MXP_S8 : MXP_U8;
-        mxp_gemm_opts o = { .scales = scales, .n_scales = v & 2 ? N : 1, .a_zero_point = 128, .c_zero_point = 3,
+    for (int v = 0; v < 12; v++) {
+        const mxp_dtype ct = v >= 8 ? MXP_F32 : v & 1 ? MXP_S8 : MXP_U8;
+        mxp_gemm_opts o = { .scales = scales, .n_scales = v & 2 ? N : 1, .a_zero_point = 128, .c_zero_point = ct == MXP_F32 ? 0 : 3,
                             .activation = v & 4 ? MXP_ACT_RELU : MXP_ACT_NONE, .clamp = v == 5, .clamp_lo = -7,
                             .clamp_hi = 60 };
         if (v % 3 == 0) {
@@ -313,7 +314,9 @@ static void test_int8_gemm_requant_f64_path_is_the_general_one(void **state)
             o.bias_dtype = MXP_F64;
             o.bias_kind = MXP_BIAS_PER_ROW;
         }
-        uint8_t c0[M * N], c1[M * N];
+        float c0[M * N], c1[M * N]; /* bytes, or floats */
+        memset(c0, 0, sizeof c0);
+        memset(c1, 0, sizeof c1);
         assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 0.731, a, MXP_U8, K, b, MXP_S8, N, 0, c0, ct, N,
                                   &o),
                          MXP_OK);

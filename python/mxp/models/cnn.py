@@ -131,9 +131,11 @@ class _Conv:
         self.nbytes = self.w.nbytes + (self.b.nbytes if self.b is not None else sum(a.nbytes for a in bn))
 
     def __call__(self, x, relu, dtype):
-        # The bias and relu in NumPy after a float32 conv, rounded once into dtype: mxp's fused epilogue
-        # works per output row in float64 (three conversions a row), which with NHWC's 16-32 channel rows
-        # doubles the conv's time (docs/cnn.md).
+        # Folded, into float32: the bias and relu in the conv's epilogue (float64, one rounding). Otherwise
+        # the bias (or batch norm) and relu after a float32 conv, rounded once into dtype.
+        if not self.bn and np.dtype(dtype) == F32:
+            return nn.conv2d(x, self.w, self.b, self.stride, self.padding, layout="NHWC", dtype=F32,
+                             activation="relu" if relu else None)
         y = nn.conv2d(x, self.w, None, self.stride, self.padding, layout="NHWC", dtype=F32)
         if self.bn:
             y = nn.batch_norm(y, self.bn[2], self.bn[3], self.bn[0], self.bn[1], eps=EPS, axis=-1)
@@ -189,9 +191,9 @@ class _Int8Conv(_Conv):
     (sw per output channel, zero point 0), exact int32 sums of (x - zx) w
     plus the int32 bias round(b / (sx sw)), scaled by float32(sx sw) into
     float32; requantized into the next point's uint8 (sy, zy) where qy is
-    given (saturated: a relu where zy = 0).  The conv returns the int32 sums
-    and NumPy scales them: mxp's requantizing epilogue works per output row
-    and costs 8x the int32 conv at these sizes (docs/cnn.md)."""
+    given (saturated: a relu where zy = 0).  Both in the conv's epilogue:
+    round(sx sw / sy (acc + b)) + zy saturated, or sx sw (acc + b) in
+    float32 (mxp_conv2d's requantization and dequantization)."""
 
     def __init__(self, t, name, stride, padding, qx):
         super().__init__(t, name, stride, padding, True)
@@ -200,20 +202,20 @@ class _Int8Conv(_Conv):
         self.qx = qx
         sx = float(qx.scales[0])
         self.b = np.rint(self.b / (sx * self.sw.astype(np.float64))).astype(np.int32)
-        self.scale = (sx * self.sw.astype(np.float64)).astype(F32)
+        self.sx = sx
         self.zx = int(qx.zero_points[0])
         self.nbytes = self.w.nbytes + self.sw.nbytes + self.b.nbytes + 8
 
     def __call__(self, x, relu, dtype, qy=None):
         if x.dtype != np.uint8:
             x = _quant.quantize(x, qparams=self.qx).codes
-        acc = nn.conv2d(x, self.w, None, self.stride, self.padding, layout="NHWC", x_zero_point=self.zx)
-        acc += self.b
-        y = acc.astype(F32)
-        y *= self.scale
-        if relu:
-            np.maximum(y, 0, out=y)
-        return y if qy is None else _quant.quantize(y, qparams=qy).codes
+        act = "relu" if relu else None
+        if qy is None:
+            return nn.conv2d(x, self.w, self.b, self.stride, self.padding, layout="NHWC", activation=act, dtype=F32,
+                             x_zero_point=self.zx, x_scale=self.sx, w_scale=self.sw)
+        return nn.conv2d(x, self.w, self.b, self.stride, self.padding, layout="NHWC", activation=act, dtype=np.uint8,
+                         x_zero_point=self.zx, x_scale=self.sx, w_scale=self.sw, y_scale=float(qy.scales[0]),
+                         y_zero_point=int(qy.zero_points[0]))
 
 
 class CNN:

@@ -105,6 +105,10 @@ size_t mxp_s32_requant_f64__avx512f(uint8_t *dst, const int32_t *acc, size_t len
             t = _mm512_max_pd(t, zero);
         if (p->clamp)
             t = _mm512_min_pd(_mm512_max_pd(t, clo), chi);
+        if (p->f32) {
+            _mm256_mask_storeu_ps(dst + 4 * q, k, _mm512_cvtpd_ps(t));
+            continue;
+        }
         t = _mm512_min_pd(_mm512_max_pd(t, _mm512_sub_pd(zero, lim)), lim);
         const __m512i v = _mm512_cvtpd_epi64(_mm512_roundscale_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         const __m512i x = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(v, z), l), h);

@@ -1,6 +1,7 @@
 /* The reference: p = acc * m in int64 (|p| < 2^55), p / 2^shift rounded
  * exactly by the mode through a positive bias (so that shifts floor). */
 #include <stdbool.h>
+#include <string.h>
 
 #include "kernels/requant-kernels.h"
 #include "mxp/convert.h"
@@ -54,6 +55,11 @@ size_t mxp_s32_requant_f64__scalar(uint8_t *dst, const int32_t *acc, size_t len,
             t = t > 0 ? t : 0.0;
         if (p->clamp)
             t = t < p->clamp_lo ? p->clamp_lo : t > p->clamp_hi ? p->clamp_hi : t;
+        if (p->f32) {
+            const float f = (float)t;
+            memcpy(dst + 4 * q, &f, 4);
+            continue;
+        }
         const int64_t v = t > -0x1p40 && t < 0x1p40 ? round_even(t) : t > 0 ? (int64_t)1 << 40 : -((int64_t)1 << 40);
         int64_t x = v + p->zp;
         x = x < p->lo ? p->lo : x > p->hi ? p->hi : x;
