@@ -184,6 +184,7 @@ bench: build-venvs
 	@$(BUILD)/mxp bench quant
 	@$(BUILD)/mxp bench profile
 	@$(BUILD)/mxp bench fft
+	@$(BUILD)/mxp bench nn
 	@$(BUILD)/tests/bench_kernels
 	@PYTHONPATH=$(BUILD)/python MXP_LIB=$(BUILD)/libmxp.so /usr/bin/python3 python/benchmarks/bench_python.py
 	@PYTHONPATH=$(BUILD)/python-venv $(BUILD)/venv/bin/python python/benchmarks/bench_peers.py

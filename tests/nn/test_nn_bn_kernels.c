@@ -16,10 +16,10 @@
 #include "core/fpenv.h"
 #include "mxp.h"
 #include "nn/conv-internal.h"
+#include "support/kernel_list.h"
 #include "support/prng.h"
 
-typedef struct listed { const char *name; mxp_isa isa; } listed;
-static const listed bn_listed[] = {
+static const kl_listed bn_listed[] = {
 #define MXP_F32_BNORM(isa, tile, fn, twin) { #fn, isa },
 #include "kernels/f32-bnorm-list.inc"
 #undef MXP_F32_BNORM
@@ -30,11 +30,7 @@ static void test_table_is_the_list(void **state)
     (void)state;
     size_t n;
     const mxp_kernel *k = nn_f32_bnorm_kernels(&n);
-    assert_int_equal(n, sizeof bn_listed / sizeof bn_listed[0]);
-    for (size_t i = 0; i < n; i++) {
-        assert_string_equal(k[i].name, bn_listed[i].name);
-        assert_int_equal(k[i].isa, bn_listed[i].isa);
-    }
+    kl_expect_table(k, n, bn_listed, sizeof bn_listed / sizeof bn_listed[0]);
     for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
         assert_non_null(nn_f32_bnorm_kernel((mxp_isa)isa));
 }

@@ -13,10 +13,10 @@
 
 #include "mxp.h"
 #include "nn/conv-internal.h"
+#include "support/kernel_list.h"
 #include "support/prng.h"
 
-typedef struct listed { const char *name; mxp_isa isa; } listed;
-static const listed dw_listed[] = {
+static const kl_listed dw_listed[] = {
 #define MXP_F32_DWCONV(isa, tile, fn, twin) { #fn, isa },
 #include "kernels/f32-dwconv-list.inc"
 #undef MXP_F32_DWCONV
@@ -27,11 +27,7 @@ static void test_table_is_the_list(void **state)
     (void)state;
     size_t n;
     const mxp_kernel *k = nn_f32_dwconv_kernels(&n);
-    assert_int_equal(n, sizeof dw_listed / sizeof dw_listed[0]);
-    for (size_t i = 0; i < n; i++) {
-        assert_string_equal(k[i].name, dw_listed[i].name);
-        assert_int_equal(k[i].isa, dw_listed[i].isa);
-    }
+    kl_expect_table(k, n, dw_listed, sizeof dw_listed / sizeof dw_listed[0]);
     for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
         assert_non_null(nn_f32_dwconv_kernel((mxp_isa)isa));
 }

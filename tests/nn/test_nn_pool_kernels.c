@@ -15,10 +15,10 @@
 
 #include "mxp.h"
 #include "nn/conv-internal.h"
+#include "support/kernel_list.h"
 #include "support/prng.h"
 
-typedef struct listed { const char *name; mxp_isa isa; } listed;
-static const listed pool_listed[] = {
+static const kl_listed pool_listed[] = {
 #define MXP_F32_POOL(isa, tile, fn, twin) { #fn, isa },
 #include "kernels/f32-pool-list.inc"
 #undef MXP_F32_POOL
@@ -29,11 +29,7 @@ static void test_table_is_the_list(void **state)
     (void)state;
     size_t n;
     const mxp_kernel *k = nn_f32_pool_kernels(&n);
-    assert_int_equal(n, sizeof pool_listed / sizeof pool_listed[0]);
-    for (size_t i = 0; i < n; i++) {
-        assert_string_equal(k[i].name, pool_listed[i].name);
-        assert_int_equal(k[i].isa, pool_listed[i].isa);
-    }
+    kl_expect_table(k, n, pool_listed, sizeof pool_listed / sizeof pool_listed[0]);
     for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
         assert_non_null(nn_f32_pool_kernel((mxp_isa)isa));
 }

@@ -18,37 +18,28 @@
 #include "core/fpenv.h"
 #include "mxp.h"
 #include "nn/nn-internal.h"
+#include "support/kernel_list.h"
 #include "support/prng.h"
 
-typedef struct listed { const char *name; mxp_isa isa; } listed;
-static const listed f32_listed[] = {
+static const kl_listed f32_listed[] = {
 #define MXP_F32_SOFTMAX(isa, tile, fn, twin) { #fn, isa },
 #include "kernels/f32-softmax-list.inc"
 #undef MXP_F32_SOFTMAX
 };
-static const listed bf16_listed[] = {
+static const kl_listed bf16_listed[] = {
 #define MXP_BF16_SOFTMAX(isa, tile, fn, twin) { #fn, isa },
 #include "kernels/bf16-softmax-list.inc"
 #undef MXP_BF16_SOFTMAX
 };
-
-static void expect_list(const mxp_kernel *k, size_t n, const listed *l, size_t nl)
-{
-    assert_int_equal(n, nl);
-    for (size_t i = 0; i < n; i++) {
-        assert_string_equal(k[i].name, l[i].name);
-        assert_int_equal(k[i].isa, l[i].isa);
-    }
-}
 
 static void test_tables_are_the_lists(void **state)
 {
     (void)state;
     size_t n;
     const mxp_kernel *k = nn_f32_softmax_kernels(&n);
-    expect_list(k, n, f32_listed, sizeof f32_listed / sizeof f32_listed[0]);
+    kl_expect_table(k, n, f32_listed, sizeof f32_listed / sizeof f32_listed[0]);
     k = nn_bf16_softmax_kernels(&n);
-    expect_list(k, n, bf16_listed, sizeof bf16_listed / sizeof bf16_listed[0]);
+    kl_expect_table(k, n, bf16_listed, sizeof bf16_listed / sizeof bf16_listed[0]);
     for (int isa = 0; isa < MXP_ISA_COUNT; isa++) {
         assert_non_null(nn_f32_softmax_kernel((mxp_isa)isa));
         assert_non_null(nn_bf16_softmax_kernel((mxp_isa)isa));

@@ -117,3 +117,15 @@ def test_bad_data_is_one_line_exit_1(tmp_path, make, text):
     assert r.stdout == ""
     assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"mxp train: {d}"), r.stderr
     assert text in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("model", ["mlp", "cnn"])
+def test_json_escapes_the_data_directory(tmp_path, model):
+    """--json writes --data's path as a JSON string: a quote, a backslash and
+    a tab in the folder's name stay valid JSON and come back as given."""
+    x, y = np.load(os.path.join(DIGITS, "digits_x.npy")), np.load(os.path.join(DIGITS, "digits_y.npy"))
+    d = write(tmp_path / 'dig"its\\ \t1', x, y)
+    args = ["train", "--model", model, "--epochs", 1, "--configs", "fp32", "--json", "--data", d]
+    r = mxp(*args)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["data"]["dir"] == str(d)

@@ -94,11 +94,11 @@ def test_not_measured():
 
 def test_summary():
     lines = run(FIXTURES)
-    at = lines.index("summary: 38 of 61 goals hold, 14 fall short, 9 not measured")
+    at = lines.index("summary: 50 of 102 goals hold, 43 fall short, 9 not measured")
     assert lines[at + 1] == "falls short:"
     assert lines[at + 2] == "  f32 GEMM 512^3 >= 1.0x best of OpenBLAS, oneDNN: 0.94x, need >= 1.00x (by 5.9%)"
     short = lines[at + 2:lines.index("not measured:")]
-    assert len(short) == 14
+    assert len(short) == 43
     assert "  u8s8 GEMM 1024^3 >= 1.0x oneDNN: 0.80x, need >= 1.00x (by 19.6%)" in short
     assert "  f64 GEMM 512^3 cold, call by call >= 0.95x best peer: not measured (peer missing)" in lines
 
@@ -112,12 +112,33 @@ def test_format_casts():
     assert "ml_dtypes 0.6.0 0.50" in goal_line(lines, "cast bfloat16 -> float4_e2m1fn >= 4x ml_dtypes astype")
 
 
+def test_nn_goals():
+    """Issue 26's lines, from nn.json (mxp bench nn), conv_torch.json and fft.json."""
+    lines = run(FIXTURES)
+    assert goal_line(lines, "float32 softmax >= 0.8x memcpy").endswith("0.25x need >= 0.80x falls short (by 69.4%)")
+    assert goal_line(lines, "float32 batch_norm infer >= 0.8x memcpy").startswith(
+        "float32 batch_norm infer >= 0.8x memcpy mxp 8.57 GB/s, memcpy 65.83")
+    assert goal_line(lines, "float32 conv2d 1x64x56x56 3x3 64 NHWC >= 1.0x torch").endswith("1.70x need >= 1.00x holds")
+    assert goal_line(lines, "float32 fft n=256 <= 1.5x KISS FFT").endswith("1.46x need <= 1.50x holds")
+    assert goal_line(lines, "float32 rfft n=4096 <= 1.5x KISS FFT").endswith("falls short (by 11.4%)")
+
+
+def test_nn_runs_missing(tmp_path):
+    """Without the nn, conv_torch and fft runs their goals say so, once each."""
+    lines = run(FIXTURES, tmp_path, drop=("nn", "conv_torch", "fft"))
+    assert goal_line(lines, "nn operations >= 0.8x memcpy") == (
+        "nn operations >= 0.8x memcpy not measured (run nn missing or failed)")
+    assert goal_line(lines, "conv2d >= 1.0x torch").startswith("conv2d >= 1.0x torch not measured")
+    assert goal_line(lines, "fft within 1.5x KISS FFT") == (
+        "fft within 1.5x KISS FFT not measured (run fft missing or failed)")
+
+
 def test_missing_run(tmp_path):
     """A run that failed (no JSON) leaves its goals not measured, the others evaluated."""
     lines = run(FIXTURES, tmp_path, drop=("peak",))
     assert goal_line(lines, "f64 GEMM 512^3 >= 90% of the FMA peak") == (
         "f64 GEMM 512^3 >= 90% of the FMA peak not measured (run peak missing or failed)")
-    assert "summary: 32 of 61 goals hold, 14 fall short, 15 not measured" in lines
+    assert "summary: 44 of 102 goals hold, 43 fall short, 15 not measured" in lines
 
 
 def test_torch_mlp_missing_or_without_torch(tmp_path):

@@ -113,6 +113,7 @@ void cli_json_object(const char *key);
 void cli_json_array(const char *key);
 void cli_json_close(void);
 void cli_json_str(const char *key, const char *v); /* NULL: null */
+void cli_json_put_string(const char *s); /* s quoted and escaped, for JSON printed by hand */
 void cli_json_num(const char *key, double v);
 void cli_json_int(const char *key, long long v);
 void cli_json_uint(const char *key, unsigned long long v);

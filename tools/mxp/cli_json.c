@@ -13,7 +13,7 @@ static int depth;                    /* open objects and arrays */
 static char closer[MAX_DEPTH];       /* '}' or ']' for each */
 static bool need_comma[MAX_DEPTH];   /* something was written at this level */
 
-static void put_string(const char *s)
+void cli_json_put_string(const char *s)
 {
     putchar('"');
     for (; *s; s++) {
@@ -37,7 +37,7 @@ static void member(const char *key)
         putchar(',');
     need_comma[depth] = true;
     if (key) {
-        put_string(key);
+        cli_json_put_string(key);
         putchar(':');
     }
 }
@@ -91,7 +91,7 @@ void cli_json_str(const char *key, const char *v)
 {
     member(key);
     if (v)
-        put_string(v);
+        cli_json_put_string(v);
     else
         printf("null");
 }

@@ -362,8 +362,9 @@ static void json_mlp_head(const options *o, const char *dir, const digits *d)
            "\"epochs\": %d, \"loss_weight\": %g, \"scaler_growth_interval\": %lld, \"seed\": %llu, "
            "\"threads\": %d},\n", s->lr, s->momentum, (long long)s->batch, s->epochs, s->loss_weight,
            (long long)s->growth_interval, (unsigned long long)s->seed, mxp_get_num_threads());
-    printf(" \"data\": {\"name\": \"digits\", \"dir\": \"%s\", \"train\": %lld, \"test\": %lld},\n", dir,
-           (long long)d->n_train, (long long)d->n_test);
+    printf(" \"data\": {\"name\": \"digits\", \"dir\": ");
+    cli_json_put_string(dir); /* any path: quotes and controls escaped */
+    printf(", \"train\": %lld, \"test\": %lld},\n", (long long)d->n_train, (long long)d->n_test);
 }
 
 static void json_cnn_head(const options *o, const char *dir, const digits *d)
@@ -378,9 +379,11 @@ static void json_cnn_head(const options *o, const char *dir, const digits *d)
            CNN_PARAMETERS, s->lr, s->cosine ? "cosine" : "constant", s->momentum, s->weight_decay,
            (long long)s->batch, s->epochs, s->loss_weight, (long long)s->growth_interval,
            (unsigned long long)s->seed, mxp_get_num_threads());
-    printf(" \"data\": {\"name\": \"digits\", \"dir\": \"%s\", \"train\": %lld, \"test\": %lld, "
+    printf(" \"data\": {\"name\": \"digits\", \"dir\": ");
+    cli_json_put_string(dir);
+    printf(", \"train\": %lld, \"test\": %lld, "
            "\"split\": \"mxp.models.cnn.split(): numpy.random.default_rng(%d).permutation, the first %lld held "
-           "out\",\n  \"test_rows\": [", dir, (long long)d->n_train, (long long)d->n_test, CNN_SPLIT_SEED,
+           "out\",\n  \"test_rows\": [", (long long)d->n_train, (long long)d->n_test, CNN_SPLIT_SEED,
            (long long)d->n_test);
     for (int64_t i = 0; i < d->n_test; i++)
         printf("%s%lld", i ? ", " : "", (long long)d->test_rows[i]);
