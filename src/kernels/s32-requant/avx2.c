@@ -106,3 +106,58 @@ void mxp_s32_requant__avx2(uint8_t *dst, const int32_t *acc, size_t len, const i
     default: run(dst, acc, len, m, shift, per_col, zp, lo, hi, MXP_ROUND_DOWN); break;
     }
 }
+
+/* mxp_s32_requant_f64__scalar on 4 float64 lanes: the products exact
+ * (checked below 2^53); for int8/uint8 C, t clamped into [lo - zp, hi -
+ * zp] first (the same codes as saturating after rounding), rounded to
+ * nearest even, + zp, packed; the last len % 4 by the twin. */
+size_t mxp_s32_requant_f64__avx2(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+{
+    const __m256d alpha = _mm256_set1_pd(p->alpha), big = _mm256_set1_pd(0x1p53), zero = _mm256_setzero_pd();
+    const __m256d sign = _mm256_set1_pd(-0.0), clo = _mm256_set1_pd(p->clamp_lo), chi = _mm256_set1_pd(p->clamp_hi);
+    const __m256d qlo = _mm256_set1_pd((double)p->lo - p->zp), qhi = _mm256_set1_pd((double)p->hi - p->zp);
+    const __m128i zp = _mm_set1_epi32(p->zp);
+    __m256d mv = _mm256_set1_pd(p->m[0]), pv = _mm256_set1_pd(p->p[0]), bv = _mm256_set1_pd(p->bias ? p->bias[0] : 0);
+    size_t q = 0;
+    for (; q + 4 <= len; q += 4) {
+        if (p->per_col) {
+            mv = _mm256_loadu_pd(p->m + q);
+            pv = _mm256_loadu_pd(p->p + q);
+        }
+        const __m256d t0 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(acc + q))),
+                                         mv);
+        if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, t0), big, _CMP_NLT_UQ)))
+            return q;
+        __m256d t = _mm256_mul_pd(_mm256_mul_pd(t0, pv), alpha);
+        if (p->bias) {
+            if (p->bias_per_col)
+                bv = _mm256_loadu_pd(p->bias + q);
+            t = _mm256_add_pd(t, bv);
+        }
+        if (p->relu)
+            t = _mm256_max_pd(t, zero);
+        if (p->clamp)
+            t = _mm256_min_pd(_mm256_max_pd(t, clo), chi);
+        if (p->f32) {
+            _mm_storeu_ps((float *)(void *)(dst + 4 * q), _mm256_cvtpd_ps(t));
+            continue;
+        }
+        t = _mm256_min_pd(_mm256_max_pd(t, qlo), qhi);
+        const __m128i v = _mm_add_epi32(
+            _mm256_cvtpd_epi32(_mm256_round_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)), zp);
+        const __m128i w16 = p->lo == 0 ? _mm_packus_epi32(v, v) : _mm_packs_epi32(v, v);
+        const __m128i b8 = p->lo == 0 ? _mm_packus_epi16(w16, w16) : _mm_packs_epi16(w16, w16);
+        const int32_t four = _mm_cvtsi128_si32(b8);
+        memcpy(dst + q, &four, 4);
+    }
+    if (q == len)
+        return len;
+    mxp_s32_requant_f64_params rest = *p; /* the last elements by the twin */
+    if (p->per_col) {
+        rest.m += q;
+        rest.p += q;
+    }
+    if (p->bias && p->bias_per_col)
+        rest.bias += q;
+    return q + mxp_s32_requant_f64__scalar(dst + (p->f32 ? 4 : 1) * q, acc + q, len - q, &rest);
+}
