@@ -19,6 +19,11 @@ import sys
 import tempfile
 import time
 
+# One thread for every library in the process, NumPy's own BLAS included: its idle workers
+# otherwise spin beside the engine being timed on a 2-core machine.
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
 import numpy as np
 import torch
 

@@ -13,7 +13,13 @@ mxp (above 1: mxp is faster) and, for conv2d, "holds" or "falls short".
 """
 import argparse
 import json
+import os
 import sys
+
+# One thread for every library in the process, NumPy's own BLAS included: its idle workers
+# otherwise spin beside the engine being timed on a 2-core machine.
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
 from timing import median_ms
 

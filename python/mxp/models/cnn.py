@@ -304,7 +304,8 @@ class CNN:
         m = a(x, True, self.act)
         see(mid, m)
         y = b(m, False, F32)
-        y += np.asarray(x if down is None else down(x, False, F32), F32)
+        s = x if down is None else down(x, False, F32)
+        y += s if s.dtype == F32 else _api.astype(s, F32)  # mxp's widening: NumPy's float16 cast is a scalar loop
         np.maximum(y, 0, out=y)
         return y if self.act == F32 else _api.astype(y, self.act)
 
