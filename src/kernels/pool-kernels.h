@@ -14,7 +14,7 @@
  * loop, so every kernel gives its twin's bits and the pooling those of the
  * generic path (max is exact in float32; each sum is the same sequence of
  * float64 additions and one division).  Rows are w pixels of ch floats,
- * any alignment. */
+ * any alignment; acc is aligned to its element (float or double). */
 #ifndef MXP_KERNELS_POOL_KERNELS_H
 #define MXP_KERNELS_POOL_KERNELS_H
 
