@@ -140,14 +140,21 @@ static void wide(void *acc, const mxp_f32_pool_params *p)
             mxp_pool_wide_max1(acc, p, j, w0, w1, _mm512_reduce_max_ps(m), nan != 0);
             continue;
         }
-        for (size_t c = 0; c < ch; c += 16) {
-            const size_t n = ch - c < 16 ? ch - c : 16;
-            acc16 r;
-            acc_init(p->kind, &r);
+        for (size_t c = 0; c < ch; c += 64) { /* four sixteen-channel accumulators: four chains in flight */
+            acc16 r[4];
+            __mmask16 k[4];
+            for (size_t u = 0; u < 4; u++) {
+                k[u] = c + 16 * u < ch ? first(ch - c - 16 * u) : 0;
+                acc_init(p->kind, &r[u]);
+            }
             for (size_t pr = 0; pr < p->kh; pr++)
                 for (size_t w = w0; p->rows[pr] && w < w1; w++)
-                    acc_add(p->kind, &r, _mm512_maskz_loadu_ps(first(n), p->rows[pr] + w * ch + c));
-            acc_store(p, (char *)acc + (j * ch + c) * size, &r, n, NULL, p->div ? p->div[j] : 1);
+                    for (size_t u = 0; u < 4; u++)
+                        if (k[u])
+                            acc_add(p->kind, &r[u], _mm512_maskz_loadu_ps(k[u], p->rows[pr] + w * ch + c + 16 * u));
+            for (size_t u = 0; u < 4 && k[u]; u++)
+                acc_store(p, (char *)acc + (j * ch + c + 16 * u) * size, &r[u], ch - c - 16 * u, NULL,
+                          p->div ? p->div[j] : 1);
         }
     }
 }
