@@ -14,7 +14,6 @@ README.md between the <!-- cnn-table begin/end --> markers.
 import argparse
 import os
 import platform
-import re
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ from mxp.models import cnn
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python", "benchmarks"))
+from doc_tables import replace_block  # noqa: E402
 from minilm_table import cpu_name, interleaved_ms  # noqa: E402  (the same machine line and timing rounds)
 BATCH = 64
 
@@ -126,15 +126,6 @@ def render(rows, meta):
     return text, summary
 
 
-def replace(path, text):
-    with open(path, encoding="utf-8") as f:
-        s = f.read()
-    begin, end = "<!-- cnn-table begin -->", "<!-- cnn-table end -->"
-    pat = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    if not pat.search(s):
-        sys.exit(f"cnn-table: {path} has no {begin} ... {end} markers")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(pat.sub(lambda m: f"{begin}\n{text}\n{end}", s))
 
 
 def main():
@@ -177,8 +168,8 @@ def main():
                 date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), ort=onnxruntime.__version__, repeat=repeat)
     table, summary = render(rows, meta)
     if a.write and not a.quick:
-        replace(os.path.join(ROOT, "docs", "cnn.md"), table)
-        replace(os.path.join(ROOT, "README.md"), summary)
+        replace_block(os.path.join(ROOT, "docs", "cnn.md"), "cnn-table", table)
+        replace_block(os.path.join(ROOT, "README.md"), "cnn-table", summary)
     print(table)
     print()
     print(summary)

@@ -32,6 +32,7 @@ import time
 import numpy as np
 
 import mxp
+from doc_tables import replace_block
 from mxp.models import minilm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -243,8 +244,8 @@ def main():
 def output(results, meta, a):
     table, summary = render(results, meta)
     if a.write:
-        replace(os.path.join(ROOT, "docs", "minilm.md"), table)
-        replace(os.path.join(ROOT, "README.md"), summary)
+        replace_block(os.path.join(ROOT, "docs", "minilm.md"), "minilm-table", table)
+        replace_block(os.path.join(ROOT, "README.md"), "minilm-table", summary)
     print(table)
     print(summary)
 
@@ -303,15 +304,6 @@ def render(results, meta):
     return text, summary
 
 
-def replace(path, text):
-    with open(path, encoding="utf-8") as f:
-        s = f.read()
-    begin, end = "<!-- minilm-table begin -->", "<!-- minilm-table end -->"
-    pat = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    if not pat.search(s):
-        sys.exit(f"minilm_table: {path} has no {begin} ... {end} markers")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(pat.sub(lambda m: f"{begin}\n{text}\n{end}", s))
 
 
 if __name__ == "__main__":
