@@ -1,7 +1,8 @@
 /* make check-exhaustive: every one of the 2^32 float32 patterns to bfloat16,
  * float16, float8_e4m3fn and float8_e5m2 (and the 0.2 formats: float8_e3m4,
- * float8_e4m3, the fnuz float8s, float6, float4) in the five deterministic modes,
- * and to those and int8, uint8 by stochastic rounding, bit for bit, at
+ * float8_e4m3, the fnuz float8s, float6, float4, float8_e8m0fnu) in the five
+ * deterministic modes, and to the first four, int8, uint8 and e8m0 by
+ * stochastic rounding, bit for bit, at
  * every ISA level this machine has.
  *
  * Step 1 proves the reference converter equal to the MPFR oracle on the
@@ -27,9 +28,9 @@ enum { CHUNK = 1 << 20, THREADS = 2, N_MODES = 5 };
 static const mxp_dtype targets[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2,
                                      /* the 0.2 formats with float32 kernels */
                                      MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
-                                     MXP_E2M3, MXP_E3M2, MXP_E2M1 };
+                                     MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_E8M0 };
 enum { N_TARGETS = sizeof targets / sizeof targets[0] };
-static const mxp_dtype sr_targets[] = { MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8 };
+static const mxp_dtype sr_targets[] = { MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8, MXP_E8M0 };
 enum { N_SR_TARGETS = sizeof sr_targets / sizeof sr_targets[0] };
 
 /* One pass over the 2^32 patterns: these targets, modes [mode0, mode1),
@@ -48,7 +49,7 @@ static const sweep stochastic = { "step 3", sr_targets, N_SR_TARGETS, MXP_ROUND_
 static const sweep *current;
 static atomic_ullong chunks_done, mismatches;
 
-static size_t oracle_step(void)
+static size_t oracle_step(const mxp_dtype *tl, int n_targets)
 {
     enum { CAP = 1 << 22 };
     uint64_t *bits = malloc(CAP * sizeof *bits);
@@ -56,19 +57,19 @@ static size_t oracle_step(void)
     uint16_t *dst = malloc(CAP * 2);
     size_t bad = 0, checked = 0;
     mxp_set_isa(MXP_ISA_SCALAR);
-    for (int t = 0; t < N_TARGETS; t++) {
-        size_t n = cases_build(MXP_F32, targets[t], bits, CAP, 2024 + t, 2000000);
+    for (int t = 0; t < n_targets; t++) {
+        size_t n = cases_build(MXP_F32, tl[t], bits, CAP, 2024 + t, 2000000);
         cases_store(src, MXP_F32, bits, n);
-        size_t ds = mxp_dtype_itemsize(targets[t]);
+        size_t ds = mxp_dtype_itemsize(tl[t]);
         for (int mode = 0; mode < N_MODES; mode++) {
             mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = MXP_OVERFLOW_INF, .seed = 0, .flags = NULL };
-            mxp_convert(dst, targets[t], src, MXP_F32, n, &o);
+            mxp_convert(dst, tl[t], src, MXP_F32, n, &o);
             for (size_t i = 0; i < n; i++) {
-                oracle_result want = oracle_convert(targets[t], MXP_F32, bits[i], (mxp_rounding)mode, MXP_OVERFLOW_INF);
+                oracle_result want = oracle_convert(tl[t], MXP_F32, bits[i], (mxp_rounding)mode, MXP_OVERFLOW_INF);
                 uint64_t got = test_load_bits(dst, i, ds);
-                if (!oracle_matches(&want, got, targets[t]) && bad++ < 10)
+                if (!oracle_matches(&want, got, tl[t]) && bad++ < 10)
                     fprintf(stderr, "oracle: f32 0x%08llx -> %s %s: reference 0x%llx, oracle 0x%llx\n",
-                            (unsigned long long)bits[i], mxp_dtype_name(targets[t]),
+                            (unsigned long long)bits[i], mxp_dtype_name(tl[t]),
                             mxp_rounding_name((mxp_rounding)mode), (unsigned long long)got,
                             (unsigned long long)want.bits);
             }
@@ -169,12 +170,38 @@ static unsigned long long run_sweep(const sweep *w)
     return bad;
 }
 
-int main(void)
+/* Keeps the targets named on the command line (dtype names), in place;
+ * returns how many are left. */
+static int keep_named(mxp_dtype *t, int n, int argc, char **argv)
 {
-    if (oracle_step() != 0)
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        for (int a = 1; a < argc; a++) {
+            if (mxp_dtype_from_name(argv[a]) == t[i]) {
+                t[kept++] = t[i];
+                break;
+            }
+        }
+    return kept;
+}
+
+/* usage: exhaustive_f32 [dtype ...]  -- only these targets (default: all) */
+int main(int argc, char **argv)
+{
+    sweep det = deterministic, sr = stochastic;
+    mxp_dtype det_t[N_TARGETS], sr_t[N_SR_TARGETS];
+    memcpy(det_t, targets, sizeof det_t);
+    memcpy(sr_t, sr_targets, sizeof sr_t);
+    det.targets = det_t;
+    sr.targets = sr_t;
+    if (argc > 1) {
+        det.n_targets = keep_named(det_t, N_TARGETS, argc, argv);
+        sr.n_targets = keep_named(sr_t, N_SR_TARGETS, argc, argv);
+    }
+    if (oracle_step(det.targets, det.n_targets) != 0)
         return 1;
-    unsigned long long bad = run_sweep(&deterministic);
-    bad += run_sweep(&stochastic);
+    unsigned long long bad = run_sweep(&det);
+    bad += run_sweep(&sr);
     printf("%s: %llu mismatches\n", bad ? "FAILED" : "PASSED", bad);
     printf("%d passed, %d failed\n", bad ? 0 : 1, bad ? 1 : 0);
     return bad != 0;
