@@ -134,6 +134,41 @@ static void test_nearest_even_rows_match_a_float64_reference(void **state)
         }
 }
 
+/* Saturating overflow with an epilogue: +-max, not +-inf, into float32
+ * and bfloat16 (the nearest-even rows' loops once ignored the policy). */
+static void test_saturating_epilogue_clamps_to_max(void **state)
+{
+    (void)state;
+    setup_inputs();
+    double rbias[M];
+    for (int i = 0; i < M; i++)
+        rbias[i] = i % 3 == 0 ? 1e300 : i % 3 == 1 ? -1e300 : 0.25;
+    for (int out = 0; out < 2; out++) {
+        const mxp_dtype ct = out ? MXP_BF16 : MXP_F32;
+        float c32[M * N];
+        uint16_t c16[M * N];
+        mxp_gemm_opts o = { .bias = rbias, .bias_dtype = MXP_F64, .bias_kind = MXP_BIAS_PER_ROW,
+                            .convert = { .overflow = MXP_OVERFLOW_SATURATE } };
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a, MXP_F32, K, b, MXP_F32, N, 0.0,
+                                  out ? (void *)c16 : (void *)c32, ct, N, &o),
+                         MXP_OK);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                const double t = (double)(float)plain[i * N + j] + rbias[i];
+                uint64_t want = 0, got = 0;
+                mxp_convert(&want, ct, &t, MXP_F64, 1, &o.convert);
+                memcpy(&got, out ? (const void *)&c16[i * N + j] : (const void *)&c32[i * N + j], out ? 2 : 4);
+                if (got != want)
+                    fail_msg("%s C[%d][%d] = 0x%llx, want 0x%llx", out ? "bf16" : "f32", i, j,
+                             (unsigned long long)got, (unsigned long long)want);
+            }
+        if (out)
+            assert_int_equal(c16[0], 0x7f7f); /* bfloat16's max */
+        else
+            assert_true(c32[0] == 0x1.fffffep127f);
+    }
+}
+
 static void test_gelu_epilogue_equals_gemm_then_gelu(void **state)
 {
     (void)state;
@@ -190,6 +225,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bias_relu_clamp_match_a_float64_reference),
         cmocka_unit_test(test_nearest_even_rows_match_a_float64_reference),
+        cmocka_unit_test(test_saturating_epilogue_clamps_to_max),
         cmocka_unit_test(test_gelu_epilogue_equals_gemm_then_gelu),
         cmocka_unit_test(test_bad_epilogue_is_refused_and_c_untouched),
     };
