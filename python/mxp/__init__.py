@@ -47,16 +47,52 @@ for _t in _mxp._TYPES:
     _np.sctypeDict.setdefault(_t.__name__, _t)
 
 # ml_dtypes' types of the same formats: casts both ways (bit copies) and
-# mxp's functions take their arrays, when ml_dtypes is installed.
-try:
-    import ml_dtypes as _ml_dtypes
-except Exception:  # not installed, or built for another NumPy
-    _ml_dtypes = None
-if _ml_dtypes is not None:
-    for _t in _mxp._TYPES:
-        if hasattr(_ml_dtypes, _t.__name__):
-            _mxp._register_foreign(_np.dtype(getattr(_ml_dtypes, _t.__name__)), _t.__name__)
+# mxp's functions take their arrays, when ml_dtypes is installed.  Done when
+# ml_dtypes is imported (now, if it already is): importing it here would
+# add its own ~0.7 s to `import mxp` for users who never touch it.
 del _t
+
+
+def _register_ml_dtypes(module):
+    for t in _mxp._TYPES:
+        if hasattr(module, t.__name__):
+            _mxp._register_foreign(_np.dtype(getattr(module, t.__name__)), t.__name__)
+
+
+class _MlDtypesHook:
+    """A meta-path finder that registers ml_dtypes' types once its module
+    has run (the import itself is ml_dtypes' own, unchanged)."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name != "ml_dtypes":
+            return None
+        import importlib.machinery
+        _sys.meta_path[:] = [f for f in _sys.meta_path if f is not _MlDtypesHook]
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            try:
+                _register_ml_dtypes(module)
+            except Exception:  # built for another NumPy: its types stay foreign
+                pass
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+import sys as _sys  # noqa: E402
+
+if "ml_dtypes" in _sys.modules:
+    try:
+        _register_ml_dtypes(_sys.modules["ml_dtypes"])
+    except Exception:
+        pass
+else:
+    _sys.meta_path.insert(0, _MlDtypesHook)
 
 __all__ = [
     "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",

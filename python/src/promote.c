@@ -8,12 +8,16 @@
  *
  * NumPy 2 offers legacy user dtypes no public common_dtype hook, but its
  * ufuncs take promoters (PyUFunc_AddPromoter, the public DType API): for
- * each binary ufunc that has mxp loops and each pair (mxp type, other
- * type) -- bool, the integers, float16/32/64, the other mxp types and
- * Python's int and float -- a promoter names the loop to use.  Where the
- * promoted type is NumPy's own (float32 ...), NumPy's loop runs on inputs
- * cast exactly.  np.result_type and np.promote_types are not ufuncs; they
- * follow NumPy's legacy rules (docs/python.md has the table). */
+ * each binary ufunc that has mxp loops, one for each ordered pair of mxp
+ * types and two wildcards per mxp type, (t, any) and (any, t).  With bool,
+ * the integers, float16/32/64, mxp types and Python's int and float the
+ * promoter names the loop to use; where the promoted type is NumPy's own
+ * (float32 ...), NumPy's loop runs on inputs cast exactly.  Other partners
+ * get the operands back unchanged, which makes NumPy drop the promoter and
+ * resolve as it would without it.  (NumPy checks every new promoter
+ * against all of a ufunc's loops: one per (mxp type, NumPy type) pair made
+ * the import take 0.3-0.9 s.)  np.result_type and np.promote_types are not
+ * ufuncs; they follow NumPy's legacy rules (docs/python.md has the table). */
 #include "mxpy.h"
 
 #if MXPY_NUMPY2
@@ -36,6 +40,20 @@ static bool is_weak(PyArray_DTypeMeta *m)
     return m == &PyArray_PyFloatDType || m == &PyArray_PyLongDType;
 }
 
+/* NumPy's real and integer types, Python's int and float, mxp's (not
+ * another package's of the same name); NULL (a reduction's first operand) */
+static bool known(PyArray_DTypeMeta *m)
+{
+    if (!m || is_weak(m))
+        return true;
+    if (m->type_num < NPY_USERDEF)
+        return mxpy_dtype_from_typenum(m->type_num) != MXP_DTYPE_INVALID;
+    for (int i = 0; i < MXPY_NFLOATS; i++)
+        if (NPY_DTYPE(mxpy_floats[i].descr) == m)
+            return true;
+    return false;
+}
+
 /* The DType both inputs go to: a Python scalar takes the other's type. */
 static PyArray_DTypeMeta *promoted(PyArray_DTypeMeta *a, PyArray_DTypeMeta *b)
 {
@@ -44,7 +62,8 @@ static PyArray_DTypeMeta *promoted(PyArray_DTypeMeta *a, PyArray_DTypeMeta *b)
         Py_INCREF(m);
         return m;
     }
-    mxp_dtype r = mxp_promote_types(mxpy_dtype_from_typenum(a->type_num), mxpy_dtype_from_typenum(b->type_num));
+    const mxp_dtype x = mxpy_dtype_from_typenum(a->type_num), y = mxpy_dtype_from_typenum(b->type_num);
+    mxp_dtype r = mxp_promote_types(x, y);
     int typenum = mxpy_typenum_from_dtype(r);
     if (typenum == NPY_NOTYPE) {
         PyErr_SetString(PyExc_TypeError, "mxp: no common type for these operands");
@@ -58,12 +77,25 @@ static PyArray_DTypeMeta *promoted(PyArray_DTypeMeta *a, PyArray_DTypeMeta *b)
 static int promote(PyArray_DTypeMeta *const op[], PyArray_DTypeMeta *const sig[], PyArray_DTypeMeta *new_op[],
                    bool predicate)
 {
+    /* A partner mxp has no rule for (complex, object, strings, another
+     * package's types, Python complex): the operands unchanged, which tells
+     * NumPy to drop this promoter and resolve as it did without one (its
+     * legacy search over the loops: bfloat16 + complex64 -> complex64). */
+    if (!known(op[0]) || !known(op[1])) {
+        for (int i = 0; i < 3; i++) {
+            new_op[i] = op[i];
+            Py_XINCREF(new_op[i]);
+        }
+        return 0;
+    }
     PyArray_DTypeMeta *r;
     if (!predicate && sig[2]) {
         r = sig[2];
         Py_INCREF(r);
     } else {
-        r = promoted(sig[0] ? sig[0] : op[0], sig[1] ? sig[1] : op[1]);
+        /* a reduction passes no first operand (NULL): it is the second's type */
+        PyArray_DTypeMeta *a = sig[0] ? sig[0] : op[0], *b = sig[1] ? sig[1] : op[1];
+        r = promoted(a ? a : b, b ? b : a);
         if (!r)
             return -1;
     }
@@ -99,14 +131,18 @@ static int add_one(PyObject *ufunc, PyObject *promoter, PyArray_DTypeMeta *a, Py
     return rc;
 }
 
-/* The types an mxp type meets: NumPy's bool, integers and floats. */
-static const int numpy_types[] = {
-    NPY_BOOL, NPY_BYTE, NPY_UBYTE, NPY_SHORT, NPY_USHORT, NPY_INT, NPY_UINT, NPY_LONG, NPY_ULONG,
-    NPY_LONGLONG, NPY_ULONGLONG, NPY_HALF, NPY_FLOAT, NPY_DOUBLE,
-};
-enum { NNUMPY = sizeof numpy_types / sizeof numpy_types[0] };
+/* (t, any) or (any, t): NumPy tries a promoter whose fixed entries match
+ * (the mxp pairs above are more specific, so they win over two of these) */
+static int add_wild(PyObject *ufunc, PyObject *promoter, PyArray_DTypeMeta *t, int second)
+{
+    PyObject *key = second ? PyTuple_Pack(3, Py_None, (PyObject *)t, Py_None)
+                           : PyTuple_Pack(3, (PyObject *)t, Py_None, Py_None);
+    int rc = key ? PyUFunc_AddPromoter(ufunc, key, promoter) : -1;
+    Py_XDECREF(key);
+    return rc;
+}
 
-static int add_promoters(PyObject *ufunc, bool predicate, PyArray_DTypeMeta *const others[], int nothers)
+static int add_promoters(PyObject *ufunc, bool predicate)
 {
     PyObject *promoter = PyCapsule_New((void *)(predicate ? promote_predicate : promote_arithmetic),
                                        "numpy._ufunc_promoter", NULL);
@@ -115,12 +151,12 @@ static int add_promoters(PyObject *ufunc, bool predicate, PyArray_DTypeMeta *con
     int rc = 0;
     for (int i = 0; i < MXPY_NFLOATS && rc == 0; i++) {
         PyArray_DTypeMeta *t = NPY_DTYPE(mxpy_floats[i].descr);
-        for (int j = 0; j < MXPY_NFLOATS && rc == 0; j++) /* each ordered pair once */
-            if (j != i)
-                rc = add_one(ufunc, promoter, t, NPY_DTYPE(mxpy_floats[j].descr));
-        for (int k = 0; k < nothers && rc == 0; k++)
-            if ((rc = add_one(ufunc, promoter, t, others[k])) == 0)
-                rc = add_one(ufunc, promoter, others[k], t);
+        /* every ordered pair, (t, t) too: with the wildcards below two
+         * mxp types would otherwise match (t, any) and (any, u) equally */
+        for (int j = 0; j < MXPY_NFLOATS && rc == 0; j++)
+            rc = add_one(ufunc, promoter, t, NPY_DTYPE(mxpy_floats[j].descr));
+        if (rc == 0 && (rc = add_wild(ufunc, promoter, t, 0)) == 0)
+            rc = add_wild(ufunc, promoter, t, 1);
     }
     Py_DECREF(promoter);
     return rc;
@@ -128,21 +164,14 @@ static int add_promoters(PyObject *ufunc, bool predicate, PyArray_DTypeMeta *con
 
 int mxpy_init_promotion(PyObject *numpy)
 {
-    PyArray_DTypeMeta *others[NNUMPY + 2] = { NULL };
     int rc = (bool_dtype = dtype_of_typenum(NPY_BOOL)) ? 0 : -1;
-    for (int k = 0; k < NNUMPY && rc == 0; k++)
-        rc = (others[k] = dtype_of_typenum(numpy_types[k])) ? 0 : -1;
-    others[NNUMPY] = &PyArray_PyFloatDType;
-    others[NNUMPY + 1] = &PyArray_PyLongDType;
     bool predicate;
     const char *name;
     for (int i = 0; rc == 0 && (name = mxpy_binary_ufunc(i, &predicate)); i++) {
         PyObject *ufunc = PyObject_GetAttrString(numpy, name);
-        rc = ufunc ? add_promoters(ufunc, predicate, others, NNUMPY + 2) : -1;
+        rc = ufunc ? add_promoters(ufunc, predicate) : -1;
         Py_XDECREF(ufunc);
     }
-    for (int k = 0; k < NNUMPY; k++)
-        Py_XDECREF(others[k]);
     return rc;
 }
 

@@ -60,6 +60,35 @@ def test_dtype_names_go_to_ml_dtypes_once_it_is_loaded(ml_dtypes):
         [1.0] * 4
 
 
+LATE_IMPORT = """
+import sys
+import numpy as np
+{first}
+assert ("ml_dtypes" in sys.modules) == {eager}, "import mxp must not import ml_dtypes"
+{second}
+x = np.array([1.0, -2.5, 0.25], ml_dtypes.bfloat16)
+y = x.astype(mxp.bfloat16)
+assert y.dtype == np.dtype(mxp.bfloat16) and y.view(np.uint16).tolist() == x.view(np.uint16).tolist()
+assert np.can_cast(ml_dtypes.float8_e4m3fn, mxp.float8_e4m3fn, "safe")
+assert mxp.astype(x, np.float32).tolist() == [1.0, -2.5, 0.25]
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("order", ["mxp first", "ml_dtypes first"])
+def test_ml_dtypes_registered_whichever_is_imported_first(ml_dtypes, order):
+    # import mxp leaves ml_dtypes alone (its import costs ~0.7 s); importing
+    # it later registers its types then, as importing it first does
+    import subprocess
+    import sys
+    first, second = "import mxp", "import ml_dtypes"
+    if order != "mxp first":
+        first, second = second, first
+    code = LATE_IMPORT.format(first=first, second=second, eager=order != "mxp first")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
 def test_foreign_registration_refuses_bad_input(ml_dtypes):
     from mxp import _mxp
     with pytest.raises(ValueError):

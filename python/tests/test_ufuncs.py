@@ -154,6 +154,19 @@ def test_mixed_types_give_the_promoted_type():
     assert np.add(a, a, dtype=np.float32).dtype == np.float32
 
 
+
+def test_partners_without_an_mxp_rule_keep_numpys_result():
+    # complex, object, long double, Python complex: mxp's promoters step
+    # aside and NumPy resolves as for any user dtype
+    a = np.ones(4, mxp.bfloat16)
+    for other, want in [(np.ones(4, np.complex64), np.complex64), (np.ones(4, object), object),
+                        (np.ones(4, np.longdouble), np.longdouble), (1j, np.complex64)]:
+        assert (a + other).dtype == want and (other + a).dtype == want
+        assert (a < other).dtype == np.bool_
+    assert np.add.reduce(a).dtype == np.dtype(mxp.bfloat16) and float(np.add.reduce(a)) == 4.0
+    with pytest.raises(TypeError):
+        a + np.array(["x"] * 4)
+
 NUMPY2 = np.lib.NumpyVersion(np.__version__) >= "2.0.0"
 
 
