@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "convert/convert-config.h"
+#include "core/cpu-internal.h"
 #include "core/error.h"
 #include "core/lowp.h"
 #include "core/threads-internal.h"
@@ -127,21 +129,38 @@ double nn_sumsq(const double *x, int64_t n, double c)
     return sum8(SUMSQ, x, NULL, c, n);
 }
 
+/* The conversion kernel for dst <- src at this ISA level, nearest even
+ * (the bits of the plain C casts below: the conversion tests hold every
+ * kernel to the reference), or NULL. */
+static const mxp_cvt_kernel *nn_cvt(mxp_dtype dst, mxp_dtype src)
+{
+    return mxp_cvt_find(dst, src, MXP_ROUND_NEAREST_EVEN, mxp_isa_current());
+}
+
+static const mxp_cvt_params nn_nearest = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+
 void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n)
 {
     /* float32 and bfloat16: exact widenings in plain C, a chunk at a time
      * through a local buffer (any alignment; the compiler's vector loop) */
     if (dt == MXP_F32 || dt == MXP_BF16) {
         const size_t size = dt == MXP_F32 ? 4 : 2;
+        const mxp_cvt_kernel *kf = dt == MXP_F32 ? nn_cvt(MXP_F64, MXP_F32) : NULL;
         union { float f[NN_CHUNK]; uint16_t h[NN_CHUNK]; } buf;
         for (int64_t k = 0; k < n; k += NN_CHUNK) {
             const int64_t m = n - k < NN_CHUNK ? n - k : NN_CHUNK;
+            if (kf && step == 4) {
+                kf->fn(dst + k, p + k * step, (size_t)m, &nn_nearest);
+                continue;
+            }
             if (step == (int64_t)size)
                 memcpy(&buf, p + k * step, (size_t)m * size);
             else
                 for (int64_t i = 0; i < m; i++)
                     memcpy((char *)&buf + i * (int64_t)size, p + (k + i) * step, size);
-            if (dt == MXP_F32)
+            if (kf)
+                kf->fn(dst + k, &buf, (size_t)m, &nn_nearest);
+            else if (dt == MXP_F32)
                 for (int64_t i = 0; i < m; i++)
                     dst[k + i] = buf.f[i];
             else
@@ -176,10 +195,19 @@ void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n)
 {
     if (dt == MXP_F32 || dt == MXP_BF16) { /* a chunk at a time through a local buffer, as nn_load */
         const size_t size = dt == MXP_F32 ? 4 : 2;
+        /* the SIMD rounding where the level has one (float64 -> bfloat16
+         * element by element was most of a layer norm into bfloat16) */
+        const mxp_cvt_kernel *kr = nn_cvt(dt, MXP_F64);
         union { float f[NN_CHUNK]; uint16_t h[NN_CHUNK]; } buf;
         for (int64_t k = 0; k < n; k += NN_CHUNK) {
             const int64_t m = n - k < NN_CHUNK ? n - k : NN_CHUNK;
-            if (dt == MXP_F32)
+            if (kr && step == (int64_t)size) {
+                kr->fn(p + k * step, src + k, (size_t)m, &nn_nearest);
+                continue;
+            }
+            if (kr)
+                kr->fn(&buf, src + k, (size_t)m, &nn_nearest);
+            else if (dt == MXP_F32)
                 for (int64_t i = 0; i < m; i++)
                     buf.f[i] = (float)src[k + i];
             else
