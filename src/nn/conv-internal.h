@@ -88,6 +88,8 @@ mxp_status nn_dwconv_f32(const nn_window *win, const float *x, const float *wk, 
  * rows of its list for the tests (src/nn/nn-config.c). */
 mxp_f32_dwconv_ukernel *nn_f32_dwconv_kernel(mxp_isa isa);
 const mxp_kernel *nn_f32_dwconv_kernels(size_t *n);
+mxp_f32_dwconv_taps_ukernel *nn_f32_dwconv_taps_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_dwconv_taps_kernels(size_t *n);
 
 /* Max and average pooling of dense float32 x (4-byte aligned) through
  * the row kernels (src/nn/pool-f32.c): the generic path's bits; y dense,

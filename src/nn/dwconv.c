@@ -18,7 +18,11 @@ typedef struct dw_job {
     mxp_dtype yt;
     size_t ysize;
     mxp_f32_dwconv_ukernel *k;
+    mxp_f32_dwconv_taps_ukernel *taps; /* NHWC windows inside the image, in registers */
+    bool direct; /* float32 out, no epilogue: the float32 sums are the results, summed in place */
 } dw_job;
+
+enum { DW_MAX_ROWS = 32 }; /* window rows the taps kernel takes (more: the row kernel alone) */
 
 /* Output row i of image n (NCHW: of channel ch, vl 1; NHWC: vl = c
  * channels) from the input rows at xrow(ih) = base + ih * rowlen, summed
@@ -28,19 +32,48 @@ static void dw_row(const dw_job *j, const float *base, int64_t rowlen, int64_t i
 {
     const nn_geom *g = &j->win->g;
     memset(acc, 0, (size_t)(g->ow * vl) * sizeof(float));
+    /* NHWC: the pixels [in0, in1) whose every tap column is inside the
+     * image take the taps kernel (sums in registers); the others, and NCHW
+     * rows, the row kernel tap after tap.  Per element the same additions. */
+    int64_t in0 = 0, in1 = 0;
+    const bool taps = j->taps && vl > 1 && g->kh <= DW_MAX_ROWS;
+    if (taps) {
+        in1 = g->ow;
+        for (int64_t q = 0; q < g->kw; q++) {
+            int64_t lo, hi;
+            nn_window_columns(j->win, q * g->dw - g->pw, &lo, &hi);
+            in0 = lo > in0 ? lo : in0;
+            in1 = hi < in1 ? hi : in1;
+        }
+        in1 = in1 > in0 ? in1 : in0;
+    }
+    const float *rows[DW_MAX_ROWS], *wrows[DW_MAX_ROWS];
+    size_t nrows = 0;
     for (int64_t p = 0; p < g->kh; p++) {
         const int64_t ih = i * g->sh - g->ph + p * g->dh;
         if (ih < 0 || ih >= g->h)
             continue;
+        if (taps && in1 > in0) {
+            rows[nrows] = base + ih * rowlen + (in0 * g->sw - g->pw) * vl;
+            wrows[nrows++] = j->wk + p * g->kw * g->c + ch;
+        }
         for (int64_t q = 0; q < g->kw; q++) {
             const int64_t off = q * g->dw - g->pw;
             int64_t lo, hi;
             nn_window_columns(j->win, off, &lo, &hi);
-            if (hi > lo)
-                j->k(acc + lo * vl, base + ih * rowlen + (lo * g->sw + off) * vl, j->wk + (p * g->kw + q) * g->c + ch,
-                     (size_t)(hi - lo), (size_t)vl, (size_t)(g->sw * vl));
+            const float *xr = base + ih * rowlen, *w = j->wk + (p * g->kw + q) * g->c + ch;
+            const int64_t seg[2][2] = { { lo, in1 > in0 && hi > in0 ? in0 : hi }, { in1 > in0 && lo < in1 ? in1 : lo, hi } };
+            for (int s = 0; s < (in1 > in0 ? 2 : 1); s++)
+                if (seg[s][1] > seg[s][0])
+                    j->k(acc + seg[s][0] * vl, xr + (seg[s][0] * g->sw + off) * vl, w, (size_t)(seg[s][1] - seg[s][0]),
+                         (size_t)vl, (size_t)(g->sw * vl));
         }
     }
+    if (in1 > in0)
+        j->taps(acc + in0 * vl, rows, wrows, nrows, (size_t)g->kw, (size_t)(in1 - in0), (size_t)vl,
+                (size_t)(g->sw * vl), (size_t)(g->dw * vl));
+    if (!t)
+        return;
     for (int64_t v = 0; v < g->ow * vl; v++)
         t[v] = acc[v];
     nn_window_finish(j->win, t, i, vl, ch);
@@ -54,8 +87,13 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
     const int64_t ohw = g->oh * g->ow;
     float *acc = (float *)(void *)(scratch + g->ow);
     for (int64_t i = 0; i < g->oh; i++) {
+        char *yr = j->y + (size_t)(r * ohw + i * g->ow) * j->ysize;
+        if (j->direct) {
+            dw_row(j, j->x + r * g->h * g->w, g->w, i, 1, r % g->c, (float *)(void *)yr, NULL);
+            continue;
+        }
         dw_row(j, j->x + r * g->h * g->w, g->w, i, 1, r % g->c, acc, scratch);
-        nn_store(j->y + (size_t)(r * ohw + i * g->ow) * j->ysize, j->yt, (int64_t)j->ysize, scratch, g->ow);
+        nn_store(yr, j->yt, (int64_t)j->ysize, scratch, g->ow);
     }
 }
 
@@ -65,16 +103,23 @@ static void image_fn(const void *ctx, char **p, double *scratch, int64_t r)
     const dw_job *j = ctx;
     const nn_geom *g = &j->win->g;
     const int64_t len = g->ow * g->c;
+    char *yr = j->y + (size_t)(r * len) * j->ysize;
+    if (j->direct) {
+        dw_row(j, j->x + r / g->oh * g->h * g->w * g->c, g->w * g->c, r % g->oh, g->c, 0, (float *)(void *)yr, NULL);
+        return;
+    }
     dw_row(j, j->x + r / g->oh * g->h * g->w * g->c, g->w * g->c, r % g->oh, g->c, 0,
            (float *)(void *)(scratch + len), scratch);
-    nn_store(j->y + (size_t)(r * len) * j->ysize, j->yt, (int64_t)j->ysize, scratch, len);
+    nn_store(yr, j->yt, (int64_t)j->ysize, scratch, len);
 }
 
 mxp_status nn_dwconv_f32(const nn_window *win, const float *x, const float *wk, mxp_array *y)
 {
     const nn_geom *g = &win->g;
     const dw_job j = { win, x, wk, y->data, y->dtype, mxp_dtype_itemsize(y->dtype),
-                       nn_f32_dwconv_kernel(mxp_isa_current()) };
+                       nn_f32_dwconv_kernel(mxp_isa_current()), nn_f32_dwconv_taps_kernel(mxp_isa_current()),
+                       y->dtype == MXP_F32 && !win->bias && win->act == MXP_ACT_NONE && !win->clamp &&
+                           (uintptr_t)y->data % sizeof(float) == 0 };
     nn_rows r;
     memset(&r, 0, sizeof r);
     r.nd = 1;

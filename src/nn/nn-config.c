@@ -1,5 +1,5 @@
 /* The nn layer's kernel tables, one from each list (src/kernels/
- * f32-norm-list.inc, bf16-norm-list.inc, f32-dwconv-list.inc,
+ * f32-norm-list.inc, bf16-norm-list.inc, f32-dwconv-list.inc, f32-dwconv-taps-list.inc,
  * f32-pool-list.inc, f32-softmax-list.inc, bf16-softmax-list.inc,
  * f32-bnorm-list.inc), and their getters: nn_<name>_kernel(isa), the most
  * capable row for an ISA level, and nn_<name>_kernels(&n), the table for
@@ -49,6 +49,13 @@ static const mxp_kernel f32_dwconv[] = {
 #undef MXP_F32_DWCONV
 };
 NN_GETTERS(f32_dwconv, mxp_f32_dwconv_ukernel)
+
+static const mxp_kernel f32_dwconv_taps[] = {
+#define MXP_F32_DWCONV_TAPS NN_ROW
+#include "kernels/f32-dwconv-taps-list.inc"
+#undef MXP_F32_DWCONV_TAPS
+};
+NN_GETTERS(f32_dwconv_taps, mxp_f32_dwconv_taps_ukernel)
 
 static const mxp_kernel f32_pool[] = {
 #define MXP_F32_POOL NN_ROW

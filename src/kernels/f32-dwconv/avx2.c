@@ -1,6 +1,7 @@
 /* Float32 depthwise-convolution rows, AVX2: eight channels a step (NHWC),
  * or eight output columns of one channel (NCHW, stride 1).  Multiply, then
- * add: the twin's bits.  See dwconv-kernels.h. */
+ * add: the twin's bits; and whole windows of two pixels, up to 32
+ * channels, in registers (the taps kernel).  See dwconv-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/dwconv-kernels.h"
@@ -24,4 +25,51 @@ void mxp_f32_dwconv__avx2(float *acc, const float *x, const float *w, size_t n, 
                                                   _mm256_mul_ps(_mm256_loadu_ps(xj + c), _mm256_loadu_ps(w + c))));
     }
     mxp_f32_dwconv_tail(acc, x, w, n, ch, step, c8);
+}
+
+/* Two pixels (j, j + 1; one when two is 0) x nv vectors of 8 channels
+ * from c, every tap summed in registers. */
+static inline __attribute__((always_inline)) void taps_block(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
+                              size_t kw, size_t ch, size_t step, size_t dstep, size_t j, size_t c, int nv, int two)
+{
+    __m256 a0[4], a1[4];
+    for (int v = 0; v < nv; v++)
+        a0[v] = a1[v] = _mm256_setzero_ps();
+    for (size_t r = 0; r < nrows; r++)
+        for (size_t q = 0; q < kw; q++) {
+            const float *xp = rows[r] + j * step + q * dstep + c, *wp = wrows[r] + q * ch + c;
+            for (int v = 0; v < nv; v++) {
+                const __m256 wv = _mm256_loadu_ps(wp + 8 * v);
+                a0[v] = _mm256_add_ps(a0[v], _mm256_mul_ps(_mm256_loadu_ps(xp + 8 * v), wv));
+                if (two)
+                    a1[v] = _mm256_add_ps(a1[v], _mm256_mul_ps(_mm256_loadu_ps(xp + step + 8 * v), wv));
+            }
+        }
+    for (int v = 0; v < nv; v++) {
+        _mm256_storeu_ps(acc + j * ch + c + 8 * v, a0[v]);
+        if (two)
+            _mm256_storeu_ps(acc + (j + 1) * ch + c + 8 * v, a1[v]);
+    }
+}
+
+void mxp_f32_dwconv_taps__avx2(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
+                               size_t kw, size_t n, size_t ch, size_t step, size_t dstep)
+{
+    size_t c = 0;
+    for (; c + 32 <= ch; c += 32) {
+        size_t j = 0;
+        for (; j + 2 <= n; j += 2)
+            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 4, 1);
+        if (j < n)
+            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 4, 0);
+    }
+    for (; c + 8 <= ch; c += 8) {
+        size_t j = 0;
+        for (; j + 2 <= n; j += 2)
+            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 1, 1);
+        if (j < n)
+            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 1, 0);
+    }
+    if (c < ch)
+        mxp_f32_dwconv_taps_tail(acc, rows, wrows, nrows, kw, n, ch, step, dstep, 0, c);
 }

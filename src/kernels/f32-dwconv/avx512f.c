@@ -1,6 +1,8 @@
 /* Float32 depthwise-convolution rows, AVX-512: sixteen channels a step
  * (NHWC; the rest masked), or sixteen output columns of one channel (NCHW,
- * stride 1).  Multiply, then add: the twin's bits.  See dwconv-kernels.h. */
+ * stride 1); and whole windows of two pixels, up to 64 channels, in
+ * registers (the taps kernel).  Multiply, then add: the twin's bits.  See
+ * dwconv-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/dwconv-kernels.h"
@@ -30,5 +32,54 @@ void mxp_f32_dwconv__avx512f(float *acc, const float *x, const float *w, size_t 
             _mm512_mask_storeu_ps(a + c, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + c),
                                                            _mm512_mul_ps(_mm512_maskz_loadu_ps(m, xj + c),
                                                                          _mm512_maskz_loadu_ps(m, w + c))));
+    }
+}
+
+/* Two pixels (j, j + 1; one when two is 0) x nv vectors of channels from
+ * c (the last masked by m), every tap summed in registers. */
+static inline __attribute__((always_inline)) void taps_block(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
+                              size_t kw, size_t ch, size_t step, size_t dstep, size_t j, size_t c, int nv, int two,
+                              __mmask16 m)
+{
+    __m512 a0[4], a1[4];
+    for (int v = 0; v < nv; v++)
+        a0[v] = a1[v] = _mm512_setzero_ps();
+    for (size_t r = 0; r < nrows; r++)
+        for (size_t q = 0; q < kw; q++) {
+            const float *xp = rows[r] + j * step + q * dstep + c, *wp = wrows[r] + q * ch + c;
+            for (int v = 0; v < nv; v++) {
+                const __mmask16 mv = v == nv - 1 ? m : 0xffff;
+                const __m512 wv = _mm512_maskz_loadu_ps(mv, wp + 16 * v);
+                a0[v] = _mm512_add_ps(a0[v], _mm512_mul_ps(_mm512_maskz_loadu_ps(mv, xp + 16 * v), wv));
+                if (two)
+                    a1[v] = _mm512_add_ps(a1[v], _mm512_mul_ps(_mm512_maskz_loadu_ps(mv, xp + step + 16 * v), wv));
+            }
+        }
+    for (int v = 0; v < nv; v++) {
+        const __mmask16 mv = v == nv - 1 ? m : 0xffff;
+        _mm512_mask_storeu_ps(acc + j * ch + c + 16 * v, mv, a0[v]);
+        if (two)
+            _mm512_mask_storeu_ps(acc + (j + 1) * ch + c + 16 * v, mv, a1[v]);
+    }
+}
+
+void mxp_f32_dwconv_taps__avx512f(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
+                                  size_t kw, size_t n, size_t ch, size_t step, size_t dstep)
+{
+    size_t c = 0;
+    for (; c + 64 <= ch; c += 64) {
+        size_t j = 0;
+        for (; j + 2 <= n; j += 2)
+            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 4, 1, 0xffff);
+        if (j < n)
+            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 4, 0, 0xffff);
+    }
+    for (; c < ch; c += 16) {
+        const __mmask16 m = ch - c >= 16 ? 0xffff : (__mmask16)((1u << (ch - c)) - 1);
+        size_t j = 0;
+        for (; j + 2 <= n; j += 2)
+            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 1, 1, m);
+        if (j < n)
+            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 1, 0, m);
     }
 }
