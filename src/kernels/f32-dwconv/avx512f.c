@@ -63,10 +63,53 @@ static inline __attribute__((always_inline)) void taps_block(float *acc, const f
     }
 }
 
+/* 3 taps a row, stride 1, no dilation (the common 3x3 window): four
+ * pixels x 32 channels from (j, c), each input vector loaded once for the
+ * (up to three) pixels whose window it is in -- pixel p takes position
+ * u = p + q as its tap q, so its taps still come in order. */
+static inline __attribute__((always_inline)) void taps3_block(float *acc, const float *const *rows,
+                                                              const float *const *wrows, size_t nrows, size_t ch,
+                                                              size_t j, size_t c)
+{
+    __m512 a[4][2];
+    for (int p = 0; p < 4; p++)
+        a[p][0] = a[p][1] = _mm512_setzero_ps();
+    for (size_t r = 0; r < nrows; r++) {
+        const float *xp = rows[r] + j * ch + c, *wp = wrows[r] + c;
+        __m512 w[3][2];
+        for (int q = 0; q < 3; q++)
+            for (int v = 0; v < 2; v++)
+                w[q][v] = _mm512_loadu_ps(wp + q * ch + 16 * v);
+        for (int u = 0; u < 6; u++)
+            for (int v = 0; v < 2; v++) {
+                const __m512 xv = _mm512_loadu_ps(xp + (size_t)u * ch + 16 * v);
+                for (int p = 0; p < 4; p++) {
+                    const int q = u - p;
+                    if (q >= 0 && q < 3)
+                        a[p][v] = _mm512_add_ps(a[p][v], _mm512_mul_ps(xv, w[q][v]));
+                }
+            }
+    }
+    for (int p = 0; p < 4; p++)
+        for (int v = 0; v < 2; v++)
+            _mm512_storeu_ps(acc + (j + (size_t)p) * ch + c + 16 * v, a[p][v]);
+}
+
 void mxp_f32_dwconv_taps__avx512f(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
                                   size_t kw, size_t n, size_t ch, size_t step, size_t dstep)
 {
     size_t c = 0;
+    if (kw == 3 && step == ch && dstep == ch) {
+        for (; c + 32 <= ch; c += 32) {
+            size_t j = 0;
+            for (; j + 4 <= n; j += 4)
+                taps3_block(acc, rows, wrows, nrows, ch, j, c);
+            for (; j + 2 <= n; j += 2)
+                taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 2, 1, 0xffff);
+            if (j < n)
+                taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 2, 0, 0xffff);
+        }
+    }
     for (; c + 64 <= ch; c += 64) {
         size_t j = 0;
         for (; j + 2 <= n; j += 2)
