@@ -210,6 +210,36 @@ bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, doubl
     return true;
 }
 
+/* Per-channel ranges along an axis that is not the last (each channel a
+ * contiguous run of inner elements per outer index): the one-range kernel
+ * on every run (element by element through float64 it was 20x NumPy's
+ * time for a [1536, 384] calibrate(axis=0)). */
+bool mxp_quant_fast_minmax_blocks(const mxp_array *x, const quant_layout *L, double *mins, double *maxs)
+{
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || L->axis < 0 || L->inner < 8 ||
+        L->group != 0)
+        return false;
+    mxp_f32_minmax_ukernel *const fn = mxp_f32_minmax_kernel();
+    const size_t is = mxp_dtype_itemsize(x->dtype);
+    float buf[BLOCK];
+    for (int64_t a = 0; a < L->len; a++) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (int64_t o = 0; o < L->outer; o++)
+            for (int64_t i = 0; i < L->inner; i += BLOCK) {
+                const int64_t m = L->inner - i < BLOCK ? L->inner - i : BLOCK, e = (o * L->len + a) * L->inner + i;
+                const float *src = (const float *)(const void *)((const unsigned char *)x->data + (size_t)e * is);
+                if (x->dtype != MXP_F32) {
+                    mxp_convert(buf, MXP_F32, src, x->dtype, (size_t)m, NULL);
+                    src = buf;
+                }
+                fn(src, (size_t)m, &lo, &hi);
+            }
+        mins[a] = lo;
+        maxs[a] = hi;
+    }
+    return true;
+}
+
 bool mxp_quant_fast_try(uint8_t *dst, const mxp_array *x, const quant_layout *L, const mxp_qparams *qp,
                         int32_t qmin, int32_t qmax)
 {

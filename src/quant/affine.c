@@ -147,7 +147,9 @@ static mxp_status calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool sym
     double *maxs = mxp_malloc((size_t)L.count * sizeof *maxs);
     if (!mins || !maxs)
         st = mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
-    if (st == MXP_OK && axis == x->ndim - 1 && group_size == 0 && mxp_quant_fast_minmax_cols(x, &L, mins, maxs)) {
+    if (st == MXP_OK && group_size == 0 &&
+        (axis == x->ndim - 1 ? mxp_quant_fast_minmax_cols(x, &L, mins, maxs)
+                             : mxp_quant_fast_minmax_blocks(x, &L, mins, maxs))) {
         st = mxp_qparams_from_ranges(out, qtype, symmetric, axis, group_size, L.count, mins, maxs);
         mxp_free(mins);
         mxp_free(maxs);

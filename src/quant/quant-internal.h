@@ -80,6 +80,7 @@ bool mxp_quant_fast_minmax(const mxp_array *x, double *lo, double *hi);
 bool mxp_quant_fast_cols(uint8_t *dst, const mxp_array *x, const quant_layout *L, const mxp_qparams *qp,
                          int32_t qmin, int32_t qmax);
 bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, double *mins, double *maxs);
+bool mxp_quant_fast_minmax_blocks(const mxp_array *x, const quant_layout *L, double *mins, double *maxs);
 /* Either fast path, when one applies (nearest even is the caller's
  * condition): true when dst holds the codes. */
 bool mxp_quant_fast_try(uint8_t *dst, const mxp_array *x, const quant_layout *L, const mxp_qparams *qp,

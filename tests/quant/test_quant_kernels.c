@@ -326,6 +326,50 @@ static void test_minmax_cols_kernels(void **state)
     }
 }
 
+/* Per-channel ranges along a leading axis (each channel contiguous runs:
+ * the one-range kernel on every run) equal the generic path's (a float64
+ * copy of the same values), non-finite values skipped, at every ISA level. */
+static void test_calibrate_leading_axis_runs(void **state)
+{
+    (void)state;
+    const int64_t shape[3] = { 6, 5, 24 };
+    const mxp_dtype dts[] = { MXP_F32, MXP_BF16 };
+    for (size_t di = 0; di < 2; di++) {
+        mxp_array *x = NULL, *xd = NULL;
+        assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 3, shape, 0.25, 3.0, 11), MXP_OK);
+        float *v = mxp_array_data(x);
+        v[7] = NAN, v[130] = INFINITY, v[131] = -INFINITY;
+        for (int i = 0; i < 24; i++) /* channel (axis 0) 2 all non-finite in its first run, finite later */
+            v[2 * 120 + i] = i % 2 ? NAN : -INFINITY;
+        if (dts[di] != MXP_F32) {
+            mxp_array *b = NULL;
+            assert_int_equal(mxp_array_astype(&b, x, dts[di], NULL), MXP_OK);
+            mxp_array_free(x);
+            x = b;
+        }
+        assert_int_equal(mxp_array_astype(&xd, x, MXP_F64, NULL), MXP_OK);
+        for (int axis = 0; axis <= 1; axis++)
+            for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+                mxp_set_isa((mxp_isa)isa);
+                mxp_qparams a, b;
+                assert_int_equal(mxp_calibrate_minmax(x, MXP_U8, false, axis, 0, &a), MXP_OK);
+                assert_int_equal(mxp_calibrate_minmax(xd, MXP_U8, false, axis, 0, &b), MXP_OK);
+                assert_int_equal(a.count, shape[axis]);
+                assert_int_equal(b.count, shape[axis]);
+                for (int64_t k = 0; k < a.count; k++)
+                    if (a.scales[k] != b.scales[k] || a.zero_points[k] != b.zero_points[k])
+                        fail_msg("%s axis %d isa %d channel %lld: scale %a zp %d, the generic path's %a %d",
+                                 mxp_dtype_name(dts[di]), axis, isa, (long long)k, a.scales[k], (int)a.zero_points[k],
+                                 b.scales[k], (int)b.zero_points[k]);
+                mxp_qparams_free(&a);
+                mxp_qparams_free(&b);
+            }
+        mxp_array_free(x);
+        mxp_array_free(xd);
+    }
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+}
+
 /* mxp_quantize at every ISA level and 1 or 2 threads against the reference:
  * per tensor (float32, float16, bfloat16), per channel on axis 0, groups of
  * 32 along the last axis; large enough to be split across threads. */
@@ -658,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_cols_kernels_vs_oracle),
         cmocka_unit_test(test_minmax_kernels),
         cmocka_unit_test(test_minmax_cols_kernels),
+        cmocka_unit_test(test_calibrate_leading_axis_runs),
         cmocka_unit_test(test_quantize_fast_paths),
         cmocka_unit_test(test_calibrate_fast_equals_general),
         cmocka_unit_test(test_quantize_into),
