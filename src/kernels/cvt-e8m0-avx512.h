@@ -1,25 +1,15 @@
 /* float32, bfloat16 and float16 -> float8_e8m0fnu with AVX-512, every
  * rounding mode, 32 elements a step (masked parts): the loop shared by
- * src/kernels/<src>-e8m0-vcvt/avx512f.c.  The method is cvt-e8m0-avx2.h's
- * (read its comment), on 16 lanes with mask registers.  Twin: the
+ * src/kernels/<src>-e8m0-vcvt/avx512f.c.  The method is cvt-e8m0.h's, on
+ * 16 lanes with mask registers.  Twin: the
  * reference converter. */
 #ifndef MXP_KERNELS_CVT_E8M0_AVX512_H
 #define MXP_KERNELS_CVT_E8M0_AVX512_H
 
 #include <immintrin.h>
 
+#include "kernels/cvt-e8m0.h"
 #include "kernels/cvt-round-avx512.h"
-#include "kernels/stream-loop.h"
-
-typedef enum { E8M0_FROM_F32, E8M0_FROM_BF16, E8M0_FROM_F16 } mxp_e8m0_src;
-
-typedef struct mxp_e8m0_ctx {
-    mxp_e8m0_src src;
-    mxp_rounding mode;
-    int saturate;
-    mxp_sr_key key;
-    uint64_t index0;
-} mxp_e8m0_ctx;
 
 MXP_INLINE __m128i mxp_f32_to_e8m0_avx512(__m512i b, mxp_rounding mode, int saturate, __m512i r)
 {
@@ -34,9 +24,7 @@ MXP_INLINE __m128i mxp_f32_to_e8m0_avx512(__m512i b, mxp_rounding mode, int satu
         e = _mm512_srli_epi32(b, 23);
         e = _mm512_mask_add_epi32(e, up, e, _mm512_set1_epi32(1));
     } else {
-        const int c = mode == MXP_ROUND_NEAREST_EVEN || mode == MXP_ROUND_NEAREST_AWAY ? 0x400000
-                      : mode == MXP_ROUND_UP                                          ? 0x7fffff
-                                                                                      : 0;
+        const int c = mxp_e8m0_add(mode);
         const __m512i add = _mm512_mask_mov_epi32(_mm512_set1_epi32(c), sub, _mm512_set1_epi32(c >> 1));
         e = _mm512_srli_epi32(_mm512_add_epi32(b, add), 23);
     }
@@ -149,19 +137,6 @@ MXP_INLINE void mxp_e8m0_loop_avx512(void *dst, const void *src, size_t n, mxp_e
                     mxp_e8m0_full_avx512, mxp_e8m0_part_avx512, &c);
 }
 
-/* One instantiation of the loop per rounding mode, so the mode is a constant. */
-MXP_INLINE void mxp_e8m0_by_mode_avx512(void *dst, const void *src, size_t n, const mxp_cvt_params *p,
-                                        mxp_e8m0_src sk)
-{
-    mxp_e8m0_ctx c = { sk, p->rounding, p->overflow == MXP_OVERFLOW_SATURATE, mxp_sr_key_for(p->seed, p->index0),
-                       p->index0 };
-    switch (p->rounding) {
-    case MXP_ROUND_NEAREST_EVEN: c.mode = MXP_ROUND_NEAREST_EVEN; mxp_e8m0_loop_avx512(dst, src, n, c); break;
-    case MXP_ROUND_NEAREST_AWAY: c.mode = MXP_ROUND_NEAREST_AWAY; mxp_e8m0_loop_avx512(dst, src, n, c); break;
-    case MXP_ROUND_UP: c.mode = MXP_ROUND_UP; mxp_e8m0_loop_avx512(dst, src, n, c); break;
-    case MXP_ROUND_STOCHASTIC: c.mode = MXP_ROUND_STOCHASTIC; mxp_e8m0_loop_avx512(dst, src, n, c); break;
-    default: c.mode = MXP_ROUND_TOWARD_ZERO; mxp_e8m0_loop_avx512(dst, src, n, c); break; /* down: the same for x > 0 */
-    }
-}
+MXP_E8M0_BY_MODE(mxp_e8m0_by_mode_avx512, mxp_e8m0_loop_avx512)
 
 #endif

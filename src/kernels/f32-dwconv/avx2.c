@@ -52,24 +52,27 @@ static inline __attribute__((always_inline)) void taps_block(float *acc, const f
     }
 }
 
+/* Every pixel, two at a time, for nv vectors of channels from c. */
+static inline __attribute__((always_inline)) void taps_cols(float *acc, const float *const *rows,
+                                                            const float *const *wrows, size_t nrows, size_t kw,
+                                                            size_t n, size_t ch, size_t step, size_t dstep, size_t c,
+                                                            int nv)
+{
+    size_t j = 0;
+    for (; j + 2 <= n; j += 2)
+        taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, nv, 1);
+    if (j < n)
+        taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, nv, 0);
+}
+
 void mxp_f32_dwconv_taps__avx2(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
                                size_t kw, size_t n, size_t ch, size_t step, size_t dstep)
 {
     size_t c = 0;
-    for (; c + 32 <= ch; c += 32) {
-        size_t j = 0;
-        for (; j + 2 <= n; j += 2)
-            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 4, 1);
-        if (j < n)
-            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 4, 0);
-    }
-    for (; c + 8 <= ch; c += 8) {
-        size_t j = 0;
-        for (; j + 2 <= n; j += 2)
-            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 1, 1);
-        if (j < n)
-            taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 1, 0);
-    }
+    for (; c + 32 <= ch; c += 32)
+        taps_cols(acc, rows, wrows, nrows, kw, n, ch, step, dstep, c, 4);
+    for (; c + 8 <= ch; c += 8)
+        taps_cols(acc, rows, wrows, nrows, kw, n, ch, step, dstep, c, 1);
     if (c < ch)
         mxp_f32_dwconv_taps_tail(acc, rows, wrows, nrows, kw, n, ch, step, dstep, 0, c);
 }
