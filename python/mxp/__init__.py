@@ -67,9 +67,13 @@ class _MlDtypesHook:
     def find_spec(name, path=None, target=None):
         if name != "ml_dtypes":
             return None
-        import importlib.machinery
         _sys.meta_path[:] = [f for f in _sys.meta_path if f is not _MlDtypesHook]
-        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        spec = None
+        for finder in _sys.meta_path:  # the finders after this one, as the import system asks them
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find else None
+            if spec is not None:
+                break
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
         run = spec.loader.exec_module
