@@ -15,6 +15,13 @@
 #include "mxp/convert.h"
 #include "mxp/threads.h"
 
+/* The element type's alignment: the kernels read float32 (and the
+ * conversions their own types) through typed loads. */
+static bool aligned(const mxp_array *x)
+{
+    return (uintptr_t)x->data % mxp_dtype_itemsize(x->dtype) == 0;
+}
+
 /* Dtypes whose every value float32 holds exactly. */
 static bool widens_exactly(mxp_dtype dt)
 {
@@ -79,7 +86,7 @@ static int threads_for(int64_t size)
 
 bool mxp_quant_fast_runs(const mxp_array *x, const quant_layout *L, int64_t *run_len)
 {
-    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype))
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || !aligned(x))
         return false;
     if (L->axis < 0)
         *run_len = L->size; /* per tensor: one run */
@@ -104,7 +111,7 @@ void mxp_quant_fast(uint8_t *dst, const mxp_array *x, const quant_layout *L, int
 
 bool mxp_quant_fast_minmax(const mxp_array *x, double *lo, double *hi)
 {
-    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype))
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || !aligned(x))
         return false;
     mxp_f32_minmax_ukernel *const fn = mxp_f32_minmax_kernel();
     const int64_t size = mxp_array_size(x);
@@ -159,7 +166,8 @@ static void cols_thread(void *ctx, int t, int nt)
 bool mxp_quant_fast_cols(uint8_t *dst, const mxp_array *x, const quant_layout *L, const mxp_qparams *qp,
                          int32_t qmin, int32_t qmax)
 {
-    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || L->axis < 0 || L->inner != 1 ||
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || !aligned(x) ||
+        L->axis < 0 || L->inner != 1 ||
         L->group != 0 || L->len < 16)
         return false;
     for (int64_t k = 0; k < L->len; k++)
@@ -183,7 +191,8 @@ bool mxp_quant_fast_cols(uint8_t *dst, const mxp_array *x, const quant_layout *L
 
 bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, double *mins, double *maxs)
 {
-    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || L->axis < 0 || L->inner != 1 ||
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || !aligned(x) ||
+        L->axis < 0 || L->inner != 1 ||
         L->group != 0)
         return false;
     float *lo = mxp_malloc((size_t)L->len * 2 * sizeof *lo);
@@ -216,7 +225,8 @@ bool mxp_quant_fast_minmax_cols(const mxp_array *x, const quant_layout *L, doubl
  * time for a [1536, 384] calibrate(axis=0)). */
 bool mxp_quant_fast_minmax_blocks(const mxp_array *x, const quant_layout *L, double *mins, double *maxs)
 {
-    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || L->axis < 0 || L->inner < 8 ||
+    if (!(x->flags & MXP_ARRAY_C_CONTIGUOUS) || !widens_exactly(x->dtype) || !aligned(x) ||
+        L->axis < 0 || L->inner < 8 ||
         L->group != 0)
         return false;
     mxp_f32_minmax_ukernel *const fn = mxp_f32_minmax_kernel();
