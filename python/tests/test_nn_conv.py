@@ -277,3 +277,26 @@ def test_bad_input_raises():
         nn.batch_norm(np.zeros((1, 3)), None, None, training=True)  # one value per channel
     with pytest.raises(ValueError):
         nn.batch_norm(x, np.zeros(3), np.ones(3), training=True)  # 3 for 4 channels
+
+
+@pytest.mark.parametrize("shape", [(7, 9, 40, 3, 1, 1, 1), (7, 9, 40, 3, 1, 2, 1), (6, 5, 70, 3, 2, 1, 1),
+                                   (8, 8, 33, 3, 1, 2, 2), (5, 4, 64, 5, 1, 2, 1), (4, 4, 128, 3, 1, 3, 1),
+                                   (9, 11, 96, 7, 2, 3, 1)])
+def test_depthwise_nhwc_into_a_dirty_out_matches_float64(shape):
+    # float32 depthwise without an epilogue sums in the output itself: the
+    # windows inside the image in registers, the edge pixels from zero --
+    # an out= full of NaN must not leak into either
+    h, w, c, k, s, p, d = shape
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal((2, h, w, c)).astype(np.float32)
+    wt = rng.standard_normal((c, k, k, 1)).astype(np.float32)
+    oh, ow = (h + 2 * p - d * (k - 1) - 1) // s + 1, (w + 2 * p - d * (k - 1) - 1) // s + 1
+    out = np.full((2, oh, ow, c), np.nan, np.float32)
+    nn.conv2d(x, wt, stride=s, padding=p, dilation=d, groups=c, layout="NHWC", out=out)
+    xp = np.pad(x.astype(np.float64), ((0, 0), (p, p), (p, p), (0, 0)))
+    ref = np.zeros((2, oh, ow, c))
+    for a in range(k):
+        for b in range(k):
+            ref += xp[:, a * d:a * d + s * (oh - 1) + 1:s, b * d:b * d + s * (ow - 1) + 1:s, :] * wt[:, a, b, 0]
+    assert np.abs(out - ref).max() <= 1e-5 * np.abs(ref).max()
+    assert np.array_equal(out, nn.conv2d(x, wt, stride=s, padding=p, dilation=d, groups=c, layout="NHWC"))

@@ -31,7 +31,6 @@ static void dw_row(const dw_job *j, const float *base, int64_t rowlen, int64_t i
                    double *t)
 {
     const nn_geom *g = &j->win->g;
-    memset(acc, 0, (size_t)(g->ow * vl) * sizeof(float));
     /* NHWC: the pixels [in0, in1) whose every tap column is inside the
      * image take the taps kernel (sums in registers); the others, and NCHW
      * rows, the row kernel tap after tap.  Per element the same additions. */
@@ -47,6 +46,10 @@ static void dw_row(const dw_job *j, const float *base, int64_t rowlen, int64_t i
         }
         in1 = in1 > in0 ? in1 : in0;
     }
+    /* the row kernel's sums start from zero; the taps kernel writes its
+     * pixels whole */
+    memset(acc, 0, (size_t)(in0 * vl) * sizeof(float));
+    memset(acc + in1 * vl, 0, (size_t)((g->ow - in1) * vl) * sizeof(float)); /* in0 <= in1 <= ow */
     const float *rows[DW_MAX_ROWS], *wrows[DW_MAX_ROWS];
     size_t nrows = 0;
     for (int64_t p = 0; p < g->kh; p++) {
