@@ -216,48 +216,38 @@ mxp_status mlp_loss(mlp *m, int64_t n, const int32_t *labels, double grad_seed, 
     return st;
 }
 
-/* relu's backward: the gradient is zeroed where the output is not > 0 (a
- * positive float is not all zero bits and has its top bit clear).  One
- * loop per width, each of which the compiler vectorizes (element by
- * element through memcpy and memset it was a quarter of a bfloat16 epoch). */
-#define RELU_MASK_LOOP(T, S)                                                     \
-    do {                                                                         \
-        const T *o_ = (const T *)o;                                              \
-        for (int64_t i = 0; i < count; i++) {                                    \
-            const S v_ = (S)o_[i];                                               \
-            if (v_ <= 0)                                                         \
-                memset(g + (size_t)i * gsize, 0, gsize);                         \
-        }                                                                        \
+/* relu's backward: the gradient is zeroed where the output is not > 0 --
+ * as signed integers, a float's bits are > 0 exactly when it is > 0 (or a
+ * positive NaN).  One loop per width, which the compiler vectorizes where
+ * the gradient has the output's width (element by element through memcpy
+ * and memset it was a quarter of a bfloat16 epoch). */
+#define RELU_MASK(T)                                                                 \
+    do {                                                                             \
+        const T *ov = (const T *)(const void *)o;                                    \
+        if (gsize == sizeof(T)) {                                                    \
+            T *gv = (T *)(void *)g;                                                  \
+            for (int64_t i = 0; i < count; i++)                                      \
+                gv[i] = ov[i] > 0 ? gv[i] : 0;                                       \
+        } else {                                                                     \
+            for (int64_t i = 0; i < count; i++)                                      \
+                if (ov[i] <= 0)                                                      \
+                    memset(g + (size_t)i * gsize, 0, gsize);                         \
+        }                                                                            \
     } while (0)
 
 void train_relu_mask(mxp_array *grad, const mxp_array *out, int64_t count)
 {
-    const size_t size = mxp_array_itemsize(out), gsize = mxp_array_itemsize(grad);
+    const size_t gsize = mxp_array_itemsize(grad);
     const unsigned char *o = mxp_array_data(out);
     unsigned char *g = mxp_array_data(grad);
-    /* the same width (the usual case): the gradient's bits kept or zeroed */
-    if (size == gsize && size == 2) {
-        const int16_t *ov = (const int16_t *)(const void *)o;
-        int16_t *gv = (int16_t *)(void *)g;
-        for (int64_t i = 0; i < count; i++)
-            gv[i] = ov[i] > 0 ? gv[i] : 0;
-        return;
-    }
-    if (size == gsize && size == 4) {
-        const int32_t *ov = (const int32_t *)(const void *)o;
-        int32_t *gv = (int32_t *)(void *)g;
-        for (int64_t i = 0; i < count; i++)
-            gv[i] = ov[i] > 0 ? gv[i] : 0;
-        return;
-    }
-    /* as signed integers, a float's bits are > 0 exactly when it is > 0 (or a positive NaN) */
-    switch (size) {
-    case 1: RELU_MASK_LOOP(int8_t, int8_t); break;
-    case 2: RELU_MASK_LOOP(int16_t, int16_t); break;
-    case 4: RELU_MASK_LOOP(int32_t, int32_t); break;
-    default: RELU_MASK_LOOP(int64_t, int64_t); break;
+    switch (mxp_array_itemsize(out)) {
+    case 1: RELU_MASK(int8_t); break;
+    case 2: RELU_MASK(int16_t); break;
+    case 4: RELU_MASK(int32_t); break;
+    default: RELU_MASK(int64_t); break;
     }
 }
+#undef RELU_MASK
 
 static mxp_status layer_backward(mlp *m, int l, int64_t n)
 {
