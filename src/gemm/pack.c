@@ -89,10 +89,6 @@ static void pack_panel_copy(const mxp_gemm_operand *x, int lines_are_rows, int a
 }
 #undef PACK_COPY
 
-/* A panel of `width` lines (rows of A~ or columns of B~) by kc, written as
- * [k][width].  When the operand is contiguous across the lines (A
- * transposed, B not), one conversion per k covers the whole panel width;
- * otherwise one strided conversion per line. */
 /* pack_panel from bfloat16 into float32: the widening is a shift (the
  * bits of the conversion kernel's, NaNs included, which the products
  * quiet anyway), written straight into the panel -- a kernel call per k
@@ -119,6 +115,10 @@ static void pack_panel_bf16_f32(const mxp_gemm_operand *x, int lines_are_rows, i
     }
 }
 
+/* A panel of `width` lines (rows of A~ or columns of B~) by kc, written as
+ * [k][width].  When the operand is contiguous across the lines (A
+ * transposed, B not), one conversion per k covers the whole panel width;
+ * otherwise one strided conversion per line. */
 static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0, size_t lines, size_t width,
                        size_t p0, size_t kc, mxp_dtype acc, unsigned char *d)
 {
