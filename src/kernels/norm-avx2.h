@@ -68,9 +68,18 @@ static inline double mxp_norm_sum_avx2(const void *x, size_t n, double c, int sq
 }
 
 static inline void mxp_norm_avx2(void *y, const void *x, size_t n, const double *w, const double *b, double eps,
-                                 int rms, int bf16)
+                                 int mode, int bf16)
 {
-    const double mean = rms ? 0 : mxp_norm_sum_avx2(x, n, 0, 0, bf16) / (double)n;
+    if (mode == MXP_NORM_L2) {
+        const double s = mxp_norm_l2_div(mxp_norm_sum_avx2(x, n, 0, 1, bf16), eps);
+        const __m256d vs = _mm256_set1_pd(s);
+        size_t i = 0;
+        for (; i + 4 <= n; i += 4)
+            mxp_norm_store4_avx2(y, i, _mm256_div_pd(mxp_norm_load4_avx2(x, i, bf16), vs), bf16);
+        mxp_norm_l2_out(y, x, i, n, s, bf16);
+        return;
+    }
+    const double mean = mode == MXP_NORM_RMS ? 0 : mxp_norm_sum_avx2(x, n, 0, 0, bf16) / (double)n;
     const double rstd = mxp_norm_rstd(mxp_norm_sum_avx2(x, n, mean, 1, bf16), n, eps);
     const __m256d vm = _mm256_set1_pd(mean), vr = _mm256_set1_pd(rstd);
     size_t i = 0;

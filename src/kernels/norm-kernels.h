@@ -6,7 +6,12 @@
  *   rstd = 1 / sqrt(sum((x - mean)^2) / n + eps)
  *   y[i] = round(((x[i] - mean) * rstd) * w[i] + b[i])
  *
- * with w NULL: no product (h itself), b NULL: + 0; each sum in the order
+ * with w NULL: no product (h itself), b NULL: + 0; and L2 normalization
+ * (mode MXP_NORM_L2; w, b unused):
+ *
+ *   s = sqrt(sum(x^2)); s = s > eps ? s : eps;   y[i] = round(x[i] / s)
+ *
+ * each sum in the order
  * of mxp_sum8 (sum8.h): element i into running sum i mod 8, folded
  * pairwise, the tail after -- eight float64 lanes of a vector.  The
  * arithmetic is the portable code's, operation for operation (no fused
@@ -25,10 +30,13 @@
 #include "kernels/bf16-round.h"
 #include "kernels/sum8.h"
 
+/* mode: the row's operation */
+enum { MXP_NORM_LAYER, MXP_NORM_RMS, MXP_NORM_L2 };
+
 typedef void mxp_f32_norm_ukernel(float *y, const float *x, size_t n, const double *w, const double *b, double eps,
-                                  int rms);
+                                  int mode);
 typedef void mxp_bf16_norm_ukernel(uint16_t *y, const uint16_t *x, size_t n, const double *w, const double *b,
-                                   double eps, int rms);
+                                   double eps, int mode);
 
 /* The scalar pieces every kernel shares (bf16: the row is bfloat16, else
  * float32; a constant where they are inlined): element i widened, what
@@ -58,17 +66,34 @@ static inline double mxp_norm_rstd(double sumsq, size_t n, double eps)
     return 1 / sqrt(sumsq / (double)n + eps);
 }
 
+static inline void mxp_norm_put(void *y, size_t i, double v, int bf16)
+{
+    if (bf16)
+        ((uint16_t *)y)[i] = mxp_f64_to_bf16_rne(v);
+    else
+        ((float *)y)[i] = (float)v;
+}
+
 static inline void mxp_norm_out(void *y, const void *x, size_t i, size_t n, const double *w, const double *b,
                                 double mean, double rstd, int bf16)
 {
     for (; i < n; i++) {
         const double h = (mxp_norm_x(x, i, bf16) - mean) * rstd;
-        const double v = (w ? h * w[i] : h) + (b ? b[i] : 0);
-        if (bf16)
-            ((uint16_t *)y)[i] = mxp_f64_to_bf16_rne(v);
-        else
-            ((float *)y)[i] = (float)v;
+        mxp_norm_put(y, i, (w ? h * w[i] : h) + (b ? b[i] : 0), bf16);
     }
+}
+
+/* L2: the divisor from the sum of squares, and outputs i .. n. */
+static inline double mxp_norm_l2_div(double sumsq, double eps)
+{
+    const double s = sqrt(sumsq);
+    return s > eps ? s : eps;
+}
+
+static inline void mxp_norm_l2_out(void *y, const void *x, size_t i, size_t n, double s, int bf16)
+{
+    for (; i < n; i++)
+        mxp_norm_put(y, i, mxp_norm_x(x, i, bf16) / s, bf16);
 }
 
 /* The portable twin of both lists, for one element type. */
@@ -83,9 +108,13 @@ static inline double mxp_norm_sum_portable(const void *x, size_t n, double c, in
 }
 
 static inline void mxp_norm_portable(void *y, const void *x, size_t n, const double *w, const double *b, double eps,
-                                     int rms, int bf16)
+                                     int mode, int bf16)
 {
-    const double mean = rms ? 0 : mxp_norm_sum_portable(x, n, 0, 0, bf16) / (double)n;
+    if (mode == MXP_NORM_L2) {
+        mxp_norm_l2_out(y, x, 0, n, mxp_norm_l2_div(mxp_norm_sum_portable(x, n, 0, 1, bf16), eps), bf16);
+        return;
+    }
+    const double mean = mode == MXP_NORM_RMS ? 0 : mxp_norm_sum_portable(x, n, 0, 0, bf16) / (double)n;
     mxp_norm_out(y, x, 0, n, w, b, mean, mxp_norm_rstd(mxp_norm_sum_portable(x, n, mean, 1, bf16), n, eps), bf16);
 }
 

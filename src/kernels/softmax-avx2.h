@@ -1,14 +1,13 @@
 /* The AVX2 body of the softmax row kernels (f32-softmax/, bf16-softmax/avx2.c;
  * softmax-kernels.h): the maximum over eight float32 lanes (bfloat16
  * widened by a shift: exact), then groups of 8 as two registers of four
- * float64 lanes -- SLEEF's exp, the eight running sums -- and the results
- * rounded as norm-avx2.h rounds them. */
+ * float64 lanes -- expshift-avx2.h's exp, the eight running sums -- and the
+ * results rounded as norm-avx2.h rounds them. */
 #ifndef MXP_KERNELS_SOFTMAX_AVX2_H
 #define MXP_KERNELS_SOFTMAX_AVX2_H
 
 #include <immintrin.h>
-#include <sleef.h>
-
+#include "kernels/expshift-avx2.h"
 #include "kernels/norm-avx2.h"
 #include "kernels/softmax-kernels.h"
 
@@ -45,8 +44,8 @@ static inline void mxp_softmax_avx2(void *y, const void *x, size_t n, double *e,
     const __m256d vm = _mm256_set1_pd(m);
     __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
     for (i = 0; i + 8 <= n; i += 8) {
-        const __m256d e0 = Sleef_expd4_u10avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i, bf16), vm));
-        const __m256d e1 = Sleef_expd4_u10avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i + 4, bf16), vm));
+        const __m256d e0 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i, bf16), vm));
+        const __m256d e1 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i + 4, bf16), vm));
         if (!lg) {
             _mm256_storeu_pd(e + i, e0);
             _mm256_storeu_pd(e + i + 4, e1);
@@ -58,8 +57,8 @@ static inline void mxp_softmax_avx2(void *y, const void *x, size_t n, double *e,
     if (i < n) { /* the last elements in lanes of their own, the rest exp(0) */
         for (size_t k = 0; k < n - i; k++)
             lanes[k] = mxp_softmax_x(x, i + k, bf16) - m;
-        _mm256_storeu_pd(lanes, Sleef_expd4_u10avx2(_mm256_loadu_pd(lanes)));
-        _mm256_storeu_pd(lanes + 4, Sleef_expd4_u10avx2(_mm256_loadu_pd(lanes + 4)));
+        _mm256_storeu_pd(lanes, mxp_expshift_pd_avx2(_mm256_loadu_pd(lanes)));
+        _mm256_storeu_pd(lanes + 4, mxp_expshift_pd_avx2(_mm256_loadu_pd(lanes + 4)));
         for (size_t k = 0; k < n - i; k++)
             t += e[i + k] = lanes[k];
     }

@@ -1,14 +1,13 @@
 /* The AVX-512 body of the softmax row kernels (f32-softmax/,
  * bf16-softmax/avx512f.c; softmax-kernels.h): the maximum over sixteen
  * float32 lanes (bfloat16 widened by a shift: exact), then eight float64
- * lanes -- SLEEF's exp, the eight running sums one register -- and the
- * results rounded as norm-avx512.h rounds them. */
+ * lanes -- expshift-avx512.h's exp, the eight running sums one register --
+ * and the results rounded as norm-avx512.h rounds them. */
 #ifndef MXP_KERNELS_SOFTMAX_AVX512_H
 #define MXP_KERNELS_SOFTMAX_AVX512_H
 
 #include <immintrin.h>
-#include <sleef.h>
-
+#include "kernels/expshift-avx512.h"
 #include "kernels/norm-avx512.h"
 #include "kernels/softmax-kernels.h"
 
@@ -33,11 +32,12 @@ static inline void mxp_softmax_avx512(void *y, const void *x, size_t n, double *
     const double m = _mm512_reduce_max_ps(mv);
     if (mxp_softmax_nan_row(y, n, m, nan != 0, bf16))
         return;
+    const mxp_expshift_avx512 c = mxp_expshift_avx512_init();
     const __m512d vm = _mm512_set1_pd(m);
     __m512d s = _mm512_setzero_pd();
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m512d ev = Sleef_expd8_u10avx512f(_mm512_sub_pd(mxp_norm_load8_avx512(x, i, bf16), vm));
+        const __m512d ev = mxp_expshift_pd_avx512(&c, _mm512_sub_pd(mxp_norm_load8_avx512(x, i, bf16), vm));
         if (!lg)
             _mm512_storeu_pd(e + i, ev);
         s = _mm512_add_pd(s, ev);
@@ -46,18 +46,21 @@ static inline void mxp_softmax_avx512(void *y, const void *x, size_t n, double *
     if (i < n) { /* the last elements in lanes of their own, the rest exp(0) */
         for (size_t k = 0; k < n - i; k++)
             lanes[k] = mxp_softmax_x(x, i + k, bf16) - m;
-        _mm512_storeu_pd(lanes, Sleef_expd8_u10avx512f(_mm512_loadu_pd(lanes)));
+        _mm512_storeu_pd(lanes, mxp_expshift_pd_avx512(&c, _mm512_loadu_pd(lanes)));
         for (size_t k = 0; k < n - i; k++)
             t += e[i + k] = lanes[k];
     }
     _mm512_storeu_pd(lanes, s);
     const double sum = mxp_sum8_fold(lanes, t), r = 1 / sum, ls = lg ? log(sum) : 0;
     const __m512d vr = _mm512_set1_pd(r), vls = _mm512_set1_pd(ls);
-    for (i = 0; i + 8 <= n; i += 8)
-        mxp_norm_store8_avx512(y, i,
-                               lg ? _mm512_sub_pd(_mm512_sub_pd(mxp_norm_load8_avx512(x, i, bf16), vm), vls)
-                                  : _mm512_mul_pd(_mm512_loadu_pd(e + i), vr),
-                               bf16);
+#define MXP_SOFTMAX_Y8(i)                                                                                             \
+    (lg ? _mm512_sub_pd(_mm512_sub_pd(mxp_norm_load8_avx512(x, i, bf16), vm), vls)                                    \
+        : _mm512_mul_pd(_mm512_loadu_pd(e + (i)), vr))
+    for (i = 0; i + 16 <= n; i += 16)
+        mxp_norm_store16_avx512(y, i, MXP_SOFTMAX_Y8(i), MXP_SOFTMAX_Y8(i + 8), bf16);
+    for (; i + 8 <= n; i += 8)
+        mxp_norm_store8_avx512(y, i, MXP_SOFTMAX_Y8(i), bf16);
+#undef MXP_SOFTMAX_Y8
     mxp_softmax_out(y, x, e, i, n, m, r, ls, lg, bf16);
 }
 

@@ -10,11 +10,12 @@
  *   y[i] = round((x[i] - m) - log(s))   log_softmax
  *
  * round: nearest even (float32: the cast under the library's environment;
- * bfloat16: mxp_f64_to_bf16_rne).  exp is SLEEF's float64 exp (u10) in the
- * vector kernels, as src/nn/'s generic path has it at that ISA level (the
- * same bits), and libm's in the portable twin, as the generic path at the
- * scalar level: kernel and twin agree to a float64 ulp of exp, the same
- * bits once rounded on the tests' inputs (the f64-vmath lists' rule).
+ * bfloat16: mxp_f64_to_bf16_rne).  exp is expshift.h's (within 1.1 float64
+ * ulps) in the vector kernels, as src/nn/'s generic path has it at that
+ * ISA level through the f64-expshift kernels (the same bits), and libm's
+ * in the portable twin, as the generic path at the scalar level: kernel
+ * and twin agree to about a float64 ulp of exp, the same bits once rounded
+ * on the tests' inputs.
  * lg: log_softmax.  e is n doubles of scratch; n >= 1; y and x may be the
  * same row. */
 #ifndef MXP_KERNELS_SOFTMAX_KERNELS_H

@@ -11,6 +11,7 @@
 #include "array/array-internal.h"
 #include "core/dispatch.h"
 #include "kernels/norm-kernels.h"
+#include "kernels/expshift.h"
 #include "kernels/softmax-kernels.h"
 #include "mxp/nn.h"
 
@@ -73,6 +74,10 @@ const mxp_kernel *nn_f32_norm_kernels(size_t *n);
 mxp_bf16_norm_ukernel *nn_bf16_norm_kernel(mxp_isa isa);
 const mxp_kernel *nn_bf16_norm_kernels(size_t *n);
 
+/* exp(x - m) of softmax (src/kernels/f64-expshift/): the most capable row
+ * for an ISA level, and the table for the tests. */
+mxp_f64_expshift_ukernel *nn_f64_expshift_kernel(mxp_isa isa);
+const mxp_kernel *nn_f64_expshift_kernels(size_t *n);
 /* The float32 and bfloat16 row kernels of softmax and log_softmax, the
  * same way. */
 mxp_f32_softmax_ukernel *nn_f32_softmax_kernel(mxp_isa isa);

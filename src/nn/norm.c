@@ -40,12 +40,13 @@ static void norm_row(const void *ctx, char **p, double *x, int64_t row)
     (void)row;
     const norm_job *j = ctx;
     if (j->f32) { /* the same arithmetic, in registers (kernels/norm-kernels.h) */
-        j->f32((float *)(void *)p[Y], (const float *)(const void *)p[X], (size_t)j->n, j->w, j->b, j->eps, j->rms);
+        j->f32((float *)(void *)p[Y], (const float *)(const void *)p[X], (size_t)j->n, j->w, j->b, j->eps,
+               j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER);
         return;
     }
     if (j->bf16) {
         j->bf16((uint16_t *)(void *)p[Y], (const uint16_t *)(const void *)p[X], (size_t)j->n, j->w, j->b, j->eps,
-                j->rms);
+                j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER);
         return;
     }
     nn_load(x, p[X], j->xt, j->xs, j->n);

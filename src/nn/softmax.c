@@ -8,7 +8,6 @@
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "core/profile-internal.h"
-#include "kernels/vmath-kernels.h"
 #include "nn/nn-internal.h"
 #include "ops/kernel-config.h"
 
@@ -18,9 +17,11 @@ typedef struct sm_job {
     int64_t xs, os, ms;
     bool log;
     double eps;                   /* l2_normalize */
-    mxp_f64_vmath_ukernel *vexp;  /* SLEEF's float64 exp for the ISA level, or NULL: libm's */
+    mxp_f64_expshift_ukernel *vexp; /* exp(x - max) for the ISA level (scalar: libm's) */
     mxp_f32_softmax_ukernel *f32; /* unmasked dense float32 (bfloat16) rows in and out: the row kernel */
     mxp_bf16_softmax_ukernel *bf16;
+    mxp_f32_norm_ukernel *l2f32;   /* l2_normalize of dense float32 (bfloat16) rows: the norm kernels */
+    mxp_bf16_norm_ukernel *l2bf16;
 } sm_job;
 
 /* Arrays of a row: x (or dy), out (or dx), mask (or y). */
@@ -38,18 +39,12 @@ static void apply_mask(const sm_job *j, double *x, double *m, const char *mp)
     }
 }
 
-/* y = exp(x - mx): SLEEF's vector exp (within 1 ulp in float64) where the
- * ISA level has it, libm's otherwise (the scalar level: the reference). */
+/* y = exp(x - mx): the f64-expshift kernel of the ISA level (within 1.1
+ * float64 ulps; libm's exp at the scalar level), the exp the row kernels
+ * inline: the same bits. */
 static void exp_shifted(const sm_job *j, double *y, const double *x, int64_t n, double mx)
 {
-    for (int64_t i = 0; i < n; i++)
-        y[i] = x[i] - mx;
-    if (j->vexp) {
-        j->vexp(MXP_VMATH_EXP, y, y, (size_t)n);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++)
-        y[i] = exp(y[i]);
+    j->vexp(y, x, (size_t)n, mx);
 }
 
 /* The largest element (NaN ignored; *nan: whether there is one) over
@@ -138,6 +133,16 @@ static void l2_row(const void *ctx, char **p, double *x, int64_t row)
 {
     (void)row;
     const sm_job *j = ctx;
+    if (j->l2f32) { /* the same bits (src/kernels/f32-norm/, mode MXP_NORM_L2) */
+        j->l2f32((float *)(void *)p[OUT], (const float *)(const void *)p[X], (size_t)j->len, NULL, NULL, j->eps,
+                 MXP_NORM_L2);
+        return;
+    }
+    if (j->l2bf16) {
+        j->l2bf16((uint16_t *)(void *)p[OUT], (const uint16_t *)(const void *)p[X], (size_t)j->len, NULL, NULL,
+                  j->eps, MXP_NORM_L2);
+        return;
+    }
     nn_load(x, p[X], j->xt, j->xs, j->len);
     double s = sqrt(nn_sumsq(x, j->len, 0));
     s = s > j->eps ? s : j->eps;
@@ -171,15 +176,20 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
     if (st == MXP_OK && third)
         st = nn_axis_last(&tv, tb ? tb : third, axis);
     if (st == MXP_OK) {
-        /* forward softmax of unmasked, dense float32 or bfloat16 rows: the row kernels */
-        const bool kern = row == softmax_row && !tv && x->shape[axis] > 0;
+        /* forward softmax of unmasked, dense float32 or bfloat16 rows, and
+           l2_normalize of them: the row kernels */
+        const bool kern = (row == softmax_row || row == l2_row) && !tv && x->shape[axis] > 0;
         const bool f32 = kern && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
         const bool bf16 = kern && nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16);
+        const bool sm = row == softmax_row;
+        const mxp_isa isa = mxp_isa_current();
         const sm_job j = { x->shape[axis], x->dtype, work->dtype, tv ? tv->dtype : MXP_DTYPE_INVALID,
                            nn_step(xv), nn_step(ov), tv ? nn_step(tv) : 0, t->log, t->eps,
-                           mxp_f64_vmath_kernel(mxp_isa_current()),
-                           f32 ? nn_f32_softmax_kernel(mxp_isa_current()) : NULL,
-                           bf16 ? nn_bf16_softmax_kernel(mxp_isa_current()) : NULL };
+                           nn_f64_expshift_kernel(mxp_isa_current()),
+                           f32 && sm ? nn_f32_softmax_kernel(isa) : NULL,
+                           bf16 && sm ? nn_bf16_softmax_kernel(isa) : NULL,
+                           f32 && !sm ? nn_f32_norm_kernel(isa) : NULL,
+                           bf16 && !sm ? nn_bf16_norm_kernel(isa) : NULL };
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);

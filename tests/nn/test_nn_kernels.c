@@ -1,6 +1,7 @@
 /* Every row of src/kernels/f32-norm-list.inc and bf16-norm-list.inc that
  * the machine runs gives its twin's bits: rows of every length to 70 and longer ones, unaligned
- * starts, with and without weight and bias, layer and RMS norm, special
+ * starts, with and without weight and bias, layer and RMS norm and L2
+ * normalization, special
  * values (NaN, inf, huge, tiny, constant rows), in place; the dispatch
  * table is the list; and the layer's generic path (a strided input) gives
  * the kernels' bits. */
@@ -90,10 +91,10 @@ static void test_rows_match_their_twin(void **state)
             continue;
         for (size_t n = 1; n <= MAXN; n = n < 70 ? n + 1 : n * 2 + 3)
             for (int kind = 0; kind < 5; kind++)
-                for (int variant = 0; variant < 8; variant++) {
+                for (int variant = 0; variant < 12; variant++) {
                     const size_t off = (size_t)variant % 3;
                     const double *wv = variant & 1 ? w + off : NULL, *bv = variant & 2 ? b : NULL;
-                    const int rms = variant >= 4;
+                    const int rms = variant / 4; /* MXP_NORM_LAYER, _RMS, _L2 (w and b unused) */
                     fill(x + off, n, &rng, kind);
                     if (bf16)
                         mxp_convert(hx, MXP_BF16, x, MXP_F32, MAXN + 8, NULL);
@@ -131,9 +132,9 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
     assert_int_equal(mxp_array_slice(&strided, base, 2, every_other), MXP_OK);
     assert_int_equal(mxp_array_ascontiguous(&dense, strided, 'C'), MXP_OK);
     assert_int_equal(mxp_array_random_normal(&w, MXP_F32, 1, (int64_t[]){ D }, 1, 0.2, 9), MXP_OK);
-    for (int k = 0; k < 4; k++) { /* float32 and bfloat16 (in and out), layer and RMS norm */
-        const int rms = k & 1;
-        const mxp_dtype dt = k < 2 ? MXP_F32 : MXP_BF16;
+    for (int k = 0; k < 6; k++) { /* float32 and bfloat16 (in and out), layer and RMS norm, L2 normalization */
+        const int rms = k % 3;
+        const mxp_dtype dt = k < 3 ? MXP_F32 : MXP_BF16;
         mxp_array *s = NULL, *d = NULL;
         assert_int_equal(mxp_array_astype(&d, dense, dt, NULL), MXP_OK);
         if (dt == MXP_F32) {
@@ -144,8 +145,14 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
             assert_int_equal(mxp_array_slice(&s, wide2, 2, every_other), MXP_OK);
             mxp_array_free(wide2);
         }
-        assert_int_equal(rms ? mxp_rms_norm(&y1, s, 1, w, 1e-6, 0) : mxp_layer_norm(&y1, s, 1, w, w, 1e-5, 0), MXP_OK);
-        assert_int_equal(rms ? mxp_rms_norm(&y2, d, 1, w, 1e-6, 0) : mxp_layer_norm(&y2, d, 1, w, w, 1e-5, 0), MXP_OK);
+        assert_int_equal(rms == 2 ? mxp_l2_normalize(&y1, s, 1, 1e-12, 0)
+                         : rms     ? mxp_rms_norm(&y1, s, 1, w, 1e-6, 0)
+                                   : mxp_layer_norm(&y1, s, 1, w, w, 1e-5, 0),
+                         MXP_OK);
+        assert_int_equal(rms == 2 ? mxp_l2_normalize(&y2, d, 1, 1e-12, 0)
+                         : rms     ? mxp_rms_norm(&y2, d, 1, w, 1e-6, 0)
+                                   : mxp_layer_norm(&y2, d, 1, w, w, 1e-5, 0),
+                         MXP_OK);
         assert_int_equal(mxp_array_dtype(y1), dt);
         assert_memory_equal(mxp_array_data(y1), mxp_array_data(y2), R * D * mxp_dtype_itemsize(dt));
         mxp_array_free(y1);

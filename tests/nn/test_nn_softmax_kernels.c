@@ -5,7 +5,9 @@
  * special rows (a NaN, +inf, every element -inf, one element, values far
  * apart so that most exps underflow), in place; exact values; the
  * dispatch table is the list; and the layer's generic path (a strided
- * input) gives the kernels' bits at this ISA level. */
+ * input) gives the kernels' bits at this ISA level.  The exp they share
+ * (src/kernels/f64-expshift/, expshift.h): within 1.1 float64 ulps of long
+ * double's expl over every binade of [-746, 0], +0 below, the edges. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +28,11 @@ static const kl_listed f32_listed[] = {
 #include "kernels/f32-softmax-list.inc"
 #undef MXP_F32_SOFTMAX
 };
+static const kl_listed exp_listed[] = {
+#define MXP_F64_EXPSHIFT(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/f64-expshift-list.inc"
+#undef MXP_F64_EXPSHIFT
+};
 static const kl_listed bf16_listed[] = {
 #define MXP_BF16_SOFTMAX(isa, tile, fn, twin) { #fn, isa },
 #include "kernels/bf16-softmax-list.inc"
@@ -40,9 +47,12 @@ static void test_tables_are_the_lists(void **state)
     kl_expect_table(k, n, f32_listed, sizeof f32_listed / sizeof f32_listed[0]);
     k = nn_bf16_softmax_kernels(&n);
     kl_expect_table(k, n, bf16_listed, sizeof bf16_listed / sizeof bf16_listed[0]);
+    k = nn_f64_expshift_kernels(&n);
+    kl_expect_table(k, n, exp_listed, sizeof exp_listed / sizeof exp_listed[0]);
     for (int isa = 0; isa < MXP_ISA_COUNT; isa++) {
         assert_non_null(nn_f32_softmax_kernel((mxp_isa)isa));
         assert_non_null(nn_bf16_softmax_kernel((mxp_isa)isa));
+        assert_non_null(nn_f64_expshift_kernel((mxp_isa)isa));
     }
 }
 
@@ -204,6 +214,66 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
     mxp_array_free(base);
 }
 
+/* The error of y against expl(t) in ulps of y's binade (subnormals: of
+ * the smallest normal binade). */
+static double ulps(double y, double t)
+{
+    const long double want = expl((long double)t);
+    int ex;
+    frexpl(want, &ex);
+    const long double ulp = ldexpl(1.0L, (ex - 53 > -1074 ? ex - 53 : -1074));
+    return (double)(fabsl((long double)y - want) / ulp);
+}
+
+/* Every exp kernel: t from -746 to 0 across each binade (dense near the
+ * table's cells and the ends), -inf and below -746 give +0, exp(0) = 1,
+ * any count, in place; against expl within 1.1 ulps. */
+static void test_exp_within_an_ulp(void **state)
+{
+    (void)state;
+    enum { N = 4099 };
+    static double x[N], y[N];
+    uint64_t rng = prng_seed(31);
+    size_t nk;
+    const mxp_kernel *ks = nn_f64_expshift_kernels(&nk);
+    for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+            continue;
+        mxp_f64_expshift_ukernel *k = (mxp_f64_expshift_ukernel *)ks[r].fn;
+        double worst = 0;
+        for (int round = 0; round < 200; round++) {
+            for (int i = 0; i < N; i++) { /* t = x - m, m = 0.25: magnitudes 2^-60 .. 746 */
+                const double mag = ldexp(1.0, -60 + (int)(prng_uniform(&rng) * 70)) * (1 + prng_uniform(&rng));
+                x[i] = 0.25 - (mag < 746 ? mag : 745.9 * prng_uniform(&rng));
+            }
+            x[0] = 0.25;        /* t = 0 */
+            x[1] = 0.25 - 708;  /* the AVX2 kernel's normal edge */
+            x[2] = 0.25 - 745.5; /* subnormal results */
+            x[3] = 0.25 - 1e-300;
+            const size_t n = (size_t)(N - round % 9);
+            k(y, x, n, 0.25);
+            for (size_t i = 0; i < n; i++) {
+                const double e = ulps(y[i], x[i] - 0.25);
+                if (e > worst)
+                    worst = e;
+                if (e > 1.1)
+                    fail_msg("%s: exp(%a) = %a, %.3f ulps", ks[r].name, x[i] - 0.25, y[i], e);
+            }
+        }
+        print_message("%s: largest error %.3f ulps\n", ks[r].name, worst);
+        assert_true(worst > 0.4); /* the measure sees errors */
+        const double edge[6] = { -INFINITY, -746.5, -1e300, 0.0, -0.0, -2000 }, want[6] = { 0, 0, 0, 1, 1, 0 };
+        double out[6], copy[6];
+        k(out, edge, 6, 0.0);
+        memcpy(copy, edge, sizeof copy);
+        k(copy, copy, 6, 0.0); /* in place */
+        for (int i = 0; i < 6; i++) {
+            assert_true(out[i] == want[i] && !signbit(out[i]));
+            assert_true(copy[i] == out[i]);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_rows_match_their_twin),
         cmocka_unit_test(test_exact_values),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
+        cmocka_unit_test(test_exp_within_an_ulp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

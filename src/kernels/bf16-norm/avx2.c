@@ -1,9 +1,10 @@
-/* Bfloat16 rows of layer norm and RMS norm, AVX2: the body in
+/* Bfloat16 rows of layer norm, RMS norm and L2
+ * normalization, AVX2: the body in
  * norm-avx2.h.  See norm-kernels.h. */
 #include "kernels/norm-avx2.h"
 
 void mxp_bf16_norm__avx2(uint16_t *y, const uint16_t *x, size_t n, const double *w, const double *b, double eps,
-                         int rms)
+                         int mode)
 {
-    mxp_norm_avx2(y, x, n, w, b, eps, rms, 1);
+    mxp_norm_avx2(y, x, n, w, b, eps, mode, 1);
 }

@@ -1,10 +1,11 @@
-/* Bfloat16 rows of layer norm and RMS norm: the reference twin, the
+/* Bfloat16 rows of layer norm, RMS norm and L2
+ * normalization: the reference twin, the
  * arithmetic of src/nn/norm.c's generic path on bfloat16 rows.  See
  * norm-kernels.h. */
 #include "kernels/norm-kernels.h"
 
 void mxp_bf16_norm__scalar(uint16_t *y, const uint16_t *x, size_t n, const double *w, const double *b, double eps,
-                           int rms)
+                           int mode)
 {
-    mxp_norm_portable(y, x, n, w, b, eps, rms, 1);
+    mxp_norm_portable(y, x, n, w, b, eps, mode, 1);
 }

@@ -1,14 +1,8 @@
-/* Float32 softmax rows, AVX-512: the body in softmax-avx512.h (built
- * with SLEEF only).  See softmax-kernels.h. */
-#include "kernels/softmax-kernels.h"
-
-#ifdef MXP_HAVE_SLEEF
+/* Float32 softmax rows, AVX-512: the body in softmax-avx512.h.  See
+ * softmax-kernels.h. */
 #include "kernels/softmax-avx512.h"
 
 void mxp_f32_softmax__avx512f(float *y, const float *x, size_t n, double *e, int lg)
 {
     mxp_softmax_avx512(y, x, n, e, lg, 0);
 }
-#else
-typedef int mxp_f32_softmax_avx512f_unused; /* built without SLEEF: nothing here */
-#endif
