@@ -35,7 +35,9 @@ enum { MXP_NORM_LAYER, MXP_NORM_RMS, MXP_NORM_L2 };
 
 typedef void mxp_f32_norm_ukernel(float *y, const float *x, size_t n, const double *w, const double *b, double eps,
                                   int mode);
-typedef void mxp_bf16_norm_ukernel(uint16_t *y, const uint16_t *x, size_t n, const double *w, const double *b,
+/* Bfloat16 rows compute in float32 (bf16-narrow.h), weight and bias
+ * float32 too. */
+typedef void mxp_bf16_norm_ukernel(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b,
                                    double eps, int mode);
 
 /* The scalar pieces every kernel shares (bf16: the row is bfloat16, else

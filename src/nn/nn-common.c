@@ -414,3 +414,15 @@ bool nn_dense_rows(const mxp_array *v, mxp_dtype dt)
         ok = !(v->strides[i] % size);
     return ok;
 }
+
+void nn_gather16(uint16_t *dst, const char *p, int64_t step, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        memcpy(&dst[i], p + i * step, sizeof dst[i]);
+}
+
+void nn_scatter16(char *p, int64_t step, const uint16_t *src, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        memcpy(p + i * step, &src[i], sizeof src[i]);
+}

@@ -53,6 +53,11 @@ bool nn_dense_rows(const mxp_array *v, mxp_dtype dt);
 void nn_load(double *dst, const char *p, mxp_dtype dt, int64_t step, int64_t n);
 void nn_store(char *p, mxp_dtype dt, int64_t step, const double *src, int64_t n);
 
+/* n bfloat16 elements at p (byte step) into dst, and back: the strided
+ * rows of the bfloat16 row kernels, gathered. */
+void nn_gather16(uint16_t *dst, const char *p, int64_t step, int64_t n);
+void nn_scatter16(char *p, int64_t step, const uint16_t *src, int64_t n);
+
 /* Sums of a row in one fixed order, whatever the ISA level and thread
  * count: mxp_sum8's (kernels/sum8.h: eight running sums, folded
  * pairwise).  nn_sum: sum x; nn_dot: sum x y; nn_sumsq: sum (x - c)^2. */

@@ -1,7 +1,8 @@
 /* Layer norm and RMS norm over the trailing axes, and their backward
  * passes.  Each group of normalized elements is one row (the trailing axes
  * merged); its statistics in float64, the mean and variance in two passes;
- * each result rounded once. */
+ * each result rounded once.  Bfloat16 in and out: float32 arithmetic with
+ * float64 sums (kernels/bf16-narrow.h), strided rows gathered. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -17,11 +18,13 @@ typedef struct norm_job {
     int64_t n;          /* elements of a row */
     double eps;
     const double *w, *b; /* NULL: 1, 0 */
+    const float *w32, *b32; /* the same as float32, for the bfloat16 rows */
     mxp_dtype xt, yt, dyt;
     int64_t xs, ys, dys;
     double *dw, *db;     /* backward: sums over the rows (one thread), NULL: none */
     mxp_f32_norm_ukernel *f32;   /* contiguous float32 in and out: the row kernel, else NULL */
-    mxp_bf16_norm_ukernel *bf16; /* contiguous bfloat16 in and out: the row kernel, else NULL */
+    mxp_bf16_norm_ukernel *bf16; /* bfloat16 in and out: the row kernel, else NULL */
+    bool gather;                 /* bf16 on strided rows: gathered into the scratch */
 } norm_job;
 
 /* The row's mean (0 for rms norm) and 1 / sqrt(var + eps), var the mean
@@ -45,8 +48,16 @@ static void norm_row(const void *ctx, char **p, double *x, int64_t row)
         return;
     }
     if (j->bf16) {
-        j->bf16((uint16_t *)(void *)p[Y], (const uint16_t *)(const void *)p[X], (size_t)j->n, j->w, j->b, j->eps,
-                j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER);
+        const int mode = j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER;
+        if (!j->gather) {
+            j->bf16((uint16_t *)(void *)p[Y], (const uint16_t *)(const void *)p[X], (size_t)j->n, j->w32, j->b32,
+                    j->eps, mode);
+            return;
+        }
+        uint16_t *h = (uint16_t *)(void *)x;
+        nn_gather16(h, p[X], j->xs, j->n);
+        j->bf16(h, h, (size_t)j->n, j->w32, j->b32, j->eps, mode);
+        nn_scatter16(p[Y], j->ys, h, j->n);
         return;
     }
     nn_load(x, p[X], j->xt, j->xs, j->n);
@@ -173,6 +184,7 @@ static mxp_status norm_into(mxp_array *out, const void *args)
         return st;
     const mxp_fpenv env = mxp_fpenv_enter();
     double *w = NULL;
+    float *w32 = NULL;
     mxp_array *work = NULL, *xv = NULL, *ov = NULL;
     const mxp_array *in[3] = { x, weight, bias };
     st = load_params(&w, weight, bias, nnorm, inner);
@@ -182,19 +194,26 @@ static mxp_status norm_into(mxp_array *out, const void *args)
         st = nn_collapse_last(&xv, x, nnorm);
     if (st == MXP_OK)
         st = nn_collapse_last(&ov, work, nnorm);
+    const bool bf16 = st == MXP_OK && inner > 0 && xv->dtype == MXP_BF16 && ov->dtype == MXP_BF16;
+    if (bf16 && !(w32 = mxp_malloc(2 * (size_t)inner * sizeof(float)))) /* float32 weights for its kernel */
+        st = mxp_error(MXP_ERR_NO_MEMORY, "no memory for the weights");
+    for (int64_t i = 0; st == MXP_OK && bf16 && i < 2 * inner; i++)
+        w32[i] = (float)w[i];
     if (st == MXP_OK) {
         const bool f32 = inner > 0 && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
-        const bool bf16 = inner > 0 && nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16);
         const norm_job j = { .rms = a->rms, .n = inner, .eps = a->eps, .w = weight ? w : NULL,
-                             .b = bias ? w + inner : NULL, .xt = x->dtype, .yt = out->dtype,
+                             .b = bias ? w + inner : NULL, .w32 = weight ? w32 : NULL,
+                             .b32 = bias ? w32 + inner : NULL, .xt = x->dtype, .yt = out->dtype,
                              .xs = nn_step(xv), .ys = nn_step(ov),
                              .f32 = f32 ? nn_f32_norm_kernel(mxp_isa_current()) : NULL,
-                             .bf16 = bf16 ? nn_bf16_norm_kernel(mxp_isa_current()) : NULL };
+                             .bf16 = bf16 ? nn_bf16_norm_kernel(mxp_isa_current()) : NULL,
+                             .gather = !(nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16)) };
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);
         st = nn_run_rows(&r, inner, (size_t)inner, true, norm_row, &j);
     }
+    mxp_free(w32);
     mxp_free(w);
     mxp_array_free(xv);
     mxp_array_free(ov);

@@ -2,7 +2,8 @@
  * optional mask) and their backward passes, and L2 normalization.  Each
  * row: widened to float64; softmax subtracts the maximum (no overflow),
  * then exp and its sum in float64; each result rounded once into the
- * output. */
+ * output.  Unmasked bfloat16 in and out: float32 arithmetic with float64
+ * sums (kernels/bf16-narrow.h), strided rows gathered. */
 #include <math.h>
 
 #include "core/error.h"
@@ -22,10 +23,33 @@ typedef struct sm_job {
     mxp_bf16_softmax_ukernel *bf16;
     mxp_f32_norm_ukernel *l2f32;   /* l2_normalize of dense float32 (bfloat16) rows: the norm kernels */
     mxp_bf16_norm_ukernel *l2bf16;
+    bool gather; /* the bfloat16 kernels on strided rows: gathered into the scratch */
 } sm_job;
 
 /* Arrays of a row: x (or dy), out (or dx), mask (or y). */
 enum { X, OUT, MASK };
+
+/* A bfloat16 row kernel on row p[X] into p[OUT] (gathered when j->gather);
+ * scratch: len + 2 doubles beyond the row's floats. */
+static void bf16_row(const sm_job *j, char **p, double *scratch)
+{
+    const int64_t n = j->len;
+    const uint16_t *x = (const uint16_t *)(const void *)p[X];
+    uint16_t *y = (uint16_t *)(void *)p[OUT];
+    double *e = scratch;
+    if (j->gather) {
+        uint16_t *row = (uint16_t *)(void *)(scratch + n / 2 + 1); /* after e's n floats */
+        nn_gather16(row, p[X], j->xs, n);
+        x = y = row;
+    }
+    if (j->bf16)
+        j->bf16(y, x, (size_t)n, e, j->log);
+    else
+        j->l2bf16(y, x, (size_t)n, NULL, NULL, j->eps, MXP_NORM_L2);
+    if (j->gather)
+        nn_scatter16(p[OUT], j->os, y, n);
+}
+
 
 static void apply_mask(const sm_job *j, double *x, double *m, const char *mp)
 {
@@ -80,7 +104,7 @@ static void softmax_row(const void *ctx, char **p, double *x, int64_t row)
         return;
     }
     if (j->bf16) {
-        j->bf16((uint16_t *)(void *)p[OUT], (const uint16_t *)(const void *)p[X], (size_t)n, x, j->log);
+        bf16_row(j, p, x);
         return;
     }
     nn_load(x, p[X], j->xt, j->xs, n);
@@ -139,8 +163,7 @@ static void l2_row(const void *ctx, char **p, double *x, int64_t row)
         return;
     }
     if (j->l2bf16) {
-        j->l2bf16((uint16_t *)(void *)p[OUT], (const uint16_t *)(const void *)p[X], (size_t)j->len, NULL, NULL,
-                  j->eps, MXP_NORM_L2);
+        bf16_row(j, p, x);
         return;
     }
     nn_load(x, p[X], j->xt, j->xs, j->len);
@@ -180,7 +203,7 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
            l2_normalize of them: the row kernels */
         const bool kern = (row == softmax_row || row == l2_row) && !tv && x->shape[axis] > 0;
         const bool f32 = kern && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
-        const bool bf16 = kern && nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16);
+        const bool bf16 = kern && xv->dtype == MXP_BF16 && ov->dtype == MXP_BF16; /* dense or gathered */
         const bool sm = row == softmax_row;
         const mxp_isa isa = mxp_isa_current();
         const sm_job j = { x->shape[axis], x->dtype, work->dtype, tv ? tv->dtype : MXP_DTYPE_INVALID,
@@ -189,7 +212,8 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
                            f32 && sm ? nn_f32_softmax_kernel(isa) : NULL,
                            bf16 && sm ? nn_bf16_softmax_kernel(isa) : NULL,
                            f32 && !sm ? nn_f32_norm_kernel(isa) : NULL,
-                           bf16 && !sm ? nn_bf16_norm_kernel(isa) : NULL };
+                           bf16 && !sm ? nn_bf16_norm_kernel(isa) : NULL,
+                           !(nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16)) };
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);

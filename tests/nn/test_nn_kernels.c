@@ -63,8 +63,13 @@ static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *
                  const double *b, int rms)
 {
     mxp_kernel_any f = twin ? k->twin : k->fn;
+    static float w32[2048], b32[2048]; /* the bfloat16 rows' float32 weights */
+    for (size_t i = 0; bf16 && i < n; i++) {
+        w32[i] = w ? (float)w[i] : 0;
+        b32[i] = b ? (float)b[i] : 0;
+    }
     if (bf16)
-        ((mxp_bf16_norm_ukernel *)f)(y, x, n, w, b, 1e-5, rms);
+        ((mxp_bf16_norm_ukernel *)f)(y, x, n, w ? w32 : NULL, b ? b32 : NULL, 1e-5, rms);
     else
         ((mxp_f32_norm_ukernel *)f)(y, x, n, w, b, 1e-5, rms);
 }
@@ -167,12 +172,75 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
     mxp_array_free(base);
 }
 
+/* Every bfloat16 kernel against long double: layer norm, RMS norm and L2
+ * normalization of rows of several lengths, spreads and offsets (one whose
+ * mean dwarfs its spread: the second pass), with weight and bias; each
+ * element within half an ulp (bfloat16) + 2^-16 of its terms' sizes + the
+ * centre's float32 rounding (kernels/bf16-narrow.h). */
+static void test_bf16_rows_near_exact(void **state)
+{
+    (void)state;
+    enum { MAXN = 700 };
+    static float x[MAXN], w32[MAXN], b32[MAXN];
+    static uint16_t hx[MAXN], y[MAXN];
+    uint64_t rng = prng_seed(34);
+    for (int i = 0; i < MAXN; i++) {
+        w32[i] = (float)(prng_uniform(&rng) + 0.5);
+        b32[i] = (float)(prng_uniform(&rng) - 0.5);
+    }
+    size_t nk;
+    const mxp_kernel *ks = nn_bf16_norm_kernels(&nk);
+    for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+            continue;
+        for (size_t n = 1; n <= MAXN; n = n * 3 + 1)
+            for (int kind = 0; kind < 3; kind++) {
+                for (size_t i = 0; i < n; i++)
+                    x[i] = kind == 2 ? (i == n / 2 ? 1.0078125f : 1.0f)
+                                     : (float)((prng_uniform(&rng) - 0.3) * (kind == 0 ? 4 : 3e4));
+                mxp_convert(hx, MXP_BF16, x, MXP_F32, n, NULL);
+                long double s1 = 0, s2 = 0;
+                for (size_t i = 0; i < n; i++) {
+                    uint32_t u = (uint32_t)hx[i] << 16;
+                    memcpy(&x[i], &u, 4);
+                    s1 += x[i];
+                    s2 += (long double)x[i] * x[i];
+                }
+                for (int mode = 0; mode < 3; mode++) {
+                    const long double mean = mode ? 0 : s1 / n;
+                    long double v = 0;
+                    for (size_t i = 0; i < n; i++)
+                        v += (x[i] - mean) * (x[i] - mean);
+                    const long double rs = mode == 2 ? 1 / fmaxl(sqrtl(s2), 1e-12L) : 1 / sqrtl(v / n + 1e-5L);
+                    const int affine = mode < 2;
+                    ((mxp_bf16_norm_ukernel *)ks[r].fn)(y, hx, n, affine ? w32 : NULL, affine ? b32 : NULL,
+                                                        mode == 2 ? 1e-12 : 1e-5, mode);
+                    for (size_t i = 0; i < n; i++) {
+                        const long double h = (x[i] - mean) * rs, wi = affine ? w32[i] : 1, bi = affine ? b32[i] : 0;
+                        const long double want = h * wi + bi;
+                        uint32_t u = (uint32_t)y[i] << 16;
+                        float g;
+                        memcpy(&g, &u, 4);
+                        int ex;
+                        frexpl(g != 0 ? (long double)g : want, &ex);
+                        const long double tol = ldexpl(1.0L, ex - 9) + 0x1p-16L * (fabsl(h * wi) + fabsl(bi)) +
+                                                0x1p-22L * fabsl(mean) * rs * fabsl(wi);
+                        if (!(fabsl((long double)g - want) <= tol))
+                            fail_msg("%s: n %zu kind %d mode %d element %zu is %a, want %La", ks[r].name, n, kind,
+                                     mode, i, (double)g, want);
+                    }
+                }
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_rows_match_their_twin),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
+        cmocka_unit_test(test_bf16_rows_near_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

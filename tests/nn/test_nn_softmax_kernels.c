@@ -214,6 +214,60 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
     mxp_array_free(base);
 }
 
+/* |got - want| <= half an ulp of got (bfloat16) + 2^-16 |want| + abs: the
+ * float32 arithmetic of bfloat16 rows (kernels/bf16-narrow.h; abs: the
+ * absolute error of log_softmax's float(log s), 2^-18). */
+static void expect_bf16_close(const char *what, size_t i, uint16_t got, long double want, long double abs)
+{
+    uint32_t u = (uint32_t)got << 16;
+    float g;
+    memcpy(&g, &u, sizeof g);
+    int ex;
+    frexpl(g != 0 ? (long double)g : want, &ex);
+    const long double half = ldexpl(1.0L, (ex - 9 > -134 ? ex - 9 : -134));
+    if (!(fabsl((long double)g - want) <= half + fabsl(want) * 0x1p-16L + abs))
+        fail_msg("%s: element %zu is %a, want %La", what, i, (double)g, want);
+}
+
+/* Every bfloat16 kernel against long double: softmax and log_softmax of
+ * rows of several lengths and spreads, each element rounded once to
+ * within the bound above. */
+static void test_bf16_rows_near_exact(void **state)
+{
+    (void)state;
+    enum { MAXN = 700 };
+    static float x[MAXN];
+    static uint16_t hx[MAXN], y[MAXN];
+    static double e[MAXN];
+    uint64_t rng = prng_seed(33);
+    size_t nk;
+    const mxp_kernel *ks = nn_bf16_softmax_kernels(&nk);
+    for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+            continue;
+        for (size_t n = 1; n <= MAXN; n = n * 3 + 1)
+            for (int kind = 0; kind < 3; kind++) {
+                for (size_t i = 0; i < n; i++)
+                    x[i] = (float)((prng_uniform(&rng) - 0.5) * (kind == 0 ? 4 : kind == 1 ? 40 : 200));
+                mxp_convert(hx, MXP_BF16, x, MXP_F32, n, NULL);
+                long double m = -INFINITY, sum = 0;
+                for (size_t i = 0; i < n; i++) {
+                    uint32_t u = (uint32_t)hx[i] << 16;
+                    memcpy(&x[i], &u, 4);
+                    m = x[i] > m ? x[i] : m;
+                }
+                for (size_t i = 0; i < n; i++)
+                    sum += expl(x[i] - m);
+                for (int lg = 0; lg < 2; lg++) {
+                    ((mxp_bf16_softmax_ukernel *)ks[r].fn)(y, hx, n, e, lg);
+                    for (size_t i = 0; i < n; i++)
+                        expect_bf16_close(ks[r].name, i, y[i], lg ? (x[i] - m) - logl(sum) : expl(x[i] - m) / sum,
+                                          lg ? 0x1p-18L : 0);
+                }
+            }
+    }
+}
+
 /* The error of y against expl(t) in ulps of y's binade (subnormals: of
  * the smallest normal binade). */
 static double ulps(double y, double t)
@@ -282,6 +336,7 @@ int main(void)
         cmocka_unit_test(test_exact_values),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
         cmocka_unit_test(test_exp_within_an_ulp),
+        cmocka_unit_test(test_bf16_rows_near_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

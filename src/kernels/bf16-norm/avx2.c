@@ -1,10 +1,11 @@
-/* Bfloat16 rows of layer norm, RMS norm and L2
- * normalization, AVX2: the body in
- * norm-avx2.h.  See norm-kernels.h. */
-#include "kernels/norm-avx2.h"
+/* Bfloat16 rows of layer norm, RMS norm and L2 normalization in float32
+ * arithmetic, AVX2 (the body in bf16-narrow-avx2.h).  See
+ * bf16-narrow.h. */
+#include "kernels/bf16-narrow-avx2.h"
+#include "kernels/norm-kernels.h"
 
-void mxp_bf16_norm__avx2(uint16_t *y, const uint16_t *x, size_t n, const double *w, const double *b, double eps,
+void mxp_bf16_norm__avx2(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b, double eps,
                          int mode)
 {
-    mxp_norm_avx2(y, x, n, w, b, eps, mode, 1);
+    mxp_norm_bf16_avx2(y, x, n, w, b, eps, mode);
 }

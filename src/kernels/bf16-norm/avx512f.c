@@ -1,10 +1,11 @@
-/* Bfloat16 rows of layer norm, RMS norm and L2
- * normalization, AVX-512: the body in
- * norm-avx512.h.  See norm-kernels.h. */
-#include "kernels/norm-avx512.h"
+/* Bfloat16 rows of layer norm, RMS norm and L2 normalization in float32
+ * arithmetic, AVX-512 (the body in bf16-narrow-avx512.h).  See
+ * bf16-narrow.h. */
+#include "kernels/bf16-narrow-avx512.h"
+#include "kernels/norm-kernels.h"
 
-void mxp_bf16_norm__avx512f(uint16_t *y, const uint16_t *x, size_t n, const double *w, const double *b, double eps,
+void mxp_bf16_norm__avx512f(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b, double eps,
                          int mode)
 {
-    mxp_norm_avx512(y, x, n, w, b, eps, mode, 1);
+    mxp_norm_bf16_avx512(y, x, n, w, b, eps, mode);
 }

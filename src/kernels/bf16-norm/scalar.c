@@ -1,11 +1,11 @@
-/* Bfloat16 rows of layer norm, RMS norm and L2
- * normalization: the reference twin, the
- * arithmetic of src/nn/norm.c's generic path on bfloat16 rows.  See
- * norm-kernels.h. */
+/* Bfloat16 rows of layer norm, RMS norm and L2 normalization in float32
+ * arithmetic, portable: the twin of the others (the body in bf16-narrow.h).  See
+ * bf16-narrow.h. */
+#include "kernels/bf16-narrow.h"
 #include "kernels/norm-kernels.h"
 
-void mxp_bf16_norm__scalar(uint16_t *y, const uint16_t *x, size_t n, const double *w, const double *b, double eps,
-                           int mode)
+void mxp_bf16_norm__scalar(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b, double eps,
+                         int mode)
 {
-    mxp_norm_portable(y, x, n, w, b, eps, mode, 1);
+    mxp_norm_bf16_portable(y, x, n, w, b, eps, mode);
 }

@@ -1,8 +1,9 @@
-/* Bfloat16 softmax rows, AVX2: the body in softmax-avx2.h.  See
- * softmax-kernels.h. */
-#include "kernels/softmax-avx2.h"
+/* Bfloat16 softmax rows in float32 arithmetic, AVX2 (the body in
+ * bf16-narrow-avx2.h).  See bf16-narrow.h. */
+#include "kernels/bf16-narrow-avx2.h"
+#include "kernels/softmax-kernels.h"
 
 void mxp_bf16_softmax__avx2(uint16_t *y, const uint16_t *x, size_t n, double *e, int lg)
 {
-    mxp_softmax_avx2(y, x, n, e, lg, 1);
+    mxp_softmax_bf16_avx2(y, x, n, (float *)(void *)e, lg);
 }

@@ -1,8 +1,9 @@
-/* Bfloat16 softmax rows, AVX-512: the body in softmax-avx512.h.  See
- * softmax-kernels.h. */
-#include "kernels/softmax-avx512.h"
+/* Bfloat16 softmax rows in float32 arithmetic, AVX-512 (the body in
+ * bf16-narrow-avx512.h).  See bf16-narrow.h. */
+#include "kernels/bf16-narrow-avx512.h"
+#include "kernels/softmax-kernels.h"
 
 void mxp_bf16_softmax__avx512f(uint16_t *y, const uint16_t *x, size_t n, double *e, int lg)
 {
-    mxp_softmax_avx512(y, x, n, e, lg, 1);
+    mxp_softmax_bf16_avx512(y, x, n, (float *)(void *)e, lg);
 }

@@ -1,8 +1,9 @@
-/* Bfloat16 softmax rows, portable (libm's exp): the twin of the others.  See
- * softmax-kernels.h. */
+/* Bfloat16 softmax rows in float32 arithmetic, portable: the twin of the others (the body in
+ * bf16-narrow.h).  See bf16-narrow.h. */
+#include "kernels/bf16-narrow.h"
 #include "kernels/softmax-kernels.h"
 
 void mxp_bf16_softmax__scalar(uint16_t *y, const uint16_t *x, size_t n, double *e, int lg)
 {
-    mxp_softmax_portable(y, x, n, e, lg, 1);
+    mxp_softmax_bf16_portable(y, x, n, (float *)(void *)e, lg);
 }

@@ -1,0 +1,202 @@
+/* The AVX2 bodies of bfloat16 rows in float32 arithmetic (bf16-narrow.h),
+ * as bf16-narrow-avx512.h: sixteen elements a step as two registers of
+ * eight float32 lanes, the float64 sums as four registers (element i into
+ * lane i mod 16), 2^k added to the exponent where the result is normal
+ * (t >= -86; below, down to -104, ldexpf lane by lane: a rare branch). */
+#ifndef MXP_KERNELS_BF16_NARROW_AVX2_H
+#define MXP_KERNELS_BF16_NARROW_AVX2_H
+
+#include <immintrin.h>
+
+#include "kernels/bf16-narrow.h"
+
+static inline __m256 mxp_narrow_load_avx2(const uint16_t *x)
+{
+    return _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)x)), 16));
+}
+
+static inline __m256 mxp_nexp_ps_avx2(__m256 t)
+{
+    const __m256 magic = _mm256_set1_ps(MXP_NEXP_MAGIC);
+    const __m256 s = _mm256_fmadd_ps(t, _mm256_set1_ps(MXP_NEXP_LOG2E), magic);
+    const __m256 kf = _mm256_sub_ps(s, magic);
+    __m256 r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(MXP_NEXP_LN2_HI), t);
+    r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(MXP_NEXP_LN2_LO), r);
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(MXP_NEXP_C7), r, _mm256_set1_ps(MXP_NEXP_C6));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C5));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C4));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C3));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C2));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
+    /* (2^22 + k) << 23 = k << 23 modulo 2^32: 2^k exactly, the result normal */
+    __m256 y = _mm256_castsi256_ps(
+        _mm256_add_epi32(_mm256_castps_si256(q), _mm256_slli_epi32(_mm256_castps_si256(s), 23)));
+    const __m256 ge = _mm256_cmp_ps(t, _mm256_set1_ps(MXP_NEXP_ZERO), _CMP_GE_OQ);
+    y = _mm256_and_ps(y, ge); /* below -104, -inf too: +0 */
+    const __m256 mid = _mm256_and_ps(ge, _mm256_cmp_ps(t, _mm256_set1_ps(MXP_NEXP_NORMAL), _CMP_LT_OQ));
+    if (__builtin_expect(_mm256_movemask_ps(mid) != 0, 0)) { /* [-104, -86): subnormal results possible */
+        float tl[8], yl[8];
+        _mm256_storeu_ps(tl, t);
+        _mm256_storeu_ps(yl, y);
+        for (int i = 0; i < 8; i++)
+            if (tl[i] >= MXP_NEXP_ZERO && tl[i] < MXP_NEXP_NORMAL)
+                yl[i] = mxp_nexpf(tl[i]);
+        y = _mm256_loadu_ps(yl);
+    }
+    return y;
+}
+
+/* mxp_f32_to_bf16_rne on eight lanes, stored at y. */
+static inline void mxp_narrow_store_avx2(uint16_t *y, __m256 v)
+{
+    const __m256i u = _mm256_castps_si256(v), one = _mm256_set1_epi32(1);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), one);
+    const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
+    const __m256i nan = _mm256_or_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x40));
+    const __m256i out = _mm256_blendv_epi8(r, nan, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
+    const __m128i p = _mm_packus_epi32(_mm256_castsi256_si128(out), _mm256_extracti128_si256(out, 1));
+    _mm_storeu_si128((__m128i *)(void *)y, p);
+}
+
+/* Elements i .. i + 7 (v) into the registers a[0], a[1] of four lanes. */
+static inline void mxp_narrow_add_avx2(__m256d a[2], __m256 v, int sq)
+{
+    const __m256d p = _mm256_cvtps_pd(_mm256_castps256_ps128(v)), q = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
+    if (sq) {
+        a[0] = _mm256_fmadd_pd(p, p, a[0]);
+        a[1] = _mm256_fmadd_pd(q, q, a[1]);
+    } else {
+        a[0] = _mm256_add_pd(a[0], p);
+        a[1] = _mm256_add_pd(a[1], q);
+    }
+}
+
+static inline void mxp_narrow_lanes_avx2(double s[16], const __m256d a[4])
+{
+    for (int k = 0; k < 4; k++)
+        _mm256_storeu_pd(s + 4 * k, a[k]);
+}
+
+static inline void mxp_softmax_bf16_avx2(uint16_t *y, const uint16_t *x, size_t n, float *e, int lg)
+{
+    __m256 mv = _mm256_set1_ps(-INFINITY), nanv = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = mxp_narrow_load_avx2(x + i);
+        nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        mv = _mm256_max_ps(v, mv);
+    }
+    float l8[8], m = -INFINITY;
+    _mm256_storeu_ps(l8, mv);
+    for (int k = 0; k < 8; k++)
+        m = l8[k] > m ? l8[k] : m;
+    int nan = _mm256_movemask_ps(nanv) != 0;
+    for (; i < n; i++) {
+        const float v = mxp_bf16_to_f32(x[i]);
+        nan |= v != v;
+        m = v > m ? v : m;
+    }
+    if (mxp_narrow_nan_row(y, n, m, nan))
+        return;
+    const __m256 vm = _mm256_set1_ps(m);
+    __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
+    for (i = 0; i + 16 <= n;) {
+        __m256 f[2] = { _mm256_setzero_ps(), _mm256_setzero_ps() };
+        for (int v = 0; v < MXP_NARROW_BLOCK && i + 16 <= n; v++, i += 16)
+            for (int h = 0; h < 2; h++) {
+                const __m256 ev = mxp_nexp_ps_avx2(_mm256_sub_ps(mxp_narrow_load_avx2(x + i + 8 * h), vm));
+                if (!lg)
+                    _mm256_storeu_ps(e + i + 8 * h, ev);
+                f[h] = _mm256_add_ps(f[h], ev);
+            }
+        mxp_narrow_add_avx2(a, f[0], 0);
+        mxp_narrow_add_avx2(a + 2, f[1], 0);
+    }
+    double s[16], t = 0;
+    mxp_narrow_lanes_avx2(s, a);
+    for (size_t k = i; k < n; k++)
+        t += e[k] = mxp_nexpf(mxp_bf16_to_f32(x[k]) - m);
+    float r, ls;
+    mxp_narrow_softmax_scalars(mxp_sum16_fold(s, t), lg, &r, &ls);
+    const __m256 vr = _mm256_set1_ps(r), vls = _mm256_set1_ps(ls);
+    for (i = 0; i + 8 <= n; i += 8)
+        mxp_narrow_store_avx2(y + i, lg ? _mm256_sub_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x + i), vm), vls)
+                                        : _mm256_mul_ps(_mm256_loadu_ps(e + i), vr));
+    mxp_narrow_softmax_out(y, x, e, i, n, m, r, ls, lg);
+}
+
+/* sum(x) and sum(double(x)^2) in one pass, each in mxp_narrow_sum_portable's order. */
+static inline void mxp_narrow_sums_avx2(const uint16_t *x, size_t n, double *s1, double *s2)
+{
+    __m256d a[4], q[4];
+    for (int k = 0; k < 4; k++)
+        a[k] = q[k] = _mm256_setzero_pd();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int h = 0; h < 2; h++) {
+            const __m256 v = mxp_narrow_load_avx2(x + i + 8 * h);
+            mxp_narrow_add_avx2(a + 2 * h, v, 0);
+            mxp_narrow_add_avx2(q + 2 * h, v, 1);
+        }
+    double s[16];
+    mxp_narrow_lanes_avx2(s, a);
+    *s1 = mxp_narrow_fold(s, x, i, n, 0.0f, 0);
+    mxp_narrow_lanes_avx2(s, q);
+    *s2 = mxp_narrow_fold(s, x, i, n, 0.0f, 1);
+}
+
+static inline double mxp_narrow_sum_avx2(const uint16_t *x, size_t n, float c, int sq)
+{
+    const __m256 vc = _mm256_set1_ps(c);
+    __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int h = 0; h < 2; h++) {
+            const __m256 v = mxp_narrow_load_avx2(x + i + 8 * h);
+            mxp_narrow_add_avx2(a + 2 * h, sq ? _mm256_sub_ps(v, vc) : v, sq);
+        }
+    double s[16];
+    mxp_narrow_lanes_avx2(s, a);
+    return mxp_narrow_fold(s, x, i, n, c, sq);
+}
+
+static inline void mxp_norm_bf16_avx2(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b,
+                                      double eps, int mode)
+{
+    size_t i = 0;
+    if (mode == 2) {
+        const float r = mxp_narrow_l2_scalar(mxp_narrow_sum_avx2(x, n, 0.0f, 1), eps);
+        const __m256 vr = _mm256_set1_ps(r);
+        for (; i + 8 <= n; i += 8)
+            mxp_narrow_store_avx2(y + i, _mm256_mul_ps(mxp_narrow_load_avx2(x + i), vr));
+        mxp_narrow_l2_out(y, x, i, n, r);
+        return;
+    }
+    double s1 = 0, s2;
+    if (mode == 1)
+        s2 = mxp_narrow_sum_avx2(x, n, 0.0f, 1);
+    else
+        mxp_narrow_sums_avx2(x, n, &s1, &s2);
+    const float c = (float)(s1 / (double)n);
+    double var = mode == 1 ? s2 / (double)n : mxp_narrow_var(s1, s2, n);
+    if (var != var)
+        var = mxp_narrow_sum_avx2(x, n, c, 1) / (double)n;
+    const float r = mxp_narrow_rstd(var, eps);
+    const __m256 vc = _mm256_set1_ps(c), vr = _mm256_set1_ps(r);
+    for (; i + 8 <= n; i += 8) {
+        const __m256 h = _mm256_mul_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x + i), vc), vr);
+        __m256 v = h;
+        if (w && b)
+            v = _mm256_fmadd_ps(h, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i));
+        else if (w)
+            v = _mm256_mul_ps(h, _mm256_loadu_ps(w + i));
+        else if (b)
+            v = _mm256_add_ps(h, _mm256_loadu_ps(b + i));
+        mxp_narrow_store_avx2(y + i, v);
+    }
+    mxp_narrow_norm_out(y, x, i, n, w, b, c, r);
+}
+
+#endif

@@ -1,0 +1,256 @@
+/* The float32 arithmetic of bfloat16 rows in and out: softmax, log_softmax
+ * (bf16-softmax/), layer norm, RMS norm and L2 normalization (bf16-norm/);
+ * the portable twins and the scalar pieces every kernel shares.  A
+ * bfloat16 result carries 8 bits, so float32 lanes (16 to a 512-bit
+ * register, not float64's 8) with float64 sums round once to within half
+ * an ulp plus about 2^-20 of the exact value; src/nn/softmax.c and norm.c
+ * run these rows for bfloat16 in and out, dense or strided (gathered), and
+ * float64 for every other pair of dtypes.
+ *
+ *   softmax      m = max(x) (a NaN, +-inf: a NaN row); t = x - m (float32);
+ *                e = mxp_nexpf(t); s = sum(e): element i into lane i mod
+ *                16, the lanes in float32 over blocks of MXP_NARROW_BLOCK
+ *                groups of 16 (e <= 1: no overflow), each block then added
+ *                into float64 lanes, the last n mod 16 elements into a
+ *                float64 tail in order, folded as mxp_sum16_fold;
+ *                y = bf16(e * float(1 / s))     (float32 product)
+ *   log_softmax  y = bf16(t - float(log s))
+ *   layer norm   one pass: s1 = sum(x), s2 = sum(double(x)^2) (float64,
+ *                exact squares); mean = s1 / n; v = s2 / n - mean^2, or,
+ *                where v < mean^2 2^-20 (cancellation; NaN too), a second
+ *                pass: v = sum(double(d)^2) / n, d = x - float(mean)
+ *                (float32); r = float(1 / sqrt(v + eps)); then
+ *                h = (x - float(mean)) * r; y = bf16(fma(h, w, b)) (h * w,
+ *                h + b, h without them; w and b as float32)
+ *   RMS norm     v = s2 / n, mean = 0
+ *   L2           s = sqrt(sum(double(x)^2)); s = s > eps ? s : eps;
+ *                y = bf16(x * float(1 / s))
+ *
+ * bf16(): nearest even, NaNs quieted (mxp_f32_to_bf16_rne).  mxp_nexpf is
+ * exp in float32 within 2 ulps: k = round(t log2 e), r = t - k ln 2 (two
+ * FMAs, ln 2 in two parts), the Taylor polynomial of degree 7 in FMAs
+ * (Horner), scaled by 2^k with one rounding (ldexpf, vscalefps: subnormal
+ * results too); t < -104 (-inf too) gives +0.  Every kernel gives its
+ * twin's bits. */
+#ifndef MXP_KERNELS_BF16_NARROW_H
+#define MXP_KERNELS_BF16_NARROW_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "kernels/sum8.h"
+
+#define MXP_NEXP_LOG2E 0x1.715476p+0f
+#define MXP_NEXP_MAGIC 0x1.8p23f /* t log2e + this: k in the low bits */
+#define MXP_NEXP_LN2_HI 0x1.62e430p-1f
+#define MXP_NEXP_LN2_LO (-0x1.05c610p-29f)
+#define MXP_NEXP_ZERO (-104.0f)  /* below: +0 */
+#define MXP_NEXP_NORMAL (-86.0f) /* from here 2^k times the polynomial is normal */
+#define MXP_NEXP_C2 0x1.000000p-1f
+#define MXP_NEXP_C3 0x1.555556p-3f
+#define MXP_NEXP_C4 0x1.555556p-5f
+#define MXP_NEXP_C5 0x1.111112p-7f
+#define MXP_NEXP_C6 0x1.6c16c2p-10f
+#define MXP_NEXP_C7 0x1.a01a02p-13f
+
+enum { MXP_NARROW_BLOCK = 8 }; /* softmax's float32 partial sums: groups of 16 a block */
+
+/* The polynomial and k of mxp_nexpf, before the scaling. */
+static inline float mxp_nexpf_poly(float t, float *k)
+{
+    const float kf = fmaf(t, MXP_NEXP_LOG2E, MXP_NEXP_MAGIC) - MXP_NEXP_MAGIC;
+    float r = fmaf(-kf, MXP_NEXP_LN2_HI, t);
+    r = fmaf(-kf, MXP_NEXP_LN2_LO, r);
+    float q = fmaf(MXP_NEXP_C7, r, MXP_NEXP_C6);
+    q = fmaf(q, r, MXP_NEXP_C5);
+    q = fmaf(q, r, MXP_NEXP_C4);
+    q = fmaf(q, r, MXP_NEXP_C3);
+    q = fmaf(q, r, MXP_NEXP_C2);
+    q = fmaf(q, r, 1.0f);
+    *k = kf;
+    return fmaf(q, r, 1.0f);
+}
+
+static inline float mxp_nexpf(float t)
+{
+    if (!(t >= MXP_NEXP_ZERO))
+        return 0.0f;
+    float k;
+    const float q = mxp_nexpf_poly(t, &k);
+    return ldexpf(q, (int)k);
+}
+
+static inline float mxp_bf16_to_f32(uint16_t b)
+{
+    const uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* float32 to bfloat16, nearest even; a NaN quieted, sign and top payload
+ * kept (as mxp_f64_to_bf16_rne). */
+static inline uint16_t mxp_f32_to_bf16_rne(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if (f != f)
+        return (uint16_t)((u >> 16) | 0x40);
+    return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+/* Sixteen running float64 sums (element i into sum i mod 16; the last
+ * n mod 16 elements into t, in order), folded as s[k] + s[k + 8] and then
+ * mxp_sum8's order. */
+static inline double mxp_sum16_fold(const double s[16], double t)
+{
+    double u[8];
+    for (int k = 0; k < 8; k++)
+        u[k] = s[k] + s[k + 8];
+    return mxp_sum8_fold(u, t);
+}
+
+/* What element i adds to a sum: x (sq 0) or double(x - c)^2 in float32
+ * then exactly squared in float64. */
+static inline double mxp_narrow_term(const uint16_t *x, size_t i, float c, int sq)
+{
+    const float v = mxp_bf16_to_f32(x[i]);
+    if (!sq)
+        return v;
+    const double d = v - c;
+    return d * d;
+}
+
+/* The sum of elements from i on into the tail after the vector lanes s. */
+static inline double mxp_narrow_fold(const double s[16], const uint16_t *x, size_t i, size_t n, float c, int sq)
+{
+    double t = 0;
+    for (; i < n; i++)
+        t += mxp_narrow_term(x, i, c, sq);
+    return mxp_sum16_fold(s, t);
+}
+
+static inline double mxp_narrow_sum_portable(const uint16_t *x, size_t n, float c, int sq)
+{
+    double s[16] = { 0 };
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int k = 0; k < 16; k++)
+            s[k] += mxp_narrow_term(x, i + k, c, sq);
+    return mxp_narrow_fold(s, x, i, n, c, sq);
+}
+
+/* Softmax: outputs i .. n from e (r = float(1 / s)) or, log_softmax, from
+ * x (ls = float(log s)). */
+static inline void mxp_narrow_softmax_out(uint16_t *y, const uint16_t *x, const float *e, size_t i, size_t n, float m,
+                                          float r, float ls, int lg)
+{
+    for (; i < n; i++)
+        y[i] = mxp_f32_to_bf16_rne(lg ? (mxp_bf16_to_f32(x[i]) - m) - ls : e[i] * r);
+}
+
+/* The scalars after the sums: r = float(1 / s) or ls = float(log s). */
+static inline void mxp_narrow_softmax_scalars(double sum, int lg, float *r, float *ls)
+{
+    *r = (float)(1 / sum);
+    *ls = lg ? (float)log(sum) : 0.0f;
+}
+
+/* A row whose maximum is NaN or infinite: NaNs (the float64 path's row). */
+static inline int mxp_narrow_nan_row(uint16_t *y, size_t n, float m, int nan)
+{
+    if (!nan && m != -INFINITY && m != INFINITY)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        y[i] = 0x7fc0;
+    return 1;
+}
+
+static inline void mxp_softmax_bf16_portable(uint16_t *y, const uint16_t *x, size_t n, float *e, int lg)
+{
+    float m = -INFINITY;
+    int nan = 0;
+    for (size_t i = 0; i < n; i++) {
+        const float v = mxp_bf16_to_f32(x[i]);
+        nan |= v != v;
+        m = v > m ? v : m;
+    }
+    if (mxp_narrow_nan_row(y, n, m, nan))
+        return;
+    double s[16] = { 0 }, t = 0;
+    size_t i = 0;
+    while (i + 16 <= n) { /* a block of up to MXP_NARROW_BLOCK groups of 16 in float32 */
+        float f[16] = { 0 };
+        for (int v = 0; v < MXP_NARROW_BLOCK && i + 16 <= n; v++, i += 16)
+            for (int k = 0; k < 16; k++)
+                f[k] += e[i + k] = mxp_nexpf(mxp_bf16_to_f32(x[i + k]) - m);
+        for (int k = 0; k < 16; k++)
+            s[k] += f[k];
+    }
+    for (; i < n; i++)
+        t += e[i] = mxp_nexpf(mxp_bf16_to_f32(x[i]) - m);
+    float r, ls;
+    mxp_narrow_softmax_scalars(mxp_sum16_fold(s, t), lg, &r, &ls);
+    mxp_narrow_softmax_out(y, x, e, 0, n, m, r, ls, lg);
+}
+
+/* Norm: h = d * r then the weight and bias, as float32. */
+static inline float mxp_narrow_affine(float h, const float *w, const float *b, size_t i)
+{
+    if (w && b)
+        return fmaf(h, w[i], b[i]);
+    return w ? h * w[i] : b ? h + b[i] : h;
+}
+
+static inline void mxp_narrow_norm_out(uint16_t *y, const uint16_t *x, size_t i, size_t n, const float *w,
+                                       const float *b, float c, float r)
+{
+    for (; i < n; i++)
+        y[i] = mxp_f32_to_bf16_rne(mxp_narrow_affine((mxp_bf16_to_f32(x[i]) - c) * r, w, b, i));
+}
+
+static inline void mxp_narrow_l2_out(uint16_t *y, const uint16_t *x, size_t i, size_t n, float r)
+{
+    for (; i < n; i++)
+        y[i] = mxp_f32_to_bf16_rne(mxp_bf16_to_f32(x[i]) * r);
+}
+
+/* The scalars of a norm row: the L2 factor, or the centre c and 1/std. */
+static inline float mxp_narrow_l2_scalar(double sumsq, double eps)
+{
+    const double s = sqrt(sumsq);
+    return (float)(1 / (s > eps ? s : eps));
+}
+
+static inline float mxp_narrow_rstd(double var, double eps)
+{
+    return (float)(1 / sqrt(var + eps));
+}
+
+/* Layer norm's variance from the one-pass sums, or NaN: take the second
+ * pass. */
+static inline double mxp_narrow_var(double s1, double s2, size_t n)
+{
+    const double mean = s1 / (double)n, v = s2 / (double)n - mean * mean;
+    return v >= mean * mean * 0x1p-20 ? v : NAN;
+}
+
+/* mode: MXP_NORM_LAYER, _RMS, _L2 (norm-kernels.h: 0, 1, 2). */
+static inline void mxp_norm_bf16_portable(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b,
+                                          double eps, int mode)
+{
+    if (mode == 2) {
+        mxp_narrow_l2_out(y, x, 0, n, mxp_narrow_l2_scalar(mxp_narrow_sum_portable(x, n, 0.0f, 1), eps));
+        return;
+    }
+    const double s2 = mxp_narrow_sum_portable(x, n, 0.0f, 1), s1 = mode == 1 ? 0 : mxp_narrow_sum_portable(x, n, 0.0f, 0);
+    const float c = (float)(s1 / (double)n);
+    double v = mode == 1 ? s2 / (double)n : mxp_narrow_var(s1, s2, n);
+    if (v != v)
+        v = mxp_narrow_sum_portable(x, n, c, 1) / (double)n;
+    mxp_narrow_norm_out(y, x, 0, n, w, b, c, mxp_narrow_rstd(v, eps));
+}
+
+#endif
