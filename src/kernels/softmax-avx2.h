@@ -1,8 +1,7 @@
-/* The AVX2 body of the softmax row kernels (f32-softmax/, bf16-softmax/avx2.c;
- * softmax-kernels.h): the maximum over eight float32 lanes (bfloat16
- * widened by a shift: exact), then groups of 8 as two registers of four
- * float64 lanes -- expshift-avx2.h's exp, the eight running sums -- and the
- * results rounded as norm-avx2.h rounds them. */
+/* The AVX2 body of the float32 softmax row kernel (f32-softmax/avx2.c;
+ * softmax-kernels.h): the maximum over eight float32 lanes, then groups of
+ * 8 as two registers of four float64 lanes -- expshift-avx2.h's exp, the
+ * eight running sums -- and the results rounded to float32. */
 #ifndef MXP_KERNELS_SOFTMAX_AVX2_H
 #define MXP_KERNELS_SOFTMAX_AVX2_H
 
@@ -11,20 +10,12 @@
 #include "kernels/norm-avx2.h"
 #include "kernels/softmax-kernels.h"
 
-static inline __m256 mxp_softmax_load8_avx2(const void *x, size_t i, int bf16)
-{
-    if (!bf16)
-        return _mm256_loadu_ps((const float *)x + i);
-    const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)x + i));
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-
-static inline void mxp_softmax_avx2(void *y, const void *x, size_t n, double *e, int lg, int bf16)
+static inline void mxp_softmax_avx2(float *y, const float *x, size_t n, double *e, int lg)
 {
     __m256 mv = _mm256_set1_ps(-INFINITY), nanv = _mm256_setzero_ps();
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m256 v = mxp_softmax_load8_avx2(x, i, bf16);
+        const __m256 v = _mm256_loadu_ps(x + i);
         nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
         mv = _mm256_max_ps(v, mv);
     }
@@ -35,17 +26,17 @@ static inline void mxp_softmax_avx2(void *y, const void *x, size_t n, double *e,
     for (int k = 0; k < 8; k++)
         m = l8[k] > m ? l8[k] : m;
     for (; i < n; i++) {
-        const double v = mxp_softmax_x(x, i, bf16);
+        const double v = x[i];
         nan |= v != v;
         m = v > m ? v : m;
     }
-    if (mxp_softmax_nan_row(y, n, m, nan, bf16))
+    if (mxp_softmax_nan_row(y, n, m, nan))
         return;
     const __m256d vm = _mm256_set1_pd(m);
     __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
     for (i = 0; i + 8 <= n; i += 8) {
-        const __m256d e0 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i, bf16), vm));
-        const __m256d e1 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i + 4, bf16), vm));
+        const __m256d e0 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i), vm));
+        const __m256d e1 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i + 4), vm));
         if (!lg) {
             _mm256_storeu_pd(e + i, e0);
             _mm256_storeu_pd(e + i + 4, e1);
@@ -56,7 +47,7 @@ static inline void mxp_softmax_avx2(void *y, const void *x, size_t n, double *e,
     double t = 0, lanes[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
     if (i < n) { /* the last elements in lanes of their own, the rest exp(0) */
         for (size_t k = 0; k < n - i; k++)
-            lanes[k] = mxp_softmax_x(x, i + k, bf16) - m;
+            lanes[k] = (double)x[i + k] - m;
         _mm256_storeu_pd(lanes, mxp_expshift_pd_avx2(_mm256_loadu_pd(lanes)));
         _mm256_storeu_pd(lanes + 4, mxp_expshift_pd_avx2(_mm256_loadu_pd(lanes + 4)));
         for (size_t k = 0; k < n - i; k++)
@@ -68,10 +59,9 @@ static inline void mxp_softmax_avx2(void *y, const void *x, size_t n, double *e,
     const __m256d vr = _mm256_set1_pd(r), vls = _mm256_set1_pd(ls);
     for (i = 0; i + 4 <= n; i += 4)
         mxp_norm_store4_avx2(y, i,
-                             lg ? _mm256_sub_pd(_mm256_sub_pd(mxp_norm_load4_avx2(x, i, bf16), vm), vls)
-                                : _mm256_mul_pd(_mm256_loadu_pd(e + i), vr),
-                             bf16);
-    mxp_softmax_out(y, x, e, i, n, m, r, ls, lg, bf16);
+                             lg ? _mm256_sub_pd(_mm256_sub_pd(mxp_norm_load4_avx2(x, i), vm), vls)
+                                : _mm256_mul_pd(_mm256_loadu_pd(e + i), vr));
+    mxp_softmax_out(y, x, e, i, n, m, r, ls, lg);
 }
 
 #endif

@@ -1,7 +1,7 @@
-/* Float32 and bfloat16 rows of softmax and log_softmax, computed in
- * float64 (src/kernels/f32-softmax/, bf16-softmax/, lists
- * f32-softmax-list.inc, bf16-softmax-list.inc; the operation is
- * src/nn/softmax.c):
+/* Float32 rows of softmax and log_softmax, computed in float64
+ * (src/kernels/f32-softmax/, list f32-softmax-list.inc; the operation is
+ * src/nn/softmax.c); bfloat16 rows compute in float32
+ * (src/kernels/bf16-softmax/, bf16-narrow.h), their type is here:
  *
  *   m = max(x)            (a NaN, +inf or every element -inf: a NaN row)
  *   e[i] = exp(x[i] - m)  (float64)
@@ -9,8 +9,7 @@
  *   y[i] = round(e[i] * (1 / s))        softmax
  *   y[i] = round((x[i] - m) - log(s))   log_softmax
  *
- * round: nearest even (float32: the cast under the library's environment;
- * bfloat16: mxp_f64_to_bf16_rne).  exp is expshift.h's (within 1.1 float64
+ * round: nearest even (the cast under the library's environment).  exp is expshift.h's (within 1.1 float64
  * ulps) in the vector kernels, as src/nn/'s generic path has it at that
  * ISA level through the f64-expshift kernels (the same bits), and libm's
  * in the portable twin, as the generic path at the scalar level: kernel
@@ -25,7 +24,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernels/bf16-round.h"
 #include "kernels/sum8.h"
 
 typedef void mxp_f32_softmax_ukernel(float *y, const float *x, size_t n, double *e, int lg);
@@ -38,53 +36,40 @@ typedef void mxp_bf16_softmax_ukernel(uint16_t *y, const uint16_t *x, size_t n, 
 #include "kernels/bf16-softmax-list.inc"
 #undef MXP_BF16_SOFTMAX
 
-/* The scalar pieces every kernel shares (bf16: the row is bfloat16, else
- * float32; a constant where they are inlined). */
-static inline double mxp_softmax_x(const void *x, size_t i, int bf16)
-{
-    return bf16 ? mxp_bf16_to_f64_exact(((const uint16_t *)x)[i]) : (double)((const float *)x)[i];
-}
-
-static inline void mxp_softmax_put(void *y, size_t i, double v, int bf16)
-{
-    if (bf16)
-        ((uint16_t *)y)[i] = mxp_f64_to_bf16_rne(v);
-    else
-        ((float *)y)[i] = (float)v;
-}
+/* The scalar pieces every float32 kernel shares. */
 
 /* Whether the row is all NaN: a NaN, or a maximum of +-inf. */
-static inline int mxp_softmax_nan_row(void *y, size_t n, double m, int nan, int bf16)
+static inline int mxp_softmax_nan_row(float *y, size_t n, double m, int nan)
 {
     if (!nan && m != -INFINITY && m != INFINITY)
         return 0;
     for (size_t i = 0; i < n; i++)
-        mxp_softmax_put(y, i, NAN, bf16);
+        y[i] = NAN;
     return 1;
 }
 
 /* Outputs i .. n from e (softmax, r = 1 / s) or x (log_softmax, ls = log s). */
-static inline void mxp_softmax_out(void *y, const void *x, const double *e, size_t i, size_t n, double m, double r,
-                                   double ls, int lg, int bf16)
+static inline void mxp_softmax_out(float *y, const float *x, const double *e, size_t i, size_t n, double m, double r,
+                                   double ls, int lg)
 {
     for (; i < n; i++)
-        mxp_softmax_put(y, i, lg ? (mxp_softmax_x(x, i, bf16) - m) - ls : e[i] * r, bf16);
+        y[i] = (float)(lg ? ((double)x[i] - m) - ls : e[i] * r);
 }
 
-/* The portable twin of both lists (libm's exp), for one element type. */
-static inline void mxp_softmax_portable(void *y, const void *x, size_t n, double *e, int lg, int bf16)
+/* The portable twin of the float32 list (libm's exp). */
+static inline void mxp_softmax_portable(float *y, const float *x, size_t n, double *e, int lg)
 {
     double m = -INFINITY;
     int nan = 0;
     for (size_t i = 0; i < n; i++) {
-        const double v = mxp_softmax_x(x, i, bf16);
+        const double v = x[i];
         nan |= v != v;
         m = v > m ? v : m;
     }
-    if (mxp_softmax_nan_row(y, n, m, nan, bf16))
+    if (mxp_softmax_nan_row(y, n, m, nan))
         return;
     for (size_t i = 0; i < n; i++)
-        e[i] = exp(mxp_softmax_x(x, i, bf16) - m);
+        e[i] = exp((double)x[i] - m);
     double s[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, t = 0;
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -93,7 +78,7 @@ static inline void mxp_softmax_portable(void *y, const void *x, size_t n, double
     for (; i < n; i++)
         t += e[i];
     const double sum = mxp_sum8_fold(s, t);
-    mxp_softmax_out(y, x, e, 0, n, m, 1 / sum, lg ? log(sum) : 0, lg, bf16);
+    mxp_softmax_out(y, x, e, 0, n, m, 1 / sum, lg ? log(sum) : 0, lg);
 }
 
 #endif

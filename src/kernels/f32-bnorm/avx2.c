@@ -30,7 +30,7 @@ void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
         const float *x = p->x + k * p->inner;
         if (p->pass != MXP_BNORM_NORM) {
             p->s[k] += mxp_norm_sum_avx2(x, p->inner, p->pass == MXP_BNORM_SUMSQ ? p->mean[k] : 0,
-                                         p->pass == MXP_BNORM_SUMSQ, 0);
+                                         p->pass == MXP_BNORM_SUMSQ);
             continue;
         }
         const __m256d m = _mm256_set1_pd(p->mean[k]), r = _mm256_set1_pd(p->rstd[k]);

@@ -14,6 +14,6 @@ void mxp_f32_bnorm__scalar(const mxp_f32_bnorm_params *p)
             mxp_bnorm_row_tail(p, k, 0);
         else
             p->s[k] += mxp_norm_sum_portable(x, p->inner, p->pass == MXP_BNORM_SUMSQ ? p->mean[k] : 0,
-                                             p->pass == MXP_BNORM_SUMSQ, 0);
+                                             p->pass == MXP_BNORM_SUMSQ);
     }
 }

@@ -5,5 +5,5 @@
 
 void mxp_f32_norm__avx512f(float *y, const float *x, size_t n, const double *w, const double *b, double eps, int mode)
 {
-    mxp_norm_avx512(y, x, n, w, b, eps, mode, 0);
+    mxp_norm_avx512(y, x, n, w, b, eps, mode);
 }

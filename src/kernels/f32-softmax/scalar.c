@@ -4,5 +4,5 @@
 
 void mxp_f32_softmax__scalar(float *y, const float *x, size_t n, double *e, int lg)
 {
-    mxp_softmax_portable(y, x, n, e, lg, 0);
+    mxp_softmax_portable(y, x, n, e, lg);
 }
