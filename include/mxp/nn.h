@@ -4,8 +4,13 @@
  * Every operation reads any dtype (each element widened exactly to
  * float64), computes in float64 and rounds each result once, to nearest
  * even, into the output dtype: the same bits at every thread count and
- * ISA level (softmax's exp: SLEEF's float64 one at AVX2/AVX-512, libm's
- * at the scalar level, docs/nn.md).  out_dtype 0 means the input's dtype when it is a float
+ * ISA level (softmax's exp: mxp's float64 one at AVX2/AVX-512, within 1.1
+ * ulps, libm's at the scalar level, docs/nn.md).  Except: softmax,
+ * log_softmax, layer norm, RMS norm and L2 normalization into bfloat16
+ * from bfloat16 or float32 compute in float32 with float64 sums, each
+ * result within half an ulp + 2^-16 of the exact one (docs/nn.md: the
+ * same bits at every thread count and layout; ISA levels agree).
+ * out_dtype 0 means the input's dtype when it is a float
  * type, else float64 (mxp_take: the table's dtype; mxp_take_scaled:
  * float32).  The `_into` forms write into an existing array of the
  * result's shape, in its dtype (read-only: MXP_ERR_READONLY); an output

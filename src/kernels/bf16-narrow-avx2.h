@@ -10,10 +10,16 @@
 
 #include "kernels/bf16-narrow.h"
 
-static inline __m256 mxp_narrow_load_avx2(const uint16_t *x)
+/* Eight elements of the row from i as float32 (mxp_narrow_x). */
+static inline __m256 mxp_narrow_load_avx2(const mxp_narrow_src *x, size_t i)
 {
-    return _mm256_castsi256_ps(
-        _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)x)), 16));
+    __m256 v;
+    if (x->f32)
+        v = _mm256_loadu_ps((const float *)x->x + i);
+    else
+        v = _mm256_castsi256_ps(_mm256_slli_epi32(
+            _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)x->x + i))), 16));
+    return x->mask ? _mm256_add_ps(v, _mm256_loadu_ps(x->mask + i)) : v;
 }
 
 static inline __m256 mxp_nexp_ps_avx2(__m256 t)
@@ -79,12 +85,18 @@ static inline void mxp_narrow_lanes_avx2(double s[16], const __m256d a[4])
         _mm256_storeu_pd(s + 4 * k, a[k]);
 }
 
-static inline void mxp_softmax_bf16_avx2(uint16_t *y, const uint16_t *x, size_t n, float *e, int lg)
+static inline void mxp_softmax_bf16_avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, float *e, int lg)
 {
-    __m256 mv = _mm256_set1_ps(-INFINITY), nanv = _mm256_setzero_ps();
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = mxp_narrow_load_avx2(x + i);
+    const size_t body = n & ~(size_t)15, tail = n - body;
+    float tl[16]; /* the last n mod 16 elements, the other lanes -inf (as bf16-narrow-avx512.h) */
+    for (size_t k = 0; k < 16; k++)
+        tl[k] = k < tail ? mxp_narrow_x(x, body + k) : -INFINITY;
+    const mxp_narrow_src ts = { tl, 1, NULL };
+    __m256 mv = _mm256_max_ps(_mm256_loadu_ps(tl), _mm256_loadu_ps(tl + 8)), nanv = _mm256_setzero_ps();
+    for (int h = 0; h < 2; h++)
+        nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(_mm256_loadu_ps(tl + 8 * h), _mm256_loadu_ps(tl + 8 * h), _CMP_UNORD_Q));
+    for (size_t i = 0; i < body; i += 8) {
+        const __m256 v = mxp_narrow_load_avx2(x, i);
         nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
         mv = _mm256_max_ps(v, mv);
     }
@@ -92,21 +104,15 @@ static inline void mxp_softmax_bf16_avx2(uint16_t *y, const uint16_t *x, size_t 
     _mm256_storeu_ps(l8, mv);
     for (int k = 0; k < 8; k++)
         m = l8[k] > m ? l8[k] : m;
-    int nan = _mm256_movemask_ps(nanv) != 0;
-    for (; i < n; i++) {
-        const float v = mxp_bf16_to_f32(x[i]);
-        nan |= v != v;
-        m = v > m ? v : m;
-    }
-    if (mxp_narrow_nan_row(y, n, m, nan))
+    if (mxp_narrow_nan_row(y, n, m, _mm256_movemask_ps(nanv) != 0))
         return;
     const __m256 vm = _mm256_set1_ps(m);
     __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
-    for (i = 0; i + 16 <= n;) {
+    for (size_t i = 0; i < body;) {
         __m256 f[2] = { _mm256_setzero_ps(), _mm256_setzero_ps() };
-        for (int v = 0; v < MXP_NARROW_BLOCK && i + 16 <= n; v++, i += 16)
+        for (int v = 0; v < MXP_NARROW_BLOCK && i < body; v++, i += 16)
             for (int h = 0; h < 2; h++) {
-                const __m256 ev = mxp_nexp_ps_avx2(_mm256_sub_ps(mxp_narrow_load_avx2(x + i + 8 * h), vm));
+                const __m256 ev = mxp_nexp_ps_avx2(_mm256_sub_ps(mxp_narrow_load_avx2(x, i + 8 * h), vm));
                 if (!lg)
                     _mm256_storeu_ps(e + i + 8 * h, ev);
                 f[h] = _mm256_add_ps(f[h], ev);
@@ -116,19 +122,28 @@ static inline void mxp_softmax_bf16_avx2(uint16_t *y, const uint16_t *x, size_t 
     }
     double s[16], t = 0;
     mxp_narrow_lanes_avx2(s, a);
-    for (size_t k = i; k < n; k++)
-        t += e[k] = mxp_nexpf(mxp_bf16_to_f32(x[k]) - m);
+    float et[16];
+    for (int h = 0; h < 2; h++)
+        _mm256_storeu_ps(et + 8 * h, mxp_nexp_ps_avx2(_mm256_sub_ps(mxp_narrow_load_avx2(&ts, 8 * (size_t)h), vm)));
+    for (size_t k = 0; k < tail; k++) /* in order, as the portable code's tail */
+        t += e[body + k] = et[k];
     float r, ls;
     mxp_narrow_softmax_scalars(mxp_sum16_fold(s, t), lg, &r, &ls);
     const __m256 vr = _mm256_set1_ps(r), vls = _mm256_set1_ps(ls);
-    for (i = 0; i + 8 <= n; i += 8)
-        mxp_narrow_store_avx2(y + i, lg ? _mm256_sub_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x + i), vm), vls)
+    for (size_t i = 0; i < body; i += 8)
+        mxp_narrow_store_avx2(y + i, lg ? _mm256_sub_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x, i), vm), vls)
                                         : _mm256_mul_ps(_mm256_loadu_ps(e + i), vr));
-    mxp_narrow_softmax_out(y, x, e, i, n, m, r, ls, lg);
+    if (tail) {
+        uint16_t yt[16];
+        for (int h = 0; h < 2; h++)
+            mxp_narrow_store_avx2(yt + 8 * h, lg ? _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(tl + 8 * h), vm), vls)
+                                                 : _mm256_mul_ps(_mm256_loadu_ps(et + 8 * h), vr));
+        memcpy(y + body, yt, tail * sizeof yt[0]);
+    }
 }
 
 /* sum(x) and sum(double(x)^2) in one pass, each in mxp_narrow_sum_portable's order. */
-static inline void mxp_narrow_sums_avx2(const uint16_t *x, size_t n, double *s1, double *s2)
+static inline void mxp_narrow_sums_avx2(const mxp_narrow_src *x, size_t n, double *s1, double *s2)
 {
     __m256d a[4], q[4];
     for (int k = 0; k < 4; k++)
@@ -136,7 +151,7 @@ static inline void mxp_narrow_sums_avx2(const uint16_t *x, size_t n, double *s1,
     size_t i = 0;
     for (; i + 16 <= n; i += 16)
         for (int h = 0; h < 2; h++) {
-            const __m256 v = mxp_narrow_load_avx2(x + i + 8 * h);
+            const __m256 v = mxp_narrow_load_avx2(x, i + 8 * h);
             mxp_narrow_add_avx2(a + 2 * h, v, 0);
             mxp_narrow_add_avx2(q + 2 * h, v, 1);
         }
@@ -147,14 +162,14 @@ static inline void mxp_narrow_sums_avx2(const uint16_t *x, size_t n, double *s1,
     *s2 = mxp_narrow_fold(s, x, i, n, 0.0f, 1);
 }
 
-static inline double mxp_narrow_sum_avx2(const uint16_t *x, size_t n, float c, int sq)
+static inline double mxp_narrow_sum_avx2(const mxp_narrow_src *x, size_t n, float c, int sq)
 {
     const __m256 vc = _mm256_set1_ps(c);
     __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
     size_t i = 0;
     for (; i + 16 <= n; i += 16)
         for (int h = 0; h < 2; h++) {
-            const __m256 v = mxp_narrow_load_avx2(x + i + 8 * h);
+            const __m256 v = mxp_narrow_load_avx2(x, i + 8 * h);
             mxp_narrow_add_avx2(a + 2 * h, sq ? _mm256_sub_ps(v, vc) : v, sq);
         }
     double s[16];
@@ -162,7 +177,7 @@ static inline double mxp_narrow_sum_avx2(const uint16_t *x, size_t n, float c, i
     return mxp_narrow_fold(s, x, i, n, c, sq);
 }
 
-static inline void mxp_norm_bf16_avx2(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b,
+static inline void mxp_norm_bf16_avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,
                                       double eps, int mode)
 {
     size_t i = 0;
@@ -170,7 +185,7 @@ static inline void mxp_norm_bf16_avx2(uint16_t *y, const uint16_t *x, size_t n, 
         const float r = mxp_narrow_l2_scalar(mxp_narrow_sum_avx2(x, n, 0.0f, 1), eps);
         const __m256 vr = _mm256_set1_ps(r);
         for (; i + 8 <= n; i += 8)
-            mxp_narrow_store_avx2(y + i, _mm256_mul_ps(mxp_narrow_load_avx2(x + i), vr));
+            mxp_narrow_store_avx2(y + i, _mm256_mul_ps(mxp_narrow_load_avx2(x, i), vr));
         mxp_narrow_l2_out(y, x, i, n, r);
         return;
     }
@@ -186,7 +201,7 @@ static inline void mxp_norm_bf16_avx2(uint16_t *y, const uint16_t *x, size_t n, 
     const float r = mxp_narrow_rstd(var, eps);
     const __m256 vc = _mm256_set1_ps(c), vr = _mm256_set1_ps(r);
     for (; i + 8 <= n; i += 8) {
-        const __m256 h = _mm256_mul_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x + i), vc), vr);
+        const __m256 h = _mm256_mul_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x, i), vc), vr);
         __m256 v = h;
         if (w && b)
             v = _mm256_fmadd_ps(h, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i));

@@ -11,10 +11,17 @@
 
 #include "kernels/bf16-narrow.h"
 
-static inline __m512 mxp_narrow_load_avx512(const uint16_t *x)
+/* Sixteen elements of the row from i as float32 (mxp_narrow_x). */
+static inline __m512 mxp_narrow_load_avx512(const mxp_narrow_src *x, size_t i)
 {
-    return _mm512_castsi512_ps(
-        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)x)), 16));
+    __m512 v;
+    if (x->f32)
+        v = _mm512_loadu_ps((const float *)x->x + i);
+    else
+        v = _mm512_castsi512_ps(_mm512_slli_epi32(
+            _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)((const uint16_t *)x->x + i))),
+            16));
+    return x->mask ? _mm512_add_ps(v, _mm512_loadu_ps(x->mask + i)) : v;
 }
 
 static inline __m512 mxp_nexp_ps_avx512(__m512 t)
@@ -65,31 +72,42 @@ static inline void mxp_narrow_add_avx512(__m512d *lo, __m512d *hi, __m512 v, int
     }
 }
 
-static inline void mxp_softmax_bf16_avx512(uint16_t *y, const uint16_t *x, size_t n, float *e, int lg)
+/* The row's last n - i < 16 elements (x + mask as float32) in a vector of
+ * their own by masked loads, the other lanes -inf: the tails below in
+ * registers, the same bits as the portable code's element by element. */
+static inline __m512 mxp_narrow_tail_avx512(const mxp_narrow_src *x, size_t i, size_t n)
 {
-    __m512 mv = _mm512_set1_ps(-INFINITY);
-    __mmask16 nanv = 0;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m512 v = mxp_narrow_load_avx512(x + i);
+    const __mmask16 k = (__mmask16)((1u << (n - i)) - 1);
+    const __m512 ninf = _mm512_set1_ps(-INFINITY);
+    __m512 v;
+    if (x->f32)
+        v = _mm512_mask_loadu_ps(ninf, k, (const float *)x->x + i);
+    else
+        v = _mm512_mask_mov_ps(ninf, k, _mm512_castsi512_ps(_mm512_slli_epi32(
+                                            _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, (const uint16_t *)x->x + i)), 16)));
+    return x->mask ? _mm512_add_ps(v, _mm512_maskz_loadu_ps(k, x->mask + i)) : v; /* -inf + 0 beyond */
+}
+
+static inline void mxp_softmax_bf16_avx512(uint16_t *y, const mxp_narrow_src *x, size_t n, float *e, int lg)
+{
+    const size_t body = n & ~(size_t)15, tail = n - body;
+    const __m512 vt = tail ? mxp_narrow_tail_avx512(x, body, n) : _mm512_set1_ps(-INFINITY);
+    __m512 mv = vt;
+    __mmask16 nanv = _mm512_cmp_ps_mask(vt, vt, _CMP_UNORD_Q);
+    for (size_t i = 0; i < body; i += 16) {
+        const __m512 v = mxp_narrow_load_avx512(x, i);
         nanv |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
         mv = _mm512_max_ps(v, mv);
     }
-    float m = _mm512_reduce_max_ps(mv);
-    int nan = nanv != 0;
-    for (; i < n; i++) {
-        const float v = mxp_bf16_to_f32(x[i]);
-        nan |= v != v;
-        m = v > m ? v : m;
-    }
-    if (mxp_narrow_nan_row(y, n, m, nan))
+    const float m = _mm512_reduce_max_ps(mv);
+    if (mxp_narrow_nan_row(y, n, m, nanv != 0))
         return;
     const __m512 vm = _mm512_set1_ps(m);
     __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
-    for (i = 0; i + 16 <= n;) {
+    for (size_t i = 0; i < body;) {
         __m512 f = _mm512_setzero_ps();
-        for (int v = 0; v < MXP_NARROW_BLOCK && i + 16 <= n; v++, i += 16) {
-            const __m512 ev = mxp_nexp_ps_avx512(_mm512_sub_ps(mxp_narrow_load_avx512(x + i), vm));
+        for (int v = 0; v < MXP_NARROW_BLOCK && i < body; v++, i += 16) {
+            const __m512 ev = mxp_nexp_ps_avx512(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vm));
             if (!lg)
                 _mm512_storeu_ps(e + i, ev);
             f = _mm512_add_ps(f, ev);
@@ -98,24 +116,31 @@ static inline void mxp_softmax_bf16_avx512(uint16_t *y, const uint16_t *x, size_
     }
     double s[16], t = 0;
     mxp_narrow_lanes_avx512(s, lo, hi);
-    for (size_t k = i; k < n; k++)
-        t += e[k] = mxp_nexpf(mxp_bf16_to_f32(x[k]) - m);
+    float et[16];
+    _mm512_storeu_ps(et, mxp_nexp_ps_avx512(_mm512_sub_ps(vt, vm)));
+    for (size_t k = 0; k < tail; k++) /* in order, as the portable code's tail */
+        t += e[body + k] = et[k];
     float r, ls;
     mxp_narrow_softmax_scalars(mxp_sum16_fold(s, t), lg, &r, &ls);
     const __m512 vr = _mm512_set1_ps(r), vls = _mm512_set1_ps(ls);
-    for (i = 0; i + 16 <= n; i += 16)
-        mxp_narrow_store_avx512(y + i, lg ? _mm512_sub_ps(_mm512_sub_ps(mxp_narrow_load_avx512(x + i), vm), vls)
+    for (size_t i = 0; i < body; i += 16)
+        mxp_narrow_store_avx512(y + i, lg ? _mm512_sub_ps(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vm), vls)
                                           : _mm512_mul_ps(_mm512_loadu_ps(e + i), vr));
-    mxp_narrow_softmax_out(y, x, e, i, n, m, r, ls, lg);
+    if (tail) {
+        uint16_t yt[16];
+        mxp_narrow_store_avx512(yt, lg ? _mm512_sub_ps(_mm512_sub_ps(vt, vm), vls)
+                                       : _mm512_mul_ps(_mm512_loadu_ps(et), vr));
+        memcpy(y + body, yt, tail * sizeof yt[0]);
+    }
 }
 
 /* sum(x) and sum(double(x)^2) in one pass, each in mxp_narrow_sum_portable's order. */
-static inline void mxp_narrow_sums_avx512(const uint16_t *x, size_t n, double *s1, double *s2)
+static inline void mxp_narrow_sums_avx512(const mxp_narrow_src *x, size_t n, double *s1, double *s2)
 {
     __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd(), lo2 = lo, hi2 = lo;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const __m512 v = mxp_narrow_load_avx512(x + i);
+        const __m512 v = mxp_narrow_load_avx512(x, i);
         const __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
         const __m512d b = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
         lo = _mm512_add_pd(lo, a);
@@ -130,13 +155,13 @@ static inline void mxp_narrow_sums_avx512(const uint16_t *x, size_t n, double *s
     *s2 = mxp_narrow_fold(s, x, i, n, 0.0f, 1);
 }
 
-static inline double mxp_narrow_sum_avx512(const uint16_t *x, size_t n, float c, int sq)
+static inline double mxp_narrow_sum_avx512(const mxp_narrow_src *x, size_t n, float c, int sq)
 {
     const __m512 vc = _mm512_set1_ps(c);
     __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        const __m512 v = mxp_narrow_load_avx512(x + i);
+        const __m512 v = mxp_narrow_load_avx512(x, i);
         mxp_narrow_add_avx512(&lo, &hi, sq ? _mm512_sub_ps(v, vc) : v, sq);
     }
     double s[16];
@@ -144,7 +169,7 @@ static inline double mxp_narrow_sum_avx512(const uint16_t *x, size_t n, float c,
     return mxp_narrow_fold(s, x, i, n, c, sq);
 }
 
-static inline void mxp_norm_bf16_avx512(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b,
+static inline void mxp_norm_bf16_avx512(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,
                                         double eps, int mode)
 {
     size_t i = 0;
@@ -152,7 +177,7 @@ static inline void mxp_norm_bf16_avx512(uint16_t *y, const uint16_t *x, size_t n
         const float r = mxp_narrow_l2_scalar(mxp_narrow_sum_avx512(x, n, 0.0f, 1), eps);
         const __m512 vr = _mm512_set1_ps(r);
         for (; i + 16 <= n; i += 16)
-            mxp_narrow_store_avx512(y + i, _mm512_mul_ps(mxp_narrow_load_avx512(x + i), vr));
+            mxp_narrow_store_avx512(y + i, _mm512_mul_ps(mxp_narrow_load_avx512(x, i), vr));
         mxp_narrow_l2_out(y, x, i, n, r);
         return;
     }
@@ -168,7 +193,7 @@ static inline void mxp_norm_bf16_avx512(uint16_t *y, const uint16_t *x, size_t n
     const float r = mxp_narrow_rstd(var, eps);
     const __m512 vc = _mm512_set1_ps(c), vr = _mm512_set1_ps(r);
     for (; i + 16 <= n; i += 16) {
-        const __m512 h = _mm512_mul_ps(_mm512_sub_ps(mxp_narrow_load_avx512(x + i), vc), vr);
+        const __m512 h = _mm512_mul_ps(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vc), vr);
         __m512 v = h;
         if (w && b)
             v = _mm512_fmadd_ps(h, _mm512_loadu_ps(w + i), _mm512_loadu_ps(b + i));

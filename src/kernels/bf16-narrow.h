@@ -3,9 +3,12 @@
  * the portable twins and the scalar pieces every kernel shares.  A
  * bfloat16 result carries 8 bits, so float32 lanes (16 to a 512-bit
  * register, not float64's 8) with float64 sums round once to within half
- * an ulp plus about 2^-20 of the exact value; src/nn/softmax.c and norm.c
- * run these rows for bfloat16 in and out, dense or strided (gathered), and
- * float64 for every other pair of dtypes.
+ * an ulp plus about 2^-16 of the exact value.  The input is bfloat16 or
+ * float32 (mxp_narrow_src), softmax's with an additive float32 mask row
+ * (x + mask, a float32 addition, is the element below);
+ * src/nn/softmax.c and norm.c run these rows for bfloat16 out from
+ * bfloat16 or float32 in, dense or strided (gathered, a bool mask as
+ * 0 / -inf), and float64 for every other pair of dtypes.
  *
  *   softmax      m = max(x) (a NaN, +-inf: a NaN row); t = x - m (float32);
  *                e = mxp_nexpf(t); s = sum(e): element i into lane i mod
@@ -82,12 +85,27 @@ static inline float mxp_nexpf(float t)
     return ldexpf(q, (int)k);
 }
 
-static inline float mxp_bf16_to_f32(uint16_t b)
+static inline float mxp_narrow_bf16(uint16_t b)
 {
     const uint32_t u = (uint32_t)b << 16;
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
+}
+
+/* A row's input: bfloat16 or float32 elements x, plus mask (an additive
+ * float32 row, softmax only) where not NULL. */
+typedef struct mxp_narrow_src {
+    const void *x;
+    int f32;           /* x holds float32, else bfloat16 */
+    const float *mask; /* NULL: none */
+} mxp_narrow_src;
+
+/* Element i of the row as float32: x[i], + mask[i] (a float32 addition). */
+static inline float mxp_narrow_x(const mxp_narrow_src *x, size_t i)
+{
+    const float v = x->f32 ? ((const float *)x->x)[i] : mxp_narrow_bf16(((const uint16_t *)x->x)[i]);
+    return x->mask ? v + x->mask[i] : v;
 }
 
 /* float32 to bfloat16, nearest even; a NaN quieted, sign and top payload
@@ -114,9 +132,9 @@ static inline double mxp_sum16_fold(const double s[16], double t)
 
 /* What element i adds to a sum: x (sq 0) or double(x - c)^2 in float32
  * then exactly squared in float64. */
-static inline double mxp_narrow_term(const uint16_t *x, size_t i, float c, int sq)
+static inline double mxp_narrow_term(const mxp_narrow_src *x, size_t i, float c, int sq)
 {
-    const float v = mxp_bf16_to_f32(x[i]);
+    const float v = mxp_narrow_x(x, i);
     if (!sq)
         return v;
     const double d = v - c;
@@ -124,7 +142,7 @@ static inline double mxp_narrow_term(const uint16_t *x, size_t i, float c, int s
 }
 
 /* The sum of elements from i on into the tail after the vector lanes s. */
-static inline double mxp_narrow_fold(const double s[16], const uint16_t *x, size_t i, size_t n, float c, int sq)
+static inline double mxp_narrow_fold(const double s[16], const mxp_narrow_src *x, size_t i, size_t n, float c, int sq)
 {
     double t = 0;
     for (; i < n; i++)
@@ -132,7 +150,7 @@ static inline double mxp_narrow_fold(const double s[16], const uint16_t *x, size
     return mxp_sum16_fold(s, t);
 }
 
-static inline double mxp_narrow_sum_portable(const uint16_t *x, size_t n, float c, int sq)
+static inline double mxp_narrow_sum_portable(const mxp_narrow_src *x, size_t n, float c, int sq)
 {
     double s[16] = { 0 };
     size_t i = 0;
@@ -144,11 +162,11 @@ static inline double mxp_narrow_sum_portable(const uint16_t *x, size_t n, float 
 
 /* Softmax: outputs i .. n from e (r = float(1 / s)) or, log_softmax, from
  * x (ls = float(log s)). */
-static inline void mxp_narrow_softmax_out(uint16_t *y, const uint16_t *x, const float *e, size_t i, size_t n, float m,
+static inline void mxp_narrow_softmax_out(uint16_t *y, const mxp_narrow_src *x, const float *e, size_t i, size_t n, float m,
                                           float r, float ls, int lg)
 {
     for (; i < n; i++)
-        y[i] = mxp_f32_to_bf16_rne(lg ? (mxp_bf16_to_f32(x[i]) - m) - ls : e[i] * r);
+        y[i] = mxp_f32_to_bf16_rne(lg ? (mxp_narrow_x(x, i) - m) - ls : e[i] * r);
 }
 
 /* The scalars after the sums: r = float(1 / s) or ls = float(log s). */
@@ -168,12 +186,12 @@ static inline int mxp_narrow_nan_row(uint16_t *y, size_t n, float m, int nan)
     return 1;
 }
 
-static inline void mxp_softmax_bf16_portable(uint16_t *y, const uint16_t *x, size_t n, float *e, int lg)
+static inline void mxp_softmax_bf16_portable(uint16_t *y, const mxp_narrow_src *x, size_t n, float *e, int lg)
 {
     float m = -INFINITY;
     int nan = 0;
     for (size_t i = 0; i < n; i++) {
-        const float v = mxp_bf16_to_f32(x[i]);
+        const float v = mxp_narrow_x(x, i);
         nan |= v != v;
         m = v > m ? v : m;
     }
@@ -185,12 +203,12 @@ static inline void mxp_softmax_bf16_portable(uint16_t *y, const uint16_t *x, siz
         float f[16] = { 0 };
         for (int v = 0; v < MXP_NARROW_BLOCK && i + 16 <= n; v++, i += 16)
             for (int k = 0; k < 16; k++)
-                f[k] += e[i + k] = mxp_nexpf(mxp_bf16_to_f32(x[i + k]) - m);
+                f[k] += e[i + k] = mxp_nexpf(mxp_narrow_x(x, i + k) - m);
         for (int k = 0; k < 16; k++)
             s[k] += f[k];
     }
     for (; i < n; i++)
-        t += e[i] = mxp_nexpf(mxp_bf16_to_f32(x[i]) - m);
+        t += e[i] = mxp_nexpf(mxp_narrow_x(x, i) - m);
     float r, ls;
     mxp_narrow_softmax_scalars(mxp_sum16_fold(s, t), lg, &r, &ls);
     mxp_narrow_softmax_out(y, x, e, 0, n, m, r, ls, lg);
@@ -204,17 +222,17 @@ static inline float mxp_narrow_affine(float h, const float *w, const float *b, s
     return w ? h * w[i] : b ? h + b[i] : h;
 }
 
-static inline void mxp_narrow_norm_out(uint16_t *y, const uint16_t *x, size_t i, size_t n, const float *w,
+static inline void mxp_narrow_norm_out(uint16_t *y, const mxp_narrow_src *x, size_t i, size_t n, const float *w,
                                        const float *b, float c, float r)
 {
     for (; i < n; i++)
-        y[i] = mxp_f32_to_bf16_rne(mxp_narrow_affine((mxp_bf16_to_f32(x[i]) - c) * r, w, b, i));
+        y[i] = mxp_f32_to_bf16_rne(mxp_narrow_affine((mxp_narrow_x(x, i) - c) * r, w, b, i));
 }
 
-static inline void mxp_narrow_l2_out(uint16_t *y, const uint16_t *x, size_t i, size_t n, float r)
+static inline void mxp_narrow_l2_out(uint16_t *y, const mxp_narrow_src *x, size_t i, size_t n, float r)
 {
     for (; i < n; i++)
-        y[i] = mxp_f32_to_bf16_rne(mxp_bf16_to_f32(x[i]) * r);
+        y[i] = mxp_f32_to_bf16_rne(mxp_narrow_x(x, i) * r);
 }
 
 /* The scalars of a norm row: the L2 factor, or the centre c and 1/std. */
@@ -238,7 +256,7 @@ static inline double mxp_narrow_var(double s1, double s2, size_t n)
 }
 
 /* mode: MXP_NORM_LAYER, _RMS, _L2 (norm-kernels.h: 0, 1, 2). */
-static inline void mxp_norm_bf16_portable(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b,
+static inline void mxp_norm_bf16_portable(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,
                                           double eps, int mode)
 {
     if (mode == 2) {

@@ -27,6 +27,7 @@
 
 #include <stdint.h>
 
+#include "kernels/bf16-narrow.h"
 #include "kernels/sum8.h"
 
 /* mode: the row's operation */
@@ -36,7 +37,7 @@ typedef void mxp_f32_norm_ukernel(float *y, const float *x, size_t n, const doub
                                   int mode);
 /* Bfloat16 rows compute in float32 (bf16-narrow.h), weight and bias
  * float32 too. */
-typedef void mxp_bf16_norm_ukernel(uint16_t *y, const uint16_t *x, size_t n, const float *w, const float *b,
+typedef void mxp_bf16_norm_ukernel(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,
                                    double eps, int mode);
 
 /* The scalar pieces every float32 kernel shares: element i widened, what

@@ -24,10 +24,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/bf16-narrow.h"
 #include "kernels/sum8.h"
 
 typedef void mxp_f32_softmax_ukernel(float *y, const float *x, size_t n, double *e, int lg);
-typedef void mxp_bf16_softmax_ukernel(uint16_t *y, const uint16_t *x, size_t n, double *e, int lg);
+typedef void mxp_bf16_softmax_ukernel(uint16_t *y, const mxp_narrow_src *x, size_t n, double *e, int lg);
 
 #define MXP_F32_SOFTMAX(isa, tile, fn, twin) mxp_f32_softmax_ukernel fn;
 #include "kernels/f32-softmax-list.inc"

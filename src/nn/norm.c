@@ -1,8 +1,9 @@
 /* Layer norm and RMS norm over the trailing axes, and their backward
  * passes.  Each group of normalized elements is one row (the trailing axes
  * merged); its statistics in float64, the mean and variance in two passes;
- * each result rounded once.  Bfloat16 in and out: float32 arithmetic with
- * float64 sums (kernels/bf16-narrow.h), strided rows gathered. */
+ * each result rounded once.  Bfloat16 out of bfloat16 or float32 in:
+ * float32 arithmetic with float64 sums (kernels/bf16-narrow.h), strided
+ * rows gathered. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -23,7 +24,7 @@ typedef struct norm_job {
     int64_t xs, ys, dys;
     double *dw, *db;     /* backward: sums over the rows (one thread), NULL: none */
     mxp_f32_norm_ukernel *f32;   /* contiguous float32 in and out: the row kernel, else NULL */
-    mxp_bf16_norm_ukernel *bf16; /* bfloat16 in and out: the row kernel, else NULL */
+    mxp_bf16_norm_ukernel *bf16; /* bfloat16 out of float32 or bfloat16 in: the row kernel, else NULL */
     bool gather;                 /* bf16 on strided rows: gathered into the scratch */
 } norm_job;
 
@@ -49,15 +50,20 @@ static void norm_row(const void *ctx, char **p, double *x, int64_t row)
     }
     if (j->bf16) {
         const int mode = j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER;
-        if (!j->gather) {
-            j->bf16((uint16_t *)(void *)p[Y], (const uint16_t *)(const void *)p[X], (size_t)j->n, j->w32, j->b32,
-                    j->eps, mode);
-            return;
+        mxp_narrow_src src = { p[X], j->xt == MXP_F32, NULL };
+        uint16_t *y = (uint16_t *)(void *)p[Y];
+        if (j->gather) { /* x's row, then y's, in the scratch */
+            if (src.f32)
+                for (int64_t i = 0; i < j->n; i++)
+                    memcpy((float *)(void *)x + i, p[X] + i * j->xs, sizeof(float));
+            else
+                nn_gather16((uint16_t *)(void *)x, p[X], j->xs, j->n);
+            src.x = x;
+            y = (uint16_t *)(void *)(x + j->n / 2 + 1);
         }
-        uint16_t *h = (uint16_t *)(void *)x;
-        nn_gather16(h, p[X], j->xs, j->n);
-        j->bf16(h, h, (size_t)j->n, j->w32, j->b32, j->eps, mode);
-        nn_scatter16(p[Y], j->ys, h, j->n);
+        j->bf16(y, &src, (size_t)j->n, j->w32, j->b32, j->eps, mode);
+        if (j->gather)
+            nn_scatter16(p[Y], j->ys, y, j->n);
         return;
     }
     nn_load(x, p[X], j->xt, j->xs, j->n);
@@ -194,7 +200,8 @@ static mxp_status norm_into(mxp_array *out, const void *args)
         st = nn_collapse_last(&xv, x, nnorm);
     if (st == MXP_OK)
         st = nn_collapse_last(&ov, work, nnorm);
-    const bool bf16 = st == MXP_OK && inner > 0 && xv->dtype == MXP_BF16 && ov->dtype == MXP_BF16;
+    const bool bf16 = st == MXP_OK && inner > 0 && ov->dtype == MXP_BF16 &&
+                      (xv->dtype == MXP_BF16 || xv->dtype == MXP_F32);
     if (bf16 && !(w32 = mxp_malloc(2 * (size_t)inner * sizeof(float)))) /* float32 weights for its kernel */
         st = mxp_error(MXP_ERR_NO_MEMORY, "no memory for the weights");
     for (int64_t i = 0; st == MXP_OK && bf16 && i < 2 * inner; i++)
@@ -207,11 +214,11 @@ static mxp_status norm_into(mxp_array *out, const void *args)
                              .xs = nn_step(xv), .ys = nn_step(ov),
                              .f32 = f32 ? nn_f32_norm_kernel(mxp_isa_current()) : NULL,
                              .bf16 = bf16 ? nn_bf16_norm_kernel(mxp_isa_current()) : NULL,
-                             .gather = !(nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16)) };
+                             .gather = !(nn_dense_rows(xv, xv->dtype) && nn_dense_rows(ov, MXP_BF16)) };
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);
-        st = nn_run_rows(&r, inner, (size_t)inner, true, norm_row, &j);
+        st = nn_run_rows(&r, inner, (size_t)inner + 4, true, norm_row, &j);
     }
     mxp_free(w32);
     mxp_free(w);

@@ -2,9 +2,11 @@
  * optional mask) and their backward passes, and L2 normalization.  Each
  * row: widened to float64; softmax subtracts the maximum (no overflow),
  * then exp and its sum in float64; each result rounded once into the
- * output.  Unmasked bfloat16 in and out: float32 arithmetic with float64
- * sums (kernels/bf16-narrow.h), strided rows gathered. */
+ * output.  Bfloat16 out of float32 or bfloat16 in (softmax with any
+ * mask): float32 arithmetic with float64 sums (kernels/bf16-narrow.h),
+ * strided rows gathered. */
 #include <math.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "core/fpenv.h"
@@ -19,37 +21,69 @@ typedef struct sm_job {
     bool log;
     double eps;                   /* l2_normalize */
     mxp_f64_expshift_ukernel *vexp; /* exp(x - max) for the ISA level (scalar: libm's) */
-    mxp_f32_softmax_ukernel *f32; /* unmasked dense float32 (bfloat16) rows in and out: the row kernel */
-    mxp_bf16_softmax_ukernel *bf16;
-    mxp_f32_norm_ukernel *l2f32;   /* l2_normalize of dense float32 (bfloat16) rows: the norm kernels */
-    mxp_bf16_norm_ukernel *l2bf16;
-    bool gather; /* the bfloat16 kernels on strided rows: gathered into the scratch */
+    mxp_f32_softmax_ukernel *f32; /* unmasked dense float32 rows in and out: the row kernel */
+    mxp_bf16_softmax_ukernel *bf16; /* bfloat16 out of float32 or bfloat16 in, any mask: the row kernel */
+    mxp_f32_norm_ukernel *l2f32;    /* l2_normalize of dense float32 rows: the norm kernel */
+    mxp_bf16_norm_ukernel *l2bf16;  /* of bfloat16 out of float32 or bfloat16 in */
+    bool gather;                    /* those two on strided rows: gathered into the scratch */
+    bool mask_direct;               /* their mask a dense float32 row, else gathered as float32 */
 } sm_job;
 
 /* Arrays of a row: x (or dy), out (or dx), mask (or y). */
 enum { X, OUT, MASK };
 
-/* A bfloat16 row kernel on row p[X] into p[OUT] (gathered when j->gather);
- * scratch: len + 2 doubles beyond the row's floats. */
+/* The mask row into float32 m: a float32 mask as it is, a bool one as
+ * 0 (keep) or -inf, any other widened and rounded to float32. */
+static void mask_f32(const sm_job *j, float *m, const char *mp)
+{
+    double d[64];
+    for (int64_t i = 0; i < j->len; i += 64) {
+        const int64_t k = j->len - i < 64 ? j->len - i : 64;
+        if (j->mt == MXP_F32) {
+            for (int64_t t = 0; t < k; t++)
+                memcpy(&m[i + t], mp + (i + t) * j->ms, sizeof(float));
+            continue;
+        }
+        nn_load(d, mp + i * j->ms, j->mt, j->ms, k);
+        for (int64_t t = 0; t < k; t++)
+            m[i + t] = j->mt == MXP_BOOL ? (d[t] != 0 ? 0.0f : -INFINITY) : (float)d[t];
+    }
+}
+
+/* A bfloat16 row kernel on row p[X] (and p[MASK]) into p[OUT], gathered
+ * when j->gather.  Scratch: e's floats, then the mask, x and y rows
+ * gathered (2 len + 8 doubles at most). */
 static void bf16_row(const sm_job *j, char **p, double *scratch)
 {
-    const int64_t n = j->len;
-    const uint16_t *x = (const uint16_t *)(const void *)p[X];
+    const int64_t n = j->len, half = n / 2 + 1;
+    mxp_narrow_src src = { p[X], j->xt == MXP_F32, NULL };
     uint16_t *y = (uint16_t *)(void *)p[OUT];
-    double *e = scratch;
+    double *e = scratch, *more = scratch + half;
+    if (j->mt && j->mask_direct) {
+        src.mask = (const float *)(const void *)p[MASK];
+    } else if (j->mt) {
+        mask_f32(j, (float *)(void *)more, p[MASK]);
+        src.mask = (const float *)(const void *)more;
+        more += half;
+    }
     if (j->gather) {
-        uint16_t *row = (uint16_t *)(void *)(scratch + n / 2 + 1); /* after e's n floats */
-        nn_gather16(row, p[X], j->xs, n);
-        x = y = row;
+        if (src.f32) {
+            float *xr = (float *)(void *)more;
+            for (int64_t i = 0; i < n; i++)
+                memcpy(&xr[i], p[X] + i * j->xs, sizeof xr[i]);
+        } else {
+            nn_gather16((uint16_t *)(void *)more, p[X], j->xs, n);
+        }
+        src.x = more;
+        y = (uint16_t *)(void *)(more + half);
     }
     if (j->bf16)
-        j->bf16(y, x, (size_t)n, e, j->log);
+        j->bf16(y, &src, (size_t)n, e, j->log);
     else
-        j->l2bf16(y, x, (size_t)n, NULL, NULL, j->eps, MXP_NORM_L2);
+        j->l2bf16(y, &src, (size_t)n, NULL, NULL, j->eps, MXP_NORM_L2);
     if (j->gather)
         nn_scatter16(p[OUT], j->os, y, n);
 }
-
 
 static void apply_mask(const sm_job *j, double *x, double *m, const char *mp)
 {
@@ -199,25 +233,27 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
     if (st == MXP_OK && third)
         st = nn_axis_last(&tv, tb ? tb : third, axis);
     if (st == MXP_OK) {
-        /* forward softmax of unmasked, dense float32 or bfloat16 rows, and
-           l2_normalize of them: the row kernels */
-        const bool kern = (row == softmax_row || row == l2_row) && !tv && x->shape[axis] > 0;
-        const bool f32 = kern && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
-        const bool bf16 = kern && xv->dtype == MXP_BF16 && ov->dtype == MXP_BF16; /* dense or gathered */
-        const bool sm = row == softmax_row;
+        /* forward softmax of unmasked, dense float32 rows and l2_normalize of
+           them: the float64 row kernels; both into bfloat16 from float32 or
+           bfloat16 (softmax with any mask): the float32 ones (bf16-narrow.h) */
+        const bool sm = row == softmax_row, some = (sm || row == l2_row) && x->shape[axis] > 0;
+        const bool f32 = some && !tv && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
+        const bool bf16 = some && (sm || !tv) && ov->dtype == MXP_BF16 &&
+                          (xv->dtype == MXP_BF16 || xv->dtype == MXP_F32);
         const mxp_isa isa = mxp_isa_current();
         const sm_job j = { x->shape[axis], x->dtype, work->dtype, tv ? tv->dtype : MXP_DTYPE_INVALID,
                            nn_step(xv), nn_step(ov), tv ? nn_step(tv) : 0, t->log, t->eps,
-                           nn_f64_expshift_kernel(mxp_isa_current()),
+                           nn_f64_expshift_kernel(isa),
                            f32 && sm ? nn_f32_softmax_kernel(isa) : NULL,
                            bf16 && sm ? nn_bf16_softmax_kernel(isa) : NULL,
                            f32 && !sm ? nn_f32_norm_kernel(isa) : NULL,
                            bf16 && !sm ? nn_bf16_norm_kernel(isa) : NULL,
-                           !(nn_dense_rows(xv, MXP_BF16) && nn_dense_rows(ov, MXP_BF16)) };
+                           !(nn_dense_rows(xv, xv->dtype) && nn_dense_rows(ov, MXP_BF16)),
+                           tv && nn_dense_rows(tv, MXP_F32) };
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);
-        st = nn_run_rows(&r, j.len, 2 * (size_t)j.len, true, row, &j);
+        st = nn_run_rows(&r, j.len, 2 * (size_t)j.len + 8, true, row, &j);
     }
     mxp_array_free(tb);
     mxp_array_free(xv);

@@ -57,8 +57,9 @@ static void fill(float *x, size_t n, uint64_t *rng, int kind)
     }
 }
 
-/* Runs kernel fn or its twin on rows of float32 (bf16 0) or bfloat16 (the
- * float32 values rounded to it). */
+/* Runs kernel fn or its twin on rows of float32 (bf16 0) or, the
+ * bfloat16 kernels, of bfloat16 (bf16 1: the float32 values rounded to
+ * it) or float32 (bf16 2). */
 static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *x, size_t n, const double *w,
                  const double *b, int rms)
 {
@@ -68,8 +69,9 @@ static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *
         w32[i] = w ? (float)w[i] : 0;
         b32[i] = b ? (float)b[i] : 0;
     }
+    const mxp_narrow_src src = { x, bf16 == 2, NULL };
     if (bf16)
-        ((mxp_bf16_norm_ukernel *)f)(y, x, n, w ? w32 : NULL, b ? b32 : NULL, 1e-5, rms);
+        ((mxp_bf16_norm_ukernel *)f)(y, &src, n, w ? w32 : NULL, b ? b32 : NULL, 1e-5, rms);
     else
         ((mxp_f32_norm_ukernel *)f)(y, x, n, w, b, 1e-5, rms);
 }
@@ -87,10 +89,10 @@ static void test_rows_match_their_twin(void **state)
         b[i] = prng_uniform(&rng) - 0.5;
     }
     const mxp_fpenv env = mxp_fpenv_enter();
-    for (int bf16 = 0; bf16 < 2; bf16++) {
+    for (int bf16 = 0; bf16 < 3; bf16++) { /* float32; bfloat16 out of bfloat16, of float32 */
       size_t nk;
       const mxp_kernel *ks = bf16 ? nn_bf16_norm_kernels(&nk) : nn_f32_norm_kernels(&nk);
-      const size_t size = bf16 ? 2 : 4;
+      const size_t size = bf16 == 1 ? 2 : 4, ysize = bf16 ? 2 : 4;
       for (size_t r = 0; r < nk; r++) {
         if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
             continue;
@@ -101,16 +103,19 @@ static void test_rows_match_their_twin(void **state)
                     const double *wv = variant & 1 ? w + off : NULL, *bv = variant & 2 ? b : NULL;
                     const int rms = variant / 4; /* MXP_NORM_LAYER, _RMS, _L2 (w and b unused) */
                     fill(x + off, n, &rng, kind);
-                    if (bf16)
+                    if (bf16 == 1)
                         mxp_convert(hx, MXP_BF16, x, MXP_F32, MAXN + 8, NULL);
-                    const char *in = bf16 ? (const char *)hx : (const char *)x;
+                    const char *in = bf16 == 1 ? (const char *)hx : (const char *)x;
                     char *o1 = (char *)y1, *o2 = (char *)y2;
                     memset(y1, 0x5a, sizeof y1);
                     memset(y2, 0x5a, sizeof y2);
-                    call(&ks[r], true, bf16, o1 + off * size, in + off * size, n, wv, bv, rms);
-                    call(&ks[r], false, bf16, o2 + off * size, in + off * size, n, wv, bv, rms);
+                    call(&ks[r], true, bf16, o1 + off * ysize, in + off * size, n, wv, bv, rms);
+                    call(&ks[r], false, bf16, o2 + off * ysize, in + off * size, n, wv, bv, rms);
                     if (memcmp(y1, y2, sizeof y1))
-                        fail_msg("%s: n %zu kind %d variant %d differs from its twin", ks[r].name, n, kind, variant);
+                        fail_msg("%s: n %zu kind %d variant %d input %d differs from its twin", ks[r].name, n, kind,
+                                 variant, bf16);
+                    if (size != ysize)
+                        continue;
                     memcpy(y2, in, (MAXN + 8) * size); /* in place */
                     call(&ks[r], false, bf16, o2 + off * size, o2 + off * size, n, wv, bv, rms);
                     if (memcmp(o1 + off * size, o2 + off * size, n * size))
@@ -174,7 +179,8 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
 
 /* Every bfloat16 kernel against long double: layer norm, RMS norm and L2
  * normalization of rows of several lengths, spreads and offsets (one whose
- * mean dwarfs its spread: the second pass), with weight and bias; each
+ * mean dwarfs its spread: the second pass), bfloat16 and float32 in, with
+ * weight and bias; each
  * element within half an ulp (bfloat16) + 2^-16 of its terms' sizes + the
  * centre's float32 rounding (kernels/bf16-narrow.h). */
 static void test_bf16_rows_near_exact(void **state)
@@ -194,15 +200,17 @@ static void test_bf16_rows_near_exact(void **state)
         if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
             continue;
         for (size_t n = 1; n <= MAXN; n = n * 3 + 1)
-            for (int kind = 0; kind < 3; kind++) {
+            for (int kind = 0; kind < 6; kind++) { /* 3 .. 5: float32 in (every bit of x) */
+                const int xf32 = kind >= 3;
                 for (size_t i = 0; i < n; i++)
-                    x[i] = kind == 2 ? (i == n / 2 ? 1.0078125f : 1.0f)
-                                     : (float)((prng_uniform(&rng) - 0.3) * (kind == 0 ? 4 : 3e4));
+                    x[i] = kind % 3 == 2 ? (i == n / 2 ? 1.0078125f + (float)xf32 * 0x1p-20f : 1.0f)
+                                         : (float)((prng_uniform(&rng) - 0.3) * (kind % 3 == 0 ? 4 : 3e4));
                 mxp_convert(hx, MXP_BF16, x, MXP_F32, n, NULL);
                 long double s1 = 0, s2 = 0;
                 for (size_t i = 0; i < n; i++) {
                     uint32_t u = (uint32_t)hx[i] << 16;
-                    memcpy(&x[i], &u, 4);
+                    if (!xf32)
+                        memcpy(&x[i], &u, 4);
                     s1 += x[i];
                     s2 += (long double)x[i] * x[i];
                 }
@@ -213,7 +221,8 @@ static void test_bf16_rows_near_exact(void **state)
                         v += (x[i] - mean) * (x[i] - mean);
                     const long double rs = mode == 2 ? 1 / fmaxl(sqrtl(s2), 1e-12L) : 1 / sqrtl(v / n + 1e-5L);
                     const int affine = mode < 2;
-                    ((mxp_bf16_norm_ukernel *)ks[r].fn)(y, hx, n, affine ? w32 : NULL, affine ? b32 : NULL,
+                    const mxp_narrow_src src = { xf32 ? (const void *)x : (const void *)hx, xf32, NULL };
+                    ((mxp_bf16_norm_ukernel *)ks[r].fn)(y, &src, n, affine ? w32 : NULL, affine ? b32 : NULL,
                                                         mode == 2 ? 1e-12 : 1e-5, mode);
                     for (size_t i = 0; i < n; i++) {
                         const long double h = (x[i] - mean) * rs, wi = affine ? w32[i] : 1, bi = affine ? b32[i] : 0;

@@ -21,6 +21,7 @@
 #include "mxp.h"
 #include "nn/nn-internal.h"
 #include "support/kernel_list.h"
+#include "nn/nn_util.h"
 #include "support/prng.h"
 
 static const kl_listed f32_listed[] = {
@@ -73,11 +74,15 @@ static void fill(float *x, size_t n, uint64_t *rng, int kind)
         x[0] = -INFINITY;
 }
 
-static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *x, size_t n, double *e, int lg)
+/* bf16: the bfloat16 kernels, their input x bfloat16 (bf16 1), float32
+ * (2), float32 with an additive mask (3). */
+static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *x, size_t n, double *e, int lg,
+                 const float *mask)
 {
     mxp_kernel_any f = twin ? k->twin : k->fn;
+    const mxp_narrow_src src = { x, bf16 >= 2, bf16 == 3 ? mask : NULL };
     if (bf16)
-        ((mxp_bf16_softmax_ukernel *)f)(y, x, n, e, lg);
+        ((mxp_bf16_softmax_ukernel *)f)(y, &src, n, e, lg);
     else
         ((mxp_f32_softmax_ukernel *)f)(y, x, n, e, lg);
 }
@@ -86,16 +91,18 @@ static void test_rows_match_their_twin(void **state)
 {
     (void)state;
     enum { MAXN = 1100 };
-    static float x[MAXN + 8], y1[MAXN + 8], y2[MAXN + 8];
+    static float x[MAXN + 8], y1[MAXN + 8], y2[MAXN + 8], mask[MAXN + 8];
     static uint16_t hx[MAXN + 8];
     static double e[MAXN];
     uint64_t rng = prng_seed(27);
+    for (int i = 0; i < MAXN + 8; i++) /* padding (-inf), a bias, nothing */
+        mask[i] = i % 7 == 3 ? -INFINITY : i % 5 == 1 ? (float)(prng_uniform(&rng) * 4 - 2) : 0.0f;
     const mxp_fpenv env = mxp_fpenv_enter();
     size_t rows = 0;
-    for (int bf16 = 0; bf16 < 2; bf16++) {
+    for (int bf16 = 0; bf16 < 4; bf16++) { /* float32; bfloat16 out of bfloat16, float32, masked float32 */
         size_t nk;
         const mxp_kernel *ks = bf16 ? nn_bf16_softmax_kernels(&nk) : nn_f32_softmax_kernels(&nk);
-        const size_t size = bf16 ? 2 : 4;
+        const size_t size = bf16 == 1 ? 2 : 4, ysize = bf16 ? 2 : 4;
         for (size_t r = 0; r < nk; r++) {
             if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
                 continue;
@@ -105,22 +112,24 @@ static void test_rows_match_their_twin(void **state)
                         const size_t off = (size_t)variant % 3;
                         const int lg = variant >= 3;
                         fill(x + off, n, &rng, kind);
-                        if (bf16)
+                        if (bf16 == 1)
                             mxp_convert(hx, MXP_BF16, x, MXP_F32, MAXN + 8, NULL);
-                        const char *in = bf16 ? (const char *)hx : (const char *)x;
+                        const char *in = bf16 == 1 ? (const char *)hx : (const char *)x;
                         char *o1 = (char *)y1, *o2 = (char *)y2;
                         memset(y1, 0x5a, sizeof y1);
                         memset(y2, 0x5a, sizeof y2);
-                        call(&ks[r], true, bf16, o1 + off * size, in + off * size, n, e, lg);
-                        call(&ks[r], false, bf16, o2 + off * size, in + off * size, n, e, lg);
+                        call(&ks[r], true, bf16, o1 + off * ysize, in + off * size, n, e, lg, mask + off);
+                        call(&ks[r], false, bf16, o2 + off * ysize, in + off * size, n, e, lg, mask + off);
                         if (memcmp(y1, y2, sizeof y1))
-                            fail_msg("%s: n %zu kind %d variant %d differs from its twin", ks[r].name, n, kind,
-                                     variant);
+                            fail_msg("%s: n %zu kind %d variant %d input %d differs from its twin", ks[r].name, n,
+                                     kind, variant, bf16);
+                        rows++;
+                        if (size != ysize)
+                            continue;
                         memcpy(y2, in, (MAXN + 8) * size); /* in place */
-                        call(&ks[r], false, bf16, o2 + off * size, o2 + off * size, n, e, lg);
+                        call(&ks[r], false, bf16, o2 + off * size, o2 + off * size, n, e, lg, mask + off);
                         if (memcmp(o1 + off * size, o2 + off * size, n * size))
                             fail_msg("%s: n %zu in place differs", ks[r].name, n);
-                        rows++;
                     }
         }
     }
@@ -230,13 +239,13 @@ static void expect_bf16_close(const char *what, size_t i, uint16_t got, long dou
 }
 
 /* Every bfloat16 kernel against long double: softmax and log_softmax of
- * rows of several lengths and spreads, each element rounded once to
- * within the bound above. */
+ * bfloat16 rows of several lengths and spreads, softmax of float32 rows
+ * with a mask, each element rounded once to within the bound above. */
 static void test_bf16_rows_near_exact(void **state)
 {
     (void)state;
     enum { MAXN = 700 };
-    static float x[MAXN];
+    static float x[MAXN], mk[MAXN];
     static uint16_t hx[MAXN], y[MAXN];
     static double e[MAXN];
     uint64_t rng = prng_seed(33);
@@ -259,11 +268,28 @@ static void test_bf16_rows_near_exact(void **state)
                 for (size_t i = 0; i < n; i++)
                     sum += expl(x[i] - m);
                 for (int lg = 0; lg < 2; lg++) {
-                    ((mxp_bf16_softmax_ukernel *)ks[r].fn)(y, hx, n, e, lg);
+                    const mxp_narrow_src src = { hx, 0, NULL };
+                    ((mxp_bf16_softmax_ukernel *)ks[r].fn)(y, &src, n, e, lg);
                     for (size_t i = 0; i < n; i++)
                         expect_bf16_close(ks[r].name, i, y[i], lg ? (x[i] - m) - logl(sum) : expl(x[i] - m) / sum,
                                           lg ? 0x1p-18L : 0);
                 }
+                /* float32 in, a mask of -inf and small biases on every third element */
+                for (size_t i = 0; i < n; i++) {
+                    x[i] = (float)((prng_uniform(&rng) - 0.5) * (kind == 0 ? 4 : kind == 1 ? 40 : 200));
+                    mk[i] = i % 3 ? 0.0f : i % 2 ? -INFINITY : 0.375f;
+                }
+                m = -INFINITY;
+                sum = 0;
+                for (size_t i = 0; i < n; i++)
+                    m = (long double)x[i] + mk[i] > m ? (long double)x[i] + mk[i] : m;
+                for (size_t i = 0; i < n; i++)
+                    sum += expl((long double)x[i] + mk[i] - m);
+                const mxp_narrow_src src = { x, 1, mk };
+                ((mxp_bf16_softmax_ukernel *)ks[r].fn)(y, &src, n, e, 0);
+                for (size_t i = 0; i < n && m != -INFINITY; i++) /* (|x| 2^-24: x + mask's float32 rounding) */
+                    expect_bf16_close(ks[r].name, i, y[i], expl((long double)x[i] + mk[i] - m) / sum,
+                                      expl((long double)x[i] + mk[i] - m) / sum * fabsl(x[i]) * 0x1p-23L);
             }
     }
 }
@@ -328,6 +354,54 @@ static void test_exp_within_an_ulp(void **state)
     }
 }
 
+/* Bfloat16 out of float32 in, with a mask: dense rows with a float32
+ * additive mask (the kernel reads them in place), the same through a
+ * strided input and a bool mask (gathered, the mask made 0 / -inf), and
+ * softmax of bfloat16 in: the same bits whichever path. */
+static void test_bf16_out_paths_agree(void **state)
+{
+    (void)state;
+    enum { R = 6, D = 133 };
+    uint64_t rng = 5;
+    static float wide[R * D * 2];
+    static double keep[D], add[D];
+    for (int i = 0; i < R * D * 2; i++)
+        wide[i] = (float)((prng_uniform(&rng) - 0.5) * 16);
+    for (int i = 0; i < D; i++) {
+        keep[i] = i % 4 != 2;
+        add[i] = keep[i] ? 0 : -INFINITY;
+    }
+    mxp_array *base = NULL, *strided = NULL, *dense = NULL, *mb = NULL, *ma = NULL, *y1 = NULL, *y2 = NULL;
+    assert_int_equal(mxp_array_wrap(&base, wide, MXP_F32, 2, (int64_t[]){ R, 2 * D }, NULL, false, NULL, NULL), MXP_OK);
+    const mxp_slice every_other[2] = { MXP_SLICE_ALL, { 0, MXP_SLICE_NONE, 2 } };
+    assert_int_equal(mxp_array_slice(&strided, base, 2, every_other), MXP_OK);
+    assert_int_equal(mxp_array_ascontiguous(&dense, strided, 'C'), MXP_OK);
+    mb = mk(MXP_BOOL, 1, (int64_t[]){ D }, keep);
+    ma = mk(MXP_F32, 1, (int64_t[]){ D }, add);
+    for (int lg = 0; lg < 2; lg++) {
+        assert_int_equal(lg ? mxp_log_softmax(&y1, dense, 1, ma, MXP_BF16) : mxp_softmax(&y1, dense, 1, ma, MXP_BF16),
+                         MXP_OK);
+        assert_int_equal(lg ? mxp_log_softmax(&y2, strided, 1, mb, MXP_BF16)
+                            : mxp_softmax(&y2, strided, 1, mb, MXP_BF16),
+                         MXP_OK);
+        assert_int_equal(mxp_array_dtype(y1), MXP_BF16);
+        assert_memory_equal(mxp_array_data(y1), mxp_array_data(y2), R * D * 2);
+        /* the kernel on row 0 itself */
+        static double e[D];
+        static uint16_t row[D];
+        const mxp_narrow_src src = { mxp_array_data(dense), 1, mxp_array_data(ma) };
+        nn_bf16_softmax_kernel(mxp_isa_current())(row, &src, D, e, lg);
+        assert_memory_equal(row, mxp_array_data(y1), D * 2);
+        mxp_array_free(y1);
+        mxp_array_free(y2);
+    }
+    mxp_array_free(ma);
+    mxp_array_free(mb);
+    mxp_array_free(dense);
+    mxp_array_free(strided);
+    mxp_array_free(base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
         cmocka_unit_test(test_exp_within_an_ulp),
         cmocka_unit_test(test_bf16_rows_near_exact),
+        cmocka_unit_test(test_bf16_out_paths_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
