@@ -7,7 +7,10 @@ the backward passes of softmax, log_softmax, layer_norm and rms_norm.
 
 Every input dtype (bfloat16 and float8 included) is widened exactly,
 computed in float64 and rounded once into the result's dtype: ``dtype=``
-or, by default, the input's float dtype (float64 for integers).  ``out=``
+or, by default, the input's float dtype (float64 for integers).  Softmax,
+log_softmax, the norms and l2_normalize into bfloat16 from bfloat16 or
+float32 compute in float32 with float64 sums instead (within half an ulp
++ 2^-16 of the exact result; docs/nn.md).  ``out=``
 writes into an existing array of the result's shape, in its dtype.  The
 GIL is released during the computation.  Bad input raises ValueError
 (shapes), IndexError / numpy's AxisError (axes, indices) or TypeError
