@@ -18,8 +18,11 @@ points of [0, 14.5] (P - R Q weighted by 1 / (R Q_previous)), with Lawson's
 reweighting toward the minimax, in 100-bit mpmath.  The script then
 measures the rounded coefficients evaluated in double (Horner, one
 division) against R on 20001 points and prints that error in the header.
-Also 2^(j/16), j < 16, for e^(-a^2/2).  Needs mpmath and NumPy (about a
-minute); the output is committed, so building needs neither.
+Also 2^(j/16), j < 16, for e^(-a^2/2); and a float32 pair for the
+bfloat16 outputs' fast path (vmath-avx512f.h): P of degree 4 and Q of
+degree 5 on [0, 13], the same fit, measured evaluated in float32 (NumPy's
+float32 Horner and division) on 4001 points.  Needs mpmath and NumPy
+(about two minutes); the output is committed, so building needs neither.
 """
 import sys
 
@@ -37,7 +40,7 @@ def r_exact(a):
     return mp.erfc(a / mp.sqrt(2)) / 2 * mp.exp(a * a / 2)
 
 
-def fit():
+def fit(NP=NP, NQ=NQ, AMAX=AMAX, POINTS=POINTS):
     aa = [mp.mpf(AMAX) * (1 - mp.cos(mp.pi * j / (POINTS - 1))) / 2 for j in range(POINTS)]
     ss = [a / SCALE for a in aa]
     fs = [r_exact(a) for a in aa]
@@ -80,10 +83,27 @@ def double_error(p, q):
     return worst
 
 
-def c_array(name, vals):
-    hexs = [v.hex() for v in vals]
+NP32, NQ32, AMAX32 = 4, 5, 13.0
+
+
+def float_error(p, q):
+    """The float32 coefficients' quotient evaluated in float32, against R."""
+    worst = 0.0
+    for a in np.linspace(0, AMAX32, 4001).astype(np.float32):
+        pn, qd = np.float32(0), np.float32(0)
+        for c in reversed(p):
+            pn = np.float32(pn * a + c)
+        for c in reversed(q):
+            qd = np.float32(qd * a + c)
+        ex = r_exact(mp.mpf(float(a)))
+        worst = max(worst, float(abs((mp.mpf(float(np.float32(pn / qd))) - ex) / ex)))
+    return worst
+
+
+def c_array(name, vals, ctype="double"):
+    hexs = [v.hex() + ("f" if ctype == "float" else "") for v in vals]
     rows = [", ".join(hexs[i:i + 4]) for i in range(0, len(hexs), 4)]
-    return "static const double %s[%d] = {\n    %s,\n};\n" % (name, len(vals), ",\n    ".join(rows))
+    return "static const %s %s[%d] = {\n    %s,\n};\n" % (ctype, name, len(vals), ",\n    ".join(rows))
 
 
 def main():
@@ -105,6 +125,15 @@ def main():
     out.write(c_array("gelu_p", pa) + "\n" + c_array("gelu_q", qa) + "\n")
     e2 = [float(mp.mpf(2) ** (mp.mpf(j) / 16)) for j in range(16)]
     out.write(c_array("gelu_exp2", e2).replace("static const", "static _Alignas(64) const"))
+    p32, q32 = fit(NP32, NQ32, AMAX32, 300)
+    assert all(c > 0 for c in p32 + q32)
+    p32 = [float(np.float32(c / SCALE ** j)) for j, c in enumerate(p32)]
+    q32 = [float(np.float32(c / SCALE ** j)) for j, c in enumerate(q32)]
+    out.write("\n/* The float32 pair, 0 <= a <= %g: evaluated in float32 (Horner, one\n" % AMAX32)
+    out.write(" * division) the quotient's relative error is at most 2^%.2f (4001 points). */\n"
+              % np.log2(float_error(p32, q32)))
+    out.write("enum { MXP_GELU_NP32 = %d, MXP_GELU_NQ32 = %d };\n\n" % (NP32, NQ32))
+    out.write(c_array("gelu_p32", p32, "float") + "\n" + c_array("gelu_q32", q32, "float"))
     out.write("\n#endif\n")
 
 

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "kernels/bf16-narrow.h"
+#include "kernels/nexpf-avx512.h"
 
 /* Sixteen elements of the row from i as float32 (mxp_narrow_x). */
 static inline __m512 mxp_narrow_load_avx512(const mxp_narrow_src *x, size_t i)
@@ -22,23 +23,6 @@ static inline __m512 mxp_narrow_load_avx512(const mxp_narrow_src *x, size_t i)
             _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)((const uint16_t *)x->x + i))),
             16));
     return x->mask ? _mm512_add_ps(v, _mm512_loadu_ps(x->mask + i)) : v;
-}
-
-static inline __m512 mxp_nexp_ps_avx512(__m512 t)
-{
-    const __m512 magic = _mm512_set1_ps(MXP_NEXP_MAGIC);
-    const __m512 kf = _mm512_sub_ps(_mm512_fmadd_ps(t, _mm512_set1_ps(MXP_NEXP_LOG2E), magic), magic);
-    __m512 r = _mm512_fnmadd_ps(kf, _mm512_set1_ps(MXP_NEXP_LN2_HI), t);
-    r = _mm512_fnmadd_ps(kf, _mm512_set1_ps(MXP_NEXP_LN2_LO), r);
-    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(MXP_NEXP_C7), r, _mm512_set1_ps(MXP_NEXP_C6));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(MXP_NEXP_C5));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(MXP_NEXP_C4));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(MXP_NEXP_C3));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(MXP_NEXP_C2));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.0f));
-    const __mmask16 keep = _mm512_cmp_ps_mask(t, _mm512_set1_ps(MXP_NEXP_ZERO), _CMP_GE_OQ);
-    return _mm512_maskz_scalef_ps(keep, q, kf);
 }
 
 /* mxp_f32_to_bf16_rne on sixteen lanes, stored at y. */

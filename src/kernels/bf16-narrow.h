@@ -29,12 +29,8 @@
  *   L2           s = sqrt(sum(double(x)^2)); s = s > eps ? s : eps;
  *                y = bf16(x * float(1 / s))
  *
- * bf16(): nearest even, NaNs quieted (mxp_f32_to_bf16_rne).  mxp_nexpf is
- * exp in float32 within 2 ulps: k = round(t log2 e), r = t - k ln 2 (two
- * FMAs, ln 2 in two parts), the Taylor polynomial of degree 7 in FMAs
- * (Horner), scaled by 2^k with one rounding (ldexpf, vscalefps: subnormal
- * results too); t < -104 (-inf too) gives +0.  Every kernel gives its
- * twin's bits. */
+ * bf16(): nearest even, NaNs quieted (mxp_f32_to_bf16_rne); mxp_nexpf:
+ * nexpf.h.  Every kernel gives its twin's bits. */
 #ifndef MXP_KERNELS_BF16_NARROW_H
 #define MXP_KERNELS_BF16_NARROW_H
 
@@ -43,47 +39,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/nexpf.h"
 #include "kernels/sum8.h"
 
-#define MXP_NEXP_LOG2E 0x1.715476p+0f
-#define MXP_NEXP_MAGIC 0x1.8p23f /* t log2e + this: k in the low bits */
-#define MXP_NEXP_LN2_HI 0x1.62e430p-1f
-#define MXP_NEXP_LN2_LO (-0x1.05c610p-29f)
-#define MXP_NEXP_ZERO (-104.0f)  /* below: +0 */
-#define MXP_NEXP_NORMAL (-86.0f) /* from here 2^k times the polynomial is normal */
-#define MXP_NEXP_C2 0x1.000000p-1f
-#define MXP_NEXP_C3 0x1.555556p-3f
-#define MXP_NEXP_C4 0x1.555556p-5f
-#define MXP_NEXP_C5 0x1.111112p-7f
-#define MXP_NEXP_C6 0x1.6c16c2p-10f
-#define MXP_NEXP_C7 0x1.a01a02p-13f
-
 enum { MXP_NARROW_BLOCK = 8 }; /* softmax's float32 partial sums: groups of 16 a block */
-
-/* The polynomial and k of mxp_nexpf, before the scaling. */
-static inline float mxp_nexpf_poly(float t, float *k)
-{
-    const float kf = fmaf(t, MXP_NEXP_LOG2E, MXP_NEXP_MAGIC) - MXP_NEXP_MAGIC;
-    float r = fmaf(-kf, MXP_NEXP_LN2_HI, t);
-    r = fmaf(-kf, MXP_NEXP_LN2_LO, r);
-    float q = fmaf(MXP_NEXP_C7, r, MXP_NEXP_C6);
-    q = fmaf(q, r, MXP_NEXP_C5);
-    q = fmaf(q, r, MXP_NEXP_C4);
-    q = fmaf(q, r, MXP_NEXP_C3);
-    q = fmaf(q, r, MXP_NEXP_C2);
-    q = fmaf(q, r, 1.0f);
-    *k = kf;
-    return fmaf(q, r, 1.0f);
-}
-
-static inline float mxp_nexpf(float t)
-{
-    if (!(t >= MXP_NEXP_ZERO))
-        return 0.0f;
-    float k;
-    const float q = mxp_nexpf_poly(t, &k);
-    return ldexpf(q, (int)k);
-}
 
 static inline float mxp_narrow_bf16(uint16_t b)
 {

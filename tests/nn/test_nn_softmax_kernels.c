@@ -402,6 +402,34 @@ static void test_bf16_out_paths_agree(void **state)
     mxp_array_free(base);
 }
 
+/* nexpf.h's float32 exp (the bfloat16 rows' and gelu's): within 2 ulps of
+ * expl over [-104, 0] (each binade, the normal edge, subnormal results in
+ * ulps of the smallest normal binade), +0 below -104 and for -inf. */
+static void test_nexpf_within_two_ulps(void **state)
+{
+    (void)state;
+    uint64_t rng = prng_seed(35);
+    double worst = 0;
+    for (int i = 0; i < 2000000; i++) {
+        const float t = i < 1000000 ? -(float)(prng_uniform(&rng) * 104)
+                                    : -ldexpf(1.0f + (float)prng_uniform(&rng), -40 + (int)(prng_uniform(&rng) * 47));
+        if (!(t >= -104.0f))
+            continue;
+        const float y = mxp_nexpf(t);
+        const long double want = expl((long double)t);
+        int ex;
+        frexpl(want, &ex);
+        const double e = (double)(fabsl((long double)y - want) / ldexpl(1.0L, (ex - 24 > -149 ? ex - 24 : -149)));
+        worst = e > worst ? e : worst;
+        if (e > 2.0)
+            fail_msg("nexpf(%a) = %a, %.3f ulps", (double)t, (double)y, e);
+    }
+    print_message("mxp_nexpf: largest error %.3f ulps\n", worst);
+    assert_true(worst > 0.3);
+    assert_true(mxp_nexpf(-INFINITY) == 0 && !signbit(mxp_nexpf(-INFINITY)) && mxp_nexpf(-104.5f) == 0);
+    assert_true(mxp_nexpf(0.0f) == 1.0f && mxp_nexpf(-0.0f) == 1.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_exp_within_an_ulp),
         cmocka_unit_test(test_bf16_rows_near_exact),
         cmocka_unit_test(test_bf16_out_paths_agree),
+        cmocka_unit_test(test_nexpf_within_two_ulps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
