@@ -128,16 +128,30 @@ static inline __m512 f32_odd_via_f64(int fn, __m512 v)
     return _mm512_castsi512_ps(_mm512_mask_or_epi32(b, inexact, b, _mm512_set1_epi32(1)));
 }
 
-/* bfloat16's unsettled(): the 16 discarded bits within the margin of the
- * tie 0x8000, at every magnitude (bfloat16's subnormals and overflow are
- * float32's with the same steps); infinities and NaN settled */
-static inline __mmask16 unsettled_bf16(__m512 y)
+/* bfloat16's unsettled(): the 16 discarded bits within margin steps of
+ * the tie 0x8000, at every magnitude (bfloat16's subnormals and overflow
+ * are float32's with the same steps); infinities and NaN settled */
+static inline __mmask16 unsettled_bf16(__m512 y, int margin)
 {
     const __m512i a = _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(0x7fffffff));
-    const __m512i d = _mm512_and_si512(_mm512_add_epi32(a, _mm512_set1_epi32(MXP_VMATH_H16_MARGIN - 0x8000)),
+    const __m512i d = _mm512_and_si512(_mm512_add_epi32(a, _mm512_set1_epi32(margin - 0x8000)),
                                        _mm512_set1_epi32(0xffff));
     return _mm512_mask_cmple_epu32_mask(_mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x7f800000)), d,
-                                        _mm512_set1_epi32(2 * MXP_VMATH_H16_MARGIN));
+                                        _mm512_set1_epi32(2 * margin));
+}
+
+/* gelu for a bfloat16 output: the float32 approximation (gelu-avx512f.h,
+ * within 6.65 ulps) where its rounding is settled beyond
+ * MXP_GELU_F32_MARGIN; unsettled too: x not finite, x <= -13.5 (where
+ * the approximation clamps |x|: the exact |y| is below 2^-100 there), and
+ * |y| < 2^-100 unless x is a zero (exact: y = x) */
+static inline __mmask16 gelu_f32_fast_unsettled(__m512 v, __m512 y)
+{
+    const __mmask16 tiny = (_mm512_cmp_ps_mask(_mm512_abs_ps(y), _mm512_set1_ps(0x1p-100f), _CMP_NGE_UQ) &
+                            _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NEQ_UQ)) |
+                           _mm512_cmp_ps_mask(v, _mm512_set1_ps(-13.5f), _CMP_LE_OQ);
+    const __mmask16 odd = _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(INFINITY), _CMP_NLT_UQ);
+    return unsettled_bf16(y, MXP_GELU_F32_MARGIN) | tiny | odd;
 }
 
 /* fn(v) within 1 float32 ulp: SLEEF's float32 function, or gelu's float64
@@ -158,12 +172,13 @@ static inline __m512 f32_h16(int fn, __m512 v, size_t *redo)
     return _mm512_mask_blend_ps(u, y, f32_odd_via_f64(fn, v));
 }
 
-/* float32 results for a bfloat16 output (gelu: its float32 rounding
- * rounded again is not always right, the float64 path's bits are) */
+/* float32 results for a bfloat16 output, the float64 path's bits (gelu:
+ * the float32 approximation and its wider margin; a float32 rounding
+ * rounded again is not always right) */
 static inline __m512 f32_bf16(int fn, __m512 v, size_t *redo)
 {
-    const __m512 y = f32_near(fn, v);
-    const __mmask16 u = unsettled_bf16(y);
+    const __m512 y = fn == MXP_VMATH_GELU ? mxp_gelu_f32_fast(v) : f32_near(fn, v);
+    const __mmask16 u = fn == MXP_VMATH_GELU ? gelu_f32_fast_unsettled(v, y) : unsettled_bf16(y, MXP_VMATH_H16_MARGIN);
     if (__builtin_expect(u == 0, 1))
         return y;
     *redo += (size_t)__builtin_popcount(u);

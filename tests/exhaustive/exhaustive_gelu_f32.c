@@ -13,7 +13,12 @@
  *     float32), lane by lane: the kernel's count of lanes that took the
  *     SLEEF path must equal it; they are counted by kind (NaN and infinities,
  *     tiny x whose x/2 is a float32 tie, the rest: a rounding boundary
- *     near y).
+ *     near y);
+ *   - where the level has one, the bfloat16-output kernel
+ *     (mxp_f32_vmath_to_bf16__avx512f with MXP_VMATH_GELU: a float32
+ *     approximation, the SLEEF path where its rounding is unsettled)
+ *     rounded to bfloat16, bit for bit against the SLEEF path's float64
+ *     value rounded once to bfloat16 (NaN against NaN).
  *
  *   exhaustive_gelu_f32 [THREADS]     (default 2)
  *
@@ -40,11 +45,13 @@ typedef struct gelu_isa {
     mxp_f64_gelu_ukernel *approx;
     mxp_f32_vmath_ukernel *sleef;
     mxp_f64_vmath_ukernel *sleef64;
+    mxp_f32_vmath_ukernel *to_bf16; /* NULL where the level has none */
 } gelu_isa;
 
 static const gelu_isa *k; /* the one under test */
 static int threads = 2;
 static atomic_ullong chunks_done, mismatches, redo_kernel, redo_twin, redo_nonfinite, redo_tie, miscount;
+static atomic_ullong bf16_mismatches, bf16_redo;
 static double worst_rel[MAX_THREADS];
 static uint32_t worst_bits[MAX_THREADS];
 
@@ -62,6 +69,7 @@ static void *worker(void *arg)
     uint32_t *bits = malloc(CHUNK * 4);
     float *got = malloc(CHUNK * 4), *want = malloc(CHUNK * 4);
     double *xd = malloc(CHUNK * 8), *y = malloc(CHUNK * 8), *s = malloc(CHUNK * 8);
+    uint16_t *got16 = malloc(CHUNK * 2), *want16 = malloc(CHUNK * 2);
     for (uint64_t c = (uint64_t)w; c < total; c += (uint64_t)threads) {
         for (uint32_t i = 0; i < CHUNK; i++)
             bits[i] = (uint32_t)(c * CHUNK + i);
@@ -80,6 +88,17 @@ static void *worker(void *arg)
                 if (g != r && atomic_fetch_add(&mismatches, 1) < 10)
                     fprintf(stderr, "\n%s: gelu(0x%08x = %.9g): fast path 0x%08x, SLEEF path 0x%08x\n", k->name,
                             bits[i], (double)x[i], g, r);
+            }
+        }
+        if (k->to_bf16) {
+            atomic_fetch_add(&bf16_redo, k->to_bf16(MXP_VMATH_GELU, got, x, CHUNK));
+            mxp_convert(got16, MXP_BF16, got, MXP_F32, CHUNK, NULL);
+            mxp_convert(want16, MXP_BF16, s, MXP_F64, CHUNK, NULL);
+            for (uint32_t i = 0; i < CHUNK; i++) {
+                const int nan = (got16[i] & 0x7fff) > 0x7f80 && (want16[i] & 0x7fff) > 0x7f80;
+                if (got16[i] != want16[i] && !nan && atomic_fetch_add(&bf16_mismatches, 1) < 10)
+                    fprintf(stderr, "\n%s: bfloat16 gelu(0x%08x = %.9g): kernel 0x%04x, SLEEF path 0x%04x\n",
+                            k->name, bits[i], (double)x[i], got16[i], want16[i]);
             }
         }
         size_t twin = 0, nonfinite = 0, tie = 0;
@@ -119,6 +138,8 @@ static void *worker(void *arg)
     free(xd);
     free(y);
     free(s);
+    free(got16);
+    free(want16);
     return NULL;
 }
 
@@ -144,7 +165,8 @@ int main(int argc, char **argv)
         const gelu_isa row = { rows[ki].name, level, (mxp_f32_gelu_ukernel *)rows[ki].fn,
                                (mxp_f64_gelu_ukernel *)mxp_ops_kernel(MXP_LIST_F64_GELU, level, 0)->fn,
                                mxp_f32_vmath_kernel(level, MXP_VMATH_FOR_F32 | MXP_VMATH_FN(MXP_VMATH_GELU)),
-                               mxp_f64_vmath_kernel(level) };
+                               mxp_f64_vmath_kernel(level),
+                               mxp_f32_vmath_kernel(level, MXP_VMATH_FOR_BF16 | MXP_VMATH_FN(MXP_VMATH_GELU)) };
         k = &row;
         atomic_store(&chunks_done, 0);
         atomic_store(&mismatches, 0);
@@ -153,6 +175,8 @@ int main(int argc, char **argv)
         atomic_store(&redo_nonfinite, 0);
         atomic_store(&redo_tie, 0);
         atomic_store(&miscount, 0);
+        atomic_store(&bf16_mismatches, 0);
+        atomic_store(&bf16_redo, 0);
         memset(worst_rel, 0, sizeof worst_rel);
         pthread_t th[MAX_THREADS];
         for (int i = 0; i < threads; i++)
@@ -175,7 +199,11 @@ int main(int argc, char **argv)
         printf("%s: lanes on the SLEEF path: %llu of 2^32 (%llu NaN or infinite x, %llu tiny ties, %llu near a "
                "rounding boundary); the check in C: %llu\n",
                k->name, r, nf, tie, r - nf - tie, (unsigned long long)atomic_load(&redo_twin));
-        const int f = bad != 0 || atomic_load(&miscount) != 0 || !(worst < 0x1p-44);
+        const unsigned long long bad16 = atomic_load(&bf16_mismatches);
+        if (k->to_bf16)
+            printf("%s: bfloat16 output: %llu mismatches, %llu lanes on the SLEEF path\n", k->name, bad16,
+                   (unsigned long long)atomic_load(&bf16_redo));
+        const int f = bad != 0 || bad16 != 0 || atomic_load(&miscount) != 0 || !(worst < 0x1p-44);
         printf("%s: %s: all 2^32 float32 patterns, %llu mismatches\n", k->name, f ? "FAILED" : "PASSED", bad);
         fail |= f;
     }
