@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include "kernels/gelu-tables.h"
+#include "kernels/nexpf-avx2.h"
 
 #define MXP_GELU_FAR 14.5
 
@@ -57,6 +58,35 @@ static inline __m256d mxp_gelu_approx(__m256d x)
     const __m256d q = _mm256_and_pd(near, _mm256_castsi256_pd(qb));
     const __m256d neg = _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ);
     return _mm256_mul_pd(x, _mm256_blendv_pd(_mm256_sub_pd(_mm256_set1_pd(1.0), q), q, neg));
+}
+
+/* ---- the float32 approximation, for bfloat16 outputs ---- */
+
+/* gelu-avx512f.h's mxp_gelu_f32_fast on eight lanes, with a = min(|x|, 13)
+ * (e^(-a^2/2) stays in nexpf's normal range, no lane by lane branch; from
+ * x = 13 on y is x in float32, and for x <= -13 the exact |y| is below
+ * 2^-100, a lane the check sends to the SLEEF path): within 6.65 float32
+ * ulps of the exact value where |y| >= 2^-100 and x > -13. */
+enum { MXP_GELU_F32_MARGIN = 12 };
+
+static inline __m256 gelu_poly32(const float *c, int degree, __m256 a)
+{
+    __m256 p = _mm256_set1_ps(c[degree]);
+    for (int j = degree - 1; j >= 0; j--)
+        p = _mm256_fmadd_ps(p, a, _mm256_set1_ps(c[j]));
+    return p;
+}
+
+static inline __m256 mxp_gelu_f32_fast(__m256 x)
+{
+    const __m256 a = _mm256_min_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(13.0f));
+    const __m256 w = _mm256_mul_ps(a, a), l = _mm256_fmsub_ps(a, a, w);
+    const __m256 e = mxp_nexp_ps_avx2(_mm256_mul_ps(w, _mm256_set1_ps(-0.5f)));
+    const __m256 r = _mm256_div_ps(gelu_poly32(gelu_p32, MXP_GELU_NP32, a), gelu_poly32(gelu_q32, MXP_GELU_NQ32, a));
+    const __m256 er = _mm256_mul_ps(e, r);
+    const __m256 q = _mm256_fmadd_ps(er, _mm256_mul_ps(l, _mm256_set1_ps(-0.5f)), er); /* Phi(-a) */
+    const __m256 neg = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+    return _mm256_mul_ps(x, _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(1.0f), q), q, neg));
 }
 
 #endif

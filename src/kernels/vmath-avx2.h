@@ -8,6 +8,7 @@
 #include <sleef.h>
 #include <string.h>
 
+#include "kernels/gelu-avx2.h"
 #include "kernels/vmath-kernels.h"
 
 /* A NaN result as the positive quiet NaN (as src/kernels/f32-canonical-nan/ writes it). */
@@ -136,6 +137,55 @@ static inline __m256 f32_h16(int fn, __m256 v, size_t *redo)
 {
     const __m256 y = f32_fns[fn](v);
     const __m256i u = unsettled(y);
+    if (__builtin_expect(_mm256_testz_si256(u, u), 1))
+        return y;
+    *redo += (size_t)__builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(u)));
+    return _mm256_blendv_ps(y, f32_odd_via_f64(fn, v), _mm256_castsi256_ps(u));
+}
+
+/* ---- float32 results for a bfloat16 output (see vmath-kernels.h) ---- */
+
+/* bfloat16's unsettled(): the 16 discarded bits within margin steps of
+ * the tie 0x8000, at every magnitude (bfloat16's subnormals and overflow
+ * are float32's with the same steps); infinities and NaN settled */
+static inline __m256i unsettled_bf16(__m256 y, int margin)
+{
+    const __m256i a = _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(0x7fffffff));
+    const __m256i d = _mm256_and_si256(_mm256_add_epi32(a, _mm256_set1_epi32(margin - 0x8000)),
+                                       _mm256_set1_epi32(0xffff));
+    const __m256i near = _mm256_cmpgt_epi32(_mm256_set1_epi32(2 * margin + 1), d);
+    return _mm256_and_si256(near, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7f800000), a));
+}
+
+/* gelu for a bfloat16 output: the float32 approximation (gelu-avx2.h)
+ * where its rounding is settled beyond MXP_GELU_F32_MARGIN; unsettled
+ * too: x not finite, x <= -13 (|x| clamped; the exact |y| is below 2^-100)
+ * and |y| < 2^-100 unless x is a zero (exact: y = x) */
+static inline __m256i gelu_f32_fast_unsettled(__m256 v, __m256 y)
+{
+    const __m256 abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    const __m256 tiny = _mm256_or_ps(_mm256_and_ps(_mm256_cmp_ps(_mm256_and_ps(y, abs), _mm256_set1_ps(0x1p-100f), _CMP_NGE_UQ),
+                                                   _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NEQ_UQ)),
+                                     _mm256_cmp_ps(v, _mm256_set1_ps(-13.0f), _CMP_LE_OQ));
+    const __m256 odd = _mm256_cmp_ps(_mm256_and_ps(v, abs), _mm256_set1_ps(INFINITY), _CMP_NLT_UQ);
+    return _mm256_or_si256(unsettled_bf16(y, MXP_GELU_F32_MARGIN), _mm256_castps_si256(_mm256_or_ps(tiny, odd)));
+}
+
+/* float32 results for a bfloat16 output, the float64 path's bits: SLEEF's
+ * float32 result (gelu: the float32 approximation with its wider margin)
+ * where its rounding is settled, the float64 kernel rounded to odd
+ * elsewhere (a float32 rounding rounded again is not always right) */
+static inline __m256 f32_bf16(int fn, __m256 v, size_t *redo)
+{
+    __m256 y;
+    __m256i u;
+    if (fn == MXP_VMATH_GELU) {
+        y = mxp_gelu_f32_fast(v);
+        u = gelu_f32_fast_unsettled(v, y);
+    } else {
+        y = f32_fns[fn](v);
+        u = unsettled_bf16(y, MXP_VMATH_H16_MARGIN);
+    }
     if (__builtin_expect(_mm256_testz_si256(u, u), 1))
         return y;
     *redo += (size_t)__builtin_popcount((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(u)));

@@ -65,10 +65,11 @@ enum mxp_vmath_fn {
  * kernel's result rounded to float32 to odd, which rounds into float16 as
  * the float64 value does (the float64 path's bits).
  *
- * mxp_f32_vmath_to_bf16__avx512f: the same for a bfloat16 output (16 bits
- * discarded, the tie 0x8000); the elementwise operations use it for gelu
- * only: exp, log, tanh, sin, cos need no check there, their plain float32
- * results rounded again are right on all 65,536 bfloat16 inputs. */
+ * mxp_f32_vmath_to_bf16__<isa>: the same for a bfloat16 output (16 bits
+ * discarded, the tie 0x8000; gelu: a float32 approximation within 6.65
+ * ulps, checked with MXP_GELU_F32_MARGIN steps).  Bfloat16 inputs of exp,
+ * log, tanh, sin, cos need no check: their plain float32 results rounded
+ * again are right on all 65,536 of them; float32 and float16 inputs do. */
 enum { MXP_VMATH_H16_MARGIN = 2 };
 typedef size_t mxp_f32_vmath_ukernel(int fn, float *y, const float *x, size_t n);
 

@@ -61,22 +61,24 @@ mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa, mxp_kernel_any
     return NULL;
 }
 
-mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa, mxp_kernel_any *kernel)
+mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype in, mxp_dtype out, int op, mxp_isa isa, mxp_kernel_any *kernel)
 {
     const int fn = vmath_fn(op);
     *kernel = NULL;
     if (fn < 0 || (out != MXP_F16 && out != MXP_BF16))
         return NULL;
-    /* bfloat16 exp, log, tanh, sin, cos: the plain float32 kernel -- its
-     * result rounded once more is the correctly rounded one on all 65,536
-     * inputs (bfloat16 outputs come only from bfloat16 inputs; test_vmath
-     * checks every one), and the check cost ~20% of bfloat16 exp's speed.
-     * gelu (at AVX-512): the fast path's float64 approximation rounded to
-     * float32 with the check of each 16-bit format (the float64 path's
-     * bits; a second rounding of the float32 kernel's result is not always
-     * right).  The other activations: none (the float64 kernel). */
+    /* bfloat16 exp, log, tanh, sin, cos of bfloat16 inputs: the plain
+     * float32 kernel -- its result rounded once more is the correctly
+     * rounded one on all 65,536 inputs (test_vmath checks every one), and
+     * the check cost ~20% of bfloat16 exp's speed.  From any other input
+     * (float32, float16) SLEEF's float32 result rounded again is wrong
+     * about once in 10^5 (test_vmath's h16_from_other_type): the checked kernel of
+     * each 16-bit format (the float64 path's bits).  gelu: its float32
+     * fast path with the check (the float64 approximation rounded to
+     * float32 for float16, gelu_p32/gelu_q32 in float32 for bfloat16).
+     * The other activations: none (the float64 kernel). */
     uint32_t need = MXP_VMATH_FN(fn);
-    if (out == MXP_BF16 && fn < MXP_VMATH_F32_COUNT)
+    if (in == MXP_BF16 && out == MXP_BF16 && fn < MXP_VMATH_F32_COUNT)
         need |= MXP_VMATH_FOR_F32;
     else
         need |= out == MXP_F16 ? MXP_VMATH_FOR_F16 : MXP_VMATH_FOR_BF16;

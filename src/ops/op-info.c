@@ -233,14 +233,15 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
          * float32 kernel with its check (mxp_vmath_kernel_h16): SLEEF's
          * float32 result where its rounding is settled, the float64 kernel's
          * elsewhere -- the float64 path's bits, about 2.5x faster.  So
-         * does gelu at AVX-512 (its fast path's float64 approximation,
-         * rounded to float32, is within 1 ulp).  The other activations keep
+         * does gelu (float16: at AVX-512, its fast path's float64
+         * approximation rounded to float32, within 1 ulp; bfloat16: at AVX2
+         * and AVX-512, a float32 one within 6.65 ulps).  The other activations keep
          * the float64 kernel (in float32 their formulas lose tens of ulp for
          * negative x: no 1-ulp bound to check with) */
         mxp_kernel_any vk = NULL;
         mxp_kernel_fn vm = !nearest ? NULL
                          : out == MXP_F32 ? mxp_vmath_kernel(MXP_F32, op, isa, &vk)
-                         : mxp_vmath_kernel_h16(out, op, isa, &vk);
+                         : mxp_vmath_kernel_h16(a, out, op, isa, &vk);
         if (vm) {
             p->ct = MXP_F32;
         } else {

@@ -45,12 +45,12 @@ mxp_kernel_fn mxp_unary_kernel(mxp_dtype compute_type);
  * src/ops/elementwise-vmath.c */
 mxp_kernel_fn mxp_vmath_kernel(mxp_dtype ct, int op, mxp_isa isa, mxp_kernel_any *kernel);
 
-/* The float32 SLEEF loop of exp, log, tanh, sin, cos for a float16 or
- * bfloat16 output out rounded to nearest even: results whose one rounding
- * into out is correct (the float64 kernel redoes the lanes where SLEEF's
- * float32 error could change it), and its kernel; or NULL.
- * src/ops/elementwise-vmath.c */
-mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype out, int op, mxp_isa isa, mxp_kernel_any *kernel);
+/* The float32 SLEEF loop of exp, log, tanh, sin, cos (and gelu) for
+ * input type in (one that float32 holds) and a float16 or bfloat16 output
+ * out rounded to nearest even: results whose one rounding into out is
+ * correct (the float64 kernel redoes the lanes where the float32 error
+ * could change it), and its kernel; or NULL.  src/ops/elementwise-vmath.c */
+mxp_kernel_fn mxp_vmath_kernel_h16(mxp_dtype in, mxp_dtype out, int op, mxp_isa isa, mxp_kernel_any *kernel);
 
 /* mxp_vmath_kernel_h16's loop for float16 input and output in one pass,
  * rounded to nearest even and overflowing to inf (no flags, no

@@ -445,7 +445,8 @@ static void test_vmath_getters(void **state)
     assert_non_null(mxp_f32_vmath_kernel(MXP_ISA_AVX2, MXP_VMATH_FOR_F32 | MXP_VMATH_FN(MXP_VMATH_EXP)));
     assert_non_null(mxp_f32_vmath_kernel(MXP_ISA_AVX2, MXP_VMATH_FOR_F16 | MXP_VMATH_FN(MXP_VMATH_COS)));
     assert_null(mxp_f32_vmath_kernel(MXP_ISA_AVX2, MXP_VMATH_FOR_F16 | MXP_VMATH_FN(MXP_VMATH_GELU)));
-    assert_null(mxp_f32_vmath_kernel(MXP_ISA_AVX2, MXP_VMATH_FOR_BF16 | MXP_VMATH_FN(MXP_VMATH_GELU)));
+    assert_non_null(mxp_f32_vmath_kernel(MXP_ISA_AVX2, MXP_VMATH_FOR_BF16 | MXP_VMATH_FN(MXP_VMATH_GELU)));
+    assert_null(mxp_f32_vmath_kernel(MXP_ISA_AVX2, MXP_VMATH_FOR_BF16 | MXP_VMATH_FN(MXP_VMATH_SIGMOID)));
     assert_null(mxp_f16_vmath_kernel(MXP_ISA_AVX2, MXP_VMATH_FN(MXP_VMATH_SIGMOID)));
     assert_non_null(mxp_f64_vmath_kernel(MXP_ISA_AVX2));
     assert_non_null(mxp_f32_gelu_kernel(MXP_ISA_AVX2));

@@ -36,6 +36,20 @@ size_t mxp_f32_vmath_to_f16__avx2(int fn, float *y, const float *x, size_t n)
     }
     return redo;
 }
+
+size_t mxp_f32_vmath_to_bf16__avx2(int fn, float *y, const float *x, size_t n)
+{
+    size_t i = 0, redo = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, f32_bf16(fn, _mm256_loadu_ps(x + i), &redo));
+    if (i < n) {
+        float t[8] = { 0 }; /* the zeros: exp 1, log -inf, the rest 0: all settled */
+        memcpy(t, x + i, (n - i) * sizeof t[0]);
+        _mm256_storeu_ps(t, f32_bf16(fn, _mm256_loadu_ps(t), &redo));
+        memcpy(y + i, t, (n - i) * sizeof t[0]);
+    }
+    return redo;
+}
 #else
 typedef int mxp_f32_vmath_avx2_unused; /* built without SLEEF: nothing here */
 #endif
