@@ -162,6 +162,8 @@ MXP_INLINE void mxp_f64_loop_avx512(void *dst, const double *src, size_t n, cons
         }
     }
     for (; i + 8 <= n; i += 8) {
+        if (stream)
+            mxp_stream_prefetch(src + i, 64);
         __m512i x = _mm512_loadu_si512((const void *)(src + i));
         if (mode == MXP_ROUND_STOCHASTIC) {
             rnd = _mm512_cvtepu32_epi64(mxp_sr_mix8_avx512(idx, key));
@@ -294,8 +296,11 @@ MXP_INLINE void mxp_f64_odd_loop_avx512(void *dst, const double *src, size_t n, 
             i = head;
         }
     }
-    for (; i + 16 <= n; i += 16)
+    for (; i + 16 <= n; i += 16) {
+        if (stream)
+            mxp_stream_prefetch((const double *)src + i, 128);
         mxp_f64_odd_step_avx512(dst, src, i, 16, t, mode, saturate, stream);
+    }
     if (i < n)
         mxp_f64_odd_step_avx512(dst, src, i, n - i, t, mode, saturate, 0);
     if (stream)

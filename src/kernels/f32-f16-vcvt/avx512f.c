@@ -52,6 +52,8 @@ MXP_INLINE void f16_hw_loop(void *dst, const float *src, size_t n, const mxp_cvt
         }
     }
     for (; i + 16 <= n; i += 16) {
+        if (stream)
+            mxp_stream_prefetch(src + i, 64);
         __m256i r = f16_hw16(_mm512_loadu_si512((const void *)(src + i)), mode, saturate);
         if (stream)
             _mm256_stream_si256((__m256i *)(d + i), r);
