@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "kernels/bf16-narrow.h"
+#include "kernels/bf16-round-avx512.h"
 #include "kernels/nexpf-avx512.h"
 
 /* Sixteen elements of the row from i as float32 (mxp_narrow_x). */
@@ -28,12 +29,7 @@ static inline __m512 mxp_narrow_load_avx512(const mxp_narrow_src *x, size_t i)
 /* mxp_f32_to_bf16_rne on sixteen lanes, stored at y. */
 static inline void mxp_narrow_store_avx512(uint16_t *y, __m512 v)
 {
-    const __m512i u = _mm512_castps_si512(v);
-    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), lsb), 16);
-    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
-    _mm256_storeu_si256((__m256i *)(void *)y, _mm512_cvtepi32_epi16(r));
+    _mm256_storeu_si256((__m256i *)(void *)y, mxp_f32_to_bf16_rne_avx512(v));
 }
 
 /* The two float64 registers of sixteen sums into s[16]. */

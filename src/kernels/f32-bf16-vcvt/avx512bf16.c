@@ -1,9 +1,10 @@
 /* float32 -> bfloat16, round to nearest even, with AVX512_BF16's
  * vcvtne2ps2bf16.  The instruction reads float32 subnormals as zero; those
- * lanes take the integer rounding instead, so results equal the
- * reference.  Its NaN result, (x >> 16) | 0x40,
+ * lanes take the integer rounding of bf16-round-avx512.h instead, so
+ * results equal the reference.  Its NaN result, (x >> 16) | 0x40,
  * is the reference's payload policy. */
 #include "kernels/cvt-kernels.h"
+#include "kernels/bf16-round-avx512.h"
 #include "kernels/stream-loop.h"
 
 /* Float32 subnormal lanes (exponent field 0, not zero). */
@@ -11,14 +12,6 @@ MXP_INLINE __mmask16 subnormal_lanes(__m512i x)
 {
     return _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7f800000)) &
            _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x7fffffff));
-}
-
-/* x rounded to nearest even into its high 16 bits ("add, then shift by
- * 16"): right for every float32 but NaN, so for the subnormal lanes. */
-MXP_INLINE __m512i rne_high16(__m512i x)
-{
-    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1));
-    return _mm512_add_epi32(_mm512_add_epi32(x, _mm512_set1_epi32(0x7fff)), lsb);
 }
 
 /* 16 lanes.  Subnormal lanes are blended in from the integer rounding,
@@ -31,7 +24,7 @@ MXP_INLINE __m256i bf16x16(__m512i x, int saturate)
     __m256i r = (__m256i)_mm512_cvtneps_pbh(_mm512_castsi512_ps(x));
     const __mmask16 sub = subnormal_lanes(x);
     if (sub)
-        r = _mm256_mask_blend_epi16(sub, r, _mm512_cvtepi32_epi16(_mm512_srli_epi32(rne_high16(x), 16)));
+        r = _mm256_mask_blend_epi16(sub, r, mxp_f32_to_bf16_rne_avx512(_mm512_castsi512_ps(x)));
     if (saturate) {
         __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(0x7f80));
         r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1)); /* +-inf - 1 ulp = +-max */

@@ -23,32 +23,33 @@ size_t mxp_f32_vmath__avx2(int fn, float *y, const float *x, size_t n)
     return 0;
 }
 
-size_t mxp_f32_vmath_to_f16__avx2(int fn, float *y, const float *x, size_t n)
+/* The checked loop of a 16-bit output: f32_h16 (float16) or f32_bf16,
+ * bf16 a constant once inlined. */
+static inline size_t h16_loop(int fn, float *y, const float *x, size_t n, int bf16)
 {
     size_t i = 0, redo = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, f32_h16(fn, _mm256_loadu_ps(x + i), &redo));
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        _mm256_storeu_ps(y + i, bf16 ? f32_bf16(fn, v, &redo) : f32_h16(fn, v, &redo));
+    }
     if (i < n) {
         float t[8] = { 0 }; /* the zeros: exp 1, log -inf, the rest 0: all settled */
         memcpy(t, x + i, (n - i) * sizeof t[0]);
-        _mm256_storeu_ps(t, f32_h16(fn, _mm256_loadu_ps(t), &redo));
+        const __m256 v = _mm256_loadu_ps(t);
+        _mm256_storeu_ps(t, bf16 ? f32_bf16(fn, v, &redo) : f32_h16(fn, v, &redo));
         memcpy(y + i, t, (n - i) * sizeof t[0]);
     }
     return redo;
 }
 
+size_t mxp_f32_vmath_to_f16__avx2(int fn, float *y, const float *x, size_t n)
+{
+    return h16_loop(fn, y, x, n, 0);
+}
+
 size_t mxp_f32_vmath_to_bf16__avx2(int fn, float *y, const float *x, size_t n)
 {
-    size_t i = 0, redo = 0;
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, f32_bf16(fn, _mm256_loadu_ps(x + i), &redo));
-    if (i < n) {
-        float t[8] = { 0 }; /* the zeros: exp 1, log -inf, the rest 0: all settled */
-        memcpy(t, x + i, (n - i) * sizeof t[0]);
-        _mm256_storeu_ps(t, f32_bf16(fn, _mm256_loadu_ps(t), &redo));
-        memcpy(y + i, t, (n - i) * sizeof t[0]);
-    }
-    return redo;
+    return h16_loop(fn, y, x, n, 1);
 }
 #else
 typedef int mxp_f32_vmath_avx2_unused; /* built without SLEEF: nothing here */
