@@ -14,6 +14,7 @@ typedef enum mxp_isa {
     MXP_ISA_AVX2,        /* AVX2 + FMA + F16C */
     MXP_ISA_AVX512,      /* AVX-512 F/BW/VL/DQ (+ F16C) */
     MXP_ISA_AVX512BF16,  /* + AVX512_BF16 and AVX512_VNNI */
+    MXP_ISA_AMX,         /* + AMX-TILE, AMX-BF16, AMX-INT8, with the OS's leave to use the tiles */
     MXP_ISA_COUNT
 } mxp_isa;
 
@@ -32,6 +33,9 @@ typedef enum mxp_isa {
 #define MXP_CPU_AVX512FP16  (1ull << 11)
 #define MXP_CPU_AVXVNNI     (1ull << 12)
 #define MXP_CPU_AVX512VBMI  (1ull << 13) /* beyond the ISA levels: byte permutes (vpermb, vpermi2b) */
+#define MXP_CPU_AMX_TILE    (1ull << 14) /* the tile registers (CPUID, XCR0 and, on Linux, the */
+#define MXP_CPU_AMX_BF16    (1ull << 15) /*   process's permission, asked for once at start) */
+#define MXP_CPU_AMX_INT8    (1ull << 16)
 
 MXP_API uint64_t mxp_cpu_features(void);
 /* Names of the detected features, space separated: "sse2 avx avx2 ...". */
@@ -57,7 +61,7 @@ MXP_API mxp_isa mxp_isa_current(void);
 /* Caps the level for this process (tests use it to run every level).
  * A level above the supported one is capped to it. */
 MXP_API mxp_status mxp_set_isa(mxp_isa level);
-MXP_API const char *mxp_isa_name(mxp_isa level); /* "scalar", "avx2", "avx512", "avx512bf16" */
+MXP_API const char *mxp_isa_name(mxp_isa level); /* "scalar", "avx2", "avx512", "avx512bf16", "amx" */
 MXP_API mxp_isa mxp_isa_from_name(const char *name); /* any case; MXP_ISA_COUNT if unknown */
 
 /* The peak rate of the multiply-add instructions the GEMM kernels are built

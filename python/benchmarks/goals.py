@@ -8,7 +8,7 @@ whose peer or run is missing says so instead.  A summary follows: how many
 hold, and those that fall short with their margins.  One thread unless the
 goal says otherwise (MXP_NUM_THREADS=1 for the children); medians.
 
-MXP_ISA=scalar|avx2|avx512|avx512bf16 picks the tier evaluated.  With it set,
+MXP_ISA=scalar|avx2|avx512|avx512bf16|amx picks the tier evaluated.  With it set,
 the peers are capped to the same tier (ONEDNN_MAX_CPU_ISA, OPENBLAS_CORETYPE,
 unless those are set) so that an AVX2 run compares AVX2 code with AVX2
 code; --peers-isa native leaves them at the machine's best.
@@ -34,6 +34,7 @@ PEER_TIERS = {
     "avx2": ("AVX2", "Haswell", "avx2"),
     "avx512": ("AVX512_CORE", "SkylakeX", "avx512"),
     "avx512bf16": ("AVX512_CORE_BF16", "Cooperlake", "avx512"),
+    "amx": ("AVX512_CORE_AMX", "SapphireRapids", "avx512"),
 }
 # torch's MLP epoch (a Python peer), run with this interpreter
 TORCH_MLP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_mlp.py")
@@ -318,9 +319,9 @@ def goal_gemm_threads(g, d):
 
 def goal_gemm_narrow(g, d, isa):
     """bf16, f16, e4m3 at 1024^3: against mxp's f32 GEMM where the level has no
-    instruction for them, against oneDNN's bf16 where it has (avx512bf16)."""
+    instruction for them, against oneDNN's bf16 where it has (avx512bf16, amx)."""
     std = d.get("gemm_standard")
-    if isa == "avx512bf16":
+    if isa in ("avx512bf16", "amx"):
         vs_peers(g, std, "gemm_standard", "bf16", 1024, 1024, 1024,
                  "bf16 GEMM 1024^3 >= 1.0x oneDNN bf16 (native dot)", 1.0, ("onednn_bf16_matmul",))
     else:

@@ -204,7 +204,7 @@ def check_op(op, reference=None, signature=None, samples=None, seed=0):
     return reports
 
 
-_ISAS = ["scalar", "avx2", "avx512", "avx512bf16"]
+_ISAS = ["scalar", "avx2", "avx512", "avx512bf16", "amx"]
 
 
 def _isa_used(op, sig):

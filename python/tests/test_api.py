@@ -198,7 +198,7 @@ def test_matmul_bad_arguments():
 
 def test_info_threads_memory():
     i = mxp.info()
-    assert i.version == mxp.__version__ and i.isa in ("scalar", "avx2", "avx512", "avx512bf16")
+    assert i.version == mxp.__version__ and i.isa in ("scalar", "avx2", "avx512", "avx512bf16", "amx")
     assert any(k.startswith("gemm") for k in i.kernels)
     n = mxp.get_num_threads()
     mxp.set_num_threads(1)

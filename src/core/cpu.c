@@ -1,5 +1,6 @@
 /* CPU feature detection (CPUID + XCR0) and the ISA level cap.
  * Queries are plain functions that report nothing on non-x86 machines. */
+#define _DEFAULT_SOURCE /* syscall() (the AMX permission) */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,6 +15,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define MXP_X86 1
+#endif
+#if defined(MXP_X86) && defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 static uint64_t features;
@@ -33,6 +38,21 @@ static uint64_t read_xcr0(void)
     uint32_t lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     return ((uint64_t)hi << 32) | lo;
+}
+
+/* Linux hands the tiles' 8 KiB of state to a process only when it asks
+ * (arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, once, for every
+ * thread); without the permission a tile instruction raises SIGILL.  The
+ * request is refused where a thread's alternate signal stack is too small
+ * for the larger signal frames: then the level stays below amx. */
+static bool amx_permitted(void)
+{
+#ifdef __linux__
+    enum { ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+    return syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0;
+#else
+    return false;
+#endif
 }
 
 static void detect_x86(void)
@@ -75,6 +95,10 @@ static void detect_x86(void)
             features |= (c & (1u << 11)) ? MXP_CPU_AVX512VNNI : 0; /* ECX.AVX512_VNNI[11] */
             features |= (c & (1u << 1)) ? MXP_CPU_AVX512VBMI : 0;  /* ECX.AVX512_VBMI[1] */
             features |= (d & (1u << 23)) ? MXP_CPU_AVX512FP16 : 0; /* EDX.AVX512_FP16[23] */
+            /* EDX.AMX-BF16[22], AMX-TILE[24], AMX-INT8[25]; XCR0: XTILECFG[17], XTILEDATA[18] */
+            if ((d & (1u << 24)) && (xcr0 & 0x60000) == 0x60000 && amx_permitted())
+                features |= MXP_CPU_AMX_TILE | ((d & (1u << 22)) ? MXP_CPU_AMX_BF16 : 0) |
+                            ((d & (1u << 25)) ? MXP_CPU_AMX_INT8 : 0);
             unsigned a1, b1, c1, d1;
             __cpuid_count(7, 1, a1, b1, c1, d1);
             features |= (a1 & (1u << 5)) ? MXP_CPU_AVX512BF16 : 0; /* CPUID.7.1:EAX.AVX512_BF16[5] */
@@ -104,9 +128,10 @@ static const struct { uint64_t bit; const char *name; } feature_names[] = {
     { MXP_CPU_AVX512DQ, "avx512dq" }, { MXP_CPU_AVX512BF16, "avx512bf16" },
     { MXP_CPU_AVX512VNNI, "avx512vnni" }, { MXP_CPU_AVX512FP16, "avx512fp16" },
     { MXP_CPU_AVXVNNI, "avxvnni" }, { MXP_CPU_AVX512VBMI, "avx512vbmi" },
+    { MXP_CPU_AMX_TILE, "amx-tile" }, { MXP_CPU_AMX_BF16, "amx-bf16" }, { MXP_CPU_AMX_INT8, "amx-int8" },
 };
 
-static const char *const isa_names[MXP_ISA_COUNT] = { "scalar", "avx2", "avx512", "avx512bf16" };
+static const char *const isa_names[MXP_ISA_COUNT] = { "scalar", "avx2", "avx512", "avx512bf16", "amx" };
 
 static void init(void)
 {
@@ -123,7 +148,10 @@ static void init(void)
     const uint64_t avx2 = MXP_CPU_AVX2 | MXP_CPU_FMA | MXP_CPU_F16C;
     const uint64_t avx512 = avx2 | MXP_CPU_AVX512F | MXP_CPU_AVX512BW | MXP_CPU_AVX512VL | MXP_CPU_AVX512DQ;
     const uint64_t bf16 = avx512 | MXP_CPU_AVX512BF16 | MXP_CPU_AVX512VNNI;
-    if ((features & bf16) == bf16)
+    const uint64_t amx = bf16 | MXP_CPU_AMX_TILE | MXP_CPU_AMX_BF16 | MXP_CPU_AMX_INT8;
+    if ((features & amx) == amx)
+        supported_isa = MXP_ISA_AMX;
+    else if ((features & bf16) == bf16)
         supported_isa = MXP_ISA_AVX512BF16;
     else if ((features & avx512) == avx512)
         supported_isa = MXP_ISA_AVX512;
@@ -133,7 +161,7 @@ static void init(void)
     if (env && *env) {
         env_cap = mxp_isa_from_name(env);
         if (env_cap == MXP_ISA_COUNT) /* caps nothing, but not silently */
-            fprintf(stderr, "mxp: MXP_ISA='%.40s' is not one of scalar, avx2, avx512, avx512bf16; ignored\n", env);
+            fprintf(stderr, "mxp: MXP_ISA='%.40s' is not one of scalar, avx2, avx512, avx512bf16, amx; ignored\n", env);
     }
     atomic_store(&isa_cap, (int)(env_cap < supported_isa ? env_cap : supported_isa));
     /* Zen 3 shares family 0x19 with Zen 4 but has no AVX-512. */

@@ -63,6 +63,20 @@ static const size_t ukernel_a_max_n[CFG_COUNT + 1] = {
 #undef MXP_GEMM_DIRECT
 };
 
+/* ... and the release of the state some keep between calls (NULL: none). */
+static void (*const ukernel_release[CFG_COUNT + 1])(void) = {
+    [CFG_COUNT] = NULL,
+#define MXP_GEMM_UKERNEL(...)
+#define MXP_GEMM_UKERNEL_A(...)
+#define MXP_GEMM_UKERNEL_RELEASE(of, release) [CFG_##of] = release,
+#define MXP_GEMM_DIRECT(...)
+#include "kernels/gemm-list.inc"
+#undef MXP_GEMM_UKERNEL
+#undef MXP_GEMM_UKERNEL_A
+#undef MXP_GEMM_UKERNEL_RELEASE
+#undef MXP_GEMM_DIRECT
+};
+
 static const mxp_u8s8_gemm_ukernel_a_fn ukernel_a_s32[CFG_COUNT + 1] = {
     [CFG_COUNT] = NULL,
 #define MXP_U8S8_GEMM_UKERNEL(...)
@@ -100,6 +114,11 @@ mxp_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a(const mxp_gemm_config *cfg)
 size_t mxp_gemm_config_ukernel_a_max_n(const mxp_gemm_config *cfg)
 {
     return ukernel_a_max_n[cfg - configs];
+}
+
+void (*mxp_gemm_config_release(const mxp_gemm_config *cfg))(void)
+{
+    return ukernel_release[cfg - configs];
 }
 
 mxp_u8s8_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a_s32(const mxp_gemm_config *cfg)

@@ -91,6 +91,8 @@ static void run_blocks(void *ctx, int t, int nthreads)
         if (s->last && L->finish)
             L->finish(L->finish_ctx, ic, mc, s->jc + j0, j1 - j0, wb + j0 * ws, s->ldw);
     }
+    if (L->release)
+        L->release();
 }
 
 /* Packs B~ for columns j0 .. j0+nc of the (jc, pc) step into pb, checked
@@ -301,6 +303,7 @@ void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m
     L->tile = NULL;
     L->pack_a = NULL;
     L->pack_b = NULL;
+    L->release = NULL;
     L->mr = cfg->mr, L->nr = cfg->nr, L->kpack = cfg->kpack;
     L->packed_size = mxp_dtype_itemsize(cfg->packed);
     L->a_in_place = false;

@@ -38,6 +38,7 @@ typedef struct mxp_gemm_loops {
     mxp_gemm_tile_fn tile;
     mxp_gemm_pack_a_fn pack_a;
     mxp_gemm_pack_b_fn pack_b;
+    void (*release)(void);         /* after a thread's share of a step: the tile's thread state (NULL: none) */
     size_t mr, nr, kpack;          /* the tile; k values per packed group */
     size_t packed_size;            /* bytes of an element of A~ and B~ (and of A read in place) */
     bool a_in_place;               /* the tile can read A where it is stored (the driver decides when) */

@@ -45,6 +45,7 @@ static void loops_init(mxp_gemm_loops *L, float_kernel *K, size_t m, size_t n, s
     L->tile = tile;
     L->pack_a = pack_a;
     L->pack_b = pack_b;
+    L->release = mxp_gemm_config_release(cfg);
     /* A in place when stored in the packed dtype with k contiguous, and k
      * fills whole k-groups (an odd k's last bf16 pair needs a zero) */
     L->a_in_place = K->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0;

@@ -44,6 +44,9 @@ mxp_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a(const mxp_gemm_config *cfg);
 /* columns up to which that variant is used (the list's max_n) */
 size_t mxp_gemm_config_ukernel_a_max_n(const mxp_gemm_config *cfg);
 mxp_u8s8_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a_s32(const mxp_gemm_config *cfg);
+/* The release of the state its micro-kernel keeps in a thread between
+ * calls (gemm-list.inc's MXP_GEMM_UKERNEL_RELEASE; NULL: none). */
+void (*mxp_gemm_config_release(const mxp_gemm_config *cfg))(void);
 
 /* Small M: a direct kernel (B read in place) with its blocks. */
 typedef struct mxp_gemm_direct_config {

@@ -220,10 +220,12 @@ static void pack_pairs_bf16(const mxp_gemm_operand *x, int lines_are_rows, size_
         *tiny = lo < TINY_KEY_LIMIT;
 }
 
+/* kcp: the panel's k, padded with zero pairs (kc rounded up to the
+ * kernel's kpack). */
 static void pack_pairs(const mxp_gemm_operand *x, int lines_are_rows, size_t l0, size_t lines, size_t width,
-                       size_t p0, size_t kc, mxp_dtype packed, unsigned char *d, bool *tiny)
+                       size_t p0, size_t kc, size_t kcp, mxp_dtype packed, unsigned char *d, bool *tiny)
 {
-    const size_t ps = mxp_dtype_itemsize(packed), kcp = (kc + 1) / 2 * 2;
+    const size_t ps = mxp_dtype_itemsize(packed);
     if (lines < width || kcp != kc)
         memset(d, 0, width * kcp * ps);
     if (x->dtype == MXP_BF16 && packed == MXP_BF16) {
@@ -242,6 +244,36 @@ static void pack_pairs(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
     }
 }
 
+/* The AMX kernel's A~ (kpack 32): bfloat16 rows of op(A) as [kcp/32][width][32],
+ * each row's 32 values of k contiguous; rows past `rows` and k past kc zero. */
+static void pack_chunks_bf16(const mxp_gemm_operand *x, size_t i0, size_t rows, size_t width, size_t p0, size_t kc,
+                             size_t kcp, uint16_t *d)
+{
+    const uint16_t *base = (const uint16_t *)(const void *)x->base;
+    const size_t ld = x->ld;
+    if (rows < width || kcp != kc)
+        memset(d, 0, width * kcp * 2);
+    if (!x->trans) { /* k contiguous: copies along each row */
+        for (size_t i = 0; i < rows; i++) {
+            const uint16_t *src = base + (i0 + i) * ld + p0;
+            uint16_t *o = d + i * 32;
+            size_t q = 0;
+            for (; q + 32 <= kc; q += 32) /* a constant size the compiler inlines */
+                memcpy(o + q * width, src + q, 64);
+            if (q < kc)
+                memcpy(o + q * width, src + q, (kc - q) * 2);
+        }
+        return;
+    }
+    for (size_t q = 0; q < kc; q += 32) {
+        const size_t n = kc - q < 32 ? kc - q : 32;
+        uint16_t *o = d + q * width;
+        for (size_t i = 0; i < rows; i++, o += 32)
+            for (size_t p = 0; p < n; p++)
+                o[p] = base[(p0 + q + p) * ld + i0 + i];
+    }
+}
+
 void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
                      size_t kc, void *dst)
 {
@@ -250,8 +282,10 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
     unsigned char *d = dst;
     for (size_t i = 0; i < mc; i += mr) {
         size_t rows = mc - i < mr ? mc - i : mr;
-        if (cfg->kpack == 2)
-            pack_pairs(a, 1, i0 + i, rows, mr, p0, kc, cfg->packed, d, NULL);
+        if (cfg->kpack == 32) /* bfloat16 only (config.c's packs()) */
+            pack_chunks_bf16(a, i0 + i, rows, mr, p0, kc, kcp, (uint16_t *)(void *)d);
+        else if (cfg->kpack == 2)
+            pack_pairs(a, 1, i0 + i, rows, mr, p0, kc, kcp, cfg->packed, d, NULL);
         else
             pack_panel(a, 1, i0 + i, rows, mr, p0, kc, cfg->packed, d);
         d += mr * kcp * ps;
@@ -269,10 +303,12 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
 {
     const size_t nr = cfg->nr, ps = mxp_dtype_itemsize(cfg->packed), ld = b->ld;
     const bool convert = b->dtype != cfg->packed; /* kpack 1: float16, float8, ... widened */
-    if (b->trans || (convert && cfg->kpack != 1) || !(cfg->kpack == 1 || (cfg->kpack == 2 && ps == 2 && nr == 32)) ||
+    /* kpack 32 (AMX): the same pairs, when kc needs no padding beyond them */
+    const bool pairs = (cfg->kpack == 2 || (cfg->kpack == 32 && kc % 32 == 0)) && ps == 2 && nr == 32;
+    if (b->trans || (convert && cfg->kpack != 1) || !(cfg->kpack == 1 || pairs) ||
         (cfg->kpack == 1 && ps != 4 && ps != 8))
         return false;
-    if (cfg->kpack == 2) { /* the check rides along (memory bound) */
+    if (pairs) { /* the check rides along (memory bound) */
         const bool found = mxp_bf16_pack_b_kernel(mxp_isa_current())(
             (const uint16_t *)(const void *)b->base + p0 * ld + j0, ld, kc, nc, (uint32_t *)(void *)d);
         if (tiny)
@@ -335,8 +371,8 @@ bool mxp_gemm_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size
     for (size_t j = 0; j < nc; j += nr) {
         size_t cols = nc - j < nr ? nc - j : nr;
         bool panel_tiny = false;
-        if (cfg->kpack == 2)
-            pack_pairs(b, 0, j0 + j, cols, nr, p0, kc, cfg->packed, d, check_tiny ? &panel_tiny : NULL);
+        if (cfg->kpack == 2 || cfg->kpack == 32)
+            pack_pairs(b, 0, j0 + j, cols, nr, p0, kc, kcp, cfg->packed, d, check_tiny ? &panel_tiny : NULL);
         else
             pack_panel(b, 0, j0 + j, cols, nr, p0, kc, cfg->packed, d);
         tiny |= panel_tiny;

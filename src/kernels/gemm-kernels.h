@@ -67,9 +67,11 @@ typedef void (*mxp_u8s8_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, cons
             double alpha, double beta);                                                                            \
     void TWIN(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb, void *c, size_t ldc,        \
               double alpha, double beta);
+#define MXP_GEMM_UKERNEL_RELEASE(OF, RELEASE) void RELEASE(void);
 #include "kernels/gemm-list.inc"
 #undef MXP_GEMM_UKERNEL
 #undef MXP_GEMM_UKERNEL_A
+#undef MXP_GEMM_UKERNEL_RELEASE
 #undef MXP_GEMM_DIRECT
 
 #define MXP_U8S8_GEMM_UKERNEL(FN, PACKED, KPACK, ISA, MR, NR, MC, KC, NC, DEEP_M, TWIN)                           \

@@ -20,6 +20,11 @@ static void test_supported_level_matches_the_feature_bits(void **state)
         assert_true(f & MXP_CPU_AVX512F && f & MXP_CPU_AVX512BW && f & MXP_CPU_AVX512VL && f & MXP_CPU_AVX512DQ);
     if (s >= MXP_ISA_AVX512BF16)
         assert_true(f & MXP_CPU_AVX512BF16 && f & MXP_CPU_AVX512VNNI);
+    if (s >= MXP_ISA_AMX)
+        assert_true(f & MXP_CPU_AMX_TILE && f & MXP_CPU_AMX_BF16 && f & MXP_CPU_AMX_INT8);
+    /* the tile features come only with the OS's leave, and then all three (on every AMX CPU) */
+    if (f & MXP_CPU_AMX_TILE)
+        assert_non_null(strstr(mxp_cpu_features_string(), "amx-tile"));
     if (f & MXP_CPU_AVX2)
         assert_non_null(strstr(mxp_cpu_features_string(), "avx2"));
     assert_non_null(mxp_cpu_brand());
@@ -50,8 +55,11 @@ static void test_set_isa_caps_and_clamps(void **state)
         s = (mxp_isa)mxp_isa_from_name(env);
     assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
     assert_int_equal(mxp_isa_current(), MXP_ISA_SCALAR);
-    assert_int_equal(mxp_set_isa(MXP_ISA_AVX512BF16), MXP_OK);
+    assert_int_equal(mxp_set_isa(MXP_ISA_AMX), MXP_OK);
     assert_int_equal(mxp_isa_current(), s); /* never above what the machine has */
+    assert_int_equal(mxp_set_isa(MXP_ISA_AVX512BF16), MXP_OK);
+    assert_int_equal(mxp_isa_current(), s < MXP_ISA_AVX512BF16 ? s : MXP_ISA_AVX512BF16);
+    assert_int_equal(mxp_set_isa(MXP_ISA_COUNT - 1), MXP_OK);
     assert_int_equal(mxp_set_isa((mxp_isa)17), MXP_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(mxp_last_error(), "ISA"));
     assert_int_equal(mxp_isa_current(), s);
@@ -59,6 +67,7 @@ static void test_set_isa_caps_and_clamps(void **state)
         assert_int_equal(mxp_isa_from_name(mxp_isa_name((mxp_isa)i)), i);
     assert_int_equal(mxp_isa_from_name("sse9"), MXP_ISA_COUNT);
     assert_string_equal(mxp_isa_name((mxp_isa)9), "invalid");
+    assert_string_equal(mxp_isa_name(MXP_ISA_AMX), "amx");
 }
 
 int main(void)

@@ -27,7 +27,7 @@ static void usage(FILE *f)
                "GEMM kernels of the ISA level in use are built on: an in-register loop of\n"
                "12 independent chains (no loads), the best of R runs of ~10 ms after a\n"
                "warm-up (the best, not the median: interference only ever slows a run).\n"
-               "MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level, as for every command.\n\n"
+               "MXP_ISA=scalar|avx2|avx512|avx512bf16|amx caps the level, as for every command.\n\n"
                "  f32_fma, f64_fma   vfmadd (256-bit at avx2, 512-bit from avx512): GFLOPS,\n"
                "                     a multiply-add counting 2\n"
                "  bf16_dot           vdpbf16ps (avx512bf16 level): GFLOPS\n"

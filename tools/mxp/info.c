@@ -13,7 +13,7 @@ static void print_help(void)
            "libm), one row of traits per dtype, and the kernel mxp_convert picks for\n"
            "the main conversion pairs (where kernels give the same bits, the one\n"
            "measured fastest on this CPU family: the uarch of the cpuid line).  Set\n"
-           "MXP_ISA=scalar|avx2|avx512|avx512bf16 to cap the level and see what changes.\n\n"
+           "MXP_ISA=scalar|avx2|avx512|avx512bf16|amx to cap the level and see what changes.\n\n"
            "It also shows the memory settings: the kernel's transparent huge page\n"
            "mode and whether mxp advises large blocks as huge pages (MXP_HUGEPAGES=0|1,\n"
            "mxp_set_hugepages) and from what size.\n\n"
@@ -153,7 +153,7 @@ int cli_info(int argc, char **argv)
     }
     printf("mxp %s\n\n", mxp_version());
     cli_print_machine("  ");
-    printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level for a process)\n");
+    printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16|amx caps the level for a process)\n");
     printf("  vector math (exp, log, tanh, sin, cos, sigmoid, silu, gelu): %s\n", mxp_vector_math());
     printf("  memory: kernel transparent huge pages \"%s\"; mxp huge pages %s for blocks of %zu MiB and more\n"
            "  (MXP_HUGEPAGES=0|1; with THP \"never\" the advice has no effect)\n\n",

@@ -39,7 +39,7 @@ static void print_usage(FILE *f)
                "Errors go to stderr as 'mxp <command>: what went wrong'; the exit status is 1\n"
                "when the work failed, 2 for a usage error.  cast and analyze show their\n"
                "progress on stderr when it is a terminal and the work takes over a second.\n\n"
-               "Environment: MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the kernels used;\n"
+               "Environment: MXP_ISA=scalar|avx2|avx512|avx512bf16|amx caps the kernels used;\n"
                "MXP_NUM_THREADS=N sets the threads of GEMM and quantization (default: the CPUs);\n"
                "MXP_HUGEPAGES=0|1 turns off/on huge pages for buffers of 4 MiB and more\n"
                "(default on; 'mxp info' shows the kernel's THP mode);\n"

@@ -45,7 +45,7 @@ static void section_machine(void)
 {
     tour_heading(1, "The machine");
     printf("mxp %s checks the CPU once and uses the most capable kernels it and the OS\n"
-           "allow (MXP_ISA=scalar|avx2|avx512|avx512bf16 caps the level).  \"reference\" is\n"
+           "allow (MXP_ISA=scalar|avx2|avx512|avx512bf16|amx caps the level).  \"reference\" is\n"
            "the portable converter that every SIMD kernel is tested against.\n\n",
            mxp_version());
     cli_print_machine("  ");
