@@ -188,6 +188,15 @@ static void pack_pairs_bf16(const mxp_gemm_operand *x, int lines_are_rows, size_
     /* Lines run along stored rows when a line is a row of op(A) not
      * transposed or a column of op(B) transposed. */
     if (lines_are_rows != x->trans) { /* k contiguous in each line: pairs are adjacent */
+        if (lines >= 8 && pairs) { /* the pairs as 32-bit words, transposed in registers; the check by SIMD */
+            mxp_x32_transpose_kernel(mxp_isa_current(), lines)(base + l0 * ld + p0, ld * 2, lines, pairs, d32, width);
+            if (kc % 2)
+                for (size_t l = 0; l < lines; l++)
+                    d32[pairs * width + l] = base[(l0 + l) * ld + p0 + kc - 1];
+            if (tiny)
+                *tiny = mxp_bf16_scan_kernel(mxp_isa_current())(base + l0 * ld + p0, lines, kc, ld);
+            return;
+        }
         for (size_t l = 0; l < lines; l++) {
             const uint16_t *src = base + (l0 + l) * ld + p0;
             for (size_t q = 0; q < pairs; q++) {

@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kernels/gemm-kernels.h"
 
@@ -56,28 +57,57 @@ void mxp_bf16_gemm_release__amx(void)
     }
 }
 
-void mxp_bf16_gemm_ukernel_32x32__amx(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
-                                      size_t ldc, double alpha, double beta)
+/* GCC's tile intrinsics are asm statements that name only the address:
+ * it does not know they read or write the memory there.  A local buffer
+ * written for a tile load, or read after a tile store, needs this between
+ * (without it, the copies into `edge` below were dropped). */
+static inline __attribute__((always_inline)) void tile_memory_barrier(void)
 {
-    const uint16_t *pa = a, *pb = b;
+    __asm__ volatile("" ::: "memory");
+}
+
+/* The k loop: A's rows a_row elements apart, 32 values of k a_step
+ * elements apart (A~: 32 and 32 x 32; A in place: lda and 32).  A tile
+ * with fewer than 32 rows in place (the last of a block) goes through
+ * `edge`, zero below mr, a chunk at a time: rows past mr are never read. */
+static inline __attribute__((always_inline)) void multiply(size_t mr, size_t kc, const uint16_t *pa, size_t a_row,
+                                                           size_t a_step, const uint16_t *pb)
+{
+    uint16_t edge[32][32] __attribute__((aligned(64)));
+    const bool copy = mr < 32 && a_row != 32;
+    if (copy)
+        memset(edge[mr], 0, (32 - mr) * 64);
     configure();
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
     for (size_t p = 0; p < kc; p += 32) {
-        _tile_loadd(4, pa, 64);           /* rows 0-15 */
-        _tile_loadd(6, pb, 128);          /* columns 0-15 */
+        const uint16_t *t = pa;
+        size_t stride = a_row * 2;
+        if (copy) {
+            for (size_t i = 0; i < mr; i++)
+                memcpy(edge[i], pa + i * a_row, 64);
+            t = &edge[0][0], stride = 64;
+            tile_memory_barrier();
+        }
+        _tile_loadd(4, t, stride);                  /* rows 0-15 */
+        _tile_loadd(6, pb, 128);                    /* columns 0-15 */
         _tile_dpbf16ps(0, 4, 6);
-        _tile_loadd(7, pb + 32, 128);     /* columns 16-31 */
+        _tile_loadd(7, pb + 32, 128);               /* columns 16-31 */
         _tile_dpbf16ps(1, 4, 7);
-        _tile_loadd(5, pa + 16 * 32, 64); /* rows 16-31 */
+        _tile_loadd(5, t + 16 * stride / 2, stride); /* rows 16-31 */
         _tile_dpbf16ps(2, 5, 6);
         _tile_dpbf16ps(3, 5, 7);
-        pa += 32 * 32;
+        pa += a_step;
         pb += 16 * 64;
     }
-    float *pc = c;
+}
+
+/* C (mr x nr, rows ldc apart) = alpha * the four tiles + beta * C. */
+static inline __attribute__((always_inline)) void store(size_t mr, size_t nr, float *pc, size_t ldc, double alpha,
+                                                        double beta)
+{
     if (alpha == 1 && beta == 0 && mr == 32 && nr == 32) { /* the sums are the result: stored in place */
         _tile_stored(0, pc, ldc * 4);
         _tile_stored(1, pc + 16, ldc * 4);
@@ -90,6 +120,7 @@ void mxp_bf16_gemm_ukernel_32x32__amx(size_t mr, size_t nr, size_t kc, const voi
     _tile_stored(1, &sum[0][16], 128);
     _tile_stored(2, &sum[16][0], 128);
     _tile_stored(3, &sum[16][16], 128);
+    tile_memory_barrier();
     const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
     for (size_t i = 0; i < mr; i++, pc += ldc)
         for (size_t j = 0; j < nr; j += 16) {
@@ -99,4 +130,19 @@ void mxp_bf16_gemm_ukernel_32x32__amx(size_t mr, size_t nr, size_t kc, const voi
                 x = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m, pc + j), x);
             _mm512_mask_storeu_ps(pc + j, m, x);
         }
+}
+
+void mxp_bf16_gemm_ukernel_32x32__amx(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                      size_t ldc, double alpha, double beta)
+{
+    multiply(mr, kc, a, 32, 32 * 32, b);
+    store(mr, nr, c, ldc, alpha, beta);
+}
+
+/* A in place: rows lda elements apart, k contiguous, kc a multiple of 32. */
+void mxp_bf16_gemm_ukernel_32x32_a__amx(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+                                        void *c, size_t ldc, double alpha, double beta)
+{
+    multiply(mr, kc, a, lda, 32, b);
+    store(mr, nr, c, ldc, alpha, beta);
 }

@@ -59,20 +59,20 @@ void mxp_bf16_gemm_ukernel_6x32_a__scalar(size_t mr, size_t nr, size_t kc, const
     dot_tile(mr, nr, kc, a, lda, 2, b, 64, 2, 1, c, ldc, alpha, beta);
 }
 
-/* The AMX kernel's (amx.c): A~ [k/32][32][32], B~ [k/2][32][2], kc a
- * multiple of 32; per 32 values of k, the even-k and odd-k products in two
- * chains from +0, then sum + (even + odd), as tdpbf16ps computes them. */
-void mxp_bf16_gemm_ukernel_32x32__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
-                                         size_t ldc, double alpha, double beta)
+/* The AMX kernels' (amx.c): A's element (i, p) at a[i * a_row + p / 32 *
+ * a_step + p % 32] (A~ [k/32][32][32]: 32 and 1024; in place: lda and 32),
+ * B~ [k/2][32][2], kc a multiple of 32; per 32 values of k, the even-k and
+ * odd-k products in two chains from +0, then sum + (even + odd), as
+ * tdpbf16ps computes them. */
+static void tile_amx(size_t mr, size_t nr, size_t kc, const uint16_t *a, size_t a_row, size_t a_step,
+                     const uint16_t *b, float *c, size_t ldc, double alpha, double beta)
 {
-    const uint16_t *pa = a, *pb = b;
-    float *pc = c;
     const float fa = (float)alpha, fb = (float)beta;
     for (size_t i = 0; i < mr; i++)
         for (size_t j = 0; j < nr; j++) {
             float s = 0;
             for (size_t p0 = 0; p0 < kc; p0 += 32) {
-                const uint16_t *ap = pa + (p0 + i) * 32, *bp = pb + p0 / 2 * 64 + 2 * j;
+                const uint16_t *ap = a + i * a_row + p0 / 32 * a_step, *bp = b + p0 / 2 * 64 + 2 * j;
                 float even = 0, odd = 0;
                 for (size_t q = 0; q < 16; q++) {
                     even = ftz(fmaf(bf16_daz(ap[2 * q]), bf16_daz(bp[q * 64]), even));
@@ -81,8 +81,20 @@ void mxp_bf16_gemm_ukernel_32x32__scalar(size_t mr, size_t nr, size_t kc, const 
                 s = ftz(s + ftz(even + odd));
             }
             const float x = fa * s;
-            pc[i * ldc + j] = beta != 0 ? fmaf(fb, pc[i * ldc + j], x) : x;
+            c[i * ldc + j] = beta != 0 ? fmaf(fb, c[i * ldc + j], x) : x;
         }
+}
+
+void mxp_bf16_gemm_ukernel_32x32__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+                                         size_t ldc, double alpha, double beta)
+{
+    tile_amx(mr, nr, kc, a, 32, 32 * 32, b, c, ldc, alpha, beta);
+}
+
+void mxp_bf16_gemm_ukernel_32x32_a__scalar(size_t mr, size_t nr, size_t kc, const void *a, size_t lda,
+                                           const void *b, void *c, size_t ldc, double alpha, double beta)
+{
+    tile_amx(mr, nr, kc, a, lda, 32, b, c, ldc, alpha, beta);
 }
 
 void mxp_bf16_gemm_direct_8x32__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
