@@ -55,6 +55,10 @@ static bool amx_permitted(void)
 #endif
 }
 
+/* Whether this thread's AMX tiles hold the kernels' configuration
+ * (src/kernels/amx-tiles.h). */
+_Thread_local bool mxp_amx_tiles_configured;
+
 static void detect_x86(void)
 {
     unsigned a, b, c, d;

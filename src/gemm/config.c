@@ -70,11 +70,16 @@ static void (*const ukernel_release[CFG_COUNT + 1])(void) = {
 #define MXP_GEMM_UKERNEL_A(...)
 #define MXP_GEMM_UKERNEL_RELEASE(of, release) [CFG_##of] = release,
 #define MXP_GEMM_DIRECT(...)
+#define MXP_U8S8_GEMM_UKERNEL(...)
+#define MXP_U8S8_GEMM_UKERNEL_A(...)
 #include "kernels/gemm-list.inc"
+#include "kernels/u8s8-gemm-list.inc"
 #undef MXP_GEMM_UKERNEL
 #undef MXP_GEMM_UKERNEL_A
 #undef MXP_GEMM_UKERNEL_RELEASE
 #undef MXP_GEMM_DIRECT
+#undef MXP_U8S8_GEMM_UKERNEL
+#undef MXP_U8S8_GEMM_UKERNEL_A
 };
 
 static const mxp_u8s8_gemm_ukernel_a_fn ukernel_a_s32[CFG_COUNT + 1] = {

@@ -67,7 +67,7 @@ static void pack_a_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, 
 static void pack_b_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
                          size_t nc, int8_t *dst)
 {
-    const size_t nr = cfg->nr, kcp = (kc + 3) / 4 * 4;
+    const size_t nr = cfg->nr, kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack; /* kpack 4, or 64 (AMX) */
     for (size_t j = 0; j < nc; j += nr)
         if (min_size(nr, nc - j) < nr || kcp != kc)
             memset(dst + j / nr * nr * kcp, 0, nr * kcp);
@@ -106,6 +106,36 @@ static void pack_b_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, 
         const int8_t *src = (const int8_t *)b->base + (p0 + p) * b->ld + j0;
         for (size_t j = 0; j < nc; j++)
             dst[j / nr * nr * kcp + p / 4 * 4 * nr + 4 * (j % nr) + p % 4] = src[j];
+    }
+}
+
+/* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels [kcp/64][MR][64] of
+ * uint8 (the AMX kernel: each row's 64 values of k contiguous), int8 A
+ * with its top bit flipped; zero-padded. */
+static void pack_a_chunks(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
+                          size_t kc, uint8_t *dst)
+{
+    const size_t mr = cfg->mr, kcp = (kc + 63) / 64 * 64;
+    const uint8_t flip = a->dtype == MXP_S8 ? 0x80 : 0;
+    for (size_t i = 0; i < mc; i += mr, dst += mr * kcp) {
+        const size_t rows = min_size(mr, mc - i);
+        if (rows < mr || kcp != kc)
+            memset(dst, 0, mr * kcp);
+        for (size_t r = 0; r < rows; r++) {
+            uint8_t *d = dst + r * 64;
+            if (!a->trans) { /* k contiguous: along the row, 64 at a time (loops the compiler vectorizes) */
+                const uint8_t *src = a->base + (i0 + i + r) * a->ld + p0;
+                size_t p = 0;
+                for (; p + 64 <= kc; p += 64)
+                    for (size_t t = 0; t < 64; t++)
+                        d[p * mr + t] = src[p + t] ^ flip;
+                for (; p < kc; p++)
+                    d[p / 64 * 64 * mr + p % 64] = src[p] ^ flip;
+            } else {
+                for (size_t p = 0; p < kc; p++)
+                    d[p / 64 * 64 * mr + p % 64] = a->base[(p0 + p) * a->ld + i0 + i + r] ^ flip;
+            }
+        }
     }
 }
 
@@ -200,6 +230,8 @@ void mxp_int8_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
 {
     if (cfg->kpack == 2)
         pack_a_pairs(cfg, a, i0, mc, p0, kc, dst);
+    else if (cfg->kpack == 64)
+        pack_a_chunks(cfg, a, i0, mc, p0, kc, dst);
     else
         pack_a_quads(cfg, a, i0, mc, p0, kc, dst);
 }

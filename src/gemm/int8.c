@@ -220,8 +220,9 @@ static void loops_init(mxp_gemm_loops *L, int8_kernel *K, int32_t *w, size_t ldw
     L->tile = tile;
     L->pack_a = pack_a;
     L->pack_b = pack_b;
-    /* uint8 A in place: no flip, k contiguous in whole quads */
-    L->a_in_place = K->ukernel_a && K->a->dtype == MXP_U8 && !K->a->trans && K->k % 4 == 0;
+    L->release = mxp_gemm_config_release(cfg);
+    /* uint8 A in place: no flip, k contiguous in whole K-groups */
+    L->a_in_place = K->ukernel_a && K->a->dtype == MXP_U8 && !K->a->trans && K->k % cfg->kpack == 0;
     L->mc = deep ? cfg->mc / 2 : cfg->mc;
     L->kc = mxp_gemm_even_block(K->k, deep ? 2 * cfg->kc : cfg->kc, cfg->kpack);
     L->even = true;

@@ -1277,7 +1277,9 @@ static void test_int8_kernel_name_names_the_kernel_or_says_invalid(void **state)
         assert_non_null(strstr(u8, "u8s8_gemm_"));
         assert_string_equal(mxp_gemm_kernel_name(MXP_S8, MXP_S8, NULL), u8);
         assert_string_equal(mxp_gemm_kernel_name(MXP_U8, MXP_S8, &acc32), u8);
-        if (level >= MXP_ISA_AVX512BF16)
+        if (level >= MXP_ISA_AMX)
+            assert_non_null(strstr(u8, "__amx"));
+        else if (level >= MXP_ISA_AVX512BF16)
             assert_non_null(strstr(u8, "avx512vnni"));
         else if (level >= MXP_ISA_AVX2)
             assert_non_null(strstr(u8, "avx2"));

@@ -19,51 +19,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernels/amx-tiles.h"
 #include "kernels/gemm-kernels.h"
 
-typedef struct tile_config {
-    uint8_t palette, start_row;
-    uint8_t reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} tile_config;
-
-/* Eight tiles of 16 rows x 64 bytes, configured by the first call on a
- * thread and kept so until mxp_bf16_gemm_release__amx, which the GEMM
- * driver calls on that thread at the end of its share of a KC step (the
- * configuration load cost a fifth of a 512^3 product when every call made
- * it).  Nothing but mxp's own code runs on the thread in between, so no
- * other library can have configured the tiles otherwise meanwhile. */
-static _Thread_local bool configured;
-
-static void configure(void)
-{
-    if (configured)
-        return;
-    tile_config cfg = { .palette = 1 };
-    for (int t = 0; t < 8; t++)
-        cfg.colsb[t] = 64, cfg.rows[t] = 16;
-    _tile_loadconfig(&cfg);
-    configured = true;
-}
-
-/* The tiles' state back to its initial one: nothing for the OS to save on
- * a switch, and free for other code on the thread. */
 void mxp_bf16_gemm_release__amx(void)
 {
-    if (configured) {
-        _tile_release();
-        configured = false;
-    }
-}
-
-/* GCC's tile intrinsics are asm statements that name only the address:
- * it does not know they read or write the memory there.  A local buffer
- * written for a tile load, or read after a tile store, needs this between
- * (without it, the copies into `edge` below were dropped). */
-static inline __attribute__((always_inline)) void tile_memory_barrier(void)
-{
-    __asm__ volatile("" ::: "memory");
+    mxp_amx_tiles_release();
 }
 
 /* The k loop: A's rows a_row elements apart, 32 values of k a_step
@@ -71,13 +32,13 @@ static inline __attribute__((always_inline)) void tile_memory_barrier(void)
  * with fewer than 32 rows in place (the last of a block) goes through
  * `edge`, zero below mr, a chunk at a time: rows past mr are never read. */
 static inline __attribute__((always_inline)) void multiply(size_t mr, size_t kc, const uint16_t *pa, size_t a_row,
-                                                           size_t a_step, const uint16_t *pb)
+                                                           size_t a_step, bool in_place, const uint16_t *pb)
 {
     uint16_t edge[32][32] __attribute__((aligned(64)));
-    const bool copy = mr < 32 && a_row != 32;
+    const bool copy = mr < 32 && in_place;
     if (copy)
         memset(edge[mr], 0, (32 - mr) * 64);
-    configure();
+    mxp_amx_tiles_configure();
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
@@ -89,7 +50,7 @@ static inline __attribute__((always_inline)) void multiply(size_t mr, size_t kc,
             for (size_t i = 0; i < mr; i++)
                 memcpy(edge[i], pa + i * a_row, 64);
             t = &edge[0][0], stride = 64;
-            tile_memory_barrier();
+            mxp_amx_tile_memory_barrier();
         }
         _tile_loadd(4, t, stride);                  /* rows 0-15 */
         _tile_loadd(6, pb, 128);                    /* columns 0-15 */
@@ -120,7 +81,7 @@ static inline __attribute__((always_inline)) void store(size_t mr, size_t nr, fl
     _tile_stored(1, &sum[0][16], 128);
     _tile_stored(2, &sum[16][0], 128);
     _tile_stored(3, &sum[16][16], 128);
-    tile_memory_barrier();
+    mxp_amx_tile_memory_barrier();
     const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
     for (size_t i = 0; i < mr; i++, pc += ldc)
         for (size_t j = 0; j < nr; j += 16) {
@@ -135,7 +96,7 @@ static inline __attribute__((always_inline)) void store(size_t mr, size_t nr, fl
 void mxp_bf16_gemm_ukernel_32x32__amx(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                       size_t ldc, double alpha, double beta)
 {
-    multiply(mr, kc, a, 32, 32 * 32, b);
+    multiply(mr, kc, a, 32, 32 * 32, false, b);
     store(mr, nr, c, ldc, alpha, beta);
 }
 
@@ -143,6 +104,6 @@ void mxp_bf16_gemm_ukernel_32x32__amx(size_t mr, size_t nr, size_t kc, const voi
 void mxp_bf16_gemm_ukernel_32x32_a__amx(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
                                         void *c, size_t ldc, double alpha, double beta)
 {
-    multiply(mr, kc, a, lda, 32, b);
+    multiply(mr, kc, a, lda, 32, true, b);
     store(mr, nr, c, ldc, alpha, beta);
 }

@@ -45,16 +45,18 @@ void mxp_u8s8_gemm_ukernel_4x8__scalar(size_t mr, size_t nr, size_t kc, const vo
 }
 
 #if MXP_HAVE_X86_KERNELS
-/* Quad q of row i of A at a + i * a_row + q * a_quad, of column j of B~ at
- * b + q * 4 NR + 4 j. */
+/* Quad q of row i of A at a + i * a_row + q / chunk * a_chunk + q % chunk
+ * * a_quad (A~ in chunks of `chunk` quads; chunk SIZE_MAX: none), of
+ * column j of B~ at b + q * 4 NR + 4 j. */
 static void quad_tile(size_t nr_max, size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t a_row, size_t a_quad,
-                      const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
+                      size_t chunk, size_t a_chunk, const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
+                      const int32_t *col_off)
 {
     for (size_t i = 0; i < mr; i++)
         for (size_t j = 0; j < nr; j++) {
             uint32_t acc = 0;
             for (size_t q = 0; q < kc / 4; q++) {
-                const uint8_t *x = a + i * a_row + q * a_quad;
+                const uint8_t *x = a + i * a_row + q / chunk * a_chunk + q % chunk * a_quad;
                 const int8_t *y = b + q * 4 * nr_max + 4 * j;
                 int32_t dot = 0; /* |4 * 255 * 128| fits */
                 for (int t = 0; t < 4; t++)
@@ -68,14 +70,28 @@ static void quad_tile(size_t nr_max, size_t mr, size_t nr, size_t kc, const uint
 void mxp_u8s8_gemm_ukernel_8x48__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
                                         size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
-    quad_tile(48, mr, nr, kc, a, 4, 32, b, c, ldc, row_off, col_off);
+    quad_tile(48, mr, nr, kc, a, 4, 32, SIZE_MAX, 0, b, c, ldc, row_off, col_off);
 }
 
 void mxp_u8s8_gemm_ukernel_8x48_a__scalar(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t lda,
                                           const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
                                           const int32_t *col_off)
 {
-    quad_tile(48, mr, nr, kc, a, lda, 4, b, c, ldc, row_off, col_off);
+    quad_tile(48, mr, nr, kc, a, lda, 4, SIZE_MAX, 0, b, c, ldc, row_off, col_off);
+}
+
+/* The AMX kernel's (amx.c): A~ [k/64][32][64], chunks of 16 quads. */
+void mxp_u8s8_gemm_ukernel_32x32__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
+                                         size_t ldc, const int32_t *row_off, const int32_t *col_off)
+{
+    quad_tile(32, mr, nr, kc, a, 64, 4, 16, 32 * 64, b, c, ldc, row_off, col_off);
+}
+
+void mxp_u8s8_gemm_ukernel_32x32_a__scalar(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t lda,
+                                           const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
+                                           const int32_t *col_off)
+{
+    quad_tile(32, mr, nr, kc, a, lda, 4, SIZE_MAX, 0, b, c, ldc, row_off, col_off);
 }
 
 void mxp_u8s8_gemm_ukernel_6x16__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
