@@ -17,7 +17,6 @@
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "kernels/amx-tiles.h"
 #include "kernels/gemm-kernels.h"
@@ -27,42 +26,18 @@ void mxp_bf16_gemm_release__amx(void)
     mxp_amx_tiles_release();
 }
 
-/* The k loop: A's rows a_row elements apart, 32 values of k a_step
- * elements apart (A~: 32 and 32 x 32; A in place: lda and 32).  A tile
- * with fewer than 32 rows in place (the last of a block) goes through
- * `edge`, zero below mr, a chunk at a time: rows past mr are never read. */
+/* Tiles 0-3 = A times B~, A's rows a_row elements apart, 32 values of
+ * k a_step elements apart (A~: 32 and 32 x 32; in place: lda and 32). */
 static inline __attribute__((always_inline)) void multiply(size_t mr, size_t kc, const uint16_t *pa, size_t a_row,
                                                            size_t a_step, bool in_place, const uint16_t *pb)
 {
-    uint16_t edge[32][32] __attribute__((aligned(64)));
-    const bool copy = mr < 32 && in_place;
-    if (copy)
-        memset(edge[mr], 0, (32 - mr) * 64);
     mxp_amx_tiles_configure();
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
-    for (size_t p = 0; p < kc; p += 32) {
-        const uint16_t *t = pa;
-        size_t stride = a_row * 2;
-        if (copy) {
-            for (size_t i = 0; i < mr; i++)
-                memcpy(edge[i], pa + i * a_row, 64);
-            t = &edge[0][0], stride = 64;
-            mxp_amx_tile_memory_barrier();
-        }
-        _tile_loadd(4, t, stride);                  /* rows 0-15 */
-        _tile_loadd(6, pb, 128);                    /* columns 0-15 */
-        _tile_dpbf16ps(0, 4, 6);
-        _tile_loadd(7, pb + 32, 128);               /* columns 16-31 */
-        _tile_dpbf16ps(1, 4, 7);
-        _tile_loadd(5, t + 16 * stride / 2, stride); /* rows 16-31 */
-        _tile_dpbf16ps(2, 5, 6);
-        _tile_dpbf16ps(3, 5, 7);
-        pa += a_step;
-        pb += 16 * 64;
-    }
+    mxp_amx_2x2(MXP_AMX_BF16, mr, kc / 32, (const uint8_t *)pa, a_row * 2, a_step * 2, in_place,
+                (const uint8_t *)pb);
 }
 
 /* C (mr x nr, rows ldc apart) = alpha * the four tiles + beta * C. */

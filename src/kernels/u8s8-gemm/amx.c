@@ -31,8 +31,7 @@ static inline __attribute__((always_inline)) void tile_32x32(size_t mr, size_t n
                                                              const int32_t *col_off)
 {
     int32_t buf[32][32] __attribute__((aligned(64)));
-    uint8_t edge[32][64] __attribute__((aligned(64)));
-    const bool full = mr == 32 && nr == 32, copy = mr < 32 && in_place;
+    const bool full = mr == 32 && nr == 32;
     mxp_amx_tiles_configure();
     if (full && !row_off) { /* the tiles start from C */
         _tile_loadd(0, c, ldc * 4);
@@ -57,28 +56,7 @@ static inline __attribute__((always_inline)) void tile_32x32(size_t mr, size_t n
         _tile_loadd(2, &buf[16][0], 128);
         _tile_loadd(3, &buf[16][16], 128);
     }
-    if (copy)
-        memset(edge[mr], 0, (32 - mr) * 64);
-    for (size_t p = 0; p < kc; p += 64) {
-        const uint8_t *t = pa;
-        size_t stride = a_row;
-        if (copy) {
-            for (size_t i = 0; i < mr; i++)
-                memcpy(edge[i], pa + i * a_row, 64);
-            t = &edge[0][0], stride = 64;
-            mxp_amx_tile_memory_barrier();
-        }
-        _tile_loadd(4, t, stride);               /* rows 0-15 */
-        _tile_loadd(6, pb, 128);                 /* columns 0-15 */
-        _tile_dpbusd(0, 4, 6);
-        _tile_loadd(7, pb + 64, 128);            /* columns 16-31 */
-        _tile_dpbusd(1, 4, 7);
-        _tile_loadd(5, t + 16 * stride, stride); /* rows 16-31 */
-        _tile_dpbusd(2, 5, 6);
-        _tile_dpbusd(3, 5, 7);
-        pa += a_step;
-        pb += 16 * 128;
-    }
+    mxp_amx_2x2(MXP_AMX_U8S8, mr, kc / 64, pa, a_row, a_step, in_place, (const uint8_t *)pb);
     if (full) {
         _tile_stored(0, c, ldc * 4);
         _tile_stored(1, c + 16, ldc * 4);
