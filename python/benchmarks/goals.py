@@ -34,7 +34,7 @@ PEER_TIERS = {
     "avx2": ("AVX2", "Haswell", "avx2"),
     "avx512": ("AVX512_CORE", "SkylakeX", "avx512"),
     "avx512bf16": ("AVX512_CORE_BF16", "Cooperlake", "avx512"),
-    "amx": ("AVX512_CORE_AMX", "SapphireRapids", "avx512"),
+    "amx": ("AVX512_CORE_AMX", "Cooperlake", "avx512"),  # OpenBLAS 0.3.21 has no Sapphire Rapids core
 }
 # torch's MLP epoch (a Python peer), run with this interpreter
 TORCH_MLP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_mlp.py")
