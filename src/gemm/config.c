@@ -91,21 +91,36 @@ static const mxp_u8s8_gemm_ukernel_a_fn ukernel_a_s32[CFG_COUNT + 1] = {
 #undef MXP_U8S8_GEMM_UKERNEL_A
 };
 
-/* Does this packed dtype serve inputs of type t?  The accumulator's own
- * type holds every input exactly; integer panels take the integer inputs.
- * bfloat16 panels take bfloat16 inputs only: float8 would fit exactly too,
- * but its conversion to bfloat16 has no SIMD kernel yet, so the float32
- * path is faster for it. */
-static bool packs(mxp_dtype packed, mxp_dtype acc, mxp_dtype t)
+/* Does a float dtype multiply exactly in bfloat16 panels with no value the
+ * bfloat16 kernels flush: at most 8 significant bits, nonzero values >=
+ * 2^-63 (products never below float32's normal range)?  The float8, float6
+ * and float4 types; not e8m0 (2^-127), float16 or bfloat16 itself (whose
+ * tiny values are scanned for instead: gemm.c). */
+bool mxp_gemm_fits_bf16(mxp_dtype t)
 {
-    return packed == acc || acc == MXP_S32 || (packed == MXP_BF16 && t == MXP_BF16);
+    const mxp_dtype_traits *tr = mxp_dtype_get_traits(t);
+    return tr && tr->kind == MXP_KIND_FLOAT && tr->mant_bits <= 7 && tr->min_subnormal >= 0x1p-63 &&
+           tr->max < 0x1p127;
+}
+
+/* Does this configuration's packed dtype serve inputs of type t?  The
+ * accumulator's own type holds every input exactly; integer panels take
+ * the integer inputs.  bfloat16 panels take bfloat16 inputs, and at the
+ * AMX kernel (kpack 32) the float8/6/4 types too, widened while packing
+ * (the tile kernel beats the float32 one by far there); the vdpbf16ps
+ * kernel does not take them: with the conversion in packing, the float32
+ * path was faster. */
+static bool packs(const mxp_gemm_config *c, mxp_dtype t)
+{
+    return c->packed == c->acc || c->acc == MXP_S32 ||
+           (c->packed == MXP_BF16 && (t == MXP_BF16 || (c->kpack == 32 && mxp_gemm_fits_bf16(t))));
 }
 
 const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_dtype b_type, mxp_isa isa)
 {
     for (size_t i = 0; i < CFG_COUNT; i++) {
         const mxp_gemm_config *c = &configs[i];
-        if (c->acc == acc && c->isa <= isa && packs(c->packed, acc, a_type) && packs(c->packed, acc, b_type))
+        if (c->acc == acc && c->isa <= isa && packs(c, a_type) && packs(c, b_type))
             return c;
     }
     return NULL;

@@ -39,6 +39,10 @@ typedef struct mxp_gemm_config {
  * for uint8 or int8 A by int8 B; the scalar one always exists). */
 const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_dtype b_type, mxp_isa isa);
 
+/* Does every value of the float dtype t multiply exactly in bfloat16
+ * panels, none of them tiny for the bfloat16 kernels (config.c)? */
+bool mxp_gemm_fits_bf16(mxp_dtype t);
+
 /* The configuration's micro-kernel with A read in place (NULL: none). */
 mxp_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a(const mxp_gemm_config *cfg);
 /* columns up to which that variant is used (the list's max_n) */

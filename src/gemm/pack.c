@@ -253,33 +253,60 @@ static void pack_pairs(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
     }
 }
 
-/* The AMX kernel's A~ (kpack 32): bfloat16 rows of op(A) as [kcp/32][width][32],
- * each row's 32 values of k contiguous; rows past `rows` and k past kc zero. */
+/* bfloat16 bits of n values of another float dtype that fit bfloat16
+ * exactly (mxp_gemm_fits_bf16): widened to float32 by the SIMD kernel,
+ * then the top half of each, a truncation that loses nothing. */
+enum { WIDEN_CHUNK = 256 };
+static void widen_bf16(const mxp_gemm_widener *w, uint16_t *dst, const void *src, size_t n)
+{
+    uint32_t tmp[WIDEN_CHUNK];
+    const size_t size = mxp_dtype_itemsize(w->from);
+    for (size_t i = 0; i < n; i += WIDEN_CHUNK) {
+        const size_t len = n - i < WIDEN_CHUNK ? n - i : WIDEN_CHUNK;
+        mxp_gemm_widen(w, tmp, (const unsigned char *)src + i * size, len);
+        for (size_t t = 0; t < len; t++)
+            dst[i + t] = (uint16_t)(tmp[t] >> 16);
+    }
+}
+
+/* The AMX kernel's A~ (kpack 32): rows of op(A) as [kcp/32][width][32] of
+ * bfloat16, each row's 32 values of k contiguous; rows past `rows` and k
+ * past kc zero.  From bfloat16, or a float dtype that fits it (widened). */
 static void pack_chunks_bf16(const mxp_gemm_operand *x, size_t i0, size_t rows, size_t width, size_t p0, size_t kc,
                              size_t kcp, uint16_t *d)
 {
     const uint16_t *base = (const uint16_t *)(const void *)x->base;
-    const size_t ld = x->ld;
+    const size_t ld = x->ld, xs = mxp_dtype_itemsize(x->dtype);
+    const bool convert = x->dtype != MXP_BF16;
+    const mxp_gemm_widener w = mxp_gemm_widener_for(MXP_F32, x->dtype);
+    uint16_t line[32];
     if (rows < width || kcp != kc)
         memset(d, 0, width * kcp * 2);
     if (!x->trans) { /* k contiguous: copies along each row */
         for (size_t i = 0; i < rows; i++) {
-            const uint16_t *src = base + (i0 + i) * ld + p0;
+            const unsigned char *src = x->base + ((i0 + i) * ld + p0) * xs;
             uint16_t *o = d + i * 32;
-            size_t q = 0;
-            for (; q + 32 <= kc; q += 32) /* a constant size the compiler inlines */
-                memcpy(o + q * width, src + q, 64);
-            if (q < kc)
-                memcpy(o + q * width, src + q, (kc - q) * 2);
+            for (size_t q = 0; q < kc; q += 32) {
+                const size_t n = kc - q < 32 ? kc - q : 32;
+                if (convert)
+                    widen_bf16(&w, o + q * width, src + q * xs, n);
+                else if (n == 32) /* a constant size the compiler inlines */
+                    memcpy(o + q * width, src + q * 2, 64);
+                else
+                    memcpy(o + q * width, src + q * 2, n * 2);
+            }
         }
         return;
     }
-    for (size_t q = 0; q < kc; q += 32) {
-        const size_t n = kc - q < 32 ? kc - q : 32;
-        uint16_t *o = d + q * width;
-        for (size_t i = 0; i < rows; i++, o += 32)
-            for (size_t p = 0; p < n; p++)
-                o[p] = base[(p0 + q + p) * ld + i0 + i];
+    for (size_t p = 0; p < kc; p++) { /* stored row p0 + p holds the rows' values of k = p contiguously */
+        const uint16_t *v = base + (p0 + p) * ld + i0;
+        if (convert) {
+            widen_bf16(&w, line, x->base + ((p0 + p) * ld + i0) * xs, rows);
+            v = line;
+        }
+        uint16_t *o = d + p / 32 * 32 * width + p % 32;
+        for (size_t i = 0; i < rows; i++)
+            o[i * 32] = v[i];
     }
 }
 
@@ -301,6 +328,38 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
     }
 }
 
+/* B not transposed, of a float dtype that fits bfloat16 (mxp_gemm_fits_bf16),
+ * into the AMX kernel's [kcp/2][NR][2] pairs: rows 2q and 2q + 1 widened
+ * (SIMD) WIDEN_CHUNK columns at a time, their bfloat16 halves paired into
+ * every panel; the padding (columns past nc, k past kc) zero. */
+static void pack_b_pairs_widened(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc,
+                                 size_t j0, size_t nc, uint32_t *d)
+{
+    const size_t nr = cfg->nr, kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack, xs = mxp_dtype_itemsize(b->dtype);
+    const size_t panel = nr * kcp / 2; /* words */
+    const mxp_gemm_widener w = mxp_gemm_widener_for(MXP_F32, b->dtype);
+    if (nc % nr || kcp != kc)
+        memset(d, 0, (nc + nr - 1) / nr * panel * 4);
+    uint16_t r0[WIDEN_CHUNK], r1[WIDEN_CHUNK];
+    for (size_t q = 0; q < (kc + 1) / 2; q++) {
+        const unsigned char *s0 = b->base + ((p0 + 2 * q) * b->ld + j0) * xs;
+        for (size_t c0 = 0; c0 < nc; c0 += WIDEN_CHUNK) {
+            const size_t cn = nc - c0 < WIDEN_CHUNK ? nc - c0 : WIDEN_CHUNK;
+            widen_bf16(&w, r0, s0 + c0 * xs, cn);
+            if (2 * q + 1 < kc)
+                widen_bf16(&w, r1, s0 + (b->ld + c0) * xs, cn);
+            else
+                memset(r1, 0, cn * 2);
+            for (size_t c = 0; c < cn; c += nr) { /* c0 + c starts a panel (WIDEN_CHUNK % nr == 0) */
+                uint32_t *o = d + (c0 + c) / nr * panel + q * nr;
+                const size_t n = cn - c < nr ? cn - c : nr;
+                for (size_t t = 0; t < n; t++) /* a loop the compiler vectorizes */
+                    o[t] = (uint32_t)r0[c + t] | (uint32_t)r1[c + t] << 16;
+            }
+        }
+    }
+}
+
 /* B not transposed, no conversion: all the NR panels of nc columns row by
  * row of B, so that reads stream along B's rows (panel by panel they would
  * jump ld elements every NR, which the prefetchers follow badly).  kpack 1:
@@ -312,6 +371,10 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
 {
     const size_t nr = cfg->nr, ps = mxp_dtype_itemsize(cfg->packed), ld = b->ld;
     const bool convert = b->dtype != cfg->packed; /* kpack 1: float16, float8, ... widened */
+    if (!b->trans && convert && cfg->kpack == 32) { /* float8/6/4 into the AMX kernel's bf16 pairs */
+        pack_b_pairs_widened(cfg, b, p0, kc, j0, nc, (uint32_t *)(void *)d);
+        return true;
+    }
     /* kpack 32 (AMX): the same pairs, when kc needs no padding beyond them */
     const bool pairs = (cfg->kpack == 2 || (cfg->kpack == 32 && kc % 32 == 0)) && ps == 2 && nr == 32;
     if (b->trans || (convert && cfg->kpack != 1) || !(cfg->kpack == 1 || pairs) ||

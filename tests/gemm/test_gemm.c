@@ -491,6 +491,75 @@ static void test_gemm_a_read_in_place_equals_a_packed_bit_for_bit(void **state)
     }
 }
 
+/* The float8/6/4 types fit bfloat16 exactly: where their GEMM takes the
+ * same kernel as bfloat16's (every level but avx512bf16, whose vdpbf16ps
+ * kernel takes bfloat16 only; at amx both go through the tile kernel,
+ * widened while packing), the products of their values and of the same
+ * values stored as bfloat16 are the same bits -- every transpose, k around
+ * the tile's 32 and the KC step, edges of the 32 x 32 tile, NaN included. */
+static void test_gemm_narrow_floats_equal_their_bf16_values_on_the_same_kernel(void **state)
+{
+    (void)state;
+    const mxp_dtype types[] = { MXP_E4M3, MXP_E5M2, MXP_E3M4, MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_E2M3, MXP_E2M1 };
+    const size_t shapes[][3] = { { 1, 1, 1 }, { 5, 7, 31 }, { 33, 40, 33 }, { 32, 32, 64 }, { 70, 65, 1030 },
+                                 { 17, 100, 95 } };
+    uint64_t seed = prng_seed(8811);
+    size_t compared = 0;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        for (size_t d = 0; d < NELEMS(types); d++) {
+            const mxp_dtype t = types[d];
+            if (strcmp(mxp_gemm_kernel_name(t, t, NULL), mxp_gemm_kernel_name(MXP_BF16, MXP_BF16, NULL)) != 0)
+                continue;
+            for (size_t sh = 0; sh < NELEMS(shapes); sh++)
+                for (int tr = 0; tr < 4; tr++) {
+                    const size_t m = shapes[sh][0], n = shapes[sh][1], k = shapes[sh][2];
+                    const int ta = tr & 1, tb = tr >> 1;
+                    const size_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+                    double *av = alloc_f64(ar * ac), *bv = alloc_f64(br * bc);
+                    for (size_t i = 0; i < ar * ac; i++)
+                        av[i] = prng_range(&seed, -4.0, 4.0);
+                    for (size_t i = 0; i < br * bc; i++)
+                        bv[i] = prng_range(&seed, -4.0, 4.0);
+                    if (sh == 2 && mxp_dtype_get_traits(t)->has_nan)
+                        av[3] = NAN;
+                    mat A = mat_new(t, ar, ac, ac, INPUT_FILL), B = mat_new(t, br, bc, bc, INPUT_FILL);
+                    mat A16 = mat_new(MXP_BF16, ar, ac, ac, INPUT_FILL), B16 = mat_new(MXP_BF16, br, bc, bc, INPUT_FILL);
+                    mat_set(&A, av);
+                    mat_set(&B, bv);
+                    mat_get(&A, av); /* the narrow values, exact in bfloat16 */
+                    mat_get(&B, bv);
+                    mat_set(&A16, av);
+                    mat_set(&B16, bv);
+                    mat C = mat_new(MXP_F32, m, n, n, OUTPUT_FILL), C16 = mat_new(MXP_F32, m, n, n, OUTPUT_FILL);
+                    const mxp_trans opa = ta ? MXP_TRANS : MXP_NO_TRANS, opb = tb ? MXP_TRANS : MXP_NO_TRANS;
+                    assert_int_equal(mxp_gemm(opa, opb, m, n, k, 0.75, A.data, t, A.ld, B.data, t, B.ld, 0.0,
+                                              C.data, MXP_F32, C.ld, NULL),
+                                     MXP_OK);
+                    assert_int_equal(mxp_gemm(opa, opb, m, n, k, 0.75, A16.data, MXP_BF16, A16.ld, B16.data,
+                                              MXP_BF16, B16.ld, 0.0, C16.data, MXP_F32, C16.ld, NULL),
+                                     MXP_OK);
+                    if (memcmp(C.buf, C16.buf, C.bytes))
+                        fail_msg("%s m=%zu n=%zu k=%zu ta=%d tb=%d isa %s: not the bits of the same bfloat16 values",
+                                 mxp_dtype_name(t), m, n, k, ta, tb, mxp_isa_name(mxp_isa_current()));
+                    compared++;
+                    free(av);
+                    free(bv);
+                    mat_free(&A);
+                    mat_free(&B);
+                    mat_free(&A16);
+                    mat_free(&B16);
+                    mat_free(&C);
+                    mat_free(&C16);
+                }
+        }
+    }
+    assert_true(compared > 0);
+    mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+    if (mxp_isa_current() == MXP_ISA_AMX) /* the tile kernel takes them (docs/gemm.md) */
+        assert_string_equal(mxp_gemm_kernel_name(MXP_E4M3, MXP_E5M2, NULL), "mxp_bf16_gemm_ukernel_32x32__amx");
+}
+
 /* ---- 3. leading dimensions with padding, guards, inputs untouched --------- */
 
 static void test_gemm_padded_leading_dimensions_leave_padding_guards_and_inputs_untouched(void **state)
@@ -1495,6 +1564,7 @@ int main(void)
         cmocka_unit_test_teardown(test_gemm_large_shapes_cross_every_cache_block, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_small_m_reads_b_in_place_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_a_read_in_place_equals_a_packed_bit_for_bit, restore_defaults),
+        cmocka_unit_test_teardown(test_gemm_narrow_floats_equal_their_bf16_values_on_the_same_kernel, restore_defaults),
         cmocka_unit_test_teardown(test_gemm_padded_leading_dimensions_leave_padding_guards_and_inputs_untouched,
                                   restore_defaults),
         cmocka_unit_test_teardown(test_gemm_beta_zero_ignores_nan_and_inf_in_c, restore_defaults),
