@@ -123,14 +123,17 @@ static void pack_a_chunks(const mxp_gemm_config *cfg, const mxp_gemm_operand *a,
             memset(dst, 0, mr * kcp);
         for (size_t r = 0; r < rows; r++) {
             uint8_t *d = dst + r * 64;
-            if (!a->trans) { /* k contiguous: along the row, 64 at a time (loops the compiler vectorizes) */
+            if (!a->trans) { /* k contiguous: along the row, a chunk at a time (loops the compiler vectorizes) */
                 const uint8_t *src = a->base + (i0 + i + r) * a->ld + p0;
-                size_t p = 0;
-                for (; p + 64 <= kc; p += 64)
-                    for (size_t t = 0; t < 64; t++)
-                        d[p * mr + t] = src[p + t] ^ flip;
-                for (; p < kc; p++)
-                    d[p / 64 * 64 * mr + p % 64] = src[p] ^ flip;
+                for (size_t p = 0; p < kc; p += 64) {
+                    const size_t n = min_size(64, kc - p);
+                    if (n == 64)
+                        for (size_t t = 0; t < 64; t++)
+                            d[p * mr + t] = src[p + t] ^ flip;
+                    else
+                        for (size_t t = 0; t < n; t++)
+                            d[p * mr + t] = src[p + t] ^ flip;
+                }
             } else {
                 for (size_t p = 0; p < kc; p++)
                     d[p / 64 * 64 * mr + p % 64] = a->base[(p0 + p) * a->ld + i0 + i + r] ^ flip;
