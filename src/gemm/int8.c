@@ -43,6 +43,20 @@ mxp_status mxp_gemm_int8_check_types(mxp_dtype at, mxp_dtype bt, mxp_dtype ct)
     return MXP_OK;
 }
 
+/* The configuration for an m x n x k product: the level's, but the AMX
+ * tiles pad k to 64 and n to 32, and on narrow products the VNNI kernel of
+ * the level below was faster (Intel Xeon 6/0xa7, one thread, M = 4096:
+ * N x K = 16 x 16 187 against 51 GOPS, 16 x 144 460 / 292, 32 x 144 634 /
+ * 562; 32 x 288 631 / 800, 64 x 576 613 / 1431).  Integer sums give the
+ * same bits either way. */
+static const mxp_gemm_config *int8_config(mxp_dtype at, mxp_dtype bt, size_t n, size_t k)
+{
+    const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_S32, at, bt, mxp_isa_current());
+    if (cfg->kpack == 64 && (k < 256 || n < 32))
+        cfg = mxp_gemm_config_for(MXP_S32, at, bt, (mxp_isa)(cfg->isa - 1));
+    return cfg;
+}
+
 const char *mxp_gemm_int8_kernel_name(mxp_dtype at, mxp_dtype bt, const mxp_gemm_opts *opts)
 {
     if (!is_int8(at) || bt != MXP_S8 || (opts && opts->acc_dtype && opts->acc_dtype != MXP_S32))
@@ -299,7 +313,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu int32 workspace is too large", m, n);
     const bool skip = k == 0 || (alpha == 0 && c_type != MXP_S32); /* the sums are 0; A and B unread */
     const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
-    const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_S32, a_type, b_type, mxp_isa_current());
+    const mxp_gemm_config *cfg = int8_config(a_type, b_type, n, k);
     int8_kernel K = { cfg, mxp_gemm_config_ukernel_a_s32(cfg), m, n, k, &A, &B, o->a_zero_point, o->b_zero_point,
                       NULL, NULL };
     /* the counters are not shared between threads */

@@ -466,6 +466,9 @@ static void test_int8_edge_tiles_and_cache_blocks_at_every_level(void **state)
         { 17, 97, 33 }, { 65, 193, 257 }, { 200, 70, 600 }, { 7, 2100, 13 }, { 193, 50, 1029 }, { 385, 3, 5 },
         { 5, 15, 1 },  { 6, 16, 2 },    { 7, 17, 3 },    { 11, 31, 7 },  { 13, 33, 1 },   { 97, 41, 2049 },
         { 1030, 20, 2100 }, /* VNNI from 1025 rows: blocks of 96 rows and K 2048 */
+        /* AMX (k >= 256, n >= 32): int8 A packed; uint8 A in place (k % 64 == 0), with a last tile of 6 and of
+         * 17 rows read through the zero-padded copy */
+        { 40, 64, 512 }, { 70, 40, 320 }, { 33, 32, 256 }, { 17, 33, 256 },
     };
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
