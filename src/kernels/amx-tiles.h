@@ -53,6 +53,26 @@ static inline __attribute__((always_inline)) void mxp_amx_tile_memory_barrier(vo
     __asm__ volatile("" ::: "memory");
 }
 
+/* Tiles 0-3 (rows 0-15 / 16-31 by columns 0-15 / 16-31) from or to a 32 x
+ * 32 block of 4-byte sums, rows `stride` bytes apart. */
+static inline __attribute__((always_inline)) void mxp_amx_load_sums(const void *p, size_t stride)
+{
+    const char *b = p;
+    _tile_loadd(0, b, stride);
+    _tile_loadd(1, b + 64, stride);
+    _tile_loadd(2, b + 16 * stride, stride);
+    _tile_loadd(3, b + 16 * stride + 64, stride);
+}
+
+static inline __attribute__((always_inline)) void mxp_amx_store_sums(void *p, size_t stride)
+{
+    char *b = p;
+    _tile_stored(0, b, stride);
+    _tile_stored(1, b + 64, stride);
+    _tile_stored(2, b + 16 * stride, stride);
+    _tile_stored(3, b + 16 * stride + 64, stride);
+}
+
 /* The products' instruction of mxp_amx_2x2: bfloat16 pairs (tdpbf16ps,
  * 32 values of k a tile) or uint8 x int8 quads (tdpbusd, 64). */
 typedef enum mxp_amx_dot { MXP_AMX_BF16, MXP_AMX_U8S8 } mxp_amx_dot;

@@ -45,17 +45,11 @@ static inline __attribute__((always_inline)) void store(size_t mr, size_t nr, fl
                                                         double beta)
 {
     if (alpha == 1 && beta == 0 && mr == 32 && nr == 32) { /* the sums are the result: stored in place */
-        _tile_stored(0, pc, ldc * 4);
-        _tile_stored(1, pc + 16, ldc * 4);
-        _tile_stored(2, pc + 16 * ldc, ldc * 4);
-        _tile_stored(3, pc + 16 * ldc + 16, ldc * 4);
+        mxp_amx_store_sums(pc, ldc * 4);
         return;
     }
     float sum[32][32] __attribute__((aligned(64)));
-    _tile_stored(0, &sum[0][0], 128);
-    _tile_stored(1, &sum[0][16], 128);
-    _tile_stored(2, &sum[16][0], 128);
-    _tile_stored(3, &sum[16][16], 128);
+    mxp_amx_store_sums(sum, 128);
     mxp_amx_tile_memory_barrier();
     const __m512 va = _mm512_set1_ps((float)alpha), vb = _mm512_set1_ps((float)beta);
     for (size_t i = 0; i < mr; i++, pc += ldc)

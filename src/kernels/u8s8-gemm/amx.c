@@ -26,18 +26,14 @@ void mxp_u8s8_gemm_release__amx(void)
  * a_step bytes apart (A~: 64 and 32 x 64; in place: lda and 64). */
 static inline __attribute__((always_inline)) void tile_32x32(size_t mr, size_t nr, size_t kc, const uint8_t *pa,
                                                              size_t a_row, size_t a_step, bool in_place,
-                                                             const int8_t *pb,
-                                                             int32_t *c, size_t ldc, const int32_t *row_off,
-                                                             const int32_t *col_off)
+                                                             const int8_t *pb, int32_t *c, size_t ldc,
+                                                             const int32_t *row_off, const int32_t *col_off)
 {
     int32_t buf[32][32] __attribute__((aligned(64)));
     const bool full = mr == 32 && nr == 32;
     mxp_amx_tiles_configure();
     if (full && !row_off) { /* the tiles start from C */
-        _tile_loadd(0, c, ldc * 4);
-        _tile_loadd(1, c + 16, ldc * 4);
-        _tile_loadd(2, c + 16 * ldc, ldc * 4);
-        _tile_loadd(3, c + 16 * ldc + 16, ldc * 4);
+        mxp_amx_load_sums(c, ldc * 4);
     } else { /* from the corrections, or C's mr x nr, through buf */
         if (!full)
             memset(buf, 0, sizeof buf);
@@ -51,23 +47,14 @@ static inline __attribute__((always_inline)) void tile_32x32(size_t mr, size_t n
                 buf[i][j] = (int32_t)(r + (uint32_t)col_off[j]);
         }
         mxp_amx_tile_memory_barrier();
-        _tile_loadd(0, &buf[0][0], 128);
-        _tile_loadd(1, &buf[0][16], 128);
-        _tile_loadd(2, &buf[16][0], 128);
-        _tile_loadd(3, &buf[16][16], 128);
+        mxp_amx_load_sums(buf, 128);
     }
     mxp_amx_2x2(MXP_AMX_U8S8, mr, kc / 64, pa, a_row, a_step, in_place, (const uint8_t *)pb);
     if (full) {
-        _tile_stored(0, c, ldc * 4);
-        _tile_stored(1, c + 16, ldc * 4);
-        _tile_stored(2, c + 16 * ldc, ldc * 4);
-        _tile_stored(3, c + 16 * ldc + 16, ldc * 4);
+        mxp_amx_store_sums(c, ldc * 4);
         return;
     }
-    _tile_stored(0, &buf[0][0], 128);
-    _tile_stored(1, &buf[0][16], 128);
-    _tile_stored(2, &buf[16][0], 128);
-    _tile_stored(3, &buf[16][16], 128);
+    mxp_amx_store_sums(buf, 128);
     mxp_amx_tile_memory_barrier();
     for (size_t i = 0; i < mr; i++)
         memcpy(c + i * ldc, buf[i], nr * 4);
