@@ -318,7 +318,7 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
     unsigned char *d = dst;
     for (size_t i = 0; i < mc; i += mr) {
         size_t rows = mc - i < mr ? mc - i : mr;
-        if (cfg->kpack == 32) /* bfloat16 only (config.c's packs()) */
+        if (cfg->kpack == 32) /* bfloat16 panels: bfloat16 A, or a float dtype that fits it (config.c's packs()) */
             pack_chunks_bf16(a, i0 + i, rows, mr, p0, kc, kcp, (uint16_t *)(void *)d);
         else if (cfg->kpack == 2)
             pack_pairs(a, 1, i0 + i, rows, mr, p0, kc, kcp, cfg->packed, d, NULL);
