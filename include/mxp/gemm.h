@@ -103,7 +103,7 @@ MXP_API mxp_status mxp_gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
 /* "none", "relu", "gelu", "gelu_tanh", "silu"; "invalid" for another value. */
 MXP_API const char *mxp_activation_name(mxp_activation a);
 
-/* The micro-kernel mxp_gemm would use for these types now ("f32_gemm_6x32__avx512f"). */
+/* The micro-kernel mxp_gemm would use for these types now ("f32_gemm_8x48__avx512f"). */
 MXP_API const char *mxp_gemm_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts);
 
 /* ---- Overflow handling for a low-precision C (docs/gemm.md, "Overflow

@@ -394,14 +394,15 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
      * one row at a time wrote a line in each of the nc / NR panels, every
      * one a read-for-ownership of a line of a B~ block larger than L2 (M =
      * 128, N = K = 4096: f32 +10%, f64 +9%) */
-    enum { GROUP = 8, CHUNK = 256 }; /* CHUNK: columns at a time, a multiple of every NR */
+    enum { GROUP = 8, CHUNK = 256 }; /* CHUNK: room for the columns at a time */
+    const size_t chunk = CHUNK / nr * nr; /* whole panels: 256 for NR 32, 240 for 48 */
     const size_t bs = mxp_dtype_itemsize(b->dtype);
     const mxp_gemm_widener w = mxp_gemm_widener_for(cfg->packed, b->dtype);
     double tmp[GROUP * CHUNK]; /* room for the group's CHUNK values of the packed dtype */
     for (size_t p = 0; p < kc; p += GROUP) {
         const size_t g = kc - p < GROUP ? kc - p : GROUP;
-        for (size_t c0 = 0; c0 < nc; c0 += CHUNK) {
-            const size_t cn = nc - c0 < CHUNK ? nc - c0 : CHUNK;
+        for (size_t c0 = 0; c0 < nc; c0 += chunk) {
+            const size_t cn = nc - c0 < chunk ? nc - c0 : chunk;
             const unsigned char *src[GROUP];
             for (size_t r = 0; r < g; r++) {
                 src[r] = b->base + ((p0 + p + r) * ld + j0 + c0) * bs;
@@ -413,10 +414,10 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
             size_t c = 0;
             /* constant sizes the compiler inlines (a call to memcpy per
              * 64 bytes was 4% of an AVX2 32^3 product) */
-            if (nr * ps == 128) /* f32 x 32, f64 x 16 */
+            if (nr * ps == 192) /* f32 x 48, f64 x 24 (AVX-512) */
                 for (; c + nr <= cn; c += nr)
                     for (size_t r = 0; r < g; r++)
-                        memcpy(d + (c0 + c) / nr * panel + (p + r) * 128, src[r] + c * ps, 128);
+                        memcpy(d + (c0 + c) / nr * panel + (p + r) * 192, src[r] + c * ps, 192);
             if (nr * ps == 64) /* f32 x 16, f64 x 8 (AVX2) */
                 for (; c + nr <= cn; c += nr)
                     for (size_t r = 0; r < g; r++)

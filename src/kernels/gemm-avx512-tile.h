@@ -1,9 +1,11 @@
-/* The AVX-512 GEMM micro-tiles, one text for float32 (6 x 32, and 8 x 48
- * with B in place: src/kernels/f32-gemm/avx512f.c), float64 (6 x 16 and
- * 8 x 24: f64-gemm/avx512f.c) and bfloat16 (6 x 32 of float32 sums:
- * bf16-gemm/avx512bf16.c).  The 6-row tile holds 12 accumulators of one
- * vector each (a row of B~ is two vectors wide) in registers; C is written
- * through masked loads and stores, alpha * sum (+ beta * C by one fma).
+/* The AVX-512 GEMM micro-tiles, one text for float32 (8 x 48, with B~
+ * packed or A in place, and 8 x 48 with B in place:
+ * src/kernels/f32-gemm/avx512f.c), float64 (8 x 24, both ways:
+ * f64-gemm/avx512f.c) and bfloat16 (6 x 32 of float32 sums:
+ * bf16-gemm/avx512bf16.c).  The packed tile holds MR x NV accumulators of
+ * one vector each (a row of B~ is NV vectors wide) in registers: 8 x 3 = 24
+ * for float32/float64, 6 x 2 = 12 for the bf16 pairs; C is written through
+ * masked loads and stores, alpha * sum (+ beta * C by one fma).
  *
  * A template: the kernel file defines, before including it,
  *   MXP_TILE_T              the element of A~ and B~: float, double, uint16_t
@@ -11,6 +13,8 @@
  *   MXP_TILE_V              the sums' vector: __m512 or __m512d
  *   MXP_TILE_V_(op)         the intrinsic _mm512_<op>_ps or _mm512_<op>_pd
  *   MXP_TILE_MASK           a mask of one vector's lanes: __mmask16 or __mmask8
+ *   MXP_TILE_ROWS, MXP_TILE_VECS  the packed tile's shape (gemm-tile.h;
+ *                           6 and 2 by default, 8 and 3 at most)
  * and, where a step takes KPACK = 2 values of k (bf16 pairs; by default 1,
  * an fma of A's broadcast value and B's vector),
  *   MXP_TILE_KPACK          2
@@ -19,8 +23,15 @@
  *   MXP_TILE_SET1_A(p)      the KPACK values of A at p in every lane
  *   MXP_TILE_DOT(acc, a, b) acc + a * b: vdpbf16ps of pairs
  * and calls mxp_avx512_tile() (and, with KPACK 1, mxp_avx512_direct_8x3())
- * from its kernels (the shape: kernels/gemm-tile.h).  Only for files built
- * at AVX-512F or above; included once per file. */
+ * from its kernels.  Only for files built at AVX-512F or above; included
+ * once per file.
+ *
+ * Why 8 x 3 for float32/float64 (measured on the Xeon with AMX, one
+ * core, the kernel alone on a 256-deep B~ in L1, medians of runs: FMA
+ * peak 240 GFLOPS float32, 120 float64): 6 x 2 reached 182-201 / 101, 12 x
+ * 2 208-223 / 94, 8 x 3 with the k loop unrolled twice 217-230 / 114 (each
+ * k step's 3 loads of B~ and 8 broadcasts of A feed 24 fmas; one of them
+ * without the unrolling: 189 / 99). */
 #ifndef MXP_KERNELS_GEMM_AVX512_TILE_H
 #define MXP_KERNELS_GEMM_AVX512_TILE_H
 
@@ -51,8 +62,8 @@ MXP_INLINE void mxp_avx512_row_update(MXP_TILE_C *c, MXP_TILE_V acc, MXP_TILE_MA
     MXP_TILE_V_(mask_storeu)(c, m, x);
 }
 
-/* The mr x nr corner of a tile of R rows (R <= 8) and NV vectors a row (2
- * or 3; acc2 unread for 2): row i's sums in acc0[i], acc1[i], acc2[i], rows
+/* The mr x nr corner of a tile of R rows (R <= 8) and NV vectors a row (1
+ * to 3; acc1, acc2 unread for fewer): row i's sums in acc0[i], acc1[i], acc2[i], rows
  * ldc apart.  Unrolled with constant indices: once inlined, the sums stay
  * in registers. */
 MXP_INLINE void mxp_avx512_tile_store(int R, int NV, MXP_TILE_C *c, size_t ldc, size_t mr, size_t nr,
@@ -67,53 +78,83 @@ MXP_INLINE void mxp_avx512_tile_store(int R, int NV, MXP_TILE_C *c, size_t ldc, 
             break;
         MXP_TILE_C *row = c + (size_t)i * ldc;
         mxp_avx512_row_update(row, acc0[i], m0, va, vb, beta != 0);
-        mxp_avx512_row_update(row + MXP_TILE_LANES, acc1[i], m1, va, vb, beta != 0);
+        if (NV > 1)
+            mxp_avx512_row_update(row + MXP_TILE_LANES, acc1[i], m1, va, vb, beta != 0);
         if (NV > 2)
             mxp_avx512_row_update(row + 2 * MXP_TILE_LANES, acc2[i], m2, va, vb, beta != 0);
     }
 }
 
-/* The 6-row tile with A read through six row pointers: the KPACK values
+/* The packed tile with A read through MR row pointers: the KPACK values
  * at k = p of row i at a + i * row_stride + p / KPACK * k_stride elements
- * (packed A~: 1 and 6 for floats, 2 and 12 for bf16 pairs; A in place: lda
- * and KPACK).  Rows of a beyond `rows` repeat the last one; R rows of sums
- * are computed (R >= mr), the others stay 0, never stored. */
-MXP_INLINE void mxp_avx512_tile_rows(int R, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a, size_t rows,
-                                     size_t row_stride, size_t k_stride, const MXP_TILE_T *pb, MXP_TILE_C *c,
-                                     size_t ldc, double alpha, double beta)
+ * (packed A~: 1 and MR for floats, 2 and 2 * MR for bf16 pairs; A in
+ * place: lda and KPACK).  Rows of a beyond `rows` repeat the last one; R
+ * rows of sums are computed (R >= mr), the others stay 0, never stored. */
+MXP_INLINE void mxp_avx512_tile_rows(int R, int NV, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a,
+                                     size_t rows, size_t row_stride, size_t k_stride, const MXP_TILE_T *pb,
+                                     MXP_TILE_C *c, size_t ldc, double alpha, double beta)
 {
-    enum { MR = MXP_TILE_MR, NR = MXP_TILE_NR, KP = MXP_TILE_KPACK };
+    enum { MR = MXP_TILE_MR, NR = MXP_TILE_NR, L = MXP_TILE_LANES, KP = MXP_TILE_KPACK };
+    /* k steps per loop iteration: twice for the 8 x 3 tile (above) */
+    enum { UNROLL = MXP_TILE_NV > 2 ? 2 : 1 };
     const MXP_TILE_T *ar[MR];
-#pragma GCC unroll 6
+#pragma GCC unroll 8
     for (int i = 0; i < MR; i++)
         ar[i] = a + ((size_t)i < rows ? (size_t)i : rows - 1) * row_stride;
     for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
-        _mm_prefetch((const char *)(c + i * ldc), _MM_HINT_T0);
-        _mm_prefetch((const char *)(c + i * ldc + NR - 1), _MM_HINT_T0);
+#pragma GCC unroll 3
+        for (int v = 0; v < NV; v++)
+            _mm_prefetch((const char *)(c + i * ldc + v * L), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + NV * L - 1), _MM_HINT_T0);
     }
-    MXP_TILE_V acc0[MR], acc1[MR];
-#pragma GCC unroll 6
+    MXP_TILE_V acc0[MR], acc1[MR], acc2[MR];
+#pragma GCC unroll 8
     for (int i = 0; i < MR; i++)
-        acc0[i] = acc1[i] = MXP_TILE_V_(setzero)();
+        acc0[i] = acc1[i] = acc2[i] = MXP_TILE_V_(setzero)();
+#pragma GCC unroll UNROLL
     for (size_t p = 0; p < kc; p += KP) {
-        const MXP_TILE_B b0 = MXP_TILE_LOAD_B(pb), b1 = MXP_TILE_LOAD_B(pb + NR / 2 * KP);
+        const MXP_TILE_B b0 = MXP_TILE_LOAD_B(pb);
+        const MXP_TILE_B b1 = NV > 1 ? MXP_TILE_LOAD_B(pb + L * KP) : b0;
+        const MXP_TILE_B b2 = NV > 2 ? MXP_TILE_LOAD_B(pb + 2 * L * KP) : b0;
         const size_t q = p / KP * k_stride;
-#pragma GCC unroll 6
+#pragma GCC unroll 8
         for (int i = 0; i < R; i++) {
             const MXP_TILE_B ai = MXP_TILE_SET1_A(ar[i] + q);
             acc0[i] = MXP_TILE_DOT(acc0[i], ai, b0);
-            acc1[i] = MXP_TILE_DOT(acc1[i], ai, b1);
+            if (NV > 1)
+                acc1[i] = MXP_TILE_DOT(acc1[i], ai, b1);
+            if (NV > 2)
+                acc2[i] = MXP_TILE_DOT(acc2[i], ai, b2);
         }
         pb += NR * KP;
     }
-    mxp_avx512_tile_store(MR, 2, c, ldc, mr, nr, acc0, acc1, acc1, alpha, beta);
+    mxp_avx512_tile_store(MR, NV, c, ldc, mr, nr, acc0, acc1, acc2, alpha, beta);
+}
+
+/* ... for rows R (a constant) and the fewest vectors that hold nr columns
+ * (a narrow last panel, N = 64 or 256 with 48-wide panels: its columns
+ * past nr are zero in B~, their multiply-adds wasted). */
+MXP_INLINE void mxp_avx512_tile_cols(int R, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a, size_t rows,
+                                     size_t row_stride, size_t k_stride, const MXP_TILE_T *pb, MXP_TILE_C *c,
+                                     size_t ldc, double alpha, double beta)
+{
+    if (MXP_TILE_NV < 3 || nr > 2 * MXP_TILE_LANES)
+        mxp_avx512_tile_rows(R, MXP_TILE_NV, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
+    else if (nr > MXP_TILE_LANES)
+        mxp_avx512_tile_rows(R, 2, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
+    else
+        mxp_avx512_tile_rows(R, 1, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
 }
 
 MXP_INLINE void mxp_avx512_tile(size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a, size_t rows, size_t row_stride,
                                 size_t k_stride, const MXP_TILE_T *pb, MXP_TILE_C *c, size_t ldc, double alpha,
                                 double beta)
 {
-    MXP_GEMM_BY_ROWS(mr, mxp_avx512_tile_rows, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
+    if (MXP_TILE_MR > 6 && mr > 6)
+        mxp_avx512_tile_cols(MXP_TILE_MR, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
+    else
+        MXP_GEMM_BY_ROWS(mr, mxp_avx512_tile_cols, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha,
+                         beta);
 }
 
 #if MXP_TILE_KPACK == 1

@@ -1,6 +1,6 @@
 /* float32 GEMM micro-kernels, AVX-512F, on the tiles of
- * kernels/gemm-avx512-tile.h: 6 x 32 (12 accumulators of 16 lanes, each k
- * step loads one 32-wide row of B~ and broadcasts 6 values of A~), with A
+ * kernels/gemm-avx512-tile.h: 8 x 48 (24 accumulators of 16 lanes, each k
+ * step loads one 48-wide row of B~ and broadcasts 8 values of A~), with A
  * packed or in place, and 8 x 48 with B in place. */
 #include <immintrin.h>
 
@@ -10,16 +10,18 @@
 #define MXP_TILE_V __m512
 #define MXP_TILE_V_(op) _mm512_##op##_ps
 #define MXP_TILE_MASK __mmask16
+#define MXP_TILE_ROWS 8
+#define MXP_TILE_VECS 3
 #include "kernels/gemm-avx512-tile.h"
 
-void mxp_f32_gemm_ukernel_6x32__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+void mxp_f32_gemm_ukernel_8x48__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                         size_t ldc, double alpha, double beta)
 {
     mxp_avx512_tile(mr, nr, kc, a, MXP_TILE_MR, 1, MXP_TILE_MR, b, c, ldc, alpha, beta);
 }
 
 /* A in place: rows lda elements apart, k contiguous. */
-void mxp_f32_gemm_ukernel_6x32_a__avx512f(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+void mxp_f32_gemm_ukernel_8x48_a__avx512f(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
                                           void *c, size_t ldc, double alpha, double beta)
 {
     mxp_avx512_tile(mr, nr, kc, a, mr, lda, 1, b, c, ldc, alpha, beta);

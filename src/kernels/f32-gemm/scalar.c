@@ -18,16 +18,16 @@ void mxp_f32_gemm_ukernel_4x8__scalar(size_t mr, size_t nr, size_t kc, const voi
 }
 
 #if MXP_HAVE_X86_KERNELS
-void mxp_f32_gemm_ukernel_6x32__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+void mxp_f32_gemm_ukernel_8x48__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                        size_t ldc, double alpha, double beta)
 {
-    mxp_scalar_fma_tile(mr, nr, kc, a, 1, 6, b, 32, c, ldc, alpha, beta);
+    mxp_scalar_fma_tile(mr, nr, kc, a, 1, 8, b, 48, c, ldc, alpha, beta);
 }
 
-void mxp_f32_gemm_ukernel_6x32_a__scalar(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
+void mxp_f32_gemm_ukernel_8x48_a__scalar(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
                                          void *c, size_t ldc, double alpha, double beta)
 {
-    mxp_scalar_fma_tile(mr, nr, kc, a, lda, 1, b, 32, c, ldc, alpha, beta);
+    mxp_scalar_fma_tile(mr, nr, kc, a, lda, 1, b, 48, c, ldc, alpha, beta);
 }
 
 void mxp_f32_gemm_ukernel_6x16__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,

@@ -1,6 +1,6 @@
 /* float64 GEMM micro-kernels, AVX-512F, on the tiles of
- * kernels/gemm-avx512-tile.h (as the float32 ones): 6 x 16 (12
- * accumulators of 8 lanes) and 8 x 24 with B in place. */
+ * kernels/gemm-avx512-tile.h (as the float32 ones): 8 x 24 (24
+ * accumulators of 8 lanes), with B~ packed or B in place. */
 #include <immintrin.h>
 
 #include "kernels/gemm-kernels.h"
@@ -9,9 +9,11 @@
 #define MXP_TILE_V __m512d
 #define MXP_TILE_V_(op) _mm512_##op##_pd
 #define MXP_TILE_MASK __mmask8
+#define MXP_TILE_ROWS 8
+#define MXP_TILE_VECS 3
 #include "kernels/gemm-avx512-tile.h"
 
-void mxp_f64_gemm_ukernel_6x16__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+void mxp_f64_gemm_ukernel_8x24__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                         size_t ldc, double alpha, double beta)
 {
     mxp_avx512_tile(mr, nr, kc, a, MXP_TILE_MR, 1, MXP_TILE_MR, b, c, ldc, alpha, beta);

@@ -16,10 +16,10 @@ void mxp_f64_gemm_ukernel_4x4__scalar(size_t mr, size_t nr, size_t kc, const voi
 }
 
 #if MXP_HAVE_X86_KERNELS
-void mxp_f64_gemm_ukernel_6x16__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
+void mxp_f64_gemm_ukernel_8x24__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                        size_t ldc, double alpha, double beta)
 {
-    mxp_scalar_fma_tile(mr, nr, kc, a, 1, 6, b, 16, c, ldc, alpha, beta);
+    mxp_scalar_fma_tile(mr, nr, kc, a, 1, 8, b, 24, c, ldc, alpha, beta);
 }
 
 void mxp_f64_gemm_ukernel_6x8__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
