@@ -469,6 +469,8 @@ static void test_int8_edge_tiles_and_cache_blocks_at_every_level(void **state)
         /* AMX (k >= 256, n >= 32): int8 A packed; uint8 A in place (k % 64 == 0), with a last tile of 6 and of
          * 17 rows read through the zero-padded copy */
         { 40, 64, 512 }, { 70, 40, 320 }, { 33, 32, 256 }, { 17, 33, 256 },
+        /* one MC block of rows: B packed and used ~512 KiB of columns at a time (driver.c) */
+        { 40, 1100, 1000 },
     };
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
