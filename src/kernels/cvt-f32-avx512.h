@@ -79,6 +79,8 @@ MXP_INLINE void mxp_f32_loop_avx512(void *dst, const float *src, size_t n, const
     }
     /* Two vectors a step: independent work for the out-of-order core. */
     for (; i + 32 <= n; i += 32) {
+        if (stream)
+            mxp_stream_prefetch(src + i, 128);
         __m512i x0 = _mm512_loadu_si512((const void *)(src + i));
         __m512i x1 = _mm512_loadu_si512((const void *)(src + i + 16));
         __m512i rnd1 = rnd;
