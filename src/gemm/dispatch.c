@@ -1,5 +1,6 @@
-/* The packing, GEMV and requantization kernels of GEMM for an ISA level:
- * each list (src/kernels/pack-list.inc, gemv-list.inc, requant-list.inc)
+/* The packing, GEMV, requantization and finish kernels of GEMM for an ISA
+ * level: each list (src/kernels/pack-list.inc, gemv-list.inc,
+ * requant-list.inc, f32-finish-list.inc)
  * expanded into one table of its lines, most capable first, and the first
  * line of a kind at or below the level.  With config.c, the only place in
  * GEMM that looks at ISA levels. */
@@ -7,7 +8,7 @@
 
 enum kind {
     X32_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
-    F32_GEMV, F64_GEMV, S16S8_GEMV, S32_REQUANT, S32_DEQUANT_F32, S32_DEQUANT_BIAS_F32, S32_REQUANT_F64
+    F32_GEMV, F64_GEMV, S16S8_GEMV, S32_REQUANT, S32_DEQUANT_F32, S32_DEQUANT_BIAS_F32, S32_REQUANT_F64, F32_FINISH
 };
 
 typedef struct line {
@@ -29,6 +30,7 @@ typedef struct line {
         mxp_s32_dequant_f32_fn s32_dequant_f32;
         mxp_s32_dequant_bias_f32_fn s32_dequant_bias_f32;
         mxp_s32_requant_f64_fn s32_requant_f64;
+        mxp_f32_finish_fn f32_finish;
     } fn;
 } line;
 
@@ -65,6 +67,9 @@ static const line lines[] = {
 #undef MXP_S32_DEQUANT_F32
 #undef MXP_S32_DEQUANT_BIAS_F32
 #undef MXP_S32_REQUANT_F64
+#define MXP_F32_FINISH(f, isa, twin) { F32_FINISH, isa, 0, { .f32_finish = f } },
+#include "kernels/f32-finish-list.inc"
+#undef MXP_F32_FINISH
 };
 
 /* The first line of the kind at or below isa whose arg passes, or NULL. */
@@ -159,4 +164,10 @@ mxp_s32_dequant_bias_f32_fn mxp_s32_dequant_bias_f32_kernel(mxp_isa isa, mxp_rou
 {
     const line *l = first(S32_DEQUANT_BIAS_F32, isa, has_mode, (size_t)mode);
     return l ? l->fn.s32_dequant_bias_f32 : NULL;
+}
+
+mxp_f32_finish_fn mxp_f32_finish_kernel(mxp_isa isa)
+{
+    const line *l = first(F32_FINISH, isa, NULL, 0);
+    return l ? l->fn.f32_finish : NULL;
 }

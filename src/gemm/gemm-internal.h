@@ -12,6 +12,7 @@
 #include "kernels/gemm-kernels.h"
 #include "kernels/gemv-kernels.h"
 #include "kernels/pack-kernels.h"
+#include "kernels/finish-kernels.h"
 #include "kernels/requant-kernels.h"
 #include "mxp/cpu.h"
 #include "mxp/gemm.h"
@@ -85,6 +86,7 @@ mxp_s32_requant_f64_fn mxp_s32_requant_f64_kernel(mxp_isa isa);
 mxp_f32_gemv_fn mxp_f32_gemv_kernel(mxp_isa isa);
 mxp_f64_gemv_fn mxp_f64_gemv_kernel(mxp_isa isa);
 mxp_s16s8_gemv_fn mxp_s16s8_gemv_kernel(mxp_isa isa);
+mxp_f32_finish_fn mxp_f32_finish_kernel(mxp_isa isa);
 /* ... and where none rounds in mode: */
 mxp_s32_dequant_f32_fn mxp_s32_dequant_f32_kernel(mxp_isa isa, mxp_rounding mode);
 mxp_s32_dequant_bias_f32_fn mxp_s32_dequant_bias_f32_kernel(mxp_isa isa, mxp_rounding mode);
