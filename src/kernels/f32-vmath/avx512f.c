@@ -29,8 +29,8 @@ size_t mxp_f32_vmath__avx512f(int fn, float *y, const float *x, size_t n)
 }
 
 /* The checked loop of a 16-bit output: f32_h16 (float16) or f32_bf16,
- * bf16 a constant once inlined. */
-static inline size_t h16_loop(int fn, float *y, const float *x, size_t n, int bf16)
+ * bf16 (and fn, where the caller knows it) a constant once inlined. */
+static inline __attribute__((always_inline)) size_t h16_loop(int fn, float *y, const float *x, size_t n, int bf16)
 {
     size_t i = 0, redo = 0;
     for (; i + 16 <= n; i += 16) {
@@ -53,6 +53,8 @@ size_t mxp_f32_vmath_to_f16__avx512f(int fn, float *y, const float *x, size_t n)
 
 size_t mxp_f32_vmath_to_bf16__avx512f(int fn, float *y, const float *x, size_t n)
 {
+    if (fn == MXP_VMATH_GELU) /* its own loop: no test of fn a vector, the constants kept in registers */
+        return h16_loop(MXP_VMATH_GELU, y, x, n, 1);
     return h16_loop(fn, y, x, n, 1);
 }
 #else
