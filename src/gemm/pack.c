@@ -375,14 +375,26 @@ static bool pack_b_rows(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, s
         pack_b_pairs_widened(cfg, b, p0, kc, j0, nc, (uint32_t *)(void *)d);
         return true;
     }
-    /* kpack 32 (AMX): the same pairs, when kc needs no padding beyond them */
-    const bool pairs = (cfg->kpack == 2 || (cfg->kpack == 32 && kc % 32 == 0)) && ps == 2 && nr == 32;
+    /* kpack 32 (AMX): the same pairs, each panel's k padded to 32s with zeros */
+    const bool pairs = (cfg->kpack == 2 || cfg->kpack == 32) && ps == 2 && nr == 32;
     if (b->trans || (convert && cfg->kpack != 1) || !(cfg->kpack == 1 || pairs) ||
         (cfg->kpack == 1 && ps != 4 && ps != 8))
         return false;
     if (pairs) { /* the check rides along (memory bound) */
-        const bool found = mxp_bf16_pack_b_kernel(mxp_isa_current())(
-            (const uint16_t *)(const void *)b->base + p0 * ld + j0, ld, kc, nc, (uint32_t *)(void *)d);
+        const mxp_bf16_pack_b_fn pack = mxp_bf16_pack_b_kernel(mxp_isa_current());
+        const uint16_t *src = (const uint16_t *)(const void *)b->base + p0 * ld + j0;
+        uint32_t *d32 = (uint32_t *)(void *)d;
+        bool found = false;
+        if (cfg->kpack == 2 || kc % 32 == 0) {
+            found = pack(src, ld, kc, nc, d32);
+        } else { /* panel by panel, the pairs from kc to the next 32 zero (the generic loops were a
+                  * fifth of an attention product, 33 x 32 x 33, at the amx level) */
+            const size_t pk = (kc + 1) / 2, pkp = (kc + 31) / 32 * 16; /* pairs a panel: packed, padded */
+            for (size_t j = 0; j < nc; j += 32, d32 += 32 * pkp) {
+                found |= pack(src + j, ld, kc, nc - j < 32 ? nc - j : 32, d32);
+                memset(d32 + 32 * pk, 0, 32 * (pkp - pk) * sizeof *d32);
+            }
+        }
         if (tiny)
             *tiny = found;
         return true;
