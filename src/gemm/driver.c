@@ -172,8 +172,8 @@ static void serial_loops(step *s, size_t j0, size_t j1, bool workspace)
     }
 }
 
-/* Slabs: each thread an independent GEMM on its own range of columns (whole
- * NR panels), packing its own B~ (pb[t]) into its own workspace: no
+/* Slabs: each thread an independent GEMM on its own range of columns (from
+ * a multiple of slab_unit), packing its own B~ (pb[t]) into its own workspace: no
  * barrier between packing and multiplying, so one thread's packing (memory
  * bound) overlaps the other's multiply-adds. */
 typedef struct slabs {
@@ -187,7 +187,7 @@ static void run_slab(void *ctx, int t, int nthreads)
     const slabs *S = ctx;
     const mxp_gemm_loops *L = S->base.L;
     size_t j0, j1;
-    mxp_share_range(L->n, L->nr, t, nthreads, &j0, &j1);
+    mxp_share_range(L->n, L->slab_unit, t, nthreads, &j0, &j1);
     if (j0 >= j1)
         return;
     step s = S->base;
@@ -238,7 +238,9 @@ static plan plan_for(const mxp_gemm_loops *L)
      * the rows (or, with few rows, the columns) of every (jc, pc) step. */
     const size_t panels = (L->n + L->nr - 1) / L->nr;
     p.use_slabs = p.nthreads > 1 && panels >= 2 * (size_t)p.nthreads;
-    const size_t width = p.use_slabs ? (panels + (size_t)p.nthreads - 1) / (size_t)p.nthreads * L->nr : L->n;
+    const size_t units = (L->n + L->slab_unit - 1) / L->slab_unit;
+    const size_t width =
+        p.use_slabs ? (units + (size_t)p.nthreads - 1) / (size_t)p.nthreads * L->slab_unit : L->n;
     /* at least any thread's widest NC block (an evened block is at most NC
      * and at most its range rounded up to NR) */
     p.nc_max = min_size(L->nc, round_up(width, L->nr));
@@ -326,6 +328,11 @@ void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m
     L->pack_b = NULL;
     L->release = NULL;
     L->mr = cfg->mr, L->nr = cfg->nr, L->kpack = cfg->kpack;
+    /* The float tiles run a narrow last panel with the vectors it needs
+     * (gemm-avx512-tile.h): slabs may end inside a 48-wide panel, on a
+     * vector of 16 (two threads at 512^3 f32: 11 panels split 6 + 5 gave
+     * 1.76x one thread, 16-column units 2.0x). */
+    L->slab_unit = cfg->kpack == 1 && cfg->nr > 16 && cfg->nr % 16 == 0 ? 16 : cfg->nr;
     L->packed_size = mxp_dtype_itemsize(cfg->packed);
     L->a_in_place = false;
     L->a_max_n = 1024;

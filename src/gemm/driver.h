@@ -40,6 +40,7 @@ typedef struct mxp_gemm_loops {
     mxp_gemm_pack_b_fn pack_b;
     void (*release)(void);         /* after a thread's share of a step: the tile's thread state (NULL: none) */
     size_t mr, nr, kpack;          /* the tile; k values per packed group */
+    size_t slab_unit;              /* threads' slabs of columns start on multiples of it (NR or a vector) */
     size_t packed_size;            /* bytes of an element of A~ and B~ (and of A read in place) */
     bool a_in_place;               /* the tile can read A where it is stored (the driver decides when) */
     size_t a_max_n;                /* ... while at most this many columns reuse an A block */
