@@ -147,7 +147,7 @@ enum { FEW_ROWS_B_BYTES = 512 * 1024 };
  * Each element of C still takes its pc steps in order: the same bits.
  * Xeon, one thread, M x N x K = 64 x 3136 x 576 (a convolution's): f32
  * 0.67 -> 0.81x oneDNN, f64 0.91 -> 1.07x OpenBLAS, bf16 (AMX) 477 -> 666
- * GFLOPS; M = 16-64, N = K = 4096 +10-40%; int8 +15-57% save at that
+ * GFLOPS; M = 16-64, N = K = 4096 +10-40%; int8 +15-57% except at that
  * shape (-15%, still 1.7x oneDNN). */
 static void serial_loops(step *s, size_t j0, size_t j1, bool workspace)
 {

@@ -246,7 +246,9 @@ typedef struct finish_ctx {
     /* f32_rows with a bias and neither activation nor clamp: the bias
      * rows' kernel (src/kernels/f32-finish/: the same bits in one pass;
      * the loops below, compiled for the baseline ISA, cost most of a
-     * product's time for K = 384: 1056 x 1152 bfloat16 C 1.07 -> 2.19 ms). */
+     * product's time for K = 384: 1056 x 1152 x 384 into bfloat16 C takes
+     * 1.07 ms without a bias, 2.19 with it through the loops, 1.55 through
+     * the kernel). */
     mxp_f32_finish_fn finish;
 } finish_ctx;
 
