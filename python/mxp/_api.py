@@ -188,7 +188,9 @@ def _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, pr
     m = a.shape[1] if trans_a else a.shape[0]
     n = b.shape[0] if trans_b else b.shape[1]
     if c is None:
-        c = np.zeros((m, n), np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b))
+        # beta 0 ignores what C holds: np.empty spares a memset of C (3 ms of MiniLM's 165 in float32)
+        new = np.zeros if beta != 0 else np.empty
+        c = new((m, n), np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b))
     elif not isinstance(c, np.ndarray):
         raise TypeError("gemm: c must be a numpy.ndarray (it is written in place)")
     options = _gemm_args(n, **kw)

@@ -394,14 +394,20 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     if (c_type == acc && !epilogue) /* accumulate in C itself */
         return dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL)
                     : mxp_gemm_float_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL, redo);
-    /* Otherwise a workspace of the accumulator's type, rounded into C once. */
+    /* Otherwise the sums accumulate in C itself when it has the accumulator's type (the epilogue
+     * then rounds each finished block in place: every finish below reads an element before it
+     * writes it), else in a workspace of that type, rounded into C once.  (A workspace for a
+     * float32 C with a bias cost a copy of C for beta and a pass: 1056 x 1152 x 384 with a bias
+     * 5.82 ms, 5.29 without.) */
     const size_t as = mxp_dtype_itemsize(acc);
-    if (m > SIZE_MAX / as / n)
+    const bool in_place = c_type == acc;
+    if (!in_place && m > SIZE_MAX / as / n)
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu workspace is too large", m, n);
-    void *w = mxp_workspace_get(m * n * as); /* kept for the next call (docs/gemm.md, Workspaces) */
+    void *w = in_place ? c : mxp_workspace_get(m * n * as); /* kept for the next call (docs/gemm.md, Workspaces) */
+    const size_t ldw = in_place ? ldc : n;
     if (!w)
         return MXP_ERR_NO_MEMORY;
-    if (beta != 0)
+    if (beta != 0 && !in_place)
         copy_rows(w, acc, n, c, c_type, ldc, m, n, NULL);
     finish_ctx f = { c, c_type, acc, ldc, n, opts, { 0 }, epilogue, NULL,
                      { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL }, false, NULL, NULL, NULL };
@@ -429,10 +435,11 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                 f.finish = mxp_f32_finish_kernel(mxp_isa_current());
         }
     }
-    st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f)
-              : mxp_gemm_float_drive(cfg, m, n, k, alpha, &A, &B, beta, w, n, finish_block, &f, redo);
+    st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, ldw, finish_block, &f)
+              : mxp_gemm_float_drive(cfg, m, n, k, alpha, &A, &B, beta, w, ldw, finish_block, &f, redo);
     mxp_free(bias64);
-    mxp_workspace_put(w);
+    if (!in_place)
+        mxp_workspace_put(w);
     return st;
 }
 

@@ -9,7 +9,8 @@
  * (bf16 0: dst holds floats) or bfloat16 (bf16 1: dst holds uint16_t, the
  * bits of mxp_f64_to_bf16_rne).  The general epilogue's arithmetic for a
  * bias without an activation (src/gemm/gemm.c, finish_f32_rows), in the
- * library's floating-point environment (no FTZ/DAZ). */
+ * library's floating-point environment (no FTZ/DAZ).  dst may be src (a float32
+ * C that held the sums: the GEMM finishes in place). */
 #ifndef MXP_KERNELS_FINISH_KERNELS_H
 #define MXP_KERNELS_FINISH_KERNELS_H
 

@@ -169,6 +169,68 @@ static void test_saturating_epilogue_clamps_to_max(void **state)
     }
 }
 
+/* A C of the accumulator's type (float32, float64) finishes in place: a
+ * product of many blocks (rows, columns and k beyond one block each), C a
+ * window of a wider matrix (ldc > n), beta 0 and 1/2, one and two threads:
+ * each element the epilogue of the product without one (its sums), the
+ * columns beyond n untouched. */
+static void test_in_place_finish_of_a_wide_c(void **state)
+{
+    (void)state;
+    enum { BM = 301, BN = 213, BK = 1100, LDC = BN + 7 };
+    float *fa = malloc(sizeof(float) * BM * BK), *fb = malloc(sizeof(float) * BK * BN);
+    double *da = malloc(sizeof(double) * BM * BK), *db = malloc(sizeof(double) * BK * BN);
+    double *c0 = malloc(sizeof(double) * BM * LDC), *c1 = malloc(sizeof(double) * BM * LDC),
+           *sums = malloc(sizeof(double) * BM * LDC);
+    float bias[BN];
+    assert_non_null(fa && fb && da && db && c0 && c1 && sums);
+    for (int i = 0; i < BM * BK; i++)
+        da[i] = fa[i] = (float)((i * 37) % 101 - 50) / 64.0f;
+    for (int i = 0; i < BK * BN; i++)
+        db[i] = fb[i] = (float)((i * 13) % 97 - 48) / 32.0f;
+    for (int j = 0; j < BN; j++)
+        bias[j] = (float)(0.25 * j - 20.125);
+    const int threads0 = mxp_get_num_threads();
+    for (int v = 0; v < 8; v++) {
+        const bool f64 = v & 1, two = v & 4;
+        const double beta = v & 2 ? 0.5 : 0.0;
+        const mxp_dtype t = f64 ? MXP_F64 : MXP_F32;
+        const size_t es = f64 ? 8 : 4;
+        mxp_set_num_threads(two ? 2 : 1);
+        for (int i = 0; i < BM * LDC; i++) {
+            const double x = (double)(i % 11) - 5.0;
+            if (f64)
+                c0[i] = c1[i] = x;
+            else
+                ((float *)c0)[i] = ((float *)c1)[i] = (float)x;
+        }
+        memcpy(sums, c0, es * BM * LDC);
+        const void *pa = f64 ? (const void *)da : fa, *pb = f64 ? (const void *)db : fb;
+        const mxp_gemm_opts o = { .bias = bias, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_COL,
+                                  .activation = MXP_ACT_RELU };
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, BM, BN, BK, 1.0, pa, t, BK, pb, t, BN, beta, sums, t,
+                                  LDC, NULL),
+                         MXP_OK);
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, BM, BN, BK, 1.0, pa, t, BK, pb, t, BN, beta, c1, t,
+                                  LDC, &o),
+                         MXP_OK);
+        for (int i = 0; i < BM; i++)
+            for (int j = 0; j < LDC; j++) {
+                const size_t q = (size_t)i * LDC + j;
+                const double s = f64 ? sums[q] : ((float *)sums)[q], got = f64 ? c1[q] : ((float *)c1)[q];
+                double want = f64 ? c0[q] : ((float *)c0)[q]; /* beyond n: as it was */
+                if (j < BN) {
+                    const double u = s + bias[j];
+                    want = f64 ? (u > 0 ? u : 0.0) : (double)(float)(u > 0 ? u : 0.0);
+                }
+                if (got != want)
+                    fail_msg("v %d C[%d][%d] = %a, want %a", v, i, j, got, want);
+            }
+    }
+    mxp_set_num_threads(threads0);
+    free(fa), free(fb), free(da), free(db), free(c0), free(c1), free(sums);
+}
+
 static void test_gelu_epilogue_equals_gemm_then_gelu(void **state)
 {
     (void)state;
@@ -226,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_bias_relu_clamp_match_a_float64_reference),
         cmocka_unit_test(test_nearest_even_rows_match_a_float64_reference),
         cmocka_unit_test(test_saturating_epilogue_clamps_to_max),
+        cmocka_unit_test(test_in_place_finish_of_a_wide_c),
         cmocka_unit_test(test_gelu_epilogue_equals_gemm_then_gelu),
         cmocka_unit_test(test_bad_epilogue_is_refused_and_c_untouched),
     };
