@@ -1,7 +1,8 @@
 /* The AVX2 body of the float32 softmax row kernel (f32-softmax/avx2.c;
- * softmax-kernels.h): the maximum over eight float32 lanes, then groups of
- * 8 as two registers of four float64 lanes -- expshift-avx2.h's exp, the
- * eight running sums -- and the results rounded to float32. */
+ * softmax-kernels.h): the maximum over eight float32 lanes (with a mask:
+ * four float64 lanes of x + mask, kept in e), then groups of 8 as two
+ * registers of four float64 lanes -- expshift-avx2.h's exp, the eight
+ * running sums -- and the results rounded to float32. */
 #ifndef MXP_KERNELS_SOFTMAX_AVX2_H
 #define MXP_KERNELS_SOFTMAX_AVX2_H
 
@@ -10,34 +11,68 @@
 #include "kernels/norm-avx2.h"
 #include "kernels/softmax-kernels.h"
 
-static inline void mxp_softmax_avx2(float *y, const float *x, size_t n, double *e, int lg)
+static inline __attribute__((always_inline)) __m256d mxp_softmax_v4_avx2(const float *x, const double *e, size_t i,
+                                                                       int masked)
 {
-    __m256 mv = _mm256_set1_ps(-INFINITY), nanv = _mm256_setzero_ps();
+    return masked ? _mm256_loadu_pd(e + i) : mxp_norm_load4_avx2(x, i);
+}
+
+/* The maximum of the row and whether there is a NaN: over eight float32
+ * lanes; with a mask over v = x + mask in four float64 lanes, v kept in e. */
+static inline __attribute__((always_inline)) double mxp_softmax_max_avx2(const float *x, const float *mask, size_t n,
+                                                                        double *e, int *nan, int masked)
+{
+    double m = -INFINITY, l[8];
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 v = _mm256_loadu_ps(x + i);
-        nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-        mv = _mm256_max_ps(v, mv);
+    if (masked) {
+        __m256d mv = _mm256_set1_pd(-INFINITY), nanv = _mm256_setzero_pd();
+        for (; i + 4 <= n; i += 4) {
+            const __m256d v = _mm256_add_pd(mxp_norm_load4_avx2(x, i), mxp_norm_load4_avx2(mask, i));
+            nanv = _mm256_or_pd(nanv, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+            mv = _mm256_max_pd(v, mv);
+            _mm256_storeu_pd(e + i, v);
+        }
+        _mm256_storeu_pd(l, mv);
+        *nan = _mm256_movemask_pd(nanv);
+        for (int k = 0; k < 4; k++)
+            m = l[k] > m ? l[k] : m;
+    } else {
+        __m256 mv = _mm256_set1_ps(-INFINITY), nanv = _mm256_setzero_ps();
+        for (; i + 8 <= n; i += 8) {
+            const __m256 v = _mm256_loadu_ps(x + i);
+            nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+            mv = _mm256_max_ps(v, mv);
+        }
+        float l8[8];
+        _mm256_storeu_ps(l8, mv);
+        *nan = _mm256_movemask_ps(nanv);
+        for (int k = 0; k < 8; k++)
+            m = l8[k] > m ? l8[k] : m;
     }
-    float l8[8];
-    _mm256_storeu_ps(l8, mv);
-    double m = -INFINITY;
-    int nan = _mm256_movemask_ps(nanv);
-    for (int k = 0; k < 8; k++)
-        m = l8[k] > m ? l8[k] : m;
     for (; i < n; i++) {
-        const double v = x[i];
-        nan |= v != v;
+        const double v = masked ? (double)x[i] + (double)mask[i] : (double)x[i];
+        if (masked)
+            e[i] = v;
+        *nan |= v != v;
         m = v > m ? v : m;
     }
+    return m;
+}
+
+static inline __attribute__((always_inline)) void mxp_softmax_body_avx2(float *y, const float *x, const float *mask,
+                                                                       size_t n, double *e, int lg, int masked)
+{
+    int nan = 0;
+    const double m = mxp_softmax_max_avx2(x, mask, n, e, &nan, masked);
     if (mxp_softmax_nan_row(y, n, m, nan))
         return;
     const __m256d vm = _mm256_set1_pd(m);
     __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-    for (i = 0; i + 8 <= n; i += 8) {
-        const __m256d e0 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i), vm));
-        const __m256d e1 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_norm_load4_avx2(x, i + 4), vm));
-        if (!lg) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256d e0 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_softmax_v4_avx2(x, e, i, masked), vm));
+        const __m256d e1 = mxp_expshift_pd_avx2(_mm256_sub_pd(mxp_softmax_v4_avx2(x, e, i + 4, masked), vm));
+        if (!lg) { /* log_softmax keeps v (with a mask: in e) */
             _mm256_storeu_pd(e + i, e0);
             _mm256_storeu_pd(e + i + 4, e1);
         }
@@ -47,11 +82,14 @@ static inline void mxp_softmax_avx2(float *y, const float *x, size_t n, double *
     double t = 0, lanes[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
     if (i < n) { /* the last elements in lanes of their own, the rest exp(0) */
         for (size_t k = 0; k < n - i; k++)
-            lanes[k] = (double)x[i + k] - m;
+            lanes[k] = (masked ? e[i + k] : (double)x[i + k]) - m;
         _mm256_storeu_pd(lanes, mxp_expshift_pd_avx2(_mm256_loadu_pd(lanes)));
         _mm256_storeu_pd(lanes + 4, mxp_expshift_pd_avx2(_mm256_loadu_pd(lanes + 4)));
-        for (size_t k = 0; k < n - i; k++)
-            t += e[i + k] = lanes[k];
+        for (size_t k = 0; k < n - i; k++) {
+            if (!lg)
+                e[i + k] = lanes[k];
+            t += lanes[k];
+        }
     }
     _mm256_storeu_pd(lanes, s0);
     _mm256_storeu_pd(lanes + 4, s1);
@@ -59,9 +97,17 @@ static inline void mxp_softmax_avx2(float *y, const float *x, size_t n, double *
     const __m256d vr = _mm256_set1_pd(r), vls = _mm256_set1_pd(ls);
     for (i = 0; i + 4 <= n; i += 4)
         mxp_norm_store4_avx2(y, i,
-                             lg ? _mm256_sub_pd(_mm256_sub_pd(mxp_norm_load4_avx2(x, i), vm), vls)
+                             lg ? _mm256_sub_pd(_mm256_sub_pd(mxp_softmax_v4_avx2(x, e, i, masked), vm), vls)
                                 : _mm256_mul_pd(_mm256_loadu_pd(e + i), vr));
-    mxp_softmax_out(y, x, e, i, n, m, r, ls, lg);
+    mxp_softmax_out(y, x, e, i, n, m, r, ls, lg, masked);
+}
+
+static inline void mxp_softmax_avx2(float *y, const float *x, const float *mask, size_t n, double *e, int lg)
+{
+    if (mask)
+        mxp_softmax_body_avx2(y, x, mask, n, e, lg, 1);
+    else
+        mxp_softmax_body_avx2(y, x, NULL, n, e, lg, 0);
 }
 
 #endif

@@ -134,7 +134,14 @@ static void softmax_row(const void *ctx, char **p, double *x, int64_t row)
     const sm_job *j = ctx;
     const int64_t n = j->len;
     if (j->f32) { /* the same bits as below (src/kernels/f32-softmax/) */
-        j->f32((float *)(void *)p[OUT], (const float *)(const void *)p[X], (size_t)n, x, j->log);
+        const float *m = NULL;
+        if (j->mt && j->mask_direct) {
+            m = (const float *)(const void *)p[MASK];
+        } else if (j->mt) { /* widened exactly into the scratch after e's n doubles */
+            mask_f32(j, (float *)(void *)(x + n), p[MASK]);
+            m = (const float *)(const void *)(x + n);
+        }
+        j->f32((float *)(void *)p[OUT], (const float *)(const void *)p[X], m, (size_t)n, x, j->log);
         return;
     }
     if (j->bf16) {
@@ -233,11 +240,15 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
     if (st == MXP_OK && third)
         st = nn_axis_last(&tv, tb ? tb : third, axis);
     if (st == MXP_OK) {
-        /* forward softmax of unmasked, dense float32 rows and l2_normalize of
-           them: the float64 row kernels; both into bfloat16 from float32 or
-           bfloat16 (softmax with any mask): the float32 ones (bf16-narrow.h) */
+        /* forward softmax of dense float32 rows (unmasked, or with a float mask
+           that float32 holds exactly: float32, float16, bfloat16; a bool mask
+           drops elements, inf and NaN included, which an additive -inf would
+           not) and l2_normalize of them: the float64 row kernels; both into
+           bfloat16 from float32 or bfloat16 (softmax with any mask): the
+           float32 ones (bf16-narrow.h) */
         const bool sm = row == softmax_row, some = (sm || row == l2_row) && x->shape[axis] > 0;
-        const bool f32 = some && !tv && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
+        const bool f32_mask = !tv || (sm && (tv->dtype == MXP_F32 || tv->dtype == MXP_F16 || tv->dtype == MXP_BF16));
+        const bool f32 = some && f32_mask && nn_dense_rows(xv, MXP_F32) && nn_dense_rows(ov, MXP_F32);
         const bool bf16 = some && (sm || !tv) && ov->dtype == MXP_BF16 &&
                           (xv->dtype == MXP_BF16 || xv->dtype == MXP_F32);
         const mxp_isa isa = mxp_isa_current();

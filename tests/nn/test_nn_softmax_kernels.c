@@ -75,16 +75,17 @@ static void fill(float *x, size_t n, uint64_t *rng, int kind)
 }
 
 /* bf16: the bfloat16 kernels, their input x bfloat16 (bf16 1), float32
- * (2), float32 with an additive mask (3). */
+ * (2), float32 with an additive mask (3); the float32 kernels without (0)
+ * and with (4) the mask. */
 static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *x, size_t n, double *e, int lg,
                  const float *mask)
 {
     mxp_kernel_any f = twin ? k->twin : k->fn;
     const mxp_narrow_src src = { x, bf16 >= 2, bf16 == 3 ? mask : NULL };
-    if (bf16)
+    if (bf16 >= 1 && bf16 <= 3)
         ((mxp_bf16_softmax_ukernel *)f)(y, &src, n, e, lg);
     else
-        ((mxp_f32_softmax_ukernel *)f)(y, x, n, e, lg);
+        ((mxp_f32_softmax_ukernel *)f)(y, x, bf16 == 4 ? mask : NULL, n, e, lg);
 }
 
 static void test_rows_match_their_twin(void **state)
@@ -99,10 +100,11 @@ static void test_rows_match_their_twin(void **state)
         mask[i] = i % 7 == 3 ? -INFINITY : i % 5 == 1 ? (float)(prng_uniform(&rng) * 4 - 2) : 0.0f;
     const mxp_fpenv env = mxp_fpenv_enter();
     size_t rows = 0;
-    for (int bf16 = 0; bf16 < 4; bf16++) { /* float32; bfloat16 out of bfloat16, float32, masked float32 */
+    for (int bf16 = 0; bf16 < 5; bf16++) { /* float32; bfloat16 out of bfloat16, float32, masked float32; masked float32 */
         size_t nk;
-        const mxp_kernel *ks = bf16 ? nn_bf16_softmax_kernels(&nk) : nn_f32_softmax_kernels(&nk);
-        const size_t size = bf16 == 1 ? 2 : 4, ysize = bf16 ? 2 : 4;
+        const bool narrow = bf16 >= 1 && bf16 <= 3;
+        const mxp_kernel *ks = narrow ? nn_bf16_softmax_kernels(&nk) : nn_f32_softmax_kernels(&nk);
+        const size_t size = bf16 == 1 ? 2 : 4, ysize = narrow ? 2 : 4;
         for (size_t r = 0; r < nk; r++) {
             if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
                 continue;
@@ -151,30 +153,43 @@ static void test_exact_values(void **state)
         mxp_f32_softmax_ukernel *k = (mxp_f32_softmax_ukernel *)ks[r].fn;
         float y[12];
         const float big[2] = { 1000, 1000 }, four[4] = { 5, 5, 5, 5 };
-        k(y, big, 2, e, 0);
+        k(y, big, NULL, 2, e, 0);
         assert_true(y[0] == 0.5f && y[1] == 0.5f);
-        k(y, four, 4, e, 0);
+        k(y, four, NULL, 4, e, 0);
         assert_true(y[0] == 0.25f && y[3] == 0.25f);
-        k(y, big, 2, e, 1);
+        k(y, big, NULL, 2, e, 1);
         assert_true(y[0] == (float)-log(2.0) && y[1] == (float)-log(2.0));
         const float one[1] = { -3.5f };
-        k(y, one, 1, e, 0);
+        k(y, one, NULL, 1, e, 0);
         assert_true(y[0] == 1.0f);
-        k(y, one, 1, e, 1);
+        k(y, one, NULL, 1, e, 1);
         assert_true(y[0] == 0.0f && !signbit(y[0]));
+        /* a mask: -inf drops two elements (one the largest), a finite value shifts one: 3 + 2 = 5 = 4 + 1 */
+        const float x10[10] = { 3, 9, 4, 4, 4, 4, 4, 4, 4, 4 },
+                    m10[10] = { 2, -INFINITY, 1, 1, 1, 1, 1, 1, 1, -INFINITY };
+        k(y, x10, m10, 10, e, 0);
+        for (int i = 0; i < 10; i++)
+            assert_true(y[i] == (i == 1 || i == 9 ? 0.0f : 0.125f));
+        k(y, x10, m10, 10, e, 1);
+        for (int i = 0; i < 10; i++)
+            assert_true(y[i] == (i == 1 || i == 9 ? -INFINITY : (float)-log(8.0)));
+        const float ninf10[10] = { -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY,
+                                   -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY };
+        k(y, x10, ninf10, 10, e, 0); /* every element dropped: NaN */
+        assert_true(isnan(y[0]) && isnan(y[9]));
         /* eleven elements: ten far below the maximum underflow to exactly 0 */
         float far[11];
         for (int i = 0; i < 11; i++)
             far[i] = i == 7 ? 0.0f : -1000.0f;
-        k(y, far, 11, e, 0);
+        k(y, far, NULL, 11, e, 0);
         for (int i = 0; i < 11; i++)
             assert_true(y[i] == (i == 7 ? 1.0f : 0.0f));
-        k(y, far, 11, e, 1);
+        k(y, far, NULL, 11, e, 1);
         assert_true(y[7] == 0.0f && y[0] == -1000.0f);
         const float withnan[3] = { 1, NAN, 2 }, allninf[3] = { -INFINITY, -INFINITY, -INFINITY };
-        k(y, withnan, 3, e, 0);
+        k(y, withnan, NULL, 3, e, 0);
         assert_true(isnan(y[0]) && isnan(y[1]) && isnan(y[2]));
-        k(y, allninf, 3, e, 1);
+        k(y, allninf, NULL, 3, e, 1);
         assert_true(isnan(y[0]) && isnan(y[2]));
     }
     mxp_fpenv_leave(env);
@@ -221,6 +236,53 @@ static void test_generic_path_gives_the_kernel_bits(void **state)
     mxp_array_free(dense);
     mxp_array_free(strided);
     mxp_array_free(base);
+}
+
+/* With a mask: the row kernel (a float32 mask, dense or every other element
+ * of a wider one; a float16 one, widened) and the generic path (the same
+ * values as a float64 mask) give the same bits, softmax and log_softmax,
+ * a row whose elements are all dropped NaN. */
+static void test_masked_rows_kernel_and_generic_agree(void **state)
+{
+    (void)state;
+    enum { R = 9, D = 37 };
+    uint64_t rng = 5;
+    static float x[R * D], m32[R * D], m32w[2 * R * D];
+    static double m64[R * D];
+    static uint16_t m16[R * D];
+    for (int i = 0; i < R * D; i++) {
+        x[i] = (float)((prng_uniform(&rng) - 0.5) * 30);
+        const int col = i % D, row = i / D;
+        m32[i] = row == 4 || col % 5 == 2 ? -INFINITY : col % 3 == 0 ? (float)(col % 7) * 0.25f - 0.5f : 0.0f;
+        m64[i] = m32[i];
+        m32w[2 * i] = m32[i];
+        m32w[2 * i + 1] = 1e30f; /* skipped */
+    }
+    mxp_convert(m16, MXP_F16, m32, MXP_F32, R * D, NULL); /* multiples of 1/4: exact */
+    const int64_t shape[2] = { R, D }, wstrides[2] = { 2 * D * 4, 8 };
+    mxp_array *xa = NULL, *ma[4] = { NULL, NULL, NULL, NULL };
+    assert_int_equal(mxp_array_wrap(&xa, x, MXP_F32, 2, shape, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_array_wrap(&ma[0], m64, MXP_F64, 2, shape, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_array_wrap(&ma[1], m32, MXP_F32, 2, shape, NULL, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_array_wrap(&ma[2], m32w, MXP_F32, 2, shape, wstrides, false, NULL, NULL), MXP_OK);
+    assert_int_equal(mxp_array_wrap(&ma[3], m16, MXP_F16, 2, shape, NULL, false, NULL, NULL), MXP_OK);
+    for (int lg = 0; lg < 2; lg++) {
+        mxp_array *want = NULL;
+        assert_int_equal(lg ? mxp_log_softmax(&want, xa, 1, ma[0], 0) : mxp_softmax(&want, xa, 1, ma[0], 0), MXP_OK);
+        const float *w = mxp_array_data(want);
+        assert_true(isnan(w[4 * D]) && isnan(w[5 * D - 1])); /* row 4: every element dropped */
+        assert_true(lg ? w[2] == -INFINITY : w[2] == 0.0f);
+        for (int k = 1; k < 4; k++) {
+            mxp_array *got = NULL;
+            assert_int_equal(lg ? mxp_log_softmax(&got, xa, 1, ma[k], 0) : mxp_softmax(&got, xa, 1, ma[k], 0), MXP_OK);
+            assert_memory_equal(mxp_array_data(got), w, sizeof x);
+            mxp_array_free(got);
+        }
+        mxp_array_free(want);
+    }
+    mxp_array_free(xa);
+    for (int k = 0; k < 4; k++)
+        mxp_array_free(ma[k]);
 }
 
 /* |got - want| <= half an ulp of got (bfloat16) + 2^-16 |want| + abs: the
@@ -437,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_rows_match_their_twin),
         cmocka_unit_test(test_exact_values),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
+        cmocka_unit_test(test_masked_rows_kernel_and_generic_agree),
         cmocka_unit_test(test_exp_within_an_ulp),
         cmocka_unit_test(test_bf16_rows_near_exact),
         cmocka_unit_test(test_bf16_out_paths_agree),

@@ -2,7 +2,7 @@
  * softmax-kernels.h. */
 #include "kernels/softmax-avx512.h"
 
-void mxp_f32_softmax__avx512f(float *y, const float *x, size_t n, double *e, int lg)
+void mxp_f32_softmax__avx512f(float *y, const float *x, const float *mask, size_t n, double *e, int lg)
 {
-    mxp_softmax_avx512(y, x, n, e, lg);
+    mxp_softmax_avx512(y, x, mask, n, e, lg);
 }

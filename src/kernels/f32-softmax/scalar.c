@@ -2,7 +2,7 @@
  * softmax-kernels.h. */
 #include "kernels/softmax-kernels.h"
 
-void mxp_f32_softmax__scalar(float *y, const float *x, size_t n, double *e, int lg)
+void mxp_f32_softmax__scalar(float *y, const float *x, const float *mask, size_t n, double *e, int lg)
 {
-    mxp_softmax_portable(y, x, n, e, lg);
+    mxp_softmax_portable(y, x, mask, n, e, lg);
 }
