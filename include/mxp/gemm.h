@@ -73,6 +73,21 @@ typedef struct mxp_gemm_opts {
      * A and B; otherwise fewer than it needs is MXP_ERR_INVALID_ARGUMENT.
      * mxp_matmul and mxp_matmul_into require it with a bias. */
     size_t bias_len;
+    /* Integer GEMM with A quantized per row (per token, as dynamic
+     * quantization of activations gives): NULL, or m values each.
+     * a_zero_points[i] is row i's zero point (within A's type's range;
+     * a_zero_point must then be 0): acc[i][j] = sum_k (A[i][k] -
+     * a_zero_points[i]) (B[k][j] - b_zero_point), exact.  a_scales[i]
+     * (finite) multiplies row i's sums: the scale of C[i][j] is
+     * float32(a_scales[i] * s_j) (the product in float64, one rounding; s_j
+     * the scales above, 1 without), as mxp_qmatmul_scales combines a
+     * per-tensor one, then the epilogue and C's rounding as above.
+     * a_scales needs an int8/uint8 or floating C.  mxp_gemm only
+     * (mxp_matmul and the batched GEMM refuse them).  See docs/gemm.md,
+     * "Integer GEMM". */
+    const int32_t *a_zero_points;
+    const float *a_scales;
+    size_t a_rows_len;        /* the values at each: 0 not given (m read), else at least m */
 } mxp_gemm_opts;
 
 /* Row-major GEMM.  lda/ldb/ldc are in elements and at least the row length

@@ -91,7 +91,8 @@ def _mxp_float_dtypes():
     return tuple(np.dtype(t) for t in _mxp._TYPES)
 
 
-def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zp, b_zp, c_zp, scales):
+def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_zp, b_zp, c_zp, scales, m=None,
+               a_zero_points=None, a_scales=None):
     _check_rounding(rounding, overflow)
     if activation not in ACTIVATIONS:
         raise ValueError(f"activation {activation!r} is not one of {', '.join(map(repr, ACTIVATIONS))}")
@@ -102,9 +103,17 @@ def _gemm_args(n, compute, bias, activation, clamp, rounding, overflow, seed, a_
         clamp = (lo, hi)
     bias = _vector(bias, (n,), "bias")
     scales = _vector(scales, (1, n), "scales", np.float32)
+    rows = {}
+    if a_zero_points is not None:  # A's rows (gemm): int32, exactly as given
+        z = np.asarray(a_zero_points)
+        if z.dtype.kind not in "iu" or (z.size and (z.min() < -128 or z.max() > 255)):
+            raise ValueError("a_zero_points: integers within A's type's range, one per row of a")
+        rows["a_zero_points"] = _vector(z.astype(np.int32), (m,), "a_zero_points", np.int32)
+    if a_scales is not None:
+        rows["a_scales"] = _vector(a_scales, (m,), "a_scales", np.float32)
     return dict(compute=compute, bias=bias, activation=activation, clamp=clamp, scales=scales, rounding=rounding,
                 overflow=overflow, seed=_seed(seed), a_zero_point=int(a_zp), b_zero_point=int(b_zp),
-                c_zero_point=int(c_zp))
+                c_zero_point=int(c_zp), **rows)
 
 
 def result_type(*arrays_and_dtypes):
@@ -193,23 +202,27 @@ def _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, strategy, pr
         c = new((m, n), np.dtype(out_dtype) if out_dtype is not None else _default_out_dtype(a, b))
     elif not isinstance(c, np.ndarray):
         raise TypeError("gemm: c must be a numpy.ndarray (it is written in place)")
-    options = _gemm_args(n, **kw)
+    options = _gemm_args(n, m=m, **kw)
     report = _mxp._gemm(a, b, c, trans_a=bool(trans_a), trans_b=bool(trans_b), alpha=float(alpha), beta=float(beta),
                         strategy=strategy, promote_to=promote_to, **options)
     return c, report
 
 
 def _kw(compute=None, bias=None, activation=None, clamp=None, rounding="nearest_even", overflow="inf", seed=0,
-        a_zero_point=0, b_zero_point=0, c_zero_point=0, scales=None):
+        a_zero_point=0, b_zero_point=0, c_zero_point=0, scales=None, a_zero_points=None, a_scales=None):
     return dict(compute=compute, bias=bias, activation=activation, clamp=clamp, rounding=rounding, overflow=overflow,
-                seed=seed, a_zp=a_zero_point, b_zp=b_zero_point, c_zp=c_zero_point, scales=scales)
+                seed=seed, a_zp=a_zero_point, b_zp=b_zero_point, c_zp=c_zero_point, scales=scales,
+                a_zero_points=a_zero_points, a_scales=a_scales)
 
 
 def gemm(a, b, c=None, *, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, out_dtype=None, **epilogue):
     """BLAS GEMM: c = alpha op(a) op(b) + beta c, in place in c (a new
     zero array of out_dtype when c is None); returns c.  c's rows must be
     contiguous.  Keywords as matmul (compute, bias, activation, clamp,
-    rounding, overflow, seed, zero points, scales)."""
+    rounding, overflow, seed, zero points, scales), and for uint8/int8 a
+    quantized per row (per token): a_zero_points and a_scales, one per row
+    of op(a) (row i's sums are sum_k (a[i, k] - a_zero_points[i]) b[k, j],
+    scaled by float32(a_scales[i] * scales[j]); docs/gemm.md)."""
     return _gemm_common(a, b, c, alpha, beta, trans_a, trans_b, out_dtype, None, None, _kw(**epilogue))[0]
 
 

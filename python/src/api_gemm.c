@@ -9,7 +9,7 @@
 
 
 typedef struct gemm_args {
-    PyObject *acc, *bias, *activation, *clamp, *scales;
+    PyObject *acc, *bias, *activation, *clamp, *scales, *a_zero_points, *a_scales;
     const char *rounding, *overflow;
     unsigned long long seed;
     int a_zp, b_zp, c_zp;
@@ -64,6 +64,21 @@ static int build_opts(const gemm_args *g, mxp_gemm_opts *o)
         PyErr_SetString(PyExc_TypeError, "scales: expected float32");
         return -1;
     }
+    mxp_dtype zp_dt = MXP_S32, as_dt = MXP_F32;
+    size_t nzp, nas;
+    if (vector_arg(g->a_zero_points, "a_zero_points", (const void **)&o->a_zero_points, &zp_dt, &nzp) < 0 ||
+        vector_arg(g->a_scales, "a_scales", (const void **)&o->a_scales, &as_dt, &nas) < 0)
+        return -1;
+    if ((o->a_zero_points && zp_dt != MXP_S32) || (o->a_scales && as_dt != MXP_F32)) {
+        PyErr_SetString(PyExc_TypeError, "a_zero_points / a_scales: expected int32 / float32");
+        return -1;
+    }
+    /* the fewer of the two: the library refuses fewer than m */
+    o->a_rows_len = o->a_zero_points && o->a_scales ? (nzp < nas ? nzp : nas) : o->a_zero_points ? nzp : nas;
+    if ((o->a_zero_points || o->a_scales) && o->a_rows_len == 0) {
+        PyErr_SetString(PyExc_ValueError, "a_zero_points / a_scales: one value per row of a, not none");
+        return -1;
+    }
     o->bias_dtype = bias_dt;
     o->bias_kind = o->bias ? MXP_BIAS_PER_COL : MXP_BIAS_NONE;
     o->bias_len = nbias;
@@ -81,11 +96,12 @@ static int build_opts(const gemm_args *g, mxp_gemm_opts *o)
 /* The options of _matmul and _gemm, keyword-only (mxp/_api.py's _gemm_args
  * names them), with mxp_gemm's defaults. */
 #define GEMM_KEYWORDS "compute", "bias", "activation", "clamp", "scales", "rounding", "overflow", "seed", \
-                      "a_zero_point", "b_zero_point", "c_zero_point"
-#define GEMM_ARGS_FORMAT "OOOOOssKiii"
+                      "a_zero_point", "b_zero_point", "c_zero_point", "a_zero_points", "a_scales"
+#define GEMM_ARGS_FORMAT "OOOOOssKiiiOO"
 #define GEMM_ARGS_PTRS(g) &g.acc, &g.bias, &g.activation, &g.clamp, &g.scales, &g.rounding, &g.overflow, &g.seed, \
-                          &g.a_zp, &g.b_zp, &g.c_zp
-#define GEMM_ARGS_DEFAULTS { Py_None, Py_None, Py_None, Py_None, Py_None, "nearest_even", "inf", 0, 0, 0, 0 }
+                          &g.a_zp, &g.b_zp, &g.c_zp, &g.a_zero_points, &g.a_scales
+#define GEMM_ARGS_DEFAULTS { Py_None, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None, "nearest_even", "inf", \
+                             0, 0, 0, 0 }
 
 /* _matmul(a, b, out, *, <gemm options>) -> out */
 static PyObject *matmul(PyObject *self, PyObject *args, PyObject *kwds)

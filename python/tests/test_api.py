@@ -145,6 +145,37 @@ def test_quantized_operands_in_matmul():
     assert mxp.compare(x.astype(np.float64) @ w, y).psnr_db > 35
 
 
+def test_gemm_int8_per_row_zero_points_and_scales():
+    """a quantized per row (dynamic per-token activations): row i equals the
+    one-row GEMM with its zero point and the scales float32(a_scales[i] *
+    scales[j]); the int32 sums exact; bad rows refused; matmul takes none."""
+    rng = np.random.default_rng(7)
+    m, k, n = 40, 90, 300
+    a = rng.integers(0, 256, (m, k)).astype(np.uint8)
+    w = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    zp = rng.integers(0, 256, m).astype(np.int32)
+    sa = (rng.random(m) * 0.05 + 1e-3).astype(np.float32)
+    sw = (rng.random(n) * 0.01 + 1e-3).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    for out in (np.float32, mxp.bfloat16):
+        got = mxp.gemm(a, w, trans_b=True, out_dtype=out, scales=sw, bias=bias, a_zero_points=zp, a_scales=sa)
+        for i in (0, 17, m - 1):
+            s = (np.float64(sa[i]) * sw.astype(np.float64)).astype(np.float32)
+            want = mxp.gemm(a[i:i + 1], w, trans_b=True, out_dtype=out, scales=s, bias=bias,
+                            a_zero_point=int(zp[i]))
+            assert np.array_equal(bits(got[i:i + 1]), bits(want))
+    sums = mxp.gemm(a, w, trans_b=True, out_dtype=np.int32, a_zero_points=zp)
+    assert np.array_equal(sums, (a.astype(np.int64) - zp[:, None]) @ w.astype(np.int64).T)
+    with pytest.raises(ValueError, match="a_zero_points"):
+        mxp.gemm(a, w, trans_b=True, out_dtype=np.float32, a_zero_points=zp[:-1])
+    with pytest.raises(ValueError, match="a_zero_points"):
+        mxp.gemm(a, w, trans_b=True, out_dtype=np.float32, a_zero_points=zp + 300)
+    with pytest.raises(ValueError, match="a_scales"):
+        mxp.gemm(a, w, trans_b=True, out_dtype=np.float32, a_scales=np.full(m, np.nan, np.float32))
+    with pytest.raises(TypeError):
+        mxp.matmul(a, w.T, a_zero_points=zp)
+
+
 def test_gemm_alpha_beta_transposes():
     rng = np.random.default_rng(5)
     a, b = rng.standard_normal((12, 7)), rng.standard_normal((9, 12))

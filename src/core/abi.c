@@ -16,6 +16,7 @@ static const size_t convert_opts_older[] = {
 static const size_t gemm_opts_older[] = {
     offsetof(mxp_gemm_opts, bias),     /* acc_dtype and convert only (no epilogue) */
     offsetof(mxp_gemm_opts, bias_len), /* before bias_len */
+    offsetof(mxp_gemm_opts, a_zero_points), /* before the per-row A parameters */
 };
 static const size_t memory_stats_older[] = {
     offsetof(mxp_memory_stats, workspace_bytes),      /* current .. bytes_converted */
@@ -72,6 +73,7 @@ LAYOUT0(tensor_stats);
 _Static_assert(offsetof(mxp_convert_opts, index_offset) % sizeof(size_t) == 0, "layout");
 _Static_assert(offsetof(mxp_gemm_opts, bias) % sizeof(size_t) == 0, "layout");
 _Static_assert(offsetof(mxp_gemm_opts, bias_len) % sizeof(size_t) == 0, "layout");
+_Static_assert(offsetof(mxp_gemm_opts, a_zero_points) % sizeof(size_t) == 0, "layout");
 _Static_assert(offsetof(mxp_memory_stats, workspace_bytes) % sizeof(size_t) == 0, "layout");
 _Static_assert(offsetof(mxp_memory_stats, hugepage_cache_bytes) % sizeof(size_t) == 0, "layout");
 

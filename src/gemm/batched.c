@@ -30,6 +30,8 @@ mxp_status mxp_gemm_strided_batched(size_t batch, mxp_trans ta, mxp_trans tb, si
     /* Transposes, dtypes, leading dimensions and options, as mxp_gemm judges them. */
     mxp_status st = mxp_gemm(ta, tb, 0, n, k, alpha, NULL, a_type, lda, NULL, b_type, ldb, beta, NULL, c_type, ldc,
                              opts);
+    if (st == MXP_OK)
+        st = mxp_gemm_refuse_a_rows("mxp_gemm_strided_batched", opts);
     if (st != MXP_OK || batch == 0 || m == 0 || n == 0)
         return st;
     const ptrdiff_t strides[3] = { stride_a, stride_b, stride_c };

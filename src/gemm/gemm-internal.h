@@ -139,6 +139,11 @@ mxp_gemm_region mxp_gemm_region_of(const void *p, size_t rows, size_t cols, size
 /* Do two stored matrices share a byte?  Exact: interleaved rows that share
  * none do not overlap. */
 bool mxp_gemm_regions_overlap(const mxp_gemm_region *x, const mxp_gemm_region *y);
+/* Entry points other than mxp_gemm (the batched GEMM, mxp_matmul*): A's
+ * per-row zero points and scales belong to one matrix, so they are
+ * MXP_ERR_INVALID_ARGUMENT here; MXP_OK without them. */
+mxp_status mxp_gemm_refuse_a_rows(const char *fn, const mxp_gemm_opts *o);
+
 /* After the sizes were checked: a bias_len too short for the bias kind is
  * MXP_ERR_INVALID_ARGUMENT, C sharing memory with A, B, the bias or the
  * scales MXP_ERR_OVERLAP (fn names the caller in the sentence). */

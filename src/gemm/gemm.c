@@ -167,7 +167,8 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
                            int8 ? "int32 for integer inputs"
                                 : "float32 or float64 (or float16/bfloat16: an emulation, docs/gemm.md)");
         else if (!int8 && (opts->scales || opts->n_scales || opts->a_zero_point || opts->b_zero_point ||
-                           opts->c_zero_point)) /* would be ignored: refused, not a silently unscaled C */
+                           opts->c_zero_point || opts->a_zero_points || opts->a_scales))
+            /* would be ignored: refused, not a silently unscaled C */
             st = mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: scales and zero points apply to integer GEMM "
                            "(uint8/int8 A by int8 B); A and B are %s and %s", mxp_dtype_name(at), mxp_dtype_name(bt));
         else

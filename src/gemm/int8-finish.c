@@ -77,16 +77,16 @@ static void finish_s32(const mxp_int8_finish *f, int32_t *c, const int32_t *acc,
 
 /* float64 C, plain: scale * acc = (acc m) p rounded once with the mode
  * (acc m may need 55 bits), then times the power of two, exactly. */
-static void finish_f64_exact(const mxp_int8_finish *f, size_t j, double *c, const int32_t *acc, size_t len,
+static void finish_f64_exact(const mxp_int8_scale *sc, bool per_col, double *c, const int32_t *acc, size_t len,
                              const mxp_convert_opts *co)
 {
     int64_t p[CHUNK];
     double t[CHUNK];
     for (size_t q = 0; q < len; q++)
-        p[q] = acc[q] * f->scale[f->per_col ? j + q : 0].m;
+        p[q] = acc[q] * sc[per_col ? q : 0].m;
     mxp_convert(t, MXP_F64, p, MXP_S64, len, co);
     for (size_t q = 0; q < len; q++) {
-        const mxp_int8_scale *s = &f->scale[f->per_col ? j + q : 0];
+        const mxp_int8_scale *s = &sc[per_col ? q : 0];
         t[q] = p[q] == 0 ? (double)acc[q] * (double)s->s : t[q] * s->p;
     }
     memcpy(c, t, len * sizeof *t);
@@ -153,6 +153,26 @@ static void requantize(const mxp_int8_finish *f, const double *t, unsigned char 
 static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t len, const int32_t *acc)
 {
     unsigned char *crow = f->c + (i * f->ldc + j) * f->cs;
+    bool per_col = f->per_col;
+    const float *scales = f->o->scales ? f->o->scales + (per_col ? j : 0) : &f->one_scale;
+    const mxp_int8_scale *sc = f->scale + (per_col ? j : 0);
+    int32_t row_acc[CHUNK];
+    float row_scales[CHUNK];
+    mxp_int8_scale row_sc[CHUNK];
+    if (f->per_row && f->o->a_zero_points && f->b_sums) { /* the sums less row i's zero point times B's */
+        const uint32_t za = (uint32_t)f->o->a_zero_points[i];
+        for (size_t q = 0; q < len; q++)
+            row_acc[q] = mxp_wrap_s32((uint32_t)acc[q] - za * (uint32_t)f->b_sums[j + q]);
+        acc = row_acc;
+    }
+    if (f->per_row && f->o->a_scales) { /* float32(a_scales[i] s_j): a float64 product is exact */
+        const double sa = f->o->a_scales[i];
+        for (size_t q = 0; q < len; q++)
+            row_scales[q] = (float)(sa * (double)scales[per_col ? q : 0]);
+        scales = row_scales;
+        sc = NULL; /* split below, where the general path needs them */
+        per_col = true;
+    }
     if (f->ct == MXP_S32) {
         finish_s32(f, (int32_t *)(void *)crow, acc, len);
         return;
@@ -184,22 +204,26 @@ static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t le
         j += done;
         len -= done;
     }
-    const float *scales = f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale;
     if (f->dequant && /* float32 C, plain, a mode a kernel rounds in: the same bits */
-        f->dequant((float *)(void *)crow, acc, len, scales, f->per_col, (int)f->o->convert.rounding))
+        f->dequant((float *)(void *)crow, acc, len, scales, per_col, (int)f->o->convert.rounding))
         return;
-    if (f->bias_f32 && f->dequant_bias((float *)(void *)crow, acc, len, scales, f->per_col, f->bias_f32 + j,
+    if (f->bias_f32 && f->dequant_bias((float *)(void *)crow, acc, len, scales, per_col, f->bias_f32 + j,
                                        (int)f->o->convert.rounding))
         return;
     mxp_convert_opts co = f->o->convert;
     co.index_offset += i * f->n + j; /* stochastic rounding: C's elements in row-major order */
+    if (!sc) {
+        for (size_t q = 0; q < len; q++)
+            row_sc[q] = split_scale(row_scales[q]);
+        sc = row_sc;
+    }
     if (f->plain && f->ct == MXP_F64) {
-        finish_f64_exact(f, j, (double *)(void *)crow, acc, len, &co);
+        finish_f64_exact(sc, per_col, (double *)(void *)crow, acc, len, &co);
         return;
     }
     double t[CHUNK], tmp[CHUNK];
     for (size_t q = 0; q < len; q++)
-        t[q] = scaled(acc[q], &f->scale[f->per_col ? j + q : 0]);
+        t[q] = scaled(acc[q], &sc[per_col ? q : 0]);
     if (!f->plain) {
         if (f->alpha != 1)
             for (size_t q = 0; q < len; q++)
@@ -223,7 +247,8 @@ static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t le
 static mxp_status rq64_init(mxp_int8_finish *f, const mxp_gemm_opts *o, size_t n)
 {
     const bool act = o->activation == MXP_ACT_NONE || o->activation == MXP_ACT_RELU;
-    if (!(is_int8(f->ct) || (f->ct == MXP_F32 && !f->plain)) || f->shifts || f->beta != 0 || !isfinite(f->alpha) ||
+    if (!(is_int8(f->ct) || (f->ct == MXP_F32 && !f->plain)) || f->shifts || f->per_row || f->beta != 0 ||
+        !isfinite(f->alpha) ||
         !act || o->convert.flags ||
         o->convert.rounding != MXP_ROUND_NEAREST_EVEN)
         return MXP_OK;
@@ -321,7 +346,9 @@ mxp_status mxp_int8_finish_init(mxp_int8_finish *f, const mxp_gemm_opts *o, mxp_
     for (size_t j = 0; f->per_col && j < n; j++)
         f->cols[j] = split_scale(o->scales[j]);
     f->scale = f->per_col ? f->cols : &f->one;
-    f->shifts = f->plain && is_int8(c_type) && !o->convert.flags && o->convert.rounding != MXP_ROUND_STOCHASTIC;
+    f->per_row = o->a_zero_points || o->a_scales;
+    f->shifts = f->plain && is_int8(c_type) && !o->convert.flags && o->convert.rounding != MXP_ROUND_STOCHASTIC &&
+                !f->per_row;
     for (size_t j = 0; j < (f->per_col ? n : 1) && f->shifts; j++)
         f->shifts = f->scale[j].shift != 0;
     const mxp_rounding rm = o->convert.rounding;

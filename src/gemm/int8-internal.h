@@ -81,7 +81,20 @@ typedef struct mxp_int8_finish {
     mxp_s32_requant_f64_fn rq64;
     mxp_s32_requant_f64_params rq;
     double *rq_m, *rq_p, *rq_bias;
+    /* A quantized per row (o->a_zero_points, o->a_scales): each chunk's
+     * sums less a_zero_points[i] b_sums[j] (b_sums: the column sums of B -
+     * b_zero_point, set by the caller; NULL: the sums are 0, nothing to
+     * take), its scales float32(a_scales[i] s_j); the kernels of the plain
+     * float32 paths take those, the others the general path */
+    bool per_row;
+    const int32_t *b_sums;
 } mxp_int8_finish;
+
+/* x modulo 2^32 as an int32 (the wrap-around of two's complement). */
+static inline int32_t mxp_wrap_s32(uint32_t x)
+{
+    return x <= INT32_MAX ? (int32_t)x : -(int32_t)~x - 1;
+}
 
 /* Sets up f for C (c_type, ldc, n columns); MXP_ERR_NO_MEMORY (nothing to
  * release) when a workspace for per-column scales is not there. */

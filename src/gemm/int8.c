@@ -5,6 +5,7 @@
  * the corrections) and their finish into C (src/gemm/int8-finish.c).
  * Integer sums do not depend on their order, so neither do the results on
  * the thread count. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -90,7 +91,40 @@ static mxp_status check_zero_point(const char *name, int32_t z, int32_t lo, int3
     return MXP_OK;
 }
 
-static mxp_status check_int8(size_t n, size_t k, double alpha, mxp_dtype at, double beta, mxp_dtype ct,
+/* A's per-row parameters (mxp_gemm_opts.a_zero_points, a_scales): zero
+ * points in A's range (a_zero_point 0), finite scales whose products with
+ * the column scales stay within float32; *kmax lowered to the least K
+ * limit of the rows' zero points. */
+static mxp_status check_a_rows(size_t m, mxp_dtype at, const mxp_gemm_opts *o, size_t *kmax)
+{
+    const bool ua = at == MXP_U8;
+    if (o->a_zero_points && o->a_zero_point != 0)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: a_zero_point = %d with a_zero_points: row i's zero "
+                         "point is a_zero_points[i] (a_zero_point must be 0)", (int)o->a_zero_point);
+    for (size_t i = 0; o->a_zero_points && i < m; i++) {
+        const int32_t z = o->a_zero_points[i];
+        if (z < (ua ? 0 : -128) || z > (ua ? 255 : 127))
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: a_zero_points[%zu] = %d is outside %s's range "
+                             "[%d, %d]", i, (int)z, mxp_dtype_name(at), ua ? 0 : -128, ua ? 255 : 127);
+        const size_t lim = k_limit(at, z, o->b_zero_point);
+        *kmax = lim < *kmax ? lim : *kmax;
+    }
+    double amax = 0, smax = 1;
+    for (size_t i = 0; o->a_scales && i < m; i++) {
+        if (!isfinite(o->a_scales[i]))
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: a_scales[%zu] = %g is not finite", i,
+                             (double)o->a_scales[i]);
+        amax = fmax(amax, fabs((double)o->a_scales[i]));
+    }
+    for (size_t j = 0; o->a_scales && o->scales && j < o->n_scales; j++)
+        smax = j == 0 ? fabs((double)o->scales[0]) : fmax(smax, fabs((double)o->scales[j]));
+    if (o->a_scales && amax * smax > FLT_MAX)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: a_scales times scales reach %g, beyond float32 (the "
+                         "scale of C[i][j] is float32(a_scales[i] * scales[j]))", amax * smax);
+    return MXP_OK;
+}
+
+static mxp_status check_int8(size_t m, size_t n, size_t k, double alpha, mxp_dtype at, double beta, mxp_dtype ct,
                              const mxp_gemm_opts *o)
 {
     const bool ua = at == MXP_U8;
@@ -108,9 +142,9 @@ static mxp_status check_int8(size_t n, size_t k, double alpha, mxp_dtype at, dou
         if (alpha != 1 || (beta != 0 && beta != 1))
             return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: int32 C holds the exact sums: alpha must be 1 and beta "
                              "0 or 1 (got alpha %g, beta %g)", alpha, beta);
-        if (o->scales)
-            return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: scales need an int8/uint8 or floating C; int32 C holds "
-                             "the unscaled sums");
+        if (o->scales || o->a_scales)
+            return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: %s need an int8/uint8 or floating C; int32 C holds "
+                             "the unscaled sums", o->scales ? "scales" : "a_scales");
         if (has_epilogue(o))
             return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: the epilogue (bias, activation, clamp) needs an "
                              "int8/uint8 or floating C; int32 C holds the exact sums");
@@ -127,7 +161,9 @@ static mxp_status check_int8(size_t n, size_t k, double alpha, mxp_dtype at, dou
         if (!isfinite(o->scales[j]))
             return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: scales[%zu] = %g is not finite", j,
                              (double)o->scales[j]);
-    const size_t kmax = k_limit(at, o->a_zero_point, o->b_zero_point);
+    size_t kmax = k_limit(at, o->a_zero_point, o->b_zero_point);
+    if ((st = check_a_rows(m, at, o, &kmax)) != MXP_OK)
+        return st;
     if (k > kmax)
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: k = %zu is beyond %zu, the most for which int32 sums of "
                          "(A - a_zero_point)(B - b_zero_point) cannot overflow with zero points %d and %d", k, kmax,
@@ -157,10 +193,6 @@ static void line_sums(const uint8_t *base, size_t ld, bool contiguous, bool is_s
     }
 }
 
-static int32_t wrap_s32(uint32_t x)
-{
-    return x <= INT32_MAX ? (int32_t)x : -(int32_t)~x - 1;
-}
 
 /* The product and what its micro-tile needs: the configuration, and the
  * corrections (m of row_off, then n of col_off; see int8-internal.h),
@@ -184,12 +216,12 @@ static void corrections(void *kernel, void *extra)
     if (zb != 0)
         line_sums(K->a->base, K->a->ld, !K->a->trans, false, K->a->dtype == MXP_S8 ? 0x80 : 0, K->m, K->k, sums);
     for (size_t i = 0; i < K->m; i++)
-        row_off[i] = wrap_s32(kzz - (zb != 0 ? (uint32_t)zb * sums[i] : 0));
+        row_off[i] = mxp_wrap_s32(kzz - (zb != 0 ? (uint32_t)zb * sums[i] : 0));
     sums = (uint32_t *)col_off;
     if (za != 0)
         line_sums(K->b->base, K->b->ld, K->b->trans, true, 0, K->n, K->k, sums);
     for (size_t j = 0; j < K->n; j++)
-        col_off[j] = wrap_s32(za != 0 ? 0u - (uint32_t)za * sums[j] : 0);
+        col_off[j] = mxp_wrap_s32(za != 0 ? 0u - (uint32_t)za * sums[j] : 0);
     K->row_off = row_off;
     K->col_off = col_off;
 }
@@ -306,7 +338,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
 {
     static const mxp_gemm_opts defaults;
     const mxp_gemm_opts *o = opts ? opts : &defaults;
-    mxp_status st = check_int8(n, k, alpha, a_type, beta, c_type, o);
+    mxp_status st = check_int8(m, n, k, alpha, a_type, beta, c_type, o);
     if (st != MXP_OK || m == 0 || n == 0)
         return st;
     if (m > SIZE_MAX / sizeof(int32_t) / n)
@@ -318,12 +350,25 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
                       NULL, NULL };
     /* the counters are not shared between threads */
     const int max_threads = o->convert.flags ? 1 : mxp_get_num_threads();
-    if (c_type == MXP_S32 && beta == 0 && !skip) /* the sums go straight into C */
+    const bool row_zps = o->a_zero_points != NULL;
+    if (c_type == MXP_S32 && beta == 0 && !skip && !row_zps) /* the sums go straight into C */
         return sums(&K, c, ldc, NULL, NULL, max_threads);
     mxp_int8_finish f;
     st = mxp_int8_finish_init(&f, o, c_type, c, ldc, n, alpha, beta);
     if (st != MXP_OK)
         return st;
+    int32_t *b_sums = NULL;
+    if (row_zps && !skip) { /* the sums with zero points 0 less a_zero_points[i] sum_k (B[k][j] - zb) */
+        if (!(b_sums = mxp_malloc(n * sizeof *b_sums))) {
+            mxp_int8_finish_release(&f);
+            return MXP_ERR_NO_MEMORY;
+        }
+        line_sums(B.base, B.ld, B.trans, true, 0, n, k, (uint32_t *)b_sums);
+        const uint32_t kzb = (uint32_t)((int64_t)k * o->b_zero_point);
+        for (size_t j = 0; j < n; j++)
+            b_sums[j] = mxp_wrap_s32((uint32_t)b_sums[j] - kzb);
+        f.b_sums = b_sums;
+    }
     if (skip) { /* every row reads the same n zeros */
         int32_t *zeros = mxp_malloc(n * sizeof *zeros);
         st = zeros ? MXP_OK : MXP_ERR_NO_MEMORY;
@@ -335,6 +380,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     } else {
         st = sums(&K, NULL, 0, mxp_int8_finish_block, &f, max_threads);
     }
+    mxp_free(b_sums);
     mxp_int8_finish_release(&f);
     return st;
 }

@@ -1,7 +1,8 @@
 /* The buffers of one GEMM call: the bias long enough for what the epilogue
  * reads, and C sharing no byte with what is read while C is written (A, B,
- * the bias, the scales): the micro-kernels and the epilogue write C's
- * blocks while later blocks of the inputs are still to be read, so an
+ * the bias, the scales, A's per-row zero points and scales): the
+ * micro-kernels and the epilogue write C's blocks while later blocks of
+ * the inputs are still to be read, so an
  * overlap would return MXP_OK with a wrong product.
  *
  * Matrices are compared as stored, row by row: A and C side by side in one
@@ -63,18 +64,32 @@ mxp_status mxp_gemm_check_buffers(const char *fn, mxp_trans ta, mxp_trans tb, si
     if (bias && o->bias_len && o->bias_len < bias_need)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: bias_len = %zu, but a bias per %s needs %zu values", fn,
                          o->bias_len, o->bias_kind == MXP_BIAS_PER_ROW ? "row (m)" : "column (n)", bias_need);
+    const bool rows = o && (o->a_zero_points || o->a_scales);
+    if (rows && o->a_rows_len && o->a_rows_len < m)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: a_rows_len = %zu, but A's per-row zero points and scales "
+                         "need m = %zu values", fn, o->a_rows_len, m);
     const mxp_gemm_region C = mxp_gemm_region_of(c, m, n, ldc, ct);
-    const mxp_gemm_region inputs[4] = {
+    const mxp_gemm_region inputs[6] = {
         mxp_gemm_region_of(a, ta ? k : m, ta ? m : k, lda, at),
         mxp_gemm_region_of(b, tb ? n : k, tb ? k : n, ldb, bt),
         mxp_gemm_region_of(bias ? o->bias : NULL, bias ? 1 : 0, bias_need, bias_need, bias ? o->bias_dtype : MXP_F32),
         mxp_gemm_region_of(o ? o->scales : NULL, o && o->scales ? 1 : 0, o ? o->n_scales : 0,
                            o ? o->n_scales : 0, MXP_F32),
+        mxp_gemm_region_of(rows ? o->a_zero_points : NULL, rows && o->a_zero_points ? 1 : 0, m, m, MXP_S32),
+        mxp_gemm_region_of(rows ? o->a_scales : NULL, rows && o->a_scales ? 1 : 0, m, m, MXP_F32),
     };
-    static const char *const names[4] = { "A", "B", "the bias", "the scales" };
-    for (int i = 0; i < 4; i++)
+    static const char *const names[6] = { "A", "B", "the bias", "the scales", "a_zero_points", "a_scales" };
+    for (int i = 0; i < 6; i++)
         if (mxp_gemm_regions_overlap(&C, &inputs[i]))
             return mxp_error(MXP_ERR_OVERLAP, "%s: C overlaps %s (read while C is written); give C memory of "
                                               "its own", fn, names[i]);
+    return MXP_OK;
+}
+
+mxp_status mxp_gemm_refuse_a_rows(const char *fn, const mxp_gemm_opts *o)
+{
+    if (o && (o->a_zero_points || o->a_scales))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: a_zero_points and a_scales give one matrix's rows; call "
+                         "mxp_gemm for each matrix", fn);
     return MXP_OK;
 }

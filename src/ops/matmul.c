@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "core/profile-internal.h"
+#include "gemm/gemm-internal.h"
 #include "mxp/ops.h"
 
 /* ---- one operand as mxp_gemm sees it ------------------------------------ */
@@ -206,6 +207,8 @@ static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a,
     mxp_status st = mxp_require_array(a, "mxp_matmul: a");
     if (st == MXP_OK)
         st = mxp_require_array(b, "mxp_matmul: b");
+    if (st == MXP_OK)
+        st = mxp_gemm_refuse_a_rows("mxp_matmul", opts);
     if (st != MXP_OK)
         return st;
     int64_t shape[MXP_MAXDIMS], total = 1;
@@ -434,6 +437,8 @@ static mxp_status matmul_strided(size_t m, size_t n, size_t k, strided *A, strid
     const size_t ldn = n > 1 ? n : 1;
     mxp_status st = mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 0, n, 0, 1.0, NULL, A->dt, 1, NULL, B->dt, ldn, 0.0, NULL,
                              C->dt, ldn, opts);
+    if (st == MXP_OK)
+        st = mxp_gemm_refuse_a_rows("mxp_matmul_strided", opts);
     if (st != MXP_OK || m == 0 || n == 0)
         return st;
     if ((k && (!A->p || !B->p)) || !C->p)

@@ -10,7 +10,8 @@
  * The earlier layouts are those of the history of include/mxp/ (git log -p
  * include/mxp/), each with the struct_size field in front:
  *   mxp_convert_opts before index_offset (11f1232),
- *   mxp_gemm_opts before the epilogue (4f5064b) and before bias_len (71fed6b),
+ *   mxp_gemm_opts before the epilogue (4f5064b), before bias_len (71fed6b)
+ *   and before the per-row A parameters (a_zero_points, a_scales),
  *   mxp_memory_stats before the workspace counters (450944f) and before the
  *   huge-page cache counters (9dd06dc). */
 #include <math.h>
@@ -52,6 +53,11 @@ typedef struct old_gemm_opts_1 { /* before bias_len */
     const float *scales;
     size_t n_scales;
 } old_gemm_opts_1;
+
+typedef struct old_gemm_opts_2 { /* before the per-row A parameters */
+    old_gemm_opts_1 s;
+    size_t bias_len;
+} old_gemm_opts_2;
 
 typedef struct old_memory_stats_0 { /* the first eight counters */
     size_t struct_size;
@@ -194,6 +200,32 @@ static void test_gemm_old_layouts(void **state)
     mxp_array_free(xc);
     mxp_array_free(xb);
     mxp_array_free(xa);
+
+    /* before a_zero_points: an integer GEMM with per-column scales, garbage where the per-row pointers now are */
+    uint8_t a8[M * K];
+    int8_t b8[K * N];
+    for (int i = 0; i < M * K; i++)
+        a8[i] = (uint8_t)(i * 37 % 251);
+    for (int i = 0; i < K * N; i++)
+        b8[i] = (int8_t)(i * 11 % 200 - 100);
+    float sc[N] = { 0.5f, 0.25f, 1.5f, 2, 0.125f };
+    const mxp_gemm_opts now2 = { .a_zero_point = 3, .scales = sc, .n_scales = N };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a8, MXP_U8, K, b8, MXP_S8, N, 0.0, want,
+                              MXP_F32, N, &now2),
+                     MXP_OK);
+    WITH_TAIL(old_gemm_opts_2) o2;
+    memset(&o2, GARBAGE, sizeof o2);
+    memset(&o2.s, 0, sizeof o2.s);
+    o2.s.s.struct_size = sizeof(old_gemm_opts_2);
+    o2.s.s.a_zero_point = 3;
+    o2.s.s.scales = sc;
+    o2.s.s.n_scales = N;
+    memset(got, 0, sizeof got);
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0, a8, MXP_U8, K, b8, MXP_S8, N, 0.0, got,
+                              MXP_F32, N, (const mxp_gemm_opts *)&o2),
+                     MXP_OK);
+    assert_memory_equal(got, want, sizeof want);
+    assert_tail_untouched(o2.tail);
 }
 
 /* ---- mxp_memory_stats ------------------------------------------------------ */
