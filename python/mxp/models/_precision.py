@@ -108,16 +108,18 @@ class Linear:
         if self.inv_smooth is not None:
             self.nbytes += self.inv_smooth.nbytes
 
-    def __call__(self, x, out_dtype, residual=None, gelu=False):
+    def __call__(self, x, out_dtype, residual=None, gelu=False, spend=False):
         """x [T, in] in the activation dtype -> [T, out]: x W^T + b, then
         + residual (a float32 [T, out] array, updated in place and
         returned) or GELU; rounded once into out_dtype (the residual sum
-        stays float32 for the layer norm that follows)."""
+        stays float32 for the layer norm that follows).  spend: x is not
+        used after the call and may be overwritten (W8A8's smoothing then
+        divides it in place, no new array)."""
         out_dtype = np.dtype(out_dtype)
         if self.observed is not None:  # calibration: the largest |x| per input channel
             np.maximum(self.observed, np.abs(np.asarray(x, F32)).max(axis=0), out=self.observed)
         if self.r.a8:
-            return self._out(self._w8a8(x), out_dtype, residual, gelu)
+            return self._out(self._w8a8(x, spend), out_dtype, residual, gelu)
         w = self.w if self.w.dtype != np.int8 else _api.astype(self.w, self.r.act)  # W8A16: exact in bfloat16
         if self.scales is not None:
             y = _api.gemm(x, w, trans_b=True, out_dtype=F32)
@@ -147,14 +149,14 @@ class Linear:
             np.maximum(y, -9.0, out=y)
         return nn.gelu(y, dtype=out_dtype, out=y if out_dtype == F32 else None)
 
-    def _w8a8(self, x):
+    def _w8a8(self, x, spend=False):
         """x quantized per token to uint8 with its own scale s_i and zero point
         z_i (min/max of the row, mxp.calibrate's rule), then one GEMM: the exact
         int32 sums sum_k (a_ik - z_i) w_jk against the int8 weight (the VNNI or
         AMX kernel), scaled by float32(s_i w_scale_j), + bias, rounded once to
         float32 (docs/gemm.md, "Integer GEMM": per-row zero points and scales)."""
         if self.inv_smooth is not None:
-            x = x * self.inv_smooth
+            x = np.multiply(x, self.inv_smooth, out=x if spend and x.dtype == F32 and x.flags.writeable else None)
         q = _quant.quantize(x, "uint8", symmetric=False, axis=0)
         qp = q.qparams
         return _api.gemm(q.codes, self.w, trans_b=True, out_dtype=F32, scales=self.scales, bias=self.bias,
