@@ -75,11 +75,14 @@ static void run_blocks(void *ctx, int t, int nthreads)
         unsigned char *wb = s->w + (ic * s->ldw + s->jc - s->wcol) * ws;
         if (!s->a_in_place && !s->a_packed)
             L->pack_a(L->kernel, L->a, ic, mc, s->pc, s->kc, pa);
-        for (size_t jr = j0; jr < j1; jr += L->nr) {
-            const size_t nr = min_size(L->nr, j1 - jr);
-            const unsigned char *bp = s->pb + jr * kcp * ps;
-            for (size_t ir = 0; ir < mc; ir += L->mr) {
-                const size_t mr = min_size(L->mr, mc - ir);
+        /* the tiles (ir, jr) in one order or the other (L->rows_outer) */
+        const size_t n_outer = L->rows_outer ? mc : j1, step_outer = L->rows_outer ? L->mr : L->nr;
+        const size_t n_inner = L->rows_outer ? j1 : mc, step_inner = L->rows_outer ? L->nr : L->mr;
+        for (size_t o = L->rows_outer ? 0 : j0; o < n_outer; o += step_outer)
+            for (size_t q = L->rows_outer ? j0 : 0; q < n_inner; q += step_inner) {
+                const size_t ir = L->rows_outer ? o : q, jr = L->rows_outer ? q : o;
+                const size_t mr = min_size(L->mr, mc - ir), nr = min_size(L->nr, j1 - jr);
+                const unsigned char *bp = s->pb + jr * kcp * ps;
                 unsigned char *c = wb + (ir * s->ldw + jr) * ws;
                 if (s->a_in_place)
                     L->tile(L->kernel, ic + ir, s->jc + jr, mr, nr, kcp, L->a->base + ((ic + ir) * lda + s->pc) * ps,
@@ -88,7 +91,6 @@ static void run_blocks(void *ctx, int t, int nthreads)
                     L->tile(L->kernel, ic + ir, s->jc + jr, mr, nr, kcp, pa + ir * kcp * ps, 0, bp, c, s->ldw,
                             s->pc == 0);
             }
-        }
         if (s->last && L->finish)
             L->finish(L->finish_ctx, ic, mc, s->jc + j0, j1 - j0, wb + j0 * ws, s->ldw);
     }
@@ -338,6 +340,11 @@ void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m
     L->a_max_n = 1024;
     L->mc = cfg->mc, L->kc = cfg->kc, L->nc = cfg->nc;
     L->even = false;
+    /* The AMX tiles (k packed in 32s or 64s) store each 32 x 32 block of
+     * sums with tile stores: row panel by row panel, C's rows are written
+     * in runs (bf16 1056 x 1152 x 384 on the Xeon: the kernel loops 0.67
+     * ms in BLIS's order, 0.56 rows outer) */
+    L->rows_outer = cfg->kpack >= 32;
     L->w_size = mxp_dtype_itemsize(cfg->acc);
     L->w = w, L->ldw = ldw;
     L->finish = finish, L->finish_ctx = finish_ctx;

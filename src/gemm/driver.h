@@ -50,6 +50,11 @@ typedef struct mxp_gemm_loops {
      * thread's range (integer sums, which no split changes). */
     size_t mc, kc, nc;
     bool even;
+    /* The order of the tiles in a block: NR panels outer, MR panels inner
+     * (BLIS's: a B~ micro-panel stays in L1 while A~'s stream), or with
+     * rows_outer MR panels outer (an A~ micro-panel stays, B~'s stream and
+     * C is written row block by row block).  Either gives the same bits. */
+    bool rows_outer;
     /* The sums: w (w_size bytes an element, rows ldw apart), or NULL for a
      * workspace of one NC block per thread; finish (NULL: none) is called
      * on every finished block, by the thread that computed it. */
