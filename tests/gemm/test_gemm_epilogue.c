@@ -231,6 +231,46 @@ static void test_in_place_finish_of_a_wide_c(void **state)
     free(fa), free(fb), free(da), free(db), free(c0), free(c1), free(sums);
 }
 
+/* A float32 bias per column into float32 C is added in float32 when every
+ * value is a float (src/gemm/gemm.c: bias32): the bits of the float64 sum
+ * rounded once, on sums and biases whose exponents lie 0 to 40 apart, ties
+ * and half-ulp biases included (C = A B with K = 1 and B ones: the sums
+ * are A's values exactly). */
+static void test_float_bias_adds_as_float64_would(void **state)
+{
+    (void)state;
+    enum { RM = 96, RN = 80 };
+    static float sa[RM], ones[RN], cb[RN], got[RM * RN];
+    uint32_t x = 12345;
+    for (int i = 0; i < RM; i++) {
+        x = x * 1664525u + 1013904223u;
+        const float m = 1.0f + (float)(x >> 9) * 0x1p-23f; /* [1, 2): every mantissa bit */
+        sa[i] = ldexpf((x & 1) ? -m : m, (int)(x >> 26) % 24 - 12);
+    }
+    sa[0] = 1.0f, sa[1] = 0x1.000002p0f, sa[2] = -0x1p-149f, sa[3] = 0x1.fffffep127f;
+    for (int j = 0; j < RN; j++) {
+        x = x * 1664525u + 1013904223u;
+        const float m = 1.0f + (float)(x >> 9) * 0x1p-23f;
+        ones[j] = 1.0f;
+        cb[j] = ldexpf((x & 1) ? -m : m, (int)(x >> 26) % 40 - 45);
+    }
+    cb[0] = 0x1p-24f, cb[1] = 0x1p-24f, cb[2] = -0x1p-25f, cb[3] = 0x1p104f; /* ties, a half ulp, overflow */
+    cb[4] = 0x1.8p-24f, cb[5] = -0x1p-149f, cb[6] = 0.0f, cb[7] = -0.0f;
+    const mxp_gemm_opts o = { .bias = cb, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_COL };
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, RM, RN, 1, 1.0, sa, MXP_F32, 1, ones, MXP_F32, RN, 0.0, got,
+                              MXP_F32, RN, &o),
+                     MXP_OK);
+    for (int i = 0; i < RM; i++)
+        for (int j = 0; j < RN; j++) {
+            float want;
+            const double t = (double)sa[i] + (double)cb[j];
+            mxp_convert(&want, MXP_F32, &t, MXP_F64, 1, NULL);
+            if (memcmp(&got[i * RN + j], &want, 4))
+                fail_msg("C[%d][%d] = %a + %a: got %a, want %a", i, j, (double)sa[i], (double)cb[j],
+                         (double)got[i * RN + j], (double)want);
+        }
+}
+
 static void test_gelu_epilogue_equals_gemm_then_gelu(void **state)
 {
     (void)state;
@@ -289,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_nearest_even_rows_match_a_float64_reference),
         cmocka_unit_test(test_saturating_epilogue_clamps_to_max),
         cmocka_unit_test(test_in_place_finish_of_a_wide_c),
+        cmocka_unit_test(test_float_bias_adds_as_float64_would),
         cmocka_unit_test(test_gelu_epilogue_equals_gemm_then_gelu),
         cmocka_unit_test(test_bad_epilogue_is_refused_and_c_untouched),
     };
