@@ -251,8 +251,10 @@ typedef struct finish_ctx {
      * 1.07 ms without a bias, 2.19 with it through the loops, 1.55 through
      * the kernel). */
     mxp_f32_finish_fn finish;
-    /* float32 C, a bias per column whose every value float32 holds: the
-     * bias as float32 and the sums plus it in float32 arithmetic, the same
+    /* float32 C, a bias per column whose every value float32 holds (and a
+     * clamp between floats, no activation): the bias as float32 and the
+     * sums plus it in float32 arithmetic (then the clamp: rounding is
+     * monotonic, so clamping before or after it gives the same), the same
      * bits (a float32 sum of two floats is the correctly rounded exact sum,
      * as the float64 sum rounded once to float32 is: the float64 sum is
      * exact unless the exponents lie more than 29 apart, and then neither
@@ -261,6 +263,12 @@ typedef struct finish_ctx {
      * finish kernel 5 ms, this 1-2); NULL: not so. */
     const float *bias32;
 } finish_ctx;
+
+/* Whether float32 holds x (a clamp bound: never NaN) exactly. */
+static bool is_float(double x)
+{
+    return (double)(float)x == x;
+}
 
 /* The n values of bias64 as float32 when float32 holds each exactly (NaN
  * not: its payload is the float64 path's); NULL otherwise, or without
@@ -285,12 +293,19 @@ static void finish_f32_rows(const finish_ctx *f, size_t i0, size_t mc, size_t j0
     enum { CHUNK = 512 };
     double t[CHUNK];
     const mxp_gemm_opts *o = f->o;
-    if (f->bias32) { /* float32 C, rows in place or from the workspace */
+    if (f->bias32) { /* float32 C, rows in place or from the workspace; the clamp's bounds are floats */
+        const float lo = (float)o->clamp_lo, hi = (float)o->clamp_hi;
         for (size_t r = 0; r < mc; r++) {
             float *dst = (float *)f->c + (i0 + r) * f->ldc + j0;
             const float *src = wb + r * ldw, *b = f->bias32 + j0;
-            for (size_t u = 0; u < nc; u++)
-                dst[u] = src[u] + b[u];
+            if (o->clamp)
+                for (size_t u = 0; u < nc; u++) {
+                    const float v = src[u] + b[u];
+                    dst[u] = v < lo ? lo : v > hi ? hi : v; /* NaN stays, as mxp_gemm_epilogue_act has it */
+                }
+            else
+                for (size_t u = 0; u < nc; u++)
+                    dst[u] = src[u] + b[u];
         }
         return;
     }
@@ -466,10 +481,11 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
             f.bias64 = bias64;
             if (c_type == MXP_BF16)
                 f.to_bf16 = mxp_cvt_find(MXP_BF16, MXP_F64, MXP_ROUND_NEAREST_EVEN, mxp_isa_current());
-            if (bias64 && !opts->activation && !opts->clamp)
-                f.finish = mxp_f32_finish_kernel(mxp_isa_current());
-            if (f.finish && c_type == MXP_F32 && opts->bias_kind == MXP_BIAS_PER_COL)
+            if (bias64 && !opts->activation && c_type == MXP_F32 && opts->bias_kind == MXP_BIAS_PER_COL &&
+                (!opts->clamp || (is_float(opts->clamp_lo) && is_float(opts->clamp_hi))))
                 f.bias32 = bias_as_f32(bias64, n);
+            if (!f.bias32 && bias64 && !opts->activation && !opts->clamp)
+                f.finish = mxp_f32_finish_kernel(mxp_isa_current());
         }
     }
     st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, ldw, finish_block, &f)

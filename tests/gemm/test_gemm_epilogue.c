@@ -232,10 +232,11 @@ static void test_in_place_finish_of_a_wide_c(void **state)
 }
 
 /* A float32 bias per column into float32 C is added in float32 when every
- * value is a float (src/gemm/gemm.c: bias32): the bits of the float64 sum
- * rounded once, on sums and biases whose exponents lie 0 to 40 apart, ties
- * and half-ulp biases included (C = A B with K = 1 and B ones: the sums
- * are A's values exactly). */
+ * value is a float (src/gemm/gemm.c: bias32), then clamped when the bounds
+ * are floats: the bits of the float64 sum rounded once, on sums and biases
+ * whose exponents lie 0 to 40 apart, ties and half-ulp biases included, a
+ * NaN sum kept (C = A B with K = 1 and B ones: the sums are A's values
+ * exactly); a bound that is no float takes the float64 path. */
 static void test_float_bias_adds_as_float64_would(void **state)
 {
     (void)state;
@@ -256,19 +257,27 @@ static void test_float_bias_adds_as_float64_would(void **state)
     }
     cb[0] = 0x1p-24f, cb[1] = 0x1p-24f, cb[2] = -0x1p-25f, cb[3] = 0x1p104f; /* ties, a half ulp, overflow */
     cb[4] = 0x1.8p-24f, cb[5] = -0x1p-149f, cb[6] = 0.0f, cb[7] = -0.0f;
-    const mxp_gemm_opts o = { .bias = cb, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_COL };
-    assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, RM, RN, 1, 1.0, sa, MXP_F32, 1, ones, MXP_F32, RN, 0.0, got,
-                              MXP_F32, RN, &o),
-                     MXP_OK);
-    for (int i = 0; i < RM; i++)
-        for (int j = 0; j < RN; j++) {
-            float want;
-            const double t = (double)sa[i] + (double)cb[j];
-            mxp_convert(&want, MXP_F32, &t, MXP_F64, 1, NULL);
-            if (memcmp(&got[i * RN + j], &want, 4))
-                fail_msg("C[%d][%d] = %a + %a: got %a, want %a", i, j, (double)sa[i], (double)cb[j],
-                         (double)got[i * RN + j], (double)want);
-        }
+    sa[4] = NAN;
+    /* no clamp; float bounds; a bound float32 does not hold (0.1: the float64 path) */
+    const double los[3] = { 0, -0.75, 0.1 }, his[3] = { 0, 0x1p100, 1e300 };
+    for (int v = 0; v < 3; v++) {
+        const mxp_gemm_opts o = { .bias = cb, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_COL, .clamp = v > 0,
+                                  .clamp_lo = los[v], .clamp_hi = his[v] };
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, RM, RN, 1, 1.0, sa, MXP_F32, 1, ones, MXP_F32, RN, 0.0,
+                                  got, MXP_F32, RN, &o),
+                         MXP_OK);
+        for (int i = 0; i < RM; i++)
+            for (int j = 0; j < RN; j++) {
+                float want;
+                double t = (double)sa[i] + (double)cb[j];
+                if (v > 0)
+                    t = t < los[v] ? los[v] : t > his[v] ? his[v] : t; /* NaN stays */
+                mxp_convert(&want, MXP_F32, &t, MXP_F64, 1, NULL);
+                if (memcmp(&got[i * RN + j], &want, 4) && !(isnan(want) && isnan(got[i * RN + j])))
+                    fail_msg("v %d C[%d][%d] = %a + %a: got %a, want %a", v, i, j, (double)sa[i], (double)cb[j],
+                             (double)got[i * RN + j], (double)want);
+            }
+    }
 }
 
 static void test_gelu_epilogue_equals_gemm_then_gelu(void **state)

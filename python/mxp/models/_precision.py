@@ -72,6 +72,12 @@ def _mx_roundtrip(w, fmt):
     return _quant.mx_dequantize(t), t.nbytes
 
 
+# GELU(x < -9.25) is a nonzero below 2^-63, which sends the next bfloat16 GEMM to its float32 kernel
+# (docs/gemm.md: vdpbf16ps flushes); GELU(-9) is -1.0e-18, within 1.1e-18 of every GELU(x < -9): a
+# bfloat16 GELU's input is clamped there.
+GELU_FLOOR = -9.0
+
+
 class Linear:
     """y = x @ W.T + b in one recipe.  parts: [(W [out_i, in], b [out_i]),
     ...] float32, concatenated along the outputs (the fused q/k/v
@@ -134,19 +140,19 @@ class Linear:
         # sum + bias once, in place (a NumPy pass to fill C with the bias, or to add it to the residual, cost
         # as much).
         if residual is None:
-            y = _api.gemm(x, w, alpha=self.alpha, trans_b=True, bias=self.bias, out_dtype=F32 if gelu else out_dtype)
-        else:
-            y = residual
-            _api.gemm(x, w, y, alpha=self.alpha, beta=1.0, trans_b=True, bias=self.bias)
+            # GELU into bfloat16: its input clamped at GELU_FLOOR by the GEMM's epilogue (no NumPy pass)
+            floor = (GELU_FLOOR, np.inf) if gelu and out_dtype == bfloat16 else None
+            y = _api.gemm(x, w, alpha=self.alpha, trans_b=True, bias=self.bias, clamp=floor,
+                          out_dtype=F32 if gelu else out_dtype)
+            return self._gelu(y, out_dtype, floored=floor is not None) if gelu else y
+        y = residual
+        _api.gemm(x, w, y, alpha=self.alpha, beta=1.0, trans_b=True, bias=self.bias)
         return self._gelu(y, out_dtype) if gelu else y
 
     @staticmethod
-    def _gelu(y, out_dtype):
-        if out_dtype == bfloat16:
-            # GELU(x < -9.25) is a nonzero below 2^-63, which sends the next bfloat16 GEMM to its float32
-            # kernel (docs/gemm.md: vdpbf16ps flushes); GELU(-9) is -1.0e-18, within 1.1e-18 of every
-            # GELU(x < -9).
-            np.maximum(y, -9.0, out=y)
+    def _gelu(y, out_dtype, floored=False):
+        if out_dtype == bfloat16 and not floored:
+            np.maximum(y, GELU_FLOOR, out=y)
         return nn.gelu(y, dtype=out_dtype, out=y if out_dtype == F32 else None)
 
     def _w8a8(self, x, spend=False):
