@@ -50,6 +50,11 @@ typedef struct step {
     atomic_bool *tiny;       /* NULL: B unchecked; else set when B holds a value the kernel cannot take */
 } step;
 
+/* The most bytes of B~ a thread's share of a step may hold for the AMX
+ * tiles to run row panels outer (3/4 of the Xeon's 2 MiB L2: each row panel
+ * sweeps them all). */
+enum { ROWS_OUTER_B_BYTES = 1536 * 1024 };
+
 /* Thread t's share of one (jc, pc) step: a contiguous range of rows (equal
  * to within MR), MC at a time, all columns; or, with split_n (few rows),
  * all rows and a range of NR panels (each thread packs the small A
@@ -75,12 +80,14 @@ static void run_blocks(void *ctx, int t, int nthreads)
         unsigned char *wb = s->w + (ic * s->ldw + s->jc - s->wcol) * ws;
         if (!s->a_in_place && !s->a_packed)
             L->pack_a(L->kernel, L->a, ic, mc, s->pc, s->kc, pa);
-        /* the tiles (ir, jr) in one order or the other (L->rows_outer) */
-        const size_t n_outer = L->rows_outer ? mc : j1, step_outer = L->rows_outer ? L->mr : L->nr;
-        const size_t n_inner = L->rows_outer ? j1 : mc, step_inner = L->rows_outer ? L->nr : L->mr;
-        for (size_t o = L->rows_outer ? 0 : j0; o < n_outer; o += step_outer)
-            for (size_t q = L->rows_outer ? j0 : 0; q < n_inner; q += step_inner) {
-                const size_t ir = L->rows_outer ? o : q, jr = L->rows_outer ? q : o;
+        /* the tiles (ir, jr) in one order or the other (L->rows_outer, while the B~ panels the
+           row panels sweep stay in L2) */
+        const bool rows_outer = L->rows_outer && kcp * (j1 - j0) * ps <= ROWS_OUTER_B_BYTES;
+        const size_t n_outer = rows_outer ? mc : j1, step_outer = rows_outer ? L->mr : L->nr;
+        const size_t n_inner = rows_outer ? j1 : mc, step_inner = rows_outer ? L->nr : L->mr;
+        for (size_t o = rows_outer ? 0 : j0; o < n_outer; o += step_outer)
+            for (size_t q = rows_outer ? j0 : 0; q < n_inner; q += step_inner) {
+                const size_t ir = rows_outer ? o : q, jr = rows_outer ? q : o;
                 const size_t mr = min_size(L->mr, mc - ir), nr = min_size(L->nr, j1 - jr);
                 const unsigned char *bp = s->pb + jr * kcp * ps;
                 unsigned char *c = wb + (ir * s->ldw + jr) * ws;
@@ -343,7 +350,10 @@ void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m
     /* The AMX tiles (k packed in 32s or 64s) store each 32 x 32 block of
      * sums with tile stores: row panel by row panel, C's rows are written
      * in runs (bf16 1056 x 1152 x 384 on the Xeon: the kernel loops 0.67
-     * ms in BLIS's order, 0.56 rows outer) */
+     * ms in BLIS's order, 0.56 rows outer), while B~ stays in L2
+     * (ROWS_OUTER_B_BYTES; bf16 512^3 1.0 -> 1.25 TFLOPS, u8s8 1024^3 1.46
+     * -> 1.86 TOPS; bf16 1024^3, a 2 MiB B~, 1.02 -> 0.83: BLIS's order
+     * there) */
     L->rows_outer = cfg->kpack >= 32;
     L->w_size = mxp_dtype_itemsize(cfg->acc);
     L->w = w, L->ldw = ldw;
