@@ -153,25 +153,12 @@ static void requantize(const mxp_int8_finish *f, const double *t, unsigned char 
 static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t len, const int32_t *acc)
 {
     unsigned char *crow = f->c + (i * f->ldc + j) * f->cs;
-    bool per_col = f->per_col;
-    const float *scales = f->o->scales ? f->o->scales + (per_col ? j : 0) : &f->one_scale;
-    const mxp_int8_scale *sc = f->scale + (per_col ? j : 0);
     int32_t row_acc[CHUNK];
-    float row_scales[CHUNK];
-    mxp_int8_scale row_sc[CHUNK];
     if (f->per_row && f->o->a_zero_points && f->b_sums) { /* the sums less row i's zero point times B's */
         const uint32_t za = (uint32_t)f->o->a_zero_points[i];
         for (size_t q = 0; q < len; q++)
             row_acc[q] = mxp_wrap_s32((uint32_t)acc[q] - za * (uint32_t)f->b_sums[j + q]);
         acc = row_acc;
-    }
-    if (f->per_row && f->o->a_scales) { /* float32(a_scales[i] s_j): a float64 product is exact */
-        const double sa = f->o->a_scales[i];
-        for (size_t q = 0; q < len; q++)
-            row_scales[q] = (float)(sa * (double)scales[per_col ? q : 0]);
-        scales = row_scales;
-        sc = NULL; /* split below, where the general path needs them */
-        per_col = true;
     }
     if (f->ct == MXP_S32) {
         finish_s32(f, (int32_t *)(void *)crow, acc, len);
@@ -203,6 +190,21 @@ static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t le
         acc += done;
         j += done;
         len -= done;
+    }
+    /* the scales of columns j .. j+len: the per-column ones, or row i's (the shifts and rq64 paths
+       above never run with A per row) */
+    bool per_col = f->per_col;
+    const float *scales = f->o->scales ? f->o->scales + (per_col ? j : 0) : &f->one_scale;
+    const mxp_int8_scale *sc = f->scale + (per_col ? j : 0);
+    float row_scales[CHUNK];
+    mxp_int8_scale row_sc[CHUNK];
+    if (f->per_row && f->o->a_scales) { /* float32(a_scales[i] s_j): a float64 product is exact */
+        const double sa = f->o->a_scales[i];
+        for (size_t q = 0; q < len; q++)
+            row_scales[q] = (float)(sa * (double)scales[per_col ? q : 0]);
+        scales = row_scales;
+        sc = NULL; /* split below, where the general path needs them */
+        per_col = true;
     }
     if (f->dequant && /* float32 C, plain, a mode a kernel rounds in: the same bits */
         f->dequant((float *)(void *)crow, acc, len, scales, per_col, (int)f->o->convert.rounding))

@@ -7,8 +7,10 @@
  * zero point 0 and not, C float32 (plain, bias, bias + relu, beta 1),
  * float64, bfloat16, int8 (requantized) and int32 (the exact sums, beta 0
  * and 1), one and two threads, M across several row blocks; the int32 sums
- * against int64 arithmetic; bad input refused with a sentence, C
- * untouched; mxp_matmul and the batched GEMM refuse the per-row options. */
+ * against int64 arithmetic; per-column scales after the float64
+ * requantization kernel stops inside a row; bad input refused with a
+ * sentence, C untouched; mxp_matmul and the batched GEMM refuse the
+ * per-row options. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -189,6 +191,55 @@ static void test_zero_points_without_row_scales(void **state)
     assert_memory_equal(got, want, sizeof got);
 }
 
+/* Per-column scales where the float64 requantization kernel stops inside a
+ * row (a lane whose acc * m needs 55 bits: rounded to odd by the general
+ * path from there): the columns after the stop keep their own scales.
+ * Each column of the whole product against the one-column product with
+ * that column's scale (a regression: the finish once took the scales of
+ * the columns before the stop). */
+static void test_columns_after_the_kernel_stops_keep_their_scales(void **state)
+{
+    (void)state;
+    enum { RM = 2, RN = 40, RK = 20000 };
+    uint8_t *ua = malloc(RM * RK);
+    int8_t *sb = malloc((size_t)RK * RN);
+    assert_non_null(ua);
+    assert_non_null(sb);
+    memset(ua, 255, RM * RK);
+    for (int p = 0; p < RK; p++)
+        for (int j = 0; j < RN; j++) /* columns 0-23 small sums (the kernel's), the rest near 255 * 127 * K = 2^29.2 */
+            sb[p * RN + j] = (int8_t)(j < 24 ? (p % 3) - 1 : 127 - (j + p) % 3);
+    float sc[RN];
+    double rbias[RM] = { -2.75, 1.5 }; /* per row: each chunk of a row goes through the kernel from its start */
+    for (int j = 0; j < RN; j++)
+        sc[j] = ldexpf((float)(0xffffff - 2 * j), -24 - 25 - j % 3); /* 24-bit odd mantissas: acc m beyond 2^53 */
+    const mxp_dtype cts[2] = { MXP_S8, MXP_F32 };
+    for (int ci = 0; ci < 2; ci++) {
+        const mxp_dtype ct = cts[ci];
+        const size_t cs = mxp_dtype_itemsize(ct);
+        unsigned char got[RM * RN * 4], want[RM * RN * 4];
+        const mxp_gemm_opts o = { .scales = sc, .n_scales = RN, .bias = rbias, .bias_dtype = MXP_F64,
+                                  .bias_kind = MXP_BIAS_PER_ROW, .activation = MXP_ACT_RELU };
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, RM, RN, RK, 1.0, ua, MXP_U8, RK, sb, MXP_S8, RN, 0.0, got,
+                                  ct, RN, &o),
+                         MXP_OK);
+        for (int j = 0; j < RN; j++) {
+            const mxp_gemm_opts r = { .scales = sc + j, .n_scales = 1, .bias = rbias, .bias_dtype = MXP_F64,
+                                      .bias_kind = MXP_BIAS_PER_ROW, .activation = MXP_ACT_RELU };
+            unsigned char col[RM * 4];
+            assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, RM, 1, RK, 1.0, ua, MXP_U8, RK, sb + j, MXP_S8, RN,
+                                      0.0, col, ct, 1, &r),
+                             MXP_OK);
+            for (int i = 0; i < RM; i++)
+                memcpy(want + ((size_t)i * RN + j) * cs, col + (size_t)i * cs, cs);
+        }
+        if (memcmp(got, want, RM * RN * cs))
+            fail_msg("%s C: a column differs from its one-column product", mxp_dtype_name(ct));
+    }
+    free(ua);
+    free(sb);
+}
+
 static void expect_refused(const mxp_gemm_opts *o, mxp_dtype at, mxp_dtype ct, mxp_status want, const char *word)
 {
     float c[4 * N];
@@ -259,6 +310,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_match_one_row_gemms),
         cmocka_unit_test(test_zero_points_without_row_scales),
+        cmocka_unit_test(test_columns_after_the_kernel_stops_keep_their_scales),
         cmocka_unit_test(test_bad_row_parameters_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
