@@ -59,9 +59,10 @@ check: build-venvs
 # dynamic int8: build/venv-models (python/requirements/venv-models.txt,
 # the model from PyPI; its Python and NumPy match build/venv's, whose
 # extension build/python-venv it uses), then the table into docs/minilm.md
-# and README.md.  Not in make check: minutes of timing on a quiet machine.
+# and README.md, the numbers into python/benchmarks/minilm/last-run.json.
+# Not in make check: minutes of timing on a quiet machine.
 # MINILM_FLAGS=--quick: 200 sentences, printed only.
-MINILM_FLAGS ?= --write
+MINILM_FLAGS ?= --write --json python/benchmarks/minilm/last-run.json
 
 minilm-table: build-venvs
 	@scripts/make-venv.sh $(PYTHON) $(BUILD)/venv-models python/requirements/venv-models.txt
