@@ -11,6 +11,8 @@
  * When B is the same matrix for the whole batch and the rows of A and C
  * follow each other at one stride, the batch is folded into M: one GEMM
  * that packs B once. */
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "array/array-internal.h"
@@ -19,8 +21,10 @@
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "core/profile-internal.h"
+#include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
 #include "mxp/ops.h"
+#include "mxp/threads.h"
 
 /* ---- one operand as mxp_gemm sees it ------------------------------------ */
 
@@ -201,6 +205,82 @@ mxp_status mxp_matmul_shape(int *ndim_out, int64_t *shape_out, int ndim_a, const
     return result_shape(ndim_out, shape_out, ndim_a, shape_a, ndim_b, shape_b);
 }
 
+/* A batch of GEMMs, one per index of the batch axes (C order): the
+ * operands, the options (index_offset moved per matrix: stochastic
+ * rounding numbers C's elements in C order), and for the threads the
+ * first failure (its status and sentence, which the failing thread's
+ * mxp_last_error holds). */
+typedef struct batch_job {
+    const operand *A, *B, *C;
+    int nb;
+    const int64_t *shape;
+    size_t m, n, k;
+    mxp_dtype rt;
+    mxp_gemm_opts o;
+    uint64_t offset0, per;
+    int64_t total;
+    atomic_int failed;
+    mxp_status st;
+    char msg[256];
+} batch_job;
+
+/* Matrices lo .. hi of the batch. */
+static mxp_status batch_range(const batch_job *j, int64_t lo, int64_t hi)
+{
+    int64_t idx[MXP_MAXDIMS] = { 0 }, r = lo;
+    const char *pa = j->A->arr->data, *pb = j->B->arr->data;
+    char *pc = j->C->arr->data;
+    for (int ax = j->nb - 1; ax >= 0; ax--) { /* lo's index */
+        idx[ax] = r % j->shape[ax];
+        r /= j->shape[ax];
+        pa += j->A->bs[ax] * idx[ax], pb += j->B->bs[ax] * idx[ax], pc += j->C->bs[ax] * idx[ax];
+    }
+    mxp_gemm_opts o = j->o;
+    mxp_status st = MXP_OK;
+    for (int64_t t = lo; t < hi && st == MXP_OK; t++) {
+        o.convert.index_offset = j->offset0 + (uint64_t)t * j->per; /* C's elements in C order */
+        st = mxp_gemm(j->A->trans, j->B->trans, j->m, j->n, j->k, 1.0, pa, j->A->arr->dtype, j->A->ld, pb,
+                      j->B->arr->dtype, j->B->ld, 0.0, pc, j->rt, j->C->ld, &o);
+        for (int ax = j->nb - 1; ax >= 0; ax--) { /* next batch index, C order */
+            pa += j->A->bs[ax], pb += j->B->bs[ax], pc += j->C->bs[ax];
+            if (++idx[ax] < j->shape[ax])
+                break;
+            pa -= j->A->bs[ax] * j->shape[ax], pb -= j->B->bs[ax] * j->shape[ax], pc -= j->C->bs[ax] * j->shape[ax];
+            idx[ax] = 0;
+        }
+    }
+    return st;
+}
+
+/* mxp_parallel's share: matrices 1 .. total split evenly (matrix 0 ran first). */
+static void batch_share(void *ctx, int t, int nthreads)
+{
+    batch_job *j = ctx;
+    size_t lo, hi;
+    mxp_share_range((size_t)j->total - 1, 1, t, nthreads, &lo, &hi);
+    if (lo >= hi)
+        return;
+    const mxp_status st = batch_range(j, (int64_t)lo + 1, (int64_t)hi + 1);
+    int none = 0;
+    if (st != MXP_OK && atomic_compare_exchange_strong(&j->failed, &none, 1)) {
+        j->st = st;
+        snprintf(j->msg, sizeof j->msg, "%s", mxp_last_error());
+    }
+}
+
+/* Threads for the batch: one unless each product is below the GEMM's own
+ * threshold for threads (4 M multiply-adds: src/gemm/driver.c) and there
+ * are enough of them; counters (convert.flags) keep one thread, as
+ * mxp_gemm's own do. */
+static int threads_for_batch(const batch_job *j, int64_t total)
+{
+    const double each = (double)j->m * (double)j->n * (double)j->k;
+    int t = mxp_get_num_threads();
+    if (j->o.convert.flags || each >= 4e6 || each * (double)(total - 1) < 1e6)
+        return 1;
+    return (int64_t)t > total - 1 ? (int)(total - 1) : t;
+}
+
 static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a, const mxp_array *b,
                          const mxp_gemm_opts *opts)
 {
@@ -309,20 +389,20 @@ static mxp_status matmul(mxp_array **made, mxp_array *given, const mxp_array *a,
             st = mxp_gemm(MXP_NO_TRANS, B.trans, (size_t)(total * m), (size_t)n, (size_t)k, 1.0, A.arr->data,
                           A.arr->dtype, lda, B.arr->data, B.arr->dtype, B.ld, 0.0, C.arr->data, rt, ldc, &o);
         } else {
-            int64_t idx[MXP_MAXDIMS] = { 0 };
-            const char *pa = A.arr->data, *pb = B.arr->data;
-            char *pc = C.arr->data;
-            for (int64_t t = 0; t < total && st == MXP_OK; t++) {
-                o.convert.index_offset = offset0 + (uint64_t)t * per; /* C's elements in C order */
-                st = mxp_gemm(A.trans, B.trans, (size_t)m, (size_t)n, (size_t)k, 1.0, pa, A.arr->dtype, A.ld, pb,
-                              B.arr->dtype, B.ld, 0.0, pc, rt, C.ld, &o);
-                for (int ax = nb - 1; ax >= 0; ax--) { /* next batch index, C order */
-                    pa += A.bs[ax], pb += B.bs[ax], pc += C.bs[ax];
-                    if (++idx[ax] < shape[ax])
-                        break;
-                    pa -= A.bs[ax] * shape[ax], pb -= B.bs[ax] * shape[ax], pc -= C.bs[ax] * shape[ax];
-                    idx[ax] = 0;
-                }
+            batch_job j = { &A, &B, &C, nb, shape, (size_t)m, (size_t)n, (size_t)k, rt, o, offset0, per,
+                            total, 0, MXP_OK, { 0 } };
+            /* the first matrix here (it judges the arguments), the rest over the threads when each
+               product is below the GEMM's own threshold for threads (MiniLM's attention: 384 products
+               of 33 x 32 x 33 a call) */
+            st = batch_range(&j, 0, 1);
+            const int threads = threads_for_batch(&j, total);
+            if (st == MXP_OK && threads > 1) {
+                mxp_parallel(threads, batch_share, &j);
+                st = j.st;
+                if (st != MXP_OK)
+                    st = mxp_error(st, "%s", j.msg);
+            } else if (st == MXP_OK) {
+                st = batch_range(&j, 1, total);
             }
         }
     }

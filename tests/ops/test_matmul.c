@@ -544,6 +544,45 @@ static void test_stochastic_rounding_indexes_the_result_in_c_order(void **state)
         mxp_array_free(arrays[i]);
 }
 
+/* A batch of small products shared over the threads (each below the
+ * GEMM's threshold for threads; src/ops/matmul.c, threads_for_batch):
+ * the bits of one thread and of one mxp_gemm per matrix, stochastic
+ * rounding's element indices included, for float32 and bfloat16 inputs. */
+static void test_threads_share_a_batch_of_small_products(void **state)
+{
+    (void)state;
+    enum { NB = 2, H = 150, M = 17, K = 16, N = 15 };
+    const int64_t sa[4] = { NB, H, M, K }, sb[4] = { NB, H, K, N }, sr[4] = { NB, H, M, N };
+    const mxp_dtype dts[2] = { MXP_F32, MXP_BF16 };
+    const int threads0 = mxp_get_num_threads();
+    for (int d = 0; d < 2; d++) {
+        mxp_array *a = rnd(dts[d], 4, sa, 41 + d), *b = rnd(dts[d], 4, sb, 43 + d), *r[2] = { NULL, NULL }, *one = NULL;
+        const mxp_gemm_opts o = { .convert = { .rounding = MXP_ROUND_STOCHASTIC, .seed = 5, .index_offset = 3 } };
+        for (int t = 0; t < 2; t++) {
+            assert_int_equal(mxp_set_num_threads(t + 1), MXP_OK);
+            assert_int_equal(mxp_array_empty(&r[t], MXP_BF16, 4, sr), MXP_OK);
+            assert_int_equal(mxp_matmul_into(r[t], a, b, &o), MXP_OK);
+        }
+        expect_same(r[1], r[0], "two threads against one");
+        assert_int_equal(mxp_array_empty(&one, MXP_BF16, 4, sr), MXP_OK);
+        const size_t es = mxp_dtype_itemsize(dts[d]);
+        for (int i = 0; i < NB * H; i++) {
+            mxp_gemm_opts oi = o;
+            oi.convert.index_offset = 3 + (uint64_t)i * M * N;
+            assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, M, N, K, 1.0,
+                                      (const char *)mxp_array_data(a) + (size_t)i * M * K * es, dts[d], K,
+                                      (const char *)mxp_array_data(b) + (size_t)i * K * N * es, dts[d], N, 0.0,
+                                      (uint16_t *)mxp_array_data(one) + (size_t)i * M * N, MXP_BF16, N, &oi),
+                             MXP_OK);
+        }
+        expect_same(r[1], one, "one GEMM per matrix");
+        mxp_array *arrays[] = { a, b, r[0], r[1], one };
+        for (size_t i = 0; i < NELEMS(arrays); i++)
+            mxp_array_free(arrays[i]);
+    }
+    assert_int_equal(mxp_set_num_threads(threads0), MXP_OK);
+}
+
 /* ---- mxp_gemm_strided_batched ---------------------------------------------- */
 
 static void fill(double *x, size_t n, uint64_t seed)
@@ -736,6 +775,7 @@ int main(void)
         cmocka_unit_test(test_errors_name_the_shapes),
         cmocka_unit_test(test_bf16_within_the_rounding_bound),
         cmocka_unit_test(test_stochastic_rounding_indexes_the_result_in_c_order),
+        cmocka_unit_test(test_threads_share_a_batch_of_small_products),
         cmocka_unit_test(test_strided_batched),
         cmocka_unit_test(test_integer_inputs_get_what_mxp_gemm_gives),
         cmocka_unit_test(test_every_allocation_failure_is_reported_and_leaks_nothing),
