@@ -73,12 +73,9 @@ static int build_opts(const gemm_args *g, mxp_gemm_opts *o)
         PyErr_SetString(PyExc_TypeError, "a_zero_points / a_scales: expected int32 / float32");
         return -1;
     }
-    /* the fewer of the two: the library refuses fewer than m */
+    /* the fewer of the two: the library refuses fewer than m (mxp/_api.py checks m each; 0 values, for
+       m = 0, read as "not given": m = 0 values) */
     o->a_rows_len = o->a_zero_points && o->a_scales ? (nzp < nas ? nzp : nas) : o->a_zero_points ? nzp : nas;
-    if ((o->a_zero_points || o->a_scales) && o->a_rows_len == 0) {
-        PyErr_SetString(PyExc_ValueError, "a_zero_points / a_scales: one value per row of a, not none");
-        return -1;
-    }
     o->bias_dtype = bias_dt;
     o->bias_kind = o->bias ? MXP_BIAS_PER_COL : MXP_BIAS_NONE;
     o->bias_len = nbias;

@@ -174,6 +174,8 @@ def test_gemm_int8_per_row_zero_points_and_scales():
         mxp.gemm(a, w, trans_b=True, out_dtype=np.float32, a_scales=np.full(m, np.nan, np.float32))
     with pytest.raises(TypeError):
         mxp.matmul(a, w.T, a_zero_points=zp)
+    empty = mxp.gemm(a[:0], w, trans_b=True, out_dtype=np.float32, a_zero_points=zp[:0], a_scales=sa[:0])
+    assert empty.shape == (0, n)
 
 
 def test_gemm_alpha_beta_transposes():
