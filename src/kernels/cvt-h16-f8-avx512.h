@@ -24,8 +24,12 @@ typedef struct mxp_fmt16 {
  *   bf16  s eeeeeeee mmmmmmm     d =  7 - M, + (emin - max(E, 1)) below
  *
  * emin = the source's biased exponent of the target's smallest normal,
- * which must be at least 1 (the target's normal range within the
- * source's: not float16 -> e5m2fnuz, whose smallest normal is 2^-15).
+ * at least 1 (the target's normal range within the source's) or 0:
+ * float16 -> e5m2fnuz, whose smallest normal 2^-15 lies a binade below
+ * float16's.  There v is the pattern of 2x (m << 1 for subnormals, the
+ * exponent plus one for normals; exact, and 2x's pattern for finite x
+ * below 2^15, above which it only reaches the clamp), which is x's target
+ * pattern one exponent up: d = d0 throughout.
  * Where d passes 15 (bfloat16 only) the significand has at most 8 bits,
  * far below half an ulp: the nearest modes and truncation give 0 from
  * shifts of 16 or more (vpsrlvw's 0), up and down clamp d at 15 to give
@@ -53,6 +57,9 @@ MXP_INLINE __m256i mxp_h16_to_f8_avx512(__m512i h, mxp_fmt16 s, mxp_narrow_fmt t
      * ((emin << Ms) + 2^Ms - 1 - m) >> Ms, saturated at 0, at most emin - 1;
      * then v = m - ((emin - 1 - k) << Ms) and d = d0 + k. */
     __m512i v = m, k = _mm512_setzero_si512();
+    if (emin == 0) /* the pattern of 2x */
+        v = _mm512_mask_slli_epi16(_mm512_add_epi16(m, _mm512_set1_epi16((short)(1 << s.mbits))),
+                                   _mm512_cmplt_epu16_mask(m, _mm512_set1_epi16((short)(1 << s.mbits))), m, 1);
     if (emin > 1) {
         const int top = (emin << s.mbits) + (1 << s.mbits) - 1;
         k = _mm512_min_epu16(_mm512_srli_epi16(_mm512_subs_epu16(_mm512_set1_epi16((short)top), m), s.mbits),

@@ -1,0 +1,12 @@
+/* float16 -> float8_e5m2fnuz with AVX-512F: the deterministic modes in one pass, on
+ * the 16-bit patterns themselves (cvt-h16-avx512.h, mxp_h16_to_f8_avx512,
+ * which takes 2x's pattern: e5m2fnuz's normals begin a binade below
+ * float16's); stochastic rounding by the generic path.  Twin: the reference
+ * converter. */
+#include "kernels/cvt-kernels.h"
+#include "kernels/cvt-h16-avx512.h"
+
+void mxp_f16_e5m2fnuz_vcvt__avx512f(void *d, const void *s, size_t n, const mxp_cvt_params *p)
+{
+    mxp_h16_by_mode_avx512(d, s, n, p, H16_F16, H16_TO_E5M2FNUZ);
+}
