@@ -10,7 +10,9 @@
  *
  * with x = rows[p][(j s + q - pw) ch + c] and a = acc[j ch + c], acc set to
  * -inf (max) or +0 (sum) first; then, where div is given, each sum
- * divided by div[j] (the average).  The order of src/nn/window.c's float64
+ * divided by div[j] (the average); where quiet is set, NaN maxima made
+ * quiet (bit 22 set: what float64's conversions give).  The order of
+ * src/nn/window.c's float64
  * loop, so every kernel gives its twin's bits and the pooling those of the
  * generic path (max is exact in float32; each sum is the same sequence of
  * float64 additions and one division).  Rows are w pixels of ch floats,
@@ -21,6 +23,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum { MXP_POOL_MAX, MXP_POOL_SUM };
 
@@ -29,6 +32,7 @@ typedef struct mxp_f32_pool_params {
     size_t kh, kw, w, ow, ch, s, pw;
     int kind;          /* MXP_POOL_MAX: acc is ow * ch floats, MXP_POOL_SUM: doubles */
     const double *div; /* sums: ow divisors, or NULL */
+    int quiet;         /* max: NaN results made quiet */
 } mxp_f32_pool_params;
 
 typedef void mxp_f32_pool_ukernel(void *acc, const mxp_f32_pool_params *p);
@@ -117,6 +121,27 @@ enum { MXP_POOL_WIDE = 8 };
         }                                                                                                             \
     } while (0)
 
+/* fn(acc, p, kind, s, kw), an always-inline one-channel body, with the
+ * common windows' kind, stride and width constants (max 3x3 and 2x2
+ * stride 2, 3x3 stride 1, the same for sums) or, for the rest, p's. */
+#define MXP_POOL_ONE_CHANNEL(fn, acc, p)                                                                              \
+    do {                                                                                                              \
+        if ((p)->kind == MXP_POOL_MAX && (p)->s == 2 && (p)->kw == 3)                                                 \
+            fn(acc, p, MXP_POOL_MAX, 2, 3);                                                                           \
+        else if ((p)->kind == MXP_POOL_MAX && (p)->s == 2 && (p)->kw == 2)                                            \
+            fn(acc, p, MXP_POOL_MAX, 2, 2);                                                                           \
+        else if ((p)->kind == MXP_POOL_SUM && (p)->s == 2 && (p)->kw == 2)                                            \
+            fn(acc, p, MXP_POOL_SUM, 2, 2);                                                                           \
+        else if ((p)->kind == MXP_POOL_SUM && (p)->s == 2 && (p)->kw == 3)                                            \
+            fn(acc, p, MXP_POOL_SUM, 2, 3);                                                                           \
+        else if ((p)->kind == MXP_POOL_MAX && (p)->s == 1 && (p)->kw == 3)                                            \
+            fn(acc, p, MXP_POOL_MAX, 1, 3);                                                                           \
+        else if ((p)->kind == MXP_POOL_SUM && (p)->s == 1 && (p)->kw == 3)                                            \
+            fn(acc, p, MXP_POOL_SUM, 1, 3);                                                                           \
+        else                                                                                                          \
+            fn(acc, p, (p)->kind, (ptrdiff_t)(p)->s, (p)->kw);                                                        \
+    } while (0)
+
 /* Window j's columns [w0, w1) of row x, channels [c0, ch): the portable
  * loop of wide windows. */
 static inline void mxp_pool_wide_tail(void *acc, const mxp_f32_pool_params *p, const float *x, size_t j, size_t w0,
@@ -131,6 +156,21 @@ static inline void mxp_pool_wide_tail(void *acc, const mxp_f32_pool_params *p, c
             else
                 ((double *)acc)[j * ch + c] += (double)v;
         }
+}
+
+/* Maxima [t0, t1) of the row made quiet where NaN, if p->quiet asks:
+ * the portable loops' last step. */
+static inline void mxp_pool_quiet(void *acc, const mxp_f32_pool_params *p, size_t t0, size_t t1)
+{
+    if (p->kind != MXP_POOL_MAX || !p->quiet)
+        return;
+    char *a = acc;
+    for (size_t t = t0; t < t1; t++) {
+        uint32_t b;
+        memcpy(&b, a + 4 * t, 4);
+        b |= (b & 0x7fffffffu) > 0x7f800000u ? 0x00400000u : 0;
+        memcpy(a + 4 * t, &b, 4);
+    }
 }
 
 /* Output columns [j0, j1), channels [c0, ch): sums divided by div[j]. */
@@ -153,19 +193,6 @@ static inline void mxp_pool_point(void *acc, const mxp_f32_pool_params *p, const
             if (j >= lo[q] && j < hi[q])
                 mxp_pool_tail(acc, p, p->rows[r], q, j, j + 1, c0);
     mxp_pool_divide(acc, p, j, j + 1, c0);
-}
-
-/* The columns j inside every offset's run: [*j0, *j1). */
-static inline void mxp_pool_interior(const mxp_f32_pool_params *p, const size_t *lo, const size_t *hi, size_t *j0,
-                                     size_t *j1)
-{
-    size_t a = 0, b = p->ow;
-    for (size_t q = 0; q < p->kw; q++) {
-        a = lo[q] > a ? lo[q] : a;
-        b = hi[q] < b ? hi[q] : b;
-    }
-    *j0 = a;
-    *j1 = b > a ? b : a;
 }
 
 /* Window j of one channel when a vector kernel's lane maxima gave m with

@@ -28,19 +28,6 @@ typedef struct pool_job {
     const double *div; /* the average's divisors, oh x ow; NULL for max */
 } pool_job;
 
-/* A float32 row widened and narrowed back: its bits, NaNs quieted (what
- * the float64 path's hardware conversions give). */
-static void store_f32(float *y, const float *v, int64_t n)
-{
-    for (int64_t t = 0; t < n; t++) {
-        uint32_t b;
-        memcpy(&b, &v[t], 4);
-        if ((b & 0x7fffffffu) > 0x7f800000u)
-            b |= 0x00400000u;
-        memcpy(&y[t], &b, 4);
-    }
-}
-
 /* Output row i (ow pixels of vl channels) from the rows of base (rowlen
  * floats each) into y (dense, y's dtype): the kernel's row in scratch. */
 static void pool_row(const pool_job *j, const float *base, int64_t rowlen, int64_t i, int64_t vl, char *y,
@@ -55,20 +42,22 @@ static void pool_row(const pool_job *j, const float *base, int64_t rowlen, int64
         rp[p] = ih >= 0 && ih < g->h ? base + ih * rowlen : NULL;
     }
     const bool max = j->win->kind == NN_WIN_MAX;
+    /* float32 maxima straight into y, NaNs quieted (the float64 path's bits) */
+    const bool direct = max && j->yt == MXP_F32 && !((uintptr_t)y % sizeof(float));
     const mxp_f32_pool_params prm = { rp, (size_t)g->kh, (size_t)g->kw, (size_t)g->w, (size_t)g->ow, (size_t)vl,
                                       (size_t)g->sw, (size_t)g->pw, max ? MXP_POOL_MAX : MXP_POOL_SUM,
-                                      max ? NULL : j->div + i * g->ow };
+                                      max ? NULL : j->div + i * g->ow, direct };
     if (!max) { /* the averages, final in float64 */
         j->k(scratch, &prm);
         nn_store(y, j->yt, (int64_t)j->ysize, scratch, n);
         return;
     }
-    float *m = (float *)(void *)(scratch + n + g->kh);
-    j->k(m, &prm);
-    if (j->yt == MXP_F32 && !((uintptr_t)y % sizeof(float))) {
-        store_f32((float *)(void *)y, m, n);
+    if (direct) {
+        j->k(y, &prm);
         return;
     }
+    float *m = (float *)(void *)(scratch + n + g->kh);
+    j->k(m, &prm);
     for (int64_t t = 0; t < n; t++)
         scratch[t] = m[t];
     nn_store(y, j->yt, (int64_t)j->ysize, scratch, n);
@@ -88,7 +77,7 @@ static double plane_sum(const pool_job *j, const float *x, int64_t hw, double *l
     double t = 0;
     if (m > 0) {
         const float *rows[1] = { x };
-        const mxp_f32_pool_params prm = { rows, 1, (size_t)m, (size_t)m, 1, 8, 1, 0, MXP_POOL_SUM, NULL };
+        const mxp_f32_pool_params prm = { rows, 1, (size_t)m, (size_t)m, 1, 8, 1, 0, MXP_POOL_SUM, NULL, 0 };
         j->k(lanes, &prm);
     } else {
         memset(lanes, 0, 8 * sizeof(double));

@@ -39,12 +39,14 @@ enum { MAXW = 40, MAXC = 33, MAXKH = 4, ROW = MAXW * MAXC + 8, ACC = MAXW * MAXC
 static float special(size_t i, uint64_t *rng, int zeros)
 {
     const double u = prng_uniform(rng) - 0.5;
-    uint32_t nan = 0x7fc00000u | (uint32_t)(i * 2654435761u & 0x3fffffu);
-    float f;
+    uint32_t nan = 0x7fc00000u | (uint32_t)(i * 2654435761u & 0x3fffffu), snan = 0xff800001u | (uint32_t)(i & 0xffff);
+    float f, sf;
     memcpy(&f, &nan, 4);
+    memcpy(&sf, &snan, 4); /* signaling: pooling into float32 quiets it */
     if (zeros) /* mostly zeros of both signs: the maximum's first zero */
         return i % 3 == 0 ? -0.0f : i % 7 == 1 ? (float)u : 0.0f;
-    return i % 97 == 5 ? INFINITY : i % 89 == 7 ? f : i % 83 == 3 ? 1e-40f : i % 79 == 2 ? -INFINITY : (float)(u * 8);
+    return i % 97 == 5 ? INFINITY : i % 89 == 7 ? f : i % 101 == 9 ? sf : i % 83 == 3 ? 1e-40f
+           : i % 79 == 2 ? -INFINITY : (float)(u * 8);
 }
 
 /* The same bytes, except that for sums a NaN element matches any NaN
@@ -100,7 +102,7 @@ static void test_every_kernel_gives_its_twins_bits(void **state)
             for (size_t j = 0; j < ow; j++)
                 div[j] = (double)(1 + prng_next(&rng) % 9);
             const mxp_f32_pool_params prm = { rows, kh, kw, w, ow, ch, s, pw, kind,
-                                              kind == MXP_POOL_SUM && trial % 2 ? div : NULL };
+                                              kind == MXP_POOL_SUM && trial % 2 ? div : NULL, trial % 3 == 0 };
             for (size_t t = 0; t < ACC; t++)
                 a0[t] = a1[t] = (double)t;
             const size_t at = off * (kind == MXP_POOL_MAX ? 4 : 8); /* acc aligned to its element */
@@ -130,12 +132,26 @@ static void test_twin_is_the_direct_loop(void **state)
     const float *rows[2] = { x0, x1 };
     float m[4];
     /* 2 x 3 windows, stride 2, padding 1 on 8 columns: columns -1..1, 1..3, 3..5, 5..7 */
-    mxp_f32_pool_params prm = { rows, 2, 3, 8, 4, 1, 2, 1, MXP_POOL_MAX, NULL };
+    mxp_f32_pool_params prm = { rows, 2, 3, 8, 4, 1, 2, 1, MXP_POOL_MAX, NULL, 0 };
     mxp_f32_pool__scalar(m, &prm);
     assert_true(isnan(m[0]) == 0 && m[0] == 2.0f);
     assert_true(isnan(m[1]));
     assert_true(m[2] == 9.0f);
     assert_true(m[3] == 7.0f);
+    /* a signaling NaN maximum: kept, or made quiet (bit 22) where asked */
+    const uint32_t snan_bits = 0x7f800005u;
+    float x2[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    memcpy(&x2[2], &snan_bits, 4);
+    const float *rows2[2] = { x2, NULL };
+    prm.rows = rows2;
+    for (int quiet = 0; quiet < 2; quiet++) {
+        prm.quiet = quiet;
+        mxp_f32_pool__scalar(m, &prm);
+        uint32_t b;
+        memcpy(&b, &m[1], 4);
+        assert_int_equal(b, quiet ? 0x7fc00005u : snan_bits);
+    }
+    prm.rows = rows, prm.quiet = 0;
     double sums[4], div[4] = { 4, 6, 6, 6 };
     prm.kind = MXP_POOL_SUM;
     prm.div = div;

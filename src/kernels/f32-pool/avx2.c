@@ -1,14 +1,15 @@
 /* Float32 pooling rows, AVX2.  Every output vector stays in registers
  * over the window's offsets (p, q) in order, then is stored once: eight
- * output columns of one channel (NCHW, strides 1 and 2: the even columns
- * picked from two vectors), or eight channels of a pixel (NHWC, and the
- * global sum's eight lanes along a wide window); the edge columns, the
- * last channels and other strides by the portable loop.  Max: vmaxps
+ * output columns of one channel (NCHW, strides 1 and 2: one_channel_k, the
+ * columns outside x masked), or eight channels of a pixel (NHWC, and the
+ * global sum's eight lanes along a wide window); the last channels and
+ * other strides by the portable loop.  Max: vmaxps
  * (x > a ? x : a), then a NaN x taken; sums widened and added in float64.
  * See pool-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/pool-kernels.h"
+#include "kernels/stream-loop.h"
 
 typedef struct acc8 {
     __m256 m;      /* max */
@@ -31,6 +32,16 @@ static inline void acc_add(int kind, acc8 *a, __m256 x)
     a->s[1] = _mm256_add_pd(a->s[1], _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
 }
 
+/* s / d, lane by lane (d >= 1): where every d is a power of two, s times
+ * its reciprocal 2^-e (exact, so the quotient's bits), else the division. */
+static inline __m256d divide(__m256d s, __m256d d)
+{
+    const __m256i bits = _mm256_castpd_si256(d);
+    if (!_mm256_testz_si256(bits, _mm256_set1_epi64x(0x000fffffffffffffll)))
+        return _mm256_div_pd(s, d);
+    return _mm256_mul_pd(s, _mm256_castsi256_pd(_mm256_sub_epi64(_mm256_set1_epi64x(0x7fe0000000000000ll), bits)));
+}
+
 /* Stores a at dst (eight output columns or channels from j): sums divided
  * first by the divisors at d (one each), or by one divisor d1. */
 static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc8 *a, const double *d, double d1)
@@ -41,53 +52,115 @@ static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc8
     }
     __m256d s0 = a->s[0], s1 = a->s[1];
     if (p->div) {
-        s0 = _mm256_div_pd(s0, d ? _mm256_loadu_pd(d) : _mm256_set1_pd(d1));
-        s1 = _mm256_div_pd(s1, d ? _mm256_loadu_pd(d + 4) : _mm256_set1_pd(d1));
+        s0 = divide(s0, d ? _mm256_loadu_pd(d) : _mm256_set1_pd(d1));
+        s1 = divide(s1, d ? _mm256_loadu_pd(d + 4) : _mm256_set1_pd(d1));
     }
     _mm256_storeu_pd(dst, s0);
     _mm256_storeu_pd((double *)dst + 4, s1);
 }
 
-/* Eight consecutive output columns of one channel from j, offset q of row x. */
-static inline __m256 columns8(const mxp_f32_pool_params *p, const float *x, size_t q, size_t j)
+/* x > a || x != x ? x : a, lane by lane (the portable fold). */
+static inline __m256 fold_max(__m256 a, __m256 x)
 {
-    const float *x0 = x + j * p->s + q - p->pw;
-    if (p->s == 1)
-        return _mm256_loadu_ps(x0);
-    const __m256 t = _mm256_shuffle_ps(_mm256_loadu_ps(x0), _mm256_loadu_ps(x0 + 8), _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_blendv_ps(_mm256_max_ps(x, a), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+/* Columns c .. c + 7 of row x (w columns); at the edges (edge set) those
+ * outside x are the fill, unread (masked loads do not fault). */
+static inline __m256 load8(const float *x, ptrdiff_t c, ptrdiff_t w, __m256 fill, int edge)
+{
+    if (!edge)
+        return _mm256_loadu_ps(x + c);
+    ptrdiff_t a = -c, b = w - c; /* lanes [a, b) lie in x */
+    a = a < 0 ? 0 : a > 8 ? 8 : a;
+    b = b < 0 ? 0 : b > 8 ? 8 : b;
+    const __m256i i = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i m = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)a), i),
+                                          _mm256_cmpgt_epi32(_mm256_set1_epi32((int)b), i));
+    return _mm256_blendv_ps(fill, _mm256_maskload_ps(x + c, m), _mm256_castsi256_ps(m));
+}
+
+/* The even (odd) columns of v0, v1 in order. */
+static inline __m256 evens(__m256 v0, __m256 v1, int odd)
+{
+    const __m256 t = odd ? _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1)) : _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
     return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+/* One channel (NCHW), strides 1 and 2: eight output columns a block, as
+ * the AVX-512 kernel's one_channel_k (the same fold orders, the same
+ * bits); the last block's n < 8 columns through a local row. */
+MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind, ptrdiff_t s, size_t kw)
+{
+    const ptrdiff_t w = (ptrdiff_t)p->w;
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw, size = kind == MXP_POOL_MAX ? 4 : 8;
+    const ptrdiff_t span = s == 2 ? 2 * (ptrdiff_t)loads - 2 + 16 : (ptrdiff_t)kw - 1 + 8; /* columns read */
+    const __m256 fill = _mm256_set1_ps(kind == MXP_POOL_MAX ? -INFINITY : 0.0f);
+    for (size_t j = 0; j < p->ow; j += 8) {
+        const size_t n = p->ow - j < 8 ? p->ow - j : 8;
+        const ptrdiff_t c0 = (ptrdiff_t)j * s - (ptrdiff_t)p->pw;
+        const int edge = c0 < 0 || c0 + span > w;
+        acc8 r;
+        acc_init(kind, &r);
+        for (size_t pr = 0; pr < p->kh; pr++) {
+            const float *x = p->rows[pr];
+            if (!x)
+                continue;
+            __m256 h = fill;
+            for (size_t t = 0; t < loads; t++) {
+                const ptrdiff_t c = c0 + (ptrdiff_t)(s == 2 ? 2 * t : t);
+                __m256 tap[2];
+                size_t taps = 1;
+                if (s == 1) {
+                    tap[0] = load8(x, c, w, fill, edge);
+                } else {
+                    const __m256 v0 = load8(x, c, w, fill, edge), v1 = load8(x, c + 8, w, fill, edge);
+                    tap[0] = evens(v0, v1, 0);
+                    if (2 * t + 1 < kw) {
+                        tap[1] = evens(v0, v1, 1);
+                        taps = 2;
+                    }
+                }
+                for (size_t u = 0; u < taps; u++) {
+                    if (kind == MXP_POOL_MAX)
+                        h = fold_max(h, tap[u]);
+                    else
+                        acc_add(kind, &r, tap[u]);
+                }
+            }
+            if (kind == MXP_POOL_MAX)
+                r.m = fold_max(r.m, h);
+        }
+        char *dst = (char *)acc + j * size;
+        if (n == 8) {
+            acc_store(p, dst, &r, p->div ? p->div + j : NULL, 0);
+            continue;
+        }
+        double d[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, row[8];
+        if (p->div)
+            memcpy(d, p->div + j, n * sizeof(double));
+        acc_store(p, row, &r, d, 0);
+        memcpy(dst, row, n * size);
+    }
+}
+
+static void one_channel(void *acc, const mxp_f32_pool_params *p)
+{
+    MXP_POOL_ONE_CHANNEL(one_channel_k, acc, p);
 }
 
 static void narrow(void *acc, const mxp_f32_pool_params *p)
 {
-    size_t lo[MXP_POOL_WIDE], hi[MXP_POOL_WIDE], j0, j1;
+    if (p->ch == 1 && p->s <= 2) {
+        one_channel(acc, p);
+        return;
+    }
+    size_t lo[MXP_POOL_WIDE], hi[MXP_POOL_WIDE];
     for (size_t q = 0; q < p->kw; q++)
         mxp_pool_columns(p, q, &lo[q], &hi[q]);
-    mxp_pool_interior(p, lo, hi, &j0, &j1);
     const size_t ch = p->ch, size = p->kind == MXP_POOL_MAX ? 4 : 8;
     char *a = acc;
     mxp_pool_init(acc, p);
-    if (ch == 1) {
-        /* blocks of eight inside every run; stride 2 reads column 2j + 15 of the
-         * block at j: one column past its last, so one block less */
-        size_t jb = j0;
-        if (p->s <= 2)
-            for (; jb + 8 + (p->s == 2) <= j1; jb += 8) {
-                acc8 r;
-                acc_init(p->kind, &r);
-                for (size_t pr = 0; pr < p->kh; pr++)
-                    for (size_t q = 0; p->rows[pr] && q < p->kw; q++)
-                        acc_add(p->kind, &r, columns8(p, p->rows[pr], q, jb));
-                acc_store(p, a + jb * size, &r, p->div ? p->div + jb : NULL, 0);
-            }
-        for (size_t j = 0; j < p->ow; j++) { /* the rest */
-            if (j == j0)
-                j = jb;
-            if (j < p->ow)
-                mxp_pool_point(acc, p, lo, hi, j, 0);
-        }
-        return;
-    }
     const size_t c8 = ch / 8 * 8;
     for (size_t j = 0; j < p->ow; j++) {
         for (size_t c = 0; c < c8; c += 8) {
@@ -165,4 +238,5 @@ void mxp_f32_pool__avx2(void *acc, const mxp_f32_pool_params *p)
         wide(acc, p);
     else
         narrow(acc, p);
+    mxp_pool_quiet(acc, p, 0, p->ow * p->ch);
 }

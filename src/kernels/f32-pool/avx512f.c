@@ -1,15 +1,16 @@
 /* Float32 pooling rows, AVX-512.  Every output vector stays in registers
  * over the window's offsets (p, q) in order, then is stored once: sixteen
- * output columns of one channel (NCHW, strides 1 and 2: the even columns
- * picked from two vectors), or sixteen channels of a pixel (NHWC, and the
- * global sum's eight lanes along a wide window); the columns where some
- * offset leaves x, and other strides, by the portable loop.  Max: vmaxps
+ * output columns of one channel (NCHW, strides 1 and 2: one_channel_k, the
+ * columns outside x masked), or sixteen channels of a pixel (NHWC, and the
+ * global sum's eight lanes along a wide window); other strides by the
+ * portable loop.  Max: vmaxps
  * (x > a ? x : a), then a NaN x taken; sums widened and added in float64.
  * See pool-kernels.h. */
 #include <immintrin.h>
 #include <stdint.h>
 
 #include "kernels/pool-kernels.h"
+#include "kernels/stream-loop.h"
 
 typedef struct acc16 {
     __m512 m;      /* max */
@@ -37,6 +38,17 @@ static inline void acc_add(int kind, acc16 *a, __m512 x)
     a->s[1] = _mm512_add_pd(a->s[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
 }
 
+/* s / d, lane by lane (d >= 1): where every d is a power of two, s times
+ * its reciprocal (2^-e: exact, and so the quotient's bits; no sum of
+ * floats comes near float64's subnormals), else the division. */
+static inline __m512d divide(__m512d s, __m512d d)
+{
+    const __m512i bits = _mm512_castpd_si512(d);
+    if (_mm512_test_epi64_mask(bits, _mm512_set1_epi64(0x000fffffffffffffll)))
+        return _mm512_div_pd(s, d);
+    return _mm512_mul_pd(s, _mm512_castsi512_pd(_mm512_sub_epi64(_mm512_set1_epi64(0x7fe0000000000000ll), bits)));
+}
+
 /* Stores n lanes of a at dst (output columns or channels from j): sums
  * divided first by the divisors at d (one each), or by one divisor d1. */
 static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc16 *a, size_t n, const double *d,
@@ -44,62 +56,117 @@ static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc1
 {
     const __mmask16 m = first(n);
     if (p->kind == MXP_POOL_MAX) {
-        _mm512_mask_storeu_ps(dst, m, a->m);
+        __m512 v = a->m;
+        if (p->quiet) /* NaNs made quiet */
+            v = _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(v), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+                                                         _mm512_castps_si512(v), _mm512_set1_epi32(0x00400000)));
+        _mm512_mask_storeu_ps(dst, m, v);
         return;
     }
     __m512d s0 = a->s[0], s1 = a->s[1];
     if (p->div) {
-        s0 = _mm512_div_pd(s0, d ? _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)m, d) : _mm512_set1_pd(d1));
-        s1 = _mm512_div_pd(s1, d ? _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)(m >> 8), d + 8)
-                                 : _mm512_set1_pd(d1));
+        s0 = divide(s0, d ? _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)m, d) : _mm512_set1_pd(d1));
+        s1 = divide(s1, d ? _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)(m >> 8), d + 8) : _mm512_set1_pd(d1));
     }
     _mm512_mask_storeu_pd(dst, (__mmask8)m, s0);
     if (n > 8)
         _mm512_mask_storeu_pd((double *)dst + 8, (__mmask8)(m >> 8), s1);
 }
 
-/* Output columns j + l of one channel, l < n, from offset q of row x where
- * l is in [l0, l1) (the rest: -inf for max, 0 for sums: no change).  The
- * loads cover only columns of x: masked lanes do not fault. */
-static inline __m512 columns16(const mxp_f32_pool_params *p, const float *x, size_t q, size_t j, size_t l0, size_t l1)
+/* The lanes [a, b) of 32 clipped to [0, 32): the columns of x among the
+ * 32 from column c (x has w). */
+static inline __mmask32 cols32(ptrdiff_t c, ptrdiff_t w)
 {
-    const __m512 fill = _mm512_set1_ps(p->kind == MXP_POOL_MAX ? -INFINITY : 0.0f);
-    const float *x0 = x + (ptrdiff_t)(j * p->s + q) - (ptrdiff_t)p->pw;
-    if (p->s == 1)
-        return _mm512_mask_loadu_ps(fill, (__mmask16)(first(l1) & ~first(l0)), x0);
-    /* columns 2 l0 .. 2 l1 - 2 of x0 (all inside x), the even ones kept */
-    const uint32_t m = (uint32_t)((1ull << (2 * l1 - 1)) - 1) & ~(uint32_t)((1ull << (2 * l0)) - 1);
+    const ptrdiff_t a = c < 0 ? (-c < 32 ? -c : 32) : 0, b = w - c < 32 ? (w - c > 0 ? w - c : 0) : 32;
+    const uint64_t m = ((1ull << b) - 1) & ~((1ull << a) - 1);
+    return (__mmask32)m;
+}
+
+/* x > a || x != x ? x : a, lane by lane (the portable fold). */
+static inline __m512 fold_max(__m512 a, __m512 x)
+{
+    return _mm512_mask_mov_ps(_mm512_max_ps(x, a), _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
+}
+
+/* One channel (NCHW), strides 1 and 2: sixteen output columns a block,
+ * each offset q's tap a vector: stride 1 a load at column q, stride 2 the
+ * even (q even) or odd columns of 32 loaded at column q rounded down to
+ * even; columns outside x masked to the fill (-inf for max, +0 for sums:
+ * the sums' float64 additions of +0 change nothing, since a sum that
+ * starts at +0 is never -0).  Sums: every tap added in (p, q) order.
+ * Max: each row's taps folded first, then the rows in order: the (p, q)
+ * fold's result -- the last NaN, or else the first maximum (a row's fold
+ * keeps its last NaN and first maximum; the rows' fold takes the last row
+ * holding a NaN, or the first holding the maximum). */
+MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind, ptrdiff_t s, size_t kw)
+{
+    const ptrdiff_t w = (ptrdiff_t)p->w;
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw, size = kind == MXP_POOL_MAX ? 4 : 8;
+    const __m512 fill = _mm512_set1_ps(kind == MXP_POOL_MAX ? -INFINITY : 0.0f);
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    return _mm512_permutex2var_ps(_mm512_mask_loadu_ps(fill, (__mmask16)m, x0), even,
-                                  _mm512_mask_loadu_ps(fill, (__mmask16)(m >> 16), x0 + 16));
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    for (size_t j = 0; j < p->ow; j += 16) {
+        const size_t n = p->ow - j < 16 ? p->ow - j : 16;
+        const ptrdiff_t c0 = (ptrdiff_t)j * s - (ptrdiff_t)p->pw;
+        __mmask32 mk[MXP_POOL_WIDE]; /* each load's columns of x */
+        for (size_t t = 0; t < loads; t++)
+            mk[t] = cols32(c0 + (ptrdiff_t)(s == 2 ? 2 * t : t), w);
+        acc16 r;
+        acc_init(kind, &r);
+        for (size_t pr = 0; pr < p->kh; pr++) {
+            const float *x = p->rows[pr];
+            if (!x)
+                continue;
+            __m512 h = fill;
+            for (size_t t = 0; t < loads; t++) {
+                const float *xt = x + c0 + (ptrdiff_t)(s == 2 ? 2 * t : t);
+                __m512 tap[2];
+                size_t taps = 1;
+                if (s == 1) {
+                    tap[0] = _mm512_mask_loadu_ps(fill, (__mmask16)mk[t], xt);
+                } else {
+                    const __m512 v0 = _mm512_mask_loadu_ps(fill, (__mmask16)mk[t], xt);
+                    const __m512 v1 = _mm512_mask_loadu_ps(fill, (__mmask16)(mk[t] >> 16), xt + 16);
+                    tap[0] = _mm512_permutex2var_ps(v0, even, v1);
+                    if (2 * t + 1 < kw) {
+                        tap[1] = _mm512_permutex2var_ps(v0, odd, v1);
+                        taps = 2;
+                    }
+                }
+                for (size_t u = 0; u < taps; u++) {
+                    if (kind == MXP_POOL_MAX)
+                        h = fold_max(h, tap[u]);
+                    else
+                        acc_add(kind, &r, tap[u]);
+                }
+            }
+            if (kind == MXP_POOL_MAX)
+                r.m = fold_max(r.m, h);
+        }
+        acc_store(p, (char *)acc + j * size, &r, n, p->div ? p->div + j : NULL, 0);
+    }
+}
+
+static void one_channel(void *acc, const mxp_f32_pool_params *p)
+{
+    MXP_POOL_ONE_CHANNEL(one_channel_k, acc, p);
 }
 
 static void narrow(void *acc, const mxp_f32_pool_params *p)
 {
-    size_t lo[MXP_POOL_WIDE], hi[MXP_POOL_WIDE];
-    for (size_t q = 0; q < p->kw; q++)
-        mxp_pool_columns(p, q, &lo[q], &hi[q]);
     const size_t ch = p->ch, size = p->kind == MXP_POOL_MAX ? 4 : 8;
-    char *a = acc;
     if (ch == 1 && p->s > 2) {
         mxp_f32_pool__scalar(acc, p);
         return;
     }
-    if (ch == 1) { /* sixteen output columns a step, each offset's run masked */
-        for (size_t j = 0; j < p->ow; j += 16) {
-            const size_t n = p->ow - j < 16 ? p->ow - j : 16;
-            acc16 r;
-            acc_init(p->kind, &r);
-            for (size_t pr = 0; pr < p->kh; pr++)
-                for (size_t q = 0; p->rows[pr] && q < p->kw; q++) {
-                    const size_t l0 = lo[q] > j ? lo[q] - j : 0, l1 = hi[q] - j < n ? hi[q] - j : n;
-                    if (hi[q] > j && l1 > l0)
-                        acc_add(p->kind, &r, columns16(p, p->rows[pr], q, j, l0, l1));
-                }
-            acc_store(p, a + j * size, &r, n, p->div ? p->div + j : NULL, 0);
-        }
+    if (ch == 1) {
+        one_channel(acc, p);
         return;
     }
+    size_t lo[MXP_POOL_WIDE], hi[MXP_POOL_WIDE];
+    for (size_t q = 0; q < p->kw; q++)
+        mxp_pool_columns(p, q, &lo[q], &hi[q]);
+    char *a = acc;
     for (size_t j = 0; j < p->ow; j++)
         for (size_t c = 0; c < ch; c += 16) {
             const size_t n = ch - c < 16 ? ch - c : 16;
@@ -138,6 +205,7 @@ static void wide(void *acc, const mxp_f32_pool_params *p)
                     m = _mm512_max_ps(v, m);
                 }
             mxp_pool_wide_max1(acc, p, j, w0, w1, _mm512_reduce_max_ps(m), nan != 0);
+            mxp_pool_quiet(acc, p, j, j + 1);
             continue;
         }
         for (size_t c = 0; c < ch; c += 64) { /* four sixteen-channel accumulators: four chains in flight */
