@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/norm-kernels.h"
+#include "kernels/stream-loop.h"
 
 static inline __m256d mxp_norm_load4_avx2(const float *x, size_t i)
 {
@@ -18,45 +19,70 @@ static inline void mxp_norm_store4_avx2(float *y, size_t i, __m256d v)
     _mm_storeu_ps(y + i, _mm256_cvtpd_ps(v));
 }
 
-static inline double mxp_norm_sum_avx2(const float *x, size_t n, double c, int sq)
+/* The sums of rows rows in mxp_sum8's order, their vectors interleaved:
+ * sq: (x - c[r])^2, else x. */
+MXP_INLINE void mxp_norm_sums_avx2(const float *const *x, size_t rows, size_t n, const double *c, int sq,
+                                   double *out)
 {
-    const __m256d vc = _mm256_set1_pd(c);
-    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256d a = mxp_norm_load4_avx2(x, i), b = mxp_norm_load4_avx2(x, i + 4);
-        const __m256d da = _mm256_sub_pd(a, vc), db = _mm256_sub_pd(b, vc);
-        s0 = _mm256_add_pd(s0, sq ? _mm256_mul_pd(da, da) : a);
-        s1 = _mm256_add_pd(s1, sq ? _mm256_mul_pd(db, db) : b);
+    __m256d s0[MXP_NORM_ROWS], s1[MXP_NORM_ROWS], vc[MXP_NORM_ROWS];
+    for (size_t r = 0; r < rows; r++) {
+        s0[r] = s1[r] = _mm256_setzero_pd();
+        vc[r] = _mm256_set1_pd(c[r]);
     }
-    double v[8];
-    _mm256_storeu_pd(v, s0);
-    _mm256_storeu_pd(v + 4, s1);
-    return mxp_norm_fold(v, x, i, n, c, sq);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (size_t r = 0; r < rows; r++) {
+            const __m256d a = mxp_norm_load4_avx2(x[r], i), b = mxp_norm_load4_avx2(x[r], i + 4);
+            const __m256d da = _mm256_sub_pd(a, vc[r]), db = _mm256_sub_pd(b, vc[r]);
+            s0[r] = _mm256_add_pd(s0[r], sq ? _mm256_mul_pd(da, da) : a);
+            s1[r] = _mm256_add_pd(s1[r], sq ? _mm256_mul_pd(db, db) : b);
+        }
+    for (size_t r = 0; r < rows; r++) {
+        double v[8];
+        _mm256_storeu_pd(v, s0[r]);
+        _mm256_storeu_pd(v + 4, s1[r]);
+        out[r] = mxp_norm_fold(v, x[r], i, n, c[r], sq);
+    }
 }
 
-static inline void mxp_norm_avx2(float *y, const float *x, size_t n, const double *w, const double *b, double eps,
-                                 int mode)
+/* One row's sum (the batch norm kernels' channel sums). */
+static inline double mxp_norm_sum_avx2(const float *x, size_t n, double c, int sq)
 {
-    size_t i = 0;
-    if (mode == MXP_NORM_L2) {
-        const double s = mxp_norm_l2_div(mxp_norm_sum_avx2(x, n, 0, 1), eps);
-        const __m256d vs = _mm256_set1_pd(s);
-        for (; i + 4 <= n; i += 4)
-            mxp_norm_store4_avx2(y, i, _mm256_div_pd(mxp_norm_load4_avx2(x, i), vs));
-        mxp_norm_l2_out(y, x, i, n, s);
-        return;
+    double out;
+    mxp_norm_sums_avx2(&x, 1, n, &c, sq, &out);
+    return out;
+}
+
+MXP_INLINE void mxp_norm_rows_avx2(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
+                                   const double *b, double eps, int mode)
+{
+    double c[MXP_NORM_ROWS] = { 0, 0, 0, 0 }, s[MXP_NORM_ROWS];
+    if (mode == MXP_NORM_LAYER) {
+        mxp_norm_sums_avx2(x, rows, n, c, 0, s);
+        for (size_t r = 0; r < rows; r++)
+            c[r] = s[r] / (double)n;
     }
-    const double mean = mode == MXP_NORM_RMS ? 0 : mxp_norm_sum_avx2(x, n, 0, 0) / (double)n;
-    const double rstd = mxp_norm_rstd(mxp_norm_sum_avx2(x, n, mean, 1), n, eps);
-    const __m256d vm = _mm256_set1_pd(mean), vr = _mm256_set1_pd(rstd);
-    for (; i + 4 <= n; i += 4) {
-        __m256d h = _mm256_mul_pd(_mm256_sub_pd(mxp_norm_load4_avx2(x, i), vm), vr);
-        if (w)
-            h = _mm256_mul_pd(h, _mm256_loadu_pd(w + i));
-        mxp_norm_store4_avx2(y, i, _mm256_add_pd(h, b ? _mm256_loadu_pd(b + i) : _mm256_setzero_pd()));
+    mxp_norm_sums_avx2(x, rows, n, c, 1, s);
+    for (size_t r = 0; r < rows; r++) {
+        size_t i = 0;
+        if (mode == MXP_NORM_L2) {
+            const double d = mxp_norm_l2_div(s[r], eps);
+            const __m256d vs = _mm256_set1_pd(d);
+            for (; i + 4 <= n; i += 4)
+                mxp_norm_store4_avx2(y[r], i, _mm256_div_pd(mxp_norm_load4_avx2(x[r], i), vs));
+            mxp_norm_l2_out(y[r], x[r], i, n, d);
+            continue;
+        }
+        const double rstd = mxp_norm_rstd(s[r], n, eps);
+        const __m256d vm = _mm256_set1_pd(c[r]), vr = _mm256_set1_pd(rstd);
+        for (; i + 4 <= n; i += 4) {
+            __m256d h = _mm256_mul_pd(_mm256_sub_pd(mxp_norm_load4_avx2(x[r], i), vm), vr);
+            if (w)
+                h = _mm256_mul_pd(h, _mm256_loadu_pd(w + i));
+            mxp_norm_store4_avx2(y[r], i, _mm256_add_pd(h, b ? _mm256_loadu_pd(b + i) : _mm256_setzero_pd()));
+        }
+        mxp_norm_out(y[r], x[r], i, n, w, b, c[r], rstd);
     }
-    mxp_norm_out(y, x, i, n, w, b, mean, rstd);
 }
 
 #endif

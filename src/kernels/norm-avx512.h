@@ -1,12 +1,14 @@
 /* The AVX-512 body of the float32 layer / RMS norm and L2 row kernel
  * (f32-norm/avx512f.c; norm-kernels.h): eight float64 lanes, the eight
- * running sums one register, float32 rows widened by vcvtps2pd. */
+ * running sums one register, float32 rows widened by vcvtps2pd; the rows'
+ * sums interleaved, the outputs a row at a time. */
 #ifndef MXP_KERNELS_NORM_AVX512_H
 #define MXP_KERNELS_NORM_AVX512_H
 
 #include <immintrin.h>
 
 #include "kernels/norm-kernels.h"
+#include "kernels/stream-loop.h"
 
 static inline __m512d mxp_norm_load8_avx512(const float *x, size_t i)
 {
@@ -18,48 +20,67 @@ static inline void mxp_norm_store8_avx512(float *y, size_t i, __m512d v)
     _mm256_storeu_ps(y + i, _mm512_cvtpd_ps(v));
 }
 
-static inline double mxp_norm_sum_avx512(const float *x, size_t n, double c, int sq)
+/* The sums of rows rows in mxp_sum8's order, their vectors interleaved:
+ * sq: (x - c[r])^2, else x. */
+MXP_INLINE void mxp_norm_sums_avx512(const float *const *x, size_t rows, size_t n, const double *c, int sq,
+                                     double *out)
 {
-    const __m512d vc = _mm512_set1_pd(c);
-    __m512d s = _mm512_setzero_pd();
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m512d v = mxp_norm_load8_avx512(x, i), d = _mm512_sub_pd(v, vc);
-        s = _mm512_add_pd(s, sq ? _mm512_mul_pd(d, d) : v);
+    __m512d s[MXP_NORM_ROWS], vc[MXP_NORM_ROWS];
+    for (size_t r = 0; r < rows; r++) {
+        s[r] = _mm512_setzero_pd();
+        vc[r] = _mm512_set1_pd(c[r]);
     }
-    double v[8];
-    _mm512_storeu_pd(v, s);
-    return mxp_norm_fold(v, x, i, n, c, sq);
-}
-
-static inline void mxp_norm_l2_avx512(float *y, const float *x, size_t n, double eps)
-{
-    const double s = mxp_norm_l2_div(mxp_norm_sum_avx512(x, n, 0, 1), eps);
-    const __m512d vs = _mm512_set1_pd(s);
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        mxp_norm_store8_avx512(y, i, _mm512_div_pd(mxp_norm_load8_avx512(x, i), vs));
-    mxp_norm_l2_out(y, x, i, n, s);
+        for (size_t r = 0; r < rows; r++) {
+            const __m512d v = mxp_norm_load8_avx512(x[r], i), d = _mm512_sub_pd(v, vc[r]);
+            s[r] = _mm512_add_pd(s[r], sq ? _mm512_mul_pd(d, d) : v);
+        }
+    for (size_t r = 0; r < rows; r++) {
+        double v[8];
+        _mm512_storeu_pd(v, s[r]);
+        out[r] = mxp_norm_fold(v, x[r], i, n, c[r], sq);
+    }
 }
 
-static inline void mxp_norm_avx512(float *y, const float *x, size_t n, const double *w, const double *b, double eps,
-                                   int mode)
+/* One row's sum (the batch norm kernels' channel sums). */
+static inline double mxp_norm_sum_avx512(const float *x, size_t n, double c, int sq)
 {
-    if (mode == MXP_NORM_L2) {
-        mxp_norm_l2_avx512(y, x, n, eps);
-        return;
+    double out;
+    mxp_norm_sums_avx512(&x, 1, n, &c, sq, &out);
+    return out;
+}
+
+MXP_INLINE void mxp_norm_rows_avx512(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
+                                     const double *b, double eps, int mode)
+{
+    double c[MXP_NORM_ROWS] = { 0, 0, 0, 0 }, s[MXP_NORM_ROWS];
+    if (mode == MXP_NORM_LAYER) {
+        mxp_norm_sums_avx512(x, rows, n, c, 0, s);
+        for (size_t r = 0; r < rows; r++)
+            c[r] = s[r] / (double)n;
     }
-    const double mean = mode == MXP_NORM_RMS ? 0 : mxp_norm_sum_avx512(x, n, 0, 0) / (double)n;
-    const double rstd = mxp_norm_rstd(mxp_norm_sum_avx512(x, n, mean, 1), n, eps);
-    const __m512d vm = _mm512_set1_pd(mean), vr = _mm512_set1_pd(rstd);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m512d h = _mm512_mul_pd(_mm512_sub_pd(mxp_norm_load8_avx512(x, i), vm), vr);
-        if (w)
-            h = _mm512_mul_pd(h, _mm512_loadu_pd(w + i));
-        mxp_norm_store8_avx512(y, i, _mm512_add_pd(h, b ? _mm512_loadu_pd(b + i) : _mm512_setzero_pd()));
+    mxp_norm_sums_avx512(x, rows, n, c, 1, s);
+    for (size_t r = 0; r < rows; r++) {
+        size_t i = 0;
+        if (mode == MXP_NORM_L2) {
+            const double d = mxp_norm_l2_div(s[r], eps);
+            const __m512d vs = _mm512_set1_pd(d);
+            for (; i + 8 <= n; i += 8)
+                mxp_norm_store8_avx512(y[r], i, _mm512_div_pd(mxp_norm_load8_avx512(x[r], i), vs));
+            mxp_norm_l2_out(y[r], x[r], i, n, d);
+            continue;
+        }
+        const double rstd = mxp_norm_rstd(s[r], n, eps);
+        const __m512d vm = _mm512_set1_pd(c[r]), vr = _mm512_set1_pd(rstd);
+        for (; i + 8 <= n; i += 8) {
+            __m512d h = _mm512_mul_pd(_mm512_sub_pd(mxp_norm_load8_avx512(x[r], i), vm), vr);
+            if (w)
+                h = _mm512_mul_pd(h, _mm512_loadu_pd(w + i));
+            mxp_norm_store8_avx512(y[r], i, _mm512_add_pd(h, b ? _mm512_loadu_pd(b + i) : _mm512_setzero_pd()));
+        }
+        mxp_norm_out(y[r], x[r], i, n, w, b, c[r], rstd);
     }
-    mxp_norm_out(y, x, i, n, w, b, mean, rstd);
 }
 
 #endif

@@ -33,8 +33,13 @@
 /* mode: the row's operation */
 enum { MXP_NORM_LAYER, MXP_NORM_RMS, MXP_NORM_L2 };
 
-typedef void mxp_f32_norm_ukernel(float *y, const float *x, size_t n, const double *w, const double *b, double eps,
-                                  int mode);
+/* rows (1 to MXP_NORM_ROWS) rows of n at x[r], results at y[r] (y[r] may
+ * be x[r]; rows do not overlap otherwise), each exactly as alone: the
+ * vector kernels interleave the rows' sums, whose float64 chains are
+ * otherwise latency-bound (one running-sum register a row). */
+enum { MXP_NORM_ROWS = 4 };
+typedef void mxp_f32_norm_ukernel(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
+                                  const double *b, double eps, int mode);
 /* Bfloat16 rows compute in float32 (bf16-narrow.h), weight and bias
  * float32 too. */
 typedef void mxp_bf16_norm_ukernel(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,

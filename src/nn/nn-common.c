@@ -48,7 +48,9 @@ typedef struct run_job {
     const nn_rows *r;
     size_t scratch;
     double *buf;
-    nn_row_fn *fn;
+    nn_row_fn *fn;        /* a row at a time, or */
+    nn_block_fn *block_fn; /* blocks of up to block rows */
+    int block;
     const void *ctx;
 } run_job;
 
@@ -58,17 +60,23 @@ static void run_share(void *arg, int t, int nthreads)
     size_t lo, hi;
     mxp_share_range((size_t)j->r->nrows, 1, t, nthreads, &lo, &hi);
     double *scratch = j->buf + (size_t)t * j->scratch;
-    char *p[NN_MAXARR];
-    for (size_t i = lo; i < hi; i++) {
-        nn_row_ptrs(j->r, (int64_t)i, p);
-        j->fn(j->ctx, p, scratch, (int64_t)i);
+    char *p[NN_MAX_BLOCK][NN_MAXARR];
+    for (size_t i = lo; i < hi;) {
+        const size_t count = j->block_fn ? (hi - i < (size_t)j->block ? hi - i : (size_t)j->block) : 1;
+        for (size_t k = 0; k < count; k++)
+            nn_row_ptrs(j->r, (int64_t)(i + k), p[k]);
+        if (j->block_fn)
+            j->block_fn(j->ctx, p, (int64_t)count, scratch, (int64_t)i);
+        else
+            j->fn(j->ctx, p[0], scratch, (int64_t)i);
+        i += count;
     }
 }
 
 enum { NN_PER_SHARE = 16384 }; /* elements a thread should get at least */
 
-mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
-                       nn_row_fn *fn, const void *ctx)
+static mxp_status run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
+                           run_job j)
 {
     if (r->nrows == 0)
         return MXP_OK;
@@ -82,13 +90,28 @@ mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_d
     double *buf = mxp_malloc(per * (size_t)nthreads * sizeof(double));
     if (!buf)
         return mxp_error(MXP_ERR_NO_MEMORY, "no memory for %zu doubles of scratch", per * (size_t)nthreads);
-    run_job j = { r, per, buf, fn, ctx };
+    j.r = r, j.scratch = per, j.buf = buf;
     if (nthreads > 1)
         mxp_parallel(nthreads, run_share, &j);
     else
         run_share(&j, 0, 1);
     mxp_free(buf);
     return MXP_OK;
+}
+
+mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
+                       nn_row_fn *fn, const void *ctx)
+{
+    const run_job j = { .fn = fn, .ctx = ctx };
+    return run_rows(r, elems_per_row, scratch_doubles, parallel, j);
+}
+
+mxp_status nn_run_row_blocks(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
+                             int block, nn_block_fn *fn, const void *ctx)
+{
+    const run_job j = { .block_fn = fn, .block = block < 1 ? 1 : block > NN_MAX_BLOCK ? NN_MAX_BLOCK : block,
+                        .ctx = ctx };
+    return run_rows(r, elems_per_row, scratch_doubles, parallel, j);
 }
 
 enum { NN_CHUNK = 256 };

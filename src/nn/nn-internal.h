@@ -41,6 +41,13 @@ void nn_row_ptrs(const nn_rows *r, int64_t i, char **p);
 typedef void nn_row_fn(const void *ctx, char **p, double *scratch, int64_t row);
 mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
                        nn_row_fn *fn, const void *ctx);
+/* The same in blocks of up to block (at most NN_MAX_BLOCK) consecutive
+ * rows of one thread's share: fn(ctx, p, count, scratch, row0), p[k] the
+ * pointers of row row0 + k (row kernels that interleave rows). */
+enum { NN_MAX_BLOCK = 8 };
+typedef void nn_block_fn(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0);
+mxp_status nn_run_row_blocks(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
+                             int block, nn_block_fn *fn, const void *ctx);
 
 /* Rows of contiguous, aligned elements of dtype dt (for the row kernels):
  * v viewed with the row's axis last. */

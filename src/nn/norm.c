@@ -23,7 +23,7 @@ typedef struct norm_job {
     mxp_dtype xt, yt, dyt;
     int64_t xs, ys, dys;
     double *dw, *db;     /* backward: sums over the rows (one thread), NULL: none */
-    mxp_f32_norm_ukernel *f32;   /* contiguous float32 in and out: the row kernel, else NULL */
+    mxp_f32_norm_ukernel *f32;   /* contiguous float32 in and out: the rows kernel, else NULL */
     mxp_bf16_norm_ukernel *bf16; /* bfloat16 out of float32 or bfloat16 in: the row kernel, else NULL */
     bool gather;                 /* bf16 on strided rows: gathered into the scratch */
 } norm_job;
@@ -39,15 +39,25 @@ static void stats(const norm_job *j, const double *x, double *mean, double *rstd
 
 enum { X, Y, DY };
 
+/* Dense float32 rows, MXP_NORM_ROWS at a time through the row kernel:
+ * the same arithmetic in registers (kernels/norm-kernels.h). */
+static void norm_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0)
+{
+    (void)scratch, (void)row0;
+    const norm_job *j = ctx;
+    float *y[MXP_NORM_ROWS];
+    const float *x[MXP_NORM_ROWS];
+    for (int64_t k = 0; k < count; k++) {
+        y[k] = (float *)(void *)p[k][Y];
+        x[k] = (const float *)(const void *)p[k][X];
+    }
+    j->f32(y, x, (size_t)count, (size_t)j->n, j->w, j->b, j->eps, j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER);
+}
+
 static void norm_row(const void *ctx, char **p, double *x, int64_t row)
 {
     (void)row;
     const norm_job *j = ctx;
-    if (j->f32) { /* the same arithmetic, in registers (kernels/norm-kernels.h) */
-        j->f32((float *)(void *)p[Y], (const float *)(const void *)p[X], (size_t)j->n, j->w, j->b, j->eps,
-               j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER);
-        return;
-    }
     if (j->bf16) {
         const int mode = j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER;
         mxp_narrow_src src = { p[X], j->xt == MXP_F32, NULL };
@@ -218,7 +228,8 @@ static mxp_status norm_into(mxp_array *out, const void *args)
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);
-        st = nn_run_rows(&r, inner, (size_t)inner + 4, true, norm_row, &j);
+        st = f32 ? nn_run_row_blocks(&r, inner, 0, true, MXP_NORM_ROWS, norm_rows_f32, &j)
+                 : nn_run_rows(&r, inner, (size_t)inner + 4, true, norm_row, &j);
     }
     mxp_free(w32);
     mxp_free(w);

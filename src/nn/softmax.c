@@ -193,16 +193,26 @@ static void softmax_back_row(const void *ctx, char **p, double *dy, int64_t row)
     nn_store(p[OUT], j->ot, j->os, dy, n);
 }
 
+/* Dense float32 rows, MXP_NORM_ROWS at a time: the same bits through the
+ * norm kernels (src/kernels/f32-norm/, mode MXP_NORM_L2). */
+static void l2_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0)
+{
+    (void)scratch, (void)row0;
+    const sm_job *j = ctx;
+    float *y[MXP_NORM_ROWS];
+    const float *x[MXP_NORM_ROWS];
+    for (int64_t k = 0; k < count; k++) {
+        y[k] = (float *)(void *)p[k][OUT];
+        x[k] = (const float *)(const void *)p[k][X];
+    }
+    j->l2f32(y, x, (size_t)count, (size_t)j->len, NULL, NULL, j->eps, MXP_NORM_L2);
+}
+
 /* x / max(|x|, eps) */
 static void l2_row(const void *ctx, char **p, double *x, int64_t row)
 {
     (void)row;
     const sm_job *j = ctx;
-    if (j->l2f32) { /* the same bits (src/kernels/f32-norm/, mode MXP_NORM_L2) */
-        j->l2f32((float *)(void *)p[OUT], (const float *)(const void *)p[X], (size_t)j->len, NULL, NULL, j->eps,
-                 MXP_NORM_L2);
-        return;
-    }
     if (j->l2bf16) {
         bf16_row(j, p, x);
         return;
@@ -264,7 +274,8 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);
-        st = nn_run_rows(&r, j.len, 2 * (size_t)j.len + 8, true, row, &j);
+        st = j.l2f32 ? nn_run_row_blocks(&r, j.len, 0, true, MXP_NORM_ROWS, l2_rows_f32, &j)
+                     : nn_run_rows(&r, j.len, 2 * (size_t)j.len + 8, true, row, &j);
     }
     mxp_array_free(tb);
     mxp_array_free(xv);

@@ -72,8 +72,68 @@ static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *
     const mxp_narrow_src src = { x, bf16 == 2, NULL };
     if (bf16)
         ((mxp_bf16_norm_ukernel *)f)(y, &src, n, w ? w32 : NULL, b ? b32 : NULL, 1e-5, rms);
-    else
-        ((mxp_f32_norm_ukernel *)f)(y, x, n, w, b, 1e-5, rms);
+    else {
+        float *yr = y;
+        const float *xr = x;
+        ((mxp_f32_norm_ukernel *)f)(&yr, &xr, 1, n, w, b, 1e-5, rms);
+    }
+}
+
+/* Float32 rows interleaved: 1 to MXP_NORM_ROWS rows of different kinds
+ * (NaN, infinities, huge and tiny values among them), each row's bits
+ * those of the twin on that row alone; the last row in place, nothing
+ * past a row written. */
+static void test_interleaved_rows_are_each_rows_bits(void **state)
+{
+    (void)state;
+    enum { MAXN = 700, R = MXP_NORM_ROWS };
+    static float x[R][MAXN + 8], want[R][MAXN + 8], got[R][MAXN + 8];
+    static double w[MAXN], b[MAXN];
+    uint64_t rng = prng_seed(41);
+    for (int i = 0; i < MAXN; i++) {
+        w[i] = prng_uniform(&rng) + 0.5;
+        b[i] = prng_uniform(&rng) - 0.5;
+    }
+    const mxp_fpenv env = mxp_fpenv_enter();
+    size_t nk, checked = 0;
+    const mxp_kernel *ks = nn_f32_norm_kernels(&nk);
+    for (size_t k = 0; k < nk; k++) {
+        if (!mxp_kernel_runs(&ks[k], mxp_isa_supported()))
+            continue;
+        mxp_f32_norm_ukernel *fn = (mxp_f32_norm_ukernel *)ks[k].fn, *twin = (mxp_f32_norm_ukernel *)ks[k].twin;
+        for (size_t n = 1; n <= MAXN; n = n < 40 ? n + 1 : n * 2 + 7)
+            for (size_t rows = 1; rows <= R; rows++)
+                for (int variant = 0; variant < 12; variant++) {
+                    const double *wv = variant & 1 ? w : NULL, *bv = variant & 2 ? b : NULL;
+                    const int mode = variant / 4;
+                    float *yk[R];
+                    const float *xk[R];
+                    for (size_t r = 0; r < rows; r++) {
+                        fill(x[r], n, &rng, (int)((r + (size_t)variant) % 5));
+                        float *yw = want[r];
+                        const float *xr = x[r];
+                        twin(&yw, &xr, 1, n, wv, bv, 1e-5, mode); /* the row alone */
+                        memset(got[r], 0x5a, sizeof got[r]);
+                        xk[r] = x[r];
+                        yk[r] = got[r];
+                    }
+                    memcpy(got[rows - 1], x[rows - 1], n * sizeof(float)); /* the last row in place */
+                    xk[rows - 1] = got[rows - 1];
+                    fn(yk, xk, rows, n, wv, bv, 1e-5, mode);
+                    for (size_t r = 0; r < rows; r++) {
+                        const unsigned char *tail = (const unsigned char *)(got[r] + n);
+                        bool clean = true;
+                        for (size_t t = 0; t < 8 * sizeof(float); t++)
+                            clean &= tail[t] == 0x5a;
+                        if (memcmp(got[r], want[r], n * sizeof(float)) || !clean)
+                            fail_msg("%s: %zu rows of %zu, variant %d: row %zu differs from its twin alone", ks[k].name,
+                                     rows, n, variant, r);
+                    }
+                    checked++;
+                }
+    }
+    mxp_fpenv_leave(env);
+    assert_true(checked > 1000);
 }
 
 static void test_rows_match_their_twin(void **state)
@@ -248,6 +308,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_rows_match_their_twin),
+        cmocka_unit_test(test_interleaved_rows_are_each_rows_bits),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
         cmocka_unit_test(test_bf16_rows_near_exact),
     };

@@ -3,7 +3,11 @@
  * norm-avx2.h.  See norm-kernels.h. */
 #include "kernels/norm-avx2.h"
 
-void mxp_f32_norm__avx2(float *y, const float *x, size_t n, const double *w, const double *b, double eps, int mode)
+void mxp_f32_norm__avx2(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
+                        const double *b, double eps, int mode)
 {
-    mxp_norm_avx2(y, x, n, w, b, eps, mode);
+    if (rows == MXP_NORM_ROWS) /* the count a constant */
+        mxp_norm_rows_avx2(y, x, MXP_NORM_ROWS, n, w, b, eps, mode);
+    else
+        mxp_norm_rows_avx2(y, x, rows, n, w, b, eps, mode);
 }

@@ -4,7 +4,9 @@
  * norm-kernels.h. */
 #include "kernels/norm-kernels.h"
 
-void mxp_f32_norm__scalar(float *y, const float *x, size_t n, const double *w, const double *b, double eps, int mode)
+void mxp_f32_norm__scalar(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
+                          const double *b, double eps, int mode)
 {
-    mxp_norm_portable(y, x, n, w, b, eps, mode);
+    for (size_t r = 0; r < rows; r++)
+        mxp_norm_portable(y[r], x[r], n, w, b, eps, mode);
 }
