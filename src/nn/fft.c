@@ -69,6 +69,10 @@ static void gather(const fft_pass *p, const char *line, bool complex_src, int64_
         return;
     }
     const ptrdiff_t im = (ptrdiff_t)p->src->strides[p->lnd];
+    if (p->src->dtype == ct && step == (ptrdiff_t)(2 * cs) && im == (ptrdiff_t)cs) { /* interleaved: a copy */
+        memcpy(buf, line, (size_t)take * 2 * cs);
+        return;
+    }
     mxp_convert_strided(buf, ct, (ptrdiff_t)(2 * cs), line, p->src->dtype, step, (size_t)take, NULL);
     mxp_convert_strided((char *)buf + cs, ct, (ptrdiff_t)(2 * cs), line + im, p->src->dtype, step, (size_t)take,
                         NULL);
@@ -84,6 +88,10 @@ static void scatter(const fft_pass *p, char *line, const void *buf, int64_t len)
         return;
     }
     const ptrdiff_t im = (ptrdiff_t)p->dst->strides[p->lnd];
+    if (p->dst->dtype == ct && step == (ptrdiff_t)(2 * cs) && im == (ptrdiff_t)cs) { /* interleaved: a copy */
+        memcpy(line, buf, (size_t)len * 2 * cs);
+        return;
+    }
     mxp_convert_strided(line, p->dst->dtype, step, buf, ct, (ptrdiff_t)(2 * cs), (size_t)len, NULL);
     mxp_convert_strided(line + im, p->dst->dtype, step, (const char *)buf + cs, ct, (ptrdiff_t)(2 * cs), (size_t)len,
                         NULL);
