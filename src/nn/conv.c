@@ -47,31 +47,55 @@ int64_t conv_chunk_pixels(const conv_plan *c, int64_t total)
 }
 
 /* NHWC: panel row t (pixel pix0 + t of the whole batch) = the window's
- * (p, q, c) values of group grp, pad outside x. */
-void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp)
+ * (p, q, c) values of group grp, pad outside x: a tap (cgb bytes, a
+ * group's channels) at a time; cgb a constant for the common channel
+ * counts, so that each tap's copy is a few moves inline (a call to memcpy
+ * or memset per 16-byte tap cost more than the GEMM of small int8
+ * convolutions). */
+static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c, char *panel, int64_t pix0,
+                                                             int64_t np, int64_t grp, size_t cgb)
 {
     const nn_geom *g = &c->g;
-    const size_t cgb = (size_t)c->cg * c->xsize;
+    int64_t j = pix0 % g->ow, i = pix0 / g->ow % g->oh, n = pix0 / (g->ow * g->oh); /* then counted, not divided */
+    const char *x = c->x + (size_t)(grp * c->cg) * c->xsize;
+    const size_t pixb = (size_t)g->c * c->xsize;
     for (int64_t t = 0; t < np; t++) {
-        const int64_t pix = pix0 + t, j = pix % g->ow, i = pix / g->ow % g->oh, n = pix / (g->ow * g->oh);
         char *dst = panel + (size_t)(t * c->k) * c->xsize;
         for (int64_t p = 0; p < g->kh; p++) {
-            const int64_t ih = i * g->sh - g->ph + p * g->dh, iw0 = j * g->sw - g->pw;
-            if (g->groups == 1 && g->dw == 1 && ih >= 0 && ih < g->h && iw0 >= 0 && iw0 + g->kw <= g->w) {
-                /* one group, no column dilation, inside x: the kw taps are one run of x's row */
-                memcpy(dst, c->x + (size_t)(((n * g->h + ih) * g->w + iw0) * g->c) * c->xsize, (size_t)g->kw * cgb);
+            const int64_t ih = i * g->sh - g->ph + p * g->dh;
+            const char *row = x + (size_t)((n * g->h + ih) * g->w) * pixb;
+            const int64_t iw0 = j * g->sw - g->pw;
+            if (cgb > 128 && g->groups == 1 && g->dw == 1 && ih >= 0 && ih < g->h && iw0 >= 0 && iw0 + g->kw <= g->w) {
+                /* wide taps inside x, one group: the kw taps are one run of x's row */
+                memcpy(dst, row + (size_t)iw0 * pixb, (size_t)g->kw * cgb);
                 dst += (size_t)g->kw * cgb;
                 continue;
             }
             for (int64_t q = 0; q < g->kw; q++, dst += cgb) {
-                const int64_t iw = j * g->sw - g->pw + q * g->dw;
+                const int64_t iw = iw0 + q * g->dw;
                 if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w)
                     memset(dst, c->pad, cgb);
                 else
-                    memcpy(dst, c->x + (size_t)(((n * g->h + ih) * g->w + iw) * g->c + grp * c->cg) * c->xsize,
-                           cgb);
+                    memcpy(dst, row + (size_t)iw * pixb, cgb);
             }
         }
+        if (++j == g->ow) { /* the next pixel */
+            j = 0;
+            if (++i == g->oh)
+                i = 0, n++;
+        }
+    }
+}
+
+void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp)
+{
+    const size_t cgb = (size_t)c->cg * c->xsize;
+    switch (cgb) {
+    case 16: panel_nhwc(c, panel, pix0, np, grp, 16); break;
+    case 32: panel_nhwc(c, panel, pix0, np, grp, 32); break;
+    case 64: panel_nhwc(c, panel, pix0, np, grp, 64); break;
+    case 128: panel_nhwc(c, panel, pix0, np, grp, 128); break;
+    default: panel_nhwc(c, panel, pix0, np, grp, cgb); break;
     }
 }
 
