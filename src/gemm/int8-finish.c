@@ -276,7 +276,7 @@ static mxp_status rq64_init(mxp_int8_finish *f, const mxp_gemm_opts *o, size_t n
     f->rq_bias = nb ? buf + 2 * ns : NULL;
     f->rq = (mxp_s32_requant_f64_params){ f->rq_m, f->rq_p, f->per_col, f->alpha, NULL, nb != 0,
                                           o->activation == MXP_ACT_RELU, o->clamp, o->clamp_lo, o->clamp_hi,
-                                          f->zp, f->lo, f->hi, f->ct == MXP_F32 };
+                                          f->zp, f->lo, f->hi, f->ct == MXP_F32, 1, 0, 0 };
     f->rq64 = mxp_s32_requant_f64_kernel(mxp_isa_current());
     return MXP_OK;
 }
@@ -293,11 +293,16 @@ void mxp_int8_finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc
         }
         if (f->rq_bias)
             prm.bias = f->rq_bias + j0;
-        for (size_t r = 0; r < mc; r++) {
-            unsigned char *crow = f->c + ((i0 + r) * f->ldc + j0) * f->cs;
-            const size_t done = f->rq64(crow, w + r * ldw, nc, &prm);
-            for (size_t q = done; q < nc; q += CHUNK) /* from the lane that needs rounding to odd */
+        prm.ld_dst = f->ldc, prm.ld_acc = ldw;
+        for (size_t r = 0; r < mc && nc;) { /* the rows in one call, until one stops */
+            prm.rows = mc - r;
+            const size_t done = f->rq64(f->c + ((i0 + r) * f->ldc + j0) * f->cs, w + r * ldw, nc, &prm);
+            r += done / nc;
+            if (r == mc)
+                break;
+            for (size_t q = done % nc; q < nc; q += CHUNK) /* from the lane that needs rounding to odd */
                 finish_chunk(f, i0 + r, j0 + q, nc - q < CHUNK ? nc - q : CHUNK, w + r * ldw + q);
+            r++;
         }
         return;
     }

@@ -48,9 +48,11 @@ typedef bool (*mxp_s32_dequant_bias_f32_fn)(float *dst, const int32_t *acc, size
  *   holds floats)
  * m, p: a scale as m * p (m an odd integer or 0, p a power of two), len
  * entries (per_col) or one; bias: NULL, len entries (bias_per_col) or one,
- * finite.  Returns how many elements it did (all of len, or up to a block
- * before the first lane that needs the rounding to odd: the caller's
- * general path finishes from there). */
+ * finite.  rows rows of len (0: one), row r at dst + r ld_dst outputs and
+ * acc + r ld_acc (the small-N GEMMs' rows in one call).  Returns the index
+ * r len + q of the first element not done (rows len when all are; a row
+ * stops up to a block before the first lane that needs the rounding to
+ * odd: the caller's general path finishes that row from there). */
 typedef struct mxp_s32_requant_f64_params {
     const double *m, *p;
     int per_col;
@@ -60,6 +62,7 @@ typedef struct mxp_s32_requant_f64_params {
     double clamp_lo, clamp_hi;
     int32_t zp, lo, hi;
     int f32;
+    size_t rows, ld_dst, ld_acc;
 } mxp_s32_requant_f64_params;
 typedef size_t (*mxp_s32_requant_f64_fn)(uint8_t *dst, const int32_t *acc, size_t len,
                                          const mxp_s32_requant_f64_params *p);

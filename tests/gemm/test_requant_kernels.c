@@ -227,7 +227,7 @@ static void test_requant_f64_kernels_vs_twin(void **state)
                 m + off, p + off, per_col, trial % 4 ? 0.37 + prng_uniform(&r64) : 1.0,
                 trial % 5 == 1 ? NULL : bias + off, trial % 5 != 2, trial % 3 == 1, trial % 4 == 2, -20.5, 90.25,
                 u8 ? (int32_t)(prng_next(&r64) % 256) : (int32_t)(prng_next(&r64) % 256) - 128, u8 ? 0 : -128,
-                u8 ? 255 : 127, f32 };
+                u8 ? 255 : 127, f32, 1, 0, 0 };
             memset(d0, 0xa5, sizeof d0);
             memset(d1, 0xa5, sizeof d1);
             const size_t n0 = f64_kernels[k].fn(d0 + off * es, acc + off, len, &prm);
@@ -244,6 +244,62 @@ static void test_requant_f64_kernels_vs_twin(void **state)
     assert_true(runs >= 4000);
 }
 
+/* Several rows a call (ld_dst, ld_acc beyond len): each row's bytes those
+ * of the kernel on that row alone, the returned index r len + q at the
+ * first row that stops (a product of 54 bits or more), nothing written
+ * between the rows or past the stop's block. */
+static void test_requant_f64_rows(void **state)
+{
+    (void)state;
+    enum { MAXL = 21, ROWS = 6, LDA = 29, LDD = 27 };
+    uint64_t r64 = prng_seed(65);
+    int32_t acc[ROWS * LDA];
+    double m[MAXL], p[MAXL], bias[MAXL];
+    uint8_t d0[4 * ROWS * LDD], d1[4 * ROWS * LDD];
+    size_t runs = 0;
+    for (size_t k = 0; k < NELEMS(f64_kernels); k++) {
+        if (f64_kernels[k].needs > mxp_isa_supported())
+            continue;
+        for (int trial = 0; trial < 1500; trial++) {
+            const size_t len = 1 + (size_t)(prng_next(&r64) % MAXL), rows = 1 + (size_t)(prng_next(&r64) % ROWS);
+            const size_t stop_row = trial % 3 == 0 ? (size_t)(prng_next(&r64) % rows) : ROWS; /* a 2^53 product */
+            for (size_t q = 0; q < MAXL; q++) {
+                m[q] = (double)((int64_t)(prng_next(&r64) % 4001) - 2000) * 2 + 1;
+                p[q] = ldexp(1.0, -20 + (int)(prng_next(&r64) % 12));
+                bias[q] = (prng_uniform(&r64) - 0.5) * 50;
+            }
+            for (size_t t = 0; t < ROWS * LDA; t++)
+                acc[t] = (int32_t)(prng_next(&r64) % 200001) - 100000;
+            if (stop_row < rows) {
+                const size_t q = (size_t)(prng_next(&r64) % len);
+                acc[stop_row * LDA + q] = INT32_MAX;
+                m[q] = (double)((1 << 23) + 1);
+            }
+            const int f32 = trial % 5 == 4, per_col = trial % 4 != 0;
+            const size_t es = f32 ? 4 : 1;
+            mxp_s32_requant_f64_params prm = { m, p, per_col, 0.75, trial % 2 ? bias : NULL, per_col, trial % 3 == 1,
+                                               0, 0, 0, 7, 0, 255, f32, rows, LDD, LDA };
+            memset(d0, 0xa5, sizeof d0);
+            memset(d1, 0xa5, sizeof d1);
+            const size_t done = f64_kernels[k].fn(d0, acc, len, &prm);
+            size_t want = rows * len;
+            prm.rows = 1;
+            for (size_t r = 0; r < rows; r++) { /* row by row */
+                const size_t q = f64_kernels[k].fn(d1 + r * LDD * es, acc + r * LDA, len, &prm);
+                if (q < len) {
+                    want = r * len + q;
+                    break;
+                }
+            }
+            if (done != want || memcmp(d0, d1, sizeof d0))
+                fail_msg("%s: trial %d, %zu rows of %zu: %zu done (row by row %zu), or bytes differ",
+                         f64_kernels[k].name, trial, rows, len, done, want);
+            runs++;
+        }
+    }
+    assert_true(runs >= 1500);
+}
+
 /* The twin's arithmetic by hand: 7 * 3 * 2^-2 * 0.5 + 1.25 = 3.875 -> 4;
  * ties to even; relu; clamp; saturation; the stop at 2^53. */
 static void test_requant_f64_twin_values(void **state)
@@ -252,7 +308,7 @@ static void test_requant_f64_twin_values(void **state)
     const int32_t acc[5] = { 7, 5, -9, 1000000, INT32_MAX };
     const double m = 3, p = 0.25, b = 1.25;
     uint8_t d[5];
-    mxp_s32_requant_f64_params prm = { &m, &p, 0, 0.5, &b, 0, 0, 0, 0, 0, 10, 0, 255, 0 };
+    mxp_s32_requant_f64_params prm = { &m, &p, 0, 0.5, &b, 0, 0, 0, 0, 0, 10, 0, 255, 0, 1, 0, 0 };
     assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 4, &prm), 4);
     assert_int_equal(d[0], 14);  /* 3.875 -> 4, + 10 */
     assert_int_equal(d[1], 13);  /* 3.125 -> 3 */
@@ -271,7 +327,7 @@ static void test_requant_f64_twin_values(void **state)
     assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 5, &prm), 4);
     const double half = 1, p1 = 1; /* ties to even: 2.5 -> 2, 3.5 -> 4 (alpha 0.5 on 5 and 7) */
     const int32_t ties[2] = { 5, 7 };
-    mxp_s32_requant_f64_params t = { &half, &p1, 0, 0.5, NULL, 0, 0, 0, 0, 0, 0, 0, 255, 0 };
+    mxp_s32_requant_f64_params t = { &half, &p1, 0, 0.5, NULL, 0, 0, 0, 0, 0, 0, 0, 255, 0, 1, 0, 0 };
     assert_int_equal(mxp_s32_requant_f64__scalar(d, ties, 2, &t), 2);
     assert_int_equal(d[0], 2);
     assert_int_equal(d[1], 4);
@@ -475,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_requant_kernels_vs_oracle),
         cmocka_unit_test(test_requant_ties),
         cmocka_unit_test(test_requant_f64_kernels_vs_twin),
+        cmocka_unit_test(test_requant_f64_rows),
         cmocka_unit_test(test_requant_f64_twin_values),
         cmocka_unit_test(test_int8_gemm_requant_f64_path_is_the_general_one),
         cmocka_unit_test(test_dequant_f32_vs_convert),

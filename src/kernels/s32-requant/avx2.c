@@ -111,7 +111,7 @@ void mxp_s32_requant__avx2(uint8_t *dst, const int32_t *acc, size_t len, const i
  * (checked below 2^53); for int8/uint8 C, t clamped into [lo - zp, hi -
  * zp] first (the same codes as saturating after rounding), rounded to
  * nearest even, + zp, packed; the last len % 4 by the twin. */
-size_t mxp_s32_requant_f64__avx2(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
     const __m256d alpha = _mm256_set1_pd(p->alpha), big = _mm256_set1_pd(0x1p53), zero = _mm256_setzero_pd();
     const __m256d sign = _mm256_set1_pd(-0.0), clo = _mm256_set1_pd(p->clamp_lo), chi = _mm256_set1_pd(p->clamp_hi);
@@ -159,5 +159,18 @@ size_t mxp_s32_requant_f64__avx2(uint8_t *dst, const int32_t *acc, size_t len, c
     }
     if (p->bias && p->bias_per_col)
         rest.bias += q;
+    rest.rows = 1;
     return q + mxp_s32_requant_f64__scalar(dst + (p->f32 ? 4 : 1) * q, acc + q, len - q, &rest);
+}
+
+size_t mxp_s32_requant_f64__avx2(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+{
+    const mxp_s32_requant_f64_params prm = *p; /* a local: the stores to dst cannot change it */
+    const size_t rows = prm.rows ? prm.rows : 1;
+    for (size_t r = 0; r < rows; r++) {
+        const size_t q = row_f64(dst + r * prm.ld_dst * (prm.f32 ? 4 : 1), acc + r * prm.ld_acc, len, &prm);
+        if (q < len)
+            return r * len + q;
+    }
+    return rows * len;
 }

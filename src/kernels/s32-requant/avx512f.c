@@ -79,7 +79,7 @@ void mxp_s32_requant__avx512f(uint8_t *dst, const int32_t *acc, size_t len, cons
 
 /* mxp_s32_requant_f64__scalar on 8 float64 lanes: the products exact
  * (checked below 2^53), vrndscalepd to nearest even, vpmovqb. */
-size_t mxp_s32_requant_f64__avx512f(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
     const __m512d alpha = _mm512_set1_pd(p->alpha), big = _mm512_set1_pd(0x1p53), lim = _mm512_set1_pd(0x1p40);
     const __m512d clo = _mm512_set1_pd(p->clamp_lo), chi = _mm512_set1_pd(p->clamp_hi), zero = _mm512_setzero_pd();
@@ -115,4 +115,16 @@ size_t mxp_s32_requant_f64__avx512f(uint8_t *dst, const int32_t *acc, size_t len
         _mm512_mask_cvtepi64_storeu_epi8(dst + q, k, x);
     }
     return len;
+}
+
+size_t mxp_s32_requant_f64__avx512f(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+{
+    const mxp_s32_requant_f64_params prm = *p; /* a local: the stores to dst cannot change it */
+    const size_t rows = prm.rows ? prm.rows : 1;
+    for (size_t r = 0; r < rows; r++) {
+        const size_t q = row_f64(dst + r * prm.ld_dst * (prm.f32 ? 4 : 1), acc + r * prm.ld_acc, len, &prm);
+        if (q < len)
+            return r * len + q;
+    }
+    return rows * len;
 }

@@ -41,7 +41,8 @@ static inline int64_t round_even(double t)
     return r > 0.5 || (r == 0.5 && odd) ? q + 1 : r < -0.5 || (r == -0.5 && odd) ? q - 1 : q;
 }
 
-size_t mxp_s32_requant_f64__scalar(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+/* One row: how many elements it did. */
+static size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
     for (size_t q = 0; q < len; q++) {
         const size_t c = p->per_col ? q : 0;
@@ -66,4 +67,15 @@ size_t mxp_s32_requant_f64__scalar(uint8_t *dst, const int32_t *acc, size_t len,
         dst[q] = (uint8_t)(x & 0xff);
     }
     return len;
+}
+
+size_t mxp_s32_requant_f64__scalar(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+{
+    const size_t rows = p->rows ? p->rows : 1;
+    for (size_t r = 0; r < rows; r++) {
+        const size_t q = row_f64(dst + r * p->ld_dst * (p->f32 ? 4 : 1), acc + r * p->ld_acc, len, p);
+        if (q < len)
+            return r * len + q;
+    }
+    return rows * len;
 }
