@@ -90,7 +90,11 @@ static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c,
 void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp)
 {
     const size_t cgb = (size_t)c->cg * c->xsize;
-    switch (cgb) {
+    switch (cgb) { /* one channel (an image's stem) to 32 float32 ones */
+    case 1: panel_nhwc(c, panel, pix0, np, grp, 1); break;
+    case 2: panel_nhwc(c, panel, pix0, np, grp, 2); break;
+    case 4: panel_nhwc(c, panel, pix0, np, grp, 4); break;
+    case 8: panel_nhwc(c, panel, pix0, np, grp, 8); break;
     case 16: panel_nhwc(c, panel, pix0, np, grp, 16); break;
     case 32: panel_nhwc(c, panel, pix0, np, grp, 32); break;
     case 64: panel_nhwc(c, panel, pix0, np, grp, 64); break;
