@@ -55,33 +55,41 @@ int64_t conv_chunk_pixels(const conv_plan *c, int64_t total)
 static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c, char *panel, int64_t pix0,
                                                              int64_t np, int64_t grp, size_t cgb)
 {
+    /* the geometry in locals: the panel's byte stores could alias c */
     const nn_geom *g = &c->g;
-    int64_t j = pix0 % g->ow, i = pix0 / g->ow % g->oh, n = pix0 / (g->ow * g->oh); /* then counted, not divided */
+    const int64_t h = g->h, w = g->w, oh = g->oh, ow = g->ow, kh = g->kh, kw = g->kw, sh = g->sh, sw = g->sw;
+    const int64_t ph = g->ph, pw = g->pw, dh = g->dh, dw = g->dw;
+    const bool one_group = g->groups == 1;
+    const int pad = c->pad;
+    const size_t pixb = (size_t)g->c * c->xsize, rowb = (size_t)c->k * c->xsize;
     const char *x = c->x + (size_t)(grp * c->cg) * c->xsize;
-    const size_t pixb = (size_t)g->c * c->xsize;
+    int64_t j = pix0 % ow, i = pix0 / ow % oh, n = pix0 / (ow * oh); /* then counted, not divided */
     for (int64_t t = 0; t < np; t++) {
-        char *dst = panel + (size_t)(t * c->k) * c->xsize;
-        for (int64_t p = 0; p < g->kh; p++) {
-            const int64_t ih = i * g->sh - g->ph + p * g->dh;
-            const char *row = x + (size_t)((n * g->h + ih) * g->w) * pixb;
-            const int64_t iw0 = j * g->sw - g->pw;
-            if (cgb > 128 && g->groups == 1 && g->dw == 1 && ih >= 0 && ih < g->h && iw0 >= 0 && iw0 + g->kw <= g->w) {
-                /* wide taps inside x, one group: the kw taps are one run of x's row */
-                memcpy(dst, row + (size_t)iw0 * pixb, (size_t)g->kw * cgb);
-                dst += (size_t)g->kw * cgb;
+        char *dst = panel + (size_t)t * rowb;
+        for (int64_t p = 0; p < kh; p++) {
+            const int64_t ih = i * sh - ph + p * dh, iw0 = j * sw - pw;
+            const char *row = x + (size_t)((n * h + ih) * w) * pixb;
+            if (ih >= 0 && ih < h && iw0 >= 0 && iw0 + (kw - 1) * dw < w) { /* the window row inside x */
+                const char *src = row + (size_t)iw0 * pixb;
+                if (cgb > 128 && one_group && dw == 1) /* wide taps, one group: one run of x's row */
+                    memcpy(dst, src, (size_t)kw * cgb);
+                else
+                    for (int64_t q = 0; q < kw; q++)
+                        memcpy(dst + (size_t)q * cgb, src + (size_t)(q * dw) * pixb, cgb);
+                dst += (size_t)kw * cgb;
                 continue;
             }
-            for (int64_t q = 0; q < g->kw; q++, dst += cgb) {
-                const int64_t iw = iw0 + q * g->dw;
-                if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w)
-                    memset(dst, c->pad, cgb);
+            for (int64_t q = 0; q < kw; q++, dst += cgb) {
+                const int64_t iw = iw0 + q * dw;
+                if (ih < 0 || ih >= h || iw < 0 || iw >= w)
+                    memset(dst, pad, cgb);
                 else
                     memcpy(dst, row + (size_t)iw * pixb, cgb);
             }
         }
-        if (++j == g->ow) { /* the next pixel */
+        if (++j == ow) { /* the next pixel */
             j = 0;
-            if (++i == g->oh)
+            if (++i == oh)
                 i = 0, n++;
         }
     }
