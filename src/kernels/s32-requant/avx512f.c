@@ -78,12 +78,14 @@ void mxp_s32_requant__avx512f(uint8_t *dst, const int32_t *acc, size_t len, cons
 }
 
 /* mxp_s32_requant_f64__scalar on 8 float64 lanes: the products exact
- * (checked below 2^53), vrndscalepd to nearest even, vpmovqb. */
+ * (checked below 2^53); for int8/uint8 C, t clamped into [lo - zp, hi -
+ * zp], converted to int32 rounding to nearest even, + zp, vpmovdb. */
 MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
-    const __m512d alpha = _mm512_set1_pd(p->alpha), big = _mm512_set1_pd(0x1p53), lim = _mm512_set1_pd(0x1p40);
+    const __m512d alpha = _mm512_set1_pd(p->alpha), big = _mm512_set1_pd(0x1p53);
     const __m512d clo = _mm512_set1_pd(p->clamp_lo), chi = _mm512_set1_pd(p->clamp_hi), zero = _mm512_setzero_pd();
-    const __m512i z = _mm512_set1_epi64(p->zp), l = _mm512_set1_epi64(p->lo), h = _mm512_set1_epi64(p->hi);
+    const __m512d qlo = _mm512_set1_pd((double)p->lo - p->zp), qhi = _mm512_set1_pd((double)p->hi - p->zp);
+    const __m256i z = _mm256_set1_epi32(p->zp);
     __m512d mv = _mm512_set1_pd(p->m[0]), pv = _mm512_set1_pd(p->p[0]);
     __m512d bv = _mm512_set1_pd(p->bias ? p->bias[0] : 0);
     for (size_t q = 0; q < len; q += 8) {
@@ -109,10 +111,11 @@ MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mx
             _mm256_mask_storeu_ps(dst + 4 * q, k, _mm512_cvtpd_ps(t));
             continue;
         }
-        t = _mm512_min_pd(_mm512_max_pd(t, _mm512_sub_pd(zero, lim)), lim);
-        const __m512i v = _mm512_cvtpd_epi64(_mm512_roundscale_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        const __m512i x = _mm512_min_epi64(_mm512_max_epi64(_mm512_add_epi64(v, z), l), h);
-        _mm512_mask_cvtepi64_storeu_epi8(dst + q, k, x);
+        /* clamped into [lo - zp, hi - zp] first (integer bounds: the same
+           codes as saturating after the rounding), rounded to int32 */
+        t = _mm512_min_pd(_mm512_max_pd(t, qlo), qhi);
+        const __m256i v = _mm512_cvt_roundpd_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_mask_storeu_epi8(dst + q, k, _mm256_cvtepi32_epi8(_mm256_add_epi32(v, z)));
     }
     return len;
 }
