@@ -222,6 +222,48 @@ static void test_conv1d_is_conv2d_of_one_row(void **state)
     mxp_array_free(wa);
 }
 
+/* NHWC float16 x (float16 or float32 weights) gives the bits of float32 x
+ * and weights holding the same values (the GEMM's float32 configuration
+ * either way: src/nn/conv.c widens NHWC float16 once; NCHW float32 takes
+ * another order, through NHWC), strides, an odd channel count, float32
+ * and float16 outputs with relu. */
+static void test_conv2d_float16_is_float32_of_its_values(void **state)
+{
+    (void)state;
+    const int64_t shapes[][4] = { { 3, 7, 6, 5 }, { 2, 9, 9, 16 }, { 1, 5, 4, 130 } };
+    const int nhwc = 1;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int wf16 = 0; wf16 < 2; wf16++)
+            for (int v = 0; v < 2; v++) {
+                    const int64_t *xs = shapes[si], c = xs[3], o = c + 2;
+                    const int64_t xshape[4] = { xs[0], nhwc ? xs[1] : c, nhwc ? xs[2] : xs[1], nhwc ? c : xs[2] };
+                    const int64_t wshape[4] = { o, nhwc ? 3 : c, 3, nhwc ? c : 3 };
+                    mxp_array *x32 = NULL, *w32 = NULL, *x16 = NULL, *w16 = NULL, *tmp = NULL, *b = NULL;
+                    assert_int_equal(mxp_array_random_normal(&tmp, MXP_F32, 4, xshape, 0, 2, 7 + si), MXP_OK);
+                    assert_int_equal(mxp_array_astype(&x16, tmp, MXP_F16, NULL), MXP_OK);
+                    assert_int_equal(mxp_array_astype(&x32, x16, MXP_F32, NULL), MXP_OK);
+                    mxp_array_free(tmp), tmp = NULL;
+                    assert_int_equal(mxp_array_random_normal(&tmp, MXP_F32, 4, wshape, 0, 0.3, 9 + si), MXP_OK);
+                    assert_int_equal(mxp_array_astype(&w16, tmp, wf16 ? MXP_F16 : MXP_F32, NULL), MXP_OK);
+                    assert_int_equal(mxp_array_astype(&w32, w16, MXP_F32, NULL), MXP_OK);
+                    assert_int_equal(mxp_array_random_normal(&b, MXP_F32, 1, &o, 0, 1, 3), MXP_OK);
+                    const mxp_conv_opts opt = { .layout = nhwc ? MXP_NHWC : MXP_NCHW, .stride = { 1 + v, 1 + v },
+                                                .padding = { 1, 1 }, .activation = v ? MXP_ACT_RELU : MXP_ACT_NONE };
+                    const mxp_dtype yt = v ? MXP_F16 : MXP_F32;
+                    mxp_array *y16 = NULL, *y32 = NULL;
+                    assert_int_equal(mxp_conv2d(&y16, x16, w16, b, &opt, yt), MXP_OK);
+                    assert_int_equal(mxp_conv2d(&y32, x32, w32, b, &opt, yt), MXP_OK);
+                    const size_t bytes = (size_t)mxp_array_size(y16) * mxp_dtype_itemsize(yt);
+                    assert_int_equal(mxp_array_size(y16), mxp_array_size(y32));
+                    if (memcmp(mxp_array_data(y16), mxp_array_data(y32), bytes))
+                        fail_msg("shape %zu, weights %s, %s, variant %d: float16 x differs from float32 x", si,
+                                 wf16 ? "float16" : "float32", nhwc ? "NHWC" : "NCHW", v);
+                    mxp_array *all[8] = { x32, w32, x16, w16, tmp, b, y16, y32 };
+                    for (int k = 0; k < 8; k++)
+                        mxp_array_free(all[k]);
+                }
+}
+
 static void test_conv2d_bad_arguments(void **state)
 {
     (void)state;
@@ -276,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_matches_direct_loop_every_dtype),
         cmocka_unit_test(test_conv2d_epilogue_and_chunks),
         cmocka_unit_test(test_conv1d_is_conv2d_of_one_row),
+        cmocka_unit_test(test_conv2d_float16_is_float32_of_its_values),
         cmocka_unit_test(test_conv2d_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
