@@ -377,29 +377,48 @@ static mxp_status nchw_via_nhwc(const conv_plan *c, char *y)
     return st;
 }
 
-/* NHWC float16 x (and float16 or float32 weights) widened once into
- * float32 copies, exactly: the GEMM takes float16 operands in the float32
- * configuration anyway (the same kernel and blocks: the same bits),
- * widening the panels line by line while packing -- a third of a small
- * float16 CNN's time. */
-static mxp_status nhwc_f16_via_f32(const conv_plan *c, char *y)
+/* The type NHWC x of a narrow float type (and its weights) can be widened
+ * into once, exactly, for the GEMM configuration it takes already (the
+ * same kernel and blocks: the same bits): float32 for float16 (whose
+ * panels the GEMM widened line by line while packing), bfloat16 for the
+ * float8/6/4 types at the AMX level; MXP_DTYPE_INVALID where none. */
+static mxp_dtype widen_to(const conv_plan *c)
+{
+    if (!c->g.nhwc || c->quant || c->xt == MXP_F32 || c->xt == MXP_F64 || c->xt == MXP_BF16 ||
+        c->wt == MXP_F64 || mxp_dtype_get_traits(c->xt)->kind != MXP_KIND_FLOAT)
+        return MXP_DTYPE_INVALID;
+    const mxp_isa isa = mxp_isa_current();
+    const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_F32, c->xt, c->wt, isa);
+    if (mxp_gemm_fits_bf16(c->xt) && (c->wt == c->xt || c->wt == MXP_BF16) &&
+        cfg == mxp_gemm_config_for(MXP_F32, MXP_BF16, MXP_BF16, isa))
+        return MXP_BF16;
+    if (cfg == mxp_gemm_config_for(MXP_F32, MXP_F32, MXP_F32, isa))
+        return MXP_F32;
+    return MXP_DTYPE_INVALID;
+}
+
+/* x (and weights not of type t already) widened once into copies of type
+ * t (widen_to) and convolved as such. */
+static mxp_status nhwc_widened(const conv_plan *c, char *y, mxp_dtype t)
 {
     const nn_geom *g = &c->g;
-    const size_t xn = (size_t)(g->n * g->h * g->w * g->c), wn = c->wt == MXP_F16 ? (size_t)(g->o * c->k) : 0;
+    const size_t ts = mxp_dtype_itemsize(t), xn = (size_t)(g->n * g->h * g->w * g->c);
+    const size_t wn = c->wt != t ? (size_t)(g->o * c->k) : 0;
     conv_plan h = *c;
-    h.xt = h.wt = MXP_F32;
-    h.xsize = h.wsize = 4;
-    const size_t pb = h.direct ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * g->oh * g->ow) * h.k) * 4;
-    char *buf = mxp_workspace_get((xn + wn) * 4 + pb + 1); /* kept for the next call */
+    h.xt = h.wt = t;
+    h.xsize = h.wsize = ts;
+    const size_t pb = h.direct ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * g->oh * g->ow) * h.k) * ts;
+    char *buf = mxp_workspace_get((xn + wn) * ts + pb + 1); /* kept for the next call */
     if (!buf)
-        return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the float32 copies of a %zu-element convolution", xn + wn);
-    mxp_status st = mxp_convert(buf, MXP_F32, c->x, MXP_F16, xn, NULL);
+        return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the %s copies of a %zu-element convolution",
+                         mxp_dtype_name(t), xn + wn);
+    mxp_status st = mxp_convert(buf, t, c->x, c->xt, xn, NULL);
     if (st == MXP_OK && wn)
-        st = mxp_convert(buf + xn * 4, MXP_F32, c->w, MXP_F16, wn, NULL);
+        st = mxp_convert(buf + xn * ts, t, c->w, c->wt, wn, NULL);
     h.x = buf;
-    h.w = wn ? buf + xn * 4 : c->w;
+    h.w = wn ? buf + xn * ts : c->w;
     if (st == MXP_OK)
-        st = gemm_nhwc(&h, y, buf + (xn + wn) * 4);
+        st = gemm_nhwc(&h, y, buf + (xn + wn) * ts);
     mxp_workspace_put(buf);
     return st;
 }
@@ -414,8 +433,9 @@ mxp_status conv_forward(const conv_plan *c, mxp_array *y)
     if (!g->nhwc && !c->quant && !c->direct && g->groups == 1 && c->xt == MXP_F32 && c->wt == MXP_F32 &&
         c->ysize == 4)
         return nchw_via_nhwc(c, y->data);
-    if (g->nhwc && !c->quant && c->xt == MXP_F16 && (c->wt == MXP_F16 || c->wt == MXP_F32))
-        return nhwc_f16_via_f32(c, y->data);
+    const mxp_dtype wide = widen_to(c);
+    if (wide != MXP_DTYPE_INVALID)
+        return nhwc_widened(c, y->data, wide);
     char *panel = NULL;
     if (!c->direct) { /* kept for the next call (no page faults) */
         const int64_t total = g->nhwc ? g->n * g->oh * g->ow : g->oh * g->ow;
