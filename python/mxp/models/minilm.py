@@ -189,11 +189,23 @@ class Encoder:
         x = nn.layer_norm(x.reshape(b * n, c.hidden), weight=self.ln0[0], bias=self.ln0[1], eps=c.eps, dtype=act)
         # Additive: 0 where a token is, -inf at padding (softmax's float mask is faster than its bool one).
         add_mask = np.where(keep, np.float32(0), np.float32(-np.inf))[:, None, None, :]
+        # float32 residuals of lower-precision states: one buffer for the forward (each residual sum is
+        # spent by the layer norm after it), where astype's fresh array cost page faults (1.4 ms of a
+        # bfloat16 forward of 32 x 33 tokens)
+        res = None if act == F32 else np.empty((b * n, c.hidden), F32)
         for layer in self.layers:
-            x = self._layer(layer, x, b, n, add_mask)
+            x = self._layer(layer, x, b, n, add_mask, res)
         return x.reshape(b, n, c.hidden)
 
-    def _layer(self, layer, x, b, n, mask):
+    @staticmethod
+    def _residual(x, res):
+        """x as float32: itself, or widened into res."""
+        if res is None or x.dtype == F32:
+            return x.astype(F32, copy=False)
+        np.copyto(res, x)
+        return res
+
+    def _layer(self, layer, x, b, n, mask, res=None):
         c, act = self.config, self.r.act
         hd = c.hidden // c.heads
         qkv = layer.qkv(x, act).reshape(b, n, 3, c.heads, hd)
@@ -203,10 +215,10 @@ class Encoder:
         ctx = np.empty((b, n, c.heads, hd), act)
         _api.matmul(p, v, out=ctx.transpose(0, 2, 1, 3))
         # x (a layer norm's output, used no more) takes the residual sums in place when it is float32
-        h = layer.out(ctx.reshape(b * n, c.hidden), act, residual=x.astype(F32, copy=False), spend=True)
+        h = layer.out(ctx.reshape(b * n, c.hidden), act, residual=self._residual(x, res), spend=True)
         x = nn.layer_norm(h, weight=layer.ln1[0], bias=layer.ln1[1], eps=c.eps, dtype=act)
         g = layer.ffn1(x, act, gelu=True) if c.gelu == "none" else self._gelu_tanh(layer, x)
-        h = layer.ffn2(g, act, residual=x.astype(F32, copy=False), spend=True)
+        h = layer.ffn2(g, act, residual=self._residual(x, res), spend=True)
         return nn.layer_norm(h, weight=layer.ln2[0], bias=layer.ln2[1], eps=c.eps, dtype=act)
 
     def _gelu_tanh(self, layer, x):
