@@ -168,12 +168,16 @@ MXP_INLINE void mxp_f32_loop_avx2(void *dst, const void *src, size_t n, const mx
             i = head;
         }
     }
-    /* A software prefetch 1 KiB ahead: measured on the Xeon (family 6
-     * model 0xa7) to take the compute-heavier modes closer to memcpy. */
+    /* A software prefetch 2 KiB of source ahead: measured on the Xeon
+     * (family 6 model 0xa7) to take the compute-heavier modes closer to
+     * memcpy (16-bit sources into float8 at MXP_ISA=avx2: 7.2-7.6 ->
+     * 8.7-9.0 GB/s against 512 bytes ahead; float32 ones the same as at
+     * 1 KiB). */
     const char *sb = src;
     for (; i + 32 <= n; i += 32) {
-        _mm_prefetch(sb + (i + 256) * is, _MM_HINT_T0);
-        _mm_prefetch(sb + (i + 256) * is + 64, _MM_HINT_T0);
+        _mm_prefetch(sb + i * is + 2048, _MM_HINT_T0);
+        if (is == 4)
+            _mm_prefetch(sb + i * is + 2048 + 64, _MM_HINT_T0);
         mxp_src_step32_avx2(d + i * os, src, i, sk, t, mode, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, stream);
     }
     if (i < n)
