@@ -67,6 +67,23 @@ typedef struct mxp_s32_requant_f64_params {
 typedef size_t (*mxp_s32_requant_f64_fn)(uint8_t *dst, const int32_t *acc, size_t len,
                                          const mxp_s32_requant_f64_params *p);
 
+/* The rows of a call through row (a kernel's one-row body, how many it
+ * did), the parameters copied into a local that the stores to dst cannot
+ * change: every kernel's entry. */
+static inline __attribute__((always_inline)) size_t
+mxp_s32_requant_f64_rows(size_t (*row)(uint8_t *, const int32_t *, size_t, const mxp_s32_requant_f64_params *),
+                         uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
+{
+    const mxp_s32_requant_f64_params prm = *p;
+    const size_t rows = prm.rows ? prm.rows : 1;
+    for (size_t r = 0; r < rows; r++) {
+        const size_t q = row(dst + r * prm.ld_dst * (prm.f32 ? 4 : 1), acc + r * prm.ld_acc, len, &prm);
+        if (q < len)
+            return r * len + q;
+    }
+    return rows * len;
+}
+
 /* The modes the AVX-512 dequantization kernels round in (embedded rounding). */
 #define MXP_S32_DEQUANT_IEEE_MODES                                                                                 \
     ((1u << MXP_ROUND_NEAREST_EVEN) | (1u << MXP_ROUND_UP) | (1u << MXP_ROUND_DOWN) | (1u << MXP_ROUND_TOWARD_ZERO))

@@ -165,12 +165,5 @@ MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mx
 
 size_t mxp_s32_requant_f64__avx2(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
-    const mxp_s32_requant_f64_params prm = *p; /* a local: the stores to dst cannot change it */
-    const size_t rows = prm.rows ? prm.rows : 1;
-    for (size_t r = 0; r < rows; r++) {
-        const size_t q = row_f64(dst + r * prm.ld_dst * (prm.f32 ? 4 : 1), acc + r * prm.ld_acc, len, &prm);
-        if (q < len)
-            return r * len + q;
-    }
-    return rows * len;
+    return mxp_s32_requant_f64_rows(row_f64, dst, acc, len, p);
 }

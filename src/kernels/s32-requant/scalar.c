@@ -71,11 +71,5 @@ static size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s3
 
 size_t mxp_s32_requant_f64__scalar(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
-    const size_t rows = p->rows ? p->rows : 1;
-    for (size_t r = 0; r < rows; r++) {
-        const size_t q = row_f64(dst + r * p->ld_dst * (p->f32 ? 4 : 1), acc + r * p->ld_acc, len, p);
-        if (q < len)
-            return r * len + q;
-    }
-    return rows * len;
+    return mxp_s32_requant_f64_rows(row_f64, dst, acc, len, p);
 }
