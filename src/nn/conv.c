@@ -68,8 +68,9 @@ static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c,
         char *dst = panel + (size_t)t * rowb;
         for (int64_t p = 0; p < kh; p++) {
             const int64_t ih = i * sh - ph + p * dh, iw0 = j * sw - pw;
-            const char *row = x + (size_t)((n * h + ih) * w) * pixb;
-            if (ih >= 0 && ih < h && iw0 >= 0 && iw0 + (kw - 1) * dw < w) { /* the window row inside x */
+            const bool in_h = ih >= 0 && ih < h;
+            const char *row = in_h ? x + (size_t)((n * h + ih) * w) * pixb : x; /* only read inside x */
+            if (in_h && iw0 >= 0 && iw0 + (kw - 1) * dw < w) { /* the window row inside x */
                 const char *src = row + (size_t)iw0 * pixb;
                 if (cgb > 128 && one_group && dw == 1) /* wide taps, one group: one run of x's row */
                     memcpy(dst, src, (size_t)kw * cgb);
@@ -81,7 +82,7 @@ static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c,
             }
             for (int64_t q = 0; q < kw; q++, dst += cgb) {
                 const int64_t iw = iw0 + q * dw;
-                if (ih < 0 || ih >= h || iw < 0 || iw >= w)
+                if (!in_h || iw < 0 || iw >= w)
                     memset(dst, pad, cgb);
                 else
                     memcpy(dst, row + (size_t)iw * pixb, cgb);
