@@ -23,6 +23,23 @@ static void tile(const void *kernel, size_t i, size_t j, size_t mr, size_t nr, s
         K->cfg->ukernel(mr, nr, kcp, a, b, c, ldc, K->alpha, beta);
 }
 
+/* A made by a gather: its rows row-major at a, kcp apart (the rows ir.. of
+ * a block start at ir * kcp elements, where a packed panel would). */
+static void tile_rows(const void *kernel, size_t i, size_t j, size_t mr, size_t nr, size_t kcp, const void *a,
+                      size_t lda, const void *b, void *c, size_t ldc, bool first)
+{
+    (void)i, (void)j, (void)lda;
+    const float_kernel *K = kernel;
+    K->ukernel_a(mr, nr, kcp, a, kcp, b, c, ldc, K->alpha, first ? K->beta : 1.0);
+}
+
+static void gather_a(const void *kernel, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0, size_t kc,
+                     void *dst)
+{
+    const size_t kpack = ((const float_kernel *)kernel)->cfg->kpack;
+    a->gather->fill(a->gather->ctx, i0, mc, p0, kc, dst, (kc + kpack - 1) / kpack * kpack);
+}
+
 static void pack_a(const void *kernel, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0, size_t kc,
                    void *dst)
 {
@@ -50,6 +67,11 @@ static void loops_init(mxp_gemm_loops *L, float_kernel *K, size_t m, size_t n, s
      * fills whole k-groups (an odd k's last bf16 pair needs a zero) */
     L->a_in_place = K->ukernel_a && a->dtype == cfg->packed && !a->trans && k % cfg->kpack == 0;
     L->a_max_n = mxp_gemm_config_ukernel_a_max_n(cfg);
+    if (a->gather) { /* made block by block into A~'s buffer (mxp_gemm_gather_ok: the tile reads rows) */
+        L->a_in_place = false;
+        L->tile = tile_rows;
+        L->pack_a = gather_a;
+    }
 }
 
 mxp_status mxp_gemm_float_drive(const mxp_gemm_config *cfg, size_t m, size_t n, size_t k, double alpha,

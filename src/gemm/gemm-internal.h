@@ -93,14 +93,41 @@ mxp_s32_dequant_bias_f32_fn mxp_s32_dequant_bias_f32_kernel(mxp_isa isa, mxp_rou
 
 /* ---- operands, packing ----------------------------------------------------- */
 
+/* A made block by block instead of stored (an implicit GEMM: a
+ * convolution's im2col rows): fill writes op(A)[i0 .. i0+mc, p0 .. p0+kc]
+ * into dst row-major in A's dtype, rows ld elements apart, and zeros in
+ * columns kc .. ld (a tile's whole k-groups).  Called by the thread that
+ * multiplies those rows, right before (the block stays in its cache). */
+typedef struct mxp_gemm_gather {
+    void (*fill)(const void *ctx, size_t i0, size_t mc, size_t p0, size_t kc, void *dst, size_t ld);
+    const void *ctx;
+} mxp_gemm_gather;
+
 /* One operand as stored: element (r, c) of op(X) is at
- * base + (trans ? c * ld + r : r * ld + c) * itemsize. */
+ * base + (trans ? c * ld + r : r * ld + c) * itemsize; or, for A, made
+ * by gather (not NULL: base, ld and trans unused). */
 typedef struct mxp_gemm_operand {
     const unsigned char *base;
     mxp_dtype dtype;
     size_t ld;
     int trans;
+    const mxp_gemm_gather *gather;
 } mxp_gemm_operand;
+
+/* Whether mxp_gemm_gathered takes A of a_type by B (b) into C (c) with
+ * these options at the ISA level in use: B and C aligned to their
+ * elements, and a float configuration whose tile reads A's rows where they
+ * lie, in A's dtype as it is (float32 A at the vector levels; not
+ * bfloat16, whose tiny values the GEMM scans A for first). */
+bool mxp_gemm_gather_ok(mxp_dtype a_type, const void *b, mxp_dtype b_type, const void *c, mxp_dtype c_type,
+                        const mxp_gemm_opts *opts);
+/* mxp_gemm(MXP_NO_TRANS, tb, m, n, k, alpha, A, ...) with A (m x k, of
+ * a_type) made by ga block by block (mxp_gemm_gather_ok must hold): the
+ * same checks, configuration, KC steps and epilogue, so the same bits as
+ * mxp_gemm on the whole A stored. */
+mxp_status mxp_gemm_gathered(const mxp_gemm_gather *ga, mxp_dtype a_type, mxp_trans tb, size_t m, size_t n, size_t k,
+                             double alpha, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
+                             mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts);
 
 /* Float packing (src/gemm/pack.c), converting exactly to cfg->packed.
  * Packs op(A)[i0 .. i0+mc, p0 .. p0+kc] into MR-row panels. */

@@ -142,9 +142,10 @@ static mxp_status check_epilogue(const mxp_gemm_opts *o)
     return MXP_OK;
 }
 
+/* a_made: A is made by a gather (a NULL, not checked). */
 static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, const void *a, mxp_dtype at,
                             size_t lda, const void *b, mxp_dtype bt, size_t ldb, void *c, mxp_dtype ct, size_t ldc,
-                            const mxp_gemm_opts *opts)
+                            const mxp_gemm_opts *opts, bool a_made)
 {
     if ((unsigned)ta > MXP_TRANS || (unsigned)tb > MXP_TRANS)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_gemm: %s = %d must be MXP_NO_TRANS or MXP_TRANS",
@@ -179,7 +180,8 @@ static mxp_status check_all(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size
     if (st != MXP_OK)
         return st;
     size_t kk = m && n ? k : 0; /* A and B are not read when C is empty */
-    st = check_matrix("a", a, ta ? kk : (m && n ? m : 0), ta ? (m && n ? m : 0) : kk, lda, at);
+    if (!a_made)
+        st = check_matrix("a", a, ta ? kk : (m && n ? m : 0), ta ? (m && n ? m : 0) : kk, lda, at);
     if (st == MXP_OK)
         st = check_matrix("b", b, tb ? (m && n ? n : 0) : kk, tb ? kk : (m && n ? n : 0), ldb, bt);
     if (st == MXP_OK)
@@ -395,11 +397,16 @@ static void copy_rows(void *dst, mxp_dtype dt, size_t ldd, const void *src, mxp_
     }
 }
 
+static mxp_status gemm_float(const mxp_gemm_config *cfg, const mxp_gemm_direct_config *dcfg,
+                             const mxp_gemm_config *redo, mxp_dtype acc, size_t m, size_t n, size_t k, double alpha,
+                             const mxp_gemm_operand *A, const mxp_gemm_operand *B, double beta, void *c,
+                             mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts);
+
 static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k, double alpha, const void *a,
                        mxp_dtype a_type, size_t lda, const void *b, mxp_dtype b_type, size_t ldb, double beta,
                        void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
 {
-    mxp_status st = check_all(ta, tb, m, n, k, a, a_type, lda, b, b_type, ldb, c, c_type, ldc, opts);
+    mxp_status st = check_all(ta, tb, m, n, k, a, a_type, lda, b, b_type, ldb, c, c_type, ldc, opts, false);
     if (st == MXP_OK && m && n && (mxp_gemm_sub_byte_int(a_type) || mxp_gemm_sub_byte_int(b_type)))
         return mxp_gemm_sub_byte_copies(gemm, ta, tb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type,
                                         ldc, opts); /* src/gemm/sub-byte.c */
@@ -416,7 +423,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
         return MXP_OK;
     }
     const mxp_dtype acc = acc_for(a_type, b_type, opts);
-    const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
+    const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS, NULL }, B = { b, b_type, ldb, tb == MXP_TRANS, NULL };
     if (mxp_lowp_dtype(acc)) /* src/gemm/lowp-acc.c */
         return mxp_gemm_lowp_acc(acc, m, n, k, alpha, &A, &B, beta, c, c_type, ldc, opts, has_epilogue(opts));
     if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, &st))
@@ -440,10 +447,22 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
         if (cfg == f32)
             dcfg = NULL; /* the bf16 direct kernel is no longer the packed one */
     }
+    return gemm_float(cfg, dcfg, redo, acc, m, n, k, alpha, &A, &B, beta, c, c_type, ldc, opts);
+}
+
+/* The float product by cfg (dcfg: the small-M loops instead; redo: see
+ * mxp_gemm_float_drive) into C with the epilogue, rounded once. */
+static mxp_status gemm_float(const mxp_gemm_config *cfg, const mxp_gemm_direct_config *dcfg,
+                             const mxp_gemm_config *redo, mxp_dtype acc, size_t m, size_t n, size_t k, double alpha,
+                             const mxp_gemm_operand *A, const mxp_gemm_operand *B, double beta, void *c,
+                             mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
+{
+    const mxp_convert_opts *co = opts ? &opts->convert : NULL;
+    mxp_status st;
     const bool epilogue = has_epilogue(opts);
     if (c_type == acc && !epilogue) /* accumulate in C itself */
-        return dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL)
-                    : mxp_gemm_float_drive(cfg, m, n, k, alpha, &A, &B, beta, c, ldc, NULL, NULL, redo);
+        return dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, A, B, beta, c, ldc, NULL, NULL)
+                    : mxp_gemm_float_drive(cfg, m, n, k, alpha, A, B, beta, c, ldc, NULL, NULL, redo);
     /* Otherwise the sums accumulate in C itself when it has the accumulator's type (the epilogue
      * then rounds each finished block in place: every finish below reads an element before it
      * writes it), else in a workspace of that type, rounded into C once.  (A workspace for a
@@ -488,12 +507,52 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
                 f.finish = mxp_f32_finish_kernel(mxp_isa_current());
         }
     }
-    st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, &A, &B, beta, w, ldw, finish_block, &f)
-              : mxp_gemm_float_drive(cfg, m, n, k, alpha, &A, &B, beta, w, ldw, finish_block, &f, redo);
+    st = dcfg ? mxp_gemm_drive_direct(dcfg, m, n, k, alpha, A, B, beta, w, ldw, finish_block, &f)
+              : mxp_gemm_float_drive(cfg, m, n, k, alpha, A, B, beta, w, ldw, finish_block, &f, redo);
     mxp_free(bias64);
     mxp_free((void *)f.bias32);
     if (!in_place)
         mxp_workspace_put(w);
+    return st;
+}
+
+/* The configuration a gathered A of a_type takes, or NULL (mxp_gemm_gather_ok). */
+static const mxp_gemm_config *gather_config(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts)
+{
+    const mxp_dtype acc = acc_for(a_type, b_type, opts);
+    if (acc != MXP_F32 && acc != MXP_F64)
+        return NULL;
+    const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current());
+    return cfg && cfg->packed == a_type && a_type != MXP_BF16 && mxp_gemm_config_ukernel_a(cfg) ? cfg : NULL;
+}
+
+bool mxp_gemm_gather_ok(mxp_dtype a_type, const void *b, mxp_dtype b_type, const void *c, mxp_dtype c_type,
+                        const mxp_gemm_opts *opts)
+{
+    return mxp_dtype_is_valid(a_type) && mxp_dtype_is_valid(b_type) && mxp_dtype_is_valid(c_type) &&
+           !mxp_gemm_misaligned(1, NULL, a_type, b, b_type, c, c_type) && gather_config(a_type, b_type, opts);
+}
+
+mxp_status mxp_gemm_gathered(const mxp_gemm_gather *ga, mxp_dtype a_type, mxp_trans tb, size_t m, size_t n, size_t k,
+                             double alpha, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
+                             mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts)
+{
+    mxp_status st = check_all(MXP_NO_TRANS, tb, m, n, k, NULL, a_type, k, b, b_type, ldb, c, c_type, ldc, opts, true);
+    if (st != MXP_OK || m == 0 || n == 0)
+        return st;
+    const mxp_gemm_config *cfg = gather_config(a_type, b_type, opts);
+    if (!cfg || mxp_gemm_misaligned(k, NULL, a_type, b, b_type, c, c_type))
+        return mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: no configuration reads a made %s A by %s B (aligned)",
+                         mxp_dtype_name(a_type), mxp_dtype_name(b_type));
+    if (k == 0 || alpha == 0) {
+        scale_c(m, n, beta, c, c_type, ldc, opts ? &opts->convert : NULL);
+        return MXP_OK;
+    }
+    const mxp_gemm_operand A = { NULL, a_type, k, 0, ga }, B = { b, b_type, ldb, tb == MXP_TRANS, NULL };
+    const mxp_fpenv env = mxp_fpenv_enter();
+    st = gemm_float(cfg, NULL, NULL, acc_for(a_type, b_type, opts), m, n, k, alpha, &A, &B, beta, c, c_type, ldc,
+                    opts);
+    mxp_fpenv_leave(env);
     return st;
 }
 

@@ -344,7 +344,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     if (m > SIZE_MAX / sizeof(int32_t) / n)
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu int32 workspace is too large", m, n);
     const bool skip = k == 0 || (alpha == 0 && c_type != MXP_S32); /* the sums are 0; A and B unread */
-    const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS }, B = { b, b_type, ldb, tb == MXP_TRANS };
+    const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS, NULL }, B = { b, b_type, ldb, tb == MXP_TRANS, NULL };
     const mxp_gemm_config *cfg = int8_config(a_type, b_type, n, k);
     int8_kernel K = { cfg, mxp_gemm_config_ukernel_a_s32(cfg), m, n, k, &A, &B, o->a_zero_point, o->b_zero_point,
                       NULL, NULL };

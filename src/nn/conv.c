@@ -46,41 +46,44 @@ int64_t conv_chunk_pixels(const conv_plan *c, int64_t total)
     return p < total ? p : total;
 }
 
-/* NHWC: panel row t (pixel pix0 + t of the whole batch) = the window's
- * (p, q, c) values of group grp, pad outside x: a tap (cgb bytes, a
- * group's channels) at a time; cgb a constant for the common channel
- * counts, so that each tap's copy is a few moves inline (a call to memcpy
- * or memset per 16-byte tap cost more than the GEMM of small int8
- * convolutions). */
-static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c, char *panel, int64_t pix0,
-                                                             int64_t np, int64_t grp, size_t cgb)
+/* NHWC: panel row t (pixel pix0 + t of the whole batch, rowb bytes
+ * apart) = the window's taps t0 .. t1 (tap p kw + q: the (p, q) values of
+ * the group's channels), pad outside x: a tap (cgb bytes, a group's
+ * channels) at a time; cgb a constant for the common channel counts, so
+ * that each tap's copy is a few moves inline (a call to memcpy or memset
+ * per 16-byte tap cost more than the GEMM of small int8 convolutions). */
+static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c, char *panel, size_t rowb,
+                                                             int64_t pix0, int64_t np, int64_t grp, size_t cgb,
+                                                             int64_t t0, int64_t t1)
 {
     /* the geometry in locals: the panel's byte stores could alias c */
     const nn_geom *g = &c->g;
-    const int64_t h = g->h, w = g->w, oh = g->oh, ow = g->ow, kh = g->kh, kw = g->kw, sh = g->sh, sw = g->sw;
+    const int64_t h = g->h, w = g->w, oh = g->oh, ow = g->ow, kw = g->kw, sh = g->sh, sw = g->sw;
     const int64_t ph = g->ph, pw = g->pw, dh = g->dh, dw = g->dw;
     const bool one_group = g->groups == 1;
     const int pad = c->pad;
-    const size_t pixb = (size_t)g->c * c->xsize, rowb = (size_t)c->k * c->xsize;
+    const size_t pixb = (size_t)g->c * c->xsize;
+    const int64_t p0 = t0 / kw, p1 = (t1 - 1) / kw, qa = t0 % kw, qb = (t1 - 1) % kw + 1; /* rows p0 .. p1 */
     const char *x = c->x + (size_t)(grp * c->cg) * c->xsize;
     int64_t j = pix0 % ow, i = pix0 / ow % oh, n = pix0 / (ow * oh); /* then counted, not divided */
     for (int64_t t = 0; t < np; t++) {
         char *dst = panel + (size_t)t * rowb;
-        for (int64_t p = 0; p < kh; p++) {
+        for (int64_t p = p0; p <= p1; p++) {
+            const int64_t q0 = p == p0 ? qa : 0, q1 = p == p1 ? qb : kw;
             const int64_t ih = i * sh - ph + p * dh, iw0 = j * sw - pw;
             const bool in_h = ih >= 0 && ih < h;
             const char *row = in_h ? x + (size_t)((n * h + ih) * w) * pixb : x; /* only read inside x */
-            if (in_h && iw0 >= 0 && iw0 + (kw - 1) * dw < w) { /* the window row inside x */
-                const char *src = row + (size_t)iw0 * pixb;
+            if (in_h && iw0 + q0 * dw >= 0 && iw0 + (q1 - 1) * dw < w) { /* the window row inside x */
+                const char *src = row + (size_t)(iw0 + q0 * dw) * pixb;
                 if (cgb > 128 && one_group && dw == 1) /* wide taps, one group: one run of x's row */
-                    memcpy(dst, src, (size_t)kw * cgb);
+                    memcpy(dst, src, (size_t)(q1 - q0) * cgb);
                 else
-                    for (int64_t q = 0; q < kw; q++)
+                    for (int64_t q = 0; q < q1 - q0; q++)
                         memcpy(dst + (size_t)q * cgb, src + (size_t)(q * dw) * pixb, cgb);
-                dst += (size_t)kw * cgb;
+                dst += (size_t)(q1 - q0) * cgb;
                 continue;
             }
-            for (int64_t q = 0; q < kw; q++, dst += cgb) {
+            for (int64_t q = q0; q < q1; q++, dst += cgb) {
                 const int64_t iw = iw0 + q * dw;
                 if (!in_h || iw < 0 || iw >= w)
                     memset(dst, pad, cgb);
@@ -96,20 +99,69 @@ static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c,
     }
 }
 
-void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp)
+/* panel_nhwc with cgb a constant for one channel (an image's stem) to 32
+ * float32 ones, and for three (RGB stems) of 1, 2 and 4 bytes. */
+static void panel_nhwc_taps(const conv_plan *c, char *panel, size_t rowb, int64_t pix0, int64_t np, int64_t grp,
+                            int64_t t0, int64_t t1)
 {
     const size_t cgb = (size_t)c->cg * c->xsize;
-    switch (cgb) { /* one channel (an image's stem) to 32 float32 ones */
-    case 1: panel_nhwc(c, panel, pix0, np, grp, 1); break;
-    case 2: panel_nhwc(c, panel, pix0, np, grp, 2); break;
-    case 4: panel_nhwc(c, panel, pix0, np, grp, 4); break;
-    case 8: panel_nhwc(c, panel, pix0, np, grp, 8); break;
-    case 16: panel_nhwc(c, panel, pix0, np, grp, 16); break;
-    case 32: panel_nhwc(c, panel, pix0, np, grp, 32); break;
-    case 64: panel_nhwc(c, panel, pix0, np, grp, 64); break;
-    case 128: panel_nhwc(c, panel, pix0, np, grp, 128); break;
-    default: panel_nhwc(c, panel, pix0, np, grp, cgb); break;
+#define MXP_PANEL_CASE(bytes)                                                                                          \
+    case bytes: panel_nhwc(c, panel, rowb, pix0, np, grp, bytes, t0, t1); break;
+    switch (cgb) {
+    MXP_PANEL_CASE(1) MXP_PANEL_CASE(2) MXP_PANEL_CASE(3) MXP_PANEL_CASE(4) MXP_PANEL_CASE(6) MXP_PANEL_CASE(8)
+    MXP_PANEL_CASE(12) MXP_PANEL_CASE(16) MXP_PANEL_CASE(32) MXP_PANEL_CASE(64) MXP_PANEL_CASE(128)
+    default: panel_nhwc(c, panel, rowb, pix0, np, grp, cgb, t0, t1); break;
     }
+#undef MXP_PANEL_CASE
+}
+
+void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp)
+{
+    panel_nhwc_taps(c, panel, (size_t)c->k * c->xsize, pix0, np, grp, 0, c->g.kh * c->g.kw);
+}
+
+/* Columns k0 .. k1 of NHWC panel row pix (a range that starts or ends
+ * inside a tap) at dst: tap by tap, each clipped to the range. */
+static void panel_nhwc_span(const conv_plan *c, char *dst, int64_t pix, int64_t grp, int64_t k0, int64_t k1)
+{
+    const nn_geom *g = &c->g;
+    const size_t xs = c->xsize;
+    const int64_t j = pix % g->ow, i = pix / g->ow % g->oh, n = pix / (g->ow * g->oh);
+    for (int64_t tap = k0 / c->cg; tap * c->cg < k1; tap++) {
+        const int64_t lo = k0 > tap * c->cg ? k0 - tap * c->cg : 0;
+        const int64_t hi = k1 < (tap + 1) * c->cg ? k1 - tap * c->cg : c->cg;
+        const int64_t ih = i * g->sh - g->ph + tap / g->kw * g->dh, iw = j * g->sw - g->pw + tap % g->kw * g->dw;
+        const size_t bytes = (size_t)(hi - lo) * xs;
+        if (ih < 0 || ih >= g->h || iw < 0 || iw >= g->w)
+            memset(dst, c->pad, bytes);
+        else
+            memcpy(dst, c->x + (size_t)(((n * g->h + ih) * g->w + iw) * g->c + grp * c->cg + lo) * xs, bytes);
+        dst += bytes;
+    }
+}
+
+/* The GEMM's A made block by block (mxp_gemm_gather): rows i0 .. i0+mc of
+ * the NHWC panel of group grp, its columns k0 .. k0+kc, rows ld elements
+ * apart with zeros past kc; whole taps by panel_nhwc_taps. */
+typedef struct conv_gather {
+    const conv_plan *c;
+    int64_t grp;
+} conv_gather;
+
+static void gather_rows(const void *ctx, size_t i0, size_t mc, size_t k0, size_t kc, void *dst, size_t ld)
+{
+    const conv_gather *ga = ctx;
+    const conv_plan *c = ga->c;
+    const size_t xs = c->xsize, cg = (size_t)c->cg, rowb = ld * xs;
+    char *d = dst;
+    if (k0 % cg == 0 && kc % cg == 0)
+        panel_nhwc_taps(c, d, rowb, (int64_t)i0, (int64_t)mc, ga->grp, (int64_t)(k0 / cg), (int64_t)((k0 + kc) / cg));
+    else /* a KC step that is not a multiple of the group's channels */
+        for (size_t r = 0; r < mc; r++)
+            panel_nhwc_span(c, d + r * rowb, (int64_t)(i0 + r), ga->grp, (int64_t)k0, (int64_t)(k0 + kc));
+    if (ld > kc)
+        for (size_t r = 0; r < mc; r++)
+            memset(d + r * rowb + kc * xs, 0, (ld - kc) * xs);
 }
 
 /* NCHW: panel row (c, p, q) of group grp for pixels pix0 .. pix0 + np of
@@ -159,6 +211,15 @@ static mxp_gemm_opts group_opts(const conv_plan *c, int64_t grp)
     return o;
 }
 
+/* Whether the NHWC product into y makes its panel block by block inside
+ * the GEMM (mxp_gemm_gathered: each block built in cache right before its
+ * tiles, the weights packed once a call) instead of a chunk of pixels at a
+ * time into a panel buffer (needs none then). */
+static bool nhwc_gathers(const conv_plan *c, const char *y)
+{
+    return !c->direct && !c->quant && mxp_gemm_gather_ok(c->xt, c->w, c->wt, y, c->yt, &c->gemm);
+}
+
 static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
 {
     const nn_geom *g = &c->g;
@@ -172,6 +233,17 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
                           c->x + (size_t)(grp * c->cg) * c->xsize, c->xt, (size_t)g->c,
                           c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
                           y + (size_t)(grp * c->og) * ys, c->yt, (size_t)g->o, &o);
+        }
+        return st;
+    }
+    if (nhwc_gathers(c, y)) {
+        for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
+            const conv_gather ctx = { c, grp };
+            const mxp_gemm_gather ga = { gather_rows, &ctx };
+            const mxp_gemm_opts o = group_opts(c, grp);
+            st = mxp_gemm_gathered(&ga, c->xt, MXP_TRANS, (size_t)total, (size_t)c->og, (size_t)c->k, c->alpha,
+                                   c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
+                                   y + (size_t)(grp * c->og) * ys, c->yt, (size_t)g->o, &o);
         }
         return st;
     }
@@ -355,8 +427,7 @@ static mxp_status nchw_via_nhwc(const conv_plan *c, char *y)
     conv_plan h = *c;
     h.g.nhwc = true;
     h.gemm.bias_kind = c->gemm.bias ? MXP_BIAS_PER_COL : c->gemm.bias_kind;
-    const int64_t chunk = conv_chunk_pixels(&h, g->n * ohw);
-    const size_t pb = (size_t)(chunk * h.k) * 4;
+    const size_t pb = nhwc_gathers(&h, NULL) ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * ohw) * h.k) * 4;
     char *buf = mxp_workspace_get(xb + wb + yb + pb + 1); /* kept for the next call: no page faults */
     if (!buf)
         return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the NHWC copies of a %zu-byte convolution", xb + yb);
@@ -408,7 +479,7 @@ static mxp_status nhwc_widened(const conv_plan *c, char *y, mxp_dtype t)
     conv_plan h = *c;
     h.xt = h.wt = t;
     h.xsize = h.wsize = ts;
-    const size_t pb = h.direct ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * g->oh * g->ow) * h.k) * ts;
+    const size_t pb = h.direct || nhwc_gathers(&h, y) ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * g->oh * g->ow) * h.k) * ts;
     char *buf = mxp_workspace_get((xn + wn) * ts + pb + 1); /* kept for the next call */
     if (!buf)
         return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the %s copies of a %zu-element convolution",
@@ -438,7 +509,7 @@ mxp_status conv_forward(const conv_plan *c, mxp_array *y)
     if (wide != MXP_DTYPE_INVALID)
         return nhwc_widened(c, y->data, wide);
     char *panel = NULL;
-    if (!c->direct) { /* kept for the next call (no page faults) */
+    if (!c->direct && !(g->nhwc && nhwc_gathers(c, y->data))) { /* kept for the next call (no page faults) */
         const int64_t total = g->nhwc ? g->n * g->oh * g->ow : g->oh * g->ow;
         const size_t bytes = (size_t)(conv_chunk_pixels(c, total) * c->k) * c->xsize;
         if (!(panel = mxp_workspace_get(bytes ? bytes : 1)))

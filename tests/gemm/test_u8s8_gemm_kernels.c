@@ -90,7 +90,7 @@ static void check_tile(const mxp_gemm_config *cfg, mxp_dtype at, size_t mr, size
         row_off[i] = from_bits(next());
     for (size_t j = 0; j < NR; j++)
         col_off[j] = from_bits(next());
-    const mxp_gemm_operand oa = { a, at, kc, 0 }, ob = { b, MXP_S8, nr, 0 };
+    const mxp_gemm_operand oa = { a, at, kc, 0, NULL }, ob = { b, MXP_S8, nr, 0, NULL };
     mxp_int8_pack_a(cfg, &oa, 0, mr, 0, kc, pa);
     mxp_int8_pack_b(cfg, &ob, 0, kc, 0, nr, pb);
     int32_t *want = malloc(MR * ldc * sizeof *want);
@@ -177,8 +177,8 @@ static void test_int8_packing_equals_its_portable_twin(void **state)
         for (size_t s = 0; s < NELEMS(sizes); s++)
             for (int t = 0; t < 4; t++) {
                 const size_t w = sizes[s][0], k = sizes[s][1], i0 = (size_t)t * 3, p0 = s % 5;
-                const mxp_gemm_operand a = { x, t % 2 ? MXP_S8 : MXP_U8, ld, t / 2 };
-                const mxp_gemm_operand b = { x, MXP_S8, ld, t / 2 };
+                const mxp_gemm_operand a = { x, t % 2 ? MXP_S8 : MXP_U8, ld, t / 2, NULL };
+                const mxp_gemm_operand b = { x, MXP_S8, ld, t / 2, NULL };
                 const size_t abytes = mxp_int8_panel_bytes(cfg[f], (w + cfg[f]->mr - 1) / cfg[f]->mr * cfg[f]->mr, k);
                 const size_t bbytes = mxp_int8_panel_bytes(cfg[f], (w + cfg[f]->nr - 1) / cfg[f]->nr * cfg[f]->nr, k);
                 unsigned char *got = malloc(abytes + bbytes), *want = malloc(abytes + bbytes);

@@ -264,6 +264,67 @@ static void test_conv2d_float16_is_float32_of_its_values(void **state)
                 }
 }
 
+/* NHWC float32 is the GEMM of its im2col matrix, bit for bit: whatever
+ * way the convolution makes the panel (chunks of pixels, or block by
+ * block inside the GEMM, whose KC steps may end inside a tap: 96 and 40
+ * channels, 363 values a pixel), the sums are mxp_gemm's on the whole
+ * matrix; with one thread and two. */
+static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
+{
+    (void)state;
+    static const cfg shapes[] = {
+        /* n  c   h   w   o  kh  kw sh sw ph pw dh dw g */
+        { 2, 96, 7, 6, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1 },     /* K = 864: taps split by KC */
+        { 1, 3, 23, 21, 9, 11, 11, 2, 2, 5, 5, 1, 1, 1 },   /* K = 363, three channels */
+        { 1, 80, 9, 9, 12, 3, 3, 1, 1, 1, 1, 2, 2, 2 },     /* two groups of 40, dilated */
+        { 3, 64, 10, 10, 50, 3, 3, 1, 1, 1, 1, 1, 1, 1 },   /* K = 576, rows past two MC blocks */
+        { 1, 3, 40, 40, 16, 7, 7, 2, 2, 3, 3, 1, 1, 1 },    /* an RGB stem */
+    };
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int threads = 1; threads <= 2; threads++) {
+            const cfg *k = &shapes[si];
+            const int64_t cg = k->c / k->groups, og = k->o / k->groups, kk = k->kh * k->kw * cg;
+            const int64_t oh = out_size(k->h, k->kh, k->sh, k->ph, k->dh), ow = out_size(k->w, k->kw, k->sw, k->pw, k->dw);
+            const int64_t m = k->n * oh * ow, xshape[4] = { k->n, k->h, k->w, k->c };
+            const int64_t wshape[4] = { k->o, k->kh, k->kw, cg };
+            mxp_array *x = NULL, *w = NULL, *b = NULL, *y = NULL;
+            assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 4, xshape, 0, 1, 40 + si), MXP_OK);
+            assert_int_equal(mxp_array_random_normal(&w, MXP_F32, 4, wshape, 0, 0.2, 50 + si), MXP_OK);
+            assert_int_equal(mxp_array_random_normal(&b, MXP_F32, 1, &k->o, 0, 1, 60 + si), MXP_OK);
+            const mxp_conv_opts opt = { .layout = MXP_NHWC, .stride = { k->sh, k->sw }, .padding = { k->ph, k->pw },
+                                        .dilation = { k->dh, k->dw }, .groups = k->groups,
+                                        .activation = si % 2 ? MXP_ACT_RELU : MXP_ACT_NONE };
+            assert_int_equal(mxp_set_num_threads(threads), MXP_OK);
+            assert_int_equal(mxp_conv2d(&y, x, w, b, &opt, 0), MXP_OK);
+            const float *xv = mxp_array_data(x), *wv = mxp_array_data(w), *bv = mxp_array_data(b);
+            float *panel = malloc((size_t)(m * kk) * sizeof *panel), *want = malloc((size_t)(m * k->o) * 4);
+            for (int64_t grp = 0; grp < k->groups; grp++) {
+                for (int64_t r = 0; r < m; r++) /* the im2col matrix of group grp: (p, q, c) per pixel */
+                    for (int64_t t = 0; t < kk; t++) {
+                        const int64_t n = r / (oh * ow), i = r / ow % oh, j = r % ow;
+                        const int64_t p = t / (k->kw * cg), q = t / cg % k->kw, ch = t % cg;
+                        const int64_t ih = i * k->sh - k->ph + p * k->dh, iw = j * k->sw - k->pw + q * k->dw;
+                        const bool in = ih >= 0 && ih < k->h && iw >= 0 && iw < k->w;
+                        panel[r * kk + t] = in ? xv[((n * k->h + ih) * k->w + iw) * k->c + grp * cg + ch] : 0.0f;
+                    }
+                const mxp_gemm_opts go = { .bias = bv + grp * og, .bias_dtype = MXP_F32,
+                                           .bias_kind = MXP_BIAS_PER_COL, .activation = opt.activation };
+                assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)m, (size_t)og, (size_t)kk, 1, panel,
+                                          MXP_F32, (size_t)kk, wv + grp * og * kk, MXP_F32, (size_t)kk, 0,
+                                          want + grp * og, MXP_F32, (size_t)k->o, &go),
+                                 MXP_OK);
+            }
+            if (memcmp(mxp_array_data(y), want, (size_t)(m * k->o) * 4))
+                fail_msg("shape %zu, %d thread(s): the convolution differs from the GEMM of its im2col matrix", si,
+                         threads);
+            free(panel), free(want);
+            mxp_array *all[4] = { x, w, b, y };
+            for (int a = 0; a < 4; a++)
+                mxp_array_free(all[a]);
+        }
+    assert_int_equal(mxp_set_num_threads(0), MXP_OK);
+}
+
 static void test_conv2d_bad_arguments(void **state)
 {
     (void)state;
@@ -319,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_epilogue_and_chunks),
         cmocka_unit_test(test_conv1d_is_conv2d_of_one_row),
         cmocka_unit_test(test_conv2d_float16_is_float32_of_its_values),
+        cmocka_unit_test(test_conv2d_nhwc_is_gemm_of_im2col),
         cmocka_unit_test(test_conv2d_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
