@@ -117,10 +117,16 @@ typedef struct mxp_gemm_operand {
 /* Whether mxp_gemm_gathered takes A of a_type by B (b) into C (c) with
  * these options at the ISA level in use: B and C aligned to their
  * elements, and a float configuration whose tile reads A's rows where they
- * lie, in A's dtype as it is (float32 A at the vector levels; not
- * bfloat16, whose tiny values the GEMM scans A for first). */
+ * lie, in A's dtype as it is (float32 A at the vector levels, bfloat16 A
+ * at avx512bf16 and amx).  bfloat16: the caller has checked that neither A
+ * nor B holds a value the bfloat16 kernels flush (mxp_gemm_has_tiny_bf16;
+ * mxp_gemm takes the float32 kernel for those). */
 bool mxp_gemm_gather_ok(mxp_dtype a_type, const void *b, mxp_dtype b_type, const void *c, mxp_dtype c_type,
                         const mxp_gemm_opts *opts);
+/* Whether a rows x cols matrix of type t (rows ld apart) holds a nonzero
+ * |x| < 2^-63, whose products vdpbf16ps could flush (false for any t but
+ * bfloat16); the threads share large ones. */
+bool mxp_gemm_has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, size_t ld);
 /* mxp_gemm(MXP_NO_TRANS, tb, m, n, k, alpha, A, ...) with A (m x k, of
  * a_type) made by ga block by block (mxp_gemm_gather_ok must hold): the
  * same checks, configuration, KC steps and epilogue, so the same bits as

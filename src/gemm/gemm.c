@@ -80,7 +80,7 @@ static void scan_share(void *ctx, int t, int nthreads)
  * A) are scanned by all the threads: a memory-bound pass that one thread
  * does not make at the machine's bandwidth (M = 128, N = K = 4096, two
  * threads: +1-3%). */
-static bool has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, size_t ld)
+bool mxp_gemm_has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, size_t ld)
 {
     if (t != MXP_BF16)
         return false;
@@ -438,11 +438,11 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     const mxp_gemm_config *redo = NULL; /* B checked while packed (mxp_gemm_float_drive) */
     if (cfg->packed == MXP_BF16) { /* keep tiny values exact: the float32 kernel */
         const mxp_gemm_config *f32 = mxp_gemm_config_for(acc, MXP_F32, MXP_F32, mxp_isa_current());
-        if (has_tiny_bf16(a, a_type, ta ? k : m, ta ? m : k, lda))
+        if (mxp_gemm_has_tiny_bf16(a, a_type, ta ? k : m, ta ? m : k, lda))
             cfg = f32;
         else if (check_b_while_packing(beta, dcfg, co))
             redo = f32;
-        else if (has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb))
+        else if (mxp_gemm_has_tiny_bf16(b, b_type, tb ? n : k, tb ? k : n, ldb))
             cfg = f32;
         if (cfg == f32)
             dcfg = NULL; /* the bf16 direct kernel is no longer the packed one */
@@ -523,7 +523,7 @@ static const mxp_gemm_config *gather_config(mxp_dtype a_type, mxp_dtype b_type, 
     if (acc != MXP_F32 && acc != MXP_F64)
         return NULL;
     const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current());
-    return cfg && cfg->packed == a_type && a_type != MXP_BF16 && mxp_gemm_config_ukernel_a(cfg) ? cfg : NULL;
+    return cfg && cfg->packed == a_type && mxp_gemm_config_ukernel_a(cfg) ? cfg : NULL;
 }
 
 bool mxp_gemm_gather_ok(mxp_dtype a_type, const void *b, mxp_dtype b_type, const void *c, mxp_dtype c_type,

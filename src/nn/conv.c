@@ -211,15 +211,25 @@ static mxp_gemm_opts group_opts(const conv_plan *c, int64_t grp)
     return o;
 }
 
-/* Whether the NHWC product into y makes its panel block by block inside
- * the GEMM (mxp_gemm_gathered: each block built in cache right before its
- * tiles, the weights packed once a call) instead of a chunk of pixels at a
- * time into a panel buffer (needs none then). */
-static bool nhwc_gathers(const conv_plan *c, const char *y)
+/* Whether the NHWC product of x and the weights as type t (theirs, or the
+ * one they are widened into exactly: w the weights it reads, NULL for an
+ * aligned copy) into y makes its panel block by block inside the GEMM
+ * (mxp_gemm_gathered: each block built in cache right before its tiles,
+ * the weights packed once a call) instead of a chunk of pixels at a time
+ * into a panel buffer.  bfloat16 only when neither holds a value the
+ * bfloat16 kernels flush (widened ones have none: widen_to): one scan of
+ * x, where mxp_gemm scanned each panel, nine times x. */
+static bool nhwc_gathers(const conv_plan *c, mxp_dtype t, const char *w, const char *y)
 {
-    return !c->direct && !c->quant && mxp_gemm_gather_ok(c->xt, c->w, c->wt, y, c->yt, &c->gemm);
+    const nn_geom *g = &c->g;
+    if (c->direct || c->quant || !mxp_gemm_gather_ok(t, w, t, y, c->yt, &c->gemm))
+        return false;
+    const size_t xn = (size_t)(g->n * g->h * g->w * g->c);
+    return t != MXP_BF16 || !(mxp_gemm_has_tiny_bf16(c->x, c->xt, 1, xn, xn) ||
+             mxp_gemm_has_tiny_bf16(c->w, c->wt, (size_t)g->o, (size_t)c->k, (size_t)c->k));
 }
 
+/* panel NULL: nhwc_gathers holds. */
 static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
 {
     const nn_geom *g = &c->g;
@@ -236,7 +246,7 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
         }
         return st;
     }
-    if (nhwc_gathers(c, y)) {
+    if (!panel) {
         for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
             const conv_gather ctx = { c, grp };
             const mxp_gemm_gather ga = { gather_rows, &ctx };
@@ -427,7 +437,8 @@ static mxp_status nchw_via_nhwc(const conv_plan *c, char *y)
     conv_plan h = *c;
     h.g.nhwc = true;
     h.gemm.bias_kind = c->gemm.bias ? MXP_BIAS_PER_COL : c->gemm.bias_kind;
-    const size_t pb = nhwc_gathers(&h, NULL) ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * ohw) * h.k) * 4;
+    const bool gathers = nhwc_gathers(&h, MXP_F32, NULL, NULL);
+    const size_t pb = gathers ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * ohw) * h.k) * 4;
     char *buf = mxp_workspace_get(xb + wb + yb + pb + 1); /* kept for the next call: no page faults */
     if (!buf)
         return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the NHWC copies of a %zu-byte convolution", xb + yb);
@@ -441,7 +452,7 @@ static mxp_status nchw_via_nhwc(const conv_plan *c, char *y)
                                                     (size_t)kk, wt + (size_t)(o * kk * g->c) * 4, (size_t)g->c);
     h.x = xt;
     h.w = wt;
-    mxp_status st = gemm_nhwc(&h, yt, panel);
+    mxp_status st = gemm_nhwc(&h, yt, gathers ? NULL : panel);
     for (int64_t n = 0; n < g->n && st == MXP_OK; n++) /* [OHW][O] -> [O][OHW] */
         mxp_x32_transpose_kernel(isa, (size_t)ohw)(yt + (size_t)(n * ohw * g->o) * 4, (size_t)g->o * 4, (size_t)ohw,
                                                    (size_t)g->o, y + (size_t)(n * g->o * ohw) * 4, (size_t)ohw);
@@ -479,7 +490,8 @@ static mxp_status nhwc_widened(const conv_plan *c, char *y, mxp_dtype t)
     conv_plan h = *c;
     h.xt = h.wt = t;
     h.xsize = h.wsize = ts;
-    const size_t pb = h.direct || nhwc_gathers(&h, y) ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * g->oh * g->ow) * h.k) * ts;
+    const bool gathers = nhwc_gathers(c, t, wn ? NULL : c->w, y);
+    const size_t pb = h.direct || gathers ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * g->oh * g->ow) * h.k) * ts;
     char *buf = mxp_workspace_get((xn + wn) * ts + pb + 1); /* kept for the next call */
     if (!buf)
         return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the %s copies of a %zu-element convolution",
@@ -490,7 +502,7 @@ static mxp_status nhwc_widened(const conv_plan *c, char *y, mxp_dtype t)
     h.x = buf;
     h.w = wn ? buf + xn * ts : c->w;
     if (st == MXP_OK)
-        st = gemm_nhwc(&h, y, buf + (xn + wn) * ts);
+        st = gemm_nhwc(&h, y, gathers ? NULL : buf + (xn + wn) * ts);
     mxp_workspace_put(buf);
     return st;
 }
@@ -509,7 +521,7 @@ mxp_status conv_forward(const conv_plan *c, mxp_array *y)
     if (wide != MXP_DTYPE_INVALID)
         return nhwc_widened(c, y->data, wide);
     char *panel = NULL;
-    if (!c->direct && !(g->nhwc && nhwc_gathers(c, y->data))) { /* kept for the next call (no page faults) */
+    if (!c->direct && !(g->nhwc && nhwc_gathers(c, c->xt, c->w, y->data))) { /* kept for the next call */
         const int64_t total = g->nhwc ? g->n * g->oh * g->ow : g->oh * g->ow;
         const size_t bytes = (size_t)(conv_chunk_pixels(c, total) * c->k) * c->xsize;
         if (!(panel = mxp_workspace_get(bytes ? bytes : 1)))

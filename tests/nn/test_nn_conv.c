@@ -325,6 +325,41 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
     assert_int_equal(mxp_set_num_threads(0), MXP_OK);
 }
 
+/* bfloat16 (and float8 x widened into bfloat16) with values the bfloat16
+ * kernels flush (subnormal inputs, products below float32's normal range):
+ * exact all the same, in both layouts (the NHWC panel is made inside the
+ * GEMM only when x and the weights hold none). */
+static void test_conv2d_bfloat16_tiny_values_exact(void **state)
+{
+    (void)state;
+    /* (x's value, x's dtype, the weight's value): one nonzero each, meeting at the centre tap */
+    static const struct { double x; mxp_dtype xt; double w; } cases[] = {
+        { 0x1p-70, MXP_BF16, 0x1p-70 },  /* a product of 2^-140 */
+        { 1.0, MXP_BF16, 0x1p-130 },     /* a subnormal weight */
+        { 0x1p-130, MXP_BF16, 1.0 },     /* a subnormal x */
+        { 1.0, MXP_E4M3, 0x1p-130 },     /* float8 x, a subnormal bfloat16 weight */
+        { 0.5, MXP_BF16, 3.0 },          /* none: the same place, ordinary values */
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+        for (int nhwc = 0; nhwc < 2; nhwc++) {
+            const int64_t xs[4] = { 1, nhwc ? 5 : 16, 5, nhwc ? 16 : 5 }, ws[4] = { 4, nhwc ? 3 : 16, 3, nhwc ? 16 : 3 };
+            double x[400] = { 0 }, w[576] = { 0 }, got[100];
+            x[nhwc ? (2 * 5 + 2) * 16 + 3 : (3 * 5 + 2) * 5 + 2] = cases[ci].x; /* (h 2, w 2, c 3) */
+            w[nhwc ? ((1 * 3 + 1) * 3 + 1) * 16 + 3 : ((1 * 16 + 3) * 3 + 1) * 3 + 1] = cases[ci].w; /* (o 1, c 3, 1, 1) */
+            mxp_array *xa = mk(cases[ci].xt, 4, xs, x), *wa = mk(MXP_BF16, 4, ws, w), *y = NULL;
+            const mxp_conv_opts o = { .layout = nhwc ? MXP_NHWC : MXP_NCHW, .padding = { 1, 1 } };
+            assert_int_equal(mxp_conv2d(&y, xa, wa, NULL, &o, MXP_F32), MXP_OK);
+            vals(y, got);
+            const int at = nhwc ? (2 * 5 + 2) * 4 + 1 : (1 * 5 + 2) * 5 + 2; /* (o 1, h 2, w 2) */
+            for (int i = 0; i < 100; i++) {
+                const double want = i == at ? cases[ci].x * cases[ci].w : 0.0;
+                if (got[i] != want)
+                    fail_msg("case %zu %s: y[%d] = %a, want %a", ci, nhwc ? "NHWC" : "NCHW", i, got[i], want);
+            }
+            mxp_array_free(xa), mxp_array_free(wa), mxp_array_free(y);
+        }
+}
+
 static void test_conv2d_bad_arguments(void **state)
 {
     (void)state;
@@ -381,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_conv1d_is_conv2d_of_one_row),
         cmocka_unit_test(test_conv2d_float16_is_float32_of_its_values),
         cmocka_unit_test(test_conv2d_nhwc_is_gemm_of_im2col),
+        cmocka_unit_test(test_conv2d_bfloat16_tiny_values_exact),
         cmocka_unit_test(test_conv2d_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
