@@ -304,7 +304,7 @@ static mxp_status gemm_nchw(const conv_plan *c, char *y, char *panel)
 static void transpose_out(char *dst, size_t ldd, const char *src, size_t og, size_t np, size_t size)
 {
     enum { TILE = 32 };
-    if ((uintptr_t)dst % size) { /* an unaligned output (the GEMM's tmp is aligned) */
+    if ((uintptr_t)dst % size || (uintptr_t)src % size) { /* unaligned (the GEMM's tmp is aligned) */
         for (size_t oc = 0; oc < og; oc++)
             for (size_t t = 0; t < np; t++)
                 memcpy(dst + (oc * ldd + t) * size, src + (t * og + oc) * size, size);
@@ -422,42 +422,58 @@ static mxp_status depthwise(const conv_plan *c, mxp_array *y)
     return st;
 }
 
-/* NCHW float32 with one group, through the NHWC path: x and the weights
- * reordered to NHWC and OHWI, the product of pixels by channels (the GEMM
- * shape that runs near the FMA peak; an NCHW GEMM of O rows by pixels ran
- * at 0.6-0.7x), the output transposed back into its planes -- each a pass
- * over its array by the x32 transpose kernel.  The sums run over (p, q, c)
- * instead of (c, p, q): the NHWC path's bits. */
-static mxp_status nchw_via_nhwc(const conv_plan *c, char *y)
+/* [rows][cols] -> [cols][rows] of elements of `size` bytes: the x32
+ * kernel for 4-byte ones, transpose_out for the others. */
+static void transpose(char *dst, const char *src, size_t rows, size_t cols, size_t size)
+{
+    if (size == 4)
+        mxp_x32_transpose_kernel(mxp_isa_current(), rows)(src, cols * 4, rows, cols, dst, rows);
+    else
+        transpose_out(dst, rows, src, cols, rows, size);
+}
+
+/* NCHW with one group, float32 or bfloat16 (when the NHWC panel of
+ * bfloat16 is made inside the GEMM: nhwc_gathers), through the NHWC path:
+ * x and the weights reordered to NHWC and OHWI, the product of pixels by
+ * channels (the GEMM shape that runs near the FMA peak; an NCHW GEMM of O
+ * rows by pixels ran at 0.6-0.7x), the output transposed back into its
+ * planes -- each a pass over its array.  The sums run over (p, q, c)
+ * instead of (c, p, q): the NHWC path's bits.  false: not taken. */
+static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
 {
     const nn_geom *g = &c->g;
+    if (g->nhwc || c->quant || c->direct || g->groups != 1 || c->xt != c->wt ||
+        (c->xt != MXP_F32 && !(c->xt == MXP_BF16 && nhwc_gathers(c, MXP_BF16, NULL, NULL))))
+        return false;
     const int64_t hw = g->h * g->w, ohw = g->oh * g->ow, kk = g->kh * g->kw;
-    const size_t xb = (size_t)(g->n * hw * g->c) * 4, wb = (size_t)(g->o * kk * g->c) * 4;
-    const size_t yb = (size_t)(g->n * ohw * g->o) * 4;
+    const size_t xs = c->xsize, ys = c->ysize;
+    const size_t xb = (size_t)(g->n * hw * g->c) * xs, wb = (size_t)(g->o * kk * g->c) * xs;
+    const size_t yb = (size_t)(g->n * ohw * g->o) * ys;
     conv_plan h = *c;
     h.g.nhwc = true;
     h.gemm.bias_kind = c->gemm.bias ? MXP_BIAS_PER_COL : c->gemm.bias_kind;
-    const bool gathers = nhwc_gathers(&h, MXP_F32, NULL, NULL);
-    const size_t pb = gathers ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * ohw) * h.k) * 4;
+    const bool gathers = c->xt == MXP_BF16 || nhwc_gathers(&h, MXP_F32, NULL, NULL);
+    const size_t pb = gathers ? 0 : (size_t)(conv_chunk_pixels(&h, g->n * ohw) * h.k) * xs;
     char *buf = mxp_workspace_get(xb + wb + yb + pb + 1); /* kept for the next call: no page faults */
-    if (!buf)
-        return mxp_error(MXP_ERR_NO_MEMORY, "no memory for the NHWC copies of a %zu-byte convolution", xb + yb);
+    if (!buf) {
+        *st = mxp_error(MXP_ERR_NO_MEMORY, "no memory for the NHWC copies of a %zu-byte convolution", xb + yb);
+        return true;
+    }
     char *xt = buf, *wt = buf + xb, *yt = wt + wb, *panel = yt + yb;
-    const mxp_isa isa = mxp_isa_current();
     for (int64_t n = 0; n < g->n; n++) /* [C][HW] -> [HW][C] */
-        mxp_x32_transpose_kernel(isa, (size_t)g->c)(c->x + (size_t)(n * g->c * hw) * 4, (size_t)hw * 4, (size_t)g->c,
-                                                    (size_t)hw, xt + (size_t)(n * hw * g->c) * 4, (size_t)g->c);
+        transpose(xt + (size_t)(n * hw * g->c) * xs, c->x + (size_t)(n * g->c * hw) * xs, (size_t)g->c, (size_t)hw,
+                  xs);
     for (int64_t o = 0; o < g->o; o++) /* [C][KH KW] -> [KH KW][C] */
-        mxp_x32_transpose_kernel(isa, (size_t)g->c)(c->w + (size_t)(o * g->c * kk) * 4, (size_t)kk * 4, (size_t)g->c,
-                                                    (size_t)kk, wt + (size_t)(o * kk * g->c) * 4, (size_t)g->c);
+        transpose(wt + (size_t)(o * kk * g->c) * xs, c->w + (size_t)(o * g->c * kk) * xs, (size_t)g->c, (size_t)kk,
+                  xs);
     h.x = xt;
     h.w = wt;
-    mxp_status st = gemm_nhwc(&h, yt, gathers ? NULL : panel);
-    for (int64_t n = 0; n < g->n && st == MXP_OK; n++) /* [OHW][O] -> [O][OHW] */
-        mxp_x32_transpose_kernel(isa, (size_t)ohw)(yt + (size_t)(n * ohw * g->o) * 4, (size_t)g->o * 4, (size_t)ohw,
-                                                   (size_t)g->o, y + (size_t)(n * g->o * ohw) * 4, (size_t)ohw);
+    *st = gemm_nhwc(&h, yt, gathers ? NULL : panel);
+    for (int64_t n = 0; n < g->n && *st == MXP_OK; n++) /* [OHW][O] -> [O][OHW] */
+        transpose(y + (size_t)(n * g->o * ohw) * ys, yt + (size_t)(n * ohw * g->o) * ys, (size_t)ohw, (size_t)g->o,
+                  ys);
     mxp_workspace_put(buf);
-    return st;
+    return true;
 }
 
 /* The type NHWC x of a narrow float type (and its weights) can be widened
@@ -514,9 +530,9 @@ mxp_status conv_forward(const conv_plan *c, mxp_array *y)
         return MXP_OK;
     if (c->cg == 1 && g->groups == g->c && g->o == g->c && !c->quant)
         return depthwise(c, y);
-    if (!g->nhwc && !c->quant && !c->direct && g->groups == 1 && c->xt == MXP_F32 && c->wt == MXP_F32 &&
-        c->ysize == 4)
-        return nchw_via_nhwc(c, y->data);
+    mxp_status st;
+    if (nchw_via_nhwc(c, y->data, &st))
+        return st;
     const mxp_dtype wide = widen_to(c);
     if (wide != MXP_DTYPE_INVALID)
         return nhwc_widened(c, y->data, wide);
@@ -527,9 +543,9 @@ mxp_status conv_forward(const conv_plan *c, mxp_array *y)
         if (!(panel = mxp_workspace_get(bytes ? bytes : 1)))
             return mxp_error(MXP_ERR_NO_MEMORY, "no memory for a %zu-byte im2col panel", bytes);
     }
-    mxp_status st = g->nhwc   ? gemm_nhwc(c, y->data, panel)
-                    : c->quant ? gemm_nchw_quant(c, y->data, panel)
-                               : gemm_nchw(c, y->data, panel);
+    st = g->nhwc    ? gemm_nhwc(c, y->data, panel)
+         : c->quant ? gemm_nchw_quant(c, y->data, panel)
+                    : gemm_nchw(c, y->data, panel);
     mxp_workspace_put(panel);
     return st;
 }
