@@ -54,7 +54,7 @@ int64_t conv_chunk_pixels(const conv_plan *c, int64_t total)
  * per 16-byte tap cost more than the GEMM of small int8 convolutions). */
 static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c, char *panel, size_t rowb,
                                                              int64_t pix0, int64_t np, int64_t grp, size_t cgb,
-                                                             int64_t t0, int64_t t1)
+                                                             bool all, int64_t t0, int64_t t1)
 {
     /* the geometry in locals: the panel's byte stores could alias c */
     const nn_geom *g = &c->g;
@@ -63,7 +63,9 @@ static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c,
     const bool one_group = g->groups == 1;
     const int pad = c->pad;
     const size_t pixb = (size_t)g->c * c->xsize;
-    const int64_t p0 = t0 / kw, p1 = (t1 - 1) / kw, qa = t0 % kw, qb = (t1 - 1) % kw + 1; /* rows p0 .. p1 */
+    /* rows p0 .. p1, the first from tap qa, the last to qb (all: every tap, constants once inlined) */
+    const int64_t p0 = all ? 0 : t0 / kw, p1 = all ? g->kh - 1 : (t1 - 1) / kw;
+    const int64_t qa = all ? 0 : t0 % kw, qb = all ? kw : (t1 - 1) % kw + 1;
     const char *x = c->x + (size_t)(grp * c->cg) * c->xsize;
     int64_t j = pix0 % ow, i = pix0 / ow % oh, n = pix0 / (ow * oh); /* then counted, not divided */
     for (int64_t t = 0; t < np; t++) {
@@ -100,17 +102,24 @@ static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c,
 }
 
 /* panel_nhwc with cgb a constant for one channel (an image's stem) to 32
- * float32 ones, and for three (RGB stems) of 1, 2 and 4 bytes. */
+ * float32 ones, and for three (RGB stems) of 1, 2 and 4 bytes; every tap
+ * (all) or some (a KC step's). */
 static void panel_nhwc_taps(const conv_plan *c, char *panel, size_t rowb, int64_t pix0, int64_t np, int64_t grp,
                             int64_t t0, int64_t t1)
 {
     const size_t cgb = (size_t)c->cg * c->xsize;
+    const bool all = t0 == 0 && t1 == c->g.kh * c->g.kw;
 #define MXP_PANEL_CASE(bytes)                                                                                          \
-    case bytes: panel_nhwc(c, panel, rowb, pix0, np, grp, bytes, t0, t1); break;
+    case bytes:                                                                                                        \
+        if (all)                                                                                                       \
+            panel_nhwc(c, panel, rowb, pix0, np, grp, bytes, true, t0, t1);                                            \
+        else                                                                                                           \
+            panel_nhwc(c, panel, rowb, pix0, np, grp, bytes, false, t0, t1);                                           \
+        break;
     switch (cgb) {
     MXP_PANEL_CASE(1) MXP_PANEL_CASE(2) MXP_PANEL_CASE(3) MXP_PANEL_CASE(4) MXP_PANEL_CASE(6) MXP_PANEL_CASE(8)
     MXP_PANEL_CASE(12) MXP_PANEL_CASE(16) MXP_PANEL_CASE(32) MXP_PANEL_CASE(64) MXP_PANEL_CASE(128)
-    default: panel_nhwc(c, panel, rowb, pix0, np, grp, cgb, t0, t1); break;
+    default: panel_nhwc(c, panel, rowb, pix0, np, grp, cgb, all, t0, t1); break;
     }
 #undef MXP_PANEL_CASE
 }
