@@ -291,7 +291,8 @@ def render(results, meta):
             f"padding); medians of {meta['repeat']} rounds, each timing every engine once; accuracy against sentence-transformers' float32 embeddings.\n\n"
             + "\n".join(lines) + "\n\nGoals (issue 27):\n\n" + "\n".join(f"- {g}" for g in goals(results, th)))
     by = {r["name"]: r for r in results}
-    short = ["| precision | mean cos | top-1 | MB | ms, 1 thread |", "|---|---|---|---|---|"]
+    t0s = f"{th[0]} thread{'s' if th[0] > 1 else ''}"  # the first thread count measured (1 unless --threads)
+    short = [f"| precision | mean cos | top-1 | MB | ms, {t0s} |", "|---|---|---|---|---|"]
     for n in ("mxp fp32", "mxp bf16", "mxp w8a8", "mxp fp8-channel", "mxp nvfp4", "torch fp32", "torch bf16 autocast",
               "onnxruntime int8 dynamic"):
         r = by[n]
@@ -300,7 +301,7 @@ def render(results, meta):
     summary = (f"all-MiniLM-L6-v2 on {meta['cpu']} ({meta['date']}, `make minilm-table`; cosine to "
                f"sentence-transformers' float32 over {meta['sentences']} sentences, a batch of {BATCH}; "
                f"all rows and both thread counts in [docs/minilm.md](docs/minilm.md)):\n\n" + "\n".join(short)
-               + "\n\nGoals of issue 27 at one thread:\n\n" + "\n".join(f"- {g}" for g in one))
+               + f"\n\nGoals of issue 27 at {t0s}:\n\n" + "\n".join(f"- {g}" for g in one))
     return text, summary
 
 

@@ -36,6 +36,15 @@ def _arr(x):
     return None if x is None else np.asarray(x)
 
 
+def _f32_vector(v):
+    """v as a 1-d, contiguous, aligned float32 array: v itself when it is
+    one (per-channel scales a layer passes on every call), else a copy."""
+    if isinstance(v, np.ndarray) and v.dtype == np.float32 and v.ndim == 1 and v.flags.c_contiguous \
+            and v.flags.aligned:
+        return v
+    return np.array(np.atleast_1d(v), np.float32)
+
+
 def _normalized(normalized_shape, weight):
     """normalized_shape as a tuple (the C side checks it against x), or
     None (the last axis); weight's shape when only weight is given."""
@@ -169,6 +178,8 @@ def _layout(layout):
 
 def _pair(v, name, minimum):
     """An int or a pair of ints as a 2-tuple, each >= minimum."""
+    if type(v) is int and v >= minimum:  # the common case, without the general path's calls (a few us a conv)
+        return (v, v)
     t = (v, v) if isinstance(v, (int, np.integer)) else tuple(v)
     if len(t) != 2:
         raise ValueError(f"{name} must be an int or a pair of ints, not {v!r}")
@@ -230,7 +241,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     clamp = None if clamp is None else (float(clamp[0]), float(clamp[1]))
     quant = None
     for name, v in (("x_zero_point", x_zero_point), ("w_zero_point", w_zero_point), ("y_zero_point", y_zero_point)):
-        if np.ndim(v) != 0:
+        if type(v) is not int and np.ndim(v) != 0:
             raise TypeError(f"{name} must be one integer (per-channel zero points are not supported), "
                             f"not an array of shape {np.shape(v)}")
     if any(v for v in (x_zero_point, w_zero_point, y_zero_point)) or any(
@@ -238,7 +249,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
         for name, v in (("x_scale", x_scale), ("y_scale", y_scale)):
             if v is not None and not float(v) > 0:
                 raise ValueError(f"{name} {v} must be positive")
-        ws = None if w_scale is None else np.array(np.atleast_1d(w_scale), np.float32)  # a fresh, aligned copy
+        ws = None if w_scale is None else _f32_vector(w_scale)
         quant = (operator.index(x_zero_point), operator.index(w_zero_point), operator.index(y_zero_point),
                  0.0 if x_scale is None else float(x_scale), 0.0 if y_scale is None else float(y_scale), ws)
     return _mxp._conv2d(np.asarray(input), weight, _arr(bias), stride, padding, dilation, groups, nhwc,
