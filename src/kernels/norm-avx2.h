@@ -19,6 +19,20 @@ static inline void mxp_norm_store4_avx2(float *y, size_t i, __m256d v)
     _mm_storeu_ps(y + i, _mm256_cvtpd_ps(v));
 }
 
+/* mxp_norm_l2_quot8_avx512 on four lanes: x / d's float32 bits through
+ * a multiply by r = 1 / d where t - 8 ulps and t + 8 ulps round alike. */
+static inline __m128 mxp_norm_l2_quot4_avx2(__m256d x, __m256d vr, __m256d vd)
+{
+    const __m256d t = _mm256_mul_pd(x, vr);
+    const __m256i a = _mm256_and_si256(_mm256_castpd_si256(t), _mm256_set1_epi64x(INT64_MAX)), e = _mm256_set1_epi64x(8);
+    const __m256i below = _mm256_cmpgt_epi64(e, a); /* a < 8: t - 8 ulps clamped at 0 */
+    const __m128 lo = _mm256_cvtpd_ps(_mm256_castsi256_pd(_mm256_andnot_si256(below, _mm256_sub_epi64(a, e))));
+    const __m128 hi = _mm256_cvtpd_ps(_mm256_castsi256_pd(_mm256_add_epi64(a, e)));
+    if (_mm_movemask_ps(_mm_cmp_ps(lo, hi, _CMP_EQ_OQ)) == 0xf)
+        return _mm256_cvtpd_ps(t);
+    return _mm256_cvtpd_ps(_mm256_div_pd(x, vd));
+}
+
 /* The sums of rows rows in mxp_sum8's order, their vectors interleaved:
  * sq: (x - c[r])^2, else x. */
 MXP_INLINE void mxp_norm_sums_avx2(const float *const *x, size_t rows, size_t n, const double *c, int sq,
@@ -67,9 +81,9 @@ MXP_INLINE void mxp_norm_rows_avx2(float *const *y, const float *const *x, size_
         size_t i = 0;
         if (mode == MXP_NORM_L2) {
             const double d = mxp_norm_l2_div(s[r], eps);
-            const __m256d vs = _mm256_set1_pd(d);
+            const __m256d vs = _mm256_set1_pd(d), vr = _mm256_set1_pd(1 / d);
             for (; i + 4 <= n; i += 4)
-                mxp_norm_store4_avx2(y[r], i, _mm256_div_pd(mxp_norm_load4_avx2(x[r], i), vs));
+                _mm_storeu_ps(y[r] + i, mxp_norm_l2_quot4_avx2(mxp_norm_load4_avx2(x[r], i), vr, vs));
             mxp_norm_l2_out(y[r], x[r], i, n, d);
             continue;
         }

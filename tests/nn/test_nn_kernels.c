@@ -186,6 +186,40 @@ static void test_rows_match_their_twin(void **state)
     mxp_fpenv_leave(env);
 }
 
+/* L2 normalization rounds a / d to float64 and then to float32; the
+ * vector kernels multiply by 1 / d where that gives the same bits
+ * (norm-avx512.h).  Here a / d lies within a few float64 ulps of a
+ * float32 tie, so that a * (1 / d) rounds to 0x1.bd4b12p-1 against the
+ * quotient's 0x1.bd4b14p-1 (a pair found by search): every kernel gives
+ * the quotient's bits, wherever the pair lies in a vector or the tail. */
+static void test_l2_quotient_near_a_float32_tie(void **state)
+{
+    (void)state;
+    static const float a = 0x1.9df58cp+2f, b = 0x1.d5d6b2p+1f;
+    const double d = sqrt((double)a * a + (double)b * b);
+    assert_true((float)((double)a / d) == 0x1.bd4b14p-1f);
+    assert_true((float)((double)a * (1 / d)) == 0x1.bd4b12p-1f); /* the multiply alone would be wrong */
+    float x[40], y1[40], y2[40];
+    size_t nk;
+    const mxp_kernel *ks = nn_f32_norm_kernels(&nk);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+            continue;
+        for (size_t n = 2; n <= 40; n++)
+            for (size_t pos = 0; pos + 1 < n; pos++) {
+                memset(x, 0, sizeof x);
+                x[pos] = a, x[pos + 1] = b;
+                call(&ks[r], false, 0, y1, x, n, NULL, NULL, MXP_NORM_L2);
+                call(&ks[r], true, 0, y2, x, n, NULL, NULL, MXP_NORM_L2);
+                if (y1[pos] != 0x1.bd4b14p-1f || memcmp(y1, y2, n * sizeof y1[0]))
+                    fail_msg("%s: n %zu, the pair at %zu: y = %a, want 0x1.bd4b14p-1 (the twin's bits)", ks[r].name,
+                             n, pos, (double)y1[pos]);
+            }
+    }
+    mxp_fpenv_leave(env);
+}
+
 /* The operation through its kernel (contiguous rows) and through the
  * generic path (every other element of a wider array): the same bits. */
 static void test_generic_path_gives_the_kernel_bits(void **state)
@@ -309,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_rows_match_their_twin),
         cmocka_unit_test(test_interleaved_rows_are_each_rows_bits),
+        cmocka_unit_test(test_l2_quotient_near_a_float32_tie),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
         cmocka_unit_test(test_bf16_rows_near_exact),
     };
