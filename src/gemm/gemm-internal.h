@@ -129,8 +129,9 @@ bool mxp_gemm_gather_ok(mxp_dtype a_type, const void *b, mxp_dtype b_type, const
 bool mxp_gemm_has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, size_t ld);
 /* mxp_gemm(MXP_NO_TRANS, tb, m, n, k, alpha, A, ...) with A (m x k, of
  * a_type) made by ga block by block (mxp_gemm_gather_ok must hold): the
- * same checks, configuration, KC steps and epilogue, so the same bits as
- * mxp_gemm on the whole A stored. */
+ * same checks, configuration, KC steps and epilogue, always through the
+ * packed loops -- so the bits of mxp_gemm on the whole A stored wherever
+ * mxp_gemm takes those too (not its one-row or small-M kernels). */
 mxp_status mxp_gemm_gathered(const mxp_gemm_gather *ga, mxp_dtype a_type, mxp_trans tb, size_t m, size_t n, size_t k,
                              double alpha, const void *b, mxp_dtype b_type, size_t ldb, double beta, void *c,
                              mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts);
