@@ -99,6 +99,23 @@ MXP_API mxp_status mxp_safetensors_save(const char *path, size_t n, const char *
                                         const mxp_array *const *arrays, size_t nmeta, const char *const *keys,
                                         const char *const *values);
 
+/* The open file st written to path with every floating-point tensor
+ * converted to the float dtype `to` by mxp_convert with opts (NULL:
+ * nearest-even, overflow to inf; stochastic rounding draws one stream
+ * across the tensors in the file's order, from opts->index_offset; the
+ * flags counted into opts->flags), the other tensors (integers, bool, the
+ * dtypes mxp lacks) and the metadata as they are: the file
+ * mxp_safetensors_save writes for the converted arrays, byte for byte,
+ * made a chunk at a time (6 MiB) from the mapping, so memory stays at a
+ * chunk whatever the file's size.  path is replaced atomically as
+ * mxp_safetensors_save replaces it (it may be the file st maps: the old
+ * one stays mapped).  *converted and *elements (each may be NULL): the
+ * tensors converted and their elements.  Errors as mxp_safetensors_save,
+ * MXP_ERR_INVALID_DTYPE for a `to` that is not a float dtype with a
+ * safetensors code, MXP_ERR_SHAPE for a float4/float6 `to` of a tensor
+ * whose elements are not whole bytes, and mxp_convert's. */
+MXP_API mxp_status mxp_safetensors_cast(const char *path, const mxp_safetensors *st, mxp_dtype to,
+                                        const mxp_convert_opts *opts, size_t *converted, uint64_t *elements);
 /* As mxp_safetensors_save, into a new buffer of *size bytes from mxp_malloc
  * (released with mxp_free).  On error *data is NULL, *size 0. */
 MXP_API mxp_status mxp_safetensors_save_buffer(void **data, size_t *size, size_t n, const char *const *names,

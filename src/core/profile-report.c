@@ -211,7 +211,7 @@ mxp_status mxp_profile_save(const char *path, mxp_profile_format format)
     mxp_status st = mxp_profile_write(f, format);
     fclose(f);
     if (st == MXP_OK) {
-        const mxp_write_piece piece = { buf, len };
+        const mxp_write_piece piece = { buf, len, NULL, NULL };
         st = mxp_write_file("mxp_profile_save", path, &piece, 1);
     }
     free(buf);

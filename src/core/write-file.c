@@ -27,25 +27,52 @@ static mxp_status io_fail(const char *who, const char *path, const char *what, i
 
 /* write() until every byte is out (write may take less, or be
  * interrupted); false with errno set on failure. */
-static bool write_all(int fd, const mxp_write_piece *pieces, int n)
+static bool write_bytes(int fd, const char *p, size_t left)
 {
-    for (int i = 0; i < n; i++) {
-        const char *p = pieces[i].data;
-        size_t left = pieces[i].size;
-        while (left > 0) {
-            const ssize_t w = write(fd, p, left < ((size_t)1 << 30) ? left : (size_t)1 << 30);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0) {
-                if (w == 0)
-                    errno = EIO;
-                return false;
-            }
-            p += w;
-            left -= (size_t)w;
+    while (left > 0) {
+        const ssize_t w = write(fd, p, left < ((size_t)1 << 30) ? left : (size_t)1 << 30);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = EIO;
+            return false;
         }
+        p += w;
+        left -= (size_t)w;
     }
     return true;
+}
+
+/* Every piece written, the made ones a chunk at a time through one buffer:
+ * MXP_OK; MXP_ERR_IO with errno set (a write); or a make callback's (or
+ * the buffer's) error, *made set. */
+static mxp_status write_all(int fd, const mxp_write_piece *pieces, int n, bool *made)
+{
+    char *buf = NULL;
+    mxp_status s = MXP_OK;
+    *made = false;
+    for (int i = 0; i < n && s == MXP_OK; i++) {
+        if (!pieces[i].make) {
+            s = write_bytes(fd, pieces[i].data, pieces[i].size) ? MXP_OK : MXP_ERR_IO;
+            continue;
+        }
+        if (!buf && pieces[i].size && !(buf = malloc(MXP_WRITE_CHUNK))) {
+            *made = true;
+            s = mxp_error(MXP_ERR_NO_MEMORY, "no memory for a %d-byte write buffer", MXP_WRITE_CHUNK);
+        }
+        for (size_t off = 0; s == MXP_OK && off < pieces[i].size; off += MXP_WRITE_CHUNK) {
+            const size_t len = pieces[i].size - off < MXP_WRITE_CHUNK ? pieces[i].size - off : MXP_WRITE_CHUNK;
+            if ((s = pieces[i].make(pieces[i].ctx, off, len, buf)) != MXP_OK)
+                *made = true;
+            else if (!write_bytes(fd, buf, len))
+                s = MXP_ERR_IO;
+        }
+    }
+    const int err = errno;
+    free(buf);
+    errno = err;
+    return s;
 }
 
 /* A device, FIFO or socket: opened as it is (no O_CREAT, no O_TRUNC) and
@@ -55,13 +82,15 @@ static mxp_status write_in_place(const char *who, const char *path, const mxp_wr
     const int fd = open(path, O_WRONLY | O_CLOEXEC);
     if (fd < 0)
         return io_fail(who, path, "cannot open", errno);
-    bool ok = write_all(fd, pieces, n);
+    bool made;
+    const mxp_status s = write_all(fd, pieces, n, &made);
+    bool ok = s == MXP_OK;
     int err = errno;
     if (close(fd) != 0 && ok) {
         ok = false;
         err = errno;
     }
-    return ok ? MXP_OK : io_fail(who, path, "write failed", err);
+    return made ? s : ok ? MXP_OK : io_fail(who, path, "write failed", err);
 }
 
 /* The file creation mask, left as it is: Linux shows it in
@@ -151,9 +180,11 @@ static mxp_status replace(const char *who, const char *path, const char *target,
     }
     (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
     const char *what = NULL;
+    bool made = false;
+    mxp_status ms = MXP_OK;
     if (!set_mode(fd, old))
         what = "cannot set the permissions of the new file";
-    else if (!write_all(fd, pieces, n))
+    else if ((ms = write_all(fd, pieces, n, &made)) != MXP_OK)
         what = "write failed";
     else if (fsync(fd) != 0)
         what = "write failed (fsync)";
@@ -169,7 +200,7 @@ static mxp_status replace(const char *who, const char *path, const char *target,
     mxp_status st = MXP_OK;
     if (what) {
         unlink(tmp);
-        st = io_fail(who, path, what, err);
+        st = made ? ms : io_fail(who, path, what, err); /* a made piece's own error, as it set it */
     } else {
         sync_dir(target);
     }

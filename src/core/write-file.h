@@ -7,10 +7,19 @@
 
 #include "mxp/common.h"
 
+/* size bytes at data; or, with make, made on demand: make writes bytes
+ * [offset, offset + len) of the piece into buf, len at most
+ * MXP_WRITE_CHUNK and offset a multiple of it (a file larger than memory
+ * written through one buffer of that size). */
 typedef struct mxp_write_piece {
     const void *data;
     size_t size;
+    mxp_status (*make)(const void *ctx, size_t offset, size_t len, void *buf);
+    const void *ctx;
 } mxp_write_piece;
+
+/* 6 MiB: whole elements of every dtype, 8 packed float6 values (6 bytes) too. */
+enum { MXP_WRITE_CHUNK = 6 << 20 };
 
 /* Writes the pieces, one after the other, as the contents of path.
  *
@@ -28,7 +37,8 @@ typedef struct mxp_write_piece {
  * error.
  *
  * Errors: MXP_ERR_IO with "WHO: PATH: what failed: strerror" for
- * mxp_last_error(); MXP_ERR_NO_MEMORY. */
+ * mxp_last_error(); MXP_ERR_NO_MEMORY; a make callback's error, as it set
+ * it (path untouched then too). */
 mxp_status mxp_write_file(const char *who, const char *path, const mxp_write_piece *pieces, int npieces);
 
 #endif

@@ -308,7 +308,7 @@ static mxp_status save_path(const char *path, const mxp_array *a)
     mxp_status st = prepare(&o, a, "mxp_npy_save");
     if (st != MXP_OK)
         return st;
-    const mxp_write_piece pieces[2] = { { o.prefix, o.prefix_len }, { o.c->data, o.data_bytes } };
+    const mxp_write_piece pieces[2] = { { o.prefix, o.prefix_len, NULL, NULL }, { o.c->data, o.data_bytes, NULL, NULL } };
     st = mxp_write_file("npy", path, pieces, 2);
     mxp_array_free(o.c);
     return st;
@@ -318,7 +318,7 @@ mxp_status mxp_file_write(const char *path, const void *data, size_t size)
 {
     if (!path || (!data && size))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "mxp_file_write: %s is NULL", path ? "data" : "path");
-    const mxp_write_piece piece = { data, size };
+    const mxp_write_piece piece = { data, size, NULL, NULL };
     return mxp_write_file("mxp_file_write", path, &piece, 1);
 }
 

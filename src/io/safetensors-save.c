@@ -69,11 +69,14 @@ static int utf8_ok(const char *s)
 typedef struct entry {
     const char *name;
     const mxp_st_dtype *dtype;
-    const mxp_array *a;  /* C-contiguous: the argument or a copy */
+    int ndim;
+    const int64_t *shape;
+    const mxp_array *a;  /* C-contiguous: the argument or a copy (NULL for a cast's tensor) */
     mxp_array *copy;
     void *packed;      /* F4 and F6: the elements packed, as the file holds them */
     const void *data;  /* the bytes that go into the file */
     size_t nbytes;
+    const void *make;  /* a cast's tensor: its cast_part (data NULL), made while written */
 } entry;
 
 static int entry_order(const void *x, const void *y)
@@ -142,8 +145,10 @@ static mxp_status file_bytes(const char *fn, entry *e)
     return count ? mxp_pack(e->packed, mxp_array_data(e->a), mxp_array_dtype(e->a), count) : MXP_OK;
 }
 
-/* The entries in the file's order and the header (length prefix
- * included: hdr[0..8) is the little-endian length). */
+static mxp_status header(strbuf *hdr, entry *e, size_t n, size_t nmeta, const char *const *keys,
+                         const char *const *values);
+
+/* The entries of the arrays in the file's order and the header. */
 static mxp_status prepare(const char *fn, entry **out, strbuf *hdr, size_t n, const char *const *names,
                           const mxp_array *const *arrays, size_t nmeta, const char *const *keys,
                           const char *const *values)
@@ -164,9 +169,19 @@ static mxp_status prepare(const char *fn, entry **out, strbuf *hdr, size_t n, co
                 return s;
             e[i].a = e[i].copy;
         }
+        e[i].ndim = mxp_array_ndim(e[i].a);
+        e[i].shape = mxp_array_shape(e[i].a);
         if ((s = file_bytes(fn, &e[i])) != MXP_OK)
             return s;
     }
+    return header(hdr, e, n, nmeta, keys, values);
+}
+
+/* The entries sorted into the file's order and the header for them
+ * (length prefix included: hdr[0..8) is the little-endian length). */
+static mxp_status header(strbuf *hdr, entry *e, size_t n, size_t nmeta, const char *const *keys,
+                         const char *const *values)
+{
     qsort(e, n, sizeof *e, entry_order);
     sb_add(hdr, "\0\0\0\0\0\0\0\0{", 9);
     if (nmeta) {
@@ -188,10 +203,10 @@ static mxp_status prepare(const char *fn, entry **out, strbuf *hdr, size_t n, co
         sb_puts(hdr, ":{\"dtype\":\"");
         sb_puts(hdr, e[i].dtype->name);
         sb_puts(hdr, "\",\"shape\":[");
-        for (int d = 0; d < mxp_array_ndim(e[i].a); d++) {
+        for (int d = 0; d < e[i].ndim; d++) {
             if (d)
                 sb_add(hdr, ",", 1);
-            put_u64(hdr, (unsigned long long)mxp_array_shape(e[i].a)[d]);
+            put_u64(hdr, (unsigned long long)e[i].shape[d]);
         }
         sb_puts(hdr, "],\"data_offsets\":[");
         put_u64(hdr, at);
@@ -235,9 +250,9 @@ static mxp_status save_path(const char *path, size_t n, const char *const *names
     if (s == MXP_OK && !pieces)
         s = MXP_ERR_NO_MEMORY;
     if (s == MXP_OK) {
-        pieces[0] = (mxp_write_piece){ hdr.p, hdr.len };
+        pieces[0] = (mxp_write_piece){ hdr.p, hdr.len, NULL, NULL };
         for (size_t i = 0; i < n; i++)
-            pieces[i + 1] = (mxp_write_piece){ e[i].data, e[i].nbytes };
+            pieces[i + 1] = (mxp_write_piece){ e[i].data, e[i].nbytes, NULL, NULL };
         s = mxp_write_file("safetensors", path, pieces, (int)(n + 1));
     }
     free(pieces);
@@ -280,6 +295,129 @@ static mxp_status save_buffer(void **data, size_t *size, size_t n, const char *c
     }
     release(e, n, &hdr);
     return s;
+}
+
+/* ---- a whole file cast, a chunk at a time --------------------------------- */
+
+/* One converted tensor of a cast: its elements from the mapped file. */
+typedef struct cast_part {
+    const unsigned char *src;
+    mxp_dtype from, to;
+    int from_bits, to_bits;
+    mxp_convert_opts opts; /* index_offset: the tensor's first element in the file's stream */
+} cast_part;
+
+/* Bytes [offset, offset + len) of the converted tensor (write-file.h's
+ * make): elements first .. first + count, a whole number of bytes on both
+ * sides (offset is a multiple of MXP_WRITE_CHUNK, 6 MiB: of 8 elements of
+ * any width); packed float4/float6 through a byte per element. */
+static mxp_status cast_make(const void *ctx, size_t offset, size_t len, void *buf)
+{
+    const cast_part *c = ctx;
+    const size_t first = offset * 8 / (size_t)c->to_bits, count = len * 8 / (size_t)c->to_bits;
+    const unsigned char *src = c->src + first * (size_t)c->from_bits / 8;
+    mxp_convert_opts o = c->opts;
+    o.index_offset += first;
+    const bool unpack = c->from_bits < 8, pack = c->to_bits < 8;
+    unsigned char *tmp = NULL;
+    if ((unpack || pack) && !(tmp = malloc(count ? count : 1)))
+        return mxp_error(MXP_ERR_NO_MEMORY, "safetensors: no memory to convert %zu packed elements", count);
+    mxp_status s = MXP_OK;
+    if (unpack) {
+        s = mxp_unpack(tmp, src, c->from, count);
+        src = tmp;
+    }
+    if (s == MXP_OK)
+        s = mxp_convert(pack ? (void *)tmp : buf, c->to, src, c->from, count, &o); /* in place when both are packed */
+    if (s == MXP_OK && pack)
+        s = mxp_pack(buf, tmp, c->to, count);
+    free(tmp);
+    return s;
+}
+
+static bool is_float(mxp_dtype t)
+{
+    const mxp_dtype_traits *tr = mxp_dtype_get_traits(t);
+    return tr && tr->kind == MXP_KIND_FLOAT;
+}
+
+static mxp_status cast(const char *path, const mxp_safetensors *st, mxp_dtype to, const mxp_convert_opts *opts,
+                       size_t *converted, uint64_t *elements)
+{
+    static const char fn[] = "mxp_safetensors_cast";
+    if (!path || !st)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, path ? "st" : "path");
+    const mxp_st_dtype *out = mxp_st_dtype_of(to);
+    if (!is_float(to) || !out)
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: %s is not a floating-point dtype safetensors has a code for",
+                         fn, mxp_dtype_name(to));
+    mxp_convert_opts base = opts ? *opts : (mxp_convert_opts){ .rounding = MXP_ROUND_NEAREST_EVEN };
+    mxp_status s = mxp_convert(NULL, to, NULL, MXP_F32, 0, &base); /* the options checked once */
+    if (s != MXP_OK)
+        return s;
+    const size_t n = mxp_safetensors_count(st), nmeta = mxp_safetensors_metadata_count(st);
+    entry *e = calloc(n ? n : 1, sizeof *e);
+    cast_part *parts = calloc(n ? n : 1, sizeof *parts);
+    mxp_write_piece *pieces = malloc((n + 1) * sizeof *pieces);
+    const char **keys = calloc(nmeta ? nmeta : 1, sizeof *keys), **values = calloc(nmeta ? nmeta : 1, sizeof *values);
+    strbuf hdr = { 0 };
+    size_t nconv = 0;
+    uint64_t nel = 0;
+    if (!e || !parts || !pieces || !keys || !values)
+        s = MXP_ERR_NO_MEMORY;
+    for (size_t i = 0; s == MXP_OK && i < n; i++) { /* the file's order: the stochastic stream's */
+        const mxp_dtype from = mxp_safetensors_dtype(st, i);
+        e[i].name = mxp_safetensors_name(st, i);
+        e[i].ndim = mxp_safetensors_ndim(st, i);
+        e[i].shape = mxp_safetensors_shape(st, i);
+        const char *dn = mxp_safetensors_dtype_name(st, i);
+        e[i].dtype = mxp_st_dtype_named(dn, strlen(dn));
+        e[i].data = mxp_safetensors_data(st, i, &e[i].nbytes);
+        if (!is_float(from)) /* integers, bool, the dtypes mxp lacks: their bytes as they are */
+            continue;
+        uint64_t count = 1;
+        for (int d = 0; d < e[i].ndim; d++)
+            count *= (uint64_t)e[i].shape[d]; /* the reader checked that the bytes hold them */
+        if (count % 8 * (uint64_t)out->bits % 8) {
+            s = mxp_error(MXP_ERR_SHAPE, "%s: tensor '%.60s': %llu elements of %s are not whole bytes", fn, e[i].name,
+                          (unsigned long long)count, out->name);
+            break;
+        }
+        parts[i] = (cast_part){ e[i].data, from, to, e[i].dtype->bits, out->bits, base };
+        parts[i].opts.index_offset = base.index_offset + nel;
+        e[i].dtype = out;
+        e[i].nbytes = (size_t)(count * (uint64_t)out->bits / 8);
+        e[i].data = NULL;
+        e[i].make = &parts[i];
+        nconv++;
+        nel += count;
+    }
+    for (size_t j = 0; s == MXP_OK && j < nmeta; j++)
+        keys[j] = mxp_safetensors_metadata_key(st, j), values[j] = mxp_safetensors_metadata_value(st, j);
+    if (s == MXP_OK)
+        s = header(&hdr, e, n, nmeta, keys, values);
+    if (s == MXP_OK) {
+        pieces[0] = (mxp_write_piece){ hdr.p, hdr.len, NULL, NULL };
+        for (size_t i = 0; i < n; i++)
+            pieces[i + 1] = (mxp_write_piece){ e[i].data, e[i].nbytes, e[i].make ? cast_make : NULL, e[i].make };
+        s = mxp_write_file("safetensors", path, pieces, (int)(n + 1));
+    }
+    if (s == MXP_OK && converted)
+        *converted = nconv;
+    if (s == MXP_OK && elements)
+        *elements = nel;
+    free(e), free(parts), free(pieces), free(keys), free(values), free(hdr.p);
+    return s;
+}
+
+mxp_status mxp_safetensors_cast(const char *path, const mxp_safetensors *st, mxp_dtype to,
+                                const mxp_convert_opts *opts, size_t *converted, uint64_t *elements)
+{
+    if (converted)
+        *converted = 0;
+    if (elements)
+        *elements = 0;
+    MXP_PROF_RETURN("safetensors_cast", 0, 0, cast(path, st, to, opts, converted, elements));
 }
 
 /* ---- the profiler's kind safetensors_save ------------------------------ */

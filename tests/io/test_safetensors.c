@@ -262,6 +262,120 @@ static void test_safetensors_files(void **state)
     mxp_array_free(a);
 }
 
+/* Bytes of a whole file (malloc'ed), *size set. */
+static unsigned char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *size = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc(*size ? *size : 1);
+    assert_true(fread(b, 1, *size, f) == *size);
+    fclose(f);
+    return b;
+}
+
+/* mxp_safetensors_cast against the arrays read with the conversion and
+ * saved (mxp_safetensors_save): the same file byte for byte -- float
+ * tensors of several dtypes (packed float6 in, packed float4 out), an
+ * integer one kept, metadata, stochastic rounding's one stream across the
+ * tensors, tensors spanning several 6 MiB chunks (float64 out; 13 M
+ * values into float4, a chunk boundary inside the packed bytes); the
+ * counts; bad arguments; a failure leaves the old file. */
+static void test_safetensors_cast_is_read_convert_save(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mxp-stc-XXXXXX", in[128], got[128], want[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(in, sizeof in, "%s/in.safetensors", dir);
+    snprintf(got, sizeof got, "%s/got.safetensors", dir);
+    snprintf(want, sizeof want, "%s/want.safetensors", dir);
+    const int64_t big = 13000000, mid = 2000000, small = 40;
+    mxp_array *a[5], *t = NULL;
+    assert_int_equal(mxp_array_random_normal(&t, MXP_F32, 1, &big, 0, 2, 1), MXP_OK);
+    assert_int_equal(mxp_array_astype(&a[0], t, MXP_F16, NULL), MXP_OK); /* 13 M float16 */
+    mxp_array_free(t);
+    assert_int_equal(mxp_array_random_normal(&a[1], MXP_F32, 1, &mid, 0, 1e3, 2), MXP_OK);
+    assert_int_equal(mxp_array_random_normal(&t, MXP_F32, 1, &small, 0, 3, 3), MXP_OK);
+    assert_int_equal(mxp_array_astype(&a[2], t, MXP_E3M2, NULL), MXP_OK); /* stored packed */
+    mxp_array_free(t);
+    assert_int_equal(mxp_array_arange(&a[3], MXP_S64, -5, 5, 1), MXP_OK);
+    assert_int_equal(mxp_array_random_normal(&a[4], MXP_F64, 1, &small, 0, 1, 4), MXP_OK);
+    const char *names[] = { "h.big", "f.mid", "e3m2", "ids", "d" };
+    const char *keys[] = { "format", "note" }, *values[] = { "pt", "cast test" };
+    assert_int_equal(mxp_safetensors_save(in, 5, names, (const mxp_array *const *)a, 2, keys, values), MXP_OK);
+    mxp_safetensors *st;
+    assert_int_equal(mxp_safetensors_open(&st, in), MXP_OK);
+    const struct { mxp_dtype to; mxp_rounding mode; } cases[] = {
+        { MXP_BF16, MXP_ROUND_NEAREST_EVEN }, { MXP_F64, MXP_ROUND_NEAREST_EVEN }, { MXP_E2M1, MXP_ROUND_UP },
+        { MXP_E4M3, MXP_ROUND_STOCHASTIC },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mxp_convert_flags f1 = { 0 }, f2 = { 0 };
+        mxp_convert_opts o = { .rounding = cases[c].mode, .overflow = MXP_OVERFLOW_SATURATE, .seed = 7,
+                               .index_offset = 100, .flags = &f1 };
+        size_t converted = 0;
+        uint64_t elements = 0;
+        assert_int_equal(mxp_safetensors_cast(got, st, cases[c].to, &o, &converted, &elements), MXP_OK);
+        assert_int_equal(converted, 4);
+        assert_true(elements == (uint64_t)(big + mid + 2 * small));
+        /* the oracle: each tensor read (converted with the stream's offset) and saved */
+        const size_t n = mxp_safetensors_count(st);
+        mxp_array *r[5];
+        const char *rn[5];
+        mxp_convert_opts q = o;
+        q.flags = &f2;
+        uint64_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            const mxp_dtype from = mxp_safetensors_dtype(st, i);
+            const bool fl = mxp_dtype_get_traits(from)->kind == MXP_KIND_FLOAT;
+            q.index_offset = 100 + at;
+            rn[i] = mxp_safetensors_name(st, i);
+            assert_int_equal(mxp_safetensors_read(&r[i], st, i, fl ? cases[c].to : from, &q), MXP_OK);
+            if (fl)
+                at += (uint64_t)mxp_array_size(r[i]);
+        }
+        const char *mk[2], *mv[2];
+        for (size_t j = 0; j < 2; j++)
+            mk[j] = mxp_safetensors_metadata_key(st, j), mv[j] = mxp_safetensors_metadata_value(st, j);
+        assert_int_equal(mxp_safetensors_save(want, n, rn, (const mxp_array *const *)r, 2, mk, mv), MXP_OK);
+        size_t gs, ws;
+        unsigned char *gb = slurp(got, &gs), *wb = slurp(want, &ws);
+        if (gs != ws || memcmp(gb, wb, gs))
+            fail_msg("cast to %s (case %zu): %zu bytes, the read-convert-save file %zu, or other bytes",
+                     mxp_dtype_name(cases[c].to), c, gs, ws);
+        assert_true(f1.inexact == f2.inexact && f1.overflow == f2.overflow && f1.underflow == f2.underflow);
+        assert_true(cases[c].to == MXP_F64 ? f1.inexact == 0 : f1.inexact > 0); /* float64 holds every value */
+        free(gb), free(wb);
+        for (size_t i = 0; i < n; i++)
+            mxp_array_free(r[i]);
+    }
+    /* refused: a dtype that is not a float with a code, NULL arguments, an unwritable path; the old file stays */
+    size_t before, after;
+    free(slurp(got, &before));
+    assert_int_equal(mxp_safetensors_cast(got, st, MXP_S8, NULL, NULL, NULL), MXP_ERR_INVALID_DTYPE);
+    assert_contains(mxp_last_error(), "not a floating-point dtype");
+    assert_int_equal(mxp_safetensors_cast(NULL, st, MXP_BF16, NULL, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_safetensors_cast(got, NULL, MXP_BF16, NULL, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_int_equal(mxp_safetensors_cast("/nonexistent/x.safetensors", st, MXP_BF16, NULL, NULL, NULL), MXP_ERR_IO);
+    const mxp_convert_opts bad = { .rounding = (mxp_rounding)99 };
+    assert_int_not_equal(mxp_safetensors_cast(got, st, MXP_BF16, &bad, NULL, NULL), MXP_OK);
+    free(slurp(got, &after));
+    assert_true(before == after);
+    /* the file itself as the destination: the new one replaces it, the mapping keeps the old */
+    assert_int_equal(mxp_safetensors_cast(in, st, MXP_F16, NULL, NULL, NULL), MXP_OK);
+    mxp_safetensors_close(st);
+    assert_int_equal(mxp_safetensors_open(&st, in), MXP_OK);
+    for (size_t i = 0; i < mxp_safetensors_count(st); i++)
+        assert_true(mxp_safetensors_dtype(st, i) == MXP_F16 || mxp_safetensors_dtype(st, i) == MXP_S64);
+    mxp_safetensors_close(st);
+    for (int i = 0; i < 5; i++)
+        mxp_array_free(a[i]);
+    unlink(in), unlink(got), unlink(want);
+    rmdir(dir);
+}
+
 typedef struct bad_case {
     const char *header;
     size_t data_bytes;
@@ -535,6 +649,7 @@ int main(void)
         cmocka_unit_test(test_safetensors_writes_the_library_bytes),
         cmocka_unit_test(test_safetensors_round_trip_of_every_dtype),
         cmocka_unit_test(test_safetensors_files),
+        cmocka_unit_test(test_safetensors_cast_is_read_convert_save),
         cmocka_unit_test(test_safetensors_refuses_bad_headers),
         cmocka_unit_test(test_safetensors_refuses_bad_lengths),
         cmocka_unit_test(test_safetensors_dtypes_mxp_lacks),

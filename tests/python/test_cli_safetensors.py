@@ -5,6 +5,7 @@ one stochastic stream across the file, and failures that leave OUT as it
 was.  Needs NumPy only (the files are built and parsed here)."""
 import json
 import os
+import resource
 import struct
 import subprocess
 
@@ -98,12 +99,21 @@ def test_packed_float6_and_float4_are_cast(tmp_path):
     assert np.frombuffer(out["q"][2], np.float16).tolist() == [-2.0, 6.0]
 
 
-def test_failures_leave_out_alone(tmp_path):
-    write(tmp_path / "odd.safetensors", {"w": np.ones(2, np.float32)}, raw={"s": ("C64", [1], bytes(8))})
-    (tmp_path / "out.safetensors").write_bytes(b"old")
+def test_dtypes_mxp_lacks_are_kept(tmp_path):
+    """A tensor of a dtype mxp has no type for (C64) is copied as it is,
+    beside the converted ones, and counted as kept."""
+    raw = bytes(range(8))
+    write(tmp_path / "odd.safetensors", {"w": np.ones(2, np.float32)}, raw={"s": ("C64", [1], raw)})
     p = cast(tmp_path / "odd.safetensors", tmp_path / "out.safetensors", "--to", "bf16")
-    assert p.returncode == 1
-    assert "tensor 's' has dtype C64, which mxp has no type for yet" in p.stderr
+    assert p.returncode == 0, p.stderr
+    assert "2 tensors, 1 floating-point converted to bfloat16 (2 elements), 1 kept" in p.stdout
+    out, _, _ = read(tmp_path / "out.safetensors")
+    assert out["s"] == ("C64", [1], raw)
+    assert out["w"][:2] == ("BF16", [2]) and out["w"][2] == bytes.fromhex("803f803f")
+
+
+def test_failures_leave_out_alone(tmp_path):
+    (tmp_path / "out.safetensors").write_bytes(b"old")
     data = (tmp_path / "in.safetensors")
     write(data, {"w": np.ones(4, np.float32)})
     (tmp_path / "cut.safetensors").write_bytes(data.read_bytes()[:-3])
@@ -111,6 +121,45 @@ def test_failures_leave_out_alone(tmp_path):
     assert p.returncode == 1
     assert "cut.safetensors: the tensors' data ends at byte 16 of the data, the file's at 13" in p.stderr
     assert (tmp_path / "out.safetensors").read_bytes() == b"old"
+
+
+def test_cast_memory_stays_bounded(tmp_path):
+    """A cast under a data limit (ulimit -d: heap and anonymous mappings;
+    the input stays a file mapping) smaller than its output: 96 MB of
+    float32 zeros (a sparse file) into 48 MB of bfloat16 under 24 MiB
+    succeeds, a chunk at a time (holding the converted tensors, as mxp cast
+    did before, failed for want of 48 MB)."""
+    n = 24_000_000
+    hdr = json.dumps({"big": {"dtype": "F32", "shape": [n], "data_offsets": [0, 4 * n]},
+                      "ids": {"dtype": "I64", "shape": [3], "data_offsets": [4 * n, 4 * n + 24]}}).encode()
+    hdr += b" " * (-len(hdr) % 8)
+    src = tmp_path / "big.safetensors"
+    with open(src, "wb") as f:
+        f.write(struct.pack("<Q", len(hdr)) + hdr)
+        f.seek(4 * n, os.SEEK_CUR)  # zeros, never written
+        f.write(struct.pack("<3q", 1, 2, 3))
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_DATA, (24 << 20, 24 << 20))
+
+    out = tmp_path / "out.safetensors"
+    p = subprocess.run([MXP, "cast", str(src), str(out), "--to", "bf16"], capture_output=True, text=True,
+                       preexec_fn=limit)
+    assert p.returncode == 0, p.stderr
+    assert "2 tensors, 1 floating-point converted to bfloat16 (24000000 elements), 1 kept" in p.stdout
+    with open(out, "rb") as f:
+        k = struct.unpack("<Q", f.read(8))[0]
+        head = json.loads(f.read(k))
+        assert head["ids"] == {"dtype": "I64", "shape": [3], "data_offsets": [0, 24]}
+        assert head["big"] == {"dtype": "BF16", "shape": [n], "data_offsets": [24, 24 + 2 * n]}
+        assert struct.unpack("<3q", f.read(24)) == (1, 2, 3)
+        zeros = bytes(1 << 20)
+        left = 2 * n
+        while left:
+            chunk = f.read(min(left, 1 << 20))
+            assert chunk == zeros[:len(chunk)]
+            left -= len(chunk)
+        assert f.read() == b""
 
 
 def test_analyze_tensor_by_tensor(tmp_path):
