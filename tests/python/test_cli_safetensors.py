@@ -181,3 +181,138 @@ def test_analyze_tensor_by_tensor(tmp_path):
     p = subprocess.run([MXP, "analyze", str(tmp_path / "m.safetensors")], capture_output=True, text=True)
     assert p.returncode == 0 and "2 floating-point tensors: 512 B now" in p.stdout
     assert "ids                                      I64      (kept" in p.stdout
+
+
+# ---- mxp quantize: model files in the common quantized layouts -------------------------------------------------
+
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6])
+
+
+def quantize(*args):
+    return subprocess.run([MXP, "quantize"] + [str(a) for a in args], capture_output=True, text=True)
+
+
+def model(path):
+    rng = np.random.default_rng(5)
+    t = {"a.weight": (rng.standard_normal((8, 64)) * [[10.0 ** (i % 4 - 2)] for i in range(8)]).astype(np.float32),
+         "b.weight": rng.standard_normal((4, 32)).astype(np.float16),
+         "a.bias": rng.standard_normal(8).astype(np.float32),
+         "ids": np.arange(3, dtype=np.int64),
+         "tiny.weight": rng.standard_normal((2, 16)).astype(np.float32)}
+    write(path, t, metadata={"format": "pt"})
+    return t
+
+
+def e2m1_codes(t):
+    """|t| (already divided by the block scale) to E2M1 indices: nearest, ties to the even index, saturated."""
+    t = np.minimum(np.abs(t), 6.0)
+    lo = np.searchsorted(E2M1, t, side="right") - 1
+    hi = np.minimum(lo + 1, 7)
+    dl, dh = t - E2M1[lo], E2M1[hi] - t
+    return np.where(dl < dh, lo, np.where(dl > dh, hi, np.where(lo % 2 == 0, lo, hi)))
+
+
+def nibbles(b):
+    b = np.asarray(b, np.uint8)
+    return np.stack([b & 15, b >> 4], axis=-1).reshape(*b.shape[:-1], -1)
+
+
+def test_quantize_int8_and_int4(tmp_path):
+    t = model(tmp_path / "m.safetensors")
+    for kind, qmax in (("int8", 127), ("int4", 7)):
+        out = tmp_path / f"{kind}.safetensors"
+        p = quantize(tmp_path / "m.safetensors", out, "--to", kind, "--min-elements", "100")
+        assert p.returncode == 0, p.stderr
+        assert f"5 tensors, 2 quantized to {kind} per-channel" in p.stdout
+        got, meta, _ = read(out)
+        assert meta == {"format": "pt", "mxp_quantize": f"{kind} per-channel; layout: mxp docs/safetensors.md"}
+        for k in ("a.bias", "ids", "tiny.weight"):  # kept as they are
+            assert got[k][2] == t[k].tobytes()
+        for k in ("a.weight", "b.weight"):
+            w = t[k].astype(np.float64)
+            d, shape, scale = got[k + "_scale"]
+            assert (d, shape) == ("F32", [w.shape[0], 1])
+            s = np.frombuffer(scale, np.float32).astype(np.float64)[:, None]
+            assert np.array_equal(s, (np.abs(w).max(axis=1, keepdims=True) / qmax).astype(np.float32))
+            want = np.clip(np.rint(w / s), -qmax, qmax)
+            if kind == "int8":
+                d, shape, codes = got[k]
+                assert (d, shape) == ("I8", list(w.shape))
+                q = np.frombuffer(codes, np.int8).reshape(w.shape)
+            else:
+                d, shape, packed = got[k + "_packed"]
+                assert (d, shape) == ("U8", [w.shape[0], w.shape[1] // 2])
+                n = nibbles(np.frombuffer(packed, np.uint8).reshape(shape)).astype(np.int8)
+                q = np.where(n > 7, n - 16, n)
+                assert got[k + "_shape"] == ("I64", [2], np.array(w.shape, np.int64).tobytes())
+            assert np.array_equal(q, want)
+            assert np.abs(q).max(axis=1).tolist() == [qmax] * w.shape[0]
+    p = quantize(tmp_path / "m.safetensors", tmp_path / "pt.safetensors", "--to", "int8", "--per-tensor",
+                 "--min-elements", "100")
+    assert p.returncode == 0, p.stderr
+    got, _, _ = read(tmp_path / "pt.safetensors")
+    assert got["a.weight_scale"][:2] == ("F32", [1])
+    w = t["a.weight"].astype(np.float64)
+    s = float(np.frombuffer(got["a.weight_scale"][2], np.float32)[0])
+    assert s == np.float32(np.abs(w).max() / 127)
+    assert np.array_equal(np.frombuffer(got["a.weight"][2], np.int8).reshape(w.shape), np.rint(w / s))
+    assert "tiny.weight_scale" not in got and got["tiny.weight"][2] == t["tiny.weight"].tobytes()  # < 100 values
+
+
+def test_quantize_mxfp4_nvfp4(tmp_path):
+    t = model(tmp_path / "m.safetensors")
+    p = quantize(tmp_path / "m.safetensors", tmp_path / "mx.safetensors", "--to", "mxfp4", "--min-elements", "0")
+    assert p.returncode == 0, p.stderr
+    assert "5 tensors, 2 quantized to mxfp4" in p.stdout  # tiny.weight: 16 columns, not whole blocks of 32
+    got, _, _ = read(tmp_path / "mx.safetensors")
+    assert got["tiny.weight"][2] == t["tiny.weight"].tobytes()
+    for k in ("a.weight", "b.weight"):
+        w = t[k].astype(np.float32).astype(np.float64)
+        r, c = w.shape
+        d, shape, blocks = got[k + "_blocks"]
+        assert (d, shape) == ("U8", [r, c // 32, 16])
+        d, shape, scales = got[k + "_scales"]
+        assert (d, shape) == ("U8", [r, c // 32])
+        e = np.frombuffer(scales, np.uint8).reshape(r, c // 32).astype(np.int64)
+        amax = np.abs(w.reshape(r, c // 32, 32)).max(axis=2)
+        assert np.array_equal(e, np.frexp(amax)[1] - 1 - 2 + 127)  # floor(log2 amax) - emax(E2M1)
+        x = np.exp2(e - 127.0)[:, :, None]
+        n = nibbles(np.frombuffer(blocks, np.uint8).reshape(r, c // 32, 16))
+        t_ = w.reshape(r, c // 32, 32) / x
+        assert np.array_equal(n & 7, e2m1_codes(t_))
+        nz = e2m1_codes(t_) > 0  # the sign bit of every nonzero code (a zero may carry either)
+        assert np.array_equal((n >> 3)[nz], (t_ < 0)[nz])
+    p = quantize(tmp_path / "m.safetensors", tmp_path / "nv.safetensors", "--to", "nvfp4", "--min-elements", "0")
+    assert p.returncode == 0, p.stderr
+    got, _, _ = read(tmp_path / "nv.safetensors")
+    for k in ("a.weight", "b.weight", "tiny.weight"):
+        w = t[k].astype(np.float32).astype(np.float64)
+        r, c = w.shape
+        d, shape, codes = got[k]
+        assert (d, shape) == ("U8", [r, c // 2])
+        d, shape, s8 = got[k + "_scale"]
+        assert (d, shape) == ("F8_E4M3", [r, c // 16])
+        d, shape, s2 = got[k + "_scale_2"]
+        assert (d, shape) == ("F32", [])
+        g = float(np.frombuffer(s2, np.float32)[0])
+        b = np.frombuffer(s8, np.uint8).astype(np.int64)
+        ex, m = (b >> 3) & 15, b & 7
+        bs = np.where(ex == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * np.exp2(ex - 7.0)).reshape(r, c // 16, 1)
+        n = nibbles(np.frombuffer(codes, np.uint8).reshape(r, c // 2)).reshape(r, c // 16, 16)
+        deq = np.where(n >> 3, -1, 1) * E2M1[n & 7] * bs * g
+        err = np.abs(deq - w.reshape(r, c // 16, 16))
+        assert np.all(err <= bs * g * 1.0 + 1e-12)  # half the widest E2M1 gap (4 to 6) in block units
+        amax = np.abs(w.reshape(r, c // 16, 16)).max(axis=2, keepdims=True)
+        assert np.all(np.abs(deq).max(axis=2, keepdims=True) >= amax * 0.85)
+
+
+def test_quantize_refuses(tmp_path):
+    model(tmp_path / "m.safetensors")
+    p = quantize(tmp_path / "m.safetensors", tmp_path / "o.safetensors", "--to", "int3")
+    assert p.returncode == 2 and "--to int3: use int8, int4, mxfp4 or nvfp4" in p.stderr
+    p = quantize(tmp_path / "m.safetensors", tmp_path / "o.safetensors")
+    assert p.returncode == 2 and "missing --to" in p.stderr
+    (tmp_path / "o.safetensors").write_bytes(b"old")
+    p = quantize(tmp_path / "missing.safetensors", tmp_path / "o.safetensors", "--to", "int8")
+    assert p.returncode == 1 and "cannot open" in p.stderr
+    assert (tmp_path / "o.safetensors").read_bytes() == b"old"

@@ -31,6 +31,7 @@ int cli_bench_gemm(int argc, char **argv);
 int cli_cast_value(int argc, char **argv);
 int cli_stat(int argc, char **argv);
 int cli_cast(int argc, char **argv);
+int cli_quantize(int argc, char **argv); /* quantize.c: model files */
 int cli_analyze(int argc, char **argv);
 int cli_check(int argc, char **argv);
 int cli_check_gemm(int argc, char **argv);

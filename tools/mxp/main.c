@@ -21,6 +21,7 @@ static const cli_command commands[] = {
     { "stat", cli_stat, "what a .npy file holds: shape, dtype, order, min/max/mean/std, NaN/inf counts" },
     { "show", cli_show, "print a .npy file's array as NumPy prints it" },
     { "cast", cli_cast, "convert a .npy or .safetensors file to another dtype: mxp cast IN OUT --to bf16" },
+    { "quantize", cli_quantize, "a .safetensors model's 2-d weights to int8, int4, mxfp4 or nvfp4 in the common layouts" },
     { "quant-gemm", cli_quant_gemm, "the int8 pipeline: calibrate, quantize, int8 GEMM, vs float32 GEMM" },
     { "train", cli_train, "mixed-precision training of an MLP (--model cnn: a CNN) on the digits: fp32/bf16/fp16, loss scaling, int8/fp8" },
     { "analyze", cli_analyze, "error of a .npy file (each tensor of a .safetensors) in each float dtype; the smallest meeting --require" },
