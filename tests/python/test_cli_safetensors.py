@@ -316,3 +316,42 @@ def test_quantize_refuses(tmp_path):
     p = quantize(tmp_path / "missing.safetensors", tmp_path / "o.safetensors", "--to", "int8")
     assert p.returncode == 1 and "cannot open" in p.stderr
     assert (tmp_path / "o.safetensors").read_bytes() == b"old"
+
+
+def e4m3(b):
+    b = np.asarray(b, np.uint8).astype(np.int64)
+    ex, m = (b >> 3) & 15, b & 7
+    v = np.where(ex == 0, m / 8 * 2.0 ** -6, (1 + m / 8) * np.exp2(ex - 7.0))
+    return np.where(b >> 7, -v, v)
+
+
+def test_cast_with_a_scale(tmp_path):
+    t = model(tmp_path / "m.safetensors")
+    for mode in ("per-channel", "per-tensor"):
+        out = tmp_path / f"{mode}.safetensors"
+        p = cast(tmp_path / "m.safetensors", out, "--to", "e4m3", "--scale", mode)
+        assert p.returncode == 0, p.stderr
+        assert "5 tensors, 3 floating-point converted to float8_e4m3fn with a scale per " in p.stdout
+        got, meta, _ = read(out)
+        assert meta == {"format": "pt"}
+        assert got["a.bias"][2] == t["a.bias"].tobytes() and got["ids"][2] == t["ids"].tobytes()  # kept
+        for k in ("a.weight", "b.weight", "tiny.weight"):
+            w = t[k].astype(np.float64)
+            d, shape, codes = got[k]
+            assert (d, shape) == ("F8_E4M3", list(w.shape))
+            d, shape, sc = got[k + "_scale"]
+            s = np.frombuffer(sc, np.float32).astype(np.float64)
+            amax = np.abs(w).max(axis=1) if mode == "per-channel" else np.array([np.abs(w).max()])
+            assert shape == ([w.shape[0], 1] if mode == "per-channel" else [1])
+            assert np.array_equal(s, (amax / 448).astype(np.float32))
+            s = s.reshape(-1, 1)
+            q = e4m3(np.frombuffer(codes, np.uint8)).reshape(w.shape)
+            ulp = np.exp2(np.floor(np.log2(np.maximum(np.abs(q), 2.0 ** -6))) - 3)
+            assert np.all(np.abs(w / s - q) <= ulp / 2 * (1 + 1e-9))  # rounded to nearest
+            assert np.abs(q).max() == 448
+    p = cast(tmp_path / "m.safetensors", tmp_path / "o.safetensors", "--to", "bf16", "--scale", "per-tensor")
+    assert p.returncode == 2 and "--scale needs a float8, float6 or float4 --to, not bfloat16" in p.stderr
+    p = cast(tmp_path / "x.npy", tmp_path / "y.npy", "--to", "e4m3", "--scale", "per-tensor")
+    assert p.returncode == 2 and "--scale is for safetensors files" in p.stderr
+    p = cast(tmp_path / "m.safetensors", tmp_path / "o.safetensors", "--to", "e4m3", "--scale", "per-row")
+    assert p.returncode == 2 and "--scale per-row: use per-tensor or per-channel" in p.stderr

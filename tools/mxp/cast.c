@@ -10,13 +10,15 @@ typedef struct cast_args {
     const char *in, *out;
     mxp_dtype to;
     mxp_convert_opts opts;
+    int scale; /* safetensors: CLI_SCALE_NONE, _TENSOR or _CHANNEL */
 } cast_args;
 
 static void print_help(void)
 {
     printf("usage: mxp cast IN.npy OUT.npy --to TYPE [--rounding MODE]\n"
            "                [--overflow inf|saturate] [--seed N]\n"
-           "       mxp cast IN.safetensors OUT.safetensors --to TYPE [...]\n\n"
+           "       mxp cast IN.safetensors OUT.safetensors --to TYPE [...]\n"
+           "                [--scale per-tensor|per-channel]\n\n"
            "Converts every element of IN.npy to TYPE with mxp_array_astype and writes\n"
            "OUT.npy (C order).  bfloat16 and float8 are written as one-field structured\n"
            "arrays that NumPy reads without mxp (docs/npy.md).  Prints one line: what\n"
@@ -36,8 +38,15 @@ static void print_help(void)
            "written as the safetensors library writes it, atomically, a chunk at a\n"
            "time: memory stays at about 6 MiB whatever the file's size (TYPE: a float\n"
            "dtype safetensors has a code for).\n\n"
+           "  --scale per-tensor|per-channel   (safetensors, TYPE float8/6/4) the 2-d float\n"
+           "                    tensors scaled into TYPE's range first: NAME holds the codes,\n"
+           "                    NAME_scale (F32 [1] or [rows, 1]) amax / TYPE's max, w ~ code\n"
+           "                    * scale (compressed-tensors' FP8 layout); other float tensors\n"
+           "                    are kept as they are, the whole output held in memory.\n\n"
            "On a terminal, a cast that takes over a second shows its progress on stderr.\n");
 }
+
+static int ends_with(const char *s, const char *tail);
 
 static int parse_args(cast_args *a, int argc, char **argv)
 {
@@ -54,6 +63,15 @@ static int parse_args(cast_args *a, int argc, char **argv)
                     return cli_usage_error("cast", "unknown dtype '%s'", v);
             } else if (m < 0) {
                 return cli_usage_error("cast", "option '--to' needs a value");
+            } else if ((m = cli_option(argc, argv, &i, "--scale", &v)) > 0) {
+                if (!strcmp(v, "per-tensor"))
+                    a->scale = CLI_SCALE_TENSOR;
+                else if (!strcmp(v, "per-channel"))
+                    a->scale = CLI_SCALE_CHANNEL;
+                else
+                    return cli_usage_error("cast", "--scale %s: use per-tensor or per-channel", v);
+            } else if (m < 0) {
+                return cli_usage_error("cast", "option '--scale' needs a value");
             } else if ((rc = cli_convert_option("cast", argc, argv, &i, &a->opts)) != CLI_OK) {
                 return rc > 0 ? rc : cli_bad_argument("cast", argv[i]);
             }
@@ -71,6 +89,14 @@ static int parse_args(cast_args *a, int argc, char **argv)
         return cli_usage_error("cast", "missing %s", a->in ? "OUT.npy" : "IN.npy and OUT.npy");
     if (a->to == MXP_DTYPE_INVALID)
         return cli_usage_error("cast", "missing --to TYPE");
+    if (a->scale) {
+        const mxp_dtype_traits *t = mxp_dtype_get_traits(a->to);
+        if (!ends_with(a->in, ".safetensors"))
+            return cli_usage_error("cast", "--scale is for safetensors files (an .npy file has no place for the scale)");
+        if (t->kind != MXP_KIND_FLOAT || t->bits > 8 || a->to == MXP_E8M0)
+            return cli_usage_error("cast", "--scale needs a float8, float6 or float4 --to, not %s",
+                                   mxp_dtype_name(a->to));
+    }
     return CLI_OK;
 }
 
@@ -120,7 +146,7 @@ static int ends_with(const char *s, const char *tail)
 static int cast(cast_args *a)
 {
     if (ends_with(a->in, ".safetensors"))
-        return cli_cast_safetensors(a->in, a->out, a->to, a->opts);
+        return cli_cast_safetensors(a->in, a->out, a->to, a->opts, a->scale);
     mxp_convert_flags flags = { 0 };
     mxp_array *x = NULL, *y = NULL;
     a->opts.flags = &flags;

@@ -74,7 +74,8 @@ const char *cli_memory(char *buf, size_t size, size_t bytes);
 void cli_analyze_json_candidates(const mxp_roundtrip_row *rows);
 
 /* mxp cast of a safetensors file (cast_safetensors.c): CLI_OK or CLI_FAILED. */
-int cli_cast_safetensors(const char *in, const char *out, mxp_dtype to, mxp_convert_opts opts);
+enum { CLI_SCALE_NONE, CLI_SCALE_TENSOR, CLI_SCALE_CHANNEL };
+int cli_cast_safetensors(const char *in, const char *out, mxp_dtype to, mxp_convert_opts opts, int scale);
 
 /* mxp_npy_load, its failure printed as cli_mxp_error does: CLI_OK or CLI_FAILED. */
 int cli_load_npy(const char *cmd, const char *path, mxp_array **out);
