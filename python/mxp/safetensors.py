@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _mxp
 
-__all__ = ["load", "save", "save_bytes", "load_bytes", "safe_open"]
+__all__ = ["load", "save", "save_bytes", "load_bytes", "safe_open", "cast"]
 
 
 def _source(file):
@@ -141,3 +141,15 @@ def save_bytes(tensors, metadata=None):
     """save() into bytes (the safetensors library's ``save``)."""
     names, arrays, keys, values = _arguments(tensors, metadata)
     return _mxp._st_save(None, names, arrays, keys, values)
+
+
+def cast(src, dst, dtype, rounding="nearest_even", overflow="inf", seed=0, index_offset=0):
+    """Writes the safetensors file src to dst with every floating-point
+    tensor converted to dtype (one rounding each; stochastic rounding: one
+    stream across the tensors in the file's order, starting at element
+    index_offset), the other tensors and the metadata as they are, a 6 MiB
+    chunk at a time (memory bounded whatever the file's size; dst replaced
+    atomically, it may be src).  Returns (tensors converted, their
+    elements).  mxp_safetensors_cast; `mxp cast` on the command line."""
+    cap = _mxp._st_open(os.fspath(src))
+    return _mxp._st_cast(cap, os.fspath(dst), dtype, rounding, overflow, int(seed), int(index_offset))

@@ -197,7 +197,43 @@ static PyObject *st_save(PyObject *self, PyObject *args)
     return result;
 }
 
+/* _st_cast(capsule, path, dtype, rounding, overflow, seed, index_offset) -> (converted, elements) */
+static PyObject *st_cast(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *cap, *path_obj, *dtype_obj;
+    const char *rounding, *overflow;
+    unsigned long long seed, offset;
+    if (!PyArg_ParseTuple(args, "OOOssKK:_st_cast", &cap, &path_obj, &dtype_obj, &rounding, &overflow, &seed, &offset))
+        return NULL;
+    const mxp_safetensors *st = mxpy_capsule_get(cap, &kind_safetensors);
+    if (!st)
+        return NULL;
+    mxp_convert_opts o;
+    if (mxpy_convert_opts(rounding, overflow, seed, &o) < 0)
+        return NULL;
+    o.index_offset = offset;
+    const mxp_dtype dt = mxpy_dtype_arg(dtype_obj, "safetensors.cast: dtype");
+    if (dt == MXP_DTYPE_INVALID)
+        return NULL;
+    PyObject *path;
+    if (!PyUnicode_FSConverter(path_obj, &path))
+        return NULL;
+    size_t converted = 0;
+    uint64_t elements = 0;
+    mxp_status s;
+    Py_BEGIN_ALLOW_THREADS
+    s = mxp_safetensors_cast(PyBytes_AS_STRING(path), st, dt, &o, &converted, &elements);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path);
+    if (s != MXP_OK)
+        return mxpy_raise(s);
+    return Py_BuildValue("(nK)", (Py_ssize_t)converted, (unsigned long long)elements);
+}
+
 PyMethodDef mxpy_safetensors_methods[] = {
+    { "_st_cast", st_cast, METH_VARARGS,
+      "_st_cast(capsule, path, dtype, rounding, overflow, seed, index_offset) -> (converted, elements)." },
     { "_st_open", st_open, METH_O, "_st_open(path or bytes) -> capsule: mxp_safetensors_open(_buffer)." },
     { "_st_entries", st_entries, METH_O, "_st_entries(capsule) -> [(name, dtype name, shape, dtype or None)]." },
     { "_st_metadata", st_metadata, METH_O, "_st_metadata(capsule) -> dict." },

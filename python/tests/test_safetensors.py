@@ -141,3 +141,26 @@ def test_float4_files_as_torch_writes_them():
     codes = w.view(np.uint8)
     assert (codes[:, 0::2] == packed & 15).all() and (codes[:, 1::2] == packed >> 4).all()
     assert st.save_bytes({"w": w}) == blob  # byte for byte what the library writes
+
+
+def test_cast_is_load_convert_save(tmp_path):
+    """mxp.safetensors.cast: the file save() writes for the tensors loaded
+    converted, byte for byte (the stochastic stream across tensors:
+    tests/io/test_safetensors.c); the counts; a dtype that is not a float
+    refused; dst may be src."""
+    rng = np.random.default_rng(2)
+    tensors = {"w": rng.standard_normal((64, 33)).astype(np.float32), "h": rng.standard_normal(70).astype(np.float16),
+               "ids": np.arange(4, dtype=np.int64)}
+    src, dst, want = tmp_path / "in.safetensors", tmp_path / "out.safetensors", tmp_path / "want.safetensors"
+    st.save(src, tensors, metadata={"k": "v"})
+    for to, overflow in ((mxp.float8_e4m3fn, "saturate"), (mxp.bfloat16, "inf")):
+        assert st.cast(src, dst, to, "nearest_even", overflow) == (2, 64 * 33 + 70)
+        with st.safe_open(src) as f:
+            conv = {k: f.get_tensor(k, to if k != "ids" else None, "nearest_even", overflow) for k in f.keys()}
+        st.save(want, conv, metadata={"k": "v"})
+        assert dst.read_bytes() == want.read_bytes()
+    assert st.load(dst)["w"].tobytes() == tensors["w"].astype(mxp.bfloat16).tobytes()
+    with pytest.raises(TypeError, match="not a floating-point dtype"):
+        st.cast(src, dst, np.int8)
+    st.cast(src, src, "float16")
+    assert st.load(src)["w"].dtype == np.float16

@@ -14,7 +14,8 @@ array (docs/scale-out.md says how exactly, function by function).
     c = mxp.dask.matmul(a, b, out_dtype=mxp.bfloat16)       # float32 partial sums, one rounding
 
 ``python3 -m mxp.dask convert IN OUT --to bfloat16`` converts a zarr
-array or a folder of .npy shards out of core.  Needs dask (Debian:
+array or a folder of .npy shards out of core, and a folder of safetensors
+shards (a checkpoint) shard by shard (``cast_safetensors``).  Needs dask (Debian:
 python3-dask; python3-distributed for clusters, python3-zarr for zarr);
 ``import mxp`` alone never imports it.
 """
@@ -29,7 +30,8 @@ from ._io import to_zarr, from_zarr, to_npy_shards, from_npy_shards, open_array,
 from ._quant import OBSERVERS, calibrate, quantize, dequantize
 from ._compare import compare
 from ._matmul import matmul
+from ._safetensors import cast_safetensors
 
 __all__ = ["astype", "sum", "mean", "to_zarr", "from_zarr", "to_npy_shards", "from_npy_shards", "open_array",
            "save_quantized", "open_quantized", "OBSERVERS",
-           "calibrate", "quantize", "dequantize", "compare", "matmul"]
+           "calibrate", "quantize", "dequantize", "compare", "matmul", "cast_safetensors"]

@@ -4,7 +4,9 @@
   python3 -m mxp.dask quantize IN OUT [--qtype int8] [--axis 1] [--observer percentile]
 
 IN: a zarr array (NAME.zarr), a folder of .npy shards or one .npy file;
-OUT: NAME.zarr, or else a folder of .npy shards.  Runs on a LocalCluster
+OUT: NAME.zarr, or else a folder of .npy shards.  convert also takes a
+folder of safetensors shards (a checkpoint), cast shard by shard into the
+folder OUT with the other files and the index.  Runs on a LocalCluster
 (--workers processes, --memory-limit each) unless --scheduler names a
 running Dask scheduler (tcp://host:8786).  A progress bar on stderr."""
 import argparse
@@ -16,7 +18,7 @@ import time
 
 from .._api import ROUNDINGS
 from .._quant import QTYPES
-from . import OBSERVERS, astype, calibrate, quantize
+from . import OBSERVERS, astype, calibrate, cast_safetensors, quantize
 from ._blocks import resolve_dtype
 from ._io import open_array, save_quantized, store_array
 
@@ -78,6 +80,23 @@ def _run(client, writes, progress):
         f.result()  # raises the first failure
 
 
+def _convert_checkpoint(args):
+    """A folder of safetensors shards: one task a shard (cast_safetensors)."""
+    try:
+        with _client(args):
+            t0 = time.perf_counter()
+            done = cast_safetensors(args.input, args.output, resolve_dtype(args.to, "convert"), args.rounding,
+                                    args.overflow, args.seed)
+            dt = time.perf_counter() - t0
+    except (ValueError, TypeError, OSError) as e:
+        print(f"python3 -m mxp.dask: {e}", file=sys.stderr)
+        return 1
+    tensors, elements = sum(c for c, _ in done.values()), sum(e for _, e in done.values())
+    print(f"{args.input} ({len(done)} safetensors shards) -> {args.output}: {tensors} tensors, {elements} elements "
+          f"converted to {args.to} in {dt:.2f} s")
+    return 0
+
+
 def _gb(nbytes):
     return f"{nbytes / 1e9:.3g} GB"
 
@@ -87,6 +106,9 @@ def main(argv=None):
     if not os.path.exists(args.input):
         print(f"python3 -m mxp.dask: {args.input}: no such file or folder", file=sys.stderr)
         return 2
+    if args.command == "convert" and os.path.isdir(args.input) and \
+            any(f.endswith(".safetensors") for f in os.listdir(args.input)):
+        return _convert_checkpoint(args)
     try:
         x = open_array(args.input, args.rows_per_chunk)
         kw = dict(rounding=args.rounding, seed=args.seed)

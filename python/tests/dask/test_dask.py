@@ -376,3 +376,49 @@ def test_bad_input_gives_a_sentence(threads, tmp_path):
     mxp.save(tmp_path / "shards" / "1.npy", np.zeros((2, 4), np.float32))
     with pytest.raises(ValueError, match="shards must agree"):
         md.from_npy_shards(str(tmp_path / "shards"))
+
+
+# ---- a sharded safetensors checkpoint --------------------------------------------
+
+def test_safetensors_shards_cast_on_the_cluster(client, tmp_path):
+    """cast_safetensors: each shard's file is mxp.safetensors.cast of it
+    alone with its place in the one stochastic stream (the float elements
+    of the shards before it), whichever worker ran it; the index's
+    total_size is the new bytes, its weight_map and the other files kept;
+    python3 -m mxp.dask convert does the same on a folder."""
+    import json
+    import mxp.safetensors as st
+    src, dst, one = tmp_path / "src", tmp_path / "dst", tmp_path / "one.safetensors"
+    src.mkdir()
+    rng = np.random.default_rng(9)
+    shards = {"model-00001-of-00003.safetensors": {"a.weight": rng.standard_normal((30, 17)).astype(np.float32),
+                                                   "pos": np.arange(5, dtype=np.int64)},
+              "model-00002-of-00003.safetensors": {"b.weight": rng.standard_normal(1000).astype(np.float16)},
+              "model-00003-of-00003.safetensors": {"c.weight": rng.standard_normal((8, 8)).astype(np.float32),
+                                                   "c.bias": rng.standard_normal(8).astype(np.float32)}}
+    weight_map = {}
+    for name, tensors in shards.items():
+        st.save(src / name, tensors, metadata={"format": "pt"})
+        weight_map.update({k: name for k in tensors})
+    (src / "model.safetensors.index.json").write_text(json.dumps({"metadata": {"total_size": 1},
+                                                                  "weight_map": weight_map}))
+    (src / "config.json").write_text('{"hidden_size": 8}')
+    done = md.cast_safetensors(src, dst, mxp.bfloat16, rounding="stochastic", seed=4)
+    assert done == {"model-00001-of-00003.safetensors": (1, 510), "model-00002-of-00003.safetensors": (1, 1000),
+                    "model-00003-of-00003.safetensors": (2, 72)}
+    offset = 0
+    for name, tensors in shards.items():
+        st.cast(src / name, one, mxp.bfloat16, "stochastic", "inf", 4, offset)
+        assert (dst / name).read_bytes() == one.read_bytes()
+        offset += sum(a.size for a in tensors.values() if a.dtype.kind == "f")
+    index = json.loads((dst / "model.safetensors.index.json").read_text())
+    assert index["weight_map"] == weight_map
+    assert index["metadata"]["total_size"] == 2 * (510 + 1000 + 72) + 8 * 5
+    assert (dst / "config.json").read_text() == '{"hidden_size": 8}'
+    p = subprocess.run([sys.executable, "-m", "mxp.dask", "convert", str(src), str(tmp_path / "cli"), "--to",
+                        "bfloat16", "--rounding", "stochastic", "--seed", "4", "--scheduler",
+                        client.scheduler.address], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert "3 safetensors shards" in p.stdout
+    for name in shards:
+        assert (tmp_path / "cli" / name).read_bytes() == (dst / name).read_bytes()
