@@ -536,6 +536,13 @@ if mdask is not None:
            mdask.to_zarr, DX, _file.name + "/x.zarr")
     raises("dask.save_quantized(array)", "dask.save_quantized", (TypeError, AttributeError), mdask.save_quantized,
            DX, "/tmp/x")
+    raises("dask.cast_safetensors(missing)", "dask.cast_safetensors", OSError, mdask.cast_safetensors,
+           "/nonexistent-mxp/x", "/tmp/mxp-hostile-y", BF)
+    _empty = tempfile.TemporaryDirectory(prefix="mxp-hostile-")
+    raises("dask.cast_safetensors(no shards)", "dask.cast_safetensors", ValueError, mdask.cast_safetensors,
+           _empty.name, _empty.name + "/y", BF)
+    raises("dask.cast_safetensors(below a file)", "dask.cast_safetensors", OSError, mdask.cast_safetensors,
+           _file.name, _empty.name + "/y", BF)
 
     @case("dask: reversed and Fortran blocks equal contiguous ones", "dask.astype", "dask.sum", "dask.mean",
           "dask.compare", "dask.matmul", "dask.calibrate", "dask.quantize", "dask.dequantize")

@@ -657,6 +657,7 @@ def _():
 NO_ARRAYS = {"info", "memory_stats", "packed_bytes", "set_num_threads", "get_num_threads", "hugepages", "release_workspaces",
              "Result", "Result.as_dict", "dask.from_zarr", "dask.to_zarr", "dask.from_npy_shards",
              "dask.to_npy_shards", "dask.open_array", "dask.open_quantized", "dask.save_quantized",
+             "dask.cast_safetensors",
              "load_ops", "list_ops", "OpLibrary", "CheckReport", "CheckReport.as_dict", "profile", "Profile",
              "Profile.table", "Profile.to_json", "Profile.as_dict", "Profile.save_trace", "Profile.roofline"}
 

@@ -136,6 +136,17 @@ static void hostile_safetensors(hctx *c, const mxp_array *a)
     ERR("an array NULL", mxp_safetensors_save, "/nonexistent/x.safetensors", 1, names, null_array, 0, NULL, NULL);
     ERR("keys NULL", mxp_safetensors_save, "/nonexistent/x.safetensors", 1, names, arrays, 1, NULL, keys);
     ERR("n SIZE_MAX", mxp_safetensors_save, "/nonexistent/x.safetensors", SIZE_MAX, names, arrays, 0, NULL, NULL);
+    ERR("path NULL", mxp_safetensors_cast, NULL, small_st(), MXP_BF16, NULL, NULL, NULL);
+    ERR("path \"\"", mxp_safetensors_cast, "", small_st(), MXP_BF16, NULL, NULL, NULL);
+    ERR("path in a missing directory", mxp_safetensors_cast, "/nonexistent/x.safetensors", small_st(), MXP_BF16,
+        NULL, NULL, NULL);
+    ERR("path a directory", mxp_safetensors_cast, "/", small_st(), MXP_BF16, NULL, NULL, NULL);
+    ERR("st NULL", mxp_safetensors_cast, "/nonexistent/x.safetensors", NULL, MXP_BF16, NULL, NULL, NULL);
+    ERR("to int8", mxp_safetensors_cast, "/nonexistent/x.safetensors", small_st(), MXP_S8, NULL, NULL, NULL);
+    ERR("to 9999", mxp_safetensors_cast, "/nonexistent/x.safetensors", small_st(), (mxp_dtype)9999, NULL, NULL,
+        NULL);
+    ERR("rounding 9999", mxp_safetensors_cast, "/nonexistent/x.safetensors", small_st(), MXP_BF16,
+        &(mxp_convert_opts){ .rounding = (mxp_rounding)9999 }, NULL, NULL);
     ERR("data NULL", mxp_safetensors_save_buffer, NULL, &len, 1, names, arrays, 0, NULL, NULL);
     ERR("size NULL", mxp_safetensors_save_buffer, &bytes, NULL, 1, names, arrays, 0, NULL, NULL);
     ERR("values NULL", mxp_safetensors_save_buffer, &bytes, &len, 1, names, arrays, 1, keys, NULL);
