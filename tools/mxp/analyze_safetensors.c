@@ -18,12 +18,6 @@ static const mxp_roundtrip_row *row_of(const mxp_roundtrip_row *rows, mxp_dtype 
     return NULL;
 }
 
-static int is_float(mxp_dtype dt)
-{
-    const mxp_dtype_traits *t = mxp_dtype_get_traits(dt);
-    return t && t->kind == MXP_KIND_FLOAT;
-}
-
 static void print_row(const char *name, const mxp_array *a, const mxp_roundtrip_row *rows, const mxp_advice *adv)
 {
     static const mxp_dtype risky[] = { MXP_E4M3, MXP_F16, MXP_BF16 };
@@ -63,7 +57,7 @@ int cli_analyze_safetensors(const char *path, const mxp_requirement *req, const 
     for (size_t i = 0; s == MXP_OK && i < n; i++) {
         cli_progress_set("round trips, tensor by tensor", (double)i / (double)n);
         const char *name = mxp_safetensors_name(st, i);
-        if (!is_float(mxp_safetensors_dtype(st, i))) {
+        if (!cli_is_float(mxp_safetensors_dtype(st, i))) {
             if (json) {
                 cli_json_object(NULL);
                 cli_json_str("name", name);

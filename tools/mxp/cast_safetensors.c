@@ -9,12 +9,6 @@
 
 #include "cli.h"
 
-static bool is_float(mxp_dtype t)
-{
-    const mxp_dtype_traits *tr = mxp_dtype_get_traits(t);
-    return tr && tr->kind == MXP_KIND_FLOAT;
-}
-
 /* --scale: each 2-d float tensor quantized symmetrically into `to` (scale =
  * amax / to's max, one for the tensor or one a row: mxp_calibrate_minmax +
  * mxp_quantize) with NAME_scale beside it, the other tensors kept as they
@@ -31,7 +25,7 @@ static mxp_status cast_scaled(const mxp_safetensors *st, const char *out, mxp_dt
     mxp_status s = arrays && names && keys && values ? MXP_OK : MXP_ERR_NO_MEMORY;
     for (size_t i = 0; s == MXP_OK && i < n; i++) {
         const char *name = mxp_safetensors_name(st, i);
-        const bool q = is_float(mxp_safetensors_dtype(st, i)) && mxp_safetensors_ndim(st, i) == 2;
+        const bool q = cli_is_float(mxp_safetensors_dtype(st, i)) && mxp_safetensors_ndim(st, i) == 2;
         mxp_array *x = NULL;
         if ((s = mxp_safetensors_read(&x, st, i, q ? MXP_F32 : MXP_DTYPE_INVALID, NULL)) != MXP_OK)
             break;

@@ -82,6 +82,13 @@ int cli_load_npy(const char *cmd, const char *path, mxp_array **out);
 
 int cli_is_help(const char *arg); /* "--help" or "-h" */
 
+/* Whether dt is a floating-point dtype (what the safetensors commands convert or quantize). */
+static inline bool cli_is_float(mxp_dtype dt)
+{
+    const mxp_dtype_traits *t = mxp_dtype_get_traits(dt);
+    return t && t->kind == MXP_KIND_FLOAT;
+}
+
 /* Matches argv[*i] against option `name` given as "name VALUE" or
  * "name=VALUE".  Returns 1 and sets *value (advancing *i past a separate
  * value), 0 if argv[*i] is another argument, -1 if the value is missing. */

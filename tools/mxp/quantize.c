@@ -223,12 +223,6 @@ static mxp_status quantize_mx(outputs *o, const char *name, const mxp_array *x, 
     return s;
 }
 
-static bool is_float(mxp_dtype t)
-{
-    const mxp_dtype_traits *tr = mxp_dtype_get_traits(t);
-    return tr && tr->kind == MXP_KIND_FLOAT;
-}
-
 static int quantize(const qargs *a)
 {
     mxp_safetensors *st = NULL;
@@ -245,7 +239,7 @@ static int quantize(const qargs *a)
         size_t nbytes = 0;
         (void)mxp_safetensors_data(st, i, &nbytes);
         bytes_in += (long long)nbytes;
-        const bool q = is_float(mxp_safetensors_dtype(st, i)) && ndim == 2 && shape[0] * shape[1] > 0 &&
+        const bool q = cli_is_float(mxp_safetensors_dtype(st, i)) && ndim == 2 && shape[0] * shape[1] > 0 &&
                        shape[0] * shape[1] >= a->min_elements && shape[1] % block == 0;
         mxp_array *x = NULL;
         s = mxp_safetensors_read(&x, st, i, q ? MXP_F32 : MXP_DTYPE_INVALID, NULL);
