@@ -116,6 +116,39 @@ MXP_API mxp_status mxp_safetensors_save(const char *path, size_t n, const char *
  * whose elements are not whole bytes, and mxp_convert's. */
 MXP_API mxp_status mxp_safetensors_cast(const char *path, const mxp_safetensors *st, mxp_dtype to,
                                         const mxp_convert_opts *opts, size_t *converted, uint64_t *elements);
+/* One tensor of mxp_safetensors_save_made: its name, dtype and shape, and
+ * make, which writes bytes [offset, offset + len) of its data (C order;
+ * float4/float6 packed, as mxp_safetensors_save writes them) into buf and
+ * returns MXP_OK, or an error (with mxp_error's sentence) that stops the
+ * write.  len is at most 6 MiB and offset a multiple of it (whole
+ * elements of every dtype); make is called with the tensors in the file's
+ * order (mxp_safetensors_save's: by dtype, then by name), each tensor's
+ * pieces in order, on the calling thread. */
+typedef struct mxp_safetensors_source {
+    const char *name;
+    mxp_dtype dtype;
+    int ndim;
+    const int64_t *shape;
+    mxp_status (*make)(void *ctx, size_t offset, size_t len, void *buf);
+    void *ctx;
+    const char *dtype_name; /* NULL: dtype's code; else the format's name for
+                               the dtype, used instead of dtype ("C64", any
+                               the format has: bytes copied from another
+                               file, mxp_safetensors_dtype_name's) */
+} mxp_safetensors_source;
+
+/* The file mxp_safetensors_save writes for these tensors and metadata,
+ * byte for byte, with the tensors' bytes made while it is written, a
+ * piece at a time through one 6 MiB buffer: a program that computes each
+ * tensor on demand (a quantizer, a converter) holds no more than it needs
+ * for one piece.  Atomic as mxp_safetensors_save; on any error (make's
+ * included, returned as make gave it) path keeps its old contents.
+ * Errors as mxp_safetensors_save, MXP_ERR_INVALID_ARGUMENT for a NULL
+ * make or shape, an ndim outside [0, 64], MXP_ERR_SHAPE for a negative
+ * extent, MXP_ERR_INVALID_DTYPE for a dtype_name the format does not
+ * have. */
+MXP_API mxp_status mxp_safetensors_save_made(const char *path, size_t n, const mxp_safetensors_source *tensors,
+                                             size_t nmeta, const char *const *keys, const char *const *values);
 /* As mxp_safetensors_save, into a new buffer of *size bytes from mxp_malloc
  * (released with mxp_free).  On error *data is NULL, *size 0. */
 MXP_API mxp_status mxp_safetensors_save_buffer(void **data, size_t *size, size_t n, const char *const *names,

@@ -92,27 +92,28 @@ static mxp_status bad(const char *fn, const char *what, size_t i)
     return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s %zu", fn, what, i);
 }
 
-static mxp_status check_args(const char *fn, size_t n, const char *const *names, const mxp_array *const *arrays,
-                             size_t nmeta, const char *const *keys, const char *const *values)
+/* Tensor i's name (unique among names[0..i)) and dtype (one with a code;
+ * MXP_DTYPE_INVALID: not checked). */
+static mxp_status check_tensor(const char *fn, size_t i, const char *const *names, mxp_dtype t)
 {
-    if ((n && (!names || !arrays)) || (nmeta && (!keys || !values)))
-        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
-                         n && !names ? "names" : n && !arrays ? "arrays" : !keys ? "keys" : "values");
-    for (size_t i = 0; i < n; i++) {
-        if (!names[i] || !arrays[i])
-            return bad(fn, !names[i] ? "NULL name of tensor" : "NULL array of tensor", i);
-        if (!utf8_ok(names[i]))
-            return bad(fn, "a name that is not UTF-8: tensor", i);
-        if (strcmp(names[i], "__metadata__") == 0)
-            return bad(fn, "the name __metadata__ (the header's own key) for tensor", i);
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(names[i], names[j]) == 0)
-                return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: tensor name '%.60s' twice", fn, names[i]);
-        if (!mxp_st_dtype_of(mxp_array_dtype(arrays[i])))
-            return mxp_error(MXP_ERR_INVALID_DTYPE,
-                             "%s: tensor %zu is %s, a dtype safetensors has no code for (convert it first)",
-                             fn, i, mxp_dtype_name(mxp_array_dtype(arrays[i])));
-    }
+    if (!utf8_ok(names[i]))
+        return bad(fn, "a name that is not UTF-8: tensor", i);
+    if (strcmp(names[i], "__metadata__") == 0)
+        return bad(fn, "the name __metadata__ (the header's own key) for tensor", i);
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(names[i], names[j]) == 0)
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: tensor name '%.60s' twice", fn, names[i]);
+    if (t != MXP_DTYPE_INVALID && !mxp_st_dtype_of(t))
+        return mxp_error(MXP_ERR_INVALID_DTYPE,
+                         "%s: tensor %zu is %s, a dtype safetensors has no code for (convert it first)", fn, i,
+                         mxp_dtype_name(t));
+    return MXP_OK;
+}
+
+static mxp_status check_meta(const char *fn, size_t nmeta, const char *const *keys, const char *const *values)
+{
+    if (nmeta && (!keys || !values))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, !keys ? "keys" : "values");
     for (size_t i = 0; i < nmeta; i++) {
         if (!keys[i] || !values[i])
             return bad(fn, !keys[i] ? "NULL metadata key" : "NULL metadata value", i);
@@ -123,6 +124,21 @@ static mxp_status check_args(const char *fn, size_t n, const char *const *names,
                 return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: metadata key '%.60s' twice", fn, keys[i]);
     }
     return MXP_OK;
+}
+
+static mxp_status check_args(const char *fn, size_t n, const char *const *names, const mxp_array *const *arrays,
+                             size_t nmeta, const char *const *keys, const char *const *values)
+{
+    if (n && (!names || !arrays))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, !names ? "names" : "arrays");
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i] || !arrays[i])
+            return bad(fn, !names[i] ? "NULL name of tensor" : "NULL array of tensor", i);
+        mxp_status s = check_tensor(fn, i, names, mxp_array_dtype(arrays[i]));
+        if (s != MXP_OK)
+            return s;
+    }
+    return check_meta(fn, nmeta, keys, values);
 }
 
 /* The bytes of one entry: the array's own, or for F4 and F6 its elements
@@ -418,6 +434,89 @@ mxp_status mxp_safetensors_cast(const char *path, const mxp_safetensors *st, mxp
     if (elements)
         *elements = 0;
     MXP_PROF_RETURN("safetensors_cast", 0, 0, cast(path, st, to, opts, converted, elements));
+}
+
+/* ---- a file of tensors made while it is written --------------------------- */
+
+static mxp_status made_make(const void *ctx, size_t offset, size_t len, void *buf)
+{
+    const mxp_safetensors_source *t = ctx;
+    mxp_clear_error();
+    const mxp_status s = t->make(t->ctx, offset, len, buf);
+    if (s != MXP_OK && !*mxp_last_error()) /* a make that said nothing */
+        mxp_error(s, "mxp_safetensors_save_made: tensor '%.60s': make failed (%s)",
+                  t->name, mxp_status_str(s));
+    return s;
+}
+
+static mxp_status save_made(const char *path, size_t n, const mxp_safetensors_source *tensors, size_t nmeta,
+                            const char *const *keys, const char *const *values)
+{
+    static const char fn[] = "mxp_safetensors_save_made";
+    if (!path || (n && !tensors))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, path ? "tensors" : "path");
+    if (n > (size_t)(1 << 24))
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: %zu tensors (at most 2^24)", fn, n);
+    entry *e = calloc(n ? n : 1, sizeof *e);
+    const char **names = calloc(n ? n : 1, sizeof *names);
+    mxp_write_piece *pieces = malloc((n + 1) * sizeof *pieces);
+    strbuf hdr = { 0 };
+    mxp_status s = e && names && pieces ? MXP_OK : MXP_ERR_NO_MEMORY;
+    for (size_t i = 0; s == MXP_OK && i < n; i++) {
+        const mxp_safetensors_source *t = &tensors[i];
+        if (!t->name || !t->make || t->ndim < 0 || t->ndim > MXP_ST_MAX_NDIM || (t->ndim && !t->shape)) {
+            s = bad(fn, !t->name ? "NULL name of tensor" : !t->make ? "NULL make of tensor"
+                        : t->ndim < 0 || t->ndim > MXP_ST_MAX_NDIM ? "an ndim out of range for tensor"
+                                                                   : "NULL shape of tensor", i);
+            break;
+        }
+        names[i] = t->name;
+        const mxp_st_dtype *d = t->dtype_name ? mxp_st_dtype_named(t->dtype_name, strlen(t->dtype_name)) : NULL;
+        if ((s = check_tensor(fn, i, names, t->dtype_name ? MXP_DTYPE_INVALID : t->dtype)) != MXP_OK)
+            break;
+        if (t->dtype_name && !d) {
+            s = mxp_error(MXP_ERR_INVALID_DTYPE, "%s: tensor %zu: '%.20s' is not a safetensors dtype", fn, i,
+                          t->dtype_name);
+            break;
+        }
+        if (!d)
+            d = mxp_st_dtype_of(t->dtype);
+        uint64_t count = 1;
+        for (int k = 0; k < t->ndim && s == MXP_OK; k++)
+            if (t->shape[k] < 0)
+                s = mxp_error(MXP_ERR_SHAPE, "%s: tensor '%.60s' has a negative extent", fn, t->name);
+            else if (count && (uint64_t)t->shape[k] > (UINT64_MAX >> 4) / count)
+                s = mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: tensor '%.60s': its element count overflows", fn, t->name);
+            else
+                count *= (uint64_t)t->shape[k];
+        if (s == MXP_OK && count % 8 * (uint64_t)d->bits % 8)
+            s = mxp_error(MXP_ERR_SHAPE, "%s: tensor '%.60s': %llu elements of %s are not whole bytes", fn, t->name,
+                          (unsigned long long)count, d->name);
+        if (s == MXP_OK && count * (uint64_t)d->bits / 8 > SIZE_MAX / 2)
+            s = mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: tensor '%.60s' is too large", fn, t->name);
+        if (s != MXP_OK)
+            break;
+        e[i] = (entry){ .name = t->name, .dtype = d, .ndim = t->ndim, .shape = t->shape,
+                        .nbytes = (size_t)(count * (uint64_t)d->bits / 8), .make = t };
+    }
+    if (s == MXP_OK)
+        s = check_meta(fn, nmeta, keys, values);
+    if (s == MXP_OK)
+        s = header(&hdr, e, n, nmeta, keys, values);
+    if (s == MXP_OK) {
+        pieces[0] = (mxp_write_piece){ hdr.p, hdr.len, NULL, NULL };
+        for (size_t i = 0; i < n; i++)
+            pieces[i + 1] = (mxp_write_piece){ NULL, e[i].nbytes, made_make, e[i].make };
+        s = mxp_write_file("safetensors", path, pieces, (int)(n + 1));
+    }
+    free(e), free(names), free(pieces), free(hdr.p);
+    return s;
+}
+
+mxp_status mxp_safetensors_save_made(const char *path, size_t n, const mxp_safetensors_source *tensors, size_t nmeta,
+                                     const char *const *keys, const char *const *values)
+{
+    MXP_PROF_RETURN("safetensors_save", 0, 0, save_made(path, n, tensors, nmeta, keys, values));
 }
 
 /* ---- the profiler's kind safetensors_save ------------------------------ */

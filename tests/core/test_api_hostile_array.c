@@ -55,6 +55,13 @@ static void noop_release(void *ctx, void *data)
 }
 
 /* A small valid file, opened once per child (kept: the child exits). */
+/* mxp_safetensors_save_made's make that always fails */
+static mxp_status hostile_make(void *ctx, size_t offset, size_t nbytes, void *buf)
+{
+    (void)ctx, (void)offset, (void)nbytes, (void)buf;
+    return MXP_ERR_IO;
+}
+
 static mxp_safetensors *small_st(void)
 {
     static mxp_safetensors *st;
@@ -147,6 +154,27 @@ static void hostile_safetensors(hctx *c, const mxp_array *a)
         NULL);
     ERR("rounding 9999", mxp_safetensors_cast, "/nonexistent/x.safetensors", small_st(), MXP_BF16,
         &(mxp_convert_opts){ .rounding = (mxp_rounding)9999 }, NULL, NULL);
+    static const int64_t two = 2, neg = -2;
+    const mxp_safetensors_source made = { "t", MXP_F32, 1, &two, hostile_make, NULL, NULL };
+    const mxp_safetensors_source made_bad[] = {
+        { NULL, MXP_F32, 1, &two, hostile_make, NULL, NULL }, { "t", MXP_F32, 1, &two, NULL, NULL, NULL },
+        { "t", MXP_F32, 1, NULL, hostile_make, NULL, NULL },  { "t", MXP_F32, -1, &two, hostile_make, NULL, NULL },
+        { "t", MXP_F32, 1, &neg, hostile_make, NULL, NULL },  { "t", (mxp_dtype)9999, 1, &two, hostile_make, NULL, NULL },
+        { "t", MXP_E2M1, 1, &(int64_t){ 1 }, hostile_make, NULL, NULL },
+        { "t", MXP_F32, 1, &two, hostile_make, NULL, "F3" },
+    };
+    ERR("path NULL", mxp_safetensors_save_made, NULL, 1, &made, 0, NULL, NULL);
+    ERR("path in a missing directory", mxp_safetensors_save_made, "/nonexistent/x.safetensors", 1, &made, 0, NULL,
+        NULL);
+    ERR("path a directory", mxp_safetensors_save_made, "/", 1, &made, 0, NULL, NULL);
+    ERR("tensors NULL", mxp_safetensors_save_made, "/nonexistent/x.safetensors", 1, NULL, 0, NULL, NULL);
+    ERR("n SIZE_MAX", mxp_safetensors_save_made, "/nonexistent/x.safetensors", SIZE_MAX, &made, 0, NULL, NULL);
+    ERR("keys NULL", mxp_safetensors_save_made, "/nonexistent/x.safetensors", 1, &made, 1, NULL, keys);
+    for (size_t k = 0; k < sizeof made_bad / sizeof made_bad[0]; k++)
+        ERR("a name, make or shape NULL, ndim -1, an extent -2, dtype 9999, one float4, dtype_name F3",
+            mxp_safetensors_save_made,
+            "/nonexistent/x.safetensors", 1, &made_bad[k], 0, NULL, NULL);
+    ERR("make fails", mxp_safetensors_save_made, "/tmp/mxp-hostile-made.safetensors", 1, &made, 0, NULL, NULL);
     ERR("data NULL", mxp_safetensors_save_buffer, NULL, &len, 1, names, arrays, 0, NULL, NULL);
     ERR("size NULL", mxp_safetensors_save_buffer, &bytes, NULL, 1, names, arrays, 0, NULL, NULL);
     ERR("values NULL", mxp_safetensors_save_buffer, &bytes, &len, 1, names, arrays, 1, keys, NULL);

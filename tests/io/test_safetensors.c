@@ -643,6 +643,149 @@ static void test_safetensors_save_refuses_bad_arguments(void **state)
     mxp_array_free(a);
 }
 
+/* mxp_safetensors_save_made's make: the array's bytes as saved (float4
+ * packed), counting the calls and their pieces; fail_at: the call that
+ * fails (0: none), saying nothing or its own sentence. */
+typedef struct made_ctx {
+    const mxp_array *a;
+    const unsigned char *bytes; /* packed float4, or the array's data */
+    size_t calls, next, order, *clock;
+    int fail_at, say;
+} made_ctx;
+
+static mxp_status made_make(void *ctx, size_t offset, size_t len, void *buf)
+{
+    made_ctx *c = ctx;
+    if (offset != c->next || (offset && len > (6u << 20)))
+        return MXP_ERR_INDEX;
+    c->order = ++*c->clock;
+    c->next = offset + len;
+    if (++c->calls == (size_t)c->fail_at) {
+        if (c->say)
+            (void)mxp_convert(buf, MXP_F32, buf, (mxp_dtype)9999, 1, NULL); /* a sentence of the library's */
+        return c->say ? MXP_ERR_INVALID_DTYPE : MXP_ERR_IO;
+    }
+    memcpy(buf, c->bytes + offset, len);
+    return MXP_OK;
+}
+
+/* mxp_safetensors_save_made: the file mxp_safetensors_save writes for the
+ * same arrays and metadata, byte for byte (tensors given out of the
+ * file's order, a 0-d one, an empty one, packed float4, one of 7 M
+ * float32 made in several 6 MiB pieces, in order); make called in the
+ * file's order; a failing make (with its sentence, or without one: the
+ * library's) leaves the old file; bad arguments. */
+static void test_safetensors_save_made_is_save(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/mxp-stm-XXXXXX", got[128], want[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(got, sizeof got, "%s/got.safetensors", dir);
+    snprintf(want, sizeof want, "%s/want.safetensors", dir);
+    const int64_t big = 7000000, none = 0, f4n = 6;
+    mxp_array *a[5];
+    assert_int_equal(mxp_array_random_normal(&a[0], MXP_F32, 1, &big, 0, 1, 5), MXP_OK);
+    assert_int_equal(mxp_array_arange(&a[1], MXP_S64, 0, 5, 1), MXP_OK);
+    assert_int_equal(mxp_array_zeros(&a[2], MXP_BF16, 0, NULL), MXP_OK);
+    assert_int_equal(mxp_array_zeros(&a[3], MXP_F16, 1, &none), MXP_OK);
+    assert_int_equal(mxp_array_zeros(&a[4], MXP_E2M1, 1, &f4n), MXP_OK);
+    for (int k = 0; k < 6; k++)
+        ((unsigned char *)mxp_array_data(a[4]))[k] = (unsigned char)(k + 9);
+    ((uint16_t *)mxp_array_data(a[2]))[0] = 0x3f80;
+    const char *names[] = { "w", "ids", "scalar", "empty", "f4" };
+    const char *keys[] = { "format", "note" }, *values[] = { "pt", "made \"piece\" by piece" };
+    const mxp_array *arrays[] = { a[0], a[1], a[2], a[3], a[4] };
+    assert_int_equal(mxp_safetensors_save(want, 5, names, arrays, 2, keys, values), MXP_OK);
+    unsigned char packed[3];
+    assert_int_equal(mxp_pack(packed, mxp_array_data(a[4]), MXP_E2M1, 6), MXP_OK);
+    size_t clock = 0;
+    made_ctx c[5];
+    mxp_safetensors_source src[5];
+    for (int i = 0; i < 5; i++) {
+        c[i] = (made_ctx){ a[i], i == 4 ? packed : mxp_array_data(a[i]), 0, 0, 0, &clock, 0, 0 };
+        src[i] = (mxp_safetensors_source){ names[i], mxp_array_dtype(a[i]), mxp_array_ndim(a[i]),
+                                           mxp_array_shape(a[i]), made_make, &c[i], NULL };
+    }
+    assert_int_equal(mxp_safetensors_save_made(got, 5, src, 2, keys, values), MXP_OK);
+    size_t ng, nw;
+    unsigned char *bg = slurp(got, &ng), *bw = slurp(want, &nw);
+    assert_int_equal(ng, nw);
+    assert_memory_equal(bg, bw, nw);
+    free(bg);
+    assert_int_equal(c[0].calls, 5); /* 28 MB: four whole 6 MiB pieces and the rest */
+    assert_int_equal(c[0].next, 28000000);
+    assert_int_equal(c[3].calls, 0); /* nothing to make */
+    /* the file's order: by dtype (I64 ids, F32 w, BF16 scalar, F16 empty,
+     * F4 f4: the safetensors library's, widest rank first), then by name */
+    assert_true(c[1].order < c[0].order && c[0].order < c[2].order && c[2].order < c[4].order);
+
+    /* a make that fails, with a sentence and without: the old file stays */
+    for (int say = 0; say < 2; say++) {
+        for (int i = 0; i < 5; i++)
+            c[i].calls = c[i].next = 0;
+        c[0].fail_at = 3, c[0].say = say;
+        assert_int_equal(mxp_safetensors_save_made(want, 5, src, 0, NULL, NULL),
+                         say ? MXP_ERR_INVALID_DTYPE : MXP_ERR_IO);
+        assert_contains(mxp_last_error(), say ? "9999" : "tensor 'w': make failed (MXP_ERR_IO)");
+        bg = slurp(want, &ng);
+        assert_int_equal(ng, nw);
+        assert_memory_equal(bg, bw, nw);
+        free(bg);
+    }
+    free(bw);
+
+    /* bad arguments */
+    mxp_safetensors_source bad = src[1];
+    assert_int_equal(mxp_safetensors_save_made(NULL, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_contains(mxp_last_error(), "path is NULL");
+    assert_int_equal(mxp_safetensors_save_made(got, 1, NULL, 0, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_contains(mxp_last_error(), "tensors is NULL");
+    bad.make = NULL;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_contains(mxp_last_error(), "NULL make of tensor 0");
+    bad = src[1], bad.name = NULL;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_contains(mxp_last_error(), "NULL name of tensor 0");
+    bad = src[1], bad.ndim = 65;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_contains(mxp_last_error(), "an ndim out of range");
+    bad = src[1], bad.shape = NULL;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_contains(mxp_last_error(), "NULL shape of tensor 0");
+    const int64_t neg = -1, huge[2] = { INT64_MAX, INT64_MAX }, three = 3;
+    bad = src[1], bad.shape = &neg;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_SHAPE);
+    assert_contains(mxp_last_error(), "negative extent");
+    bad = src[1], bad.ndim = 2, bad.shape = huge;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_SIZE_OVERFLOW);
+    bad = src[4], bad.shape = &three;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_SHAPE);
+    assert_contains(mxp_last_error(), "3 elements of F4 are not whole bytes");
+    bad = src[1], bad.dtype = (mxp_dtype)9999;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_DTYPE);
+    bad.dtype_name = "C6"; /* the format's name decides, dtype unused */
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_DTYPE);
+    assert_contains(mxp_last_error(), "tensor 0: 'C6' is not a safetensors dtype");
+    bad.dtype_name = "C64"; /* 5 int64 are 5 complex64: written so */
+    c[1].next = 0;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_OK);
+    mxp_safetensors *cst;
+    assert_int_equal(mxp_safetensors_open(&cst, got), MXP_OK);
+    assert_string_equal(mxp_safetensors_dtype_name(cst, 0), "C64");
+    size_t cb;
+    assert_memory_equal(mxp_safetensors_data(cst, 0, &cb), mxp_array_data(a[1]), 40);
+    assert_int_equal(cb, 40);
+    mxp_safetensors_close(cst);
+    mxp_safetensors_source twice[2] = { src[1], src[1] };
+    assert_int_equal(mxp_safetensors_save_made(got, 2, twice, 0, NULL, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_contains(mxp_last_error(), "tensor name 'ids' twice");
+    assert_int_equal(mxp_safetensors_save_made(got, 0, NULL, 1, keys, NULL), MXP_ERR_INVALID_ARGUMENT);
+    assert_contains(mxp_last_error(), "values is NULL");
+    for (int i = 0; i < 5; i++)
+        mxp_array_free(a[i]);
+    unlink(got), unlink(want), rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +798,7 @@ int main(void)
         cmocka_unit_test(test_safetensors_dtypes_mxp_lacks),
         cmocka_unit_test(test_safetensors_packed_float4_float6),
         cmocka_unit_test(test_safetensors_save_refuses_bad_arguments),
+        cmocka_unit_test(test_safetensors_save_made_is_save),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
