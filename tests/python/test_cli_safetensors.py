@@ -167,6 +167,47 @@ def test_cast_memory_stays_bounded(tmp_path):
         assert f.read() == b""
 
 
+@pytest.mark.skipif(SANITIZED, reason="ASan's shadow memory is private anonymous memory: ulimit -d cannot bound it")
+@pytest.mark.parametrize("command", [["quantize", "--to", "int8"], ["cast", "--to", "e4m3", "--scale", "per-channel"]])
+def test_quantize_memory_stays_bounded(tmp_path, command):
+    """mxp quantize and mxp cast --scale under a data limit (24 MiB)
+    smaller than their output: 40 float16 weights of 1024 x 1024 (zeros, a
+    sparse file of 84 MB) into 42 MB of int8 or float8 codes and scales,
+    made one tensor at a time while the file is written (holding the
+    quantized tensors until the end, as both did before, needs 42 MB)."""
+    n, shape = 40, [1024, 1024]
+    hdr, at = {}, 0
+    for i in range(n):
+        hdr[f"l{i:02d}.weight"] = {"dtype": "F16", "shape": shape, "data_offsets": [at, at + (2 << 20)]}
+        at += 2 << 20
+    h = json.dumps(hdr).encode()
+    h += b" " * (-len(h) % 8)
+    src = tmp_path / "big.safetensors"
+    with open(src, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h)
+        f.truncate(8 + len(h) + at)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_DATA, (24 << 20, 24 << 20))
+
+    out = tmp_path / "q.safetensors"
+    p = subprocess.run([MXP, command[0], str(src), str(out)] + command[1:], capture_output=True, text=True,
+                       preexec_fn=limit)
+    assert p.returncode == 0, p.stderr
+    if command[0] == "quantize":
+        assert "40 tensors, 40 quantized to int8 per-channel" in p.stdout
+        assert "83886080 -> 42106880 bytes of tensors" in p.stdout
+    else:
+        assert "40 tensors, 40 floating-point converted to float8_e4m3fn with a scale per row" in p.stdout
+    got, meta, data = read(out)
+    assert len(got) == 80 and len(data) == out.stat().st_size
+    for i in range(n):
+        d, s, codes = got[f"l{i:02d}.weight"]
+        assert (d, s) == ("I8" if command[0] == "quantize" else "F8_E4M3", shape) and codes == bytes(1 << 20)
+        d, s, scale = got[f"l{i:02d}.weight_scale"]
+        assert (d, s) == ("F32", [1024, 1]) and len(scale) == 4096
+
+
 def test_analyze_tensor_by_tensor(tmp_path):
     rng = np.random.default_rng(3)
     big = (rng.standard_normal(64) * 1e5).astype(np.float32)  # beyond float16 and float8 e4m3
@@ -360,3 +401,55 @@ def test_cast_with_a_scale(tmp_path):
     assert p.returncode == 2 and "--scale is for safetensors files" in p.stderr
     p = cast(tmp_path / "m.safetensors", tmp_path / "o.safetensors", "--to", "e4m3", "--scale", "per-row")
     assert p.returncode == 2 and "--scale per-row: use per-tensor or per-channel" in p.stderr
+
+
+def test_scaled_outputs_apart_in_the_file(tmp_path):
+    """Two weights whose codes and scales lie apart in the output (a_scale,
+    b_scale, then a, b: each tensor quantized twice) count their flags
+    once and draw stochastic rounding's one stream as a lone tensor does:
+    b's codes are those of a file holding b after a's 256 elements; the
+    C64 tensor (a dtype mxp lacks) is kept as it is; float4 codes are
+    written packed (F4, element 2i in the low nibble)."""
+    rng = np.random.default_rng(9)
+    a, b = (rng.standard_normal((4, 64)) * 3).astype(np.float32), rng.standard_normal((2, 32)).astype(np.float32)
+    raw = {"z": ("C64", [1], bytes(range(8)))}
+    write(tmp_path / "one.safetensors", {"a": a})
+    write(tmp_path / "two.safetensors", {"a": a, "b": b}, raw=raw)
+    flags = {}
+    for name in ("one", "two"):
+        p = cast(tmp_path / f"{name}.safetensors", tmp_path / f"{name}-q.safetensors", "--to", "e4m3", "--scale",
+                 "per-channel", "--rounding", "stochastic", "--seed", "3")
+        assert p.returncode == 0, p.stderr
+        flags[name] = int(p.stdout.split("inexact ")[1].split(",")[0])
+    one, _, _ = read(tmp_path / "one-q.safetensors")
+    two, _, _ = read(tmp_path / "two-q.safetensors")
+    assert two["a"] == one["a"] and two["a_scale"] == one["a_scale"] and two["z"] == raw["z"]
+    write(tmp_path / "b.safetensors", {"b": b})
+    p = cast(tmp_path / "b.safetensors", tmp_path / "b-q.safetensors", "--to", "e4m3", "--scale", "per-channel",
+             "--rounding", "stochastic", "--seed", "3")
+    lone = int(p.stdout.split("inexact ")[1].split(",")[0])
+    assert flags["two"] == flags["one"] + lone  # once each
+    assert 0 < lone and 0 < flags["one"]
+    for k in ("a", "b"):  # b's stream starts 256 elements in: not a lone b's
+        w = {"a": a, "b": b}[k].astype(np.float64)
+        s = np.frombuffer(two[k + "_scale"][2], np.float32).astype(np.float64)[:, None]
+        q = e4m3(np.frombuffer(two[k][2], np.uint8)).reshape(w.shape)
+        ulp = np.exp2(np.floor(np.log2(np.maximum(np.abs(w / s), 2.0 ** -6))) - 3)
+        assert np.all(np.abs(w / s - q) < ulp * (1 + 1e-9))  # one of the two neighbours
+    lone_b, _, _ = read(tmp_path / "b-q.safetensors")
+    assert lone_b["b"][2] != two["b"][2]
+    p = quantize(tmp_path / "two.safetensors", tmp_path / "i8.safetensors", "--to", "int8", "--min-elements", "0")
+    assert p.returncode == 0, p.stderr
+    assert read(tmp_path / "i8.safetensors")[0]["z"] == raw["z"]
+    # float4 codes, packed
+    p = cast(tmp_path / "one.safetensors", tmp_path / "f4.safetensors", "--to", "float4_e2m1fn", "--scale",
+             "per-channel")
+    assert p.returncode == 0, p.stderr
+    f4, _, _ = read(tmp_path / "f4.safetensors")
+    d, shape, codes = f4["a"]
+    assert (d, shape, len(codes)) == ("F4", [4, 64], 128)
+    s = np.frombuffer(f4["a_scale"][2], np.float32).astype(np.float64)[:, None]
+    n = nibbles(np.frombuffer(codes, np.uint8).reshape(4, 32))
+    t = a.astype(np.float64) / s
+    assert np.array_equal(n & 7, e2m1_codes(t))
+    assert np.array_equal((n >> 3).astype(bool) | (e2m1_codes(t) == 0), (t < 0) | (e2m1_codes(t) == 0))

@@ -12,64 +12,80 @@
 /* --scale: each 2-d float tensor quantized symmetrically into `to` (scale =
  * amax / to's max, one for the tensor or one a row: mxp_calibrate_minmax +
  * mxp_quantize) with NAME_scale beside it, the other tensors kept as they
- * are; all held in memory, written by mxp_safetensors_save. */
+ * are; written a tensor at a time (derive.c), memory bounded by one
+ * tensor.  Stochastic rounding: one stream across the file, each tensor's
+ * part starting at the elements quantized before it (the input's order). */
+typedef struct scaled {
+    mxp_dtype to;
+    mxp_convert_opts opts;
+    int scale;
+    uint64_t *first;  /* per input tensor: its first element in the stream */
+    bool *counted;    /* per input tensor: its flags added (a tensor may be quantized twice) */
+    mxp_convert_flags *flags;
+} scaled;
+
+/* cli_derive_fn: the codes and the scales of input tensor src */
+static mxp_status scale_one(void *ctx, size_t src, const mxp_array *x, cli_outputs *out)
+{
+    scaled *c = ctx;
+    mxp_qparams qp = { 0 };
+    mxp_convert_flags f = { 0 };
+    mxp_convert_opts o = c->opts;
+    o.index_offset += c->first[src];
+    o.flags = &f;
+    mxp_array *codes = NULL, *sc = NULL;
+    const int64_t rows = mxp_array_shape(x)[0], sshape[2] = { c->scale == CLI_SCALE_CHANNEL ? rows : 1, 1 };
+    mxp_status s = mxp_calibrate_minmax(x, c->to, true, c->scale == CLI_SCALE_CHANNEL ? 0 : -1, 0, &qp);
+    if (s == MXP_OK)
+        s = mxp_quantize(&codes, x, &qp, &o);
+    if (s == MXP_OK)
+        s = cli_outputs_add(out, "", "", codes);
+    if (s == MXP_OK)
+        s = mxp_array_empty(&sc, MXP_F32, c->scale == CLI_SCALE_CHANNEL ? 2 : 1, sshape);
+    if (s == MXP_OK) {
+        memcpy(mxp_array_data(sc), qp.scales, (size_t)qp.count * sizeof(float));
+        s = cli_outputs_add(out, "", "_scale", sc);
+    }
+    if (s == MXP_OK && !c->counted[src]) {
+        c->counted[src] = true;
+        c->flags->inexact += f.inexact, c->flags->overflow += f.overflow;
+        c->flags->underflow += f.underflow, c->flags->invalid += f.invalid;
+    }
+    mxp_qparams_free(&qp);
+    return s;
+}
+
 static mxp_status cast_scaled(const mxp_safetensors *st, const char *out, mxp_dtype to, const mxp_convert_opts *opts,
                               int scale, size_t *converted, uint64_t *elements)
 {
     const size_t n = mxp_safetensors_count(st), nmeta = mxp_safetensors_metadata_count(st);
-    mxp_array **arrays = calloc(2 * n + 1, sizeof *arrays);
-    char **names = calloc(2 * n + 1, sizeof *names);
+    scaled c = { to, *opts, scale, calloc(n + 1, sizeof *c.first), calloc(n + 1, sizeof *c.counted), opts->flags };
+    cli_derive d = { .st = st, .fn = scale_one, .ctx = &c, .cached = SIZE_MAX };
     const char **keys = calloc(nmeta + 1, sizeof *keys), **values = calloc(nmeta + 1, sizeof *values);
-    size_t m = 0;
-    mxp_convert_opts o = *opts;
-    mxp_status s = arrays && names && keys && values ? MXP_OK : MXP_ERR_NO_MEMORY;
+    mxp_status s = c.first && c.counted && keys && values ? MXP_OK : MXP_ERR_NO_MEMORY;
     for (size_t i = 0; s == MXP_OK && i < n; i++) {
         const char *name = mxp_safetensors_name(st, i);
-        const bool q = cli_is_float(mxp_safetensors_dtype(st, i)) && mxp_safetensors_ndim(st, i) == 2;
-        mxp_array *x = NULL;
-        if ((s = mxp_safetensors_read(&x, st, i, q ? MXP_F32 : MXP_DTYPE_INVALID, NULL)) != MXP_OK)
-            break;
-        const size_t len = strlen(name) + 1;
-        if (!(names[m] = malloc(len + 6))) {
-            mxp_array_free(x);
+        const mxp_dtype t = mxp_safetensors_dtype(st, i);
+        const int ndim = mxp_safetensors_ndim(st, i);
+        const int64_t *shape = mxp_safetensors_shape(st, i);
+        const bool q = cli_is_float(t) && ndim == 2 && shape[0] * shape[1] > 0;
+        const int64_t sshape[2] = { scale == CLI_SCALE_CHANNEL ? shape[0] : 1, 1 };
+        if (!(q ? cli_derive_plan(&d, name, "", to, 2, shape, i, 0) &&
+                           cli_derive_plan(&d, name, "_scale", MXP_F32, scale == CLI_SCALE_CHANNEL ? 2 : 1, sshape, i, 1)
+                     : cli_derive_plan(&d, name, "", t, ndim, NULL, i, -1)))
             s = MXP_ERR_NO_MEMORY;
-            break;
-        }
-        memcpy(names[m], name, len);
-        if (!q) {
-            arrays[m++] = x;
-            continue;
-        }
-        mxp_qparams qp = { 0 };
-        const int64_t rows = mxp_array_shape(x)[0], sshape[2] = { scale == CLI_SCALE_CHANNEL ? rows : 1, 1 };
-        o.index_offset = opts->index_offset + *elements; /* one stochastic stream across the file */
-        s = mxp_calibrate_minmax(x, to, true, scale == CLI_SCALE_CHANNEL ? 0 : -1, 0, &qp);
-        if (s == MXP_OK)
-            s = mxp_quantize(&arrays[m++], x, &qp, &o);
-        if (s == MXP_OK && !(names[m] = malloc(len + 6)))
-            s = MXP_ERR_NO_MEMORY;
-        if (s == MXP_OK) {
-            snprintf(names[m], len + 6, "%s_scale", name);
-            s = mxp_array_empty(&arrays[m++], MXP_F32, scale == CLI_SCALE_CHANNEL ? 2 : 1, sshape);
-        }
-        if (s == MXP_OK) {
-            memcpy(mxp_array_data(arrays[m - 1]), qp.scales, (size_t)qp.count * sizeof(float));
+        if (q) {
+            c.first[i] = *elements;
+            *elements += (uint64_t)(shape[0] * shape[1]);
             ++*converted;
-            *elements += (uint64_t)mxp_array_size(x);
         }
-        mxp_qparams_free(&qp);
-        mxp_array_free(x);
     }
     for (size_t j = 0; s == MXP_OK && j < nmeta; j++)
         keys[j] = mxp_safetensors_metadata_key(st, j), values[j] = mxp_safetensors_metadata_value(st, j);
     if (s == MXP_OK)
-        s = mxp_safetensors_save(out, m, (const char *const *)names, (const mxp_array *const *)arrays, nmeta, keys,
-                                 values);
-    for (size_t i = 0; i < 2 * n && arrays && names; i++) {
-        mxp_array_free(arrays[i]);
-        free(names[i]);
-    }
-    free(arrays), free(names), free(keys), free(values);
+        s = cli_derive_write(&d, out, nmeta, keys, values);
+    cli_derive_free(&d);
+    free(c.first), free(c.counted), free(keys), free(values);
     return s;
 }
 

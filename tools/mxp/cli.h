@@ -73,6 +73,44 @@ int cli_analyze_safetensors(const char *path, const mxp_requirement *req, const 
 const char *cli_memory(char *buf, size_t size, size_t bytes);
 void cli_analyze_json_candidates(const mxp_roundtrip_row *rows);
 
+/* ---- derived files (derive.c) ---------------------------------------------
+ * A safetensors file made from another tensor by tensor, memory bounded by
+ * one tensor (mxp quantize, mxp cast --scale).  A command plans each
+ * output tensor (which >= 0: output `which` of input tensor src, as its
+ * function adds them; -1: input tensor src as it is, ndim and shape then
+ * the input's) and writes; fn computes input tensor src's outputs from x,
+ * the tensor read as float32 -- possibly more than once a tensor, when its
+ * outputs lie apart in the file (the same outputs each time). */
+typedef struct cli_outputs {
+    char **names;
+    mxp_array **arrays;
+    size_t n, cap;
+} cli_outputs;
+
+/* Appends name + suffix with array a (taken over, freed on failure). */
+mxp_status cli_outputs_add(cli_outputs *o, const char *name, const char *suffix, mxp_array *a);
+void cli_outputs_clear(cli_outputs *o);
+
+typedef mxp_status (*cli_derive_fn)(void *ctx, size_t src, const mxp_array *x, cli_outputs *out);
+typedef struct cli_planned cli_planned;
+typedef struct cli_derive {
+    const mxp_safetensors *st;
+    cli_derive_fn fn;
+    void *ctx;
+    cli_planned *p;
+    size_t n, cap;
+    size_t cached; /* the input tensor whose outputs `out` holds; SIZE_MAX: none */
+    cli_outputs out;
+    long long bytes; /* of the tensors planned */
+} cli_derive;
+
+/* false: no memory */
+bool cli_derive_plan(cli_derive *d, const char *name, const char *suffix, mxp_dtype t, int ndim,
+                     const int64_t *shape, size_t src, int which);
+mxp_status cli_derive_write(cli_derive *d, const char *path, size_t nmeta, const char *const *keys,
+                            const char *const *values);
+void cli_derive_free(cli_derive *d);
+
 /* mxp cast of a safetensors file (cast_safetensors.c): CLI_OK or CLI_FAILED. */
 enum { CLI_SCALE_NONE, CLI_SCALE_TENSOR, CLI_SCALE_CHANNEL };
 int cli_cast_safetensors(const char *in, const char *out, mxp_dtype to, mxp_convert_opts opts, int scale);

@@ -14,8 +14,10 @@
  *          ModelOpt's layout.
  * Every other tensor (1-d ones, integers, fewer than --min-elements
  * values, a row that is not whole blocks) and the metadata are kept; one
- * metadata entry, "mxp_quantize", names the format.  Written atomically by
- * mxp_safetensors_save. */
+ * metadata entry, "mxp_quantize", names the format.  Written atomically, a
+ * tensor at a time (derive.c): memory stays at one input tensor in float32
+ * and its outputs; a tensor whose outputs lie apart in the file is
+ * quantized once per place (two or three times). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +34,6 @@ typedef struct qargs {
     long long min_elements;
 } qargs;
 
-/* The output: names (owned) and arrays (owned), grown as tensors come. */
-typedef struct outputs {
-    char **names;
-    mxp_array **arrays;
-    size_t n, cap;
-} outputs;
-
 static void print_help(void)
 {
     printf("usage: mxp quantize IN.safetensors OUT.safetensors --to int8|int4|mxfp4|nvfp4\n"
@@ -54,7 +49,8 @@ static void print_help(void)
            "  nvfp4   NAME: U8 [rows, cols/2] E2M1 pairs, NAME_scale: F8_E4M3\n"
            "          [rows, cols/16], NAME_scale_2: F32 tensor scale (ModelOpt's layout)\n\n"
            "Every other tensor and the metadata are kept; the entry \"mxp_quantize\" is\n"
-           "added to the metadata.  OUT is replaced atomically.\n\n"
+           "added to the metadata.  OUT is replaced atomically, written a tensor at a\n"
+           "time: memory stays at one weight in float32 and its outputs.\n\n"
            "  --per-tensor       int8/int4: one scale for the tensor (default: one a row)\n"
            "  --min-elements N   smaller tensors are kept as they are (default 1024)\n");
 }
@@ -104,34 +100,6 @@ static int parse_args(qargs *a, int argc, char **argv)
     return CLI_OK;
 }
 
-/* Appends name + suffix with array a (taken over, freed on failure). */
-static mxp_status add(outputs *o, const char *name, const char *suffix, mxp_array *a)
-{
-    if (o->n == o->cap) {
-        const size_t cap = o->cap ? 2 * o->cap : 16;
-        char **nn = realloc(o->names, cap * sizeof *nn);
-        if (nn)
-            o->names = nn;
-        mxp_array **na = nn ? realloc(o->arrays, cap * sizeof *na) : NULL;
-        if (!na) {
-            mxp_array_free(a);
-            return MXP_ERR_NO_MEMORY;
-        }
-        o->arrays = na;
-        o->cap = cap;
-    }
-    const size_t len = strlen(name) + strlen(suffix) + 1;
-    char *s = malloc(len);
-    if (!s) {
-        mxp_array_free(a);
-        return MXP_ERR_NO_MEMORY;
-    }
-    snprintf(s, len, "%s%s", name, suffix);
-    o->names[o->n] = s;
-    o->arrays[o->n++] = a;
-    return MXP_OK;
-}
-
 /* A new array of dtype t and shape, filled with bytes (NULL: zeros). */
 static mxp_status bytes_array(mxp_array **a, mxp_dtype t, int ndim, const int64_t *shape, const void *bytes)
 {
@@ -142,7 +110,7 @@ static mxp_status bytes_array(mxp_array **a, mxp_dtype t, int ndim, const int64_
 }
 
 /* int8 / int4: symmetric min-max scales per row (or per tensor), codes by mxp_quantize. */
-static mxp_status quantize_int(outputs *o, const char *name, const mxp_array *x, const qargs *a)
+static mxp_status quantize_int(cli_outputs *o, const char *name, const mxp_array *x, const qargs *a)
 {
     const bool four = a->kind == Q_INT4;
     mxp_qparams qp = { 0 };
@@ -162,11 +130,11 @@ static mxp_status quantize_int(outputs *o, const char *name, const mxp_array *x,
     if (s == MXP_OK && four)
         s = mxp_pack_int4(&packed, codes);
     if (s == MXP_OK) {
-        s = add(o, name, four ? "_packed" : "", four ? packed : codes);
+        s = cli_outputs_add(o, name, four ? "_packed" : "", four ? packed : codes);
         four ? (packed = NULL) : (codes = NULL);
     }
     if (s == MXP_OK) {
-        s = add(o, name, "_scale", scale);
+        s = cli_outputs_add(o, name, "_scale", scale);
         scale = NULL;
     }
     if (s == MXP_OK && four) {
@@ -174,7 +142,7 @@ static mxp_status quantize_int(outputs *o, const char *name, const mxp_array *x,
         const int64_t two = 2, dims[2] = { rows, mxp_array_shape(x)[1] };
         s = bytes_array(&shape, MXP_S64, 1, &two, dims);
         if (s == MXP_OK)
-            s = add(o, name, "_shape", shape);
+            s = cli_outputs_add(o, name, "_shape", shape);
     }
     mxp_array_free(codes), mxp_array_free(scale), mxp_array_free(packed);
     mxp_qparams_free(&qp);
@@ -183,7 +151,7 @@ static mxp_status quantize_int(outputs *o, const char *name, const mxp_array *x,
 
 /* mxfp4 / nvfp4: mxp_mx_quantize over the whole tensor (rows are whole
  * blocks), its interleaved blocks split into the codes and the scales. */
-static mxp_status quantize_mx(outputs *o, const char *name, const mxp_array *x, const qargs *a)
+static mxp_status quantize_mx(cli_outputs *o, const char *name, const mxp_array *x, const qargs *a)
 {
     const bool nv = a->kind == Q_NVFP4;
     const mxp_mx_format f = nv ? MXP_NVFP4 : MXP_MXFP4_E2M1;
@@ -207,15 +175,15 @@ static mxp_status quantize_mx(outputs *o, const char *name, const mxp_array *x, 
             sc[b] = blk[0];
             memcpy(c + (size_t)b * (size_t)(block / 2), blk + 1, (size_t)block / 2);
         }
-        s = add(o, name, nv ? "" : "_blocks", codes);
+        s = cli_outputs_add(o, name, nv ? "" : "_blocks", codes);
         codes = NULL;
     }
     if (s == MXP_OK) {
-        s = add(o, name, nv ? "_scale" : "_scales", scales);
+        s = cli_outputs_add(o, name, nv ? "_scale" : "_scales", scales);
         scales = NULL;
     }
     if (s == MXP_OK && nv) {
-        s = add(o, name, "_scale_2", tensor);
+        s = cli_outputs_add(o, name, "_scale_2", tensor);
         tensor = NULL;
     }
     free(buf);
@@ -223,35 +191,66 @@ static mxp_status quantize_mx(outputs *o, const char *name, const mxp_array *x, 
     return s;
 }
 
+/* cli_derive_fn: input tensor src's outputs */
+static mxp_status quantize_one(void *ctx, size_t src, const mxp_array *x, cli_outputs *out)
+{
+    const qargs *a = ctx;
+    (void)src;
+    return a->kind <= Q_INT4 ? quantize_int(out, "", x, a) : quantize_mx(out, "", x, a);
+}
+
+/* The outputs of input tensor i (its name and [rows, cols] shape), in
+ * quantize_int's / quantize_mx's order. */
+static bool plan_quantized(cli_derive *d, const qargs *a, const char *name, const int64_t *shape, size_t i)
+{
+    const int64_t rows = shape[0], cols = shape[1];
+    const int64_t scale[2] = { a->per_tensor ? 1 : rows, 1 }, two = 2;
+    switch (a->kind) {
+    case Q_INT8:
+        return cli_derive_plan(d, name, "", MXP_S8, 2, shape, i, 0) &&
+               cli_derive_plan(d, name, "_scale", MXP_F32, a->per_tensor ? 1 : 2, scale, i, 1);
+    case Q_INT4: {
+        const int64_t packed[2] = { rows, (cols + 1) / 2 };
+        return cli_derive_plan(d, name, "_packed", MXP_U8, 2, packed, i, 0) &&
+               cli_derive_plan(d, name, "_scale", MXP_F32, a->per_tensor ? 1 : 2, scale, i, 1) &&
+               cli_derive_plan(d, name, "_shape", MXP_S64, 1, &two, i, 2);
+    }
+    case Q_MXFP4: {
+        const int64_t blocks[3] = { rows, cols / MXP_MX_BLOCK, 16 }, scales[2] = { rows, cols / MXP_MX_BLOCK };
+        return cli_derive_plan(d, name, "_blocks", MXP_U8, 3, blocks, i, 0) &&
+               cli_derive_plan(d, name, "_scales", MXP_U8, 2, scales, i, 1);
+    }
+    default: {
+        const int64_t codes[2] = { rows, cols / 2 }, scales[2] = { rows, cols / MXP_NVFP4_BLOCK };
+        return cli_derive_plan(d, name, "", MXP_U8, 2, codes, i, 0) &&
+               cli_derive_plan(d, name, "_scale", MXP_E4M3, 2, scales, i, 1) &&
+               cli_derive_plan(d, name, "_scale_2", MXP_F32, 0, NULL, i, 2);
+    }
+    }
+}
+
 static int quantize(const qargs *a)
 {
     mxp_safetensors *st = NULL;
-    outputs o = { 0 };
     size_t done = 0;
-    long long bytes_in = 0, bytes_out = 0;
+    long long bytes_in = 0;
     mxp_status s = mxp_safetensors_open(&st, a->in);
+    cli_derive d = { .st = st, .fn = quantize_one, .ctx = (void *)a, .cached = SIZE_MAX };
     const size_t n = s == MXP_OK ? mxp_safetensors_count(st) : 0;
     for (size_t i = 0; s == MXP_OK && i < n; i++) {
         const char *name = mxp_safetensors_name(st, i);
         const int64_t *shape = mxp_safetensors_shape(st, i);
         const int ndim = mxp_safetensors_ndim(st, i);
+        const mxp_dtype t = mxp_safetensors_dtype(st, i);
         const int64_t block = a->kind == Q_MXFP4 ? MXP_MX_BLOCK : a->kind == Q_NVFP4 ? MXP_NVFP4_BLOCK : 1;
         size_t nbytes = 0;
         (void)mxp_safetensors_data(st, i, &nbytes);
         bytes_in += (long long)nbytes;
-        const bool q = cli_is_float(mxp_safetensors_dtype(st, i)) && ndim == 2 && shape[0] * shape[1] > 0 &&
+        const bool q = cli_is_float(t) && ndim == 2 && shape[0] * shape[1] > 0 &&
                        shape[0] * shape[1] >= a->min_elements && shape[1] % block == 0;
-        mxp_array *x = NULL;
-        s = mxp_safetensors_read(&x, st, i, q ? MXP_F32 : MXP_DTYPE_INVALID, NULL);
-        if (s != MXP_OK)
-            break;
-        if (!q) {
-            s = add(&o, name, "", x);
-            continue;
-        }
-        s = a->kind <= Q_INT4 ? quantize_int(&o, name, x, a) : quantize_mx(&o, name, x, a);
-        mxp_array_free(x);
-        done++;
+        if (!(q ? plan_quantized(&d, a, name, shape, i) : cli_derive_plan(&d, name, "", t, ndim, NULL, i, -1)))
+            s = MXP_ERR_NO_MEMORY;
+        done += q;
     }
     const size_t nmeta = s == MXP_OK ? mxp_safetensors_metadata_count(st) : 0;
     const char **keys = calloc(nmeta + 1, sizeof *keys), **values = calloc(nmeta + 1, sizeof *values);
@@ -266,22 +265,16 @@ static int quantize(const qargs *a)
             keys[m] = mxp_safetensors_metadata_key(st, j), values[m++] = mxp_safetensors_metadata_value(st, j);
     if (s == MXP_OK) {
         keys[m] = "mxp_quantize", values[m++] = format;
-        s = mxp_safetensors_save(a->out, o.n, (const char *const *)o.names, (const mxp_array *const *)o.arrays, m,
-                                 keys, values);
+        s = cli_derive_write(&d, a->out, m, keys, values);
     }
-    for (size_t i = 0; i < o.n; i++)
-        bytes_out += (long long)(mxp_array_size(o.arrays[i]) * (int64_t)mxp_array_itemsize(o.arrays[i]));
     int rc = CLI_OK;
     if (s != MXP_OK)
         rc = cli_mxp_error("quantize", NULL, s);
     else
         printf("%s: %zu tensors, %zu quantized to %s, %zu kept -> %s: %lld -> %lld bytes of tensors\n", a->in, n,
-               done, format, n - done, a->out, bytes_in, bytes_out);
-    for (size_t i = 0; i < o.n; i++) {
-        free(o.names[i]);
-        mxp_array_free(o.arrays[i]);
-    }
-    free(o.names), free(o.arrays), free(keys), free(values);
+               done, format, n - done, a->out, bytes_in, d.bytes);
+    cli_derive_free(&d);
+    free(keys), free(values);
     mxp_safetensors_close(st);
     return rc;
 }
