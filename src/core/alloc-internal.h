@@ -2,6 +2,8 @@
 #ifndef MXP_CORE_ALLOC_INTERNAL_H
 #define MXP_CORE_ALLOC_INTERNAL_H
 
+#include <stdbool.h>
+
 #include "mxp/alloc.h"
 
 /* Counts bytes copied (same dtype) or converted (source bytes). */
@@ -37,5 +39,15 @@ void mxp_huge_stats_reset(void);
  * the caller's alone and counts in current_bytes. */
 void *mxp_workspace_get(size_t size);
 void mxp_workspace_put(void *ptr);
+
+/* A workspace held by this thread across many calls that each get and put
+ * one (a batch of small GEMMs on a thread): between hold and unhold, the
+ * first mxp_workspace_get's block stays with the thread when put, and the
+ * next gets of at most its size take it again, without the allocator's
+ * lock (two threads' gets and puts, 400 of each a call, contended for it).
+ * Holds do not nest: hold returns false when this thread already holds,
+ * and unhold(false) does nothing. */
+bool mxp_workspace_hold(void);
+void mxp_workspace_unhold(bool took);
 
 #endif

@@ -321,7 +321,38 @@ static hdr *ws_remove(int i)
     return h;
 }
 
+/* mxp_workspace_hold: whether this thread holds, and its blocks (the
+ * first gets', as many as were out at once, up to HELD) with whether a get
+ * has each out */
+enum { HELD = 4 };
+static _Thread_local bool holding;
+static _Thread_local void *held[HELD];
+static _Thread_local bool held_out[HELD];
+
+static void *workspace_get(size_t size);
+
 void *mxp_workspace_get(size_t size)
+{
+    int slot = -1; /* a free slot, or a held block not out (smaller: it goes back) */
+    for (int i = 0; holding && i < HELD; i++) {
+        if (held[i] && !held_out[i] && header_of(held[i])->size >= size) {
+            held_out[i] = true;
+            return held[i];
+        }
+        if (slot < 0 && (!held[i] || !held_out[i]))
+            slot = i;
+    }
+    void *p = workspace_get(size);
+    if (slot >= 0 && p) { /* held from now on */
+        void *old = held[slot];
+        held[slot] = p, held_out[slot] = true;
+        if (old)
+            mxp_workspace_put(old);
+    }
+    return p;
+}
+
+static void *workspace_get(size_t size)
 {
     hdr *drop = NULL;
     pthread_mutex_lock(&lock);
@@ -371,6 +402,11 @@ void mxp_workspace_put(void *ptr)
 {
     if (!ptr)
         return;
+    for (int i = 0; holding && i < HELD; i++)
+        if (ptr == held[i]) {
+            held_out[i] = false;
+            return;
+        }
     hdr *h = header_of(ptr), *evict = h;
     pthread_mutex_lock(&lock);
     stats.current_bytes -= h->size;
@@ -394,6 +430,29 @@ void mxp_workspace_put(void *ptr)
     pthread_mutex_unlock(&lock);
     if (evict)
         release_block(evict);
+}
+
+bool mxp_workspace_hold(void)
+{
+    pthread_mutex_lock(&lock);
+    const bool testing = fail_after != 0; /* the failure test mode sees every allocation: no holding */
+    pthread_mutex_unlock(&lock);
+    if (holding || testing)
+        return false;
+    holding = true;
+    return true;
+}
+
+void mxp_workspace_unhold(bool took)
+{
+    if (!took)
+        return;
+    holding = false;
+    for (int i = 0; i < HELD; i++) {
+        void *p = held_out[i] ? NULL : held[i]; /* one still out goes back when its caller puts it */
+        held[i] = NULL, held_out[i] = false;
+        mxp_workspace_put(p); /* NULL: nothing */
+    }
 }
 
 void mxp_release_workspaces(void)

@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "core/abi.h"
+#include "core/alloc-internal.h"
 #include "core/error.h"
 #include "gemm/gemm-internal.h"
 
@@ -60,11 +61,13 @@ mxp_status mxp_gemm_strided_batched(size_t batch, mxp_trans ta, mxp_trans tb, si
     if (opts)
         o = *opts;
     const uint64_t offset0 = o.convert.index_offset;
+    const bool held = mxp_workspace_hold(); /* the products' workspaces without the allocator's lock */
     for (size_t i = 0; i < batch && st == MXP_OK; i++) {
         o.convert.index_offset = offset0 + (uint64_t)i * m * n; /* stochastic rounding: matrix after matrix */
         st = mxp_gemm(ta, tb, m, n, k, alpha, advance(a, i, stride_a, as), a_type, lda,
                       advance(b, i, stride_b, bsz), b_type, ldb, beta, (void *)advance(c, i, stride_c, cs), c_type,
                       ldc, &o);
     }
+    mxp_workspace_unhold(held);
     return st;
 }

@@ -18,6 +18,7 @@
 #include "array/array-internal.h"
 #include "core/abi.h"
 #include "core/dtype-internal.h"
+#include "core/alloc-internal.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "core/profile-internal.h"
@@ -237,6 +238,7 @@ static mxp_status batch_range(const batch_job *j, int64_t lo, int64_t hi)
     }
     mxp_gemm_opts o = j->o;
     mxp_status st = MXP_OK;
+    const bool held = mxp_workspace_hold(); /* one workspace for the thread's products */
     for (int64_t t = lo; t < hi && st == MXP_OK; t++) {
         o.convert.index_offset = j->offset0 + (uint64_t)t * j->per; /* C's elements in C order */
         st = mxp_gemm(j->A->trans, j->B->trans, j->m, j->n, j->k, 1.0, pa, j->A->arr->dtype, j->A->ld, pb,
@@ -249,6 +251,7 @@ static mxp_status batch_range(const batch_job *j, int64_t lo, int64_t hi)
             idx[ax] = 0;
         }
     }
+    mxp_workspace_unhold(held);
     return st;
 }
 

@@ -495,6 +495,57 @@ static void test_workspaces_follow_the_allocator(void **state)
     free(c);
 }
 
+/* A thread's held workspaces (mxp_workspace_hold): a put keeps the block
+ * with the thread and the next get of at most its size takes it again, no
+ * allocation and no idle slot touched; two out at once are both held; a
+ * larger get replaces the one not out; holds do not nest; unhold gives
+ * them back to the idle workspaces (current bytes as before); the failure
+ * test mode holds nothing. */
+static void test_workspace_hold(void **state)
+{
+    (void)state;
+    mxp_release_workspaces();
+    mxp_memory_stats s0 = { 0 }, s1 = { 0 };
+    mxp_memory_stats_get(&s0);
+    const bool took = mxp_workspace_hold();
+    assert_true(took);
+    assert_false(mxp_workspace_hold()); /* no nesting */
+    mxp_workspace_unhold(false);        /* the inner "hold": nothing */
+    void *a = mxp_workspace_get(1000), *b = mxp_workspace_get(500); /* two out at once */
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_ptr_not_equal(a, b);
+    mxp_workspace_put(b);
+    mxp_workspace_put(a);
+    mxp_memory_stats_get(&s1);
+    assert_int_equal(s1.workspace_bytes, 0); /* held, not idle */
+    const uint64_t allocs = s1.allocations;
+    for (int i = 0; i < 100; i++) {
+        void *x = mxp_workspace_get(900), *y = mxp_workspace_get(400);
+        assert_ptr_equal(x, a);
+        assert_ptr_equal(y, b);
+        mxp_workspace_put(y);
+        mxp_workspace_put(x);
+    }
+    mxp_memory_stats_get(&s1);
+    assert_int_equal(s1.allocations, allocs);
+    void *big = mxp_workspace_get(1 << 20); /* larger: it replaces a held one (not out) */
+    assert_ptr_not_equal(big, a);
+    mxp_workspace_put(big);
+    assert_ptr_equal(mxp_workspace_get(1 << 19), big);
+    mxp_workspace_put(big);
+    mxp_workspace_unhold(took);
+    mxp_memory_stats_get(&s1);
+    assert_int_equal(s1.current_bytes, s0.current_bytes);
+    assert_true(s1.workspace_bytes > (1 << 20)); /* back among the idle ones */
+    void *c = mxp_workspace_get(1 << 20); /* no longer held: from the idle ones, kept by nobody */
+    mxp_workspace_put(c);
+    mxp_set_alloc_fail_after(1000);
+    assert_false(mxp_workspace_hold());
+    mxp_set_alloc_fail_after(0);
+    mxp_release_workspaces();
+}
+
 static int teardown(void **state)
 {
     (void)state;
@@ -520,6 +571,7 @@ int main(void)
         cmocka_unit_test_teardown(test_workspaces_released_by_shutdown, restore),
         cmocka_unit_test_teardown(test_workspaces_bypassed_by_the_failure_test_mode, restore),
         cmocka_unit_test_teardown(test_workspaces_follow_the_allocator, restore),
+        cmocka_unit_test_teardown(test_workspace_hold, restore),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
