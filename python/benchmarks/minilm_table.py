@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import re
 import statistics
 import subprocess
@@ -68,13 +69,20 @@ def accuracy(e, ref):
 def interleaved_ms(runs, repeat):
     """{name: median ms} of runs (name -> a call), timed in rounds: each
     round calls every engine once, so a burst of load from other processes
-    falls on all engines alike instead of on whichever ran then."""
+    falls on all engines alike instead of on whichever ran then.  Each
+    round calls them in an order of its own (shuffled, seeded by the round):
+    onnxruntime's pool threads spin on after its call, on a 2-core machine
+    sharing a core with the next engine's, and in a fixed order the same
+    engine always came next (mxp fp32 at two threads: 115 ms there against
+    95 for the MX rows, the same float32 work)."""
     for f in runs.values():  # warm-up: workspaces, packed weights, sessions
         f()
         f()
     times = {k: [] for k in runs}
-    for _ in range(repeat):
-        for k, f in runs.items():
+    for r in range(repeat):
+        order = list(runs.items())
+        random.Random(r).shuffle(order)
+        for k, f in order:
             t0 = time.perf_counter()
             f()
             times[k].append(time.perf_counter() - t0)
@@ -231,7 +239,8 @@ def main():
             for r in results:
                 r[f"ms_{n}"], r[f"tok_s_{n}"] = ms[r["name"]], tokens / ms[r["name"]] * 1e3
             print(f"minilm_table: {n} thread(s): {json.dumps(ms)}", file=sys.stderr, flush=True)
-    meta = dict(machine(), load_at_start=load_at_start, sentences=len(sentences), repeat=repeat, batch_tokens=tokens, batch_padded=int(batch[0].size),
+    meta = dict(machine(), load_at_start=load_at_start, sentences=len(sentences), repeat=repeat, shuffled=True,
+                batch_tokens=tokens, batch_padded=int(batch[0].size),
                 seconds=round(time.time() - t0), threads=threads,
                 versions=dict(torch=torch.__version__, transformers=transformers.__version__,
                               onnxruntime=__import__("onnxruntime").__version__))
@@ -288,7 +297,9 @@ def render(results, meta):
              f"NumPy {meta['numpy']}, " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
     text = (f"Measured by `make minilm-table` on {where}.  {meta['sentences']} sentences; the latency batch is "
             f"the corpus's first {BATCH} sentences, {meta['batch_tokens']} tokens ({meta['batch_padded']} with "
-            f"padding); medians of {meta['repeat']} rounds, each timing every engine once; accuracy against sentence-transformers' float32 embeddings.\n\n"
+            f"padding); medians of {meta['repeat']} rounds, each timing every engine once"
+            + (" in a shuffled order" if meta.get("shuffled") else "")
+            + "; accuracy against sentence-transformers' float32 embeddings.\n\n"
             + "\n".join(lines) + "\n\nGoals (issue 27):\n\n" + "\n".join(f"- {g}" for g in goals(results, th)))
     by = {r["name"]: r for r in results}
     t0s = f"{th[0]} thread{'s' if th[0] > 1 else ''}"  # the first thread count measured (1 unless --threads)
