@@ -449,6 +449,44 @@ static mxp_status made_make(const void *ctx, size_t offset, size_t len, void *bu
     return s;
 }
 
+/* Tensor i of mxp_safetensors_save_made checked (names[0..i] its and the
+ * earlier ones' names) into its entry. */
+static mxp_status made_entry(const char *fn, size_t i, const mxp_safetensors_source *t, const char **names, entry *e)
+{
+    if (!t->name || !t->make || t->ndim < 0 || t->ndim > MXP_ST_MAX_NDIM || (t->ndim && !t->shape))
+        return bad(fn, !t->name ? "NULL name of tensor" : !t->make ? "NULL make of tensor"
+                   : t->ndim < 0 || t->ndim > MXP_ST_MAX_NDIM ? "an ndim out of range for tensor"
+                                                              : "NULL shape of tensor", i);
+    names[i] = t->name;
+    mxp_status s = check_tensor(fn, i, names, t->dtype_name ? MXP_DTYPE_INVALID : t->dtype);
+    if (s != MXP_OK)
+        return s;
+    const mxp_st_dtype *d = t->dtype_name ? mxp_st_dtype_named(t->dtype_name, strlen(t->dtype_name))
+                                          : mxp_st_dtype_of(t->dtype);
+    if (!d && t->dtype_name)
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: tensor %zu: '%.20s' is not a safetensors dtype", fn, i,
+                         t->dtype_name);
+    if (!d) /* MXP_DTYPE_INVALID, which check_tensor lets through */
+        return mxp_error(MXP_ERR_INVALID_DTYPE, "%s: tensor %zu has no dtype (MXP_DTYPE_INVALID, no dtype_name)", fn,
+                         i);
+    uint64_t count = 1;
+    for (int k = 0; k < t->ndim; k++) {
+        if (t->shape[k] < 0)
+            return mxp_error(MXP_ERR_SHAPE, "%s: tensor '%.60s' has a negative extent", fn, t->name);
+        if (count && (uint64_t)t->shape[k] > (UINT64_MAX >> 4) / count)
+            return mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: tensor '%.60s': its element count overflows", fn, t->name);
+        count *= (uint64_t)t->shape[k];
+    }
+    if (count % 8 * (uint64_t)d->bits % 8)
+        return mxp_error(MXP_ERR_SHAPE, "%s: tensor '%.60s': %llu elements of %s are not whole bytes", fn, t->name,
+                         (unsigned long long)count, d->name);
+    if (count * (uint64_t)d->bits / 8 > SIZE_MAX / 2)
+        return mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: tensor '%.60s' is too large", fn, t->name);
+    *e = (entry){ .name = t->name, .dtype = d, .ndim = t->ndim, .shape = t->shape,
+                  .nbytes = (size_t)(count * (uint64_t)d->bits / 8), .make = t };
+    return MXP_OK;
+}
+
 static mxp_status save_made(const char *path, size_t n, const mxp_safetensors_source *tensors, size_t nmeta,
                             const char *const *keys, const char *const *values)
 {
@@ -462,43 +500,8 @@ static mxp_status save_made(const char *path, size_t n, const mxp_safetensors_so
     mxp_write_piece *pieces = malloc((n + 1) * sizeof *pieces);
     strbuf hdr = { 0 };
     mxp_status s = e && names && pieces ? MXP_OK : MXP_ERR_NO_MEMORY;
-    for (size_t i = 0; s == MXP_OK && i < n; i++) {
-        const mxp_safetensors_source *t = &tensors[i];
-        if (!t->name || !t->make || t->ndim < 0 || t->ndim > MXP_ST_MAX_NDIM || (t->ndim && !t->shape)) {
-            s = bad(fn, !t->name ? "NULL name of tensor" : !t->make ? "NULL make of tensor"
-                        : t->ndim < 0 || t->ndim > MXP_ST_MAX_NDIM ? "an ndim out of range for tensor"
-                                                                   : "NULL shape of tensor", i);
-            break;
-        }
-        names[i] = t->name;
-        const mxp_st_dtype *d = t->dtype_name ? mxp_st_dtype_named(t->dtype_name, strlen(t->dtype_name)) : NULL;
-        if ((s = check_tensor(fn, i, names, t->dtype_name ? MXP_DTYPE_INVALID : t->dtype)) != MXP_OK)
-            break;
-        if (t->dtype_name && !d) {
-            s = mxp_error(MXP_ERR_INVALID_DTYPE, "%s: tensor %zu: '%.20s' is not a safetensors dtype", fn, i,
-                          t->dtype_name);
-            break;
-        }
-        if (!d)
-            d = mxp_st_dtype_of(t->dtype);
-        uint64_t count = 1;
-        for (int k = 0; k < t->ndim && s == MXP_OK; k++)
-            if (t->shape[k] < 0)
-                s = mxp_error(MXP_ERR_SHAPE, "%s: tensor '%.60s' has a negative extent", fn, t->name);
-            else if (count && (uint64_t)t->shape[k] > (UINT64_MAX >> 4) / count)
-                s = mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: tensor '%.60s': its element count overflows", fn, t->name);
-            else
-                count *= (uint64_t)t->shape[k];
-        if (s == MXP_OK && count % 8 * (uint64_t)d->bits % 8)
-            s = mxp_error(MXP_ERR_SHAPE, "%s: tensor '%.60s': %llu elements of %s are not whole bytes", fn, t->name,
-                          (unsigned long long)count, d->name);
-        if (s == MXP_OK && count * (uint64_t)d->bits / 8 > SIZE_MAX / 2)
-            s = mxp_error(MXP_ERR_SIZE_OVERFLOW, "%s: tensor '%.60s' is too large", fn, t->name);
-        if (s != MXP_OK)
-            break;
-        e[i] = (entry){ .name = t->name, .dtype = d, .ndim = t->ndim, .shape = t->shape,
-                        .nbytes = (size_t)(count * (uint64_t)d->bits / 8), .make = t };
-    }
+    for (size_t i = 0; s == MXP_OK && i < n; i++)
+        s = made_entry(fn, i, &tensors[i], names, &e[i]);
     if (s == MXP_OK)
         s = check_meta(fn, nmeta, keys, values);
     if (s == MXP_OK)

@@ -763,6 +763,9 @@ static void test_safetensors_save_made_is_save(void **state)
     assert_contains(mxp_last_error(), "3 elements of F4 are not whole bytes");
     bad = src[1], bad.dtype = (mxp_dtype)9999;
     assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_DTYPE);
+    bad.dtype = MXP_DTYPE_INVALID;
+    assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_DTYPE);
+    assert_contains(mxp_last_error(), "tensor 0 has no dtype");
     bad.dtype_name = "C6"; /* the format's name decides, dtype unused */
     assert_int_equal(mxp_safetensors_save_made(got, 1, &bad, 0, NULL, NULL), MXP_ERR_INVALID_DTYPE);
     assert_contains(mxp_last_error(), "tensor 0: 'C6' is not a safetensors dtype");

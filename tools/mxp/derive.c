@@ -80,7 +80,8 @@ bool cli_derive_plan(cli_derive *d, const char *name, const char *suffix, mxp_dt
     snprintf(e->name, len, "%s%s", name, suffix);
     long long bytes = 1;
     if (which >= 0) {
-        memcpy(e->shape, shape, (size_t)ndim * sizeof shape[0]);
+        if (ndim) /* a 0-d output passes no shape */
+            memcpy(e->shape, shape, (size_t)ndim * sizeof shape[0]);
         for (int k = 0; k < ndim; k++)
             bytes *= shape[k];
         bytes = mxp_packed_bytes(t, 8) ? bytes * (long long)mxp_packed_bytes(t, 8) / 8
