@@ -262,8 +262,11 @@ typedef struct finish_ctx {
      * exact unless the exponents lie more than 29 apart, and then neither
      * rounding moves the larger) in one plain loop the compiler vectorizes:
      * the pass is memory-bound (MiniLM float32's 24 products a batch: the
-     * finish kernel 5 ms, this 1-2); NULL: not so. */
+     * finish kernel 5 ms, this 1-2); NULL: not so.  Through bias_fn
+     * (src/kernels/f32-finish/: 16 lanes at AVX-512; the twin's loop,
+     * compiled for the baseline ISA, 4), found with it. */
     const float *bias32;
+    mxp_f32_bias_fn bias_fn;
 } finish_ctx;
 
 /* Whether float32 holds x (a clamp bound: never NaN) exactly. */
@@ -297,18 +300,8 @@ static void finish_f32_rows(const finish_ctx *f, size_t i0, size_t mc, size_t j0
     const mxp_gemm_opts *o = f->o;
     if (f->bias32) { /* float32 C, rows in place or from the workspace; the clamp's bounds are floats */
         const float lo = (float)o->clamp_lo, hi = (float)o->clamp_hi;
-        for (size_t r = 0; r < mc; r++) {
-            float *dst = (float *)f->c + (i0 + r) * f->ldc + j0;
-            const float *src = wb + r * ldw, *b = f->bias32 + j0;
-            if (o->clamp)
-                for (size_t u = 0; u < nc; u++) {
-                    const float v = src[u] + b[u];
-                    dst[u] = v < lo ? lo : v > hi ? hi : v; /* NaN stays, as mxp_gemm_epilogue_act has it */
-                }
-            else
-                for (size_t u = 0; u < nc; u++)
-                    dst[u] = src[u] + b[u];
-        }
+        for (size_t r = 0; r < mc; r++) /* NaN stays, as mxp_gemm_epilogue_act has it */
+            f->bias_fn((float *)f->c + (i0 + r) * f->ldc + j0, wb + r * ldw, f->bias32 + j0, nc, o->clamp, lo, hi);
         return;
     }
     if (f->finish) {
@@ -479,7 +472,7 @@ static mxp_status gemm_float(const mxp_gemm_config *cfg, const mxp_gemm_direct_c
     if (beta != 0 && !in_place)
         copy_rows(w, acc, n, c, c_type, ldc, m, n, NULL);
     finish_ctx f = { c, c_type, acc, ldc, n, opts, { 0 }, epilogue, NULL,
-                     { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL }, false, NULL, NULL, NULL, NULL };
+                     { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL }, false, NULL, NULL, NULL, NULL, NULL };
     if (epilogue)
         mxp_gemm_epilogue_init(&f.epi, opts);
     if (co) {
@@ -503,6 +496,11 @@ static mxp_status gemm_float(const mxp_gemm_config *cfg, const mxp_gemm_direct_c
             if (bias64 && !opts->activation && c_type == MXP_F32 && opts->bias_kind == MXP_BIAS_PER_COL &&
                 (!opts->clamp || (is_float(opts->clamp_lo) && is_float(opts->clamp_hi))))
                 f.bias32 = bias_as_f32(bias64, n);
+            if (f.bias32) {
+                f.bias_fn = mxp_f32_bias_kernel(mxp_isa_current());
+                if (!f.bias_fn)
+                    f.bias_fn = mxp_f32_bias__scalar;
+            }
             if (!f.bias32 && bias64 && !opts->activation && !opts->clamp)
                 f.finish = mxp_f32_finish_kernel(mxp_isa_current());
         }

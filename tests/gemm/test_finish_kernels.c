@@ -1,5 +1,6 @@
 /* The float32 GEMM finish kernels (src/kernels/f32-finish/, every line of
- * f32-finish-list.inc this CPU runs) against their twin, bit for bit:
+ * f32-finish-list.inc this CPU runs: the finish and the bias kernels)
+ * against their twin, bit for bit:
  * round(float64(sum) + bias) into float32 and bfloat16, the bias per
  * column, one per row or none, on sums and biases of every kind (NaNs with
  * payloads, infinities, float32 subnormals, values near the formats'
@@ -29,8 +30,25 @@ typedef struct line {
 
 static const line lines[] = {
 #define MXP_F32_FINISH(f, isa, twin) { #f, f, twin, isa },
+#define MXP_F32_BIAS(f, isa, twin)
 #include "kernels/f32-finish-list.inc"
 #undef MXP_F32_FINISH
+#undef MXP_F32_BIAS
+    { NULL, NULL, NULL, MXP_ISA_SCALAR },
+};
+
+typedef struct bias_line {
+    const char *name;
+    mxp_f32_bias_fn fn, twin;
+    mxp_isa isa;
+} bias_line;
+
+static const bias_line bias_lines[] = {
+#define MXP_F32_FINISH(f, isa, twin)
+#define MXP_F32_BIAS(f, isa, twin) { #f, f, twin, isa },
+#include "kernels/f32-finish-list.inc"
+#undef MXP_F32_FINISH
+#undef MXP_F32_BIAS
     { NULL, NULL, NULL, MXP_ISA_SCALAR },
 };
 
@@ -129,11 +147,82 @@ static void test_finish_twin_rounds_once(void **state)
     assert_true(f[0] == 0x1.010002p0f);
 }
 
+/* The float32 bias + clamp kernels against their twin: sums and biases of
+ * every kind (NaNs, infinities, subnormals, signed zeros, values that
+ * round when added), with and without a clamp (bounds -9 / +inf as
+ * MiniLM's GELU floor, -0 / +0, and lo > hi: lo wins, the twin's
+ * conditional), every length up to a few vectors and a long row, in place
+ * too; a NaN result only needs to be a NaN (its payload, when both are
+ * NaN, is the hardware's operand order). */
+static void test_bias_kernels_match_their_twin(void **state)
+{
+    (void)state;
+    enum { LONG = 1000 };
+    static float src[LONG], bias[LONG], got[LONG + 8], want[LONG + 8];
+    static const float bounds[][2] = { { -9.0f, INFINITY }, { -0.0f, 0.0f }, { 1.0f, -1.0f }, { -3.5f, 2.25f } };
+    uint64_t st = prng_seed(53);
+    for (size_t li = 0; bias_lines[li].name; li++) {
+        if (bias_lines[li].isa > mxp_isa_supported())
+            continue;
+        size_t checked = 0;
+        for (size_t len = 0; len <= LONG; len = len < 40 ? len + 1 : LONG + 1)
+            for (int clamp = 0; clamp < 5; clamp++) {
+                for (size_t q = 0; q < len; q++) {
+                    src[q] = some_sum(&st);
+                    const uint64_t r = prng_next(&st);
+                    bias[q] = r % 5 == 0 ? f32_bits(0x7fa00000u | (uint32_t)(r >> 44))            /* NaN */
+                              : r % 5 == 1 ? f32_bits((uint32_t)(r >> 20) & 0x807fffffu)         /* subnormal, +-0 */
+                              : r % 5 == 2 ? ((r >> 8) & 1 ? -INFINITY : 0x1p-20f)
+                                           : (float)prng_range(&st, -20, 20);
+                }
+                const float lo = clamp ? bounds[clamp - 1][0] : 0, hi = clamp ? bounds[clamp - 1][1] : 0;
+                memset(got, 0xa5, sizeof got);
+                memset(want, 0xa5, sizeof want);
+                bias_lines[li].fn(got, src, bias, len, clamp != 0, lo, hi);
+                bias_lines[li].twin(want, src, bias, len, clamp != 0, lo, hi);
+                for (size_t q = 0; q < len; q++)
+                    if (!(isnan(got[q]) && isnan(want[q])) && memcmp(&got[q], &want[q], 4)) {
+                        print_error("%s: %a + %a (clamp %d): element %zu of %zu is %a, the twin's %a\n",
+                                    bias_lines[li].name, (double)src[q], (double)bias[q], clamp, q, len,
+                                    (double)got[q], (double)want[q]);
+                        fail();
+                    }
+                assert_memory_equal(got + len, want + len, sizeof got - len * 4); /* nothing past len */
+                memcpy(got, src, len * 4); /* in place */
+                bias_lines[li].fn(got, got, bias, len, clamp != 0, lo, hi);
+                for (size_t q = 0; q < len; q++)
+                    assert_true((isnan(got[q]) && isnan(want[q])) || !memcmp(&got[q], &want[q], 4));
+                checked++;
+            }
+        print_message("%s: %zu rows\n", bias_lines[li].name, checked);
+    }
+}
+
+/* The twin: float32 arithmetic, the clamp's lo first, NaN through. */
+static void test_bias_twin(void **state)
+{
+    (void)state;
+    const float s[5] = { 1.0f, -20.0f, NAN, 3.0f, 0x1p24f }, b[5] = { 0.5f, 0.0f, 1.0f, 10.0f, 1.0f };
+    float y[5];
+    mxp_f32_bias__scalar(y, s, b, 5, 1, -9.0f, 12.0f);
+    assert_true(y[0] == 1.5f && y[1] == -9.0f && isnan(y[2]) && y[3] == 12.0f);
+    assert_true(y[4] == 12.0f);
+    mxp_f32_bias__scalar(y, s, b, 5, 0, 0, 0);
+    assert_true(y[3] == 13.0f && y[4] == 0x1p24f); /* 2^24 + 1 rounds to even in float32 */
+    mxp_f32_bias__scalar(y, s, b, 1, 1, 1.0f, -1.0f); /* lo > hi: 1.5 < 1 is false, 1.5 > -1: hi */
+    assert_true(y[0] == -1.0f);
+    const float z[1] = { -0.5f }, zb[1] = { 0.0f };
+    mxp_f32_bias__scalar(y, z, zb, 1, 1, 1.0f, -1.0f); /* -0.5 < 1: lo */
+    assert_true(y[0] == 1.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_finish_kernels_match_their_twin),
         cmocka_unit_test(test_finish_twin_rounds_once),
+        cmocka_unit_test(test_bias_kernels_match_their_twin),
+        cmocka_unit_test(test_bias_twin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

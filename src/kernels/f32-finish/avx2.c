@@ -64,3 +64,21 @@ void mxp_f32_finish__avx2(void *dst, int bf16, const float *src, size_t len, con
         memcpy((unsigned char *)dst + q * size, out, (len - q) * size);
     }
 }
+
+/* float32 C plus a float32 bias, clamped: eight lanes, both masks from the
+ * sum (lo blended last: it wins, as in the twin's conditional); the tail
+ * by the twin. */
+void mxp_f32_bias__avx2(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
+{
+    const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+    size_t q = 0;
+    for (; q + 8 <= len; q += 8) {
+        __m256 v = _mm256_add_ps(_mm256_loadu_ps(src + q), _mm256_loadu_ps(bias + q));
+        if (clamp) {
+            const __m256 below = _mm256_cmp_ps(v, vlo, _CMP_LT_OQ), above = _mm256_cmp_ps(v, vhi, _CMP_GT_OQ);
+            v = _mm256_blendv_ps(_mm256_blendv_ps(v, vhi, above), vlo, below);
+        }
+        _mm256_storeu_ps(dst + q, v);
+    }
+    mxp_f32_bias__scalar(dst + q, src + q, bias + q, len - q, clamp, lo, hi);
+}

@@ -43,3 +43,26 @@ void mxp_f32_finish__avx512f(void *dst, int bf16, const float *src, size_t len, 
     if (q < len)
         finish16(dst, bf16, src, q, bias, per_col, (__mmask16)((1u << (len - q)) - 1));
 }
+
+/* float32 C plus a float32 bias, clamped: sixteen lanes, both masks from
+ * the sum (lo first, as the twin's conditional has it), the tail masked. */
+MXP_INLINE void bias16(float *dst, const float *src, const float *bias, size_t q, int clamp, __m512 lo, __m512 hi,
+                       __mmask16 m)
+{
+    __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, src + q), _mm512_maskz_loadu_ps(m, bias + q));
+    if (clamp) {
+        const __mmask16 below = _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), above = _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ);
+        v = _mm512_mask_mov_ps(_mm512_mask_mov_ps(v, above, hi), below, lo);
+    }
+    _mm512_mask_storeu_ps(dst + q, m, v);
+}
+
+void mxp_f32_bias__avx512f(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
+{
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    size_t q = 0;
+    for (; q + 16 <= len; q += 16)
+        bias16(dst, src, bias, q, clamp, vlo, vhi, 0xffff);
+    if (q < len)
+        bias16(dst, src, bias, q, clamp, vlo, vhi, (__mmask16)((1u << (len - q)) - 1));
+}

@@ -1,6 +1,7 @@
-/* The twin of the float32 GEMM finish kernels, one element at a time: the
+/* The twins of the float32 GEMM finish kernels, one element at a time: the
  * float32 sum widened, the bias added in float64, one rounding by the
- * cast (float32) or mxp_f64_to_bf16_rne (bfloat16).  See finish-kernels.h. */
+ * cast (float32) or mxp_f64_to_bf16_rne (bfloat16); and the float32 bias
+ * and clamp.  See finish-kernels.h. */
 #include <stdint.h>
 
 #include "kernels/bf16-round.h"
@@ -20,3 +21,12 @@ void mxp_f32_finish__scalar(void *dst, int bf16, const float *src, size_t len, c
     }
 }
 #endif
+
+/* On every machine: gemm.c runs it where no line of the list does. */
+void mxp_f32_bias__scalar(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
+{
+    for (size_t q = 0; q < len; q++) {
+        const float v = src[q] + bias[q];
+        dst[q] = !clamp ? v : v < lo ? lo : v > hi ? hi : v; /* NaN stays */
+    }
+}
