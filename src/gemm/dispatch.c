@@ -9,7 +9,7 @@
 enum kind {
     X32_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
     F32_GEMV, F64_GEMV, S16S8_GEMV, S32_REQUANT, S32_DEQUANT_F32, S32_DEQUANT_BIAS_F32, S32_REQUANT_F64, F32_FINISH,
-    F32_BIAS
+    F32_FINISH_BIAS
 };
 
 typedef struct line {
@@ -32,7 +32,7 @@ typedef struct line {
         mxp_s32_dequant_bias_f32_fn s32_dequant_bias_f32;
         mxp_s32_requant_f64_fn s32_requant_f64;
         mxp_f32_finish_fn f32_finish;
-        mxp_f32_bias_fn f32_bias;
+        mxp_f32_finish_bias_fn f32_finish_bias;
     } fn;
 } line;
 
@@ -70,10 +70,10 @@ static const line lines[] = {
 #undef MXP_S32_DEQUANT_BIAS_F32
 #undef MXP_S32_REQUANT_F64
 #define MXP_F32_FINISH(f, isa, twin) { F32_FINISH, isa, 0, { .f32_finish = f } },
-#define MXP_F32_BIAS(f, isa, twin) { F32_BIAS, isa, 0, { .f32_bias = f } },
+#define MXP_F32_FINISH_BIAS(f, isa, twin) { F32_FINISH_BIAS, isa, 0, { .f32_finish_bias = f } },
 #include "kernels/f32-finish-list.inc"
 #undef MXP_F32_FINISH
-#undef MXP_F32_BIAS
+#undef MXP_F32_FINISH_BIAS
 };
 
 /* The first line of the kind at or below isa whose arg passes, or NULL. */
@@ -176,8 +176,8 @@ mxp_f32_finish_fn mxp_f32_finish_kernel(mxp_isa isa)
     return l ? l->fn.f32_finish : NULL;
 }
 
-mxp_f32_bias_fn mxp_f32_bias_kernel(mxp_isa isa)
+mxp_f32_finish_bias_fn mxp_f32_finish_bias_kernel(mxp_isa isa)
 {
-    const line *l = first(F32_BIAS, isa, NULL, 0);
-    return l ? l->fn.f32_bias : NULL;
+    const line *l = first(F32_FINISH_BIAS, isa, NULL, 0);
+    return l ? l->fn.f32_finish_bias : NULL;
 }

@@ -89,7 +89,7 @@ mxp_s16s8_gemv_fn mxp_s16s8_gemv_kernel(mxp_isa isa);
 mxp_f32_finish_fn mxp_f32_finish_kernel(mxp_isa isa);
 /* The float32 bias + clamp kernel for float32 C at isa, NULL below AVX2
  * (then the twin's loop: gemm.c). */
-mxp_f32_bias_fn mxp_f32_bias_kernel(mxp_isa isa);
+mxp_f32_finish_bias_fn mxp_f32_finish_bias_kernel(mxp_isa isa);
 /* ... and where none rounds in mode: */
 mxp_s32_dequant_f32_fn mxp_s32_dequant_f32_kernel(mxp_isa isa, mxp_rounding mode);
 mxp_s32_dequant_bias_f32_fn mxp_s32_dequant_bias_f32_kernel(mxp_isa isa, mxp_rounding mode);

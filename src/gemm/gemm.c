@@ -266,7 +266,7 @@ typedef struct finish_ctx {
      * (src/kernels/f32-finish/: 16 lanes at AVX-512; the twin's loop,
      * compiled for the baseline ISA, 4), found with it. */
     const float *bias32;
-    mxp_f32_bias_fn bias_fn;
+    mxp_f32_finish_bias_fn bias_fn;
 } finish_ctx;
 
 /* Whether float32 holds x (a clamp bound: never NaN) exactly. */
@@ -497,9 +497,9 @@ static mxp_status gemm_float(const mxp_gemm_config *cfg, const mxp_gemm_direct_c
                 (!opts->clamp || (is_float(opts->clamp_lo) && is_float(opts->clamp_hi))))
                 f.bias32 = bias_as_f32(bias64, n);
             if (f.bias32) {
-                f.bias_fn = mxp_f32_bias_kernel(mxp_isa_current());
+                f.bias_fn = mxp_f32_finish_bias_kernel(mxp_isa_current());
                 if (!f.bias_fn)
-                    f.bias_fn = mxp_f32_bias__scalar;
+                    f.bias_fn = mxp_f32_finish_bias__scalar;
             }
             if (!f.bias32 && bias64 && !opts->activation && !opts->clamp)
                 f.finish = mxp_f32_finish_kernel(mxp_isa_current());

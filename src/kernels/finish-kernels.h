@@ -28,18 +28,18 @@ typedef void (*mxp_f32_finish_fn)(void *dst, int bf16, const float *src, size_t 
  * rounds to the same float32, a sum of two floats being exact there).  A
  * NaN v stays (a NaN of src's or bias's; which payload, when both are NaN,
  * is the hardware's operand order, not fixed).  dst may be src. */
-typedef void (*mxp_f32_bias_fn)(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo,
+typedef void (*mxp_f32_finish_bias_fn)(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo,
                                 float hi);
 /* The bias kernels' twin, built on every machine (the list's lines only on x86). */
-void mxp_f32_bias__scalar(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi);
+void mxp_f32_finish_bias__scalar(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi);
 
 #define MXP_F32_FINISH(FN, ISA, TWIN)                                                                              \
     void FN(void *dst, int bf16, const float *src, size_t len, const double *bias, int per_col);                   \
     void TWIN(void *dst, int bf16, const float *src, size_t len, const double *bias, int per_col);
-#define MXP_F32_BIAS(FN, ISA, TWIN)                                                                                \
+#define MXP_F32_FINISH_BIAS(FN, ISA, TWIN)                                                                                \
     void FN(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi);
 #include "kernels/f32-finish-list.inc"
 #undef MXP_F32_FINISH
-#undef MXP_F32_BIAS
+#undef MXP_F32_FINISH_BIAS
 
 #endif

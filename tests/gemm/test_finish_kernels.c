@@ -30,25 +30,25 @@ typedef struct line {
 
 static const line lines[] = {
 #define MXP_F32_FINISH(f, isa, twin) { #f, f, twin, isa },
-#define MXP_F32_BIAS(f, isa, twin)
+#define MXP_F32_FINISH_BIAS(f, isa, twin)
 #include "kernels/f32-finish-list.inc"
 #undef MXP_F32_FINISH
-#undef MXP_F32_BIAS
+#undef MXP_F32_FINISH_BIAS
     { NULL, NULL, NULL, MXP_ISA_SCALAR },
 };
 
 typedef struct bias_line {
     const char *name;
-    mxp_f32_bias_fn fn, twin;
+    mxp_f32_finish_bias_fn fn, twin;
     mxp_isa isa;
 } bias_line;
 
 static const bias_line bias_lines[] = {
 #define MXP_F32_FINISH(f, isa, twin)
-#define MXP_F32_BIAS(f, isa, twin) { #f, f, twin, isa },
+#define MXP_F32_FINISH_BIAS(f, isa, twin) { #f, f, twin, isa },
 #include "kernels/f32-finish-list.inc"
 #undef MXP_F32_FINISH
-#undef MXP_F32_BIAS
+#undef MXP_F32_FINISH_BIAS
     { NULL, NULL, NULL, MXP_ISA_SCALAR },
 };
 
@@ -204,15 +204,15 @@ static void test_bias_twin(void **state)
     (void)state;
     const float s[5] = { 1.0f, -20.0f, NAN, 3.0f, 0x1p24f }, b[5] = { 0.5f, 0.0f, 1.0f, 10.0f, 1.0f };
     float y[5];
-    mxp_f32_bias__scalar(y, s, b, 5, 1, -9.0f, 12.0f);
+    mxp_f32_finish_bias__scalar(y, s, b, 5, 1, -9.0f, 12.0f);
     assert_true(y[0] == 1.5f && y[1] == -9.0f && isnan(y[2]) && y[3] == 12.0f);
     assert_true(y[4] == 12.0f);
-    mxp_f32_bias__scalar(y, s, b, 5, 0, 0, 0);
+    mxp_f32_finish_bias__scalar(y, s, b, 5, 0, 0, 0);
     assert_true(y[3] == 13.0f && y[4] == 0x1p24f); /* 2^24 + 1 rounds to even in float32 */
-    mxp_f32_bias__scalar(y, s, b, 1, 1, 1.0f, -1.0f); /* lo > hi: 1.5 < 1 is false, 1.5 > -1: hi */
+    mxp_f32_finish_bias__scalar(y, s, b, 1, 1, 1.0f, -1.0f); /* lo > hi: 1.5 < 1 is false, 1.5 > -1: hi */
     assert_true(y[0] == -1.0f);
     const float z[1] = { -0.5f }, zb[1] = { 0.0f };
-    mxp_f32_bias__scalar(y, z, zb, 1, 1, 1.0f, -1.0f); /* -0.5 < 1: lo */
+    mxp_f32_finish_bias__scalar(y, z, zb, 1, 1, 1.0f, -1.0f); /* -0.5 < 1: lo */
     assert_true(y[0] == 1.0f);
 }
 

@@ -68,7 +68,7 @@ void mxp_f32_finish__avx2(void *dst, int bf16, const float *src, size_t len, con
 /* float32 C plus a float32 bias, clamped: eight lanes, both masks from the
  * sum (lo blended last: it wins, as in the twin's conditional); the tail
  * by the twin. */
-void mxp_f32_bias__avx2(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
+void mxp_f32_finish_bias__avx2(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
 {
     const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
     size_t q = 0;
@@ -80,5 +80,5 @@ void mxp_f32_bias__avx2(float *dst, const float *src, const float *bias, size_t 
         }
         _mm256_storeu_ps(dst + q, v);
     }
-    mxp_f32_bias__scalar(dst + q, src + q, bias + q, len - q, clamp, lo, hi);
+    mxp_f32_finish_bias__scalar(dst + q, src + q, bias + q, len - q, clamp, lo, hi);
 }

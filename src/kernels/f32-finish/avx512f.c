@@ -57,7 +57,7 @@ MXP_INLINE void bias16(float *dst, const float *src, const float *bias, size_t q
     _mm512_mask_storeu_ps(dst + q, m, v);
 }
 
-void mxp_f32_bias__avx512f(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
+void mxp_f32_finish_bias__avx512f(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
 {
     const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     size_t q = 0;

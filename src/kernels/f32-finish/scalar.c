@@ -23,7 +23,7 @@ void mxp_f32_finish__scalar(void *dst, int bf16, const float *src, size_t len, c
 #endif
 
 /* On every machine: gemm.c runs it where no line of the list does. */
-void mxp_f32_bias__scalar(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
+void mxp_f32_finish_bias__scalar(float *dst, const float *src, const float *bias, size_t len, int clamp, float lo, float hi)
 {
     for (size_t q = 0; q < len; q++) {
         const float v = src[q] + bias[q];
