@@ -39,12 +39,12 @@ static mxp_status scale_one(void *ctx, size_t src, const mxp_array *x, cli_outpu
     if (s == MXP_OK)
         s = mxp_quantize(&codes, x, &qp, &o);
     if (s == MXP_OK)
-        s = cli_outputs_add(out, "", "", codes);
+        s = cli_outputs_add(out, codes);
     if (s == MXP_OK)
         s = mxp_array_empty(&sc, MXP_F32, c->scale == CLI_SCALE_CHANNEL ? 2 : 1, sshape);
     if (s == MXP_OK) {
         memcpy(mxp_array_data(sc), qp.scales, (size_t)qp.count * sizeof(float));
-        s = cli_outputs_add(out, "", "_scale", sc);
+        s = cli_outputs_add(out, sc);
     }
     if (s == MXP_OK && !c->counted[src]) {
         c->counted[src] = true;

@@ -82,13 +82,12 @@ void cli_analyze_json_candidates(const mxp_roundtrip_row *rows);
  * the tensor read as float32 -- possibly more than once a tensor, when its
  * outputs lie apart in the file (the same outputs each time). */
 typedef struct cli_outputs {
-    char **names;
     mxp_array **arrays;
     size_t n, cap;
 } cli_outputs;
 
-/* Appends name + suffix with array a (taken over, freed on failure). */
-mxp_status cli_outputs_add(cli_outputs *o, const char *name, const char *suffix, mxp_array *a);
+/* Appends array a (taken over, freed on failure). */
+mxp_status cli_outputs_add(cli_outputs *o, mxp_array *a);
 void cli_outputs_clear(cli_outputs *o);
 
 typedef mxp_status (*cli_derive_fn)(void *ctx, size_t src, const mxp_array *x, cli_outputs *out);

@@ -25,14 +25,11 @@ struct cli_planned {
     cli_derive *d;
 };
 
-mxp_status cli_outputs_add(cli_outputs *o, const char *name, const char *suffix, mxp_array *a)
+mxp_status cli_outputs_add(cli_outputs *o, mxp_array *a)
 {
     if (o->n == o->cap) {
-        const size_t cap = o->cap ? 2 * o->cap : 16;
-        char **nn = realloc(o->names, cap * sizeof *nn);
-        if (nn)
-            o->names = nn;
-        mxp_array **na = nn ? realloc(o->arrays, cap * sizeof *na) : NULL;
+        const size_t cap = o->cap ? 2 * o->cap : 4;
+        mxp_array **na = realloc(o->arrays, cap * sizeof *na);
         if (!na) {
             mxp_array_free(a);
             return MXP_ERR_NO_MEMORY;
@@ -40,24 +37,14 @@ mxp_status cli_outputs_add(cli_outputs *o, const char *name, const char *suffix,
         o->arrays = na;
         o->cap = cap;
     }
-    const size_t len = strlen(name) + strlen(suffix) + 1;
-    char *s = malloc(len);
-    if (!s) {
-        mxp_array_free(a);
-        return MXP_ERR_NO_MEMORY;
-    }
-    snprintf(s, len, "%s%s", name, suffix);
-    o->names[o->n] = s;
     o->arrays[o->n++] = a;
     return MXP_OK;
 }
 
 void cli_outputs_clear(cli_outputs *o)
 {
-    for (size_t i = 0; i < o->n; i++) {
-        free(o->names[i]);
+    for (size_t i = 0; i < o->n; i++)
         mxp_array_free(o->arrays[i]);
-    }
     o->n = 0;
 }
 
@@ -151,7 +138,7 @@ mxp_status cli_derive_write(cli_derive *d, const char *path, size_t nmeta, const
 void cli_derive_free(cli_derive *d)
 {
     cli_outputs_clear(&d->out);
-    free(d->out.names), free(d->out.arrays);
+    free(d->out.arrays);
     for (size_t i = 0; i < d->n; i++)
         free(d->p[i].name);
     free(d->p);

@@ -110,7 +110,7 @@ static mxp_status bytes_array(mxp_array **a, mxp_dtype t, int ndim, const int64_
 }
 
 /* int8 / int4: symmetric min-max scales per row (or per tensor), codes by mxp_quantize. */
-static mxp_status quantize_int(cli_outputs *o, const char *name, const mxp_array *x, const qargs *a)
+static mxp_status quantize_int(cli_outputs *o, const mxp_array *x, const qargs *a)
 {
     const bool four = a->kind == Q_INT4;
     mxp_qparams qp = { 0 };
@@ -130,11 +130,11 @@ static mxp_status quantize_int(cli_outputs *o, const char *name, const mxp_array
     if (s == MXP_OK && four)
         s = mxp_pack_int4(&packed, codes);
     if (s == MXP_OK) {
-        s = cli_outputs_add(o, name, four ? "_packed" : "", four ? packed : codes);
+        s = cli_outputs_add(o, four ? packed : codes);
         four ? (packed = NULL) : (codes = NULL);
     }
     if (s == MXP_OK) {
-        s = cli_outputs_add(o, name, "_scale", scale);
+        s = cli_outputs_add(o, scale);
         scale = NULL;
     }
     if (s == MXP_OK && four) {
@@ -142,7 +142,7 @@ static mxp_status quantize_int(cli_outputs *o, const char *name, const mxp_array
         const int64_t two = 2, dims[2] = { rows, mxp_array_shape(x)[1] };
         s = bytes_array(&shape, MXP_S64, 1, &two, dims);
         if (s == MXP_OK)
-            s = cli_outputs_add(o, name, "_shape", shape);
+            s = cli_outputs_add(o, shape);
     }
     mxp_array_free(codes), mxp_array_free(scale), mxp_array_free(packed);
     mxp_qparams_free(&qp);
@@ -151,7 +151,7 @@ static mxp_status quantize_int(cli_outputs *o, const char *name, const mxp_array
 
 /* mxfp4 / nvfp4: mxp_mx_quantize over the whole tensor (rows are whole
  * blocks), its interleaved blocks split into the codes and the scales. */
-static mxp_status quantize_mx(cli_outputs *o, const char *name, const mxp_array *x, const qargs *a)
+static mxp_status quantize_mx(cli_outputs *o, const mxp_array *x, const qargs *a)
 {
     const bool nv = a->kind == Q_NVFP4;
     const mxp_mx_format f = nv ? MXP_NVFP4 : MXP_MXFP4_E2M1;
@@ -175,15 +175,15 @@ static mxp_status quantize_mx(cli_outputs *o, const char *name, const mxp_array 
             sc[b] = blk[0];
             memcpy(c + (size_t)b * (size_t)(block / 2), blk + 1, (size_t)block / 2);
         }
-        s = cli_outputs_add(o, name, nv ? "" : "_blocks", codes);
+        s = cli_outputs_add(o, codes);
         codes = NULL;
     }
     if (s == MXP_OK) {
-        s = cli_outputs_add(o, name, nv ? "_scale" : "_scales", scales);
+        s = cli_outputs_add(o, scales);
         scales = NULL;
     }
     if (s == MXP_OK && nv) {
-        s = cli_outputs_add(o, name, "_scale_2", tensor);
+        s = cli_outputs_add(o, tensor);
         tensor = NULL;
     }
     free(buf);
@@ -196,7 +196,7 @@ static mxp_status quantize_one(void *ctx, size_t src, const mxp_array *x, cli_ou
 {
     const qargs *a = ctx;
     (void)src;
-    return a->kind <= Q_INT4 ? quantize_int(out, "", x, a) : quantize_mx(out, "", x, a);
+    return a->kind <= Q_INT4 ? quantize_int(out, x, a) : quantize_mx(out, x, a);
 }
 
 /* The outputs of input tensor i (its name and [rows, cols] shape), in
