@@ -79,6 +79,19 @@ MXP_API mxp_status mxp_quantize(mxp_array **out, const mxp_array *x, const mxp_q
  * quantization itself on large tensors). */
 MXP_API mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const mxp_qparams *qp,
                                      const mxp_convert_opts *opts);
+/* Dynamic quantization per row (per token, as W8A8 inference quantizes
+ * activations before each integer GEMM), in one pass over x: x [rows, cols]
+ * (float32, bfloat16 or float16, C-contiguous), each row first multiplied
+ * by col_scale (NULL: none; else cols float32 values, the product rounded
+ * to float32 as NumPy's x * col_scale: SmoothQuant's 1/s), quantized with
+ * its own min/max into codes (an existing [rows, cols] array of qtype's
+ * code dtype), scales[r] and zero_points[r] (rows values each).  The bytes
+ * of mxp_calibrate_minmax(y, qtype, symmetric, axis 0) then mxp_quantize
+ * (nearest even) of y = x * col_scale, for any thread count; rows are
+ * split over mxp's threads.  qtype int8 or uint8 (others:
+ * MXP_ERR_UNSUPPORTED).  rows == 0 allows NULL scales and zero_points. */
+MXP_API mxp_status mxp_quantize_rows(mxp_array *codes, float *scales, int32_t *zero_points, const mxp_array *x,
+                                     const float *col_scale, mxp_dtype qtype, bool symmetric);
 /* (q - zp) * scale computed exactly in float64, rounded once (nearest even)
  * to out_dtype.  q must have a shape matching qp and the dtype that
  * mxp_quantize gives (else MXP_ERR_INVALID_DTYPE); int4 / uint4 codes

@@ -24,7 +24,7 @@ from ._reduce import mean, prod, std, sum, var  # noqa: A004 (numpy's names)
 from ._npy import load, save
 from ._api import (Result, result_type, astype, convert_stats, matmul, gemm, gemm_safe, info, memory_stats, set_num_threads,
                    get_num_threads, hugepages, release_workspaces)
-from ._quant import (QParams, QuantizedTensor, calibrate, quantize, dequantize, fake_quantize, pack_int4,
+from ._quant import (QParams, QuantizedTensor, calibrate, quantize, quantize_rows, dequantize, fake_quantize, pack_int4,
                      unpack_int4, pack, unpack, packed_bytes, quantize_weight, qlinear, MinMaxObserver, MovingAverageObserver,
                      PercentileObserver, MSEObserver, KLObserver, MXTensor, mx_quantize, mx_dequantize,
                      mx_matmul)
@@ -103,7 +103,7 @@ __all__ = [
     "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
     "int4", "uint4", "int2", "uint2", "int1", "uint1", "promote_types", "result_type", "finfo", "iinfo", "from_dlpack", "to_dlpack", "dlpack", "DLPackView", "sum", "mean", "prod", "var", "std", "load", "save",
     "astype", "convert_stats", "matmul", "gemm", "gemm_safe", "info", "memory_stats", "set_num_threads",
-    "get_num_threads", "hugepages", "release_workspaces", "QParams", "QuantizedTensor", "calibrate", "quantize", "dequantize", "fake_quantize",
+    "get_num_threads", "hugepages", "release_workspaces", "QParams", "QuantizedTensor", "calibrate", "quantize", "quantize_rows", "dequantize", "fake_quantize",
     "pack_int4", "unpack_int4", "pack", "unpack", "packed_bytes", "quantize_weight", "qlinear", "MinMaxObserver", "MovingAverageObserver",
     "PercentileObserver", "MSEObserver",
     "KLObserver", "MXTensor", "mx_quantize", "mx_dequantize", "mx_matmul", "compare", "roundtrip", "recommend_dtype",

@@ -129,6 +129,26 @@ def quantize(x, qtype="int8", *, symmetric=True, axis=None, group_size=None, rou
     return QuantizedTensor(codes, qp)
 
 
+def quantize_rows(x, qtype="uint8", *, symmetric=False, col_scale=None, out=None):
+    """Dynamic per-row (per-token) quantization of a 2-d x (float32,
+    bfloat16 or float16) in one pass -> QuantizedTensor (axis 0).
+
+    Each row, times col_scale (None, or one float32 factor per column,
+    the product rounded to float32: SmoothQuant's 1/s), is quantized with
+    its own min/max: the codes and QParams of quantize(x * col_scale,
+    qtype, symmetric=symmetric, axis=0), reading x once, rows split over
+    mxp's threads (any other layout of x through a contiguous copy).
+    qtype "int8" or "uint8".  out: an existing codes array (x's shape, the
+    code dtype) to write into."""
+    if qtype not in ("int8", "uint8"):
+        raise ValueError(f"quantize_rows: qtype must be 'int8' or 'uint8', not {qtype!r}")
+    x = np.asarray(x)
+    if x.ndim == 2 and not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)  # the one pass reads whole rows: any other layout through a copy
+    codes, scales, zps = _mxp._quantize_rows(x, qtype, bool(symmetric), col_scale, out)
+    return QuantizedTensor(codes, QParams(qtype, scales, zps, symmetric=symmetric, axis=0))
+
+
 def dequantize(q, dtype=np.float32, qparams=None):
     """(codes - zero_point) * scale, exact in float64, rounded once to dtype.
     q: a QuantizedTensor, or codes with qparams."""

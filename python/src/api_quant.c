@@ -555,7 +555,77 @@ static PyObject *qmatmul_scales(PyObject *self, PyObject *args)
     return out;
 }
 
+/* _quantize_rows(x, qtype, symmetric, col_scale or None, out or None) ->
+ * (codes, scales float32[rows], zero_points int32[rows]): mxp_quantize_rows,
+ * into out when given (the code dtype, x's shape) */
+static PyObject *quantize_rows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x, *cs_obj, *out_obj;
+    const char *qtype;
+    int symmetric;
+    mxp_dtype qt;
+    if (!PyArg_ParseTuple(args, "OspOO", &x, &qtype, &symmetric, &cs_obj, &out_obj) ||
+        qtype_from_name(qtype, &qt) < 0)
+        return NULL;
+    if (!PyArray_Check(x)) {
+        PyErr_SetString(PyExc_TypeError, "quantize_rows: x must be a NumPy array");
+        return NULL;
+    }
+    PyArrayObject *xa = (PyArrayObject *)x;
+    const npy_intp rows = PyArray_NDIM(xa) > 0 ? PyArray_DIM(xa, 0) : 0;
+    const npy_intp cols = PyArray_NDIM(xa) > 1 ? PyArray_DIM(xa, 1) : 0;
+    PyArrayObject *cs = NULL;
+    if (cs_obj != Py_None) {
+        cs = (PyArrayObject *)PyArray_FROMANY(cs_obj, NPY_FLOAT32, 1, 1, NPY_ARRAY_IN_ARRAY);
+        if (!cs)
+            return NULL;
+        if (PyArray_SIZE(cs) != cols) {
+            PyErr_Format(PyExc_ValueError, "quantize_rows: col_scale has %zd values for %zd columns",
+                         (Py_ssize_t)PyArray_SIZE(cs), (Py_ssize_t)cols);
+            Py_DECREF(cs);
+            return NULL;
+        }
+    }
+    const mxp_dtype code = mxp_qtype_code_dtype(qt);
+    PyObject *codes = out_obj;
+    if (codes == Py_None)
+        codes = PyArray_SimpleNew(PyArray_NDIM(xa), PyArray_DIMS(xa), code == MXP_S8 ? NPY_INT8 : NPY_UINT8);
+    else
+        Py_INCREF(codes);
+    PyObject *scales = PyArray_SimpleNew(1, (npy_intp *)&rows, NPY_FLOAT32);
+    PyObject *zps = PyArray_SimpleNew(1, (npy_intp *)&rows, NPY_INT32);
+    PyObject *tmp = NULL;
+    mxp_array *mx = codes && scales && zps ? mxpy_wrap(x, "quantize_rows: x", false) : NULL;
+    mxp_array *into = mx ? mxpy_wrap_ex(codes, "quantize_rows: out", MXPY_WRITE, &tmp) : NULL;
+    mxp_status st = MXP_ERR_NO_MEMORY; /* a Python exception is set when into is NULL */
+    if (into) {
+        const float *col_scale = cs ? PyArray_DATA(cs) : NULL;
+        float *sp = PyArray_DATA((PyArrayObject *)scales);
+        int32_t *zp = PyArray_DATA((PyArrayObject *)zps);
+        Py_BEGIN_ALLOW_THREADS
+        st = mxp_quantize_rows(into, sp, zp, mx, col_scale, qt, symmetric);
+        Py_END_ALLOW_THREADS
+    }
+    mxp_array_free(mx);
+    Py_XDECREF(cs);
+    if (into && st != MXP_OK) {
+        Py_XDECREF(tmp);
+        mxpy_raise(st);
+    }
+    if (!into || st != MXP_OK || mxpy_copy_back(codes, tmp) < 0) {
+        mxp_array_free(into);
+        Py_XDECREF(codes);
+        Py_XDECREF(scales);
+        Py_XDECREF(zps);
+        return NULL;
+    }
+    mxp_array_free(into);
+    return Py_BuildValue("(NNN)", codes, scales, zps);
+}
+
 PyMethodDef mxpy_quant_methods[] = {
+    { "_quantize_rows", quantize_rows, METH_VARARGS, NULL },
     { "_qmatmul_scales", qmatmul_scales, METH_VARARGS, NULL },
     { "_qlinear", (PyCFunction)(void (*)(void))qlinear, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_calibrate", calibrate, METH_VARARGS, NULL },

@@ -55,6 +55,25 @@ raises("quantize(out of another dtype)", "quantize", (TypeError, ValueError), mx
 raises("quantize(out read-only)", "quantize", ValueError, mxp.quantize, X, out=readonly(np.zeros((4, 6), np.int8)))
 raises("quantize(out list)", "quantize", TypeError, mxp.quantize, X, out=[0] * 24)
 raises("quantize(index_offset=-1)", "quantize", ValueError, mxp.quantize, X, index_offset=-1)
+raises("quantize_rows(qtype='int4')", "quantize_rows", ValueError, mxp.quantize_rows, X, "int4")
+raises("quantize_rows(1-d x)", "quantize_rows", ValueError, mxp.quantize_rows, X[0])
+raises("quantize_rows(3-d x)", "quantize_rows", ValueError, mxp.quantize_rows, X.reshape(2, 2, 6))
+raises("quantize_rows(int32 x)", "quantize_rows", TypeError, mxp.quantize_rows, X.astype(np.int32))
+raises("quantize_rows(object array)", "quantize_rows", TypeError, mxp.quantize_rows, np.array([[None, 1.0]]))
+raises("quantize_rows(str)", "quantize_rows", TypeError, mxp.quantize_rows, "abc")
+raises("quantize_rows(col_scale of 5 for 6)", "quantize_rows", ValueError, mxp.quantize_rows, X,
+       col_scale=np.ones(5, np.float32))
+raises("quantize_rows(col_scale 2-d)", "quantize_rows", ValueError, mxp.quantize_rows, X,
+       col_scale=np.ones((1, 6), np.float32))
+raises("quantize_rows(col_scale 'x')", "quantize_rows", ValueError, mxp.quantize_rows, X, col_scale="x")
+raises("quantize_rows(out of another shape)", "quantize_rows", ValueError, mxp.quantize_rows, X,
+       out=np.zeros((6, 4), np.uint8))
+raises("quantize_rows(out int8 for uint8)", "quantize_rows", TypeError, mxp.quantize_rows, X,
+       out=np.zeros((4, 6), np.int8))
+raises("quantize_rows(out read-only)", "quantize_rows", ValueError, mxp.quantize_rows, X,
+       out=readonly(np.zeros((4, 6), np.uint8)))
+raises("quantize_rows(out list)", "quantize_rows", TypeError, mxp.quantize_rows, X, out=[0] * 24)
+raises("quantize_rows(unknown keyword)", "quantize_rows", TypeError, mxp.quantize_rows, X, symmetrical=True)
 raises("dequantize(codes without qparams)", "dequantize", TypeError, mxp.dequantize, Q.codes)
 raises("dequantize(dtype='abc')", "dequantize", TypeError, mxp.dequantize, Q, "abc")
 raises("dequantize(qparams=dict)", "dequantize", AttributeError, mxp.dequantize, Q.codes, qparams={})

@@ -111,6 +111,54 @@ def test_fake_quantize_int4_pack_and_float8():
     assert g.qparams.scales.shape == (8,)
 
 
+def test_quantize_rows_is_quantize_of_the_scaled_rows():
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((70, 384)) * 2 + 0.3).astype(np.float32)
+    x[3] = 0
+    x[4, 7] = np.nan
+    x[5, 9] = np.inf
+    s = (0.2 + rng.random(384)).astype(np.float32)
+    for qtype, sym in [("uint8", False), ("int8", True), ("uint8", True), ("int8", False)]:
+        for cs in (None, s):
+            y = x if cs is None else x * cs  # NumPy's float32 product: the rows quantize_rows sees
+            want = mxp.quantize(y, qtype, symmetric=sym, axis=0)
+            got = mxp.quantize_rows(x, qtype, symmetric=sym, col_scale=cs)
+            assert got.qparams.axis == 0 and got.codes.dtype == want.codes.dtype
+            assert np.array_equal(got.codes, want.codes)
+            assert np.array_equal(got.qparams.scales, want.qparams.scales)
+            assert np.array_equal(got.qparams.zero_points, want.qparams.zero_points)
+    # torch's per-channel quantization of the same rows (axis 0) gives the same codes
+    y = x[6:] * s
+    q = mxp.quantize_rows(x[6:], "uint8", col_scale=s)
+    t = torch.quantize_per_channel(torch.from_numpy(y), torch.from_numpy(q.qparams.scales.astype(np.float64)),
+                                   torch.from_numpy(q.qparams.zero_points.astype(np.int64)), 0, torch.quint8)
+    assert np.array_equal(q.codes, t.int_repr().numpy())
+    # bfloat16 rows, and into an existing array
+    b = mxp.astype(x, mxp.bfloat16)
+    out = np.empty(x.shape, np.uint8)
+    got = mxp.quantize_rows(b, col_scale=s, out=out)
+    assert got.codes is out
+    assert np.array_equal(out, mxp.quantize(b.astype(np.float32) * s, "uint8", symmetric=False, axis=0).codes)
+    # any layout: the rows of a strided view as those of its contiguous copy
+    v = x[::2, ::3]
+    assert np.array_equal(mxp.quantize_rows(v, col_scale=s[::3]).codes,
+                          mxp.quantize_rows(np.ascontiguousarray(v), col_scale=s[::3]).codes)
+
+
+def test_quantize_rows_bad_arguments():
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match="int8"):
+        mxp.quantize_rows(x, "int4")
+    with pytest.raises(ValueError, match="col_scale has 2 values for 3 columns"):
+        mxp.quantize_rows(x, col_scale=np.ones(2, np.float32))
+    with pytest.raises(ValueError, match="2-d"):
+        mxp.quantize_rows(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="float32, bfloat16 or float16"):
+        mxp.quantize_rows(np.ones((2, 3), np.int32))
+    with pytest.raises(ValueError, match="shape"):
+        mxp.quantize_rows(x, out=np.empty((3, 2), np.uint8))
+
+
 def test_quant_bad_arguments():
     with pytest.raises(ValueError, match="qtype"):
         mxp.quantize(np.ones(3), "int3")

@@ -69,6 +69,25 @@ static float finite_scale(double s)
     return (float)s;
 }
 
+void mxp_quant_pair_from_range(const quant_type *t, bool symmetric, double lo, double hi, float *scale, int32_t *zp)
+{
+    if (!(lo <= hi))
+        lo = hi = 0.0;
+    lo = fmin(lo, 0.0); /* the range always holds 0 */
+    hi = fmax(hi, 0.0);
+    if (symmetric) {
+        double amax = fmax(-lo, hi);
+        *scale = amax > 0.0 ? finite_scale(amax / t->sym_max) : 1.0f;
+        *zp = t->sym_zp;
+    } else {
+        double span = (double)t->qmax - (double)t->qmin;
+        double s = hi / span - lo / span; /* no overflow for huge ranges */
+        *scale = s > 0.0 ? finite_scale(s) : 1.0f;
+        double z = nearbyint((double)t->qmin - lo / (double)*scale);
+        *zp = (int32_t)fmin(fmax(z, (double)t->qmin), (double)t->qmax);
+    }
+}
+
 mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symmetric, int axis, int64_t group,
                                    int64_t count, const double *mins, const double *maxs)
 {
@@ -83,24 +102,8 @@ mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symme
         mxp_free(zps);
         return mxp_error(MXP_ERR_NO_MEMORY, "calibration: out of memory for %lld pairs", (long long)count);
     }
-    for (int64_t k = 0; k < count; k++) {
-        double lo = mins[k], hi = maxs[k];
-        if (!(lo <= hi))
-            lo = hi = 0.0;
-        lo = fmin(lo, 0.0); /* the range always holds 0 */
-        hi = fmax(hi, 0.0);
-        if (symmetric) {
-            double amax = fmax(-lo, hi);
-            scales[k] = amax > 0.0 ? finite_scale(amax / t.sym_max) : 1.0f;
-            zps[k] = t.sym_zp;
-        } else {
-            double span = (double)t.qmax - (double)t.qmin;
-            double s = hi / span - lo / span; /* no overflow for huge ranges */
-            scales[k] = s > 0.0 ? finite_scale(s) : 1.0f;
-            double zp = nearbyint((double)t.qmin - lo / (double)scales[k]);
-            zps[k] = (int32_t)fmin(fmax(zp, (double)t.qmin), (double)t.qmax);
-        }
-    }
+    for (int64_t k = 0; k < count; k++)
+        mxp_quant_pair_from_range(&t, symmetric, mins[k], maxs[k], &scales[k], &zps[k]);
     out->qtype = qtype;
     out->symmetric = symmetric;
     out->axis = axis;

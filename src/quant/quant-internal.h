@@ -57,6 +57,12 @@ void mxp_quant_pair_ranges(const quant_layout *L, const double *v, double *mins,
 /* x as a C-contiguous float64 array (a new reference). */
 mxp_status mxp_quant_as_f64(mxp_array **out, const mxp_array *x);
 
+/* One pair's scale and zero point from its range [lo, hi] (lo > hi: it
+ * saw no finite value, treated as [0, 0]): calibration's rule
+ * (docs/quant.md), shared by mxp_qparams_from_ranges and
+ * mxp_quantize_rows. */
+void mxp_quant_pair_from_range(const quant_type *t, bool symmetric, double lo, double hi, float *scale, int32_t *zp);
+
 /* Fills *out from per-pair ranges (mins[k] <= maxs[k] finite, or mins[k] >
  * maxs[k] when the pair saw no finite value: treated as [0, 0]). */
 mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symmetric, int axis, int64_t group,

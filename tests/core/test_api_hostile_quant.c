@@ -33,6 +33,7 @@ static mxp_compare_bucket *buckets;
 static size_t nbuckets;
 static mxp_compare_select *sel_out;
 static int ndim;
+static int32_t rows_zp[8];
 
 /* qparams of one pair (int8 per tensor) with the given scale and zero point. */
 static float one_scale[1];
@@ -118,6 +119,20 @@ void hostile_quant(hctx *c)
     ERR("out uint8 for int8 codes", mxp_quantize_into, H.u8_4, x, qp, NULL);
     ERR("out (4,) for x (2, 3)", mxp_quantize_into, H.s8_4, H.f32_23, qp, NULL);
     ERR("scale NaN", mxp_quantize_into, H.s8_4, x, qp1(MXP_S8, NAN, 0, -1, 1), NULL);
+    ERR("codes NULL", mxp_quantize_rows, NULL, f, rows_zp, H.f32_23, NULL, MXP_U8, false);
+    ERR("x NULL", mxp_quantize_rows, H.u8_23, f, rows_zp, NULL, NULL, MXP_U8, false);
+    ERR("scales NULL, 2 rows", mxp_quantize_rows, H.u8_23, NULL, rows_zp, H.f32_23, NULL, MXP_U8, false);
+    ERR("zero_points NULL, 2 rows", mxp_quantize_rows, H.u8_23, f, NULL, H.f32_23, NULL, MXP_U8, false);
+    ERR("qtype 9999", mxp_quantize_rows, H.u8_23, f, rows_zp, H.f32_23, NULL, BAD_DT, false);
+    ERR("qtype float32", mxp_quantize_rows, H.u8_23, f, rows_zp, H.f32_23, NULL, MXP_F32, false);
+    ERR("qtype float8 (not one code a byte of int8/uint8)", mxp_quantize_rows, H.u8_23, f, rows_zp, H.f32_23, NULL,
+        MXP_E4M3, true);
+    ERR("qtype int4", mxp_quantize_rows, H.u8_23, f, rows_zp, H.f32_23, NULL, MXP_QINT4, true);
+    ERR("x 1-d", mxp_quantize_rows, H.u8_4, f, rows_zp, x, NULL, MXP_U8, false);
+    ERR("x uint8 (not float)", mxp_quantize_rows, H.u8_23, f, rows_zp, H.u8_23, NULL, MXP_U8, false);
+    ERR("codes (3, 2) for x (2, 3)", mxp_quantize_rows, H.u8_23, f, rows_zp, H.f32_32, NULL, MXP_U8, false);
+    ERR("codes uint8 for int8", mxp_quantize_rows, H.u8_23, f, rows_zp, H.f32_23, NULL, MXP_S8, true);
+    ERR("codes float32", mxp_quantize_rows, H.f32_23, f, rows_zp, H.f32_23, NULL, MXP_U8, false);
     ERR("out NULL", mxp_dequantize, NULL, H.s8_4, qp, MXP_F32);
     ERR("q NULL", mxp_dequantize, &out, NULL, qp, MXP_F32);
     ERR("qp NULL", mxp_dequantize, &out, H.s8_4, NULL, MXP_F32);

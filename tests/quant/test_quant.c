@@ -1585,6 +1585,171 @@ static void test_new_format_qtypes(void **state)
     mxp_array_free(x);
 }
 
+/* ---- mxp_quantize_rows ---------------------------------------------------- */
+
+/* The reference: y = x * col_scale in float32 (x widened), then calibrate
+ * axis 0 and quantize; mxp_quantize_rows must give its bytes exactly. */
+static void expect_rows_as_reference(const mxp_array *x, const float *col_scale, mxp_dtype qt, bool symmetric)
+{
+    const int64_t rows = mxp_array_shape(x)[0], cols = mxp_array_shape(x)[1], shape[2] = { rows, cols };
+    mxp_array *xf = NULL, *y = NULL, *want = NULL, *got = NULL;
+    assert_int_equal(mxp_array_astype(&xf, x, MXP_F32, NULL), MXP_OK);
+    assert_int_equal(mxp_array_empty(&y, MXP_F32, 2, shape), MXP_OK);
+    const float *xv = mxp_array_data(xf);
+    float *yv = mxp_array_data(y);
+    for (int64_t i = 0; i < rows * cols; i++)
+        yv[i] = col_scale ? xv[i] * col_scale[i % cols] : xv[i];
+    mxp_qparams qp;
+    assert_int_equal(mxp_calibrate_minmax(y, qt, symmetric, 0, 0, &qp), MXP_OK);
+    assert_int_equal(mxp_quantize(&want, y, &qp, NULL), MXP_OK);
+    assert_int_equal(mxp_array_empty(&got, mxp_qtype_code_dtype(qt), 2, shape), MXP_OK);
+    float *scales = malloc((size_t)rows * sizeof *scales + 1);
+    int32_t *zps = malloc((size_t)rows * sizeof *zps + 1);
+    assert_int_equal(mxp_quantize_rows(got, scales, zps, x, col_scale, qt, symmetric), MXP_OK);
+    assert_memory_equal(mxp_array_data(got), mxp_array_data(want), (size_t)(rows * cols));
+    for (int64_t r = 0; r < rows; r++) {
+        assert_true(scales[r] == qp.scales[r]);
+        assert_int_equal(zps[r], qp.zero_points[r]);
+    }
+    free(scales);
+    free(zps);
+    mxp_qparams_free(&qp);
+    mxp_array_free(xf);
+    mxp_array_free(y);
+    mxp_array_free(want);
+    mxp_array_free(got);
+}
+
+static void test_quantize_rows_is_calibrate_then_quantize(void **state)
+{
+    (void)state;
+    enum { R = 41, C = 300 };
+    const int64_t shape[2] = { R, C };
+    mxp_array *x = NULL;
+    assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 2, shape, 0.5, 3.0, 7), MXP_OK);
+    float *v = mxp_array_data(x);
+    for (int k = 0; k < C; k++) {
+        v[0 * C + k] = 0.0f;                 /* a row of zeros: scale 1 */
+        v[1 * C + k] = 2.5f;                 /* a constant row */
+        v[2 * C + k] = k == 7 ? -3.0f : NAN; /* one finite value, the rest NaN */
+    }
+    v[3 * C + 5] = INFINITY; /* ignored by the range, saturated in the codes */
+    v[4 * C + 9] = -INFINITY;
+    v[5 * C + 1] = 1e-40f; /* a subnormal */
+    float s[C];
+    for (int k = 0; k < C; k++) /* SmoothQuant-like factors, some tiny enough to make subnormal products */
+        s[k] = k % 37 == 0 ? 1e-39f : (float)(0.25 + (k % 11) * 0.3);
+    const mxp_dtype qts[2] = { MXP_U8, MXP_S8 };
+    for (int q = 0; q < 2; q++)
+        for (int sym = 0; sym < 2; sym++) {
+            expect_rows_as_reference(x, NULL, qts[q], sym);
+            expect_rows_as_reference(x, s, qts[q], sym);
+        }
+    /* bfloat16 and float16 rows widen exactly first */
+    mxp_array *b = NULL, *h = NULL;
+    assert_int_equal(mxp_array_astype(&b, x, MXP_BF16, NULL), MXP_OK);
+    assert_int_equal(mxp_array_astype(&h, x, MXP_F16, NULL), MXP_OK);
+    expect_rows_as_reference(b, NULL, MXP_U8, false);
+    expect_rows_as_reference(b, s, MXP_U8, false);
+    expect_rows_as_reference(h, s, MXP_S8, true);
+    mxp_array_free(b);
+    mxp_array_free(h);
+    mxp_array_free(x);
+}
+
+/* Rows split over two threads (MiniLM's 1056 tokens x 384) give the bytes
+ * of one thread, and both the reference's. */
+static void test_quantize_rows_threads(void **state)
+{
+    (void)state;
+    const int64_t shape[2] = { 1056, 384 };
+    mxp_array *x = NULL, *c1 = NULL, *c2 = NULL;
+    assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 2, shape, 0, 1, 11), MXP_OK);
+    assert_int_equal(mxp_array_empty(&c1, MXP_U8, 2, shape), MXP_OK);
+    assert_int_equal(mxp_array_empty(&c2, MXP_U8, 2, shape), MXP_OK);
+    static float s1[1056], s2[1056], cs[384];
+    static int32_t z1[1056], z2[1056];
+    for (int k = 0; k < 384; k++)
+        cs[k] = 1.0f / (float)(1 + k % 5);
+    const int saved = mxp_get_num_threads();
+    assert_int_equal(mxp_set_num_threads(1), MXP_OK);
+    assert_int_equal(mxp_quantize_rows(c1, s1, z1, x, cs, MXP_U8, false), MXP_OK);
+    assert_int_equal(mxp_set_num_threads(2), MXP_OK);
+    assert_int_equal(mxp_quantize_rows(c2, s2, z2, x, cs, MXP_U8, false), MXP_OK);
+    assert_memory_equal(mxp_array_data(c1), mxp_array_data(c2), 1056 * 384);
+    assert_memory_equal(s1, s2, sizeof s1);
+    assert_memory_equal(z1, z2, sizeof z1);
+    expect_rows_as_reference(x, cs, MXP_U8, false);
+    assert_int_equal(mxp_set_num_threads(saved), MXP_OK);
+    mxp_array_free(x);
+    mxp_array_free(c1);
+    mxp_array_free(c2);
+}
+
+static void test_quantize_rows_bad_input(void **state)
+{
+    (void)state;
+    const int64_t shape[2] = { 2, 3 }, empty[2] = { 0, 3 }, other[2] = { 3, 2 };
+    mxp_array *x = NULL, *codes = NULL, *s8 = NULL, *wrong = NULL, *x0 = NULL, *c0 = NULL, *xi = NULL;
+    assert_int_equal(mxp_array_random_normal(&x, MXP_F32, 2, shape, 0, 1, 1), MXP_OK);
+    assert_int_equal(mxp_array_empty(&codes, MXP_U8, 2, shape), MXP_OK);
+    assert_int_equal(mxp_array_empty(&s8, MXP_S8, 2, shape), MXP_OK);
+    assert_int_equal(mxp_array_empty(&wrong, MXP_U8, 2, other), MXP_OK);
+    assert_int_equal(mxp_array_empty(&x0, MXP_F32, 2, empty), MXP_OK);
+    assert_int_equal(mxp_array_empty(&c0, MXP_U8, 2, empty), MXP_OK);
+    assert_int_equal(mxp_array_empty(&xi, MXP_S32, 2, shape), MXP_OK);
+    float sc[2];
+    int32_t zp[2];
+    memset(mxp_array_data(codes), 0x5a, 6);
+    assert_int_equal(mxp_quantize_rows(codes, sc, zp, x, NULL, MXP_QINT4, true), MXP_ERR_UNSUPPORTED);
+    assert_non_null(strstr(mxp_last_error(), "only int8 and uint8"));
+    assert_int_equal(mxp_quantize_rows(codes, sc, zp, x, NULL, MXP_E4M3, true), MXP_ERR_UNSUPPORTED);
+    assert_int_equal(mxp_quantize_rows(codes, sc, zp, x, NULL, MXP_F32, true), MXP_ERR_UNSUPPORTED);
+    assert_int_equal(mxp_quantize_rows(codes, sc, zp, xi, NULL, MXP_U8, false), MXP_ERR_INVALID_DTYPE);
+    assert_non_null(strstr(mxp_last_error(), "float32, bfloat16 or float16 only"));
+    assert_int_equal(mxp_quantize_rows(s8, sc, zp, x, NULL, MXP_U8, false), MXP_ERR_INVALID_DTYPE);
+    assert_non_null(strstr(mxp_last_error(), "uint8 codes are uint8"));
+    assert_int_equal(mxp_quantize_rows(wrong, sc, zp, x, NULL, MXP_U8, false), MXP_ERR_SHAPE);
+    assert_int_equal(mxp_quantize_rows(codes, NULL, zp, x, NULL, MXP_U8, false), MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "scales is NULL"));
+    assert_int_equal(mxp_quantize_rows(codes, sc, NULL, x, NULL, MXP_U8, false), MXP_ERR_INVALID_ARGUMENT);
+    const unsigned char *cb = mxp_array_data(codes);
+    for (int i = 0; i < 6; i++) /* nothing written on error */
+        assert_int_equal(cb[i], 0x5a);
+    /* no rows: nothing to write, NULL scales allowed */
+    assert_int_equal(mxp_quantize_rows(c0, NULL, NULL, x0, NULL, MXP_U8, false), MXP_OK);
+    mxp_array *all[] = { x, codes, s8, wrong, x0, c0, xi };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        mxp_array_free(all[i]);
+}
+
+static mxp_status rows_workload(void)
+{
+    const int64_t shape[2] = { 4, 40 };
+    mxp_array *x = NULL, *b = NULL, *codes = NULL;
+    float cs[40], sc[4];
+    int32_t zp[4];
+    for (int k = 0; k < 40; k++)
+        cs[k] = 0.5f + (float)k;
+    mxp_status st = mxp_array_random_normal(&x, MXP_F32, 2, shape, 0, 1, 3);
+    if (st == MXP_OK)
+        st = mxp_array_astype(&b, x, MXP_BF16, NULL);
+    if (st == MXP_OK)
+        st = mxp_array_empty(&codes, MXP_U8, 2, shape);
+    if (st == MXP_OK)
+        st = mxp_quantize_rows(codes, sc, zp, b, cs, MXP_U8, false);
+    mxp_array_free(x);
+    mxp_array_free(b);
+    mxp_array_free(codes);
+    return st;
+}
+
+static void test_quantize_rows_allocation_failures(void **state)
+{
+    (void)state;
+    assert_true(check_every_allocation_failure(rows_workload) >= 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1618,6 +1783,10 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_qtype_list),
         cmocka_unit_test(test_new_format_qtypes),
+        cmocka_unit_test(test_quantize_rows_is_calibrate_then_quantize),
+        cmocka_unit_test(test_quantize_rows_threads),
+        cmocka_unit_test(test_quantize_rows_bad_input),
+        cmocka_unit_test(test_quantize_rows_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

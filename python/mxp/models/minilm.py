@@ -215,10 +215,10 @@ class Encoder:
         ctx = np.empty((b, n, c.heads, hd), act)
         _api.matmul(p, v, out=ctx.transpose(0, 2, 1, 3))
         # x (a layer norm's output, used no more) takes the residual sums in place when it is float32
-        h = layer.out(ctx.reshape(b * n, c.hidden), act, residual=self._residual(x, res), spend=True)
+        h = layer.out(ctx.reshape(b * n, c.hidden), act, residual=self._residual(x, res))
         x = nn.layer_norm(h, weight=layer.ln1[0], bias=layer.ln1[1], eps=c.eps, dtype=act)
         g = layer.ffn1(x, act, gelu=True) if c.gelu == "none" else self._gelu_tanh(layer, x)
-        h = layer.ffn2(g, act, residual=self._residual(x, res), spend=True)
+        h = layer.ffn2(g, act, residual=self._residual(x, res))
         return nn.layer_norm(h, weight=layer.ln2[0], bias=layer.ln2[1], eps=c.eps, dtype=act)
 
     def _gelu_tanh(self, layer, x):
