@@ -97,9 +97,11 @@ enum { N = 4099 };
 static int32_t acc[N];
 static float scale[N], bias[N], got[N];
 
-/* acc[i] * m = H 2^31 + 2^30 - 1 with a 55-bit product (2^54 <= P < 2^55):
- * float64 rounds it up to the float32 tie H 2^31 + 2^30, the exact value
- * lies below it, so float32 must round down. */
+/* acc[i] * m = H 2^31 + 2^30 -+ 1 with a 55-bit product (2^54 <= P < 2^55):
+ * the float32 tie H 2^31 + 2^30 lies between the exact value and its
+ * float64 rounding (- 1: float64 rounds up to the tie, float32 must round
+ * down) or its float64 truncation (+ 1: truncated to the tie, float32 must
+ * round up: only the odd bit says so). */
 static size_t tie_cases(uint64_t *seed)
 {
     size_t n = 0;
@@ -108,9 +110,10 @@ static size_t tie_cases(uint64_t *seed)
         uint32_t inv = m; /* m^-1 mod 2^31 (Newton) */
         for (int k = 0; k < 5; k++)
             inv *= 2u - m * inv;
-        const uint32_t a = (uint32_t)(((uint64_t)((1u << 30) - 1) * inv) & 0x7fffffffu);
+        const uint32_t r = n % 4 ? (1u << 30) - 1 : (1u << 30) + 1;
+        const uint32_t a = (uint32_t)(((uint64_t)r * inv) & 0x7fffffffu);
         const uint64_t p = (uint64_t)a * m;
-        if (p < (1ull << 54) || p >= (1ull << 55) || p % (1ull << 31) != (1ull << 30) - 1)
+        if (p < (1ull << 54) || p >= (1ull << 55) || p % (1ull << 31) != r)
             continue;
         const float s = ldexpf((float)m, -30); /* scale = m 2^-30: the product's bits are p's */
         acc[n] = (int32_t)a;
@@ -144,7 +147,7 @@ static void check(const char *name, mxp_s32_dequant_f32_fn plain, mxp_s32_dequan
                 const float want = ref_plain(acc[i], scale[i]);
                 if (bits_of(got[i]) != bits_of(want))
                     fail_msg("%s: %d * %a = 0x%08x, want 0x%08x (%s)", name, acc[i], (double)scale[i], bits_of(got[i]),
-                             bits_of(want), i < 64 ? "a float64 tie from below" : "random");
+                             bits_of(want), i < 64 ? "a float32 tie between the product and its float64 rounding" : "random");
             }
             assert_true(with_bias(got, acc, len, scale, 1, bias, MXP_ROUND_NEAREST_EVEN));
             for (size_t i = 0; i < len; i++) {
@@ -175,6 +178,26 @@ static void test_dequantization_kernels_round_once_bit_for_bit(void **state)
         if (l->isa > mxp_isa_supported())
             continue;
         check(l->name, l->fn, l->bias_fn);
+        /* every mode of its line: the twin's bits (check() left its data in acc, scale, bias) */
+        static float want[N];
+        for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
+            if (!((l->modes >> mode) & 1))
+                continue;
+            for (int per_col = 0; per_col < 2; per_col++) {
+                assert_true(l->fn(got, acc, N - 4, scale + 3, per_col, mode));
+                assert_true(l->twin(want, acc, N - 4, scale + 3, per_col, mode));
+                for (size_t i = 0; i < N - 4; i++)
+                    if (bits_of(got[i]) != bits_of(want[i]))
+                        fail_msg("%s %s: element %zu 0x%08x, twin 0x%08x", l->name, mxp_rounding_name(mode), i,
+                                 bits_of(got[i]), bits_of(want[i]));
+                assert_true(l->bias_fn(got, acc, N - 4, scale + 3, per_col, bias, mode));
+                assert_true(l->bias_twin(want, acc, N - 4, scale + 3, per_col, bias, mode));
+                for (size_t i = 0; i < N - 4; i++)
+                    if (bits_of(got[i]) != bits_of(want[i]))
+                        fail_msg("%s with bias %s: element %zu 0x%08x, twin 0x%08x", l->name, mxp_rounding_name(mode),
+                                 i, bits_of(got[i]), bits_of(want[i]));
+            }
+        }
         /* the modes that are not its: false, nothing written */
         for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
             if (!((l->modes >> mode) & 1)) {
