@@ -153,6 +153,17 @@ static void requantize(const mxp_int8_finish *f, const double *t, unsigned char 
 static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t len, const int32_t *acc)
 {
     unsigned char *crow = f->c + (i * f->ldc + j) * f->cs;
+    if (f->per_row && f->ct == MXP_F32 && (f->dequant || f->bias_f32)) { /* A per row: its pair into the kernel */
+        const bool zp = f->o->a_zero_points && f->b_sums;
+        const mxp_s32_dequant_row row = { f->o->a_scales ? f->o->a_scales[i] : 1.0f, zp ? f->o->a_zero_points[i] : 0,
+                                          zp ? f->b_sums + j : NULL };
+        const float *scales = f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale;
+        const int mode = (int)f->o->convert.rounding;
+        if (f->dequant ? f->dequant((float *)(void *)crow, acc, len, scales, f->per_col, &row, mode)
+                       : f->dequant_bias((float *)(void *)crow, acc, len, scales, f->per_col, &row, f->bias_f32 + j,
+                                         mode))
+            return;
+    }
     int32_t row_acc[CHUNK];
     if (f->per_row && f->o->a_zero_points && f->b_sums) { /* the sums less row i's zero point times B's */
         const uint32_t za = (uint32_t)f->o->a_zero_points[i];
@@ -207,9 +218,9 @@ static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t le
         per_col = true;
     }
     if (f->dequant && /* float32 C, plain, a mode a kernel rounds in: the same bits */
-        f->dequant((float *)(void *)crow, acc, len, scales, per_col, (int)f->o->convert.rounding))
+        f->dequant((float *)(void *)crow, acc, len, scales, per_col, NULL, (int)f->o->convert.rounding))
         return;
-    if (f->bias_f32 && f->dequant_bias((float *)(void *)crow, acc, len, scales, per_col, f->bias_f32 + j,
+    if (f->bias_f32 && f->dequant_bias((float *)(void *)crow, acc, len, scales, per_col, NULL, f->bias_f32 + j,
                                        (int)f->o->convert.rounding))
         return;
     mxp_convert_opts co = f->o->convert;

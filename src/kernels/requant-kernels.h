@@ -20,22 +20,36 @@
 typedef void (*mxp_s32_requant_fn)(uint8_t *dst, const int32_t *acc, size_t len, const int32_t *m,
                                    const int32_t *shift, int per_col, int32_t zp, int32_t lo, int32_t hi, int mode);
 
+/* A's row of a GEMM whose A is quantized per row (mxp_gemm_opts'
+ * a_scales / a_zero_points: activations per token), for the
+ * dequantization kernels below; NULL there: none.  The sums become
+ * acc[q] - a_zero_point * b_sums[q] (int32, wrapping: the exact sums
+ * sum_k (a_k - z) b_kq fit) when b_sums is not NULL, and the scale of
+ * column q float32(a_scale * scale[q]) (one rounding of the exact
+ * product). */
+typedef struct mxp_s32_dequant_row {
+    float a_scale;
+    int32_t a_zero_point;
+    const int32_t *b_sums; /* len values (B's column sums), or NULL */
+} mxp_s32_dequant_row;
+
 /* Dequantization into float32 C (src/kernels/s32-dequant/): dst[q] =
  * acc[q] * scale rounded once to float32 with mode, exactly; a zero
- * product has IEEE's sign.  scale: finite, len entries (per_col) or one.
+ * product has IEEE's sign.  scale: finite, len entries (per_col) or one;
+ * row: NULL, or A's row as above.
  * Returns false (nothing written) when the MXCSR flushes subnormals
  * (FTZ/DAZ) or for a mode outside its list line's; overflow gives IEEE's
  * infinity or largest finite by the mode.  The reference is mxp_convert of
  * the float64 product rounded to odd (src/gemm/int8-finish.c). */
 typedef bool (*mxp_s32_dequant_f32_fn)(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                                       int mode);
+                                       const mxp_s32_dequant_row *row, int mode);
 /* The same plus a float32 bias per column: dst[q] = round(acc[q] * scale +
  * bias[q]), the product exact (or rounded to odd) in float64, the sum in
  * float64 (nearest even), one rounding with mode: the bits of the general
  * epilogue (scale * acc, bias added in float64, mxp_convert).  bias: len
  * finite values. */
 typedef bool (*mxp_s32_dequant_bias_f32_fn)(float *dst, const int32_t *acc, size_t len, const float *scale,
-                                            int per_col, const float *bias, int mode);
+                                            int per_col, const mxp_s32_dequant_row *row, const float *bias, int mode);
 
 /* Requantization into int8/uint8 C through float64, the general finish's
  * arithmetic (src/gemm/int8-finish.c) for nearest even with alpha, an
@@ -92,13 +106,15 @@ mxp_s32_requant_f64_rows(size_t (*row)(uint8_t *, const int32_t *, size_t, const
     void FN(uint8_t *dst, const int32_t *acc, size_t len, const int32_t *m, const int32_t *shift, int per_col,       \
             int32_t zp, int32_t lo, int32_t hi, int mode);
 #define MXP_S32_DEQUANT_F32(FN, ISA, MODES, TWIN)                                                                  \
-    bool FN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, int mode);                \
-    bool TWIN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, int mode);
+    bool FN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,                           \
+            const mxp_s32_dequant_row *row, int mode);                                                             \
+    bool TWIN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,                         \
+              const mxp_s32_dequant_row *row, int mode);
 #define MXP_S32_DEQUANT_BIAS_F32(FN, ISA, MODES, TWIN)                                                             \
-    bool FN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, const float *bias,        \
-            int mode);                                                                                             \
-    bool TWIN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, const float *bias,      \
-              int mode);
+    bool FN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,                           \
+            const mxp_s32_dequant_row *row, const float *bias, int mode);                                          \
+    bool TWIN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,                         \
+              const mxp_s32_dequant_row *row, const float *bias, int mode);
 #define MXP_S32_REQUANT_F64(FN, ISA, TWIN)                                                                         \
     size_t FN(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p);
 #include "kernels/requant-list.inc"

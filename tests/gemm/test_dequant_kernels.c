@@ -142,14 +142,14 @@ static void check(const char *name, mxp_s32_dequant_f32_fn plain, mxp_s32_dequan
     for (int per_col = 0; per_col < 2; per_col++) {
         for (size_t len = N; len >= N - 3; len--) { /* the tails */
             memset(got, 0, sizeof got);
-            assert_true(plain(got, acc, len, scale, 1, MXP_ROUND_NEAREST_EVEN));
+            assert_true(plain(got, acc, len, scale, 1, NULL, MXP_ROUND_NEAREST_EVEN));
             for (size_t i = 0; i < len; i++) {
                 const float want = ref_plain(acc[i], scale[i]);
                 if (bits_of(got[i]) != bits_of(want))
                     fail_msg("%s: %d * %a = 0x%08x, want 0x%08x (%s)", name, acc[i], (double)scale[i], bits_of(got[i]),
                              bits_of(want), i < 64 ? "a float32 tie between the product and its float64 rounding" : "random");
             }
-            assert_true(with_bias(got, acc, len, scale, 1, bias, MXP_ROUND_NEAREST_EVEN));
+            assert_true(with_bias(got, acc, len, scale, 1, NULL, bias, MXP_ROUND_NEAREST_EVEN));
             for (size_t i = 0; i < len; i++) {
                 const float want = ref_bias(acc[i], scale[i], bias[i]);
                 if (bits_of(got[i]) != bits_of(want))
@@ -158,10 +158,30 @@ static void check(const char *name, mxp_s32_dequant_f32_fn plain, mxp_s32_dequan
             }
         }
         /* one scale for every column */
-        assert_true(plain(got, acc, 100, scale + 5, 0, MXP_ROUND_NEAREST_EVEN));
+        assert_true(plain(got, acc, 100, scale + 5, 0, NULL, MXP_ROUND_NEAREST_EVEN));
         for (size_t i = 0; i < 100; i++)
             assert_int_equal(bits_of(got[i]), bits_of(ref_plain(acc[i], scale[5])));
         (void)per_col;
+    }
+}
+
+/* With A's row: the sums less its zero point times B's sums (wrapping), the
+ * scale float32(a_scale * scale): against the long double reference. */
+static void check_row(const char *name, mxp_s32_dequant_bias_f32_fn with_bias)
+{
+    static int32_t b_sums[N];
+    static float out[N];
+    uint64_t seed = 7;
+    for (size_t i = 0; i < N; i++)
+        b_sums[i] = (int32_t)(prng_next(&seed) % 40001) - 20000;
+    const mxp_s32_dequant_row row = { 0x1.8p-7f, 37, b_sums };
+    assert_true(with_bias(out, acc, N, scale, 1, &row, bias, MXP_ROUND_NEAREST_EVEN));
+    for (size_t i = 0; i < N; i++) {
+        const int32_t a = (int32_t)((uint32_t)acc[i] - 37u * (uint32_t)b_sums[i]);
+        const float s = (float)((double)row.a_scale * (double)scale[i]);
+        const float want = ref_bias(a, s, bias[i]);
+        if (bits_of(out[i]) != bits_of(want))
+            fail_msg("%s with A's row: element %zu 0x%08x, want 0x%08x", name, i, bits_of(out[i]), bits_of(want));
     }
 }
 
@@ -175,23 +195,33 @@ static void test_dequantization_kernels_round_once_bit_for_bit(void **state)
         l->bias_fn = biases[k].fn;
         l->bias_twin = biases[k].twin;
         check("twin", l->twin, l->bias_twin);
+        check_row("twin", l->bias_twin);
         if (l->isa > mxp_isa_supported())
             continue;
         check(l->name, l->fn, l->bias_fn);
-        /* every mode of its line: the twin's bits (check() left its data in acc, scale, bias) */
+        check_row(l->name, l->bias_fn);
+        /* every mode of its line: the twin's bits (check() left its data in acc, scale, bias), without A's
+           row, with one (its zero point and scale), and with its scale only */
         static float want[N];
+        static int32_t b_sums[N];
+        uint64_t seed = 99;
+        for (size_t i = 0; i < N; i++)
+            b_sums[i] = (int32_t)(uint32_t)prng_next(&seed); /* any: the subtraction wraps */
+        const mxp_s32_dequant_row row_zp = { 0x1.4p-3f, 131, b_sums }, row_scale_only = { 3.0e-5f, 0, NULL };
         for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
             if (!((l->modes >> mode) & 1))
                 continue;
+            for (int r = 0; r < 3; r++)
             for (int per_col = 0; per_col < 2; per_col++) {
-                assert_true(l->fn(got, acc, N - 4, scale + 3, per_col, mode));
-                assert_true(l->twin(want, acc, N - 4, scale + 3, per_col, mode));
+                const mxp_s32_dequant_row *rw = r == 0 ? NULL : r == 1 ? &row_zp : &row_scale_only;
+                assert_true(l->fn(got, acc, N - 4, scale + 3, per_col, rw, mode));
+                assert_true(l->twin(want, acc, N - 4, scale + 3, per_col, rw, mode));
                 for (size_t i = 0; i < N - 4; i++)
                     if (bits_of(got[i]) != bits_of(want[i]))
                         fail_msg("%s %s: element %zu 0x%08x, twin 0x%08x", l->name, mxp_rounding_name(mode), i,
                                  bits_of(got[i]), bits_of(want[i]));
-                assert_true(l->bias_fn(got, acc, N - 4, scale + 3, per_col, bias, mode));
-                assert_true(l->bias_twin(want, acc, N - 4, scale + 3, per_col, bias, mode));
+                assert_true(l->bias_fn(got, acc, N - 4, scale + 3, per_col, rw, bias, mode));
+                assert_true(l->bias_twin(want, acc, N - 4, scale + 3, per_col, rw, bias, mode));
                 for (size_t i = 0; i < N - 4; i++)
                     if (bits_of(got[i]) != bits_of(want[i]))
                         fail_msg("%s with bias %s: element %zu 0x%08x, twin 0x%08x", l->name, mxp_rounding_name(mode),
@@ -204,8 +234,8 @@ static void test_dequantization_kernels_round_once_bit_for_bit(void **state)
                 float d = 7.0f;
                 const int32_t a = 3;
                 const float s = 0.5f, b = 1.0f;
-                assert_false(l->fn(&d, &a, 1, &s, 0, mode));
-                assert_false(l->bias_fn(&d, &a, 1, &s, 0, &b, mode));
+                assert_false(l->fn(&d, &a, 1, &s, 0, NULL, mode));
+                assert_false(l->bias_fn(&d, &a, 1, &s, 0, NULL, &b, mode));
                 assert_true(d == 7.0f);
             }
         ran++;

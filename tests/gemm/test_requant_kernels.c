@@ -511,10 +511,10 @@ static void test_dequant_f32_vs_convert(void **state)
                 if (!twin && (d->needs > mxp_isa_supported() || !((d->modes >> mode) & 1)))
                     continue;
                 memset(got, 0x5c, sizeof got);
-                assert_true((twin ? d->twin : d->fn)(got, acc, len, sc, per_col, (int)mode));
+                assert_true((twin ? d->twin : d->fn)(got, acc, len, sc, per_col, NULL, (int)mode));
                 expect_floats(twin ? "twin" : d->name, got, want, len, acc, sc, per_col, mode);
                 memset(got, 0x5c, sizeof got);
-                assert_true((twin ? db->twin : db->fn)(got, acc, len, sc, per_col, bias, (int)mode));
+                assert_true((twin ? db->twin : db->fn)(got, acc, len, sc, per_col, NULL, bias, (int)mode));
                 expect_floats(twin ? "twin with bias" : db->name, got, want_b, len, acc, sc, per_col, mode);
                 checked += (long)len;
             }

@@ -35,43 +35,63 @@ MXP_INLINE __m128 dequant4(__m128i acc, __m256d scale, bool has_bias, __m256d bi
     return _mm256_cvtpd_ps(x); /* nearest even: the library's MXCSR */
 }
 
-MXP_INLINE void dequant_run(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                            const float *bias)
+/* A's row (NULL: none): the zero point taken off four sums (wrapping) and
+ * the scales times a_scale (float32: one rounding of the exact product) */
+MXP_INLINE __m128i row_sums(__m128i a, const mxp_s32_dequant_row *row, const int32_t *b_sums)
 {
-    const __m256d s1 = _mm256_set1_pd((double)scale[0]);
+    if (!row || !row->b_sums)
+        return a;
+    const __m128i bs = _mm_loadu_si128((const __m128i *)(const void *)b_sums);
+    return _mm_sub_epi32(a, _mm_mullo_epi32(_mm_set1_epi32(row->a_zero_point), bs));
+}
+
+MXP_INLINE __m256d row_scales(__m128 s, const mxp_s32_dequant_row *row)
+{
+    return _mm256_cvtps_pd(row ? _mm_mul_ps(s, _mm_set1_ps(row->a_scale)) : s);
+}
+
+MXP_INLINE void dequant_run(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
+                            const mxp_s32_dequant_row *row, const float *bias)
+{
+    const __m128 s1 = _mm_set1_ps(scale[0]);
     size_t q = 0;
     for (; q + 4 <= len; q += 4) {
-        const __m256d s = per_col ? _mm256_cvtps_pd(_mm_loadu_ps(scale + q)) : s1;
+        const __m256d s = row_scales(per_col ? _mm_loadu_ps(scale + q) : s1, row);
         const __m256d b = bias ? _mm256_cvtps_pd(_mm_loadu_ps(bias + q)) : _mm256_setzero_pd();
-        _mm_storeu_ps(dst + q, dequant4(_mm_loadu_si128((const __m128i *)(const void *)(acc + q)), s, bias != NULL, b));
+        const __m128i a = row_sums(_mm_loadu_si128((const __m128i *)(const void *)(acc + q)), row,
+                                   row && row->b_sums ? row->b_sums + q : NULL);
+        _mm_storeu_ps(dst + q, dequant4(a, s, bias != NULL, b));
     }
     if (q < len) {
-        int32_t a4[4] = { 0 };
+        int32_t a4[4] = { 0 }, bs4[4] = { 0 };
         float s4[4] = { scale[0], scale[0], scale[0], scale[0] }, b4[4] = { 0 }, out[4];
         memcpy(a4, acc + q, (len - q) * 4);
+        if (row && row->b_sums)
+            memcpy(bs4, row->b_sums + q, (len - q) * 4);
         if (per_col)
             memcpy(s4, scale + q, (len - q) * 4);
         if (bias)
             memcpy(b4, bias + q, (len - q) * 4);
-        _mm_storeu_ps(out, dequant4(_mm_loadu_si128((const __m128i *)(const void *)a4), _mm256_cvtps_pd(_mm_loadu_ps(s4)),
-                                    bias != NULL, _mm256_cvtps_pd(_mm_loadu_ps(b4))));
+        const __m128i a = row_sums(_mm_loadu_si128((const __m128i *)(const void *)a4), row, bs4);
+        _mm_storeu_ps(out, dequant4(a, row_scales(_mm_loadu_ps(s4), row), bias != NULL, _mm256_cvtps_pd(_mm_loadu_ps(b4))));
         memcpy(dst + q, out, (len - q) * 4);
     }
 }
 
-bool mxp_s32_dequant_f32__avx2(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, int mode)
+bool mxp_s32_dequant_f32__avx2(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
+                               const mxp_s32_dequant_row *row, int mode)
 {
     if ((_mm_getcsr() & 0x8040) || mode != MXP_ROUND_NEAREST_EVEN) /* FTZ/DAZ would flush; other modes: none */
         return false;
-    dequant_run(dst, acc, len, scale, per_col, NULL);
+    dequant_run(dst, acc, len, scale, per_col, row, NULL);
     return true;
 }
 
 bool mxp_s32_dequant_bias_f32__avx2(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                                    const float *bias, int mode)
+                                    const mxp_s32_dequant_row *row, const float *bias, int mode)
 {
     if ((_mm_getcsr() & 0x8040) || mode != MXP_ROUND_NEAREST_EVEN)
         return false;
-    dequant_run(dst, acc, len, scale, per_col, bias);
+    dequant_run(dst, acc, len, scale, per_col, row, bias);
     return true;
 }

@@ -39,54 +39,69 @@ MXP_INLINE __m256 dequant8(__m256i acc, __m512d s, int rc, bool has_bias, __m512
     }
 }
 
+/* A's row (NULL: none): the zero point taken off eight sums (wrapping) and
+ * the scales times a_scale (float32: one rounding of the exact product) */
+MXP_INLINE __m256i row_sums(__m256i a, const mxp_s32_dequant_row *row, __m256i bs)
+{
+    if (!row || !row->b_sums)
+        return a;
+    return _mm256_sub_epi32(a, _mm256_mullo_epi32(_mm256_set1_epi32(row->a_zero_point), bs));
+}
+
+MXP_INLINE __m512d row_scales(__m256 s, const mxp_s32_dequant_row *row)
+{
+    return _mm512_cvtps_pd(row ? _mm256_mul_ps(s, _mm256_set1_ps(row->a_scale)) : s);
+}
+
 MXP_INLINE void dequant_run(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                            const float *bias, int mode)
+                            const mxp_s32_dequant_row *row, const float *bias, int mode)
 {
     const __m512d zero = _mm512_setzero_pd();
-    __m512d sv = _mm512_set1_pd((double)scale[0]);
+    const __m256 s1 = _mm256_set1_ps(scale[0]);
+    const int32_t *bsum = row ? row->b_sums : NULL;
     size_t q = 0;
     for (; q + 8 <= len; q += 8) {
-        if (per_col)
-            sv = _mm512_cvtps_pd(_mm256_loadu_ps(scale + q));
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(acc + q));
+        const __m512d sv = row_scales(per_col ? _mm256_loadu_ps(scale + q) : s1, row);
+        const __m256i bs = bsum ? _mm256_loadu_si256((const __m256i *)(const void *)(bsum + q)) : _mm256_setzero_si256();
+        const __m256i a = row_sums(_mm256_loadu_si256((const __m256i *)(const void *)(acc + q)), row, bs);
         const __m512d b = bias ? _mm512_cvtps_pd(_mm256_loadu_ps(bias + q)) : zero;
         _mm256_storeu_ps(dst + q, dequant8(a, sv, mode, bias != NULL, b));
     }
     if (q < len) { /* masked-off lanes: acc 0, scale 1 (per column), bias 0 */
         const __mmask8 k = (__mmask8)((1u << (len - q)) - 1);
-        if (per_col)
-            sv = _mm512_cvtps_pd(_mm256_mask_loadu_ps(_mm256_set1_ps(1.0f), k, scale + q));
-        const __m256i a = _mm256_maskz_loadu_epi32(k, acc + q);
+        const __m512d sv = row_scales(per_col ? _mm256_mask_loadu_ps(_mm256_set1_ps(1.0f), k, scale + q) : s1, row);
+        const __m256i bs = bsum ? _mm256_maskz_loadu_epi32(k, bsum + q) : _mm256_setzero_si256();
+        const __m256i a = row_sums(_mm256_maskz_loadu_epi32(k, acc + q), row, bs);
         const __m512d b = bias ? _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, bias + q)) : zero;
         _mm256_mask_storeu_ps(dst + q, k, dequant8(a, sv, mode, bias != NULL, b));
     }
 }
 
 bool mxp_s32_dequant_f32__avx512f(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                                  int mode)
+                                  const mxp_s32_dequant_row *row, int mode)
 {
     if (_mm_getcsr() & 0x8040) /* FTZ or DAZ: subnormal results would flush */
         return false;
     switch (mode) {
-    case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_UP); break;
-    case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_DOWN); break;
-    case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_TOWARD_ZERO); break;
-    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, NULL, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, row, NULL, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, row, NULL, MXP_ROUND_DOWN); break;
+    case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, row, NULL, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, row, NULL, MXP_ROUND_NEAREST_EVEN); break;
     default: return false; /* nearest away, stochastic: not this kernel's */
     }
     return true;
 }
 
 bool mxp_s32_dequant_bias_f32__avx512f(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                                       const float *bias, int mode)
+                                       const mxp_s32_dequant_row *row, const float *bias, int mode)
 {
     if (_mm_getcsr() & 0x8040) /* FTZ or DAZ: subnormal results would flush */
         return false;
     switch (mode) {
-    case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_UP); break;
-    case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_DOWN); break;
-    case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_TOWARD_ZERO); break;
-    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, bias, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, row, bias, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, row, bias, MXP_ROUND_DOWN); break;
+    case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, row, bias, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, row, bias, MXP_ROUND_NEAREST_EVEN); break;
     default: return false; /* nearest away, stochastic: not this kernel's */
     }
     return true;

@@ -36,18 +36,37 @@ static float round_f32(double x, int mode)
     }
 }
 
-bool mxp_s32_dequant_f32__scalar(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col, int mode)
+/* acc[q] with row's zero point taken off, and the scale of column q */
+static int32_t row_acc(const int32_t *acc, size_t q, const mxp_s32_dequant_row *row)
+{
+    if (!row || !row->b_sums)
+        return acc[q];
+    const uint32_t d = (uint32_t)acc[q] - (uint32_t)row->a_zero_point * (uint32_t)row->b_sums[q];
+    int32_t r;
+    memcpy(&r, &d, 4); /* wrapping */
+    return r;
+}
+
+static float row_scale(const float *scale, size_t q, int per_col, const mxp_s32_dequant_row *row)
+{
+    const float s = scale[per_col ? q : 0];
+    return row ? (float)((double)row->a_scale * (double)s) : s; /* exact in float64, one rounding */
+}
+
+bool mxp_s32_dequant_f32__scalar(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
+                                 const mxp_s32_dequant_row *row, int mode)
 {
     for (size_t q = 0; q < len; q++)
-        dst[q] = round_f32(product_odd(acc[q], scale[per_col ? q : 0]), mode);
+        dst[q] = round_f32(product_odd(row_acc(acc, q, row), row_scale(scale, q, per_col, row)), mode);
     return true;
 }
 
 bool mxp_s32_dequant_bias_f32__scalar(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                                      const float *bias, int mode)
+                                      const mxp_s32_dequant_row *row, const float *bias, int mode)
 {
     for (size_t q = 0; q < len; q++)
-        dst[q] = round_f32(product_odd(acc[q], scale[per_col ? q : 0]) + (double)bias[q], mode);
+        dst[q] = round_f32(product_odd(row_acc(acc, q, row), row_scale(scale, q, per_col, row)) + (double)bias[q],
+                           mode);
     return true;
 }
 #endif
