@@ -7,12 +7,14 @@
  * own threads (or, inside a worker, runs the shares in turn), so it never
  * waits for the pool.  Every share of every job runs in the library's
  * floating-point environment (core/fpenv.h), whichever thread runs it. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -145,16 +147,39 @@ static struct {
 /* Polls before sleeping on a condition variable, both the idle workers
  * and the caller waiting for them: a sleeping thread takes 5-20 us to
  * wake, up to a quarter of a two-thread 256^3 GEMM (back-to-back 256^3
- * f32 calls on two threads: 120 -> 145 GFLOPS, bf16 280 -> 400).  4000
- * pause hints are about 100 us here (25 ns each on Zen 4); the hint lets a
- * sibling hyperthread run meanwhile. */
-enum { SPIN = 4000 };
+ * f32 calls on two threads: 120 -> 145 GFLOPS, bf16 280 -> 400), and a
+ * model's calls come with gaps of tens to hundreds of microseconds of the
+ * caller's own work between them.  The poll lasts SPIN_US: a pause hint
+ * takes 25 ns on Zen 4 and 13.5 ns on the Intel Xeon (AMX), so a fixed
+ * count of 4000 hints was 100 us on one and 54 us on the other, and
+ * MiniLM's bfloat16 forward on two threads on the Xeon took 52-57 ms with
+ * 54 us, 48-51 with 100 us, 48 with 250 us and 47-48 with 540 us (libgomp
+ * polls longer by default).  The hints in SPIN_US are counted once, when
+ * the first worker starts; the hint lets a sibling hyperthread run
+ * meanwhile. */
+enum { SPIN_US = 250, SPIN_MIN = 1000, SPIN_MAX = 1000000 };
+static int spin_count = 4000; /* set by calibrate_spin before any worker exists */
 
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
+}
+
+/* spin_count: the hints (or, without them, polls) in SPIN_US on this CPU. */
+static void calibrate_spin(void)
+{
+    enum { PROBE = 2000 };
+    atomic_int probe = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < PROBE && atomic_load(&probe) == 0; i++) /* the poll loops' body */
+        cpu_relax();
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / PROBE;
+    const double n = ns > 0 ? SPIN_US * 1e3 / ns : SPIN_MAX;
+    spin_count = n < SPIN_MIN ? SPIN_MIN : n > SPIN_MAX ? SPIN_MAX : (int)n;
 }
 
 static pthread_mutex_t pool_busy = PTHREAD_MUTEX_INITIALIZER; /* one job at a time; guards started, workers */
@@ -185,7 +210,7 @@ static void *pool_worker(void *arg)
         if (atomic_load(&pool.generation) == seen) {
             /* poll first: the next job of a GEMM follows within microseconds */
             pthread_mutex_unlock(&pool.mu);
-            for (int spin = 0; spin < SPIN && atomic_load(&pool.generation) == seen; spin++)
+            for (int spin = 0; spin < spin_count && atomic_load(&pool.generation) == seen; spin++)
                 cpu_relax();
             pthread_mutex_lock(&pool.mu);
             while (atomic_load(&pool.generation) == seen)
@@ -235,6 +260,8 @@ __attribute__((constructor)) static void register_atfork(void)
 /* Workers 1 .. nthreads-1, as many as can be started; returns how many exist. */
 static int grow_pool(int nthreads)
 {
+    if (started == 0 && nthreads > 1)
+        calibrate_spin(); /* before any worker reads spin_count */
     while (started < nthreads - 1) {
         const int index = started + 1;
         start_generation[index] = atomic_load(&pool.generation);
@@ -259,7 +286,7 @@ static void parallel_pool(int nthreads, void (*fn)(void *ctx, int thread, int nt
     for (int t = workers_used + 1; t < nthreads; t++) /* shares no worker could be started for */
         fn(ctx, t, nthreads);
     fn(ctx, 0, nthreads);
-    for (int spin = 0; spin < SPIN && atomic_load(&pool.pending) > 0; spin++) /* the workers end soon */
+    for (int spin = 0; spin < spin_count && atomic_load(&pool.pending) > 0; spin++) /* the workers end soon */
         cpu_relax();
     pthread_mutex_lock(&pool.mu);
     while (atomic_load(&pool.pending) > 0)
