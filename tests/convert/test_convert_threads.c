@@ -1,5 +1,5 @@
-/* Large conversions split over threads give the bits and counters of one
- * thread, whatever the thread count: every mode (stochastic rounding with an
+/* Conversions split over threads (from 1 MiB moved) give the bits and
+ * counters of one thread, whatever the thread count: every mode (stochastic rounding with an
  * index offset included), both overflow policies, counters on and off,
  * contiguous and through mxp_convert_strided, at every ISA level. */
 #include <setjmp.h>
@@ -69,60 +69,65 @@ static void check_thread_counts(unsigned modes, int thread_counts)
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
         const mxp_dtype st = pairs[k].src, dt = pairs[k].dst;
         const size_t ds = mxp_dtype_itemsize(dt);
-        /* sizes where the split applies: 2 or 3 shares of >= 4 MiB */
-        const size_t n = (size_t)N * 6 / (mxp_dtype_itemsize(st) + ds);
-        fill(st, n);
+        /* sizes where the split applies: 2 or 3 shares of >= 4 MiB (streaming stores in each) */
+        const size_t big = (size_t)N * 6 / (mxp_dtype_itemsize(st) + ds);
+        fill(st, big);
         /* the split happens: 2 threads here, up to 4 shares */
         assert_int_equal(mxp_set_num_threads(7), MXP_OK);
-        const int shares = mxp_cvt_threads(one, dt, src, st, n);
+        const int shares = mxp_cvt_threads(one, dt, src, st, big);
         assert_true(shares >= 2 && shares <= 3);
-        assert_int_equal(mxp_cvt_threads(src, dt, src, st, n), ds != mxp_dtype_itemsize(st) ? 1 : shares);
-        assert_int_equal(mxp_cvt_threads(one, dt, src, st, n / 4), 1);
-        for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
-            if (!(modes >> mode & 1u))
-                continue;
-            for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
-                for (int counted = 0; counted < 2; counted++) {
-                    if (counted && (mode != MXP_ROUND_STOCHASTIC || ov != MXP_OVERFLOW_INF))
-                        continue; /* the counting path is the slow reference */
-                    mxp_convert_flags f1 = { 0 }, fn = { 0 };
-                    mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)ov,
-                                           .seed = 99, .index_offset = (1ull << 32) - 1000 };
-                    o.flags = counted ? &f1 : NULL;
-                    assert_int_equal(mxp_set_num_threads(1), MXP_OK);
-                    assert_int_equal(mxp_convert(one, dt, src, st, n, &o), MXP_OK);
-                    for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
-                        if ((int)t >= thread_counts)
-                            break;
-                        assert_int_equal(mxp_set_num_threads(threads[t]), MXP_OK);
-                        memset(&fn, 0, sizeof fn);
-                        o.flags = counted ? &fn : NULL;
-                        memset(many, 0xa5, n * ds);
-                        if (t % 2)
-                            assert_int_equal(mxp_convert_strided(many, dt, (ptrdiff_t)ds, src, st,
-                                                                 (ptrdiff_t)mxp_dtype_itemsize(st), n, &o),
-                                             MXP_OK);
-                        else
-                            assert_int_equal(mxp_convert(many, dt, src, st, n, &o), MXP_OK);
-                        runs++;
-                        if (memcmp(one, many, n * ds) != 0) {
-                            size_t i = 0;
-                            while (!memcmp(one + i * ds, many + i * ds, ds))
-                                i++;
-                            print_error("%s -> %s %s/%s, %d threads: element %zu differs from 1 thread\n",
-                                        mxp_dtype_name(st), mxp_dtype_name(dt), mxp_rounding_name((mxp_rounding)mode),
-                                        mxp_overflow_name((mxp_overflow)ov), threads[t], i);
-                            bad++;
+        assert_int_equal(mxp_cvt_threads(src, dt, src, st, big), ds != mxp_dtype_itemsize(st) ? 1 : shares);
+        /* below 4 MiB moved (no streaming stores): shares of >= 512 KiB; below 1 MiB one thread */
+        assert_int_equal(mxp_cvt_threads(one, dt, src, st, big / 5), 4);
+        assert_int_equal(mxp_cvt_threads(one, dt, src, st, big / 16), 1);
+        for (int small = 0; small < 2; small++) {
+            const size_t n = small ? big / 5 : big;
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
+                if (!(modes >> mode & 1u))
+                    continue;
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    for (int counted = 0; counted < 2; counted++) {
+                        if (counted && (mode != MXP_ROUND_STOCHASTIC || ov != MXP_OVERFLOW_INF))
+                            continue; /* the counting path is the slow reference */
+                        mxp_convert_flags f1 = { 0 }, fn = { 0 };
+                        mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)ov,
+                                               .seed = 99, .index_offset = (1ull << 32) - 1000 };
+                        o.flags = counted ? &f1 : NULL;
+                        assert_int_equal(mxp_set_num_threads(1), MXP_OK);
+                        assert_int_equal(mxp_convert(one, dt, src, st, n, &o), MXP_OK);
+                        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+                            if ((int)t >= thread_counts)
+                                break;
+                            assert_int_equal(mxp_set_num_threads(threads[t]), MXP_OK);
+                            memset(&fn, 0, sizeof fn);
+                            o.flags = counted ? &fn : NULL;
+                            memset(many, 0xa5, n * ds);
+                            if (t % 2)
+                                assert_int_equal(mxp_convert_strided(many, dt, (ptrdiff_t)ds, src, st,
+                                                                     (ptrdiff_t)mxp_dtype_itemsize(st), n, &o),
+                                                 MXP_OK);
+                            else
+                                assert_int_equal(mxp_convert(many, dt, src, st, n, &o), MXP_OK);
+                            runs++;
+                            if (memcmp(one, many, n * ds) != 0) {
+                                size_t i = 0;
+                                while (!memcmp(one + i * ds, many + i * ds, ds))
+                                    i++;
+                                print_error("%s -> %s %s/%s, %d threads: element %zu differs from 1 thread\n",
+                                            mxp_dtype_name(st), mxp_dtype_name(dt), mxp_rounding_name((mxp_rounding)mode),
+                                            mxp_overflow_name((mxp_overflow)ov), threads[t], i);
+                                bad++;
+                            }
+                            if (counted && memcmp(&f1, &fn, sizeof f1) != 0) {
+                                print_error("%s -> %s %s, %d threads: counters differ (inexact %llu vs %llu)\n",
+                                            mxp_dtype_name(st), mxp_dtype_name(dt), mxp_rounding_name((mxp_rounding)mode),
+                                            threads[t], (unsigned long long)fn.inexact, (unsigned long long)f1.inexact);
+                                bad++;
+                            }
                         }
-                        if (counted && memcmp(&f1, &fn, sizeof f1) != 0) {
-                            print_error("%s -> %s %s, %d threads: counters differ (inexact %llu vs %llu)\n",
-                                        mxp_dtype_name(st), mxp_dtype_name(dt), mxp_rounding_name((mxp_rounding)mode),
-                                        threads[t], (unsigned long long)fn.inexact, (unsigned long long)f1.inexact);
-                            bad++;
-                        }
+                        if (counted) /* the data makes every counter move */
+                            assert_true(f1.inexact > 0 || st == MXP_S8 || dt == MXP_F64 || st == MXP_BF16 || st == MXP_E4M3);
                     }
-                    if (counted) /* the data makes every counter move */
-                        assert_true(f1.inexact > 0 || st == MXP_S8 || dt == MXP_F64 || st == MXP_BF16 || st == MXP_E4M3);
                 }
             }
         }
