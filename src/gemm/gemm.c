@@ -76,17 +76,18 @@ static void scan_share(void *ctx, int t, int nthreads)
     s->found[t] = rows_have_tiny_bf16(s->p + r0 * s->ld, r1 - r0, s->cols, s->ld);
 }
 
-/* Large matrices (a weight matrix read from memory next to a few rows of
- * A) are scanned by all the threads: a memory-bound pass that one thread
- * does not make at the machine's bandwidth (M = 128, N = K = 4096, two
- * threads: +1-3%). */
+/* Matrices from 128K elements (a weight matrix read from memory next to a
+ * few rows of A; a transformer's activations) are scanned by all the
+ * threads: a pass that one thread does not make at the machine's bandwidth
+ * (M = 128, N = K = 4096, two threads: +1-3%), and that was serial time in
+ * every GEMM on 1056 x 384 activations (from 1M elements before). */
 bool mxp_gemm_has_tiny_bf16(const void *x, mxp_dtype t, size_t rows, size_t cols, size_t ld)
 {
     if (t != MXP_BF16)
         return false;
     int nthreads = mxp_get_num_threads();
     nthreads = nthreads > SCAN_MAX_THREADS ? SCAN_MAX_THREADS : nthreads;
-    if (nthreads < 2 || (double)rows * (double)cols < (double)(1 << 20) || rows < (size_t)nthreads)
+    if (nthreads < 2 || (double)rows * (double)cols < (double)(1 << 17) || rows < (size_t)nthreads)
         return rows_have_tiny_bf16(x, rows, cols, ld);
     tiny_scan s = { x, rows, cols, ld, { false } };
     mxp_parallel(nthreads, scan_share, &s);
