@@ -153,15 +153,15 @@ static void requantize(const mxp_int8_finish *f, const double *t, unsigned char 
 static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t len, const int32_t *acc)
 {
     unsigned char *crow = f->c + (i * f->ldc + j) * f->cs;
-    if (f->per_row && f->ct == MXP_F32 && (f->dequant || f->bias_f32)) { /* A per row: its pair into the kernel */
+    if (f->per_row && f->ct == MXP_F32 && (f->dequant || f->dequant_bias)) { /* A per row: its pair into the kernel */
         const bool zp = f->o->a_zero_points && f->b_sums;
         const mxp_s32_dequant_row row = { f->o->a_scales ? f->o->a_scales[i] : 1.0f, zp ? f->o->a_zero_points[i] : 0,
                                           zp ? f->b_sums + j : NULL };
         const float *scales = f->o->scales ? f->o->scales + (f->per_col ? j : 0) : &f->one_scale;
         const int mode = (int)f->o->convert.rounding;
         if (f->dequant ? f->dequant((float *)(void *)crow, acc, len, scales, f->per_col, &row, mode)
-                       : f->dequant_bias((float *)(void *)crow, acc, len, scales, f->per_col, &row, f->bias_f32 + j,
-                                         mode))
+                       : f->dequant_bias((float *)(void *)crow, acc, len, scales, f->per_col, &row,
+                                         f->bias_f32 ? f->bias_f32 + j : NULL, f->beta, mode))
             return;
     }
     int32_t row_acc[CHUNK];
@@ -220,8 +220,8 @@ static void finish_chunk(const mxp_int8_finish *f, size_t i, size_t j, size_t le
     if (f->dequant && /* float32 C, plain, a mode a kernel rounds in: the same bits */
         f->dequant((float *)(void *)crow, acc, len, scales, per_col, NULL, (int)f->o->convert.rounding))
         return;
-    if (f->bias_f32 && f->dequant_bias((float *)(void *)crow, acc, len, scales, per_col, NULL, f->bias_f32 + j,
-                                       (int)f->o->convert.rounding))
+    if (f->dequant_bias && f->dequant_bias((float *)(void *)crow, acc, len, scales, per_col, NULL,
+                                           f->bias_f32 ? f->bias_f32 + j : NULL, f->beta, (int)f->o->convert.rounding))
         return;
     mxp_convert_opts co = f->o->convert;
     co.index_offset += i * f->n + j; /* stochastic rounding: C's elements in row-major order */
@@ -322,20 +322,27 @@ void mxp_int8_finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc
             finish_chunk(f, i0 + r, j0 + q, nc - q < CHUNK ? nc - q : CHUNK, w + r * ldw + q);
 }
 
-/* alpha 1, beta 0 and a float32 bias per column, nothing else: the
- * dequantization kernels add it (finite values only: NaN payloads are left
- * to mxp_convert) */
-static const float *bias_for_kernel(const mxp_gemm_opts *o, size_t n, double alpha, double beta, mxp_dtype ct)
+/* float32 C with alpha 1, a float32 bias per column or none, beta C
+ * (finite beta), nothing else, not plain: the dequantization kernels with
+ * a bias take it (finite biases only: NaN payloads are left to mxp_convert);
+ * *bias is the bias or NULL */
+static bool epi_kernel_ok(const mxp_gemm_opts *o, size_t n, double alpha, double beta, mxp_dtype ct,
+                          const float **bias)
 {
-    if (!(alpha == 1 && beta == 0 && o->bias && o->bias_kind == MXP_BIAS_PER_COL && o->bias_dtype == MXP_F32 &&
-          !o->activation && !o->clamp && ct == MXP_F32 && !o->convert.flags &&
-          o->convert.overflow == MXP_OVERFLOW_INF))
-        return NULL;
-    const float *bias = o->bias;
+    *bias = NULL;
+    if (!(alpha == 1 && isfinite(beta) && (o->bias || beta != 0) && !o->activation && !o->clamp && ct == MXP_F32 &&
+          !o->convert.flags && o->convert.overflow == MXP_OVERFLOW_INF))
+        return false;
+    if (!o->bias)
+        return true;
+    if (o->bias_kind != MXP_BIAS_PER_COL || o->bias_dtype != MXP_F32)
+        return false;
+    const float *b = o->bias;
     for (size_t j = 0; j < n; j++)
-        if (!isfinite(bias[j]))
-            return NULL;
-    return bias;
+        if (!isfinite(b[j]))
+            return false;
+    *bias = b;
+    return true;
 }
 
 mxp_status mxp_int8_finish_init(mxp_int8_finish *f, const mxp_gemm_opts *o, mxp_dtype c_type, void *c, size_t ldc,
@@ -373,8 +380,8 @@ mxp_status mxp_int8_finish_init(mxp_int8_finish *f, const mxp_gemm_opts *o, mxp_
     const mxp_isa isa = mxp_isa_current();
     if (f->plain && c_type == MXP_F32 && !o->convert.flags && o->convert.overflow == MXP_OVERFLOW_INF)
         f->dequant = mxp_s32_dequant_f32_kernel(isa, rm);
-    if (!f->plain && (f->dequant_bias = mxp_s32_dequant_bias_f32_kernel(isa, rm)))
-        f->bias_f32 = bias_for_kernel(o, n, alpha, beta, c_type);
+    if (!f->plain && epi_kernel_ok(o, n, alpha, beta, c_type, &f->bias_f32))
+        f->dequant_bias = mxp_s32_dequant_bias_f32_kernel(isa, rm);
     f->one_m = (int32_t)f->one.m;
     f->one_s = f->one.shift;
     if (f->shifts) {

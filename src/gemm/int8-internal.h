@@ -68,8 +68,9 @@ typedef struct mxp_int8_finish {
     const int32_t *qm, *qs;           /* shifts: the scales' m and shift, n entries (per_col) or 1 */
     mxp_s32_requant_fn requant;
     mxp_s32_dequant_f32_fn dequant;   /* plain float32 C in a mode a kernel rounds in (NULL: none) */
-    mxp_s32_dequant_bias_f32_fn dequant_bias; /* as dequant, with only a finite float32 bias per column */
-    const float *bias_f32;            /* that bias */
+    mxp_s32_dequant_bias_f32_fn dequant_bias; /* float32 C with a finite float32 bias per column and/or
+                                                 beta C, nothing else (NULL: not so) */
+    const float *bias_f32;            /* that bias, or NULL */
     float one_scale;                  /* 1.0 when no scales are given */
     /* owned workspaces (mxp_int8_finish_release) */
     mxp_int8_scale one, *cols;

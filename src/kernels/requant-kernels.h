@@ -43,13 +43,16 @@ typedef struct mxp_s32_dequant_row {
  * the float64 product rounded to odd (src/gemm/int8-finish.c). */
 typedef bool (*mxp_s32_dequant_f32_fn)(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
                                        const mxp_s32_dequant_row *row, int mode);
-/* The same plus a float32 bias per column: dst[q] = round(acc[q] * scale +
- * bias[q]), the product exact (or rounded to odd) in float64, the sum in
- * float64 (nearest even), one rounding with mode: the bits of the general
- * epilogue (scale * acc, bias added in float64, mxp_convert).  bias: len
- * finite values. */
+/* The same plus beta times C's value and a float32 bias per column:
+ * dst[q] = round(acc[q] * scale + beta * dst[q] + bias[q]), the product
+ * exact (or rounded to odd) in float64, then beta * dst[q] (a float64
+ * product) and bias[q] added in that order in float64 (each nearest even),
+ * one rounding with mode: the bits of the general path (scale * acc, beta
+ * C, the epilogue's bias, mxp_convert).  beta 0: dst is only written (its
+ * NaN ignored); bias: NULL (none) or len finite values. */
 typedef bool (*mxp_s32_dequant_bias_f32_fn)(float *dst, const int32_t *acc, size_t len, const float *scale,
-                                            int per_col, const mxp_s32_dequant_row *row, const float *bias, int mode);
+                                            int per_col, const mxp_s32_dequant_row *row, const float *bias,
+                                            double beta, int mode);
 
 /* Requantization into int8/uint8 C through float64, the general finish's
  * arithmetic (src/gemm/int8-finish.c) for nearest even with alpha, an
@@ -112,9 +115,9 @@ mxp_s32_requant_f64_rows(size_t (*row)(uint8_t *, const int32_t *, size_t, const
               const mxp_s32_dequant_row *row, int mode);
 #define MXP_S32_DEQUANT_BIAS_F32(FN, ISA, MODES, TWIN)                                                             \
     bool FN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,                           \
-            const mxp_s32_dequant_row *row, const float *bias, int mode);                                          \
+            const mxp_s32_dequant_row *row, const float *bias, double beta, int mode);                             \
     bool TWIN(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,                         \
-              const mxp_s32_dequant_row *row, const float *bias, int mode);
+              const mxp_s32_dequant_row *row, const float *bias, double beta, int mode);
 #define MXP_S32_REQUANT_F64(FN, ISA, TWIN)                                                                         \
     size_t FN(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p);
 #include "kernels/requant-list.inc"

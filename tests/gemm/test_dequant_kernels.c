@@ -149,7 +149,7 @@ static void check(const char *name, mxp_s32_dequant_f32_fn plain, mxp_s32_dequan
                     fail_msg("%s: %d * %a = 0x%08x, want 0x%08x (%s)", name, acc[i], (double)scale[i], bits_of(got[i]),
                              bits_of(want), i < 64 ? "a float32 tie between the product and its float64 rounding" : "random");
             }
-            assert_true(with_bias(got, acc, len, scale, 1, NULL, bias, MXP_ROUND_NEAREST_EVEN));
+            assert_true(with_bias(got, acc, len, scale, 1, NULL, bias, 0.0, MXP_ROUND_NEAREST_EVEN));
             for (size_t i = 0; i < len; i++) {
                 const float want = ref_bias(acc[i], scale[i], bias[i]);
                 if (bits_of(got[i]) != bits_of(want))
@@ -175,13 +175,38 @@ static void check_row(const char *name, mxp_s32_dequant_bias_f32_fn with_bias)
     for (size_t i = 0; i < N; i++)
         b_sums[i] = (int32_t)(prng_next(&seed) % 40001) - 20000;
     const mxp_s32_dequant_row row = { 0x1.8p-7f, 37, b_sums };
-    assert_true(with_bias(out, acc, N, scale, 1, &row, bias, MXP_ROUND_NEAREST_EVEN));
+    assert_true(with_bias(out, acc, N, scale, 1, &row, bias, 0.0, MXP_ROUND_NEAREST_EVEN));
     for (size_t i = 0; i < N; i++) {
         const int32_t a = (int32_t)((uint32_t)acc[i] - 37u * (uint32_t)b_sums[i]);
         const float s = (float)((double)row.a_scale * (double)scale[i]);
         const float want = ref_bias(a, s, bias[i]);
         if (bits_of(out[i]) != bits_of(want))
             fail_msg("%s with A's row: element %zu 0x%08x, want 0x%08x", name, i, bits_of(out[i]), bits_of(want));
+    }
+}
+
+/* C updated (beta 1, then -0.75, no bias): acc * scale rounded to odd, +
+ * beta C (a float64 product, rounded), rounded once to float32. */
+static void check_beta(const char *name, mxp_s32_dequant_bias_f32_fn with_bias)
+{
+    static float out[N], c0[N];
+    uint64_t seed = 5;
+    for (size_t i = 0; i < N; i++)
+        c0[i] = (float)((int64_t)(prng_next(&seed) % 4001) - 2000) * 0x1p-9f * fabsf(scale[i]);
+    for (int v = 0; v < 2; v++) {
+        const double beta = v ? -0.75 : 1.0;
+        memcpy(out, c0, sizeof out);
+        assert_true(with_bias(out, acc, N, scale, 1, NULL, v ? NULL : bias, beta, MXP_ROUND_NEAREST_EVEN));
+        for (size_t i = 0; i < N; i++) {
+            const double bc = beta * (double)c0[i];
+            double x = to_double_odd((long double)acc[i] * (long double)scale[i]) + bc;
+            if (!v)
+                x += (double)bias[i];
+            const float want = (float)x;
+            if (bits_of(out[i]) != bits_of(want))
+                fail_msg("%s, beta %g: element %zu 0x%08x, want 0x%08x", name, beta, i, bits_of(out[i]),
+                         bits_of(want));
+        }
     }
 }
 
@@ -196,17 +221,21 @@ static void test_dequantization_kernels_round_once_bit_for_bit(void **state)
         l->bias_twin = biases[k].twin;
         check("twin", l->twin, l->bias_twin);
         check_row("twin", l->bias_twin);
+        check_beta("twin", l->bias_twin);
         if (l->isa > mxp_isa_supported())
             continue;
         check(l->name, l->fn, l->bias_fn);
         check_row(l->name, l->bias_fn);
+        check_beta(l->name, l->bias_fn);
         /* every mode of its line: the twin's bits (check() left its data in acc, scale, bias), without A's
            row, with one (its zero point and scale), and with its scale only */
-        static float want[N];
+        static float want[N], want_c[N];
         static int32_t b_sums[N];
         uint64_t seed = 99;
-        for (size_t i = 0; i < N; i++)
+        for (size_t i = 0; i < N; i++) {
             b_sums[i] = (int32_t)(uint32_t)prng_next(&seed); /* any: the subtraction wraps */
+            want_c[i] = i % 97 == 3 ? NAN : (float)((int64_t)(prng_next(&seed) % 2001) - 1000) * 0x1p-7f * scale[i];
+        }
         const mxp_s32_dequant_row row_zp = { 0x1.4p-3f, 131, b_sums }, row_scale_only = { 3.0e-5f, 0, NULL };
         for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++) {
             if (!((l->modes >> mode) & 1))
@@ -220,12 +249,19 @@ static void test_dequantization_kernels_round_once_bit_for_bit(void **state)
                     if (bits_of(got[i]) != bits_of(want[i]))
                         fail_msg("%s %s: element %zu 0x%08x, twin 0x%08x", l->name, mxp_rounding_name(mode), i,
                                  bits_of(got[i]), bits_of(want[i]));
-                assert_true(l->bias_fn(got, acc, N - 4, scale + 3, per_col, rw, bias, mode));
-                assert_true(l->bias_twin(want, acc, N - 4, scale + 3, per_col, rw, bias, mode));
-                for (size_t i = 0; i < N - 4; i++)
-                    if (bits_of(got[i]) != bits_of(want[i]))
-                        fail_msg("%s with bias %s: element %zu 0x%08x, twin 0x%08x", l->name, mxp_rounding_name(mode),
-                                 i, bits_of(got[i]), bits_of(want[i]));
+                /* with a bias, beta C (C's old values: want_c), both, and beta C alone */
+                static const double betas[4] = { 0.0, 1.0, -0.75, 3.0 };
+                for (int v = 0; v < 4; v++) {
+                    const float *bv = v == 3 ? NULL : bias;
+                    for (size_t i = 0; i < N - 4; i++)
+                        got[i] = want[i] = want_c[i];
+                    assert_true(l->bias_fn(got, acc, N - 4, scale + 3, per_col, rw, bv, betas[v], mode));
+                    assert_true(l->bias_twin(want, acc, N - 4, scale + 3, per_col, rw, bv, betas[v], mode));
+                    for (size_t i = 0; i < N - 4; i++)
+                        if (bits_of(got[i]) != bits_of(want[i]))
+                            fail_msg("%s with bias, beta %g %s: element %zu 0x%08x, twin 0x%08x", l->name, betas[v],
+                                     mxp_rounding_name(mode), i, bits_of(got[i]), bits_of(want[i]));
+                }
             }
         }
         /* the modes that are not its: false, nothing written */
@@ -235,7 +271,7 @@ static void test_dequantization_kernels_round_once_bit_for_bit(void **state)
                 const int32_t a = 3;
                 const float s = 0.5f, b = 1.0f;
                 assert_false(l->fn(&d, &a, 1, &s, 0, NULL, mode));
-                assert_false(l->bias_fn(&d, &a, 1, &s, 0, NULL, &b, mode));
+                assert_false(l->bias_fn(&d, &a, 1, &s, 0, NULL, &b, 0.0, mode));
                 assert_true(d == 7.0f);
             }
         ran++;

@@ -514,7 +514,7 @@ static void test_dequant_f32_vs_convert(void **state)
                 assert_true((twin ? d->twin : d->fn)(got, acc, len, sc, per_col, NULL, (int)mode));
                 expect_floats(twin ? "twin" : d->name, got, want, len, acc, sc, per_col, mode);
                 memset(got, 0x5c, sizeof got);
-                assert_true((twin ? db->twin : db->fn)(got, acc, len, sc, per_col, NULL, bias, (int)mode));
+                assert_true((twin ? db->twin : db->fn)(got, acc, len, sc, per_col, NULL, bias, 0.0, (int)mode));
                 expect_floats(twin ? "twin with bias" : db->name, got, want_b, len, acc, sc, per_col, mode);
                 checked += (long)len;
             }

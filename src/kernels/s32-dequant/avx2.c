@@ -16,7 +16,8 @@
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
-MXP_INLINE __m128 dequant4(__m128i acc, __m256d scale, bool has_bias, __m256d bias)
+/* c: beta * C's values in float64, added before the bias (has_beta) */
+MXP_INLINE __m128 dequant4(__m128i acc, __m256d scale, bool has_beta, __m256d c, bool has_bias, __m256d bias)
 {
     const __m256d a = _mm256_cvtepi32_pd(acc); /* exact */
     const __m256d hi = _mm256_mul_pd(a, scale);
@@ -30,6 +31,8 @@ MXP_INLINE __m128 dequant4(__m128i acc, __m256d scale, bool has_bias, __m256d bi
     __m256i t = _mm256_add_epi64(hb, down); /* minus 1 where rounded away */
     t = _mm256_or_si256(t, _mm256_and_si256(inexact, _mm256_set1_epi64x(1)));
     __m256d x = _mm256_castsi256_pd(t);
+    if (has_beta)
+        x = _mm256_add_pd(x, c);
     if (has_bias)
         x = _mm256_add_pd(x, bias);
     return _mm256_cvtpd_ps(x); /* nearest even: the library's MXCSR */
@@ -51,20 +54,23 @@ MXP_INLINE __m256d row_scales(__m128 s, const mxp_s32_dequant_row *row)
 }
 
 MXP_INLINE void dequant_run(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                            const mxp_s32_dequant_row *row, const float *bias)
+                            const mxp_s32_dequant_row *row, const float *bias, double beta)
 {
     const __m128 s1 = _mm_set1_ps(scale[0]);
+    const __m256d vbeta = _mm256_set1_pd(beta), zero = _mm256_setzero_pd();
+    const bool has_beta = beta != 0;
     size_t q = 0;
     for (; q + 4 <= len; q += 4) {
         const __m256d s = row_scales(per_col ? _mm_loadu_ps(scale + q) : s1, row);
-        const __m256d b = bias ? _mm256_cvtps_pd(_mm_loadu_ps(bias + q)) : _mm256_setzero_pd();
+        const __m256d b = bias ? _mm256_cvtps_pd(_mm_loadu_ps(bias + q)) : zero;
+        const __m256d c = has_beta ? _mm256_mul_pd(vbeta, _mm256_cvtps_pd(_mm_loadu_ps(dst + q))) : zero;
         const __m128i a = row_sums(_mm_loadu_si128((const __m128i *)(const void *)(acc + q)), row,
                                    row && row->b_sums ? row->b_sums + q : NULL);
-        _mm_storeu_ps(dst + q, dequant4(a, s, bias != NULL, b));
+        _mm_storeu_ps(dst + q, dequant4(a, s, has_beta, c, bias != NULL, b));
     }
     if (q < len) {
         int32_t a4[4] = { 0 }, bs4[4] = { 0 };
-        float s4[4] = { scale[0], scale[0], scale[0], scale[0] }, b4[4] = { 0 }, out[4];
+        float s4[4] = { scale[0], scale[0], scale[0], scale[0] }, b4[4] = { 0 }, c4[4] = { 0 }, out[4];
         memcpy(a4, acc + q, (len - q) * 4);
         if (row && row->b_sums)
             memcpy(bs4, row->b_sums + q, (len - q) * 4);
@@ -72,8 +78,12 @@ MXP_INLINE void dequant_run(float *dst, const int32_t *acc, size_t len, const fl
             memcpy(s4, scale + q, (len - q) * 4);
         if (bias)
             memcpy(b4, bias + q, (len - q) * 4);
+        if (has_beta)
+            memcpy(c4, dst + q, (len - q) * 4);
         const __m128i a = row_sums(_mm_loadu_si128((const __m128i *)(const void *)a4), row, bs4);
-        _mm_storeu_ps(out, dequant4(a, row_scales(_mm_loadu_ps(s4), row), bias != NULL, _mm256_cvtps_pd(_mm_loadu_ps(b4))));
+        const __m256d c = _mm256_mul_pd(vbeta, _mm256_cvtps_pd(_mm_loadu_ps(c4)));
+        _mm_storeu_ps(out, dequant4(a, row_scales(_mm_loadu_ps(s4), row), has_beta, c, bias != NULL,
+                                    _mm256_cvtps_pd(_mm_loadu_ps(b4))));
         memcpy(dst + q, out, (len - q) * 4);
     }
 }
@@ -83,15 +93,15 @@ bool mxp_s32_dequant_f32__avx2(float *dst, const int32_t *acc, size_t len, const
 {
     if ((_mm_getcsr() & 0x8040) || mode != MXP_ROUND_NEAREST_EVEN) /* FTZ/DAZ would flush; other modes: none */
         return false;
-    dequant_run(dst, acc, len, scale, per_col, row, NULL);
+    dequant_run(dst, acc, len, scale, per_col, row, NULL, 0.0);
     return true;
 }
 
 bool mxp_s32_dequant_bias_f32__avx2(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                                    const mxp_s32_dequant_row *row, const float *bias, int mode)
+                                    const mxp_s32_dequant_row *row, const float *bias, double beta, int mode)
 {
     if ((_mm_getcsr() & 0x8040) || mode != MXP_ROUND_NEAREST_EVEN)
         return false;
-    dequant_run(dst, acc, len, scale, per_col, row, bias);
+    dequant_run(dst, acc, len, scale, per_col, row, bias, beta);
     return true;
 }

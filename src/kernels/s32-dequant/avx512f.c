@@ -10,7 +10,7 @@
 
 #define MXP_INLINE static inline __attribute__((always_inline))
 
-/* round(acc * scale (+ bias)) into float32: the product rounded to odd in
+/* round(acc * scale (+ c) (+ bias)) into float32, c = beta * C: the product rounded to odd in
  * float64 -- hi = acc * scale and its exact error lo = fma(acc, scale,
  * -hi); when lo != 0 the truncation toward zero (hi's bits minus 1 where
  * hi was rounded away from zero: lo and hi of opposite signs) with its
@@ -19,7 +19,7 @@
  * twin's and the AVX2 kernel's arithmetic; an integer product of acc and
  * the scale's 24-bit significand, rounded to odd by a conversion and
  * scaled, took 25 operations a vector where this takes 10.) */
-MXP_INLINE __m256 dequant8(__m256i acc, __m512d s, int rc, bool has_bias, __m512d b)
+MXP_INLINE __m256 dequant8(__m256i acc, __m512d s, int rc, bool has_beta, __m512d c, bool has_bias, __m512d b)
 {
     const __m512d a = _mm512_cvtepi32_pd(acc); /* exact */
     const __m512d hi = _mm512_mul_pd(a, s);
@@ -29,6 +29,8 @@ MXP_INLINE __m256 dequant8(__m256i acc, __m512d s, int rc, bool has_bias, __m512
     __m512i t = _mm512_mask_sub_epi64(_mm512_castpd_si512(hi), away, _mm512_castpd_si512(hi), _mm512_set1_epi64(1));
     t = _mm512_mask_or_epi64(t, inexact, t, _mm512_set1_epi64(1));
     __m512d x = _mm512_castsi512_pd(t);
+    if (has_beta) /* beta * C, rounded before it is added */
+        x = _mm512_add_round_pd(x, c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     if (has_bias)
         x = _mm512_add_round_pd(x, b, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     switch (rc) { /* the rounding needs an immediate */
@@ -54,9 +56,10 @@ MXP_INLINE __m512d row_scales(__m256 s, const mxp_s32_dequant_row *row)
 }
 
 MXP_INLINE void dequant_run(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                            const mxp_s32_dequant_row *row, const float *bias, int mode)
+                            const mxp_s32_dequant_row *row, const float *bias, double beta, int mode)
 {
-    const __m512d zero = _mm512_setzero_pd();
+    const __m512d zero = _mm512_setzero_pd(), vbeta = _mm512_set1_pd(beta);
+    const bool has_beta = beta != 0;
     const __m256 s1 = _mm256_set1_ps(scale[0]);
     const int32_t *bsum = row ? row->b_sums : NULL;
     size_t q = 0;
@@ -65,15 +68,21 @@ MXP_INLINE void dequant_run(float *dst, const int32_t *acc, size_t len, const fl
         const __m256i bs = bsum ? _mm256_loadu_si256((const __m256i *)(const void *)(bsum + q)) : _mm256_setzero_si256();
         const __m256i a = row_sums(_mm256_loadu_si256((const __m256i *)(const void *)(acc + q)), row, bs);
         const __m512d b = bias ? _mm512_cvtps_pd(_mm256_loadu_ps(bias + q)) : zero;
-        _mm256_storeu_ps(dst + q, dequant8(a, sv, mode, bias != NULL, b));
+        const __m512d c = has_beta ? _mm512_mul_round_pd(vbeta, _mm512_cvtps_pd(_mm256_loadu_ps(dst + q)),
+                                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+                                   : zero;
+        _mm256_storeu_ps(dst + q, dequant8(a, sv, mode, has_beta, c, bias != NULL, b));
     }
-    if (q < len) { /* masked-off lanes: acc 0, scale 1 (per column), bias 0 */
+    if (q < len) { /* masked-off lanes: acc 0, scale 1 (per column), bias 0, C 0 */
         const __mmask8 k = (__mmask8)((1u << (len - q)) - 1);
         const __m512d sv = row_scales(per_col ? _mm256_mask_loadu_ps(_mm256_set1_ps(1.0f), k, scale + q) : s1, row);
         const __m256i bs = bsum ? _mm256_maskz_loadu_epi32(k, bsum + q) : _mm256_setzero_si256();
         const __m256i a = row_sums(_mm256_maskz_loadu_epi32(k, acc + q), row, bs);
         const __m512d b = bias ? _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, bias + q)) : zero;
-        _mm256_mask_storeu_ps(dst + q, k, dequant8(a, sv, mode, bias != NULL, b));
+        const __m512d c = has_beta ? _mm512_mul_round_pd(vbeta, _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, dst + q)),
+                                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+                                   : zero;
+        _mm256_mask_storeu_ps(dst + q, k, dequant8(a, sv, mode, has_beta, c, bias != NULL, b));
     }
 }
 
@@ -83,25 +92,25 @@ bool mxp_s32_dequant_f32__avx512f(float *dst, const int32_t *acc, size_t len, co
     if (_mm_getcsr() & 0x8040) /* FTZ or DAZ: subnormal results would flush */
         return false;
     switch (mode) {
-    case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, row, NULL, MXP_ROUND_UP); break;
-    case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, row, NULL, MXP_ROUND_DOWN); break;
-    case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, row, NULL, MXP_ROUND_TOWARD_ZERO); break;
-    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, row, NULL, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, row, NULL, 0.0, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, row, NULL, 0.0, MXP_ROUND_DOWN); break;
+    case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, row, NULL, 0.0, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, row, NULL, 0.0, MXP_ROUND_NEAREST_EVEN); break;
     default: return false; /* nearest away, stochastic: not this kernel's */
     }
     return true;
 }
 
 bool mxp_s32_dequant_bias_f32__avx512f(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                                       const mxp_s32_dequant_row *row, const float *bias, int mode)
+                                       const mxp_s32_dequant_row *row, const float *bias, double beta, int mode)
 {
     if (_mm_getcsr() & 0x8040) /* FTZ or DAZ: subnormal results would flush */
         return false;
     switch (mode) {
-    case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, row, bias, MXP_ROUND_UP); break;
-    case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, row, bias, MXP_ROUND_DOWN); break;
-    case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, row, bias, MXP_ROUND_TOWARD_ZERO); break;
-    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, row, bias, MXP_ROUND_NEAREST_EVEN); break;
+    case MXP_ROUND_UP: dequant_run(dst, acc, len, scale, per_col, row, bias, beta, MXP_ROUND_UP); break;
+    case MXP_ROUND_DOWN: dequant_run(dst, acc, len, scale, per_col, row, bias, beta, MXP_ROUND_DOWN); break;
+    case MXP_ROUND_TOWARD_ZERO: dequant_run(dst, acc, len, scale, per_col, row, bias, beta, MXP_ROUND_TOWARD_ZERO); break;
+    case MXP_ROUND_NEAREST_EVEN: dequant_run(dst, acc, len, scale, per_col, row, bias, beta, MXP_ROUND_NEAREST_EVEN); break;
     default: return false; /* nearest away, stochastic: not this kernel's */
     }
     return true;

@@ -62,11 +62,18 @@ bool mxp_s32_dequant_f32__scalar(float *dst, const int32_t *acc, size_t len, con
 }
 
 bool mxp_s32_dequant_bias_f32__scalar(float *dst, const int32_t *acc, size_t len, const float *scale, int per_col,
-                                      const mxp_s32_dequant_row *row, const float *bias, int mode)
+                                      const mxp_s32_dequant_row *row, const float *bias, double beta, int mode)
 {
-    for (size_t q = 0; q < len; q++)
-        dst[q] = round_f32(product_odd(row_acc(acc, q, row), row_scale(scale, q, per_col, row)) + (double)bias[q],
-                           mode);
+    for (size_t q = 0; q < len; q++) {
+        double x = product_odd(row_acc(acc, q, row), row_scale(scale, q, per_col, row));
+        if (beta != 0) {
+            const double bc = beta * (double)dst[q]; /* rounded, then added: no FMA (ISO C: no contraction) */
+            x += bc;
+        }
+        if (bias)
+            x += (double)bias[q];
+        dst[q] = round_f32(x, mode);
+    }
     return true;
 }
 #endif
