@@ -123,7 +123,9 @@ class Linear:
         if self.observed is not None:  # calibration: the largest |x| per input channel
             np.maximum(self.observed, np.abs(np.asarray(x, F32)).max(axis=0), out=self.observed)
         if self.r.a8:
-            return self._out(self._w8a8(x), out_dtype, residual, gelu)
+            if residual is not None:  # the sums go onto the residual in the GEMM (beta = 1): one rounding, no pass
+                return self._w8a8(x, residual)
+            return self._out(self._w8a8(x), out_dtype, None, gelu)
         w = self.w if self.w.dtype != np.int8 else _api.astype(self.w, self.r.act)  # W8A16: exact in bfloat16
         if self.scales is not None:
             y = _api.gemm(x, w, trans_b=True, out_dtype=F32)
