@@ -143,8 +143,12 @@ def quantize_rows(x, qtype="uint8", *, symmetric=False, col_scale=None, out=None
     if qtype not in ("int8", "uint8"):
         raise ValueError(f"quantize_rows: qtype must be 'int8' or 'uint8', not {qtype!r}")
     x = np.asarray(x)
-    if x.ndim == 2 and not x.flags.c_contiguous:
-        x = np.ascontiguousarray(x)  # the one pass reads whole rows: any other layout through a copy
+    if x.ndim == 2 and not (x.flags.c_contiguous and x.flags.aligned):
+        x = np.ascontiguousarray(x)  # the one pass reads whole aligned rows: any other layout through a copy
+    if isinstance(out, np.ndarray) and not out.flags.c_contiguous:  # through a contiguous array of its kind
+        q = quantize_rows(x, qtype, symmetric=symmetric, col_scale=col_scale, out=np.empty(out.shape, out.dtype))
+        out[...] = q.codes  # ValueError when out is read-only
+        return QuantizedTensor(out, q.qparams)
     codes, scales, zps = _mxp._quantize_rows(x, qtype, bool(symmetric), col_scale, out)
     return QuantizedTensor(codes, QParams(qtype, scales, zps, symmetric=symmetric, axis=0))
 

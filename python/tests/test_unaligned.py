@@ -318,6 +318,16 @@ def _():
         into(lambda o: mxp.quantize(X, qt, out=o).codes, np.zeros((4, 6), odt))
 
 
+@case("quantize_rows: float32, bfloat16, float16 rows and column factors", "quantize_rows")
+def _():
+    cs = np.linspace(0.5, 2, 6, dtype=np.float32)
+    for qt, sym in (("uint8", False), ("int8", True)):
+        accepted(lambda v: mxp.quantize_rows(v, qt, symmetric=sym, col_scale=cs), ALL, must=(np.float32, BF, np.float16))
+    same_unaligned(lambda s: mxp.quantize_rows(val(np.float32), col_scale=s), cs)  # the factors unaligned
+    for odt, qt in ((np.int8, "int8"), (np.uint8, "uint8")):
+        into(lambda o: mxp.quantize_rows(val(np.float32), qt, out=o).codes, np.zeros((4, 6), odt))
+
+
 @case("pack_int4, unpack_int4, quantize_weight, qlinear: every dtype", "pack_int4", "unpack_int4",
       "quantize_weight", "qlinear")
 def _():
