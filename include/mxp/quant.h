@@ -88,8 +88,10 @@ MXP_API mxp_status mxp_quantize_into(mxp_array *out, const mxp_array *x, const m
  * code dtype), scales[r] and zero_points[r] (rows values each).  The bytes
  * of mxp_calibrate_minmax(y, qtype, symmetric, axis 0) then mxp_quantize
  * (nearest even) of y = x * col_scale, for any thread count; rows are
- * split over mxp's threads.  qtype int8 or uint8 (others:
- * MXP_ERR_UNSUPPORTED).  rows == 0 allows NULL scales and zero_points. */
+ * split over mxp's threads; a row with no finite value (or no columns)
+ * takes calibration's pair for [0, 0] (scale 1).  qtype int8 or uint8
+ * (others: MXP_ERR_UNSUPPORTED).  rows == 0 allows NULL scales and
+ * zero_points. */
 MXP_API mxp_status mxp_quantize_rows(mxp_array *codes, float *scales, int32_t *zero_points, const mxp_array *x,
                                      const float *col_scale, mxp_dtype qtype, bool symmetric);
 /* (q - zp) * scale computed exactly in float64, rounded once (nearest even)

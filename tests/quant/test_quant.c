@@ -1718,6 +1718,17 @@ static void test_quantize_rows_bad_input(void **state)
         assert_int_equal(cb[i], 0x5a);
     /* no rows: nothing to write, NULL scales allowed */
     assert_int_equal(mxp_quantize_rows(c0, NULL, NULL, x0, NULL, MXP_U8, false), MXP_OK);
+    /* no columns: each row calibration's pair for [0, 0] */
+    const int64_t nocols[2] = { 2, 0 };
+    mxp_array *xn = NULL, *cn = NULL;
+    assert_int_equal(mxp_array_empty(&xn, MXP_F32, 2, nocols), MXP_OK);
+    assert_int_equal(mxp_array_empty(&cn, MXP_U8, 2, nocols), MXP_OK);
+    sc[0] = sc[1] = 0.0f;
+    zp[0] = zp[1] = -1;
+    assert_int_equal(mxp_quantize_rows(cn, sc, zp, xn, NULL, MXP_U8, false), MXP_OK);
+    assert_true(sc[0] == 1.0f && sc[1] == 1.0f && zp[0] == 0 && zp[1] == 0);
+    mxp_array_free(xn);
+    mxp_array_free(cn);
     mxp_array *all[] = { x, codes, s8, wrong, x0, c0, xi };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         mxp_array_free(all[i]);
