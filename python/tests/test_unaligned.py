@@ -292,8 +292,8 @@ def _():
 
 # ---- quantization ---------------------------------------------------------------------
 
-@case("quantize, fake_quantize, calibrate, dequantize: every dtype", "quantize", "fake_quantize", "calibrate",
-      "dequantize", "QuantizedTensor", "QuantizedTensor.dequantize", "QParams")
+@case("quantize, quantize_rows, fake_quantize, calibrate, dequantize: every dtype", "quantize", "quantize_rows",
+      "fake_quantize", "calibrate", "dequantize", "QuantizedTensor", "QuantizedTensor.dequantize", "QParams")
 def _():
     for kw in ({}, {"axis": 1}, {"axis": 0, "symmetric": False}, {"axis": 1, "group_size": 3},
                {"rounding": "stochastic", "seed": 9}):
@@ -314,17 +314,12 @@ def _():
         bits_equal(qp, qa, kind)
         bits_equal(mxp.quantize(X, qparams=qp), mxp.quantize(X, qparams=qa), kind)
         bits_equal(mxp.dequantize(q16.codes, qparams=qp), mxp.dequantize(q16.codes, qparams=qa), kind)
-    for odt, qt in ((np.int8, "int8"), (np.uint8, "uint8")):  # out=: one-byte codes are always aligned; checked
-        into(lambda o: mxp.quantize(X, qt, out=o).codes, np.zeros((4, 6), odt))
-
-
-@case("quantize_rows: float32, bfloat16, float16 rows and column factors", "quantize_rows")
-def _():
-    cs = np.linspace(0.5, 2, 6, dtype=np.float32)
+    cs = np.linspace(0.5, 2, 6, dtype=np.float32)  # quantize_rows: float32/bfloat16/float16 rows, factors unaligned
     for qt, sym in (("uint8", False), ("int8", True)):
         accepted(lambda v: mxp.quantize_rows(v, qt, symmetric=sym, col_scale=cs), ALL, must=(np.float32, BF, np.float16))
-    same_unaligned(lambda s: mxp.quantize_rows(val(np.float32), col_scale=s), cs)  # the factors unaligned
-    for odt, qt in ((np.int8, "int8"), (np.uint8, "uint8")):
+    same_unaligned(lambda s: mxp.quantize_rows(val(np.float32), col_scale=s), cs)
+    for odt, qt in ((np.int8, "int8"), (np.uint8, "uint8")):  # out=: one-byte codes are always aligned; checked
+        into(lambda o: mxp.quantize(X, qt, out=o).codes, np.zeros((4, 6), odt))
         into(lambda o: mxp.quantize_rows(val(np.float32), qt, out=o).codes, np.zeros((4, 6), odt))
 
 
