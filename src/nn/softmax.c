@@ -197,7 +197,7 @@ static void softmax_back_row(const void *ctx, char **p, double *dy, int64_t row)
  * norm kernels (src/kernels/f32-norm/, mode MXP_NORM_L2). */
 static void l2_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0)
 {
-    (void)scratch, (void)row0;
+    (void)row0;
     const sm_job *j = ctx;
     float *y[MXP_NORM_ROWS];
     const float *x[MXP_NORM_ROWS];
@@ -205,7 +205,8 @@ static void l2_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, d
         y[k] = (float *)(void *)p[k][OUT];
         x[k] = (const float *)(const void *)p[k][X];
     }
-    j->l2f32(y, x, (size_t)count, (size_t)j->len, NULL, NULL, j->eps, MXP_NORM_L2);
+    j->l2f32(y, x, (size_t)count, (size_t)j->len, NULL, NULL, j->eps, MXP_NORM_L2,
+             mxp_norm_wide_doubles((size_t)j->len) ? scratch : NULL);
 }
 
 /* x / max(|x|, eps) */
@@ -274,7 +275,8 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);
-        st = j.l2f32 ? nn_run_row_blocks(&r, j.len, 0, true, MXP_NORM_ROWS, l2_rows_f32, &j)
+        st = j.l2f32 ? nn_run_row_blocks(&r, j.len, mxp_norm_wide_doubles((size_t)j.len), true, MXP_NORM_ROWS,
+                                         l2_rows_f32, &j)
                      : nn_run_rows(&r, j.len, 2 * (size_t)j.len + 8, true, row, &j);
     }
     mxp_array_free(tb);

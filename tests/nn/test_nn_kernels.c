@@ -75,7 +75,8 @@ static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *
     else {
         float *yr = y;
         const float *xr = x;
-        ((mxp_f32_norm_ukernel *)f)(&yr, &xr, 1, n, w, b, 1e-5, rms);
+        static double wide[MXP_NORM_ROWS * 2048];
+        ((mxp_f32_norm_ukernel *)f)(&yr, &xr, 1, n, w, b, 1e-5, rms, n <= 2048 ? wide : NULL);
     }
 }
 
@@ -88,7 +89,7 @@ static void test_interleaved_rows_are_each_rows_bits(void **state)
     (void)state;
     enum { MAXN = 700, R = MXP_NORM_ROWS };
     static float x[R][MAXN + 8], want[R][MAXN + 8], got[R][MAXN + 8];
-    static double w[MAXN], b[MAXN];
+    static double w[MAXN], b[MAXN], scratch[R * MAXN];
     uint64_t rng = prng_seed(41);
     for (int i = 0; i < MAXN; i++) {
         w[i] = prng_uniform(&rng) + 0.5;
@@ -103,23 +104,25 @@ static void test_interleaved_rows_are_each_rows_bits(void **state)
         mxp_f32_norm_ukernel *fn = (mxp_f32_norm_ukernel *)ks[k].fn, *twin = (mxp_f32_norm_ukernel *)ks[k].twin;
         for (size_t n = 1; n <= MAXN; n = n < 40 ? n + 1 : n * 2 + 7)
             for (size_t rows = 1; rows <= R; rows++)
-                for (int variant = 0; variant < 12; variant++) {
+                for (int variant = 0; variant < 24; variant++) {
                     const double *wv = variant & 1 ? w : NULL, *bv = variant & 2 ? b : NULL;
-                    const int mode = variant / 4;
+                    const int mode = variant % 12 / 4;
+                    double *wide = variant >= 12 ? scratch : NULL; /* rows widened once, or at each pass */
+                    memset(scratch, 0xa5, sizeof scratch);
                     float *yk[R];
                     const float *xk[R];
                     for (size_t r = 0; r < rows; r++) {
                         fill(x[r], n, &rng, (int)((r + (size_t)variant) % 5));
                         float *yw = want[r];
                         const float *xr = x[r];
-                        twin(&yw, &xr, 1, n, wv, bv, 1e-5, mode); /* the row alone */
+                        twin(&yw, &xr, 1, n, wv, bv, 1e-5, mode, NULL); /* the row alone */
                         memset(got[r], 0x5a, sizeof got[r]);
                         xk[r] = x[r];
                         yk[r] = got[r];
                     }
                     memcpy(got[rows - 1], x[rows - 1], n * sizeof(float)); /* the last row in place */
                     xk[rows - 1] = got[rows - 1];
-                    fn(yk, xk, rows, n, wv, bv, 1e-5, mode);
+                    fn(yk, xk, rows, n, wv, bv, 1e-5, mode, wide);
                     for (size_t r = 0; r < rows; r++) {
                         const unsigned char *tail = (const unsigned char *)(got[r] + n);
                         bool clean = true;

@@ -4,10 +4,10 @@
 #include "kernels/norm-avx512.h"
 
 void mxp_f32_norm__avx512f(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
-                           const double *b, double eps, int mode)
+                           const double *b, double eps, int mode, double *wide)
 {
     if (rows == MXP_NORM_ROWS) /* the count a constant */
-        mxp_norm_rows_avx512(y, x, MXP_NORM_ROWS, n, w, b, eps, mode);
+        mxp_norm_rows_avx512(y, x, MXP_NORM_ROWS, n, w, b, eps, mode, wide);
     else
-        mxp_norm_rows_avx512(y, x, rows, n, w, b, eps, mode);
+        mxp_norm_rows_avx512(y, x, rows, n, w, b, eps, mode, wide);
 }
