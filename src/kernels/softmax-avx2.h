@@ -10,6 +10,7 @@
 #include "kernels/expshift-avx2.h"
 #include "kernels/norm-avx2.h"
 #include "kernels/softmax-kernels.h"
+#include "kernels/stream-loop.h"
 
 static inline __attribute__((always_inline)) __m256d mxp_softmax_v4_avx2(const float *x, const double *e, size_t i,
                                                                        int masked)
@@ -39,6 +40,8 @@ static inline __attribute__((always_inline)) double mxp_softmax_max_avx2(const f
     } else {
         __m256 mv = _mm256_set1_ps(-INFINITY), nanv = _mm256_setzero_ps();
         for (; i + 8 <= n; i += 8) {
+            if (i % 16 == 0) /* the first read ahead */
+                _mm_prefetch((const char *)(x + i) + MXP_STREAM_PREFETCH, _MM_HINT_T0);
             const __m256 v = _mm256_loadu_ps(x + i);
             nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
             mv = _mm256_max_ps(v, mv);

@@ -11,6 +11,7 @@
 #include "kernels/expshift-avx512.h"
 #include "kernels/norm-avx512.h"
 #include "kernels/softmax-kernels.h"
+#include "kernels/stream-loop.h"
 
 /* v = x + mask in float64 into e (eight lanes, the tail masked); the
  * maximum, and whether there is a NaN */
@@ -57,6 +58,7 @@ static inline __attribute__((always_inline)) void mxp_softmax_body_avx512(float 
         __mmask16 nans = 0;
         for (size_t i = 0; i < n; i += 16) {
             const __mmask16 k = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+            _mm_prefetch((const char *)(x + i) + MXP_STREAM_PREFETCH, _MM_HINT_T0); /* the first read ahead */
             const __m512 v = _mm512_mask_loadu_ps(ninf, k, x + i);
             nans |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
             mv = _mm512_max_ps(v, mv);
