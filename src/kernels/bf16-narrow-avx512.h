@@ -72,14 +72,21 @@ static inline void mxp_softmax_bf16_avx512(uint16_t *y, const mxp_narrow_src *x,
 {
     const size_t body = n & ~(size_t)15, tail = n - body;
     const __m512 vt = tail ? mxp_narrow_tail_avx512(x, body, n) : _mm512_set1_ps(-INFINITY);
-    __m512 mv = vt;
+    __m512 mv = vt, mv1 = vt; /* two chains of vmaxps (softmax-avx512.h) */
     __mmask16 nanv = _mm512_cmp_ps_mask(vt, vt, _CMP_UNORD_Q);
-    for (size_t i = 0; i < body; i += 16) {
-        const __m512 v = mxp_narrow_load_avx512(x, i);
+    size_t j = 0;
+    for (; j + 32 <= body; j += 32) {
+        const __m512 v = mxp_narrow_load_avx512(x, j), v1 = mxp_narrow_load_avx512(x, j + 16);
+        nanv |= _mm512_cmp_ps_mask(v, v1, _CMP_UNORD_Q);
+        mv = _mm512_max_ps(v, mv);
+        mv1 = _mm512_max_ps(v1, mv1);
+    }
+    if (j < body) {
+        const __m512 v = mxp_narrow_load_avx512(x, j);
         nanv |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
         mv = _mm512_max_ps(v, mv);
     }
-    const float m = _mm512_reduce_max_ps(mv);
+    const float m = _mm512_reduce_max_ps(_mm512_max_ps(mv, mv1));
     if (mxp_narrow_nan_row(y, n, m, nanv != 0))
         return;
     const __m512 vm = _mm512_set1_ps(m);

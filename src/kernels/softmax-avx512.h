@@ -53,17 +53,28 @@ static inline __attribute__((always_inline)) void mxp_softmax_body_avx512(float 
     if (masked) {
         m = mxp_softmax_masked_max_avx512(x, mask, n, e, &nan);
     } else {
+        /* two running maxima: one chain of vmaxps (4 cycles a step) bound
+           the pass; the maximum is exact in any order, and a NaN row (any
+           order's +-0 aside, which no output sees) is caught apart */
         const __m512 ninf = _mm512_set1_ps(-INFINITY);
-        __m512 mv = ninf;
+        __m512 mv = ninf, mv1 = ninf;
         __mmask16 nans = 0;
-        for (size_t i = 0; i < n; i += 16) {
+        size_t i = 0;
+        for (; i + 32 <= n; i += 32) { /* the first read, prefetched ahead */
+            _mm_prefetch((const char *)(x + i) + MXP_STREAM_PREFETCH, _MM_HINT_T0);
+            _mm_prefetch((const char *)(x + i + 16) + MXP_STREAM_PREFETCH, _MM_HINT_T0);
+            const __m512 v = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+            nans |= _mm512_cmp_ps_mask(v, v1, _CMP_UNORD_Q);
+            mv = _mm512_max_ps(v, mv);
+            mv1 = _mm512_max_ps(v1, mv1);
+        }
+        for (; i < n; i += 16) {
             const __mmask16 k = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
-            _mm_prefetch((const char *)(x + i) + MXP_STREAM_PREFETCH, _MM_HINT_T0); /* the first read ahead */
             const __m512 v = _mm512_mask_loadu_ps(ninf, k, x + i);
             nans |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
             mv = _mm512_max_ps(v, mv);
         }
-        m = _mm512_reduce_max_ps(mv);
+        m = _mm512_reduce_max_ps(_mm512_max_ps(mv, mv1));
         nan = nans != 0;
     }
     if (mxp_softmax_nan_row(y, n, m, nan))
