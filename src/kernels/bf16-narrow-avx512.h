@@ -26,10 +26,17 @@ static inline __m512 mxp_narrow_load_avx512(const mxp_narrow_src *x, size_t i)
     return x->mask ? _mm512_add_ps(v, _mm512_loadu_ps(x->mask + i)) : v;
 }
 
-/* mxp_f32_to_bf16_rne on sixteen lanes, stored at y. */
+/* mxp_f32_to_bf16_rne on sixteen lanes, stored at y: by vcvtneps2bf16
+ * where the file is built at the avx512bf16 level (the same bits; the
+ * integer rounding is some ten operations a vector, a third of softmax's
+ * output pass), else by integer arithmetic. */
 static inline void mxp_narrow_store_avx512(uint16_t *y, __m512 v)
 {
+#ifdef __AVX512BF16__
+    _mm256_storeu_si256((__m256i *)(void *)y, mxp_f32_to_bf16_rne_hw_avx512(v));
+#else
     _mm256_storeu_si256((__m256i *)(void *)y, mxp_f32_to_bf16_rne_avx512(v));
+#endif
 }
 
 /* The two float64 registers of sixteen sums into s[16]. */

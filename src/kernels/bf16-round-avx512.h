@@ -18,4 +18,22 @@ static inline __m256i mxp_f32_to_bf16_rne_avx512(__m512 v)
     return _mm512_cvtepi32_epi16(r);
 }
 
+#ifdef __AVX512BF16__
+/* The same bits by AVX512_BF16's vcvtneps2bf16 (files built at the
+ * avx512bf16 level): it reads float32 subnormals as zero, so those lanes
+ * (exponent field 0, not zero) take the integer rounding above, behind a
+ * branch real data rarely takes; its NaN, (x >> 16) | 0x40, is the
+ * reference's. */
+static inline __m256i mxp_f32_to_bf16_rne_hw_avx512(__m512 v)
+{
+    const __m512i x = _mm512_castps_si512(v);
+    __m256i r = (__m256i)_mm512_cvtneps_pbh(v);
+    const __mmask16 sub = _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7f800000)) &
+                          _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x7fffffff));
+    if (sub)
+        r = _mm256_mask_blend_epi16(sub, r, mxp_f32_to_bf16_rne_avx512(v));
+    return r;
+}
+#endif
+
 #endif
