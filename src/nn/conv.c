@@ -419,7 +419,7 @@ static mxp_status depthwise(const conv_plan *c, mxp_array *y)
         float *wf = (float *)(void *)buf;
         for (int64_t t = 0; t < kk * g->c; t++)
             wf[t] = (float)wk[t];
-        if (!g->nhwc && y->dtype == MXP_F32 && !((uintptr_t)y->data % sizeof(float)))
+        if (!g->nhwc && g->sw != 1 && y->dtype == MXP_F32 && !((uintptr_t)y->data % sizeof(float)))
             st = depthwise_via_nhwc(&win, c, wf, y->data);
         else
             st = nn_dwconv_f32(&win, (const float *)(const void *)c->x, wf, y);

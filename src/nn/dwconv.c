@@ -22,7 +22,10 @@ typedef struct dw_job {
     bool direct; /* float32 out, no epilogue: the float32 sums are the results, summed in place */
 } dw_job;
 
-enum { DW_MAX_ROWS = 32 }; /* window rows the taps kernel takes (more: the row kernel alone) */
+enum {
+    DW_MAX_ROWS = 32,  /* window rows the taps kernel takes (more: the row kernel alone) */
+    DW_MAX_TAPS = 1024 /* an NCHW channel's window gathered for it (more: the row kernel alone) */
+};
 
 /* Output row i of image n (NCHW: of channel ch, vl 1; NHWC: vl = c
  * channels) from the input rows at xrow(ih) = base + ih * rowlen, summed
@@ -82,21 +85,88 @@ static void dw_row(const dw_job *j, const float *base, int64_t rowlen, int64_t i
     nn_window_finish(j->win, t, i, vl, ch);
 }
 
+/* Output pixel (i, c) of an NCHW plane at stride 1, tap after tap. */
+static float dw_edge_pixel(const nn_geom *g, const float *base, int64_t i, int64_t c, const float *wl)
+{
+    float a = 0.0f;
+    for (int64_t p = 0; p < g->kh; p++) {
+        const int64_t ih = i * g->sh - g->ph + p * g->dh;
+        if (ih < 0 || ih >= g->h)
+            continue;
+        for (int64_t q = 0; q < g->kw; q++) {
+            const int64_t col = c - g->pw + q * g->dw;
+            if (col >= 0 && col < g->w) {
+                const float prod = base[ih * g->w + col] * wl[p * g->kw + q];
+                a += prod;
+            }
+        }
+    }
+    return a;
+}
+
+/* NCHW at stride 1: output row i of a plane, its columns [in0, in1)
+ * (every tap column inside the image) by the taps kernel over wl (the
+ * channel's kh x kw window), the others pixel by pixel -- each the same
+ * additions as the row kernel's tap after tap: the products of the taps
+ * inside the image, in order, from +0.  Per row, the row kernel's calls
+ * for single edge pixels and the column bounds cost more than the
+ * arithmetic. */
+static void dw_plane_row(const dw_job *j, const float *base, int64_t i, const float *wl, int64_t in0, int64_t in1,
+                         float *acc, double *t, int64_t ch)
+{
+    const nn_geom *g = &j->win->g;
+    const float *rows[DW_MAX_ROWS], *wrows[DW_MAX_ROWS];
+    size_t nrows = 0;
+    for (int64_t p = 0; p < g->kh; p++) {
+        const int64_t ih = i * g->sh - g->ph + p * g->dh;
+        if (ih < 0 || ih >= g->h)
+            continue;
+        rows[nrows] = base + ih * g->w + in0 - g->pw;
+        wrows[nrows++] = wl + p * g->kw;
+    }
+    if (in1 > in0)
+        j->taps(acc + in0, rows, wrows, nrows, (size_t)g->kw, (size_t)(in1 - in0), 1, 1, (size_t)g->dw);
+    for (int64_t c = 0; c < in0; c++)
+        acc[c] = dw_edge_pixel(g, base, i, c, wl);
+    for (int64_t c = in1; c < g->ow; c++)
+        acc[c] = dw_edge_pixel(g, base, i, c, wl);
+    if (!t)
+        return;
+    for (int64_t v = 0; v < g->ow; v++)
+        t[v] = acc[v];
+    nn_window_finish(j->win, t, i, 1, ch);
+}
+
 static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
 {
     (void)p;
     const dw_job *j = ctx;
     const nn_geom *g = &j->win->g;
-    const int64_t ohw = g->oh * g->ow;
+    const int64_t ohw = g->oh * g->ow, ch = r % g->c, ntaps = g->kh * g->kw;
     float *acc = (float *)(void *)(scratch + g->ow);
+    const bool taps = j->taps && g->sw == 1 && g->kh <= DW_MAX_ROWS && ntaps <= DW_MAX_TAPS;
+    float wl[DW_MAX_TAPS]; /* the channel's window for the taps kernel */
+    int64_t in0 = 0, in1 = g->ow;
+    for (int64_t q = 0; taps && q < g->kw; q++) {
+        int64_t lo, hi;
+        nn_window_columns(j->win, q * g->dw - g->pw, &lo, &hi);
+        in0 = lo > in0 ? lo : in0;
+        in1 = hi < in1 ? hi : in1;
+    }
+    in1 = in1 > in0 ? in1 : in0;
+    for (int64_t k = 0; taps && k < ntaps; k++)
+        wl[k] = j->wk[k * g->c + ch];
     for (int64_t i = 0; i < g->oh; i++) {
         char *yr = j->y + (size_t)(r * ohw + i * g->ow) * j->ysize;
-        if (j->direct) {
-            dw_row(j, j->x + r * g->h * g->w, g->w, i, 1, r % g->c, (float *)(void *)yr, NULL);
-            continue;
-        }
-        dw_row(j, j->x + r * g->h * g->w, g->w, i, 1, r % g->c, acc, scratch);
-        nn_store(yr, j->yt, (int64_t)j->ysize, scratch, g->ow);
+        const float *base = j->x + r * g->h * g->w;
+        float *out = j->direct ? (float *)(void *)yr : acc;
+        double *t = j->direct ? NULL : scratch;
+        if (taps)
+            dw_plane_row(j, base, i, wl, in0, in1, out, t, ch);
+        else
+            dw_row(j, base, g->w, i, 1, ch, out, t);
+        if (!j->direct)
+            nn_store(yr, j->yt, (int64_t)j->ysize, scratch, g->ow);
     }
 }
 

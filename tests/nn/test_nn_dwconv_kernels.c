@@ -84,14 +84,15 @@ static void test_every_kernel_gives_its_twins_bits(void **state)
 }
 
 /* The taps kernels: 0 to 3 window rows, widths 1 to 4, 0 to 9 pixels, 1
- * to 70 channels (the 64- and 32-channel blocks and every tail), strides
+ * to 70 channels (the 64- and 32-channel blocks and every tail), and one
+ * channel over 0 to 150 pixels (NCHW planes: the column blocks), strides
  * and dilations 1 to 2, unaligned starts, special values; and against the
  * row kernel called tap after tap on a zeroed row (the operation's other
  * path for the same elements). */
 static void test_taps_kernels_give_their_twins_bits(void **state)
 {
     (void)state;
-    enum { TC = 70, TN = 9, ROWLEN = (TN * 2 + 4 * 2) * TC + PAD };
+    enum { TC = 70, TN = 9, TN1 = 150, ROWLEN = (TN * 2 + 4 * 2) * TC + PAD }; /* one channel: up to TN1 pixels */
     size_t nk;
     const mxp_kernel *ks = nn_f32_dwconv_taps_kernels(&nk);
     const mxp_isa top = mxp_isa_current();
@@ -107,8 +108,8 @@ static void test_taps_kernels_give_their_twins_bits(void **state)
         mxp_f32_dwconv_taps_ukernel *twin = (mxp_f32_dwconv_taps_ukernel *)ks[r].twin;
         for (size_t nrows = 0; nrows <= 3; nrows++)
             for (size_t kw = 1; kw <= 4; kw++)
-                for (size_t n = 0; n <= TN; n += n < 3 ? 1 : 3)
-                    for (size_t ch = 1; ch <= TC; ch += ch < 18 ? 1 : ch < 64 ? 15 : 3)
+                for (size_t n = 0; n <= TN1; n += n < 3 ? 1 : 3)
+                    for (size_t ch = 1; ch <= (n <= TN ? TC : 1); ch += ch < 18 ? 1 : ch < 64 ? 15 : 3)
                         for (size_t sd = 0; sd < 4; sd++) {
                             const size_t s = 1 + sd % 2, d = 1 + sd / 2, off = (n + ch + kw) % PAD;
                             const float *rows[3], *wrows[3];

@@ -1,7 +1,8 @@
 /* Float32 depthwise-convolution rows, AVX2: eight channels a step (NHWC),
  * or eight output columns of one channel (NCHW, stride 1).  Multiply, then
  * add: the twin's bits; and whole windows of two pixels, up to 32
- * channels, in registers (the taps kernel).  See dwconv-kernels.h. */
+ * channels, or of 32 output columns of one channel (NCHW, stride 1), in
+ * registers (the taps kernel).  See dwconv-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/dwconv-kernels.h"
@@ -65,9 +66,53 @@ static inline __attribute__((always_inline)) void taps_cols(float *acc, const fl
         taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, nv, 0);
 }
 
+/* One channel at stride 1 (NCHW planes): nv vectors of eight output
+ * columns from j, every tap summed in registers, its weight broadcast;
+ * tail: the last vector's first lanes only (vmaskmovps; the same operand
+ * order as the others, so NaNs come out as the twin's). */
+static inline __attribute__((always_inline)) void taps_px_block(float *acc, const float *const *rows,
+                                                                const float *const *wrows, size_t nrows, size_t kw,
+                                                                size_t dstep, size_t j, int nv, size_t tail)
+{
+    const __m256i lanes = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)tail), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 a[4];
+    for (int v = 0; v < nv; v++)
+        a[v] = _mm256_setzero_ps();
+    for (size_t r = 0; r < nrows; r++)
+        for (size_t q = 0; q < kw; q++) {
+            const float *xp = rows[r] + j + q * dstep;
+            const __m256 wv = _mm256_set1_ps(wrows[r][q]);
+            for (int v = 0; v < nv; v++) {
+                const __m256 xv = tail ? _mm256_maskload_ps(xp + 8 * v, lanes) : _mm256_loadu_ps(xp + 8 * v);
+                a[v] = _mm256_add_ps(a[v], _mm256_mul_ps(xv, wv));
+            }
+        }
+    for (int v = 0; v < nv; v++) {
+        if (tail)
+            _mm256_maskstore_ps(acc + j + 8 * v, lanes, a[v]);
+        else
+            _mm256_storeu_ps(acc + j + 8 * v, a[v]);
+    }
+}
+
 void mxp_f32_dwconv_taps__avx2(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
                                size_t kw, size_t n, size_t ch, size_t step, size_t dstep)
 {
+    if (ch == 1 && step == 1) { /* 32 columns a block: four chains of additions */
+        size_t j = 0;
+        for (; j + 32 <= n; j += 32)
+            taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 4, 0);
+        switch ((n - j) / 8) { /* the whole vectors left in one block */
+        case 3: taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 3, 0); break;
+        case 2: taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 2, 0); break;
+        case 1: taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 1, 0); break;
+        default: break;
+        }
+        j += (n - j) / 8 * 8;
+        if (j < n)
+            taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 1, n - j);
+        return;
+    }
     size_t c = 0;
     for (; c + 32 <= ch; c += 32)
         taps_cols(acc, rows, wrows, nrows, kw, n, ch, step, dstep, c, 4);

@@ -1,7 +1,8 @@
 /* Float32 depthwise-convolution rows, AVX-512: sixteen channels a step
  * (NHWC; the rest masked), or sixteen output columns of one channel (NCHW,
- * stride 1); and whole windows of two pixels, up to 64 channels, in
- * registers (the taps kernel).  Multiply, then add: the twin's bits.  See
+ * stride 1); and whole windows of two pixels, up to 64 channels, or of 64
+ * output columns of one channel (NCHW, stride 1), in registers (the taps
+ * kernel).  Multiply, then add: the twin's bits.  See
  * dwconv-kernels.h. */
 #include <immintrin.h>
 
@@ -95,9 +96,44 @@ static inline __attribute__((always_inline)) void taps3_block(float *acc, const 
             _mm512_storeu_ps(acc + (j + (size_t)p) * ch + c + 16 * v, a[p][v]);
 }
 
+/* One channel at stride 1 (NCHW planes): nv vectors of sixteen output
+ * columns from j (the last masked by m), every tap summed in registers,
+ * its weight broadcast. */
+static inline __attribute__((always_inline)) void taps_px_block(float *acc, const float *const *rows,
+                                                                const float *const *wrows, size_t nrows, size_t kw,
+                                                                size_t dstep, size_t j, int nv, __mmask16 m)
+{
+    __m512 a[4];
+    for (int v = 0; v < nv; v++)
+        a[v] = _mm512_setzero_ps();
+    for (size_t r = 0; r < nrows; r++)
+        for (size_t q = 0; q < kw; q++) {
+            const float *xp = rows[r] + j + q * dstep;
+            const __m512 wv = _mm512_set1_ps(wrows[r][q]);
+            for (int v = 0; v < nv; v++)
+                a[v] = _mm512_add_ps(a[v], _mm512_mul_ps(_mm512_maskz_loadu_ps(v == nv - 1 ? m : 0xffff, xp + 16 * v),
+                                                         wv));
+        }
+    for (int v = 0; v < nv; v++)
+        _mm512_mask_storeu_ps(acc + j + 16 * v, v == nv - 1 ? m : 0xffff, a[v]);
+}
+
 void mxp_f32_dwconv_taps__avx512f(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
                                   size_t kw, size_t n, size_t ch, size_t step, size_t dstep)
 {
+    if (ch == 1 && step == 1) { /* up to 64 columns a block: up to four chains of additions */
+        for (size_t j = 0; j < n; j += 64) {
+            const size_t left = n - j < 64 ? n - j : 64;
+            const __mmask16 m = left % 16 ? (__mmask16)((1u << (left % 16)) - 1) : 0xffff;
+            switch ((left + 15) / 16) {
+            case 4: taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 4, m); break;
+            case 3: taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 3, m); break;
+            case 2: taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 2, m); break;
+            default: taps_px_block(acc, rows, wrows, nrows, kw, dstep, j, 1, m); break;
+            }
+        }
+        return;
+    }
     size_t c = 0;
     if (kw == 3 && step == ch && dstep == ch) {
         for (; c + 32 <= ch; c += 32) {
