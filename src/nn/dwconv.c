@@ -117,7 +117,7 @@ static void dw_plane_row(const dw_job *j, const float *base, int64_t i, const fl
     const nn_geom *g = &j->win->g;
     const float *rows[DW_MAX_ROWS], *wrows[DW_MAX_ROWS];
     size_t nrows = 0;
-    for (int64_t p = 0; p < g->kh; p++) {
+    for (int64_t p = 0; p < g->kh && in1 > in0; p++) { /* in0 >= pw: the rows' first taps inside */
         const int64_t ih = i * g->sh - g->ph + p * g->dh;
         if (ih < 0 || ih >= g->h)
             continue;
