@@ -83,6 +83,10 @@ void nn_window_finish(const nn_window *win, double *acc, int64_t i, int64_t vl, 
  * sums (src/nn/dwconv.c): wk the weights widened to float32 as
  * [kh][kw][c]; win's bias and epilogue in float64; y dense. */
 mxp_status nn_dwconv_f32(const nn_window *win, const float *x, const float *wk, mxp_array *y);
+/* Whether nn_dwconv_f32 sums NCHW planes of this geometry in registers
+ * (the taps kernel's one-channel form: stride 1, windows of up to 32 rows
+ * and 1024 taps); the others are better transposed to NHWC. */
+bool nn_dwconv_nchw_direct(const nn_geom *g);
 
 /* The float32 depthwise row kernel for an ISA level (never NULL) and the
  * rows of its list for the tests (src/nn/nn-config.c). */

@@ -368,8 +368,10 @@ static mxp_status gemm_nchw_quant(const conv_plan *c, char *y, char *panel)
 
 /* NCHW float32 depthwise through the NHWC loops (a channel's sums are the
  * same sequence either way: the same bits): x transposed to NHWC, the
- * output back, by the x32 transpose kernel; NCHW's planes took a kernel
- * call per window offset and output row of each channel. */
+ * output back, by the x32 transpose kernel, where dwconv.c's planes would
+ * take a kernel call per window offset and output row of each channel
+ * (strides above 1; stride-1 planes sum in registers there, faster than
+ * the transposes: 0.35 against 0.54 ms for 128 planes of 56 x 56, 3x3). */
 static mxp_status depthwise_via_nhwc(const nn_window *win, const conv_plan *c, const float *wf, char *y)
 {
     const nn_geom *g = &c->g;
@@ -419,7 +421,7 @@ static mxp_status depthwise(const conv_plan *c, mxp_array *y)
         float *wf = (float *)(void *)buf;
         for (int64_t t = 0; t < kk * g->c; t++)
             wf[t] = (float)wk[t];
-        if (!g->nhwc && g->sw != 1 && y->dtype == MXP_F32 && !((uintptr_t)y->data % sizeof(float)))
+        if (!g->nhwc && !nn_dwconv_nchw_direct(g) && y->dtype == MXP_F32 && !((uintptr_t)y->data % sizeof(float)))
             st = depthwise_via_nhwc(&win, c, wf, y->data);
         else
             st = nn_dwconv_f32(&win, (const float *)(const void *)c->x, wf, y);

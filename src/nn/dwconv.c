@@ -85,6 +85,11 @@ static void dw_row(const dw_job *j, const float *base, int64_t rowlen, int64_t i
     nn_window_finish(j->win, t, i, vl, ch);
 }
 
+bool nn_dwconv_nchw_direct(const nn_geom *g)
+{
+    return g->sw == 1 && g->kh <= DW_MAX_ROWS && g->kh * g->kw <= DW_MAX_TAPS;
+}
+
 /* Output pixel (i, c) of an NCHW plane at stride 1, tap after tap. */
 static float dw_edge_pixel(const nn_geom *g, const float *base, int64_t i, int64_t c, const float *wl)
 {
@@ -144,7 +149,7 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
     const nn_geom *g = &j->win->g;
     const int64_t ohw = g->oh * g->ow, ch = r % g->c, ntaps = g->kh * g->kw;
     float *acc = (float *)(void *)(scratch + g->ow);
-    const bool taps = j->taps && g->sw == 1 && g->kh <= DW_MAX_ROWS && ntaps <= DW_MAX_TAPS;
+    const bool taps = j->taps && nn_dwconv_nchw_direct(g);
     float wl[DW_MAX_TAPS]; /* the channel's window for the taps kernel */
     int64_t in0 = 0, in1 = g->ow;
     for (int64_t q = 0; taps && q < g->kw; q++) {
