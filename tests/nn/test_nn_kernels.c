@@ -223,55 +223,64 @@ static void test_l2_quotient_near_a_float32_tie(void **state)
     mxp_fpenv_leave(env);
 }
 
-/* The operation through its kernel (contiguous rows) and through the
- * generic path (every other element of a wider array): the same bits. */
+/* Dense rows (the row kernels: float32 ones with the widened scratch up to
+ * MXP_NORM_WIDE_MAX elements a row, re-widening beyond) against strided
+ * ones (the generic path): the same bits, rows of 389 and on both sides of
+ * the scratch's limit. */
 static void test_generic_path_gives_the_kernel_bits(void **state)
 {
     (void)state;
-    enum { R = 7, D = 389 };
-    uint64_t rng = 3;
-    static float wide[R * D * 2];
-    for (int i = 0; i < R * D * 2; i++)
-        wide[i] = (float)((prng_uniform(&rng) - 0.5) * 10);
-    mxp_array *base = NULL, *strided = NULL, *dense = NULL, *w = NULL, *y1 = NULL, *y2 = NULL;
-    assert_int_equal(mxp_array_wrap(&base, wide, MXP_F32, 2, (int64_t[]){ R, 2 * D }, NULL, false, NULL, NULL), MXP_OK);
-    const mxp_slice every_other[2] = { MXP_SLICE_ALL, { 0, MXP_SLICE_NONE, 2 } };
-    assert_int_equal(mxp_array_slice(&strided, base, 2, every_other), MXP_OK);
-    assert_int_equal(mxp_array_ascontiguous(&dense, strided, 'C'), MXP_OK);
-    assert_int_equal(mxp_array_random_normal(&w, MXP_F32, 1, (int64_t[]){ D }, 1, 0.2, 9), MXP_OK);
-    for (int k = 0; k < 6; k++) { /* float32 and bfloat16 (in and out), layer and RMS norm, L2 normalization */
-        const int rms = k % 3;
-        const mxp_dtype dt = k < 3 ? MXP_F32 : MXP_BF16;
-        mxp_array *s = NULL, *d = NULL;
-        assert_int_equal(mxp_array_astype(&d, dense, dt, NULL), MXP_OK);
-        if (dt == MXP_F32) {
-            s = strided;
-        } else { /* a strided bfloat16 view: every other column of a wider copy */
-            mxp_array *wide2 = NULL;
-            assert_int_equal(mxp_array_astype(&wide2, base, dt, NULL), MXP_OK);
-            assert_int_equal(mxp_array_slice(&s, wide2, 2, every_other), MXP_OK);
-            mxp_array_free(wide2);
+    enum { R = 7 };
+    const int64_t lengths[3] = { 389, MXP_NORM_WIDE_MAX, MXP_NORM_WIDE_MAX + 5 };
+    for (int li = 0; li < 3; li++) {
+        const int64_t D = lengths[li];
+        uint64_t rng = 3;
+        float *wide = malloc((size_t)(R * D * 2) * sizeof(float));
+        assert_non_null(wide);
+        for (int64_t i = 0; i < R * D * 2; i++)
+            wide[i] = (float)((prng_uniform(&rng) - 0.5) * 10);
+        mxp_array *base = NULL, *strided = NULL, *dense = NULL, *w = NULL, *y1 = NULL, *y2 = NULL;
+        assert_int_equal(mxp_array_wrap(&base, wide, MXP_F32, 2, (int64_t[]){ R, 2 * D }, NULL, false, NULL, NULL),
+                         MXP_OK);
+        const mxp_slice every_other[2] = { MXP_SLICE_ALL, { 0, MXP_SLICE_NONE, 2 } };
+        assert_int_equal(mxp_array_slice(&strided, base, 2, every_other), MXP_OK);
+        assert_int_equal(mxp_array_ascontiguous(&dense, strided, 'C'), MXP_OK);
+        assert_int_equal(mxp_array_random_normal(&w, MXP_F32, 1, (int64_t[]){ D }, 1, 0.2, 9), MXP_OK);
+        for (int k = 0; k < 6; k++) { /* float32 and bfloat16 (in and out), layer and RMS norm, L2 normalization */
+            const int rms = k % 3;
+            const mxp_dtype dt = k < 3 ? MXP_F32 : MXP_BF16;
+            mxp_array *s = NULL, *d = NULL;
+            assert_int_equal(mxp_array_astype(&d, dense, dt, NULL), MXP_OK);
+            if (dt == MXP_F32) {
+                s = strided;
+            } else { /* a strided bfloat16 view: every other column of a wider copy */
+                mxp_array *wide2 = NULL;
+                assert_int_equal(mxp_array_astype(&wide2, base, dt, NULL), MXP_OK);
+                assert_int_equal(mxp_array_slice(&s, wide2, 2, every_other), MXP_OK);
+                mxp_array_free(wide2);
+            }
+            assert_int_equal(rms == 2 ? mxp_l2_normalize(&y1, s, 1, 1e-12, 0)
+                             : rms     ? mxp_rms_norm(&y1, s, 1, w, 1e-6, 0)
+                                       : mxp_layer_norm(&y1, s, 1, w, w, 1e-5, 0),
+                             MXP_OK);
+            assert_int_equal(rms == 2 ? mxp_l2_normalize(&y2, d, 1, 1e-12, 0)
+                             : rms     ? mxp_rms_norm(&y2, d, 1, w, 1e-6, 0)
+                                       : mxp_layer_norm(&y2, d, 1, w, w, 1e-5, 0),
+                             MXP_OK);
+            assert_int_equal(mxp_array_dtype(y1), dt);
+            assert_memory_equal(mxp_array_data(y1), mxp_array_data(y2), (size_t)(R * D) * mxp_dtype_itemsize(dt));
+            mxp_array_free(y1);
+            mxp_array_free(y2);
+            if (s != strided)
+                mxp_array_free(s);
+            mxp_array_free(d);
         }
-        assert_int_equal(rms == 2 ? mxp_l2_normalize(&y1, s, 1, 1e-12, 0)
-                         : rms     ? mxp_rms_norm(&y1, s, 1, w, 1e-6, 0)
-                                   : mxp_layer_norm(&y1, s, 1, w, w, 1e-5, 0),
-                         MXP_OK);
-        assert_int_equal(rms == 2 ? mxp_l2_normalize(&y2, d, 1, 1e-12, 0)
-                         : rms     ? mxp_rms_norm(&y2, d, 1, w, 1e-6, 0)
-                                   : mxp_layer_norm(&y2, d, 1, w, w, 1e-5, 0),
-                         MXP_OK);
-        assert_int_equal(mxp_array_dtype(y1), dt);
-        assert_memory_equal(mxp_array_data(y1), mxp_array_data(y2), R * D * mxp_dtype_itemsize(dt));
-        mxp_array_free(y1);
-        mxp_array_free(y2);
-        if (s != strided)
-            mxp_array_free(s);
-        mxp_array_free(d);
+        mxp_array_free(w);
+        mxp_array_free(dense);
+        mxp_array_free(strided);
+        mxp_array_free(base);
+        free(wide);
     }
-    mxp_array_free(w);
-    mxp_array_free(dense);
-    mxp_array_free(strided);
-    mxp_array_free(base);
 }
 
 /* Every bfloat16 kernel against long double: layer norm, RMS norm and L2
