@@ -41,8 +41,8 @@ enum { MXP_NORM_LAYER, MXP_NORM_RMS, MXP_NORM_L2 };
  * first pass keeps row r widened to float64 at wide + r n, and the later
  * passes read it there instead of widening x again (vcvtps2pd is two
  * operations a vector on the Xeon; with the source prefetched ahead, layer
- * norm over 384-wide rows ran 0.53x -> 0.68x memcpy); callers give it to
- * rows of up to MXP_NORM_WIDE_MAX. */
+ * norm over 384-wide rows went 0.52-0.63x -> 0.63-0.64x memcpy there,
+ * docs/nn.md); callers give it to rows of up to MXP_NORM_WIDE_MAX. */
 enum { MXP_NORM_ROWS = 4, MXP_NORM_WIDE_MAX = 8192 };
 typedef void mxp_f32_norm_ukernel(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
                                   const double *b, double eps, int mode, double *wide);
