@@ -49,7 +49,7 @@ static inline __m512d mxp_norm_get8_avx512(const float *x, const double *wide, s
 
 /* The sums of rows rows in mxp_sum8's order, their vectors interleaved:
  * sq: (x - c[r])^2, else x.  first: the pass that reads x (ahead, by
- * prefetches: ~1.3x from memory) and keeps it widened into wide; the
+ * prefetches: ~1.2x from L3 on the Xeon) and keeps it widened into wide; the
  * others read wide where there is one. */
 MXP_INLINE void mxp_norm_sums_avx512(const float *const *x, size_t rows, size_t n, const double *c, int sq,
                                      double *out, double *wide, int first)
