@@ -27,6 +27,22 @@ enum {
     DW_MAX_TAPS = 1024 /* an NCHW channel's window gathered for it (more: the row kernel alone) */
 };
 
+/* The output columns [*in0, *in1) whose every tap column lies inside the
+ * image (in0 <= in1 <= ow; empty: in0 == in1). */
+static void dw_inside_columns(const nn_window *win, int64_t *in0, int64_t *in1)
+{
+    const nn_geom *g = &win->g;
+    int64_t a = 0, b = g->ow;
+    for (int64_t q = 0; q < g->kw; q++) {
+        int64_t lo, hi;
+        nn_window_columns(win, q * g->dw - g->pw, &lo, &hi);
+        a = lo > a ? lo : a;
+        b = hi < b ? hi : b;
+    }
+    *in0 = a;
+    *in1 = b > a ? b : a;
+}
+
 /* Output row i of image n (NCHW: of channel ch, vl 1; NHWC: vl = c
  * channels) from the input rows at xrow(ih) = base + ih * rowlen, summed
  * in acc (ow vl floats), widened into t for the epilogue. */
@@ -39,16 +55,8 @@ static void dw_row(const dw_job *j, const float *base, int64_t rowlen, int64_t i
      * rows, the row kernel tap after tap.  Per element the same additions. */
     int64_t in0 = 0, in1 = 0;
     const bool taps = j->taps && vl > 1 && g->kh <= DW_MAX_ROWS;
-    if (taps) {
-        in1 = g->ow;
-        for (int64_t q = 0; q < g->kw; q++) {
-            int64_t lo, hi;
-            nn_window_columns(j->win, q * g->dw - g->pw, &lo, &hi);
-            in0 = lo > in0 ? lo : in0;
-            in1 = hi < in1 ? hi : in1;
-        }
-        in1 = in1 > in0 ? in1 : in0;
-    }
+    if (taps)
+        dw_inside_columns(j->win, &in0, &in1);
     /* the row kernel's sums start from zero; the taps kernel writes its
      * pixels whole */
     memset(acc, 0, (size_t)(in0 * vl) * sizeof(float));
@@ -151,14 +159,9 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
     float *acc = (float *)(void *)(scratch + g->ow);
     const bool taps = j->taps && nn_dwconv_nchw_direct(g);
     float wl[DW_MAX_TAPS]; /* the channel's window for the taps kernel */
-    int64_t in0 = 0, in1 = g->ow;
-    for (int64_t q = 0; taps && q < g->kw; q++) {
-        int64_t lo, hi;
-        nn_window_columns(j->win, q * g->dw - g->pw, &lo, &hi);
-        in0 = lo > in0 ? lo : in0;
-        in1 = hi < in1 ? hi : in1;
-    }
-    in1 = in1 > in0 ? in1 : in0;
+    int64_t in0 = 0, in1 = 0;
+    if (taps)
+        dw_inside_columns(j->win, &in0, &in1);
     for (int64_t k = 0; taps && k < ntaps; k++)
         wl[k] = j->wk[k * g->c + ch];
     for (int64_t i = 0; i < g->oh; i++) {
