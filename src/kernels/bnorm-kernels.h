@@ -41,6 +41,20 @@ static inline float mxp_bnorm_out1(const mxp_f32_bnorm_params *p, size_t k, floa
     return (float)((p->w ? h * p->w[k] : h) + (p->b ? p->b[k] : 0));
 }
 
+/* The rows of up to MXP_NORM_ROWS channels from k (inner > 1) and their
+ * centres (the mean for MXP_BNORM_SUMSQ, else 0), for the kernels' sums
+ * of several channels at once (independent chains; each channel's order
+ * unchanged); returns how many. */
+static inline size_t mxp_bnorm_rows(const mxp_f32_bnorm_params *p, size_t k, const float **x, double *c)
+{
+    const size_t rows = p->c - k < MXP_NORM_ROWS ? p->c - k : MXP_NORM_ROWS;
+    for (size_t r = 0; r < rows; r++) {
+        x[r] = p->x + (k + r) * p->inner;
+        c[r] = p->pass == MXP_BNORM_SUMSQ ? p->mean[k + r] : 0;
+    }
+    return rows;
+}
+
 /* Channels [k0, c) of an NHWC block (inner 1): the portable loop, the
  * kernels' tails. */
 static inline void mxp_bnorm_pixel_tail(const mxp_f32_bnorm_params *p, size_t k0)

@@ -81,14 +81,6 @@ MXP_INLINE void mxp_norm_sums_avx2(const float *const *x, size_t rows, size_t n,
     }
 }
 
-/* One row's sum (the batch norm kernels' channel sums). */
-static inline double mxp_norm_sum_avx2(const float *x, size_t n, double c, int sq)
-{
-    double out;
-    mxp_norm_sums_avx2(&x, 1, n, &c, sq, &out, NULL, 1);
-    return out;
-}
-
 MXP_INLINE void mxp_norm_rows_avx2(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
                                    const double *b, double eps, int mode, double *wide)
 {

@@ -4,6 +4,15 @@
 #include "kernels/bnorm-kernels.h"
 #include "kernels/norm-avx2.h"
 
+/* Channel sums of rows channels (a constant), the pass a constant too. */
+MXP_INLINE void sums(const float *const *x, size_t rows, const mxp_f32_bnorm_params *p, const double *c, double *out)
+{
+    if (p->pass == MXP_BNORM_SUMSQ)
+        mxp_norm_sums_avx2(x, rows, p->inner, c, 1, out, NULL, 1);
+    else
+        mxp_norm_sums_avx2(x, rows, p->inner, c, 0, out, NULL, 1);
+}
+
 void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
 {
     if (p->inner == 1) {
@@ -26,13 +35,24 @@ void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
         mxp_bnorm_pixel_tail(p, k);
         return;
     }
+    if (p->pass != MXP_BNORM_NORM) {
+        for (size_t k = 0; k < p->c; k += MXP_NORM_ROWS) {
+            const float *x[MXP_NORM_ROWS] = { NULL };
+            double c[MXP_NORM_ROWS] = { 0 }, out[MXP_NORM_ROWS];
+            const size_t rows = mxp_bnorm_rows(p, k, x, c);
+            switch (rows) { /* the count a constant */
+            case 4: sums(x, 4, p, c, out); break;
+            case 3: sums(x, 3, p, c, out); break;
+            case 2: sums(x, 2, p, c, out); break;
+            default: sums(x, 1, p, c, out);
+            }
+            for (size_t r = 0; r < rows; r++)
+                p->s[k + r] += out[r];
+        }
+        return;
+    }
     for (size_t k = 0; k < p->c; k++) {
         const float *x = p->x + k * p->inner;
-        if (p->pass != MXP_BNORM_NORM) {
-            p->s[k] += mxp_norm_sum_avx2(x, p->inner, p->pass == MXP_BNORM_SUMSQ ? p->mean[k] : 0,
-                                         p->pass == MXP_BNORM_SUMSQ);
-            continue;
-        }
         const __m256d m = _mm256_set1_pd(p->mean[k]), r = _mm256_set1_pd(p->rstd[k]);
         const __m256d w = _mm256_set1_pd(p->w ? p->w[k] : 1), b = _mm256_set1_pd(p->b ? p->b[k] : 0);
         float *y = p->y + k * p->inner;

@@ -9,6 +9,15 @@ static inline __m512d at8(const double *a, size_t k, __m512d none)
     return a ? _mm512_loadu_pd(a + k) : none;
 }
 
+/* Channel sums of rows channels (a constant), the pass a constant too. */
+MXP_INLINE void sums(const float *const *x, size_t rows, const mxp_f32_bnorm_params *p, const double *c, double *out)
+{
+    if (p->pass == MXP_BNORM_SUMSQ)
+        mxp_norm_sums_avx512(x, rows, p->inner, c, 1, out, NULL, 1);
+    else
+        mxp_norm_sums_avx512(x, rows, p->inner, c, 0, out, NULL, 1);
+}
+
 void mxp_f32_bnorm__avx512f(const mxp_f32_bnorm_params *p)
 {
     const __m512d zero = _mm512_setzero_pd();
@@ -31,13 +40,24 @@ void mxp_f32_bnorm__avx512f(const mxp_f32_bnorm_params *p)
         mxp_bnorm_pixel_tail(p, k);
         return;
     }
+    if (p->pass != MXP_BNORM_NORM) {
+        for (size_t k = 0; k < p->c; k += MXP_NORM_ROWS) {
+            const float *x[MXP_NORM_ROWS] = { NULL };
+            double c[MXP_NORM_ROWS] = { 0 }, out[MXP_NORM_ROWS];
+            const size_t rows = mxp_bnorm_rows(p, k, x, c);
+            switch (rows) { /* the count a constant */
+            case 4: sums(x, 4, p, c, out); break;
+            case 3: sums(x, 3, p, c, out); break;
+            case 2: sums(x, 2, p, c, out); break;
+            default: sums(x, 1, p, c, out);
+            }
+            for (size_t r = 0; r < rows; r++)
+                p->s[k + r] += out[r];
+        }
+        return;
+    }
     for (size_t k = 0; k < p->c; k++) {
         const float *x = p->x + k * p->inner;
-        if (p->pass != MXP_BNORM_NORM) {
-            p->s[k] += mxp_norm_sum_avx512(x, p->inner, p->pass == MXP_BNORM_SUMSQ ? p->mean[k] : 0,
-                                           p->pass == MXP_BNORM_SUMSQ);
-            continue;
-        }
         const __m512d m = _mm512_set1_pd(p->mean[k]), r = _mm512_set1_pd(p->rstd[k]);
         const __m512d w = _mm512_set1_pd(p->w ? p->w[k] : 1), b = _mm512_set1_pd(p->b ? p->b[k] : 0);
         float *y = p->y + k * p->inner;
