@@ -5,17 +5,16 @@
  * average's division (nn_window_finish) in float64 and one rounding into
  * y's dtype.
  *
- * NCHW: a row of the job is a plane (n, c), one channel a pixel; a global
- * average sums the plane as nn_sum does (the kernel's eight lanes, then
- * the tail and kernels/sum8.h's fold).  NHWC: a row of the job is an
- * output row (n, i), every channel of a pixel at once. */
+ * NCHW: a row of the job is a plane (n, c), one channel a pixel; global
+ * averages sum blocks of planes as nn_sum does, through the batch norm
+ * kernel (global_fn).  NHWC: a row of the job is an output row (n, i),
+ * every channel of a pixel at once. */
 #include <stdint.h>
 #include <string.h>
 
 #include "mxp/alloc.h"
 #include "core/error.h"
 
-#include "kernels/sum8.h"
 #include "nn/conv-internal.h"
 
 typedef struct pool_job {
@@ -26,6 +25,7 @@ typedef struct pool_job {
     size_t ysize;
     mxp_f32_pool_ukernel *k;
     const double *div; /* the average's divisors, oh x ow; NULL for max */
+    mxp_f32_bnorm_ukernel *sums; /* global averages (NCHW): the channel sums */
 } pool_job;
 
 /* Output row i (ow pixels of vl channels) from the rows of base (rowlen
@@ -69,22 +69,22 @@ static bool global(const nn_geom *g)
     return g->oh == 1 && g->ow == 1 && g->kh == g->h && g->kw == g->w && g->ph == 0 && g->pw == 0;
 }
 
-/* The plane's sum in nn_sum's order: lanes i mod 8 by the kernel (a row
- * of hw / 8 pixels of 8 channels, one window over it), then the tail. */
-static double plane_sum(const pool_job *j, const float *x, int64_t hw, double *lanes)
+/* Global averages of planes row0 .. row0 + count - 1 (NCHW): their sums
+ * in nn_sum's order (the eight lanes i mod 8, then the tail and
+ * kernels/sum8.h's fold) by the batch norm kernel's channel sums, which
+ * run up to four planes' chains at once, then the divisions. */
+static void global_fn(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0)
 {
-    const int64_t m = hw / 8;
-    double t = 0;
-    if (m > 0) {
-        const float *rows[1] = { x };
-        const mxp_f32_pool_params prm = { rows, 1, (size_t)m, (size_t)m, 1, 8, 1, 0, MXP_POOL_SUM, NULL, 0 };
-        j->k(lanes, &prm);
-    } else {
-        memset(lanes, 0, 8 * sizeof(double));
-    }
-    for (int64_t i = m * 8; i < hw; i++)
-        t += (double)x[i];
-    return mxp_sum8_fold(lanes, t);
+    (void)p;
+    const pool_job *j = ctx;
+    const int64_t hw = j->win->g.h * j->win->g.w;
+    memset(scratch, 0, (size_t)count * sizeof(double));
+    const mxp_f32_bnorm_params prm = { MXP_BNORM_SUM, NULL, j->x + row0 * hw, (size_t)count, (size_t)hw,
+                                       NULL, NULL, NULL, NULL, scratch };
+    j->sums(&prm);
+    for (int64_t r = 0; r < count; r++)
+        scratch[r] /= (double)hw;
+    nn_store(j->y + (size_t)row0 * j->ysize, j->yt, (int64_t)j->ysize, scratch, count);
 }
 
 static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
@@ -94,11 +94,6 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
     const nn_geom *g = &j->win->g;
     const int64_t hw = g->h * g->w, ohw = g->oh * g->ow;
     const float *x = j->x + r * hw;
-    if (j->win->kind == NN_WIN_AVG && global(g)) {
-        scratch[0] = plane_sum(j, x, hw, scratch + 1) / (double)hw;
-        nn_store(j->y + (size_t)r * j->ysize, j->yt, (int64_t)j->ysize, scratch, 1);
-        return;
-    }
     for (int64_t i = 0; i < g->oh; i++)
         pool_row(j, x, g->w, i, 1, j->y + (size_t)(r * ohw + i * g->ow) * j->ysize, scratch);
 }
@@ -130,17 +125,19 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y)
             }
     }
     const pool_job j = { win, x, y->data, y->dtype, mxp_dtype_itemsize(y->dtype),
-                         nn_f32_pool_kernel(mxp_isa_current()), div };
+                         nn_f32_pool_kernel(mxp_isa_current()), div, nn_f32_bnorm_kernel(mxp_isa_current()) };
     nn_rows r;
     memset(&r, 0, sizeof r);
     r.nd = 1;
     r.nrows = g->nhwc ? g->n * g->oh : g->n * g->c;
     r.shape[0] = r.nrows;
     const int64_t vl = g->nhwc ? g->c : 1;
-    /* the row in float64, the row pointers past NN_POOL_MAX_KH, max's float row (or the 8 lanes) */
-    const size_t scratch = (size_t)(g->ow * vl + g->kh + (g->ow * vl + 1) / 2 + 9);
+    /* the row in float64, the row pointers past NN_POOL_MAX_KH, max's float row */
+    const size_t scratch = (size_t)(g->ow * vl + g->kh + (g->ow * vl + 1) / 2);
     const int64_t work = g->nhwc ? g->ow * g->c * g->kh * g->kw : g->oh * g->ow * g->kh * g->kw + g->h * g->w;
-    const mxp_status st = nn_run_rows(&r, work, scratch, true, g->nhwc ? image_fn : plane_fn, &j);
+    const mxp_status st = !g->nhwc && win->kind == NN_WIN_AVG && global(g)
+                              ? nn_run_row_blocks(&r, g->h * g->w, NN_MAX_BLOCK, true, NN_MAX_BLOCK, global_fn, &j)
+                              : nn_run_rows(&r, work, scratch, true, g->nhwc ? image_fn : plane_fn, &j);
     mxp_free(div);
     return st;
 }

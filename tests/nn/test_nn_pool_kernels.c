@@ -167,7 +167,8 @@ static void test_twin_is_the_direct_loop(void **state)
 static void test_f32_pooling_is_the_float64_paths(void **state)
 {
     (void)state;
-    const int64_t shapes[][4] = { { 2, 3, 11, 13 }, { 1, 17, 9, 8 }, { 3, 1, 56, 56 }, { 1, 40, 7, 30 } };
+    /* global averages: blocks of 8 planes, partial blocks, planes of fewer than 8 values */
+    const int64_t shapes[][4] = { { 2, 3, 11, 13 }, { 1, 17, 9, 8 }, { 3, 1, 56, 56 }, { 1, 40, 7, 30 }, { 5, 3, 1, 5 } };
     const struct { int64_t k[2], s[2], p[2]; bool ceil, excl; } wins[] = {
         { { 3, 3 }, { 2, 2 }, { 1, 1 }, false, false }, { { 2, 2 }, { 2, 2 }, { 0, 0 }, false, false },
         { { 3, 3 }, { 1, 1 }, { 1, 1 }, true, true },   { { 1, 10 }, { 1, 3 }, { 0, 5 }, true, false },
