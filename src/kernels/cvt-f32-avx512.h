@@ -89,6 +89,13 @@ MXP_INLINE void mxp_f32_loop_avx512(void *dst, const float *src, size_t n, const
             rnd1 = mxp_sr_mix_avx512(_mm512_add_epi32(idx, _mm512_set1_epi32(16)), key);
             idx = _mm512_add_epi32(idx, _mm512_set1_epi32(32));
         }
+        if (t.fmt.bits == 16 && t.fmt.mbits == 7) { /* bfloat16: the two vectors packed by one permute */
+            const __m512i r = mxp_bf16_pack_hi_avx512(mxp_f32_to_bf16_hi_avx512(x0, mode, saturate, rnd),
+                                                      mxp_f32_to_bf16_hi_avx512(x1, mode, saturate, rnd1));
+            mxp_store_bytes_avx512((uint16_t *)dst + i, _mm512_castsi512_si256(r), 32, stream);
+            mxp_store_bytes_avx512((uint16_t *)dst + i + 16, _mm512_extracti64x4_epi64(r, 1), 32, stream);
+            continue;
+        }
         __m512i r0 = mxp_f32_convert16_avx512(x0, t, mode, saturate, rnd);
         __m512i r1 = mxp_f32_convert16_avx512(x1, t, mode, saturate, rnd1);
         mxp_f32_store_lanes_avx512(dst, i, r0, out, 0xffff, stream);

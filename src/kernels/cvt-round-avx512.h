@@ -287,37 +287,52 @@ MXP_INLINE __m512i mxp_f32_to_narrow_fast_avx512(__m512i x, mxp_narrow_fmt f, mx
 }
 
 /* bfloat16 is the top half of float32 (same exponent field, subnormals
- * included), so every mode is "add, then shift by 16" on the bits: c =
- * 0x7fff + the kept lsb (nearest even), 0x8000 (away), 0 (toward zero),
- * 0xffff on the side being rounded away from zero (up/down), or
- * (~random) >> 16 (stochastic: carries iff random < the dropped 16 bits
- * << 16).  Carries ripple into the exponent; overflow lands on infinity or
- * stays at max exactly as IEEE says for the mode.  NaN lanes (where the add
- * could carry into the sign) are quieted instead.  Result in the low 16
- * bits of each lane. */
-MXP_INLINE __m512i mxp_f32_to_bf16_avx512(__m512i x, mxp_rounding mode, int saturate, __m512i rnd)
+ * included), so every mode is "add, then keep the top 16 bits" on the
+ * bits: c = 0x7fff + the kept lsb (nearest even), 0x8000 (away), 0
+ * (toward zero), 0xffff on the side being rounded away from zero (up/down:
+ * an add under the sign's mask), or (~random) >> 16 (stochastic: carries
+ * iff random < the dropped 16 bits << 16).  Carries ripple into the
+ * exponent; overflow lands on infinity or stays at max exactly as IEEE
+ * says for the mode.  NaN lanes (vfpclassps; where the add could carry
+ * into the sign) are quieted instead.  Result in the high 16 bits of each
+ * lane (the low 16 are not defined): two vectors pack by one vpermt2w. */
+MXP_INLINE __m512i mxp_f32_to_bf16_hi_avx512(__m512i x, mxp_rounding mode, int saturate, __m512i rnd)
 {
-    const __m512i sign = _mm512_srai_epi32(x, 31);
-    __m512i c;
+    const __m512i ones = _mm512_set1_epi32(0xffff);
+    __m512i r;
     switch (mode) {
     case MXP_ROUND_NEAREST_EVEN:
-        c = _mm512_add_epi32(_mm512_set1_epi32(0x7fff), _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1)));
+        r = _mm512_add_epi32(x, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+                                                 _mm512_and_si512(_mm512_srli_epi32(x, 16), _mm512_set1_epi32(1))));
         break;
-    case MXP_ROUND_NEAREST_AWAY: c = _mm512_set1_epi32(0x8000); break;
-    case MXP_ROUND_TOWARD_ZERO: c = _mm512_setzero_si512(); break;
-    case MXP_ROUND_UP: c = _mm512_andnot_si512(sign, _mm512_set1_epi32(0xffff)); break;
-    case MXP_ROUND_DOWN: c = _mm512_and_si512(sign, _mm512_set1_epi32(0xffff)); break;
-    default: c = _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 16); break;
+    case MXP_ROUND_NEAREST_AWAY: r = _mm512_add_epi32(x, _mm512_set1_epi32(0x8000)); break;
+    case MXP_ROUND_TOWARD_ZERO: r = x; break;
+    case MXP_ROUND_UP: r = _mm512_mask_add_epi32(x, _mm512_cmpgt_epi32_mask(x, _mm512_set1_epi32(-1)), x, ones); break;
+    case MXP_ROUND_DOWN: r = _mm512_mask_add_epi32(x, _mm512_movepi32_mask(x), x, ones); break;
+    default: r = _mm512_add_epi32(x, _mm512_srli_epi32(_mm512_ternarylogic_epi32(rnd, rnd, rnd, 0x55), 16)); break;
     }
-    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, c), 16);
-    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
-                                                  _mm512_set1_epi32(0x7f800000));
-    r = _mm512_mask_or_epi32(r, nan, _mm512_srli_epi32(x, 16), _mm512_set1_epi32(0x40));
+    r = _mm512_mask_or_epi32(r, _mm512_fpclass_ps_mask(_mm512_castsi512_ps(x), 0x81), x, /* QNaN, SNaN */
+                             _mm512_set1_epi32(0x00400000));
     if (saturate) { /* +-inf - 1 ulp = +-max */
-        __mmask16 inf = _mm512_cmpeq_epi32_mask(_mm512_and_si512(r, _mm512_set1_epi32(0x7fff)), _mm512_set1_epi32(0x7f80));
-        r = _mm512_mask_sub_epi32(r, inf, r, _mm512_set1_epi32(1));
+        const __mmask16 inf = _mm512_cmpeq_epi32_mask(_mm512_and_si512(r, _mm512_set1_epi32(0x7fff0000)),
+                                                      _mm512_set1_epi32(0x7f800000));
+        r = _mm512_mask_sub_epi32(r, inf, r, _mm512_set1_epi32(0x10000));
     }
     return r;
+}
+
+/* The same in the low 16 bits of each lane (the high 16 zero). */
+MXP_INLINE __m512i mxp_f32_to_bf16_avx512(__m512i x, mxp_rounding mode, int saturate, __m512i rnd)
+{
+    return _mm512_srli_epi32(mxp_f32_to_bf16_hi_avx512(x, mode, saturate, rnd), 16);
+}
+
+/* The high halves of a's lanes, then b's: 32 bfloat16 in order. */
+MXP_INLINE __m512i mxp_bf16_pack_hi_avx512(__m512i a, __m512i b)
+{
+    const __m512i odd = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27,
+                                         25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_permutex2var_epi16(a, odd, b);
 }
 
 /* 16 float32 lanes to int32 lanes holding an integer in [lo, hi], rounded by
