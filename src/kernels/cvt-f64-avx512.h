@@ -204,6 +204,10 @@ MXP_INLINE void mxp_f64_by_mode_avx512(void *dst, const void *src, size_t n, con
  * (rounding to odd composes: odd-of-odd is odd of the float64), and the
  * float16 bits are rounded as in f32-e5m2-vcvt's _f16 kernel (for e4m3, 16
  * lanes at a time, that measured slower than the float32 integer step).
+ * The directed modes (toward zero, up, down) round to float32 in their own
+ * direction instead, by vcvtpd2ps alone: directed roundings compose (every
+ * target value is a float32, so the float32 rounding never crosses one),
+ * which spares the widening and compare that find the inexact lanes.
  * Stochastic rounding needs the whole discarded fraction: the kernels above.
  * The kernel computes in the library's MXCSR (no FTZ/DAZ), set here too. */
 
@@ -221,12 +225,29 @@ MXP_INLINE __m512i mxp_f64_to_f32_odd16_avx512(__m512i x0, __m512i x1)
     return _mm512_mask_or_epi32(v, inexact, v, _mm512_set1_epi32(1));
 }
 
+/* bf16, e4m3, e5m2, int8 from the odd float32 (float16 by vcvtps2ph: below). */
+/* 16 float64 lanes to float32 bits rounded in a directed mode. */
+MXP_INLINE __m512i mxp_f64_to_f32_directed16_avx512(__m512i x0, __m512i x1, mxp_rounding mode)
+{
+    __m256 lo, hi;
+    if (mode == MXP_ROUND_UP) {
+        lo = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x0), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+        hi = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x1), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    } else if (mode == MXP_ROUND_DOWN) {
+        lo = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x0), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        hi = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x1), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    } else {
+        lo = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x0), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        hi = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x1), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1);
+}
+
 MXP_INLINE __m512i mxp_f64_odd_narrow16_avx512(__m512i v, mxp_f64_odd_target t, mxp_rounding mode, int saturate)
 {
     const __m512i zero = _mm512_setzero_si512();
     switch (t) {
     case ODD_BF16: return mxp_f32_to_bf16_avx512(v, mode, saturate, zero);
-    case ODD_F16: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 16, 10, 15, 1, 0 }, mode, saturate, zero);
     case ODD_E4M3: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 }, mode, saturate, zero);
     case ODD_E5M2: return mxp_f32_to_narrow_fast_avx512(v, (mxp_narrow_fmt){ 8, 2, 15, 1, 0 }, mode, saturate, zero);
     default: return mxp_f32_to_small_int_avx512(v, -128, 127, mode, zero);
@@ -263,7 +284,9 @@ MXP_INLINE void mxp_f64_odd_step_avx512(void *dst, const double *src, size_t i, 
         x0 = _mm512_maskz_loadu_epi64((__mmask8)mask, src + i);
         x1 = _mm512_maskz_loadu_epi64((__mmask8)(mask >> 8), src + i + 8);
     }
-    const __m512i v = mxp_f64_to_f32_odd16_avx512(x0, x1);
+    const __m512i v = mode == MXP_ROUND_TOWARD_ZERO || mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN
+                          ? mxp_f64_to_f32_directed16_avx512(x0, x1, mode)
+                          : mxp_f64_to_f32_odd16_avx512(x0, x1);
     __m256i r;
     size_t size = 1;
     if (t == ODD_S8) { /* vcvtps2dq rounds the odd float32 itself */
@@ -271,9 +294,9 @@ MXP_INLINE void mxp_f64_odd_step_avx512(void *dst, const double *src, size_t i, 
     } else if (t == ODD_E5M2) { /* round to odd again, to float16 (it composes) */
         r = _mm256_castsi128_si256(mxp_f32_to_e5m2_via_f16_avx512(v, mode, saturate));
     } else if (t == ODD_BF16 || t == ODD_F16) {
-        r = t == ODD_F16 && mode != MXP_ROUND_NEAREST_AWAY
-                ? mxp_f64_odd_f16_hw_avx512(v, mode, saturate)
-                : _mm512_cvtepi32_epi16(mxp_f64_odd_narrow16_avx512(v, t, mode, saturate));
+        r = t == ODD_BF16 ? _mm512_cvtepi32_epi16(mxp_f64_odd_narrow16_avx512(v, t, mode, saturate))
+            : mode == MXP_ROUND_NEAREST_AWAY ? mxp_f32_to_f16_away_avx512(v, saturate)
+                                             : mxp_f64_odd_f16_hw_avx512(v, mode, saturate);
         size = 2;
     } else {
         r = _mm256_castsi128_si256(_mm512_cvtepi32_epi8(mxp_f64_odd_narrow16_avx512(v, t, mode, saturate)));

@@ -25,7 +25,8 @@ void mxp_f64_e4m3_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const m
 }
 
 /* ---- float64 -> e4m3 through bfloat16 rounded to odd ----------------------
- * vcvtpd2ps toward zero with the inexact lanes made odd, then bfloat16
+ * vcvtpd2ps toward zero with the inexact lanes made odd (the directed
+ * modes: vcvtpd2ps in their direction, cvt-f64-avx512.h), then bfloat16
  * rounded to odd (mxp_f32_to_bf16_odd32_avx512), then the 16-bit "shift,
  * then round" of cvt-h16-f8-avx512.h, 32 lanes at a time.  Rounding to odd
  * composes (odd-of-odd is odd of the source) and keeps every bit the final
@@ -50,8 +51,14 @@ MXP_INLINE __m256i bf16_odd32(const double *p, size_t count, mxp_rounding mode, 
         x[j] = left >= 8 ? _mm512_loadu_si512((const void *)(p + 8 * j))
                          : _mm512_maskz_loadu_epi64((__mmask8)((1u << left) - 1), p + 8 * j);
     }
-    const __m512i v0 = _mm512_inserti64x4(_mm512_castsi256_si512(f64_to_f32_odd8(x[0])), f64_to_f32_odd8(x[1]), 1);
-    const __m512i v1 = _mm512_inserti64x4(_mm512_castsi256_si512(f64_to_f32_odd8(x[2])), f64_to_f32_odd8(x[3]), 1);
+    __m512i v0, v1;
+    if (mode == MXP_ROUND_TOWARD_ZERO || mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) { /* they compose */
+        v0 = mxp_f64_to_f32_directed16_avx512(x[0], x[1], mode);
+        v1 = mxp_f64_to_f32_directed16_avx512(x[2], x[3], mode);
+    } else {
+        v0 = _mm512_inserti64x4(_mm512_castsi256_si512(f64_to_f32_odd8(x[0])), f64_to_f32_odd8(x[1]), 1);
+        v1 = _mm512_inserti64x4(_mm512_castsi256_si512(f64_to_f32_odd8(x[2])), f64_to_f32_odd8(x[3]), 1);
+    }
     const mxp_fmt16 bf16 = { 7, 127 };
     return mxp_h16_to_f8_avx512(mxp_f32_to_bf16_odd32_avx512(v0, v1), bf16, (mxp_narrow_fmt){ 8, 3, 7, 0, 0 }, mode,
                                 saturate);
