@@ -12,7 +12,9 @@
  * F16C's vcvtps2ph) in any deterministic mode gives the rounding of the
  * float64.  Beyond float32's
  * range the intermediate is max (odd), which overflows every target as the
- * source does; NaNs come out quiet with the top payload bits.  The kernels
+ * source does.  The directed modes (toward zero, up, down) convert in their
+ * own MXCSR rounding instead, without the odd bit: directed roundings
+ * compose (every target value is a float32); NaNs come out quiet with the top payload bits.  The kernels
  * set MXCSR themselves: the library's (no FTZ/DAZ) with the rounding the
  * conversion needs (every other float operation is exact or has its own
  * rounding immediate).  Tails through a zero-padded buffer; forward, so
@@ -52,7 +54,7 @@ MXP_INLINE __m256i mxp_f64_cvt8_avx2(const double *s, int odd)
 
 MXP_INLINE __m256i mxp_f64_narrow8_avx2(__m256i x, mxp_f64_target2 t, mxp_rounding mode, int saturate)
 {
-    const int rz = mode == MXP_ROUND_TOWARD_ZERO || mode == MXP_ROUND_NEAREST_AWAY; /* MXCSR: toward zero */
+    const int rz = mode != MXP_ROUND_NEAREST_EVEN; /* MXCSR: the mode's rounding (nearest away: toward zero) */
     switch (t) {
     case F64_TO_BF16: return mxp_f32_to_bf16_avx2(x, mode, saturate, _mm256_setzero_si256());
     case F64_TO_F16: return mxp_f32_to_narrow_fp_avx2(x, (mxp_narrow_fmt2){ 16, 10, 15, 1, 0 }, mode, saturate, rz);
@@ -63,14 +65,14 @@ MXP_INLINE __m256i mxp_f64_narrow8_avx2(__m256i x, mxp_f64_target2 t, mxp_roundi
 }
 
 /* float16 by F16C: vcvtps2ph in the mode from the odd float32 (nearest
- * even, toward zero, up, down).  Nearest away: vcvtps2ph to nearest even
+ * even) or the float32 rounded in the mode (toward zero, up, down).  Nearest away: vcvtps2ph to nearest even
  * from the truncation with its last bit set (not at inf), which lies
  * above a float16 halfway point exactly when the float64 reaches it (the
  * halfway points have few bits, the bit below them is 0) and below it
  * otherwise, so ties go up.  8 lanes; saturation: +-inf - 1 ulp = +-max. */
 MXP_INLINE __m128i mxp_f64_f16x8_avx2(const double *s, mxp_rounding mode, int saturate)
 {
-    __m256i h = mxp_f64_cvt8_avx2(s, mode != MXP_ROUND_NEAREST_AWAY);
+    __m256i h = mxp_f64_cvt8_avx2(s, mode == MXP_ROUND_NEAREST_EVEN);
     __m128i r;
     switch (mode) {
     case MXP_ROUND_NEAREST_EVEN:
@@ -104,7 +106,8 @@ MXP_INLINE void mxp_f64_step32_avx2(void *d, const double *s, mxp_f64_target2 t,
     }
     __m256i h[4];
     for (int k = 0; k < 4; k++)
-        h[k] = mxp_f64_cvt8_avx2(s + 8 * k, t != F64_TO_F32);
+        h[k] = mxp_f64_cvt8_avx2(s + 8 * k, t != F64_TO_F32 && (mode == MXP_ROUND_NEAREST_EVEN ||
+                                                               mode == MXP_ROUND_NEAREST_AWAY));
     if (t == F64_TO_F32) {
         for (int k = 0; k < 4; k++) {
             __m256i r = h[k];
@@ -173,8 +176,9 @@ MXP_INLINE void mxp_f64_by_mode_avx2(void *dst, const void *src, size_t n, const
     const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_fpenv env = mxp_fpenv_enter();
     const unsigned csr = _mm_getcsr();
-    /* the conversion's rounding: toward zero for the odd intermediate */
-    unsigned rc = 0x6000;
+    /* the conversion's rounding: toward zero for the odd intermediate (and
+     * nearest away's truncation); the directed modes' own */
+    unsigned rc = p->rounding == MXP_ROUND_UP ? 0x4000 : p->rounding == MXP_ROUND_DOWN ? 0x2000 : 0x6000;
     if (t == F64_TO_F32)
         rc = p->rounding == MXP_ROUND_TOWARD_ZERO ? 0x6000 : p->rounding == MXP_ROUND_UP ? 0x4000
              : p->rounding == MXP_ROUND_DOWN ? 0x2000 : 0;
