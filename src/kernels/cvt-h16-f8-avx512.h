@@ -122,10 +122,7 @@ MXP_INLINE __m512i mxp_f32_to_bf16_odd32_avx512(__m512i x0, __m512i x1)
     const __m512i sticky = _mm512_set1_epi32(0x10000), low = _mm512_set1_epi32(0xffff);
     x0 = _mm512_mask_or_epi32(x0, _mm512_test_epi32_mask(x0, low), x0, sticky);
     x1 = _mm512_mask_or_epi32(x1, _mm512_test_epi32_mask(x1, low), x1, sticky);
-    /* the high words: word 2i + 1 of x0 for lanes 0-15, of x1 for 16-31 */
-    const __m512i idx = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
-                                         31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    return _mm512_permutex2var_epi16(x0, idx, x1);
+    return mxp_bf16_pack_hi_avx512(x0, x1); /* the high words */
 }
 
 /* ---- float32 -> float8/float6/float4 through bfloat16 rounded to odd ------
