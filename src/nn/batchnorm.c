@@ -154,6 +154,23 @@ static mxp_status run(const bn_job *j, nn_row_fn *fn, bool parallel, size_t per)
     return nn_run_rows(&r, j->c * j->inner, per * (size_t)(j->c * j->inner), parallel, fn, j);
 }
 
+/* Channels [k0, k0 + c): the means from the sums in s1. */
+static void set_means(const bn_job *j, int64_t k0, int64_t c)
+{
+    for (int64_t k = k0; k < k0 + c; k++)
+        j->mean[k] = j->s1[k] / (double)j->count;
+}
+
+/* The biased variances (into var) and 1 / sqrt(var + eps) from the sums
+ * of squares in s1. */
+static void set_rstd(const bn_job *j, int64_t k0, int64_t c, double eps, double *var)
+{
+    for (int64_t k = k0; k < k0 + c; k++) {
+        var[k] = j->s1[k] / (double)j->count;
+        j->rstd[k] = 1 / sqrt(var[k] + eps);
+    }
+}
+
 /* The batch's mean and 1 / sqrt(var + eps) into j (s1 as scratch), var
  * the biased variance in *var. */
 static mxp_status batch_stats(bn_job *j, double eps, double *var)
@@ -163,15 +180,11 @@ static mxp_status batch_stats(bn_job *j, double eps, double *var)
     j->mean = NULL;
     mxp_status st = run(j, sums_fn, false, 1);
     j->mean = mean;
-    for (int64_t k = 0; k < j->c; k++)
-        mean[k] = j->s1[k] / (double)j->count;
+    set_means(j, 0, j->c);
     memset(j->s1, 0, (size_t)j->c * sizeof(double));
     if (st == MXP_OK)
         st = run(j, sums_fn, false, 1);
-    for (int64_t k = 0; k < j->c; k++) {
-        var[k] = j->s1[k] / (double)j->count;
-        j->rstd[k] = 1 / sqrt(var[k] + eps);
-    }
+    set_rstd(j, 0, j->c, eps, var);
     return st;
 }
 
@@ -208,12 +221,10 @@ static void group_fn(const void *ctx, char **p, double *scratch, int64_t row)
             prm.y = pass == MXP_BNORM_NORM ? (float *)(void *)(p[BY] + o * sy) : NULL;
             j->k(&prm);
         }
-        for (int64_t k = k0; k < k0 + c && pass == MXP_BNORM_SUM; k++)
-            j->mean[k] = j->s1[k] / (double)j->count;
-        for (int64_t k = k0; k < k0 + c && pass == MXP_BNORM_SUMSQ; k++) {
-            g->var[k] = j->s1[k] / (double)j->count;
-            j->rstd[k] = 1 / sqrt(g->var[k] + g->eps);
-        }
+        if (pass == MXP_BNORM_SUM)
+            set_means(j, k0, c);
+        else if (pass == MXP_BNORM_SUMSQ)
+            set_rstd(j, k0, c, g->eps, g->var);
     }
 }
 
