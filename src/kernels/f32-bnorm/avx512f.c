@@ -46,7 +46,7 @@ void mxp_f32_bnorm__avx512f(const mxp_f32_bnorm_params *p)
             double c[MXP_NORM_ROWS] = { 0 }, out[MXP_NORM_ROWS];
             const size_t rows = mxp_bnorm_rows(p, k, x, c);
             switch (rows) { /* the count a constant */
-            case 4: sums(x, 4, p, c, out); break;
+            case MXP_NORM_ROWS: sums(x, MXP_NORM_ROWS, p, c, out); break;
             case 3: sums(x, 3, p, c, out); break;
             case 2: sums(x, 2, p, c, out); break;
             default: sums(x, 1, p, c, out);
