@@ -55,6 +55,27 @@ static inline size_t mxp_bnorm_rows(const mxp_f32_bnorm_params *p, size_t k, con
     return rows;
 }
 
+/* MXP_BNORM_SUM or _SUMSQ over a block with inner > 1: s[k] += each
+ * channel's sum, MXP_NORM_ROWS channels at a time through the kernel's
+ * sums(x, rows, p, c, out), an always-inline body called with the row
+ * count a constant. */
+#define MXP_BNORM_CHANNEL_SUMS(p, sums)                                                                               \
+    do {                                                                                                              \
+        for (size_t k_ = 0; k_ < (p)->c; k_ += MXP_NORM_ROWS) {                                                       \
+            const float *x_[MXP_NORM_ROWS] = { NULL };                                                                \
+            double c_[MXP_NORM_ROWS] = { 0 }, out_[MXP_NORM_ROWS];                                                    \
+            const size_t rows_ = mxp_bnorm_rows(p, k_, x_, c_);                                                       \
+            switch (rows_) {                                                                                          \
+            case MXP_NORM_ROWS: sums(x_, MXP_NORM_ROWS, p, c_, out_); break;                                          \
+            case 3: sums(x_, 3, p, c_, out_); break;                                                                  \
+            case 2: sums(x_, 2, p, c_, out_); break;                                                                  \
+            default: sums(x_, 1, p, c_, out_);                                                                        \
+            }                                                                                                         \
+            for (size_t r_ = 0; r_ < rows_; r_++)                                                                     \
+                (p)->s[k_ + r_] += out_[r_];                                                                          \
+        }                                                                                                             \
+    } while (0)
+
 /* Channels [k0, c) of an NHWC block (inner 1): the portable loop, the
  * kernels' tails. */
 static inline void mxp_bnorm_pixel_tail(const mxp_f32_bnorm_params *p, size_t k0)

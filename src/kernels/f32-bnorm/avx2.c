@@ -36,19 +36,7 @@ void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
         return;
     }
     if (p->pass != MXP_BNORM_NORM) {
-        for (size_t k = 0; k < p->c; k += MXP_NORM_ROWS) {
-            const float *x[MXP_NORM_ROWS] = { NULL };
-            double c[MXP_NORM_ROWS] = { 0 }, out[MXP_NORM_ROWS];
-            const size_t rows = mxp_bnorm_rows(p, k, x, c);
-            switch (rows) { /* the count a constant */
-            case MXP_NORM_ROWS: sums(x, MXP_NORM_ROWS, p, c, out); break;
-            case 3: sums(x, 3, p, c, out); break;
-            case 2: sums(x, 2, p, c, out); break;
-            default: sums(x, 1, p, c, out);
-            }
-            for (size_t r = 0; r < rows; r++)
-                p->s[k + r] += out[r];
-        }
+        MXP_BNORM_CHANNEL_SUMS(p, sums);
         return;
     }
     for (size_t k = 0; k < p->c; k++) {
