@@ -11,7 +11,10 @@
  * with x = rows[p][(j s + q - pw) ch + c] and a = acc[j ch + c], acc set to
  * -inf (max) or +0 (sum) first; then, where div is given, each sum
  * divided by div[j] (the average); where quiet is set, NaN maxima made
- * quiet (bit 22 set: what float64's conversions give).  The order of
+ * quiet (bit 22 set: what float64's conversions give); where out32 is
+ * given, the sums' results rounded once to float32 (nearest even, the
+ * library's environment: what float64 -> float32 conversion gives) into
+ * out32, acc then scratch of ow * ch doubles.  The order of
  * src/nn/window.c's float64
  * loop, so every kernel gives its twin's bits and the pooling those of the
  * generic path (max is exact in float32; each sum is the same sequence of
@@ -33,6 +36,7 @@ typedef struct mxp_f32_pool_params {
     int kind;          /* MXP_POOL_MAX: acc is ow * ch floats, MXP_POOL_SUM: doubles */
     const double *div; /* sums: ow divisors, or NULL */
     int quiet;         /* max: NaN results made quiet */
+    float *out32;      /* sums: the results as float32 here (ow * ch), or NULL: as doubles in acc */
 } mxp_f32_pool_params;
 
 typedef void mxp_f32_pool_ukernel(void *acc, const mxp_f32_pool_params *p);
@@ -181,6 +185,16 @@ static inline void mxp_pool_divide(void *acc, const mxp_f32_pool_params *p, size
     for (size_t j = j0; j < j1; j++)
         for (size_t c = c0; c < p->ch; c++)
             ((double *)acc)[j * p->ch + c] /= p->div[j];
+}
+
+/* The sums' results [t0, ow ch) of acc rounded to float32 into out32, if
+ * p->out32 asks: the portable loops' last step. */
+static inline void mxp_pool_round32(const void *acc, const mxp_f32_pool_params *p, size_t t0)
+{
+    if (p->kind != MXP_POOL_SUM || !p->out32)
+        return;
+    for (size_t t = t0; t < p->ow * p->ch; t++)
+        p->out32[t] = (float)((const double *)acc)[t];
 }
 
 /* Output column j, channels [c0, ch), over every (p, q) in order: the

@@ -115,5 +115,8 @@ const mxp_kernel *nn_f32_bnorm_kernels(size_t *n);
  * rows [*h0, *h1), columns [*w0, *w1), and the average's divisor. */
 void nn_window_bounds(const nn_window *win, int64_t i, int64_t j, int64_t *h0, int64_t *h1, int64_t *w0,
                       int64_t *w1, double *div);
+/* Every output's divisor, div[i ow + j] (oh x ow): nn_window_bounds's,
+ * computed as the product of a row's and a column's count. */
+void nn_window_divisors(const nn_window *win, double *div);
 
 #endif

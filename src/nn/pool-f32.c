@@ -42,14 +42,18 @@ static void pool_row(const pool_job *j, const float *base, int64_t rowlen, int64
         rp[p] = ih >= 0 && ih < g->h ? base + ih * rowlen : NULL;
     }
     const bool max = j->win->kind == NN_WIN_MAX;
-    /* float32 maxima straight into y, NaNs quieted (the float64 path's bits) */
-    const bool direct = max && j->yt == MXP_F32 && !((uintptr_t)y % sizeof(float));
+    /* float32 maxima straight into y, NaNs quieted (the float64 path's
+       bits); float32 averages rounded into y by the kernel (the
+       conversion's nearest even), the sums in scratch */
+    const bool direct = j->yt == MXP_F32 && !((uintptr_t)y % sizeof(float));
     const mxp_f32_pool_params prm = { rp, (size_t)g->kh, (size_t)g->kw, (size_t)g->w, (size_t)g->ow, (size_t)vl,
                                       (size_t)g->sw, (size_t)g->pw, max ? MXP_POOL_MAX : MXP_POOL_SUM,
-                                      max ? NULL : j->div + i * g->ow, direct };
+                                      max ? NULL : j->div + i * g->ow, direct && max,
+                                      direct && !max ? (float *)(void *)y : NULL };
     if (!max) { /* the averages, final in float64 */
         j->k(scratch, &prm);
-        nn_store(y, j->yt, (int64_t)j->ysize, scratch, n);
+        if (!direct)
+            nn_store(y, j->yt, (int64_t)j->ysize, scratch, n);
         return;
     }
     if (direct) {
@@ -118,11 +122,7 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y)
         div = mxp_malloc((size_t)(g->oh * g->ow) * sizeof(double));
         if (!div)
             return mxp_error(MXP_ERR_NO_MEMORY, "no memory for %lld divisors", (long long)(g->oh * g->ow));
-        for (int64_t i = 0; i < g->oh; i++)
-            for (int64_t jj = 0; jj < g->ow; jj++) {
-                int64_t h0, h1, w0, w1;
-                nn_window_bounds(win, i, jj, &h0, &h1, &w0, &w1, &div[i * g->ow + jj]);
-            }
+        nn_window_divisors(win, div);
     }
     const pool_job j = { win, x, y->data, y->dtype, mxp_dtype_itemsize(y->dtype),
                          nn_f32_pool_kernel(mxp_isa_current()), div, nn_f32_bnorm_kernel(mxp_isa_current()) };

@@ -27,22 +27,47 @@ static void columns(int64_t off, int64_t s, int64_t w, int64_t ow, int64_t *lo, 
         *hi = *lo;
 }
 
+/* One axis of torch's rule: the window from start (k wide) clipped to the
+ * padded input (n plus pad after) counts the padding, clipped to x
+ * ([*lo, *hi)) the elements. */
+static int64_t axis_window(int64_t start, int64_t k, int64_t n, int64_t pad, int64_t *lo, int64_t *hi)
+{
+    const int64_t end = start + k < n + pad ? start + k : n + pad;
+    *lo = start > 0 ? start : 0;
+    *hi = end < n ? end : n;
+    return end - start;
+}
+
 void nn_window_bounds(const nn_window *win, int64_t i, int64_t j, int64_t *h0, int64_t *h1, int64_t *w0,
                       int64_t *w1, double *div)
 {
-    /* torch's: the window clipped to the padded input gives the divisor
-     * counting the padding; clipped to x, the elements */
     const nn_geom *g = &win->g;
-    int64_t hs = i * g->sh - g->ph, ws = j * g->sw - g->pw;
-    int64_t he = hs + g->kh < g->h + g->ph ? hs + g->kh : g->h + g->ph;
-    int64_t we = ws + g->kw < g->w + g->pw ? ws + g->kw : g->w + g->pw;
-    const double padded = (double)((he - hs) * (we - ws));
-    hs = hs > 0 ? hs : 0;
-    ws = ws > 0 ? ws : 0;
-    he = he < g->h ? he : g->h;
-    we = we < g->w ? we : g->w;
-    *h0 = hs, *h1 = he, *w0 = ws, *w1 = we;
-    *div = win->exclude_pad ? (double)((he - hs) * (we - ws)) : padded;
+    const int64_t ph = axis_window(i * g->sh - g->ph, g->kh, g->h, g->ph, h0, h1);
+    const int64_t pw = axis_window(j * g->sw - g->pw, g->kw, g->w, g->pw, w0, w1);
+    *div = win->exclude_pad ? (double)((*h1 - *h0) * (*w1 - *w0)) : (double)(ph * pw);
+}
+
+/* The divisor of one axis's window: its padded width or its elements. */
+static double axis_divisor(const nn_window *win, int64_t start, int64_t k, int64_t n, int64_t pad)
+{
+    int64_t lo, hi;
+    const int64_t padded = axis_window(start, k, n, pad, &lo, &hi);
+    return (double)(win->exclude_pad ? hi - lo : padded);
+}
+
+void nn_window_divisors(const nn_window *win, double *div)
+{
+    /* the rule is a product of one count a row and one a column: those of
+       the columns in row 0 first, then each row from the last (row 0 read
+       before it is overwritten); products of small integers, exact */
+    const nn_geom *g = &win->g;
+    for (int64_t j = 0; j < g->ow; j++)
+        div[j] = axis_divisor(win, j * g->sw - g->pw, g->kw, g->w, g->pw);
+    for (int64_t i = g->oh - 1; i >= 0; i--) {
+        const double dh = axis_divisor(win, i * g->sh - g->ph, g->kh, g->h, g->ph);
+        for (int64_t j = 0; j < g->ow; j++)
+            div[i * g->ow + j] = dh * div[j];
+    }
 }
 
 /* acc[j][v] op= xrow[j s + off][v] (times wq[v]) for the columns in x:

@@ -75,7 +75,8 @@ static void test_every_kernel_gives_its_twins_bits(void **state)
     const mxp_kernel *ks = nn_f32_pool_kernels(&nk);
     const mxp_isa top = mxp_isa_current();
     float *rowbuf = malloc(MAXKH * ROW * sizeof(float));
-    double *a0 = malloc(ACC * sizeof(double)), *a1 = malloc(ACC * sizeof(double)), div[MAXW];
+    double *a0 = malloc(2 * ACC * sizeof(double)), *a1 = malloc(ACC * sizeof(double)), div[MAXW];
+    float *f0 = malloc(ACC * sizeof(float)), *f1 = malloc(ACC * sizeof(float));
     uint64_t rng = 91;
     const size_t chs[] = { 1, 1, 1, 2, 3, 7, 8, 9, 16, 17, 33 };
     size_t cases = 0;
@@ -101,13 +102,32 @@ static void test_every_kernel_gives_its_twins_bits(void **state)
             }
             for (size_t j = 0; j < ow; j++)
                 div[j] = (double)(1 + prng_next(&rng) % 9);
-            const mxp_f32_pool_params prm = { rows, kh, kw, w, ow, ch, s, pw, kind,
-                                              kind == MXP_POOL_SUM && trial % 2 ? div : NULL, trial % 3 == 0 };
+            mxp_f32_pool_params prm = { rows, kh, kw, w, ow, ch, s, pw, kind,
+                                        kind == MXP_POOL_SUM && trial % 2 ? div : NULL, trial % 3 == 0, NULL };
             for (size_t t = 0; t < ACC; t++)
                 a0[t] = a1[t] = (double)t;
             const size_t at = off * (kind == MXP_POOL_MAX ? 4 : 8); /* acc aligned to its element */
             k((char *)a0 + at, &prm);
             twin((char *)a1 + at, &prm);
+            if (kind == MXP_POOL_SUM) { /* the float32 results: the twin's doubles rounded */
+                for (size_t t = 0; t < ACC; t++)
+                    f0[t] = f1[t] = (float)t;
+                double *scratch = a0 + ACC; /* the kernel's doubles: scratch */
+                prm.out32 = f0 + off;
+                k(scratch + off, &prm);
+                prm.out32 = f1 + off;
+                twin(scratch + off, &prm);
+                for (size_t t = 0; t < ACC; t++) {
+                    const float want = t >= off && t < off + ow * ch ? (float)a1[t] : (float)t;
+                    if (memcmp(&f0[t], &want, 4) && !(isnan(f0[t]) && isnan(want)))
+                        fail_msg("%s: kind %d, kh %zu, kw %zu, w %zu, s %zu, pw %zu, ch %zu, off %zu, div %d: "
+                                 "float32 result %zu is %a, the twin's double %a rounds to %a", ks[r].name, kind, kh,
+                                 kw, w, s, pw, ch, off, prm.div != NULL, t, f0[t], a1[t], want);
+                    if (memcmp(&f1[t], &want, 4) && !(isnan(f1[t]) && isnan(want)))
+                        fail_msg("%s: float32 result %zu %a, not %a", ks[r].twin_name, t, f1[t], want);
+                }
+                prm.out32 = NULL;
+            }
             if (!same_bits(kind, a0, a1, ACC * sizeof(double), at, ow * ch)) {
                 size_t t = 0;
                 while (t < ACC && !memcmp(&a0[t], &a1[t], sizeof(double)))
@@ -120,7 +140,7 @@ static void test_every_kernel_gives_its_twins_bits(void **state)
         }
     }
     assert_true(cases > 1000);
-    free(rowbuf), free(a0), free(a1);
+    free(rowbuf), free(a0), free(a1), free(f0), free(f1);
 }
 
 /* The twin against a direct loop written here: a window's elements in
@@ -132,7 +152,7 @@ static void test_twin_is_the_direct_loop(void **state)
     const float *rows[2] = { x0, x1 };
     float m[4];
     /* 2 x 3 windows, stride 2, padding 1 on 8 columns: columns -1..1, 1..3, 3..5, 5..7 */
-    mxp_f32_pool_params prm = { rows, 2, 3, 8, 4, 1, 2, 1, MXP_POOL_MAX, NULL, 0 };
+    mxp_f32_pool_params prm = { rows, 2, 3, 8, 4, 1, 2, 1, MXP_POOL_MAX, NULL, 0, NULL };
     mxp_f32_pool__scalar(m, &prm);
     assert_true(isnan(m[0]) == 0 && m[0] == 2.0f);
     assert_true(isnan(m[1]));
@@ -160,6 +180,69 @@ static void test_twin_is_the_direct_loop(void **state)
     assert_true(isnan(sums[1]));
     assert_true(sums[2] == (4.0 + 0.5 - 0.0 - 1 + 9 + 0) / 6);
     assert_true(sums[3] == (-0.0 + 3 + 7 + 0 - 3 + 1) / 6);
+    /* the same as float32, each rounded once (12.5 / 6 and 8 / 6 are not floats) */
+    float f[4];
+    prm.out32 = f;
+    mxp_f32_pool__scalar(sums, &prm);
+    assert_true(f[0] == 0.75f);
+    assert_true(isnan(f[1]));
+    assert_true(f[2] == (float)(12.5 / 6) && (double)f[2] != 12.5 / 6);
+    assert_true(f[3] == (float)(8.0 / 6) && (double)f[3] != 8.0 / 6);
+}
+
+/* The divisors computed as products (nn_window_divisors) are
+ * nn_window_bounds's at every output: windows 1 to 5, strides 1 to 3,
+ * padding up to half the window, outputs reaching past the padded input
+ * (ceil_mode's last windows), both divisor rules; and three written out. */
+static void test_window_divisors_are_the_bounds(void **state)
+{
+    (void)state;
+    double div[64 * 64];
+    size_t cases = 0;
+    for (int64_t k = 1; k <= 5; k++)
+        for (int64_t s = 1; s <= 3; s++)
+            for (int64_t pad = 0; pad <= k / 2; pad++)
+                for (int64_t n = k; n <= 11; n += 3)
+                    for (int extra = 0; extra < 2; extra++)
+                        for (int excl = 0; excl < 2; excl++) {
+                            nn_window win;
+                            memset(&win, 0, sizeof win);
+                            win.kind = NN_WIN_AVG;
+                            win.exclude_pad = excl;
+                            win.g.h = n, win.g.w = n + 2, win.g.kh = k, win.g.kw = k > 1 ? k - 1 : 1;
+                            win.g.sh = s, win.g.sw = s == 1 ? 2 : s - 1, win.g.ph = pad, win.g.pw = win.g.kw / 2;
+                            win.g.oh = (win.g.h + 2 * win.g.ph - win.g.kh) / win.g.sh + 1 + extra;
+                            win.g.ow = (win.g.w + 2 * win.g.pw - win.g.kw) / win.g.sw + 1 + extra;
+                            nn_window_divisors(&win, div);
+                            for (int64_t i = 0; i < win.g.oh; i++)
+                                for (int64_t j = 0; j < win.g.ow; j++) {
+                                    int64_t h0, h1, w0, w1;
+                                    double d;
+                                    nn_window_bounds(&win, i, j, &h0, &h1, &w0, &w1, &d);
+                                    if (div[i * win.g.ow + j] != d)
+                                        fail_msg("k %lld s %lld pad %lld n %lld excl %d: (%lld, %lld) %g, bounds %g",
+                                                 (long long)k, (long long)s, (long long)pad, (long long)n, excl,
+                                                 (long long)i, (long long)j, div[i * win.g.ow + j], d);
+                                    cases++;
+                                }
+                        }
+    assert_true(cases > 10000);
+    /* 3x3, stride 2, padding 1 on 4x4, the output 3x3 (ceil mode): counting
+       the padding, the last windows clipped to the padded input (rows and
+       columns -1 .. 4: the last window two wide); without it,
+       the elements */
+    nn_window win;
+    memset(&win, 0, sizeof win);
+    win.kind = NN_WIN_AVG;
+    win.g.h = win.g.w = 4, win.g.kh = win.g.kw = 3, win.g.sh = win.g.sw = 2, win.g.ph = win.g.pw = 1;
+    win.g.oh = win.g.ow = 3;
+    const double padded[9] = { 9, 9, 6, 9, 9, 6, 6, 6, 4 }, inside[9] = { 4, 6, 2, 6, 9, 3, 2, 3, 1 };
+    for (int excl = 0; excl < 2; excl++) {
+        win.exclude_pad = excl;
+        nn_window_divisors(&win, div);
+        for (int t = 0; t < 9; t++)
+            assert_true(div[t] == (excl ? inside : padded)[t]);
+    }
 }
 
 /* Float32 pooling (the row kernels) against float64 input rounded into
@@ -216,6 +299,7 @@ int main(void)
         cmocka_unit_test(test_table_is_the_list),
         cmocka_unit_test(test_every_kernel_gives_its_twins_bits),
         cmocka_unit_test(test_twin_is_the_direct_loop),
+        cmocka_unit_test(test_window_divisors_are_the_bounds),
         cmocka_unit_test(test_f32_pooling_is_the_float64_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

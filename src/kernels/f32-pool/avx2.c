@@ -239,4 +239,9 @@ void mxp_f32_pool__avx2(void *acc, const mxp_f32_pool_params *p)
     else
         narrow(acc, p);
     mxp_pool_quiet(acc, p, 0, p->ow * p->ch);
+    size_t t = 0;
+    if (p->kind == MXP_POOL_SUM && p->out32) /* the float32 results, vcvtpd2ps as the conversion */
+        for (; t + 4 <= p->ow * p->ch; t += 4)
+            _mm_storeu_ps(p->out32 + t, _mm256_cvtpd_ps(_mm256_loadu_pd((const double *)acc + t)));
+    mxp_pool_round32(acc, p, t);
 }

@@ -49,10 +49,11 @@ static inline __m512d divide(__m512d s, __m512d d)
     return _mm512_mul_pd(s, _mm512_castsi512_pd(_mm512_sub_epi64(_mm512_set1_epi64(0x7fe0000000000000ll), bits)));
 }
 
-/* Stores n lanes of a at dst (output columns or channels from j): sums
- * divided first by the divisors at d (one each), or by one divisor d1. */
-static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc16 *a, size_t n, const double *d,
-                             double d1)
+/* Stores n lanes of a at element t of acc (output columns or channels
+ * from j), or of p->out32 for sums that ask for float32: sums divided
+ * first by the divisors at d (one each), or by one divisor d1. */
+static inline void acc_store(const mxp_f32_pool_params *p, void *acc, size_t t, const acc16 *a, size_t n,
+                             const double *d, double d1)
 {
     const __mmask16 m = first(n);
     if (p->kind == MXP_POOL_MAX) {
@@ -60,7 +61,7 @@ static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc1
         if (p->quiet) /* NaNs made quiet */
             v = _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(v), _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
                                                          _mm512_castps_si512(v), _mm512_set1_epi32(0x00400000)));
-        _mm512_mask_storeu_ps(dst, m, v);
+        _mm512_mask_storeu_ps((float *)acc + t, m, v);
         return;
     }
     __m512d s0 = a->s[0], s1 = a->s[1];
@@ -68,9 +69,14 @@ static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc1
         s0 = divide(s0, d ? _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)m, d) : _mm512_set1_pd(d1));
         s1 = divide(s1, d ? _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)(m >> 8), d + 8) : _mm512_set1_pd(d1));
     }
-    _mm512_mask_storeu_pd(dst, (__mmask8)m, s0);
+    if (p->out32) { /* vcvtpd2ps: the float64 -> float32 conversion's nearest even */
+        _mm512_mask_storeu_ps(p->out32 + t, m,
+                              _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(s0)), _mm512_cvtpd_ps(s1), 1));
+        return;
+    }
+    _mm512_mask_storeu_pd((double *)acc + t, (__mmask8)m, s0);
     if (n > 8)
-        _mm512_mask_storeu_pd((double *)dst + 8, (__mmask8)(m >> 8), s1);
+        _mm512_mask_storeu_pd((double *)acc + t + 8, (__mmask8)(m >> 8), s1);
 }
 
 /* The lanes [a, b) of 32 clipped to [0, 32): the columns of x among the
@@ -101,7 +107,7 @@ static inline __m512 fold_max(__m512 a, __m512 x)
 MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind, ptrdiff_t s, size_t kw)
 {
     const ptrdiff_t w = (ptrdiff_t)p->w;
-    const size_t loads = s == 2 ? (kw + 1) / 2 : kw, size = kind == MXP_POOL_MAX ? 4 : 8;
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw;
     const __m512 fill = _mm512_set1_ps(kind == MXP_POOL_MAX ? -INFINITY : 0.0f);
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
@@ -143,7 +149,7 @@ MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind,
             if (kind == MXP_POOL_MAX)
                 r.m = fold_max(r.m, h);
         }
-        acc_store(p, (char *)acc + j * size, &r, n, p->div ? p->div + j : NULL, 0);
+        acc_store(p, acc, j, &r, n, p->div ? p->div + j : NULL, 0);
     }
 }
 
@@ -154,7 +160,7 @@ static void one_channel(void *acc, const mxp_f32_pool_params *p)
 
 static void narrow(void *acc, const mxp_f32_pool_params *p)
 {
-    const size_t ch = p->ch, size = p->kind == MXP_POOL_MAX ? 4 : 8;
+    const size_t ch = p->ch;
     if (ch == 1 && p->s > 2) {
         mxp_f32_pool__scalar(acc, p);
         return;
@@ -166,7 +172,6 @@ static void narrow(void *acc, const mxp_f32_pool_params *p)
     size_t lo[MXP_POOL_WIDE], hi[MXP_POOL_WIDE];
     for (size_t q = 0; q < p->kw; q++)
         mxp_pool_columns(p, q, &lo[q], &hi[q]);
-    char *a = acc;
     for (size_t j = 0; j < p->ow; j++)
         for (size_t c = 0; c < ch; c += 16) {
             const size_t n = ch - c < 16 ? ch - c : 16;
@@ -176,7 +181,7 @@ static void narrow(void *acc, const mxp_f32_pool_params *p)
                 for (size_t q = 0; p->rows[pr] && q < p->kw; q++)
                     if (j >= lo[q] && j < hi[q])
                         acc_add(p->kind, &r, _mm512_maskz_loadu_ps(first(n), p->rows[pr] + (j * p->s + q - p->pw) * ch + c));
-            acc_store(p, a + (j * ch + c) * size, &r, n, NULL, p->div ? p->div[j] : 1);
+            acc_store(p, acc, j * ch + c, &r, n, NULL, p->div ? p->div[j] : 1);
         }
 }
 
@@ -185,7 +190,7 @@ static void narrow(void *acc, const mxp_f32_pool_params *p)
  * sums. */
 static void wide(void *acc, const mxp_f32_pool_params *p)
 {
-    const size_t ch = p->ch, size = p->kind == MXP_POOL_MAX ? 4 : 8;
+    const size_t ch = p->ch;
     if (ch == 1 && p->kind != MXP_POOL_MAX) { /* one chain: the additions' order */
         mxp_f32_pool__scalar(acc, p);
         return;
@@ -221,7 +226,7 @@ static void wide(void *acc, const mxp_f32_pool_params *p)
                         if (k[u])
                             acc_add(p->kind, &r[u], _mm512_maskz_loadu_ps(k[u], p->rows[pr] + w * ch + c + 16 * u));
             for (size_t u = 0; u < 4 && k[u]; u++)
-                acc_store(p, (char *)acc + (j * ch + c + 16 * u) * size, &r[u], ch - c - 16 * u, NULL,
+                acc_store(p, acc, j * ch + c + 16 * u, &r[u], ch - c - 16 * u, NULL,
                           p->div ? p->div[j] : 1);
         }
     }

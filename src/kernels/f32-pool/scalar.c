@@ -17,4 +17,5 @@ void mxp_f32_pool__scalar(void *acc, const mxp_f32_pool_params *p)
     MXP_POOL_ROW(acc, p, run, wide);
     mxp_pool_divide(acc, p, 0, p->ow, 0);
     mxp_pool_quiet(acc, p, 0, p->ow * p->ch);
+    mxp_pool_round32(acc, p, 0);
 }
