@@ -213,16 +213,32 @@ MXP_INLINE void mxp_f64_by_mode_avx512(void *dst, const void *src, size_t n, con
 
 typedef enum { ODD_BF16, ODD_F16, ODD_E4M3, ODD_E5M2, ODD_S8 } mxp_f64_odd_target;
 
-/* 16 float64 lanes (x0: low 8) to float32 bits rounded to odd. */
+/* 16 float64 lanes (x0: low 8) to float32 bits rounded to odd.  Where
+ * the float32 is normal, truncation drops exactly the float64's low 29
+ * fraction bits, so one test of them finds the inexact lanes (vptestmq;
+ * the widening back and compare cost a third of the f64 -> bf16 kernel
+ * in cache); beyond float32's range the result is FLT_MAX, odd either
+ * way; a zero result (|x| < 2^-149) may stay zero instead of the
+ * smallest subnormal, which every target rounds to zero alike in the
+ * modes that come here (nearest even, nearest away); NaNs differ at most
+ * in the last bit, which no target keeps.  A subnormal float32 drops more
+ * bits than the test sees (and bfloat16 rounds there): such a vector is
+ * done by widening back and comparing. */
 MXP_INLINE __m512i mxp_f64_to_f32_odd16_avx512(__m512i x0, __m512i x1)
 {
     __m256 lo = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x0), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
     __m256 hi = _mm512_cvt_roundpd_ps(_mm512_castsi512_pd(x1), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __mmask8 in_lo = _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(_mm512_cvtps_pd(lo)), x0);
-    __mmask8 in_hi = _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(_mm512_cvtps_pd(hi)), x1);
     __m512i v = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(lo)), _mm256_castps_si256(hi), 1);
-    __mmask16 inexact = (__mmask16)(in_lo | (unsigned)in_hi << 8);
-    return _mm512_mask_or_epi32(v, inexact, v, _mm512_set1_epi32(1));
+    __mmask8 in_lo, in_hi;
+    if (_mm512_fpclass_ps_mask(_mm512_castsi512_ps(v), 0x20)) { /* a subnormal float32 */
+        in_lo = _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(_mm512_cvtps_pd(lo)), x0);
+        in_hi = _mm512_cmpneq_epi64_mask(_mm512_castpd_si512(_mm512_cvtps_pd(hi)), x1);
+    } else {
+        const __m512i low29 = _mm512_set1_epi64(0x1fffffff);
+        in_lo = _mm512_test_epi64_mask(x0, low29);
+        in_hi = _mm512_test_epi64_mask(x1, low29);
+    }
+    return _mm512_mask_or_epi32(v, (__mmask16)(in_lo | (unsigned)in_hi << 8), v, _mm512_set1_epi32(1));
 }
 
 /* bf16, e4m3, e5m2, int8 from the odd float32 (float16 by vcvtps2ph: below). */

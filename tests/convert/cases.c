@@ -47,8 +47,14 @@ static void rounding_patterns(sink *s, int d, int kept_bits, uint64_t (*make)(ui
         }
         uint64_t half = 1ull << (d - 1);
         uint64_t all = d >= 64 ? UINT64_MAX : (1ull << d) - 1;
-        uint64_t disc[6] = { 0, 1, half - 1, half, half + 1, all };
-        for (int i = 0; i < 6; i++)
+        /* and, where 30 bits or more are dropped, a tie or nothing plus one
+           bit at 2^29 or midway above it: a float64 into float32's
+           subnormals loses more bits than its low 29, which a rounding to
+           odd by the low 29 alone would not see */
+        const int mid = d > 30 ? (29 + d - 1) / 2 : 0;
+        uint64_t disc[9] = { 0, 1, half - 1, half, half + 1, all, d > 30 ? half | 1ull << 29 : 0,
+                             d > 30 ? half | 1ull << mid : 0, d > 30 ? 1ull << 29 : 0 };
+        for (int i = 0; i < (d > 30 ? 9 : 6); i++)
             if (d + kept_bits <= 64)
                 put(s, make((kept_variants[kv] << d) | disc[i], ctx));
     }
