@@ -335,35 +335,28 @@ MXP_INLINE __m512i mxp_bf16_pack_hi_avx512(__m512i a, __m512i b)
     return _mm512_permutex2var_epi16(a, odd, b);
 }
 
-/* Nearest, ties away, by vcvtps2ph: x plus half a float16 ulp at |x|
- * (2^(max(e, -14) - 11), e the exponent; the sign of x) rounded toward
- * zero in float32, then truncated to float16.  The float16 values are
- * float32 ones, so the largest one at or below the float32 sum is the
- * largest at or below the exact sum: truncation gives the same float16,
- * which is |x| rounded half away (across a binade too: the sum reaches the
- * power of two).  Zero, float32 subnormals (as zero under DAZ too) and
- * float16 subnormal results: the half ulp is 2^-25.  Sums from 65536
- * (|x| >= 65520) are truncated to 65504: infinity, unless saturating.
- * Infinity and NaN pass through the sum as vcvtps2ph's nearest-even path
- * gives them.  float64 -> float16 applies it to the float32 rounded to odd
- * (cvt-f64-avx512.h): the two roundings compose. */
+/* Nearest, ties away, by vcvtps2ph's nearest even on x with its last bit
+ * set: float32 -> float16 drops at least 13 bits, so a tie (the dropped
+ * bits 100...0) becomes just above half and rounds away, while a dropped
+ * part below half stays below (its last bit set reaches at most half
+ * minus one) and one above stays above.  Infinities keep their pattern
+ * (with the bit set they would be NaNs); a NaN's last bit is not among
+ * those vcvtps2ph keeps; zero and float32 subnormals round to zero either
+ * way.  float64 -> float16 applies it to the float32 rounded to odd
+ * (cvt-f64-avx512.h): the two roundings compose (a float64 tie is a
+ * float32, odd rounding leaves it even).  Saturating: infinities to the
+ * largest finite value, as the other modes. */
 MXP_INLINE __m256i mxp_f32_to_f16_away_avx512(__m512i x, int saturate)
 {
-    const __m512i e = _mm512_and_si512(x, _mm512_set1_epi32(0x7f800000));
-    const __m512i h = _mm512_sub_epi32(_mm512_max_epu32(e, _mm512_set1_epi32((127 - 14) << 23)),
-                                       _mm512_set1_epi32(11 << 23));
-    const __m512i hs = _mm512_ternarylogic_epi32(h, x, _mm512_set1_epi32(INT32_MIN), 0xf8); /* h | (x & sign) */
-    const __m512 s = _mm512_add_round_ps(_mm512_castsi512_ps(x), _mm512_castsi512_ps(hs),
-                                         _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    __m256i r = _mm512_cvtps_ph(s, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __m512i a = _mm512_and_si512(_mm512_castps_si512(s), _mm512_set1_epi32(0x7fffffff));
-    const __mmask16 over = _mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(0x47800000)) & /* 65536 <= |s| <= inf */
-                           _mm512_cmple_epi32_mask(a, _mm512_set1_epi32(0x7f800000));
-    if (saturate) /* every infinity to the largest finite, as the other modes */
-        return _mm256_mask_mov_epi16(r, over, _mm256_or_si256(_mm256_and_si256(r, _mm256_set1_epi16((short)0x8000)),
-                                                              _mm256_set1_epi16(0x7bff)));
-    return _mm256_mask_mov_epi16(r, over, _mm256_or_si256(_mm256_and_si256(r, _mm256_set1_epi16((short)0x8000)),
-                                                          _mm256_set1_epi16(0x7c00)));
+    const __mmask16 inf = _mm512_fpclass_ps_mask(_mm512_castsi512_ps(x), 0x18); /* +inf, -inf */
+    const __m512i xo = _mm512_mask_or_epi32(x, (__mmask16)~inf, x, _mm512_set1_epi32(1));
+    __m256i r = _mm512_cvtps_ph(_mm512_castsi512_ps(xo), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    if (saturate) { /* +-inf - 1 ulp = +-max */
+        const __mmask16 over = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)),
+                                                       _mm256_set1_epi16(0x7c00));
+        r = _mm256_mask_sub_epi16(r, over, r, _mm256_set1_epi16(1));
+    }
+    return r;
 }
 
 /* 16 float32 lanes to int32 lanes holding an integer in [lo, hi], rounded by

@@ -1,6 +1,6 @@
 /* float32 -> float16 with AVX2: nearest even, toward zero, up and down by
- * F16C's vcvtps2ph, 8 lanes per step; nearest away by the float unit
- * (cvt-f32-avx2.h); stochastic rounding by add-and-shift (_sr,
+ * F16C's vcvtps2ph, 8 lanes per step, nearest away too (on x with its last
+ * bit set); stochastic rounding by add-and-shift (_sr,
  * cvt-sr-avx2.h).  Tails (and the head before an aligned streaming store)
  * go through a small zero-padded buffer.  Forward, reading a step's input
  * before writing its results: in-place narrowing (dst == src) works. */
@@ -25,7 +25,12 @@ MXP_INLINE __m128i cvtps_ph(__m256 x, mxp_rounding mode)
 
 MXP_INLINE __m128i f16x8(__m256i x, mxp_rounding mode, int saturate)
 {
-    __m128i r = cvtps_ph(_mm256_castsi256_ps(x), mode);
+    if (mode == MXP_ROUND_NEAREST_AWAY) { /* nearest even of x with its last bit set (not at inf): ties go up */
+        const __m256i inf = _mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
+                                               _mm256_set1_epi32(0x7f800000));
+        x = _mm256_or_si256(x, _mm256_andnot_si256(inf, _mm256_set1_epi32(1)));
+    }
+    __m128i r = cvtps_ph(_mm256_castsi256_ps(x), mode == MXP_ROUND_NEAREST_AWAY ? MXP_ROUND_NEAREST_EVEN : mode);
     if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
         __m256i zero = _mm256_setzero_si256();
         __m256i exp0 = _mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7f800000)), zero);
@@ -83,9 +88,11 @@ MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mx
         _mm_sfence();
 }
 
-/* float16: the four IEEE modes by vcvtps2ph (above); nearest away by the
- * float unit, stochastic rounding by the variable-shift method (the _sr
- * kernel below is the faster add-and-shift). */
+/* float16: the four IEEE modes by vcvtps2ph (above), nearest away by its
+ * nearest even on x with the last bit set (cvt-round-avx512.h's
+ * mxp_f32_to_f16_away_avx512 says why); stochastic rounding by the
+ * variable-shift method (the _sr kernel below is the faster
+ * add-and-shift). */
 void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
@@ -94,6 +101,7 @@ void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_
     case MXP_ROUND_TOWARD_ZERO: f16_loop(dst, src, n, sat, MXP_ROUND_TOWARD_ZERO); break;
     case MXP_ROUND_UP: f16_loop(dst, src, n, sat, MXP_ROUND_UP); break;
     case MXP_ROUND_DOWN: f16_loop(dst, src, n, sat, MXP_ROUND_DOWN); break;
+    case MXP_ROUND_NEAREST_AWAY: f16_loop(dst, src, n, sat, MXP_ROUND_NEAREST_AWAY); break;
     default: mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 16, 10, 15, 1, 0 }, 0, 0, 1 }); break;
     }
 }
