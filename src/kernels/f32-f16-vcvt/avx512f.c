@@ -1,5 +1,6 @@
 /* float32 -> float16 with AVX-512F: nearest even, toward zero, up and down
- * by vcvtps2ph, nearest away too (half an ulp added toward zero first);
+ * by vcvtps2ph, nearest away too (nearest even of x with its last bit set:
+ * mxp_f32_to_f16_away_avx512);
  * stochastic rounding by add-and-shift (_sr, cvt-sr-avx512.h).  Forward,
  * reading a vector before writing it: safe in place. */
 #include "kernels/cvt-kernels.h"
