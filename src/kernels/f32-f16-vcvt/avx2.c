@@ -7,12 +7,14 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "core/fpenv.h"
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f32-avx2.h"
 #include "kernels/cvt-sr-avx2.h"
 
-/* vcvtps2ph reads float32 subnormals as zero under MXCSR.DAZ; that only
- * changes results rounding away from zero, so those lanes are fixed up. */
+/* vcvtps2ph reads float32 subnormals as zero under MXCSR.DAZ, which would
+ * change results rounding away from zero (up, down): the kernel runs in
+ * the library's MXCSR (core/fpenv.h, no DAZ), set at its entry. */
 MXP_INLINE __m128i cvtps_ph(__m256 x, mxp_rounding mode)
 {
     switch (mode) {
@@ -31,18 +33,6 @@ MXP_INLINE __m128i f16x8(__m256i x, mxp_rounding mode, int saturate)
         x = _mm256_or_si256(x, _mm256_andnot_si256(inf, _mm256_set1_epi32(1)));
     }
     __m128i r = cvtps_ph(_mm256_castsi256_ps(x), mode == MXP_ROUND_NEAREST_AWAY ? MXP_ROUND_NEAREST_EVEN : mode);
-    if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
-        __m256i zero = _mm256_setzero_si256();
-        __m256i exp0 = _mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7f800000)), zero);
-        __m256i nz = _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)), zero),
-                                      _mm256_set1_epi32(-1));
-        __m256i neg = _mm256_srai_epi32(x, 31);
-        __m256i tiny = _mm256_and_si256(_mm256_and_si256(exp0, nz), mode == MXP_ROUND_UP ? _mm256_xor_si256(neg, _mm256_set1_epi32(-1)) : neg);
-        /* no branch: subnormal inputs are common enough (data near zero)
-         * that a branch on them mispredicts */
-        __m128i mask = _mm_packs_epi32(_mm256_castsi256_si128(tiny), _mm256_extracti128_si256(tiny, 1));
-        r = _mm_blendv_epi8(r, _mm_set1_epi16(mode == MXP_ROUND_UP ? 0x0001 : (short)0x8001), mask);
-    }
     if (saturate) { /* +-inf - 1 ulp = +-max */
         __m128i inf = _mm_cmpeq_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00));
         r = _mm_add_epi16(r, inf);
@@ -96,6 +86,7 @@ MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mx
 void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
+    const mxp_fpenv env = mxp_fpenv_enter(); /* no DAZ: vcvtps2ph sees float32 subnormals */
     switch (p->rounding) {
     case MXP_ROUND_NEAREST_EVEN: f16_loop(dst, src, n, sat, MXP_ROUND_NEAREST_EVEN); break;
     case MXP_ROUND_TOWARD_ZERO: f16_loop(dst, src, n, sat, MXP_ROUND_TOWARD_ZERO); break;
@@ -104,6 +95,7 @@ void mxp_f32_f16_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_
     case MXP_ROUND_NEAREST_AWAY: f16_loop(dst, src, n, sat, MXP_ROUND_NEAREST_AWAY); break;
     default: mxp_f32_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 16, 10, 15, 1, 0 }, 0, 0, 1 }); break;
     }
+    mxp_fpenv_leave(env);
 }
 
 void mxp_f32_f16_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)

@@ -3,13 +3,16 @@
  * mxp_f32_to_f16_away_avx512);
  * stochastic rounding by add-and-shift (_sr, cvt-sr-avx512.h).  Forward,
  * reading a vector before writing it: safe in place. */
+#include "core/fpenv.h"
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f32-avx512.h"
 #include "kernels/cvt-sr-avx512.h"
 
 /* float16 in the four IEEE directed/nearest modes: vcvtps2ph.  It reads
  * float32 subnormals as zero under MXCSR.DAZ (its output ignores FTZ), which
- * only matters when rounding away from zero: those lanes are fixed up. */
+ * would matter when rounding away from zero (up, down): the kernel runs in
+ * the library's MXCSR (core/fpenv.h, no DAZ), set at its entry, instead of
+ * fixing those lanes up (eight operations a vector). */
 MXP_INLINE __m256i cvtps_ph(__m512 x, mxp_rounding mode)
 {
     switch (mode) {
@@ -25,13 +28,6 @@ MXP_INLINE __m256i f16_hw16(__m512i x, mxp_rounding mode, int saturate)
     if (mode == MXP_ROUND_NEAREST_AWAY)
         return mxp_f32_to_f16_away_avx512(x, saturate);
     __m256i r = cvtps_ph(_mm512_castsi512_ps(x), mode);
-    if (mode == MXP_ROUND_UP || mode == MXP_ROUND_DOWN) {
-        __mmask16 tiny = _mm512_testn_epi32_mask(x, _mm512_set1_epi32(0x7f800000)) &
-                         _mm512_test_epi32_mask(x, _mm512_set1_epi32(0x7fffffff));
-        __mmask16 neg = _mm512_movepi32_mask(x);
-        tiny &= mode == MXP_ROUND_UP ? (__mmask16)~neg : neg;
-        r = _mm256_mask_mov_epi16(r, tiny, _mm256_set1_epi16(mode == MXP_ROUND_UP ? 0x0001 : (short)0x8001));
-    }
     if (saturate) {
         __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(0x7c00));
         r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1)); /* +-inf - 1 ulp = +-max */
@@ -74,6 +70,7 @@ MXP_INLINE void f16_hw_loop(void *dst, const float *src, size_t n, const mxp_cvt
 void mxp_f32_f16_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     const float *s = src;
+    const mxp_fpenv env = mxp_fpenv_enter(); /* no DAZ: vcvtps2ph sees float32 subnormals */
     switch (p->rounding) {
     case MXP_ROUND_NEAREST_EVEN: f16_hw_loop(dst, s, n, p, MXP_ROUND_NEAREST_EVEN); break;
     case MXP_ROUND_TOWARD_ZERO: f16_hw_loop(dst, s, n, p, MXP_ROUND_TOWARD_ZERO); break;
@@ -82,6 +79,7 @@ void mxp_f32_f16_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_c
     case MXP_ROUND_NEAREST_AWAY: f16_hw_loop(dst, s, n, p, MXP_ROUND_NEAREST_AWAY); break;
     default: mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 16, 10, 15, 1, 0 }, 0, 0 }); break;
     }
+    mxp_fpenv_leave(env);
 }
 
 void mxp_f32_f16_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
