@@ -280,11 +280,7 @@ MXP_INLINE __m256i mxp_f64_odd_f16_hw_avx512(__m512i v, mxp_rounding mode, int s
     case MXP_ROUND_UP: r = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
     default: r = _mm512_cvtps_ph(_mm512_castsi512_ps(v), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
     }
-    if (saturate) {
-        __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(0x7c00));
-        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1)); /* +-inf - 1 ulp = +-max */
-    }
-    return r;
+    return saturate ? mxp_f16_saturate_avx512(r) : r;
 }
 
 /* Elements [i, i + count), count <= 16; full vectors when count == 16. */

@@ -76,11 +76,9 @@ MXP_INLINE __m512i mxp_h16_widen16_avx512(__m256i h, mxp_h16_src s, int quiet)
 /* bfloat16 (widened: x) -> float16 by vcvtps2ph, in the library's MXCSR
  * (no DAZ: float32 subnormals round as values).  bfloat16's 8 significand
  * bits fit float16's 11, so only float16's subnormal range and overflow
- * round; nearest away differs from nearest even only at ties there, where
- * it takes the truncation plus one ulp: a tie is x minus its truncation
- * (exact in float32) equal to half of float16's subnormal ulp, +-2^-25.
- * Saturation: an infinite result (overflow or an infinite input) becomes
- * max, +-inf - 1 ulp. */
+ * round; nearest away is float32's (mxp_f32_to_f16_away_avx512: nearest
+ * even of x with its last bit set).  Saturation: an infinite result
+ * (overflow or an infinite input) becomes max, +-inf - 1 ulp. */
 MXP_INLINE __m256i mxp_h16_to_f16_avx512(__m512i x, mxp_rounding mode, int saturate)
 {
     const __m512 f = _mm512_castsi512_ps(x);
@@ -90,23 +88,9 @@ MXP_INLINE __m256i mxp_h16_to_f16_avx512(__m512i x, mxp_rounding mode, int satur
     case MXP_ROUND_TOWARD_ZERO: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
     case MXP_ROUND_UP: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
     case MXP_ROUND_DOWN: r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    default: {
-        const __m256i z = _mm512_cvtps_ph(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        const __m512 dropped = _mm512_sub_ps(f, _mm512_cvtph_ps(z));
-        const __mmask16 tie = _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(dropped),
-                                                                       _mm512_set1_epi32(0x7fffffff)),
-                                                      _mm512_set1_epi32(0x33000000)); /* 2^-25 */
-        r = _mm512_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        r = _mm256_mask_add_epi16(r, tie, z, _mm256_set1_epi16(1));
-        break;
+    default: return mxp_f32_to_f16_away_avx512(x, saturate); /* cvt-round-avx512.h */
     }
-    }
-    if (saturate) {
-        const __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)),
-                                                      _mm256_set1_epi16(0x7c00));
-        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1));
-    }
-    return r;
+    return saturate ? mxp_f16_saturate_avx512(r) : r;
 }
 
 /* 32 elements: 16-bit results fill the vector, 8-bit ones its low half. */

@@ -335,6 +335,16 @@ MXP_INLINE __m512i mxp_bf16_pack_hi_avx512(__m512i a, __m512i b)
     return _mm512_permutex2var_epi16(a, odd, b);
 }
 
+/* Sixteen float16 results saturated: +-inf - 1 ulp = +-max (every
+ * infinity, from overflow or an infinite input, as the saturating modes
+ * want). */
+MXP_INLINE __m256i mxp_f16_saturate_avx512(__m256i r)
+{
+    const __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)),
+                                                  _mm256_set1_epi16(0x7c00));
+    return _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1));
+}
+
 /* Nearest, ties away, by vcvtps2ph's nearest even on x with its last bit
  * set: float32 -> float16 drops at least 13 bits, so a tie (the dropped
  * bits 100...0) becomes just above half and rounds away, while a dropped
@@ -350,13 +360,8 @@ MXP_INLINE __m256i mxp_f32_to_f16_away_avx512(__m512i x, int saturate)
 {
     const __mmask16 inf = _mm512_fpclass_ps_mask(_mm512_castsi512_ps(x), 0x18); /* +inf, -inf */
     const __m512i xo = _mm512_mask_or_epi32(x, (__mmask16)~inf, x, _mm512_set1_epi32(1));
-    __m256i r = _mm512_cvtps_ph(_mm512_castsi512_ps(xo), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    if (saturate) { /* +-inf - 1 ulp = +-max */
-        const __mmask16 over = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)),
-                                                       _mm256_set1_epi16(0x7c00));
-        r = _mm256_mask_sub_epi16(r, over, r, _mm256_set1_epi16(1));
-    }
-    return r;
+    const __m256i r = _mm512_cvtps_ph(_mm512_castsi512_ps(xo), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return saturate ? mxp_f16_saturate_avx512(r) : r;
 }
 
 /* 16 float32 lanes to int32 lanes holding an integer in [lo, hi], rounded by

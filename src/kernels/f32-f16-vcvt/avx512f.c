@@ -28,11 +28,7 @@ MXP_INLINE __m256i f16_hw16(__m512i x, mxp_rounding mode, int saturate)
     if (mode == MXP_ROUND_NEAREST_AWAY)
         return mxp_f32_to_f16_away_avx512(x, saturate);
     __m256i r = cvtps_ph(_mm512_castsi512_ps(x), mode);
-    if (saturate) {
-        __mmask16 inf = _mm256_cmpeq_epi16_mask(_mm256_and_si256(r, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(0x7c00));
-        r = _mm256_mask_sub_epi16(r, inf, r, _mm256_set1_epi16(1)); /* +-inf - 1 ulp = +-max */
-    }
-    return r;
+    return saturate ? mxp_f16_saturate_avx512(r) : r;
 }
 
 MXP_INLINE void f16_hw_loop(void *dst, const float *src, size_t n, const mxp_cvt_params *p, mxp_rounding mode)
