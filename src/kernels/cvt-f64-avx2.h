@@ -81,16 +81,11 @@ MXP_INLINE __m128i mxp_f64_f16x8_avx2(const double *s, mxp_rounding mode, int sa
     case MXP_ROUND_TOWARD_ZERO: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
     case MXP_ROUND_UP: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
     case MXP_ROUND_DOWN: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    default: {
-        const __m256i inf = _mm256_cmpeq_epi32(_mm256_and_si256(h, MXP_V8(0x7fffffff)), MXP_V8(0x7f800000));
-        h = _mm256_or_si256(h, _mm256_andnot_si256(inf, MXP_V8(1)));
-        r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    default:
+        r = _mm256_cvtps_ph(_mm256_castsi256_ps(mxp_f16_away_input_avx2(h)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         break;
     }
-    }
-    if (saturate)
-        r = _mm_add_epi16(r, _mm_cmpeq_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00)));
-    return r;
+    return saturate ? mxp_f16_saturate_avx2(r) : r;
 }
 
 MXP_INLINE void mxp_f64_step32_avx2(void *d, const double *s, mxp_f64_target2 t, mxp_rounding mode, int saturate,

@@ -35,6 +35,22 @@ enum { MXP_NARROW_FNUZ = 1, MXP_NARROW_FINITE = 2 };
 #define MXP_V8(c) _mm256_set1_epi32((int)(c))
 
 /* a < b as unsigned 32-bit lanes (all ones where true) */
+/* float32 lanes made ready for float16 nearest away by vcvtps2ph's nearest
+ * even: the last bit set, infinities excepted (cvt-round-avx512.h's
+ * mxp_f32_to_f16_away_avx512 says why that rounds ties away). */
+MXP_INLINE __m256i mxp_f16_away_input_avx2(__m256i x)
+{
+    const __m256i inf = _mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
+                                           _mm256_set1_epi32(0x7f800000));
+    return _mm256_or_si256(x, _mm256_andnot_si256(inf, _mm256_set1_epi32(1)));
+}
+
+/* Eight float16 results saturated: +-inf - 1 ulp = +-max. */
+MXP_INLINE __m128i mxp_f16_saturate_avx2(__m128i r)
+{
+    return _mm_add_epi16(r, _mm_cmpeq_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00)));
+}
+
 MXP_INLINE __m256i mxp_cmplt_epu32_avx2(__m256i a, __m256i b)
 {
     const __m256i s = MXP_V8(0x80000000u);

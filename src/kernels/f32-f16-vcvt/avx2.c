@@ -27,17 +27,10 @@ MXP_INLINE __m128i cvtps_ph(__m256 x, mxp_rounding mode)
 
 MXP_INLINE __m128i f16x8(__m256i x, mxp_rounding mode, int saturate)
 {
-    if (mode == MXP_ROUND_NEAREST_AWAY) { /* nearest even of x with its last bit set (not at inf): ties go up */
-        const __m256i inf = _mm256_cmpeq_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
-                                               _mm256_set1_epi32(0x7f800000));
-        x = _mm256_or_si256(x, _mm256_andnot_si256(inf, _mm256_set1_epi32(1)));
-    }
-    __m128i r = cvtps_ph(_mm256_castsi256_ps(x), mode == MXP_ROUND_NEAREST_AWAY ? MXP_ROUND_NEAREST_EVEN : mode);
-    if (saturate) { /* +-inf - 1 ulp = +-max */
-        __m128i inf = _mm_cmpeq_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00));
-        r = _mm_add_epi16(r, inf);
-    }
-    return r;
+    const __m128i r = mode == MXP_ROUND_NEAREST_AWAY /* nearest even of x with its last bit set: ties go up */
+                          ? cvtps_ph(_mm256_castsi256_ps(mxp_f16_away_input_avx2(x)), MXP_ROUND_NEAREST_EVEN)
+                          : cvtps_ph(_mm256_castsi256_ps(x), mode);
+    return saturate ? mxp_f16_saturate_avx2(r) : r;
 }
 
 MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mxp_rounding mode)
