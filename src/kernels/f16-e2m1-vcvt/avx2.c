@@ -1,11 +1,10 @@
-/* float16 -> float4_e2m1fn with AVX2, every mode: 32 elements widened exactly to
- * float32 on the stack, then the float32 kernel's core (cvt-f32-avx2.h,
- * mxp_src_by_mode_avx2): one pass, no float32 array.  Twin: the reference
- * converter. */
+/* float16 -> float4_e2m1fn with AVX2, every mode: the deterministic modes in
+ * 16-bit lanes (cvt-h16-f8-avx2.h), stochastic rounding by the float32
+ * core on elements widened on the stack.  Twin: the reference converter. */
 #include "kernels/cvt-kernels.h"
-#include "kernels/cvt-f32-avx2.h"
+#include "kernels/cvt-h16-f8-avx2.h"
 
 void mxp_f16_e2m1_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_src_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 4, 1, 1, 0, MXP_NARROW_FINITE }, 0, 0, 1 }, SRC32_F16);
+    mxp_h16_f8_by_mode_avx2(dst, src, n, p, (mxp_narrow_fmt2){ 4, 1, 1, 0, MXP_NARROW_FINITE }, SRC32_F16);
 }
