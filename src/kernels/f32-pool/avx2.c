@@ -4,8 +4,9 @@
  * columns outside x masked), or eight channels of a pixel (NHWC, and the
  * global sum's eight lanes along a wide window); the last channels and
  * other strides by the portable loop.  Max: vmaxps
- * (x > a ? x : a), then a NaN x taken; sums widened and added in float64.
- * See pool-kernels.h. */
+ * (x > a ? x : a), then a NaN x taken (one channel: vmaxps alone, the
+ * block redone so where a NaN turns up); sums widened and added in
+ * float64.  See pool-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/pool-kernels.h"
@@ -43,17 +44,31 @@ static inline __m256d divide(__m256d s, __m256d d)
 }
 
 /* Stores a at dst (eight output columns or channels from j): sums divided
- * first by the divisors at d (one each), or by one divisor d1. */
-static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc8 *a, const double *d, double d1)
+ * first by the divisors at d (one each), or by one divisor d1.  The
+ * one-channel path (fused) also makes NaN maxima quiet, if p->quiet asks,
+ * and stores sums that ask for float32 as float32 at o32 (vcvtpd2ps: the
+ * conversion's nearest even), as the kernel's last steps do for the
+ * other paths. */
+static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc8 *a, const double *d, double d1,
+                             int fused, float *o32)
 {
     if (p->kind == MXP_POOL_MAX) {
-        _mm256_storeu_ps(dst, a->m);
+        __m256 v = a->m;
+        if (fused && p->quiet)
+            v = _mm256_or_ps(v, _mm256_and_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q),
+                                              _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000))));
+        _mm256_storeu_ps(dst, v);
         return;
     }
     __m256d s0 = a->s[0], s1 = a->s[1];
     if (p->div) {
         s0 = divide(s0, d ? _mm256_loadu_pd(d) : _mm256_set1_pd(d1));
         s1 = divide(s1, d ? _mm256_loadu_pd(d + 4) : _mm256_set1_pd(d1));
+    }
+    if (fused && p->out32) {
+        _mm_storeu_ps(o32, _mm256_cvtpd_ps(s0));
+        _mm_storeu_ps(o32 + 4, _mm256_cvtpd_ps(s1));
+        return;
     }
     _mm256_storeu_pd(dst, s0);
     _mm256_storeu_pd((double *)dst + 4, s1);
@@ -65,31 +80,98 @@ static inline __m256 fold_max(__m256 a, __m256 x)
     return _mm256_blendv_ps(_mm256_max_ps(x, a), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
-/* Columns c .. c + 7 of row x (w columns); at the edges (edge set) those
- * outside x are the fill, unread (masked loads do not fault). */
-static inline __m256 load8(const float *x, ptrdiff_t c, ptrdiff_t w, __m256 fill, int edge)
+/* The lanes of columns c .. c + 7 that lie in x (w columns), all-ones. */
+static inline __m256i cols8(ptrdiff_t c, ptrdiff_t w)
 {
-    if (!edge)
-        return _mm256_loadu_ps(x + c);
     ptrdiff_t a = -c, b = w - c; /* lanes [a, b) lie in x */
     a = a < 0 ? 0 : a > 8 ? 8 : a;
     b = b < 0 ? 0 : b > 8 ? 8 : b;
     const __m256i i = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i m = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)a), i),
-                                          _mm256_cmpgt_epi32(_mm256_set1_epi32((int)b), i));
-    return _mm256_blendv_ps(fill, _mm256_maskload_ps(x + c, m), _mm256_castsi256_ps(m));
+    return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)a), i),
+                               _mm256_cmpgt_epi32(_mm256_set1_epi32((int)b), i));
 }
 
-/* The even (odd) columns of v0, v1 in order. */
+/* Columns c .. c + 7 of row x; at the edges (edge set) those outside x
+ * (m: cols8) are the fill, unread (masked loads do not fault, and give
+ * +0 there: fm, the fill's bits outside m, or-ed in; no vblendvps, three
+ * operations on Intel's recent cores). */
+static inline __m256 load8(const float *x, ptrdiff_t c, int edge, __m256i m, __m256 fm)
+{
+    if (!edge)
+        return _mm256_loadu_ps(x + c);
+    return _mm256_or_ps(_mm256_maskload_ps(x + c, m), fm);
+}
+
+/* The even (odd) columns of v0, v1 within 128-bit lanes: columns 0 2 8 10
+ * | 4 6 12 14 (odd: one more), output columns 0 1 4 5 | 2 3 6 7 -- the
+ * order every tap of a block shares, put right once at its store
+ * (unshuffle): one vpermpd a block, not one a tap. */
 static inline __m256 evens(__m256 v0, __m256 v1, int odd)
 {
-    const __m256 t = odd ? _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1)) : _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
-    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(t), _MM_SHUFFLE(3, 1, 2, 0)));
+    return odd ? _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1)) : _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
+}
+
+/* A block's accumulators from evens' order back to the columns' */
+static inline void unshuffle(acc8 *a)
+{
+    a->m = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(a->m), _MM_SHUFFLE(3, 1, 2, 0)));
+    const __m256d s0 = a->s[0], s1 = a->s[1]; /* outputs 0 1 4 5, 2 3 6 7 */
+    a->s[0] = _mm256_permute2f128_pd(s0, s1, 0x20);
+    a->s[1] = _mm256_permute2f128_pd(s0, s1, 0x31);
+}
+
+/* One block's accumulators over every row and tap.  Max: exact (the
+ * portable fold, a NaN tap taken) or fast (vmaxps alone, x > a ? x : a,
+ * the same first maximum; the taps' sum notes a NaN, or inf - inf: *redo
+ * set, the block is folded again exactly). */
+MXP_INLINE void block_k(acc8 *r, const mxp_f32_pool_params *p, int kind, ptrdiff_t s, size_t kw, ptrdiff_t c0,
+                        int edge, const __m256i *mk, const __m256 *fm, int exact, int *redo)
+{
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw;
+    const __m256 fill = _mm256_set1_ps(kind == MXP_POOL_MAX ? -INFINITY : 0.0f);
+    __m256 ns = _mm256_setzero_ps();
+    acc_init(kind, r);
+    for (size_t pr = 0; pr < p->kh; pr++) {
+        const float *x = p->rows[pr];
+        if (!x)
+            continue;
+        __m256 h = fill;
+        for (size_t t = 0; t < loads; t++) {
+            const ptrdiff_t c = c0 + (ptrdiff_t)(s == 2 ? 2 * t : t);
+            __m256 tap[2];
+            size_t taps = 1;
+            if (s == 1) {
+                tap[0] = load8(x, c, edge, mk[2 * t], fm[2 * t]);
+            } else {
+                const __m256 v0 = load8(x, c, edge, mk[2 * t], fm[2 * t]);
+                const __m256 v1 = load8(x, c + 8, edge, mk[2 * t + 1], fm[2 * t + 1]);
+                tap[0] = evens(v0, v1, 0);
+                if (2 * t + 1 < kw) {
+                    tap[1] = evens(v0, v1, 1);
+                    taps = 2;
+                }
+            }
+            for (size_t u = 0; u < taps; u++) {
+                if (kind != MXP_POOL_MAX) {
+                    acc_add(kind, r, tap[u]);
+                } else if (exact) {
+                    h = fold_max(h, tap[u]);
+                } else {
+                    h = _mm256_max_ps(tap[u], h);
+                    ns = _mm256_add_ps(ns, tap[u]);
+                }
+            }
+        }
+        if (kind == MXP_POOL_MAX)
+            r->m = exact ? fold_max(r->m, h) : _mm256_max_ps(h, r->m);
+    }
+    *redo = kind == MXP_POOL_MAX && !exact && _mm256_movemask_ps(_mm256_cmp_ps(ns, ns, _CMP_UNORD_Q));
 }
 
 /* One channel (NCHW), strides 1 and 2: eight output columns a block, as
  * the AVX-512 kernel's one_channel_k (the same fold orders, the same
- * bits); the last block's n < 8 columns through a local row. */
+ * bits); the last block's n < 8 columns through a local row.  The edge
+ * blocks' load masks are made once a block. */
 MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind, ptrdiff_t s, size_t kw)
 {
     const ptrdiff_t w = (ptrdiff_t)p->w;
@@ -100,47 +182,35 @@ MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind,
         const size_t n = p->ow - j < 8 ? p->ow - j : 8;
         const ptrdiff_t c0 = (ptrdiff_t)j * s - (ptrdiff_t)p->pw;
         const int edge = c0 < 0 || c0 + span > w;
-        acc8 r;
-        acc_init(kind, &r);
-        for (size_t pr = 0; pr < p->kh; pr++) {
-            const float *x = p->rows[pr];
-            if (!x)
-                continue;
-            __m256 h = fill;
-            for (size_t t = 0; t < loads; t++) {
-                const ptrdiff_t c = c0 + (ptrdiff_t)(s == 2 ? 2 * t : t);
-                __m256 tap[2];
-                size_t taps = 1;
-                if (s == 1) {
-                    tap[0] = load8(x, c, w, fill, edge);
-                } else {
-                    const __m256 v0 = load8(x, c, w, fill, edge), v1 = load8(x, c + 8, w, fill, edge);
-                    tap[0] = evens(v0, v1, 0);
-                    if (2 * t + 1 < kw) {
-                        tap[1] = evens(v0, v1, 1);
-                        taps = 2;
-                    }
-                }
-                for (size_t u = 0; u < taps; u++) {
-                    if (kind == MXP_POOL_MAX)
-                        h = fold_max(h, tap[u]);
-                    else
-                        acc_add(kind, &r, tap[u]);
-                }
-            }
-            if (kind == MXP_POOL_MAX)
-                r.m = fold_max(r.m, h);
+        __m256i mk[2 * MXP_POOL_WIDE]; /* each load's columns of x (edges) */
+        __m256 fm[2 * MXP_POOL_WIDE];  /* the fill outside them */
+        for (size_t t = 0; t < 2 * loads; t++) {
+            const ptrdiff_t c = c0 + (ptrdiff_t)(s == 2 ? 2 * (t / 2) + 8 * (t % 2) : t / 2 + 8 * (t % 2));
+            mk[t] = edge ? cols8(c, w) : _mm256_setzero_si256();
+            fm[t] = _mm256_andnot_ps(_mm256_castsi256_ps(mk[t]), fill);
         }
+        acc8 r;
+        int redo;
+        block_k(&r, p, kind, s, kw, c0, edge, mk, fm, 0, &redo);
+        if (redo)
+            block_k(&r, p, kind, s, kw, c0, edge, mk, fm, 1, &redo);
+        if (s == 2)
+            unshuffle(&r);
         char *dst = (char *)acc + j * size;
+        float *o32 = kind == MXP_POOL_SUM && p->out32 ? p->out32 + j : NULL;
         if (n == 8) {
-            acc_store(p, dst, &r, p->div ? p->div + j : NULL, 0);
+            acc_store(p, dst, &r, p->div ? p->div + j : NULL, 0, 1, o32);
             continue;
         }
         double d[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, row[8];
+        float row32[8];
         if (p->div)
             memcpy(d, p->div + j, n * sizeof(double));
-        acc_store(p, row, &r, d, 0);
-        memcpy(dst, row, n * size);
+        acc_store(p, row, &r, d, 0, 1, row32);
+        if (o32)
+            memcpy(o32, row32, n * sizeof(float));
+        else
+            memcpy(dst, row, n * size);
     }
 }
 
@@ -170,7 +240,7 @@ static void narrow(void *acc, const mxp_f32_pool_params *p)
                 for (size_t q = 0; p->rows[pr] && q < p->kw; q++)
                     if (j >= lo[q] && j < hi[q])
                         acc_add(p->kind, &r, _mm256_loadu_ps(p->rows[pr] + (j * p->s + q - p->pw) * ch + c));
-            acc_store(p, a + (j * ch + c) * size, &r, NULL, p->div ? p->div[j] : 1);
+            acc_store(p, a + (j * ch + c) * size, &r, NULL, p->div ? p->div[j] : 1, 0, NULL);
         }
         if (c8 < ch)
             mxp_pool_point(acc, p, lo, hi, j, c8);
@@ -223,7 +293,7 @@ static void wide(void *acc, const mxp_f32_pool_params *p)
             for (size_t pr = 0; pr < p->kh; pr++)
                 for (size_t w = w0; p->rows[pr] && w < w1; w++)
                     acc_add(p->kind, &r, _mm256_loadu_ps(p->rows[pr] + w * ch + c));
-            acc_store(p, (char *)acc + (j * ch + c) * size, &r, NULL, p->div ? p->div[j] : 1);
+            acc_store(p, (char *)acc + (j * ch + c) * size, &r, NULL, p->div ? p->div[j] : 1, 0, NULL);
         }
         for (size_t pr = 0; c8 < ch && pr < p->kh; pr++)
             if (p->rows[pr] && w1 > w0)
@@ -238,6 +308,8 @@ void mxp_f32_pool__avx2(void *acc, const mxp_f32_pool_params *p)
         wide(acc, p);
     else
         narrow(acc, p);
+    if (p->kw <= MXP_POOL_WIDE && p->ch == 1 && p->s <= 2)
+        return; /* one_channel_k: quiet NaNs and float32 sums in its stores */
     mxp_pool_quiet(acc, p, 0, p->ow * p->ch);
     size_t t = 0;
     if (p->kind == MXP_POOL_SUM && p->out32) /* the float32 results, vcvtpd2ps as the conversion */

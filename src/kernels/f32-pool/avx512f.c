@@ -103,14 +103,62 @@ static inline __m512 fold_max(__m512 a, __m512 x)
  * Max: each row's taps folded first, then the rows in order: the (p, q)
  * fold's result -- the last NaN, or else the first maximum (a row's fold
  * keeps its last NaN and first maximum; the rows' fold takes the last row
- * holding a NaN, or the first holding the maximum). */
-MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind, ptrdiff_t s, size_t kw)
+ * holding a NaN, or the first holding the maximum).  block_k: one block's
+ * accumulators over every row and tap (mk: each load's columns of x).
+ * Max: exact (fold_max, a NaN tap taken) or fast (vmaxps alone, x > a ? x
+ * : a, the same first maximum, one operation a tap instead of three; the
+ * taps' sum notes a NaN, or inf - inf: *redo set, the block is folded
+ * again exactly). */
+MXP_INLINE void block_k(acc16 *r, const mxp_f32_pool_params *p, int kind, ptrdiff_t s, size_t kw, ptrdiff_t c0,
+                        const __mmask32 *mk, int exact, int *redo)
 {
-    const ptrdiff_t w = (ptrdiff_t)p->w;
     const size_t loads = s == 2 ? (kw + 1) / 2 : kw;
     const __m512 fill = _mm512_set1_ps(kind == MXP_POOL_MAX ? -INFINITY : 0.0f);
     const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    __m512 ns = _mm512_setzero_ps();
+    acc_init(kind, r);
+    for (size_t pr = 0; pr < p->kh; pr++) {
+        const float *x = p->rows[pr];
+        if (!x)
+            continue;
+        __m512 h = fill;
+        for (size_t t = 0; t < loads; t++) {
+            const float *xt = x + c0 + (ptrdiff_t)(s == 2 ? 2 * t : t);
+            __m512 tap[2];
+            size_t taps = 1;
+            if (s == 1) {
+                tap[0] = _mm512_mask_loadu_ps(fill, (__mmask16)mk[t], xt);
+            } else {
+                const __m512 v0 = _mm512_mask_loadu_ps(fill, (__mmask16)mk[t], xt);
+                const __m512 v1 = _mm512_mask_loadu_ps(fill, (__mmask16)(mk[t] >> 16), xt + 16);
+                tap[0] = _mm512_permutex2var_ps(v0, even, v1);
+                if (2 * t + 1 < kw) {
+                    tap[1] = _mm512_permutex2var_ps(v0, odd, v1);
+                    taps = 2;
+                }
+            }
+            for (size_t u = 0; u < taps; u++) {
+                if (kind != MXP_POOL_MAX) {
+                    acc_add(kind, r, tap[u]);
+                } else if (exact) {
+                    h = fold_max(h, tap[u]);
+                } else {
+                    h = _mm512_max_ps(tap[u], h);
+                    ns = _mm512_add_ps(ns, tap[u]);
+                }
+            }
+        }
+        if (kind == MXP_POOL_MAX)
+            r->m = exact ? fold_max(r->m, h) : _mm512_max_ps(h, r->m);
+    }
+    *redo = kind == MXP_POOL_MAX && !exact && _mm512_cmp_ps_mask(ns, ns, _CMP_UNORD_Q);
+}
+
+MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind, ptrdiff_t s, size_t kw)
+{
+    const ptrdiff_t w = (ptrdiff_t)p->w;
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw;
     for (size_t j = 0; j < p->ow; j += 16) {
         const size_t n = p->ow - j < 16 ? p->ow - j : 16;
         const ptrdiff_t c0 = (ptrdiff_t)j * s - (ptrdiff_t)p->pw;
@@ -118,37 +166,10 @@ MXP_INLINE void one_channel_k(void *acc, const mxp_f32_pool_params *p, int kind,
         for (size_t t = 0; t < loads; t++)
             mk[t] = cols32(c0 + (ptrdiff_t)(s == 2 ? 2 * t : t), w);
         acc16 r;
-        acc_init(kind, &r);
-        for (size_t pr = 0; pr < p->kh; pr++) {
-            const float *x = p->rows[pr];
-            if (!x)
-                continue;
-            __m512 h = fill;
-            for (size_t t = 0; t < loads; t++) {
-                const float *xt = x + c0 + (ptrdiff_t)(s == 2 ? 2 * t : t);
-                __m512 tap[2];
-                size_t taps = 1;
-                if (s == 1) {
-                    tap[0] = _mm512_mask_loadu_ps(fill, (__mmask16)mk[t], xt);
-                } else {
-                    const __m512 v0 = _mm512_mask_loadu_ps(fill, (__mmask16)mk[t], xt);
-                    const __m512 v1 = _mm512_mask_loadu_ps(fill, (__mmask16)(mk[t] >> 16), xt + 16);
-                    tap[0] = _mm512_permutex2var_ps(v0, even, v1);
-                    if (2 * t + 1 < kw) {
-                        tap[1] = _mm512_permutex2var_ps(v0, odd, v1);
-                        taps = 2;
-                    }
-                }
-                for (size_t u = 0; u < taps; u++) {
-                    if (kind == MXP_POOL_MAX)
-                        h = fold_max(h, tap[u]);
-                    else
-                        acc_add(kind, &r, tap[u]);
-                }
-            }
-            if (kind == MXP_POOL_MAX)
-                r.m = fold_max(r.m, h);
-        }
+        int redo;
+        block_k(&r, p, kind, s, kw, c0, mk, 0, &redo);
+        if (redo)
+            block_k(&r, p, kind, s, kw, c0, mk, 1, &redo);
         acc_store(p, acc, j, &r, n, p->div ? p->div + j : NULL, 0);
     }
 }
