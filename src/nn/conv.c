@@ -155,6 +155,7 @@ static void panel_nhwc_span(const conv_plan *c, char *dst, int64_t pix, int64_t 
 typedef struct conv_gather {
     const conv_plan *c;
     int64_t grp;
+    int64_t pix0; /* the batch's pixel of the GEMM's row 0 */
 } conv_gather;
 
 static void gather_rows(const void *ctx, size_t i0, size_t mc, size_t k0, size_t kc, void *dst, size_t ld)
@@ -164,10 +165,11 @@ static void gather_rows(const void *ctx, size_t i0, size_t mc, size_t k0, size_t
     const size_t xs = c->xsize, cg = (size_t)c->cg, rowb = ld * xs;
     char *d = dst;
     if (k0 % cg == 0 && kc % cg == 0)
-        panel_nhwc_taps(c, d, rowb, (int64_t)i0, (int64_t)mc, ga->grp, (int64_t)(k0 / cg), (int64_t)((k0 + kc) / cg));
+        panel_nhwc_taps(c, d, rowb, ga->pix0 + (int64_t)i0, (int64_t)mc, ga->grp, (int64_t)(k0 / cg),
+                        (int64_t)((k0 + kc) / cg));
     else /* a KC step that is not a multiple of the group's channels */
         for (size_t r = 0; r < mc; r++)
-            panel_nhwc_span(c, d + r * rowb, (int64_t)(i0 + r), ga->grp, (int64_t)k0, (int64_t)(k0 + kc));
+            panel_nhwc_span(c, d + r * rowb, ga->pix0 + (int64_t)(i0 + r), ga->grp, (int64_t)k0, (int64_t)(k0 + kc));
     if (ld > kc)
         for (size_t r = 0; r < mc; r++)
             memset(d + r * rowb + kc * xs, 0, (ld - kc) * xs);
@@ -239,6 +241,38 @@ static bool nhwc_gathers(const conv_plan *c, mxp_dtype t, const char *w, const c
 }
 
 /* panel NULL: nhwc_gathers holds. */
+/* NHWC pixels [pix0, pix0 + count) of the batch into y (their rows, ld O),
+ * through the panel (NULL: gathered by the GEMM) a chunk at a time. */
+static mxp_status gemm_nhwc_rows(const conv_plan *c, char *y, char *panel, int64_t pix0, int64_t count)
+{
+    const nn_geom *g = &c->g;
+    const size_t ys = c->ysize, ws = c->wsize;
+    mxp_status st = MXP_OK;
+    if (!panel) {
+        for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
+            const conv_gather ctx = { c, grp, pix0 };
+            const mxp_gemm_gather ga = { gather_rows, &ctx };
+            const mxp_gemm_opts o = group_opts(c, grp);
+            st = mxp_gemm_gathered(&ga, c->xt, MXP_TRANS, (size_t)count, (size_t)c->og, (size_t)c->k, c->alpha,
+                                   c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
+                                   y + (size_t)(grp * c->og) * ys, c->yt, (size_t)g->o, &o);
+        }
+        return st;
+    }
+    const int64_t chunk = conv_chunk_pixels(c, g->n * g->oh * g->ow);
+    for (int64_t p0 = 0; p0 < count && st == MXP_OK; p0 += chunk) {
+        const int64_t np = count - p0 < chunk ? count - p0 : chunk;
+        for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
+            conv_panel_nhwc(c, panel, pix0 + p0, np, grp);
+            const mxp_gemm_opts o = group_opts(c, grp);
+            st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)np, (size_t)c->og, (size_t)c->k, c->alpha, panel, c->xt,
+                          (size_t)c->k, c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
+                          y + (size_t)(p0 * g->o + grp * c->og) * ys, c->yt, (size_t)g->o, &o);
+        }
+    }
+    return st;
+}
+
 static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
 {
     const nn_geom *g = &c->g;
@@ -255,29 +289,7 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
         }
         return st;
     }
-    if (!panel) {
-        for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
-            const conv_gather ctx = { c, grp };
-            const mxp_gemm_gather ga = { gather_rows, &ctx };
-            const mxp_gemm_opts o = group_opts(c, grp);
-            st = mxp_gemm_gathered(&ga, c->xt, MXP_TRANS, (size_t)total, (size_t)c->og, (size_t)c->k, c->alpha,
-                                   c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
-                                   y + (size_t)(grp * c->og) * ys, c->yt, (size_t)g->o, &o);
-        }
-        return st;
-    }
-    const int64_t chunk = conv_chunk_pixels(c, total);
-    for (int64_t pix0 = 0; pix0 < total && st == MXP_OK; pix0 += chunk) {
-        const int64_t np = total - pix0 < chunk ? total - pix0 : chunk;
-        for (int64_t grp = 0; grp < g->groups && st == MXP_OK; grp++) {
-            conv_panel_nhwc(c, panel, pix0, np, grp);
-            const mxp_gemm_opts o = group_opts(c, grp);
-            st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)np, (size_t)c->og, (size_t)c->k, c->alpha, panel, c->xt,
-                          (size_t)c->k, c->w + (size_t)(grp * c->og * c->k) * ws, c->wt, (size_t)c->k, 0,
-                          y + (size_t)(pix0 * g->o + grp * c->og) * ys, c->yt, (size_t)g->o, &o);
-        }
-    }
-    return st;
+    return gemm_nhwc_rows(c, y, panel, 0, total);
 }
 
 static mxp_status gemm_nchw(const conv_plan *c, char *y, char *panel)
@@ -459,7 +471,13 @@ static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
     const int64_t hw = g->h * g->w, ohw = g->oh * g->ow, kk = g->kh * g->kw;
     const size_t xs = c->xsize, ys = c->ysize;
     const size_t xb = (size_t)(g->n * hw * g->c) * xs, wb = (size_t)(g->o * kk * g->c) * xs;
-    const size_t yb = (size_t)(g->n * ohw * g->o) * ys;
+    /* the output a tile of pixels at a time, transposed into y while in
+       cache: 256 KB of it (a pass over the whole NHWC output at the end
+       read and wrote it from L3: a quarter of a 7x7 stem convolution) */
+    int64_t tile = (int64_t)((256u << 10) / ((size_t)g->o * ys));
+    tile = tile < 16 ? 16 : tile / 16 * 16;
+    tile = tile < ohw ? tile : ohw;
+    const size_t yb = (size_t)(tile * g->o) * ys;
     conv_plan h = *c;
     h.g.nhwc = true;
     h.gemm.bias_kind = c->gemm.bias ? MXP_BIAS_PER_COL : c->gemm.bias_kind;
@@ -479,10 +497,18 @@ static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
                   xs);
     h.x = xt;
     h.w = wt;
-    *st = gemm_nhwc(&h, yt, gathers ? NULL : panel);
-    for (int64_t n = 0; n < g->n && *st == MXP_OK; n++) /* [OHW][O] -> [O][OHW] */
-        transpose(y + (size_t)(n * g->o * ohw) * ys, yt + (size_t)(n * ohw * g->o) * ys, (size_t)ohw, (size_t)g->o,
-                  ys);
+    *st = MXP_OK;
+    for (int64_t n = 0; n < g->n && *st == MXP_OK; n++)
+        for (int64_t p0 = 0; p0 < ohw && *st == MXP_OK; p0 += tile) {
+            const int64_t np = ohw - p0 < tile ? ohw - p0 : tile;
+            *st = gemm_nhwc_rows(&h, yt, gathers ? NULL : panel, n * ohw + p0, np);
+            char *dst = y + (size_t)(n * g->o * ohw + p0) * ys; /* [np][O] -> [O][np] of ld OHW */
+            if (*st == MXP_OK && ys == 4)
+                mxp_x32_transpose_kernel(mxp_isa_current(), (size_t)np)(yt, (size_t)g->o * 4, (size_t)np,
+                                                                         (size_t)g->o, dst, (size_t)ohw);
+            else if (*st == MXP_OK)
+                transpose_out(dst, (size_t)ohw, yt, (size_t)g->o, (size_t)np, ys);
+        }
     mxp_workspace_put(buf);
     return true;
 }

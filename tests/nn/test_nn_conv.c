@@ -168,6 +168,12 @@ static void test_conv2d_epilogue_and_chunks(void **state)
     for (int nhwc = 0; nhwc < 2; nhwc++)
         for (int a = 0; a < 4; a++)
             check_cfg(&big, nhwc, a % 2 ? MXP_F32 : MXP_F64, true, acts[a], &rng);
+    /* NCHW through the NHWC product, its output transposed a tile of
+     * 256 KB at a time (float32: 1024 pixels of 64 channels, bfloat16
+     * 2048): 2500 pixels an image, two images */
+    const cfg tiles = { 2, 3, 50, 50, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1 };
+    check_cfg(&tiles, false, MXP_F32, true, MXP_ACT_RELU, &rng);
+    check_cfg(&tiles, false, MXP_BF16, false, MXP_ACT_NONE, &rng);
 }
 
 static void test_conv2d_hand_computed(void **state)
