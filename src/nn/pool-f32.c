@@ -91,6 +91,18 @@ static void global_fn(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, dou
     nn_store(j->y + (size_t)row0 * j->ysize, j->yt, (int64_t)j->ysize, scratch, count);
 }
 
+/* The software prefetch of the input rows PREFETCH_ROWS output rows
+ * ahead: floats [from, from + count) from x (past the plane's end: the
+ * next plane's, which the next call reads; a prefetch never faults).
+ * Pooling 8x64x56x56 from L3 on the Intel Xeon (6/0xa7): 3-4% (max
+ * 0.520 -> 0.506 ms, average 0.462 -> 0.448); 4 and 8 rows ahead the same. */
+enum { PREFETCH_ROWS = 2 };
+static void prefetch_rows(const float *x, int64_t from, int64_t count)
+{
+    for (int64_t t = 0; t < count; t += 16)
+        __builtin_prefetch(x + from + t);
+}
+
 static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
 {
     (void)p;
@@ -98,8 +110,10 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
     const nn_geom *g = &j->win->g;
     const int64_t hw = g->h * g->w, ohw = g->oh * g->ow;
     const float *x = j->x + r * hw;
-    for (int64_t i = 0; i < g->oh; i++)
+    for (int64_t i = 0; i < g->oh; i++) {
+        prefetch_rows(x, (i + PREFETCH_ROWS) * g->sh * g->w, g->sh * g->w);
         pool_row(j, x, g->w, i, 1, j->y + (size_t)(r * ohw + i * g->ow) * j->ysize, scratch);
+    }
 }
 
 static void image_fn(const void *ctx, char **p, double *scratch, int64_t r)
