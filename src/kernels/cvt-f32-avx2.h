@@ -186,20 +186,25 @@ MXP_INLINE void mxp_f32_loop_avx2(void *dst, const void *src, size_t n, const mx
         _mm_sfence();
 }
 
+/* MXCSR's rounding-control bits for the float-unit steps in a mode: the
+ * mode's; nearest away: toward zero (those steps add 1/2 first). */
+MXP_INLINE unsigned mxp_mxcsr_rc_avx2(mxp_rounding m)
+{
+    return m == MXP_ROUND_TOWARD_ZERO || m == MXP_ROUND_NEAREST_AWAY ? 0x6000
+           : m == MXP_ROUND_UP                                     ? 0x4000
+           : m == MXP_ROUND_DOWN                                   ? 0x2000
+                                                                   : 0;
+}
+
 /* One instantiation of the loop per rounding mode, so the mode is a constant. */
 MXP_INLINE void mxp_src_by_mode_avx2(void *dst, const void *s, size_t n, const mxp_cvt_params *p, mxp_f32_target2 t,
                                      mxp_src32_avx2 sk)
 {
     const mxp_fpenv env = mxp_fpenv_enter();
-    /* MXCSR's rounding: the mode's (nearest away: toward zero), for the
-     * float-unit step; nothing else here depends on it */
+    /* MXCSR's rounding: the mode's, for the float-unit step; nothing else
+     * here depends on it */
     const unsigned csr = _mm_getcsr();
-    const mxp_rounding m = p->rounding;
-    const unsigned rc = m == MXP_ROUND_TOWARD_ZERO || m == MXP_ROUND_NEAREST_AWAY ? 0x6000
-                        : m == MXP_ROUND_UP                                     ? 0x4000
-                        : m == MXP_ROUND_DOWN                                   ? 0x2000
-                                                                                : 0;
-    _mm_setcsr((csr & ~0x6000u) | rc);
+    _mm_setcsr((csr & ~0x6000u) | mxp_mxcsr_rc_avx2(p->rounding));
     switch (p->rounding) {
     case MXP_ROUND_NEAREST_EVEN: mxp_f32_loop_avx2(dst, s, n, p, t, MXP_ROUND_NEAREST_EVEN, sk); break;
     case MXP_ROUND_NEAREST_AWAY: mxp_f32_loop_avx2(dst, s, n, p, t, MXP_ROUND_NEAREST_AWAY, sk); break;

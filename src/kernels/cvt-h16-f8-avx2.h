@@ -255,10 +255,7 @@ MXP_INLINE void mxp_h16_f8_by_mode_avx2(void *dst, const void *src, size_t n, co
     const mxp_fpenv env = mxp_fpenv_enter();
     const unsigned csr = _mm_getcsr();
     const mxp_rounding m = p->rounding;
-    const unsigned rc = m == MXP_ROUND_TOWARD_ZERO || m == MXP_ROUND_NEAREST_AWAY ? 0x6000
-                        : m == MXP_ROUND_UP                                     ? 0x4000
-                        : m == MXP_ROUND_DOWN                                   ? 0x2000
-                                                                                : 0;
+    const unsigned rc = mxp_mxcsr_rc_avx2(m);
     /* DAZ for bfloat16: its subnormals, float32 subnormals in k's vfmadd,
      * cost a microcode assist each on Intel (4 GB/s instead of 20 at 1%);
      * as 0 they round the same but in up and down (fixed above) */
