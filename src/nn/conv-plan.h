@@ -41,6 +41,15 @@ int64_t conv_chunk_pixels(const conv_plan *c, int64_t total);
  * of (c, p, q) of image n with np columns. */
 void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp);
 void conv_panel_nchw(const conv_plan *c, char *panel, int64_t n, int64_t pix0, int64_t np, int64_t grp);
+/* The GEMM's A made block by block (mxp_gemm_gather's fill, ctx a
+ * conv_gather): rows i0 .. i0+mc of the NHWC panel of group grp, its
+ * columns k0 .. k0+kc, rows ld elements apart with zeros past kc. */
+typedef struct conv_gather {
+    const conv_plan *c;
+    int64_t grp;
+    int64_t pix0; /* the batch's pixel of the GEMM's row 0 */
+} conv_gather;
+void conv_gather_rows(const void *ctx, size_t i0, size_t mc, size_t k0, size_t kc, void *dst, size_t ld);
 /* The forward product into dense y of the output's shape (y's dtype in c->yt). */
 mxp_status conv_forward(const conv_plan *c, mxp_array *y);
 

@@ -99,8 +99,9 @@ static void global_fn(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, dou
 enum { PREFETCH_ROWS = 2 };
 static void prefetch_rows(const float *x, int64_t from, int64_t count)
 {
+    const uintptr_t a = (uintptr_t)x + (uintptr_t)from * sizeof(float); /* an address, not a pointer past x */
     for (int64_t t = 0; t < count; t += 16)
-        __builtin_prefetch(x + from + t);
+        __builtin_prefetch((const void *)(a + (uintptr_t)t * sizeof(float)));
 }
 
 static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)

@@ -219,9 +219,16 @@ static void one_channel(void *acc, const mxp_f32_pool_params *p)
     MXP_POOL_ONE_CHANNEL(one_channel_k, acc, p);
 }
 
+/* Whether the row takes one_channel_k, which quiets NaNs and rounds
+ * float32 sums in its stores. */
+static inline int one_channel_row(const mxp_f32_pool_params *p)
+{
+    return p->kw <= MXP_POOL_WIDE && p->ch == 1 && p->s <= 2;
+}
+
 static void narrow(void *acc, const mxp_f32_pool_params *p)
 {
-    if (p->ch == 1 && p->s <= 2) {
+    if (one_channel_row(p)) {
         one_channel(acc, p);
         return;
     }
@@ -308,8 +315,8 @@ void mxp_f32_pool__avx2(void *acc, const mxp_f32_pool_params *p)
         wide(acc, p);
     else
         narrow(acc, p);
-    if (p->kw <= MXP_POOL_WIDE && p->ch == 1 && p->s <= 2)
-        return; /* one_channel_k: quiet NaNs and float32 sums in its stores */
+    if (one_channel_row(p))
+        return;
     mxp_pool_quiet(acc, p, 0, p->ow * p->ch);
     size_t t = 0;
     if (p->kind == MXP_POOL_SUM && p->out32) /* the float32 results, vcvtpd2ps as the conversion */
