@@ -111,24 +111,40 @@ static inline void mxp_softmax_bf16_avx2(uint16_t *y, const mxp_narrow_src *x, s
     }
 }
 
-/* sum(x) and sum(double(x)^2) in one pass, each in mxp_narrow_sum_portable's order. */
-static inline void mxp_narrow_sums_avx2(const mxp_narrow_src *x, size_t n, double *s1, double *s2)
+/* The fast sums of mxp_narrow_fsums_portable: the 32 float32 lanes four
+ * registers, the float64 ones in memory (a block's sums added once). */
+static inline void mxp_narrow_fsums_avx2(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
 {
-    __m256d a[4], q[4];
-    for (int k = 0; k < 4; k++)
-        a[k] = q[k] = _mm256_setzero_pd();
+    double sa[32] = { 0 }, sq[32] = { 0 };
+    const __m256 vc = _mm256_set1_ps(c);
     size_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int h = 0; h < 2; h++) {
-            const __m256 v = mxp_narrow_load_avx2(x, i + 8 * h);
-            mxp_narrow_add_avx2(a + 2 * h, v, 0);
-            mxp_narrow_add_avx2(q + 2 * h, v, 1);
-        }
-    double s[16];
-    mxp_narrow_lanes_avx2(s, a);
-    *s1 = mxp_narrow_fold(s, x, i, n, 0.0f, 0);
-    mxp_narrow_lanes_avx2(s, q);
-    *s2 = mxp_narrow_fold(s, x, i, n, 0.0f, 1);
+    while (i + 32 <= n) {
+        __m256 f[4], g[4];
+        for (int k = 0; k < 4; k++)
+            f[k] = g[k] = _mm256_setzero_ps();
+        for (int v = 0; v < MXP_NARROW_FBLOCK && i + 32 <= n; v++, i += 32)
+            for (int k = 0; k < 4; k++) {
+                __m256 d = mxp_narrow_load_avx2(x, i + 8 * (size_t)k);
+                if (c != 0)
+                    d = _mm256_sub_ps(d, vc);
+                if (s1)
+                    f[k] = _mm256_add_ps(f[k], d);
+                g[k] = _mm256_fmadd_ps(d, d, g[k]);
+            }
+        for (int k = 0; k < 4; k++)
+            for (int h = 0; h < 2; h++) {
+                double *pa = sa + 8 * k + 4 * h, *pq = sq + 8 * k + 4 * h;
+                const __m128 fh = h ? _mm256_extractf128_ps(f[k], 1) : _mm256_castps256_ps128(f[k]);
+                const __m128 gh = h ? _mm256_extractf128_ps(g[k], 1) : _mm256_castps256_ps128(g[k]);
+                _mm256_storeu_pd(pa, _mm256_add_pd(_mm256_loadu_pd(pa), _mm256_cvtps_pd(fh)));
+                _mm256_storeu_pd(pq, _mm256_add_pd(_mm256_loadu_pd(pq), _mm256_cvtps_pd(gh)));
+            }
+    }
+    double ta, tq;
+    mxp_narrow_ftails(x, i, n, c, &ta, &tq);
+    if (s1)
+        *s1 = mxp_sum32_fold(sa, ta);
+    *s2 = mxp_sum32_fold(sq, tq);
 }
 
 static inline double mxp_narrow_sum_avx2(const mxp_narrow_src *x, size_t n, float c, int sq)
@@ -146,41 +162,35 @@ static inline double mxp_narrow_sum_avx2(const mxp_narrow_src *x, size_t n, floa
     return mxp_narrow_fold(s, x, i, n, c, sq);
 }
 
-static inline void mxp_norm_bf16_avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,
-                                      double eps, int mode)
+static inline void mxp_norm_bf16_avx2(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n,
+                                      const float *w, const float *b, double eps, int mode)
 {
-    size_t i = 0;
-    if (mode == 2) {
-        const float r = mxp_narrow_l2_scalar(mxp_narrow_sum_avx2(x, n, 0.0f, 1), eps);
-        const __m256 vr = _mm256_set1_ps(r);
-        for (; i + 8 <= n; i += 8)
-            mxp_narrow_store_avx2(y + i, _mm256_mul_ps(mxp_narrow_load_avx2(x, i), vr));
-        mxp_narrow_l2_out(y, x, i, n, r);
-        return;
+    float c[MXP_NARROW_ROWS], r[MXP_NARROW_ROWS];
+    mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_avx2, mxp_narrow_sum_avx2, c, r);
+    for (size_t k = 0; k < rows; k++) {
+        const mxp_narrow_src xk = x[k]; /* a copy the stores to y cannot touch */
+        uint16_t *yk = y[k];
+        const __m256 vc = _mm256_set1_ps(c[k]), vr = _mm256_set1_ps(r[k]);
+        size_t i = 0;
+        if (mode == 2) {
+            for (; i + 8 <= n; i += 8)
+                mxp_narrow_store_avx2(yk + i, _mm256_mul_ps(mxp_narrow_load_avx2(&xk, i), vr));
+            mxp_narrow_l2_out(yk, &xk, i, n, r[k]);
+            continue;
+        }
+        for (; i + 8 <= n; i += 8) {
+            const __m256 h = _mm256_mul_ps(_mm256_sub_ps(mxp_narrow_load_avx2(&xk, i), vc), vr);
+            __m256 v = h;
+            if (w && b)
+                v = _mm256_fmadd_ps(h, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i));
+            else if (w)
+                v = _mm256_mul_ps(h, _mm256_loadu_ps(w + i));
+            else if (b)
+                v = _mm256_add_ps(h, _mm256_loadu_ps(b + i));
+            mxp_narrow_store_avx2(yk + i, v);
+        }
+        mxp_narrow_norm_out(yk, &xk, i, n, w, b, c[k], r[k]);
     }
-    double s1 = 0, s2;
-    if (mode == 1)
-        s2 = mxp_narrow_sum_avx2(x, n, 0.0f, 1);
-    else
-        mxp_narrow_sums_avx2(x, n, &s1, &s2);
-    const float c = (float)(s1 / (double)n);
-    double var = mode == 1 ? s2 / (double)n : mxp_narrow_var(s1, s2, n);
-    if (var != var)
-        var = mxp_narrow_sum_avx2(x, n, c, 1) / (double)n;
-    const float r = mxp_narrow_rstd(var, eps);
-    const __m256 vc = _mm256_set1_ps(c), vr = _mm256_set1_ps(r);
-    for (; i + 8 <= n; i += 8) {
-        const __m256 h = _mm256_mul_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x, i), vc), vr);
-        __m256 v = h;
-        if (w && b)
-            v = _mm256_fmadd_ps(h, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i));
-        else if (w)
-            v = _mm256_mul_ps(h, _mm256_loadu_ps(w + i));
-        else if (b)
-            v = _mm256_add_ps(h, _mm256_loadu_ps(b + i));
-        mxp_narrow_store_avx2(y + i, v);
-    }
-    mxp_narrow_norm_out(y, x, i, n, w, b, c, r);
 }
 
 #endif

@@ -12,6 +12,7 @@
 #include "kernels/bf16-narrow.h"
 #include "kernels/bf16-round-avx512.h"
 #include "kernels/nexpf-avx512.h"
+#include "kernels/stream-loop.h"
 
 /* Sixteen elements of the row from i as float32 (mxp_narrow_x). */
 static inline __m512 mxp_narrow_load_avx512(const mxp_narrow_src *x, size_t i)
@@ -128,27 +129,6 @@ static inline void mxp_softmax_bf16_avx512(uint16_t *y, const mxp_narrow_src *x,
     }
 }
 
-/* sum(x) and sum(double(x)^2) in one pass, each in mxp_narrow_sum_portable's order. */
-static inline void mxp_narrow_sums_avx512(const mxp_narrow_src *x, size_t n, double *s1, double *s2)
-{
-    __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd(), lo2 = lo, hi2 = lo;
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m512 v = mxp_narrow_load_avx512(x, i);
-        const __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-        const __m512d b = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-        lo = _mm512_add_pd(lo, a);
-        hi = _mm512_add_pd(hi, b);
-        lo2 = _mm512_fmadd_pd(a, a, lo2);
-        hi2 = _mm512_fmadd_pd(b, b, hi2);
-    }
-    double s[16];
-    mxp_narrow_lanes_avx512(s, lo, hi);
-    *s1 = mxp_narrow_fold(s, x, i, n, 0.0f, 0);
-    mxp_narrow_lanes_avx512(s, lo2, hi2);
-    *s2 = mxp_narrow_fold(s, x, i, n, 0.0f, 1);
-}
-
 static inline double mxp_narrow_sum_avx512(const mxp_narrow_src *x, size_t n, float c, int sq)
 {
     const __m512 vc = _mm512_set1_ps(c);
@@ -163,41 +143,142 @@ static inline double mxp_narrow_sum_avx512(const mxp_narrow_src *x, size_t n, fl
     return mxp_narrow_fold(s, x, i, n, c, sq);
 }
 
-static inline void mxp_norm_bf16_avx512(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,
-                                        double eps, int mode)
+/* Thirty-two elements of a row from i as float32 (norms: no mask), lanes 0
+ * .. 15 in *lo: bfloat16 by one load and two vpermw that put each element
+ * in the top half of its lane (vpmovzxwd and vpslld: a uop more). */
+static inline void mxp_narrow_load32_avx512(const mxp_narrow_src *x, size_t i, __m512 *lo, __m512 *hi)
 {
-    size_t i = 0;
-    if (mode == 2) {
-        const float r = mxp_narrow_l2_scalar(mxp_narrow_sum_avx512(x, n, 0.0f, 1), eps);
-        const __m512 vr = _mm512_set1_ps(r);
-        for (; i + 16 <= n; i += 16)
-            mxp_narrow_store_avx512(y + i, _mm512_mul_ps(mxp_narrow_load_avx512(x, i), vr));
-        mxp_narrow_l2_out(y, x, i, n, r);
+    if (x->f32) {
+        *lo = _mm512_loadu_ps((const float *)x->x + i);
+        *hi = _mm512_loadu_ps((const float *)x->x + i + 16);
         return;
     }
-    double s1 = 0, s2;
-    if (mode == 1)
-        s2 = mxp_narrow_sum_avx512(x, n, 0.0f, 1);
-    else
-        mxp_narrow_sums_avx512(x, n, &s1, &s2);
-    const float c = (float)(s1 / (double)n);
-    double var = mode == 1 ? s2 / (double)n : mxp_narrow_var(s1, s2, n);
-    if (var != var)
-        var = mxp_narrow_sum_avx512(x, n, c, 1) / (double)n;
-    const float r = mxp_narrow_rstd(var, eps);
-    const __m512 vc = _mm512_set1_ps(c), vr = _mm512_set1_ps(r);
-    for (; i + 16 <= n; i += 16) {
-        const __m512 h = _mm512_mul_ps(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vc), vr);
-        __m512 v = h;
-        if (w && b)
-            v = _mm512_fmadd_ps(h, _mm512_loadu_ps(w + i), _mm512_loadu_ps(b + i));
-        else if (w)
-            v = _mm512_mul_ps(h, _mm512_loadu_ps(w + i));
-        else if (b)
-            v = _mm512_add_ps(h, _mm512_loadu_ps(b + i));
-        mxp_narrow_store_avx512(y + i, v);
+    const __m512i v = _mm512_loadu_si512((const void *)((const uint16_t *)x->x + i));
+    const __m512i up = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3,
+                                        0, 2, 0, 1, 0, 0, 0);
+    const __mmask32 top = 0xaaaaaaaau;
+    *lo = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(top, up, v));
+    *hi = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(top, _mm512_add_epi16(up, _mm512_set1_epi16(16)), v));
+}
+
+/* mxp_narrow_store_avx512 of 32 lanes: by one vcvtne2ps2bf16 at the
+ * avx512bf16 level (float32 subnormals, which it reads as zero, found by
+ * vfpclassps and rounded by integer arithmetic). */
+static inline void mxp_narrow_store32_avx512(uint16_t *y, __m512 lo, __m512 hi)
+{
+#ifdef __AVX512BF16__
+    if (!(_mm512_fpclass_ps_mask(lo, 0x20) | _mm512_fpclass_ps_mask(hi, 0x20))) {
+        _mm512_storeu_si512((void *)y, (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
+        return;
     }
-    mxp_narrow_norm_out(y, x, i, n, w, b, c, r);
+#endif
+    _mm256_storeu_si256((__m256i *)(void *)y, mxp_f32_to_bf16_rne_avx512(lo));
+    _mm256_storeu_si256((__m256i *)(void *)(y + 16), mxp_f32_to_bf16_rne_avx512(hi));
+}
+
+/* mxp_sum32_fold of four registers of float64 lanes (lanes 0 .. 7 in
+ * a[0]): the same additions, lane against lane. */
+static inline double mxp_narrow_fold32_avx512(const __m512d a[4], double t)
+{
+    const __m512d w = _mm512_add_pd(_mm512_add_pd(a[0], a[2]), _mm512_add_pd(a[1], a[3]));
+    const __m512d p = _mm512_add_pd(w, _mm512_permute_pd(w, 0x55));
+    const __m512d q = _mm512_add_pd(p, _mm512_permutex_pd(p, _MM_SHUFFLE(1, 0, 3, 2)));
+    const __m256d r = _mm256_add_pd(_mm512_castpd512_pd256(q), _mm512_extractf64x4_pd(q, 1));
+    return _mm256_cvtsd_f64(r) + t;
+}
+
+static inline void mxp_narrow_fadd_avx512(__m512d a[2], __m512 f)
+{
+    a[0] = _mm512_add_pd(a[0], _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
+    a[1] = _mm512_add_pd(a[1], _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
+}
+
+/* The fast sums of mxp_narrow_fsums_portable: the 32 float32 lanes two
+ * registers, the float64 ones four; one: s1 too. */
+MXP_INLINE void mxp_narrow_fsums_k_avx512(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2, int one)
+{
+    __m512d a[4], q[4];
+    for (int k = 0; k < 4; k++)
+        a[k] = q[k] = _mm512_setzero_pd();
+    const __m512 vc = _mm512_set1_ps(c);
+    size_t i = 0;
+    while (i + 32 <= n) {
+        __m512 f0 = _mm512_setzero_ps(), f1 = f0, g0 = f0, g1 = f0;
+        for (int v = 0; v < MXP_NARROW_FBLOCK && i + 32 <= n; v++, i += 32) {
+            __m512 d0, d1;
+            mxp_narrow_load32_avx512(x, i, &d0, &d1);
+            if (c != 0) {
+                d0 = _mm512_sub_ps(d0, vc);
+                d1 = _mm512_sub_ps(d1, vc);
+            }
+            if (one) {
+                f0 = _mm512_add_ps(f0, d0);
+                f1 = _mm512_add_ps(f1, d1);
+            }
+            g0 = _mm512_fmadd_ps(d0, d0, g0);
+            g1 = _mm512_fmadd_ps(d1, d1, g1);
+        }
+        if (one) {
+            mxp_narrow_fadd_avx512(a, f0);
+            mxp_narrow_fadd_avx512(a + 2, f1);
+        }
+        mxp_narrow_fadd_avx512(q, g0);
+        mxp_narrow_fadd_avx512(q + 2, g1);
+    }
+    double ta, tq;
+    mxp_narrow_ftails(x, i, n, c, &ta, &tq);
+    if (one)
+        *s1 = mxp_narrow_fold32_avx512(a, ta);
+    *s2 = mxp_narrow_fold32_avx512(q, tq);
+}
+
+static inline void mxp_narrow_fsums_avx512(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
+{
+    if (s1)
+        mxp_narrow_fsums_k_avx512(x, n, c, s1, s2, 1);
+    else
+        mxp_narrow_fsums_k_avx512(x, n, c, NULL, s2, 0);
+}
+
+/* h = (x - c) * r (x * r: L2), then the weight and bias, 32 lanes. */
+static inline void mxp_narrow_norm32_avx512(uint16_t *y, const mxp_narrow_src *x, size_t i, const float *w,
+                                            const float *b, __m512 vc, __m512 vr, int l2)
+{
+    __m512 v[2];
+    mxp_narrow_load32_avx512(x, i, &v[0], &v[1]);
+    for (int h = 0; h < 2; h++) {
+        if (l2) {
+            v[h] = _mm512_mul_ps(v[h], vr);
+            continue;
+        }
+        v[h] = _mm512_mul_ps(_mm512_sub_ps(v[h], vc), vr);
+        const size_t j = i + 16 * (size_t)h;
+        if (w && b)
+            v[h] = _mm512_fmadd_ps(v[h], _mm512_loadu_ps(w + j), _mm512_loadu_ps(b + j));
+        else if (w)
+            v[h] = _mm512_mul_ps(v[h], _mm512_loadu_ps(w + j));
+        else if (b)
+            v[h] = _mm512_add_ps(v[h], _mm512_loadu_ps(b + j));
+    }
+    mxp_narrow_store32_avx512(y + i, v[0], v[1]);
+}
+
+static inline void mxp_norm_bf16_avx512(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n,
+                                        const float *w, const float *b, double eps, int mode)
+{
+    float c[MXP_NARROW_ROWS], r[MXP_NARROW_ROWS];
+    mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_avx512, mxp_narrow_sum_avx512, c, r);
+    for (size_t k = 0; k < rows; k++) {
+        const mxp_narrow_src xk = x[k]; /* a copy the stores to y cannot touch */
+        const __m512 vc = _mm512_set1_ps(c[k]), vr = _mm512_set1_ps(r[k]);
+        size_t i = 0;
+        for (; i + 32 <= n; i += 32)
+            mxp_narrow_norm32_avx512(y[k], &xk, i, w, b, vc, vr, mode == 2);
+        if (mode == 2)
+            mxp_narrow_l2_out(y[k], &xk, i, n, r[k]);
+        else
+            mxp_narrow_norm_out(y[k], &xk, i, n, w, b, c[k], r[k]);
+    }
 }
 
 #endif

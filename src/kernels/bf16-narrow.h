@@ -18,16 +18,30 @@
  *                float64 tail in order, folded as mxp_sum16_fold;
  *                y = bf16(e * float(1 / s))     (float32 product)
  *   log_softmax  y = bf16(t - float(log s))
- *   layer norm   one pass: s1 = sum(x), s2 = sum(double(x)^2) (float64,
- *                exact squares); mean = s1 / n; v = s2 / n - mean^2, or,
- *                where v < mean^2 2^-20 (cancellation; NaN too), a second
- *                pass: v = sum(double(d)^2) / n, d = x - float(mean)
- *                (float32); r = float(1 / sqrt(v + eps)); then
- *                h = (x - float(mean)) * r; y = bf16(fma(h, w, b)) (h * w,
- *                h + b, h without them; w and b as float32)
- *   RMS norm     v = s2 / n, mean = 0
- *   L2           s = sqrt(sum(double(x)^2)); s = s > eps ? s : eps;
- *                y = bf16(x * float(1 / s))
+ *   norm sums    fast, about a centre c (0 on the first pass):
+ *                d = x - c (float32); s1 = sum(d), s2 = sum(d^2), element i
+ *                into float32 lane i mod 32 (d^2 added by one fmaf), over
+ *                blocks of MXP_NARROW_FBLOCK groups of 32, each block then
+ *                added into float64 lanes, the last n mod 32 elements into
+ *                float64 tails in order (d and double(d)^2), folded
+ *                s[k] + s[k + 16], then as mxp_sum16_fold.  Each lane adds
+ *                four terms in float32 a block: s1 within 3 2^-24 of
+ *                sum(|d|), s2 within 3 2^-24 of itself.  Taken where
+ *                2^-90 <= s2 < inf (no square overflowed; underflow costs
+ *                under n 2^-149 of it); else every sum of the row is exact
+ *                (float64 lanes i mod 16 as softmax's, squares exact) and
+ *                the steps below take "exact" in brackets.
+ *   layer norm   mean = s1 / n; v = s2 / n - mean^2, c = float(mean) where
+ *                v >= mean^2 / 4 [exact sums: v >= mean^2 2^-20]; else a
+ *                second pass about c0 = float(mean): v = s2' / n - m^2,
+ *                m = s1' / n (v >= 0), c = float(c0 + m) [exact sums:
+ *                v = s2' / n, c = c0]; r = float(1 / sqrt(v + eps)); then
+ *                h = (x - c) * r; y = bf16(fma(h, w, b)) (h * w, h + b, h
+ *                without them; w and b as float32).  The centre lies within
+ *                2^-22 (|mean| + mean(|x|)) of the mean, v within 2^-18.5
+ *                of itself.
+ *   RMS norm     v = s2 / n, c = 0
+ *   L2           s = sqrt(s2); s = s > eps ? s : eps; y = bf16(x * float(1 / s))
  *
  * bf16(): nearest even, NaNs quieted (mxp_f32_to_bf16_rne); mxp_nexpf:
  * nexpf.h.  Every kernel gives its twin's bits. */
@@ -42,7 +56,10 @@
 #include "kernels/nexpf.h"
 #include "kernels/sum8.h"
 
-enum { MXP_NARROW_BLOCK = 8 }; /* softmax's float32 partial sums: groups of 16 a block */
+enum {
+    MXP_NARROW_BLOCK = 8, /* softmax's float32 partial sums: groups of 16 a block */
+    MXP_NARROW_FBLOCK = 4 /* the norms' fast sums: groups of 32 a block */
+};
 
 static inline float mxp_narrow_bf16(uint16_t b)
 {
@@ -214,20 +231,126 @@ static inline double mxp_narrow_var(double s1, double s2, size_t n)
     return v >= mean * mean * 0x1p-20 ? v : NAN;
 }
 
-/* mode: MXP_NORM_LAYER, _RMS, _L2 (norm-kernels.h: 0, 1, 2). */
-static inline void mxp_norm_bf16_portable(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,
-                                          double eps, int mode)
+/* Thirty-two running float64 sums, folded as s[k] + s[k + 16], then as
+ * mxp_sum16_fold with the tail t. */
+static inline double mxp_sum32_fold(const double s[32], double t)
 {
+    double u[16];
+    for (int k = 0; k < 16; k++)
+        u[k] = s[k] + s[k + 16];
+    return mxp_sum16_fold(u, t);
+}
+
+/* The float64 tails of the norms' fast sums: the elements from i on, in
+ * order. */
+static inline void mxp_narrow_ftails(const mxp_narrow_src *x, size_t i, size_t n, float c, double *ta, double *tq)
+{
+    *ta = *tq = 0;
+    for (; i < n; i++) {
+        const double d = mxp_narrow_x(x, i) - c;
+        *ta += d;
+        *tq += d * d;
+    }
+}
+
+static inline void mxp_narrow_fsums_portable(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
+{
+    double a[32] = { 0 }, q[32] = { 0 };
+    size_t i = 0;
+    while (i + 32 <= n) {
+        float f[32] = { 0 }, g[32] = { 0 };
+        for (int v = 0; v < MXP_NARROW_FBLOCK && i + 32 <= n; v++, i += 32)
+            for (int k = 0; k < 32; k++) {
+                const float d = mxp_narrow_x(x, i + k) - c;
+                f[k] += d;
+                g[k] = fmaf(d, d, g[k]);
+            }
+        for (int k = 0; k < 32; k++) {
+            a[k] += f[k];
+            q[k] += g[k];
+        }
+    }
+    double ta, tq;
+    mxp_narrow_ftails(x, i, n, c, &ta, &tq);
+    if (s1)
+        *s1 = mxp_sum32_fold(a, ta);
+    *s2 = mxp_sum32_fold(q, tq);
+}
+
+/* s1 NULL: the sum of squares alone. */
+typedef void mxp_narrow_fsums_fn(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2);
+typedef double mxp_narrow_sum_fn(const mxp_narrow_src *x, size_t n, float c, int sq);
+
+static inline int mxp_narrow_fast_ok(double s2)
+{
+    return s2 >= 0x1p-90 && s2 < INFINITY;
+}
+
+enum { MXP_NARROW_ROWS = 4 }; /* rows a norm kernel takes at most (MXP_NORM_ROWS) */
+
+/* A norm row's centre *c and factor *r (mode: MXP_NORM_LAYER, _RMS, _L2 of
+ * norm-kernels.h: 0, 1, 2; L2: c = 0, r = float(1 / s)) from its first
+ * fast sums s1 (layer norm), s2 (fs), then a second pass by fs or the
+ * exact sums es where needed; every kernel's own two. */
+static inline void mxp_narrow_norm_scalars(const mxp_narrow_src *x, size_t n, double eps, int mode, double s1, double s2,
+                                           mxp_narrow_fsums_fn *fs, mxp_narrow_sum_fn *es, float *c, float *r)
+{
+    *c = 0.0f;
+    if (mxp_narrow_fast_ok(s2)) {
+        if (mode == 2) {
+            *r = mxp_narrow_l2_scalar(s2, eps);
+            return;
+        }
+        const double mean = mode == 1 ? 0 : s1 / (double)n, v = s2 / (double)n - mean * mean;
+        if (v >= 0.25 * mean * mean) {
+            *c = (float)mean;
+            *r = mxp_narrow_rstd(v, eps);
+            return;
+        }
+        const float c0 = (float)mean;
+        fs(x, n, c0, &s1, &s2);
+        if (mxp_narrow_fast_ok(s2)) {
+            const double m = s1 / (double)n, v2 = s2 / (double)n - m * m;
+            *c = (float)(c0 + m);
+            *r = mxp_narrow_rstd(v2 > 0 ? v2 : 0, eps);
+            return;
+        }
+    }
     if (mode == 2) {
-        mxp_narrow_l2_out(y, x, 0, n, mxp_narrow_l2_scalar(mxp_narrow_sum_portable(x, n, 0.0f, 1), eps));
+        *r = mxp_narrow_l2_scalar(es(x, n, 0.0f, 1), eps);
         return;
     }
-    const double s2 = mxp_narrow_sum_portable(x, n, 0.0f, 1), s1 = mode == 1 ? 0 : mxp_narrow_sum_portable(x, n, 0.0f, 0);
-    const float c = (float)(s1 / (double)n);
+    s2 = es(x, n, 0.0f, 1);
+    s1 = mode == 1 ? 0 : es(x, n, 0.0f, 0);
+    *c = (float)(s1 / (double)n);
     double v = mode == 1 ? s2 / (double)n : mxp_narrow_var(s1, s2, n);
     if (v != v)
-        v = mxp_narrow_sum_portable(x, n, c, 1) / (double)n;
-    mxp_narrow_norm_out(y, x, 0, n, w, b, c, mxp_narrow_rstd(v, eps));
+        v = es(x, n, *c, 1) / (double)n;
+    *r = mxp_narrow_rstd(v, eps);
+}
+
+/* The centres and factors of rows rows: every row's first sums, then the
+ * rest of each. */
+static inline void mxp_narrow_norm_rows_scalars(const mxp_narrow_src *x, size_t rows, size_t n, double eps, int mode,
+                                                mxp_narrow_fsums_fn *fs, mxp_narrow_sum_fn *es, float *c, float *r)
+{
+    double s1[MXP_NARROW_ROWS] = { 0 }, s2[MXP_NARROW_ROWS];
+    for (size_t k = 0; k < rows; k++)
+        fs(&x[k], n, 0.0f, mode ? NULL : &s1[k], &s2[k]);
+    for (size_t k = 0; k < rows; k++)
+        mxp_narrow_norm_scalars(&x[k], n, eps, mode, s1[k], s2[k], fs, es, &c[k], &r[k]);
+}
+
+static inline void mxp_norm_bf16_portable(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n,
+                                          const float *w, const float *b, double eps, int mode)
+{
+    float c[MXP_NARROW_ROWS], r[MXP_NARROW_ROWS];
+    mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_portable, mxp_narrow_sum_portable, c, r);
+    for (size_t k = 0; k < rows; k++)
+        if (mode == 2)
+            mxp_narrow_l2_out(y[k], &x[k], 0, n, r[k]);
+        else
+            mxp_narrow_norm_out(y[k], &x[k], 0, n, w, b, c[k], r[k]);
 }
 
 #endif

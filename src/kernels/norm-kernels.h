@@ -44,6 +44,7 @@ enum { MXP_NORM_LAYER, MXP_NORM_RMS, MXP_NORM_L2 };
  * norm over 384-wide rows went 0.52-0.63x -> 0.63-0.64x memcpy there,
  * docs/nn.md); callers give it to rows of up to MXP_NORM_WIDE_MAX. */
 enum { MXP_NORM_ROWS = 4, MXP_NORM_WIDE_MAX = 8192 };
+_Static_assert((int)MXP_NORM_ROWS == (int)MXP_NARROW_ROWS, "the bfloat16 norm kernels take as many rows");
 typedef void mxp_f32_norm_ukernel(float *const *y, const float *const *x, size_t rows, size_t n, const double *w,
                                   const double *b, double eps, int mode, double *wide);
 
@@ -54,9 +55,12 @@ static inline size_t mxp_norm_wide_doubles(size_t n)
     return n <= MXP_NORM_WIDE_MAX ? MXP_NORM_ROWS * n : 0;
 }
 /* Bfloat16 rows compute in float32 (bf16-narrow.h), weight and bias
- * float32 too. */
-typedef void mxp_bf16_norm_ukernel(uint16_t *y, const mxp_narrow_src *x, size_t n, const float *w, const float *b,
-                                   double eps, int mode);
+ * float32 too: rows (1 .. MXP_NORM_ROWS) rows of n, row r from x[r] into
+ * y[r], all rows' sums first, then their scalars and their outputs (the
+ * latencies of one row's folds, square root and division overlap the
+ * next's), each row's bits those of the row alone. */
+typedef void mxp_bf16_norm_ukernel(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, const float *w,
+                                   const float *b, double eps, int mode);
 
 /* The scalar pieces every float32 kernel shares: element i widened, what
  * it adds to a sum (sq: (x - c)^2, else x), the sums folded with the

@@ -55,6 +55,21 @@ static void norm_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count,
            mxp_norm_wide_doubles((size_t)j->n) ? scratch : NULL);
 }
 
+/* Dense bfloat16 rows (out of bfloat16 or float32), MXP_NORM_ROWS at a
+ * time through the row kernel. */
+static void norm_rows_bf16(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0)
+{
+    (void)row0, (void)scratch;
+    const norm_job *j = ctx;
+    uint16_t *y[MXP_NORM_ROWS];
+    mxp_narrow_src x[MXP_NORM_ROWS];
+    for (int64_t k = 0; k < count; k++) {
+        y[k] = (uint16_t *)(void *)p[k][Y];
+        x[k] = (mxp_narrow_src){ p[k][X], j->xt == MXP_F32, NULL };
+    }
+    j->bf16(y, x, (size_t)count, (size_t)j->n, j->w32, j->b32, j->eps, j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER);
+}
+
 static void norm_row(const void *ctx, char **p, double *x, int64_t row)
 {
     (void)row;
@@ -72,7 +87,7 @@ static void norm_row(const void *ctx, char **p, double *x, int64_t row)
             src.x = x;
             y = (uint16_t *)(void *)(x + j->n / 2 + 1);
         }
-        j->bf16(y, &src, (size_t)j->n, j->w32, j->b32, j->eps, mode);
+        j->bf16(&y, &src, 1, (size_t)j->n, j->w32, j->b32, j->eps, mode);
         if (j->gather)
             nn_scatter16(p[Y], j->ys, y, j->n);
         return;
@@ -229,9 +244,13 @@ static mxp_status norm_into(mxp_array *out, const void *args)
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);
-        st = f32 ? nn_run_row_blocks(&r, inner, mxp_norm_wide_doubles((size_t)inner), true, MXP_NORM_ROWS,
-                                     norm_rows_f32, &j)
-                 : nn_run_rows(&r, inner, (size_t)inner + 4, true, norm_row, &j);
+        if (f32)
+            st = nn_run_row_blocks(&r, inner, mxp_norm_wide_doubles((size_t)inner), true, MXP_NORM_ROWS,
+                                   norm_rows_f32, &j);
+        else if (j.bf16 && !j.gather)
+            st = nn_run_row_blocks(&r, inner, 0, true, MXP_NORM_ROWS, norm_rows_bf16, &j);
+        else
+            st = nn_run_rows(&r, inner, (size_t)inner + 4, true, norm_row, &j);
     }
     mxp_free(w32);
     mxp_free(w);

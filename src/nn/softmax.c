@@ -80,7 +80,7 @@ static void bf16_row(const sm_job *j, char **p, double *scratch)
     if (j->bf16)
         j->bf16(y, &src, (size_t)n, e, j->log);
     else
-        j->l2bf16(y, &src, (size_t)n, NULL, NULL, j->eps, MXP_NORM_L2);
+        j->l2bf16(&y, &src, 1, (size_t)n, NULL, NULL, j->eps, MXP_NORM_L2);
     if (j->gather)
         nn_scatter16(p[OUT], j->os, y, n);
 }
@@ -209,6 +209,21 @@ static void l2_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, d
              mxp_norm_wide_doubles((size_t)j->len) ? scratch : NULL);
 }
 
+/* Dense bfloat16 rows (out of bfloat16 or float32), MXP_NORM_ROWS at a
+ * time through the norm kernels (mode MXP_NORM_L2). */
+static void l2_rows_bf16(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0)
+{
+    (void)row0, (void)scratch;
+    const sm_job *j = ctx;
+    uint16_t *y[MXP_NORM_ROWS];
+    mxp_narrow_src x[MXP_NORM_ROWS];
+    for (int64_t k = 0; k < count; k++) {
+        y[k] = (uint16_t *)(void *)p[k][OUT];
+        x[k] = (mxp_narrow_src){ p[k][X], j->xt == MXP_F32, NULL };
+    }
+    j->l2bf16(y, x, (size_t)count, (size_t)j->len, NULL, NULL, j->eps, MXP_NORM_L2);
+}
+
 /* x / max(|x|, eps) */
 static void l2_row(const void *ctx, char **p, double *x, int64_t row)
 {
@@ -275,9 +290,13 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);
-        st = j.l2f32 ? nn_run_row_blocks(&r, j.len, mxp_norm_wide_doubles((size_t)j.len), true, MXP_NORM_ROWS,
-                                         l2_rows_f32, &j)
-                     : nn_run_rows(&r, j.len, 2 * (size_t)j.len + 8, true, row, &j);
+        if (j.l2f32)
+            st = nn_run_row_blocks(&r, j.len, mxp_norm_wide_doubles((size_t)j.len), true, MXP_NORM_ROWS, l2_rows_f32,
+                                   &j);
+        else if (j.l2bf16 && !j.gather)
+            st = nn_run_row_blocks(&r, j.len, 0, true, MXP_NORM_ROWS, l2_rows_bf16, &j);
+        else
+            st = nn_run_rows(&r, j.len, 2 * (size_t)j.len + 8, true, row, &j);
     }
     mxp_array_free(tb);
     mxp_array_free(xv);

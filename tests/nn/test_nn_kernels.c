@@ -70,8 +70,9 @@ static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *
         b32[i] = b ? (float)b[i] : 0;
     }
     const mxp_narrow_src src = { x, bf16 == 2, NULL };
+    uint16_t *yh = y;
     if (bf16)
-        ((mxp_bf16_norm_ukernel *)f)(y, &src, n, w ? w32 : NULL, b ? b32 : NULL, 1e-5, rms);
+        ((mxp_bf16_norm_ukernel *)f)(&yh, &src, 1, n, w ? w32 : NULL, b ? b32 : NULL, 1e-5, rms);
     else {
         float *yr = y;
         const float *xr = x;
@@ -187,6 +188,65 @@ static void test_rows_match_their_twin(void **state)
       }
     }
     mxp_fpenv_leave(env);
+}
+
+/* Bfloat16 rows together: 1 to MXP_NORM_ROWS rows of different kinds
+ * (NaN, infinities, squares that overflow or underflow float32: the exact
+ * sums; a mean far from zero: the second pass) out of bfloat16 and of
+ * float32, each row's bits those of the twin on that row alone; nothing
+ * past a row written. */
+static void test_bf16_rows_together_are_each_rows_bits(void **state)
+{
+    (void)state;
+    enum { MAXN = 700, R = MXP_NORM_ROWS };
+    static float x[R][MAXN + 8], w[MAXN], b[MAXN];
+    static uint16_t hx[R][MAXN + 8], want[R][MAXN + 16], got[R][MAXN + 16];
+    uint64_t rng = prng_seed(43);
+    for (int i = 0; i < MAXN; i++) {
+        w[i] = (float)(prng_uniform(&rng) + 0.5);
+        b[i] = (float)(prng_uniform(&rng) - 0.5);
+    }
+    const mxp_fpenv env = mxp_fpenv_enter();
+    size_t nk, checked = 0, second = 0;
+    const mxp_kernel *ks = nn_bf16_norm_kernels(&nk);
+    for (size_t k = 0; k < nk; k++) {
+        if (!mxp_kernel_runs(&ks[k], mxp_isa_supported()))
+            continue;
+        mxp_bf16_norm_ukernel *fn = (mxp_bf16_norm_ukernel *)ks[k].fn, *twin = (mxp_bf16_norm_ukernel *)ks[k].twin;
+        for (size_t n = 1; n <= MAXN; n = n < 40 ? n + 1 : n * 2 + 7)
+            for (size_t rows = 1; rows <= R; rows++)
+                for (int variant = 0; variant < 24; variant++) {
+                    const float *wv = variant & 1 ? w : NULL, *bv = variant & 2 ? b : NULL;
+                    const int mode = variant % 12 / 4, xf32 = variant >= 12;
+                    uint16_t *yk[R];
+                    mxp_narrow_src xk[R];
+                    for (size_t r = 0; r < rows; r++) {
+                        const int kind = (int)((r + (size_t)variant) % 6);
+                        fill(x[r], n, &rng, kind % 5);
+                        for (size_t i = 0; kind == 5 && i < n; i++) /* a mean 16 spreads from zero */
+                            x[r][i] = 100.0f + (float)(prng_uniform(&rng) * 12);
+                        mxp_convert(hx[r], MXP_BF16, x[r], MXP_F32, n, NULL);
+                        xk[r] = (mxp_narrow_src){ xf32 ? (const void *)x[r] : (const void *)hx[r], xf32, NULL };
+                        uint16_t *yw = want[r];
+                        twin(&yw, &xk[r], 1, n, wv, bv, 1e-5, mode); /* the row alone */
+                        memset(got[r], 0x5a, sizeof got[r]);
+                        yk[r] = got[r];
+                        second += kind == 5 && mode == 0;
+                    }
+                    fn(yk, xk, rows, n, wv, bv, 1e-5, mode);
+                    for (size_t r = 0; r < rows; r++) {
+                        bool clean = true;
+                        for (size_t t = n; t < n + 16; t++)
+                            clean &= got[r][t] == 0x5a5a;
+                        if (memcmp(got[r], want[r], n * sizeof got[r][0]) || !clean)
+                            fail_msg("%s: %zu rows of %zu, variant %d: row %zu differs from its twin alone", ks[k].name,
+                                     rows, n, variant, r);
+                    }
+                    checked++;
+                }
+    }
+    mxp_fpenv_leave(env);
+    assert_true(checked > 1000 && second > 100);
 }
 
 /* L2 normalization rounds a / d to float64 and then to float32; the
@@ -328,7 +388,8 @@ static void test_bf16_rows_near_exact(void **state)
                     const long double rs = mode == 2 ? 1 / fmaxl(sqrtl(s2), 1e-12L) : 1 / sqrtl(v / n + 1e-5L);
                     const int affine = mode < 2;
                     const mxp_narrow_src src = { xf32 ? (const void *)x : (const void *)hx, xf32, NULL };
-                    ((mxp_bf16_norm_ukernel *)ks[r].fn)(y, &src, n, affine ? w32 : NULL, affine ? b32 : NULL,
+                    uint16_t *yr = y;
+                    ((mxp_bf16_norm_ukernel *)ks[r].fn)(&yr, &src, 1, n, affine ? w32 : NULL, affine ? b32 : NULL,
                                                         mode == 2 ? 1e-12 : 1e-5, mode);
                     for (size_t i = 0; i < n; i++) {
                         const long double h = (x[i] - mean) * rs, wi = affine ? w32[i] : 1, bi = affine ? b32[i] : 0;
@@ -355,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_rows_match_their_twin),
         cmocka_unit_test(test_interleaved_rows_are_each_rows_bits),
+        cmocka_unit_test(test_bf16_rows_together_are_each_rows_bits),
         cmocka_unit_test(test_l2_quotient_near_a_float32_tie),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
         cmocka_unit_test(test_bf16_rows_near_exact),
