@@ -366,11 +366,12 @@ static void test_bf16_rows_near_exact(void **state)
         if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
             continue;
         for (size_t n = 1; n <= MAXN; n = n * 3 + 1)
-            for (int kind = 0; kind < 6; kind++) { /* 3 .. 5: float32 in (every bit of x) */
-                const int xf32 = kind >= 3;
+            for (int kind = 0; kind < 8; kind++) { /* 4 .. 7: float32 in (every bit of x) */
+                const int xf32 = kind >= 4, k4 = kind % 4;
                 for (size_t i = 0; i < n; i++)
-                    x[i] = kind % 3 == 2 ? (i == n / 2 ? 1.0078125f + (float)xf32 * 0x1p-20f : 1.0f)
-                                         : (float)((prng_uniform(&rng) - 0.3) * (kind % 3 == 0 ? 4 : 3e4));
+                    x[i] = k4 == 2   ? (i == n / 2 ? 1.0078125f + (float)xf32 * 0x1p-20f : 1.0f)
+                           : k4 == 3 ? (float)(1000 + prng_uniform(&rng) * (xf32 ? 0.5 : 64)) /* one pass cancels */
+                                     : (float)((prng_uniform(&rng) - 0.3) * (k4 == 0 ? 4 : 3e4));
                 mxp_convert(hx, MXP_BF16, x, MXP_F32, n, NULL);
                 long double s1 = 0, s2 = 0;
                 for (size_t i = 0; i < n; i++) {
