@@ -167,7 +167,7 @@ static inline void mxp_narrow_load32_avx512(const mxp_narrow_src *x, size_t i, _
 static inline void mxp_narrow_store32_avx512(uint16_t *y, __m512 lo, __m512 hi)
 {
 #ifdef __AVX512BF16__
-    if (!(_mm512_fpclass_ps_mask(lo, 0x20) | _mm512_fpclass_ps_mask(hi, 0x20))) {
+    if (_kortestz_mask16_u8(_mm512_fpclass_ps_mask(lo, 0x20), _mm512_fpclass_ps_mask(hi, 0x20))) {
         _mm512_storeu_si512((void *)y, (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
         return;
     }
