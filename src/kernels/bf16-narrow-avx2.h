@@ -10,6 +10,7 @@
 
 #include "kernels/bf16-narrow.h"
 #include "kernels/nexpf-avx2.h"
+#include "kernels/stream-loop.h"
 
 /* Eight elements of the row from i as float32 (mxp_narrow_x). */
 static inline __m256 mxp_narrow_load_avx2(const mxp_narrow_src *x, size_t i)
@@ -33,6 +34,25 @@ static inline void mxp_narrow_store_avx2(uint16_t *y, __m256 v)
     const __m256i out = _mm256_blendv_epi8(r, nan, _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)));
     const __m128i p = _mm_packus_epi32(_mm256_castsi256_si128(out), _mm256_extracti128_si256(out, 1));
     _mm_storeu_si128((__m128i *)(void *)y, p);
+}
+
+/* mxp_narrow_store_avx2 of sixteen lanes (lo: the first eight): rounded
+ * by integer arithmetic, packed by one vpackusdw (in-lane: a vpermq puts
+ * the halves in order); a NaN among them (one test) takes the eight-lane
+ * stores. */
+static inline void mxp_narrow_store16_avx2(uint16_t *y, __m256 lo, __m256 hi)
+{
+    const __m256 nan = _mm256_or_ps(_mm256_cmp_ps(lo, lo, _CMP_UNORD_Q), _mm256_cmp_ps(hi, hi, _CMP_UNORD_Q));
+    if (!_mm256_testz_ps(nan, nan)) {
+        mxp_narrow_store_avx2(y, lo);
+        mxp_narrow_store_avx2(y + 8, hi);
+        return;
+    }
+    const __m256i one = _mm256_set1_epi32(1), half = _mm256_set1_epi32(0x7fff);
+    const __m256i a = _mm256_castps_si256(lo), b = _mm256_castps_si256(hi);
+    const __m256i ra = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, half), _mm256_and_si256(_mm256_srli_epi32(a, 16), one)), 16);
+    const __m256i rb = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(b, half), _mm256_and_si256(_mm256_srli_epi32(b, 16), one)), 16);
+    _mm256_storeu_si256((__m256i *)(void *)y, _mm256_permute4x64_epi64(_mm256_packus_epi32(ra, rb), _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
 /* Elements i .. i + 7 (v) into the registers a[0], a[1] of four lanes. */
@@ -111,21 +131,33 @@ static inline void mxp_softmax_bf16_avx2(uint16_t *y, const mxp_narrow_src *x, s
     }
 }
 
-/* The fast sums of mxp_narrow_fsums_portable: the 32 float32 lanes four
- * registers, the float64 ones in memory (a block's sums added once). */
-static inline void mxp_narrow_fsums_avx2(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
+/* Eight elements of a norm row (no mask) from i as float32. */
+MXP_INLINE __m256 mxp_narrow_load8_avx2(const void *x, int f32, size_t i)
 {
-    double sa[32] = { 0 }, sq[32] = { 0 };
+    if (f32)
+        return _mm256_loadu_ps((const float *)x + i);
+    return _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)x + i))), 16));
+}
+
+/* The fast sums of mxp_narrow_fsums_portable: the 32 float32 lanes four
+ * registers, the float64 ones in memory (a block's sums stored or added
+ * once); f32, sub (c != 0) and s1 constants in each copy. */
+MXP_INLINE void mxp_narrow_fsums_k_avx2(const mxp_narrow_src *x, int f32, size_t n, float c, int sub, double *s1,
+                                        double *s2)
+{
+    double sa[32], sq[32];
+    const void *xp = x->x;
     const __m256 vc = _mm256_set1_ps(c);
     size_t i = 0;
-    while (i + 32 <= n) {
+    for (int first = 1; i + 32 <= n; first = 0) {
         __m256 f[4], g[4];
         for (int k = 0; k < 4; k++)
             f[k] = g[k] = _mm256_setzero_ps();
         for (int v = 0; v < MXP_NARROW_FBLOCK && i + 32 <= n; v++, i += 32)
             for (int k = 0; k < 4; k++) {
-                __m256 d = mxp_narrow_load_avx2(x, i + 8 * (size_t)k);
-                if (c != 0)
+                __m256 d = mxp_narrow_load8_avx2(xp, f32, i + 8 * (size_t)k);
+                if (sub)
                     d = _mm256_sub_ps(d, vc);
                 if (s1)
                     f[k] = _mm256_add_ps(f[k], d);
@@ -134,17 +166,45 @@ static inline void mxp_narrow_fsums_avx2(const mxp_narrow_src *x, size_t n, floa
         for (int k = 0; k < 4; k++)
             for (int h = 0; h < 2; h++) {
                 double *pa = sa + 8 * k + 4 * h, *pq = sq + 8 * k + 4 * h;
-                const __m128 fh = h ? _mm256_extractf128_ps(f[k], 1) : _mm256_castps256_ps128(f[k]);
-                const __m128 gh = h ? _mm256_extractf128_ps(g[k], 1) : _mm256_castps256_ps128(g[k]);
-                _mm256_storeu_pd(pa, _mm256_add_pd(_mm256_loadu_pd(pa), _mm256_cvtps_pd(fh)));
-                _mm256_storeu_pd(pq, _mm256_add_pd(_mm256_loadu_pd(pq), _mm256_cvtps_pd(gh)));
+                const __m256d fh = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(f[k], 1) : _mm256_castps256_ps128(f[k]));
+                const __m256d gh = _mm256_cvtps_pd(h ? _mm256_extractf128_ps(g[k], 1) : _mm256_castps256_ps128(g[k]));
+                if (s1)
+                    _mm256_storeu_pd(pa, first ? fh : _mm256_add_pd(_mm256_loadu_pd(pa), fh));
+                _mm256_storeu_pd(pq, first ? gh : _mm256_add_pd(_mm256_loadu_pd(pq), gh));
             }
+    }
+    if (i == 0) {
+        memset(sa, 0, sizeof sa);
+        memset(sq, 0, sizeof sq);
     }
     double ta, tq;
     mxp_narrow_ftails(x, i, n, c, &ta, &tq);
     if (s1)
         *s1 = mxp_sum32_fold(sa, ta);
     *s2 = mxp_sum32_fold(sq, tq);
+}
+
+MXP_INLINE void mxp_narrow_fsums_f_avx2(const mxp_narrow_src *x, int f32, size_t n, float c, double *s1, double *s2)
+{
+    if (c != 0) {
+        if (s1)
+            mxp_narrow_fsums_k_avx2(x, f32, n, c, 1, s1, s2);
+        else
+            mxp_narrow_fsums_k_avx2(x, f32, n, c, 1, NULL, s2);
+    } else {
+        if (s1)
+            mxp_narrow_fsums_k_avx2(x, f32, n, c, 0, s1, s2);
+        else
+            mxp_narrow_fsums_k_avx2(x, f32, n, c, 0, NULL, s2);
+    }
+}
+
+static inline void mxp_narrow_fsums_avx2(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
+{
+    if (x->f32)
+        mxp_narrow_fsums_f_avx2(x, 1, n, c, s1, s2);
+    else
+        mxp_narrow_fsums_f_avx2(x, 0, n, c, s1, s2);
 }
 
 static inline double mxp_narrow_sum_avx2(const mxp_narrow_src *x, size_t n, float c, int sq)
@@ -162,6 +222,39 @@ static inline double mxp_narrow_sum_avx2(const mxp_narrow_src *x, size_t n, floa
     return mxp_narrow_fold(s, x, i, n, c, sq);
 }
 
+/* A norm row's outputs, sixteen a step: h = (x - c) * r (x * r: l2), then
+ * the weight and bias; f32 and l2 constants in each copy. */
+MXP_INLINE void mxp_narrow_norm_row_avx2(uint16_t *y, const mxp_narrow_src *x, int f32, size_t n, const float *w,
+                                         const float *b, float c, float r, int l2)
+{
+    const void *xp = x->x;
+    const __m256 vc = _mm256_set1_ps(c), vr = _mm256_set1_ps(r);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 v[2];
+        for (int h = 0; h < 2; h++) {
+            const size_t j = i + 8 * (size_t)h;
+            const __m256 xv = mxp_narrow_load8_avx2(xp, f32, j);
+            if (l2) {
+                v[h] = _mm256_mul_ps(xv, vr);
+                continue;
+            }
+            v[h] = _mm256_mul_ps(_mm256_sub_ps(xv, vc), vr);
+            if (w && b)
+                v[h] = _mm256_fmadd_ps(v[h], _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
+            else if (w)
+                v[h] = _mm256_mul_ps(v[h], _mm256_loadu_ps(w + j));
+            else if (b)
+                v[h] = _mm256_add_ps(v[h], _mm256_loadu_ps(b + j));
+        }
+        mxp_narrow_store16_avx2(y + i, v[0], v[1]);
+    }
+    if (l2)
+        mxp_narrow_l2_out(y, x, i, n, r);
+    else
+        mxp_narrow_norm_out(y, x, i, n, w, b, c, r);
+}
+
 static inline void mxp_norm_bf16_avx2(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n,
                                       const float *w, const float *b, double eps, int mode)
 {
@@ -169,27 +262,14 @@ static inline void mxp_norm_bf16_avx2(uint16_t *const *y, const mxp_narrow_src *
     mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_avx2, mxp_narrow_sum_avx2, c, r);
     for (size_t k = 0; k < rows; k++) {
         const mxp_narrow_src xk = x[k]; /* a copy the stores to y cannot touch */
-        uint16_t *yk = y[k];
-        const __m256 vc = _mm256_set1_ps(c[k]), vr = _mm256_set1_ps(r[k]);
-        size_t i = 0;
-        if (mode == 2) {
-            for (; i + 8 <= n; i += 8)
-                mxp_narrow_store_avx2(yk + i, _mm256_mul_ps(mxp_narrow_load_avx2(&xk, i), vr));
-            mxp_narrow_l2_out(yk, &xk, i, n, r[k]);
-            continue;
-        }
-        for (; i + 8 <= n; i += 8) {
-            const __m256 h = _mm256_mul_ps(_mm256_sub_ps(mxp_narrow_load_avx2(&xk, i), vc), vr);
-            __m256 v = h;
-            if (w && b)
-                v = _mm256_fmadd_ps(h, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i));
-            else if (w)
-                v = _mm256_mul_ps(h, _mm256_loadu_ps(w + i));
-            else if (b)
-                v = _mm256_add_ps(h, _mm256_loadu_ps(b + i));
-            mxp_narrow_store_avx2(yk + i, v);
-        }
-        mxp_narrow_norm_out(yk, &xk, i, n, w, b, c[k], r[k]);
+        if (xk.f32 && mode == 2)
+            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 1);
+        else if (xk.f32)
+            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 0);
+        else if (mode == 2)
+            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 1);
+        else
+            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 0);
     }
 }
 

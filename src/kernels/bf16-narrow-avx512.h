@@ -143,17 +143,17 @@ static inline double mxp_narrow_sum_avx512(const mxp_narrow_src *x, size_t n, fl
     return mxp_narrow_fold(s, x, i, n, c, sq);
 }
 
-/* Thirty-two elements of a row from i as float32 (norms: no mask), lanes 0
+/* Thirty-two elements of a norm row (no mask) from i as float32, lanes 0
  * .. 15 in *lo: bfloat16 by one load and two vpermw that put each element
  * in the top half of its lane (vpmovzxwd and vpslld: a uop more). */
-static inline void mxp_narrow_load32_avx512(const mxp_narrow_src *x, size_t i, __m512 *lo, __m512 *hi)
+MXP_INLINE void mxp_narrow_load32_avx512(const void *x, int f32, size_t i, __m512 *lo, __m512 *hi)
 {
-    if (x->f32) {
-        *lo = _mm512_loadu_ps((const float *)x->x + i);
-        *hi = _mm512_loadu_ps((const float *)x->x + i + 16);
+    if (f32) {
+        *lo = _mm512_loadu_ps((const float *)x + i);
+        *hi = _mm512_loadu_ps((const float *)x + i + 16);
         return;
     }
-    const __m512i v = _mm512_loadu_si512((const void *)((const uint16_t *)x->x + i));
+    const __m512i v = _mm512_loadu_si512((const void *)((const uint16_t *)x + i));
     const __m512i up = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3,
                                         0, 2, 0, 1, 0, 0, 0);
     const __mmask32 top = 0xaaaaaaaau;
@@ -194,20 +194,23 @@ static inline void mxp_narrow_fadd_avx512(__m512d a[2], __m512 f)
 }
 
 /* The fast sums of mxp_narrow_fsums_portable: the 32 float32 lanes two
- * registers, the float64 ones four; one: s1 too. */
-MXP_INLINE void mxp_narrow_fsums_k_avx512(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2, int one)
+ * registers, the float64 ones four; f32, sub (c != 0) and one (s1 too)
+ * constants in each copy. */
+MXP_INLINE void mxp_narrow_fsums_k_avx512(const mxp_narrow_src *x, int f32, size_t n, float c, int sub, double *s1,
+                                          double *s2, int one)
 {
     __m512d a[4], q[4];
     for (int k = 0; k < 4; k++)
         a[k] = q[k] = _mm512_setzero_pd();
+    const void *xp = x->x;
     const __m512 vc = _mm512_set1_ps(c);
     size_t i = 0;
     while (i + 32 <= n) {
         __m512 f0 = _mm512_setzero_ps(), f1 = f0, g0 = f0, g1 = f0;
         for (int v = 0; v < MXP_NARROW_FBLOCK && i + 32 <= n; v++, i += 32) {
             __m512 d0, d1;
-            mxp_narrow_load32_avx512(x, i, &d0, &d1);
-            if (c != 0) {
+            mxp_narrow_load32_avx512(xp, f32, i, &d0, &d1);
+            if (sub) {
                 d0 = _mm512_sub_ps(d0, vc);
                 d1 = _mm512_sub_ps(d1, vc);
             }
@@ -232,35 +235,60 @@ MXP_INLINE void mxp_narrow_fsums_k_avx512(const mxp_narrow_src *x, size_t n, flo
     *s2 = mxp_narrow_fold32_avx512(q, tq);
 }
 
-static inline void mxp_narrow_fsums_avx512(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
+MXP_INLINE void mxp_narrow_fsums_f_avx512(const mxp_narrow_src *x, int f32, size_t n, float c, double *s1, double *s2)
 {
-    if (s1)
-        mxp_narrow_fsums_k_avx512(x, n, c, s1, s2, 1);
-    else
-        mxp_narrow_fsums_k_avx512(x, n, c, NULL, s2, 0);
+    if (c != 0) {
+        if (s1)
+            mxp_narrow_fsums_k_avx512(x, f32, n, c, 1, s1, s2, 1);
+        else
+            mxp_narrow_fsums_k_avx512(x, f32, n, c, 1, NULL, s2, 0);
+    } else {
+        if (s1)
+            mxp_narrow_fsums_k_avx512(x, f32, n, c, 0, s1, s2, 1);
+        else
+            mxp_narrow_fsums_k_avx512(x, f32, n, c, 0, NULL, s2, 0);
+    }
 }
 
-/* h = (x - c) * r (x * r: L2), then the weight and bias, 32 lanes. */
-static inline void mxp_narrow_norm32_avx512(uint16_t *y, const mxp_narrow_src *x, size_t i, const float *w,
-                                            const float *b, __m512 vc, __m512 vr, int l2)
+static inline void mxp_narrow_fsums_avx512(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
 {
-    __m512 v[2];
-    mxp_narrow_load32_avx512(x, i, &v[0], &v[1]);
-    for (int h = 0; h < 2; h++) {
-        if (l2) {
-            v[h] = _mm512_mul_ps(v[h], vr);
-            continue;
+    if (x->f32)
+        mxp_narrow_fsums_f_avx512(x, 1, n, c, s1, s2);
+    else
+        mxp_narrow_fsums_f_avx512(x, 0, n, c, s1, s2);
+}
+
+/* A norm row's outputs, 32 a step: h = (x - c) * r (x * r: l2), then the
+ * weight and bias; f32 and l2 constants in each copy. */
+MXP_INLINE void mxp_narrow_norm_row_avx512(uint16_t *y, const mxp_narrow_src *x, int f32, size_t n, const float *w,
+                                           const float *b, float c, float r, int l2)
+{
+    const void *xp = x->x;
+    const __m512 vc = _mm512_set1_ps(c), vr = _mm512_set1_ps(r);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 v[2];
+        mxp_narrow_load32_avx512(xp, f32, i, &v[0], &v[1]);
+        for (int h = 0; h < 2; h++) {
+            if (l2) {
+                v[h] = _mm512_mul_ps(v[h], vr);
+                continue;
+            }
+            v[h] = _mm512_mul_ps(_mm512_sub_ps(v[h], vc), vr);
+            const size_t j = i + 16 * (size_t)h;
+            if (w && b)
+                v[h] = _mm512_fmadd_ps(v[h], _mm512_loadu_ps(w + j), _mm512_loadu_ps(b + j));
+            else if (w)
+                v[h] = _mm512_mul_ps(v[h], _mm512_loadu_ps(w + j));
+            else if (b)
+                v[h] = _mm512_add_ps(v[h], _mm512_loadu_ps(b + j));
         }
-        v[h] = _mm512_mul_ps(_mm512_sub_ps(v[h], vc), vr);
-        const size_t j = i + 16 * (size_t)h;
-        if (w && b)
-            v[h] = _mm512_fmadd_ps(v[h], _mm512_loadu_ps(w + j), _mm512_loadu_ps(b + j));
-        else if (w)
-            v[h] = _mm512_mul_ps(v[h], _mm512_loadu_ps(w + j));
-        else if (b)
-            v[h] = _mm512_add_ps(v[h], _mm512_loadu_ps(b + j));
+        mxp_narrow_store32_avx512(y + i, v[0], v[1]);
     }
-    mxp_narrow_store32_avx512(y + i, v[0], v[1]);
+    if (l2)
+        mxp_narrow_l2_out(y, x, i, n, r);
+    else
+        mxp_narrow_norm_out(y, x, i, n, w, b, c, r);
 }
 
 static inline void mxp_norm_bf16_avx512(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n,
@@ -270,14 +298,14 @@ static inline void mxp_norm_bf16_avx512(uint16_t *const *y, const mxp_narrow_src
     mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_avx512, mxp_narrow_sum_avx512, c, r);
     for (size_t k = 0; k < rows; k++) {
         const mxp_narrow_src xk = x[k]; /* a copy the stores to y cannot touch */
-        const __m512 vc = _mm512_set1_ps(c[k]), vr = _mm512_set1_ps(r[k]);
-        size_t i = 0;
-        for (; i + 32 <= n; i += 32)
-            mxp_narrow_norm32_avx512(y[k], &xk, i, w, b, vc, vr, mode == 2);
-        if (mode == 2)
-            mxp_narrow_l2_out(y[k], &xk, i, n, r[k]);
+        if (xk.f32 && mode == 2)
+            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 1);
+        else if (xk.f32)
+            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 0);
+        else if (mode == 2)
+            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 1);
         else
-            mxp_narrow_norm_out(y[k], &xk, i, n, w, b, c[k], r[k]);
+            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 0);
     }
 }
 

@@ -58,7 +58,7 @@ static inline size_t mxp_norm_wide_doubles(size_t n)
  * float32 too: rows (1 .. MXP_NORM_ROWS) rows of n, row r from x[r] into
  * y[r], all rows' sums first, then their scalars and their outputs (the
  * latencies of one row's folds, square root and division overlap the
- * next's), each row's bits those of the row alone. */
+ * next's), each row's bits those of the row alone; x[r].mask NULL. */
 typedef void mxp_bf16_norm_ukernel(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, const float *w,
                                    const float *b, double eps, int mode);
 
