@@ -154,7 +154,13 @@ MXP_INLINE void mxp_narrow_fsums_k_avx2(const mxp_narrow_src *x, int f32, size_t
         __m256 f[4], g[4];
         for (int k = 0; k < 4; k++)
             f[k] = g[k] = _mm256_setzero_ps();
-        for (int v = 0; v < MXP_NARROW_FBLOCK && i + 32 <= n; v++, i += 32)
+        for (int v = 0; v < MXP_NARROW_FBLOCK && i + 32 <= n; v++, i += 32) {
+            if (!sub) { /* the first pass reads the row from memory (as bf16-narrow-avx512.h) */
+                const char *ahead = (const char *)xp + (f32 ? 4 : 2) * i + MXP_STREAM_PREFETCH;
+                _mm_prefetch(ahead, _MM_HINT_T0);
+                if (f32)
+                    _mm_prefetch(ahead + 64, _MM_HINT_T0);
+            }
             for (int k = 0; k < 4; k++) {
                 __m256 d = mxp_narrow_load8_avx2(xp, f32, i + 8 * (size_t)k);
                 if (sub)
@@ -163,6 +169,7 @@ MXP_INLINE void mxp_narrow_fsums_k_avx2(const mxp_narrow_src *x, int f32, size_t
                     f[k] = _mm256_add_ps(f[k], d);
                 g[k] = _mm256_fmadd_ps(d, d, g[k]);
             }
+        }
         for (int k = 0; k < 4; k++)
             for (int h = 0; h < 2; h++) {
                 double *pa = sa + 8 * k + 4 * h, *pq = sq + 8 * k + 4 * h;

@@ -209,6 +209,12 @@ MXP_INLINE void mxp_narrow_fsums_k_avx512(const mxp_narrow_src *x, int f32, size
         __m512 f0 = _mm512_setzero_ps(), f1 = f0, g0 = f0, g1 = f0;
         for (int v = 0; v < MXP_NARROW_FBLOCK && i + 32 <= n; v++, i += 32) {
             __m512 d0, d1;
+            if (!sub) { /* the first pass reads the row from memory */
+                const char *ahead = (const char *)xp + (f32 ? 4 : 2) * i + MXP_STREAM_PREFETCH;
+                _mm_prefetch(ahead, _MM_HINT_T0);
+                if (f32)
+                    _mm_prefetch(ahead + 64, _MM_HINT_T0);
+            }
             mxp_narrow_load32_avx512(xp, f32, i, &d0, &d1);
             if (sub) {
                 d0 = _mm512_sub_ps(d0, vc);
