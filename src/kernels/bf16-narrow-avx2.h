@@ -50,9 +50,12 @@ static inline void mxp_narrow_store16_avx2(uint16_t *y, __m256 lo, __m256 hi)
     }
     const __m256i one = _mm256_set1_epi32(1), half = _mm256_set1_epi32(0x7fff);
     const __m256i a = _mm256_castps_si256(lo), b = _mm256_castps_si256(hi);
-    const __m256i ra = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, half), _mm256_and_si256(_mm256_srli_epi32(a, 16), one)), 16);
-    const __m256i rb = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(b, half), _mm256_and_si256(_mm256_srli_epi32(b, 16), one)), 16);
-    _mm256_storeu_si256((__m256i *)(void *)y, _mm256_permute4x64_epi64(_mm256_packus_epi32(ra, rb), _MM_SHUFFLE(3, 1, 2, 0)));
+    const __m256i ra = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(a, half), _mm256_and_si256(_mm256_srli_epi32(a, 16), one)), 16);
+    const __m256i rb = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(b, half), _mm256_and_si256(_mm256_srli_epi32(b, 16), one)), 16);
+    const __m256i p = _mm256_packus_epi32(ra, rb); /* a0-3 b0-3 | a4-7 b4-7 */
+    _mm256_storeu_si256((__m256i *)(void *)y, _mm256_permute4x64_epi64(p, _MM_SHUFFLE(3, 1, 2, 0)));
 }
 
 /* Elements i .. i + 7 (v) into the registers a[0], a[1] of four lanes. */
@@ -136,8 +139,8 @@ MXP_INLINE __m256 mxp_narrow_load8_avx2(const void *x, int f32, size_t i)
 {
     if (f32)
         return _mm256_loadu_ps((const float *)x + i);
-    return _mm256_castsi256_ps(
-        _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)x + i))), 16));
+    const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)x + i));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
 }
 
 /* The fast sums of mxp_narrow_fsums_portable: the 32 float32 lanes four
@@ -230,9 +233,9 @@ static inline double mxp_narrow_sum_avx2(const mxp_narrow_src *x, size_t n, floa
 }
 
 /* A norm row's outputs, sixteen a step: h = (x - c) * r (x * r: l2), then
- * the weight and bias; f32 and l2 constants in each copy. */
+ * the weight and bias; f32, l2 and centre (c != 0) constants in each copy. */
 MXP_INLINE void mxp_narrow_norm_row_avx2(uint16_t *y, const mxp_narrow_src *x, int f32, size_t n, const float *w,
-                                         const float *b, float c, float r, int l2)
+                                         const float *b, float c, float r, int l2, int centre)
 {
     const void *xp = x->x;
     const __m256 vc = _mm256_set1_ps(c), vr = _mm256_set1_ps(r);
@@ -246,7 +249,7 @@ MXP_INLINE void mxp_narrow_norm_row_avx2(uint16_t *y, const mxp_narrow_src *x, i
                 v[h] = _mm256_mul_ps(xv, vr);
                 continue;
             }
-            v[h] = _mm256_mul_ps(_mm256_sub_ps(xv, vc), vr);
+            v[h] = _mm256_mul_ps(centre ? _mm256_sub_ps(xv, vc) : xv, vr); /* x - 0 is x */
             if (w && b)
                 v[h] = _mm256_fmadd_ps(v[h], _mm256_loadu_ps(w + j), _mm256_loadu_ps(b + j));
             else if (w)
@@ -269,14 +272,19 @@ static inline void mxp_norm_bf16_avx2(uint16_t *const *y, const mxp_narrow_src *
     mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_avx2, mxp_narrow_sum_avx2, c, r);
     for (size_t k = 0; k < rows; k++) {
         const mxp_narrow_src xk = x[k]; /* a copy the stores to y cannot touch */
-        if (xk.f32 && mode == 2)
-            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 1);
-        else if (xk.f32)
-            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 0);
-        else if (mode == 2)
-            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 1);
+        const int f32 = xk.f32, l2 = mode == 2, centre = !l2 && c[k] != 0;
+        if (f32 && l2)
+            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 1, 0);
+        else if (f32 && centre)
+            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 0, 1);
+        else if (f32)
+            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 0, 0);
+        else if (l2)
+            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 1, 0);
+        else if (centre)
+            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 0, 1);
         else
-            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 0);
+            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 0, 0);
     }
 }
 

@@ -265,9 +265,9 @@ static inline void mxp_narrow_fsums_avx512(const mxp_narrow_src *x, size_t n, fl
 }
 
 /* A norm row's outputs, 32 a step: h = (x - c) * r (x * r: l2), then the
- * weight and bias; f32 and l2 constants in each copy. */
+ * weight and bias; f32, l2 and centre (c != 0) constants in each copy. */
 MXP_INLINE void mxp_narrow_norm_row_avx512(uint16_t *y, const mxp_narrow_src *x, int f32, size_t n, const float *w,
-                                           const float *b, float c, float r, int l2)
+                                           const float *b, float c, float r, int l2, int centre)
 {
     const void *xp = x->x;
     const __m512 vc = _mm512_set1_ps(c), vr = _mm512_set1_ps(r);
@@ -280,7 +280,7 @@ MXP_INLINE void mxp_narrow_norm_row_avx512(uint16_t *y, const mxp_narrow_src *x,
                 v[h] = _mm512_mul_ps(v[h], vr);
                 continue;
             }
-            v[h] = _mm512_mul_ps(_mm512_sub_ps(v[h], vc), vr);
+            v[h] = _mm512_mul_ps(centre ? _mm512_sub_ps(v[h], vc) : v[h], vr); /* x - 0 is x */
             const size_t j = i + 16 * (size_t)h;
             if (w && b)
                 v[h] = _mm512_fmadd_ps(v[h], _mm512_loadu_ps(w + j), _mm512_loadu_ps(b + j));
@@ -304,14 +304,19 @@ static inline void mxp_norm_bf16_avx512(uint16_t *const *y, const mxp_narrow_src
     mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_avx512, mxp_narrow_sum_avx512, c, r);
     for (size_t k = 0; k < rows; k++) {
         const mxp_narrow_src xk = x[k]; /* a copy the stores to y cannot touch */
-        if (xk.f32 && mode == 2)
-            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 1);
-        else if (xk.f32)
-            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 0);
-        else if (mode == 2)
-            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 1);
+        const int f32 = xk.f32, l2 = mode == 2, centre = !l2 && c[k] != 0;
+        if (f32 && l2)
+            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 1, 0);
+        else if (f32 && centre)
+            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 0, 1);
+        else if (f32)
+            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 0, 0);
+        else if (l2)
+            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 1, 0);
+        else if (centre)
+            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 0, 1);
         else
-            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 0);
+            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 0, 0);
     }
 }
 
