@@ -2,8 +2,9 @@
  * (bf16-softmax/), layer norm, RMS norm and L2 normalization (bf16-norm/);
  * the portable twins and the scalar pieces every kernel shares.  A
  * bfloat16 result carries 8 bits, so float32 lanes (16 to a 512-bit
- * register, not float64's 8) with float64 sums round once to within half
- * an ulp plus about 2^-16 of the exact value.  The input is bfloat16 or
+ * register, not float64's 8) with float64 sums (softmax) or float32 lane
+ * sums gathered in float64 (the norms) round once to within half an ulp
+ * plus about 2^-16 of the exact value.  The input is bfloat16 or
  * float32 (mxp_narrow_src), softmax's with an additive float32 mask row
  * (x + mask, a float32 addition, is the element below);
  * src/nn/softmax.c and norm.c run these rows for bfloat16 out from

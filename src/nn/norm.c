@@ -2,8 +2,8 @@
  * passes.  Each group of normalized elements is one row (the trailing axes
  * merged); its statistics in float64, the mean and variance in two passes;
  * each result rounded once.  Bfloat16 out of bfloat16 or float32 in:
- * float32 arithmetic with float64 sums (kernels/bf16-narrow.h), strided
- * rows gathered. */
+ * float32 arithmetic (kernels/bf16-narrow.h), dense rows four at a time,
+ * strided rows gathered. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
