@@ -143,4 +143,15 @@ mxp_status nn_axis_last(mxp_array **v, const mxp_array *a, int axis);
  * merged: a view where the strides allow it, else a C-ordered copy. */
 mxp_status nn_collapse_last(mxp_array **v, const mxp_array *a, int nlast);
 
+/* A block's rows for the bfloat16 norm kernels: x[k] from p[k][xi]
+ * (float32 where f32, else bfloat16, no mask), y[k] = p[k][yi]. */
+static inline void nn_narrow_block(char *(*p)[NN_MAXARR], int64_t count, int xi, int yi, bool f32, uint16_t **y,
+                                   mxp_narrow_src *x)
+{
+    for (int64_t k = 0; k < count; k++) {
+        y[k] = (uint16_t *)(void *)p[k][yi];
+        x[k] = (mxp_narrow_src){ p[k][xi], f32, NULL };
+    }
+}
+
 #endif

@@ -63,10 +63,7 @@ static void norm_rows_bf16(const void *ctx, char *(*p)[NN_MAXARR], int64_t count
     const norm_job *j = ctx;
     uint16_t *y[MXP_NORM_ROWS];
     mxp_narrow_src x[MXP_NORM_ROWS];
-    for (int64_t k = 0; k < count; k++) {
-        y[k] = (uint16_t *)(void *)p[k][Y];
-        x[k] = (mxp_narrow_src){ p[k][X], j->xt == MXP_F32, NULL };
-    }
+    nn_narrow_block(p, count, X, Y, j->xt == MXP_F32, y, x);
     j->bf16(y, x, (size_t)count, (size_t)j->n, j->w32, j->b32, j->eps, j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER);
 }
 

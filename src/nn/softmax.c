@@ -217,10 +217,7 @@ static void l2_rows_bf16(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, 
     const sm_job *j = ctx;
     uint16_t *y[MXP_NORM_ROWS];
     mxp_narrow_src x[MXP_NORM_ROWS];
-    for (int64_t k = 0; k < count; k++) {
-        y[k] = (uint16_t *)(void *)p[k][OUT];
-        x[k] = (mxp_narrow_src){ p[k][X], j->xt == MXP_F32, NULL };
-    }
+    nn_narrow_block(p, count, X, OUT, j->xt == MXP_F32, y, x);
     j->l2bf16(y, x, (size_t)count, (size_t)j->len, NULL, NULL, j->eps, MXP_NORM_L2);
 }
 
