@@ -145,7 +145,8 @@ MXP_INLINE __m256 mxp_narrow_load8_avx2(const void *x, int f32, size_t i)
 
 /* The fast sums of mxp_narrow_fsums_portable: the 32 float32 lanes four
  * registers, the float64 ones in memory (a block's sums stored or added
- * once); f32, sub (c != 0) and s1 constants in each copy. */
+ * once); f32, sub (c != 0) and s1 constant in each copy
+ * (MXP_NARROW_FSUMS_COPIES). */
 MXP_INLINE void mxp_narrow_fsums_k_avx2(const mxp_narrow_src *x, int f32, size_t n, float c, int sub, double *s1,
                                         double *s2)
 {
@@ -194,27 +195,9 @@ MXP_INLINE void mxp_narrow_fsums_k_avx2(const mxp_narrow_src *x, int f32, size_t
     *s2 = mxp_sum32_fold(sq, tq);
 }
 
-MXP_INLINE void mxp_narrow_fsums_f_avx2(const mxp_narrow_src *x, int f32, size_t n, float c, double *s1, double *s2)
-{
-    if (c != 0) {
-        if (s1)
-            mxp_narrow_fsums_k_avx2(x, f32, n, c, 1, s1, s2);
-        else
-            mxp_narrow_fsums_k_avx2(x, f32, n, c, 1, NULL, s2);
-    } else {
-        if (s1)
-            mxp_narrow_fsums_k_avx2(x, f32, n, c, 0, s1, s2);
-        else
-            mxp_narrow_fsums_k_avx2(x, f32, n, c, 0, NULL, s2);
-    }
-}
-
 static inline void mxp_narrow_fsums_avx2(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
 {
-    if (x->f32)
-        mxp_narrow_fsums_f_avx2(x, 1, n, c, s1, s2);
-    else
-        mxp_narrow_fsums_f_avx2(x, 0, n, c, s1, s2);
+    MXP_NARROW_FSUMS_COPIES(mxp_narrow_fsums_k_avx2, x, n, c, s1, s2);
 }
 
 static inline double mxp_narrow_sum_avx2(const mxp_narrow_src *x, size_t n, float c, int sq)
@@ -233,7 +216,8 @@ static inline double mxp_narrow_sum_avx2(const mxp_narrow_src *x, size_t n, floa
 }
 
 /* A norm row's outputs, sixteen a step: h = (x - c) * r (x * r: l2), then
- * the weight and bias; f32, l2 and centre (c != 0) constants in each copy. */
+ * the weight and bias; f32, l2 and centre constant in each copy
+ * (MXP_NARROW_ROW_COPIES). */
 MXP_INLINE void mxp_narrow_norm_row_avx2(uint16_t *y, const mxp_narrow_src *x, int f32, size_t n, const float *w,
                                          const float *b, float c, float r, int l2, int centre)
 {
@@ -272,19 +256,7 @@ static inline void mxp_norm_bf16_avx2(uint16_t *const *y, const mxp_narrow_src *
     mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_avx2, mxp_narrow_sum_avx2, c, r);
     for (size_t k = 0; k < rows; k++) {
         const mxp_narrow_src xk = x[k]; /* a copy the stores to y cannot touch */
-        const int f32 = xk.f32, l2 = mode == 2, centre = !l2 && c[k] != 0;
-        if (f32 && l2)
-            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 1, 0);
-        else if (f32 && centre)
-            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 0, 1);
-        else if (f32)
-            mxp_narrow_norm_row_avx2(y[k], &xk, 1, n, w, b, c[k], r[k], 0, 0);
-        else if (l2)
-            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 1, 0);
-        else if (centre)
-            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 0, 1);
-        else
-            mxp_narrow_norm_row_avx2(y[k], &xk, 0, n, w, b, c[k], r[k], 0, 0);
+        MXP_NARROW_ROW_COPIES(mxp_narrow_norm_row_avx2, y[k], &xk, n, w, b, c[k], r[k], mode);
     }
 }
 

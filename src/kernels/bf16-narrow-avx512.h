@@ -194,11 +194,12 @@ static inline void mxp_narrow_fadd_avx512(__m512d a[2], __m512 f)
 }
 
 /* The fast sums of mxp_narrow_fsums_portable: the 32 float32 lanes two
- * registers, the float64 ones four; f32, sub (c != 0) and one (s1 too)
- * constants in each copy. */
+ * registers, the float64 ones four; f32, sub (c != 0) and s1 constant in
+ * each copy (MXP_NARROW_FSUMS_COPIES). */
 MXP_INLINE void mxp_narrow_fsums_k_avx512(const mxp_narrow_src *x, int f32, size_t n, float c, int sub, double *s1,
-                                          double *s2, int one)
+                                          double *s2)
 {
+    const int one = s1 != NULL;
     __m512d a[4], q[4];
     for (int k = 0; k < 4; k++)
         a[k] = q[k] = _mm512_setzero_pd();
@@ -241,31 +242,14 @@ MXP_INLINE void mxp_narrow_fsums_k_avx512(const mxp_narrow_src *x, int f32, size
     *s2 = mxp_narrow_fold32_avx512(q, tq);
 }
 
-MXP_INLINE void mxp_narrow_fsums_f_avx512(const mxp_narrow_src *x, int f32, size_t n, float c, double *s1, double *s2)
-{
-    if (c != 0) {
-        if (s1)
-            mxp_narrow_fsums_k_avx512(x, f32, n, c, 1, s1, s2, 1);
-        else
-            mxp_narrow_fsums_k_avx512(x, f32, n, c, 1, NULL, s2, 0);
-    } else {
-        if (s1)
-            mxp_narrow_fsums_k_avx512(x, f32, n, c, 0, s1, s2, 1);
-        else
-            mxp_narrow_fsums_k_avx512(x, f32, n, c, 0, NULL, s2, 0);
-    }
-}
-
 static inline void mxp_narrow_fsums_avx512(const mxp_narrow_src *x, size_t n, float c, double *s1, double *s2)
 {
-    if (x->f32)
-        mxp_narrow_fsums_f_avx512(x, 1, n, c, s1, s2);
-    else
-        mxp_narrow_fsums_f_avx512(x, 0, n, c, s1, s2);
+    MXP_NARROW_FSUMS_COPIES(mxp_narrow_fsums_k_avx512, x, n, c, s1, s2);
 }
 
 /* A norm row's outputs, 32 a step: h = (x - c) * r (x * r: l2), then the
- * weight and bias; f32, l2 and centre (c != 0) constants in each copy. */
+ * weight and bias; f32, l2 and centre constant in each copy
+ * (MXP_NARROW_ROW_COPIES). */
 MXP_INLINE void mxp_narrow_norm_row_avx512(uint16_t *y, const mxp_narrow_src *x, int f32, size_t n, const float *w,
                                            const float *b, float c, float r, int l2, int centre)
 {
@@ -304,19 +288,7 @@ static inline void mxp_norm_bf16_avx512(uint16_t *const *y, const mxp_narrow_src
     mxp_narrow_norm_rows_scalars(x, rows, n, eps, mode, mxp_narrow_fsums_avx512, mxp_narrow_sum_avx512, c, r);
     for (size_t k = 0; k < rows; k++) {
         const mxp_narrow_src xk = x[k]; /* a copy the stores to y cannot touch */
-        const int f32 = xk.f32, l2 = mode == 2, centre = !l2 && c[k] != 0;
-        if (f32 && l2)
-            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 1, 0);
-        else if (f32 && centre)
-            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 0, 1);
-        else if (f32)
-            mxp_narrow_norm_row_avx512(y[k], &xk, 1, n, w, b, c[k], r[k], 0, 0);
-        else if (l2)
-            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 1, 0);
-        else if (centre)
-            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 0, 1);
-        else
-            mxp_narrow_norm_row_avx512(y[k], &xk, 0, n, w, b, c[k], r[k], 0, 0);
+        MXP_NARROW_ROW_COPIES(mxp_narrow_norm_row_avx512, y[k], &xk, n, w, b, c[k], r[k], mode);
     }
 }
 

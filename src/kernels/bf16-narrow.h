@@ -289,6 +289,36 @@ static inline int mxp_narrow_fast_ok(double s2)
 
 enum { MXP_NARROW_ROWS = 4 }; /* rows a norm kernel takes at most (MXP_NORM_ROWS) */
 
+/* The copies of an ISA's fast sums k(x, f32, n, c, sub, s1, s2), each with
+ * f32 (float32 input), sub (c != 0) and s1 (NULL or not) constant, so that
+ * its loop tests none of them: the body of the ISA's mxp_narrow_fsums_*. */
+#define MXP_NARROW_FSUMS_COPIES(k, x, n, c, s1, s2)                                                                    \
+    do {                                                                                                               \
+        const int f32_ = (x)->f32, sub_ = (c) != 0;                                                                    \
+        if (f32_ && sub_)                                                                                              \
+            (s1) ? k(x, 1, n, c, 1, s1, s2) : k(x, 1, n, c, 1, NULL, s2);                                              \
+        else if (f32_)                                                                                                 \
+            (s1) ? k(x, 1, n, c, 0, s1, s2) : k(x, 1, n, c, 0, NULL, s2);                                              \
+        else if (sub_)                                                                                                 \
+            (s1) ? k(x, 0, n, c, 1, s1, s2) : k(x, 0, n, c, 1, NULL, s2);                                              \
+        else                                                                                                           \
+            (s1) ? k(x, 0, n, c, 0, s1, s2) : k(x, 0, n, c, 0, NULL, s2);                                              \
+    } while (0)
+
+/* The copies of an ISA's output row row(y, x, f32, n, w, b, c, r, l2,
+ * centre) for the row *x of mode (MXP_NORM_L2: 2), each with f32, l2 and
+ * centre (c != 0, not L2) constant. */
+#define MXP_NARROW_ROW_COPIES(row, y, x, n, w, b, c, r, mode)                                                          \
+    do {                                                                                                               \
+        const int f32_ = (x)->f32, l2_ = (mode) == 2, centre_ = !l2_ && (c) != 0;                                      \
+        if (l2_)                                                                                                       \
+            f32_ ? row(y, x, 1, n, w, b, c, r, 1, 0) : row(y, x, 0, n, w, b, c, r, 1, 0);                              \
+        else if (centre_)                                                                                              \
+            f32_ ? row(y, x, 1, n, w, b, c, r, 0, 1) : row(y, x, 0, n, w, b, c, r, 0, 1);                              \
+        else                                                                                                           \
+            f32_ ? row(y, x, 1, n, w, b, c, r, 0, 0) : row(y, x, 0, n, w, b, c, r, 0, 0);                              \
+    } while (0)
+
 /* A norm row's centre *c and factor *r (mode: MXP_NORM_LAYER, _RMS, _L2 of
  * norm-kernels.h: 0, 1, 2; L2: c = 0, r = float(1 / s)) from its first
  * fast sums s1 (layer norm), s2 (fs), then a second pass by fs or the
