@@ -77,17 +77,26 @@ static inline void mxp_narrow_lanes_avx2(double s[16], const __m256d a[4])
         _mm256_storeu_pd(s + 4 * k, a[k]);
 }
 
-static inline void mxp_softmax_bf16_avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, float *e, int lg)
+/* The last n mod 16 elements (x + mask) in tl[16], the other lanes -inf
+ * (as bf16-narrow-avx512.h's tail vector). */
+static inline void mxp_narrow_tail_avx2(float tl[16], const mxp_narrow_src *x, size_t body, size_t n)
 {
-    const size_t body = n & ~(size_t)15, tail = n - body;
-    float tl[16]; /* the last n mod 16 elements, the other lanes -inf (as bf16-narrow-avx512.h) */
     for (size_t k = 0; k < 16; k++)
-        tl[k] = k < tail ? mxp_narrow_x(x, body + k) : -INFINITY;
-    const mxp_narrow_src ts = { tl, 1, NULL };
+        tl[k] = k < n - body ? mxp_narrow_x(x, body + k) : -INFINITY;
+}
+
+/* Softmax's passes (mxp_narrow_max_fn ...), 8 lanes a vector. */
+static inline float mxp_narrow_max_avx2(const mxp_narrow_src *x, size_t n, int *nan)
+{
+    const size_t body = n & ~(size_t)15;
+    float tl[16];
+    mxp_narrow_tail_avx2(tl, x, body, n);
     __m256 mv = _mm256_max_ps(_mm256_loadu_ps(tl), _mm256_loadu_ps(tl + 8)), nanv = _mm256_setzero_ps();
     for (int h = 0; h < 2; h++)
         nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(_mm256_loadu_ps(tl + 8 * h), _mm256_loadu_ps(tl + 8 * h), _CMP_UNORD_Q));
     for (size_t i = 0; i < body; i += 8) {
+        if (i % 32 == 0 || x->f32) /* a line ahead every 64 bytes, as the norms' first pass */
+            _mm_prefetch((const char *)x->x + (x->f32 ? 4 : 2) * i + MXP_STREAM_PREFETCH, _MM_HINT_T0);
         const __m256 v = mxp_narrow_load_avx2(x, i);
         nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
         mv = _mm256_max_ps(v, mv);
@@ -96,8 +105,13 @@ static inline void mxp_softmax_bf16_avx2(uint16_t *y, const mxp_narrow_src *x, s
     _mm256_storeu_ps(l8, mv);
     for (int k = 0; k < 8; k++)
         m = l8[k] > m ? l8[k] : m;
-    if (mxp_narrow_nan_row(y, n, m, _mm256_movemask_ps(nanv) != 0))
-        return;
+    *nan = _mm256_movemask_ps(nanv) != 0;
+    return m;
+}
+
+static inline double mxp_narrow_exps_avx2(const mxp_narrow_src *x, size_t n, float m, float *e, int lg)
+{
+    const size_t body = n & ~(size_t)15, tail = n - body;
     const __m256 vm = _mm256_set1_ps(m);
     __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
     for (size_t i = 0; i < body;) {
@@ -114,24 +128,50 @@ static inline void mxp_softmax_bf16_avx2(uint16_t *y, const mxp_narrow_src *x, s
     }
     double s[16], t = 0;
     mxp_narrow_lanes_avx2(s, a);
-    float et[16];
-    for (int h = 0; h < 2; h++)
-        _mm256_storeu_ps(et + 8 * h, mxp_nexp_ps_avx2(_mm256_sub_ps(mxp_narrow_load_avx2(&ts, 8 * (size_t)h), vm)));
-    for (size_t k = 0; k < tail; k++) /* in order, as the portable code's tail */
-        t += e[body + k] = et[k];
-    float r, ls;
-    mxp_narrow_softmax_scalars(mxp_sum16_fold(s, t), lg, &r, &ls);
-    const __m256 vr = _mm256_set1_ps(r), vls = _mm256_set1_ps(ls);
-    for (size_t i = 0; i < body; i += 8)
-        mxp_narrow_store_avx2(y + i, lg ? _mm256_sub_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x, i), vm), vls)
-                                        : _mm256_mul_ps(_mm256_loadu_ps(e + i), vr));
     if (tail) {
+        float tl[16], et[16];
+        mxp_narrow_tail_avx2(tl, x, body, n);
+        for (int h = 0; h < 2; h++)
+            _mm256_storeu_ps(et + 8 * h, mxp_nexp_ps_avx2(_mm256_sub_ps(_mm256_loadu_ps(tl + 8 * h), vm)));
+        for (size_t k = 0; k < tail; k++) /* in order, as the portable code's tail */
+            t += e[body + k] = et[k];
+    }
+    return mxp_sum16_fold(s, t);
+}
+
+static inline void mxp_narrow_smout_avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, float m, const float *e,
+                                         double sum, int lg)
+{
+    const size_t body = n & ~(size_t)15, tail = n - body;
+    float r, ls;
+    mxp_narrow_softmax_scalars(sum, lg, &r, &ls);
+    const __m256 vm = _mm256_set1_ps(m), vr = _mm256_set1_ps(r), vls = _mm256_set1_ps(ls);
+    for (size_t i = 0; i < body; i += 16) {
+        __m256 v[2];
+        for (int h = 0; h < 2; h++)
+            v[h] = lg ? _mm256_sub_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x, i + 8 * h), vm), vls)
+                      : _mm256_mul_ps(_mm256_loadu_ps(e + i + 8 * h), vr);
+        mxp_narrow_store16_avx2(y + i, v[0], v[1]);
+    }
+    if (tail) {
+        float tl[16];
         uint16_t yt[16];
+        if (lg)
+            mxp_narrow_tail_avx2(tl, x, body, n);
+        else
+            for (size_t k = 0; k < 16; k++)
+                tl[k] = k < tail ? e[body + k] : 0.0f;
         for (int h = 0; h < 2; h++)
             mxp_narrow_store_avx2(yt + 8 * h, lg ? _mm256_sub_ps(_mm256_sub_ps(_mm256_loadu_ps(tl + 8 * h), vm), vls)
-                                                 : _mm256_mul_ps(_mm256_loadu_ps(et + 8 * h), vr));
+                                                 : _mm256_mul_ps(_mm256_loadu_ps(tl + 8 * h), vr));
         memcpy(y + body, yt, tail * sizeof yt[0]);
     }
+}
+
+static inline void mxp_softmax_bf16_avx2(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, float *e,
+                                         int lg)
+{
+    mxp_narrow_softmax_rows(y, x, rows, n, e, lg, mxp_narrow_max_avx2, mxp_narrow_exps_avx2, mxp_narrow_smout_avx2);
 }
 
 /* Eight elements of a norm row (no mask) from i as float32. */

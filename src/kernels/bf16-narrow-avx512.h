@@ -76,59 +76,6 @@ static inline __m512 mxp_narrow_tail_avx512(const mxp_narrow_src *x, size_t i, s
     return x->mask ? _mm512_add_ps(v, _mm512_maskz_loadu_ps(k, x->mask + i)) : v; /* -inf + 0 beyond */
 }
 
-static inline void mxp_softmax_bf16_avx512(uint16_t *y, const mxp_narrow_src *x, size_t n, float *e, int lg)
-{
-    const size_t body = n & ~(size_t)15, tail = n - body;
-    const __m512 vt = tail ? mxp_narrow_tail_avx512(x, body, n) : _mm512_set1_ps(-INFINITY);
-    __m512 mv = vt, mv1 = vt; /* two chains of vmaxps (softmax-avx512.h) */
-    __mmask16 nanv = _mm512_cmp_ps_mask(vt, vt, _CMP_UNORD_Q);
-    size_t j = 0;
-    for (; j + 32 <= body; j += 32) {
-        const __m512 v = mxp_narrow_load_avx512(x, j), v1 = mxp_narrow_load_avx512(x, j + 16);
-        nanv |= _mm512_cmp_ps_mask(v, v1, _CMP_UNORD_Q);
-        mv = _mm512_max_ps(v, mv);
-        mv1 = _mm512_max_ps(v1, mv1);
-    }
-    if (j < body) {
-        const __m512 v = mxp_narrow_load_avx512(x, j);
-        nanv |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-        mv = _mm512_max_ps(v, mv);
-    }
-    const float m = _mm512_reduce_max_ps(_mm512_max_ps(mv, mv1));
-    if (mxp_narrow_nan_row(y, n, m, nanv != 0))
-        return;
-    const __m512 vm = _mm512_set1_ps(m);
-    __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
-    for (size_t i = 0; i < body;) {
-        __m512 f = _mm512_setzero_ps();
-        for (int v = 0; v < MXP_NARROW_BLOCK && i < body; v++, i += 16) {
-            const __m512 ev = mxp_nexp_ps_avx512(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vm));
-            if (!lg)
-                _mm512_storeu_ps(e + i, ev);
-            f = _mm512_add_ps(f, ev);
-        }
-        mxp_narrow_add_avx512(&lo, &hi, f, 0);
-    }
-    double s[16], t = 0;
-    mxp_narrow_lanes_avx512(s, lo, hi);
-    float et[16];
-    _mm512_storeu_ps(et, mxp_nexp_ps_avx512(_mm512_sub_ps(vt, vm)));
-    for (size_t k = 0; k < tail; k++) /* in order, as the portable code's tail */
-        t += e[body + k] = et[k];
-    float r, ls;
-    mxp_narrow_softmax_scalars(mxp_sum16_fold(s, t), lg, &r, &ls);
-    const __m512 vr = _mm512_set1_ps(r), vls = _mm512_set1_ps(ls);
-    for (size_t i = 0; i < body; i += 16)
-        mxp_narrow_store_avx512(y + i, lg ? _mm512_sub_ps(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vm), vls)
-                                          : _mm512_mul_ps(_mm512_loadu_ps(e + i), vr));
-    if (tail) {
-        uint16_t yt[16];
-        mxp_narrow_store_avx512(yt, lg ? _mm512_sub_ps(_mm512_sub_ps(vt, vm), vls)
-                                       : _mm512_mul_ps(_mm512_loadu_ps(et), vr));
-        memcpy(y + body, yt, tail * sizeof yt[0]);
-    }
-}
-
 static inline double mxp_narrow_sum_avx512(const mxp_narrow_src *x, size_t n, float c, int sq)
 {
     const __m512 vc = _mm512_set1_ps(c);
@@ -174,6 +121,130 @@ static inline void mxp_narrow_store32_avx512(uint16_t *y, __m512 lo, __m512 hi)
 #endif
     _mm256_storeu_si256((__m256i *)(void *)y, mxp_f32_to_bf16_rne_avx512(lo));
     _mm256_storeu_si256((__m256i *)(void *)(y + 16), mxp_f32_to_bf16_rne_avx512(hi));
+}
+
+/* Thirty-two elements of a softmax row (x + mask) from i, lanes 0 .. 15
+ * in *lo. */
+MXP_INLINE void mxp_narrow_xload32_avx512(const mxp_narrow_src *x, size_t i, __m512 *lo, __m512 *hi)
+{
+    mxp_narrow_load32_avx512(x->x, x->f32, i, lo, hi);
+    if (x->mask) {
+        *lo = _mm512_add_ps(*lo, _mm512_loadu_ps(x->mask + i));
+        *hi = _mm512_add_ps(*hi, _mm512_loadu_ps(x->mask + i + 16));
+    }
+}
+
+/* Softmax's passes (mxp_narrow_max_fn ...), 32 elements a step, the last
+ * n mod 16 in a vector of their own (mxp_narrow_tail_avx512). */
+static inline float mxp_narrow_max_avx512(const mxp_narrow_src *x, size_t n, int *nan)
+{
+    const size_t body = n & ~(size_t)15;
+    const __m512 vt = body < n ? mxp_narrow_tail_avx512(x, body, n) : _mm512_set1_ps(-INFINITY);
+    __m512 mv = vt, mv1 = vt; /* two chains of vmaxps (softmax-avx512.h) */
+    __mmask16 nanv = _mm512_cmp_ps_mask(vt, vt, _CMP_UNORD_Q);
+    size_t j = 0;
+    for (; j + 32 <= body; j += 32) { /* the first pass reads the row from memory: prefetched as the norms' */
+        const char *ahead = (const char *)x->x + (x->f32 ? 4 : 2) * j + MXP_STREAM_PREFETCH;
+        _mm_prefetch(ahead, _MM_HINT_T0);
+        if (x->f32)
+            _mm_prefetch(ahead + 64, _MM_HINT_T0);
+        __m512 v, v1;
+        mxp_narrow_xload32_avx512(x, j, &v, &v1);
+        nanv |= _mm512_cmp_ps_mask(v, v1, _CMP_UNORD_Q);
+        mv = _mm512_max_ps(v, mv);
+        mv1 = _mm512_max_ps(v1, mv1);
+    }
+    if (j < body) {
+        const __m512 v = mxp_narrow_load_avx512(x, j);
+        nanv |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+        mv = _mm512_max_ps(v, mv);
+    }
+    *nan = nanv != 0;
+    return _mm512_reduce_max_ps(_mm512_max_ps(mv, mv1));
+}
+
+static inline double mxp_narrow_exps_avx512(const mxp_narrow_src *x, size_t n, float m, float *e, int lg)
+{
+    const size_t body = n & ~(size_t)15, tail = n - body;
+    const __m512 vm = _mm512_set1_ps(m);
+    __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
+    for (size_t i = 0; i < body;) { /* a block: MXP_NARROW_BLOCK groups of 16, added in order */
+        const size_t end = body - i < 16 * MXP_NARROW_BLOCK ? body : i + 16 * MXP_NARROW_BLOCK;
+        __m512 f = _mm512_setzero_ps();
+        for (; i + 32 <= end; i += 32) {
+            __m512 a, b;
+            mxp_narrow_xload32_avx512(x, i, &a, &b);
+            const __m512 ea = mxp_nexp_ps_avx512(_mm512_sub_ps(a, vm)), eb = mxp_nexp_ps_avx512(_mm512_sub_ps(b, vm));
+            if (!lg) {
+                _mm512_storeu_ps(e + i, ea);
+                _mm512_storeu_ps(e + i + 16, eb);
+            }
+            f = _mm512_add_ps(_mm512_add_ps(f, ea), eb);
+        }
+        if (i < end) {
+            const __m512 ev = mxp_nexp_ps_avx512(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vm));
+            if (!lg)
+                _mm512_storeu_ps(e + i, ev);
+            f = _mm512_add_ps(f, ev);
+            i += 16;
+        }
+        mxp_narrow_add_avx512(&lo, &hi, f, 0);
+    }
+    double s[16], t = 0;
+    mxp_narrow_lanes_avx512(s, lo, hi);
+    if (tail) {
+        float et[16];
+        _mm512_storeu_ps(et, mxp_nexp_ps_avx512(_mm512_sub_ps(mxp_narrow_tail_avx512(x, body, n), vm)));
+        for (size_t k = 0; k < tail; k++) /* in order, as the portable code's tail */
+            t += e[body + k] = et[k];
+    }
+    return mxp_sum16_fold(s, t);
+}
+
+/* One output vector from element i (16 lanes: v the x + mask, or e). */
+MXP_INLINE __m512 mxp_narrow_smout16_avx512(__m512 v, __m512 vm, __m512 vr, __m512 vls, int lg)
+{
+    return lg ? _mm512_sub_ps(_mm512_sub_ps(v, vm), vls) : _mm512_mul_ps(v, vr);
+}
+
+static inline void mxp_narrow_smout_avx512(uint16_t *y, const mxp_narrow_src *x, size_t n, float m, const float *e,
+                                           double sum, int lg)
+{
+    const size_t body = n & ~(size_t)15, tail = n - body;
+    float r, ls;
+    mxp_narrow_softmax_scalars(sum, lg, &r, &ls);
+    const __m512 vm = _mm512_set1_ps(m), vr = _mm512_set1_ps(r), vls = _mm512_set1_ps(ls);
+    size_t i = 0;
+    for (; i + 32 <= body; i += 32) {
+        __m512 a, b;
+        if (lg) {
+            mxp_narrow_xload32_avx512(x, i, &a, &b);
+        } else {
+            a = _mm512_loadu_ps(e + i);
+            b = _mm512_loadu_ps(e + i + 16);
+        }
+        mxp_narrow_store32_avx512(y + i, mxp_narrow_smout16_avx512(a, vm, vr, vls, lg),
+                                  mxp_narrow_smout16_avx512(b, vm, vr, vls, lg));
+    }
+    if (i < body)
+        mxp_narrow_store_avx512(y + i, mxp_narrow_smout16_avx512(lg ? mxp_narrow_load_avx512(x, i)
+                                                                    : _mm512_loadu_ps(e + i),
+                                                                 vm, vr, vls, lg));
+    if (tail) {
+        uint16_t yt[16];
+        const __mmask16 k = (__mmask16)((1u << tail) - 1);
+        mxp_narrow_store_avx512(yt, mxp_narrow_smout16_avx512(lg ? mxp_narrow_tail_avx512(x, body, n)
+                                                                 : _mm512_maskz_loadu_ps(k, e + body),
+                                                              vm, vr, vls, lg));
+        memcpy(y + body, yt, tail * sizeof yt[0]);
+    }
+}
+
+static inline void mxp_softmax_bf16_avx512(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, float *e,
+                                           int lg)
+{
+    mxp_narrow_softmax_rows(y, x, rows, n, e, lg, mxp_narrow_max_avx512, mxp_narrow_exps_avx512,
+                            mxp_narrow_smout_avx512);
 }
 
 /* mxp_sum32_fold of four registers of float64 lanes (lanes 0 .. 7 in

@@ -59,7 +59,8 @@
 
 enum {
     MXP_NARROW_BLOCK = 8, /* softmax's float32 partial sums: groups of 16 a block */
-    MXP_NARROW_FBLOCK = 4 /* the norms' fast sums: groups of 32 a block */
+    MXP_NARROW_FBLOCK = 4, /* the norms' fast sums: groups of 32 a block */
+    MXP_NARROW_ROWS = 4    /* rows a softmax or norm kernel takes at most (MXP_NORM_ROWS) */
 };
 
 static inline float mxp_narrow_bf16(uint16_t b)
@@ -163,17 +164,31 @@ static inline int mxp_narrow_nan_row(uint16_t *y, size_t n, float m, int nan)
     return 1;
 }
 
-static inline void mxp_softmax_bf16_portable(uint16_t *y, const mxp_narrow_src *x, size_t n, float *e, int lg)
+/* Softmax's passes over one row, the portable ones below and each ISA's:
+ * the maximum (*nan: whether a NaN was met), the exps into e (softmax;
+ * log_softmax stores none but the last n mod 16) and their sum, the
+ * outputs. */
+typedef float mxp_narrow_max_fn(const mxp_narrow_src *x, size_t n, int *nan);
+typedef double mxp_narrow_exps_fn(const mxp_narrow_src *x, size_t n, float m, float *e, int lg);
+typedef void mxp_narrow_smout_fn(uint16_t *y, const mxp_narrow_src *x, size_t n, float m, const float *e, double sum,
+                                 int lg);
+
+static inline float mxp_narrow_max_portable(const mxp_narrow_src *x, size_t n, int *nan)
 {
     float m = -INFINITY;
-    int nan = 0;
+    int any = 0;
     for (size_t i = 0; i < n; i++) {
         const float v = mxp_narrow_x(x, i);
-        nan |= v != v;
+        any |= v != v;
         m = v > m ? v : m;
     }
-    if (mxp_narrow_nan_row(y, n, m, nan))
-        return;
+    *nan = any;
+    return m;
+}
+
+static inline double mxp_narrow_exps_portable(const mxp_narrow_src *x, size_t n, float m, float *e, int lg)
+{
+    (void)lg;
     double s[16] = { 0 }, t = 0;
     size_t i = 0;
     while (i + 16 <= n) { /* a block of up to MXP_NARROW_BLOCK groups of 16 in float32 */
@@ -186,9 +201,50 @@ static inline void mxp_softmax_bf16_portable(uint16_t *y, const mxp_narrow_src *
     }
     for (; i < n; i++)
         t += e[i] = mxp_nexpf(mxp_narrow_x(x, i) - m);
+    return mxp_sum16_fold(s, t);
+}
+
+static inline void mxp_narrow_smout_portable(uint16_t *y, const mxp_narrow_src *x, size_t n, float m, const float *e,
+                                             double sum, int lg)
+{
     float r, ls;
-    mxp_narrow_softmax_scalars(mxp_sum16_fold(s, t), lg, &r, &ls);
+    mxp_narrow_softmax_scalars(sum, lg, &r, &ls);
     mxp_narrow_softmax_out(y, x, e, 0, n, m, r, ls, lg);
+}
+
+/* rows (1 .. MXP_NARROW_ROWS) rows of n, row k from x[k] into y[k] (y[k]
+ * may be x[k]'s row; rows do not overlap otherwise), with e rows n floats
+ * of scratch: every row's maximum, then every row's exps and sum, then
+ * every row's outputs, so that one row's reductions, division and
+ * logarithm overlap the next one's passes (one row alone spends a quarter
+ * of its time waiting on them).  Each row's bits are those of the row
+ * alone.  An ISA's kernel is this loop on its passes (always inlined:
+ * the passes' addresses are constants there). */
+static inline __attribute__((always_inline)) void
+mxp_narrow_softmax_rows(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, float *e, int lg,
+                        mxp_narrow_max_fn *max, mxp_narrow_exps_fn *exps, mxp_narrow_smout_fn *out)
+{
+    float m[MXP_NARROW_ROWS];
+    double s[MXP_NARROW_ROWS];
+    int skip[MXP_NARROW_ROWS];
+    for (size_t k = 0; k < rows; k++) {
+        int nan;
+        m[k] = max(&x[k], n, &nan);
+        skip[k] = mxp_narrow_nan_row(y[k], n, m[k], nan);
+    }
+    for (size_t k = 0; k < rows; k++)
+        if (!skip[k])
+            s[k] = exps(&x[k], n, m[k], e + k * n, lg);
+    for (size_t k = 0; k < rows; k++)
+        if (!skip[k])
+            out(y[k], &x[k], n, m[k], e + k * n, s[k], lg);
+}
+
+static inline void mxp_softmax_bf16_portable(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, float *e,
+                                             int lg)
+{
+    mxp_narrow_softmax_rows(y, x, rows, n, e, lg, mxp_narrow_max_portable, mxp_narrow_exps_portable,
+                            mxp_narrow_smout_portable);
 }
 
 /* Norm: h = d * r then the weight and bias, as float32. */
@@ -286,8 +342,6 @@ static inline int mxp_narrow_fast_ok(double s2)
 {
     return s2 >= 0x1p-90 && s2 < INFINITY;
 }
-
-enum { MXP_NARROW_ROWS = 4 }; /* rows a norm kernel takes at most (MXP_NORM_ROWS) */
 
 /* The copies of an ISA's fast sums k(x, f32, n, c, sub, s1, s2), each with
  * f32 (float32 input), sub (c != 0) and s1 (NULL or not) constant, so that

@@ -31,7 +31,10 @@
 #include "kernels/sum8.h"
 
 typedef void mxp_f32_softmax_ukernel(float *y, const float *x, const float *mask, size_t n, double *e, int lg);
-typedef void mxp_bf16_softmax_ukernel(uint16_t *y, const mxp_narrow_src *x, size_t n, double *e, int lg);
+/* bfloat16: rows (1 .. MXP_NARROW_ROWS) rows of n, x[k] into y[k], e rows n
+ * floats of scratch (mxp_narrow_softmax_rows). */
+typedef void mxp_bf16_softmax_ukernel(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, float *e,
+                                      int lg);
 
 #define MXP_F32_SOFTMAX(isa, tile, fn, twin) mxp_f32_softmax_ukernel fn;
 #include "kernels/f32-softmax-list.inc"

@@ -143,8 +143,8 @@ mxp_status nn_axis_last(mxp_array **v, const mxp_array *a, int axis);
  * merged: a view where the strides allow it, else a C-ordered copy. */
 mxp_status nn_collapse_last(mxp_array **v, const mxp_array *a, int nlast);
 
-/* A block's rows for the bfloat16 norm kernels: x[k] from p[k][xi]
- * (float32 where f32, else bfloat16, no mask), y[k] = p[k][yi]. */
+/* A block's rows for the bfloat16 norm and softmax kernels: x[k] from
+ * p[k][xi] (float32 where f32, else bfloat16, no mask), y[k] = p[k][yi]. */
 static inline void nn_narrow_block(char *(*p)[NN_MAXARR], int64_t count, int xi, int yi, bool f32, uint16_t **y,
                                    mxp_narrow_src *x)
 {

@@ -78,7 +78,7 @@ static void bf16_row(const sm_job *j, char **p, double *scratch)
         y = (uint16_t *)(void *)(more + half);
     }
     if (j->bf16)
-        j->bf16(y, &src, (size_t)n, e, j->log);
+        j->bf16(&y, &src, 1, (size_t)n, (float *)(void *)e, j->log);
     else
         j->l2bf16(&y, &src, 1, (size_t)n, NULL, NULL, j->eps, MXP_NORM_L2);
     if (j->gather)
@@ -221,6 +221,21 @@ static void l2_rows_bf16(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, 
     j->l2bf16(y, x, (size_t)count, (size_t)j->len, NULL, NULL, j->eps, MXP_NORM_L2);
 }
 
+/* Dense bfloat16 softmax rows (out of bfloat16 or float32, no mask or a
+ * dense float32 one), MXP_NARROW_ROWS at a time through the row kernel;
+ * scratch: their exps, MXP_NARROW_ROWS rows of floats. */
+static void softmax_rows_bf16(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, double *scratch, int64_t row0)
+{
+    (void)row0;
+    const sm_job *j = ctx;
+    uint16_t *y[MXP_NARROW_ROWS];
+    mxp_narrow_src x[MXP_NARROW_ROWS];
+    nn_narrow_block(p, count, X, OUT, j->xt == MXP_F32, y, x);
+    for (int64_t k = 0; k < count && j->mt; k++)
+        x[k].mask = (const float *)(const void *)p[k][MASK];
+    j->bf16(y, x, (size_t)count, (size_t)j->len, (float *)(void *)scratch, j->log);
+}
+
 /* x / max(|x|, eps) */
 static void l2_row(const void *ctx, char **p, double *x, int64_t row)
 {
@@ -292,6 +307,9 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
                                    &j);
         else if (j.l2bf16 && !j.gather)
             st = nn_run_row_blocks(&r, j.len, 0, true, MXP_NORM_ROWS, l2_rows_bf16, &j);
+        else if (j.bf16 && !j.gather && (!j.mt || j.mask_direct))
+            st = nn_run_row_blocks(&r, j.len, MXP_NARROW_ROWS * ((size_t)j.len / 2 + 1), true, MXP_NARROW_ROWS,
+                                   softmax_rows_bf16, &j);
         else
             st = nn_run_rows(&r, j.len, 2 * (size_t)j.len + 8, true, row, &j);
     }

@@ -82,8 +82,9 @@ static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *
 {
     mxp_kernel_any f = twin ? k->twin : k->fn;
     const mxp_narrow_src src = { x, bf16 >= 2, bf16 == 3 ? mask : NULL };
+    uint16_t *yr = y;
     if (bf16 >= 1 && bf16 <= 3)
-        ((mxp_bf16_softmax_ukernel *)f)(y, &src, n, e, lg);
+        ((mxp_bf16_softmax_ukernel *)f)(&yr, &src, 1, n, (float *)(void *)e, lg);
     else
         ((mxp_f32_softmax_ukernel *)f)(y, x, bf16 == 4 ? mask : NULL, n, e, lg);
 }
@@ -140,6 +141,66 @@ static void test_rows_match_their_twin(void **state)
 }
 
 /* Values worked out by hand: every kernel at this level. */
+/* Up to MXP_NARROW_ROWS bfloat16 rows a call (the kernels take every
+ * row's maximum, then the exps, then the outputs): each row's bits those
+ * of its twin on the row alone, whatever the other rows hold (NaN, +inf,
+ * every element -inf, spreads of every kind), for bfloat16, float32 and
+ * masked float32 input, in place too, and nothing past a row written. */
+static void test_bf16_rows_together_are_each_rows_bits(void **state)
+{
+    (void)state;
+    enum { MAXN = 700, R = MXP_NARROW_ROWS };
+    static float x[R][MAXN + 8], mask[R][MAXN + 8];
+    static uint16_t hx[R][MAXN + 16], want[R][MAXN + 16], got[R][MAXN + 16];
+    static float e[R * MAXN + 16];
+    uint64_t rng = prng_seed(45);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    size_t nk, checked = 0;
+    const mxp_kernel *ks = nn_bf16_softmax_kernels(&nk);
+    for (size_t k = 0; k < nk; k++) {
+        if (!mxp_kernel_runs(&ks[k], mxp_isa_supported()))
+            continue;
+        mxp_bf16_softmax_ukernel *fn = (mxp_bf16_softmax_ukernel *)ks[k].fn;
+        mxp_bf16_softmax_ukernel *twin = (mxp_bf16_softmax_ukernel *)ks[k].twin;
+        for (size_t n = 1; n <= MAXN; n = n < 40 ? n + 1 : n * 2 + 7)
+            for (size_t rows = 1; rows <= R; rows++)
+                for (int variant = 0; variant < 8; variant++) {
+                    const int lg = variant & 1, input = variant / 2; /* bf16, f32, masked f32, bf16 in place */
+                    uint16_t *yk[R];
+                    mxp_narrow_src xk[R];
+                    for (size_t r = 0; r < rows; r++) {
+                        fill(x[r], n, &rng, (int)((r * 3 + (size_t)variant + n) % 8));
+                        for (size_t i = 0; i < n; i++)
+                            mask[r][i] = i % 5 == 2 ? -INFINITY : (float)((double)(i % 3) * r * 0.25);
+                        mxp_convert(hx[r], MXP_BF16, x[r], MXP_F32, n, NULL);
+                        xk[r] = (mxp_narrow_src){ input == 1 || input == 2 ? (const void *)x[r] : (const void *)hx[r],
+                                                  input == 1 || input == 2, input == 2 ? mask[r] : NULL };
+                        uint16_t *yw = want[r];
+                        twin(&yw, &xk[r], 1, n, e, lg); /* the row alone */
+                        memset(got[r], 0x5a, sizeof got[r]);
+                        if (input == 3) { /* in place: the output row is the input row */
+                            memcpy(got[r], hx[r], n * sizeof hx[r][0]);
+                            xk[r].x = got[r];
+                        }
+                        yk[r] = got[r];
+                    }
+                    memset(e, 0x5a, sizeof e);
+                    fn(yk, xk, rows, n, e, lg);
+                    for (size_t r = 0; r < rows; r++) {
+                        bool clean = true;
+                        for (size_t t = n; t < n + 16; t++)
+                            clean &= got[r][t] == 0x5a5a;
+                        if (memcmp(got[r], want[r], n * sizeof got[r][0]) || !clean)
+                            fail_msg("%s: %zu rows of %zu, variant %d: row %zu differs from its twin alone", ks[k].name,
+                                     rows, n, variant, r);
+                    }
+                    checked++;
+                }
+    }
+    mxp_fpenv_leave(env);
+    assert_true(checked > 1000);
+}
+
 static void test_exact_values(void **state)
 {
     (void)state;
@@ -331,7 +392,8 @@ static void test_bf16_rows_near_exact(void **state)
                     sum += expl(x[i] - m);
                 for (int lg = 0; lg < 2; lg++) {
                     const mxp_narrow_src src = { hx, 0, NULL };
-                    ((mxp_bf16_softmax_ukernel *)ks[r].fn)(y, &src, n, e, lg);
+                    uint16_t *yr = y;
+                    ((mxp_bf16_softmax_ukernel *)ks[r].fn)(&yr, &src, 1, n, (float *)(void *)e, lg);
                     for (size_t i = 0; i < n; i++)
                         expect_bf16_close(ks[r].name, i, y[i], lg ? (x[i] - m) - logl(sum) : expl(x[i] - m) / sum,
                                           lg ? 0x1p-18L : 0);
@@ -348,7 +410,8 @@ static void test_bf16_rows_near_exact(void **state)
                 for (size_t i = 0; i < n; i++)
                     sum += expl((long double)x[i] + mk[i] - m);
                 const mxp_narrow_src src = { x, 1, mk };
-                ((mxp_bf16_softmax_ukernel *)ks[r].fn)(y, &src, n, e, 0);
+                uint16_t *yr = y;
+                ((mxp_bf16_softmax_ukernel *)ks[r].fn)(&yr, &src, 1, n, (float *)(void *)e, 0);
                 for (size_t i = 0; i < n && m != -INFINITY; i++) /* (|x| 2^-24: x + mask's float32 rounding) */
                     expect_bf16_close(ks[r].name, i, y[i], expl((long double)x[i] + mk[i] - m) / sum,
                                       expl((long double)x[i] + mk[i] - m) / sum * fabsl(x[i]) * 0x1p-23L);
@@ -452,7 +515,8 @@ static void test_bf16_out_paths_agree(void **state)
         static double e[D];
         static uint16_t row[D];
         const mxp_narrow_src src = { mxp_array_data(dense), 1, mxp_array_data(ma) };
-        nn_bf16_softmax_kernel(mxp_isa_current())(row, &src, D, e, lg);
+        uint16_t *yr = row;
+        nn_bf16_softmax_kernel(mxp_isa_current())(&yr, &src, 1, D, (float *)(void *)e, lg);
         assert_memory_equal(row, mxp_array_data(y1), D * 2);
         mxp_array_free(y1);
         mxp_array_free(y2);
@@ -497,6 +561,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tables_are_the_lists),
         cmocka_unit_test(test_rows_match_their_twin),
+        cmocka_unit_test(test_bf16_rows_together_are_each_rows_bits),
         cmocka_unit_test(test_exact_values),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
         cmocka_unit_test(test_masked_rows_kernel_and_generic_agree),

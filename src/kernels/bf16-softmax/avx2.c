@@ -3,7 +3,7 @@
 #include "kernels/bf16-narrow-avx2.h"
 #include "kernels/softmax-kernels.h"
 
-void mxp_bf16_softmax__avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, double *e, int lg)
+void mxp_bf16_softmax__avx2(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, float *e, int lg)
 {
-    mxp_softmax_bf16_avx2(y, x, n, (float *)(void *)e, lg);
+    mxp_softmax_bf16_avx2(y, x, rows, n, e, lg);
 }
