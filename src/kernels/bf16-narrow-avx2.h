@@ -86,12 +86,15 @@ static inline void mxp_narrow_tail_avx2(float tl[16], const mxp_narrow_src *x, s
 }
 
 /* Softmax's passes (mxp_narrow_max_fn ...), 8 lanes a vector. */
-static inline float mxp_narrow_max_avx2(const mxp_narrow_src *x, size_t n, int *nan)
+static inline float mxp_narrow_max_avx2(const mxp_narrow_src *x, size_t n, int *nan, float *lo)
 {
     const size_t body = n & ~(size_t)15;
-    float tl[16];
+    float tl[16], low = INFINITY;
     mxp_narrow_tail_avx2(tl, x, body, n);
+    for (size_t k = 0; k < n - body; k++)
+        low = tl[k] < low ? tl[k] : low;
     __m256 mv = _mm256_max_ps(_mm256_loadu_ps(tl), _mm256_loadu_ps(tl + 8)), nanv = _mm256_setzero_ps();
+    __m256 lv = _mm256_set1_ps(low);
     for (int h = 0; h < 2; h++)
         nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(_mm256_loadu_ps(tl + 8 * h), _mm256_loadu_ps(tl + 8 * h), _CMP_UNORD_Q));
     for (size_t i = 0; i < body; i += 8) {
@@ -100,16 +103,23 @@ static inline float mxp_narrow_max_avx2(const mxp_narrow_src *x, size_t n, int *
         const __m256 v = mxp_narrow_load_avx2(x, i);
         nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
         mv = _mm256_max_ps(v, mv);
+        lv = _mm256_min_ps(v, lv);
     }
     float l8[8], m = -INFINITY;
     _mm256_storeu_ps(l8, mv);
     for (int k = 0; k < 8; k++)
         m = l8[k] > m ? l8[k] : m;
+    _mm256_storeu_ps(l8, lv);
+    for (int k = 0; k < 8; k++)
+        low = l8[k] < low ? l8[k] : low;
     *nan = _mm256_movemask_ps(nanv) != 0;
+    *lo = low; /* (a NaN row's is not used) */
     return m;
 }
 
-static inline double mxp_narrow_exps_avx2(const mxp_narrow_src *x, size_t n, float m, float *e, int lg)
+/* normal: every t >= MXP_NEXP_NORMAL, exp without its tests (a copy of
+ * the loop each way). */
+MXP_INLINE double mxp_narrow_exps_k_avx2(const mxp_narrow_src *x, size_t n, float m, float *e, int lg, int normal)
 {
     const size_t body = n & ~(size_t)15, tail = n - body;
     const __m256 vm = _mm256_set1_ps(m);
@@ -118,7 +128,8 @@ static inline double mxp_narrow_exps_avx2(const mxp_narrow_src *x, size_t n, flo
         __m256 f[2] = { _mm256_setzero_ps(), _mm256_setzero_ps() };
         for (int v = 0; v < MXP_NARROW_BLOCK && i < body; v++, i += 16)
             for (int h = 0; h < 2; h++) {
-                const __m256 ev = mxp_nexp_ps_avx2(_mm256_sub_ps(mxp_narrow_load_avx2(x, i + 8 * h), vm));
+                const __m256 t = _mm256_sub_ps(mxp_narrow_load_avx2(x, i + 8 * h), vm);
+                const __m256 ev = normal ? mxp_nexp_ps_normal_avx2(t) : mxp_nexp_ps_avx2(t);
                 if (!lg)
                     _mm256_storeu_ps(e + i + 8 * h, ev);
                 f[h] = _mm256_add_ps(f[h], ev);
@@ -137,6 +148,13 @@ static inline double mxp_narrow_exps_avx2(const mxp_narrow_src *x, size_t n, flo
             t += e[body + k] = et[k];
     }
     return mxp_sum16_fold(s, t);
+}
+
+/* t = x - m >= lo - m for every element (rounding is monotonic): where
+ * that is at least MXP_NEXP_NORMAL, no exp needs nexpf-avx2.h's tests. */
+static inline double mxp_narrow_exps_avx2(const mxp_narrow_src *x, size_t n, float m, float lo, float *e, int lg)
+{
+    return lo - m >= MXP_NEXP_NORMAL ? mxp_narrow_exps_k_avx2(x, n, m, e, lg, 1) : mxp_narrow_exps_k_avx2(x, n, m, e, lg, 0);
 }
 
 static inline void mxp_narrow_smout_avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, float m, const float *e,

@@ -165,16 +165,19 @@ static inline int mxp_narrow_nan_row(uint16_t *y, size_t n, float m, int nan)
 }
 
 /* Softmax's passes over one row, the portable ones below and each ISA's:
- * the maximum (*nan: whether a NaN was met), the exps into e (softmax;
- * log_softmax stores none but the last n mod 16) and their sum, the
+ * the maximum (*nan: whether a NaN was met; *lo: the minimum where the
+ * pass finds it, else -inf), the exps into e (softmax; log_softmax stores
+ * none but the last n mod 16) and their sum (lo: a kernel may skip the
+ * tests of exp's small arguments where lo - m shows there are none), the
  * outputs. */
-typedef float mxp_narrow_max_fn(const mxp_narrow_src *x, size_t n, int *nan);
-typedef double mxp_narrow_exps_fn(const mxp_narrow_src *x, size_t n, float m, float *e, int lg);
+typedef float mxp_narrow_max_fn(const mxp_narrow_src *x, size_t n, int *nan, float *lo);
+typedef double mxp_narrow_exps_fn(const mxp_narrow_src *x, size_t n, float m, float lo, float *e, int lg);
 typedef void mxp_narrow_smout_fn(uint16_t *y, const mxp_narrow_src *x, size_t n, float m, const float *e, double sum,
                                  int lg);
 
-static inline float mxp_narrow_max_portable(const mxp_narrow_src *x, size_t n, int *nan)
+static inline float mxp_narrow_max_portable(const mxp_narrow_src *x, size_t n, int *nan, float *lo)
 {
+    *lo = -INFINITY;
     float m = -INFINITY;
     int any = 0;
     for (size_t i = 0; i < n; i++) {
@@ -186,9 +189,9 @@ static inline float mxp_narrow_max_portable(const mxp_narrow_src *x, size_t n, i
     return m;
 }
 
-static inline double mxp_narrow_exps_portable(const mxp_narrow_src *x, size_t n, float m, float *e, int lg)
+static inline double mxp_narrow_exps_portable(const mxp_narrow_src *x, size_t n, float m, float lo, float *e, int lg)
 {
-    (void)lg;
+    (void)lo, (void)lg;
     double s[16] = { 0 }, t = 0;
     size_t i = 0;
     while (i + 16 <= n) { /* a block of up to MXP_NARROW_BLOCK groups of 16 in float32 */
@@ -224,17 +227,17 @@ static inline __attribute__((always_inline)) void
 mxp_narrow_softmax_rows(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, float *e, int lg,
                         mxp_narrow_max_fn *max, mxp_narrow_exps_fn *exps, mxp_narrow_smout_fn *out)
 {
-    float m[MXP_NARROW_ROWS];
+    float m[MXP_NARROW_ROWS], lo[MXP_NARROW_ROWS];
     double s[MXP_NARROW_ROWS];
     int skip[MXP_NARROW_ROWS];
     for (size_t k = 0; k < rows; k++) {
         int nan;
-        m[k] = max(&x[k], n, &nan);
+        m[k] = max(&x[k], n, &nan, &lo[k]);
         skip[k] = mxp_narrow_nan_row(y[k], n, m[k], nan);
     }
     for (size_t k = 0; k < rows; k++)
         if (!skip[k])
-            s[k] = exps(&x[k], n, m[k], e + k * n, lg);
+            s[k] = exps(&x[k], n, m[k], lo[k], e + k * n, lg);
     for (size_t k = 0; k < rows; k++)
         if (!skip[k])
             out(y[k], &x[k], n, m[k], e + k * n, s[k], lg);

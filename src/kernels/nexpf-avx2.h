@@ -8,7 +8,9 @@
 
 #include "kernels/nexpf.h"
 
-static inline __m256 mxp_nexp_ps_avx2(__m256 t)
+/* The lanes' exp where every t >= MXP_NEXP_NORMAL (t >= -86: the result
+ * normal), no test: the callers know it of a whole row (its minimum). */
+static inline __m256 mxp_nexp_ps_normal_avx2(__m256 t)
 {
     const __m256 magic = _mm256_set1_ps(MXP_NEXP_MAGIC);
     const __m256 s = _mm256_fmadd_ps(t, _mm256_set1_ps(MXP_NEXP_LOG2E), magic);
@@ -23,8 +25,13 @@ static inline __m256 mxp_nexp_ps_avx2(__m256 t)
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     /* (2^22 + k) << 23 = k << 23 modulo 2^32: 2^k exactly, the result normal */
-    __m256 y = _mm256_castsi256_ps(
+    return _mm256_castsi256_ps(
         _mm256_add_epi32(_mm256_castps_si256(q), _mm256_slli_epi32(_mm256_castps_si256(s), 23)));
+}
+
+static inline __m256 mxp_nexp_ps_avx2(__m256 t)
+{
+    __m256 y = mxp_nexp_ps_normal_avx2(t);
     const __m256 ge = _mm256_cmp_ps(t, _mm256_set1_ps(MXP_NEXP_ZERO), _CMP_GE_OQ);
     y = _mm256_and_ps(y, ge); /* below -104, -inf too: +0 */
     const __m256 mid = _mm256_and_ps(ge, _mm256_cmp_ps(t, _mm256_set1_ps(MXP_NEXP_NORMAL), _CMP_LT_OQ));
