@@ -12,7 +12,9 @@
 
 static const double mxp_expshift_table_avx2[16] = { MXP_EXPSHIFT_TABLE };
 
-static inline __m256d mxp_expshift_pd_avx2(__m256d t)
+/* The lanes' exp where every t >= MXP_EXPSHIFT_NORMAL (-708: the result
+ * normal), no test: the callers know it of a whole row (its minimum). */
+static inline __m256d mxp_expshift_pd_normal_avx2(__m256d t)
 {
     const __m256d magic = _mm256_set1_pd(MXP_EXPSHIFT_MAGIC);
     const __m256d s = _mm256_fmadd_pd(t, _mm256_set1_pd(MXP_EXPSHIFT_16_LN2), magic);
@@ -31,7 +33,12 @@ static inline __m256d mxp_expshift_pd_avx2(__m256d t)
     const __m256d v = _mm256_fmadd_pd(_mm256_mul_pd(tj, r), q, tj);
     /* (2^51 + k - j) << 48 = floor(k/16) << 52, modulo 2^64 */
     const __m256i sc = _mm256_slli_epi64(_mm256_andnot_si256(_mm256_set1_epi64x(15), sb), 48);
-    __m256d y = _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(v), sc));
+    return _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(v), sc));
+}
+
+static inline __m256d mxp_expshift_pd_avx2(__m256d t)
+{
+    __m256d y = mxp_expshift_pd_normal_avx2(t);
     const __m256d ge = _mm256_cmp_pd(t, _mm256_set1_pd(MXP_EXPSHIFT_ZERO), _CMP_GE_OQ);
     y = _mm256_and_pd(y, ge); /* below -746, -inf too: +0 */
     const __m256d mid = _mm256_and_pd(ge, _mm256_cmp_pd(t, _mm256_set1_pd(MXP_EXPSHIFT_NORMAL), _CMP_LT_OQ));
