@@ -154,7 +154,8 @@ MXP_INLINE double mxp_narrow_exps_k_avx2(const mxp_narrow_src *x, size_t n, floa
  * that is at least MXP_NEXP_NORMAL, no exp needs nexpf-avx2.h's tests. */
 static inline double mxp_narrow_exps_avx2(const mxp_narrow_src *x, size_t n, float m, float lo, float *e, int lg)
 {
-    return lo - m >= MXP_NEXP_NORMAL ? mxp_narrow_exps_k_avx2(x, n, m, e, lg, 1) : mxp_narrow_exps_k_avx2(x, n, m, e, lg, 0);
+    return lo - m >= MXP_NEXP_NORMAL ? mxp_narrow_exps_k_avx2(x, n, m, e, lg, 1)
+                                     : mxp_narrow_exps_k_avx2(x, n, m, e, lg, 0);
 }
 
 static inline void mxp_narrow_smout_avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, float m, const float *e,

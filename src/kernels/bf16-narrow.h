@@ -243,8 +243,8 @@ mxp_narrow_softmax_rows(uint16_t *const *y, const mxp_narrow_src *x, size_t rows
             out(y[k], &x[k], n, m[k], e + k * n, s[k], lg);
 }
 
-static inline void mxp_softmax_bf16_portable(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n, float *e,
-                                             int lg)
+static inline void mxp_softmax_bf16_portable(uint16_t *const *y, const mxp_narrow_src *x, size_t rows, size_t n,
+                                             float *e, int lg)
 {
     mxp_narrow_softmax_rows(y, x, rows, n, e, lg, mxp_narrow_max_portable, mxp_narrow_exps_portable,
                             mxp_narrow_smout_portable);

@@ -64,7 +64,8 @@ static inline __attribute__((always_inline)) void mxp_softmax_exps_avx512(float 
     __m512d s = _mm512_setzero_pd();
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m512d ev = mxp_softmax_exp_avx512(&c, _mm512_sub_pd(mxp_softmax_v8_avx512(x, e, i, masked), vm), normal);
+        const __m512d tv = _mm512_sub_pd(mxp_softmax_v8_avx512(x, e, i, masked), vm);
+        const __m512d ev = mxp_softmax_exp_avx512(&c, tv, normal);
         if (!lg) /* log_softmax keeps v (with a mask: in e) */
             _mm512_storeu_pd(e + i, ev);
         s = _mm512_add_pd(s, ev);
