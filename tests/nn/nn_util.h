@@ -61,4 +61,20 @@ static inline void expect_rounded(const char *what, int i, double got, double wa
     expect_near(what, i, got, want, dt, ulps, 0);
 }
 
+/* The rows a bfloat16 row kernel wrote when given several at once (row r
+ * at got + r stride): each row's first n values the bits of want's (its
+ * twin on the row alone) and the 16 after them untouched (0x5a5a). */
+static inline void expect_rows_as_alone(const char *name, size_t rows, size_t n, int variant, const uint16_t *got,
+                                        const uint16_t *want, size_t stride)
+{
+    for (size_t r = 0; r < rows; r++) {
+        const uint16_t *g = got + r * stride, *w = want + r * stride;
+        int clean = 1;
+        for (size_t t = n; t < n + 16; t++)
+            clean &= g[t] == 0x5a5a;
+        if (memcmp(g, w, n * sizeof g[0]) || !clean)
+            fail_msg("%s: %zu rows of %zu, variant %d: row %zu differs from its twin alone", name, rows, n, variant, r);
+    }
+}
+
 #endif
