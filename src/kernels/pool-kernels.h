@@ -96,6 +96,116 @@ static inline void mxp_pool_tail(void *acc, const mxp_f32_pool_params *p, const 
  * reduce_columns), narrower ones an offset q at a time. */
 enum { MXP_POOL_WIDE = 8 };
 
+/* One plane of max pooling (NCHW float32, one channel; src/kernels/
+ * f32-pool-maxplane-list.inc): y[i][j], i < oh, j < ow, the fold
+ * x > a || x != x ? x : a over x[i sh - ph + p][j sw - pw + q], p < kh,
+ * q < kw, in (p, q) order (those inside the h x w plane; -inf if none),
+ * NaN results made quiet: mxp_f32_pool's max rows with quiet set, the
+ * same bits.  Separable: each input row's fold over q (its row maxima)
+ * is made once into hbuf, a ring of at least kh rows, and each output row folds
+ * its rows' maxima in order -- the rows' fold of the rows' folds is the
+ * (p, q) fold (the last NaN, else the first maximum), and a row shared by
+ * two windows (sh < kh) is reduced once.  Windows up to
+ * MXP_POOL_MAXPLANE_KH x MXP_POOL_WIDE, sw 1 or 2; x and y dense (rows of
+ * w and ow floats), any alignment. */
+enum { MXP_POOL_MAXPLANE_KH = 16, MXP_POOL_MAXPLANE_LANES = 16 };
+
+typedef struct mxp_f32_pool_maxplane_params {
+    const float *x;
+    size_t h, w;
+    float *y;
+    size_t oh, ow;
+    size_t kh, kw, sh, sw, ph, pw;
+    float *hbuf; /* scratch: mxp_pool_maxplane_scratch(kh, w, ow) floats */
+} mxp_f32_pool_maxplane_params;
+
+typedef void mxp_f32_pool_maxplane_ukernel(const mxp_f32_pool_maxplane_params *p);
+
+#define MXP_F32_POOL_MAXPLANE(isa, tile, fn, twin) mxp_f32_pool_maxplane_ukernel fn;
+#include "kernels/f32-pool-maxplane-list.inc"
+#undef MXP_F32_POOL_MAXPLANE
+
+/* A ring row's floats (ow rounded up to whole vectors), the ring's rows
+ * (kh rounded up to a power of two: a row's slot is r & (rows - 1), no
+ * division) and the scratch the kernels need. */
+static inline size_t mxp_pool_maxplane_stride(size_t ow)
+{
+    return (ow + MXP_POOL_MAXPLANE_LANES - 1) / MXP_POOL_MAXPLANE_LANES * MXP_POOL_MAXPLANE_LANES;
+}
+
+static inline size_t mxp_pool_maxplane_ring_rows(size_t kh)
+{
+    size_t n = 1;
+    while (n < kh)
+        n *= 2;
+    return n;
+}
+
+/* The vector kernels' column maxima of an output row's input rows:
+ * MXP_POOL_MAXPLANE_PAD floats of -inf, then w floats, then -inf as far
+ * as any window's loads reach (an output block of 16 with stride 2 reads
+ * 32 + 2 (kw + 1) / 2 - 2 columns). */
+enum { MXP_POOL_MAXPLANE_PAD = 16 };
+
+static inline size_t mxp_pool_maxplane_vbuf(size_t w, size_t ow)
+{
+    const size_t right = 2 * mxp_pool_maxplane_stride(ow) + 2 * MXP_POOL_MAXPLANE_PAD;
+    return MXP_POOL_MAXPLANE_PAD + (w + MXP_POOL_MAXPLANE_PAD > right ? w + MXP_POOL_MAXPLANE_PAD : right);
+}
+
+static inline size_t mxp_pool_maxplane_scratch(size_t kh, size_t w, size_t ow)
+{
+    return mxp_pool_maxplane_ring_rows(kh) * mxp_pool_maxplane_stride(ow) + mxp_pool_maxplane_vbuf(w, ow);
+}
+
+/* Whether a plane's windows are the kernels': max pooling's kh, kw, sw. */
+static inline int mxp_pool_maxplane_fits(size_t kh, size_t kw, size_t sw)
+{
+    return kh >= 1 && kh <= MXP_POOL_MAXPLANE_KH && kw >= 1 && kw <= MXP_POOL_WIDE && (sw == 1 || sw == 2);
+}
+
+/* fn(p, s, kw, kh), an always-inline plane body, with the common
+ * windows' column stride, width and height constants (3x3 and 2x2 with
+ * stride 2, 3x3 with stride 1) or, for the rest, p's (kh 0: not a
+ * constant). */
+#define MXP_POOL_MAXPLANE_WINDOWS(fn, p)                                                                              \
+    do {                                                                                                              \
+        if ((p)->sw == 2 && (p)->kw == 3 && (p)->kh == 3)                                                             \
+            fn(p, 2, 3, 3);                                                                                           \
+        else if ((p)->sw == 2 && (p)->kw == 2 && (p)->kh == 2)                                                        \
+            fn(p, 2, 2, 2);                                                                                           \
+        else if ((p)->sw == 1 && (p)->kw == 3 && (p)->kh == 3)                                                        \
+            fn(p, 1, 3, 3);                                                                                           \
+        else                                                                                                          \
+            fn(p, (ptrdiff_t)(p)->sw, (p)->kw, 0);                                                                    \
+    } while (0)
+
+/* The input rows [*r0, *r1) of output row i (clipped to the plane). */
+static inline void mxp_pool_maxplane_rows(const mxp_f32_pool_maxplane_params *p, size_t i, size_t *r0, size_t *r1)
+{
+    const ptrdiff_t a = (ptrdiff_t)(i * p->sh) - (ptrdiff_t)p->ph, b = a + (ptrdiff_t)p->kh;
+    const ptrdiff_t h = (ptrdiff_t)p->h;
+    *r0 = (size_t)(a < 0 ? 0 : a > h ? h : a);
+    *r1 = (size_t)(b < 0 ? 0 : b > h ? h : b);
+    *r1 = *r1 > *r0 ? *r1 : *r0;
+}
+
+/* Input row r's maxima in the ring. */
+static inline float *mxp_pool_maxplane_ring(const mxp_f32_pool_maxplane_params *p, size_t r)
+{
+    return p->hbuf + (r & (mxp_pool_maxplane_ring_rows(p->kh) - 1)) * mxp_pool_maxplane_stride(p->ow);
+}
+
+/* NaN bits made quiet (bit 22 set), as the float64 path's conversions do. */
+static inline float mxp_pool_quiet1(float m)
+{
+    uint32_t b;
+    memcpy(&b, &m, 4);
+    b |= (b & 0x7fffffffu) > 0x7f800000u ? 0x00400000u : 0;
+    memcpy(&m, &b, 4);
+    return m;
+}
+
 /* The whole row through fn(acc, p, x, q, lo, hi) -- the runs of one
  * offset q -- or, for wide windows, wide(acc, p, x, j, w0, w1) -- the
  * columns of window j: the loops every kernel has. */

@@ -101,10 +101,13 @@ const mxp_kernel *nn_f32_dwconv_taps_kernels(size_t *n);
 enum { NN_POOL_MAX_KH = 16 };
 mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y);
 
-/* The float32 pooling row kernel for an ISA level (never NULL) and the
- * rows of its list for the tests (src/nn/nn-config.c). */
+/* The float32 pooling row kernel and the max plane kernel for an ISA
+ * level (never NULL) and the rows of their lists for the tests
+ * (src/nn/nn-config.c). */
 mxp_f32_pool_ukernel *nn_f32_pool_kernel(mxp_isa isa);
 const mxp_kernel *nn_f32_pool_kernels(size_t *n);
+mxp_f32_pool_maxplane_ukernel *nn_f32_pool_maxplane_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_pool_maxplane_kernels(size_t *n);
 
 /* The float32 batch-norm block kernel for an ISA level (never NULL) and
  * the rows of its list for the tests (src/nn/nn-config.c). */

@@ -5,7 +5,10 @@
  * average's division (nn_window_finish) in float64 and one rounding into
  * y's dtype.
  *
- * NCHW: a row of the job is a plane (n, c), one channel a pixel; global
+ * NCHW: a row of the job is a plane (n, c), one channel a pixel; max
+ * pooling into float32 with windows up to 16 x 8 and a column stride of
+ * 1 or 2 goes a plane at a time through the max plane kernel (each input
+ * row's maxima made once, then folded per output row); global
  * averages sum blocks of planes as nn_sum does, through the batch norm
  * kernel (global_fn).  NHWC: a row of the job is an output row (n, i),
  * every channel of a pixel at once. */
@@ -26,6 +29,7 @@ typedef struct pool_job {
     mxp_f32_pool_ukernel *k;
     const double *div; /* the average's divisors, oh x ow; NULL for max */
     mxp_f32_bnorm_ukernel *sums; /* global averages (NCHW): the channel sums */
+    mxp_f32_pool_maxplane_ukernel *plane; /* NCHW max into float32 with the plane kernel's windows, else NULL */
 } pool_job;
 
 /* Output row i (ow pixels of vl channels) from the rows of base (rowlen
@@ -111,6 +115,14 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
     const nn_geom *g = &j->win->g;
     const int64_t hw = g->h * g->w, ohw = g->oh * g->ow;
     const float *x = j->x + r * hw;
+    if (j->plane) { /* each input row's maxima once */
+        const mxp_f32_pool_maxplane_params prm = { x, (size_t)g->h, (size_t)g->w, (float *)(void *)(j->y +
+                                                   (size_t)(r * ohw) * j->ysize), (size_t)g->oh, (size_t)g->ow,
+                                                   (size_t)g->kh, (size_t)g->kw, (size_t)g->sh, (size_t)g->sw,
+                                                   (size_t)g->ph, (size_t)g->pw, (float *)(void *)scratch };
+        j->plane(&prm);
+        return;
+    }
     for (int64_t i = 0; i < g->oh; i++) {
         prefetch_rows(x, (i + PREFETCH_ROWS) * g->sh * g->w, g->sh * g->w);
         pool_row(j, x, g->w, i, 1, j->y + (size_t)(r * ohw + i * g->ow) * j->ysize, scratch);
@@ -139,8 +151,12 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y)
             return mxp_error(MXP_ERR_NO_MEMORY, "no memory for %lld divisors", (long long)(g->oh * g->ow));
         nn_window_divisors(win, div);
     }
+    const bool plane = !g->nhwc && win->kind == NN_WIN_MAX && y->dtype == MXP_F32 &&
+                       !((uintptr_t)y->data % sizeof(float)) &&
+                       mxp_pool_maxplane_fits((size_t)g->kh, (size_t)g->kw, (size_t)g->sw);
     const pool_job j = { win, x, y->data, y->dtype, mxp_dtype_itemsize(y->dtype),
-                         nn_f32_pool_kernel(mxp_isa_current()), div, nn_f32_bnorm_kernel(mxp_isa_current()) };
+                         nn_f32_pool_kernel(mxp_isa_current()), div, nn_f32_bnorm_kernel(mxp_isa_current()),
+                         plane ? nn_f32_pool_maxplane_kernel(mxp_isa_current()) : NULL };
     nn_rows r;
     memset(&r, 0, sizeof r);
     r.nd = 1;
@@ -148,7 +164,9 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y)
     r.shape[0] = r.nrows;
     const int64_t vl = g->nhwc ? g->c : 1;
     /* the row in float64, the row pointers past NN_POOL_MAX_KH, max's float row */
-    const size_t scratch = (size_t)(g->ow * vl + g->kh + (g->ow * vl + 1) / 2);
+    size_t scratch = (size_t)(g->ow * vl + g->kh + (g->ow * vl + 1) / 2);
+    if (plane) /* the kernel's floats */
+        scratch = (mxp_pool_maxplane_scratch((size_t)g->kh, (size_t)g->w, (size_t)g->ow) + 1) / 2;
     const int64_t work = g->nhwc ? g->ow * g->c * g->kh * g->kw : g->oh * g->ow * g->kh * g->kw + g->h * g->w;
     const mxp_status st = !g->nhwc && win->kind == NN_WIN_AVG && global(g)
                               ? nn_run_row_blocks(&r, g->h * g->w, NN_MAX_BLOCK, true, NN_MAX_BLOCK, global_fn, &j)

@@ -6,7 +6,8 @@
  * other strides by the portable loop.  Max: vmaxps
  * (x > a ? x : a), then a NaN x taken (one channel: vmaxps alone, the
  * block redone so where a NaN turns up); sums widened and added in
- * float64.  See pool-kernels.h. */
+ * float64.  Below them the max plane kernel (one channel, a whole plane
+ * a call).  See pool-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/pool-kernels.h"
@@ -323,4 +324,169 @@ void mxp_f32_pool__avx2(void *acc, const mxp_f32_pool_params *p)
         for (; t + 4 <= p->ow * p->ch; t += 4)
             _mm_storeu_ps(p->out32 + t, _mm256_cvtpd_ps(_mm256_loadu_pd((const double *)acc + t)));
     mxp_pool_round32(acc, p, t);
+}
+
+/* ---- max pooling a plane at a time (pool-kernels.h) ----------------------- */
+
+/* Block c0's load masks and fills (each load's columns of x; stride 2:
+ * loads 2 t and 2 t + 1 the columns from c0 + 2 t and c0 + 2 t + 8;
+ * stride 1: load t the columns from c0 + t). */
+static inline void plane_masks(__m256i *mk, __m256 *fm, ptrdiff_t c0, ptrdiff_t s, size_t loads, ptrdiff_t w)
+{
+    const __m256 fill = _mm256_set1_ps(-INFINITY);
+    for (size_t t = 0; t < (s == 2 ? 2 * loads : loads); t++) {
+        mk[t] = cols8(c0 + (s == 2 ? 2 * (ptrdiff_t)(t / 2) + 8 * (ptrdiff_t)(t % 2) : (ptrdiff_t)t), w);
+        fm[t] = _mm256_andnot_ps(_mm256_castsi256_ps(mk[t]), fill);
+    }
+}
+
+/* The maxima of eight output columns from c0 (stride s) of row x, in
+ * evens' order for stride 2: each window's taps in q order, the first tap
+ * as it is; exact: fold_max, else vmaxps alone.  edge: the loads masked
+ * by mk to the columns of x, fm's -inf elsewhere. */
+MXP_INLINE __m256 plane_hblock(const float *x, ptrdiff_t c0, ptrdiff_t s, size_t kw, int edge, const __m256i *mk,
+                               const __m256 *fm, int exact)
+{
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw;
+    const __m256i z = _mm256_setzero_si256();
+    const __m256 zf = _mm256_setzero_ps();
+    __m256 h = _mm256_set1_ps(-INFINITY);
+    for (size_t t = 0; t < loads; t++) {
+        __m256 tap[2];
+        size_t taps = 1;
+        if (s == 1) {
+            tap[0] = load8(x, c0 + (ptrdiff_t)t, edge, edge ? mk[t] : z, edge ? fm[t] : zf);
+        } else {
+            const ptrdiff_t c = c0 + 2 * (ptrdiff_t)t;
+            const __m256 v0 = load8(x, c, edge, edge ? mk[2 * t] : z, edge ? fm[2 * t] : zf);
+            const __m256 v1 = load8(x, c + 8, edge, edge ? mk[2 * t + 1] : z, edge ? fm[2 * t + 1] : zf);
+            tap[0] = evens(v0, v1, 0);
+            if (2 * t + 1 < kw) {
+                tap[1] = evens(v0, v1, 1);
+                taps = 2;
+            }
+        }
+        for (size_t u = 0; u < taps; u++)
+            h = t == 0 && u == 0 ? tap[u] : exact ? fold_max(h, tap[u]) : _mm256_max_ps(tap[u], h);
+    }
+    return h;
+}
+
+/* Eight output columns of stride s from evens' order back to the
+ * columns', stored (n < 8: the first n). */
+static inline void plane_store(float *y, __m256 m, ptrdiff_t s, size_t n)
+{
+    if (s == 2)
+        m = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(m), _MM_SHUFFLE(3, 1, 2, 0)));
+    if (n >= 8)
+        _mm256_storeu_ps(y, m);
+    else
+        _mm256_maskstore_ps(y, cols8(0, (ptrdiff_t)n), m);
+}
+
+/* The fast plane (as the AVX-512 kernel's): with no NaN and no -0 in x,
+ * each output row's input rows' column maxima into v (any order), padded
+ * with -inf, then the windows' maxima along v, unmasked.  Returns whether
+ * x held a NaN or a -0 (each row checked as it is first read: a NaN by
+ * vcmpunordps, -0 as the least int32, 0x80000000, by vpminsd).  kh: the
+ * window's height where a constant, else 0.  The input rows
+ * PLANE_PREFETCH output rows ahead are prefetched. */
+enum { PLANE_PREFETCH = 8 };
+
+MXP_INLINE int plane_fast(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw, size_t kh)
+{
+    const size_t w = p->w, nv = (w + 7) / 8, nb = (p->ow + 7) / 8;
+    const __m256 fill = _mm256_set1_ps(-INFINITY);
+    const __m256i tail = cols8(0, (ptrdiff_t)(w - 8 * (nv - 1))), all = _mm256_set1_epi32(-1);
+    const __m256 tfill = _mm256_andnot_ps(_mm256_castsi256_ps(tail), fill);
+    float *v = p->hbuf + mxp_pool_maxplane_ring_rows(p->kh) * mxp_pool_maxplane_stride(p->ow) + MXP_POOL_MAXPLANE_PAD;
+    const size_t vlen = mxp_pool_maxplane_vbuf(w, p->ow) - MXP_POOL_MAXPLANE_PAD;
+    _mm256_storeu_ps(v - 16, fill);
+    _mm256_storeu_ps(v - 8, fill);
+    for (size_t c = w; c < vlen; c += 8)
+        _mm256_maskstore_ps(v + c, cols8(0, (ptrdiff_t)(vlen - c)), fill);
+    __m256 nan = _mm256_setzero_ps();
+    __m256i least = _mm256_setzero_si256();
+    size_t next = 0; /* the first input row not checked yet */
+    for (size_t i = 0; i < p->oh; i++) {
+        size_t r0, r1;
+        mxp_pool_maxplane_rows(p, i, &r0, &r1);
+        const float *x = p->x + r0 * w;
+        const uintptr_t ahead = (uintptr_t)x + PLANE_PREFETCH * p->sh * w * sizeof(float); /* an address */
+        for (size_t c = 0; c < p->sh * w; c += 16)
+            _mm_prefetch((const char *)(ahead + c * sizeof(float)), _MM_HINT_T0);
+        const size_t n = kh && r1 - r0 == kh ? kh : r1 - r0, knew = next > r0 ? next - r0 : 0; /* new from knew */
+        for (size_t t = 0; t < nv; t++) {
+            const int last = t == nv - 1;
+            __m256 m = fill;
+            for (size_t k = 0; k < n; k++) { /* a whole window's rows unrolled */
+                const float *xk = x + k * w + 8 * t;
+                const __m256 xv = last ? _mm256_or_ps(_mm256_maskload_ps(xk, tail), tfill) : _mm256_loadu_ps(xk);
+                if (k >= knew) {
+                    nan = _mm256_or_ps(nan, _mm256_cmp_ps(xv, xv, _CMP_UNORD_Q));
+                    least = _mm256_min_epi32(least, _mm256_castps_si256(xv));
+                }
+                m = k == 0 ? xv : _mm256_max_ps(xv, m);
+            }
+            _mm256_maskstore_ps(v + 8 * t, last ? tail : all, m);
+        }
+        next = r1 > next ? r1 : next;
+        for (size_t b = 0; b < nb; b++)
+            plane_store(p->y + i * p->ow + 8 * b, plane_hblock(v, (ptrdiff_t)b * 8 * s - (ptrdiff_t)p->pw, s, kw, 0,
+                                                               NULL, NULL, 0), s, p->ow - 8 * b);
+    }
+    const __m256i negzero = _mm256_set1_epi32((int)0x80000000u);
+    return _mm256_movemask_ps(nan) || !_mm256_testz_si256(_mm256_cmpeq_epi32(least, negzero), all);
+}
+
+/* The exact plane: each input row's maxima folded exactly once into the
+ * ring, then each output row's rows folded in order; NaNs made quiet. */
+MXP_INLINE void plane_exact(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw)
+{
+    const ptrdiff_t w = (ptrdiff_t)p->w, pw = (ptrdiff_t)p->pw;
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw, nb = (p->ow + 7) / 8;
+    const ptrdiff_t reach = s == 2 ? 2 * (ptrdiff_t)loads + 14 : (ptrdiff_t)kw + 7; /* columns a block's loads span */
+    const size_t rmask = mxp_pool_maxplane_ring_rows(p->kh) - 1, rstride = mxp_pool_maxplane_stride(p->ow);
+    size_t next = 0; /* the first input row whose maxima are not made yet */
+    for (size_t i = 0; i < p->oh; i++) {
+        size_t r0, r1;
+        mxp_pool_maxplane_rows(p, i, &r0, &r1);
+        for (size_t r = r0 > next ? r0 : next; r < r1; r++) {
+            const float *x = p->x + r * p->w;
+            float *hr = p->hbuf + (r & rmask) * rstride; /* mxp_pool_maxplane_ring */
+            for (size_t b = 0; b < nb; b++) {
+                const ptrdiff_t c0 = (ptrdiff_t)b * 8 * s - pw;
+                __m256i mk[2 * MXP_POOL_WIDE];
+                __m256 fm[2 * MXP_POOL_WIDE];
+                const int edge = c0 < 0 || c0 + reach > w;
+                if (edge)
+                    plane_masks(mk, fm, c0, s, loads, w);
+                _mm256_storeu_ps(hr + 8 * b, edge ? plane_hblock(x, c0, s, kw, 1, mk, fm, 1)
+                                                  : plane_hblock(x, c0, s, kw, 0, NULL, NULL, 1));
+            }
+        }
+        next = r1 > next ? r1 : next;
+        for (size_t b = 0; b < nb; b++) {
+            __m256 m = _mm256_set1_ps(-INFINITY);
+            for (size_t r = r0; r < r1; r++) {
+                const __m256 v = _mm256_loadu_ps(p->hbuf + (r & rmask) * rstride + 8 * b);
+                m = r == r0 ? v : fold_max(m, v);
+            }
+            m = _mm256_or_ps(m, _mm256_and_ps(_mm256_cmp_ps(m, m, _CMP_UNORD_Q),
+                                              _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000))));
+            plane_store(p->y + i * p->ow + 8 * b, m, s, p->ow - 8 * b);
+        }
+    }
+}
+
+/* The fast plane, then, where x held a NaN or -0, the exact one. */
+MXP_INLINE void plane(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw, size_t kh)
+{
+    if (plane_fast(p, s, kw, kh))
+        plane_exact(p, s, kw);
+}
+
+void mxp_f32_pool_maxplane__avx2(const mxp_f32_pool_maxplane_params *p)
+{
+    MXP_POOL_MAXPLANE_WINDOWS(plane, p);
 }

@@ -5,6 +5,7 @@
  * global sum's eight lanes along a wide window); other strides by the
  * portable loop.  Max: vmaxps
  * (x > a ? x : a), then a NaN x taken; sums widened and added in float64.
+ * Below them the max plane kernel (one channel, a whole plane a call).
  * See pool-kernels.h. */
 #include <immintrin.h>
 #include <stdint.h>
@@ -259,4 +260,165 @@ void mxp_f32_pool__avx512f(void *acc, const mxp_f32_pool_params *p)
         wide(acc, p);
     else
         narrow(acc, p);
+}
+
+/* ---- max pooling a plane at a time (pool-kernels.h) ----------------------- */
+
+/* Block c0's load masks (each load t's columns of x: 32 from c0 + 2 t for
+ * stride 2, 16 from c0 + t for stride 1). */
+static inline void plane_masks(__mmask32 *mk, ptrdiff_t c0, ptrdiff_t s, size_t loads, ptrdiff_t w)
+{
+    for (size_t t = 0; t < loads; t++)
+        mk[t] = cols32(c0 + s * (ptrdiff_t)t, w);
+}
+
+/* The maxima of sixteen output columns from c0 (stride s) of row x, each
+ * window's taps in q order, the first tap as it is (the fold from -inf
+ * gives it): exact, fold_max, else vmaxps alone.  edge: the loads masked
+ * by mk to the columns of x, the fill -inf elsewhere. */
+MXP_INLINE __m512 plane_hblock(const float *x, ptrdiff_t c0, ptrdiff_t s, size_t kw, int edge, const __mmask32 *mk,
+                               int exact)
+{
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw;
+    const __m512 fill = _mm512_set1_ps(-INFINITY);
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    __m512 h = fill;
+    for (size_t t = 0; t < loads; t++) {
+        const float *xt = x + c0 + (s == 2 ? 2 * (ptrdiff_t)t : (ptrdiff_t)t);
+        __m512 tap[2];
+        size_t taps = 1;
+        tap[0] = edge ? _mm512_mask_loadu_ps(fill, (__mmask16)mk[t], xt) : _mm512_loadu_ps(xt);
+        if (s == 2) {
+            const __m512 v1 = edge ? _mm512_mask_loadu_ps(fill, (__mmask16)(mk[t] >> 16), xt + 16)
+                                   : _mm512_loadu_ps(xt + 16);
+            const __m512 v0 = tap[0];
+            tap[0] = _mm512_permutex2var_ps(v0, even, v1);
+            if (2 * t + 1 < kw) {
+                tap[1] = _mm512_permutex2var_ps(v0, odd, v1);
+                taps = 2;
+            }
+        }
+        for (size_t u = 0; u < taps; u++)
+            h = t == 0 && u == 0 ? tap[u] : exact ? fold_max(h, tap[u]) : _mm512_max_ps(tap[u], h);
+    }
+    return h;
+}
+
+/* The fast plane: where no value of x is a NaN or -0, every order of the
+ * maxima gives the same bits (equal floats are then the same float), so
+ * each output row takes its input rows' column maxima first (whole
+ * vectors, rows any order) into v, padded with -inf, then the windows'
+ * maxima along v, unmasked.  Returns whether x held a NaN or a -0 (each
+ * row checked as it is first read, vfpclassps): then y is to be made
+ * again by plane_exact.  kh: the window's height where a constant (the
+ * rows of a whole window unrolled), else 0.  The input rows
+ * PLANE_PREFETCH output rows ahead are prefetched. */
+enum { PLANE_PREFETCH = 8 };
+
+MXP_INLINE int plane_fast(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw, size_t kh)
+{
+    const size_t w = p->w, nv = (w + 15) / 16, nb = (p->ow + 15) / 16;
+    const __mmask16 tail = first(w - 16 * (nv - 1)), ytail = first(p->ow - 16 * (nb - 1));
+    const __m512 fill = _mm512_set1_ps(-INFINITY);
+    float *v = p->hbuf + mxp_pool_maxplane_ring_rows(p->kh) * mxp_pool_maxplane_stride(p->ow) + MXP_POOL_MAXPLANE_PAD;
+    const size_t vlen = mxp_pool_maxplane_vbuf(w, p->ow) - MXP_POOL_MAXPLANE_PAD;
+    _mm512_storeu_ps(v - MXP_POOL_MAXPLANE_PAD, fill);
+    for (size_t c = w; c < vlen; c += 16)
+        _mm512_mask_storeu_ps(v + c, first(vlen - c), fill);
+    __mmask16 bad = 0;
+    size_t next = 0; /* the first input row not checked yet */
+    for (size_t i = 0; i < p->oh; i++) {
+        size_t r0, r1;
+        mxp_pool_maxplane_rows(p, i, &r0, &r1);
+        const float *x = p->x + r0 * w;
+        const uintptr_t ahead = (uintptr_t)x + PLANE_PREFETCH * p->sh * w * sizeof(float); /* an address */
+        for (size_t c = 0; c < p->sh * w; c += 16)
+            _mm_prefetch((const char *)(ahead + c * sizeof(float)), _MM_HINT_T0);
+        const size_t n = r1 - r0, knew = next > r0 ? next - r0 : 0; /* rows from knew are new */
+        if (kh && n == kh) { /* a whole window's rows */
+            __mmask16 chk[MXP_POOL_MAXPLANE_KH];
+            for (size_t k = 0; k < kh; k++)
+                chk[k] = k >= knew ? (__mmask16)0xffff : 0;
+            for (size_t t = 0; t < nv; t++) {
+                const __mmask16 lanes = t == nv - 1 ? tail : (__mmask16)0xffff;
+                __m512 m = fill;
+                for (size_t k = 0; k < kh; k++) {
+                    const __m512 xk = t == nv - 1 ? _mm512_mask_loadu_ps(fill, tail, x + k * w + 16 * t)
+                                                  : _mm512_loadu_ps(x + k * w + 16 * t);
+                    bad |= _mm512_mask_fpclass_ps_mask(chk[k], xk, 0x85); /* NaNs (quiet, signaling), -0 */
+                    m = k == 0 ? xk : _mm512_max_ps(xk, m);
+                }
+                _mm512_mask_storeu_ps(v + 16 * t, lanes, m);
+            }
+        } else {
+            for (size_t t = 0; t < nv; t++) {
+                const __mmask16 lanes = t == nv - 1 ? tail : (__mmask16)0xffff;
+                __m512 m = fill;
+                for (size_t k = 0; k < n; k++) {
+                    const __m512 xk = _mm512_mask_loadu_ps(fill, lanes, x + k * w + 16 * t);
+                    if (k >= knew)
+                        bad |= _mm512_fpclass_ps_mask(xk, 0x85);
+                    m = _mm512_max_ps(xk, m);
+                }
+                _mm512_mask_storeu_ps(v + 16 * t, lanes, m);
+            }
+        }
+        next = r1 > next ? r1 : next;
+        for (size_t b = 0; b < nb; b++)
+            _mm512_mask_storeu_ps(p->y + i * p->ow + 16 * b, b == nb - 1 ? ytail : (__mmask16)0xffff,
+                                  plane_hblock(v, (ptrdiff_t)b * 16 * s - (ptrdiff_t)p->pw, s, kw, 0, NULL, 0));
+    }
+    return bad != 0;
+}
+
+/* The exact plane: each input row's maxima folded exactly once into the
+ * ring, then each output row's rows folded in order; NaNs made quiet. */
+MXP_INLINE void plane_exact(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw)
+{
+    const ptrdiff_t w = (ptrdiff_t)p->w, pw = (ptrdiff_t)p->pw;
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw, nb = (p->ow + 15) / 16;
+    const ptrdiff_t reach = s == 2 ? 2 * (ptrdiff_t)loads + 30 : (ptrdiff_t)kw + 15; /* columns a block's loads span */
+    const size_t rmask = mxp_pool_maxplane_ring_rows(p->kh) - 1, rstride = mxp_pool_maxplane_stride(p->ow);
+    size_t next = 0; /* the first input row whose maxima are not made yet */
+    for (size_t i = 0; i < p->oh; i++) {
+        size_t r0, r1;
+        mxp_pool_maxplane_rows(p, i, &r0, &r1);
+        for (size_t r = r0 > next ? r0 : next; r < r1; r++) {
+            const float *x = p->x + r * p->w;
+            float *hr = p->hbuf + (r & rmask) * rstride; /* mxp_pool_maxplane_ring */
+            for (size_t b = 0; b < nb; b++) {
+                const ptrdiff_t c0 = (ptrdiff_t)b * 16 * s - pw;
+                __mmask32 mk[MXP_POOL_WIDE];
+                const int edge = c0 < 0 || c0 + reach > w;
+                if (edge)
+                    plane_masks(mk, c0, s, loads, w);
+                _mm512_storeu_ps(hr + 16 * b, edge ? plane_hblock(x, c0, s, kw, 1, mk, 1)
+                                                   : plane_hblock(x, c0, s, kw, 0, NULL, 1));
+            }
+        }
+        next = r1 > next ? r1 : next;
+        for (size_t b = 0; b < nb; b++) {
+            __m512 m = _mm512_set1_ps(-INFINITY);
+            for (size_t r = r0; r < r1; r++) {
+                const __m512 v = _mm512_loadu_ps(p->hbuf + (r & rmask) * rstride + 16 * b);
+                m = r == r0 ? v : fold_max(m, v);
+            }
+            m = _mm512_castsi512_ps(_mm512_mask_or_epi32(_mm512_castps_si512(m), _mm512_cmp_ps_mask(m, m, _CMP_UNORD_Q),
+                                                         _mm512_castps_si512(m), _mm512_set1_epi32(0x00400000)));
+            _mm512_mask_storeu_ps(p->y + i * p->ow + 16 * b, first(p->ow - 16 * b), m);
+        }
+    }
+}
+
+/* The fast plane, then, where x held a NaN or -0, the exact one. */
+MXP_INLINE void plane(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw, size_t kh)
+{
+    if (plane_fast(p, s, kw, kh))
+        plane_exact(p, s, kw);
+}
+
+void mxp_f32_pool_maxplane__avx512f(const mxp_f32_pool_maxplane_params *p)
+{
+    MXP_POOL_MAXPLANE_WINDOWS(plane, p);
 }

@@ -19,3 +19,37 @@ void mxp_f32_pool__scalar(void *acc, const mxp_f32_pool_params *p)
     mxp_pool_quiet(acc, p, 0, p->ow * p->ch);
     mxp_pool_round32(acc, p, 0);
 }
+
+/* Input row r's maxima over each window's columns, in q order. */
+static void row_maxima(const mxp_f32_pool_maxplane_params *p, size_t r)
+{
+    const float *x = p->x + r * p->w;
+    float *hr = mxp_pool_maxplane_ring(p, r);
+    for (size_t j = 0; j < p->ow; j++) {
+        float a = -INFINITY;
+        for (size_t q = 0; q < p->kw; q++) {
+            const ptrdiff_t c = (ptrdiff_t)(j * p->sw + q) - (ptrdiff_t)p->pw;
+            if (c >= 0 && c < (ptrdiff_t)p->w)
+                a = mxp_pool_max1(a, x[c]);
+        }
+        hr[j] = a;
+    }
+}
+
+void mxp_f32_pool_maxplane__scalar(const mxp_f32_pool_maxplane_params *p)
+{
+    size_t next = 0; /* the first input row whose maxima are not made yet */
+    for (size_t i = 0; i < p->oh; i++) {
+        size_t r0, r1;
+        mxp_pool_maxplane_rows(p, i, &r0, &r1);
+        for (size_t r = r0 > next ? r0 : next; r < r1; r++)
+            row_maxima(p, r);
+        next = r1 > next ? r1 : next;
+        for (size_t j = 0; j < p->ow; j++) {
+            float a = -INFINITY;
+            for (size_t r = r0; r < r1; r++)
+                a = mxp_pool_max1(a, mxp_pool_maxplane_ring(p, r)[j]);
+            p->y[i * p->ow + j] = mxp_pool_quiet1(a);
+        }
+    }
+}
