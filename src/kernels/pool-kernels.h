@@ -96,79 +96,93 @@ static inline void mxp_pool_tail(void *acc, const mxp_f32_pool_params *p, const 
  * reduce_columns), narrower ones an offset q at a time. */
 enum { MXP_POOL_WIDE = 8 };
 
-/* One plane of max pooling (NCHW float32, one channel; src/kernels/
- * f32-pool-maxplane-list.inc): y[i][j], i < oh, j < ow, the fold
- * x > a || x != x ? x : a over x[i sh - ph + p][j sw - pw + q], p < kh,
- * q < kw, in (p, q) order (those inside the h x w plane; -inf if none),
- * NaN results made quiet: mxp_f32_pool's max rows with quiet set, the
- * same bits.  Separable: each input row's fold over q (its row maxima)
- * is made once into hbuf, a ring of at least kh rows, and each output row folds
- * its rows' maxima in order -- the rows' fold of the rows' folds is the
- * (p, q) fold (the last NaN, else the first maximum), and a row shared by
- * two windows (sh < kh) is reduced once.  Windows up to
- * MXP_POOL_MAXPLANE_KH x MXP_POOL_WIDE, sw 1 or 2; x and y dense (rows of
- * w and ow floats), any alignment. */
-enum { MXP_POOL_MAXPLANE_KH = 16, MXP_POOL_MAXPLANE_LANES = 16 };
+/* One plane of pooling (NCHW float32, one channel, into float32;
+ * src/kernels/f32-pool-plane-list.inc): y[i][j], i < oh, j < ow, over
+ * x[i sh - ph + p][j sw - pw + q], p < kh, q < kw, in (p, q) order (those
+ * inside the h x w plane):
+ *
+ *   max: the fold x > a || x != x ? x : a from -inf, NaN results made
+ *        quiet -- mxp_f32_pool's max rows with quiet set, the same bits.
+ *        Separable: each input row's fold over q (its row maxima) made
+ *        once into a ring of rows, then each output row folds its rows'
+ *        maxima in order -- the rows' fold of the rows' folds is the (p, q)
+ *        fold (the last NaN, else the first maximum), and a row shared by
+ *        two windows (sh < kh) is reduced once.
+ *   sum: the float64 sum from +0, divided by div[i ow + j], rounded to
+ *        float32 -- mxp_f32_pool's sum rows with out32, the same bits.
+ *
+ * Windows up to MXP_POOL_PLANE_KH x MXP_POOL_WIDE, sw 1 or 2; x and y
+ * dense (rows of w and ow floats), any alignment; hbuf aligned to a
+ * double. */
+enum { MXP_POOL_PLANE_KH = 16, MXP_POOL_PLANE_LANES = 16 };
 
-typedef struct mxp_f32_pool_maxplane_params {
+typedef struct mxp_f32_pool_plane_params {
+    int kind; /* MXP_POOL_MAX or MXP_POOL_SUM */
     const float *x;
     size_t h, w;
     float *y;
     size_t oh, ow;
     size_t kh, kw, sh, sw, ph, pw;
-    float *hbuf; /* scratch: mxp_pool_maxplane_scratch(kh, w, ow) floats */
-} mxp_f32_pool_maxplane_params;
+    const double *div; /* sums: oh x ow divisors */
+    void *hbuf;        /* scratch: mxp_pool_plane_scratch(kh, w, ow) floats */
+} mxp_f32_pool_plane_params;
 
-typedef void mxp_f32_pool_maxplane_ukernel(const mxp_f32_pool_maxplane_params *p);
+typedef void mxp_f32_pool_plane_ukernel(const mxp_f32_pool_plane_params *p);
 
-#define MXP_F32_POOL_MAXPLANE(isa, tile, fn, twin) mxp_f32_pool_maxplane_ukernel fn;
-#include "kernels/f32-pool-maxplane-list.inc"
-#undef MXP_F32_POOL_MAXPLANE
+#define MXP_F32_POOL_PLANE(isa, tile, fn, twin) mxp_f32_pool_plane_ukernel fn;
+#include "kernels/f32-pool-plane-list.inc"
+#undef MXP_F32_POOL_PLANE
 
 /* A ring row's floats (ow rounded up to whole vectors), the ring's rows
  * (kh rounded up to a power of two: a row's slot is r & (rows - 1), no
- * division) and the scratch the kernels need. */
-static inline size_t mxp_pool_maxplane_stride(size_t ow)
+ * division; at least two: the sums' row of doubles) and the floats from
+ * hbuf to the vector kernels' row of column maxima. */
+static inline size_t mxp_pool_plane_stride(size_t ow)
 {
-    return (ow + MXP_POOL_MAXPLANE_LANES - 1) / MXP_POOL_MAXPLANE_LANES * MXP_POOL_MAXPLANE_LANES;
+    return (ow + MXP_POOL_PLANE_LANES - 1) / MXP_POOL_PLANE_LANES * MXP_POOL_PLANE_LANES;
 }
 
-static inline size_t mxp_pool_maxplane_ring_rows(size_t kh)
+static inline size_t mxp_pool_plane_ring_rows(size_t kh)
 {
-    size_t n = 1;
+    size_t n = 2;
     while (n < kh)
         n *= 2;
     return n;
 }
 
-/* The vector kernels' column maxima of an output row's input rows:
- * MXP_POOL_MAXPLANE_PAD floats of -inf, then w floats, then -inf as far
- * as any window's loads reach (an output block of 16 with stride 2 reads
- * 32 + 2 (kw + 1) / 2 - 2 columns). */
-enum { MXP_POOL_MAXPLANE_PAD = 16 };
-
-static inline size_t mxp_pool_maxplane_vbuf(size_t w, size_t ow)
+static inline size_t mxp_pool_plane_ring_floats(size_t kh, size_t ow)
 {
-    const size_t right = 2 * mxp_pool_maxplane_stride(ow) + 2 * MXP_POOL_MAXPLANE_PAD;
-    return MXP_POOL_MAXPLANE_PAD + (w + MXP_POOL_MAXPLANE_PAD > right ? w + MXP_POOL_MAXPLANE_PAD : right);
+    return mxp_pool_plane_ring_rows(kh) * mxp_pool_plane_stride(ow);
 }
 
-static inline size_t mxp_pool_maxplane_scratch(size_t kh, size_t w, size_t ow)
+/* The vector kernels' column maxima of an output row's input rows:
+ * MXP_POOL_PLANE_PAD floats of -inf, then w floats, then -inf as far
+ * as any window's loads reach (an output block of 16 with stride 2 reads
+ * 32 + 2 (kw + 1) / 2 - 2 columns). */
+enum { MXP_POOL_PLANE_PAD = 16 };
+
+static inline size_t mxp_pool_plane_vbuf(size_t w, size_t ow)
 {
-    return mxp_pool_maxplane_ring_rows(kh) * mxp_pool_maxplane_stride(ow) + mxp_pool_maxplane_vbuf(w, ow);
+    const size_t right = 2 * mxp_pool_plane_stride(ow) + 2 * MXP_POOL_PLANE_PAD;
+    return MXP_POOL_PLANE_PAD + (w + MXP_POOL_PLANE_PAD > right ? w + MXP_POOL_PLANE_PAD : right);
+}
+
+static inline size_t mxp_pool_plane_scratch(size_t kh, size_t w, size_t ow)
+{
+    return mxp_pool_plane_ring_floats(kh, ow) + mxp_pool_plane_vbuf(w, ow);
 }
 
 /* Whether a plane's windows are the kernels': max pooling's kh, kw, sw. */
-static inline int mxp_pool_maxplane_fits(size_t kh, size_t kw, size_t sw)
+static inline int mxp_pool_plane_fits(size_t kh, size_t kw, size_t sw)
 {
-    return kh >= 1 && kh <= MXP_POOL_MAXPLANE_KH && kw >= 1 && kw <= MXP_POOL_WIDE && (sw == 1 || sw == 2);
+    return kh >= 1 && kh <= MXP_POOL_PLANE_KH && kw >= 1 && kw <= MXP_POOL_WIDE && (sw == 1 || sw == 2);
 }
 
 /* fn(p, s, kw, kh), an always-inline plane body, with the common
  * windows' column stride, width and height constants (3x3 and 2x2 with
  * stride 2, 3x3 with stride 1) or, for the rest, p's (kh 0: not a
  * constant). */
-#define MXP_POOL_MAXPLANE_WINDOWS(fn, p)                                                                              \
+#define MXP_POOL_PLANE_WINDOWS(fn, p)                                                                              \
     do {                                                                                                              \
         if ((p)->sw == 2 && (p)->kw == 3 && (p)->kh == 3)                                                             \
             fn(p, 2, 3, 3);                                                                                           \
@@ -181,7 +195,7 @@ static inline int mxp_pool_maxplane_fits(size_t kh, size_t kw, size_t sw)
     } while (0)
 
 /* The input rows [*r0, *r1) of output row i (clipped to the plane). */
-static inline void mxp_pool_maxplane_rows(const mxp_f32_pool_maxplane_params *p, size_t i, size_t *r0, size_t *r1)
+static inline void mxp_pool_plane_rows(const mxp_f32_pool_plane_params *p, size_t i, size_t *r0, size_t *r1)
 {
     const ptrdiff_t a = (ptrdiff_t)(i * p->sh) - (ptrdiff_t)p->ph, b = a + (ptrdiff_t)p->kh;
     const ptrdiff_t h = (ptrdiff_t)p->h;
@@ -191,9 +205,41 @@ static inline void mxp_pool_maxplane_rows(const mxp_f32_pool_maxplane_params *p,
 }
 
 /* Input row r's maxima in the ring. */
-static inline float *mxp_pool_maxplane_ring(const mxp_f32_pool_maxplane_params *p, size_t r)
+static inline float *mxp_pool_plane_ring(const mxp_f32_pool_plane_params *p, size_t r)
 {
-    return p->hbuf + (r & (mxp_pool_maxplane_ring_rows(p->kh) - 1)) * mxp_pool_maxplane_stride(p->ow);
+    return (float *)p->hbuf + (r & (mxp_pool_plane_ring_rows(p->kh) - 1)) * mxp_pool_plane_stride(p->ow);
+}
+
+/* The vector kernels' row of column maxima (from column 0; the padding
+ * before it). */
+static inline float *mxp_pool_plane_vrow(const mxp_f32_pool_plane_params *p)
+{
+    return (float *)p->hbuf + mxp_pool_plane_ring_floats(p->kh, p->ow) + MXP_POOL_PLANE_PAD;
+}
+
+/* The vector kernels' software prefetch: the input rows of output row
+ * i + ahead (an address past the plane never faults: the next plane's
+ * rows, which the next call reads). */
+static inline void mxp_pool_plane_prefetch(const mxp_f32_pool_plane_params *p, size_t i, size_t ahead)
+{
+    const ptrdiff_t r = (ptrdiff_t)((i + ahead) * p->sh) - (ptrdiff_t)p->ph;
+    const uintptr_t a = (uintptr_t)p->x + (uintptr_t)(r > 0 ? r : 0) * p->w * sizeof(float); /* an address */
+    for (size_t c = 0; c < p->sh * p->w; c += 16)
+        __builtin_prefetch((const void *)(a + c * sizeof(float)));
+}
+
+/* Output row i of a sum plane through a row kernel: the rows (NULL
+ * outside the plane) and the parameters of mxp_f32_pool's sum with out32. */
+static inline mxp_f32_pool_params mxp_pool_plane_sum_row(const mxp_f32_pool_plane_params *p, size_t i,
+                                                         const float **rows)
+{
+    for (size_t q = 0; q < p->kh; q++) {
+        const ptrdiff_t r = (ptrdiff_t)(i * p->sh + q) - (ptrdiff_t)p->ph;
+        rows[q] = r >= 0 && r < (ptrdiff_t)p->h ? p->x + (size_t)r * p->w : NULL;
+    }
+    const mxp_f32_pool_params rp = { rows, p->kh, p->kw, p->w, p->ow, 1, p->sw, p->pw, MXP_POOL_SUM,
+                                     p->div + i * p->ow, 0, p->y + i * p->ow };
+    return rp;
 }
 
 /* NaN bits made quiet (bit 22 set), as the float64 path's conversions do. */

@@ -106,8 +106,8 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y);
  * (src/nn/nn-config.c). */
 mxp_f32_pool_ukernel *nn_f32_pool_kernel(mxp_isa isa);
 const mxp_kernel *nn_f32_pool_kernels(size_t *n);
-mxp_f32_pool_maxplane_ukernel *nn_f32_pool_maxplane_kernel(mxp_isa isa);
-const mxp_kernel *nn_f32_pool_maxplane_kernels(size_t *n);
+mxp_f32_pool_plane_ukernel *nn_f32_pool_plane_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_pool_plane_kernels(size_t *n);
 
 /* The float32 batch-norm block kernel for an ISA level (never NULL) and
  * the rows of its list for the tests (src/nn/nn-config.c). */

@@ -1,6 +1,6 @@
 /* The nn layer's kernel tables, one from each list (src/kernels/
  * f32-norm-list.inc, bf16-norm-list.inc, f32-dwconv-list.inc, f32-dwconv-taps-list.inc,
- * f32-pool-list.inc, f32-pool-maxplane-list.inc, f32-softmax-list.inc, bf16-softmax-list.inc,
+ * f32-pool-list.inc, f32-pool-plane-list.inc, f32-softmax-list.inc, bf16-softmax-list.inc,
  * f32-bnorm-list.inc, f64-expshift-list.inc), and their getters: nn_<name>_kernel(isa), the most
  * capable row for an ISA level, and nn_<name>_kernels(&n), the table for
  * the tests. */
@@ -65,12 +65,12 @@ static const mxp_kernel f32_pool[] = {
 };
 NN_GETTERS(f32_pool, mxp_f32_pool_ukernel)
 
-static const mxp_kernel f32_pool_maxplane[] = {
-#define MXP_F32_POOL_MAXPLANE NN_ROW
-#include "kernels/f32-pool-maxplane-list.inc"
-#undef MXP_F32_POOL_MAXPLANE
+static const mxp_kernel f32_pool_plane[] = {
+#define MXP_F32_POOL_PLANE NN_ROW
+#include "kernels/f32-pool-plane-list.inc"
+#undef MXP_F32_POOL_PLANE
 };
-NN_GETTERS(f32_pool_maxplane, mxp_f32_pool_maxplane_ukernel)
+NN_GETTERS(f32_pool_plane, mxp_f32_pool_plane_ukernel)
 
 static const mxp_kernel f32_softmax[] = {
 #define MXP_F32_SOFTMAX NN_ROW

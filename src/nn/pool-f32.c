@@ -5,10 +5,12 @@
  * average's division (nn_window_finish) in float64 and one rounding into
  * y's dtype.
  *
- * NCHW: a row of the job is a plane (n, c), one channel a pixel; max
- * pooling into float32 with windows up to 16 x 8 and a column stride of
- * 1 or 2 goes a plane at a time through the max plane kernel (each input
- * row's maxima made once, then folded per output row); global
+ * NCHW: a row of the job is a plane (n, c), one channel a pixel; pooling
+ * into float32 with windows up to 16 x 8 and a column stride of 1 or 2
+ * goes a plane at a time through the plane kernel (max: each input row's
+ * column maxima once, or each input row's maxima once, then folded per
+ * output row; sums: the row kernels' one-channel body, without a call a
+ * row through the table); global
  * averages sum blocks of planes as nn_sum does, through the batch norm
  * kernel (global_fn).  NHWC: a row of the job is an output row (n, i),
  * every channel of a pixel at once. */
@@ -29,7 +31,7 @@ typedef struct pool_job {
     mxp_f32_pool_ukernel *k;
     const double *div; /* the average's divisors, oh x ow; NULL for max */
     mxp_f32_bnorm_ukernel *sums; /* global averages (NCHW): the channel sums */
-    mxp_f32_pool_maxplane_ukernel *plane; /* NCHW max into float32 with the plane kernel's windows, else NULL */
+    mxp_f32_pool_plane_ukernel *plane; /* NCHW into float32 with the plane kernel's windows, else NULL */
 } pool_job;
 
 /* Output row i (ow pixels of vl channels) from the rows of base (rowlen
@@ -115,11 +117,12 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
     const nn_geom *g = &j->win->g;
     const int64_t hw = g->h * g->w, ohw = g->oh * g->ow;
     const float *x = j->x + r * hw;
-    if (j->plane) { /* each input row's maxima once */
-        const mxp_f32_pool_maxplane_params prm = { x, (size_t)g->h, (size_t)g->w, (float *)(void *)(j->y +
-                                                   (size_t)(r * ohw) * j->ysize), (size_t)g->oh, (size_t)g->ow,
-                                                   (size_t)g->kh, (size_t)g->kw, (size_t)g->sh, (size_t)g->sw,
-                                                   (size_t)g->ph, (size_t)g->pw, (float *)(void *)scratch };
+    if (j->plane) {
+        const mxp_f32_pool_plane_params prm = { j->win->kind == NN_WIN_MAX ? MXP_POOL_MAX : MXP_POOL_SUM, x,
+                                                (size_t)g->h, (size_t)g->w,
+                                                (float *)(void *)(j->y + (size_t)(r * ohw) * j->ysize), (size_t)g->oh,
+                                                (size_t)g->ow, (size_t)g->kh, (size_t)g->kw, (size_t)g->sh,
+                                                (size_t)g->sw, (size_t)g->ph, (size_t)g->pw, j->div, scratch };
         j->plane(&prm);
         return;
     }
@@ -151,12 +154,12 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y)
             return mxp_error(MXP_ERR_NO_MEMORY, "no memory for %lld divisors", (long long)(g->oh * g->ow));
         nn_window_divisors(win, div);
     }
-    const bool plane = !g->nhwc && win->kind == NN_WIN_MAX && y->dtype == MXP_F32 &&
+    const bool plane = !g->nhwc && y->dtype == MXP_F32 &&
                        !((uintptr_t)y->data % sizeof(float)) &&
-                       mxp_pool_maxplane_fits((size_t)g->kh, (size_t)g->kw, (size_t)g->sw);
+                       mxp_pool_plane_fits((size_t)g->kh, (size_t)g->kw, (size_t)g->sw);
     const pool_job j = { win, x, y->data, y->dtype, mxp_dtype_itemsize(y->dtype),
                          nn_f32_pool_kernel(mxp_isa_current()), div, nn_f32_bnorm_kernel(mxp_isa_current()),
-                         plane ? nn_f32_pool_maxplane_kernel(mxp_isa_current()) : NULL };
+                         plane ? nn_f32_pool_plane_kernel(mxp_isa_current()) : NULL };
     nn_rows r;
     memset(&r, 0, sizeof r);
     r.nd = 1;
@@ -166,7 +169,7 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y)
     /* the row in float64, the row pointers past NN_POOL_MAX_KH, max's float row */
     size_t scratch = (size_t)(g->ow * vl + g->kh + (g->ow * vl + 1) / 2);
     if (plane) /* the kernel's floats */
-        scratch = (mxp_pool_maxplane_scratch((size_t)g->kh, (size_t)g->w, (size_t)g->ow) + 1) / 2;
+        scratch = (mxp_pool_plane_scratch((size_t)g->kh, (size_t)g->w, (size_t)g->ow) + 1) / 2;
     const int64_t work = g->nhwc ? g->ow * g->c * g->kh * g->kw : g->oh * g->ow * g->kh * g->kw + g->h * g->w;
     const mxp_status st = !g->nhwc && win->kind == NN_WIN_AVG && global(g)
                               ? nn_run_row_blocks(&r, g->h * g->w, NN_MAX_BLOCK, true, NN_MAX_BLOCK, global_fn, &j)

@@ -4,10 +4,11 @@
  * strides 1 to 3, padding, 1 to 33 channels, unaligned starts, NaNs with
  * payloads, infinities, zeros of both signs, subnormals; float32 pooling
  * gives the bits of the float64 path; and the dispatch table is the list.
- * The max plane kernels (f32-pool-maxplane-list.inc) likewise: each its
- * twin's bits on random planes and windows (plain values, which take the
- * fast path, and NaNs, zeros of both signs, infinities, which take the
- * exact one), the twin the row kernels' bits. */
+ * The plane kernels (f32-pool-plane-list.inc) likewise: each its twin's
+ * bits on random planes and windows, max and sums (plain values, which
+ * take max's fast path, and NaNs, zeros of both signs, infinities, which
+ * take the exact one), the max twin the row kernels' bits (the sum twin
+ * is the row twin a row). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -299,31 +300,35 @@ static void test_f32_pooling_is_the_float64_paths(void **state)
 
 /* ---- max pooling a plane at a time ----------------------------------------- */
 
-static const kl_listed maxplane_listed[] = {
-#define MXP_F32_POOL_MAXPLANE(isa, tile, fn, twin) { #fn, isa },
-#include "kernels/f32-pool-maxplane-list.inc"
-#undef MXP_F32_POOL_MAXPLANE
+static const kl_listed plane_listed[] = {
+#define MXP_F32_POOL_PLANE(isa, tile, fn, twin) { #fn, isa },
+#include "kernels/f32-pool-plane-list.inc"
+#undef MXP_F32_POOL_PLANE
 };
 
-static void test_maxplane_table_is_the_list(void **state)
+static void test_plane_table_is_the_list(void **state)
 {
     (void)state;
     size_t n;
-    const mxp_kernel *k = nn_f32_pool_maxplane_kernels(&n);
-    kl_expect_table(k, n, maxplane_listed, sizeof maxplane_listed / sizeof maxplane_listed[0]);
+    const mxp_kernel *k = nn_f32_pool_plane_kernels(&n);
+    kl_expect_table(k, n, plane_listed, sizeof plane_listed / sizeof plane_listed[0]);
     for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
-        assert_non_null(nn_f32_pool_maxplane_kernel((mxp_isa)isa));
+        assert_non_null(nn_f32_pool_plane_kernel((mxp_isa)isa));
 }
 
 enum { PH = 40, PW = 100, PY = 64 * 64, PGUARD = 8 };
 
-/* A random plane's geometry: windows up to 6 tall (sometimes 16) and 8
+/* Divisors 1 to 9 for the sums' outputs (a few shared, a few powers of two). */
+static double plane_divs[PY];
+
+/* A random plane's geometry (max; the caller may make it a sum): windows up to 6 tall (sometimes 16) and 8
  * wide, strides 1-3 down and 1-2 across, padding up to half the window,
  * planes up to PH x PW (ceil mode's last windows now and then); false
  * where the output would be empty or too large. */
-static bool maxplane_geometry(mxp_f32_pool_maxplane_params *p, uint64_t *rng)
+static bool plane_geometry(mxp_f32_pool_plane_params *p, uint64_t *rng)
 {
-    p->kh = prng_next(rng) % 9 == 0 ? MXP_POOL_MAXPLANE_KH : 1 + prng_next(rng) % 6;
+    p->kind = MXP_POOL_MAX, p->div = NULL;
+    p->kh = prng_next(rng) % 9 == 0 ? MXP_POOL_PLANE_KH : 1 + prng_next(rng) % 6;
     p->kw = 1 + prng_next(rng) % MXP_POOL_WIDE;
     p->sh = 1 + prng_next(rng) % 3, p->sw = 1 + prng_next(rng) % 2;
     p->ph = prng_next(rng) % (p->kh / 2 + 1), p->pw = prng_next(rng) % (p->kw / 2 + 1);
@@ -342,18 +347,18 @@ static bool maxplane_geometry(mxp_f32_pool_maxplane_params *p, uint64_t *rng)
 
 /* Plane values: plain (the fast fold), or with zeros of both signs, or
  * with NaNs (payloads, signaling ones), infinities, subnormals. */
-static void maxplane_fill(float *x, size_t n, int kind, uint64_t *rng)
+static void plane_fill(float *x, size_t n, int kind, uint64_t *rng)
 {
     const size_t from = prng_next(rng) % 1000;
     for (size_t t = 0; t < n; t++)
         x[t] = kind == 0 ? (float)(prng_uniform(rng) * 100 - 50) : special(from + t, rng, kind == 1);
 }
 
-static void test_every_maxplane_kernel_gives_its_twins_bits(void **state)
+static void test_every_plane_kernel_gives_its_twins_bits(void **state)
 {
     (void)state;
     size_t nk;
-    const mxp_kernel *ks = nn_f32_pool_maxplane_kernels(&nk);
+    const mxp_kernel *ks = nn_f32_pool_plane_kernels(&nk);
     const mxp_isa top = mxp_isa_current();
     float *xb = malloc((PH * PW + 4) * sizeof(float)), *y0 = malloc((PY + PGUARD + 4) * sizeof(float));
     float *y1 = malloc((PY + PGUARD + 4) * sizeof(float));
@@ -362,20 +367,25 @@ static void test_every_maxplane_kernel_gives_its_twins_bits(void **state)
     for (size_t r = 0; r < nk; r++) {
         if (!mxp_kernel_runs(&ks[r], top))
             continue;
-        mxp_f32_pool_maxplane_ukernel *k = (mxp_f32_pool_maxplane_ukernel *)ks[r].fn;
-        mxp_f32_pool_maxplane_ukernel *twin = (mxp_f32_pool_maxplane_ukernel *)ks[r].twin;
+        mxp_f32_pool_plane_ukernel *k = (mxp_f32_pool_plane_ukernel *)ks[r].fn;
+        mxp_f32_pool_plane_ukernel *twin = (mxp_f32_pool_plane_ukernel *)ks[r].twin;
         for (int trial = 0; trial < 4000; trial++) {
-            mxp_f32_pool_maxplane_params p;
-            if (!maxplane_geometry(&p, &rng))
+            mxp_f32_pool_plane_params p;
+            if (!plane_geometry(&p, &rng))
                 continue;
             const size_t xo = prng_next(&rng) % 4, yo = prng_next(&rng) % 4, ny = p.oh * p.ow;
             const int kind = trial % 4 == 3 ? 0 : trial % 4; /* half plain */
-            maxplane_fill(xb + xo, p.h * p.w, kind, &rng);
+            if (trial % 3 == 2) { /* sums */
+                p.kind = MXP_POOL_SUM, p.div = plane_divs;
+                for (size_t t = 0; t < ny; t++)
+                    plane_divs[t] = (double)(1 + prng_next(&rng) % 9);
+            }
+            plane_fill(xb + xo, p.h * p.w, kind, &rng);
             if (kind == 0 && trial % 8 == 0) /* one NaN somewhere in a plain plane */
                 xb[xo + prng_next(&rng) % (p.h * p.w)] = NAN;
             for (size_t t = 0; t < ny + PGUARD + 4; t++)
                 y0[t] = y1[t] = (float)t;
-            const size_t scratch = mxp_pool_maxplane_scratch(p.kh, p.w, p.ow) * sizeof(float); /* exactly */
+            const size_t scratch = mxp_pool_plane_scratch(p.kh, p.w, p.ow) * sizeof(float); /* exactly */
             float *h0 = malloc(scratch), *h1 = malloc(scratch);
             p.x = xb + xo;
             p.y = y0 + yo, p.hbuf = h0;
@@ -383,14 +393,12 @@ static void test_every_maxplane_kernel_gives_its_twins_bits(void **state)
             p.y = y1 + yo, p.hbuf = h1;
             twin(&p);
             free(h0), free(h1);
-            if (memcmp(y0, y1, (ny + PGUARD + 4) * sizeof(float))) {
-                size_t t = 0;
-                while (!memcmp(&y0[t], &y1[t], 4))
-                    t++;
-                fail_msg("%s: %zux%zu plane, window %zux%zu, strides %zu %zu, padding %zu %zu, out %zux%zu, "
-                         "fill %d: float %zu is %a, %s's %a", ks[r].name, p.h, p.w, p.kh, p.kw, p.sh, p.sw, p.ph,
-                         p.pw, p.oh, p.ow, kind, t, y0[t], ks[r].twin_name, y1[t]);
-            }
+            for (size_t t = 0; t < ny + PGUARD + 4; t++) /* a sum's NaN payload: the operand order's */
+                if (memcmp(&y0[t], &y1[t], 4) && !(p.kind == MXP_POOL_SUM && isnan(y0[t]) && isnan(y1[t])))
+                    fail_msg("%s: %s, %zux%zu plane, window %zux%zu, strides %zu %zu, padding %zu %zu, out "
+                             "%zux%zu, fill %d: float %zu is %a, %s's %a", ks[r].name,
+                             p.kind == MXP_POOL_MAX ? "max" : "sum", p.h, p.w, p.kh, p.kw, p.sh, p.sw, p.ph, p.pw,
+                             p.oh, p.ow, kind, t, y0[t], ks[r].twin_name, y1[t]);
             cases++;
         }
     }
@@ -400,22 +408,22 @@ static void test_every_maxplane_kernel_gives_its_twins_bits(void **state)
 
 /* The twin against the row kernels' twin (quiet set, one channel), row by
  * row: the pooling's bits; and a plane written out. */
-static void test_maxplane_twin_is_the_rows(void **state)
+static void test_plane_twin_is_the_rows(void **state)
 {
     (void)state;
     float *xb = malloc(PH * PW * sizeof(float)), *y = malloc(PY * sizeof(float)), row[PW + 1];
-    float *hb = malloc(mxp_pool_maxplane_scratch(MXP_POOL_MAXPLANE_KH, PW, PW + 8) * sizeof(float));
+    float *hb = malloc(mxp_pool_plane_scratch(MXP_POOL_PLANE_KH, PW, PW + 8) * sizeof(float));
     uint64_t rng = 77;
     size_t cases = 0;
     for (int trial = 0; trial < 1500; trial++) {
-        mxp_f32_pool_maxplane_params p;
-        if (!maxplane_geometry(&p, &rng))
+        mxp_f32_pool_plane_params p;
+        if (!plane_geometry(&p, &rng))
             continue;
-        maxplane_fill(xb, p.h * p.w, trial % 3, &rng);
+        plane_fill(xb, p.h * p.w, trial % 3, &rng);
         p.x = xb, p.y = y, p.hbuf = hb;
-        mxp_f32_pool_maxplane__scalar(&p);
+        mxp_f32_pool_plane__scalar(&p);
         for (size_t i = 0; i < p.oh; i++) {
-            const float *rows[MXP_POOL_MAXPLANE_KH];
+            const float *rows[MXP_POOL_PLANE_KH];
             for (size_t q = 0; q < p.kh; q++) {
                 const ptrdiff_t ih = (ptrdiff_t)(i * p.sh + q) - (ptrdiff_t)p.ph;
                 rows[q] = ih >= 0 && ih < (ptrdiff_t)p.h ? xb + (size_t)ih * p.w : NULL;
@@ -438,20 +446,20 @@ static void test_maxplane_twin_is_the_rows(void **state)
     float x[12] = { 1, 5, -0.0f, 0.0f, 2, 0, 3, 0, 4, 0, 8, -1 }, z[4] = { -0.0f, 0.0f, 0.0f, -0.0f };
     memcpy(&x[9], &snan, 4);
     size_t nk;
-    const mxp_kernel *ks = nn_f32_pool_maxplane_kernels(&nk);
+    const mxp_kernel *ks = nn_f32_pool_plane_kernels(&nk);
     for (size_t r = 0; r < nk; r++) {
         if (!mxp_kernel_runs(&ks[r], mxp_isa_current()))
             continue;
-        mxp_f32_pool_maxplane_ukernel *k = (mxp_f32_pool_maxplane_ukernel *)ks[r].fn;
+        mxp_f32_pool_plane_ukernel *k = (mxp_f32_pool_plane_ukernel *)ks[r].fn;
         float out[4];
         uint32_t b[4];
-        const mxp_f32_pool_maxplane_params p = { x, 3, 4, out, 2, 2, 3, 3, 2, 2, 1, 1, hb };
+        const mxp_f32_pool_plane_params p = { MXP_POOL_MAX, x, 3, 4, out, 2, 2, 3, 3, 2, 2, 1, 1, NULL, hb };
         k(&p);
         memcpy(b, out, sizeof b);
         assert_true(out[0] == 5.0f && out[1] == 5.0f);
         assert_int_equal(b[2], 0x7fc00007u);
         assert_int_equal(b[3], 0x7fc00007u);
-        const mxp_f32_pool_maxplane_params pz = { z, 2, 2, out, 1, 1, 2, 2, 2, 2, 0, 0, hb };
+        const mxp_f32_pool_plane_params pz = { MXP_POOL_MAX, z, 2, 2, out, 1, 1, 2, 2, 2, 2, 0, 0, NULL, hb };
         k(&pz);
         memcpy(b, out, 4);
         assert_int_equal(b[0], 0x80000000u);
@@ -467,9 +475,9 @@ int main(void)
         cmocka_unit_test(test_twin_is_the_direct_loop),
         cmocka_unit_test(test_window_divisors_are_the_bounds),
         cmocka_unit_test(test_f32_pooling_is_the_float64_paths),
-        cmocka_unit_test(test_maxplane_table_is_the_list),
-        cmocka_unit_test(test_every_maxplane_kernel_gives_its_twins_bits),
-        cmocka_unit_test(test_maxplane_twin_is_the_rows),
+        cmocka_unit_test(test_plane_table_is_the_list),
+        cmocka_unit_test(test_every_plane_kernel_gives_its_twins_bits),
+        cmocka_unit_test(test_plane_twin_is_the_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -393,14 +393,14 @@ static inline void plane_store(float *y, __m256 m, ptrdiff_t s, size_t n)
  * PLANE_PREFETCH output rows ahead are prefetched. */
 enum { PLANE_PREFETCH = 8 };
 
-MXP_INLINE int plane_fast(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw, size_t kh)
+MXP_INLINE int plane_fast(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw, size_t kh)
 {
     const size_t w = p->w, nv = (w + 7) / 8, nb = (p->ow + 7) / 8;
     const __m256 fill = _mm256_set1_ps(-INFINITY);
     const __m256i tail = cols8(0, (ptrdiff_t)(w - 8 * (nv - 1))), all = _mm256_set1_epi32(-1);
     const __m256 tfill = _mm256_andnot_ps(_mm256_castsi256_ps(tail), fill);
-    float *v = p->hbuf + mxp_pool_maxplane_ring_rows(p->kh) * mxp_pool_maxplane_stride(p->ow) + MXP_POOL_MAXPLANE_PAD;
-    const size_t vlen = mxp_pool_maxplane_vbuf(w, p->ow) - MXP_POOL_MAXPLANE_PAD;
+    float *v = mxp_pool_plane_vrow(p);
+    const size_t vlen = mxp_pool_plane_vbuf(w, p->ow) - MXP_POOL_PLANE_PAD;
     _mm256_storeu_ps(v - 16, fill);
     _mm256_storeu_ps(v - 8, fill);
     for (size_t c = w; c < vlen; c += 8)
@@ -410,11 +410,9 @@ MXP_INLINE int plane_fast(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, si
     size_t next = 0; /* the first input row not checked yet */
     for (size_t i = 0; i < p->oh; i++) {
         size_t r0, r1;
-        mxp_pool_maxplane_rows(p, i, &r0, &r1);
+        mxp_pool_plane_rows(p, i, &r0, &r1);
         const float *x = p->x + r0 * w;
-        const uintptr_t ahead = (uintptr_t)x + PLANE_PREFETCH * p->sh * w * sizeof(float); /* an address */
-        for (size_t c = 0; c < p->sh * w; c += 16)
-            _mm_prefetch((const char *)(ahead + c * sizeof(float)), _MM_HINT_T0);
+        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
         const size_t n = kh && r1 - r0 == kh ? kh : r1 - r0, knew = next > r0 ? next - r0 : 0; /* new from knew */
         for (size_t t = 0; t < nv; t++) {
             const int last = t == nv - 1;
@@ -441,19 +439,20 @@ MXP_INLINE int plane_fast(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, si
 
 /* The exact plane: each input row's maxima folded exactly once into the
  * ring, then each output row's rows folded in order; NaNs made quiet. */
-MXP_INLINE void plane_exact(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw)
+MXP_INLINE void plane_exact(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw)
 {
     const ptrdiff_t w = (ptrdiff_t)p->w, pw = (ptrdiff_t)p->pw;
     const size_t loads = s == 2 ? (kw + 1) / 2 : kw, nb = (p->ow + 7) / 8;
     const ptrdiff_t reach = s == 2 ? 2 * (ptrdiff_t)loads + 14 : (ptrdiff_t)kw + 7; /* columns a block's loads span */
-    const size_t rmask = mxp_pool_maxplane_ring_rows(p->kh) - 1, rstride = mxp_pool_maxplane_stride(p->ow);
+    const size_t rmask = mxp_pool_plane_ring_rows(p->kh) - 1, rstride = mxp_pool_plane_stride(p->ow);
+    float *ring = p->hbuf;
     size_t next = 0; /* the first input row whose maxima are not made yet */
     for (size_t i = 0; i < p->oh; i++) {
         size_t r0, r1;
-        mxp_pool_maxplane_rows(p, i, &r0, &r1);
+        mxp_pool_plane_rows(p, i, &r0, &r1);
         for (size_t r = r0 > next ? r0 : next; r < r1; r++) {
             const float *x = p->x + r * p->w;
-            float *hr = p->hbuf + (r & rmask) * rstride; /* mxp_pool_maxplane_ring */
+            float *hr = ring + (r & rmask) * rstride; /* mxp_pool_plane_ring */
             for (size_t b = 0; b < nb; b++) {
                 const ptrdiff_t c0 = (ptrdiff_t)b * 8 * s - pw;
                 __m256i mk[2 * MXP_POOL_WIDE];
@@ -469,7 +468,7 @@ MXP_INLINE void plane_exact(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, 
         for (size_t b = 0; b < nb; b++) {
             __m256 m = _mm256_set1_ps(-INFINITY);
             for (size_t r = r0; r < r1; r++) {
-                const __m256 v = _mm256_loadu_ps(p->hbuf + (r & rmask) * rstride + 8 * b);
+                const __m256 v = _mm256_loadu_ps(ring + (r & rmask) * rstride + 8 * b);
                 m = r == r0 ? v : fold_max(m, v);
             }
             m = _mm256_or_ps(m, _mm256_and_ps(_mm256_cmp_ps(m, m, _CMP_UNORD_Q),
@@ -480,13 +479,28 @@ MXP_INLINE void plane_exact(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, 
 }
 
 /* The fast plane, then, where x held a NaN or -0, the exact one. */
-MXP_INLINE void plane(const mxp_f32_pool_maxplane_params *p, ptrdiff_t s, size_t kw, size_t kh)
+MXP_INLINE void plane(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw, size_t kh)
 {
     if (plane_fast(p, s, kw, kh))
         plane_exact(p, s, kw);
 }
 
-void mxp_f32_pool_maxplane__avx2(const mxp_f32_pool_maxplane_params *p)
+/* Sums: each output row through the one-channel row body (no call a row
+ * through the table); the rows' sums in hbuf, the results into y. */
+static void plane_sums(const mxp_f32_pool_plane_params *p)
 {
-    MXP_POOL_MAXPLANE_WINDOWS(plane, p);
+    const float *rows[MXP_POOL_PLANE_KH];
+    for (size_t i = 0; i < p->oh; i++) {
+        const mxp_f32_pool_params rp = mxp_pool_plane_sum_row(p, i, rows);
+        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
+        one_channel(p->hbuf, &rp);
+    }
+}
+
+void mxp_f32_pool_plane__avx2(const mxp_f32_pool_plane_params *p)
+{
+    if (p->kind == MXP_POOL_SUM)
+        plane_sums(p);
+    else
+        MXP_POOL_PLANE_WINDOWS(plane, p);
 }

@@ -21,10 +21,10 @@ void mxp_f32_pool__scalar(void *acc, const mxp_f32_pool_params *p)
 }
 
 /* Input row r's maxima over each window's columns, in q order. */
-static void row_maxima(const mxp_f32_pool_maxplane_params *p, size_t r)
+static void row_maxima(const mxp_f32_pool_plane_params *p, size_t r)
 {
     const float *x = p->x + r * p->w;
-    float *hr = mxp_pool_maxplane_ring(p, r);
+    float *hr = mxp_pool_plane_ring(p, r);
     for (size_t j = 0; j < p->ow; j++) {
         float a = -INFINITY;
         for (size_t q = 0; q < p->kw; q++) {
@@ -36,19 +36,27 @@ static void row_maxima(const mxp_f32_pool_maxplane_params *p, size_t r)
     }
 }
 
-void mxp_f32_pool_maxplane__scalar(const mxp_f32_pool_maxplane_params *p)
+void mxp_f32_pool_plane__scalar(const mxp_f32_pool_plane_params *p)
 {
+    if (p->kind == MXP_POOL_SUM) { /* the row twin a row */
+        const float *rows[MXP_POOL_PLANE_KH];
+        for (size_t i = 0; i < p->oh; i++) {
+            const mxp_f32_pool_params rp = mxp_pool_plane_sum_row(p, i, rows);
+            mxp_f32_pool__scalar(p->hbuf, &rp);
+        }
+        return;
+    }
     size_t next = 0; /* the first input row whose maxima are not made yet */
     for (size_t i = 0; i < p->oh; i++) {
         size_t r0, r1;
-        mxp_pool_maxplane_rows(p, i, &r0, &r1);
+        mxp_pool_plane_rows(p, i, &r0, &r1);
         for (size_t r = r0 > next ? r0 : next; r < r1; r++)
             row_maxima(p, r);
         next = r1 > next ? r1 : next;
         for (size_t j = 0; j < p->ow; j++) {
             float a = -INFINITY;
             for (size_t r = r0; r < r1; r++)
-                a = mxp_pool_max1(a, mxp_pool_maxplane_ring(p, r)[j]);
+                a = mxp_pool_max1(a, mxp_pool_plane_ring(p, r)[j]);
             p->y[i * p->ow + j] = mxp_pool_quiet1(a);
         }
     }
