@@ -346,12 +346,17 @@ static bool plane_geometry(mxp_f32_pool_plane_params *p, uint64_t *rng)
 }
 
 /* Plane values: plain (the fast fold), or with zeros of both signs, or
- * with NaNs (payloads, signaling ones), infinities, subnormals. */
+ * with NaNs (payloads, signaling ones), infinities, subnormals, or
+ * (kind 3) +-2^60 among values near 1, whose float64 sums depend on the
+ * order of the additions ((2^60 + a) - 2^60 = 0, (2^60 - 2^60) + a = a). */
 static void plane_fill(float *x, size_t n, int kind, uint64_t *rng)
 {
     const size_t from = prng_next(rng) % 1000;
     for (size_t t = 0; t < n; t++)
-        x[t] = kind == 0 ? (float)(prng_uniform(rng) * 100 - 50) : special(from + t, rng, kind == 1);
+        x[t] = kind == 0   ? (float)(prng_uniform(rng) * 100 - 50)
+               : kind == 3 ? (prng_next(rng) % 3 ? (float)(prng_uniform(rng) - 0.5)
+                                                 : prng_next(rng) % 2 ? 0x1p60f : -0x1p60f)
+                           : special(from + t, rng, kind == 1);
 }
 
 static void test_every_plane_kernel_gives_its_twins_bits(void **state)
@@ -374,7 +379,7 @@ static void test_every_plane_kernel_gives_its_twins_bits(void **state)
             if (!plane_geometry(&p, &rng))
                 continue;
             const size_t xo = prng_next(&rng) % 4, yo = prng_next(&rng) % 4, ny = p.oh * p.ow;
-            const int kind = trial % 4 == 3 ? 0 : trial % 4; /* half plain */
+            const int kind = trial % 5 == 4 ? 0 : trial % 5; /* plain, zeros, specials, spread, plain */
             if (trial % 3 == 2) { /* sums */
                 p.kind = MXP_POOL_SUM, p.div = plane_divs;
                 for (size_t t = 0; t < ny; t++)

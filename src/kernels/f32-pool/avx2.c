@@ -485,16 +485,86 @@ MXP_INLINE void plane(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw
         plane_exact(p, s, kw);
 }
 
-/* Sums: each output row through the one-channel row body (no call a row
- * through the table); the rows' sums in hbuf, the results into y. */
+/* Sums: eight output columns a block, as one_channel_k's (every tap of
+ * the window's rows in (p, q) order added into two float64 accumulators
+ * from +0 -- stride 2 in evens' order, put right before the division --
+ * divided, rounded to float32: the same bits), the edge blocks' load
+ * masks made once a plane (masked loads give +0, the fill) and the inner
+ * blocks' loads unmasked.  kh: the window's height where a constant,
+ * else 0. */
+MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw, size_t kh)
+{
+    const ptrdiff_t w = (ptrdiff_t)p->w, pw = (ptrdiff_t)p->pw;
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw, nb = (p->ow + 7) / 8;
+    const ptrdiff_t reach = s == 2 ? 2 * (ptrdiff_t)loads + 14 : (ptrdiff_t)kw + 7; /* columns a block's loads span */
+    __m256i mf[2 * MXP_POOL_WIDE], ml[2 * MXP_POOL_WIDE], mt[2 * MXP_POOL_WIDE];
+    __m256 fm[2 * MXP_POOL_WIDE]; /* max's fills: unused */
+    plane_masks(mf, fm, -pw, s, loads, w);
+    plane_masks(ml, fm, (ptrdiff_t)(nb - 1) * 8 * s - pw, s, loads, w);
+    for (size_t i = 0; i < p->oh; i++) {
+        size_t r0, r1;
+        mxp_pool_plane_rows(p, i, &r0, &r1);
+        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
+        const size_t n = kh && r1 - r0 == kh ? kh : r1 - r0;
+        const float *x = p->x + r0 * p->w;
+        for (size_t b = 0; b < nb; b++) {
+            const ptrdiff_t c0 = (ptrdiff_t)b * 8 * s - pw;
+            const __m256i *mk = NULL;
+            if (b == 0) {
+                mk = mf;
+            } else if (b == nb - 1) {
+                mk = ml;
+            } else if (c0 < 0 || c0 + reach > w) {
+                plane_masks(mt, fm, c0, s, loads, w);
+                mk = mt;
+            }
+            acc8 a;
+            acc_init(MXP_POOL_SUM, &a);
+            for (size_t k = 0; k < n; k++) {
+                const float *xr = x + k * p->w + c0;
+                for (size_t t = 0; t < loads; t++) {
+                    __m256 tap[2];
+                    size_t taps = 1;
+                    if (s == 1) {
+                        tap[0] = mk ? _mm256_maskload_ps(xr + t, mk[t]) : _mm256_loadu_ps(xr + t);
+                    } else {
+                        const float *xt = xr + 2 * t;
+                        const __m256 v0 = mk ? _mm256_maskload_ps(xt, mk[2 * t]) : _mm256_loadu_ps(xt);
+                        const __m256 v1 = mk ? _mm256_maskload_ps(xt + 8, mk[2 * t + 1]) : _mm256_loadu_ps(xt + 8);
+                        tap[0] = evens(v0, v1, 0);
+                        if (2 * t + 1 < kw) {
+                            tap[1] = evens(v0, v1, 1);
+                            taps = 2;
+                        }
+                    }
+                    for (size_t u = 0; u < taps; u++)
+                        acc_add(MXP_POOL_SUM, &a, tap[u]);
+                }
+            }
+            if (s == 2)
+                unshuffle(&a);
+            const size_t left = p->ow - 8 * b;
+            const double *d = p->div + i * p->ow + 8 * b;
+            float *y = p->y + i * p->ow + 8 * b;
+            if (left >= 8) {
+                const __m256d d0 = _mm256_loadu_pd(d), d1 = _mm256_loadu_pd(d + 4);
+                _mm256_storeu_ps(y, _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(divide(a.s[0], d0))),
+                                                         _mm256_cvtpd_ps(divide(a.s[1], d1)), 1));
+                continue;
+            }
+            double dd[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+            memcpy(dd, d, left * sizeof(double));
+            const __m128 lo = _mm256_cvtpd_ps(divide(a.s[0], _mm256_loadu_pd(dd)));
+            const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo),
+                                                  _mm256_cvtpd_ps(divide(a.s[1], _mm256_loadu_pd(dd + 4))), 1);
+            _mm256_maskstore_ps(y, cols8(0, (ptrdiff_t)left), v);
+        }
+    }
+}
+
 static void plane_sums(const mxp_f32_pool_plane_params *p)
 {
-    const float *rows[MXP_POOL_PLANE_KH];
-    for (size_t i = 0; i < p->oh; i++) {
-        const mxp_f32_pool_params rp = mxp_pool_plane_sum_row(p, i, rows);
-        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
-        one_channel(p->hbuf, &rp);
-    }
+    MXP_POOL_PLANE_WINDOWS(plane_sums_k, p);
 }
 
 void mxp_f32_pool_plane__avx2(const mxp_f32_pool_plane_params *p)

@@ -417,16 +417,81 @@ MXP_INLINE void plane(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw
         plane_exact(p, s, kw);
 }
 
-/* Sums: each output row through the one-channel row body (no call a row
- * through the table); the rows' sums in hbuf, the results into y. */
+/* Sums: sixteen output columns a block, as one_channel_k's (every tap
+ * of the window's rows in (p, q) order added into two float64
+ * accumulators from +0, divided, rounded to float32: the same bits), the
+ * edge blocks' load masks made once a plane (zero-masked loads: the fill
+ * +0) and the inner blocks' loads unmasked.  kh: the window's height
+ * where a constant, else 0. */
+MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw, size_t kh)
+{
+    const ptrdiff_t w = (ptrdiff_t)p->w, pw = (ptrdiff_t)p->pw;
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw, nb = (p->ow + 15) / 16;
+    const ptrdiff_t reach = s == 2 ? 2 * (ptrdiff_t)loads + 30 : (ptrdiff_t)kw + 15; /* columns a block's loads span */
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    __mmask32 mf[MXP_POOL_WIDE], ml[MXP_POOL_WIDE], mt[MXP_POOL_WIDE], all[MXP_POOL_WIDE];
+    plane_masks(mf, -pw, s, loads, w);
+    plane_masks(ml, (ptrdiff_t)(nb - 1) * 16 * s - pw, s, loads, w);
+    for (size_t t = 0; t < loads; t++)
+        all[t] = (__mmask32)0xffffffffu;
+    for (size_t i = 0; i < p->oh; i++) {
+        size_t r0, r1;
+        mxp_pool_plane_rows(p, i, &r0, &r1);
+        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
+        const size_t n = kh && r1 - r0 == kh ? kh : r1 - r0;
+        const float *x = p->x + r0 * p->w;
+        for (size_t b = 0; b < nb; b++) {
+            const ptrdiff_t c0 = (ptrdiff_t)b * 16 * s - pw;
+            const __mmask32 *mk = all;
+            if (b == 0) {
+                mk = mf;
+            } else if (b == nb - 1) {
+                mk = ml;
+            } else if (c0 < 0 || c0 + reach > w) {
+                plane_masks(mt, c0, s, loads, w);
+                mk = mt;
+            }
+            const int edge = mk != all;
+            __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+            for (size_t k = 0; k < n; k++) {
+                const float *xr = x + k * p->w + c0;
+                for (size_t t = 0; t < loads; t++) {
+                    const float *xt = xr + (s == 2 ? 2 * (ptrdiff_t)t : (ptrdiff_t)t);
+                    __m512 tap[2];
+                    size_t taps = 1;
+                    const __m512 v0 = edge ? _mm512_maskz_loadu_ps((__mmask16)mk[t], xt) : _mm512_loadu_ps(xt);
+                    tap[0] = v0;
+                    if (s == 2) {
+                        const __m512 v1 = edge ? _mm512_maskz_loadu_ps((__mmask16)(mk[t] >> 16), xt + 16)
+                                               : _mm512_loadu_ps(xt + 16);
+                        tap[0] = _mm512_permutex2var_ps(v0, even, v1);
+                        if (2 * t + 1 < kw) {
+                            tap[1] = _mm512_permutex2var_ps(v0, odd, v1);
+                            taps = 2;
+                        }
+                    }
+                    for (size_t u = 0; u < taps; u++) {
+                        s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm512_castps512_ps256(tap[u])));
+                        s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(_mm256_castpd_ps(
+                                                   _mm512_extractf64x4_pd(_mm512_castps_pd(tap[u]), 1))));
+                    }
+                }
+            }
+            const size_t left = p->ow - 16 * b;
+            const __mmask16 m = first(left);
+            const double *d = p->div + i * p->ow + 16 * b;
+            s0 = divide(s0, _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)m, d));
+            s1 = divide(s1, _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)(m >> 8), d + 8));
+            const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(s0)), _mm512_cvtpd_ps(s1), 1);
+            _mm512_mask_storeu_ps(p->y + i * p->ow + 16 * b, m, v);
+        }
+    }
+}
+
 static void plane_sums(const mxp_f32_pool_plane_params *p)
 {
-    const float *rows[MXP_POOL_PLANE_KH];
-    for (size_t i = 0; i < p->oh; i++) {
-        const mxp_f32_pool_params rp = mxp_pool_plane_sum_row(p, i, rows);
-        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
-        one_channel(p->hbuf, &rp);
-    }
+    MXP_POOL_PLANE_WINDOWS(plane_sums_k, p);
 }
 
 void mxp_f32_pool_plane__avx512f(const mxp_f32_pool_plane_params *p)
