@@ -334,7 +334,16 @@ MXP_INLINE int plane_fast(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_
         const float *x = p->x + r0 * w;
         mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
         const size_t n = r1 - r0, knew = next > r0 ? next - r0 : 0; /* rows from knew are new */
-        if (kh && n == kh) { /* a whole window's rows */
+        if (kh == 3 && n == 3 && knew == 1) { /* stride 2's steady rows, the last two new, written out */
+            for (size_t t = 0; t < nv; t++) {
+                const __mmask16 lanes = t == nv - 1 ? tail : (__mmask16)0xffff;
+                const float *xt = x + 16 * t;
+                const __m512 x0 = _mm512_mask_loadu_ps(fill, lanes, xt), x1 = _mm512_mask_loadu_ps(fill, lanes, xt + w);
+                const __m512 x2 = _mm512_mask_loadu_ps(fill, lanes, xt + 2 * w);
+                bad |= _mm512_fpclass_ps_mask(x1, 0x85) | _mm512_fpclass_ps_mask(x2, 0x85);
+                _mm512_mask_storeu_ps(v + 16 * t, lanes, _mm512_max_ps(x2, _mm512_max_ps(x1, x0)));
+            }
+        } else if (kh && n == kh) { /* a whole window's rows */
             __mmask16 chk[MXP_POOL_PLANE_KH];
             for (size_t k = 0; k < kh; k++)
                 chk[k] = k >= knew ? (__mmask16)0xffff : 0;
