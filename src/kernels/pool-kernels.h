@@ -109,7 +109,8 @@ enum { MXP_POOL_WIDE = 8 };
  *        fold (the last NaN, else the first maximum), and a row shared by
  *        two windows (sh < kh) is reduced once.
  *   sum: the float64 sum from +0, divided by div[i ow + j], rounded to
- *        float32 -- mxp_f32_pool's sum rows with out32, the same bits.
+ *        float32 -- mxp_f32_pool's sum rows with out32, the same bits
+ *        (where recip is given, a product by it: the same quotient, exact).
  *
  * Windows up to MXP_POOL_PLANE_KH x MXP_POOL_WIDE, sw 1 or 2; x and y
  * dense (rows of w and ow floats), any alignment; hbuf aligned to a
@@ -124,6 +125,7 @@ typedef struct mxp_f32_pool_plane_params {
     size_t oh, ow;
     size_t kh, kw, sh, sw, ph, pw;
     const double *div; /* sums: oh x ow divisors */
+    double recip;      /* sums: 1 / the divisor where every divisor is that one power of two, else 0 */
     void *hbuf;        /* scratch: mxp_pool_plane_scratch(kh, w, ow) floats */
 } mxp_f32_pool_plane_params;
 
@@ -193,6 +195,20 @@ static inline int mxp_pool_plane_fits(size_t kh, size_t kw, size_t sw)
         else                                                                                                          \
             fn(p, (ptrdiff_t)(p)->sw, (p)->kw, 0);                                                                    \
     } while (0)
+
+/* The recip of n divisors: 1 / d where every one is d, a power of two
+ * (the product then is the quotient, exactly), else 0. */
+static inline double mxp_pool_plane_recip(const double *div, size_t n)
+{
+    uint64_t b;
+    memcpy(&b, &div[0], 8);
+    if (!n || !(div[0] >= 1) || (b & 0x000fffffffffffffull))
+        return 0;
+    for (size_t t = 1; t < n; t++)
+        if (div[t] != div[0])
+            return 0;
+    return 1 / div[0];
+}
 
 /* The input rows [*r0, *r1) of output row i (clipped to the plane). */
 static inline void mxp_pool_plane_rows(const mxp_f32_pool_plane_params *p, size_t i, size_t *r0, size_t *r1)

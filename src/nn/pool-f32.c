@@ -32,6 +32,7 @@ typedef struct pool_job {
     const double *div; /* the average's divisors, oh x ow; NULL for max */
     mxp_f32_bnorm_ukernel *sums; /* global averages (NCHW): the channel sums */
     mxp_f32_pool_plane_ukernel *plane; /* NCHW into float32 with the plane kernel's windows, else NULL */
+    double recip; /* the plane kernel's: 1 / the one power-of-two divisor, else 0 */
 } pool_job;
 
 /* Output row i (ow pixels of vl channels) from the rows of base (rowlen
@@ -122,7 +123,8 @@ static void plane_fn(const void *ctx, char **p, double *scratch, int64_t r)
                                                 (size_t)g->h, (size_t)g->w,
                                                 (float *)(void *)(j->y + (size_t)(r * ohw) * j->ysize), (size_t)g->oh,
                                                 (size_t)g->ow, (size_t)g->kh, (size_t)g->kw, (size_t)g->sh,
-                                                (size_t)g->sw, (size_t)g->ph, (size_t)g->pw, j->div, scratch };
+                                                (size_t)g->sw, (size_t)g->ph, (size_t)g->pw, j->div, j->recip,
+                                                scratch };
         j->plane(&prm);
         return;
     }
@@ -159,7 +161,8 @@ mxp_status nn_pool_f32(const nn_window *win, const float *x, mxp_array *y)
                        mxp_pool_plane_fits((size_t)g->kh, (size_t)g->kw, (size_t)g->sw);
     const pool_job j = { win, x, y->data, y->dtype, mxp_dtype_itemsize(y->dtype),
                          nn_f32_pool_kernel(mxp_isa_current()), div, nn_f32_bnorm_kernel(mxp_isa_current()),
-                         plane ? nn_f32_pool_plane_kernel(mxp_isa_current()) : NULL };
+                         plane ? nn_f32_pool_plane_kernel(mxp_isa_current()) : NULL,
+                         div ? mxp_pool_plane_recip(div, (size_t)(g->oh * g->ow)) : 0 };
     nn_rows r;
     memset(&r, 0, sizeof r);
     r.nd = 1;

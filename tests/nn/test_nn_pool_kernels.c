@@ -327,7 +327,7 @@ static double plane_divs[PY];
  * where the output would be empty or too large. */
 static bool plane_geometry(mxp_f32_pool_plane_params *p, uint64_t *rng)
 {
-    p->kind = MXP_POOL_MAX, p->div = NULL;
+    p->kind = MXP_POOL_MAX, p->div = NULL, p->recip = 0;
     p->kh = prng_next(rng) % 9 == 0 ? MXP_POOL_PLANE_KH : 1 + prng_next(rng) % 6;
     p->kw = 1 + prng_next(rng) % MXP_POOL_WIDE;
     p->sh = 1 + prng_next(rng) % 3, p->sw = 1 + prng_next(rng) % 2;
@@ -386,10 +386,14 @@ static void test_every_plane_kernel_gives_its_twins_bits(void **state)
             }
             const size_t xo = prng_next(&rng) % 4, yo = prng_next(&rng) % 4, ny = p.oh * p.ow;
             const int kind = resnet ? 0 : trial % 5 == 4 ? 0 : trial % 5; /* plain, zeros, specials, spread, plain */
-            if (trial % 3 == 2) { /* sums */
+            if (trial % 3 == 2) { /* sums: divisors 1 to 9, or one power of two (recip) */
                 p.kind = MXP_POOL_SUM, p.div = plane_divs;
+                const double one = (double)(1u << prng_next(&rng) % 4);
                 for (size_t t = 0; t < ny; t++)
-                    plane_divs[t] = (double)(1 + prng_next(&rng) % 9);
+                    plane_divs[t] = trial % 2 ? one : (double)(1 + prng_next(&rng) % 9);
+                p.recip = mxp_pool_plane_recip(plane_divs, ny);
+                if (trial % 2 && p.recip != 1 / one)
+                    fail_msg("recip %g of divisors all %g", p.recip, one);
             }
             plane_fill(xb + xo, p.h * p.w, kind, &rng);
             if (kind == 0 && (resnet || trial % 8 == 0)) /* one NaN somewhere in a plain plane */
@@ -464,17 +468,24 @@ static void test_plane_twin_is_the_rows(void **state)
         mxp_f32_pool_plane_ukernel *k = (mxp_f32_pool_plane_ukernel *)ks[r].fn;
         float out[4];
         uint32_t b[4];
-        const mxp_f32_pool_plane_params p = { MXP_POOL_MAX, x, 3, 4, out, 2, 2, 3, 3, 2, 2, 1, 1, NULL, hb };
+        const mxp_f32_pool_plane_params p = { MXP_POOL_MAX, x, 3, 4, out, 2, 2, 3, 3, 2, 2, 1, 1, NULL, 0, hb };
         k(&p);
         memcpy(b, out, sizeof b);
         assert_true(out[0] == 5.0f && out[1] == 5.0f);
         assert_int_equal(b[2], 0x7fc00007u);
         assert_int_equal(b[3], 0x7fc00007u);
-        const mxp_f32_pool_plane_params pz = { MXP_POOL_MAX, z, 2, 2, out, 1, 1, 2, 2, 2, 2, 0, 0, NULL, hb };
+        const mxp_f32_pool_plane_params pz = { MXP_POOL_MAX, z, 2, 2, out, 1, 1, 2, 2, 2, 2, 0, 0, NULL, 0, hb };
         k(&pz);
         memcpy(b, out, 4);
         assert_int_equal(b[0], 0x80000000u);
     }
+    /* the common divisor's reciprocal: only one power of two throughout */
+    const double d4[3] = { 4, 4, 4 }, d3[3] = { 3, 3, 3 }, dm[3] = { 4, 4, 2 }, dh[2] = { 0.5, 0.5 };
+    assert_true(mxp_pool_plane_recip(d4, 3) == 0.25);
+    assert_true(mxp_pool_plane_recip(d3, 3) == 0);
+    assert_true(mxp_pool_plane_recip(dm, 3) == 0);
+    assert_true(mxp_pool_plane_recip(dh, 2) == 0);
+    assert_true(mxp_pool_plane_recip(d4, 0) == 0);
     free(xb), free(y), free(hb);
 }
 

@@ -566,6 +566,16 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
             const size_t left = p->ow - 8 * b;
             const double *d = p->div + i * p->ow + 8 * b;
             float *y = p->y + i * p->ow + 8 * b;
+            if (p->recip != 0) {
+                const __m256d r = _mm256_set1_pd(p->recip);
+                const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(_mm256_mul_pd(a.s[0], r))),
+                                                      _mm256_cvtpd_ps(_mm256_mul_pd(a.s[1], r)), 1);
+                if (left >= 8)
+                    _mm256_storeu_ps(y, v);
+                else
+                    _mm256_maskstore_ps(y, cols8(0, (ptrdiff_t)left), v);
+                continue;
+            }
             if (left >= 8) {
                 const __m256d d0 = _mm256_loadu_pd(d), d1 = _mm256_loadu_pd(d + 4);
                 _mm256_storeu_ps(y, _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(divide(a.s[0], d0))),

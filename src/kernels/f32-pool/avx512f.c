@@ -490,8 +490,13 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
             const size_t left = p->ow - 16 * b;
             const __mmask16 m = first(left);
             const double *d = p->div + i * p->ow + 16 * b;
-            s0 = divide(s0, _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)m, d));
-            s1 = divide(s1, _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)(m >> 8), d + 8));
+            if (p->recip != 0) {
+                s0 = _mm512_mul_pd(s0, _mm512_set1_pd(p->recip));
+                s1 = _mm512_mul_pd(s1, _mm512_set1_pd(p->recip));
+            } else {
+                s0 = divide(s0, _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)m, d));
+                s1 = divide(s1, _mm512_mask_loadu_pd(_mm512_set1_pd(1), (__mmask8)(m >> 8), d + 8));
+            }
             const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(s0)), _mm512_cvtpd_ps(s1), 1);
             _mm512_mask_storeu_ps(p->y + i * p->ow + 16 * b, m, v);
         }
