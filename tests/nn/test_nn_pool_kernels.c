@@ -426,7 +426,7 @@ static void test_every_plane_kernel_gives_its_twins_bits(void **state)
 static void test_plane_twin_is_the_rows(void **state)
 {
     (void)state;
-    float *xb = malloc(PH * PW * sizeof(float)), *y = malloc(PY * sizeof(float)), row[PW + 1];
+    float *xb = malloc(PH * PW * sizeof(float)), *y = malloc(PY * sizeof(float)), row[PW + 8];
     float *hb = malloc(mxp_pool_plane_scratch(MXP_POOL_PLANE_KH, PW, PW + 8) * sizeof(float));
     uint64_t rng = 77;
     size_t cases = 0;
