@@ -107,7 +107,10 @@ enum { MXP_POOL_WIDE = 8 };
  *        once into a ring of rows, then each output row folds its rows'
  *        maxima in order -- the rows' fold of the rows' folds is the (p, q)
  *        fold (the last NaN, else the first maximum), and a row shared by
- *        two windows (sh < kh) is reduced once.
+ *        two windows (sh < kh) is reduced once.  The vector kernels first
+ *        fold in any order (column maxima, then along the row), which
+ *        gives the same bits where the plane holds no NaN and no -0, and
+ *        fold separably where it does.
  *   sum: the float64 sum from +0, divided by div[i ow + j], rounded to
  *        float32 -- mxp_f32_pool's sum rows with out32, the same bits
  *        (where recip is given, a product by it: the same quotient, exact).
@@ -174,7 +177,7 @@ static inline size_t mxp_pool_plane_scratch(size_t kh, size_t w, size_t ow)
     return mxp_pool_plane_ring_floats(kh, ow) + mxp_pool_plane_vbuf(w, ow);
 }
 
-/* Whether a plane's windows are the kernels': max pooling's kh, kw, sw. */
+/* Whether a plane's windows (kh, kw, column stride sw) are the kernels'. */
 static inline int mxp_pool_plane_fits(size_t kh, size_t kw, size_t sw)
 {
     return kh >= 1 && kh <= MXP_POOL_PLANE_KH && kw >= 1 && kw <= MXP_POOL_WIDE && (sw == 1 || sw == 2);
@@ -200,8 +203,9 @@ static inline int mxp_pool_plane_fits(size_t kh, size_t kw, size_t sw)
  * (the product then is the quotient, exactly), else 0. */
 static inline double mxp_pool_plane_recip(const double *div, size_t n)
 {
-    uint64_t b;
-    memcpy(&b, &div[0], 8);
+    uint64_t b = 1;
+    if (n)
+        memcpy(&b, &div[0], 8);
     if (!n || !(div[0] >= 1) || (b & 0x000fffffffffffffull))
         return 0;
     for (size_t t = 1; t < n; t++)

@@ -7,10 +7,11 @@
  *
  * NCHW: a row of the job is a plane (n, c), one channel a pixel; pooling
  * into float32 with windows up to 16 x 8 and a column stride of 1 or 2
- * goes a plane at a time through the plane kernel (max: each input row's
- * column maxima once, or each input row's maxima once, then folded per
- * output row; sums: the row kernels' one-channel body, without a call a
- * row through the table); global
+ * goes a plane at a time through the plane kernel (max: an output row's
+ * column maxima, then the windows along them, where the plane holds no
+ * NaN and no -0, else each input row's window maxima once, folded per
+ * output row; sums: sixteen or eight output columns a block, the edge
+ * blocks' masks made once a plane); global
  * averages sum blocks of planes as nn_sum does, through the batch norm
  * kernel (global_fn).  NHWC: a row of the job is an output row (n, i),
  * every channel of a pixel at once. */

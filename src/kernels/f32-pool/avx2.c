@@ -6,7 +6,7 @@
  * other strides by the portable loop.  Max: vmaxps
  * (x > a ? x : a), then a NaN x taken (one channel: vmaxps alone, the
  * block redone so where a NaN turns up); sums widened and added in
- * float64.  Below them the max plane kernel (one channel, a whole plane
+ * float64.  Below them the plane kernel (one channel, a whole plane
  * a call).  See pool-kernels.h. */
 #include <immintrin.h>
 
@@ -326,7 +326,7 @@ void mxp_f32_pool__avx2(void *acc, const mxp_f32_pool_params *p)
     mxp_pool_round32(acc, p, t);
 }
 
-/* ---- max pooling a plane at a time (pool-kernels.h) ----------------------- */
+/* ---- pooling a plane at a time (pool-kernels.h) --------------------------- */
 
 /* Block c0's load masks and fills (each load's columns of x; stride 2:
  * loads 2 t and 2 t + 1 the columns from c0 + 2 t and c0 + 2 t + 8;

@@ -5,7 +5,7 @@
  * global sum's eight lanes along a wide window); other strides by the
  * portable loop.  Max: vmaxps
  * (x > a ? x : a), then a NaN x taken; sums widened and added in float64.
- * Below them the max plane kernel (one channel, a whole plane a call).
+ * Below them the plane kernel (one channel, a whole plane a call).
  * See pool-kernels.h. */
 #include <immintrin.h>
 #include <stdint.h>
@@ -262,7 +262,7 @@ void mxp_f32_pool__avx512f(void *acc, const mxp_f32_pool_params *p)
         narrow(acc, p);
 }
 
-/* ---- max pooling a plane at a time (pool-kernels.h) ----------------------- */
+/* ---- pooling a plane at a time (pool-kernels.h) --------------------------- */
 
 /* Block c0's load masks (each load t's columns of x: 32 from c0 + 2 t for
  * stride 2, 16 from c0 + t for stride 1). */
