@@ -510,7 +510,10 @@ MXP_INLINE void plane(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw
  * from +0 -- stride 2 in evens' order, put right before the division --
  * divided, rounded to float32: the same bits), the edge blocks' load
  * masks made once a plane (masked loads give +0, the fill) and the inner
- * blocks' loads unmasked.  kh: the window's height where a constant,
+ * blocks' loads unmasked (2-wide windows of stride 2 there: four loads
+ * widened by vcvtps2pd from memory, a pair's two columns split by
+ * vunpcklpd / vunpckhpd, no vshufps or vextractf128; the outputs 0 2 1 3
+ * | 4 6 5 7, put right once).  kh: the window's height where a constant,
  * else 0. */
 MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw, size_t kh)
 {
@@ -530,18 +533,31 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
         for (size_t b = 0; b < nb; b++) {
             const ptrdiff_t c0 = (ptrdiff_t)b * 8 * s - pw;
             const __m256i *mk = NULL;
-            if (b == 0) {
-                mk = mf;
-            } else if (b == nb - 1) {
-                mk = ml;
-            } else if (c0 < 0 || c0 + reach > w) {
-                plane_masks(mt, fm, c0, s, loads, w);
-                mk = mt;
+            if (c0 < 0 || c0 + reach > w) { /* an edge block: its loads masked */
+                if (b == 0) {
+                    mk = mf;
+                } else if (b == nb - 1) {
+                    mk = ml;
+                } else {
+                    plane_masks(mt, fm, c0, s, loads, w);
+                    mk = mt;
+                }
             }
             acc8 a;
             acc_init(MXP_POOL_SUM, &a);
+            const int pairs = s == 2 && kw == 2 && !mk; /* an inner block of 2-wide windows: pairs() */
             for (size_t k = 0; k < n; k++) {
                 const float *xr = x + k * p->w + c0;
+                if (pairs) { /* widened from memory, each pair's two by vunpcklpd / vunpckhpd */
+                    const __m256d d0 = _mm256_cvtps_pd(_mm_loadu_ps(xr)), d1 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 4));
+                    const __m256d d2 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 8));
+                    const __m256d d3 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 12));
+                    a.s[0] = _mm256_add_pd(a.s[0], _mm256_unpacklo_pd(d0, d1));
+                    a.s[0] = _mm256_add_pd(a.s[0], _mm256_unpackhi_pd(d0, d1));
+                    a.s[1] = _mm256_add_pd(a.s[1], _mm256_unpacklo_pd(d2, d3));
+                    a.s[1] = _mm256_add_pd(a.s[1], _mm256_unpackhi_pd(d2, d3));
+                    continue;
+                }
                 for (size_t t = 0; t < loads; t++) {
                     __m256 tap[2];
                     size_t taps = 1;
@@ -561,8 +577,12 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
                         acc_add(MXP_POOL_SUM, &a, tap[u]);
                 }
             }
-            if (s == 2)
+            if (pairs) { /* outputs 0 2 1 3 | 4 6 5 7 back in order */
+                a.s[0] = _mm256_permute4x64_pd(a.s[0], _MM_SHUFFLE(3, 1, 2, 0));
+                a.s[1] = _mm256_permute4x64_pd(a.s[1], _MM_SHUFFLE(3, 1, 2, 0));
+            } else if (s == 2) {
                 unshuffle(&a);
+            }
             const size_t left = p->ow - 8 * b;
             const double *d = p->div + i * p->ow + 8 * b;
             float *y = p->y + i * p->ow + 8 * b;

@@ -453,13 +453,15 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
         for (size_t b = 0; b < nb; b++) {
             const ptrdiff_t c0 = (ptrdiff_t)b * 16 * s - pw;
             const __mmask32 *mk = all;
-            if (b == 0) {
-                mk = mf;
-            } else if (b == nb - 1) {
-                mk = ml;
-            } else if (c0 < 0 || c0 + reach > w) {
-                plane_masks(mt, c0, s, loads, w);
-                mk = mt;
+            if (c0 < 0 || c0 + reach > w) { /* an edge block: its loads masked */
+                if (b == 0) {
+                    mk = mf;
+                } else if (b == nb - 1) {
+                    mk = ml;
+                } else {
+                    plane_masks(mt, c0, s, loads, w);
+                    mk = mt;
+                }
             }
             const int edge = mk != all;
             __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
