@@ -344,13 +344,9 @@ static inline void mxp_pool_quiet(void *acc, const mxp_f32_pool_params *p, size_
 {
     if (p->kind != MXP_POOL_MAX || !p->quiet)
         return;
-    char *a = acc;
-    for (size_t t = t0; t < t1; t++) {
-        uint32_t b;
-        memcpy(&b, a + 4 * t, 4);
-        b |= (b & 0x7fffffffu) > 0x7f800000u ? 0x00400000u : 0;
-        memcpy(a + 4 * t, &b, 4);
-    }
+    float *a = acc;
+    for (size_t t = t0; t < t1; t++)
+        a[t] = mxp_pool_quiet1(a[t]);
 }
 
 /* Output columns [j0, j1), channels [c0, ch): sums divided by div[j]. */
