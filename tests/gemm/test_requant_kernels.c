@@ -244,14 +244,15 @@ static void test_requant_f64_kernels_vs_twin(void **state)
     assert_true(runs >= 4000);
 }
 
-/* Several rows a call (ld_dst, ld_acc beyond len): each row's bytes those
- * of the kernel on that row alone, the returned index r len + q at the
+/* Several rows a call (ld_dst, ld_acc beyond len; rows of up to 32 take
+ * the kernels' narrow loops): each row's bytes those of the kernel on that
+ * row alone and the twin's, the returned index r len + q at the
  * first row that stops (a product of 54 bits or more), nothing written
  * between the rows or past the stop's block. */
 static void test_requant_f64_rows(void **state)
 {
     (void)state;
-    enum { MAXL = 21, ROWS = 6, LDA = 29, LDD = 27 };
+    enum { MAXL = 37, ROWS = 6, LDA = 45, LDD = 43 };
     uint64_t r64 = prng_seed(65);
     int32_t acc[ROWS * LDA];
     double m[MAXL], p[MAXL], bias[MAXL];
@@ -277,8 +278,9 @@ static void test_requant_f64_rows(void **state)
             }
             const int f32 = trial % 5 == 4, per_col = trial % 4 != 0;
             const size_t es = f32 ? 4 : 1;
-            mxp_s32_requant_f64_params prm = { m, p, per_col, 0.75, trial % 2 ? bias : NULL, per_col, trial % 3 == 1,
-                                               0, 0, 0, 7, 0, 255, f32, rows, LDD, LDA };
+            mxp_s32_requant_f64_params prm = { m, p, per_col, 0.75, trial % 2 ? bias : NULL, trial % 7 != 3,
+                                               trial % 3 == 1, trial % 11 == 5, -9.5, 30.25, 7, 0, 255, f32, rows,
+                                               LDD, LDA };
             memset(d0, 0xa5, sizeof d0);
             memset(d1, 0xa5, sizeof d1);
             const size_t done = f64_kernels[k].fn(d0, acc, len, &prm);
@@ -294,6 +296,14 @@ static void test_requant_f64_rows(void **state)
             if (done != want || memcmp(d0, d1, sizeof d0))
                 fail_msg("%s: trial %d, %zu rows of %zu: %zu done (row by row %zu), or bytes differ",
                          f64_kernels[k].name, trial, rows, len, done, want);
+            for (size_t r = 0; r * len < done; r++) { /* and the twin's bytes where it did them */
+                const size_t q = done - r * len < len ? done - r * len : len;
+                memset(d1, 0xa5, sizeof d1);
+                f64_kernels[k].twin(d1, acc + r * LDA, q, &prm);
+                if (memcmp(d0 + r * LDD * es, d1, q * es))
+                    fail_msg("%s: trial %d, %zu rows of %zu: row %zu differs from the twin's", f64_kernels[k].name,
+                             trial, rows, len, r);
+            }
             runs++;
         }
     }

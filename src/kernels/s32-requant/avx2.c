@@ -111,44 +111,68 @@ void mxp_s32_requant__avx2(uint8_t *dst, const int32_t *acc, size_t len, const i
  * (checked below 2^53); for int8/uint8 C, t clamped into [lo - zp, hi -
  * zp] first (the same codes as saturating after rounding), rounded to
  * nearest even, + zp, packed; the last len % 4 by the twin. */
+typedef struct f64_consts {
+    __m256d alpha, big, zero, sign, clo, chi, qlo, qhi;
+    __m128i zp;
+} f64_consts;
+
+MXP_INLINE f64_consts consts_f64(const mxp_s32_requant_f64_params *p)
+{
+    return (f64_consts){ _mm256_set1_pd(p->alpha),    _mm256_set1_pd(0x1p53),
+                         _mm256_setzero_pd(),         _mm256_set1_pd(-0.0),
+                         _mm256_set1_pd(p->clamp_lo), _mm256_set1_pd(p->clamp_hi),
+                         _mm256_set1_pd((double)p->lo - p->zp), _mm256_set1_pd((double)p->hi - p->zp),
+                         _mm_set1_epi32(p->zp) };
+}
+
+/* Column q's parameters (4 lanes) as vectors. */
+MXP_INLINE void params_f64(const mxp_s32_requant_f64_params *p, size_t q, __m256d *mv, __m256d *pv, __m256d *bv)
+{
+    *mv = p->per_col ? _mm256_loadu_pd(p->m + q) : _mm256_set1_pd(p->m[0]);
+    *pv = p->per_col ? _mm256_loadu_pd(p->p + q) : _mm256_set1_pd(p->p[0]);
+    *bv = !p->bias ? _mm256_setzero_pd() : p->bias_per_col ? _mm256_loadu_pd(p->bias + q) : _mm256_set1_pd(p->bias[0]);
+}
+
+/* Columns q .. q + 4 of a row with their scale m p and bias (bv; used
+ * where p->bias): false, nothing stored, where a lane's product acc m
+ * reaches 2^53. */
+MXP_INLINE bool vec_f64(uint8_t *dst, const int32_t *acc, size_t q, __m256d mv, __m256d pv, __m256d bv,
+                        const mxp_s32_requant_f64_params *p, const f64_consts *c)
+{
+    const __m256d t0 =
+        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(acc + q))), mv);
+    if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(c->sign, t0), c->big, _CMP_NLT_UQ)))
+        return false;
+    __m256d t = _mm256_mul_pd(_mm256_mul_pd(t0, pv), c->alpha);
+    if (p->bias)
+        t = _mm256_add_pd(t, bv);
+    if (p->relu)
+        t = _mm256_max_pd(t, c->zero);
+    if (p->clamp)
+        t = _mm256_min_pd(_mm256_max_pd(t, c->clo), c->chi);
+    if (p->f32) {
+        _mm_storeu_ps((float *)(void *)(dst + 4 * q), _mm256_cvtpd_ps(t));
+        return true;
+    }
+    t = _mm256_min_pd(_mm256_max_pd(t, c->qlo), c->qhi);
+    const __m128i v = _mm_add_epi32(
+        _mm256_cvtpd_epi32(_mm256_round_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)), c->zp);
+    const __m128i w16 = p->lo == 0 ? _mm_packus_epi32(v, v) : _mm_packs_epi32(v, v);
+    const __m128i b8 = p->lo == 0 ? _mm_packus_epi16(w16, w16) : _mm_packs_epi16(w16, w16);
+    const int32_t four = _mm_cvtsi128_si32(b8);
+    memcpy(dst + q, &four, 4);
+    return true;
+}
+
 MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
-    const __m256d alpha = _mm256_set1_pd(p->alpha), big = _mm256_set1_pd(0x1p53), zero = _mm256_setzero_pd();
-    const __m256d sign = _mm256_set1_pd(-0.0), clo = _mm256_set1_pd(p->clamp_lo), chi = _mm256_set1_pd(p->clamp_hi);
-    const __m256d qlo = _mm256_set1_pd((double)p->lo - p->zp), qhi = _mm256_set1_pd((double)p->hi - p->zp);
-    const __m128i zp = _mm_set1_epi32(p->zp);
-    __m256d mv = _mm256_set1_pd(p->m[0]), pv = _mm256_set1_pd(p->p[0]), bv = _mm256_set1_pd(p->bias ? p->bias[0] : 0);
+    const f64_consts c = consts_f64(p);
     size_t q = 0;
     for (; q + 4 <= len; q += 4) {
-        if (p->per_col) {
-            mv = _mm256_loadu_pd(p->m + q);
-            pv = _mm256_loadu_pd(p->p + q);
-        }
-        const __m256d t0 = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(acc + q))),
-                                         mv);
-        if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(sign, t0), big, _CMP_NLT_UQ)))
+        __m256d mv, pv, bv;
+        params_f64(p, q, &mv, &pv, &bv);
+        if (!vec_f64(dst, acc, q, mv, pv, bv, p, &c))
             return q;
-        __m256d t = _mm256_mul_pd(_mm256_mul_pd(t0, pv), alpha);
-        if (p->bias) {
-            if (p->bias_per_col)
-                bv = _mm256_loadu_pd(p->bias + q);
-            t = _mm256_add_pd(t, bv);
-        }
-        if (p->relu)
-            t = _mm256_max_pd(t, zero);
-        if (p->clamp)
-            t = _mm256_min_pd(_mm256_max_pd(t, clo), chi);
-        if (p->f32) {
-            _mm_storeu_ps((float *)(void *)(dst + 4 * q), _mm256_cvtpd_ps(t));
-            continue;
-        }
-        t = _mm256_min_pd(_mm256_max_pd(t, qlo), qhi);
-        const __m128i v = _mm_add_epi32(
-            _mm256_cvtpd_epi32(_mm256_round_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)), zp);
-        const __m128i w16 = p->lo == 0 ? _mm_packus_epi32(v, v) : _mm_packs_epi32(v, v);
-        const __m128i b8 = p->lo == 0 ? _mm_packus_epi16(w16, w16) : _mm_packs_epi16(w16, w16);
-        const int32_t four = _mm_cvtsi128_si32(b8);
-        memcpy(dst + q, &four, 4);
     }
     if (q == len)
         return len;
@@ -163,7 +187,36 @@ MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mx
     return q + mxp_s32_requant_f64__scalar(dst + (p->f32 ? 4 : 1) * q, acc + q, len - q, &rest);
 }
 
+/* Rows of 4 nv outputs, nv <= 8 (the small-N GEMMs of convolutions with
+ * 16 or 32 output channels: a call a row cost three times the
+ * arithmetic): the columns' parameters made once for every row, the
+ * vectors of a row written out (nv a constant in each copy).  row_f64's
+ * bits. */
+MXP_INLINE size_t rows_narrow(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p,
+                              int nv)
+{
+    const f64_consts c = consts_f64(p);
+    __m256d mv[8], pv[8], bv[8];
+    for (int v = 0; v < nv; v++)
+        params_f64(p, 4 * (size_t)v, &mv[v], &pv[v], &bv[v]);
+    const size_t rows = p->rows ? p->rows : 1, es = p->f32 ? 4 : 1;
+    for (size_t r = 0; r < rows; r++)
+        for (int v = 0; v < nv; v++)
+            if (!vec_f64(dst + r * p->ld_dst * es, acc + r * p->ld_acc, 4 * (size_t)v, mv[v], pv[v], bv[v], p, &c))
+                return r * len + 4 * (size_t)v;
+    return rows * len;
+}
+
 size_t mxp_s32_requant_f64__avx2(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
-    return mxp_s32_requant_f64_rows(row_f64, dst, acc, len, p);
+    const mxp_s32_requant_f64_params prm = *p; /* a copy the stores to dst cannot change */
+    switch (len % 4 == 0 ? len / 4 : 0) {
+    case 1: return rows_narrow(dst, acc, len, &prm, 1);
+    case 2: return rows_narrow(dst, acc, len, &prm, 2);
+    case 3: return rows_narrow(dst, acc, len, &prm, 3);
+    case 4: return rows_narrow(dst, acc, len, &prm, 4);
+    case 6: return rows_narrow(dst, acc, len, &prm, 6);
+    case 8: return rows_narrow(dst, acc, len, &prm, 8);
+    default: return mxp_s32_requant_f64_rows(row_f64, dst, acc, len, &prm);
+    }
 }

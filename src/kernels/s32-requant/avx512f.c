@@ -80,47 +80,117 @@ void mxp_s32_requant__avx512f(uint8_t *dst, const int32_t *acc, size_t len, cons
 /* mxp_s32_requant_f64__scalar on 8 float64 lanes: the products exact
  * (checked below 2^53); for int8/uint8 C, t clamped into [lo - zp, hi -
  * zp], converted to int32 rounding to nearest even, + zp, vpmovdb. */
+typedef struct f64_consts {
+    __m512d alpha, big, clo, chi, zero, qlo, qhi;
+    __m256i zp;
+} f64_consts;
+
+MXP_INLINE f64_consts consts_f64(const mxp_s32_requant_f64_params *p)
+{
+    return (f64_consts){ _mm512_set1_pd(p->alpha),  _mm512_set1_pd(0x1p53),
+                         _mm512_set1_pd(p->clamp_lo), _mm512_set1_pd(p->clamp_hi),
+                         _mm512_setzero_pd(),        _mm512_set1_pd((double)p->lo - p->zp),
+                         _mm512_set1_pd((double)p->hi - p->zp), _mm256_set1_epi32(p->zp) };
+}
+
+/* Columns q .. q + 8 of a row under mask k (0xff: all eight) with their
+ * scale m p and bias (bv; used where p->bias): false, nothing stored,
+ * where a lane's product acc m reaches 2^53. */
+MXP_INLINE bool vec_f64(uint8_t *dst, const int32_t *acc, size_t q, __mmask8 k, __m512d mv, __m512d pv, __m512d bv,
+                        const mxp_s32_requant_f64_params *p, const f64_consts *c)
+{
+    const __m256i a = k == 0xff ? _mm256_loadu_si256((const __m256i *)(const void *)(acc + q))
+                                : _mm256_maskz_loadu_epi32(k, acc + q);
+    const __m512d t0 = _mm512_mul_pd(_mm512_cvtepi32_pd(a), mv);
+    if (_mm512_cmp_pd_mask(_mm512_abs_pd(t0), c->big, _CMP_NLT_UQ) & k)
+        return false;
+    __m512d t = _mm512_mul_pd(_mm512_mul_pd(t0, pv), c->alpha);
+    if (p->bias)
+        t = _mm512_add_pd(t, bv);
+    if (p->relu)
+        t = _mm512_max_pd(t, c->zero);
+    if (p->clamp)
+        t = _mm512_min_pd(_mm512_max_pd(t, c->clo), c->chi);
+    if (p->f32) {
+        _mm256_mask_storeu_ps(dst + 4 * q, k, _mm512_cvtpd_ps(t));
+        return true;
+    }
+    /* clamped into [lo - zp, hi - zp] first (integer bounds: the same
+       codes as saturating after the rounding), rounded to int32 */
+    t = _mm512_min_pd(_mm512_max_pd(t, c->qlo), c->qhi);
+    const __m256i v = _mm256_add_epi32(_mm512_cvt_roundpd_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), c->zp);
+    if (k == 0xff)
+        _mm_storel_epi64((__m128i *)(void *)(dst + q), _mm256_cvtepi32_epi8(v));
+    else
+        _mm_mask_storeu_epi8(dst + q, k, _mm256_cvtepi32_epi8(v));
+    return true;
+}
+
+/* Column q's parameters (8 lanes under k) as vectors. */
+MXP_INLINE void params_f64(const mxp_s32_requant_f64_params *p, size_t q, __mmask8 k, __m512d *mv, __m512d *pv,
+                           __m512d *bv)
+{
+    if (p->per_col) {
+        *mv = _mm512_maskz_loadu_pd(k, p->m + q);
+        *pv = _mm512_maskz_loadu_pd(k, p->p + q);
+    } else {
+        *mv = _mm512_set1_pd(p->m[0]);
+        *pv = _mm512_set1_pd(p->p[0]);
+    }
+    *bv = !p->bias ? _mm512_setzero_pd()
+          : p->bias_per_col ? _mm512_maskz_loadu_pd(k, p->bias + q)
+                            : _mm512_set1_pd(p->bias[0]);
+}
+
+MXP_INLINE __mmask8 mask_f64(size_t len, size_t q)
+{
+    return len - q >= 8 ? 0xff : (__mmask8)((1u << (len - q)) - 1);
+}
+
 MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
-    const __m512d alpha = _mm512_set1_pd(p->alpha), big = _mm512_set1_pd(0x1p53);
-    const __m512d clo = _mm512_set1_pd(p->clamp_lo), chi = _mm512_set1_pd(p->clamp_hi), zero = _mm512_setzero_pd();
-    const __m512d qlo = _mm512_set1_pd((double)p->lo - p->zp), qhi = _mm512_set1_pd((double)p->hi - p->zp);
-    const __m256i z = _mm256_set1_epi32(p->zp);
-    __m512d mv = _mm512_set1_pd(p->m[0]), pv = _mm512_set1_pd(p->p[0]);
-    __m512d bv = _mm512_set1_pd(p->bias ? p->bias[0] : 0);
+    const f64_consts c = consts_f64(p);
     for (size_t q = 0; q < len; q += 8) {
-        const __mmask8 k = len - q >= 8 ? 0xff : (__mmask8)((1u << (len - q)) - 1);
-        if (p->per_col) {
-            mv = _mm512_maskz_loadu_pd(k, p->m + q);
-            pv = _mm512_maskz_loadu_pd(k, p->p + q);
-        }
-        const __m512d t0 = _mm512_mul_pd(_mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(k, acc + q)), mv);
-        if (_mm512_cmp_pd_mask(_mm512_abs_pd(t0), big, _CMP_NLT_UQ) & k)
+        const __mmask8 k = mask_f64(len, q);
+        __m512d mv, pv, bv;
+        params_f64(p, q, k, &mv, &pv, &bv);
+        if (!vec_f64(dst, acc, q, k, mv, pv, bv, p, &c))
             return q;
-        __m512d t = _mm512_mul_pd(_mm512_mul_pd(t0, pv), alpha);
-        if (p->bias) {
-            if (p->bias_per_col)
-                bv = _mm512_maskz_loadu_pd(k, p->bias + q);
-            t = _mm512_add_pd(t, bv);
-        }
-        if (p->relu)
-            t = _mm512_max_pd(t, zero);
-        if (p->clamp)
-            t = _mm512_min_pd(_mm512_max_pd(t, clo), chi);
-        if (p->f32) {
-            _mm256_mask_storeu_ps(dst + 4 * q, k, _mm512_cvtpd_ps(t));
-            continue;
-        }
-        /* clamped into [lo - zp, hi - zp] first (integer bounds: the same
-           codes as saturating after the rounding), rounded to int32 */
-        t = _mm512_min_pd(_mm512_max_pd(t, qlo), qhi);
-        const __m256i v = _mm512_cvt_roundpd_epi32(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        _mm_mask_storeu_epi8(dst + q, k, _mm256_cvtepi32_epi8(_mm256_add_epi32(v, z)));
     }
     return len;
 }
 
+/* Rows of at most 32 outputs (the small-N GEMMs of convolutions with 16
+ * or 32 output channels: a call a row cost three times the arithmetic):
+ * the columns' parameters and masks made once for every row, nv vectors
+ * a row written out (nv a constant in each copy).  row_f64's bits. */
+MXP_INLINE size_t rows_narrow(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p,
+                              int nv)
+{
+    const f64_consts c = consts_f64(p);
+    __m512d mv[4], pv[4], bv[4];
+    __mmask8 k[4];
+    for (int v = 0; v < nv; v++) {
+        k[v] = mask_f64(len, 8 * (size_t)v);
+        params_f64(p, 8 * (size_t)v, k[v], &mv[v], &pv[v], &bv[v]);
+    }
+    const size_t rows = p->rows ? p->rows : 1, es = p->f32 ? 4 : 1;
+    for (size_t r = 0; r < rows; r++)
+        for (int v = 0; v < nv; v++)
+            if (!vec_f64(dst + r * p->ld_dst * es, acc + r * p->ld_acc, 8 * (size_t)v, k[v], mv[v], pv[v], bv[v], p,
+                         &c))
+                return r * len + 8 * (size_t)v;
+    return rows * len;
+}
+
 size_t mxp_s32_requant_f64__avx512f(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
-    return mxp_s32_requant_f64_rows(row_f64, dst, acc, len, p);
+    const mxp_s32_requant_f64_params prm = *p; /* a copy the stores to dst cannot change */
+    switch ((len + 7) / 8) {
+    case 1: return rows_narrow(dst, acc, len, &prm, 1);
+    case 2: return rows_narrow(dst, acc, len, &prm, 2);
+    case 3: return rows_narrow(dst, acc, len, &prm, 3);
+    case 4: return rows_narrow(dst, acc, len, &prm, 4);
+    default: return mxp_s32_requant_f64_rows(row_f64, dst, acc, len, &prm);
+    }
 }
