@@ -7,9 +7,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/alloc-internal.h"
 #include "nn/conv-plan.h"
 
-enum { CONV_PANEL_BYTES = 1 << 20, CONV_MIN_PIXELS = 64 };
+enum { CONV_PANEL_BYTES = 1 << 20, CONV_MIN_PIXELS = 64, CONV_PAD_BYTES = 64 << 20 };
 
 /* n elements of size bytes, src step elements apart, to contiguous dst. */
 static void copy_strided(char *dst, const char *src, int64_t n, int64_t step, size_t size)
@@ -35,6 +36,28 @@ int64_t conv_chunk_pixels(const conv_plan *c, int64_t total)
     return p < total ? p : total;
 }
 
+/* The panel rows of np pixels from (n, i, j) whose windows lie inside x
+ * (no padding, one group, dw 1): each window row one run of kw taps
+ * (run bytes, a constant in each copy: a few moves inline). */
+static inline __attribute__((always_inline)) void panel_nhwc_runs(char *panel, size_t rowb, const char *x, int64_t np,
+                                                                  const nn_geom *g, size_t pixb, size_t run,
+                                                                  int64_t j, int64_t i, int64_t n)
+{
+    const int64_t h = g->h, w = g->w, oh = g->oh, ow = g->ow, kh = g->kh, sh = g->sh, sw = g->sw;
+    const size_t down = (size_t)(g->dh * w) * pixb; /* a window row to the next */
+    for (int64_t t = 0; t < np; t++) {
+        char *dst = panel + (size_t)t * rowb;
+        const char *src = x + (size_t)((n * h + i * sh) * w + j * sw) * pixb;
+        for (int64_t p = 0; p < kh; p++, dst += run, src += down)
+            memcpy(dst, src, run);
+        if (++j == ow) {
+            j = 0;
+            if (++i == oh)
+                i = 0, n++;
+        }
+    }
+}
+
 /* NHWC: panel row t (pixel pix0 + t of the whole batch, rowb bytes
  * apart) = the window's taps t0 .. t1 (tap p kw + q: the (p, q) values of
  * the group's channels), pad outside x: a tap (cgb bytes, a group's
@@ -57,6 +80,13 @@ static inline __attribute__((always_inline)) void panel_nhwc(const conv_plan *c,
     const int64_t qa = all ? 0 : t0 % kw, qb = all ? kw : (t1 - 1) % kw + 1;
     const char *x = c->x + (size_t)(grp * c->cg) * c->xsize;
     int64_t j = pix0 % ow, i = pix0 / ow % oh, n = pix0 / (ow * oh); /* then counted, not divided */
+    if (all && ph == 0 && pw == 0 && one_group && dw == 1) { /* every window inside x: kh runs of kw taps */
+        switch (kw) {
+        case 3: panel_nhwc_runs(panel, rowb, x, np, g, pixb, 3 * cgb, j, i, n); return;
+        case 7: panel_nhwc_runs(panel, rowb, x, np, g, pixb, 7 * cgb, j, i, n); return;
+        default: break;
+        }
+    }
     for (int64_t t = 0; t < np; t++) {
         char *dst = panel + (size_t)t * rowb;
         for (int64_t p = p0; p <= p1; p++) {
@@ -136,6 +166,40 @@ static void panel_nhwc_span(const conv_plan *c, char *dst, int64_t pix, int64_t 
             memcpy(dst, c->x + (size_t)(((n * g->h + ih) * g->w + iw) * g->c + grp * c->cg + lo) * xs, bytes);
         dst += bytes;
     }
+}
+
+char *conv_pad_x(const conv_plan *c, conv_plan *padded)
+{
+    const nn_geom *g = &c->g;
+    const size_t pixb = (size_t)g->c * c->xsize, cgb = (size_t)c->cg * c->xsize;
+    if (!g->nhwc || c->direct || (g->ph == 0 && g->pw == 0) || cgb > 128)
+        return NULL;
+    const int64_t hp = g->h + 2 * g->ph, wp = g->w + 2 * g->pw;
+    const size_t rowb = (size_t)wp * pixb, bytes = (size_t)(g->n * hp) * rowb;
+    if (bytes > CONV_PAD_BYTES)
+        return NULL;
+    char *xp = mxp_workspace_get(bytes ? bytes : 1);
+    if (!xp)
+        return NULL;
+    const size_t top = (size_t)g->ph * rowb, side = (size_t)g->pw * pixb, inner = (size_t)g->w * pixb;
+    char *d = xp;
+    for (int64_t n = 0; n < g->n; n++) {
+        memset(d, c->pad, top);
+        d += top;
+        for (int64_t i = 0; i < g->h; i++, d += rowb) {
+            memset(d, c->pad, side);
+            memcpy(d + side, c->x + (size_t)((n * g->h + i) * g->w) * pixb, inner);
+            memset(d + side + inner, c->pad, side);
+        }
+        memset(d, c->pad, top);
+        d += top;
+    }
+    *padded = *c;
+    padded->x = xp;
+    padded->g.h = hp;
+    padded->g.w = wp;
+    padded->g.ph = padded->g.pw = 0;
+    return xp;
 }
 
 /* Whole taps by panel_nhwc_taps, else column by column. */

@@ -41,6 +41,14 @@ int64_t conv_chunk_pixels(const conv_plan *c, int64_t total);
  * of (c, p, q) of image n with np columns. */
 void conv_panel_nhwc(const conv_plan *c, char *panel, int64_t pix0, int64_t np, int64_t grp);
 void conv_panel_nchw(const conv_plan *c, char *panel, int64_t n, int64_t pix0, int64_t np, int64_t grp);
+/* NHWC x with its padding written out (the pad byte) into a workspace
+ * (mxp_workspace_put it), *padded the plan on it (no padding: every
+ * window inside x, so the panels copy whole window rows without edge
+ * tests; small images have a quarter to half of their pixels at an
+ * edge); NULL, *padded untouched, where it does not pay (taps wider than
+ * 128 bytes copy window rows already; no padding; a 1x1 direct product)
+ * or does not fit (64 MiB) or no memory. */
+char *conv_pad_x(const conv_plan *c, conv_plan *padded);
 /* The GEMM's A made block by block (mxp_gemm_gather's fill, ctx a
  * conv_gather): rows i0 .. i0+mc of the NHWC panel of group grp, its
  * columns k0 .. k0+kc, rows ld elements apart with zeros past kc. */

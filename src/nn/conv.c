@@ -99,7 +99,11 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
         }
         return st;
     }
-    return gemm_nhwc_rows(c, y, panel, 0, total);
+    conv_plan padded;
+    char *xp = conv_pad_x(c, &padded);
+    st = gemm_nhwc_rows(xp ? &padded : c, y, panel, 0, total);
+    mxp_workspace_put(xp);
+    return st;
 }
 
 static mxp_status gemm_nchw(const conv_plan *c, char *y, char *panel)
