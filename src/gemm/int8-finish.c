@@ -287,9 +287,19 @@ static mxp_status rq64_init(mxp_int8_finish *f, const mxp_gemm_opts *o, size_t n
     f->rq_bias = nb ? buf + 2 * ns : NULL;
     f->rq = (mxp_s32_requant_f64_params){ f->rq_m, f->rq_p, f->per_col, f->alpha, NULL, nb != 0,
                                           o->activation == MXP_ACT_RELU, o->clamp, o->clamp_lo, o->clamp_hi,
-                                          f->zp, f->lo, f->hi, f->ct == MXP_F32, 1, 0, 0 };
+                                          f->zp, f->lo, f->hi, f->ct == MXP_F32, 1, 0, 0, 0 };
     f->rq64 = mxp_s32_requant_f64_kernel(mxp_isa_current());
     return MXP_OK;
+}
+
+void mxp_int8_finish_bound(mxp_int8_finish *f, double acc_max)
+{
+    if (!f->rq64)
+        return;
+    double mmax = 0;
+    for (size_t j = 0; j < (f->per_col ? f->n : 1); j++)
+        mmax = fabs(f->rq_m[j]) > mmax ? fabs(f->rq_m[j]) : mmax;
+    f->rq.exact = acc_max * mmax < 0x1p53;
 }
 
 void mxp_int8_finish_block(void *ctx, size_t i0, size_t mc, size_t j0, size_t nc, const void *wb, size_t ldw)

@@ -102,6 +102,10 @@ static inline int32_t mxp_wrap_s32(uint32_t x)
 mxp_status mxp_int8_finish_init(mxp_int8_finish *f, const mxp_gemm_opts *o, mxp_dtype c_type, void *c, size_t ldc,
                                 size_t n, double alpha, double beta);
 void mxp_int8_finish_release(mxp_int8_finish *f);
+/* Every sum is at most acc_max in magnitude (K dA dB): where that times
+ * the largest scale integer m stays below 2^53, the float64
+ * requantization kernel is told its products are exact (rq.exact). */
+void mxp_int8_finish_bound(mxp_int8_finish *f, double acc_max);
 
 /* mxp_gemm_finish_fn: sums (rows ldw apart) of rows i0 .. i0+mc, columns
  * j0 .. j0+nc, into C. */

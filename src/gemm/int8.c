@@ -75,12 +75,17 @@ static bool has_epilogue(const mxp_gemm_opts *o)
 /* The largest K for which no sum of K products (A - za)(B - zb) can leave
  * int32, whatever A and B hold: (2^31 - 1) / (dA dB), dA and dB the largest
  * distances from the zero points to the ends of the types' ranges. */
-static size_t k_limit(mxp_dtype at, int32_t za, int32_t zb)
+static int64_t span(mxp_dtype at, int32_t za, int32_t zb)
 {
     const int64_t alo = at == MXP_U8 ? 0 : -128, ahi = at == MXP_U8 ? 255 : 127;
     const int64_t da = za - alo > ahi - za ? za - alo : ahi - za;
     const int64_t db = zb + 128 > 127 - zb ? zb + 128 : 127 - zb;
-    return (size_t)(INT32_MAX / (da * db));
+    return da * db;
+}
+
+static size_t k_limit(mxp_dtype at, int32_t za, int32_t zb)
+{
+    return (size_t)(INT32_MAX / span(at, za, zb));
 }
 
 static mxp_status check_zero_point(const char *name, int32_t z, int32_t lo, int32_t hi, mxp_dtype t)
@@ -357,6 +362,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     st = mxp_int8_finish_init(&f, o, c_type, c, ldc, n, alpha, beta);
     if (st != MXP_OK)
         return st;
+    mxp_int8_finish_bound(&f, (double)k * (double)span(a_type, o->a_zero_point, o->b_zero_point));
     int32_t *b_sums = NULL;
     if (row_zps && !skip) { /* the sums with zero points 0 less a_zero_points[i] sum_k (B[k][j] - zb) */
         if (!(b_sums = mxp_malloc(n * sizeof *b_sums))) {

@@ -69,7 +69,9 @@ typedef bool (*mxp_s32_dequant_bias_f32_fn)(float *dst, const int32_t *acc, size
  * acc + r ld_acc (the small-N GEMMs' rows in one call).  Returns the index
  * r len + q of the first element not done (rows len when all are; a row
  * stops up to a block before the first lane that needs the rounding to
- * odd: the caller's general path finishes that row from there). */
+ * odd: the caller's general path finishes that row from there).  exact:
+ * the caller knows every |acc m| < 2^53 (its sums' bound), so a kernel
+ * may leave out that test (the twin makes it: it never stops then). */
 typedef struct mxp_s32_requant_f64_params {
     const double *m, *p;
     int per_col;
@@ -80,6 +82,7 @@ typedef struct mxp_s32_requant_f64_params {
     int32_t zp, lo, hi;
     int f32;
     size_t rows, ld_dst, ld_acc;
+    int exact;
 } mxp_s32_requant_f64_params;
 typedef size_t (*mxp_s32_requant_f64_fn)(uint8_t *dst, const int32_t *acc, size_t len,
                                          const mxp_s32_requant_f64_params *p);

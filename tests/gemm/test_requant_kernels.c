@@ -221,13 +221,16 @@ static void test_requant_f64_kernels_vs_twin(void **state)
             if (big)
                 for (size_t q = 0; q < MAXL + 3; q++)
                     m[q] = m[q] == 0 ? 0 : (m[q] > 0 ? 1 : -1) * (double)((1 << 23) + 1);
+            const int huge = trial % 13 == 7; /* p alpha overflows: 0 sums must stay 0, not 0 inf */
+            for (size_t q = 1; huge && q < MAXL + 3; q += 4)
+                acc[q] = 0;
             const int u8 = trial % 2, per_col = trial % 3 != 0, f32 = trial % 8 >= 6;
             const size_t es = f32 ? 4 : 1; /* bytes an output */
             const mxp_s32_requant_f64_params prm = {
-                m + off, p + off, per_col, trial % 4 ? 0.37 + prng_uniform(&r64) : 1.0,
+                m + off, p + off, per_col, huge ? 0x1p1020 : trial % 4 ? 0.37 + prng_uniform(&r64) : 1.0,
                 trial % 5 == 1 ? NULL : bias + off, trial % 5 != 2, trial % 3 == 1, trial % 4 == 2, -20.5, 90.25,
                 u8 ? (int32_t)(prng_next(&r64) % 256) : (int32_t)(prng_next(&r64) % 256) - 128, u8 ? 0 : -128,
-                u8 ? 255 : 127, f32, 1, 0, 0 };
+                u8 ? 255 : 127, f32, 1, 0, 0, !big && trial % 3 == 2 /* true then: |acc m| < 2^44 */ };
             memset(d0, 0xa5, sizeof d0);
             memset(d1, 0xa5, sizeof d1);
             const size_t n0 = f64_kernels[k].fn(d0 + off * es, acc + off, len, &prm);
@@ -280,7 +283,7 @@ static void test_requant_f64_rows(void **state)
             const size_t es = f32 ? 4 : 1;
             mxp_s32_requant_f64_params prm = { m, p, per_col, 0.75, trial % 2 ? bias : NULL, trial % 7 != 3,
                                                trial % 3 == 1, trial % 11 == 5, -9.5, 30.25, 7, 0, 255, f32, rows,
-                                               LDD, LDA };
+                                               LDD, LDA, stop_row >= rows && trial % 2 /* |acc m| < 2^30 */ };
             memset(d0, 0xa5, sizeof d0);
             memset(d1, 0xa5, sizeof d1);
             const size_t done = f64_kernels[k].fn(d0, acc, len, &prm);
@@ -318,7 +321,7 @@ static void test_requant_f64_twin_values(void **state)
     const int32_t acc[5] = { 7, 5, -9, 1000000, INT32_MAX };
     const double m = 3, p = 0.25, b = 1.25;
     uint8_t d[5];
-    mxp_s32_requant_f64_params prm = { &m, &p, 0, 0.5, &b, 0, 0, 0, 0, 0, 10, 0, 255, 0, 1, 0, 0 };
+    mxp_s32_requant_f64_params prm = { &m, &p, 0, 0.5, &b, 0, 0, 0, 0, 0, 10, 0, 255, 0, 1, 0, 0, 0 };
     assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 4, &prm), 4);
     assert_int_equal(d[0], 14);  /* 3.875 -> 4, + 10 */
     assert_int_equal(d[1], 13);  /* 3.125 -> 3 */
@@ -337,7 +340,7 @@ static void test_requant_f64_twin_values(void **state)
     assert_int_equal(mxp_s32_requant_f64__scalar(d, acc, 5, &prm), 4);
     const double half = 1, p1 = 1; /* ties to even: 2.5 -> 2, 3.5 -> 4 (alpha 0.5 on 5 and 7) */
     const int32_t ties[2] = { 5, 7 };
-    mxp_s32_requant_f64_params t = { &half, &p1, 0, 0.5, NULL, 0, 0, 0, 0, 0, 0, 0, 255, 0, 1, 0, 0 };
+    mxp_s32_requant_f64_params t = { &half, &p1, 0, 0.5, NULL, 0, 0, 0, 0, 0, 0, 0, 255, 0, 1, 0, 0, 0 };
     assert_int_equal(mxp_s32_requant_f64__scalar(d, ties, 2, &t), 2);
     assert_int_equal(d[0], 2);
     assert_int_equal(d[1], 4);

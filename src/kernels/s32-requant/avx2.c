@@ -135,13 +135,13 @@ MXP_INLINE void params_f64(const mxp_s32_requant_f64_params *p, size_t q, __m256
 
 /* Columns q .. q + 4 of a row with their scale m p and bias (bv; used
  * where p->bias): false, nothing stored, where a lane's product acc m
- * reaches 2^53. */
+ * reaches 2^53 (exact: the caller knows none does, not tested). */
 MXP_INLINE bool vec_f64(uint8_t *dst, const int32_t *acc, size_t q, __m256d mv, __m256d pv, __m256d bv,
-                        const mxp_s32_requant_f64_params *p, const f64_consts *c)
+                        const mxp_s32_requant_f64_params *p, const f64_consts *c, int exact)
 {
     const __m256d t0 =
         _mm256_mul_pd(_mm256_cvtepi32_pd(_mm_loadu_si128((const __m128i *)(const void *)(acc + q))), mv);
-    if (_mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(c->sign, t0), c->big, _CMP_NLT_UQ)))
+    if (!exact && _mm256_movemask_pd(_mm256_cmp_pd(_mm256_andnot_pd(c->sign, t0), c->big, _CMP_NLT_UQ)))
         return false;
     __m256d t = _mm256_mul_pd(_mm256_mul_pd(t0, pv), c->alpha);
     if (p->bias)
@@ -171,7 +171,7 @@ MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mx
     for (; q + 4 <= len; q += 4) {
         __m256d mv, pv, bv;
         params_f64(p, q, &mv, &pv, &bv);
-        if (!vec_f64(dst, acc, q, mv, pv, bv, p, &c))
+        if (!vec_f64(dst, acc, q, mv, pv, bv, p, &c, 0))
             return q;
     }
     if (q == len)
@@ -190,10 +190,10 @@ MXP_INLINE size_t row_f64(uint8_t *dst, const int32_t *acc, size_t len, const mx
 /* Rows of 4 nv outputs, nv <= 8 (the small-N GEMMs of convolutions with
  * 16 or 32 output channels: a call a row cost three times the
  * arithmetic): the columns' parameters made once for every row, the
- * vectors of a row written out (nv a constant in each copy).  row_f64's
- * bits. */
+ * vectors of a row written out (nv and exact constants in each copy).
+ * row_f64's bits. */
 MXP_INLINE size_t rows_narrow(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p,
-                              int nv)
+                              int nv, int exact)
 {
     const f64_consts c = consts_f64(p);
     __m256d mv[8], pv[8], bv[8];
@@ -202,21 +202,27 @@ MXP_INLINE size_t rows_narrow(uint8_t *dst, const int32_t *acc, size_t len, cons
     const size_t rows = p->rows ? p->rows : 1, es = p->f32 ? 4 : 1;
     for (size_t r = 0; r < rows; r++)
         for (int v = 0; v < nv; v++)
-            if (!vec_f64(dst + r * p->ld_dst * es, acc + r * p->ld_acc, 4 * (size_t)v, mv[v], pv[v], bv[v], p, &c))
+            if (!vec_f64(dst + r * p->ld_dst * es, acc + r * p->ld_acc, 4 * (size_t)v, mv[v], pv[v], bv[v], p, &c,
+                         exact))
                 return r * len + 4 * (size_t)v;
     return rows * len;
 }
+
+#define MXP_RQ_NARROW(nv)                                                                                            \
+    case nv:                                                                                                         \
+        return prm.exact ? rows_narrow(dst, acc, len, &prm, nv, 1) : rows_narrow(dst, acc, len, &prm, nv, 0);
 
 size_t mxp_s32_requant_f64__avx2(uint8_t *dst, const int32_t *acc, size_t len, const mxp_s32_requant_f64_params *p)
 {
     const mxp_s32_requant_f64_params prm = *p; /* a copy the stores to dst cannot change */
     switch (len % 4 == 0 ? len / 4 : 0) {
-    case 1: return rows_narrow(dst, acc, len, &prm, 1);
-    case 2: return rows_narrow(dst, acc, len, &prm, 2);
-    case 3: return rows_narrow(dst, acc, len, &prm, 3);
-    case 4: return rows_narrow(dst, acc, len, &prm, 4);
-    case 6: return rows_narrow(dst, acc, len, &prm, 6);
-    case 8: return rows_narrow(dst, acc, len, &prm, 8);
+    MXP_RQ_NARROW(1)
+    MXP_RQ_NARROW(2)
+    MXP_RQ_NARROW(3)
+    MXP_RQ_NARROW(4)
+    MXP_RQ_NARROW(6)
+    MXP_RQ_NARROW(8)
     default: return mxp_s32_requant_f64_rows(row_f64, dst, acc, len, &prm);
     }
 }
+#undef MXP_RQ_NARROW
