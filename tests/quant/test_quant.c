@@ -254,6 +254,66 @@ static void test_constant_and_zero(void **state)
     mxp_array_free(x);
 }
 
+/* int8 and uint8 codes into float32 (the vector path: widened to int32
+ * 256 at a time, the GEMMs' dequantization kernel): each value
+ * float32((code - z) s), the exact float64 product rounded once, per
+ * tensor, per channel along each axis (inner runs of 1, 37 and 222
+ * values, chunks that end inside them) and in groups; scales from
+ * subnormal to near FLT_MAX (infinities). */
+static void test_dequantize_int8_float32_exact(void **state)
+{
+    (void)state;
+    const int64_t shape[3] = { 5, 6, 37 }, n = 5 * 6 * 37;
+    double *v = malloc((size_t)n * sizeof *v), *c = malloc((size_t)n * sizeof *c);
+    uint64_t r = 12345;
+    for (int64_t i = 0; i < n; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = (double)(r >> 40) / (double)(1ull << 24) * 200 - 100;
+        c[i] = (double)(r >> 33 & 255);
+    }
+    mxp_array *x = make(MXP_F64, 3, shape, v);
+    const mxp_dtype types[2] = { MXP_U8, MXP_S8 };
+    const int axes[5] = { -1, 0, 1, 2, 1 };
+    for (int t = 0; t < 2; t++)
+        for (int ai = 0; ai < 5; ai++) {
+            mxp_qparams qp;
+            assert_int_equal(mxp_calibrate_minmax(x, types[t], false, axes[ai], ai == 4 ? 3 : 0, &qp), MXP_OK);
+            for (int64_t k = 0; k < qp.count; k++) { /* scales from 2^-140 to 2^127, zero points in range */
+                r = r * 6364136223846793005ull + 1442695040888963407ull;
+                qp.scales[k] = ldexpf(1.0f + (float)(r >> 41) / (float)(1u << 23), (int)(r >> 20 & 255) - 140);
+                qp.zero_points[k] = (int32_t)(r >> 8 & 255) - (types[t] == MXP_S8 ? 128 : 0);
+            }
+            double *cv = malloc((size_t)n * sizeof *cv);
+            for (int64_t i = 0; i < n; i++)
+                cv[i] = types[t] == MXP_S8 ? c[i] - 128 : c[i];
+            mxp_array *q = make(types[t], 3, shape, cv), *d = NULL;
+            assert_int_equal(mxp_dequantize(&d, q, &qp, MXP_F32), MXP_OK);
+            const float *got = mxp_array_data(d);
+            for (int64_t i = 0; i < n; i++) {
+                const int64_t o = i / (6 * 37), a = i / 37 % 6, in = i % 37;
+                int64_t k = 0;
+                if (ai == 4) /* groups of 3 along axis 1: [5][2][37] pairs */
+                    k = (o * 2 + a / 3) * 37 + in;
+                else if (axes[ai] == 0)
+                    k = o;
+                else if (axes[ai] == 1)
+                    k = a;
+                else if (axes[ai] == 2)
+                    k = in;
+                const float want = (float)((cv[i] - qp.zero_points[k]) * (double)qp.scales[k]);
+                if (memcmp(&got[i], &want, 4))
+                    fail_msg("%s axis %d%s: element %lld = %a, want %a", mxp_dtype_name(types[t]), axes[ai],
+                             ai == 4 ? " groups of 3" : "", (long long)i, (double)got[i], (double)want);
+            }
+            mxp_array_free(d);
+            mxp_array_free(q);
+            free(cv);
+            mxp_qparams_free(&qp);
+        }
+    mxp_array_free(x);
+    free(v), free(c);
+}
+
 /* NaN -> zero point, +-inf and out-of-range values saturate; the zero point
  * is added in int64 (no int32 overflow with a tiny scale). */
 static void test_nan_inf_saturation(void **state)
@@ -1783,6 +1843,7 @@ int main(void)
         cmocka_unit_test(test_int4_asymmetric),
         cmocka_unit_test(test_int4_saturation),
         cmocka_unit_test(test_int4_dequantize),
+        cmocka_unit_test(test_dequantize_int8_float32_exact),
         cmocka_unit_test(test_pack_int4_bytes),
         cmocka_unit_test(test_pack_int4_round_trip),
         cmocka_unit_test(test_pack_int4_bad_input),
