@@ -85,6 +85,31 @@ static inline void mxp_narrow_tail_avx2(float tl[16], const mxp_narrow_src *x, s
         tl[k] = k < n - body ? mxp_narrow_x(x, body + k) : -INFINITY;
 }
 
+/* The maximum pass's body, 16 elements a step in two chains each of the
+ * maximum, minimum and NaN test (one chain of vmaxps, latency 4, held it
+ * at 4 cycles per 8 elements); f32 and masked constants in each copy. */
+MXP_INLINE void mxp_narrow_max_body_avx2(const mxp_narrow_src *x, size_t body, int f32, int masked, __m256 *mv,
+                                         __m256 *lv, __m256 *nanv)
+{
+    const mxp_narrow_src xs = { x->x, f32, masked ? x->mask : NULL };
+    __m256 m0 = *mv, m1 = *mv, l0 = *lv, l1 = *lv, n0 = *nanv, n1 = _mm256_setzero_ps();
+    for (size_t i = 0; i < body; i += 16) { /* a line ahead every 64 bytes, as the norms' first pass */
+        const char *ahead = (const char *)x->x + (f32 ? 4 : 2) * i + MXP_STREAM_PREFETCH;
+        if (f32 || i % 32 == 0)
+            _mm_prefetch(ahead, _MM_HINT_T0);
+        const __m256 v0 = mxp_narrow_load_avx2(&xs, i), v1 = mxp_narrow_load_avx2(&xs, i + 8);
+        n0 = _mm256_or_ps(n0, _mm256_cmp_ps(v0, v0, _CMP_UNORD_Q));
+        n1 = _mm256_or_ps(n1, _mm256_cmp_ps(v1, v1, _CMP_UNORD_Q));
+        m0 = _mm256_max_ps(v0, m0);
+        m1 = _mm256_max_ps(v1, m1);
+        l0 = _mm256_min_ps(v0, l0);
+        l1 = _mm256_min_ps(v1, l1);
+    }
+    *mv = _mm256_max_ps(m0, m1);
+    *lv = _mm256_min_ps(l0, l1);
+    *nanv = _mm256_or_ps(n0, n1);
+}
+
 /* Softmax's passes (mxp_narrow_max_fn ...), 8 lanes a vector. */
 static inline float mxp_narrow_max_avx2(const mxp_narrow_src *x, size_t n, int *nan, float *lo)
 {
@@ -97,14 +122,12 @@ static inline float mxp_narrow_max_avx2(const mxp_narrow_src *x, size_t n, int *
     __m256 lv = _mm256_set1_ps(low);
     for (int h = 0; h < 2; h++)
         nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(_mm256_loadu_ps(tl + 8 * h), _mm256_loadu_ps(tl + 8 * h), _CMP_UNORD_Q));
-    for (size_t i = 0; i < body; i += 8) {
-        if (i % 32 == 0 || x->f32) /* a line ahead every 64 bytes, as the norms' first pass */
-            _mm_prefetch((const char *)x->x + (x->f32 ? 4 : 2) * i + MXP_STREAM_PREFETCH, _MM_HINT_T0);
-        const __m256 v = mxp_narrow_load_avx2(x, i);
-        nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-        mv = _mm256_max_ps(v, mv);
-        lv = _mm256_min_ps(v, lv);
-    }
+    if (x->mask)
+        mxp_narrow_max_body_avx2(x, body, x->f32, 1, &mv, &lv, &nanv);
+    else if (x->f32)
+        mxp_narrow_max_body_avx2(x, body, 1, 0, &mv, &lv, &nanv);
+    else
+        mxp_narrow_max_body_avx2(x, body, 0, 0, &mv, &lv, &nanv);
     float l8[8], m = -INFINITY;
     _mm256_storeu_ps(l8, mv);
     for (int k = 0; k < 8; k++)
@@ -118,9 +141,12 @@ static inline float mxp_narrow_max_avx2(const mxp_narrow_src *x, size_t n, int *
 }
 
 /* normal: every t >= MXP_NEXP_NORMAL, exp without its tests (a copy of
- * the loop each way). */
-MXP_INLINE double mxp_narrow_exps_k_avx2(const mxp_narrow_src *x, size_t n, float m, float *e, int lg, int normal)
+ * the loop each way); f32 and masked constants in each copy (the stores
+ * to e made the loop reload them from x). */
+MXP_INLINE double mxp_narrow_exps_k_avx2(const mxp_narrow_src *xp, size_t n, float m, float *e, int lg, int normal,
+                                         int f32, int masked)
 {
+    const mxp_narrow_src xs = { xp->x, f32, masked ? xp->mask : NULL }, *x = &xs;
     const size_t body = n & ~(size_t)15, tail = n - body;
     const __m256 vm = _mm256_set1_ps(m);
     __m256d a[4] = { _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd() };
@@ -154,8 +180,11 @@ MXP_INLINE double mxp_narrow_exps_k_avx2(const mxp_narrow_src *x, size_t n, floa
  * that is at least MXP_NEXP_NORMAL, no exp needs nexpf-avx2.h's tests. */
 static inline double mxp_narrow_exps_avx2(const mxp_narrow_src *x, size_t n, float m, float lo, float *e, int lg)
 {
-    return lo - m >= MXP_NEXP_NORMAL ? mxp_narrow_exps_k_avx2(x, n, m, e, lg, 1)
-                                     : mxp_narrow_exps_k_avx2(x, n, m, e, lg, 0);
+    if (lo - m < MXP_NEXP_NORMAL)
+        return mxp_narrow_exps_k_avx2(x, n, m, e, lg, 0, x->f32, x->mask != NULL);
+    if (x->mask)
+        return mxp_narrow_exps_k_avx2(x, n, m, e, lg, 1, x->f32, 1);
+    return x->f32 ? mxp_narrow_exps_k_avx2(x, n, m, e, lg, 1, 1, 0) : mxp_narrow_exps_k_avx2(x, n, m, e, lg, 1, 0, 0);
 }
 
 static inline void mxp_narrow_smout_avx2(uint16_t *y, const mxp_narrow_src *x, size_t n, float m, const float *e,
