@@ -164,9 +164,12 @@ static inline float mxp_narrow_max_avx512(const mxp_narrow_src *x, size_t n, int
     return _mm512_reduce_max_ps(_mm512_max_ps(mv, mv1));
 }
 
-static inline double mxp_narrow_exps_avx512(const mxp_narrow_src *x, size_t n, float m, float low, float *e, int lg)
+/* f32 and masked constants in each copy (the stores to e made the loop
+ * reload them from x). */
+MXP_INLINE double mxp_narrow_exps_k_avx512(const mxp_narrow_src *xp, size_t n, float m, float *e, int lg, int f32,
+                                           int masked)
 {
-    (void)low;
+    const mxp_narrow_src xs = { xp->x, f32, masked ? xp->mask : NULL }, *x = &xs;
     const size_t body = n & ~(size_t)15, tail = n - body;
     const __m512 vm = _mm512_set1_ps(m);
     __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
@@ -201,6 +204,14 @@ static inline double mxp_narrow_exps_avx512(const mxp_narrow_src *x, size_t n, f
             t += e[body + k] = et[k];
     }
     return mxp_sum16_fold(s, t);
+}
+
+static inline double mxp_narrow_exps_avx512(const mxp_narrow_src *x, size_t n, float m, float low, float *e, int lg)
+{
+    (void)low;
+    if (x->mask)
+        return mxp_narrow_exps_k_avx512(x, n, m, e, lg, x->f32, 1);
+    return x->f32 ? mxp_narrow_exps_k_avx512(x, n, m, e, lg, 1, 0) : mxp_narrow_exps_k_avx512(x, n, m, e, lg, 0, 0);
 }
 
 /* One output vector from element i (16 lanes: v the x + mask, or e). */
