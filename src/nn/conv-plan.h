@@ -46,8 +46,9 @@ void conv_panel_nchw(const conv_plan *c, char *panel, int64_t n, int64_t pix0, i
  * window inside x, so the panels copy whole window rows without edge
  * tests; small images have a quarter to half of their pixels at an
  * edge); NULL, *padded untouched, where it does not pay (taps wider than
- * 128 bytes copy window rows already; no padding; a 1x1 direct product)
- * or does not fit (64 MiB) or no memory. */
+ * 128 bytes copy window rows already, and 65 to 128 only on images of
+ * up to 1024 pixels; no padding; a 1x1 direct product) or does not fit
+ * (64 MiB) or no memory. */
 char *conv_pad_x(const conv_plan *c, conv_plan *padded);
 /* The GEMM's A made block by block (mxp_gemm_gather's fill, ctx a
  * conv_gather): rows i0 .. i0+mc of the NHWC panel of group grp, its
