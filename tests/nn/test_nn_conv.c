@@ -273,8 +273,8 @@ static void test_conv2d_float16_is_float32_of_its_values(void **state)
 /* NHWC float32 is the GEMM of its im2col matrix, bit for bit: whatever
  * way the convolution makes the panel (chunks of pixels, or block by
  * block inside the GEMM, whose KC steps may end inside a tap: 96 and 40
- * channels, 363 values a pixel), the sums are mxp_gemm's on the whole
- * matrix; with one thread and two. */
+ * channels, 363 values a pixel; from x or its padded copy), the sums are
+ * mxp_gemm's on the whole matrix; with one thread and two. */
 static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
 {
     (void)state;
@@ -285,6 +285,8 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
         { 1, 80, 9, 9, 12, 3, 3, 1, 1, 1, 1, 2, 2, 2 },     /* two groups of 40, dilated */
         { 3, 64, 10, 10, 50, 3, 3, 1, 1, 1, 1, 1, 1, 1 },   /* K = 576, rows past two MC blocks */
         { 1, 3, 40, 40, 16, 7, 7, 2, 2, 3, 3, 1, 1, 1 },    /* an RGB stem */
+        { 2, 32, 9, 9, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1 },     /* x padded (a small image), rows of 384 bytes tap by tap */
+        { 1, 8, 9, 7, 8, 3, 3, 2, 1, 0, 0, 1, 1, 1 },       /* no padding: window rows as runs */
     };
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (int threads = 1; threads <= 2; threads++) {
