@@ -106,10 +106,11 @@ MXP_INLINE __m256i mxp_h16_to_f8_avx512(__m512i h, mxp_fmt16 s, mxp_narrow_fmt t
         r = _mm512_mask_mov_epi16(r, special, nan);
         r = _mm512_mask_mov_epi16(r, inf, _mm512_set1_epi16((short)inf_out));
     }
-    __m512i out = _mm512_or_si512(r, _mm512_and_si512(sign, _mm512_set1_epi16((short)sign_bit)));
+    /* r | (sign & sign_bit) in one vpternlog */
+    __m512i out = _mm512_ternarylogic_epi32(r, sign, _mm512_set1_epi16((short)sign_bit), 0xf8);
     if (t.style == MXP_NARROW_FNUZ_512) /* no -0: a zero result is +0 */
         out = _mm512_maskz_mov_epi16(_mm512_test_epi16_mask(r, r), out);
-    else if (t.style == MXP_NARROW_FINITE_512) /* NaN: the zero of the other sign (ml_dtypes) */
+    else if (t.style == MXP_NARROW_FINITE_512 && is_nan) /* NaN: the zero of the other sign (ml_dtypes) */
         out = _mm512_mask_mov_epi16(out, is_nan, _mm512_andnot_si512(sign, _mm512_set1_epi16((short)sign_bit)));
     return _mm512_cvtepi16_epi8(out);
 }
