@@ -30,11 +30,11 @@ SMALL = (32, 64, 128)
 
 # The peers at the tier MXP_ISA names: oneDNN's ISA cap, OpenBLAS's core,
 # torch's ATen kernels (ATEN_CPU_CAPABILITY).
-PEER_TIERS = {
-    "avx2": ("AVX2", "Haswell", "avx2"),
-    "avx512": ("AVX512_CORE", "SkylakeX", "avx512"),
-    "avx512bf16": ("AVX512_CORE_BF16", "Cooperlake", "avx512"),
-    "amx": ("AVX512_CORE_AMX", "Cooperlake", "avx512"),  # OpenBLAS 0.3.21 has no Sapphire Rapids core
+PEER_TIERS = {  # oneDNN, OpenBLAS, ATen, MKL (torch's 1x1 convolutions and matmuls go through MKL)
+    "avx2": ("AVX2", "Haswell", "avx2", "AVX2"),
+    "avx512": ("AVX512_CORE", "SkylakeX", "avx512", "AVX512"),
+    "avx512bf16": ("AVX512_CORE_BF16", "Cooperlake", "avx512", "AVX512_E1"),
+    "amx": ("AVX512_CORE_AMX", "Cooperlake", "avx512", "AVX512_E4"),  # OpenBLAS 0.3.21 has no Sapphire Rapids core
 }
 # torch's MLP epoch (a Python peer), run with this interpreter
 TORCH_MLP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_mlp.py")
@@ -84,15 +84,17 @@ def peer_env(mode):
     isa = os.environ.get("MXP_ISA")
     if mode == "native" or not isa or isa not in PEER_TIERS:
         return env, "native (the machine's best)"
-    dnnl, core, aten = PEER_TIERS[isa]
+    dnnl, core, aten, mkl = PEER_TIERS[isa]
     if "ONEDNN_MAX_CPU_ISA" not in env and "DNNL_MAX_CPU_ISA" not in env:
         env["ONEDNN_MAX_CPU_ISA"] = dnnl
     if "OPENBLAS_CORETYPE" not in env:
         env["OPENBLAS_CORETYPE"] = core
     env.setdefault("ATEN_CPU_CAPABILITY", aten)
+    env.setdefault("MKL_ENABLE_INSTRUCTIONS", mkl)
     cap = env.get("ONEDNN_MAX_CPU_ISA", env.get("DNNL_MAX_CPU_ISA"))
     return env, (f"capped to the {isa} tier (ONEDNN_MAX_CPU_ISA={cap}, OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']}, "
-                 f"ATEN_CPU_CAPABILITY={env['ATEN_CPU_CAPABILITY']})")
+                 f"ATEN_CPU_CAPABILITY={env['ATEN_CPU_CAPABILITY']}, "
+                 f"MKL_ENABLE_INSTRUCTIONS={env['MKL_ENABLE_INSTRUCTIONS']})")
 
 
 def run_all(mxp, quick, env, save_dir):
