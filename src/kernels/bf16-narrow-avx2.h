@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include "kernels/bf16-narrow.h"
+#include "kernels/maxmin-avx2.h"
 #include "kernels/nexpf-avx2.h"
 #include "kernels/stream-loop.h"
 
@@ -85,29 +86,22 @@ static inline void mxp_narrow_tail_avx2(float tl[16], const mxp_narrow_src *x, s
         tl[k] = k < n - body ? mxp_narrow_x(x, body + k) : -INFINITY;
 }
 
-/* The maximum pass's body, 16 elements a step in two chains each of the
- * maximum, minimum and NaN test (one chain of vmaxps, latency 4, held it
- * at 4 cycles per 8 elements); f32 and masked constants in each copy. */
+/* The maximum pass's body, 16 elements a step (mxp_maxmin2_avx2); f32 and
+ * masked constants in each copy. */
 MXP_INLINE void mxp_narrow_max_body_avx2(const mxp_narrow_src *x, size_t body, int f32, int masked, __m256 *mv,
                                          __m256 *lv, __m256 *nanv)
 {
     const mxp_narrow_src xs = { x->x, f32, masked ? x->mask : NULL };
-    __m256 m0 = *mv, m1 = *mv, l0 = *lv, l1 = *lv, n0 = *nanv, n1 = _mm256_setzero_ps();
+    __m256 m[2] = { *mv, *mv }, l[2] = { *lv, *lv }, n[2] = { *nanv, _mm256_setzero_ps() };
     for (size_t i = 0; i < body; i += 16) { /* a line ahead every 64 bytes, as the norms' first pass */
         const char *ahead = (const char *)x->x + (f32 ? 4 : 2) * i + MXP_STREAM_PREFETCH;
         if (f32 || i % 32 == 0)
             _mm_prefetch(ahead, _MM_HINT_T0);
-        const __m256 v0 = mxp_narrow_load_avx2(&xs, i), v1 = mxp_narrow_load_avx2(&xs, i + 8);
-        n0 = _mm256_or_ps(n0, _mm256_cmp_ps(v0, v0, _CMP_UNORD_Q));
-        n1 = _mm256_or_ps(n1, _mm256_cmp_ps(v1, v1, _CMP_UNORD_Q));
-        m0 = _mm256_max_ps(v0, m0);
-        m1 = _mm256_max_ps(v1, m1);
-        l0 = _mm256_min_ps(v0, l0);
-        l1 = _mm256_min_ps(v1, l1);
+        mxp_maxmin2_avx2(mxp_narrow_load_avx2(&xs, i), mxp_narrow_load_avx2(&xs, i + 8), m, l, n);
     }
-    *mv = _mm256_max_ps(m0, m1);
-    *lv = _mm256_min_ps(l0, l1);
-    *nanv = _mm256_or_ps(n0, n1);
+    *mv = _mm256_max_ps(m[0], m[1]);
+    *lv = _mm256_min_ps(l[0], l[1]);
+    *nanv = _mm256_or_ps(n[0], n[1]);
 }
 
 /* Softmax's passes (mxp_narrow_max_fn ...), 8 lanes a vector. */

@@ -8,6 +8,7 @@
 
 #include <immintrin.h>
 #include "kernels/expshift-avx2.h"
+#include "kernels/maxmin-avx2.h"
 #include "kernels/norm-avx2.h"
 #include "kernels/softmax-kernels.h"
 #include "kernels/stream-loop.h"
@@ -43,22 +44,15 @@ static inline __attribute__((always_inline)) double mxp_softmax_max_avx2(const f
             low = l[k + 4] < low ? l[k + 4] : low;
         }
     } else {
-        /* two chains each (one vmaxps chain, latency 4, held it at 4 cycles per 8 elements) */
-        __m256 mv = _mm256_set1_ps(-INFINITY), lv = _mm256_set1_ps(INFINITY), nanv = _mm256_setzero_ps();
-        __m256 mv1 = mv, lv1 = lv, nanv1 = nanv;
+        __m256 m2[2] = { _mm256_set1_ps(-INFINITY), _mm256_set1_ps(-INFINITY) };
+        __m256 l2[2] = { _mm256_set1_ps(INFINITY), _mm256_set1_ps(INFINITY) };
+        __m256 n2[2] = { _mm256_setzero_ps(), _mm256_setzero_ps() };
         for (; i + 16 <= n; i += 16) {
             _mm_prefetch((const char *)(x + i) + MXP_STREAM_PREFETCH, _MM_HINT_T0); /* the first read ahead */
-            const __m256 v = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
-            nanv = _mm256_or_ps(nanv, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
-            nanv1 = _mm256_or_ps(nanv1, _mm256_cmp_ps(v1, v1, _CMP_UNORD_Q));
-            mv = _mm256_max_ps(v, mv);
-            mv1 = _mm256_max_ps(v1, mv1);
-            lv = _mm256_min_ps(v, lv);
-            lv1 = _mm256_min_ps(v1, lv1);
+            mxp_maxmin2_avx2(_mm256_loadu_ps(x + i), _mm256_loadu_ps(x + i + 8), m2, l2, n2);
         }
-        mv = _mm256_max_ps(mv, mv1);
-        lv = _mm256_min_ps(lv, lv1);
-        nanv = _mm256_or_ps(nanv, nanv1);
+        const __m256 mv = _mm256_max_ps(m2[0], m2[1]), lv = _mm256_min_ps(l2[0], l2[1]);
+        const __m256 nanv = _mm256_or_ps(n2[0], n2[1]);
         float l8[16];
         _mm256_storeu_ps(l8, mv);
         _mm256_storeu_ps(l8 + 8, lv);
