@@ -63,6 +63,20 @@ static const size_t ukernel_a_max_n[CFG_COUNT + 1] = {
 #undef MXP_GEMM_DIRECT
 };
 
+/* ... and the variants reading A's rows through pointers (convolution taps). */
+static const mxp_gemm_ukernel_taps_fn ukernel_taps[CFG_COUNT + 1] = {
+    [CFG_COUNT] = NULL,
+#define MXP_GEMM_UKERNEL(...)
+#define MXP_GEMM_UKERNEL_A(...)
+#define MXP_GEMM_UKERNEL_TAPS(fn, of, twin) [CFG_##of] = fn,
+#define MXP_GEMM_DIRECT(...)
+#include "kernels/gemm-list.inc"
+#undef MXP_GEMM_UKERNEL
+#undef MXP_GEMM_UKERNEL_A
+#undef MXP_GEMM_UKERNEL_TAPS
+#undef MXP_GEMM_DIRECT
+};
+
 /* ... and the release of the state some keep between calls (NULL: none). */
 static void (*const ukernel_release[CFG_COUNT + 1])(void) = {
     [CFG_COUNT] = NULL,
@@ -129,6 +143,11 @@ const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_
 mxp_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a(const mxp_gemm_config *cfg)
 {
     return ukernel_a[cfg - configs];
+}
+
+mxp_gemm_ukernel_taps_fn mxp_gemm_config_ukernel_taps(const mxp_gemm_config *cfg)
+{
+    return ukernel_taps[cfg - configs];
 }
 
 size_t mxp_gemm_config_ukernel_a_max_n(const mxp_gemm_config *cfg)

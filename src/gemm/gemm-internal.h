@@ -46,6 +46,8 @@ bool mxp_gemm_fits_bf16(mxp_dtype t);
 
 /* The configuration's micro-kernel with A read in place (NULL: none). */
 mxp_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a(const mxp_gemm_config *cfg);
+/* ... and the one reading A's rows through pointers, k in segments (NULL: none). */
+mxp_gemm_ukernel_taps_fn mxp_gemm_config_ukernel_taps(const mxp_gemm_config *cfg);
 /* columns up to which that variant is used (the list's max_n) */
 size_t mxp_gemm_config_ukernel_a_max_n(const mxp_gemm_config *cfg);
 mxp_u8s8_gemm_ukernel_a_fn mxp_gemm_config_ukernel_a_s32(const mxp_gemm_config *cfg);

@@ -74,6 +74,30 @@
     MXP_AVX2_6ROW_TURNS(MXP_AVX2_6ROW_STEP_A, LD, BC, FMA, ES,                                      \
                         "add $(4*" #ES "), %%r8\n\tadd $(4*" #ES "), %%r9\n\t")
 
+/* MXP_AVX2_6ROW_LOOP_R: the same loop with each row through its own
+ * pointer, rows[0..5] (an input: six pointers in memory) loaded into r8 ..
+ * r13, each advancing 4 elements a turn (a convolution's taps: the rows
+ * are pixels of x, src/nn/conv-taps.c):
+ *
+ *   __asm__ volatile(MXP_AVX2_6ROW_LOOP_R(...)
+ *                    : MXP_AVX2_6ROW_OPERANDS_A(acc0, acc1) : [rows] "r"(rows)
+ *                    : MXP_AVX2_6ROW_CLOBBERS_R); */
+#define MXP_AVX2_6ROW_STEP_R(LD, BC, FMA, ES, Q)                                                    \
+    MXP_AVX2_6ROW_LOAD_B(LD, Q)                                                                     \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 0, "(%%r8)", 2)                                            \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 1, "(%%r9)", 3)                                            \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 2, "(%%r10)", 2)                                           \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 3, "(%%r11)", 3)                                           \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 4, "(%%r12)", 2)                                           \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 5, "(%%r13)", 3)
+
+#define MXP_AVX2_6ROW_LOOP_R(LD, BC, FMA, ES)                                                        \
+    "mov (%[rows]), %%r8\n\tmov 8(%[rows]), %%r9\n\tmov 16(%[rows]), %%r10\n\t"                     \
+    "mov 24(%[rows]), %%r11\n\tmov 32(%[rows]), %%r12\n\tmov 40(%[rows]), %%r13\n\t"                \
+    MXP_AVX2_6ROW_TURNS(MXP_AVX2_6ROW_STEP_R, LD, BC, FMA, ES,                                      \
+                        "add $(4*" #ES "), %%r8\n\tadd $(4*" #ES "), %%r9\n\tadd $(4*" #ES "), %%r10\n\t" \
+                        "add $(4*" #ES "), %%r11\n\tadd $(4*" #ES "), %%r12\n\tadd $(4*" #ES "), %%r13\n\t")
+
 #define MXP_AVX2_6ROW_ACCS(acc0, acc1)                                                              \
     [c00] "+x"(acc0[0]), [c01] "+x"(acc1[0]), [c10] "+x"(acc0[1]), [c11] "+x"(acc1[1]),             \
         [c20] "+x"(acc0[2]), [c21] "+x"(acc1[2]), [c30] "+x"(acc0[3]), [c31] "+x"(acc1[3]),         \
@@ -86,5 +110,6 @@
 
 #define MXP_AVX2_6ROW_CLOBBERS "xmm0", "xmm1", "xmm2", "xmm3", "memory", "cc"
 #define MXP_AVX2_6ROW_CLOBBERS_A MXP_AVX2_6ROW_CLOBBERS, "r8", "r9"
+#define MXP_AVX2_6ROW_CLOBBERS_R MXP_AVX2_6ROW_CLOBBERS_A, "r10", "r11", "r12", "r13"
 
 #endif

@@ -85,32 +85,27 @@ MXP_INLINE void mxp_avx512_tile_store(int R, int NV, MXP_TILE_C *c, size_t ldc, 
     }
 }
 
-/* The packed tile with A read through MR row pointers: the KPACK values
- * at k = p of row i at a + i * row_stride + p / KPACK * k_stride elements
- * (packed A~: 1 and MR for floats, 2 and 2 * MR for bf16 pairs; A in
- * place: lda and KPACK).  Rows of a beyond `rows` repeat the last one; R
- * rows of sums are computed (R >= mr), the others stay 0, never stored. */
-MXP_INLINE void mxp_avx512_tile_rows(int R, int NV, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a,
-                                     size_t rows, size_t row_stride, size_t k_stride, const MXP_TILE_T *pb,
-                                     MXP_TILE_C *c, size_t ldc, double alpha, double beta)
+/* C's lines of an mr-row tile fetched while the k loop runs. */
+MXP_INLINE void mxp_avx512_tile_prefetch_c(int NV, const MXP_TILE_C *c, size_t ldc, size_t mr)
 {
-    enum { MR = MXP_TILE_MR, NR = MXP_TILE_NR, L = MXP_TILE_LANES, KP = MXP_TILE_KPACK };
-    /* k steps per loop iteration: twice for the 8 x 3 tile (above) */
-    enum { UNROLL = MXP_TILE_NV > 2 ? 2 : 1 };
-    const MXP_TILE_T *ar[MR];
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++)
-        ar[i] = a + ((size_t)i < rows ? (size_t)i : rows - 1) * row_stride;
-    for (size_t i = 0; i < mr; i++) { /* C's lines arrive while the k loop runs */
+    for (size_t i = 0; i < mr; i++) {
 #pragma GCC unroll 3
         for (int v = 0; v < NV; v++)
-            _mm_prefetch((const char *)(c + i * ldc + v * L), _MM_HINT_T0);
-        _mm_prefetch((const char *)(c + i * ldc + NV * L - 1), _MM_HINT_T0);
+            _mm_prefetch((const char *)(c + i * ldc + v * MXP_TILE_LANES), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i * ldc + NV * MXP_TILE_LANES - 1), _MM_HINT_T0);
     }
-    MXP_TILE_V acc0[MR], acc1[MR], acc2[MR];
-#pragma GCC unroll 8
-    for (int i = 0; i < MR; i++)
-        acc0[i] = acc1[i] = acc2[i] = MXP_TILE_V_(setzero)();
+}
+
+/* kc values of k into the R x NV sums: row i's KPACK values at k = p at
+ * ar[i] + p / KPACK * k_stride, B~'s rows from pb on; returns B~ past
+ * them. */
+MXP_INLINE const MXP_TILE_T *mxp_avx512_tile_steps(int R, int NV, const MXP_TILE_T *const *ar, size_t kc,
+                                                   size_t k_stride, const MXP_TILE_T *pb, MXP_TILE_V *acc0,
+                                                   MXP_TILE_V *acc1, MXP_TILE_V *acc2)
+{
+    enum { NR = MXP_TILE_NR, L = MXP_TILE_LANES, KP = MXP_TILE_KPACK };
+    /* k steps per loop iteration: twice for the 8 x 3 tile (above) */
+    enum { UNROLL = MXP_TILE_NV > 2 ? 2 : 1 };
 #pragma GCC unroll UNROLL
     for (size_t p = 0; p < kc; p += KP) {
         const MXP_TILE_B b0 = MXP_TILE_LOAD_B(pb);
@@ -128,6 +123,29 @@ MXP_INLINE void mxp_avx512_tile_rows(int R, int NV, size_t mr, size_t nr, size_t
         }
         pb += NR * KP;
     }
+    return pb;
+}
+
+/* The packed tile with A read through MR row pointers: the KPACK values
+ * at k = p of row i at a + i * row_stride + p / KPACK * k_stride elements
+ * (packed A~: 1 and MR for floats, 2 and 2 * MR for bf16 pairs; A in
+ * place: lda and KPACK).  Rows of a beyond `rows` repeat the last one; R
+ * rows of sums are computed (R >= mr), the others stay 0, never stored. */
+MXP_INLINE void mxp_avx512_tile_rows(int R, int NV, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *a,
+                                     size_t rows, size_t row_stride, size_t k_stride, const MXP_TILE_T *pb,
+                                     MXP_TILE_C *c, size_t ldc, double alpha, double beta)
+{
+    enum { MR = MXP_TILE_MR };
+    const MXP_TILE_T *ar[MR];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++)
+        ar[i] = a + ((size_t)i < rows ? (size_t)i : rows - 1) * row_stride;
+    mxp_avx512_tile_prefetch_c(NV, c, ldc, mr);
+    MXP_TILE_V acc0[MR], acc1[MR], acc2[MR];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++)
+        acc0[i] = acc1[i] = acc2[i] = MXP_TILE_V_(setzero)();
+    mxp_avx512_tile_steps(R, NV, ar, kc, k_stride, pb, acc0, acc1, acc2);
     mxp_avx512_tile_store(MR, NV, c, ldc, mr, nr, acc0, acc1, acc2, alpha, beta);
 }
 
@@ -155,6 +173,55 @@ MXP_INLINE void mxp_avx512_tile(size_t mr, size_t nr, size_t kc, const MXP_TILE_
     else
         MXP_GEMM_BY_ROWS(mr, mxp_avx512_tile_cols, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha,
                          beta);
+}
+
+/* The packed tile with A's rows where they lie, their k values in nseg
+ * segments of seglen (k = s * seglen + p of row i at rows[i] + off[s] + p
+ * elements: a convolution's taps read in x, src/nn/conv-taps.c); rows
+ * beyond mr repeat the last.  The sums run through every segment in
+ * registers, B~ holding nseg * seglen rows. */
+MXP_INLINE void mxp_avx512_tile_taps_rows(int R, int NV, size_t mr, size_t nr, size_t nseg, size_t seglen,
+                                          const MXP_TILE_T *const *rows, const ptrdiff_t *off,
+                                          const MXP_TILE_T *pb, MXP_TILE_C *c, size_t ldc, double alpha,
+                                          double beta)
+{
+    enum { MR = MXP_TILE_MR };
+    mxp_avx512_tile_prefetch_c(NV, c, ldc, mr);
+    MXP_TILE_V acc0[MR], acc1[MR], acc2[MR];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; i++)
+        acc0[i] = acc1[i] = acc2[i] = MXP_TILE_V_(setzero)();
+    for (size_t sg = 0; sg < nseg; sg++) {
+        const MXP_TILE_T *ar[MR];
+#pragma GCC unroll 8
+        for (int i = 0; i < MR; i++)
+            ar[i] = rows[(size_t)i < mr ? (size_t)i : mr - 1] + off[sg];
+        pb = mxp_avx512_tile_steps(R, NV, ar, seglen, MXP_TILE_KPACK, pb, acc0, acc1, acc2);
+    }
+    mxp_avx512_tile_store(MR, NV, c, ldc, mr, nr, acc0, acc1, acc2, alpha, beta);
+}
+
+MXP_INLINE void mxp_avx512_tile_taps_cols(int R, size_t mr, size_t nr, size_t nseg, size_t seglen,
+                                          const MXP_TILE_T *const *rows, const ptrdiff_t *off,
+                                          const MXP_TILE_T *pb, MXP_TILE_C *c, size_t ldc, double alpha,
+                                          double beta)
+{
+    if (MXP_TILE_NV < 3 || nr > 2 * MXP_TILE_LANES)
+        mxp_avx512_tile_taps_rows(R, MXP_TILE_NV, mr, nr, nseg, seglen, rows, off, pb, c, ldc, alpha, beta);
+    else if (nr > MXP_TILE_LANES)
+        mxp_avx512_tile_taps_rows(R, 2, mr, nr, nseg, seglen, rows, off, pb, c, ldc, alpha, beta);
+    else
+        mxp_avx512_tile_taps_rows(R, 1, mr, nr, nseg, seglen, rows, off, pb, c, ldc, alpha, beta);
+}
+
+MXP_INLINE void mxp_avx512_tile_taps(size_t mr, size_t nr, size_t nseg, size_t seglen, const MXP_TILE_T *const *rows,
+                                     const ptrdiff_t *off, const MXP_TILE_T *pb, MXP_TILE_C *c, size_t ldc,
+                                     double alpha, double beta)
+{
+    if (MXP_TILE_MR > 6 && mr > 6)
+        mxp_avx512_tile_taps_cols(MXP_TILE_MR, mr, nr, nseg, seglen, rows, off, pb, c, ldc, alpha, beta);
+    else
+        MXP_GEMM_BY_ROWS(mr, mxp_avx512_tile_taps_cols, mr, nr, nseg, seglen, rows, off, pb, c, ldc, alpha, beta);
 }
 
 #if MXP_TILE_KPACK == 1

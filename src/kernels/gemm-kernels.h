@@ -19,6 +19,15 @@ typedef void (*mxp_gemm_ukernel_fn)(size_t mr, size_t nr, size_t kc, const void 
 typedef void (*mxp_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, const void *a, size_t lda, const void *b,
                                       void *c, size_t ldc, double alpha, double beta);
 
+/* A read in place through a row pointer each, its k values in nseg
+ * segments of seglen: k = s * seglen + p of row i at rows[i] + off[s] + p
+ * elements (rows beyond mr are never read; a convolution's taps, read in
+ * x: src/nn/conv-taps.c); B~ packed for the nseg * seglen values of k.
+ * Each element's sum is one chain through the segments. */
+typedef void (*mxp_gemm_ukernel_taps_fn)(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows,
+                                         const ptrdiff_t *off, const void *b, void *c, size_t ldc, double alpha,
+                                         double beta);
+
 /* Small M: B read in place (rows ldb elements apart, columns beyond nr
  * never read), A~ packed [k][MR] (or [k/2][MR][2]); any kc, an odd one's
  * last pair taking a zero second row of B. */
@@ -67,10 +76,16 @@ typedef void (*mxp_u8s8_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, cons
             double alpha, double beta);                                                                            \
     void TWIN(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb, void *c, size_t ldc,        \
               double alpha, double beta);
+#define MXP_GEMM_UKERNEL_TAPS(FN, OF, TWIN)                                                                        \
+    void FN(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows, const ptrdiff_t *off,         \
+            const void *b, void *c, size_t ldc, double alpha, double beta);                                        \
+    void TWIN(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows, const ptrdiff_t *off,       \
+              const void *b, void *c, size_t ldc, double alpha, double beta);
 #define MXP_GEMM_UKERNEL_RELEASE(OF, RELEASE) void RELEASE(void);
 #include "kernels/gemm-list.inc"
 #undef MXP_GEMM_UKERNEL
 #undef MXP_GEMM_UKERNEL_A
+#undef MXP_GEMM_UKERNEL_TAPS
 #undef MXP_GEMM_UKERNEL_RELEASE
 #undef MXP_GEMM_DIRECT
 

@@ -52,6 +52,25 @@ static void mxp_scalar_fma_tile(size_t mr, size_t nr, size_t kc, const MXP_TILE_
             c[i * ldc + j] = beta != 0 ? MXP_TILE_FMA(fb, c[i * ldc + j], x) : x;
         }
 }
+
+/* The taps kernels' twin: row i's k = s * seglen + p at rows[i][off[s] + p],
+ * B~ packed [k][NR]. */
+static inline void mxp_scalar_fma_taps_tile(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows,
+                                            const ptrdiff_t *off, const MXP_TILE_T *b, size_t nrp, MXP_TILE_T *c,
+                                            size_t ldc, double alpha, double beta)
+{
+    const MXP_TILE_T fa = (MXP_TILE_T)alpha, fb = (MXP_TILE_T)beta;
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++) {
+            const MXP_TILE_T *a = rows[i];
+            MXP_TILE_T s = 0;
+            for (size_t sg = 0; sg < nseg; sg++)
+                for (size_t p = 0; p < seglen; p++)
+                    s = MXP_TILE_FMA(a[off[sg] + (ptrdiff_t)p], b[(sg * seglen + p) * nrp + j], s);
+            const MXP_TILE_T x = fa * s;
+            c[i * ldc + j] = beta != 0 ? MXP_TILE_FMA(fb, c[i * ldc + j], x) : x;
+        }
+}
 #endif
 
 #endif

@@ -28,7 +28,7 @@
 
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
-enum form { PACKED, A_IN_PLACE, DIRECT };
+enum form { PACKED, A_IN_PLACE, DIRECT, TAPS };
 
 /* One line of the float list; an A-in-place line takes its parameters from
  * the line of the kernel it varies (`of`). */
@@ -38,6 +38,7 @@ typedef struct fline {
     mxp_gemm_ukernel_fn packed, packed_twin, of;
     mxp_gemm_ukernel_a_fn in_place, in_place_twin;
     mxp_gemm_direct_fn direct, direct_twin;
+    mxp_gemm_ukernel_taps_fn taps, taps_twin;
     mxp_dtype acc, type; /* type: the panels' elements */
     size_t kpack;
     mxp_isa isa;
@@ -46,14 +47,18 @@ typedef struct fline {
 
 static fline flines[] = {
 #define MXP_GEMM_UKERNEL(f, acc, packed, kpack, isa, mr, nr, mc, kc, nc, twin) \
-    { #f, PACKED, f, twin, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
-#define MXP_GEMM_UKERNEL_A(f, of, max_n, twin) \
-    { #f, A_IN_PLACE, NULL, NULL, of, f, twin, NULL, NULL, MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, 0, 0, 0, 0 },
+    { #f, PACKED, f, twin, NULL, NULL, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
+#define MXP_GEMM_UKERNEL_A(f, of, max_n, twin)                                                                    \
+    { #f, A_IN_PLACE, NULL, NULL, of, f, twin, NULL, NULL, NULL, NULL, MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, 0, 0, \
+      0, 0 },
+#define MXP_GEMM_UKERNEL_TAPS(f, of, twin)                                                                        \
+    { #f, TAPS, NULL, NULL, of, NULL, NULL, NULL, NULL, f, twin, MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, 0, 0, 0, 0 },
 #define MXP_GEMM_DIRECT(f, acc, packed, kpack, isa, mr, nr, kc, step, step_multi, max_m, twin) \
-    { #f, DIRECT, NULL, NULL, NULL, NULL, NULL, f, twin, acc, packed, kpack, isa, mr, nr },
+    { #f, DIRECT, NULL, NULL, NULL, NULL, NULL, f, twin, NULL, NULL, acc, packed, kpack, isa, mr, nr },
 #include "kernels/gemm-list.inc"
 #undef MXP_GEMM_UKERNEL
 #undef MXP_GEMM_UKERNEL_A
+#undef MXP_GEMM_UKERNEL_TAPS
 #undef MXP_GEMM_DIRECT
 };
 
@@ -81,7 +86,7 @@ static int fill_in_place_lines(void **state)
 {
     (void)state;
     for (size_t i = 0; i < NELEMS(flines); i++)
-        for (size_t j = 0; flines[i].form == A_IN_PLACE && j < NELEMS(flines); j++)
+        for (size_t j = 0; (flines[i].form == A_IN_PLACE || flines[i].form == TAPS) && j < NELEMS(flines); j++)
             if (flines[j].form == PACKED && flines[j].packed == flines[i].of) {
                 fline *f = &flines[i];
                 f->acc = flines[j].acc, f->type = flines[j].type, f->kpack = flines[j].kpack;
@@ -205,6 +210,8 @@ static void check_float(const fline *f, size_t mr, size_t nr, size_t kc, double 
         f->direct(mr, nr, kc, a, b + ts, ldb, c, ldc, alpha, beta);
         f->direct_twin(mr, nr, kc, a, b + ts, ldb, c_twin, ldc, alpha, beta);
         break;
+    case TAPS: /* check_taps */
+        break;
     }
     for (size_t i = 0; i < MR * ldc; i++)
         if (memcmp(c + i * cs, c_twin + i * cs, cs) != 0) {
@@ -217,6 +224,48 @@ static void check_float(const fline *f, size_t mr, size_t nr, size_t kc, double 
     free(b);
     free(c);
     free(c_twin);
+}
+
+/* One case of a taps line: A's rows through pointers into a buffer (each
+ * row somewhere else, unaligned), k in nseg segments of seglen at offsets
+ * (forward, backward, overlapping); the kernel against its twin, and
+ * against the A-in-place kernel of the same level on the rows gathered
+ * (k contiguous): the same chain of fused multiply-adds. */
+static void check_taps(const fline *f, mxp_gemm_ukernel_a_fn in_place, size_t mr, size_t nr, size_t nseg,
+                       size_t seglen, double alpha, double beta)
+{
+    const size_t MR = f->mr, NR = f->nr, ts = mxp_dtype_itemsize(f->type), cs = mxp_dtype_itemsize(f->acc);
+    const size_t kc = nseg * seglen, ldc = NR + 3, span = 4096, lda = kc + 1;
+    unsigned char *x = malloc(span * ts), *g = malloc(MR * lda * ts), *b = malloc(kc * NR * ts);
+    unsigned char *c = malloc(MR * ldc * cs), *c_twin = malloc(MR * ldc * cs), *c_a = malloc(MR * ldc * cs);
+    assert_true(x && g && b && c && c_twin && c_a);
+    random_values(f->type, x, span);
+    random_values(f->type, b, kc * NR);
+    ptrdiff_t off[16];
+    const void *rows[16];
+    for (size_t s = 0; s < nseg; s++) /* within [-1024, 1024), seglen past it in x */
+        off[s] = (ptrdiff_t)(prng_next(&rng) % 2048) - 1024;
+    for (size_t i = 0; i < MR; i++) /* every row's segments inside x */
+        rows[i] = x + (1024 + 1 + prng_next(&rng) % (span - 2048 - seglen - 2)) * ts;
+    for (size_t i = 0; i < MR; i++)
+        for (size_t s = 0; s < nseg; s++)
+            memcpy(g + (i * lda + s * seglen) * ts, (const unsigned char *)rows[i] + (size_t)off[s] * ts, seglen * ts);
+    random_values(f->acc, c, MR * ldc);
+    for (size_t i = 0; i < mr && beta == 0; i++) /* beta 0 overwrites NaN */
+        for (size_t j = 0; j < nr; j++)
+            memcpy(c + (i * ldc + j) * cs, &(const float){ NAN }, cs);
+    memcpy(c_twin, c, MR * ldc * cs);
+    memcpy(c_a, c, MR * ldc * cs);
+    f->taps(mr, nr, nseg, seglen, rows, off, b, c, ldc, alpha, beta);
+    f->taps_twin(mr, nr, nseg, seglen, rows, off, b, c_twin, ldc, alpha, beta);
+    in_place(mr, nr, kc, g, lda, b, c_a, ldc, alpha, beta);
+    for (size_t i = 0; i < MR * ldc; i++)
+        if (memcmp(c + i * cs, c_twin + i * cs, cs) != 0 || memcmp(c + i * cs, c_a + i * cs, cs) != 0)
+            fail_msg("%s: mr %zu nr %zu %zu segments of %zu alpha %g beta %g: c[%zu][%zu] = %a, the twin's %a, "
+                     "the A-in-place kernel's %a", f->name, mr, nr, nseg, seglen, alpha, beta, i / ldc, i % ldc,
+                     (double)((float *)(void *)c)[i], (double)((float *)(void *)c_twin)[i],
+                     (double)((float *)(void *)c_a)[i]);
+    free(x), free(g), free(b), free(c), free(c_twin), free(c_a);
 }
 
 /* Runs run(line, mr, nr, i, w) for every mr <= MR, nr at the edges of the
@@ -246,12 +295,37 @@ static void run_float(const void *line, size_t mr, size_t nr, size_t i, size_t w
     check_float(f, mr, nr, kcs[i], alphas[w % NELEMS(alphas)], betas[w % NELEMS(betas)]);
 }
 
+/* segments x seglen: one segment, odd lengths past the 4-step turns, a 3x3 window of 16 and 64 channels */
+static const size_t taps_shapes[][2] = { { 1, 1 }, { 1, 67 }, { 2, 3 }, { 3, 4 }, { 2, 5 }, { 9, 16 }, { 4, 17 },
+                                         { 9, 64 } };
+
+static mxp_gemm_ukernel_a_fn in_place_of(const fline *f)
+{
+    for (size_t j = 0; j < NELEMS(flines); j++)
+        if (flines[j].form == A_IN_PLACE && flines[j].of == f->of)
+            return flines[j].in_place;
+    return NULL;
+}
+
+static void run_taps(const void *line, size_t mr, size_t nr, size_t i, size_t w)
+{
+    const fline *f = line;
+    const mxp_gemm_ukernel_a_fn in_place = in_place_of(f);
+    assert_non_null(in_place); /* every taps kernel has an A-in-place sibling to agree with */
+    check_taps(f, in_place, mr, nr, taps_shapes[i][0], taps_shapes[i][1], alphas[w % NELEMS(alphas)],
+               betas[w % NELEMS(betas)]);
+}
+
 static void test_float_ukernels_equal_their_twins(void **state)
 {
     (void)state;
     int ran = 0;
     for (size_t i = 0; i < NELEMS(flines); i++)
-        if (flines[i].isa <= mxp_isa_supported()) {
+        if (flines[i].form == TAPS && flines[i].isa <= mxp_isa_supported()) {
+            print_message("%s\n", flines[i].name);
+            each_tile(&flines[i], flines[i].mr, flines[i].nr, NELEMS(taps_shapes), run_taps);
+            ran++;
+        } else if (flines[i].isa <= mxp_isa_supported()) {
             print_message("%s\n", flines[i].name);
             each_tile(&flines[i], flines[i].mr, flines[i].nr, NELEMS(kcs), run_float);
             ran++;

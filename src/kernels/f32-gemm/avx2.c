@@ -14,6 +14,7 @@
 #define MXP_TILE_FMA fmaf
 #define MXP_TILE_ASM_LOOP MXP_AVX2_6ROW_LOOP("vmovups", "vbroadcastss", "vfmadd231ps", 4)
 #define MXP_TILE_ASM_LOOP_A MXP_AVX2_6ROW_LOOP_A("vmovups", "vbroadcastss", "vfmadd231ps", 4)
+#define MXP_TILE_ASM_LOOP_R MXP_AVX2_6ROW_LOOP_R("vmovups", "vbroadcastss", "vfmadd231ps", 4)
 #include "kernels/gemm-avx2-tile.h"
 
 #define MR 6
@@ -29,6 +30,15 @@ void mxp_f32_gemm_ukernel_6x16_a__avx2(size_t mr, size_t nr, size_t kc, const vo
                                        void *c, size_t ldc, double alpha, double beta)
 {
     mxp_avx2_tile(mr, nr, kc, a, mr, lda, 1, b, c, ldc, alpha, beta);
+}
+
+/* A's rows where they lie, k in nseg segments of seglen at rows[i] + off[s]
+ * (a convolution's taps in x: src/nn/conv-taps.c). */
+void mxp_f32_gemm_ukernel_6x16_taps__avx2(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows,
+                                          const ptrdiff_t *off, const void *b, void *c, size_t ldc, double alpha,
+                                          double beta)
+{
+    mxp_avx2_tile_taps(mr, nr, nseg, seglen, (const float *const *)rows, off, b, c, ldc, alpha, beta);
 }
 
 /* Small M: 6 x 16 with B read in place, rows ldb floats apart (no packing

@@ -32,3 +32,12 @@ void mxp_f32_gemm_direct_8x48__avx512f(size_t mr, size_t nr, size_t kc, const vo
 {
     mxp_avx512_direct_8x3(mr, nr, kc, a, b, ldb, c, ldc, alpha, beta);
 }
+
+/* A's rows where they lie, k in nseg segments of seglen at rows[i] + off[s]
+ * (a convolution's taps in x: src/nn/conv-taps.c). */
+void mxp_f32_gemm_ukernel_8x48_taps__avx512f(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows,
+                                             const ptrdiff_t *off, const void *b, void *c, size_t ldc, double alpha,
+                                             double beta)
+{
+    mxp_avx512_tile_taps(mr, nr, nseg, seglen, (const float *const *)rows, off, b, c, ldc, alpha, beta);
+}

@@ -30,6 +30,13 @@ void mxp_f32_gemm_ukernel_8x48_a__scalar(size_t mr, size_t nr, size_t kc, const 
     mxp_scalar_fma_tile(mr, nr, kc, a, lda, 1, b, 48, c, ldc, alpha, beta);
 }
 
+void mxp_f32_gemm_ukernel_8x48_taps__scalar(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows,
+                                            const ptrdiff_t *off, const void *b, void *c, size_t ldc, double alpha,
+                                            double beta)
+{
+    mxp_scalar_fma_taps_tile(mr, nr, nseg, seglen, rows, off, b, 48, c, ldc, alpha, beta);
+}
+
 void mxp_f32_gemm_ukernel_6x16__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
                                        size_t ldc, double alpha, double beta)
 {
@@ -40,6 +47,13 @@ void mxp_f32_gemm_ukernel_6x16_a__scalar(size_t mr, size_t nr, size_t kc, const 
                                          void *c, size_t ldc, double alpha, double beta)
 {
     mxp_scalar_fma_tile(mr, nr, kc, a, lda, 1, b, 16, c, ldc, alpha, beta);
+}
+
+void mxp_f32_gemm_ukernel_6x16_taps__scalar(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows,
+                                            const ptrdiff_t *off, const void *b, void *c, size_t ldc, double alpha,
+                                            double beta)
+{
+    mxp_scalar_fma_taps_tile(mr, nr, nseg, seglen, rows, off, b, 16, c, ldc, alpha, beta);
 }
 
 void mxp_f32_gemm_direct_8x48__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
