@@ -5,6 +5,7 @@
 #define MXP_NN_CONV_PLAN_H
 
 #include "core/abi.h"
+#include "kernels/gemm-kernels.h"
 #include "nn/conv-internal.h"
 
 typedef struct conv_plan {
@@ -59,6 +60,26 @@ typedef struct conv_gather {
     int64_t pix0; /* the batch's pixel of the GEMM's row 0 */
 } conv_gather;
 void conv_gather_rows(const void *ctx, size_t i0, size_t mc, size_t k0, size_t kc, void *dst, size_t ld);
+/* NHWC float32 convolutions whose GEMM tiles read x's taps where they lie
+ * (src/nn/conv-taps.c): no im2col panel.  conv_taps_init takes c (an NHWC
+ * plan, x dense) when the configuration has a taps kernel and the product
+ * suits it, packing the weights (a workspace); false: not taken, nothing
+ * held.  conv_taps_rows computes the output rows of pixels [pix0, pix0 +
+ * count) of the batch into y (ld O), epilogue included; conv_taps_free
+ * gives the workspace back. */
+typedef struct conv_taps {
+    const conv_plan *c;
+    char *bp;              /* the weights packed, group after group, then off (a workspace) */
+    ptrdiff_t *off;        /* the taps' offsets in the rows the tiles read, elements */
+    size_t mr, nr, group_bytes;
+    int64_t wp;            /* the width of those rows: W + 2 pw */
+    size_t band_floats;    /* padded: a band of x's rows (the most a chunk reads), else 0: x in place */
+    mxp_gemm_ukernel_taps_fn fn;
+} conv_taps;
+bool conv_taps_init(conv_taps *t, const conv_plan *c);
+mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t count);
+void conv_taps_free(conv_taps *t);
+
 /* The forward product into dense y of the output's shape (y's dtype in c->yt). */
 mxp_status conv_forward(const conv_plan *c, mxp_array *y);
 

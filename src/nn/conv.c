@@ -99,6 +99,12 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
         }
         return st;
     }
+    conv_taps t;
+    if (conv_taps_init(&t, c)) {
+        st = conv_taps_rows(&t, y, 0, total);
+        conv_taps_free(&t);
+        return st;
+    }
     conv_plan padded;
     char *xp = conv_pad_x(c, &padded);
     st = gemm_nhwc_rows(xp ? &padded : c, y, panel, 0, total);
@@ -311,13 +317,16 @@ static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
                   xs);
     h.x = xt;
     h.w = wt;
+    conv_taps taps;
+    const bool by_taps = conv_taps_init(&taps, &h);
     conv_plan padded;
-    char *xp = conv_pad_x(&h, &padded);
+    char *xp = by_taps ? NULL : conv_pad_x(&h, &padded);
     *st = MXP_OK;
     for (int64_t n = 0; n < g->n && *st == MXP_OK; n++)
         for (int64_t p0 = 0; p0 < ohw && *st == MXP_OK; p0 += tile) {
             const int64_t np = ohw - p0 < tile ? ohw - p0 : tile;
-            *st = gemm_nhwc_rows(xp ? &padded : &h, yt, gathers ? NULL : panel, n * ohw + p0, np);
+            *st = by_taps ? conv_taps_rows(&taps, yt, n * ohw + p0, np)
+                          : gemm_nhwc_rows(xp ? &padded : &h, yt, gathers ? NULL : panel, n * ohw + p0, np);
             char *dst = y + (size_t)(n * g->o * ohw + p0) * ys; /* [np][O] -> [O][np] of ld OHW */
             if (*st == MXP_OK && ys == 4)
                 mxp_x32_transpose_kernel(mxp_isa_current(), (size_t)np)(yt, (size_t)g->o * 4, (size_t)np,
@@ -325,6 +334,8 @@ static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
             else if (*st == MXP_OK)
                 transpose_out(dst, (size_t)ohw, yt, (size_t)g->o, (size_t)np, ys);
         }
+    if (by_taps)
+        conv_taps_free(&taps);
     mxp_workspace_put(xp);
     mxp_workspace_put(buf);
     return true;

@@ -270,11 +270,27 @@ static void test_conv2d_float16_is_float32_of_its_values(void **state)
                 }
 }
 
-/* NHWC float32 is the GEMM of its im2col matrix, bit for bit: whatever
- * way the convolution makes the panel (chunks of pixels, or block by
- * block inside the GEMM, whose KC steps may end inside a tap: 96 and 40
- * channels, 363 values a pixel; from x or its padded copy), the sums are
- * mxp_gemm's on the whole matrix; with one thread and two. */
+/* Element (r, t) of group grp's NHWC im2col matrix: pixel r's (p, q, c)
+ * value t, 0 in the padding. */
+static float panel_value(const cfg *k, const float *xv, int64_t r, int64_t t, int64_t oh, int64_t ow, int64_t grp)
+{
+    const int64_t cg = k->c / k->groups;
+    const int64_t n = r / (oh * ow), i = r / ow % oh, j = r % ow;
+    const int64_t p = t / (k->kw * cg), q = t / cg % k->kw, ch = t % cg;
+    const int64_t ih = i * k->sh - k->ph + p * k->dh, iw = j * k->sw - k->pw + q * k->dw;
+    const bool in = ih >= 0 && ih < k->h && iw >= 0 && iw < k->w;
+    return in ? xv[((n * k->h + ih) * k->w + iw) * k->c + grp * cg + ch] : 0.0f;
+}
+
+/* NHWC float32, bit for bit: with at least 16 channels a group at a level
+ * with taps kernels (avx2 and up: src/nn/conv-taps.c) each output is one
+ * chain of fused multiply-adds over its K values in (p, q, c) order, then
+ * the epilogue in float64 rounded once -- the same bits at every such
+ * level; otherwise the GEMM of its im2col matrix, whatever way the
+ * convolution makes the panel (chunks of pixels, or block by block inside
+ * the GEMM, whose KC steps may end inside a tap: 96 and 40 channels, 363
+ * values a pixel; from x or its padded copy), the sums being mxp_gemm's on
+ * the whole matrix; with one thread and two. */
 static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
 {
     (void)state;
@@ -287,6 +303,9 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
         { 1, 3, 40, 40, 16, 7, 7, 2, 2, 3, 3, 1, 1, 1 },    /* an RGB stem */
         { 2, 32, 9, 9, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1 },     /* x padded (a small image), rows of 384 bytes tap by tap */
         { 1, 8, 9, 7, 8, 3, 3, 2, 1, 0, 0, 1, 1, 1 },       /* no padding: window rows as runs */
+        { 2, 16, 30, 29, 20, 3, 3, 2, 1, 2, 1, 2, 1, 1 },   /* taps: 435 pixels an image, chunks end mid-row */
+        { 1, 24, 40, 37, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1 },   /* taps: 1480 pixels, a partial last tile */
+        { 2, 32, 12, 11, 40, 3, 3, 1, 1, 0, 0, 1, 1, 1 },   /* taps: no padding, x read in place */
     };
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (int threads = 1; threads <= 2; threads++) {
@@ -308,13 +327,8 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
             float *panel = malloc((size_t)(m * kk) * sizeof *panel), *want = malloc((size_t)(m * k->o) * 4);
             for (int64_t grp = 0; grp < k->groups; grp++) {
                 for (int64_t r = 0; r < m; r++) /* the im2col matrix of group grp: (p, q, c) per pixel */
-                    for (int64_t t = 0; t < kk; t++) {
-                        const int64_t n = r / (oh * ow), i = r / ow % oh, j = r % ow;
-                        const int64_t p = t / (k->kw * cg), q = t / cg % k->kw, ch = t % cg;
-                        const int64_t ih = i * k->sh - k->ph + p * k->dh, iw = j * k->sw - k->pw + q * k->dw;
-                        const bool in = ih >= 0 && ih < k->h && iw >= 0 && iw < k->w;
-                        panel[r * kk + t] = in ? xv[((n * k->h + ih) * k->w + iw) * k->c + grp * cg + ch] : 0.0f;
-                    }
+                    for (int64_t t = 0; t < kk; t++)
+                        panel[r * kk + t] = panel_value(k, xv, r, t, oh, ow, grp);
                 const mxp_gemm_opts go = { .bias = bv + grp * og, .bias_dtype = MXP_F32,
                                            .bias_kind = MXP_BIAS_PER_COL, .activation = opt.activation };
                 assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)m, (size_t)og, (size_t)kk, 1, panel,
@@ -322,9 +336,19 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
                                           want + grp * og, MXP_F32, (size_t)k->o, &go),
                                  MXP_OK);
             }
+            const bool taps = mxp_isa_current() >= MXP_ISA_AVX2 && cg >= 16;
+            for (int64_t r = 0; taps && r < m; r++) /* the chain over K, then bias and relu in float64 */
+                for (int64_t oc = 0; oc < k->o; oc++) {
+                    const int64_t grp = oc / og;
+                    float s = 0;
+                    for (int64_t t = 0; t < kk; t++)
+                        s = fmaf(panel_value(k, xv, r, t, oh, ow, grp), wv[oc * kk + t], s);
+                    double v = (double)s + (double)bv[oc];
+                    want[r * k->o + oc] = (float)(opt.activation == MXP_ACT_RELU && !(v > 0) ? (v < 0 ? 0 : v) : v);
+                }
             if (memcmp(mxp_array_data(y), want, (size_t)(m * k->o) * 4))
-                fail_msg("shape %zu, %d thread(s): the convolution differs from the GEMM of its im2col matrix", si,
-                         threads);
+                fail_msg("shape %zu, %d thread(s): the convolution differs from %s", si, threads,
+                         taps ? "the chain of fused multiply-adds over its taps" : "the GEMM of its im2col matrix");
             free(panel), free(want);
             mxp_array *all[4] = { x, w, b, y };
             for (int a = 0; a < 4; a++)
