@@ -43,6 +43,19 @@ void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t co
                 _mm256_storeu_ps((float *)(void *)(d + (q + (size_t)i) * dst_ld + c), o[i]);
         }
     }
-    mxp_x32_copy_words(s, ld, 0, whole_lines, whole_words, count, d, dst_ld); /* the words left over */
-    mxp_x32_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld);         /* the lines left over */
+    if (whole_words < count) { /* the words left over, 8 lines at a time by masked loads */
+        const size_t rem = count - whole_words;
+        static const int32_t ones[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
+        const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)(ones + 8 - rem));
+        for (size_t c = 0; c < whole_lines; c += 8) {
+            __m256 r[8], o[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++)
+                r[i] = _mm256_maskload_ps((const float *)(const void *)(s + (c + (size_t)i) * ld + 4 * whole_words), m);
+            transpose8(r, o);
+            for (size_t i = 0; i < rem; i++)
+                _mm256_storeu_ps((float *)(void *)(d + (whole_words + i) * dst_ld + c), o[i]);
+        }
+    }
+    mxp_x32_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld); /* the lines left over */
 }

@@ -59,6 +59,19 @@ void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t
                 _mm512_storeu_si512(d + (q + (size_t)i) * dst_ld + c, o[i]);
         }
     }
-    mxp_x32_copy_words(s, ld, 0, whole_lines, whole_words, count, d, dst_ld); /* the words left over */
-    mxp_x32_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld);         /* the lines left over */
+    if (whole_words < count) { /* the words left over, 16 lines at a time by masked loads (count < 16: a
+                                  convolution's OIHW weights, 9 words a line, went word by word) */
+        const size_t rem = count - whole_words;
+        const __mmask16 m = (__mmask16)((1u << rem) - 1);
+        for (size_t c = 0; c < whole_lines; c += 16) {
+            __m512i r[16], o[16];
+#pragma GCC unroll 16
+            for (int i = 0; i < 16; i++)
+                r[i] = _mm512_maskz_loadu_epi32(m, s + (c + (size_t)i) * ld + 4 * whole_words);
+            transpose16(r, o);
+            for (size_t i = 0; i < rem; i++)
+                _mm512_storeu_si512(d + (whole_words + i) * dst_ld + c, o[i]);
+        }
+    }
+    mxp_x32_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld); /* the lines left over */
 }
