@@ -72,6 +72,8 @@ typedef struct conv_taps {
     char *bp;              /* the weights packed, group after group, then off (a workspace) */
     ptrdiff_t *off;        /* the taps' offsets in the rows the tiles read, elements */
     size_t mr, nr, group_bytes;
+    size_t nseg, seglen;   /* k in segments: a tap's cg channels, or a kernel row's KW C values (one group,
+                              dilation 1 across: its taps lie side by side) */
     int64_t wp;            /* the width of those rows: W + 2 pw */
     size_t band_floats;    /* padded: a band of x's rows (the most a chunk reads), else 0: x in place */
     mxp_gemm_ukernel_taps_fn fn;

@@ -4,7 +4,9 @@
  * (oh, ow) starts at row oh sh, column ow sw, and its tap (p, q) is that
  * pointer plus off(p, q) = (p dh Wp + q dw) C elements, cg channels long:
  * the K = KH KW cg values of k in KH KW segments of cg, in the weights'
- * (p, q, c) order.  The taps kernels (gemm-list.inc's
+ * (p, q, c) order; with one group and no dilation across, a kernel row's
+ * KW taps lie side by side, KH segments of KW C values (the RGB stem's
+ * 7 x 21 instead of 49 x 3).  The taps kernels (gemm-list.inc's
  * MXP_GEMM_UKERNEL_TAPS) take a pointer per row of the tile and the
  * segments' offsets and sum each output through every segment in
  * registers: one chain of fused multiply-adds over all of K.  The panel
@@ -31,7 +33,7 @@
 #include "nn/conv-plan.h"
 
 enum {
-    TAPS_MIN_CG = 16,     /* channels a segment at least: shorter segments are mostly switching */
+    TAPS_MIN_SEG = 16,    /* values of k a segment at least: shorter segments are mostly switching */
     TAPS_CHUNK = 384,     /* pixels a chunk at most (a multiple of 8 and 6) */
     TAPS_MAX_TAPS = 4096, /* kernel windows up to 64 x 64 */
     /* the most bytes of a group's packed weights: all of them are packed before the first tile, so
@@ -62,15 +64,18 @@ static int64_t band_rows(const nn_geom *g)
 bool conv_taps_init(conv_taps *t, const conv_plan *c)
 {
     const nn_geom *g = &c->g;
+    /* a kernel row's taps lie side by side in x (one group, no dilation across): one segment */
+    const bool rows_whole = g->groups == 1 && g->dw == 1;
+    const size_t seglen = (size_t)(rows_whole ? g->kw * c->cg : c->cg);
     if (!g->nhwc || c->direct || c->quant || c->xt != MXP_F32 || c->wt != MXP_F32 || c->yt != MXP_F32 ||
-        c->cg < TAPS_MIN_CG || g->kh * g->kw > TAPS_MAX_TAPS ||
+        seglen < TAPS_MIN_SEG || g->kh * g->kw > TAPS_MAX_TAPS ||
         (c->gemm.acc_dtype != 0 && c->gemm.acc_dtype != MXP_F32) || !default_rounding(&c->gemm.convert))
         return false;
     const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_F32, MXP_F32, MXP_F32, mxp_isa_current());
     const mxp_gemm_ukernel_taps_fn fn = cfg ? mxp_gemm_config_ukernel_taps(cfg) : NULL;
     if (!fn || cfg->mr > 8)
         return false;
-    const size_t k = (size_t)c->k, panels = ((size_t)c->og + cfg->nr - 1) / cfg->nr, taps = (size_t)(g->kh * g->kw);
+    const size_t k = (size_t)c->k, panels = ((size_t)c->og + cfg->nr - 1) / cfg->nr, nseg = k / seglen;
     const int64_t wp = g->w + 2 * g->pw;
     const size_t band = g->ph || g->pw ? (size_t)(band_rows(g) * wp * g->c) : 0;
     if (panels * cfg->nr * k * sizeof(float) > TAPS_MAX_WEIGHT_BYTES || band * sizeof(float) > TAPS_MAX_BAND_BYTES)
@@ -81,15 +86,18 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c)
     t->nr = cfg->nr;
     t->fn = fn;
     t->wp = wp;
+    t->nseg = nseg;
+    t->seglen = seglen;
     t->band_floats = band;
     t->group_bytes = panels * cfg->nr * k * sizeof(float);
     const size_t wbytes = (size_t)g->groups * t->group_bytes;
-    if (!(t->bp = mxp_workspace_get(wbytes + taps * sizeof(ptrdiff_t))))
+    if (!(t->bp = mxp_workspace_get(wbytes + nseg * sizeof(ptrdiff_t))))
         return false; /* no memory: the panel path (which will say so) */
     t->off = (ptrdiff_t *)(void *)(t->bp + wbytes);
-    for (int64_t p = 0; p < g->kh; p++)
-        for (int64_t q = 0; q < g->kw; q++)
-            t->off[p * g->kw + q] = (ptrdiff_t)((p * g->dh * wp + q * g->dw) * g->c);
+    for (size_t sg = 0; sg < nseg; sg++) { /* segment sg: tap (p, q), or kernel row p */
+        const int64_t p = rows_whole ? (int64_t)sg : (int64_t)sg / g->kw, q = rows_whole ? 0 : (int64_t)sg % g->kw;
+        t->off[sg] = (ptrdiff_t)((p * g->dh * wp + q * g->dw) * g->c);
+    }
     for (int64_t grp = 0; grp < g->groups; grp++) {
         const mxp_gemm_operand w = { (const unsigned char *)c->w + (size_t)(grp * c->og) * k * sizeof(float),
                                      MXP_F32, k, 1, NULL };
@@ -170,8 +178,8 @@ static void taps_share(void *ctx, int th, int nthreads)
     mxp_gemm_epilogue e;
     if (j->epilogue)
         mxp_gemm_epilogue_init(&e, &c->gemm);
-    const int64_t taps = g->kh * g->kw, o = g->o, ohw = g->oh * g->ow;
-    const size_t mr = t->mr, nr = t->nr, og = (size_t)c->og, cg = (size_t)c->cg;
+    const int64_t o = g->o, ohw = g->oh * g->ow;
+    const size_t mr = t->mr, nr = t->nr, og = (size_t)c->og;
     const float *x = (const float *)(const void *)c->x;
     const void *rows[TAPS_CHUNK], *grows[TAPS_CHUNK];
     for (size_t c0 = lo, c1; c0 < hi; c0 = c1) {
@@ -205,7 +213,7 @@ static void taps_share(void *ctx, int th, int nthreads)
                 const size_t ncols = og - jr < nr ? og - jr : nr;
                 const float *bp = (const float *)(const void *)(bg + jr * (size_t)c->k * sizeof(float));
                 for (size_t ir = c0; ir < c1; ir += mr)
-                    t->fn(c1 - ir < mr ? c1 - ir : mr, ncols, (size_t)taps, cg, rg + (ir - c0), t->off, bp,
+                    t->fn(c1 - ir < mr ? c1 - ir : mr, ncols, t->nseg, t->seglen, rg + (ir - c0), t->off, bp,
                           j->y + ir * (size_t)o + (size_t)grp * og + jr, (size_t)o, c->alpha, 0.0);
             }
         }

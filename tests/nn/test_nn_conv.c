@@ -282,8 +282,10 @@ static float panel_value(const cfg *k, const float *xv, int64_t r, int64_t t, in
     return in ? xv[((n * k->h + ih) * k->w + iw) * k->c + grp * cg + ch] : 0.0f;
 }
 
-/* NHWC float32, bit for bit: with at least 16 channels a group at a level
- * with taps kernels (avx2 and up: src/nn/conv-taps.c) each output is one
+/* NHWC float32, bit for bit: with segments of at least 16 values (a
+ * kernel row's KW C with one group and no dilation across, else a tap's
+ * channels) at a level with taps kernels (avx2 and up:
+ * src/nn/conv-taps.c) each output is one
  * chain of fused multiply-adds over its K values in (p, q, c) order, then
  * the epilogue in float64 rounded once -- the same bits at every such
  * level; otherwise the GEMM of its im2col matrix, whatever way the
@@ -336,7 +338,8 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
                                           want + grp * og, MXP_F32, (size_t)k->o, &go),
                                  MXP_OK);
             }
-            const bool taps = mxp_isa_current() >= MXP_ISA_AVX2 && cg >= 16;
+            const int64_t seg = k->groups == 1 && k->dw == 1 ? k->kw * cg : cg; /* a kernel row, or a tap */
+            const bool taps = mxp_isa_current() >= MXP_ISA_AVX2 && seg >= 16;
             for (int64_t r = 0; taps && r < m; r++) /* the chain over K, then bias and relu in float64 */
                 for (int64_t oc = 0; oc < k->o; oc++) {
                     const int64_t grp = oc / og;
