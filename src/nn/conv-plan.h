@@ -5,6 +5,7 @@
 #define MXP_NN_CONV_PLAN_H
 
 #include "core/abi.h"
+#include "kernels/cvt-kernel.h"
 #include "kernels/gemm-kernels.h"
 #include "nn/conv-internal.h"
 
@@ -60,23 +61,26 @@ typedef struct conv_gather {
     int64_t pix0; /* the batch's pixel of the GEMM's row 0 */
 } conv_gather;
 void conv_gather_rows(const void *ctx, size_t i0, size_t mc, size_t k0, size_t kc, void *dst, size_t ld);
-/* NHWC float32 convolutions whose GEMM tiles read x's taps where they lie
- * (src/nn/conv-taps.c): no im2col panel.  conv_taps_init takes c (an NHWC
- * plan, x dense) when the configuration has a taps kernel and the product
- * suits it, packing the weights (a workspace); false: not taken, nothing
- * held.  conv_taps_rows computes the output rows of pixels [pix0, pix0 +
- * count) of the batch into y (ld O), epilogue included; conv_taps_free
- * gives the workspace back. */
+/* NHWC float32 and bfloat16 convolutions whose GEMM tiles read x's taps
+ * where they lie (src/nn/conv-taps.c): no im2col panel.  conv_taps_init
+ * takes c (an NHWC plan, x dense) when the configuration has a taps
+ * kernel and the product suits it, packing the weights (a workspace);
+ * false: not taken, nothing held.  conv_taps_rows computes the output rows
+ * of pixels [pix0, pix0 + count) of the batch into y (ld O), epilogue
+ * included; conv_taps_free gives the workspace back. */
 typedef struct conv_taps {
     const conv_plan *c;
     char *bp;              /* the weights packed, group after group, then off (a workspace) */
     ptrdiff_t *off;        /* the taps' offsets in the rows the tiles read, elements */
+    size_t es;             /* bytes of an element of x and the weights: 4 (float32) or 2 (bfloat16) */
     size_t mr, nr, group_bytes;
     size_t nseg, seglen;   /* k in segments: a tap's cg channels, or a kernel row's KW C values (one group,
                               dilation 1 across: its taps lie side by side) */
     int64_t wp;            /* the width of those rows: W + 2 pw */
-    size_t band_floats;    /* padded: a band of x's rows (the most a chunk reads), else 0: x in place */
+    size_t band_bytes;     /* padded: a band of x's rows (the most a chunk reads), else 0: x in place */
     mxp_gemm_ukernel_taps_fn fn;
+    void (*release)(void); /* the kernel's state in a thread, given back after its share (NULL: none) */
+    mxp_cvt_fn round32, round64; /* a bfloat16 y: float32 sums, float64 epilogue rows into it (else NULL) */
 } conv_taps;
 bool conv_taps_init(conv_taps *t, const conv_plan *c);
 mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t count);

@@ -27,6 +27,7 @@
 
 #include "core/alloc-internal.h"
 #include "core/error.h"
+#include "convert/convert-config.h"
 #include "core/threads-internal.h"
 #include "gemm/gemm-internal.h"
 #include "mxp/alloc.h"
@@ -64,32 +65,54 @@ static int64_t band_rows(const nn_geom *g)
 bool conv_taps_init(conv_taps *t, const conv_plan *c)
 {
     const nn_geom *g = &c->g;
+    const bool bf16 = c->xt == MXP_BF16 && c->wt == MXP_BF16;
     /* a kernel row's taps lie side by side in x (one group, no dilation across): one segment */
     const bool rows_whole = g->groups == 1 && g->dw == 1;
     const size_t seglen = (size_t)(rows_whole ? g->kw * c->cg : c->cg);
-    if (!g->nhwc || c->direct || c->quant || c->xt != MXP_F32 || c->wt != MXP_F32 || c->yt != MXP_F32 ||
-        seglen < TAPS_MIN_SEG || g->kh * g->kw > TAPS_MAX_TAPS ||
+    if (!g->nhwc || c->direct || c->quant || !(bf16 || (c->xt == MXP_F32 && c->wt == MXP_F32)) ||
+        !(c->yt == MXP_F32 || (bf16 && c->yt == MXP_BF16)) || seglen < TAPS_MIN_SEG || g->kh * g->kw > TAPS_MAX_TAPS ||
         (c->gemm.acc_dtype != 0 && c->gemm.acc_dtype != MXP_F32) || !default_rounding(&c->gemm.convert))
         return false;
-    const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_F32, MXP_F32, MXP_F32, mxp_isa_current());
+    const mxp_isa isa = mxp_isa_current();
+    const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_F32, c->xt, c->wt, isa);
     const mxp_gemm_ukernel_taps_fn fn = cfg ? mxp_gemm_config_ukernel_taps(cfg) : NULL;
-    if (!fn || cfg->mr > 8)
+    /* bfloat16: the AMX tiles, on segments of whole 32-value chunks */
+    if (!fn || cfg->mr > 32 || cfg->packed != c->xt || seglen % cfg->kpack)
         return false;
-    const size_t k = (size_t)c->k, panels = ((size_t)c->og + cfg->nr - 1) / cfg->nr, nseg = k / seglen;
+    const size_t es = mxp_dtype_itemsize(c->xt), k = (size_t)c->k, nseg = k / seglen;
+    const size_t panels = ((size_t)c->og + cfg->nr - 1) / cfg->nr;
     const int64_t wp = g->w + 2 * g->pw;
-    const size_t band = g->ph || g->pw ? (size_t)(band_rows(g) * wp * g->c) : 0;
-    if (panels * cfg->nr * k * sizeof(float) > TAPS_MAX_WEIGHT_BYTES || band * sizeof(float) > TAPS_MAX_BAND_BYTES)
+    const size_t band = g->ph || g->pw ? ((size_t)(band_rows(g) * wp * g->c) * es + 63) / 64 * 64 : 0;
+    if (panels * cfg->nr * k * es > TAPS_MAX_WEIGHT_BYTES || band > TAPS_MAX_BAND_BYTES)
         return false;
+    mxp_cvt_fn round32 = NULL, round64 = NULL;
+    if (c->yt == MXP_BF16) {
+        const mxp_cvt_kernel *k32 = mxp_cvt_find(MXP_BF16, MXP_F32, MXP_ROUND_NEAREST_EVEN, isa);
+        const mxp_cvt_kernel *k64 = mxp_cvt_find(MXP_BF16, MXP_F64, MXP_ROUND_NEAREST_EVEN, isa);
+        if (!k32 || !k64)
+            return false;
+        round32 = k32->fn, round64 = k64->fn;
+    }
+    if (bf16) { /* values the bfloat16 kernels flush: the GEMM path takes the float32 kernel for them */
+        const size_t xn = (size_t)(g->n * g->h * g->w * g->c);
+        if (mxp_gemm_has_tiny_bf16(c->x, MXP_BF16, 1, xn, xn) ||
+            mxp_gemm_has_tiny_bf16(c->w, MXP_BF16, (size_t)g->o, k, k))
+            return false;
+    }
     memset(t, 0, sizeof *t);
     t->c = c;
+    t->es = es;
     t->mr = cfg->mr;
     t->nr = cfg->nr;
     t->fn = fn;
+    t->release = mxp_gemm_config_release(cfg);
+    t->round32 = round32;
+    t->round64 = round64;
     t->wp = wp;
     t->nseg = nseg;
     t->seglen = seglen;
-    t->band_floats = band;
-    t->group_bytes = panels * cfg->nr * k * sizeof(float);
+    t->band_bytes = band;
+    t->group_bytes = panels * cfg->nr * k * es;
     const size_t wbytes = (size_t)g->groups * t->group_bytes;
     if (!(t->bp = mxp_workspace_get(wbytes + nseg * sizeof(ptrdiff_t))))
         return false; /* no memory: the panel path (which will say so) */
@@ -99,8 +122,8 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c)
         t->off[sg] = (ptrdiff_t)((p * g->dh * wp + q * g->dw) * g->c);
     }
     for (int64_t grp = 0; grp < g->groups; grp++) {
-        const mxp_gemm_operand w = { (const unsigned char *)c->w + (size_t)(grp * c->og) * k * sizeof(float),
-                                     MXP_F32, k, 1, NULL };
+        const mxp_gemm_operand w = { (const unsigned char *)c->w + (size_t)(grp * c->og) * k * es, c->wt, k, 1,
+                                     NULL };
         (void)mxp_gemm_pack_b(cfg, &w, 0, k, 0, (size_t)c->og, t->bp + (size_t)grp * t->group_bytes, false);
     }
     return true;
@@ -114,23 +137,32 @@ void conv_taps_free(conv_taps *t)
 
 typedef struct taps_job {
     const conv_taps *t;
-    float *y;
+    char *y;
     int64_t pix0, count;
-    char *scratch;  /* a thread's: its band of padded rows, then 2 O doubles for the epilogue */
-    size_t scratch_bytes;
+    char *scratch; /* a thread's: its band of padded rows, float32 sums of a chunk for a bfloat16 y, then
+                      2 O doubles for the epilogue */
+    size_t scratch_bytes, sums_bytes;
     bool epilogue;
 } taps_job;
 
-/* The epilogue on output rows [r0, r1) of the job (y's rows, O wide). */
-static void taps_epilogue(const taps_job *j, const mxp_gemm_epilogue *e, int64_t r0, int64_t r1, double *tmp)
+/* A chunk's rows [r0, r1) of the job: float32 sums s (rows O apart; y
+ * itself for a float32 y) through the epilogue into y, rounded once. */
+static void taps_finish(const taps_job *j, const mxp_gemm_epilogue *e, int64_t r0, int64_t r1, const float *s,
+                        double *tmp)
 {
-    const conv_plan *c = j->t->c;
+    const conv_taps *t = j->t;
+    const conv_plan *c = t->c;
     const int64_t o = c->g.o;
+    const size_t ys = mxp_dtype_itemsize(c->yt);
+    const mxp_cvt_params rne = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+    if (!j->epilogue) { /* a bfloat16 y: the sums rounded */
+        t->round32(j->y + (size_t)(r0 * o) * ys, s, (size_t)((r1 - r0) * o), &rne);
+        return;
+    }
     double *row = tmp + o;
-    for (int64_t r = r0; r < r1; r++) {
-        float *yr = j->y + (size_t)(r * o);
+    for (int64_t r = r0; r < r1; r++, s += o) {
         for (int64_t q = 0; q < o; q++)
-            row[q] = yr[q];
+            row[q] = s[q];
         for (int64_t grp = 0; grp < c->g.groups; grp++) { /* the bias of each group's columns */
             mxp_gemm_opts go = c->gemm;
             if (go.bias)
@@ -139,28 +171,32 @@ static void taps_epilogue(const taps_job *j, const mxp_gemm_epilogue *e, int64_t
             ge.o = &go;
             mxp_gemm_epilogue_row(&ge, row + grp * c->og, (size_t)(j->pix0 + r), 0, (size_t)c->og, tmp);
         }
-        for (int64_t q = 0; q < o; q++)
-            yr[q] = (float)row[q];
+        if (t->round64) {
+            t->round64(j->y + (size_t)(r * o) * ys, row, (size_t)o, &rne);
+        } else {
+            float *yr = (float *)(void *)(j->y + (size_t)(r * o) * ys);
+            for (int64_t q = 0; q < o; q++)
+                yr[q] = (float)row[q];
+        }
     }
 }
 
 /* Input rows [ih0, ih0 + rows) of image n, padded (zeros outside x), into
  * band: rows wp pixels wide. */
-static void fill_band(const conv_taps *t, float *band, int64_t n, int64_t ih0, int64_t rows)
+static void fill_band(const conv_taps *t, char *band, int64_t n, int64_t ih0, int64_t rows)
 {
     const nn_geom *g = &t->c->g;
-    const size_t pixf = (size_t)g->c, side = (size_t)g->pw * pixf, inner = (size_t)g->w * pixf;
-    const float *x = (const float *)(const void *)t->c->x;
+    const size_t pixb = (size_t)g->c * t->es, side = (size_t)g->pw * pixb, inner = (size_t)g->w * pixb;
     for (int64_t r = 0; r < rows; r++) {
-        float *d = band + (size_t)(r * t->wp) * pixf;
+        char *d = band + (size_t)(r * t->wp) * pixb;
         const int64_t ih = ih0 + r;
         if (ih < 0 || ih >= g->h) {
-            memset(d, 0, (2 * side + inner) * sizeof(float));
+            memset(d, 0, 2 * side + inner);
             continue;
         }
-        memset(d, 0, side * sizeof(float));
-        memcpy(d + side, x + (size_t)((n * g->h + ih) * g->w) * pixf, inner * sizeof(float));
-        memset(d + side + inner, 0, side * sizeof(float));
+        memset(d, 0, side);
+        memcpy(d + side, t->c->x + (size_t)((n * g->h + ih) * g->w) * pixb, inner);
+        memset(d + side + inner, 0, side);
     }
 }
 
@@ -172,67 +208,71 @@ static void taps_share(void *ctx, int th, int nthreads)
     const nn_geom *g = &c->g;
     size_t lo, hi;
     mxp_share_range((size_t)j->count, t->mr, th, nthreads, &lo, &hi);
-    char *scratch = j->scratch + (size_t)th * j->scratch_bytes;
-    float *band = (float *)(void *)scratch;
-    double *tmp = (double *)(void *)(scratch + t->band_floats * sizeof(float));
+    char *scratch = j->scratch + (size_t)th * j->scratch_bytes, *band = scratch;
+    float *sums = (float *)(void *)(scratch + t->band_bytes);
+    double *tmp = (double *)(void *)(scratch + t->band_bytes + j->sums_bytes);
     mxp_gemm_epilogue e;
     if (j->epilogue)
         mxp_gemm_epilogue_init(&e, &c->gemm);
     const int64_t o = g->o, ohw = g->oh * g->ow;
-    const size_t mr = t->mr, nr = t->nr, og = (size_t)c->og;
-    const float *x = (const float *)(const void *)c->x;
+    const size_t mr = t->mr, nr = t->nr, og = (size_t)c->og, es = t->es;
     const void *rows[TAPS_CHUNK], *grows[TAPS_CHUNK];
     for (size_t c0 = lo, c1; c0 < hi; c0 = c1) {
         /* the chunk: at most TAPS_CHUNK pixels of one image, (n, oh, ow) walked from the first */
         const int64_t p = j->pix0 + (int64_t)c0, n = p / ohw, r0 = p % ohw, oh0 = r0 / g->ow;
         c1 = hi - c0 < TAPS_CHUNK ? hi : c0 + TAPS_CHUNK;
         c1 = c1 - c0 < (size_t)(ohw - r0) ? c1 : c0 + (size_t)(ohw - r0);
-        /* the window of (oh, ow) at base + ((oh - top) sh width + ow sw) C */
-        const float *base = x + (size_t)(n * g->h * g->w * g->c); /* x in place */
+        /* the window of (oh, ow) at base + ((oh - top) sh width + ow sw) C elements */
+        const char *base = c->x + (size_t)(n * g->h * g->w * g->c) * es; /* x in place */
         int64_t top = 0, width = g->w;
-        if (t->band_floats) { /* the chunk's input rows padded into the band */
+        if (t->band_bytes) { /* the chunk's input rows padded into the band */
             const int64_t oh1 = (r0 + (int64_t)(c1 - c0) - 1) / g->ow;
             fill_band(t, band, n, oh0 * g->sh - g->ph, (oh1 - oh0) * g->sh + (g->kh - 1) * g->dh + 1);
             base = band, top = oh0, width = t->wp;
         }
         int64_t oh = oh0, ow = r0 % g->ow;
         for (size_t i = 0; i < c1 - c0; i++) {
-            rows[i] = base + ((oh - top) * g->sh * width + ow * g->sw) * g->c;
+            rows[i] = base + (size_t)((oh - top) * g->sh * width + ow * g->sw) * (size_t)g->c * es;
             if (++ow == g->ow)
                 ow = 0, oh++;
         }
+        /* float32 sums into y itself, or (a bfloat16 y) into the thread's chunk of them */
+        float *s = t->round32 ? sums : (float *)(void *)(j->y + c0 * (size_t)o * sizeof(float));
         for (int64_t grp = 0; grp < g->groups; grp++) {
             const void *const *rg = rows;
             if (grp > 0) { /* the group's channels */
                 for (size_t i = 0; i < c1 - c0; i++)
-                    grows[i] = (const float *)rows[i] + grp * c->cg;
+                    grows[i] = (const char *)rows[i] + (size_t)(grp * c->cg) * es;
                 rg = grows;
             }
             const char *bg = t->bp + (size_t)grp * t->group_bytes;
             for (size_t jr = 0; jr < og; jr += nr) {
                 const size_t ncols = og - jr < nr ? og - jr : nr;
-                const float *bp = (const float *)(const void *)(bg + jr * (size_t)c->k * sizeof(float));
+                const char *bp = bg + jr * (size_t)c->k * es;
                 for (size_t ir = c0; ir < c1; ir += mr)
                     t->fn(c1 - ir < mr ? c1 - ir : mr, ncols, t->nseg, t->seglen, rg + (ir - c0), t->off, bp,
-                          j->y + ir * (size_t)o + (size_t)grp * og + jr, (size_t)o, c->alpha, 0.0);
+                          s + (ir - c0) * (size_t)o + (size_t)grp * og + jr, (size_t)o, c->alpha, 0.0);
             }
         }
-        if (j->epilogue)
-            taps_epilogue(j, &e, (int64_t)c0, (int64_t)c1, tmp);
+        if (j->epilogue || t->round32)
+            taps_finish(j, &e, (int64_t)c0, (int64_t)c1, s, tmp);
     }
+    if (t->release)
+        t->release();
 }
 
 mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t count)
 {
     const conv_plan *c = t->c;
     const mxp_gemm_opts *o = &c->gemm;
-    taps_job j = { t, (float *)(void *)y, pix0, count, NULL, 0, o->bias || o->activation || o->clamp };
+    taps_job j = { t, y, pix0, count, NULL, 0, 0, o->bias || o->activation || o->clamp };
     const double macs = (double)count * (double)c->g.o * (double)c->k;
     int nthreads = mxp_share_threads(macs > 1e15 ? (size_t)1e15 : (size_t)macs, (size_t)1 << 21);
     const size_t tiles = ((size_t)count + t->mr - 1) / t->mr;
     if ((size_t)nthreads > tiles)
         nthreads = (int)tiles;
-    j.scratch_bytes = (t->band_floats * sizeof(float) + 2 * (size_t)c->g.o * sizeof(double) + 63) / 64 * 64;
+    j.sums_bytes = t->round32 ? (size_t)TAPS_CHUNK * (size_t)c->g.o * sizeof(float) : 0;
+    j.scratch_bytes = (t->band_bytes + j.sums_bytes + 2 * (size_t)c->g.o * sizeof(double) + 63) / 64 * 64;
     if (!(j.scratch = mxp_workspace_get((size_t)nthreads * j.scratch_bytes)))
         return mxp_error(MXP_ERR_NO_MEMORY, "no memory for a convolution's rows (%zu bytes)",
                          (size_t)nthreads * j.scratch_bytes);

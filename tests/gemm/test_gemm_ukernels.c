@@ -232,21 +232,26 @@ static void check_float(const fline *f, size_t mr, size_t nr, size_t kc, double 
  * against the A-in-place kernel of the same level on the rows gathered
  * (k contiguous): the same chain of fused multiply-adds. */
 static void check_taps(const fline *f, mxp_gemm_ukernel_a_fn in_place, size_t mr, size_t nr, size_t nseg,
-                       size_t seglen, double alpha, double beta)
+                       size_t seglen, int spaced, double alpha, double beta)
 {
     const size_t MR = f->mr, NR = f->nr, ts = mxp_dtype_itemsize(f->type), cs = mxp_dtype_itemsize(f->acc);
-    const size_t kc = nseg * seglen, ldc = NR + 3, span = 4096, lda = kc + 1;
+    const size_t kc = nseg * seglen, ldc = NR + 3, span = 8192, lda = kc + 32;
     unsigned char *x = malloc(span * ts), *g = malloc(MR * lda * ts), *b = malloc(kc * NR * ts);
     unsigned char *c = malloc(MR * ldc * cs), *c_twin = malloc(MR * ldc * cs), *c_a = malloc(MR * ldc * cs);
     assert_true(x && g && b && c && c_twin && c_a);
     random_values(f->type, x, span);
     random_values(f->type, b, kc * NR);
     ptrdiff_t off[16];
-    const void *rows[16];
+    const void *rows[32];
     for (size_t s = 0; s < nseg; s++) /* within [-1024, 1024), seglen past it in x */
         off[s] = (ptrdiff_t)(prng_next(&rng) % 2048) - 1024;
-    for (size_t i = 0; i < MR; i++) /* every row's segments inside x */
-        rows[i] = x + (1024 + 1 + prng_next(&rng) % (span - 2048 - seglen - 2)) * ts;
+    /* every row's segments inside x: anywhere (spaced 0), or a run of rows equally spaced (the pixels
+       of an image row: the AMX kernel loads them as a tile; spaced 2: but for one row of the second half) */
+    const size_t gap = seglen + 5, at = 1025 + prng_next(&rng) % 64;
+    for (size_t i = 0; i < MR; i++) {
+        const bool run = spaced && !(spaced == 2 && i == 20);
+        rows[i] = x + (run ? at + i * gap : 1025 + prng_next(&rng) % (span - 2048 - seglen - 2)) * ts;
+    }
     for (size_t i = 0; i < MR; i++)
         for (size_t s = 0; s < nseg; s++)
             memcpy(g + (i * lda + s * seglen) * ts, (const unsigned char *)rows[i] + (size_t)off[s] * ts, seglen * ts);
@@ -295,9 +300,10 @@ static void run_float(const void *line, size_t mr, size_t nr, size_t i, size_t w
     check_float(f, mr, nr, kcs[i], alphas[w % NELEMS(alphas)], betas[w % NELEMS(betas)]);
 }
 
-/* segments x seglen: one segment, odd lengths past the 4-step turns, a 3x3 window of 16 and 64 channels */
+/* segments x seglen: one segment, odd lengths past the 4-step turns, a 3x3 window of 16 and 64 channels,
+   multiples of 32 (the AMX kernel's chunks: it takes only those) */
 static const size_t taps_shapes[][2] = { { 1, 1 }, { 1, 67 }, { 2, 3 }, { 3, 4 }, { 2, 5 }, { 9, 16 }, { 4, 17 },
-                                         { 9, 64 } };
+                                         { 9, 64 }, { 1, 32 }, { 3, 96 }, { 2, 64 } };
 
 static mxp_gemm_ukernel_a_fn in_place_of(const fline *f)
 {
@@ -312,7 +318,9 @@ static void run_taps(const void *line, size_t mr, size_t nr, size_t i, size_t w)
     const fline *f = line;
     const mxp_gemm_ukernel_a_fn in_place = in_place_of(f);
     assert_non_null(in_place); /* every taps kernel has an A-in-place sibling to agree with */
-    check_taps(f, in_place, mr, nr, taps_shapes[i][0], taps_shapes[i][1], alphas[w % NELEMS(alphas)],
+    if (taps_shapes[i][1] % f->kpack)
+        return; /* segments of whole k-groups */
+    check_taps(f, in_place, mr, nr, taps_shapes[i][0], taps_shapes[i][1], (int)(w % 3), alphas[w % NELEMS(alphas)],
                betas[w % NELEMS(betas)]);
 }
 

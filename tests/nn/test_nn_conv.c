@@ -360,6 +360,74 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
     assert_int_equal(mxp_set_num_threads(0), MXP_OK);
 }
 
+/* NHWC bfloat16 with K <= 1024 (one KC block of the bfloat16 GEMM), bit
+ * for bit the GEMM of its im2col matrix into bfloat16 or float32 y, bias
+ * and relu or not, with one thread and two: at the AMX level through the
+ * taps kernel (its 32-value chunks in the A-in-place kernel's order; the
+ * rows of a tile loaded where they lie, or copied where a run of pixels
+ * crosses an image row), at the others through the panel.  Kernel rows
+ * of 96 and 192 values, taps of 32 (two dilated groups), chunks of
+ * pixels across image rows. */
+static void test_conv2d_bfloat16_nhwc_is_gemm_of_im2col(void **state)
+{
+    (void)state;
+    static const cfg shapes[] = {
+        /* n  c   h   w   o  kh  kw sh sw ph pw dh dw g */
+        { 2, 32, 9, 13, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1 },   /* K = 288 */
+        { 1, 64, 20, 21, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1 },  /* K = 576, stride 2 */
+        { 1, 64, 12, 12, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2 },  /* groups of 32, dilated: taps of 32 */
+        { 1, 32, 33, 35, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1 },  /* 1155 pixels */
+    };
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int v = 0; v < 4; v++) {
+            const cfg *k = &shapes[si];
+            const int threads = 1 + v % 2;
+            const mxp_dtype yt = v < 2 ? MXP_BF16 : MXP_F32;
+            const int64_t cg = k->c / k->groups, og = k->o / k->groups, kk = k->kh * k->kw * cg;
+            const int64_t oh = out_size(k->h, k->kh, k->sh, k->ph, k->dh), ow = out_size(k->w, k->kw, k->sw, k->pw, k->dw);
+            const int64_t m = k->n * oh * ow, xshape[4] = { k->n, k->h, k->w, k->c };
+            const int64_t wshape[4] = { k->o, k->kh, k->kw, cg };
+            mxp_array *x = NULL, *w = NULL, *b = NULL, *y = NULL, *x32 = NULL, *w32 = NULL;
+            assert_int_equal(mxp_array_random_normal(&x, MXP_BF16, 4, xshape, 0, 1, 70 + si), MXP_OK);
+            assert_int_equal(mxp_array_random_normal(&w, MXP_BF16, 4, wshape, 0, 0.2, 80 + si), MXP_OK);
+            assert_int_equal(mxp_array_random_normal(&b, MXP_F32, 1, &k->o, 0, 1, 90 + si), MXP_OK);
+            assert_int_equal(mxp_array_astype(&x32, x, MXP_F32, NULL), MXP_OK);
+            assert_int_equal(mxp_array_astype(&w32, w, MXP_F32, NULL), MXP_OK);
+            const mxp_conv_opts opt = { .layout = MXP_NHWC, .stride = { k->sh, k->sw }, .padding = { k->ph, k->pw },
+                                        .dilation = { k->dh, k->dw }, .groups = k->groups,
+                                        .activation = v % 2 ? MXP_ACT_RELU : MXP_ACT_NONE };
+            assert_int_equal(mxp_set_num_threads(threads), MXP_OK);
+            assert_int_equal(mxp_conv2d(&y, x, w, v % 2 ? b : NULL, &opt, yt), MXP_OK);
+            const float *xv = mxp_array_data(x32), *bv = mxp_array_data(b);
+            const uint16_t *wv = mxp_array_data(w);
+            const size_t ys = mxp_dtype_itemsize(yt);
+            float *p32 = malloc((size_t)(m * kk) * sizeof *p32);
+            uint16_t *panel = malloc((size_t)(m * kk) * sizeof *panel);
+            unsigned char *want = malloc((size_t)(m * k->o) * ys);
+            assert_true(p32 && panel && want);
+            for (int64_t grp = 0; grp < k->groups; grp++) {
+                for (int64_t r = 0; r < m; r++)
+                    for (int64_t t = 0; t < kk; t++)
+                        p32[r * kk + t] = panel_value(k, xv, r, t, oh, ow, grp);
+                assert_int_equal(mxp_convert(panel, MXP_BF16, p32, MXP_F32, (size_t)(m * kk), NULL), MXP_OK);
+                const mxp_gemm_opts go = { .bias = v % 2 ? bv + grp * og : NULL, .bias_dtype = MXP_F32,
+                                           .bias_kind = v % 2 ? MXP_BIAS_PER_COL : 0, .activation = opt.activation };
+                assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_TRANS, (size_t)m, (size_t)og, (size_t)kk, 1, panel,
+                                          MXP_BF16, (size_t)kk, wv + grp * og * kk, MXP_BF16, (size_t)kk, 0,
+                                          want + (size_t)(grp * og) * ys, yt, (size_t)k->o, &go),
+                                 MXP_OK);
+            }
+            if (memcmp(mxp_array_data(y), want, (size_t)(m * k->o) * ys))
+                fail_msg("shape %zu, variant %d: the bfloat16 convolution differs from the GEMM of its im2col matrix",
+                         si, v);
+            free(p32), free(panel), free(want);
+            mxp_array *all[6] = { x, w, b, y, x32, w32 };
+            for (int a = 0; a < 6; a++)
+                mxp_array_free(all[a]);
+        }
+    assert_int_equal(mxp_set_num_threads(0), MXP_OK);
+}
+
 /* bfloat16 (and float8 x widened into bfloat16) with values the bfloat16
  * kernels flush (subnormal inputs, products below float32's normal range):
  * exact all the same, in both layouts (the NHWC panel is made inside the
@@ -451,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_conv1d_is_conv2d_of_one_row),
         cmocka_unit_test(test_conv2d_float16_is_float32_of_its_values),
         cmocka_unit_test(test_conv2d_nhwc_is_gemm_of_im2col),
+        cmocka_unit_test(test_conv2d_bfloat16_nhwc_is_gemm_of_im2col),
         cmocka_unit_test(test_conv2d_bfloat16_tiny_values_exact),
         cmocka_unit_test(test_conv2d_bad_arguments),
     };

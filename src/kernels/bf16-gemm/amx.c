@@ -16,7 +16,9 @@
  * that; alpha and beta come after, as in every float kernel. */
 #include <immintrin.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kernels/amx-tiles.h"
 #include "kernels/gemm-kernels.h"
@@ -66,6 +68,88 @@ void mxp_bf16_gemm_ukernel_32x32__amx(size_t mr, size_t nr, size_t kc, const voi
                                       size_t ldc, double alpha, double beta)
 {
     multiply(mr, kc, a, 32, 32 * 32, false, b);
+    store(mr, nr, c, ldc, alpha, beta);
+}
+
+/* One half of a taps tile (rows 16 h .. 16 h + 15): its rows' pointers
+ * equally spaced (one tile load from the first, `stride` bytes apart), or
+ * not (a chunk at a time through an edge buffer, zero past mr). */
+typedef struct taps_half {
+    const uint8_t *base;
+    size_t stride;
+    size_t rows; /* rows of the tile below mr; 0: none */
+    bool copy;
+} taps_half;
+
+static taps_half taps_half_of(const void *const *rows, size_t mr, size_t h)
+{
+    taps_half t = { NULL, 64, mr > 16 * h ? (mr - 16 * h < 16 ? mr - 16 * h : 16) : 0, true };
+    if (!t.rows)
+        return t;
+    const uint8_t *const *r = (const uint8_t *const *)rows + 16 * h;
+    t.base = r[0];
+    if (t.rows < 16)
+        return t;
+    const ptrdiff_t d = r[1] - r[0];
+    for (size_t i = 2; i < 16; i++)
+        if (r[i] - r[0] != (ptrdiff_t)i * d)
+            return t;
+    if (d <= 0)
+        return t;
+    t.stride = (size_t)d;
+    t.copy = false;
+    return t;
+}
+
+/* A's rows through pointers, k in nseg segments of seglen (a multiple of
+ * 32) at rows[i] + off[s] (a convolution's taps: src/nn/conv-taps.c): the
+ * tile k loop above with each half's rows loaded where they lie when they
+ * are equally spaced (a run of pixels in one image row), else copied a
+ * chunk at a time.  The same chunks in the same order as the A-in-place
+ * kernel on the rows gathered: the same bits. */
+void mxp_bf16_gemm_ukernel_32x32_taps__amx(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows,
+                                           const ptrdiff_t *off, const void *b, void *c, size_t ldc, double alpha,
+                                           double beta)
+{
+    uint8_t edge[32][64] __attribute__((aligned(64)));
+    const taps_half h0 = taps_half_of(rows, mr, 0), h1 = taps_half_of(rows, mr, 1);
+    if (h0.copy)
+        memset(edge[h0.rows], 0, (16 - h0.rows) * 64);
+    if (h1.copy)
+        memset(edge[16 + h1.rows], 0, (16 - h1.rows) * 64);
+    const uint8_t *const *r = (const uint8_t *const *)rows;
+    const uint8_t *pb = b;
+    mxp_amx_tiles_configure();
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    for (size_t sg = 0; sg < nseg; sg++) {
+        const ptrdiff_t o = off[sg] * 2;
+        for (size_t q = 0; q < seglen / 32; q++, pb += 16 * 128) {
+            const ptrdiff_t at = o + (ptrdiff_t)q * 64;
+            const uint8_t *t0 = h0.base + at, *t1 = h1.rows ? h1.base + at : &edge[16][0];
+            if (h0.copy || (h1.copy && h1.rows)) {
+                for (size_t i = 0; h0.copy && i < h0.rows; i++)
+                    memcpy(edge[i], r[i] + at, 64);
+                for (size_t i = 0; h1.copy && i < h1.rows; i++)
+                    memcpy(edge[16 + i], r[16 + i] + at, 64);
+                mxp_amx_tile_memory_barrier();
+            }
+            if (h0.copy)
+                t0 = &edge[0][0];
+            if (h1.copy)
+                t1 = &edge[16][0];
+            _tile_loadd(4, t0, h0.copy ? 64 : h0.stride);
+            _tile_loadd(6, pb, 128);
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_loadd(7, pb + 64, 128);
+            _tile_dpbf16ps(1, 4, 7);
+            _tile_loadd(5, t1, h1.copy ? 64 : h1.stride);
+            _tile_dpbf16ps(2, 5, 6);
+            _tile_dpbf16ps(3, 5, 7);
+        }
+    }
     store(mr, nr, c, ldc, alpha, beta);
 }
 

@@ -64,6 +64,17 @@ void mxp_bf16_gemm_ukernel_6x32_a__scalar(size_t mr, size_t nr, size_t kc, const
  * B~ [k/2][32][2], kc a multiple of 32; per 32 values of k, the even-k and
  * odd-k products in two chains from +0, then sum + (even + odd), as
  * tdpbf16ps computes them. */
+/* s + one chunk of 32 values of k: A's at ap, B~'s column pair rows at bp. */
+static float chunk_amx(float s, const uint16_t *ap, const uint16_t *bp)
+{
+    float even = 0, odd = 0;
+    for (size_t q = 0; q < 16; q++) {
+        even = ftz(fmaf(bf16_daz(ap[2 * q]), bf16_daz(bp[q * 64]), even));
+        odd = ftz(fmaf(bf16_daz(ap[2 * q + 1]), bf16_daz(bp[q * 64 + 1]), odd));
+    }
+    return ftz(s + ftz(even + odd));
+}
+
 static void tile_amx(size_t mr, size_t nr, size_t kc, const uint16_t *a, size_t a_row, size_t a_step,
                      const uint16_t *b, float *c, size_t ldc, double alpha, double beta)
 {
@@ -71,17 +82,31 @@ static void tile_amx(size_t mr, size_t nr, size_t kc, const uint16_t *a, size_t 
     for (size_t i = 0; i < mr; i++)
         for (size_t j = 0; j < nr; j++) {
             float s = 0;
-            for (size_t p0 = 0; p0 < kc; p0 += 32) {
-                const uint16_t *ap = a + i * a_row + p0 / 32 * a_step, *bp = b + p0 / 2 * 64 + 2 * j;
-                float even = 0, odd = 0;
-                for (size_t q = 0; q < 16; q++) {
-                    even = ftz(fmaf(bf16_daz(ap[2 * q]), bf16_daz(bp[q * 64]), even));
-                    odd = ftz(fmaf(bf16_daz(ap[2 * q + 1]), bf16_daz(bp[q * 64 + 1]), odd));
-                }
-                s = ftz(s + ftz(even + odd));
-            }
+            for (size_t p0 = 0; p0 < kc; p0 += 32)
+                s = chunk_amx(s, a + i * a_row + p0 / 32 * a_step, b + p0 / 2 * 64 + 2 * j);
             const float x = fa * s;
             c[i * ldc + j] = beta != 0 ? fmaf(fb, c[i * ldc + j], x) : x;
+        }
+}
+
+/* The taps kernel's twin: row i's k = s * seglen + p at rows[i] + off[s] + p. */
+void mxp_bf16_gemm_ukernel_32x32_taps__scalar(size_t mr, size_t nr, size_t nseg, size_t seglen,
+                                              const void *const *rows, const ptrdiff_t *off, const void *b, void *c,
+                                              size_t ldc, double alpha, double beta)
+{
+    const float fa = (float)alpha, fb = (float)beta;
+    const uint16_t *pb = b;
+    float *pc = c;
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++) {
+            float s = 0;
+            for (size_t sg = 0; sg < nseg; sg++)
+                for (size_t p0 = 0; p0 < seglen; p0 += 32) {
+                    const uint16_t *ap = (const uint16_t *)rows[i] + off[sg] + p0;
+                    s = chunk_amx(s, ap, pb + (sg * seglen + p0) / 2 * 64 + 2 * j);
+                }
+            const float x = fa * s;
+            pc[i * ldc + j] = beta != 0 ? fmaf(fb, pc[i * ldc + j], x) : x;
         }
 }
 
