@@ -7,6 +7,7 @@
 #include "core/abi.h"
 #include "kernels/cvt-kernel.h"
 #include "kernels/gemm-kernels.h"
+#include "kernels/pack-kernels.h"
 #include "nn/conv-internal.h"
 
 typedef struct conv_plan {
@@ -65,7 +66,9 @@ void conv_gather_rows(const void *ctx, size_t i0, size_t mc, size_t k0, size_t k
  * where they lie (src/nn/conv-taps.c): no im2col panel.  conv_taps_init
  * takes c (an NHWC plan, x dense) when the configuration has a taps
  * kernel and the product suits it, packing the weights (a workspace);
- * false: not taken, nothing held.  conv_taps_rows computes the output rows
+ * false: not taken, nothing held.  planar: c's x is stored NCHW (float32
+ * only), each chunk's band of rows transposed into NHWC while it is
+ * padded (no NHWC copy of all of x).  conv_taps_rows computes the output rows
  * of pixels [pix0, pix0 + count) of the batch into y (ld O), epilogue
  * included; conv_taps_free gives the workspace back. */
 typedef struct conv_taps {
@@ -77,12 +80,13 @@ typedef struct conv_taps {
     size_t nseg, seglen;   /* k in segments: a tap's cg channels, or a kernel row's KW C values (one group,
                               dilation 1 across: its taps lie side by side) */
     int64_t wp;            /* the width of those rows: W + 2 pw */
-    size_t band_bytes;     /* padded: a band of x's rows (the most a chunk reads), else 0: x in place */
+    size_t band_bytes;     /* padded or planar: a band of x's rows (the most a chunk reads), else 0: x in place */
+    mxp_x32_transpose_fn planar; /* x stored NCHW: the transpose of a band's rows into it, else NULL */
     mxp_gemm_ukernel_taps_fn fn;
     void (*release)(void); /* the kernel's state in a thread, given back after its share (NULL: none) */
     mxp_cvt_fn round32, round64; /* a bfloat16 y: float32 sums, float64 epilogue rows into it (else NULL) */
 } conv_taps;
-bool conv_taps_init(conv_taps *t, const conv_plan *c);
+bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar);
 mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t count);
 void conv_taps_free(conv_taps *t);
 

@@ -21,6 +21,9 @@
  * panel stays in L2 across the chunk's tiles), its MR-pixel tiles.  The
  * threads take contiguous ranges of pixels; each tile is computed by one
  * thread in the same order: the bits do not depend on the thread count.
+ * NCHW float32 x (the NCHW path through NHWC, conv.c) is transposed into
+ * NHWC a band at a time while it is padded: a whole NHWC copy went to
+ * memory and back.
  * The epilogue (bias, activation, clamp) runs on a chunk's rows once they
  * are complete, in float64 rounded once, as mxp_gemm's. */
 #include <string.h>
@@ -62,7 +65,7 @@ static int64_t band_rows(const nn_geom *g)
     return (out - 1) * g->sh + (g->kh - 1) * g->dh + 1;
 }
 
-bool conv_taps_init(conv_taps *t, const conv_plan *c)
+bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar)
 {
     const nn_geom *g = &c->g;
     const bool bf16 = c->xt == MXP_BF16 && c->wt == MXP_BF16;
@@ -77,12 +80,12 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c)
     const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_F32, c->xt, c->wt, isa);
     const mxp_gemm_ukernel_taps_fn fn = cfg ? mxp_gemm_config_ukernel_taps(cfg) : NULL;
     /* bfloat16: the AMX tiles, on segments of whole 32-value chunks */
-    if (!fn || cfg->mr > 32 || cfg->packed != c->xt || seglen % cfg->kpack)
+    if (!fn || cfg->mr > 32 || cfg->packed != c->xt || seglen % cfg->kpack || (planar && c->xt != MXP_F32))
         return false;
     const size_t es = mxp_dtype_itemsize(c->xt), k = (size_t)c->k, nseg = k / seglen;
     const size_t panels = ((size_t)c->og + cfg->nr - 1) / cfg->nr;
     const int64_t wp = g->w + 2 * g->pw;
-    const size_t band = g->ph || g->pw ? ((size_t)(band_rows(g) * wp * g->c) * es + 63) / 64 * 64 : 0;
+    const size_t band = g->ph || g->pw || planar ? ((size_t)(band_rows(g) * wp * g->c) * es + 63) / 64 * 64 : 0;
     if (panels * cfg->nr * k * es > TAPS_MAX_WEIGHT_BYTES || band > TAPS_MAX_BAND_BYTES)
         return false;
     mxp_cvt_fn round32 = NULL, round64 = NULL;
@@ -112,6 +115,7 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c)
     t->nseg = nseg;
     t->seglen = seglen;
     t->band_bytes = band;
+    t->planar = planar ? mxp_x32_transpose_kernel(isa, (size_t)g->c) : NULL;
     t->group_bytes = panels * cfg->nr * k * es;
     const size_t wbytes = (size_t)g->groups * t->group_bytes;
     if (!(t->bp = mxp_workspace_get(wbytes + nseg * sizeof(ptrdiff_t))))
@@ -195,7 +199,11 @@ static void fill_band(const conv_taps *t, char *band, int64_t n, int64_t ih0, in
             continue;
         }
         memset(d, 0, side);
-        memcpy(d + side, t->c->x + (size_t)((n * g->h + ih) * g->w) * pixb, inner);
+        if (t->planar) /* [C][W] of planes H W apart -> [W][C] */
+            t->planar(t->c->x + (size_t)((n * g->c * g->h + ih) * g->w) * t->es, (size_t)(g->h * g->w) * t->es,
+                      (size_t)g->c, (size_t)g->w, d + side, (size_t)g->c);
+        else
+            memcpy(d + side, t->c->x + (size_t)((n * g->h + ih) * g->w) * pixb, inner);
         memset(d + side + inner, 0, side);
     }
 }

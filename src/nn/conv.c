@@ -100,7 +100,7 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
         return st;
     }
     conv_taps t;
-    if (conv_taps_init(&t, c)) {
+    if (conv_taps_init(&t, c, false)) {
         st = conv_taps_rows(&t, y, 0, total);
         conv_taps_free(&t);
         return st;
@@ -309,16 +309,20 @@ static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
         return true;
     }
     char *xt = buf, *wt = buf + xb, *yt = wt + wb, *panel = yt + yb;
-    for (int64_t n = 0; n < g->n; n++) /* [C][HW] -> [HW][C] */
-        transpose(xt + (size_t)(n * hw * g->c) * xs, c->x + (size_t)(n * g->c * hw) * xs, (size_t)g->c, (size_t)hw,
-                  xs);
     for (int64_t o = 0; o < g->o; o++) /* [C][KH KW] -> [KH KW][C] */
         transpose(wt + (size_t)(o * kk * g->c) * xs, c->w + (size_t)(o * g->c * kk) * xs, (size_t)g->c, (size_t)kk,
                   xs);
-    h.x = xt;
     h.w = wt;
+    /* the taps path transposes x a band at a time (float32); else all of it here */
     conv_taps taps;
-    const bool by_taps = conv_taps_init(&taps, &h);
+    bool by_taps = conv_taps_init(&taps, &h, true);
+    if (!by_taps) {
+        for (int64_t n = 0; n < g->n; n++) /* [C][HW] -> [HW][C] */
+            transpose(xt + (size_t)(n * hw * g->c) * xs, c->x + (size_t)(n * g->c * hw) * xs, (size_t)g->c,
+                      (size_t)hw, xs);
+        h.x = xt;
+        by_taps = conv_taps_init(&taps, &h, false);
+    }
     conv_plan padded;
     char *xp = by_taps ? NULL : conv_pad_x(&h, &padded);
     *st = MXP_OK;

@@ -352,6 +352,32 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
             if (memcmp(mxp_array_data(y), want, (size_t)(m * k->o) * 4))
                 fail_msg("shape %zu, %d thread(s): the convolution differs from %s", si, threads,
                          taps ? "the chain of fused multiply-adds over its taps" : "the GEMM of its im2col matrix");
+            if (k->groups == 1) { /* NCHW with one group goes through NHWC (x transposed a band at a time by the
+                                     taps path): the same bits, transposed */
+                const int64_t xc[4] = { k->n, k->c, k->h, k->w }, wc[4] = { k->o, k->c, k->kh, k->kw };
+                mxp_array *xn = NULL, *wn = NULL, *yn = NULL;
+                assert_int_equal(mxp_array_empty(&xn, MXP_F32, 4, xc), MXP_OK);
+                assert_int_equal(mxp_array_empty(&wn, MXP_F32, 4, wc), MXP_OK);
+                float *xd = mxp_array_data(xn), *wd = mxp_array_data(wn);
+                for (int64_t n = 0; n < k->n; n++)
+                    for (int64_t i = 0; i < k->h * k->w; i++)
+                        for (int64_t ch = 0; ch < k->c; ch++)
+                            xd[(n * k->c + ch) * k->h * k->w + i] = xv[(n * k->h * k->w + i) * k->c + ch];
+                for (int64_t oc = 0; oc < k->o; oc++)
+                    for (int64_t t = 0; t < k->kh * k->kw; t++)
+                        for (int64_t ch = 0; ch < k->c; ch++)
+                            wd[(oc * k->c + ch) * k->kh * k->kw + t] = wv[(oc * k->kh * k->kw + t) * k->c + ch];
+                mxp_conv_opts on = opt;
+                on.layout = MXP_NCHW;
+                assert_int_equal(mxp_conv2d(&yn, xn, wn, b, &on, 0), MXP_OK);
+                const float *yv = mxp_array_data(y), *ynv = mxp_array_data(yn);
+                for (int64_t r = 0; r < m; r++)
+                    for (int64_t oc = 0; oc < k->o; oc++)
+                        if (memcmp(&ynv[(r / (oh * ow) * k->o + oc) * oh * ow + r % (oh * ow)], &yv[r * k->o + oc], 4))
+                            fail_msg("shape %zu, %d thread(s): NCHW y[%lld][%lld] differs from NHWC's", si, threads,
+                                     (long long)(r / (oh * ow)), (long long)oc);
+                mxp_array_free(xn), mxp_array_free(wn), mxp_array_free(yn);
+            }
             free(panel), free(want);
             mxp_array *all[4] = { x, w, b, y };
             for (int a = 0; a < 4; a++)
