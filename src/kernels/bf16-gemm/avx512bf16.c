@@ -42,6 +42,15 @@ void mxp_bf16_gemm_ukernel_6x32_a__avx512bf16(size_t mr, size_t nr, size_t kc, c
     mxp_avx512_tile(mr, nr, kc, a, mr, lda, 2, b, c, ldc, alpha, beta);
 }
 
+/* A's rows through pointers, k in nseg segments of seglen (even) at
+ * rows[i] + off[s] (a convolution's taps: src/nn/conv-taps.c). */
+void mxp_bf16_gemm_ukernel_6x32_taps__avx512bf16(size_t mr, size_t nr, size_t nseg, size_t seglen,
+                                                 const void *const *rows, const ptrdiff_t *off, const void *b,
+                                                 void *c, size_t ldc, double alpha, double beta)
+{
+    mxp_avx512_tile_taps(mr, nr, nseg, seglen, (const uint16_t *const *)rows, off, b, c, ldc, alpha, beta);
+}
+
 /* Small M: 8 x 32 with bfloat16 B read in place (rows ldb elements apart):
  * rows p and p+1 are interleaved into k-pairs in registers (vpunpck*wd
  * works within 128-bit lanes, so the accumulators hold the columns in the

@@ -59,6 +59,30 @@ void mxp_bf16_gemm_ukernel_6x32_a__scalar(size_t mr, size_t nr, size_t kc, const
     dot_tile(mr, nr, kc, a, lda, 2, b, 64, 2, 1, c, ldc, alpha, beta);
 }
 
+/* The vdpbf16ps taps kernel's twin: row i's k = s * seglen + p (seglen
+ * even) at rows[i] + off[s] + p, the pairs' chain through every segment. */
+void mxp_bf16_gemm_ukernel_6x32_taps__scalar(size_t mr, size_t nr, size_t nseg, size_t seglen,
+                                             const void *const *rows, const ptrdiff_t *off, const void *b, void *c,
+                                             size_t ldc, double alpha, double beta)
+{
+    const float fa = (float)alpha, fb = (float)beta;
+    const uint16_t *pb = b;
+    float *pc = c;
+    for (size_t i = 0; i < mr; i++)
+        for (size_t j = 0; j < nr; j++) {
+            float s = 0;
+            for (size_t sg = 0; sg < nseg; sg++)
+                for (size_t p = 0; p < seglen; p += 2) {
+                    const uint16_t *ap = (const uint16_t *)rows[i] + off[sg] + p;
+                    const uint16_t *bp = pb + (sg * seglen + p) / 2 * 64 + 2 * j;
+                    s = ftz(fmaf(bf16_daz(ap[1]), bf16_daz(bp[1]), s));
+                    s = ftz(fmaf(bf16_daz(ap[0]), bf16_daz(bp[0]), s));
+                }
+            const float x = fa * s;
+            pc[i * ldc + j] = beta != 0 ? fmaf(fb, pc[i * ldc + j], x) : x;
+        }
+}
+
 /* The AMX kernels' (amx.c): A's element (i, p) at a[i * a_row + p / 32 *
  * a_step + p % 32] (A~ [k/32][32][32]: 32 and 1024; in place: lda and 32),
  * B~ [k/2][32][2], kc a multiple of 32; per 32 values of k, the even-k and
