@@ -74,7 +74,8 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar)
     const size_t seglen = (size_t)(rows_whole ? g->kw * c->cg : c->cg);
     if (!g->nhwc || c->direct || c->quant || !(bf16 || (c->xt == MXP_F32 && c->wt == MXP_F32)) ||
         !(c->yt == MXP_F32 || (bf16 && c->yt == MXP_BF16)) || seglen < TAPS_MIN_SEG || g->kh * g->kw > TAPS_MAX_TAPS ||
-        (c->gemm.acc_dtype != 0 && c->gemm.acc_dtype != MXP_F32) || !default_rounding(&c->gemm.convert))
+        (c->gemm.acc_dtype != 0 && c->gemm.acc_dtype != MXP_F32) || !default_rounding(&c->gemm.convert) ||
+        (c->gemm.bias && c->gemm.bias_kind != MXP_BIAS_PER_COL))
         return false;
     const mxp_isa isa = mxp_isa_current();
     const mxp_gemm_config *cfg = mxp_gemm_config_for(MXP_F32, c->xt, c->wt, isa);
@@ -144,42 +145,38 @@ typedef struct taps_job {
     char *y;
     int64_t pix0, count;
     char *scratch; /* a thread's: its band of padded rows, float32 sums of a chunk for a bfloat16 y, then
-                      2 O doubles for the epilogue */
+                      O doubles for the epilogue */
     size_t scratch_bytes, sums_bytes;
     bool epilogue;
+    const double *bias; /* the O bias values widened (NULL: none) */
 } taps_job;
 
 /* A chunk's rows [r0, r1) of the job: float32 sums s (rows O apart; y
- * itself for a float32 y) through the epilogue into y, rounded once. */
-static void taps_finish(const taps_job *j, const mxp_gemm_epilogue *e, int64_t r0, int64_t r1, const float *s,
-                        double *tmp)
+ * itself for a float32 y) through the epilogue (bias, activation, clamp:
+ * mxp_gemm's, in float64) into y, rounded once. */
+static void taps_finish(const taps_job *j, int64_t r0, int64_t r1, const float *s, double *row)
 {
     const conv_taps *t = j->t;
     const conv_plan *c = t->c;
-    const int64_t o = c->g.o;
-    const size_t ys = mxp_dtype_itemsize(c->yt);
+    const size_t o = (size_t)c->g.o, ys = mxp_dtype_itemsize(c->yt);
     const mxp_cvt_params rne = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
     if (!j->epilogue) { /* a bfloat16 y: the sums rounded */
-        t->round32(j->y + (size_t)(r0 * o) * ys, s, (size_t)((r1 - r0) * o), &rne);
+        t->round32(j->y + (size_t)r0 * o * ys, s, (size_t)(r1 - r0) * o, &rne);
         return;
     }
-    double *row = tmp + o;
     for (int64_t r = r0; r < r1; r++, s += o) {
-        for (int64_t q = 0; q < o; q++)
-            row[q] = s[q];
-        for (int64_t grp = 0; grp < c->g.groups; grp++) { /* the bias of each group's columns */
-            mxp_gemm_opts go = c->gemm;
-            if (go.bias)
-                go.bias = (const char *)go.bias + (size_t)(grp * c->og) * mxp_dtype_itemsize(go.bias_dtype);
-            mxp_gemm_epilogue ge = *e;
-            ge.o = &go;
-            mxp_gemm_epilogue_row(&ge, row + grp * c->og, (size_t)(j->pix0 + r), 0, (size_t)c->og, tmp);
-        }
+        if (j->bias)
+            for (size_t q = 0; q < o; q++)
+                row[q] = (double)s[q] + j->bias[q];
+        else
+            for (size_t q = 0; q < o; q++)
+                row[q] = s[q];
+        mxp_gemm_epilogue_act(&c->gemm, row, o);
         if (t->round64) {
-            t->round64(j->y + (size_t)(r * o) * ys, row, (size_t)o, &rne);
+            t->round64(j->y + (size_t)r * o * ys, row, o, &rne);
         } else {
-            float *yr = (float *)(void *)(j->y + (size_t)(r * o) * ys);
-            for (int64_t q = 0; q < o; q++)
+            float *yr = (float *)(void *)(j->y + (size_t)r * o * ys);
+            for (size_t q = 0; q < o; q++)
                 yr[q] = (float)row[q];
         }
     }
@@ -219,9 +216,6 @@ static void taps_share(void *ctx, int th, int nthreads)
     char *scratch = j->scratch + (size_t)th * j->scratch_bytes, *band = scratch;
     float *sums = (float *)(void *)(scratch + t->band_bytes);
     double *tmp = (double *)(void *)(scratch + t->band_bytes + j->sums_bytes);
-    mxp_gemm_epilogue e;
-    if (j->epilogue)
-        mxp_gemm_epilogue_init(&e, &c->gemm);
     const int64_t o = g->o, ohw = g->oh * g->ow;
     const size_t mr = t->mr, nr = t->nr, og = (size_t)c->og, es = t->es;
     const void *rows[TAPS_CHUNK], *grows[TAPS_CHUNK];
@@ -263,7 +257,7 @@ static void taps_share(void *ctx, int th, int nthreads)
             }
         }
         if (j->epilogue || t->round32)
-            taps_finish(j, &e, (int64_t)c0, (int64_t)c1, s, tmp);
+            taps_finish(j, (int64_t)c0, (int64_t)c1, s, tmp);
     }
     if (t->release)
         t->release();
@@ -273,17 +267,23 @@ mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t cou
 {
     const conv_plan *c = t->c;
     const mxp_gemm_opts *o = &c->gemm;
-    taps_job j = { t, y, pix0, count, NULL, 0, 0, o->bias || o->activation || o->clamp };
+    taps_job j = { t, y, pix0, count, NULL, 0, 0, o->bias || o->activation || o->clamp, NULL };
     const double macs = (double)count * (double)c->g.o * (double)c->k;
     int nthreads = mxp_share_threads(macs > 1e15 ? (size_t)1e15 : (size_t)macs, (size_t)1 << 21);
     const size_t tiles = ((size_t)count + t->mr - 1) / t->mr;
     if ((size_t)nthreads > tiles)
         nthreads = (int)tiles;
+    const size_t ob = (size_t)c->g.o * sizeof(double);
     j.sums_bytes = t->round32 ? (size_t)TAPS_CHUNK * (size_t)c->g.o * sizeof(float) : 0;
-    j.scratch_bytes = (t->band_bytes + j.sums_bytes + 2 * (size_t)c->g.o * sizeof(double) + 63) / 64 * 64;
-    if (!(j.scratch = mxp_workspace_get((size_t)nthreads * j.scratch_bytes)))
+    j.scratch_bytes = (t->band_bytes + j.sums_bytes + ob + 63) / 64 * 64;
+    if (!(j.scratch = mxp_workspace_get((size_t)nthreads * j.scratch_bytes + ob)))
         return mxp_error(MXP_ERR_NO_MEMORY, "no memory for a convolution's rows (%zu bytes)",
-                         (size_t)nthreads * j.scratch_bytes);
+                         (size_t)nthreads * j.scratch_bytes + ob);
+    if (o->bias) { /* widened once a call, after the threads' scratch */
+        double *b = (double *)(void *)(j.scratch + (size_t)nthreads * j.scratch_bytes);
+        mxp_convert(b, MXP_F64, o->bias, o->bias_dtype, (size_t)c->g.o, NULL);
+        j.bias = b;
+    }
     if (nthreads > 1)
         mxp_parallel(nthreads, taps_share, &j);
     else
