@@ -47,6 +47,7 @@ enum {
     TAPS_MAX_WEIGHT_BYTES = 1 << 20,
     /* the most bytes of a band of padded rows (a thread's buffer) */
     TAPS_MAX_BAND_BYTES = 4 << 20,
+    TAPS_EPILOGUE = 512,  /* output values an epilogue call at least (whole rows) */
 };
 
 /* The float64 rounding mxp_gemm's epilogue ends with, in its default
@@ -153,8 +154,11 @@ typedef struct taps_job {
 
 /* A chunk's rows [r0, r1) of the job: float32 sums s (rows O apart; y
  * itself for a float32 y) through the epilogue (bias, activation, clamp:
- * mxp_gemm's, in float64) into y, rounded once. */
-static void taps_finish(const taps_job *j, int64_t r0, int64_t r1, const float *s, double *row)
+ * mxp_gemm's, in float64) into y, rounded once.  The rows are contiguous
+ * in y: as many as fit TAPS_EPILOGUE values go through each call (rows of
+ * 16 or 32 channels one call each were half of a small CNN's convolution
+ * time). */
+static void taps_finish(const taps_job *j, int64_t r0, int64_t r1, const float *s, double *buf)
 {
     const conv_taps *t = j->t;
     const conv_plan *c = t->c;
@@ -164,20 +168,24 @@ static void taps_finish(const taps_job *j, int64_t r0, int64_t r1, const float *
         t->round32(j->y + (size_t)r0 * o * ys, s, (size_t)(r1 - r0) * o, &rne);
         return;
     }
-    for (int64_t r = r0; r < r1; r++, s += o) {
-        if (j->bias)
-            for (size_t q = 0; q < o; q++)
-                row[q] = (double)s[q] + j->bias[q];
-        else
-            for (size_t q = 0; q < o; q++)
-                row[q] = s[q];
-        mxp_gemm_epilogue_act(&c->gemm, row, o);
+    const size_t per = o < TAPS_EPILOGUE ? TAPS_EPILOGUE / o : 1; /* rows a call */
+    for (int64_t r = r0; r < r1; r += (int64_t)per) {
+        const size_t rows = (size_t)(r1 - r) < per ? (size_t)(r1 - r) : per, len = rows * o;
+        const float *sr = s + (size_t)(r - r0) * o;
+        for (size_t i = 0; i < rows; i++)
+            if (j->bias)
+                for (size_t q = 0; q < o; q++)
+                    buf[i * o + q] = (double)sr[i * o + q] + j->bias[q];
+            else
+                for (size_t q = 0; q < o; q++)
+                    buf[i * o + q] = sr[i * o + q];
+        mxp_gemm_epilogue_act(&c->gemm, buf, len);
         if (t->round64) {
-            t->round64(j->y + (size_t)r * o * ys, row, o, &rne);
+            t->round64(j->y + (size_t)r * o * ys, buf, len, &rne);
         } else {
             float *yr = (float *)(void *)(j->y + (size_t)r * o * ys);
-            for (size_t q = 0; q < o; q++)
-                yr[q] = (float)row[q];
+            for (size_t q = 0; q < len; q++)
+                yr[q] = (float)buf[q];
         }
     }
 }
@@ -273,9 +281,10 @@ mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t cou
     const size_t tiles = ((size_t)count + t->mr - 1) / t->mr;
     if ((size_t)nthreads > tiles)
         nthreads = (int)tiles;
-    const size_t ob = (size_t)c->g.o * sizeof(double);
+    const size_t ob = (size_t)c->g.o * sizeof(double); /* the bias widened, the epilogue's rows (eb) */
+    const size_t eb = ((size_t)c->g.o > TAPS_EPILOGUE ? (size_t)c->g.o : TAPS_EPILOGUE) * sizeof(double);
     j.sums_bytes = t->round32 ? (size_t)TAPS_CHUNK * (size_t)c->g.o * sizeof(float) : 0;
-    j.scratch_bytes = (t->band_bytes + j.sums_bytes + ob + 63) / 64 * 64;
+    j.scratch_bytes = (t->band_bytes + j.sums_bytes + eb + 63) / 64 * 64;
     if (!(j.scratch = mxp_workspace_get((size_t)nthreads * j.scratch_bytes + ob)))
         return mxp_error(MXP_ERR_NO_MEMORY, "no memory for a convolution's rows (%zu bytes)",
                          (size_t)nthreads * j.scratch_bytes + ob);
