@@ -16,8 +16,9 @@ folded into its convolution (mxp.nn.fold_batch_norm, float64, rounded
 once) unless fold=False (float32 only: conv, then mxp.nn.batch_norm).
 
 Precisions: fp32, fp16, bf16 (weights and activations in that dtype,
-float32 accumulation, bias and relu fused in the conv, one rounding; the
-residual sum in float32); fp8 (float8_e4m3fn weights with one scale per
+float32 accumulation; fp32 takes the bias and relu in the conv's fused
+epilogue, fp16 and bf16 add them in float32 after the conv, then round
+once into their dtype; the residual sum in float32); fp8 (float8_e4m3fn weights with one scale per
 output channel and activations with one calibrated scale per tensor, the
 scales applied after the float32 sums); int8-<observer> (post-training
 quantization as ONNX's QLinearConv: int8 weights per output channel,
