@@ -59,28 +59,38 @@ void mxp_bf16_gemm_ukernel_6x32_a__scalar(size_t mr, size_t nr, size_t kc, const
     dot_tile(mr, nr, kc, a, lda, 2, b, 64, 2, 1, c, ldc, alpha, beta);
 }
 
-/* The vdpbf16ps taps kernel's twin: row i's k = s * seglen + p (seglen
- * even) at rows[i] + off[s] + p, the pairs' chain through every segment. */
-void mxp_bf16_gemm_ukernel_6x32_taps__scalar(size_t mr, size_t nr, size_t nseg, size_t seglen,
-                                             const void *const *rows, const ptrdiff_t *off, const void *b, void *c,
-                                             size_t ldc, double alpha, double beta)
+/* The taps kernels' twins: row i's k = s * seglen + p at rows[i] + off[s]
+ * + p, B~ [k/2][32][2], the chain through every segment `step` values of
+ * k at a time by dot (a pair, or an AMX chunk of 32). */
+static void taps_tile(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows, const ptrdiff_t *off,
+                      const uint16_t *b, float *c, size_t ldc, double alpha, double beta, size_t step,
+                      float (*dot)(float s, const uint16_t *ap, const uint16_t *bp))
 {
     const float fa = (float)alpha, fb = (float)beta;
-    const uint16_t *pb = b;
-    float *pc = c;
     for (size_t i = 0; i < mr; i++)
         for (size_t j = 0; j < nr; j++) {
             float s = 0;
             for (size_t sg = 0; sg < nseg; sg++)
-                for (size_t p = 0; p < seglen; p += 2) {
-                    const uint16_t *ap = (const uint16_t *)rows[i] + off[sg] + p;
-                    const uint16_t *bp = pb + (sg * seglen + p) / 2 * 64 + 2 * j;
-                    s = ftz(fmaf(bf16_daz(ap[1]), bf16_daz(bp[1]), s));
-                    s = ftz(fmaf(bf16_daz(ap[0]), bf16_daz(bp[0]), s));
-                }
+                for (size_t p = 0; p < seglen; p += step)
+                    s = dot(s, (const uint16_t *)rows[i] + off[sg] + p, b + (sg * seglen + p) / 2 * 64 + 2 * j);
             const float x = fa * s;
-            pc[i * ldc + j] = beta != 0 ? fmaf(fb, pc[i * ldc + j], x) : x;
+            c[i * ldc + j] = beta != 0 ? fmaf(fb, c[i * ldc + j], x) : x;
         }
+}
+
+/* s + one pair as vdpbf16ps adds it: the odd product, then the even one. */
+static float pair_dot(float s, const uint16_t *ap, const uint16_t *bp)
+{
+    s = ftz(fmaf(bf16_daz(ap[1]), bf16_daz(bp[1]), s));
+    return ftz(fmaf(bf16_daz(ap[0]), bf16_daz(bp[0]), s));
+}
+
+/* The vdpbf16ps taps kernel's (seglen even). */
+void mxp_bf16_gemm_ukernel_6x32_taps__scalar(size_t mr, size_t nr, size_t nseg, size_t seglen,
+                                             const void *const *rows, const ptrdiff_t *off, const void *b, void *c,
+                                             size_t ldc, double alpha, double beta)
+{
+    taps_tile(mr, nr, nseg, seglen, rows, off, b, c, ldc, alpha, beta, 2, pair_dot);
 }
 
 /* The AMX kernels' (amx.c): A's element (i, p) at a[i * a_row + p / 32 *
@@ -113,25 +123,12 @@ static void tile_amx(size_t mr, size_t nr, size_t kc, const uint16_t *a, size_t 
         }
 }
 
-/* The taps kernel's twin: row i's k = s * seglen + p at rows[i] + off[s] + p. */
+/* The AMX taps kernel's (seglen a multiple of 32). */
 void mxp_bf16_gemm_ukernel_32x32_taps__scalar(size_t mr, size_t nr, size_t nseg, size_t seglen,
                                               const void *const *rows, const ptrdiff_t *off, const void *b, void *c,
                                               size_t ldc, double alpha, double beta)
 {
-    const float fa = (float)alpha, fb = (float)beta;
-    const uint16_t *pb = b;
-    float *pc = c;
-    for (size_t i = 0; i < mr; i++)
-        for (size_t j = 0; j < nr; j++) {
-            float s = 0;
-            for (size_t sg = 0; sg < nseg; sg++)
-                for (size_t p0 = 0; p0 < seglen; p0 += 32) {
-                    const uint16_t *ap = (const uint16_t *)rows[i] + off[sg] + p0;
-                    s = chunk_amx(s, ap, pb + (sg * seglen + p0) / 2 * 64 + 2 * j);
-                }
-            const float x = fa * s;
-            pc[i * ldc + j] = beta != 0 ? fmaf(fb, pc[i * ldc + j], x) : x;
-        }
+    taps_tile(mr, nr, nseg, seglen, rows, off, b, c, ldc, alpha, beta, 32, chunk_amx);
 }
 
 void mxp_bf16_gemm_ukernel_32x32__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, void *c,
