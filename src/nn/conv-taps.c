@@ -1,5 +1,6 @@
-/* NHWC float32 convolutions with no im2col panel: the GEMM's micro-tiles
- * read each output pixel's window where it lies.  In rows of x padded to
+/* NHWC float32 and bfloat16 convolutions with no im2col panel (float16 x
+ * arrives widened into float32, float8 into bfloat16): the GEMM's
+ * micro-tiles read each output pixel's window where it lies.  In rows of x padded to
  * Wp = W + 2 pw (every window inside them), the window of output pixel
  * (oh, ow) starts at row oh sh, column ow sw, and its tap (p, q) is that
  * pointer plus off(p, q) = (p dh Wp + q dw) C elements, cg channels long:
@@ -25,7 +26,8 @@
  * NHWC a band at a time while it is padded: a whole NHWC copy went to
  * memory and back.
  * The epilogue (bias, activation, clamp) runs on a chunk's rows once they
- * are complete, in float64 rounded once, as mxp_gemm's. */
+ * are complete, in float64 rounded once, as mxp_gemm's; a bfloat16 y is
+ * rounded from the chunk's float32 sums (a thread's buffer). */
 #include <string.h>
 
 #include "core/alloc-internal.h"
@@ -47,7 +49,7 @@ enum {
     TAPS_MAX_WEIGHT_BYTES = 1 << 20,
     /* the most bytes of a band of padded rows (a thread's buffer) */
     TAPS_MAX_BAND_BYTES = 4 << 20,
-    TAPS_EPILOGUE = 512,  /* output values an epilogue call at least (whole rows) */
+    TAPS_EPILOGUE = 512,  /* output values an epilogue call takes at most (whole rows; one row if wider) */
 };
 
 /* The float64 rounding mxp_gemm's epilogue ends with, in its default
