@@ -68,7 +68,9 @@ void conv_gather_rows(const void *ctx, size_t i0, size_t mc, size_t k0, size_t k
  * kernel and the product suits it, packing the weights (a workspace);
  * false: not taken, nothing held.  planar: c's x is stored NCHW (float32
  * only), each chunk's band of rows transposed into NHWC while it is
- * padded (no NHWC copy of all of x).  conv_taps_rows computes the output rows
+ * padded (no NHWC copy of all of x).  clean: the caller has found that x
+ * and the weights hold no value the bfloat16 kernels flush (its scan for
+ * the gathered GEMM, nhwc_gathers); bfloat16 is taken only then.  conv_taps_rows computes the output rows
  * of pixels [pix0, pix0 + count) of the batch into y (ld O), epilogue
  * included; conv_taps_free gives the workspace back. */
 typedef struct conv_taps {
@@ -86,7 +88,7 @@ typedef struct conv_taps {
     void (*release)(void); /* the kernel's state in a thread, given back after its share (NULL: none) */
     mxp_cvt_fn round32, round64; /* a bfloat16 y: float32 sums, float64 epilogue rows into it (else NULL) */
 } conv_taps;
-bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar);
+bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar, bool clean);
 mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t count);
 void conv_taps_free(conv_taps *t);
 

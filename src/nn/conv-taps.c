@@ -68,14 +68,14 @@ static int64_t band_rows(const nn_geom *g)
     return (out - 1) * g->sh + (g->kh - 1) * g->dh + 1;
 }
 
-bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar)
+bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar, bool clean)
 {
     const nn_geom *g = &c->g;
     const bool bf16 = c->xt == MXP_BF16 && c->wt == MXP_BF16;
     /* a kernel row's taps lie side by side in x (one group, no dilation across): one segment */
     const bool rows_whole = g->groups == 1 && g->dw == 1;
     const size_t seglen = (size_t)(rows_whole ? g->kw * c->cg : c->cg);
-    if (!g->nhwc || c->direct || c->quant || !(bf16 || (c->xt == MXP_F32 && c->wt == MXP_F32)) ||
+    if (!g->nhwc || c->direct || c->quant || !((bf16 && clean) || (c->xt == MXP_F32 && c->wt == MXP_F32)) ||
         !(c->yt == MXP_F32 || (bf16 && c->yt == MXP_BF16)) || seglen < TAPS_MIN_SEG || g->kh * g->kw > TAPS_MAX_TAPS ||
         (c->gemm.acc_dtype != 0 && c->gemm.acc_dtype != MXP_F32) || !default_rounding(&c->gemm.convert) ||
         (c->gemm.bias && c->gemm.bias_kind != MXP_BIAS_PER_COL))
@@ -99,12 +99,6 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar)
         if (!k32 || !k64)
             return false;
         round32 = k32->fn, round64 = k64->fn;
-    }
-    if (bf16) { /* values the bfloat16 kernels flush: the GEMM path takes the float32 kernel for them */
-        const size_t xn = (size_t)(g->n * g->h * g->w * g->c);
-        if (mxp_gemm_has_tiny_bf16(c->x, MXP_BF16, 1, xn, xn) ||
-            mxp_gemm_has_tiny_bf16(c->w, MXP_BF16, (size_t)g->o, k, k))
-            return false;
     }
     memset(t, 0, sizeof *t);
     t->c = c;

@@ -100,7 +100,7 @@ static mxp_status gemm_nhwc(const conv_plan *c, char *y, char *panel)
         return st;
     }
     conv_taps t;
-    if (conv_taps_init(&t, c, false)) {
+    if (conv_taps_init(&t, c, false, panel == NULL)) { /* no panel: the gathered GEMM's scan found x clean */
         st = conv_taps_rows(&t, y, 0, total);
         conv_taps_free(&t);
         return st;
@@ -315,13 +315,13 @@ static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
     h.w = wt;
     /* the taps path transposes x a band at a time (float32); else all of it here */
     conv_taps taps;
-    bool by_taps = conv_taps_init(&taps, &h, true);
+    bool by_taps = conv_taps_init(&taps, &h, true, false); /* float32 only */
     if (!by_taps) {
         for (int64_t n = 0; n < g->n; n++) /* [C][HW] -> [HW][C] */
             transpose(xt + (size_t)(n * hw * g->c) * xs, c->x + (size_t)(n * g->c * hw) * xs, (size_t)g->c,
                       (size_t)hw, xs);
         h.x = xt;
-        by_taps = conv_taps_init(&taps, &h, false);
+        by_taps = conv_taps_init(&taps, &h, false, gathers); /* bfloat16 only when nhwc_gathers: scanned */
     }
     conv_plan padded;
     char *xp = by_taps ? NULL : conv_pad_x(&h, &padded);

@@ -469,12 +469,15 @@ static void test_conv2d_bfloat16_tiny_values_exact(void **state)
         { 1.0, MXP_E4M3, 0x1p-130 },     /* float8 x, a subnormal bfloat16 weight */
         { 0.5, MXP_BF16, 3.0 },          /* none: the same place, ordinary values */
     };
+    /* 32 channels: NHWC kernel rows of 96 values, whole AMX chunks, which the taps path takes for clean
+       bfloat16 (src/nn/conv-taps.c) -- these must stay off it */
+    enum { C = 32 };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
         for (int nhwc = 0; nhwc < 2; nhwc++) {
-            const int64_t xs[4] = { 1, nhwc ? 5 : 16, 5, nhwc ? 16 : 5 }, ws[4] = { 4, nhwc ? 3 : 16, 3, nhwc ? 16 : 3 };
-            double x[400] = { 0 }, w[576] = { 0 }, got[100];
-            x[nhwc ? (2 * 5 + 2) * 16 + 3 : (3 * 5 + 2) * 5 + 2] = cases[ci].x; /* (h 2, w 2, c 3) */
-            w[nhwc ? ((1 * 3 + 1) * 3 + 1) * 16 + 3 : ((1 * 16 + 3) * 3 + 1) * 3 + 1] = cases[ci].w; /* (o 1, c 3, 1, 1) */
+            const int64_t xs[4] = { 1, nhwc ? 5 : C, 5, nhwc ? C : 5 }, ws[4] = { 4, nhwc ? 3 : C, 3, nhwc ? C : 3 };
+            double x[25 * C] = { 0 }, w[36 * C] = { 0 }, got[100];
+            x[nhwc ? (2 * 5 + 2) * C + 3 : (3 * 5 + 2) * 5 + 2] = cases[ci].x; /* (h 2, w 2, c 3) */
+            w[nhwc ? ((1 * 3 + 1) * 3 + 1) * C + 3 : ((1 * C + 3) * 3 + 1) * 3 + 1] = cases[ci].w; /* (o 1, c 3, 1, 1) */
             mxp_array *xa = mk(cases[ci].xt, 4, xs, x), *wa = mk(MXP_BF16, 4, ws, w), *y = NULL;
             const mxp_conv_opts o = { .layout = nhwc ? MXP_NHWC : MXP_NCHW, .padding = { 1, 1 } };
             assert_int_equal(mxp_conv2d(&y, xa, wa, NULL, &o, MXP_F32), MXP_OK);
