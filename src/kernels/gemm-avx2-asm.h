@@ -43,14 +43,16 @@
     MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 2, 2) MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 3, 3)                \
     MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 4, 2) MXP_AVX2_6ROW_ROW(BC, FMA, ES, Q, 5, 3)
 
-#define MXP_AVX2_6ROW_STEP_A(LD, BC, FMA, ES, Q)                                                    \
+/* one k step with row I of A at address A<I> (element Q of the row there) */
+#define MXP_AVX2_6ROW_STEP_AT(LD, BC, FMA, ES, Q, A0, A1, A2, A3, A4, A5)                          \
     MXP_AVX2_6ROW_LOAD_B(LD, Q)                                                                     \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 0, "(%%r8)", 2)                                            \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 1, "(%%r8,%[lda],1)", 3)                                   \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 2, "(%%r8,%[lda],2)", 2)                                   \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 3, "(%%r9)", 3)                                            \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 4, "(%%r9,%[lda],1)", 2)                                   \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 5, "(%%r9,%[lda],2)", 3)
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 0, A0, 2) MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 1, A1, 3)      \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 2, A2, 2) MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 3, A3, 3)      \
+    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 4, A4, 2) MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 5, A5, 3)
+
+#define MXP_AVX2_6ROW_STEP_A(LD, BC, FMA, ES, Q)                                                    \
+    MXP_AVX2_6ROW_STEP_AT(LD, BC, FMA, ES, Q, "(%%r8)", "(%%r8,%[lda],1)", "(%%r8,%[lda],2)", "(%%r9)", \
+                          "(%%r9,%[lda],1)", "(%%r9,%[lda],2)")
 
 /* four k steps a turn (STEP), B~ fetched 8 steps ahead, A advanced by ADVANCE_A */
 #define MXP_AVX2_6ROW_TURNS(STEP, LD, BC, FMA, ES, ADVANCE_A)                                       \
@@ -82,14 +84,8 @@
  *   __asm__ volatile(MXP_AVX2_6ROW_LOOP_R(...)
  *                    : MXP_AVX2_6ROW_OPERANDS_A(acc0, acc1) : [rows] "r"(rows)
  *                    : MXP_AVX2_6ROW_CLOBBERS_R); */
-#define MXP_AVX2_6ROW_STEP_R(LD, BC, FMA, ES, Q)                                                    \
-    MXP_AVX2_6ROW_LOAD_B(LD, Q)                                                                     \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 0, "(%%r8)", 2)                                            \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 1, "(%%r9)", 3)                                            \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 2, "(%%r10)", 2)                                           \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 3, "(%%r11)", 3)                                           \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 4, "(%%r12)", 2)                                           \
-    MXP_AVX2_6ROW_ROW_A(BC, FMA, ES, Q, 5, "(%%r13)", 3)
+#define MXP_AVX2_6ROW_STEP_R(LD, BC, FMA, ES, Q) \
+    MXP_AVX2_6ROW_STEP_AT(LD, BC, FMA, ES, Q, "(%%r8)", "(%%r9)", "(%%r10)", "(%%r11)", "(%%r12)", "(%%r13)")
 
 #define MXP_AVX2_6ROW_LOOP_R(LD, BC, FMA, ES)                                                        \
     "mov (%[rows]), %%r8\n\tmov 8(%[rows]), %%r9\n\tmov 16(%[rows]), %%r10\n\t"                     \
