@@ -119,6 +119,10 @@ static void pack_panel_bf16_f32(const mxp_gemm_operand *x, int lines_are_rows, i
  * [k][width].  When the operand is contiguous across the lines (A
  * transposed, B not), one conversion per k covers the whole panel width;
  * otherwise one strided conversion per line. */
+/* pack_panel's widened lines into float32: at most WIDEN_LINES lines,
+ * WIDEN_K of k at a time (a 16 KiB block on the stack). */
+enum { WIDEN_LINES = 32, WIDEN_K = 128 };
+
 static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0, size_t lines, size_t width,
                        size_t p0, size_t kc, mxp_dtype acc, unsigned char *d)
 {
@@ -133,6 +137,25 @@ static void pack_panel(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
     }
     if (x->dtype == MXP_BF16 && acc == MXP_F32) {
         pack_panel_bf16_f32(x, lines_are_rows, across_contiguous, l0, lines, width, p0, kc, (uint32_t *)(void *)d);
+        return;
+    }
+    if (!across_contiguous && as == 4 && lines <= WIDEN_LINES) {
+        /* each line contiguous along k (A's rows): WIDEN_K of k at a time
+         * widened line by line (SIMD) into a block, then the block
+         * transposed in registers into the panel (the x32 transpose kernel
+         * for the lines; fewer than its smallest: its scalar twin).  The
+         * whole line widened, then one word at a time: float16 1024^3 at
+         * 146 GFLOPS against 158 (AVX-512, the Xeon). */
+        float tmp[WIDEN_LINES * WIDEN_K];
+        const size_t xs = mxp_dtype_itemsize(x->dtype);
+        const mxp_gemm_widener w = mxp_gemm_widener_for(acc, x->dtype);
+        const mxp_x32_transpose_fn t = mxp_x32_transpose_kernel(mxp_isa_current(), lines);
+        for (size_t p = 0; p < kc; p += WIDEN_K) {
+            const size_t count = kc - p < WIDEN_K ? kc - p : WIDEN_K;
+            for (size_t l = 0; l < lines; l++)
+                mxp_gemm_widen(&w, tmp + l * WIDEN_K, x->base + ((l0 + l) * x->ld + p0 + p) * xs, count);
+            t(tmp, WIDEN_K * sizeof(float), lines, count, d + p * width * as, width);
+        }
         return;
     }
     if (!across_contiguous && (as == 4 || as == 8) && kc <= 1024) {
