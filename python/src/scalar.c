@@ -123,9 +123,10 @@ static PyObject *scalar_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Py_INCREF(x);
         return x;
     }
-    if (PyArray_Check(x)) { /* bfloat16(array) casts the array, as NumPy's scalar types do */
+    if (PyArray_Check(x)) { /* bfloat16(array) casts the array, as NumPy's scalar types do: a 0-d one to a scalar */
         Py_INCREF(t->descr);
-        return PyArray_CastToType((PyArrayObject *)x, t->descr, 0);
+        PyObject *r = PyArray_CastToType((PyArrayObject *)x, t->descr, 0);
+        return r ? PyArray_Return((PyArrayObject *)r) : NULL;
     }
     uint16_t bits;
     if (mxpy_bits_from_object(t, x, &bits) < 0)
@@ -305,7 +306,8 @@ static PyObject *nb_pos(PyObject *self)
 
 static PyObject *nb_float(PyObject *self) { return PyFloat_FromDouble(value_of(self)); }
 
-/* format(x, spec), f"{x:.2f}": the float's formatting of the exact value;
+/* format(x, spec), f"{x:.2f}": the float's formatting of the exact value
+ * (the int's for the integer rows: f"{int4(5):x}" is "5", as ml_dtypes');
  * an empty spec is str(x). */
 static PyObject *scalar_format(PyObject *self, PyObject *spec)
 {
@@ -313,14 +315,15 @@ static PyObject *scalar_format(PyObject *self, PyObject *spec)
         return PyErr_Format(PyExc_TypeError, "format spec must be a str, not %.200s", Py_TYPE(spec)->tp_name);
     if (PyUnicode_GetLength(spec) == 0)
         return PyObject_Str(self);
-    PyObject *f = PyFloat_FromDouble(value_of(self));
+    PyObject *f = is_int_row(scalar_float(self)) ? PyLong_FromDouble(value_of(self))
+                                                 : PyFloat_FromDouble(value_of(self));
     PyObject *r = f ? PyObject_Format(f, spec) : NULL;
     Py_XDECREF(f);
     return r;
 }
 
 static PyMethodDef scalar_methods[] = {
-    { "__format__", scalar_format, METH_O, "format(x, spec): as float(x) formats." },
+    { "__format__", scalar_format, METH_O, "format(x, spec): as float(x) (int(x) for the integers) formats." },
     { NULL, NULL, 0, NULL },
 };
 static PyObject *nb_int(PyObject *self) { return PyLong_FromDouble(value_of(self)); }

@@ -62,6 +62,11 @@ def test_construction_rounds_once_to_nearest_even():
 def test_construction_from_an_array_casts_it():
     a = mxp.bfloat16(np.array([1.0, 2.5]))
     assert a.dtype == np.dtype(mxp.bfloat16) and a.tolist() == [1.0, 2.5]
+    # a 0-d array gives a scalar, as np.float32(np.array(1.5)) does (ml_dtypes' float types too)
+    for t in (mxp.bfloat16, mxp.float8_e4m3fn, mxp.int4):
+        s = t(np.array(1.0))
+        assert type(s) is t and float(s) == 1.0
+        assert type(t(np.array(3, np.int8).astype(t))) is t
 
 
 @pytest.mark.parametrize("bad", [object(), [1, 2], "abc", None])

@@ -50,6 +50,8 @@ def test_integer_rows_are_numpy_style_integers():
     a = np.array([1.9, -1.9, 100, -100], np.float64).astype(mxp.int4)
     assert a.tolist() == [1, -1, 7, -8] and isinstance(a.tolist()[0], int)  # truncated, saturated
     assert repr(mxp.int4(3)) == "3" and int(mxp.int4(2.7)) == 2 and int(mxp.uint4(-1)) == 0
+    # format() of the integer rows is int's (ml_dtypes' too): "d", "x", "b" work
+    assert f"{mxp.int4(-5):d}|{mxp.uint4(11):x}|{mxp.int2(-2):04d}|{mxp.uint4(5):b}|{mxp.int4(3)}" == "-5|b|-002|101|3"
     assert repr(a) == "array([1, -1, 7, -8], dtype=int4)"
     assert (a / a).dtype == np.float64 and (a + a).dtype == np.dtype(mxp.int4)
     assert (a + a).tolist() == [2, -2, 7, -8]  # saturated, not wrapped
