@@ -1,4 +1,5 @@
-/* float32 -> bf16, f16, e4m3, e5m2, s8, u8 with AVX2 in every rounding mode,
+/* float32 -> bf16, f16, e4m3, e5m2, s8, u8 (and the sub-byte integers, a
+ * byte each) with AVX2 in every rounding mode,
  * by the integer methods of cvt-round-avx2.h (float8 and float16 in the
  * deterministic modes: its float-unit step, in MXCSR set to the mode;
  * e5m2 there faster through float16 by F16C), 32 elements a step: the loop
@@ -37,9 +38,12 @@ MXP_INLINE __m256i mxp_f32_convert8_avx2(__m256i x, mxp_f32_target2 t, mxp_round
         return mxp_f32_to_narrow_fp_avx2(x, t.fmt, mode, saturate, 1);
     if (t.fmt.bits)
         return mxp_f32_to_narrow_avx2(x, t.fmt, mode, saturate, r);
-    if (mode != MXP_ROUND_STOCHASTIC) /* int32, for the saturating packs */
+    if (mode != MXP_ROUND_STOCHASTIC && t.hi >= 127) /* int8, uint8: int32, for the saturating packs */
         return mxp_f32_to_int_sat_avx2(x, mode, 1);
-    return _mm256_and_si256(mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r), MXP_V8(0xff));
+    const __m256i v = mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r);
+    if (t.lo < 0 && t.hi < 127) /* int4/int2/int1: the low bits, the bits above zero (the AVX-512 kernels') */
+        return _mm256_and_si256(v, MXP_V8(2 * t.hi + 1));
+    return _mm256_and_si256(v, MXP_V8(0xff));
 }
 
 /* e5m2 is the top byte of a float16: vcvtps2ph toward zero with its last
@@ -101,7 +105,7 @@ MXP_INLINE void mxp_f32_step32_avx2(void *d, const float *s, mxp_f32_target2 t, 
     if (mxp_f32_out_size_avx2(t) == 2) {
         mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
         mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
-    } else if (t.fmt.bits == 0 && mode != MXP_ROUND_STOCHASTIC) {
+    } else if (t.fmt.bits == 0 && t.hi >= 127 && mode != MXP_ROUND_STOCHASTIC) {
         mxp_store256_avx2(d, t.lo ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3]) : mxp_pack_u8_avx2(r[0], r[1], r[2], r[3]),
                           stream);
     } else {
