@@ -134,6 +134,11 @@ mxp_cvt_lut16_fn mxp_cvt_find_lut16(mxp_isa isa, const char **name)
     return (mxp_cvt_lut16_fn)find_lut(isa, 16, name);
 }
 
+mxp_cvt_lut32_fn mxp_cvt_find_lut32(mxp_isa isa, const char **name)
+{
+    return (mxp_cvt_lut32_fn)find_lut(isa, 32, name);
+}
+
 mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name)
 {
     return (mxp_cvt_lut64_fn)find_lut(isa, 64, name);

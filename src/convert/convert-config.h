@@ -43,10 +43,12 @@ int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dt
 typedef void (*mxp_cvt_lut8_fn)(void *dst, const void *src, size_t n, const uint8_t *table);
 mxp_cvt_lut8_fn mxp_cvt_find_lut8(mxp_isa isa, const char **name);
 
-/* The same for 16-bit results, and for 64-bit results whose low 40 bits
- * are 0 in every entry (AVX512_VBMI only), or NULL. */
+/* The same for 16-bit and 32-bit results, and for 64-bit results whose
+ * low 40 bits are 0 in every entry, or NULL. */
 typedef void (*mxp_cvt_lut16_fn)(void *dst, const void *src, size_t n, const uint16_t *table);
 mxp_cvt_lut16_fn mxp_cvt_find_lut16(mxp_isa isa, const char **name);
+typedef void (*mxp_cvt_lut32_fn)(void *dst, const void *src, size_t n, const uint32_t *table);
+mxp_cvt_lut32_fn mxp_cvt_find_lut32(mxp_isa isa, const char **name);
 typedef void (*mxp_cvt_lut64_fn)(void *dst, const void *src, size_t n, const uint64_t *table);
 mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name);
 

@@ -405,6 +405,14 @@ void mxp_lut16_ref(void *dst, const void *src, size_t n, const uint16_t *table)
         memcpy(d + 2 * i, &table[s[i]], 2);
 }
 
+void mxp_lut32_ref(void *dst, const void *src, size_t n, const uint32_t *table)
+{
+    const uint8_t *s = src;
+    unsigned char *d = dst;
+    for (size_t i = 0; i < n; i++)
+        memcpy(d + 4 * i, &table[s[i]], 4);
+}
+
 void mxp_lut64_ref(void *dst, const void *src, size_t n, const uint64_t *table)
 {
     const uint8_t *s = src;

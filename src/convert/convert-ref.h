@@ -14,6 +14,7 @@ void mxp_convert_ref(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype s
  * 16-bit or 64-bit results. */
 void mxp_lut8_ref(void *dst, const void *src, size_t n, const uint8_t *table);
 void mxp_lut16_ref(void *dst, const void *src, size_t n, const uint16_t *table);
+void mxp_lut32_ref(void *dst, const void *src, size_t n, const uint32_t *table);
 void mxp_lut64_ref(void *dst, const void *src, size_t n, const uint64_t *table);
 
 #endif

@@ -231,6 +231,45 @@ static void test_every_required_pair_has_a_simd_kernel_here(void **state)
     }
 }
 
+/* Issue 25's pairs at scale, at both tiers (AVX2 and the machine's top
+ * level): float32, bfloat16 and float16 into every format added for it in
+ * every mode, and every such format back into them in the deterministic
+ * modes (widening: every mode's result is the same), each through a SIMD
+ * kernel, two of them through float32, or a table kernel -- never the
+ * reference converter alone. */
+static void test_new_formats_have_simd_paths_at_both_tiers(void **state)
+{
+    (void)state;
+    if (mxp_isa_supported() < MXP_ISA_AVX2) {
+        print_message("skipped: needs AVX2\n");
+        skip();
+    }
+    const mxp_dtype wide[] = { MXP_F32, MXP_BF16, MXP_F16 };
+    const mxp_dtype formats[] = { MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
+                                  MXP_E8M0, MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_S4, MXP_U4,
+                                  MXP_S2, MXP_U2, MXP_S1, MXP_U1 };
+    const mxp_isa levels[] = { MXP_ISA_AVX2, mxp_isa_supported() };
+    size_t missing = 0;
+    for (size_t l = 0; l < 2; l++) {
+        assert_int_equal(mxp_set_isa(levels[l]), MXP_OK);
+        for (size_t w = 0; w < 3; w++)
+            for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
+                for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+                    for (int back = 0; back < 2; back++) {
+                        if (back && mode == MXP_ROUND_STOCHASTIC)
+                            continue;
+                        mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = MXP_OVERFLOW_INF };
+                        const mxp_dtype to = back ? wide[w] : formats[f], from = back ? formats[f] : wide[w];
+                        if (strcmp(mxp_convert_kernel_name(to, from, &o), "reference") == 0 && missing++ < 8)
+                            print_error("%s -> %s %s at %s: the reference converter only\n", mxp_dtype_name(from),
+                                        mxp_dtype_name(to), mxp_rounding_name(o.rounding),
+                                        mxp_isa_name(levels[l]));
+                    }
+    }
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    assert_int_equal(missing, 0);
+}
+
 /* Pairs without a kernel whose source float32 holds exactly run as two
  * kernels through float32, 8-bit sources through a table, 16-bit sources to
  * 8-bit and 16-bit types in one pass, stochastic rounding included (checked bit for bit by the tests
@@ -369,6 +408,54 @@ static void test_table_pairs_through_mxp_convert(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* Every 8-bit source type (float8/6/4, the integers, bool) into every
+ * 8-bit type and into float32, bfloat16, float16 and float64, through
+ * mxp_convert at each SIMD level the machine has, against the scalar
+ * level's results: long enough (LUT_MIN elements) for the table kernels
+ * (the AVX2 gathers included, and float8_e4m3fn -> float32's table at
+ * AVX2, convert.c's table_beats), every deterministic mode, both
+ * overflow policies. */
+static void test_8bit_sources_through_mxp_convert_at_every_level(void **state)
+{
+    (void)state;
+    enum { N = 32768 + 77 };
+    uint64_t rng = 11;
+    for (size_t i = 0; i < N; i++)
+        src[i] = (unsigned char)cases_rand64(&rng);
+    size_t bad = 0, runs = 0;
+    for (int a = 1; a < MXP_DTYPE_COUNT; a++) {
+        if (mxp_dtype_itemsize((mxp_dtype)a) != 1)
+            continue;
+        for (int b = 1; b < MXP_DTYPE_COUNT; b++) {
+            const size_t ds = mxp_dtype_itemsize((mxp_dtype)b);
+            if (ds != 1 && b != MXP_F32 && b != MXP_BF16 && b != MXP_F16 && b != MXP_F64)
+                continue;
+            for (int mode = 0; mode < MXP_ROUND_STOCHASTIC; mode++)
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)ov };
+                    assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
+                    if (mxp_convert(want, (mxp_dtype)b, src, (mxp_dtype)a, N, &o) != MXP_OK)
+                        continue;
+                    for (int isa = MXP_ISA_SCALAR + 1; isa <= (int)mxp_isa_supported(); isa++) {
+                        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+                        assert_int_equal(mxp_convert(got, (mxp_dtype)b, src, (mxp_dtype)a, N, &o), MXP_OK);
+                        runs++;
+                        if (memcmp(want, got, N * ds) != 0 && bad++ < 8)
+                            print_error("%s -> %s %s/%s at %s (%s) differs from the scalar level\n",
+                                        mxp_dtype_name((mxp_dtype)a), mxp_dtype_name((mxp_dtype)b),
+                                        mxp_rounding_name(o.rounding), mxp_overflow_name(o.overflow),
+                                        mxp_isa_name((mxp_isa)isa),
+                                        mxp_convert_kernel_name((mxp_dtype)b, (mxp_dtype)a, &o));
+                    }
+                }
+        }
+    }
+    mxp_set_isa(MXP_ISA_COUNT - 1);
+    print_message("%zu conversions compared\n", runs);
+    assert_true(runs > 0);
+    assert_int_equal(bad, 0);
+}
+
 /* This file's own expansion of src/kernels/cvt-list.inc (built with the
  * library's MXP_HAVE_X86_KERNELS): the table the tests above walk holds
  * every line of the list, in order, and nothing else, so every listed
@@ -474,10 +561,12 @@ int main(void)
         cmocka_unit_test(test_every_kernel_ignores_mxcsr_ftz_daz),
         cmocka_unit_test(test_mxp_convert_gives_same_bits_at_every_isa_level),
         cmocka_unit_test(test_every_required_pair_has_a_simd_kernel_here),
+        cmocka_unit_test(test_new_formats_have_simd_paths_at_both_tiers),
         cmocka_unit_test(test_kernel_choice_follows_the_cpu_family),
         cmocka_unit_test(test_pairs_from_exact_sources_chain_two_kernels),
         cmocka_unit_test(test_lut8_kernel_matches_its_twin),
         cmocka_unit_test(test_table_pairs_through_mxp_convert),
+        cmocka_unit_test(test_8bit_sources_through_mxp_convert_at_every_level),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

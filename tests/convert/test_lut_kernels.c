@@ -1,6 +1,6 @@
 /* Every row of the table-lookup list (src/kernels/u8-lut-list.inc) this
  * machine runs, against its twin (mxp_lut8_ref, mxp_lut16_ref,
- * mxp_lut64_ref) byte for byte: random tables (the 64-bit ones with their
+ * mxp_lut32_ref, mxp_lut64_ref) byte for byte: random tables (the 64-bit ones with their
  * low 40 bits 0, as the kernels require), every length to 200 and long ones
  * (the 4 MiB streaming path), source and destination at different
  * unaligned starts, in place for 8-bit results, nothing written past the
@@ -29,6 +29,8 @@ static void lookup(mxp_kernel_any fn, int width, void *dst, const void *src, siz
         ((mxp_u8_lut_x8_ukernel *)fn)(dst, src, n, table);
     else if (width == 16)
         ((mxp_u8_lut_x16_ukernel *)fn)(dst, src, n, table);
+    else if (width == 32)
+        ((mxp_u8_lut_x32_ukernel *)fn)(dst, src, n, table);
     else
         ((mxp_u8_lut_x64_ukernel *)fn)(dst, src, n, table);
 }
@@ -56,6 +58,8 @@ static void test_lut_rows_match_their_twin(void **state)
                     ((uint8_t *)table)[i] = (uint8_t)v;
                 else if (width == 16)
                     ((uint16_t *)table)[i] = (uint16_t)v;
+                else if (width == 32)
+                    ((uint32_t *)table)[i] = (uint32_t)v;
                 else
                     table[i] = v & ~((1ull << 40) - 1);
             }
@@ -101,20 +105,25 @@ static void test_lut_getters(void **state)
     size_t nk;
     const mxp_kernel *ks = mxp_cvt_lut_kernels(&nk);
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
-        const char *name8 = NULL, *name16 = NULL, *name64 = NULL;
+        const char *name8 = NULL, *name16 = NULL, *name32 = NULL, *name64 = NULL;
         const mxp_kernel_any f8 = (mxp_kernel_any)mxp_cvt_find_lut8((mxp_isa)isa, &name8);
         const mxp_kernel_any f16 = (mxp_kernel_any)mxp_cvt_find_lut16((mxp_isa)isa, &name16);
+        const mxp_kernel_any f32 = (mxp_kernel_any)mxp_cvt_find_lut32((mxp_isa)isa, &name32);
         const mxp_kernel_any f64 = (mxp_kernel_any)mxp_cvt_find_lut64((mxp_isa)isa, &name64);
         const mxp_kernel *w8 = mxp_kernel_pick(ks, nk, (mxp_isa)isa, 8);
         const mxp_kernel *w16 = mxp_kernel_pick(ks, nk, (mxp_isa)isa, 16);
+        const mxp_kernel *w32 = mxp_kernel_pick(ks, nk, (mxp_isa)isa, 32);
         const mxp_kernel *w64 = mxp_kernel_pick(ks, nk, (mxp_isa)isa, 64);
-        assert_true(f8 == (w8 ? w8->fn : NULL) && f16 == (w16 ? w16->fn : NULL) && f64 == (w64 ? w64->fn : NULL));
+        assert_true(f8 == (w8 ? w8->fn : NULL) && f16 == (w16 ? w16->fn : NULL) && f32 == (w32 ? w32->fn : NULL) &&
+                    f64 == (w64 ? w64->fn : NULL));
         if (w8)
             assert_string_equal(name8, w8->name);
         else
             assert_null(name8);
         if (w16)
             assert_string_equal(name16, w16->name);
+        if (w32)
+            assert_string_equal(name32, w32->name);
         if (w64)
             assert_string_equal(name64, w64->name);
     }
