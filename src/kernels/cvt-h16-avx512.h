@@ -29,14 +29,44 @@
 #include "core/fpenv.h"
 #include "kernels/cvt-h16-f8-avx512.h"
 #include "kernels/cvt-round-avx512.h"
+#include "kernels/stream-loop.h"
 
 typedef enum { H16_BF16, H16_F16 } mxp_h16_src;
 typedef enum {
     H16_TO_E4M3, H16_TO_E5M2, H16_TO_S8, H16_TO_U8, H16_TO_BF16, H16_TO_F16,
     /* the 0.2 formats */
     H16_TO_E3M4, H16_TO_E4M3IEEE, H16_TO_E4M3B11, H16_TO_E4M3FNUZ, H16_TO_E5M2FNUZ, H16_TO_E2M3, H16_TO_E3M2,
-    H16_TO_E2M1
+    H16_TO_E2M1,
+    /* the sub-byte integers, a byte each */
+    H16_TO_S4, H16_TO_U4, H16_TO_S2, H16_TO_U2, H16_TO_S1, H16_TO_U1
 } mxp_h16_dst;
+
+/* The sub-byte integer targets' ranges; 0 for the others.  A constant
+ * after inlining. */
+MXP_INLINE int mxp_h16_small_int(mxp_h16_dst d, int *lo, int *hi)
+{
+    switch (d) {
+    case H16_TO_S4: *lo = -8, *hi = 7; return 1;
+    case H16_TO_U4: *lo = 0, *hi = 15; return 1;
+    case H16_TO_S2: *lo = -2, *hi = 1; return 1;
+    case H16_TO_U2: *lo = 0, *hi = 3; return 1;
+    case H16_TO_S1: *lo = -1, *hi = 0; return 1;
+    case H16_TO_U1: *lo = 0, *hi = 1; return 1;
+    default: return 0;
+    }
+}
+
+/* Sixteen int8 (uint8) results of the integer conversion, saturated to
+ * 8 bits, clamped to [lo, hi] (the same as clamping the exact value: both
+ * are monotonic) and, signed, kept in their low bits (the reference
+ * converter's bytes). */
+MXP_INLINE __m128i mxp_h16_clamp_small_avx512(__m128i b, int lo, int hi)
+{
+    if (lo == 0)
+        return _mm_min_epu8(b, _mm_set1_epi8((char)hi));
+    b = _mm_min_epi8(_mm_max_epi8(b, _mm_set1_epi8((char)lo)), _mm_set1_epi8((char)hi));
+    return _mm_and_si128(b, _mm_set1_epi8((char)(2 * hi + 1)));
+}
 
 /* The float8/float6/float4 targets' formats (mxp_h16_to_f8_avx512); 0 for
  * the others.  A constant after inlining. */
@@ -104,6 +134,12 @@ MXP_INLINE __m512i mxp_h16_convert32_avx512(__m512i h, mxp_h16_src s, mxp_h16_ds
     const __m512i x0 = mxp_h16_widen16_avx512(_mm512_castsi512_si256(h), s, quiet);
     const __m512i x1 = mxp_h16_widen16_avx512(_mm512_extracti64x4_epi64(h, 1), s, quiet);
     __m256i lo, hi;
+    int smin, smax;
+    if (mxp_h16_small_int(d, &smin, &smax)) {
+        const __m128i a = mxp_h16_clamp_small_avx512(mxp_f32_to_small_int_hw_avx512(x0, mode, smin == 0), smin, smax);
+        const __m128i b = mxp_h16_clamp_small_avx512(mxp_f32_to_small_int_hw_avx512(x1, mode, smin == 0), smin, smax);
+        return _mm512_castsi256_si512(_mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1));
+    }
     switch (d) {
     case H16_TO_S8:
     case H16_TO_U8:
@@ -156,6 +192,8 @@ MXP_INLINE void mxp_h16_loop_avx512(void *dst, const void *src, size_t n, const 
         }
     }
     for (; i + 32 <= n; i += 32) {
+        if (stream) /* the source from memory, a line a step, ahead (stream-loop.h) */
+            _mm_prefetch((const char *)(in + i) + MXP_STREAM_PREFETCH, _MM_HINT_T0);
         const __m512i r = mxp_h16_convert32_avx512(_mm512_loadu_si512((const void *)(in + i)), s, d, mode, saturate);
         void *o = out + i * out_size;
         if (out_size == 2 && stream)

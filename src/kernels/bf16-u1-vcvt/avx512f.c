@@ -1,0 +1,12 @@
+/* bfloat16 -> uint1 (a byte per element, the value in the low bits) with
+ * AVX-512F, the deterministic modes, one pass: 32 elements widened in
+ * registers, converted as to int8 and clamped to [0, 1]
+ * (cvt-h16-avx512.h; stochastic rounding goes through float32).  Twin:
+ * the reference converter. */
+#include "kernels/cvt-kernels.h"
+#include "kernels/cvt-h16-avx512.h"
+
+void mxp_bf16_u1_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_h16_by_mode_avx512(dst, src, n, p, H16_BF16, H16_TO_U1);
+}

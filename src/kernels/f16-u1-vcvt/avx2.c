@@ -1,0 +1,11 @@
+/* float16 -> uint1 (a byte per element, the value in the low bits) with
+ * AVX2, every mode, one pass: each 32-element block widened exactly to
+ * float32 on the stack, then the float32 kernel's integer method clamped to
+ * [0, 1] (cvt-f32-avx2.h).  Twin: the reference converter. */
+#include "kernels/cvt-kernels.h"
+#include "kernels/cvt-f32-avx2.h"
+
+void mxp_f16_u1_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_src_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 0, 0, 0, 0, 0 }, 0, 1, 0 }, SRC32_F16);
+}
