@@ -1,16 +1,37 @@
-/* make check-exhaustive: every one of the 2^32 float32 patterns to bfloat16,
- * float16, float8_e4m3fn and float8_e5m2 (and the 0.2 formats: float8_e3m4,
- * float8_e4m3, the fnuz float8s, float6, float4, float8_e8m0fnu) in the five
- * deterministic modes, and to the first four, int8, uint8 and e8m0 by
- * stochastic rounding, bit for bit, at
- * every ISA level this machine has.
+/* make check-exhaustive: every one of the 2^32 float32 patterns, bit for bit
+ * against the reference converter, through every float32 kernel this
+ * machine can run (every ISA level it has; the kernels dispatch picks and
+ * the ones it passes over), each step in two threads:
  *
- * Step 1 proves the reference converter equal to the MPFR oracle on the
- * stratified set (every exponent, the rounding-deciding mantissas, 2M random
- * patterns).  Step 2 compares every SIMD kernel with the reference on all
- * 2^32 inputs in the deterministic modes (overflow to inf), step 3 in
- * stochastic rounding (one seed, element i drawing index i, both overflow
- * policies), each in two threads.  Prints a progress line. */
+ *   step 1  the reference equals the MPFR oracle on the stratified set
+ *           (every exponent, the rounding-deciding mantissas, 2M random
+ *           patterns) for the targets, deterministic modes and overflow
+ *           policies of the sweeps that run (steps 2, 4 and 6);
+ *   step 2  bfloat16, float16, float8_e4m3fn, float8_e5m2 and the 0.2
+ *           float formats (float8_e3m4, float8_e4m3, float8_e4m3b11fnuz,
+ *           float8_e4m3fnuz, float8_e5m2fnuz, float6_e2m3fn, float6_e3m2fn,
+ *           float4_e2m1fn, float8_e8m0fnu), the five deterministic modes,
+ *           overflow to infinity;
+ *   step 3  float16, bfloat16, e4m3fn, e5m2, int8, uint8 and e8m0 by
+ *           stochastic rounding (one seed, element i drawing index i),
+ *           both overflow policies;
+ *   step 4  the 0.2 float formats, the five deterministic modes, saturating;
+ *   step 5  the 0.2 float formats but e8m0 (step 3) by stochastic rounding,
+ *           both overflow policies;
+ *   step 6  int4, uint4, int2, uint2, int1, uint1: every mode, stochastic
+ *           rounding too, both overflow policies.
+ *
+ * ctest (tests/CMakeLists.txt): exhaustive_f32 runs steps 1-3 and
+ * exhaustive_f32_formats steps 1 and 4-6, both labelled exhaustive (make
+ * check-exhaustive); exhaustive_f32_strided, in make check, steps 2-6 on
+ * every 4099th pattern (a few seconds).
+ *
+ *   exhaustive_f32 [--steps DIGITS] [--stride N] [dtype ...]
+ *
+ * --steps: the steps to run (default 123); --stride N (odd): the patterns
+ * k * N only, k = 0, 1, ... below 2^32 / N (element k draws stochastic
+ * index k); dtype names: those targets only (default: all).  Prints a
+ * progress line. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,64 +44,77 @@
 #include "convert/oracle.h"
 #include "mxp.h"
 
-enum { CHUNK = 1 << 20, THREADS = 2, N_MODES = 5 };
+enum { CHUNK = 1 << 20, THREADS = 2, N_MODES = 5, MAX_TARGETS = 16 };
 
 static const mxp_dtype targets[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2,
                                      /* the 0.2 formats with float32 kernels */
                                      MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
                                      MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_E8M0 };
-enum { N_TARGETS = sizeof targets / sizeof targets[0] };
 static const mxp_dtype sr_targets[] = { MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8, MXP_E8M0 };
-enum { N_SR_TARGETS = sizeof sr_targets / sizeof sr_targets[0] };
+static const mxp_dtype new_float_targets[] = { MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
+                                               MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_E8M0 };
+static const mxp_dtype new_sr_targets[] = { MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
+                                            MXP_E2M3, MXP_E3M2, MXP_E2M1 };
+static const mxp_dtype int_targets[] = { MXP_S4, MXP_U4, MXP_S2, MXP_U2, MXP_S1, MXP_U1 };
 
-/* One pass over the 2^32 patterns: these targets, modes [mode0, mode1),
- * overflow policies [0, n_overflow), the stochastic stream's seed. */
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* One pass over the float32 patterns: these targets, modes [mode0, mode1),
+ * overflow policies [ov0, ov1), the stochastic stream's seed. */
 typedef struct sweep {
     const char *step;
-    const mxp_dtype *targets;
-    int n_targets, mode0, mode1, n_overflow;
-    uint64_t seed;
+    mxp_dtype targets[MAX_TARGETS];
+    int n_targets, mode0, mode1, ov0, ov1;
+    uint64_t seed, oracle_seed;
 } sweep;
 
-static const sweep deterministic = { "step 2", targets, N_TARGETS, 0, N_MODES, 1, 0 };
-static const sweep stochastic = { "step 3", sr_targets, N_SR_TARGETS, MXP_ROUND_STOCHASTIC, MXP_ROUND_STOCHASTIC + 1,
-                                  MXP_OVERFLOW_COUNT, 0x5eed5eed12345678ull };
+enum { SR = MXP_ROUND_STOCHASTIC, INF = MXP_OVERFLOW_INF, SAT = MXP_OVERFLOW_SATURATE, N_OV = MXP_OVERFLOW_COUNT };
+static const uint64_t SEED = 0x5eed5eed12345678ull;
+
+/* The patterns swept: k * stride for k in [0, n_patterns), in chunks of
+ * chunk_len (element k of the sweep draws stochastic index k). */
+static uint64_t stride = 1, n_patterns = 1ull << 32, chunk_len = CHUNK;
 
 static const sweep *current;
 static atomic_ullong chunks_done, mismatches;
 
-static size_t oracle_step(const mxp_dtype *tl, int n_targets)
+/* Step 1 for one sweep: the reference against MPFR on the stratified set,
+ * in the sweep's deterministic modes and overflow policies. */
+static size_t oracle_step(const sweep *w, size_t *checked)
 {
     enum { CAP = 1 << 22 };
     uint64_t *bits = malloc(CAP * sizeof *bits);
     uint32_t *src = malloc(CAP * 4);
     uint16_t *dst = malloc(CAP * 2);
-    size_t bad = 0, checked = 0;
+    size_t bad = 0;
     mxp_set_isa(MXP_ISA_SCALAR);
-    for (int t = 0; t < n_targets; t++) {
-        size_t n = cases_build(MXP_F32, tl[t], bits, CAP, 2024 + t, 2000000);
+    const int mode1 = w->mode1 < SR ? w->mode1 : SR;
+    for (int t = 0; t < w->n_targets; t++) {
+        size_t n = cases_build(MXP_F32, w->targets[t], bits, CAP, w->oracle_seed + (uint64_t)t, 2000000);
         cases_store(src, MXP_F32, bits, n);
-        size_t ds = mxp_dtype_itemsize(tl[t]);
-        for (int mode = 0; mode < N_MODES; mode++) {
-            mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = MXP_OVERFLOW_INF, .seed = 0, .flags = NULL };
-            mxp_convert(dst, tl[t], src, MXP_F32, n, &o);
-            for (size_t i = 0; i < n; i++) {
-                oracle_result want = oracle_convert(tl[t], MXP_F32, bits[i], (mxp_rounding)mode, MXP_OVERFLOW_INF);
-                uint64_t got = test_load_bits(dst, i, ds);
-                if (!oracle_matches(&want, got, tl[t]) && bad++ < 10)
-                    fprintf(stderr, "oracle: f32 0x%08llx -> %s %s: reference 0x%llx, oracle 0x%llx\n",
-                            (unsigned long long)bits[i], mxp_dtype_name(tl[t]),
-                            mxp_rounding_name((mxp_rounding)mode), (unsigned long long)got,
-                            (unsigned long long)want.bits);
+        size_t ds = mxp_dtype_itemsize(w->targets[t]);
+        for (int mode = w->mode0; mode < mode1; mode++)
+            for (int ov = w->ov0; ov < w->ov1; ov++) {
+                mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)ov, .seed = 0,
+                                       .flags = NULL };
+                mxp_convert(dst, w->targets[t], src, MXP_F32, n, &o);
+                for (size_t i = 0; i < n; i++) {
+                    oracle_result want = oracle_convert(w->targets[t], MXP_F32, bits[i], (mxp_rounding)mode,
+                                                        (mxp_overflow)ov);
+                    uint64_t got = test_load_bits(dst, i, ds);
+                    if (!oracle_matches(&want, got, w->targets[t]) && bad++ < 10)
+                        fprintf(stderr, "oracle: f32 0x%08llx -> %s %s/%s: reference 0x%llx, oracle 0x%llx\n",
+                                (unsigned long long)bits[i], mxp_dtype_name(w->targets[t]),
+                                mxp_rounding_name((mxp_rounding)mode), mxp_overflow_name((mxp_overflow)ov),
+                                (unsigned long long)got, (unsigned long long)want.bits);
+                }
+                *checked += n;
             }
-            checked += n;
-        }
     }
     mxp_set_isa(MXP_ISA_COUNT - 1);
     free(bits);
     free(src);
     free(dst);
-    printf("step 1: reference equals the MPFR oracle on %zu stratified conversions (%zu differ)\n", checked, bad);
     return bad;
 }
 
@@ -101,31 +135,35 @@ static size_t kernels_for(mxp_dtype t, mxp_rounding mode, const mxp_cvt_kernel *
 static void *worker(void *arg)
 {
     const sweep *w = current;
-    const uint64_t first = (uint64_t)(uintptr_t)arg, total_chunks = (1ull << 32) / CHUNK;
-    uint32_t *src = malloc(CHUNK * 4);
-    uint16_t *want = malloc(CHUNK * 2), *got = malloc(CHUNK * 2);
+    const uint64_t first = (uint64_t)(uintptr_t)arg, total_chunks = (n_patterns + chunk_len - 1) / chunk_len;
+    uint32_t *src = malloc(chunk_len * 4);
+    uint16_t *want = malloc(chunk_len * 2), *got = malloc(chunk_len * 2);
     for (uint64_t c = first; c < total_chunks; c += THREADS) {
-        for (uint32_t i = 0; i < CHUNK; i++)
-            src[i] = (uint32_t)(c * CHUNK + i);
+        const uint64_t k0 = c * chunk_len;
+        const size_t len = (size_t)(n_patterns - k0 < chunk_len ? n_patterns - k0 : chunk_len);
+        for (size_t i = 0; i < len; i++)
+            src[i] = (uint32_t)((k0 + i) * stride);
         for (int t = 0; t < w->n_targets; t++) {
             size_t ds = mxp_dtype_itemsize(w->targets[t]);
             for (int mode = w->mode0; mode < w->mode1; mode++) {
                 const mxp_cvt_kernel *ks[MAX_KERNELS];
                 size_t nk = kernels_for(w->targets[t], (mxp_rounding)mode, ks);
-                for (int ov = 0; ov < w->n_overflow; ov++) {
-                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, w->seed, c * CHUNK, NULL };
-                    mxp_convert_ref(want, w->targets[t], src, MXP_F32, CHUNK, &p);
+                for (int ov = w->ov0; ov < w->ov1; ov++) {
+                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, w->seed, k0, NULL };
+                    mxp_convert_ref(want, w->targets[t], src, MXP_F32, len, &p);
                     for (size_t k = 0; k < nk; k++) {
-                        ks[k]->fn(got, src, CHUNK, &p);
-                        if (memcmp(want, got, CHUNK * ds) == 0)
+                        ks[k]->fn(got, src, len, &p);
+                        if (memcmp(want, got, len * ds) == 0)
                             continue;
-                        for (uint32_t i = 0; i < CHUNK; i++) {
+                        for (size_t i = 0; i < len; i++) {
                             uint64_t a = test_load_bits(want, i, ds), b = test_load_bits(got, i, ds);
                             if (a != b && atomic_fetch_add(&mismatches, 1) < 10)
-                                fprintf(stderr, "\n%s %s/%s: f32 0x%08x: kernel 0x%llx, reference 0x%llx\n",
+                                fprintf(stderr,
+                                        "\n%s %s/%s: f32 0x%08x (seed 0x%llx, index %llu): kernel 0x%llx, "
+                                        "reference 0x%llx\n",
                                         ks[k]->name, mxp_rounding_name((mxp_rounding)mode),
-                                        mxp_overflow_name((mxp_overflow)ov), src[i], (unsigned long long)b,
-                                        (unsigned long long)a);
+                                        mxp_overflow_name((mxp_overflow)ov), src[i], (unsigned long long)w->seed,
+                                        (unsigned long long)(k0 + i), (unsigned long long)b, (unsigned long long)a);
                         }
                     }
                 }
@@ -133,7 +171,7 @@ static void *worker(void *arg)
         }
         unsigned long long done = atomic_fetch_add(&chunks_done, 1) + 1;
         if (done * 1000 / total_chunks != (done - 1) * 1000 / total_chunks) {
-            printf("\r%s: %5.1f%% of 2^32 float32 patterns, %llu mismatches", w->step,
+            printf("\r%s: %5.1f%% of the float32 patterns, %llu mismatches", w->step,
                    100.0 * (double)done / (double)total_chunks, (unsigned long long)atomic_load(&mismatches));
             fflush(stdout);
         }
@@ -147,6 +185,8 @@ static void *worker(void *arg)
 /* Runs one sweep in THREADS threads; its mismatches. */
 static unsigned long long run_sweep(const sweep *w)
 {
+    if (w->n_targets == 0)
+        return 0;
     printf("%s: kernels compared with the reference:", w->step);
     for (int t = 0; t < w->n_targets; t++)
         for (int mode = w->mode0; mode < w->mode1; mode++) {
@@ -156,6 +196,7 @@ static unsigned long long run_sweep(const sweep *w)
                 printf(" %s/%s", ks[k]->name + 4, mxp_rounding_name((mxp_rounding)mode));
         }
     printf("\n");
+    fflush(stdout);
     current = w;
     atomic_store(&chunks_done, 0);
     atomic_store(&mismatches, 0);
@@ -165,43 +206,99 @@ static unsigned long long run_sweep(const sweep *w)
     for (int i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
     unsigned long long bad = atomic_load(&mismatches);
-    printf("\n%s: all 2^32 float32 patterns x %d targets x %d modes x %d overflow policies, %llu mismatches\n",
-           w->step, w->n_targets, w->mode1 - w->mode0, w->n_overflow, bad);
+    if (stride == 1)
+        printf("\n%s: all 2^32 float32 patterns", w->step);
+    else
+        printf("\n%s: %llu float32 patterns (stride %llu)", w->step, (unsigned long long)n_patterns,
+               (unsigned long long)stride);
+    printf(" x %d targets x %d modes x %d overflow policies (", w->n_targets, w->mode1 - w->mode0, w->ov1 - w->ov0);
+    for (int ov = w->ov0; ov < w->ov1; ov++)
+        printf("%s%s", ov > w->ov0 ? ", " : "", mxp_overflow_name((mxp_overflow)ov));
+    printf("), %llu mismatches\n", bad);
+    fflush(stdout);
     return bad;
 }
 
-/* Keeps the targets named on the command line (dtype names), in place;
- * returns how many are left. */
-static int keep_named(mxp_dtype *t, int n, int argc, char **argv)
+/* The sweep over these targets, keeping those named on the command line
+ * (dtype names; all when none is named). */
+static sweep make_sweep(const char *step, const mxp_dtype *t, int n, int mode0, int mode1, int ov0, int ov1,
+                        uint64_t oracle_seed, int argc, char **argv, int first_name)
 {
-    int kept = 0;
-    for (int i = 0; i < n; i++)
-        for (int a = 1; a < argc; a++) {
-            if (mxp_dtype_from_name(argv[a]) == t[i]) {
-                t[kept++] = t[i];
-                break;
-            }
-        }
-    return kept;
+    sweep w = { step, { MXP_DTYPE_INVALID }, 0, mode0, mode1, ov0, ov1, SEED, oracle_seed };
+    for (int i = 0; i < n; i++) {
+        int keep = first_name >= argc;
+        for (int a = first_name; a < argc && !keep; a++)
+            keep = mxp_dtype_from_name(argv[a]) == t[i];
+        if (keep)
+            w.targets[w.n_targets++] = t[i];
+    }
+    return w;
 }
 
-/* usage: exhaustive_f32 [dtype ...]  -- only these targets (default: all) */
+static int usage(void)
+{
+    fprintf(stderr, "usage: exhaustive_f32 [--steps DIGITS (1-6; default 123)] [--stride N (odd)] [dtype ...]\n");
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
-    sweep det = deterministic, sr = stochastic;
-    mxp_dtype det_t[N_TARGETS], sr_t[N_SR_TARGETS];
-    memcpy(det_t, targets, sizeof det_t);
-    memcpy(sr_t, sr_targets, sizeof sr_t);
-    det.targets = det_t;
-    sr.targets = sr_t;
-    if (argc > 1) {
-        det.n_targets = keep_named(det_t, N_TARGETS, argc, argv);
-        sr.n_targets = keep_named(sr_t, N_SR_TARGETS, argc, argv);
+    const char *steps = "123";
+    int a = 1;
+    for (; a < argc && strncmp(argv[a], "--", 2) == 0; a++) {
+        if (strcmp(argv[a], "--steps") == 0 && a + 1 < argc) {
+            steps = argv[++a];
+            if (!*steps || strspn(steps, "123456") != strlen(steps))
+                return usage();
+        } else if (strcmp(argv[a], "--stride") == 0 && a + 1 < argc) {
+            char *end;
+            stride = strtoull(argv[++a], &end, 10);
+            /* odd: k * stride mod 2^32 takes every residue once, no pattern twice */
+            if (*end || stride == 0 || stride % 2 == 0 || stride >> 32)
+                return usage();
+        } else {
+            return usage();
+        }
     }
-    if (oracle_step(det.targets, det.n_targets) != 0)
-        return 1;
-    unsigned long long bad = run_sweep(&det);
-    bad += run_sweep(&sr);
+    for (int i = a; i < argc; i++)
+        if (mxp_dtype_from_name(argv[i]) == MXP_DTYPE_INVALID)
+            return usage();
+    n_patterns = ((1ull << 32) + stride - 1) / stride;
+    if (stride > 1) { /* enough chunks for both threads */
+        chunk_len = n_patterns / 256;
+        chunk_len = chunk_len < 1024 ? 1024 : chunk_len > CHUNK ? CHUNK : chunk_len;
+    }
+    /* step 1 covers the deterministic modes of steps 2, 4 and 6 */
+    const sweep sweeps[6] = {
+        { "step 1", { MXP_DTYPE_INVALID }, 0, 0, 0, 0, 0, 0, 0 },
+        make_sweep("step 2", targets, COUNT(targets), 0, N_MODES, INF, INF + 1, 2024, argc, argv, a),
+        make_sweep("step 3", sr_targets, COUNT(sr_targets), SR, SR + 1, 0, N_OV, 0, argc, argv, a),
+        make_sweep("step 4", new_float_targets, COUNT(new_float_targets), 0, N_MODES, SAT, SAT + 1, 4048, argc,
+                   argv, a),
+        make_sweep("step 5", new_sr_targets, COUNT(new_sr_targets), SR, SR + 1, 0, N_OV, 0, argc, argv, a),
+        make_sweep("step 6", int_targets, COUNT(int_targets), 0, SR + 1, 0, N_OV, 6072, argc, argv, a),
+    };
+    int any = 0;
+    for (int s = 1; s < 6; s++)
+        any |= strchr(steps, '1' + s) && sweeps[s].n_targets;
+    if (!any) {
+        fprintf(stderr, "exhaustive_f32: no target named is in steps %s\n", steps);
+        return 2;
+    }
+    if (strchr(steps, '1')) {
+        size_t bad = 0, checked = 0;
+        for (int s = 1; s < 6; s++)
+            if (strchr(steps, '1' + s) && sweeps[s].mode0 < SR)
+                bad += oracle_step(&sweeps[s], &checked);
+        printf("step 1: reference equals the MPFR oracle on %zu stratified conversions (%zu differ)\n", checked,
+               bad);
+        if (bad)
+            return 1;
+    }
+    unsigned long long bad = 0;
+    for (int s = 1; s < 6; s++)
+        if (strchr(steps, '1' + s))
+            bad += run_sweep(&sweeps[s]);
     printf("%s: %llu mismatches\n", bad ? "FAILED" : "PASSED", bad);
     printf("%d passed, %d failed\n", bad ? 0 : 1, bad ? 1 : 0);
     return bad != 0;
