@@ -1,4 +1,5 @@
-"""Casts into the 0.2 formats (float8_e3m4 ... float4_e2m1fn) from float32,
+"""Casts into the 0.2 formats (float8_e3m4 ... float4_e2m1fn, and the sub-byte
+integers int4, uint4, int2, uint2: a byte each) from float32,
 bfloat16 and float16, into an existing array, against memcpy of the same
 bytes and ml_dtypes 0.6's astype, in one process; JSON on stdout (goals.py
 reads it).  One thread; medians of --reps; 4M elements (16 MiB of float32).
@@ -14,7 +15,7 @@ import numpy as np
 import mxp
 
 FORMATS = ["float8_e3m4", "float8_e4m3", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
-           "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
+           "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "int4", "uint4", "int2", "uint2"]
 
 
 def median_seconds(fn, reps):
