@@ -258,6 +258,19 @@ static void plan_init(mxp_ew_plan *p, const op_info *info, int op, int nin, mxp_
     p->ctx = (mxp_ew_ctx){ op, p->ct == MXP_F32, mxp_is_float_dtype(out) ? mxp_dtype_get_traits(out) : NULL, kernel };
     if (convert)
         p->convert = *convert;
+    /* One float dtype throughout: the sign bit flipped, cleared or copied
+     * in place, as IEEE 754's bit operations (widened to float32, a
+     * signalling NaN of float16, bfloat16 or the IEEE-style float8s came
+     * back quiet).  Not the fnuz float8s (no -0: their zero and their one
+     * NaN, 0x80, keep their sign) nor float8_e8m0fnu (no sign bit): those
+     * keep the arithmetic path, which has no payload to lose there. */
+    if (sign_op && a == out && (nin == 1 || b == out) && mxp_is_float_dtype(out) && out != MXP_E4M3FNUZ &&
+        out != MXP_E5M2FNUZ && out != MXP_E4M3B11 && out != MXP_E8M0 && mxp_dtype_itemsize(out) <= 8) {
+        const int bits = mxp_dtype_get_traits(out)->bits;
+        p->sign_size = mxp_dtype_itemsize(out);
+        p->sign_mask = (uint64_t)1 << (bits - 1);
+        p->sign_width = bits < 64 ? ((uint64_t)1 << bits) - 1 : ~(uint64_t)0;
+    }
     if (mxp_is_float_dtype(out) && !sign_op && !fused_nan) {
         if (p->ct == MXP_F32)
             p->nan_f32 = mxp_f32_canonical_nan_kernel(isa);

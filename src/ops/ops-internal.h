@@ -98,6 +98,12 @@ typedef struct mxp_ew_plan {
     /* a costly unary float16/bfloat16 operation: its table's key + 1
      * (src/ops/elementwise-lut.c); 0: none */
     int lut16;
+    /* negative, positive, abs or copysign of one float dtype into itself
+     * (every operand that dtype): its sign bit, the bit operation on
+     * sign_size-byte elements, the result's bits above the dtype's width
+     * (float6, float4 in a byte) cleared; 0: none */
+    uint64_t sign_mask, sign_width;
+    size_t sign_size;
 } mxp_ew_plan;
 
 /* Plans for valid ops and dtypes (src/ops/op-info.c); convert NULL: nearest even. */
