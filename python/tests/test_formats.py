@@ -94,6 +94,22 @@ def test_npy_round_trip(t):
     assert y.dtype == x.dtype and np.array_equal(bits(y), bits(x))
 
 
+@pytest.mark.parametrize("t", NEW_FLOATS + NEW_INTS, ids=lambda t: t.__name__)
+def test_npy_files_load_in_numpy_with_ml_dtypes(t):
+    """mxp's .npy of each new type is NumPy's one-field structured dtype named as ml_dtypes names the type: np.load
+    reads it, and its bytes viewed as ml_dtypes' type give the same values."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    name = np.dtype(t).name
+    x = np.array([1, 2, 3, 0.5, -1], np.float64).astype(t)
+    f = io.BytesIO()
+    mxp.save(f, x)
+    f.seek(0)
+    raw = np.load(f)
+    assert raw.dtype.names == (name,) and raw.dtype[0] == np.uint8
+    theirs = raw[name].view(getattr(ml_dtypes, name))
+    assert np.array_equal(theirs.astype(np.float64), x.astype(np.float64), equal_nan=True)
+
+
 @pytest.mark.parametrize("name", ["float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"])
 def test_dlpack_float8_with_torch(name):
     torch = pytest.importorskip("torch")

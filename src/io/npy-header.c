@@ -295,7 +295,8 @@ static mxp_status struct_descr(parser *ps, mxp_dtype *dt, bool *swap)
     }
     if (*dt == MXP_DTYPE_INVALID)
         return fail(ps->msg, MXP_ERR_UNSUPPORTED,
-                    "descr %s is not supported: field '%s' is not bfloat16, float8_e4m3fn or float8_e5m2", d,
+                    "descr %s is not supported: field '%s' names no mxp type beyond NumPy's (bfloat16, the "
+                    "float8/float6/float4 types, int4/uint4/int2/uint2/int1/uint1, as ml_dtypes spells them)", d,
                     span(f, sizeof f, name, nname));
     const size_t size = mxp_dtype_itemsize(*dt);
     mxp_dtype bits;

@@ -376,8 +376,9 @@ static void test_npy_refuses_objects_pickles_and_unsupported_descrs(void **state
         { MXP_ERR_UNSUPPORTED, "[('a', '<f4'), ('b', '<f4')]",
           "descr [('a', '<f4'), ('b', '<f4')] is not supported: mxp reads one-field structured dtypes only" },
         { MXP_ERR_UNSUPPORTED, "[('bf16', '<u2')]",
-          "descr [('bf16', '<u2')] is not supported: field 'bf16' is not bfloat16, float8_e4m3fn or float8_e5m2" },
-        { MXP_ERR_UNSUPPORTED, "[('', '|V2')]", "field '' is not bfloat16" },
+          "descr [('bf16', '<u2')] is not supported: field 'bf16' names no mxp type beyond NumPy's (bfloat16, the "
+          "float8/float6/float4 types, int4/uint4/int2/uint2/int1/uint1, as ml_dtypes spells them)" },
+        { MXP_ERR_UNSUPPORTED, "[('', '|V2')]", "field '' names no mxp type" },
         { MXP_ERR_FORMAT, "[('bfloat16', '<f2')]", "descr [('bfloat16', '<f2')]: field 'bfloat16' must hold the bits as u2" },
         { MXP_ERR_FORMAT, "[('float8_e5m2', '<u2')]", "field 'float8_e5m2' must hold the bits as u1" },
         { MXP_ERR_FORMAT, "[('float8_e5m2', '|O')]", "field 'float8_e5m2' must hold the bits as u1" },
