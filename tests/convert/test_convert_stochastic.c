@@ -1,6 +1,7 @@
 /* Stochastic rounding: reproducible for a seed at every ISA level, each
  * result one of the two neighbours, and unbiased: over 10^6 trials the mean
- * is within 3 sigma of the input. */
+ * is within 3 sigma of the input -- into the 2022 types and into the 0.2
+ * float8/float6/float4 formats and sub-byte integers. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -90,6 +91,26 @@ static void unbiased(void)
     check_unbiased(MXP_F64, 1.0 / 3.0, MXP_F32, 11);
     check_unbiased(MXP_S32, 16777217.0, MXP_BF16, 12);
     check_unbiased(MXP_F32, 1.5, MXP_BF16, 13);                 /* exact */
+    /* the 0.2 formats and the sub-byte integers, from float32 and the 16-bit sources */
+    check_unbiased(MXP_F32, 0.3, MXP_E3M4, 14);
+    check_unbiased(MXP_F32, -0.3, MXP_E4M3IEEE, 15);
+    check_unbiased(MXP_F32, 0.3, MXP_E4M3FNUZ, 16);
+    check_unbiased(MXP_F32, 1000.7, MXP_E5M2FNUZ, 17);
+    check_unbiased(MXP_F32, 0.3, MXP_E4M3B11, 18);
+    check_unbiased(MXP_F32, 3.0, MXP_E8M0, 19);                 /* between 2 and 4: p = 1/2 */
+    check_unbiased(MXP_F32, 0.3, MXP_E2M3, 20);
+    check_unbiased(MXP_F32, -5.5, MXP_E3M2, 21);
+    check_unbiased(MXP_F32, 0.3, MXP_E2M1, 22);                 /* between 0 and 0.5 */
+    check_unbiased(MXP_F32, -2.75, MXP_E2M1, 23);               /* between -3 and -2 */
+    check_unbiased(MXP_F32, 0.3, MXP_S4, 24);
+    check_unbiased(MXP_F32, -2.75, MXP_S4, 25);
+    check_unbiased(MXP_F32, 2.5, MXP_U4, 26);
+    check_unbiased(MXP_F32, -1.25, MXP_S2, 27);
+    check_unbiased(MXP_F32, 1.7, MXP_U2, 28);
+    check_unbiased(MXP_BF16, 0.3, MXP_E2M1, 29);
+    check_unbiased(MXP_BF16, -2.75, MXP_S4, 30);
+    check_unbiased(MXP_F16, 0.3, MXP_E3M4, 31);
+    check_unbiased(MXP_F16, 1.7, MXP_U2, 32);
 }
 
 static void test_stochastic_rounding_is_unbiased_and_picks_neighbours(void **state)
