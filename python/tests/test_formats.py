@@ -118,8 +118,10 @@ def test_dlpack_float8_with_torch(name):
     x = np.array([0.5, 1.0, 2.0, 4.0], getattr(mxp, name))
     t = torch.from_dlpack(mxp.dlpack(x))
     assert t.dtype == getattr(torch, name) and t.float().tolist() == [0.5, 1.0, 2.0, 4.0]
+    assert t.data_ptr() == x.ctypes.data  # zero-copy: torch reads mxp's buffer
     back = mxp.from_dlpack(t)
     assert back.dtype == x.dtype and np.array_equal(bits(back), bits(x))
+    assert back.ctypes.data == t.data_ptr()  # and back: the same buffer again
 
 
 def test_sub_byte_types_are_refused_by_dlpack():
