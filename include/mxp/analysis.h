@@ -159,7 +159,8 @@ typedef struct mxp_roundtrip_row {
     size_t bytes;              /* size of x stored as dtype (sub-byte types
                                   packed: mxp_packed_bytes) */
     mxp_compare_report report; /* reference x, test x as dtype (its struct_size: 0 or its sizeof) */
-    int64_t overflow;          /* finite input that became inf/NaN (integers: outside the range) */
+    int64_t overflow;          /* finite input that became inf/NaN (integers: outside the range;
+                                  float6/float4, which have neither: saturated where IEEE gives inf) */
     int64_t underflow_to_zero; /* nonzero finite input that became zero */
     int64_t subnormal;         /* nonzero results below the dtype's smallest normal */
     int64_t nan;               /* NaN results from non-NaN input */
@@ -203,6 +204,45 @@ MXP_API mxp_status mxp_recommend_dtype(const mxp_array *x, const mxp_requirement
  * analysis (what `mxp analyze` prints). */
 MXP_API mxp_status mxp_recommend_dtype_rows(const mxp_array *x, const mxp_requirement *req, mxp_advice *advice,
                                             mxp_roundtrip_row *rows);
+
+/* ---- the advisor among any float formats -------------------------------------
+ * Every float storage format mxp has, smallest first by bits (*count, unless
+ * count is NULL, gets their number: 14 in this release, and it grows with
+ * the formats, so size arrays by *count, not by a constant):
+ * float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e4m3fn, float8_e4m3,
+ * float8_e4m3fnuz, float8_e4m3b11fnuz, float8_e5m2, float8_e5m2fnuz,
+ * float8_e3m4, float16, bfloat16, float32, float64.  Left out: float8_e8m0fnu,
+ * a scale format (unsigned powers of two, no zero: it stores no ordinary
+ * data), and the integer types (no float round trip; quantization is
+ * mxp/quant.h's). */
+MXP_API const mxp_dtype *mxp_advisor_candidates_all(int *count);
+
+/* The most candidates mxp_recommend_dtype_among takes. */
+#define MXP_ADVISOR_MAX_CANDIDATES 64
+
+/* As mxp_recommend_dtype among candidates[0..ncandidates-1] (1 to
+ * MXP_ADVISOR_MAX_CANDIDATES float dtypes, each once; any order): the
+ * smallest by storage bits (mxp_dtype_traits.bits: float4 4, float6 6,
+ * float8 8, ...) whose round trip meets req; at equal bits the better
+ * metric (lower max rel error, else higher PSNR), then the earlier one.
+ * rows (unless NULL) gets every candidate's round trip in the caller's
+ * order (an array of ncandidates rows, each with the same struct_size).
+ *
+ * NULL x, req or advice, ncandidates out of range, NULL candidates and a
+ * candidate given twice are MXP_ERR_INVALID_ARGUMENT; a candidate that is
+ * not a dtype, or not a float dtype, MXP_ERR_INVALID_DTYPE.  When no
+ * candidate meets req the call returns MXP_ERR_INVALID_ARGUMENT and still
+ * fills advice and rows (as mxp_gemm_safe's report when it refuses):
+ * advice->dtype is MXP_DTYPE_INVALID, advice->reason says why each
+ * candidate fell short and names the closest (the fewest values that
+ * overflow, saturate or turn into NaN, then the better metric),
+ * advice->row is the closest's round trip; mxp_last_error() holds
+ * "recommend dtype: " and the same sentence.  (mxp_recommend_dtype never
+ * does this: float64 is its answer when nothing smaller meets req.)
+ * float8_e8m0fnu, left out of mxp_advisor_candidates_all, may be named. */
+MXP_API mxp_status mxp_recommend_dtype_among(const mxp_array *x, const mxp_requirement *req,
+                                             const mxp_dtype *candidates, int ncandidates, mxp_advice *advice,
+                                             mxp_roundtrip_row *rows);
 
 #ifdef __cplusplus
 }

@@ -44,11 +44,25 @@ typedef struct rt_stream {
     int64_t *count, *first;
 } rt_stream;
 
+/* Does finite a overflow a float format with neither infinity nor NaN
+ * (float6, float4: it saturates to +-max)?  Where IEEE rounding would give
+ * +-inf: |a| at or beyond max + half its ulp (max's significand is odd, so
+ * the tie rounds up). */
+static bool saturates(const mxp_dtype_traits *t, double a)
+{
+    if (t->has_inf || t->has_nan || !(fabs(a) > t->max))
+        return false;
+    int e;
+    (void)frexp(t->max, &e); /* max = m 2^e, m in [0.5, 1): its ulp is 2^(e - 1 - mant_bits) */
+    return fabs(a) >= t->max + ldexp(0.5, e - 1 - t->mant_bits);
+}
+
 /* The row's own counts (docs/analysis.md) for a pair seen `times` times. */
 static void count_pair(mxp_roundtrip_row *row, const mxp_dtype_traits *t, double a, double b, int64_t times)
 {
     const bool is_float = t->kind == MXP_KIND_FLOAT;
-    if (isfinite(a) && (!isfinite(b) || (!is_float && (a > t->max || a < t->lowest))))
+    if (isfinite(a) &&
+        (!isfinite(b) || (!is_float && (a > t->max || a < t->lowest)) || (is_float && saturates(t, a))))
         row->overflow += times;
     if (isfinite(a) && a != 0 && b == 0)
         row->underflow_to_zero += times;

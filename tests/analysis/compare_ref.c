@@ -159,6 +159,18 @@ mxp_status ref_compare(const mxp_array *reference, const mxp_array *test, mxp_co
     return st;
 }
 
+/* Does finite a overflow dt, a float format with neither inf nor NaN that
+ * saturates?  The converter's own IEEE overflow flag for that one value. */
+static bool saturates(const mxp_dtype_traits *t, double a)
+{
+    if (t->kind != MXP_KIND_FLOAT || t->has_inf || t->has_nan || !(fabs(a) > t->max))
+        return false;
+    mxp_convert_flags flags = { 0 };
+    const mxp_convert_opts opts = { .flags = &flags };
+    uint8_t out[8];
+    return mxp_convert(out, t->dtype, &a, MXP_F64, 1, &opts) == MXP_OK && flags.overflow == 1;
+}
+
 /* One row: x (as float64 in xd, n values) through dt and back. */
 static mxp_status roundtrip_row(const mxp_array *x, const double *xd, int64_t n, mxp_dtype dt, mxp_roundtrip_row *row)
 {
@@ -177,7 +189,7 @@ static mxp_status roundtrip_row(const mxp_array *x, const double *xd, int64_t n,
         for (int64_t i = 0; st == MXP_OK && i < n; i++) {
             const double a = xd[i], b = v[i];
             if (isfinite(a) &&
-                (!isfinite(b) || (t->kind != MXP_KIND_FLOAT && (a > t->max || a < t->lowest))))
+                (!isfinite(b) || (t->kind != MXP_KIND_FLOAT && (a > t->max || a < t->lowest)) || saturates(t, a)))
                 row->overflow++;
             if (isfinite(a) && a != 0 && b == 0)
                 row->underflow_to_zero++;

@@ -417,6 +417,19 @@ static void test_report_arrays(void **state)
     rows_sized[4].struct_size = 0;
     assert_int_equal(mxp_recommend_dtype_rows(x, &req, &adv_sized, rows_sized), MXP_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(mxp_last_error(), "mxp_recommend_dtype_rows: rows_out[4].struct_size"));
+    /* mxp_recommend_dtype_among: its rows, as many as its candidates, alike */
+    const mxp_dtype among[2] = { MXP_F32, MXP_FLOAT4_E2M1FN };
+    mxp_roundtrip_row rows2[2] = { 0 };
+    assert_int_equal(mxp_recommend_dtype_among(x, &req, among, 2, &adv, rows2), MXP_OK);
+    for (int i = 0; i < 2; i++)
+        rows_sized[i] = (mxp_roundtrip_row){ .struct_size = sizeof rows_sized[i] };
+    assert_int_equal(mxp_recommend_dtype_among(x, &req, among, 2, &adv_sized, rows_sized), MXP_OK);
+    for (int i = 0; i < 2; i++)
+        assert_same_row(&rows_sized[i], &rows2[i]);
+    assert_string_equal(adv_sized.reason, adv.reason);
+    rows_sized[1].struct_size = 0;
+    assert_int_equal(mxp_recommend_dtype_among(x, &req, among, 2, &adv_sized, rows_sized), MXP_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(mxp_last_error(), "mxp_recommend_dtype_among: rows_out[1].struct_size"));
     mxp_array_free(x);
 }
 

@@ -739,6 +739,15 @@ static mxp_status c_recommend_dtype_rows(void *s, uint64_t *d)
     return st;
 }
 
+static mxp_status c_recommend_dtype_among(void *s, uint64_t *d)
+{
+    static const mxp_dtype cand[3] = { MXP_BF16, MXP_FLOAT4_E2M1FN, MXP_FLOAT6_E3M2FN };
+    mxp_roundtrip_row rows[3] = { 0 };
+    mxp_status st = mxp_recommend_dtype_among(X, &no_overflow, cand, 3, s, rows);
+    *d = hash(0, rows, sizeof rows);
+    return st;
+}
+
 /* ---- mxp_tensor_stats ------------------------------------------------------- */
 
 static mxp_status c_monitor_record(void *s, uint64_t *d)
@@ -840,6 +849,7 @@ static const entry entries[] = {
     REP(roundtrip_analysis, mxp_roundtrip_row, EMB(mxp_roundtrip_row, report, mxp_compare_report)),
     REP(recommend_dtype, mxp_advice, EMB_ADVICE),
     REP(recommend_dtype_rows, mxp_advice, EMB_ADVICE),
+    REP(recommend_dtype_among, mxp_advice, EMB_ADVICE),
     REP(monitor_record, mxp_tensor_stats),
     REP(monitor_history_get, mxp_tensor_stats),
 };

@@ -393,6 +393,25 @@ void hostile_quant(hctx *c)
     ERR("req NULL", mxp_recommend_dtype_rows, x, NULL, &advice, rows);
     ERR("advice NULL", mxp_recommend_dtype_rows, x, &req, NULL, rows);
     ERR("kind 9999", mxp_recommend_dtype_rows, x, &(mxp_requirement){ (mxp_requirement_kind)9999, 1 }, &advice, rows);
+    NONNUL("count NULL", mxp_advisor_candidates_all, NULL);
+    const mxp_dtype f16[] = { MXP_F16 };
+    ERR("x NULL", mxp_recommend_dtype_among, NULL, &req, f16, 1, &advice, rows);
+    ERR("req NULL", mxp_recommend_dtype_among, x, NULL, f16, 1, &advice, rows);
+    ERR("advice NULL", mxp_recommend_dtype_among, x, &req, f16, 1, NULL, rows);
+    ERR("candidates NULL", mxp_recommend_dtype_among, x, &req, NULL, 1, &advice, rows);
+    ERR("ncandidates 0", mxp_recommend_dtype_among, x, &req, f16, 0, &advice, rows);
+    ERR("ncandidates -1", mxp_recommend_dtype_among, x, &req, f16, -1, &advice, rows);
+    ERR("ncandidates INT_MIN", mxp_recommend_dtype_among, x, &req, f16, INT_MIN, &advice, rows);
+    ERR("ncandidates INT_MAX", mxp_recommend_dtype_among, x, &req, f16, INT_MAX, &advice, NULL);
+    ERR("a candidate 9999", mxp_recommend_dtype_among, x, &req, ((const mxp_dtype[]){ MXP_F16, BAD_DT }), 2, &advice,
+        rows);
+    ERR("a candidate -1", mxp_recommend_dtype_among, x, &req, ((const mxp_dtype[]){ NEG_DT }), 1, &advice, rows);
+    ERR("an integer candidate", mxp_recommend_dtype_among, x, &req, ((const mxp_dtype[]){ MXP_S8 }), 1, &advice, rows);
+    ERR("a candidate twice", mxp_recommend_dtype_among, x, &req, ((const mxp_dtype[]){ MXP_F16, MXP_F16 }), 2, &advice,
+        rows);
+    ERR("kind 9999", mxp_recommend_dtype_among, x, &(mxp_requirement){ (mxp_requirement_kind)9999, 1 }, f16, 1,
+        &advice, rows);
+    ERR("x empty", mxp_recommend_dtype_among, H.f32_empty, &req, f16, 1, &advice, rows);
 }
 
 void hostile_train(hctx *c)
