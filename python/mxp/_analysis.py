@@ -54,10 +54,23 @@ def roundtrip(x, dtypes=None):
 _REQ = re.compile(r"^\s*(psnr|relerr)\s*(>=|<=)\s*([0-9.eE+-]+)\s*$|^\s*no-overflow\s*$")
 
 
-def recommend_dtype(x, require="psnr>=40"):
+def recommend_dtype(x, require="psnr>=40", candidates=None):
     """The smallest float dtype whose round trip of x meets require:
     "psnr>=DB", "relerr<=E" (max relative error) or "no-overflow".
-    Returns a Result: dtype, reason (a sentence), row (its round trip)."""
+    Returns a Result: dtype, reason (a sentence), row (its round trip).
+
+    candidates: None, mxp_recommend_dtype's six (float8_e4m3fn,
+    float8_e5m2, float16, bfloat16, float32, float64); "all", every float
+    storage format mxp has, smallest first (float4_e2m1fn, float6_e2m3fn,
+    float6_e3m2fn, float8_e4m3fn, float8_e4m3, float8_e4m3fnuz,
+    float8_e4m3b11fnuz, float8_e5m2, float8_e5m2fnuz, float8_e3m4, float16,
+    bfloat16, float32, float64: mxp_advisor_candidates_all); or a sequence
+    of float dtypes (names, NumPy or mxp dtypes), each once, in any order:
+    the smallest by storage bits wins, at equal bits the better metric
+    (mxp_recommend_dtype_among).  A name mxp does not know is a
+    TypeError, as is an integer dtype; an empty list or a dtype given twice
+    a ValueError; so is a requirement that none of the candidates meets (the
+    message names the closest)."""
     m = _REQ.match(require) if isinstance(require, str) else None
     if not m:
         raise ValueError(f"require {require!r}: expected 'psnr>=DB', 'relerr<=E' or 'no-overflow'")
@@ -69,5 +82,15 @@ def recommend_dtype(x, require="psnr>=40"):
         kind, value = _mxp.REQUIRE_NO_OVERFLOW, 0.0
     else:
         raise ValueError(f"require {require!r}: psnr takes >=, relerr takes <=")
-    d = _mxp._recommend(np.asarray(x), kind, value)
+    if candidates is None:
+        d = _mxp._recommend(np.asarray(x), kind, value)
+    else:
+        if isinstance(candidates, str):
+            if candidates != "all":
+                raise ValueError(f"candidates {candidates!r}: expected None, 'all' or a sequence of dtypes")
+            candidates = _mxp._advisor_candidates_all()
+        elif isinstance(candidates, (bytes, np.dtype, type)) or not hasattr(candidates, "__iter__"):
+            raise TypeError(f"candidates {candidates!r}: expected None, 'all' or a sequence of dtypes")
+        d = _mxp._recommend_among(np.asarray(x), kind, value, list(candidates))
     return Result(dtype=d["dtype"], reason=d["reason"], row=_row(d["row"]))
+

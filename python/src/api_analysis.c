@@ -436,6 +436,60 @@ static PyObject *recommend(PyObject *self, PyObject *args)
                          row_dict(&adv.row));
 }
 
+/* _recommend_among(x, kind, value, [dtype, ...]) -> dict as _recommend's
+ * (mxp_recommend_dtype_among); no candidate meeting the requirement is
+ * mxp's status, a ValueError with the sentence that names the closest */
+static PyObject *recommend_among(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *x, *list;
+    int kind;
+    double value;
+    if (!PyArg_ParseTuple(args, "OidO!", &x, &kind, &value, &PyList_Type, &list))
+        return NULL;
+    const Py_ssize_t n = PyList_GET_SIZE(list);
+    if (n < 1 || n > MXP_ADVISOR_MAX_CANDIDATES)
+        return PyErr_Format(PyExc_ValueError, "recommend_dtype: 1 to %d candidates, not %zd",
+                            MXP_ADVISOR_MAX_CANDIDATES, n);
+    mxp_dtype dts[MXP_ADVISOR_MAX_CANDIDATES];
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!(dts[i] = mxpy_dtype_arg(PyList_GET_ITEM(list, i), "recommend_dtype: candidates")))
+            return NULL;
+    mxp_array *mx = mxpy_wrap(x, "recommend_dtype: x", false);
+    if (!mx)
+        return NULL;
+    mxp_requirement req = { (mxp_requirement_kind)kind, value };
+    mxp_advice adv;
+    memset(&adv, 0, sizeof adv);
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = mxp_recommend_dtype_among(mx, &req, dts, (int)n, &adv, NULL);
+    Py_END_ALLOW_THREADS
+    mxp_array_free(mx);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    return Py_BuildValue("{s:s,s:s,s:N}", "dtype", mxp_dtype_name(adv.dtype), "reason", adv.reason, "row",
+                         row_dict(&adv.row));
+}
+
+/* _advisor_candidates_all() -> (name, ...): mxp_advisor_candidates_all() */
+static PyObject *advisor_candidates_all(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    int n = 0;
+    const mxp_dtype *all = mxp_advisor_candidates_all(&n);
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) {
+        PyObject *name = PyUnicode_FromString(mxp_dtype_name(all[i]));
+        if (!name)
+            Py_CLEAR(t);
+        else
+            PyTuple_SET_ITEM(t, i, name);
+    }
+    return t;
+}
+
 PyMethodDef mxpy_analysis_methods[] = {
     { "_compare", compare, METH_VARARGS, NULL },
     { "_compare_piece", compare_piece, METH_VARARGS, NULL },
@@ -448,5 +502,7 @@ PyMethodDef mxpy_analysis_methods[] = {
     { "_compare_report", compare_report, METH_VARARGS, NULL },
     { "_roundtrip", roundtrip, METH_VARARGS, NULL },
     { "_recommend", recommend, METH_VARARGS, NULL },
+    { "_recommend_among", recommend_among, METH_VARARGS, NULL },
+    { "_advisor_candidates_all", advisor_candidates_all, METH_NOARGS, NULL },
     { NULL, NULL, 0, NULL },
 };

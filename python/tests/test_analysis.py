@@ -1,6 +1,7 @@
 """compare / roundtrip / recommend_dtype against NumPy float64 metrics, the
 plots (files written without a display) and the tour."""
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -50,6 +51,70 @@ def test_recommend_dtype():
     for bad in ("psnr=40", "psnr<=40", "speed>=1", 40):
         with pytest.raises(ValueError):
             mxp.recommend_dtype(x, bad)
+
+
+ALL = ("float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e4m3fn", "float8_e4m3", "float8_e4m3fnuz",
+       "float8_e4m3b11fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e3m4", "float16", "bfloat16", "float32",
+       "float64")
+
+
+def test_recommend_dtype_among_candidates():
+    assert mxp._mxp._advisor_candidates_all() == ALL  # mxp_advisor_candidates_all: smallest first, no e8m0
+    # values float4 holds exactly: float4 wins among all
+    a = mxp.recommend_dtype(np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -6, -0.5]), "psnr>=40", candidates="all")
+    assert a.dtype == "float4_e2m1fn" and a.row.dtype == "float4_e2m1fn" and a.row.bytes == 5
+    assert a.reason == "float4_e2m1fn holds the range with PSNR inf dB >= 40 dB"
+    # storage bits, not bytes: float4's 36.1 dB beats the exact float6/float8 (a byte each in memory)
+    x = np.array([1, 2, 3, 4, 6, 0.5, 1.25], np.float32)
+    assert mxp.recommend_dtype(x, "psnr>=30", candidates="all").dtype == "float4_e2m1fn"
+    a = mxp.recommend_dtype(x, "psnr>=40", candidates="all")
+    assert a.reason == "float4_e2m1fn's PSNR 36.1 dB < 40 dB; float6_e2m3fn holds the range with PSNR inf dB >= 40 dB"
+    # float6's range: beyond float4's 6 and float6_e2m3fn's 7.5 (they saturate: overflow)
+    x = np.array([28, 24, 20, 16, 12, -10, 1, 0.5, 0.25, 1.5, 0], np.float32)
+    for req in ("psnr>=40", "no-overflow"):
+        a = mxp.recommend_dtype(x, req, candidates="all")
+        assert a.dtype == "float6_e3m2fn"
+        assert a.reason.startswith("max |x| = 28 exceeds float4_e2m1fn's 6, float6_e2m3fn's 7.5; float6_e3m2fn holds")
+    # beyond every float8: 16 bits; names, NumPy and mxp dtypes, any order
+    a = mxp.recommend_dtype(np.array([64000, 1, -2, 0.5]), "no-overflow",
+                            candidates=[np.float64, "float8_e5m2", np.dtype(np.float16), mxp.float8_e4m3fn, "bf16"])
+    assert a.dtype == "float16"
+    assert a.reason == ("max |x| = 6.4e+04 exceeds float8_e5m2's 57344, float8_e4m3fn's 448; "
+                        "float16 holds the range (max |x| = 6.4e+04) with PSNR inf dB")
+    # equal bits: the better metric (float8_e3m4's PSNR on normal data)
+    r = np.random.default_rng(2).standard_normal(10000)
+    rows = {t.dtype: t for t in mxp.roundtrip(r, list(ALL))}
+    a = mxp.recommend_dtype(r, "psnr>=42", candidates="all")
+    assert a.dtype == "float8_e3m4" and a.row.psnr_db == rows["float8_e3m4"].psnr_db
+    assert max(t.psnr_db for t in rows.values() if t.dtype.startswith("float8")) == a.row.psnr_db
+    # None and the six given as a list: today's advisor, the same sentence
+    for req in ("psnr>=30", "no-overflow", "relerr<=1e-3"):
+        want = mxp.recommend_dtype(r * 100, req)
+        for cand in (None, list(mxp._mxp.ADVISOR_CANDIDATES), tuple(mxp._mxp.ADVISOR_CANDIDATES)):
+            got = mxp.recommend_dtype(r * 100, req, candidates=cand)
+            assert (got.dtype, got.reason) == (want.dtype, want.reason)
+
+
+def test_recommend_dtype_among_none_meets_and_bad_candidates():
+    r = np.random.default_rng(2).standard_normal(10000)
+    rows = mxp.roundtrip(r, ["float4_e2m1fn", "float8_e5m2"])
+    want = (f"float4_e2m1fn's PSNR {rows[0].psnr_db:.1f} dB < 60 dB; float8_e5m2's PSNR {rows[1].psnr_db:.1f} dB"
+            f" < 60 dB; no candidate meets PSNR >= 60 dB; the closest is float8_e5m2 (PSNR {rows[1].psnr_db:.1f} dB)")
+    with pytest.raises(ValueError) as e:
+        mxp.recommend_dtype(r, "psnr>=60", candidates=["float8_e5m2", "float4_e2m1fn"])
+    assert str(e.value) == "recommend dtype: " + want
+    with pytest.raises(ValueError, match=r"no candidate holds the range \(max \|x\| = 1e\+03\); the closest is "
+                                         r"float6_e2m3fn \(2 values overflow or turn into NaN\)"):
+        mxp.recommend_dtype([1000.0, 100, 1, 0.5], "no-overflow", candidates=["float6_e2m3fn", "float4_e2m1fn"])
+    for bad, exc, msg in ((["float16", "int8"], TypeError, "candidate 1 (int8) is not a float dtype"),
+                          ([mxp.int4], TypeError, "not a float dtype"),
+                          (["abc"], TypeError, "abc"), ([np.complex64], TypeError, "complex64"),
+                          ([], ValueError, "1 to 64 candidates, not 0"),
+                          (["float16", np.float16], ValueError, "candidate 1 (float16) repeats candidate 0"),
+                          ("float16", ValueError, "expected None, 'all' or a sequence of dtypes"),
+                          (3, TypeError, "expected None"), (np.float16, TypeError, "expected None")):
+        with pytest.raises(exc, match=re.escape(msg)):
+            mxp.recommend_dtype(r, "psnr>=20", candidates=bad)
 
 
 def png_size(path):

@@ -293,6 +293,13 @@ for req in ("psnr>=", "psnr<=40", "relerr>=0.1", "snr>=3", "", 40, None):
     raises(f"recommend_dtype(require={req!r})", "recommend_dtype", ValueError, mxp.recommend_dtype, X, req)
 raises("recommend_dtype(object x)", "recommend_dtype", TypeError, mxp.recommend_dtype, np.array([None]))
 raises("recommend_dtype(unknown keyword)", "recommend_dtype", TypeError, mxp.recommend_dtype, X, target="x")
+for cand, exc in ((["int8"], TypeError), (["float16", "abc"], TypeError), ([None], TypeError), ([], ValueError),
+                  (["float16"] * 2, ValueError), (["float32"] * 65, ValueError), ("six", ValueError), (3, TypeError),
+                  (mxp.bfloat16, TypeError), ([mxp.int4, "float16"], TypeError)):
+    raises(f"recommend_dtype(candidates={cand!r})", "recommend_dtype", exc, mxp.recommend_dtype, X, "psnr>=20",
+           candidates=cand)
+raises("recommend_dtype(candidates none meets)", "recommend_dtype", ValueError, mxp.recommend_dtype, X, "psnr>=300",
+       candidates=["float4_e2m1fn"])
 
 
 @case("compare, roundtrip, recommend_dtype: layouts, NaN/inf, 0-d, empty", "compare", "roundtrip",
@@ -311,6 +318,9 @@ def _():
     expect(ValueError, mxp.roundtrip, np.zeros(0, np.float32))
     assert mxp.recommend_dtype(XS, "no-overflow").dtype in ("float32", "float64", "bfloat16", "float8_e5m2",
                                                               "float16", "float8_e4m3fn")
+    same_on_layouts(lambda v: mxp.recommend_dtype(v, "relerr<=0.1", candidates="all"), X)
+    # NaN and inf: float4/float6 and the fn/fnuz float8s lose them; of the IEEE-style float8s e3m4 has the best PSNR
+    assert mxp.recommend_dtype(XS, "no-overflow", candidates="all").dtype == "float8_e3m4"
 
 
 # ---- training ----------------------------------------------------------------------
