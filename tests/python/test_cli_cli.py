@@ -185,6 +185,48 @@ def test_progress_only_on_a_terminal(tmp_path):
     assert status == 0 and seen == "", repr(seen)  # well under a second: nothing either
 
 
+def test_analyze_candidates(tmp_path):
+    # --candidates all: every float storage format, smallest first; the smallest by bits that meets the requirement
+    np.save(tmp_path / "f6.npy", np.array([28, 24, 20, 16, 12, -10, 1, 0.5, 0.25, 1.5, 0], np.float32))
+    p = mxp("analyze", tmp_path / "f6.npy", "--candidates", "all", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert [r["dtype"] for r in d["candidates"]] == [
+        "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e4m3fn", "float8_e4m3", "float8_e4m3fnuz",
+        "float8_e4m3b11fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e3m4", "float16", "bfloat16", "float32",
+        "float64"]
+    assert d["recommended"] == "float6_e3m2fn"
+    assert d["reason"] == ("max |x| = 28 exceeds float4_e2m1fn's 6, float6_e2m3fn's 7.5; "
+                           "float6_e3m2fn holds the range with PSNR inf dB >= 40 dB")
+    assert [r["overflow"] for r in d["candidates"][:3]] == [6, 6, 0]  # float4/float6 saturate: counted
+    # a list, in the caller's order: the table's rows
+    p = mxp("analyze", tmp_path / "f6.npy", "--candidates", "float64,e3m2,fp4", "--require", "no-overflow")
+    assert p.returncode == 0, p.stderr
+    table = [line.split()[0] for line in p.stdout.splitlines()[3:6]]
+    assert table == ["float64", "float6_e3m2fn", "float4_e2m1fn"], p.stdout
+    assert "recommended  float6_e3m2fn\n" in p.stdout
+    # none meets: the table, "none" and the closest; exit status 1 and one line on stderr
+    x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    p = mxp("analyze", tmp_path / "x.npy", "--candidates", "float8_e5m2,float4_e2m1fn", "--require", "psnr>=60")
+    assert p.returncode == 1
+    assert "recommended  none\n" in p.stdout and "the closest is float8_e5m2 (PSNR " in p.stdout
+    assert p.stderr == "mxp analyze: no candidate meets the requirement (the reason names the closest)\n"
+    p = mxp("analyze", tmp_path / "x.npy", "--candidates", "float8_e5m2,float4_e2m1fn", "--require", "psnr>=60",
+            "--json")
+    d = json.loads(p.stdout)
+    assert p.returncode == 1 and d["recommended"] is None and "no candidate meets PSNR >= 60 dB" in d["reason"]
+    for bad, msg in ((["--candidates", "int4"], "--candidates: 'int4' is not a float dtype"),
+                     (["--candidates", "float16,half"], "--candidates: 'float16' is in the list twice"),
+                     (["--candidates", "foo"], "--candidates: unknown dtype 'foo'"),
+                     (["--candidates", "float16,"], "--candidates: the list ends with a comma"),
+                     (["--candidates", "all", "--candidates", "all"], "one --candidates at a time"),
+                     (["--candidates"], "--candidates needs 'all' or a comma-separated list")):
+        p = mxp("analyze", tmp_path / "x.npy", *bad)
+        assert p.returncode == 2 and msg in p.stderr, p.stderr
+    assert "--candidates all|DTYPES" in mxp("analyze", "--help").stdout
+
+
 def test_analyze_also_rows(tmp_path):
     # --also adds round-trip rows for any dtypes: float6/float4/int2 count their packed bytes
     x = np.random.default_rng(0).standard_normal(1000).astype(np.float32)

@@ -11,18 +11,29 @@
 
 static void print_help(void)
 {
-    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | relerr<=E | no-overflow] [--also DTYPES] [--json]\n"
+    printf("usage: mxp analyze FILE.npy [--require psnr>=DB | relerr<=E | no-overflow]\n"
+           "                   [--candidates all|DTYPES] [--also DTYPES] [--json]\n"
            "       mxp analyze MODEL.safetensors [--require ...] [--json]\n\n"
            "Loads FILE.npy, converts its values to each float dtype (float8_e4m3fn,\n"
-           "float8_e5m2, float16, bfloat16, float32, float64; nearest even) and back,\n"
-           "and prints per dtype: memory, max and p99 relative error, PSNR and SNR\n"
-           "in dB, cosine similarity, and the counts of overflow (finite values that\n"
-           "became inf/NaN), underflow (nonzero values that became zero) and\n"
+           "float8_e5m2, float16, bfloat16, float32, float64, or those of\n"
+           "--candidates; nearest even) and back, and prints per dtype: memory, max\n"
+           "and p99 relative error, PSNR and SNR in dB, cosine similarity, and the\n"
+           "counts of overflow (finite values that became inf/NaN, or saturated in\n"
+           "float6/float4), underflow (nonzero values that became zero) and\n"
            "subnormal results.  Then the smallest dtype meeting the requirement\n"
            "(default psnr>=40) and why (mxp_recommend_dtype_rows: one analysis for\n"
            "both).  The values are streamed: memory is the file's data plus a few MiB\n"
            "(at most 22 MiB more for 2-byte inputs).  Definitions of the metrics:\n"
            "docs/analysis.md.\n\n"
+           "  --candidates all|DTYPES  choose among these float dtypes instead of\n"
+           "           the six: all (every float storage format mxp has, smallest first:\n"
+           "           float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, the seven float8s,\n"
+           "           float16, bfloat16, float32, float64; not float8_e8m0fnu, a scale\n"
+           "           format) or a comma-separated list, each dtype once, any order.\n"
+           "           The smallest by bits that meets the requirement wins, at equal\n"
+           "           bits the better metric (mxp_recommend_dtype_among); the table\n"
+           "           lists these candidates.  When none meets it: the table,\n"
+           "           \"recommended  none\", the reason naming the closest, exit status 1\n"
            "  --also DTYPES  more rows after the candidates, a comma-separated list of\n"
            "           any dtypes (float8_e4m3fnuz,float6_e2m3fn,float4_e2m1fn,int4,...);\n"
            "           sub-byte types count their packed bytes.  They are shown, not\n"
@@ -31,7 +42,8 @@ static void print_help(void)
            "           object per dtype: dtype, bytes, max_rel_error, p99_rel_error,\n"
            "           psnr_db, snr_db, cosine, overflow, underflow, subnormal; null\n"
            "           where a value is not finite, such as the PSNR of an exact\n"
-           "           round trip), requirement, recommended, reason\n\n"
+           "           round trip), requirement, recommended (null when no candidate\n"
+           "           meets it), reason\n\n"
            "A safetensors file (docs/safetensors.md): the same analysis for each\n"
            "floating-point tensor, one line each (name, dtype, shape, the recommended\n"
            "dtype and its PSNR, the values float8_e4m3fn, float16 and bfloat16 would\n"
@@ -74,35 +86,70 @@ const char *cli_memory(char *buf, size_t size, size_t bytes)
     return buf;
 }
 
-/* The dtypes of --also: at most MAX_ALSO, each a name mxp knows. */
+/* The dtypes of --also (at most MAX_ALSO, each a name mxp knows) and of
+ * --candidates (float dtypes, each once; n 0: mxp_recommend_dtype's six). */
 enum { MAX_ALSO = 32 };
 typedef struct also_list {
     int n;
     mxp_dtype dt[MAX_ALSO];
     mxp_roundtrip_row rows[MAX_ALSO];
 } also_list;
+typedef struct candidate_list {
+    int n;
+    mxp_dtype dt[MXP_ADVISOR_MAX_CANDIDATES];
+    mxp_roundtrip_row rows[MXP_ADVISOR_MAX_CANDIDATES];
+} candidate_list;
 
-static int parse_also(const char *s, also_list *also)
+/* A comma-separated list of dtype names after `option` into dt[*n..max). */
+static int parse_dtypes(const char *option, const char *s, mxp_dtype *dt, int *n, int max)
 {
     char name[64];
     while (*s) {
         const char *end = strchr(s, ',');
         const size_t len = end ? (size_t)(end - s) : strlen(s);
         if (len == 0 || len >= sizeof name)
-            return cli_usage_error("analyze", "--also: an empty or overlong dtype name in the list");
+            return cli_usage_error("analyze", "%s: an empty or overlong dtype name in the list", option);
         memcpy(name, s, len);
         name[len] = '\0';
-        const mxp_dtype dt = mxp_dtype_from_name(name);
-        if (dt == MXP_DTYPE_INVALID)
-            return cli_usage_error("analyze", "--also: unknown dtype '%s'", name);
-        if (also->n == MAX_ALSO)
-            return cli_usage_error("analyze", "--also: more than %d dtypes", MAX_ALSO);
-        also->dt[also->n++] = dt;
+        const mxp_dtype d = mxp_dtype_from_name(name);
+        if (d == MXP_DTYPE_INVALID)
+            return cli_usage_error("analyze", "%s: unknown dtype '%s'", option, name);
+        if (*n == max)
+            return cli_usage_error("analyze", "%s: more than %d dtypes", option, max);
+        dt[(*n)++] = d;
         s += len + (end ? 1 : 0);
         if (end && !*s)
-            return cli_usage_error("analyze", "--also: the list ends with a comma");
+            return cli_usage_error("analyze", "%s: the list ends with a comma", option);
     }
     return CLI_OK;
+}
+
+static int parse_also(const char *s, also_list *also)
+{
+    return parse_dtypes("--also", s, also->dt, &also->n, MAX_ALSO);
+}
+
+/* "all" or a list of float dtypes, each once. */
+static int parse_candidates(const char *s, candidate_list *cand)
+{
+    if (cand->n)
+        return cli_usage_error("analyze", "one --candidates at a time");
+    if (!strcmp(s, "all")) {
+        const mxp_dtype *all = mxp_advisor_candidates_all(&cand->n);
+        memcpy(cand->dt, all, (size_t)cand->n * sizeof *all);
+        return CLI_OK;
+    }
+    const int rc = parse_dtypes("--candidates", s, cand->dt, &cand->n, MXP_ADVISOR_MAX_CANDIDATES);
+    for (int i = 0; rc == CLI_OK && i < cand->n; i++) {
+        const mxp_dtype_traits *t = mxp_dtype_get_traits(cand->dt[i]);
+        if (t->kind != MXP_KIND_FLOAT)
+            return cli_usage_error("analyze", "--candidates: '%s' is not a float dtype", t->name);
+        for (int j = 0; j < i; j++) {
+            if (cand->dt[j] == cand->dt[i])
+                return cli_usage_error("analyze", "--candidates: '%s' is in the list twice", t->name);
+        }
+    }
+    return rc;
 }
 
 static void print_row(const mxp_roundtrip_row *r)
@@ -115,14 +162,15 @@ static void print_row(const mxp_roundtrip_row *r)
            (long long)r->underflow_to_zero, (long long)r->subnormal);
 }
 
-static void print_table(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows, const also_list *also)
+static void print_table(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows, int nrows,
+                        const also_list *also)
 {
     char shape[800];
     printf("file %s: shape %s, dtype %s, %lld elements\n\n", path, cli_shape(shape, sizeof shape, a),
            mxp_dtype_name(mxp_array_dtype(a)), (long long)mxp_array_size(a));
     printf("%-18s %10s %11s %11s %9s %9s %10s %9s %9s %9s\n", "dtype", "memory", "max relerr", "p99 relerr",
            "PSNR dB", "SNR dB", "cosine", "overflow", "underflow", "subnormal");
-    for (int i = 0; i < MXP_ADVISOR_CANDIDATES; i++)
+    for (int i = 0; i < nrows; i++)
         print_row(&rows[i]);
     if (also->n)
         printf("also (shown, not recommended):\n");
@@ -149,8 +197,8 @@ static void json_rows(const mxp_roundtrip_row *rows, int n)
     }
 }
 
-static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows, const also_list *also,
-                       const char *require, const mxp_advice *adv)
+static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip_row *rows, int nrows,
+                       const also_list *also, const char *require, const mxp_advice *adv)
 {
     cli_json_begin("analyze");
     cli_json_str("file", path);
@@ -158,13 +206,13 @@ static void print_json(const char *path, const mxp_array *a, const mxp_roundtrip
     cli_json_str("dtype", mxp_dtype_name(mxp_array_dtype(a)));
     cli_json_int("elements", (long long)mxp_array_size(a));
     cli_json_array("candidates");
-    json_rows(rows, MXP_ADVISOR_CANDIDATES);
+    json_rows(rows, nrows);
     cli_json_close();
     cli_json_array("also");
     json_rows(also->rows, also->n);
     cli_json_close();
     cli_json_str("requirement", require ? require : "psnr>=40");
-    cli_json_str("recommended", mxp_dtype_name(adv->dtype));
+    cli_json_str("recommended", adv->dtype != MXP_DTYPE_INVALID ? mxp_dtype_name(adv->dtype) : NULL);
     cli_json_str("reason", adv->reason);
     cli_json_end();
 }
@@ -176,12 +224,24 @@ void cli_analyze_json_candidates(const mxp_roundtrip_row *rows)
     cli_json_close();
 }
 
-/* The table and the advice from one streamed analysis. */
-static mxp_status measure(const mxp_array *a, const mxp_requirement *req, mxp_roundtrip_row *rows, mxp_advice *adv,
-                          also_list *also)
+/* The table and the advice from one streamed analysis.  *none_meets: no
+ * candidate of --candidates meets req (the rows and adv are there, adv's
+ * dtype MXP_DTYPE_INVALID); the status is then MXP_OK. */
+static mxp_status measure(const mxp_array *a, const mxp_requirement *req, candidate_list *cand, mxp_advice *adv,
+                          also_list *also, bool *none_meets)
 {
     cli_progress_set("round trips through every candidate", -1);
-    mxp_status st = mxp_recommend_dtype_rows(a, req, adv, rows);
+    mxp_status st;
+    *none_meets = false;
+    if (cand->n) {
+        st = mxp_recommend_dtype_among(a, req, cand->dt, cand->n, adv, cand->rows);
+        if (st == MXP_ERR_INVALID_ARGUMENT && adv->dtype == MXP_DTYPE_INVALID && adv->reason[0]) {
+            *none_meets = true;
+            st = MXP_OK;
+        }
+    } else {
+        st = mxp_recommend_dtype_rows(a, req, adv, cand->rows);
+    }
     if (st == MXP_OK && also->n) {
         cli_progress_set("round trips through --also", -1);
         st = mxp_roundtrip_analysis(a, also->dt, also->n, also->rows);
@@ -195,7 +255,9 @@ int cli_analyze(int argc, char **argv)
     mxp_requirement req = { MXP_REQUIRE_MIN_PSNR, 40 };
     bool json = false;
     static also_list also; /* static: 32 rows of histograms are too big for the stack */
+    static candidate_list cand; /* n 0: mxp_recommend_dtype's six */
     also.n = 0;
+    cand.n = 0;
     for (int i = 1; i < argc; i++) {
         if (cli_is_help(argv[i])) {
             print_help();
@@ -211,6 +273,15 @@ int cli_analyze(int argc, char **argv)
             return cli_usage_error("analyze", "--also needs a comma-separated list of dtypes");
         if (ra > 0) {
             const int rc = parse_also(value, &also);
+            if (rc != CLI_OK)
+                return rc;
+            continue;
+        }
+        const int rcand = cli_option(argc, argv, &i, "--candidates", &value);
+        if (rcand < 0)
+            return cli_usage_error("analyze", "--candidates needs 'all' or a comma-separated list of float dtypes");
+        if (rcand > 0) {
+            const int rc = parse_candidates(value, &cand);
             if (rc != CLI_OK)
                 return rc;
             continue;
@@ -238,25 +309,33 @@ int cli_analyze(int argc, char **argv)
     if (plen >= 12 && !strcmp(path + plen - 12, ".safetensors")) {
         if (also.n)
             return cli_usage_error("analyze", "--also is for .npy files (a safetensors file: one line per tensor)");
+        if (cand.n)
+            return cli_usage_error("analyze", "--candidates is for .npy files (a safetensors file: the six)");
         return cli_analyze_safetensors(path, &req, require, json);
     }
 
     mxp_array *a = NULL;
-    mxp_roundtrip_row rows[MXP_ADVISOR_CANDIDATES] = { 0 };
     mxp_advice adv = { 0 };
+    bool none_meets = false;
+    const int nrows = cand.n ? cand.n : MXP_ADVISOR_CANDIDATES;
     cli_progress_begin("analyze");
     cli_progress_set("loading", -1);
     int rc = cli_load_npy("analyze", path, &a);
-    mxp_status st = rc == CLI_OK ? measure(a, &req, rows, &adv, &also) : MXP_OK;
+    mxp_status st = rc == CLI_OK ? measure(a, &req, &cand, &adv, &also, &none_meets) : MXP_OK;
     cli_progress_end();
     if (st != MXP_OK)
         rc = cli_mxp_error("analyze", NULL, st);
     if (rc == CLI_OK && json) {
-        print_json(path, a, rows, &also, require, &adv);
+        print_json(path, a, cand.rows, nrows, &also, require, &adv);
     } else if (rc == CLI_OK) {
-        print_table(path, a, rows, &also);
+        print_table(path, a, cand.rows, nrows, &also);
         printf("\nrequirement  %s\nrecommended  %s\nreason       %s\n", require ? require : "psnr>=40 (default)",
-               mxp_dtype_name(adv.dtype), adv.reason);
+               none_meets ? "none" : mxp_dtype_name(adv.dtype), adv.reason);
+    }
+    if (rc == CLI_OK && none_meets) { /* the work is done, the answer is no: failed work's status */
+        fflush(stdout);
+        fprintf(stderr, "mxp analyze: no candidate meets the requirement (the reason names the closest)\n");
+        rc = CLI_FAILED;
     }
     mxp_array_free(a);
     return rc;
