@@ -39,10 +39,9 @@ MXP_INLINE __m256i mxp_f32_convert8_avx2(__m256i x, mxp_f32_target2 t, mxp_round
     if (t.fmt.bits)
         return mxp_f32_to_narrow_avx2(x, t.fmt, mode, saturate, r);
     if (mode != MXP_ROUND_STOCHASTIC) { /* int32, for the saturating packs (|x| clamped to 256 first) */
-        __m256i v = mxp_f32_to_int_sat_avx2(x, mode, 1);
         if (t.hi >= 127) /* int8, uint8: the packs saturate */
-            return v;
-        v = _mm256_min_epi32(_mm256_max_epi32(v, MXP_V8(t.lo)), MXP_V8(t.hi));
+            return mxp_f32_to_int_sat_avx2(x, mode, 1);
+        const __m256i v = mxp_f32_to_int_clamped_avx2(x, mode, 1, (float)t.lo, (float)t.hi);
         return t.lo < 0 ? _mm256_and_si256(v, MXP_V8(2 * t.hi + 1)) : v; /* signed: the low bits, as below */
     }
     const __m256i v = mxp_f32_to_small_int_avx2(x, t.lo, t.hi, mode, r);

@@ -387,17 +387,21 @@ MXP_INLINE __m256i mxp_f32_to_small_int_fp_avx2(__m256i x, int lo, int hi, mxp_r
     return _mm256_andnot_si256(nan, v);
 }
 
-/* The same for the saturating packs (mxp_pack_s8_avx2, mxp_pack_u8_avx2):
- * int32 lanes, |x| clamped to 256 first by vminps/vmaxps (NaN -> 0
- * after), rounded by the conversion itself where it can (nearest even:
- * vcvtps2dq where the caller runs in the library's MXCSR, mxcsr_is_rne;
- * toward zero: vcvttps2dq), else by vroundps.  No subnormal fix-up: these instructions take no microcode
- * assist for one and flushing is not in effect (the library's MXCSR). */
-MXP_INLINE __m256i mxp_f32_to_int_sat_avx2(__m256i x, mxp_rounding mode, int mxcsr_is_rne)
+/* The same in int32 lanes, x clamped to [lo, hi] first by vminps/vmaxps
+ * (NaN -> 0 after), rounded by the conversion itself where it can
+ * (nearest even: vcvtps2dq where the caller runs in the library's MXCSR,
+ * mxcsr_is_rne; toward zero: vcvttps2dq), else by vroundps.  For int8 and
+ * uint8 [-256, 256] and the saturating packs after (mxp_f32_to_int_sat_avx2,
+ * mxp_pack_s8_avx2, mxp_pack_u8_avx2); for the sub-byte integers their own
+ * range, so no clamp after: with integer bounds, clamping then rounding
+ * gives rounding then clamping (both monotonic, the bounds fixed points).
+ * No subnormal fix-up: these instructions take no microcode assist for one
+ * and flushing is not in effect (the library's MXCSR). */
+MXP_INLINE __m256i mxp_f32_to_int_clamped_avx2(__m256i x, mxp_rounding mode, int mxcsr_is_rne, float lo, float hi)
 {
     const __m256 f = _mm256_castsi256_ps(x);
     const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, MXP_V8(0x7fffffff)), MXP_V8(0x7f800000));
-    const __m256 c = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(-256.0f)), _mm256_set1_ps(256.0f));
+    const __m256 c = _mm256_min_ps(_mm256_max_ps(f, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
     __m256i v;
     switch (mode) {
     case MXP_ROUND_NEAREST_EVEN:
@@ -417,6 +421,11 @@ MXP_INLINE __m256i mxp_f32_to_int_sat_avx2(__m256i x, mxp_rounding mode, int mxc
     }
     }
     return _mm256_andnot_si256(nan, v);
+}
+
+MXP_INLINE __m256i mxp_f32_to_int_sat_avx2(__m256i x, mxp_rounding mode, int mxcsr_is_rne)
+{
+    return mxp_f32_to_int_clamped_avx2(x, mode, mxcsr_is_rne, -256.0f, 256.0f);
 }
 
 MXP_INLINE __m256i mxp_pack_s8_avx2(__m256i r0, __m256i r1, __m256i r2, __m256i r3)
