@@ -410,6 +410,27 @@ static PyObject *roundtrip(PyObject *self, PyObject *args)
     return out;
 }
 
+/* The advice for x (kind, value) among the n candidates dts, or n == 0:
+ * mxp_recommend_dtype's six; as a dict (dtype, reason, row). */
+static PyObject *advice_dict(PyObject *x, int kind, double value, const mxp_dtype *dts, int n)
+{
+    mxp_array *mx = mxpy_wrap(x, "recommend_dtype: x", false);
+    if (!mx)
+        return NULL;
+    mxp_requirement req = { (mxp_requirement_kind)kind, value };
+    mxp_advice adv;
+    memset(&adv, 0, sizeof adv);
+    mxp_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = n ? mxp_recommend_dtype_among(mx, &req, dts, n, &adv, NULL) : mxp_recommend_dtype(mx, &req, &adv);
+    Py_END_ALLOW_THREADS
+    mxp_array_free(mx);
+    if (st != MXP_OK)
+        return mxpy_raise(st);
+    return Py_BuildValue("{s:s,s:s,s:N}", "dtype", mxp_dtype_name(adv.dtype), "reason", adv.reason, "row",
+                         row_dict(&adv.row));
+}
+
 /* _recommend(x, kind, value) -> dict (dtype, reason, row); kind: 0 max_rel_error, 1 min_psnr, 2 no_overflow */
 static PyObject *recommend(PyObject *self, PyObject *args)
 {
@@ -419,21 +440,7 @@ static PyObject *recommend(PyObject *self, PyObject *args)
     double value;
     if (!PyArg_ParseTuple(args, "Oid", &x, &kind, &value))
         return NULL;
-    mxp_array *mx = mxpy_wrap(x, "recommend_dtype: x", false);
-    if (!mx)
-        return NULL;
-    mxp_requirement req = { (mxp_requirement_kind)kind, value };
-    mxp_advice adv = { 0 };
-    memset(&adv, 0, sizeof adv);
-    mxp_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = mxp_recommend_dtype(mx, &req, &adv);
-    Py_END_ALLOW_THREADS
-    mxp_array_free(mx);
-    if (st != MXP_OK)
-        return mxpy_raise(st);
-    return Py_BuildValue("{s:s,s:s,s:N}", "dtype", mxp_dtype_name(adv.dtype), "reason", adv.reason, "row",
-                         row_dict(&adv.row));
+    return advice_dict(x, kind, value, NULL, 0);
 }
 
 /* _recommend_among(x, kind, value, [dtype, ...]) -> dict as _recommend's
@@ -455,21 +462,7 @@ static PyObject *recommend_among(PyObject *self, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++)
         if (!(dts[i] = mxpy_dtype_arg(PyList_GET_ITEM(list, i), "recommend_dtype: candidates")))
             return NULL;
-    mxp_array *mx = mxpy_wrap(x, "recommend_dtype: x", false);
-    if (!mx)
-        return NULL;
-    mxp_requirement req = { (mxp_requirement_kind)kind, value };
-    mxp_advice adv;
-    memset(&adv, 0, sizeof adv);
-    mxp_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = mxp_recommend_dtype_among(mx, &req, dts, (int)n, &adv, NULL);
-    Py_END_ALLOW_THREADS
-    mxp_array_free(mx);
-    if (st != MXP_OK)
-        return mxpy_raise(st);
-    return Py_BuildValue("{s:s,s:s,s:N}", "dtype", mxp_dtype_name(adv.dtype), "reason", adv.reason, "row",
-                         row_dict(&adv.row));
+    return advice_dict(x, kind, value, dts, (int)n);
 }
 
 /* _advisor_candidates_all() -> (name, ...): mxp_advisor_candidates_all() */

@@ -6,6 +6,7 @@
 
 #include "convert/convert-ref.h"
 #include "core/dtype-internal.h"
+#include "core/element-bits.h"
 
 enum { X_ZERO, X_FINITE, X_INF, X_NAN };
 
@@ -44,24 +45,12 @@ static int top_bit(uint64_t x) { return 63 - __builtin_clzll(x); }
 
 static uint64_t load_bits(const void *src, size_t i, size_t size)
 {
-    const unsigned char *p = (const unsigned char *)src + i * size;
-    switch (size) {
-    case 1: return *p;
-    case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-    default: { uint64_t v; memcpy(&v, p, 8); return v; }
-    }
+    return mxp_element_bits((const unsigned char *)src + i * size, size);
 }
 
 static void store_bits(void *dst, size_t i, size_t size, uint64_t v)
 {
-    unsigned char *p = (unsigned char *)dst + i * size;
-    switch (size) {
-    case 1: *p = (unsigned char)v; break;
-    case 2: { uint16_t w = (uint16_t)v; memcpy(p, &w, 2); break; }
-    case 4: { uint32_t w = (uint32_t)v; memcpy(p, &w, 4); break; }
-    default: memcpy(p, &v, 8); break;
-    }
+    mxp_element_set_bits((unsigned char *)dst + i * size, size, v);
 }
 
 static xnum decode_float(const fmt *f, uint64_t bits)

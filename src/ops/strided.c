@@ -3,9 +3,9 @@
  * contiguous scratch, the result rounded once into the output — and the
  * 1-d strided entry points that NumPy ufunc inner loops map onto. */
 #include <stdint.h>
-#include <string.h>
 
 #include "core/abi.h"
+#include "core/element-bits.h"
 #include "convert/convert-config.h"
 #include "core/fpenv.h"
 #include "core/error.h"
@@ -71,34 +71,6 @@ static void convert_block(const block_cvt *c, void *dst, ptrdiff_t ds, const voi
     }
 }
 
-/* The element of size bytes (1, 2, 4 or 8) at p, as an integer. */
-static uint64_t load_bits(const char *p, size_t size)
-{
-    uint8_t b;
-    uint16_t h;
-    uint32_t w;
-    uint64_t d;
-    switch (size) {
-    case 1: memcpy(&b, p, 1); return b;
-    case 2: memcpy(&h, p, 2); return h;
-    case 4: memcpy(&w, p, 4); return w;
-    default: memcpy(&d, p, 8); return d;
-    }
-}
-
-static void store_bits(char *p, size_t size, uint64_t v)
-{
-    const uint8_t b = (uint8_t)v;
-    const uint16_t h = (uint16_t)v;
-    const uint32_t w = (uint32_t)v;
-    switch (size) {
-    case 1: memcpy(p, &b, 1); break;
-    case 2: memcpy(p, &h, 2); break;
-    case 4: memcpy(p, &w, 4); break;
-    default: memcpy(p, &v, 8); break;
-    }
-}
-
 /* The sign operations on the bits (mxp_ew_plan's sign_mask). */
 static void sign_bits_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os, const char *const in[2],
                          const ptrdiff_t is[2])
@@ -107,17 +79,17 @@ static void sign_bits_1d(const mxp_ew_plan *p, size_t n, char *out, ptrdiff_t os
     const size_t size = p->sign_size;
     for (size_t i = 0; i < n; i++) {
         const ptrdiff_t k = (ptrdiff_t)i;
-        const uint64_t a = load_bits(in[0] + k * is[0], size);
+        const uint64_t a = mxp_element_bits(in[0] + k * is[0], size);
         uint64_t r;
         if (p->nin == 2) /* copysign */
-            r = (a & ~s) | (load_bits(in[1] + k * is[1], size) & s);
+            r = (a & ~s) | (mxp_element_bits(in[1] + k * is[1], size) & s);
         else if (p->ctx.op == MXP_OP_NEGATIVE)
             r = a ^ s;
         else if (p->ctx.op == MXP_OP_ABS)
             r = a & ~s;
         else /* positive */
             r = a;
-        store_bits(out + k * os, size, r & p->sign_width);
+        mxp_element_set_bits(out + k * os, size, r & p->sign_width);
     }
 }
 
