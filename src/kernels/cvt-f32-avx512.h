@@ -133,22 +133,28 @@ MXP_INLINE void mxp_f32_by_mode_avx512(void *dst, const void *src, size_t n, con
 }
 
 /* ---- 16 float32 lanes to 16 bytes by hardware --------------------------------
- * The deterministic modes of float32 -> int8/uint8 by vcvtps2dq
- * (mxp_f32_to_small_int_hw_avx512) and of float32 -> e5m2 through float16
+ * The deterministic modes of float32 -> int8/uint8 and the sub-byte
+ * integers by vcvtps2dq (mxp_f32_to_small_int_hw_avx512,
+ * mxp_f32_to_int_clamped_avx512) and of float32 -> e5m2 through float16
  * rounded to odd (mxp_f32_to_e5m2_via_f16_avx512, f32-e5m2-vcvt/avx512f.c),
  * one loop, in the library's MXCSR, set here. */
-typedef enum { BYTES_INT8_HW, BYTES_UINT8_HW, BYTES_E5M2_VIA_F16 } mxp_f32_bytes_op;
+typedef enum { BYTES_INT8_HW, BYTES_UINT8_HW, BYTES_SMALL_INT_HW, BYTES_E5M2_VIA_F16 } mxp_f32_bytes_op;
 
 typedef struct mxp_f32_bytes_ctx {
     mxp_f32_bytes_op op;
     mxp_rounding mode;
     int saturate;
+    int lo, hi; /* BYTES_SMALL_INT_HW: the sub-byte integer's range */
 } mxp_f32_bytes_ctx;
 
 MXP_INLINE __m128i mxp_f32_bytes16_avx512(__m512i x, const mxp_f32_bytes_ctx *c)
 {
     if (c->op == BYTES_E5M2_VIA_F16)
         return mxp_f32_to_e5m2_via_f16_avx512(x, c->mode, c->saturate);
+    if (c->op == BYTES_SMALL_INT_HW) { /* clamped to its range, so no saturation after; signed: the low bits */
+        const __m512i i = mxp_f32_to_int_clamped_avx512(x, c->mode, (float)c->lo, (float)c->hi);
+        return _mm512_cvtepi32_epi8(c->lo < 0 ? _mm512_and_si512(i, _mm512_set1_epi32(2 * c->hi + 1)) : i);
+    }
     return mxp_f32_to_small_int_hw_avx512(x, c->mode, c->op == BYTES_UINT8_HW);
 }
 
@@ -171,18 +177,26 @@ MXP_INLINE void mxp_f32_bytes16_loop_avx512(void *dst, const void *src, size_t n
                     mxp_f32_bytes16_part_avx512, &c);
 }
 
-/* saturate: only for e5m2 */
+/* saturate: only for e5m2; lo, hi: only for BYTES_SMALL_INT_HW */
 MXP_INLINE void mxp_f32_bytes16_avx512_by_mode(void *dst, const void *src, size_t n, const mxp_cvt_params *p,
-                                               mxp_f32_bytes_op op)
+                                               mxp_f32_bytes_op op, int lo, int hi)
 {
     const int sat = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_fpenv env = mxp_fpenv_enter();
     switch (p->rounding) {
-    case MXP_ROUND_NEAREST_EVEN: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_NEAREST_EVEN, sat }); break;
-    case MXP_ROUND_TOWARD_ZERO: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_TOWARD_ZERO, sat }); break;
-    case MXP_ROUND_UP: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_UP, sat }); break;
-    case MXP_ROUND_DOWN: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_DOWN, sat }); break;
-    default: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_NEAREST_AWAY, sat }); break;
+    case MXP_ROUND_NEAREST_EVEN:
+        mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_NEAREST_EVEN, sat, lo, hi });
+        break;
+    case MXP_ROUND_TOWARD_ZERO:
+        mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_TOWARD_ZERO, sat, lo, hi });
+        break;
+    case MXP_ROUND_UP: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_UP, sat, lo, hi }); break;
+    case MXP_ROUND_DOWN:
+        mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_DOWN, sat, lo, hi });
+        break;
+    default:
+        mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_NEAREST_AWAY, sat, lo, hi });
+        break;
     }
     mxp_fpenv_leave(env);
 }

@@ -390,20 +390,20 @@ MXP_INLINE __m512i mxp_f32_to_small_int_avx512(__m512i x, int lo, int hi, mxp_ro
     return _mm512_mask_mov_epi32(v, nan, _mm512_setzero_si512());
 }
 
-/* 16 float32 lanes to int8 (or uint8) bytes in the deterministic modes by
- * vcvtps2dq (nearest away: an add first, below): |x| above 256 (infinities too) is first clamped to +-256,
- * which every mode keeps and the saturating narrowing (vpmovsdb, or
- * vpmovusdb after max(., 0)) then clips; NaN lanes give 0.  Needs the
- * library's MXCSR (DAZ would read float32 subnormals as zero, which
- * matters rounding up or down): callers set it. */
-MXP_INLINE __m128i mxp_f32_to_small_int_hw_avx512(__m512i x, mxp_rounding mode, int is_unsigned)
+/* 16 float32 lanes to int32 in the deterministic modes by vcvtps2dq, x
+ * clamped to [lo, hi] first by vmaxps/vminps: with integer bounds,
+ * clamping then rounding gives rounding then clamping (both monotonic, the
+ * bounds fixed points), infinities included.  Nearest away: x +
+ * copysign(1/2, x) rounded toward zero, then truncated, is floor(|x| + 1/2)
+ * with x's sign (|x| <= 2^24 here, so the sum never crosses an integer
+ * when rounded toward zero).  NaN lanes give 0.  Needs the library's MXCSR
+ * (DAZ would read float32 subnormals as zero, which matters rounding up or
+ * down): callers set it. */
+MXP_INLINE __m512i mxp_f32_to_int_clamped_avx512(__m512i x, mxp_rounding mode, float lo, float hi)
 {
-    const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff));
-    const __mmask16 big = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x43800000)); /* 256.0f, inf, NaN */
-    const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
-    __m512i c = _mm512_mask_ternarylogic_epi32(x, big, _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x43800000),
-                                               0xea); /* (x & sign) | 256.0f */
-    __m512 f = _mm512_castsi512_ps(c);
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
+                                                  _mm512_set1_epi32(0x7f800000));
+    const __m512 f = _mm512_min_ps(_mm512_max_ps(_mm512_castsi512_ps(x), _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
     __m512i i;
     switch (mode) {
     case MXP_ROUND_NEAREST_EVEN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
@@ -411,20 +411,26 @@ MXP_INLINE __m128i mxp_f32_to_small_int_hw_avx512(__m512i x, mxp_rounding mode, 
     case MXP_ROUND_UP: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
     case MXP_ROUND_DOWN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
     default: {
-        /* away: x + copysign(0.5, x) rounded toward zero, then truncated,
-         * is floor(|x| + 1/2) with x's sign (integers are representable,
-         * so the sum never crosses one when rounded toward zero) */
-        __m512 h = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(c, _mm512_set1_epi32((int)0x80000000u),
-                                                                 _mm512_set1_epi32(0x3f000000), 0xea));
+        const __m512 h = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+            _mm512_castps_si512(f), _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x3f000000), 0xea));
         i = _mm512_cvt_roundps_epi32(_mm512_add_round_ps(f, h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
                                      _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
         break;
     }
     }
-    i = _mm512_maskz_mov_epi32((__mmask16)~nan, i);
+    return _mm512_maskz_mov_epi32((__mmask16)~nan, i);
+}
+
+/* 16 float32 lanes to int8 (or uint8) bytes in the deterministic modes:
+ * clamped to [-256, 256] ([0, 256] for uint8), which every mode keeps,
+ * converted, then narrowed with saturation (vpmovsdb, vpmovusdb); NaN
+ * lanes give 0.
+ * In the library's MXCSR, as above. */
+MXP_INLINE __m128i mxp_f32_to_small_int_hw_avx512(__m512i x, mxp_rounding mode, int is_unsigned)
+{
     if (is_unsigned)
-        return _mm512_cvtusepi32_epi8(_mm512_max_epi32(i, _mm512_setzero_si512()));
-    return _mm512_cvtsepi32_epi8(i);
+        return _mm512_cvtusepi32_epi8(mxp_f32_to_int_clamped_avx512(x, mode, 0.0f, 256.0f));
+    return _mm512_cvtsepi32_epi8(mxp_f32_to_int_clamped_avx512(x, mode, -256.0f, 256.0f));
 }
 
 /* float32 -> float8 through float16 rounded to odd (the kernels'

@@ -28,5 +28,5 @@ void mxp_f32_e5m2_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const m
  * Runs in the library's MXCSR (no DAZ), set by the loop of cvt-f32-avx512.h. */
 void mxp_f32_e5m2_vcvt__avx512f_f16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_bytes16_avx512_by_mode(dst, src, n, p, BYTES_E5M2_VIA_F16);
+    mxp_f32_bytes16_avx512_by_mode(dst, src, n, p, BYTES_E5M2_VIA_F16, 0, 0);
 }

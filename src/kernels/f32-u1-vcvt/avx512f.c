@@ -1,11 +1,18 @@
 /* float32 -> uint1 (a byte per element, the value in the low bits) with
  * AVX-512F: every mode by the integer method of int8 (cvt-f32-avx512.h),
- * clamped to [0, 1]: saturating, NaN -> 0, as the reference converter.
- * Twin: the reference converter. */
+ * clamped to [0, 1]: saturating, NaN -> 0, as the reference converter;
+ * the deterministic modes faster by vcvtps2dq after a clamp to the range
+ * in float32 (_hw, mxp_f32_to_int_clamped_avx512).  Twin: the reference
+ * converter. */
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f32-avx512.h"
 
 void mxp_f32_u1_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     mxp_f32_by_mode_avx512(dst, src, n, p, (mxp_f32_target){ { 0, 0, 0, 0, 0 }, 0, 1 });
+}
+
+void mxp_f32_u1_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_f32_bytes16_avx512_by_mode(dst, src, n, p, BYTES_SMALL_INT_HW, 0, 1);
 }

@@ -13,7 +13,7 @@ void mxp_f32_u8_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cv
 
 void mxp_f32_u8_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
-    mxp_f32_bytes16_avx512_by_mode(dst, src, n, p, BYTES_UINT8_HW);
+    mxp_f32_bytes16_avx512_by_mode(dst, src, n, p, BYTES_UINT8_HW, 0, 0);
 }
 
 void mxp_f32_u8_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
