@@ -56,18 +56,6 @@ MXP_INLINE int mxp_h16_small_int(mxp_h16_dst d, int *lo, int *hi)
     }
 }
 
-/* Sixteen int8 (uint8) results of the integer conversion, saturated to
- * 8 bits, clamped to [lo, hi] (the same as clamping the exact value: both
- * are monotonic) and, signed, kept in their low bits (the reference
- * converter's bytes). */
-MXP_INLINE __m128i mxp_h16_clamp_small_avx512(__m128i b, int lo, int hi)
-{
-    if (lo == 0)
-        return _mm_min_epu8(b, _mm_set1_epi8((char)hi));
-    b = _mm_min_epi8(_mm_max_epi8(b, _mm_set1_epi8((char)lo)), _mm_set1_epi8((char)hi));
-    return _mm_and_si128(b, _mm_set1_epi8((char)(2 * hi + 1)));
-}
-
 /* The float8/float6/float4 targets' formats (mxp_h16_to_f8_avx512); 0 for
  * the others.  A constant after inlining. */
 MXP_INLINE int mxp_h16_narrow_fmt(mxp_h16_dst d, mxp_narrow_fmt *t)
@@ -123,6 +111,81 @@ MXP_INLINE __m256i mxp_h16_to_f16_avx512(__m512i x, mxp_rounding mode, int satur
     return saturate ? mxp_f16_saturate_avx512(r) : r;
 }
 
+/* float32 lanes to int32 by vcvtps2dq in a deterministic mode (no NaN,
+ * |x| <= 256 here); nearest away as mxp_f32_to_int_clamped_avx512 does it. */
+MXP_INLINE __m512i mxp_h16_cvt_int_avx512(__m512i x, mxp_rounding mode)
+{
+    const __m512 f = _mm512_castsi512_ps(x);
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_TOWARD_ZERO: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_UP: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_DOWN: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    default: {
+        const __m512 h = _mm512_castsi512_ps(
+            _mm512_ternarylogic_epi32(x, _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x3f000000), 0xea));
+        return _mm512_cvt_roundps_epi32(_mm512_add_round_ps(f, h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
+                                        _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    }
+    }
+}
+
+/* 32 float16 or bfloat16 lanes to integers in [lo, hi], a byte each (a
+ * signed sub-byte target in its low bits, as the reference converter
+ * stores it), in the deterministic modes, by vcvtps2dq.  Before widening,
+ * the magnitudes are clamped on the 16-bit patterns (one vpminuw for 32
+ * lanes) to max(-lo, hi), an integer, which rounding keeps: the results
+ * lie in [-max, max], and the clamp to [lo, hi] after (in 8-bit lanes, or
+ * by vpmovswb/vpmovuswb for int8/uint8) gives the clamped exact value's
+ * rounding (both monotonic, the bounds fixed points).  NaN lanes give 0.
+ * bfloat16's even and odd lanes are float32 numbers by a shift and a mask,
+ * no permute, and their results meet in 16-bit lanes by one vpternlog;
+ * float16 widens by vcvtph2ps, its halves meet by vpackssdw (within
+ * 128-bit lanes) and one vpermd puts the groups of four back in order.
+ * Needs the library's MXCSR (bfloat16 subnormals are float32 ones). */
+MXP_INLINE __m256i mxp_h16_to_int_avx512(__m512i h, mxp_h16_src s, int lo, int hi, mxp_rounding mode)
+{
+    const int big = -lo > hi ? -lo : hi;
+    const int bf16 = s == H16_BF16;
+    const unsigned inf = bf16 ? 0x7f80u : 0x7c00u;
+    /* big as the source's pattern: an integer below 2^8, exact in both */
+    union {
+        float f;
+        uint32_t u;
+    } b32 = { (float)big };
+    const unsigned big16 = bf16 ? b32.u >> 16 : (unsigned)_cvtss_sh((float)big, 0);
+    const __m512i m = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
+    const __mmask32 nan = _mm512_cmpgt_epu16_mask(m, _mm512_set1_epi16((short)inf));
+    const __m512i c = _mm512_ternarylogic_epi32(_mm512_min_epu16(m, _mm512_set1_epi16((short)big16)), h,
+                                                _mm512_set1_epi16((short)0x8000), 0xf8); /* | sign */
+    __m512i w;
+    if (bf16) {
+        const __m512i q0 = mxp_h16_cvt_int_avx512(_mm512_slli_epi32(c, 16), mode);
+        const __m512i q1 = mxp_h16_cvt_int_avx512(_mm512_and_si512(c, _mm512_set1_epi32((int)0xffff0000u)), mode);
+        /* the low word from q0, the high word from q1: mask ? q0 : q1 << 16 */
+        w = _mm512_ternarylogic_epi32(q0, _mm512_slli_epi32(q1, 16), _mm512_set1_epi32(0xffff), 0xe4);
+    } else {
+        const __m512i q0 = mxp_h16_cvt_int_avx512(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_castsi512_si256(c))), mode);
+        const __m512i q1 =
+            mxp_h16_cvt_int_avx512(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(c, 1))), mode);
+        w = _mm512_packs_epi32(q0, q1);
+    }
+    __m256i b;
+    if (lo == -128)
+        b = _mm512_cvtsepi16_epi8(w);
+    else if (hi == 255)
+        b = _mm512_cvtusepi16_epi8(_mm512_max_epi16(w, _mm512_setzero_si512()));
+    else {
+        b = _mm256_min_epi8(_mm256_max_epi8(_mm512_cvtepi16_epi8(w), _mm256_set1_epi8((char)lo)),
+                            _mm256_set1_epi8((char)hi));
+        if (lo < 0) /* int4/int2/int1: the low bits */
+            b = _mm256_and_si256(b, _mm256_set1_epi8((char)(2 * hi + 1)));
+    }
+    if (!bf16)
+        b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    return _mm256_maskz_mov_epi8(~nan, b);
+}
+
 /* 32 elements: 16-bit results fill the vector, 8-bit ones its low half. */
 MXP_INLINE __m512i mxp_h16_convert32_avx512(__m512i h, mxp_h16_src s, mxp_h16_dst d, mxp_rounding mode, int saturate)
 {
@@ -130,22 +193,17 @@ MXP_INLINE __m512i mxp_h16_convert32_avx512(__m512i h, mxp_h16_src s, mxp_h16_ds
     mxp_narrow_fmt t;
     if (mxp_h16_narrow_fmt(d, &t))
         return _mm512_castsi256_si512(mxp_h16_to_f8_avx512(h, sf, t, mode, saturate));
+    int smin, smax;
+    if (mxp_h16_small_int(d, &smin, &smax))
+        return _mm512_castsi256_si512(mxp_h16_to_int_avx512(h, s, smin, smax, mode));
+    if (d == H16_TO_S8 || d == H16_TO_U8)
+        return _mm512_castsi256_si512(
+            mxp_h16_to_int_avx512(h, s, d == H16_TO_S8 ? -128 : 0, d == H16_TO_S8 ? 127 : 255, mode));
     const int quiet = d == H16_TO_BF16;
     const __m512i x0 = mxp_h16_widen16_avx512(_mm512_castsi512_si256(h), s, quiet);
     const __m512i x1 = mxp_h16_widen16_avx512(_mm512_extracti64x4_epi64(h, 1), s, quiet);
     __m256i lo, hi;
-    int smin, smax;
-    if (mxp_h16_small_int(d, &smin, &smax)) {
-        const __m128i a = mxp_h16_clamp_small_avx512(mxp_f32_to_small_int_hw_avx512(x0, mode, smin == 0), smin, smax);
-        const __m128i b = mxp_h16_clamp_small_avx512(mxp_f32_to_small_int_hw_avx512(x1, mode, smin == 0), smin, smax);
-        return _mm512_castsi256_si512(_mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1));
-    }
     switch (d) {
-    case H16_TO_S8:
-    case H16_TO_U8:
-        lo = _mm256_castsi128_si256(mxp_f32_to_small_int_hw_avx512(x0, mode, d == H16_TO_U8));
-        hi = _mm256_castsi128_si256(mxp_f32_to_small_int_hw_avx512(x1, mode, d == H16_TO_U8));
-        return _mm512_castsi256_si512(_mm256_inserti128_si256(lo, _mm256_castsi256_si128(hi), 1));
     case H16_TO_BF16:
         lo = _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x0, mode, saturate, _mm512_setzero_si512()));
         hi = _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x1, mode, saturate, _mm512_setzero_si512()));
