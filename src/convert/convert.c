@@ -7,6 +7,7 @@
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
 #include "core/abi.h"
+#include "core/cpu-internal.h"
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "core/profile-internal.h"
@@ -206,8 +207,12 @@ static void chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const v
 
 /* An 8-bit source has 256 patterns: in a deterministic mode the reference
  * converter fills a 256-entry table once per call and a lookup kernel
- * applies it, for arrays long enough to pay for the table. */
-enum { LUT_MIN = 32768 }; /* the table costs ~2 us (256 reference conversions) */
+ * applies it, for arrays long enough to pay for the table: the table costs
+ * ~2 us (256 reference conversions), so from LUT_MIN elements where two
+ * kernels (a chain) would do the work, from LUT_MIN_ALONE where the
+ * reference converter would (~10 ns an element: the 0.2 float8/6/4 formats
+ * into float32 at AVX2 ran 0.45 GB/s on 16K elements, 50x the table). */
+enum { LUT_MIN = 32768, LUT_MIN_ALONE = 256 };
 
 typedef struct cvt_lut {
     mxp_cvt_lut8_fn to8;   /* 8-bit results */
@@ -218,21 +223,35 @@ typedef struct cvt_lut {
                                     8-bit type's values), then this kernel bfloat16 -> float32 */
 } cvt_lut;
 
+/* The 32-bit table's gathers (mxp_u8_lut_x32__avx2) against the 16-bit
+ * table's vpermi2b (AVX512_VBMI) into bfloat16 plus the bfloat16 -> float32
+ * kernel, a block at a time.  The gathers win on Intel (Xeon 6/0xa7:
+ * 1.33-1.36x memcpy against 0.61-0.75x); AMD's gathers are slow: on a Zen 4
+ * (avx512bf16 level, 64K elements in cache) float8_e4m3fnuz -> float32 took
+ * 20 ns per 32 elements by gathers against 2.4 + 1.9 by the two kernels. */
+static bool gathers_lose(mxp_isa isa)
+{
+    return mxp_cpu_uarch_id() != MXP_UARCH_INTEL && isa >= MXP_ISA_AVX512 &&
+           (mxp_cpu_features() & MXP_CPU_AVX512VBMI);
+}
+
 static cvt_lut lut_find(mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p, mxp_isa isa,
                         const char **name)
 {
     cvt_lut l = { NULL, NULL, NULL, NULL, NULL };
     if (mxp_dtype_itemsize(src_type) != 1 || p->rounding == MXP_ROUND_STOCHASTIC)
         return l;
+    /* float32 through bfloat16: saturation would turn the source's infinities into max */
+    const bool via_bf16 = dst_type == MXP_F32 &&
+                          !(p->overflow == MXP_OVERFLOW_SATURATE && mxp_dtype_get_traits(src_type)->has_inf);
     if (mxp_dtype_itemsize(dst_type) == 1)
         l.to8 = mxp_cvt_find_lut8(isa, name);
     else if (mxp_dtype_itemsize(dst_type) == 2)
         l.to16 = mxp_cvt_find_lut16(isa, name);
-    else if (mxp_dtype_itemsize(dst_type) == 4 && (l.to32 = mxp_cvt_find_lut32(isa, name)))
+    else if (mxp_dtype_itemsize(dst_type) == 4 && !(via_bf16 && gathers_lose(isa)) &&
+             (l.to32 = mxp_cvt_find_lut32(isa, name)))
         return l;
-    else if (dst_type == MXP_F32 && /* saturation would turn the source's infinities into max */
-             !(p->overflow == MXP_OVERFLOW_SATURATE && mxp_dtype_get_traits(src_type)->has_inf) &&
-             (l.widen = mxp_cvt_find(MXP_F32, MXP_BF16, MXP_ROUND_NEAREST_EVEN, isa)) &&
+    else if (via_bf16 && (l.widen = mxp_cvt_find(MXP_F32, MXP_BF16, MXP_ROUND_NEAREST_EVEN, isa)) &&
              !(l.to16 = mxp_cvt_find_lut16(isa, name)))
         l.widen = NULL;
     else if (dst_type == MXP_F64 && /* 8-bit values have at most 8 significand bits; */
@@ -241,14 +260,18 @@ static cvt_lut lut_find(mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_pa
     return l;
 }
 
-/* float8_e4m3fn into float32 below the avx512 level: the table's gathers
- * (mxp_u8_lut_x32__avx2, from LUT_MIN elements on) beat the arithmetic
- * kernel there (Intel Xeon 6/0xa7 at MXP_ISA=avx2, 16M elements: 0.81-0.98x
- * -> 1.35x memcpy).  The other 8-bit sources' kernels into float32 (e5m2,
- * int8, uint8) ran 4-9% ahead of the table and keep it. */
+/* float8_e4m3fn into float32 below the avx512 level on Intel: the table's
+ * gathers (mxp_u8_lut_x32__avx2, from LUT_MIN elements on) beat the
+ * arithmetic kernel there (Intel Xeon 6/0xa7 at MXP_ISA=avx2, 16M elements:
+ * 0.81-0.98x -> 1.35x memcpy).  AMD's gathers are slow: on a Zen 4 at
+ * MXP_ISA=avx2 the table ran 12.8 ns per 32 elements in cache against the
+ * kernel's 4.4 (4M elements: 0.55x memcpy), so AMD and the others keep the
+ * kernel.  The other 8-bit sources' kernels into float32 (e5m2, int8,
+ * uint8) ran 4-9% ahead of the table on the Xeon and keep it. */
 static bool table_beats(const mxp_cvt_kernel *k, mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p)
 {
-    return k && k->isa < MXP_ISA_AVX512 && !p->flags && src_type == MXP_E4M3 && dst_type == MXP_F32;
+    return k && k->isa < MXP_ISA_AVX512 && !p->flags && src_type == MXP_E4M3 && dst_type == MXP_F32 &&
+           mxp_cpu_uarch_id() == MXP_UARCH_INTEL;
 }
 
 static void lut_run(const cvt_lut *l, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
@@ -314,14 +337,15 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
         }
     }
     if (!k) {
-        const cvt_lut lut = p->flags || n < LUT_MIN ? (cvt_lut){ NULL, NULL, NULL, NULL, NULL }
-                                                    : lut_find(dst_type, src_type, p, mxp_get_isa(), NULL);
+        const cvt_chain c = p->flags ? (cvt_chain){ NULL, NULL }
+                                     : chain_find(dst_type, src_type, p->rounding, mxp_get_isa());
+        const cvt_lut lut = p->flags || n < (c.widen ? LUT_MIN : LUT_MIN_ALONE)
+                                ? (cvt_lut){ NULL, NULL, NULL, NULL, NULL }
+                                : lut_find(dst_type, src_type, p, mxp_get_isa(), NULL);
         if (lut.to8 || lut.to16 || lut.to32 || lut.to64) {
             lut_run(&lut, dst, dst_type, src, src_type, n, p);
             return;
         }
-        const cvt_chain c = p->flags ? (cvt_chain){ NULL, NULL }
-                                     : chain_find(dst_type, src_type, p->rounding, mxp_get_isa());
         if (c.widen)
             chain_run(&c, dst, dst_type, src, src_type, n, p);
         else
@@ -493,7 +517,7 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
         return k->name;
     const cvt_lut lut = lut_find(dst_type, src_type, &p, mxp_get_isa(), &lut_name);
     if (lut.to8 || lut.to16 || lut.to32 || lut.to64)
-        return lut_name; /* from LUT_MIN elements on */
+        return lut_name; /* from LUT_MIN (LUT_MIN_ALONE without a chain) elements on */
     const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_get_isa());
     if (!c.widen)
         return "reference";
