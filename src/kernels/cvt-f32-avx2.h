@@ -133,12 +133,79 @@ MXP_INLINE void mxp_widen32_avx2(float *out, const uint16_t *s, mxp_src32_avx2 s
     }
 }
 
+/* 8 float32 lanes to int32 in a deterministic mode by the conversion in
+ * MXCSR's rounding, which mxp_src_by_mode_avx2 sets to the mode's (nearest
+ * away: toward zero, after an add of copysign(1/2, x): floor(|x| + 1/2)
+ * with x's sign, |x| <= 256 here).  No NaN here. */
+MXP_INLINE __m256i mxp_h16_cvt8_avx2(__m256i x, mxp_rounding mode)
+{
+    const __m256 f = _mm256_castsi256_ps(x);
+    if (mode == MXP_ROUND_TOWARD_ZERO)
+        return _mm256_cvttps_epi32(f);
+    if (mode == MXP_ROUND_NEAREST_AWAY)
+        return _mm256_cvttps_epi32(_mm256_add_ps(
+            f, _mm256_or_ps(_mm256_set1_ps(0.5f), _mm256_and_ps(f, _mm256_castsi256_ps(MXP_V8(0x80000000u))))));
+    return _mm256_cvtps_epi32(f);
+}
+
+/* 32 bfloat16 or float16 elements to integers in [t.lo, t.hi], a byte each
+ * (a signed sub-byte target in its low bits), in a deterministic mode, in
+ * registers (the AVX-512 kernels' method, cvt-h16-avx512.h
+ * mxp_h16_to_int_avx512): the magnitudes clamped on the 16-bit patterns to
+ * max(-lo, hi), which rounding keeps, NaN lanes marked there; bfloat16's
+ * even and odd lanes widened by a shift and a mask, float16's by
+ * vcvtph2ps; vcvtps2dq; the results packed to 16 bits, then to 8 with
+ * saturation (int8, uint8) or clamped in 8-bit lanes (the sub-byte
+ * integers); NaN -> 0. */
+MXP_INLINE __m256i mxp_h16_int32_avx2(const uint16_t *s, mxp_src32_avx2 sk, mxp_f32_target2 t, mxp_rounding mode)
+{
+    const int big = -t.lo > t.hi ? -t.lo : t.hi;
+    const int bf16 = sk == SRC32_BF16;
+    union {
+        float f;
+        uint32_t u;
+    } b32 = { (float)big };
+    const short big16 = (short)(bf16 ? b32.u >> 16 : (unsigned)_cvtss_sh((float)big, 0));
+    const short inf = (short)(bf16 ? 0x7f80 : 0x7c00);
+    __m256i w[2], nan[2];
+    for (int k = 0; k < 2; k++) {
+        const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(s + 16 * k));
+        const __m256i m = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
+        nan[k] = _mm256_cmpgt_epi16(m, _mm256_set1_epi16(inf));
+        const __m256i c = _mm256_or_si256(_mm256_min_epu16(m, _mm256_set1_epi16(big16)),
+                                          _mm256_and_si256(h, _mm256_set1_epi16((short)0x8000)));
+        if (bf16) { /* even lanes in the low words, odd ones in the high words */
+            const __m256i q0 = mxp_h16_cvt8_avx2(_mm256_slli_epi32(c, 16), mode);
+            const __m256i q1 = mxp_h16_cvt8_avx2(_mm256_and_si256(c, MXP_V8(0xffff0000u)), mode);
+            w[k] = _mm256_blend_epi16(q0, _mm256_slli_epi32(q1, 16), 0xaa);
+        } else { /* vpackssdw packs within 128-bit lanes: the quarters back in order */
+            const __m256i q0 = mxp_h16_cvt8_avx2(_mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(c))), mode);
+            const __m256i q1 =
+                mxp_h16_cvt8_avx2(_mm256_castps_si256(_mm256_cvtph_ps(_mm256_extracti128_si256(c, 1))), mode);
+            w[k] = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));
+        }
+    }
+    __m256i b = t.lo == 0 && t.hi == 255 ? _mm256_packus_epi16(w[0], w[1]) : _mm256_packs_epi16(w[0], w[1]);
+    b = _mm256_permute4x64_epi64(b, _MM_SHUFFLE(3, 1, 2, 0));
+    if (t.hi < 127) {
+        b = _mm256_min_epi8(_mm256_max_epi8(b, _mm256_set1_epi8((char)t.lo)), _mm256_set1_epi8((char)t.hi));
+        if (t.lo < 0) /* int4/int2/int1: the low bits */
+            b = _mm256_and_si256(b, _mm256_set1_epi8((char)(2 * t.hi + 1)));
+    }
+    const __m256i z = _mm256_permute4x64_epi64(_mm256_packs_epi16(nan[0], nan[1]), _MM_SHUFFLE(3, 1, 2, 0));
+    return _mm256_andnot_si256(z, b);
+}
+
 /* 32 elements from element i of src, of the source kind */
 MXP_INLINE void mxp_src_step32_avx2(void *d, const void *src, size_t i, mxp_src32_avx2 sk, mxp_f32_target2 t,
                                     mxp_rounding mode, int saturate, __m256i idx, mxp_sr_key key, int stream)
 {
     if (sk == SRC32_F32) {
         mxp_f32_step32_avx2(d, (const float *)src + i, t, mode, saturate, idx, key, stream);
+        return;
+    }
+    if (t.fmt.bits == 0 && mode != MXP_ROUND_STOCHASTIC) {
+        mxp_store256_avx2(d, mxp_h16_int32_avx2((const uint16_t *)src + i, sk, t, mode), stream);
         return;
     }
     float w[32];
