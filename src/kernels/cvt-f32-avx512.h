@@ -190,7 +190,9 @@ MXP_INLINE void mxp_f32_bytes16_avx512_by_mode(void *dst, const void *src, size_
     case MXP_ROUND_TOWARD_ZERO:
         mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_TOWARD_ZERO, sat, lo, hi });
         break;
-    case MXP_ROUND_UP: mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_UP, sat, lo, hi }); break;
+    case MXP_ROUND_UP:
+        mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_UP, sat, lo, hi });
+        break;
     case MXP_ROUND_DOWN:
         mxp_f32_bytes16_loop_avx512(dst, src, n, (mxp_f32_bytes_ctx){ op, MXP_ROUND_DOWN, sat, lo, hi });
         break;

@@ -5,9 +5,12 @@
  *
  * - into float8: "shift, then round" on the 16-bit patterns themselves
  *   (cvt-h16-f8-avx512.h), no float32 at all;
- * - into int8, uint8, bfloat16, float16: widened to float32 in registers,
- *   rounded by the float32 kernels' cores (cvt-round-avx512.h, called
- *   unchanged) or vcvtps2ph.
+ * - into int8, uint8 and the sub-byte integers: the magnitude clamped on
+ *   the 16-bit patterns, widened to float32 in registers, vcvtps2dq
+ *   (mxp_h16_to_int_avx512);
+ * - into bfloat16, float16: widened to float32 in registers, rounded by
+ *   the float32 kernels' cores (cvt-round-avx512.h, called unchanged) or
+ *   vcvtps2ph.
  *
  * Both 16-bit formats widen to float32 exactly, so this is one rounding
  * from the exact value, the same bits as the two-kernel path it replaces
@@ -111,25 +114,6 @@ MXP_INLINE __m256i mxp_h16_to_f16_avx512(__m512i x, mxp_rounding mode, int satur
     return saturate ? mxp_f16_saturate_avx512(r) : r;
 }
 
-/* float32 lanes to int32 by vcvtps2dq in a deterministic mode (no NaN,
- * |x| <= 256 here); nearest away as mxp_f32_to_int_clamped_avx512 does it. */
-MXP_INLINE __m512i mxp_h16_cvt_int_avx512(__m512i x, mxp_rounding mode)
-{
-    const __m512 f = _mm512_castsi512_ps(x);
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    case MXP_ROUND_TOWARD_ZERO: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    case MXP_ROUND_UP: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-    case MXP_ROUND_DOWN: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    default: {
-        const __m512 h = _mm512_castsi512_ps(
-            _mm512_ternarylogic_epi32(x, _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x3f000000), 0xea));
-        return _mm512_cvt_roundps_epi32(_mm512_add_round_ps(f, h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
-                                        _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    }
-    }
-}
-
 /* 32 float16 or bfloat16 lanes to integers in [lo, hi], a byte each (a
  * signed sub-byte target in its low bits, as the reference converter
  * stores it), in the deterministic modes, by vcvtps2dq.  Before widening,
@@ -160,14 +144,15 @@ MXP_INLINE __m256i mxp_h16_to_int_avx512(__m512i h, mxp_h16_src s, int lo, int h
                                                 _mm512_set1_epi16((short)0x8000), 0xf8); /* | sign */
     __m512i w;
     if (bf16) {
-        const __m512i q0 = mxp_h16_cvt_int_avx512(_mm512_slli_epi32(c, 16), mode);
-        const __m512i q1 = mxp_h16_cvt_int_avx512(_mm512_and_si512(c, _mm512_set1_epi32((int)0xffff0000u)), mode);
+        const __m512i q0 = mxp_f32_cvt_int_avx512(_mm512_slli_epi32(c, 16), mode);
+        const __m512i q1 = mxp_f32_cvt_int_avx512(_mm512_and_si512(c, _mm512_set1_epi32((int)0xffff0000u)), mode);
         /* the low word from q0, the high word from q1: mask ? q0 : q1 << 16 */
         w = _mm512_ternarylogic_epi32(q0, _mm512_slli_epi32(q1, 16), _mm512_set1_epi32(0xffff), 0xe4);
     } else {
-        const __m512i q0 = mxp_h16_cvt_int_avx512(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_castsi512_si256(c))), mode);
+        const __m512i q0 =
+            mxp_f32_cvt_int_avx512(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_castsi512_si256(c))), mode);
         const __m512i q1 =
-            mxp_h16_cvt_int_avx512(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(c, 1))), mode);
+            mxp_f32_cvt_int_avx512(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(c, 1))), mode);
         w = _mm512_packs_epi32(q0, q1);
     }
     __m256i b;

@@ -390,35 +390,38 @@ MXP_INLINE __m512i mxp_f32_to_small_int_avx512(__m512i x, int lo, int hi, mxp_ro
     return _mm512_mask_mov_epi32(v, nan, _mm512_setzero_si512());
 }
 
-/* 16 float32 lanes to int32 in the deterministic modes by vcvtps2dq, x
- * clamped to [lo, hi] first by vmaxps/vminps: with integer bounds,
- * clamping then rounding gives rounding then clamping (both monotonic, the
- * bounds fixed points), infinities included.  Nearest away: x +
- * copysign(1/2, x) rounded toward zero, then truncated, is floor(|x| + 1/2)
- * with x's sign (|x| <= 2^24 here, so the sum never crosses an integer
- * when rounded toward zero).  NaN lanes give 0.  Needs the library's MXCSR
- * (DAZ would read float32 subnormals as zero, which matters rounding up or
- * down): callers set it. */
+/* 16 float32 lanes to int32 by vcvtps2dq in a deterministic mode, for
+ * |x| <= 2^24 (no NaN).  Nearest away: x + copysign(1/2, x) rounded toward
+ * zero, then truncated, is floor(|x| + 1/2) with x's sign (the sum never
+ * crosses an integer when rounded toward zero). */
+MXP_INLINE __m512i mxp_f32_cvt_int_avx512(__m512i x, mxp_rounding mode)
+{
+    const __m512 f = _mm512_castsi512_ps(x);
+    switch (mode) {
+    case MXP_ROUND_NEAREST_EVEN: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_TOWARD_ZERO: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_UP: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    case MXP_ROUND_DOWN: return _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    default: {
+        const __m512 h = _mm512_castsi512_ps(
+            _mm512_ternarylogic_epi32(x, _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x3f000000), 0xea));
+        return _mm512_cvt_roundps_epi32(_mm512_add_round_ps(f, h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
+                                        _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    }
+    }
+}
+
+/* The same with x clamped to [lo, hi] first by vmaxps/vminps: with integer
+ * bounds, clamping then rounding gives rounding then clamping (both
+ * monotonic, the bounds fixed points), infinities included.  NaN lanes
+ * give 0.  Needs the library's MXCSR (DAZ would read float32 subnormals as
+ * zero, which matters rounding up or down): callers set it. */
 MXP_INLINE __m512i mxp_f32_to_int_clamped_avx512(__m512i x, mxp_rounding mode, float lo, float hi)
 {
     const __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, _mm512_set1_epi32(0x7fffffff)),
                                                   _mm512_set1_epi32(0x7f800000));
     const __m512 f = _mm512_min_ps(_mm512_max_ps(_mm512_castsi512_ps(x), _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
-    __m512i i;
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
-    case MXP_ROUND_TOWARD_ZERO: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-    case MXP_ROUND_UP: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    case MXP_ROUND_DOWN: i = _mm512_cvt_roundps_epi32(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    default: {
-        const __m512 h = _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
-            _mm512_castps_si512(f), _mm512_set1_epi32((int)0x80000000u), _mm512_set1_epi32(0x3f000000), 0xea));
-        i = _mm512_cvt_roundps_epi32(_mm512_add_round_ps(f, h, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC),
-                                     _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        break;
-    }
-    }
-    return _mm512_maskz_mov_epi32((__mmask16)~nan, i);
+    return _mm512_maskz_mov_epi32((__mmask16)~nan, mxp_f32_cvt_int_avx512(_mm512_castps_si512(f), mode));
 }
 
 /* 16 float32 lanes to int8 (or uint8) bytes in the deterministic modes:
