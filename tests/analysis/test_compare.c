@@ -14,16 +14,7 @@
 #include <cmocka.h>
 
 #include "mxp.h"
-
-static mxp_array *from_doubles(const double *v, int64_t n, mxp_dtype dt)
-{
-    mxp_array *d = NULL, *out = NULL;
-    assert_int_equal(mxp_array_empty(&d, MXP_F64, 1, &n), MXP_OK);
-    memcpy(mxp_array_data(d), v, (size_t)n * sizeof *v);
-    assert_int_equal(mxp_array_astype(&out, d, dt, NULL), MXP_OK);
-    mxp_array_free(d);
-    return out;
-}
+#include "array_from.h"
 
 static void assert_close(double got, double want, double tol)
 {
