@@ -2,6 +2,8 @@
 #ifndef MXP_CONVERT_CONFIG_H
 #define MXP_CONVERT_CONFIG_H
 
+#include <stdbool.h>
+
 #include "kernels/cvt-kernel.h"
 #include "core/dispatch.h"
 #include "mxp/cpu.h"
@@ -51,6 +53,23 @@ typedef void (*mxp_cvt_lut32_fn)(void *dst, const void *src, size_t n, const uin
 mxp_cvt_lut32_fn mxp_cvt_find_lut32(mxp_isa isa, const char **name);
 typedef void (*mxp_cvt_lut64_fn)(void *dst, const void *src, size_t n, const uint64_t *table);
 mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name);
+
+/* The byte-lane table kernel for bfloat16/float16 -> the 8-bit float
+ * formats at or below `isa` (src/kernels/h16-f8-lut, its list
+ * h16-f8-lut-list.inc; AVX512_VBMI), or NULL; its name. */
+struct mxp_h16_f8_tables;
+typedef void (*mxp_cvt_h16_f8_fn)(void *dst, const void *src, size_t n, const struct mxp_h16_f8_tables *t);
+mxp_cvt_h16_f8_fn mxp_cvt_find_h16_f8(mxp_isa isa, const char **name);
+
+/* Fills t for dst_type <- src_type (bfloat16 or float16) in p's mode from
+ * the reference converter, `rest` doing what the tables leave (infinities,
+ * NaNs, huge values); false where the tables do not serve the pair or mode
+ * (src/convert/convert.c, h16-f8-lut-kernels.h). */
+bool mxp_cvt_h16_f8_tables(struct mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype src_type,
+                           const mxp_cvt_params *p, mxp_cvt_fn rest);
+
+/* The byte-lane table kernels in list order, for the tests. */
+const mxp_kernel *mxp_cvt_h16_f8_kernels(size_t *count);
 
 /* All kernels, for tests and `mxp info`. */
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);

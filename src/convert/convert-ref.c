@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "convert/convert-ref.h"
+#include "kernels/h16-f8-lut-kernels.h"
 #include "core/dtype-internal.h"
 #include "core/element-bits.h"
 
@@ -408,4 +409,33 @@ void mxp_lut64_ref(void *dst, const void *src, size_t n, const uint64_t *table)
     unsigned char *d = dst;
     for (size_t i = 0; i < n; i++)
         memcpy(d + 8 * i, &table[s[i]], 8);
+}
+
+void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
+{
+    const uint16_t *s = src;
+    uint8_t *d = dst;
+    for (size_t i = 0; i < n; i++) {
+        unsigned h = s[i], e, y;
+        if (t->f16) { /* the sticky bit into significand bit 3 */
+            h |= (h & 7) ? 8 : 0;
+            e = (h >> 10) & 0x1f;
+            y = (h >> 3) & 0x7f;
+        } else {
+            e = (h >> 7) & 0xff;
+            y = h & 0x7f;
+        }
+        unsigned x = e > t->elow ? e - t->elow : 0;
+        x = x < 127 ? x : 127;
+        const unsigned idx = t->row[x] | t->key[y];
+        if (idx & 0x80) {
+            t->rest(d + i, s + i, 1, &t->p);
+            continue;
+        }
+        unsigned r = x >= t->xnorm ? (uint8_t)(t->row[x] + t->inc[y]) : t->cls[idx];
+        r = r < t->ovf ? r : t->ovf;
+        if ((h & 0x8000) && !(t->fnuz && !(r & 0x7f)))
+            r += t->sign_bit;
+        d[i] = (uint8_t)r;
+    }
 }

@@ -16,5 +16,10 @@ void mxp_lut8_ref(void *dst, const void *src, size_t n, const uint8_t *table);
 void mxp_lut16_ref(void *dst, const void *src, size_t n, const uint16_t *table);
 void mxp_lut32_ref(void *dst, const void *src, size_t n, const uint32_t *table);
 void mxp_lut64_ref(void *dst, const void *src, size_t n, const uint64_t *table);
+/* bfloat16/float16 -> the 8-bit float formats by byte-lane tables, one
+ * element at a time (kernels/h16-f8-lut-kernels.h): the twin of
+ * src/kernels/h16-f8-lut/. */
+struct mxp_h16_f8_tables;
+void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const struct mxp_h16_f8_tables *t);
 
 #endif

@@ -12,6 +12,7 @@
 #include "core/fpenv.h"
 #include "core/profile-internal.h"
 #include "core/threads-internal.h"
+#include "kernels/h16-f8-lut-kernels.h"
 #include "mxp/cpu.h"
 #include "mxp/threads.h"
 
@@ -316,6 +317,75 @@ static void lut_run(const cvt_lut *l, void *dst, mxp_dtype dst_type, const void 
     }
 }
 
+/* ---- bfloat16/float16 -> the 8-bit float formats: byte-lane tables ------
+ * (kernels/h16-f8-lut-kernels.h).  The tables are ~400 reference
+ * conversions (a few microseconds), so they serve arrays from H16_LUT_MIN
+ * elements on; below, and where the CPU lacks AVX512_VBMI, the one-pass
+ * kernels of cvt-h16-avx512.h do the work (they are also `rest`). */
+enum { H16_LUT_MIN = 32768 };
+
+bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p,
+                           mxp_cvt_fn rest)
+{
+    if ((src_type != MXP_BF16 && src_type != MXP_F16) || !rest || p->flags ||
+        (p->rounding != MXP_ROUND_NEAREST_EVEN && p->rounding != MXP_ROUND_NEAREST_AWAY &&
+         p->rounding != MXP_ROUND_TOWARD_ZERO))
+        return false;
+    switch (dst_type) { /* float8_e4m3fn and float8_e5m2 have their own kernels; e3m4's 4 bits need 192 classes */
+    case MXP_E4M3IEEE:
+    case MXP_E4M3B11:
+    case MXP_E4M3FNUZ:
+    case MXP_E5M2FNUZ:
+    case MXP_E2M3:
+    case MXP_E3M2:
+    case MXP_E2M1: break;
+    default: return false;
+    }
+    const mxp_dtype_traits *d = mxp_dtype_get_traits(dst_type);
+    const int f16 = src_type == MXP_F16, m = d->mant_bits, kb = m + 1;
+    /* n0: the source's biased exponent of the target's smallest normal.
+     * Rows: X = 0 rounds to zero (E <= elow, below half the smallest
+     * subnormal: float16's own subnormals among them), X = 1 .. m + 1 the
+     * subnormal binades up from the one that rounds to 0 or the smallest,
+     * X >= m + 2 = xnorm the normal range and above. */
+    const int n0 = (f16 ? 15 : 127) - d->bias + 1;
+    if (m < 1 || m > 3 || n0 < m + 2) /* float16 -> e5m2fnuz: its subnormals reach float16's */
+        return false;
+    memset(t, 0, sizeof *t);
+    t->elow = (uint8_t)(n0 - m - 2);
+    t->xnorm = (uint8_t)(m + 2);
+    t->sign_bit = (uint8_t)(1u << (d->bits - 1));
+    t->fnuz = dst_type == MXP_E4M3B11 || dst_type == MXP_E4M3FNUZ || dst_type == MXP_E5M2FNUZ;
+    t->f16 = f16;
+    t->rest = rest;
+    t->p = *p;
+    /* a magnitude from E and Y (float16: Y's last bit stands for the sticky bits) */
+#define H16_REP(e, y) (uint16_t)(f16 ? (unsigned)(e) << 10 | (unsigned)(y) << 3 : (unsigned)(e) << 7 | (unsigned)(y))
+    const int emax = f16 ? 30 : 254, xtop = f16 ? 31 - t->elow : 127; /* rows from xtop on: left to rest */
+    uint16_t rep[384] = { 0 };
+    uint8_t res[384];
+    for (int x = 0; x < 128; x++) /* the rows' bases */
+        rep[x] = H16_REP(x + t->elow < emax ? x + t->elow : emax, 0);
+    for (int y = 0; y < 128; y++) /* the significands in the smallest normal binade */
+        rep[128 + y] = H16_REP(n0, y);
+    for (int x = 0; x < m + 2; x++) /* the classes: top m bits of Y, then the sticky bit */
+        for (int k = 0; k < 1 << kb; k++)
+            rep[256 + (x << kb | k)] = H16_REP(x + t->elow, (k >> 1) << (7 - m) | (k & 1));
+    rep[383] = f16 ? 0x7bff : 0x7f7f; /* the largest finite source: the overflow result */
+    mxp_cvt_params q = *p;
+    mxp_convert_ref(res, dst_type, rep, src_type, 384, &q);
+#undef H16_REP
+    t->ovf = res[383];
+    for (int x = 0; x < 128; x++)
+        t->row[x] = x >= xtop ? 0xff : x >= m + 2 ? res[x] : (uint8_t)(x << kb);
+    for (int y = 0; y < 128; y++) {
+        t->inc[y] = (uint8_t)(res[128 + y] - res[128]);
+        t->key[y] = (uint8_t)((y >> (7 - m)) << 1 | ((y & ((1 << (7 - m)) - 1)) != 0));
+    }
+    memcpy(t->cls, res + 256, (size_t)(m + 2) << kb);
+    return true;
+}
+
 /* Contiguous conversion of n elements starting at logical index p->index0. */
 static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                         const mxp_cvt_params *p)
@@ -353,7 +423,12 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
         return;
     }
     if (p->rounding != MXP_ROUND_STOCHASTIC) {
-        k->fn(dst, src, n, p);
+        mxp_cvt_h16_f8_fn lut = n >= H16_LUT_MIN ? mxp_cvt_find_h16_f8(mxp_get_isa(), NULL) : NULL;
+        mxp_h16_f8_tables t;
+        if (lut && mxp_cvt_h16_f8_tables(&t, dst_type, src_type, p, k->fn))
+            lut(dst, src, n, &t);
+        else
+            k->fn(dst, src, n, p);
         return;
     }
     /* Kernels draw the random stream for one 2^32-index block per call. */
@@ -513,6 +588,10 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     const char *lut_name = NULL;
     if (table_beats(k, dst_type, src_type, &p) && lut_find(dst_type, src_type, &p, mxp_get_isa(), &lut_name).to32)
         return lut_name; /* from LUT_MIN elements on */
+    const char *h16_name = NULL;
+    mxp_h16_f8_tables t;
+    if (k && mxp_cvt_find_h16_f8(mxp_get_isa(), &h16_name) && mxp_cvt_h16_f8_tables(&t, dst_type, src_type, &p, k->fn))
+        return h16_name; /* from H16_LUT_MIN elements on */
     if (k)
         return k->name;
     const cvt_lut lut = lut_find(dst_type, src_type, &p, mxp_get_isa(), &lut_name);

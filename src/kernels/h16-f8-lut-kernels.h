@@ -1,0 +1,56 @@
+/* bfloat16 and float16 -> the 8-bit float formats (float8, float6, float4;
+ * one result a byte) by byte-lane tables (src/kernels/h16-f8-lut/, list
+ * h16-f8-lut-list.inc), for the modes that treat both signs alike (nearest
+ * even, nearest away, toward zero).
+ *
+ * Each 16-bit source pattern becomes two 7-bit indices, as bfloat16 lays
+ * them out (float16 first becomes that layout: its exponent E, then its ten
+ * significand bits as the top six and one sticky bit, the OR of the last
+ * four, which is exact for targets of at most three significand bits):
+ *
+ *   X = min(max(E - elow, 0), 127)        Y = the top 7 significand bits
+ *
+ * and the magnitude's result is
+ *
+ *   X >= xnorm (the target's normal range):  min(row[X] + inc[Y], ovf)
+ *   X <  xnorm (its subnormals, zero):       min(cls[row[X] | key[Y]], ovf)
+ *
+ * with the sign bit (sign_bit) OR-ed in where the source's is set (not on
+ * a zero result for the fnuz formats, which have no -0).  A row or key with
+ * its top bit set marks a pattern the tables leave to `rest` (infinities,
+ * NaNs, huge values): a vector holding one goes there whole.  In the normal
+ * range the result is the exponent's base plus the rounded significand,
+ * whose carry moves into the exponent and past the largest finite value
+ * into ovf (the target's overflow result); below, row[X] is the binade's
+ * class and key[Y] the significand's kept and rounding bits plus a sticky
+ * bit.  src/convert/convert.c fills the tables from the reference
+ * converter's answers (h16_f8_build); the twin is mxp_h16_f8_lut_ref
+ * (src/convert/convert-ref.c). */
+#ifndef MXP_KERNELS_H16_F8_LUT_KERNELS_H
+#define MXP_KERNELS_H16_F8_LUT_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/cvt-kernel.h"
+
+struct mxp_h16_f8_tables {
+    _Alignas(64) uint8_t row[128]; /* by X: the base (X >= xnorm) or the class (X < xnorm) */
+    uint8_t inc[128];              /* by Y: the rounded significand added to a normal base */
+    uint8_t key[128];              /* by Y: the column of cls */
+    uint8_t cls[128];              /* by row[X] | key[Y] */
+    uint8_t elow, xnorm, ovf, sign_bit;
+    int fnuz;     /* no negative zero */
+    int f16;      /* float16 sources (else bfloat16) */
+    mxp_cvt_fn rest; /* does what the tables leave */
+    mxp_cvt_params p;
+};
+typedef struct mxp_h16_f8_tables mxp_h16_f8_tables;
+
+typedef void mxp_h16_f8_lut_ukernel(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t);
+
+#define MXP_H16_F8_LUT(isa, features, fn, twin) mxp_h16_f8_lut_ukernel fn;
+#include "kernels/h16-f8-lut-list.inc"
+#undef MXP_H16_F8_LUT
+
+#endif

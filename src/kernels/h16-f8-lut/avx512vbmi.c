@@ -1,0 +1,194 @@
+/* bfloat16/float16 -> the 8-bit float formats by byte-lane tables with
+ * AVX512_VBMI (h16-f8-lut-kernels.h), 64 elements a step: vpmultishiftqb
+ * takes each lane's exponent byte and significand byte out of its quadword
+ * (float16: once the sticky bit is OR-ed in), two vpermt2b gather them into
+ * one vector each, and the four 128-entry tables are eight zmm registers
+ * that vpermi2b reads (the index's top bit ignored).  About 21 vector
+ * operations per 64 elements where the 16-bit arithmetic of
+ * cvt-h16-f8-avx512.h takes about 50: on a Zen 4, which retires two 512-bit
+ * integer operations a cycle and one shift, that kept bfloat16 -> the 0.2
+ * formats at 0.5-0.7x of an L3-resident memcpy.  Twin: mxp_h16_f8_lut_ref
+ * (src/convert/convert-ref.c). */
+#include <immintrin.h>
+
+#include "kernels/h16-f8-lut-kernels.h"
+
+#include "kernels/stream-loop.h"
+#include <stdint.h>
+
+/* Elements [first, last + 64) hold patterns the tables leave to rest: the
+ * loop only notes them (a call there would make the compiler keep every
+ * table in memory: calls clobber the vector registers), a second pass
+ * hands them over. */
+typedef struct lut_marks {
+    size_t first, last;
+} lut_marks;
+
+typedef struct lut_ctx {
+    __m512i row[2], inc[2], key[2], cls[2];
+    __m512i shift;                  /* vpmultishiftqb: bytes 0-3 of a quadword the Y bytes of its lanes, 4-7 the E bytes */
+    __m512i pick_y, pick_e, pick_s; /* vpermt2b: the Y bytes, the E bytes, the sources' high bytes (their signs) */
+    __m512i elow, xnorm, ovf, sign_bit;
+    lut_marks *marks;
+} lut_ctx;
+
+MXP_INLINE __m512i pick(__m512i a, __m512i idx, __m512i b) { return _mm512_permutex2var_epi8(a, idx, b); }
+
+/* 64 results of the 32-lane vectors h0, h1; *special: the lanes the tables
+ * leave to t->rest. */
+MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, int fnuz, __mmask64 *special)
+{
+    if (f16) { /* the sticky bit: significand bit 3 |= bits 2..0 ((m & 7) + 7 carries into bit 3) */
+        const __m512i seven = _mm512_set1_epi16(7), eight = _mm512_set1_epi16(8);
+        h0 = _mm512_ternarylogic_epi32(h0, _mm512_add_epi16(_mm512_and_si512(h0, seven), seven), eight, 0xf8);
+        h1 = _mm512_ternarylogic_epi32(h1, _mm512_add_epi16(_mm512_and_si512(h1, seven), seven), eight, 0xf8);
+    }
+    const __m512i b0 = _mm512_multishift_epi64_epi8(c->shift, h0), b1 = _mm512_multishift_epi64_epi8(c->shift, h1);
+    const __m512i y = pick(b0, c->pick_y, b1);
+    __m512i e = pick(b0, c->pick_e, b1);
+    if (f16) /* the window's top bits: the sign and the next lane */
+        e = _mm512_and_si512(e, _mm512_set1_epi8(0x1f));
+    __m512i x = _mm512_subs_epu8(e, c->elow);
+    if (!f16)
+        x = _mm512_min_epu8(x, _mm512_set1_epi8(127));
+    const __m512i row = pick(c->row[0], x, c->row[1]);
+    const __m512i idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
+    *special = _mm512_movepi8_mask(idx);
+    const __m512i sub = pick(c->cls[0], idx, c->cls[1]);
+    __m512i r = _mm512_mask_add_epi8(sub, _mm512_cmpge_epu8_mask(x, c->xnorm), row,
+                                     pick(c->inc[0], y, c->inc[1]));
+    r = _mm512_min_epu8(r, c->ovf);
+    __mmask64 neg = _mm512_movepi8_mask(pick(h0, c->pick_s, h1));
+    if (fnuz) /* no -0, and the NaN (0x80) has no sign to add */
+        neg = _mm512_mask_test_epi8_mask(neg, r, _mm512_set1_epi8(0x7f));
+    return _mm512_mask_add_epi8(r, neg, r, c->sign_bit); /* r < sign_bit: an OR */
+}
+
+MXP_INLINE void lut_mark(const lut_ctx *c, size_t i)
+{
+    if (c->marks->first == SIZE_MAX)
+        c->marks->first = i;
+    c->marks->last = i;
+}
+
+MXP_INLINE void lut_full(void *dst, const void *src, size_t i, int stream, const void *ctx, int f16, int fnuz)
+{
+    const lut_ctx *c = ctx;
+    const uint16_t *s = (const uint16_t *)src + i;
+    uint8_t *d = (uint8_t *)dst + i;
+    __mmask64 special;
+    const __m512i r = lut_step(_mm512_loadu_si512((const void *)s), _mm512_loadu_si512((const void *)(s + 32)), c, f16,
+                               fnuz, &special);
+    if (special)
+        lut_mark(c, i);
+    if (stream)
+        _mm512_stream_si512((__m512i *)d, r);
+    else
+        _mm512_storeu_si512((void *)d, r);
+}
+
+MXP_INLINE __mmask64 low_bits64(size_t count) { return count >= 64 ? ~0ull : ~(~0ull << count); }
+
+MXP_INLINE __m512i lut_part_step(const uint16_t *s, size_t count, const lut_ctx *c, int f16, int fnuz,
+                                 __mmask64 *special)
+{
+    const __mmask64 m = low_bits64(count);
+    const __m512i r = lut_step(_mm512_maskz_loadu_epi16((__mmask32)m, s),
+                               _mm512_maskz_loadu_epi16((__mmask32)(m >> 32), s + 32), c, f16, fnuz, special);
+    *special &= m;
+    return r;
+}
+
+MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, const void *ctx, int f16, int fnuz)
+{
+    const lut_ctx *c = ctx;
+    __mmask64 special;
+    const __m512i r = lut_part_step((const uint16_t *)src + i, count, c, f16, fnuz, &special);
+    if (special)
+        lut_mark(c, i);
+    _mm512_mask_storeu_epi8((uint8_t *)dst + i, low_bits64(count), r);
+}
+
+/* The second pass over [first, last + 64): the vectors holding a pattern
+ * the tables leave go to rest whole. */
+MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f16,
+                         int fnuz)
+{
+    const size_t end = c->marks->last + 64 < n ? c->marks->last + 64 : n;
+    for (size_t i = c->marks->first; i < end; i += 64) {
+        const size_t count = end - i < 64 ? end - i : 64;
+        __mmask64 special;
+        (void)lut_part_step((const uint16_t *)src + i, count, c, f16, fnuz, &special);
+        if (special)
+            t->rest((uint8_t *)dst + i, (const uint16_t *)src + i, count, &t->p);
+    }
+}
+
+#define LUT_STEPS(name, f16, fnuz)                                                                                  \
+    MXP_INLINE void name##_full(void *dst, const void *src, size_t i, int stream, const void *ctx)                 \
+    {                                                                                                               \
+        lut_full(dst, src, i, stream, ctx, f16, fnuz);                                                              \
+    }                                                                                                               \
+    MXP_INLINE void name##_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)               \
+    {                                                                                                               \
+        lut_part(dst, src, i, count, ctx, f16, fnuz);                                                               \
+    }
+LUT_STEPS(bf16, 0, 0)
+LUT_STEPS(bf16_fnuz, 0, 1)
+LUT_STEPS(f16, 1, 0)
+LUT_STEPS(f16_fnuz, 1, 1)
+#undef LUT_STEPS
+
+void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
+{
+    /* the second pass reads sources the results may have overwritten */
+    if ((uintptr_t)dst < (uintptr_t)src + 2 * n && (uintptr_t)src < (uintptr_t)dst + n) {
+        t->rest(dst, src, n, &t->p);
+        return;
+    }
+    lut_ctx c;
+    for (int k = 0; k < 2; k++) {
+        c.row[k] = _mm512_loadu_si512((const void *)(t->row + 64 * k));
+        c.inc[k] = _mm512_loadu_si512((const void *)(t->inc + 64 * k));
+        c.key[k] = _mm512_loadu_si512((const void *)(t->key + 64 * k));
+        c.cls[k] = _mm512_loadu_si512((const void *)(t->cls + 64 * k));
+    }
+    /* Y: bfloat16's low byte (E's last bit on top, ignored), float16's bits
+     * 3-10; E: bfloat16's bits 7-14, float16's 10-17 (masked to 10-14) */
+    const int sy = t->f16 ? 3 : 0, se = t->f16 ? 10 : 7;
+    _Alignas(64) uint8_t shift[64], py[64], pe[64], ps[64];
+    for (int b = 0; b < 64; b++) {
+        const int j = b % 8;
+        shift[b] = (uint8_t)(j < 4 ? 16 * j + sy : 16 * (j - 4) + se);
+        const int v = b / 32, l = b % 32; /* lane b: vector v, lane l there: quadword l / 4, place l % 4 */
+        py[b] = (uint8_t)(v << 6 | (8 * (l / 4) + l % 4));
+        pe[b] = (uint8_t)(py[b] + 4);
+        ps[b] = (uint8_t)(v << 6 | (2 * l + 1));
+    }
+    c.shift = _mm512_load_si512((const void *)shift);
+    c.pick_y = _mm512_load_si512((const void *)py);
+    c.pick_e = _mm512_load_si512((const void *)pe);
+    c.pick_s = _mm512_load_si512((const void *)ps);
+    c.elow = _mm512_set1_epi8((char)t->elow);
+    c.xnorm = _mm512_set1_epi8((char)t->xnorm);
+    c.ovf = _mm512_set1_epi8((char)t->ovf);
+    c.sign_bit = _mm512_set1_epi8((char)t->sign_bit);
+    lut_marks marks = { SIZE_MAX, 0 };
+    c.marks = &marks;
+    const mxp_stream_shape sh = { 2, 1, 64, 64 };
+    const int f16 = t->f16, fnuz = t->fnuz;
+    if (f16 && fnuz)
+        mxp_stream_loop(dst, src, n, sh, f16_fnuz_full, f16_fnuz_part, &c);
+    else if (f16)
+        mxp_stream_loop(dst, src, n, sh, f16_full, f16_part, &c);
+    else if (fnuz)
+        mxp_stream_loop(dst, src, n, sh, bf16_fnuz_full, bf16_fnuz_part, &c);
+    else
+        mxp_stream_loop(dst, src, n, sh, bf16_full, bf16_part, &c);
+    if (marks.first == SIZE_MAX)
+        return;
+    if (f16)
+        lut_rest(dst, src, n, &c, t, 1, fnuz);
+    else
+        lut_rest(dst, src, n, &c, t, 0, fnuz);
+}
