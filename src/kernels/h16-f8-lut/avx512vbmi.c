@@ -38,22 +38,24 @@ MXP_INLINE __m512i pick(__m512i a, __m512i idx, __m512i b) { return _mm512_permu
  * leave to t->rest. */
 MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, int fnuz, __mmask64 *special)
 {
-    if (f16) { /* the sticky bit: significand bit 3 |= bits 2..0 ((m & 7) + 7 carries into bit 3) */
+    if (f16) { /* the sticky bit: significand bit 3 |= bits 2..0.  Bit 3 of h + 7 is bit 3 of h
+                  * flipped by the carry out of bits 2..0, so h | ((h + 7) & 8) sets it where
+                  * they are nonzero and keeps it where it was set; no other bit changes. */
         const __m512i seven = _mm512_set1_epi16(7), eight = _mm512_set1_epi16(8);
-        h0 = _mm512_ternarylogic_epi32(h0, _mm512_add_epi16(_mm512_and_si512(h0, seven), seven), eight, 0xf8);
-        h1 = _mm512_ternarylogic_epi32(h1, _mm512_add_epi16(_mm512_and_si512(h1, seven), seven), eight, 0xf8);
+        h0 = _mm512_ternarylogic_epi32(h0, _mm512_add_epi16(h0, seven), eight, 0xf8);
+        h1 = _mm512_ternarylogic_epi32(h1, _mm512_add_epi16(h1, seven), eight, 0xf8);
     }
     const __m512i b0 = _mm512_multishift_epi64_epi8(c->shift, h0), b1 = _mm512_multishift_epi64_epi8(c->shift, h1);
     const __m512i y = pick(b0, c->pick_y, b1);
     __m512i e = pick(b0, c->pick_e, b1);
     if (f16) /* the window's top bits: the sign and the next lane */
         e = _mm512_and_si512(e, _mm512_set1_epi8(0x1f));
-    __m512i x = _mm512_subs_epu8(e, c->elow);
-    if (!f16)
-        x = _mm512_min_epu8(x, _mm512_set1_epi8(127));
+    /* X: bfloat16's past 127 (huge, infinite, NaN) have the top bit set,
+     * which vpermi2b ignores and the special mask below catches */
+    const __m512i x = _mm512_subs_epu8(e, c->elow);
     const __m512i row = pick(c->row[0], x, c->row[1]);
     const __m512i idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
-    *special = _mm512_movepi8_mask(idx);
+    *special = _mm512_movepi8_mask(f16 ? idx : _mm512_or_si512(idx, x));
     const __m512i sub = pick(c->cls[0], idx, c->cls[1]);
     __m512i r = _mm512_mask_add_epi8(sub, _mm512_cmpge_epu8_mask(x, c->xnorm), row,
                                      pick(c->inc[0], y, c->inc[1]));
