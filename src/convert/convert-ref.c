@@ -416,23 +416,23 @@ void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_t
     const uint16_t *s = src;
     uint8_t *d = dst;
     for (size_t i = 0; i < n; i++) {
-        unsigned h = s[i], e, y;
-        if (t->f16) { /* the sticky bit into significand bit 3 */
-            h |= (h & 7) ? 8 : 0;
-            e = (h >> 10) & 0x1f;
-            y = (h >> 3) & 0x7f;
+        unsigned h = s[i], x, y;
+        if (t->f16) {
+            x = (h >> 8) & 0x7f;
+            y = ((h >> 3) & 0x7f) | ((h & 7) != 0);
         } else {
-            e = (h >> 7) & 0xff;
+            const unsigned e = (h >> 7) & 0xff;
+            x = e > t->elow ? e - t->elow : 0;
+            x = x < 127 ? x : 127;
             y = h & 0x7f;
         }
-        unsigned x = e > t->elow ? e - t->elow : 0;
-        x = x < 127 ? x : 127;
         const unsigned idx = t->row[x] | t->key[y];
         if (idx & 0x80) {
             t->rest(d + i, s + i, 1, &t->p);
             continue;
         }
-        unsigned r = x >= t->xnorm ? (uint8_t)(t->row[x] + t->inc[y]) : t->cls[idx];
+        const int normal = t->f16 ? 2 * x >= t->xnorm : x >= t->xnorm;
+        unsigned r = normal ? (uint8_t)(t->row[x] + t->inc[y]) : t->cls[idx];
         r = r < t->ovf ? r : t->ovf;
         if ((h & 0x8000) && !(t->fnuz && !(r & 0x7f)))
             r += t->sign_bit;

@@ -357,7 +357,7 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
         return false;
     memset(t, 0, sizeof *t);
     t->elow = (uint8_t)(n0 - m - 2);
-    t->xnorm = (uint8_t)(m + 2);
+    t->xnorm = (uint8_t)(f16 ? n0 * 8 : m + 2);
     t->sign_bit = (uint8_t)(1u << (d->bits - 1));
     t->fnuz = dst_type == MXP_E4M3B11 || dst_type == MXP_E4M3FNUZ || dst_type == MXP_E5M2FNUZ;
     t->f16 = f16;
@@ -365,11 +365,10 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     t->p = *p;
     /* a magnitude from E and Y (float16: Y's last bit stands for the sticky bits) */
 #define H16_REP(e, y) (uint16_t)(f16 ? (unsigned)(e) << 10 | (unsigned)(y) << 3 : (unsigned)(e) << 7 | (unsigned)(y))
-    const int emax = f16 ? 30 : 254, xtop = f16 ? 31 - t->elow : 127; /* rows from xtop on: left to rest */
     uint16_t rep[384] = { 0 };
     uint8_t res[384];
-    for (int x = 0; x < 128; x++) /* the rows' bases */
-        rep[x] = H16_REP(x + t->elow < emax ? x + t->elow : emax, 0);
+    for (int x = 0; x < 128; x++) /* the rows' bases (float16: with significand bits 9, 8) */
+        rep[x] = f16 ? H16_REP((x >> 2) < 30 ? x >> 2 : 30, (x & 3) << 5) : H16_REP(x + t->elow < 254 ? x + t->elow : 254, 0);
     for (int y = 0; y < 128; y++) /* the significands in the smallest normal binade */
         rep[128 + y] = H16_REP(n0, y);
     for (int x = 0; x < m + 2; x++) /* the classes: top m bits of Y, then the sticky bit */
@@ -380,10 +379,18 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     mxp_convert_ref(res, dst_type, rep, src_type, 384, &q);
 #undef H16_REP
     t->ovf = res[383];
-    for (int x = 0; x < 128; x++)
-        t->row[x] = x >= xtop ? 0xff : x >= m + 2 ? res[x] : (uint8_t)(x << kb);
-    for (int y = 0; y < 128; y++) {
-        t->inc[y] = (uint8_t)(res[128 + y] - res[128]);
+    for (int x = 0; x < 128; x++) {
+        /* the row's E and its class below the normal range: X = E - elow there */
+        const int e = f16 ? x >> 2 : x + t->elow, c = e - t->elow > 0 ? e - t->elow : 0;
+        if (f16 ? e == 31 : x == 127) /* infinities, NaNs (bfloat16: and E >= elow + 127): rest */
+            t->row[x] = 0xff;
+        else if (e >= n0)
+            t->row[x] = res[x];
+        else
+            t->row[x] = (uint8_t)(c << kb);
+    }
+    for (int y = 0; y < 128; y++) { /* float16's rows hold significand bits 9, 8: Y adds the rest */
+        t->inc[y] = (uint8_t)(res[128 + y] - res[128 + (f16 ? y & 0x60 : 0)]);
         t->key[y] = (uint8_t)((y >> (7 - m)) << 1 | ((y & ((1 << (7 - m)) - 1)) != 0));
     }
     memcpy(t->cls, res + 256, (size_t)(m + 2) << kb);

@@ -3,18 +3,19 @@
  * h16-f8-lut-list.inc), for the modes that treat both signs alike (nearest
  * even, nearest away, toward zero).
  *
- * Each 16-bit source pattern becomes two 7-bit indices, as bfloat16 lays
- * them out (float16 first becomes that layout: its exponent E, then its ten
- * significand bits as the top six and one sticky bit, the OR of the last
- * four, which is exact for targets of at most three significand bits):
+ * Each 16-bit source pattern becomes two 7-bit indices:
  *
- *   X = min(max(E - elow, 0), 127)        Y = the top 7 significand bits
+ *   bfloat16:  X = min(max(E - elow, 0), 127)     Y = its 7 significand bits
+ *   float16:   X = its high byte without the sign  Y = significand bits 9..3, the last OR-ed
+ *              (E and significand bits 9, 8)           with bits 2..0 (a sticky bit: exact for
+ *                                                      targets of at most 3 significand bits)
  *
  * and the magnitude's result is
  *
- *   X >= xnorm (the target's normal range):  min(row[X] + inc[Y], ovf)
- *   X <  xnorm (its subnormals, zero):       min(cls[row[X] | key[Y]], ovf)
+ *   in the target's normal range and above:  min(row[X] + inc[Y], ovf)
+ *   below (its subnormals, zero):            min(cls[row[X] | key[Y]], ovf)
  *
+ * the normal range being X >= xnorm (bfloat16) or 2X >= xnorm (float16),
  * with the sign bit (sign_bit) OR-ed in where the source's is set (not on
  * a zero result for the fnuz formats, which have no -0).  A row or key with
  * its top bit set marks a pattern the tables leave to `rest` (infinities,
@@ -39,7 +40,9 @@ struct mxp_h16_f8_tables {
     uint8_t inc[128];              /* by Y: the rounded significand added to a normal base */
     uint8_t key[128];              /* by Y: the column of cls */
     uint8_t cls[128];              /* by row[X] | key[Y] */
-    uint8_t elow, xnorm, ovf, sign_bit;
+    uint8_t elow;  /* bfloat16's X: E - elow */
+    uint8_t xnorm; /* the normal range: X >= xnorm (bfloat16), 2X >= xnorm (float16) */
+    uint8_t ovf, sign_bit;
     int fnuz;     /* no negative zero */
     int f16;      /* float16 sources (else bfloat16) */
     mxp_cvt_fn rest; /* does what the tables leave */

@@ -26,8 +26,8 @@ typedef struct lut_marks {
 
 typedef struct lut_ctx {
     __m512i row[2], inc[2], key[2], cls[2];
-    __m512i shift;                  /* vpmultishiftqb: bytes 0-3 of a quadword the Y bytes of its lanes, 4-7 the E bytes */
-    __m512i pick_y, pick_e, pick_s; /* vpermt2b: the Y bytes, the E bytes, the sources' high bytes (their signs) */
+    __m512i shift; /* vpmultishiftqb: bytes 0-3 of a quadword the Y bytes of its lanes, 4-7 the second bytes */
+    __m512i pick_y, pick_e, pick_s; /* vpermt2b: the Y bytes, the second bytes, the sources' high bytes */
     __m512i elow, xnorm, ovf, sign_bit;
     lut_marks *marks;
 } lut_ctx;
@@ -38,29 +38,32 @@ MXP_INLINE __m512i pick(__m512i a, __m512i idx, __m512i b) { return _mm512_permu
  * leave to t->rest. */
 MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, int fnuz, __mmask64 *special)
 {
-    if (f16) { /* the sticky bit: significand bit 3 |= bits 2..0.  Bit 3 of h + 7 is bit 3 of h
-                  * flipped by the carry out of bits 2..0, so h | ((h + 7) & 8) sets it where
-                  * they are nonzero and keeps it where it was set; no other bit changes. */
-        const __m512i seven = _mm512_set1_epi16(7), eight = _mm512_set1_epi16(8);
-        h0 = _mm512_ternarylogic_epi32(h0, _mm512_add_epi16(h0, seven), eight, 0xf8);
-        h1 = _mm512_ternarylogic_epi32(h1, _mm512_add_epi16(h1, seven), eight, 0xf8);
-    }
     const __m512i b0 = _mm512_multishift_epi64_epi8(c->shift, h0), b1 = _mm512_multishift_epi64_epi8(c->shift, h1);
-    const __m512i y = pick(b0, c->pick_y, b1);
-    __m512i e = pick(b0, c->pick_e, b1);
-    if (f16) /* the window's top bits: the sign and the next lane */
-        e = _mm512_and_si512(e, _mm512_set1_epi8(0x1f));
-    /* X: bfloat16's past 127 (huge, infinite, NaN) have the top bit set,
-     * which vpermi2b ignores and the special mask below catches */
-    const __m512i x = _mm512_subs_epu8(e, c->elow);
-    const __m512i row = pick(c->row[0], x, c->row[1]);
-    const __m512i idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
-    *special = _mm512_movepi8_mask(f16 ? idx : _mm512_or_si512(idx, x));
+    __m512i y = pick(b0, c->pick_y, b1);
+    const __m512i e = pick(b0, c->pick_e, b1); /* float16: the low bytes */
+    const __m512i hi = pick(h0, c->pick_s, h1);
+    __m512i x, row, idx;
+    __mmask64 normal;
+    if (f16) { /* X: the high byte (the sign ignored); Y's last bit |= significand bits 2..0 */
+        y = _mm512_mask_mov_epi8(y, _mm512_test_epi8_mask(e, _mm512_set1_epi8(7)),
+                                 _mm512_or_si512(y, _mm512_set1_epi8(1)));
+        x = hi;
+        row = pick(c->row[0], x, c->row[1]);
+        idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
+        *special = _mm512_movepi8_mask(idx);
+        normal = _mm512_cmpge_epu8_mask(_mm512_add_epi8(hi, hi), c->xnorm);
+    } else { /* X: bfloat16's past 127 (huge, infinite, NaN) have the top bit set, which vpermi2b
+              * ignores and the special mask catches */
+        x = _mm512_subs_epu8(e, c->elow);
+        row = pick(c->row[0], x, c->row[1]);
+        idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
+        *special = _mm512_movepi8_mask(_mm512_or_si512(idx, x));
+        normal = _mm512_cmpge_epu8_mask(x, c->xnorm);
+    }
     const __m512i sub = pick(c->cls[0], idx, c->cls[1]);
-    __m512i r = _mm512_mask_add_epi8(sub, _mm512_cmpge_epu8_mask(x, c->xnorm), row,
-                                     pick(c->inc[0], y, c->inc[1]));
+    __m512i r = _mm512_mask_add_epi8(sub, normal, row, pick(c->inc[0], y, c->inc[1]));
     r = _mm512_min_epu8(r, c->ovf);
-    __mmask64 neg = _mm512_movepi8_mask(pick(h0, c->pick_s, h1));
+    __mmask64 neg = _mm512_movepi8_mask(hi);
     if (fnuz) /* no -0, and the NaN (0x80) has no sign to add */
         neg = _mm512_mask_test_epi8_mask(neg, r, _mm512_set1_epi8(0x7f));
     return _mm512_mask_add_epi8(r, neg, r, c->sign_bit); /* r < sign_bit: an OR */
@@ -156,8 +159,9 @@ void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         c.cls[k] = _mm512_loadu_si512((const void *)(t->cls + 64 * k));
     }
     /* Y: bfloat16's low byte (E's last bit on top, ignored), float16's bits
-     * 3-10; E: bfloat16's bits 7-14, float16's 10-17 (masked to 10-14) */
-    const int sy = t->f16 ? 3 : 0, se = t->f16 ? 10 : 7;
+     * 3-10 (E's last bit on top); second: bfloat16's E (bits 7-14), float16's
+     * low byte (its bits 0-2 give the sticky bit) */
+    const int sy = t->f16 ? 3 : 0, se = t->f16 ? 0 : 7;
     _Alignas(64) uint8_t shift[64], py[64], pe[64], ps[64];
     for (int b = 0; b < 64; b++) {
         const int j = b % 8;
