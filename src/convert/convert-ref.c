@@ -434,7 +434,11 @@ void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_t
         const int normal = t->f16 ? 2 * x >= t->xnorm : x >= t->xnorm;
         unsigned r = normal ? (uint8_t)(t->row[x] + t->inc[y]) : t->cls[idx];
         r = r < t->ovf ? r : t->ovf;
-        if ((h & 0x8000) && !(t->fnuz && !(r & 0x7f)))
+        if (t->kind == MXP_H16_LUT_SIGNED)
+            r = h & 0x8000 ? (0u - r) & t->int_mask : (r < t->int_max ? r : t->int_max);
+        else if (t->kind == MXP_H16_LUT_UNSIGNED)
+            r = h & 0x8000 ? 0 : r;
+        else if ((h & 0x8000) && !(t->fnuz && !(r & 0x7f)))
             r += t->sign_bit;
         d[i] = (uint8_t)r;
     }

@@ -342,17 +342,23 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     case MXP_E5M2FNUZ:
     case MXP_E2M3:
     case MXP_E3M2:
-    case MXP_E2M1: break;
+    case MXP_E2M1:
+    case MXP_S4: /* the integers as formats of p = 3, 3, 1, 1 significand bits (h16-f8-lut-kernels.h) */
+    case MXP_U4:
+    case MXP_S2:
+    case MXP_U2: break;
     default: return false;
     }
     const mxp_dtype_traits *d = mxp_dtype_get_traits(dst_type);
-    const int f16 = src_type == MXP_F16, m = d->mant_bits, kb = m + 1;
-    /* n0: the source's biased exponent of the target's smallest normal.
-     * Rows: X = 0 rounds to zero (E <= elow, below half the smallest
-     * subnormal: float16's own subnormals among them), X = 1 .. m + 1 the
-     * subnormal binades up from the one that rounds to 0 or the smallest,
-     * X >= m + 2 = xnorm the normal range and above. */
-    const int n0 = (f16 ? 15 : 127) - d->bias + 1;
+    const int f16 = src_type == MXP_F16, is_int = d->kind != MXP_KIND_FLOAT;
+    const int lim = is_int ? (d->kind == MXP_KIND_INT ? 1 << (d->bits - 1) : (1 << d->bits) - 1) : 0;
+    const int m = is_int ? (lim >= 8 ? 3 : 1) : d->mant_bits, kb = m + 1;
+    /* n0: the source's biased exponent of the target's smallest normal (an
+     * integer's: 2^m).  Rows: X = 0 rounds to zero (E <= elow, below half the
+     * smallest subnormal: float16's own subnormals among them), X = 1 .. m + 1
+     * the subnormal binades up from the one that rounds to 0 or the smallest,
+     * X >= m + 2 the normal range and above. */
+    const int n0 = (f16 ? 15 : 127) + (is_int ? m : 1 - d->bias);
     if (m < 1 || m > 3 || n0 < m + 2) /* float16 -> e5m2fnuz: its subnormals reach float16's */
         return false;
     memset(t, 0, sizeof *t);
@@ -360,6 +366,9 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     t->xnorm = (uint8_t)(f16 ? n0 * 8 : m + 2);
     t->sign_bit = (uint8_t)(1u << (d->bits - 1));
     t->fnuz = dst_type == MXP_E4M3B11 || dst_type == MXP_E4M3FNUZ || dst_type == MXP_E5M2FNUZ;
+    t->kind = !is_int ? MXP_H16_LUT_FLOAT : d->kind == MXP_KIND_INT ? MXP_H16_LUT_SIGNED : MXP_H16_LUT_UNSIGNED;
+    t->int_mask = (uint8_t)((1u << d->bits) - 1);
+    t->int_max = (uint8_t)(d->kind == MXP_KIND_INT ? lim - 1 : lim);
     t->f16 = f16;
     t->rest = rest;
     t->p = *p;
@@ -375,9 +384,15 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
         for (int k = 0; k < 1 << kb; k++)
             rep[256 + (x << kb | k)] = H16_REP(x + t->elow, (k >> 1) << (7 - m) | (k & 1));
     rep[383] = f16 ? 0x7bff : 0x7f7f; /* the largest finite source: the overflow result */
+    const uint16_t neg = t->kind == MXP_H16_LUT_SIGNED ? 0x8000 : 0; /* signed: magnitudes from the negative side */
+    for (int i = 0; i < 384; i++)
+        rep[i] |= neg;
     mxp_cvt_params q = *p;
     mxp_convert_ref(res, dst_type, rep, src_type, 384, &q);
 #undef H16_REP
+    if (neg)
+        for (int i = 0; i < 384; i++)
+            res[i] = (uint8_t)((0u - res[i]) & t->int_mask);
     t->ovf = res[383];
     for (int x = 0; x < 128; x++) {
         /* the row's E and its class below the normal range: X = E - elow there */
@@ -399,8 +414,8 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
 
 /* The cache of built tables: [source][target][mode][policy], each
  * published once (state 0: none, 1: being written, 2: ready). */
-static const mxp_dtype h16_targets[] = { MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
-                                         MXP_E2M3,     MXP_E3M2,    MXP_E2M1 };
+static const mxp_dtype h16_targets[] = { MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_E2M3, MXP_E3M2,
+                                         MXP_E2M1,     MXP_S4,      MXP_U4,       MXP_S2,       MXP_U2 };
 enum { H16_NT = sizeof h16_targets / sizeof h16_targets[0] };
 static mxp_h16_f8_tables h16_cache[2][H16_NT][3][2];
 static atomic_uchar h16_state[2][H16_NT][3][2];

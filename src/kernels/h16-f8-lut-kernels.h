@@ -1,7 +1,7 @@
 /* bfloat16 and float16 -> the 8-bit float formats (float8, float6, float4;
- * one result a byte) by byte-lane tables (src/kernels/h16-f8-lut/, list
- * h16-f8-lut-list.inc), for the modes that treat both signs alike (nearest
- * even, nearest away, toward zero).
+ * one result a byte) and the sub-byte integers by byte-lane tables
+ * (src/kernels/h16-f8-lut/, list h16-f8-lut-list.inc), for the modes that
+ * treat both signs alike (nearest even, nearest away, toward zero).
  *
  * Each 16-bit source pattern becomes two 7-bit indices:
  *
@@ -17,7 +17,13 @@
  *
  * the normal range being X >= xnorm (bfloat16) or 2X >= xnorm (float16),
  * with the sign bit (sign_bit) OR-ed in where the source's is set (not on
- * a zero result for the fnuz formats, which have no -0).  A row or key with
+ * a zero result for the fnuz formats, which have no -0).  An integer of
+ * b bits is such a format: its magnitudes up to L (2^(b-1) signed: the
+ * negative end; 2^b - 1 unsigned) lie on the grid of a float format with
+ * p significand bits whose normal range starts at 2^p (2^p <= L < 2^(p+1)),
+ * 0.5 to 2^p its subnormal binades, and ovf = L; the tables hold
+ * magnitudes, a negative result is then -r in b bits (unsigned: 0) and a
+ * positive one at most int_max.  A row or key with
  * its top bit set marks a pattern the tables leave to `rest` (infinities,
  * NaNs, huge values): a vector holding one goes there whole.  In the normal
  * range the result is the exponent's base plus the rounded significand,
@@ -35,6 +41,8 @@
 
 #include "kernels/cvt-kernel.h"
 
+enum { MXP_H16_LUT_FLOAT, MXP_H16_LUT_SIGNED, MXP_H16_LUT_UNSIGNED };
+
 struct mxp_h16_f8_tables {
     _Alignas(64) uint8_t row[128]; /* by X: the base (X >= xnorm) or the class (X < xnorm) */
     uint8_t inc[128];              /* by Y: the rounded significand added to a normal base */
@@ -44,6 +52,8 @@ struct mxp_h16_f8_tables {
     uint8_t xnorm; /* the normal range: X >= xnorm (bfloat16), 2X >= xnorm (float16) */
     uint8_t ovf, sign_bit;
     int fnuz;     /* no negative zero */
+    int kind;     /* MXP_H16_LUT_FLOAT, _SIGNED, _UNSIGNED: the results */
+    uint8_t int_max, int_mask; /* integers: the largest positive result, b bits */
     int f16;      /* float16 sources (else bfloat16) */
     mxp_cvt_fn rest; /* does what the tables leave */
     mxp_cvt_params p;

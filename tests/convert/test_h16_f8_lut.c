@@ -26,18 +26,21 @@
 
 enum { N16 = 1 << 16, BIG = (3 << 19) + 45, GUARD = 64, OFF = 5 };
 
-static const mxp_dtype targets[] = { MXP_E4M3,     MXP_E5M2, MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ,
-                                     MXP_E5M2FNUZ, MXP_E8M0, MXP_E2M3, MXP_E3M2,     MXP_E2M1 };
+static const mxp_dtype targets[] = { MXP_E4M3, MXP_E5M2, MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
+                                     MXP_E8M0, MXP_E2M3, MXP_E3M2, MXP_E2M1,     MXP_S4,      MXP_U4,       MXP_S2,
+                                     MXP_U2,   MXP_S8,   MXP_U8,   MXP_S1,       MXP_U1 };
 static const mxp_rounding modes[] = { MXP_ROUND_NEAREST_EVEN, MXP_ROUND_NEAREST_AWAY, MXP_ROUND_TOWARD_ZERO,
                                       MXP_ROUND_UP, MXP_ROUND_DOWN };
 
 /* What the tables serve (h16-f8-lut-kernels.h): the sign-symmetric modes,
- * targets of 1-3 significand bits without a kernel of their own, and not
- * float16 -> e5m2fnuz (its subnormals reach below float16's normals). */
+ * targets of 1-3 significand bits without a kernel of their own and the
+ * 2- and 4-bit integers, not float16 -> e5m2fnuz (its subnormals reach below
+ * float16's normals). */
 static int served(mxp_dtype dst, mxp_dtype src, mxp_rounding mode)
 {
     const int target = dst == MXP_E4M3IEEE || dst == MXP_E4M3B11 || dst == MXP_E4M3FNUZ || dst == MXP_E5M2FNUZ ||
-                       dst == MXP_E2M3 || dst == MXP_E3M2 || dst == MXP_E2M1;
+                       dst == MXP_E2M3 || dst == MXP_E3M2 || dst == MXP_E2M1 || dst == MXP_S4 || dst == MXP_U4 ||
+                       dst == MXP_S2 || dst == MXP_U2;
     const int sym = mode == MXP_ROUND_NEAREST_EVEN || mode == MXP_ROUND_NEAREST_AWAY || mode == MXP_ROUND_TOWARD_ZERO;
     return target && sym && !(src == MXP_F16 && dst == MXP_E5M2FNUZ);
 }
@@ -47,7 +50,8 @@ static int in_range(uint16_t h, mxp_dtype src, mxp_dtype dst)
 {
     double v;
     mxp_convert(&v, MXP_F64, &h, src, 1, NULL);
-    return v == v && v < 2 * mxp_dtype_get_traits(dst)->max && v > -2 * mxp_dtype_get_traits(dst)->max;
+    const double max = mxp_dtype_get_traits(dst)->max + 1; /* integers: past their ends too */
+    return v == v && v < 2 * max && v > -2 * max;
 }
 
 static void shuffle(uint16_t *a, size_t n, uint64_t *rng)

@@ -28,7 +28,7 @@ typedef struct lut_ctx {
     __m512i row[2], inc[2], key[2], cls[2];
     __m512i shift; /* vpmultishiftqb: bytes 0-3 of a quadword the Y bytes of its lanes, 4-7 the second bytes */
     __m512i pick_y, pick_e, pick_s; /* vpermt2b: the Y bytes, the second bytes, the sources' high bytes */
-    __m512i elow, xnorm, ovf, sign_bit;
+    __m512i elow, xnorm, ovf, sign_bit, int_max, int_mask;
     lut_marks *marks;
 } lut_ctx;
 
@@ -36,7 +36,7 @@ MXP_INLINE __m512i pick(__m512i a, __m512i idx, __m512i b) { return _mm512_permu
 
 /* 64 results of the 32-lane vectors h0, h1; *special: the lanes the tables
  * leave to t->rest. */
-MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, int fnuz, __mmask64 *special)
+MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, int fnuz, int kind, __mmask64 *special)
 {
     const __m512i b0 = _mm512_multishift_epi64_epi8(c->shift, h0), b1 = _mm512_multishift_epi64_epi8(c->shift, h1);
     __m512i y = pick(b0, c->pick_y, b1);
@@ -64,6 +64,11 @@ MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, i
     __m512i r = _mm512_mask_add_epi8(sub, normal, row, pick(c->inc[0], y, c->inc[1]));
     r = _mm512_min_epu8(r, c->ovf);
     __mmask64 neg = _mm512_movepi8_mask(hi);
+    if (kind == MXP_H16_LUT_SIGNED) /* -r in b bits, or at most int_max */
+        return _mm512_and_si512(_mm512_mask_sub_epi8(_mm512_min_epu8(r, c->int_max), neg, _mm512_setzero_si512(), r),
+                                c->int_mask);
+    if (kind == MXP_H16_LUT_UNSIGNED)
+        return _mm512_maskz_mov_epi8(~neg, r);
     if (fnuz) /* no -0, and the NaN (0x80) has no sign to add */
         neg = _mm512_mask_test_epi8_mask(neg, r, _mm512_set1_epi8(0x7f));
     return _mm512_mask_add_epi8(r, neg, r, c->sign_bit); /* r < sign_bit: an OR */
@@ -76,14 +81,15 @@ MXP_INLINE void lut_mark(const lut_ctx *c, size_t i)
     c->marks->last = i;
 }
 
-MXP_INLINE void lut_full(void *dst, const void *src, size_t i, int stream, const void *ctx, int f16, int fnuz)
+MXP_INLINE void lut_full(void *dst, const void *src, size_t i, int stream, const void *ctx, int f16, int fnuz,
+                         int kind)
 {
     const lut_ctx *c = ctx;
     const uint16_t *s = (const uint16_t *)src + i;
     uint8_t *d = (uint8_t *)dst + i;
     __mmask64 special;
     const __m512i r = lut_step(_mm512_loadu_si512((const void *)s), _mm512_loadu_si512((const void *)(s + 32)), c, f16,
-                               fnuz, &special);
+                               fnuz, kind, &special);
     if (special)
         lut_mark(c, i);
     if (stream)
@@ -94,21 +100,22 @@ MXP_INLINE void lut_full(void *dst, const void *src, size_t i, int stream, const
 
 MXP_INLINE __mmask64 low_bits64(size_t count) { return count >= 64 ? ~0ull : ~(~0ull << count); }
 
-MXP_INLINE __m512i lut_part_step(const uint16_t *s, size_t count, const lut_ctx *c, int f16, int fnuz,
+MXP_INLINE __m512i lut_part_step(const uint16_t *s, size_t count, const lut_ctx *c, int f16, int fnuz, int kind,
                                  __mmask64 *special)
 {
     const __mmask64 m = low_bits64(count);
     const __m512i r = lut_step(_mm512_maskz_loadu_epi16((__mmask32)m, s),
-                               _mm512_maskz_loadu_epi16((__mmask32)(m >> 32), s + 32), c, f16, fnuz, special);
+                               _mm512_maskz_loadu_epi16((__mmask32)(m >> 32), s + 32), c, f16, fnuz, kind, special);
     *special &= m;
     return r;
 }
 
-MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, const void *ctx, int f16, int fnuz)
+MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, const void *ctx, int f16, int fnuz,
+                         int kind)
 {
     const lut_ctx *c = ctx;
     __mmask64 special;
-    const __m512i r = lut_part_step((const uint16_t *)src + i, count, c, f16, fnuz, &special);
+    const __m512i r = lut_part_step((const uint16_t *)src + i, count, c, f16, fnuz, kind, &special);
     if (special)
         lut_mark(c, i);
     _mm512_mask_storeu_epi8((uint8_t *)dst + i, low_bits64(count), r);
@@ -116,32 +123,35 @@ MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, con
 
 /* The second pass over [first, last + 64): the vectors holding a pattern
  * the tables leave go to rest whole. */
-MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f16,
-                         int fnuz)
+MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f16)
 {
     const size_t end = c->marks->last + 64 < n ? c->marks->last + 64 : n;
     for (size_t i = c->marks->first; i < end; i += 64) {
         const size_t count = end - i < 64 ? end - i : 64;
         __mmask64 special;
-        (void)lut_part_step((const uint16_t *)src + i, count, c, f16, fnuz, &special);
+        (void)lut_part_step((const uint16_t *)src + i, count, c, f16, 0, MXP_H16_LUT_FLOAT, &special);
         if (special)
             t->rest((uint8_t *)dst + i, (const uint16_t *)src + i, count, &t->p);
     }
 }
 
-#define LUT_STEPS(name, f16, fnuz)                                                                                  \
+#define LUT_STEPS(name, f16, fnuz, kind)                                                                            \
     MXP_INLINE void name##_full(void *dst, const void *src, size_t i, int stream, const void *ctx)                 \
     {                                                                                                               \
-        lut_full(dst, src, i, stream, ctx, f16, fnuz);                                                              \
+        lut_full(dst, src, i, stream, ctx, f16, fnuz, kind);                                                        \
     }                                                                                                               \
     MXP_INLINE void name##_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)               \
     {                                                                                                               \
-        lut_part(dst, src, i, count, ctx, f16, fnuz);                                                               \
+        lut_part(dst, src, i, count, ctx, f16, fnuz, kind);                                                         \
     }
-LUT_STEPS(bf16, 0, 0)
-LUT_STEPS(bf16_fnuz, 0, 1)
-LUT_STEPS(f16, 1, 0)
-LUT_STEPS(f16_fnuz, 1, 1)
+LUT_STEPS(bf16, 0, 0, MXP_H16_LUT_FLOAT)
+LUT_STEPS(bf16_fnuz, 0, 1, MXP_H16_LUT_FLOAT)
+LUT_STEPS(bf16_s, 0, 0, MXP_H16_LUT_SIGNED)
+LUT_STEPS(bf16_u, 0, 0, MXP_H16_LUT_UNSIGNED)
+LUT_STEPS(f16, 1, 0, MXP_H16_LUT_FLOAT)
+LUT_STEPS(f16_fnuz, 1, 1, MXP_H16_LUT_FLOAT)
+LUT_STEPS(f16_s, 1, 0, MXP_H16_LUT_SIGNED)
+LUT_STEPS(f16_u, 1, 0, MXP_H16_LUT_UNSIGNED)
 #undef LUT_STEPS
 
 void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
@@ -179,22 +189,26 @@ void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
     c.xnorm = _mm512_set1_epi8((char)t->xnorm);
     c.ovf = _mm512_set1_epi8((char)t->ovf);
     c.sign_bit = _mm512_set1_epi8((char)t->sign_bit);
+    c.int_max = _mm512_set1_epi8((char)t->int_max);
+    c.int_mask = _mm512_set1_epi8((char)t->int_mask);
     lut_marks marks = { SIZE_MAX, 0 };
     c.marks = &marks;
     const mxp_stream_shape sh = { 2, 1, 64, 64 };
-    const int f16 = t->f16, fnuz = t->fnuz;
-    if (f16 && fnuz)
-        mxp_stream_loop(dst, src, n, sh, f16_fnuz_full, f16_fnuz_part, &c);
-    else if (f16)
-        mxp_stream_loop(dst, src, n, sh, f16_full, f16_part, &c);
-    else if (fnuz)
-        mxp_stream_loop(dst, src, n, sh, bf16_fnuz_full, bf16_fnuz_part, &c);
+    const int f16 = t->f16;
+#define LUT_LOOP(name) mxp_stream_loop(dst, src, n, sh, name##_full, name##_part, &c)
+    if (t->kind == MXP_H16_LUT_SIGNED)
+        f16 ? LUT_LOOP(f16_s) : LUT_LOOP(bf16_s);
+    else if (t->kind == MXP_H16_LUT_UNSIGNED)
+        f16 ? LUT_LOOP(f16_u) : LUT_LOOP(bf16_u);
+    else if (t->fnuz)
+        f16 ? LUT_LOOP(f16_fnuz) : LUT_LOOP(bf16_fnuz);
     else
-        mxp_stream_loop(dst, src, n, sh, bf16_full, bf16_part, &c);
+        f16 ? LUT_LOOP(f16) : LUT_LOOP(bf16);
+#undef LUT_LOOP
     if (marks.first == SIZE_MAX)
         return;
     if (f16)
-        lut_rest(dst, src, n, &c, t, 1, fnuz);
+        lut_rest(dst, src, n, &c, t, 1);
     else
-        lut_rest(dst, src, n, &c, t, 0, fnuz);
+        lut_rest(dst, src, n, &c, t, 0);
 }
