@@ -427,7 +427,7 @@ void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_t
             y = h & 0x7f;
         }
         const unsigned idx = t->row[x] | t->key[y];
-        if (idx & 0x80) {
+        if (t->wide ? idx >= MXP_H16_LUT_REST : (idx & 0x80) != 0) {
             t->rest(d + i, s + i, 1, &t->p);
             continue;
         }

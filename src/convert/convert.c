@@ -335,7 +335,8 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
         (p->rounding != MXP_ROUND_NEAREST_EVEN && p->rounding != MXP_ROUND_NEAREST_AWAY &&
          p->rounding != MXP_ROUND_TOWARD_ZERO))
         return false;
-    switch (dst_type) { /* float8_e4m3fn and float8_e5m2 have their own kernels; e3m4's 4 bits need 192 classes */
+    switch (dst_type) { /* float8_e4m3fn and float8_e5m2 have their own kernels */
+    case MXP_E3M4: /* 4 significand bits: 192 class entries, the kernels' wide class table */
     case MXP_E4M3IEEE:
     case MXP_E4M3B11:
     case MXP_E4M3FNUZ:
@@ -359,7 +360,7 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
      * the subnormal binades up from the one that rounds to 0 or the smallest,
      * X >= m + 2 the normal range and above. */
     const int n0 = (f16 ? 15 : 127) + (is_int ? m : 1 - d->bias);
-    if (m < 1 || m > 3 || n0 < m + 2) /* float16 -> e5m2fnuz: its subnormals reach float16's */
+    if (m < 1 || m > 4 || n0 < m + 2) /* float16 -> e5m2fnuz: its subnormals reach float16's */
         return false;
     memset(t, 0, sizeof *t);
     t->elow = (uint8_t)(n0 - m - 2);
@@ -374,8 +375,9 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     t->p = *p;
     /* a magnitude from E and Y (float16: Y's last bit stands for the sticky bits) */
 #define H16_REP(e, y) (uint16_t)(f16 ? (unsigned)(e) << 10 | (unsigned)(y) << 3 : (unsigned)(e) << 7 | (unsigned)(y))
-    uint16_t rep[384] = { 0 };
-    uint8_t res[384];
+    enum { REPS = 512, MAX = REPS - 1 };
+    uint16_t rep[REPS] = { 0 };
+    uint8_t res[REPS];
     for (int x = 0; x < 128; x++) /* the rows' bases (float16: with significand bits 9, 8) */
         rep[x] = f16 ? H16_REP((x >> 2) < 30 ? x >> 2 : 30, (x & 3) << 5) : H16_REP(x + t->elow < 254 ? x + t->elow : 254, 0);
     for (int y = 0; y < 128; y++) /* the significands in the smallest normal binade */
@@ -383,22 +385,23 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     for (int x = 0; x < m + 2; x++) /* the classes: top m bits of Y, then the sticky bit */
         for (int k = 0; k < 1 << kb; k++)
             rep[256 + (x << kb | k)] = H16_REP(x + t->elow, (k >> 1) << (7 - m) | (k & 1));
-    rep[383] = f16 ? 0x7bff : 0x7f7f; /* the largest finite source: the overflow result */
+    rep[MAX] = f16 ? 0x7bff : 0x7f7f; /* the largest finite source: the overflow result */
     const uint16_t neg = t->kind == MXP_H16_LUT_SIGNED ? 0x8000 : 0; /* signed: magnitudes from the negative side */
-    for (int i = 0; i < 384; i++)
+    for (int i = 0; i < REPS; i++)
         rep[i] |= neg;
     mxp_cvt_params q = *p;
-    mxp_convert_ref(res, dst_type, rep, src_type, 384, &q);
+    mxp_convert_ref(res, dst_type, rep, src_type, REPS, &q);
 #undef H16_REP
     if (neg)
-        for (int i = 0; i < 384; i++)
+        for (int i = 0; i < REPS; i++)
             res[i] = (uint8_t)((0u - res[i]) & t->int_mask);
-    t->ovf = res[383];
+    t->ovf = res[MAX];
+    t->wide = m == 4;
     for (int x = 0; x < 128; x++) {
         /* the row's E and its class below the normal range: X = E - elow there */
         const int e = f16 ? x >> 2 : x + t->elow, c = e - t->elow > 0 ? e - t->elow : 0;
         if (f16 ? e == 31 : x == 127) /* infinities, NaNs (bfloat16: and E >= elow + 127): rest */
-            t->row[x] = 0xff;
+            t->row[x] = MXP_H16_LUT_REST;
         else if (e >= n0)
             t->row[x] = res[x];
         else
@@ -414,8 +417,8 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
 
 /* The cache of built tables: [source][target][mode][policy], each
  * published once (state 0: none, 1: being written, 2: ready). */
-static const mxp_dtype h16_targets[] = { MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_E2M3, MXP_E3M2,
-                                         MXP_E2M1,     MXP_S4,      MXP_U4,       MXP_S2,       MXP_U2 };
+static const mxp_dtype h16_targets[] = { MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_E2M3,
+                                         MXP_E3M2, MXP_E2M1,     MXP_S4,      MXP_U4,       MXP_S2,       MXP_U2 };
 enum { H16_NT = sizeof h16_targets / sizeof h16_targets[0] };
 static mxp_h16_f8_tables h16_cache[2][H16_NT][3][2];
 static atomic_uchar h16_state[2][H16_NT][3][2];

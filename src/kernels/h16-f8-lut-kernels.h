@@ -8,7 +8,7 @@
  *   bfloat16:  X = min(max(E - elow, 0), 127)     Y = its 7 significand bits
  *   float16:   X = its high byte without the sign  Y = significand bits 9..3, the last OR-ed
  *              (E and significand bits 9, 8)           with bits 2..0 (a sticky bit: exact for
- *                                                      targets of at most 3 significand bits)
+ *                                                      targets of at most 5 significand bits)
  *
  * and the magnitude's result is
  *
@@ -23,15 +23,16 @@
  * p significand bits whose normal range starts at 2^p (2^p <= L < 2^(p+1)),
  * 0.5 to 2^p its subnormal binades, and ovf = L; the tables hold
  * magnitudes, a negative result is then -r in b bits (unsigned: 0) and a
- * positive one at most int_max.  A row or key with
- * its top bit set marks a pattern the tables leave to `rest` (infinities,
- * NaNs, huge values): a vector holding one goes there whole.  In the normal
+ * positive one at most int_max.  A row or key with its top bit set (wide
+ * tables, float8_e3m4's 5-bit keys: an index of MXP_H16_LUT_REST or more)
+ * marks a pattern the tables leave to `rest` (infinities, NaNs, huge
+ * values): a vector holding one goes there whole.  In the normal
  * range the result is the exponent's base plus the rounded significand,
  * whose carry moves into the exponent and past the largest finite value
  * into ovf (the target's overflow result); below, row[X] is the binade's
  * class and key[Y] the significand's kept and rounding bits plus a sticky
  * bit.  src/convert/convert.c fills the tables from the reference
- * converter's answers (h16_f8_build); the twin is mxp_h16_f8_lut_ref
+ * converter's answers (mxp_cvt_h16_f8_tables); the twin is mxp_h16_f8_lut_ref
  * (src/convert/convert-ref.c). */
 #ifndef MXP_KERNELS_H16_F8_LUT_KERNELS_H
 #define MXP_KERNELS_H16_F8_LUT_KERNELS_H
@@ -43,16 +44,21 @@
 
 enum { MXP_H16_LUT_FLOAT, MXP_H16_LUT_SIGNED, MXP_H16_LUT_UNSIGNED };
 
+/* row[X] of the patterns left to rest; found as index >= it (its top bit
+ * alone where the tables are not wide) */
+#define MXP_H16_LUT_REST 0xe0
+
 struct mxp_h16_f8_tables {
     _Alignas(64) uint8_t row[128]; /* by X: the base (X >= xnorm) or the class (X < xnorm) */
     uint8_t inc[128];              /* by Y: the rounded significand added to a normal base */
     uint8_t key[128];              /* by Y: the column of cls */
-    uint8_t cls[128];              /* by row[X] | key[Y] */
+    uint8_t cls[256];              /* by row[X] | key[Y]: 128 entries, 192 where wide */
     uint8_t elow;  /* bfloat16's X: E - elow */
     uint8_t xnorm; /* the normal range: X >= xnorm (bfloat16), 2X >= xnorm (float16) */
     uint8_t ovf, sign_bit;
     int fnuz;     /* no negative zero */
     int kind;     /* MXP_H16_LUT_FLOAT, _SIGNED, _UNSIGNED: the results */
+    int wide;     /* 4 significand bits (float8_e3m4): a 5-bit key, cls by all 8 bits of the index */
     uint8_t int_max, int_mask; /* integers: the largest positive result, b bits */
     int f16;      /* float16 sources (else bfloat16) */
     mxp_cvt_fn rest; /* does what the tables leave */

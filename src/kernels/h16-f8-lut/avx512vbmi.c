@@ -25,10 +25,10 @@ typedef struct lut_marks {
 } lut_marks;
 
 typedef struct lut_ctx {
-    __m512i row[2], inc[2], key[2], cls[2];
+    __m512i row[2], inc[2], key[2], cls[4];
     __m512i shift; /* vpmultishiftqb: bytes 0-3 of a quadword the Y bytes of its lanes, 4-7 the second bytes */
     __m512i pick_y, pick_e, pick_s; /* vpermt2b: the Y bytes, the second bytes, the sources' high bytes */
-    __m512i elow, xnorm, ovf, sign_bit, int_max, int_mask;
+    __m512i elow, xnorm, ovf, sign_bit, int_max, int_mask, rest;
     lut_marks *marks;
 } lut_ctx;
 
@@ -36,7 +36,8 @@ MXP_INLINE __m512i pick(__m512i a, __m512i idx, __m512i b) { return _mm512_permu
 
 /* 64 results of the 32-lane vectors h0, h1; *special: the lanes the tables
  * leave to t->rest. */
-MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, int fnuz, int kind, __mmask64 *special)
+MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, int fnuz, int kind, int wide,
+                            __mmask64 *special)
 {
     const __m512i b0 = _mm512_multishift_epi64_epi8(c->shift, h0), b1 = _mm512_multishift_epi64_epi8(c->shift, h1);
     __m512i y = pick(b0, c->pick_y, b1);
@@ -50,17 +51,20 @@ MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, i
         x = hi;
         row = pick(c->row[0], x, c->row[1]);
         idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
-        *special = _mm512_movepi8_mask(idx);
+        *special = wide ? _mm512_cmpge_epu8_mask(idx, c->rest) : _mm512_movepi8_mask(idx);
         normal = _mm512_cmpge_epu8_mask(_mm512_add_epi8(hi, hi), c->xnorm);
     } else { /* X: bfloat16's past 127 (huge, infinite, NaN) have the top bit set, which vpermi2b
               * ignores and the special mask catches */
         x = _mm512_subs_epu8(e, c->elow);
         row = pick(c->row[0], x, c->row[1]);
         idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
-        *special = _mm512_movepi8_mask(_mm512_or_si512(idx, x));
+        *special = wide ? _mm512_cmpge_epu8_mask(idx, c->rest) | _mm512_movepi8_mask(x)
+                        : _mm512_movepi8_mask(_mm512_or_si512(idx, x));
         normal = _mm512_cmpge_epu8_mask(x, c->xnorm);
     }
-    const __m512i sub = pick(c->cls[0], idx, c->cls[1]);
+    __m512i sub = pick(c->cls[0], idx, c->cls[1]);
+    if (wide) /* entries 128-191 by the index's top bit */
+        sub = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), sub, pick(c->cls[2], idx, c->cls[3]));
     __m512i r = _mm512_mask_add_epi8(sub, normal, row, pick(c->inc[0], y, c->inc[1]));
     r = _mm512_min_epu8(r, c->ovf);
     __mmask64 neg = _mm512_movepi8_mask(hi);
@@ -82,14 +86,14 @@ MXP_INLINE void lut_mark(const lut_ctx *c, size_t i)
 }
 
 MXP_INLINE void lut_full(void *dst, const void *src, size_t i, int stream, const void *ctx, int f16, int fnuz,
-                         int kind)
+                         int kind, int wide)
 {
     const lut_ctx *c = ctx;
     const uint16_t *s = (const uint16_t *)src + i;
     uint8_t *d = (uint8_t *)dst + i;
     __mmask64 special;
     const __m512i r = lut_step(_mm512_loadu_si512((const void *)s), _mm512_loadu_si512((const void *)(s + 32)), c, f16,
-                               fnuz, kind, &special);
+                               fnuz, kind, wide, &special);
     if (special)
         lut_mark(c, i);
     if (stream)
@@ -101,21 +105,21 @@ MXP_INLINE void lut_full(void *dst, const void *src, size_t i, int stream, const
 MXP_INLINE __mmask64 low_bits64(size_t count) { return count >= 64 ? ~0ull : ~(~0ull << count); }
 
 MXP_INLINE __m512i lut_part_step(const uint16_t *s, size_t count, const lut_ctx *c, int f16, int fnuz, int kind,
-                                 __mmask64 *special)
+                                 int wide, __mmask64 *special)
 {
     const __mmask64 m = low_bits64(count);
     const __m512i r = lut_step(_mm512_maskz_loadu_epi16((__mmask32)m, s),
-                               _mm512_maskz_loadu_epi16((__mmask32)(m >> 32), s + 32), c, f16, fnuz, kind, special);
+                               _mm512_maskz_loadu_epi16((__mmask32)(m >> 32), s + 32), c, f16, fnuz, kind, wide, special);
     *special &= m;
     return r;
 }
 
 MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, const void *ctx, int f16, int fnuz,
-                         int kind)
+                         int kind, int wide)
 {
     const lut_ctx *c = ctx;
     __mmask64 special;
-    const __m512i r = lut_part_step((const uint16_t *)src + i, count, c, f16, fnuz, kind, &special);
+    const __m512i r = lut_part_step((const uint16_t *)src + i, count, c, f16, fnuz, kind, wide, &special);
     if (special)
         lut_mark(c, i);
     _mm512_mask_storeu_epi8((uint8_t *)dst + i, low_bits64(count), r);
@@ -123,35 +127,38 @@ MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, con
 
 /* The second pass over [first, last + 64): the vectors holding a pattern
  * the tables leave go to rest whole. */
-MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f16)
+MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f16,
+                         int wide)
 {
     const size_t end = c->marks->last + 64 < n ? c->marks->last + 64 : n;
     for (size_t i = c->marks->first; i < end; i += 64) {
         const size_t count = end - i < 64 ? end - i : 64;
         __mmask64 special;
-        (void)lut_part_step((const uint16_t *)src + i, count, c, f16, 0, MXP_H16_LUT_FLOAT, &special);
+        (void)lut_part_step((const uint16_t *)src + i, count, c, f16, 0, MXP_H16_LUT_FLOAT, wide, &special);
         if (special)
             t->rest((uint8_t *)dst + i, (const uint16_t *)src + i, count, &t->p);
     }
 }
 
-#define LUT_STEPS(name, f16, fnuz, kind)                                                                            \
+#define LUT_STEPS(name, f16, fnuz, kind, wide)                                                                      \
     MXP_INLINE void name##_full(void *dst, const void *src, size_t i, int stream, const void *ctx)                 \
     {                                                                                                               \
-        lut_full(dst, src, i, stream, ctx, f16, fnuz, kind);                                                        \
+        lut_full(dst, src, i, stream, ctx, f16, fnuz, kind, wide);                                                  \
     }                                                                                                               \
     MXP_INLINE void name##_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)               \
     {                                                                                                               \
-        lut_part(dst, src, i, count, ctx, f16, fnuz, kind);                                                         \
+        lut_part(dst, src, i, count, ctx, f16, fnuz, kind, wide);                                                   \
     }
-LUT_STEPS(bf16, 0, 0, MXP_H16_LUT_FLOAT)
-LUT_STEPS(bf16_fnuz, 0, 1, MXP_H16_LUT_FLOAT)
-LUT_STEPS(bf16_s, 0, 0, MXP_H16_LUT_SIGNED)
-LUT_STEPS(bf16_u, 0, 0, MXP_H16_LUT_UNSIGNED)
-LUT_STEPS(f16, 1, 0, MXP_H16_LUT_FLOAT)
-LUT_STEPS(f16_fnuz, 1, 1, MXP_H16_LUT_FLOAT)
-LUT_STEPS(f16_s, 1, 0, MXP_H16_LUT_SIGNED)
-LUT_STEPS(f16_u, 1, 0, MXP_H16_LUT_UNSIGNED)
+LUT_STEPS(bf16, 0, 0, MXP_H16_LUT_FLOAT, 0)
+LUT_STEPS(bf16_fnuz, 0, 1, MXP_H16_LUT_FLOAT, 0)
+LUT_STEPS(bf16_wide, 0, 0, MXP_H16_LUT_FLOAT, 1)
+LUT_STEPS(bf16_s, 0, 0, MXP_H16_LUT_SIGNED, 0)
+LUT_STEPS(bf16_u, 0, 0, MXP_H16_LUT_UNSIGNED, 0)
+LUT_STEPS(f16, 1, 0, MXP_H16_LUT_FLOAT, 0)
+LUT_STEPS(f16_fnuz, 1, 1, MXP_H16_LUT_FLOAT, 0)
+LUT_STEPS(f16_wide, 1, 0, MXP_H16_LUT_FLOAT, 1)
+LUT_STEPS(f16_s, 1, 0, MXP_H16_LUT_SIGNED, 0)
+LUT_STEPS(f16_u, 1, 0, MXP_H16_LUT_UNSIGNED, 0)
 #undef LUT_STEPS
 
 void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
@@ -167,6 +174,7 @@ void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         c.inc[k] = _mm512_loadu_si512((const void *)(t->inc + 64 * k));
         c.key[k] = _mm512_loadu_si512((const void *)(t->key + 64 * k));
         c.cls[k] = _mm512_loadu_si512((const void *)(t->cls + 64 * k));
+        c.cls[2 + k] = _mm512_loadu_si512((const void *)(t->cls + 128 + 64 * k));
     }
     /* Y: bfloat16's low byte (E's last bit on top, ignored), float16's bits
      * 3-10 (E's last bit on top); second: bfloat16's E (bits 7-14), float16's
@@ -191,6 +199,7 @@ void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
     c.sign_bit = _mm512_set1_epi8((char)t->sign_bit);
     c.int_max = _mm512_set1_epi8((char)t->int_max);
     c.int_mask = _mm512_set1_epi8((char)t->int_mask);
+    c.rest = _mm512_set1_epi8((char)MXP_H16_LUT_REST);
     lut_marks marks = { SIZE_MAX, 0 };
     c.marks = &marks;
     const mxp_stream_shape sh = { 2, 1, 64, 64 };
@@ -202,13 +211,15 @@ void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         f16 ? LUT_LOOP(f16_u) : LUT_LOOP(bf16_u);
     else if (t->fnuz)
         f16 ? LUT_LOOP(f16_fnuz) : LUT_LOOP(bf16_fnuz);
+    else if (t->wide)
+        f16 ? LUT_LOOP(f16_wide) : LUT_LOOP(bf16_wide);
     else
         f16 ? LUT_LOOP(f16) : LUT_LOOP(bf16);
 #undef LUT_LOOP
     if (marks.first == SIZE_MAX)
         return;
     if (f16)
-        lut_rest(dst, src, n, &c, t, 1);
+        t->wide ? lut_rest(dst, src, n, &c, t, 1, 1) : lut_rest(dst, src, n, &c, t, 1, 0);
     else
-        lut_rest(dst, src, n, &c, t, 0);
+        t->wide ? lut_rest(dst, src, n, &c, t, 0, 1) : lut_rest(dst, src, n, &c, t, 0, 0);
 }
