@@ -353,18 +353,24 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     const mxp_dtype_traits *d = mxp_dtype_get_traits(dst_type);
     const int f16 = src_type == MXP_F16, is_int = d->kind != MXP_KIND_FLOAT;
     const int lim = is_int ? (d->kind == MXP_KIND_INT ? 1 << (d->bits - 1) : (1 << d->bits) - 1) : 0;
-    const int m = is_int ? (lim >= 8 ? 3 : 1) : d->mant_bits, kb = m + 1;
+    const int m = is_int ? (lim >= 8 ? 3 : 1) : d->mant_bits;
     /* n0: the source's biased exponent of the target's smallest normal (an
      * integer's: 2^m).  Rows: X = 0 rounds to zero (E <= elow, below half the
      * smallest subnormal: float16's own subnormals among them), X = 1 .. m + 1
      * the subnormal binades up from the one that rounds to 0 or the smallest,
      * X >= m + 2 the normal range and above. */
     const int n0 = (f16 ? 15 : 127) + (is_int ? m : 1 - d->bias);
-    if (m < 1 || m > 4 || n0 < m + 2) /* float16 -> e5m2fnuz: its subnormals reach float16's */
+    /* float16 -> e5m2fnuz (n0 = 0): the target's smallest normal binade is
+     * float16's subnormal top, and every float16 subnormal rounds at one
+     * place (the target's 2^-17): one class, keyed by Y's top 4 bits and a
+     * sticky bit; float16's normals are the target's. */
+    const int low = f16 && !is_int && n0 == 0;
+    const int km = low ? 4 : m, kb = km + 1, nc = low ? 1 : m + 2, nn = low ? 1 : n0;
+    if (m < 1 || m > 4 || (!low && n0 < m + 2))
         return false;
     memset(t, 0, sizeof *t);
-    t->elow = (uint8_t)(n0 - m - 2);
-    t->xnorm = (uint8_t)(f16 ? n0 * 8 : m + 2);
+    t->elow = (uint8_t)(low ? 0 : n0 - m - 2);
+    t->xnorm = (uint8_t)(f16 ? nn * 8 : m + 2);
     t->sign_bit = (uint8_t)(1u << (d->bits - 1));
     t->fnuz = dst_type == MXP_E4M3B11 || dst_type == MXP_E4M3FNUZ || dst_type == MXP_E5M2FNUZ;
     t->kind = !is_int ? MXP_H16_LUT_FLOAT : d->kind == MXP_KIND_INT ? MXP_H16_LUT_SIGNED : MXP_H16_LUT_UNSIGNED;
@@ -381,10 +387,10 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     for (int x = 0; x < 128; x++) /* the rows' bases (float16: with significand bits 9, 8) */
         rep[x] = f16 ? H16_REP((x >> 2) < 30 ? x >> 2 : 30, (x & 3) << 5) : H16_REP(x + t->elow < 254 ? x + t->elow : 254, 0);
     for (int y = 0; y < 128; y++) /* the significands in the smallest normal binade */
-        rep[128 + y] = H16_REP(n0, y);
-    for (int x = 0; x < m + 2; x++) /* the classes: top m bits of Y, then the sticky bit */
+        rep[128 + y] = H16_REP(nn, y);
+    for (int x = 0; x < nc; x++) /* the classes: top km bits of Y, then the sticky bit */
         for (int k = 0; k < 1 << kb; k++)
-            rep[256 + (x << kb | k)] = H16_REP(x + t->elow, (k >> 1) << (7 - m) | (k & 1));
+            rep[256 + (x << kb | k)] = H16_REP(x + t->elow, (k >> 1) << (7 - km) | (k & 1));
     rep[MAX] = f16 ? 0x7bff : 0x7f7f; /* the largest finite source: the overflow result */
     const uint16_t neg = t->kind == MXP_H16_LUT_SIGNED ? 0x8000 : 0; /* signed: magnitudes from the negative side */
     for (int i = 0; i < REPS; i++)
@@ -396,22 +402,22 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
         for (int i = 0; i < REPS; i++)
             res[i] = (uint8_t)((0u - res[i]) & t->int_mask);
     t->ovf = res[MAX];
-    t->wide = m == 4;
+    t->wide = nc << kb > 128;
     for (int x = 0; x < 128; x++) {
         /* the row's E and its class below the normal range: X = E - elow there */
         const int e = f16 ? x >> 2 : x + t->elow, c = e - t->elow > 0 ? e - t->elow : 0;
         if (f16 ? e == 31 : x == 127) /* infinities, NaNs (bfloat16: and E >= elow + 127): rest */
             t->row[x] = MXP_H16_LUT_REST;
-        else if (e >= n0)
+        else if (e >= nn)
             t->row[x] = res[x];
         else
             t->row[x] = (uint8_t)(c << kb);
     }
     for (int y = 0; y < 128; y++) { /* float16's rows hold significand bits 9, 8: Y adds the rest */
         t->inc[y] = (uint8_t)(res[128 + y] - res[128 + (f16 ? y & 0x60 : 0)]);
-        t->key[y] = (uint8_t)((y >> (7 - m)) << 1 | ((y & ((1 << (7 - m)) - 1)) != 0));
+        t->key[y] = (uint8_t)((y >> (7 - km)) << 1 | ((y & ((1 << (7 - km)) - 1)) != 0));
     }
-    memcpy(t->cls, res + 256, (size_t)(m + 2) << kb);
+    memcpy(t->cls, res + 256, (size_t)nc << kb);
     return true;
 }
 
