@@ -148,7 +148,7 @@ mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name)
 /* The byte-lane table kernels for bfloat16/float16 -> the 8-bit float
  * formats (src/kernels/h16-f8-lut-list.inc). */
 static const mxp_kernel h16_f8[] = {
-#define MXP_H16_F8_LUT(isa, features, fn, twin) MXP_KERNEL_ROW(isa, features, 0, 0, fn, twin),
+#define MXP_H16_F8_LUT(isa, features, bits, fn, twin) MXP_KERNEL_ROW(isa, features, bits, bits, fn, twin),
 #include "kernels/h16-f8-lut-list.inc"
 #undef MXP_H16_F8_LUT
     { NULL, NULL, NULL, NULL, MXP_ISA_COUNT, 0, 0, 0 },
@@ -160,9 +160,9 @@ const mxp_kernel *mxp_cvt_h16_f8_kernels(size_t *count)
     return h16_f8;
 }
 
-mxp_cvt_h16_f8_fn mxp_cvt_find_h16_f8(mxp_isa isa, const char **name)
+mxp_cvt_h16_f8_fn mxp_cvt_find_h16_f8(mxp_isa isa, int bits, const char **name)
 {
-    const mxp_kernel *k = mxp_kernel_pick(h16_f8, sizeof h16_f8 / sizeof h16_f8[0] - 1, isa, 0);
+    const mxp_kernel *k = mxp_kernel_pick(h16_f8, sizeof h16_f8 / sizeof h16_f8[0] - 1, isa, (uint32_t)bits);
     if (name)
         *name = k ? k->name : NULL;
     return k ? (mxp_cvt_h16_f8_fn)k->fn : NULL;

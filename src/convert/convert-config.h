@@ -54,12 +54,13 @@ mxp_cvt_lut32_fn mxp_cvt_find_lut32(mxp_isa isa, const char **name);
 typedef void (*mxp_cvt_lut64_fn)(void *dst, const void *src, size_t n, const uint64_t *table);
 mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name);
 
-/* The byte-lane table kernel for bfloat16/float16 -> the 8-bit float
- * formats at or below `isa` (src/kernels/h16-f8-lut, its list
- * h16-f8-lut-list.inc; AVX512_VBMI), or NULL; its name. */
+/* The byte-lane table kernel for 16-bit (bfloat16/float16) or 32-bit
+ * (float32) sources -> the 8-bit float formats and small integers at or
+ * below `isa` (src/kernels/h16-f8-lut, its list h16-f8-lut-list.inc;
+ * AVX512_VBMI), or NULL; its name. */
 struct mxp_h16_f8_tables;
 typedef void (*mxp_cvt_h16_f8_fn)(void *dst, const void *src, size_t n, const struct mxp_h16_f8_tables *t);
-mxp_cvt_h16_f8_fn mxp_cvt_find_h16_f8(mxp_isa isa, const char **name);
+mxp_cvt_h16_f8_fn mxp_cvt_find_h16_f8(mxp_isa isa, int bits, const char **name);
 
 /* Fills t for dst_type <- src_type (bfloat16 or float16) in p's mode from
  * the reference converter, `rest` doing what the tables leave (infinities,

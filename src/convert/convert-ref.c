@@ -411,35 +411,58 @@ void mxp_lut64_ref(void *dst, const void *src, size_t n, const uint64_t *table)
         memcpy(d + 8 * i, &table[s[i]], 8);
 }
 
+/* One 16-bit pattern's result by the tables, or -1 where they leave it. */
+static int h16_f8_one(const mxp_h16_f8_tables *t, unsigned h)
+{
+    unsigned x, y;
+    if (t->f16) {
+        x = (h >> 8) & 0x7f;
+        y = ((h >> 3) & 0x7f) | ((h & 7) != 0);
+    } else {
+        const unsigned e = (h >> 7) & 0xff;
+        x = e > t->elow ? e - t->elow : 0;
+        x = x < 127 ? x : 127;
+        y = h & 0x7f;
+    }
+    const unsigned idx = t->row[x] | t->key[y];
+    if (t->wide ? idx >= MXP_H16_LUT_REST : (idx & 0x80) != 0)
+        return -1;
+    const int normal = t->f16 ? 2 * x >= t->xnorm : x >= t->xnorm;
+    unsigned r = normal ? (uint8_t)(t->row[x] + t->inc[y]) : t->cls[idx];
+    r = r < t->ovf ? r : t->ovf;
+    if (t->kind == MXP_H16_LUT_SIGNED)
+        r = h & 0x8000 ? (0u - r) & t->int_mask : (r < t->int_max ? r : t->int_max);
+    else if (t->kind == MXP_H16_LUT_UNSIGNED)
+        r = h & 0x8000 ? 0 : r;
+    else if ((h & 0x8000) && !(t->fnuz && !(r & 0x7f)))
+        r += t->sign_bit;
+    return (int)(uint8_t)r;
+}
+
 void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
 {
     const uint16_t *s = src;
     uint8_t *d = dst;
     for (size_t i = 0; i < n; i++) {
-        unsigned h = s[i], x, y;
-        if (t->f16) {
-            x = (h >> 8) & 0x7f;
-            y = ((h >> 3) & 0x7f) | ((h & 7) != 0);
-        } else {
-            const unsigned e = (h >> 7) & 0xff;
-            x = e > t->elow ? e - t->elow : 0;
-            x = x < 127 ? x : 127;
-            y = h & 0x7f;
-        }
-        const unsigned idx = t->row[x] | t->key[y];
-        if (t->wide ? idx >= MXP_H16_LUT_REST : (idx & 0x80) != 0) {
+        const int r = h16_f8_one(t, s[i]);
+        if (r < 0)
             t->rest(d + i, s + i, 1, &t->p);
-            continue;
-        }
-        const int normal = t->f16 ? 2 * x >= t->xnorm : x >= t->xnorm;
-        unsigned r = normal ? (uint8_t)(t->row[x] + t->inc[y]) : t->cls[idx];
-        r = r < t->ovf ? r : t->ovf;
-        if (t->kind == MXP_H16_LUT_SIGNED)
-            r = h & 0x8000 ? (0u - r) & t->int_mask : (r < t->int_max ? r : t->int_max);
-        else if (t->kind == MXP_H16_LUT_UNSIGNED)
-            r = h & 0x8000 ? 0 : r;
-        else if ((h & 0x8000) && !(t->fnuz && !(r & 0x7f)))
-            r += t->sign_bit;
-        d[i] = (uint8_t)r;
+        else
+            d[i] = (uint8_t)r;
+    }
+}
+
+void mxp_f32_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
+{
+    const float *s = src;
+    uint8_t *d = dst;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t b;
+        memcpy(&b, s + i, 4);
+        const int r = h16_f8_one(t, (b >> 16) | ((b & 0xffff) != 0)); /* rounded to odd */
+        if (r < 0)
+            t->rest(d + i, s + i, 1, &t->p);
+        else
+            d[i] = (uint8_t)r;
     }
 }

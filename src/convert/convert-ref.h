@@ -21,5 +21,7 @@ void mxp_lut64_ref(void *dst, const void *src, size_t n, const uint64_t *table);
  * src/kernels/h16-f8-lut/. */
 struct mxp_h16_f8_tables;
 void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const struct mxp_h16_f8_tables *t);
+/* float32 sources: rounded to odd into bfloat16, then the bfloat16 tables. */
+void mxp_f32_f8_lut_ref(void *dst, const void *src, size_t n, const struct mxp_h16_f8_tables *t);
 
 #endif

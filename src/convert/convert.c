@@ -429,7 +429,8 @@ enum { H16_NT = sizeof h16_targets / sizeof h16_targets[0] };
 static mxp_h16_f8_tables h16_cache[2][H16_NT][3][2];
 static atomic_uchar h16_state[2][H16_NT][3][2];
 
-/* t for dst_type <- src_type in p's mode, from the cache or built (and
+/* t for dst_type <- src_type (bfloat16 or float16: the tables' source) in
+ * p's mode, rest doing what they leave, from the cache or built (and
  * cached) for n >= H16_LUT_BUILD; false where the tables do not serve. */
 static bool h16_f8_get(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p,
                        mxp_cvt_fn rest, size_t n)
@@ -459,6 +460,22 @@ static bool h16_f8_get(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype src_t
         atomic_store_explicit(state, 2, memory_order_release);
     }
     return true;
+}
+
+/* The byte-lane kernel for src_type -> dst_type and the source its tables
+ * are built for, or NULL: float32 takes the bfloat16 tables after rounding
+ * to odd, for the float targets (its kernels into the small integers,
+ * vcvtps2dq, are faster). */
+static mxp_cvt_h16_f8_fn h16_f8_kernel(mxp_dtype dst_type, mxp_dtype src_type, mxp_dtype *table_src, const char **name)
+{
+    if (src_type == MXP_F32 && mxp_dtype_get_traits(dst_type)->kind == MXP_KIND_FLOAT) {
+        *table_src = MXP_BF16;
+        return mxp_cvt_find_h16_f8(mxp_get_isa(), 32, name);
+    }
+    if (src_type != MXP_BF16 && src_type != MXP_F16)
+        return NULL;
+    *table_src = src_type;
+    return mxp_cvt_find_h16_f8(mxp_get_isa(), 16, name);
 }
 
 /* Contiguous conversion of n elements starting at logical index p->index0. */
@@ -498,9 +515,10 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
         return;
     }
     if (p->rounding != MXP_ROUND_STOCHASTIC) {
-        mxp_cvt_h16_f8_fn lut = n >= H16_LUT_MIN ? mxp_cvt_find_h16_f8(mxp_get_isa(), NULL) : NULL;
+        mxp_dtype ts = src_type;
+        mxp_cvt_h16_f8_fn lut = n >= H16_LUT_MIN ? h16_f8_kernel(dst_type, src_type, &ts, NULL) : NULL;
         mxp_h16_f8_tables t;
-        if (lut && h16_f8_get(&t, dst_type, src_type, p, k->fn, n))
+        if (lut && h16_f8_get(&t, dst_type, ts, p, k->fn, n))
             lut(dst, src, n, &t);
         else
             k->fn(dst, src, n, p);
@@ -665,7 +683,8 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
         return lut_name; /* from LUT_MIN elements on */
     const char *h16_name = NULL;
     mxp_h16_f8_tables t;
-    if (k && mxp_cvt_find_h16_f8(mxp_get_isa(), &h16_name) && mxp_cvt_h16_f8_tables(&t, dst_type, src_type, &p, k->fn))
+    mxp_dtype ts = src_type;
+    if (k && h16_f8_kernel(dst_type, src_type, &ts, &h16_name) && mxp_cvt_h16_f8_tables(&t, dst_type, ts, &p, k->fn))
         return h16_name; /* from H16_LUT_MIN elements on, once built (H16_LUT_BUILD) */
     if (k)
         return k->name;

@@ -68,7 +68,7 @@ typedef struct mxp_h16_f8_tables mxp_h16_f8_tables;
 
 typedef void mxp_h16_f8_lut_ukernel(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t);
 
-#define MXP_H16_F8_LUT(isa, features, fn, twin) mxp_h16_f8_lut_ukernel fn;
+#define MXP_H16_F8_LUT(isa, features, bits, fn, twin) mxp_h16_f8_lut_ukernel fn;
 #include "kernels/h16-f8-lut-list.inc"
 #undef MXP_H16_F8_LUT
 

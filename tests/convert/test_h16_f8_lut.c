@@ -1,13 +1,14 @@
 /* Every row of the byte-lane table list (src/kernels/h16-f8-lut-list.inc)
- * this machine runs, and its twin (mxp_h16_f8_lut_ref), against the
- * reference converter: all 65,536 bfloat16/float16 patterns in a shuffled
- * order (so that NaNs and infinities fall into many vectors and take the
- * second pass), the finite ones below twice the target's largest value
- * (the tables alone, overflow included: vectors of huge values go to the
- * second pass), every length
- * to 200 and a long run (the streaming path), unaligned starts, nothing
- * written past the end; for each 8-bit float target, every deterministic
- * mode and both overflow policies.  The tables' builder must serve exactly
+ * this machine runs, and its twins (mxp_h16_f8_lut_ref, mxp_f32_f8_lut_ref),
+ * against the reference converter: all 65,536 bfloat16/float16 patterns
+ * (float32: each on top of a random low half, or of none, or of exactly
+ * half an ulp: the rounding to odd's cases) in a shuffled order (so that
+ * NaNs and infinities fall into many vectors and take the second pass),
+ * the finite ones below twice the target's largest value (the tables
+ * alone, overflow included: vectors of huge values go to the second pass),
+ * every length to 200 and a long run (the streaming path), unaligned
+ * starts, nothing written past the end; for each target, the modes the
+ * tables serve and both overflow policies.  The tables' builder must serve exactly
  * the pairs and modes docs/conversions.md lists. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -64,20 +65,27 @@ static void shuffle(uint16_t *a, size_t n, uint64_t *rng)
     }
 }
 
+/* The pattern of element i of src (2 or 4 bytes). */
+static uint32_t pattern(const void *src, size_t es, size_t i)
+{
+    return es == 2 ? ((const uint16_t *)src)[i] : ((const uint32_t *)src)[i];
+}
+
 /* fn (the kernel or its twin) on src[0, n) into dst at OFF bytes in:
  * the reference's bytes, nothing past the end. */
-static size_t run_one(mxp_h16_f8_lut_ukernel *fn, const mxp_h16_f8_tables *t, const uint16_t *src, size_t n,
+static size_t run_one(mxp_h16_f8_lut_ukernel *fn, const mxp_h16_f8_tables *t, const void *src, size_t n,
                       mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p, uint8_t *got, uint8_t *want)
 {
+    const size_t es = mxp_dtype_itemsize(src_type);
     mxp_convert_ref(want, dst_type, src, src_type, n, p);
     memset(got, 0xa5, n + OFF + GUARD);
     fn(got + OFF, src, n, t);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++)
         if (got[OFF + i] != want[i] && bad++ < 3)
-            print_error("%s <- %s mode %d overflow %d: pattern 0x%04x gave 0x%02x, the reference 0x%02x\n",
+            print_error("%s <- %s mode %d overflow %d: pattern 0x%x gave 0x%02x, the reference 0x%02x\n",
                         mxp_dtype_name(dst_type), mxp_dtype_name(src_type), (int)p->rounding, (int)p->overflow,
-                        src[i], got[OFF + i], want[i]);
+                        (unsigned)pattern(src, es, i), got[OFF + i], want[i]);
     for (size_t i = 0; i < OFF; i++)
         bad += got[i] != 0xa5;
     for (size_t i = 0; i < GUARD; i++)
@@ -111,45 +119,72 @@ static void test_tables_serve_the_documented_pairs(void **state)
     }
 }
 
+/* Element i of a source array of es bytes: from a bfloat16/float16
+ * pattern (float32: the bfloat16 pattern on top, the low half random, 0 or
+ * exactly half an ulp now and then: the rounding to odd's cases). */
+static void put(void *a, size_t es, size_t i, uint16_t h, uint64_t *rng)
+{
+    if (es == 2) {
+        ((uint16_t *)a)[i] = h;
+        return;
+    }
+    const uint64_t r = prng_next(rng);
+    const uint32_t low = r % 4 == 0 ? 0 : r % 4 == 1 ? 0x8000 : (uint32_t)(r >> 32) & 0xffff;
+    ((uint32_t *)a)[i] = (uint32_t)h << 16 | low;
+}
+
 static void test_rows_and_twin_match_the_reference(void **state)
 {
     (void)state;
     size_t nk, tested = 0, bad = 0;
     const mxp_kernel *ks = mxp_cvt_h16_f8_kernels(&nk);
-    uint16_t *all = malloc(N16 * 2), *fin = malloc(N16 * 2), *big = malloc((size_t)BIG * 2);
+    uint16_t *pat = malloc(N16 * 2);
+    unsigned char *all = malloc(N16 * 4), *fin = malloc(N16 * 4), *big = malloc((size_t)BIG * 4);
     uint8_t *got = malloc((size_t)BIG + OFF + GUARD), *want = malloc(BIG);
-    assert_true(all && fin && big && got && want);
-    const mxp_dtype srcs[] = { MXP_BF16, MXP_F16 };
+    assert_true(pat && all && fin && big && got && want);
+    const mxp_dtype srcs[] = { MXP_BF16, MXP_F16, MXP_F32 };
     uint64_t rng = 0x6a09e667f3bcc908ull;
-    for (size_t a = 0; a < 2; a++) {
+    for (size_t a = 0; a < 3; a++) {
+        const mxp_dtype st = srcs[a], tsrc = st == MXP_F32 ? MXP_BF16 : st; /* the tables' source */
+        const size_t es = mxp_dtype_itemsize(st);
         for (size_t i = 0; i < N16; i++)
-            all[i] = (uint16_t)i;
-        shuffle(all, N16, &rng);
+            pat[i] = (uint16_t)i;
+        shuffle(pat, N16, &rng);
+        for (size_t i = 0; i < N16; i++)
+            put(all, es, i, pat[i], &rng);
         for (size_t b = 0; b < sizeof targets / sizeof targets[0]; b++) {
+            if (st == MXP_F32 && mxp_dtype_get_traits(targets[b])->kind != MXP_KIND_FLOAT)
+                continue; /* float32 into the integers keeps vcvtps2dq */
             size_t nfin = 0;
             for (size_t i = 0; i < N16; i++)
-                if (in_range(all[i], srcs[a], targets[b]))
-                    fin[nfin++] = all[i];
-            for (size_t i = 0; i < BIG; i++) /* a few NaNs far apart: the second pass on a long run */
-                big[i] = i % 100003 == 77 ? (uint16_t)(srcs[a] == MXP_F16 ? 0x7e00 : 0x7fc0) : fin[i % nfin];
+                if (in_range(pat[i], tsrc, targets[b]))
+                    put(fin, es, nfin++, pat[i], &rng);
+            for (size_t i = 0; i < BIG; i++) { /* a few NaNs far apart: the second pass on a long run */
+                const int nan = i % 100003 == 77;
+                if (es == 2)
+                    ((uint16_t *)big)[i] = nan ? (uint16_t)(st == MXP_F16 ? 0x7e00 : 0x7fc0) : ((uint16_t *)fin)[i % nfin];
+                else
+                    ((uint32_t *)big)[i] = nan ? 0x7fc00000u : ((uint32_t *)fin)[i % nfin];
+            }
             for (size_t m = 0; m < 3; m++)
                 for (int ov = 0; ov < 2; ov++) {
                     const mxp_cvt_params p = { modes[m], ov ? MXP_OVERFLOW_SATURATE : MXP_OVERFLOW_INF, 0, 0, NULL };
-                    const mxp_cvt_kernel *k = mxp_cvt_find(targets[b], srcs[a], modes[m], MXP_ISA_AVX512);
+                    const mxp_cvt_kernel *k = mxp_cvt_find(targets[b], st, modes[m], MXP_ISA_AVX512);
                     mxp_h16_f8_tables t;
-                    if (!k || !mxp_cvt_h16_f8_tables(&t, targets[b], srcs[a], &p, k->fn))
+                    if (!k || !mxp_cvt_h16_f8_tables(&t, targets[b], tsrc, &p, k->fn))
                         continue;
                     for (size_t r = 0; r <= nk; r++) { /* r == nk: the twin */
-                        if (r < nk && !mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+                        if (r < nk && (ks[r].param != (int)(8 * es) || !mxp_kernel_runs(&ks[r], mxp_isa_supported())))
                             continue;
-                        mxp_h16_f8_lut_ukernel *fn =
-                            r < nk ? (mxp_h16_f8_lut_ukernel *)ks[r].fn : mxp_h16_f8_lut_ref;
-                        bad += run_one(fn, &t, all, N16, targets[b], srcs[a], &p, got, want);
-                        bad += run_one(fn, &t, fin, nfin, targets[b], srcs[a], &p, got, want);
+                        mxp_h16_f8_lut_ukernel *fn = r < nk ? (mxp_h16_f8_lut_ukernel *)ks[r].fn
+                                                     : es == 4 ? mxp_f32_f8_lut_ref
+                                                               : mxp_h16_f8_lut_ref;
+                        bad += run_one(fn, &t, all, N16, targets[b], st, &p, got, want);
+                        bad += run_one(fn, &t, fin, nfin, targets[b], st, &p, got, want);
                         for (size_t n = 0; n <= 200; n++)
-                            bad += run_one(fn, &t, all + 1000 + n, n, targets[b], srcs[a], &p, got, want);
+                            bad += run_one(fn, &t, all + (1000 + n) * es, n, targets[b], st, &p, got, want);
                         if (m == 0 && r < nk)
-                            bad += run_one(fn, &t, big, BIG, targets[b], srcs[a], &p, got, want);
+                            bad += run_one(fn, &t, big, BIG, targets[b], st, &p, got, want);
                         tested++;
                     }
                 }
@@ -158,6 +193,7 @@ static void test_rows_and_twin_match_the_reference(void **state)
     printf("byte-lane tables: %zu kernel and twin runs\n", tested);
     assert_true(tested > 0 || nk == 0);
     assert_int_equal(bad, 0);
+    free(pat);
     free(all);
     free(fin);
     free(big);

@@ -13,6 +13,8 @@
 
 #include "kernels/h16-f8-lut-kernels.h"
 
+#include "kernels/cvt-h16-f8-avx512.h"
+
 #include "kernels/stream-loop.h"
 #include <stdint.h>
 
@@ -85,15 +87,40 @@ MXP_INLINE void lut_mark(const lut_ctx *c, size_t i)
     c->marks->last = i;
 }
 
+MXP_INLINE __mmask64 low_bits64(size_t count) { return count >= 64 ? ~0ull : ~(~0ull << count); }
+
+/* Elements [i, i + count), count <= 64, as two vectors of 16-bit patterns
+ * (zeros past count); float32 rounded to odd into bfloat16, which keeps
+ * every bit the tables' rounding looks at (cvt-h16-f8-avx512.h). */
+MXP_INLINE void lut_load(const void *src, size_t i, size_t count, int f32, __m512i *h0, __m512i *h1)
+{
+    const __mmask64 m = low_bits64(count);
+    if (f32) {
+        const float *s = (const float *)src + i;
+        __m512i x[4];
+        for (int k = 0; k < 4; k++)
+            x[k] = count >= 64 ? _mm512_loadu_si512((const void *)(s + 16 * k))
+                               : _mm512_maskz_loadu_epi32((__mmask16)(m >> (16 * k)), s + 16 * k);
+        *h0 = mxp_f32_to_bf16_odd32_avx512(x[0], x[1]);
+        *h1 = mxp_f32_to_bf16_odd32_avx512(x[2], x[3]);
+    } else if (count >= 64) {
+        *h0 = _mm512_loadu_si512((const void *)((const uint16_t *)src + i));
+        *h1 = _mm512_loadu_si512((const void *)((const uint16_t *)src + i + 32));
+    } else {
+        *h0 = _mm512_maskz_loadu_epi16((__mmask32)m, (const uint16_t *)src + i);
+        *h1 = _mm512_maskz_loadu_epi16((__mmask32)(m >> 32), (const uint16_t *)src + i + 32);
+    }
+}
+
 MXP_INLINE void lut_full(void *dst, const void *src, size_t i, int stream, const void *ctx, int f16, int fnuz,
-                         int kind, int wide)
+                         int kind, int wide, int f32)
 {
     const lut_ctx *c = ctx;
-    const uint16_t *s = (const uint16_t *)src + i;
     uint8_t *d = (uint8_t *)dst + i;
+    __m512i h0, h1;
     __mmask64 special;
-    const __m512i r = lut_step(_mm512_loadu_si512((const void *)s), _mm512_loadu_si512((const void *)(s + 32)), c, f16,
-                               fnuz, kind, wide, &special);
+    lut_load(src, i, 64, f32, &h0, &h1);
+    const __m512i r = lut_step(h0, h1, c, f16, fnuz, kind, wide, &special);
     if (special)
         lut_mark(c, i);
     if (stream)
@@ -102,25 +129,15 @@ MXP_INLINE void lut_full(void *dst, const void *src, size_t i, int stream, const
         _mm512_storeu_si512((void *)d, r);
 }
 
-MXP_INLINE __mmask64 low_bits64(size_t count) { return count >= 64 ? ~0ull : ~(~0ull << count); }
-
-MXP_INLINE __m512i lut_part_step(const uint16_t *s, size_t count, const lut_ctx *c, int f16, int fnuz, int kind,
-                                 int wide, __mmask64 *special)
-{
-    const __mmask64 m = low_bits64(count);
-    const __m512i r = lut_step(_mm512_maskz_loadu_epi16((__mmask32)m, s),
-                               _mm512_maskz_loadu_epi16((__mmask32)(m >> 32), s + 32), c, f16, fnuz, kind, wide, special);
-    *special &= m;
-    return r;
-}
-
 MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, const void *ctx, int f16, int fnuz,
-                         int kind, int wide)
+                         int kind, int wide, int f32)
 {
     const lut_ctx *c = ctx;
+    __m512i h0, h1;
     __mmask64 special;
-    const __m512i r = lut_part_step((const uint16_t *)src + i, count, c, f16, fnuz, kind, wide, &special);
-    if (special)
+    lut_load(src, i, count, f32, &h0, &h1);
+    const __m512i r = lut_step(h0, h1, c, f16, fnuz, kind, wide, &special);
+    if (special & low_bits64(count))
         lut_mark(c, i);
     _mm512_mask_storeu_epi8((uint8_t *)dst + i, low_bits64(count), r);
 }
@@ -128,53 +145,53 @@ MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, con
 /* The second pass over [first, last + 64): the vectors holding a pattern
  * the tables leave go to rest whole. */
 MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f16,
-                         int wide)
+                         int wide, int f32)
 {
     const size_t end = c->marks->last + 64 < n ? c->marks->last + 64 : n;
     for (size_t i = c->marks->first; i < end; i += 64) {
         const size_t count = end - i < 64 ? end - i : 64;
+        __m512i h0, h1;
         __mmask64 special;
-        (void)lut_part_step((const uint16_t *)src + i, count, c, f16, 0, MXP_H16_LUT_FLOAT, wide, &special);
-        if (special)
-            t->rest((uint8_t *)dst + i, (const uint16_t *)src + i, count, &t->p);
+        lut_load(src, i, count, f32, &h0, &h1);
+        (void)lut_step(h0, h1, c, f16, 0, MXP_H16_LUT_FLOAT, wide, &special);
+        if (special & low_bits64(count))
+            t->rest((uint8_t *)dst + i, (const char *)src + i * (f32 ? 4 : 2), count, &t->p);
     }
 }
 
-#define LUT_STEPS(name, f16, fnuz, kind, wide)                                                                      \
+#define LUT_STEPS(name, f16, fnuz, kind, wide, f32)                                                                 \
     MXP_INLINE void name##_full(void *dst, const void *src, size_t i, int stream, const void *ctx)                 \
     {                                                                                                               \
-        lut_full(dst, src, i, stream, ctx, f16, fnuz, kind, wide);                                                  \
+        lut_full(dst, src, i, stream, ctx, f16, fnuz, kind, wide, f32);                                             \
     }                                                                                                               \
     MXP_INLINE void name##_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)               \
     {                                                                                                               \
-        lut_part(dst, src, i, count, ctx, f16, fnuz, kind, wide);                                                   \
+        lut_part(dst, src, i, count, ctx, f16, fnuz, kind, wide, f32);                                              \
     }
-LUT_STEPS(bf16, 0, 0, MXP_H16_LUT_FLOAT, 0)
-LUT_STEPS(bf16_fnuz, 0, 1, MXP_H16_LUT_FLOAT, 0)
-LUT_STEPS(bf16_wide, 0, 0, MXP_H16_LUT_FLOAT, 1)
-LUT_STEPS(bf16_s, 0, 0, MXP_H16_LUT_SIGNED, 0)
-LUT_STEPS(bf16_u, 0, 0, MXP_H16_LUT_UNSIGNED, 0)
-LUT_STEPS(f16, 1, 0, MXP_H16_LUT_FLOAT, 0)
-LUT_STEPS(f16_fnuz, 1, 1, MXP_H16_LUT_FLOAT, 0)
-LUT_STEPS(f16_wide, 1, 0, MXP_H16_LUT_FLOAT, 1)
-LUT_STEPS(f16_s, 1, 0, MXP_H16_LUT_SIGNED, 0)
-LUT_STEPS(f16_u, 1, 0, MXP_H16_LUT_UNSIGNED, 0)
+LUT_STEPS(bf16, 0, 0, MXP_H16_LUT_FLOAT, 0, 0)
+LUT_STEPS(bf16_fnuz, 0, 1, MXP_H16_LUT_FLOAT, 0, 0)
+LUT_STEPS(bf16_wide, 0, 0, MXP_H16_LUT_FLOAT, 1, 0)
+LUT_STEPS(bf16_s, 0, 0, MXP_H16_LUT_SIGNED, 0, 0)
+LUT_STEPS(bf16_u, 0, 0, MXP_H16_LUT_UNSIGNED, 0, 0)
+LUT_STEPS(f16, 1, 0, MXP_H16_LUT_FLOAT, 0, 0)
+LUT_STEPS(f16_fnuz, 1, 1, MXP_H16_LUT_FLOAT, 0, 0)
+LUT_STEPS(f16_wide, 1, 0, MXP_H16_LUT_FLOAT, 1, 0)
+LUT_STEPS(f16_s, 1, 0, MXP_H16_LUT_SIGNED, 0, 0)
+LUT_STEPS(f16_u, 1, 0, MXP_H16_LUT_UNSIGNED, 0, 0)
+LUT_STEPS(f32, 0, 0, MXP_H16_LUT_FLOAT, 0, 1)
+LUT_STEPS(f32_fnuz, 0, 1, MXP_H16_LUT_FLOAT, 0, 1)
+LUT_STEPS(f32_wide, 0, 0, MXP_H16_LUT_FLOAT, 1, 1)
 #undef LUT_STEPS
 
-void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
+/* The tables in registers, the gathers' indices (lut_ctx). */
+MXP_INLINE void lut_setup(lut_ctx *c, const mxp_h16_f8_tables *t)
 {
-    /* the second pass reads sources the results may have overwritten */
-    if ((uintptr_t)dst < (uintptr_t)src + 2 * n && (uintptr_t)src < (uintptr_t)dst + n) {
-        t->rest(dst, src, n, &t->p);
-        return;
-    }
-    lut_ctx c;
     for (int k = 0; k < 2; k++) {
-        c.row[k] = _mm512_loadu_si512((const void *)(t->row + 64 * k));
-        c.inc[k] = _mm512_loadu_si512((const void *)(t->inc + 64 * k));
-        c.key[k] = _mm512_loadu_si512((const void *)(t->key + 64 * k));
-        c.cls[k] = _mm512_loadu_si512((const void *)(t->cls + 64 * k));
-        c.cls[2 + k] = _mm512_loadu_si512((const void *)(t->cls + 128 + 64 * k));
+        c->row[k] = _mm512_loadu_si512((const void *)(t->row + 64 * k));
+        c->inc[k] = _mm512_loadu_si512((const void *)(t->inc + 64 * k));
+        c->key[k] = _mm512_loadu_si512((const void *)(t->key + 64 * k));
+        c->cls[k] = _mm512_loadu_si512((const void *)(t->cls + 64 * k));
+        c->cls[2 + k] = _mm512_loadu_si512((const void *)(t->cls + 128 + 64 * k));
     }
     /* Y: bfloat16's low byte (E's last bit on top, ignored), float16's bits
      * 3-10 (E's last bit on top); second: bfloat16's E (bits 7-14), float16's
@@ -189,17 +206,28 @@ void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         pe[b] = (uint8_t)(py[b] + 4);
         ps[b] = (uint8_t)(v << 6 | (2 * l + 1));
     }
-    c.shift = _mm512_load_si512((const void *)shift);
-    c.pick_y = _mm512_load_si512((const void *)py);
-    c.pick_e = _mm512_load_si512((const void *)pe);
-    c.pick_s = _mm512_load_si512((const void *)ps);
-    c.elow = _mm512_set1_epi8((char)t->elow);
-    c.xnorm = _mm512_set1_epi8((char)t->xnorm);
-    c.ovf = _mm512_set1_epi8((char)t->ovf);
-    c.sign_bit = _mm512_set1_epi8((char)t->sign_bit);
-    c.int_max = _mm512_set1_epi8((char)t->int_max);
-    c.int_mask = _mm512_set1_epi8((char)t->int_mask);
-    c.rest = _mm512_set1_epi8((char)MXP_H16_LUT_REST);
+    c->shift = _mm512_load_si512((const void *)shift);
+    c->pick_y = _mm512_load_si512((const void *)py);
+    c->pick_e = _mm512_load_si512((const void *)pe);
+    c->pick_s = _mm512_load_si512((const void *)ps);
+    c->elow = _mm512_set1_epi8((char)t->elow);
+    c->xnorm = _mm512_set1_epi8((char)t->xnorm);
+    c->ovf = _mm512_set1_epi8((char)t->ovf);
+    c->sign_bit = _mm512_set1_epi8((char)t->sign_bit);
+    c->int_max = _mm512_set1_epi8((char)t->int_max);
+    c->int_mask = _mm512_set1_epi8((char)t->int_mask);
+    c->rest = _mm512_set1_epi8((char)MXP_H16_LUT_REST);
+}
+
+void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
+{
+    /* the second pass reads sources the results may have overwritten */
+    if ((uintptr_t)dst < (uintptr_t)src + 2 * n && (uintptr_t)src < (uintptr_t)dst + n) {
+        t->rest(dst, src, n, &t->p);
+        return;
+    }
+    lut_ctx c;
+    lut_setup(&c, t);
     lut_marks marks = { SIZE_MAX, 0 };
     c.marks = &marks;
     const mxp_stream_shape sh = { 2, 1, 64, 64 };
@@ -215,11 +243,34 @@ void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         f16 ? LUT_LOOP(f16_wide) : LUT_LOOP(bf16_wide);
     else
         f16 ? LUT_LOOP(f16) : LUT_LOOP(bf16);
-#undef LUT_LOOP
     if (marks.first == SIZE_MAX)
         return;
     if (f16)
-        t->wide ? lut_rest(dst, src, n, &c, t, 1, 1) : lut_rest(dst, src, n, &c, t, 1, 0);
+        t->wide ? lut_rest(dst, src, n, &c, t, 1, 1, 0) : lut_rest(dst, src, n, &c, t, 1, 0, 0);
     else
-        t->wide ? lut_rest(dst, src, n, &c, t, 0, 1) : lut_rest(dst, src, n, &c, t, 0, 0);
+        t->wide ? lut_rest(dst, src, n, &c, t, 0, 1, 0) : lut_rest(dst, src, n, &c, t, 0, 0, 0);
+}
+
+/* float32 sources: the bfloat16 tables after rounding to odd (float
+ * targets; t built for bfloat16, rest a float32 kernel). */
+void mxp_f32_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
+{
+    if ((uintptr_t)dst < (uintptr_t)src + 4 * n && (uintptr_t)src < (uintptr_t)dst + n) {
+        t->rest(dst, src, n, &t->p);
+        return;
+    }
+    lut_ctx c;
+    lut_setup(&c, t);
+    lut_marks marks = { SIZE_MAX, 0 };
+    c.marks = &marks;
+    const mxp_stream_shape sh = { 4, 1, 64, 64 };
+    if (t->fnuz)
+        LUT_LOOP(f32_fnuz);
+    else if (t->wide)
+        LUT_LOOP(f32_wide);
+    else
+        LUT_LOOP(f32);
+#undef LUT_LOOP
+    if (marks.first != SIZE_MAX)
+        t->wide ? lut_rest(dst, src, n, &c, t, 0, 1, 1) : lut_rest(dst, src, n, &c, t, 0, 0, 1);
 }
