@@ -424,9 +424,9 @@ static int h16_f8_one(const mxp_h16_f8_tables *t, unsigned h)
         x = x < 127 ? x : 127;
         y = h & 0x7f;
     }
-    const unsigned idx = t->row[x] | t->key[y];
-    if (t->wide ? idx >= MXP_H16_LUT_REST : (idx & 0x80) != 0)
+    if (t->f16 ? x >> 2 == 31 : x == 127) /* infinities, NaNs; bfloat16: E >= elow + 127 */
         return -1;
+    const unsigned idx = t->row[x] | t->key[y];
     const int normal = t->f16 ? 2 * x >= t->xnorm : x >= t->xnorm;
     unsigned r = normal ? (uint8_t)(t->row[x] + t->inc[y]) : t->cls[idx];
     r = r < t->ovf ? r : t->ovf;

@@ -406,8 +406,8 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     for (int x = 0; x < 128; x++) {
         /* the row's E and its class below the normal range: X = E - elow there */
         const int e = f16 ? x >> 2 : x + t->elow, c = e - t->elow > 0 ? e - t->elow : 0;
-        if (f16 ? e == 31 : x == 127) /* infinities, NaNs (bfloat16: and E >= elow + 127): rest */
-            t->row[x] = MXP_H16_LUT_REST;
+        if (f16 ? e == 31 : x == 127) /* infinities, NaNs (bfloat16: and E >= elow + 127): rest's */
+            t->row[x] = 0;
         else if (e >= nn)
             t->row[x] = res[x];
         else

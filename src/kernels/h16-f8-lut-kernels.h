@@ -23,10 +23,11 @@
  * p significand bits whose normal range starts at 2^p (2^p <= L < 2^(p+1)),
  * 0.5 to 2^p its subnormal binades, and ovf = L; the tables hold
  * magnitudes, a negative result is then -r in b bits (unsigned: 0) and a
- * positive one at most int_max.  A row or key with its top bit set (wide
- * tables, float8_e3m4's 5-bit keys: an index of MXP_H16_LUT_REST or more)
- * marks a pattern the tables leave to `rest` (infinities, NaNs, huge
- * values): a vector holding one goes there whole.  In the normal
+ * positive one at most int_max.  The tables leave to `rest` float16's
+ * E = 31 (infinities, NaNs) and bfloat16's X >= 127 (E >= elow + 127:
+ * infinities, NaNs, huge values): a vector holding one goes there whole.
+ * float8_e3m4's 5-bit keys make six classes of 32 (`wide`: cls by the
+ * index's 8 bits).  In the normal
  * range the result is the exponent's base plus the rounded significand,
  * whose carry moves into the exponent and past the largest finite value
  * into ovf (the target's overflow result); below, row[X] is the binade's
@@ -44,9 +45,6 @@
 
 enum { MXP_H16_LUT_FLOAT, MXP_H16_LUT_SIGNED, MXP_H16_LUT_UNSIGNED };
 
-/* row[X] of the patterns left to rest; found as index >= it (its top bit
- * alone where the tables are not wide) */
-#define MXP_H16_LUT_REST 0xe0
 
 struct mxp_h16_f8_tables {
     _Alignas(64) uint8_t row[128]; /* by X: the base (X >= xnorm) or the class (X < xnorm) */

@@ -30,7 +30,7 @@ typedef struct lut_ctx {
     __m512i row[2], inc[2], key[2], cls[4];
     __m512i shift; /* vpmultishiftqb: bytes 0-3 of a quadword the Y bytes of its lanes, 4-7 the second bytes */
     __m512i pick_y, pick_e, pick_s; /* vpermt2b: the Y bytes, the second bytes, the sources' high bytes */
-    __m512i elow, xnorm, ovf, sign_bit, int_max, int_mask, rest;
+    __m512i elow, xnorm, ovf, sign_bit, int_max, int_mask;
     lut_marks *marks;
 } lut_ctx;
 
@@ -47,21 +47,22 @@ MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, i
     const __m512i hi = pick(h0, c->pick_s, h1);
     __m512i x, row, idx;
     __mmask64 normal;
+    /* the patterns left to rest: float16's E = 31, bfloat16's E >= elow + 127 (X >= 127; past 127 vpermi2b
+     * would wrap); the fnuz formats' overflowing rows (0x80) need no second pass: min() keeps their NaN */
     if (f16) { /* X: the high byte (the sign ignored); Y's last bit |= significand bits 2..0 */
         y = _mm512_mask_mov_epi8(y, _mm512_test_epi8_mask(e, _mm512_set1_epi8(7)),
                                  _mm512_or_si512(y, _mm512_set1_epi8(1)));
         x = hi;
         row = pick(c->row[0], x, c->row[1]);
         idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
-        *special = wide ? _mm512_cmpge_epu8_mask(idx, c->rest) : _mm512_movepi8_mask(idx);
-        normal = _mm512_cmpge_epu8_mask(_mm512_add_epi8(hi, hi), c->xnorm);
-    } else { /* X: bfloat16's past 127 (huge, infinite, NaN) have the top bit set, which vpermi2b
-              * ignores and the special mask catches */
+        const __m512i hi2 = _mm512_add_epi8(hi, hi);
+        *special = _mm512_cmpge_epu8_mask(hi2, _mm512_set1_epi8((char)0xf8));
+        normal = _mm512_cmpge_epu8_mask(hi2, c->xnorm);
+    } else {
         x = _mm512_subs_epu8(e, c->elow);
         row = pick(c->row[0], x, c->row[1]);
         idx = _mm512_or_si512(row, pick(c->key[0], y, c->key[1]));
-        *special = wide ? _mm512_cmpge_epu8_mask(idx, c->rest) | _mm512_movepi8_mask(x)
-                        : _mm512_movepi8_mask(_mm512_or_si512(idx, x));
+        *special = _mm512_cmpge_epu8_mask(x, _mm512_set1_epi8(127));
         normal = _mm512_cmpge_epu8_mask(x, c->xnorm);
     }
     __m512i sub = pick(c->cls[0], idx, c->cls[1]);
@@ -216,7 +217,6 @@ MXP_INLINE void lut_setup(lut_ctx *c, const mxp_h16_f8_tables *t)
     c->sign_bit = _mm512_set1_epi8((char)t->sign_bit);
     c->int_max = _mm512_set1_epi8((char)t->int_max);
     c->int_mask = _mm512_set1_epi8((char)t->int_mask);
-    c->rest = _mm512_set1_epi8((char)MXP_H16_LUT_REST);
 }
 
 void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
