@@ -219,20 +219,45 @@ MXP_INLINE void lut_setup(lut_ctx *c, const mxp_h16_f8_tables *t)
     c->int_mask = _mm512_set1_epi8((char)t->int_mask);
 }
 
+/* What both entries do first: false where rest did the whole conversion
+ * (source and results overlap: the second pass would read sources the
+ * results may have overwritten). */
+MXP_INLINE int lut_begin(lut_ctx *c, lut_marks *marks, void *dst, const void *src, size_t n, size_t in_size,
+                         const mxp_h16_f8_tables *t)
+{
+    if ((uintptr_t)dst < (uintptr_t)src + in_size * n && (uintptr_t)src < (uintptr_t)dst + n) {
+        t->rest(dst, src, n, &t->p);
+        return 0;
+    }
+    lut_setup(c, t);
+    *marks = (lut_marks){ SIZE_MAX, 0 };
+    c->marks = marks;
+    return 1;
+}
+
+/* ... and last: the second pass, if the loop noted anything. */
+MXP_INLINE void lut_end(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f32)
+{
+    if (c->marks->first == SIZE_MAX)
+        return;
+    if (t->f16)
+        t->wide ? lut_rest(dst, src, n, c, t, 1, 1, 0) : lut_rest(dst, src, n, c, t, 1, 0, 0);
+    else if (f32)
+        t->wide ? lut_rest(dst, src, n, c, t, 0, 1, 1) : lut_rest(dst, src, n, c, t, 0, 0, 1);
+    else
+        t->wide ? lut_rest(dst, src, n, c, t, 0, 1, 0) : lut_rest(dst, src, n, c, t, 0, 0, 0);
+}
+
+#define LUT_LOOP(name) mxp_stream_loop(dst, src, n, sh, name##_full, name##_part, &c)
+
 void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
 {
-    /* the second pass reads sources the results may have overwritten */
-    if ((uintptr_t)dst < (uintptr_t)src + 2 * n && (uintptr_t)src < (uintptr_t)dst + n) {
-        t->rest(dst, src, n, &t->p);
-        return;
-    }
     lut_ctx c;
-    lut_setup(&c, t);
-    lut_marks marks = { SIZE_MAX, 0 };
-    c.marks = &marks;
+    lut_marks marks;
+    if (!lut_begin(&c, &marks, dst, src, n, 2, t))
+        return;
     const mxp_stream_shape sh = { 2, 1, 64, 64 };
     const int f16 = t->f16;
-#define LUT_LOOP(name) mxp_stream_loop(dst, src, n, sh, name##_full, name##_part, &c)
     if (t->kind == MXP_H16_LUT_SIGNED)
         f16 ? LUT_LOOP(f16_s) : LUT_LOOP(bf16_s);
     else if (t->kind == MXP_H16_LUT_UNSIGNED)
@@ -243,26 +268,17 @@ void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         f16 ? LUT_LOOP(f16_wide) : LUT_LOOP(bf16_wide);
     else
         f16 ? LUT_LOOP(f16) : LUT_LOOP(bf16);
-    if (marks.first == SIZE_MAX)
-        return;
-    if (f16)
-        t->wide ? lut_rest(dst, src, n, &c, t, 1, 1, 0) : lut_rest(dst, src, n, &c, t, 1, 0, 0);
-    else
-        t->wide ? lut_rest(dst, src, n, &c, t, 0, 1, 0) : lut_rest(dst, src, n, &c, t, 0, 0, 0);
+    lut_end(dst, src, n, &c, t, 0);
 }
 
 /* float32 sources: the bfloat16 tables after rounding to odd (float
  * targets; t built for bfloat16, rest a float32 kernel). */
 void mxp_f32_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
 {
-    if ((uintptr_t)dst < (uintptr_t)src + 4 * n && (uintptr_t)src < (uintptr_t)dst + n) {
-        t->rest(dst, src, n, &t->p);
-        return;
-    }
     lut_ctx c;
-    lut_setup(&c, t);
-    lut_marks marks = { SIZE_MAX, 0 };
-    c.marks = &marks;
+    lut_marks marks;
+    if (!lut_begin(&c, &marks, dst, src, n, 4, t))
+        return;
     const mxp_stream_shape sh = { 4, 1, 64, 64 };
     if (t->fnuz)
         LUT_LOOP(f32_fnuz);
@@ -270,7 +286,7 @@ void mxp_f32_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         LUT_LOOP(f32_wide);
     else
         LUT_LOOP(f32);
-#undef LUT_LOOP
-    if (marks.first != SIZE_MAX)
-        t->wide ? lut_rest(dst, src, n, &c, t, 0, 1, 1) : lut_rest(dst, src, n, &c, t, 0, 0, 1);
+    lut_end(dst, src, n, &c, t, 1);
 }
+
+#undef LUT_LOOP
