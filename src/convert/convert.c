@@ -385,7 +385,8 @@ bool mxp_cvt_h16_f8_tables(mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype s
     uint16_t rep[REPS] = { 0 };
     uint8_t res[REPS];
     for (int x = 0; x < 128; x++) /* the rows' bases (float16: with significand bits 9, 8) */
-        rep[x] = f16 ? H16_REP((x >> 2) < 30 ? x >> 2 : 30, (x & 3) << 5) : H16_REP(x + t->elow < 254 ? x + t->elow : 254, 0);
+        rep[x] = f16 ? H16_REP((x >> 2) < 30 ? x >> 2 : 30, (x & 3) << 5)
+                     : H16_REP(x + t->elow < 254 ? x + t->elow : 254, 0);
     for (int y = 0; y < 128; y++) /* the significands in the smallest normal binade */
         rep[128 + y] = H16_REP(nn, y);
     for (int x = 0; x < nc; x++) /* the classes: top km bits of Y, then the sticky bit */
