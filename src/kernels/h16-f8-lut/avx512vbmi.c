@@ -1,22 +1,22 @@
-/* bfloat16/float16 -> the 8-bit float formats by byte-lane tables with
- * AVX512_VBMI (h16-f8-lut-kernels.h), 64 elements a step: vpmultishiftqb
- * takes each lane's exponent byte and significand byte out of its quadword
- * (float16: once the sticky bit is OR-ed in), two vpermt2b gather them into
- * one vector each, and the four 128-entry tables are eight zmm registers
- * that vpermi2b reads (the index's top bit ignored).  About 21 vector
- * operations per 64 elements where the 16-bit arithmetic of
- * cvt-h16-f8-avx512.h takes about 50: on a Zen 4, which retires two 512-bit
- * integer operations a cycle and one shift, that kept bfloat16 -> the 0.2
- * formats at 0.5-0.7x of an L3-resident memcpy.  Twin: mxp_h16_f8_lut_ref
- * (src/convert/convert-ref.c). */
+/* bfloat16/float16/float32 -> the 8-bit float formats and the small
+ * integers by byte-lane tables with AVX512_VBMI (h16-f8-lut-kernels.h), 64
+ * elements a step.  vpmultishiftqb takes two bytes out of each lane of its
+ * quadword (bfloat16: the significand byte and the exponent; float16: bits
+ * 3-10 and the low byte, whose bits 0-2 give the sticky bit), vpermt2b
+ * gathers each kind and the high bytes (the signs; float16's row index)
+ * into one vector, and the four 128-entry tables are eight zmm registers
+ * that vpermi2b reads (the index's top bit ignored).  float32 is rounded to
+ * odd into bfloat16 first.  About 18-22 vector operations per 64 elements
+ * where the 16-bit arithmetic of cvt-h16-f8-avx512.h takes about 50: on a
+ * Zen 4, which retires two 512-bit integer operations a cycle, that kept
+ * bfloat16 -> the 0.2 formats at 0.5-0.7x of an L3-resident memcpy.  Twins:
+ * mxp_h16_f8_lut_ref, mxp_f32_f8_lut_ref (src/convert/convert-ref.c). */
 #include <immintrin.h>
-
-#include "kernels/h16-f8-lut-kernels.h"
+#include <stdint.h>
 
 #include "kernels/cvt-h16-f8-avx512.h"
-
+#include "kernels/h16-f8-lut-kernels.h"
 #include "kernels/stream-loop.h"
-#include <stdint.h>
 
 /* Elements [first, last + 64) hold patterns the tables leave to rest: the
  * loop only notes them (a call there would make the compiler keep every
