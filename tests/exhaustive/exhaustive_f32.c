@@ -1,7 +1,8 @@
 /* make check-exhaustive: every one of the 2^32 float32 patterns, bit for bit
  * against the reference converter, through every float32 kernel this
  * machine can run (every ISA level it has; the kernels dispatch picks and
- * the ones it passes over), each step in two threads:
+ * the ones it passes over; the byte-lane table kernel, for the pairs and
+ * modes its tables serve), each step in two threads:
  *
  *   step 1  the reference equals the MPFR oracle on the stratified set
  *           (every exponent, the rounding-deciding mantissas, 2M random
@@ -26,9 +27,10 @@
  * check-exhaustive); exhaustive_f32_strided, in make check, steps 2-6 on
  * every 4099th pattern (a few seconds).
  *
- *   exhaustive_f32 [--steps DIGITS] [--stride N] [dtype ...]
+ *   exhaustive_f32 [--steps DIGITS] [--stride N] [--kernels S] [dtype ...]
  *
- * --steps: the steps to run (default 123); --stride N (odd): the patterns
+ * --steps: the steps to run (default 123); --kernels S: only the kernels
+ * whose names hold S (the reference is always run); --stride N (odd): the patterns
  * k * N only, k = 0, 1, ... below 2^32 / N (element k draws stochastic
  * index k); dtype names: those targets only (default: all).  Prints a
  * progress line. */
@@ -42,6 +44,7 @@
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
 #include "convert/oracle.h"
+#include "kernels/h16-f8-lut-kernels.h"
 #include "mxp.h"
 
 enum { CHUNK = 1 << 20, THREADS = 2, N_MODES = 5, MAX_TARGETS = 16 };
@@ -77,6 +80,7 @@ static uint64_t stride = 1, n_patterns = 1ull << 32, chunk_len = CHUNK;
 
 static const sweep *current;
 static atomic_ullong chunks_done, mismatches;
+static const char *only; /* --kernels: the kernels whose names hold this */
 
 /* Step 1 for one sweep: the reference against MPFR on the stratified set,
  * in the sweep's deterministic modes and overflow policies. */
@@ -127,9 +131,26 @@ static size_t kernels_for(mxp_dtype t, mxp_rounding mode, const mxp_cvt_kernel *
     size_t n = 0, count;
     const mxp_cvt_kernel *ks = mxp_cvt_kernels(&count);
     for (size_t i = 0; i < count && n < MAX_KERNELS; i++)
-        if (ks[i].dst == t && ks[i].src == MXP_F32 && (ks[i].modes >> mode & 1u) && ks[i].isa <= mxp_isa_supported())
+        if (ks[i].dst == t && ks[i].src == MXP_F32 && (ks[i].modes >> mode & 1u) && ks[i].isa <= mxp_isa_supported() &&
+            (!only || strstr(ks[i].name, only)))
             out[n++] = &ks[i];
     return n;
+}
+
+/* The float32 byte-lane table kernel (src/kernels/h16-f8-lut-list.inc,
+ * width 32) where the machine runs it and its tables serve (t, mode, ov),
+ * with the tables in *tab (mxp_convert's from 2K elements on), or NULL. */
+static const mxp_kernel *lut_for(mxp_dtype t, mxp_rounding mode, mxp_overflow ov, mxp_h16_f8_tables *tab)
+{
+    size_t count;
+    const mxp_kernel *ks = mxp_cvt_h16_f8_kernels(&count);
+    const mxp_cvt_kernel *rest = mxp_cvt_find(t, MXP_F32, mode, mxp_isa_supported());
+    const mxp_cvt_params p = { mode, ov, 0, 0, NULL };
+    for (size_t i = 0; i < count; i++)
+        if (ks[i].param == 32 && mxp_kernel_runs(&ks[i], mxp_isa_supported()) && (!only || strstr(ks[i].name, only)) &&
+            rest && mxp_cvt_h16_f8_tables(tab, t, MXP_BF16, &p, rest->fn))
+            return &ks[i];
+    return NULL;
 }
 
 static void *worker(void *arg)
@@ -150,9 +171,17 @@ static void *worker(void *arg)
                 size_t nk = kernels_for(w->targets[t], (mxp_rounding)mode, ks);
                 for (int ov = w->ov0; ov < w->ov1; ov++) {
                     mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, w->seed, k0, NULL };
+                    mxp_h16_f8_tables tab;
+                    const mxp_kernel *lut =
+                        mode < SR ? lut_for(w->targets[t], (mxp_rounding)mode, (mxp_overflow)ov, &tab) : NULL;
+                    if (nk == 0 && !lut) /* --kernels left nothing here */
+                        continue;
                     mxp_convert_ref(want, w->targets[t], src, MXP_F32, len, &p);
-                    for (size_t k = 0; k < nk; k++) {
-                        ks[k]->fn(got, src, len, &p);
+                    for (size_t k = 0; k < nk + (lut != NULL); k++) {
+                        if (k < nk)
+                            ks[k]->fn(got, src, len, &p);
+                        else
+                            ((mxp_h16_f8_lut_ukernel *)lut->fn)(got, src, len, &tab);
                         if (memcmp(want, got, len * ds) == 0)
                             continue;
                         for (size_t i = 0; i < len; i++) {
@@ -161,7 +190,7 @@ static void *worker(void *arg)
                                 fprintf(stderr,
                                         "\n%s %s/%s: f32 0x%08x (seed 0x%llx, index %llu): kernel 0x%llx, "
                                         "reference 0x%llx\n",
-                                        ks[k]->name, mxp_rounding_name((mxp_rounding)mode),
+                                        k < nk ? ks[k]->name : lut->name, mxp_rounding_name((mxp_rounding)mode),
                                         mxp_overflow_name((mxp_overflow)ov), src[i], (unsigned long long)w->seed,
                                         (unsigned long long)(k0 + i), (unsigned long long)b, (unsigned long long)a);
                         }
@@ -194,6 +223,12 @@ static unsigned long long run_sweep(const sweep *w)
             size_t nk = kernels_for(w->targets[t], (mxp_rounding)mode, ks);
             for (size_t k = 0; k < nk; k++)
                 printf(" %s/%s", ks[k]->name + 4, mxp_rounding_name((mxp_rounding)mode));
+            mxp_h16_f8_tables tab;
+            const mxp_kernel *lut = mode < SR ? lut_for(w->targets[t], (mxp_rounding)mode, (mxp_overflow)w->ov0, &tab)
+                                              : NULL;
+            if (lut)
+                printf(" %s(%s)/%s", lut->name + 4, mxp_dtype_name(w->targets[t]),
+                       mxp_rounding_name((mxp_rounding)mode));
         }
     printf("\n");
     fflush(stdout);
@@ -237,7 +272,8 @@ static sweep make_sweep(const char *step, const mxp_dtype *t, int n, int mode0, 
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: exhaustive_f32 [--steps DIGITS (1-6; default 123)] [--stride N (odd)] [dtype ...]\n");
+    fprintf(stderr, "usage: exhaustive_f32 [--steps DIGITS (1-6; default 123)] [--stride N (odd)] "
+                    "[--kernels SUBSTRING] [dtype ...]\n");
     return 2;
 }
 
@@ -250,6 +286,8 @@ int main(int argc, char **argv)
             steps = argv[++a];
             if (!*steps || strspn(steps, "123456") != strlen(steps))
                 return usage();
+        } else if (strcmp(argv[a], "--kernels") == 0 && a + 1 < argc) {
+            only = argv[++a];
         } else if (strcmp(argv[a], "--stride") == 0 && a + 1 < argc) {
             char *end;
             stride = strtoull(argv[++a], &end, 10);
