@@ -6,7 +6,7 @@
 #include "convert/convert-ref.h"
 #include "core/cpu-internal.h"
 #include "kernels/cvt-kernels.h"
-#include "kernels/h16-f8-lut-kernels.h"
+#include "kernels/x16-lut-kernels.h"
 #include "kernels/u8-lut-kernels.h"
 
 static const mxp_cvt_kernel kernels[] = {
@@ -146,24 +146,24 @@ mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name)
 }
 
 /* The byte-lane table kernels for bfloat16/float16 -> the 8-bit float
- * formats (src/kernels/h16-f8-lut-list.inc). */
-static const mxp_kernel h16_f8[] = {
-#define MXP_H16_F8_LUT(isa, features, bits, fn, twin) MXP_KERNEL_ROW(isa, features, bits, bits, fn, twin),
-#include "kernels/h16-f8-lut-list.inc"
-#undef MXP_H16_F8_LUT
+ * formats (src/kernels/x16-lut-list.inc). */
+static const mxp_kernel x16_lut[] = {
+#define MXP_X16_LUT(isa, features, bits, fn, twin) MXP_KERNEL_ROW(isa, features, bits, bits, fn, twin),
+#include "kernels/x16-lut-list.inc"
+#undef MXP_X16_LUT
     { NULL, NULL, NULL, NULL, MXP_ISA_COUNT, 0, 0, 0 },
 };
 
-const mxp_kernel *mxp_cvt_h16_f8_kernels(size_t *count)
+const mxp_kernel *mxp_cvt_x16_lut_kernels(size_t *count)
 {
-    *count = sizeof h16_f8 / sizeof h16_f8[0] - 1;
-    return h16_f8;
+    *count = sizeof x16_lut / sizeof x16_lut[0] - 1;
+    return x16_lut;
 }
 
-mxp_cvt_h16_f8_fn mxp_cvt_find_h16_f8(mxp_isa isa, int bits, const char **name)
+mxp_cvt_x16_lut_fn mxp_cvt_find_x16_lut(mxp_isa isa, int bits, const char **name)
 {
-    const mxp_kernel *k = mxp_kernel_pick(h16_f8, sizeof h16_f8 / sizeof h16_f8[0] - 1, isa, (uint32_t)bits);
+    const mxp_kernel *k = mxp_kernel_pick(x16_lut, sizeof x16_lut / sizeof x16_lut[0] - 1, isa, (uint32_t)bits);
     if (name)
         *name = k ? k->name : NULL;
-    return k ? (mxp_cvt_h16_f8_fn)k->fn : NULL;
+    return k ? (mxp_cvt_x16_lut_fn)k->fn : NULL;
 }

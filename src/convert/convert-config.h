@@ -56,21 +56,21 @@ mxp_cvt_lut64_fn mxp_cvt_find_lut64(mxp_isa isa, const char **name);
 
 /* The byte-lane table kernel for 16-bit (bfloat16/float16) or 32-bit
  * (float32) sources -> the 8-bit float formats and small integers at or
- * below `isa` (src/kernels/h16-f8-lut, its list h16-f8-lut-list.inc;
+ * below `isa` (src/kernels/x16-lut, x32-lut, their list x16-lut-list.inc;
  * AVX512_VBMI), or NULL; its name. */
-struct mxp_h16_f8_tables;
-typedef void (*mxp_cvt_h16_f8_fn)(void *dst, const void *src, size_t n, const struct mxp_h16_f8_tables *t);
-mxp_cvt_h16_f8_fn mxp_cvt_find_h16_f8(mxp_isa isa, int bits, const char **name);
+struct mxp_x16_lut_tables;
+typedef void (*mxp_cvt_x16_lut_fn)(void *dst, const void *src, size_t n, const struct mxp_x16_lut_tables *t);
+mxp_cvt_x16_lut_fn mxp_cvt_find_x16_lut(mxp_isa isa, int bits, const char **name);
 
 /* Fills t for dst_type <- src_type (bfloat16 or float16) in p's mode from
  * the reference converter, `rest` doing what the tables leave (infinities,
  * NaNs, huge values); false where the tables do not serve the pair or mode
- * (src/convert/convert.c, h16-f8-lut-kernels.h). */
-bool mxp_cvt_h16_f8_tables(struct mxp_h16_f8_tables *t, mxp_dtype dst_type, mxp_dtype src_type,
+ * (src/convert/convert.c, x16-lut-kernels.h). */
+bool mxp_cvt_x16_lut_tables(struct mxp_x16_lut_tables *t, mxp_dtype dst_type, mxp_dtype src_type,
                            const mxp_cvt_params *p, mxp_cvt_fn rest);
 
 /* The byte-lane table kernels in list order, for the tests. */
-const mxp_kernel *mxp_cvt_h16_f8_kernels(size_t *count);
+const mxp_kernel *mxp_cvt_x16_lut_kernels(size_t *count);
 
 /* All kernels, for tests and `mxp info`. */
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "convert/convert-ref.h"
-#include "kernels/h16-f8-lut-kernels.h"
+#include "kernels/x16-lut-kernels.h"
 #include "core/dtype-internal.h"
 #include "core/element-bits.h"
 
@@ -412,7 +412,7 @@ void mxp_lut64_ref(void *dst, const void *src, size_t n, const uint64_t *table)
 }
 
 /* One 16-bit pattern's result by the tables, or -1 where they leave it. */
-static int h16_f8_one(const mxp_h16_f8_tables *t, unsigned h)
+static int x16_lut_one(const mxp_x16_lut_tables *t, unsigned h)
 {
     unsigned x, y;
     if (t->f16) {
@@ -430,21 +430,21 @@ static int h16_f8_one(const mxp_h16_f8_tables *t, unsigned h)
     const int normal = t->f16 ? 2 * x >= t->xnorm : x >= t->xnorm;
     unsigned r = normal ? (uint8_t)(t->row[x] + t->inc[y]) : t->cls[idx];
     r = r < t->ovf ? r : t->ovf;
-    if (t->kind == MXP_H16_LUT_SIGNED)
+    if (t->kind == MXP_X16_LUT_SIGNED)
         r = h & 0x8000 ? (0u - r) & t->int_mask : (r < t->int_max ? r : t->int_max);
-    else if (t->kind == MXP_H16_LUT_UNSIGNED)
+    else if (t->kind == MXP_X16_LUT_UNSIGNED)
         r = h & 0x8000 ? 0 : r;
     else if ((h & 0x8000) && !(t->fnuz && !(r & 0x7f)))
         r += t->sign_bit;
     return (int)(uint8_t)r;
 }
 
-void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
+void mxp_x16_lut_x8_ref(void *dst, const void *src, size_t n, const mxp_x16_lut_tables *t)
 {
     const uint16_t *s = src;
     uint8_t *d = dst;
     for (size_t i = 0; i < n; i++) {
-        const int r = h16_f8_one(t, s[i]);
+        const int r = x16_lut_one(t, s[i]);
         if (r < 0)
             t->rest(d + i, s + i, 1, &t->p);
         else
@@ -452,14 +452,14 @@ void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_t
     }
 }
 
-void mxp_f32_f8_lut_ref(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
+void mxp_x32_lut_x8_ref(void *dst, const void *src, size_t n, const mxp_x16_lut_tables *t)
 {
     const float *s = src;
     uint8_t *d = dst;
     for (size_t i = 0; i < n; i++) {
         uint32_t b;
         memcpy(&b, s + i, 4);
-        const int r = h16_f8_one(t, (b >> 16) | ((b & 0xffff) != 0)); /* rounded to odd */
+        const int r = x16_lut_one(t, (b >> 16) | ((b & 0xffff) != 0)); /* rounded to odd */
         if (r < 0)
             t->rest(d + i, s + i, 1, &t->p);
         else

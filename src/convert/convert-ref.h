@@ -17,11 +17,11 @@ void mxp_lut16_ref(void *dst, const void *src, size_t n, const uint16_t *table);
 void mxp_lut32_ref(void *dst, const void *src, size_t n, const uint32_t *table);
 void mxp_lut64_ref(void *dst, const void *src, size_t n, const uint64_t *table);
 /* bfloat16/float16 -> the 8-bit float formats by byte-lane tables, one
- * element at a time (kernels/h16-f8-lut-kernels.h): the twin of
- * src/kernels/h16-f8-lut/. */
-struct mxp_h16_f8_tables;
-void mxp_h16_f8_lut_ref(void *dst, const void *src, size_t n, const struct mxp_h16_f8_tables *t);
+ * element at a time (kernels/x16-lut-kernels.h): the twin of
+ * src/kernels/x16-lut/, x32-lut/. */
+struct mxp_x16_lut_tables;
+void mxp_x16_lut_x8_ref(void *dst, const void *src, size_t n, const struct mxp_x16_lut_tables *t);
 /* float32 sources: rounded to odd into bfloat16, then the bfloat16 tables. */
-void mxp_f32_f8_lut_ref(void *dst, const void *src, size_t n, const struct mxp_h16_f8_tables *t);
+void mxp_x32_lut_x8_ref(void *dst, const void *src, size_t n, const struct mxp_x16_lut_tables *t);
 
 #endif

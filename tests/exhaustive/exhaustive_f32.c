@@ -44,7 +44,7 @@
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
 #include "convert/oracle.h"
-#include "kernels/h16-f8-lut-kernels.h"
+#include "kernels/x16-lut-kernels.h"
 #include "mxp.h"
 
 enum { CHUNK = 1 << 20, THREADS = 2, N_MODES = 5, MAX_TARGETS = 16 };
@@ -137,18 +137,19 @@ static size_t kernels_for(mxp_dtype t, mxp_rounding mode, const mxp_cvt_kernel *
     return n;
 }
 
-/* The float32 byte-lane table kernel (src/kernels/h16-f8-lut-list.inc,
+/* The float32 byte-lane table kernel (src/kernels/x16-lut-list.inc,
  * width 32) where the machine runs it and its tables serve (t, mode, ov),
  * with the tables in *tab (mxp_convert's from 2K elements on), or NULL. */
-static const mxp_kernel *lut_for(mxp_dtype t, mxp_rounding mode, mxp_overflow ov, mxp_h16_f8_tables *tab)
+static const mxp_kernel *lut_for(mxp_dtype t, mxp_rounding mode, mxp_overflow ov, mxp_x16_lut_tables *tab)
 {
     size_t count;
-    const mxp_kernel *ks = mxp_cvt_h16_f8_kernels(&count);
+    const mxp_kernel *ks = mxp_cvt_x16_lut_kernels(&count);
     const mxp_cvt_kernel *rest = mxp_cvt_find(t, MXP_F32, mode, mxp_isa_supported());
     const mxp_cvt_params p = { mode, ov, 0, 0, NULL };
     for (size_t i = 0; i < count; i++)
         if (ks[i].param == 32 && mxp_kernel_runs(&ks[i], mxp_isa_supported()) && (!only || strstr(ks[i].name, only)) &&
-            rest && mxp_cvt_h16_f8_tables(tab, t, MXP_BF16, &p, rest->fn))
+            mxp_dtype_get_traits(t)->kind == MXP_KIND_FLOAT && /* float32's integers keep vcvtps2dq */
+            rest && mxp_cvt_x16_lut_tables(tab, t, MXP_BF16, &p, rest->fn))
             return &ks[i];
     return NULL;
 }
@@ -171,7 +172,7 @@ static void *worker(void *arg)
                 size_t nk = kernels_for(w->targets[t], (mxp_rounding)mode, ks);
                 for (int ov = w->ov0; ov < w->ov1; ov++) {
                     mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, w->seed, k0, NULL };
-                    mxp_h16_f8_tables tab;
+                    mxp_x16_lut_tables tab;
                     const mxp_kernel *lut =
                         mode < SR ? lut_for(w->targets[t], (mxp_rounding)mode, (mxp_overflow)ov, &tab) : NULL;
                     if (nk == 0 && !lut) /* --kernels left nothing here */
@@ -181,7 +182,7 @@ static void *worker(void *arg)
                         if (k < nk)
                             ks[k]->fn(got, src, len, &p);
                         else
-                            ((mxp_h16_f8_lut_ukernel *)lut->fn)(got, src, len, &tab);
+                            ((mxp_x16_lut_ukernel *)lut->fn)(got, src, len, &tab);
                         if (memcmp(want, got, len * ds) == 0)
                             continue;
                         for (size_t i = 0; i < len; i++) {
@@ -223,7 +224,7 @@ static unsigned long long run_sweep(const sweep *w)
             size_t nk = kernels_for(w->targets[t], (mxp_rounding)mode, ks);
             for (size_t k = 0; k < nk; k++)
                 printf(" %s/%s", ks[k]->name + 4, mxp_rounding_name((mxp_rounding)mode));
-            mxp_h16_f8_tables tab;
+            mxp_x16_lut_tables tab;
             const mxp_kernel *lut = mode < SR ? lut_for(w->targets[t], (mxp_rounding)mode, (mxp_overflow)w->ov0, &tab)
                                               : NULL;
             if (lut)

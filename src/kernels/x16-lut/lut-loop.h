@@ -1,6 +1,8 @@
-/* bfloat16/float16/float32 -> the 8-bit float formats and the small
- * integers by byte-lane tables with AVX512_VBMI (h16-f8-lut-kernels.h), 64
- * elements a step.  vpmultishiftqb takes two bytes out of each lane of its
+/* The loop of the byte-lane table kernels (x16-lut-kernels.h), shared by
+ * src/kernels/x16-lut/avx512vbmi.c (bfloat16/float16 sources) and
+ * x32-lut/avx512vbmi.c (float32): bfloat16/float16/float32 -> the 8-bit
+ * float formats and the small integers with AVX512_VBMI, 64 elements a
+ * step.  vpmultishiftqb takes two bytes out of each lane of its
  * quadword (bfloat16: the significand byte and the exponent; float16: bits
  * 3-10 and the low byte, whose bits 0-2 give the sticky bit), vpermt2b
  * gathers each kind and the high bytes (the signs; float16's row index)
@@ -10,12 +12,15 @@
  * where the 16-bit arithmetic of cvt-h16-f8-avx512.h takes about 50: on a
  * Zen 4, which retires two 512-bit integer operations a cycle, that kept
  * bfloat16 -> the 0.2 formats at 0.5-0.7x of an L3-resident memcpy.  Twins:
- * mxp_h16_f8_lut_ref, mxp_f32_f8_lut_ref (src/convert/convert-ref.c). */
+ * mxp_x16_lut_x8_ref, mxp_x32_lut_x8_ref (src/convert/convert-ref.c). */
+#ifndef MXP_KERNELS_X16_LUT_LUT_LOOP_H
+#define MXP_KERNELS_X16_LUT_LUT_LOOP_H
+
 #include <immintrin.h>
 #include <stdint.h>
 
 #include "kernels/cvt-h16-f8-avx512.h"
-#include "kernels/h16-f8-lut-kernels.h"
+#include "kernels/x16-lut-kernels.h"
 #include "kernels/stream-loop.h"
 
 /* Elements [first, last + 64) hold patterns the tables leave to rest: the
@@ -71,10 +76,10 @@ MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, i
     __m512i r = _mm512_mask_add_epi8(sub, normal, row, pick(c->inc[0], y, c->inc[1]));
     r = _mm512_min_epu8(r, c->ovf);
     __mmask64 neg = _mm512_movepi8_mask(hi);
-    if (kind == MXP_H16_LUT_SIGNED) /* -r in b bits, or at most int_max */
+    if (kind == MXP_X16_LUT_SIGNED) /* -r in b bits, or at most int_max */
         return _mm512_and_si512(_mm512_mask_sub_epi8(_mm512_min_epu8(r, c->int_max), neg, _mm512_setzero_si512(), r),
                                 c->int_mask);
-    if (kind == MXP_H16_LUT_UNSIGNED)
+    if (kind == MXP_X16_LUT_UNSIGNED)
         return _mm512_maskz_mov_epi8(~neg, r);
     if (fnuz) /* no -0, and the NaN (0x80) has no sign to add */
         neg = _mm512_mask_test_epi8_mask(neg, r, _mm512_set1_epi8(0x7f));
@@ -145,7 +150,7 @@ MXP_INLINE void lut_part(void *dst, const void *src, size_t i, size_t count, con
 
 /* The second pass over [first, last + 64): the vectors holding a pattern
  * the tables leave go to rest whole. */
-MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f16,
+MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_x16_lut_tables *t, int f16,
                          int wide, int f32)
 {
     const size_t end = c->marks->last + 64 < n ? c->marks->last + 64 : n;
@@ -154,7 +159,7 @@ MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c,
         __m512i h0, h1;
         __mmask64 special;
         lut_load(src, i, count, f32, &h0, &h1);
-        (void)lut_step(h0, h1, c, f16, 0, MXP_H16_LUT_FLOAT, wide, &special);
+        (void)lut_step(h0, h1, c, f16, 0, MXP_X16_LUT_FLOAT, wide, &special);
         if (special & low_bits64(count))
             t->rest((uint8_t *)dst + i, (const char *)src + i * (f32 ? 4 : 2), count, &t->p);
     }
@@ -169,23 +174,23 @@ MXP_INLINE void lut_rest(void *dst, const void *src, size_t n, const lut_ctx *c,
     {                                                                                                               \
         lut_part(dst, src, i, count, ctx, f16, fnuz, kind, wide, f32);                                              \
     }
-LUT_STEPS(bf16, 0, 0, MXP_H16_LUT_FLOAT, 0, 0)
-LUT_STEPS(bf16_fnuz, 0, 1, MXP_H16_LUT_FLOAT, 0, 0)
-LUT_STEPS(bf16_wide, 0, 0, MXP_H16_LUT_FLOAT, 1, 0)
-LUT_STEPS(bf16_s, 0, 0, MXP_H16_LUT_SIGNED, 0, 0)
-LUT_STEPS(bf16_u, 0, 0, MXP_H16_LUT_UNSIGNED, 0, 0)
-LUT_STEPS(f16, 1, 0, MXP_H16_LUT_FLOAT, 0, 0)
-LUT_STEPS(f16_fnuz, 1, 1, MXP_H16_LUT_FLOAT, 0, 0)
-LUT_STEPS(f16_wide, 1, 0, MXP_H16_LUT_FLOAT, 1, 0)
-LUT_STEPS(f16_s, 1, 0, MXP_H16_LUT_SIGNED, 0, 0)
-LUT_STEPS(f16_u, 1, 0, MXP_H16_LUT_UNSIGNED, 0, 0)
-LUT_STEPS(f32, 0, 0, MXP_H16_LUT_FLOAT, 0, 1)
-LUT_STEPS(f32_fnuz, 0, 1, MXP_H16_LUT_FLOAT, 0, 1)
-LUT_STEPS(f32_wide, 0, 0, MXP_H16_LUT_FLOAT, 1, 1)
+LUT_STEPS(bf16, 0, 0, MXP_X16_LUT_FLOAT, 0, 0)
+LUT_STEPS(bf16_fnuz, 0, 1, MXP_X16_LUT_FLOAT, 0, 0)
+LUT_STEPS(bf16_wide, 0, 0, MXP_X16_LUT_FLOAT, 1, 0)
+LUT_STEPS(bf16_s, 0, 0, MXP_X16_LUT_SIGNED, 0, 0)
+LUT_STEPS(bf16_u, 0, 0, MXP_X16_LUT_UNSIGNED, 0, 0)
+LUT_STEPS(f16, 1, 0, MXP_X16_LUT_FLOAT, 0, 0)
+LUT_STEPS(f16_fnuz, 1, 1, MXP_X16_LUT_FLOAT, 0, 0)
+LUT_STEPS(f16_wide, 1, 0, MXP_X16_LUT_FLOAT, 1, 0)
+LUT_STEPS(f16_s, 1, 0, MXP_X16_LUT_SIGNED, 0, 0)
+LUT_STEPS(f16_u, 1, 0, MXP_X16_LUT_UNSIGNED, 0, 0)
+LUT_STEPS(f32, 0, 0, MXP_X16_LUT_FLOAT, 0, 1)
+LUT_STEPS(f32_fnuz, 0, 1, MXP_X16_LUT_FLOAT, 0, 1)
+LUT_STEPS(f32_wide, 0, 0, MXP_X16_LUT_FLOAT, 1, 1)
 #undef LUT_STEPS
 
 /* The tables in registers, the gathers' indices (lut_ctx). */
-MXP_INLINE void lut_setup(lut_ctx *c, const mxp_h16_f8_tables *t)
+MXP_INLINE void lut_setup(lut_ctx *c, const mxp_x16_lut_tables *t)
 {
     for (int k = 0; k < 2; k++) {
         c->row[k] = _mm512_loadu_si512((const void *)(t->row + 64 * k));
@@ -223,7 +228,7 @@ MXP_INLINE void lut_setup(lut_ctx *c, const mxp_h16_f8_tables *t)
  * (source and results overlap: the second pass would read sources the
  * results may have overwritten). */
 MXP_INLINE int lut_begin(lut_ctx *c, lut_marks *marks, void *dst, const void *src, size_t n, size_t in_size,
-                         const mxp_h16_f8_tables *t)
+                         const mxp_x16_lut_tables *t)
 {
     if ((uintptr_t)dst < (uintptr_t)src + in_size * n && (uintptr_t)src < (uintptr_t)dst + n) {
         t->rest(dst, src, n, &t->p);
@@ -236,7 +241,7 @@ MXP_INLINE int lut_begin(lut_ctx *c, lut_marks *marks, void *dst, const void *sr
 }
 
 /* ... and last: the second pass, if the loop noted anything. */
-MXP_INLINE void lut_end(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_h16_f8_tables *t, int f32)
+MXP_INLINE void lut_end(void *dst, const void *src, size_t n, const lut_ctx *c, const mxp_x16_lut_tables *t, int f32)
 {
     if (c->marks->first == SIZE_MAX)
         return;
@@ -248,45 +253,8 @@ MXP_INLINE void lut_end(void *dst, const void *src, size_t n, const lut_ctx *c, 
         t->wide ? lut_rest(dst, src, n, c, t, 0, 1, 0) : lut_rest(dst, src, n, c, t, 0, 0, 0);
 }
 
+/* The loop over [0, n) with the steps `name`_full and `name`_part (ctx c,
+ * stream shape sh in scope). */
 #define LUT_LOOP(name) mxp_stream_loop(dst, src, n, sh, name##_full, name##_part, &c)
 
-void mxp_h16_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
-{
-    lut_ctx c;
-    lut_marks marks;
-    if (!lut_begin(&c, &marks, dst, src, n, 2, t))
-        return;
-    const mxp_stream_shape sh = { 2, 1, 64, 64 };
-    const int f16 = t->f16;
-    if (t->kind == MXP_H16_LUT_SIGNED)
-        f16 ? LUT_LOOP(f16_s) : LUT_LOOP(bf16_s);
-    else if (t->kind == MXP_H16_LUT_UNSIGNED)
-        f16 ? LUT_LOOP(f16_u) : LUT_LOOP(bf16_u);
-    else if (t->fnuz)
-        f16 ? LUT_LOOP(f16_fnuz) : LUT_LOOP(bf16_fnuz);
-    else if (t->wide)
-        f16 ? LUT_LOOP(f16_wide) : LUT_LOOP(bf16_wide);
-    else
-        f16 ? LUT_LOOP(f16) : LUT_LOOP(bf16);
-    lut_end(dst, src, n, &c, t, 0);
-}
-
-/* float32 sources: the bfloat16 tables after rounding to odd (float
- * targets; t built for bfloat16, rest a float32 kernel). */
-void mxp_f32_f8_lut__avx512vbmi(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t)
-{
-    lut_ctx c;
-    lut_marks marks;
-    if (!lut_begin(&c, &marks, dst, src, n, 4, t))
-        return;
-    const mxp_stream_shape sh = { 4, 1, 64, 64 };
-    if (t->fnuz)
-        LUT_LOOP(f32_fnuz);
-    else if (t->wide)
-        LUT_LOOP(f32_wide);
-    else
-        LUT_LOOP(f32);
-    lut_end(dst, src, n, &c, t, 1);
-}
-
-#undef LUT_LOOP
+#endif

@@ -1,5 +1,5 @@
-/* Every row of the byte-lane table list (src/kernels/h16-f8-lut-list.inc)
- * this machine runs, and its twins (mxp_h16_f8_lut_ref, mxp_f32_f8_lut_ref),
+/* Every row of the byte-lane table list (src/kernels/x16-lut-list.inc)
+ * this machine runs, and its twins (mxp_x16_lut_x8_ref, mxp_x32_lut_x8_ref),
  * against the reference converter: all 65,536 bfloat16/float16 patterns
  * (float32: each on top of a random low half, or of none, or of exactly
  * half an ulp: the rounding to odd's cases) in a shuffled order (so that
@@ -21,8 +21,9 @@
 
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
-#include "kernels/h16-f8-lut-kernels.h"
+#include "kernels/x16-lut-kernels.h"
 #include "mxp.h"
+#include "support/kernel_check.h"
 #include "support/prng.h"
 
 enum { N16 = 1 << 16, BIG = (3 << 19) + 45, GUARD = 64, OFF = 5 };
@@ -33,7 +34,7 @@ static const mxp_dtype targets[] = { MXP_E4M3, MXP_E5M2, MXP_E3M4, MXP_E4M3IEEE,
 static const mxp_rounding modes[] = { MXP_ROUND_NEAREST_EVEN, MXP_ROUND_NEAREST_AWAY, MXP_ROUND_TOWARD_ZERO,
                                       MXP_ROUND_UP, MXP_ROUND_DOWN };
 
-/* What the tables serve (h16-f8-lut-kernels.h): the sign-symmetric modes,
+/* What the tables serve (x16-lut-kernels.h): the sign-symmetric modes,
  * targets of 1-4 significand bits without a kernel of their own and the
  * 2- and 4-bit integers. */
 static int served(mxp_dtype dst, mxp_rounding mode)
@@ -72,7 +73,7 @@ static uint32_t pattern(const void *src, size_t es, size_t i)
 
 /* fn (the kernel or its twin) on src[0, n) into dst at OFF bytes in:
  * the reference's bytes, nothing past the end. */
-static size_t run_one(mxp_h16_f8_lut_ukernel *fn, const mxp_h16_f8_tables *t, const void *src, size_t n,
+static size_t run_one(mxp_x16_lut_ukernel *fn, const mxp_x16_lut_tables *t, const void *src, size_t n,
                       mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p, uint8_t *got, uint8_t *want)
 {
     const size_t es = mxp_dtype_itemsize(src_type);
@@ -102,19 +103,19 @@ static void test_tables_serve_the_documented_pairs(void **state)
                 for (int ov = 0; ov < 2; ov++) {
                     const mxp_cvt_params p = { modes[m], ov ? MXP_OVERFLOW_SATURATE : MXP_OVERFLOW_INF, 0, 0, NULL };
                     const mxp_cvt_kernel *k = mxp_cvt_find(targets[b], srcs[a], modes[m], MXP_ISA_AVX512);
-                    mxp_h16_f8_tables t;
+                    mxp_x16_lut_tables t;
                     const int want = served(targets[b], modes[m]) && k;
-                    assert_int_equal(mxp_cvt_h16_f8_tables(&t, targets[b], srcs[a], &p, k ? k->fn : NULL), want);
+                    assert_int_equal(mxp_cvt_x16_lut_tables(&t, targets[b], srcs[a], &p, k ? k->fn : NULL), want);
                 }
     /* counters and stochastic rounding are never served */
     mxp_cvt_params p = { MXP_ROUND_STOCHASTIC, MXP_OVERFLOW_INF, 0, 0, NULL };
-    mxp_h16_f8_tables t;
+    mxp_x16_lut_tables t;
     const mxp_cvt_kernel *k = mxp_cvt_find(MXP_E2M1, MXP_BF16, MXP_ROUND_NEAREST_EVEN, MXP_ISA_AVX512);
     if (k) {
-        assert_false(mxp_cvt_h16_f8_tables(&t, MXP_E2M1, MXP_BF16, &p, k->fn));
+        assert_false(mxp_cvt_x16_lut_tables(&t, MXP_E2M1, MXP_BF16, &p, k->fn));
         p.rounding = MXP_ROUND_NEAREST_EVEN;
-        assert_true(mxp_cvt_h16_f8_tables(&t, MXP_E2M1, MXP_BF16, &p, k->fn));
-        assert_false(mxp_cvt_h16_f8_tables(&t, MXP_E2M1, MXP_BF16, &p, NULL)); /* nothing to do the rest */
+        assert_true(mxp_cvt_x16_lut_tables(&t, MXP_E2M1, MXP_BF16, &p, k->fn));
+        assert_false(mxp_cvt_x16_lut_tables(&t, MXP_E2M1, MXP_BF16, &p, NULL)); /* nothing to do the rest */
     }
 }
 
@@ -136,7 +137,7 @@ static void test_rows_and_twin_match_the_reference(void **state)
 {
     (void)state;
     size_t nk, tested = 0, bad = 0;
-    const mxp_kernel *ks = mxp_cvt_h16_f8_kernels(&nk);
+    const mxp_kernel *ks = mxp_cvt_x16_lut_kernels(&nk);
     uint16_t *pat = malloc(N16 * 2);
     unsigned char *all = malloc(N16 * 4), *fin = malloc(N16 * 4), *big = malloc((size_t)BIG * 4);
     uint8_t *got = malloc((size_t)BIG + OFF + GUARD), *want = malloc(BIG);
@@ -170,15 +171,15 @@ static void test_rows_and_twin_match_the_reference(void **state)
                 for (int ov = 0; ov < 2; ov++) {
                     const mxp_cvt_params p = { modes[m], ov ? MXP_OVERFLOW_SATURATE : MXP_OVERFLOW_INF, 0, 0, NULL };
                     const mxp_cvt_kernel *k = mxp_cvt_find(targets[b], st, modes[m], MXP_ISA_AVX512);
-                    mxp_h16_f8_tables t;
-                    if (!k || !mxp_cvt_h16_f8_tables(&t, targets[b], tsrc, &p, k->fn))
+                    mxp_x16_lut_tables t;
+                    if (!k || !mxp_cvt_x16_lut_tables(&t, targets[b], tsrc, &p, k->fn))
                         continue;
                     for (size_t r = 0; r <= nk; r++) { /* r == nk: the twin */
                         if (r < nk && (ks[r].param != (int)(8 * es) || !mxp_kernel_runs(&ks[r], mxp_isa_supported())))
                             continue;
-                        mxp_h16_f8_lut_ukernel *fn = r < nk ? (mxp_h16_f8_lut_ukernel *)ks[r].fn
-                                                     : es == 4 ? mxp_f32_f8_lut_ref
-                                                               : mxp_h16_f8_lut_ref;
+                        mxp_x16_lut_ukernel *fn = r < nk ? (mxp_x16_lut_ukernel *)ks[r].fn
+                                                     : es == 4 ? mxp_x32_lut_x8_ref
+                                                               : mxp_x16_lut_x8_ref;
                         bad += run_one(fn, &t, all, N16, targets[b], st, &p, got, want);
                         bad += run_one(fn, &t, fin, nfin, targets[b], st, &p, got, want);
                         for (size_t n = 0; n <= 200; n++)
@@ -201,9 +202,25 @@ static void test_rows_and_twin_match_the_reference(void **state)
     free(want);
 }
 
+/* The dispatch table is the list, expanded here, row for row. */
+static void test_table_is_the_list(void **state)
+{
+    (void)state;
+    static const char *const names[] = {
+#define MXP_X16_LUT(isa, features, bits, fn, twin) #fn,
+#include "kernels/x16-lut-list.inc"
+#undef MXP_X16_LUT
+        NULL,
+    };
+    size_t n;
+    const mxp_kernel *rows = mxp_cvt_x16_lut_kernels(&n);
+    assert_true(kc_table_is_list(rows, n, names));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table_is_the_list),
         cmocka_unit_test(test_tables_serve_the_documented_pairs),
         cmocka_unit_test(test_rows_and_twin_match_the_reference),
     };

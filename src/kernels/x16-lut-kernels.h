@@ -1,6 +1,6 @@
 /* bfloat16 and float16 -> the 8-bit float formats (float8, float6, float4;
  * one result a byte) and the sub-byte integers by byte-lane tables
- * (src/kernels/h16-f8-lut/, list h16-f8-lut-list.inc), for the modes that
+ * (src/kernels/x16-lut/, x32-lut/, list x16-lut-list.inc), for the modes that
  * treat both signs alike (nearest even, nearest away, toward zero).
  *
  * Each 16-bit source pattern becomes two 7-bit indices:
@@ -33,20 +33,20 @@
  * into ovf (the target's overflow result); below, row[X] is the binade's
  * class and key[Y] the significand's kept and rounding bits plus a sticky
  * bit.  src/convert/convert.c fills the tables from the reference
- * converter's answers (mxp_cvt_h16_f8_tables); the twin is mxp_h16_f8_lut_ref
+ * converter's answers (mxp_cvt_x16_lut_tables); the twin is mxp_x16_lut_x8_ref
  * (src/convert/convert-ref.c). */
-#ifndef MXP_KERNELS_H16_F8_LUT_KERNELS_H
-#define MXP_KERNELS_H16_F8_LUT_KERNELS_H
+#ifndef MXP_KERNELS_X16_LUT_KERNELS_H
+#define MXP_KERNELS_X16_LUT_KERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "kernels/cvt-kernel.h"
 
-enum { MXP_H16_LUT_FLOAT, MXP_H16_LUT_SIGNED, MXP_H16_LUT_UNSIGNED };
+enum { MXP_X16_LUT_FLOAT, MXP_X16_LUT_SIGNED, MXP_X16_LUT_UNSIGNED };
 
 
-struct mxp_h16_f8_tables {
+struct mxp_x16_lut_tables {
     _Alignas(64) uint8_t row[128]; /* by X: the base (X >= xnorm) or the class (X < xnorm) */
     uint8_t inc[128];              /* by Y: the rounded significand added to a normal base */
     uint8_t key[128];              /* by Y: the column of cls */
@@ -55,19 +55,19 @@ struct mxp_h16_f8_tables {
     uint8_t xnorm; /* the normal range: X >= xnorm (bfloat16), 2X >= xnorm (float16) */
     uint8_t ovf, sign_bit;
     int fnuz;     /* no negative zero */
-    int kind;     /* MXP_H16_LUT_FLOAT, _SIGNED, _UNSIGNED: the results */
+    int kind;     /* MXP_X16_LUT_FLOAT, _SIGNED, _UNSIGNED: the results */
     int wide;     /* 4 significand bits (float8_e3m4): a 5-bit key, cls by all 8 bits of the index */
     uint8_t int_max, int_mask; /* integers: the largest positive result, b bits */
     int f16;      /* float16 sources (else bfloat16) */
     mxp_cvt_fn rest; /* does what the tables leave */
     mxp_cvt_params p;
 };
-typedef struct mxp_h16_f8_tables mxp_h16_f8_tables;
+typedef struct mxp_x16_lut_tables mxp_x16_lut_tables;
 
-typedef void mxp_h16_f8_lut_ukernel(void *dst, const void *src, size_t n, const mxp_h16_f8_tables *t);
+typedef void mxp_x16_lut_ukernel(void *dst, const void *src, size_t n, const mxp_x16_lut_tables *t);
 
-#define MXP_H16_F8_LUT(isa, features, bits, fn, twin) mxp_h16_f8_lut_ukernel fn;
-#include "kernels/h16-f8-lut-list.inc"
-#undef MXP_H16_F8_LUT
+#define MXP_X16_LUT(isa, features, bits, fn, twin) mxp_x16_lut_ukernel fn;
+#include "kernels/x16-lut-list.inc"
+#undef MXP_X16_LUT
 
 #endif
