@@ -380,7 +380,8 @@ bool mxp_cvt_x16_lut_tables(mxp_x16_lut_tables *t, mxp_dtype dst_type, mxp_dtype
     t->rest = rest;
     t->p = *p;
     /* a magnitude from E and Y (float16: Y's last bit stands for the sticky bits) */
-#define X16_LUT_REP(e, y) (uint16_t)(f16 ? (unsigned)(e) << 10 | (unsigned)(y) << 3 : (unsigned)(e) << 7 | (unsigned)(y))
+#define X16_LUT_REP(e, y) \
+    (uint16_t)(f16 ? (unsigned)(e) << 10 | (unsigned)(y) << 3 : (unsigned)(e) << 7 | (unsigned)(y))
     enum { REPS = 512, MAX = REPS - 1 };
     uint16_t rep[REPS] = { 0 };
     uint8_t res[REPS];
@@ -467,7 +468,8 @@ static bool x16_lut_get(mxp_x16_lut_tables *t, mxp_dtype dst_type, mxp_dtype src
  * are built for, or NULL: float32 takes the bfloat16 tables after rounding
  * to odd, for the float targets (its kernels into the small integers,
  * vcvtps2dq, are faster). */
-static mxp_cvt_x16_lut_fn x16_lut_kernel(mxp_dtype dst_type, mxp_dtype src_type, mxp_dtype *table_src, const char **name)
+static mxp_cvt_x16_lut_fn x16_lut_kernel(mxp_dtype dst_type, mxp_dtype src_type, mxp_dtype *table_src,
+                                         const char **name)
 {
     if (src_type == MXP_F32 && mxp_dtype_get_traits(dst_type)->kind == MXP_KIND_FLOAT) {
         *table_src = MXP_BF16;
@@ -685,7 +687,8 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     const char *lut_name16 = NULL;
     mxp_x16_lut_tables t;
     mxp_dtype ts = src_type;
-    if (k && x16_lut_kernel(dst_type, src_type, &ts, &lut_name16) && mxp_cvt_x16_lut_tables(&t, dst_type, ts, &p, k->fn))
+    if (k && x16_lut_kernel(dst_type, src_type, &ts, &lut_name16) &&
+        mxp_cvt_x16_lut_tables(&t, dst_type, ts, &p, k->fn))
         return lut_name16; /* from X16_LUT_MIN elements on, once built (X16_LUT_BUILD) */
     if (k)
         return k->name;
