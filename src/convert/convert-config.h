@@ -69,6 +69,18 @@ mxp_cvt_x16_lut_fn mxp_cvt_find_x16_lut(mxp_isa isa, int bits, const char **name
 bool mxp_cvt_x16_lut_tables(struct mxp_x16_lut_tables *t, mxp_dtype dst_type, mxp_dtype src_type,
                            const mxp_cvt_params *p, mxp_cvt_fn rest);
 
+/* The byte-lane kernel for src_type -> dst_type and the source its tables
+ * are built for (*table_src), or NULL; its name.  float32 takes the
+ * bfloat16 tables for the float targets. */
+mxp_cvt_x16_lut_fn mxp_cvt_x16_lut_kernel(mxp_dtype dst_type, mxp_dtype src_type, mxp_dtype *table_src,
+                                          const char **name);
+
+/* t for n elements of dst_type <- src_type (the tables' source) in p's
+ * mode, rest doing what they leave: cached tables for large enough n,
+ * built and cached for larger ones; false where they do not serve. */
+bool mxp_cvt_x16_lut_get(struct mxp_x16_lut_tables *t, mxp_dtype dst_type, mxp_dtype src_type,
+                         const mxp_cvt_params *p, mxp_cvt_fn rest, size_t n);
+
 /* The byte-lane table kernels in list order, for the tests. */
 const mxp_kernel *mxp_cvt_x16_lut_kernels(size_t *count);
 
