@@ -65,7 +65,7 @@ mxp_cvt_x16_lut_fn mxp_cvt_find_x16_lut(mxp_isa isa, int bits, const char **name
 /* Fills t for dst_type <- src_type (bfloat16 or float16) in p's mode from
  * the reference converter, `rest` doing what the tables leave (infinities,
  * NaNs, huge values); false where the tables do not serve the pair or mode
- * (src/convert/convert.c, x16-lut-kernels.h). */
+ * (src/convert/convert-x16-lut.c, x16-lut-kernels.h). */
 bool mxp_cvt_x16_lut_tables(struct mxp_x16_lut_tables *t, mxp_dtype dst_type, mxp_dtype src_type,
                            const mxp_cvt_params *p, mxp_cvt_fn rest);
 

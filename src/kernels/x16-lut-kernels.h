@@ -32,7 +32,7 @@
  * whose carry moves into the exponent and past the largest finite value
  * into ovf (the target's overflow result); below, row[X] is the binade's
  * class and key[Y] the significand's kept and rounding bits plus a sticky
- * bit.  src/convert/convert.c fills the tables from the reference
+ * bit.  src/convert/convert-x16-lut.c fills the tables from the reference
  * converter's answers (mxp_cvt_x16_lut_tables); the twin is mxp_x16_lut_x8_ref
  * (src/convert/convert-ref.c). */
 #ifndef MXP_KERNELS_X16_LUT_KERNELS_H
