@@ -308,73 +308,156 @@ MXP_INLINE __m512 plane_hblock(const float *x, ptrdiff_t c0, ptrdiff_t s, size_t
 /* The fast plane: where no value of x is a NaN or -0, every order of the
  * maxima gives the same bits (equal floats are then the same float), so
  * each output row takes its input rows' column maxima first (whole
- * vectors, rows any order) into v, padded with -inf, then the windows'
- * maxima along v, unmasked.  Returns whether x held a NaN or a -0 (each
- * row checked as it is first read, vfpclassps): then y is to be made
- * again by plane_exact.  kh: the window's height where a constant (the
- * rows of a whole window unrolled), else 0.  The input rows
- * PLANE_PREFETCH output rows ahead are prefetched. */
-enum { PLANE_PREFETCH = 8 };
+ * vectors, rows any order), then the windows' maxima along them.
+ * Returns whether x held a NaN or a -0 (each row checked as it is first
+ * read, vfpclassps): then y is to be made again by plane_exact.  kh: the
+ * window's height where a constant (the rows of a whole window
+ * unrolled), else 0.  No software prefetch (the plane loops here and in
+ * plane_sums_k): on AMD Zen 4 the prefetch of the rows eight output rows
+ * ahead made a 56 x 56 max plane 337 -> 417 ns (from L3 as from L1), an
+ * average plane 542 -> 560; the Intel Xeon (6/0xa7) had gained 3-4%. */
+
+/* The maxima over rows [0, n) of x (rows of w floats) of the sixteen
+ * columns from c, -inf past w; rows from knew (not read before) checked
+ * for NaNs (quiet, signaling) and -0 into *bad.  Stride 2's steady rows
+ * (kh 3, the last two new) written out. */
+MXP_INLINE __m512 plane_colmax(const float *x, size_t w, size_t c, size_t n, size_t knew, size_t kh, __mmask16 tail,
+                               __mmask16 *bad, int steady)
+{
+    const __m512 fill = _mm512_set1_ps(-INFINITY);
+    if (c >= w)
+        return fill;
+    const __mmask16 lanes = c + 16 <= w ? (__mmask16)0xffff : tail;
+    const float *xt = x + c;
+    if (steady) {
+        const __m512 x0 = _mm512_mask_loadu_ps(fill, lanes, xt), x1 = _mm512_mask_loadu_ps(fill, lanes, xt + w);
+        const __m512 x2 = _mm512_mask_loadu_ps(fill, lanes, xt + 2 * w);
+        *bad = _kor_mask16(*bad, _kor_mask16(_mm512_fpclass_ps_mask(x1, 0x85), _mm512_fpclass_ps_mask(x2, 0x85)));
+        return _mm512_max_ps(x2, _mm512_max_ps(x1, x0));
+    }
+    __m512 m = fill;
+    const size_t rows = kh && n == kh ? kh : n; /* a whole window's rows: a constant count */
+    for (size_t k = 0; k < rows; k++) {
+        const __m512 xk = _mm512_mask_loadu_ps(fill, lanes, xt + k * w);
+        *bad = _kor_mask16(*bad, _mm512_mask_fpclass_ps_mask(k >= knew ? (__mmask16)0xffff : 0, xk, 0x85));
+        m = _mm512_max_ps(xk, m);
+    }
+    return m;
+}
+
+/* The column maxima of the sixteen columns from c for output rows
+ * [i, i + rows) into m: mode 0 or 1 one row (plane_colmax's steady),
+ * mode 2 the steady pair of 3 x 3 stride 2 (five input rows from x, the
+ * last four new, the middle one shared). */
+MXP_INLINE void plane_cols(const float *x, size_t w, size_t c, size_t n, size_t knew, size_t kh, __mmask16 tail,
+                           __mmask16 *bad, int mode, __m512 *m)
+{
+    if (mode != 2) {
+        m[0] = plane_colmax(x, w, c, n, knew, kh, tail, bad, mode);
+        return;
+    }
+    const __m512 fill = _mm512_set1_ps(-INFINITY);
+    if (c >= w) {
+        m[0] = m[1] = fill;
+        return;
+    }
+    const __mmask16 lanes = c + 16 <= w ? (__mmask16)0xffff : tail;
+    const float *xt = x + c;
+    __m512 r[5];
+    for (size_t k = 0; k < 5; k++)
+        r[k] = _mm512_mask_loadu_ps(fill, lanes, xt + k * w);
+    *bad = _kor_mask16(*bad, _kor_mask16(_mm512_fpclass_ps_mask(r[1], 0x85), _mm512_fpclass_ps_mask(r[2], 0x85)));
+    *bad = _kor_mask16(*bad, _kor_mask16(_mm512_fpclass_ps_mask(r[3], 0x85), _mm512_fpclass_ps_mask(r[4], 0x85)));
+    m[0] = _mm512_max_ps(r[2], _mm512_max_ps(r[1], r[0]));
+    m[1] = _mm512_max_ps(r[4], _mm512_max_ps(r[3], r[2]));
+}
+
+/* Stride 2: the blocks of sixteen columns of output rows [i, i + rows)
+ * (mode 2: two rows, else one; y their first), every window tap q
+ * reading column 32 b + 2 j + q - pw: the even (q - pw even) or odd
+ * column maxima of the 32 columns from 32 b, shifted by floor((q - pw) /
+ * 2) lanes across the blocks before and after (e0 / o0, e2 / o2) -- all
+ * in registers (a row of maxima stored and read back at other offsets
+ * stalls each load on store forwarding).  pw a constant where the
+ * windows are common (the taps' choices then made at compile time). */
+MXP_INLINE void plane_s2_rows(const float *x, size_t w, size_t n, size_t knew, size_t kh, size_t kw, size_t pw,
+                              __mmask16 tail, float *y, size_t ow, size_t nb, __mmask16 ytail, __mmask16 *bad,
+                              int mode)
+{
+    const size_t rows = mode == 2 ? 2 : 1;
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m512 e0[2], o0[2], e1[2], o1[2], a[2], b[2];
+    plane_cols(x, w, 0, n, knew, kh, tail, bad, mode, a);
+    plane_cols(x, w, 16, n, knew, kh, tail, bad, mode, b);
+    for (size_t r = 0; r < rows; r++) {
+        e0[r] = o0[r] = _mm512_set1_ps(-INFINITY);
+        e1[r] = _mm512_permutex2var_ps(a[r], even, b[r]);
+        o1[r] = _mm512_permutex2var_ps(a[r], odd, b[r]);
+    }
+    for (size_t t = 0; t < nb; t++) {
+        plane_cols(x, w, 32 * t + 32, n, knew, kh, tail, bad, mode, a);
+        plane_cols(x, w, 32 * t + 48, n, knew, kh, tail, bad, mode, b);
+        for (size_t r = 0; r < rows; r++) {
+            const __m512 e2 = _mm512_permutex2var_ps(a[r], even, b[r]), o2 = _mm512_permutex2var_ps(a[r], odd, b[r]);
+            __m512 m = e1[r];
+            for (size_t q = 0; q < kw; q++) {
+                const ptrdiff_t d = (ptrdiff_t)q - (ptrdiff_t)pw, sh = (d - (d & 1)) / 2;
+                const __m512 v0 = d & 1 ? o0[r] : e0[r], v1 = d & 1 ? o1[r] : e1[r], v2 = d & 1 ? o2 : e2;
+                const __m512i ix = _mm512_add_epi32(lane, _mm512_set1_epi32((int)(sh < 0 ? 16 + sh : sh)));
+                const __m512 tap = sh == 0  ? v1
+                                   : sh < 0 ? _mm512_permutex2var_ps(v0, ix, v1)
+                                            : _mm512_permutex2var_ps(v1, ix, v2);
+                m = q == 0 ? tap : _mm512_max_ps(tap, m);
+            }
+            _mm512_mask_storeu_ps(y + r * ow + 16 * t, t == nb - 1 ? ytail : (__mmask16)0xffff, m);
+            e0[r] = e1[r], o0[r] = o1[r], e1[r] = e2, o1[r] = o2;
+        }
+    }
+}
 
 MXP_INLINE int plane_fast(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw, size_t kh)
 {
-    const size_t w = p->w, nv = (w + 15) / 16, nb = (p->ow + 15) / 16;
-    const __mmask16 tail = first(w - 16 * (nv - 1)), ytail = first(p->ow - 16 * (nb - 1));
+    const size_t w = p->w, nb = (p->ow + 15) / 16;
+    const __mmask16 ytail = first(p->ow - 16 * (nb - 1)), tail = first(w - (w - 1) / 16 * 16);
     const __m512 fill = _mm512_set1_ps(-INFINITY);
     float *v = mxp_pool_plane_vrow(p);
     const size_t vlen = mxp_pool_plane_vbuf(w, p->ow) - MXP_POOL_PLANE_PAD;
-    _mm512_storeu_ps(v - MXP_POOL_PLANE_PAD, fill);
-    for (size_t c = w; c < vlen; c += 16)
-        _mm512_mask_storeu_ps(v + c, first(vlen - c), fill);
+    if (s != 2) { /* stride 1: the row of maxima in v, padded with -inf */
+        _mm512_storeu_ps(v - MXP_POOL_PLANE_PAD, fill);
+        for (size_t c = w; c < vlen; c += 16)
+            _mm512_mask_storeu_ps(v + c, first(vlen - c), fill);
+    }
     __mmask16 bad = 0;
     size_t next = 0; /* the first input row not checked yet */
     for (size_t i = 0; i < p->oh; i++) {
         size_t r0, r1;
         mxp_pool_plane_rows(p, i, &r0, &r1);
         const float *x = p->x + r0 * w;
-        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
         const size_t n = r1 - r0, knew = next > r0 ? next - r0 : 0; /* rows from knew are new */
-        if (kh == 3 && n == 3 && knew == 1) { /* stride 2's steady rows, the last two new, written out */
-            for (size_t t = 0; t < nv; t++) {
-                const __mmask16 lanes = t == nv - 1 ? tail : (__mmask16)0xffff;
-                const float *xt = x + 16 * t;
-                const __m512 x0 = _mm512_mask_loadu_ps(fill, lanes, xt), x1 = _mm512_mask_loadu_ps(fill, lanes, xt + w);
-                const __m512 x2 = _mm512_mask_loadu_ps(fill, lanes, xt + 2 * w);
-                bad |= _mm512_fpclass_ps_mask(x1, 0x85) | _mm512_fpclass_ps_mask(x2, 0x85);
-                _mm512_mask_storeu_ps(v + 16 * t, lanes, _mm512_max_ps(x2, _mm512_max_ps(x1, x0)));
-            }
-        } else if (kh && n == kh) { /* a whole window's rows */
-            __mmask16 chk[MXP_POOL_PLANE_KH];
-            for (size_t k = 0; k < kh; k++)
-                chk[k] = k >= knew ? (__mmask16)0xffff : 0;
-            for (size_t t = 0; t < nv; t++) {
-                const __mmask16 lanes = t == nv - 1 ? tail : (__mmask16)0xffff;
-                __m512 m = fill;
-                for (size_t k = 0; k < kh; k++) {
-                    const __m512 xk = t == nv - 1 ? _mm512_mask_loadu_ps(fill, tail, x + k * w + 16 * t)
-                                                  : _mm512_loadu_ps(x + k * w + 16 * t);
-                    bad |= _mm512_mask_fpclass_ps_mask(chk[k], xk, 0x85); /* NaNs (quiet, signaling), -0 */
-                    m = k == 0 ? xk : _mm512_max_ps(xk, m);
-                }
-                _mm512_mask_storeu_ps(v + 16 * t, lanes, m);
-            }
-        } else {
-            for (size_t t = 0; t < nv; t++) {
-                const __mmask16 lanes = t == nv - 1 ? tail : (__mmask16)0xffff;
-                __m512 m = fill;
-                for (size_t k = 0; k < n; k++) {
-                    const __m512 xk = _mm512_mask_loadu_ps(fill, lanes, x + k * w + 16 * t);
-                    if (k >= knew)
-                        bad |= _mm512_fpclass_ps_mask(xk, 0x85);
-                    m = _mm512_max_ps(xk, m);
-                }
-                _mm512_mask_storeu_ps(v + 16 * t, lanes, m);
-            }
-        }
         next = r1 > next ? r1 : next;
-        for (size_t b = 0; b < nb; b++)
-            _mm512_mask_storeu_ps(p->y + i * p->ow + 16 * b, b == nb - 1 ? ytail : (__mmask16)0xffff,
-                                  plane_hblock(v, (ptrdiff_t)b * 16 * s - (ptrdiff_t)p->pw, s, kw, 0, NULL, 0));
+        float *yi = p->y + i * p->ow;
+        const int steady = kh == 3 && n == 3 && knew == 1; /* stride 2's rows of 3 x 3, the last two new */
+        if (s == 2 && kw == 3 && p->pw == 1 && steady && i + 1 < p->oh && r1 + 2 <= p->h) { /* rows i, i + 1 */
+            plane_s2_rows(x, w, n, knew, kh, 3, 1, tail, yi, p->ow, nb, ytail, &bad, 2);
+            next = r1 + 2;
+            i++;
+        } else if (s == 2 && kw == 3 && p->pw == 1 && steady)
+            plane_s2_rows(x, w, n, knew, kh, 3, 1, tail, yi, p->ow, nb, ytail, &bad, 1);
+        else if (s == 2 && kw == 3 && p->pw == 1)
+            plane_s2_rows(x, w, n, knew, kh, 3, 1, tail, yi, p->ow, nb, ytail, &bad, 0);
+        else if (s == 2 && kw == 2 && p->pw == 0)
+            plane_s2_rows(x, w, n, knew, kh, 2, 0, tail, yi, p->ow, nb, ytail, &bad, 0);
+        else if (s == 2)
+            plane_s2_rows(x, w, n, knew, kh, kw, p->pw, tail, yi, p->ow, nb, ytail, &bad, steady);
+        else {
+            for (size_t c = 0; c < w; c += 16)
+                _mm512_mask_storeu_ps(v + c, first(w - c), plane_colmax(x, w, c, n, knew, kh, tail, &bad, steady));
+            for (size_t b = 0; b < nb; b++)
+                _mm512_mask_storeu_ps(yi + 16 * b, b == nb - 1 ? ytail : (__mmask16)0xffff,
+                                      plane_hblock(v, (ptrdiff_t)b * 16 * s - (ptrdiff_t)p->pw, s, kw, 0, NULL, 0));
+        }
     }
     return bad != 0;
 }
@@ -447,7 +530,6 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
     for (size_t i = 0; i < p->oh; i++) {
         size_t r0, r1;
         mxp_pool_plane_rows(p, i, &r0, &r1);
-        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
         const size_t n = kh && r1 - r0 == kh ? kh : r1 - r0;
         const float *x = p->x + r0 * p->w;
         for (size_t b = 0; b < nb; b++) {
