@@ -372,16 +372,27 @@ MXP_INLINE __m256 plane_hblock(const float *x, ptrdiff_t c0, ptrdiff_t s, size_t
     return h;
 }
 
+/* Eight floats of y (n < 8: the first n through a buffer; vmaskmovps
+ * stores are slow on AMD Zen: the row of maxima stored by it made a
+ * 56 x 56 max plane 1083 ns where unmasked stores take 527). */
+static inline void store_n(float *y, __m256 m, size_t n)
+{
+    if (n >= 8) {
+        _mm256_storeu_ps(y, m);
+        return;
+    }
+    float t[8];
+    _mm256_storeu_ps(t, m);
+    memcpy(y, t, n * sizeof(float));
+}
+
 /* Eight output columns of stride s from evens' order back to the
  * columns', stored (n < 8: the first n). */
 static inline void plane_store(float *y, __m256 m, ptrdiff_t s, size_t n)
 {
     if (s == 2)
         m = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(m), _MM_SHUFFLE(3, 1, 2, 0)));
-    if (n >= 8)
-        _mm256_storeu_ps(y, m);
-    else
-        _mm256_maskstore_ps(y, cols8(0, (ptrdiff_t)n), m);
+    store_n(y, m, n);
 }
 
 /* Eight floats of a row at p; the last vector of a row (last) masked to
@@ -391,17 +402,94 @@ static inline __m256 plane_load8(const float *p, int last, __m256i tail, __m256 
     return last ? _mm256_or_ps(_mm256_maskload_ps(p, tail), tfill) : _mm256_loadu_ps(p);
 }
 
-/* The fast plane (as the AVX-512 kernel's): with no NaN and no -0 in x,
- * each output row's input rows' column maxima into v (any order), padded
- * with -inf, then the windows' maxima along v, unmasked.  Returns whether
- * x held a NaN or a -0 (each row checked as it is first read: a NaN by
- * vcmpunordps, one for two rows where two are new, -0 as the least int32,
- * 0x80000000, by vpminsd).  The rows of 3 x 3 stride 2 windows, two of
- * them new a row, are written out (20% over the loop).  kh: the
- * window's height where a constant, else 0.  The input rows
- * PLANE_PREFETCH output rows ahead are prefetched. */
-enum { PLANE_PREFETCH = 8 };
+/* The column maxima of the eight columns from c over rows [0, n) of x
+ * (rows of w floats), -inf past w (tail, tfill: the last vector's
+ * columns); rows from knew (not read before) checked: NaNs into *nan
+ * (vcmpunordps, one for two rows where two are new), -0 as the least
+ * int32, 0x80000000, into *least (vpminsd).  steady: stride 2's rows of
+ * 3 x 3 (the last two new) written out. */
+MXP_INLINE __m256 plane_colmax(const float *x, size_t w, size_t c, size_t n, size_t knew, __m256i tail, __m256 tfill,
+                               __m256 *nan, __m256i *least, int steady)
+{
+    if (c >= w)
+        return _mm256_set1_ps(-INFINITY);
+    const int last = c + 8 > w;
+    const float *xt = x + c;
+    if (steady) {
+        const __m256 x0 = plane_load8(xt, last, tail, tfill), x1 = plane_load8(xt + w, last, tail, tfill);
+        const __m256 x2 = plane_load8(xt + 2 * w, last, tail, tfill);
+        *nan = _mm256_or_ps(*nan, _mm256_cmp_ps(x1, x2, _CMP_UNORD_Q)); /* either a NaN */
+        *least = _mm256_min_epi32(*least, _mm256_min_epi32(_mm256_castps_si256(x1), _mm256_castps_si256(x2)));
+        return _mm256_max_ps(x2, _mm256_max_ps(x1, x0));
+    }
+    __m256 m = _mm256_set1_ps(-INFINITY);
+    for (size_t k = 0; k < n; k++) { /* a whole window's rows unrolled where n is a constant */
+        const __m256 xv = plane_load8(xt + k * w, last, tail, tfill);
+        if (k >= knew) {
+            *nan = _mm256_or_ps(*nan, _mm256_cmp_ps(xv, xv, _CMP_UNORD_Q));
+            *least = _mm256_min_epi32(*least, _mm256_castps_si256(xv));
+        }
+        m = k == 0 ? xv : _mm256_max_ps(xv, m);
+    }
+    return m;
+}
 
+/* v1 moved by sh lanes (-8 < sh < 8) across its neighbours: lane i is
+ * lane i + sh of v0 v1 v2 laid end to end (v1 from lane 0). */
+static inline __m256 plane_shift(__m256 v0, __m256 v1, __m256 v2, ptrdiff_t sh)
+{
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i ix = _mm256_and_si256(_mm256_add_epi32(lane, _mm256_set1_epi32((int)sh)), _mm256_set1_epi32(7));
+    if (sh == 0)
+        return v1;
+    if (sh < 0) /* lanes i < -sh from v0 */
+        return _mm256_blendv_ps(_mm256_permutevar8x32_ps(v1, ix), _mm256_permutevar8x32_ps(v0, ix),
+                                _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)-sh), lane)));
+    return _mm256_blendv_ps(_mm256_permutevar8x32_ps(v1, ix), _mm256_permutevar8x32_ps(v2, ix), /* i >= 8 - sh */
+                            _mm256_castsi256_ps(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32((int)(7 - sh)))));
+}
+
+/* Stride 2 (as the AVX-512 kernel's, one output row a step: two, with
+ * AVX2's sixteen registers, spilled and measured 437 -> 500 ns a 56 x 56
+ * max plane on Zen 4): the blocks of eight columns of output row i,
+ * every window tap q reading column 16 b + 2 j + q - pw: the even (q - pw
+ * even) or odd column maxima of the sixteen columns from 16 b (split by
+ * vpermps and vperm2f128 into columns' order), moved by floor((q - pw) /
+ * 2) lanes across the blocks before and after (e0 / o0, e2 / o2) -- all
+ * in registers.  pw a constant where the windows are common. */
+MXP_INLINE void plane_s2_row(const float *x, size_t w, size_t n, size_t knew, size_t kw, size_t pw, __m256i tail,
+                             __m256 tfill, float *y, size_t ow, size_t nb, __m256 *nan, __m256i *least, int steady)
+{
+    const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m256 a = plane_colmax(x, w, 0, n, knew, tail, tfill, nan, least, steady);
+    __m256 b = plane_colmax(x, w, 8, n, knew, tail, tfill, nan, least, steady);
+    __m256 sa = _mm256_permutevar8x32_ps(a, split), sb = _mm256_permutevar8x32_ps(b, split);
+    __m256 e0 = _mm256_set1_ps(-INFINITY), o0 = e0;
+    __m256 e1 = _mm256_permute2f128_ps(sa, sb, 0x20), o1 = _mm256_permute2f128_ps(sa, sb, 0x31);
+    for (size_t t = 0; t < nb; t++) {
+        a = plane_colmax(x, w, 16 * t + 16, n, knew, tail, tfill, nan, least, steady);
+        b = plane_colmax(x, w, 16 * t + 24, n, knew, tail, tfill, nan, least, steady);
+        sa = _mm256_permutevar8x32_ps(a, split), sb = _mm256_permutevar8x32_ps(b, split);
+        const __m256 e2 = _mm256_permute2f128_ps(sa, sb, 0x20), o2 = _mm256_permute2f128_ps(sa, sb, 0x31);
+        __m256 m = e1;
+        for (size_t q = 0; q < kw; q++) {
+            const ptrdiff_t d = (ptrdiff_t)q - (ptrdiff_t)pw, sh = (d - (d & 1)) / 2;
+            const __m256 tap = d & 1 ? plane_shift(o0, o1, o2, sh) : plane_shift(e0, e1, e2, sh);
+            m = q == 0 ? tap : _mm256_max_ps(tap, m);
+        }
+        store_n(y + 8 * t, m, ow - 8 * t);
+        e0 = e1, o0 = o1, e1 = e2, o1 = o2;
+    }
+}
+
+/* The fast plane (as the AVX-512 kernel's): with no NaN and no -0 in x,
+ * each output row's input rows' column maxima (any order), then the
+ * windows' maxima along them -- stride 2 in registers (plane_s2_rows),
+ * stride 1 through the row v, padded with -inf.  Returns whether x held
+ * a NaN or a -0 (each row checked as it is first read, plane_colmax).
+ * kh: the window's height where a constant, else 0.  No software
+ * prefetch: on AMD Zen 4 the rows eight output rows ahead cost 6% (1153
+ * -> 1085 ns a max plane before the rows went to registers). */
 MXP_INLINE int plane_fast(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw, size_t kh)
 {
     const size_t w = p->w, nv = (w + 7) / 8, nb = (p->ow + 7) / 8;
@@ -409,11 +497,13 @@ MXP_INLINE int plane_fast(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_
     const __m256i tail = cols8(0, (ptrdiff_t)(w - 8 * (nv - 1))), all = _mm256_set1_epi32(-1);
     const __m256 tfill = _mm256_andnot_ps(_mm256_castsi256_ps(tail), fill);
     float *v = mxp_pool_plane_vrow(p);
-    const size_t vlen = mxp_pool_plane_vbuf(w, p->ow) - MXP_POOL_PLANE_PAD;
-    _mm256_storeu_ps(v - 16, fill);
-    _mm256_storeu_ps(v - 8, fill);
-    for (size_t c = w; c < vlen; c += 8)
-        _mm256_maskstore_ps(v + c, cols8(0, (ptrdiff_t)(vlen - c)), fill);
+    if (s != 2) { /* stride 1: the row of maxima in v, padded with -inf */
+        const size_t vlen = mxp_pool_plane_vbuf(w, p->ow) - MXP_POOL_PLANE_PAD;
+        _mm256_storeu_ps(v - 16, fill);
+        _mm256_storeu_ps(v - 8, fill);
+        for (size_t c = nv * 8; c < vlen; c += 8)
+            store_n(v + c, fill, vlen - c);
+    }
     __m256 nan = _mm256_setzero_ps();
     __m256i least = _mm256_setzero_si256();
     size_t next = 0; /* the first input row not checked yet */
@@ -421,37 +511,26 @@ MXP_INLINE int plane_fast(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_
         size_t r0, r1;
         mxp_pool_plane_rows(p, i, &r0, &r1);
         const float *x = p->x + r0 * w;
-        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
         const size_t n = kh && r1 - r0 == kh ? kh : r1 - r0, knew = next > r0 ? next - r0 : 0; /* new from knew */
-        if (kh == 3 && n == 3 && knew == 1) { /* stride 2's steady rows, the last two new, written out */
-            for (size_t t = 0; t < nv; t++) {
-                const int last = t == nv - 1;
-                const float *xt = x + 8 * t;
-                const __m256 x0 = plane_load8(xt, last, tail, tfill), x1 = plane_load8(xt + w, last, tail, tfill);
-                const __m256 x2 = plane_load8(xt + 2 * w, last, tail, tfill);
-                nan = _mm256_or_ps(nan, _mm256_cmp_ps(x1, x2, _CMP_UNORD_Q)); /* either a NaN */
-                least = _mm256_min_epi32(least, _mm256_min_epi32(_mm256_castps_si256(x1), _mm256_castps_si256(x2)));
-                _mm256_maskstore_ps(v + 8 * t, last ? tail : all, _mm256_max_ps(x2, _mm256_max_ps(x1, x0)));
-            }
+        next = r1 > next ? r1 : next;
+        float *yi = p->y + i * p->ow;
+        const int steady = kh == 3 && n == 3 && knew == 1; /* stride 2's rows of 3 x 3, the last two new */
+        if (s == 2 && kw == 3 && p->pw == 1 && steady) {
+            plane_s2_row(x, w, n, knew, 3, 1, tail, tfill, yi, p->ow, nb, &nan, &least, 1);
+        } else if (s == 2 && kw == 3 && p->pw == 1) {
+            plane_s2_row(x, w, n, knew, 3, 1, tail, tfill, yi, p->ow, nb, &nan, &least, 0);
+        } else if (s == 2 && kw == 2 && p->pw == 0) {
+            plane_s2_row(x, w, n, knew, 2, 0, tail, tfill, yi, p->ow, nb, &nan, &least, 0);
+        } else if (s == 2) {
+            plane_s2_row(x, w, n, knew, kw, p->pw, tail, tfill, yi, p->ow, nb, &nan, &least, steady);
         } else {
-            for (size_t t = 0; t < nv; t++) {
-                const int last = t == nv - 1;
-                __m256 m = fill;
-                for (size_t k = 0; k < n; k++) { /* a whole window's rows unrolled */
-                    const __m256 xv = plane_load8(x + k * w + 8 * t, last, tail, tfill);
-                    if (k >= knew) {
-                        nan = _mm256_or_ps(nan, _mm256_cmp_ps(xv, xv, _CMP_UNORD_Q));
-                        least = _mm256_min_epi32(least, _mm256_castps_si256(xv));
-                    }
-                    m = k == 0 ? xv : _mm256_max_ps(xv, m);
-                }
-                _mm256_maskstore_ps(v + 8 * t, last ? tail : all, m);
+            for (size_t t = 0; t < nv; t++)
+                _mm256_storeu_ps(v + 8 * t, plane_colmax(x, w, 8 * t, n, knew, tail, tfill, &nan, &least, steady));
+            for (size_t b = 0; b < nb; b++) {
+                const __m256 m = plane_hblock(v, (ptrdiff_t)b * 8 - (ptrdiff_t)p->pw, 1, kw, 0, NULL, NULL, 0);
+                plane_store(yi + 8 * b, m, 1, p->ow - 8 * b);
             }
         }
-        next = r1 > next ? r1 : next;
-        for (size_t b = 0; b < nb; b++)
-            plane_store(p->y + i * p->ow + 8 * b, plane_hblock(v, (ptrdiff_t)b * 8 * s - (ptrdiff_t)p->pw, s, kw, 0,
-                                                               NULL, NULL, 0), s, p->ow - 8 * b);
     }
     const __m256i negzero = _mm256_set1_epi32((int)0x80000000u);
     return _mm256_movemask_ps(nan) || !_mm256_testz_si256(_mm256_cmpeq_epi32(least, negzero), all);
@@ -527,7 +606,6 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
     for (size_t i = 0; i < p->oh; i++) {
         size_t r0, r1;
         mxp_pool_plane_rows(p, i, &r0, &r1);
-        mxp_pool_plane_prefetch(p, i, PLANE_PREFETCH);
         const size_t n = kh && r1 - r0 == kh ? kh : r1 - r0;
         const float *x = p->x + r0 * p->w;
         for (size_t b = 0; b < nb; b++) {
@@ -590,10 +668,7 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
                 const __m256d r = _mm256_set1_pd(p->recip);
                 const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(_mm256_mul_pd(a.s[0], r))),
                                                       _mm256_cvtpd_ps(_mm256_mul_pd(a.s[1], r)), 1);
-                if (left >= 8)
-                    _mm256_storeu_ps(y, v);
-                else
-                    _mm256_maskstore_ps(y, cols8(0, (ptrdiff_t)left), v);
+                store_n(y, v, left);
                 continue;
             }
             if (left >= 8) {
@@ -607,7 +682,7 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
             const __m128 lo = _mm256_cvtpd_ps(divide(a.s[0], _mm256_loadu_pd(dd)));
             const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo),
                                                   _mm256_cvtpd_ps(divide(a.s[1], _mm256_loadu_pd(dd + 4))), 1);
-            _mm256_maskstore_ps(y, cols8(0, (ptrdiff_t)left), v);
+            store_n(y, v, left);
         }
     }
 }
