@@ -492,6 +492,102 @@ static void test_conv2d_bfloat16_tiny_values_exact(void **state)
         }
 }
 
+/* Float32 depthwise convolutions, bit for bit: each output is the float32
+ * products of the taps inside the image, added in (p, q) order from +0
+ * (then, with a bias, widened, the bias added in float64, rounded once),
+ * in both layouts.  x holds -0, NaN, inf and subnormals; a channel with an
+ * infinite weight and one with a NaN weight take the NCHW path that sums
+ * only the taps inside the image, the others the padded whole plane
+ * (src/nn/dwconv.c), whose padded taps must change no bit. */
+static void test_conv2d_depthwise_float32_bits(void **state)
+{
+    (void)state;
+    static const cfg shapes[] = {
+        /* n  c  h   w   o  kh kw sh sw ph pw dh dw g */
+        { 2, 5, 9, 11, 5, 3, 3, 1, 1, 1, 1, 1, 1, 5 },    /* 3x3 same */
+        { 1, 4, 7, 20, 4, 3, 3, 1, 1, 0, 0, 1, 1, 4 },    /* no padding: the plane read in place */
+        { 1, 3, 10, 9, 3, 5, 3, 1, 1, 2, 1, 1, 1, 3 },    /* 5x3, padding (2, 1) */
+        { 1, 4, 11, 70, 4, 3, 3, 1, 1, 2, 2, 2, 2, 4 },   /* dilated, rows past 64 columns */
+        { 1, 3, 6, 5, 3, 3, 3, 1, 1, 2, 2, 1, 1, 3 },     /* padding wider than the window reaches */
+        { 1, 4, 9, 9, 4, 3, 3, 2, 1, 1, 1, 1, 1, 4 },     /* row stride 2: the rows one at a time */
+    };
+    uint64_t rng = 61;
+    for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
+        for (int nhwc = 0; nhwc < 2; nhwc++)
+            for (int bias = 0; bias < 2; bias++) {
+                const cfg *k = &shapes[t];
+                const int64_t oh = out_size(k->h, k->kh, k->sh, k->ph, k->dh);
+                const int64_t ow = out_size(k->w, k->kw, k->sw, k->pw, k->dw);
+                const int64_t nx = k->n * k->c * k->h * k->w, nw = k->c * k->kh * k->kw, ny = k->n * k->c * oh * ow;
+                float *x = malloc((size_t)nx * 4), *w = malloc((size_t)nw * 4), *want = malloc((size_t)ny * 4);
+                double *b = malloc((size_t)k->c * 8);
+                for (int64_t i = 0; i < nx; i++) { /* C order of NCHW */
+                    const uint64_t u = prng_next(&rng) % 64;
+                    x[i] = u == 0 ? -0.0f : u == 1 ? NAN : u == 2 ? INFINITY : u == 3 ? 0x1p-140f
+                                                                          : (float)(prng_uniform(&rng) * 4 - 2);
+                }
+                for (int64_t i = 0; i < nw; i++) /* [c][p][q] */
+                    w[i] = (float)(prng_uniform(&rng) * 2 - 1);
+                w[1 * k->kh * k->kw] = INFINITY; /* channel 1: the taps inside only */
+                w[2 * k->kh * k->kw + k->kw] = NAN;
+                for (int64_t c = 0; c < k->c; c++)
+                    b[c] = (double)(float)(prng_uniform(&rng) - 0.5);
+                for (int64_t n = 0; n < k->n; n++)
+                    for (int64_t c = 0; c < k->c; c++)
+                        for (int64_t i = 0; i < oh; i++)
+                            for (int64_t j = 0; j < ow; j++) {
+                                float a = 0.0f;
+                                for (int64_t p = 0; p < k->kh; p++)
+                                    for (int64_t q = 0; q < k->kw; q++) {
+                                        const int64_t ih = i * k->sh - k->ph + p * k->dh;
+                                        const int64_t iw = j * k->sw - k->pw + q * k->dw;
+                                        if (ih < 0 || ih >= k->h || iw < 0 || iw >= k->w)
+                                            continue;
+                                        const float pr = x[((n * k->c + c) * k->h + ih) * k->w + iw] *
+                                                         w[(c * k->kh + p) * k->kw + q];
+                                        a += pr;
+                                    }
+                                want[((n * k->c + c) * oh + i) * ow + j] = bias ? (float)((double)a + b[c]) : a;
+                            }
+                /* the arrays in the layout's order */
+                const int64_t xs[4] = { k->n, nhwc ? k->h : k->c, nhwc ? k->w : k->h, nhwc ? k->c : k->w };
+                const int64_t ws[4] = { k->c, nhwc ? k->kh : 1, nhwc ? k->kw : k->kh, nhwc ? 1 : k->kw };
+                mxp_array *xa = NULL, *wa = NULL, *ba = mk(MXP_F32, 1, &k->c, b), *y = NULL;
+                assert_int_equal(mxp_array_empty(&xa, MXP_F32, 4, xs), MXP_OK);
+                assert_int_equal(mxp_array_empty(&wa, MXP_F32, 4, ws), MXP_OK);
+                float *xd = mxp_array_data(xa);
+                for (int64_t n = 0; n < k->n; n++)
+                    for (int64_t c = 0; c < k->c; c++)
+                        for (int64_t i = 0; i < k->h * k->w; i++)
+                            xd[nhwc ? (n * k->h * k->w + i) * k->c + c : (n * k->c + c) * k->h * k->w + i] =
+                                x[(n * k->c + c) * k->h * k->w + i];
+                memcpy(mxp_array_data(wa), w, (size_t)nw * 4); /* [c][p][q][1] and [c][1][p][q]: the same order */
+                const mxp_conv_opts o = { .layout = nhwc ? MXP_NHWC : MXP_NCHW, .stride = { k->sh, k->sw },
+                                          .padding = { k->ph, k->pw }, .dilation = { k->dh, k->dw },
+                                          .groups = k->c };
+                assert_int_equal(mxp_conv2d(&y, xa, wa, bias ? ba : NULL, &o, MXP_F32), MXP_OK);
+                const float *yd = mxp_array_data(y);
+                for (int64_t n = 0; n < k->n; n++)
+                    for (int64_t c = 0; c < k->c; c++)
+                        for (int64_t i = 0; i < oh * ow; i++) {
+                            const float g = yd[nhwc ? (n * oh * ow + i) * k->c + c : (n * k->c + c) * oh * ow + i];
+                            const float e = want[(n * k->c + c) * oh * ow + i];
+                            if (memcmp(&g, &e, 4) && !(isnan(g) && isnan(e)))
+                                fail_msg("shape %zu %s bias %d: n%lld c%lld pixel %lld: got %a, want %a", t,
+                                         nhwc ? "NHWC" : "NCHW", bias, (long long)n, (long long)c, (long long)i,
+                                         (double)g, (double)e);
+                        }
+                mxp_array_free(y);
+                mxp_array_free(xa);
+                mxp_array_free(wa);
+                mxp_array_free(ba);
+                free(x);
+                free(w);
+                free(want);
+                free(b);
+            }
+}
+
 static void test_conv2d_bad_arguments(void **state)
 {
     (void)state;
@@ -550,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_conv2d_nhwc_is_gemm_of_im2col),
         cmocka_unit_test(test_conv2d_bfloat16_nhwc_is_gemm_of_im2col),
         cmocka_unit_test(test_conv2d_bfloat16_tiny_values_exact),
+        cmocka_unit_test(test_conv2d_depthwise_float32_bits),
         cmocka_unit_test(test_conv2d_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
