@@ -53,6 +53,42 @@ static inline __attribute__((always_inline)) void taps_block(float *acc, const f
     }
 }
 
+/* 3 taps a row, stride 1, no dilation (the common 3x3 window), as the
+ * AVX-512 kernel's: four pixels x 16 channels from (j, c), each input
+ * vector loaded once (pinned to a register) for the (up to three) pixels
+ * whose window it is in -- pixel p takes position u = p + q as its tap q,
+ * so its taps still come in order.  Fourteen accumulators and weights of
+ * the sixteen registers. */
+static inline __attribute__((always_inline)) void taps3_block(float *acc, const float *const *rows,
+                                                              const float *const *wrows, size_t nrows, size_t ch,
+                                                              size_t j, size_t c)
+{
+    __m256 a[4][2];
+    for (int p = 0; p < 4; p++)
+        a[p][0] = a[p][1] = _mm256_setzero_ps();
+    for (size_t r = 0; r < nrows; r++) {
+        const float *xp = rows[r] + j * ch + c, *wp = wrows[r] + c;
+        __m256 w[3][2];
+        for (int q = 0; q < 3; q++)
+            for (int v = 0; v < 2; v++)
+                w[q][v] = _mm256_loadu_ps(wp + q * ch + 8 * v);
+        for (int u = 0; u < 6; u++, xp += ch)
+            for (int v = 0; v < 2; v++) {
+                __m256 xv = _mm256_loadu_ps(xp + 8 * v);
+                __asm__("" : "+x"(xv)); /* in a register: not folded into each product */
+                for (int p = 0; p < 4; p++) {
+                    const int q = u - p;
+                    if (q >= 0 && q < 3)
+                        a[p][v] = _mm256_add_ps(a[p][v], _mm256_mul_ps(xv, w[q][v]));
+                }
+            }
+    }
+    float *ap = acc + j * ch + c;
+    for (int p = 0; p < 4; p++, ap += ch)
+        for (int v = 0; v < 2; v++)
+            _mm256_storeu_ps(ap + 8 * v, a[p][v]);
+}
+
 /* Every pixel, two at a time, for nv vectors of channels from c. */
 static inline __attribute__((always_inline)) void taps_cols(float *acc, const float *const *rows,
                                                             const float *const *wrows, size_t nrows, size_t kw,
@@ -114,6 +150,17 @@ void mxp_f32_dwconv_taps__avx2(float *acc, const float *const *rows, const float
         return;
     }
     size_t c = 0;
+    if (kw == 3 && step == ch && dstep == ch) {
+        for (; c + 16 <= ch; c += 16) {
+            size_t j = 0;
+            for (; j + 4 <= n; j += 4)
+                taps3_block(acc, rows, wrows, nrows, ch, j, c);
+            for (; j + 2 <= n; j += 2)
+                taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 2, 1);
+            if (j < n)
+                taps_block(acc, rows, wrows, nrows, kw, ch, step, dstep, j, c, 2, 0);
+        }
+    }
     for (; c + 32 <= ch; c += 32)
         taps_cols(acc, rows, wrows, nrows, kw, n, ch, step, dstep, c, 4);
     for (; c + 8 <= ch; c += 8)
