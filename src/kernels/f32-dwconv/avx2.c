@@ -1,11 +1,12 @@
 /* Float32 depthwise-convolution rows, AVX2: eight channels a step (NHWC),
  * or eight output columns of one channel (NCHW, stride 1).  Multiply, then
- * add: the twin's bits; and whole windows of two pixels, up to 32
+ * add, the accumulator the first source (fp-order.h): the twin's bits; and whole windows of two pixels, up to 32
  * channels, or of 32 output columns of one channel (NCHW, stride 1), in
  * registers (the taps kernel).  See dwconv-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/dwconv-kernels.h"
+#include "kernels/fp-order.h"
 
 void mxp_f32_dwconv__avx2(float *acc, const float *x, const float *w, size_t n, size_t ch, size_t step)
 {
@@ -13,7 +14,7 @@ void mxp_f32_dwconv__avx2(float *acc, const float *x, const float *w, size_t n, 
         const __m256 wv = _mm256_set1_ps(w[0]);
         size_t j = 0;
         for (; j + 8 <= n; j += 8)
-            _mm256_storeu_ps(acc + j, _mm256_add_ps(_mm256_loadu_ps(acc + j), _mm256_mul_ps(_mm256_loadu_ps(x + j), wv)));
+            _mm256_storeu_ps(acc + j, mxp_add_first_ps256(_mm256_loadu_ps(acc + j), mxp_mul_first_ps256(_mm256_loadu_ps(x + j), wv)));
         mxp_f32_dwconv_tail(acc + j, x + j, w, n - j, 1, 1, 0);
         return;
     }
@@ -22,8 +23,8 @@ void mxp_f32_dwconv__avx2(float *acc, const float *x, const float *w, size_t n, 
         float *a = acc + j * ch;
         const float *xj = x + j * step;
         for (size_t c = 0; c < c8; c += 8)
-            _mm256_storeu_ps(a + c, _mm256_add_ps(_mm256_loadu_ps(a + c),
-                                                  _mm256_mul_ps(_mm256_loadu_ps(xj + c), _mm256_loadu_ps(w + c))));
+            _mm256_storeu_ps(a + c, mxp_add_first_ps256(_mm256_loadu_ps(a + c),
+                                                  mxp_mul_first_ps256(_mm256_loadu_ps(xj + c), _mm256_loadu_ps(w + c))));
     }
     mxp_f32_dwconv_tail(acc, x, w, n, ch, step, c8);
 }
@@ -41,9 +42,9 @@ static inline __attribute__((always_inline)) void taps_block(float *acc, const f
             const float *xp = rows[r] + j * step + q * dstep + c, *wp = wrows[r] + q * ch + c;
             for (int v = 0; v < nv; v++) {
                 const __m256 wv = _mm256_loadu_ps(wp + 8 * v);
-                a0[v] = _mm256_add_ps(a0[v], _mm256_mul_ps(_mm256_loadu_ps(xp + 8 * v), wv));
+                a0[v] = mxp_add_first_ps256(a0[v], mxp_mul_first_ps256(_mm256_loadu_ps(xp + 8 * v), wv));
                 if (two)
-                    a1[v] = _mm256_add_ps(a1[v], _mm256_mul_ps(_mm256_loadu_ps(xp + step + 8 * v), wv));
+                    a1[v] = mxp_add_first_ps256(a1[v], mxp_mul_first_ps256(_mm256_loadu_ps(xp + step + 8 * v), wv));
             }
         }
     for (int v = 0; v < nv; v++) {
@@ -55,7 +56,7 @@ static inline __attribute__((always_inline)) void taps_block(float *acc, const f
 
 /* 3 taps a row, stride 1, no dilation (the common 3x3 window), as the
  * AVX-512 kernel's: four pixels x 16 channels from (j, c), each input
- * vector loaded once (pinned to a register) for the (up to three) pixels
+ * vector loaded once (into a register) for the (up to three) pixels
  * whose window it is in -- pixel p takes position u = p + q as its tap q,
  * so its taps still come in order.  Fourteen accumulators and weights of
  * the sixteen registers. */
@@ -75,11 +76,10 @@ static inline __attribute__((always_inline)) void taps3_block(float *acc, const 
         for (int u = 0; u < 6; u++, xp += ch)
             for (int v = 0; v < 2; v++) {
                 __m256 xv = _mm256_loadu_ps(xp + 8 * v);
-                __asm__("" : "+x"(xv)); /* in a register: not folded into each product */
                 for (int p = 0; p < 4; p++) {
                     const int q = u - p;
                     if (q >= 0 && q < 3)
-                        a[p][v] = _mm256_add_ps(a[p][v], _mm256_mul_ps(xv, w[q][v]));
+                        a[p][v] = mxp_add_first_ps256(a[p][v], mxp_mul_first_ps256(xv, w[q][v]));
                 }
             }
     }
@@ -120,7 +120,7 @@ static inline __attribute__((always_inline)) void taps_px_block(float *acc, cons
             const __m256 wv = _mm256_set1_ps(wrows[r][q]);
             for (int v = 0; v < nv; v++) {
                 const __m256 xv = tail ? _mm256_maskload_ps(xp + 8 * v, lanes) : _mm256_loadu_ps(xp + 8 * v);
-                a[v] = _mm256_add_ps(a[v], _mm256_mul_ps(xv, wv));
+                a[v] = mxp_add_first_ps256(a[v], mxp_mul_first_ps256(xv, wv));
             }
         }
     for (int v = 0; v < nv; v++) {

@@ -2,11 +2,13 @@
  * (NHWC; the rest masked), or sixteen output columns of one channel (NCHW,
  * stride 1); and whole windows of two pixels, up to 64 channels, or of 64
  * output columns of one channel (NCHW, stride 1), in registers (the taps
- * kernel).  Multiply, then add: the twin's bits.  See
- * dwconv-kernels.h. */
+ * kernel).  Multiply, then add, the accumulator the first source
+ * (fp-order.h: where both are NaNs, x86 keeps the first's): the twin's
+ * bits.  See dwconv-kernels.h. */
 #include <immintrin.h>
 
 #include "kernels/dwconv-kernels.h"
+#include "kernels/fp-order.h"
 
 void mxp_f32_dwconv__avx512f(float *acc, const float *x, const float *w, size_t n, size_t ch, size_t step)
 {
@@ -14,10 +16,10 @@ void mxp_f32_dwconv__avx512f(float *acc, const float *x, const float *w, size_t 
         const __m512 wv = _mm512_set1_ps(w[0]);
         size_t j = 0;
         for (; j + 16 <= n; j += 16)
-            _mm512_storeu_ps(acc + j, _mm512_add_ps(_mm512_loadu_ps(acc + j), _mm512_mul_ps(_mm512_loadu_ps(x + j), wv)));
+            _mm512_storeu_ps(acc + j, mxp_add_first_ps512(_mm512_loadu_ps(acc + j), mxp_mul_first_ps512(_mm512_loadu_ps(x + j), wv)));
         const __mmask16 m = (__mmask16)((1u << (n - j)) - 1);
-        _mm512_mask_storeu_ps(acc + j, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, acc + j),
-                                                         _mm512_mul_ps(_mm512_maskz_loadu_ps(m, x + j), wv)));
+        _mm512_mask_storeu_ps(acc + j, m, mxp_add_first_ps512(_mm512_maskz_loadu_ps(m, acc + j),
+                                                         mxp_mul_first_ps512(_mm512_maskz_loadu_ps(m, x + j), wv)));
         return;
     }
     const size_t c16 = ch / 16 * 16;
@@ -27,11 +29,11 @@ void mxp_f32_dwconv__avx512f(float *acc, const float *x, const float *w, size_t 
         const float *xj = x + j * step;
         size_t c = 0;
         for (; c < c16; c += 16)
-            _mm512_storeu_ps(a + c, _mm512_add_ps(_mm512_loadu_ps(a + c),
-                                                  _mm512_mul_ps(_mm512_loadu_ps(xj + c), _mm512_loadu_ps(w + c))));
+            _mm512_storeu_ps(a + c, mxp_add_first_ps512(_mm512_loadu_ps(a + c),
+                                                  mxp_mul_first_ps512(_mm512_loadu_ps(xj + c), _mm512_loadu_ps(w + c))));
         if (m)
-            _mm512_mask_storeu_ps(a + c, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + c),
-                                                           _mm512_mul_ps(_mm512_maskz_loadu_ps(m, xj + c),
+            _mm512_mask_storeu_ps(a + c, m, mxp_add_first_ps512(_mm512_maskz_loadu_ps(m, a + c),
+                                                           mxp_mul_first_ps512(_mm512_maskz_loadu_ps(m, xj + c),
                                                                          _mm512_maskz_loadu_ps(m, w + c))));
     }
 }
@@ -51,9 +53,9 @@ static inline __attribute__((always_inline)) void taps_block(float *acc, const f
             for (int v = 0; v < nv; v++) {
                 const __mmask16 mv = v == nv - 1 ? m : 0xffff;
                 const __m512 wv = _mm512_maskz_loadu_ps(mv, wp + 16 * v);
-                a0[v] = _mm512_add_ps(a0[v], _mm512_mul_ps(_mm512_maskz_loadu_ps(mv, xp + 16 * v), wv));
+                a0[v] = mxp_add_first_ps512(a0[v], mxp_mul_first_ps512(_mm512_maskz_loadu_ps(mv, xp + 16 * v), wv));
                 if (two)
-                    a1[v] = _mm512_add_ps(a1[v], _mm512_mul_ps(_mm512_maskz_loadu_ps(mv, xp + step + 16 * v), wv));
+                    a1[v] = mxp_add_first_ps512(a1[v], mxp_mul_first_ps512(_mm512_maskz_loadu_ps(mv, xp + step + 16 * v), wv));
             }
         }
     for (int v = 0; v < nv; v++) {
@@ -68,9 +70,10 @@ static inline __attribute__((always_inline)) void taps_block(float *acc, const f
  * pixels x 32 channels from (j, c), each input vector loaded once for the
  * (up to three) pixels whose window it is in -- pixel p takes position
  * u = p + q as its tap q, so its taps still come in order.  The loaded
- * vector is pinned to a register (an empty asm): GCC otherwise folded the
- * load into each of its products, and the loads bound the loop (AMD Zen 4,
- * 128 channels in L1: 130 -> 90 cycles a pixel). */
+ * vector stays in a register (fp-order.h's products take registers):
+ * with intrinsics GCC folded the load into each of its products, and the
+ * loads bound the loop (AMD Zen 4, 128 channels in L1: 130 -> 90 cycles
+ * a pixel). */
 static inline __attribute__((always_inline)) void taps3_block(float *acc, const float *const *rows,
                                                               const float *const *wrows, size_t nrows, size_t ch,
                                                               size_t j, size_t c)
@@ -87,11 +90,10 @@ static inline __attribute__((always_inline)) void taps3_block(float *acc, const 
         for (int u = 0; u < 6; u++, xp += ch)
             for (int v = 0; v < 2; v++) {
                 __m512 xv = _mm512_loadu_ps(xp + 16 * v);
-                __asm__("" : "+v"(xv)); /* in a register: GCC folded it into each product, three loads */
                 for (int p = 0; p < 4; p++) {
                     const int q = u - p;
                     if (q >= 0 && q < 3)
-                        a[p][v] = _mm512_add_ps(a[p][v], _mm512_mul_ps(xv, w[q][v]));
+                        a[p][v] = mxp_add_first_ps512(a[p][v], mxp_mul_first_ps512(xv, w[q][v]));
                 }
             }
     }
@@ -116,9 +118,48 @@ static inline __attribute__((always_inline)) void taps_px_block(float *acc, cons
             const float *xp = rows[r] + j + q * dstep;
             const __m512 wv = _mm512_set1_ps(wrows[r][q]);
             for (int v = 0; v < nv; v++)
-                a[v] = _mm512_add_ps(a[v], _mm512_mul_ps(_mm512_maskz_loadu_ps(v == nv - 1 ? m : 0xffff, xp + 16 * v),
+                a[v] = mxp_add_first_ps512(a[v], mxp_mul_first_ps512(_mm512_maskz_loadu_ps(v == nv - 1 ? m : 0xffff, xp + 16 * v),
                                                          wv));
         }
+    for (int v = 0; v < nv; v++)
+        _mm512_mask_storeu_ps(acc + j + 16 * v, v == nv - 1 ? m : 0xffff, a[v]);
+}
+
+/* One channel, 3 taps a row at stride 1 (the NCHW 3x3 plane): nv vectors
+ * of sixteen output columns from j (the last masked by m), each row's
+ * nv + 1 vectors loaded once (masked to the lim floats the row has from
+ * j) and its taps 1 and 2 shifted out of them by valignd -- a third of
+ * the loads of taps_px_block, whose loads (most of them split across
+ * cache lines) bound it: AMD Zen 4, 1x128x56x56 3x3 NCHW ... */
+static inline __attribute__((always_inline)) void taps3_px_block(float *acc, const float *const *rows,
+                                                                 const float *const *wrows, size_t nrows, size_t j,
+                                                                 int nv, __mmask16 m, size_t lim)
+{
+    __m512 a[4];
+    for (int v = 0; v < nv; v++)
+        a[v] = _mm512_setzero_ps();
+    for (size_t r = 0; r < nrows; r++) {
+        const float *xp = rows[r] + j;
+        const __m512 w0 = _mm512_set1_ps(wrows[r][0]), w1 = _mm512_set1_ps(wrows[r][1]);
+        const __m512 w2 = _mm512_set1_ps(wrows[r][2]);
+        __m512 x[5];
+        for (int v = 0; v <= nv; v++) {
+            const size_t at = 16 * (size_t)v;
+            const __mmask16 lv = lim >= at + 16 ? (__mmask16)0xffff
+                                 : lim > at     ? (__mmask16)((1u << (lim - at)) - 1)
+                                                : 0;
+            x[v] = _mm512_maskz_loadu_ps(lv, xp + at);
+        }
+        for (int v = 0; v < nv; v++) {
+            const __m512 t1 = _mm512_castsi512_ps(
+                _mm512_alignr_epi32(_mm512_castps_si512(x[v + 1]), _mm512_castps_si512(x[v]), 1));
+            const __m512 t2 = _mm512_castsi512_ps(
+                _mm512_alignr_epi32(_mm512_castps_si512(x[v + 1]), _mm512_castps_si512(x[v]), 2));
+            a[v] = mxp_add_first_ps512(a[v], mxp_mul_first_ps512(x[v], w0));
+            a[v] = mxp_add_first_ps512(a[v], mxp_mul_first_ps512(t1, w1));
+            a[v] = mxp_add_first_ps512(a[v], mxp_mul_first_ps512(t2, w2));
+        }
+    }
     for (int v = 0; v < nv; v++)
         _mm512_mask_storeu_ps(acc + j + 16 * v, v == nv - 1 ? m : 0xffff, a[v]);
 }
@@ -126,6 +167,19 @@ static inline __attribute__((always_inline)) void taps_px_block(float *acc, cons
 void mxp_f32_dwconv_taps__avx512f(float *acc, const float *const *rows, const float *const *wrows, size_t nrows,
                                   size_t kw, size_t n, size_t ch, size_t step, size_t dstep)
 {
+    if (ch == 1 && step == 1 && kw == 3 && dstep == 1) { /* 64 columns a block, from 80 loaded once a row */
+        for (size_t j = 0; j < n; j += 64) {
+            const size_t left = n - j < 64 ? n - j : 64, lim = n + 2 - j;
+            const __mmask16 m = left % 16 ? (__mmask16)((1u << (left % 16)) - 1) : 0xffff;
+            switch ((left + 15) / 16) {
+            case 4: taps3_px_block(acc, rows, wrows, nrows, j, 4, m, lim); break;
+            case 3: taps3_px_block(acc, rows, wrows, nrows, j, 3, m, lim); break;
+            case 2: taps3_px_block(acc, rows, wrows, nrows, j, 2, m, lim); break;
+            default: taps3_px_block(acc, rows, wrows, nrows, j, 1, m, lim); break;
+            }
+        }
+        return;
+    }
     if (ch == 1 && step == 1) { /* up to 64 columns a block: up to four chains of additions */
         for (size_t j = 0; j < n; j += 64) {
             const size_t left = n - j < 64 ? n - j : 64;
