@@ -15,16 +15,36 @@ typedef struct take_job {
     int64_t ts, os;        /* row steps */
     int64_t axis_stride;   /* table bytes per index */
     const double *scales;  /* per table row, or NULL */
+    int64_t ahead;         /* rows whose index lies TAKE_AHEAD rows on (a one-axis walk): [0, ahead) */
 } take_job;
 
 enum { OUT, TAB, IDX };
 
+/* The table row TAKE_AHEAD output rows on is prefetched (its index read
+ * from the same dense indices): the rows are gathered from anywhere in
+ * the table, which the hardware prefetchers cannot guess.  AMD Zen 4, 4 M
+ * elements in rows of 384 from a 30522-row table, one thread (`mxp bench
+ * nn`, against memcpy of the same bytes): float32 0.46-0.60x -> 0.74x,
+ * bfloat16 0.37-0.47x -> 0.61-0.74x; 2, 8 and 16 rows on no better. */
+enum { TAKE_AHEAD = 4 };
+
+static void take_prefetch(const take_job *j, char **p, int64_t row)
+{
+    if (row >= j->ahead)
+        return;
+    const int64_t i = ((const int64_t *)(const void *)p[IDX])[TAKE_AHEAD];
+    const uintptr_t a = (uintptr_t)p[TAB] + (uintptr_t)(i * j->axis_stride); /* an address: never read */
+    const uintptr_t bytes = (uintptr_t)(j->len * j->ts);
+    for (uintptr_t b = 0; b < bytes; b += 64)
+        __builtin_prefetch((const void *)(a + b));
+}
+
 static void take_row(const void *ctx, char **p, double *buf, int64_t row)
 {
-    (void)row;
     const take_job *j = ctx;
     const int64_t i = *(const int64_t *)(const void *)p[IDX];
     const char *src = p[TAB] + i * j->axis_stride;
+    take_prefetch(j, p, row);
     if (!j->scales && j->tt == j->ot) { /* a copy: every bit kept (NaN payloads, bools) */
         const size_t size = mxp_dtype_itemsize(j->tt);
         if (j->ts == (int64_t)size && j->os == (int64_t)size)
@@ -147,10 +167,12 @@ static mxp_status take_in_env(const char *fn, mxp_array *out, const mxp_array *t
         st = nn_out_begin(fn, out, in, 2, 1, &work);
     if (st == MXP_OK) {
         const bool unit = axis == table->ndim - 1;
-        const take_job j = { unit ? 1 : table->shape[table->ndim - 1], table->dtype, work->dtype,
-                             unit ? 0 : nn_step(table), unit ? 0 : nn_step(work), table->strides[axis], scales };
         nn_rows r;
         take_walk(&r, work, table, idx, axis, unit);
+        const bool one = r.nd == 1 && r.strides[IDX][0] == 8 && !unit; /* index k of row k, rows to prefetch */
+        const take_job j = { unit ? 1 : table->shape[table->ndim - 1], table->dtype, work->dtype,
+                             unit ? 0 : nn_step(table), unit ? 0 : nn_step(work), table->strides[axis], scales,
+                             one ? r.nrows - TAKE_AHEAD : 0 };
         st = nn_run_rows(&r, j.len, scales ? (size_t)j.len : 0, true, take_row, &j);
     }
     mxp_array_free(idx);
