@@ -24,7 +24,8 @@ typedef struct dw_job {
 
 enum {
     DW_MAX_ROWS = 32,  /* window rows the taps kernel takes (more: the row kernel alone) */
-    DW_MAX_TAPS = 1024 /* an NCHW channel's window gathered for it (more: the row kernel alone) */
+    DW_MAX_TAPS = 1024, /* an NCHW channel's window gathered for it (more: the row kernel alone) */
+    DW_GAP = 16         /* floats zeroed between the padded plane's rows at once */
 };
 
 /* The output columns [*in0, *in1) whose every tap column lies inside the
@@ -175,7 +176,7 @@ static bool dw_whole_plane(const nn_geom *g, const float *wl, int64_t ntaps)
  * the padded plane ((h + 2 ph) rows of L). */
 static int64_t dw_whole_floats(const nn_geom *g)
 {
-    return (g->oh + g->h + 2 * g->ph) * (g->w + 2 * g->pw);
+    return (g->oh + g->h + 2 * g->ph) * (g->w + 2 * g->pw) + DW_GAP;
 }
 
 /* Plane r (channel ch) by the whole-plane path into y (or through the
@@ -188,12 +189,16 @@ static void dw_plane_whole(const dw_job *j, const float *base, const float *wl, 
     const float *src = base;
     if (g->ph || g->pw) {
         float *pad = acc + g->oh * L;
-        memset(pad, 0, (size_t)(g->ph * L) * sizeof(float));
+        memset(pad, 0, (size_t)(g->ph * L + g->pw) * sizeof(float)); /* the rows above, row 0's left columns */
         for (int64_t ih = 0; ih < g->h; ih++) {
-            float *row = pad + (g->ph + ih) * L;
-            for (int64_t c = 0; c < g->pw; c++)
-                row[c] = row[g->pw + g->w + c] = 0.0f;
-            memcpy(row + g->pw, base + ih * g->w, (size_t)g->w * sizeof(float));
+            float *row = pad + (g->ph + ih) * L + g->pw;
+            memcpy(row, base + ih * g->w, (size_t)g->w * sizeof(float));
+            if (g->pw <= DW_GAP / 2) /* this row's right columns, the next one's left: a store of fixed size
+                                        (the loop became two calls to memset a row), past them the next row's
+                                        data, copied next, or the rows below, zeroed next (DW_GAP of slack) */
+                memset(row + g->w, 0, DW_GAP * sizeof(float));
+            else
+                memset(row + g->w, 0, (size_t)(2 * g->pw) * sizeof(float));
         }
         memset(pad + (g->ph + g->h) * L, 0, (size_t)(g->ph * L) * sizeof(float));
         src = pad;

@@ -509,6 +509,7 @@ static void test_conv2d_depthwise_float32_bits(void **state)
         { 1, 3, 10, 9, 3, 5, 3, 1, 1, 2, 1, 1, 1, 3 },    /* 5x3, padding (2, 1) */
         { 1, 4, 11, 70, 4, 3, 3, 1, 1, 2, 2, 2, 2, 4 },   /* dilated, rows past 64 columns */
         { 1, 3, 6, 5, 3, 3, 3, 1, 1, 2, 2, 1, 1, 3 },     /* padding wider than the window reaches */
+        { 1, 3, 5, 6, 3, 3, 3, 1, 1, 9, 9, 1, 1, 3 },     /* padding of 9: zero columns wider than 16 */
         { 1, 4, 9, 9, 4, 3, 3, 2, 1, 1, 1, 1, 1, 4 },     /* row stride 2: the rows one at a time */
     };
     uint64_t rng = 61;
