@@ -1,6 +1,6 @@
 /* The conversion kernel table, expanded from src/kernels/cvt-list.inc.
  * Entries are listed most capable ISA first within a pair. */
-#include <pthread.h>
+#include <stdatomic.h>
 
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
@@ -73,25 +73,26 @@ int mxp_cvt_is_preferred(const mxp_cvt_kernel *k)
     return k && is_preferred(k, mxp_cpu_uarch_id());
 }
 
-/* Every answer, computed once: small conversions (the elementwise
- * operations' blocks) should not pay for a scan of the list. */
-static const mxp_cvt_kernel *table[MXP_ISA_COUNT][MXP_DTYPE_COUNT][MXP_DTYPE_COUNT][MXP_ROUNDING_COUNT];
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static void fill_table(void)
-{
-    const mxp_uarch uarch = mxp_cpu_uarch_id();
-    for (int isa = 0; isa < MXP_ISA_COUNT; isa++)
-        for (int d = 1; d < MXP_DTYPE_COUNT; d++)
-            for (int s = 1; s < MXP_DTYPE_COUNT; s++)
-                for (int m = 0; m < MXP_ROUNDING_COUNT; m++)
-                    table[isa][d][s][m] = scan((mxp_dtype)d, (mxp_dtype)s, (mxp_rounding)m, (mxp_isa)isa, uarch);
-}
+/* Every answer, computed once, on first use: small conversions (the
+ * elementwise operations' blocks) should not pay for a scan of the list,
+ * and a process's first conversion should not pay for all of them (the
+ * whole table, every level, dtype pair and mode, took 9-13 ms of the
+ * first mxp_convert call on a Zen 4; one answer takes microseconds).  An
+ * entry is NULL until computed, then the kernel or `none`; threads that
+ * race compute the same answer. */
+static _Atomic(const mxp_cvt_kernel *) table[MXP_ISA_COUNT][MXP_DTYPE_COUNT][MXP_DTYPE_COUNT][MXP_ROUNDING_COUNT];
+static const mxp_cvt_kernel none; /* "no kernel", as an entry */
 
 const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa)
 {
-    pthread_once(&once, fill_table);
-    return table[isa][dst][src][mode];
+    _Atomic(const mxp_cvt_kernel *) *e = &table[isa][dst][src][mode];
+    const mxp_cvt_kernel *k = atomic_load_explicit(e, memory_order_acquire);
+    if (!k) {
+        k = dst > 0 && src > 0 ? scan(dst, src, mode, isa, mxp_cpu_uarch_id()) : NULL;
+        k = k ? k : &none;
+        atomic_store_explicit(e, k, memory_order_release);
+    }
+    return k == &none ? NULL : k;
 }
 
 const mxp_cvt_kernel *mxp_cvt_kernels(size_t *count)
