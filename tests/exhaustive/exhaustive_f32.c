@@ -16,7 +16,8 @@
  *   step 3  float16, bfloat16, e4m3fn, e5m2, int8, uint8 and e8m0 by
  *           stochastic rounding (one seed, element i drawing index i),
  *           both overflow policies;
- *   step 4  the 0.2 float formats, the five deterministic modes, saturating;
+ *   step 4  float8_e4m3fn, float8_e5m2 and the 0.2 float formats, the
+ *           five deterministic modes, saturating;
  *   step 5  the 0.2 float formats but e8m0 (step 3) by stochastic rounding,
  *           both overflow policies;
  *   step 6  int4, uint4, int2, uint2, int1, uint1: every mode, stochastic
@@ -54,8 +55,10 @@ static const mxp_dtype targets[] = { MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2,
                                      MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
                                      MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_E8M0 };
 static const mxp_dtype sr_targets[] = { MXP_F16, MXP_BF16, MXP_E4M3, MXP_E5M2, MXP_S8, MXP_U8, MXP_E8M0 };
-static const mxp_dtype new_float_targets[] = { MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
-                                               MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_E8M0 };
+/* step 4: the 0.2 formats, and float8_e4m3fn and float8_e5m2, whose
+ * saturating deterministic modes no step had swept */
+static const mxp_dtype sat_targets[] = { MXP_E4M3, MXP_E5M2, MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ,
+                                         MXP_E5M2FNUZ, MXP_E2M3, MXP_E3M2, MXP_E2M1, MXP_E8M0 };
 static const mxp_dtype new_sr_targets[] = { MXP_E3M4, MXP_E4M3IEEE, MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ,
                                             MXP_E2M3, MXP_E3M2, MXP_E2M1 };
 static const mxp_dtype int_targets[] = { MXP_S4, MXP_U4, MXP_S2, MXP_U2, MXP_S1, MXP_U1 };
@@ -312,8 +315,7 @@ int main(int argc, char **argv)
         { "step 1", { MXP_DTYPE_INVALID }, 0, 0, 0, 0, 0, 0, 0 },
         make_sweep("step 2", targets, COUNT(targets), 0, N_MODES, INF, INF + 1, 2024, argc, argv, a),
         make_sweep("step 3", sr_targets, COUNT(sr_targets), SR, SR + 1, 0, N_OV, 0, argc, argv, a),
-        make_sweep("step 4", new_float_targets, COUNT(new_float_targets), 0, N_MODES, SAT, SAT + 1, 4048, argc,
-                   argv, a),
+        make_sweep("step 4", sat_targets, COUNT(sat_targets), 0, N_MODES, SAT, SAT + 1, 4048, argc, argv, a),
         make_sweep("step 5", new_sr_targets, COUNT(new_sr_targets), SR, SR + 1, 0, N_OV, 0, argc, argv, a),
         make_sweep("step 6", int_targets, COUNT(int_targets), 0, SR + 1, 0, N_OV, 6072, argc, argv, a),
     };
