@@ -449,14 +449,10 @@ static inline __m256 plane_shift(__m256 v0, __m256 v1, __m256 v2, ptrdiff_t sh)
                             _mm256_castsi256_ps(_mm256_cmpgt_epi32(lane, _mm256_set1_epi32((int)(7 - sh)))));
 }
 
-/* Stride 2 (as the AVX-512 kernel's, one output row a step: two, with
- * AVX2's sixteen registers, spilled and measured 437 -> 500 ns a 56 x 56
- * max plane on Zen 4): the blocks of eight columns of output row i,
- * every window tap q reading column 16 b + 2 j + q - pw: the even (q - pw
- * even) or odd column maxima of the sixteen columns from 16 b (split by
- * vpermps and vperm2f128 into columns' order), moved by floor((q - pw) /
- * 2) lanes across the blocks before and after (e0 / o0, e2 / o2) -- all
- * in registers.  pw a constant where the windows are common. */
+/* Stride 2 as the AVX-512 kernel's (one output row a step: two spilled
+ * AVX2's sixteen registers, 437 -> 500 ns a 56 x 56 plane on Zen 4), in
+ * blocks of eight columns from sixteen column maxima split by vpermps and
+ * vperm2f128 (e0 / o0, e1 / o1, e2 / o2: the blocks before and after). */
 MXP_INLINE void plane_s2_row(const float *x, size_t w, size_t n, size_t knew, size_t kw, size_t pw, __m256i tail,
                              __m256 tfill, float *y, size_t ow, size_t nb, __m256 *nan, __m256i *least, int steady)
 {
