@@ -11,34 +11,27 @@
 
 #include <immintrin.h>
 
+/* mxp_add_first_ps<bits>(a, b): a + b, a in the sum's register (an
+ * accumulator stays put); mxp_mul_first_ps<bits>(a, b): a * b into a new
+ * register (a factor used again is not copied). */
+#define MXP_FP_FIRST_OPS(bits, type, reg)                                                                             \
+    static inline type mxp_add_first_ps##bits(type a, type b)                                                        \
+    {                                                                                                                 \
+        __asm__("vaddps %1, %0, %0" : "+" reg(a) : reg(b));                                                           \
+        return a;                                                                                                     \
+    }                                                                                                                 \
+    static inline type mxp_mul_first_ps##bits(type a, type b)                                                        \
+    {                                                                                                                 \
+        type r;                                                                                                       \
+        __asm__("vmulps %2, %1, %0" : "=" reg(r) : reg(a), reg(b));                                                   \
+        return r;                                                                                                     \
+    }
+
 #if defined(__AVX__)
-static inline __m256 mxp_add_first_ps256(__m256 a, __m256 b)
-{
-    __asm__("vaddps %1, %0, %0" : "+x"(a) : "x"(b)); /* a into the sum's register: an accumulator stays put */
-    return a;
-}
-
-static inline __m256 mxp_mul_first_ps256(__m256 a, __m256 b)
-{
-    __m256 r;
-    __asm__("vmulps %2, %1, %0" : "=x"(r) : "x"(a), "x"(b));
-    return r;
-}
+MXP_FP_FIRST_OPS(256, __m256, "x")
 #endif
-
 #if defined(__AVX512F__)
-static inline __m512 mxp_add_first_ps512(__m512 a, __m512 b)
-{
-    __asm__("vaddps %1, %0, %0" : "+v"(a) : "v"(b));
-    return a;
-}
-
-static inline __m512 mxp_mul_first_ps512(__m512 a, __m512 b)
-{
-    __m512 r;
-    __asm__("vmulps %2, %1, %0" : "=v"(r) : "v"(a), "v"(b));
-    return r;
-}
+MXP_FP_FIRST_OPS(512, __m512, "v")
 #endif
 
 #endif
