@@ -237,17 +237,6 @@ static inline float *mxp_pool_plane_vrow(const mxp_f32_pool_plane_params *p)
     return (float *)p->hbuf + mxp_pool_plane_ring_floats(p->kh, p->ow) + MXP_POOL_PLANE_PAD;
 }
 
-/* The vector kernels' software prefetch: the input rows of output row
- * i + ahead (an address past the plane never faults: the next plane's
- * rows, which the next call reads). */
-static inline void mxp_pool_plane_prefetch(const mxp_f32_pool_plane_params *p, size_t i, size_t ahead)
-{
-    const ptrdiff_t r = (ptrdiff_t)((i + ahead) * p->sh) - (ptrdiff_t)p->ph;
-    const uintptr_t a = (uintptr_t)p->x + (uintptr_t)(r > 0 ? r : 0) * p->w * sizeof(float); /* an address */
-    for (size_t c = 0; c < p->sh * p->w; c += 16)
-        __builtin_prefetch((const void *)(a + c * sizeof(float)));
-}
-
 /* Output row i of a sum plane through a row kernel: the rows (NULL
  * outside the plane) and the parameters of mxp_f32_pool's sum with out32. */
 static inline mxp_f32_pool_params mxp_pool_plane_sum_row(const mxp_f32_pool_plane_params *p, size_t i,
