@@ -26,7 +26,10 @@ enum { OUT, TAB, IDX };
  * elements in rows of 384 from a 30522-row table, one thread (`mxp bench
  * nn`, against memcpy of the same bytes): float32 0.46-0.60x -> 0.74x,
  * bfloat16 0.37-0.47x -> 0.61-0.74x; 2, 8 and 16 rows on no better. */
-enum { TAKE_AHEAD = 4 };
+enum {
+    TAKE_AHEAD = 4,         /* rows */
+    TAKE_AHEAD_BYTES = 4096 /* of a row at most: a longer row's own reads bring the rest in time */
+};
 
 static void take_prefetch(const take_job *j, char **p, int64_t row)
 {
@@ -34,8 +37,8 @@ static void take_prefetch(const take_job *j, char **p, int64_t row)
         return;
     const int64_t i = ((const int64_t *)(const void *)p[IDX])[TAKE_AHEAD];
     const uintptr_t a = (uintptr_t)p[TAB] + (uintptr_t)(i * j->axis_stride); /* an address: never read */
-    const uintptr_t bytes = (uintptr_t)(j->len * j->ts);
-    for (uintptr_t b = 0; b < bytes; b += 64)
+    const uintptr_t bytes = (uintptr_t)(j->len * j->ts); /* ts > 0 (take_in_env) */
+    for (uintptr_t b = 0; b < bytes && b < TAKE_AHEAD_BYTES; b += 64)
         __builtin_prefetch((const void *)(a + b));
 }
 
@@ -169,7 +172,8 @@ static mxp_status take_in_env(const char *fn, mxp_array *out, const mxp_array *t
         const bool unit = axis == table->ndim - 1;
         nn_rows r;
         take_walk(&r, work, table, idx, axis, unit);
-        const bool one = r.nd == 1 && r.strides[IDX][0] == 8 && !unit; /* index k of row k, rows to prefetch */
+        /* index k of row k, rows forward in memory: prefetched ahead */
+        const bool one = r.nd == 1 && r.strides[IDX][0] == 8 && !unit && nn_step(table) > 0;
         const take_job j = { unit ? 1 : table->shape[table->ndim - 1], table->dtype, work->dtype,
                              unit ? 0 : nn_step(table), unit ? 0 : nn_step(work), table->strides[axis], scales,
                              one ? r.nrows - TAKE_AHEAD : 0 };

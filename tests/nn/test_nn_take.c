@@ -54,6 +54,41 @@ static void test_take_every_axis_matches_index_arithmetic(void **state)
     mxp_array_free(tab);
 }
 
+/* The embedding lookup (a 2-d table, one axis of indices: the path that
+ * prefetches the row four indices ahead), on a table read forward and on
+ * one whose rows run backward (a view with step -1 on both axes), past
+ * the last rows the prefetch reads indices for. */
+static void test_take_rows_forward_and_backward(void **state)
+{
+    (void)state;
+    enum { R = 37, D = 700, N = 50 };
+    double *t = malloc(R * D * sizeof(double)), iv[N], *got = malloc(N * D * sizeof(double));
+    for (int i = 0; i < R * D; i++)
+        t[i] = i;
+    for (int k = 0; k < N; k++)
+        iv[k] = (k * 17 + 3) % R;
+    mxp_array *tab = mk(MXP_F32, 2, (int64_t[]){ R, D }, t), *idx = mk(MXP_S64, 1, (int64_t[]){ N }, iv), *rev = NULL;
+    const mxp_slice back[2] = { { MXP_SLICE_NONE, MXP_SLICE_NONE, -1 }, { MXP_SLICE_NONE, MXP_SLICE_NONE, -1 } };
+    assert_int_equal(mxp_array_slice(&rev, tab, 2, back), MXP_OK);
+    for (int b = 0; b < 2; b++) {
+        mxp_array *y = NULL;
+        assert_int_equal(mxp_take(&y, b ? rev : tab, idx, 0, MXP_F64), MXP_OK);
+        vals(y, got);
+        for (int k = 0; k < N; k++)
+            for (int c = 0; c < D; c++) {
+                const int row = (int)iv[k], at = b ? (R - 1 - row) * D + (D - 1 - c) : row * D + c;
+                if (got[k * D + c] != t[at])
+                    fail_msg("%s: out[%d][%d] = %g, want %g", b ? "backward" : "forward", k, c, got[k * D + c], t[at]);
+            }
+        mxp_array_free(y);
+    }
+    mxp_array_free(rev);
+    mxp_array_free(idx);
+    mxp_array_free(tab);
+    free(t);
+    free(got);
+}
+
 static void test_take_every_dtype_bit_for_bit(void **state)
 {
     (void)state;
@@ -182,6 +217,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take_every_axis_matches_index_arithmetic),
+        cmocka_unit_test(test_take_rows_forward_and_backward),
         cmocka_unit_test(test_take_every_dtype_bit_for_bit),
         cmocka_unit_test(test_take_bad_indices_write_nothing),
         cmocka_unit_test(test_take_scaled_dequantizes_rows),
