@@ -156,15 +156,20 @@ static void dw_plane_row(const dw_job *j, const float *base, int64_t i, const fl
  * where each output pixel (i, j) reads its taps at padded (i + p dh, j +
  * q dw), so that the taps kernel makes every output row in one call: its
  * "pixels" are padded columns (i L + j), those past ow in a row (j >= ow)
- * left unused.  Whether it serves channel ch's window (wl, ntaps): its
- * weights finite -- then each padded tap adds x w = 0 w = +-0 to a sum
+ * left unused.  dw_whole_shape: the geometries it takes; dw_whole_plane:
+ * whether it serves channel ch's window (wl, ntaps) too, its weights finite -- then each padded tap adds x w = 0 w = +-0 to a sum
  * that is never -0 (it starts at +0, and nearest-even gives -0 only for
  * -0 + -0), which changes nothing: the bits of the taps inside the image
  * alone.  On AMD Zen 4, 1x128x56x56 3x3: the edge pixels summed one at a
  * time were 38% of the time and the calls a row much of the rest. */
+static bool dw_whole_shape(const nn_geom *g)
+{
+    return !g->nhwc && g->sh == 1 && g->sw == 1 && nn_dwconv_nchw_direct(g);
+}
+
 static bool dw_whole_plane(const nn_geom *g, const float *wl, int64_t ntaps)
 {
-    if (g->sh != 1 || g->sw != 1)
+    if (!dw_whole_shape(g))
         return false;
     for (int64_t k = 0; k < ntaps; k++)
         if (!(wl[k] - wl[k] == 0)) /* inf or NaN */
@@ -287,7 +292,7 @@ mxp_status nn_dwconv_f32(const nn_window *win, const float *x, const float *wk, 
     /* the float64 row, then the float32 sums (half as many doubles; NCHW
        at strides 1, the whole-plane path's) */
     size_t scratch = (size_t)(g->ow * vl + (g->ow * vl + 1) / 2 + 1);
-    if (!g->nhwc && g->sh == 1 && g->sw == 1 && j.taps && nn_dwconv_nchw_direct(g))
+    if (j.taps && dw_whole_shape(g))
         scratch = (size_t)(g->ow + (dw_whole_floats(g) + 1) / 2 + 1);
     return nn_run_rows(&r, g->ow * vl * g->kh * g->kw, scratch, true, g->nhwc ? image_fn : plane_fn, &j);
 }
