@@ -160,8 +160,9 @@ static void dw_plane_row(const dw_job *j, const float *base, int64_t i, const fl
  * whether it serves channel ch's window (wl, ntaps) too, its weights
  * finite -- then each padded tap adds x w = 0 w = +-0 to a sum that is
  * never -0 (it starts at +0, and nearest-even gives -0 only for -0 + -0),
- * which changes nothing: the bits of the taps inside the image alone.  On AMD Zen 4, 1x128x56x56 3x3: the edge pixels summed one at a
- * time were 38% of the time and the calls a row much of the rest. */
+ * which changes nothing: the bits of the taps inside the image alone.
+ * On AMD Zen 4, 1x128x56x56 3x3: the edge pixels summed one at a time
+ * were 38% of the time and the calls a row much of the rest. */
 static bool dw_whole_shape(const nn_geom *g)
 {
     return !g->nhwc && g->sh == 1 && g->sw == 1 && nn_dwconv_nchw_direct(g);
