@@ -19,6 +19,8 @@ void mxp_x16_lut_x8__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         f16 ? LUT_LOOP(f16_fnuz) : LUT_LOOP(bf16_fnuz);
     else if (t->wide)
         f16 ? LUT_LOOP(f16_wide) : LUT_LOOP(bf16_wide);
+    else if (t->sign_bit != 0x80)
+        f16 ? LUT_LOOP(f16_n) : LUT_LOOP(bf16_n);
     else
         f16 ? LUT_LOOP(f16) : LUT_LOOP(bf16);
     lut_end(dst, src, n, &c, t, 0);

@@ -16,6 +16,8 @@ void mxp_x32_lut_x8__avx512vbmi(void *dst, const void *src, size_t n, const mxp_
         LUT_LOOP(f32_fnuz);
     else if (t->wide)
         LUT_LOOP(f32_wide);
+    else if (t->sign_bit != 0x80)
+        LUT_LOOP(f32_n);
     else
         LUT_LOOP(f32);
     lut_end(dst, src, n, &c, t, 1);
