@@ -79,24 +79,28 @@ MXP_INLINE __m512i lut_step(__m512i h0, __m512i h1, const lut_ctx *c, int f16, i
         sub = _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), sub, pick(c->cls[2], idx, c->cls[3]));
     __m512i r = _mm512_mask_add_epi8(sub, normal, row, pick(c->inc[0], y, c->inc[1]));
     r = _mm512_min_epu8(r, c->ovf);
-    /* an 8-bit float target's sign: the source's, its high byte's top bit, by one vpternlogd (on a Zen 4
-     * the mask-register route below -- vpmovw2m, kunpckdq, a masked add -- runs one a cycle: bfloat16 ->
-     * float8_e4m3fn 1.63 -> 1.56 ns per 32, float16 1.93 -> 1.78, float16 -> float4_e2m1fn 1.94 -> 1.86
-     * with a shift; where a shuffle or a test would be added, bfloat16 to the narrower targets, fnuz and
-     * the integers, the masks remained faster) */
+    /* the sign, the source's high byte's top bit, by vector operations where they beat the mask registers
+     * (on a Zen 4 vpmovw2m, kunpckdq and the masked adds run one a cycle, 512-bit shuffles and shifts one
+     * a cycle, adds two; ns per 32 in L2): an 8-bit float target's by one vpternlogd (bfloat16 ->
+     * float8_e4m3fn 1.63 -> 1.56, float16 1.93 -> 1.78), float16 -> float6/float4's moved down by a shift
+     * (1.94 -> 1.86), fnuz's where r is not 0 (bfloat16 1.89 -> 1.77, float16 2.15 -> 2.03: no -0; r +
+     * 0x7f has bit 7 then, and the NaN 0x80 keeps its bits); bfloat16 -> float6/float4 and the integers
+     * keep the masks */
     if (kind == MXP_X16_LUT_FLOAT && !fnuz && !narrow)
         return _mm512_ternarylogic_epi32(r, f16 ? hi : pick(h0, c->pick_hi, h1), c->sign_bit, 0xf8); /* r | s & 0x80 */
-    if (kind == MXP_X16_LUT_FLOAT && !fnuz && f16) /* float16 -> float6/float4: moved down by a 16-bit shift */
+    if (kind == MXP_X16_LUT_FLOAT && !fnuz && f16)
         return _mm512_ternarylogic_epi32(r, _mm512_srl_epi16(hi, c->sign_shift), c->sign_bit, 0xf8);
-    __mmask64 neg = f16 ? _mm512_movepi8_mask(hi)
-                        : _mm512_kunpackd(_mm512_movepi16_mask(h1), _mm512_movepi16_mask(h0));
+    if (fnuz) {
+        const __m512i s = _mm512_and_si512(f16 ? hi : pick(h0, c->pick_hi, h1), c->sign_bit);
+        return _mm512_ternarylogic_epi32(r, s, _mm512_add_epi8(r, _mm512_set1_epi8(0x7f)), 0xf8); /* r | s & nz */
+    }
+    const __mmask64 neg = f16 ? _mm512_movepi8_mask(hi)
+                              : _mm512_kunpackd(_mm512_movepi16_mask(h1), _mm512_movepi16_mask(h0));
     if (kind == MXP_X16_LUT_SIGNED) /* -r in b bits, or at most int_max */
         return _mm512_and_si512(_mm512_mask_sub_epi8(_mm512_min_epu8(r, c->int_max), neg, _mm512_setzero_si512(), r),
                                 c->int_mask);
     if (kind == MXP_X16_LUT_UNSIGNED)
         return _mm512_maskz_mov_epi8(~neg, r);
-    if (fnuz) /* no -0, and the NaN (0x80) has no sign to add */
-        neg = _mm512_mask_test_epi8_mask(neg, r, _mm512_set1_epi8(0x7f));
     return _mm512_mask_add_epi8(r, neg, r, c->sign_bit); /* r < sign_bit: an OR */
 }
 
