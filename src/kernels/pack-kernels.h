@@ -13,6 +13,12 @@
 typedef void (*mxp_x32_transpose_fn)(const void *src, size_t ld, size_t lines, size_t count, void *dst,
                                      size_t dst_ld);
 
+/* dst[q * dst_ld + c] = the 16-bit word at src + c * ld + 2q (ld in bytes,
+ * any alignment; dst 2-byte aligned) for c < lines, q < count: bfloat16 and
+ * float16 NCHW planes into NHWC pixels and back. */
+typedef void (*mxp_x16_transpose_fn)(const void *src, size_t ld, size_t lines, size_t count, void *dst,
+                                     size_t dst_ld);
+
 /* The kc x nc block of bfloat16 B at b (rows ld apart) into B~ for the
  * vdpbf16ps kernel: ceil(nc / 32) panels of [ceil(kc / 2)][32][2], each
  * 32 * ceil(kc / 2) pairs after the last, rows 2q and 2q + 1 interleaved;
@@ -49,6 +55,8 @@ typedef void (*mxp_s8_sum_lines_fn)(const uint8_t *src, size_t ld, size_t lines,
 
 #define MXP_X32_TRANSPOSE(FN, ISA, MIN_LINES, TWIN) \
     void FN(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
+#define MXP_X16_TRANSPOSE(FN, ISA, MIN_LINES, TWIN) \
+    void FN(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
 #define MXP_BF16_PACK_B(FN, ISA, TWIN) bool FN(const uint16_t *b, size_t ld, size_t kc, size_t nc, uint32_t *dst);
 #define MXP_BF16_SCAN(FN, ISA, TWIN) bool FN(const uint16_t *x, size_t rows, size_t cols, size_t ld);
 #define MXP_S8_PACK_QUADS(FN, ISA, TWIN) \
@@ -61,6 +69,7 @@ typedef void (*mxp_s8_sum_lines_fn)(const uint8_t *src, size_t ld, size_t lines,
     void FN(const uint8_t *src, size_t ld, size_t lines, size_t len, bool is_signed, uint8_t flip, uint32_t *sums);
 #include "kernels/pack-list.inc"
 #undef MXP_X32_TRANSPOSE
+#undef MXP_X16_TRANSPOSE
 #undef MXP_BF16_PACK_B
 #undef MXP_BF16_SCAN
 #undef MXP_S8_PACK_QUADS

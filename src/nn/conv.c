@@ -140,11 +140,22 @@ static mxp_status gemm_nchw(const conv_plan *c, char *y, char *panel)
 }
 
 /* dst[oc * ldd + t] = src[t * og + oc] for oc < og, t < np: elements of
- * 1, 2, 4 or 8 bytes, in tiles of 32 pixels so that both sides stay in
- * cache (one memcpy an element was 10x the GEMM for int8 outputs). */
+ * 1, 2, 4 or 8 bytes; those of 4 and 2 by the transpose kernels
+ * (bfloat16's element by element had been 12% of a 1x64x56x56 3x3 NCHW
+ * convolution on a Zen 4), the others in tiles of 32 pixels so that both
+ * sides stay in cache (one memcpy an element was 10x the GEMM for int8
+ * outputs). */
 static void transpose_out(char *dst, size_t ldd, const char *src, size_t og, size_t np, size_t size)
 {
     enum { TILE = 32 };
+    if (size == 4 && (uintptr_t)dst % 4 == 0) {
+        mxp_x32_transpose_kernel(mxp_isa_current(), np)(src, og * 4, np, og, dst, ldd);
+        return;
+    }
+    if (size == 2 && (uintptr_t)dst % 2 == 0) {
+        mxp_x16_transpose_kernel(mxp_isa_current(), np)(src, og * 2, np, og, dst, ldd);
+        return;
+    }
     if ((uintptr_t)dst % size || (uintptr_t)src % size) { /* unaligned (the GEMM's tmp is aligned) */
         for (size_t oc = 0; oc < og; oc++)
             for (size_t t = 0; t < np; t++)
@@ -265,14 +276,10 @@ static mxp_status depthwise(const conv_plan *c, mxp_array *y)
     return st;
 }
 
-/* [rows][cols] -> [cols][rows] of elements of `size` bytes: the x32
- * kernel for 4-byte ones, transpose_out for the others. */
+/* [rows][cols] -> [cols][rows] of elements of `size` bytes. */
 static void transpose(char *dst, const char *src, size_t rows, size_t cols, size_t size)
 {
-    if (size == 4)
-        mxp_x32_transpose_kernel(mxp_isa_current(), rows)(src, cols * 4, rows, cols, dst, rows);
-    else
-        transpose_out(dst, rows, src, cols, rows, size);
+    transpose_out(dst, rows, src, cols, rows, size);
 }
 
 /* NCHW with one group, float32 or bfloat16 (when the NHWC panel of
@@ -332,10 +339,7 @@ static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
             *st = by_taps ? conv_taps_rows(&taps, yt, n * ohw + p0, np)
                           : gemm_nhwc_rows(xp ? &padded : &h, yt, gathers ? NULL : panel, n * ohw + p0, np);
             char *dst = y + (size_t)(n * g->o * ohw + p0) * ys; /* [np][O] -> [O][np] of ld OHW */
-            if (*st == MXP_OK && ys == 4)
-                mxp_x32_transpose_kernel(mxp_isa_current(), (size_t)np)(yt, (size_t)g->o * 4, (size_t)np,
-                                                                         (size_t)g->o, dst, (size_t)ohw);
-            else if (*st == MXP_OK)
+            if (*st == MXP_OK)
                 transpose_out(dst, (size_t)ohw, yt, (size_t)g->o, (size_t)np, ys);
         }
     if (by_taps)

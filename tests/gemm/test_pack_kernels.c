@@ -1,7 +1,8 @@
 /* Every line of src/kernels/pack-list.inc that this CPU runs, against its
  * twin (and the twins against the definitions), bit for bit: the 32-bit
  * transposes (float32 operands whose lines run along k, as B in x W^T; the
- * int8 K-quads of transposed B) for every line count up to 48 and word
+ * int8 K-quads of transposed B) and the 16-bit ones (a convolution's
+ * bfloat16 planes) for every line count up to 48 and word
  * counts 0 .. 40, rows tight, odd, 4 KiB and 1001 bytes apart, aligned and
  * a byte off, the words they must not write left alone; bfloat16 B packed
  * into k-pairs for every kc (odd ones too) and nc around the panel width,
@@ -25,10 +26,11 @@
 
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
-enum kind { X32_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES };
+enum kind { X32_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES };
 
 typedef union fn {
     mxp_x32_transpose_fn x32_transpose;
+    mxp_x16_transpose_fn x16_transpose;
     mxp_bf16_pack_b_fn bf16_pack_b;
     mxp_bf16_scan_fn bf16_scan;
     mxp_s8_pack_quads_fn s8_pack_quads;
@@ -45,6 +47,8 @@ static const struct entry {
 } entries[] = {
 #define MXP_X32_TRANSPOSE(f, isa, min_lines, twin) \
     { X32_TRANSPOSE, #f, isa, { .x32_transpose = f }, { .x32_transpose = twin } },
+#define MXP_X16_TRANSPOSE(f, isa, min_lines, twin) \
+    { X16_TRANSPOSE, #f, isa, { .x16_transpose = f }, { .x16_transpose = twin } },
 #define MXP_BF16_PACK_B(f, isa, twin) { BF16_PACK_B, #f, isa, { .bf16_pack_b = f }, { .bf16_pack_b = twin } },
 #define MXP_BF16_SCAN(f, isa, twin) { BF16_SCAN, #f, isa, { .bf16_scan = f }, { .bf16_scan = twin } },
 #define MXP_S8_PACK_QUADS(f, isa, twin) { S8_PACK_QUADS, #f, isa, { .s8_pack_quads = f }, { .s8_pack_quads = twin } },
@@ -69,12 +73,24 @@ static void for_each(enum kind kind, void (*check)(const struct entry *e))
         skip();
 }
 
-/* ---- 32-bit transposes ------------------------------------------------------ */
+/* ---- 32- and 16-bit transposes --------------------------------------------- */
 
-static void check_x32(const struct entry *e)
+/* A transpose kernel of `size`-byte words (4: x32, 2: x16) through one type. */
+static void transpose_call(const struct entry *e, bool twin, const void *src, size_t ld, size_t lines, size_t count,
+                           void *dst, size_t dst_ld)
+{
+    const fn *f = twin ? &e->twin : &e->f;
+    if (e->kind == X32_TRANSPOSE)
+        f->x32_transpose(src, ld, lines, count, dst, dst_ld);
+    else
+        f->x16_transpose(src, ld, lines, count, dst, dst_ld);
+}
+
+static void check_transpose(const struct entry *e)
 {
     enum { MAXL = 48, MAXQ = 40, DLD = 56 };
-    const size_t lds[] = { 4 * MAXQ, 4 * MAXQ + 3, 4096, 1001 }; /* bytes: tight, odd, 4 KiB apart, odd */
+    const size_t size = e->kind == X32_TRANSPOSE ? 4 : 2;
+    const size_t lds[] = { size * MAXQ, size * MAXQ + 3, 4096, 1001 }; /* bytes: tight, odd, 4 KiB apart, odd */
     uint64_t rng = 7;
     static unsigned char src[MAXL * 4096 + 64];
     static uint32_t got[DLD * MAXQ + 16], want[DLD * MAXQ + 16];
@@ -87,26 +103,33 @@ static void check_x32(const struct entry *e)
                     const size_t ld = lds[li];
                     memset(got, 0x55, sizeof got);
                     memset(want, 0x55, sizeof want);
-                    e->twin.x32_transpose(src + off, ld, lines, count, want, DLD);
-                    e->f.x32_transpose(src + off, ld, lines, count, got, DLD);
+                    transpose_call(e, true, src + off, ld, lines, count, want, DLD);
+                    transpose_call(e, false, src + off, ld, lines, count, got, DLD);
                     if (memcmp(got, want, sizeof got) != 0)
                         fail_msg("%s: lines %zu, count %zu, ld %zu, offset %zu: the words differ", e->name, lines,
                                  count, ld, off);
                 }
     /* the twin itself against the definition */
-    e->twin.x32_transpose(src, 4096, 3, 5, got, DLD);
+    transpose_call(e, true, src, 4096, 3, 5, got, DLD);
     for (size_t q = 0; q < 5; q++)
         for (size_t c = 0; c < 3; c++) {
-            uint32_t w;
-            memcpy(&w, src + c * 4096 + 4 * q, 4);
-            assert_int_equal(got[q * DLD + c], w);
+            uint32_t w = 0, g = 0;
+            memcpy(&w, src + c * 4096 + size * q, size);
+            memcpy(&g, (const unsigned char *)got + (q * DLD + c) * size, size);
+            assert_int_equal(g, w);
         }
 }
 
 static void test_x32_transposes_equal_their_twin(void **state)
 {
     (void)state;
-    for_each(X32_TRANSPOSE, check_x32);
+    for_each(X32_TRANSPOSE, check_transpose);
+}
+
+static void test_x16_transposes_equal_their_twin(void **state)
+{
+    (void)state;
+    for_each(X16_TRANSPOSE, check_transpose);
 }
 
 /* ---- bfloat16: B into k-pairs, the tiny-value scan -------------------------- */
@@ -353,6 +376,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_x32_transposes_equal_their_twin),
+        cmocka_unit_test(test_x16_transposes_equal_their_twin),
         cmocka_unit_test(test_bf16_pack_b_kernels_write_the_layout_and_find_every_tiny_value),
         cmocka_unit_test(test_bf16_scans_find_every_tiny_value_and_nothing_else),
         cmocka_unit_test(test_s8_quad_packing_equals_its_twin),

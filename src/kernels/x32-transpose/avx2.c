@@ -5,26 +5,8 @@
 #include <stdint.h>
 
 #include "kernels/pack-kernels.h"
+#include "kernels/transpose-avx2.h"
 #include "kernels/x32-transpose/words.h"
-
-static inline __attribute__((always_inline)) void transpose8(const __m256 r[8], __m256 out[8])
-{
-    __m256 t[8], u[8];
-    for (int i = 0; i < 4; i++) { /* per 128-bit lane: words of row pairs interleaved */
-        t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    for (int i = 0; i < 2; i++) { /* u[4i + j], lane L: rows 4i .. 4i+3, word 4L + j */
-        u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
-        u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], 0xee);
-        u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
-        u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
-    }
-    for (int j = 0; j < 4; j++) { /* rows 0-3 with rows 4-7 */
-        out[j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x20);
-        out[4 + j] = _mm256_permute2f128_ps(u[j], u[4 + j], 0x31);
-    }
-}
 
 void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld)
 {
@@ -37,7 +19,7 @@ void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t co
 #pragma GCC unroll 8
             for (int i = 0; i < 8; i++)
                 r[i] = _mm256_loadu_ps((const float *)(const void *)(s + (c + (size_t)i) * ld + 4 * q));
-            transpose8(r, o);
+            mxp_transpose8_avx2(r, o);
 #pragma GCC unroll 8
             for (int i = 0; i < 8; i++)
                 _mm256_storeu_ps((float *)(void *)(d + (q + (size_t)i) * dst_ld + c), o[i]);
@@ -52,7 +34,7 @@ void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t co
 #pragma GCC unroll 8
             for (int i = 0; i < 8; i++)
                 r[i] = _mm256_maskload_ps((const float *)(const void *)(s + (c + (size_t)i) * ld + 4 * whole_words), m);
-            transpose8(r, o);
+            mxp_transpose8_avx2(r, o);
             for (size_t i = 0; i < rem; i++)
                 _mm256_storeu_ps((float *)(void *)(d + (whole_words + i) * dst_ld + c), o[i]);
         }

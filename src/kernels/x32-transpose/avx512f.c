@@ -5,35 +5,8 @@
 #include <stdint.h>
 
 #include "kernels/pack-kernels.h"
+#include "kernels/transpose-avx512.h"
 #include "kernels/x32-transpose/words.h"
-
-/* The 16 x 16 matrix of 32-bit words in r, transposed: out[q] holds word
- * q of every r[i], in i order. */
-static inline __attribute__((always_inline)) void transpose16(const __m512i r[16], __m512i out[16])
-{
-    __m512i t[16], u[16];
-    for (int i = 0; i < 8; i++) { /* per 128-bit lane: words of row pairs interleaved */
-        t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-    for (int i = 0; i < 4; i++) { /* u[4i + j], lane L: rows 4i .. 4i+3, word 4L + j */
-        u[4 * i] = _mm512_unpacklo_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 1] = _mm512_unpackhi_epi64(t[4 * i], t[4 * i + 2]);
-        u[4 * i + 2] = _mm512_unpacklo_epi64(t[4 * i + 1], t[4 * i + 3]);
-        u[4 * i + 3] = _mm512_unpackhi_epi64(t[4 * i + 1], t[4 * i + 3]);
-    }
-    for (int i = 0; i < 2; i++) /* t[8i + j]: words j, 8+j; t[8i + 4 + j]: 4+j, 12+j (rows 8i .. 8i+7) */
-        for (int j = 0; j < 4; j++) {
-            t[8 * i + j] = _mm512_shuffle_i32x4(u[8 * i + j], u[8 * i + 4 + j], 0x88);
-            t[8 * i + 4 + j] = _mm512_shuffle_i32x4(u[8 * i + j], u[8 * i + 4 + j], 0xdd);
-        }
-    for (int j = 0; j < 4; j++) { /* rows 0-7 with rows 8-15 */
-        out[j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0x88);
-        out[8 + j] = _mm512_shuffle_i32x4(t[j], t[8 + j], 0xdd);
-        out[4 + j] = _mm512_shuffle_i32x4(t[4 + j], t[12 + j], 0x88);
-        out[12 + j] = _mm512_shuffle_i32x4(t[4 + j], t[12 + j], 0xdd);
-    }
-}
 
 /* dst[q * dst_ld + c] = word q of line c, for c < lines, q < count: the
  * 32-bit words at src + c * ld + 4q (ld in bytes, any alignment).  Blocks
@@ -53,7 +26,7 @@ void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t
 #pragma GCC unroll 16
             for (int i = 0; i < 16; i++)
                 r[i] = _mm512_loadu_si512(s + (c + (size_t)i) * ld + 4 * q);
-            transpose16(r, o);
+            mxp_transpose16_avx512(r, o);
 #pragma GCC unroll 16
             for (int i = 0; i < 16; i++)
                 _mm512_storeu_si512(d + (q + (size_t)i) * dst_ld + c, o[i]);
@@ -68,7 +41,7 @@ void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t
 #pragma GCC unroll 16
             for (int i = 0; i < 16; i++)
                 r[i] = _mm512_maskz_loadu_epi32(m, s + (c + (size_t)i) * ld + 4 * whole_words);
-            transpose16(r, o);
+            mxp_transpose16_avx512(r, o);
             for (size_t i = 0; i < rem; i++)
                 _mm512_storeu_si512(d + (whole_words + i) * dst_ld + c, o[i]);
         }
