@@ -4,7 +4,8 @@
  * int8 K-quads of transposed B) and the 16-bit ones (a convolution's
  * bfloat16 planes) for every line count up to 48 and word
  * counts 0 .. 40, rows tight, odd, 4 KiB and 1001 bytes apart, aligned and
- * a byte off, the words they must not write left alone; bfloat16 B packed
+ * a byte off, written 56 words apart or interleaved (as wide as the lines),
+ * the words they must not write left alone; bfloat16 B packed
  * into k-pairs for every kc (odd ones too) and nc around the panel width,
  * with the tiny-value check's answer for one tiny value at every position;
  * the tiny-value scan at every position of every row length 0 .. 150; the
@@ -99,16 +100,17 @@ static void check_transpose(const struct entry *e)
     for (size_t li = 0; li < NELEMS(lds); li++)
         for (size_t off = 0; off < 2; off++) /* an aligned source and one a byte off */
             for (size_t lines = 0; lines <= MAXL; lines++)
-                for (size_t count = 0; count <= MAXQ; count++) {
-                    const size_t ld = lds[li];
-                    memset(got, 0x55, sizeof got);
-                    memset(want, 0x55, sizeof want);
-                    transpose_call(e, true, src + off, ld, lines, count, want, DLD);
-                    transpose_call(e, false, src + off, ld, lines, count, got, DLD);
-                    if (memcmp(got, want, sizeof got) != 0)
-                        fail_msg("%s: lines %zu, count %zu, ld %zu, offset %zu: the words differ", e->name, lines,
-                                 count, ld, off);
-                }
+                for (size_t count = 0; count <= MAXQ; count++)
+                    for (int dense = 0; dense < 2; dense++) { /* rows DLD apart, or as wide as the lines */
+                        const size_t ld = lds[li], dld = dense && lines ? lines : DLD;
+                        memset(got, 0x55, sizeof got);
+                        memset(want, 0x55, sizeof want);
+                        transpose_call(e, true, src + off, ld, lines, count, want, dld);
+                        transpose_call(e, false, src + off, ld, lines, count, got, dld);
+                        if (memcmp(got, want, sizeof got) != 0)
+                            fail_msg("%s: lines %zu, count %zu, ld %zu, offset %zu, dst_ld %zu: the words differ",
+                                     e->name, lines, count, ld, off, dld);
+                    }
     /* the twin itself against the definition */
     transpose_call(e, true, src, 4096, 3, 5, got, DLD);
     for (size_t q = 0; q < 5; q++)

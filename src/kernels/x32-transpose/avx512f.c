@@ -6,7 +6,45 @@
 
 #include "kernels/pack-kernels.h"
 #include "kernels/transpose-avx512.h"
+#include "kernels/x32-transpose/blocks8.h"
 #include "kernels/x32-transpose/words.h"
+
+/* 2-8 lines into rows as wide (dst_ld == lines: interleaved, as an RGB
+ * image's planes into pixels, a convolution's first layer): each 16 words
+ * of the lines make `lines` output vectors, lane j of vector v word
+ * (16v + j) / lines of line (16v + j) % lines, by vpermd under masks
+ * (lines^2 of them for 16 lines words; one word at a time had been 4% of
+ * a 7x7 stem convolution on a Zen 4). */
+static void interleave(const unsigned char *s, size_t ld, size_t lines, size_t count, uint32_t *d)
+{
+    __m512i idx[8];
+    __mmask16 take[8][8] = { { 0 } };
+    uint32_t word = 0;
+    size_t line = 0; /* output 16 v + j: word `word` of line `line` (no divisions: a call is 1-2 rows) */
+    for (size_t v = 0; v < lines; v++) {
+        _Alignas(64) uint32_t lane[16];
+        for (unsigned j = 0; j < 16; j++) {
+            lane[j] = word;
+            take[v][line] |= (__mmask16)(1u << j);
+            if (++line == lines)
+                line = 0, word++;
+        }
+        idx[v] = _mm512_load_si512((const void *)lane);
+    }
+    size_t q = 0;
+    for (; q + 16 <= count; q += 16) {
+        __m512i r[8];
+        for (size_t c = 0; c < lines; c++)
+            r[c] = _mm512_loadu_si512(s + c * ld + 4 * q);
+        for (size_t v = 0; v < lines; v++) {
+            __m512i o = _mm512_setzero_si512();
+            for (size_t c = 0; c < lines; c++)
+                o = _mm512_mask_permutexvar_epi32(o, take[v][c], idx[v], r[c]);
+            _mm512_storeu_si512(d + q * lines + 16 * v, o);
+        }
+    }
+    mxp_x32_copy_words(s, ld, 0, lines, q, count, d, lines);
+}
 
 /* dst[q * dst_ld + c] = word q of line c, for c < lines, q < count: the
  * 32-bit words at src + c * ld + 4q (ld in bytes, any alignment).  Blocks
@@ -14,11 +52,20 @@
  * sixteen 64-byte stores; the lines and words left over one at a time.
  * Reading whole 64-byte lines keeps packing a transposed operand off the
  * L1 set conflicts that 16-64 rows 4 KiB apart cause one word at a time.
- * The portable twin is scalar.c. */
+ * Fewer than 16 lines: interleave() or the AVX2 kernel's blocks of 8.  The
+ * portable twin is scalar.c. */
 void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld)
 {
     const unsigned char *s = src;
     uint32_t *d = dst;
+    if (lines >= 2 && lines <= 8 && dst_ld == lines) {
+        interleave(s, ld, lines, count, d);
+        return;
+    }
+    if (lines < 16) { /* the AVX2 kernel's blocks of 8 */
+        mxp_x32_transpose_blocks8(src, ld, lines, count, dst, dst_ld);
+        return;
+    }
     const size_t whole_lines = lines / 16 * 16, whole_words = count / 16 * 16;
     for (size_t c = 0; c < whole_lines; c += 16) {
         for (size_t q = 0; q < whole_words; q += 16) {
