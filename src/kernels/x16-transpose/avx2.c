@@ -9,7 +9,7 @@
 
 #include "kernels/pack-kernels.h"
 #include "kernels/transpose-avx2.h"
-#include "kernels/x16-transpose/words.h"
+#include "kernels/transpose-words.h"
 
 /* Lines c .. c + 7, words q .. q + 7 (the first rem of them where rem < 8). */
 static inline __attribute__((always_inline)) void block8(const unsigned char *s, size_t ld, size_t c, size_t q,
@@ -49,5 +49,5 @@ void mxp_x16_transpose__avx2(const void *src, size_t ld, size_t lines, size_t co
         if (whole_words < count)
             block8(s, ld, c, whole_words, count - whole_words, d, dst_ld);
     }
-    mxp_x16_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld); /* the lines left over */
+    mxp_transpose_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld, 2); /* the lines left over */
 }

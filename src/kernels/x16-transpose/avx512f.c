@@ -10,7 +10,7 @@
 
 #include "kernels/pack-kernels.h"
 #include "kernels/transpose-avx512.h"
-#include "kernels/x16-transpose/words.h"
+#include "kernels/transpose-words.h"
 
 /* Lines c .. c + 15, words q .. q + 15 (the first rem of them where rem < 16). */
 static inline __attribute__((always_inline)) void block16(const unsigned char *s, size_t ld, size_t c, size_t q,
@@ -39,5 +39,5 @@ void mxp_x16_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t
         if (whole_words < count)
             block16(s, ld, c, whole_words, count - whole_words, d, dst_ld);
     }
-    mxp_x16_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld); /* the lines left over */
+    mxp_transpose_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld, 2); /* the lines left over */
 }

@@ -7,7 +7,7 @@
 #include "kernels/pack-kernels.h"
 #include "kernels/transpose-avx512.h"
 #include "kernels/x32-transpose/blocks8.h"
-#include "kernels/x32-transpose/words.h"
+#include "kernels/transpose-words.h"
 
 /* 2-8 lines into rows as wide (dst_ld == lines: interleaved, as an RGB
  * image's planes into pixels, a convolution's first layer): each 16 words
@@ -43,7 +43,7 @@ static void interleave(const unsigned char *s, size_t ld, size_t lines, size_t c
             _mm512_storeu_si512(d + q * lines + 16 * v, o);
         }
     }
-    mxp_x32_copy_words(s, ld, 0, lines, q, count, d, lines);
+    mxp_transpose_copy_words(s, ld, 0, lines, q, count, d, lines, 4);
 }
 
 /* dst[q * dst_ld + c] = word q of line c, for c < lines, q < count: the
@@ -93,5 +93,5 @@ void mxp_x32_transpose__avx512f(const void *src, size_t ld, size_t lines, size_t
                 _mm512_storeu_si512(d + (whole_words + i) * dst_ld + c, o[i]);
         }
     }
-    mxp_x32_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld); /* the lines left over */
+    mxp_transpose_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld, 4); /* the lines left over */
 }

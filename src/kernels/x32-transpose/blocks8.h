@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "kernels/transpose-avx2.h"
-#include "kernels/x32-transpose/words.h"
+#include "kernels/transpose-words.h"
 
 static inline __attribute__((always_inline)) void mxp_x32_transpose_blocks8(const void *src, size_t ld, size_t lines,
                                                                              size_t count, void *dst, size_t dst_ld)
@@ -43,7 +43,7 @@ static inline __attribute__((always_inline)) void mxp_x32_transpose_blocks8(cons
                 _mm256_storeu_ps((float *)(void *)(d + (whole_words + i) * dst_ld + c), o[i]);
         }
     }
-    mxp_x32_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld); /* the lines left over */
+    mxp_transpose_copy_words(s, ld, whole_lines, lines, 0, count, d, dst_ld, 4); /* the lines left over */
 }
 
 #endif
