@@ -27,7 +27,9 @@
 
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
-enum kind { X32_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES };
+enum kind {
+    X32_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES
+};
 
 typedef union fn {
     mxp_x32_transpose_fn x32_transpose;
