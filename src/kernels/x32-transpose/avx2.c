@@ -1,13 +1,52 @@
 /* 32-bit transposes for packing (AVX2): as avx512f.c, in blocks of 8 lines
  * x 8 words (eight 32-byte loads, an 8 x 8 transpose, eight 32-byte
- * stores).  The portable twin is scalar.c. */
+ * stores; blocks8.h), 2-8 lines into interleaved rows by vpermd.  The
+ * portable twin is scalar.c. */
 #include <immintrin.h>
 #include <stdint.h>
 
 #include "kernels/pack-kernels.h"
 #include "kernels/x32-transpose/blocks8.h"
 
+/* 2-8 lines into rows as wide as the lines (interleaved): as avx512f.c's
+ * interleave(), 8 words of each line a step, vpermd and a blend per line
+ * and output vector. */
+static void interleave(const unsigned char *s, size_t ld, size_t lines, size_t count, uint32_t *d)
+{
+    __m256i idx[8], take[8][8];
+    uint32_t word = 0;
+    size_t line = 0; /* output 8 v + j: word `word` of line `line` */
+    for (size_t v = 0; v < lines; v++) {
+        int32_t lane[8], pick[8][8] = { { 0 } };
+        for (unsigned j = 0; j < 8; j++) {
+            lane[j] = (int32_t)word;
+            pick[line][j] = -1;
+            if (++line == lines)
+                line = 0, word++;
+        }
+        idx[v] = _mm256_loadu_si256((const __m256i *)(const void *)lane);
+        for (size_t c = 0; c < lines; c++)
+            take[v][c] = _mm256_loadu_si256((const __m256i *)(const void *)pick[c]);
+    }
+    size_t q = 0;
+    for (; q + 8 <= count; q += 8) {
+        __m256i r[8];
+        for (size_t c = 0; c < lines; c++)
+            r[c] = _mm256_loadu_si256((const __m256i *)(const void *)(s + c * ld + 4 * q));
+        for (size_t v = 0; v < lines; v++) {
+            __m256i o = _mm256_setzero_si256();
+            for (size_t c = 0; c < lines; c++)
+                o = _mm256_blendv_epi8(o, _mm256_permutevar8x32_epi32(r[c], idx[v]), take[v][c]);
+            _mm256_storeu_si256((__m256i *)(void *)(d + q * lines + 8 * v), o);
+        }
+    }
+    mxp_transpose_copy_words(s, ld, 0, lines, q, count, d, lines, 4);
+}
+
 void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld)
 {
-    mxp_x32_transpose_blocks8(src, ld, lines, count, dst, dst_ld);
+    if (lines >= 2 && lines <= 8 && dst_ld == lines)
+        interleave(src, ld, lines, count, dst);
+    else
+        mxp_x32_transpose_blocks8(src, ld, lines, count, dst, dst_ld);
 }
