@@ -53,7 +53,7 @@ static void block_kernel(const bn_job *j, char **p, int pass)
 {
     const mxp_f32_bnorm_params prm = { pass, pass == MXP_BNORM_NORM ? (float *)(void *)p[BY] : NULL,
                                        (const float *)(const void *)p[BX], (size_t)j->c, (size_t)j->inner,
-                                       j->mean, j->rstd, j->w, j->b, j->s1 };
+                                       j->mean, j->rstd, j->w, j->b, j->s1, 1, 0, 0 };
     j->k(&prm);
 }
 
@@ -101,10 +101,9 @@ static void norm_fn(const void *ctx, char **p, double *x, int64_t o)
     }
     load_block(x, j->v[BX], p[BX], j->c, j->inner);
     for (int64_t k = 0; k < j->c; k++)
-        for (int64_t i = 0; i < j->inner; i++) {
-            const double h = (x[k * j->inner + i] - j->mean[k]) * j->rstd[k];
-            x[k * j->inner + i] = (j->w ? h * j->w[k] : h) + (j->b ? j->b[k] : 0);
-        }
+        for (int64_t i = 0; i < j->inner; i++) /* the kernels' formula, bnorm-kernels.h */
+            x[k * j->inner + i] = fma(x[k * j->inner + i] - j->mean[k], j->w ? j->rstd[k] * j->w[k] : j->rstd[k],
+                                      j->b ? j->b[k] : 0);
     store_block(p[BY], j->v[BY], x, j->c, j->inner);
 }
 
@@ -210,17 +209,18 @@ static void group_fn(const void *ctx, char **p, double *scratch, int64_t row)
     const bn_job *j = g->j;
     const int64_t k0 = row * g->group, c = j->c - k0 < g->group ? j->c - k0 : g->group;
     const int64_t sx = j->v[BX]->strides[0], sy = j->v[BY]->strides[0];
-    mxp_f32_bnorm_params prm = { MXP_BNORM_SUM, NULL, NULL, (size_t)c, (size_t)j->inner, j->mean + k0,
-                                 j->rstd + k0, j->w ? j->w + k0 : NULL, j->b ? j->b + k0 : NULL, j->s1 + k0 };
+    /* every block of the group's channels a call: the sums run over the
+       (channel, block) rows four at a time */
+    mxp_f32_bnorm_params prm = { MXP_BNORM_SUM, NULL, (const float *)(const void *)p[BX], (size_t)c,
+                                 (size_t)j->inner, j->mean + k0, j->rstd + k0, j->w ? j->w + k0 : NULL,
+                                 j->b ? j->b + k0 : NULL, j->s1 + k0, (size_t)g->outer,
+                                 (ptrdiff_t)(sx / (int64_t)sizeof(float)), (ptrdiff_t)(sy / (int64_t)sizeof(float)) };
     for (int pass = MXP_BNORM_SUM; pass <= MXP_BNORM_NORM; pass++) {
         if (pass != MXP_BNORM_NORM)
             memset(j->s1 + k0, 0, (size_t)c * sizeof(double));
         prm.pass = pass;
-        for (int64_t o = 0; o < g->outer; o++) {
-            prm.x = (const float *)(const void *)(p[BX] + o * sx);
-            prm.y = pass == MXP_BNORM_NORM ? (float *)(void *)(p[BY] + o * sy) : NULL;
-            j->k(&prm);
-        }
+        prm.y = pass == MXP_BNORM_NORM ? (float *)(void *)p[BY] : NULL;
+        j->k(&prm);
         if (pass == MXP_BNORM_SUM)
             set_means(j, k0, c);
         else if (pass == MXP_BNORM_SUMSQ)

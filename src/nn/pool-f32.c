@@ -92,7 +92,7 @@ static void global_fn(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, dou
     const int64_t hw = j->win->g.h * j->win->g.w;
     memset(scratch, 0, (size_t)count * sizeof(double));
     const mxp_f32_bnorm_params prm = { MXP_BNORM_SUM, NULL, j->x + row0 * hw, (size_t)count, (size_t)hw,
-                                       NULL, NULL, NULL, NULL, scratch };
+                                       NULL, NULL, NULL, NULL, scratch, 1, 0, 0 };
     j->sums(&prm);
     for (int64_t r = 0; r < count; r++)
         scratch[r] /= (double)hw;

@@ -41,7 +41,7 @@ static float value(size_t i, uint64_t *rng)
     return i % 97 == 5 ? INFINITY : i % 89 == 7 ? NAN : i % 83 == 3 ? 1e-40f : (float)(u * 9);
 }
 
-enum { MAXC = 19, MAXI = 40, N = MAXC * MAXI + 4 };
+enum { MAXC = 19, MAXI = 40, NB = 3, N = NB * (MAXC * MAXI + 5) + 4 };
 
 static void test_every_kernel_gives_its_twins_bits(void **state)
 {
@@ -60,8 +60,8 @@ static void test_every_kernel_gives_its_twins_bits(void **state)
         for (size_t c = 1; c <= MAXC; c++)
             for (size_t inner = 1; inner <= MAXI; inner += inner < 10 ? 1 : 7)
                 for (int pass = 0; pass < 3; pass++)
-                    for (int wb = 0; wb < 4; wb++) {
-                        const size_t off = (c + inner + (size_t)wb) % 3;
+                    for (int wb = 0; wb < 4 * 2; wb++) { /* wb >> 2: NB blocks a call, x and y ld apart */
+                        const size_t off = (c + inner + (size_t)wb) % 3, nb = wb >> 2 ? NB : 1;
                         for (size_t t = 0; t < N; t++)
                             x[t] = value(t + cases, &rng);
                         for (size_t q = 0; q < c; q++) {
@@ -74,15 +74,16 @@ static void test_every_kernel_gives_its_twins_bits(void **state)
                         memset(y0, 0x5a, sizeof y0);
                         memset(y1, 0x5a, sizeof y1);
                         const mxp_f32_bnorm_params p0 = { pass, y0 + off, x + off, c, inner, mean, rstd,
-                                                          wb & 1 ? w : NULL, wb & 2 ? b : NULL, s0 };
+                                                          wb & 1 ? w : NULL, wb & 2 ? b : NULL, s0, nb,
+                                                          (ptrdiff_t)(c * inner + 5), (ptrdiff_t)(c * inner + 2) };
                         mxp_f32_bnorm_params p1 = p0;
                         p1.y = y1 + off;
                         p1.s = s1;
                         k(&p0);
                         twin(&p1);
                         if (memcmp(y0, y1, sizeof y0) || memcmp(s0, s1, c * sizeof(double)))
-                            fail_msg("%s: pass %d, c %zu, inner %zu, weight/bias %d differs from %s", ks[r].name, pass,
-                                     c, inner, wb, ks[r].twin_name);
+                            fail_msg("%s: pass %d, c %zu, inner %zu, weight/bias %d, blocks %zu differs from %s",
+                                     ks[r].name, pass, c, inner, wb & 3, nb, ks[r].twin_name);
                         cases++;
                     }
     }
@@ -98,7 +99,7 @@ static void test_twin_values(void **state)
     const double mean[2] = { 2, 20 }, rstd[2] = { 0.5, 0.25 }, w[2] = { 2, 4 }, b[2] = { 1, -1 };
     double s[2] = { 0, 100 };
     float y[6];
-    mxp_f32_bnorm_params p = { MXP_BNORM_SUM, NULL, x, 2, 3, mean, rstd, w, b, s };
+    mxp_f32_bnorm_params p = { MXP_BNORM_SUM, NULL, x, 2, 3, mean, rstd, w, b, s, 1, 0, 0 };
     mxp_f32_bnorm__scalar(&p);
     assert_true(s[0] == 6 && s[1] == 160);
     p.pass = MXP_BNORM_SUMSQ;
@@ -109,6 +110,66 @@ static void test_twin_values(void **state)
     mxp_f32_bnorm__scalar(&p);
     const float want[6] = { 0, 1, 2, -11, -1, 9 };
     assert_memory_equal(y, want, sizeof want);
+    /* two blocks, 7 floats apart in x and 8 in y */
+    const float x2[13] = { 1, 2, 3, 10, 20, 30, 99, 4, 5, 6, 40, 50, 60 };
+    float y2[14] = { 0 };
+    s[0] = 0, s[1] = 100;
+    mxp_f32_bnorm_params q = { MXP_BNORM_SUM, NULL, x2, 2, 3, mean, rstd, w, b, s, 2, 7, 8 };
+    mxp_f32_bnorm__scalar(&q);
+    assert_true(s[0] == 21 && s[1] == 310);
+    q.pass = MXP_BNORM_NORM;
+    q.y = y2;
+    mxp_f32_bnorm__scalar(&q);
+    const float want2[14] = { 0, 1, 2, -11, -1, 9, 0, 0, 3, 4, 5, 19, 29, 39 };
+    assert_memory_equal(y2, want2, sizeof want2);
+}
+
+/* The normalization is one fused multiply-add, fma(x - mean, rstd w, b),
+ * in every kernel: with b the negated, rounded product, y is that
+ * product's rounding error (not 0, as a multiply then an add would give). */
+static void test_norm_is_one_fused_multiply_add(void **state)
+{
+    (void)state;
+    size_t nk;
+    const mxp_kernel *ks = nn_f32_bnorm_kernels(&nk);
+    enum { C = 9, I = 37 };
+    static float x[C * I], y[C * I];
+    double mean[C], rstd[C], w[C], b[C];
+    float want[C];
+    for (size_t q = 0; q < C; q++) {
+        const float xq = 1.0f + 0.3f * (float)q;
+        mean[q] = 0.1 + 0.01 * (double)q;
+        rstd[q] = 1.7 + 0.13 * (double)q;
+        w[q] = 0.7 + 0.05 * (double)q;
+        const double d = (double)xq - mean[q], a = rstd[q] * w[q];
+        b[q] = -(d * a);
+        want[q] = (float)fma(d, a, b[q]);
+        assert_true(want[q] != 0);
+        for (size_t i = 0; i < I; i++)
+            x[q * I + i] = xq;
+    }
+    const mxp_fpenv env = mxp_fpenv_enter();
+    for (size_t r = 0; r < nk; r++) {
+        if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+            continue;
+        for (size_t inner = 1; inner <= I; inner += I - 1) { /* NHWC: one value a channel; NCHW: rows of 37 */
+            memset(y, 0, sizeof y);
+            const mxp_f32_bnorm_params p = { MXP_BNORM_NORM, y, x, C, inner, mean, rstd, w, b, NULL, 1, 0, 0 };
+            float xs[C]; /* NHWC: the channels' values side by side */
+            mxp_f32_bnorm_params q = p;
+            if (inner == 1) {
+                for (size_t k = 0; k < C; k++)
+                    xs[k] = x[k * I];
+                q.x = xs;
+            }
+            ((mxp_f32_bnorm_ukernel *)ks[r].fn)(&q);
+            for (size_t t = 0; t < C * inner; t++)
+                if (y[t] != want[t / inner])
+                    fail_msg("%s, inner %zu: y[%zu] = %a, want %a", ks[r].name, inner, t, (double)y[t],
+                             (double)want[t / inner]);
+        }
+    }
+    mxp_fpenv_leave(env);
 }
 
 /* Batch norm of float32 x against x widened exactly to float64 (the
@@ -158,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_table_is_the_list),
         cmocka_unit_test(test_every_kernel_gives_its_twins_bits),
         cmocka_unit_test(test_twin_values),
+        cmocka_unit_test(test_norm_is_one_fused_multiply_add),
         cmocka_unit_test(test_f32_batch_norm_is_the_float64_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

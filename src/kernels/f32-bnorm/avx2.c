@@ -13,7 +13,7 @@ MXP_INLINE void sums(const float *const *x, size_t rows, const mxp_f32_bnorm_par
         mxp_norm_sums_avx2(x, rows, p->inner, c, 0, out, NULL, 1);
 }
 
-void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
+static void one_block(const mxp_f32_bnorm_params *p)
 {
     if (p->inner == 1) {
         size_t k = 0;
@@ -25,32 +25,45 @@ void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
                 const __m256d d = _mm256_sub_pd(v, _mm256_loadu_pd(p->mean + k));
                 _mm256_storeu_pd(p->s + k, _mm256_add_pd(_mm256_loadu_pd(p->s + k), _mm256_mul_pd(d, d)));
             } else {
-                __m256d h = _mm256_mul_pd(_mm256_sub_pd(v, _mm256_loadu_pd(p->mean + k)), _mm256_loadu_pd(p->rstd + k));
+                __m256d a = _mm256_loadu_pd(p->rstd + k);
                 if (p->w)
-                    h = _mm256_mul_pd(h, _mm256_loadu_pd(p->w + k));
-                _mm_storeu_ps(p->y + k, _mm256_cvtpd_ps(_mm256_add_pd(h, p->b ? _mm256_loadu_pd(p->b + k)
-                                                                               : _mm256_setzero_pd())));
+                    a = _mm256_mul_pd(a, _mm256_loadu_pd(p->w + k));
+                const __m256d d = _mm256_sub_pd(v, _mm256_loadu_pd(p->mean + k));
+                _mm_storeu_ps(p->y + k, _mm256_cvtpd_ps(_mm256_fmadd_pd(d, a, p->b ? _mm256_loadu_pd(p->b + k)
+                                                                                     : _mm256_setzero_pd())));
             }
         }
         mxp_bnorm_pixel_tail(p, k);
         return;
     }
-    if (p->pass != MXP_BNORM_NORM) {
+    const size_t inner = p->inner;
+    for (size_t k = 0; k < p->c; k++) {
+        const float *x = p->x + k * inner;
+        const __m256d m = _mm256_set1_pd(p->mean[k]), a = _mm256_set1_pd(mxp_bnorm_scale(p, k));
+        const __m256d b = _mm256_set1_pd(p->b ? p->b[k] : 0);
+        float *y = p->y + k * inner;
+        size_t i = 0;
+        for (; i + 8 <= inner; i += 8) {
+            const __m256d d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), m);
+            const __m256d d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i + 4)), m);
+            _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_fmadd_pd(d0, a, b)));
+            _mm_storeu_ps(y + i + 4, _mm256_cvtpd_ps(_mm256_fmadd_pd(d1, a, b)));
+        }
+        for (; i + 4 <= inner; i += 4)
+            _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_fmadd_pd(_mm256_sub_pd(_mm256_cvtps_pd(
+                                                                     _mm_loadu_ps(x + i)), m), a, b)));
+        mxp_bnorm_row_tail(p, k, i);
+    }
+}
+
+void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
+{
+    if (p->inner > 1 && p->pass != MXP_BNORM_NORM) {
         MXP_BNORM_CHANNEL_SUMS(p, sums);
         return;
     }
-    for (size_t k = 0; k < p->c; k++) {
-        const float *x = p->x + k * p->inner;
-        const __m256d m = _mm256_set1_pd(p->mean[k]), r = _mm256_set1_pd(p->rstd[k]);
-        const __m256d w = _mm256_set1_pd(p->w ? p->w[k] : 1), b = _mm256_set1_pd(p->b ? p->b[k] : 0);
-        float *y = p->y + k * p->inner;
-        size_t i = 0;
-        for (; i + 4 <= p->inner; i += 4) {
-            __m256d h = _mm256_mul_pd(_mm256_sub_pd(_mm256_cvtps_pd(_mm_loadu_ps(x + i)), m), r);
-            if (p->w)
-                h = _mm256_mul_pd(h, w);
-            _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_add_pd(h, b)));
-        }
-        mxp_bnorm_row_tail(p, k, i);
+    for (size_t o = 0; o < mxp_bnorm_nblocks(p); o++) {
+        const mxp_f32_bnorm_params q = mxp_bnorm_block(p, o);
+        one_block(&q);
     }
 }

@@ -2,7 +2,7 @@
  * bnorm-kernels.h. */
 #include "kernels/bnorm-kernels.h"
 
-void mxp_f32_bnorm__scalar(const mxp_f32_bnorm_params *p)
+static void one_block(const mxp_f32_bnorm_params *p)
 {
     if (p->inner == 1) {
         mxp_bnorm_pixel_tail(p, 0);
@@ -15,5 +15,13 @@ void mxp_f32_bnorm__scalar(const mxp_f32_bnorm_params *p)
         else
             p->s[k] += mxp_norm_sum_portable(x, p->inner, p->pass == MXP_BNORM_SUMSQ ? p->mean[k] : 0,
                                              p->pass == MXP_BNORM_SUMSQ);
+    }
+}
+
+void mxp_f32_bnorm__scalar(const mxp_f32_bnorm_params *p)
+{
+    for (size_t o = 0; o < mxp_bnorm_nblocks(p); o++) {
+        const mxp_f32_bnorm_params q = mxp_bnorm_block(p, o);
+        one_block(&q);
     }
 }
