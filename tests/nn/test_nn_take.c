@@ -89,6 +89,47 @@ static void test_take_rows_forward_and_backward(void **state)
     free(got);
 }
 
+/* A gather large enough for streaming stores (copy_row in src/nn/take.c:
+ * 9.8 MB moved, rows of whole lines) copies every bit: into a new array,
+ * into an output view whose rows start 16 bytes past a line (memcpy),
+ * and with rows of 4000 bytes (not whole lines: memcpy). */
+static void test_take_large_rows_bit_for_bit(void **state)
+{
+    (void)state;
+    enum { R = 300, N = 1200 };
+    for (int c = 0; c < 3; c++) {
+        const int64_t d = c == 2 ? 1000 : 1024, ts[2] = { R, d }, n = N, os[2] = { N, d + 4 };
+        mxp_array *tab = NULL, *idx = NULL, *y = NULL, *big = NULL;
+        assert_int_equal(mxp_array_empty(&tab, MXP_F32, 2, ts), MXP_OK);
+        assert_int_equal(mxp_array_empty(&idx, MXP_S64, 1, &n), MXP_OK);
+        uint32_t *t = mxp_array_data(tab);
+        int64_t *iv = mxp_array_data(idx);
+        for (int64_t i = 0; i < R * d; i++)
+            t[i] = (uint32_t)(i * 2654435761u); /* any bits, NaN payloads too */
+        for (int64_t k = 0; k < N; k++)
+            iv[k] = (k * 7919 + 13) % R;
+        if (c == 1) { /* out: columns 4 .. d + 3 of [N, d + 4]: rows 16 bytes past a line */
+            assert_int_equal(mxp_array_zeros(&big, MXP_F32, 2, os), MXP_OK);
+            const mxp_slice cols[2] = { MXP_SLICE_ALL, { 4, MXP_SLICE_NONE, 1 } };
+            assert_int_equal(mxp_array_slice(&y, big, 2, cols), MXP_OK);
+            assert_int_equal(mxp_take_into(y, tab, idx, 0), MXP_OK);
+        } else {
+            assert_int_equal(mxp_take(&y, tab, idx, 0, 0), MXP_OK);
+        }
+        for (int64_t k = 0; k < N; k++) {
+            const uint32_t *row = (const uint32_t *)(const void *)((const char *)mxp_array_data(y) +
+                                                                     k * mxp_array_strides(y)[0]);
+            if (memcmp(row, t + iv[k] * d, (size_t)d * 4))
+                fail_msg("case %d: row %lld differs from table row %lld", c, (long long)k, (long long)iv[k]);
+        }
+        if (big) /* the columns before the view untouched */
+            for (int64_t k = 0; k < N; k++)
+                for (int q = 0; q < 4; q++)
+                    assert_true(((const uint32_t *)mxp_array_data(big))[k * (d + 4) + q] == 0);
+        mxp_array_free(y), mxp_array_free(big), mxp_array_free(idx), mxp_array_free(tab);
+    }
+}
+
 static void test_take_every_dtype_bit_for_bit(void **state)
 {
     (void)state;
@@ -218,6 +259,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take_every_axis_matches_index_arithmetic),
         cmocka_unit_test(test_take_rows_forward_and_backward),
+        cmocka_unit_test(test_take_large_rows_bit_for_bit),
         cmocka_unit_test(test_take_every_dtype_bit_for_bit),
         cmocka_unit_test(test_take_bad_indices_write_nothing),
         cmocka_unit_test(test_take_scaled_dequantizes_rows),
