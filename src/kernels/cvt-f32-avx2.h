@@ -100,6 +100,12 @@ MXP_INLINE void mxp_f32_step32_avx2(void *d, const float *s, mxp_f32_target2 t, 
     __m256i x[4], r[4], z = _mm256_setzero_si256();
     for (int k = 0; k < 4; k++)
         x[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
+    if (t.fmt.bits && t.fmt.bits < 16 && t.fp && mode != MXP_ROUND_STOCHASTIC) { /* the finish once for 32 lanes */
+        for (int k = 0; k < 4; k++)
+            r[k] = mxp_f32_narrow_fp_mag_avx2(x[k], t.fmt, mode, 1);
+        mxp_store256_avx2(d, mxp_narrow_finish32_avx2(r, x, t.fmt, mode, saturate), stream);
+        return;
+    }
     for (int k = 0; k < 4; k++) {
         __m256i rk = z;
         if (mode == MXP_ROUND_STOCHASTIC)

@@ -128,43 +128,70 @@ MXP_INLINE __m256i mxp_f32_to_bf16_avx2(__m256i x, mxp_rounding mode, int satura
 /* The end of both narrowings below: overflow is a clamp (the pattern after
  * max is infinity; float8_e4m3fn: NaN), inf and NaN lanes are set, the sign
  * is or-ed in. */
-MXP_INLINE __m256i mxp_narrow_finish_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
+/* The target's largest finite, infinity and NaN patterns (magnitudes). */
+typedef struct mxp_narrow_encs2 {
+    unsigned max_enc, inf_enc, nan_enc, inf_out;
+    int saturate;
+} mxp_narrow_encs2;
+
+MXP_INLINE mxp_narrow_encs2 mxp_narrow_encs_avx2(mxp_narrow_fmt2 f, int saturate)
 {
     const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
     const unsigned mmask = (1u << f.mbits) - 1;
+    mxp_narrow_encs2 e;
     /* fnuz and finite: every exponent finite; fnuz's pattern after max is its NaN, 1 << (bits - 1) */
-    const unsigned max_enc = f.style              ? (eall << f.mbits) | mmask
-                             : f.has_inf ? ((eall - 1) << f.mbits) | mmask
-                                         : (eall << f.mbits) | (mmask - 1);
-    const unsigned inf_enc = eall << f.mbits;
-    const unsigned nan_enc = f.style == MXP_NARROW_FNUZ ? 1u << (f.bits - 1)
-                             : f.style                  ? 0 /* finite: the sign is flipped below */
-                             : f.has_inf                ? inf_enc | (1u << (f.mbits - 1))
-                                                        : (eall << f.mbits) | mmask;
-    saturate |= f.style == MXP_NARROW_FINITE; /* no infinity, no NaN: overflow is max */
-    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
-    const __m256 xf = _mm256_castsi256_ps(x);
-    __m256i limit = MXP_V8(max_enc);
-    if (!saturate) { /* vblendvps: by the sign */
-        const __m256 lim = _mm256_castsi256_ps(limit), lim1 = _mm256_castsi256_ps(MXP_V8(max_enc + 1));
+    e.max_enc = f.style     ? (eall << f.mbits) | mmask
+                : f.has_inf ? ((eall - 1) << f.mbits) | mmask
+                            : (eall << f.mbits) | (mmask - 1);
+    e.inf_enc = eall << f.mbits;
+    e.nan_enc = f.style == MXP_NARROW_FNUZ ? 1u << (f.bits - 1)
+                : f.style                  ? 0 /* finite: the sign is flipped below */
+                : f.has_inf                ? e.inf_enc | (1u << (f.mbits - 1))
+                                           : (eall << f.mbits) | mmask;
+    e.saturate = saturate | (f.style == MXP_NARROW_FINITE); /* no infinity, no NaN: overflow is max */
+    e.inf_out = e.saturate ? e.max_enc : f.has_inf ? e.inf_enc : e.nan_enc;
+    return e;
+}
+
+/* The clamp of the magnitude pattern r of x: overflow as the mode has it. */
+MXP_INLINE __m256i mxp_narrow_clamp_avx2(__m256i r, __m256i x, mxp_narrow_encs2 e, mxp_rounding mode)
+{
+    __m256i limit = MXP_V8(e.max_enc);
+    if (!e.saturate) { /* vblendvps: by the sign */
+        const __m256 xf = _mm256_castsi256_ps(x);
+        const __m256 lim = _mm256_castsi256_ps(limit), lim1 = _mm256_castsi256_ps(MXP_V8(e.max_enc + 1));
         switch (mode) {
         case MXP_ROUND_TOWARD_ZERO: break;
         case MXP_ROUND_UP: limit = _mm256_castps_si256(_mm256_blendv_ps(lim1, lim, xf)); break;
         case MXP_ROUND_DOWN: limit = _mm256_castps_si256(_mm256_blendv_ps(lim, lim1, xf)); break;
-        default: limit = MXP_V8(max_enc + 1); break;
+        default: limit = MXP_V8(e.max_enc + 1); break;
         }
     }
-    r = _mm256_min_epu32(r, limit);
+    return _mm256_min_epu32(r, limit);
+}
+
+/* r with x's infinity and NaN lanes set (is_nan: x's NaN lanes). */
+MXP_INLINE __m256i mxp_narrow_special_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 f, mxp_narrow_encs2 e,
+                                           __m256i *is_nan)
+{
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
+    *is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
+    __m256i nan = MXP_V8(e.nan_enc);
+    if (f.has_inf)
+        nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), 23 - f.mbits));
+    return _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(e.inf_out), nan, *is_nan), special);
+}
+
+MXP_INLINE __m256i mxp_narrow_finish_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
+{
+    const mxp_narrow_encs2 e = mxp_narrow_encs_avx2(f, saturate);
+    const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
+    r = mxp_narrow_clamp_avx2(r, x, e, mode);
     const __m256i special = _mm256_cmpgt_epi32(a, MXP_V8(0x7f7fffff)); /* inf, NaN */
     __m256i is_nan = _mm256_setzero_si256();
-    if (!_mm256_testz_si256(special, special)) {
-        is_nan = _mm256_cmpgt_epi32(a, MXP_V8(0x7f800000));
-        const unsigned inf_out = saturate ? max_enc : f.has_inf ? inf_enc : nan_enc;
-        __m256i nan = MXP_V8(nan_enc);
-        if (f.has_inf)
-            nan = _mm256_or_si256(nan, _mm256_srli_epi32(_mm256_and_si256(a, MXP_V8(0x7fffff)), 23 - f.mbits));
-        r = _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(inf_out), nan, is_nan), special);
-    }
+    if (!_mm256_testz_si256(special, special))
+        r = mxp_narrow_special_avx2(r, x, f, e, &is_nan);
     __m256i out = _mm256_or_si256(r, _mm256_slli_epi32(_mm256_srli_epi32(x, 31), f.bits - 1));
     if (f.style == MXP_NARROW_FNUZ) /* no -0: a zero result is +0 */
         out = _mm256_andnot_si256(_mm256_cmpeq_epi32(r, _mm256_setzero_si256()), out);
@@ -251,7 +278,7 @@ MXP_INLINE __m256i mxp_f32_to_narrow_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_roun
  * anyway.  mxcsr: MXCSR's rounding is the mode's (nearest away: toward
  * zero), so the conversion rounds by itself (vcvtps2dq; nearest away:
  * q + 1/2 toward zero, truncated), one to four operations fewer. */
-MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate, int mxcsr)
+MXP_INLINE __m256i mxp_f32_narrow_fp_mag_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int mxcsr)
 {
     const int emin_biased = 127 + 1 - f.bias;
     const __m256i a = _mm256_and_si256(x, MXP_V8(0x7fffffff));
@@ -293,8 +320,12 @@ MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_r
             break;
         }
     }
-    __m256i r = _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(es, MXP_V8(emin_biased)), f.mbits), ki);
-    return mxp_narrow_finish_avx2(r, x, f, mode, saturate);
+    return _mm256_add_epi32(_mm256_slli_epi32(_mm256_sub_epi32(es, MXP_V8(emin_biased)), f.mbits), ki);
+}
+
+MXP_INLINE __m256i mxp_f32_to_narrow_fp_avx2(__m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate, int mxcsr)
+{
+    return mxp_narrow_finish_avx2(mxp_f32_narrow_fp_mag_avx2(x, f, mode, mxcsr), x, f, mode, saturate);
 }
 
 /* Whether to add one to the kept magnitude `base` (all-ones lanes). */
@@ -450,6 +481,41 @@ MXP_INLINE __m256i mxp_pack8_avx2(__m256i r0, __m256i r1, __m256i r2, __m256i r3
 {
     __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(r0, r1), _mm256_packus_epi32(r2, r3));
     return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* mxp_narrow_finish_avx2 for 32 lanes at once, into 32 bytes in order:
+ * one test for infinities and NaNs (the largest magnitude), the signs
+ * packed with the magnitudes' packs (vpacksswb keeps a negative pattern
+ * negative: a byte with its top bit set) and one permute for both; a
+ * float6/float4 sign shifted to its bit. */
+MXP_INLINE __m256i mxp_narrow_finish32_avx2(__m256i r[4], const __m256i x[4], mxp_narrow_fmt2 f, mxp_rounding mode,
+                                            int saturate)
+{
+    const mxp_narrow_encs2 e = mxp_narrow_encs_avx2(f, saturate);
+    for (int k = 0; k < 4; k++)
+        r[k] = mxp_narrow_clamp_avx2(r[k], x[k], e, mode);
+    const __m256i amax = _mm256_max_epu32(_mm256_max_epu32(_mm256_and_si256(x[0], MXP_V8(0x7fffffff)),
+                                                           _mm256_and_si256(x[1], MXP_V8(0x7fffffff))),
+                                          _mm256_max_epu32(_mm256_and_si256(x[2], MXP_V8(0x7fffffff)),
+                                                           _mm256_and_si256(x[3], MXP_V8(0x7fffffff))));
+    const __m256i any = _mm256_cmpgt_epi32(amax, MXP_V8(0x7f7fffff));
+    __m256i flip = _mm256_setzero_si256(); /* finite: NaN lanes' sign bytes flipped */
+    if (!_mm256_testz_si256(any, any)) {
+        __m256i nan[4];
+        for (int k = 0; k < 4; k++)
+            r[k] = mxp_narrow_special_avx2(r[k], x[k], f, e, &nan[k]);
+        if (f.style == MXP_NARROW_FINITE)
+            flip = _mm256_packs_epi16(_mm256_packs_epi32(nan[0], nan[1]), _mm256_packs_epi32(nan[2], nan[3]));
+    }
+    const __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(r[0], r[1]), _mm256_packus_epi32(r[2], r[3]));
+    __m256i sg = _mm256_xor_si256(_mm256_packs_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3])),
+                                  flip);
+    if (f.bits < 8)
+        sg = _mm256_srli_epi16(sg, 8 - f.bits);
+    sg = _mm256_and_si256(sg, _mm256_set1_epi8((char)(1u << (f.bits - 1))));
+    if (f.style == MXP_NARROW_FNUZ) /* no -0: a zero result is +0 */
+        sg = _mm256_andnot_si256(_mm256_cmpeq_epi8(b, _mm256_setzero_si256()), sg);
+    return _mm256_permutevar8x32_epi32(_mm256_or_si256(b, sg), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
 MXP_INLINE void mxp_store256_avx2(void *d, __m256i r, int stream)
