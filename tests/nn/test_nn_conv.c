@@ -308,6 +308,7 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
         { 2, 16, 30, 29, 20, 3, 3, 2, 1, 2, 1, 2, 1, 1 },   /* taps: 435 pixels an image, chunks end mid-row */
         { 1, 24, 40, 37, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1 },   /* taps: 1480 pixels, a partial last tile */
         { 2, 32, 12, 11, 40, 3, 3, 1, 1, 0, 0, 1, 1, 1 },   /* taps: no padding, x read in place */
+        { 1, 256, 5, 4, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1 },   /* 2.4 MB of weights: taps at AVX-512 only */
     };
     for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
         for (int threads = 1; threads <= 2; threads++) {
@@ -339,7 +340,10 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
                                  MXP_OK);
             }
             const int64_t seg = k->groups == 1 && k->dw == 1 ? k->kw * cg : cg; /* a kernel row, or a tap */
-            const bool taps = mxp_isa_current() >= MXP_ISA_AVX2 && seg >= 16;
+            /* weights past 1 MiB: the taps path only with the AVX-512 8 x 48 tile (up to 4 MiB) */
+            const bool big = og * kk * 4 > (1 << 20);
+            const mxp_isa isa = mxp_isa_current();
+            const bool taps = isa >= MXP_ISA_AVX2 && seg >= 16 && (!big || isa >= MXP_ISA_AVX512);
             for (int64_t r = 0; taps && r < m; r++) /* the chain over K, then bias and relu in float64 */
                 for (int64_t oc = 0; oc < k->o; oc++) {
                     const int64_t grp = oc / og;
