@@ -109,6 +109,21 @@ static inline size_t mxp_bnorm_rows(const mxp_f32_bnorm_params *p, size_t t, con
         }                                                                                                             \
     } while (0)
 
+/* A vector kernel's entry: MXP_BNORM_SUM and _SUMSQ over blocks with
+ * inner > 1 through MXP_BNORM_CHANNEL_SUMS(p, sums), everything else
+ * block after block through one_block(const mxp_f32_bnorm_params *). */
+#define MXP_BNORM_KERNEL_BODY(p, sums, one_block)                                                                     \
+    do {                                                                                                              \
+        if ((p)->inner > 1 && (p)->pass != MXP_BNORM_NORM) {                                                          \
+            MXP_BNORM_CHANNEL_SUMS(p, sums);                                                                          \
+            break;                                                                                                    \
+        }                                                                                                             \
+        for (size_t o_ = 0; o_ < mxp_bnorm_nblocks(p); o_++) {                                                        \
+            const mxp_f32_bnorm_params q_ = mxp_bnorm_block(p, o_);                                                   \
+            one_block(&q_);                                                                                           \
+        }                                                                                                             \
+    } while (0)
+
 /* Channels [k0, c) of an NHWC block (inner 1): the portable loop, the
  * kernels' tails. */
 static inline void mxp_bnorm_pixel_tail(const mxp_f32_bnorm_params *p, size_t k0)

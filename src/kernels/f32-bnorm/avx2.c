@@ -58,12 +58,5 @@ static void one_block(const mxp_f32_bnorm_params *p)
 
 void mxp_f32_bnorm__avx2(const mxp_f32_bnorm_params *p)
 {
-    if (p->inner > 1 && p->pass != MXP_BNORM_NORM) {
-        MXP_BNORM_CHANNEL_SUMS(p, sums);
-        return;
-    }
-    for (size_t o = 0; o < mxp_bnorm_nblocks(p); o++) {
-        const mxp_f32_bnorm_params q = mxp_bnorm_block(p, o);
-        one_block(&q);
-    }
+    MXP_BNORM_KERNEL_BODY(p, sums, one_block);
 }
