@@ -57,6 +57,26 @@ MXP_INLINE void rows_kernel(size_t k, size_t n, const float *x, const unsigned c
         y[j] = 0;
     const size_t n8 = n / 8 * 8;
     size_t p = 0;
+    for (; p + 8 <= k; p += 8) { /* eight rows a pass: half the passes over y */
+        const unsigned char *r[8];
+        __m256 xv[8];
+        for (int q = 0; q < 8; q++) {
+            r[q] = b + (p + (size_t)q) * ld_bytes;
+            xv[q] = _mm256_set1_ps(x[p + (size_t)q]);
+        }
+        for (size_t j = 0; j < n8; j += 8) {
+            __m256 acc = _mm256_loadu_ps(y + j);
+            for (int q = 0; q < 8; q++)
+                acc = _mm256_fmadd_ps(xv[q], load8(r[q], j, kind), acc);
+            _mm256_storeu_ps(y + j, acc);
+        }
+        for (size_t j = n8; j < n; j++) {
+            float acc = y[j];
+            for (int q = 0; q < 8; q++)
+                acc = fmaf(x[p + (size_t)q], load1(r[q], j, kind), acc);
+            y[j] = acc;
+        }
+    }
     for (; p + 4 <= k; p += 4) {
         const unsigned char *r0 = b + p * ld_bytes, *r1 = r0 + ld_bytes, *r2 = r1 + ld_bytes, *r3 = r2 + ld_bytes;
         const __m256 x0 = _mm256_set1_ps(x[p]), x1 = _mm256_set1_ps(x[p + 1]);

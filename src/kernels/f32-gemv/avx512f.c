@@ -32,6 +32,21 @@ MXP_INLINE void rows_kernel(size_t k, size_t n, const float *x, const unsigned c
     for (size_t j = 0; j < n; j++)
         y[j] = 0;
     size_t p = 0;
+    for (; p + 8 <= k; p += 8) { /* eight rows a pass: half the passes over y */
+        const unsigned char *r[8];
+        __m512 xv[8];
+        for (int q = 0; q < 8; q++) {
+            r[q] = b + (p + (size_t)q) * ld_bytes;
+            xv[q] = _mm512_set1_ps(x[p + (size_t)q]);
+        }
+        for (size_t j = 0; j < n; j += 16) {
+            __mmask16 m = n - j >= 16 ? 0xffff : (__mmask16)((1u << (n - j)) - 1);
+            __m512 acc = _mm512_maskz_loadu_ps(m, y + j);
+            for (int q = 0; q < 8; q++)
+                acc = _mm512_fmadd_ps(xv[q], load16(r[q], j, kind, m), acc);
+            _mm512_mask_storeu_ps(y + j, m, acc);
+        }
+    }
     for (; p + 4 <= k; p += 4) {
         const unsigned char *r0 = b + p * ld_bytes, *r1 = r0 + ld_bytes, *r2 = r1 + ld_bytes, *r3 = r2 + ld_bytes;
         const __m512 x0 = _mm512_set1_ps(x[p]), x1 = _mm512_set1_ps(x[p + 1]);
