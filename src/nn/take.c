@@ -2,16 +2,12 @@
  * per-row scales.  Every index is read and checked before anything is
  * written; then each output row (the last axis after the indexed one, or
  * one element) is one conversion from the table row it names. */
-#include <stdint.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "core/fpenv.h"
 #include "mxp/alloc.h"
 #include "nn/nn-internal.h"
-#if MXP_HAVE_X86_KERNELS
-#include "kernels/stream-loop.h"
-#endif
 
 typedef struct take_job {
     int64_t len;           /* elements of a row */
@@ -20,7 +16,6 @@ typedef struct take_job {
     int64_t axis_stride;   /* table bytes per index */
     const double *scales;  /* per table row, or NULL */
     int64_t ahead;         /* rows whose index lies TAKE_AHEAD rows on (a one-axis walk): [0, ahead) */
-    bool stream;           /* copies of whole lines by streaming stores (copy_row) */
 } take_job;
 
 enum { OUT, TAB, IDX };
@@ -47,43 +42,6 @@ static void take_prefetch(const take_job *j, char **p, int64_t row)
         __builtin_prefetch((const void *)(a + b));
 }
 
-/* A gather whose traffic (read + written) comes to MXP_STREAM_BYTES or
- * more copies its rows with streaming stores, as glibc's memcpy copies
- * large blocks, where each row is whole 64-byte lines at a line's start:
- * the output's lines are not read in before they are written (a third of
- * a gather's traffic from memory) and do not push the table out of the
- * cache.  AMD Zen 4, one thread, 10922 rows of 384 from a 30522-row table,
- * alternating runs: float32 2.9-3.9 -> 2.6-3.0 ms, bfloat16 0.96-1.06 ->
- * 0.81-1.0 ms. */
-static bool stream_rows(const take_job *j, int64_t rows)
-{
-#if MXP_HAVE_X86_KERNELS
-    const uint64_t row = (uint64_t)j->len * (uint64_t)mxp_dtype_itemsize(j->ot);
-    return j->tt == j->ot && !j->scales && j->os == (int64_t)mxp_dtype_itemsize(j->ot) && row % 64 == 0 &&
-           2 * row * (uint64_t)rows >= MXP_STREAM_BYTES;
-#else
-    (void)j, (void)rows;
-    return false;
-#endif
-}
-
-/* bytes from src to dst: streaming stores where dst is at a line's start
- * (bytes a multiple of 64), else memcpy. */
-static void copy_row(char *dst, const char *src, size_t bytes, bool stream)
-{
-#if MXP_HAVE_X86_KERNELS
-    if (stream && !((uintptr_t)dst % 64)) {
-        for (size_t b = 0; b < bytes; b += 16)
-            _mm_stream_si128((__m128i *)(void *)(dst + b), _mm_loadu_si128((const __m128i *)(const void *)(src + b)));
-        _mm_sfence();
-        return;
-    }
-#else
-    (void)stream;
-#endif
-    memcpy(dst, src, bytes);
-}
-
 static void take_row(const void *ctx, char **p, double *buf, int64_t row)
 {
     const take_job *j = ctx;
@@ -93,7 +51,7 @@ static void take_row(const void *ctx, char **p, double *buf, int64_t row)
     if (!j->scales && j->tt == j->ot) { /* a copy: every bit kept (NaN payloads, bools) */
         const size_t size = mxp_dtype_itemsize(j->tt);
         if (j->ts == (int64_t)size && j->os == (int64_t)size)
-            copy_row(p[OUT], src, (size_t)j->len * size, j->stream);
+            memcpy(p[OUT], src, (size_t)j->len * size);
         else
             for (int64_t k = 0; k < j->len; k++)
                 memcpy(p[OUT] + k * j->os, src + k * j->ts, size);
@@ -216,10 +174,9 @@ static mxp_status take_in_env(const char *fn, mxp_array *out, const mxp_array *t
         take_walk(&r, work, table, idx, axis, unit);
         /* index k of row k, rows forward in memory: prefetched ahead */
         const bool one = r.nd == 1 && r.strides[IDX][0] == 8 && !unit && nn_step(table) > 0;
-        take_job j = { unit ? 1 : table->shape[table->ndim - 1], table->dtype, work->dtype,
-                       unit ? 0 : nn_step(table), unit ? 0 : nn_step(work), table->strides[axis], scales,
-                       one ? r.nrows - TAKE_AHEAD : 0, false };
-        j.stream = stream_rows(&j, r.nrows);
+        const take_job j = { unit ? 1 : table->shape[table->ndim - 1], table->dtype, work->dtype,
+                             unit ? 0 : nn_step(table), unit ? 0 : nn_step(work), table->strides[axis], scales,
+                             one ? r.nrows - TAKE_AHEAD : 0 };
         st = nn_run_rows(&r, j.len, scales ? (size_t)j.len : 0, true, take_row, &j);
     }
     mxp_array_free(idx);
