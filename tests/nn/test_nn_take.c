@@ -89,10 +89,10 @@ static void test_take_rows_forward_and_backward(void **state)
     free(got);
 }
 
-/* A gather large enough for streaming stores (copy_row in src/nn/take.c:
- * 9.8 MB moved, rows of whole lines) copies every bit: into a new array,
- * into an output view whose rows start 16 bytes past a line (memcpy),
- * and with rows of 4000 bytes (not whole lines: memcpy). */
+/* A large gather (9.8 MB moved, rows of whole 64-byte lines: the size
+ * where the conversions switch to streaming stores) copies every bit: into
+ * a new array, into an output view whose rows start 16 bytes past a line,
+ * and with rows of 4000 bytes (not whole lines). */
 static void test_take_large_rows_bit_for_bit(void **state)
 {
     (void)state;
