@@ -213,13 +213,8 @@ MXP_INLINE __m256i mxp_h16_f8_step32_avx2(const uint16_t *s, const mxp_h16_f8_ct
     const __m256i r0 = mxp_h16_to_f8_avx2(h0, m0, c->sk, c->t, c->mode, c->saturate, special, &h0);
     const __m256i r1 = mxp_h16_to_f8_avx2(h1, m1, c->sk, c->t, c->mode, c->saturate, special, &h1);
     const __m256i b = _mm256_packus_epi16(r0, r1);
-    __m256i sg = _mm256_packs_epi16(h0, h1);
-    if (c->t.bits < 8)
-        sg = _mm256_srli_epi16(sg, 8 - c->t.bits);
-    sg = _mm256_and_si256(sg, _mm256_set1_epi8((char)(1u << (c->t.bits - 1))));
-    if (c->t.style == MXP_NARROW_FNUZ) /* no -0: a zero result is +0 */
-        sg = _mm256_andnot_si256(_mm256_cmpeq_epi8(b, _mm256_setzero_si256()), sg);
-    return _mm256_permute4x64_epi64(_mm256_or_si256(b, sg), _MM_SHUFFLE(3, 1, 2, 0));
+    return _mm256_permute4x64_epi64(mxp_narrow_signs32_avx2(b, _mm256_packs_epi16(h0, h1), c->t),
+                                    _MM_SHUFFLE(3, 1, 2, 0));
 }
 
 MXP_INLINE void mxp_h16_f8_full_avx2(void *dst, const void *src, size_t i, int stream, const void *ctx)

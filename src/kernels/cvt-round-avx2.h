@@ -125,9 +125,6 @@ MXP_INLINE __m256i mxp_f32_to_bf16_avx2(__m256i x, mxp_rounding mode, int satura
     return r;
 }
 
-/* The end of both narrowings below: overflow is a clamp (the pattern after
- * max is infinity; float8_e4m3fn: NaN), inf and NaN lanes are set, the sign
- * is or-ed in. */
 /* The target's largest finite, infinity and NaN patterns (magnitudes). */
 typedef struct mxp_narrow_encs2 {
     unsigned max_enc, inf_enc, nan_enc, inf_out;
@@ -183,6 +180,9 @@ MXP_INLINE __m256i mxp_narrow_special_avx2(__m256i r, __m256i x, mxp_narrow_fmt2
     return _mm256_blendv_epi8(r, _mm256_blendv_epi8(MXP_V8(e.inf_out), nan, *is_nan), special);
 }
 
+/* The end of both narrowings below: overflow is a clamp (the pattern after
+ * max is infinity; float8_e4m3fn: NaN), inf and NaN lanes are set, the sign
+ * is or-ed in. */
 MXP_INLINE __m256i mxp_narrow_finish_avx2(__m256i r, __m256i x, mxp_narrow_fmt2 f, mxp_rounding mode, int saturate)
 {
     const mxp_narrow_encs2 e = mxp_narrow_encs_avx2(f, saturate);
@@ -483,6 +483,20 @@ MXP_INLINE __m256i mxp_pack8_avx2(__m256i r0, __m256i r1, __m256i r2, __m256i r3
     return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
+/* 32 result bytes b with their signs: sg's bytes have the sign in their
+ * top bit (a saturating pack of the source patterns keeps a negative one
+ * negative), moved to the target's sign bit (float6/float4: a lower one);
+ * fnuz: no -0, a zero result stays +0.  In the packs' lane order. */
+MXP_INLINE __m256i mxp_narrow_signs32_avx2(__m256i b, __m256i sg, mxp_narrow_fmt2 f)
+{
+    if (f.bits < 8)
+        sg = _mm256_srli_epi16(sg, 8 - f.bits);
+    sg = _mm256_and_si256(sg, _mm256_set1_epi8((char)(1u << (f.bits - 1))));
+    if (f.style == MXP_NARROW_FNUZ)
+        sg = _mm256_andnot_si256(_mm256_cmpeq_epi8(b, _mm256_setzero_si256()), sg);
+    return _mm256_or_si256(b, sg);
+}
+
 /* mxp_narrow_finish_avx2 for 32 lanes at once, into 32 bytes in order:
  * one test for infinities and NaNs (the largest magnitude), the signs
  * packed with the magnitudes' packs (vpacksswb keeps a negative pattern
@@ -508,14 +522,9 @@ MXP_INLINE __m256i mxp_narrow_finish32_avx2(__m256i r[4], const __m256i x[4], mx
             flip = _mm256_packs_epi16(_mm256_packs_epi32(nan[0], nan[1]), _mm256_packs_epi32(nan[2], nan[3]));
     }
     const __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(r[0], r[1]), _mm256_packus_epi32(r[2], r[3]));
-    __m256i sg = _mm256_xor_si256(_mm256_packs_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3])),
-                                  flip);
-    if (f.bits < 8)
-        sg = _mm256_srli_epi16(sg, 8 - f.bits);
-    sg = _mm256_and_si256(sg, _mm256_set1_epi8((char)(1u << (f.bits - 1))));
-    if (f.style == MXP_NARROW_FNUZ) /* no -0: a zero result is +0 */
-        sg = _mm256_andnot_si256(_mm256_cmpeq_epi8(b, _mm256_setzero_si256()), sg);
-    return _mm256_permutevar8x32_epi32(_mm256_or_si256(b, sg), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    const __m256i sg =
+        _mm256_xor_si256(_mm256_packs_epi16(_mm256_packs_epi32(x[0], x[1]), _mm256_packs_epi32(x[2], x[3])), flip);
+    return _mm256_permutevar8x32_epi32(mxp_narrow_signs32_avx2(b, sg, f), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
 MXP_INLINE void mxp_store256_avx2(void *d, __m256i r, int stream)
