@@ -76,22 +76,6 @@ MXP_INLINE void rows_pass(int R, size_t p, size_t n, const float *x, const unsig
     }
 }
 
-/* Eight rows a pass (four had taken twice the passes over y: Zen 4, 4096^2
- * 2.6-2.8 -> 2.2 ms), then four, then one. */
-MXP_INLINE void rows_kernel(size_t k, size_t n, const float *x, const unsigned char *b, size_t ld_bytes, float *y,
-                            int kind)
-{
-    for (size_t j = 0; j < n; j++)
-        y[j] = 0;
-    size_t p = 0;
-    for (; p + 8 <= k; p += 8)
-        rows_pass(8, p, n, x, b, ld_bytes, y, kind);
-    for (; p + 4 <= k; p += 4)
-        rows_pass(4, p, n, x, b, ld_bytes, y, kind);
-    for (; p < k; p++)
-        rows_pass(1, p, n, x, b, ld_bytes, y, kind);
-}
-
 MXP_INLINE float hsum8(__m256 v)
 {
     const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

@@ -46,22 +46,6 @@ MXP_INLINE void rows_pass(int R, size_t p, size_t n, const float *x, const unsig
     }
 }
 
-/* Eight rows a pass (four had taken twice the passes over y: Zen 4, 4096^2
- * 2.9-3.1 -> 2.5 ms), then four, then one. */
-MXP_INLINE void rows_kernel(size_t k, size_t n, const float *x, const unsigned char *b, size_t ld_bytes, float *y,
-                            int kind)
-{
-    for (size_t j = 0; j < n; j++)
-        y[j] = 0;
-    size_t p = 0;
-    for (; p + 8 <= k; p += 8)
-        rows_pass(8, p, n, x, b, ld_bytes, y, kind);
-    for (; p + 4 <= k; p += 4)
-        rows_pass(4, p, n, x, b, ld_bytes, y, kind);
-    for (; p < k; p++)
-        rows_pass(1, p, n, x, b, ld_bytes, y, kind);
-}
-
 #define MXP_DOTS_T float
 #define MXP_DOTS_V __m512
 #define MXP_DOTS_V_(op) _mm512_##op##_ps
