@@ -156,50 +156,48 @@ MXP_INLINE __m256i mxp_h16_cvt8_avx2(__m256i x, mxp_rounding mode)
 
 /* 32 bfloat16 or float16 elements to integers in [t.lo, t.hi], a byte each
  * (a signed sub-byte target in its low bits), in a deterministic mode, in
- * registers (the AVX-512 kernels' method, cvt-h16-avx512.h
- * mxp_h16_to_int_avx512): the magnitudes clamped on the 16-bit patterns to
- * max(-lo, hi), which rounding keeps, NaN lanes marked there; bfloat16's
- * even and odd lanes widened by a shift and a mask, float16's by
- * vcvtph2ps; vcvtps2dq; the results packed to 16 bits, then to 8 with
- * saturation (int8, uint8) or clamped in 8-bit lanes (the sub-byte
- * integers); NaN -> 0. */
+ * registers.  The clamp is done on the 16-bit patterns, before rounding,
+ * which commutes with it (the bounds are integers): vpminuw caps the
+ * negative patterns' magnitude at -lo (the positive ones are below 0x8000),
+ * vpminsw the positive ones at hi (the negative ones are below zero as
+ * int16); NaN lanes are zeroed there (NaN -> 0).  Then each half of 8
+ * lanes widens exactly to float32 (bfloat16: vpunpck with zeros; float16:
+ * vcvtph2ps), vcvtps2dq, and the int32 lanes pack to bytes with
+ * saturation; one permutation puts the bytes back in order. */
 MXP_INLINE __m256i mxp_h16_int32_avx2(const uint16_t *s, mxp_src32_avx2 sk, mxp_f32_target2 t, mxp_rounding mode)
 {
-    const int big = -t.lo > t.hi ? -t.lo : t.hi;
     const int bf16 = sk == SRC32_BF16;
     union {
         float f;
         uint32_t u;
-    } b32 = { (float)big };
-    const short big16 = (short)(bf16 ? b32.u >> 16 : (unsigned)_cvtss_sh((float)big, 0));
+    } neg = { (float)-t.lo }, pos = { (float)t.hi };
+    const unsigned short neg16 = (unsigned short)(bf16 ? neg.u >> 16 : (unsigned)_cvtss_sh(neg.f, 0));
+    const short pos16 = (short)(bf16 ? pos.u >> 16 : (unsigned)_cvtss_sh(pos.f, 0));
     const short inf = (short)(bf16 ? 0x7f80 : 0x7c00);
-    __m256i w[2], nan[2];
+    __m256i w[2];
     for (int k = 0; k < 2; k++) {
         const __m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(s + 16 * k));
-        const __m256i m = _mm256_and_si256(h, _mm256_set1_epi16(0x7fff));
-        nan[k] = _mm256_cmpgt_epi16(m, _mm256_set1_epi16(inf));
-        const __m256i c = _mm256_or_si256(_mm256_min_epu16(m, _mm256_set1_epi16(big16)),
-                                          _mm256_and_si256(h, _mm256_set1_epi16((short)0x8000)));
-        if (bf16) { /* even lanes in the low words, odd ones in the high words */
-            const __m256i q0 = mxp_h16_cvt8_avx2(_mm256_slli_epi32(c, 16), mode);
-            const __m256i q1 = mxp_h16_cvt8_avx2(_mm256_and_si256(c, MXP_V8(0xffff0000u)), mode);
-            w[k] = _mm256_blend_epi16(q0, _mm256_slli_epi32(q1, 16), 0xaa);
-        } else { /* vpackssdw packs within 128-bit lanes: the quarters back in order */
-            const __m256i q0 = mxp_h16_cvt8_avx2(_mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(c))), mode);
-            const __m256i q1 =
-                mxp_h16_cvt8_avx2(_mm256_castps_si256(_mm256_cvtph_ps(_mm256_extracti128_si256(c, 1))), mode);
-            w[k] = _mm256_permute4x64_epi64(_mm256_packs_epi32(q0, q1), _MM_SHUFFLE(3, 1, 2, 0));
+        const __m256i nan = _mm256_cmpgt_epi16(_mm256_and_si256(h, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(inf));
+        __m256i c = _mm256_min_epu16(h, _mm256_set1_epi16((short)(0x8000u | neg16)));
+        c = _mm256_andnot_si256(nan, _mm256_min_epi16(c, _mm256_set1_epi16(pos16)));
+        __m256i q0, q1;
+        if (bf16) { /* lanes 0-3 and 4-7 of each 128-bit half */
+            q0 = _mm256_unpacklo_epi16(_mm256_setzero_si256(), c);
+            q1 = _mm256_unpackhi_epi16(_mm256_setzero_si256(), c);
+        } else { /* lanes 0-7 and 8-15 */
+            q0 = _mm256_castps_si256(_mm256_cvtph_ps(_mm256_castsi256_si128(c)));
+            q1 = _mm256_castps_si256(_mm256_cvtph_ps(_mm256_extracti128_si256(c, 1)));
         }
+        w[k] = _mm256_packs_epi32(mxp_h16_cvt8_avx2(q0, mode), mxp_h16_cvt8_avx2(q1, mode));
     }
     __m256i b = t.lo == 0 && t.hi == 255 ? _mm256_packus_epi16(w[0], w[1]) : _mm256_packs_epi16(w[0], w[1]);
-    b = _mm256_permute4x64_epi64(b, _MM_SHUFFLE(3, 1, 2, 0));
-    if (t.hi < 127) {
-        b = _mm256_min_epi8(_mm256_max_epi8(b, _mm256_set1_epi8((char)t.lo)), _mm256_set1_epi8((char)t.hi));
-        if (t.lo < 0) /* int4/int2/int1: the low bits */
-            b = _mm256_and_si256(b, _mm256_set1_epi8((char)(2 * t.hi + 1)));
-    }
-    const __m256i z = _mm256_permute4x64_epi64(_mm256_packs_epi16(nan[0], nan[1]), _MM_SHUFFLE(3, 1, 2, 0));
-    return _mm256_andnot_si256(z, b);
+    /* bfloat16: 128-bit halves hold elements 0-7, 16-23 | 8-15, 24-31;
+     * float16: dwords of 4 elements 0, 8, 16, 24 | 4, 12, 20, 28 */
+    b = bf16 ? _mm256_permute4x64_epi64(b, _MM_SHUFFLE(3, 1, 2, 0))
+             : _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    if (t.lo < 0 && t.hi < 127) /* int4/int2/int1: the low bits */
+        b = _mm256_and_si256(b, _mm256_set1_epi8((char)(2 * t.hi + 1)));
+    return b;
 }
 
 /* 32 elements from element i of src, of the source kind */
