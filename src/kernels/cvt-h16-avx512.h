@@ -117,11 +117,10 @@ MXP_INLINE __m256i mxp_h16_to_f16_avx512(__m512i x, mxp_rounding mode, int satur
 /* 32 float16 or bfloat16 lanes to integers in [lo, hi], a byte each (a
  * signed sub-byte target in its low bits, as the reference converter
  * stores it), in the deterministic modes, by vcvtps2dq.  Before widening,
- * the magnitudes are clamped on the 16-bit patterns (one vpminuw for 32
- * lanes) to max(-lo, hi), an integer, which rounding keeps: the results
- * lie in [-max, max], and the clamp to [lo, hi] after (in 8-bit lanes, or
- * by vpmovswb/vpmovuswb for int8/uint8) gives the clamped exact value's
- * rounding (both monotonic, the bounds fixed points).  NaN lanes give 0.
+ * the values are clamped on the 16-bit patterns to [lo, hi] (integers,
+ * which rounding keeps; both monotonic, so the clamped exact value's
+ * rounding is the rounding's clamp) by two vpmin (negative patterns as
+ * unsigned, positive ones as signed); NaN lanes become 0 there.
  * bfloat16's even and odd lanes are float32 numbers by a shift and a mask,
  * no permute, and their results meet in 16-bit lanes by one vpternlog;
  * float16 widens by vcvtph2ps, its halves meet by vpackssdw (within
@@ -129,19 +128,22 @@ MXP_INLINE __m256i mxp_h16_to_f16_avx512(__m512i x, mxp_rounding mode, int satur
  * Needs the library's MXCSR (bfloat16 subnormals are float32 ones). */
 MXP_INLINE __m256i mxp_h16_to_int_avx512(__m512i h, mxp_h16_src s, int lo, int hi, mxp_rounding mode)
 {
-    const int big = -lo > hi ? -lo : hi;
     const int bf16 = s == H16_BF16;
     const unsigned inf = bf16 ? 0x7f80u : 0x7c00u;
-    /* big as the source's pattern: an integer below 2^8, exact in both */
+    /* -lo and hi as the source's patterns: integers below 2^8, exact in both */
     union {
         float f;
         uint32_t u;
-    } b32 = { (float)big };
-    const unsigned big16 = bf16 ? b32.u >> 16 : (unsigned)_cvtss_sh((float)big, 0);
+    } neg = { (float)-lo }, pos = { (float)hi };
+    const unsigned neg16 = bf16 ? neg.u >> 16 : (unsigned)_cvtss_sh(neg.f, 0);
+    const unsigned pos16 = bf16 ? pos.u >> 16 : (unsigned)_cvtss_sh(pos.f, 0);
     const __m512i m = _mm512_and_si512(h, _mm512_set1_epi16(0x7fff));
     const __mmask32 nan = _mm512_cmpgt_epu16_mask(m, _mm512_set1_epi16((short)inf));
-    const __m512i c = _mm512_ternarylogic_epi32(_mm512_min_epu16(m, _mm512_set1_epi16((short)big16)), h,
-                                                _mm512_set1_epi16((short)0x8000), 0xf8); /* | sign */
+    /* the negative patterns' magnitudes capped at -lo (unsigned: the
+     * positive ones lie below 0x8000), the positive ones at hi (signed:
+     * the negative ones lie below 0), NaN lanes zeroed */
+    const __m512i c = _mm512_maskz_min_epi16(~nan, _mm512_min_epu16(h, _mm512_set1_epi16((short)(0x8000u | neg16))),
+                                             _mm512_set1_epi16((short)pos16));
     __m512i w;
     if (bf16) {
         const __m512i q0 = mxp_f32_cvt_int_avx512(_mm512_slli_epi32(c, 16), mode);
@@ -155,20 +157,12 @@ MXP_INLINE __m256i mxp_h16_to_int_avx512(__m512i h, mxp_h16_src s, int lo, int h
             mxp_f32_cvt_int_avx512(_mm512_castps_si512(_mm512_cvtph_ps(_mm512_extracti64x4_epi64(c, 1))), mode);
         w = _mm512_packs_epi32(q0, q1);
     }
-    __m256i b;
-    if (lo == -128)
-        b = _mm512_cvtsepi16_epi8(w);
-    else if (hi == 255)
-        b = _mm512_cvtusepi16_epi8(_mm512_max_epi16(w, _mm512_setzero_si512()));
-    else {
-        b = _mm256_min_epi8(_mm256_max_epi8(_mm512_cvtepi16_epi8(w), _mm256_set1_epi8((char)lo)),
-                            _mm256_set1_epi8((char)hi));
-        if (lo < 0) /* int4/int2/int1: the low bits */
-            b = _mm256_and_si256(b, _mm256_set1_epi8((char)(2 * hi + 1)));
-    }
+    __m256i b = _mm512_cvtepi16_epi8(w); /* in [lo, hi] already */
+    if (lo < 0 && hi < 127) /* int4/int2/int1: the low bits */
+        b = _mm256_and_si256(b, _mm256_set1_epi8((char)(2 * hi + 1)));
     if (!bf16)
         b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-    return _mm256_maskz_mov_epi8(~nan, b);
+    return b;
 }
 
 /* 32 elements: 16-bit results fill the vector, 8-bit ones its low half. */
