@@ -21,7 +21,7 @@
 typedef struct mxp_f32_target2 {
     mxp_narrow_fmt2 fmt;
     int lo, hi;
-    int fp; /* deterministic modes by mxp_f32_to_narrow_fp_avx2 (1), e5m2 by F16C (2) */
+    int fp; /* deterministic modes by the float unit (mxp_f32_narrow_fp_mag_avx2) */
 } mxp_f32_target2;
 
 MXP_INLINE size_t mxp_f32_out_size_avx2(mxp_f32_target2 t)
@@ -50,53 +50,11 @@ MXP_INLINE __m256i mxp_f32_convert8_avx2(__m256i x, mxp_f32_target2 t, mxp_round
     return _mm256_and_si256(v, MXP_V8(0xff));
 }
 
-/* e5m2 is the top byte of a float16: vcvtps2ph toward zero with its last
- * bit set where inexact (vcvtph2ps back differs) is float16 rounded to
- * odd, which keeps every bit the rounding of its low byte looks at (the
- * subnormal ranges are the same), and that byte is rounded by an add on
- * 16-bit lanes, the mode's carry: the sign bit stays (no carry reaches it
- * but from a NaN, which gets none); overflow comes out as the mode has it
- * (toward zero: max).  Saturation: +-inf - 1 ulp = +-max.  16 lanes. */
-MXP_INLINE __m128i mxp_f32_f16_odd8_avx2(const float *s)
-{
-    const __m256 x = _mm256_loadu_ps(s);
-    const __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    const __m256i ne = _mm256_castps_si256(_mm256_cmp_ps(_mm256_cvtph_ps(h), x, _CMP_NEQ_UQ));
-    const __m128i m = _mm_packs_epi32(_mm256_castsi256_si128(ne), _mm256_extracti128_si256(ne, 1));
-    return _mm_or_si128(h, _mm_and_si128(m, _mm_set1_epi16(1)));
-}
-
-MXP_INLINE __m256i mxp_f32_e5m2x16_avx2(const float *s, mxp_rounding mode, int saturate)
-{
-    const __m256i v = _mm256_set_m128i(mxp_f32_f16_odd8_avx2(s + 8), mxp_f32_f16_odd8_avx2(s));
-    const __m256i nan = _mm256_cmpgt_epi16(_mm256_and_si256(v, _mm256_set1_epi16(0x7fff)), _mm256_set1_epi16(0x7c00));
-    __m256i c;
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN:
-        c = _mm256_add_epi16(_mm256_set1_epi16(0x7f), _mm256_and_si256(_mm256_srli_epi16(v, 8), _mm256_set1_epi16(1)));
-        break;
-    case MXP_ROUND_NEAREST_AWAY: c = _mm256_set1_epi16(0x80); break;
-    case MXP_ROUND_UP: c = _mm256_andnot_si256(_mm256_srai_epi16(v, 15), _mm256_set1_epi16(0xff)); break;
-    case MXP_ROUND_DOWN: c = _mm256_and_si256(_mm256_srai_epi16(v, 15), _mm256_set1_epi16(0xff)); break;
-    default: c = _mm256_setzero_si256(); break;
-    }
-    __m256i r = _mm256_srli_epi16(_mm256_add_epi16(v, _mm256_andnot_si256(nan, c)), 8);
-    if (saturate)
-        r = _mm256_add_epi16(r, _mm256_cmpeq_epi16(_mm256_and_si256(r, _mm256_set1_epi16(0x7f)), _mm256_set1_epi16(0x7c)));
-    return r;
-}
-
 /* 32 elements from s to d; idx: lo32 of element 0's index in every lane's
  * place (lanes 0..7). */
 MXP_INLINE void mxp_f32_step32_avx2(void *d, const float *s, mxp_f32_target2 t, mxp_rounding mode, int saturate,
                                     __m256i idx, mxp_sr_key key, int stream)
 {
-    if (t.fp == 2 && mode != MXP_ROUND_STOCHASTIC) {
-        const __m256i b = _mm256_packus_epi16(mxp_f32_e5m2x16_avx2(s, mode, saturate),
-                                              mxp_f32_e5m2x16_avx2(s + 16, mode, saturate));
-        mxp_store256_avx2(d, _mm256_permute4x64_epi64(b, _MM_SHUFFLE(3, 1, 2, 0)), stream);
-        return;
-    }
     __m256i x[4], r[4], z = _mm256_setzero_si256();
     for (int k = 0; k < 4; k++)
         x[k] = _mm256_loadu_si256((const __m256i *)(s + 8 * k));
