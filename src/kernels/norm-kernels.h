@@ -79,6 +79,39 @@ static inline double mxp_norm_fold(const double s[8], const float *x, size_t i, 
     return mxp_sum8_fold(s, t);
 }
 
+/* The prefetch of the next call's rows.  A call reads its rows from
+ * memory in its first pass only; its later passes compute from registers
+ * and scratch, and without a prefetch the memory stood idle there while
+ * the next call's first pass waited on it (float32 layer norm over 10922
+ * rows of 384 on a Zen 4: 2.4-2.9 cycles an element from memory, 1.3 in
+ * L2; 1.8-2.1 with it).  The bfloat16 kernels' first pass prefetches 2 KiB
+ * ahead, past the next rows of 384 already (there this measured no gain).
+ * a: the rows' addresses; where they lie evenly spaced (a dense array's
+ * next rows, the usual case), the bytes from each to the same row of the
+ * next call's, else 0. */
+static inline ptrdiff_t mxp_norm_rows_ahead(const uintptr_t *a, size_t rows)
+{
+    if (rows < 2)
+        return 0;
+    const uintptr_t step = a[1] - a[0];
+    for (size_t r = 2; r < rows; r++)
+        if (a[r] - a[r - 1] != step)
+            return 0;
+    return (ptrdiff_t)(step * rows);
+}
+
+/* Prefetches bytes (at most 4 KiB: a longer row's first pass fetches the
+ * rest ahead itself) from p + ahead: an address only, never read, so past
+ * the array is fine. */
+static inline void mxp_norm_rows_prefetch(const void *p, size_t bytes, ptrdiff_t ahead)
+{
+    if (!ahead)
+        return;
+    const uintptr_t a = (uintptr_t)p + (uintptr_t)ahead;
+    for (uintptr_t o = 0; o < bytes && o < 4096; o += 64)
+        __builtin_prefetch((const void *)(a + o));
+}
+
 static inline double mxp_norm_rstd(double sumsq, size_t n, double eps)
 {
     return 1 / sqrt(sumsq / (double)n + eps);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "core/fpenv.h"
+#include "kernels/norm-kernels.h"
 #include "mxp.h"
 #include "nn/nn-internal.h"
 #include "nn/nn_util.h"
@@ -405,6 +406,28 @@ static void test_bf16_rows_near_exact(void **state)
     }
 }
 
+/* The next call's rows, prefetched by the float32 kernels: the step from
+ * each row to the same row of the next call where the rows lie evenly
+ * spaced, else none (a prefetch of an arbitrary address would only waste
+ * the memory's time). */
+static void test_next_rows_prefetched_only_where_rows_are_even(void **state)
+{
+    (void)state;
+    const uintptr_t even[4] = { 1000, 1400, 1800, 2200 }, uneven[4] = { 1000, 1400, 1900, 2200 };
+    const uintptr_t down[3] = { 5000, 4000, 3000 };
+    assert_int_equal(mxp_norm_rows_ahead(even, 4), 1600);
+    assert_int_equal(mxp_norm_rows_ahead(even, 3), 1200);
+    assert_int_equal(mxp_norm_rows_ahead(even, 2), 800);
+    assert_int_equal(mxp_norm_rows_ahead(even, 1), 0); /* no step to go by */
+    assert_int_equal(mxp_norm_rows_ahead(uneven, 4), 0);
+    assert_int_equal(mxp_norm_rows_ahead(uneven, 2), 800); /* the first two are even */
+    assert_int_equal(mxp_norm_rows_ahead(down, 3), -3000);  /* rows walked backwards (a negative stride) */
+    /* an address past the array only: prefetches never read (the sanitizer build checks it) */
+    float row[64] = { 0 };
+    mxp_norm_rows_prefetch(row, sizeof row, 1 << 20);
+    mxp_norm_rows_prefetch(row, sizeof row, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_l2_quotient_near_a_float32_tie),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
         cmocka_unit_test(test_bf16_rows_near_exact),
+        cmocka_unit_test(test_next_rows_prefetched_only_where_rows_are_even),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
