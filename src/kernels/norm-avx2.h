@@ -91,10 +91,7 @@ MXP_INLINE void mxp_norm_rows_avx2(float *const *y, const float *const *x, size_
             c[r] = s[r] / (double)n;
     }
     mxp_norm_sums_avx2(x, rows, n, c, 1, s, wide, mode != MXP_NORM_LAYER);
-    uintptr_t at[MXP_NORM_ROWS];
-    for (size_t r = 0; r < rows; r++)
-        at[r] = (uintptr_t)x[r];
-    const ptrdiff_t ahead = mxp_norm_rows_ahead(at, rows); /* the next call's rows, prefetched row by row */
+    const ptrdiff_t ahead = mxp_norm_rows_ahead(x, rows); /* the next call's rows, prefetched row by row */
     for (size_t r = 0; r < rows; r++) {
         mxp_norm_rows_prefetch(x[r], n * sizeof(float), ahead);
         /* the widened copy holds the whole groups of 8 */

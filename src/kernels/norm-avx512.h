@@ -92,10 +92,7 @@ MXP_INLINE void mxp_norm_rows_avx512(float *const *y, const float *const *x, siz
             c[r] = s[r] / (double)n;
     }
     mxp_norm_sums_avx512(x, rows, n, c, 1, s, wide, mode != MXP_NORM_LAYER);
-    uintptr_t at[MXP_NORM_ROWS];
-    for (size_t r = 0; r < rows; r++)
-        at[r] = (uintptr_t)x[r];
-    const ptrdiff_t ahead = mxp_norm_rows_ahead(at, rows); /* the next call's rows, prefetched row by row */
+    const ptrdiff_t ahead = mxp_norm_rows_ahead(x, rows); /* the next call's rows, prefetched row by row */
     for (size_t r = 0; r < rows; r++) {
         mxp_norm_rows_prefetch(x[r], n * sizeof(float), ahead);
         const double *wr = wide ? wide + r * n : NULL;

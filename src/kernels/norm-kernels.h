@@ -86,16 +86,16 @@ static inline double mxp_norm_fold(const double s[8], const float *x, size_t i, 
  * rows of 384 on a Zen 4: 2.4-2.9 cycles an element from memory, 1.3 in
  * L2; 1.8-2.1 with it).  The bfloat16 kernels' first pass prefetches 2 KiB
  * ahead, past the next rows of 384 already (there this measured no gain).
- * a: the rows' addresses; where they lie evenly spaced (a dense array's
- * next rows, the usual case), the bytes from each to the same row of the
- * next call's, else 0. */
-static inline ptrdiff_t mxp_norm_rows_ahead(const uintptr_t *a, size_t rows)
+ * Where the rows x lie evenly spaced (a dense array's next rows, the
+ * usual case): the bytes from each to the same row of the next call's;
+ * else 0 (also for one row: no step to go by). */
+static inline ptrdiff_t mxp_norm_rows_ahead(const float *const *x, size_t rows)
 {
     if (rows < 2)
         return 0;
-    const uintptr_t step = a[1] - a[0];
+    const uintptr_t step = (uintptr_t)x[1] - (uintptr_t)x[0]; /* addresses: the rows may walk backwards */
     for (size_t r = 2; r < rows; r++)
-        if (a[r] - a[r - 1] != step)
+        if ((uintptr_t)x[r] - (uintptr_t)x[r - 1] != step)
             return 0;
     return (ptrdiff_t)(step * rows);
 }

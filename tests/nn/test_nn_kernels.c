@@ -413,8 +413,10 @@ static void test_bf16_rows_near_exact(void **state)
 static void test_next_rows_prefetched_only_where_rows_are_even(void **state)
 {
     (void)state;
-    const uintptr_t even[4] = { 1000, 1400, 1800, 2200 }, uneven[4] = { 1000, 1400, 1900, 2200 };
-    const uintptr_t down[3] = { 5000, 4000, 3000 };
+    static float buf[1024];
+    const float *const even[4] = { buf, buf + 100, buf + 200, buf + 300 };
+    const float *const uneven[4] = { buf, buf + 100, buf + 225, buf + 300 };
+    const float *const down[3] = { buf + 1000, buf + 750, buf + 500 };
     assert_int_equal(mxp_norm_rows_ahead(even, 4), 1600);
     assert_int_equal(mxp_norm_rows_ahead(even, 3), 1200);
     assert_int_equal(mxp_norm_rows_ahead(even, 2), 800);
