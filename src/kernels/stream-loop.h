@@ -14,6 +14,7 @@
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef MXP_INLINE
 #define MXP_INLINE static inline __attribute__((always_inline))
@@ -41,6 +42,31 @@ MXP_INLINE void mxp_stream_prefetch(const void *p, size_t bytes)
 {
     for (size_t o = 0; o < bytes; o += 64)
         _mm_prefetch((const char *)p + MXP_STREAM_PREFETCH + o, _MM_HINT_T0);
+}
+
+/* bytes from src to dst, the whole 64-byte lines of dst by streaming
+ * stores (SSE2, every x86-64 CPU), the partial lines at either end by
+ * memcpy: for copies whose output is not read again soon (gathers of
+ * megabytes).  The caller fences (_mm_sfence) before dst is read
+ * elsewhere.  Twin: memcpy (the same bytes). */
+MXP_INLINE void mxp_stream_copy(void *dst, const void *src, size_t bytes)
+{
+    char *d = (char *)dst;
+    const char *s = (const char *)src;
+    size_t i = (64 - (uintptr_t)d % 64) % 64;
+    i = i < bytes ? i : bytes;
+    memcpy(d, s, i);
+    for (; i + 64 <= bytes; i += 64) {
+        const __m128i *from = (const __m128i *)(const void *)(s + i);
+        __m128i *to = (__m128i *)(void *)(d + i);
+        const __m128i a = _mm_loadu_si128(from), b = _mm_loadu_si128(from + 1);
+        const __m128i c = _mm_loadu_si128(from + 2), e = _mm_loadu_si128(from + 3);
+        _mm_stream_si128(to, a);
+        _mm_stream_si128(to + 1, b);
+        _mm_stream_si128(to + 2, c);
+        _mm_stream_si128(to + 3, e);
+    }
+    memcpy(d + i, s + i, bytes - i);
 }
 
 typedef struct mxp_stream_plan {

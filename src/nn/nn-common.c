@@ -2,6 +2,9 @@
  * pool, widening loads and rounding stores, argument checks, outputs. */
 #include <math.h>
 #include <string.h>
+#if MXP_HAVE_X86_KERNELS
+#include <xmmintrin.h>
+#endif
 
 #include "convert/convert-config.h"
 #include "core/cpu-internal.h"
@@ -71,6 +74,9 @@ static void run_share(void *arg, int t, int nthreads)
             j->fn(j->ctx, p[0], scratch, (int64_t)i);
         i += count;
     }
+#if MXP_HAVE_X86_KERNELS
+    _mm_sfence(); /* rows written by streaming stores (take) in memory before the share ends */
+#endif
 }
 
 enum { NN_PER_SHARE = 16384 }; /* elements a thread should get at least */

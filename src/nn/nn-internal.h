@@ -37,7 +37,8 @@ void nn_row_ptrs(const nn_rows *r, int64_t i, char **p);
  * scratch_doubles of the thread's own.  Threads when the rows hold at
  * least a few tens of thousands of elements (elems_per_row each) and
  * parallel is true.  MXP_ERR_NO_MEMORY (nothing run) when the scratch
- * cannot be had. */
+ * cannot be had.  Each thread's share ends with a store fence: fn may
+ * write by streaming stores. */
 typedef void nn_row_fn(const void *ctx, char **p, double *scratch, int64_t row);
 mxp_status nn_run_rows(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
                        nn_row_fn *fn, const void *ctx);

@@ -8,6 +8,9 @@
 #include "core/fpenv.h"
 #include "mxp/alloc.h"
 #include "nn/nn-internal.h"
+#if MXP_HAVE_X86_KERNELS
+#include "kernels/stream-loop.h"
+#endif
 
 typedef struct take_job {
     int64_t len;           /* elements of a row */
@@ -16,18 +19,23 @@ typedef struct take_job {
     int64_t axis_stride;   /* table bytes per index */
     const double *scales;  /* per table row, or NULL */
     int64_t ahead;         /* rows whose index lies TAKE_AHEAD rows on (a one-axis walk): [0, ahead) */
+    bool stream;           /* copies by streaming stores (a large output) */
 } take_job;
 
 enum { OUT, TAB, IDX };
 
-/* The table row TAKE_AHEAD output rows on is prefetched (its index read
- * from the same dense indices): the rows are gathered from anywhere in
- * the table, which the hardware prefetchers cannot guess.  AMD Zen 4, 4 M
- * elements in rows of 384 from a 30522-row table, one thread (`mxp bench
- * nn`, against memcpy of the same bytes): float32 0.46-0.60x -> 0.74x,
- * bfloat16 0.37-0.47x -> 0.61-0.74x; 2, 8 and 16 rows on no better. */
+/* The table row TAKE_AHEAD output rows on is prefetched into L2 (its
+ * index read from the same dense indices): the rows are gathered from
+ * anywhere in the table, which the hardware prefetchers cannot guess.  A
+ * copy that moves MXP_STREAM_BYTES or more (read + written) writes by
+ * streaming stores, as the conversions do: the output's lines are not
+ * read before they are written.  AMD Zen 4, 4 M elements in rows of 384
+ * from a 30522-row table, one thread (`mxp bench nn`, alternating builds):
+ * float32 13-15 -> 24-32 GB/s, bfloat16 16-19 -> 29-34 GB/s against a
+ * prefetch into L1 four rows on with memcpy'd rows; either change alone
+ * gave a third of that (docs/nn.md). */
 enum {
-    TAKE_AHEAD = 4,         /* rows */
+    TAKE_AHEAD = 8,         /* rows */
     TAKE_AHEAD_BYTES = 4096 /* of a row at most: a longer row's own reads bring the rest in time */
 };
 
@@ -39,7 +47,22 @@ static void take_prefetch(const take_job *j, char **p, int64_t row)
     const uintptr_t a = (uintptr_t)p[TAB] + (uintptr_t)(i * j->axis_stride); /* an address: never read */
     const uintptr_t bytes = (uintptr_t)(j->len * j->ts); /* ts > 0 (take_in_env) */
     for (uintptr_t b = 0; b < bytes && b < TAKE_AHEAD_BYTES; b += 64)
-        __builtin_prefetch((const void *)(a + b));
+        __builtin_prefetch((const void *)(a + b), 0, 1); /* prefetcht2: L2 */
+}
+
+/* A row copied whole: by streaming stores in a large gather (fenced at
+ * the end of the thread's share, nn_run_rows), else memcpy. */
+static void copy_row(char *dst, const char *src, size_t bytes, bool stream)
+{
+#if MXP_HAVE_X86_KERNELS
+    if (stream) {
+        mxp_stream_copy(dst, src, bytes);
+        return;
+    }
+#else
+    (void)stream;
+#endif
+    memcpy(dst, src, bytes);
 }
 
 static void take_row(const void *ctx, char **p, double *buf, int64_t row)
@@ -51,7 +74,7 @@ static void take_row(const void *ctx, char **p, double *buf, int64_t row)
     if (!j->scales && j->tt == j->ot) { /* a copy: every bit kept (NaN payloads, bools) */
         const size_t size = mxp_dtype_itemsize(j->tt);
         if (j->ts == (int64_t)size && j->os == (int64_t)size)
-            memcpy(p[OUT], src, (size_t)j->len * size);
+            copy_row(p[OUT], src, (size_t)j->len * size, j->stream);
         else
             for (int64_t k = 0; k < j->len; k++)
                 memcpy(p[OUT] + k * j->os, src + k * j->ts, size);
@@ -154,6 +177,18 @@ static void take_walk(nn_rows *r, const mxp_array *out, const mxp_array *table, 
     }
 }
 
+/* Whether a gather into out writes by streaming stores: where it moves
+ * (reads + writes) MXP_STREAM_BYTES or more, as the conversions. */
+static bool take_streams(const mxp_array *out)
+{
+#if MXP_HAVE_X86_KERNELS
+    return 2 * (uint64_t)mxp_array_size(out) * mxp_array_itemsize(out) >= MXP_STREAM_BYTES;
+#else
+    (void)out;
+    return false;
+#endif
+}
+
 static mxp_status take_in_env(const char *fn, mxp_array *out, const mxp_array *table, const mxp_array *indices,
                               int axis, const double *scales)
 {
@@ -176,7 +211,8 @@ static mxp_status take_in_env(const char *fn, mxp_array *out, const mxp_array *t
         const bool one = r.nd == 1 && r.strides[IDX][0] == 8 && !unit && nn_step(table) > 0;
         const take_job j = { unit ? 1 : table->shape[table->ndim - 1], table->dtype, work->dtype,
                              unit ? 0 : nn_step(table), unit ? 0 : nn_step(work), table->strides[axis], scales,
-                             one ? r.nrows - TAKE_AHEAD : 0 };
+                             one ? r.nrows - TAKE_AHEAD : 0,
+                             take_streams(work) };
         st = nn_run_rows(&r, j.len, scales ? (size_t)j.len : 0, true, take_row, &j);
     }
     mxp_array_free(idx);

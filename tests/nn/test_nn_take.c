@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kernels/stream-loop.h"
 #include "mxp.h"
 #include "nn/nn_util.h"
 
@@ -55,7 +56,7 @@ static void test_take_every_axis_matches_index_arithmetic(void **state)
 }
 
 /* The embedding lookup (a 2-d table, one axis of indices: the path that
- * prefetches the row four indices ahead), on a table read forward and on
+ * prefetches the row eight indices ahead), on a table read forward and on
  * one whose rows run backward (a view with step -1 on both axes), past
  * the last rows the prefetch reads indices for. */
 static void test_take_rows_forward_and_backward(void **state)
@@ -128,6 +129,30 @@ static void test_take_large_rows_bit_for_bit(void **state)
                     assert_true(((const uint32_t *)mxp_array_data(big))[k * (d + 4) + q] == 0);
         mxp_array_free(y), mxp_array_free(big), mxp_array_free(idx), mxp_array_free(tab);
     }
+}
+
+/* mxp_stream_copy (large gathers' rows) against memcpy, its twin: every
+ * offset of the destination in a line, lengths across 0 to three lines
+ * and more; the bytes around the destination untouched. */
+static void test_stream_copy_every_offset_and_length(void **state)
+{
+    (void)state;
+    enum { CAP = 512 };
+    uint8_t src[CAP], *dst = mxp_malloc(CAP + 128), want[CAP + 128];
+    assert_non_null(dst);
+    for (int i = 0; i < CAP; i++)
+        src[i] = (uint8_t)(i * 37 + 11);
+    for (int off = 0; off < 64; off++)
+        for (int len = 0; len <= 300; len += len < 140 ? 1 : 17) {
+            memset(dst, 0xa5, CAP + 128);
+            memset(want, 0xa5, CAP + 128);
+            memcpy(want + off, src + (off * 7) % 64, (size_t)len);
+            mxp_stream_copy(dst + off, src + (off * 7) % 64, (size_t)len);
+            _mm_sfence();
+            if (memcmp(dst, want, CAP + 128))
+                fail_msg("offset %d, %d bytes: not memcpy's bytes", off, len);
+        }
+    mxp_free(dst);
 }
 
 static void test_take_every_dtype_bit_for_bit(void **state)
@@ -260,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_take_every_axis_matches_index_arithmetic),
         cmocka_unit_test(test_take_rows_forward_and_backward),
         cmocka_unit_test(test_take_large_rows_bit_for_bit),
+        cmocka_unit_test(test_stream_copy_every_offset_and_length),
         cmocka_unit_test(test_take_every_dtype_bit_for_bit),
         cmocka_unit_test(test_take_bad_indices_write_nothing),
         cmocka_unit_test(test_take_scaled_dequantizes_rows),
