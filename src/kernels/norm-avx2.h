@@ -20,6 +20,16 @@ static inline void mxp_norm_store4_avx2(float *y, size_t i, __m256d v)
     _mm_storeu_ps(y + i, _mm256_cvtpd_ps(v));
 }
 
+/* four outputs at y + i, by a streaming store where st (y + i 16-byte
+ * aligned) */
+static inline void mxp_norm_put4_avx2(float *y, size_t i, __m128 v, int st)
+{
+    if (st)
+        _mm_stream_ps(y + i, v);
+    else
+        _mm_storeu_ps(y + i, v);
+}
+
 /* mxp_norm_l2_quot8_avx512 on four lanes: x / d's float32 bits through
  * a multiply by r = 1 / d where t - 8 ulps and t + 8 ulps round alike. */
 static inline __m128 mxp_norm_l2_quot4_avx2(__m256d x, __m256d vr, __m256d vd)
@@ -85,6 +95,8 @@ MXP_INLINE void mxp_norm_rows_avx2(float *const *y, const float *const *x, size_
                                    const double *b, double eps, int mode, double *wide)
 {
     double c[MXP_NORM_ROWS] = { 0, 0, 0, 0 }, s[MXP_NORM_ROWS];
+    const int stream = mode & MXP_NORM_STREAM;
+    mode &= ~MXP_NORM_STREAM;
     if (mode == MXP_NORM_LAYER) {
         mxp_norm_sums_avx2(x, rows, n, c, 0, s, wide, 1);
         for (size_t r = 0; r < rows; r++)
@@ -96,13 +108,14 @@ MXP_INLINE void mxp_norm_rows_avx2(float *const *y, const float *const *x, size_
         mxp_norm_rows_prefetch(x[r], n * sizeof(float), ahead);
         /* the widened copy holds the whole groups of 8 */
         const double *wr = wide ? wide + r * n : NULL;
+        const int st = stream && wr && (uintptr_t)y[r] % 16 == 0; /* x not read again: no line evicted under it */
         const size_t whole = n / 8 * 8;
         size_t i = 0;
         if (mode == MXP_NORM_L2) {
             const double d = mxp_norm_l2_div(s[r], eps);
             const __m256d vs = _mm256_set1_pd(d), vr = _mm256_set1_pd(1 / d);
             for (; i + 4 <= whole; i += 4)
-                _mm_storeu_ps(y[r] + i, mxp_norm_l2_quot4_avx2(mxp_norm_get4_avx2(x[r], wr, i), vr, vs));
+                mxp_norm_put4_avx2(y[r], i, mxp_norm_l2_quot4_avx2(mxp_norm_get4_avx2(x[r], wr, i), vr, vs), st);
             mxp_norm_l2_out(y[r], x[r], i, n, d);
             continue;
         }
@@ -112,7 +125,8 @@ MXP_INLINE void mxp_norm_rows_avx2(float *const *y, const float *const *x, size_
             __m256d h = _mm256_mul_pd(_mm256_sub_pd(mxp_norm_get4_avx2(x[r], wr, i), vm), vr);
             if (w)
                 h = _mm256_mul_pd(h, _mm256_loadu_pd(w + i));
-            mxp_norm_store4_avx2(y[r], i, _mm256_add_pd(h, b ? _mm256_loadu_pd(b + i) : _mm256_setzero_pd()));
+            h = _mm256_add_pd(h, b ? _mm256_loadu_pd(b + i) : _mm256_setzero_pd());
+            mxp_norm_put4_avx2(y[r], i, _mm256_cvtpd_ps(h), st);
         }
         mxp_norm_out(y[r], x[r], i, n, w, b, c[r], rstd);
     }

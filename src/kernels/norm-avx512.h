@@ -21,6 +21,16 @@ static inline void mxp_norm_store8_avx512(float *y, size_t i, __m512d v)
     _mm256_storeu_ps(y + i, _mm512_cvtpd_ps(v));
 }
 
+/* eight outputs at y + i, by a streaming store where st (y + i 32-byte
+ * aligned) */
+static inline void mxp_norm_put8_avx512(float *y, size_t i, __m256 v, int st)
+{
+    if (st)
+        _mm256_stream_ps(y + i, v);
+    else
+        _mm256_storeu_ps(y + i, v);
+}
+
 /* x / d rounded to float64, then to float32 (mxp_norm_l2_out's bits),
  * through a multiply by r = 1 / d: t = x r lies within 4 float64 ulps of
  * the quotient's float64 value (three roundings of half an ulp each, an
@@ -86,6 +96,8 @@ MXP_INLINE void mxp_norm_rows_avx512(float *const *y, const float *const *x, siz
                                      const double *b, double eps, int mode, double *wide)
 {
     double c[MXP_NORM_ROWS] = { 0, 0, 0, 0 }, s[MXP_NORM_ROWS];
+    const int stream = mode & MXP_NORM_STREAM;
+    mode &= ~MXP_NORM_STREAM;
     if (mode == MXP_NORM_LAYER) {
         mxp_norm_sums_avx512(x, rows, n, c, 0, s, wide, 1);
         for (size_t r = 0; r < rows; r++)
@@ -96,12 +108,13 @@ MXP_INLINE void mxp_norm_rows_avx512(float *const *y, const float *const *x, siz
     for (size_t r = 0; r < rows; r++) {
         mxp_norm_rows_prefetch(x[r], n * sizeof(float), ahead);
         const double *wr = wide ? wide + r * n : NULL;
+        const int st = stream && wr && (uintptr_t)y[r] % 32 == 0; /* x not read again: no line evicted under it */
         size_t i = 0;
         if (mode == MXP_NORM_L2) {
             const double d = mxp_norm_l2_div(s[r], eps);
             const __m512d vs = _mm512_set1_pd(d), vr = _mm512_set1_pd(1 / d);
             for (; i + 8 <= n; i += 8)
-                _mm256_storeu_ps(y[r] + i, mxp_norm_l2_quot8_avx512(mxp_norm_get8_avx512(x[r], wr, i), vr, vs));
+                mxp_norm_put8_avx512(y[r], i, mxp_norm_l2_quot8_avx512(mxp_norm_get8_avx512(x[r], wr, i), vr, vs), st);
             mxp_norm_l2_out(y[r], x[r], i, n, d);
             continue;
         }
@@ -111,7 +124,8 @@ MXP_INLINE void mxp_norm_rows_avx512(float *const *y, const float *const *x, siz
             __m512d h = _mm512_mul_pd(_mm512_sub_pd(mxp_norm_get8_avx512(x[r], wr, i), vm), vr);
             if (w)
                 h = _mm512_mul_pd(h, _mm512_loadu_pd(w + i));
-            mxp_norm_store8_avx512(y[r], i, _mm512_add_pd(h, b ? _mm512_loadu_pd(b + i) : _mm512_setzero_pd()));
+            h = _mm512_add_pd(h, b ? _mm512_loadu_pd(b + i) : _mm512_setzero_pd());
+            mxp_norm_put8_avx512(y[r], i, _mm512_cvtpd_ps(h), st);
         }
         mxp_norm_out(y[r], x[r], i, n, w, b, c[r], rstd);
     }

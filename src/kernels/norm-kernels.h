@@ -30,8 +30,13 @@
 #include "kernels/bf16-narrow.h"
 #include "kernels/sum8.h"
 
-/* mode: the row's operation */
-enum { MXP_NORM_LAYER, MXP_NORM_RMS, MXP_NORM_L2 };
+/* mode: the row's operation; MXP_NORM_STREAM or'd in: the vector kernels
+ * write the rows they keep widened (wide given) whose start is aligned to
+ * their vector by streaming stores (the same bits; the caller fences:
+ * nn_run_rows' shares end with one), for outputs of megabytes, whose lines
+ * are then not read in before they are written (float32 layer norm over
+ * 10922 rows of 384 on a Zen 4: 10.5-11.3 -> 15-16 GB/s, docs/nn.md). */
+enum { MXP_NORM_LAYER, MXP_NORM_RMS, MXP_NORM_L2, MXP_NORM_STREAM = 4 };
 
 /* rows (1 to MXP_NORM_ROWS) rows of n at x[r], results at y[r] (y[r] may
  * be x[r]; rows do not overlap otherwise), each exactly as alone: the
@@ -153,6 +158,7 @@ static inline double mxp_norm_sum_portable(const float *x, size_t n, double c, i
 static inline void mxp_norm_portable(float *y, const float *x, size_t n, const double *w, const double *b, double eps,
                                      int mode)
 {
+    mode &= ~MXP_NORM_STREAM; /* plain stores: the same bits */
     if (mode == MXP_NORM_L2) {
         mxp_norm_l2_out(y, x, 0, n, mxp_norm_l2_div(mxp_norm_sum_portable(x, n, 0, 1), eps));
         return;

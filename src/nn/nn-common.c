@@ -4,6 +4,8 @@
 #include <string.h>
 #if MXP_HAVE_X86_KERNELS
 #include <xmmintrin.h>
+
+#include "kernels/stream-loop.h"
 #endif
 
 #include "convert/convert-config.h"
@@ -76,6 +78,16 @@ static void run_share(void *arg, int t, int nthreads)
     }
 #if MXP_HAVE_X86_KERNELS
     _mm_sfence(); /* rows written by streaming stores (take) in memory before the share ends */
+#endif
+}
+
+bool nn_streams(const mxp_array *out)
+{
+#if MXP_HAVE_X86_KERNELS
+    return 2 * (uint64_t)mxp_array_size(out) * mxp_array_itemsize(out) >= MXP_STREAM_BYTES;
+#else
+    (void)out;
+    return false;
 #endif
 }
 

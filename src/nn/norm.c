@@ -26,6 +26,7 @@ typedef struct norm_job {
     mxp_f32_norm_ukernel *f32;   /* contiguous float32 in and out: the rows kernel, else NULL */
     mxp_bf16_norm_ukernel *bf16; /* bfloat16 out of float32 or bfloat16 in: the row kernel, else NULL */
     bool gather;                 /* bf16 on strided rows: gathered into the scratch */
+    bool stream;                 /* float32 rows written by streaming stores (nn_streams) */
 } norm_job;
 
 /* The row's mean (0 for rms norm) and 1 / sqrt(var + eps), var the mean
@@ -51,7 +52,8 @@ static void norm_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count,
         y[k] = (float *)(void *)p[k][Y];
         x[k] = (const float *)(const void *)p[k][X];
     }
-    j->f32(y, x, (size_t)count, (size_t)j->n, j->w, j->b, j->eps, j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER,
+    j->f32(y, x, (size_t)count, (size_t)j->n, j->w, j->b, j->eps,
+           (j->rms ? MXP_NORM_RMS : MXP_NORM_LAYER) | (j->stream ? MXP_NORM_STREAM : 0),
            mxp_norm_wide_doubles((size_t)j->n) ? scratch : NULL);
 }
 
@@ -237,7 +239,8 @@ static mxp_status norm_into(mxp_array *out, const void *args)
                              .xs = nn_step(xv), .ys = nn_step(ov),
                              .f32 = f32 ? nn_f32_norm_kernel(mxp_isa_current()) : NULL,
                              .bf16 = bf16 ? nn_bf16_norm_kernel(mxp_isa_current()) : NULL,
-                             .gather = !(nn_dense_rows(xv, xv->dtype) && nn_dense_rows(ov, MXP_BF16)) };
+                             .gather = !(nn_dense_rows(xv, xv->dtype) && nn_dense_rows(ov, MXP_BF16)),
+                             .stream = nn_streams(ov) };
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);

@@ -27,6 +27,7 @@ typedef struct sm_job {
     mxp_bf16_norm_ukernel *l2bf16;  /* of bfloat16 out of float32 or bfloat16 in */
     bool gather;                    /* those two on strided rows: gathered into the scratch */
     bool mask_direct;               /* their mask a dense float32 row, else gathered as float32 */
+    bool stream;                    /* l2f32's rows written by streaming stores (nn_streams) */
 } sm_job;
 
 /* Arrays of a row: x (or dy), out (or dx), mask (or y). */
@@ -205,7 +206,7 @@ static void l2_rows_f32(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, d
         y[k] = (float *)(void *)p[k][OUT];
         x[k] = (const float *)(const void *)p[k][X];
     }
-    j->l2f32(y, x, (size_t)count, (size_t)j->len, NULL, NULL, j->eps, MXP_NORM_L2,
+    j->l2f32(y, x, (size_t)count, (size_t)j->len, NULL, NULL, j->eps, MXP_NORM_L2 | (j->stream ? MXP_NORM_STREAM : 0),
              mxp_norm_wide_doubles((size_t)j->len) ? scratch : NULL);
 }
 
@@ -298,7 +299,7 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
                            f32 && !sm ? nn_f32_norm_kernel(isa) : NULL,
                            bf16 && !sm ? nn_bf16_norm_kernel(isa) : NULL,
                            !(nn_dense_rows(xv, xv->dtype) && nn_dense_rows(ov, MXP_BF16)),
-                           tv && nn_dense_rows(tv, MXP_F32) };
+                           tv && nn_dense_rows(tv, MXP_F32), nn_streams(ov) };
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);

@@ -177,18 +177,6 @@ static void take_walk(nn_rows *r, const mxp_array *out, const mxp_array *table, 
     }
 }
 
-/* Whether a gather into out writes by streaming stores: where it moves
- * (reads + writes) MXP_STREAM_BYTES or more, as the conversions. */
-static bool take_streams(const mxp_array *out)
-{
-#if MXP_HAVE_X86_KERNELS
-    return 2 * (uint64_t)mxp_array_size(out) * mxp_array_itemsize(out) >= MXP_STREAM_BYTES;
-#else
-    (void)out;
-    return false;
-#endif
-}
-
 static mxp_status take_in_env(const char *fn, mxp_array *out, const mxp_array *table, const mxp_array *indices,
                               int axis, const double *scales)
 {
@@ -212,7 +200,7 @@ static mxp_status take_in_env(const char *fn, mxp_array *out, const mxp_array *t
         const take_job j = { unit ? 1 : table->shape[table->ndim - 1], table->dtype, work->dtype,
                              unit ? 0 : nn_step(table), unit ? 0 : nn_step(work), table->strides[axis], scales,
                              one ? r.nrows - TAKE_AHEAD : 0,
-                             take_streams(work) };
+                             nn_streams(work) };
         st = nn_run_rows(&r, j.len, scales ? (size_t)j.len : 0, true, take_row, &j);
     }
     mxp_array_free(idx);

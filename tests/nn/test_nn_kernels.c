@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <xmmintrin.h>
 
 #include "core/fpenv.h"
 #include "kernels/norm-kernels.h"
@@ -86,12 +87,15 @@ static void call(const mxp_kernel *k, bool twin, int bf16, void *y, const void *
 /* Float32 rows interleaved: 1 to MXP_NORM_ROWS rows of different kinds
  * (NaN, infinities, huge and tiny values among them), each row's bits
  * those of the twin on that row alone; the last row in place, nothing
- * past a row written. */
+ * past a row written; with MXP_NORM_STREAM too (streaming stores: the
+ * output rows start 64, 16 and 32 bytes past a line, so that some are
+ * written by them and some not at each level). */
 static void test_interleaved_rows_are_each_rows_bits(void **state)
 {
     (void)state;
     enum { MAXN = 700, R = MXP_NORM_ROWS };
-    static float x[R][MAXN + 8], want[R][MAXN + 8], got[R][MAXN + 8];
+    static float x[R][MAXN + 8], want[R][MAXN + 8];
+    static _Alignas(64) float got[R][MAXN + 8];
     static double w[MAXN], b[MAXN], scratch[R * MAXN];
     uint64_t rng = prng_seed(41);
     for (int i = 0; i < MAXN; i++) {
@@ -107,10 +111,10 @@ static void test_interleaved_rows_are_each_rows_bits(void **state)
         mxp_f32_norm_ukernel *fn = (mxp_f32_norm_ukernel *)ks[k].fn, *twin = (mxp_f32_norm_ukernel *)ks[k].twin;
         for (size_t n = 1; n <= MAXN; n = n < 40 ? n + 1 : n * 2 + 7)
             for (size_t rows = 1; rows <= R; rows++)
-                for (int variant = 0; variant < 24; variant++) {
+                for (int variant = 0; variant < 48; variant++) {
                     const double *wv = variant & 1 ? w : NULL, *bv = variant & 2 ? b : NULL;
-                    const int mode = variant % 12 / 4;
-                    double *wide = variant >= 12 ? scratch : NULL; /* rows widened once, or at each pass */
+                    const int mode = variant % 12 / 4, stream = variant >= 24 ? MXP_NORM_STREAM : 0;
+                    double *wide = variant % 24 >= 12 ? scratch : NULL; /* rows widened once, or at each pass */
                     memset(scratch, 0xa5, sizeof scratch);
                     float *yk[R];
                     const float *xk[R];
@@ -125,7 +129,8 @@ static void test_interleaved_rows_are_each_rows_bits(void **state)
                     }
                     memcpy(got[rows - 1], x[rows - 1], n * sizeof(float)); /* the last row in place */
                     xk[rows - 1] = got[rows - 1];
-                    fn(yk, xk, rows, n, wv, bv, 1e-5, mode, wide);
+                    fn(yk, xk, rows, n, wv, bv, 1e-5, mode | stream, wide);
+                    _mm_sfence();
                     for (size_t r = 0; r < rows; r++) {
                         const unsigned char *tail = (const unsigned char *)(got[r] + n);
                         bool clean = true;
