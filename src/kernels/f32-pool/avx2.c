@@ -11,6 +11,7 @@
 #include <immintrin.h>
 
 #include "kernels/pool-kernels.h"
+#include "kernels/store-tail-avx2.h"
 #include "kernels/stream-loop.h"
 
 typedef struct acc8 {
@@ -372,31 +373,10 @@ MXP_INLINE __m256 plane_hblock(const float *x, ptrdiff_t c0, ptrdiff_t s, size_t
     return h;
 }
 
-/* Eight floats of y (n < 8: the first n, by stores of 4, 2 and 1 from
- * the register; vmaskmovps stores are slow on AMD Zen: the row of maxima
- * stored by it made a 56 x 56 max plane 1083 ns where unmasked stores
- * take 527; through a buffer and memcpy, the loads from the buffer's
- * vector store stalled: 29.2-29.4 -> 26.8-27.6 us for 64 planes of 56 x 56,
- * 3 x 3 stride 2, in L2 on Zen 4). */
+/* Eight floats of y (n < 8: the first n): kernels/store-tail-avx2.h. */
 static inline void store_n(float *y, __m256 m, size_t n)
 {
-    if (n >= 8) {
-        _mm256_storeu_ps(y, m);
-        return;
-    }
-    __m128 v = _mm256_castps256_ps128(m);
-    if (n & 4) {
-        _mm_storeu_ps(y, v);
-        v = _mm256_extractf128_ps(m, 1);
-        y += 4;
-    }
-    if (n & 2) {
-        _mm_storel_pi((__m64 *)(void *)y, v);
-        v = _mm_movehl_ps(v, v);
-        y += 2;
-    }
-    if (n & 1)
-        _mm_store_ss(y, v);
+    mxp_store_tail_ps_avx2(y, m, n);
 }
 
 /* Eight output columns of stride s from evens' order back to the
