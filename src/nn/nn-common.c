@@ -77,7 +77,7 @@ static void run_share(void *arg, int t, int nthreads)
         i += count;
     }
 #if MXP_HAVE_X86_KERNELS
-    _mm_sfence(); /* rows written by streaming stores (take) in memory before the share ends */
+    _mm_sfence(); /* rows written by streaming stores (take, float32 norms) in memory before the share ends */
 #endif
 }
 
