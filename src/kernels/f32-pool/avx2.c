@@ -10,117 +10,10 @@
  * a call).  See pool-kernels.h. */
 #include <immintrin.h>
 
+#include "kernels/f32-pool/acc-avx2.h"
 #include "kernels/pool-kernels.h"
 #include "kernels/store-tail-avx2.h"
 #include "kernels/stream-loop.h"
-
-typedef struct acc8 {
-    __m256 m;      /* max */
-    __m256d s[2];  /* sums: lanes 0-3, 4-7 */
-} acc8;
-
-static inline void acc_init(int kind, acc8 *a)
-{
-    a->m = _mm256_set1_ps(kind == MXP_POOL_MAX ? -INFINITY : 0.0f); /* both set: no field left undefined */
-    a->s[0] = a->s[1] = _mm256_setzero_pd();
-}
-
-static inline void acc_add(int kind, acc8 *a, __m256 x)
-{
-    if (kind == MXP_POOL_MAX) {
-        a->m = _mm256_blendv_ps(_mm256_max_ps(x, a->m), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-        return;
-    }
-    a->s[0] = _mm256_add_pd(a->s[0], _mm256_cvtps_pd(_mm256_castps256_ps128(x)));
-    a->s[1] = _mm256_add_pd(a->s[1], _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
-}
-
-/* s / d, lane by lane (d >= 1): where every d is a power of two, s times
- * its reciprocal 2^-e (exact, so the quotient's bits), else the division. */
-static inline __m256d divide(__m256d s, __m256d d)
-{
-    const __m256i bits = _mm256_castpd_si256(d);
-    if (!_mm256_testz_si256(bits, _mm256_set1_epi64x(0x000fffffffffffffll)))
-        return _mm256_div_pd(s, d);
-    return _mm256_mul_pd(s, _mm256_castsi256_pd(_mm256_sub_epi64(_mm256_set1_epi64x(0x7fe0000000000000ll), bits)));
-}
-
-/* Stores a at dst (eight output columns or channels from j): sums divided
- * first by the divisors at d (one each), or by one divisor d1.  The
- * one-channel path (fused) also makes NaN maxima quiet, if p->quiet asks,
- * and stores sums that ask for float32 as float32 at o32 (vcvtpd2ps: the
- * conversion's nearest even), as the kernel's last steps do for the
- * other paths. */
-static inline void acc_store(const mxp_f32_pool_params *p, void *dst, const acc8 *a, const double *d, double d1,
-                             int fused, float *o32)
-{
-    if (p->kind == MXP_POOL_MAX) {
-        __m256 v = a->m;
-        if (fused && p->quiet)
-            v = _mm256_or_ps(v, _mm256_and_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q),
-                                              _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000))));
-        _mm256_storeu_ps(dst, v);
-        return;
-    }
-    __m256d s0 = a->s[0], s1 = a->s[1];
-    if (p->div) {
-        s0 = divide(s0, d ? _mm256_loadu_pd(d) : _mm256_set1_pd(d1));
-        s1 = divide(s1, d ? _mm256_loadu_pd(d + 4) : _mm256_set1_pd(d1));
-    }
-    if (fused && p->out32) {
-        _mm_storeu_ps(o32, _mm256_cvtpd_ps(s0));
-        _mm_storeu_ps(o32 + 4, _mm256_cvtpd_ps(s1));
-        return;
-    }
-    _mm256_storeu_pd(dst, s0);
-    _mm256_storeu_pd((double *)dst + 4, s1);
-}
-
-/* x > a || x != x ? x : a, lane by lane (the portable fold). */
-static inline __m256 fold_max(__m256 a, __m256 x)
-{
-    return _mm256_blendv_ps(_mm256_max_ps(x, a), x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-}
-
-/* The lanes of columns c .. c + 7 that lie in x (w columns), all-ones. */
-static inline __m256i cols8(ptrdiff_t c, ptrdiff_t w)
-{
-    ptrdiff_t a = -c, b = w - c; /* lanes [a, b) lie in x */
-    a = a < 0 ? 0 : a > 8 ? 8 : a;
-    b = b < 0 ? 0 : b > 8 ? 8 : b;
-    const __m256i i = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    return _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int)a), i),
-                               _mm256_cmpgt_epi32(_mm256_set1_epi32((int)b), i));
-}
-
-/* Columns c .. c + 7 of row x; at the edges (edge set) those outside x
- * (m: cols8) are the fill, unread (masked loads do not fault, and give
- * +0 there: fm, the fill's bits outside m, or-ed in; no vblendvps, three
- * operations on Intel's recent cores). */
-static inline __m256 load8(const float *x, ptrdiff_t c, int edge, __m256i m, __m256 fm)
-{
-    if (!edge)
-        return _mm256_loadu_ps(x + c);
-    return _mm256_or_ps(_mm256_maskload_ps(x + c, m), fm);
-}
-
-/* The even (odd) columns of v0, v1 within 128-bit lanes: columns 0 2 8 10
- * | 4 6 12 14 (odd: one more), output columns 0 1 4 5 | 2 3 6 7 -- the
- * order every tap of a block shares, put right once at its store
- * (unshuffle): one vpermpd a block, not one a tap. */
-static inline __m256 evens(__m256 v0, __m256 v1, int odd)
-{
-    return odd ? _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1)) : _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
-}
-
-/* A block's accumulators from evens' order back to the columns' */
-static inline void unshuffle(acc8 *a)
-{
-    a->m = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(a->m), _MM_SHUFFLE(3, 1, 2, 0)));
-    const __m256d s0 = a->s[0], s1 = a->s[1]; /* outputs 0 1 4 5, 2 3 6 7 */
-    a->s[0] = _mm256_permute2f128_pd(s0, s1, 0x20);
-    a->s[1] = _mm256_permute2f128_pd(s0, s1, 0x31);
-}
 
 /* One block's accumulators over every row and tap.  Max: exact (the
  * portable fold, a NaN tap taken) or fast (vmaxps alone, x > a ? x : a,
@@ -583,6 +476,80 @@ MXP_INLINE void plane(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw
  * vunpcklpd / vunpckhpd, no vshufps or vextractf128; the outputs 0 2 1 3
  * | 4 6 5 7, put right once).  kh: the window's height where a constant,
  * else 0. */
+/* A block's sums (acc_init'ed a): every tap of rows [0, n) of x (rows of
+ * w floats) from column c0, in (p, q) order; mk: the edge block's load
+ * masks, or NULL. */
+MXP_INLINE void plane_block_sums(const float *x, size_t w, ptrdiff_t c0, size_t n, ptrdiff_t s, size_t kw,
+                                 const __m256i *mk, acc8 *a)
+{
+    const size_t loads = s == 2 ? (kw + 1) / 2 : kw;
+    const int pairs = s == 2 && kw == 2 && !mk; /* an inner block of 2-wide windows */
+    for (size_t k = 0; k < n; k++) {
+        const float *xr = x + k * w + c0;
+        if (pairs) { /* widened from memory, each pair's two by vunpcklpd / vunpckhpd */
+            const __m256d d0 = _mm256_cvtps_pd(_mm_loadu_ps(xr)), d1 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 4));
+            const __m256d d2 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 8));
+            const __m256d d3 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 12));
+            a->s[0] = _mm256_add_pd(a->s[0], _mm256_unpacklo_pd(d0, d1));
+            a->s[0] = _mm256_add_pd(a->s[0], _mm256_unpackhi_pd(d0, d1));
+            a->s[1] = _mm256_add_pd(a->s[1], _mm256_unpacklo_pd(d2, d3));
+            a->s[1] = _mm256_add_pd(a->s[1], _mm256_unpackhi_pd(d2, d3));
+            continue;
+        }
+        for (size_t t = 0; t < loads; t++) {
+            __m256 tap[2];
+            size_t taps = 1;
+            if (s == 1) {
+                tap[0] = mk ? _mm256_maskload_ps(xr + t, mk[t]) : _mm256_loadu_ps(xr + t);
+            } else {
+                const float *xt = xr + 2 * t;
+                const __m256 v0 = mk ? _mm256_maskload_ps(xt, mk[2 * t]) : _mm256_loadu_ps(xt);
+                const __m256 v1 = mk ? _mm256_maskload_ps(xt + 8, mk[2 * t + 1]) : _mm256_loadu_ps(xt + 8);
+                tap[0] = evens(v0, v1, 0);
+                if (2 * t + 1 < kw) {
+                    tap[1] = evens(v0, v1, 1);
+                    taps = 2;
+                }
+            }
+            for (size_t u = 0; u < taps; u++)
+                acc_add(MXP_POOL_SUM, a, tap[u]);
+        }
+    }
+    if (pairs) { /* outputs 0 2 1 3 | 4 6 5 7 back in order */
+        a->s[0] = _mm256_permute4x64_pd(a->s[0], _MM_SHUFFLE(3, 1, 2, 0));
+        a->s[1] = _mm256_permute4x64_pd(a->s[1], _MM_SHUFFLE(3, 1, 2, 0));
+    } else if (s == 2) {
+        unshuffle(a);
+    }
+}
+
+/* Block b of output row i from its sums: divided, rounded, stored. */
+MXP_INLINE void plane_sums_out(const mxp_f32_pool_plane_params *p, size_t i, size_t b, const acc8 *a)
+{
+    const size_t left = p->ow - 8 * b;
+    const double *d = p->div + i * p->ow + 8 * b;
+    float *y = p->y + i * p->ow + 8 * b;
+    if (p->recip != 0) {
+        const __m256d r = _mm256_set1_pd(p->recip);
+        const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(_mm256_mul_pd(a->s[0], r))),
+                                              _mm256_cvtpd_ps(_mm256_mul_pd(a->s[1], r)), 1);
+        store_n(y, v, left);
+        return;
+    }
+    if (left >= 8) {
+        const __m256d d0 = _mm256_loadu_pd(d), d1 = _mm256_loadu_pd(d + 4);
+        _mm256_storeu_ps(y, _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(divide(a->s[0], d0))),
+                                                 _mm256_cvtpd_ps(divide(a->s[1], d1)), 1));
+        return;
+    }
+    double dd[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+    memcpy(dd, d, left * sizeof(double));
+    const __m128 lo = _mm256_cvtpd_ps(divide(a->s[0], _mm256_loadu_pd(dd)));
+    const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo),
+                                          _mm256_cvtpd_ps(divide(a->s[1], _mm256_loadu_pd(dd + 4))), 1);
+    store_n(y, v, left);
+}
+
 MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, size_t kw, size_t kh)
 {
     const ptrdiff_t w = (ptrdiff_t)p->w, pw = (ptrdiff_t)p->pw;
@@ -593,10 +560,15 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
     plane_masks(mf, fm, -pw, s, loads, w);
     plane_masks(ml, fm, (ptrdiff_t)(nb - 1) * 8 * s - pw, s, loads, w);
     for (size_t i = 0; i < p->oh; i++) {
-        size_t r0, r1;
+        size_t r0, r1, q0 = 0, q1 = 0;
         mxp_pool_plane_rows(p, i, &r0, &r1);
-        const size_t n = kh && r1 - r0 == kh ? kh : r1 - r0;
-        const float *x = p->x + r0 * p->w;
+        if (kh && i + 1 < p->oh)
+            mxp_pool_plane_rows(p, i + 1, &q0, &q1);
+        /* two output rows of whole windows at once where the window's rows
+           are a constant, as the AVX-512 kernel's (8x64x56x56 2x2 stride 2
+           on Zen 4: 289 -> 277 us) */
+        const int pair = kh && r1 - r0 == kh && q1 - q0 == kh;
+        const float *x = p->x + r0 * p->w, *x2 = p->x + q0 * p->w;
         for (size_t b = 0; b < nb; b++) {
             const ptrdiff_t c0 = (ptrdiff_t)b * 8 * s - pw;
             const __m256i *mk = NULL;
@@ -610,69 +582,25 @@ MXP_INLINE void plane_sums_k(const mxp_f32_pool_plane_params *p, ptrdiff_t s, si
                     mk = mt;
                 }
             }
-            acc8 a;
-            acc_init(MXP_POOL_SUM, &a);
-            const int pairs = s == 2 && kw == 2 && !mk; /* an inner block of 2-wide windows: pairs() */
-            for (size_t k = 0; k < n; k++) {
-                const float *xr = x + k * p->w + c0;
-                if (pairs) { /* widened from memory, each pair's two by vunpcklpd / vunpckhpd */
-                    const __m256d d0 = _mm256_cvtps_pd(_mm_loadu_ps(xr)), d1 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 4));
-                    const __m256d d2 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 8));
-                    const __m256d d3 = _mm256_cvtps_pd(_mm_loadu_ps(xr + 12));
-                    a.s[0] = _mm256_add_pd(a.s[0], _mm256_unpacklo_pd(d0, d1));
-                    a.s[0] = _mm256_add_pd(a.s[0], _mm256_unpackhi_pd(d0, d1));
-                    a.s[1] = _mm256_add_pd(a.s[1], _mm256_unpacklo_pd(d2, d3));
-                    a.s[1] = _mm256_add_pd(a.s[1], _mm256_unpackhi_pd(d2, d3));
-                    continue;
+            acc8 a[2];
+            acc_init(MXP_POOL_SUM, &a[0]);
+            acc_init(MXP_POOL_SUM, &a[1]);
+            if (pair) { /* unrolled, straight-line blocks */
+                if (mk) {
+                    plane_block_sums(x, p->w, c0, kh, s, kw, mk, &a[0]);
+                    plane_block_sums(x2, p->w, c0, kh, s, kw, mk, &a[1]);
+                } else {
+                    plane_block_sums(x, p->w, c0, kh, s, kw, NULL, &a[0]);
+                    plane_block_sums(x2, p->w, c0, kh, s, kw, NULL, &a[1]);
                 }
-                for (size_t t = 0; t < loads; t++) {
-                    __m256 tap[2];
-                    size_t taps = 1;
-                    if (s == 1) {
-                        tap[0] = mk ? _mm256_maskload_ps(xr + t, mk[t]) : _mm256_loadu_ps(xr + t);
-                    } else {
-                        const float *xt = xr + 2 * t;
-                        const __m256 v0 = mk ? _mm256_maskload_ps(xt, mk[2 * t]) : _mm256_loadu_ps(xt);
-                        const __m256 v1 = mk ? _mm256_maskload_ps(xt + 8, mk[2 * t + 1]) : _mm256_loadu_ps(xt + 8);
-                        tap[0] = evens(v0, v1, 0);
-                        if (2 * t + 1 < kw) {
-                            tap[1] = evens(v0, v1, 1);
-                            taps = 2;
-                        }
-                    }
-                    for (size_t u = 0; u < taps; u++)
-                        acc_add(MXP_POOL_SUM, &a, tap[u]);
-                }
+                plane_sums_out(p, i, b, &a[0]);
+                plane_sums_out(p, i + 1, b, &a[1]);
+            } else {
+                plane_block_sums(x, p->w, c0, r1 - r0, s, kw, mk, &a[0]);
+                plane_sums_out(p, i, b, &a[0]);
             }
-            if (pairs) { /* outputs 0 2 1 3 | 4 6 5 7 back in order */
-                a.s[0] = _mm256_permute4x64_pd(a.s[0], _MM_SHUFFLE(3, 1, 2, 0));
-                a.s[1] = _mm256_permute4x64_pd(a.s[1], _MM_SHUFFLE(3, 1, 2, 0));
-            } else if (s == 2) {
-                unshuffle(&a);
-            }
-            const size_t left = p->ow - 8 * b;
-            const double *d = p->div + i * p->ow + 8 * b;
-            float *y = p->y + i * p->ow + 8 * b;
-            if (p->recip != 0) {
-                const __m256d r = _mm256_set1_pd(p->recip);
-                const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(_mm256_mul_pd(a.s[0], r))),
-                                                      _mm256_cvtpd_ps(_mm256_mul_pd(a.s[1], r)), 1);
-                store_n(y, v, left);
-                continue;
-            }
-            if (left >= 8) {
-                const __m256d d0 = _mm256_loadu_pd(d), d1 = _mm256_loadu_pd(d + 4);
-                _mm256_storeu_ps(y, _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(divide(a.s[0], d0))),
-                                                         _mm256_cvtpd_ps(divide(a.s[1], d1)), 1));
-                continue;
-            }
-            double dd[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
-            memcpy(dd, d, left * sizeof(double));
-            const __m128 lo = _mm256_cvtpd_ps(divide(a.s[0], _mm256_loadu_pd(dd)));
-            const __m256 v = _mm256_insertf128_ps(_mm256_castps128_ps256(lo),
-                                                  _mm256_cvtpd_ps(divide(a.s[1], _mm256_loadu_pd(dd + 4))), 1);
-            store_n(y, v, left);
         }
+        i += pair;
     }
 }
 
