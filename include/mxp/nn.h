@@ -132,6 +132,21 @@ typedef enum mxp_nn_layout {
     MXP_NHWC = 1
 } mxp_nn_layout;
 
+/* How a float convolution is computed (mxp_conv_opts.algorithm):
+ * AUTO takes Winograd F(2x2, 3x3) where it applies and pays (float32 x,
+ * weights and output, a 3x3 kernel, stride 1, dilation 1, one group, 16
+ * or more input and output channels, the avx2 level or above), else
+ * DIRECT: each output one chain of float32 fused multiply-adds over its
+ * products (docs/nn.md).  WINOGRAD asks for it where it applies
+ * (MXP_ERR_UNSUPPORTED elsewhere): about 2.25 times fewer multiply-adds,
+ * with rounding errors a few times the direct chain's (docs/nn.md,
+ * "Winograd"). */
+typedef enum mxp_conv_algorithm {
+    MXP_CONV_AUTO = 0,
+    MXP_CONV_DIRECT = 1,
+    MXP_CONV_WINOGRAD = 2
+} mxp_conv_algorithm;
+
 /* Zero-initialized (or NULL) means torch's defaults: NCHW, stride 1, no
  * padding, dilation 1, one group, no activation.  [0] is the row (H)
  * axis, [1] the column (W) axis; a 0 stride, dilation or groups means 1,
@@ -154,6 +169,7 @@ typedef struct mxp_conv_opts {
     double x_scale, y_scale;
     const float *w_scales;
     size_t n_w_scales;
+    mxp_conv_algorithm algorithm; /* float convolutions: see mxp_conv_algorithm */
 } mxp_conv_opts;
 
 /* 2-d convolution (cross-correlation, as torch's conv2d):

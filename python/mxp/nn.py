@@ -217,9 +217,12 @@ def _conv_args(weight, stride, padding, dilation, groups, layout):
     return stride, padding, dilation, groups, nhwc
 
 
+_CONV_ALGORITHMS = {"auto": 0, "direct": 1, "winograd": 2}
+
+
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCHW", activation=None,
            clamp=None, dtype=None, out=None, x_zero_point=0, w_zero_point=0, y_zero_point=0, x_scale=None,
-           w_scale=None, y_scale=None):
+           w_scale=None, y_scale=None, algorithm="auto"):
     """torch.nn.functional.conv2d on NumPy arrays: NCHW input with OIHW
     weights, or layout='NHWC' with OHWI weights ([O, kh, kw, C/groups]).
     stride, padding (ints, 'valid' or 'same'), dilation: an int or a pair;
@@ -233,8 +236,15 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     int32 by default; dtype=uint8/int8 requantizes them, round(x_scale *
     w_scale / y_scale * (acc + bias)) + y_zero_point saturated (w_scale a
     float or one per output channel, bias int32), a float dtype
-    dequantizes: x_scale * w_scale * (acc + bias)."""
+    dequantizes: x_scale * w_scale * (acc + bias).
+
+    algorithm: 'auto' (Winograd F(2x2, 3x3) for float32 3x3 stride-1
+    convolutions of 16 or more channels in and out, else direct), 'direct'
+    (each output one chain of float32 fused multiply-adds) or 'winograd'
+    (TypeError where it does not apply); see docs/nn.md, "Winograd"."""
     weight = np.asarray(weight)
+    if algorithm not in _CONV_ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {sorted(_CONV_ALGORITHMS)}, not {algorithm!r}")
     stride, padding, dilation, groups, nhwc = _conv_args(weight, stride, padding, dilation, groups, layout)
     if activation not in _ACTIVATIONS:
         raise ValueError(f"activation must be one of {sorted(k for k in _ACTIVATIONS if k)} or None")
@@ -253,7 +263,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
         quant = (operator.index(x_zero_point), operator.index(w_zero_point), operator.index(y_zero_point),
                  0.0 if x_scale is None else float(x_scale), 0.0 if y_scale is None else float(y_scale), ws)
     return _mxp._conv2d(np.asarray(input), weight, _arr(bias), stride, padding, dilation, groups, nhwc,
-                        _ACTIVATIONS[activation], clamp, out, dtype, quant)
+                        _ACTIVATIONS[activation], clamp, out, dtype, quant, _CONV_ALGORITHMS[algorithm])
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, layout="NCL", activation=None,

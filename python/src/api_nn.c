@@ -327,20 +327,22 @@ static int conv_opts_of(mxp_conv_opts *o, PyObject *stride, PyObject *padding, P
     return 0;
 }
 
-/* _conv2d(x, weight, bias, stride, padding, dilation, groups, layout, activation, clamp, out, dtype, quant):
- * quant None or (x_zero_point, w_zero_point, y_zero_point, x_scale, y_scale, w_scales: float32 1-d or None) */
+/* _conv2d(x, weight, bias, stride, padding, dilation, groups, layout, activation, clamp, out, dtype, quant,
+ * algorithm): quant None or (x_zero_point, w_zero_point, y_zero_point, x_scale, y_scale, w_scales: float32 1-d or
+ * None) */
 static PyObject *conv2d(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *o[4], *stride, *padding, *dilation, *clamp, *out, *dtype, *quant;
     long long groups;
-    int layout, act;
-    if (!PyArg_ParseTuple(args, "OOOOOOLiiOOOO:_conv2d", &o[0], &o[1], &o[2], &stride, &padding, &dilation, &groups,
-                          &layout, &act, &clamp, &out, &dtype, &quant))
+    int layout, act, algorithm = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOOLiiOOOO|i:_conv2d", &o[0], &o[1], &o[2], &stride, &padding, &dilation,
+                          &groups, &layout, &act, &clamp, &out, &dtype, &quant, &algorithm))
         return NULL;
     mxp_conv_opts opts;
     if (conv_opts_of(&opts, stride, padding, dilation, groups, layout, act, clamp) < 0)
         return NULL;
+    opts.algorithm = (mxp_conv_algorithm)algorithm;
     o[3] = Py_None;
     if (quant != Py_None && !PyArg_ParseTuple(quant, "iiiddO", &opts.x_zero_point, &opts.w_zero_point,
                                               &opts.y_zero_point, &opts.x_scale, &opts.y_scale, &o[3]))
@@ -571,7 +573,8 @@ PyMethodDef mxpy_nn_methods[] = {
     { "_rowdot", rowdot, METH_VARARGS, "_rowdot(a, b, outer, cosine, eps, out, dtype)." },
     /* convolution, pooling, batch norm */
     { "_conv2d", conv2d, METH_VARARGS,
-      "_conv2d(x, weight, bias, stride, padding, dilation, groups, layout, activation, clamp, out, dtype, quant)." },
+      "_conv2d(x, weight, bias, stride, padding, dilation, groups, layout, activation, clamp, out, dtype, quant"
+      "[, algorithm])." },
     { "_conv2d_backward", conv2d_backward, METH_VARARGS,
       "_conv2d_backward(dy, x, weight, stride, padding, dilation, groups, layout, need) -> (dx, dweight, dbias)." },
     { "_pool2d", pool2d, METH_VARARGS, "_pool2d(x, avg, kernel, stride, padding, ceil_mode, exclude_pad, layout, out, dtype)." },

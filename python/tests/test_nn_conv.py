@@ -300,3 +300,30 @@ def test_depthwise_nhwc_into_a_dirty_out_matches_float64(shape):
             ref += xp[:, a * d:a * d + s * (oh - 1) + 1:s, b * d:b * d + s * (ow - 1) + 1:s, :] * wt[:, a, b, 0]
     assert np.abs(out - ref).max() <= 1e-5 * np.abs(ref).max()
     assert np.array_equal(out, nn.conv2d(x, wt, stride=s, padding=p, dilation=d, groups=c, layout="NHWC"))
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_conv2d_winograd_algorithm(layout):
+    """algorithm='auto' takes Winograd F(2x2, 3x3) for float32 3x3
+    stride-1 products of 16 channels or more (its bits: 'winograd'), near
+    float64 torch; 'direct' the chain's; 'winograd' elsewhere is a
+    TypeError, an unknown name a ValueError."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 24, 9, 10)).astype(np.float32)
+    w = (rng.standard_normal((20, 24, 3, 3)) * 0.2).astype(np.float32)
+    b = rng.standard_normal(20).astype(np.float32)
+    want = N(F.conv2d(T(x), T(w), T(b), padding=1))
+    xi, wi = (nhwc(x), nhwc(w)) if layout == "NHWC" else (x, w)
+    got = {a: nn.conv2d(xi, wi, b, padding=1, layout=layout, algorithm=a) for a in ("auto", "direct", "winograd")}
+    if layout == "NHWC":
+        got = {a: nchw(v) for a, v in got.items()}
+    scale = N(F.conv2d(T(np.abs(x)), T(np.abs(w)), None, padding=1)) + np.abs(b)[None, :, None, None]
+    for a, v in got.items():
+        assert np.all(np.abs(v - want) <= 2.0 ** -17 * scale), a
+    if mxp.info()["isa"] != "scalar":
+        assert np.array_equal(got["auto"], got["winograd"])
+    assert not np.array_equal(got["direct"], got["winograd"])
+    with pytest.raises(TypeError, match="MXP_CONV_WINOGRAD"):
+        nn.conv2d(xi, wi, b, stride=2, padding=1, layout=layout, algorithm="winograd")
+    with pytest.raises(ValueError, match="algorithm"):
+        nn.conv2d(xi, wi, b, padding=1, layout=layout, algorithm="fft")

@@ -18,6 +18,9 @@ static const size_t gemm_opts_older[] = {
     offsetof(mxp_gemm_opts, bias_len), /* before bias_len */
     offsetof(mxp_gemm_opts, a_zero_points), /* before the per-row A parameters */
 };
+static const size_t conv_opts_older[] = {
+    offsetof(mxp_conv_opts, algorithm), /* before algorithm */
+};
 static const size_t memory_stats_older[] = {
     offsetof(mxp_memory_stats, workspace_bytes),      /* current .. bytes_converted */
     offsetof(mxp_memory_stats, hugepage_cache_bytes), /* .. hugepage_allocations */
@@ -53,7 +56,7 @@ LAYOUT0(observer_opts);
 LAYOUT0(optimizer_opts);
 LAYOUT0(loss_scaler_opts);
 LAYOUT0(monitor_opts);
-LAYOUT0(conv_opts);
+LAYOUT(conv_opts, OLDER(conv_opts_older));
 LAYOUT0(pool_opts);
 LAYOUT(op_call_opts, EMBEDS(op_call_opts_embedded));
 LAYOUT0(op_check_opts);
@@ -74,6 +77,7 @@ _Static_assert(offsetof(mxp_convert_opts, index_offset) % sizeof(size_t) == 0, "
 _Static_assert(offsetof(mxp_gemm_opts, bias) % sizeof(size_t) == 0, "layout");
 _Static_assert(offsetof(mxp_gemm_opts, bias_len) % sizeof(size_t) == 0, "layout");
 _Static_assert(offsetof(mxp_gemm_opts, a_zero_points) % sizeof(size_t) == 0, "layout");
+_Static_assert(offsetof(mxp_conv_opts, algorithm) % sizeof(size_t) == 0, "layout");
 _Static_assert(offsetof(mxp_memory_stats, workspace_bytes) % sizeof(size_t) == 0, "layout");
 _Static_assert(offsetof(mxp_memory_stats, hugepage_cache_bytes) % sizeof(size_t) == 0, "layout");
 

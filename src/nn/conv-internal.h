@@ -6,6 +6,7 @@
 #define MXP_NN_CONV_INTERNAL_H
 
 #include "kernels/bnorm-kernels.h"
+#include "kernels/winograd-kernels.h"
 #include "kernels/dwconv-kernels.h"
 #include "kernels/pool-kernels.h"
 #include "nn/nn-internal.h"
@@ -113,6 +114,11 @@ const mxp_kernel *nn_f32_pool_plane_kernels(size_t *n);
  * the rows of its list for the tests (src/nn/nn-config.c). */
 mxp_f32_bnorm_ukernel *nn_f32_bnorm_kernel(mxp_isa isa);
 const mxp_kernel *nn_f32_bnorm_kernels(size_t *n);
+
+/* The float32 Winograd transform kernel (src/kernels/f32-winograd/) for
+ * an ISA level (never NULL) and the rows of its list for the tests. */
+mxp_f32_wino_ukernel *nn_f32_wino_kernel(mxp_isa isa);
+const mxp_kernel *nn_f32_wino_kernels(size_t *n);
 
 /* The window of output (i, j) along rows and columns, clipped to x:
  * rows [*h0, *h1), columns [*w0, *w1), and the average's divisor. */

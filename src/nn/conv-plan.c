@@ -28,6 +28,9 @@ static mxp_status check_opts(const char *fn, const mxp_conv_opts *o, nn_geom *g)
     if (o->clamp && !(o->clamp_lo <= o->clamp_hi))
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: clamp [%g, %g] is empty or NaN", fn, o->clamp_lo,
                          o->clamp_hi);
+    if ((unsigned)o->algorithm > MXP_CONV_WINOGRAD)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: algorithm %d is not an mxp_conv_algorithm", fn,
+                         (int)o->algorithm);
     if (o->padding[0] < 0 || o->padding[1] < 0)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: padding (%lld, %lld) is negative", fn,
                          (long long)o->padding[0], (long long)o->padding[1]);

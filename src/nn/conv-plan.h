@@ -92,6 +92,15 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar, bool clean);
 mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t count);
 void conv_taps_free(conv_taps *t);
 
+/* Winograd F(2x2, 3x3) (src/nn/conv-winograd.c): whether c is a product
+ * it computes (float32 x, weights and output, 3x3, stride 1, dilation 1,
+ * one group, default rounding); conv_winograd computes it into dense y
+ * where c's algorithm asks for it (MXP_CONV_AUTO: where it also pays),
+ * *st the status (MXP_ERR_UNSUPPORTED for MXP_CONV_WINOGRAD where it
+ * does not apply); false: not taken, nothing done. */
+bool conv_winograd_applies(const conv_plan *c);
+bool conv_winograd(const conv_plan *c, char *y, mxp_status *st);
+
 /* The forward product into dense y of the output's shape (y's dtype in c->yt). */
 mxp_status conv_forward(const conv_plan *c, mxp_array *y);
 

@@ -403,9 +403,11 @@ mxp_status conv_forward(const conv_plan *c, mxp_array *y)
     const nn_geom *g = &c->g;
     if (g->n == 0 || g->o == 0 || g->oh == 0 || g->ow == 0)
         return MXP_OK;
+    mxp_status st;
+    if (conv_winograd(c, y->data, &st))
+        return st;
     if (c->cg == 1 && g->groups == g->c && g->o == g->c && !c->quant)
         return depthwise(c, y);
-    mxp_status st;
     if (nchw_via_nhwc(c, y->data, &st))
         return st;
     const mxp_dtype wide = widen_to(c);

@@ -1,7 +1,7 @@
 /* The nn layer's kernel tables, one from each list (src/kernels/
  * f32-norm-list.inc, bf16-norm-list.inc, f32-dwconv-list.inc, f32-dwconv-taps-list.inc,
  * f32-pool-list.inc, f32-pool-plane-list.inc, f32-softmax-list.inc, bf16-softmax-list.inc,
- * f32-bnorm-list.inc, f64-expshift-list.inc), and their getters: nn_<name>_kernel(isa), the most
+ * f32-bnorm-list.inc, f64-expshift-list.inc, f32-winograd-list.inc), and their getters: nn_<name>_kernel(isa), the most
  * capable row for an ISA level, and nn_<name>_kernels(&n), the table for
  * the tests. */
 #include "core/dispatch.h"
@@ -11,6 +11,7 @@
 #include "kernels/norm-kernels.h"
 #include "kernels/pool-kernels.h"
 #include "kernels/softmax-kernels.h"
+#include "kernels/winograd-kernels.h"
 #include "nn/conv-internal.h"
 
 /* The two getters of table `name` (static const mxp_kernel name[]) whose
@@ -92,6 +93,13 @@ static const mxp_kernel f32_bnorm[] = {
 #undef MXP_F32_BNORM
 };
 NN_GETTERS(f32_bnorm, mxp_f32_bnorm_ukernel)
+
+static const mxp_kernel f32_wino[] = {
+#define MXP_F32_WINO NN_ROW
+#include "kernels/f32-winograd-list.inc"
+#undef MXP_F32_WINO
+};
+NN_GETTERS(f32_wino, mxp_f32_wino_ukernel)
 
 static const mxp_kernel f64_expshift[] = {
 #define MXP_F64_EXPSHIFT NN_ROW

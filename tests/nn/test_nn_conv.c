@@ -253,8 +253,10 @@ static void test_conv2d_float16_is_float32_of_its_values(void **state)
                     assert_int_equal(mxp_array_astype(&w16, tmp, wf16 ? MXP_F16 : MXP_F32, NULL), MXP_OK);
                     assert_int_equal(mxp_array_astype(&w32, w16, MXP_F32, NULL), MXP_OK);
                     assert_int_equal(mxp_array_random_normal(&b, MXP_F32, 1, &o, 0, 1, 3), MXP_OK);
+                    /* direct: float16 x has no Winograd path to compare with */
                     const mxp_conv_opts opt = { .layout = nhwc ? MXP_NHWC : MXP_NCHW, .stride = { 1 + v, 1 + v },
-                                                .padding = { 1, 1 }, .activation = v ? MXP_ACT_RELU : MXP_ACT_NONE };
+                                                .padding = { 1, 1 }, .activation = v ? MXP_ACT_RELU : MXP_ACT_NONE,
+                                                .algorithm = MXP_CONV_DIRECT };
                     const mxp_dtype yt = v ? MXP_F16 : MXP_F32;
                     mxp_array *y16 = NULL, *y32 = NULL;
                     assert_int_equal(mxp_conv2d(&y16, x16, w16, b, &opt, yt), MXP_OK);
@@ -323,7 +325,8 @@ static void test_conv2d_nhwc_is_gemm_of_im2col(void **state)
             assert_int_equal(mxp_array_random_normal(&b, MXP_F32, 1, &k->o, 0, 1, 60 + si), MXP_OK);
             const mxp_conv_opts opt = { .layout = MXP_NHWC, .stride = { k->sh, k->sw }, .padding = { k->ph, k->pw },
                                         .dilation = { k->dh, k->dw }, .groups = k->groups,
-                                        .activation = si % 2 ? MXP_ACT_RELU : MXP_ACT_NONE };
+                                        .activation = si % 2 ? MXP_ACT_RELU : MXP_ACT_NONE,
+                                        .algorithm = MXP_CONV_DIRECT }; /* Winograd: test_nn_winograd.c */
             assert_int_equal(mxp_set_num_threads(threads), MXP_OK);
             assert_int_equal(mxp_conv2d(&y, x, w, b, &opt, 0), MXP_OK);
             const float *xv = mxp_array_data(x), *wv = mxp_array_data(w), *bv = mxp_array_data(b);
