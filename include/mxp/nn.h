@@ -138,9 +138,9 @@ typedef enum mxp_nn_layout {
  * or more input and output channels, the avx2 level or above), else
  * DIRECT: each output one chain of float32 fused multiply-adds over its
  * products (docs/nn.md).  WINOGRAD asks for it where it applies
- * (MXP_ERR_UNSUPPORTED elsewhere): about 2.25 times fewer multiply-adds,
- * with rounding errors a few times the direct chain's (docs/nn.md,
- * "Winograd"). */
+ * (MXP_ERR_UNSUPPORTED elsewhere): 2.25 times fewer multiply-adds, other
+ * bits than the direct chain's, errors no larger on ResNet shapes
+ * (docs/nn.md, "Winograd"). */
 typedef enum mxp_conv_algorithm {
     MXP_CONV_AUTO = 0,
     MXP_CONV_DIRECT = 1,
