@@ -92,6 +92,13 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar, bool clean);
 mxp_status conv_taps_rows(const conv_taps *t, char *y, int64_t pix0, int64_t count);
 void conv_taps_free(conv_taps *t);
 
+/* Whether the output asks for the default rounding only (nearest even,
+ * IEEE overflow, no counters): the taps and Winograd paths' condition. */
+static inline bool conv_default_rounding(const mxp_convert_opts *co)
+{
+    return co->rounding == MXP_ROUND_NEAREST_EVEN && co->overflow == MXP_OVERFLOW_INF && !co->flags;
+}
+
 /* Winograd F(2x2, 3x3) (src/nn/conv-winograd.c): whether c is a product
  * it computes (float32 x, weights and output, 3x3, stride 1, dilation 1,
  * one group, default rounding); conv_winograd computes it into dense y

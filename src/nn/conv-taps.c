@@ -58,11 +58,6 @@ enum {
 
 /* The float64 rounding mxp_gemm's epilogue ends with, in its default
  * conversion only (other modes, overflow rules or counters: the GEMM path). */
-static bool default_rounding(const mxp_convert_opts *co)
-{
-    return co->rounding == MXP_ROUND_NEAREST_EVEN && co->overflow == MXP_OVERFLOW_INF && !co->flags;
-}
-
 /* The output rows a chunk of at most TAPS_CHUNK pixels touches, and the
  * input rows they read. */
 static int64_t band_rows(const nn_geom *g)
@@ -81,7 +76,7 @@ bool conv_taps_init(conv_taps *t, const conv_plan *c, bool planar, bool clean)
     const size_t seglen = (size_t)(rows_whole ? g->kw * c->cg : c->cg);
     if (!g->nhwc || c->direct || c->quant || !((bf16 && clean) || (c->xt == MXP_F32 && c->wt == MXP_F32)) ||
         !(c->yt == MXP_F32 || (bf16 && c->yt == MXP_BF16)) || seglen < TAPS_MIN_SEG || g->kh * g->kw > TAPS_MAX_TAPS ||
-        (c->gemm.acc_dtype != 0 && c->gemm.acc_dtype != MXP_F32) || !default_rounding(&c->gemm.convert) ||
+        (c->gemm.acc_dtype != 0 && c->gemm.acc_dtype != MXP_F32) || !conv_default_rounding(&c->gemm.convert) ||
         (c->gemm.bias && c->gemm.bias_kind != MXP_BIAS_PER_COL))
         return false;
     const mxp_isa isa = mxp_isa_current();

@@ -40,17 +40,12 @@ enum { WINO_MIN_CHANNELS = 16, WINO_MIN_TILES = 16 };
 /* The padded images of a group (the images are taken in groups) */
 #define WINO_PAD_BYTES ((size_t)64 << 20)
 
-static bool default_rounding(const mxp_convert_opts *co)
-{
-    return co->rounding == MXP_ROUND_NEAREST_EVEN && co->overflow == MXP_OVERFLOW_INF && !co->flags;
-}
-
 bool conv_winograd_applies(const conv_plan *c)
 {
     const nn_geom *g = &c->g;
     return !c->quant && c->xt == MXP_F32 && c->wt == MXP_F32 && c->yt == MXP_F32 && g->kh == 3 && g->kw == 3 &&
            g->sh == 1 && g->sw == 1 && g->dh == 1 && g->dw == 1 && g->groups == 1 &&
-           (c->gemm.acc_dtype == 0 || c->gemm.acc_dtype == MXP_F32) && default_rounding(&c->gemm.convert);
+           (c->gemm.acc_dtype == 0 || c->gemm.acc_dtype == MXP_F32) && conv_default_rounding(&c->gemm.convert);
 }
 
 static bool pays(const conv_plan *c)

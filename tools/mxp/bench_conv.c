@@ -158,7 +158,9 @@ mxp_status cli_bench_nn_conv(int reps, bool json)
     if (json)
         cli_json_array("conv2d");
     else
-        printf("\n# conv2d, median of %d runs, one call each (mxp's threads: MXP_NUM_THREADS)\n%-9s %-22s %6s %8s\n",
+        printf("\n# conv2d, median of %d runs, one call each (mxp's threads: MXP_NUM_THREADS); GFLOP/s counts the\n"
+               "# direct products, 2 N O C KH KW OH OW: float32 3x3 stride 1 runs Winograd F(2x2, 3x3), 2.25x fewer\n"
+               "%-9s %-22s %6s %8s\n",
                reps, "dtype", "shape (NxCxHxW kxk O)", "layout", "GFLOP/s");
     mxp_status st = MXP_OK;
     for (int i = 0; i < NCONV && st == MXP_OK; i++)

@@ -106,7 +106,8 @@ static inline __m256 load8(const float *x, ptrdiff_t c, int edge, __m256i m, __m
  * (unshuffle): one vpermpd a block, not one a tap. */
 static inline __m256 evens(__m256 v0, __m256 v1, int odd)
 {
-    return odd ? _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1)) : _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
+    return odd ? _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1))
+               : _mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(2, 0, 2, 0));
 }
 
 /* A block's accumulators from evens' order back to the columns' */
