@@ -133,10 +133,11 @@ typedef enum mxp_nn_layout {
 } mxp_nn_layout;
 
 /* How a float convolution is computed (mxp_conv_opts.algorithm):
- * AUTO takes Winograd F(2x2, 3x3) where it applies and pays (float32 x,
- * weights and output, a 3x3 kernel, stride 1, dilation 1, one group, 16
- * or more input and output channels, the avx2 level or above), else
- * DIRECT: each output one chain of float32 fused multiply-adds over its
+ * AUTO takes Winograd F(2x2, 3x3) where it applies (float32 x, weights
+ * and output, a 3x3 kernel, stride 1, dilation 1, one group) and pays
+ * (the avx2 level or above, 16 or more input and output channels, 48 or
+ * more 2x2 tiles covering the outputs closely, 4096 channel pairs or 256
+ * tiles: docs/nn.md), else DIRECT: each output one chain of float32 fused multiply-adds over its
  * products (docs/nn.md).  WINOGRAD asks for it where it applies
  * (MXP_ERR_UNSUPPORTED elsewhere): 2.25 times fewer multiply-adds, other
  * bits than the direct chain's, errors no larger on ResNet shapes

@@ -239,7 +239,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, 
     dequantizes: x_scale * w_scale * (acc + bias).
 
     algorithm: 'auto' (Winograd F(2x2, 3x3) for float32 3x3 stride-1
-    convolutions of 16 or more channels in and out, else direct), 'direct'
+    convolutions where it pays: 16 or more channels in and out, 48 or
+    more 2x2 tiles, docs/nn.md; else direct), 'direct'
     (each output one chain of float32 fused multiply-adds) or 'winograd'
     (TypeError where it does not apply); see docs/nn.md, "Winograd"."""
     weight = np.asarray(weight)

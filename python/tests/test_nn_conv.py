@@ -305,13 +305,14 @@ def test_depthwise_nhwc_into_a_dirty_out_matches_float64(shape):
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 def test_conv2d_winograd_algorithm(layout):
     """algorithm='auto' takes Winograd F(2x2, 3x3) for float32 3x3
-    stride-1 products of 16 channels or more (its bits: 'winograd'), near
+    stride-1 products where it pays (here 56 tiles of 64 x 64 channels:
+    its bits are 'winograd''s), near
     float64 torch; 'direct' the chain's; 'winograd' elsewhere is a
     TypeError, an unknown name a ValueError."""
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((2, 24, 9, 10)).astype(np.float32)
-    w = (rng.standard_normal((20, 24, 3, 3)) * 0.2).astype(np.float32)
-    b = rng.standard_normal(20).astype(np.float32)
+    x = rng.standard_normal((1, 64, 14, 15)).astype(np.float32)
+    w = (rng.standard_normal((64, 64, 3, 3)) * 0.1).astype(np.float32)
+    b = rng.standard_normal(64).astype(np.float32)
     want = N(F.conv2d(T(x), T(w), T(b), padding=1))
     xi, wi = (nhwc(x), nhwc(w)) if layout == "NHWC" else (x, w)
     got = {a: nn.conv2d(xi, wi, b, padding=1, layout=layout, algorithm=a) for a in ("auto", "direct", "winograd")}

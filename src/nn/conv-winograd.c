@@ -30,9 +30,10 @@
 #include "mxp/gemm.h"
 #include "nn/conv-plan.h"
 
-/* AUTO's thresholds: below them the direct path is as fast or faster (a
- * 16-channel product is mostly transforms). */
-enum { WINO_MIN_CHANNELS = 16, WINO_MIN_TILES = 16 };
+/* AUTO's thresholds (pays(), below): channels in and out, tiles, and
+ * input times output channels where the tiles are fewer than
+ * WINO_MANY_TILES. */
+enum { WINO_MIN_CHANNELS = 16, WINO_MIN_TILES = 48, WINO_MIN_PAIRS = 4096, WINO_MANY_TILES = 256 };
 /* V and M of a chunk of tiles: kept in L2/L3 (all 6272 tiles of
  * 8x64x56x56 at once ran the GEMMs at 68 GFLOPS on a Zen 4 against 106
  * for 784) */
@@ -48,12 +49,22 @@ bool conv_winograd_applies(const conv_plan *c)
            (c->gemm.acc_dtype == 0 || c->gemm.acc_dtype == MXP_F32) && conv_default_rounding(&c->gemm.convert);
 }
 
+/* Where Winograd is faster than the direct path (AMD Zen 4, one thread,
+ * 3x3 padding 1, Winograd's time over the direct path's): the tiles must
+ * cover the outputs closely -- 9 OH OW >= 32 TH TW, at least 2x fewer
+ * multiply-adds: 7x7 outputs take 16 tiles of 4 for 49 (1.72x fewer),
+ * and 1x64x7x7 ran 1.9x slower, 4x512x7x7 1.04x, 8x512x7x7 0.85x --,
+ * enough tiles (16 of 1x16x8x8: 3.7x slower, 36 of 1x16x12x12 1.4x), and
+ * with few tiles enough channel pairs for the products to outweigh the
+ * transforms (1x32x16x16, 64 tiles: 1.06x slower; 1x64x14x14, 49 tiles,
+ * 4096 pairs: 0.83x; 1x16x56x56, 784 tiles: 0.79x; 1x512x14x14 0.92x). */
 static bool pays(const conv_plan *c)
 {
     const nn_geom *g = &c->g;
-    const int64_t tiles = g->n * ((g->oh + 1) / 2) * ((g->ow + 1) / 2);
+    const int64_t th = (g->oh + 1) / 2, tw = (g->ow + 1) / 2, tiles = g->n * th * tw;
     return mxp_isa_current() >= MXP_ISA_AVX2 && g->c >= WINO_MIN_CHANNELS && g->o >= WINO_MIN_CHANNELS &&
-           tiles >= WINO_MIN_TILES;
+           tiles >= WINO_MIN_TILES && 9 * g->oh * g->ow >= 32 * th * tw &&
+           (g->c * g->o >= WINO_MIN_PAIRS || tiles >= WINO_MANY_TILES);
 }
 
 typedef struct wino_job {

@@ -299,7 +299,8 @@ static void test_conv_is_near_float64(void **state)
 }
 
 /* MXP_CONV_AUTO: Winograd's bits where it pays (16 channels in and out
- * or more, 16 tiles or more, from the avx2 level up), the direct path's
+ * or more, 48 tiles or more covering the outputs closely, 4096 channel
+ * pairs or 256 tiles, from the avx2 level up), the direct path's
  * elsewhere. */
 static void test_auto_takes_winograd_where_it_pays(void **state)
 {
@@ -308,10 +309,13 @@ static void test_auto_takes_winograd_where_it_pays(void **state)
         shape k;
         int pays;
     } cases[] = {
-        { { 1, 16, 8, 8, 16, 1, 1 }, 1 },
-        { { 1, 15, 8, 8, 16, 1, 1 }, 0 }, /* 15 input channels */
-        { { 1, 16, 8, 8, 15, 1, 1 }, 0 }, /* 15 output channels */
-        { { 1, 16, 6, 6, 16, 0, 0 }, 0 }, /* 4 tiles */
+        { { 1, 64, 14, 14, 64, 1, 1 }, 1 },  /* 49 tiles, 4096 pairs */
+        { { 1, 16, 32, 32, 16, 1, 1 }, 1 },  /* 256 tiles */
+        { { 1, 63, 14, 14, 64, 1, 1 }, 0 },  /* 4032 pairs, 49 tiles */
+        { { 1, 15, 32, 32, 16, 1, 1 }, 0 },  /* 15 input channels */
+        { { 1, 64, 14, 14, 15, 1, 1 }, 0 },  /* 15 output channels */
+        { { 1, 64, 12, 14, 64, 1, 1 }, 0 },  /* 42 tiles */
+        { { 4, 64, 7, 7, 64, 1, 1 }, 0 },    /* 7 x 7 outputs: 16 tiles of 4 for 49 */
     };
     const bool simd = mxp_isa_current() >= MXP_ISA_AVX2;
     for (size_t si = 0; si < sizeof cases / sizeof cases[0]; si++) {
