@@ -38,7 +38,9 @@ enum { WINO_MIN_CHANNELS = 16, WINO_MIN_TILES = 48, WINO_MIN_PAIRS = 4096, WINO_
  * 8x64x56x56 at once ran the GEMMs at 68 GFLOPS on a Zen 4 against 106
  * for 784) */
 #define WINO_CHUNK_BYTES ((size_t)8 << 20)
-/* The padded images of a group (the images are taken in groups) */
+/* The padded images of a group (the images are taken in groups) and,
+ * for NCHW, their NHWC outputs; AUTO takes Winograd only where one image's
+ * fit (the direct path bounds its panels whatever the input's size) */
 #define WINO_PAD_BYTES ((size_t)64 << 20)
 
 bool conv_winograd_applies(const conv_plan *c)
@@ -62,9 +64,12 @@ static bool pays(const conv_plan *c)
 {
     const nn_geom *g = &c->g;
     const int64_t th = (g->oh + 1) / 2, tw = (g->ow + 1) / 2, tiles = g->n * th * tw;
+    /* and one image's buffers within WINO_PAD_BYTES: beyond, the direct path's bounded panels */
+    const int64_t image = (2 * th + 2) * (2 * tw + 2) * g->c + (g->nhwc ? 0 : g->oh * g->ow * g->o);
     return mxp_isa_current() >= MXP_ISA_AVX2 && g->c >= WINO_MIN_CHANNELS && g->o >= WINO_MIN_CHANNELS &&
            tiles >= WINO_MIN_TILES && 9 * g->oh * g->ow >= 32 * th * tw &&
-           (g->c * g->o >= WINO_MIN_PAIRS || tiles >= WINO_MANY_TILES);
+           (g->c * g->o >= WINO_MIN_PAIRS || tiles >= WINO_MANY_TILES) &&
+           (uint64_t)image * sizeof(float) <= WINO_PAD_BYTES;
 }
 
 typedef struct wino_job {
@@ -255,7 +260,8 @@ static mxp_status winograd(const conv_plan *c, char *y)
     j.hp = 2 * j.th + 2;
     j.wp = 2 * j.tw + 2;
     const size_t image_pad = (size_t)(j.hp * j.wp) * cn, image_out = (size_t)(g->oh * g->ow) * on;
-    int64_t group = (int64_t)(WINO_PAD_BYTES / (image_pad * sizeof(float)));
+    /* images a group: their padded copies and (NCHW) their NHWC outputs within WINO_PAD_BYTES */
+    int64_t group = (int64_t)(WINO_PAD_BYTES / ((image_pad + (g->nhwc ? 0 : image_out)) * sizeof(float)));
     group = group < 1 ? 1 : group > g->n ? g->n : group;
     const int64_t per = j.th * j.tw;
     int64_t cap = (int64_t)(WINO_CHUNK_BYTES / (16 * (cn + on) * sizeof(float)));
