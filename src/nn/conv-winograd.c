@@ -128,8 +128,9 @@ static void weights_share(void *ctx, int th, int nthreads)
     }
 }
 
-/* The group's images padded: rows [1 + ph .. ) and columns as x's, zeros
- * elsewhere (each (image, padded row) one unit of the shares). */
+/* The group's images padded: x's rows at [ph, ph + H) and its columns at
+ * [pw, pw + W), zeros elsewhere (each (image, padded row) one unit of the
+ * shares). */
 static void pad_share(void *ctx, int th, int nthreads)
 {
     const wino_job *j = ctx;
@@ -322,7 +323,7 @@ static mxp_status winograd(const conv_plan *c, char *y)
 bool conv_winograd(const conv_plan *c, char *y, mxp_status *st)
 {
     const mxp_conv_algorithm a = c->opts.algorithm;
-    if (a == MXP_CONV_DIRECT || c->g.n == 0)
+    if (a == MXP_CONV_DIRECT) /* (conv_forward has returned already where there is no output) */
         return false;
     const bool applies = conv_winograd_applies(c);
     if (a == MXP_CONV_WINOGRAD && !applies) {
