@@ -355,7 +355,8 @@ static bool nchw_via_nhwc(const conv_plan *c, char *y, mxp_status *st)
  * into once, exactly, for the GEMM configuration it takes already (the
  * same kernel and blocks: the same bits): float32 for float16 (whose
  * panels the GEMM widened line by line while packing), bfloat16 for the
- * float8/6/4 types at the AMX level; MXP_DTYPE_INVALID where none. */
+ * float8/6/4 types where bfloat16's kernel takes them (the avx512bf16 and
+ * amx levels); MXP_DTYPE_INVALID where none. */
 static mxp_dtype widen_to(const conv_plan *c)
 {
     if (!c->g.nhwc || c->quant || c->xt == MXP_F32 || c->xt == MXP_F64 || c->xt == MXP_BF16 ||

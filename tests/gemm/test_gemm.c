@@ -492,9 +492,9 @@ static void test_gemm_a_read_in_place_equals_a_packed_bit_for_bit(void **state)
 }
 
 /* The float8/6/4 types fit bfloat16 exactly: where their GEMM takes the
- * same kernel as bfloat16's (every level but avx512bf16, whose vdpbf16ps
- * kernel takes bfloat16 only; at amx both go through the tile kernel,
- * widened while packing), the products of their values and of the same
+ * same kernel as bfloat16's (every level: at avx512bf16 and amx both go
+ * through the vdpbf16ps or tile kernel, widened while packing), the
+ * products of their values and of the same
  * values stored as bfloat16 are the same bits -- every transpose, k around
  * the tile's 32 and the KC step, edges of the 32 x 32 tile, NaN included. */
 static void test_gemm_narrow_floats_equal_their_bf16_values_on_the_same_kernel(void **state)
@@ -558,6 +558,11 @@ static void test_gemm_narrow_floats_equal_their_bf16_values_on_the_same_kernel(v
     mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
     if (mxp_isa_current() == MXP_ISA_AMX) /* the tile kernel takes them (docs/gemm.md) */
         assert_string_equal(mxp_gemm_kernel_name(MXP_E4M3, MXP_E5M2, NULL), "mxp_bf16_gemm_ukernel_32x32__amx");
+    if (mxp_isa_supported() >= MXP_ISA_AVX512BF16) { /* and the vdpbf16ps kernel */
+        assert_int_equal(mxp_set_isa(MXP_ISA_AVX512BF16), MXP_OK);
+        assert_string_equal(mxp_gemm_kernel_name(MXP_E4M3, MXP_E2M1, NULL), "mxp_bf16_gemm_ukernel_6x32__avx512bf16");
+        mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1));
+    }
 }
 
 /* ---- 3. leading dimensions with padding, guards, inputs untouched --------- */
