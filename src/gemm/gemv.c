@@ -1,8 +1,10 @@
 /* M = 1: C (1 x n) = alpha * x B + beta * C with B streamed once from the
  * caller's memory by a GEMV kernel (no packing), then the epilogue and one
  * rounding into C.  Used when the machine has AVX2 or AVX-512 and B is
- * float32, bfloat16 or float16 (float32 accumulation), or A and B are
- * float64. */
+ * float32, bfloat16, float16, float8_e4m3fn or float8_e5m2 (float32
+ * accumulation; float8 weights of one-token inference: packing them for
+ * the GEMM kernel had cost 4x the stream), or A and B are float64. */
+#include <math.h>
 #include <string.h>
 
 #include "core/alloc-internal.h"
@@ -84,6 +86,18 @@ static void finish_row(size_t n, double alpha, const float *yf, const double *yd
     }
 }
 
+/* x times 2^8, exactly, for the float8_e4m3fn kind; false (x unusable)
+ * where some |x| >= 2^120, whose product would overflow. */
+static bool scale_e4m3_x(float *x, size_t k)
+{
+    for (size_t p = 0; p < k; p++) {
+        if (fabsf(x[p]) >= 0x1p120f)
+            return false;
+        x[p] *= 256.0f;
+    }
+    return true;
+}
+
 bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
                    double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st)
 {
@@ -107,14 +121,20 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
         return true;
     }
     const int kind = b->dtype == MXP_F32 ? MXP_GEMV_F32 : b->dtype == MXP_BF16 ? MXP_GEMV_BF16
-                   : b->dtype == MXP_F16 ? MXP_GEMV_F16 : -1;
+                   : b->dtype == MXP_F16 ? MXP_GEMV_F16 : b->dtype == MXP_E4M3 ? MXP_GEMV_E4M3
+                   : b->dtype == MXP_E5M2 ? MXP_GEMV_E5M2 : -1;
     const mxp_gemv_kernel g = { mxp_f32_gemv_kernel(isa), kind, NULL, NULL };
     if (!g.f32 || kind < 0 || (acc && acc != MXP_F32) || a->dtype == MXP_F64)
         return false;
     float *x = mxp_workspace_get(k * sizeof *x), *y = mxp_workspace_get(n * sizeof *y); /* kept between calls */
     if (x && y) {
-        /* x = the one row of op(A), widened exactly */
+        /* x = the one row of op(A), widened exactly (float8_e4m3fn B: times 2^8, gemv-kernels.h) */
         mxp_convert_strided(x, MXP_F32, 4, a->base, a->dtype, a_step, k, NULL);
+        if (kind == MXP_GEMV_E4M3 && !scale_e4m3_x(x, k)) {
+            mxp_workspace_put(x);
+            mxp_workspace_put(y);
+            return false; /* the GEMM kernels then */
+        }
         mxp_gemm_gemv_run(&g, b->trans, k, n, x, b->base, b->ld, mxp_dtype_itemsize(b->dtype), y);
         finish_row(n, alpha, y, NULL, beta, c, c_type, opts);
     }

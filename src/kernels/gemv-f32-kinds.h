@@ -1,7 +1,7 @@
 /* The entry of the float32 GEMV kernels (src/kernels/f32-gemv/avx2.c,
  * avx512f.c), one text for every ISA: B's kind (float32, bfloat16,
  * float16) becomes a constant, so that each kind gets its own loops with
- * its widening inlined.  The including file defines first, always_inline,
+ * its widening inlined (float8 too).  The including file defines first, always_inline,
  *   rows_pass(R, p, n, x, b, ld_bytes, y, kind)  y += rows p .. p + R - 1 of B
  *                                                (R = 8, 4, 1) times x, one pass
  * and mxp_gemv_dots (kernels/gemv-dots-template.h: y = x B, B transposed).
@@ -50,6 +50,12 @@ static inline __attribute__((always_inline)) void mxp_f32_gemv_by_kind(int trans
         break;
     case MXP_GEMV_F16:
         mxp_f32_gemv_kind(trans_b, MXP_GEMV_F16, k, n, x, b, ld_bytes, y);
+        break;
+    case MXP_GEMV_E4M3:
+        mxp_f32_gemv_kind(trans_b, MXP_GEMV_E4M3, k, n, x, b, ld_bytes, y);
+        break;
+    case MXP_GEMV_E5M2:
+        mxp_f32_gemv_kind(trans_b, MXP_GEMV_E5M2, k, n, x, b, ld_bytes, y);
         break;
     default:
         mxp_f32_gemv_kind(trans_b, MXP_GEMV_F32, k, n, x, b, ld_bytes, y);

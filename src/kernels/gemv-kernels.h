@@ -6,7 +6,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { MXP_GEMV_F32 = 0, MXP_GEMV_BF16, MXP_GEMV_F16 };
+/* B's kinds: float32, bfloat16, float16, and the OCP float8 types of
+ * weight-only inference, each widened exactly in registers:
+ *   MXP_GEMV_E5M2  float8_e5m2, float16's top byte;
+ *   MXP_GEMV_E4M3  float8_e4m3fn read as its value times 2^-8 -- the
+ *                  float16 whose bits are its own shifted left by 7, the
+ *                  sign kept (subnormals included); its NaN S.1111.111 as
+ *                  the default quiet NaN 0x7fc00000 of either sign -- so
+ *                  the caller gives x times 2^8 (the products then those
+ *                  of x and B exactly: the same bits as B's values in
+ *                  float32; src/gemm/gemv.c does it where no |x| reaches
+ *                  2^120). */
+enum { MXP_GEMV_F32 = 0, MXP_GEMV_BF16, MXP_GEMV_F16, MXP_GEMV_E4M3, MXP_GEMV_E5M2, MXP_GEMV_KINDS };
 
 /* y[0..n) = x[0..k) B, B of `kind` with rows ld_bytes apart (B stored
  * k x n, or n x k when trans_b); float32 x, y and accumulation. */

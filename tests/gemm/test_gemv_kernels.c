@@ -1,6 +1,6 @@
 /* Every GEMV kernel of src/kernels/gemv-list.inc that this CPU runs,
- * against its twin: float32 x and y with float32, bfloat16 and float16 B,
- * float64, and int16 x by int8 B; every n and k from 0 to 40 and a few
+ * against its twin: float32 x and y with float32, bfloat16, float16,
+ * float8_e4m3fn and float8_e5m2 B, float64, and int16 x by int8 B; every n and k from 0 to 40 and a few
  * hundred, B's rows a few elements longer than needed and B starting an
  * element off alignment.  B not transposed, each y[j] is the twin's chain
  * of fused multiply-adds in k order: bit for bit.  B transposed, the
@@ -82,11 +82,27 @@ static void expect_close(const char *name, int trans, size_t k, size_t j, double
         fail_msg("%s, trans %d, k %zu: y[%zu] = %a, the twin's %a", name, trans, k, j, got, want);
 }
 
+/* float8_e4m3fn bits as the kind reads them: the value times 2^-8 (finite here). */
+static double e4m3_read(uint8_t b)
+{
+    const int e = (b >> 3) & 0xf, m = b & 7;
+    const double mag = e ? ldexp(m | 8, e - 18) : ldexp(m, -17);
+    return b & 0x80 ? -mag : mag;
+}
+
 /* float32 B of kind: its element (p, j) as stored, widened. */
 static double b_value(int kind, const uint16_t *h, const float *f, size_t at)
 {
     if (kind == MXP_GEMV_F32)
         return f[at];
+    const uint8_t *bytes = (const uint8_t *)(const void *)f;
+    if (kind == MXP_GEMV_E4M3)
+        return e4m3_read(bytes[at]);
+    if (kind == MXP_GEMV_E5M2) {
+        const int e = bytes[at] >> 2 & 0x1f, m = bytes[at] & 3; /* finite here */
+        const double mag = e ? ldexp(m | 4, e - 17) : ldexp(m, -16);
+        return bytes[at] & 0x80 ? -mag : mag;
+    }
     uint32_t u = (uint32_t)h[at] << 16;
     float v;
     if (kind == MXP_GEMV_BF16) {
@@ -117,7 +133,8 @@ static void run_f32(const void *line, int trans, size_t k, size_t n)
     const f32_case *fc = line;
     const size_t e = fc->e;
     const int kind = fc->kind;
-    const size_t rows = trans ? n : k, cols = trans ? k : n, ld = cols + 3, es = kind == MXP_GEMV_F32 ? 4 : 2;
+    const int f8 = kind == MXP_GEMV_E4M3 || kind == MXP_GEMV_E5M2;
+    const size_t rows = trans ? n : k, cols = trans ? k : n, ld = cols + 3, es = kind == MXP_GEMV_F32 ? 4 : f8 ? 1 : 2;
     float *x = malloc((k + 1) * 4), *y = malloc((n + 1) * 4), *yt = malloc((n + 1) * 4);
     unsigned char *b = malloc((rows * ld + 1) * es);
     assert_true(x && y && yt && b);
@@ -127,9 +144,15 @@ static void run_f32(const void *line, int trans, size_t k, size_t n)
         const float v = (float)random_pm1();
         uint32_t u;
         memcpy(&u, &v, 4);
-        if (kind == MXP_GEMV_F32)
+        if (kind == MXP_GEMV_F32) {
             memcpy(b + i * 4, &v, 4);
-        else /* bfloat16 bits, or float16 ones of magnitude below 2 */
+        } else if (f8) { /* any finite pattern: subnormals, zeros of both signs, the largest */
+            uint8_t byte;
+            do
+                byte = (uint8_t)prng_next(&rng);
+            while (kind == MXP_GEMV_E4M3 ? (byte & 0x7f) == 0x7f : (byte & 0x7c) == 0x7c);
+            b[i] = byte;
+        } else /* bfloat16 bits, or float16 ones of magnitude below 2 */
             *(uint16_t *)(void *)(b + i * 2) = (uint16_t)(kind == MXP_GEMV_BF16 ? u >> 16 : (prng_next(&rng) & 0xbfff));
     }
     const unsigned char *b0 = b + es; /* an element off alignment */
@@ -160,12 +183,53 @@ static void test_f32_gemv_kernels_equal_their_twin(void **state)
     int ran = 0;
     for (size_t e = 0; f32s[e].fn; e++)
         if (f32s[e].isa <= mxp_isa_supported()) {
-            for (int kind = MXP_GEMV_F32; kind <= MXP_GEMV_F16; kind++)
+            for (int kind = MXP_GEMV_F32; kind < MXP_GEMV_KINDS; kind++)
                 each_size(&(const f32_case){ e, kind }, run_f32);
             ran++;
         }
     if (!ran)
         skip();
+}
+
+/* Every float8 pattern read exactly by every float32 kernel and twin, in
+ * the vector loops and the tails: k = 1, x = 2^8 (float8_e4m3fn's
+ * contract) or 1, B one row of the 256 patterns (or 256 rows of one, its
+ * transpose): y[j] is +0 plus the value itself -- an independent decoding
+ * of the fields here; NaNs (S.1111.111; e5m2's exponent 31 with a significand)
+ * give NaN, e5m2's infinities infinities. */
+static void test_f32_gemv_kernels_read_every_float8_pattern(void **state)
+{
+    (void)state;
+    uint8_t b[256];
+    float y[256];
+    for (int i = 0; i < 256; i++)
+        b[i] = (uint8_t)i;
+    for (size_t e = 0; f32s[e].fn; e++)
+        for (int kind = MXP_GEMV_E4M3; kind <= MXP_GEMV_E5M2; kind++)
+            for (int twin = 0; twin < 2; twin++)
+                for (int trans = 0; trans < 2; trans++) {
+                    if (!twin && f32s[e].isa > mxp_isa_supported())
+                        continue;
+                    const float x = kind == MXP_GEMV_E4M3 ? 256.0f : 1.0f;
+                    (twin ? f32s[e].twin : f32s[e].fn)(trans, kind, 1, 256, &x, b, trans ? 1 : 256, y);
+                    for (int i = 0; i < 256; i++) {
+                        const int mag = i & 0x7f;
+                        double want;
+                        if (kind == MXP_GEMV_E4M3) {
+                            want = mag == 0x7f ? NAN : 256.0 * e4m3_read((uint8_t)i);
+                        } else {
+                            const int ex = mag >> 2, m = mag & 3;
+                            want = ex == 31 ? (m ? NAN : INFINITY) : ex ? ldexp(m | 4, ex - 17) : ldexp(m, -16);
+                            want = i & 0x80 ? -want : want;
+                        }
+                        want += 0.0; /* y = +0 + x b: a -0 pattern gives +0 */
+                        const int same = isnan(want) ? isnan(y[i])
+                                                     : (double)y[i] == want && !signbit(y[i]) == !signbit(want);
+                        if (!same)
+                            fail_msg("%s%s, kind %d, trans %d: pattern 0x%02x read as %a, not %a", f32s[e].name,
+                                     twin ? "'s twin" : "", kind, trans, i, (double)y[i], want);
+                    }
+                }
 }
 
 static void run_f64(const void *line, int trans, size_t k, size_t n)
@@ -252,6 +316,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_f32_gemv_kernels_equal_their_twin),
+        cmocka_unit_test(test_f32_gemv_kernels_read_every_float8_pattern),
         cmocka_unit_test(test_f64_gemv_kernels_equal_their_twin),
         cmocka_unit_test(test_s16s8_gemv_kernels_equal_their_twin),
     };

@@ -24,6 +24,16 @@ MXP_INLINE __m256 load8(const void *row, size_t j, int kind)
             _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)row + j))), 16));
     case MXP_GEMV_F16:
         return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)row + j)));
+    case MXP_GEMV_E5M2: /* float16's top byte */
+        return _mm256_cvtph_ps(_mm_slli_epi16(
+            _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)((const uint8_t *)row + j))), 8));
+    case MXP_GEMV_E4M3: { /* the sign-extended bits shifted by 7, bit 14 cleared: the value 2^-8 as float16 */
+        const __m128i t = _mm_slli_epi16(
+            _mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(const void *)((const uint8_t *)row + j))), 7);
+        const __m128i nan = _mm_cmpeq_epi16(_mm_and_si128(t, _mm_set1_epi16(0x3f80)), _mm_set1_epi16(0x3f80));
+        return _mm256_cvtph_ps(
+            _mm_blendv_epi8(_mm_and_si128(t, _mm_set1_epi16((short)0xbfff)), _mm_set1_epi16(0x7e00), nan));
+    }
     default:
         return _mm256_loadu_ps((const float *)row + j);
     }
@@ -44,6 +54,12 @@ MXP_INLINE float load1(const void *row, size_t j, int kind)
     case MXP_GEMV_F16:
         memcpy(&h, (const uint16_t *)row + j, 2);
         return _cvtsh_ss(h);
+    case MXP_GEMV_E5M2:
+        return _cvtsh_ss((unsigned short)(((const uint8_t *)row)[j] << 8));
+    case MXP_GEMV_E4M3: {
+        const unsigned b = ((const uint8_t *)row)[j];
+        return (b & 0x7f) == 0x7f ? NAN : _cvtsh_ss((unsigned short)((b & 0x7f) << 7 | (b & 0x80) << 8));
+    }
     default:
         memcpy(&f, (const float *)row + j, 4);
         return f;

@@ -2,8 +2,8 @@
  * model): B is streamed once, straight from the caller's memory, no packing.
  *   y[j] = sum_p x[p] * B[p][j]   (B rows contiguous: 4 rows per pass)
  *   y[j] = sum_p x[p] * B[j][p]   (B transposed: 4 dot products per pass)
- * B is float32, bfloat16 or float16 (widened exactly in registers), x and y
- * float32. */
+ * B is float32, bfloat16, float16, float8_e4m3fn or float8_e5m2 (widened
+ * exactly in registers), x and y float32. */
 #include <immintrin.h>
 #include <stdint.h>
 #include <string.h>
@@ -21,6 +21,17 @@ MXP_INLINE __m512 load16(const void *row, size_t j, int kind, __mmask16 m)
             _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, (const uint16_t *)row + j)), 16));
     case MXP_GEMV_F16:
         return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, (const uint16_t *)row + j));
+    case MXP_GEMV_E5M2: /* float16's top byte */
+        return _mm512_cvtph_ps(
+            _mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm_maskz_loadu_epi8(m, (const uint8_t *)row + j)), 8));
+    case MXP_GEMV_E4M3: { /* the sign-extended bits shifted by 7, bit 14 cleared: the value 2^-8 as float16 */
+        const __m256i t = _mm256_slli_epi16(_mm256_cvtepi8_epi16(_mm_maskz_loadu_epi8(m, (const uint8_t *)row + j)), 7);
+        const __mmask16 nan = _mm256_cmpeq_epi16_mask(_mm256_and_si256(t, _mm256_set1_epi16(0x3f80)),
+                                                      _mm256_set1_epi16(0x3f80));
+        const __m256i h = _mm256_mask_mov_epi16(_mm256_and_si256(t, _mm256_set1_epi16((short)0xbfff)), nan,
+                                                _mm256_set1_epi16(0x7e00));
+        return _mm512_cvtph_ps(h);
+    }
     default:
         return _mm512_maskz_loadu_ps(m, (const float *)row + j);
     }

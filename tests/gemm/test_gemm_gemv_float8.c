@@ -1,0 +1,194 @@
+/* mxp_gemm with M = 1 and a float8_e4m3fn or float8_e5m2 B (one token of
+ * weight-only inference; src/gemm/gemv.c streams B through the GEMV
+ * kernels): the bits of the same call on a float32 copy of B, at every ISA
+ * level, both transposes of B, tails of n and k, float32 and bfloat16 A,
+ * alpha and beta; a NaN in B makes its column NaN (e5m2's infinities
+ * infinite); an A whose values reach 2^120 (float8_e4m3fn's GEMV takes x
+ * times 2^8) still gets its products, through the GEMM kernels. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mxp.h"
+#include "support/prng.h"
+
+#define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
+
+static uint64_t rng = 0x3c6ef372fe94f82bull;
+
+/* A finite float8 pattern of type t, any sign, subnormals and zeros included. */
+static uint8_t finite_pattern(mxp_dtype t)
+{
+    for (;;) {
+        const uint8_t b = (uint8_t)(prng_next(&rng) >> 24);
+        if (t == MXP_E4M3 ? (b & 0x7f) != 0x7f : (b & 0x7c) != 0x7c)
+            return b;
+    }
+}
+
+typedef struct call {
+    mxp_dtype a_type, b_type;
+    int tb;
+    size_t n, k;
+    double alpha, beta;
+} call;
+
+/* C (1 x n float32, from c0) after the call with B of b_type (bytes b8)
+ * and after the same call with B's values in float32. */
+static void run(const call *cl, const void *a, const uint8_t *b8, const float *c0, float *c, float *c32)
+{
+    const size_t nb = cl->n * cl->k, ldb = cl->tb ? cl->k : cl->n;
+    float *b32 = malloc(nb * sizeof *b32);
+    assert_non_null(b32);
+    assert_int_equal(mxp_convert(b32, MXP_F32, b8, cl->b_type, nb, NULL), MXP_OK);
+    const mxp_trans opb = cl->tb ? MXP_TRANS : MXP_NO_TRANS;
+    memcpy(c, c0, cl->n * sizeof *c);
+    memcpy(c32, c0, cl->n * sizeof *c32);
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, opb, 1, cl->n, cl->k, cl->alpha, a, cl->a_type, cl->k, b8, cl->b_type, ldb,
+                              cl->beta, c, MXP_F32, cl->n, NULL),
+                     MXP_OK);
+    assert_int_equal(mxp_gemm(MXP_NO_TRANS, opb, 1, cl->n, cl->k, cl->alpha, a, cl->a_type, cl->k, b32, MXP_F32, ldb,
+                              cl->beta, c32, MXP_F32, cl->n, NULL),
+                     MXP_OK);
+    free(b32);
+}
+
+static void test_gemv_float8_b_gives_the_bits_of_its_float32_values(void **state)
+{
+    (void)state;
+    const mxp_dtype bts[] = { MXP_E4M3, MXP_E5M2 }, ats[] = { MXP_F32, MXP_BF16 };
+    const size_t ns[] = { 1, 7, 45, 130 }, ks[] = { 1, 3, 53, 300 };
+    size_t compared = 0;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        for (size_t d = 0; d < NELEMS(bts); d++)
+            for (size_t at = 0; at < NELEMS(ats); at++)
+                for (int tb = 0; tb < 2; tb++)
+                    for (size_t in = 0; in < NELEMS(ns); in++)
+                        for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                            const call cl = { ats[at], bts[d], tb, ns[in], ks[ik], 1.25, ik % 2 ? 0.5 : 0.0 };
+                            float *af = malloc(cl.k * sizeof *af), *c0 = malloc(cl.n * sizeof *c0);
+                            float *c = malloc(cl.n * sizeof *c), *c32 = malloc(cl.n * sizeof *c32);
+                            uint16_t *a16 = malloc(cl.k * sizeof *a16);
+                            uint8_t *b8 = malloc(cl.n * cl.k);
+                            assert_true(af && c0 && c && c32 && a16 && b8);
+                            for (size_t p = 0; p < cl.k; p++)
+                                af[p] = (float)(prng_uniform(&rng) * 4 - 2);
+                            for (size_t j = 0; j < cl.n; j++)
+                                c0[j] = (float)(prng_uniform(&rng) - 0.5);
+                            for (size_t i = 0; i < cl.n * cl.k; i++)
+                                b8[i] = finite_pattern(cl.b_type);
+                            assert_int_equal(mxp_convert(a16, MXP_BF16, af, MXP_F32, cl.k, NULL), MXP_OK);
+                            run(&cl, cl.a_type == MXP_F32 ? (const void *)af : (const void *)a16, b8, c0, c, c32);
+                            if (memcmp(c, c32, cl.n * sizeof *c))
+                                fail_msg("%s B, %s A, tb %d, n %zu k %zu at %s: not the bits of float32 B",
+                                         mxp_dtype_name(cl.b_type), mxp_dtype_name(cl.a_type), tb, cl.n, cl.k,
+                                         mxp_isa_name(mxp_isa_current()));
+                            compared++;
+                            free(af);
+                            free(c0);
+                            free(c);
+                            free(c32);
+                            free(a16);
+                            free(b8);
+                        }
+    }
+    assert_true(compared > 0);
+    assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
+}
+
+/* NaN and infinite patterns of B reach their columns, alone: k = 37 (a
+ * vector and a tail), B's column 3 (B not transposed) or row 3 (transposed)
+ * holds the special pattern at k = 20; every other column stays finite. */
+static void test_gemv_float8_specials_reach_their_column(void **state)
+{
+    (void)state;
+    enum { N = 40, KK = 37 };
+    const struct {
+        mxp_dtype t;
+        uint8_t pattern;
+        int nan; /* else +inf */
+    } cases[] = { { MXP_E4M3, 0x7f, 1 }, { MXP_E4M3, 0xff, 1 }, { MXP_E5M2, 0x7e, 1 }, { MXP_E5M2, 0xfd, 1 },
+                  { MXP_E5M2, 0x7c, 0 } };
+    float a[KK], c[N];
+    uint8_t b[N * KK];
+    for (size_t p = 0; p < KK; p++)
+        a[p] = 0.5f + (float)p / 64;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        for (size_t i = 0; i < NELEMS(cases); i++)
+            for (int tb = 0; tb < 2; tb++) {
+                for (size_t q = 0; q < N * KK; q++)
+                    b[q] = finite_pattern(cases[i].t);
+                b[tb ? 3 * KK + 20 : 20 * N + 3] = cases[i].pattern;
+                assert_int_equal(mxp_gemm(MXP_NO_TRANS, tb ? MXP_TRANS : MXP_NO_TRANS, 1, N, KK, 1.0, a, MXP_F32, KK,
+                                          b, cases[i].t, tb ? KK : N, 0.0, c, MXP_F32, N, NULL),
+                                 MXP_OK);
+                for (size_t j = 0; j < N; j++) {
+                    const int want_special = j == 3;
+                    const int ok = !want_special            ? isfinite(c[j])
+                                   : cases[i].nan           ? isnan(c[j])
+                                                            : isinf(c[j]) && c[j] > 0;
+                    if (!ok)
+                        fail_msg("%s pattern 0x%02x, tb %d at %s: C[%zu] = %a", mxp_dtype_name(cases[i].t),
+                                 cases[i].pattern, tb, mxp_isa_name(mxp_isa_current()), j, (double)c[j]);
+                }
+            }
+    }
+    assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
+}
+
+/* A with values at 2^120 and beyond (x times 2^8 would overflow): the
+ * products are still those of x and B -- C within float32 rounding of a
+ * float64 reference, finite, as from a float32 copy of B. */
+static void test_gemv_e4m3_with_huge_a_still_multiplies(void **state)
+{
+    (void)state;
+    enum { N = 50, KK = 33 };
+    float a[KK], c[N], c32[N];
+    uint8_t b[KK * N];
+    float b32[KK * N];
+    for (size_t p = 0; p < KK; p++)
+        a[p] = p == 5 ? 0x1.8p121f : (float)(prng_uniform(&rng) * 2 - 1);
+    for (size_t q = 0; q < KK * N; q++) /* magnitudes at most 1: the products stay finite */
+        do
+            b[q] = finite_pattern(MXP_E4M3);
+        while ((b[q] & 0x7f) > 0x38);
+    assert_int_equal(mxp_convert(b32, MXP_F32, b, MXP_E4M3, KK * N, NULL), MXP_OK);
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 1, N, KK, 1.0, a, MXP_F32, KK, b, MXP_E4M3, N, 0.0, c,
+                                  MXP_F32, N, NULL),
+                         MXP_OK);
+        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 1, N, KK, 1.0, a, MXP_F32, KK, b32, MXP_F32, N, 0.0, c32,
+                                  MXP_F32, N, NULL),
+                         MXP_OK);
+        for (size_t j = 0; j < N; j++) {
+            double ref = 0, abs_sum = 0;
+            for (size_t p = 0; p < KK; p++) {
+                ref += (double)a[p] * b32[p * N + j];
+                abs_sum += fabs((double)a[p] * b32[p * N + j]);
+            }
+            if (!isfinite(c[j]) || fabs(c[j] - ref) > 2.0 * KK * 0x1p-24 * abs_sum ||
+                fabs(c[j] - c32[j]) > 2.0 * KK * 0x1p-24 * abs_sum)
+                fail_msg("at %s: C[%zu] = %a, float64 %a, float32 B %a", mxp_isa_name(mxp_isa_current()), j,
+                         (double)c[j], ref, (double)c32[j]);
+        }
+    }
+    assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gemv_float8_b_gives_the_bits_of_its_float32_values),
+        cmocka_unit_test(test_gemv_float8_specials_reach_their_column),
+        cmocka_unit_test(test_gemv_e4m3_with_huge_a_still_multiplies),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
