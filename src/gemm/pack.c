@@ -382,9 +382,10 @@ void mxp_gemm_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
 }
 
 /* B not transposed, of a float dtype that fits bfloat16 (mxp_gemm_fits_bf16),
- * into the AMX kernel's [kcp/2][NR][2] pairs: rows 2q and 2q + 1 widened
- * (SIMD) WIDEN_CHUNK columns at a time, their bfloat16 halves paired into
- * every panel; the padding (columns past nc, k past kc) zero. */
+ * into the bfloat16 kernels' [kcp/2][NR][2] pairs: rows 2q and 2q + 1
+ * widened to float32 (SIMD) WIDEN_CHUNK columns at a time, their top
+ * halves paired into every panel in one pass; the padding (columns past
+ * nc, k past kc) zero. */
 static void pack_b_pairs_widened(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc,
                                  size_t j0, size_t nc, uint32_t *d)
 {
@@ -393,21 +394,21 @@ static void pack_b_pairs_widened(const mxp_gemm_config *cfg, const mxp_gemm_oper
     const mxp_gemm_widener w = mxp_gemm_widener_for(MXP_F32, b->dtype);
     if (nc % nr || kcp != kc)
         memset(d, 0, (nc + nr - 1) / nr * panel * 4);
-    uint16_t r0[WIDEN_CHUNK], r1[WIDEN_CHUNK];
+    uint32_t r0[WIDEN_CHUNK], r1[WIDEN_CHUNK]; /* float32 bits: the bfloat16 of each is its top half, exactly */
     for (size_t q = 0; q < (kc + 1) / 2; q++) {
         const unsigned char *s0 = b->base + ((p0 + 2 * q) * b->ld + j0) * xs;
         for (size_t c0 = 0; c0 < nc; c0 += WIDEN_CHUNK) {
             const size_t cn = nc - c0 < WIDEN_CHUNK ? nc - c0 : WIDEN_CHUNK;
-            widen_bf16(&w, r0, s0 + c0 * xs, cn);
+            mxp_gemm_widen(&w, r0, s0 + c0 * xs, cn);
             if (2 * q + 1 < kc)
-                widen_bf16(&w, r1, s0 + (b->ld + c0) * xs, cn);
+                mxp_gemm_widen(&w, r1, s0 + (b->ld + c0) * xs, cn);
             else
-                memset(r1, 0, cn * 2);
+                memset(r1, 0, cn * 4);
             for (size_t c = 0; c < cn; c += nr) { /* c0 + c starts a panel (WIDEN_CHUNK % nr == 0) */
                 uint32_t *o = d + (c0 + c) / nr * panel + q * nr;
                 const size_t n = cn - c < nr ? cn - c : nr;
                 for (size_t t = 0; t < n; t++) /* a loop the compiler vectorizes */
-                    o[t] = (uint32_t)r0[c + t] | (uint32_t)r1[c + t] << 16;
+                    o[t] = r0[c + t] >> 16 | (r1[c + t] & 0xffff0000u);
             }
         }
     }

@@ -38,19 +38,16 @@ MXP_INLINE __m256 mxp_widen8_avx2(const void *p, mxp_widen_src2 k, int saturate)
         r = _mm256_cvtph_ps(_mm_slli_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)p)), 8));
         break;
     case WIDEN2_E4M3: {
-        /* s eeee mmm.  Normal: rebias 7 -> 127; subnormal m * 2^-9 from a
-         * table; S.1111.111 is NaN (the quiet NaN 0x7ff00000 with the sign). */
-        const __m256i sub_table = _mm256_setr_epi32(0, 0x3b000000, 0x3b800000, 0x3bc00000, 0x3c000000,
-                                                    0x3c200000, 0x3c400000, 0x3c600000);
-        __m256i x = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
-        __m256i em = _mm256_and_si256(x, _mm256_set1_epi32(0x7f));
-        __m256i b = _mm256_add_epi32(_mm256_slli_epi32(em, 20), _mm256_set1_epi32(120 << 23));
-        __m256i sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(8), em);
-        b = _mm256_blendv_epi8(b, _mm256_permutevar8x32_epi32(sub_table, em), sub);
-        __m256i nan = _mm256_cmpeq_epi32(em, _mm256_set1_epi32(0x7f));
-        b = _mm256_blendv_epi8(b, _mm256_set1_epi32(0x7ff00000), nan);
-        b = _mm256_or_si256(b, _mm256_slli_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x80)), 24));
-        return _mm256_castsi256_ps(b); /* no infinity: nothing to saturate */
+        /* s eeee mmm as cvt-widen-avx512.h widens it: sign-extended, shifted
+         * left by 7, bit 14 cleared -- the float16 of its value times 2^-8 --
+         * then vcvtph2ps and times 2^8, exactly; S.1111.111 (NaN) keeps bit
+         * 14 set: float16's 0x7f80, the quiet NaN 0x7ff00000 with the sign.
+         * No infinity: nothing to saturate. */
+        const __m128i t = _mm_slli_epi16(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)p)), 7);
+        const __m128i nan = _mm_cmpeq_epi16(_mm_and_si128(t, _mm_set1_epi16(0x3f80)), _mm_set1_epi16(0x3f80));
+        const __m128i h = _mm_or_si128(_mm_and_si128(t, _mm_set1_epi16((short)0xbfff)),
+                                       _mm_and_si128(nan, _mm_set1_epi16(0x4000)));
+        return _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(256.0f));
     }
     default:
         return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
