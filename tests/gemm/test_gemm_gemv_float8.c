@@ -1,8 +1,10 @@
-/* mxp_gemm with M = 1 and a float8_e4m3fn or float8_e5m2 B (one token of
- * weight-only inference; src/gemm/gemv.c streams B through the GEMV
- * kernels): the bits of the same call on a float32 copy of B, at every ISA
- * level, both transposes of B, tails of n and k, float32 and bfloat16 A,
- * alpha and beta; a NaN in B makes its column NaN (e5m2's infinities
+/* mxp_gemm with M = 1 to 4 and a float8_e4m3fn or float8_e5m2 B (tokens
+ * of weight-only inference; src/gemm/gemv.c streams B through the GEMV
+ * kernels, once a row): each row the bits of the same row's call on a
+ * float32 copy of B (M = 1: the GEMV too), at every ISA level, both
+ * transposes of A and B, tails of n and k, float32 and bfloat16 A, alpha,
+ * beta, a bias per row and an activation; M = 5 and 8 (packed) within
+ * rounding of float64; a NaN in B makes its column NaN (e5m2's infinities
  * infinite); an A whose values reach 2^120 (float8_e4m3fn's GEMV takes x
  * times 2^8) still gets its products, through the GEMM kernels. */
 #include <math.h>
@@ -33,70 +35,108 @@ static uint8_t finite_pattern(mxp_dtype t)
 
 typedef struct call {
     mxp_dtype a_type, b_type;
-    int tb;
-    size_t n, k;
+    int ta, tb;
+    size_t m, n, k;
     double alpha, beta;
 } call;
 
-/* C (1 x n float32, from c0) after the call with B of b_type (bytes b8)
- * and after the same call with B's values in float32. */
-static void run(const call *cl, const void *a, const uint8_t *b8, const float *c0, float *c, float *c32)
+/* C (m x n float32 from c0) after the call with B of b_type (bytes b8),
+ * each row beside the call of that row alone on a float32 copy of B (with
+ * the row's bias): the same bits where m <= 4, else within 2 k u sum |a b|
+ * of float64. */
+static void check_rows(const call *cl, const void *a, const float *a32, const uint8_t *b8, const float *c0,
+                       const float *bias)
 {
-    const size_t nb = cl->n * cl->k, ldb = cl->tb ? cl->k : cl->n;
-    float *b32 = malloc(nb * sizeof *b32);
-    assert_non_null(b32);
+    const size_t nb = cl->n * cl->k, ldb = cl->tb ? cl->k : cl->n, lda = cl->ta ? cl->m : cl->k;
+    const size_t as = mxp_dtype_itemsize(cl->a_type);
+    float *b32 = malloc(nb * sizeof *b32), *c = malloc(cl->m * cl->n * sizeof *c), *r = malloc(cl->n * sizeof *r);
+    assert_true(b32 && c && r);
     assert_int_equal(mxp_convert(b32, MXP_F32, b8, cl->b_type, nb, NULL), MXP_OK);
-    const mxp_trans opb = cl->tb ? MXP_TRANS : MXP_NO_TRANS;
-    memcpy(c, c0, cl->n * sizeof *c);
-    memcpy(c32, c0, cl->n * sizeof *c32);
-    assert_int_equal(mxp_gemm(MXP_NO_TRANS, opb, 1, cl->n, cl->k, cl->alpha, a, cl->a_type, cl->k, b8, cl->b_type, ldb,
-                              cl->beta, c, MXP_F32, cl->n, NULL),
+    const mxp_trans opa = cl->ta ? MXP_TRANS : MXP_NO_TRANS, opb = cl->tb ? MXP_TRANS : MXP_NO_TRANS;
+    mxp_gemm_opts o = { .bias = bias, .bias_dtype = MXP_F32, .bias_kind = MXP_BIAS_PER_ROW,
+                        .activation = MXP_ACT_RELU };
+    memcpy(c, c0, cl->m * cl->n * sizeof *c);
+    assert_int_equal(mxp_gemm(opa, opb, cl->m, cl->n, cl->k, cl->alpha, a, cl->a_type, lda, b8, cl->b_type, ldb,
+                              cl->beta, c, MXP_F32, cl->n, &o),
                      MXP_OK);
-    assert_int_equal(mxp_gemm(MXP_NO_TRANS, opb, 1, cl->n, cl->k, cl->alpha, a, cl->a_type, cl->k, b32, MXP_F32, ldb,
-                              cl->beta, c32, MXP_F32, cl->n, NULL),
-                     MXP_OK);
+    for (size_t i = 0; i < cl->m; i++) {
+        const unsigned char *ai = (const unsigned char *)a + (cl->ta ? i : i * lda) * as;
+        mxp_gemm_opts oi = o;
+        oi.bias = bias + i;
+        memcpy(r, c0 + i * cl->n, cl->n * sizeof *r);
+        assert_int_equal(mxp_gemm(opa, opb, 1, cl->n, cl->k, cl->alpha, ai, cl->a_type, lda, b32, MXP_F32, ldb,
+                                  cl->beta, r, MXP_F32, cl->n, &oi),
+                         MXP_OK);
+        const float *ci = c + i * cl->n;
+        if (cl->m <= 4) {
+            if (memcmp(ci, r, cl->n * sizeof *r))
+                fail_msg("%s B, %s A, ta %d tb %d, m %zu n %zu k %zu at %s: row %zu not the bits of float32 B",
+                         mxp_dtype_name(cl->b_type), mxp_dtype_name(cl->a_type), cl->ta, cl->tb, cl->m, cl->n, cl->k,
+                         mxp_isa_name(mxp_isa_current()), i);
+            continue;
+        }
+        for (size_t j = 0; j < cl->n; j++) {
+            double ref = 0, abs_sum = 0;
+            for (size_t p = 0; p < cl->k; p++) {
+                const double ab = (double)a32[cl->ta ? p * cl->m + i : i * cl->k + p] *
+                                  b32[cl->tb ? j * cl->k + p : p * cl->n + j];
+                ref += ab;
+                abs_sum += fabs(ab);
+            }
+            ref = cl->alpha * ref + cl->beta * c0[i * cl->n + j] + bias[i];
+            ref = ref > 0 ? ref : 0;
+            if (fabs(ci[j] - ref) > 2.0 * (double)(cl->k + 3) * 0x1p-24 * (cl->alpha * abs_sum + fabs(ref) + 1))
+                fail_msg("m %zu at %s: C[%zu][%zu] = %a, float64 %a", cl->m, mxp_isa_name(mxp_isa_current()), i, j,
+                         (double)ci[j], ref);
+        }
+    }
     free(b32);
+    free(c);
+    free(r);
 }
 
 static void test_gemv_float8_b_gives_the_bits_of_its_float32_values(void **state)
 {
     (void)state;
     const mxp_dtype bts[] = { MXP_E4M3, MXP_E5M2 }, ats[] = { MXP_F32, MXP_BF16 };
-    const size_t ns[] = { 1, 7, 45, 130 }, ks[] = { 1, 3, 53, 300 };
+    const size_t ms[] = { 1, 2, 4, 5, 8 }, ns[] = { 1, 7, 45, 130 }, ks[] = { 1, 3, 53, 300 };
     size_t compared = 0;
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
         for (size_t d = 0; d < NELEMS(bts); d++)
             for (size_t at = 0; at < NELEMS(ats); at++)
-                for (int tb = 0; tb < 2; tb++)
-                    for (size_t in = 0; in < NELEMS(ns); in++)
-                        for (size_t ik = 0; ik < NELEMS(ks); ik++) {
-                            const call cl = { ats[at], bts[d], tb, ns[in], ks[ik], 1.25, ik % 2 ? 0.5 : 0.0 };
-                            float *af = malloc(cl.k * sizeof *af), *c0 = malloc(cl.n * sizeof *c0);
-                            float *c = malloc(cl.n * sizeof *c), *c32 = malloc(cl.n * sizeof *c32);
-                            uint16_t *a16 = malloc(cl.k * sizeof *a16);
-                            uint8_t *b8 = malloc(cl.n * cl.k);
-                            assert_true(af && c0 && c && c32 && a16 && b8);
-                            for (size_t p = 0; p < cl.k; p++)
-                                af[p] = (float)(prng_uniform(&rng) * 4 - 2);
-                            for (size_t j = 0; j < cl.n; j++)
-                                c0[j] = (float)(prng_uniform(&rng) - 0.5);
-                            for (size_t i = 0; i < cl.n * cl.k; i++)
-                                b8[i] = finite_pattern(cl.b_type);
-                            assert_int_equal(mxp_convert(a16, MXP_BF16, af, MXP_F32, cl.k, NULL), MXP_OK);
-                            run(&cl, cl.a_type == MXP_F32 ? (const void *)af : (const void *)a16, b8, c0, c, c32);
-                            if (memcmp(c, c32, cl.n * sizeof *c))
-                                fail_msg("%s B, %s A, tb %d, n %zu k %zu at %s: not the bits of float32 B",
-                                         mxp_dtype_name(cl.b_type), mxp_dtype_name(cl.a_type), tb, cl.n, cl.k,
-                                         mxp_isa_name(mxp_isa_current()));
-                            compared++;
-                            free(af);
-                            free(c0);
-                            free(c);
-                            free(c32);
-                            free(a16);
-                            free(b8);
-                        }
+                for (int tr = 0; tr < 4; tr++)
+                    for (size_t im = 0; im < NELEMS(ms); im++)
+                        for (size_t in = 0; in < NELEMS(ns); in++)
+                            for (size_t ik = 0; ik < NELEMS(ks); ik++) {
+                                const call cl = { ats[at], bts[d], tr & 1, tr >> 1, ms[im], ns[in], ks[ik], 1.25,
+                                                  ik % 2 ? 0.5 : 0.0 };
+                                const size_t na = cl.m * cl.k;
+                                float *af = malloc(na * sizeof *af), *c0 = malloc(cl.m * cl.n * sizeof *c0);
+                                float *bias = malloc(cl.m * sizeof *bias);
+                                uint16_t *a16 = malloc(na * sizeof *a16);
+                                uint8_t *b8 = malloc(cl.n * cl.k);
+                                assert_true(af && c0 && bias && a16 && b8);
+                                for (size_t p = 0; p < na; p++)
+                                    af[p] = (float)(prng_uniform(&rng) * 4 - 2);
+                                for (size_t j = 0; j < cl.m * cl.n; j++)
+                                    c0[j] = (float)(prng_uniform(&rng) - 0.5);
+                                for (size_t i = 0; i < cl.m; i++)
+                                    bias[i] = (float)(prng_uniform(&rng) - 0.5);
+                                for (size_t i = 0; i < cl.n * cl.k; i++)
+                                    b8[i] = finite_pattern(cl.b_type);
+                                assert_int_equal(mxp_convert(a16, MXP_BF16, af, MXP_F32, na, NULL), MXP_OK);
+                                if (cl.a_type == MXP_BF16) /* the reference's A: the bfloat16 values */
+                                    assert_int_equal(mxp_convert(af, MXP_F32, a16, MXP_BF16, na, NULL), MXP_OK);
+                                check_rows(&cl, cl.a_type == MXP_F32 ? (const void *)af : (const void *)a16, af, b8,
+                                           c0, bias);
+                                compared++;
+                                free(af);
+                                free(c0);
+                                free(bias);
+                                free(a16);
+                                free(b8);
+                            }
     }
     assert_true(compared > 0);
     assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
@@ -143,18 +183,17 @@ static void test_gemv_float8_specials_reach_their_column(void **state)
     assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
 }
 
-/* A with values at 2^120 and beyond (x times 2^8 would overflow): the
- * products are still those of x and B -- C within float32 rounding of a
- * float64 reference, finite, as from a float32 copy of B. */
+/* A with values at 2^120 and beyond (x times 2^8 would overflow), in one
+ * row (M = 1) or in the second of three: the products are still those of
+ * x and B -- C within float32 rounding of a float64 reference, finite. */
 static void test_gemv_e4m3_with_huge_a_still_multiplies(void **state)
 {
     (void)state;
-    enum { N = 50, KK = 33 };
-    float a[KK], c[N], c32[N];
+    enum { N = 50, KK = 33, MM = 3 };
+    float a[MM * KK], c[MM * N], b32[KK * N];
     uint8_t b[KK * N];
-    float b32[KK * N];
-    for (size_t p = 0; p < KK; p++)
-        a[p] = p == 5 ? 0x1.8p121f : (float)(prng_uniform(&rng) * 2 - 1);
+    for (size_t p = 0; p < MM * KK; p++)
+        a[p] = (float)(prng_uniform(&rng) * 2 - 1);
     for (size_t q = 0; q < KK * N; q++) /* magnitudes at most 1: the products stay finite */
         do
             b[q] = finite_pattern(MXP_E4M3);
@@ -162,22 +201,24 @@ static void test_gemv_e4m3_with_huge_a_still_multiplies(void **state)
     assert_int_equal(mxp_convert(b32, MXP_F32, b, MXP_E4M3, KK * N, NULL), MXP_OK);
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
-        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 1, N, KK, 1.0, a, MXP_F32, KK, b, MXP_E4M3, N, 0.0, c,
-                                  MXP_F32, N, NULL),
-                         MXP_OK);
-        assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, 1, N, KK, 1.0, a, MXP_F32, KK, b32, MXP_F32, N, 0.0, c32,
-                                  MXP_F32, N, NULL),
-                         MXP_OK);
-        for (size_t j = 0; j < N; j++) {
-            double ref = 0, abs_sum = 0;
-            for (size_t p = 0; p < KK; p++) {
-                ref += (double)a[p] * b32[p * N + j];
-                abs_sum += fabs((double)a[p] * b32[p * N + j]);
-            }
-            if (!isfinite(c[j]) || fabs(c[j] - ref) > 2.0 * KK * 0x1p-24 * abs_sum ||
-                fabs(c[j] - c32[j]) > 2.0 * KK * 0x1p-24 * abs_sum)
-                fail_msg("at %s: C[%zu] = %a, float64 %a, float32 B %a", mxp_isa_name(mxp_isa_current()), j,
-                         (double)c[j], ref, (double)c32[j]);
+        for (size_t m = 1; m <= MM; m += MM - 1) {
+            const size_t huge_row = m == 1 ? 0 : 1;
+            a[huge_row * KK + 5] = 0x1.8p121f;
+            assert_int_equal(mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, m, N, KK, 1.0, a, MXP_F32, KK, b, MXP_E4M3, N, 0.0,
+                                      c, MXP_F32, N, NULL),
+                             MXP_OK);
+            for (size_t i = 0; i < m; i++)
+                for (size_t j = 0; j < N; j++) {
+                    double ref = 0, abs_sum = 0;
+                    for (size_t p = 0; p < KK; p++) {
+                        ref += (double)a[i * KK + p] * b32[p * N + j];
+                        abs_sum += fabs((double)a[i * KK + p] * b32[p * N + j]);
+                    }
+                    if (!isfinite(c[i * N + j]) || fabs(c[i * N + j] - ref) > 2.0 * KK * 0x1p-24 * abs_sum)
+                        fail_msg("m %zu at %s: C[%zu][%zu] = %a, float64 %a", m, mxp_isa_name(mxp_isa_current()), i,
+                                 j, (double)c[i * N + j], ref);
+                }
+            a[huge_row * KK + 5] = 0.5f;
         }
     }
     assert_int_equal(mxp_set_isa((mxp_isa)(MXP_ISA_COUNT - 1)), MXP_OK);
