@@ -1,8 +1,9 @@
 """Casts into the 0.2 formats (float8_e3m4 ... float4_e2m1fn, and the sub-byte
 integers int4, uint4, int2, uint2: a byte each) from float32,
 bfloat16 and float16, into an existing array, against memcpy of the same
-bytes and ml_dtypes 0.6's astype, in one process; JSON on stdout (goals.py
-reads it).  One thread; medians of --reps; 4M elements (16 MiB of float32).
+bytes (timed in alternation with each cast) and ml_dtypes 0.6's astype, in
+one process; JSON on stdout (goals.py reads it).  One thread; medians of
+--reps; 4M elements (16 MiB of float32).
 
 usage: PYTHONPATH=build/python-venv build/venv/bin/python python/benchmarks/formats_cast.py [--n N] [--reps R]
 """
@@ -28,6 +29,23 @@ def median_seconds(fn, reps):
     return sorted(ts)[len(ts) // 2]
 
 
+def paired_medians(fa, fb, reps):
+    """Medians of fa and fb timed in alternation (the first of each pair
+    alternating): the memcpy beside each cast sees the machine the cast saw.
+    One memcpy a source had read 16.5 GB/s for bfloat16's 8 MiB and 33.7 for
+    float16's in the same run (AMD EPYC Zen 4 VM, 2026-12-07), flipping
+    every float16 line against the same kernel speeds."""
+    fa()
+    fb()
+    ta, tb = [], []
+    for r in range(reps):
+        for f, ts in ((fa, ta), (fb, tb)) if r % 2 == 0 else ((fb, tb), (fa, ta)):
+            t = time.perf_counter()
+            f()
+            ts.append(time.perf_counter() - t)
+    return sorted(ta)[len(ta) // 2], sorted(tb)[len(tb) // 2]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1 << 22)
@@ -43,11 +61,11 @@ def main():
     results = []
     for sname, x in sources.items():
         raw, copy = x.view(np.uint8), np.empty(x.nbytes, np.uint8)  # bytes: NumPy's memcpy for every dtype
-        memcpy = median_seconds(lambda: np.copyto(copy, raw), a.reps)
         ml_x = x if sname != "bfloat16" or ml_dtypes is None else x.view(np.uint16).view(ml_dtypes.bfloat16)
         for f in FORMATS:
             out = np.empty(a.n, getattr(mxp, f))
-            ours = median_seconds(lambda: np.copyto(out, x, casting="unsafe"), a.reps)
+            memcpy, ours = paired_medians(lambda: np.copyto(copy, raw), lambda: np.copyto(out, x, casting="unsafe"),
+                                          a.reps)
             peer = None
             if ml_dtypes is not None:
                 with np.errstate(all="ignore"):
