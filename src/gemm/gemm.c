@@ -422,7 +422,7 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
         return mxp_gemm_lowp_acc(acc, m, n, k, alpha, &A, &B, beta, c, c_type, ldc, opts, has_epilogue(opts));
     if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, 0, &st))
         return st; /* widens exactly: no tiny-value question */
-    if (m > 1 && mxp_gemm_gemv_rows(m, k, &A, &B)) { /* each row takes the GEMV (checked): one by one */
+    if (m > 1 && mxp_gemm_gemv_rows(m, k, &A, &B, opts)) { /* each row takes the GEMV (checked): one by one */
         const size_t as = mxp_dtype_itemsize(a_type), cs = mxp_dtype_itemsize(c_type);
         for (size_t i = 0; i < m && st == MXP_OK; i++) { /* row i of op(A): stored row i, or column i */
             const mxp_gemm_operand Ai = { (const unsigned char *)a + (ta ? i : i * lda) * as, a_type, lda, ta, NULL };

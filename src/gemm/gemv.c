@@ -86,9 +86,13 @@ static void finish_row(size_t n, double alpha, const float *yf, const double *yd
     }
 }
 
-/* Rows of C one GEMV each: float8 B up to 4 rows (AMD Zen 4, N = K =
- * 4096, B transposed as torch's Linear weight, float32 A: 2 rows 23 ms
- * through packing, 2.4 ms as two GEMVs; 4 rows ~26 against ~5). */
+/* Rows of C one GEMV each: float8, bfloat16 and float16 B up to 4 rows
+ * (AMD Zen 4, N = K = 4096, float32 A, B transposed as torch's Linear
+ * weight: e4m3fn 2 rows 23 ms through packing, 2.4 ms as two GEMVs, 4
+ * rows ~26 against 5.1; bfloat16 17.9 -> ~2.8 and 22.3 -> ~5.6; B not
+ * transposed: bfloat16 6.5 -> ~2.9 at 2 rows).  Not float32 B, whose
+ * GEMV reads 4 bytes a value: its 2 rows took 4.9 ms packed or read in
+ * place by the direct kernel, 6.3 as two GEMVs. */
 /* x times 2^8, exactly, for the float8_e4m3fn kind; false (x unusable)
  * where some |x| >= 2^120, whose product would overflow. */
 static bool scale_e4m3_x(float *x, size_t k)
@@ -101,12 +105,26 @@ static bool scale_e4m3_x(float *x, size_t k)
     return true;
 }
 
-bool mxp_gemm_gemv_rows(size_t m, size_t k, const mxp_gemm_operand *a, const mxp_gemm_operand *b)
+/* The float32 GEMV kernels' kind for B, or -1 where they do not take the
+ * call (no kernel at this level, a float64 A, an accumulator asked for
+ * that is not float32, B of another dtype). */
+static int f32_kind(const mxp_gemm_operand *a, const mxp_gemm_operand *b, const mxp_gemm_opts *opts)
 {
-    if (m > 4 || (b->dtype != MXP_E4M3 && b->dtype != MXP_E5M2) || a->dtype == MXP_F64 ||
-        !mxp_f32_gemv_kernel(mxp_isa_current()))
+    const mxp_dtype acc = opts && opts->acc_dtype ? opts->acc_dtype : 0;
+    if (!mxp_f32_gemv_kernel(mxp_isa_current()) || (acc && acc != MXP_F32) || a->dtype == MXP_F64)
+        return -1;
+    return b->dtype == MXP_F32 ? MXP_GEMV_F32 : b->dtype == MXP_BF16 ? MXP_GEMV_BF16
+         : b->dtype == MXP_F16 ? MXP_GEMV_F16 : b->dtype == MXP_E4M3 ? MXP_GEMV_E4M3
+         : b->dtype == MXP_E5M2 ? MXP_GEMV_E5M2 : -1;
+}
+
+bool mxp_gemm_gemv_rows(size_t m, size_t k, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
+                        const mxp_gemm_opts *opts)
+{
+    const int kind = f32_kind(a, b, opts);
+    if (m > 4 || kind < 0 || kind == MXP_GEMV_F32)
         return false;
-    if (b->dtype == MXP_E5M2)
+    if (b->dtype != MXP_E4M3)
         return true;
     float x[256];
     const size_t as = mxp_dtype_itemsize(a->dtype);
@@ -146,11 +164,9 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
         mxp_workspace_put(y);
         return true;
     }
-    const int kind = b->dtype == MXP_F32 ? MXP_GEMV_F32 : b->dtype == MXP_BF16 ? MXP_GEMV_BF16
-                   : b->dtype == MXP_F16 ? MXP_GEMV_F16 : b->dtype == MXP_E4M3 ? MXP_GEMV_E4M3
-                   : b->dtype == MXP_E5M2 ? MXP_GEMV_E5M2 : -1;
+    const int kind = f32_kind(a, b, opts);
     const mxp_gemv_kernel g = { mxp_f32_gemv_kernel(isa), kind, NULL, NULL };
-    if (!g.f32 || kind < 0 || (acc && acc != MXP_F32) || a->dtype == MXP_F64)
+    if (kind < 0)
         return false;
     float *x = mxp_workspace_get(k * sizeof *x), *y = mxp_workspace_get(n * sizeof *y); /* kept between calls */
     if (x && y) {

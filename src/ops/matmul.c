@@ -503,10 +503,12 @@ static bool offsets_fit(int64_t r, int64_t c, ptrdiff_t rs, ptrdiff_t cs)
 /* C^T = B^T A^T gives C's elements as mxp_gemm of A B would, with these
  * options: nothing that depends on which operand is A (no bias, scales or
  * zero points, float operands) or on the order of C's elements (no
- * stochastic rounding). */
-static bool may_flip(const mxp_gemm_opts *o, mxp_dtype at, mxp_dtype bt)
+ * stochastic rounding), and both products taking the packed kernels --
+ * not with up to 4 rows or columns, where one of them takes the GEMV a
+ * row (src/gemm/gemv.c: another order of the sums) or a small-M path. */
+static bool may_flip(const mxp_gemm_opts *o, mxp_dtype at, mxp_dtype bt, size_t m, size_t n)
 {
-    return mxp_is_float_dtype(at) && mxp_is_float_dtype(bt) &&
+    return m > 4 && n > 4 && mxp_is_float_dtype(at) && mxp_is_float_dtype(bt) &&
            (!o || (!o->bias && !o->scales && !o->a_zero_point && !o->b_zero_point && !o->c_zero_point &&
                    o->convert.rounding != MXP_ROUND_STOCHASTIC));
 }
@@ -543,7 +545,7 @@ static mxp_status matmul_strided(size_t m, size_t n, size_t k, strided *A, strid
         st = place(B, layout_of(B->rows, B->cols, B->rs, B->cs, sb, true, true, &B->trans, &B->ld), "b");
     bool in_place = layout_of(C->rows, C->cols, C->rs, C->cs, sc, true, true, &C->trans, &C->ld);
     if (st == MXP_OK)
-        st = place(C, in_place && (C->trans == MXP_NO_TRANS || may_flip(opts, A->dt, B->dt)), "c");
+        st = place(C, in_place && (C->trans == MXP_NO_TRANS || may_flip(opts, A->dt, B->dt, m, n)), "c");
     if (st != MXP_OK)
         return st;
     if (A->tmp)
