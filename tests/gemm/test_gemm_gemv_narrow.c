@@ -1,6 +1,7 @@
-/* mxp_gemm with M = 1 to 4 and a float8_e4m3fn or float8_e5m2 B (tokens
- * of weight-only inference; src/gemm/gemv.c streams B through the GEMV
- * kernels, once a row): each row the bits of the same row's call on a
+/* mxp_gemm with M = 1 to 4 and a float8_e4m3fn, float8_e5m2, bfloat16 or
+ * float16 B (tokens of weight-only inference; src/gemm/gemv.c streams B
+ * through the GEMV kernels, once a row): each row the bits of the same
+ * row's call on a
  * float32 copy of B (M = 1: the GEMV too), at every ISA level, both
  * transposes of A and B, tails of n and k, float32 and bfloat16 A, alpha,
  * beta, a bias per row and an activation; M = 5 and 8 (packed) within
@@ -98,7 +99,7 @@ static void check_rows(const call *cl, const void *a, const float *a32, const ui
 static void test_gemv_float8_b_gives_the_bits_of_its_float32_values(void **state)
 {
     (void)state;
-    const mxp_dtype bts[] = { MXP_E4M3, MXP_E5M2 }, ats[] = { MXP_F32, MXP_BF16 };
+    const mxp_dtype bts[] = { MXP_E4M3, MXP_E5M2, MXP_BF16, MXP_F16 }, ats[] = { MXP_F32, MXP_BF16 };
     const size_t ms[] = { 1, 2, 4, 5, 8 }, ns[] = { 1, 7, 45, 130 }, ks[] = { 1, 3, 53, 300 };
     size_t compared = 0;
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
@@ -115,16 +116,23 @@ static void test_gemv_float8_b_gives_the_bits_of_its_float32_values(void **state
                                 float *af = malloc(na * sizeof *af), *c0 = malloc(cl.m * cl.n * sizeof *c0);
                                 float *bias = malloc(cl.m * sizeof *bias);
                                 uint16_t *a16 = malloc(na * sizeof *a16);
-                                uint8_t *b8 = malloc(cl.n * cl.k);
-                                assert_true(af && c0 && bias && a16 && b8);
+                                const size_t bs = mxp_dtype_itemsize(cl.b_type), nb = cl.n * cl.k;
+                                uint8_t *b8 = malloc(nb * bs);
+                                float *bf = malloc(nb * sizeof *bf);
+                                assert_true(af && c0 && bias && a16 && b8 && bf);
                                 for (size_t p = 0; p < na; p++)
                                     af[p] = (float)(prng_uniform(&rng) * 4 - 2);
                                 for (size_t j = 0; j < cl.m * cl.n; j++)
                                     c0[j] = (float)(prng_uniform(&rng) - 0.5);
                                 for (size_t i = 0; i < cl.m; i++)
                                     bias[i] = (float)(prng_uniform(&rng) - 0.5);
-                                for (size_t i = 0; i < cl.n * cl.k; i++)
-                                    b8[i] = finite_pattern(cl.b_type);
+                                for (size_t i = 0; i < nb; i++) /* float8: any finite pattern */
+                                    if (bs == 1)
+                                        b8[i] = finite_pattern(cl.b_type);
+                                    else
+                                        bf[i] = (float)(prng_uniform(&rng) * 4 - 2);
+                                if (bs > 1)
+                                    assert_int_equal(mxp_convert(b8, cl.b_type, bf, MXP_F32, nb, NULL), MXP_OK);
                                 assert_int_equal(mxp_convert(a16, MXP_BF16, af, MXP_F32, na, NULL), MXP_OK);
                                 if (cl.a_type == MXP_BF16) /* the reference's A: the bfloat16 values */
                                     assert_int_equal(mxp_convert(af, MXP_F32, a16, MXP_BF16, na, NULL), MXP_OK);
@@ -136,6 +144,7 @@ static void test_gemv_float8_b_gives_the_bits_of_its_float32_values(void **state
                                 free(bias);
                                 free(a16);
                                 free(b8);
+                                free(bf);
                             }
     }
     assert_true(compared > 0);
