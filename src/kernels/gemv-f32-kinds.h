@@ -44,23 +44,17 @@ static inline __attribute__((always_inline)) void mxp_f32_gemv_by_kind(int trans
                                                                        const float *x, const void *b,
                                                                        size_t ld_bytes, float *y)
 {
+    /* one copy of the loops per kind, the kind a constant in each */
+#define MXP_GEMV_KIND_CASE(K)                                                                                      \
+    case K: mxp_f32_gemv_kind(trans_b, K, k, n, x, b, ld_bytes, y); break;
     switch (kind) {
-    case MXP_GEMV_BF16:
-        mxp_f32_gemv_kind(trans_b, MXP_GEMV_BF16, k, n, x, b, ld_bytes, y);
-        break;
-    case MXP_GEMV_F16:
-        mxp_f32_gemv_kind(trans_b, MXP_GEMV_F16, k, n, x, b, ld_bytes, y);
-        break;
-    case MXP_GEMV_E4M3:
-        mxp_f32_gemv_kind(trans_b, MXP_GEMV_E4M3, k, n, x, b, ld_bytes, y);
-        break;
-    case MXP_GEMV_E5M2:
-        mxp_f32_gemv_kind(trans_b, MXP_GEMV_E5M2, k, n, x, b, ld_bytes, y);
-        break;
-    default:
-        mxp_f32_gemv_kind(trans_b, MXP_GEMV_F32, k, n, x, b, ld_bytes, y);
-        break;
+        MXP_GEMV_KIND_CASE(MXP_GEMV_BF16)
+        MXP_GEMV_KIND_CASE(MXP_GEMV_F16)
+        MXP_GEMV_KIND_CASE(MXP_GEMV_E4M3)
+        MXP_GEMV_KIND_CASE(MXP_GEMV_E5M2)
+    default: mxp_f32_gemv_kind(trans_b, MXP_GEMV_F32, k, n, x, b, ld_bytes, y); break;
     }
+#undef MXP_GEMV_KIND_CASE
 }
 
 #endif
