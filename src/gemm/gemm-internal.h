@@ -217,18 +217,10 @@ mxp_status mxp_gemm_lowp_acc(mxp_dtype acc, size_t m, size_t n, size_t k, double
                              const mxp_gemm_operand *b, double beta, void *c, mxp_dtype ct, size_t ldc,
                              const mxp_gemm_opts *opts, bool epilogue);
 
-/* One row of C (1 x n) without packing when a GEMV kernel serves the
- * types: returns true and sets *st when it handled it.  a is that row's
- * operand (its one row of op(A) first), c the row; row is its index in
- * C (a bias per row, stochastic rounding's element indices row n + j). */
+/* M = 1 without packing when a GEMV kernel serves the types: returns true
+ * and sets *st when it handled the call. */
 bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
-                   double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, size_t row, mxp_status *st);
-/* Whether the m rows of C go through mxp_gemm_gemv one by one: float8,
- * bfloat16 or float16 B (whose packing costs more than streaming it once
- * a row), few rows, and a GEMV that takes every row (float8_e4m3fn: no
- * |A| >= 2^120). */
-bool mxp_gemm_gemv_rows(size_t m, size_t k, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
-                        const mxp_gemm_opts *opts);
+                   double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st);
 
 /* Runs a GEMV kernel over column ranges on mxp_get_num_threads() threads
  * when B is large: exactly one of f32 (with kind), f64, s16s8 set; ld in

@@ -420,17 +420,8 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
     const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS, NULL }, B = { b, b_type, ldb, tb == MXP_TRANS, NULL };
     if (mxp_lowp_dtype(acc)) /* src/gemm/lowp-acc.c */
         return mxp_gemm_lowp_acc(acc, m, n, k, alpha, &A, &B, beta, c, c_type, ldc, opts, has_epilogue(opts));
-    if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, 0, &st))
+    if (m == 1 && mxp_gemm_gemv(n, k, alpha, &A, &B, beta, c, c_type, opts, &st))
         return st; /* widens exactly: no tiny-value question */
-    if (m > 1 && mxp_gemm_gemv_rows(m, k, &A, &B, opts)) { /* each row takes the GEMV (checked): one by one */
-        const size_t as = mxp_dtype_itemsize(a_type), cs = mxp_dtype_itemsize(c_type);
-        for (size_t i = 0; i < m && st == MXP_OK; i++) { /* row i of op(A): stored row i, or column i */
-            const mxp_gemm_operand Ai = { (const unsigned char *)a + (ta ? i : i * lda) * as, a_type, lda, ta, NULL };
-            if (!mxp_gemm_gemv(n, k, alpha, &Ai, &B, beta, (unsigned char *)c + i * ldc * cs, c_type, opts, i, &st))
-                st = mxp_error(MXP_ERR_UNSUPPORTED, "mxp_gemm: the GEMV path refused row %zu of %zu", i, m);
-        }
-        return st;
-    }
     const mxp_gemm_config *cfg = mxp_gemm_config_for(acc, a_type, b_type, mxp_isa_current());
     /* small M with B of the dtype the packed configuration multiplies: read in place, by a kernel
      * of the packed one's level (bf16 M = 16, N = K = 4096 on the Xeon: the avx512bf16 direct

@@ -60,7 +60,7 @@ void mxp_gemm_gemv_run(const mxp_gemv_kernel *g, int trans_b, size_t k, size_t n
 /* alpha * y + beta * C, the epilogue, one rounding into C (y float32 or
  * float64: one of yf, yd). */
 static void finish_row(size_t n, double alpha, const float *yf, const double *yd, double beta, void *c,
-                       mxp_dtype c_type, const mxp_gemm_opts *opts, size_t row)
+                       mxp_dtype c_type, const mxp_gemm_opts *opts)
 {
     enum { CHUNK = 512 };
     double t[CHUNK], tmp[CHUNK];
@@ -70,7 +70,7 @@ static void finish_row(size_t n, double alpha, const float *yf, const double *yd
     mxp_gemm_epilogue epi;
     mxp_gemm_epilogue_init(&epi, o);
     mxp_convert_opts co = o->convert;
-    const uint64_t offset0 = co.index_offset + (uint64_t)row * n; /* C's elements in row-major order */
+    const uint64_t offset0 = co.index_offset;
     for (size_t j = 0; j < n; j += CHUNK) {
         size_t len = n - j < CHUNK ? n - j : CHUNK;
         for (size_t q = 0; q < len; q++)
@@ -80,19 +80,12 @@ static void finish_row(size_t n, double alpha, const float *yf, const double *yd
             for (size_t q = 0; q < len; q++)
                 t[q] += beta * tmp[q];
         }
-        mxp_gemm_epilogue_row(&epi, t, row, j, len, tmp);
+        mxp_gemm_epilogue_row(&epi, t, 0, j, len, tmp);
         co.index_offset = offset0 + j;
         mxp_convert((unsigned char *)c + j * cs, c_type, t, MXP_F64, len, &co);
     }
 }
 
-/* Rows of C one GEMV each: float8, bfloat16 and float16 B up to 4 rows
- * (AMD Zen 4, N = K = 4096, float32 A, B transposed as torch's Linear
- * weight: e4m3fn 2 rows 23 ms through packing, 2.4 ms as two GEMVs, 4
- * rows ~26 against 5.1; bfloat16 17.9 -> ~2.8 and 22.3 -> ~5.6; B not
- * transposed: bfloat16 6.5 -> ~2.9 at 2 rows).  Not float32 B, whose
- * GEMV reads 4 bytes a value: its 2 rows took 4.9 ms packed or read in
- * place by the direct kernel, 6.3 as two GEMVs. */
 /* x times 2^8, exactly, for the float8_e4m3fn kind; false (x unusable)
  * where some |x| >= 2^120, whose product would overflow. */
 static bool scale_e4m3_x(float *x, size_t k)
@@ -118,32 +111,8 @@ static int f32_kind(const mxp_gemm_operand *a, const mxp_gemm_operand *b, const 
          : b->dtype == MXP_E5M2 ? MXP_GEMV_E5M2 : -1;
 }
 
-bool mxp_gemm_gemv_rows(size_t m, size_t k, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
-                        const mxp_gemm_opts *opts)
-{
-    const int kind = f32_kind(a, b, opts);
-    if (m > 4 || kind < 0 || kind == MXP_GEMV_F32)
-        return false;
-    if (b->dtype != MXP_E4M3)
-        return true;
-    float x[256];
-    const size_t as = mxp_dtype_itemsize(a->dtype);
-    for (size_t i = 0; i < m; i++) /* row i of op(A): stored row i, or column i */
-        for (size_t p = 0; p < k; p += 256) {
-            const size_t len = k - p < 256 ? k - p : 256;
-            const ptrdiff_t step = (ptrdiff_t)(a->trans ? a->ld * as : as);
-            const unsigned char *at = a->base + (a->trans ? i + p * a->ld : i * a->ld + p) * as;
-            if (mxp_convert_strided(x, MXP_F32, 4, at, a->dtype, step, len, NULL) != MXP_OK)
-                return false;
-            for (size_t q = 0; q < len; q++)
-                if (!(fabsf(x[q]) < 0x1p120f) && !isnan(x[q]))
-                    return false;
-        }
-    return true;
-}
-
 bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b,
-                   double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, size_t row, mxp_status *st)
+                   double beta, void *c, mxp_dtype c_type, const mxp_gemm_opts *opts, mxp_status *st)
 {
     const mxp_isa isa = mxp_isa_current();
     const mxp_dtype acc = opts && opts->acc_dtype ? opts->acc_dtype : 0;
@@ -157,7 +126,7 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
         if (x && y) {
             mxp_convert_strided(x, MXP_F64, 8, a->base, a->dtype, a_step, k, NULL);
             mxp_gemm_gemv_run(&g, b->trans, k, n, x, b->base, b->ld, 8, y);
-            finish_row(n, alpha, NULL, y, beta, c, c_type, opts, row);
+            finish_row(n, alpha, NULL, y, beta, c, c_type, opts);
         }
         *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
         mxp_workspace_put(x);
@@ -178,7 +147,7 @@ bool mxp_gemm_gemv(size_t n, size_t k, double alpha, const mxp_gemm_operand *a, 
             return false; /* the GEMM kernels then */
         }
         mxp_gemm_gemv_run(&g, b->trans, k, n, x, b->base, b->ld, mxp_dtype_itemsize(b->dtype), y);
-        finish_row(n, alpha, y, NULL, beta, c, c_type, opts, row);
+        finish_row(n, alpha, y, NULL, beta, c, c_type, opts);
     }
     *st = x && y ? MXP_OK : mxp_error(MXP_ERR_NO_MEMORY, "mxp_gemm: out of memory for the GEMV buffers");
     mxp_workspace_put(x);

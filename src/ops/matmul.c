@@ -503,12 +503,11 @@ static bool offsets_fit(int64_t r, int64_t c, ptrdiff_t rs, ptrdiff_t cs)
 /* C^T = B^T A^T gives C's elements as mxp_gemm of A B would, with these
  * options: nothing that depends on which operand is A (no bias, scales or
  * zero points, float operands) or on the order of C's elements (no
- * stochastic rounding), and both products taking the packed kernels --
- * not with up to 4 rows or columns, where one of them takes the GEMV a
- * row (src/gemm/gemv.c: another order of the sums) or a small-M path. */
+ * stochastic rounding), and neither product of one row, which takes the
+ * GEMV kernels (src/gemm/gemv.c: another order of the sums). */
 static bool may_flip(const mxp_gemm_opts *o, mxp_dtype at, mxp_dtype bt, size_t m, size_t n)
 {
-    return m > 4 && n > 4 && mxp_is_float_dtype(at) && mxp_is_float_dtype(bt) &&
+    return m > 1 && n > 1 && mxp_is_float_dtype(at) && mxp_is_float_dtype(bt) &&
            (!o || (!o->bias && !o->scales && !o->a_zero_point && !o->b_zero_point && !o->c_zero_point &&
                    o->convert.rounding != MXP_ROUND_STOCHASTIC));
 }
