@@ -292,7 +292,7 @@ static void pack_pairs(const mxp_gemm_operand *x, int lines_are_rows, size_t l0,
 /* bfloat16 bits of n values of another float dtype that fit bfloat16
  * exactly (mxp_gemm_fits_bf16): widened to float32 by the SIMD kernel,
  * then the top half of each, a truncation that loses nothing. */
-enum { WIDEN_CHUNK = 2048 };
+enum { WIDEN_CHUNK = 256 };
 static void widen_bf16(const mxp_gemm_widener *w, uint16_t *dst, const void *src, size_t n)
 {
     uint32_t tmp[WIDEN_CHUNK];
