@@ -11,6 +11,7 @@ enum {
 #define MXP_GEMM_DIRECT(...)
 #define MXP_U8S8_GEMM_UKERNEL(fn, ...) CFG_##fn,
 #define MXP_U8S8_GEMM_UKERNEL_A(...)
+#define MXP_U8S8_GEMM_UKERNEL_U7(fn, ...) CFG_##fn,
 #include "kernels/gemm-list.inc"
 #include "kernels/u8s8-gemm-list.inc"
 #undef MXP_GEMM_UKERNEL
@@ -18,6 +19,7 @@ enum {
 #undef MXP_GEMM_DIRECT
 #undef MXP_U8S8_GEMM_UKERNEL
 #undef MXP_U8S8_GEMM_UKERNEL_A
+#undef MXP_U8S8_GEMM_UKERNEL_U7
     CFG_COUNT
 };
 
@@ -27,8 +29,10 @@ static const mxp_gemm_config configs[CFG_COUNT] = {
 #define MXP_GEMM_UKERNEL_A(...)
 #define MXP_GEMM_DIRECT(...)
 #define MXP_U8S8_GEMM_UKERNEL(fn, packed, kpack, isa, mr, nr, mc, kc, nc, deep_m, twin) \
-    [CFG_##fn] = { #fn, MXP_S32, packed, kpack, isa, mr, nr, mc, kc, nc, deep_m, NULL, fn },
+    [CFG_##fn] = { #fn, MXP_S32, packed, kpack, isa, mr, nr, mc, kc, nc, deep_m, NULL, fn, false },
 #define MXP_U8S8_GEMM_UKERNEL_A(...)
+#define MXP_U8S8_GEMM_UKERNEL_U7(fn, packed, kpack, isa, mr, nr, mc, kc, nc, deep_m, twin) \
+    [CFG_##fn] = { #fn, MXP_S32, packed, kpack, isa, mr, nr, mc, kc, nc, deep_m, NULL, fn, true },
 #include "kernels/gemm-list.inc"
 #include "kernels/u8s8-gemm-list.inc"
 #undef MXP_GEMM_UKERNEL
@@ -36,6 +40,7 @@ static const mxp_gemm_config configs[CFG_COUNT] = {
 #undef MXP_GEMM_DIRECT
 #undef MXP_U8S8_GEMM_UKERNEL
 #undef MXP_U8S8_GEMM_UKERNEL_A
+#undef MXP_U8S8_GEMM_UKERNEL_U7
 };
 
 /* The A-in-place variants, by the index of the kernel they vary (NULL:
@@ -135,9 +140,17 @@ const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_
 {
     for (size_t i = 0; i < CFG_COUNT; i++) {
         const mxp_gemm_config *c = &configs[i];
-        if (c->acc == acc && c->isa <= isa && packs(c, a_type) && packs(c, b_type))
+        if (c->acc == acc && c->isa <= isa && !c->a7 && packs(c, a_type) && packs(c, b_type))
             return c;
     }
+    return NULL;
+}
+
+const mxp_gemm_config *mxp_gemm_config_a7_for(mxp_isa isa)
+{
+    for (size_t i = 0; i < CFG_COUNT; i++)
+        if (configs[i].a7 && configs[i].isa <= isa)
+            return &configs[i];
     return NULL;
 }
 

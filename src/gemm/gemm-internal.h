@@ -33,12 +33,16 @@ typedef struct mxp_gemm_config {
     size_t deep_m;            /* integer: from this many rows of C on, MC / 2 and 2 KC (0: never) */
     mxp_gemm_ukernel_fn ukernel;          /* float (NULL for integer) */
     mxp_u8s8_gemm_ukernel_fn ukernel_s32; /* integer (NULL for float) */
+    bool a7;                  /* integer: for uint8 A below 128 only (MXP_U8S8_GEMM_UKERNEL_U7) */
 } mxp_gemm_config;
 
 /* The most capable configuration at or below isa for the accumulator and
  * input types (a packed dtype must hold every input value exactly; MXP_S32
  * for uint8 or int8 A by int8 B; the scalar one always exists). */
 const mxp_gemm_config *mxp_gemm_config_for(mxp_dtype acc, mxp_dtype a_type, mxp_dtype b_type, mxp_isa isa);
+/* The integer configuration at or below isa for uint8 A whose every value
+ * is below 128 (NULL: none), which mxp_gemm_config_for never returns. */
+const mxp_gemm_config *mxp_gemm_config_a7_for(mxp_isa isa);
 
 /* Does every value of the float dtype t multiply exactly in bfloat16
  * panels, none of them tiny for the bfloat16 kernels (config.c)? */

@@ -58,6 +58,39 @@ static const mxp_gemm_config *int8_config(mxp_dtype at, mxp_dtype bt, size_t n, 
     return cfg;
 }
 
+/* Whether every byte of op(A) (m x k uint8, lda apart) is below 128,
+ * read eight at a time, stopping at the first that is not. */
+static bool below_128(const uint8_t *a, size_t lda, bool trans, size_t m, size_t k)
+{
+    const size_t lines = trans ? k : m, len = trans ? m : k; /* stored lines */
+    for (size_t l = 0; l < lines; l++) {
+        const uint8_t *row = a + l * lda;
+        uint64_t any = 0;
+        size_t p = 0;
+        for (; p + 8 <= len; p += 8) {
+            uint64_t w;
+            memcpy(&w, row + p, 8);
+            any |= w;
+        }
+        for (; p < len; p++)
+            any |= row[p];
+        if (any & 0x8080808080808080u)
+            return false;
+    }
+    return true;
+}
+
+/* The K-pair kernel's level takes the 7-bit-A kernel (K-quads, vpmaddubsw)
+ * for uint8 A below 128, seen by a pass over A: the same sums, faster
+ * (u8s8-gemm-list.inc).  M = 1 takes the GEMV and never asks. */
+static const mxp_gemm_config *a7_config(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t m, size_t k)
+{
+    if (cfg->kpack != 2 || a->dtype != MXP_U8 || m < 2)
+        return cfg;
+    const mxp_gemm_config *a7 = mxp_gemm_config_a7_for(mxp_isa_current());
+    return a7 && a7->isa >= cfg->isa && below_128(a->base, a->ld, a->trans, m, k) ? a7 : cfg;
+}
+
 const char *mxp_gemm_int8_kernel_name(mxp_dtype at, mxp_dtype bt, const mxp_gemm_opts *opts)
 {
     if (!is_int8(at) || bt != MXP_S8 || (opts && opts->acc_dtype && opts->acc_dtype != MXP_S32))
@@ -350,7 +383,8 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu int32 workspace is too large", m, n);
     const bool skip = k == 0 || (alpha == 0 && c_type != MXP_S32); /* the sums are 0; A and B unread */
     const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS, NULL }, B = { b, b_type, ldb, tb == MXP_TRANS, NULL };
-    const mxp_gemm_config *cfg = int8_config(a_type, b_type, n, k);
+    const mxp_gemm_config *cfg = skip ? int8_config(a_type, b_type, n, k)
+                                      : a7_config(int8_config(a_type, b_type, n, k), &A, m, k);
     int8_kernel K = { cfg, mxp_gemm_config_ukernel_a_s32(cfg), m, n, k, &A, &B, o->a_zero_point, o->b_zero_point,
                       NULL, NULL };
     /* the counters are not shared between threads */

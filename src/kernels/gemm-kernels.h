@@ -100,9 +100,11 @@ typedef void (*mxp_u8s8_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, cons
     void TWIN(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t lda, const int8_t *b, int32_t *c,           \
               size_t ldc, const int32_t *row_off, const int32_t *col_off);
 #define MXP_GEMM_UKERNEL_RELEASE(OF, RELEASE) void RELEASE(void);
+#define MXP_U8S8_GEMM_UKERNEL_U7 MXP_U8S8_GEMM_UKERNEL
 #include "kernels/u8s8-gemm-list.inc"
 #undef MXP_U8S8_GEMM_UKERNEL
 #undef MXP_U8S8_GEMM_UKERNEL_A
+#undef MXP_U8S8_GEMM_UKERNEL_U7
 #undef MXP_GEMM_UKERNEL_RELEASE
 
 #endif

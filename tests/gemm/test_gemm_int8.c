@@ -170,7 +170,10 @@ static int mant_bits(mxp_dtype t)
  * only the two ends of the range; the end farthest from the zero point
  * (every product the largest, odd rows of A at the other end); within 8
  * of that end. */
-enum gen { GEN_RANDOM, GEN_SMALL, GEN_EXTREME, GEN_FAR, GEN_HIGH };
+/* GEN_A7: uint8 A below 128 (a third 127), B a third -128 and a third 127
+ * (the 7-bit-A kernel's extreme pair sums); GEN_A7_BUT: the same with
+ * about one A value in 61 set to 248-255 (the K-pair kernel then). */
+enum gen { GEN_RANDOM, GEN_SMALL, GEN_EXTREME, GEN_FAR, GEN_HIGH, GEN_A7, GEN_A7_BUT };
 
 typedef struct icase {
     mxp_trans ta, tb;
@@ -221,6 +224,13 @@ static int64_t gen_value(const icase *c, bool is_a, size_t row, uint64_t *s)
     case GEN_SMALL: return (lo + hi + 1) / 2 + (int64_t)(r % 9) - 4;
     case GEN_FAR: return is_a && row % 2 ? lo + hi - far : far;
     case GEN_HIGH: return far == lo ? far + (int64_t)(r % 8) : far - (int64_t)(r % 8);
+    case GEN_A7:
+    case GEN_A7_BUT:
+        if (!is_a)
+            return r % 3 == 0 ? -128 : r % 3 == 1 ? 127 : -128 + (int64_t)(r >> 8) % 256;
+        if (c->gen == GEN_A7_BUT && r % 61 == 0)
+            return 255 - (int64_t)(r >> 8) % 8; /* pair sums that would saturate vpmaddubsw */
+        return r % 3 == 0 ? 127 : (int64_t)(r >> 8) % 128;
     default: return lo + (int64_t)(r % 256);
     }
 }
@@ -525,6 +535,49 @@ static void test_int8_one_row_at_every_level(void **state)
                     }
                     c.pad_a = (size_t)t;
                     c.pad_b = 3;
+                    c.seed = seed++;
+                    check_case(&c);
+                }
+    }
+}
+
+/* uint8 A below 128 (7-bit activations: torch's reduce_range) takes the
+ * K-quad vpmaddubsw kernel at the K-pair kernel's levels (avx2, avx512):
+ * exact sums against the reference at every level, on edge tiles and
+ * blocks, every transpose, zero points, int32 / requantized / float C; and
+ * the same with a few A values above 247, which take the K-pair kernel. */
+static void test_int8_seven_bit_a_is_exact_at_every_level(void **state)
+{
+    (void)state;
+    const struct {
+        size_t m, n, k;
+    } shapes[] = { { 2, 1, 1 }, { 5, 9, 3 }, { 6, 16, 4 }, { 7, 17, 9 }, { 13, 33, 130 }, { 97, 41, 2049 },
+                   { 200, 70, 600 } };
+    const mxp_dtype cts[] = { MXP_S32, MXP_U8, MXP_F32 };
+    const int32_t zas[] = { 0, 127, 64, 255 };
+    float sc = 0.0071f;
+    uint64_t seed = 2300;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        for (size_t s = 0; s < NELEMS(shapes); s++)
+            for (int t = 0; t < 4; t++)
+                for (int g = 0; g < 2; g++) {
+                    icase c = base_case(MXP_U8, cts[(s + (size_t)t) % 3]);
+                    c.ta = trans_pairs[t][0];
+                    c.tb = trans_pairs[t][1];
+                    c.m = shapes[s].m;
+                    c.n = shapes[s].n;
+                    c.k = shapes[s].k;
+                    c.gen = g ? GEN_A7_BUT : GEN_A7;
+                    c.opts.a_zero_point = zas[(s + (size_t)g) % 4];
+                    c.opts.b_zero_point = t % 2 ? 0 : -5;
+                    if (c.ct != MXP_S32) {
+                        c.opts.scales = &sc;
+                        c.opts.n_scales = 1;
+                        c.opts.c_zero_point = c.ct == MXP_U8 ? 100 : 0;
+                    }
+                    c.pad_a = (size_t)t;
+                    c.pad_b = 1;
                     c.seed = seed++;
                     check_case(&c);
                 }
@@ -1304,6 +1357,7 @@ int main(void)
         cmocka_unit_test_teardown(test_int8_s32_is_exact_on_every_shape_transpose_and_zero_point, restore_defaults),
         cmocka_unit_test_teardown(test_int8_edge_tiles_and_cache_blocks_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_int8_one_row_at_every_level, restore_defaults),
+        cmocka_unit_test_teardown(test_int8_seven_bit_a_is_exact_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_int8_padded_leading_dimensions_leave_padding_and_inputs_untouched,
                                   restore_defaults),
         cmocka_unit_test_teardown(test_int8_k_limit_is_exact_at_the_limit_and_refused_beyond, restore_defaults),

@@ -70,15 +70,19 @@ typedef struct iline {
     size_t kpack;
     mxp_isa isa;
     size_t mr, nr;
+    bool a7; /* A below 128 only */
 } iline;
 
 static iline ilines[] = {
 #define MXP_U8S8_GEMM_UKERNEL(f, packed, kpack, isa, mr, nr, mc, kc, nc, deep_m, twin) \
-    { #f, f, twin, NULL, NULL, NULL, packed, kpack, isa, mr, nr },
-#define MXP_U8S8_GEMM_UKERNEL_A(f, of, twin) { #f, NULL, NULL, of, f, twin, MXP_DTYPE_INVALID, 0, 0, 0, 0 },
+    { #f, f, twin, NULL, NULL, NULL, packed, kpack, isa, mr, nr, false },
+#define MXP_U8S8_GEMM_UKERNEL_A(f, of, twin) { #f, NULL, NULL, of, f, twin, MXP_DTYPE_INVALID, 0, 0, 0, 0, false },
+#define MXP_U8S8_GEMM_UKERNEL_U7(f, packed, kpack, isa, mr, nr, mc, kc, nc, deep_m, twin) \
+    { #f, f, twin, NULL, NULL, NULL, packed, kpack, isa, mr, nr, true },
 #include "kernels/u8s8-gemm-list.inc"
 #undef MXP_U8S8_GEMM_UKERNEL
 #undef MXP_U8S8_GEMM_UKERNEL_A
+#undef MXP_U8S8_GEMM_UKERNEL_U7
 };
 
 /* The A-in-place lines' parameters from the lines they vary. */
@@ -345,11 +349,16 @@ static void test_float_ukernels_equal_their_twins(void **state)
 /* ---- integer ----------------------------------------------------------------- */
 
 /* Panels of the K-group layout: K-quads of bytes (A~ uint8, B~ int8) or
- * int16 K-pairs holding those ranges, as packing makes them. */
-static void random_int_panel(mxp_dtype type, bool is_a, void *p, size_t n)
+ * int16 K-pairs holding those ranges, as packing makes them.  a7: A below
+ * 128, a third of it 127 and a third of B -128, B's other third 127 (the
+ * pair sums' extremes, 2 * 127 * -128 and 2 * 127 * 127, reached often). */
+static void random_int_panel(mxp_dtype type, bool is_a, bool a7, void *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        const uint8_t r = (uint8_t)prng_next(&rng);
+        const uint64_t x = prng_next(&rng);
+        uint8_t r = (uint8_t)x;
+        if (a7)
+            r = is_a ? (x >> 8) % 3 == 0 ? 127 : r & 0x7f : (x >> 8) % 3 == 0 ? 0x80 : (x >> 8) % 3 == 1 ? 127 : r;
         if (type == MXP_U8)
             ((uint8_t *)p)[i] = r;
         else
@@ -382,8 +391,8 @@ static void check_int(const iline *f, size_t mr, size_t nr, size_t kc, bool corr
     int32_t *c = malloc(MR * ldc * sizeof *c), *c_twin = malloc(MR * ldc * sizeof *c);
     int32_t row_off[64], col_off[64];
     assert_true(a && b && c && c_twin && MR <= 64 && NR <= 64);
-    random_int_panel(f->type, true, a, MR * lda + (ts == 1));
-    random_int_panel(f->type, false, b, kc * NR);
+    random_int_panel(f->type, true, f->a7, a, MR * lda + (ts == 1));
+    random_int_panel(f->type, false, f->a7, b, kc * NR);
     for (size_t i = 0; i < MR * ldc; i++)
         c[i] = (int32_t)prng_next(&rng);
     for (size_t i = 0; i < 64; i++) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "kernels/gemm-kernels.h"
+#include "kernels/s32-tile-avx2.h"
 
 #define MR 6
 #define NV 2 /* 8-lane vectors across NR = 16 */
@@ -49,43 +50,13 @@ MXP_INLINE void tile(const int rows, const int nv, size_t mr, size_t nr, size_t 
         a += 2 * MR;
         b += 2 * 8 * NV;
     }
-    /* the sums leave the registers at once: with them live across the
-     * stores below, GCC spilled accumulators inside the loop */
-    uint32_t sums[MR][8 * NV];
-#pragma GCC unroll 6
-    for (int i = 0; i < rows; i++)
-#pragma GCC unroll 2
-        for (int v = 0; v < nv; v++)
-            _mm256_storeu_si256((__m256i *)(void *)&sums[i][8 * v], acc[i][v]);
-    for (size_t i = 0; i < mr; i++) {
-        int32_t *row = c + i * ldc;
-        if (nr == 8 * (size_t)nv) {
-            const __m256i ri = row_off ? _mm256_set1_epi32(row_off[i]) : _mm256_setzero_si256();
-            for (int v = 0; v < nv; v++) {
-                const __m256i *src = (const __m256i *)(const void *)((row_off ? col_off : row) + 8 * v);
-                const __m256i base = row_off ? _mm256_add_epi32(ri, _mm256_loadu_si256(src)) : _mm256_loadu_si256(src);
-                const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)&sums[i][8 * v]);
-                _mm256_storeu_si256((__m256i *)(void *)(row + 8 * v), _mm256_add_epi32(base, x));
-            }
-        } else { /* a partial row: no masked stores of any width in AVX2 */
-            for (size_t j = 0; j < nr; j++) {
-                const uint32_t base = row_off ? (uint32_t)row_off[i] + (uint32_t)col_off[j] : (uint32_t)row[j];
-                const uint32_t x = base + sums[i][j];
-                memcpy(row + j, &x, 4); /* the int32 with x's bits */
-            }
-        }
-    }
+    mxp_s32_tile_6x16_store_avx2(rows, nv, mr, nr, (const __m256i(*)[NV])acc, c, ldc, row_off, col_off);
 }
 
 void mxp_u8s8_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
                                       size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
-    /* C's tile is read or written only at the end: fetch it meanwhile */
-    for (size_t i = 0; i < mr; i++) {
-        const char *row = (const char *)(c + i * ldc); /* 64 bytes: 1 or 2 cache lines */
-        _mm_prefetch(row, _MM_HINT_T0);
-        _mm_prefetch(row + 63, _MM_HINT_T0);
-    }
+    mxp_s32_tile_prefetch_avx2(c, ldc, mr);
     /* a constant row count and width in each instance */
     if (mr <= 2 && nr <= 8)
         tile(2, 1, mr, nr, kc, a, b, c, ldc, row_off, col_off);

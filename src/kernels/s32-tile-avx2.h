@@ -1,0 +1,58 @@
+/* The end of the AVX2 integer GEMM micro-kernels (u8s8-gemm/avx2.c,
+ * u7s8-gemm/avx2.c): a 6 x 16 tile's int32 sums, 6 rows of 2 vectors of 8
+ * lanes, added into C (ldc apart) with the corrections row_off[i] +
+ * col_off[j] (NULL: C's own values, the later KC steps), modulo 2^32; the
+ * first `rows` rows and `nv` vectors were computed (constants in each
+ * instance), mr x nr of them are stored. */
+#ifndef MXP_KERNELS_S32_TILE_AVX2_H
+#define MXP_KERNELS_S32_TILE_AVX2_H
+
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_store_avx2(const int rows, const int nv, size_t mr,
+                                                                              size_t nr, const __m256i acc[6][2],
+                                                                              int32_t *c, size_t ldc,
+                                                                              const int32_t *row_off,
+                                                                              const int32_t *col_off)
+{
+    /* the sums leave the registers at once: with them live across the
+     * stores below, GCC spilled accumulators inside the loop */
+    uint32_t sums[6][16];
+#pragma GCC unroll 6
+    for (int i = 0; i < rows; i++)
+#pragma GCC unroll 2
+        for (int v = 0; v < nv; v++)
+            _mm256_storeu_si256((__m256i *)(void *)&sums[i][8 * v], acc[i][v]);
+    for (size_t i = 0; i < mr; i++) {
+        int32_t *row = c + i * ldc;
+        if (nr == 8 * (size_t)nv) {
+            const __m256i ri = row_off ? _mm256_set1_epi32(row_off[i]) : _mm256_setzero_si256();
+            for (int v = 0; v < nv; v++) {
+                const __m256i *src = (const __m256i *)(const void *)((row_off ? col_off : row) + 8 * v);
+                const __m256i base = row_off ? _mm256_add_epi32(ri, _mm256_loadu_si256(src)) : _mm256_loadu_si256(src);
+                const __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)&sums[i][8 * v]);
+                _mm256_storeu_si256((__m256i *)(void *)(row + 8 * v), _mm256_add_epi32(base, x));
+            }
+        } else { /* a partial row: no masked stores of any width in AVX2 */
+            for (size_t j = 0; j < nr; j++) {
+                const uint32_t base = row_off ? (uint32_t)row_off[i] + (uint32_t)col_off[j] : (uint32_t)row[j];
+                const uint32_t x = base + sums[i][j];
+                memcpy(row + j, &x, 4); /* the int32 with x's bits */
+            }
+        }
+    }
+}
+
+/* C's tile, fetched while the sums are made (read or written only at the end). */
+static inline __attribute__((always_inline)) void mxp_s32_tile_prefetch_avx2(const int32_t *c, size_t ldc, size_t mr)
+{
+    for (size_t i = 0; i < mr; i++) {
+        const char *row = (const char *)(c + i * ldc); /* 64 bytes: 1 or 2 cache lines */
+        _mm_prefetch(row, _MM_HINT_T0);
+        _mm_prefetch(row + 63, _MM_HINT_T0);
+    }
+}
+
+#endif
