@@ -35,7 +35,8 @@ typedef enum impl_kind {
     IMPL_DNNL_U8S8,
     IMPL_MEMCPY, /* B's bytes, M == 1 */
     IMPL_NUMPY,  /* f16, small cases; timed in a child process */
-    IMPL_MAX = 6
+    IMPL_MXP_A7, /* u8s8: mxp on A's values below 128 (7-bit activations) */
+    IMPL_MAX = 7
 } impl_kind;
 
 typedef struct impl {
@@ -52,6 +53,7 @@ typedef struct gemm_case {
     mxp_dtype type, c_type;
     size_t m, n, k;
     void *a, *b;         /* of `type` */
+    void *a7;            /* u8s8: A's bytes & 0x7f */
     float *a32, *b32;    /* f16 / fp8: widened copies */
     void *c_mxp, *c_out; /* of c_type: mxp's result, the others' */
     void *copy;          /* memcpy's destination, B's size */
@@ -69,6 +71,9 @@ static int run_impl(gemm_case *c, impl *im)
     case IMPL_MXP:
         return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a, c->type, c->k, c->b,
                         c->type == MXP_U8 ? MXP_S8 : c->type, c->n, 0.0, c->c_mxp, c->c_type, c->n, NULL);
+    case IMPL_MXP_A7:
+        return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a7, MXP_U8, c->k, c->b, MXP_S8, c->n,
+                        0.0, c->c_out, c->c_type, c->n, NULL);
     case IMPL_MXP_F32:
         return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a32, MXP_F32, c->k, c->b32, MXP_F32,
                         c->n, 0.0, c->c_out, MXP_F32, c->n, NULL);
@@ -161,6 +166,8 @@ static void choose_impls(gemm_case *c, int threads)
             set_missing(im, onednn_missing);
         else
             snprintf(im->detail, sizeof im->detail, "%s", onednn.about);
+        im = add_impl(c, IMPL_MXP_A7, "mxp, A < 128", "mxp_a7");
+        snprintf(im->detail, sizeof im->detail, "A's bytes & 0x7f: the 7-bit-A kernel where the level has one");
         break;
     default:
         im = add_impl(c, IMPL_MXP_F32, "mxp f32", "mxp_f32");
@@ -353,6 +360,7 @@ static void free_case(gemm_case *c)
     if (c->mm.prim || c->mm.pd)
         dnnl_matmul_destroy(&c->mm);
     free(c->a);
+    free(c->a7);
     free(c->b);
     free(c->a32);
     free(c->b32);
@@ -381,6 +389,16 @@ static mxp_status alloc_case(gemm_case *c)
     if (!c->a || !c->b || !c->c_mxp || !c->c_out || (widen && (!c->a32 || !c->b32)) || (c->m == 1 && !c->copy))
         return MXP_ERR_NO_MEMORY;
     mxp_status st = cli_fill_normal(c->a, c->type, c->m * c->k, 1);
+    if (c->type == MXP_U8) { /* A over all of 0..255, as asymmetric uint8 quantization spreads activations */
+        if (!(c->a7 = cli_alloc(c->m * c->k)))
+            return MXP_ERR_NO_MEMORY;
+        uint64_t s = 0x9e3779b97f4a7c15u;
+        for (size_t i = 0; i < c->m * c->k; i++) {
+            s = s * 6364136223846793005u + 1442695040888963407u;
+            ((uint8_t *)c->a)[i] = (uint8_t)(s >> 56);
+            ((uint8_t *)c->a7)[i] = (uint8_t)(s >> 56) & 0x7f;
+        }
+    }
     if (st == MXP_OK)
         st = cli_fill_normal(c->b, c->type == MXP_U8 ? MXP_S8 : c->type, c->k * c->n, 2);
     if (st == MXP_OK && widen)
@@ -428,7 +446,7 @@ static int run_case_alternate(const gemm_args *a, gemm_case *c, const char *what
             getrusage(RUSAGE_SELF, &u1);
             faults[im - c->impls] += u1.ru_minflt - u0.ru_minflt;
             if (failed) {
-                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32;
+                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_A7;
                 if (!mxp_row)
                     fprintf(stderr, "mxp bench gemm: %s: %s failed\n", what, im->label);
                 free_case(c);
@@ -436,7 +454,7 @@ static int run_case_alternate(const gemm_args *a, gemm_case *c, const char *what
             }
             if (r == 0)
                 first[im - c->impls] = im->times[0];
-            if (r == 0 && im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY)
+            if (r == 0 && im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY && im->kind != IMPL_MXP_A7)
                 check_diff(c, im, what, tolerance); /* mxp's C is written in round 0 before any peer's */
         }
     }
@@ -488,7 +506,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
         if (!im->available)
             continue;
         int failed = run_impl(&c, im);
-        if (failed && (im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32)) {
+        if (failed && (im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_A7)) {
             free_case(&c);
             return cli_mxp_error(cmd_name, what, (mxp_status)failed);
         }
@@ -496,7 +514,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
             set_missing(im, "the call failed");
             continue;
         }
-        if (im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY) {
+        if (im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY && im->kind != IMPL_MXP_A7) {
             im->diff = relative_diff(c.c_out, c.c_mxp, c.c_type, c.m * c.n);
             if (!(im->diff <= tolerance))
                 fprintf(stderr, "mxp bench gemm: warning: %s: %s and mxp differ by %.2g (relative to max |C|)\n",
@@ -531,7 +549,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
                 failed = run_impl(&c, im);
             im->times[r] = (cli_now() - t0) / batch;
             if (failed) {
-                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32;
+                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_A7;
                 if (!mxp_row)
                     fprintf(stderr, "mxp bench gemm: %s: %s failed\n", what, im->label);
                 free_case(&c);
