@@ -241,6 +241,17 @@ MXP_API mxp_status mxp_qmatmul_scales(float *out, float a_scale, const float *b_
  * groups, another axis or unequal zero points: MXP_ERR_UNSUPPORTED. */
 MXP_API mxp_status mxp_qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *w, const mxp_array *bias,
                                mxp_dtype out_dtype, const mxp_qparams *x_params);
+/* mxp_qlinear with x quantized to 7 bits, codes [0, 127], as PyTorch's
+ * dynamic quantized Linear does on x86 (reduce_range=True): x_params NULL
+ * calibrates uint8 asymmetric over [0, 127] from this x's min/max (the
+ * scale and zero point of torch's _choose_qparams_per_tensor(x, True));
+ * given, x_params must be uint8 per tensor (else MXP_ERR_UNSUPPORTED /
+ * MXP_ERR_INVALID_DTYPE) with its zero point in [0, 127] (else
+ * MXP_ERR_INVALID_ARGUMENT).  The codes are clamped to [0, 127].  The sums
+ * stay exact; half the activation resolution of mxp_qlinear buys speed
+ * where the CPU has no VNNI (AVX2: the vpmaddubsw kernel, docs/gemm.md). */
+MXP_API mxp_status mxp_qlinear_reduce_range(mxp_array **y, const mxp_array *x, const mxp_qtensor *w,
+                                            const mxp_array *bias, mxp_dtype out_dtype, const mxp_qparams *x_params);
 
 #ifdef __cplusplus
 }

@@ -419,21 +419,28 @@ def goal_gelu(g, d):
 
 
 def goal_quant(g, d):
-    """qlinear against torch's dynamic quantized Linear (one thread each)."""
+    """qlinear against torch's dynamic quantized Linear (one thread each):
+    mxp_qlinear (x to 8 bits) and mxp_qlinear_reduce_range (x to 7 bits,
+    codes [0, 127], the arithmetic torch's layer does on x86)."""
     doc = d.get("quant")
-    text = "qlinear >= 1.0x torch dynamic quantized Linear"
-    if doc is None:
-        return g.missing(text, "not measured (run quant missing or failed)")
-    lin = doc.get("linear") or {}
-    text = "qlinear {} >= 1.0x torch dynamic qLinear".format("x".join(map(str, lin.get("shape", []))))
-    ours = next((r for r in lin.get("rows", []) if r["operation"].startswith("mxp_qlinear")), None)
+    lin = (doc or {}).get("linear") or {}
+    shape = "x".join(map(str, lin.get("shape", [])))
+    texts = (f"qlinear {shape} >= 1.0x torch dynamic qLinear" if doc else
+             "qlinear >= 1.0x torch dynamic quantized Linear",
+             f"qlinear_reduce_range {shape} >= 1.0x torch dynamic qLinear" if doc else
+             "qlinear_reduce_range >= 1.0x torch dynamic quantized Linear")
     peer = next((r for r in lin.get("rows", []) if r["operation"].startswith("torch")), None)
-    if not doc.get("torch") or peer is None:
-        return g.missing(text, "not measured here (see bench_peers.py)")
-    if ours is None:
-        return g.missing(text, "not measured (no mxp row)")
-    g.ratio(text, f"mxp {ours['gops']:.1f} GOPS, torch {doc['torch']} ({lin.get('torch_threads')} thr) "
-            f"{peer['gops']:.1f}", ours["gops"] / peer["gops"], 1.0)
+    for text, prefix, note in zip(texts, ("mxp_qlinear (", "mxp_qlinear_reduce_range"), ("", " (x to 7 bits both)")):
+        ours = next((r for r in lin.get("rows", []) if r["operation"].startswith(prefix)), None)
+        if doc is None:
+            g.missing(text, "not measured (run quant missing or failed)")
+        elif not doc.get("torch") or peer is None:
+            g.missing(text, "not measured here (see bench_peers.py)")
+        elif ours is None:
+            g.missing(text, "not measured (no mxp row)")
+        else:
+            g.ratio(text, f"mxp {ours['gops']:.1f} GOPS, torch {doc['torch']} ({lin.get('torch_threads')} thr) "
+                    f"{peer['gops']:.1f}{note}", ours["gops"] / peer["gops"], 1.0)
 
 
 def goal_train(g, d):

@@ -246,14 +246,20 @@ def quantize_weight(w, *, per_channel=True):
     return quantize(w, "int8", symmetric=True, axis=0 if per_channel else None)
 
 
-def qlinear(x, weight, bias=None, *, out_dtype=np.float32, x_qparams=None):
+def qlinear(x, weight, bias=None, *, out_dtype=np.float32, x_qparams=None, reduce_range=False):
     """A quantized linear layer, y = x @ W.T + bias, as PyTorch's dynamic
     quantized Linear: x [..., in_features] (a float dtype) is quantized per
     tensor to uint8 from its own min/max each call (or with x_qparams:
     uint8/int8, per tensor), multiplied by the int8 weight (a
     QuantizedTensor [out_features, in_features] from quantize_weight) in
     exact int32 sums, scaled by float32(x_scale * w_scale[j]), plus bias,
-    rounded once to out_dtype -> [..., out_features] (docs/quant.md)."""
+    rounded once to out_dtype -> [..., out_features] (docs/quant.md).
+
+    reduce_range=True quantizes x to 7 bits, codes [0, 127], as torch's
+    dynamic Linear does on x86 (its parameters those of torch's
+    reduce_range=True; x_qparams then uint8 with a zero point <= 127): the
+    same products as torch, faster where the CPU lacks VNNI, half the
+    activation resolution of the default."""
     if not isinstance(weight, QuantizedTensor):
         raise TypeError("qlinear: weight must be an mxp.QuantizedTensor (mxp.quantize_weight(w))")
     if x_qparams is not None and not isinstance(x_qparams, QParams):
@@ -262,7 +268,8 @@ def qlinear(x, weight, bias=None, *, out_dtype=np.float32, x_qparams=None):
     if bias is not None:
         bias = np.asarray(bias)
     return _mxp._qlinear(x, weight.codes, weight.qparams._tuple(), bias=bias, out_dtype=out_dtype,
-                         x_qparams=None if x_qparams is None else x_qparams._tuple())
+                         x_qparams=None if x_qparams is None else x_qparams._tuple(),
+                         reduce_range=bool(reduce_range))
 
 
 # ---- observers --------------------------------------------------------------

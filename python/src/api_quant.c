@@ -493,15 +493,18 @@ static PyObject *mx_dequantize(PyObject *self, PyObject *args)
     return out;
 }
 
-/* _qlinear(x, w_codes, w_qparams, bias or None, out_dtype, x_qparams or None)
- * -> y: mxp_qlinear on a quantized tensor viewing the weight's codes */
+/* _qlinear(x, w_codes, w_qparams, bias or None, out_dtype, x_qparams or None,
+ * reduce_range=False) -> y: mxp_qlinear (reduce_range: mxp_qlinear_reduce_range)
+ * on a quantized tensor viewing the weight's codes */
 static PyObject *qlinear(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
-    static char *kw[] = { "x", "w_codes", "w_qparams", "bias", "out_dtype", "x_qparams", NULL };
+    static char *kw[] = { "x", "w_codes", "w_qparams", "bias", "out_dtype", "x_qparams", "reduce_range", NULL };
     PyObject *x, *wcodes, *wqt, *bias_obj, *dtype, *xqt;
+    int reduce_range = 0;
     mxp_qparams wqp, xqp;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOO", kw, &x, &wcodes, &wqt, &bias_obj, &dtype, &xqt) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOO|p", kw, &x, &wcodes, &wqt, &bias_obj, &dtype, &xqt,
+                                     &reduce_range) ||
         qparams_from_tuple(wqt, &wqp) < 0 || (xqt != Py_None && qparams_from_tuple(xqt, &xqp) < 0))
         return NULL;
     mxp_dtype dt = mxpy_dtype_arg(dtype, "qlinear: out_dtype");
@@ -517,7 +520,8 @@ static PyObject *qlinear(PyObject *self, PyObject *args, PyObject *kwds)
         Py_BEGIN_ALLOW_THREADS
         st = mxp_qtensor_create(&w, mw, &wqp);
         if (st == MXP_OK)
-            st = mxp_qlinear(&y, mx, w, mb, dt, xqt != Py_None ? &xqp : NULL);
+            st = (reduce_range ? mxp_qlinear_reduce_range : mxp_qlinear)(&y, mx, w, mb, dt,
+                                                                          xqt != Py_None ? &xqp : NULL);
         Py_END_ALLOW_THREADS
     }
     const bool wrapped = mx && mw && (bias_obj == Py_None || mb);

@@ -104,6 +104,36 @@ def test_qlinear_matches_torch_dynamic_quantized_linear(per_channel):
         _close_to_torch(y, yt, acc, _combined(x_qp, wq), b)
 
 
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_qlinear_reduce_range_is_torchs_dynamic_quantized_linear(per_channel):
+    """reduce_range=True calibrates x as torch's dynamic Linear does
+    (_choose_qparams_per_tensor(x, True): codes [0, 127]): the same bits as
+    with torch's parameters given, the exact float64 reference of those
+    sums, and torch's output within its float32 arithmetic."""
+    x, w, b = _data(70, 200, 33, 5)
+    wq = mxp.quantize_weight(w, per_channel=per_channel)
+    layer = torch.ao.nn.quantized.dynamic.Linear(200, 33, dtype=torch.qint8)
+    layer.set_weight_bias(_torch_weight(wq), torch.from_numpy(b))
+    yt = layer(torch.from_numpy(x)).numpy()
+    s, z = torch._choose_qparams_per_tensor(torch.from_numpy(x), True)
+    x_qp = mxp.QParams("uint8", F32(s), z, symmetric=False)
+    assert z <= 127
+    y = mxp.qlinear(x, wq, b, reduce_range=True)
+    np.testing.assert_array_equal(y, mxp.qlinear(x, wq, b, x_qparams=x_qp, reduce_range=True))
+    acc = _sums(x, x_qp, wq)
+    ref = acc * _combined(x_qp, wq).astype(np.float64) + b.astype(np.float64)
+    np.testing.assert_array_equal(y, ref.astype(F32))
+    _close_to_torch(y, yt, acc, _combined(x_qp, wq), b)
+    # given parameters of a narrower range: codes clamp at 127 (torch's quant_max with reduce_range)
+    narrow = mxp.QParams("uint8", F32(s / 4), z, symmetric=False)
+    xq = np.clip(np.round(x.astype(np.float64) / np.float64(F32(s / 4))) + z, 0, 127)
+    acc_n = (xq.astype(np.int64) - z) @ wq.codes.astype(np.int64).T
+    ref_n = acc_n * _combined(narrow, wq).astype(np.float64)
+    np.testing.assert_array_equal(mxp.qlinear(x, wq, x_qparams=narrow, reduce_range=True), ref_n.astype(F32))
+    with pytest.raises(ValueError):
+        mxp.qlinear(x, wq, reduce_range=True, x_qparams=mxp.QParams("uint8", F32(0.1), 200, symmetric=False))
+
+
 def test_qlinear_default_calibration_is_torchs_full_range():
     """Without x_qparams mxp calibrates uint8 over [0, 255]: the scale and
     zero point torch chooses with reduce_range=False, and the product of

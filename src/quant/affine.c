@@ -89,13 +89,11 @@ void mxp_quant_pair_from_range(const quant_type *t, bool symmetric, double lo, d
     }
 }
 
-mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symmetric, int axis, int64_t group,
-                                   int64_t count, const double *mins, const double *maxs)
+/* mxp_qparams_from_ranges for the type t (its codes' range as given). */
+static mxp_status qparams_from_ranges(mxp_qparams *out, const quant_type *tp, mxp_dtype qtype, bool symmetric,
+                                      int axis, int64_t group, int64_t count, const double *mins, const double *maxs)
 {
-    quant_type t = { 0 };
-    mxp_status st = mxp_quant_calib_type(qtype, symmetric, "calibration", &t);
-    if (st != MXP_OK)
-        return st;
+    const quant_type t = *tp;
     float *scales = mxp_malloc((size_t)count * sizeof *scales);
     int32_t *zps = mxp_malloc((size_t)count * sizeof *zps);
     if (!scales || !zps) {
@@ -113,6 +111,36 @@ mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symme
     out->scales = scales;
     out->zero_points = zps;
     return MXP_OK;
+}
+
+mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symmetric, int axis, int64_t group,
+                                   int64_t count, const double *mins, const double *maxs)
+{
+    quant_type t = { 0 };
+    const mxp_status st = mxp_quant_calib_type(qtype, symmetric, "calibration", &t);
+    return st == MXP_OK ? qparams_from_ranges(out, &t, qtype, symmetric, axis, group, count, mins, maxs) : st;
+}
+
+mxp_status mxp_quant_u8_calibrate_upto(const mxp_array *x, int32_t qmax, mxp_qparams *out)
+{
+    const char *what = "calibration";
+    quant_type t = { 0 };
+    quant_layout L = { 0 };
+    mxp_status st = mxp_quant_calib_type(MXP_U8, false, what, &t);
+    if (st == MXP_OK)
+        st = mxp_quant_layout(x, -1, 0, what, &L);
+    if (st != MXP_OK)
+        return st;
+    t.qmax = qmax;
+    double lo = 0, hi = 0;
+    if (!mxp_quant_fast_minmax(x, &lo, &hi)) {
+        mxp_array *xd = NULL;
+        if ((st = mxp_quant_as_f64(&xd, x)) != MXP_OK)
+            return st;
+        mxp_quant_pair_ranges(&L, mxp_array_data(xd), &lo, &hi);
+        mxp_array_free(xd);
+    }
+    return qparams_from_ranges(out, &t, MXP_U8, false, -1, 0, 1, &lo, &hi);
 }
 
 void mxp_quant_pair_ranges(const quant_layout *L, const double *v, double *mins, double *maxs)
@@ -320,6 +348,26 @@ static mxp_status quantize_blocks(mxp_array **out, const mxp_array *x, const mxp
     }
     *out = r;
     return MXP_OK;
+}
+
+mxp_status mxp_quant_u8_quantize_upto(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, int32_t qmax)
+{
+    quant_layout L;
+    quant_type t = { 0 };
+    mxp_status st = check_call(out, qp, x, NULL, "mxp_quantize", &L, &t);
+    if (st == MXP_OK && qp->qtype != MXP_U8)
+        st = mxp_error(MXP_ERR_UNSUPPORTED, "mxp_quantize: codes up to %d are uint8 codes, not %s", (int)qmax,
+                       mxp_qtype_name(qp->qtype));
+    if (st != MXP_OK)
+        return st;
+    if (x->flags & MXP_ARRAY_C_CONTIGUOUS)
+        return quantize_blocks(out, x, qp, &L, 0, qmax);
+    mxp_array *xc = NULL;
+    st = mxp_array_ascontiguous(&xc, x, 'C');
+    if (st == MXP_OK)
+        st = quantize_blocks(out, xc, qp, &L, 0, qmax);
+    mxp_array_free(xc);
+    return st;
 }
 
 static mxp_status quantize(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, const mxp_convert_opts *opts)

@@ -319,10 +319,11 @@ mxp_status mxp_qmatmul(mxp_array **out, const mxp_qtensor *a, const mxp_qtensor 
     return st;
 }
 
+/* reduced: x's codes in [0, 127] (mxp_qlinear_reduce_range). */
 static mxp_status qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *w, const mxp_array *bias,
-                          mxp_dtype out_dtype, const mxp_qparams *x_params)
+                          mxp_dtype out_dtype, const mxp_qparams *x_params, bool reduced)
 {
-    const char *what = "mxp_qlinear";
+    const char *what = reduced ? "mxp_qlinear_reduce_range" : "mxp_qlinear";
     if (!y)
         return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: y is NULL", what);
     *y = NULL;
@@ -360,6 +361,12 @@ static mxp_status qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *
         st = check_activation(x_params, what, "x");
         if (st != MXP_OK)
             return st;
+        if (reduced && x_params->qtype != MXP_U8)
+            return mxp_error(MXP_ERR_UNSUPPORTED, "%s: x_params must be uint8 (codes in [0, 127]), not %s", what,
+                             mxp_qtype_name(x_params->qtype));
+        if (reduced && (x_params->zero_points[0] < 0 || x_params->zero_points[0] > 127))
+            return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: x_params' zero point %d is outside [0, 127], the "
+                             "7-bit codes' range", what, (int)x_params->zero_points[0]);
     }
     const int64_t m = k > 0 ? mxp_array_size(x) / k : 0;
     int64_t yshape[MXP_MAXDIMS];
@@ -375,11 +382,11 @@ static mxp_status qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *
         return st;
     }
     if (!x_params) { /* dynamic quantization: this x's range */
-        st = mxp_calibrate_minmax(x, MXP_U8, false, -1, 0, &cal);
+        st = reduced ? mxp_quant_u8_calibrate_upto(x, 127, &cal) : mxp_calibrate_minmax(x, MXP_U8, false, -1, 0, &cal);
         x_params = &cal;
     }
-    if (st == MXP_OK)
-        st = mxp_quantize(&xq, x, x_params, NULL);
+    if (st == MXP_OK) /* 7 bits: the codes clamped to [0, 127], as torch's reduce_range quantizes */
+        st = reduced ? mxp_quant_u8_quantize_upto(&xq, x, x_params, 127) : mxp_quantize(&xq, x, x_params, NULL);
     const int64_t s2x[2] = { m, k }, s2y[2] = { m, n };
     if (st == MXP_OK) /* codes and out are new C-contiguous arrays: 2-d views */
         st = mxp_array_reshape(&x2, xq, 2, s2x);
@@ -409,7 +416,16 @@ mxp_status mxp_qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *w, 
                        mxp_dtype out_dtype, const mxp_qparams *x_params)
 {
     const mxp_fpenv env = mxp_fpenv_enter();
-    const mxp_status st = qlinear(y, x, w, bias, out_dtype, x_params);
+    const mxp_status st = qlinear(y, x, w, bias, out_dtype, x_params, false);
+    mxp_fpenv_leave(env);
+    return st;
+}
+
+mxp_status mxp_qlinear_reduce_range(mxp_array **y, const mxp_array *x, const mxp_qtensor *w, const mxp_array *bias,
+                                    mxp_dtype out_dtype, const mxp_qparams *x_params)
+{
+    const mxp_fpenv env = mxp_fpenv_enter();
+    const mxp_status st = qlinear(y, x, w, bias, out_dtype, x_params, true);
     mxp_fpenv_leave(env);
     return st;
 }

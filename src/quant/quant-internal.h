@@ -54,6 +54,14 @@ mxp_status mxp_quant_check_qparams(const mxp_qparams *qp, const mxp_array *x, co
  * order, laid out as L): +inf and -inf for a pair with none. */
 void mxp_quant_pair_ranges(const quant_layout *L, const double *v, double *mins, double *maxs);
 
+/* uint8 codes in [0, qmax] (qmax 127: 7-bit activations, torch's
+ * reduce_range): per-tensor asymmetric parameters from x's finite min/max
+ * as mxp_calibrate_minmax gives them for [0, 255], with qmax for 255; and
+ * x quantized by qp (uint8, per tensor, checked as mxp_quantize checks it)
+ * with its codes clamped to [0, qmax]. */
+mxp_status mxp_quant_u8_calibrate_upto(const mxp_array *x, int32_t qmax, mxp_qparams *out);
+mxp_status mxp_quant_u8_quantize_upto(mxp_array **out, const mxp_array *x, const mxp_qparams *qp, int32_t qmax);
+
 /* x as a C-contiguous float64 array (a new reference). */
 mxp_status mxp_quant_as_f64(mxp_array **out, const mxp_array *x);
 

@@ -262,6 +262,16 @@ void hostile_quant(hctx *c)
     ERR("x int8 (not a float)", mxp_qlinear, &out, H.s8_32, H.qt_s8_w, NULL, MXP_F32, NULL);
     ERR("x_params float32", mxp_qlinear, &out, H.f32_23, H.qt_s8_w, NULL, MXP_F32, qp1(MXP_F32, 1, 0, -1, 1));
     ERR("x_params scale -1", mxp_qlinear, &out, H.f32_23, H.qt_s8_w, NULL, MXP_F32, qp1(MXP_U8, -1, 0, -1, 1));
+    ERR("y NULL", mxp_qlinear_reduce_range, NULL, H.f32_23, H.qt_s8_w, NULL, MXP_F32, NULL);
+    ERR("x NULL", mxp_qlinear_reduce_range, &out, NULL, H.qt_s8_w, NULL, MXP_F32, NULL);
+    ERR("w NULL", mxp_qlinear_reduce_range, &out, H.f32_23, NULL, NULL, MXP_F32, NULL);
+    ERR("x (3, 2): K 2, w K 3", mxp_qlinear_reduce_range, &out, H.f32_32, H.qt_s8_w, NULL, MXP_F32, NULL);
+    ERR("x_params int8", mxp_qlinear_reduce_range, &out, H.f32_23, H.qt_s8_w, NULL, MXP_F32,
+        qp1(MXP_S8, 1, 0, -1, 1));
+    ERR("x_params zero point 128", mxp_qlinear_reduce_range, &out, H.f32_23, H.qt_s8_w, NULL, MXP_F32,
+        qp1(MXP_U8, 1, 128, -1, 1));
+    ERR("x_params scale NaN", mxp_qlinear_reduce_range, &out, H.f32_23, H.qt_s8_w, NULL, MXP_F32,
+        qp1(MXP_U8, NAN, 0, -1, 1));
 
     /* mx.h */
     VAL("format 9999", 0, mxp_mx_bytes, (mxp_mx_format)9999, 32);

@@ -6,6 +6,7 @@ margins, a missing peer, a Python peer not measured here, torch's MLP epoch
 
 Run by ctest (pytest_goals); needs only the standard library and pytest.
 """
+import json
 import os
 import subprocess
 import sys
@@ -90,11 +91,34 @@ def test_not_measured():
         "f64 GEMM 1024^3 >= 1.0x OpenBLAS not measured (peer missing)")
     assert goal_line(lines, "qlinear 128x1024x1024 >= 1.0x torch dynamic qLinear") == (
         "qlinear 128x1024x1024 >= 1.0x torch dynamic qLinear not measured here (see bench_peers.py)")
+    assert goal_line(lines, "qlinear_reduce_range 128x1024x1024 >= 1.0x torch dynamic qLinear") == (
+        "qlinear_reduce_range 128x1024x1024 >= 1.0x torch dynamic qLinear not measured here (see bench_peers.py)")
+
+
+def test_qlinear_lines_with_torch(tmp_path):
+    """With torch's layer timed: mxp_qlinear and mxp_qlinear_reduce_range
+    each against it, the latter's line saying both quantize x to 7 bits."""
+    run(FIXTURES, tmp_path, drop=("none",))  # the fixtures copied into tmp_path
+    with open(os.path.join(tmp_path, "quant.json")) as f:
+        doc = json.load(f)
+    doc["torch"] = "1.13.0a0"
+    doc["linear"]["torch_threads"] = 1
+    doc["linear"]["rows"] += [{"operation": "mxp_qlinear_reduce_range (x 7-bit)", "ms": 6.4, "gops": 42.0},
+                              {"operation": "torch dynamic qLinear 1.13.0a0, 1 thr", "ms": 6.7, "gops": 40.0}]
+    with open(os.path.join(tmp_path, "quant.json"), "w") as f:
+        json.dump(doc, f)
+    lines = run(str(tmp_path))
+    assert goal_line(lines, "qlinear 128x1024x1024 >= 1.0x torch dynamic qLinear") == (
+        "qlinear 128x1024x1024 >= 1.0x torch dynamic qLinear mxp 33.5 GOPS, torch 1.13.0a0 (1 thr) 40.0: 0.84x "
+        "need >= 1.00x falls short (by 16.2%)")
+    assert goal_line(lines, "qlinear_reduce_range 128x1024x1024 >= 1.0x torch dynamic qLinear") == (
+        "qlinear_reduce_range 128x1024x1024 >= 1.0x torch dynamic qLinear mxp 42.0 GOPS, torch 1.13.0a0 (1 thr) "
+        "40.0 (x to 7 bits both): 1.05x need >= 1.00x holds")
 
 
 def test_summary():
     lines = run(FIXTURES)
-    at = lines.index("summary: 52 of 104 goals hold, 43 fall short, 9 not measured")
+    at = lines.index("summary: 52 of 105 goals hold, 43 fall short, 10 not measured")
     assert lines[at + 1] == "falls short:"
     assert lines[at + 2] == "  f32 GEMM 512^3 >= 1.0x best of OpenBLAS, oneDNN: 0.94x, need >= 1.00x (by 5.9%)"
     short = lines[at + 2:lines.index("not measured:")]
@@ -141,7 +165,7 @@ def test_missing_run(tmp_path):
     lines = run(FIXTURES, tmp_path, drop=("peak",))
     assert goal_line(lines, "f64 GEMM 512^3 >= 90% of the FMA peak") == (
         "f64 GEMM 512^3 >= 90% of the FMA peak not measured (run peak missing or failed)")
-    assert "summary: 46 of 104 goals hold, 43 fall short, 15 not measured" in lines
+    assert "summary: 46 of 105 goals hold, 43 fall short, 16 not measured" in lines
 
 
 def test_torch_mlp_missing_or_without_torch(tmp_path):

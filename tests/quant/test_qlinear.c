@@ -265,11 +265,42 @@ static mxp_array *random_matrix(int64_t r, int64_t c, double sd, uint64_t seed)
  * layer's result is that rounding, bit for bit; with one, the layer adds in
  * float64 (the product rounded to odd beyond 53 bits), so the result is
  * within half an ulp of the float output plus 2^-52 of the exact value. */
-static void check_layer(const mxp_array *x, const mxp_qtensor *w, const mxp_array *bias, mxp_dtype out_dtype,
-                        const mxp_qparams *x_params)
+/* 7-bit x (mxp_qlinear_reduce_range), computed here: the float32 x's
+ * finite min and max widened to hold 0, scale = float32(hi / 127 - lo /
+ * 127), zero point nearbyint(-lo / scale) in [0, 127] (torch's
+ * _choose_qparams_per_tensor(x, True); the Python tests compare the two),
+ * or the given parameters; codes round-half-even(x / scale) + zero point
+ * clamped to [0, 127]. */
+static void reduced_codes(const mxp_array *x, const mxp_qparams *given, float *scale, int32_t *zp, uint8_t *codes)
+{
+    const int64_t size = mxp_array_size(x);
+    if (given) {
+        *scale = given->scales[0], *zp = given->zero_points[0];
+    } else {
+        double lo = 0, hi = 0;
+        for (int64_t e = 0; e < size; e++)
+            if (isfinite(at(x, e)))
+                lo = fmin(lo, at(x, e)), hi = fmax(hi, at(x, e));
+        const double sc = hi / 127 - lo / 127;
+        *scale = sc > 0 ? (float)sc : 1.0f;
+        *zp = (int32_t)fmin(fmax(nearbyint(-lo / *scale), 0), 127);
+    }
+    for (int64_t e = 0; e < size; e++) {
+        const double v = at(x, e) / (double)*scale, r = v - floor(v);
+        double q = floor(v) + (r > 0.5 || (r == 0.5 && fmod(floor(v), 2) != 0));
+        q = isnan(v) ? 0 : q + *zp;
+        codes[e] = (uint8_t)(q < 0 ? 0 : q > 127 ? 127 : q);
+    }
+}
+
+static void check_layer_range(const mxp_array *x, const mxp_qtensor *w, const mxp_array *bias, mxp_dtype out_dtype,
+                              const mxp_qparams *x_params, bool reduced)
 {
     mxp_array *y = NULL;
-    assert_int_equal(mxp_qlinear(&y, x, w, bias, out_dtype, x_params), MXP_OK);
+    if (reduced)
+        assert_int_equal(mxp_qlinear_reduce_range(&y, x, w, bias, out_dtype, x_params), MXP_OK);
+    else
+        assert_int_equal(mxp_qlinear(&y, x, w, bias, out_dtype, x_params), MXP_OK);
     const int64_t k = mxp_array_shape(x)[mxp_array_ndim(x) - 1];
     const int64_t m = mxp_array_size(x) / k;
     const mxp_array *wc = mxp_qtensor_codes(w);
@@ -279,12 +310,22 @@ static void check_layer(const mxp_array *x, const mxp_qtensor *w, const mxp_arra
     assert_int_equal(mxp_array_size(y), m * n);
     mxp_qparams cal;
     memset(&cal, 0, sizeof cal);
-    if (!x_params) {
-        assert_int_equal(mxp_calibrate_minmax(x, MXP_U8, false, -1, 0, &cal), MXP_OK);
-        x_params = &cal;
-    }
+    float rs = 0;
+    int32_t rz = 0;
     mxp_array *xq = NULL;
-    assert_int_equal(mxp_quantize(&xq, x, x_params, NULL), MXP_OK);
+    if (reduced) {
+        const int64_t shape[1] = { mxp_array_size(x) };
+        assert_int_equal(mxp_array_empty(&xq, MXP_U8, 1, shape), MXP_OK);
+        reduced_codes(x, x_params, &rs, &rz, mxp_array_data(xq));
+        cal = (mxp_qparams){ MXP_U8, false, -1, 0, 1, &rs, &rz };
+        x_params = &cal;
+    } else {
+        if (!x_params) {
+            assert_int_equal(mxp_calibrate_minmax(x, MXP_U8, false, -1, 0, &cal), MXP_OK);
+            x_params = &cal;
+        }
+        assert_int_equal(mxp_quantize(&xq, x, x_params, NULL), MXP_OK);
+    }
     const int64_t zx = x_params->zero_points[0], zw = wp->zero_points[0];
     const bool sx_signed = x_params->qtype == MXP_S8;
     const int8_t *wq = mxp_array_data(wc); /* C-contiguous: made by mxp_quantize */
@@ -313,9 +354,16 @@ static void check_layer(const mxp_array *x, const mxp_qtensor *w, const mxp_arra
                     fail_msg("y[%lld, %lld] = %.17g, the reference %.21Lg", (long long)i, (long long)j, got, ref);
             }
         }
-    mxp_qparams_free(&cal);
+    if (!reduced)
+        mxp_qparams_free(&cal);
     mxp_array_free(xq);
     mxp_array_free(y);
+}
+
+static void check_layer(const mxp_array *x, const mxp_qtensor *w, const mxp_array *bias, mxp_dtype out_dtype,
+                        const mxp_qparams *x_params)
+{
+    check_layer_range(x, w, bias, out_dtype, x_params, false);
 }
 
 /* mxp_qmatmul_scales: float32(a * b_j / out_scale) from a float64
@@ -378,6 +426,10 @@ static void test_qlinear_against_the_integer_reference(void **state)
                 mxp_qparams pu = { MXP_U8, false, -1, 0, 1, &sx, &zx }, ps = { MXP_S8, true, -1, 0, 1, &sx, &z0 };
                 check_layer(x, w, bias, MXP_F32, &pu);
                 check_layer(x, w, NULL, MXP_F32, &ps);
+                /* 7-bit x: calibrated here, and given (zero point 120: most codes clamped at 127) */
+                check_layer_range(x, w, NULL, MXP_F32, NULL, true);
+                check_layer_range(x, w, bias, MXP_F64, NULL, true);
+                check_layer_range(x, w, NULL, MXP_F64, &pu, true);
                 mxp_qtensor_free(w);
             }
             mxp_array_free(bias);
@@ -483,6 +535,20 @@ static void test_qlinear_bad_input(void **state)
     expect_error(mxp_qlinear(&y, x, w, NULL, MXP_S8, NULL), MXP_ERR_UNSUPPORTED, "float");
     expect_error(mxp_qlinear(&y, x, w, NULL, MXP_S32, NULL), MXP_ERR_UNSUPPORTED, "float");
     expect_error(mxp_qlinear(&y, x, w, NULL, (mxp_dtype)999, NULL), MXP_ERR_INVALID_DTYPE, "float");
+    /* 7-bit x: uint8 parameters with a zero point in [0, 127] only; the layer's own checks as above */
+    {
+        float sx = 0.1f;
+        int32_t z200 = 200, z0 = 0, zm = -1;
+        const mxp_qparams big = { MXP_U8, false, -1, 0, 1, &sx, &z200 }, neg = { MXP_U8, false, -1, 0, 1, &sx, &zm };
+        const mxp_qparams s8 = { MXP_S8, true, -1, 0, 1, &sx, &z0 };
+        expect_error(mxp_qlinear_reduce_range(&y, x, w, NULL, MXP_F32, &big), MXP_ERR_INVALID_ARGUMENT, "[0, 127]");
+        expect_error(mxp_qlinear_reduce_range(&y, x, w, NULL, MXP_F32, &neg), MXP_ERR_INVALID_ARGUMENT, "[0, 127]");
+        expect_error(mxp_qlinear_reduce_range(&y, x, w, NULL, MXP_F32, &s8), MXP_ERR_UNSUPPORTED, "uint8");
+        expect_error(mxp_qlinear_reduce_range(NULL, x, w, NULL, MXP_F32, NULL), MXP_ERR_INVALID_ARGUMENT, "NULL");
+        expect_error(mxp_qlinear_reduce_range(&y, x, wu, NULL, MXP_F32, NULL), MXP_ERR_INVALID_DTYPE, "int8");
+        expect_error(mxp_qlinear_reduce_range(&y, x, w, NULL, MXP_S8, NULL), MXP_ERR_UNSUPPORTED, "float");
+        assert_null(y);
+    }
     /* shapes: x's last axis must be in_features; a weight that is not 2-d */
     mxp_array *xt = NULL, *xi = NULL, *b = NULL, *b2 = NULL, *bi = NULL;
     assert_int_equal(mxp_array_transpose(&xt, x, NULL), MXP_OK); /* [8, 3] */

@@ -105,7 +105,8 @@ static void usage(FILE *f)
                "installed (make bench installs it).  GB/s = 5N bytes / time.\n\n"
                "Then a quantized linear layer y = x W^T + bias, x [M, K] float32, W [N, K]\n"
                "(default 128x1024x1024): mxp_qlinear (x quantized to uint8 from its min/max\n"
-               "every call, W int8 per output channel once, exact int32 sums, float32 out)\n"
+               "every call, W int8 per output channel once, exact int32 sums, float32 out),\n"
+               "mxp_qlinear_reduce_range (x to 7 bits, codes [0, 127], as torch quantizes it)\n"
                "beside the float32 mxp_gemm of the same shape with the bias in its epilogue,\n"
                "each timed as torch's layer is (one call untimed, then R calls in a row),\n"
                "and torch.ao.nn.quantized.dynamic.Linear (with PyTorch's own thread count,\n"
@@ -123,6 +124,7 @@ typedef struct quant_times {
     double calibration, scale;
     lin_shape lin;
     double qlinear, f32_gemm, torch_linear; /* median seconds; torch_linear <= 0: not timed */
+    double qlinear7;                        /* mxp_qlinear_reduce_range: x to 7 bits, as torch */
     double psnr_db;                         /* mxp_qlinear against the float32 layer */
     int torch_threads;                      /* torch.get_num_threads() */
 } quant_times;
@@ -181,6 +183,7 @@ static void print_linear(bool json, const quant_times *t, const char *torch_vers
         printf("%-40s %10s %9s %12s\n", "operation", "ms", "GOPS", "vs f32 GEMM");
     }
     print_linear_row(json, "mxp_qlinear (int8, dynamic)", t->qlinear, ops, t->f32_gemm);
+    print_linear_row(json, "mxp_qlinear_reduce_range (x 7-bit)", t->qlinear7, ops, t->f32_gemm);
     print_linear_row(json, "mxp_gemm float32 + bias", t->f32_gemm, ops, t->f32_gemm);
     if (t->torch_linear > 0)
         print_linear_row(json, label, t->torch_linear, ops, t->f32_gemm);
@@ -188,8 +191,9 @@ static void print_linear(bool json, const quant_times *t, const char *torch_vers
         cli_json_close();
         cli_json_close();
     } else if (t->torch_linear > 0) {
-        printf("mxp_qlinear is %.2fx the float32 GEMM's speed and %.2fx PyTorch's dynamic quantized Linear\n",
-               t->f32_gemm / t->qlinear, t->torch_linear / t->qlinear);
+        printf("mxp_qlinear is %.2fx the float32 GEMM's speed and %.2fx PyTorch's dynamic quantized Linear\n"
+               "(torch quantizes x to 7 bits, codes [0, 127]; mxp_qlinear_reduce_range does the same: %.2fx)\n",
+               t->f32_gemm / t->qlinear, t->torch_linear / t->qlinear, t->torch_linear / t->qlinear7);
     }
 }
 
@@ -321,7 +325,15 @@ static mxp_status measure_linear(int reps, quant_times *t)
     /* Each as torch's layer is timed: a call untimed, then reps calls in a
      * row, each timed (the float32 GEMM's 4 MiB of weights between two
      * qlinear calls would evict the 1 MiB of int8 weights torch keeps warm) */
-    double tq[64], tf[64];
+    double tq[64], tf[64], t7[64];
+    for (int r = -1; r < reps && st == MXP_OK; r++) {
+        mxp_array_free(yq);
+        yq = NULL;
+        const double t0 = cli_now();
+        st = mxp_qlinear_reduce_range(&yq, x, wq, bias, MXP_F32, NULL);
+        if (r >= 0)
+            t7[r] = cli_now() - t0;
+    }
     for (int r = -1; r < reps && st == MXP_OK; r++) {
         mxp_array_free(yq);
         yq = NULL;
@@ -342,6 +354,7 @@ static mxp_status measure_linear(int reps, quant_times *t)
         st = mxp_compare(yf, yq, &rep);
     if (st == MXP_OK) {
         t->qlinear = median(tq, reps);
+        t->qlinear7 = median(t7, reps);
         t->f32_gemm = median(tf, reps);
         t->psnr_db = rep.psnr_db;
     }
