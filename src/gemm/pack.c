@@ -71,10 +71,10 @@ static void pack_panel_copy(const mxp_gemm_operand *x, int lines_are_rows, int a
 {
     (void)lines_are_rows; /* stored rows: k (across) or lines (not across) */
     const size_t ld = x->ld;
-    if (as == 4 && !across_contiguous && lines >= 8) {
-        /* lines along k, ld apart (B transposed: x W^T): whole cache lines
-         * of 8 or 16 of them transposed in registers; one word at a time
-         * from 32 rows 4 KiB apart thrashed L1's sets (f32 x W^T at
+    if (as == 4 && !across_contiguous && (lines >= 8 || (lines >= 4 && lines == width))) {
+        /* lines along k, ld apart (B transposed: x W^T; A's rows, 6 at
+         * AVX2): whole cache lines of them transposed in registers; one word
+         * at a time from 32 rows 4 KiB apart thrashed L1's sets (f32 x W^T at
          * 128x1024x1024 took 5.0 ms against 2.8 for x W) */
         mxp_x32_transpose_kernel(mxp_isa_current(), lines)(x->base + (l0 * ld + p0) * 4, ld * 4, lines, kc, d, width);
         return;
