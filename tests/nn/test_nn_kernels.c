@@ -48,11 +48,17 @@ static void test_tables_are_the_lists(void **state)
     }
 }
 
+/* Rows of kind 0-5: moderate values, huge, constant, subnormal (4: with a
+ * NaN and an infinity), and 5: moderate with every third a subnormal and
+ * every seventh a zero of either sign (an L2 row's quotients then
+ * subnormal and zero in the same vectors as normal ones). */
 static void fill(float *x, size_t n, uint64_t *rng, int kind)
 {
     for (size_t i = 0; i < n; i++) {
         const double u = prng_uniform(rng) - 0.3;
         x[i] = kind == 0 ? (float)(u * 6) : kind == 1 ? (float)(u * 3e38) : kind == 2 ? 2.5f : (float)(u * 1e-40);
+        if (kind == 5)
+            x[i] = i % 7 == 3 ? (i % 2 ? -0.0f : 0.0f) : i % 3 == 1 ? (float)(u * 1e-39) : (float)(u * 6);
     }
     if (kind == 4 && n > 2) {
         x[n / 2] = NAN;
@@ -119,7 +125,7 @@ static void test_interleaved_rows_are_each_rows_bits(void **state)
                     float *yk[R];
                     const float *xk[R];
                     for (size_t r = 0; r < rows; r++) {
-                        fill(x[r], n, &rng, (int)((r + (size_t)variant) % 5));
+                        fill(x[r], n, &rng, (int)((r + (size_t)variant) % 6));
                         float *yw = want[r];
                         const float *xr = x[r];
                         twin(&yw, &xr, 1, n, wv, bv, 1e-5, mode, NULL); /* the row alone */
@@ -168,7 +174,7 @@ static void test_rows_match_their_twin(void **state)
         if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
             continue;
         for (size_t n = 1; n <= MAXN; n = n < 70 ? n + 1 : n * 2 + 3)
-            for (int kind = 0; kind < 5; kind++)
+            for (int kind = 0; kind < 6; kind++)
                 for (int variant = 0; variant < 12; variant++) {
                     const size_t off = (size_t)variant % 3;
                     const double *wv = variant & 1 ? w + off : NULL, *bv = variant & 2 ? b : NULL;
@@ -229,7 +235,7 @@ static void test_bf16_rows_together_are_each_rows_bits(void **state)
                     mxp_narrow_src xk[R];
                     for (size_t r = 0; r < rows; r++) {
                         const int kind = (int)((r + (size_t)variant) % 6);
-                        fill(x[r], n, &rng, kind % 5);
+                        fill(x[r], n, &rng, kind % 6);
                         for (size_t i = 0; kind == 5 && i < n; i++) /* a mean 16 spreads from zero */
                             x[r][i] = 100.0f + (float)(prng_uniform(&rng) * 12);
                         mxp_convert(hx[r], MXP_BF16, x[r], MXP_F32, n, NULL);
@@ -279,6 +285,43 @@ static void test_l2_quotient_near_a_float32_tie(void **state)
                     fail_msg("%s: n %zu, the pair at %zu: y = %a, want 0x1.bd4b14p-1 (the twin's bits)", ks[r].name,
                              n, pos, (double)y1[pos]);
             }
+    }
+    mxp_fpenv_leave(env);
+}
+
+/* A quotient on a tie of float32's subnormal grid: x = (a, b, 0 ...), b =
+ * m 2^40, a = m o 2^-110 (o odd), so d = b and a / d = o 2^-150 exactly --
+ * nearest even rounds it to o - 1 or o + 1 times 2^-150, while for these
+ * (m, o), found by search, a * (1 / b) rounds to the float64 next to the
+ * tie, and then to the other side.  Float32 keeps fewer than 23 bits of a
+ * subnormal: the vector kernels' bit test must send these to the division. */
+static void test_l2_quotient_on_a_subnormal_tie(void **state)
+{
+    (void)state;
+    static const int pairs[][2] = { { 49, 3 }, { 75, 29 }, { 77, 29 }, { 91, 13 } };
+    float x[16], y[16];
+    size_t nk;
+    const mxp_kernel *ks = nn_f32_norm_kernels(&nk);
+    const mxp_fpenv env = mxp_fpenv_enter();
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+        const float a = ldexpf((float)(pairs[p][0] * pairs[p][1]), -110), b = ldexpf((float)pairs[p][0], 40);
+        const double d = sqrt((double)a * a + (double)b * b);
+        assert_true(d == b && (double)a / d == ldexp(pairs[p][1], -150));
+        const float want = (float)((double)a / d);
+        assert_true((float)((double)a * (1 / d)) != want); /* the multiply alone would be wrong */
+        for (size_t r = 0; r < nk; r++) {
+            if (!mxp_kernel_runs(&ks[r], mxp_isa_supported()))
+                continue;
+            for (size_t pos = 0; pos < 15; pos++) {
+                memset(x, 0, sizeof x);
+                x[pos] = a;
+                x[(pos + 1) % 16] = b;
+                call(&ks[r], false, 0, y, x, 16, NULL, NULL, MXP_NORM_L2);
+                if (y[pos] != want)
+                    fail_msg("%s: (%d, %d) at %zu: y = %a, the quotient's float32 %a", ks[r].name, pairs[p][0],
+                             pairs[p][1], pos, (double)y[pos], (double)want);
+            }
+        }
     }
     mxp_fpenv_leave(env);
 }
@@ -443,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_interleaved_rows_are_each_rows_bits),
         cmocka_unit_test(test_bf16_rows_together_are_each_rows_bits),
         cmocka_unit_test(test_l2_quotient_near_a_float32_tie),
+        cmocka_unit_test(test_l2_quotient_on_a_subnormal_tie),
         cmocka_unit_test(test_generic_path_gives_the_kernel_bits),
         cmocka_unit_test(test_bf16_rows_near_exact),
         cmocka_unit_test(test_next_rows_prefetched_only_where_rows_are_even),
