@@ -49,7 +49,8 @@ static inline __m256 mxp_norm_l2_quot8_avx512(__m512d x, __m512d vr, __m512d vd)
     const __m512i bits = _mm512_castpd_si512(t), a = _mm512_and_si512(bits, _mm512_set1_epi64(INT64_MAX));
     const __m512i drop = _mm512_and_si512(_mm512_add_epi64(bits, _mm512_set1_epi64(8 - (1 << 28))),
                                           _mm512_set1_epi64((1 << 29) - 1)); /* below 16: within 8 of the tie */
-    const __m512i lo = _mm512_set1_epi64(0x3810000000000000), span = _mm512_set1_epi64(0x47e0000000000000 - 0x3810000000000000);
+    const __m512i lo = _mm512_set1_epi64(0x3810000000000000); /* 2^-126; the span up to 2^127 */
+    const __m512i span = _mm512_set1_epi64(0x47e0000000000000 - 0x3810000000000000);
     const __mmask8 odd = _mm512_cmplt_epu64_mask(drop, _mm512_set1_epi64(16)) |
                          _mm512_mask_cmpge_epu64_mask(_mm512_test_epi64_mask(a, a), _mm512_sub_epi64(a, lo), span);
     return _mm512_cvtpd_ps(odd ? _mm512_div_pd(x, vd) : t);
