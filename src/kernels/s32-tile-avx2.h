@@ -45,6 +45,20 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_store_avx2(c
     }
 }
 
+/* The tile instance for mr x nr (a constant row count of 2, 4 or 6 and 1
+ * or 2 vectors in each): tile(rows, nv, mr, nr, the rest...) -- a panel of
+ * at most 8 columns multiplies only those, and so do the rows of a short
+ * tile (M = 16 is 6 + 6 + 4 rows: 18 rows' work otherwise). */
+#define MXP_S32_TILE_6X16_DISPATCH(tile, mr, nr, ...)                                                           \
+    do {                                                                                                     \
+        if ((mr) <= 2)                                                                                       \
+            (nr) <= 8 ? tile(2, 1, mr, nr, __VA_ARGS__) : tile(2, 2, mr, nr, __VA_ARGS__);                   \
+        else if ((mr) <= 4)                                                                                  \
+            (nr) <= 8 ? tile(4, 1, mr, nr, __VA_ARGS__) : tile(4, 2, mr, nr, __VA_ARGS__);                   \
+        else                                                                                                 \
+            (nr) <= 8 ? tile(6, 1, mr, nr, __VA_ARGS__) : tile(6, 2, mr, nr, __VA_ARGS__);                   \
+    } while (0)
+
 /* C's tile, fetched while the sums are made (read or written only at the end). */
 static inline __attribute__((always_inline)) void mxp_s32_tile_prefetch_avx2(const int32_t *c, size_t ldc, size_t mr)
 {

@@ -326,22 +326,15 @@ static mxp_status measure_linear(int reps, quant_times *t)
      * row, each timed (the float32 GEMM's 4 MiB of weights between two
      * qlinear calls would evict the 1 MiB of int8 weights torch keeps warm) */
     double tq[64], tf[64], t7[64];
-    for (int r = -1; r < reps && st == MXP_OK; r++) {
-        mxp_array_free(yq);
-        yq = NULL;
-        const double t0 = cli_now();
-        st = mxp_qlinear_reduce_range(&yq, x, wq, bias, MXP_F32, NULL);
-        if (r >= 0)
-            t7[r] = cli_now() - t0;
-    }
-    for (int r = -1; r < reps && st == MXP_OK; r++) {
-        mxp_array_free(yq);
-        yq = NULL;
-        const double t0 = cli_now();
-        st = mxp_qlinear(&yq, x, wq, bias, MXP_F32, NULL);
-        if (r >= 0)
-            tq[r] = cli_now() - t0;
-    }
+    for (int v = 0; v < 2; v++) /* x to 7 bits (mxp_qlinear_reduce_range), then to 8; the last y is 8-bit's */
+        for (int r = -1; r < reps && st == MXP_OK; r++) {
+            mxp_array_free(yq);
+            yq = NULL;
+            const double t0 = cli_now();
+            st = (v ? mxp_qlinear : mxp_qlinear_reduce_range)(&yq, x, wq, bias, MXP_F32, NULL);
+            if (r >= 0)
+                (v ? tq : t7)[r] = cli_now() - t0;
+        }
     for (int r = -1; r < reps && st == MXP_OK; r++) {
         const double t0 = cli_now();
         st = mxp_gemm(MXP_NO_TRANS, MXP_TRANS, L->m, L->n, L->k, 1.0, mxp_array_data(x), MXP_F32, L->k,

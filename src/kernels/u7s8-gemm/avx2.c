@@ -64,16 +64,5 @@ void mxp_u7s8_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const voi
                                          size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
     mxp_s32_tile_prefetch_avx2(c, ldc, mr);
-    if (mr <= 2 && nr <= 8)
-        tile(2, 1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
-    else if (mr <= 2)
-        tile(2, 2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
-    else if (mr <= 4 && nr <= 8)
-        tile(4, 1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
-    else if (mr <= 4)
-        tile(4, 2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
-    else if (nr <= 8)
-        tile(MR, 1, mr, nr, kc, a, b, c, ldc, row_off, col_off);
-    else
-        tile(MR, 2, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    MXP_S32_TILE_6X16_DISPATCH(tile, mr, nr, kc, a, b, c, ldc, row_off, col_off);
 }
