@@ -1,5 +1,5 @@
 /* The end of the AVX2 integer GEMM micro-kernels (u8s8-gemm/avx2.c,
- * u7s8-gemm/avx2.c): a 6 x 16 tile's int32 sums, 6 rows of 2 vectors of 8
+ * u8s8-gemm-a7/avx2.c): a 6 x 16 tile's int32 sums, 6 rows of 2 vectors of 8
  * lanes, added into C (ldc apart) with the corrections row_off[i] +
  * col_off[j] (NULL: C's own values, the later KC steps), modulo 2^32; the
  * first `rows` rows and `nv` vectors were computed (constants in each

@@ -7,7 +7,7 @@
 
 #include "kernels/gemm-kernels.h"
 
-void mxp_u7s8_gemm_ukernel_6x16__scalar(size_t mr, size_t nr, size_t kc, const void *pa, const void *pb, int32_t *c,
+void mxp_u8s8_gemm_a7_ukernel_6x16__scalar(size_t mr, size_t nr, size_t kc, const void *pa, const void *pb, int32_t *c,
                                         size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
     enum { MR = 6, NR = 16 };

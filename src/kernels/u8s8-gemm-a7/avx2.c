@@ -60,7 +60,7 @@ MXP_INLINE void tile(const int rows, const int nv, size_t mr, size_t nr, size_t 
     mxp_s32_tile_6x16_store_avx2(rows, nv, mr, nr, (const __m256i(*)[NV])acc, c, ldc, row_off, col_off);
 }
 
-void mxp_u7s8_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
+void mxp_u8s8_gemm_a7_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
                                          size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
     mxp_s32_tile_prefetch_avx2(c, ldc, mr);
