@@ -1,9 +1,6 @@
-/* The end of the AVX2 integer GEMM micro-kernels (u8s8-gemm/avx2.c,
- * u8s8-gemm-a7/avx2.c): a 6 x 16 tile's int32 sums, 6 rows of 2 vectors of 8
- * lanes, added into C (ldc apart) with the corrections row_off[i] +
- * col_off[j] (NULL: C's own values, the later KC steps), modulo 2^32; the
- * first `rows` rows and `nv` vectors were computed (constants in each
- * instance), mr x nr of them are stored. */
+/* The AVX2 integer GEMM micro-kernels' 6 x 16 tile (u8s8-gemm/avx2.c,
+ * u8s8-gemm-a7/avx2.c): its loop, its store into C and the choice of an
+ * instance for an edge tile. */
 #ifndef MXP_KERNELS_S32_TILE_AVX2_H
 #define MXP_KERNELS_S32_TILE_AVX2_H
 
@@ -11,6 +8,11 @@
 #include <stdint.h>
 #include <string.h>
 
+/* A tile's int32 sums, 6 rows of 2 vectors of 8 lanes, added into C (ldc
+ * apart) with the corrections row_off[i] + col_off[j] (NULL: C's own
+ * values, the later KC steps), modulo 2^32; the first `rows` rows and `nv`
+ * vectors were computed (constants in each instance), mr x nr of them are
+ * stored. */
 static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_store_avx2(const int rows, const int nv, size_t mr,
                                                                               size_t nr, const __m256i acc[6][2],
                                                                               int32_t *c, size_t ldc,
@@ -43,6 +45,56 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_store_avx2(c
             }
         }
     }
+}
+
+/* The tile: 12 ymm accumulators, the first `rows` of 6 rows of A~ and the
+ * first nv of 2 vectors of B~ (constants in each instance), a 32-bit lane
+ * of A~ broadcast per row and K-group -- quads = 0: an int16 K-pair,
+ * vpmaddwd (u8s8-gemm/avx2.c); quads = 1: a K-quad of bytes, vpmaddubsw,
+ * then vpmaddwd by ones read from memory (the 16 registers hold the rest;
+ * u8s8-gemm-a7/avx2.c) -- each group 4 bytes of a row of A~ and 32 of a
+ * vector of B~; vpaddd accumulates modulo 2^32.  Then added into C. */
+static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_avx2(const int rows, const int nv, const int quads,
+                                                                        size_t mr, size_t nr, size_t kc,
+                                                                        const void *pa, const void *pb, int32_t *c,
+                                                                        size_t ldc, const int32_t *row_off,
+                                                                        const int32_t *col_off)
+{
+    static const int16_t ones[16] __attribute__((aligned(32))) = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    const unsigned char *a = pa, *b = pb;
+    __m256i acc[6][2];
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; i++)
+#pragma GCC unroll 2
+        for (int v = 0; v < 2; v++)
+            acc[i][v] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+    for (size_t p = 0; p < kc; p += quads ? 4 : 2) {
+        __m256i bv[2];
+#pragma GCC unroll 2
+        for (int v = 0; v < nv; v++)
+            bv[v] = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32 * v));
+#pragma GCC unroll 6
+        for (int i = 0; i < rows; i++) {
+            int32_t group;
+            memcpy(&group, a + 4 * i, 4);
+            const __m256i ai = _mm256_set1_epi32(group);
+#pragma GCC unroll 2
+            for (int v = 0; v < nv; v++) {
+                __m256i sum;
+                if (quads) {
+                    sum = _mm256_maddubs_epi16(ai, bv[v]);
+                    __asm__("vpmaddwd %1, %0, %0" : "+x"(sum) : "m"(*(const __m256i *)(const void *)ones));
+                } else {
+                    sum = _mm256_madd_epi16(ai, bv[v]);
+                }
+                acc[i][v] = _mm256_add_epi32(acc[i][v], sum);
+            }
+        }
+        a += 4 * 6;
+        b += 32 * 2;
+    }
+    mxp_s32_tile_6x16_store_avx2(rows, nv, mr, nr, (const __m256i(*)[2])acc, c, ldc, row_off, col_off);
 }
 
 /* The tile instance for mr x nr (a constant row count of 2, 4 or 6 and 1

@@ -13,56 +13,16 @@
  * the ones come from memory (vpmaddwd's operand). */
 #include <immintrin.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "kernels/gemm-kernels.h"
 #include "kernels/s32-tile-avx2.h"
 
-#define MR 6
-#define NV 2 /* 8-lane vectors across NR = 16 */
-
-#define MXP_INLINE static inline __attribute__((always_inline))
-
-/* The tile with the first rows of the MR rows of A~ and the first nv of the
- * NV vectors of B~ (constants in each instance), as avx2.c's tile. */
-MXP_INLINE void tile(const int rows, const int nv, size_t mr, size_t nr, size_t kc, const uint8_t *a, const int8_t *b,
-                     int32_t *c, size_t ldc, const int32_t *row_off, const int32_t *col_off)
-{
-    static const int16_t ones[16] __attribute__((aligned(32))) = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
-    __m256i acc[MR][NV];
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++)
-#pragma GCC unroll 2
-        for (int v = 0; v < NV; v++)
-            acc[i][v] = _mm256_setzero_si256();
-#pragma GCC unroll 2
-    for (size_t p = 0; p < kc; p += 4) {
-        __m256i bv[NV];
-#pragma GCC unroll 2
-        for (int v = 0; v < nv; v++)
-            bv[v] = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32 * v));
-#pragma GCC unroll 6
-        for (int i = 0; i < rows; i++) {
-            int32_t quad;
-            memcpy(&quad, a + 4 * i, 4);
-            const __m256i ai = _mm256_set1_epi32(quad);
-#pragma GCC unroll 2
-            for (int v = 0; v < nv; v++) {
-                __m256i sum = _mm256_maddubs_epi16(ai, bv[v]);
-                /* the ones read from memory by vpmaddwd itself: the 16 registers hold the rest */
-                __asm__("vpmaddwd %1, %0, %0" : "+x"(sum) : "m"(*(const __m256i *)(const void *)ones));
-                acc[i][v] = _mm256_add_epi32(acc[i][v], sum);
-            }
-        }
-        a += 4 * MR;
-        b += 4 * 8 * NV;
-    }
-    mxp_s32_tile_6x16_store_avx2(rows, nv, mr, nr, (const __m256i(*)[NV])acc, c, ldc, row_off, col_off);
-}
+/* The tile, K-quads (s32-tile-avx2.h). */
+#define TILE(rows, nv, ...) mxp_s32_tile_6x16_avx2(rows, nv, 1, __VA_ARGS__)
 
 void mxp_u8s8_gemm_a7_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
                                          size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
     mxp_s32_tile_prefetch_avx2(c, ldc, mr);
-    MXP_S32_TILE_6X16_DISPATCH(tile, mr, nr, kc, a, b, c, ldc, row_off, col_off);
+    MXP_S32_TILE_6X16_DISPATCH(TILE, mr, nr, kc, a, b, c, ldc, row_off, col_off);
 }
