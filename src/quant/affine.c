@@ -121,28 +121,6 @@ mxp_status mxp_qparams_from_ranges(mxp_qparams *out, mxp_dtype qtype, bool symme
     return st == MXP_OK ? qparams_from_ranges(out, &t, qtype, symmetric, axis, group, count, mins, maxs) : st;
 }
 
-mxp_status mxp_quant_u8_calibrate_upto(const mxp_array *x, int32_t qmax, mxp_qparams *out)
-{
-    const char *what = "calibration";
-    quant_type t = { 0 };
-    quant_layout L = { 0 };
-    mxp_status st = mxp_quant_calib_type(MXP_U8, false, what, &t);
-    if (st == MXP_OK)
-        st = mxp_quant_layout(x, -1, 0, what, &L);
-    if (st != MXP_OK)
-        return st;
-    t.qmax = qmax;
-    double lo = 0, hi = 0;
-    if (!mxp_quant_fast_minmax(x, &lo, &hi)) {
-        mxp_array *xd = NULL;
-        if ((st = mxp_quant_as_f64(&xd, x)) != MXP_OK)
-            return st;
-        mxp_quant_pair_ranges(&L, mxp_array_data(xd), &lo, &hi);
-        mxp_array_free(xd);
-    }
-    return qparams_from_ranges(out, &t, MXP_U8, false, -1, 0, 1, &lo, &hi);
-}
-
 void mxp_quant_pair_ranges(const quant_layout *L, const double *v, double *mins, double *maxs)
 {
     for (int64_t k = 0; k < L->count; k++)
@@ -158,13 +136,15 @@ void mxp_quant_pair_ranges(const quant_layout *L, const double *v, double *mins,
             }
 }
 
+/* qmax > 0: the codes' top lowered to it (7-bit uint8: 127). */
 static mxp_status calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmetric, int axis,
-                                   int64_t group_size, mxp_qparams *out)
+                                   int64_t group_size, int32_t qmax, mxp_qparams *out)
 {
-    const char *what = "mxp_calibrate_minmax";
+    const char *what = qmax ? "calibration" : "mxp_calibrate_minmax";
     quant_type t = { 0 };
     quant_layout L;
     mxp_status st = mxp_quant_calib_type(qtype, symmetric, what, &t);
+    t.qmax = qmax ? qmax : t.qmax;
     if (st == MXP_OK)
         st = mxp_quant_layout(x, axis, group_size, what, &L);
     if (st == MXP_OK && !out)
@@ -173,7 +153,7 @@ static mxp_status calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool sym
         return st;
     double lo = 0, hi = 0;
     if (axis < 0 && mxp_quant_fast_minmax(x, &lo, &hi)) /* per tensor, SIMD */
-        return mxp_qparams_from_ranges(out, qtype, symmetric, axis, group_size, 1, &lo, &hi);
+        return qparams_from_ranges(out, &t, qtype, symmetric, axis, group_size, 1, &lo, &hi);
     mxp_array *xd = NULL;
     double *mins = mxp_malloc((size_t)L.count * sizeof *mins);
     double *maxs = mxp_malloc((size_t)L.count * sizeof *maxs);
@@ -182,7 +162,7 @@ static mxp_status calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool sym
     if (st == MXP_OK && group_size == 0 &&
         (axis == x->ndim - 1 ? mxp_quant_fast_minmax_cols(x, &L, mins, maxs)
                              : mxp_quant_fast_minmax_blocks(x, &L, mins, maxs))) {
-        st = mxp_qparams_from_ranges(out, qtype, symmetric, axis, group_size, L.count, mins, maxs);
+        st = qparams_from_ranges(out, &t, qtype, symmetric, axis, group_size, L.count, mins, maxs);
         mxp_free(mins);
         mxp_free(maxs);
         return st;
@@ -191,7 +171,7 @@ static mxp_status calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool sym
         st = mxp_quant_as_f64(&xd, x);
     if (st == MXP_OK) {
         mxp_quant_pair_ranges(&L, mxp_array_data(xd), mins, maxs);
-        st = mxp_qparams_from_ranges(out, qtype, symmetric, axis, group_size, L.count, mins, maxs);
+        st = qparams_from_ranges(out, &t, qtype, symmetric, axis, group_size, L.count, mins, maxs);
     }
     mxp_array_free(xd);
     mxp_free(mins);
@@ -203,9 +183,14 @@ mxp_status mxp_calibrate_minmax(const mxp_array *x, mxp_dtype qtype, bool symmet
                                 int64_t group_size, mxp_qparams *out)
 {
     const mxp_fpenv env = mxp_fpenv_enter();
-    const mxp_status st = calibrate_minmax(x, qtype, symmetric, axis, group_size, out);
+    const mxp_status st = calibrate_minmax(x, qtype, symmetric, axis, group_size, 0, out);
     mxp_fpenv_leave(env);
     return st;
+}
+
+mxp_status mxp_quant_u8_calibrate_upto(const mxp_array *x, int32_t qmax, mxp_qparams *out)
+{
+    return calibrate_minmax(x, MXP_U8, false, -1, 0, qmax, out);
 }
 
 /* Checks qp against an array of x's shape. */
