@@ -261,18 +261,39 @@ static cvt_lut lut_find(mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_pa
     return l;
 }
 
-/* float8_e4m3fn into float32 below the avx512 level on Intel: the table's
- * gathers (mxp_u8_lut_x32__avx2, from LUT_MIN elements on) beat the
- * arithmetic kernel there (Intel Xeon 6/0xa7 at MXP_ISA=avx2, 16M elements:
- * 0.81-0.98x -> 1.35x memcpy).  AMD's gathers are slow: on a Zen 4 at
- * MXP_ISA=avx2 the table ran 12.8 ns per 32 elements in cache against the
- * kernel's 4.4 (4M elements: 0.55x memcpy), so AMD and the others keep the
- * kernel.  The other 8-bit sources' kernels into float32 (e5m2, int8,
- * uint8) ran 4-9% ahead of the table on the Xeon and keep it. */
+/* Where a table beats the kernel found for an 8-bit source (deterministic
+ * modes, from LUT_MIN elements):
+ * - float8_e4m3fn into float32 below the avx512 level on Intel: the
+ *   table's gathers (mxp_u8_lut_x32__avx2) beat the arithmetic kernel
+ *   there (Intel Xeon 6/0xa7 at MXP_ISA=avx2, 16M elements: 0.81-0.98x ->
+ *   1.35x memcpy).  AMD's gathers are slow: on a Zen 4 at MXP_ISA=avx2 the
+ *   table ran 12.8 ns per 32 elements in cache against the kernel's 4.4
+ *   (4M elements: 0.55x memcpy), so AMD and the others keep the kernel.
+ *   The other 8-bit sources' kernels into float32 (e5m2, int8, uint8) ran
+ *   4-9% ahead of the table on the Xeon and keep it;
+ * - the byte formats' AVX2 kernels into 16- and 32-bit results
+ *   (cvt-byte-widen-avx2.h): written for the CPUs with slow gathers, they
+ *   leave Intel its gathers (as above, not measured pair by pair), and
+ *   every CPU with AVX512_VBMI its vpermi2b tables at the avx512 levels
+ *   (Zen 4: int4 -> float32 on 1M elements 0.118 ms by the table and the
+ *   bfloat16 widening, 0.152 by the AVX2 kernel). */
+static bool byte_widen(const mxp_cvt_kernel *k, mxp_dtype dst_type, mxp_dtype src_type)
+{
+    const bool widen2 = dst_type == MXP_F32 &&
+                        (src_type == MXP_E4M3 || src_type == MXP_E5M2 || src_type == MXP_S8 || src_type == MXP_U8);
+    return k->isa == MXP_ISA_AVX2 && mxp_dtype_itemsize(src_type) == 1 && mxp_dtype_itemsize(dst_type) >= 2 &&
+           !widen2;
+}
+
 static bool table_beats(const mxp_cvt_kernel *k, mxp_dtype dst_type, mxp_dtype src_type, const mxp_cvt_params *p)
 {
-    return k && k->isa < MXP_ISA_AVX512 && !p->flags && src_type == MXP_E4M3 && dst_type == MXP_F32 &&
-           mxp_cpu_uarch_id() == MXP_UARCH_INTEL;
+    if (!k || k->isa >= MXP_ISA_AVX512 || p->flags || p->rounding == MXP_ROUND_STOCHASTIC)
+        return false;
+    const bool intel = mxp_cpu_uarch_id() == MXP_UARCH_INTEL;
+    if (src_type == MXP_E4M3 && dst_type == MXP_F32)
+        return intel;
+    return byte_widen(k, dst_type, src_type) &&
+           (intel || (mxp_get_isa() >= MXP_ISA_AVX512 && (mxp_cpu_features() & MXP_CPU_AVX512VBMI)));
 }
 
 static void lut_run(const cvt_lut *l, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
@@ -332,7 +353,7 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
     const mxp_cvt_kernel *k = p->flags ? NULL : mxp_cvt_find(dst_type, src_type, p->rounding, mxp_get_isa());
     if (n >= LUT_MIN && table_beats(k, dst_type, src_type, p)) {
         const cvt_lut lut = lut_find(dst_type, src_type, p, mxp_get_isa(), NULL);
-        if (lut.to32) {
+        if (lut.to16 || lut.to32) {
             lut_run(&lut, dst, dst_type, src, src_type, n, p);
             return;
         }
@@ -518,8 +539,11 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
         return "reference";
     const mxp_cvt_kernel *k = mxp_cvt_find(dst_type, src_type, p.rounding, mxp_get_isa());
     const char *lut_name = NULL;
-    if (table_beats(k, dst_type, src_type, &p) && lut_find(dst_type, src_type, &p, mxp_get_isa(), &lut_name).to32)
-        return lut_name; /* from LUT_MIN elements on */
+    if (table_beats(k, dst_type, src_type, &p)) {
+        const cvt_lut l = lut_find(dst_type, src_type, &p, mxp_get_isa(), &lut_name);
+        if (l.to16 || l.to32)
+            return lut_name; /* from LUT_MIN elements on */
+    }
     const char *lut_name16 = NULL;
     mxp_x16_lut_tables t;
     mxp_dtype ts = src_type;

@@ -1,0 +1,9 @@
+/* float6_e3m2fn -> float32 with AVX2, exact: one kernel serves every rounding mode
+ * (cvt-byte-widen-avx2.h). */
+#include "kernels/cvt-byte-widen-avx2.h"
+#include "kernels/cvt-kernels.h"
+
+void mxp_e3m2_f32_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_byte_widen_avx2(dst, src, n, p, (mxp_byte_fmt){ 6, 3, 2, 3, BYTE_FINITE }, BYTE_TO_F32);
+}
