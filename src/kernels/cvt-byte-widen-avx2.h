@@ -33,6 +33,7 @@
 #define MXP_KERNELS_CVT_BYTE_WIDEN_AVX2_H
 
 #include <immintrin.h>
+#include <math.h>
 #include <string.h>
 
 #include "kernels/cvt-kernel.h"
@@ -101,7 +102,55 @@ typedef struct mxp_byte_ctx {
     mxp_byte_fmt f;
     mxp_byte_out out;
     int sat;
+    __m256i sub_lo, sub_hi; /* the 16-lane path: the subnormals' 16-bit patterns, low and high bytes */
 } mxp_byte_ctx;
+
+/* Whether a float format's 16-bit results take 16 lanes a vector: its
+ * normals are normals of the output (float16: from 2^-14, not
+ * float8_e5m2fnuz's 2^-15), its subnormals at most 16 (M <= 4). */
+MXP_INLINE int mxp_byte_h16_avx2(mxp_byte_fmt f, mxp_byte_out out)
+{
+    const int fp = f.style == BYTE_IEEE || f.style == BYTE_FN || f.style == BYTE_FNUZ || f.style == BYTE_FINITE;
+    return fp && out != BYTE_TO_F32 && f.mbits <= 4 && (out == BYTE_TO_BF16 || 1 - f.bias >= -14);
+}
+
+/* 16 elements (bytes b) into bfloat16 or float16 patterns in 16-bit
+ * lanes, the method above on the output's fields: normals (mag << (P -
+ * M)) + ((W - B) << P) (P the output's fraction bits, W its bias), the
+ * subnormals' patterns from two vpshufb tables (mag < 2^M <= 16; the
+ * other lanes' lookups are blended away), the specials' quiet bit 1 <<
+ * (P - 1), saturation +-inf - 1 (+-max). */
+MXP_INLINE __m256i mxp_byte_h16x16_avx2(__m128i b, const mxp_byte_ctx *c)
+{
+    const mxp_byte_fmt f = c->f;
+    const int nb = f.nb, m = f.mbits, f16 = c->out == BYTE_TO_F16;
+    const int P = f16 ? 10 : 7, W = f16 ? 15 : 127;
+    const unsigned inf = f16 ? 0x7c00 : 0x7f80;
+    const __m256i x = nb == 8 ? _mm256_cvtepi8_epi16(b) : _mm256_cvtepu8_epi16(b);
+    const __m256i mag = _mm256_and_si256(x, _mm256_set1_epi16((short)((1u << (nb - 1)) - 1)));
+    const __m256i moved = _mm256_slli_epi16(mag, P - m);
+    const __m256i normal = _mm256_add_epi16(moved, _mm256_set1_epi16((short)((W - f.bias) << P)));
+    const __m256i sub = _mm256_or_si256(_mm256_shuffle_epi8(c->sub_lo, mag),
+                                        _mm256_slli_epi16(_mm256_shuffle_epi8(c->sub_hi, mag), 8));
+    __m256i r = _mm256_blendv_epi8(sub, normal, _mm256_cmpgt_epi16(mag, _mm256_set1_epi16((short)((1u << m) - 1))));
+    const unsigned top = ((1u << f.ebits) - 1) << m;
+    if (f.style == BYTE_IEEE || f.style == BYTE_FN) {
+        const __m256i sp = f.style == BYTE_FN ? _mm256_cmpeq_epi16(mag, _mm256_set1_epi16((short)(top | ((1u << m) - 1))))
+                                              : _mm256_cmpgt_epi16(mag, _mm256_set1_epi16((short)(top - 1)));
+        const __m256i nan = _mm256_cmpgt_epi16(mag, _mm256_set1_epi16((short)top));
+        __m256i v = _mm256_or_si256(_mm256_or_si256(moved, _mm256_set1_epi16((short)inf)),
+                                    _mm256_and_si256(nan, _mm256_set1_epi16((short)(1u << (P - 1)))));
+        if (c->sat && f.style != BYTE_FN)
+            v = _mm256_add_epi16(v, _mm256_cmpeq_epi16(mag, _mm256_set1_epi16((short)top)));
+        r = _mm256_blendv_epi8(r, v, sp);
+    }
+    const __m256i sign = nb == 8 ? x : _mm256_slli_epi16(x, 16 - nb);
+    r = _mm256_or_si256(r, _mm256_and_si256(sign, _mm256_set1_epi16((short)0x8000)));
+    if (f.style == BYTE_FNUZ) /* 0x80 (sign-extended: 0xff80): -NaN */
+        r = _mm256_or_si256(r, _mm256_and_si256(_mm256_cmpeq_epi16(x, _mm256_set1_epi16((short)0xff80)),
+                                                _mm256_set1_epi16((short)(inf | 1u << (P - 1)))));
+    return r;
+}
 
 /* 16 elements at s: two float32 vectors */
 MXP_INLINE void mxp_byte_f32x16_avx2(const uint8_t *s, const mxp_byte_ctx *c, int sat, __m256i *r0, __m256i *r1)
@@ -135,6 +184,11 @@ MXP_INLINE void mxp_byte_store_avx2(void *d, __m256i v, int stream)
 MXP_INLINE void mxp_byte_full_avx2(void *dst, const void *src, size_t i, int stream, const void *ctx)
 {
     const mxp_byte_ctx *c = ctx;
+    if (mxp_byte_h16_avx2(c->f, c->out)) {
+        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)((const uint8_t *)src + i));
+        mxp_byte_store_avx2((uint16_t *)dst + i, mxp_byte_h16x16_avx2(b, c), stream);
+        return;
+    }
     __m256i r0, r1;
     mxp_byte_f32x16_avx2((const uint8_t *)src + i, c, c->out != BYTE_TO_F16 && c->sat, &r0, &r1);
     if (c->out == BYTE_TO_F32) {
@@ -164,7 +218,20 @@ MXP_INLINE void mxp_byte_part_avx2(void *dst, const void *src, size_t i, size_t 
 MXP_INLINE void mxp_byte_widen_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_byte_fmt f,
                                     mxp_byte_out out)
 {
-    const mxp_byte_ctx c = { f, out, p->overflow == MXP_OVERFLOW_SATURATE };
+    mxp_byte_ctx c = { f, out, p->overflow == MXP_OVERFLOW_SATURATE, _mm256_setzero_si256(), _mm256_setzero_si256() };
+    if (mxp_byte_h16_avx2(f, out)) { /* the subnormals m 2^(1-B-M), m < 2^M, as output patterns */
+        uint8_t lo[16] = { 0 }, hi[16] = { 0 };
+        for (int k = 0; k < 1 << f.mbits; k++) {
+            const float v = (float)k * ldexpf(1.0f, 1 - f.bias - f.mbits); /* exact */
+            uint32_t u;
+            memcpy(&u, &v, sizeof u);
+            const unsigned h = out == BYTE_TO_F16 ? (unsigned)_cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT) : u >> 16;
+            lo[k] = (uint8_t)h;
+            hi[k] = (uint8_t)(h >> 8);
+        }
+        c.sub_lo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)lo));
+        c.sub_hi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)hi));
+    }
     const size_t os = out == BYTE_TO_F32 ? 4 : 2;
     mxp_stream_loop(dst, src, n, (mxp_stream_shape){ 1, os, 16, 32 }, mxp_byte_full_avx2, mxp_byte_part_avx2, &c);
 }
