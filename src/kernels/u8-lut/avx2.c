@@ -9,7 +9,8 @@
  * The tables are the reference converter's answers for all 256 source
  * patterns (src/convert/convert.c), so results equal the reference's by
  * construction; the twins are mxp_lut8_ref, mxp_lut16_ref and
- * mxp_lut64_ref (src/convert/convert-ref.c).  Each step reads its source
+ * mxp_lut64_ref (src/convert/convert-ref.c).  8-bit results from a table
+ * that repeats every 16 entries take one vpshufb instead (below).  Each step reads its source
  * bytes before writing: the 8-bit kernel is safe in place. */
 #include <immintrin.h>
 #include <string.h>
@@ -56,8 +57,35 @@ MXP_INLINE void lut8_part(void *dst, const void *src, size_t i, size_t count, co
     memcpy((uint8_t *)dst + i, out, count);
 }
 
+/* A table that repeats every 16 entries (the sources whose value is their
+ * low four bits: int4, uint4, int2, uint2, int1, uint1, float4_e2m1fn --
+ * the reference converter ignores the bits above) is one vpshufb on the
+ * low nibbles: 32 results for two operations, not four gathers. */
+MXP_INLINE void nib8_full(void *dst, const void *src, size_t i, int stream, const void *ctx)
+{
+    const __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)((const uint8_t *)src + i));
+    store256((uint8_t *)dst + i, _mm256_shuffle_epi8(*(const __m256i *)ctx, _mm256_and_si256(v, _mm256_set1_epi8(15))),
+             stream);
+}
+
+MXP_INLINE void nib8_part(void *dst, const void *src, size_t i, size_t count, const void *ctx)
+{
+    uint8_t in[32] = { 0 }, out[32];
+    memcpy(in, (const uint8_t *)src + i, count);
+    nib8_full(out, in, 0, 0, ctx);
+    memcpy((uint8_t *)dst + i, out, count);
+}
+
 void mxp_u8_lut_x8__avx2(void *dst, const void *src, size_t n, const uint8_t *table)
 {
+    int periodic = 1;
+    for (int k = 16; k < 256 && periodic; k++)
+        periodic = table[k] == table[k & 15];
+    if (periodic) {
+        const __m256i t16 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)table));
+        mxp_stream_loop(dst, src, n, (mxp_stream_shape){ 1, 1, 32, 32 }, nib8_full, nib8_part, &t16);
+        return;
+    }
     int32_t t[256];
     for (int k = 0; k < 256; k++)
         t[k] = table[k];
