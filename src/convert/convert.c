@@ -204,6 +204,48 @@ static void chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const v
     }
 }
 
+/* float64 into the types of at most 16 bits without a kernel of their own
+ * (the 0.2 float8/6/4 formats, the sub-byte integers, uint8): float64 ->
+ * float32 rounded to odd (toward zero, the last bit set where inexact),
+ * then the float32 kernel in the mode -- one correct rounding in every
+ * deterministic mode for a target of at most 22 significand bits (the odd
+ * intermediate never lands on a target value unless the source is one, so
+ * each mode sees the source's own interval and tie; docs/conversions.md,
+ * "Rounded to odd").  Beyond float32's range the intermediate is +-max,
+ * beyond every target's as the source was; below it +-2^-149 (odd), under
+ * every target's half quantum; NaNs keep the sign and top payload bits. */
+static cvt_chain odd_chain_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa)
+{
+    cvt_chain c = { NULL, NULL };
+    if (src_type != MXP_F64 || mode == MXP_ROUND_STOCHASTIC || mxp_dtype_itemsize(dst_type) > 2 ||
+        dst_type == MXP_BOOL)
+        return c;
+    c.widen = mxp_cvt_find(MXP_F32, MXP_F64, MXP_ROUND_TOWARD_ZERO, isa);
+    c.narrow = mxp_cvt_find(dst_type, MXP_F32, mode, isa);
+    if (!c.widen || !c.narrow)
+        c.widen = c.narrow = NULL;
+    return c;
+}
+
+static void odd_chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const double *src, size_t n,
+                          const mxp_cvt_params *p)
+{
+    const size_t ds = mxp_dtype_itemsize(dst_type);
+    const mxp_cvt_params z = { MXP_ROUND_TOWARD_ZERO, MXP_OVERFLOW_INF, 0, 0, NULL };
+    _Alignas(64) float buf[CHAIN_BLOCK];
+    uint32_t bits[CHAIN_BLOCK];
+    for (size_t done = 0; done < n;) {
+        const size_t m = n - done < CHAIN_BLOCK ? n - done : CHAIN_BLOCK;
+        c->widen->fn(buf, src + done, m, &z);
+        memcpy(bits, buf, m * sizeof bits[0]);
+        for (size_t i = 0; i < m; i++) /* inexact: odd (a NaN's lowest payload bit: below every target's) */
+            bits[i] |= (uint32_t)((double)buf[i] != src[done + i]);
+        memcpy(buf, bits, m * sizeof bits[0]);
+        c->narrow->fn((unsigned char *)dst + done * ds, buf, m, p);
+        done += m;
+    }
+}
+
 /* ---- 8-bit sources to 8-bit, 16-bit and float64 results: a table -------- */
 
 /* An 8-bit source has 256 patterns: in a deterministic mode the reference
@@ -368,8 +410,12 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
             lut_run(&lut, dst, dst_type, src, src_type, n, p);
             return;
         }
+        const cvt_chain odd = c.widen || p->flags ? (cvt_chain){ NULL, NULL }
+                                                  : odd_chain_find(dst_type, src_type, p->rounding, mxp_get_isa());
         if (c.widen)
             chain_run(&c, dst, dst_type, src, src_type, n, p);
+        else if (odd.widen)
+            odd_chain_run(&odd, dst, dst_type, src, n, p);
         else
             mxp_convert_ref(dst, dst_type, src, src_type, n, p);
         return;
@@ -555,7 +601,9 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     const cvt_lut lut = lut_find(dst_type, src_type, &p, mxp_get_isa(), &lut_name);
     if (lut.to8 || lut.to16 || lut.to32 || lut.to64)
         return lut_name; /* from LUT_MIN (LUT_MIN_ALONE without a chain) elements on */
-    const cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_get_isa());
+    cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_get_isa());
+    if (!c.widen)
+        c = odd_chain_find(dst_type, src_type, p.rounding, mxp_get_isa()); /* its first step rounds to odd */
     if (!c.widen)
         return "reference";
     static _Thread_local char name[160]; /* "widen+narrow" */

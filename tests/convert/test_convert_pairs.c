@@ -5,6 +5,7 @@
  * the table-lookup kernels (vpshufb and, where the CPU has AVX512_VBMI,
  * vpermi2b: to 8-bit, 16-bit and float64 results) directly, and through mxp_convert at the level in use (ctest
  * runs this file capped at each level), with unaligned starts and tails. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -258,6 +259,85 @@ static void test_mxp_convert_on_every_16bit_and_8bit_input(void **state)
     assert_int_equal(bad, 0);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* float64 inputs where a rounding through float32 could go wrong, for a
+ * target t: every value of t, every midpoint between neighbours and the
+ * doubles a few ulps and 2^-30 (relative, below float32's ulp) either
+ * side of each, with both signs; the extremes and specials around them;
+ * random patterns.  Returns the count written to s (as doubles). */
+static size_t fill_f64(mxp_dtype t)
+{
+    double *d = (double *)(void *)(src + OFF * 8), vals[256];
+    size_t nv = 0, n = 0;
+    if (mxp_dtype_itemsize(t) == 1) {
+        uint8_t all[256];
+        for (int i = 0; i < 256; i++)
+            all[i] = (uint8_t)i;
+        const mxp_cvt_params p = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 0, 0, NULL };
+        mxp_convert_ref(vals, MXP_F64, all, t, 256, &p); /* exact */
+        for (int i = 0; i < 256; i++)
+            if (isfinite(vals[i]) && vals[i] >= 0)
+                vals[nv++] = vals[i];
+        qsort(vals, nv, sizeof vals[0], cmp_double);
+    }
+    for (size_t i = 0; i < nv; i++) {
+        const double v = vals[i], mid = i + 1 < nv ? 0.5 * (v + vals[i + 1]) : 2 * v + 1;
+        const double around[] = { v, mid, nextafter(mid, 0), nextafter(mid, INFINITY),
+                                  nextafter(nextafter(mid, INFINITY), INFINITY), mid * (1 + 0x1p-30),
+                                  mid * (1 - 0x1p-30), nextafter(v, INFINITY), nextafter(v, 0) };
+        for (size_t k = 0; k < sizeof around / sizeof around[0]; k++) {
+            d[n++] = around[k];
+            d[n++] = -around[k];
+        }
+    }
+    const double specials[] = { 0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, 1e300, -1e300, 1e-300, -1e-300,
+                                0x1p-1074, 0x1p-149, 0x1.8p-149, 0x1p-150, 0x1.fffffep127, 0x1.fffffe8p127,
+                                0x1p128, 0x1p-126, 0x1p-127, 0x1.8p-127, 0x1p127, 0x1.7p127, 65504.0, 65520.0 };
+    for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++)
+        d[n++] = specials[k];
+    uint64_t rng = 0x5eed5eed12345ull;
+    for (int k = 0; k < 4000; k++) { /* random patterns, exponents near the targets' and everywhere */
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t b = rng ^ (rng >> 29);
+        if (k % 2)
+            b = (b & 0x800fffffffffffffull) | (uint64_t)(1023 - 20 + (int)((rng >> 40) % 40)) << 52;
+        memcpy(&d[n++], &b, 8);
+    }
+    return n;
+}
+
+/* float64 into every 8-bit and sub-byte type (and bfloat16, float16),
+ * every mode and policy, through mxp_convert at the level in use: the
+ * pairs without a kernel run float64 -> float32 rounded to odd, then the
+ * float32 kernel (src/convert/convert.c, odd_chain_run); one rounding. */
+static void test_float64_sources_round_once(void **state)
+{
+    (void)state;
+    size_t bad = 0;
+    for (size_t b = 0; b < NTYPES; b++) {
+        if (mxp_dtype_itemsize(types[b]) > 2)
+            continue;
+        const size_t n = fill_f64(types[b]);
+        lut_ctx c = { NULL, NULL, NULL, types[b], MXP_F64 };
+        for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+            for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
+                mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
+                char what[200];
+                snprintf(what, sizeof what, "float64->%s %s/%s at %s (%s)", mxp_dtype_name(types[b]),
+                         mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
+                         mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(types[b], MXP_F64, &o));
+                bad += check(run_convert, &c, types[b], MXP_F64, n, &p, what);
+            }
+    }
+    assert_int_equal(bad, 0);
+}
+
 /* In place (dst == src, itemsize not growing): the bits of a separate
  * output, for the kernels above and the float8 ones from float32/float64. */
 static void test_in_place_gives_the_same_bits(void **state)
@@ -316,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_table_kernels_on_every_8bit_input),
         cmocka_unit_test(test_mxp_convert_on_every_16bit_and_8bit_input),
         cmocka_unit_test(test_in_place_gives_the_same_bits),
+        cmocka_unit_test(test_float64_sources_round_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
