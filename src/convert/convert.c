@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
@@ -227,20 +230,41 @@ static cvt_chain odd_chain_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_roun
     return c;
 }
 
+/* f[i] (float64 s[i] converted toward zero) with its last bit set where it
+ * differs from s[i]: odd where inexact (a NaN's lowest payload bit, below
+ * every target's).  Four at a time by SSE2 (x86-64's baseline; the scalar
+ * loop took half the chain's time), the rest one by one. */
+static void set_odd(float *f, const double *s, size_t m)
+{
+    size_t i = 0;
+#if defined(__SSE2__)
+    const __m128i one = _mm_set1_epi32(1);
+    for (; i + 4 <= m; i += 4) {
+        const __m128 v = _mm_loadu_ps(f + i);
+        const __m128d lo = _mm_cmpneq_pd(_mm_cvtps_pd(v), _mm_loadu_pd(s + i));
+        const __m128d hi = _mm_cmpneq_pd(_mm_cvtps_pd(_mm_movehl_ps(v, v)), _mm_loadu_pd(s + i + 2));
+        const __m128i ne = _mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(lo), _mm_castpd_ps(hi), _MM_SHUFFLE(2, 0, 2, 0)));
+        _mm_storeu_ps(f + i, _mm_castsi128_ps(_mm_or_si128(_mm_castps_si128(v), _mm_and_si128(ne, one))));
+    }
+#endif
+    for (; i < m; i++) {
+        uint32_t u;
+        memcpy(&u, f + i, sizeof u);
+        u |= (uint32_t)((double)f[i] != s[i]);
+        memcpy(f + i, &u, sizeof u);
+    }
+}
+
 static void odd_chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const double *src, size_t n,
                           const mxp_cvt_params *p)
 {
     const size_t ds = mxp_dtype_itemsize(dst_type);
     const mxp_cvt_params z = { MXP_ROUND_TOWARD_ZERO, MXP_OVERFLOW_INF, 0, 0, NULL };
     _Alignas(64) float buf[CHAIN_BLOCK];
-    uint32_t bits[CHAIN_BLOCK];
     for (size_t done = 0; done < n;) {
         const size_t m = n - done < CHAIN_BLOCK ? n - done : CHAIN_BLOCK;
         c->widen->fn(buf, src + done, m, &z);
-        memcpy(bits, buf, m * sizeof bits[0]);
-        for (size_t i = 0; i < m; i++) /* inexact: odd (a NaN's lowest payload bit: below every target's) */
-            bits[i] |= (uint32_t)((double)buf[i] != src[done + i]);
-        memcpy(buf, bits, m * sizeof bits[0]);
+        set_odd(buf, src + done, m);
         c->narrow->fn((unsigned char *)dst + done * ds, buf, m, p);
         done += m;
     }
