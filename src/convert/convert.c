@@ -166,7 +166,9 @@ static mxp_cvt_params make_params(const mxp_convert_opts *opts)
  * its own runs as two: widen a block into float32 in L1, convert that. */
 static int widens_to_f32_exactly(mxp_dtype t)
 {
-    return t == MXP_BF16 || t == MXP_F16 || t == MXP_E4M3 || t == MXP_E5M2 || t == MXP_S8 || t == MXP_U8;
+    /* every 8-bit type holds at most 8 significant bits inside float32's range (e8m0's 2^-127 a float32
+     * subnormal) */
+    return t == MXP_BF16 || t == MXP_F16 || (mxp_dtype_itemsize(t) == 1 && t != MXP_BOOL);
 }
 
 typedef struct cvt_chain {
