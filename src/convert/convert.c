@@ -272,6 +272,91 @@ static void odd_chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, con
     }
 }
 
+/* The wide integers (int16 .. uint64) into the float types and the 8-bit
+ * and sub-byte ones, which had the reference converter alone (~9 ns an
+ * element): a block widened to float64 by a plain loop, then the float64
+ * kernel (or the odd chain above) in the mode -- one rounding, float64
+ * holding every value of 32 bits or fewer, and of 64-bit blocks whose
+ * values all lie within 2^53 (a block with one beyond goes to the
+ * reference converter).  Into float64 itself the widening is the result. */
+static bool wide_int(mxp_dtype t)
+{
+    return t == MXP_S16 || t == MXP_U16 || t == MXP_S32 || t == MXP_U32 || t == MXP_S64 || t == MXP_U64;
+}
+
+typedef struct cvt_wide {
+    bool ok;
+    const mxp_cvt_kernel *k; /* float64 -> dst, or NULL: */
+    cvt_chain odd;           /* ... through float32 rounded to odd, or neither: dst is float64 */
+} cvt_wide;
+
+static cvt_wide wide_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa)
+{
+    cvt_wide w = { false, NULL, { NULL, NULL } };
+    if (!wide_int(src_type) || wide_int(dst_type) || dst_type == MXP_BOOL)
+        return w;
+    if (dst_type != MXP_F64 && !(w.k = mxp_cvt_find(dst_type, MXP_F64, mode, isa)) &&
+        !(w.odd = odd_chain_find(dst_type, MXP_F64, mode, isa)).widen)
+        return w;
+    w.ok = true;
+    return w;
+}
+
+/* m values of s (type t) into d exactly; false (d unfinished) when a 64-bit
+ * value lies beyond 2^53 */
+static bool ints_to_f64(double *d, const void *s, mxp_dtype t, size_t m)
+{
+    switch (t) {
+    case MXP_S16: for (size_t i = 0; i < m; i++) d[i] = ((const int16_t *)s)[i]; return true;
+    case MXP_U16: for (size_t i = 0; i < m; i++) d[i] = ((const uint16_t *)s)[i]; return true;
+    case MXP_S32: for (size_t i = 0; i < m; i++) d[i] = ((const int32_t *)s)[i]; return true;
+    case MXP_U32: for (size_t i = 0; i < m; i++) d[i] = ((const uint32_t *)s)[i]; return true;
+    case MXP_S64: {
+        uint64_t far = 0; /* |v| > 2^53: v + 2^53 outside [0, 2^54] */
+        for (size_t i = 0; i < m; i++) {
+            const int64_t v = ((const int64_t *)s)[i];
+            far |= ((uint64_t)v + (1ull << 53)) > (1ull << 54);
+            d[i] = (double)v;
+        }
+        return !far;
+    }
+    default: {
+        uint64_t far = 0;
+        for (size_t i = 0; i < m; i++) {
+            const uint64_t v = ((const uint64_t *)s)[i];
+            far |= v > (1ull << 53);
+            d[i] = (double)v;
+        }
+        return !far;
+    }
+    }
+}
+
+static void wide_run(const cvt_wide *w, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
+                     size_t n, const mxp_cvt_params *p)
+{
+    const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
+    mxp_cvt_params q = *p;
+    _Alignas(64) double buf[CHAIN_BLOCK];
+    for (size_t done = 0; done < n;) {
+        size_t m = n - done < CHAIN_BLOCK ? n - done : CHAIN_BLOCK;
+        uint64_t room = (1ull << 32) - (uint32_t)q.index0; /* one 2^32-index block a kernel call */
+        m = (uint64_t)m < room ? m : (size_t)room;
+        const unsigned char *s = (const unsigned char *)src + done * ss;
+        unsigned char *d = (unsigned char *)dst + done * ds;
+        if (!ints_to_f64(buf, s, src_type, m))
+            mxp_convert_ref(d, dst_type, s, src_type, m, &q);
+        else if (dst_type == MXP_F64)
+            memcpy(d, buf, m * sizeof buf[0]);
+        else if (w->k)
+            w->k->fn(d, buf, m, &q);
+        else
+            odd_chain_run(&w->odd, d, dst_type, buf, m, &q);
+        done += m;
+        q.index0 += m;
+    }
+}
+
 /* ---- 8-bit sources to 8-bit, 16-bit and float64 results: a table -------- */
 
 /* An 8-bit source has 256 patterns: in a deterministic mode the reference
@@ -438,10 +523,14 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
         }
         const cvt_chain odd = c.widen || p->flags ? (cvt_chain){ NULL, NULL }
                                                   : odd_chain_find(dst_type, src_type, p->rounding, mxp_get_isa());
+        const cvt_wide w = p->flags ? (cvt_wide){ false, NULL, { NULL, NULL } }
+                                    : wide_find(dst_type, src_type, p->rounding, mxp_get_isa());
         if (c.widen)
             chain_run(&c, dst, dst_type, src, src_type, n, p);
         else if (odd.widen)
             odd_chain_run(&odd, dst, dst_type, src, n, p);
+        else if (w.ok)
+            wide_run(&w, dst, dst_type, src, src_type, n, p);
         else
             mxp_convert_ref(dst, dst_type, src, src_type, n, p);
         return;
@@ -630,8 +719,16 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     cvt_chain c = chain_find(dst_type, src_type, p.rounding, mxp_get_isa());
     if (!c.widen)
         c = odd_chain_find(dst_type, src_type, p.rounding, mxp_get_isa()); /* its first step rounds to odd */
-    if (!c.widen)
-        return "reference";
+    if (!c.widen) {
+        const cvt_wide w = wide_find(dst_type, src_type, p.rounding, mxp_get_isa());
+        if (!w.ok)
+            return "reference";
+        static _Thread_local char wide[200]; /* "widening loop+kernel" */
+        snprintf(wide, sizeof wide, "float64 loop%s%s%s%s", w.k || w.odd.widen ? "+" : "",
+                 w.k ? w.k->name : w.odd.widen ? w.odd.widen->name : "", w.odd.widen ? "+" : "",
+                 w.odd.widen ? w.odd.narrow->name : "");
+        return wide;
+    }
     static _Thread_local char name[160]; /* "widen+narrow" */
     snprintf(name, sizeof name, "%s+%s", c.widen->name, c.narrow->name);
     return name;

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -338,6 +339,81 @@ static void test_float64_sources_round_once(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* Values of the wide integer type t: every int16/uint16; for 32 and 64
+ * bits 0, +-2^k + {-3 .. 3} (ties of float32, bfloat16, float16 and the
+ * float8s among them) and random values of every width; 64-bit values
+ * beyond 2^53 only in the last 1024 (the converter's block: the earlier
+ * blocks take the float64 path).  Returns the count written at src + OFF. */
+static size_t fill_wide(mxp_dtype t)
+{
+    const size_t size = mxp_dtype_itemsize(t);
+    unsigned char *d = src + OFF * size;
+    size_t n = 0;
+    if (size == 2) {
+        for (uint32_t v = 0; v < 65536; v++, n++)
+            memcpy(d + n * 2, &v, 2); /* little-endian: the low bytes */
+        return n;
+    }
+    const int bits = (int)size * 8, sgn = t == MXP_S32 || t == MXP_S64;
+    uint64_t rng = 0xfeedbeef1234ull, big[600];
+    size_t nb = 0;
+    for (int k = 0; k < bits; k++)
+        for (int o = -3; o <= 3; o++)
+            for (int neg = 0; neg <= sgn; neg++) {
+                uint64_t v = (k ? 1ull << k : 0) + (uint64_t)(int64_t)o;
+                v = neg ? 0 - v : v;
+                if (size == 4)
+                    v &= 0xffffffffu;
+                const bool far = size == 8 && (sgn ? ((uint64_t)v + (1ull << 53)) > (1ull << 54) : v > (1ull << 53));
+                if (far)
+                    big[nb++] = v;
+                else
+                    memcpy(d + n++ * size, &v, size);
+            }
+    for (int i = 0; i < 20000; i++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        const int w = (int)(rng >> 58) % (size == 8 ? 53 : bits) + 1; /* within 2^53 here */
+        uint64_t v = (rng >> 3) & (w == 64 ? ~0ull : (1ull << w) - 1);
+        if (sgn && (rng & 4))
+            v = 0 - v;
+        memcpy(d + n++ * size, &v, size);
+    }
+    n = (n + 1023) / 1024 * 1024; /* the far ones in a block of their own (padding: zeros) */
+    memset(d + (n - 1) * size, 0, size);
+    for (size_t i = 0; i < nb; i++)
+        memcpy(d + n++ * size, &big[i], size);
+    return n;
+}
+
+/* The wide integers (int16 .. uint64) into every float, 8-bit and
+ * sub-byte type, every mode and policy, through mxp_convert at the level
+ * in use: widened to float64 by a loop, then the float64 kernel (or the
+ * odd chain); 64-bit blocks beyond 2^53 by the reference converter. */
+static void test_wide_integer_sources(void **state)
+{
+    (void)state;
+    const mxp_dtype wides[] = { MXP_S16, MXP_U16, MXP_S32, MXP_U32, MXP_S64, MXP_U64 };
+    size_t bad = 0;
+    for (size_t a = 0; a < sizeof wides / sizeof wides[0]; a++) {
+        memset(src, 0, CAP);
+        const size_t n = fill_wide(wides[a]);
+        for (size_t b = 0; b < NTYPES; b++) {
+            lut_ctx c = { NULL, NULL, NULL, types[b], wides[a] };
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
+                    mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
+                    char what[200];
+                    snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(wides[a]),
+                             mxp_dtype_name(types[b]), mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
+                             mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(types[b], wides[a], &o));
+                    bad += check(run_convert, &c, types[b], wides[a], n, &p, what);
+                }
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 /* In place (dst == src, itemsize not growing): the bits of a separate
  * output, for the kernels above and the float8 ones from float32/float64. */
 static void test_in_place_gives_the_same_bits(void **state)
@@ -397,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_mxp_convert_on_every_16bit_and_8bit_input),
         cmocka_unit_test(test_in_place_gives_the_same_bits),
         cmocka_unit_test(test_float64_sources_round_once),
+        cmocka_unit_test(test_wide_integer_sources),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
