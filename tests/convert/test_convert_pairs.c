@@ -414,6 +414,83 @@ static void test_wide_integer_sources(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* float32/float64 values where rounding to an integer and saturating can
+ * go wrong: k + {0, +-1/4, +-1/2, +-3/4} and the neighbours of k +- 1/2
+ * for small k and around every power of two to 2^65, both signs; NaN,
+ * infinities, zeros, subnormals; random patterns. */
+static size_t fill_float_to_int(mxp_dtype t)
+{
+    const size_t size = mxp_dtype_itemsize(t);
+    unsigned char *d = src + OFF * size;
+    size_t n = 0;
+    double vals[4096];
+    size_t nv = 0;
+    for (int k = -40; k <= 40; k++)
+        vals[nv++] = k;
+    for (int e = 1; e <= 65; e++)
+        for (int o = -2; o <= 2; o++)
+            vals[nv++] = ldexp(1.0, e) + o;
+    const double fr[] = { 0.0, 0.25, 0.5, 0.75, -0.25, -0.5, -0.75 };
+    double all[10000]; /* 406 values x 2 signs x 11, the specials */
+    size_t na = 0;
+    for (size_t i = 0; i < nv; i++)
+        for (int sgn = 0; sgn < 2; sgn++)
+            for (size_t f = 0; f < sizeof fr / sizeof fr[0]; f++) {
+                const double x = (sgn ? -1 : 1) * (vals[i] + fr[f]);
+                all[na++] = x;
+                if (fr[f] == 0.5 || fr[f] == -0.5) {
+                    all[na++] = nextafter(x, INFINITY);
+                    all[na++] = nextafter(x, -INFINITY);
+                }
+            }
+    const double sp[] = { NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 0x1p-1074, -0x1p-149, 1e300, -1e300 };
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++)
+        all[na++] = sp[i];
+    for (size_t i = 0; i < na; i++) {
+        if (size == 8) {
+            memcpy(d + n++ * 8, &all[i], 8);
+        } else {
+            const float f = (float)all[i];
+            memcpy(d + n++ * 4, &f, 4);
+        }
+    }
+    uint64_t rng = 0xabcdef987ull;
+    for (int i = 0; i < 5000; i++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        const uint64_t b = rng ^ (rng >> 31);
+        memcpy(d + n++ * size, &b, size);
+    }
+    return n;
+}
+
+/* Every float, 8-bit and sub-byte type into the wide integers, every
+ * deterministic mode (stochastic too: the reference) and policy, through
+ * mxp_convert at the level in use: widened to float64, rounded by the
+ * mode, saturated (convert.c's to_wide_run). */
+static void test_into_wide_integers(void **state)
+{
+    (void)state;
+    const mxp_dtype wides[] = { MXP_S16, MXP_U16, MXP_S32, MXP_U32, MXP_S64, MXP_U64 };
+    size_t bad = 0;
+    for (size_t a = 0; a < NTYPES; a++) {
+        const size_t n = mxp_dtype_itemsize(types[a]) > 2 ? fill_float_to_int(types[a]) : fill(types[a]);
+        for (size_t b = 0; b < sizeof wides / sizeof wides[0]; b++) {
+            lut_ctx c = { NULL, NULL, NULL, wides[b], types[a] };
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
+                    mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
+                    char what[200];
+                    snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(types[a]),
+                             mxp_dtype_name(wides[b]), mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
+                             mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(wides[b], types[a], &o));
+                    bad += check(run_convert, &c, wides[b], types[a], n, &p, what);
+                }
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 /* In place (dst == src, itemsize not growing): the bits of a separate
  * output, for the kernels above and the float8 ones from float32/float64. */
 static void test_in_place_gives_the_same_bits(void **state)
@@ -474,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_in_place_gives_the_same_bits),
         cmocka_unit_test(test_float64_sources_round_once),
         cmocka_unit_test(test_wide_integer_sources),
+        cmocka_unit_test(test_into_wide_integers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
