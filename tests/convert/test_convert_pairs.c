@@ -388,7 +388,8 @@ static size_t fill_wide(mxp_dtype t)
 /* The wide integers (int16 .. uint64) into every float, 8-bit and
  * sub-byte type, every mode and policy, through mxp_convert at the level
  * in use: widened to float64 by a loop, then the float64 kernel (or the
- * odd chain); 64-bit blocks beyond 2^53 by the reference converter. */
+ * odd chain); 64-bit blocks beyond 2^53 by the reference converter; and
+ * into each other (a saturating loop). */
 static void test_wide_integer_sources(void **state)
 {
     (void)state;
@@ -397,17 +398,20 @@ static void test_wide_integer_sources(void **state)
     for (size_t a = 0; a < sizeof wides / sizeof wides[0]; a++) {
         memset(src, 0, CAP);
         const size_t n = fill_wide(wides[a]);
-        for (size_t b = 0; b < NTYPES; b++) {
-            lut_ctx c = { NULL, NULL, NULL, types[b], wides[a] };
+        for (size_t b = 0; b < NTYPES + sizeof wides / sizeof wides[0]; b++) { /* every type, then each wide one */
+            const mxp_dtype to = b < NTYPES ? types[b] : wides[b - NTYPES];
+            if (to == wides[a])
+                continue;
+            lut_ctx c = { NULL, NULL, NULL, to, wides[a] };
             for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
                 for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
                     mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
                     mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
                     char what[200];
                     snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(wides[a]),
-                             mxp_dtype_name(types[b]), mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
-                             mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(types[b], wides[a], &o));
-                    bad += check(run_convert, &c, types[b], wides[a], n, &p, what);
+                             mxp_dtype_name(to), mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
+                             mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(to, wides[a], &o));
+                    bad += check(run_convert, &c, to, wides[a], n, &p, what);
                 }
         }
     }
