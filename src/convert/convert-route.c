@@ -436,6 +436,36 @@ static void wide_to_wide(void *dst, mxp_dtype dst_type, const void *src, mxp_dty
 #undef WIDE_TO
 
 
+/* bool from the IEEE float types and the wide integers (x != 0: -0 false,
+ * NaN true; a float is zero when its bits but the sign are), and into the
+ * wide integers (0 or 1, any nonzero byte true): plain loops. */
+static bool bool_route(mxp_dtype dst_type, mxp_dtype src_type)
+{
+    const bool ieee = src_type == MXP_F64 || src_type == MXP_F32 || src_type == MXP_BF16 || src_type == MXP_F16;
+    return (dst_type == MXP_BOOL && (ieee || wide_int(src_type))) || (src_type == MXP_BOOL && wide_int(dst_type));
+}
+
+static void bool_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n)
+{
+    if (src_type == MXP_BOOL) {
+        const size_t ds = mxp_dtype_itemsize(dst_type);
+        for (size_t i = 0; i < n; i++) { /* the type grows: never in place (mxp_cvt_route_run) */
+            const uint64_t v = ((const unsigned char *)src)[i] != 0;
+            memcpy((unsigned char *)dst + i * ds, &v, ds); /* little-endian: the low bytes */
+        }
+        return;
+    }
+    const bool fp = !wide_int(src_type);
+    const size_t ss = mxp_dtype_itemsize(src_type);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = 0;
+        memcpy(&v, (const unsigned char *)src + i * ss, ss);
+        if (fp)
+            v <<= 64 - 8 * ss + 1; /* the sign out */
+        ((unsigned char *)dst)[i] = v != 0;
+    }
+}
+
 /* ---- the routes' entry (convert-route.h) ------------------------------- */
 
 bool mxp_cvt_chain_exists(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa)
@@ -472,6 +502,10 @@ bool mxp_cvt_route_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype
         to_wide_run(&tw, dst, dst_type, src, src_type, n, p);
         return true;
     }
+    if (bool_route(dst_type, src_type) && (dst != src || mxp_dtype_itemsize(dst_type) <= mxp_dtype_itemsize(src_type))) {
+        bool_run(dst, dst_type, src, src_type, n);
+        return true;
+    }
     return false;
 }
 
@@ -487,6 +521,8 @@ const char *mxp_cvt_route_name(mxp_dtype dst_type, mxp_dtype src_type, mxp_round
     }
     if (wide_int(dst_type) && wide_int(src_type))
         return "integer saturating loop";
+    if (bool_route(dst_type, src_type))
+        return "bool loop";
     const cvt_to_wide tw = to_wide_find(dst_type, src_type, mode, isa);
     if (tw.ok) { /* "kernel+float64 rounding loop" */
         snprintf(name, sizeof name, "%s%sfloat64 rounding loop", tw.widen ? tw.widen->name : "", tw.widen ? "+" : "");

@@ -495,6 +495,36 @@ static void test_into_wide_integers(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* bool from the IEEE float types and the wide integers, and into the wide
+ * integers (convert-route.c's loops), against the reference: every 16-bit
+ * and 8-bit pattern, the float32/float64 and wide-integer values above
+ * (zeros of both signs, NaNs among them). */
+static void test_bool_with_floats_and_wide_integers(void **state)
+{
+    (void)state;
+    const mxp_dtype srcs[] = { MXP_F64, MXP_F32, MXP_BF16, MXP_F16, MXP_S16, MXP_U16, MXP_S32, MXP_U32, MXP_S64,
+                               MXP_U64, MXP_BOOL };
+    const mxp_dtype wides[] = { MXP_S16, MXP_U16, MXP_S32, MXP_U32, MXP_S64, MXP_U64 };
+    size_t bad = 0;
+    for (size_t a = 0; a < sizeof srcs / sizeof srcs[0]; a++) {
+        const mxp_dtype t = srcs[a];
+        const size_t n = t == MXP_BOOL ? fill(MXP_U8)
+                         : t == MXP_F64 || t == MXP_F32 ? fill_float_to_int(t)
+                         : t == MXP_BF16 || t == MXP_F16 ? fill(t)
+                                                         : (memset(src, 0, CAP), fill_wide(t));
+        for (size_t b = 0; b < (t == MXP_BOOL ? sizeof wides / sizeof wides[0] : 1); b++) {
+            const mxp_dtype to = t == MXP_BOOL ? wides[b] : MXP_BOOL;
+            lut_ctx c = { NULL, NULL, NULL, to, t };
+            mxp_cvt_params p = { MXP_ROUND_NEAREST_EVEN, MXP_OVERFLOW_INF, 7, 1000, NULL };
+            char what[200];
+            snprintf(what, sizeof what, "%s->%s at %s (%s)", mxp_dtype_name(t), mxp_dtype_name(to),
+                     mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(to, t, NULL));
+            bad += check(run_convert, &c, to, t, n, &p, what);
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
 /* In place (dst == src, itemsize not growing): the bits of a separate
  * output, for the kernels above and the float8 ones from float32/float64. */
 static void test_in_place_gives_the_same_bits(void **state)
@@ -556,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_float64_sources_round_once),
         cmocka_unit_test(test_wide_integer_sources),
         cmocka_unit_test(test_into_wide_integers),
+        cmocka_unit_test(test_bool_with_floats_and_wide_integers),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
