@@ -19,6 +19,21 @@
 #include "convert/convert-route.h"
 #include "mxp/cpu.h"
 
+/* The caller's arrays need not be aligned to their element size: every
+ * access to them below goes through these (memcpy of a constant size: one
+ * move). */
+static inline __attribute__((always_inline)) uint64_t load_bits(const void *p, size_t i, size_t size)
+{
+    uint64_t v = 0;
+    memcpy(&v, (const unsigned char *)p + i * size, size); /* little-endian: the low bytes */
+    return v;
+}
+
+static inline __attribute__((always_inline)) void store_bits(void *p, size_t i, size_t size, uint64_t v)
+{
+    memcpy((unsigned char *)p + i * size, &v, size);
+}
+
 /* Sources that float32 holds exactly: converting through float32 is then
  * still one rounding from the exact value (NaNs keep sign and top payload
  * bits either way; widening never overflows), so a pair without a kernel of
@@ -93,28 +108,31 @@ static cvt_chain odd_chain_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_roun
  * differs from s[i]: odd where inexact (a NaN's lowest payload bit, below
  * every target's).  Four at a time by SSE2 (x86-64's baseline; the scalar
  * loop took half the chain's time), the rest one by one. */
-static void set_odd(float *f, const double *s, size_t m)
+static void set_odd(float *f, const unsigned char *s, size_t m)
 {
     size_t i = 0;
 #if defined(__SSE2__)
     const __m128i one = _mm_set1_epi32(1);
     for (; i + 4 <= m; i += 4) {
         const __m128 v = _mm_loadu_ps(f + i);
-        const __m128d lo = _mm_cmpneq_pd(_mm_cvtps_pd(v), _mm_loadu_pd(s + i));
-        const __m128d hi = _mm_cmpneq_pd(_mm_cvtps_pd(_mm_movehl_ps(v, v)), _mm_loadu_pd(s + i + 2));
+        const __m128d lo = _mm_cmpneq_pd(_mm_cvtps_pd(v), _mm_loadu_pd((const double *)(const void *)(s + 8 * i)));
+        const __m128d hi = _mm_cmpneq_pd(_mm_cvtps_pd(_mm_movehl_ps(v, v)),
+                                         _mm_loadu_pd((const double *)(const void *)(s + 8 * i + 16)));
         const __m128i ne = _mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(lo), _mm_castpd_ps(hi), _MM_SHUFFLE(2, 0, 2, 0)));
         _mm_storeu_ps(f + i, _mm_castsi128_ps(_mm_or_si128(_mm_castps_si128(v), _mm_and_si128(ne, one))));
     }
 #endif
     for (; i < m; i++) {
         uint32_t u;
+        double x;
+        memcpy(&x, s + 8 * i, sizeof x); /* the caller's: perhaps unaligned */
         memcpy(&u, f + i, sizeof u);
-        u |= (uint32_t)((double)f[i] != s[i]);
+        u |= (uint32_t)((double)f[i] != x);
         memcpy(f + i, &u, sizeof u);
     }
 }
 
-static void odd_chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const double *src, size_t n,
+static void odd_chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, const void *src, size_t n,
                           const mxp_cvt_params *p)
 {
     const size_t ds = mxp_dtype_itemsize(dst_type);
@@ -122,8 +140,9 @@ static void odd_chain_run(const cvt_chain *c, void *dst, mxp_dtype dst_type, con
     _Alignas(64) float buf[CHAIN_BLOCK];
     for (size_t done = 0; done < n;) {
         const size_t m = n - done < CHAIN_BLOCK ? n - done : CHAIN_BLOCK;
-        c->widen->fn(buf, src + done, m, &z);
-        set_odd(buf, src + done, m);
+        const unsigned char *s = (const unsigned char *)src + done * sizeof(double);
+        c->widen->fn(buf, s, m, &z);
+        set_odd(buf, s, m);
         c->narrow->fn((unsigned char *)dst + done * ds, buf, m, p);
         done += m;
     }
@@ -164,14 +183,14 @@ static cvt_wide wide_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding m
 static bool ints_to_f64(double *d, const void *s, mxp_dtype t, size_t m)
 {
     switch (t) {
-    case MXP_S16: for (size_t i = 0; i < m; i++) d[i] = ((const int16_t *)s)[i]; return true;
-    case MXP_U16: for (size_t i = 0; i < m; i++) d[i] = ((const uint16_t *)s)[i]; return true;
-    case MXP_S32: for (size_t i = 0; i < m; i++) d[i] = ((const int32_t *)s)[i]; return true;
-    case MXP_U32: for (size_t i = 0; i < m; i++) d[i] = ((const uint32_t *)s)[i]; return true;
+    case MXP_S16: for (size_t i = 0; i < m; i++) d[i] = (int16_t)load_bits(s, i, 2); return true;
+    case MXP_U16: for (size_t i = 0; i < m; i++) d[i] = (uint16_t)load_bits(s, i, 2); return true;
+    case MXP_S32: for (size_t i = 0; i < m; i++) d[i] = (int32_t)load_bits(s, i, 4); return true;
+    case MXP_U32: for (size_t i = 0; i < m; i++) d[i] = (uint32_t)load_bits(s, i, 4); return true;
     case MXP_S64: {
         uint64_t far = 0; /* |v| > 2^53: v + 2^53 outside [0, 2^54] */
         for (size_t i = 0; i < m; i++) {
-            const int64_t v = ((const int64_t *)s)[i];
+            const int64_t v = (int64_t)load_bits(s, i, 8);
             far |= ((uint64_t)v + (1ull << 53)) > (1ull << 54);
             d[i] = (double)v;
         }
@@ -180,7 +199,7 @@ static bool ints_to_f64(double *d, const void *s, mxp_dtype t, size_t m)
     default: {
         uint64_t far = 0;
         for (size_t i = 0; i < m; i++) {
-            const uint64_t v = ((const uint64_t *)s)[i];
+            const uint64_t v = load_bits(s, i, 8);
             far |= v > (1ull << 53);
             d[i] = (double)v;
         }
@@ -323,14 +342,8 @@ static inline __attribute__((always_inline)) void f64_to_wide_loop(void *d, cons
         u[0] = wide_of(round_by_mode(s[i], mode), bits, is_signed);
         u[1] = k == 2 ? wide_of(round_by_mode(s[i + 1], mode), bits, is_signed) : 0;
 #endif
-        for (size_t q = 0; q < k; q++) {
-            if (bits == 16)
-                ((uint16_t *)d)[i + q] = (uint16_t)u[q];
-            else if (bits == 32)
-                ((uint32_t *)d)[i + q] = (uint32_t)u[q];
-            else
-                ((uint64_t *)d)[i + q] = u[q];
-        }
+        for (size_t q = 0; q < k; q++)
+            store_bits(d, i + q, (size_t)bits / 8, u[q]);
     }
 }
 
@@ -367,19 +380,17 @@ static void to_wide_run(const cvt_to_wide *w, void *dst, mxp_dtype dst_type, con
     for (size_t done = 0; done < n; done += CHAIN_BLOCK) {
         const size_t m = n - done < CHAIN_BLOCK ? n - done : CHAIN_BLOCK;
         const unsigned char *s = (const unsigned char *)src + done * ss;
-        const double *x = buf;
         if (src_type == MXP_F64) {
-            x = (const double *)(const void *)s;
+            memcpy(buf, s, m * sizeof buf[0]); /* aligned */
         } else {
-            const float *f = (const float *)(const void *)s;
-            if (w->widen) {
+            if (w->widen)
                 w->widen->fn(fbuf, s, m, &e);
-                f = fbuf;
-            }
+            else
+                memcpy(fbuf, s, m * sizeof fbuf[0]);
             for (size_t i = 0; i < m; i++)
-                buf[i] = f[i];
+                buf[i] = fbuf[i];
         }
-        f64_to_wide((unsigned char *)dst + done * ds, dst_type, x, m, p->rounding);
+        f64_to_wide((unsigned char *)dst + done * ds, dst_type, buf, m, p->rounding);
     }
 }
 
@@ -393,22 +404,15 @@ static inline __attribute__((always_inline)) void wide_to_wide_loop(void *dst, c
     const int64_t lo = ds ? (int64_t)(~0ull << (db - 1)) : 0; /* -2^(db-1) */
     const uint64_t hi = ds ? (uint64_t)INT64_MAX >> (64 - db) : UINT64_MAX >> (64 - db);
     for (size_t i = 0; i < n; i++) {
-        uint64_t u;
+        uint64_t u = load_bits(src, i, (size_t)sb / 8);
         if (ss) {
-            const int64_t v = sb == 16 ? ((const int16_t *)src)[i] : sb == 32 ? ((const int32_t *)src)[i]
-                                                                        : ((const int64_t *)src)[i];
+            const int64_t v = sb == 16 ? (int16_t)u : sb == 32 ? (int32_t)u : (int64_t)u;
             const int64_t c = v < lo ? lo : v; /* then at most hi, which is positive */
             u = c > 0 && (uint64_t)c > hi ? hi : (uint64_t)c;
         } else {
-            u = sb == 16 ? ((const uint16_t *)src)[i] : sb == 32 ? ((const uint32_t *)src)[i] : ((const uint64_t *)src)[i];
             u = u > hi ? hi : u;
         }
-        if (db == 16)
-            ((uint16_t *)dst)[i] = (uint16_t)u;
-        else if (db == 32)
-            ((uint32_t *)dst)[i] = (uint32_t)u;
-        else
-            ((uint64_t *)dst)[i] = u;
+        store_bits(dst, i, (size_t)db / 8, u);
     }
 }
 
