@@ -118,7 +118,8 @@ static void set_odd(float *f, const unsigned char *s, size_t m)
         const __m128d lo = _mm_cmpneq_pd(_mm_cvtps_pd(v), _mm_loadu_pd((const double *)(const void *)(s + 8 * i)));
         const __m128d hi = _mm_cmpneq_pd(_mm_cvtps_pd(_mm_movehl_ps(v, v)),
                                          _mm_loadu_pd((const double *)(const void *)(s + 8 * i + 16)));
-        const __m128i ne = _mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(lo), _mm_castpd_ps(hi), _MM_SHUFFLE(2, 0, 2, 0)));
+        const __m128i ne =
+            _mm_castps_si128(_mm_shuffle_ps(_mm_castpd_ps(lo), _mm_castpd_ps(hi), _MM_SHUFFLE(2, 0, 2, 0)));
         _mm_storeu_ps(f + i, _mm_castsi128_ps(_mm_or_si128(_mm_castps_si128(v), _mm_and_si128(ne, one))));
     }
 #endif
@@ -506,7 +507,8 @@ bool mxp_cvt_route_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype
         to_wide_run(&tw, dst, dst_type, src, src_type, n, p);
         return true;
     }
-    if (bool_route(dst_type, src_type) && (dst != src || mxp_dtype_itemsize(dst_type) <= mxp_dtype_itemsize(src_type))) {
+    const bool grows = mxp_dtype_itemsize(dst_type) > mxp_dtype_itemsize(src_type);
+    if (bool_route(dst_type, src_type) && (dst != src || !grows)) {
         bool_run(dst, dst_type, src, src_type, n);
         return true;
     }

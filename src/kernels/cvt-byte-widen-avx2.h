@@ -70,7 +70,8 @@ MXP_INLINE __m256i mxp_byte_f32_avx2(__m256i x, mxp_byte_fmt f, int sat)
     case BYTE_UINT:
         return _mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_and_si256(x, MXP_BV8((1u << nb) - 1))));
     case BYTE_E8M0: { /* 0 and 0xff: bit 22 set (2^-127, the quiet NaN) */
-        const __m256i sp = _mm256_or_si256(_mm256_cmpeq_epi32(x, _mm256_setzero_si256()), _mm256_cmpeq_epi32(x, MXP_BV8(255)));
+        const __m256i sp =
+            _mm256_or_si256(_mm256_cmpeq_epi32(x, _mm256_setzero_si256()), _mm256_cmpeq_epi32(x, MXP_BV8(255)));
         return _mm256_or_si256(_mm256_slli_epi32(x, 23), _mm256_and_si256(sp, MXP_BV8(0x00400000)));
     }
     default: break;
@@ -87,7 +88,8 @@ MXP_INLINE __m256i mxp_byte_f32_avx2(__m256i x, mxp_byte_fmt f, int sat)
         const __m256i sp = f.style == BYTE_FN ? _mm256_cmpeq_epi32(mag, MXP_BV8(top | ((1u << m) - 1)))
                                               : _mm256_cmpgt_epi32(mag, MXP_BV8(top - 1));
         const __m256i nan = _mm256_cmpgt_epi32(mag, MXP_BV8(top));
-        __m256i v = _mm256_or_si256(_mm256_or_si256(moved, MXP_BV8(0x7f800000)), _mm256_and_si256(nan, MXP_BV8(0x00400000)));
+        __m256i v = _mm256_or_si256(_mm256_or_si256(moved, MXP_BV8(0x7f800000)),
+                                    _mm256_and_si256(nan, MXP_BV8(0x00400000)));
         if (sat && f.style != BYTE_FN) /* 0x7f800000 - 1: float32's max */
             v = _mm256_add_epi32(v, _mm256_cmpeq_epi32(mag, MXP_BV8(top)));
         r = _mm256_blendv_epi8(r, v, sp);
@@ -135,8 +137,9 @@ MXP_INLINE __m256i mxp_byte_h16x16_avx2(__m128i b, const mxp_byte_ctx *c)
     __m256i r = _mm256_blendv_epi8(sub, normal, _mm256_cmpgt_epi16(mag, _mm256_set1_epi16((short)((1u << m) - 1))));
     const unsigned top = ((1u << f.ebits) - 1) << m;
     if (f.style == BYTE_IEEE || f.style == BYTE_FN) {
-        const __m256i sp = f.style == BYTE_FN ? _mm256_cmpeq_epi16(mag, _mm256_set1_epi16((short)(top | ((1u << m) - 1))))
-                                              : _mm256_cmpgt_epi16(mag, _mm256_set1_epi16((short)(top - 1)));
+        const __m256i sp = f.style == BYTE_FN
+                               ? _mm256_cmpeq_epi16(mag, _mm256_set1_epi16((short)(top | ((1u << m) - 1))))
+                               : _mm256_cmpgt_epi16(mag, _mm256_set1_epi16((short)(top - 1)));
         const __m256i nan = _mm256_cmpgt_epi16(mag, _mm256_set1_epi16((short)top));
         __m256i v = _mm256_or_si256(_mm256_or_si256(moved, _mm256_set1_epi16((short)inf)),
                                     _mm256_and_si256(nan, _mm256_set1_epi16((short)(1u << (P - 1)))));
