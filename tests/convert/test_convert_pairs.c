@@ -222,6 +222,26 @@ static void run_convert(void *ctx, void *dst, const void *s, size_t n, const mxp
     assert_int_equal(mxp_convert(dst, c->dt, s, c->st, n, &o), MXP_OK);
 }
 
+/* mxp_convert of the n inputs at src (type st) into dt, every mode
+ * (stochastic too) and both policies, at the level in use, against the
+ * reference: the count of mismatches. */
+static size_t check_every_mode(mxp_dtype dt, mxp_dtype st, size_t n)
+{
+    size_t bad = 0;
+    lut_ctx c = { NULL, NULL, NULL, dt, st };
+    for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+        for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+            mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
+            mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
+            char what[200];
+            snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(st), mxp_dtype_name(dt),
+                     mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow), mxp_isa_name(mxp_isa_current()),
+                     mxp_convert_kernel_name(dt, st, &o));
+            bad += check(run_convert, &c, dt, st, n, &p, what);
+        }
+    return bad;
+}
+
 /* mxp_convert from every 16-bit and 8-bit pattern to every other type,
  * every mode (stochastic too), both policies, at the level in use; and
  * with counters (the reference path), the same bits. */
@@ -236,17 +256,7 @@ static void test_mxp_convert_on_every_16bit_and_8bit_input(void **state)
         for (size_t b = 0; b < NTYPES; b++) {
             if (a == b)
                 continue;
-            lut_ctx c = { NULL, NULL, NULL, types[b], types[a] };
-            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
-                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
-                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
-                    mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
-                    char what[200];
-                    snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(types[a]),
-                             mxp_dtype_name(types[b]), mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
-                             mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(types[b], types[a], &o));
-                    bad += check(run_convert, &c, types[b], types[a], n, &p, what);
-                }
+            bad += check_every_mode(types[b], types[a], n);
             /* counters: the reference path, the same bits */
             mxp_convert_flags f = { 0 };
             mxp_convert_opts o = { .flags = &f };
@@ -323,18 +333,7 @@ static void test_float64_sources_round_once(void **state)
     for (size_t b = 0; b < NTYPES; b++) {
         if (mxp_dtype_itemsize(types[b]) > 2)
             continue;
-        const size_t n = fill_f64(types[b]);
-        lut_ctx c = { NULL, NULL, NULL, types[b], MXP_F64 };
-        for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
-            for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
-                mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
-                mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
-                char what[200];
-                snprintf(what, sizeof what, "float64->%s %s/%s at %s (%s)", mxp_dtype_name(types[b]),
-                         mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
-                         mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(types[b], MXP_F64, &o));
-                bad += check(run_convert, &c, types[b], MXP_F64, n, &p, what);
-            }
+        bad += check_every_mode(types[b], MXP_F64, fill_f64(types[b]));
     }
     assert_int_equal(bad, 0);
 }
@@ -402,17 +401,7 @@ static void test_wide_integer_sources(void **state)
             const mxp_dtype to = b < NTYPES ? types[b] : wides[b - NTYPES];
             if (to == wides[a])
                 continue;
-            lut_ctx c = { NULL, NULL, NULL, to, wides[a] };
-            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
-                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
-                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
-                    mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
-                    char what[200];
-                    snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(wides[a]),
-                             mxp_dtype_name(to), mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
-                             mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(to, wides[a], &o));
-                    bad += check(run_convert, &c, to, wides[a], n, &p, what);
-                }
+            bad += check_every_mode(to, wides[a], n);
         }
     }
     assert_int_equal(bad, 0);
@@ -478,19 +467,8 @@ static void test_into_wide_integers(void **state)
     size_t bad = 0;
     for (size_t a = 0; a < NTYPES; a++) {
         const size_t n = mxp_dtype_itemsize(types[a]) > 2 ? fill_float_to_int(types[a]) : fill(types[a]);
-        for (size_t b = 0; b < sizeof wides / sizeof wides[0]; b++) {
-            lut_ctx c = { NULL, NULL, NULL, wides[b], types[a] };
-            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
-                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
-                    mxp_cvt_params p = { (mxp_rounding)mode, (mxp_overflow)ov, 7, 1000, NULL };
-                    mxp_convert_opts o = { .rounding = p.rounding, .overflow = p.overflow };
-                    char what[200];
-                    snprintf(what, sizeof what, "%s->%s %s/%s at %s (%s)", mxp_dtype_name(types[a]),
-                             mxp_dtype_name(wides[b]), mxp_rounding_name(p.rounding), mxp_overflow_name(p.overflow),
-                             mxp_isa_name(mxp_isa_current()), mxp_convert_kernel_name(wides[b], types[a], &o));
-                    bad += check(run_convert, &c, wides[b], types[a], n, &p, what);
-                }
-        }
+        for (size_t b = 0; b < sizeof wides / sizeof wides[0]; b++)
+            bad += check_every_mode(wides[b], types[a], n);
     }
     assert_int_equal(bad, 0);
 }
