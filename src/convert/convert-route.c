@@ -17,21 +17,20 @@
 #include "convert/convert-config.h"
 #include "convert/convert-ref.h"
 #include "convert/convert-route.h"
+#include "core/element-bits.h"
 #include "mxp/cpu.h"
 
 /* The caller's arrays need not be aligned to their element size: every
- * access to them below goes through these (memcpy of a constant size: one
- * move). */
+ * access to them below goes through these (core/element-bits.h: memcpy of
+ * a constant size, one move). */
 static inline __attribute__((always_inline)) uint64_t load_bits(const void *p, size_t i, size_t size)
 {
-    uint64_t v = 0;
-    memcpy(&v, (const unsigned char *)p + i * size, size); /* little-endian: the low bytes */
-    return v;
+    return mxp_element_bits((const unsigned char *)p + i * size, size);
 }
 
 static inline __attribute__((always_inline)) void store_bits(void *p, size_t i, size_t size, uint64_t v)
 {
-    memcpy((unsigned char *)p + i * size, &v, size);
+    mxp_element_set_bits((unsigned char *)p + i * size, size, v);
 }
 
 /* Sources that float32 holds exactly: converting through float32 is then
@@ -454,17 +453,14 @@ static void bool_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype s
 {
     if (src_type == MXP_BOOL) {
         const size_t ds = mxp_dtype_itemsize(dst_type);
-        for (size_t i = 0; i < n; i++) { /* the type grows: never in place (mxp_cvt_route_run) */
-            const uint64_t v = ((const unsigned char *)src)[i] != 0;
-            memcpy((unsigned char *)dst + i * ds, &v, ds); /* little-endian: the low bytes */
-        }
+        for (size_t i = 0; i < n; i++) /* the type grows: never in place (mxp_cvt_route_run) */
+            store_bits(dst, i, ds, ((const unsigned char *)src)[i] != 0);
         return;
     }
     const bool fp = !wide_int(src_type);
     const size_t ss = mxp_dtype_itemsize(src_type);
     for (size_t i = 0; i < n; i++) {
-        uint64_t v = 0;
-        memcpy(&v, (const unsigned char *)src + i * ss, ss);
+        uint64_t v = load_bits(src, i, ss);
         if (fp)
             v <<= 64 - 8 * ss + 1; /* the sign out */
         ((unsigned char *)dst)[i] = v != 0;
