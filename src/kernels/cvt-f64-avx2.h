@@ -72,20 +72,7 @@ MXP_INLINE __m256i mxp_f64_narrow8_avx2(__m256i x, mxp_f64_target2 t, mxp_roundi
  * otherwise, so ties go up.  8 lanes; saturation: +-inf - 1 ulp = +-max. */
 MXP_INLINE __m128i mxp_f64_f16x8_avx2(const double *s, mxp_rounding mode, int saturate)
 {
-    __m256i h = mxp_f64_cvt8_avx2(s, mode == MXP_ROUND_NEAREST_EVEN);
-    __m128i r;
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN:
-        r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        break;
-    case MXP_ROUND_TOWARD_ZERO: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
-    case MXP_ROUND_UP: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
-    case MXP_ROUND_DOWN: r = _mm256_cvtps_ph(_mm256_castsi256_ps(h), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
-    default:
-        r = _mm256_cvtps_ph(_mm256_castsi256_ps(mxp_f16_away_input_avx2(h)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        break;
-    }
-    return saturate ? mxp_f16_saturate_avx2(r) : r;
+    return mxp_f16x8_avx2(mxp_f64_cvt8_avx2(s, mode == MXP_ROUND_NEAREST_EVEN), mode, saturate);
 }
 
 MXP_INLINE void mxp_f64_step32_avx2(void *d, const double *s, mxp_f64_target2 t, mxp_rounding mode, int saturate,

@@ -34,7 +34,6 @@ enum { MXP_NARROW_FNUZ = 1, MXP_NARROW_FINITE = 2 };
 
 #define MXP_V8(c) _mm256_set1_epi32((int)(c))
 
-/* a < b as unsigned 32-bit lanes (all ones where true) */
 /* float32 lanes made ready for float16 nearest away by vcvtps2ph's nearest
  * even: the last bit set, infinities excepted (cvt-round-avx512.h's
  * mxp_f32_to_f16_away_avx512 says why that rounds ties away). */
@@ -51,6 +50,28 @@ MXP_INLINE __m128i mxp_f16_saturate_avx2(__m128i r)
     return _mm_add_epi16(r, _mm_cmpeq_epi16(_mm_and_si128(r, _mm_set1_epi16(0x7fff)), _mm_set1_epi16(0x7c00)));
 }
 
+/* Eight float32 lanes to float16 in a deterministic mode by F16C's
+ * vcvtps2ph (nearest away: its nearest even on mxp_f16_away_input_avx2(x)),
+ * saturated where asked.  vcvtps2ph reads float32 subnormals as zero under
+ * MXCSR.DAZ, which would change the directed modes: callers run without it. */
+MXP_INLINE __m128i mxp_f16x8_avx2(__m256i x, mxp_rounding mode, int saturate)
+{
+    const __m256 f = _mm256_castsi256_ps(x);
+    __m128i r;
+    switch (mode) {
+    case MXP_ROUND_TOWARD_ZERO: r = _mm256_cvtps_ph(f, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_UP: r = _mm256_cvtps_ph(f, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_DOWN: r = _mm256_cvtps_ph(f, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); break;
+    case MXP_ROUND_NEAREST_AWAY:
+        r = _mm256_cvtps_ph(_mm256_castsi256_ps(mxp_f16_away_input_avx2(x)),
+                            _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        break;
+    default: r = _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); break;
+    }
+    return saturate ? mxp_f16_saturate_avx2(r) : r;
+}
+
+/* a < b as unsigned 32-bit lanes (all ones where true) */
 MXP_INLINE __m256i mxp_cmplt_epu32_avx2(__m256i a, __m256i b)
 {
     const __m256i s = MXP_V8(0x80000000u);

@@ -1,4 +1,5 @@
-/* Stochastic rounding with AVX2 from float32 -> f16, e4m3, e5m2, s8, u8 and
+/* Stochastic rounding with AVX2 from float32 -> f16, e4m3, e5m2, s8, u8
+ * (bfloat16 and float16 too, widened in registers: mxp_sr_src_avx2) and
  * from float64 -> bf16, f16, e4m3, e5m2, s8: the add-and-shift method of
  * cvt-sr-avx512.h (float32: below; float64 on 64-bit lanes), 8 elements
  * a unit, 32 a step; the loops of the src/kernels/<src>-<dst>-vcvt/avx2.c
@@ -32,6 +33,7 @@
 #include <string.h>
 
 #include "core/fpenv.h"
+#include "kernels/cvt-f32-avx2.h"
 #include "kernels/cvt-round-avx2.h"
 
 typedef enum { SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } mxp_sr_target2;
@@ -439,44 +441,63 @@ __attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, co
     mxp_sr_f32_store32_avx2(d, mxp_sr_f32_pack2_avx2(r[0], r[1], t), mxp_sr_f32_pack2_avx2(r[2], r[3], t), t, stream);
 }
 
-/* 32 elements; v: lo32(index) + k1 of the first 8, one a lane.  One test
- * for the four vectors (a chance of about 2^-d a lane, or overflow, inf,
- * NaN). */
-MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const float *s, mxp_sr_target2 t, int saturate, __m256i v,
-                                       mxp_sr_key key, const mxp_sr_f32_consts *k, int stream)
+/* Eight elements from element i of s as float32 bits: float32 as it is,
+ * bfloat16 and float16 widened exactly (the top half of a float32;
+ * vcvtph2ps), so that the 16-bit sources take this file's float32 core in
+ * one pass. */
+MXP_INLINE __m256i mxp_sr_load8_avx2(const void *s, size_t i, mxp_src32_avx2 sk)
+{
+    if (sk == SRC32_F32)
+        return _mm256_loadu_si256((const __m256i *)(const void *)((const float *)s + i));
+    const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)s + i));
+    return sk == SRC32_BF16 ? _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16) : _mm256_castps_si256(_mm256_cvtph_ps(h));
+}
+
+/* 32 elements from element i of s; v: lo32(index) + k1 of the first 8,
+ * one a lane.  One test for the four vectors (a chance of about 2^-d a
+ * lane, or overflow, inf, NaN); the redo reads 16-bit sources widened on
+ * the stack. */
+MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *s, size_t i, mxp_src32_avx2 sk, mxp_sr_target2 t,
+                                       int saturate, __m256i v, mxp_sr_key key, const mxp_sr_f32_consts *k,
+                                       int stream)
 {
     __m256i p[2], vk = v;
     mxp_sr_f32_check c;
     for (int j = 0; j < 2; j++) {
-        const __m256i x0 = _mm256_loadu_si256((const __m256i *)(s + 16 * j));
+        const __m256i x0 = mxp_sr_load8_avx2(s, i + 16 * (size_t)j, sk);
         const __m256i r0 = mxp_sr_f32_fast8_avx2(x0, mxp_sr_f32_rounds_avx2(vk, k), t, k, &c, j == 0);
         vk = _mm256_add_epi32(vk, k->eight);
-        const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 16 * j + 8));
+        const __m256i x1 = mxp_sr_load8_avx2(s, i + 16 * (size_t)j + 8, sk);
         const __m256i r1 = mxp_sr_f32_fast8_avx2(x1, mxp_sr_f32_rounds_avx2(vk, k), t, k, &c, 0);
         vk = _mm256_add_epi32(vk, k->eight);
         p[j] = mxp_sr_f32_pack2_avx2(r0, r1, t);
     }
-    if (__builtin_expect(mxp_sr_f32_redo_any_avx2(c, t), 0))
-        mxp_sr_f32_redo32_avx2(d, s, t, saturate, v, key, stream);
-    else
+    if (__builtin_expect(mxp_sr_f32_redo_any_avx2(c, t), 0)) {
+        float w[32];
+        if (sk != SRC32_F32)
+            mxp_widen32_avx2(w, (const uint16_t *)s + i, sk);
+        mxp_sr_f32_redo32_avx2(d, sk == SRC32_F32 ? (const float *)s + i : w, t, saturate, v, key, stream);
+    } else {
         mxp_sr_f32_store32_avx2(d, p[0], p[1], t, stream);
+    }
 }
 
-MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const float *s, size_t count, mxp_sr_target2 t, int saturate,
-                                       __m256i v, mxp_sr_key key)
+MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const void *s, size_t count, mxp_src32_avx2 sk, mxp_sr_target2 t,
+                                       int saturate, __m256i v, mxp_sr_key key)
 {
-    float in[32] = { 0 };
+    float in[32] = { 0 }; /* room for 32 elements of any source */
     uint16_t out[32];
-    memcpy(in, s, count * 4);
+    memcpy(in, s, count * (sk == SRC32_F32 ? 4 : 2));
     const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
-    mxp_sr_f32_step32_avx2(out, in, t, saturate, v, key, &k, 0);
+    mxp_sr_f32_step32_avx2(out, in, 0, sk, t, saturate, v, key, &k, 0);
     memcpy(d, out, count * mxp_sr_out_size_avx2(t));
 }
 
-MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t)
+/* Stochastic rounding of n elements of source kind sk into t. */
+MXP_INLINE void mxp_sr_src_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t,
+                                mxp_src32_avx2 sk)
 {
-    const float *s = src;
-    const size_t os = mxp_sr_out_size_avx2(t);
+    const size_t os = mxp_sr_out_size_avx2(t), is = sk == SRC32_F32 ? 4 : 2;
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     const __m256i idx = _mm256_add_epi32(mxp_sr_index_avx2(p->index0), MXP_V8(key.k1));
@@ -484,28 +505,37 @@ MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_
     const unsigned csr = _mm_getcsr();
     _mm_setcsr(csr | 0x6040u); /* toward zero, DAZ */
     unsigned char *d = dst;
+    const unsigned char *sb = src;
     size_t i = 0;
-    const int stream = n * (4 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    const int stream = n * (is + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
     const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
         head = head < n ? head : n;
         if (head) {
-            mxp_sr_f32_part32_avx2(d, s, head, t, saturate, idx, key);
+            mxp_sr_f32_part32_avx2(d, sb, head, sk, t, saturate, idx, key);
             i = head;
         }
     }
     for (; i + 32 <= n; i += 32) {
-        _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
-        _mm_prefetch((const char *)(s + i + 256 + 16), _MM_HINT_T0);
-        mxp_sr_f32_step32_avx2(d + i * os, s + i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, &k, stream);
+        _mm_prefetch((const char *)(sb + i * is + 1024), _MM_HINT_T0);
+        if (is == 4)
+            _mm_prefetch((const char *)(sb + i * is + 1024 + 64), _MM_HINT_T0);
+        mxp_sr_f32_step32_avx2(d + i * os, src, i, sk, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key, &k,
+                               stream);
     }
     if (i < n)
-        mxp_sr_f32_part32_avx2(d + i * os, s + i, n - i, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)), key);
+        mxp_sr_f32_part32_avx2(d + i * os, sb + i * is, n - i, sk, t, saturate, _mm256_add_epi32(idx, MXP_V8(i)),
+                               key);
     if (stream)
         _mm_sfence();
     _mm_setcsr((csr & ~(unsigned)MXP_MXCSR_FLAGS) | (_mm_getcsr() & MXP_MXCSR_FLAGS));
     mxp_fpenv_leave(env);
+}
+
+MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t)
+{
+    mxp_sr_src_avx2(dst, src, n, p, t, SRC32_F32);
 }
 
 #endif

@@ -12,27 +12,6 @@
 #include "kernels/cvt-f32-avx2.h"
 #include "kernels/cvt-sr-avx2.h"
 
-/* vcvtps2ph reads float32 subnormals as zero under MXCSR.DAZ, which would
- * change results rounding away from zero (up, down): the kernel runs in
- * the library's MXCSR (core/fpenv.h, no DAZ), set at its entry. */
-MXP_INLINE __m128i cvtps_ph(__m256 x, mxp_rounding mode)
-{
-    switch (mode) {
-    case MXP_ROUND_NEAREST_EVEN: return _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    case MXP_ROUND_TOWARD_ZERO: return _mm256_cvtps_ph(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-    case MXP_ROUND_UP: return _mm256_cvtps_ph(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-    default: return _mm256_cvtps_ph(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    }
-}
-
-MXP_INLINE __m128i f16x8(__m256i x, mxp_rounding mode, int saturate)
-{
-    const __m128i r = mode == MXP_ROUND_NEAREST_AWAY /* nearest even of x with its last bit set: ties go up */
-                          ? cvtps_ph(_mm256_castsi256_ps(mxp_f16_away_input_avx2(x)), MXP_ROUND_NEAREST_EVEN)
-                          : cvtps_ph(_mm256_castsi256_ps(x), mode);
-    return saturate ? mxp_f16_saturate_avx2(r) : r;
-}
-
 MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mxp_rounding mode)
 {
     size_t i = 0;
@@ -46,25 +25,27 @@ MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mx
             float in[16] = { 0 };
             uint16_t out[16];
             memcpy(in, s, head * 4);
-            _mm_storeu_si128((__m128i *)out, f16x8(_mm256_loadu_si256((const __m256i *)in), mode, saturate));
-            _mm_storeu_si128((__m128i *)(out + 8), f16x8(_mm256_loadu_si256((const __m256i *)(in + 8)), mode, saturate));
+            _mm_storeu_si128((__m128i *)out, mxp_f16x8_avx2(_mm256_loadu_si256((const __m256i *)in), mode, saturate));
+            _mm_storeu_si128((__m128i *)(out + 8),
+                             mxp_f16x8_avx2(_mm256_loadu_si256((const __m256i *)(in + 8)), mode, saturate));
             memcpy(d, out, head * 2);
             i = head;
         }
         for (; i + 16 <= n; i += 16) {
             _mm_prefetch((const char *)(s + i + 256), _MM_HINT_T0);
-            __m128i r0 = f16x8(_mm256_loadu_si256((const __m256i *)(s + i)), mode, saturate);
-            __m128i r1 = f16x8(_mm256_loadu_si256((const __m256i *)(s + i + 8)), mode, saturate);
+            __m128i r0 = mxp_f16x8_avx2(_mm256_loadu_si256((const __m256i *)(s + i)), mode, saturate);
+            __m128i r1 = mxp_f16x8_avx2(_mm256_loadu_si256((const __m256i *)(s + i + 8)), mode, saturate);
             _mm256_stream_si256((__m256i *)(d + i), _mm256_set_m128i(r1, r0));
         }
     }
     for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128((__m128i *)(d + i), f16x8(_mm256_loadu_si256((const __m256i *)(s + i)), mode, saturate));
+        _mm_storeu_si128((__m128i *)(d + i),
+                         mxp_f16x8_avx2(_mm256_loadu_si256((const __m256i *)(s + i)), mode, saturate));
     if (i < n) {
         float in[8] = { 0 };
         uint16_t out[8];
         memcpy(in, s + i, (n - i) * 4);
-        _mm_storeu_si128((__m128i *)out, f16x8(_mm256_loadu_si256((const __m256i *)in), mode, saturate));
+        _mm_storeu_si128((__m128i *)out, mxp_f16x8_avx2(_mm256_loadu_si256((const __m256i *)in), mode, saturate));
         memcpy(d + i, out, (n - i) * 2);
     }
     if (stream)
