@@ -36,7 +36,12 @@
 #include "kernels/cvt-f32-avx2.h"
 #include "kernels/cvt-round-avx2.h"
 
-typedef enum { SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } mxp_sr_target2;
+/* The float32 core (below) takes every target; the float64 one the first five. */
+typedef enum {
+    SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8,
+    /* the 0.2 formats: float8_e3m4, e4m3 (IEEE), e4m3b11fnuz, e4m3fnuz, e5m2fnuz, float6, float4 */
+    SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1
+} mxp_sr_target2;
 
 typedef struct mxp_sr_fmt2 {
     int bits, mbits, bias, has_inf;
@@ -48,7 +53,22 @@ static const mxp_sr_fmt2 mxp_sr_fmts2[] = {
     [SR_F16] = { 16, 10, 15, 1, 0x47800000 },  /* 65536 */
     [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },    /* 480: 0x7f is NaN */
     [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },   /* 65536 */
+    /* the first pattern past the largest finite: infinity, or (fnuz, float6/4) none */
+    [SR_E3M4] = { 8, 4, 3, 1, 0x41800000 },     /* 16 */
+    [SR_E4M3IEEE] = { 8, 3, 7, 1, 0x43800000 }, /* 256 */
+    [SR_E4M3B11] = { 8, 3, 11, 0, 0x42000000 }, /* 32 */
+    [SR_E4M3FNUZ] = { 8, 3, 8, 0, 0x43800000 }, /* 256 */
+    [SR_E5M2FNUZ] = { 8, 2, 16, 0, 0x47800000 }, /* 65536 */
+    [SR_E2M3] = { 6, 3, 1, 0, 0x41000000 },     /* 8 */
+    [SR_E3M2] = { 6, 2, 3, 0, 0x42000000 },     /* 32 */
+    [SR_E2M1] = { 4, 1, 1, 0, 0x41000000 },     /* 8 */
 };
+
+/* fnuz: the pattern of -0 is the NaN, a zero result is +0 */
+MXP_INLINE int mxp_sr_fnuz_avx2(mxp_sr_target2 t)
+{
+    return t == SR_E4M3B11 || t == SR_E4M3FNUZ || t == SR_E5M2FNUZ;
+}
 
 MXP_INLINE size_t mxp_sr_out_size_avx2(mxp_sr_target2 t)
 {
@@ -258,6 +278,14 @@ static const mxp_narrow_fmt2 mxp_sr_f32_fmts2[] = {
     [SR_F16] = { 16, 10, 15, 1, 0 },
     [SR_E4M3] = { 8, 3, 7, 0, 0 },
     [SR_E5M2] = { 8, 2, 15, 1, 0 },
+    [SR_E3M4] = { 8, 4, 3, 1, 0 },
+    [SR_E4M3IEEE] = { 8, 3, 7, 1, 0 },
+    [SR_E4M3B11] = { 8, 3, 11, 0, MXP_NARROW_FNUZ },
+    [SR_E4M3FNUZ] = { 8, 3, 8, 0, MXP_NARROW_FNUZ },
+    [SR_E5M2FNUZ] = { 8, 2, 16, 0, MXP_NARROW_FNUZ },
+    [SR_E2M3] = { 6, 3, 1, 0, MXP_NARROW_FINITE },
+    [SR_E3M2] = { 6, 2, 3, 0, MXP_NARROW_FINITE },
+    [SR_E2M1] = { 4, 1, 1, 0, MXP_NARROW_FINITE },
 };
 
 /* r's top `bits` bits (bits <= 16: h's, the last xor-shift not needed) */
@@ -366,7 +394,8 @@ MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i h, mxp_sr_target2 t
     const __m256i w = _mm256_sub_epi32(mxp_sr_top_avx2(h, d), _mm256_max_epu32(a, _mm256_castps_si256(y2)));
     mxp_sr_f32_gather_avx2(c, _mm256_and_si256(w, k->low), w, 0, first);
     const __m256 sc = _mm256_blendv_ps(_mm256_castsi256_ps(k->sc0), _mm256_castsi256_ps(k->sc1), _mm256_castsi256_ps(x));
-    return _mm256_sub_epi32(_mm256_castps_si256(sc), _mm256_srai_epi32(w, d));
+    const __m256i r = _mm256_sub_epi32(_mm256_castps_si256(sc), _mm256_srai_epi32(w, d));
+    return mxp_sr_fnuz_avx2(t) ? _mm256_andnot_si256(_mm256_cmpeq_epi32(r, MXP_V8(0x80)), r) : r; /* -0: +0 */
 }
 
 /* int32 in [-256, 256] (NaN: far above), for the saturating packs.  y +

@@ -51,6 +51,7 @@ typedef struct mxp_sr_fmt {
     int bias;
     int has_inf;       /* 0: OCP E4M3, S.1111.111 is the only NaN */
     unsigned ovf_bits; /* float32 bits of the first magnitude that overflows */
+    int style;         /* MXP_NARROW_FNUZ_512, MXP_NARROW_FINITE_512; 0: as has_inf says */
 } mxp_sr_fmt;
 
 MXP_INLINE unsigned mxp_sr_max_enc(mxp_sr_fmt f)
@@ -116,6 +117,9 @@ MXP_INLINE __m512i mxp_sr_f32_float16_avx512(__m512i x, __m512i nr, mxp_sr_fmt f
     const __mmask16 tie = _mm512_cmpeq_epi32_mask(_mm512_and_si512(s, low), low);
     const __mmask16 edge = _mm512_cmpge_epu32_mask(s, _mm512_set1_epi32((int)f.ovf_bits)); /* inf, NaN too */
     if (!_kortestz_mask16_u8(tie, edge)) {
+        if (f.style) /* fnuz, float6/float4: their own special values; the vector the exact way */
+            return mxp_f32_to_narrow_avx512(x, (mxp_narrow_fmt){ f.bits, f.mbits, f.bias, f.has_inf, f.style },
+                                            MXP_ROUND_STOCHASTIC, saturate, _mm512_ternarylogic_epi32(nr, nr, nr, 0x55));
         r = mxp_sr_f32_tiny_avx512(r, _mm512_cmplt_epu32_mask(a, min_normal), a,
                                    _mm512_ternarylogic_epi32(nr, nr, nr, 0x55), f);
         const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
@@ -123,8 +127,10 @@ MXP_INLINE __m512i mxp_sr_f32_float16_avx512(__m512i x, __m512i nr, mxp_sr_fmt f
                                      _mm512_srli_epi32(_mm512_and_si512(a, _mm512_set1_epi32(0x7fffff)), d), f,
                                      saturate);
     }
-    /* r | the sign, moved to the target's top bit */
-    return _mm512_ternarylogic_epi32(r, _mm512_srli_epi32(x, 32 - f.bits), _mm512_set1_epi32(1 << (f.bits - 1)), 0xf8);
+    /* r | the sign, moved to the target's top bit (fnuz: not on a zero, whose -0 pattern is the NaN) */
+    const __m512i out =
+        _mm512_ternarylogic_epi32(r, _mm512_srli_epi32(x, 32 - f.bits), _mm512_set1_epi32(1 << (f.bits - 1)), 0xf8);
+    return f.style == MXP_NARROW_FNUZ_512 ? _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(r, r), out) : out;
 }
 
 /* 16 float32 lanes to int8 (uint8) bytes: floor(|x|) plus the random
@@ -165,13 +171,27 @@ MXP_INLINE __m128i mxp_sr_f32_int8_avx512(__m512i x, __m512i nr, int is_unsigned
     return _mm512_cvtsepi32_epi8(_mm512_mask_sub_epi32(mag, neg, _mm512_setzero_si512(), mag));
 }
 
-typedef enum { SR_F16, SR_BF16, SR_E4M3, SR_E5M2, SR_S8, SR_U8 } mxp_sr_target;
+typedef enum {
+    SR_F16, SR_BF16, SR_E4M3, SR_E5M2, SR_S8, SR_U8,
+    /* the 0.2 formats (the float32 path only): float8_e3m4, e4m3 (IEEE), e4m3b11fnuz, e4m3fnuz, e5m2fnuz,
+     * float6, float4 */
+    SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1
+} mxp_sr_target;
 
 static const mxp_sr_fmt mxp_sr_fmts[] = {
     [SR_F16] = { 16, 10, 15, 1, 0x47800000 }, /* 65536 */
     [SR_BF16] = { 16, 7, 127, 1, 0x7f800000 }, /* 2^128 (float64 sources; float16 ones add and shift) */
     [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },   /* 480: 0x7f is NaN */
     [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },  /* 65536 */
+    /* the first pattern past the largest finite: infinity, or (fnuz, float6/4) none */
+    [SR_E3M4] = { 8, 4, 3, 1, 0x41800000, 0 },                       /* 16 */
+    [SR_E4M3IEEE] = { 8, 3, 7, 1, 0x43800000, 0 },                   /* 256 */
+    [SR_E4M3B11] = { 8, 3, 11, 0, 0x42000000, MXP_NARROW_FNUZ_512 }, /* 32 */
+    [SR_E4M3FNUZ] = { 8, 3, 8, 0, 0x43800000, MXP_NARROW_FNUZ_512 }, /* 256 */
+    [SR_E5M2FNUZ] = { 8, 2, 16, 0, 0x47800000, MXP_NARROW_FNUZ_512 }, /* 65536 */
+    [SR_E2M3] = { 6, 3, 1, 0, 0x41000000, MXP_NARROW_FINITE_512 },   /* 8 */
+    [SR_E3M2] = { 6, 2, 3, 0, 0x42000000, MXP_NARROW_FINITE_512 },   /* 32 */
+    [SR_E2M1] = { 4, 1, 1, 0, 0x41000000, MXP_NARROW_FINITE_512 },   /* 8 */
 };
 
 MXP_INLINE size_t mxp_sr_out_size(mxp_sr_target t)

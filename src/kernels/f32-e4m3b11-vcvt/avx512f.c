@@ -6,6 +6,7 @@
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f32-avx512.h"
 #include "kernels/cvt-h16-f8-avx512.h"
+#include "kernels/cvt-sr-avx512.h"
 
 void mxp_f32_e4m3b11_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
@@ -17,4 +18,9 @@ void mxp_f32_e4m3b11_vcvt__avx512f(void *dst, const void *src, size_t n, const m
 void mxp_f32_e4m3b11_vcvt__avx512f_bf16(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     mxp_f32_bf16_odd_by_mode_avx512(dst, src, n, p, (mxp_narrow_fmt){ 8, 3, 11, 0, MXP_NARROW_FNUZ_512 });
+}
+
+void mxp_f32_e4m3b11_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_f32_avx512(dst, src, n, p, SR_E4M3B11, SRC_F32);
 }
