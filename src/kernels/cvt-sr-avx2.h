@@ -40,8 +40,40 @@
 typedef enum {
     SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8,
     /* the 0.2 formats: float8_e3m4, e4m3 (IEEE), e4m3b11fnuz, e4m3fnuz, e5m2fnuz, float6, float4 */
-    SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1
+    SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1,
+    /* the sub-byte integers, a byte each: int8's method, then clamped (signed: the low bits) */
+    SR_S4, SR_U4, SR_S2, SR_U2, SR_S1, SR_U1
 } mxp_sr_target2;
+
+/* The integer targets: whether, signed, and their range */
+MXP_INLINE int mxp_sr_int_avx2(mxp_sr_target2 t)
+{
+    return t == SR_S8 || t == SR_U8 || t >= SR_S4;
+}
+
+MXP_INLINE int mxp_sr_signed_avx2(mxp_sr_target2 t)
+{
+    return t == SR_S8 || t == SR_S4 || t == SR_S2 || t == SR_S1;
+}
+
+MXP_INLINE int mxp_sr_hi_avx2(mxp_sr_target2 t)
+{
+    switch (t) {
+    case SR_S8: return 127;
+    case SR_S4: return 7;
+    case SR_U4: return 15;
+    case SR_S2: return 1;
+    case SR_U2: return 3;
+    case SR_S1: return 0;
+    case SR_U1: return 1;
+    default: return 255;
+    }
+}
+
+MXP_INLINE int mxp_sr_lo_avx2(mxp_sr_target2 t)
+{
+    return mxp_sr_signed_avx2(t) ? -mxp_sr_hi_avx2(t) - 1 : 0;
+}
 
 typedef struct mxp_sr_fmt2 {
     int bits, mbits, bias, has_inf;
@@ -327,7 +359,7 @@ MXP_INLINE mxp_sr_f32_consts mxp_sr_f32_consts_avx2(mxp_sr_target2 t, mxp_sr_key
     c.k2 = mxp_sr_opaque_avx2(MXP_V8(key.k2));
     c.eight = mxp_sr_opaque_avx2(MXP_V8(8));
     c.abs = mxp_sr_opaque_avx2(MXP_V8(0x7fffffff));
-    if (t == SR_S8 || t == SR_U8) {
+    if (mxp_sr_int_avx2(t)) {
         c.fmul = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(256.0f));
         c.fadd = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(257.0f - 0x1p-15f));
         c.low = mxp_sr_opaque_avx2(MXP_V8(0x7fff));
@@ -373,7 +405,7 @@ MXP_INLINE void mxp_sr_f32_gather_avx2(mxp_sr_f32_check *c, __m256i tie, __m256i
 MXP_INLINE int mxp_sr_f32_redo_any_avx2(mxp_sr_f32_check c, mxp_sr_target2 t)
 {
     __m256i m;
-    if (t == SR_S8 || t == SR_U8) {
+    if (mxp_sr_int_avx2(t)) {
         m = _mm256_or_si256(_mm256_cmpeq_epi32(c.tie, MXP_V8(0x7fff)), _mm256_cmpgt_epi32(c.big, MXP_V8(257)));
     } else {
         const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
@@ -416,7 +448,7 @@ MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i h, const mxp_sr_f32_c
 MXP_INLINE __m256i mxp_sr_f32_fast8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, const mxp_sr_f32_consts *k,
                                          mxp_sr_f32_check *c, int first)
 {
-    return t == SR_S8 || t == SR_U8 ? mxp_sr_f32_int8_avx2(x, h, k, c, first)
+    return mxp_sr_int_avx2(t) ? mxp_sr_f32_int8_avx2(x, h, k, c, first)
                                     : mxp_sr_f32_float8_avx2(x, h, t, k, c, first);
 }
 
@@ -424,7 +456,7 @@ MXP_INLINE __m256i mxp_sr_f32_fast8_avx2(__m256i x, __m256i h, mxp_sr_target2 t,
  * as soon as they are there (fewer registers live); then 32 stored. */
 MXP_INLINE __m256i mxp_sr_f32_pack2_avx2(__m256i r0, __m256i r1, mxp_sr_target2 t)
 {
-    if (t == SR_S8 || t == SR_U8)
+    if (mxp_sr_int_avx2(t))
         return _mm256_packs_epi32(r0, r1);
     if (mxp_sr_out_size_avx2(t) == 2)
         return mxp_pack16_avx2(r0, r1);
@@ -438,7 +470,15 @@ MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, __m256i p0, __m256i p1, mxp_sr_
         mxp_store256_avx2(d, p0, stream);
         mxp_store256_avx2((uint16_t *)d + 16, p1, stream);
     } else {
-        const __m256i b = t == SR_S8 ? _mm256_packs_epi16(p0, p1) : _mm256_packus_epi16(p0, p1);
+        __m256i b = mxp_sr_signed_avx2(t) ? _mm256_packs_epi16(p0, p1) : _mm256_packus_epi16(p0, p1);
+        if (t >= SR_S4) { /* the sub-byte integers: int8's (uint8's) saturated bytes clamped */
+            const int hi = mxp_sr_hi_avx2(t);
+            b = mxp_sr_signed_avx2(t)
+                    ? _mm256_and_si256(_mm256_max_epi8(_mm256_min_epi8(b, _mm256_set1_epi8((char)hi)),
+                                                       _mm256_set1_epi8((char)(-hi - 1))),
+                                       _mm256_set1_epi8((char)(2 * hi + 1)))
+                    : _mm256_min_epu8(b, _mm256_set1_epi8((char)hi));
+        }
         mxp_store256_avx2(d, _mm256_permutevar8x32_epi32(b, order), stream);
     }
 }
@@ -461,9 +501,8 @@ __attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, co
         if (!mxp_sr_f32_redo_any_avx2(c, t))
             continue;
         const __m256i rnd = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
-        if (t == SR_S8 || t == SR_U8)
-            r[k] = mxp_f32_to_small_int_avx2(x, t == SR_U8 ? 0 : -128, t == SR_U8 ? 255 : 127, MXP_ROUND_STOCHASTIC,
-                                             rnd);
+        if (mxp_sr_int_avx2(t))
+            r[k] = mxp_f32_to_small_int_avx2(x, mxp_sr_lo_avx2(t), mxp_sr_hi_avx2(t), MXP_ROUND_STOCHASTIC, rnd);
         else
             r[k] = mxp_f32_to_narrow_avx2(x, mxp_sr_f32_fmts2[t], MXP_ROUND_STOCHASTIC, saturate, rnd);
     }

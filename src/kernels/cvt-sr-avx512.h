@@ -175,8 +175,20 @@ typedef enum {
     SR_F16, SR_BF16, SR_E4M3, SR_E5M2, SR_S8, SR_U8,
     /* the 0.2 formats (the float32 path only): float8_e3m4, e4m3 (IEEE), e4m3b11fnuz, e4m3fnuz, e5m2fnuz,
      * float6, float4 */
-    SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1
+    SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1,
+    /* the sub-byte integers (the float32 path), a byte each: int8's method, then clamped (signed: the low bits) */
+    SR_S4, SR_U4, SR_S2, SR_U2, SR_S1, SR_U1
 } mxp_sr_target;
+
+/* int8's (uint8's) bytes b clamped to a sub-byte integer target (signed: its low bits) */
+MXP_INLINE __m128i mxp_sr_sub_byte_avx512(__m128i b, mxp_sr_target t)
+{
+    const int hi = t == SR_S4 ? 7 : t == SR_U4 ? 15 : t == SR_S2 ? 1 : t == SR_U2 ? 3 : t == SR_S1 ? 0 : 1;
+    if (t == SR_U4 || t == SR_U2 || t == SR_U1)
+        return _mm_min_epu8(b, _mm_set1_epi8((char)hi));
+    return _mm_and_si128(_mm_max_epi8(_mm_min_epi8(b, _mm_set1_epi8((char)hi)), _mm_set1_epi8((char)(-hi - 1))),
+                         _mm_set1_epi8((char)(2 * hi + 1)));
+}
 
 static const mxp_sr_fmt mxp_sr_fmts[] = {
     [SR_F16] = { 16, 10, 15, 1, 0x47800000 }, /* 65536 */
@@ -252,6 +264,11 @@ MXP_INLINE void mxp_sr_f32_step_avx512(void *dst, const void *src, size_t i, __m
     if (t == SR_S8 || t == SR_U8)
         mxp_store16_avx512((uint8_t *)dst + i, _mm256_castsi128_si256(mxp_sr_f32_int8_avx512(x, nr, t == SR_U8)), 1, mask,
                            stream);
+    else if (t >= SR_S4)
+        mxp_store16_avx512((uint8_t *)dst + i,
+                           _mm256_castsi128_si256(mxp_sr_sub_byte_avx512(
+                               mxp_sr_f32_int8_avx512(x, nr, t == SR_U4 || t == SR_U2 || t == SR_U1), t)),
+                           1, mask, stream);
     else if (t == SR_BF16) /* the float32 -> bf16 add-and-shift, which takes r itself */
         mxp_store16_avx512((uint16_t *)dst + i,
                            _mm512_cvtepi32_epi16(mxp_f32_to_bf16_avx512(x, MXP_ROUND_STOCHASTIC, saturate,

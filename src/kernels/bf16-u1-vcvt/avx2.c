@@ -4,8 +4,14 @@
  * [0, 1] (cvt-f32-avx2.h).  Twin: the reference converter. */
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f32-avx2.h"
+#include "kernels/cvt-sr-avx2.h"
 
 void mxp_bf16_u1_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     mxp_src_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 0, 0, 0, 0, 0 }, 0, 1, 0 }, SRC32_BF16);
+}
+
+void mxp_bf16_u1_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_src_avx2(dst, src, n, p, SR_U1, SRC32_BF16);
 }

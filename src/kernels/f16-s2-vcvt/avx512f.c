@@ -5,8 +5,14 @@
  * the reference converter. */
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-h16-avx512.h"
+#include "kernels/cvt-sr-avx512.h"
 
 void mxp_f16_s2_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     mxp_h16_by_mode_avx512(dst, src, n, p, H16_F16, H16_TO_S2);
+}
+
+void mxp_f16_s2_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_f32_avx512(dst, src, n, p, SR_S2, SRC_F16);
 }

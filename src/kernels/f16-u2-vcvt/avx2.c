@@ -4,8 +4,14 @@
  * [0, 3] (cvt-f32-avx2.h).  Twin: the reference converter. */
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f32-avx2.h"
+#include "kernels/cvt-sr-avx2.h"
 
 void mxp_f16_u2_vcvt__avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     mxp_src_by_mode_avx2(dst, src, n, p, (mxp_f32_target2){ { 0, 0, 0, 0, 0 }, 0, 3, 0 }, SRC32_F16);
+}
+
+void mxp_f16_u2_vcvt__avx2_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_src_avx2(dst, src, n, p, SR_U2, SRC32_F16);
 }

@@ -6,6 +6,7 @@
  * converter. */
 #include "kernels/cvt-kernels.h"
 #include "kernels/cvt-f32-avx512.h"
+#include "kernels/cvt-sr-avx512.h"
 
 void mxp_f32_s4_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
@@ -15,4 +16,9 @@ void mxp_f32_s4_vcvt__avx512f(void *dst, const void *src, size_t n, const mxp_cv
 void mxp_f32_s4_vcvt__avx512f_hw(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
 {
     mxp_f32_bytes16_avx512_by_mode(dst, src, n, p, BYTES_SMALL_INT_HW, -8, 7);
+}
+
+void mxp_f32_s4_vcvt__avx512f_sr(void *dst, const void *src, size_t n, const mxp_cvt_params *p)
+{
+    mxp_sr_f32_avx512(dst, src, n, p, SR_S4, SRC_F32);
 }
