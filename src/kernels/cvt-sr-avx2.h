@@ -102,6 +102,26 @@ MXP_INLINE int mxp_sr_fnuz_avx2(mxp_sr_target2 t)
     return t == SR_E4M3B11 || t == SR_E4M3FNUZ || t == SR_E5M2FNUZ;
 }
 
+/* MXP_NARROW_FNUZ, MXP_NARROW_FINITE (float6/float4: no infinity, no NaN), or 0 */
+MXP_INLINE int mxp_sr_style_avx2(mxp_sr_target2 t)
+{
+    return mxp_sr_fnuz_avx2(t) ? MXP_NARROW_FNUZ : t == SR_E2M3 || t == SR_E3M2 || t == SR_E2M1 ? MXP_NARROW_FINITE : 0;
+}
+
+/* int8's (uint8's) saturated bytes b clamped to a sub-byte integer target
+ * (signed: its low bits); other targets as they are */
+MXP_INLINE __m256i mxp_sr_sub_byte_avx2(__m256i b, mxp_sr_target2 t)
+{
+    if (t < SR_S4)
+        return b;
+    const int hi = mxp_sr_hi_avx2(t);
+    if (!mxp_sr_signed_avx2(t))
+        return _mm256_min_epu8(b, _mm256_set1_epi8((char)hi));
+    return _mm256_and_si256(
+        _mm256_max_epi8(_mm256_min_epi8(b, _mm256_set1_epi8((char)hi)), _mm256_set1_epi8((char)(-hi - 1))),
+        _mm256_set1_epi8((char)(2 * hi + 1)));
+}
+
 MXP_INLINE size_t mxp_sr_out_size_avx2(mxp_sr_target2 t)
 {
     return t == SR_BF16 || t == SR_F16 ? 2 : 1;
@@ -151,11 +171,16 @@ __attribute__((noinline, unused)) static __m256i mxp_sr_f64_edge_avx2(__m256i r,
                                                                       __m256i edge, mxp_sr_target2 t, int saturate)
 {
     const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
-    const int d = 52 - f.mbits;
+    const int d = 52 - f.mbits, style = mxp_sr_style_avx2(t);
     const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
-    const unsigned max_enc = f.has_inf ? ((eall - 1) << f.mbits) | mmask : (eall << f.mbits) | (mmask - 1);
-    const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | mmask;
-    const unsigned big = saturate ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
+    const unsigned max_enc = style       ? (eall << f.mbits) | mmask /* every exponent finite */
+                             : f.has_inf ? ((eall - 1) << f.mbits) | mmask
+                                         : (eall << f.mbits) | (mmask - 1);
+    const unsigned nan_enc = style == MXP_NARROW_FNUZ ? 1u << (f.bits - 1) /* the -0 pattern */
+                             : style                  ? 0                  /* finite: the zero of the other sign */
+                             : f.has_inf              ? (eall << f.mbits) | (1u << (f.mbits - 1))
+                                                      : (eall << f.mbits) | mmask;
+    const unsigned big = saturate || style == MXP_NARROW_FINITE ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
     const __m256i inf = _mm256_set1_epi64x(0x7ff0000000000000ll), fm = _mm256_set1_epi64x(0xfffffffffffffll);
     const __m256i b0 = _mm256_and_si256(x0, _mm256_set1_epi64x(0x7fffffffffffffffll));
     const __m256i b1 = _mm256_and_si256(x1, _mm256_set1_epi64x(0x7fffffffffffffffll));
@@ -166,7 +191,8 @@ __attribute__((noinline, unused)) static __m256i mxp_sr_f64_edge_avx2(__m256i r,
         nan_bits = _mm256_or_si256(nan_bits, mxp_sr_dwords_avx2(_mm256_srli_epi64(_mm256_and_si256(b0, fm), d),
                                                                 _mm256_srli_epi64(_mm256_and_si256(b1, fm), d), 0));
     r = _mm256_blendv_epi8(r, _mm256_or_si256(MXP_V8(big), sign), edge);
-    return _mm256_blendv_epi8(r, _mm256_or_si256(nan_bits, sign), nan);
+    const __m256i nan_sign = style == MXP_NARROW_FINITE ? _mm256_xor_si256(sign, MXP_V8(1u << (f.bits - 1))) : sign;
+    return _mm256_blendv_epi8(r, _mm256_or_si256(nan_bits, nan_sign), nan);
 }
 
 /* Target bits of 8 float64 lanes (x0: elements 0..3) in the low 8/16 bits
@@ -185,7 +211,9 @@ MXP_INLINE __m256i mxp_sr_f64_float8_avx2(__m256i x0, __m256i x1, __m256i r, mxp
     const __m256 sc = _mm256_blendv_ps(_mm256_castsi256_ps(MXP_V8(0u - rebias)),
                                        _mm256_castsi256_ps(MXP_V8((1u << (f.bits - 1)) - rebias)),
                                        _mm256_castsi256_ps(xs));
-    const __m256i res = _mm256_sub_epi32(_mm256_castps_si256(sc), hi);
+    __m256i res = _mm256_sub_epi32(_mm256_castps_si256(sc), hi);
+    if (mxp_sr_fnuz_avx2(t)) /* -0: +0 (the edge lanes below set their own) */
+        res = _mm256_andnot_si256(_mm256_cmpeq_epi32(res, MXP_V8(0x80)), res);
     const unsigned ovf_k = (f.ovf_bits >> (23 - f.mbits)) + ((1023u - 127u) << f.mbits);
     const __m256i edge = _mm256_cmpgt_epi32(MXP_V8(1u - ovf_k), hi); /* inf, NaN too */
     if (__builtin_expect(!_mm256_testz_si256(edge, edge), 0))
@@ -221,8 +249,9 @@ MXP_INLINE void mxp_sr_f64_store32_avx2(void *d, __m256i r[4], mxp_sr_target2 t,
     }
     for (int k = 0; k < 4; k++)
         r[k] = _mm256_permute4x64_epi64(r[k], _MM_SHUFFLE(3, 1, 2, 0));
-    mxp_store256_avx2(d, t == SR_S8 ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3]) : mxp_pack8_avx2(r[0], r[1], r[2], r[3]),
-                      stream);
+    const __m256i b = mxp_sr_int_avx2(t) && mxp_sr_signed_avx2(t) ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3])
+                                                                  : mxp_pack8_avx2(r[0], r[1], r[2], r[3]);
+    mxp_store256_avx2(d, mxp_sr_sub_byte_avx2(b, t), stream);
 }
 
 /* 32 elements; v: lo32(index) + k1 of the first 8 in the order above */
@@ -235,7 +264,7 @@ MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 
         const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 8 * k + 4));
         __m256i h = mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key);
         h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
-        r[k] = t == SR_S8 ? mxp_sr_f64_int8_avx2(x0, x1, h) : mxp_sr_f64_float8_avx2(x0, x1, h, t, saturate);
+        r[k] = mxp_sr_int_avx2(t) ? mxp_sr_f64_int8_avx2(x0, x1, h) : mxp_sr_f64_float8_avx2(x0, x1, h, t, saturate);
     }
     mxp_sr_f64_store32_avx2(d, r, t, stream);
 }
@@ -470,16 +499,8 @@ MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, __m256i p0, __m256i p1, mxp_sr_
         mxp_store256_avx2(d, p0, stream);
         mxp_store256_avx2((uint16_t *)d + 16, p1, stream);
     } else {
-        __m256i b = mxp_sr_signed_avx2(t) ? _mm256_packs_epi16(p0, p1) : _mm256_packus_epi16(p0, p1);
-        if (t >= SR_S4) { /* the sub-byte integers: int8's (uint8's) saturated bytes clamped */
-            const int hi = mxp_sr_hi_avx2(t);
-            b = mxp_sr_signed_avx2(t)
-                    ? _mm256_and_si256(_mm256_max_epi8(_mm256_min_epi8(b, _mm256_set1_epi8((char)hi)),
-                                                       _mm256_set1_epi8((char)(-hi - 1))),
-                                       _mm256_set1_epi8((char)(2 * hi + 1)))
-                    : _mm256_min_epu8(b, _mm256_set1_epi8((char)hi));
-        }
-        mxp_store256_avx2(d, _mm256_permutevar8x32_epi32(b, order), stream);
+        const __m256i b = mxp_sr_signed_avx2(t) ? _mm256_packs_epi16(p0, p1) : _mm256_packus_epi16(p0, p1);
+        mxp_store256_avx2(d, mxp_sr_sub_byte_avx2(_mm256_permutevar8x32_epi32(b, order), t), stream);
     }
 }
 

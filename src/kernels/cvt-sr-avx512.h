@@ -66,9 +66,13 @@ MXP_INLINE unsigned mxp_sr_max_enc(mxp_sr_fmt f)
 MXP_INLINE __m512i mxp_sr_edge_lanes_avx512(__m512i r, __mmask16 edge, __mmask16 nan, __m512i payload, mxp_sr_fmt f,
                                             int saturate)
 {
-    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1;
-    const unsigned nan_enc = f.has_inf ? (eall << f.mbits) | (1u << (f.mbits - 1)) : (eall << f.mbits) | ((1u << f.mbits) - 1);
-    const unsigned big = saturate ? mxp_sr_max_enc(f) : f.has_inf ? eall << f.mbits : nan_enc;
+    const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
+    const unsigned max_enc = f.style ? (eall << f.mbits) | mmask : mxp_sr_max_enc(f); /* fnuz, finite: all finite */
+    const unsigned nan_enc = f.style == MXP_NARROW_FNUZ_512 ? 1u << (f.bits - 1) /* the -0 pattern */
+                             : f.style                      ? 0 /* finite: the zero of the other sign (the caller's) */
+                             : f.has_inf                    ? (eall << f.mbits) | (1u << (f.mbits - 1))
+                                                            : (eall << f.mbits) | mmask;
+    const unsigned big = saturate || f.style == MXP_NARROW_FINITE_512 ? max_enc : f.has_inf ? eall << f.mbits : nan_enc;
     r = _mm512_mask_mov_epi32(r, edge, _mm512_set1_epi32((int)big));
     __m512i nan_bits = _mm512_set1_epi32((int)nan_enc);
     if (f.has_inf)
@@ -173,10 +177,10 @@ MXP_INLINE __m128i mxp_sr_f32_int8_avx512(__m512i x, __m512i nr, int is_unsigned
 
 typedef enum {
     SR_F16, SR_BF16, SR_E4M3, SR_E5M2, SR_S8, SR_U8,
-    /* the 0.2 formats (the float32 path only): float8_e3m4, e4m3 (IEEE), e4m3b11fnuz, e4m3fnuz, e5m2fnuz,
+    /* the 0.2 formats: float8_e3m4, e4m3 (IEEE), e4m3b11fnuz, e4m3fnuz, e5m2fnuz,
      * float6, float4 */
     SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1,
-    /* the sub-byte integers (the float32 path), a byte each: int8's method, then clamped (signed: the low bits) */
+    /* the sub-byte integers, a byte each: int8's method, then clamped (signed: the low bits) */
     SR_S4, SR_U4, SR_S2, SR_U2, SR_S1, SR_U1
 } mxp_sr_target;
 
@@ -363,14 +367,19 @@ MXP_INLINE __m512i mxp_sr_f64_float_avx512(__m512i x0, __m512i x1, __m512i nr, m
     /* at or past the first overflowing magnitude (its float32 field, rebiased): inf, NaN too */
     const unsigned ovf_k = (f.ovf_bits >> (23 - f.mbits)) + ((1023u - 127u) << f.mbits);
     const __mmask16 edge = _mm512_cmpge_epu32_mask(k, _mm512_set1_epi32((int)ovf_k));
+    __mmask16 flip = 0;
     if (edge) {
         const __m512i inf = _mm512_set1_epi64(0x7ff0000000000000ll), mmask = _mm512_set1_epi64(0xfffffffffffffll);
         const __mmask16 nan = (__mmask16)(_mm512_cmpgt_epu64_mask(a0, inf) | (unsigned)_mm512_cmpgt_epu64_mask(a1, inf) << 8);
         const __m512i payload = mxp_sr_narrow_pair_avx512(_mm512_srli_epi64(_mm512_and_si512(a0, mmask), d),
                                                           _mm512_srli_epi64(_mm512_and_si512(a1, mmask), d));
         r = mxp_sr_edge_lanes_avx512(r, edge, nan, payload, f, saturate);
+        if (f.style == MXP_NARROW_FINITE_512) /* NaN: the zero of the other sign */
+            flip = nan;
     }
-    const __mmask16 neg = (__mmask16)(_mm512_movepi64_mask(x0) | (unsigned)_mm512_movepi64_mask(x1) << 8);
+    __mmask16 neg = (__mmask16)(_mm512_movepi64_mask(x0) | (unsigned)_mm512_movepi64_mask(x1) << 8) ^ flip;
+    if (f.style == MXP_NARROW_FNUZ_512) /* no -0: a zero result is +0 */
+        neg &= _mm512_test_epi32_mask(r, r);
     return _mm512_mask_or_epi32(r, neg, r, _mm512_set1_epi32(1 << (f.bits - 1)));
 }
 
@@ -411,6 +420,11 @@ MXP_INLINE void mxp_sr_f64_step_avx512(void *dst, const double *src, size_t i, _
     if (t == SR_S8 || t == SR_U8)
         mxp_store16_avx512((uint8_t *)dst + i, _mm256_castsi128_si256(mxp_sr_f64_int8_avx512(x0, x1, nr, t == SR_U8)), 1,
                            mask, stream);
+    else if (t >= SR_S4)
+        mxp_store16_avx512((uint8_t *)dst + i,
+                           _mm256_castsi128_si256(mxp_sr_sub_byte_avx512(
+                               mxp_sr_f64_int8_avx512(x0, x1, nr, t == SR_U4 || t == SR_U2 || t == SR_U1), t)),
+                           1, mask, stream);
     else if (mxp_sr_fmts[t].bits == 16)
         mxp_store16_avx512((uint16_t *)dst + i,
                            _mm512_cvtepi32_epi16(mxp_sr_f64_float_avx512(x0, x1, nr, mxp_sr_fmts[t], saturate)), 2,
