@@ -123,7 +123,8 @@ MXP_INLINE __m512i mxp_sr_f32_float16_avx512(__m512i x, __m512i nr, mxp_sr_fmt f
     if (!_kortestz_mask16_u8(tie, edge)) {
         if (f.style) /* fnuz, float6/float4: their own special values; the vector the exact way */
             return mxp_f32_to_narrow_avx512(x, (mxp_narrow_fmt){ f.bits, f.mbits, f.bias, f.has_inf, f.style },
-                                            MXP_ROUND_STOCHASTIC, saturate, _mm512_ternarylogic_epi32(nr, nr, nr, 0x55));
+                                            MXP_ROUND_STOCHASTIC, saturate,
+                                            _mm512_ternarylogic_epi32(nr, nr, nr, 0x55)); /* r */
         r = mxp_sr_f32_tiny_avx512(r, _mm512_cmplt_epu32_mask(a, min_normal), a,
                                    _mm512_ternarylogic_epi32(nr, nr, nr, 0x55), f);
         const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7f800000));
