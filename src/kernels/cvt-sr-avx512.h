@@ -185,11 +185,16 @@ typedef enum {
     SR_S4, SR_U4, SR_S2, SR_U2, SR_S1, SR_U1
 } mxp_sr_target;
 
+MXP_INLINE int mxp_sr_unsigned_sub_byte(mxp_sr_target t)
+{
+    return t == SR_U4 || t == SR_U2 || t == SR_U1;
+}
+
 /* int8's (uint8's) bytes b clamped to a sub-byte integer target (signed: its low bits) */
 MXP_INLINE __m128i mxp_sr_sub_byte_avx512(__m128i b, mxp_sr_target t)
 {
     const int hi = t == SR_S4 ? 7 : t == SR_U4 ? 15 : t == SR_S2 ? 1 : t == SR_U2 ? 3 : t == SR_S1 ? 0 : 1;
-    if (t == SR_U4 || t == SR_U2 || t == SR_U1)
+    if (mxp_sr_unsigned_sub_byte(t))
         return _mm_min_epu8(b, _mm_set1_epi8((char)hi));
     return _mm_and_si128(_mm_max_epi8(_mm_min_epi8(b, _mm_set1_epi8((char)hi)), _mm_set1_epi8((char)(-hi - 1))),
                          _mm_set1_epi8((char)(2 * hi + 1)));
@@ -272,7 +277,7 @@ MXP_INLINE void mxp_sr_f32_step_avx512(void *dst, const void *src, size_t i, __m
     else if (t >= SR_S4)
         mxp_store16_avx512((uint8_t *)dst + i,
                            _mm256_castsi128_si256(mxp_sr_sub_byte_avx512(
-                               mxp_sr_f32_int8_avx512(x, nr, t == SR_U4 || t == SR_U2 || t == SR_U1), t)),
+                               mxp_sr_f32_int8_avx512(x, nr, mxp_sr_unsigned_sub_byte(t)), t)),
                            1, mask, stream);
     else if (t == SR_BF16) /* the float32 -> bf16 add-and-shift, which takes r itself */
         mxp_store16_avx512((uint16_t *)dst + i,
@@ -424,7 +429,7 @@ MXP_INLINE void mxp_sr_f64_step_avx512(void *dst, const double *src, size_t i, _
     else if (t >= SR_S4)
         mxp_store16_avx512((uint8_t *)dst + i,
                            _mm256_castsi128_si256(mxp_sr_sub_byte_avx512(
-                               mxp_sr_f64_int8_avx512(x0, x1, nr, t == SR_U4 || t == SR_U2 || t == SR_U1), t)),
+                               mxp_sr_f64_int8_avx512(x0, x1, nr, mxp_sr_unsigned_sub_byte(t)), t)),
                            1, mask, stream);
     else if (mxp_sr_fmts[t].bits == 16)
         mxp_store16_avx512((uint16_t *)dst + i,
