@@ -35,103 +35,38 @@
 #include "core/fpenv.h"
 #include "kernels/cvt-f32-avx2.h"
 #include "kernels/cvt-round-avx2.h"
+#include "kernels/cvt-sr-targets.h"
 
-/* The float32 core (below) takes every target; the float64 one the first five. */
-typedef enum {
-    SR_BF16, SR_F16, SR_E4M3, SR_E5M2, SR_S8, SR_U8,
-    /* the 0.2 formats: float8_e3m4, e4m3 (IEEE), e4m3b11fnuz, e4m3fnuz, e5m2fnuz, float6, float4 */
-    SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1,
-    /* the sub-byte integers, a byte each: int8's method, then clamped (signed: the low bits) */
-    SR_S4, SR_U4, SR_S2, SR_U2, SR_S1, SR_U1
-} mxp_sr_target2;
-
-/* The integer targets: whether, signed, and their range */
-MXP_INLINE int mxp_sr_int_avx2(mxp_sr_target2 t)
-{
-    return t == SR_S8 || t == SR_U8 || t >= SR_S4;
-}
-
-MXP_INLINE int mxp_sr_signed_avx2(mxp_sr_target2 t)
-{
-    return t == SR_S8 || t == SR_S4 || t == SR_S2 || t == SR_S1;
-}
-
-MXP_INLINE int mxp_sr_hi_avx2(mxp_sr_target2 t)
-{
-    switch (t) {
-    case SR_S8: return 127;
-    case SR_S4: return 7;
-    case SR_U4: return 15;
-    case SR_S2: return 1;
-    case SR_U2: return 3;
-    case SR_S1: return 0;
-    case SR_U1: return 1;
-    default: return 255;
-    }
-}
-
-MXP_INLINE int mxp_sr_lo_avx2(mxp_sr_target2 t)
-{
-    return mxp_sr_signed_avx2(t) ? -mxp_sr_hi_avx2(t) - 1 : 0;
-}
-
-typedef struct mxp_sr_fmt2 {
-    int bits, mbits, bias, has_inf;
-    unsigned ovf_bits; /* float32 bits of the first magnitude that overflows */
-} mxp_sr_fmt2;
-
-static const mxp_sr_fmt2 mxp_sr_fmts2[] = {
-    [SR_BF16] = { 16, 7, 127, 1, 0x7f800000 }, /* 2^128 */
-    [SR_F16] = { 16, 10, 15, 1, 0x47800000 },  /* 65536 */
-    [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },    /* 480: 0x7f is NaN */
-    [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },   /* 65536 */
-    /* the first pattern past the largest finite: infinity, or (fnuz, float6/4) none */
-    [SR_E3M4] = { 8, 4, 3, 1, 0x41800000 },     /* 16 */
-    [SR_E4M3IEEE] = { 8, 3, 7, 1, 0x43800000 }, /* 256 */
-    [SR_E4M3B11] = { 8, 3, 11, 0, 0x42000000 }, /* 32 */
-    [SR_E4M3FNUZ] = { 8, 3, 8, 0, 0x43800000 }, /* 256 */
-    [SR_E5M2FNUZ] = { 8, 2, 16, 0, 0x47800000 }, /* 65536 */
-    [SR_E2M3] = { 6, 3, 1, 0, 0x41000000 },     /* 8 */
-    [SR_E3M2] = { 6, 2, 3, 0, 0x42000000 },     /* 32 */
-    [SR_E2M1] = { 4, 1, 1, 0, 0x41000000 },     /* 8 */
-};
+/* The targets (cvt-sr-targets.h): the float32 core below takes every one,
+ * the float64 core all but bfloat16 from float32. */
+_Static_assert((int)MXP_SR_FNUZ == (int)MXP_NARROW_FNUZ && (int)MXP_SR_FINITE == (int)MXP_NARROW_FINITE,
+               "the styles' values");
 
 /* fnuz: the pattern of -0 is the NaN, a zero result is +0 */
-MXP_INLINE int mxp_sr_fnuz_avx2(mxp_sr_target2 t)
+MXP_INLINE int mxp_sr_fnuz_avx2(mxp_sr_target t)
 {
-    return t == SR_E4M3B11 || t == SR_E4M3FNUZ || t == SR_E5M2FNUZ;
-}
-
-/* MXP_NARROW_FNUZ, MXP_NARROW_FINITE (float6/float4: no infinity, no NaN), or 0 */
-MXP_INLINE int mxp_sr_style_avx2(mxp_sr_target2 t)
-{
-    return mxp_sr_fnuz_avx2(t) ? MXP_NARROW_FNUZ : t == SR_E2M3 || t == SR_E3M2 || t == SR_E2M1 ? MXP_NARROW_FINITE : 0;
+    return mxp_sr_fmts[t].style == MXP_SR_FNUZ;
 }
 
 /* int8's (uint8's) saturated bytes b clamped to a sub-byte integer target
  * (signed: its low bits); other targets as they are */
-MXP_INLINE __m256i mxp_sr_sub_byte_avx2(__m256i b, mxp_sr_target2 t)
+MXP_INLINE __m256i mxp_sr_sub_byte_avx2(__m256i b, mxp_sr_target t)
 {
     if (t < SR_S4)
         return b;
-    const int hi = mxp_sr_hi_avx2(t);
-    if (!mxp_sr_signed_avx2(t))
+    const int hi = mxp_sr_hi(t);
+    if (!mxp_sr_signed(t))
         return _mm256_min_epu8(b, _mm256_set1_epi8((char)hi));
     return _mm256_and_si256(
         _mm256_max_epi8(_mm256_min_epi8(b, _mm256_set1_epi8((char)hi)), _mm256_set1_epi8((char)(-hi - 1))),
         _mm256_set1_epi8((char)(2 * hi + 1)));
 }
 
-MXP_INLINE size_t mxp_sr_out_size_avx2(mxp_sr_target2 t)
-{
-    return t == SR_BF16 || t == SR_F16 ? 2 : 1;
-}
-
 /* 32 results, one per 32-bit lane of r[0..4), packed to the target's width
  * and stored (streaming when asked). */
-MXP_INLINE void mxp_sr_store32_avx2(void *d, const __m256i r[4], mxp_sr_target2 t, int stream)
+MXP_INLINE void mxp_sr_store32_avx2(void *d, const __m256i r[4], mxp_sr_target t, int stream)
 {
-    if (mxp_sr_out_size_avx2(t) == 2) {
+    if (mxp_sr_out_size(t) == 2) {
         mxp_store256_avx2(d, mxp_pack16_avx2(r[0], r[1]), stream);
         mxp_store256_avx2((uint16_t *)d + 16, mxp_pack16_avx2(r[2], r[3]), stream);
     } else {
@@ -168,10 +103,10 @@ MXP_INLINE __m256i mxp_sr_f64_w_avx2(__m256i x, __m256i r, int sh, double half_m
 
 /* Overflow, inf and NaN lanes (edge) of mxp_sr_f64_float8_avx2's result r; xs: x's high dwords.  Out of line. */
 __attribute__((noinline, unused)) static __m256i mxp_sr_f64_edge_avx2(__m256i r, __m256i x0, __m256i x1, __m256i xs,
-                                                                      __m256i edge, mxp_sr_target2 t, int saturate)
+                                                                      __m256i edge, mxp_sr_target t, int saturate)
 {
-    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
-    const int d = 52 - f.mbits, style = mxp_sr_style_avx2(t);
+    const mxp_sr_fmt f = mxp_sr_fmts[t];
+    const int d = 52 - f.mbits, style = mxp_sr_fmts[t].style;
     const unsigned eall = (1u << (f.bits - 1 - f.mbits)) - 1, mmask = (1u << f.mbits) - 1;
     const unsigned max_enc = style       ? (eall << f.mbits) | mmask /* every exponent finite */
                              : f.has_inf ? ((eall - 1) << f.mbits) | mmask
@@ -197,9 +132,9 @@ __attribute__((noinline, unused)) static __m256i mxp_sr_f64_edge_avx2(__m256i r,
 
 /* Target bits of 8 float64 lanes (x0: elements 0..3) in the low 8/16 bits
  * of 32-bit lanes, in the order above; r: the draws in that order. */
-MXP_INLINE __m256i mxp_sr_f64_float8_avx2(__m256i x0, __m256i x1, __m256i r, mxp_sr_target2 t, int saturate)
+MXP_INLINE __m256i mxp_sr_f64_float8_avx2(__m256i x0, __m256i x1, __m256i r, mxp_sr_target t, int saturate)
 {
-    const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+    const mxp_sr_fmt f = mxp_sr_fmts[t];
     const int d = 52 - f.mbits;
     const double half_min_normal = __builtin_ldexp(1.0, -f.bias); /* 2^(emin - 1) */
     const unsigned rebias = (1023u - f.bias) << f.mbits;
@@ -239,9 +174,9 @@ MXP_INLINE __m256i mxp_sr_f64_int8_avx2(__m256i x0, __m256i x1, __m256i r)
 }
 
 /* 32 results in the order above, packed in place and stored */
-MXP_INLINE void mxp_sr_f64_store32_avx2(void *d, __m256i r[4], mxp_sr_target2 t, int stream)
+MXP_INLINE void mxp_sr_f64_store32_avx2(void *d, __m256i r[4], mxp_sr_target t, int stream)
 {
-    if (mxp_sr_out_size_avx2(t) == 2) {
+    if (mxp_sr_out_size(t) == 2) {
         const __m256i p = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
         mxp_store256_avx2(d, _mm256_permutevar8x32_epi32(_mm256_packus_epi32(r[0], r[1]), p), stream);
         mxp_store256_avx2((uint16_t *)d + 16, _mm256_permutevar8x32_epi32(_mm256_packus_epi32(r[2], r[3]), p), stream);
@@ -249,13 +184,13 @@ MXP_INLINE void mxp_sr_f64_store32_avx2(void *d, __m256i r[4], mxp_sr_target2 t,
     }
     for (int k = 0; k < 4; k++)
         r[k] = _mm256_permute4x64_epi64(r[k], _MM_SHUFFLE(3, 1, 2, 0));
-    const __m256i b = mxp_sr_int_avx2(t) && mxp_sr_signed_avx2(t) ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3])
+    const __m256i b = mxp_sr_int(t) && mxp_sr_signed(t) ? mxp_pack_s8_avx2(r[0], r[1], r[2], r[3])
                                                                   : mxp_pack8_avx2(r[0], r[1], r[2], r[3]);
     mxp_store256_avx2(d, mxp_sr_sub_byte_avx2(b, t), stream);
 }
 
 /* 32 elements; v: lo32(index) + k1 of the first 8 in the order above */
-MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 t, int saturate, __m256i v,
+MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target t, int saturate, __m256i v,
                                        mxp_sr_key key, int stream)
 {
     __m256i r[4];
@@ -264,25 +199,25 @@ MXP_INLINE void mxp_sr_f64_step32_avx2(void *d, const double *s, mxp_sr_target2 
         const __m256i x1 = _mm256_loadu_si256((const __m256i *)(s + 8 * k + 4));
         __m256i h = mxp_sr_mix_rounds_k1_avx2(_mm256_add_epi32(v, MXP_V8(8 * k)), key);
         h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
-        r[k] = mxp_sr_int_avx2(t) ? mxp_sr_f64_int8_avx2(x0, x1, h) : mxp_sr_f64_float8_avx2(x0, x1, h, t, saturate);
+        r[k] = mxp_sr_int(t) ? mxp_sr_f64_int8_avx2(x0, x1, h) : mxp_sr_f64_float8_avx2(x0, x1, h, t, saturate);
     }
     mxp_sr_f64_store32_avx2(d, r, t, stream);
 }
 
-MXP_INLINE void mxp_sr_f64_part32_avx2(void *d, const double *s, size_t count, mxp_sr_target2 t, int saturate,
+MXP_INLINE void mxp_sr_f64_part32_avx2(void *d, const double *s, size_t count, mxp_sr_target t, int saturate,
                                        __m256i v, mxp_sr_key key)
 {
     double in[32] = { 0 };
     uint16_t out[32];
     memcpy(in, s, count * 8);
     mxp_sr_f64_step32_avx2(out, in, t, saturate, v, key, 0);
-    memcpy(d, out, count * mxp_sr_out_size_avx2(t));
+    memcpy(d, out, count * mxp_sr_out_size(t));
 }
 
-MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t)
+MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t)
 {
     const double *s = src;
-    const size_t os = mxp_sr_out_size_avx2(t);
+    const size_t os = mxp_sr_out_size(t);
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     const __m256i idx = _mm256_add_epi32(MXP_V8((uint32_t)p->index0 + key.k1), mxp_sr_f64_order_avx2());
@@ -335,19 +270,12 @@ MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_
  * subtract of a constant vblendvps picks by the sign).  The step keeps
  * only its four results and an OR of the redo masks; the rare redo reloads
  * x and draws r again. */
-static const mxp_narrow_fmt2 mxp_sr_f32_fmts2[] = {
-    [SR_F16] = { 16, 10, 15, 1, 0 },
-    [SR_E4M3] = { 8, 3, 7, 0, 0 },
-    [SR_E5M2] = { 8, 2, 15, 1, 0 },
-    [SR_E3M4] = { 8, 4, 3, 1, 0 },
-    [SR_E4M3IEEE] = { 8, 3, 7, 1, 0 },
-    [SR_E4M3B11] = { 8, 3, 11, 0, MXP_NARROW_FNUZ },
-    [SR_E4M3FNUZ] = { 8, 3, 8, 0, MXP_NARROW_FNUZ },
-    [SR_E5M2FNUZ] = { 8, 2, 16, 0, MXP_NARROW_FNUZ },
-    [SR_E2M3] = { 6, 3, 1, 0, MXP_NARROW_FINITE },
-    [SR_E3M2] = { 6, 2, 3, 0, MXP_NARROW_FINITE },
-    [SR_E2M1] = { 4, 1, 1, 0, MXP_NARROW_FINITE },
-};
+/* The exact method's description of float target t (the rare redo) */
+MXP_INLINE mxp_narrow_fmt2 mxp_sr_narrow_fmt_avx2(mxp_sr_target t)
+{
+    const mxp_sr_fmt f = mxp_sr_fmts[t];
+    return (mxp_narrow_fmt2){ f.bits, f.mbits, f.bias, f.has_inf, f.style };
+}
 
 /* r's top `bits` bits (bits <= 16: h's, the last xor-shift not needed) */
 MXP_INLINE __m256i mxp_sr_top_avx2(__m256i h, int bits)
@@ -380,7 +308,7 @@ MXP_INLINE __m256 mxp_sr_opaque_ps_avx2(__m256 v)
     return v;
 }
 
-MXP_INLINE mxp_sr_f32_consts mxp_sr_f32_consts_avx2(mxp_sr_target2 t, mxp_sr_key key)
+MXP_INLINE mxp_sr_f32_consts mxp_sr_f32_consts_avx2(mxp_sr_target t, mxp_sr_key key)
 {
     mxp_sr_f32_consts c;
     c.mul1 = mxp_sr_opaque_avx2(MXP_V8(0x7feb352du));
@@ -388,14 +316,14 @@ MXP_INLINE mxp_sr_f32_consts mxp_sr_f32_consts_avx2(mxp_sr_target2 t, mxp_sr_key
     c.k2 = mxp_sr_opaque_avx2(MXP_V8(key.k2));
     c.eight = mxp_sr_opaque_avx2(MXP_V8(8));
     c.abs = mxp_sr_opaque_avx2(MXP_V8(0x7fffffff));
-    if (mxp_sr_int_avx2(t)) {
+    if (mxp_sr_int(t)) {
         c.fmul = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(256.0f));
         c.fadd = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(257.0f - 0x1p-15f));
         c.low = mxp_sr_opaque_avx2(MXP_V8(0x7fff));
         c.sc0 = mxp_sr_opaque_avx2(MXP_V8(-(0x43800000 >> 15)));
         c.sc1 = c.sc0;
     } else {
-        const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+        const mxp_sr_fmt f = mxp_sr_fmts[t];
         const unsigned rebias = (127u - f.bias) << f.mbits;
         c.fmul = mxp_sr_opaque_ps_avx2(_mm256_set1_ps(0.5f));
         c.fadd = mxp_sr_opaque_ps_avx2(_mm256_set1_ps((float)__builtin_ldexp(1.0, -f.bias)));
@@ -431,13 +359,13 @@ MXP_INLINE void mxp_sr_f32_gather_avx2(mxp_sr_f32_check *c, __m256i tie, __m256i
     c->big = first ? big : is_max ? _mm256_max_epi32(c->big, big) : _mm256_min_epi32(c->big, big);
 }
 
-MXP_INLINE int mxp_sr_f32_redo_any_avx2(mxp_sr_f32_check c, mxp_sr_target2 t)
+MXP_INLINE int mxp_sr_f32_redo_any_avx2(mxp_sr_f32_check c, mxp_sr_target t)
 {
     __m256i m;
-    if (mxp_sr_int_avx2(t)) {
+    if (mxp_sr_int(t)) {
         m = _mm256_or_si256(_mm256_cmpeq_epi32(c.tie, MXP_V8(0x7fff)), _mm256_cmpgt_epi32(c.big, MXP_V8(257)));
     } else {
-        const mxp_sr_fmt2 f = mxp_sr_fmts2[t];
+        const mxp_sr_fmt f = mxp_sr_fmts[t];
         const int d = 23 - f.mbits;
         m = _mm256_or_si256(_mm256_cmpeq_epi32(c.tie, _mm256_setzero_si256()),
                             _mm256_cmpgt_epi32(MXP_V8((1u << d) - f.ovf_bits), c.big)); /* sum >= ovf */
@@ -446,10 +374,10 @@ MXP_INLINE int mxp_sr_f32_redo_any_avx2(mxp_sr_f32_check c, mxp_sr_target2 t)
 }
 
 /* The fast way.  h: the rounds' output (mxp_sr_mix_rounds_k1_avx2). */
-MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, const mxp_sr_f32_consts *k,
+MXP_INLINE __m256i mxp_sr_f32_float8_avx2(__m256i x, __m256i h, mxp_sr_target t, const mxp_sr_f32_consts *k,
                                           mxp_sr_f32_check *c, int first)
 {
-    const int d = 23 - mxp_sr_fmts2[t].mbits;
+    const int d = 23 - mxp_sr_fmts[t].mbits;
     const __m256i a = _mm256_and_si256(x, k->abs);
     const __m256 y2 = _mm256_fmadd_ps(_mm256_castsi256_ps(a), k->fmul, k->fadd);
     const __m256i w = _mm256_sub_epi32(mxp_sr_top_avx2(h, d), _mm256_max_epu32(a, _mm256_castps_si256(y2)));
@@ -474,32 +402,32 @@ MXP_INLINE __m256i mxp_sr_f32_int8_avx2(__m256i x, __m256i h, const mxp_sr_f32_c
     return _mm256_sign_epi32(mag, x);
 }
 
-MXP_INLINE __m256i mxp_sr_f32_fast8_avx2(__m256i x, __m256i h, mxp_sr_target2 t, const mxp_sr_f32_consts *k,
+MXP_INLINE __m256i mxp_sr_f32_fast8_avx2(__m256i x, __m256i h, mxp_sr_target t, const mxp_sr_f32_consts *k,
                                          mxp_sr_f32_check *c, int first)
 {
-    return mxp_sr_int_avx2(t) ? mxp_sr_f32_int8_avx2(x, h, k, c, first)
+    return mxp_sr_int(t) ? mxp_sr_f32_int8_avx2(x, h, k, c, first)
                                     : mxp_sr_f32_float8_avx2(x, h, t, k, c, first);
 }
 
 /* Two vectors of results packed (int8: int32 lanes, saturating packs),
  * as soon as they are there (fewer registers live); then 32 stored. */
-MXP_INLINE __m256i mxp_sr_f32_pack2_avx2(__m256i r0, __m256i r1, mxp_sr_target2 t)
+MXP_INLINE __m256i mxp_sr_f32_pack2_avx2(__m256i r0, __m256i r1, mxp_sr_target t)
 {
-    if (mxp_sr_int_avx2(t))
+    if (mxp_sr_int(t))
         return _mm256_packs_epi32(r0, r1);
-    if (mxp_sr_out_size_avx2(t) == 2)
+    if (mxp_sr_out_size(t) == 2)
         return mxp_pack16_avx2(r0, r1);
     return _mm256_packus_epi32(r0, r1);
 }
 
-MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, __m256i p0, __m256i p1, mxp_sr_target2 t, int stream)
+MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, __m256i p0, __m256i p1, mxp_sr_target t, int stream)
 {
     const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    if (mxp_sr_out_size_avx2(t) == 2) {
+    if (mxp_sr_out_size(t) == 2) {
         mxp_store256_avx2(d, p0, stream);
         mxp_store256_avx2((uint16_t *)d + 16, p1, stream);
     } else {
-        const __m256i b = mxp_sr_signed_avx2(t) ? _mm256_packs_epi16(p0, p1) : _mm256_packus_epi16(p0, p1);
+        const __m256i b = mxp_sr_signed(t) ? _mm256_packs_epi16(p0, p1) : _mm256_packus_epi16(p0, p1);
         mxp_store256_avx2(d, mxp_sr_sub_byte_avx2(_mm256_permutevar8x32_epi32(b, order), t), stream);
     }
 }
@@ -508,7 +436,7 @@ MXP_INLINE void mxp_sr_f32_store32_avx2(void *d, __m256i p0, __m256i p1, mxp_sr_
  * has one the exact way.  Out of line, so that nothing of the fast loop
  * has to live across it (unused: not every file that includes this
  * converts from float32). */
-__attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, const float *s, mxp_sr_target2 t,
+__attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, const float *s, mxp_sr_target t,
                                                                      int saturate, __m256i v, mxp_sr_key key,
                                                                      int stream)
 {
@@ -522,10 +450,10 @@ __attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, co
         if (!mxp_sr_f32_redo_any_avx2(c, t))
             continue;
         const __m256i rnd = _mm256_xor_si256(h, _mm256_srli_epi32(h, 16));
-        if (mxp_sr_int_avx2(t))
-            r[k] = mxp_f32_to_small_int_avx2(x, mxp_sr_lo_avx2(t), mxp_sr_hi_avx2(t), MXP_ROUND_STOCHASTIC, rnd);
+        if (mxp_sr_int(t))
+            r[k] = mxp_f32_to_small_int_avx2(x, mxp_sr_lo(t), mxp_sr_hi(t), MXP_ROUND_STOCHASTIC, rnd);
         else
-            r[k] = mxp_f32_to_narrow_avx2(x, mxp_sr_f32_fmts2[t], MXP_ROUND_STOCHASTIC, saturate, rnd);
+            r[k] = mxp_f32_to_narrow_avx2(x, mxp_sr_narrow_fmt_avx2(t), MXP_ROUND_STOCHASTIC, saturate, rnd);
     }
     mxp_sr_f32_store32_avx2(d, mxp_sr_f32_pack2_avx2(r[0], r[1], t), mxp_sr_f32_pack2_avx2(r[2], r[3], t), t, stream);
 }
@@ -546,7 +474,7 @@ MXP_INLINE __m256i mxp_sr_load8_avx2(const void *s, size_t i, mxp_src32_avx2 sk)
  * one a lane.  One test for the four vectors (a chance of about 2^-d a
  * lane, or overflow, inf, NaN); the redo reads 16-bit sources widened on
  * the stack. */
-MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *s, size_t i, mxp_src32_avx2 sk, mxp_sr_target2 t,
+MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *s, size_t i, mxp_src32_avx2 sk, mxp_sr_target t,
                                        int saturate, __m256i v, mxp_sr_key key, const mxp_sr_f32_consts *k,
                                        int stream)
 {
@@ -571,7 +499,7 @@ MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *s, size_t i, mxp_src
     }
 }
 
-MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const void *s, size_t count, mxp_src32_avx2 sk, mxp_sr_target2 t,
+MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const void *s, size_t count, mxp_src32_avx2 sk, mxp_sr_target t,
                                        int saturate, __m256i v, mxp_sr_key key)
 {
     float in[32] = { 0 }; /* room for 32 elements of any source */
@@ -579,14 +507,14 @@ MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const void *s, size_t count, mxp
     memcpy(in, s, count * (sk == SRC32_F32 ? 4 : 2));
     const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
     mxp_sr_f32_step32_avx2(out, in, 0, sk, t, saturate, v, key, &k, 0);
-    memcpy(d, out, count * mxp_sr_out_size_avx2(t));
+    memcpy(d, out, count * mxp_sr_out_size(t));
 }
 
 /* Stochastic rounding of n elements of source kind sk into t. */
-MXP_INLINE void mxp_sr_src_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t,
+MXP_INLINE void mxp_sr_src_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t,
                                 mxp_src32_avx2 sk)
 {
-    const size_t os = mxp_sr_out_size_avx2(t), is = sk == SRC32_F32 ? 4 : 2;
+    const size_t os = mxp_sr_out_size(t), is = sk == SRC32_F32 ? 4 : 2;
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     const __m256i idx = _mm256_add_epi32(mxp_sr_index_avx2(p->index0), MXP_V8(key.k1));
@@ -622,7 +550,7 @@ MXP_INLINE void mxp_sr_src_avx2(void *dst, const void *src, size_t n, const mxp_
     mxp_fpenv_leave(env);
 }
 
-MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target2 t)
+MXP_INLINE void mxp_sr_f32_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t)
 {
     mxp_sr_src_avx2(dst, src, n, p, t, SRC32_F32);
 }

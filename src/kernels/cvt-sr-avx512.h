@@ -42,17 +42,11 @@
 
 #include "core/fpenv.h"
 #include "kernels/cvt-round-avx512.h"
+#include "kernels/cvt-sr-targets.h"
 #include "kernels/cvt-widen-avx512.h"
 
-/* A float target.  Encodings are of the magnitude: the sign is or-ed in. */
-typedef struct mxp_sr_fmt {
-    int bits;          /* 8 or 16 */
-    int mbits;         /* mantissa bits */
-    int bias;
-    int has_inf;       /* 0: OCP E4M3, S.1111.111 is the only NaN */
-    unsigned ovf_bits; /* float32 bits of the first magnitude that overflows */
-    int style;         /* MXP_NARROW_FNUZ_512, MXP_NARROW_FINITE_512; 0: as has_inf says */
-} mxp_sr_fmt;
+_Static_assert((int)MXP_SR_FNUZ == (int)MXP_NARROW_FNUZ_512 && (int)MXP_SR_FINITE == (int)MXP_NARROW_FINITE_512,
+               "the styles' values");
 
 MXP_INLINE unsigned mxp_sr_max_enc(mxp_sr_fmt f)
 {
@@ -176,49 +170,16 @@ MXP_INLINE __m128i mxp_sr_f32_int8_avx512(__m512i x, __m512i nr, int is_unsigned
     return _mm512_cvtsepi32_epi8(_mm512_mask_sub_epi32(mag, neg, _mm512_setzero_si512(), mag));
 }
 
-typedef enum {
-    SR_F16, SR_BF16, SR_E4M3, SR_E5M2, SR_S8, SR_U8,
-    /* the 0.2 formats: float8_e3m4, e4m3 (IEEE), e4m3b11fnuz, e4m3fnuz, e5m2fnuz,
-     * float6, float4 */
-    SR_E3M4, SR_E4M3IEEE, SR_E4M3B11, SR_E4M3FNUZ, SR_E5M2FNUZ, SR_E2M3, SR_E3M2, SR_E2M1,
-    /* the sub-byte integers, a byte each: int8's method, then clamped (signed: the low bits) */
-    SR_S4, SR_U4, SR_S2, SR_U2, SR_S1, SR_U1
-} mxp_sr_target;
-
-MXP_INLINE int mxp_sr_unsigned_sub_byte(mxp_sr_target t)
-{
-    return t == SR_U4 || t == SR_U2 || t == SR_U1;
-}
+/* The targets and formats: cvt-sr-targets.h */
 
 /* int8's (uint8's) bytes b clamped to a sub-byte integer target (signed: its low bits) */
 MXP_INLINE __m128i mxp_sr_sub_byte_avx512(__m128i b, mxp_sr_target t)
 {
-    const int hi = t == SR_S4 ? 7 : t == SR_U4 ? 15 : t == SR_S2 ? 1 : t == SR_U2 ? 3 : t == SR_S1 ? 0 : 1;
-    if (mxp_sr_unsigned_sub_byte(t))
+    const int hi = mxp_sr_hi(t);
+    if (!mxp_sr_signed(t))
         return _mm_min_epu8(b, _mm_set1_epi8((char)hi));
     return _mm_and_si128(_mm_max_epi8(_mm_min_epi8(b, _mm_set1_epi8((char)hi)), _mm_set1_epi8((char)(-hi - 1))),
                          _mm_set1_epi8((char)(2 * hi + 1)));
-}
-
-static const mxp_sr_fmt mxp_sr_fmts[] = {
-    [SR_F16] = { 16, 10, 15, 1, 0x47800000 }, /* 65536 */
-    [SR_BF16] = { 16, 7, 127, 1, 0x7f800000 }, /* 2^128 (float64 sources; float16 ones add and shift) */
-    [SR_E4M3] = { 8, 3, 7, 0, 0x43f00000 },   /* 480: 0x7f is NaN */
-    [SR_E5M2] = { 8, 2, 15, 1, 0x47800000 },  /* 65536 */
-    /* the first pattern past the largest finite: infinity, or (fnuz, float6/4) none */
-    [SR_E3M4] = { 8, 4, 3, 1, 0x41800000, 0 },                       /* 16 */
-    [SR_E4M3IEEE] = { 8, 3, 7, 1, 0x43800000, 0 },                   /* 256 */
-    [SR_E4M3B11] = { 8, 3, 11, 0, 0x42000000, MXP_NARROW_FNUZ_512 }, /* 32 */
-    [SR_E4M3FNUZ] = { 8, 3, 8, 0, 0x43800000, MXP_NARROW_FNUZ_512 }, /* 256 */
-    [SR_E5M2FNUZ] = { 8, 2, 16, 0, 0x47800000, MXP_NARROW_FNUZ_512 }, /* 65536 */
-    [SR_E2M3] = { 6, 3, 1, 0, 0x41000000, MXP_NARROW_FINITE_512 },   /* 8 */
-    [SR_E3M2] = { 6, 2, 3, 0, 0x42000000, MXP_NARROW_FINITE_512 },   /* 32 */
-    [SR_E2M1] = { 4, 1, 1, 0, 0x41000000, MXP_NARROW_FINITE_512 },   /* 8 */
-};
-
-MXP_INLINE size_t mxp_sr_out_size(mxp_sr_target t)
-{
-    return t == SR_F16 || t == SR_BF16 ? 2 : 1;
 }
 
 /* What the loops' steps are given; idx: lo32 of element 0's index in every
@@ -277,7 +238,7 @@ MXP_INLINE void mxp_sr_f32_step_avx512(void *dst, const void *src, size_t i, __m
     else if (t >= SR_S4)
         mxp_store16_avx512((uint8_t *)dst + i,
                            _mm256_castsi128_si256(mxp_sr_sub_byte_avx512(
-                               mxp_sr_f32_int8_avx512(x, nr, mxp_sr_unsigned_sub_byte(t)), t)),
+                               mxp_sr_f32_int8_avx512(x, nr, !mxp_sr_signed(t)), t)),
                            1, mask, stream);
     else if (t == SR_BF16) /* the float32 -> bf16 add-and-shift, which takes r itself */
         mxp_store16_avx512((uint16_t *)dst + i,
@@ -429,7 +390,7 @@ MXP_INLINE void mxp_sr_f64_step_avx512(void *dst, const double *src, size_t i, _
     else if (t >= SR_S4)
         mxp_store16_avx512((uint8_t *)dst + i,
                            _mm256_castsi128_si256(mxp_sr_sub_byte_avx512(
-                               mxp_sr_f64_int8_avx512(x0, x1, nr, mxp_sr_unsigned_sub_byte(t)), t)),
+                               mxp_sr_f64_int8_avx512(x0, x1, nr, !mxp_sr_signed(t)), t)),
                            1, mask, stream);
     else if (mxp_sr_fmts[t].bits == 16)
         mxp_store16_avx512((uint16_t *)dst + i,
