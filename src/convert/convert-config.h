@@ -29,6 +29,10 @@ typedef struct mxp_cvt_kernel {
  * (then the reference converter is used). */
 const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa);
 
+/* The mode that gives mode's bits for the pair: nearest even where no value
+ * of src rounds into dst (see convert-config.c), else mode itself. */
+mxp_rounding mxp_cvt_effective_mode(mxp_dtype dst, mxp_dtype src, mxp_rounding mode);
+
 /* The same choice for a given microarchitecture (mxp_uarch's value), for
  * tests; and whether k was chosen over a higher level for this CPU. */
 const mxp_cvt_kernel *mxp_cvt_find_for(mxp_dtype dst, mxp_dtype src, mxp_rounding mode, mxp_isa isa, int uarch);

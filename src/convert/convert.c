@@ -294,6 +294,12 @@ static void lut_run(const cvt_lut *l, void *dst, mxp_dtype dst_type, const void 
 static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type, size_t n,
                         const mxp_cvt_params *p)
 {
+    mxp_cvt_params q0;
+    if (p->rounding != mxp_cvt_effective_mode(dst_type, src_type, p->rounding)) { /* no value rounds */
+        q0 = *p;
+        q0.rounding = MXP_ROUND_NEAREST_EVEN;
+        p = &q0;
+    }
     /* The same dtype is a copy, bits kept (signalling NaNs too), unless
      * bytes need normalizing (bool) or infinities saturating. */
     if (dst_type == src_type && dst_type != MXP_BOOL &&
@@ -486,6 +492,7 @@ const char *mxp_convert_kernel_name(mxp_dtype dst_type, mxp_dtype src_type, cons
     mxp_cvt_params p = make_params(opts);
     if (p.flags)
         return "reference";
+    p.rounding = mxp_cvt_effective_mode(dst_type, src_type, p.rounding);
     const mxp_cvt_kernel *k = mxp_cvt_find(dst_type, src_type, p.rounding, mxp_get_isa());
     const char *lut_name = NULL;
     if (table_beats(k, dst_type, src_type, &p)) {

@@ -31,9 +31,10 @@ typedef struct block_cvt {
 
 static block_cvt find_cvt(mxp_dtype dst, mxp_dtype src, const mxp_convert_opts *o, mxp_isa isa)
 {
-    block_cvt c = { dst, src, NULL, NULL, { o->rounding, o->overflow, o->seed, 0, NULL }, o };
-    if (dst != src && o->rounding != MXP_ROUND_STOCHASTIC && !o->flags)
-        c.kernel = mxp_cvt_find(dst, src, o->rounding, isa);
+    const mxp_rounding mode = mxp_cvt_effective_mode(dst, src, o->rounding); /* nearest even where nothing rounds */
+    block_cvt c = { dst, src, NULL, NULL, { mode, o->overflow, o->seed, 0, NULL }, o };
+    if (dst != src && mode != MXP_ROUND_STOCHASTIC && !o->flags)
+        c.kernel = mxp_cvt_find(dst, src, mode, isa);
     const mxp_dtype_traits *t = mxp_dtype_get_traits(src);
     /* float16, bfloat16, float8 have SIMD kernels to float32 but not to
      * float64 (the reference converter is ~30x slower); both steps are exact */

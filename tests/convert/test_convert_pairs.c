@@ -503,6 +503,49 @@ static void test_bool_with_floats_and_wide_integers(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The pairs in which no value rounds (integer into integer, anything into
+ * bool, bool into the floats but float8_e8m0fnu): stochastic rounding runs
+ * nearest even's path (mxp_cvt_effective_mode), named alike, and gives the
+ * reference's bits in every mode (from the AVX2 level on, never by the
+ * reference converter); float8_e8m0fnu from bool keeps its own. */
+static void test_rounding_free_pairs_take_nearest_even_paths(void **state)
+{
+    (void)state;
+    const mxp_dtype ints[] = { MXP_BOOL, MXP_S8, MXP_U8, MXP_S4, MXP_U4, MXP_S2, MXP_U2, MXP_S1, MXP_U1,
+                               MXP_S16, MXP_U16, MXP_S32, MXP_U32, MXP_S64, MXP_U64 };
+    const mxp_dtype floats[] = { MXP_F64, MXP_F32, MXP_BF16, MXP_F16, MXP_E4M3, MXP_E5M2, MXP_E3M4, MXP_E4M3IEEE,
+                                 MXP_E4M3B11, MXP_E4M3FNUZ, MXP_E5M2FNUZ, MXP_E2M3, MXP_E3M2, MXP_E2M1 };
+    enum { NI = sizeof ints / sizeof ints[0], NF = sizeof floats / sizeof floats[0] };
+    const mxp_convert_opts sr = { .rounding = MXP_ROUND_STOCHASTIC }, rne = { .rounding = MXP_ROUND_NEAREST_EVEN };
+    size_t bad = 0, pairs = 0;
+    for (size_t a = 0; a < NI + NF; a++) {
+        const mxp_dtype st = a < NI ? ints[a] : floats[a - NI];
+        for (size_t b = 0; b < NI + NF; b++) {
+            const mxp_dtype dt = b < NI ? ints[b] : floats[b - NI];
+            const bool free = dt != st && (dt == MXP_BOOL || (a < NI && b < NI) || st == MXP_BOOL);
+            if (!free)
+                continue;
+            const char *named = mxp_convert_kernel_name(dt, st, &sr);
+            const bool vector = mxp_isa_current() >= MXP_ISA_AVX2; /* the scalar level has few byte tables */
+            if (strcmp(named, mxp_convert_kernel_name(dt, st, &rne)) || (vector && !strcmp(named, "reference"))) {
+                print_error("%s->%s stochastic: %s\n", mxp_dtype_name(st), mxp_dtype_name(dt), named);
+                bad++;
+            }
+            const size_t ss = mxp_dtype_itemsize(st);
+            const size_t n = ss > 2 ? (memset(src, 0, CAP), st == MXP_F64 || st == MXP_F32 ? fill_float_to_int(st)
+                                                                                               : fill_wide(st))
+                                    : st == MXP_BOOL ? fill(MXP_U8) : fill(st);
+            bad += check_every_mode(dt, st, n);
+            pairs++;
+        }
+    }
+    /* float8_e8m0fnu has no zero: bool's 0 rounds by the mode */
+    assert_string_equal(mxp_convert_kernel_name(MXP_E8M0, MXP_BOOL, &sr), "reference");
+    print_message("%zu pairs in every mode\n", pairs);
+    assert_true(pairs > 200);
+    assert_int_equal(bad, 0);
+}
+
 /* In place (dst == src, itemsize not growing): the bits of a separate
  * output, for the kernels above and the float8 ones from float32/float64. */
 static void test_in_place_gives_the_same_bits(void **state)
@@ -565,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_wide_integer_sources),
         cmocka_unit_test(test_into_wide_integers),
         cmocka_unit_test(test_bool_with_floats_and_wide_integers),
+        cmocka_unit_test(test_rounding_free_pairs_take_nearest_even_paths),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
