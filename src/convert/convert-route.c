@@ -239,17 +239,18 @@ static void wide_run(const cvt_wide *w, void *dst, mxp_dtype dst_type, const voi
  * through their float32 widening kernel first), then rounded by the mode
  * (nearbyint in the library's nearest-even environment, round, trunc,
  * ceil, floor) and saturated to the type's range, NaN -> 0 -- the
- * reference's rule (rounding, then saturation, on the value).  Not
- * stochastic rounding, not from the wide integers themselves. */
+ * reference's rule (rounding, then saturation, on the value).  Stochastic
+ * rounding by the draws of the stream (sr_round_block).  Not from the
+ * wide integers themselves. */
 typedef struct cvt_to_wide {
     bool ok;
     const mxp_cvt_kernel *widen; /* src -> float32 (NULL: src is float32 or float64) */
 } cvt_to_wide;
 
-static cvt_to_wide to_wide_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_rounding mode, mxp_isa isa)
+static cvt_to_wide to_wide_find(mxp_dtype dst_type, mxp_dtype src_type, mxp_isa isa)
 {
     cvt_to_wide w = { false, NULL };
-    if (!wide_int(dst_type) || mode == MXP_ROUND_STOCHASTIC || wide_int(src_type) || src_type == MXP_BOOL)
+    if (!wide_int(dst_type) || wide_int(src_type) || src_type == MXP_BOOL)
         return w;
     if (src_type != MXP_F64 && src_type != MXP_F32 &&
         !(widens_to_f32_exactly(src_type) && (w.widen = mxp_cvt_find(MXP_F32, src_type, MXP_ROUND_NEAREST_EVEN, isa))))
@@ -370,6 +371,50 @@ static void f64_to_wide(void *d, mxp_dtype t, const double *s, size_t m, mxp_rou
 }
 #undef F64_TO_WIDE_MODES
 
+/* Stochastic rounding of m doubles to integers, in place, element i by the
+ * stream's draw r for index0 + i: the magnitude t = trunc(|x|) goes up
+ * to t + 1 iff r < floor(f 2^32), f = |x| - t, the reference's rule
+ * (mxp_cvt_params).  As r + 1 is an integer, that is r + 1 <= f 2^32,
+ * which float64 decides exactly: f is exact (x - trunc(x) always is),
+ * f 2^32 only rescales it, and r + 1 <= 2^32 is a double.  NaN stays
+ * NaN, infinities infinite (f is NaN there: no step), and the values then
+ * saturate as the other modes' (f64_to_wide, toward zero: already
+ * integers). */
+static void sr_round_block(double *x, size_t m, uint64_t seed, uint64_t index0)
+{
+    uint64_t block = index0 >> 32;
+    mxp_sr_key key = mxp_sr_key_for(seed, index0);
+    for (size_t i = 0; i < m; i += 2) {
+        const size_t k = m - i < 2 ? m - i : 2;
+        double r1[2] = { 0, 0 };
+        for (size_t q = 0; q < k; q++) {
+            const uint64_t index = index0 + i + q;
+            if (index >> 32 != block) {
+                block = index >> 32;
+                key = mxp_sr_key_for(seed, index);
+            }
+            r1[q] = (double)mxp_sr_mix((uint32_t)index, key) + 1.0;
+        }
+#if defined(__SSE2__)
+        const __m128d sign = _mm_set1_pd(-0.0);
+        const __m128d v = k == 2 ? _mm_loadu_pd(x + i) : _mm_set1_pd(x[i]);
+        const __m128d ax = _mm_andnot_pd(sign, v), t = round2_by_mode(ax, MXP_ROUND_TOWARD_ZERO);
+        const __m128d f = _mm_mul_pd(_mm_sub_pd(ax, t), _mm_set1_pd(0x1p32));
+        const __m128d up = _mm_and_pd(_mm_cmple_pd(_mm_set_pd(r1[1], r1[0]), f), _mm_set1_pd(1.0));
+        const __m128d y = _mm_or_pd(_mm_add_pd(t, up), _mm_and_pd(v, sign));
+        if (k == 2) /* registers, not a buffer: a store forwarded to a wider load stalls */
+            _mm_storeu_pd(x + i, y);
+        else
+            _mm_store_sd(x + i, y);
+#else
+        for (size_t q = 0; q < k; q++) {
+            const double ax = fabs(x[i + q]), t = trunc(ax);
+            x[i + q] = copysign(t + (r1[q] <= (ax - t) * 0x1p32 ? 1.0 : 0.0), x[i + q]);
+        }
+#endif
+    }
+}
+
 static void to_wide_run(const cvt_to_wide *w, void *dst, mxp_dtype dst_type, const void *src, mxp_dtype src_type,
                         size_t n, const mxp_cvt_params *p)
 {
@@ -390,7 +435,12 @@ static void to_wide_run(const cvt_to_wide *w, void *dst, mxp_dtype dst_type, con
             for (size_t i = 0; i < m; i++)
                 buf[i] = fbuf[i];
         }
-        f64_to_wide((unsigned char *)dst + done * ds, dst_type, buf, m, p->rounding);
+        mxp_rounding mode = p->rounding;
+        if (mode == MXP_ROUND_STOCHASTIC) {
+            sr_round_block(buf, m, p->seed, p->index0 + done);
+            mode = MXP_ROUND_TOWARD_ZERO;
+        }
+        f64_to_wide((unsigned char *)dst + done * ds, dst_type, buf, m, mode);
     }
 }
 
@@ -498,7 +548,7 @@ bool mxp_cvt_route_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtype
         wide_run(&w, dst, dst_type, src, src_type, n, p);
         return true;
     }
-    const cvt_to_wide tw = to_wide_find(dst_type, src_type, p->rounding, isa);
+    const cvt_to_wide tw = to_wide_find(dst_type, src_type, isa);
     if (tw.ok) {
         to_wide_run(&tw, dst, dst_type, src, src_type, n, p);
         return true;
@@ -525,7 +575,7 @@ const char *mxp_cvt_route_name(mxp_dtype dst_type, mxp_dtype src_type, mxp_round
         return "integer saturating loop";
     if (bool_route(dst_type, src_type))
         return "bool loop";
-    const cvt_to_wide tw = to_wide_find(dst_type, src_type, mode, isa);
+    const cvt_to_wide tw = to_wide_find(dst_type, src_type, isa);
     if (tw.ok) { /* "kernel+float64 rounding loop" */
         snprintf(name, sizeof name, "%s%sfloat64 rounding loop", tw.widen ? tw.widen->name : "", tw.widen ? "+" : "");
         return name;

@@ -60,13 +60,20 @@ static int target_of(mxp_dtype t, target *out)
     case MXP_E5M2: *out = (target){ 2, -14, 57344.0, 65536.0 }; return 1;
     case MXP_S8: *out = (target){ 0, 0, 127.0, 128.0 }; return 1;
     case MXP_U8: *out = (target){ 0, 0, 255.0, 256.0 }; return 1;
+    /* the wide integers (float64 rounding loop, convert-route.c) */
+    case MXP_S16: *out = (target){ 0, 0, 32767.0, 32768.0 }; return 1;
+    case MXP_U16: *out = (target){ 0, 0, 65535.0, 65536.0 }; return 1;
+    case MXP_S32: *out = (target){ 0, 0, 0x1p31 - 1, 0x1p31 }; return 1;
+    case MXP_U32: *out = (target){ 0, 0, 0x1p32 - 1, 0x1p32 }; return 1;
+    case MXP_S64: *out = (target){ 0, 0, 0x1p63 - 1024, 0x1p63 }; return 1; /* the largest double below */
+    case MXP_U64: *out = (target){ 0, 0, 0x1p64 - 2048, 0x1p64 }; return 1;
     default: return 0;
     }
 }
 
 static int is_float_target(mxp_dtype t)
 {
-    return t != MXP_S8 && t != MXP_U8;
+    return t == MXP_F16 || t == MXP_BF16 || t == MXP_E4M3 || t == MXP_E5M2;
 }
 
 /* Stores v into element i of src in the source type (f32: exactly when
@@ -296,6 +303,49 @@ static void test_stochastic_kernels_match_reference_at_boundaries(void **state)
         fail_msg("%zu kernel results differ from the reference", bad);
 }
 
+/* Float32 and float64 into the wide integers by mxp_convert (no kernel:
+ * the float64 rounding loop's stochastic rounding, convert-route.c), on
+ * values designed around each element's draw (the fraction's top 32 bits
+ * equal to it, one above, one below, ...), against the reference: every
+ * seed and start (across a 2^32 block of the stream too), both policies,
+ * unaligned pieces. */
+static void test_stochastic_into_wide_integers_match_reference(void **state)
+{
+    (void)state;
+    const mxp_dtype srcs[] = { MXP_F32, MXP_F64 };
+    const mxp_dtype dsts[] = { MXP_S16, MXP_U16, MXP_S32, MXP_U32, MXP_S64, MXP_U64 };
+    size_t bad = 0;
+    for (size_t a = 0; a < 2; a++)
+        for (size_t b = 0; b < sizeof dsts / sizeof dsts[0]; b++)
+            for (size_t si = 0; si < sizeof seeds / sizeof seeds[0]; si++)
+                for (size_t xi = 0; xi < sizeof starts / sizeof starts[0]; xi++) {
+                    const mxp_dtype st = srcs[a], dt = dsts[b];
+                    const size_t ss = mxp_dtype_itemsize(st), ds = mxp_dtype_itemsize(dt);
+                    fill(st, dt, N, seeds[si], starts[xi], 5000 + 100 * si + 10 * xi + b);
+                    for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                        mxp_cvt_params p = { MXP_ROUND_STOCHASTIC, (mxp_overflow)ov, seeds[si], starts[xi], NULL };
+                        mxp_convert_opts o = { .rounding = MXP_ROUND_STOCHASTIC, .overflow = (mxp_overflow)ov,
+                                               .seed = seeds[si], .index_offset = starts[xi] };
+                        char what[200];
+                        snprintf(what, sizeof what, "%s->%s seed %llx index0 %llu %s (%s)", mxp_dtype_name(st),
+                                 mxp_dtype_name(dt), (unsigned long long)seeds[si], (unsigned long long)starts[xi],
+                                 mxp_overflow_name(o.overflow), mxp_convert_kernel_name(dt, st, &o));
+                        mxp_convert_ref(want, dt, src, st, N, &p);
+                        memset(got, 0xa5, N * ds + 64);
+                        assert_int_equal(mxp_convert(got, dt, src, st, N, &o), MXP_OK);
+                        bad += compare(want, got, N, ds, ss, src, what);
+                        for (size_t off = 1; off < 40; off += 7) { /* pieces: their own start index */
+                            const size_t len = (off * 37) % 71;
+                            o.index_offset = starts[xi] + off;
+                            assert_int_equal(mxp_convert(got, dt, src + off * ss, st, len, &o), MXP_OK);
+                            bad += compare(want + off * ds, got, len, ds, ss, src + off * ss, what);
+                        }
+                    }
+                }
+    if (bad)
+        fail_msg("%zu results differ from the reference", bad);
+}
+
 /* The public entry point at every level gives the scalar level's bits. */
 static void test_stochastic_boundaries_same_bits_at_every_isa_level(void **state)
 {
@@ -351,6 +401,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stochastic_kernels_match_reference_at_boundaries),
         cmocka_unit_test(test_stochastic_boundaries_same_bits_at_every_isa_level),
+        cmocka_unit_test(test_stochastic_into_wide_integers_match_reference),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
