@@ -98,8 +98,8 @@ const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mo
 /* Pairs in which no value rounds, so that every mode gives the same bits:
  * integer or bool into integer (saturation or wrapping is the overflow
  * policy's, not the mode's), anything into bool (only "nonzero" is kept),
- * bool into every float that holds 0 and 1 (all but float8_e8m0fnu, which
- * has no zero).  Their stochastic rounding runs nearest even's kernels,
+ * bool into every float (1 is exact in each; 0 too, but in float8_e8m0fnu,
+ * which has no zero: NaN in every mode).  Their stochastic rounding runs nearest even's kernels,
  * tables and loops: the reference converter's bits, which draw nothing
  * for them (test_convert_isa compares every such pair). */
 mxp_rounding mxp_cvt_effective_mode(mxp_dtype dst, mxp_dtype src, mxp_rounding mode)
@@ -108,7 +108,7 @@ mxp_rounding mxp_cvt_effective_mode(mxp_dtype dst, mxp_dtype src, mxp_rounding m
     if (mode != MXP_ROUND_STOCHASTIC || !td || !ts)
         return mode;
     const bool int_src = ts->kind != MXP_KIND_FLOAT, int_dst = td->kind != MXP_KIND_FLOAT;
-    const bool free = dst == MXP_BOOL || (int_src && int_dst) || (src == MXP_BOOL && dst != MXP_E8M0);
+    const bool free = dst == MXP_BOOL || (int_src && int_dst) || src == MXP_BOOL;
     return free ? MXP_ROUND_NEAREST_EVEN : mode;
 }
 

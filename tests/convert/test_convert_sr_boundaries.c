@@ -60,6 +60,7 @@ static int target_of(mxp_dtype t, target *out)
     case MXP_E5M2: *out = (target){ 2, -14, 57344.0, 65536.0 }; return 1;
     case MXP_S8: *out = (target){ 0, 0, 127.0, 128.0 }; return 1;
     case MXP_U8: *out = (target){ 0, 0, 255.0, 256.0 }; return 1;
+    case MXP_E8M0: *out = (target){ 0, -127, 0x1p127, 0x1p128 }; return 1;
     /* the wide integers (float64 rounding loop, convert-route.c) */
     case MXP_S16: *out = (target){ 0, 0, 32767.0, 32768.0 }; return 1;
     case MXP_U16: *out = (target){ 0, 0, 65535.0, 65536.0 }; return 1;
@@ -73,7 +74,7 @@ static int target_of(mxp_dtype t, target *out)
 
 static int is_float_target(mxp_dtype t)
 {
-    return t == MXP_F16 || t == MXP_BF16 || t == MXP_E4M3 || t == MXP_E5M2;
+    return t == MXP_F16 || t == MXP_BF16 || t == MXP_E4M3 || t == MXP_E5M2 || t == MXP_E8M0;
 }
 
 /* Stores v into element i of src in the source type (f32: exactly when
