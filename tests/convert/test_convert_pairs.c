@@ -549,6 +549,36 @@ static void test_rounding_free_pairs_take_nearest_even_paths(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* From the AVX2 level on, no pair and mode is left to the reference
+ * converter (docs/conversions.md, Integers and bool): every pair of valid
+ * dtypes, every mode, both policies, by mxp_convert_kernel_name. */
+static void test_no_pair_on_the_reference_converter(void **state)
+{
+    (void)state;
+    if (mxp_isa_current() < MXP_ISA_AVX2) {
+        print_message("skipped: the scalar level keeps the reference converter for many pairs\n");
+        skip();
+    }
+    size_t left = 0, seen = 0;
+    for (int a = 1; a < MXP_DTYPE_COUNT; a++)
+        for (int b = 1; b < MXP_DTYPE_COUNT; b++) {
+            if (a == b || !mxp_dtype_is_valid((mxp_dtype)a) || !mxp_dtype_is_valid((mxp_dtype)b))
+                continue;
+            for (int mode = 0; mode < MXP_ROUNDING_COUNT; mode++)
+                for (int ov = 0; ov < MXP_OVERFLOW_COUNT; ov++) {
+                    const mxp_convert_opts o = { .rounding = (mxp_rounding)mode, .overflow = (mxp_overflow)ov };
+                    const char *name = mxp_convert_kernel_name((mxp_dtype)b, (mxp_dtype)a, &o);
+                    seen++;
+                    if (!strcmp(name, "reference") && left++ < 8)
+                        print_error("%s -> %s %s: the reference converter\n", mxp_dtype_name((mxp_dtype)a),
+                                    mxp_dtype_name((mxp_dtype)b), mxp_rounding_name((mxp_rounding)mode));
+                }
+        }
+    print_message("%zu pair-modes at %s\n", seen, mxp_isa_name(mxp_isa_current()));
+    assert_true(seen > 5000);
+    assert_int_equal(left, 0);
+}
+
 /* In place (dst == src, itemsize not growing): the bits of a separate
  * output, for the kernels above and the float8 ones from float32/float64. */
 static void test_in_place_gives_the_same_bits(void **state)
@@ -612,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_into_wide_integers),
         cmocka_unit_test(test_bool_with_floats_and_wide_integers),
         cmocka_unit_test(test_rounding_free_pairs_take_nearest_even_paths),
+        cmocka_unit_test(test_no_pair_on_the_reference_converter),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
