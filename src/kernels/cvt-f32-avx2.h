@@ -15,6 +15,7 @@
 
 #include "core/fpenv.h"
 #include "kernels/cvt-round-avx2.h"
+#include "kernels/cvt-widen-avx2.h"
 
 /* ---- every mode by integer arithmetic ------------------------------------
  * fmt.bits == 0 selects an integer target with range [lo, hi]. */
@@ -84,17 +85,36 @@ MXP_INLINE void mxp_f32_step32_avx2(void *d, const float *s, mxp_f32_target2 t, 
 /* The source: float32, or bfloat16 / float16 widened exactly to float32 in
  * a 32-element block on the stack (bfloat16: the top half of a float32;
  * float16: vcvtph2ps), so that the 16-bit sources take the float32 cores
- * in one pass, without a float32 array written and read back. */
-typedef enum { SRC32_F32, SRC32_BF16, SRC32_F16 } mxp_src32_avx2;
+ * in one pass, without a float32 array written and read back; the 8-bit
+ * sources int8, uint8, e4m3 and e5m2 as cvt-widen-avx2.h widens them
+ * (stochastic rounding only: cvt-sr-avx2.h). */
+typedef enum { SRC32_F32, SRC32_BF16, SRC32_F16, SRC32_S8, SRC32_U8, SRC32_E4M3, SRC32_E5M2 } mxp_src32_avx2;
 
-MXP_INLINE void mxp_widen32_avx2(float *out, const uint16_t *s, mxp_src32_avx2 src)
+MXP_INLINE size_t mxp_src32_size_avx2(mxp_src32_avx2 sk)
 {
-    for (int k = 0; k < 4; k++) {
-        const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(s + 8 * k));
-        const __m256i x = src == SRC32_BF16 ? _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)
-                                            : _mm256_castps_si256(_mm256_cvtph_ps(h));
-        _mm256_storeu_si256((__m256i *)(void *)(out + 8 * k), x);
+    return sk == SRC32_F32 ? 4 : sk == SRC32_BF16 || sk == SRC32_F16 ? 2 : 1;
+}
+
+/* Eight elements from element i of s as float32 bits, exactly. */
+MXP_INLINE __m256i mxp_src32_load8_avx2(const void *s, size_t i, mxp_src32_avx2 sk)
+{
+    const unsigned char *p = (const unsigned char *)s + i * mxp_src32_size_avx2(sk);
+    switch (sk) {
+    case SRC32_F32: return _mm256_loadu_si256((const __m256i *)(const void *)p);
+    case SRC32_BF16: return _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)), 16);
+    case SRC32_F16: return _mm256_castps_si256(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p)));
+    case SRC32_S8: return _mm256_castps_si256(mxp_widen8_avx2(p, WIDEN2_S8, 0));
+    case SRC32_U8: return _mm256_castps_si256(mxp_widen8_avx2(p, WIDEN2_U8, 0));
+    case SRC32_E4M3: return _mm256_castps_si256(mxp_widen8_avx2(p, WIDEN2_E4M3, 0));
+    default: return _mm256_castps_si256(mxp_widen8_avx2(p, WIDEN2_E5M2, 0));
     }
+}
+
+/* 32 elements from element i of s widened into out. */
+MXP_INLINE void mxp_widen32_avx2(float *out, const void *s, size_t i, mxp_src32_avx2 sk)
+{
+    for (size_t k = 0; k < 4; k++)
+        _mm256_storeu_si256((__m256i *)(void *)(out + 8 * k), mxp_src32_load8_avx2(s, i + 8 * k, sk));
 }
 
 /* 8 float32 lanes to int32 in a deterministic mode by the conversion in
@@ -166,12 +186,12 @@ MXP_INLINE void mxp_src_step32_avx2(void *d, const void *src, size_t i, mxp_src3
         mxp_f32_step32_avx2(d, (const float *)src + i, t, mode, saturate, idx, key, stream);
         return;
     }
-    if (t.fmt.bits == 0 && mode != MXP_ROUND_STOCHASTIC) {
+    if (t.fmt.bits == 0 && mode != MXP_ROUND_STOCHASTIC && mxp_src32_size_avx2(sk) == 2) {
         mxp_store256_avx2(d, mxp_h16_int32_avx2((const uint16_t *)src + i, sk, t, mode), stream);
         return;
     }
     float w[32];
-    mxp_widen32_avx2(w, (const uint16_t *)src + i, sk);
+    mxp_widen32_avx2(w, src, i, sk);
     mxp_f32_step32_avx2(d, w, t, mode, saturate, idx, key, stream);
 }
 
@@ -179,7 +199,7 @@ MXP_INLINE void mxp_src_step32_avx2(void *d, const void *src, size_t i, mxp_src3
 MXP_INLINE void mxp_f32_part32_avx2(void *d, const void *src, size_t i, size_t count, mxp_src32_avx2 sk,
                                     mxp_f32_target2 t, mxp_rounding mode, int saturate, __m256i idx, mxp_sr_key key)
 {
-    const size_t is = sk == SRC32_F32 ? 4 : 2;
+    const size_t is = mxp_src32_size_avx2(sk);
     float in[32] = { 0 };
     uint16_t out[32];
     memcpy(in, (const unsigned char *)src + i * is, count * is);
@@ -190,7 +210,7 @@ MXP_INLINE void mxp_f32_part32_avx2(void *d, const void *src, size_t i, size_t c
 MXP_INLINE void mxp_f32_loop_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_f32_target2 t,
                                   mxp_rounding mode, mxp_src32_avx2 sk)
 {
-    const size_t os = mxp_f32_out_size_avx2(t), is = sk == SRC32_F32 ? 4 : 2;
+    const size_t os = mxp_f32_out_size_avx2(t), is = mxp_src32_size_avx2(sk);
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     __m256i idx = mxp_sr_index_avx2(p->index0);

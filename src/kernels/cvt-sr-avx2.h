@@ -458,21 +458,9 @@ __attribute__((noinline, unused)) static void mxp_sr_f32_redo32_avx2(void *d, co
     mxp_sr_f32_store32_avx2(d, mxp_sr_f32_pack2_avx2(r[0], r[1], t), mxp_sr_f32_pack2_avx2(r[2], r[3], t), t, stream);
 }
 
-/* Eight elements from element i of s as float32 bits: float32 as it is,
- * bfloat16 and float16 widened exactly (the top half of a float32;
- * vcvtph2ps), so that the 16-bit sources take this file's float32 core in
- * one pass. */
-MXP_INLINE __m256i mxp_sr_load8_avx2(const void *s, size_t i, mxp_src32_avx2 sk)
-{
-    if (sk == SRC32_F32)
-        return _mm256_loadu_si256((const __m256i *)(const void *)((const float *)s + i));
-    const __m128i h = _mm_loadu_si128((const __m128i *)(const void *)((const uint16_t *)s + i));
-    return sk == SRC32_BF16 ? _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16) : _mm256_castps_si256(_mm256_cvtph_ps(h));
-}
-
 /* 32 elements from element i of s; v: lo32(index) + k1 of the first 8,
  * one a lane.  One test for the four vectors (a chance of about 2^-d a
- * lane, or overflow, inf, NaN); the redo reads 16-bit sources widened on
+ * lane, or overflow, inf, NaN); the redo reads other sources widened on
  * the stack. */
 MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *s, size_t i, mxp_src32_avx2 sk, mxp_sr_target t,
                                        int saturate, __m256i v, mxp_sr_key key, const mxp_sr_f32_consts *k,
@@ -481,10 +469,10 @@ MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *s, size_t i, mxp_src
     __m256i p[2], vk = v;
     mxp_sr_f32_check c;
     for (int j = 0; j < 2; j++) {
-        const __m256i x0 = mxp_sr_load8_avx2(s, i + 16 * (size_t)j, sk);
+        const __m256i x0 = mxp_src32_load8_avx2(s, i + 16 * (size_t)j, sk);
         const __m256i r0 = mxp_sr_f32_fast8_avx2(x0, mxp_sr_f32_rounds_avx2(vk, k), t, k, &c, j == 0);
         vk = _mm256_add_epi32(vk, k->eight);
-        const __m256i x1 = mxp_sr_load8_avx2(s, i + 16 * (size_t)j + 8, sk);
+        const __m256i x1 = mxp_src32_load8_avx2(s, i + 16 * (size_t)j + 8, sk);
         const __m256i r1 = mxp_sr_f32_fast8_avx2(x1, mxp_sr_f32_rounds_avx2(vk, k), t, k, &c, 0);
         vk = _mm256_add_epi32(vk, k->eight);
         p[j] = mxp_sr_f32_pack2_avx2(r0, r1, t);
@@ -492,7 +480,7 @@ MXP_INLINE void mxp_sr_f32_step32_avx2(void *d, const void *s, size_t i, mxp_src
     if (__builtin_expect(mxp_sr_f32_redo_any_avx2(c, t), 0)) {
         float w[32];
         if (sk != SRC32_F32)
-            mxp_widen32_avx2(w, (const uint16_t *)s + i, sk);
+            mxp_widen32_avx2(w, s, i, sk);
         mxp_sr_f32_redo32_avx2(d, sk == SRC32_F32 ? (const float *)s + i : w, t, saturate, v, key, stream);
     } else {
         mxp_sr_f32_store32_avx2(d, p[0], p[1], t, stream);
@@ -504,7 +492,7 @@ MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const void *s, size_t count, mxp
 {
     float in[32] = { 0 }; /* room for 32 elements of any source */
     uint16_t out[32];
-    memcpy(in, s, count * (sk == SRC32_F32 ? 4 : 2));
+    memcpy(in, s, count * mxp_src32_size_avx2(sk));
     const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
     mxp_sr_f32_step32_avx2(out, in, 0, sk, t, saturate, v, key, &k, 0);
     memcpy(d, out, count * mxp_sr_out_size(t));
@@ -514,7 +502,7 @@ MXP_INLINE void mxp_sr_f32_part32_avx2(void *d, const void *s, size_t count, mxp
 MXP_INLINE void mxp_sr_src_avx2(void *dst, const void *src, size_t n, const mxp_cvt_params *p, mxp_sr_target t,
                                 mxp_src32_avx2 sk)
 {
-    const size_t os = mxp_sr_out_size(t), is = sk == SRC32_F32 ? 4 : 2;
+    const size_t os = mxp_sr_out_size(t), is = mxp_src32_size_avx2(sk);
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     const __m256i idx = _mm256_add_epi32(mxp_sr_index_avx2(p->index0), MXP_V8(key.k1));
