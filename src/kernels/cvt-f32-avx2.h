@@ -99,10 +99,11 @@ MXP_INLINE size_t mxp_src32_size_avx2(mxp_src32_avx2 sk)
 MXP_INLINE __m256i mxp_src32_load8_avx2(const void *s, size_t i, mxp_src32_avx2 sk)
 {
     const unsigned char *p = (const unsigned char *)s + i * mxp_src32_size_avx2(sk);
+    const __m128i *h = (const __m128i *)(const void *)p;
     switch (sk) {
     case SRC32_F32: return _mm256_loadu_si256((const __m256i *)(const void *)p);
-    case SRC32_BF16: return _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)p)), 16);
-    case SRC32_F16: return _mm256_castps_si256(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p)));
+    case SRC32_BF16: return _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(h)), 16);
+    case SRC32_F16: return _mm256_castps_si256(_mm256_cvtph_ps(_mm_loadu_si128(h)));
     case SRC32_S8: return _mm256_castps_si256(mxp_widen8_avx2(p, WIDEN2_S8, 0));
     case SRC32_U8: return _mm256_castps_si256(mxp_widen8_avx2(p, WIDEN2_U8, 0));
     case SRC32_E4M3: return _mm256_castps_si256(mxp_widen8_avx2(p, WIDEN2_E4M3, 0));
