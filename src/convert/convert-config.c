@@ -96,12 +96,12 @@ const mxp_cvt_kernel *mxp_cvt_find(mxp_dtype dst, mxp_dtype src, mxp_rounding mo
 }
 
 /* Pairs in which no value rounds, so that every mode gives the same bits:
- * integer or bool into integer (saturation or wrapping is the overflow
- * policy's, not the mode's), anything into bool (only "nonzero" is kept),
- * bool into every float (1 is exact in each; 0 too, but in float8_e8m0fnu,
- * which has no zero: NaN in every mode).  Their stochastic rounding runs nearest even's kernels,
- * tables and loops: the reference converter's bits, which draw nothing
- * for them (test_convert_isa compares every such pair). */
+ * integer or bool into integer (saturation is the overflow policy's, not
+ * the mode's), anything into bool (only "nonzero" is kept), bool into
+ * every float (1 is exact in each; 0 too, but in float8_e8m0fnu, which has
+ * no zero: NaN in every mode).  Their stochastic rounding runs nearest
+ * even's kernels, tables and loops: the reference converter's bits, which
+ * draw nothing for them (test_convert_pairs compares every such pair). */
 mxp_rounding mxp_cvt_effective_mode(mxp_dtype dst, mxp_dtype src, mxp_rounding mode)
 {
     const mxp_dtype_traits *td = mxp_dtype_get_traits(dst), *ts = mxp_dtype_get_traits(src);

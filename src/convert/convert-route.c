@@ -378,8 +378,8 @@ static void f64_to_wide(void *d, mxp_dtype t, const double *s, size_t m, mxp_rou
  * which float64 decides exactly: f is exact (x - trunc(x) always is),
  * f 2^32 only rescales it, and r + 1 <= 2^32 is a double.  NaN stays
  * NaN, infinities infinite (f is NaN there: no step), and the values then
- * saturate as the other modes' (f64_to_wide, toward zero: already
- * integers). */
+ * saturate as the other modes' (f64_to_wide in nearest even, its cheapest
+ * mode, which leaves integers as they are). */
 static void sr_round_block(double *x, size_t m, uint64_t seed, uint64_t index0)
 {
     uint64_t block = index0 >> 32;
@@ -438,7 +438,7 @@ static void to_wide_run(const cvt_to_wide *w, void *dst, mxp_dtype dst_type, con
         mxp_rounding mode = p->rounding;
         if (mode == MXP_ROUND_STOCHASTIC) {
             sr_round_block(buf, m, p->seed, p->index0 + done);
-            mode = MXP_ROUND_TOWARD_ZERO;
+            mode = MXP_ROUND_NEAREST_EVEN; /* integers now: only the saturation is left */
         }
         f64_to_wide((unsigned char *)dst + done * ds, dst_type, buf, m, mode);
     }
