@@ -8,7 +8,7 @@
 
 enum kind {
     X32_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
-    F32_GEMV, F64_GEMV, S16S8_GEMV, S32_REQUANT, S32_DEQUANT_F32, S32_DEQUANT_BIAS_F32, S32_REQUANT_F64, F32_FINISH,
+    S8_SCAN, F32_GEMV, F64_GEMV, S16S8_GEMV, S32_REQUANT, S32_DEQUANT_F32, S32_DEQUANT_BIAS_F32, S32_REQUANT_F64, F32_FINISH,
     F32_FINISH_BIAS
 };
 
@@ -25,6 +25,7 @@ typedef struct line {
         mxp_s8_pack_pairs_fn s8_pack_pairs;
         mxp_u8_pack_pairs6_fn u8_pack_pairs6;
         mxp_s8_sum_lines_fn s8_sum_lines;
+        mxp_s8_scan_fn s8_scan;
         mxp_f32_gemv_fn f32_gemv;
         mxp_f64_gemv_fn f64_gemv;
         mxp_s16s8_gemv_fn s16s8_gemv;
@@ -46,6 +47,7 @@ static const line lines[] = {
 #define MXP_S8_PACK_PAIRS(f, isa, twin) { S8_PACK_PAIRS, isa, 0, { .s8_pack_pairs = f } },
 #define MXP_U8_PACK_PAIRS6(f, isa, twin) { U8_PACK_PAIRS6, isa, 0, { .u8_pack_pairs6 = f } },
 #define MXP_S8_SUM_LINES(f, isa, twin) { S8_SUM_LINES, isa, 0, { .s8_sum_lines = f } },
+#define MXP_S8_SCAN(f, isa, twin) { S8_SCAN, isa, 0, { .s8_scan = f } },
 #include "kernels/pack-list.inc"
 #undef MXP_X32_TRANSPOSE
 #undef MXP_X16_TRANSPOSE
@@ -55,6 +57,7 @@ static const line lines[] = {
 #undef MXP_S8_PACK_PAIRS
 #undef MXP_U8_PACK_PAIRS6
 #undef MXP_S8_SUM_LINES
+#undef MXP_S8_SCAN
 #define MXP_F32_GEMV(f, isa, twin) { F32_GEMV, isa, 0, { .f32_gemv = f } },
 #define MXP_F64_GEMV(f, isa, twin) { F64_GEMV, isa, 0, { .f64_gemv = f } },
 #define MXP_S16S8_GEMV(f, isa, twin) { S16S8_GEMV, isa, 0, { .s16s8_gemv = f } },
@@ -136,6 +139,11 @@ mxp_u8_pack_pairs6_fn mxp_u8_pack_pairs6_kernel(mxp_isa isa)
 mxp_s8_sum_lines_fn mxp_s8_sum_lines_kernel(mxp_isa isa)
 {
     return first(S8_SUM_LINES, isa, NULL, 0)->fn.s8_sum_lines;
+}
+
+mxp_s8_scan_fn mxp_s8_scan_kernel(mxp_isa isa)
+{
+    return first(S8_SCAN, isa, NULL, 0)->fn.s8_scan;
 }
 
 mxp_s32_requant_fn mxp_s32_requant_kernel(mxp_isa isa)

@@ -87,6 +87,7 @@ mxp_s8_pack_quads_fn mxp_s8_pack_quads_kernel(mxp_isa isa);
 mxp_s8_pack_pairs_fn mxp_s8_pack_pairs_kernel(mxp_isa isa);
 mxp_u8_pack_pairs6_fn mxp_u8_pack_pairs6_kernel(mxp_isa isa);
 mxp_s8_sum_lines_fn mxp_s8_sum_lines_kernel(mxp_isa isa);
+mxp_s8_scan_fn mxp_s8_scan_kernel(mxp_isa isa);
 mxp_s32_requant_fn mxp_s32_requant_kernel(mxp_isa isa);
 mxp_s32_requant_f64_fn mxp_s32_requant_f64_kernel(mxp_isa isa);
 /* NULL below the levels with a vector kernel: */

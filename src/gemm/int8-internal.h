@@ -32,11 +32,14 @@ static inline size_t mxp_int8_panel_bytes(const mxp_gemm_config *cfg, size_t wid
 }
 
 /* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels, op(B)[p0 .. p0+kc,
- * j0 .. j0+nc] as NR-column panels, in the configuration's layout. */
+ * j0 .. j0+nc] as NR-column panels, in the configuration's layout.  B
+ * with check (K-quads only): returns true, B~ left unfinished, at the
+ * first K-pair with |b0| + |b1| > 128 (which the vpmaddubsw kernel cannot
+ * take); false otherwise. */
 void mxp_int8_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t i0, size_t mc, size_t p0,
                      size_t kc, void *dst);
-void mxp_int8_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
-                     size_t nc, void *dst);
+bool mxp_int8_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                     size_t nc, void *dst, bool check);
 
 /* A scale as m * p exactly: m an odd integer (|m| < 2^24, 0 for a zero
  * scale), p > 0 a power of two, 2^-shift when 1 <= shift <= 62 (shift 0

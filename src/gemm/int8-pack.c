@@ -63,9 +63,11 @@ static void pack_a_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, 
 /* op(B)[p0 .. p0+kc, j0 .. j0+nc] as NR-column panels [kc/4][NR][4];
  * zero-padded (the padding of A~ then multiplies zeros).  Not transposed,
  * four stored rows at a time across all the panels, so that reads run
- * along B's rows. */
-static void pack_b_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
-                         size_t nc, int8_t *dst)
+ * along B's rows.  With check, stops and returns true at the first K-pair
+ * (rows p0 + 2t, p0 + 2t + 1; p0 is even) with |b0| + |b1| > 128, which
+ * the vpmaddubsw kernel cannot take (src/gemm/int8.c); false otherwise. */
+static bool pack_b_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                         size_t nc, int8_t *dst, bool check)
 {
     const size_t nr = cfg->nr, kcp = (kc + cfg->kpack - 1) / cfg->kpack * cfg->kpack; /* kpack 4, or 64 (AMX) */
     for (size_t j = 0; j < nc; j += nr)
@@ -74,16 +76,19 @@ static void pack_b_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, 
     if (b->trans) { /* column j is stored row j: copy quads */
         /* as 32-bit words: word q of stored row c -> dst word nr q + c */
         const mxp_x32_transpose_fn quads_t = mxp_x32_transpose_kernel(mxp_isa_current(), min_size(nr, nc));
+        const mxp_s8_scan_fn scan = mxp_s8_scan_kernel(mxp_isa_current());
         for (size_t j = 0; j < nc; j += nr) {
             const size_t cols = min_size(nr, nc - j);
             int8_t *pd = dst + j / nr * nr * kcp;
             const int8_t *src = (const int8_t *)b->base + (j0 + j) * b->ld + p0;
+            if (check && scan(src, b->ld, true, kc, cols)) /* the panel's lines, read again from L1 below */
+                return true;
             quads_t(src, b->ld, cols, kc / 4, pd, nr);
             for (size_t c = 0; c < cols; c++) /* the last rows of an incomplete quad */
                 for (size_t p = kc / 4 * 4; p < kc; p++)
                     pd[p / 4 * 4 * nr + 4 * c + p % 4] = src[c * b->ld + p];
         }
-        return;
+        return false;
     }
     const mxp_s8_pack_quads_fn interleave4 = mxp_s8_pack_quads_kernel(mxp_isa_current()); /* once, not per panel */
     /* QUADS quads of rows at a time, each panel's written together: one
@@ -97,16 +102,21 @@ static void pack_b_quads(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, 
         for (size_t j = 0; j < nc; j += nr)
             for (size_t pq = p; pq < pe; pq += 4) {
                 const int8_t *r0 = (const int8_t *)b->base + (p0 + pq) * b->ld + j0 + j;
-                interleave4(r0, r0 + b->ld, r0 + 2 * b->ld, r0 + 3 * b->ld, min_size(nr, nc - j),
-                            dst + j / nr * nr * kcp + pq * nr);
+                if (interleave4(r0, r0 + b->ld, r0 + 2 * b->ld, r0 + 3 * b->ld, min_size(nr, nc - j),
+                                dst + j / nr * nr * kcp + pq * nr, check))
+                    return true;
             }
     }
     p = whole;
     for (; p < kc; p++) { /* the last rows of an incomplete quad (the rest stays zero) */
         const int8_t *src = (const int8_t *)b->base + (p0 + p) * b->ld + j0;
-        for (size_t j = 0; j < nc; j++)
+        for (size_t j = 0; j < nc; j++) {
             dst[j / nr * nr * kcp + p / 4 * 4 * nr + 4 * (j % nr) + p % 4] = src[j];
+            if (check && p % 2 == 1 && mxp_s8_wide_pair((src - b->ld)[j], src[j]))
+                return true;
+        }
     }
+    return false;
 }
 
 /* op(A)[i0 .. i0+mc, p0 .. p0+kc] as MR-row panels [kcp/64][MR][64] of
@@ -239,11 +249,12 @@ void mxp_int8_pack_a(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size
         pack_a_quads(cfg, a, i0, mc, p0, kc, dst);
 }
 
-void mxp_int8_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
-                     size_t nc, void *dst)
+bool mxp_int8_pack_b(const mxp_gemm_config *cfg, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0,
+                     size_t nc, void *dst, bool check)
 {
-    if (cfg->kpack == 2)
+    if (cfg->kpack == 2) {
         pack_b_pairs(cfg, b, p0, kc, j0, nc, dst);
-    else
-        pack_b_quads(cfg, b, p0, kc, j0, nc, dst);
+        return false;
+    }
+    return pack_b_quads(cfg, b, p0, kc, j0, nc, dst, check);
 }

@@ -80,15 +80,43 @@ static bool below_128(const uint8_t *a, size_t lda, bool trans, size_t m, size_t
     return true;
 }
 
-/* The K-pair kernel's level takes the 7-bit-A kernel (K-quads, vpmaddubsw)
- * for uint8 A below 128, seen by a pass over A: the same sums, faster
- * (u8s8-gemm-list.inc).  M = 1 takes the GEMV and never asks. */
-static const mxp_gemm_config *a7_config(const mxp_gemm_config *cfg, const mxp_gemm_operand *a, size_t m, size_t k)
+/* The K-pair kernel's level takes the K-quad kernel of vpmaddubsw
+ * (u8s8-gemm-a7, u8s8-gemm-list.inc) where no int16 sum of a pair of
+ * products can saturate: the same sums, faster (docs/gemm.md, "Narrow
+ * operands").  That holds
+ * - for uint8 A below 128 (7-bit activations), seen by a pass over A;
+ * - for B whose every K-pair has |b0| + |b1| <= 128 (7-bit weights, as
+ *   oneDNN asks of them without VNNI, or any narrower spread), whatever A
+ *   holds (uint8, or int8 with its top bit flipped): 255 * 128 = 32640 <
+ *   32767.  Where the first attempt's writes do not count (can_redo:
+ *   beta == 0, no counters), B is checked while it is packed and, at the
+ *   first wide pair, the product starts over with the K-pair kernel
+ *   (*redo); full-range B finds one in its first rows.  Otherwise by a
+ *   pass over B that stops at the first wide pair, from SCAN_B_ROWS rows
+ *   of C on: run to its end it reads B once more (M = 128, N = K = 4096:
+ *   ~4% of the call).
+ * M = 1 takes the GEMV and never asks. */
+enum { SCAN_B_ROWS = 64 };
+
+static const mxp_gemm_config *quads_config(const mxp_gemm_config *cfg, const mxp_gemm_operand *a,
+                                           const mxp_gemm_operand *b, size_t m, size_t n, size_t k, bool can_redo,
+                                           const mxp_gemm_config **redo)
 {
-    if (cfg->kpack != 2 || a->dtype != MXP_U8 || m < 2)
+    *redo = NULL;
+    if (cfg->kpack != 2 || m < 2)
         return cfg;
     const mxp_gemm_config *a7 = mxp_gemm_config_a7_for(mxp_isa_current());
-    return a7 && a7->isa >= cfg->isa && below_128(a->base, a->ld, a->trans, m, k) ? a7 : cfg;
+    if (!a7 || a7->isa < cfg->isa)
+        return cfg;
+    if (a->dtype == MXP_U8 && below_128(a->base, a->ld, a->trans, m, k))
+        return a7;
+    if (can_redo) {
+        *redo = cfg;
+        return a7;
+    }
+    if (m >= SCAN_B_ROWS && !mxp_s8_scan_kernel(mxp_isa_current())((const int8_t *)b->base, b->ld, b->trans, k, n))
+        return a7;
+    return cfg;
 }
 
 const char *mxp_gemm_int8_kernel_name(mxp_dtype at, mxp_dtype bt, const mxp_gemm_opts *opts)
@@ -286,9 +314,7 @@ static void pack_a(const void *kernel, const mxp_gemm_operand *a, size_t i0, siz
 static bool pack_b(const void *kernel, const mxp_gemm_operand *b, size_t p0, size_t kc, size_t j0, size_t nc,
                    void *dst, bool check)
 {
-    (void)check; /* an integer kernel takes every value */
-    mxp_int8_pack_b(((const int8_kernel *)kernel)->cfg, b, p0, kc, j0, nc, dst);
-    return false;
+    return mxp_int8_pack_b(((const int8_kernel *)kernel)->cfg, b, p0, kc, j0, nc, dst, check);
 }
 
 /* The blocks for K's configuration: KC split evenly into whole K-groups
@@ -356,16 +382,24 @@ static bool int8_gemv(const int8_kernel *K, int32_t *w, mxp_gemm_finish_fn finis
     return true;
 }
 
-/* The sums into w (C itself, or NULL: a workspace) and finish. */
-static mxp_status sums(int8_kernel *K, int32_t *w, size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx,
-                       int max_threads)
+/* The sums into w (C itself, or NULL: a workspace) and finish; redo
+ * (NULL: none) the configuration to start over with where K's vpmaddubsw
+ * kernel meets a wide pair of B (quads_config). */
+static mxp_status sums(int8_kernel *K, const mxp_gemm_config *redo, int32_t *w, size_t ldw,
+                       mxp_gemm_finish_fn finish, void *finish_ctx, int max_threads)
 {
     mxp_status st = MXP_OK;
     if (K->m == 1 && int8_gemv(K, w, finish, finish_ctx, &st))
         return st;
-    mxp_gemm_loops L;
+    mxp_gemm_loops L, L_redo;
     loops_init(&L, K, w, ldw, finish, finish_ctx, max_threads);
-    return mxp_gemm_drive(&L, NULL);
+    if (!redo)
+        return mxp_gemm_drive(&L, NULL);
+    int8_kernel R = *K;
+    R.cfg = redo;
+    R.ukernel_a = mxp_gemm_config_ukernel_a_s32(redo);
+    loops_init(&L_redo, &R, w, ldw, finish, finish_ctx, max_threads);
+    return mxp_gemm_drive(&L, &L_redo);
 }
 
 /* ---- the entry ------------------------------------------------------------- */
@@ -383,15 +417,18 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
         return mxp_error(MXP_ERR_SIZE_OVERFLOW, "mxp_gemm: a %zu x %zu int32 workspace is too large", m, n);
     const bool skip = k == 0 || (alpha == 0 && c_type != MXP_S32); /* the sums are 0; A and B unread */
     const mxp_gemm_operand A = { a, a_type, lda, ta == MXP_TRANS, NULL }, B = { b, b_type, ldb, tb == MXP_TRANS, NULL };
+    const mxp_gemm_config *redo = NULL;
+    const bool can_redo = beta == 0 && !o->convert.flags; /* the first attempt's writes do not count */
     const mxp_gemm_config *cfg = skip ? int8_config(a_type, b_type, n, k)
-                                      : a7_config(int8_config(a_type, b_type, n, k), &A, m, k);
+                                      : quads_config(int8_config(a_type, b_type, n, k), &A, &B, m, n, k, can_redo,
+                                                     &redo);
     int8_kernel K = { cfg, mxp_gemm_config_ukernel_a_s32(cfg), m, n, k, &A, &B, o->a_zero_point, o->b_zero_point,
                       NULL, NULL };
     /* the counters are not shared between threads */
     const int max_threads = o->convert.flags ? 1 : mxp_get_num_threads();
     const bool row_zps = o->a_zero_points != NULL;
     if (c_type == MXP_S32 && beta == 0 && !skip && !row_zps) /* the sums go straight into C */
-        return sums(&K, c, ldc, NULL, NULL, max_threads);
+        return sums(&K, redo, c, ldc, NULL, NULL, max_threads);
     mxp_int8_finish f;
     st = mxp_int8_finish_init(&f, o, c_type, c, ldc, n, alpha, beta);
     if (st != MXP_OK)
@@ -418,7 +455,7 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
         }
         mxp_free(zeros);
     } else {
-        st = sums(&K, NULL, 0, mxp_int8_finish_block, &f, max_threads);
+        st = sums(&K, redo, NULL, 0, mxp_int8_finish_block, &f, max_threads);
     }
     mxp_free(b_sums);
     mxp_int8_finish_release(&f);

@@ -31,9 +31,12 @@ typedef bool (*mxp_bf16_pack_b_fn)(const uint16_t *b, size_t ld, size_t kc, size
  * |x| < 2^-63?  The GEMM's check before the bfloat16 kernel. */
 typedef bool (*mxp_bf16_scan_fn)(const uint16_t *x, size_t rows, size_t cols, size_t ld);
 
-/* dst[4c + q] = r_q[c] for c < cols: four int8 rows into K-quads. */
-typedef void (*mxp_s8_pack_quads_fn)(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                     size_t cols, int8_t *dst);
+/* dst[4c + q] = r_q[c] for c < cols: four int8 rows into K-quads.  With
+ * check, returns whether a pair of rows (r0, r1) or (r2, r3) holds a
+ * column with |b0| + |b1| > 128 (mxp_s8_wide_pair, below), found on the
+ * way; false otherwise. */
+typedef bool (*mxp_s8_pack_quads_fn)(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
+                                     size_t cols, int8_t *dst, bool check);
 
 /* Pairs of int8 rows into 16-column panels of int16 K-pairs [pairs][16][2]
  * (`panel` int16 apart): dst[c / 16 * panel + 32q + 2 (c % 16) + t] =
@@ -53,6 +56,20 @@ typedef void (*mxp_u8_pack_pairs6_fn)(const uint8_t *src, size_t ld, size_t k, u
 typedef void (*mxp_s8_sum_lines_fn)(const uint8_t *src, size_t ld, size_t lines, size_t len, bool is_signed,
                                     uint8_t flip, uint32_t *sums);
 
+/* Whether int8 op(B) (k x n; stored rows ld apart, or stored lines of k
+ * when trans) holds a K-pair, rows 2q and 2q + 1 of a column, with
+ * |b0| + |b1| > 128: where it holds none, vpmaddubsw's int16 sum of a
+ * pair's products with any uint8 A cannot saturate (255 * 128 < 32767).
+ * An odd k's last row pairs with nothing. */
+typedef bool (*mxp_s8_scan_fn)(const int8_t *b, size_t ld, bool trans, size_t k, size_t n);
+
+/* |b0| + |b1| > 128 (|-128| is 128): the scans' test, element by element. */
+static inline bool mxp_s8_wide_pair(int8_t b0, int8_t b1)
+{
+    const int m0 = b0 < 0 ? -(int)b0 : b0, m1 = b1 < 0 ? -(int)b1 : b1;
+    return m0 + m1 > 128;
+}
+
 #define MXP_X32_TRANSPOSE(FN, ISA, MIN_LINES, TWIN) \
     void FN(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
 #define MXP_X16_TRANSPOSE(FN, ISA, MIN_LINES, TWIN) \
@@ -60,13 +77,15 @@ typedef void (*mxp_s8_sum_lines_fn)(const uint8_t *src, size_t ld, size_t lines,
 #define MXP_BF16_PACK_B(FN, ISA, TWIN) bool FN(const uint16_t *b, size_t ld, size_t kc, size_t nc, uint32_t *dst);
 #define MXP_BF16_SCAN(FN, ISA, TWIN) bool FN(const uint16_t *x, size_t rows, size_t cols, size_t ld);
 #define MXP_S8_PACK_QUADS(FN, ISA, TWIN) \
-    void FN(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols, int8_t *dst);
+    bool FN(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols, int8_t *dst, \
+            bool check);
 #define MXP_S8_PACK_PAIRS(FN, ISA, TWIN) \
     void FN(const int8_t *src, size_t ld, size_t pairs, size_t cols, int16_t *dst, size_t panel);
 #define MXP_U8_PACK_PAIRS6(FN, ISA, TWIN) \
     void FN(const uint8_t *src, size_t ld, size_t k, uint8_t flip, int16_t *dst);
 #define MXP_S8_SUM_LINES(FN, ISA, TWIN) \
     void FN(const uint8_t *src, size_t ld, size_t lines, size_t len, bool is_signed, uint8_t flip, uint32_t *sums);
+#define MXP_S8_SCAN(FN, ISA, TWIN) bool FN(const int8_t *b, size_t ld, bool trans, size_t k, size_t n);
 #include "kernels/pack-list.inc"
 #undef MXP_X32_TRANSPOSE
 #undef MXP_X16_TRANSPOSE
@@ -76,5 +95,6 @@ typedef void (*mxp_s8_sum_lines_fn)(const uint8_t *src, size_t ld, size_t lines,
 #undef MXP_S8_PACK_PAIRS
 #undef MXP_U8_PACK_PAIRS6
 #undef MXP_S8_SUM_LINES
+#undef MXP_S8_SCAN
 
 #endif

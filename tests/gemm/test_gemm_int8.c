@@ -173,7 +173,12 @@ static int mant_bits(mxp_dtype t)
 /* GEN_A7: uint8 A below 128 (a third 127), B a third -128 and a third 127
  * (the 7-bit-A kernel's extreme pair sums); GEN_A7_BUT: the same with
  * about one A value in 61 set to 248-255 (the K-pair kernel then). */
-enum gen { GEN_RANDOM, GEN_SMALL, GEN_EXTREME, GEN_FAR, GEN_HIGH, GEN_A7, GEN_A7_BUT };
+/* GEN_NARROW_B: B's K-pairs (rows 2t, 2t + 1 of a column of op(B)) with
+ * |b0| + |b1| <= 128, often at 128, A over its whole range, a third at
+ * each end (the vpmaddubsw kernel's extreme pair sums, +-255 * 128, A
+ * full-range); GEN_NARROW_B_BUT: the same with about one pair in 97 wide
+ * (the K-pair kernel then). */
+enum gen { GEN_RANDOM, GEN_SMALL, GEN_EXTREME, GEN_FAR, GEN_HIGH, GEN_A7, GEN_A7_BUT, GEN_NARROW_B, GEN_NARROW_B_BUT };
 
 typedef struct icase {
     mxp_trans ta, tb;
@@ -212,8 +217,27 @@ static int64_t far_end(int64_t lo, int64_t hi, int64_t z)
     return z - lo >= hi - z ? lo : hi;
 }
 
-/* A value of A (is_a; row `row` of op(A)) or of B. */
-static int64_t gen_value(const icase *c, bool is_a, size_t row, uint64_t *s)
+/* Element p % 2 of GEN_NARROW_B's pair (p / 2, j) of op(B): a function
+ * of the pair's place and the seed, so that its two elements agree. */
+static int64_t narrow_b_value(const icase *c, size_t p, size_t j)
+{
+    static const int ends[][2] = { { -128, 0 }, { 0, -128 }, { 64, 64 }, { -64, -64 }, { 127, 1 }, { -1, -127 },
+                                   { 100, -28 }, { 127, 127 } };
+    uint64_t h = prng_seed(c->seed * 1000003u + (p / 2) * 7919u + j);
+    const uint64_t x = prng_next(&h);
+    size_t e = (size_t)(x % 7);
+    if (c->gen == GEN_NARROW_B_BUT && (x >> 8) % 97 == 0)
+        e = 7; /* a wide pair */
+    if (((x >> 16) & 3) == 0) { /* within the bound, at random */
+        const int m0 = (int)((x >> 24) % 129), m1 = (int)((x >> 32) % (129 - (uint64_t)m0));
+        return p % 2 ? ((x >> 41) & 1 ? -m1 : m1) : ((x >> 40) & 1 ? -m0 : m0);
+    }
+    return ends[e][p % 2];
+}
+
+/* A value of A (is_a; row `row` of op(A)) or of B (element (p, j) of
+ * op(B)). */
+static int64_t gen_value(const icase *c, bool is_a, size_t row, size_t p, size_t j, uint64_t *s)
 {
     const bool is_signed = !is_a || c->at == MXP_S8;
     const int64_t lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
@@ -231,6 +255,11 @@ static int64_t gen_value(const icase *c, bool is_a, size_t row, uint64_t *s)
         if (c->gen == GEN_A7_BUT && r % 61 == 0)
             return 255 - (int64_t)(r >> 8) % 8; /* pair sums that would saturate vpmaddubsw */
         return r % 3 == 0 ? 127 : (int64_t)(r >> 8) % 128;
+    case GEN_NARROW_B:
+    case GEN_NARROW_B_BUT:
+        if (!is_a)
+            return narrow_b_value(c, p, j);
+        return r % 3 == 0 ? hi : r % 3 == 1 ? lo : lo + (int64_t)((r >> 8) % 256);
     default: return lo + (int64_t)(r % 256);
     }
 }
@@ -333,10 +362,10 @@ static unsigned char *run_case(const icase *c)
     uint64_t s = prng_seed(c->seed);
     for (size_t r = 0; r < ar; r++)
         for (size_t q = 0; q < ac; q++)
-            set_int(&A, r, q, gen_value(c, true, c->ta ? q : r, &s));
+            set_int(&A, r, q, gen_value(c, true, c->ta ? q : r, 0, 0, &s));
     for (size_t r = 0; r < br; r++)
         for (size_t q = 0; q < bc; q++)
-            set_int(&B, r, q, gen_value(c, false, 0, &s));
+            set_int(&B, r, q, gen_value(c, false, 0, c->tb ? q : r, c->tb ? r : q, &s));
     double *c0 = malloc((m * n + 1) * sizeof *c0);
     assert_non_null(c0);
     for (size_t i = 0; i < m; i++)
@@ -578,6 +607,50 @@ static void test_int8_seven_bit_a_is_exact_at_every_level(void **state)
                     }
                     c.pad_a = (size_t)t;
                     c.pad_b = 1;
+                    c.seed = seed++;
+                    check_case(&c);
+                }
+    }
+}
+
+/* int8 B whose K-pairs all have |b0| + |b1| <= 128 (7-bit weights, and
+ * narrower) takes the vpmaddubsw kernel whatever A holds -- checked while
+ * packed where beta is 0, by a pass before from 64 rows of C on where it
+ * is not: exact sums against the reference at every level, uint8 and int8
+ * A at their ends, every transpose, odd K, zero points, int32 /
+ * requantized / float C, beta 0 and 1; and the same with a few wide pairs
+ * (the product started over, or never begun, with the K-pair kernel). */
+static void test_int8_narrow_b_is_exact_at_every_level(void **state)
+{
+    (void)state;
+    const struct {
+        size_t m, n, k;
+    } shapes[] = { { 2, 5, 8 }, { 64, 1, 1 }, { 64, 17, 9 }, { 65, 33, 130 }, { 97, 41, 2049 }, { 200, 70, 600 } };
+    const mxp_dtype cts[] = { MXP_S32, MXP_U8, MXP_F32 };
+    float sc = 0.0013f;
+    uint64_t seed = 2600;
+    for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
+        assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
+        for (size_t s = 0; s < NELEMS(shapes); s++)
+            for (int t = 0; t < 4; t++)
+                for (int g = 0; g < 2; g++) {
+                    icase c = base_case(t / 2 ? MXP_S8 : MXP_U8, cts[(s + (size_t)t) % 3]);
+                    c.ta = trans_pairs[t][0];
+                    c.tb = trans_pairs[(t + g) % 4][1];
+                    c.m = shapes[s].m;
+                    c.n = shapes[s].n;
+                    c.k = shapes[s].k;
+                    c.gen = g ? GEN_NARROW_B_BUT : GEN_NARROW_B;
+                    c.beta = (t == 1 || t == 2) && c.ct != MXP_U8 ? 1.0 : 0.0;
+                    c.opts.a_zero_point = c.at == MXP_S8 ? (g ? -128 : 3) : (g ? 255 : 0);
+                    c.opts.b_zero_point = t % 2 ? 0 : 7;
+                    if (c.ct != MXP_S32) {
+                        c.opts.scales = &sc;
+                        c.opts.n_scales = 1;
+                        c.opts.c_zero_point = c.ct == MXP_U8 ? 100 : 0;
+                    }
+                    c.pad_a = (size_t)t;
+                    c.pad_b = 2;
                     c.seed = seed++;
                     check_case(&c);
                 }
@@ -1358,6 +1431,7 @@ int main(void)
         cmocka_unit_test_teardown(test_int8_edge_tiles_and_cache_blocks_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_int8_one_row_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_int8_seven_bit_a_is_exact_at_every_level, restore_defaults),
+        cmocka_unit_test_teardown(test_int8_narrow_b_is_exact_at_every_level, restore_defaults),
         cmocka_unit_test_teardown(test_int8_padded_leading_dimensions_leave_padding_and_inputs_untouched,
                                   restore_defaults),
         cmocka_unit_test_teardown(test_int8_k_limit_is_exact_at_the_limit_and_refused_beyond, restore_defaults),

@@ -70,7 +70,7 @@ typedef struct iline {
     size_t kpack;
     mxp_isa isa;
     size_t mr, nr;
-    bool a7; /* A below 128 only */
+    bool a7; /* the vpmaddubsw kernel: A below 128 or B's pairs narrow only */
 } iline;
 
 static iline ilines[] = {
@@ -101,7 +101,7 @@ static int fill_in_place_lines(void **state)
             if (ilines[j].packed == ilines[i].of) {
                 iline *f = &ilines[i];
                 f->type = ilines[j].type, f->kpack = ilines[j].kpack, f->isa = ilines[j].isa;
-                f->mr = ilines[j].mr, f->nr = ilines[j].nr;
+                f->mr = ilines[j].mr, f->nr = ilines[j].nr, f->a7 = ilines[j].a7;
             }
     for (size_t i = 0; i < NELEMS(flines); i++)
         assert_true(flines[i].mr > 0); /* every A line varies a listed kernel */
@@ -349,16 +349,43 @@ static void test_float_ukernels_equal_their_twins(void **state)
 /* ---- integer ----------------------------------------------------------------- */
 
 /* Panels of the K-group layout: K-quads of bytes (A~ uint8, B~ int8) or
- * int16 K-pairs holding those ranges, as packing makes them.  a7: A below
- * 128, a third of it 127 and a third of B -128, B's other third 127 (the
- * pair sums' extremes, 2 * 127 * -128 and 2 * 127 * 127, reached often). */
-static void random_int_panel(mxp_dtype type, bool is_a, bool a7, void *p, size_t n)
+ * int16 K-pairs holding those ranges, as packing makes them.  The K-quad
+ * vpmaddubsw kernel (a7 lines) takes two kinds of operands whose pair
+ * sums cannot saturate, each at its extremes: NARROW_A, A below 128, a
+ * third of it 127 and a third of B -128, B's other third 127 (2 * 127 *
+ * -128 and 2 * 127 * 127 reached often); NARROW_B, B's pairs (bytes 2t,
+ * 2t + 1 of a quad) with |b0| + |b1| <= 128, often at 128 ((-128, 0),
+ * (64, 64), (-127, -1), ...), a third of A 255 (+-255 * 128). */
+enum narrow { NARROW_NONE, NARROW_A, NARROW_B };
+
+static uint8_t narrow_b_byte(size_t i, uint64_t x, uint8_t *partner)
 {
+    static const int8_t ends[][2] = { { -128, 0 }, { 0, -128 }, { 64, 64 }, { -64, -64 }, { 127, 1 }, { -127, -1 },
+                                      { 100, -28 } };
+    if (i % 2) /* the pair's second byte, chosen with the first */
+        return *partner;
+    const size_t e = (size_t)(x >> 16) % 8;
+    int b0, b1;
+    if (e < 7) {
+        b0 = ends[e][0], b1 = ends[e][1];
+    } else {
+        const int m0 = (int)((x >> 24) % 129), m1 = (int)((x >> 32) % (129 - (uint64_t)m0));
+        b0 = (x >> 40) & 1 ? -m0 : m0, b1 = (x >> 41) & 1 ? -m1 : m1;
+    }
+    *partner = (uint8_t)(int8_t)b1;
+    return (uint8_t)(int8_t)b0;
+}
+
+static void random_int_panel(mxp_dtype type, bool is_a, enum narrow narrow, void *p, size_t n)
+{
+    uint8_t partner = 0;
     for (size_t i = 0; i < n; i++) {
         const uint64_t x = prng_next(&rng);
         uint8_t r = (uint8_t)x;
-        if (a7)
+        if (narrow == NARROW_A)
             r = is_a ? (x >> 8) % 3 == 0 ? 127 : r & 0x7f : (x >> 8) % 3 == 0 ? 0x80 : (x >> 8) % 3 == 1 ? 127 : r;
+        else if (narrow == NARROW_B)
+            r = is_a ? (x >> 8) % 3 == 0 ? 255 : r : narrow_b_byte(i, x, &partner);
         if (type == MXP_U8)
             ((uint8_t *)p)[i] = r;
         else
@@ -384,15 +411,15 @@ static void quad_tile(size_t MR, size_t NR, size_t mr, size_t nr, size_t kc, con
         }
 }
 
-static void check_int(const iline *f, size_t mr, size_t nr, size_t kc, bool corrections)
+static void check_int(const iline *f, size_t mr, size_t nr, size_t kc, bool corrections, enum narrow narrow)
 {
     const size_t MR = f->mr, NR = f->nr, ts = mxp_dtype_itemsize(f->type), ldc = NR + 3, lda = kc + 5;
     unsigned char *a = malloc(MR * lda * ts + 1), *b = malloc(kc * NR * ts);
     int32_t *c = malloc(MR * ldc * sizeof *c), *c_twin = malloc(MR * ldc * sizeof *c);
     int32_t row_off[64], col_off[64];
     assert_true(a && b && c && c_twin && MR <= 64 && NR <= 64);
-    random_int_panel(f->type, true, f->a7, a, MR * lda + (ts == 1));
-    random_int_panel(f->type, false, f->a7, b, kc * NR);
+    random_int_panel(f->type, true, narrow, a, MR * lda + (ts == 1));
+    random_int_panel(f->type, false, narrow, b, kc * NR);
     for (size_t i = 0; i < MR * ldc; i++)
         c[i] = (int32_t)prng_next(&rng);
     for (size_t i = 0; i < 64; i++) {
@@ -413,8 +440,8 @@ static void check_int(const iline *f, size_t mr, size_t nr, size_t kc, bool corr
     }
     for (size_t i = 0; i < MR * ldc; i++)
         if (c[i] != c_twin[i])
-            fail_msg("%s: mr %zu nr %zu kc %zu corrections %d: c[%zu][%zu] = %d, the twin's %d", f->name, mr, nr, kc,
-                     (int)corrections, i / ldc, i % ldc, c[i], c_twin[i]);
+            fail_msg("%s: mr %zu nr %zu kc %zu corrections %d narrow %d: c[%zu][%zu] = %d, the twin's %d", f->name, mr,
+                     nr, kc, (int)corrections, (int)narrow, i / ldc, i % ldc, c[i], c_twin[i]);
     free(a);
     free(b);
     free(c);
@@ -426,7 +453,9 @@ static const size_t kgroups[] = { 1, 2, 3, 5, 16, 129 }; /* kc = kgroups * kpack
 static void run_int(const void *line, size_t mr, size_t nr, size_t i, size_t w)
 {
     const iline *f = line;
-    check_int(f, mr, nr, kgroups[i] * f->kpack, w % 2);
+    check_int(f, mr, nr, kgroups[i] * f->kpack, w % 2, f->a7 ? NARROW_A : NARROW_NONE);
+    if (f->a7)
+        check_int(f, mr, nr, kgroups[i] * f->kpack, w % 2, NARROW_B);
 }
 
 static void test_integer_ukernels_equal_their_twins(void **state)

@@ -28,7 +28,8 @@
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
 enum kind {
-    X32_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES
+    X32_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
+    S8_SCAN
 };
 
 typedef union fn {
@@ -40,6 +41,7 @@ typedef union fn {
     mxp_s8_pack_pairs_fn s8_pack_pairs;
     mxp_u8_pack_pairs6_fn u8_pack_pairs6;
     mxp_s8_sum_lines_fn s8_sum_lines;
+    mxp_s8_scan_fn s8_scan;
 } fn;
 
 static const struct entry {
@@ -59,6 +61,7 @@ static const struct entry {
 #define MXP_U8_PACK_PAIRS6(f, isa, twin) \
     { U8_PACK_PAIRS6, #f, isa, { .u8_pack_pairs6 = f }, { .u8_pack_pairs6 = twin } },
 #define MXP_S8_SUM_LINES(f, isa, twin) { S8_SUM_LINES, #f, isa, { .s8_sum_lines = f }, { .s8_sum_lines = twin } },
+#define MXP_S8_SCAN(f, isa, twin) { S8_SCAN, #f, isa, { .s8_scan = f }, { .s8_scan = twin } },
 #include "kernels/pack-list.inc"
 };
 
@@ -250,24 +253,57 @@ static void fill_random(void *p, size_t n, uint64_t *rng)
         b[i] = (unsigned char)prng_next(rng);
 }
 
-/* Four rows into K-quads, every column count 0 .. 70, rows at odd offsets. */
+/* Four rows into K-quads, every column count 0 .. 70, rows at odd
+ * offsets; the check off, then on: bytes whose pairs (rows 0 and 1, 2 and
+ * 3) are within |b0| + |b1| <= 128, at 128 often, not found wide, then one
+ * pair at each column made wide by one, found (and no check: false). */
 static void check_s8_quads(const struct entry *e)
 {
     enum { MAXC = 70, LD = 83 };
     static int8_t src[4 * LD], got[4 * MAXC + 8], want[4 * MAXC + 8];
     uint64_t rng = 13;
+    for (int narrow = 0; narrow < 2; narrow++) {
+        if (narrow) /* pairs at the bound: 64 + 64, -128 + 0, ... */
+            for (size_t i = 0; i < LD; i++) {
+                const uint64_t r = prng_next(&rng);
+                const int v = (int)(r % 129);
+                for (size_t q = 0; q < 4; q += 2) {
+                    src[q * LD + i] = (int8_t)((r >> (8 + q)) & 1 ? -v : v);
+                    src[(q + 1) * LD + i] = (int8_t)((r >> (9 + q)) & 1 ? -(128 - v) : 128 - v);
+                }
+            }
+        else
+            fill_random(src, sizeof src, &rng);
+        for (size_t off = 0; off < 3; off++)
+            for (size_t cols = 0; cols + off <= MAXC; cols++) {
+                const int8_t *r = src + off;
+                memset(got, 0x5a, sizeof got);
+                memset(want, 0x5a, sizeof want);
+                const bool found = e->f.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, got, narrow);
+                const bool twin = e->twin.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, want, narrow);
+                if (memcmp(got, want, sizeof got))
+                    fail_msg("%s: %zu columns at offset %zu differ from the twin", e->name, cols, off);
+                if (found || twin)
+                    fail_msg("%s: %zu columns at offset %zu: a wide pair found (the twin: %d) where none is%s",
+                             e->name, cols, off, (int)twin, narrow ? "" : " (no check asked)");
+                for (size_t c = 0; narrow && c < cols; c++) {
+                    const size_t q = 2 * (c % 2), at = q * LD + off + c; /* the pair (q, q + 1) of column c */
+                    const int8_t s0 = src[at], s1 = src[at + LD];
+                    src[at] = (int8_t)(s0 < 0 ? -65 : 65);
+                    src[at + LD] = (int8_t)(c % 3 ? 64 : -64);
+                    const bool f1 = e->f.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, got, true);
+                    const bool t1 = e->twin.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, want, true);
+                    const bool f0 = e->f.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, got, false);
+                    if (!f1 || !t1 || f0)
+                        fail_msg("%s: %zu columns at offset %zu: the wide pair in rows %zu, %zu of column %zu: found "
+                                 "%d, the twin %d, unchecked %d", e->name, cols, off, q, q + 1, c, (int)f1, (int)t1,
+                                 (int)f0);
+                    src[at] = s0, src[at + LD] = s1;
+                }
+            }
+    }
     fill_random(src, sizeof src, &rng);
-    for (size_t off = 0; off < 3; off++)
-        for (size_t cols = 0; cols + off <= MAXC; cols++) {
-            const int8_t *r = src + off;
-            memset(got, 0x5a, sizeof got);
-            memset(want, 0x5a, sizeof want);
-            e->f.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, got);
-            e->twin.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, want);
-            if (memcmp(got, want, sizeof got))
-                fail_msg("%s: %zu columns at offset %zu differ from the twin", e->name, cols, off);
-        }
-    e->twin.s8_pack_quads(src, src + LD, src + 2 * LD, src + 3 * LD, 2, want); /* the twin: the definition */
+    e->twin.s8_pack_quads(src, src + LD, src + 2 * LD, src + 3 * LD, 2, want, false); /* the twin: the definition */
     for (size_t c = 0; c < 2; c++)
         for (size_t q = 0; q < 4; q++)
             assert_int_equal(want[4 * c + q], src[q * LD + c]);
@@ -376,6 +412,72 @@ static void test_line_sums_equal_their_twin_and_the_loop(void **state)
     for_each(S8_SUM_LINES, check_line_sums);
 }
 
+/* ---- the wide-pair scan ------------------------------------------------------ */
+
+/* A pair with |b0| + |b1| <= 128 (the bound itself often), or past it
+ * by one when wide. */
+static void pair_values(uint64_t *rng, bool wide_pair, int8_t *b0, int8_t *b1)
+{
+    static const int8_t edge[][2] = { { 64, 64 }, { -64, -64 }, { 127, 1 }, { -127, -1 }, { -128, 0 }, { 0, -128 },
+                                      { 100, -28 }, { 0, 0 } };
+    static const int8_t past[][2] = { { 64, 65 }, { -65, -64 }, { 127, 2 }, { -128, 1 }, { 1, -128 }, { -128, -128 },
+                                      { 127, 127 }, { 2, -127 } };
+    const uint64_t r = prng_next(rng);
+    const size_t i = (size_t)(r >> 8) % 8;
+    if (wide_pair) {
+        *b0 = past[i][0], *b1 = past[i][1];
+    } else if (r & 1) {
+        *b0 = edge[i][0], *b1 = edge[i][1];
+    } else { /* random within the bound */
+        const int m0 = (int)((r >> 16) % 129), m1 = (int)((r >> 24) % (129 - m0));
+        *b0 = (int8_t)((r >> 40) & 1 ? -m0 : m0), *b1 = (int8_t)((r >> 41) & 1 ? -m1 : m1);
+    }
+}
+
+/* Shapes around the vectors' widths, both layouts, stored lines longer
+ * than the matrix (wide pairs there must not count), an odd k's last row
+ * alone at -128: no wide pair found; then each pair of a column in turn
+ * made wide, found, by the kernel and its twin alike. */
+static void check_s8_scan(const struct entry *e)
+{
+    static const size_t ks[] = { 0, 1, 2, 3, 4, 5, 34, 65, 66, 130 }, ns[] = { 0, 1, 7, 31, 32, 33, 64, 70 };
+    enum { PAD = 3 };
+    uint64_t rng = 5;
+    for (size_t ik = 0; ik < NELEMS(ks); ik++)
+        for (size_t in = 0; in < NELEMS(ns); in++)
+            for (int trans = 0; trans < 2; trans++) {
+                const size_t k = ks[ik], n = ns[in], lines = trans ? n : k, len = trans ? k : n, ld = len + PAD;
+                int8_t *b = test_malloc(lines * ld + 1);
+                memset(b, 127, lines * ld + 1); /* the padding: wide pairs everywhere */
+#define AT(p, j) b[trans ? (j) * ld + (p) : (p) * ld + (j)]
+                for (size_t j = 0; j < n; j++) {
+                    for (size_t p = 0; p + 2 <= k; p += 2)
+                        pair_values(&rng, false, &AT(p, j), &AT(p + 1, j));
+                    if (k % 2)
+                        AT(k - 1, j) = -128;
+                }
+                if (e->f.s8_scan(b, ld, trans, k, n) || e->twin.s8_scan(b, ld, trans, k, n))
+                    fail_msg("%s: k %zu, n %zu, trans %d: a wide pair found where none is", e->name, k, n, trans);
+                for (size_t p = 0; p + 2 <= k; p += 2)
+                    for (size_t j = 0; j < n; j += (p % 4 == 0 ? 1 : 5)) {
+                        const int8_t s0 = AT(p, j), s1 = AT(p + 1, j);
+                        pair_values(&rng, true, &AT(p, j), &AT(p + 1, j));
+                        if (!e->f.s8_scan(b, ld, trans, k, n) || !e->twin.s8_scan(b, ld, trans, k, n))
+                            fail_msg("%s: k %zu, n %zu, trans %d: the wide pair (%d, %d) at rows %zu, %zu of column "
+                                     "%zu missed", e->name, k, n, trans, AT(p, j), AT(p + 1, j), p, p + 1, j);
+                        AT(p, j) = s0, AT(p + 1, j) = s1;
+                    }
+#undef AT
+                test_free(b);
+            }
+}
+
+static void test_s8_scans_find_every_wide_pair_and_nothing_else(void **state)
+{
+    (void)state;
+    for_each(S8_SCAN, check_s8_scan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_s8_pair_packing_equals_its_twin),
         cmocka_unit_test(test_u8_pair_packing_equals_its_twin),
         cmocka_unit_test(test_line_sums_equal_their_twin_and_the_loop),
+        cmocka_unit_test(test_s8_scans_find_every_wide_pair_and_nothing_else),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

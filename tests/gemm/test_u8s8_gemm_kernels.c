@@ -92,7 +92,7 @@ static void check_tile(const mxp_gemm_config *cfg, mxp_dtype at, size_t mr, size
         col_off[j] = from_bits(next());
     const mxp_gemm_operand oa = { a, at, kc, 0, NULL }, ob = { b, MXP_S8, nr, 0, NULL };
     mxp_int8_pack_a(cfg, &oa, 0, mr, 0, kc, pa);
-    mxp_int8_pack_b(cfg, &ob, 0, kc, 0, nr, pb);
+    (void)mxp_int8_pack_b(cfg, &ob, 0, kc, 0, nr, pb, false);
     int32_t *want = malloc(MR * ldc * sizeof *want);
     assert_non_null(want);
     memcpy(want, c, MR * ldc * sizeof *c);
@@ -187,13 +187,20 @@ static void test_int8_packing_equals_its_portable_twin(void **state)
                 memset(want, 0x3c, abytes + bbytes);
                 assert_int_equal(mxp_set_isa(level[f]), MXP_OK);
                 mxp_int8_pack_a(cfg[f], &a, i0, w, p0, k, got);
-                mxp_int8_pack_b(cfg[f], &b, p0, k, i0, w, got + abytes);
+                (void)mxp_int8_pack_b(cfg[f], &b, p0, k, i0, w, got + abytes, false);
                 assert_int_equal(mxp_set_isa(MXP_ISA_SCALAR), MXP_OK);
                 mxp_int8_pack_a(cfg[f], &a, i0, w, p0, k, want);
-                mxp_int8_pack_b(cfg[f], &b, p0, k, i0, w, want + abytes);
+                (void)mxp_int8_pack_b(cfg[f], &b, p0, k, i0, w, want + abytes, false);
                 if (memcmp(got, want, abytes + bbytes))
                     fail_msg("%s: packing %zu x %zu (trans %d, %s A) differs from the portable loops", cfg[f]->name,
                              w, k, t / 2, t % 2 ? "int8" : "uint8");
+                if (cfg[f]->kpack == 4 && p0 % 2 == 0) { /* the wide-pair check: the same answer at both levels */
+                    const bool want_wide = mxp_int8_pack_b(cfg[f], &b, p0, k, i0, w, want + abytes, true);
+                    assert_int_equal(mxp_set_isa(level[f]), MXP_OK);
+                    if (mxp_int8_pack_b(cfg[f], &b, p0, k, i0, w, got + abytes, true) != want_wide)
+                        fail_msg("%s: B %zu x %zu (trans %d) checked for wide pairs: %d, the portable loops %d",
+                                 cfg[f]->name, k, w, t / 2, (int)!want_wide, (int)want_wide);
+                }
                 free(got);
                 free(want);
             }
