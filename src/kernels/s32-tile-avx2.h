@@ -53,9 +53,11 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_store_avx2(c
  * vpmaddwd (u8s8-gemm/avx2.c); quads = 1: a K-quad of bytes, vpmaddubsw,
  * then vpmaddwd by ones read from memory (the 16 registers hold the rest;
  * u8s8-gemm-a7/avx2.c) -- each group 4 bytes of a row of A~ and 32 of a
- * vector of B~; vpaddd accumulates modulo 2^32.  Then added into C. */
+ * vector of B~; vpaddd accumulates modulo 2^32.  Then added into C.  A~
+ * packed ([kc/4][6][4] or [kc/2][6][2]), or with lda > 0 (quads only)
+ * uint8 A where it is stored, rows lda bytes apart. */
 static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_avx2(const int rows, const int nv, const int quads,
-                                                                        size_t mr, size_t nr, size_t kc,
+                                                                        size_t lda, size_t mr, size_t nr, size_t kc,
                                                                         const void *pa, const void *pb, int32_t *c,
                                                                         size_t ldc, const int32_t *row_off,
                                                                         const int32_t *col_off)
@@ -77,7 +79,7 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_avx2(const i
 #pragma GCC unroll 6
         for (int i = 0; i < rows; i++) {
             int32_t group;
-            memcpy(&group, a + 4 * i, 4);
+            memcpy(&group, lda ? a + (size_t)i * lda : a + 4 * i, 4);
             const __m256i ai = _mm256_set1_epi32(group);
 #pragma GCC unroll 2
             for (int v = 0; v < nv; v++) {
@@ -91,7 +93,7 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_avx2(const i
                 acc[i][v] = _mm256_add_epi32(acc[i][v], sum);
             }
         }
-        a += 4 * 6;
+        a += lda ? 4 : 4 * 6;
         b += 32 * 2;
     }
     mxp_s32_tile_6x16_store_avx2(rows, nv, mr, nr, (const __m256i(*)[2])acc, c, ldc, row_off, col_off);
