@@ -35,7 +35,7 @@ typedef enum impl_kind {
     IMPL_DNNL_U8S8,
     IMPL_MEMCPY, /* B's bytes, M == 1 */
     IMPL_NUMPY,  /* f16, small cases; timed in a child process */
-    IMPL_MXP_A7, /* u8s8: mxp on A's values below 128 (7-bit activations) */
+    IMPL_MXP_WIDE_B, /* u8s8: mxp on B uniform over -128..127 (K-pairs past |b0| + |b1| = 128) */
     IMPL_MAX = 7
 } impl_kind;
 
@@ -53,7 +53,7 @@ typedef struct gemm_case {
     mxp_dtype type, c_type;
     size_t m, n, k;
     void *a, *b;         /* of `type` */
-    void *a7;            /* u8s8: A's bytes & 0x7f */
+    void *b_wide;        /* u8s8: B uniform over -128..127 */
     float *a32, *b32;    /* f16 / fp8: widened copies */
     void *c_mxp, *c_out; /* of c_type: mxp's result, the others' */
     void *copy;          /* memcpy's destination, B's size */
@@ -71,8 +71,8 @@ static int run_impl(gemm_case *c, impl *im)
     case IMPL_MXP:
         return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a, c->type, c->k, c->b,
                         c->type == MXP_U8 ? MXP_S8 : c->type, c->n, 0.0, c->c_mxp, c->c_type, c->n, NULL);
-    case IMPL_MXP_A7:
-        return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a7, MXP_U8, c->k, c->b, MXP_S8, c->n,
+    case IMPL_MXP_WIDE_B:
+        return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a, MXP_U8, c->k, c->b_wide, MXP_S8, c->n,
                         0.0, c->c_out, c->c_type, c->n, NULL);
     case IMPL_MXP_F32:
         return mxp_gemm(MXP_NO_TRANS, MXP_NO_TRANS, c->m, c->n, c->k, 1.0, c->a32, MXP_F32, c->k, c->b32, MXP_F32,
@@ -128,8 +128,11 @@ static void set_missing(impl *im, const char *why)
 static void choose_impls(gemm_case *c, int threads)
 {
     impl *im = add_impl(c, IMPL_MXP, "mxp", "mxp");
-    snprintf(im->detail, sizeof im->detail, "%s",
-             mxp_gemm_kernel_name(c->type, c->type == MXP_U8 ? MXP_S8 : c->type, NULL));
+    const char *name = mxp_gemm_kernel_name(c->type, c->type == MXP_U8 ? MXP_S8 : c->type, NULL);
+    if (c->type == MXP_U8 && strstr(name, "6x16__avx2")) /* the K-pair kernel's level */
+        snprintf(im->detail, sizeof im->detail, "B's K-pairs narrow: the vpmaddubsw kernel, not %s", name);
+    else
+        snprintf(im->detail, sizeof im->detail, "%s", name);
     switch (c->type) {
     case MXP_F32:
     case MXP_F64:
@@ -166,8 +169,8 @@ static void choose_impls(gemm_case *c, int threads)
             set_missing(im, onednn_missing);
         else
             snprintf(im->detail, sizeof im->detail, "%s", onednn.about);
-        im = add_impl(c, IMPL_MXP_A7, "mxp, A < 128", "mxp_a7");
-        snprintf(im->detail, sizeof im->detail, "A's bytes & 0x7f: the 7-bit-A kernel where the level has one");
+        im = add_impl(c, IMPL_MXP_WIDE_B, "mxp, wide B", "mxp_wide_b");
+        snprintf(im->detail, sizeof im->detail, "B uniform over -128..127: without VNNI the K-pair kernel");
         break;
     default:
         im = add_impl(c, IMPL_MXP_F32, "mxp f32", "mxp_f32");
@@ -360,7 +363,7 @@ static void free_case(gemm_case *c)
     if (c->mm.prim || c->mm.pd)
         dnnl_matmul_destroy(&c->mm);
     free(c->a);
-    free(c->a7);
+    free(c->b_wide);
     free(c->b);
     free(c->a32);
     free(c->b32);
@@ -390,13 +393,16 @@ static mxp_status alloc_case(gemm_case *c)
         return MXP_ERR_NO_MEMORY;
     mxp_status st = cli_fill_normal(c->a, c->type, c->m * c->k, 1);
     if (c->type == MXP_U8) { /* A over all of 0..255, as asymmetric uint8 quantization spreads activations */
-        if (!(c->a7 = cli_alloc(c->m * c->k)))
+        if (!(c->b_wide = cli_alloc(c->k * c->n)))
             return MXP_ERR_NO_MEMORY;
         uint64_t s = 0x9e3779b97f4a7c15u;
         for (size_t i = 0; i < c->m * c->k; i++) {
             s = s * 6364136223846793005u + 1442695040888963407u;
             ((uint8_t *)c->a)[i] = (uint8_t)(s >> 56);
-            ((uint8_t *)c->a7)[i] = (uint8_t)(s >> 56) & 0x7f;
+        }
+        for (size_t i = 0; i < c->k * c->n; i++) { /* the other B: every int8 equally often */
+            s = s * 6364136223846793005u + 1442695040888963407u;
+            ((uint8_t *)c->b_wide)[i] = (uint8_t)(s >> 56);
         }
     }
     if (st == MXP_OK)
@@ -446,7 +452,7 @@ static int run_case_alternate(const gemm_args *a, gemm_case *c, const char *what
             getrusage(RUSAGE_SELF, &u1);
             faults[im - c->impls] += u1.ru_minflt - u0.ru_minflt;
             if (failed) {
-                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_A7;
+                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_WIDE_B;
                 if (!mxp_row)
                     fprintf(stderr, "mxp bench gemm: %s: %s failed\n", what, im->label);
                 free_case(c);
@@ -454,7 +460,7 @@ static int run_case_alternate(const gemm_args *a, gemm_case *c, const char *what
             }
             if (r == 0)
                 first[im - c->impls] = im->times[0];
-            if (r == 0 && im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY && im->kind != IMPL_MXP_A7)
+            if (r == 0 && im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY && im->kind != IMPL_MXP_WIDE_B)
                 check_diff(c, im, what, tolerance); /* mxp's C is written in round 0 before any peer's */
         }
     }
@@ -506,7 +512,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
         if (!im->available)
             continue;
         int failed = run_impl(&c, im);
-        if (failed && (im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_A7)) {
+        if (failed && (im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_WIDE_B)) {
             free_case(&c);
             return cli_mxp_error(cmd_name, what, (mxp_status)failed);
         }
@@ -514,7 +520,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
             set_missing(im, "the call failed");
             continue;
         }
-        if (im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY && im->kind != IMPL_MXP_A7) {
+        if (im->kind != IMPL_MXP && im->kind != IMPL_MEMCPY && im->kind != IMPL_MXP_WIDE_B) {
             im->diff = relative_diff(c.c_out, c.c_mxp, c.c_type, c.m * c.n);
             if (!(im->diff <= tolerance))
                 fprintf(stderr, "mxp bench gemm: warning: %s: %s and mxp differ by %.2g (relative to max |C|)\n",
@@ -549,7 +555,7 @@ static int run_case(const gemm_args *a, mxp_dtype type, const gemm_shape *shape)
                 failed = run_impl(&c, im);
             im->times[r] = (cli_now() - t0) / batch;
             if (failed) {
-                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_A7;
+                const int mxp_row = im->kind == IMPL_MXP || im->kind == IMPL_MXP_F32 || im->kind == IMPL_MXP_WIDE_B;
                 if (!mxp_row)
                     fprintf(stderr, "mxp bench gemm: %s: %s failed\n", what, im->label);
                 free_case(&c);
