@@ -570,6 +570,34 @@ static void test_int8_one_row_at_every_level(void **state)
     }
 }
 
+typedef struct mnk {
+    size_t m, n, k;
+} mnk;
+
+/* A case of the narrow-operand tests below: shape, transposes ta / tb
+ * (trans_pairs rows), generator, A padded by t and B by pad_b, and where C
+ * is not int32 the scale sc and C's zero point (100 for uint8). */
+static icase narrow_case(mxp_dtype at, mxp_dtype ct, mnk shape, int ta, int tb, enum gen gen, const float *sc,
+                         int t, size_t pad_b, uint64_t seed)
+{
+    icase c = base_case(at, ct);
+    c.ta = trans_pairs[ta][0];
+    c.tb = trans_pairs[tb][1];
+    c.m = shape.m;
+    c.n = shape.n;
+    c.k = shape.k;
+    c.gen = gen;
+    if (c.ct != MXP_S32) {
+        c.opts.scales = sc;
+        c.opts.n_scales = 1;
+        c.opts.c_zero_point = c.ct == MXP_U8 ? 100 : 0;
+    }
+    c.pad_a = (size_t)t;
+    c.pad_b = pad_b;
+    c.seed = seed;
+    return c;
+}
+
 /* uint8 A below 128 (7-bit activations: torch's reduce_range) takes the
  * K-quad vpmaddubsw kernel at the K-pair kernel's levels (avx2, avx512):
  * exact sums against the reference at every level, on edge tiles and
@@ -578,36 +606,21 @@ static void test_int8_one_row_at_every_level(void **state)
 static void test_int8_seven_bit_a_is_exact_at_every_level(void **state)
 {
     (void)state;
-    const struct {
-        size_t m, n, k;
-    } shapes[] = { { 2, 1, 1 }, { 5, 9, 3 }, { 6, 16, 4 }, { 7, 17, 9 }, { 13, 33, 130 }, { 97, 41, 2049 },
-                   { 200, 70, 600 } };
+    const mnk shapes[] = { { 2, 1, 1 }, { 5, 9, 3 }, { 6, 16, 4 }, { 7, 17, 9 }, { 13, 33, 130 }, { 97, 41, 2049 },
+                           { 200, 70, 600 } };
     const mxp_dtype cts[] = { MXP_S32, MXP_U8, MXP_F32 };
     const int32_t zas[] = { 0, 127, 64, 255 };
-    float sc = 0.0071f;
+    const float sc = 0.0071f;
     uint64_t seed = 2300;
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
         for (size_t s = 0; s < NELEMS(shapes); s++)
             for (int t = 0; t < 4; t++)
                 for (int g = 0; g < 2; g++) {
-                    icase c = base_case(MXP_U8, cts[(s + (size_t)t) % 3]);
-                    c.ta = trans_pairs[t][0];
-                    c.tb = trans_pairs[t][1];
-                    c.m = shapes[s].m;
-                    c.n = shapes[s].n;
-                    c.k = shapes[s].k;
-                    c.gen = g ? GEN_A7_BUT : GEN_A7;
+                    icase c = narrow_case(MXP_U8, cts[(s + (size_t)t) % 3], shapes[s], t, t, g ? GEN_A7_BUT : GEN_A7,
+                                          &sc, t, 1, seed++);
                     c.opts.a_zero_point = zas[(s + (size_t)g) % 4];
                     c.opts.b_zero_point = t % 2 ? 0 : -5;
-                    if (c.ct != MXP_S32) {
-                        c.opts.scales = &sc;
-                        c.opts.n_scales = 1;
-                        c.opts.c_zero_point = c.ct == MXP_U8 ? 100 : 0;
-                    }
-                    c.pad_a = (size_t)t;
-                    c.pad_b = 1;
-                    c.seed = seed++;
                     check_case(&c);
                 }
     }
@@ -623,35 +636,21 @@ static void test_int8_seven_bit_a_is_exact_at_every_level(void **state)
 static void test_int8_narrow_b_is_exact_at_every_level(void **state)
 {
     (void)state;
-    const struct {
-        size_t m, n, k;
-    } shapes[] = { { 2, 5, 8 }, { 64, 1, 1 }, { 64, 17, 9 }, { 65, 33, 130 }, { 97, 41, 2049 }, { 200, 70, 600 } };
+    const mnk shapes[] = { { 2, 5, 8 }, { 64, 1, 1 }, { 64, 17, 9 }, { 65, 33, 130 }, { 97, 41, 2049 },
+                           { 200, 70, 600 } };
     const mxp_dtype cts[] = { MXP_S32, MXP_U8, MXP_F32 };
-    float sc = 0.0013f;
+    const float sc = 0.0013f;
     uint64_t seed = 2600;
     for (int isa = 0; isa <= (int)mxp_isa_supported(); isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
         for (size_t s = 0; s < NELEMS(shapes); s++)
             for (int t = 0; t < 4; t++)
                 for (int g = 0; g < 2; g++) {
-                    icase c = base_case(t / 2 ? MXP_S8 : MXP_U8, cts[(s + (size_t)t) % 3]);
-                    c.ta = trans_pairs[t][0];
-                    c.tb = trans_pairs[(t + g) % 4][1];
-                    c.m = shapes[s].m;
-                    c.n = shapes[s].n;
-                    c.k = shapes[s].k;
-                    c.gen = g ? GEN_NARROW_B_BUT : GEN_NARROW_B;
+                    icase c = narrow_case(t / 2 ? MXP_S8 : MXP_U8, cts[(s + (size_t)t) % 3], shapes[s], t, (t + g) % 4,
+                                          g ? GEN_NARROW_B_BUT : GEN_NARROW_B, &sc, t, 2, seed++);
                     c.beta = (t == 1 || t == 2) && c.ct != MXP_U8 ? 1.0 : 0.0;
                     c.opts.a_zero_point = c.at == MXP_S8 ? (g ? -128 : 3) : (g ? 255 : 0);
                     c.opts.b_zero_point = t % 2 ? 0 : 7;
-                    if (c.ct != MXP_S32) {
-                        c.opts.scales = &sc;
-                        c.opts.n_scales = 1;
-                        c.opts.c_zero_point = c.ct == MXP_U8 ? 100 : 0;
-                    }
-                    c.pad_a = (size_t)t;
-                    c.pad_b = 2;
-                    c.seed = seed++;
                     check_case(&c);
                 }
     }
