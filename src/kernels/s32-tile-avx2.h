@@ -1,6 +1,6 @@
-/* The AVX2 integer GEMM micro-kernels' 6 x 16 tile (u8s8-gemm/avx2.c,
- * u8s8-gemm-a7/avx2.c): its loop, its store into C and the choice of an
- * instance for an edge tile. */
+/* The AVX2 integer GEMM micro-kernels' tiles, 6 x 16 (u8s8-gemm/avx2.c)
+ * and 4 x 16 (u8s8-gemm-a7/avx2.c): their loop, their store into C and the
+ * choice of an instance for an edge tile. */
 #ifndef MXP_KERNELS_S32_TILE_AVX2_H
 #define MXP_KERNELS_S32_TILE_AVX2_H
 
@@ -47,23 +47,25 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_store_avx2(c
     }
 }
 
-/* The tile: 12 ymm accumulators, the first `rows` of 6 rows of A~ and the
+/* The tile: the first `rows` of the panel's panel_rows rows of A~ and the
  * first nv of 2 vectors of B~ (constants in each instance), a 32-bit lane
  * of A~ broadcast per row and K-group -- quads = 0: an int16 K-pair,
- * vpmaddwd (u8s8-gemm/avx2.c); quads = 1: a K-quad of bytes, vpmaddubsw,
- * then vpmaddwd by ones read from memory (the 16 registers hold the rest;
- * u8s8-gemm-a7/avx2.c) -- each group 4 bytes of a row of A~ and 32 of a
- * vector of B~; vpaddd accumulates modulo 2^32.  Then added into C.  A~
- * packed ([kc/4][6][4] or [kc/2][6][2]), or with lda > 0 (quads only)
- * uint8 A where it is stored, rows lda bytes apart. */
-static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_avx2(const int rows, const int nv, const int quads,
-                                                                        size_t lda, size_t mr, size_t nr, size_t kc,
-                                                                        const void *pa, const void *pb, int32_t *c,
-                                                                        size_t ldc, const int32_t *row_off,
-                                                                        const int32_t *col_off)
+ * vpmaddwd (u8s8-gemm/avx2.c, 6 rows: 12 accumulators, 2 vectors of B~,
+ * the broadcast and a product fill the 16 registers); quads = 1: a K-quad
+ * of bytes, vpmaddubsw, then vpmaddwd by a register of ones
+ * (u8s8-gemm-a7/avx2.c, 4 rows: 8 accumulators) -- each group 4 bytes of
+ * a row of A~ and 32 of a vector of B~; vpaddd accumulates modulo 2^32.
+ * Then added into C.  A~ packed ([kc/4][panel_rows][4] or
+ * [kc/2][panel_rows][2]), or with lda > 0 (quads only) uint8 A where it is
+ * stored, rows lda bytes apart. */
+static inline __attribute__((always_inline)) void mxp_s32_tile_avx2(const int rows, const int nv, const int quads,
+                                                                   const int panel_rows, size_t lda, size_t mr,
+                                                                   size_t nr, size_t kc, const void *pa,
+                                                                   const void *pb, int32_t *c, size_t ldc,
+                                                                   const int32_t *row_off, const int32_t *col_off)
 {
-    static const int16_t ones[16] __attribute__((aligned(32))) = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
     const unsigned char *a = pa, *b = pb;
+    const __m256i ones = _mm256_set1_epi16(1);
     __m256i acc[6][2];
 #pragma GCC unroll 6
     for (int i = 0; i < 6; i++)
@@ -85,15 +87,14 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_avx2(const i
             for (int v = 0; v < nv; v++) {
                 __m256i sum;
                 if (quads) {
-                    sum = _mm256_maddubs_epi16(ai, bv[v]);
-                    __asm__("vpmaddwd %1, %0, %0" : "+x"(sum) : "m"(*(const __m256i *)(const void *)ones));
+                    sum = _mm256_madd_epi16(_mm256_maddubs_epi16(ai, bv[v]), ones);
                 } else {
                     sum = _mm256_madd_epi16(ai, bv[v]);
                 }
                 acc[i][v] = _mm256_add_epi32(acc[i][v], sum);
             }
         }
-        a += lda ? 4 : 4 * 6;
+        a += lda ? 4 : 4 * (size_t)panel_rows;
         b += 32 * 2;
     }
     mxp_s32_tile_6x16_store_avx2(rows, nv, mr, nr, (const __m256i(*)[2])acc, c, ldc, row_off, col_off);
@@ -102,7 +103,8 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_avx2(const i
 /* The tile instance for mr x nr (a constant row count of 2, 4 or 6 and 1
  * or 2 vectors in each): tile(rows, nv, mr, nr, the rest...) -- a panel of
  * at most 8 columns multiplies only those, and so do the rows of a short
- * tile (M = 16 is 6 + 6 + 4 rows: 18 rows' work otherwise). */
+ * tile (M = 16 is 6 + 6 + 4 rows: 18 rows' work otherwise).  The 4 x 16
+ * tile's: 2 or 4 rows. */
 #define MXP_S32_TILE_6X16_DISPATCH(tile, mr, nr, ...)                                                           \
     do {                                                                                                     \
         if ((mr) <= 2)                                                                                       \
@@ -111,6 +113,14 @@ static inline __attribute__((always_inline)) void mxp_s32_tile_6x16_avx2(const i
             (nr) <= 8 ? tile(4, 1, mr, nr, __VA_ARGS__) : tile(4, 2, mr, nr, __VA_ARGS__);                   \
         else                                                                                                 \
             (nr) <= 8 ? tile(6, 1, mr, nr, __VA_ARGS__) : tile(6, 2, mr, nr, __VA_ARGS__);                   \
+    } while (0)
+
+#define MXP_S32_TILE_4X16_DISPATCH(tile, mr, nr, ...)                                                        \
+    do {                                                                                                     \
+        if ((mr) <= 2)                                                                                       \
+            (nr) <= 8 ? tile(2, 1, mr, nr, __VA_ARGS__) : tile(2, 2, mr, nr, __VA_ARGS__);                   \
+        else                                                                                                 \
+            (nr) <= 8 ? tile(4, 1, mr, nr, __VA_ARGS__) : tile(4, 2, mr, nr, __VA_ARGS__);                   \
     } while (0)
 
 /* C's tile, fetched while the sums are made (read or written only at the end). */

@@ -1,5 +1,5 @@
 /* The portable twins of the vpmaddubsw integer GEMM kernels (avx2.c): the
- * same K-quads of bytes, A~ [kc/4][6][4] uint8 (or uint8 A where it is
+ * same K-quads of bytes, A~ [kc/4][4][4] uint8 (or uint8 A where it is
  * stored, rows lda bytes apart), B~ [kc/4][16][4] int8, each int32 sum
  * getting the four products of a quad, modulo 2^32 (unsigned arithmetic).
  * They sum any uint8 A and int8 B exactly; the AVX2 kernels only A below
@@ -30,13 +30,13 @@ static void quad_tile(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t 
         }
 }
 
-void mxp_u8s8_gemm_a7_ukernel_6x16__scalar(size_t mr, size_t nr, size_t kc, const void *pa, const void *pb, int32_t *c,
+void mxp_u8s8_gemm_a7_ukernel_4x16__scalar(size_t mr, size_t nr, size_t kc, const void *pa, const void *pb, int32_t *c,
                                         size_t ldc, const int32_t *row_off, const int32_t *col_off)
 {
-    quad_tile(mr, nr, kc, pa, 4, 6, pb, c, ldc, row_off, col_off);
+    quad_tile(mr, nr, kc, pa, 4, 4, pb, c, ldc, row_off, col_off);
 }
 
-void mxp_u8s8_gemm_a7_ukernel_6x16_a__scalar(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t lda,
+void mxp_u8s8_gemm_a7_ukernel_4x16_a__scalar(size_t mr, size_t nr, size_t kc, const uint8_t *a, size_t lda,
                                              const int8_t *b, int32_t *c, size_t ldc, const int32_t *row_off,
                                              const int32_t *col_off)
 {

@@ -14,7 +14,7 @@
 #include "kernels/s32-tile-avx2.h"
 
 /* The tile, K-pairs (s32-tile-avx2.h). */
-#define TILE(rows, nv, ...) mxp_s32_tile_6x16_avx2(rows, nv, 0, 0, __VA_ARGS__)
+#define TILE(rows, nv, ...) mxp_s32_tile_avx2(rows, nv, 0, 6, 0, __VA_ARGS__)
 
 void mxp_u8s8_gemm_ukernel_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c,
                                       size_t ldc, const int32_t *row_off, const int32_t *col_off)
