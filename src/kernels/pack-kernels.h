@@ -31,12 +31,15 @@ typedef bool (*mxp_bf16_pack_b_fn)(const uint16_t *b, size_t ld, size_t kc, size
  * |x| < 2^-63?  The GEMM's check before the bfloat16 kernel. */
 typedef bool (*mxp_bf16_scan_fn)(const uint16_t *x, size_t rows, size_t cols, size_t ld);
 
-/* dst[4c + q] = r_q[c] for c < cols: four int8 rows into K-quads.  With
- * check, returns whether a pair of rows (r0, r1) or (r2, r3) holds a
- * column with |b0| + |b1| > 128 (mxp_s8_wide_pair, below), found on the
- * way; false otherwise. */
-typedef bool (*mxp_s8_pack_quads_fn)(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3,
-                                     size_t cols, int8_t *dst, bool check);
+/* Rows of int8 B into K-quads of `width`-column panels, `panel` bytes
+ * apart: dst[(c / width) panel + 4 (width q + c % width) + t] =
+ * src[(4q + t) ld + c] for q < quads, c < cols, t < 4 (a last panel's
+ * columns from cols on are not written).  With check, returns whether a
+ * pair of rows (4q, 4q + 1) or (4q + 2, 4q + 3) holds a column with
+ * |b0| + |b1| > 128 (mxp_s8_wide_pair, below), found on the way; false
+ * otherwise. */
+typedef bool (*mxp_s8_pack_quads_fn)(const int8_t *src, size_t ld, size_t quads, size_t cols, size_t width,
+                                     int8_t *dst, size_t panel, bool check);
 
 /* Pairs of int8 rows into 16-column panels of int16 K-pairs [pairs][16][2]
  * (`panel` int16 apart): dst[c / 16 * panel + 32q + 2 (c % 16) + t] =
@@ -77,7 +80,7 @@ static inline bool mxp_s8_wide_pair(int8_t b0, int8_t b1)
 #define MXP_BF16_PACK_B(FN, ISA, TWIN) bool FN(const uint16_t *b, size_t ld, size_t kc, size_t nc, uint32_t *dst);
 #define MXP_BF16_SCAN(FN, ISA, TWIN) bool FN(const uint16_t *x, size_t rows, size_t cols, size_t ld);
 #define MXP_S8_PACK_QUADS(FN, ISA, TWIN) \
-    bool FN(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols, int8_t *dst, \
+    bool FN(const int8_t *src, size_t ld, size_t quads, size_t cols, size_t width, int8_t *dst, size_t panel, \
             bool check);
 #define MXP_S8_PACK_PAIRS(FN, ISA, TWIN) \
     void FN(const int8_t *src, size_t ld, size_t pairs, size_t cols, int16_t *dst, size_t panel);

@@ -253,60 +253,69 @@ static void fill_random(void *p, size_t n, uint64_t *rng)
         b[i] = (unsigned char)prng_next(rng);
 }
 
-/* Four rows into K-quads, every column count 0 .. 70, rows at odd
- * offsets; the check off, then on: bytes whose pairs (rows 0 and 1, 2 and
- * 3) are within |b0| + |b1| <= 128, at 128 often, not found wide, then one
- * pair at each column made wide by one, found (and no check: false). */
+/* Rows into K-quads of panels 16 and 48 columns wide, 1 to 3 quads,
+ * every column count 0 .. 70, rows at odd offsets, panels apart by more
+ * than they fill (the gaps must stay untouched); the check off, then on:
+ * bytes whose pairs (rows 4q and 4q + 1, 4q + 2 and 4q + 3) are within
+ * |b0| + |b1| <= 128, at 128 often, not found wide, then one pair of each
+ * column made wide by one in turn, found (and with no check: false). */
 static void check_s8_quads(const struct entry *e)
 {
-    enum { MAXC = 70, LD = 83 };
-    static int8_t src[4 * LD], got[4 * MAXC + 8], want[4 * MAXC + 8];
+    enum { MAXC = 70, LD = 83, MAXQ = 3, BYTES = 5 * 4 * 48 * MAXQ + 64 };
+    static int8_t src[4 * MAXQ * LD], got[BYTES], want[BYTES];
+    static const size_t widths[] = { 16, 48 };
     uint64_t rng = 13;
     for (int narrow = 0; narrow < 2; narrow++) {
         if (narrow) /* pairs at the bound: 64 + 64, -128 + 0, ... */
-            for (size_t i = 0; i < LD; i++) {
+            for (size_t i = 0; i < 2 * MAXQ * LD; i++) {
                 const uint64_t r = prng_next(&rng);
                 const int v = (int)(r % 129);
-                for (size_t q = 0; q < 4; q += 2) {
-                    src[q * LD + i] = (int8_t)((r >> (8 + q)) & 1 ? -v : v);
-                    src[(q + 1) * LD + i] = (int8_t)((r >> (9 + q)) & 1 ? -(128 - v) : 128 - v);
-                }
+                const size_t at = i / LD * 2 * LD + i % LD; /* row 2 (i / LD), the first of a pair */
+                src[at] = (int8_t)((r >> 8) & 1 ? -v : v);
+                src[at + LD] = (int8_t)((r >> 9) & 1 ? -(128 - v) : 128 - v);
             }
         else
             fill_random(src, sizeof src, &rng);
-        for (size_t off = 0; off < 3; off++)
-            for (size_t cols = 0; cols + off <= MAXC; cols++) {
-                const int8_t *r = src + off;
-                memset(got, 0x5a, sizeof got);
-                memset(want, 0x5a, sizeof want);
-                const bool found = e->f.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, got, narrow);
-                const bool twin = e->twin.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, want, narrow);
-                if (memcmp(got, want, sizeof got))
-                    fail_msg("%s: %zu columns at offset %zu differ from the twin", e->name, cols, off);
-                if (found || twin)
-                    fail_msg("%s: %zu columns at offset %zu: a wide pair found (the twin: %d) where none is%s",
-                             e->name, cols, off, (int)twin, narrow ? "" : " (no check asked)");
-                for (size_t c = 0; narrow && c < cols; c++) {
-                    const size_t q = 2 * (c % 2), at = q * LD + off + c; /* the pair (q, q + 1) of column c */
-                    const int8_t s0 = src[at], s1 = src[at + LD];
-                    src[at] = (int8_t)(s0 < 0 ? -65 : 65);
-                    src[at + LD] = (int8_t)(c % 3 ? 64 : -64);
-                    const bool f1 = e->f.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, got, true);
-                    const bool t1 = e->twin.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, want, true);
-                    const bool f0 = e->f.s8_pack_quads(r, r + LD, r + 2 * LD, r + 3 * LD, cols, got, false);
-                    if (!f1 || !t1 || f0)
-                        fail_msg("%s: %zu columns at offset %zu: the wide pair in rows %zu, %zu of column %zu: found "
-                                 "%d, the twin %d, unchecked %d", e->name, cols, off, q, q + 1, c, (int)f1, (int)t1,
-                                 (int)f0);
-                    src[at] = s0, src[at + LD] = s1;
-                }
-            }
+        for (size_t wi = 0; wi < NELEMS(widths); wi++)
+            for (size_t quads = 1; quads <= MAXQ; quads++)
+                for (size_t off = 0; off < 3; off++)
+                    for (size_t cols = 0; cols + off <= MAXC; cols++) {
+                        const size_t width = widths[wi], panel = 4 * width * quads + 7;
+                        const int8_t *r = src + off;
+                        memset(got, 0x5a, sizeof got);
+                        memset(want, 0x5a, sizeof want);
+                        const bool found = e->f.s8_pack_quads(r, LD, quads, cols, width, got, panel, narrow);
+                        const bool twin = e->twin.s8_pack_quads(r, LD, quads, cols, width, want, panel, narrow);
+                        if (memcmp(got, want, sizeof got))
+                            fail_msg("%s: %zu quads of %zu columns at offset %zu, panels of %zu: differ from the twin",
+                                     e->name, quads, cols, off, width);
+                        if (found || twin)
+                            fail_msg("%s: %zu quads of %zu columns: a wide pair found (the twin: %d) where none is%s",
+                                     e->name, quads, cols, (int)twin, narrow ? "" : " (no check asked)");
+                        for (size_t c = 0; narrow && c < cols; c++) {
+                            const size_t row = 2 * (c % (2 * quads)), at = row * LD + off + c; /* rows row, row + 1 */
+                            const int8_t s0 = src[at], s1 = src[at + LD];
+                            src[at] = (int8_t)(s0 < 0 ? -65 : 65);
+                            src[at + LD] = (int8_t)(c % 3 ? 64 : -64);
+                            const bool f1 = e->f.s8_pack_quads(r, LD, quads, cols, width, got, panel, true);
+                            const bool t1 = e->twin.s8_pack_quads(r, LD, quads, cols, width, want, panel, true);
+                            const bool f0 = e->f.s8_pack_quads(r, LD, quads, cols, width, got, panel, false);
+                            if (!f1 || !t1 || f0)
+                                fail_msg("%s: %zu quads of %zu columns: the wide pair in rows %zu, %zu of column %zu: "
+                                         "found %d, the twin %d, unchecked %d", e->name, quads, cols, row, row + 1, c,
+                                         (int)f1, (int)t1, (int)f0);
+                            src[at] = s0, src[at + LD] = s1;
+                        }
+                    }
     }
     fill_random(src, sizeof src, &rng);
-    e->twin.s8_pack_quads(src, src + LD, src + 2 * LD, src + 3 * LD, 2, want, false); /* the twin: the definition */
-    for (size_t c = 0; c < 2; c++)
-        for (size_t q = 0; q < 4; q++)
-            assert_int_equal(want[4 * c + q], src[q * LD + c]);
+    memset(want, 0x5a, sizeof want);
+    e->twin.s8_pack_quads(src, LD, 2, 18, 16, want, 200, false); /* the twin: the definition */
+    for (size_t q = 0; q < 2; q++)
+        for (size_t c = 0; c < 18; c++)
+            for (size_t t = 0; t < 4; t++)
+                assert_int_equal(want[c / 16 * 200 + 4 * (16 * q + c % 16) + t], src[(4 * q + t) * LD + c]);
+    assert_int_equal(want[4 * 16 * 2], 0x5a); /* between the panels */
 }
 
 static void test_s8_quad_packing_equals_its_twin(void **state)

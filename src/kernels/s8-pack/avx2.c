@@ -54,8 +54,10 @@ static __m128i pair_magnitudes_128(__m128i b0, __m128i b1)
     return _mm_adds_epu8(_mm_abs_epi8(b0), _mm_abs_epi8(b1));
 }
 
-bool mxp_s8_pack_quads__avx2(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
-                             int8_t *dst, bool check)
+/* Four rows' first cols columns into one panel's K-quad at dst; the
+ * largest |b0| + |b1| of their pairs kept in *widest, bytewise. */
+static inline void quad_rows(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
+                             int8_t *dst, __m128i *widest_out)
 {
     /* the largest |b0| + |b1|, bytewise (the loop is memory-bound: kept whether asked or not) */
     __m256i widest32 = _mm256_setzero_si256();
@@ -92,7 +94,28 @@ bool mxp_s8_pack_quads__avx2(const int8_t *r0, const int8_t *r1, const int8_t *r
         _mm_storeu_si128(d + 2, _mm_unpacklo_epi16(ab_hi, xy_hi)); /* c+8 .. c+11 */
         _mm_storeu_si128(d + 3, _mm_unpackhi_epi16(ab_hi, xy_hi)); /* c+12 .. c+15 */
     }
-    const bool tail = mxp_s8_pack_quads__scalar(r0 + c, r1 + c, r2 + c, r3 + c, cols - c, dst + 4 * c, check);
+    for (; c < cols; c++) {
+        dst[4 * c] = r0[c];
+        dst[4 * c + 1] = r1[c];
+        dst[4 * c + 2] = r2[c];
+        dst[4 * c + 3] = r3[c];
+        const int m = (mxp_s8_wide_pair(r0[c], r1[c]) | mxp_s8_wide_pair(r2[c], r3[c])) ? 255 : 0;
+        widest = _mm_max_epu8(widest, _mm_set1_epi8((char)m));
+    }
+    *widest_out = _mm_max_epu8(*widest_out, widest);
+}
+
+bool mxp_s8_pack_quads__avx2(const int8_t *src, size_t ld, size_t quads, size_t cols, size_t width, int8_t *dst,
+                             size_t panel, bool check)
+{
+    __m128i widest = _mm_setzero_si128();
+    for (size_t c0 = 0; c0 < cols; c0 += width) { /* a panel's quads together: its lines written in turn */
+        const size_t w = cols - c0 < width ? cols - c0 : width;
+        for (size_t q = 0; q < quads; q++) {
+            const int8_t *r = src + 4 * q * ld + c0;
+            quad_rows(r, r + ld, r + 2 * ld, r + 3 * ld, w, dst + c0 / width * panel + 4 * width * q, &widest);
+        }
+    }
     const __m128i past = _mm_subs_epu8(widest, _mm_set1_epi8((char)128));
-    return check && (tail || !_mm_testz_si128(past, past));
+    return check && !_mm_testz_si128(past, past);
 }

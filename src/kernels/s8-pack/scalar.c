@@ -3,16 +3,18 @@
  * K-pairs (avx2.c). */
 #include "kernels/pack-kernels.h"
 
-bool mxp_s8_pack_quads__scalar(const int8_t *r0, const int8_t *r1, const int8_t *r2, const int8_t *r3, size_t cols,
-                               int8_t *dst, bool check)
+bool mxp_s8_pack_quads__scalar(const int8_t *src, size_t ld, size_t quads, size_t cols, size_t width, int8_t *dst,
+                               size_t panel, bool check)
 {
     bool wide = false;
-    for (size_t c = 0; c < cols; c++) {
-        dst[4 * c] = r0[c];
-        dst[4 * c + 1] = r1[c];
-        dst[4 * c + 2] = r2[c];
-        dst[4 * c + 3] = r3[c];
-        wide |= mxp_s8_wide_pair(r0[c], r1[c]) | mxp_s8_wide_pair(r2[c], r3[c]);
+    for (size_t q = 0; q < quads; q++) {
+        const int8_t *r = src + 4 * q * ld;
+        for (size_t c = 0; c < cols; c++) {
+            int8_t *d = dst + c / width * panel + 4 * (width * q + c % width);
+            for (size_t t = 0; t < 4; t++)
+                d[t] = r[t * ld + c];
+            wide |= mxp_s8_wide_pair(r[c], r[ld + c]) | mxp_s8_wide_pair(r[2 * ld + c], r[3 * ld + c]);
+        }
     }
     return check && wide;
 }
