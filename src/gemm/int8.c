@@ -88,15 +88,16 @@ static bool below_128(const uint8_t *a, size_t lda, bool trans, size_t m, size_t
  * - for B whose every K-pair has |b0| + |b1| <= 128 (7-bit weights, as
  *   oneDNN asks of them without VNNI, or any narrower spread), whatever A
  *   holds (uint8, or int8 with its top bit flipped): 255 * 128 = 32640 <
- *   32767.  Where the first attempt's writes do not count (can_redo:
- *   beta == 0, no counters), B is checked while it is packed and, at the
- *   first wide pair, the product starts over with the K-pair kernel
- *   (*redo); full-range B finds one in its first rows.  Otherwise by a
- *   pass over B that stops at the first wide pair, from SCAN_B_ROWS rows
- *   of C on: run to its end it reads B once more (M = 128, N = K = 4096:
- *   ~4% of the call).
+ *   32767.  A wide pair in B's first SCAN_B_CORNER rows and columns
+ *   settles it (full-range weights have one there).  Then, where the
+ *   first attempt's writes do not count (can_redo: beta == 0, no
+ *   counters), B is checked while it is packed and, at the first wide
+ *   pair, the product starts over with the K-pair kernel (*redo);
+ *   otherwise by a pass over B that stops at the first wide pair, from
+ *   SCAN_B_ROWS rows of C on: run to its end it reads B once more (M =
+ *   128, N = K = 4096: ~4% of the call).
  * M = 1 takes the GEMV and never asks. */
-enum { SCAN_B_ROWS = 64 };
+enum { SCAN_B_ROWS = 64, SCAN_B_CORNER = 64 };
 
 static const mxp_gemm_config *quads_config(const mxp_gemm_config *cfg, const mxp_gemm_operand *a,
                                            const mxp_gemm_operand *b, size_t m, size_t n, size_t k, bool can_redo,
@@ -110,11 +111,18 @@ static const mxp_gemm_config *quads_config(const mxp_gemm_config *cfg, const mxp
         return cfg;
     if (a->dtype == MXP_U8 && below_128(a->base, a->ld, a->trans, m, k))
         return a7;
+    /* a corner of B first: full-range weights show a wide pair there at
+     * once, and take the K-pair kernel without a start-over (which would
+     * compute the zero points' sums twice) */
+    const mxp_s8_scan_fn scan = mxp_s8_scan_kernel(mxp_isa_current());
+    const size_t corner = SCAN_B_CORNER;
+    if (scan((const int8_t *)b->base, b->ld, b->trans, k < corner ? k : corner, n < corner ? n : corner))
+        return cfg;
     if (can_redo) {
         *redo = cfg;
         return a7;
     }
-    if (m >= SCAN_B_ROWS && !mxp_s8_scan_kernel(mxp_isa_current())((const int8_t *)b->base, b->ld, b->trans, k, n))
+    if (m >= SCAN_B_ROWS && !scan((const int8_t *)b->base, b->ld, b->trans, k, n))
         return a7;
     return cfg;
 }

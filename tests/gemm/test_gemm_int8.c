@@ -176,8 +176,9 @@ static int mant_bits(mxp_dtype t)
 /* GEN_NARROW_B: B's K-pairs (rows 2t, 2t + 1 of a column of op(B)) with
  * |b0| + |b1| <= 128, often at 128, A over its whole range, a third at
  * each end (the vpmaddubsw kernel's extreme pair sums, +-255 * 128, A
- * full-range); GEN_NARROW_B_BUT: the same with about one pair in 97 wide
- * (the K-pair kernel then). */
+ * full-range); GEN_NARROW_B_BUT: the same with B's last pair wide and
+ * about one in 97 past its 64 x 64 corner (the K-pair kernel then, found
+ * late). */
 enum gen { GEN_RANDOM, GEN_SMALL, GEN_EXTREME, GEN_FAR, GEN_HIGH, GEN_A7, GEN_A7_BUT, GEN_NARROW_B, GEN_NARROW_B_BUT };
 
 typedef struct icase {
@@ -225,9 +226,10 @@ static int64_t narrow_b_value(const icase *c, size_t p, size_t j)
                                    { 100, -28 }, { 127, 127 } };
     uint64_t h = prng_seed(c->seed * 1000003u + (p / 2) * 7919u + j);
     const uint64_t x = prng_next(&h);
-    size_t e = (size_t)(x % 7);
-    if (c->gen == GEN_NARROW_B_BUT && (x >> 8) % 97 == 0)
-        e = 7; /* a wide pair */
+    const size_t e = (size_t)(x % 7);
+    const bool corner = p < 64 && j < 64; /* the library looks there first */
+    if (c->gen == GEN_NARROW_B_BUT && (((x >> 8) % 97 == 0 && !corner) || (p / 2 == (c->k - 2) / 2 && j == c->n - 1)))
+        return ends[7][p % 2]; /* a wide pair: now and then past the corner, and B's last pair */
     if (((x >> 16) & 3) == 0) { /* within the bound, at random */
         const int m0 = (int)((x >> 24) % 129), m1 = (int)((x >> 32) % (129 - (uint64_t)m0));
         return p % 2 ? ((x >> 41) & 1 ? -m1 : m1) : ((x >> 40) & 1 ? -m0 : m0);
