@@ -42,6 +42,11 @@ MXP_API uint64_t mxp_cpu_features(void);
 MXP_API const char *mxp_cpu_features_string(void);
 /* Model string from CPUID ("AMD EPYC 9R14 ..."), "" where unknown. */
 MXP_API const char *mxp_cpu_brand(void);
+/* Bytes of one instance of the level-3 cache (the cache a CCX's or a
+ * die's cores share) as CPUID's cache leaves describe it (leaf 4, AMD's
+ * 0x8000001D), 0 where unknown (off x86, no such leaf); it sets the
+ * streaming-store threshold (mxp_stream_threshold, mxp/alloc.h). */
+MXP_API size_t mxp_cpu_l3_bytes(void);
 /* CPUID's vendor ("AuthenticAMD", "GenuineIntel"; "" off x86), display
  * family and model (0 off x86), and the microarchitecture mxp recognises
  * from them: "zen4" (AMD family 0x19 with AVX-512), "zen5" (AMD family

@@ -26,6 +26,7 @@ static char features_str[256];
 static char brand[49];
 static char vendor[13];
 static unsigned cpu_family, cpu_model;
+static size_t l3_bytes; /* one L3 instance, from CPUID's cache leaves; 0 where unknown */
 static mxp_uarch uarch = MXP_UARCH_OTHER;
 static mxp_isa supported_isa = MXP_ISA_SCALAR;
 static mxp_isa env_cap = MXP_ISA_COUNT; /* MXP_ISA, or none */
@@ -58,6 +59,24 @@ static bool amx_permitted(void)
 /* Whether this thread's AMX tiles hold the kernels' configuration
  * (src/kernels/amx-tiles.h). */
 _Thread_local bool mxp_amx_tiles_configured;
+
+/* The bytes of the level-3 cache from CPUID's deterministic cache
+ * parameters (leaf 4 on Intel, 0x8000001D on AMD: ways x partitions x line
+ * x sets of one instance, the cache the cores of a CCX or die share), 0
+ * where the leaf is absent or lists no level-3 cache. */
+static size_t cpuid_l3_bytes(unsigned leaf)
+{
+    for (unsigned sub = 0; sub < 16; sub++) {
+        unsigned a, b, c, d;
+        __cpuid_count(leaf, sub, a, b, c, d);
+        (void)d;
+        if ((a & 0x1f) == 0) /* no more caches */
+            return 0;
+        if (((a >> 5) & 7) == 3)
+            return (size_t)((b >> 22) + 1) * (((b >> 12) & 0x3ff) + 1) * ((b & 0xfff) + 1) * ((size_t)c + 1);
+    }
+    return 0;
+}
 
 static void detect_x86(void)
 {
@@ -116,6 +135,15 @@ static void detect_x86(void)
         }
     }
     unsigned ext = __get_cpuid_max(0x80000000u, NULL);
+    if (!strcmp(vendor, "AuthenticAMD") && ext >= 0x8000001du) {
+        unsigned a1, b1, c1, d1; /* CPUID.80000001H:ECX.TopologyExtensions[22]: leaf 0x8000001D */
+        __cpuid(0x80000001u, a1, b1, c1, d1);
+        (void)a1, (void)b1, (void)d1;
+        if (c1 & (1u << 22))
+            l3_bytes = cpuid_l3_bytes(0x8000001du);
+    } else if (max_leaf >= 4) {
+        l3_bytes = cpuid_l3_bytes(4);
+    }
     if (ext >= 0x80000004u) {
         unsigned *w = (unsigned *)(void *)brand;
         for (unsigned leaf = 0; leaf < 3; leaf++)
@@ -226,6 +254,12 @@ const char *mxp_cpu_features_string(void)
 {
     pthread_once(&once, init);
     return features_str;
+}
+
+size_t mxp_cpu_l3_bytes(void)
+{
+    pthread_once(&once, init);
+    return l3_bytes;
 }
 
 const char *mxp_cpu_brand(void)
