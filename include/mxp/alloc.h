@@ -86,6 +86,20 @@ MXP_API size_t mxp_hugepage_threshold(void);
  * or "unavailable" (no /sys/kernel/mm/transparent_hugepage/enabled). */
 MXP_API const char *mxp_hugepages_system_mode(void);
 
+/* Streaming stores: a conversion, cast or row operation (take, the float32
+ * norms) whose call moves at least this many bytes (read + written; each
+ * thread's share counts alone) writes its output with streaming
+ * (non-temporal) stores, which skip reading the output's lines first and
+ * leave the caches to the inputs; below it, plain stores leave the output
+ * in the cache for its next reader.  Default: half of one L3 instance
+ * (mxp_cpu_l3_bytes, mxp/cpu.h) within [4 MiB, 64 MiB], or
+ * MXP_STREAM_BYTES in the environment (bytes, K/M/G suffixes; read once;
+ * another value is ignored with a message on stderr).
+ * mxp_set_stream_threshold(bytes) overrides both (0: back to them; 1:
+ * always; SIZE_MAX: never).  Only speed depends on it, never a result. */
+MXP_API void mxp_set_stream_threshold(size_t bytes);
+MXP_API size_t mxp_stream_threshold(void);
+
 /* GEMM keeps its packing buffers and accumulator workspaces between calls
  * (one per call running at once, grown when a larger call needs more), so
  * that a call does not allocate and fault in fresh pages.  This releases

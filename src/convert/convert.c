@@ -354,12 +354,12 @@ static void convert_run(void *dst, mxp_dtype dst_type, const void *src, mxp_dtyp
 /* ---- large arrays over the thread pool ---------------------------------- */
 
 /* Each thread gets at least this many bytes (read + written) of a
- * conversion that takes the kernels' streaming-store path (4 MiB moved,
- * MXP_STREAM_BYTES in kernels/stream-loop.h), so that every share still
- * takes it; a smaller conversion (in the caches, stored plainly in any
- * case) is split from MXP_CVT_SMALL_SHARE_BYTES a thread: a model's
- * activations, 1056 x 384 bfloat16 widened to float32 (2.4 MB moved), took
- * 0.14 ms on one thread on the Intel Xeon. */
+ * conversion of 4 MiB moved or more (the least streaming-store threshold,
+ * mxp_stream_threshold in mxp/alloc.h: each share streams or not by its
+ * own size); a smaller conversion (in the caches, stored plainly) is split
+ * from MXP_CVT_SMALL_SHARE_BYTES a thread: a model's activations, 1056 x
+ * 384 bfloat16 widened to float32 (2.4 MB moved), took 0.14 ms on one
+ * thread on the Intel Xeon. */
 #define MXP_CVT_SHARE_BYTES ((size_t)4 << 20)
 #define MXP_CVT_SMALL_SHARE_BYTES ((size_t)512 << 10)
 
@@ -390,7 +390,7 @@ int mxp_cvt_threads(const void *dst, mxp_dtype dst_type, const void *src, mxp_dt
     const size_t ss = mxp_dtype_itemsize(src_type), ds = mxp_dtype_itemsize(dst_type);
     if (dst == src && ds != ss)
         return 1;
-    const bool streams = n * (ss + ds) >= MXP_CVT_SHARE_BYTES; /* MXP_STREAM_BYTES */
+    const bool streams = n * (ss + ds) >= MXP_CVT_SHARE_BYTES;
     return mxp_share_threads(n, (streams ? MXP_CVT_SHARE_BYTES : MXP_CVT_SMALL_SHARE_BYTES) / (ss + ds));
 }
 

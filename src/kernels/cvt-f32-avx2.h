@@ -217,7 +217,7 @@ MXP_INLINE void mxp_f32_loop_avx2(void *dst, const void *src, size_t n, const mx
     __m256i idx = mxp_sr_index_avx2(p->index0);
     unsigned char *d = dst;
     size_t i = 0;
-    const int stream = n * (is + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    const int stream = mxp_streams(n * (is + os)) && (uintptr_t)dst % os == 0;
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
         head = head < n ? head : n;

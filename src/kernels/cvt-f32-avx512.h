@@ -66,7 +66,7 @@ MXP_INLINE void mxp_f32_loop_avx512(void *dst, const float *src, size_t n, const
     size_t i = 0;
     /* Large outputs bypass the cache (as memcpy does): no read-for-ownership
      * of the destination.  The head is converted until dst is aligned. */
-    int stream = n * (4 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    int stream = mxp_streams(n * (4 + out_size)) && (uintptr_t)dst % out_size == 0;
     if (stream) {
         size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
         if (head) {

@@ -130,7 +130,7 @@ MXP_INLINE void mxp_f64_loop_avx2(void *dst, const double *src, size_t n, int sa
     const size_t os = mxp_f64_out_size_avx2(t);
     unsigned char *d = dst;
     size_t i = 0;
-    const int stream = n * (8 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    const int stream = mxp_streams(n * (8 + os)) && (uintptr_t)dst % os == 0;
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
         head = head < n ? head : n;

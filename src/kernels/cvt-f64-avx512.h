@@ -152,7 +152,7 @@ MXP_INLINE void mxp_f64_loop_avx512(void *dst, const double *src, size_t n, cons
     size_t i = 0;
     /* Large outputs bypass the cache, as memcpy does; the head is converted
      * until dst is aligned. */
-    int stream = n * (8 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    int stream = mxp_streams(n * (8 + out_size)) && (uintptr_t)dst % out_size == 0;
     if (stream) {
         size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
         if (head) {
@@ -347,7 +347,7 @@ MXP_INLINE void mxp_f64_odd_loop_avx512(void *dst, const double *src, size_t n, 
     const size_t out_size = t == ODD_BF16 || t == ODD_F16 ? 2 : 1;
     const size_t vec_bytes = t == ODD_BF16 ? 64 : 16 * out_size; /* a step's output */
     size_t i = 0;
-    int stream = n * (8 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    int stream = mxp_streams(n * (8 + out_size)) && (uintptr_t)dst % out_size == 0;
     if (stream) {
         size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
         head = head < n ? head : n;

@@ -219,7 +219,7 @@ MXP_INLINE void mxp_h16_loop_avx512(void *dst, const void *src, size_t n, const 
     size_t i = 0;
     /* Large outputs bypass the cache (as memcpy does); the head is
      * converted until dst is aligned. */
-    const int stream = n * (2 + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0;
+    const int stream = mxp_streams(n * (2 + out_size)) && (uintptr_t)dst % out_size == 0;
     if (stream) {
         size_t head = ((vec_bytes - (uintptr_t)dst % vec_bytes) % vec_bytes) / out_size;
         head = head < n ? head : n;

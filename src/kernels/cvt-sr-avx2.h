@@ -226,7 +226,7 @@ MXP_INLINE void mxp_sr_f64_avx2(void *dst, const void *src, size_t n, const mxp_
     _mm_setcsr(csr | 0x6040u); /* toward zero, DAZ */
     unsigned char *d = dst;
     size_t i = 0;
-    const int stream = n * (8 + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    const int stream = mxp_streams(n * (8 + os)) && (uintptr_t)dst % os == 0;
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;
         head = head < n ? head : n;
@@ -512,7 +512,7 @@ MXP_INLINE void mxp_sr_src_avx2(void *dst, const void *src, size_t n, const mxp_
     unsigned char *d = dst;
     const unsigned char *sb = src;
     size_t i = 0;
-    const int stream = n * (is + os) >= MXP_STREAM_BYTES && (uintptr_t)dst % os == 0;
+    const int stream = mxp_streams(n * (is + os)) && (uintptr_t)dst % os == 0;
     const mxp_sr_f32_consts k = mxp_sr_f32_consts_avx2(t, key);
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / os;

@@ -74,7 +74,7 @@ MXP_INLINE __m512 mxp_widen_convert16_avx512(const void *src, size_t i, mxp_src_
 MXP_INLINE void mxp_widen_loop_avx512(float *dst, const void *src, size_t n, mxp_src_kind k, int saturate)
 {
     size_t i = 0;
-    int stream = n * (k <= SRC_F16 ? 6 : 5) >= MXP_STREAM_BYTES && (uintptr_t)dst % 4 == 0;
+    int stream = mxp_streams(n * (k <= SRC_F16 ? 6 : 5)) && (uintptr_t)dst % 4 == 0;
     if (stream) {
         size_t head = ((64 - (uintptr_t)dst % 64) % 64) / 4;
         if (head) {

@@ -16,16 +16,19 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "mxp/alloc.h"
+
 #ifndef MXP_INLINE
 #define MXP_INLINE static inline __attribute__((always_inline))
 #endif
 
-/* Outputs of at least this many bytes moved (read + written) are written
- * with streaming (non-temporal) stores, as glibc's memcpy does for large
- * copies. */
-#ifndef MXP_STREAM_BYTES
-#define MXP_STREAM_BYTES (4u << 20)
-#endif
+/* Whether a call that moves `bytes` (read + written) writes by streaming
+ * (non-temporal) stores: from mxp_stream_threshold() on (mxp/alloc.h; by
+ * default half the L3, src/core/stream.c). */
+MXP_INLINE int mxp_streams(size_t bytes)
+{
+    return bytes >= mxp_stream_threshold();
+}
 
 /* How far ahead (bytes) a streaming loop prefetches its source.  Without
  * it, an Intel Xeon (AVX-512, a 480 MiB L3 seen from a 2-core VM) read a
@@ -79,7 +82,7 @@ typedef struct mxp_stream_plan {
 MXP_INLINE mxp_stream_plan mxp_stream_plan_for(const void *dst, size_t n, size_t in_size, size_t out_size,
                                                size_t align)
 {
-    mxp_stream_plan p = { n * (in_size + out_size) >= MXP_STREAM_BYTES && (uintptr_t)dst % out_size == 0, 0 };
+    mxp_stream_plan p = { mxp_streams(n * (in_size + out_size)) && (uintptr_t)dst % out_size == 0, 0 };
     if (p.stream) {
         const size_t head = ((align - (uintptr_t)dst % align) % align) / out_size;
         p.head = head < n ? head : n;

@@ -81,12 +81,12 @@ static void run_share(void *arg, int t, int nthreads)
 #endif
 }
 
-bool nn_streams(const mxp_array *out)
+bool nn_streams(const mxp_array *out, uint64_t swept)
 {
 #if MXP_HAVE_X86_KERNELS
-    return 2 * (uint64_t)mxp_array_size(out) * mxp_array_itemsize(out) >= MXP_STREAM_BYTES;
+    return mxp_streams(2 * (uint64_t)mxp_array_size(out) * mxp_array_itemsize(out) + swept);
 #else
-    (void)out;
+    (void)out, (void)swept;
     return false;
 #endif
 }

@@ -50,11 +50,12 @@ typedef void nn_block_fn(const void *ctx, char *(*p)[NN_MAXARR], int64_t count, 
 mxp_status nn_run_row_blocks(const nn_rows *r, int64_t elems_per_row, size_t scratch_doubles, bool parallel,
                              int block, nn_block_fn *fn, const void *ctx);
 
-/* Whether an operation that writes out (and reads about as much) moves
- * MXP_STREAM_BYTES or more (kernels/stream-loop.h, the conversions'
- * rule): its rows are then written by streaming stores where its kernels
- * can (take, the float32 norms). */
-bool nn_streams(const mxp_array *out);
+/* Whether an operation that writes out (and reads about as much), and
+ * sweeps `swept` bytes more (take: its table), moves
+ * mxp_stream_threshold() bytes or more (mxp/alloc.h; the conversions'
+ * rule, kernels/stream-loop.h): its rows are then written by streaming
+ * stores where its kernels can (take, the float32 norms). */
+bool nn_streams(const mxp_array *out, uint64_t swept);
 
 /* Rows of contiguous, aligned elements of dtype dt (for the row kernels):
  * v viewed with the row's axis last. */

@@ -240,7 +240,7 @@ static mxp_status norm_into(mxp_array *out, const void *args)
                              .f32 = f32 ? nn_f32_norm_kernel(mxp_isa_current()) : NULL,
                              .bf16 = bf16 ? nn_bf16_norm_kernel(mxp_isa_current()) : NULL,
                              .gather = !(nn_dense_rows(xv, xv->dtype) && nn_dense_rows(ov, MXP_BF16)),
-                             .stream = nn_streams(ov) };
+                             .stream = nn_streams(ov, 0) };
         const mxp_array *arrs[2] = { xv, ov };
         nn_rows r;
         nn_rows_init(&r, x->ndim - nnorm, arrs, 2);

@@ -299,7 +299,7 @@ static mxp_status run_along(const char *fn, nn_row_fn *row, const sm_job *t, mxp
                            f32 && !sm ? nn_f32_norm_kernel(isa) : NULL,
                            bf16 && !sm ? nn_bf16_norm_kernel(isa) : NULL,
                            !(nn_dense_rows(xv, xv->dtype) && nn_dense_rows(ov, MXP_BF16)),
-                           tv && nn_dense_rows(tv, MXP_F32), nn_streams(ov) };
+                           tv && nn_dense_rows(tv, MXP_F32), nn_streams(ov, 0) };
         const mxp_array *arrs[3] = { xv, ov, tv };
         nn_rows r;
         nn_rows_init(&r, x->ndim - 1, arrs, 3);

@@ -27,9 +27,12 @@ enum { OUT, TAB, IDX };
 /* The table row TAKE_AHEAD output rows on is prefetched into L2 (its
  * index read from the same dense indices): the rows are gathered from
  * anywhere in the table, which the hardware prefetchers cannot guess.  A
- * copy that moves MXP_STREAM_BYTES or more (read + written) writes by
+ * copy that moves mxp_stream_threshold() or more (read + written, the
+ * table's bytes counted too: the rows come from all of it) writes by
  * streaming stores, as the conversions do: the output's lines are not
- * read before they are written.  AMD Zen 4, 4 M elements in rows of 384
+ * read before they are written, and the cache is left to the table (4 M
+ * bfloat16 elements from a 23 MB table on the Zen 4, 16 MiB threshold:
+ * plain stores 0.86-1.06x memcpy, streaming 1.11-1.22x).  AMD Zen 4, 4 M elements in rows of 384
  * from a 30522-row table, one thread (`mxp bench nn`, alternating builds):
  * float32 13-15 -> 24-32 GB/s, bfloat16 16-19 -> 29-34 GB/s against a
  * prefetch into L1 four rows on with memcpy'd rows; either change alone
@@ -200,7 +203,7 @@ static mxp_status take_in_env(const char *fn, mxp_array *out, const mxp_array *t
         const take_job j = { unit ? 1 : table->shape[table->ndim - 1], table->dtype, work->dtype,
                              unit ? 0 : nn_step(table), unit ? 0 : nn_step(work), table->strides[axis], scales,
                              one ? r.nrows - TAKE_AHEAD : 0,
-                             nn_streams(work) };
+                             nn_streams(work, (uint64_t)mxp_array_size(table) * mxp_array_itemsize(table)) };
         st = nn_run_rows(&r, j.len, scales ? (size_t)j.len : 0, true, take_row, &j);
     }
     mxp_array_free(idx);

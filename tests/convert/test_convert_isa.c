@@ -575,6 +575,9 @@ static int teardown(void **state)
 
 int main(void)
 {
+    /* the sizes here were chosen for streaming stores from 4 MiB moved: pinned,
+       so that the streaming paths are covered whatever the machine's L3 */
+    mxp_set_stream_threshold(4u << 20);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_table_is_the_kernel_list),
         cmocka_unit_test(test_every_kernel_matches_reference_bit_for_bit),

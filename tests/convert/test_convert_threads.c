@@ -201,6 +201,9 @@ static int teardown(void **state)
 
 int main(void)
 {
+    /* the sizes here were chosen for streaming stores from 4 MiB moved: pinned,
+       so that the streaming paths are covered whatever the machine's L3 */
+    mxp_set_stream_threshold(4u << 20);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bits_and_counters_do_not_depend_on_the_thread_count),
         cmocka_unit_test(test_in_place_matches_out_of_place),

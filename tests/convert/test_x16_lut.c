@@ -221,6 +221,9 @@ static void test_table_is_the_list(void **state)
 
 int main(void)
 {
+    /* the sizes here were chosen for streaming stores from 4 MiB moved: pinned,
+       so that the streaming paths are covered whatever the machine's L3 */
+    mxp_set_stream_threshold(4u << 20);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_is_the_list),
         cmocka_unit_test(test_tables_serve_the_documented_pairs),

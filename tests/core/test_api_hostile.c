@@ -200,6 +200,7 @@ void hostile_core(hctx *c)
     NOARGS(mxp_cpu_features);
     NOARGS_NONNUL(mxp_cpu_features_string);
     NOARGS_NONNUL(mxp_cpu_brand);
+    NOARGS(mxp_cpu_l3_bytes);
     NOARGS_NONNUL(mxp_cpu_vendor);
     NOARGS(mxp_cpu_family);
     NOARGS(mxp_cpu_model);
@@ -274,6 +275,10 @@ void hostile_core(hctx *c)
     ERR("bytes 0", mxp_set_hugepage_threshold, 0);
     ERR("bytes 2 MiB - 1", mxp_set_hugepage_threshold, ((size_t)2 << 20) - 1);
     NOARGS(mxp_hugepage_threshold);
+    /* any size is a threshold (0: the default again; SIZE_MAX: never) */
+    RUN("bytes SIZE_MAX (never), then 0 (the default)", mxp_set_stream_threshold, SIZE_MAX);
+    mxp_set_stream_threshold(0);
+    NOARGS(mxp_stream_threshold);
     NOARGS_NONNUL(mxp_hugepages_system_mode);
     NOARGS(mxp_release_workspaces);
     NUL("size SIZE_MAX", mxp_malloc, SIZE_MAX);

@@ -281,6 +281,9 @@ static void test_take_scaled_dequantizes_rows(void **state)
 
 int main(void)
 {
+    /* the sizes here were chosen for streaming stores from 4 MiB moved: pinned,
+       so that the streaming paths are covered whatever the machine's L3 */
+    mxp_set_stream_threshold(4u << 20);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take_every_axis_matches_index_arithmetic),
         cmocka_unit_test(test_take_rows_forward_and_backward),

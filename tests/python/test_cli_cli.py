@@ -245,3 +245,28 @@ def test_analyze_also_rows(tmp_path):
                      (["--also"], "--also needs a comma-separated list"), (["--also", ","], "empty or overlong")):
         p = mxp("analyze", tmp_path / "x.npy", *bad)
         assert p.returncode == 2 and msg in p.stderr, p.stderr
+
+
+def test_info_streaming_threshold_and_its_variable():
+    """mxp info reports the L3 and the streaming-store threshold (half the
+    L3 within [4 MiB, 64 MiB]); MXP_STREAM_BYTES sets it, with K/M/G
+    suffixes; a value that is not a size is refused on stderr and the
+    default kept."""
+    base = {"MXP_STREAM_BYTES": ""}
+    r = mxp("info", "--json", env=base)
+    assert r.returncode == 0, r.stderr
+    mem = json.loads(r.stdout)["memory"]
+    l3, default = mem["l3_bytes"], mem["stream_threshold"]
+    assert default == min(max(l3 // 2, 4 << 20), 64 << 20)
+    for value, want in (("3M", 3 << 20), ("123456", 123456), ("2K", 2048), ("1G", 1 << 30)):
+        r = mxp("info", "--json", env={"MXP_STREAM_BYTES": value})
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["memory"]["stream_threshold"] == want, value
+        assert "MXP_STREAM_BYTES" not in r.stderr
+    for bad in ("abc", "0", "-5", "12X", "4MB"):
+        r = mxp("info", "--json", env={"MXP_STREAM_BYTES": bad})
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["memory"]["stream_threshold"] == default, bad
+        assert f"MXP_STREAM_BYTES='{bad}' is not a size" in r.stderr, r.stderr
+    r = mxp("info", env={"MXP_STREAM_BYTES": "3M"})
+    assert "streaming stores from 3 MiB moved a call" in r.stdout, r.stdout

@@ -16,11 +16,14 @@ static void print_help(void)
            "MXP_ISA=scalar|avx2|avx512|avx512bf16|amx to cap the level and see what changes.\n\n"
            "It also shows the memory settings: the kernel's transparent huge page\n"
            "mode and whether mxp advises large blocks as huge pages (MXP_HUGEPAGES=0|1,\n"
-           "mxp_set_hugepages) and from what size.\n\n"
+           "mxp_set_hugepages) and from what size; the L3's size and from how many bytes\n"
+           "moved a call conversions write with streaming stores (MXP_STREAM_BYTES,\n"
+           "mxp_set_stream_threshold; default half the L3).\n\n"
            "  --json   one JSON object: version, cpu (brand, vendor, family, model, uarch,\n"
            "           features, isa, isa_supported),\n"
            "           vector_math (sleef-avx512, sleef-avx2 or libm),\n"
-           "           memory (thp_mode, hugepages, hugepage_threshold in bytes),\n"
+           "           memory (thp_mode, hugepages, hugepage_threshold, l3_bytes,\n"
+           "           stream_threshold: bytes),\n"
            "           dtypes (one object of traits per dtype, named as in the table;\n"
            "           null for values that are not finite), kernels (src, dst, and the\n"
            "           kernel per rounding mode)\n");
@@ -117,6 +120,8 @@ static void print_json(void)
     cli_json_str("thp_mode", mxp_hugepages_system_mode());
     cli_json_bool("hugepages", mxp_hugepages_enabled());
     cli_json_int("hugepage_threshold", (long long)mxp_hugepage_threshold());
+    cli_json_int("l3_bytes", (long long)mxp_cpu_l3_bytes());
+    cli_json_int("stream_threshold", (long long)mxp_stream_threshold());
     cli_json_close();
     cli_json_array("dtypes");
     for (int dt = 1; dt < MXP_DTYPE_COUNT; dt++)
@@ -156,8 +161,15 @@ int cli_info(int argc, char **argv)
     printf("  (MXP_ISA=scalar|avx2|avx512|avx512bf16|amx caps the level for a process)\n");
     printf("  vector math (exp, log, tanh, sin, cos, sigmoid, silu, gelu): %s\n", mxp_vector_math());
     printf("  memory: kernel transparent huge pages \"%s\"; mxp huge pages %s for blocks of %zu MiB and more\n"
-           "  (MXP_HUGEPAGES=0|1; with THP \"never\" the advice has no effect)\n\n",
+           "  (MXP_HUGEPAGES=0|1; with THP \"never\" the advice has no effect)\n",
            mxp_hugepages_system_mode(), mxp_hugepages_enabled() ? "on" : "off", mxp_hugepage_threshold() >> 20);
+    const size_t l3 = mxp_cpu_l3_bytes(), st = mxp_stream_threshold();
+    if (l3)
+        printf("  caches: L3 %zu MiB (one instance); ", l3 >> 20);
+    else
+        printf("  caches: L3 size unknown; ");
+    printf("streaming stores from %zu %s moved a call\n  (MXP_STREAM_BYTES=<bytes>[K|M|G] sets it)\n\n",
+           st >= (1u << 20) ? st >> 20 : st, st >= (1u << 20) ? "MiB" : "bytes");
 
     printf("dtypes (kind: b bool, i signed, u unsigned, f float; max_int: every integer\n"
            "in [0, max_int] is exact)\n\n");

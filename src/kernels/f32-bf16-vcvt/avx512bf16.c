@@ -28,7 +28,7 @@ void mxp_f32_bf16_vcvt__avx512bf16(void *dst, const void *src, size_t n, const m
     const float *s = src;
     uint16_t *d = dst;
     size_t i = 0;
-    int stream = n * 6 >= MXP_STREAM_BYTES && (uintptr_t)dst % 2 == 0;
+    int stream = mxp_streams(n * 6) && (uintptr_t)dst % 2 == 0;
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / 2;
         if (head) {

@@ -17,7 +17,7 @@ MXP_INLINE void f16_loop(uint16_t *d, const float *s, size_t n, int saturate, mx
     size_t i = 0;
     /* Large outputs bypass the cache (as memcpy does); the head is
      * converted until dst is aligned. */
-    const int stream = n * 6 >= MXP_STREAM_BYTES && (uintptr_t)d % 2 == 0;
+    const int stream = mxp_streams(n * 6) && (uintptr_t)d % 2 == 0;
     if (stream) {
         size_t head = ((32 - (uintptr_t)d % 32) % 32) / 2;
         head = head < n ? head : n;

@@ -36,7 +36,7 @@ MXP_INLINE void f16_hw_loop(void *dst, const float *src, size_t n, const mxp_cvt
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     uint16_t *d = dst;
     size_t i = 0;
-    int stream = n * 6 >= MXP_STREAM_BYTES && (uintptr_t)dst % 2 == 0;
+    int stream = mxp_streams(n * 6) && (uintptr_t)dst % 2 == 0;
     if (stream) {
         size_t head = ((32 - (uintptr_t)dst % 32) % 32) / 2;
         if (head) {

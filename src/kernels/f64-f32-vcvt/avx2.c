@@ -94,7 +94,7 @@ MXP_INLINE void f32_loop(float *d, const double *s, size_t n, const mxp_cvt_para
     const mxp_sr_key key = mxp_sr_key_for(p->seed, p->index0);
     const __m256i idx = mxp_sr_index_avx2(p->index0);
     size_t i = 0;
-    const int stream = n * 12 >= MXP_STREAM_BYTES && (uintptr_t)d % 4 == 0;
+    const int stream = mxp_streams(n * 12) && (uintptr_t)d % 4 == 0;
     if (stream) {
         size_t head = ((32 - (uintptr_t)d % 32) % 32) / 4;
         head = head < n ? head : n;

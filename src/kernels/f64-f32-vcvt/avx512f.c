@@ -33,7 +33,7 @@ MXP_INLINE void f32_hw_loop(float *d, const double *s, size_t n, const mxp_cvt_p
 {
     const int saturate = p->overflow == MXP_OVERFLOW_SATURATE;
     size_t i = 0;
-    int stream = n * 12 >= MXP_STREAM_BYTES && (uintptr_t)d % 4 == 0;
+    int stream = mxp_streams(n * 12) && (uintptr_t)d % 4 == 0;
     if (stream) {
         size_t head = ((32 - (uintptr_t)d % 32) % 32) / 4;
         head = head < n ? head : n;
