@@ -40,7 +40,8 @@ static void test_threshold_default_and_override(void **state)
     mxp_set_stream_threshold(0);
     if (!getenv("MXP_STREAM_BYTES")) {
         const size_t half = l3 / 2;
-        const size_t want = half < 4 * (size_t)MIB ? 4 * (size_t)MIB : half > 64 * (size_t)MIB ? 64 * (size_t)MIB : half;
+        const size_t lo = 4 * (size_t)MIB, hi = 64 * (size_t)MIB;
+        const size_t want = half < lo ? lo : half > hi ? hi : half;
         assert_int_equal(mxp_stream_threshold(), want);
     }
     const size_t dflt = mxp_stream_threshold();
