@@ -14,6 +14,7 @@
  * memcpy, -> int4 0.91 -> 1.06x, float16 -> int4 0.67-0.82 -> 0.81-0.91x;
  * float32 rows of 4 M elements (33.5 MB moved) kept streaming: with plain
  * stores take fell 1.41 -> 0.72x memcpy, RMS norm 1.05 -> 0.63x. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -34,7 +35,10 @@ static bool parse_bytes(const char *s, size_t *bytes)
     char *end;
     if (*s < '0' || *s > '9')
         return false;
+    errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE)
+        return false;
     const int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
     if (shift)
         end++;

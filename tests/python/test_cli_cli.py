@@ -263,7 +263,7 @@ def test_info_streaming_threshold_and_its_variable():
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["memory"]["stream_threshold"] == want, value
         assert "MXP_STREAM_BYTES" not in r.stderr
-    for bad in ("abc", "0", "-5", "12X", "4MB"):
+    for bad in ("abc", "0", "-5", "12X", "4MB", "99999999999999999999999", "17179869184G"):
         r = mxp("info", "--json", env={"MXP_STREAM_BYTES": bad})
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["memory"]["stream_threshold"] == default, bad

@@ -169,7 +169,7 @@ int cli_info(int argc, char **argv)
     else
         printf("  caches: L3 size unknown; ");
     printf("streaming stores from %zu %s moved a call\n  (MXP_STREAM_BYTES=<bytes>[K|M|G] sets it)\n\n",
-           st >= (1u << 20) ? st >> 20 : st, st >= (1u << 20) ? "MiB" : "bytes");
+           st % (1u << 20) == 0 ? st >> 20 : st, st % (1u << 20) == 0 ? "MiB" : "bytes");
 
     printf("dtypes (kind: b bool, i signed, u unsigned, f float; max_int: every integer\n"
            "in [0, max_int] is exact)\n\n");
