@@ -108,7 +108,8 @@ static void usage(FILE *f)
                "every call, W int8 per output channel once, exact int32 sums, float32 out),\n"
                "mxp_qlinear_reduce_range (x to 7 bits, codes [0, 127], as torch quantizes it)\n"
                "beside the float32 mxp_gemm of the same shape with the bias in its epilogue,\n"
-               "each timed as torch's layer is (one call untimed, then R calls in a row),\n"
+               "each timed as torch's layer is (one call untimed, then R calls in a row;\n"
+               "the two qlinear calls alternate, the weights the same),\n"
                "and torch.ao.nn.quantized.dynamic.Linear (with PyTorch's own thread count,\n"
                "shown; compare at MXP_NUM_THREADS=1 where PyTorch runs one thread).\n"
                "GOPS = 2MNK / time; PSNR of mxp_qlinear against the float32 layer.\n\n"
@@ -326,8 +327,12 @@ static mxp_status measure_linear(int reps, quant_times *t)
      * row, each timed (the float32 GEMM's 4 MiB of weights between two
      * qlinear calls would evict the 1 MiB of int8 weights torch keeps warm) */
     double tq[64], tf[64], t7[64];
-    for (int v = 0; v < 2; v++) /* x to 7 bits (mxp_qlinear_reduce_range), then to 8; the last y is 8-bit's */
-        for (int r = -1; r < reps && st == MXP_OK; r++) {
+    /* x to 7 bits (mxp_qlinear_reduce_range) and to 8, alternating call by
+     * call (the same int8 weights: neither evicts the other's; a slow spell
+     * of the machine falls on both, not on one whole series); the last y
+     * is 8-bit's */
+    for (int r = -1; r < reps && st == MXP_OK; r++)
+        for (int v = 0; v < 2 && st == MXP_OK; v++) {
             mxp_array_free(yq);
             yq = NULL;
             const double t0 = cli_now();
