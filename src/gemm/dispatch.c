@@ -7,7 +7,7 @@
 #include "gemm/gemm-internal.h"
 
 enum kind {
-    X32_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
+    X32_TRANSPOSE, X64_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
     S8_SCAN, F32_GEMV, F64_GEMV, S16S8_GEMV, S32_REQUANT, S32_DEQUANT_F32, S32_DEQUANT_BIAS_F32, S32_REQUANT_F64,
     F32_FINISH, F32_FINISH_BIAS
 };
@@ -18,6 +18,7 @@ typedef struct line {
     unsigned arg; /* the transposes' least line count; the dequantization kernels' modes */
     union {
         mxp_x32_transpose_fn x32_transpose;
+        mxp_x64_transpose_fn x64_transpose;
         mxp_x16_transpose_fn x16_transpose;
         mxp_bf16_pack_b_fn bf16_pack_b;
         mxp_bf16_scan_fn bf16_scan;
@@ -40,6 +41,7 @@ typedef struct line {
 
 static const line lines[] = {
 #define MXP_X32_TRANSPOSE(f, isa, min_lines, twin) { X32_TRANSPOSE, isa, min_lines, { .x32_transpose = f } },
+#define MXP_X64_TRANSPOSE(f, isa, min_lines, twin) { X64_TRANSPOSE, isa, min_lines, { .x64_transpose = f } },
 #define MXP_X16_TRANSPOSE(f, isa, min_lines, twin) { X16_TRANSPOSE, isa, min_lines, { .x16_transpose = f } },
 #define MXP_BF16_PACK_B(f, isa, twin) { BF16_PACK_B, isa, 0, { .bf16_pack_b = f } },
 #define MXP_BF16_SCAN(f, isa, twin) { BF16_SCAN, isa, 0, { .bf16_scan = f } },
@@ -50,6 +52,7 @@ static const line lines[] = {
 #define MXP_S8_SCAN(f, isa, twin) { S8_SCAN, isa, 0, { .s8_scan = f } },
 #include "kernels/pack-list.inc"
 #undef MXP_X32_TRANSPOSE
+#undef MXP_X64_TRANSPOSE
 #undef MXP_X16_TRANSPOSE
 #undef MXP_BF16_PACK_B
 #undef MXP_BF16_SCAN
@@ -104,6 +107,11 @@ static bool has_mode(unsigned modes, size_t mode)
 mxp_x32_transpose_fn mxp_x32_transpose_kernel(mxp_isa isa, size_t lines_wanted)
 {
     return first(X32_TRANSPOSE, isa, enough_lines, lines_wanted)->fn.x32_transpose;
+}
+
+mxp_x64_transpose_fn mxp_x64_transpose_kernel(mxp_isa isa, size_t lines_wanted)
+{
+    return first(X64_TRANSPOSE, isa, enough_lines, lines_wanted)->fn.x64_transpose;
 }
 
 mxp_x16_transpose_fn mxp_x16_transpose_kernel(mxp_isa isa, size_t lines_wanted)

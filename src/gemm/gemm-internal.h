@@ -80,6 +80,7 @@ const mxp_gemm_direct_config *mxp_gemm_direct_config_for(mxp_dtype acc, mxp_dtyp
 /* The first line of the kernel lists at or below isa (the scalar twins at
  * the bottom, so never NULL), or NULL where the list has none there. */
 mxp_x32_transpose_fn mxp_x32_transpose_kernel(mxp_isa isa, size_t lines);
+mxp_x64_transpose_fn mxp_x64_transpose_kernel(mxp_isa isa, size_t lines);
 mxp_x16_transpose_fn mxp_x16_transpose_kernel(mxp_isa isa, size_t lines);
 mxp_bf16_pack_b_fn mxp_bf16_pack_b_kernel(mxp_isa isa);
 mxp_bf16_scan_fn mxp_bf16_scan_kernel(mxp_isa isa);

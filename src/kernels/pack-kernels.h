@@ -13,6 +13,12 @@
 typedef void (*mxp_x32_transpose_fn)(const void *src, size_t ld, size_t lines, size_t count, void *dst,
                                      size_t dst_ld);
 
+/* dst[q * dst_ld + c] = the 64-bit word at src + c * ld + 8q (ld in bytes,
+ * any alignment; dst 8-byte aligned) for c < lines, q < count: float64
+ * operands whose lines run along k (A's rows, B in x W^T). */
+typedef void (*mxp_x64_transpose_fn)(const void *src, size_t ld, size_t lines, size_t count, void *dst,
+                                     size_t dst_ld);
+
 /* dst[q * dst_ld + c] = the 16-bit word at src + c * ld + 2q (ld in bytes,
  * any alignment; dst 2-byte aligned) for c < lines, q < count: bfloat16 and
  * float16 NCHW planes into NHWC pixels and back. */
@@ -75,6 +81,8 @@ static inline bool mxp_s8_wide_pair(int8_t b0, int8_t b1)
 
 #define MXP_X32_TRANSPOSE(FN, ISA, MIN_LINES, TWIN) \
     void FN(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
+#define MXP_X64_TRANSPOSE(FN, ISA, MIN_LINES, TWIN) \
+    void FN(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
 #define MXP_X16_TRANSPOSE(FN, ISA, MIN_LINES, TWIN) \
     void FN(const void *src, size_t ld, size_t lines, size_t count, void *dst, size_t dst_ld);
 #define MXP_BF16_PACK_B(FN, ISA, TWIN) bool FN(const uint16_t *b, size_t ld, size_t kc, size_t nc, uint32_t *dst);
@@ -91,6 +99,7 @@ static inline bool mxp_s8_wide_pair(int8_t b0, int8_t b1)
 #define MXP_S8_SCAN(FN, ISA, TWIN) bool FN(const int8_t *b, size_t ld, bool trans, size_t k, size_t n);
 #include "kernels/pack-list.inc"
 #undef MXP_X32_TRANSPOSE
+#undef MXP_X64_TRANSPOSE
 #undef MXP_X16_TRANSPOSE
 #undef MXP_BF16_PACK_B
 #undef MXP_BF16_SCAN

@@ -28,12 +28,13 @@
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
 enum kind {
-    X32_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
+    X32_TRANSPOSE, X64_TRANSPOSE, X16_TRANSPOSE, BF16_PACK_B, BF16_SCAN, S8_PACK_QUADS, S8_PACK_PAIRS, U8_PACK_PAIRS6, S8_SUM_LINES,
     S8_SCAN
 };
 
 typedef union fn {
     mxp_x32_transpose_fn x32_transpose;
+    mxp_x64_transpose_fn x64_transpose;
     mxp_x16_transpose_fn x16_transpose;
     mxp_bf16_pack_b_fn bf16_pack_b;
     mxp_bf16_scan_fn bf16_scan;
@@ -52,6 +53,8 @@ static const struct entry {
 } entries[] = {
 #define MXP_X32_TRANSPOSE(f, isa, min_lines, twin) \
     { X32_TRANSPOSE, #f, isa, { .x32_transpose = f }, { .x32_transpose = twin } },
+#define MXP_X64_TRANSPOSE(f, isa, min_lines, twin) \
+    { X64_TRANSPOSE, #f, isa, { .x64_transpose = f }, { .x64_transpose = twin } },
 #define MXP_X16_TRANSPOSE(f, isa, min_lines, twin) \
     { X16_TRANSPOSE, #f, isa, { .x16_transpose = f }, { .x16_transpose = twin } },
 #define MXP_BF16_PACK_B(f, isa, twin) { BF16_PACK_B, #f, isa, { .bf16_pack_b = f }, { .bf16_pack_b = twin } },
@@ -81,13 +84,15 @@ static void for_each(enum kind kind, void (*check)(const struct entry *e))
 
 /* ---- 32- and 16-bit transposes --------------------------------------------- */
 
-/* A transpose kernel of `size`-byte words (4: x32, 2: x16) through one type. */
+/* A transpose kernel of `size`-byte words (8: x64, 4: x32, 2: x16) through one type. */
 static void transpose_call(const struct entry *e, bool twin, const void *src, size_t ld, size_t lines, size_t count,
                            void *dst, size_t dst_ld)
 {
     const fn *f = twin ? &e->twin : &e->f;
     if (e->kind == X32_TRANSPOSE)
         f->x32_transpose(src, ld, lines, count, dst, dst_ld);
+    else if (e->kind == X64_TRANSPOSE)
+        f->x64_transpose(src, ld, lines, count, dst, dst_ld);
     else
         f->x16_transpose(src, ld, lines, count, dst, dst_ld);
 }
@@ -95,11 +100,11 @@ static void transpose_call(const struct entry *e, bool twin, const void *src, si
 static void check_transpose(const struct entry *e)
 {
     enum { MAXL = 48, MAXQ = 40, DLD = 56 };
-    const size_t size = e->kind == X32_TRANSPOSE ? 4 : 2;
+    const size_t size = e->kind == X64_TRANSPOSE ? 8 : e->kind == X32_TRANSPOSE ? 4 : 2;
     const size_t lds[] = { size * MAXQ, size * MAXQ + 3, 4096, 1001 }; /* bytes: tight, odd, 4 KiB apart, odd */
     uint64_t rng = 7;
     static unsigned char src[MAXL * 4096 + 64];
-    static uint32_t got[DLD * MAXQ + 16], want[DLD * MAXQ + 16];
+    static uint64_t got[DLD * MAXQ + 16], want[DLD * MAXQ + 16];
     for (size_t i = 0; i < sizeof src; i++)
         src[i] = (unsigned char)prng_next(&rng);
     for (size_t li = 0; li < NELEMS(lds); li++)
@@ -120,7 +125,7 @@ static void check_transpose(const struct entry *e)
     transpose_call(e, true, src, 4096, 3, 5, got, DLD);
     for (size_t q = 0; q < 5; q++)
         for (size_t c = 0; c < 3; c++) {
-            uint32_t w = 0, g = 0;
+            uint64_t w = 0, g = 0;
             memcpy(&w, src + c * 4096 + size * q, size);
             memcpy(&g, (const unsigned char *)got + (q * DLD + c) * size, size);
             assert_int_equal(g, w);
@@ -131,6 +136,12 @@ static void test_x32_transposes_equal_their_twin(void **state)
 {
     (void)state;
     for_each(X32_TRANSPOSE, check_transpose);
+}
+
+static void test_x64_transposes_equal_their_twin(void **state)
+{
+    (void)state;
+    for_each(X64_TRANSPOSE, check_transpose);
 }
 
 static void test_x16_transposes_equal_their_twin(void **state)
@@ -491,6 +502,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_x32_transposes_equal_their_twin),
+        cmocka_unit_test(test_x64_transposes_equal_their_twin),
         cmocka_unit_test(test_x16_transposes_equal_their_twin),
         cmocka_unit_test(test_bf16_pack_b_kernels_write_the_layout_and_find_every_tiny_value),
         cmocka_unit_test(test_bf16_scans_find_every_tiny_value_and_nothing_else),
