@@ -1,33 +1,32 @@
 /* 32-bit transposes for packing (AVX2): as avx512f.c, in blocks of 8 lines
  * x 8 words (eight 32-byte loads, an 8 x 8 transpose, eight 32-byte
- * stores; blocks8.h), 4-7 lines into interleaved rows by the same
- * transpose and overlapping stores, 2, 3 and 8 by vpermd.  The portable
- * twin is scalar.c. */
+ * stores; blocks8.h, 8 lines into rows of 8 too), 4-7 lines into
+ * interleaved rows by the same transpose and overlapping stores, 2 and 3
+ * by vpermd.  The portable twin is scalar.c. */
 #include <immintrin.h>
 #include <stdint.h>
 
 #include "kernels/pack-kernels.h"
 #include "kernels/x32-transpose/blocks8.h"
 
-/* 2-8 lines into rows as wide as the lines (interleaved): as avx512f.c's
+/* 2-7 lines into rows as wide as the lines (interleaved): as avx512f.c's
  * interleave(), 8 words of each line a step, vpermd and a blend per line
  * and output vector. */
 static void interleave(const unsigned char *s, size_t ld, size_t lines, size_t count, uint32_t *d)
 {
+    /* output element n = 8 v + j is word n / lines of line n % lines, in
+     * registers as avx512f.c's interleave() computes them (built word by
+     * word in memory and loaded, the tables cost more than the transpose
+     * of a call's few words) */
     __m256i idx[8], take[8][8];
-    uint32_t word = 0;
-    size_t line = 0; /* output 8 v + j: word `word` of line `line` */
+    const __m256i magic = _mm256_set1_epi32((int)((65536u + (unsigned)lines - 1) / (unsigned)lines));
+    const __m256i width = _mm256_set1_epi32((int)lines);
     for (size_t v = 0; v < lines; v++) {
-        int32_t lane[8], pick[8][8] = { { 0 } };
-        for (unsigned j = 0; j < 8; j++) {
-            lane[j] = (int32_t)word;
-            pick[line][j] = -1;
-            if (++line == lines)
-                line = 0, word++;
-        }
-        idx[v] = _mm256_loadu_si256((const __m256i *)(const void *)lane);
+        const __m256i n = _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)(8 * v)));
+        idx[v] = _mm256_srli_epi32(_mm256_mullo_epi32(n, magic), 16);
+        const __m256i line = _mm256_sub_epi32(n, _mm256_mullo_epi32(idx[v], width));
         for (size_t c = 0; c < lines; c++)
-            take[v][c] = _mm256_loadu_si256((const __m256i *)(const void *)pick[c]);
+            take[v][c] = _mm256_cmpeq_epi32(line, _mm256_set1_epi32((int)c));
     }
     size_t q = 0;
     for (; q + 8 <= count; q += 8) {
@@ -76,7 +75,7 @@ void mxp_x32_transpose__avx2(const void *src, size_t ld, size_t lines, size_t co
 {
     if (lines >= 4 && lines <= 7 && dst_ld == lines)
         narrow(src, ld, lines, count, dst);
-    else if (lines >= 2 && lines <= 8 && dst_ld == lines)
+    else if (lines >= 2 && lines <= 7 && dst_ld == lines)
         interleave(src, ld, lines, count, dst);
     else
         mxp_x32_transpose_blocks8(src, ld, lines, count, dst, dst_ld);
