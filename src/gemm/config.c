@@ -191,6 +191,32 @@ static const mxp_gemm_direct_config direct_configs[] = {
     { NULL, 0, 0, 1, MXP_ISA_SCALAR, 0, 0, 0, 1, 1, 0, NULL },
 };
 
+/* The direct kernels' variants with A in place too (MXP_GEMM_DIRECT_A), by
+ * the kernel they vary. */
+static const struct {
+    mxp_gemm_direct_fn of;
+    mxp_gemm_direct_a_fn fn;
+} direct_a[] = {
+#define MXP_GEMM_UKERNEL(...)
+#define MXP_GEMM_UKERNEL_A(...)
+#define MXP_GEMM_DIRECT(...)
+#define MXP_GEMM_DIRECT_A(fn, of, twin) { of, fn },
+#include "kernels/gemm-list.inc"
+#undef MXP_GEMM_UKERNEL
+#undef MXP_GEMM_UKERNEL_A
+#undef MXP_GEMM_DIRECT
+#undef MXP_GEMM_DIRECT_A
+    { NULL, NULL },
+};
+
+mxp_gemm_direct_a_fn mxp_gemm_direct_a_for(const mxp_gemm_direct_config *d)
+{
+    for (size_t i = 0; d && direct_a[i].of; i++)
+        if (direct_a[i].of == d->ukernel)
+            return direct_a[i].fn;
+    return NULL;
+}
+
 const mxp_gemm_direct_config *mxp_gemm_direct_config_for(mxp_dtype acc, mxp_dtype b_type, mxp_isa isa)
 {
     for (size_t i = 0; direct_configs[i].name; i++) {

@@ -124,4 +124,14 @@ mxp_status mxp_gemm_drive_direct(const mxp_gemm_direct_config *cfg, size_t m, si
                                  const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *w,
                                  size_t ldw, mxp_gemm_finish_fn finish, void *finish_ctx);
 
+/* Tiny products (src/gemm/direct.c: TINY_MNK multiply-adds, B within
+ * TINY_B_BYTES, k within kc_max, the packed configuration's KC): every MR
+ * x NR tile of C by cfg's kernel with A (transposed or not) and B (not
+ * transposed) both read in place (mxp_gemm_direct_a_for), all of k in one
+ * call, one thread, nothing packed.  Returns false, doing nothing, where
+ * cfg has no such kernel or the product is not tiny. */
+bool mxp_gemm_drive_tiny(const mxp_gemm_direct_config *cfg, size_t kc_max, size_t m, size_t n, size_t k,
+                         double alpha, const mxp_gemm_operand *a, const mxp_gemm_operand *b, double beta, void *c,
+                         size_t ldc);
+
 #endif

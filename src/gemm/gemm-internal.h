@@ -75,6 +75,9 @@ typedef struct mxp_gemm_direct_config {
 /* NULL when none serves acc and B of dtype b_type at or below isa. */
 const mxp_gemm_direct_config *mxp_gemm_direct_config_for(mxp_dtype acc, mxp_dtype b_type, mxp_isa isa);
 
+/* d's kernel with A in place too (tiny products), or NULL (none, or d NULL). */
+mxp_gemm_direct_a_fn mxp_gemm_direct_a_for(const mxp_gemm_direct_config *d);
+
 /* ---- the other kernels of GEMM, for an ISA level (src/gemm/dispatch.c) --- */
 
 /* The first line of the kernel lists at or below isa (the scalar twins at

@@ -427,6 +427,10 @@ static mxp_status gemm(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t k,
      * of the packed one's level (bf16 M = 16, N = K = 4096 on the Xeon: the avx512bf16 direct
      * kernel 10.2 ms, AMX packed 4.3) */
     const mxp_gemm_direct_config *dcfg = mxp_gemm_direct_config_for(acc, b_type, mxp_isa_current());
+    /* tiny products, C of the accumulator's dtype: A and B read in place, nothing packed */
+    if (dcfg && cfg->packed == dcfg->packed && dcfg->isa >= cfg->isa && c_type == acc && !has_epilogue(opts) &&
+        mxp_gemm_drive_tiny(dcfg, cfg->kc, m, n, k, alpha, &A, &B, beta, c, ldc))
+        return MXP_OK;
     if (!(dcfg && m <= dcfg->max_m && !B.trans && cfg->packed == dcfg->packed && dcfg->isa >= cfg->isa))
         dcfg = NULL;
     const mxp_gemm_config *redo = NULL; /* B checked while packed (mxp_gemm_float_drive) */

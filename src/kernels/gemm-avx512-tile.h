@@ -227,11 +227,13 @@ MXP_INLINE void mxp_avx512_tile_taps(size_t mr, size_t nr, size_t nseg, size_t s
 #if MXP_TILE_KPACK == 1
 /* Small M: 8 rows of NV vectors (a constant) with B read in place (rows
  * ldb apart, not packed: for a few rows of C, packing B would cost more
- * than the multiply) and A packed [k][8].  Up to 24 accumulators; B's
- * columns beyond nr are masked off, never read. */
-MXP_INLINE void mxp_avx512_direct_8xv(int NV, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa,
-                                      const MXP_TILE_T *pb, size_t ldb, MXP_TILE_C *c, size_t ldc, double alpha,
-                                      double beta)
+ * than the multiply) and A packed [k][8] (ars 1, aks 8) or where it is
+ * stored (element (i, p) at pa[i ars + p aks]; rows from mr on repeat the
+ * last).  Up to 24
+ * accumulators; B's columns beyond nr are masked off, never read. */
+MXP_INLINE void mxp_avx512_direct_8xv(int NV, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa, size_t ars,
+                                      size_t aks, const MXP_TILE_T *pb, size_t ldb, MXP_TILE_C *c, size_t ldc,
+                                      double alpha, double beta)
 {
     enum { L = MXP_TILE_LANES };
     const MXP_TILE_MASK m0 = mxp_avx512_cols(nr, 0), m1 = mxp_avx512_cols(nr, 1), m2 = mxp_avx512_cols(nr, 2);
@@ -245,14 +247,14 @@ MXP_INLINE void mxp_avx512_direct_8xv(int NV, size_t mr, size_t nr, size_t kc, c
         const MXP_TILE_V b2 = NV > 2 ? MXP_TILE_V_(maskz_loadu)(m2, pb + 2 * L) : b0;
 #pragma GCC unroll 8
         for (int i = 0; i < 8; i++) {
-            const MXP_TILE_V ai = MXP_TILE_SET1_A(pa + i);
+            const MXP_TILE_V ai = MXP_TILE_SET1_A(pa + ((size_t)i < mr ? (size_t)i : mr - 1) * ars);
             acc0[i] = MXP_TILE_DOT(acc0[i], ai, b0);
             if (NV > 1)
                 acc1[i] = MXP_TILE_DOT(acc1[i], ai, b1);
             if (NV > 2)
                 acc2[i] = MXP_TILE_DOT(acc2[i], ai, b2);
         }
-        pa += 8;
+        pa += aks;
         pb += ldb;
     }
     mxp_avx512_tile_store(8, NV, c, ldc, mr, nr, acc0, acc1, acc2, alpha, beta);
@@ -261,15 +263,16 @@ MXP_INLINE void mxp_avx512_direct_8xv(int NV, size_t mr, size_t nr, size_t kc, c
 /* ... with the fewest vectors that hold nr columns: a strip of N = 16 or
  * a narrow last one had run three vectors' multiply-adds for one (Zen 4,
  * one thread: 16^3 float32 0.53 -> 0.36 us, float64 0.51 -> 0.36). */
-MXP_INLINE void mxp_avx512_direct_8x3(size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa, const MXP_TILE_T *pb,
-                                      size_t ldb, MXP_TILE_C *c, size_t ldc, double alpha, double beta)
+MXP_INLINE void mxp_avx512_direct_8x3(size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa, size_t ars, size_t aks,
+                                      const MXP_TILE_T *pb, size_t ldb, MXP_TILE_C *c, size_t ldc, double alpha,
+                                      double beta)
 {
     if (nr > 2 * MXP_TILE_LANES)
-        mxp_avx512_direct_8xv(3, mr, nr, kc, pa, pb, ldb, c, ldc, alpha, beta);
+        mxp_avx512_direct_8xv(3, mr, nr, kc, pa, ars, aks, pb, ldb, c, ldc, alpha, beta);
     else if (nr > MXP_TILE_LANES)
-        mxp_avx512_direct_8xv(2, mr, nr, kc, pa, pb, ldb, c, ldc, alpha, beta);
+        mxp_avx512_direct_8xv(2, mr, nr, kc, pa, ars, aks, pb, ldb, c, ldc, alpha, beta);
     else
-        mxp_avx512_direct_8xv(1, mr, nr, kc, pa, pb, ldb, c, ldc, alpha, beta);
+        mxp_avx512_direct_8xv(1, mr, nr, kc, pa, ars, aks, pb, ldb, c, ldc, alpha, beta);
 }
 #endif
 

@@ -34,6 +34,12 @@ typedef void (*mxp_gemm_ukernel_taps_fn)(size_t mr, size_t nr, size_t nseg, size
 typedef void (*mxp_gemm_direct_fn)(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
                                    void *c, size_t ldc, double alpha, double beta);
 
+/* A direct kernel with A read where it is stored too, element (i, p) at
+ * a[i * a_row + p * a_k] (A: a_row = lda, a_k = 1; A transposed: 1, lda):
+ * a tiny product's tiles, nothing packed. */
+typedef void (*mxp_gemm_direct_a_fn)(size_t mr, size_t nr, size_t kc, const void *a, size_t a_row, size_t a_k,
+                                     const void *b, size_t ldb, void *c, size_t ldc, double alpha, double beta);
+
 /* Integer: on one tile, c = (row_off ? row_off[i] + col_off[j] : c) + A~ B~
  * modulo 2^32, kc a multiple of the kernel's K-group: K-quads of bytes, A~
  * uint8 [kc/4][MR][4] and B~ int8 [kc/4][NR][4] (vpdpbusd), or K-pairs
@@ -76,6 +82,11 @@ typedef void (*mxp_u8s8_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, cons
             double alpha, double beta);                                                                            \
     void TWIN(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb, void *c, size_t ldc,        \
               double alpha, double beta);
+#define MXP_GEMM_DIRECT_A(FN, OF, TWIN)                                                                            \
+    void FN(size_t mr, size_t nr, size_t kc, const void *a, size_t a_row, size_t a_k, const void *b, size_t ldb,   \
+            void *c, size_t ldc, double alpha, double beta);                                                       \
+    void TWIN(size_t mr, size_t nr, size_t kc, const void *a, size_t a_row, size_t a_k, const void *b, size_t ldb, \
+              void *c, size_t ldc, double alpha, double beta);
 #define MXP_GEMM_UKERNEL_TAPS(FN, OF, TWIN)                                                                        \
     void FN(size_t mr, size_t nr, size_t nseg, size_t seglen, const void *const *rows, const ptrdiff_t *off,         \
             const void *b, void *c, size_t ldc, double alpha, double beta);                                        \
@@ -88,6 +99,7 @@ typedef void (*mxp_u8s8_gemm_ukernel_a_fn)(size_t mr, size_t nr, size_t kc, cons
 #undef MXP_GEMM_UKERNEL_TAPS
 #undef MXP_GEMM_UKERNEL_RELEASE
 #undef MXP_GEMM_DIRECT
+#undef MXP_GEMM_DIRECT_A
 
 #define MXP_U8S8_GEMM_UKERNEL(FN, PACKED, KPACK, ISA, MR, NR, MC, KC, NC, DEEP_M, TWIN)                           \
     void FN(size_t mr, size_t nr, size_t kc, const void *a, const void *b, int32_t *c, size_t ldc,                   \

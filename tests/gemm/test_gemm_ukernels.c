@@ -28,7 +28,7 @@
 
 #define NELEMS(x) (sizeof(x) / sizeof((x)[0]))
 
-enum form { PACKED, A_IN_PLACE, DIRECT, TAPS };
+enum form { PACKED, A_IN_PLACE, DIRECT, DIRECT_A, TAPS };
 
 /* One line of the float list; an A-in-place line takes its parameters from
  * the line of the kernel it varies (`of`). */
@@ -37,7 +37,8 @@ typedef struct fline {
     enum form form;
     mxp_gemm_ukernel_fn packed, packed_twin, of;
     mxp_gemm_ukernel_a_fn in_place, in_place_twin;
-    mxp_gemm_direct_fn direct, direct_twin;
+    mxp_gemm_direct_fn direct, direct_twin, direct_of; /* direct_of: the direct kernel a DIRECT_A line varies */
+    mxp_gemm_direct_a_fn direct_a, direct_a_twin;
     mxp_gemm_ukernel_taps_fn taps, taps_twin;
     mxp_dtype acc, type; /* type: the panels' elements */
     size_t kpack;
@@ -47,19 +48,24 @@ typedef struct fline {
 
 static fline flines[] = {
 #define MXP_GEMM_UKERNEL(f, acc, packed, kpack, isa, mr, nr, mc, kc, nc, twin) \
-    { #f, PACKED, f, twin, NULL, NULL, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
+    { #f, PACKED, f, twin, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
 #define MXP_GEMM_UKERNEL_A(f, of, max_n, twin)                                                                    \
-    { #f, A_IN_PLACE, NULL, NULL, of, f, twin, NULL, NULL, NULL, NULL, MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, 0, 0, \
-      0, 0 },
+    { #f, A_IN_PLACE, NULL, NULL, of, f, twin, NULL, NULL, NULL, NULL, NULL, NULL, NULL, MXP_DTYPE_INVALID,          \
+      MXP_DTYPE_INVALID, 0, 0, 0, 0 },
 #define MXP_GEMM_UKERNEL_TAPS(f, of, twin)                                                                        \
-    { #f, TAPS, NULL, NULL, of, NULL, NULL, NULL, NULL, f, twin, MXP_DTYPE_INVALID, MXP_DTYPE_INVALID, 0, 0, 0, 0 },
+    { #f, TAPS, NULL, NULL, of, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f, twin, MXP_DTYPE_INVALID,                \
+      MXP_DTYPE_INVALID, 0, 0, 0, 0 },
 #define MXP_GEMM_DIRECT(f, acc, packed, kpack, isa, mr, nr, kc, step, step_multi, max_m, twin) \
-    { #f, DIRECT, NULL, NULL, NULL, NULL, NULL, f, twin, NULL, NULL, acc, packed, kpack, isa, mr, nr },
+    { #f, DIRECT, NULL, NULL, NULL, NULL, NULL, f, twin, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
+#define MXP_GEMM_DIRECT_A(f, of, twin)                                                                            \
+    { #f, DIRECT_A, NULL, NULL, NULL, NULL, NULL, NULL, NULL, of, f, twin, NULL, NULL, MXP_DTYPE_INVALID,            \
+      MXP_DTYPE_INVALID, 0, 0, 0, 0 },
 #include "kernels/gemm-list.inc"
 #undef MXP_GEMM_UKERNEL
 #undef MXP_GEMM_UKERNEL_A
 #undef MXP_GEMM_UKERNEL_TAPS
 #undef MXP_GEMM_DIRECT
+#undef MXP_GEMM_DIRECT_A
 };
 
 typedef struct iline {
@@ -92,6 +98,13 @@ static int fill_in_place_lines(void **state)
     for (size_t i = 0; i < NELEMS(flines); i++)
         for (size_t j = 0; (flines[i].form == A_IN_PLACE || flines[i].form == TAPS) && j < NELEMS(flines); j++)
             if (flines[j].form == PACKED && flines[j].packed == flines[i].of) {
+                fline *f = &flines[i];
+                f->acc = flines[j].acc, f->type = flines[j].type, f->kpack = flines[j].kpack;
+                f->isa = flines[j].isa, f->mr = flines[j].mr, f->nr = flines[j].nr;
+            }
+    for (size_t i = 0; i < NELEMS(flines); i++)
+        for (size_t j = 0; flines[i].form == DIRECT_A && j < NELEMS(flines); j++)
+            if (flines[j].form == DIRECT && flines[j].direct == flines[i].direct_of) {
                 fline *f = &flines[i];
                 f->acc = flines[j].acc, f->type = flines[j].type, f->kpack = flines[j].kpack;
                 f->isa = flines[j].isa, f->mr = flines[j].mr, f->nr = flines[j].nr;
@@ -214,6 +227,23 @@ static void check_float(const fline *f, size_t mr, size_t nr, size_t kc, double 
         f->direct(mr, nr, kc, a, b + ts, ldb, c, ldc, alpha, beta);
         f->direct_twin(mr, nr, kc, a, b + ts, ldb, c_twin, ldc, alpha, beta);
         break;
+    case DIRECT_A: { /* A's mr rows alone in their own block: a read past them is the sanitizers' to see;
+                        then the same values transposed (k rows of mr + 2), the second product added */
+        const size_t bytes = ((mr - 1) * lda + kc + 1) * ts, ldt = mr + 2;
+        unsigned char *ax = malloc(bytes), *at = malloc(((kc - 1) * ldt + mr) * ts);
+        assert_true(ax && at);
+        memcpy(ax, a, bytes);
+        for (size_t i = 0; i < mr; i++)
+            for (size_t p = 0; p < kc; p++)
+                memcpy(at + (p * ldt + i) * ts, ax + (1 + i * lda + p) * ts, ts);
+        f->direct_a(mr, nr, kc, ax + ts, lda, 1, b + ts, ldb, c, ldc, alpha, beta);
+        f->direct_a_twin(mr, nr, kc, ax + ts, lda, 1, b + ts, ldb, c_twin, ldc, alpha, beta);
+        f->direct_a(mr, nr, kc, at, 1, ldt, b + ts, ldb, c, ldc, alpha, 1.0);
+        f->direct_a_twin(mr, nr, kc, at, 1, ldt, b + ts, ldb, c_twin, ldc, alpha, 1.0);
+        free(ax);
+        free(at);
+        break;
+    }
     case TAPS: /* check_taps */
         break;
     }

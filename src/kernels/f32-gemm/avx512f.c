@@ -30,7 +30,15 @@ void mxp_f32_gemm_ukernel_8x48_a__avx512f(size_t mr, size_t nr, size_t kc, const
 void mxp_f32_gemm_direct_8x48__avx512f(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
                                        void *c, size_t ldc, double alpha, double beta)
 {
-    mxp_avx512_direct_8x3(mr, nr, kc, a, b, ldb, c, ldc, alpha, beta);
+    mxp_avx512_direct_8x3(mr, nr, kc, a, 1, 8, b, ldb, c, ldc, alpha, beta);
+}
+
+/* Both in place: A's element (i, p) at a[i * a_row + p * a_k] (tiny
+ * products, src/gemm/direct.c). */
+void mxp_f32_gemm_direct_8x48_a__avx512f(size_t mr, size_t nr, size_t kc, const void *a, size_t a_row, size_t a_k,
+                                         const void *b, size_t ldb, void *c, size_t ldc, double alpha, double beta)
+{
+    mxp_avx512_direct_8x3(mr, nr, kc, a, a_row, a_k, b, ldb, c, ldc, alpha, beta);
 }
 
 /* A's rows where they lie, k in nseg segments of seglen at rows[i] + off[s]
