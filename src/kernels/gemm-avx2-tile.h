@@ -208,4 +208,47 @@ MXP_INLINE void mxp_avx2_tile(size_t mr, size_t nr, size_t kc, const MXP_TILE_T 
     MXP_GEMM_BY_ROWS(mr, mxp_avx2_tile_rows, mr, nr, kc, a, rows, row_stride, k_stride, pb, c, ldc, alpha, beta);
 }
 
+/* Small M: R rows (a constant) of two vectors with B read in place (rows
+ * ldb apart: no packing of B for a few rows of A) and A packed [k][6]
+ * (ars 1, aks 6) or where it is stored (element (i, p) at pa[i ars + p
+ * aks]); a partial strip's columns through masked loads, never reading
+ * past nr.  The same chain of fused multiply-adds per element as the
+ * packed tile. */
+MXP_INLINE void mxp_avx2_direct_rows(int R, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa, size_t ars,
+                                     size_t aks, const MXP_TILE_T *pb, size_t ldb, MXP_TILE_T *c, size_t ldc,
+                                     double alpha, double beta)
+{
+    enum { MR = MXP_TILE_MR, L = MXP_TILE_LANES };
+    const size_t n0 = nr < L ? nr : L, n1 = nr > L ? nr - L : 0;
+    __m256i m0, m1; /* the lanes of each vector within nr */
+    if (sizeof(MXP_TILE_T) == 4) {
+        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        m0 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n0), lane);
+        m1 = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)n1), lane);
+    } else {
+        const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+        m0 = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)n0), lane);
+        m1 = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)n1), lane);
+    }
+    const int whole = nr == 2 * L;
+    MXP_TILE_V acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        acc0[i] = acc1[i] = MXP_TILE_V_(setzero)();
+    for (size_t p = 0; p < kc; p++) {
+        _mm_prefetch((const char *)(pb + 8 * ldb), _MM_HINT_T0);
+        const MXP_TILE_V b0 = whole ? MXP_TILE_V_(loadu)(pb) : MXP_TILE_V_(maskload)(pb, m0);
+        const MXP_TILE_V b1 = whole ? MXP_TILE_V_(loadu)(pb + L) : MXP_TILE_V_(maskload)(pb + L, m1);
+#pragma GCC unroll 6
+        for (int i = 0; i < R; i++) {
+            const MXP_TILE_V ai = MXP_TILE_BROADCAST(pa + (size_t)i * ars);
+            acc0[i] = MXP_TILE_V_(fmadd)(ai, b0, acc0[i]);
+            acc1[i] = MXP_TILE_V_(fmadd)(ai, b1, acc1[i]);
+        }
+        pa += aks;
+        pb += ldb;
+    }
+    mxp_avx2_tile_store(acc0, acc1, mr, nr, c, ldc, alpha, beta);
+}
+
 #endif

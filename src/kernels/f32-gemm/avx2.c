@@ -1,7 +1,8 @@
 /* float32 GEMM micro-kernels, AVX2 + FMA: 6 x 16 on packed panels (the
  * tile of kernels/gemm-avx2-tile.h, 12 accumulators of 8 lanes), the same
- * with A read in place (_a), 6 x 16 with B read in place (direct), and
- * with both in place (direct _a: tiny products). */
+ * with A read in place (_a), 6 x 16 with B read in place (direct: small
+ * M, A packed [k][6]; masked loads for a partial strip), and with both in
+ * place (direct _a: tiny products). */
 #include <immintrin.h>
 #include <math.h>
 #include <string.h>
@@ -42,61 +43,10 @@ void mxp_f32_gemm_ukernel_6x16_taps__avx2(size_t mr, size_t nr, size_t nseg, siz
     mxp_avx2_tile_taps(mr, nr, nseg, seglen, (const float *const *)rows, off, b, c, ldc, alpha, beta);
 }
 
-/* Small M: 6 x 16 with B read in place, rows ldb floats apart (no packing
- * of B for a few rows of A); A packed [k][6] (ars 1, aks 6) or where it is
- * stored (element (i, p) at pa[i ars + p aks]); a partial strip's columns
- * through masked loads.
- * The same chain of fused multiply-adds per element as the packed kernel. */
-static inline __attribute__((always_inline)) void direct_rows(int R, size_t mr, size_t nr, size_t kc, const float *pa,
-                                                              size_t ars, size_t aks, const float *pb, size_t ldb,
-                                                              float *c, size_t ldc, double alpha, double beta)
-{
-    static const int32_t lanes[16] = { -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0 };
-    const __m256i m0 = _mm256_loadu_si256((const __m256i *)(const void *)(lanes + 8 - (nr >= 8 ? 8 : nr)));
-    const __m256i m1 = _mm256_loadu_si256((const __m256i *)(const void *)(lanes + 8 - (nr >= 16 ? 8 : nr > 8 ? nr - 8 : 0)));
-    const bool whole = nr == 16;
-    __m256 acc0[MR], acc1[MR];
-#pragma GCC unroll 6
-    for (int i = 0; i < MR; i++)
-        acc0[i] = acc1[i] = _mm256_setzero_ps();
-    for (size_t p = 0; p < kc; p++) {
-        _mm_prefetch((const char *)(pb + 8 * ldb), _MM_HINT_T0);
-        const __m256 b0 = whole ? _mm256_loadu_ps(pb) : _mm256_maskload_ps(pb, m0);
-        const __m256 b1 = whole ? _mm256_loadu_ps(pb + 8) : _mm256_maskload_ps(pb + 8, m1);
-#pragma GCC unroll 6
-        for (int i = 0; i < R; i++) {
-            const __m256 ai = _mm256_broadcast_ss(pa + (size_t)i * ars);
-            acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
-            acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
-        }
-        pa += aks;
-        pb += ldb;
-    }
-    const __m256 va = _mm256_set1_ps((float)alpha), vb = _mm256_set1_ps((float)beta);
-    float t[MR][16];
-    mxp_avx2_tile_scaled(t, acc0, acc1, va);
-    const float fb = (float)beta;
-    for (size_t i = 0; i < mr; i++) {
-        float *row = c + i * ldc;
-        if (whole) {
-            __m256 x0 = _mm256_loadu_ps(t[i]), x1 = _mm256_loadu_ps(t[i] + 8);
-            if (beta != 0) {
-                x0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(row), x0);
-                x1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(row + 8), x1);
-            }
-            _mm256_storeu_ps(row, x0);
-            _mm256_storeu_ps(row + 8, x1);
-        } else {
-            for (size_t j = 0; j < nr; j++)
-                row[j] = beta != 0 ? fmaf(fb, row[j], t[i][j]) : t[i][j];
-        }
-    }
-}
-
 void mxp_f32_gemm_direct_6x16__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
                                     void *c, size_t ldc, double alpha, double beta)
 {
-    MXP_GEMM_BY_ROWS(mr, direct_rows, mr, nr, kc, a, 1, MR, b, ldb, c, ldc, alpha, beta);
+    MXP_GEMM_BY_ROWS(mr, mxp_avx2_direct_rows, mr, nr, kc, a, 1, MR, b, ldb, c, ldc, alpha, beta);
 }
 
 /* Both in place: A's element (i, p) at a[i * a_row + p * a_k] (tiny
@@ -104,5 +54,5 @@ void mxp_f32_gemm_direct_6x16__avx2(size_t mr, size_t nr, size_t kc, const void 
 void mxp_f32_gemm_direct_6x16_a__avx2(size_t mr, size_t nr, size_t kc, const void *a, size_t a_row, size_t a_k,
                                       const void *b, size_t ldb, void *c, size_t ldc, double alpha, double beta)
 {
-    MXP_GEMM_BY_ROWS(mr, direct_rows, mr, nr, kc, a, a_row, a_k, b, ldb, c, ldc, alpha, beta);
+    MXP_GEMM_BY_ROWS(mr, mxp_avx2_direct_rows, mr, nr, kc, a, a_row, a_k, b, ldb, c, ldc, alpha, beta);
 }

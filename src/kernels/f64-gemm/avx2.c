@@ -1,7 +1,9 @@
 /* float64 GEMM micro-kernels, 6 x 8, AVX2 + FMA: the tile of
  * kernels/gemm-avx2-tile.h (as the float32 6 x 16 kernel of
  * src/kernels/f32-gemm/avx2.c), 12 accumulators of 4 lanes, on packed
- * panels and with A read in place (_a). */
+ * panels and with A read in place (_a); 6 x 8 with B read in place
+ * (direct: small M, A packed [k][6]) and with both in place (direct _a:
+ * tiny products). */
 #include <immintrin.h>
 #include <math.h>
 
@@ -27,4 +29,20 @@ void mxp_f64_gemm_ukernel_6x8_a__avx2(size_t mr, size_t nr, size_t kc, const voi
                                       void *c, size_t ldc, double alpha, double beta)
 {
     mxp_avx2_tile(mr, nr, kc, a, mr, lda, 1, b, c, ldc, alpha, beta);
+}
+
+#define MR 6
+
+void mxp_f64_gemm_direct_6x8__avx2(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb, void *c,
+                                   size_t ldc, double alpha, double beta)
+{
+    MXP_GEMM_BY_ROWS(mr, mxp_avx2_direct_rows, mr, nr, kc, a, 1, MR, b, ldb, c, ldc, alpha, beta);
+}
+
+/* Both in place: A's element (i, p) at a[i * a_row + p * a_k] (tiny
+ * products, src/gemm/direct.c). */
+void mxp_f64_gemm_direct_6x8_a__avx2(size_t mr, size_t nr, size_t kc, const void *a, size_t a_row, size_t a_k,
+                                     const void *b, size_t ldb, void *c, size_t ldc, double alpha, double beta)
+{
+    MXP_GEMM_BY_ROWS(mr, mxp_avx2_direct_rows, mr, nr, kc, a, a_row, a_k, b, ldb, c, ldc, alpha, beta);
 }

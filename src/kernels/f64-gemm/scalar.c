@@ -34,6 +34,18 @@ void mxp_f64_gemm_ukernel_6x8_a__scalar(size_t mr, size_t nr, size_t kc, const v
     mxp_scalar_fma_tile(mr, nr, kc, a, lda, 1, b, 8, c, ldc, alpha, beta);
 }
 
+void mxp_f64_gemm_direct_6x8__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
+                                     void *c, size_t ldc, double alpha, double beta)
+{
+    mxp_scalar_fma_tile(mr, nr, kc, a, 1, 6, b, ldb, c, ldc, alpha, beta);
+}
+
+void mxp_f64_gemm_direct_6x8_a__scalar(size_t mr, size_t nr, size_t kc, const void *a, size_t a_row, size_t a_k,
+                                       const void *b, size_t ldb, void *c, size_t ldc, double alpha, double beta)
+{
+    mxp_scalar_fma_tile(mr, nr, kc, a, a_row, a_k, b, ldb, c, ldc, alpha, beta);
+}
+
 void mxp_f64_gemm_direct_8x24__scalar(size_t mr, size_t nr, size_t kc, const void *a, const void *b, size_t ldb,
                                       void *c, size_t ldc, double alpha, double beta)
 {
