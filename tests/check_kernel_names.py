@@ -19,7 +19,7 @@ import re
 import sys
 import tempfile
 
-DTYPES = {"f64", "f32", "f16", "bf16", "e4m3", "e5m2", "s8", "u8", "s16", "s32", "x16", "x32",
+DTYPES = {"f64", "f32", "f16", "bf16", "e4m3", "e5m2", "s8", "u8", "s16", "s32", "x16", "x32", "x64",
           "e3m4", "e4m3ieee", "e4m3b11", "e4m3fnuz", "e5m2fnuz", "e8m0", "e2m3", "e3m2", "e2m1",
           "s4", "u4", "s2", "u2", "s1", "u1"}  # mxp's short names: bits, as s8/u8 (not NumPy's u4 = uint32)
 ISAS = {"scalar", "avx2", "avx512f", "avx512bf16", "avx512vnni", "avx512vbmi", "amx"}
