@@ -48,7 +48,8 @@ typedef struct fline {
 
 static fline flines[] = {
 #define MXP_GEMM_UKERNEL(f, acc, packed, kpack, isa, mr, nr, mc, kc, nc, twin) \
-    { #f, PACKED, f, twin, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
+    { #f, PACKED, f, twin, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr,    \
+      nr },
 #define MXP_GEMM_UKERNEL_A(f, of, max_n, twin)                                                                    \
     { #f, A_IN_PLACE, NULL, NULL, of, f, twin, NULL, NULL, NULL, NULL, NULL, NULL, NULL, MXP_DTYPE_INVALID,          \
       MXP_DTYPE_INVALID, 0, 0, 0, 0 },
@@ -56,7 +57,8 @@ static fline flines[] = {
     { #f, TAPS, NULL, NULL, of, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f, twin, MXP_DTYPE_INVALID,                \
       MXP_DTYPE_INVALID, 0, 0, 0, 0 },
 #define MXP_GEMM_DIRECT(f, acc, packed, kpack, isa, mr, nr, kc, step, step_multi, max_m, twin) \
-    { #f, DIRECT, NULL, NULL, NULL, NULL, NULL, f, twin, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr, nr },
+    { #f, DIRECT, NULL, NULL, NULL, NULL, NULL, f, twin, NULL, NULL, NULL, NULL, NULL, acc, packed, kpack, isa, mr,  \
+      nr },
 #define MXP_GEMM_DIRECT_A(f, of, twin)                                                                            \
     { #f, DIRECT_A, NULL, NULL, NULL, NULL, NULL, NULL, NULL, of, f, twin, NULL, NULL, MXP_DTYPE_INVALID,            \
       MXP_DTYPE_INVALID, 0, 0, 0, 0 },
