@@ -211,9 +211,9 @@ MXP_INLINE void mxp_avx2_tile(size_t mr, size_t nr, size_t kc, const MXP_TILE_T 
 /* Small M: R rows (a constant) of two vectors with B read in place (rows
  * ldb apart: no packing of B for a few rows of A) and A packed [k][6]
  * (ars 1, aks 6) or where it is stored (element (i, p) at pa[i ars + p
- * aks]); a partial strip's columns through masked loads, never reading
- * past nr.  The same chain of fused multiply-adds per element as the
- * packed tile. */
+ * aks]; the rows of R beyond mr repeat row mr - 1, never read past it); a
+ * partial strip's columns through masked loads, never reading past nr.
+ * The same chain of fused multiply-adds per element as the packed tile. */
 MXP_INLINE void mxp_avx2_direct_rows(int R, size_t mr, size_t nr, size_t kc, const MXP_TILE_T *pa, size_t ars,
                                      size_t aks, const MXP_TILE_T *pb, size_t ldb, MXP_TILE_T *c, size_t ldc,
                                      double alpha, double beta)
@@ -231,6 +231,10 @@ MXP_INLINE void mxp_avx2_direct_rows(int R, size_t mr, size_t nr, size_t kc, con
         m1 = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)n1), lane);
     }
     const int whole = nr == 2 * L;
+    size_t off[MR];
+#pragma GCC unroll 6
+    for (int i = 0; i < MR; i++)
+        off[i] = ((size_t)i < mr ? (size_t)i : mr - 1) * ars;
     MXP_TILE_V acc0[MR], acc1[MR];
 #pragma GCC unroll 6
     for (int i = 0; i < MR; i++)
@@ -241,7 +245,7 @@ MXP_INLINE void mxp_avx2_direct_rows(int R, size_t mr, size_t nr, size_t kc, con
         const MXP_TILE_V b1 = whole ? MXP_TILE_V_(loadu)(pb + L) : MXP_TILE_V_(maskload)(pb + L, m1);
 #pragma GCC unroll 6
         for (int i = 0; i < R; i++) {
-            const MXP_TILE_V ai = MXP_TILE_BROADCAST(pa + (size_t)i * ars);
+            const MXP_TILE_V ai = MXP_TILE_BROADCAST(pa + off[i]);
             acc0[i] = MXP_TILE_V_(fmadd)(ai, b0, acc0[i]);
             acc1[i] = MXP_TILE_V_(fmadd)(ai, b1, acc1[i]);
         }

@@ -4,13 +4,16 @@
  * vector widths), kc = 1, odd values and a few hundred (a kernel that packs
  * pairs gets an odd kc's zero-padded last pair), alpha 1 and not, beta 0
  * with NaN already in C (which must be overwritten), beta 1 and others;
- * operands read in place at an unaligned start; C's elements outside the
- * tile left alone.  The float kernels' promise is each element's chain of
+ * operands read in place at an unaligned start, a float A read in place
+ * ending where a page without access begins (its rows beyond mr never
+ * read: the sanitizers do not see the intrinsics' loads); C's elements
+ * outside the tile left alone.  The float kernels' promise is each element's chain of
  * fused multiply-adds in k order (vdpbf16ps: the odd product of a pair,
  * then the even one), then alpha * sum + beta * C in one fused
  * multiply-add; the integer kernels', the sums modulo 2^32 (every order
  * gives them).  The scalar level's own kernels are their own twins: they
  * are checked against sums computed here (plain multiply and add). */
+#define _GNU_SOURCE /* mmap's MAP_ANONYMOUS */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "kernels/gemm-kernels.h"
@@ -191,6 +196,28 @@ static void pad_last_pair(unsigned char *panel, size_t w, size_t kc, size_t size
             memset(panel + ((kc / 2 * w + l) * 2 + 1) * size, 0, size);
 }
 
+/* bytes at the end of a page, the next page without access: a read past
+ * them faults. */
+typedef struct guarded {
+    unsigned char *map;
+    size_t len;
+} guarded;
+
+static unsigned char *guard_end(guarded *g, size_t bytes)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), body = (bytes + page - 1) / page * page;
+    g->len = body + page;
+    g->map = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(g->map != MAP_FAILED);
+    assert_int_equal(mprotect(g->map + body, page, PROT_NONE), 0);
+    return g->map + body - bytes;
+}
+
+static void guard_free(guarded *g)
+{
+    munmap(g->map, g->len);
+}
+
 /* One case of a float line: both functions on the same operands and C. */
 static void check_float(const fline *f, size_t mr, size_t nr, size_t kc, double alpha, double beta)
 {
@@ -221,29 +248,36 @@ static void check_float(const fline *f, size_t mr, size_t nr, size_t kc, double 
         else
             f->packed_twin(mr, nr, kcp, a, b, c_twin, ldc, alpha, beta);
         break;
-    case A_IN_PLACE:
-        f->in_place(mr, nr, kcp, a + ts, lda, b, c, ldc, alpha, beta);
-        f->in_place_twin(mr, nr, kcp, a + ts, lda, b, c_twin, ldc, alpha, beta);
+    case A_IN_PLACE: { /* A's mr rows end at a page without access: rows beyond mr are never read */
+        const size_t bytes = ((mr - 1) * lda + kcp) * ts;
+        guarded g;
+        unsigned char *ax = guard_end(&g, bytes);
+        memcpy(ax, a + ts, bytes);
+        f->in_place(mr, nr, kcp, ax, lda, b, c, ldc, alpha, beta);
+        f->in_place_twin(mr, nr, kcp, ax, lda, b, c_twin, ldc, alpha, beta);
+        guard_free(&g);
         break;
+    }
     case DIRECT:
         f->direct(mr, nr, kc, a, b + ts, ldb, c, ldc, alpha, beta);
         f->direct_twin(mr, nr, kc, a, b + ts, ldb, c_twin, ldc, alpha, beta);
         break;
-    case DIRECT_A: { /* A's mr rows alone in their own block: a read past them is the sanitizers' to see;
-                        then the same values transposed (k rows of mr + 2), the second product added */
-        const size_t bytes = ((mr - 1) * lda + kc + 1) * ts, ldt = mr + 2;
-        unsigned char *ax = malloc(bytes), *at = malloc(((kc - 1) * ldt + mr) * ts);
-        assert_true(ax && at);
-        memcpy(ax, a, bytes);
+    case DIRECT_A: { /* A's mr rows end where a page without access begins (a read past them faults: the
+                        sanitizers do not see the intrinsics' loads); then the same values transposed (k rows of
+                        mr + 2, the last one ending at such a page), the second product added */
+        const size_t bytes = ((mr - 1) * lda + kc) * ts, ldt = mr + 2, tbytes = ((kc - 1) * ldt + mr) * ts;
+        guarded g1, g2;
+        unsigned char *ax = guard_end(&g1, bytes), *at = guard_end(&g2, tbytes);
+        memcpy(ax, a + ts, bytes);
         for (size_t i = 0; i < mr; i++)
             for (size_t p = 0; p < kc; p++)
-                memcpy(at + (p * ldt + i) * ts, ax + (1 + i * lda + p) * ts, ts);
-        f->direct_a(mr, nr, kc, ax + ts, lda, 1, b + ts, ldb, c, ldc, alpha, beta);
-        f->direct_a_twin(mr, nr, kc, ax + ts, lda, 1, b + ts, ldb, c_twin, ldc, alpha, beta);
+                memcpy(at + (p * ldt + i) * ts, ax + (i * lda + p) * ts, ts);
+        f->direct_a(mr, nr, kc, ax, lda, 1, b + ts, ldb, c, ldc, alpha, beta);
+        f->direct_a_twin(mr, nr, kc, ax, lda, 1, b + ts, ldb, c_twin, ldc, alpha, beta);
         f->direct_a(mr, nr, kc, at, 1, ldt, b + ts, ldb, c, ldc, alpha, 1.0);
         f->direct_a_twin(mr, nr, kc, at, 1, ldt, b + ts, ldb, c_twin, ldc, alpha, 1.0);
-        free(ax);
-        free(at);
+        guard_free(&g1);
+        guard_free(&g2);
         break;
     }
     case TAPS: /* check_taps */
