@@ -149,7 +149,7 @@ MXP_INLINE double mxp_narrow_exps_k_avx2(const mxp_narrow_src *xp, size_t n, flo
         for (int v = 0; v < MXP_NARROW_BLOCK && i < body; v++, i += 16)
             for (int h = 0; h < 2; h++) {
                 const __m256 t = _mm256_sub_ps(mxp_narrow_load_avx2(x, i + 8 * h), vm);
-                const __m256 ev = normal ? mxp_nexp_ps_normal_avx2(t) : mxp_nexp_ps_avx2(t);
+                const __m256 ev = normal ? mxp_nexp_ps_normal_k_avx2(t, 1) : mxp_nexp_ps_k_avx2(t, 1);
                 if (!lg)
                     _mm256_storeu_ps(e + i + 8 * h, ev);
                 f[h] = _mm256_add_ps(f[h], ev);
@@ -163,7 +163,7 @@ MXP_INLINE double mxp_narrow_exps_k_avx2(const mxp_narrow_src *xp, size_t n, flo
         float tl[16], et[16];
         mxp_narrow_tail_avx2(tl, x, body, n);
         for (int h = 0; h < 2; h++)
-            _mm256_storeu_ps(et + 8 * h, mxp_nexp_ps_avx2(_mm256_sub_ps(_mm256_loadu_ps(tl + 8 * h), vm)));
+            _mm256_storeu_ps(et + 8 * h, mxp_nexp_ps_k_avx2(_mm256_sub_ps(_mm256_loadu_ps(tl + 8 * h), vm), 1));
         for (size_t k = 0; k < tail; k++) /* in order, as the portable code's tail */
             t += e[body + k] = et[k];
     }

@@ -179,7 +179,8 @@ MXP_INLINE double mxp_narrow_exps_k_avx512(const mxp_narrow_src *xp, size_t n, f
         for (; i + 32 <= end; i += 32) {
             __m512 a, b;
             mxp_narrow_xload32_avx512(x, i, &a, &b);
-            const __m512 ea = mxp_nexp_ps_avx512(_mm512_sub_ps(a, vm)), eb = mxp_nexp_ps_avx512(_mm512_sub_ps(b, vm));
+            const __m512 ea = mxp_nexp_ps_k_avx512(_mm512_sub_ps(a, vm), 1);
+            const __m512 eb = mxp_nexp_ps_k_avx512(_mm512_sub_ps(b, vm), 1);
             if (!lg) {
                 _mm512_storeu_ps(e + i, ea);
                 _mm512_storeu_ps(e + i + 16, eb);
@@ -187,7 +188,7 @@ MXP_INLINE double mxp_narrow_exps_k_avx512(const mxp_narrow_src *xp, size_t n, f
             f = _mm512_add_ps(_mm512_add_ps(f, ea), eb);
         }
         if (i < end) {
-            const __m512 ev = mxp_nexp_ps_avx512(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vm));
+            const __m512 ev = mxp_nexp_ps_k_avx512(_mm512_sub_ps(mxp_narrow_load_avx512(x, i), vm), 1);
             if (!lg)
                 _mm512_storeu_ps(e + i, ev);
             f = _mm512_add_ps(f, ev);
@@ -199,7 +200,7 @@ MXP_INLINE double mxp_narrow_exps_k_avx512(const mxp_narrow_src *xp, size_t n, f
     mxp_narrow_lanes_avx512(s, lo, hi);
     if (tail) {
         float et[16];
-        _mm512_storeu_ps(et, mxp_nexp_ps_avx512(_mm512_sub_ps(mxp_narrow_tail_avx512(x, body, n), vm)));
+        _mm512_storeu_ps(et, mxp_nexp_ps_k_avx512(_mm512_sub_ps(mxp_narrow_tail_avx512(x, body, n), vm), 1));
         for (size_t k = 0; k < tail; k++) /* in order, as the portable code's tail */
             t += e[body + k] = et[k];
     }

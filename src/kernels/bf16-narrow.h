@@ -12,7 +12,7 @@
  * 0 / -inf), and float64 for every other pair of dtypes.
  *
  *   softmax      m = max(x) (a NaN, +-inf: a NaN row); t = x - m (float32);
- *                e = mxp_nexpf(t); s = sum(e): element i into lane i mod
+ *                e = mxp_sexpf(t); s = sum(e): element i into lane i mod
  *                16, the lanes in float32 over blocks of MXP_NARROW_BLOCK
  *                groups of 16 (e <= 1: no overflow), each block then added
  *                into float64 lanes, the last n mod 16 elements into a
@@ -44,7 +44,7 @@
  *   RMS norm     v = s2 / n, c = 0
  *   L2           s = sqrt(s2); s = s > eps ? s : eps; y = bf16(x * float(1 / s))
  *
- * bf16(): nearest even, NaNs quieted (mxp_f32_to_bf16_rne); mxp_nexpf:
+ * bf16(): nearest even, NaNs quieted (mxp_f32_to_bf16_rne); mxp_sexpf:
  * nexpf.h.  Every kernel gives its twin's bits. */
 #ifndef MXP_KERNELS_BF16_NARROW_H
 #define MXP_KERNELS_BF16_NARROW_H
@@ -198,12 +198,12 @@ static inline double mxp_narrow_exps_portable(const mxp_narrow_src *x, size_t n,
         float f[16] = { 0 };
         for (int v = 0; v < MXP_NARROW_BLOCK && i + 16 <= n; v++, i += 16)
             for (int k = 0; k < 16; k++)
-                f[k] += e[i + k] = mxp_nexpf(mxp_narrow_x(x, i + k) - m);
+                f[k] += e[i + k] = mxp_sexpf(mxp_narrow_x(x, i + k) - m);
         for (int k = 0; k < 16; k++)
             s[k] += f[k];
     }
     for (; i < n; i++)
-        t += e[i] = mxp_nexpf(mxp_narrow_x(x, i) - m);
+        t += e[i] = mxp_sexpf(mxp_narrow_x(x, i) - m);
     return mxp_sum16_fold(s, t);
 }
 

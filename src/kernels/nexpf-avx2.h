@@ -9,19 +9,27 @@
 #include "kernels/nexpf.h"
 
 /* The lanes' exp where every t >= MXP_NEXP_NORMAL (t >= -86: the result
- * normal), no test: the callers know it of a whole row (its minimum). */
-static inline __m256 mxp_nexp_ps_normal_avx2(__m256 t)
+ * normal), no test: the callers know it of a whole row (its minimum);
+ * short5: mxp_sexpf's. */
+static inline __m256 mxp_nexp_ps_normal_k_avx2(__m256 t, int short5)
 {
     const __m256 magic = _mm256_set1_ps(MXP_NEXP_MAGIC);
     const __m256 s = _mm256_fmadd_ps(t, _mm256_set1_ps(MXP_NEXP_LOG2E), magic);
     const __m256 kf = _mm256_sub_ps(s, magic);
     __m256 r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(MXP_NEXP_LN2_HI), t);
     r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(MXP_NEXP_LN2_LO), r);
-    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(MXP_NEXP_C7), r, _mm256_set1_ps(MXP_NEXP_C6));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C5));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C4));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C3));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C2));
+    __m256 q;
+    if (short5) {
+        q = _mm256_fmadd_ps(_mm256_set1_ps(MXP_SEXP_C5), r, _mm256_set1_ps(MXP_SEXP_C4));
+        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_SEXP_C3));
+        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_SEXP_C2));
+    } else {
+        q = _mm256_fmadd_ps(_mm256_set1_ps(MXP_NEXP_C7), r, _mm256_set1_ps(MXP_NEXP_C6));
+        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C5));
+        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C4));
+        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C3));
+        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C2));
+    }
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     /* (2^22 + k) << 23 = k << 23 modulo 2^32: 2^k exactly, the result normal */
@@ -29,9 +37,9 @@ static inline __m256 mxp_nexp_ps_normal_avx2(__m256 t)
         _mm256_add_epi32(_mm256_castps_si256(q), _mm256_slli_epi32(_mm256_castps_si256(s), 23)));
 }
 
-static inline __m256 mxp_nexp_ps_avx2(__m256 t)
+static inline __m256 mxp_nexp_ps_k_avx2(__m256 t, int short5)
 {
-    __m256 y = mxp_nexp_ps_normal_avx2(t);
+    __m256 y = mxp_nexp_ps_normal_k_avx2(t, short5);
     const __m256 ge = _mm256_cmp_ps(t, _mm256_set1_ps(MXP_NEXP_ZERO), _CMP_GE_OQ);
     y = _mm256_and_ps(y, ge); /* below -104, -inf too: +0 */
     const __m256 mid = _mm256_and_ps(ge, _mm256_cmp_ps(t, _mm256_set1_ps(MXP_NEXP_NORMAL), _CMP_LT_OQ));
@@ -41,10 +49,15 @@ static inline __m256 mxp_nexp_ps_avx2(__m256 t)
         _mm256_storeu_ps(yl, y);
         for (int i = 0; i < 8; i++)
             if (tl[i] >= MXP_NEXP_ZERO && tl[i] < MXP_NEXP_NORMAL)
-                yl[i] = mxp_nexpf(tl[i]);
+                yl[i] = mxp_nexpf_k(tl[i], short5);
         y = _mm256_loadu_ps(yl);
     }
     return y;
+}
+
+static inline __m256 mxp_nexp_ps_avx2(__m256 t)
+{
+    return mxp_nexp_ps_k_avx2(t, 0);
 }
 
 #endif
