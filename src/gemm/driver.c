@@ -9,6 +9,7 @@
  * B~ and split its rows.  A C tile is always computed by one thread in the
  * same order, so results do not depend on the thread count. */
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "core/alloc-internal.h"
 #include "core/threads-internal.h"
@@ -105,6 +106,31 @@ static void run_blocks(void *ctx, int t, int nthreads)
         L->release();
 }
 
+/* Where B~ packed before the call (L->b_packed) holds the panels of step
+ * pc's columns from j0 (a multiple of NR): every KC step's panels of all
+ * N columns (NR-padded) in turn, a step's NR panels side by side
+ * (mxp_gemm_pack_b_all). */
+static unsigned char *packed_b_at(const mxp_gemm_loops *L, size_t pc, size_t j0)
+{
+    const size_t kc = min_size(L->kc, L->k - pc);
+    return (unsigned char *)(uintptr_t)L->b_packed + pc / L->kc * panel_bytes(L, round_up(L->n, L->nr), L->kc) +
+           panel_bytes(L, j0, kc);
+}
+
+size_t mxp_gemm_packed_b_bytes(const mxp_gemm_loops *L)
+{
+    const size_t steps = (L->k + L->kc - 1) / L->kc, last = L->k - (steps - 1) * L->kc;
+    return (steps - 1) * panel_bytes(L, round_up(L->n, L->nr), L->kc) + panel_bytes(L, round_up(L->n, L->nr), last);
+}
+
+void mxp_gemm_pack_b_all(const mxp_gemm_loops *L, void *dst)
+{
+    mxp_gemm_loops at = *L;
+    at.b_packed = dst;
+    for (size_t pc = 0; pc < L->k; pc += L->kc)
+        (void)L->pack_b(L->kernel, L->b, pc, min_size(L->kc, L->k - pc), 0, L->n, packed_b_at(&at, pc, 0), false);
+}
+
 /* Packs B~ for columns j0 .. j0+nc of the (jc, pc) step into pb, checked
  * when s->tiny is set; false when the product is abandoned: a value was
  * found, here or by another thread. */
@@ -174,7 +200,9 @@ static void serial_loops(step *s, size_t j0, size_t j1, bool workspace)
             for (size_t jb = jc; jb < jc + nc; jb += sub) {
                 set_step(s, jb, min_size(sub, jc + nc - jb), pc);
                 s->a_packed = jb != jc;
-                if (!pack_b_checked(s, jb, s->nc, s->pb))
+                if (L->b_packed) /* packed before the call: the step's panels where they lie */
+                    s->pb = packed_b_at(L, pc, jb);
+                else if (!pack_b_checked(s, jb, s->nc, s->pb))
                     return;
                 run_blocks(s, 0, 1);
             }
@@ -266,7 +294,7 @@ static plan plan_for(const mxp_gemm_loops *L)
     p.buffers_b = p.use_slabs ? p.nthreads : 1;
     p.buffers_a = p.a_in_place ? 0 : p.nthreads;
     p.extra = round_up(L->extra_bytes, 64);
-    p.b_bytes = round_up(panel_bytes(L, p.nc_max, kc_max), 64);
+    p.b_bytes = L->b_packed ? 0 : round_up(panel_bytes(L, p.nc_max, kc_max), 64);
     p.ws_bytes = L->w ? 0 : round_up(L->m * p.nc_max * L->w_size, 64);
     p.a_bytes = round_up(panel_bytes(L, p.mc_step, kc_max), 64);
     p.bytes = p.extra + (size_t)p.buffers_b * (p.b_bytes + p.ws_bytes) + (size_t)p.buffers_a * p.a_bytes;
@@ -317,9 +345,13 @@ static void run_plan(const mxp_gemm_loops *L, const plan *p, unsigned char *bloc
         for (size_t pc = 0; pc < L->k; pc += L->kc) {
             set_step(&s, jc, min_size(ncs, L->n - jc), pc);
             /* both phases split by thread; tiles never shared */
-            mxp_parallel(p->nthreads, pack_b_share, &s);
-            if (tiny && atomic_load_explicit(tiny, memory_order_relaxed))
-                return;
+            if (L->b_packed) {
+                s.pb = packed_b_at(L, pc, jc);
+            } else {
+                mxp_parallel(p->nthreads, pack_b_share, &s);
+                if (tiny && atomic_load_explicit(tiny, memory_order_relaxed))
+                    return;
+            }
             mxp_parallel(p->nthreads, run_blocks, &s);
         }
     }
@@ -361,6 +393,7 @@ void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m
     L->extra_bytes = 0;
     L->prepare = NULL;
     L->max_threads = mxp_get_num_threads();
+    L->b_packed = NULL;
 }
 
 mxp_status mxp_gemm_drive(const mxp_gemm_loops *loops, const mxp_gemm_loops *redo)

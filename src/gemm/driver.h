@@ -68,6 +68,11 @@ typedef struct mxp_gemm_loops {
     size_t extra_bytes;
     void (*prepare)(void *kernel, void *extra);
     int max_threads;
+    /* NULL: B~ packed step by step; else all of it, packed before the
+     * call by mxp_gemm_pack_b_all for these loops (the same kernel, n, k
+     * and kc): the steps read their panels there (a layer's weights packed
+     * once for many calls, src/quant/qtensor.c). */
+    const void *b_packed;
 } mxp_gemm_loops;
 
 /* Sets every field of *L for configuration cfg of the m x n x k product,
@@ -81,6 +86,12 @@ typedef struct mxp_gemm_loops {
 void mxp_gemm_loops_init(mxp_gemm_loops *L, const mxp_gemm_config *cfg, size_t m, size_t n, size_t k,
                          const mxp_gemm_operand *a, const mxp_gemm_operand *b, void *w, size_t ldw,
                          mxp_gemm_finish_fn finish, void *finish_ctx);
+
+/* The bytes of B~ for the whole product, and B~ packed at dst (with
+ * L->pack_b, unchecked) for L->b_packed: each KC step's panels of all N
+ * columns, NR-padded, in turn. */
+size_t mxp_gemm_packed_b_bytes(const mxp_gemm_loops *L);
+void mxp_gemm_pack_b_all(const mxp_gemm_loops *L, void *dst);
 
 /* The step that splits `total` into as few blocks of at most `block` as
  * it can, all about the same size (no thin last one), rounded up to a

@@ -254,6 +254,20 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
                          void *c, mxp_dtype c_type, size_t ldc, const mxp_gemm_opts *opts);
 const char *mxp_gemm_int8_kernel_name(mxp_dtype a_type, mxp_dtype b_type, const mxp_gemm_opts *opts);
 
+/* B packed once for many integer products (a layer's int8 weights:
+ * mxp_qtensor_prepack).  A cache is tied to the B operand at address b;
+ * while it is bound to a thread (bind returns the one bound before; NULL
+ * unbinds), mxp_gemm_int8 on that thread with that B (the same address)
+ * keeps B~ -- every KC step's panels and B's column sums -- for each
+ * kernel and blocking it meets (up to a few: the first ones), built at the
+ * first such product and read by the later ones instead of packing: the
+ * same sums.  B must not change while the cache lives; free it once no
+ * product uses it.  No memory for it: the product packs as before. */
+typedef struct mxp_int8_b_cache mxp_int8_b_cache;
+mxp_int8_b_cache *mxp_int8_b_cache_new(const void *b);
+void mxp_int8_b_cache_free(mxp_int8_b_cache *c);
+mxp_int8_b_cache *mxp_int8_b_cache_bind(mxp_int8_b_cache *c);
+
 /* Element buffers at any address (src/gemm/misaligned.c): whether one of
  * a, b (only read when k > 0) and c is not aligned to its element size;
  * then the checked call runs again through `run` on aligned copies of the

@@ -7,6 +7,7 @@
  * the thread count. */
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core/dtype-internal.h"
@@ -278,6 +279,8 @@ typedef struct int8_kernel {
     const mxp_gemm_operand *a, *b;
     int32_t a_zero, b_zero; /* as the user gave them */
     const int32_t *row_off, *col_off;
+    mxp_int8_b_cache *cache; /* NULL: B packed step by step */
+    const uint32_t *b_sums;  /* NULL, or B's column sums, kept with its panels */
 } int8_kernel;
 
 static void corrections(void *kernel, void *extra)
@@ -292,7 +295,9 @@ static void corrections(void *kernel, void *extra)
     for (size_t i = 0; i < K->m; i++)
         row_off[i] = mxp_wrap_s32(kzz - (zb != 0 ? (uint32_t)zb * sums[i] : 0));
     sums = (uint32_t *)col_off;
-    if (za != 0)
+    if (za != 0 && K->b_sums)
+        memcpy(sums, K->b_sums, K->n * sizeof *sums);
+    else if (za != 0)
         line_sums(K->b->base, K->b->ld, K->b->trans, true, 0, K->n, K->k, sums);
     for (size_t j = 0; j < K->n; j++)
         col_off[j] = mxp_wrap_s32(za != 0 ? 0u - (uint32_t)za * sums[j] : 0);
@@ -390,6 +395,104 @@ static bool int8_gemv(const int8_kernel *K, int32_t *w, mxp_gemm_finish_fn finis
     return true;
 }
 
+/* ---- B packed once (mxp_int8_b_cache) ----------------------------------------- */
+
+enum { B_CACHE_SLOTS = 4 };
+
+/* B~ of a whole product for one kernel and blocking, and B's column sums. */
+typedef struct packed_b {
+    const mxp_gemm_config *cfg;
+    size_t n, k, kc, ldb;
+    bool trans;
+    uint32_t *sums;        /* n: line_sums of B's columns, as corrections() takes them */
+    unsigned char *panels; /* mxp_gemm_pack_b_all */
+} packed_b;
+
+struct mxp_int8_b_cache {
+    const void *b;
+    _Atomic(packed_b *) slot[B_CACHE_SLOTS];
+};
+
+static _Thread_local mxp_int8_b_cache *bound_cache;
+
+mxp_int8_b_cache *mxp_int8_b_cache_new(const void *b)
+{
+    mxp_int8_b_cache *c = mxp_malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    c->b = b;
+    for (int i = 0; i < B_CACHE_SLOTS; i++)
+        atomic_init(&c->slot[i], NULL);
+    return c;
+}
+
+static void packed_b_free(packed_b *pk)
+{
+    if (pk) {
+        mxp_free(pk->sums);
+        mxp_free(pk->panels);
+        mxp_free(pk);
+    }
+}
+
+void mxp_int8_b_cache_free(mxp_int8_b_cache *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < B_CACHE_SLOTS; i++)
+        packed_b_free(atomic_load_explicit(&c->slot[i], memory_order_acquire));
+    mxp_free(c);
+}
+
+mxp_int8_b_cache *mxp_int8_b_cache_bind(mxp_int8_b_cache *c)
+{
+    mxp_int8_b_cache *before = bound_cache;
+    bound_cache = c;
+    return before;
+}
+
+static bool packed_b_fits(const packed_b *pk, const mxp_gemm_loops *L, const int8_kernel *K)
+{
+    return pk->cfg == K->cfg && pk->n == L->n && pk->k == L->k && pk->kc == L->kc && pk->ldb == K->b->ld &&
+           pk->trans == K->b->trans;
+}
+
+/* The kept B~ for L (K's kernel), built and kept in a free slot when there
+ * is none (*temporary: kept nowhere, the caller frees it: the slots were
+ * full); NULL without memory. */
+static packed_b *cached_b(mxp_int8_b_cache *c, const mxp_gemm_loops *L, const int8_kernel *K, bool *temporary)
+{
+    *temporary = false;
+    for (int i = 0; i < B_CACHE_SLOTS; i++) {
+        packed_b *pk = atomic_load_explicit(&c->slot[i], memory_order_acquire);
+        if (pk && packed_b_fits(pk, L, K))
+            return pk;
+    }
+    packed_b *pk = mxp_malloc(sizeof *pk);
+    if (!pk)
+        return NULL;
+    *pk = (packed_b){ K->cfg, L->n, L->k, L->kc, K->b->ld, K->b->trans, mxp_malloc(L->n * sizeof(uint32_t)),
+                      mxp_malloc(mxp_gemm_packed_b_bytes(L)) };
+    if (!pk->sums || !pk->panels) {
+        packed_b_free(pk);
+        return NULL;
+    }
+    mxp_gemm_pack_b_all(L, pk->panels);
+    line_sums(K->b->base, K->b->ld, K->b->trans, true, 0, K->n, K->k, pk->sums);
+    for (int i = 0; i < B_CACHE_SLOTS; i++) {
+        packed_b *empty = NULL;
+        if (atomic_compare_exchange_strong_explicit(&c->slot[i], &empty, pk, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            return pk;
+        if (packed_b_fits(empty, L, K)) { /* another thread kept the same first */
+            packed_b_free(pk);
+            return empty;
+        }
+    }
+    *temporary = true;
+    return pk;
+}
+
 /* The sums into w (C itself, or NULL: a workspace) and finish; redo
  * (NULL: none) the configuration to start over with where K's vpmaddubsw
  * kernel meets a wide pair of B (quads_config). */
@@ -401,8 +504,18 @@ static mxp_status sums(int8_kernel *K, const mxp_gemm_config *redo, int32_t *w, 
         return st;
     mxp_gemm_loops L, L_redo;
     loops_init(&L, K, w, ldw, finish, finish_ctx, max_threads);
-    if (!redo)
-        return mxp_gemm_drive(&L, NULL);
+    if (!redo) {
+        bool temporary = false;
+        packed_b *pk = K->cache ? cached_b(K->cache, &L, K, &temporary) : NULL;
+        if (pk) {
+            L.b_packed = pk->panels;
+            K->b_sums = pk->sums;
+        }
+        st = mxp_gemm_drive(&L, NULL);
+        if (temporary)
+            packed_b_free(pk);
+        return st;
+    }
     int8_kernel R = *K;
     R.cfg = redo;
     R.ukernel_a = mxp_gemm_config_ukernel_a_s32(redo);
@@ -430,8 +543,10 @@ mxp_status mxp_gemm_int8(mxp_trans ta, mxp_trans tb, size_t m, size_t n, size_t 
     const mxp_gemm_config *cfg = skip ? int8_config(a_type, b_type, n, k)
                                       : quads_config(int8_config(a_type, b_type, n, k), &A, &B, m, n, k, can_redo,
                                                      &redo);
+    /* a cache bound to this thread for this B (mxp_int8_b_cache_bind) */
+    mxp_int8_b_cache *cache = bound_cache && bound_cache->b == b && !skip ? bound_cache : NULL;
     int8_kernel K = { cfg, mxp_gemm_config_ukernel_a_s32(cfg), m, n, k, &A, &B, o->a_zero_point, o->b_zero_point,
-                      NULL, NULL };
+                      NULL, NULL, cache, NULL };
     /* the counters are not shared between threads */
     const int max_threads = o->convert.flags ? 1 : mxp_get_num_threads();
     const bool row_zps = o->a_zero_points != NULL;
