@@ -241,6 +241,21 @@ MXP_API mxp_status mxp_qmatmul_scales(float *out, float a_scale, const float *b_
  * groups, another axis or unequal zero points: MXP_ERR_UNSUPPORTED. */
 MXP_API mxp_status mxp_qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *w, const mxp_array *bias,
                                mxp_dtype out_dtype, const mxp_qparams *x_params);
+/* Keeps the weight w packed for mxp_qlinear and mxp_qlinear_reduce_range,
+ * as PyTorch's prepacked Linear keeps its weight: from the next call on,
+ * W^T is packed for the GEMM kernel and blocking a call takes at most once
+ * (a few kinds kept: the first ones met) and the later calls read it
+ * there instead of packing it again -- the same results, bit for bit (a
+ * call of one row, M = 1, may stream the codes as before: the GEMV).  A snapshot: the codes
+ * must not change while it is kept; calling this again drops what was
+ * kept (as mxp_qtensor_free does, not while another thread uses w).
+ * Memory: about W's size per kind kept (int16 panels at AVX2 without
+ * VNNI: twice it), freed with w.  w must be a weight mxp_qlinear takes
+ * (int8, per tensor or per output channel, 2-d): else the error
+ * mxp_qlinear would give.  A weight whose codes are not contiguous (a
+ * strided view) is packed per call as before.  docs/quant.md. */
+MXP_API mxp_status mxp_qtensor_prepack(mxp_qtensor *w);
+
 /* mxp_qlinear with x quantized to 7 bits, codes [0, 127], as PyTorch's
  * dynamic quantized Linear does on x86 (reduce_range=True): x_params NULL
  * calibrates uint8 asymmetric over [0, 127] from this x's min/max (the

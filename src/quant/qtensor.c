@@ -8,13 +8,15 @@
 #include "core/dtype-internal.h"
 #include "core/error.h"
 #include "core/fpenv.h"
+#include "gemm/gemm-internal.h"
 #include "mxp/gemm.h"
 #include "mxp/ops.h"
 #include "quant/quant-internal.h"
 
 struct mxp_qtensor {
-    mxp_array *codes; /* a view: one reference */
-    mxp_qparams qp;   /* owned copy */
+    mxp_array *codes;         /* a view: one reference */
+    mxp_qparams qp;           /* owned copy */
+    mxp_int8_b_cache *packed; /* NULL, or W^T kept packed for mxp_qlinear (mxp_qtensor_prepack) */
 };
 
 static mxp_status copy_qparams(mxp_qparams *dst, const mxp_qparams *src)
@@ -52,6 +54,7 @@ static mxp_status make(mxp_qtensor **out, mxp_array *codes, mxp_qparams *qp, boo
     if (!copy)
         memset(qp, 0, sizeof *qp);
     qt->codes = codes;
+    qt->packed = NULL;
     *out = qt;
     return MXP_OK;
 }
@@ -60,6 +63,7 @@ void mxp_qtensor_free(mxp_qtensor *qt)
 {
     if (!qt)
         return;
+    mxp_int8_b_cache_free(qt->packed);
     mxp_array_free(qt->codes);
     mxp_qparams_free(&qt->qp);
     mxp_free(qt);
@@ -396,8 +400,12 @@ static mxp_status qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *
         st = mxp_array_transpose(&wt, wc, NULL); /* W^T [K, N], read in place */
     if (st == MXP_OK && bias && !(bias->flags & MXP_ARRAY_C_CONTIGUOUS))
         st = mxp_array_ascontiguous(&b, bias, 'C');
-    if (st == MXP_OK)
+    if (st == MXP_OK) { /* the kept panels of W^T, if any, for the products on this thread */
+        mxp_int8_b_cache *before = w->packed ? mxp_int8_b_cache_bind(w->packed) : NULL;
         st = run(out2, x2, x_params, wt, &w->qp, 1.0, 0, b ? b : bias);
+        if (w->packed)
+            mxp_int8_b_cache_bind(before);
+    }
     mxp_qparams_free(&cal);
     mxp_array_free(xq);
     mxp_array_free(x2);
@@ -409,6 +417,25 @@ static mxp_status qlinear(mxp_array **y, const mxp_array *x, const mxp_qtensor *
         return st;
     }
     *y = out;
+    return MXP_OK;
+}
+
+mxp_status mxp_qtensor_prepack(mxp_qtensor *w)
+{
+    const char *what = "mxp_qtensor_prepack";
+    if (!w)
+        return mxp_error(MXP_ERR_INVALID_ARGUMENT, "%s: w is NULL", what);
+    mxp_status st = check_weight(&w->qp, 0, what, "the weight", "output channel");
+    if (st == MXP_OK && w->codes->ndim != 2)
+        st = mxp_error(MXP_ERR_SHAPE, "%s: the weight must be 2-d [out_features, in_features], not %d-d", what,
+                       w->codes->ndim);
+    if (st != MXP_OK)
+        return st;
+    mxp_int8_b_cache *c = mxp_int8_b_cache_new(mxp_array_data(w->codes)); /* W^T's base: W's */
+    if (!c)
+        return mxp_error(MXP_ERR_NO_MEMORY, "%s: out of memory", what);
+    mxp_int8_b_cache_free(w->packed); /* what an earlier call kept: the codes may have changed since */
+    w->packed = c;
     return MXP_OK;
 }
 

@@ -252,6 +252,8 @@ void hostile_quant(hctx *c)
         qp1(MXP_S8, NAN, 0, -1, 1));
     ERR("k 3 and 2 (a by a)", mxp_qmatmul, &out, H.qt_u8_23, H.qt_s8_w, MXP_F32, NULL);
     ERR("b uint8", mxp_qmatmul, &out, H.qt_u8_23, H.qt_u8_23, MXP_F32, NULL);
+    ERR("w NULL", mxp_qtensor_prepack, NULL);
+    ERR("w uint8 (an activation, not a weight)", mxp_qtensor_prepack, H.qt_u8_23);
     ERR("y NULL", mxp_qlinear, NULL, H.f32_23, H.qt_s8_w, NULL, MXP_F32, NULL);
     ERR("x NULL", mxp_qlinear, &out, NULL, H.qt_s8_w, NULL, MXP_F32, NULL);
     ERR("w NULL", mxp_qlinear, &out, H.f32_23, NULL, NULL, MXP_F32, NULL);

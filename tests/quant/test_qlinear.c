@@ -395,7 +395,8 @@ static void test_qlinear_against_the_integer_reference(void **state)
     const mxp_isa top = mxp_isa_current();
     const struct {
         int64_t m, n, k;
-    } shapes[] = { { 1, 1, 1 }, { 1, 64, 256 }, { 3, 7, 9 }, { 17, 97, 33 }, { 64, 50, 130 }, { 130, 33, 1030 } };
+    } shapes[] = { { 1, 1, 1 }, { 1, 64, 256 }, { 3, 7, 9 }, { 17, 97, 33 }, { 64, 50, 130 }, { 130, 33, 1030 },
+                   { 70, 150, 517 } };
     uint64_t seed = 7;
     for (int isa = 0; isa <= (int)top; isa++) {
         assert_int_equal(mxp_set_isa((mxp_isa)isa), MXP_OK);
@@ -430,6 +431,14 @@ static void test_qlinear_against_the_integer_reference(void **state)
                 check_layer_range(x, w, NULL, MXP_F32, NULL, true);
                 check_layer_range(x, w, bias, MXP_F64, NULL, true);
                 check_layer_range(x, w, NULL, MXP_F64, &pu, true);
+                /* kept packed: the first calls pack W^T, the next ones read it (both kernels where the
+                   level has two: 8-bit x, 7-bit x) */
+                assert_int_equal(mxp_qtensor_prepack(w), MXP_OK);
+                for (int again = 0; again < 2; again++) {
+                    check_layer(x, w, bias, MXP_F32, NULL);
+                    check_layer(x, w, NULL, MXP_F32, &pu);
+                    check_layer_range(x, w, bias, MXP_F64, NULL, true);
+                }
                 mxp_qtensor_free(w);
             }
             mxp_array_free(bias);
@@ -601,6 +610,65 @@ static void test_qlinear_bad_input(void **state)
         mxp_qtensor_free(ws[i]);
 }
 
+/* mxp_qtensor_prepack: the kept panels are what later calls read -- a
+ * change to the codes is not seen until mxp_qtensor_prepack again (the
+ * documented snapshot), except by one row where the GEMV streams W; the
+ * reference's at one and two threads (each thread's slab of columns, and
+ * few columns shared step by step), for M on both sides of the deep
+ * blocking (two kinds kept), K odd; the per-call results bit for bit. */
+static void test_qlinear_prepack(void **state)
+{
+    (void)state;
+    const int threads = mxp_get_num_threads();
+    const struct {
+        int64_t n, k;
+    } shapes[] = { { 200, 301 }, { 24, 1030 } };
+    for (size_t s = 0; s < NELEMS(shapes); s++)
+        for (int t = 1; t <= 2; t++) {
+            assert_int_equal(mxp_set_num_threads(t), MXP_OK);
+            const int64_t n = shapes[s].n, k = shapes[s].k;
+            mxp_array *wf = random_matrix(n, k, 0.05, 40 + s);
+            mxp_qtensor *plain = NULL, *w = NULL;
+            assert_int_equal(mxp_quantize_tensor(&plain, wf, NULL, MXP_S8, 0), MXP_OK);
+            /* a weight over codes of our own, to change them */
+            mxp_array *codes = NULL;
+            const int64_t cs[2] = { n, k };
+            assert_int_equal(mxp_array_empty(&codes, MXP_S8, 2, cs), MXP_OK);
+            assert_int_equal(mxp_array_copyto(codes, mxp_qtensor_codes(plain), MXP_CASTING_NO, NULL), MXP_OK);
+            assert_int_equal(mxp_qtensor_create(&w, codes, mxp_qtensor_qparams(plain)), MXP_OK);
+            assert_int_equal(mxp_qtensor_prepack(w), MXP_OK);
+            const int64_t ms[] = { 1, 5, 300 };
+            for (size_t mi = 0; mi < NELEMS(ms); mi++) {
+                mxp_array *x = random_matrix(ms[mi], k, 1.0, 50 + mi), *y0 = NULL, *y1 = NULL, *y2 = NULL;
+                assert_int_equal(mxp_qlinear(&y0, x, plain, NULL, MXP_F32, NULL), MXP_OK);
+                check_layer(x, w, NULL, MXP_F32, NULL); /* packs, or reads what an earlier M kept */
+                assert_int_equal(mxp_qlinear(&y1, x, w, NULL, MXP_F32, NULL), MXP_OK);
+                assert_memory_equal(mxp_array_data(y0), mxp_array_data(y1), (size_t)(ms[mi] * n) * sizeof(float));
+                int8_t *c = mxp_array_data(codes);
+                for (int64_t i = 0; i < n * k; i += 3)
+                    c[i] = (int8_t)(c[i] == 100 ? -100 : 100);
+                assert_int_equal(mxp_qlinear(&y2, x, w, NULL, MXP_F32, NULL), MXP_OK);
+                const bool same = !memcmp(mxp_array_data(y1), mxp_array_data(y2), (size_t)(ms[mi] * n) * sizeof(float));
+                assert_true(same || ms[mi] == 1); /* the kept panels (M = 1: the GEMV reads the codes) */
+                assert_int_equal(mxp_qtensor_prepack(w), MXP_OK); /* drops them: the new codes from here */
+                check_layer(x, w, NULL, MXP_F32, NULL);
+                check_layer(x, w, NULL, MXP_F32, NULL);
+                mxp_array_free(y0);
+                mxp_array_free(y1);
+                mxp_array_free(y2);
+                mxp_array_free(x);
+                /* back to the first codes for the next M */
+                memcpy(c, mxp_array_data(mxp_qtensor_codes(plain)), (size_t)(n * k));
+                assert_int_equal(mxp_qtensor_prepack(w), MXP_OK);
+            }
+            mxp_qtensor_free(w);
+            mxp_array_free(codes);
+            mxp_qtensor_free(plain);
+            mxp_array_free(wf);
+        }
+    assert_int_equal(mxp_set_num_threads(threads), MXP_OK);
+}
+
 /* Out of memory at every allocation: MXP_ERR_NO_MEMORY, nothing leaked. */
 static mxp_array *af_x, *af_w, *af_b, *af_bm;
 static mxp_status alloc_workload(void)
@@ -609,7 +677,14 @@ static mxp_status alloc_workload(void)
     mxp_array *y = NULL, *c = NULL;
     mxp_status st = mxp_quantize_tensor(&w, af_w, NULL, MXP_S8, 0);
     if (st == MXP_OK)
+        st = mxp_qtensor_prepack(w);
+    if (st == MXP_OK) /* the kept panels: without memory for them the call packs as before */
         st = mxp_qlinear(&y, af_x, w, af_b, MXP_F32, NULL);
+    if (st == MXP_OK) {
+        mxp_array_free(y);
+        y = NULL;
+        st = mxp_qlinear(&y, af_x, w, af_b, MXP_F32, NULL);
+    }
     if (st == MXP_OK)
         st = mxp_quantize_tensor(&xq, af_x, NULL, MXP_U8, -1);
     if (st == MXP_OK)
@@ -649,6 +724,7 @@ int main(void)
         cmocka_unit_test(test_qlinear_shapes_and_layouts),
         cmocka_unit_test(test_qmatmul_scales),
         cmocka_unit_test(test_qlinear_bad_input),
+        cmocka_unit_test(test_qlinear_prepack),
         cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

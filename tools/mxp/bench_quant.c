@@ -105,7 +105,8 @@ static void usage(FILE *f)
                "installed (make bench installs it).  GB/s = 5N bytes / time.\n\n"
                "Then a quantized linear layer y = x W^T + bias, x [M, K] float32, W [N, K]\n"
                "(default 128x1024x1024): mxp_qlinear (x quantized to uint8 from its min/max\n"
-               "every call, W int8 per output channel once, exact int32 sums, float32 out),\n"
+               "every call, W int8 per output channel once and kept packed (mxp_qtensor_prepack,\n"
+               "as torch's layer prepacks its weight), exact int32 sums, float32 out),\n"
                "mxp_qlinear_reduce_range (x to 7 bits, codes [0, 127], as torch quantizes it)\n"
                "beside the float32 mxp_gemm of the same shape with the bias in its epilogue,\n"
                "each timed as torch's layer is (one call untimed, then R calls in a row;\n"
@@ -315,8 +316,10 @@ static mxp_status measure_linear(int reps, quant_times *t)
         st = mxp_array_random_normal(&bias, MXP_F32, 1, &nb, 0, 1, 13);
     if (st == MXP_OK)
         st = mxp_array_empty(&yf, MXP_F32, 2, sy);
-    if (st == MXP_OK) /* the weights, once */
+    if (st == MXP_OK) /* the weights, once, and kept packed (as torch's layer keeps its weight prepacked) */
         st = mxp_quantize_tensor(&wq, w, NULL, MXP_S8, 0);
+    if (st == MXP_OK)
+        st = mxp_qtensor_prepack(wq);
     mxp_gemm_opts o;
     memset(&o, 0, sizeof o);
     o.bias = st == MXP_OK ? mxp_array_data(bias) : NULL;
