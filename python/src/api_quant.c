@@ -493,38 +493,70 @@ static PyObject *mx_dequantize(PyObject *self, PyObject *args)
     return out;
 }
 
+/* _qtensor_prepacked(w_codes, w_qparams) -> capsule: an mxp_qtensor
+ * viewing the weight's codes (the array kept alive by the view), kept
+ * packed for mxp_qlinear (mxp_qtensor_prepack) */
+static PyObject *qtensor_prepacked(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *wcodes, *wqt;
+    mxp_qparams wqp;
+    if (!PyArg_ParseTuple(args, "OO", &wcodes, &wqt) || qparams_from_tuple(wqt, &wqp) < 0)
+        return NULL;
+    mxp_array *mw = mxpy_wrap_ex(wcodes, "QuantizedTensor.prepack: codes", MXPY_KEEP_READ, NULL);
+    if (!mw)
+        return NULL;
+    mxp_qtensor *w = NULL;
+    mxp_status st = mxp_qtensor_create(&w, mw, &wqp);
+    if (st == MXP_OK)
+        st = mxp_qtensor_prepack(w);
+    mxp_array_free(mw); /* the qtensor holds its own view */
+    if (st != MXP_OK) {
+        mxp_qtensor_free(w);
+        return mxpy_raise(st);
+    }
+    return mxpy_capsule_new(MXP_OK, w, &mxpy_kind_qtensor);
+}
+
 /* _qlinear(x, w_codes, w_qparams, bias or None, out_dtype, x_qparams or None,
- * reduce_range=False) -> y: mxp_qlinear (reduce_range: mxp_qlinear_reduce_range)
- * on a quantized tensor viewing the weight's codes */
+ * reduce_range=False, packed=None) -> y: mxp_qlinear (reduce_range:
+ * mxp_qlinear_reduce_range) on a quantized tensor viewing the weight's
+ * codes, or on packed (a _qtensor_prepacked capsule of the same weight) */
 static PyObject *qlinear(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
-    static char *kw[] = { "x", "w_codes", "w_qparams", "bias", "out_dtype", "x_qparams", "reduce_range", NULL };
-    PyObject *x, *wcodes, *wqt, *bias_obj, *dtype, *xqt;
+    static char *kw[] = { "x", "w_codes", "w_qparams", "bias", "out_dtype", "x_qparams", "reduce_range", "packed",
+                          NULL };
+    PyObject *x, *wcodes, *wqt, *bias_obj, *dtype, *xqt, *packed = Py_None;
     int reduce_range = 0;
     mxp_qparams wqp, xqp;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOO|p", kw, &x, &wcodes, &wqt, &bias_obj, &dtype, &xqt,
-                                     &reduce_range) ||
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOO|pO", kw, &x, &wcodes, &wqt, &bias_obj, &dtype, &xqt,
+                                     &reduce_range, &packed) ||
         qparams_from_tuple(wqt, &wqp) < 0 || (xqt != Py_None && qparams_from_tuple(xqt, &xqp) < 0))
         return NULL;
     mxp_dtype dt = mxpy_dtype_arg(dtype, "qlinear: out_dtype");
     if (!dt)
         return NULL;
+    mxp_qtensor *kept = NULL;
+    if (packed != Py_None && !(kept = mxpy_capsule_get(packed, &mxpy_kind_qtensor)))
+        return NULL;
     mxp_array *mx = mxpy_wrap(x, "qlinear: x", false);
-    mxp_array *mw = mx ? mxpy_wrap(wcodes, "qlinear: weight codes", false) : NULL;
-    mxp_array *mb = mw && bias_obj != Py_None ? mxpy_wrap(bias_obj, "qlinear: bias", false) : NULL;
+    mxp_array *mw = mx && !kept ? mxpy_wrap(wcodes, "qlinear: weight codes", false) : NULL;
+    const bool have_w = kept || mw;
+    mxp_array *mb = have_w && bias_obj != Py_None ? mxpy_wrap(bias_obj, "qlinear: bias", false) : NULL;
     mxp_array *y = NULL;
     mxp_qtensor *w = NULL;
     mxp_status st = MXP_OK;
-    if (mx && mw && (bias_obj == Py_None || mb)) {
+    const bool wrapped = mx && have_w && (bias_obj == Py_None || mb);
+    if (wrapped) {
         Py_BEGIN_ALLOW_THREADS
-        st = mxp_qtensor_create(&w, mw, &wqp);
+        if (!kept)
+            st = mxp_qtensor_create(&w, mw, &wqp);
         if (st == MXP_OK)
-            st = (reduce_range ? mxp_qlinear_reduce_range : mxp_qlinear)(&y, mx, w, mb, dt,
+            st = (reduce_range ? mxp_qlinear_reduce_range : mxp_qlinear)(&y, mx, kept ? kept : w, mb, dt,
                                                                           xqt != Py_None ? &xqp : NULL);
         Py_END_ALLOW_THREADS
     }
-    const bool wrapped = mx && mw && (bias_obj == Py_None || mb);
     mxp_qtensor_free(w);
     mxp_array_free(mx);
     mxp_array_free(mw);
@@ -632,6 +664,7 @@ PyMethodDef mxpy_quant_methods[] = {
     { "_quantize_rows", quantize_rows, METH_VARARGS, NULL },
     { "_qmatmul_scales", qmatmul_scales, METH_VARARGS, NULL },
     { "_qlinear", (PyCFunction)(void (*)(void))qlinear, METH_VARARGS | METH_KEYWORDS, NULL },
+    { "_qtensor_prepacked", qtensor_prepacked, METH_VARARGS, NULL },
     { "_calibrate", calibrate, METH_VARARGS, NULL },
     { "_quantize", (PyCFunction)(void (*)(void))quantize, METH_VARARGS | METH_KEYWORDS, NULL },
     { "_dequantize", dequantize, METH_VARARGS, NULL },

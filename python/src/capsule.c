@@ -1,5 +1,5 @@
 /* The library's objects (optimizers, loss scalers, autocast tables,
- * monitors, observers, compare selections) handed to Python in PyCapsules:
+ * monitors, observers, compare selections, prepacked weights) handed to Python in PyCapsules:
  * one destructor for every kind, and the argument and result conventions
  * the module functions on them share. */
 #include "mxpy.h"
@@ -10,6 +10,7 @@ static void autocast_free(void *p) { mxp_autocast_free(p); }
 static void monitor_free(void *p) { mxp_monitor_free(p); }
 static void observer_free(void *p) { mxp_observer_free(p); }
 static void compare_select_free(void *p) { mxp_compare_select_free(p); }
+static void qtensor_free(void *p) { mxp_qtensor_free(p); }
 
 const mxpy_kind mxpy_kind_optimizer = { "mxp.optimizer", optimizer_free };
 const mxpy_kind mxpy_kind_loss_scaler = { "mxp.loss_scaler", loss_scaler_free };
@@ -17,6 +18,7 @@ const mxpy_kind mxpy_kind_autocast = { "mxp.autocast", autocast_free };
 const mxpy_kind mxpy_kind_monitor = { "mxp.monitor", monitor_free };
 const mxpy_kind mxpy_kind_observer = { "mxp.observer", observer_free };
 const mxpy_kind mxpy_kind_compare_select = { "mxp.compare_select", compare_select_free };
+const mxpy_kind mxpy_kind_qtensor = { "mxp.qtensor", qtensor_free };
 
 /* The capsule's context is its kind. */
 static void free_capsule(PyObject *cap)

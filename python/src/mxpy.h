@@ -150,7 +150,7 @@ typedef struct mxpy_kind {
     void (*free)(void *obj);
 } mxpy_kind;
 extern const mxpy_kind mxpy_kind_optimizer, mxpy_kind_loss_scaler, mxpy_kind_autocast, mxpy_kind_monitor,
-    mxpy_kind_observer, mxpy_kind_compare_select;
+    mxpy_kind_observer, mxpy_kind_compare_select, mxpy_kind_qtensor;
 /* The capsule of obj, which a create call that returned st made: NULL with
  * st's exception when st is an error; obj freed at once when the capsule
  * cannot be made. */

@@ -193,3 +193,36 @@ def test_qlinear_bad_input():
         mxp.qlinear(x, wq, b, x_qparams=(0.1, 3))
     with pytest.raises(ValueError, match="2-d"):
         mxp.quantize_weight(w[0])
+
+
+@pytest.mark.parametrize("reduce_range", [False, True])
+def test_qlinear_prepacked_weight_gives_the_same_bits(reduce_range):
+    """QuantizedTensor.prepack(): the same results as packing per call, over
+    calls of several batch sizes (each kernel and blocking kept once); a
+    snapshot of the codes (a change is seen after prepack() again)."""
+    x, w, b = _data(130, 301, 200, 7)
+    plain = mxp.quantize_weight(w)
+    kept = mxp.quantize_weight(w)
+    assert kept.prepack() is kept
+    for m in (130, 5, 130, 64):
+        for bias in (None, b):
+            want = mxp.qlinear(x[:m], plain, bias, reduce_range=reduce_range)
+            got = mxp.qlinear(x[:m], kept, bias, reduce_range=reduce_range)
+            np.testing.assert_array_equal(got, want)
+    before = mxp.qlinear(x, kept, b, reduce_range=reduce_range)
+    kept.codes[:, ::3] = -kept.codes[:, ::3]
+    np.testing.assert_array_equal(mxp.qlinear(x, kept, b, reduce_range=reduce_range), before)  # the kept panels
+    kept.prepack()
+    changed = mxp.QuantizedTensor(kept.codes.copy(), kept.qparams)
+    np.testing.assert_array_equal(mxp.qlinear(x, kept, b, reduce_range=reduce_range),
+                                  mxp.qlinear(x, changed, b, reduce_range=reduce_range))
+
+
+def test_prepack_bad_weights():
+    x, w, b = _data(3, 8, 4, 5)
+    with pytest.raises(TypeError, match="int8"):
+        mxp.quantize(w, "uint8", symmetric=False).prepack()
+    with pytest.raises(TypeError, match="axis 0"):
+        mxp.quantize(w, axis=1).prepack()
+    with pytest.raises(ValueError, match="2-d"):
+        mxp.quantize(w[0]).prepack()
