@@ -229,7 +229,7 @@ def bench_api():
     xl = rng.standard_normal((m, k)).astype(np.float32)
     wl = (rng.standard_normal((k, k)) * 0.05).astype(np.float32)
     bl = rng.standard_normal(k).astype(np.float32)
-    wq = mxp.quantize_weight(wl)
+    wq = mxp.quantize_weight(wl).prepack()  # kept packed, as torch's layer keeps its weight prepacked
     ours_l = median_ms(lambda: mxp.qlinear(xl, wq, bl))
     f32_l = median_ms(lambda: mxp.matmul(xl, wl.T, bias=bl))  # the float32 layer on mxp's GEMM
     tl = None
