@@ -41,10 +41,10 @@ static inline void mxp_narrow_store_avx2(uint16_t *y, __m256 v)
  * by integer arithmetic, packed by one vpackusdw (in-lane: a vpermq puts
  * the halves in order); a NaN among them (one test) takes the eight-lane
  * stores. */
-static inline void mxp_narrow_store16_avx2(uint16_t *y, __m256 lo, __m256 hi)
+MXP_INLINE void mxp_narrow_store16_k_avx2(uint16_t *y, __m256 lo, __m256 hi, int no_nan)
 {
     const __m256 nan = _mm256_or_ps(_mm256_cmp_ps(lo, lo, _CMP_UNORD_Q), _mm256_cmp_ps(hi, hi, _CMP_UNORD_Q));
-    if (!_mm256_testz_ps(nan, nan)) {
+    if (!no_nan && !_mm256_testz_ps(nan, nan)) {
         mxp_narrow_store_avx2(y, lo);
         mxp_narrow_store_avx2(y + 8, hi);
         return;
@@ -57,6 +57,11 @@ static inline void mxp_narrow_store16_avx2(uint16_t *y, __m256 lo, __m256 hi)
         _mm256_add_epi32(_mm256_add_epi32(b, half), _mm256_and_si256(_mm256_srli_epi32(b, 16), one)), 16);
     const __m256i p = _mm256_packus_epi32(ra, rb); /* a0-3 b0-3 | a4-7 b4-7 */
     _mm256_storeu_si256((__m256i *)(void *)y, _mm256_permute4x64_epi64(p, _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+static inline void mxp_narrow_store16_avx2(uint16_t *y, __m256 lo, __m256 hi)
+{
+    mxp_narrow_store16_k_avx2(y, lo, hi, 0);
 }
 
 /* Elements i .. i + 7 (v) into the registers a[0], a[1] of four lanes. */
@@ -193,7 +198,9 @@ static inline void mxp_narrow_smout_avx2(uint16_t *y, const mxp_narrow_src *x, s
         for (int h = 0; h < 2; h++)
             v[h] = lg ? _mm256_sub_ps(_mm256_sub_ps(mxp_narrow_load_avx2(x, i + 8 * h), vm), vls)
                       : _mm256_mul_ps(_mm256_loadu_ps(e + i + 8 * h), vr);
-        mxp_narrow_store16_avx2(y + i, v[0], v[1]);
+        /* no NaN here: a row with a NaN or an infinite maximum took mxp_narrow_nan_row, so m and the
+           sum are finite, e in [0, 1] and x - m finite or -inf */
+        mxp_narrow_store16_k_avx2(y + i, v[0], v[1], 1);
     }
     if (tail) {
         float tl[16];
