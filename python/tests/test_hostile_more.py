@@ -116,6 +116,14 @@ raises("qlinear(out_dtype='abc')", "qlinear", TypeError, mxp.qlinear, X, W, out_
 raises("qlinear(object x)", "qlinear", TypeError, mxp.qlinear, np.array([[None] * 6]), W)
 raises("qlinear(0-d x)", "qlinear", ValueError, mxp.qlinear, np.array(1.0, np.float32), W)
 raises("qlinear(unknown keyword)", "qlinear", TypeError, mxp.qlinear, X, W, x_scale=1.0)
+raises("QuantizedTensor.prepack(uint8 codes)", "QuantizedTensor.prepack", TypeError,
+       mxp.quantize(X, "uint8", symmetric=False).prepack)
+raises("QuantizedTensor.prepack(per input channel)", "QuantizedTensor.prepack", TypeError,
+       mxp.quantize(X, axis=1).prepack)
+raises("QuantizedTensor.prepack(1-d codes)", "QuantizedTensor.prepack", ValueError,
+       mxp.quantize(np.ones(4, np.float32)).prepack)
+raises("QuantizedTensor.prepack(codes a list)", "QuantizedTensor.prepack", TypeError,
+       mxp.QuantizedTensor([[1, 2]], W.qparams).prepack)
 
 
 @case("quantize, fake_quantize, calibrate, dequantize: every layout equals a contiguous copy", "quantize",

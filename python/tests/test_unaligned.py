@@ -323,8 +323,8 @@ def _():
         into(lambda o: mxp.quantize_rows(val(np.float32), qt, out=o).codes, np.zeros((4, 6), odt))
 
 
-@case("pack_int4, unpack_int4, quantize_weight, qlinear: every dtype", "pack_int4", "unpack_int4",
-      "quantize_weight", "qlinear")
+@case("pack_int4, unpack_int4, quantize_weight, qlinear, QuantizedTensor.prepack: every dtype", "pack_int4",
+      "unpack_int4", "quantize_weight", "qlinear", "QuantizedTensor.prepack")
 def _():
     codes = (np.arange(24, dtype=np.int8).reshape(4, 6) % 16 - 8)
     packed = same_unaligned(mxp.pack_int4, codes)[1]
@@ -337,6 +337,7 @@ def _():
         same_unaligned(lambda v: mxp.qlinear(v, w, x_qparams=mxp.calibrate(X, "int8")), val(dt))
     for kind, wv in unaligned_views(w.codes).items():  # int8 codes: one byte, aligned anyway
         bits_equal(mxp.qlinear(X, mxp.QuantizedTensor(wv, w.qparams)), mxp.qlinear(X, w), kind)
+        bits_equal(mxp.qlinear(X, mxp.QuantizedTensor(wv, w.qparams).prepack()), mxp.qlinear(X, w), kind)
 
 
 OBS = (mxp.MinMaxObserver, mxp.MovingAverageObserver, mxp.PercentileObserver, mxp.MSEObserver, mxp.KLObserver)
