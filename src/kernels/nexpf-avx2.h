@@ -18,18 +18,10 @@ static inline __m256 mxp_nexp_ps_normal_k_avx2(__m256 t, int short5)
     const __m256 kf = _mm256_sub_ps(s, magic);
     __m256 r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(MXP_NEXP_LN2_HI), t);
     r = _mm256_fnmadd_ps(kf, _mm256_set1_ps(MXP_NEXP_LN2_LO), r);
-    __m256 q;
-    if (short5) {
-        q = _mm256_fmadd_ps(_mm256_set1_ps(MXP_SEXP_C5), r, _mm256_set1_ps(MXP_SEXP_C4));
-        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_SEXP_C3));
-        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_SEXP_C2));
-    } else {
-        q = _mm256_fmadd_ps(_mm256_set1_ps(MXP_NEXP_C7), r, _mm256_set1_ps(MXP_NEXP_C6));
-        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C5));
-        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C4));
-        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C3));
-        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(MXP_NEXP_C2));
-    }
+    const float *c = MXP_NEXP_COEFS(short5);
+    __m256 q = _mm256_set1_ps(c[0]);
+    for (int i = 1; i < MXP_NEXP_NCOEFS(short5); i++)
+        q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(c[i]));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.0f));
     /* (2^22 + k) << 23 = k << 23 modulo 2^32: 2^k exactly, the result normal */

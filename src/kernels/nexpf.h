@@ -37,6 +37,13 @@
 #define MXP_SEXP_C4 0x1.572a0cp-5f
 #define MXP_SEXP_C5 0x1.1063c2p-7f
 
+/* The polynomial's coefficients from the highest degree down to c2 (the
+ * last two, 1 and 1, follow): the long form's and the short form's. */
+static const float mxp_nexp_long[] = { MXP_NEXP_C7, MXP_NEXP_C6, MXP_NEXP_C5, MXP_NEXP_C4, MXP_NEXP_C3, MXP_NEXP_C2 };
+static const float mxp_nexp_short[] = { MXP_SEXP_C5, MXP_SEXP_C4, MXP_SEXP_C3, MXP_SEXP_C2 };
+#define MXP_NEXP_COEFS(short5) ((short5) ? mxp_nexp_short : mxp_nexp_long)
+#define MXP_NEXP_NCOEFS(short5) ((short5) ? 4 : 6)
+
 /* The polynomial and k of mxp_nexpf (short5: mxp_sexpf's), before the
  * scaling. */
 static inline float mxp_nexpf_poly(float t, float *k, int short5)
@@ -44,18 +51,10 @@ static inline float mxp_nexpf_poly(float t, float *k, int short5)
     const float kf = fmaf(t, MXP_NEXP_LOG2E, MXP_NEXP_MAGIC) - MXP_NEXP_MAGIC;
     float r = fmaf(-kf, MXP_NEXP_LN2_HI, t);
     r = fmaf(-kf, MXP_NEXP_LN2_LO, r);
-    float q;
-    if (short5) {
-        q = fmaf(MXP_SEXP_C5, r, MXP_SEXP_C4);
-        q = fmaf(q, r, MXP_SEXP_C3);
-        q = fmaf(q, r, MXP_SEXP_C2);
-    } else {
-        q = fmaf(MXP_NEXP_C7, r, MXP_NEXP_C6);
-        q = fmaf(q, r, MXP_NEXP_C5);
-        q = fmaf(q, r, MXP_NEXP_C4);
-        q = fmaf(q, r, MXP_NEXP_C3);
-        q = fmaf(q, r, MXP_NEXP_C2);
-    }
+    const float *c = MXP_NEXP_COEFS(short5);
+    float q = c[0];
+    for (int i = 1; i < MXP_NEXP_NCOEFS(short5); i++)
+        q = fmaf(q, r, c[i]);
     q = fmaf(q, r, 1.0f);
     *k = kf;
     return fmaf(q, r, 1.0f);
